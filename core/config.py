@@ -1,0 +1,170 @@
+"""Settings, resolved flags > environment > project config > user config > defaults (CONTRACT)."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+
+class ConfigError(Exception):
+    """A setting is missing or malformed; the message is one line a user can act on."""
+
+
+PERMISSION_MODES = ("default", "accept-edits", "bypass")
+PROVIDERS = ("openai", "anthropic")
+
+
+@dataclass(frozen=True)
+class Config:
+    project_root: Path
+    home: Path
+    provider: str = "openai"
+    base_url: str | None = None
+    model: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    context_window: int = 200_000
+    output_reserve: int = 8_000
+    summary_timeout: float = 120.0
+    keep_rounds: int = 10
+    permission_mode: str = "default"
+    max_steps: int = 50
+    summary_model: str | None = None
+    auto_compact: bool = True
+    warn_ratio: float = 0.7
+    trigger_ratio: float = 0.8
+
+    @property
+    def threshold(self) -> int:
+        """A6/E5: compact at 0.8 × context_window."""
+        return int(self.trigger_ratio * self.context_window)
+
+    @property
+    def prompt_limit(self) -> int:
+        """What any single prompt may use: the window minus the answer's reserve."""
+        return max(1, self.context_window - self.output_reserve)
+
+    @property
+    def effective_summary_model(self) -> str | None:
+        return self.summary_model or self.model
+
+    def missing_model_message(self) -> str | None:
+        """One line naming exactly what to set, or None when a model is configured."""
+        if not self.model:
+            return (f"no model configured: set CONTEXTUAL_MODEL (or pass --model, or put model = \"...\" in "
+                    f"{self.home / 'config.toml'} or .contextual/config.toml)")
+        if not self.base_url:
+            return (f"no endpoint configured: set CONTEXTUAL_BASE_URL (or pass --base-url, or put base_url = \"...\" "
+                    f"in {self.home / 'config.toml'}), e.g. http://localhost:11434/v1 for Ollama")
+        return None
+
+
+_INT = {"context_window", "output_reserve", "keep_rounds", "max_steps"}
+_FLOAT = {"summary_timeout"}
+_BOOL = {"auto_compact"}
+_STR = {"provider", "base_url", "model", "api_key", "permission_mode", "summary_model"}
+KNOWN_KEYS = _INT | _FLOAT | _BOOL | _STR
+
+ENV_NAMES = {
+    "provider": "CONTEXTUAL_PROVIDER",
+    "base_url": "CONTEXTUAL_BASE_URL",
+    "model": "CONTEXTUAL_MODEL",
+    "api_key": "CONTEXTUAL_API_KEY",
+    "context_window": "CONTEXTUAL_CONTEXT_WINDOW",
+    "summary_timeout": "CONTEXTUAL_SUMMARY_TIMEOUT",
+    "keep_rounds": "CONTEXTUAL_KEEP_ROUNDS",
+    "permission_mode": "CONTEXTUAL_PERMISSION_MODE",
+    "max_steps": "CONTEXTUAL_MAX_STEPS",
+    "summary_model": "CONTEXTUAL_SUMMARY_MODEL",
+    "auto_compact": "CONTEXTUAL_AUTO_COMPACT",
+}
+
+
+def default_home(env: Mapping[str, str]) -> Path:
+    return Path(env.get("CONTEXTUAL_HOME") or Path.home() / ".contextual").expanduser()
+
+
+def _coerce(key: str, value: Any, source: str) -> Any:
+    try:
+        if key in _INT:
+            out = int(value)
+            if out <= 0:
+                raise ValueError
+            return out
+        if key in _FLOAT:
+            out = float(value)
+            if out <= 0:
+                raise ValueError
+            return out
+        if key in _BOOL:
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in ("1", "true", "yes", "on"):
+                return True
+            if text in ("0", "false", "no", "off"):
+                return False
+            raise ValueError
+        return str(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"invalid value for {key} in {source}: {value!r}") from None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    unknown = sorted(set(data) - KNOWN_KEYS - {"output_reserve"})
+    if unknown:
+        raise ConfigError(f"unknown key(s) in {path}: {', '.join(unknown)}")
+    return {k: _coerce(k, v, str(path)) for k, v in data.items()}
+
+
+def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    # The ecosystem's own names first, so the CONTEXTUAL_ ones win over them.
+    provider = env.get("CONTEXTUAL_PROVIDER", "openai")
+    eco_key = "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
+    eco_url = "ANTHROPIC_BASE_URL" if provider == "anthropic" else "OPENAI_BASE_URL"
+    if env.get(eco_key):
+        out["api_key"] = env[eco_key]
+    if env.get(eco_url):
+        out["base_url"] = env[eco_url]
+    for key, name in ENV_NAMES.items():
+        if env.get(name) not in (None, ""):
+            out[key] = _coerce(key, env[name], name)
+    return out
+
+
+def load_config(project_root: Path, flags: Mapping[str, Any] | None = None,
+                env: Mapping[str, str] | None = None) -> Config:
+    """Resolve every setting; flags whose value is None count as not given."""
+    env = os.environ if env is None else env
+    flags = {k: v for k, v in (flags or {}).items() if v is not None}
+    root = Path(project_root).resolve()
+    home = default_home(env)
+    merged: dict[str, Any] = {}
+    merged.update(_read_toml(home / "config.toml"))
+    merged.update(_read_toml(root / ".contextual" / "config.toml"))
+    merged.update(_from_env(env))
+    merged.update({k: _coerce(k, v, "--" + k.replace("_", "-")) for k, v in flags.items() if k in KNOWN_KEYS | {"output_reserve"}})
+    # The key may only come from a provider-specific variable when the provider was chosen by a flag.
+    if "api_key" not in merged and merged.get("provider") == "anthropic" and env.get("ANTHROPIC_API_KEY"):
+        merged["api_key"] = env["ANTHROPIC_API_KEY"]
+    if "base_url" not in merged and merged.get("provider") == "anthropic" and env.get("ANTHROPIC_BASE_URL"):
+        merged["base_url"] = env["ANTHROPIC_BASE_URL"]
+    cfg = Config(project_root=root, home=home, **{k: v for k, v in merged.items() if k in {f.name for f in fields(Config)}})
+    if cfg.provider not in PROVIDERS:
+        raise ConfigError(f"unknown provider {cfg.provider!r}: use one of {', '.join(PROVIDERS)}")
+    if cfg.permission_mode not in PERMISSION_MODES:
+        raise ConfigError(f"unknown permission mode {cfg.permission_mode!r}: use one of {', '.join(PERMISSION_MODES)}")
+    if cfg.provider == "anthropic" and not cfg.base_url:
+        cfg = replace(cfg, base_url="https://api.anthropic.com")
+    if cfg.output_reserve >= cfg.context_window:
+        cfg = replace(cfg, output_reserve=max(1, cfg.context_window // 8))
+    return cfg

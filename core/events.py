@@ -1,0 +1,166 @@
+"""Typed, immutable engine events: the only thing front ends consume.
+
+The headless printer and the TUI both read this stream; the engine never knows which.
+A front end answers questions (permissions) by resolving the future a request carries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Literal, Union
+
+PermissionDecision = Literal["allow_once", "allow_session", "deny"]
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """A fragment of the model's visible answer text as it streams."""
+    text: str
+    step: int
+
+
+@dataclass(frozen=True)
+class ReasoningDelta:
+    """Thinking / reasoning_content, kept apart from the answer."""
+    text: str
+    step: int
+
+
+@dataclass(frozen=True)
+class ThoughtEvent:
+    text: str
+    step: int
+
+
+@dataclass(frozen=True)
+class ActionEvent:
+    tool: str
+    args: Any
+    raw: str
+    step: int
+
+
+@dataclass(frozen=True)
+class FormatErrorEvent:
+    """The model's reply did not parse; the message went back to it as an observation."""
+    message: str
+    raw: str
+    step: int
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    tool: str
+    args: Any
+    step: int
+    call_id: str
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    tool: str
+    args: Any
+    step: int
+    call_id: str
+    full: dict            # the C1-shaped result the model sees this turn
+    full_text: str        # its serialisation, as sent
+    stored: str           # the compressed form written to history
+    status: str
+
+
+@dataclass(frozen=True)
+class UsageEvent:
+    input_tokens: int          # prompt tokens, cached ones included
+    output_tokens: int
+    cached_tokens: int = 0
+    cache_creation_tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(frozen=True)
+class PermissionRequest:
+    tool: str
+    args: Any
+    preview: str              # a diff for edits, the command for Bash
+    future: asyncio.Future = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class PermissionDecided:
+    tool: str
+    decision: PermissionDecision
+
+
+@dataclass(frozen=True)
+class ContextAdjusted:
+    """A 'never over the window' step or an in-turn compression batch (announced, never silent)."""
+    action: str               # e.g. "compress_kept", "drop_round", "cut_observation", "scratchpad_batch"
+    detail: str
+    tokens_before: int
+    tokens_after: int
+
+
+@dataclass(frozen=True)
+class BudgetWarning:
+    message: str
+    estimated: int
+    window: int
+
+
+@dataclass(frozen=True)
+class CompactionStarted:
+    trigger: Literal["auto", "manual"]
+    pre_tokens: int
+    rounds_to_archive: int
+
+
+@dataclass(frozen=True)
+class CompactionProgress:
+    stage: Literal["choosing", "summarising", "rebuilding"]
+    elapsed: float
+    tokens_received: int
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class CompactionFinished:
+    trigger: Literal["auto", "manual"]
+    pre_tokens: int
+    post_tokens: int
+    rounds_archived: int
+    files_included: tuple[str, ...]
+    summary: str
+    fallback: str | None = None     # set when the summary failed or timed out / was cancelled
+    refused: str | None = None      # set when nothing was done and why
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should read (warnings, resumed-session notes, skipped lines)."""
+    message: str
+    level: Literal["info", "warning", "error"] = "info"
+
+
+@dataclass(frozen=True)
+class TurnFinished:
+    answer: str
+    steps: int
+    interrupted: bool = False
+
+
+@dataclass(frozen=True)
+class ErrorEvent:
+    message: str               # one line, no traceback
+    kind: str = "error"        # "provider", "context_length", "step_limit", "config", ...
+
+
+EngineEvent = Union[
+    TextDelta, ReasoningDelta, ThoughtEvent, ActionEvent, FormatErrorEvent, ToolStarted,
+    ToolFinished, UsageEvent, PermissionRequest, PermissionDecided, ContextAdjusted,
+    BudgetWarning, CompactionStarted, CompactionProgress, CompactionFinished, Notice,
+    TurnFinished, ErrorEvent,
+]

@@ -1,0 +1,67 @@
+"""The provider interface. Only modules in this package import httpx."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import AsyncIterator, Protocol, Union
+
+from core.prompt import PromptMessage
+
+
+class ProviderError(Exception):
+    """A failure the user reads as one line (no traceback)."""
+
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+
+
+class ContextLengthExceeded(ProviderError):
+    """The server says the prompt is over the model's window: the context layer compacts and retries once."""
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    messages: list[PromptMessage]
+    model: str
+    max_tokens: int = 4096
+    stop: tuple[str, ...] = ("\nObservation:",)
+    temperature: float | None = None
+
+
+@dataclass(frozen=True)
+class TextChunk:
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningChunk:
+    text: str
+
+
+@dataclass(frozen=True)
+class UsageChunk:
+    input_tokens: int          # all prompt tokens, cached included
+    output_tokens: int
+    cached_tokens: int = 0
+    cache_creation_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class StreamDone:
+    stop_reason: str | None = None
+
+
+StreamChunk = Union[TextChunk, ReasoningChunk, UsageChunk, StreamDone]
+
+
+class Provider(Protocol):
+    name: str
+
+    def stream(self, request: ChatRequest) -> AsyncIterator[StreamChunk]:
+        """Yield chunks of one complete answer; retries happen inside, before anything is yielded
+        for a failed attempt, so a consumer never sees half of a failed answer twice."""
+        ...
+
+    async def aclose(self) -> None: ...

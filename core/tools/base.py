@@ -1,0 +1,70 @@
+"""What every tool shares: the C1 result shape, the context a call runs in, path confinement."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+
+def ok(data: Any, text: str = "", stats: dict | None = None, context: dict | None = None) -> dict:
+    return {"status": "success", "data": data, "text": text, "stats": stats or {}, "context": context or {}}
+
+
+def fail(code: str, message: str, context: dict | None = None, data: Any = None) -> dict:
+    return {"status": "error", "data": data, "text": "", "stats": {}, "context": context or {},
+            "error": {"code": code, "message": message}}
+
+
+class ToolError(Exception):
+    """Raised inside a tool; turned into a fail() result by the runner."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class ToolContext:
+    root: Path                                   # resolved project root
+    mtimes: dict[str, float] = field(default_factory=dict)   # A8/C4: last seen mtime per file, memory only
+    todos: list[dict] = field(default_factory=list)
+    cancel: asyncio.Event = field(default_factory=asyncio.Event)
+    # Called with the list of paths a tool is about to change, before it changes them (ghost snapshots).
+    before_change: Any = None
+
+    def resolve(self, path: str | None, *, must_exist: bool = False) -> Path:
+        """Resolve a user/model path (symlinks included) and refuse anything outside the root."""
+        if path is None or path == "":
+            return self.root
+        if not isinstance(path, str):
+            raise ToolError("invalid_argument", f"path must be a string, got {type(path).__name__}")
+        if "\x00" in path:
+            raise ToolError("invalid_path", "path contains a NUL byte")
+        candidate = Path(path)
+        if not candidate.is_absolute():
+            candidate = self.root / candidate
+        resolved = Path(os.path.realpath(candidate))
+        if resolved != self.root and self.root not in resolved.parents:
+            raise ToolError("outside_project", f"{path} is outside the project root {self.root}")
+        if must_exist and not resolved.exists():
+            raise ToolError("not_found", f"{self.relative(resolved)} does not exist")
+        return resolved
+
+    def relative(self, path: Path) -> str:
+        try:
+            rel = path.relative_to(self.root)
+            return str(rel) if str(rel) != "." else "."
+        except ValueError:
+            return str(path)
+
+
+class Tool(Protocol):
+    name: str
+    # Bash/Write/Edit/MultiEdit ask before running (CONTRACT --permission-mode).
+    needs_permission: bool
+    edits_files: bool
+
+    async def run(self, args: dict, ctx: ToolContext) -> dict: ...
