@@ -1,0 +1,183 @@
+"""Anthropic Messages API, streamed over SSE, with prompt-cache breakpoints.
+
+The stream protocol and its retries are described in ``core.providers.retry``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, AsyncIterator, Awaitable, Callable
+
+import httpx
+
+from core.prompt import PromptMessage
+from core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk, StreamChunk,
+                                 StreamDone, TextChunk, UsageChunk)
+from core.providers.retry import RetryPolicy, TransientError, one_line, stream_with_retries
+from core.providers.transport import decode_json, event_stream, make_client, scrub
+
+API_VERSION = "2023-06-01"
+SUMMARY_MARK = "[Summary of earlier work]\n"
+CONTINUING = "(continuing)"
+MAX_MESSAGE_BREAKPOINTS = 2          # plus the system one; the API allows 4 in all
+EPHEMERAL = {"type": "ephemeral"}
+_TRANSIENT_STREAM_ERRORS = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
+
+
+def is_context_error(status: int, data: Any, message: str) -> bool:
+    if status == 413:
+        return True
+    return status == 400 and "prompt is too long" in message.lower()
+
+
+def render_system(messages: list[PromptMessage]) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": m.content} for m in messages
+                                    if m.role == "system" and m.content]
+    if blocks:
+        blocks[-1]["cache_control"] = dict(EPHEMERAL)
+    return blocks
+
+
+def render_messages(messages: list[PromptMessage]) -> list[dict[str, Any]]:
+    """Alternating user/assistant turns, starting with user.
+
+    Consecutive parts of one role are joined with a blank line; a part marked as a cache breakpoint closes
+    its text block, so the cache_control lands exactly at the end of that part and not after what follows.
+    Only the last MAX_MESSAGE_BREAKPOINTS breakpoints are kept.
+    """
+    parts = [m for m in messages if m.role != "system"]
+    marked = [i for i, m in enumerate(parts) if m.cache_breakpoint][-MAX_MESSAGE_BREAKPOINTS:]
+    turns: list[tuple[str, list[dict[str, Any]]]] = []
+    open_block = False   # may the next part of the same role join the last block?
+    for index, message in enumerate(parts):
+        role = "assistant" if message.role == "assistant" else "user"
+        text = SUMMARY_MARK + message.content if message.role == "summary" else message.content
+        if not turns or turns[-1][0] != role:
+            turns.append((role, []))
+            open_block = False
+        blocks = turns[-1][1]
+        if open_block:
+            blocks[-1]["text"] += "\n\n" + text
+        else:
+            blocks.append({"type": "text", "text": text})
+        open_block = index not in marked
+        if not open_block:
+            blocks[-1]["cache_control"] = dict(EPHEMERAL)
+    if not turns or turns[0][0] != "user":
+        turns.insert(0, ("user", [{"type": "text", "text": CONTINUING}]))
+    return [{"role": role, "content": _compact(blocks)} for role, blocks in turns]
+
+
+def _compact(blocks: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+    """Plain string content when there is a single block without cache_control (the common case)."""
+    if len(blocks) == 1 and "cache_control" not in blocks[0]:
+        return blocks[0]["text"]
+    return blocks
+
+
+def read_usage(usage: dict[str, Any]) -> UsageChunk:
+    fresh = int(usage.get("input_tokens") or 0)
+    created = int(usage.get("cache_creation_input_tokens") or 0)
+    read = int(usage.get("cache_read_input_tokens") or 0)
+    return UsageChunk(input_tokens=fresh + created + read, output_tokens=int(usage.get("output_tokens") or 0),
+                      cached_tokens=read, cache_creation_tokens=created)
+
+
+class AnthropicProvider:
+    name = "anthropic"
+
+    def __init__(self, base_url: str = "https://api.anthropic.com", api_key: str | None = None, *,
+                 policy: RetryPolicy | None = None, client: httpx.AsyncClient | None = None,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.url = self.base_url + "/v1/messages"
+        self._api_key = api_key or None
+        self.policy = policy or RetryPolicy()
+        self._owns_client = client is None
+        self._client = client or make_client(self.policy)
+        self._sleep = sleep
+
+    def request_body(self, request: ChatRequest) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": request.model,
+            "max_tokens": request.max_tokens,
+            "messages": render_messages(request.messages),
+            "stream": True,
+        }
+        system = render_system(request.messages)
+        if system:
+            body["system"] = system
+        stops = [s for s in request.stop if s.strip()]   # whitespace-only stop sequences are rejected
+        if stops:
+            body["stop_sequences"] = stops
+        if request.temperature is not None:
+            body["temperature"] = request.temperature
+        return body
+
+    def headers(self) -> dict[str, str]:
+        headers = {"anthropic-version": API_VERSION}
+        if self._api_key:
+            headers["x-api-key"] = self._api_key
+        return headers
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamChunk]:
+        body = self.request_body(request)
+        async for chunk in stream_with_retries(lambda: self._attempt(body), self.policy, sleep=self._sleep):
+            yield chunk
+
+    async def _attempt(self, body: dict[str, Any]) -> AsyncIterator[StreamChunk]:
+        usage: dict[str, Any] = {}
+        stop_reason: str | None = None
+        done = False
+        async with event_stream(self._client, self.url, name=self.name, headers=self.headers(), body=body,
+                                api_key=self._api_key, policy=self.policy, is_context_error=is_context_error,
+                                is_progress=lambda event: event.event != "ping") as events:
+            async for event in events:
+                if event.event == "ping":
+                    continue
+                data = decode_json(self.name, event)
+                if not isinstance(data, dict):
+                    raise TransientError(f"{self.name}: malformed stream chunk: {one_line(event.data, 80)!r}",
+                                         malformed=True)
+                kind = data.get("type") or event.event
+                if kind == "message_start":
+                    usage.update((data.get("message") or {}).get("usage") or {})
+                elif kind in ("content_block_start", "content_block_delta"):
+                    chunk = _content_chunk(data.get("content_block") or data.get("delta") or {})
+                    if chunk is not None:
+                        yield chunk
+                elif kind == "message_delta":
+                    stop_reason = (data.get("delta") or {}).get("stop_reason") or stop_reason
+                    usage.update({k: v for k, v in (data.get("usage") or {}).items() if v is not None})
+                elif kind == "message_stop":
+                    done = True
+                    break
+                elif kind == "error":
+                    raise self._stream_error(data.get("error") or {})
+        if not done and stop_reason is None:
+            raise TransientError(f"{self.name}: stream ended before the answer was complete")
+        if usage:
+            yield read_usage(usage)
+        yield StreamDone(stop_reason=stop_reason)
+
+    def _stream_error(self, error: dict[str, Any]) -> ProviderError:
+        kind = str(error.get("type") or "error")
+        message = one_line(scrub(f"{self.name}: {kind}: {error.get('message', '')}", self._api_key))
+        if kind in _TRANSIENT_STREAM_ERRORS:
+            return TransientError(message)
+        if "prompt is too long" in message.lower():
+            return ContextLengthExceeded(message, status=400)
+        return ProviderError(message)
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.aclose()
+
+
+def _content_chunk(block: dict[str, Any]) -> StreamChunk | None:
+    kind = block.get("type")
+    if kind in ("text", "text_delta") and block.get("text"):
+        return TextChunk(block["text"])
+    if kind in ("thinking", "thinking_delta") and block.get("thinking"):
+        return ReasoningChunk(block["thinking"])
+    return None   # signatures, tool input, redacted thinking: nothing to show

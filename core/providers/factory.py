@@ -1,0 +1,36 @@
+"""Build the provider a Config asks for."""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+from typing import Any
+
+from core.config import Config, ConfigError
+from core.providers.anthropic import AnthropicProvider
+from core.providers.base import Provider
+from core.providers.openai import OpenAIProvider
+from core.providers.retry import RetryPolicy
+
+_POLICY_FIELDS = {f.name for f in fields(RetryPolicy)}
+
+
+def make_provider(config: Config, **overrides: Any) -> Provider:
+    """Overrides: ``base_url``, ``api_key``, ``policy``, ``client``, ``sleep``, or any RetryPolicy field
+    (``read_timeout=0.5``, ``base_delay=0.01``...), which is applied on top of ``policy``."""
+    base_url = overrides.pop("base_url", None) or config.base_url
+    api_key = overrides.pop("api_key", config.api_key)
+    policy = overrides.pop("policy", None) or RetryPolicy()
+    tuned = {k: overrides.pop(k) for k in list(overrides) if k in _POLICY_FIELDS}
+    if tuned:
+        policy = replace(policy, **tuned)
+    unknown = sorted(set(overrides) - {"client", "sleep"})
+    if unknown:
+        raise TypeError(f"make_provider: unknown override(s): {', '.join(unknown)}")
+    if config.provider == "anthropic":
+        return AnthropicProvider(base_url or "https://api.anthropic.com", api_key, policy=policy, **overrides)
+    if config.provider == "openai":
+        if not base_url:
+            raise ConfigError("no endpoint configured: set CONTEXTUAL_BASE_URL (or pass --base-url), "
+                              "e.g. http://localhost:11434/v1 for Ollama")
+        return OpenAIProvider(base_url, api_key, policy=policy, **overrides)
+    raise ConfigError(f"unknown provider {config.provider!r}: use one of openai, anthropic")

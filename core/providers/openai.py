@@ -1,0 +1,119 @@
+"""OpenAI-compatible chat completions (OpenAI, DeepSeek, Ollama, vLLM, LM Studio...), streamed over SSE.
+
+The stream protocol and its retries are described in ``core.providers.retry``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any, AsyncIterator, Awaitable, Callable
+
+import httpx
+
+from core.prompt import PromptMessage
+from core.providers.base import ChatRequest, ReasoningChunk, StreamChunk, StreamDone, TextChunk, UsageChunk
+from core.providers.retry import RetryPolicy, TransientError, one_line, stream_with_retries
+from core.providers.transport import decode_json, event_stream, make_client
+
+_CONTEXT_WORDS = re.compile(r"maximum context length|context length|context window|too many tokens|"
+                            r"prompt is too long", re.IGNORECASE)
+MAX_STOP_SEQUENCES = 4   # OpenAI rejects more
+
+
+def render_messages(messages: list[PromptMessage]) -> list[dict[str, str]]:
+    """A summary is a system message here; consecutive messages of one role stay as they are."""
+    return [{"role": "system" if m.role == "summary" else m.role, "content": m.content} for m in messages]
+
+
+def is_context_error(status: int, data: Any, message: str) -> bool:
+    if status not in (400, 413):
+        return False
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict) and error.get("code") == "context_length_exceeded":
+        return True
+    return bool(_CONTEXT_WORDS.search(message))
+
+
+def read_usage(usage: dict[str, Any]) -> UsageChunk:
+    details = usage.get("prompt_tokens_details") or {}
+    # DeepSeek reports its cache hits under its own name.
+    cached = details.get("cached_tokens") or usage.get("prompt_cache_hit_tokens") or 0
+    return UsageChunk(input_tokens=int(usage.get("prompt_tokens") or 0),
+                      output_tokens=int(usage.get("completion_tokens") or 0),
+                      cached_tokens=int(cached))
+
+
+class OpenAIProvider:
+    name = "openai"
+
+    def __init__(self, base_url: str, api_key: str | None = None, *, policy: RetryPolicy | None = None,
+                 client: httpx.AsyncClient | None = None,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.url = self.base_url + "/chat/completions"
+        self._api_key = api_key or None
+        self.policy = policy or RetryPolicy()
+        self._owns_client = client is None
+        self._client = client or make_client(self.policy)
+        self._sleep = sleep
+
+    def request_body(self, request: ChatRequest) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": request.model,
+            "messages": render_messages(request.messages),
+            "max_tokens": request.max_tokens,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if request.stop:
+            body["stop"] = list(request.stop[:MAX_STOP_SEQUENCES])
+        if request.temperature is not None:
+            body["temperature"] = request.temperature
+        return body
+
+    def headers(self) -> dict[str, str]:
+        return {"authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamChunk]:
+        body = self.request_body(request)
+        async for chunk in stream_with_retries(lambda: self._attempt(body), self.policy, sleep=self._sleep):
+            yield chunk
+
+    async def _attempt(self, body: dict[str, Any]) -> AsyncIterator[StreamChunk]:
+        usage: UsageChunk | None = None
+        finish: str | None = None
+        done = False
+        async with event_stream(self._client, self.url, name=self.name, headers=self.headers(), body=body,
+                                api_key=self._api_key, policy=self.policy, is_context_error=is_context_error,
+                                is_progress=lambda event: True) as events:
+            async for event in events:
+                if event.data.strip() == "[DONE]":
+                    done = True
+                    break
+                data = decode_json(self.name, event)
+                if not isinstance(data, dict):
+                    raise TransientError(f"{self.name}: malformed stream chunk: {one_line(event.data, 80)!r}",
+                                         malformed=True)
+                if data.get("error"):
+                    raise TransientError(f"{self.name}: error in stream: {one_line(str(data['error']))}")
+                if data.get("usage"):
+                    usage = read_usage(data["usage"])
+                for choice in data.get("choices") or []:
+                    delta = choice.get("delta") or {}
+                    reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+                    if reasoning:
+                        yield ReasoningChunk(reasoning)
+                    if delta.get("content"):
+                        yield TextChunk(delta["content"])
+                    finish = choice.get("finish_reason") or finish
+        # Some servers close without [DONE]; a finish_reason still proves the answer is whole.
+        if not done and finish is None:
+            raise TransientError(f"{self.name}: stream ended before the answer was complete")
+        if usage is not None:
+            yield usage
+        yield StreamDone(stop_reason=finish)
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.aclose()

@@ -1,0 +1,117 @@
+"""Bounded retries shared by the providers, and the restart contract the engine relies on.
+
+Chunks stream live: the consumer sees text as it arrives. When an attempt fails with a transient error
+(429, 5xx, a cut or stalled stream, a malformed chunk), the stream is opened again after a backoff:
+
+* if the failed attempt had yielded nothing the consumer could show (no text, no reasoning), the retry is
+  invisible;
+* if it had, a ``StreamDone(stop_reason="restart")`` chunk is yielded first. It means "discard everything
+  this stream gave you so far and start again"; the chunks of the new attempt follow.
+
+A final ``StreamDone`` with any other stop reason ends a complete answer. Errors that retrying cannot fix
+(400/401/403/404, context length) raise at once. Retries are bounded in count and in total time, and a
+``Retry-After`` header is honoured.
+
+tenacity is not used: its attempt context swallows every exception (GeneratorExit and CancelledError
+included), which breaks an async generator that yields from inside the attempt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from contextlib import aclosing
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import AsyncIterator, Awaitable, Callable
+
+from core.providers.base import ProviderError, ReasoningChunk, StreamChunk, StreamDone, TextChunk
+
+RESTART = "restart"
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_retries: int = 4              # attempts after the first
+    total_time: float = 60.0          # no retry is started once this much time went by (or would by its delay)
+    base_delay: float = 1.0           # first backoff, doubled each retry
+    max_delay: float = 20.0           # one backoff never waits longer (a Retry-After may, within total_time)
+    max_malformed_retries: int = 2    # a server that keeps answering garbage is not worth 4 retries
+    connect_timeout: float = 10.0
+    read_timeout: float = 60.0        # longest silence (no content) accepted from a stream
+
+
+class TransientError(ProviderError):
+    """A failure worth another attempt."""
+
+    def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None,
+                 malformed: bool = False) -> None:
+        super().__init__(message, status=status, retryable=True)
+        self.retry_after = retry_after
+        self.malformed = malformed
+
+
+def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP date; None if absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    current = time.time() if now is None else now
+    return max(0.0, when.timestamp() - current)
+
+
+def backoff_delay(retry_number: int, policy: RetryPolicy, retry_after: float | None,
+                  rng: Callable[[], float] = random.random) -> float:
+    """Exponential backoff with jitter (half fixed, half random), or the server's Retry-After if longer."""
+    ceiling = min(policy.max_delay, policy.base_delay * 2 ** (retry_number - 1))
+    delay = ceiling / 2 + rng() * ceiling / 2
+    if retry_after is not None:
+        delay = max(delay, retry_after)
+    return delay
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+async def stream_with_retries(open_attempt: Callable[[], AsyncIterator[StreamChunk]], policy: RetryPolicy, *,
+                              sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                              clock: Callable[[], float] = time.monotonic,
+                              rng: Callable[[], float] = random.random) -> AsyncIterator[StreamChunk]:
+    """Run ``open_attempt()`` until one attempt completes, following the restart contract above."""
+    started = clock()
+    retries = 0
+    malformed = 0
+    while True:
+        shown = False
+        try:
+            async with aclosing(open_attempt()) as chunks:
+                async for chunk in chunks:
+                    if isinstance(chunk, (TextChunk, ReasoningChunk)):
+                        shown = True
+                    yield chunk
+            return
+        except TransientError as exc:
+            error = exc
+        retries += 1
+        malformed += error.malformed
+        delay = backoff_delay(retries, policy, error.retry_after, rng)
+        out_of_retries = retries > policy.max_retries or malformed > policy.max_malformed_retries
+        if out_of_retries or clock() - started + delay > policy.total_time:
+            raise ProviderError(f"{error} (gave up after {retries} attempt{'s' if retries > 1 else ''})",
+                                status=error.status) from None
+        if shown:
+            yield StreamDone(stop_reason=RESTART)
+        await sleep(delay)

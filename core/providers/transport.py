@@ -1,0 +1,125 @@
+"""HTTP and SSE plumbing shared by the providers: one client, status-to-error mapping, stall detection."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator, Callable
+
+import httpx
+from httpx_sse import EventSource, ServerSentEvent
+
+from core.providers.base import ContextLengthExceeded, ProviderError
+from core.providers.retry import RetryPolicy, TransientError, one_line, parse_retry_after
+
+# 408/409 are what OpenAI's own clients retry; 529 is Anthropic's "overloaded".
+RETRYABLE_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+
+ContextErrorTest = Callable[[int, Any, str], bool]
+
+
+def make_client(policy: RetryPolicy) -> httpx.AsyncClient:
+    timeout = httpx.Timeout(connect=policy.connect_timeout, read=policy.read_timeout,
+                            write=policy.read_timeout, pool=policy.connect_timeout)
+    return httpx.AsyncClient(timeout=timeout)
+
+
+def scrub(text: str, secret: str | None) -> str:
+    """Servers sometimes echo the key they rejected; it must never reach a message or a log."""
+    if secret and len(secret) >= 4:
+        text = text.replace(secret, "***")
+    return text
+
+
+def error_message(body: bytes) -> tuple[Any, str]:
+    """(parsed JSON or None, the server's own message) from an error body in any of the usual shapes."""
+    text = body.decode("utf-8", "replace")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None, text.strip() or "(empty body)"
+    found: Any = data
+    if isinstance(data, dict):
+        found = data.get("error", data.get("detail", data.get("message", data)))
+        if isinstance(found, dict):
+            found = found.get("message", found)
+    return data, found if isinstance(found, str) else json.dumps(found)
+
+
+def status_error(name: str, response: httpx.Response, body: bytes, api_key: str | None,
+                 is_context_error: ContextErrorTest) -> ProviderError:
+    status = response.status_code
+    data, message = error_message(body)
+    line = one_line(scrub(f"{name}: HTTP {status}: {message}", api_key))
+    if status in RETRYABLE_STATUSES:
+        return TransientError(line, status=status, retry_after=parse_retry_after(response.headers.get("retry-after")))
+    if is_context_error(status, data, message):
+        return ContextLengthExceeded(line, status=status)
+    return ProviderError(line, status=status)
+
+
+def decode_json(name: str, event: ServerSentEvent) -> Any:
+    try:
+        return json.loads(event.data)
+    except ValueError:
+        raise TransientError(f"{name}: malformed stream chunk: {one_line(event.data, 80)!r}",
+                             malformed=True) from None
+
+
+@asynccontextmanager
+async def event_stream(client: httpx.AsyncClient, url: str, *, name: str, headers: dict[str, str],
+                       body: dict[str, Any], api_key: str | None, policy: RetryPolicy,
+                       is_context_error: ContextErrorTest,
+                       is_progress: Callable[[ServerSentEvent], bool]) -> AsyncIterator[AsyncIterator[ServerSentEvent]]:
+    """POST ``body`` and give the server-sent events; every failure comes out as a ProviderError."""
+    headers = {**headers, "accept": "text/event-stream"}
+    try:
+        async with client.stream("POST", url, json=body, headers=headers) as response:
+            if response.status_code != 200:
+                raise status_error(name, response, await response.aread(), api_key, is_context_error)
+            content_type = response.headers.get("content-type", "")
+            if "text/event-stream" not in content_type:
+                raise TransientError(f"{name}: expected an event stream, got {content_type or 'no content type'!r} "
+                                     f"from {url}", malformed=True)
+            events = _events_with_stall_limit(name, response, policy.read_timeout, is_progress)
+            try:
+                yield events
+            finally:
+                await events.aclose()
+    except httpx.TimeoutException as exc:
+        raise TransientError(f"{name}: {_timeout_kind(exc)} timed out talking to {url}") from None
+    except httpx.HTTPError as exc:
+        detail = one_line(scrub(str(exc), api_key), 120) or type(exc).__name__
+        raise TransientError(f"{name}: connection to {url} failed: {detail}") from None
+
+
+def _timeout_kind(exc: httpx.TimeoutException) -> str:
+    if isinstance(exc, httpx.ConnectTimeout):
+        return "connecting"
+    if isinstance(exc, httpx.ReadTimeout):
+        return "reading"
+    return "request"
+
+
+async def _events_with_stall_limit(name: str, response: httpx.Response, stall_timeout: float,
+                                   is_progress: Callable[[ServerSentEvent], bool]) -> AsyncIterator[ServerSentEvent]:
+    """Keep-alive comments and pings reset httpx's read timeout, so silence is measured here too:
+    the stream fails when nothing counted as progress arrived for ``stall_timeout`` seconds."""
+    events = EventSource(response).aiter_sse()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + stall_timeout
+    try:
+        while True:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    event = await anext(events)
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                raise TransientError(f"{name}: stream stalled: no data for {stall_timeout:g}s") from None
+            if is_progress(event):
+                deadline = loop.time() + stall_timeout
+            yield event
+    finally:
+        await events.aclose()
