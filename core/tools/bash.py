@@ -1,0 +1,178 @@
+"""Bash: one command in the project root, in its own process group so a timeout or a cancel
+takes every child with it; stdout and stderr kept apart, each capped in memory."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+
+from core.tools._fs import check_args
+from core.tools.base import ToolContext, ToolError, fail, ok
+
+DEFAULT_TIMEOUT = 120
+MAX_TIMEOUT = 600
+KEEP_HEAD = 32 * 1024
+KEEP_TAIL = 32 * 1024
+
+
+class CappedBuffer:
+    """Keeps the first `head` and the last `tail` bytes of a stream and counts what fell in between."""
+
+    def __init__(self, head: int = KEEP_HEAD, tail: int = KEEP_TAIL) -> None:
+        self.head_limit, self.tail_limit = head, tail
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.dropped = 0
+
+    def feed(self, chunk: bytes) -> None:
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if not chunk:
+            return
+        self.tail += chunk
+        overflow = len(self.tail) - self.tail_limit
+        if overflow > 0:
+            del self.tail[:overflow]
+            self.dropped += overflow
+
+    def text(self) -> str:
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        if self.dropped:
+            return f"{head}\n… [{self.dropped:,} bytes dropped] …\n{tail}"
+        return (bytes(self.head) + bytes(self.tail)).decode("utf-8", errors="replace")
+
+
+async def _pump(stream: asyncio.StreamReader, buffer: CappedBuffer) -> None:
+    while chunk := await stream.read(65536):
+        buffer.feed(chunk)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class BashTool:
+    name = "Bash"
+    needs_permission = True
+    edits_files = False
+
+    def __init__(self, kill_grace: float = 2.0, drain_grace: float = 1.0,
+                 keep_head: int = KEEP_HEAD, keep_tail: int = KEEP_TAIL) -> None:
+        self.kill_grace = kill_grace        # SIGTERM -> SIGKILL
+        self.drain_grace = drain_grace      # after bash exits, how long background children may hold the pipes
+        self.keep_head, self.keep_tail = keep_head, keep_tail
+
+    async def run(self, args: dict, ctx: ToolContext) -> dict:
+        context = dict(args) if isinstance(args, dict) else {}
+        try:
+            check_args(args, {"command": str}, {"timeout": (int, float)})
+            command = args["command"]
+            if not command.strip():
+                raise ToolError("invalid_argument", "command is empty")
+            timeout = args.get("timeout")
+            timeout = DEFAULT_TIMEOUT if timeout is None else timeout
+            if not 0 < timeout <= MAX_TIMEOUT:
+                raise ToolError("invalid_argument",
+                                f"timeout must be more than 0 and at most {MAX_TIMEOUT} seconds, got {timeout}")
+        except ToolError as exc:
+            return fail(exc.code, str(exc), context=context)
+        if ctx.cancel.is_set():
+            return fail("cancelled", "cancelled before the command started", context=context)
+        if ctx.before_change is not None:
+            await ctx.before_change([])          # a command may touch any file
+        return await self._execute(command, timeout, ctx, context)
+
+    async def _execute(self, command: str, timeout: float, ctx: ToolContext, context: dict) -> dict:
+        started = time.monotonic()
+        env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                "/bin/bash", "-c", command, cwd=ctx.root, env=env, stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True)
+        except OSError as exc:
+            return fail("io_error", f"cannot start /bin/bash: {exc.strerror or exc}", context=context)
+        pgid = proc.pid                      # start_new_session: the child leads its own group
+        out = CappedBuffer(self.keep_head, self.keep_tail)
+        err = CappedBuffer(self.keep_head, self.keep_tail)
+        pumps = asyncio.gather(_pump(proc.stdout, out), _pump(proc.stderr, err))
+        waiter = asyncio.ensure_future(proc.wait())
+        cancel_waiter = asyncio.ensure_future(ctx.cancel.wait())
+        outcome = "done"
+        try:
+            finished, _ = await asyncio.wait({waiter, cancel_waiter}, timeout=timeout,
+                                             return_when=asyncio.FIRST_COMPLETED)
+            if waiter not in finished:
+                outcome = "cancelled" if cancel_waiter in finished else "timeout"
+                await self._terminate(pgid, waiter)
+            try:
+                await asyncio.wait_for(asyncio.shield(pumps), self.drain_grace)
+            except asyncio.TimeoutError:
+                # Background children still hold our pipes: stop them rather than wait for ever.
+                await self._terminate(pgid, waiter)
+                await asyncio.wait_for(asyncio.shield(pumps), self.kill_grace + 1)
+        except asyncio.CancelledError:
+            await asyncio.shield(self._terminate(pgid, waiter))
+            raise
+        finally:
+            cancel_waiter.cancel()
+            if not pumps.done():
+                pumps.cancel()
+            if not waiter.done():
+                _signal_group(pgid, signal.SIGKILL)
+        duration = round(time.monotonic() - started, 3)
+        data = {"command": command, "exit_code": proc.returncode, "stdout": out.text(), "stderr": err.text(),
+                "timed_out": outcome == "timeout", "stdout_dropped_bytes": out.dropped,
+                "stderr_dropped_bytes": err.dropped, "duration": duration}
+        stats = {"duration_ms": round(duration * 1000, 1), "stdout_bytes": len(out.head) + len(out.tail) + out.dropped,
+                 "stderr_bytes": len(err.head) + len(err.tail) + err.dropped}
+        if outcome == "timeout":
+            return fail("timeout", f"command timed out after {timeout:g} s and was killed "
+                                   "(output so far is in data)", context=context, data=data) | {
+                "text": _render(data), "stats": stats}
+        if outcome == "cancelled":
+            return fail("cancelled", "command cancelled and killed (output so far is in data)",
+                        context=context, data=data) | {"text": _render(data), "stats": stats}
+        return ok(data, _render(data), stats=stats, context=context)
+
+    async def _terminate(self, pgid: int, waiter: asyncio.Future) -> None:
+        """SIGTERM the whole group, then SIGKILL whatever is left after the grace period."""
+        _signal_group(pgid, signal.SIGTERM)
+        deadline = time.monotonic() + self.kill_grace
+        while time.monotonic() < deadline:
+            if waiter.done() and not _group_alive(pgid):
+                return
+            await asyncio.sleep(0.02)
+        _signal_group(pgid, signal.SIGKILL)
+        try:
+            await asyncio.wait_for(asyncio.shield(waiter), self.kill_grace)
+        except asyncio.TimeoutError:
+            pass
+
+
+def _render(data: dict) -> str:
+    parts = [f"$ {data['command']}"]
+    if data["stdout"]:
+        parts.append(data["stdout"].rstrip("\n"))
+    if data["stderr"]:
+        parts.append("[stderr]\n" + data["stderr"].rstrip("\n"))
+    status = "timed out" if data["timed_out"] else f"exit code {data['exit_code']}"
+    parts.append(f"[{status}, {data['duration']:.2f} s]")
+    return "\n".join(parts)

@@ -1,0 +1,99 @@
+"""Edit: replace one exact string in a file (or every copy with replace_all), all or nothing, atomically.
+
+An empty old_string creates the file when it does not exist yet, or fills it when it is empty (as Claude
+Code does); on a file with content it is refused, since it would say nothing about where to edit."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from core.tools._fs import (TextStyle, announce_change, atomic_write, changed_line_span, check_args,
+                            encode_text, read_text_file, record_mtime, unified_diff)
+from core.tools.base import ToolContext, ToolError, fail, ok
+
+
+def apply_edit(text: str, old: str, new: str, replace_all: bool, rel: str, style: TextStyle,
+               label: str = "") -> tuple[str, int]:
+    """The text after one edit and how many copies were replaced; ToolError when it cannot apply."""
+    if old == new:
+        raise ToolError("invalid_argument", f"{label}old_string and new_string are identical; nothing to change")
+    if style.crlf:
+        # The file is held with \n newlines; a model copying CRLF text must still match.
+        old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
+    if old == "":
+        if text:
+            raise ToolError("invalid_argument",
+                            f"{label}old_string is empty but {rel} has content; quote the text to replace, "
+                            "or use Write to replace the whole file")
+        return new, 1
+    count = text.count(old)
+    if count == 0:
+        raise ToolError("no_match", f"{label}old_string was not found in {rel}; "
+                                    "Read the file and copy the text exactly (whitespace included)")
+    if count > 1 and not replace_all:
+        raise ToolError("not_unique", f"{label}old_string matches {count} times in {rel}; add surrounding "
+                                      "lines to make it unique, or set replace_all to true")
+    if replace_all:
+        return text.replace(old, new), count
+    return text.replace(old, new, 1), 1
+
+
+def load_for_edit(path: Path, rel: str, creating_allowed: bool) -> tuple[str, TextStyle, bool]:
+    """(text, style, exists) of the file about to be edited."""
+    if not path.exists():
+        if not creating_allowed:
+            raise ToolError("not_found", f"{rel} does not exist (an empty old_string creates it)")
+        return "", TextStyle(), False
+    text, style = read_text_file(path, rel)
+    return text, style, True
+
+
+async def commit_edit(ctx: ToolContext, path: Path, rel: str, old_text: str, new_text: str,
+                      style: TextStyle) -> dict:
+    """Write the new text atomically and describe the change (the shared tail of Edit and MultiEdit)."""
+    payload = encode_text(new_text, style)         # fails before anything is touched
+    await announce_change(ctx, [path])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, payload)
+    record_mtime(ctx, path)
+    diff, added, removed = unified_diff(old_text, new_text, rel)
+    first, last = changed_line_span(old_text, new_text)
+    return {"path": rel, "first_line": first, "last_line": last, "diff": diff,
+            "lines_added": added, "lines_removed": removed, "bytes": len(payload)}
+
+
+def edit_text(data: dict, created: bool) -> str:
+    action = "Created" if created else "Edited"
+    head = (f"{action} {data['path']}: {data['replacements']} replacement(s), lines "
+            f"{data['first_line']}-{data['last_line']} (+{data['lines_added']} -{data['lines_removed']})")
+    return head + ("\n" + data["diff"] if data["diff"] else "")
+
+
+class EditTool:
+    name = "Edit"
+    needs_permission = True
+    edits_files = True
+
+    async def run(self, args: dict, ctx: ToolContext) -> dict:
+        context = dict(args) if isinstance(args, dict) else {}
+        started = time.monotonic()
+        try:
+            check_args(args, {"file_path": str, "old_string": str, "new_string": str}, {"replace_all": bool})
+            path = ctx.resolve(args["file_path"])
+            rel = ctx.relative(path)
+            if path.is_dir():
+                raise ToolError("is_directory", f"{rel} is a directory, not a file")
+            old, new = args["old_string"], args["new_string"]
+            text, style, exists = load_for_edit(path, rel, creating_allowed=old == "")
+            new_text, count = apply_edit(text, old, new, bool(args.get("replace_all")), rel, style)
+            data = await commit_edit(ctx, path, rel, text, new_text, style)
+        except ToolError as exc:
+            return fail(exc.code, str(exc), context=context)
+        except OSError as exc:
+            return fail("io_error", f"cannot edit {args.get('file_path')}: {exc.strerror or exc}", context=context)
+        data = {"path": data.pop("path"), "replacements": count, **data}
+        if not exists:
+            data["created"] = True
+        stats = {"bytes": data.pop("bytes"), "duration_ms": round((time.monotonic() - started) * 1000, 1)}
+        return ok(data, edit_text(data, not exists), stats=stats, context=context)
