@@ -1,0 +1,223 @@
+"""Ghost snapshots (seed 003, 4.7): the working tree recorded before a turn changes it, beside the history.
+
+The records are session entries (``type: system``, ``subtype: ghost_snapshot`` / ``ghost_snapshot_after``): never
+part of a prompt, zero tokens, kept across compaction. ``core/undo.py`` reads them back to take a turn back.
+
+In a git work tree one snapshot per turn is a commit object of the whole tree made through a temporary index and
+kept by a private ref; elsewhere each file is copied the first time a tool is about to change it in the turn.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Awaitable, Callable, Iterable
+
+from core.snapshot import copies
+from core.snapshot import git as gitops
+
+DEFAULT_WARN_AFTER = 5.0        # the UI says so early; seed 003 only warns past 240 s
+SEED_WARN_AFTER = 240.0
+REF_PREFIX = "refs/contextual/snapshots"
+
+BeforeChange = Callable[..., Awaitable[None]]
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def safe_component(name: str) -> str:
+    """A ref/dir name component: only characters git and every filesystem accept."""
+    cleaned = re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-")
+    return cleaned or "unnamed"
+
+
+@dataclass
+class SnapshotRecord:
+    entry: dict                      # the session entry to append
+    elapsed: float                   # seconds it took
+    warning: str | None = None       # set when it was slow, naming the largest paths
+
+
+@dataclass
+class _Turn:
+    number: int | None = None                    # git: the n of refs/.../<session>/<n>
+    commit: str | None = None                    # git: the before-commit
+    tree: str | None = None
+    copied: dict[str, str | None] = field(default_factory=dict)   # copy: rel path -> fingerprint before
+
+
+class GhostSnapshots:
+    def __init__(self, project_root: Path, session_id: str, home: Path, *,
+                 warn_after: float = DEFAULT_WARN_AFTER) -> None:
+        self.root = Path(os.path.realpath(project_root))
+        self.session_id = session_id
+        self.home = Path(home)
+        self.warn_after = warn_after
+        self._top: Path | None = None
+        self._mode: str | None = None
+        self._turns: dict[str, _Turn] = {}
+
+    async def mode(self) -> str:
+        """"git" inside a git work tree, else "copy" (decided once)."""
+        if self._mode is None:
+            self._top = await gitops.toplevel(self.root)
+            self._mode = "git" if self._top is not None else "copy"
+        return self._mode
+
+    def copy_dir(self, turn_id: str) -> Path:
+        return self.home / "snapshots" / safe_component(self.session_id) / safe_component(turn_id)
+
+    async def take(self, turn_id: str, paths: Iterable[Path | str] | None, *,
+                   label: str | None = None) -> SnapshotRecord | None:
+        """Record what ``paths`` (None: unknown, e.g. a Bash command) hold before they change.
+
+        Git: the whole tree once per turn. Copy: each path the first time it is touched in the turn; unknown paths
+        are recorded as not undoable. Returns None when this turn already covers them.
+        """
+        turn = self._turns.setdefault(turn_id, _Turn())
+        started = time.monotonic()
+        if await self.mode() == "git":
+            if turn.commit is not None:
+                return None
+            entry, sizes = await self._take_git(turn_id, turn)
+        else:
+            entry, sizes = self._take_copies(turn_id, turn, paths, label)
+            if entry is None:
+                return None
+        elapsed = time.monotonic() - started
+        return SnapshotRecord(entry, elapsed, await self._slow_warning(elapsed, sizes))
+
+    async def _take_git(self, turn_id: str, turn: _Turn) -> tuple[dict, Callable[[], Awaitable[list]]]:
+        top = self._top
+        assert top is not None
+        turn.number = await self._next_number(top)
+        turn.tree = await gitops.write_worktree_tree(top)
+        turn.commit = await gitops.commit_tree(top, turn.tree, await gitops.head_commit(top),
+                                               f"contextual ghost snapshot before turn {turn_id}")
+        ref = self._ref(turn.number)
+        await gitops.update_ref(top, ref, turn.commit)
+        entry = {"type": "system", "subtype": "ghost_snapshot", "turnId": turn_id, "mode": "git",
+                 "commit": turn.commit, "ref": ref, "timestamp": now_iso()}
+        tree = turn.tree
+
+        async def sizes() -> list[tuple[str, int]]:
+            return await gitops.largest_paths(top, tree)
+        return entry, sizes
+
+    def _take_copies(self, turn_id: str, turn: _Turn, paths: Iterable[Path | str] | None,
+                     label: str | None) -> tuple[dict | None, Callable[[], Awaitable[list]]]:
+        entry = {"type": "system", "subtype": "ghost_snapshot", "turnId": turn_id, "mode": "copy",
+                 "store": str(self.copy_dir(turn_id)), "files": [], "timestamp": now_iso()}
+        copied_sizes: list[tuple[str, int]] = []
+        if paths is None:
+            entry["notUndoable"] = [label or "a Bash command (its file changes outside git are not recorded)"]
+        else:
+            for raw in paths:
+                record = self._copy_one(turn_id, turn, Path(raw), entry, copied_sizes)
+                if record is not None:
+                    entry["files"].append(record)
+            if not entry["files"] and "notUndoable" not in entry:
+                return None, _no_sizes
+
+        async def sizes() -> list[tuple[str, int]]:
+            return sorted(copied_sizes, key=lambda item: item[1], reverse=True)[:5]
+        return entry, sizes
+
+    def _copy_one(self, turn_id: str, turn: _Turn, path: Path, entry: dict,
+                  copied_sizes: list[tuple[str, int]]) -> dict | None:
+        absolute = Path(os.path.realpath(path if path.is_absolute() else self.root / path))
+        try:
+            rel = absolute.relative_to(self.root).as_posix()
+        except ValueError:
+            entry.setdefault("notUndoable", []).append(f"{path} (outside the project)")
+            return None
+        if rel in turn.copied:
+            return None
+        before = copies.fingerprint(absolute)
+        if before == copies.DIRECTORY:
+            entry.setdefault("notUndoable", []).append(f"{rel} (a directory)")
+            return None
+        turn.copied[rel] = before
+        if before is None:
+            return {"path": rel, "existed": False}
+        copies.save_copy(absolute, self.copy_dir(turn_id) / "files" / rel)
+        copied_sizes.append((rel, absolute.lstat().st_size))
+        return {"path": rel, "existed": True, "sha256": before, "copy": f"files/{rel}"}
+
+    async def finish_turn(self, turn_id: str) -> dict | None:
+        """The after-state of a turn that took a snapshot (lets undo see edits made by hand later), else None."""
+        turn = self._turns.pop(turn_id, None)
+        if turn is None:
+            return None
+        entry = {"type": "system", "subtype": "ghost_snapshot_after", "turnId": turn_id,
+                 "mode": self._mode, "timestamp": now_iso()}
+        if self._mode == "git":
+            if turn.commit is None:
+                return None
+            top = self._top
+            assert top is not None
+            tree = await gitops.write_worktree_tree(top)
+            commit = await gitops.commit_tree(top, tree, turn.commit, f"contextual ghost snapshot after turn {turn_id}")
+            ref = self._ref(turn.number, after=True)
+            await gitops.update_ref(top, ref, commit)
+            entry.update(commit=commit, ref=ref, changed=tree != turn.tree)
+            return entry
+        files = [{"path": rel, "sha256": copies.fingerprint(self.root / rel)} for rel in turn.copied]
+        entry["files"] = files
+        entry["changed"] = any(f["sha256"] != turn.copied[f["path"]] for f in files)
+        return entry
+
+    def before_change_hook(self, turn_id: str, record_entry: Callable[[dict], None],
+                           on_warning: Callable[[str], None] | None = None) -> BeforeChange:
+        """The callable the engine installs as ``ToolContext.before_change`` for one turn.
+
+        ``await hook(paths)`` before a tool changes ``paths`` (None for a Bash command). It never raises: a failed
+        snapshot is reported through ``on_warning`` and the tool goes on.
+        """
+        async def before_change(paths: Iterable[Path | str] | None = None, label: str | None = None) -> None:
+            try:
+                record = await self.take(turn_id, paths, label=label)
+            except (OSError, gitops.GitError) as exc:
+                if on_warning is not None:
+                    on_warning(f"ghost snapshot failed, this change cannot be undone: {exc}")
+                return
+            if record is None:
+                return
+            record_entry(record.entry)
+            if record.warning and on_warning is not None:
+                on_warning(record.warning)
+        return before_change
+
+    def _ref(self, number: int | None, *, after: bool = False) -> str:
+        return f"{REF_PREFIX}/{safe_component(self.session_id)}/{number}{'-after' if after else ''}"
+
+    async def _next_number(self, top: Path) -> int:
+        existing = await gitops.ref_names(top, f"{REF_PREFIX}/{safe_component(self.session_id)}/")
+        numbers = [int(name.rsplit("/", 1)[-1]) for name in existing if name.rsplit("/", 1)[-1].isdigit()]
+        return max(numbers, default=0) + 1
+
+    async def _slow_warning(self, elapsed: float, sizes: Callable[[], Awaitable[list]]) -> str | None:
+        if elapsed <= self.warn_after:
+            return None
+        largest = await sizes()
+        named = ", ".join(f"{path} ({_human(size)})" for path, size in largest) or "no large files found"
+        return (f"ghost snapshot took {elapsed:.1f} s; the largest files are: {named}. "
+                f"Large or generated files slow it down: add them to .gitignore.")
+
+
+async def _no_sizes() -> list:
+    return []
+
+
+def _human(size: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size} B"

@@ -1,0 +1,155 @@
+"""Git plumbing for ghost snapshots: record the working tree without touching the user's repository state.
+
+Every tree is written through a private, temporary index (GIT_INDEX_FILE), so the user's index, branches,
+HEAD, stash and working files never change. A snapshot commit is kept alive by a private ref under
+``refs/contextual/`` so that ``git gc`` does not collect it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+# Snapshots must not depend on the user having configured an identity.
+_IDENTITY = {
+    "GIT_AUTHOR_NAME": "contextual", "GIT_AUTHOR_EMAIL": "snapshots@contextual.invalid",
+    "GIT_COMMITTER_NAME": "contextual", "GIT_COMMITTER_EMAIL": "snapshots@contextual.invalid",
+}
+
+
+class GitError(Exception):
+    """A git command failed; the message is one line."""
+
+
+async def git(cwd: Path, *args: str, env: dict[str, str] | None = None, ok_codes: tuple[int, ...] = (0,)) -> bytes:
+    full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", **(env or {})}
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            "git", *args, cwd=str(cwd), env=full_env,
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed") from exc
+    out, err = await proc.communicate()
+    if proc.returncode not in ok_codes:
+        first = err.decode(errors="replace").strip().splitlines()
+        raise GitError(f"git {args[0]} failed: {first[0] if first else f'exit {proc.returncode}'}")
+    return out
+
+
+async def toplevel(root: Path) -> Path | None:
+    """The work tree that contains ``root``, or None when ``root`` is not inside a git work tree."""
+    if shutil.which("git") is None:
+        return None
+    try:
+        out = await git(root, "rev-parse", "--is-inside-work-tree", "--show-toplevel")
+    except GitError:
+        return None
+    lines = out.decode().splitlines()
+    if len(lines) < 2 or lines[0].strip() != "true":
+        return None
+    return Path(lines[1].strip())
+
+
+async def head_commit(top: Path) -> str | None:
+    out = await git(top, "rev-parse", "--verify", "-q", "HEAD^{commit}", ok_codes=(0, 1))
+    return out.decode().strip() or None
+
+
+async def write_worktree_tree(top: Path) -> str:
+    """A tree object of the working tree now: tracked and untracked files, .gitignore respected."""
+    user_index = Path((await git(top, "rev-parse", "--git-path", "index")).decode().strip())
+    if not user_index.is_absolute():
+        user_index = top / user_index
+    with tempfile.TemporaryDirectory(prefix="contextual-index-") as tmp:
+        index = Path(tmp) / "index"
+        # Starting from a copy of the user's index reuses its stat cache (only changed files get hashed)
+        # and keeps files the user staged explicitly even when .gitignore matches them.
+        if user_index.exists():
+            shutil.copyfile(user_index, index)
+        env = {"GIT_INDEX_FILE": str(index)}
+        await git(top, "add", "-A", "--", ".", env=env)
+        return (await git(top, "write-tree", env=env)).decode().strip()
+
+
+async def commit_tree(top: Path, tree: str, parent: str | None, message: str) -> str:
+    args = ["commit-tree", tree, "-m", message]
+    if parent:
+        args += ["-p", parent]
+    return (await git(top, *args, env=_IDENTITY)).decode().strip()
+
+
+async def update_ref(top: Path, ref: str, commit: str) -> None:
+    await git(top, "update-ref", ref, commit)
+
+
+async def ref_names(top: Path, prefix: str) -> list[str]:
+    out = await git(top, "for-each-ref", "--format=%(refname)", prefix)
+    return [line for line in out.decode().splitlines() if line]
+
+
+async def object_exists(top: Path, rev: str) -> bool:
+    try:
+        await git(top, "cat-file", "-e", rev)
+        return True
+    except GitError:
+        return False
+
+
+@dataclass(frozen=True)
+class TreeChange:
+    path: str               # relative to the work tree's top, '/'-separated
+    old_mode: str           # "000000" when absent
+    new_mode: str
+    old_blob: str
+    new_blob: str
+
+    @property
+    def created(self) -> bool:
+        return self.old_mode == "000000"
+
+    @property
+    def deleted(self) -> bool:
+        return self.new_mode == "000000"
+
+
+async def diff_trees(top: Path, old: str, new: str) -> list[TreeChange]:
+    out = await git(top, "diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", old, new)
+    fields = out.split(b"\0")
+    changes: list[TreeChange] = []
+    i = 0
+    while i + 1 < len(fields):
+        header = fields[i].decode()
+        if not header.startswith(":"):
+            i += 1
+            continue
+        old_mode, new_mode, old_blob, new_blob, _status = header[1:].split(" ")
+        changes.append(TreeChange(os.fsdecode(fields[i + 1]), old_mode, new_mode, old_blob, new_blob))
+        i += 2
+    return changes
+
+
+async def blob_for_worktree(top: Path, blob: str, path: str) -> bytes:
+    """The blob as it would be checked out at ``path`` (smudge filters and line endings applied)."""
+    return await git(top, "cat-file", "--filters", f"--path={path}", blob)
+
+
+async def raw_blob(top: Path, blob: str) -> bytes:
+    return await git(top, "cat-file", "blob", blob)
+
+
+async def largest_paths(top: Path, tree: str, limit: int = 5) -> list[tuple[str, int]]:
+    out = await git(top, "ls-tree", "-r", "-l", "-z", tree)
+    sizes: list[tuple[str, int]] = []
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, path = record.partition(b"\t")
+        size = meta.split()[-1]
+        if size.isdigit():
+            sizes.append((os.fsdecode(path), int(size)))
+    sizes.sort(key=lambda item: item[1], reverse=True)
+    return sizes[:limit]

@@ -1,0 +1,156 @@
+"""Ghost snapshots leave the user's repository exactly as it was: index, HEAD, branches, stash, working files."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from core.snapshot import GhostSnapshots
+
+QUIET = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_AUTHOR_NAME": "u", "GIT_AUTHOR_EMAIL": "u@x",
+         "GIT_COMMITTER_NAME": "u", "GIT_COMMITTER_EMAIL": "u@x"}
+
+
+def run_git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, env=QUIET, check=True, capture_output=True, text=True).stdout
+
+
+def make_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    run_git(repo, "init", "-q", "-b", "main")
+    (repo / ".gitignore").write_text("*.log\n")
+    for name in ("a.py", "b.py", "c.py", "d.py", "e.py"):
+        (repo / name).write_text(f"# {name}\nvalue = 1\n")
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-q", "-m", "init")
+    (repo / "d.py").write_text("# d.py\nvalue = 'edited by the user, not staged'\n")
+    (repo / "e.py").write_text("# e.py\nvalue = 'staged by the user'\n")
+    run_git(repo, "add", "e.py")
+    (repo / "notes.txt").write_text("untracked user notes\n")
+    (repo / "debug.log").write_text("ignored\n")
+    run_git(repo, "stash", "list")
+    return repo
+
+
+def repo_state(repo: Path) -> dict:
+    """Everything of the user's that a snapshot or an undo must not change."""
+    git_dir = repo / ".git"
+    return {
+        "status": run_git(repo, "status", "--porcelain", "--untracked-files=all", "--ignored"),
+        "branches": run_git(repo, "for-each-ref", "refs/heads", "refs/tags", "refs/stash"),
+        "index": run_git(repo, "ls-files", "-s"),
+        "index_bytes": (git_dir / "index").read_bytes(),
+        "stash": run_git(repo, "stash", "list"),
+        "head": (git_dir / "HEAD").read_text() + run_git(repo, "rev-parse", "HEAD"),
+    }
+
+
+def tree_files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*")
+            if p.is_file() and ".git" not in p.relative_to(root).parts}
+
+
+async def test_git_snapshot_changes_nothing_of_the_user(tmp_path):
+    repo = make_repo(tmp_path)
+    state, files = repo_state(repo), tree_files(repo)
+    snaps = GhostSnapshots(repo, "sess-1", tmp_path / "home")
+    record = await snaps.take("turn-1", [repo / "a.py"])
+    assert record.entry["mode"] == "git" and record.entry["subtype"] == "ghost_snapshot"
+    assert record.entry["ref"] == "refs/contextual/snapshots/sess-1/1"
+    assert repo_state(repo) == state and tree_files(repo) == files
+    # The commit holds the working tree as it was: the user's unstaged edit and untracked file, not ignored files.
+    listed = run_git(repo, "ls-tree", "-r", "--name-only", record.entry["commit"]).split()
+    assert "notes.txt" in listed and "debug.log" not in listed
+    assert run_git(repo, "show", f"{record.entry['commit']}:d.py") == files["d.py"].decode()
+    assert run_git(repo, "rev-parse", record.entry["ref"]).strip() == record.entry["commit"]
+    # Parent is HEAD, and a second take in the same turn does nothing.
+    assert run_git(repo, "rev-parse", f"{record.entry['commit']}^").strip() == run_git(repo, "rev-parse", "HEAD").strip()
+    assert await snaps.take("turn-1", [repo / "b.py"]) is None
+
+
+async def test_hook_snapshots_once_per_turn_and_after_state_is_recorded(tmp_path):
+    repo = make_repo(tmp_path)
+    entries: list[dict] = []
+    snaps = GhostSnapshots(repo, "s", tmp_path / "home")
+    hook = snaps.before_change_hook("t1", entries.append)
+    await hook([repo / "a.py"])
+    await hook(None)
+    assert [e["subtype"] for e in entries] == ["ghost_snapshot"]
+    (repo / "a.py").write_text("changed\n")
+    after = await snaps.finish_turn("t1")
+    assert after["subtype"] == "ghost_snapshot_after" and after["changed"] is True
+    assert after["ref"] == "refs/contextual/snapshots/s/1-after"
+    assert await snaps.finish_turn("t1") is None
+    # The next turn numbers its ref after the existing ones, even from a new object (a resumed session).
+    again = await GhostSnapshots(repo, "s", tmp_path / "home").take("t2", None)
+    assert again.entry["ref"] == "refs/contextual/snapshots/s/2"
+
+
+async def test_turn_that_changed_nothing_is_marked_unchanged(tmp_path):
+    repo = make_repo(tmp_path)
+    snaps = GhostSnapshots(repo, "s", tmp_path / "home")
+    await snaps.take("t1", None)
+    assert (await snaps.finish_turn("t1"))["changed"] is False
+    assert await snaps.finish_turn("never-started") is None
+
+
+async def test_slow_snapshot_warns_naming_the_largest_paths(tmp_path):
+    repo = make_repo(tmp_path)
+    (repo / "big.bin").write_bytes(b"x" * 300_000)
+    snaps = GhostSnapshots(repo, "s", tmp_path / "home", warn_after=0.0)
+    warnings: list[str] = []
+    hook = snaps.before_change_hook("t1", lambda e: None, on_warning=warnings.append)
+    await hook([repo / "a.py"])
+    assert len(warnings) == 1 and "big.bin (293.0 KB)" in warnings[0] and ".gitignore" in warnings[0]
+    assert warnings[0].index("big.bin") < warnings[0].index("a.py")
+    quick = GhostSnapshots(repo, "s2", tmp_path / "home", warn_after=60.0)
+    assert (await quick.take("t1", None)).warning is None
+
+
+async def test_copy_mode_outside_git(tmp_path):
+    root = tmp_path / "plain"
+    root.mkdir()
+    (root / "a.txt").write_text("before\n")
+    home = tmp_path / "home"
+    snaps = GhostSnapshots(root, "sess", home)
+    entries: list[dict] = []
+    hook = snaps.before_change_hook("t1", entries.append)
+    await hook([root / "a.txt", "new.txt"])
+    await hook([root / "a.txt"])               # already saved this turn: no new entry
+    await hook(None, label="Bash: rm -rf build")
+    assert len(entries) == 2
+    first = entries[0]
+    assert first["mode"] == "copy"
+    assert [(f["path"], f["existed"]) for f in first["files"]] == [("a.txt", True), ("new.txt", False)]
+    assert (Path(first["store"]) / first["files"][0]["copy"]).read_text() == "before\n"
+    assert Path(first["store"]).is_relative_to(home / "snapshots" / "sess")
+    assert entries[1]["notUndoable"] == ["Bash: rm -rf build"]
+    (root / "a.txt").write_text("after\n")
+    after = await snaps.finish_turn("t1")
+    assert after["changed"] is True and {f["path"] for f in after["files"]} == {"a.txt", "new.txt"}
+
+
+async def test_copy_mode_refuses_paths_outside_the_project(tmp_path):
+    root = tmp_path / "plain"
+    root.mkdir()
+    (tmp_path / "elsewhere.txt").write_text("x")
+    record = await GhostSnapshots(root, "s", tmp_path / "home").take("t", [tmp_path / "elsewhere.txt"])
+    assert record.entry["files"] == [] and "outside the project" in record.entry["notUndoable"][0]
+
+
+async def test_hook_never_raises_when_the_snapshot_fails(tmp_path, monkeypatch):
+    repo = make_repo(tmp_path)
+    snaps = GhostSnapshots(repo, "s", tmp_path / "home")
+    from core.snapshot import git as gitops
+
+    async def broken(top):
+        raise gitops.GitError("git write-tree failed: disk full")
+    monkeypatch.setattr(gitops, "write_worktree_tree", broken)
+    warnings: list[str] = []
+    entries: list[dict] = []
+    await snaps.before_change_hook("t", entries.append, warnings.append)([repo / "a.py"])
+    assert entries == [] and "disk full" in warnings[0]
