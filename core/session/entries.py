@@ -1,0 +1,149 @@
+"""Session entries: Message <-> JSONL entry (CONTRACT "Session files", seed 001 8.3 / 8.10).
+
+One entry per line. Common fields: uuid, parentUuid, sessionId, timestamp, type, cwd, gitBranch?, version.
+- user / assistant:  ``message {role, content}``, ``meta``, ``full`` when set.
+- tool_use:          ``tool {name, input, callId}`` (the invocation; parentUuid = its assistant message).
+- tool_result:       ``toolResult {callId, name, output (full), stored, status}``, ``meta``.
+- system:            ``subtype`` usage | permission | interrupted | todos | compact_boundary | ghost_snapshot ...,
+                     or ``isCompactSummary: true`` for a summary message.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any
+
+from core.messages import Message
+
+REDACTED = "[redacted]"
+# Shorter "secrets" (test keys like "x") would shred ordinary text if redacted everywhere.
+MIN_SECRET_LENGTH = 6
+
+ABORTED_CONTENT = json.dumps({"status": "error", "error": {"code": "aborted", "message": "aborted"}})
+
+MESSAGE_TYPES = {"user", "assistant", "tool_result"}
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def message_body(msg: Message) -> dict[str, Any]:
+    """The type-specific part of a message entry."""
+    if msg.role == "tool":
+        return {
+            "type": "tool_result",
+            "toolResult": {
+                "callId": msg.meta.get("call_id"),
+                "name": msg.meta.get("tool_name"),
+                "output": msg.full,
+                "stored": msg.content,
+                "status": _tool_status(msg),
+            },
+            "meta": msg.meta,
+        }
+    if msg.role == "summary":
+        body: dict[str, Any] = {
+            "type": "system",
+            "isCompactSummary": True,
+            "message": {"role": "system", "content": msg.content},
+            "meta": msg.meta,
+        }
+    else:
+        body = {"type": msg.role, "message": {"role": msg.role, "content": msg.content}, "meta": msg.meta}
+    if msg.full is not None:
+        body["full"] = msg.full
+    return body
+
+
+def _tool_status(msg: Message) -> str:
+    status = msg.meta.get("status")
+    if isinstance(status, str):
+        return status
+    text = msg.content.lstrip()
+    if text.startswith("{"):
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            return "unknown"
+        if isinstance(parsed, dict) and isinstance(parsed.get("status"), str):
+            return parsed["status"]
+    return "unknown"
+
+
+def is_summary_entry(entry: dict) -> bool:
+    return entry.get("type") == "system" and entry.get("isCompactSummary") is True
+
+
+def message_from_entry(entry: dict) -> Message | None:
+    """The Message an entry records, or None when it records something else. Raises on a malformed entry."""
+    kind = entry.get("type")
+    meta = entry.get("meta") or {}
+    if not isinstance(meta, dict):
+        raise ValueError("meta is not an object")
+    if kind == "tool_result":
+        result = entry["toolResult"]
+        return Message(role="tool", content=_text(result["stored"]), full=result.get("output"),
+                       meta=meta, id=_text(entry["uuid"]))
+    if kind in ("user", "assistant") or is_summary_entry(entry):
+        role = "summary" if kind == "system" else kind
+        return Message(role=role, content=_text(entry["message"]["content"]), full=entry.get("full"),
+                       meta=meta, id=_text(entry["uuid"]))
+    return None
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError("expected a string")
+    return value
+
+
+def aborted_result(call_id: str, tool_name: str | None, args: Any, step: Any) -> Message:
+    """Seed 003: a call whose output never came gets a synthetic "aborted" result on load.
+
+    The id is derived from the call id so that loading twice gives the same history.
+    """
+    meta: dict[str, Any] = {"tool_name": tool_name, "call_id": call_id, "args": args, "interrupted": True}
+    if step is not None:
+        meta["step"] = step
+    return Message(role="tool", content=ABORTED_CONTENT, full=ABORTED_CONTENT, meta=meta, id=f"aborted-{call_id}")
+
+
+def scrub(value: Any, secrets: tuple[str, ...]) -> Any:
+    """Replace every occurrence of a configured secret in any string (keys included)."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        for secret in secrets:
+            if secret in value:
+                value = value.replace(secret, REDACTED)
+        return value
+    if isinstance(value, dict):
+        return {scrub(k, secrets) if isinstance(k, str) else k: scrub(v, secrets) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [scrub(v, secrets) for v in value]
+    return value
+
+
+def usable_secrets(secrets: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
+    return tuple(sorted({s for s in (secrets or ()) if isinstance(s, str) and len(s) >= MIN_SECRET_LENGTH},
+                        key=len, reverse=True))
+
+
+def _fallback(value: Any) -> Any:
+    # A non-JSON value in meta/args (a tuple is fine, a set or a Path is not) is kept as text
+    # rather than losing the whole entry.
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    return str(value)
+
+
+def dumps_line(entry: dict) -> bytes:
+    """One JSONL line. Readable UTF-8; a lone surrogate (undecodable bytes) falls back to \\u escapes."""
+    text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"), default=_fallback, allow_nan=True)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        data = json.dumps(entry, ensure_ascii=True, separators=(",", ":"), default=_fallback).encode("ascii")
+    return data + b"\n"

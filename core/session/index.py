@@ -1,0 +1,218 @@
+"""The session index: one small sidecar per session, so listing never reads whole session files.
+
+``<id>.jsonl.index.json`` holds the listing fields plus the byte size of the session file it describes. The
+writer rewrites it (atomically) at every flush and on close. When a sidecar is behind its session (a crash
+between a write and the next flush) only the bytes after the recorded size are read; when it is missing, the
+head and tail of the session are read (counts are then unknown unless the file is small).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.session.paths import (FILE_MODE, SESSION_SUFFIX, find_sessions_dirs, project_real_path,
+                                is_valid_session_id, sessions_dir)
+
+INDEX_SUFFIX = ".index.json"
+INDEX_FORMAT = 1
+FIRST_PROMPT_CHARS = 200
+# A session with no sidecar smaller than this is scanned whole (cheap); larger ones only head and tail.
+FULL_SCAN_LIMIT = 512 * 1024
+TAIL_BYTES = 64 * 1024
+
+
+@dataclass
+class SessionInfo:
+    id: str
+    path: Path
+    cwd: str | None = None
+    first_prompt: str | None = None
+    started: str | None = None
+    updated: str | None = None
+    rounds: int | None = None          # None: unknown (no index, large file)
+    compactions: int | None = None
+    last_tokens: int | None = None
+
+
+@dataclass
+class IndexState:
+    """Listing fields, built by observing entries one at a time (the writer and the scanner share it)."""
+    session_id: str
+    cwd: str | None = None
+    first_prompt: str | None = None
+    started: str | None = None
+    updated: str | None = None
+    rounds: int | None = 0
+    compactions: int | None = 0
+    last_tokens: int | None = None
+    size: int = 0                      # bytes of the session file this state describes
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def observe(self, entry: dict) -> None:
+        stamp = entry.get("timestamp")
+        if isinstance(stamp, str):
+            self.started = self.started or stamp
+            self.updated = stamp
+        if self.cwd is None and isinstance(entry.get("cwd"), str):
+            self.cwd = entry["cwd"]
+        kind = entry.get("type")
+        if kind == "user":
+            if self.rounds is not None:
+                self.rounds += 1
+            if self.first_prompt is None:
+                content = (entry.get("message") or {}).get("content")
+                if isinstance(content, str):
+                    self.first_prompt = content.strip()[:FIRST_PROMPT_CHARS]
+        elif kind == "system":
+            subtype = entry.get("subtype")
+            if subtype == "compact_boundary":
+                if self.compactions is not None:
+                    self.compactions += 1
+                post = (entry.get("compactMetadata") or {}).get("postTokens")
+                self.last_tokens = post if isinstance(post, int) else None
+            elif subtype == "usage":
+                usage = entry.get("usage") or {}
+                try:
+                    self.last_tokens = int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0))
+                except (TypeError, ValueError):
+                    pass
+
+    def to_info(self, path: Path) -> SessionInfo:
+        return SessionInfo(id=self.session_id, path=path, cwd=self.cwd, first_prompt=self.first_prompt,
+                           started=self.started, updated=self.updated, rounds=self.rounds,
+                           compactions=self.compactions, last_tokens=self.last_tokens)
+
+
+def index_file(session_path: Path) -> Path:
+    return session_path.with_name(session_path.name + INDEX_SUFFIX)
+
+
+def write_index(session_path: Path, state: IndexState) -> None:
+    """Atomic rewrite (tmp + rename) so a reader never sees half a sidecar."""
+    target = index_file(session_path)
+    tmp = target.with_name(target.name + f".{os.getpid()}.tmp")
+    data = json.dumps({"format": INDEX_FORMAT, **{k: v for k, v in asdict(state).items() if k != "extra"}},
+                      ensure_ascii=False).encode("utf-8", errors="replace")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+    os.replace(tmp, target)
+
+
+def read_index(session_path: Path) -> IndexState | None:
+    try:
+        raw = json.loads(index_file(session_path).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(raw, dict) or raw.get("format") != INDEX_FORMAT:
+        return None
+    try:
+        return IndexState(session_id=str(raw["session_id"]), cwd=raw.get("cwd"),
+                          first_prompt=raw.get("first_prompt"), started=raw.get("started"),
+                          updated=raw.get("updated"), rounds=raw.get("rounds"),
+                          compactions=raw.get("compactions"), last_tokens=raw.get("last_tokens"),
+                          size=int(raw["size"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _observe_bytes(state: IndexState, data: bytes) -> None:
+    for line in data.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            state.observe(entry)
+
+
+def _complete_prefix(data: bytes) -> bytes:
+    """Only whole lines: a line still being written is left for the next look."""
+    cut = data.rfind(b"\n")
+    return data[:cut + 1] if cut >= 0 else b""
+
+
+def current_state(session_path: Path, *, full_scan_limit: int = FULL_SCAN_LIMIT) -> IndexState:
+    """The listing fields for one session, reading as little of it as possible."""
+    session_id = session_path.name[:-len(SESSION_SUFFIX)]
+    size = session_path.stat().st_size
+    state = read_index(session_path)
+    if state is not None and state.size == size:
+        return state
+    with open(session_path, "rb") as handle:
+        if state is not None and state.size < size:
+            handle.seek(state.size)
+            tail = _complete_prefix(handle.read(size - state.size))
+            _observe_bytes(state, tail)
+            state.size += len(tail)
+            return state
+        state = IndexState(session_id=session_id)
+        if size <= full_scan_limit:
+            data = _complete_prefix(handle.read(size))
+            _observe_bytes(state, data)
+            state.size = len(data)
+            return state
+        # Large and unindexed: the head gives cwd, start and first prompt; the tail gives the latest figures.
+        head = _complete_prefix(handle.read(TAIL_BYTES))
+        _observe_bytes(state, head)
+        handle.seek(max(0, size - TAIL_BYTES))
+        tail = handle.read()
+        first_newline = tail.find(b"\n")
+        tail = _complete_prefix(tail[first_newline + 1:]) if first_newline >= 0 else b""
+        first_prompt = state.first_prompt  # a prompt seen only in the tail is not the first one
+        state.rounds = state.compactions = None
+        _observe_bytes(state, tail)
+        state.first_prompt = first_prompt
+        state.size = -1  # never trusted as an index
+        return state
+
+
+def session_paths(folder: Path) -> list[Path]:
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return [folder / name for name in names
+            if name.endswith(SESSION_SUFFIX) and is_valid_session_id(name[:-len(SESSION_SUFFIX)])]
+
+
+def list_sessions(home: Path, project_root: Path | None = None) -> list[SessionInfo]:
+    """Sessions of one project (or of all projects), most recently updated first."""
+    folders = [sessions_dir(home, project_root)] if project_root is not None else find_sessions_dirs(home)
+    infos: list[SessionInfo] = []
+    for folder in folders:
+        for path in session_paths(folder):
+            try:
+                infos.append(current_state(path).to_info(path))
+            except OSError:
+                continue  # deleted while listing
+    infos.sort(key=lambda info: (info.updated or "", info.id), reverse=True)
+    return infos
+
+
+def latest_session(home: Path, project_root: Path) -> Path | None:
+    """The latest session whose recorded cwd is this project's real path (escaped names can collide)."""
+    real = project_real_path(project_root)
+    for info in list_sessions(home, project_root):
+        if info.cwd == real:
+            return info.path
+    return None
+
+
+def find_session(home: Path, project_root: Path, session_id: str) -> Path | None:
+    """By exact id, or by a unique id prefix, within this project."""
+    folder = sessions_dir(home, project_root)
+    if is_valid_session_id(session_id):
+        exact = folder / f"{session_id}{SESSION_SUFFIX}"
+        if exact.is_file():
+            return exact
+    matches = [p for p in session_paths(folder) if p.name.startswith(session_id)]
+    return matches[0] if len(matches) == 1 else None

@@ -1,0 +1,198 @@
+"""Loading a session: history exactly as it was in memory, plus the full record, usage, todos, compactions.
+
+Rebuilding rules:
+- Messages append in file order. Summaries (``isCompactSummary`` or a ``summary`` message) collect apart and
+  always come first.
+- A ``compact_boundary`` cuts the kept part: history = every summary so far + the messages from ``keptFromUuid``
+  on (none when it is null). A fallback compaction (no summary) cuts the same way.
+- A call (``tool_use``, or an assistant step naming a ``call_id``) without a result gets the synthetic "aborted"
+  result right after its assistant message (seed 003); a result whose call appears nowhere is dropped.
+- A torn or corrupt line is skipped with a warning naming it; everything else loads.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.events import UsageEvent
+from core.messages import Message
+from core.session.entries import aborted_result, is_summary_entry, message_from_entry
+from core.session.lock import SessionError
+
+
+@dataclass
+class LoadedSession:
+    session_id: str
+    path: Path
+    cwd: str
+    history: list[Message] = field(default_factory=list)
+    full_record: list[Message] = field(default_factory=list)
+    last_usage: UsageEvent | None = None
+    todos: list[dict] = field(default_factory=list)
+    compactions: list[dict] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    entries: list[dict] = field(default_factory=list)
+    git_branch: str | None = None
+    version: str | None = None
+    aborted_calls: list[str] = field(default_factory=list)   # calls given the synthetic "aborted" result
+
+
+@dataclass
+class _Call:
+    call_id: str
+    tool_name: str | None
+    args: Any
+    parent_id: str | None
+    step: Any
+
+
+def read_entries(path: Path) -> tuple[list[tuple[int, dict]], list[str]]:
+    """(line number, entry) for every whole, valid line, and a warning for each one skipped."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise SessionError(f"no session file at {path}") from None
+    except OSError as exc:
+        raise SessionError(f"cannot read session {path}: {exc.strerror or exc}") from None
+    # Only "\n" ends a line: JSON escapes it inside strings, while str.splitlines would also cut at U+2028.
+    lines = data.split(b"\n")
+    torn_tail = not data.endswith(b"\n") and bool(data)
+    if not torn_tail:
+        lines.pop()  # the empty piece after the final newline
+    entries: list[tuple[int, dict]] = []
+    warnings: list[str] = []
+    last = len(lines)
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            if number == last and torn_tail:
+                warnings.append(f"line {number}: torn last line (the write was cut off), skipped")
+            else:
+                warnings.append(f"line {number}: corrupt JSON, skipped")
+            continue
+        if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
+            warnings.append(f"line {number}: not a session entry, skipped")
+            continue
+        entries.append((number, entry))
+    return entries, warnings
+
+
+def load_session(path: Path) -> LoadedSession:
+    path = Path(path)
+    numbered, warnings = read_entries(path)
+    session = LoadedSession(session_id=path.name.removesuffix(".jsonl"), path=path, cwd="", warnings=warnings)
+    summaries: list[Message] = []
+    kept: list[Message] = []
+    calls: dict[str, _Call] = {}
+    answered: set[str] = set()
+
+    for number, entry in numbered:
+        session.entries.append(entry)
+        if not session.cwd and isinstance(entry.get("cwd"), str):
+            session.cwd = entry["cwd"]
+        if isinstance(entry.get("gitBranch"), str):
+            session.git_branch = entry["gitBranch"]
+        if isinstance(entry.get("version"), str):
+            session.version = entry["version"]
+        kind = entry["type"]
+        try:
+            msg = message_from_entry(entry)
+        except (KeyError, TypeError, ValueError):
+            warnings.append(f"line {number}: malformed {kind} entry, skipped")
+            continue
+        if msg is not None:
+            session.full_record.append(msg)
+            if msg.role == "summary":
+                summaries.append(msg)
+                continue
+            kept.append(msg)
+            if msg.role == "tool" and msg.call_id:
+                answered.add(msg.call_id)
+            elif msg.role == "assistant" and msg.call_id and msg.call_id not in calls:
+                calls[msg.call_id] = _Call(msg.call_id, msg.tool_name, msg.meta.get("args"), msg.id,
+                                           msg.meta.get("step"))
+            continue
+        if kind == "tool_use":
+            tool = entry.get("tool")
+            if not isinstance(tool, dict) or not isinstance(tool.get("callId"), str):
+                warnings.append(f"line {number}: malformed tool_use entry, skipped")
+                continue
+            known = calls.get(tool["callId"])
+            calls[tool["callId"]] = _Call(tool["callId"], tool.get("name"), tool.get("input"),
+                                          entry.get("parentUuid"), known.step if known else None)
+            continue
+        if kind != "system":
+            continue
+        subtype = entry.get("subtype")
+        if subtype == "compact_boundary":
+            kept = _cut(kept, entry.get("keptFromUuid"), number, warnings)
+            session.last_usage = None
+            session.compactions.append(_compaction_log(entry))
+        elif subtype == "usage":
+            session.last_usage = _usage(entry.get("usage"), number, warnings) or session.last_usage
+        elif subtype == "todos":
+            todos = entry.get("todos")
+            if isinstance(todos, list):
+                session.todos = todos
+            else:
+                warnings.append(f"line {number}: malformed todos entry, skipped")
+
+    session.history = summaries + _normalise(kept, calls, answered)
+    session.full_record = _normalise(session.full_record, calls, answered)
+    session.aborted_calls = [m.call_id for m in session.history if m.id == f"aborted-{m.call_id}"]
+    return session
+
+
+def _cut(kept: list[Message], kept_from: Any, number: int, warnings: list[str]) -> list[Message]:
+    if kept_from is None:
+        return []
+    for index, msg in enumerate(kept):
+        if msg.id == kept_from:
+            return kept[index:]
+    # The first kept message is missing (a damaged line): keeping too much beats losing history.
+    warnings.append(f"line {number}: compaction keeps from {kept_from}, which is not in the record; kept all")
+    return kept
+
+
+def _normalise(messages: list[Message], calls: dict[str, _Call], answered: set[str]) -> list[Message]:
+    """Insert the synthetic aborted results; drop results whose call is nowhere in the record."""
+    pending: dict[str, list[_Call]] = {}
+    for call in calls.values():
+        if call.call_id not in answered and call.parent_id is not None:
+            pending.setdefault(call.parent_id, []).append(call)
+    out: list[Message] = []
+    for msg in messages:
+        if msg.role == "tool" and msg.call_id and msg.call_id not in calls:
+            continue
+        out.append(msg)
+        for call in pending.get(msg.id, ()):
+            out.append(aborted_result(call.call_id, call.tool_name, call.args, call.step))
+    return out
+
+
+def _compaction_log(entry: dict) -> dict:
+    meta = entry.get("compactMetadata") or {}
+    return {
+        "timestamp": entry.get("timestamp"),
+        "trigger": meta.get("trigger"),
+        "preTokens": meta.get("preTokens"),
+        "postTokens": meta.get("postTokens"),
+        "filesIncluded": meta.get("filesIncluded") or [],
+        "fallback": entry.get("fallback"),
+    }
+
+
+def _usage(raw: Any, number: int, warnings: list[str]) -> UsageEvent | None:
+    try:
+        return UsageEvent(input_tokens=int(raw["input_tokens"]), output_tokens=int(raw["output_tokens"]),
+                          cached_tokens=int(raw.get("cached_tokens", 0)),
+                          cache_creation_tokens=int(raw.get("cache_creation_tokens", 0)))
+    except (KeyError, TypeError, ValueError):
+        warnings.append(f"line {number}: malformed usage entry, skipped")
+        return None

@@ -1,0 +1,382 @@
+"""SessionWriter: appends entries as they happen, from a writer task, never blocking the event loop.
+
+``append_*`` builds and serialises the entry at once (a snapshot: later changes to a dict cannot alter what was
+recorded) and queues the line. The writer task writes queued lines with ``os.write`` on an O_APPEND fd in a worker
+thread: each line reaches the kernel as soon as it is written, so a crash of this process loses nothing already
+written; ``flush(fsync=True)`` also forces it to the disk. Without a running event loop (a CLI command, a test)
+lines are written at once, synchronously.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import core
+from core.events import UsageEvent
+from core.messages import Message, new_id
+from core.session import lock as session_lock
+from core.session.entries import dumps_line, message_body, now_iso, scrub, usable_secrets
+from core.session.index import IndexState, current_state, write_index
+from core.session.lock import SessionError
+from core.session.paths import (FILE_MODE, GitBranch, is_valid_session_id, make_private_dirs,
+                                project_real_path, session_file)
+
+
+class SessionWriteError(SessionError):
+    """The disk refused a write; the lines stay queued and are retried at the next flush."""
+
+
+@dataclass
+class _FlushWaiter:
+    target: int
+    fsync: bool
+    future: asyncio.Future
+
+
+class SessionWriter:
+    def __init__(self, path: Path, fd: int, *, session_id: str, cwd: str, version: str,
+                 git: GitBranch | None, last_uuid: str | None, index: IndexState,
+                 secrets: tuple[str, ...]) -> None:
+        self.session_id = session_id
+        self.path = path
+        self.cwd = cwd
+        self.version = version
+        self._fd = fd
+        self._git = git
+        self._last_uuid = last_uuid
+        self._index = index
+        self._secrets = secrets
+        self._pending: deque[tuple[bytes, dict]] = deque()
+        self._enqueued = 0          # lines ever queued
+        self._written = 0           # lines ever written
+        self._waiters: list[_FlushWaiter] = []
+        self._fsync_due = False
+        self._wake: asyncio.Event | None = None
+        self._task: asyncio.Task | None = None
+        self._closed = False
+
+    # ----------------------------------------------------------------- opening
+
+    @classmethod
+    def create(cls, home: Path, project_root: Path, *, session_id: str | None = None,
+               version: str = core.__version__, secrets: list[str] | None = None) -> "SessionWriter":
+        """A new session file, locked for this writer."""
+        session_id = session_id or new_id()
+        if not is_valid_session_id(session_id):
+            raise SessionError(f"invalid session id {session_id!r}: use letters, digits, '-', '_' or '.'")
+        path = session_file(home, project_root, session_id)
+        make_private_dirs(path.parent)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, FILE_MODE)
+        except FileExistsError:
+            raise SessionError(f"session {session_id} already exists at {path}; resume it instead") from None
+        try:
+            os.fchmod(fd, FILE_MODE)
+            session_lock.try_lock(fd, path)
+            _fsync_dir(path.parent)
+        except BaseException:
+            os.close(fd)
+            raise
+        cwd = project_real_path(project_root)
+        return cls(path, fd, session_id=session_id, cwd=cwd, version=version, git=GitBranch(Path(cwd)),
+                   last_uuid=None, index=IndexState(session_id=session_id), secrets=usable_secrets(secrets))
+
+    @classmethod
+    def reopen(cls, path: Path, *, version: str = core.__version__,
+               secrets: list[str] | None = None) -> "SessionWriter":
+        """Append to an existing session (resume), locked for this writer."""
+        path = Path(path)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_APPEND)
+        except FileNotFoundError:
+            raise SessionError(f"no session file at {path}") from None
+        try:
+            session_lock.try_lock(fd, path)
+            os.fchmod(fd, FILE_MODE)
+            _end_torn_line(fd)
+            last_uuid, cwd = _tail_facts(fd)
+            index = current_state(path, full_scan_limit=1 << 62)
+        except BaseException:
+            os.close(fd)
+            raise
+        session_id = path.name.removesuffix(".jsonl")
+        cwd = index.cwd or cwd or str(path.parent)
+        git = GitBranch(Path(cwd)) if Path(cwd).is_dir() else None
+        return cls(path, fd, session_id=session_id, cwd=cwd, version=version, git=git,
+                   last_uuid=last_uuid, index=index, secrets=usable_secrets(secrets))
+
+    # ----------------------------------------------------------------- appending
+
+    def append_message(self, msg: Message) -> None:
+        """A user / assistant / tool / summary message (history as stored, plus the full observation)."""
+        self._append(message_body(msg), uuid=msg.id)
+
+    def append_tool_use(self, call_id: str, name: str, args: Any, parent: Message) -> None:
+        self._append({"type": "tool_use", "tool": {"name": name, "input": args, "callId": call_id}},
+                     parent_uuid=parent.id)
+
+    def append_usage(self, usage: UsageEvent) -> None:
+        self._system("usage", usage={
+            "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
+            "cached_tokens": usage.cached_tokens, "cache_creation_tokens": usage.cache_creation_tokens})
+
+    def append_permission(self, tool: str, decision: str) -> None:
+        self._system("permission", permission={"tool": tool, "decision": decision})
+
+    def append_interrupted(self, reason: str) -> None:
+        self._system("interrupted", reason=reason)
+
+    def append_todos(self, todos: list[dict]) -> None:
+        self._system("todos", todos=todos)
+
+    def append_compaction(self, *, trigger: str, pre_tokens: int, post_tokens: int | None,
+                          files_included: list[str] | tuple[str, ...] = (), summary: Message | None,
+                          kept_from_id: str | None, fallback: str | None = None) -> None:
+        """The compact_boundary entry and, when there is one, the summary (isCompactSummary).
+
+        On load, history becomes every summary so far plus the messages from ``kept_from_id`` on
+        (none when it is None). The writer fsyncs right after these entries.
+        """
+        metadata = {"trigger": trigger, "preTokens": pre_tokens, "postTokens": post_tokens,
+                    "filesIncluded": list(files_included)}
+        self._system("compact_boundary", message={"role": "system", "content": "=== compact boundary ==="},
+                     compactMetadata=metadata, keptFromUuid=kept_from_id, fallback=fallback)
+        if summary is not None:
+            body = message_body(summary if summary.role == "summary" else
+                                Message("summary", summary.content, summary.full, summary.meta, summary.id))
+            body["compactMetadata"] = metadata
+            self._append(body, uuid=summary.id)
+        self._fsync_due = True
+
+    def append_entry(self, entry: dict) -> None:
+        """Any other entry (ghost snapshots, undo notes); common fields are filled in when absent."""
+        self._append(dict(entry), uuid=entry.get("uuid"))
+
+    def _system(self, subtype: str, **fields: Any) -> None:
+        self._append({"type": "system", "subtype": subtype, **fields})
+
+    def _append(self, body: dict, *, uuid: str | None = None, parent_uuid: str | None = None) -> None:
+        if self._closed:
+            raise SessionError(f"session {self.session_id} is closed; nothing more can be recorded")
+        entry: dict[str, Any] = {
+            "uuid": uuid or new_id(),
+            "parentUuid": parent_uuid if parent_uuid is not None else self._last_uuid,
+            "sessionId": self.session_id,
+            "timestamp": now_iso(),
+            "type": body.get("type", "system"),
+        }
+        if "subtype" in body:
+            entry["subtype"] = body["subtype"]
+        entry["cwd"] = self.cwd
+        if self._git is not None and self._git.branch:
+            entry["gitBranch"] = self._git.branch
+        entry["version"] = self.version
+        entry.update(body)  # a generic entry's own fields win
+        entry = scrub(entry, self._secrets)
+        line = dumps_line(entry)
+        self._last_uuid = entry["uuid"]
+        self._pending.append((line, entry))
+        self._enqueued += 1
+        self._kick()
+
+    # ----------------------------------------------------------------- writing
+
+    def _kick(self) -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            self._write_pending_sync()
+            return
+        if self._task is None or self._task.done():
+            self._start_task()
+        assert self._wake is not None
+        self._wake.set()
+
+    async def start(self) -> None:
+        if self._task is None or self._task.done():
+            self._start_task()
+
+    def _start_task(self) -> None:
+        self._wake = asyncio.Event()
+        self._task = asyncio.get_running_loop().create_task(self._run(), name=f"session-writer-{self.session_id}")
+        if self._pending or self._waiters:
+            self._wake.set()
+
+    async def _run(self) -> None:
+        assert self._wake is not None
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._pending or self._waiters:
+                batch = list(self._pending)
+                fsync = self._fsync_due or any(w.fsync for w in self._waiters if w.target <= self._written + len(batch))
+                try:
+                    await asyncio.to_thread(self._write_lines, batch, fsync)
+                except OSError as exc:
+                    self._fail_waiters(SessionWriteError(f"cannot write session {self.path}: {exc.strerror or exc}"))
+                    break  # the lines stay queued; the next append or flush retries
+                for _ in batch:
+                    self._pending.popleft()
+                self._written += len(batch)
+                if fsync:
+                    self._fsync_due = False
+                self._resolve_waiters(fsynced=fsync)
+
+    def _write_lines(self, batch: list[tuple[bytes, dict]], fsync: bool) -> None:
+        # Runs in the worker thread (one batch at a time): the index only ever counts written entries.
+        if batch:
+            before = self._index.size if self._index.size >= 0 else os.fstat(self._fd).st_size
+            try:
+                _write_all(self._fd, b"".join(line for line, _ in batch))
+            except OSError:
+                _truncate_quietly(self._fd, before)  # no half batch: the retry writes whole lines
+                raise
+            for _, entry in batch:
+                self._index.observe(entry)
+            self._index.size = os.fstat(self._fd).st_size
+        if fsync:
+            os.fsync(self._fd)
+        if self._git is not None and fsync:
+            self._git.refresh()  # at turn ends and compactions: a branch switch shows from the next entry
+        write_index(self.path, self._index)
+
+    def _write_pending_sync(self) -> None:
+        batch = list(self._pending)
+        try:
+            self._write_lines(batch, self._fsync_due)
+        except OSError as exc:
+            raise SessionWriteError(f"cannot write session {self.path}: {exc.strerror or exc}") from exc
+        self._pending.clear()
+        self._written += len(batch)
+        self._fsync_due = False
+
+    def _resolve_waiters(self, *, fsynced: bool) -> None:
+        still: list[_FlushWaiter] = []
+        for waiter in self._waiters:
+            if waiter.target <= self._written and (fsynced or not waiter.fsync):
+                if not waiter.future.done():
+                    waiter.future.set_result(None)
+            else:
+                still.append(waiter)
+        self._waiters = still
+
+    def _fail_waiters(self, error: Exception) -> None:
+        for waiter in self._waiters:
+            if not waiter.future.done():
+                waiter.future.set_exception(error)
+        self._waiters = []
+
+    async def flush(self, fsync: bool = False) -> None:
+        """Wait until everything appended so far is written (and on disk when fsync)."""
+        if self._task is None or self._task.done():
+            self._start_task()
+        future = asyncio.get_running_loop().create_future()
+        self._waiters.append(_FlushWaiter(self._enqueued, fsync, future))
+        assert self._wake is not None
+        self._wake.set()
+        await future
+
+    async def close(self) -> None:
+        """Flush, fsync, release the lock. Safe to call twice."""
+        if self._closed:
+            return
+        try:
+            await self.flush(fsync=True)
+        finally:
+            self._closed = True
+            if self._task is not None:
+                self._task.cancel()
+                try:
+                    await self._task
+                except (asyncio.CancelledError, Exception):
+                    pass
+            self._release()
+
+    def close_sync(self) -> None:
+        """For code without an event loop (or an atexit hook): write what is queued, fsync, release."""
+        if self._closed:
+            return
+        try:
+            self._fsync_due = True
+            self._write_pending_sync()
+        finally:
+            self._closed = True
+            self._release()
+
+    def _release(self) -> None:
+        try:
+            session_lock.release(self._fd, self.path)
+        finally:
+            os.close(self._fd)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _truncate_quietly(fd: int, size: int) -> None:
+    try:
+        os.ftruncate(fd, size)
+    except OSError:
+        pass
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _end_torn_line(fd: int) -> None:
+    """A line torn by a crash must not swallow the next entry: end it first (it then loads as one bad line)."""
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return
+    if os.pread(fd, 1, size - 1) != b"\n":
+        _write_all(fd, b"\n")
+        os.fsync(fd)
+
+
+def _tail_facts(fd: int) -> tuple[str | None, str | None]:
+    """The uuid of the last whole entry (to continue the parentUuid chain) and a cwd, reading from the end."""
+    size = os.fstat(fd).st_size
+    chunk = 64 * 1024
+    end = size
+    carry = b""
+    while end > 0:
+        start = max(0, end - chunk)
+        data = os.pread(fd, end - start, start) + carry
+        lines = data.split(b"\n")
+        carry = lines[0] if start > 0 else b""
+        for line in reversed(lines[1:] if start > 0 else lines):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and isinstance(entry.get("uuid"), str):
+                cwd = entry.get("cwd") if isinstance(entry.get("cwd"), str) else None
+                return entry["uuid"], cwd
+        end = start
+    return None, None
