@@ -7,11 +7,16 @@ confirms. Each undo records an ``undo`` entry; the next undo walks further back.
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, Mapping
 
+from core.config import default_home
+from core.messages import Message
 from core.snapshot import copies
 from core.snapshot import git as gitops
 from core.snapshot.ghost import now_iso
@@ -253,3 +258,74 @@ def undo_note(result: UndoResult) -> str:
     if result.not_undoable:
         text += f" Not undoable: {', '.join(result.not_undoable)}."
     return text
+
+
+def note_message(result: UndoResult) -> Message:
+    """The history message that tells the model its changes are gone (a user-role note: the user did it)."""
+    return Message(role="user", content=result.note, meta={"undo": result.turn_id})
+
+
+# --- `contextual undo [-r ID]` ----------------------------------------------------------------------------------
+
+def undo_main(argv: list[str], env: Mapping[str, str] | None = None) -> int:
+    from core.session import SessionError, SessionLocked, SessionWriter, find_session, latest_session, load_session
+
+    env = os.environ if env is None else env
+    parser = argparse.ArgumentParser(prog="contextual undo",
+                                     description="Undo the file changes of the most recent turn that made any.")
+    parser.add_argument("-r", "--resume", metavar="ID", help="the session (default: this project's latest)")
+    args = parser.parse_args(argv)
+    root = Path.cwd().resolve()
+    home = default_home(env)
+    path = find_session(home, root, args.resume) if args.resume else latest_session(home, root)
+    if path is None:
+        which = f"session {args.resume}" if args.resume else "a session"
+        print(f"contextual undo: no {which} found for {root}", file=sys.stderr)
+        return 1
+    try:
+        writer = SessionWriter.reopen(path)      # the lock first: nobody appends while we undo
+    except SessionLocked as exc:
+        holder = exc.holder or {}
+        who = f"process {holder['pid']}" if holder.get("pid") else "another contextual"
+        print(f"contextual undo: session {path.stem} is open in {who}; use /undo in that app", file=sys.stderr)
+        return 1
+    except SessionError as exc:
+        print(f"contextual undo: {exc}", file=sys.stderr)
+        return 1
+    try:
+        loaded = load_session(path)
+        project = Path(loaded.cwd) if loaded.cwd and Path(loaded.cwd).is_dir() else root
+        try:
+            result = asyncio.run(undo_last(project, loaded.entries, confirm_overwrite=_ask_on_terminal))
+        except (UndoError, gitops.GitError, OSError) as exc:
+            print(f"contextual undo: {exc}", file=sys.stderr)
+            return 1
+        if result.entry is not None:
+            writer.append_entry(result.entry)
+            writer.append_message(note_message(result))
+    finally:
+        writer.close_sync()
+    print(render_result(result))
+    return 0 if result.changed_files else 1
+
+
+def render_result(result: UndoResult) -> str:
+    """What the user reads: which files changed back, and which were left alone and why."""
+    if result.turn_id is None:
+        return result.note
+    lines = [f"Undid the file changes of turn {result.turn_id}:" if result.changed_files
+             else f"Nothing was changed back for turn {result.turn_id}:"]
+    for label, names in (("restored", result.restored), ("deleted", result.deleted),
+                         ("recreated", result.recreated)):
+        lines += [f"  {label:<10} {name}" for name in names]
+    lines += [f"  kept       {name} (edited by hand after the turn)" for name in result.skipped_user_modified]
+    lines += [f"  not undone {item}" for item in result.not_undoable]
+    return "\n".join(lines)
+
+
+async def _ask_on_terminal(paths: list[str]) -> bool:
+    if not sys.stdin.isatty():
+        return False
+    print("These files were edited by hand after the turn:\n" + "\n".join(f"  {p}" for p in paths))
+    answer = await asyncio.to_thread(input, "Overwrite them with their state from before the turn? [y/N] ")
+    return answer.strip().lower() in ("y", "yes")

@@ -1,0 +1,71 @@
+"""`contextual undo [-r ID]`: the latest session of this project (or one by id), recorded back into the session."""
+
+from __future__ import annotations
+
+import asyncio
+
+from pathlib import Path
+
+from core.messages import Message
+from core.session import SessionWriter, load_session
+from core.snapshot import GhostSnapshots
+from core.undo import undo_main
+from tests.test_snapshots import make_repo, tree_files
+
+
+async def record_turn(home: Path, repo: Path, session_id: str) -> dict[str, bytes]:
+    """A session with one turn that edits, creates and deletes; returns the tree as it was before."""
+    before = tree_files(repo)
+    writer = SessionWriter.create(home, repo, session_id=session_id)
+    writer.append_message(Message("user", "refactor please", meta={"turn": "t1"}))
+    snaps = GhostSnapshots(repo, session_id, home)
+    hook = snaps.before_change_hook("t1", writer.append_entry)
+    await hook([repo / "a.py"])
+    (repo / "a.py").write_text("agent\n")
+    (repo / "new.py").write_text("agent\n")
+    (repo / "c.py").unlink()
+    writer.append_entry(await snaps.finish_turn("t1"))
+    writer.append_message(Message("assistant", "done", meta={"final": True}))
+    await writer.close()
+    return before
+
+
+def test_cli_undoes_the_latest_session_and_records_the_note(tmp_path, monkeypatch, capsys):
+    repo, home = make_repo(tmp_path), tmp_path / "home"
+    before = asyncio.run(record_turn(home, repo, "sess-a"))
+    monkeypatch.chdir(repo)
+    env = {"CONTEXTUAL_HOME": str(home)}
+    assert undo_main([], env=env) == 0
+    out = capsys.readouterr().out
+    assert "restored   a.py" in out and "deleted    new.py" in out and "recreated  c.py" in out
+    assert tree_files(repo) == before
+    loaded = load_session(home / "projects" / str(repo.resolve()).replace("/", "-") / "sess-a.jsonl")
+    undo = [e for e in loaded.entries if e.get("subtype") == "undo"]
+    assert len(undo) == 1 and undo[0]["turnId"] == "t1" and undo[0]["sessionId"] == "sess-a"
+    assert loaded.history[-1].role == "user" and loaded.history[-1].content.startswith("[undo]")
+    assert "a.py" in loaded.history[-1].content
+
+    assert undo_main(["-r", "sess-a"], env=env) == 1
+    assert "Nothing to undo" in capsys.readouterr().out
+
+
+def test_cli_refuses_a_session_open_elsewhere_and_points_to_slash_undo(tmp_path, monkeypatch, capsys):
+    repo, home = make_repo(tmp_path), tmp_path / "home"
+    asyncio.run(record_turn(home, repo, "sess-b"))
+    changed = tree_files(repo)
+    path = home / "projects" / str(repo.resolve()).replace("/", "-") / "sess-b.jsonl"
+    holder = SessionWriter.reopen(path)
+    try:
+        monkeypatch.chdir(repo)
+        assert undo_main(["-r", "sess-b"], env={"CONTEXTUAL_HOME": str(home)}) == 1
+        err = capsys.readouterr().err
+        assert "/undo" in err and "sess-b" in err
+        assert tree_files(repo) == changed
+    finally:
+        holder.close_sync()
+
+
+def test_cli_without_a_session_says_so(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert undo_main(["-r", "nope"], env={"CONTEXTUAL_HOME": str(tmp_path / "home")}) == 1
+    assert "no session nope found" in capsys.readouterr().err
