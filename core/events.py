@@ -28,6 +28,12 @@ class ReasoningDelta:
 
 
 @dataclass(frozen=True)
+class StreamRestarted:
+    """The stream was cut after some text arrived and is being retried: drop this step's partial text."""
+    step: int
+
+
+@dataclass(frozen=True)
 class ThoughtEvent:
     text: str
     step: int
@@ -159,7 +165,7 @@ class ErrorEvent:
 
 
 EngineEvent = Union[
-    TextDelta, ReasoningDelta, ThoughtEvent, ActionEvent, FormatErrorEvent, ToolStarted,
+    TextDelta, ReasoningDelta, StreamRestarted, ThoughtEvent, ActionEvent, FormatErrorEvent, ToolStarted,
     ToolFinished, UsageEvent, PermissionRequest, PermissionDecided, ContextAdjusted,
     BudgetWarning, CompactionStarted, CompactionProgress, CompactionFinished, Notice,
     TurnFinished, ErrorEvent,

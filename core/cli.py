@@ -1,0 +1,110 @@
+"""The command line (CONTRACT "Command line"): `contextual`, `-p`, `replay`, `undo`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from core import __version__
+from core.config import PERMISSION_MODES, PROVIDERS, Config, ConfigError, load_config
+
+DESCRIPTION = """\
+Contextual: a terminal coding agent whose context you can see.
+
+Run it inside your project. With no -p it opens the full-screen app; with -p it runs one turn
+headless and prints the final answer.
+
+Configure a model once (flags > environment > .contextual/config.toml > $CONTEXTUAL_HOME/config.toml):
+  export CONTEXTUAL_BASE_URL=http://localhost:11434/v1   # any OpenAI-compatible server (Ollama, llama.cpp, vLLM, OpenAI)
+  export CONTEXTUAL_MODEL=qwen2.5-coder
+  export CONTEXTUAL_API_KEY=...                          # or OPENAI_API_KEY / ANTHROPIC_API_KEY
+  contextual --provider anthropic --model claude-sonnet-4-5 -p "explain src/app.py"
+"""
+
+EPILOG = """\
+subcommands:
+  contextual replay PATH... [--policy NAME]... [--dump DIR] [--json FILE]
+                        replay recorded agent trajectories through the context pipeline (no model)
+  contextual undo [-r ID]
+                        undo the file changes of the most recent turn of this project's latest session
+
+environment: CONTEXTUAL_HOME CONTEXTUAL_PROVIDER CONTEXTUAL_BASE_URL CONTEXTUAL_MODEL CONTEXTUAL_API_KEY
+  CONTEXTUAL_CONTEXT_WINDOW CONTEXTUAL_SUMMARY_TIMEOUT CONTEXTUAL_KEEP_ROUNDS CONTEXTUAL_PERMISSION_MODE
+  CONTEXTUAL_MAX_STEPS CONTEXTUAL_SUMMARY_MODEL CONTEXTUAL_AUTO_COMPACT, and OPENAI_API_KEY OPENAI_BASE_URL
+  ANTHROPIC_API_KEY ANTHROPIC_BASE_URL
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="contextual", description=DESCRIPTION, epilog=EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("-p", "--print", dest="prompt", metavar="TEXT", help="run one turn headless and print the answer")
+    p.add_argument("-c", "--continue", dest="continue_latest", action="store_true",
+                   help="continue the most recent session of this project")
+    p.add_argument("-r", "--resume", metavar="ID", help="continue session ID")
+    p.add_argument("--provider", choices=PROVIDERS, help="wire protocol (default openai)")
+    p.add_argument("--base-url", metavar="URL", help="endpoint, e.g. http://localhost:11434/v1")
+    p.add_argument("--model", metavar="NAME", help="model name")
+    p.add_argument("--context-window", type=int, metavar="N", help="tokens (default 200000)")
+    p.add_argument("--permission-mode", choices=PERMISSION_MODES,
+                   help="default: ask before Bash/Write/Edit/MultiEdit (headless: refuse); "
+                        "accept-edits: edits allowed, Bash asks; bypass: allow all")
+    p.add_argument("--summary-timeout", type=float, metavar="S", help="seconds for summary generation (default 120)")
+    p.add_argument("--keep-rounds", type=int, metavar="N", help="rounds kept verbatim at compaction (default 10)")
+    p.add_argument("--max-steps", type=int, metavar="N", help="model calls allowed in one turn (default 50)")
+    p.add_argument("--summary-model", metavar="NAME", help="model for summaries (default: the current one)")
+    p.add_argument("--no-auto-compact", dest="auto_compact", action="store_const", const=False,
+                   help="never compact by itself: warn and let the user decide")
+    p.add_argument("--version", action="version", version=f"contextual {__version__}")
+    return p
+
+
+FLAG_KEYS = ("provider", "base_url", "model", "context_window", "permission_mode", "summary_timeout",
+             "keep_rounds", "max_steps", "summary_model", "auto_compact")
+
+
+def _fail(message: str) -> int:
+    print(f"contextual: {message}", file=sys.stderr)
+    return 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "replay":
+        from core.replay.cli import replay_main
+        return replay_main(argv[1:])
+    if argv and argv[0] == "undo":
+        from core.undo import undo_main
+        return undo_main(argv[1:])
+    args = build_parser().parse_args(argv)
+    try:
+        config = load_config(Path.cwd(), {k: getattr(args, k) for k in FLAG_KEYS})
+    except ConfigError as exc:
+        return _fail(str(exc))
+    if args.prompt is None:
+        from tui.app import run_app   # the only place core reaches the UI, and only when asked to open it
+        return run_app(config, resume_id=args.resume, continue_latest=args.continue_latest)
+    missing = config.missing_model_message()
+    if missing:
+        return _fail(missing)
+    try:
+        return asyncio.run(_headless(config, args.prompt, args.resume, args.continue_latest))
+    except KeyboardInterrupt:
+        return _fail("interrupted; the turn is recorded as interrupted (resume with -c)")
+
+
+async def _headless(config: Config, prompt: str, resume_id: str | None, continue_latest: bool) -> int:
+    from core.headless import run_headless
+    from core.runtime import open_engine
+    try:
+        engine, closer = await open_engine(config, resume_id=resume_id, continue_latest=continue_latest,
+                                           interactive=False)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    try:
+        return await run_headless(engine, prompt)
+    finally:
+        await closer()

@@ -1,0 +1,171 @@
+"""ContextBuilder (seed 002 A1, D4): L1 → L2 → L3 → current input → scratchpad → todo recap.
+
+Every prompt it returns fits `limit` tokens. When it would not, it first compresses the kept
+history and the scratchpad harder, then drops kept rounds oldest first down to the last one, then
+cuts the largest single message head+tail (seed 003); each step is reported as a ContextAdjusted.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from core.context import compressor, scratchpad as sp
+from core.context.history import rounds
+from core.context.truncate import head_tail
+from core.events import ContextAdjusted
+from core.messages import Message
+from core.prompt import SUMMARY_PREFIX, PromptMessage
+from core.tokens import PER_MESSAGE_OVERHEAD, TokenCache, shared_cache
+
+LAYERS = ("L1", "L2", "L3", "input", "scratchpad", "todo")
+
+
+def find_rules_file(root: Path) -> Path | None:
+    """C5: CODE_LAW.md at the project root, in any case."""
+    try:
+        for entry in root.iterdir():
+            if entry.name.lower() == "code_law.md" and entry.is_file():
+                return entry
+    except OSError:
+        return None
+    return None
+
+
+def read_rules(root: Path) -> str:
+    path = find_rules_file(root)
+    if path is None:
+        return ""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def observation(content: str) -> str:
+    return sp.OBS + content
+
+
+def history_message(m: Message) -> PromptMessage:
+    if m.role == "summary":
+        return PromptMessage("summary", SUMMARY_PREFIX + m.content, "L3")
+    if m.role == "tool":
+        return PromptMessage("user", observation(m.content), "L3")
+    return PromptMessage(m.role, m.content, "L3")
+
+
+@dataclass(frozen=True)
+class Built:
+    messages: list[PromptMessage]
+    tokens: dict[str, int]                 # per layer, message overhead included
+    total: int
+    adjustments: list[ContextAdjusted] = field(default_factory=list)
+
+
+@dataclass
+class ContextBuilder:
+    system_prompt: str                     # L1: byte-identical for the whole session
+    project_root: Path
+    limit: int                             # window minus the output reserve
+    policy: str = "ours"
+    cache: TokenCache = field(default_factory=lambda: shared_cache)
+    _hard: dict[str, str] = field(default_factory=dict)
+
+    def count(self, text: str) -> int:
+        return self.cache.count(text)
+
+    def _size(self, messages: list[PromptMessage]) -> dict[str, int]:
+        sizes = dict.fromkeys(LAYERS, 0)
+        for m in messages:
+            sizes[m.layer] += self.cache.message(m.content)
+        return sizes
+
+    def build(self, history: list[Message], steps: list[sp.ScratchStep], question: str | None,
+              todo_recap: str = "") -> Built:
+        head = [PromptMessage("system", self.system_prompt, "L1", cache_breakpoint=True)]
+        rules = read_rules(self.project_root)
+        if rules:
+            head.append(PromptMessage("system", f"Project rules (CODE_LAW.md):\n\n{rules}", "L2"))
+        l3 = [history_message(m) for m in history]
+        if l3:
+            l3[-1] = PromptMessage(l3[-1].role, l3[-1].content, "L3", cache_breakpoint=True)
+        tail: list[PromptMessage] = []
+        if question is not None:
+            tail.append(PromptMessage("user", question, "input"))
+        pad = sp.POLICIES[self.policy](steps, self.count)
+        todo = [PromptMessage("user", f"<system-reminder>\n{todo_recap}\n</system-reminder>", "todo")] if todo_recap else []
+
+        messages = head + l3 + tail + pad + todo
+        sizes = self._size(messages)
+        total = sum(sizes.values())
+        adjustments: list[ContextAdjusted] = []
+        if total > self.limit:
+            messages, adjustments = self._fit(head, history, tail, steps, todo, total)
+            sizes = self._size(messages)
+            total = sum(sizes.values())
+        return Built(messages, sizes, total, adjustments)
+
+    # ---- never over the window -------------------------------------------------------------
+    def _hard_form(self, m: Message) -> Message:
+        if m.role != "tool" or not m.full:
+            return m
+        got = self._hard.get(m.id)
+        if got is None:
+            try:
+                got = compressor.stored_text(m.meta.get("tool_name") or "", m.meta.get("args") or {},
+                                             json.loads(m.full), level="hard")
+            except (ValueError, TypeError):
+                got = head_tail(m.content, 600)
+            if len(got) > len(m.content):
+                got = m.content
+            self._hard[m.id] = got
+        return m.with_content(got)
+
+    def _fit(self, head, history, tail, steps, todo, before) -> tuple[list[PromptMessage], list[ContextAdjusted]]:
+        adjustments: list[ContextAdjusted] = []
+
+        def assemble(hist: list[Message], pad: list[PromptMessage]) -> tuple[list[PromptMessage], int]:
+            l3 = [history_message(m) for m in hist]
+            msgs = head + l3 + tail + pad + todo
+            return msgs, sum(self._size(msgs).values())
+
+        # 1. Compress the kept rounds' tool results harder, and store all but the newest observation.
+        hist = [self._hard_form(m) for m in history]
+        pad = sp.stored_only(steps, self.count)
+        msgs, total = assemble(hist, pad)
+        adjustments.append(ContextAdjusted("compress_kept", "kept tool results compressed harder; older "
+                                           "observations of this turn in stored form", before, total))
+        # 2. Drop kept rounds, oldest first, down to the last one.
+        summaries = [m for m in hist if m.role == "summary"]
+        kept_rounds = rounds(hist)
+        dropped = 0
+        while total > self.limit and len(kept_rounds) > 1:
+            kept_rounds.pop(0)
+            dropped += 1
+            msgs, new_total = assemble(summaries + [m for r in kept_rounds for m in r], pad)
+            total = new_total
+        if dropped:
+            adjustments.append(ContextAdjusted("drop_round", f"dropped the {dropped} oldest kept round(s)",
+                                               before, total))
+        # 3. Cut the largest single message head+tail until the prompt fits.
+        cuts = 0
+        while total > self.limit and cuts < 50:
+            sizes = [(self.cache.message(m.content), i) for i, m in enumerate(msgs) if m.layer != "L1"]
+            if not sizes:
+                break
+            size, index = max(sizes)
+            excess = total - self.limit
+            keep_tokens = max(50, size - excess - 64)
+            if keep_tokens >= size:
+                break
+            m = msgs[index]
+            chars = max(200, int(len(m.content) * keep_tokens / max(size, 1)))
+            msgs[index] = PromptMessage(m.role, head_tail(m.content, chars), m.layer, m.cache_breakpoint)
+            total = sum(self._size(msgs).values())
+            cuts += 1
+        if cuts:
+            adjustments.append(ContextAdjusted("cut_observation", f"cut {cuts} oversized message(s) head+tail",
+                                               before, total))
+        return msgs, adjustments

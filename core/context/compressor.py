@@ -1,0 +1,169 @@
+"""ToolResultCompressor (seed 002 A3, C1): the stored form a tool result takes in history.
+
+One row per tool. Every stored form keeps `status` and the whole `error`, compresses `data` by the
+row's rule, drops `text`, `stats` and `context`, and says what it cut. Two levels: `normal` (the
+seed's limits) and `hard` (used when even the kept rounds would not fit the window).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from core.context import digest as dg
+from core.context.truncate import head_tail, head_tail_lines
+
+
+@dataclass(frozen=True)
+class Limits:
+    read_lines: int = 500          # A3: Read keeps at most 500 lines of the range read
+    grep_lines: int = 5            # A3: Grep keeps 5 matching lines (file + line number)
+    list_entries: int = 10         # A3: LS/Glob keep the first N entries (5-10)
+    snippet_lines: int = 50        # A3: Edit/Write snippet 20-50 lines
+    stderr_tail: int = 20          # A3: Bash keeps the last 20 stderr lines
+    large_diff_lines: int = 200    # past this an Edit diff keeps its summary only
+    default_chars: int = 2_000     # seed 003: anything else, head + tail
+    digest: dg.Limits = dg.NORMAL
+
+
+LEVELS = {
+    "normal": Limits(),
+    "hard": Limits(read_lines=80, grep_lines=3, list_entries=5, snippet_lines=20, stderr_tail=10,
+                   large_diff_lines=60, default_chars=600, digest=dg.HARD),
+}
+
+
+def _lines(text: str) -> list[str]:
+    return text.splitlines() if text else []
+
+
+def _read(args: dict, data: dict, lim: Limits) -> dict:
+    lines = _lines(data.get("content", ""))
+    out = {k: data[k] for k in ("path", "start_line", "end_line", "total_lines", "mtime", "note") if k in data}
+    if len(lines) > lim.read_lines:
+        out["content"] = "\n".join(lines[:lim.read_lines])
+        out["omitted"] = f"lines after the first {lim.read_lines} of this range were cut; Read again with offset to see them"
+    else:
+        out["content"] = "\n".join(lines)
+    return out
+
+
+def _grep(args: dict, data: dict, lim: Limits) -> dict:
+    matches = data.get("matches") or []
+    out = {"pattern": data.get("pattern", args.get("pattern")), "match_count": data.get("match_count", len(matches)),
+           "file_count": data.get("file_count")}
+    out["matches"] = [f"{m.get('path')}:{m.get('line')}: {m.get('text', '')[:200]}" for m in matches[:lim.grep_lines]]
+    if len(matches) > lim.grep_lines:
+        files: dict[str, int] = {}
+        for m in matches[lim.grep_lines:]:
+            files[m.get("path")] = files.get(m.get("path"), 0) + 1
+        out["other_files"] = [f"{p} ({n})" for p, n in list(files.items())[:lim.list_entries]]
+        out["omitted"] = f"{len(matches) - lim.grep_lines} more matches not kept"
+    if data.get("truncated"):
+        out["truncated"] = True
+    return out
+
+
+def _listing(key: str) -> Callable[[dict, dict, Limits], dict]:
+    def row(args: dict, data: dict, lim: Limits) -> dict:
+        entries = data.get(key) or []
+        out = {k: data[k] for k in ("path", "pattern", "count", "dirs", "files") if k in data}
+        out.setdefault("count", len(entries))
+        out[key] = entries[:lim.list_entries]
+        if len(entries) > lim.list_entries:
+            out["omitted"] = f"{len(entries) - lim.list_entries} more entries not kept"
+        if data.get("truncated"):
+            out["truncated"] = True
+        return out
+    return row
+
+
+def _edit(args: dict, data: dict, lim: Limits) -> dict:
+    out = {k: data[k] for k in ("path", "replacements", "edits_applied", "first_line", "last_line",
+                                "lines_added", "lines_removed") if k in data}
+    diff = _lines(data.get("diff", ""))
+    if len(diff) > lim.large_diff_lines:
+        out["diff"] = "(large diff: summary only)"
+    elif diff:
+        kept, dropped = head_tail_lines(diff, lim.snippet_lines - 10, 10) if len(diff) > lim.snippet_lines else (diff, 0)
+        out["diff"] = "\n".join(kept)
+    out["applied"] = True
+    return out
+
+
+def _write(args: dict, data: dict, lim: Limits) -> dict:
+    out = {k: data[k] for k in ("path", "created", "lines", "bytes") if k in data}
+    head = _lines(data.get("head", "")) or _lines(args.get("content", ""))
+    out["snippet"] = "\n".join(head[:lim.snippet_lines])
+    if data.get("lines", len(head)) > lim.snippet_lines:
+        out["omitted"] = f"only the first {lim.snippet_lines} lines kept"
+    return out
+
+
+def _bash(args: dict, data: dict, lim: Limits) -> dict:
+    command = data.get("command", args.get("command", ""))
+    out: dict[str, Any] = {"command": command, "exit_code": data.get("exit_code")}
+    if data.get("timed_out"):
+        out["timed_out"] = True
+    stdout = data.get("stdout") or ""
+    if stdout:
+        out["stdout_summary"] = dg.digest(command, stdout, lim.digest)
+    stderr = _lines(data.get("stderr") or "")
+    if stderr:
+        tail = stderr[-lim.stderr_tail:]
+        out["stderr_tail"] = "\n".join(tail)
+        if len(stderr) > lim.stderr_tail:
+            out["stderr_omitted_lines"] = len(stderr) - lim.stderr_tail
+    return out
+
+
+def _todo(args: dict, data: dict, lim: Limits) -> dict:
+    return {"recap": data.get("recap", "")}
+
+
+def _default(args: dict, data: Any, lim: Limits) -> Any:
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
+    return head_tail(text, lim.default_chars)
+
+
+ROWS: dict[str, Callable[[dict, Any, Limits], Any]] = {
+    "Read": _read,
+    "Grep": _grep,
+    "LS": _listing("entries"),
+    "Glob": _listing("paths"),
+    "Edit": _edit,
+    "MultiEdit": _edit,
+    "Write": _write,
+    "Bash": _bash,
+    "TodoWrite": _todo,
+}
+
+
+def compress(tool: str, args: dict, result: dict, level: str = "normal") -> dict:
+    """The stored form of one result: status + compressed data + the whole error (C1)."""
+    lim = LEVELS[level]
+    data = result.get("data")
+    row = ROWS.get(tool, _default)
+    stored: dict[str, Any] = {"status": result.get("status", "error")}
+    if data is not None:
+        try:
+            stored["data"] = row(args or {}, data, lim) if isinstance(data, dict) or row is _default else _default(args, data, lim)
+        except (TypeError, AttributeError, KeyError):
+            stored["data"] = _default(args, data, lim)   # an unexpected shape still gets a bounded form
+    if result.get("error"):
+        stored["error"] = result["error"]
+    return stored
+
+
+def dumps(obj: Any) -> str:
+    """The one serialisation used for observations, full or stored (stable bytes for caching)."""
+    return json.dumps(obj, ensure_ascii=False, default=str)
+
+
+def full_text(result: dict) -> str:
+    return dumps(result)
+
+
+def stored_text(tool: str, args: dict, result: dict, level: str = "normal") -> str:
+    return dumps(compress(tool, args, result, level))

@@ -1,0 +1,112 @@
+"""HistoryManager (seed 002 A4, D1, D2): the ordered history as stored, and its invariants.
+
+Invariants are small named functions (Codex style), each tested alone:
+- `rounds`: a round starts at a user message and lasts until the next one (an interrupted round is still a round).
+- `ensure_call_outputs_present`: an assistant step whose tool call never got a result gets an "aborted" result.
+- `remove_orphan_outputs`: a tool result without its call is dropped.
+- `plan_compaction`: cuts only between whole rounds and keeps at least the last N rounds verbatim.
+Summaries are never compressed again: they stay at the front and are only appended to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from core.context.compressor import dumps
+from core.messages import Message
+
+ABORTED = {"status": "error", "error": {"code": "aborted", "message": "aborted"}}
+
+
+def aborted_result(call: Message) -> Message:
+    text = dumps(ABORTED)
+    return Message("tool", text, full=text,
+                   meta={"tool_name": call.meta.get("tool_name"), "call_id": call.meta.get("call_id"),
+                         "args": call.meta.get("args"), "step": call.meta.get("step"), "synthetic": True})
+
+
+def ensure_call_outputs_present(messages: list[Message]) -> list[Message]:
+    answered = {m.call_id for m in messages if m.role == "tool"}
+    out: list[Message] = []
+    for m in messages:
+        out.append(m)
+        if m.role == "assistant" and m.call_id and m.call_id not in answered:
+            out.append(aborted_result(m))
+    return out
+
+
+def remove_orphan_outputs(messages: list[Message]) -> list[Message]:
+    calls = {m.call_id for m in messages if m.role == "assistant" and m.call_id}
+    return [m for m in messages if m.role != "tool" or m.call_id in calls]
+
+
+def normalize(messages: list[Message]) -> list[Message]:
+    return ensure_call_outputs_present(remove_orphan_outputs(messages))
+
+
+def split_summaries(messages: list[Message]) -> tuple[list[Message], list[Message]]:
+    summaries = [m for m in messages if m.role == "summary"]
+    rest = [m for m in messages if m.role != "summary"]
+    return summaries, rest
+
+
+def rounds(messages: list[Message]) -> list[list[Message]]:
+    """Group non-summary messages into rounds; anything before the first user message joins the first round."""
+    out: list[list[Message]] = []
+    for m in messages:
+        if m.role == "summary":
+            continue
+        if m.role == "user" or not out:
+            out.append([m])
+        else:
+            out[-1].append(m)
+    return out
+
+
+@dataclass(frozen=True)
+class CompactionPlan:
+    archive: list[Message]       # whole rounds, oldest first
+    kept: list[Message]          # the last rounds, verbatim
+    rounds_archived: int
+    rounds_kept: int
+
+
+def plan_compaction(messages: list[Message], keep_rounds: int) -> CompactionPlan | None:
+    """None when nothing is older than the kept rounds."""
+    all_rounds = rounds(messages)
+    if len(all_rounds) <= keep_rounds:
+        return None
+    cut = len(all_rounds) - keep_rounds
+    archive = [m for r in all_rounds[:cut] for m in r]
+    kept = [m for r in all_rounds[cut:] for m in r]
+    return CompactionPlan(archive, kept, cut, len(all_rounds) - cut)
+
+
+@dataclass
+class HistoryManager:
+    messages: list[Message] = field(default_factory=list)
+
+    def append(self, message: Message) -> None:
+        self.messages.append(message)
+
+    @property
+    def summaries(self) -> list[Message]:
+        return [m for m in self.messages if m.role == "summary"]
+
+    def rounds(self) -> list[list[Message]]:
+        return rounds(self.messages)
+
+    def plan(self, keep_rounds: int) -> CompactionPlan | None:
+        return plan_compaction(self.messages, keep_rounds)
+
+    def apply(self, plan: CompactionPlan, summary: Message | None) -> None:
+        """Summaries so far, the new one appended, then the kept rounds."""
+        new_summaries = self.summaries + ([summary] if summary else [])
+        self.messages = new_summaries + list(plan.kept)
+
+    def current_round_start(self) -> int:
+        """Index of the last user message (the round in progress), or len(messages)."""
+        for i in range(len(self.messages) - 1, -1, -1):
+            if self.messages[i].role == "user":
+                return i
+        return len(self.messages)

@@ -1,0 +1,44 @@
+"""InputPreprocessor (seed 002 A7, C3, E4): @file mentions become reminders, never file content."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+MENTION = re.compile(r"@([a-zA-Z0-9/._-]+(?:\.[a-zA-Z0-9]+)?)")   # the seed's MVP regex, verbatim
+MAX_REMINDERS = 5
+REMINDER = ("<system-reminder>\n"
+            "The user mentioned @{path}.\n"
+            "You MUST read this file with the Read tool before answering.\n"
+            "</system-reminder>")
+
+
+def mentioned_paths(text: str, project_root: Path) -> list[str]:
+    """Paths in order of appearance, de-duplicated, existing inside the project only."""
+    root = Path(os.path.realpath(project_root))
+    seen: list[str] = []
+    for match in MENTION.finditer(text):
+        start = match.start()
+        if start > 0 and text[start - 1].isalnum():       # e.g. user@example.com is not a mention
+            continue
+        path = match.group(1).rstrip(".,")                 # CONTRACT: a trailing . or , is not part of the path
+        if not path or path in seen:
+            continue
+        resolved = Path(os.path.realpath(root / path))
+        if resolved != root and root not in resolved.parents:
+            continue
+        if resolved.exists():
+            seen.append(path)
+    return seen
+
+
+def preprocess(text: str, project_root: Path) -> str:
+    """Append one reminder per mentioned file (max 5), then `(and N more…)`, inside the user message."""
+    paths = mentioned_paths(text, project_root)
+    if not paths:
+        return text
+    parts = [text, *(REMINDER.format(path=p) for p in paths[:MAX_REMINDERS])]
+    if len(paths) > MAX_REMINDERS:
+        parts.append(f"(and {len(paths) - MAX_REMINDERS} more…)")
+    return "\n\n".join(parts)

@@ -1,0 +1,136 @@
+"""The current turn's steps as sent (the scratchpad), under a named policy.
+
+Seed 002 keeps every observation of the turn full; one user message that drives 100 tool calls then
+grows without bound (seed 004). The policies here decide, for each step, whether its observation and
+its action go full or stored. They are judged by position from the end of the turn.
+
+`ours` is prompt-cache-aware: older observations switch to their stored form in *batches*, so the
+prefix the provider has cached stays byte-identical for many calls in a row, instead of breaking at
+every step as sliding masking does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from core.context.digest import IDENT
+from core.context.truncate import head_tail_lines
+from core.prompt import PromptMessage
+
+OBS = "Observation: "
+
+
+@dataclass(frozen=True)
+class ScratchStep:
+    action_full: str            # the Thought/Action text the model wrote (thinking removed)
+    action_stored: str          # the same, shortened when bulky (a whole file written inline)
+    observation_full: str       # the full result, as the model saw it at this step
+    observation_stored: str     # the compressed (A3) form written to history
+    thinking: str = ""
+
+
+@dataclass(frozen=True)
+class OursParams:
+    keep_full: int = 4          # the most recent observations always go full
+    batch: int = 8              # older ones switch to stored this many at a time
+    full_token_budget: int = 24_000   # past this, full observations beyond the newest are stored at once
+
+
+def _messages(steps: list[ScratchStep], obs: Callable[[int], str], act: Callable[[int], str]) -> list[PromptMessage]:
+    out: list[PromptMessage] = []
+    last_thinking = max((i for i, s in enumerate(steps) if s.thinking), default=-1)
+    for i, step in enumerate(steps):
+        action = act(i)
+        if i == last_thinking:       # seed 004 layer 2: only the most recent thinking block is sent
+            action = f"<think>\n{step.thinking}\n</think>\n{action}"
+        out.append(PromptMessage("assistant", action, "scratchpad"))
+        out.append(PromptMessage("user", OBS + obs(i), "scratchpad"))
+    return out
+
+
+def raw(steps: list[ScratchStep], count: Callable[[str], int]) -> list[PromptMessage]:
+    return _messages(steps, lambda i: steps[i].observation_full, lambda i: steps[i].action_full)
+
+
+def mask(steps: list[ScratchStep], count: Callable[[str], int], keep: int = 10) -> list[PromptMessage]:
+    cut = len(steps) - keep
+    return _messages(steps,
+                     lambda i: steps[i].observation_full if i >= cut else "[Old observation omitted]",
+                     lambda i: steps[i].action_full)
+
+
+def seed004(steps: list[ScratchStep], count: Callable[[str], int], keep: int = 6) -> list[PromptMessage]:
+    cut = len(steps) - keep
+
+    def obs(i: int) -> str:
+        text = steps[i].observation_full
+        if i >= cut or len(text) <= 500:
+            return text
+        lines = text.splitlines()
+        kept, dropped = head_tail_lines(lines, 3, 2)
+        return "\n".join(kept) + f"\n[... {dropped} lines omitted, {len(text)} chars originally ...]"
+    return _messages(steps, obs, lambda i: steps[i].action_full)
+
+
+def batched_cut(n: int, params: OursParams) -> int:
+    """How many of the oldest steps are stored: a step function of n, so it moves rarely."""
+    if n <= params.keep_full + params.batch:
+        return 0
+    return ((n - params.keep_full) // params.batch) * params.batch
+
+
+def ours_cut(steps: list[ScratchStep], count: Callable[[str], int], params: OursParams) -> int:
+    cut = batched_cut(len(steps), params)
+    # A few huge observations can outgrow the budget before a batch is due: store them now,
+    # moving the cut to just before the newest full one (one break, then stable again).
+    full_tokens = sum(count(s.observation_full) for s in steps[cut:])
+    if full_tokens > params.full_token_budget and len(steps) - cut > 1:
+        cut = len(steps) - 1
+    return cut
+
+
+def ours(steps: list[ScratchStep], count: Callable[[str], int], params: OursParams = OursParams()) -> list[PromptMessage]:
+    cut = ours_cut(steps, count, params)
+    return _messages(steps,
+                     lambda i: steps[i].observation_full if i >= cut else steps[i].observation_stored,
+                     lambda i: steps[i].action_full if i >= cut else steps[i].action_stored)
+
+
+def stored_only(steps: list[ScratchStep], count: Callable[[str], int]) -> list[PromptMessage]:
+    """The harshest form, used when even `ours` does not fit the window: everything but the newest stored."""
+    last = len(steps) - 1
+    return _messages(steps,
+                     lambda i: steps[i].observation_full if i == last else steps[i].observation_stored,
+                     lambda i: steps[i].action_stored)
+
+
+POLICIES: dict[str, Callable[..., list[PromptMessage]]] = {
+    "ours": ours,
+    "raw": raw,
+    "mask": mask,
+    "seed004": seed004,
+}
+
+BULKY_ACTION_CHARS = 1_500
+
+
+def shorten_action(text: str) -> str:
+    """Stored form of a bulky action (e.g. a file written through a heredoc): head, tail, and its names."""
+    if len(text) <= BULKY_ACTION_CHARS:
+        return text
+    lines = text.splitlines()
+    kept, dropped = head_tail_lines(lines, 12, 6)
+    if not dropped:
+        return text
+    kept_text = "\n".join(kept)
+    seen = {n.rstrip("./-") for n in IDENT.findall(kept_text)}
+    names: list[str] = []
+    for line in lines[12:len(lines) - 6]:
+        for raw_name in IDENT.findall(line):
+            name = raw_name.rstrip("./-")
+            if len(name) >= 4 and name not in seen:
+                seen.add(name)
+                names.append(name)
+    suffix = f"\n[names in omitted lines] {' '.join(names)}" if names else ""
+    return kept_text + suffix
