@@ -1,0 +1,71 @@
+"""The import boundary, the retry helpers, and the factory."""
+
+from __future__ import annotations
+
+import ast
+from email.utils import formatdate
+from pathlib import Path
+
+import pytest
+
+from core.config import Config, ConfigError
+from core.providers.anthropic import AnthropicProvider
+from core.providers.factory import make_provider
+from core.providers.openai import OpenAIProvider
+from core.providers.retry import RetryPolicy, backoff_delay, parse_retry_after
+
+CORE = Path(__file__).resolve().parent.parent / "core"
+
+
+def _imported_roots(path: Path) -> set[str]:
+    roots: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            roots.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+def test_only_providers_import_httpx():
+    offenders = [str(p.relative_to(CORE)) for p in CORE.rglob("*.py")
+                 if {"httpx", "httpx_sse"} & _imported_roots(p) and p.parent.name != "providers"]
+    assert offenders == []
+    assert "httpx" in _imported_roots(CORE / "providers" / "transport.py"), "the scan itself must see imports"
+
+
+def test_retry_after_seconds_and_http_date():
+    assert parse_retry_after("7") == 7.0
+    assert parse_retry_after("0.5") == 0.5
+    assert parse_retry_after(None) is None and parse_retry_after("soon") is None
+    now = 1_700_000_000.0
+    assert parse_retry_after(formatdate(now + 30, usegmt=True), now=now) == pytest.approx(30, abs=1)
+    assert parse_retry_after(formatdate(now - 30, usegmt=True), now=now) == 0.0
+
+
+def test_backoff_is_capped_and_respects_retry_after():
+    policy = RetryPolicy(base_delay=1.0, max_delay=8.0)
+    assert backoff_delay(10, policy, None, rng=lambda: 1.0) == 8.0
+    assert backoff_delay(1, policy, None, rng=lambda: 0.0) == 0.5
+    assert backoff_delay(1, policy, 12.0, rng=lambda: 0.0) == 12.0
+
+
+def _config(tmp_path: Path, **kw) -> Config:
+    return Config(project_root=tmp_path, home=tmp_path / "home", model="m", **kw)
+
+
+async def test_factory_picks_the_provider_and_passes_settings(tmp_path):
+    openai = make_provider(_config(tmp_path, base_url="http://localhost:11434/v1/", api_key="k"), read_timeout=3.0)
+    assert isinstance(openai, OpenAIProvider) and openai.name == "openai"
+    assert openai.url == "http://localhost:11434/v1/chat/completions" and openai.policy.read_timeout == 3.0
+    anthropic = make_provider(_config(tmp_path, provider="anthropic", base_url="https://api.anthropic.com"))
+    assert isinstance(anthropic, AnthropicProvider) and anthropic.url == "https://api.anthropic.com/v1/messages"
+    await openai.aclose()
+    await anthropic.aclose()
+
+
+def test_factory_errors_are_clear(tmp_path):
+    with pytest.raises(ConfigError, match="no endpoint"):
+        make_provider(_config(tmp_path))
+    with pytest.raises(TypeError, match="unknown override"):
+        make_provider(_config(tmp_path, base_url="http://x/v1"), read_timout=1)
