@@ -1,0 +1,111 @@
+"""A model and a Bash tool that play a recorded trajectory back through the real engine.
+
+The ReplayProvider answers call k with recorded step k as a ReAct reply (`Thought: …` / `Action: Bash[{…}]`)
+and, once every step is played, with `Action: Finish[…]`; it keeps every request it got, which is exactly
+what the engine's ContextBuilder sent. The ReplayBash tool returns step k's recorded output in the real
+Bash tool's result shape, so compression and storage see what a live session would.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import AsyncIterator
+
+from core.prompt import as_wire_dicts
+from core.providers.base import ChatRequest, ProviderError, StreamChunk, StreamDone, TextChunk, UsageChunk
+from core.react import FINISH, render_action
+from core.replay.loaders import Step, Trajectory
+from core.tokens import TokenCache, shared_cache
+from core.tools.base import ToolContext, fail, ok
+
+try:   # the real tool's text rendering, so the replayed observation reads like a live one
+    from core.tools.bash import _render as _render_bash_text
+except ImportError:  # pragma: no cover - the real tool is part of the product; this only guards a partial tree
+    _render_bash_text = None
+
+# Lines of a recorded thought that the ReAct parser would take for its own markers.
+_MARKER_LINE = re.compile(r"^(\s*\**)(Action|Observation)(\**\s*):", re.M)
+
+
+def _neutral(thought: str) -> str:
+    """Keep a recorded thought from being parsed as an Action or cut at an Observation line."""
+    return _MARKER_LINE.sub(r"\1\2\3 -", thought)
+
+
+def render_step(step: Step) -> str:
+    action = "Action: " + render_action("Bash", {"command": step.action})
+    thought = _neutral(step.thought).strip()
+    return f"Thought: {thought}\n{action}" if thought else action
+
+
+def render_finish(traj: Trajectory) -> str:
+    return (f"Thought: the recorded trajectory has no more steps.\n"
+            f"Action: {FINISH}[replay of {traj.instance_id} finished after {len(traj.steps)} recorded steps]")
+
+
+class ReplayProvider:
+    """Answers call k with step k of the trajectory, then Finish; anything more is an error."""
+
+    name = "replay"
+
+    def __init__(self, traj: Trajectory, steps: list[Step] | None = None, cache: TokenCache = shared_cache) -> None:
+        self.traj = traj
+        self.steps = list(traj.steps if steps is None else steps)
+        self.cache = cache
+        self.requests: list[ChatRequest] = []
+        self.answers: list[str] = []
+
+    @property
+    def finished(self) -> bool:
+        return len(self.requests) > len(self.steps)
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamChunk]:
+        index = len(self.requests)
+        if index > len(self.steps):
+            raise ProviderError(f"replay of {self.traj.instance_id}: the engine asked for call {index + 1} "
+                                f"but the recording has {len(self.steps)} steps and Finish was already sent")
+        self.requests.append(request)
+        text = render_step(self.steps[index]) if index < len(self.steps) else render_finish(self.traj)
+        self.answers.append(text)
+        yield TextChunk(text)
+        prompt = sum(self.cache.message(m["content"]) for m in as_wire_dicts(request.messages))
+        yield UsageChunk(input_tokens=prompt, output_tokens=self.cache.count(text))
+        yield StreamDone("stop")
+
+    async def aclose(self) -> None:
+        return None
+
+
+def bash_result(step: Step, command: str) -> dict:
+    """The recorded output in the real Bash tool's C1 shape (merged stdout+stderr arrive as stdout)."""
+    data = {"command": command, "exit_code": step.returncode, "stdout": step.output, "stderr": "",
+            "timed_out": step.timed_out, "stdout_dropped_bytes": 0, "stderr_dropped_bytes": 0, "duration": 0.0}
+    text = _render_bash_text(data) if _render_bash_text is not None else step.output
+    stats = {"duration_ms": 0.0, "stdout_bytes": len(step.output.encode("utf-8", "replace")), "stderr_bytes": 0}
+    if step.timed_out:
+        return fail("timeout", "command timed out and was killed (output so far is in data)",
+                    context={"command": command}, data=data) | {"text": text, "stats": stats}
+    return ok(data, text=text, stats=stats, context={"command": command})
+
+
+class ReplayBash:
+    """Returns the recorded output of the step the provider last answered with."""
+
+    name = "Bash"
+    needs_permission = False
+    edits_files = False
+
+    def __init__(self, provider: ReplayProvider) -> None:
+        self.provider = provider
+        self.calls = 0
+
+    async def run(self, args: dict, ctx: ToolContext) -> dict:
+        index = len(self.provider.requests) - 1
+        self.calls += 1
+        if not 0 <= index < len(self.provider.steps):
+            return fail("replay_error", f"no recorded step for Bash call {self.calls}")
+        command = args.get("command") if isinstance(args, dict) else None
+        if not isinstance(command, str):
+            return fail("invalid_argument", f"command must be a string, got {json.dumps(command)[:40]}")
+        return bash_result(self.provider.steps[index], command)
