@@ -146,6 +146,8 @@ def ensure_template(summary_text: str, start: datetime | str, cutoff: datetime |
         body = text[header_at + len(SUMMARY_HEADING):].lstrip("\n")
     else:
         body = text
+    if body.rstrip().endswith("```") and body.count("```") % 2 == 1:
+        body = body.rstrip()[:-3]     # the closing fence of a block whose opening was cut with the preamble
     first_line, _, rest = body.partition("\n")
     if first_line.strip().startswith("*(Contains context from"):
         body = rest.lstrip("\n")

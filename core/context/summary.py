@@ -1,0 +1,347 @@
+"""SummaryCompressor (seed 002 A5, C2, E2; seed 001 8.7–8.9): archives old history with a separate model call.
+
+The whole input fits the summary model's window (window − output reserve − prompt): file contents are cut
+before the history is, and the cut is said in the input. History too big for one call is summarised in
+chunks split at message boundaries, then the partial summaries are merged into one A5 summary.
+A deadline over the whole job raises SummaryTimeout; anything else raises SummaryFailed. The caller
+(the engine) turns both into hard truncation, with `fallback_message(exc)` for the user.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable
+
+from core.context.file_analyzer import FileReport, IncludedFile
+from core.messages import Message
+from core.prompt import PromptMessage
+from core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk,
+                                 StreamDone, TextChunk)
+from core.tokens import PER_MESSAGE_OVERHEAD, encoding, shared_cache
+from core.tokens import count as count_tokens
+from prompts.agents_prompts.summary_prompt import (ensure_template, render_merge_request,
+                                                   render_summary_request, summary_system_prompt)
+
+FALLBACK_TIMEOUT_MESSAGE = "Summary generation timed out, keeping recent history only."
+
+ProgressCallback = Callable[[str, float, int, str], None]   # (stage, elapsed s, tokens received, detail)
+
+STAGE = "summarising"          # the CompactionProgress stage these reports belong to
+BLOCK_JOIN_TOKENS = 2          # the blank line between two rendered messages
+SAFETY_TOKENS = 32             # slack for tokens that do not add up exactly across joins
+MIN_FILE_LINES = 10            # fewer lines than this of a file is not worth sending
+MIN_CONTENT_BUDGET = 64        # below this the window cannot hold a summary request at all
+RETRY_BUDGET_SCALE = 0.6       # after the server says "too long": our count is low for its tokenizer
+
+
+class SummaryError(Exception):
+    """The summary could not be made; the caller falls back to hard truncation."""
+
+
+class SummaryTimeout(SummaryError):
+    pass
+
+
+class SummaryFailed(SummaryError):
+    pass
+
+
+def fallback_message(exc: BaseException) -> str:
+    """What the user reads when the summary is replaced by hard truncation (E2, seed 001 8.8)."""
+    if isinstance(exc, SummaryTimeout):
+        return FALLBACK_TIMEOUT_MESSAGE
+    reason = str(exc).strip() or type(exc).__name__
+    return f"Summary generation failed ({reason}), keeping recent history only."
+
+
+@dataclass(frozen=True)
+class SummaryResult:
+    text: str
+    files_included: tuple[str, ...]
+    chunks: int                          # 1 for a single call; otherwise the number of history parts
+    input_notes: tuple[str, ...] = ()    # what was cut from the input to fit the window
+
+
+def render_message(message: Message) -> str:
+    """One archived message as the summary model reads it, roles as the prompt shows them."""
+    return f"[{message.role}] {message.content}"
+
+
+class SummaryCompressor:
+    def __init__(self, provider: Any, model: str, timeout: float = 120.0, window: int = 200_000,
+                 output_reserve: int = 8_000, *, progress_interval: float = 0.1) -> None:
+        self.provider = provider
+        self.model = model
+        self.timeout = timeout
+        self.window = window
+        self.output_reserve = output_reserve
+        self.progress_interval = progress_interval
+
+    @classmethod
+    def from_config(cls, config: Any, provider: Any) -> "SummaryCompressor":
+        return cls(provider, config.effective_summary_model, timeout=config.summary_timeout,
+                   window=config.context_window, output_reserve=config.output_reserve)
+
+    async def summarise(self, messages: list[Message], *, start: datetime | str, cutoff: datetime | str,
+                        instructions: str | None = None, files: FileReport | None = None,
+                        on_progress: ProgressCallback | None = None) -> SummaryResult:
+        job = _Job(self, start, cutoff, instructions, files or FileReport(), on_progress)
+        archived = [m for m in messages if m.role != "summary"]   # summaries are never compressed again
+        try:
+            async with asyncio.timeout(self.timeout) as deadline:
+                try:
+                    return await job.run(archived, budget_scale=1.0)
+                except ContextLengthExceeded:
+                    return await job.run(archived, budget_scale=RETRY_BUDGET_SCALE)
+        except TimeoutError as exc:
+            if deadline.expired():
+                raise SummaryTimeout(f"no summary after {self.timeout:g}s") from exc
+            raise SummaryFailed(f"timed out: {exc}" if str(exc) else "timed out") from exc
+        except SummaryError:
+            raise
+        except ProviderError as exc:
+            raise SummaryFailed(str(exc)) from exc
+        except Exception as exc:   # noqa: BLE001 - any failure becomes the documented fallback
+            raise SummaryFailed(f"{type(exc).__name__}: {exc}") from exc
+
+
+class _Job:
+    """One summarise() call: its budget, its progress clock and counters."""
+
+    def __init__(self, owner: SummaryCompressor, start: datetime | str, cutoff: datetime | str,
+                 instructions: str | None, files: FileReport, on_progress: ProgressCallback | None) -> None:
+        self.owner = owner
+        self.start, self.cutoff = start, cutoff
+        self.instructions = instructions
+        self.files = files
+        self.on_progress = on_progress
+        self.system = summary_system_prompt(start, cutoff)
+        self.began = time.monotonic()
+        self.tokens = 0
+        self.last_report = float("-inf")
+        self.calls = 0
+
+    # -- budget ---------------------------------------------------------------------------------
+
+    def content_budget(self, wrapper: str, scale: float) -> int:
+        """Tokens left for history/files/partials in one request whose fixed text is `wrapper`."""
+        fixed = (shared_cache.count(self.system) + shared_cache.count(wrapper)
+                 + 2 * PER_MESSAGE_OVERHEAD + SAFETY_TOKENS)
+        budget = int((self.owner.window - self.owner.output_reserve) * scale) - fixed
+        if budget < MIN_CONTENT_BUDGET:
+            raise SummaryFailed(f"the summary model's window ({self.owner.window} tokens, "
+                                f"{self.owner.output_reserve} reserved for the answer) cannot hold the summary prompt")
+        return budget
+
+    # -- plan -----------------------------------------------------------------------------------
+
+    async def run(self, archived: list[Message], budget_scale: float) -> SummaryResult:
+        blocks = [render_message(m) for m in archived]
+        sizes = [shared_cache.count(b) + BLOCK_JOIN_TOKENS for b in blocks]
+        single_budget = self.content_budget(render_summary_request("", "", self.instructions), budget_scale)
+        if sum(sizes) <= single_budget - (FILES_OMITTED_TOKENS if self.files.files or self.files.notes else 0):
+            files_text, included, notes = files_section(self.files, single_budget - sum(sizes))
+            self.report(0, f"summarising {len(blocks)} archived messages")
+            text = await self.call(render_summary_request("\n\n".join(blocks), files_text, self.instructions),
+                                   "summary")
+            return self.finish(text, included, notes, chunks=1)
+
+        chunks, notes = self.split(blocks, sizes, budget_scale)
+        partials = []
+        for index, chunk in enumerate(chunks, 1):
+            detail = f"part {index} of {len(chunks)} of the archived history"
+            self.report(0, detail)
+            partials.append(await self.call(
+                render_summary_request("\n\n".join(chunk), "", self.instructions, part=(index, len(chunks))), detail))
+        partials = await self.reduce(partials, budget_scale)
+        merge_budget = self.content_budget(render_merge_request([""] * len(partials), "", self.instructions),
+                                           budget_scale)
+        used = sum(shared_cache.count(p) + BLOCK_JOIN_TOKENS for p in partials)
+        files_text, included, file_notes = files_section(self.files, merge_budget - used)
+        self.report(0, f"merging {len(partials)} partial summaries")
+        text = await self.call(render_merge_request(partials, files_text, self.instructions), "merge")
+        return self.finish(text, included, tuple(notes) + file_notes, chunks=len(chunks))
+
+    def split(self, blocks: list[str], sizes: list[int], scale: float) -> tuple[list[list[str]], list[str]]:
+        """History parts that each fit one call, cut only between messages; an oversized message is cut."""
+        widest_note = render_summary_request("", "", self.instructions, part=(99_999, 99_999))
+        budget = self.content_budget(widest_note, scale)
+        chunks: list[list[str]] = [[]]
+        used = 0
+        notes: list[str] = []
+        for block, size in zip(blocks, sizes):
+            if size > budget:
+                block = cut_middle(block, budget - BLOCK_JOIN_TOKENS)
+                size = budget
+                notes.append("one archived message was longer than the summary window and was cut in the middle")
+            if chunks[-1] and used + size > budget:
+                chunks.append([])
+                used = 0
+            chunks[-1].append(block)
+            used += size
+        return chunks, notes
+
+    async def reduce(self, partials: list[str], scale: float) -> list[str]:
+        """Merge partial summaries in groups until all of them fit one merge request."""
+        while True:
+            budget = self.content_budget(render_merge_request([""] * len(partials), "", self.instructions), scale)
+            sizes = [shared_cache.count(p) + BLOCK_JOIN_TOKENS for p in partials]
+            if sum(sizes) <= budget:
+                return partials
+            half = max(MIN_CONTENT_BUDGET // 2, budget // 2 - BLOCK_JOIN_TOKENS)
+            # At most half the budget each, so every group holds at least two and the list shrinks.
+            partials = [p if s <= half else cut_middle(p, half) for p, s in zip(partials, sizes)]
+            groups: list[list[str]] = [[]]
+            used = 0
+            for part in partials:
+                size = shared_cache.count(part) + BLOCK_JOIN_TOKENS
+                if groups[-1] and used + size > budget:
+                    groups.append([])
+                    used = 0
+                groups[-1].append(part)
+                used += size
+            merged = []
+            for index, group in enumerate(groups, 1):
+                if len(group) == 1:
+                    merged.append(group[0])
+                    continue
+                detail = f"merging partial summaries, group {index} of {len(groups)}"
+                self.report(0, detail)
+                merged.append(await self.call(render_merge_request(group, "", self.instructions), detail))
+            partials = merged
+
+    def finish(self, text: str, included: tuple[str, ...], notes: tuple[str, ...] | list[str],
+               chunks: int) -> SummaryResult:
+        self.report(0, "summary received", force=True)
+        return SummaryResult(ensure_template(text, self.start, self.cutoff), included, chunks, tuple(notes))
+
+    # -- the model call -------------------------------------------------------------------------
+
+    async def call(self, user_text: str, detail: str) -> str:
+        request = ChatRequest(
+            messages=[PromptMessage("system", self.system, "L1"), PromptMessage("user", user_text, "input")],
+            model=self.owner.model, max_tokens=self.owner.output_reserve, stop=())
+        self.calls += 1
+        text: list[str] = []
+        stream = self.owner.provider.stream(request)
+        try:
+            async for chunk in stream:
+                if isinstance(chunk, (TextChunk, ReasoningChunk)):
+                    if isinstance(chunk, TextChunk):
+                        text.append(chunk.text)
+                    self.report(count_tokens(chunk.text), detail)
+                elif isinstance(chunk, StreamDone):
+                    if chunk.stop_reason == "restart":   # the provider retries: what came so far is void
+                        text.clear()
+                        continue
+                    break
+        finally:
+            close = getattr(stream, "aclose", None)
+            if close is not None:
+                await close()   # frees the connection now, also when the deadline cancels us
+        reply = strip_thinking("".join(text))
+        if not reply.strip():
+            raise SummaryFailed("the summary model returned an empty reply")
+        return reply
+
+    def report(self, new_tokens: int, detail: str, force: bool = False) -> None:
+        self.tokens += new_tokens
+        if self.on_progress is None:
+            return
+        now = time.monotonic()
+        if not force and new_tokens and now - self.last_report < self.owner.progress_interval:
+            return
+        self.last_report = now
+        self.on_progress(STAGE, now - self.began, self.tokens, detail)
+
+
+_THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
+
+
+def strip_thinking(text: str) -> str:
+    return _THINK.sub("", text).strip()
+
+
+def cut_middle(text: str, max_tokens: int) -> str:
+    """Head and tail of `text` within about max_tokens, with a marker saying how much was cut (seed 003)."""
+    tokens = encoding().encode(text, disallowed_special=())
+    if len(tokens) <= max_tokens:
+        return text
+    keep = max(2, max_tokens - 16)
+    head, tail = keep // 2, keep - keep // 2
+    cut = len(tokens) - head - tail
+    return (encoding().decode(tokens[:head]) + f"\n[... {cut} tokens cut to fit the summary window ...]\n"
+            + encoding().decode(tokens[-tail:]))
+
+
+# -- files ----------------------------------------------------------------------------------------
+
+FILES_HEADING = ("# Current content of the files this history worked on\n"
+                 "(read from disk just now, most important first; use them for the File System State section)")
+
+
+FILES_OMITTED = "(File contents omitted: the archived history fills the summary model's window.)"
+FILES_OMITTED_TOKENS = 24
+
+
+def files_section(report: FileReport, budget: int) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """(section text, paths included, notes about cuts) within `budget` tokens; files go whole, cut, or not."""
+    if not report.files and not report.notes:
+        return "", (), ()
+    fixed = shared_cache.count(FILES_HEADING) + sum(shared_cache.count(n) + 2 for n in report.notes) + 80
+    if budget < fixed:
+        return FILES_OMITTED, (), (FILES_OMITTED,)
+    cut_notes: list[str] = []
+    parts: list[str] = []
+    included: list[str] = []
+    remaining = budget - fixed
+    for entry in report.files:
+        whole = render_file(entry, entry.lines)
+        size = count_tokens(whole) + BLOCK_JOIN_TOKENS
+        if size > remaining:
+            lines = fitting_lines(entry, remaining - BLOCK_JOIN_TOKENS)
+            if lines < MIN_FILE_LINES:
+                cut_notes.append(f"{entry.path} omitted to fit the summary window")
+                continue
+            whole = render_file(entry, lines)
+            size = count_tokens(whole) + BLOCK_JOIN_TOKENS
+            cut_notes.append(f"{entry.path} cut to its first {lines} lines to fit the summary window")
+        parts.append(whole)
+        included.append(entry.path)
+        remaining -= size
+    if not parts and not report.notes and not cut_notes:
+        return "", (), ()
+    notes = list(report.notes) + cut_notes
+    text = FILES_HEADING
+    if notes:
+        text += "\n\nNotes:\n" + "\n".join(f"- {n}" for n in notes)
+    if parts:
+        text += "\n\n" + "\n\n".join(parts)
+    return text, tuple(included), tuple(cut_notes)
+
+
+def render_file(entry: IncludedFile, lines: int) -> str:
+    state = "modified in the archived span" if entry.modified else "read or mentioned"
+    body = "".join(entry.content.splitlines(keepends=True)[:lines]).rstrip("\n")
+    total = entry.total_lines or entry.lines
+    shown = f"lines 1-{lines} of {total}" if lines < total else f"{total} lines"
+    fence = "```"
+    while fence in body:
+        fence += "`"
+    return f"## {entry.path} ({state}; {entry.mentions} mention(s); {shown})\n{fence}\n{body}\n{fence}"
+
+
+def fitting_lines(entry: IncludedFile, budget: int) -> int:
+    """The most lines of the file whose rendering fits `budget` tokens (binary search)."""
+    low, high = 0, entry.lines
+    while low < high:
+        mid = (low + high + 1) // 2
+        if count_tokens(render_file(entry, mid)) <= budget:   # probes are not worth caching
+            low = mid
+        else:
+            high = mid - 1
+    return low
