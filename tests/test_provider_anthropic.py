@@ -100,3 +100,10 @@ async def test_thinking_is_reasoning_and_stop_sequence_is_reported():
 def test_context_length_detection():
     assert is_context_error(400, None, "prompt is too long: 210000 tokens > 200000 maximum")
     assert not is_context_error(400, None, "max_tokens: must be positive")
+
+
+def test_blank_messages_are_left_out_because_the_api_rejects_them():
+    rendered = render_messages([P("user", "q"), P("assistant", "  "), P("user", "more")])
+    assert rendered == [{"role": "user", "content": "q\n\nmore"}]
+    assert render_system([P("system", ""), P("system", "rules")]) == [
+        {"type": "text", "text": "rules", "cache_control": EPHEMERAL}]

@@ -13,6 +13,7 @@ from core.providers.anthropic import AnthropicProvider
 from core.providers.factory import make_provider
 from core.providers.openai import OpenAIProvider
 from core.providers.retry import RetryPolicy, backoff_delay, parse_retry_after
+from core.providers.transport import error_message
 
 CORE = Path(__file__).resolve().parent.parent / "core"
 
@@ -67,5 +68,16 @@ async def test_factory_picks_the_provider_and_passes_settings(tmp_path):
 def test_factory_errors_are_clear(tmp_path):
     with pytest.raises(ConfigError, match="no endpoint"):
         make_provider(_config(tmp_path))
+    with pytest.raises(ConfigError, match="must start with http"):
+        make_provider(_config(tmp_path, base_url="localhost:11434/v1"))
     with pytest.raises(TypeError, match="unknown override"):
         make_provider(_config(tmp_path, base_url="http://x/v1"), read_timout=1)
+
+
+def test_error_bodies_of_every_usual_shape_give_the_server_message():
+    assert error_message(b'{"error": {"message": "bad model", "type": "x"}}')[1] == "bad model"
+    assert error_message(b'{"type": "error", "error": {"type": "x", "message": "too long"}}')[1] == "too long"
+    assert error_message(b'{"error": "ollama says no"}')[1] == "ollama says no"
+    assert error_message(b'{"detail": "vllm says no"}')[1] == "vllm says no"
+    page = b"<html><body><h1>502 Bad Gateway</h1>\n<p>nginx</p></body></html>"
+    assert error_message(page)[1].split() == ["502", "Bad", "Gateway", "nginx"]

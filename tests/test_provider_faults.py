@@ -234,3 +234,4 @@ async def test_usage_chunk_comes_before_done(kind):
     chunks, _ = await run(kind, [ANSWER])
     kinds = [type(c) for c in chunks]
     assert kinds[-2:] == [UsageChunk, StreamDone]
+

@@ -14,7 +14,7 @@ from core.prompt import PromptMessage
 from core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk, StreamChunk,
                                  StreamDone, TextChunk, UsageChunk)
 from core.providers.retry import RetryPolicy, TransientError, one_line, stream_with_retries
-from core.providers.transport import decode_json, event_stream, make_client, scrub
+from core.providers.transport import check_base_url, decode_json, event_stream, make_client, scrub
 
 API_VERSION = "2023-06-01"
 SUMMARY_MARK = "[Summary of earlier work]\n"
@@ -32,7 +32,7 @@ def is_context_error(status: int, data: Any, message: str) -> bool:
 
 def render_system(messages: list[PromptMessage]) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = [{"type": "text", "text": m.content} for m in messages
-                                    if m.role == "system" and m.content]
+                                    if m.role == "system" and m.content.strip()]
     if blocks:
         blocks[-1]["cache_control"] = dict(EPHEMERAL)
     return blocks
@@ -45,7 +45,7 @@ def render_messages(messages: list[PromptMessage]) -> list[dict[str, Any]]:
     its text block, so the cache_control lands exactly at the end of that part and not after what follows.
     Only the last MAX_MESSAGE_BREAKPOINTS breakpoints are kept.
     """
-    parts = [m for m in messages if m.role != "system"]
+    parts = [m for m in messages if m.role != "system" and m.content.strip()]   # the API rejects blank text
     marked = [i for i, m in enumerate(parts) if m.cache_breakpoint][-MAX_MESSAGE_BREAKPOINTS:]
     turns: list[tuple[str, list[dict[str, Any]]]] = []
     open_block = False   # may the next part of the same role join the last block?
@@ -89,7 +89,7 @@ class AnthropicProvider:
     def __init__(self, base_url: str = "https://api.anthropic.com", api_key: str | None = None, *,
                  policy: RetryPolicy | None = None, client: httpx.AsyncClient | None = None,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
-        self.base_url = base_url.rstrip("/")
+        self.base_url = check_base_url(self.name, base_url)
         self.url = self.base_url + "/v1/messages"
         self._api_key = api_key or None
         self.policy = policy or RetryPolicy()

@@ -7,7 +7,7 @@ from typing import Any
 
 from core.config import Config, ConfigError
 from core.providers.anthropic import AnthropicProvider
-from core.providers.base import Provider
+from core.providers.base import Provider, ProviderError
 from core.providers.openai import OpenAIProvider
 from core.providers.retry import RetryPolicy
 
@@ -26,11 +26,14 @@ def make_provider(config: Config, **overrides: Any) -> Provider:
     unknown = sorted(set(overrides) - {"client", "sleep"})
     if unknown:
         raise TypeError(f"make_provider: unknown override(s): {', '.join(unknown)}")
-    if config.provider == "anthropic":
-        return AnthropicProvider(base_url or "https://api.anthropic.com", api_key, policy=policy, **overrides)
-    if config.provider == "openai":
-        if not base_url:
-            raise ConfigError("no endpoint configured: set CONTEXTUAL_BASE_URL (or pass --base-url), "
-                              "e.g. http://localhost:11434/v1 for Ollama")
+    if config.provider not in ("openai", "anthropic"):
+        raise ConfigError(f"unknown provider {config.provider!r}: use one of openai, anthropic")
+    if config.provider == "openai" and not base_url:
+        raise ConfigError("no endpoint configured: set CONTEXTUAL_BASE_URL (or pass --base-url), "
+                          "e.g. http://localhost:11434/v1 for Ollama")
+    try:
+        if config.provider == "anthropic":
+            return AnthropicProvider(base_url or "https://api.anthropic.com", api_key, policy=policy, **overrides)
         return OpenAIProvider(base_url, api_key, policy=policy, **overrides)
-    raise ConfigError(f"unknown provider {config.provider!r}: use one of openai, anthropic")
+    except ProviderError as exc:   # a malformed base URL is a settings problem
+        raise ConfigError(str(exc)) from None

@@ -14,7 +14,7 @@ import httpx
 from core.prompt import PromptMessage
 from core.providers.base import ChatRequest, ReasoningChunk, StreamChunk, StreamDone, TextChunk, UsageChunk
 from core.providers.retry import RetryPolicy, TransientError, one_line, stream_with_retries
-from core.providers.transport import decode_json, event_stream, make_client
+from core.providers.transport import check_base_url, decode_json, event_stream, make_client
 
 _CONTEXT_WORDS = re.compile(r"maximum context length|context length|context window|too many tokens|"
                             r"prompt is too long", re.IGNORECASE)
@@ -50,7 +50,7 @@ class OpenAIProvider:
     def __init__(self, base_url: str, api_key: str | None = None, *, policy: RetryPolicy | None = None,
                  client: httpx.AsyncClient | None = None,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
-        self.base_url = base_url.rstrip("/")
+        self.base_url = check_base_url(self.name, base_url)
         self.url = self.base_url + "/chat/completions"
         self._api_key = api_key or None
         self.policy = policy or RetryPolicy()

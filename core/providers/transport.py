@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Callable
 
@@ -17,6 +18,12 @@ from core.providers.retry import RetryPolicy, TransientError, one_line, parse_re
 RETRYABLE_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 
 ContextErrorTest = Callable[[int, Any, str], bool]
+
+
+def check_base_url(name: str, base_url: str) -> str:
+    if not base_url.startswith(("http://", "https://")):
+        raise ProviderError(f"{name}: base URL must start with http:// or https://, got {base_url!r}")
+    return base_url.rstrip("/")
 
 
 def make_client(policy: RetryPolicy) -> httpx.AsyncClient:
@@ -38,7 +45,8 @@ def error_message(body: bytes) -> tuple[Any, str]:
     try:
         data = json.loads(text)
     except ValueError:
-        return None, text.strip() or "(empty body)"
+        # Proxies answer with HTML pages; their tags are noise in a one-line error.
+        return None, re.sub(r"<[^>]*>", " ", text).strip() or "(empty body)"
     found: Any = data
     if isinstance(data, dict):
         found = data.get("error", data.get("detail", data.get("message", data)))
