@@ -1,0 +1,51 @@
+"""Small pure helpers shared by the widgets: token figures, one-line labels for messages."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from core.messages import Message
+
+
+def tokens(n: int | None) -> str:
+    """12 -> '12', 1234 -> '1.2k', 200000 -> '200k'."""
+    if n is None:
+        return "–"
+    if n < 1000:
+        return str(n)
+    if n < 100_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n // 1000}k"
+
+
+def one_line(text: str, width: int = 80) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def args_label(args: Any, width: int = 60) -> str:
+    """The most telling argument of a tool call, on one line."""
+    if isinstance(args, dict):
+        for key in ("command", "file_path", "pattern", "path"):
+            if isinstance(args.get(key), str):
+                return one_line(args[key], width)
+        return one_line(json.dumps(args, ensure_ascii=False), width)
+    return one_line(str(args), width)
+
+
+def stored_status(message: Message) -> str:
+    """'exit 1', 'error', or '' read from a stored tool result."""
+    try:
+        data = json.loads(message.content)
+    except (TypeError, ValueError):
+        return ""
+    if not isinstance(data, dict):
+        return ""
+    if data.get("status") == "error":
+        err = data.get("error") or {}
+        return f"error {err.get('code', '')}".strip()
+    stats = data.get("stats") or {}
+    if isinstance(stats, dict) and "exit_code" in stats:
+        return f"exit {stats['exit_code']}"
+    return ""

@@ -1,0 +1,110 @@
+"""What the app asks of the outside world: engines, sessions on disk, undo.
+
+The app only talks to a host, so tests can hand it a scripted one; ``RealHost`` wires the real engine,
+provider, session writer and ghost snapshots. A session file is created at the first input, not at launch,
+so opening and closing the app leaves no empty sessions behind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from core.config import Config
+
+
+@dataclass
+class Opened:
+    """An engine ready to use, with what the user should read about how it was opened."""
+    engine: Any
+    notices: list[str] = field(default_factory=list)
+
+
+class Host(Protocol):
+    config: Config
+
+    def new_engine(self) -> Opened: ...
+    def resume(self, session_id: str | None = None) -> Opened: ...     # None: this project's latest
+    def list_sessions(self) -> list[Any]: ...
+    def ensure_session(self, engine: Any) -> None: ...
+    async def undo(self, engine: Any) -> str: ...
+    async def close(self, engine: Any) -> None: ...
+
+
+class RealHost:
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self._provider: Any = None
+        if config.missing_model_message() is None:
+            from core.providers.factory import make_provider
+            self._provider = make_provider(config)
+
+    def _engine(self) -> Any:
+        from core.agent import Engine
+        return Engine(self.config, self._provider)
+
+    def new_engine(self) -> Opened:
+        return Opened(self._engine())
+
+    def list_sessions(self) -> list[Any]:
+        from core.session import list_sessions
+        return list_sessions(self.config.home, self.config.project_root)
+
+    def resume(self, session_id: str | None = None) -> Opened:
+        from core.session import SessionError, SessionWriter, find_session, latest_session, load_session
+        from core.snapshot.ghost import GhostSnapshots
+        home, root = self.config.home, self.config.project_root
+        path = find_session(home, root, session_id) if session_id else latest_session(home, root)
+        if path is None:
+            which = f"session {session_id}" if session_id else "a previous session"
+            raise LookupError(f"no {which} found for {root}")
+        loaded = load_session(path)
+        engine = self._engine()
+        usage = loaded.last_usage
+        engine.restore(loaded.history, usage.total if usage is not None else None, loaded.todos, loaded.compactions)
+        notices = [f"resumed session {loaded.session_id[:8]}: {len(loaded.history)} messages, "
+                   f"{len(loaded.compactions)} compaction(s)"] + list(loaded.warnings)
+        try:
+            engine.session = SessionWriter.reopen(path, secrets=self._secrets())
+            engine.snapshots = GhostSnapshots(root, engine.session.session_id, home)
+        except SessionError as exc:
+            notices.append(f"read-only: {exc}")
+        return Opened(engine, notices)
+
+    def _secrets(self) -> list[str]:
+        return [self.config.api_key] if self.config.api_key else []
+
+    def ensure_session(self, engine: Any) -> None:
+        if engine.session is not None:
+            return
+        from core.session import SessionWriter
+        from core.snapshot.ghost import GhostSnapshots
+        engine.session = SessionWriter.create(self.config.home, self.config.project_root, secrets=self._secrets())
+        engine.snapshots = GhostSnapshots(self.config.project_root, engine.session.session_id, self.config.home)
+
+    async def undo(self, engine: Any) -> str:
+        from core.session import load_session
+        from core.undo import UndoError, note_message, undo_last
+        if engine.session is None:
+            return "Nothing to undo: no turn has run in this session."
+        await engine.session.flush(fsync=False)
+        loaded = load_session(engine.session.path)
+        try:
+            result = await undo_last(self.config.project_root, loaded.entries)
+        except (UndoError, OSError) as exc:
+            return f"undo failed: {exc}"
+        if result.entry is not None:
+            engine.session.append_entry(result.entry)
+            note = note_message(result)
+            engine.history.append(note)
+            engine.session.append_message(note)
+        return result.note
+
+    async def close(self, engine: Any) -> None:
+        if engine is not None and engine.session is not None:
+            await engine.session.close()
+            engine.session = None
+
+    async def aclose(self) -> None:
+        if self._provider is not None:
+            await self._provider.aclose()

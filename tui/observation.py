@@ -1,0 +1,95 @@
+"""Readable lines of a tool observation, and the alignment of its stored form against its full form.
+
+Both forms are C1-shaped JSON. Multi-line strings are expanded line by line so the compression rule's cuts
+line up with the full text, and what was dropped shows as a gap beside the lines it dropped.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+from typing import Literal
+
+SHORT_VALUE = 100
+
+
+def readable_lines(payload: str | None) -> list[str]:
+    """One JSON value as indented key/value lines, multi-line strings expanded; anything else split as text."""
+    if not payload:
+        return []
+    try:
+        data = json.loads(payload)
+    except (TypeError, ValueError):
+        return payload.splitlines()
+    lines: list[str] = []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            _emit(f"{key}:", value, 0, lines)
+    else:
+        _emit("", data, 0, lines)
+    return lines
+
+
+def _emit(label: str, value: object, depth: int, out: list[str]) -> None:
+    pad = "  " * depth
+    if isinstance(value, str) and "\n" in value:
+        out.append(f"{pad}{label}".rstrip())
+        out.extend(f"{pad}  {line}" for line in value.splitlines())
+        return
+    flat = json.dumps(value, ensure_ascii=False)
+    multi_line_inside = "\\n" in flat
+    if not isinstance(value, (dict, list)) or not value or (len(flat) <= SHORT_VALUE and not multi_line_inside):
+        out.append(f"{pad}{label} {flat}".lstrip() if not label else f"{pad}{label} {flat}")
+        return
+    out.append(f"{pad}{label}".rstrip())
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _emit(f"{key}:", item, depth + 1, out)
+    else:
+        for item in value:
+            _emit("-", item, depth + 1, out)
+
+
+RowKind = Literal["same", "dropped", "added", "gap"]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of one pane; both panes have the same number of rows so they scroll together."""
+    text: str
+    kind: RowKind
+
+
+@dataclass(frozen=True)
+class Alignment:
+    stored: list[Row]
+    full: list[Row]
+    dropped_lines: int
+    added_lines: int
+
+
+def align(stored_lines: list[str], full_lines: list[str]) -> Alignment:
+    """Pair the stored rows with the full rows; a gap row stands where the stored form dropped lines."""
+    matcher = difflib.SequenceMatcher(a=full_lines, b=stored_lines, autojunk=False)
+    left: list[Row] = []      # stored
+    right: list[Row] = []     # full
+    dropped = added = 0
+    for op, a0, a1, b0, b1 in matcher.get_opcodes():
+        if op == "equal":
+            left.extend(Row(line, "same") for line in stored_lines[b0:b1])
+            right.extend(Row(line, "same") for line in full_lines[a0:a1])
+            continue
+        gone = full_lines[a0:a1]
+        new = stored_lines[b0:b1]
+        dropped += len(gone)
+        added += len(new)
+        height = max(len(gone), len(new))
+        left_rows = [Row(line, "added") for line in new]
+        if len(gone) > len(new):
+            label = f"┄┄ {len(gone)} line{'s' if len(gone) != 1 else ''} not stored ┄┄"
+            left_rows.append(Row(label, "gap"))
+        right_rows = [Row(line, "dropped") for line in gone]
+        left.extend(left_rows + [Row("", "gap")] * (height - len(left_rows)))
+        right.extend(right_rows + [Row("", "gap")] * (height - len(right_rows)))
+    return Alignment(stored=left, full=right, dropped_lines=dropped, added_lines=added)

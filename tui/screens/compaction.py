@@ -1,0 +1,145 @@
+"""The blocking compaction modal: stage, elapsed time, tokens received; esc falls back to truncation.
+It turns into a result card when the compaction ends, and closes on enter or esc."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.reactive import reactive
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from tui.format import tokens
+
+STAGES = ("choosing", "summarising", "rebuilding")
+STAGE_LABEL = {"choosing": "choosing rounds", "summarising": "summarising", "rebuilding": "rebuilding history"}
+
+
+def stage_line(current: str) -> Text:
+    line = Text()
+    reached = STAGES.index(current) if current in STAGES else -1
+    for index, stage in enumerate(STAGES):
+        if index:
+            line.append("  →  ", style="dim")
+        style = "bold reverse #5fafaf" if index == reached else ("#87af5f" if index < reached else "dim")
+        mark = "✓ " if index < reached else ""
+        line.append(f" {mark}{STAGE_LABEL[stage]} ", style=style)
+    return line
+
+
+def result_card(result: Any) -> Text:
+    """What a CompactionFinished (or a compaction log entry) says, as a few lines."""
+    get = (lambda k, d=None: result.get(k, d)) if isinstance(result, dict) else (lambda k, d=None: getattr(result, k, d))
+    card = Text()
+    refused = get("refused")
+    if refused:
+        card.append("Nothing compacted\n", style="bold #d7af5f")
+        card.append(refused)
+        return card
+    pre = get("pre_tokens", get("preTokens"))
+    post = get("post_tokens", get("postTokens"))
+    card.append("Compaction done\n\n", style="bold #87af5f")
+    card.append(f"{tokens(pre)} → {tokens(post)} tokens", style="bold")
+    if pre:
+        card.append(f"   ({1 - (post or 0) / pre:.0%} smaller)", style="dim")
+    card.append("\n")
+    card.append(f"{get('rounds_archived', get('roundsArchived', '?'))} rounds archived   trigger: {get('trigger', '?')}\n")
+    files = get("files_included", get("filesIncluded")) or ()
+    card.append("files included: ", style="dim")
+    card.append(", ".join(files) if files else "none")
+    fallback = get("fallback")
+    if fallback:
+        card.append("\n")
+        card.append(f"fallback: {fallback}", style="bold #d7875f")
+    return card
+
+
+class CompactionModal(ModalScreen[None]):
+    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    BINDINGS = [Binding("escape", "cancel_or_close", "cancel → truncation"), Binding("enter", "close", "close")]
+
+    stage: reactive[str] = reactive("choosing")
+    tokens_received: reactive[int] = reactive(0)
+    elapsed: reactive[float] = reactive(0.0)
+
+    def __init__(self, trigger: str, pre_tokens: int, rounds: int, *,
+                 on_cancel: Callable[[], None], live_clock: bool = True) -> None:
+        super().__init__()
+        self.trigger, self.pre_tokens, self.rounds = trigger, pre_tokens, rounds
+        self.on_cancel = on_cancel
+        self.live_clock = live_clock
+        self.result: Any = None
+        self.cancelling = False
+        self._started = time.monotonic()
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="compaction-box"):
+            yield Static(id="compaction-title")
+            yield Static(id="compaction-stage")
+            yield Static(id="compaction-figures")
+            yield Static(id="compaction-hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#compaction-box").border_title = "Compacting the history"
+        self.query_one("#compaction-title", Static).update(Text.assemble(
+            (f"{self.trigger} compaction", "bold"), f" · {tokens(self.pre_tokens)} tokens · ",
+            f"{self.rounds} round{'s' if self.rounds != 1 else ''} to archive"))
+        if self.live_clock:
+            self.set_interval(0.25, self._tick)
+        self._paint()
+
+    def _tick(self) -> None:
+        if self.result is None:
+            self.elapsed = max(self.elapsed, time.monotonic() - self._started)
+
+    def progress(self, stage: str, elapsed: float, tokens_received: int, detail: str = "") -> None:
+        self.stage, self.elapsed, self.tokens_received = stage, elapsed, tokens_received
+        self._detail = detail
+        self._paint()
+
+    def finish(self, result: Any) -> None:
+        self.result = result
+        self._paint()
+
+    def watch_elapsed(self) -> None:
+        self._paint()
+
+    def _paint(self) -> None:
+        if not self.is_mounted:
+            return
+        stage_w = self.query_one("#compaction-stage", Static)
+        figures = self.query_one("#compaction-figures", Static)
+        hint = self.query_one("#compaction-hint", Static)
+        if self.result is not None:
+            self.query_one("#compaction-box").border_title = "Compaction result"
+            stage_w.update(result_card(self.result))
+            figures.update("")
+            hint.update(Text("enter or esc closes · /compactions shows the history", style="dim"))
+            return
+        stage_w.update(stage_line(self.stage))
+        detail = getattr(self, "_detail", "")
+        figures.update(Text.assemble(("elapsed ", "dim"), (f"{self.elapsed:5.1f}s", "bold"),
+                                     ("   tokens received ", "dim"), (str(self.tokens_received), "bold"),
+                                     (f"   {detail}" if detail else "", "dim")))
+        hint.update(Text("cancelling: falling back to hard truncation…" if self.cancelling
+                         else "esc cancels: the history is then cut by hard truncation instead",
+                         style="bold #d7875f" if self.cancelling else "dim"))
+
+    def action_cancel_or_close(self) -> None:
+        if self.result is not None:
+            self.dismiss(None)
+            return
+        if not self.cancelling:
+            self.cancelling = True
+            self._paint()
+            self.on_cancel()
+
+    def action_close(self) -> None:
+        if self.result is not None:
+            self.dismiss(None)

@@ -1,0 +1,28 @@
+"""A modal with a title and some text: /help, /model, and the no-model explanation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import RenderableType
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+
+class InfoScreen(ModalScreen[None]):
+    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    BINDINGS = [Binding("escape,q,enter", "dismiss", "close")]
+
+    def __init__(self, title: str, body: RenderableType) -> None:
+        super().__init__()
+        self.title_text, self.body = title, body
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="info-box"):
+            yield Static(self.body)
+
+    def on_mount(self) -> None:
+        self.query_one("#info-box").border_title = f"{self.title_text} · esc closes"

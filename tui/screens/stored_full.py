@@ -1,0 +1,78 @@
+"""Stored vs full: a tool result's stored (compressed) form beside its full observation.
+
+Both panes have the same rows (gap rows where the stored form dropped lines), so they scroll together.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from core.messages import Message
+from core.tokens import shared_cache
+from tui.format import args_label, tokens
+from tui.observation import align, readable_lines
+from tui.widgets.aligned_pane import AlignedPane
+
+
+class StoredFullScreen(Screen):
+    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    BINDINGS = [
+        Binding("escape,q", "app.pop_screen", "back"),
+        Binding("tab", "swap_focus", "other pane"),
+        Binding("n", "next_gap", "next gap"),
+    ]
+
+    def __init__(self, message: Message) -> None:
+        super().__init__()
+        self.message = message
+        stored_lines = readable_lines(message.content)
+        full_lines = readable_lines(message.full) if message.full else list(stored_lines)
+        self.alignment = align(stored_lines, full_lines)
+        self.stored_lines, self.full_lines = stored_lines, full_lines
+
+    def compose(self) -> ComposeResult:
+        m = self.message
+        dropped = self.alignment.dropped_lines
+        yield Static(
+            f" {m.tool_name or 'tool'} {args_label(m.meta.get('args'), 80)} · step {m.meta.get('step', '?')} · "
+            f"{dropped} line{'s' if dropped != 1 else ''} of the full form not stored"
+            + ("" if m.full else " · (no full form was recorded)"),
+            id="stored-full-header",
+        )
+        with Horizontal():
+            yield AlignedPane(self.alignment.stored, id="stored")
+            yield AlignedPane(self.alignment.full, id="full")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        stored = self.query_one("#stored", AlignedPane)
+        full = self.query_one("#full", AlignedPane)
+        stored.partner, full.partner = full, stored
+        stored_tokens = shared_cache.count(self.message.content)
+        full_tokens = shared_cache.count(self.message.full or self.message.content)
+        stored.border_title = f"stored · {len(self.stored_lines)} lines · {tokens(stored_tokens)} tok"
+        full.border_title = f"full · {len(self.full_lines)} lines · {tokens(full_tokens)} tok"
+        stored.border_subtitle = "blue: added by the rule · ┄ gap: not stored"
+        full.border_subtitle = "red: dropped from history"
+        stored.focus()
+
+    def action_swap_focus(self) -> None:
+        stored = self.query_one("#stored", AlignedPane)
+        (self.query_one("#full", AlignedPane) if stored.has_focus else stored).focus()
+
+    def action_next_gap(self) -> None:
+        """Jump to the next row where stored and full differ."""
+        stored = self.query_one("#stored", AlignedPane)
+        start = int(stored.scroll_y) + 1
+        rows = self.alignment.stored
+        for index in range(start, len(rows)):
+            if rows[index].kind != "same" and (index == 0 or rows[index - 1].kind == "same"):
+                stored.scroll_to(y=index, animate=False)
+                return
+        self.notify("No more differences below.", timeout=2)

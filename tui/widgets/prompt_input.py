@@ -1,0 +1,219 @@
+"""The input: enter sends, ctrl+j (or shift+enter) adds a line, up/down walk past inputs,
+'/' completes commands and '@' completes project paths (tab accepts, up/down choose, esc closes)."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual import events
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
+
+from tui import commands
+
+SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache", ".contextual"}
+MAX_PATHS = 20_000
+MAX_SUGGESTIONS = 8
+AT_TOKEN = re.compile(r"@([^\s@]*)$")
+
+
+def project_paths(root: Path, limit: int = MAX_PATHS) -> list[str]:
+    """Files and folders under root (relative, folders with a trailing /), skipping VCS and caches."""
+    found: list[str] = []
+    for current, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        rel = os.path.relpath(current, root)
+        prefix = "" if rel == "." else rel + "/"
+        found.extend(prefix + d + "/" for d in dirs)
+        found.extend(prefix + f for f in sorted(files))
+        if len(found) >= limit:
+            break
+    return found[:limit]
+
+
+def match_paths(paths: list[str], fragment: str, limit: int = MAX_SUGGESTIONS) -> list[str]:
+    """Prefix matches first, then substring matches; case-insensitive."""
+    low = fragment.lower()
+    starts = [p for p in paths if p.lower().startswith(low)]
+    if len(starts) >= limit:
+        return starts[:limit]
+    inside = [p for p in paths if low in p.lower() and p not in starts]
+    return (starts + inside)[:limit]
+
+
+class PromptInput(TextArea):
+    @dataclass
+    class Submitted(Message):
+        prompt_input: "PromptInput"
+        text: str
+
+        @property
+        def control(self) -> "PromptInput":
+            return self.prompt_input
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
+        self.past: list[str] = []
+        self._past_index: int | None = None
+        self._draft = ""
+
+    @property
+    def completion(self) -> "CompletionList | None":
+        box = self.parent
+        return box.query_one(CompletionList) if box is not None and box.query(CompletionList) else None
+
+    async def _on_key(self, event: events.Key) -> None:
+        completion = self.completion
+        if completion is not None and completion.display:
+            if event.key in ("up", "down"):
+                self._stop(event)
+                completion.move(-1 if event.key == "up" else 1)
+                return
+            if event.key in ("tab", "enter") and completion.highlighted is not None:
+                self._stop(event)
+                self.accept_completion(completion.current())
+                return
+            if event.key == "escape":
+                self._stop(event)
+                completion.display = False
+                return
+        if event.key == "enter":
+            self._stop(event)
+            self.submit()
+            return
+        if event.key in ("ctrl+j", "shift+enter"):
+            self._stop(event)
+            self.insert("\n")
+            return
+        if event.key == "up" and self.cursor_at_first_line and self.past:
+            self._stop(event)
+            self.walk_history(-1)
+            return
+        if event.key == "down" and self.cursor_at_last_line and self._past_index is not None:
+            self._stop(event)
+            self.walk_history(1)
+            return
+        await super()._on_key(event)
+
+    @staticmethod
+    def _stop(event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+
+    def submit(self) -> None:
+        text = self.text.strip()
+        if not text:
+            return
+        if not self.past or self.past[-1] != text:
+            self.past.append(text)
+        self._past_index = None
+        self.clear()
+        self.post_message(self.Submitted(self, text))
+
+    def walk_history(self, direction: int) -> None:
+        if self._past_index is None:
+            if direction > 0:
+                return
+            self._draft = self.text
+            self._past_index = len(self.past) - 1
+        else:
+            self._past_index += direction
+        if self._past_index < 0:
+            self._past_index = 0
+        if self._past_index >= len(self.past):
+            self._past_index = None
+            self.load_text(self._draft)
+        else:
+            self.load_text(self.past[self._past_index])
+        self.move_cursor(self.document.end)
+
+    def accept_completion(self, value: str | None) -> None:
+        completion = self.completion
+        if completion is not None:
+            completion.display = False
+        if not value:
+            return
+        row, col = self.cursor_location
+        line = self.document[row][:col]
+        if value.startswith("/"):
+            self.load_text(value + " ")
+        else:
+            match = AT_TOKEN.search(line)
+            if match is None:
+                return
+            start = (row, match.start(1))
+            self.replace(value + ("" if value.endswith("/") else " "), start, (row, col))
+        self.move_cursor(self.document.end if value.startswith("/") else self.cursor_location)
+
+
+class CompletionList(OptionList):
+    """Suggestions under the input; hidden when there is nothing to suggest."""
+
+    def on_mount(self) -> None:
+        self.display = False
+        self.can_focus = False
+
+    def suggest(self, items: list[tuple[str, str]]) -> None:
+        """items: (value inserted, label shown)."""
+        self.clear_options()
+        if not items:
+            self.display = False
+            return
+        self.add_options([Option(Text(label), id=value) for value, label in items])
+        self.highlighted = 0
+        self.display = True
+
+    def move(self, delta: int) -> None:
+        if self.option_count:
+            self.highlighted = ((self.highlighted or 0) + delta) % self.option_count
+
+    def current(self) -> str | None:
+        if self.highlighted is None:
+            return None
+        return self.get_option_at_index(self.highlighted).id
+
+
+class PromptBox(Vertical):
+    """The input and its completion list; reads project paths once, off the event loop."""
+
+    DEFAULT_CSS = """
+    PromptBox { height: auto; }
+    PromptBox > CompletionList { height: auto; max-height: 8; border: none; }
+    PromptBox > PromptInput { height: auto; min-height: 3; max-height: 10; }
+    """
+
+    def __init__(self, root: Path, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.root = root
+        self.paths: list[str] | None = None
+
+    def compose(self):
+        yield CompletionList()
+        yield PromptInput(id="prompt")
+
+    def on_mount(self) -> None:
+        self.run_worker(self._load_paths, thread=True, exclusive=True, group="paths")
+
+    def _load_paths(self) -> None:
+        self.paths = project_paths(self.root)
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        area = self.query_one(PromptInput)
+        completion = self.query_one(CompletionList)
+        row, col = area.cursor_location
+        line = area.document[row][:col]
+        text = area.text
+        if row == 0 and text.startswith("/") and " " not in text and "\n" not in text:
+            completion.suggest([(c.name, f"{c.name} {c.usage}  — {c.help}") for c in commands.complete(text)])
+            return
+        match = AT_TOKEN.search(line)
+        if match and self.paths is not None:
+            completion.suggest([(p, "@" + p) for p in match_paths(self.paths, match.group(1))])
+            return
+        completion.suggest([])

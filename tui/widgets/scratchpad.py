@@ -1,0 +1,231 @@
+"""The live scratchpad: this turn's Thought, Action and full observation of each step, as they happen.
+
+When a turn ends the view clears, but every turn stays browsable with [ and ].
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from core.tokens import shared_cache
+from tui.format import args_label, tokens
+from tui.observation import readable_lines
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+MAX_OBSERVATION_LINES = 1500      # beyond this the stored-vs-full screen shows the rest
+
+
+@dataclass
+class StepRecord:
+    step: int
+    streamed: str = ""
+    thought: str | None = None
+    tool: str | None = None
+    args: Any = None
+    running: bool = False
+    observation: str | None = None     # the full text, as the model saw it
+    status: str | None = None
+    format_error: str | None = None
+    reasoning: str = ""
+
+
+@dataclass
+class TurnRecord:
+    number: int
+    prompt: str
+    steps: list[StepRecord] = field(default_factory=list)
+    outcome: str = "running"
+
+    def step(self, number: int) -> StepRecord:
+        for record in self.steps:
+            if record.step == number:
+                return record
+        record = StepRecord(number)
+        self.steps.append(record)
+        return record
+
+
+def render_step(record: StepRecord, spinner_frame: str = "") -> Group:
+    parts: list[Any] = [Text(f"── step {record.step} ", style="bold dim")]
+    if record.reasoning:
+        parts.append(Text.assemble(("Thinking ", "italic dim"), (record.reasoning[-400:], "italic dim")))
+    if record.thought is not None:
+        parts.append(Text.assemble(("Thought  ", "bold #87afd7"), record.thought))
+    elif record.streamed and record.tool is None:
+        parts.append(Text(record.streamed, style="dim"))
+    if record.format_error:
+        parts.append(Text.assemble(("Format error  ", "bold #d75f5f"), record.format_error))
+    if record.tool is not None:
+        parts.append(Text.assemble(("Action   ", "bold #d7af5f"), (record.tool, "bold"), " ",
+                                   args_label(record.args, 200)))
+    if record.running:
+        parts.append(Text(f"{spinner_frame or '…'} running {record.tool}…", style="bold #af87af"))
+    if record.observation is not None:
+        lines = readable_lines(record.observation)
+        size = shared_cache.count(record.observation)
+        status = f" · {record.status}" if record.status and record.status != "success" else ""
+        parts.append(Text(f"┄ Observation · full · {len(lines)} lines · {tokens(size)} tok{status} ┄",
+                          style="bold #5fafaf"))
+        shown = lines[:MAX_OBSERVATION_LINES]
+        width = len(str(len(shown)))
+        body = Text()
+        for index, line in enumerate(shown, 1):
+            body.append(f"{index:>{width}} ", style="dim")
+            body.append(line + "\n")
+        body.rstrip()
+        parts.append(body)
+        if len(lines) > len(shown):
+            parts.append(Text(f"… {len(lines) - len(shown)} more lines (open it from History: enter)", style="dim"))
+    return Group(*parts)
+
+
+class ScratchpadView(VerticalScroll):
+    BINDINGS = [
+        Binding("[", "previous_turn", "prev turn"),
+        Binding("]", "next_turn", "next turn"),
+    ]
+    DEFAULT_CSS = """
+    ScratchpadView > .step { padding: 0 1; }
+    ScratchpadView > .idle { padding: 0 1; color: $text-muted; }
+    """
+
+    shown_turn: reactive[int | None] = reactive(None, init=False)   # index into turns; None = idle view
+
+    def __init__(self, *, id: str | None = None, animate_spinner: bool = True) -> None:
+        super().__init__(id=id)
+        self.turns: list[TurnRecord] = []
+        self.current: TurnRecord | None = None
+        self.animate_spinner = animate_spinner
+        self._frame = 0
+        self._step_widgets: dict[int, Static] = {}
+
+    def on_mount(self) -> None:
+        if self.animate_spinner:
+            self.set_interval(0.12, self._tick)
+        self._show_idle()
+
+    # ----- the engine's side
+    def start_turn(self, prompt: str) -> None:
+        self.current = TurnRecord(len(self.turns) + 1, prompt)
+        self.turns.append(self.current)
+        self.shown_turn = len(self.turns) - 1
+
+    def end_turn(self, outcome: str) -> None:
+        if self.current is not None:
+            self.current.outcome = outcome
+        self.current = None
+        self.shown_turn = None
+
+    def reset(self) -> None:
+        """A new or resumed session: past turns belong to the old one."""
+        self.turns.clear()
+        self.current = None
+        self.shown_turn = None
+        self._show_idle()
+
+    def reset_step(self, step: int) -> None:
+        """The stream restarted: drop the partial text of this step."""
+        if self.current is not None:
+            record = self.current.step(step)
+            record.streamed = ""
+            record.reasoning = ""
+            self._paint_step(record)
+
+    def update_step(self, step: int, **changes: Any) -> None:
+        """Apply changes to a step of the running turn and repaint just that step."""
+        if self.current is None:
+            return
+        record = self.current.step(step)
+        for key, value in changes.items():
+            if key in ("streamed", "reasoning"):
+                value = getattr(record, key) + value
+            setattr(record, key, value)
+        if self.shown_turn == len(self.turns) - 1:
+            self._paint_step(record)
+
+    @property
+    def title(self) -> str:
+        if self.shown_turn is None:
+            last = self.turns[-1] if self.turns else None
+            return "Scratchpad · idle" + (f" · last turn {last.number} {last.outcome}" if last else "")
+        turn = self.turns[self.shown_turn]
+        step = turn.steps[-1].step if turn.steps else 0
+        state = "live" if turn is self.current else turn.outcome
+        return f"Scratchpad · turn {turn.number}/{len(self.turns)} · step {step} · {state}"
+
+    # ----- browsing
+    def action_previous_turn(self) -> None:
+        if not self.turns:
+            return
+        if self.shown_turn is None:
+            self.shown_turn = len(self.turns) - 1
+        elif self.shown_turn > 0:
+            self.shown_turn -= 1
+
+    def action_next_turn(self) -> None:
+        if self.shown_turn is None:
+            return
+        if self.shown_turn < len(self.turns) - 1:
+            self.shown_turn += 1
+        elif self.current is None:
+            self.shown_turn = None
+
+    def watch_shown_turn(self, _old: int | None, new: int | None) -> None:
+        if new is None:
+            self._show_idle()
+        else:
+            self._show_turn(self.turns[new])
+        self._retitle()
+
+    # ----- painting
+    def _retitle(self) -> None:
+        if self.parent is not None:
+            self.border_title = self.title
+
+    def _show_idle(self) -> None:
+        self.remove_children()
+        self._step_widgets.clear()
+        if self.turns:
+            hint = f"The last turn ({self.turns[-1].outcome}) is kept: press [ to browse past turns."
+        else:
+            hint = "Each step of the running turn shows here: Thought, Action, and the full observation."
+        self.mount(Static(Text(hint), classes="idle"))
+        self._retitle()
+
+    def _show_turn(self, turn: TurnRecord) -> None:
+        self.remove_children()
+        self._step_widgets.clear()
+        header = Static(Text.assemble(("turn ", "dim"), (str(turn.number), "bold"), ("  you: ", "dim"), turn.prompt[:200]),
+                        classes="idle")
+        self.mount(header)
+        for record in turn.steps:
+            self._paint_step(record)
+
+    def _paint_step(self, record: StepRecord) -> None:
+        widget = self._step_widgets.get(record.step)
+        renderable = render_step(record, SPINNER[self._frame % len(SPINNER)] if self.animate_spinner else "")
+        if widget is None:
+            widget = Static(renderable, classes="step")
+            self._step_widgets[record.step] = widget
+            self.mount(widget)
+        else:
+            widget.update(renderable)
+        self._retitle()
+        self.scroll_end(animate=False)
+
+    def _tick(self) -> None:
+        if self.current is None or self.shown_turn != len(self.turns) - 1:
+            return
+        self._frame += 1
+        for record in self.current.steps:
+            if record.running:
+                self._paint_step(record)
+
