@@ -1,0 +1,107 @@
+"""SummaryCompressor over the wire: a real provider against the fake OpenAI/Anthropic servers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from core.config import Config
+from core.context.file_analyzer import FileReport, IncludedFile
+from core.context.summary import SummaryCompressor, SummaryFailed, SummaryTimeout, fallback_message
+from core.messages import Message
+from core.providers.factory import make_provider
+from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
+
+START = datetime(2024, 3, 1, 9, 0, 0, tzinfo=timezone.utc)
+CUTOFF = datetime(2024, 3, 1, 9, 45, 0, tzinfo=timezone.utc)
+SPAN = "*(Contains context from 2024-03-01 09:00:00+00:00 to 2024-03-01 09:45:00+00:00)*"
+SUMMARY = ("## 📌 Archived Session Summary\n" + SPAN + "\n\n### 🎯 Objectives & Status\n* **Original Goal**: a parser\n\n"
+           "### 🏗️ Technical Context (Static)\n* **Stack**: Python 3.11\n\n"
+           '### ✅ Completed Milestones (The "Done" Pile)\n* [✓] tokenizer - done\n\n'
+           "### 🧠 Key Insights & Decisions (Persistent Memory)\n* **Decisions**: recursive descent\n\n"
+           "### 📂 File System State (Snapshot)\n*(Modified files in this archive segment)*\n* `parser.py`: new\n")
+
+
+def archived(rounds: int, filler: str = "") -> list[Message]:
+    out: list[Message] = []
+    for i in range(rounds):
+        out += [Message("user", f"step {i}: extend the parser {filler}"),
+                Message("assistant", f'Thought: edit\nAction: Edit[{{"file_path": "parser.py", "n": {i}}}]',
+                        meta={"tool_name": "Edit", "call_id": f"c{i}", "args": {"file_path": "parser.py"}}),
+                Message("tool", f'{{"status": "success", "data": "edited parser.py ({i}) {filler}"}}',
+                        meta={"tool_name": "Edit", "call_id": f"c{i}", "args": {"file_path": "parser.py"}})]
+    return out
+
+
+def compressor_for(srv: FakeLLMServer, tmp_path: Path, kind: str = "openai", **settings) -> SummaryCompressor:
+    config = Config(project_root=tmp_path, home=tmp_path / "home", provider=kind, base_url=srv.base_url,
+                    model="fake-model", api_key="sk-test-key-123456")
+    provider = make_provider(config, base_delay=0.01, max_delay=0.05, total_time=5.0)
+    compressor = SummaryCompressor.from_config(config, provider)
+    for name, value in settings.items():
+        setattr(compressor, name, value)
+    return compressor
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+async def test_summary_call_over_the_wire(tmp_path: Path, kind: str) -> None:
+    files = FileReport([IncludedFile("parser.py", True, 3, "def parse():\n    return 1\n", 2, False, 2)], [])
+    with FakeLLMServer(kind=kind, script=[Reply(SUMMARY, chunk_size=7)]) as srv:
+        compressor = compressor_for(srv, tmp_path, kind)
+        try:
+            result = await compressor.summarise(archived(2), start=START, cutoff=CUTOFF,
+                                                instructions="mention the grammar", files=files)
+        finally:
+            await compressor.provider.aclose()
+    body = srv.requests[0]
+    assert not body.get("stop") and not body.get("stop_sequences")
+    wire = str(body)
+    assert "[user] step 1: extend the parser" in wire and "def parse():" in wire and "mention the grammar" in wire
+    assert "Archived Session Summary" in wire
+    assert result.text == SUMMARY and result.files_included == ("parser.py",) and result.chunks == 1
+
+
+async def test_every_chunked_request_fits_the_window_counted_by_the_server(tmp_path: Path) -> None:
+    window, reserve = 2600, 300
+
+    def answer(body: dict) -> str:
+        return SUMMARY if "Merge them into ONE summary" in str(body["messages"]) else "partial: edits 0-5 done"
+    with FakeLLMServer(kind="openai", responder=answer, max_context_tokens=window - reserve) as srv:
+        compressor = compressor_for(srv, tmp_path, window=window, output_reserve=reserve)
+        try:
+            result = await compressor.summarise(archived(14, "lorem ipsum dolor sit amet " * 10), start=START,
+                                                cutoff=CUTOFF, instructions=None, files=None)
+        finally:
+            await compressor.provider.aclose()
+    assert srv.violations == []
+    assert result.chunks >= 2 and len(srv.requests) == result.chunks + 1
+    assert max(srv.token_counts) <= window - reserve
+    assert result.text.startswith("## 📌 Archived Session Summary\n" + SPAN)
+
+
+async def test_a_slow_server_hits_the_summary_deadline(tmp_path: Path) -> None:
+    with FakeLLMServer(kind="openai", script=[Fault("slow_first_byte", seconds=1.0, text=SUMMARY)]) as srv:
+        compressor = compressor_for(srv, tmp_path, timeout=0.2)
+        began = time.monotonic()
+        try:
+            with pytest.raises(SummaryTimeout) as caught:
+                await compressor.summarise(archived(1), start=START, cutoff=CUTOFF, instructions=None, files=None)
+        finally:
+            await compressor.provider.aclose()
+        assert time.monotonic() - began < 0.9
+    assert fallback_message(caught.value) == "Summary generation timed out, keeping recent history only."
+
+
+async def test_a_server_error_becomes_summary_failed(tmp_path: Path) -> None:
+    with FakeLLMServer(kind="openai", script=[Fault("401", message="invalid api key")]) as srv:
+        compressor = compressor_for(srv, tmp_path)
+        try:
+            with pytest.raises(SummaryFailed) as caught:
+                await compressor.summarise(archived(1), start=START, cutoff=CUTOFF, instructions=None, files=None)
+        finally:
+            await compressor.provider.aclose()
+    assert "401" in str(caught.value) or "invalid api key" in str(caught.value)
+    assert fallback_message(caught.value).startswith("Summary generation failed (")
