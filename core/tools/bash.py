@@ -47,6 +47,29 @@ class CappedBuffer:
         return (bytes(self.head) + bytes(self.tail)).decode("utf-8", errors="replace")
 
 
+class _ExitAwareProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """Resolves `exited` when bash itself exits, even while background children still hold the pipes."""
+
+    def __init__(self, exited: asyncio.Future, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=2 ** 16, loop=loop)
+        self.exited = exited
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+async def _spawn(command: str, ctx: ToolContext, env: dict) -> tuple[asyncio.subprocess.Process, asyncio.Future]:
+    loop = asyncio.get_running_loop()
+    exited = loop.create_future()
+    transport, protocol = await loop.subprocess_exec(
+        lambda: _ExitAwareProtocol(exited, loop), "/bin/bash", "-c", command, cwd=ctx.root, env=env,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        start_new_session=True)
+    return asyncio.subprocess.Process(transport, protocol, loop), exited
+
+
 async def _pump(stream: asyncio.StreamReader, buffer: CappedBuffer) -> None:
     while chunk := await stream.read(65536):
         buffer.feed(chunk)
@@ -104,16 +127,14 @@ class BashTool:
         started = time.monotonic()
         env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}
         try:
-            proc = await asyncio.create_subprocess_exec(
-                "/bin/bash", "-c", command, cwd=ctx.root, env=env, stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True)
+            proc, exited = await _spawn(command, ctx, env)
         except OSError as exc:
             return fail("io_error", f"cannot start /bin/bash: {exc.strerror or exc}", context=context)
         pgid = proc.pid                      # start_new_session: the child leads its own group
         out = CappedBuffer(self.keep_head, self.keep_tail)
         err = CappedBuffer(self.keep_head, self.keep_tail)
         pumps = asyncio.gather(_pump(proc.stdout, out), _pump(proc.stderr, err))
-        waiter = asyncio.ensure_future(proc.wait())
+        waiter = exited                      # proc.wait() would also wait for the pipes to close
         cancel_waiter = asyncio.ensure_future(ctx.cancel.wait())
         outcome = "done"
         try:
@@ -127,7 +148,10 @@ class BashTool:
             except asyncio.TimeoutError:
                 # Background children still hold our pipes: stop them rather than wait for ever.
                 await self._terminate(pgid, waiter)
-                await asyncio.wait_for(asyncio.shield(pumps), self.kill_grace + 1)
+                try:
+                    await asyncio.wait_for(asyncio.shield(pumps), self.kill_grace + 1)
+                except asyncio.TimeoutError:
+                    pass                     # held by a process outside the group: keep what we have
         except asyncio.CancelledError:
             await asyncio.shield(self._terminate(pgid, waiter))
             raise

@@ -1,0 +1,155 @@
+import asyncio
+import time
+
+import pytest
+
+from core.tools.base import ToolContext
+from core.tools.bash import BashTool, CappedBuffer
+
+
+@pytest.fixture
+def ctx(tmp_path):
+    return ToolContext(root=tmp_path.resolve())
+
+
+def fast_tool(**kwargs):
+    return BashTool(kill_grace=kwargs.pop("kill_grace", 0.3), drain_grace=kwargs.pop("drain_grace", 0.3), **kwargs)
+
+
+def alive(pid: int) -> bool:
+    """Running (a zombie waiting for its reaper counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            state = handle.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+async def gone(pid: int, within: float = 3.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not alive(pid):
+            return True
+        await asyncio.sleep(0.02)
+    return False
+
+
+async def wait_for_pid(path) -> int:
+    for _ in range(200):
+        if path.exists() and path.read_text().strip():
+            return int(path.read_text())
+        await asyncio.sleep(0.01)
+    raise AssertionError("the command never wrote its child's pid")
+
+
+async def test_runs_in_the_root_with_stdout_stderr_apart(ctx):
+    result = await fast_tool().run({"command": "pwd; echo oops >&2; cat; exit 3"}, ctx)
+    assert result["status"] == "success"
+    data = result["data"]
+    assert data["stdout"] == f"{ctx.root}\n"          # cat got /dev/null: no hang, no input
+    assert data["stderr"] == "oops\n"
+    assert data["exit_code"] == 3 and data["timed_out"] is False
+    assert (data["stdout_dropped_bytes"], data["stderr_dropped_bytes"]) == (0, 0)
+    assert "[stderr]\noops" in result["text"] and "exit code 3" in result["text"]
+    assert BashTool.needs_permission and not BashTool.edits_files
+
+
+async def test_output_is_capped_and_dropped_bytes_counted(ctx):
+    tool = fast_tool(keep_head=100, keep_tail=50)
+    result = await tool.run({"command": "head -c 1000 /dev/zero | tr '\\0' a; printf END; "
+                                        "head -c 300 /dev/zero | tr '\\0' e >&2"}, ctx)
+    data = result["data"]
+    assert data["stdout_dropped_bytes"] == 1003 - 150
+    assert data["stdout"].startswith("a" * 100 + "\n… [853 bytes dropped] …\n")
+    assert data["stdout"].endswith("a" * 47 + "END")
+    assert data["stderr_dropped_bytes"] == 150
+    assert data["stderr"] == "e" * 100 + "\n… [150 bytes dropped] …\n" + "e" * 50
+
+
+def test_capped_buffer_keeps_small_streams_whole_and_decodes_across_the_seam():
+    buffer = CappedBuffer(head=4, tail=10)
+    for piece in ("hé", "llo"):
+        buffer.feed(piece.encode())
+    assert buffer.dropped == 0 and buffer.text() == "héllo"
+
+
+async def test_timeout_kills_the_whole_process_group(ctx):
+    pidfile = ctx.root / "child.pid"
+    started = time.monotonic()
+    result = await fast_tool().run(
+        {"command": "echo before; sleep 30 & echo $! > child.pid; wait", "timeout": 0.5}, ctx)
+    assert time.monotonic() - started < 5
+    assert result["status"] == "error" and result["error"]["code"] == "timeout"
+    assert result["data"]["timed_out"] is True
+    assert result["data"]["stdout"] == "before\n"        # output so far is kept
+    assert await gone(int(pidfile.read_text()))
+
+
+async def test_children_that_ignore_sigterm_get_sigkill(ctx):
+    pidfile = ctx.root / "child.pid"
+    command = "bash -c 'trap \"\" TERM; echo $$ > child.pid; while :; do sleep 0.05; done' & wait"
+    result = await fast_tool(kill_grace=0.2).run({"command": command, "timeout": 0.5}, ctx)
+    assert result["error"]["code"] == "timeout"
+    assert await gone(int(pidfile.read_text()))
+
+
+async def test_task_cancellation_kills_the_group(ctx):
+    pidfile = ctx.root / "child.pid"
+    task = asyncio.create_task(fast_tool().run({"command": "sleep 30 & echo $! > child.pid; wait"}, ctx))
+    pid = await wait_for_pid(pidfile)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await gone(pid)
+
+
+async def test_cancel_event_kills_the_group(ctx):
+    pidfile = ctx.root / "child.pid"
+    task = asyncio.create_task(fast_tool().run({"command": "sleep 30 & echo $! > child.pid; wait"}, ctx))
+    pid = await wait_for_pid(pidfile)
+    ctx.cancel.set()
+    result = await asyncio.wait_for(task, 5)
+    assert result["error"]["code"] == "cancelled"
+    assert await gone(pid)
+
+
+async def test_background_child_holding_the_pipes_does_not_hang_the_call(ctx):
+    started = time.monotonic()
+    result = await fast_tool().run({"command": "sleep 30 & echo $! > child.pid; echo started"}, ctx)
+    assert time.monotonic() - started < 5
+    assert result["status"] == "success" and result["data"]["stdout"] == "started\n"
+    assert await gone(int((ctx.root / "child.pid").read_text()))
+
+
+async def test_before_change_is_called_with_unknown_paths(ctx):
+    calls = []
+
+    async def snapshot(paths):
+        calls.append(paths)
+
+    ctx.before_change = snapshot
+    await fast_tool().run({"command": "true"}, ctx)
+    assert calls == [[]]
+
+
+async def test_invalid_utf8_output_is_replaced(ctx):
+    result = await fast_tool().run({"command": "printf 'ok \\377\\n'"}, ctx)
+    assert result["data"]["stdout"] == "ok \ufffd\n"
+
+
+@pytest.mark.parametrize("args, needle", [
+    ({}, "missing required argument: command"),
+    ({"command": 5}, "command must be a string"),
+    ({"command": "   "}, "command is empty"),
+    ({"command": "true", "timeout": 0}, "timeout must be"),
+    ({"command": "true", "timeout": -3}, "timeout must be"),
+    ({"command": "true", "timeout": 601}, "at most 600"),
+    ({"command": "true", "timeout": "10"}, "timeout must be an integer or a number"),
+    ({"command": "true", "timeout": True}, "timeout must be"),
+    ({"command": "true", "cwd": "/"}, "unknown argument(s): cwd"),
+])
+async def test_bad_arguments(ctx, args, needle):
+    result = await fast_tool().run(args, ctx)
+    assert result["error"]["code"] == "invalid_argument"
+    assert needle in result["error"]["message"]

@@ -1,0 +1,90 @@
+import os
+
+import pytest
+
+from core.tools.base import ToolContext
+from core.tools.glob import GlobTool
+
+
+def make(root, rel, mtime, text="x\n"):
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    os.utime(path, (mtime, mtime))
+
+
+@pytest.fixture
+def ctx(tmp_path):
+    root = tmp_path.resolve()
+    make(root, "main.py", 1000)
+    make(root, "src/a.py", 3000)
+    make(root, "src/deep/b.py", 2000)
+    make(root, "src/deep/c.txt", 4000)
+    make(root, "build/gen.py", 5000)
+    make(root, ".git/hooks/x.py", 6000)
+    make(root, ".gitignore", 10, "build/\n")
+    return ToolContext(root=root)
+
+
+async def glob(ctx, **args):
+    return await GlobTool().run(args, ctx)
+
+
+async def test_recursive_pattern_newest_first_skipping_ignored_and_git(ctx):
+    result = await glob(ctx, pattern="**/*.py")
+    assert result["status"] == "success"
+    assert result["data"] == {"pattern": "**/*.py", "paths": ["src/a.py", "src/deep/b.py", "main.py"],
+                              "count": 3, "truncated": False}
+    assert result["text"].splitlines() == ["src/a.py", "src/deep/b.py", "main.py"]
+
+
+async def test_single_star_stays_in_one_folder_and_path_sets_the_base(ctx):
+    assert (await glob(ctx, pattern="*.py"))["data"]["paths"] == ["main.py"]
+    result = await glob(ctx, pattern="*.py", path="src/deep")
+    assert result["data"]["paths"] == ["src/deep/b.py"]
+    braces = await glob(ctx, pattern="src/**/*.{py,txt}")
+    assert braces["data"]["paths"] == ["src/deep/c.txt", "src/a.py", "src/deep/b.py"]
+
+
+async def test_nested_gitignore_and_negation(ctx):
+    make(ctx.root, "src/.gitignore", 10, "*.txt\n!keep.txt\n")
+    make(ctx.root, "src/keep.txt", 10)
+    result = await glob(ctx, pattern="**/*.txt")
+    assert result["data"]["paths"] == ["src/keep.txt"]
+
+
+async def test_cap_says_truncated(ctx):
+    result = await GlobTool(max_paths=2).run({"pattern": "**/*"}, ctx)
+    data = result["data"]
+    assert data["truncated"] is True and data["count"] == 5 and data["paths"] == ["src/deep/c.txt", "src/a.py"]
+    assert "showing 2 of 5" in result["text"]
+
+
+async def test_no_match_is_success_with_zero(ctx):
+    result = await glob(ctx, pattern="**/*.rs")
+    assert result["status"] == "success" and result["data"]["count"] == 0
+    assert "No files match" in result["text"]
+
+
+async def test_symlinks_leading_out_are_skipped(ctx, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("out")
+    (outside / "secret.py").write_text("x")
+    (ctx.root / "linkdir").symlink_to(outside)
+    (ctx.root / "link.py").symlink_to(outside / "secret.py")
+    paths = (await glob(ctx, pattern="**/*.py"))["data"]["paths"]
+    assert "link.py" not in paths and not any("secret" in p for p in paths)
+
+
+@pytest.mark.parametrize("args, code", [
+    ({}, "invalid_argument"),
+    ({"pattern": 3}, "invalid_argument"),
+    ({"pattern": ""}, "invalid_argument"),
+    ({"pattern": "../*.py"}, "invalid_argument"),
+    ({"pattern": "/etc/*"}, "invalid_argument"),
+    ({"pattern": "*.py", "path": "../"}, "outside_project"),
+    ({"pattern": "*.py", "path": "/"}, "outside_project"),
+    ({"pattern": "*.py", "path": "main.py"}, "not_a_directory"),
+    ({"pattern": "src/{a,b.py"}, "invalid_argument"),
+])
+async def test_bad_input(ctx, args, code):
+    assert (await GlobTool().run(args, ctx))["error"]["code"] == code

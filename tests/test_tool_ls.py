@@ -1,0 +1,61 @@
+import pytest
+
+from core.tools.base import ToolContext
+from core.tools.ls import LSTool
+
+
+@pytest.fixture
+def ctx(tmp_path):
+    root = tmp_path.resolve()
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("ref\n")
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("x\n")
+    (root / "build").mkdir()
+    (root / "README.md").write_text("hi\n")
+    (root / "debug.log").write_text("noise\n")
+    (root / ".gitignore").write_text("build/\n*.log\n")
+    return ToolContext(root=root)
+
+
+async def test_lists_dirs_first_with_slash_and_honours_gitignore(ctx):
+    result = await LSTool().run({}, ctx)
+    assert result["status"] == "success"
+    data = result["data"]
+    assert data["entries"] == ["src/", ".gitignore", "README.md"]
+    assert (data["path"], data["count"], data["dirs"], data["files"], data["truncated"]) == (".", 3, 1, 2, False)
+    assert "  src/" in result["text"]
+
+
+async def test_subfolder_and_nested_gitignore(ctx):
+    (ctx.root / "src" / ".gitignore").write_text("generated_*\n")
+    (ctx.root / "src" / "generated_x.py").write_text("x\n")
+    result = await LSTool().run({"path": "src"}, ctx)
+    assert result["data"]["entries"] == [".gitignore", "app.py"]
+    assert result["data"]["path"] == "src"
+
+
+async def test_an_explicitly_named_ignored_folder_is_listed(ctx):
+    (ctx.root / "build" / "out.bin").write_text("x")
+    result = await LSTool().run({"path": "build"}, ctx)
+    assert result["data"]["entries"] == ["out.bin"]
+
+
+async def test_cap_says_truncated(ctx):
+    for n in range(5):
+        (ctx.root / "src" / f"m{n}.py").write_text("")
+    result = await LSTool(max_entries=3).run({"path": "src"}, ctx)
+    data = result["data"]
+    assert data["truncated"] is True and data["count"] == 6 and len(data["entries"]) == 3
+    assert "3 more" in result["text"]
+
+
+async def test_errors(ctx, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("out")
+    (ctx.root / "escape").symlink_to(outside)
+    for path in (str(outside), "..", "escape"):
+        assert (await LSTool().run({"path": path}, ctx))["error"]["code"] == "outside_project", path
+    assert (await LSTool().run({"path": "README.md"}, ctx))["error"]["code"] == "not_a_directory"
+    assert (await LSTool().run({"path": "nope"}, ctx))["error"]["code"] == "not_found"
+    assert (await LSTool().run({"path": 1}, ctx))["error"]["code"] == "invalid_argument"
+    assert (await LSTool().run({"dir": "src"}, ctx))["error"]["code"] == "invalid_argument"

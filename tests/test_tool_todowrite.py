@@ -1,0 +1,46 @@
+import pytest
+
+from core.tools.base import ToolContext
+from core.tools.todowrite import TodoWriteTool, todo_recap
+
+
+@pytest.fixture
+def ctx(tmp_path):
+    return ToolContext(root=tmp_path.resolve())
+
+
+async def test_stores_in_place_and_recaps(ctx):
+    held = ctx.todos
+    todos = [{"content": "Read code", "status": "completed"},
+             {"content": "Fix bug", "status": "in_progress"},
+             {"content": "Add test", "status": "pending"},
+             {"content": "Docs", "status": "pending"}]
+    result = await TodoWriteTool().run({"todos": todos}, ctx)
+    assert result["status"] == "success"
+    assert ctx.todos is held and ctx.todos == todos
+    recap = "Todos: 1/4 completed; in progress: Fix bug; pending: Add test, Docs"
+    assert result["data"] == {"todos": todos, "recap": recap}
+    assert result["text"].splitlines()[0] == recap
+    second = await TodoWriteTool().run({"todos": [{"content": "Only", "status": "completed"}]}, ctx)
+    assert ctx.todos is held and ctx.todos == [{"content": "Only", "status": "completed"}]
+    assert second["data"]["recap"] == "Todos: 1/1 completed"
+
+
+def test_recap_of_an_empty_list():
+    assert todo_recap([]) == "Todos: none"
+
+
+@pytest.mark.parametrize("args, needle", [
+    ({}, "missing required argument: todos"),
+    ({"todos": "do it"}, "todos must be an array"),
+    ({"todos": [{"content": "x", "status": "done"}]}, "todo 1: status must be one of pending, in_progress, completed"),
+    ({"todos": [{"content": "x"}]}, "todo 1: missing required argument: status"),
+    ({"todos": [{"content": "ok", "status": "pending"}, {"content": "  ", "status": "pending"}]}, "todo 2: content is empty"),
+    ({"todos": [{"content": 3, "status": "pending"}]}, "todo 1: argument content must be a string"),
+])
+async def test_bad_todos_change_nothing(ctx, args, needle):
+    ctx.todos.append({"content": "keep", "status": "pending"})
+    result = await TodoWriteTool().run(args, ctx)
+    assert result["error"]["code"] == "invalid_argument"
+    assert needle in result["error"]["message"]
+    assert ctx.todos == [{"content": "keep", "status": "pending"}]

@@ -1,0 +1,82 @@
+import stat
+
+import pytest
+
+from core.tools.base import ToolContext
+from core.tools.write import WriteTool
+
+
+@pytest.fixture
+def ctx(tmp_path):
+    return ToolContext(root=tmp_path.resolve())
+
+
+async def write(ctx, **args):
+    return await WriteTool().run(args, ctx)
+
+
+async def test_creates_file_and_parent_folders(ctx):
+    content = "".join(f"line {n}\n" for n in range(1, 61))
+    result = await write(ctx, file_path="a/b/c.txt", content=content)
+    assert result["status"] == "success", result
+    assert (ctx.root / "a/b/c.txt").read_text() == content
+    data = result["data"]
+    assert (data["path"], data["created"], data["lines"], data["bytes"]) == ("a/b/c.txt", True, 60, len(content))
+    assert data["diff"] is None
+    assert data["head"].splitlines() == [f"line {n}" for n in range(1, 51)]
+    assert ctx.mtimes[str(ctx.root / "a/b/c.txt")] == (ctx.root / "a/b/c.txt").stat().st_mtime
+
+
+async def test_overwrite_gives_a_diff_and_keeps_mode(ctx):
+    path = ctx.root / "run.sh"
+    path.write_text("echo one\n")
+    path.chmod(0o755)
+    result = await write(ctx, file_path="run.sh", content="echo two\n")
+    assert result["data"]["created"] is False
+    assert "-echo one\n" in result["data"]["diff"] and "+echo two\n" in result["data"]["diff"]
+    assert path.read_text() == "echo two\n"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o755
+    assert sorted(p.name for p in ctx.root.iterdir()) == ["run.sh"]
+
+
+async def test_overwriting_a_crlf_file_keeps_crlf(ctx):
+    path = ctx.root / "w.txt"
+    path.write_bytes(b"a\r\nb\r\n")
+    await write(ctx, file_path="w.txt", content="x\ny\n")
+    assert path.read_bytes() == b"x\r\ny\r\n"
+
+
+async def test_before_change_sees_the_old_content(ctx):
+    path = ctx.root / "a.txt"
+    path.write_text("old\n")
+    seen = []
+
+    async def snapshot(paths):
+        seen.append((paths, path.read_text()))
+
+    ctx.before_change = snapshot
+    await write(ctx, file_path="a.txt", content="new\n")
+    assert seen == [([path], "old\n")]
+
+
+@pytest.mark.parametrize("args, needle", [
+    ({"content": "x"}, "missing required argument: file_path"),
+    ({"file_path": "a.txt"}, "missing required argument: content"),
+    ({"file_path": "a.txt", "content": ["x"]}, "content must be a string"),
+    ({"file_path": "a.txt", "content": "x", "mode": "w"}, "unknown argument(s): mode"),
+])
+async def test_bad_arguments(ctx, args, needle):
+    result = await WriteTool().run(args, ctx)
+    assert result["error"]["code"] == "invalid_argument" and needle in result["error"]["message"]
+    assert list(ctx.root.iterdir()) == []
+
+
+async def test_outside_paths_and_directories_are_refused(ctx, tmp_path_factory):
+    outside_dir = tmp_path_factory.mktemp("out")
+    (ctx.root / "escape").symlink_to(outside_dir)
+    for path in (str(outside_dir / "x.txt"), f"../{outside_dir.name}/x.txt", "escape/x.txt"):
+        result = await write(ctx, file_path=path, content="pwned")
+        assert result["error"]["code"] == "outside_project", path
+    assert list(outside_dir.iterdir()) == []
+    (ctx.root / "d").mkdir()
+    assert (await write(ctx, file_path="d", content="x"))["error"]["code"] == "is_directory"
