@@ -218,8 +218,9 @@ class SessionWriter:
                 fsync = self._fsync_due or any(w.fsync for w in self._waiters if w.target <= self._written + len(batch))
                 try:
                     await asyncio.to_thread(self._write_lines, batch, fsync)
-                except OSError as exc:
-                    self._fail_waiters(SessionWriteError(f"cannot write session {self.path}: {exc.strerror or exc}"))
+                except Exception as exc:  # noqa: BLE001 - a dead writer task would hang every flush
+                    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+                    self._fail_waiters(SessionWriteError(f"cannot write session {self.path}: {reason}"))
                     break  # the lines stay queued; the next append or flush retries
                 for _ in batch:
                     self._pending.popleft()
