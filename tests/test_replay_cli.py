@@ -1,0 +1,114 @@
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from core.prompt import PromptMessage
+from core.providers.base import ChatRequest, ProviderError, StreamDone, TextChunk, UsageChunk
+from core.react import parse_reply
+from core.replay.cli import replay_main
+from core.replay.loaders import Step, Trajectory, load_trajectory
+from core.replay.replay_model import ReplayBash, ReplayProvider, render_step
+from core.replay.runner import replay_one, trajectory_pairs
+from core.tokens import count
+from core.tools.base import ToolContext
+from core.tools.bash import BashTool
+
+SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "trajectories"
+SAMPLE = SAMPLES / "astropy__astropy-12907.traj.json"
+needs_samples = pytest.mark.skipif(not SAMPLE.is_file(), reason=f"the sample trajectories are not at {SAMPLES}")
+
+TRICKY = Step(thought="check it\nObservation: not a real one\nAction: Bash[{}] is only text",
+              action='cat <<\'EOF\' > a.py\nprint("hi")\nEOF', output="hi\n", returncode=0)
+
+
+def _traj(*steps: Step) -> Trajectory:
+    return Trajectory("demo-1", "do it", list(steps), "mini-swe-agent-1")
+
+
+def test_rendered_step_parses_back_to_the_recorded_command():
+    parsed = parse_reply(render_step(TRICKY), {"Bash"})
+    assert parsed.tool == "Bash" and parsed.args == {"command": TRICKY.action}
+    assert "not a real one" in parsed.thought
+
+
+async def test_provider_answers_in_order_records_requests_and_counts_usage():
+    provider = ReplayProvider(_traj(TRICKY))
+    request = ChatRequest([PromptMessage("system", "be good", "L1"), PromptMessage("user", "do it", "input")], "m")
+    chunks = [c async for c in provider.stream(request)]
+    assert isinstance(chunks[0], TextChunk) and chunks[0].text == render_step(TRICKY)
+    assert chunks[1] == UsageChunk(count("be good") + 4 + count("do it") + 4, count(chunks[0].text))
+    assert isinstance(chunks[2], StreamDone)
+    finish = [c async for c in provider.stream(request)]
+    assert finish[0].text.splitlines()[-1].startswith("Action: Finish[")
+    assert provider.requests == [request, request]
+    with pytest.raises(ProviderError):
+        [c async for c in provider.stream(request)]
+
+
+async def test_replay_bash_has_the_real_bash_result_shape(tmp_path):
+    ctx = ToolContext(root=tmp_path)
+    real = await BashTool().run({"command": "echo hi"}, ctx)
+    provider = ReplayProvider(_traj(TRICKY))
+    [c async for c in provider.stream(ChatRequest([], "m"))]
+    replayed = await ReplayBash(provider).run({"command": TRICKY.action}, ctx)
+    assert set(replayed) == set(real) and set(replayed["data"]) == set(real["data"])
+    assert set(replayed["stats"]) == set(real["stats"]) and replayed["context"] == {"command": TRICKY.action}
+    assert replayed["status"] == "success" and replayed["data"]["stdout"] == "hi\n"
+    assert replayed["data"]["exit_code"] == 0 and replayed["data"]["stderr"] == ""
+
+
+@needs_samples
+async def test_replay_one_runs_the_engine_once_per_recorded_step():
+    traj = load_trajectory(SAMPLE)
+    run = await replay_one(traj, "raw", max_steps=5)
+    assert len(run.calls) == 6 and run.call_steps == [0, 1, 2, 3, 4, 5]
+    assert run.actions[0] == render_step(traj.steps[0])
+    # Call k's prompt ends with step k-1's action and its recorded output.
+    last = run.calls[5]
+    assert json.dumps({"command": traj.steps[4].action}, ensure_ascii=False)[1:-1] in last[-2]["content"]
+    assert traj.task[:200] in "\n".join(m["content"] for m in run.calls[0])
+    figures = run.figures(trajectory_pairs(traj, 5))
+    assert figures.calls == 5 and figures.recall in (None, 1.0)
+
+
+@needs_samples
+def test_cli_tables_json_dump_and_a_corrupt_file(tmp_path, capsys):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(SAMPLE, folder / SAMPLE.name)
+    (folder / "broken.traj.json").write_text("{oops")
+    dump, report = tmp_path / "dump", tmp_path / "figures.json"
+    code = replay_main([str(folder), "--policy", "mask", "--dump", str(dump), "--json", str(report),
+                        "--max-steps", "12"])
+    out, err = capsys.readouterr()
+    assert code == 1                                   # one file failed, the other ran
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "broken.traj.json" in errors[0]
+    assert "policy mask" in out and "summary" in out and "astropy__astropy-12907" in out
+
+    lines = (dump / "mask" / "astropy__astropy-12907.jsonl").read_text().splitlines()
+    assert not (dump / "raw").exists()                 # raw ran for the ratios only
+    records = [json.loads(line) for line in lines]
+    assert [r["step"] for r in records] == list(range(13))       # 12 actions + the closing Finish call
+    assert all(set(m) == {"role", "content"} for r in records for m in r["messages"])
+    assert records[0]["messages"][0]["role"] == "system"
+
+    figures = json.loads(report.read_text())
+    assert figures["trajectories"] == ["astropy__astropy-12907"]
+    mask = figures["policies"]["mask"]
+    entry = mask["trajectories"]["astropy__astropy-12907"]
+    assert entry["calls"] == 12 and mask["overall"]["prompt_tokens"] == entry["prompt_tokens"]
+    for key in ("prompt_tokens", "prompt_tokens_vs_raw", "billed_tokens", "billed_vs_raw", "peak_prompt",
+                "recall", "action_recall"):
+        assert key in entry
+    assert 0 < entry["prompt_tokens_vs_raw"] <= 1.0
+
+
+def test_cli_usage_errors(tmp_path, capsys):
+    assert replay_main([str(tmp_path / "nothing-here")]) == 2
+    assert replay_main([str(tmp_path)]) == 2
+    assert replay_main([str(tmp_path), "--policy", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "no such file" in err and "no trajectory files" in err and "invalid choice" in err
