@@ -142,3 +142,23 @@ async def test_many_stop_sequences_are_capped_at_four():
 def test_context_length_detection(data, message, expected):
     assert is_context_error(400, data, message) is expected
     assert is_context_error(401, data, message) is False
+
+
+async def test_server_refusing_stream_options_is_asked_again_without_them():
+    seen: list[dict] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        seen.append(body)
+        if "stream_options" in body:
+            return httpx.Response(400, json={"error": {"message": "Unrecognized request argument supplied: "
+                                                                  "stream_options"}})
+        return httpx.Response(200, headers={"content-type": "text/event-stream"},
+                              content=f"data: {_delta(content='fine')}\n\ndata: [DONE]\n\n".encode())
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    provider = OpenAIProvider("http://x/v1", policy=FAST_POLICY, client=client)
+    assert visible_text(await collect(provider)) == "fine"
+    assert visible_text(await collect(provider)) == "fine"
+    await client.aclose()
+    assert ["stream_options" in body for body in seen] == [True, False, False]

@@ -12,7 +12,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 import httpx
 
 from core.prompt import PromptMessage
-from core.providers.base import ChatRequest, ReasoningChunk, StreamChunk, StreamDone, TextChunk, UsageChunk
+from core.providers.base import ChatRequest, ProviderError, ReasoningChunk, StreamChunk, StreamDone, TextChunk, UsageChunk
 from core.providers.retry import RetryPolicy, TransientError, one_line, stream_with_retries
 from core.providers.transport import check_base_url, decode_json, event_stream, make_client
 
@@ -57,6 +57,7 @@ class OpenAIProvider:
         self._owns_client = client is None
         self._client = client or make_client(self.policy)
         self._sleep = sleep
+        self._usage_option = True   # cleared for servers that reject stream_options
 
     def request_body(self, request: ChatRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -64,8 +65,9 @@ class OpenAIProvider:
             "messages": render_messages(request.messages),
             "max_tokens": request.max_tokens,
             "stream": True,
-            "stream_options": {"include_usage": True},
         }
+        if self._usage_option:
+            body["stream_options"] = {"include_usage": True}
         if request.stop:
             body["stop"] = list(request.stop[:MAX_STOP_SEQUENCES])
         if request.temperature is not None:
@@ -77,8 +79,16 @@ class OpenAIProvider:
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamChunk]:
         body = self.request_body(request)
-        async for chunk in stream_with_retries(lambda: self._attempt(body), self.policy, sleep=self._sleep):
-            yield chunk
+        try:
+            async for chunk in stream_with_retries(lambda: self._attempt(body), self.policy, sleep=self._sleep):
+                yield chunk
+        except ProviderError as exc:
+            # Older servers refuse the usage option with a 400, which comes before any chunk: ask again without it.
+            if not (exc.status == 400 and "stream_options" in str(exc) and self._usage_option):
+                raise
+            self._usage_option = False
+            async for chunk in self.stream(request):
+                yield chunk
 
     async def _attempt(self, body: dict[str, Any]) -> AsyncIterator[StreamChunk]:
         usage: UsageChunk | None = None
