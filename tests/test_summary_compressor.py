@@ -235,6 +235,20 @@ async def test_history_too_big_for_one_call_is_summarised_in_chunks_then_merged(
     assert result.text.splitlines()[:2] == HEADINGS[:2]
 
 
+async def test_partial_summaries_too_big_to_merge_at_once_are_merged_in_groups() -> None:
+    window, reserve = 2600, 300
+    long_partial = "partial: " + "the parser handles nested brackets now. " * 100   # ~700 tokens
+    provider = ScriptedProvider(default=long_partial)
+    reports: list[str] = []
+    result = await run(provider, history(40, filler="lorem ipsum dolor sit amet " * 10), window=window,
+                       output_reserve=reserve, on_progress=lambda s, e, t, d: reports.append(d))
+    assert all(request_tokens(r) <= window - reserve for r in provider.requests)
+    merges = [r for r in provider.requests if "Merge them into ONE summary" in user_text(r)]
+    assert len(merges) >= 2 and any("group" in d for d in reports)
+    assert result.chunks == len(provider.requests) - len(merges)
+    assert result.text.splitlines()[0] == HEADINGS[0]
+
+
 async def test_a_single_message_bigger_than_the_window_is_cut_not_lost() -> None:
     huge = Message("tool", "HEAD " + "x y z " * 3000 + " TAIL", meta={"tool_name": "Bash"})
     provider = ScriptedProvider()

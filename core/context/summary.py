@@ -35,6 +35,7 @@ BLOCK_JOIN_TOKENS = 2          # the blank line between two rendered messages
 SAFETY_TOKENS = 32             # slack for tokens that do not add up exactly across joins
 MIN_FILE_LINES = 10            # fewer lines than this of a file is not worth sending
 MIN_CONTENT_BUDGET = 64        # below this the window cannot hold a summary request at all
+CUT_SLACK_TOKENS = 8           # a text cut to N tokens may count a few more once re-encoded
 RETRY_BUDGET_SCALE = 0.6       # after the server says "too long": our count is low for its tokenizer
 
 
@@ -192,7 +193,7 @@ class _Job:
             sizes = [shared_cache.count(p) + BLOCK_JOIN_TOKENS for p in partials]
             if sum(sizes) <= budget:
                 return partials
-            half = max(MIN_CONTENT_BUDGET // 2, budget // 2 - BLOCK_JOIN_TOKENS)
+            half = max(MIN_CONTENT_BUDGET // 2, budget // 2 - BLOCK_JOIN_TOKENS - CUT_SLACK_TOKENS)
             # At most half the budget each, so every group holds at least two and the list shrinks.
             partials = [p if s <= half else cut_middle(p, half) for p, s in zip(partials, sizes)]
             groups: list[list[str]] = [[]]
@@ -204,6 +205,8 @@ class _Job:
                     used = 0
                 groups[-1].append(part)
                 used += size
+            if len(groups) == len(partials):   # no group could take two: merging would never converge
+                raise SummaryFailed("the partial summaries do not fit the summary model's window")
             merged = []
             for index, group in enumerate(groups, 1):
                 if len(group) == 1:
