@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from core.prompt import PromptMessage
@@ -26,7 +27,6 @@ class RecordingSleep:
 
 def make_provider(kind: str, base_url: str, api_key: str | None = "sk-test-key-123456", *,
                   sleep: Any = None, **policy: Any) -> OpenAIProvider | AnthropicProvider:
-    from dataclasses import replace
     cls = OpenAIProvider if kind == "openai" else AnthropicProvider
     extra = {"sleep": sleep} if sleep is not None else {}
     return cls(base_url, api_key, policy=replace(FAST_POLICY, **policy), **extra)
