@@ -1,0 +1,135 @@
+"""`contextual -p` as a subprocess in a temporary project, against both fake servers (issue 2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import cli_env, contextual
+from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
+
+EDIT_TASK = [
+    'Thought: look first\nAction: Read[{"file_path": "calc.py"}]',
+    'Thought: fix the sign\nAction: Edit[{"file_path": "calc.py", "old_string": "return a - b", "new_string": "return a + b"}]',
+    'Thought: check\nAction: Bash[{"command": "python3 -c \\"import calc; print(calc.add(2, 3))\\""}]',
+    'Thought: verified\nAction: Finish[Fixed add(); it prints 5 now.]',
+]
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    return root
+
+
+def _one_line_error(stderr: str) -> str:
+    assert "Traceback" not in stderr
+    errors = [line for line in stderr.splitlines() if line.startswith(("error:", "contextual:"))]
+    assert len(errors) == 1, stderr
+    return errors[0]
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_multi_step_edit_task_reads_edits_runs_and_changes_the_file(project: Path, kind: str):
+    with FakeLLMServer(kind=kind, script=list(EDIT_TASK)) as srv:
+        env = cli_env(project.parent / "home", srv.base_url, kind, CONTEXTUAL_API_KEY="sk-test-secret-123")
+        result = contextual(["-p", "fix add() in calc.py", "--permission-mode", "bypass"], project, env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Fixed add(); it prints 5 now.\n"
+    assert (project / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    observation = json.dumps(srv.requests[3]["messages"][-1])
+    assert '\\"stdout\\": \\"5\\\\n\\"' in observation      # the Bash result the model saw
+    sessions = list((project.parent / "home" / "projects").rglob("*.jsonl"))
+    assert sessions and all("sk-test-secret-123" not in p.read_text() for p in sessions)
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+@pytest.mark.parametrize("fault", [Fault("429", retry_after=1), Fault("500"), Fault("drop_mid_stream")],
+                         ids=["429", "500", "drop"])
+def test_transient_faults_are_retried_and_the_turn_succeeds(project: Path, kind: str, fault: Fault):
+    with FakeLLMServer(kind=kind, script=[fault, "Thought: ok\nAction: Finish[recovered]"]) as srv:
+        result = contextual(["-p", "hi"], project, cli_env(project.parent / "home", srv.base_url, kind))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "recovered\n" and len(srv.requests) == 2
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+@pytest.mark.parametrize("status", ["400", "401", "403", "404"])
+def test_client_errors_give_one_line_at_once_without_retry(project: Path, kind: str, status: str):
+    with FakeLLMServer(kind=kind, script=[Fault(status)]) as srv:
+        env = cli_env(project.parent / "home", srv.base_url, kind, CONTEXTUAL_API_KEY="sk-never-shown")
+        result = contextual(["-p", "hi"], project, env)
+    assert result.returncode == 1 and result.stdout == ""
+    line = _one_line_error(result.stderr)
+    assert status in line and "sk-never-shown" not in result.stderr
+    assert len(srv.requests) == 1
+
+
+@pytest.mark.parametrize("fault", ["malformed_chunk", "wrong_content_type"])
+def test_persistent_garbage_is_retried_a_few_times_then_one_line(project: Path, fault: str):
+    with FakeLLMServer(kind="openai", script=[Fault(fault)] * 6) as srv:
+        result = contextual(["-p", "hi"], project, cli_env(project.parent / "home", srv.base_url))
+    assert result.returncode == 1
+    _one_line_error(result.stderr)
+    assert 2 <= len(srv.requests) <= 4
+
+
+def test_no_model_configured_names_the_variable_to_set(project: Path):
+    result = contextual(["-p", "hi"], project, cli_env(project.parent / "home"))
+    assert result.returncode == 1
+    assert "CONTEXTUAL_MODEL" in _one_line_error(result.stderr)
+
+
+def test_headless_default_mode_refuses_edits_with_an_observation(project: Path):
+    script = [EDIT_TASK[1], "Thought: not allowed\nAction: Finish[I may not edit here.]"]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        result = contextual(["-p", "fix"], project, cli_env(project.parent / "home", srv.base_url))
+    assert result.returncode == 0
+    assert "return a - b" in (project / "calc.py").read_text()
+    assert "permission_denied" in srv.requests[1]["messages"][-1]["content"]
+
+
+def test_paths_outside_the_project_are_an_error_observation(project: Path):
+    secret = project.parent / "secret.txt"
+    secret.write_text("TOP-SECRET")
+    script = ['Thought: peek\nAction: Read[{"file_path": "../secret.txt"}]', "Thought: x\nAction: Finish[no]"]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        result = contextual(["-p", "read it"], project, cli_env(project.parent / "home", srv.base_url))
+    assert result.returncode == 0
+    sent = json.dumps([r["messages"] for r in srv.requests])
+    assert "TOP-SECRET" not in sent and "outside_project" in sent
+
+
+def test_step_limit_exits_1(project: Path):
+    looping = ['Thought: again\nAction: LS[{}]'] * 5
+    with FakeLLMServer(kind="openai", script=looping) as srv:
+        result = contextual(["-p", "loop", "--max-steps", "3"], project, cli_env(project.parent / "home", srv.base_url))
+    assert result.returncode == 1 and "step limit" in _one_line_error(result.stderr)
+    assert len(srv.requests) == 3
+
+
+def test_version_and_help(project: Path):
+    env = cli_env(project.parent / "home")
+    assert contextual(["--version"], project, env).stdout.startswith("contextual ")
+    helptext = contextual(["--help"], project, env).stdout
+    for flag in ("-p", "--continue", "--resume", "--provider", "--base-url", "--model", "--context-window",
+                 "--permission-mode", "--summary-timeout", "--keep-rounds", "--max-steps", "--summary-model",
+                 "--no-auto-compact", "replay", "undo", "CONTEXTUAL_BASE_URL"):
+        assert flag in helptext
+
+
+def test_flags_beat_environment_beat_config_files(project: Path):
+    (project / ".contextual").mkdir()
+    (project / ".contextual" / "config.toml").write_text('model = "from-project"\nmax_steps = 2\n')
+    with FakeLLMServer(kind="openai", script=["Thought: a\nAction: Finish[ok]"] * 3) as srv:
+        env = cli_env(project.parent / "home", srv.base_url)
+        env.pop("CONTEXTUAL_MODEL")
+        contextual(["-p", "x"], project, env)
+        env["CONTEXTUAL_MODEL"] = "from-env"
+        contextual(["-p", "x"], project, env)
+        contextual(["-p", "x", "--model", "from-flag"], project, env)
+    assert [r["model"] for r in srv.requests] == ["from-project", "from-env", "from-flag"]
