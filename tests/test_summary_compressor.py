@@ -329,3 +329,27 @@ async def test_issue7_summary_request_carries_modified_files_first(tmp_path: Pat
     assert files_part.index("a.py content NOW") < files_part.index("new.py content") < files_part.index("c.py content")
     assert "b.py was deleted since; skipped" in text
     assert [files_part.count(f"## {name} (") for name in ("a.py", "new.py", "c.py", "b.py")] == [1, 1, 1, 0]
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sizes=st.lists(st.integers(min_value=1, max_value=900), min_size=1, max_size=30),
+       file_lines=st.lists(st.integers(min_value=1, max_value=300), max_size=5),
+       window=st.integers(min_value=1400, max_value=6000),
+       instructions=st.sampled_from([None, "keep the numbers"]))
+def test_no_summary_request_exceeds_the_window(sizes: list[int], file_lines: list[int], window: int,
+                                               instructions: str | None) -> None:
+    reserve = 250
+    messages = [Message(("user", "assistant", "tool")[i % 3], f"m{i} " + "word " * n) for i, n in enumerate(sizes)]
+    files = report_of(*[(f"f{i}.py", n, i % 2 == 0) for i, n in enumerate(file_lines)])
+    provider = ScriptedProvider(chunk_size=4096)
+    result = asyncio.run(run(provider, messages, window=window, output_reserve=reserve, files=files,
+                             instructions=instructions))
+    assert all(request_tokens(r) <= window - reserve for r in provider.requests)
+    assert result.text.splitlines()[:2] == HEADINGS[:2]
+    sent = "".join(user_text(r) for r in provider.requests)
+    assert all(f"m{i} " in sent for i in range(len(sizes)))            # no message lost, at worst cut
+    assert set(result.files_included) <= {f.path for f in files.files}

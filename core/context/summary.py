@@ -124,7 +124,8 @@ class _Job:
         self.began = time.monotonic()
         self.tokens = 0
         self.last_report = float("-inf")
-        self.calls = 0
+        # Room always left for the one-line note that file contents were omitted.
+        self.files_floor = FILES_OMITTED_TOKENS if files.files or files.notes else 0
 
     # -- budget ---------------------------------------------------------------------------------
 
@@ -144,7 +145,7 @@ class _Job:
         blocks = [render_message(m) for m in archived]
         sizes = [shared_cache.count(b) + BLOCK_JOIN_TOKENS for b in blocks]
         single_budget = self.content_budget(render_summary_request("", "", self.instructions), budget_scale)
-        if sum(sizes) <= single_budget - (FILES_OMITTED_TOKENS if self.files.files or self.files.notes else 0):
+        if sum(sizes) <= single_budget - self.files_floor:
             files_text, included, notes = files_section(self.files, single_budget - sum(sizes))
             self.report(0, f"summarising {len(blocks)} archived messages")
             text = await self.call(render_summary_request("\n\n".join(blocks), files_text, self.instructions),
@@ -189,7 +190,8 @@ class _Job:
     async def reduce(self, partials: list[str], scale: float) -> list[str]:
         """Merge partial summaries in groups until all of them fit one merge request."""
         while True:
-            budget = self.content_budget(render_merge_request([""] * len(partials), "", self.instructions), scale)
+            budget = self.content_budget(render_merge_request([""] * len(partials), "", self.instructions),
+                                         scale) - self.files_floor
             sizes = [shared_cache.count(p) + BLOCK_JOIN_TOKENS for p in partials]
             if sum(sizes) <= budget:
                 return partials
@@ -228,7 +230,6 @@ class _Job:
         request = ChatRequest(
             messages=[PromptMessage("system", self.system, "L1"), PromptMessage("user", user_text, "input")],
             model=self.owner.model, max_tokens=self.owner.output_reserve, stop=())
-        self.calls += 1
         text: list[str] = []
         stream = self.owner.provider.stream(request)
         try:
