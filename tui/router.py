@@ -37,6 +37,9 @@ class EventRouter:
         self._answer_sent = 0
         self._answer_step: int | None = None
         self.events_seen = 0
+        # Streamed deltas go to the step after the last one the engine named in a Thought/Action/result:
+        # deltas and parsed events have not always agreed on step numbering.
+        self._streaming_step = 1
 
     @property
     def chat(self) -> ChatLog:
@@ -50,6 +53,7 @@ class EventRouter:
     async def consume_turn(self, text: str, stream: AsyncIterator[Any]) -> None:
         self._step_text.clear()
         self._answer_sent, self._answer_step = 0, None
+        self._streaming_step = 1
         await self.chat.add_user(text)
         self.scratchpad.start_turn(text)
         self.app.refresh_topbar()
@@ -98,31 +102,37 @@ class EventRouter:
         if handler is not None:
             await handler(event)
 
+    def _parsed_step(self, step: int) -> None:
+        self._streaming_step = max(self._streaming_step, step + 1)
+
     async def on_TextDelta(self, e: ev.TextDelta) -> None:
-        text = self._step_text.get(e.step, "") + e.text
-        self._step_text[e.step] = text
-        self.scratchpad.update_step(e.step, streamed=e.text)
+        step = self._streaming_step
+        text = self._step_text.get(step, "") + e.text
+        self._step_text[step] = text
+        self.scratchpad.update_step(step, streamed=e.text)
         answer = answer_part(text)
         if answer is not None and len(answer) > self._answer_sent:
             await self.chat.stream_answer(answer[self._answer_sent:])
-            self._answer_sent, self._answer_step = len(answer), e.step
+            self._answer_sent, self._answer_step = len(answer), step
 
     async def on_StreamRestarted(self, e: Any) -> None:
-        self._step_text[e.step] = ""
-        self.scratchpad.reset_step(e.step)
+        self._step_text[self._streaming_step] = ""
+        self.scratchpad.reset_step(self._streaming_step)
 
     async def on_ReasoningDelta(self, e: ev.ReasoningDelta) -> None:
-        self.scratchpad.update_step(e.step, reasoning=e.text)
+        self.scratchpad.update_step(self._streaming_step, reasoning=e.text)
 
     async def on_ThoughtEvent(self, e: ev.ThoughtEvent) -> None:
         self.scratchpad.update_step(e.step, thought=e.text)
 
     async def on_ActionEvent(self, e: ev.ActionEvent) -> None:
         self.scratchpad.update_step(e.step, tool=e.tool, args=e.args)
+        self._parsed_step(e.step)
         self.app.query_one("HistoryView").show(self.app.engine.history.messages)
 
     async def on_FormatErrorEvent(self, e: ev.FormatErrorEvent) -> None:
         self.scratchpad.update_step(e.step, format_error=e.message)
+        self._parsed_step(e.step)
 
     async def on_ToolStarted(self, e: ev.ToolStarted) -> None:
         self.scratchpad.update_step(e.step, tool=e.tool, args=e.args, running=True)

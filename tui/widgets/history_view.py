@@ -56,6 +56,9 @@ def message_row(message: Message, index: int, width: int = 70) -> Text:
 
 
 class HistoryView(OptionList):
+    DEFAULT_CSS = """
+    HistoryView { text-wrap: nowrap; text-overflow: ellipsis; }
+    """
     BINDINGS = [Binding("enter", "select", "stored vs full", show=True)]
 
     @dataclass

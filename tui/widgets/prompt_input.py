@@ -75,7 +75,9 @@ class PromptInput(TextArea):
                 self._stop(event)
                 completion.move(-1 if event.key == "up" else 1)
                 return
-            if event.key in ("tab", "enter") and completion.highlighted is not None:
+            if event.key == "enter" and completion.current() == self.text.strip():
+                completion.display = False          # the command is typed in full: enter runs it
+            elif event.key in ("tab", "enter") and completion.highlighted is not None:
                 self._stop(event)
                 self.accept_completion(completion.current())
                 return

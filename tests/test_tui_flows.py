@@ -1,0 +1,244 @@
+"""Pilot tests of the real app, the real engine and a scripted fake LLM server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from core.config import load_config
+from tests.fakes.llm_server import FakeLLMServer, Reply
+from tui.app import ContextualApp
+from tui.host import RealHost
+from tui.screens.compaction import CompactionModal
+from tui.screens.permission import PermissionModal
+from tui.screens.stored_full import StoredFullScreen
+from tui.widgets.aligned_pane import AlignedPane
+from tui.widgets.chat_log import ChatLog
+from tui.widgets.history_view import HistoryView
+from tui.widgets.scratchpad import ScratchpadView
+
+SIZE = (120, 40)
+READ_CART = 'Thought: the cart first\nAction: Read[{"file_path": "cart.py"}]'
+
+
+def finish(text: str) -> str:
+    return f"Thought: done\nAction: Finish[{text}]"
+
+
+def make_project(tmp: Path, lines: int = 300) -> Path:
+    root = tmp / "proj"
+    root.mkdir()
+    (root / "cart.py").write_text("".join(f"def total_{i}(): return {i}\n" for i in range(lines)))
+    return root
+
+
+def make_host(tmp: Path, base_url: str, **flags) -> RealHost:
+    root = tmp / "proj" if (tmp / "proj").exists() else make_project(tmp)
+    config = load_config(root, {"model": "fake-model", "base_url": base_url, "api_key": "sk-test", **flags},
+                         env={"CONTEXTUAL_HOME": str(tmp / "home")})
+    return RealHost(config)
+
+
+@contextmanager
+def server(script: list) -> Iterator[FakeLLMServer]:
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        yield srv
+
+
+async def type_and_send(pilot, text: str) -> None:
+    pilot.app.query_one("#prompt").load_text(text)
+    await pilot.press("enter")
+
+
+async def wait_for(pilot, predicate, timeout: float = 5.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached in time")
+        await pilot.pause(0.01)
+
+
+async def run_turn(pilot, text: str) -> None:
+    pad = pilot.app.query_one(ScratchpadView)
+    started = len(pad.turns)
+    await type_and_send(pilot, text)
+    await wait_for(pilot, lambda: len(pad.turns) > started and pad.turns[-1].outcome != "running")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_turn_streams_into_chat_and_scratchpad(tmp_path):
+    with server([READ_CART, finish("The cart defines **300** totals.")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "how many totals?")
+            chat = app.query_one(ChatLog)
+            assert "you" in str(chat.children[0].render()) and "how many totals?" in str(chat.children[0].render())
+            answer = chat.children[-1]
+            assert "300" in answer.source
+            pad = app.query_one(ScratchpadView)
+            turn = pad.turns[-1]
+            assert turn.outcome == "finished"
+            read_step = turn.steps[0]
+            assert read_step.tool == "Read" and read_step.thought == "the cart first"
+            assert "total_299" in read_step.observation          # the full observation, not the stored one
+            assert pad.shown_turn is None                         # cleared when the turn ended ...
+            await pilot.press("ctrl+p", "escape")
+            pad.focus()
+            await pilot.press("[")                                # ... but browsable
+            assert pad.shown_turn == 0
+            history = app.query_one(HistoryView)
+            assert [m.role for m in history.messages] == ["user", "assistant", "tool", "assistant"]
+            assert history.messages == app.engine.history.messages
+            assert app.query_one("#meter").budget.l3 > 0
+
+
+async def test_tool_result_opens_side_by_side_with_keyboard_and_mouse(tmp_path):
+    with server([READ_CART, finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "read it")
+            history = app.query_one(HistoryView)
+            history.focus()
+            history.highlighted = 2
+            await pilot.press("enter")
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, StoredFullScreen)
+            stored, full = screen.query_one("#stored", AlignedPane), screen.query_one("#full", AlignedPane)
+            assert len(stored.rows) == len(full.rows)
+            assert "tok" in stored.border_title and "lines" in full.border_title
+            full.scroll_to(y=20, animate=False, immediate=True)
+            await pilot.pause()
+            assert stored.scroll_y == full.scroll_y == 20       # the panes scroll together
+            await pilot.press("escape")
+            assert not isinstance(app.screen, StoredFullScreen)
+            history.highlighted = 3                               # ctrl+o from a later row finds the tool above
+            await pilot.press("ctrl+o")
+            assert isinstance(app.screen, StoredFullScreen)
+            await pilot.press("escape")
+            await pilot.click(HistoryView, offset=(4, 3))         # a click on the tool row (row 2, below the border)
+            await pilot.pause()
+            assert isinstance(app.screen, StoredFullScreen)
+
+
+@pytest.mark.parametrize("key,decision,expect", [("y", "allow_once", "hi-from-bash"),
+                                                 ("a", "allow_session", "hi-from-bash"),
+                                                 ("n", "deny", "denied")])
+async def test_permission_answered_each_way(tmp_path, key, decision, expect):
+    bash = 'Thought: run it\nAction: Bash[{"command": "echo hi-from-bash"}]'
+    with server([bash, finish("done")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "run echo")
+            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            assert "echo hi-from-bash" in str(app.screen.preview)
+            await pilot.press(key)
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            tool = [m for m in app.engine.history.messages if m.role == "tool"][-1]
+            assert expect in tool.full.lower()
+            assert ("Bash" in app.engine.allowed_for_session) == (decision == "allow_session")
+
+
+async def test_cancel_mid_turn_records_interrupted(tmp_path):
+    slow = Reply("Thought: " + "thinking very slowly " * 40 + "\nAction: Finish[never]", chunk_delay=0.02)
+    with server([slow]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "take your time")
+            pad = app.query_one(ScratchpadView)
+            await wait_for(pilot, lambda: pad.current is not None and pad.current.steps and pad.current.steps[0].streamed)
+            await pilot.press("escape")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert pad.turns[-1].outcome == "interrupted"
+            assert not app.turn_running
+            notes = [str(w.render()) for w in app.query_one(ChatLog).children]
+            assert any("cancelled" in n for n in notes)
+            assert app.engine.history.messages[0].content == "take your time"
+
+
+def compaction_script(rounds: int) -> list:
+    script: list = []
+    for i in range(rounds):
+        script += [READ_CART, finish(f"answer {i}")]
+    return script
+
+
+async def test_manual_compaction_modal_result_card_and_resume(tmp_path):
+    summary = "## Summary\nThe user asked about the cart; cart.py defines 300 totals."
+    with server(compaction_script(3) + [Reply(summary, chunk_delay=0.01)]) as srv:
+        host = make_host(tmp_path, srv.base_url, keep_rounds=1)
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            for i in range(3):
+                await run_turn(pilot, f"question {i}")
+            before = app.query_one("#meter").budget.total
+            await type_and_send(pilot, "/compact keep the totals")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal))
+            modal = app.screen
+            await wait_for(pilot, lambda: modal.result is not None)
+            assert modal.result.rounds_archived == 2
+            assert "→" in str(modal.query_one("#compaction-stage").render())
+            history = app.query_one(HistoryView)
+            assert history.messages[0].role == "summary"
+            assert app.query_one("#meter").budget.total < before     # the meter shows the new estimate at once
+            await pilot.press("enter")
+            assert not isinstance(app.screen, CompactionModal)
+            await type_and_send(pilot, "/compactions")
+            await pilot.pause()
+            assert len(app.screen.compactions) == 1
+            await pilot.press("escape")
+            session_id = app.engine.session_id
+            await pilot.press("ctrl+q")
+        # A new app resumes the session with its compaction in it.
+        app2 = ContextualApp(host, host.resume(session_id), animate=False)
+        async with app2.run_test(size=SIZE) as pilot:
+            history = app2.query_one(HistoryView)
+            assert history.messages[0].role == "summary"
+            assert len(app2.engine.compactions) == 1
+            assert "1 compaction" in str(app2.query_one("#topbar").render())
+            tool_index = next(i for i, m in enumerate(history.messages) if m.role == "tool")
+            history.focus()
+            history.highlighted = tool_index
+            await pilot.press("enter")
+            assert isinstance(app2.screen, StoredFullScreen)
+
+
+async def test_compaction_cancel_falls_back_to_truncation(tmp_path):
+    stalled = Reply("## Summary\n" + "slow " * 400, chunk_delay=0.05)
+    with server(compaction_script(2) + [stalled]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, keep_rounds=1), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            for i in range(2):
+                await run_turn(pilot, f"question {i}")
+            await pilot.press("ctrl+k")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal))
+            modal = app.screen
+            await wait_for(pilot, lambda: modal.stage == "summarising")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: modal.result is not None)
+            fallback = modal.result.get("fallback") if isinstance(modal.result, dict) else modal.result.fallback
+            assert fallback
+            await pilot.press("escape")
+            assert not isinstance(app.screen, CompactionModal)
+
+
+async def test_without_a_model_the_app_opens_and_explains(tmp_path):
+    root = make_project(tmp_path)
+    config = load_config(root, {}, env={"CONTEXTUAL_HOME": str(tmp_path / "home")})
+    app = ContextualApp(RealHost(config), animate=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        text = " ".join(str(w.render()) for w in app.query_one(ChatLog).children)
+        assert "CONTEXTUAL_MODEL" in text and "11434" in text and "8080" in text
+        await type_and_send(pilot, "hello")
+        assert not app.turn_running
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert app.screen.__class__.__name__ == "SessionPicker"
