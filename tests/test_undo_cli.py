@@ -69,3 +69,21 @@ def test_cli_without_a_session_says_so(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert undo_main(["-r", "nope"], env={"CONTEXTUAL_HOME": str(tmp_path / "home")}) == 1
     assert "no session nope found" in capsys.readouterr().err
+
+
+def test_snapshots_stay_out_of_history_and_survive_a_compaction_and_a_resume(tmp_path, monkeypatch, capsys):
+    repo, home = make_repo(tmp_path), tmp_path / "home"
+    before = asyncio.run(record_turn(home, repo, "sess-c"))
+    path = home / "projects" / str(repo.resolve()).replace("/", "-") / "sess-c.jsonl"
+    writer = SessionWriter.reopen(path)                   # a resume, then a compaction archiving everything
+    writer.append_compaction(trigger="manual", pre_tokens=900, post_tokens=100,
+                             summary=Message("summary", "the user asked for a refactor"), kept_from_id=None)
+    writer.close_sync()
+    loaded = load_session(path)
+    assert [m.role for m in loaded.history] == ["summary"]
+    assert not any("ghost" in m.content or "snapshot" in str(m.meta) for m in loaded.full_record)
+    assert [e["subtype"] for e in loaded.entries if "ghost" in str(e.get("subtype"))] == \
+        ["ghost_snapshot", "ghost_snapshot_after"]
+    monkeypatch.chdir(repo)
+    assert undo_main([], env={"CONTEXTUAL_HOME": str(home)}) == 0
+    assert tree_files(repo) == before

@@ -67,9 +67,10 @@ async def write_worktree_tree(top: Path) -> str:
     with tempfile.TemporaryDirectory(prefix="contextual-index-") as tmp:
         index = Path(tmp) / "index"
         # Starting from a copy of the user's index reuses its stat cache (only changed files get hashed)
-        # and keeps files the user staged explicitly even when .gitignore matches them.
+        # and keeps files the user staged explicitly even when .gitignore matches them. copy2 keeps the index's
+        # mtime, which git's racy-clean check compares file mtimes against: a fresh mtime would hide racy edits.
         if user_index.exists():
-            shutil.copyfile(user_index, index)
+            shutil.copy2(user_index, index)
         env = {"GIT_INDEX_FILE": str(index)}
         await git(top, "add", "-A", "--", ".", env=env)
         return (await git(top, "write-tree", env=env)).decode().strip()
