@@ -42,6 +42,7 @@ class UndoResult:
     not_undoable: list[str] = field(default_factory=list)
     note: str = ""
     entry: dict | None = None          # the ``undo`` entry to append; None when nothing was undone
+    message: Message | None = None     # the note as a history message (set with ``entry``)
 
     @property
     def changed_files(self) -> bool:
@@ -237,6 +238,7 @@ def _finish(result: UndoResult) -> UndoResult:
                         "restored": result.restored, "deleted": result.deleted, "recreated": result.recreated,
                         "skippedUserModified": result.skipped_user_modified,
                         "notUndoable": result.not_undoable, "note": result.note, "timestamp": now_iso()}
+        result.message = note_message(result)
     return result
 
 
@@ -263,6 +265,25 @@ def undo_note(result: UndoResult) -> str:
 def note_message(result: UndoResult) -> Message:
     """The history message that tells the model its changes are gone (a user-role note: the user did it)."""
     return Message(role="user", content=result.note, meta={"undo": result.turn_id})
+
+
+def record_undo(writer, result: UndoResult) -> None:
+    """Append the undo entry and the note to a session (a SessionWriter)."""
+    if result.entry is not None and result.message is not None:
+        writer.append_entry(result.entry)
+        writer.append_message(result.message)
+
+
+async def undo_in_open_session(project_root: Path, writer, *,
+                               confirm_overwrite: Confirm | None = None) -> UndoResult:
+    """``/undo`` in the app that holds the session: read its entries, undo, record. The caller appends
+    ``result.message`` (when set) to the engine's in-memory history, so the next prompt carries the note."""
+    from core.session import load_session
+
+    await writer.flush()
+    result = await undo_last(project_root, load_session(writer.path).entries, confirm_overwrite=confirm_overwrite)
+    record_undo(writer, result)
+    return result
 
 
 # --- `contextual undo [-r ID]` ----------------------------------------------------------------------------------
@@ -300,9 +321,7 @@ def undo_main(argv: list[str], env: Mapping[str, str] | None = None) -> int:
         except (UndoError, gitops.GitError, OSError) as exc:
             print(f"contextual undo: {exc}", file=sys.stderr)
             return 1
-        if result.entry is not None:
-            writer.append_entry(result.entry)
-            writer.append_message(note_message(result))
+        record_undo(writer, result)
     finally:
         writer.close_sync()
     print(render_result(result))

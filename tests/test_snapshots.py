@@ -154,3 +154,11 @@ async def test_hook_never_raises_when_the_snapshot_fails(tmp_path, monkeypatch):
     entries: list[dict] = []
     await snaps.before_change_hook("t", entries.append, warnings.append)([repo / "a.py"])
     assert entries == [] and "disk full" in warnings[0]
+
+
+async def test_copy_mode_treats_an_empty_path_list_as_a_bash_command(tmp_path):
+    root = tmp_path / "plain"
+    root.mkdir()
+    entries: list[dict] = []
+    await GhostSnapshots(root, "s", tmp_path / "home").before_change_hook("t", entries.append)([])
+    assert len(entries) == 1 and entries[0]["files"] == [] and "Bash" in entries[0]["notUndoable"][0]

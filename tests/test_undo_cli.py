@@ -87,3 +87,23 @@ def test_snapshots_stay_out_of_history_and_survive_a_compaction_and_a_resume(tmp
     monkeypatch.chdir(repo)
     assert undo_main([], env={"CONTEXTUAL_HOME": str(home)}) == 0
     assert tree_files(repo) == before
+
+
+async def test_slash_undo_in_the_app_holding_the_session(tmp_path):
+    from core.undo import undo_in_open_session
+
+    repo, home = make_repo(tmp_path), tmp_path / "home"
+    before = await record_turn(home, repo, "sess-d")
+    path = home / "projects" / str(repo.resolve()).replace("/", "-") / "sess-d.jsonl"
+    writer = SessionWriter.reopen(path)                   # the app holds the lock
+    try:
+        result = await undo_in_open_session(repo, writer)
+        assert result.turn_id == "t1" and tree_files(repo) == before
+        assert result.message.role == "user" and result.message.content == result.note
+        again = await undo_in_open_session(repo, writer)
+        assert again.turn_id is None and again.message is None
+    finally:
+        await writer.close()
+    loaded = load_session(path)
+    assert [e["turnId"] for e in loaded.entries if e.get("subtype") == "undo"] == ["t1"]
+    assert loaded.history[-1].id == result.message.id

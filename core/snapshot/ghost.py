@@ -75,7 +75,7 @@ class GhostSnapshots:
 
     async def take(self, turn_id: str, paths: Iterable[Path | str] | None, *,
                    label: str | None = None) -> SnapshotRecord | None:
-        """Record what ``paths`` (None: unknown, e.g. a Bash command) hold before they change.
+        """Record what ``paths`` (None or []: unknown, e.g. a Bash command) hold before they change.
 
         Git: the whole tree once per turn. Copy: each path the first time it is touched in the turn; unknown paths
         are recorded as not undoable. Returns None when this turn already covers them.
@@ -115,7 +115,8 @@ class GhostSnapshots:
         entry = {"type": "system", "subtype": "ghost_snapshot", "turnId": turn_id, "mode": "copy",
                  "store": str(self.copy_dir(turn_id)), "files": [], "timestamp": now_iso()}
         copied_sizes: list[tuple[str, int]] = []
-        if paths is None:
+        paths = None if paths is None else list(paths)
+        if not paths:                       # None or []: a command that may touch any file (Bash)
             entry["notUndoable"] = [label or "a Bash command (its file changes outside git are not recorded)"]
         else:
             for raw in paths:
@@ -177,7 +178,7 @@ class GhostSnapshots:
                            on_warning: Callable[[str], None] | None = None) -> BeforeChange:
         """The callable the engine installs as ``ToolContext.before_change`` for one turn.
 
-        ``await hook(paths)`` before a tool changes ``paths`` (None for a Bash command). It never raises: a failed
+        ``await hook(paths)`` before a tool changes ``paths`` (None or [] for a Bash command). It never raises: a failed
         snapshot is reported through ``on_warning`` and the tool goes on.
         """
         async def before_change(paths: Iterable[Path | str] | None = None, label: str | None = None) -> None:
