@@ -132,3 +132,16 @@ def test_lone_surrogates_round_trip(tmp_path):
     step = Message("assistant", "Action: Read", meta={"call_id": "c", "tool_name": "Read"})
     path = write_session(tmp_path, [step, msg])
     assert load_session(path).history == [step, msg]
+
+
+def test_torn_inside_a_multibyte_character_and_a_bad_byte_in_the_middle(tmp_path):
+    path = write_session(tmp_path, [Message("user", "一"), Message("user", "二"), Message("user", "三三三")])
+    lines = path.read_bytes().split(b"\n")
+    lines[0] = lines[0].replace("一".encode(), b"\xff\xfe")   # not UTF-8 at all
+    data = b"\n".join(lines)
+    cut = data.rindex("三".encode()) + 1                     # ends inside a character
+    path.write_bytes(data[:cut])
+    loaded = load_session(path)
+    assert [m.content for m in loaded.history] == ["二"]
+    assert loaded.warnings == ["line 1: corrupt JSON, skipped",
+                               "line 3: torn last line (the write was cut off), skipped"]

@@ -12,6 +12,7 @@ Rebuilding rules:
 
 from __future__ import annotations
 
+import gc
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,34 +58,60 @@ def read_entries(path: Path) -> tuple[list[tuple[int, dict]], list[str]]:
         raise SessionError(f"no session file at {path}") from None
     except OSError as exc:
         raise SessionError(f"cannot read session {path}: {exc.strerror or exc}") from None
-    # Only "\n" ends a line: JSON escapes it inside strings, while str.splitlines would also cut at U+2028.
-    lines = data.split(b"\n")
-    torn_tail = not data.endswith(b"\n") and bool(data)
-    if not torn_tail:
-        lines.pop()  # the empty piece after the final newline
+    # One decode for the whole file is much cheaper than one per line; a file with a damaged byte somewhere
+    # falls back to line by line so that only the damaged line is lost.
+    # A torn tail may end inside a UTF-8 character: it is decoded apart, leniently (it is skipped anyway).
+    cut = data.rfind(b"\n") + 1
+    torn_tail = cut < len(data)
+    lines: list[str] | list[bytes]
+    try:
+        # Only "\n" ends a line: JSON escapes it inside strings, while splitlines would also cut at U+2028.
+        lines = data[:cut].decode("utf-8").split("\n")
+        lines.pop()
+        if torn_tail:
+            lines.append(data[cut:].decode("utf-8", errors="replace"))
+    except UnicodeDecodeError:
+        lines = data.split(b"\n")
+        if not torn_tail:
+            lines.pop()
     entries: list[tuple[int, dict]] = []
     warnings: list[str] = []
     last = len(lines)
     for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            if number == last and torn_tail:
-                warnings.append(f"line {number}: torn last line (the write was cut off), skipped")
-            else:
-                warnings.append(f"line {number}: corrupt JSON, skipped")
-            continue
-        if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
-            warnings.append(f"line {number}: not a session entry, skipped")
-            continue
-        entries.append((number, entry))
+        _parse_line(number, line, last, torn_tail, entries, warnings)
     return entries, warnings
 
 
+def _parse_line(number: int, line: str | bytes, last: int, torn_tail: bool,
+                entries: list[tuple[int, dict]], warnings: list[str]) -> None:
+    if not line.strip():
+        return
+    try:
+        entry = json.loads(line)
+    except ValueError:
+        if number == last and torn_tail:
+            warnings.append(f"line {number}: torn last line (the write was cut off), skipped")
+        else:
+            warnings.append(f"line {number}: corrupt JSON, skipped")
+        return
+    if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
+        warnings.append(f"line {number}: not a session entry, skipped")
+        return
+    entries.append((number, entry))
+
+
 def load_session(path: Path) -> LoadedSession:
-    path = Path(path)
+    # Loading builds many containers and nothing cyclic: the cycle collector would only add passes.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _load(Path(path))
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _load(path: Path) -> LoadedSession:
     numbered, warnings = read_entries(path)
     session = LoadedSession(session_id=path.name.removesuffix(".jsonl"), path=path, cwd="", warnings=warnings)
     summaries: list[Message] = []
