@@ -153,3 +153,26 @@ async def test_bad_arguments(ctx, args, needle):
     result = await fast_tool().run(args, ctx)
     assert result["error"]["code"] == "invalid_argument"
     assert needle in result["error"]["message"]
+
+
+async def test_api_keys_are_not_passed_to_commands(ctx, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
+    monkeypatch.setenv("CONTEXTUAL_API_KEY", "ctx-secret")
+    monkeypatch.setenv("HARMLESS_SETTING", "visible")
+    result = await fast_tool().run({"command": "env"}, ctx)
+    assert "secret" not in result["data"]["stdout"]
+    assert "HARMLESS_SETTING=visible" in result["data"]["stdout"]
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+
+@given(chunks=st.lists(st.binary(max_size=40), max_size=20), head=st.integers(0, 30), tail=st.integers(0, 30))
+def test_capped_buffer_keeps_head_and_tail_and_counts_the_rest(chunks, head, tail):
+    buffer = CappedBuffer(head=head, tail=tail)
+    for chunk in chunks:
+        buffer.feed(chunk)
+    whole = b"".join(chunks)
+    assert bytes(buffer.head) == whole[:head]
+    assert len(buffer.head) + len(buffer.tail) + buffer.dropped == len(whole)
+    assert whole.endswith(bytes(buffer.tail)) and len(buffer.tail) <= tail

@@ -88,3 +88,24 @@ async def test_symlinks_leading_out_are_skipped(ctx, tmp_path_factory):
 ])
 async def test_bad_input(ctx, args, code):
     assert (await GlobTool().run(args, ctx))["error"]["code"] == code
+
+
+from fnmatch import fnmatchcase  # noqa: E402
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+from core.tools._fs import glob_to_regex  # noqa: E402
+
+_names = st.text(alphabet="ab.*?", min_size=0, max_size=6)
+
+
+@given(pattern=_names.filter(lambda p: p), name=st.text(alphabet="ab.", max_size=6))
+def test_single_segment_globs_agree_with_fnmatch(pattern, name):
+    assert bool(glob_to_regex(pattern).match(name)) == fnmatchcase(name, pattern)
+
+
+def test_double_star_spans_folders_but_single_star_does_not():
+    assert glob_to_regex("**/*.py").match("a/b/c.py") and glob_to_regex("**/*.py").match("c.py")
+    assert not glob_to_regex("*.py").match("a/c.py")
+    assert glob_to_regex("src/**").match("src/a/b.txt")
+    assert glob_to_regex("[!a]*.md").match("b.md") and not glob_to_regex("[!a]*.md").match("a.md")

@@ -15,6 +15,8 @@ DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
 KEEP_HEAD = 32 * 1024
 KEEP_TAIL = 32 * 1024
+# The agent's own API keys stay out of commands' environment, so `env` cannot leak them into a session.
+SECRET_ENV = ("CONTEXTUAL_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 
 
 class CappedBuffer:
@@ -125,7 +127,8 @@ class BashTool:
 
     async def _execute(self, command: str, timeout: float, ctx: ToolContext, context: dict) -> dict:
         started = time.monotonic()
-        env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}
+        env = {name: value for name, value in os.environ.items() if name not in SECRET_ENV}
+        env.update(PAGER="cat", GIT_PAGER="cat")
         try:
             proc, exited = await _spawn(command, ctx, env)
         except OSError as exc:
