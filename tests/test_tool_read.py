@@ -165,3 +165,15 @@ async def test_no_mtime_note_after_the_agents_own_edit(ctx):
     result = await read(ctx, file_path="sub/a.txt")
     assert "note" not in result["data"]
     assert result["data"]["content"] == "     1\ttwo"
+
+
+async def test_encoding_is_judged_on_the_whole_file_like_edit(ctx):
+    # valid utf-8 for 100 KB, then one latin-1 byte: the whole file is latin-1, as Edit will treat it
+    (ctx.root / "mixed.txt").write_bytes(b"a\n" * 50_000 + "caf\xe9\n".encode("latin-1"))
+    result = await read(ctx, file_path="mixed.txt", offset=50_001)
+    assert result["data"]["content"] == " 50001\tcafé"
+
+
+async def test_utf8_bom_is_not_shown(ctx):
+    (ctx.root / "bom.txt").write_bytes(b"\xef\xbb\xbfhello\n")
+    assert (await read(ctx, file_path="bom.txt"))["data"]["content"] == "     1\thello"

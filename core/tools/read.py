@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import codecs
 import time
 from pathlib import Path
 
@@ -13,6 +14,7 @@ DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
 # Bigger files are read only in slices (offset/limit), streamed so the whole file never sits in memory.
 MAX_WHOLE_FILE_BYTES = 10 * 1024 * 1024
+BIG_FILE_SNIFF_BYTES = 1024 * 1024
 
 
 class ReadTool:
@@ -40,7 +42,9 @@ class ReadTool:
                 raise ToolError("file_too_large",
                                 f"{rel} is {size:,} bytes (over {self.max_whole_file_bytes:,}); "
                                 "read it in slices with offset and limit")
-            lines, total = await asyncio.to_thread(_read_range, path, rel, offset, limit)
+            # The encoding is judged on the whole file (as Edit does), or on its first MB when it is big.
+            sniff = size + 1 if size <= self.max_whole_file_bytes else BIG_FILE_SNIFF_BYTES
+            lines, total = await asyncio.to_thread(_read_range, path, rel, offset, limit, sniff)
         except ToolError as exc:
             return fail(exc.code, str(exc), context=context)
         except OSError as exc:
@@ -83,14 +87,15 @@ class ReadTool:
         return ok(data, "\n".join(parts), stats=stats, context=context)
 
 
-def _read_range(path: Path, rel: str, offset: int, limit: int) -> tuple[list[str], int]:
+def _read_range(path: Path, rel: str, offset: int, limit: int, sniff_bytes: int) -> tuple[list[str], int]:
     """Lines offset..offset+limit-1 (1-based) and the file's total line count, streaming the file."""
     with path.open("rb") as handle:
-        head = handle.read(64 * 1024)
+        head = handle.read(sniff_bytes)
         if looks_binary(head):
             raise ToolError("binary_file", f"{rel} is a binary file; it cannot be shown as text")
+        whole = len(head) < sniff_bytes or not handle.read(1)
+        encoding = _encoding_for(head, whole)
         handle.seek(0)
-        encoding = _encoding_for(path, head)
         wanted: list[str] = []
         total = 0
         last = offset + limit - 1
@@ -102,22 +107,11 @@ def _read_range(path: Path, rel: str, offset: int, limit: int) -> tuple[list[str
     return wanted, total
 
 
-def _encoding_for(path: Path, head: bytes) -> str:
-    """utf-8 (BOM stripped) when the file decodes as utf-8, else latin-1, as Edit would see it."""
-    body = head
-    bom = head.startswith(b"\xef\xbb\xbf")
+def _encoding_for(head: bytes, whole: bool) -> str:
+    """utf-8 (BOM stripped) when the bytes decode as utf-8, else latin-1, as Edit would see the file.
+    For a sniffed slice, a multi-byte character cut at its end does not count against utf-8."""
     try:
-        if path.stat().st_size <= len(head):
-            body.decode("utf-8")
-        else:
-            # a slice may end inside a multi-byte character: drop up to 3 trailing bytes before judging
-            for cut in range(4):
-                try:
-                    body[:len(body) - cut].decode("utf-8")
-                    break
-                except UnicodeDecodeError:
-                    if cut == 3:
-                        raise
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=whole)
     except UnicodeDecodeError:
         return "latin-1"
-    return "utf-8-sig" if bom else "utf-8"
+    return "utf-8-sig" if head.startswith(codecs.BOM_UTF8) else "utf-8"
