@@ -118,14 +118,15 @@ async def _undo_git(root: Path, turn: _TurnSnapshots, confirm: Confirm | None) -
     before = turn.before[0]["commit"]
     if not await gitops.object_exists(top, before):
         raise UndoError(f"the snapshot of turn {turn.turn_id} ({before[:12]}) is no longer in the repository")
-    now = await gitops.write_worktree_tree(top)
+    scope = gitops.scope_of(top, root)
+    now = await gitops.write_worktree_tree(top, scope)
     after = turn.after.get("commit") if turn.after else None
     if after and await gitops.object_exists(top, after):
-        changes = await gitops.diff_trees(top, before, after)
-        touched_since = {c.path for c in await gitops.diff_trees(top, after, now)}
+        changes = await gitops.diff_trees(top, before, after, scope)
+        touched_since = {c.path for c in await gitops.diff_trees(top, after, now, scope)}
     else:
         # No after-state (the turn was cut off): every difference might be the user's, so each one needs consent.
-        changes = await gitops.diff_trees(top, before, now)
+        changes = await gitops.diff_trees(top, before, now, scope)
         touched_since = {c.path for c in changes}
     if not changes:
         return None

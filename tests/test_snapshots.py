@@ -147,7 +147,7 @@ async def test_hook_never_raises_when_the_snapshot_fails(tmp_path, monkeypatch):
     snaps = GhostSnapshots(repo, "s", tmp_path / "home")
     from core.snapshot import git as gitops
 
-    async def broken(top):
+    async def broken(top, scope="."):
         raise gitops.GitError("git write-tree failed: disk full")
     monkeypatch.setattr(gitops, "write_worktree_tree", broken)
     warnings: list[str] = []

@@ -150,9 +150,17 @@ async def test_undo_in_a_subdirectory_project_shows_paths_relative_to_it(tmp_pat
     project = repo / "sub"
     entries: list[dict] = []
     snaps = GhostSnapshots(project, "s", tmp_path / "home")
-    await run_turn(snaps, entries, "t1", project, {"x.py": "changed\n"})
+    hook = snaps.before_change_hook("t1", entries.append)
+    await hook([project / "x.py"])
+    (project / "x.py").write_text("changed\n")
+    (repo / "a.py").write_text("outside the project, changed meanwhile\n")
+    run_git(repo, "add", "a.py")                         # the user stages it during the turn
+    entries.append(await snaps.finish_turn("t1"))
     result = await undo_last(project, entries)
     assert result.restored == ["x.py"] and (project / "x.py").read_text() == "x\n"
+    assert (repo / "a.py").read_text() == "outside the project, changed meanwhile\n"
+    listed = run_git(repo, "ls-tree", "-r", "--name-only", entries[0]["commit"]).split()
+    assert "sub/x.py" in listed and "notes.txt" not in listed      # outside the project: the user's index only
 
 
 def plain_project(tmp_path: Path) -> Path:

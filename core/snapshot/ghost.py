@@ -97,7 +97,7 @@ class GhostSnapshots:
         top = self._top
         assert top is not None
         turn.number = await self._next_number(top)
-        turn.tree = await gitops.write_worktree_tree(top)
+        turn.tree = await gitops.write_worktree_tree(top, gitops.scope_of(top, self.root))
         turn.commit = await gitops.commit_tree(top, turn.tree, await gitops.head_commit(top),
                                                f"contextual ghost snapshot before turn {turn_id}")
         ref = self._ref(turn.number)
@@ -163,7 +163,7 @@ class GhostSnapshots:
                 return None
             top = self._top
             assert top is not None
-            tree = await gitops.write_worktree_tree(top)
+            tree = await gitops.write_worktree_tree(top, gitops.scope_of(top, self.root))
             commit = await gitops.commit_tree(top, tree, turn.commit, f"contextual ghost snapshot after turn {turn_id}")
             ref = self._ref(turn.number, after=True)
             await gitops.update_ref(top, ref, commit)

@@ -26,7 +26,8 @@ class GitError(Exception):
 
 
 async def git(cwd: Path, *args: str, env: dict[str, str] | None = None, ok_codes: tuple[int, ...] = (0,)) -> bytes:
-    full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", **(env or {})}
+    # Literal pathspecs: a project folder named "a*b" means that folder, not a glob.
+    full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_LITERAL_PATHSPECS": "1", **(env or {})}
     try:
         proc = await asyncio.create_subprocess_exec(
             "git", *args, cwd=str(cwd), env=full_env,
@@ -38,6 +39,11 @@ async def git(cwd: Path, *args: str, env: dict[str, str] | None = None, ok_codes
         first = err.decode(errors="replace").strip().splitlines()
         raise GitError(f"git {args[0]} failed: {first[0] if first else f'exit {proc.returncode}'}")
     return out
+
+
+def scope_of(top: Path, root: Path) -> str:
+    """The project's folder as a pathspec relative to the work tree's top ("." when they are the same)."""
+    return Path(os.path.relpath(root, top)).as_posix()
 
 
 async def toplevel(root: Path) -> Path | None:
@@ -59,8 +65,11 @@ async def head_commit(top: Path) -> str | None:
     return out.decode().strip() or None
 
 
-async def write_worktree_tree(top: Path) -> str:
-    """A tree object of the working tree now: tracked and untracked files, .gitignore respected."""
+async def write_worktree_tree(top: Path, scope: str = ".") -> str:
+    """A tree object of the working tree now: tracked and untracked files, .gitignore respected.
+
+    Only ``scope`` (the project's folder, relative to ``top``) is read from disk; the rest of the tree keeps
+    what the user's index holds, so compare trees with the same ``scope``."""
     user_index = Path((await git(top, "rev-parse", "--git-path", "index")).decode().strip())
     if not user_index.is_absolute():
         user_index = top / user_index
@@ -72,7 +81,7 @@ async def write_worktree_tree(top: Path) -> str:
         if user_index.exists():
             shutil.copy2(user_index, index)
         env = {"GIT_INDEX_FILE": str(index)}
-        await git(top, "add", "-A", "--", ".", env=env)
+        await git(top, "add", "-A", "--", scope, env=env)
         return (await git(top, "write-tree", env=env)).decode().strip()
 
 
@@ -117,8 +126,8 @@ class TreeChange:
         return self.new_mode == "000000"
 
 
-async def diff_trees(top: Path, old: str, new: str) -> list[TreeChange]:
-    out = await git(top, "diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", old, new)
+async def diff_trees(top: Path, old: str, new: str, scope: str = ".") -> list[TreeChange]:
+    out = await git(top, "diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", old, new, "--", scope)
     fields = out.split(b"\0")
     changes: list[TreeChange] = []
     i = 0
