@@ -42,16 +42,13 @@ def message_row(message: Message, index: int, width: int = 70) -> Text:
         if message.full:
             row.append(" ⇄", style="bold #5fafaf")
         return row
-    row.append(f"{label}  ", style=style)
-    if message.role == "summary":
-        rounds = message.meta.get("rounds")
-        row.append(f"#{message.meta.get('number', '')} " if message.meta.get("number") else "", style=style)
-        if rounds:
-            row.append(f"rounds {rounds} ", style="dim")
+    row.append(f"{label} ", style=style)
+    if message.role == "summary" and message.meta.get("number"):
+        row.append(f"#{message.meta['number']} ", style=style)
+    row.append(f"{tokens(size)}  ", style="bold")
     if message.meta.get("interrupted"):
         row.append("[interrupted] ", style="bold #d75f5f")
     row.append(one_line(message.content, width))
-    row.append(f" · {tokens(size)}", style="bold")
     return row
 
 

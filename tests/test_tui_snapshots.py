@@ -1,0 +1,116 @@
+"""SVG snapshots of the main views at 120×40, from a fixed history (no clock, no spinner, no random ids).
+
+Update them after a deliberate change with: python -m pytest tests/test_tui_snapshots.py --snapshot-update
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.agent import Engine
+from core.config import load_config
+from core.context import compressor
+from core.events import CompactionFinished
+from core.messages import Message
+from tui.app import ContextualApp
+from tui.host import Opened
+from tui.screens.compaction import CompactionModal
+from tui.widgets.history_view import HistoryView
+
+SIZE = (120, 40)
+ROOT = Path("/tmp/contextual-snapshot-project")     # a fixed path: the top bar shows it
+
+
+def cart_result(lines: int) -> dict:
+    content = "".join(f"{n:>6}\tdef total_{n}(): return {n}\n" for n in range(1, lines + 1))
+    return {"status": "success", "data": {"path": "cart.py", "content": content, "start_line": 1,
+                                          "end_line": lines, "total_lines": lines},
+            "text": content, "stats": {"lines": lines}, "context": {"file_path": "cart.py"}}
+
+
+def fixed_history() -> list[Message]:
+    args = {"file_path": "cart.py"}
+    result = cart_result(2600)
+    return [
+        Message("summary", "## Summary\nThe user is fixing totals in cart.py; tests/test_cart.py covers them.",
+                meta={"number": 1}, id="m0"),
+        Message("user", "why does total() return euros?", id="m1"),
+        Message("assistant", 'Thought: read the cart\nAction: Read[{"file_path": "cart.py"}]',
+                meta={"step": 1, "call_id": "c1", "tool_name": "Read", "args": args}, id="m2"),
+        Message("tool", compressor.stored_text("Read", args, result), full=compressor.full_text(result),
+                meta={"tool_name": "Read", "call_id": "c1", "args": args, "step": 1}, id="m3"),
+        Message("assistant", "Thought: found it\nAction: Finish[`total()` divides by **100**: it returns euros.]",
+                meta={"step": 2, "final": True}, id="m4"),
+    ]
+
+
+class FixedHost:
+    """A host whose engine has no provider and a restored history: everything on screen is fixed."""
+
+    def __init__(self) -> None:
+        ROOT.mkdir(exist_ok=True)
+        self.config = load_config(ROOT, {"model": "fake-model", "base_url": "http://127.0.0.1:9/v1"},
+                                  env={"CONTEXTUAL_HOME": str(ROOT / ".home")})
+
+    def new_engine(self) -> Opened:
+        engine = Engine(self.config, None)
+        engine.restore(fixed_history(), 4321, [], [{"timestamp": "2026-01-02T03:04:05", "trigger": "auto",
+                                                     "preTokens": 161200, "postTokens": 24700,
+                                                     "filesIncluded": ["cart.py"], "fallback": None}])
+        return Opened(engine)
+
+    def resume(self, session_id=None):
+        raise LookupError("no sessions in snapshots")
+
+    def list_sessions(self):
+        return []
+
+    def ensure_session(self, engine) -> None:
+        pass
+
+    async def undo(self, engine) -> str:
+        return "nothing to undo"
+
+    async def close(self, engine) -> None:
+        pass
+
+
+def app() -> ContextualApp:
+    return ContextualApp(FixedHost(), animate=False)
+
+
+def test_main_view(snap_compare):
+    assert snap_compare(app(), terminal_size=SIZE)
+
+
+def test_stored_vs_full(snap_compare):
+    async def open_tool(pilot):
+        history = pilot.app.query_one(HistoryView)
+        history.focus()
+        history.highlighted = 3
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("n")          # jump to the first gap
+        await pilot.pause()
+    assert snap_compare(app(), terminal_size=SIZE, run_before=open_tool)
+
+
+def test_compaction_result_card(snap_compare):
+    async def show_card(pilot):
+        modal = CompactionModal("manual", 161_200, 12, on_cancel=lambda: None, live_clock=False)
+        await pilot.app.push_screen(modal)
+        modal.progress("summarising", 3.2, 812)
+        modal.finish(CompactionFinished("manual", 161_200, 24_700, 12, ("cart.py", "tests/test_cart.py"), "…"))
+        await pilot.pause()
+    assert snap_compare(app(), terminal_size=SIZE, run_before=show_card)
+
+
+def test_context_view(snap_compare):
+    async def open_context(pilot):
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+    assert snap_compare(app(), terminal_size=SIZE, run_before=open_context)
