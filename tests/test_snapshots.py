@@ -162,3 +162,13 @@ async def test_copy_mode_treats_an_empty_path_list_as_a_bash_command(tmp_path):
     entries: list[dict] = []
     await GhostSnapshots(root, "s", tmp_path / "home").before_change_hook("t", entries.append)([])
     assert len(entries) == 1 and entries[0]["files"] == [] and "Bash" in entries[0]["notUndoable"][0]
+
+
+async def test_snapshot_works_when_the_user_signs_commits_and_has_no_identity(tmp_path, monkeypatch):
+    repo = make_repo(tmp_path)
+    run_git(repo, "config", "commit.gpgsign", "true")
+    run_git(repo, "config", "gpg.program", "false")          # any signing attempt would fail
+    for name in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.delenv(name, raising=False)
+    record = await GhostSnapshots(repo, "s", tmp_path / "home").take("t", None)
+    assert len(record.entry["commit"]) == 40

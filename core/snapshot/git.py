@@ -86,7 +86,7 @@ async def write_worktree_tree(top: Path, scope: str = ".") -> str:
 
 
 async def commit_tree(top: Path, tree: str, parent: str | None, message: str) -> str:
-    args = ["commit-tree", tree, "-m", message]
+    args = ["commit-tree", "--no-gpg-sign", tree, "-m", message]   # never prompt for a signing key
     if parent:
         args += ["-p", parent]
     return (await git(top, *args, env=_IDENTITY)).decode().strip()
