@@ -122,7 +122,7 @@ def main() -> None:
             (info.path.with_name(info.path.name + ".index.json")).unlink()
         started = time.perf_counter()
         list_sessions(home, other)
-        print(f"list   {len(infos)} sessions (no index: scanned once, index rebuilt on write only): "
+        print(f"list   {len(infos)} sessions (index sidecars deleted, sessions scanned): "
               f"{time.perf_counter() - started:.3f} s")
 
 

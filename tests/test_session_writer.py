@@ -207,3 +207,36 @@ async def test_meta_and_full_round_trip_exactly(tmp_path, project):
     writer.append_message(msg)
     await writer.close()
     assert load_session(writer.path).history == [msg]
+
+
+def test_writer_survives_a_change_of_event_loop_and_works_without_one(tmp_path, project):
+    writer = SessionWriter.create(tmp_path / "home", project)
+
+    async def append(text):
+        writer.append_message(Message("user", text))
+        await writer.flush()
+
+    asyncio.run(append("first loop"))
+    asyncio.run(append("second loop"))
+    writer.append_message(Message("user", "no loop"))  # written at once
+    assert [m.content for m in load_session(writer.path).history] == ["first loop", "second loop", "no loop"]
+    asyncio.run(writer.close())
+
+
+async def test_fsync_at_turn_end_and_right_after_a_compaction(tmp_path, project, monkeypatch):
+    import core.session.writer as writer_module
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(writer_module.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    writer = SessionWriter.create(tmp_path / "home", project)
+    synced.clear()
+    writer.append_message(Message("user", "x"))
+    await writer.flush()
+    assert synced == []
+    await writer.flush(fsync=True)
+    assert len(synced) == 1
+    writer.append_compaction(trigger="auto", pre_tokens=1, post_tokens=1, files_included=[],
+                             summary=None, kept_from_id=None, fallback="timed out")
+    await writer.flush()   # a plain flush, yet the compaction is forced to disk
+    assert len(synced) == 2
+    await writer.close()

@@ -193,14 +193,19 @@ class SessionWriter:
         except RuntimeError:
             self._write_pending_sync()
             return
-        if self._task is None or self._task.done():
+        if self._needs_task():
             self._start_task()
         assert self._wake is not None
         self._wake.set()
 
     async def start(self) -> None:
-        if self._task is None or self._task.done():
+        if self._needs_task():
             self._start_task()
+
+    def _needs_task(self) -> bool:
+        # A task left behind by an event loop that has since closed will never run again.
+        return (self._task is None or self._task.done()
+                or self._task.get_loop() is not asyncio.get_running_loop())
 
     def _start_task(self) -> None:
         self._wake = asyncio.Event()
@@ -275,7 +280,7 @@ class SessionWriter:
 
     async def flush(self, fsync: bool = False) -> None:
         """Wait until everything appended so far is written (and on disk when fsync)."""
-        if self._task is None or self._task.done():
+        if self._needs_task():
             self._start_task()
         future = asyncio.get_running_loop().create_future()
         self._waiters.append(_FlushWaiter(self._enqueued, fsync, future))
