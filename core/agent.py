@@ -141,6 +141,7 @@ class Engine:
 
     # ---- recording -----------------------------------------------------------------------------
     def _append(self, message: Message) -> None:
+        message.meta.setdefault("timestamp", _now())     # the summary's archived span comes from these
         self.history.append(message)
         if self.session is not None:
             self.session.append_message(message)

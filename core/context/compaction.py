@@ -49,7 +49,7 @@ async def run_compaction(engine: "Engine", trigger: str, instructions: str | Non
     yield CompactionStarted(trigger, pre_tokens, plan.rounds_archived)
     yield CompactionProgress("choosing", time.monotonic() - started, 0,
                              f"archiving {plan.rounds_archived} round(s), keeping {plan.rounds_kept}")
-    files = analyze_files(plan.archive, cfg.project_root)
+    files = await asyncio.to_thread(analyze_files, plan.archive, cfg.project_root)   # disk reads off the loop
     queue: asyncio.Queue[CompactionProgress] = asyncio.Queue()
 
     def on_progress(stage: str, elapsed: float, tokens: int, detail: str) -> None:

@@ -40,7 +40,8 @@ def _lines(text: str) -> list[str]:
 
 def _read(args: dict, data: dict, lim: Limits) -> dict:
     lines = _lines(data.get("content", ""))
-    out = {k: data[k] for k in ("path", "start_line", "end_line", "total_lines", "mtime", "note") if k in data}
+    out = {k: data[k] for k in ("path", "start_line", "end_line", "total_lines", "mtime", "note", "truncated",
+                                "lines_cut") if k in data}
     if len(lines) > lim.read_lines:
         out["content"] = "\n".join(lines[:lim.read_lines])
         out["omitted"] = f"lines after the first {lim.read_lines} of this range were cut; Read again with offset to see them"
@@ -102,8 +103,9 @@ def _write(args: dict, data: dict, lim: Limits) -> dict:
 
 
 def _bash(args: dict, data: dict, lim: Limits) -> dict:
+    # The command itself is in the paired action (C1 drops what the call already says).
     command = data.get("command", args.get("command", ""))
-    out: dict[str, Any] = {"command": command, "exit_code": data.get("exit_code")}
+    out: dict[str, Any] = {"exit_code": data.get("exit_code")}
     if data.get("timed_out"):
         out["timed_out"] = True
     stdout = data.get("stdout") or ""
@@ -161,8 +163,16 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, default=str)
 
 
+def full_view(result: dict) -> dict:
+    """What the model sees this turn: the whole result, less `text` when `data` already holds it
+    (C1: `text` is a rendering of `data`; sending both doubles every observation)."""
+    if result.get("data") is not None and "text" in result:
+        return {k: v for k, v in result.items() if k != "text"}
+    return result
+
+
 def full_text(result: dict) -> str:
-    return dumps(result)
+    return dumps(full_view(result))
 
 
 def stored_text(tool: str, args: dict, result: dict, level: str = "normal") -> str:

@@ -34,7 +34,7 @@ class Limits:
     names: int         # names listed from the dropped lines
 
 
-NORMAL = Limits(head=3, tail=3, keep=40, names=250)
+NORMAL = Limits(head=3, tail=3, keep=20, names=200)
 HARD = Limits(head=2, tail=2, keep=12, names=60)
 
 
@@ -100,7 +100,7 @@ def _view_line(line: str) -> bool:
 
 
 def _search_line(line: str) -> bool:
-    return True   # every match line matters; the cap decides how many survive
+    return bool(_GREP_REF.match(line))   # `path:line:` matches; a plain listing lives on in the names
 
 
 def _test_line(line: str) -> bool:

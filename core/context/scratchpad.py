@@ -11,6 +11,7 @@ every step as sliding masking does.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Callable
 
@@ -19,6 +20,7 @@ from core.context.truncate import head_tail_lines
 from core.prompt import PromptMessage
 
 OBS = "Observation: "
+MASK_PLACEHOLDER = "[Old observation omitted: only the 10 most recent are kept]"
 
 
 @dataclass(frozen=True)
@@ -32,8 +34,8 @@ class ScratchStep:
 
 @dataclass(frozen=True)
 class OursParams:
-    keep_full: int = 4          # the most recent observations always go full
-    batch: int = 8              # older ones switch to stored this many at a time
+    keep_full: int = 3          # the most recent observations always go full
+    batch: int = 6              # older ones switch to stored this many at a time
     full_token_budget: int = 24_000   # past this, full observations beyond the newest are stored at once
 
 
@@ -56,20 +58,40 @@ def raw(steps: list[ScratchStep], count: Callable[[str], int]) -> list[PromptMes
 def mask(steps: list[ScratchStep], count: Callable[[str], int], keep: int = 10) -> list[PromptMessage]:
     cut = len(steps) - keep
     return _messages(steps,
-                     lambda i: steps[i].observation_full if i >= cut else "[Old observation omitted]",
+                     lambda i: steps[i].observation_full if i >= cut else MASK_PLACEHOLDER,
                      lambda i: steps[i].action_full)
 
 
+def _head_tail_strings(value, min_chars: int, head: int, tail: int):
+    """seed 004 layer 1 on the text inside a JSON observation: long strings cut to head + tail lines."""
+    if isinstance(value, str):
+        if len(value) <= min_chars:
+            return value
+        lines = value.splitlines()
+        kept, dropped = head_tail_lines(lines, head, tail)
+        if not dropped:
+            return value
+        return "\n".join(kept) + f"\n[... {dropped} lines omitted, {len(value)} chars originally ...]"
+    if isinstance(value, dict):
+        return {k: _head_tail_strings(v, min_chars, head, tail) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_head_tail_strings(v, min_chars, head, tail) for v in value]
+    return value
+
+
 def seed004(steps: list[ScratchStep], count: Callable[[str], int], keep: int = 6) -> list[PromptMessage]:
+    """Seed 004 layer 1: the last 6 observations full, older ones over 500 chars cut to 3 head + 2 tail lines."""
     cut = len(steps) - keep
 
     def obs(i: int) -> str:
         text = steps[i].observation_full
         if i >= cut or len(text) <= 500:
             return text
-        lines = text.splitlines()
-        kept, dropped = head_tail_lines(lines, 3, 2)
-        return "\n".join(kept) + f"\n[... {dropped} lines omitted, {len(text)} chars originally ...]"
+        try:
+            return json.dumps(_head_tail_strings(json.loads(text), 500, 3, 2), ensure_ascii=False)
+        except ValueError:
+            kept, dropped = head_tail_lines(text.splitlines(), 3, 2)
+            return "\n".join(kept) if dropped else text
     return _messages(steps, obs, lambda i: steps[i].action_full)
 
 
@@ -112,25 +134,54 @@ POLICIES: dict[str, Callable[..., list[PromptMessage]]] = {
     "seed004": seed004,
 }
 
-BULKY_ACTION_CHARS = 1_500
+BULKY_ACTION_CHARS = 1_500     # an action this long (a file written inline) keeps head, tail and names
+LONG_THOUGHT_CHARS = 600       # a thought this long keeps its opening and the names of the rest
+THOUGHT_KEEP_CHARS = 300
+
+
+def _names_not_in(text: str, seen: set[str]) -> list[str]:
+    names: list[str] = []
+    for raw_name in IDENT.findall(text):
+        name = raw_name.rstrip("./-")
+        if len(name) >= 4 and name not in seen:
+            seen.add(name)
+            names.append(name)
+    return names
+
+
+def _known(text: str) -> set[str]:
+    return {n.rstrip("./-") for n in IDENT.findall(text)}
+
+
+def _short_thought(thought: str, keep_also: str) -> str:
+    if len(thought) <= LONG_THOUGHT_CHARS:
+        return thought
+    cut = thought.rfind(". ", 0, THOUGHT_KEEP_CHARS)
+    cut = cut + 1 if cut > THOUGHT_KEEP_CHARS // 3 else THOUGHT_KEEP_CHARS
+    head = thought[:cut].rstrip()
+    names = _names_not_in(thought[cut:], _known(head) | _known(keep_also))
+    return head + " …" + (f" [names: {' '.join(names)}]" if names else "")
+
+
+def _short_action(action: str) -> str:
+    if len(action) <= BULKY_ACTION_CHARS:
+        return action
+    lines = action.splitlines()
+    kept, dropped = head_tail_lines(lines, 12, 6)
+    if not dropped:
+        return action
+    kept_text = "\n".join(kept)
+    names = _names_not_in("\n".join(lines[12:len(lines) - 6]), _known(kept_text))
+    return kept_text + (f"\n[names in omitted lines] {' '.join(names)}" if names else "")
 
 
 def shorten_action(text: str) -> str:
-    """Stored form of a bulky action (e.g. a file written through a heredoc): head, tail, and its names."""
-    if len(text) <= BULKY_ACTION_CHARS:
-        return text
-    lines = text.splitlines()
-    kept, dropped = head_tail_lines(lines, 12, 6)
-    if not dropped:
-        return text
-    kept_text = "\n".join(kept)
-    seen = {n.rstrip("./-") for n in IDENT.findall(kept_text)}
-    names: list[str] = []
-    for line in lines[12:len(lines) - 6]:
-        for raw_name in IDENT.findall(line):
-            name = raw_name.rstrip("./-")
-            if len(name) >= 4 and name not in seen:
-                seen.add(name)
-                names.append(name)
-    suffix = f"\n[names in omitted lines] {' '.join(names)}" if names else ""
-    return kept_text + suffix
+    """Stored form of one step's `Thought/Action` text (A2: history keeps a compressed record of actions):
+    a long thought keeps its opening, a bulky action (a file written inline) its head and tail, and both
+    list the names they dropped so later steps can still refer to them. Short steps stay as they are."""
+    head, sep, action = text.partition("\nAction: ")
+    if not sep:
+        return _short_action(text)
+    thought = head.removeprefix("Thought: ")
+    short_thought = _short_thought(thought, action)
+    return f"Thought: {short_thought}\nAction: {_short_action(action)}"

@@ -60,8 +60,8 @@ class Provider(Protocol):
     name: str
 
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamChunk]:
-        """Yield chunks of one complete answer; retries happen inside, before anything is yielded
-        for a failed attempt, so a consumer never sees half of a failed answer twice."""
+        """Yield chunks of one complete answer. Retries happen inside; when a failed attempt had already
+        yielded text, a `StreamDone(stop_reason="restart")` comes before the new attempt's chunks."""
         ...
 
     async def aclose(self) -> None: ...
