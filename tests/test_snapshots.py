@@ -6,8 +6,6 @@ import os
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from core.snapshot import GhostSnapshots
 
 QUIET = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_AUTHOR_NAME": "u", "GIT_AUTHOR_EMAIL": "u@x",
