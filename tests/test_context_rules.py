@@ -370,3 +370,14 @@ async def test_e2_summary_timeout_falls_back_to_recent_rounds_with_the_exact_mes
     assert done.fallback == "Summary generation timed out, keeping recent history only."
     assert [m.content for m in engine.history.messages if m.role == "user"] == ["question 3", "question 4"]
     assert not engine.history.summaries
+
+
+def test_stored_forms_are_cached_by_content_and_bounded():
+    from core.context.compressor import _StoredCache
+    cache = _StoredCache(max_entries=2)
+    result = {"status": "success", "data": {"entries": ["a"] * 50, "count": 50}}
+    first = cache.get("LS", {}, result, "normal")
+    assert cache.get("LS", {}, dict(result), "normal") == first and cache.hits == 1
+    cache.get("LS", {"path": "x"}, result, "normal")
+    cache.get("LS", {"path": "y"}, result, "normal")
+    assert len(cache.data) == 2 and cache.misses == 3      # the least recently used entry went out
