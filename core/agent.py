@@ -92,6 +92,7 @@ class Engine:
         self.turn_start: int | None = None          # index in history of the current turn's user message
         self.running = False
         self.warnings: list[str] = []              # e.g. corrupt session lines skipped on resume
+        self._pending: list[str] = []              # warnings raised inside a tool call (slow snapshot), shown after it
         self._summary_task: asyncio.Task | None = None
         self._compaction_cancelled = False
 
@@ -176,7 +177,8 @@ class Engine:
         self.turn_start = len(self.history.messages) - 1
         self.running = True
         if self.snapshots is not None:
-            self.ctx.before_change = self.snapshots.before_change_hook(turn_id, self._record_entry)
+            self.ctx.before_change = self.snapshots.before_change_hook(turn_id, self._record_entry,
+                                                                        on_warning=self._pending.append)
         finished = False
         try:
             async for ev in self._loop(turn_id):
@@ -353,6 +355,8 @@ class Engine:
         if tool == "TodoWrite" and self.session is not None and result.get("status") == "success":
             self.session.append_todos(list(self.ctx.todos))
         yield ToolFinished(tool, args, step, call_id, result, full, stored, result.get("status", "error"))
+        while self._pending:
+            yield Notice(self._pending.pop(0), "warning")
 
     # ---- compaction ------------------------------------------------------------------------------
     async def compact(self, instructions: str | None = None) -> AsyncIterator[EngineEvent]:
