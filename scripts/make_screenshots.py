@@ -1,0 +1,131 @@
+"""Make screenshots/*.svg from the real app, the real engine and the scripted fake LLM server.
+
+    python scripts/make_screenshots.py            # writes screenshots/{main_mid_turn,stored_vs_full,
+                                                  #   compaction_modal,compaction_result,context}.svg
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from core.config import load_config  # noqa: E402
+from tests.fakes.llm_server import FakeLLMServer, Reply  # noqa: E402
+from tui.app import ContextualApp  # noqa: E402
+from tui.host import RealHost  # noqa: E402
+from tui.screens.compaction import CompactionModal  # noqa: E402
+from tui.widgets.history_view import HistoryView  # noqa: E402
+from tui.widgets.scratchpad import ScratchpadView  # noqa: E402
+
+OUT = REPO / "screenshots"
+SIZE = (160, 48)
+
+CART = "".join(f"def total_{n}(items):\n    return sum(i.price for i in items) * {n}\n\n" for n in range(900))
+
+
+def script() -> list:
+    read = 'Thought: The test compares cents with euros; read the cart first.\nAction: Read[{"file_path": "src/cart.py"}]'
+    grep = 'Thought: Which tests call total()?\nAction: Grep[{"pattern": "total_1\\\\b", "path": "."}]'
+    done = ("Thought: found it\nAction: Finish[`total()` returns **euros** while the test expects *cents*.\n\n"
+            "- `src/cart.py`: multiply by 100\n- `tests/test_cart.py`: unchanged]")
+    turns = [read, grep, done]
+    for n in range(2):
+        turns += [read, f"Thought: ok\nAction: Finish[Round {n} checked.]"]
+    summary = Reply("## Primary request\nFix the checkout test.\n## Files\n- src/cart.py\n" + "detail " * 300,
+                    chunk_delay=0.01, chunk_size=12)
+    slow = Reply('Thought: Now the tests.\nAction: Read[{"file_path": "tests/test_cart.py"}]', chunk_delay=0.4)
+    return turns + [summary, read, slow]
+
+
+async def wait_for(pilot, predicate, timeout: float = 20.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            pilot.app.save_screenshot("/tmp/make_screenshots_timeout.svg")
+            raise TimeoutError("screen did not reach the expected state")
+        await pilot.pause(0.02)
+
+
+def send(app: ContextualApp, text: str) -> None:
+    """Put text in the input and focus it; the caller presses enter."""
+    prompt = app.query_one("#prompt")
+    prompt.load_text(text)
+    prompt.focus()
+
+
+async def run_turn(pilot, text: str) -> None:
+    pad = pilot.app.query_one(ScratchpadView)
+    started = len(pad.turns)
+    send(pilot.app, text)
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: len(pad.turns) > started and pad.turns[-1].outcome != "running")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def main() -> None:
+    OUT.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp, FakeLLMServer(kind="openai", script=script()) as srv:
+        root = Path(tmp) / "shop"
+        (root / "src").mkdir(parents=True)
+        (root / "tests").mkdir()
+        (root / "src" / "cart.py").write_text(CART)
+        (root / "tests" / "test_cart.py").write_text("from src.cart import total_1\n\ndef test_total():\n"
+                                                      "    assert total_1([]) == 0\n")
+        config = load_config(root, {"model": "qwen2.5-coder", "base_url": srv.base_url, "api_key": "sk-demo",
+                                    "keep_rounds": 1}, env={"CONTEXTUAL_HOME": str(Path(tmp) / "home")})
+        app = ContextualApp(RealHost(config), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "fix the failing checkout test")
+            for n in range(2):
+                await run_turn(pilot, f"check round {n}")
+            history = app.query_one(HistoryView)
+            history.focus()
+            history.highlighted = 2
+            await pilot.press("enter")
+            await pilot.pause()
+            await pilot.press("n")
+            await pilot.pause()
+            app.save_screenshot(str(OUT / "stored_vs_full.svg"))
+            await pilot.press("escape")
+
+            send(app, "/compact keep the file list")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal))
+            modal = app.screen
+            await wait_for(pilot, lambda: modal.tokens_received > 200 or modal.result is not None)
+            app.save_screenshot(str(OUT / "compaction_modal.svg"))
+            await wait_for(pilot, lambda: modal.result is not None)
+            await pilot.pause()
+            app.save_screenshot(str(OUT / "compaction_result.svg"))
+            await pilot.press("enter")
+
+            await pilot.press("ctrl+l")
+            await pilot.pause()
+            await pilot.press("e")
+            await pilot.pause()
+            app.save_screenshot(str(OUT / "context.svg"))
+            await pilot.press("escape")
+
+            send(app, "now make the test pass")
+            await pilot.press("enter")
+            pad = app.query_one(ScratchpadView)
+            await wait_for(pilot, lambda: pad.current is not None and len(pad.current.steps) >= 2
+                           and pad.current.steps[-1].streamed)
+            await pilot.pause(0.3)
+            app.save_screenshot(str(OUT / "main_mid_turn.svg"))
+            await pilot.press("escape")
+            await app.workers.wait_for_complete()
+            await pilot.press("ctrl+q")
+    for name in sorted(p.name for p in OUT.glob("*.svg")):
+        print(OUT / name)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
