@@ -20,6 +20,7 @@ from core.messages import Message
 from core.prompt import SUMMARY_PREFIX, PromptMessage
 from core.tokens import PER_MESSAGE_OVERHEAD, TokenCache, shared_cache
 
+MIN_CUT_CHARS = 60        # a cut message keeps at least its first and last few characters
 LAYERS = ("L1", "L2", "L3", "input", "scratchpad", "todo")
 
 
@@ -149,19 +150,18 @@ class ContextBuilder:
         if dropped:
             adjustments.append(ContextAdjusted("drop_round", f"dropped the {dropped} oldest kept round(s)",
                                                before, total))
-        # 3. Cut the largest single message head+tail until the prompt fits.
+        # 3. Cut the largest message head+tail until the prompt fits; every message can shrink to a
+        #    marker, so only L1 + the markers must fit (the window is far larger than that).
         cuts = 0
-        while total > self.limit and cuts < 50:
-            sizes = [(self.cache.message(m.content), i) for i, m in enumerate(msgs) if m.layer != "L1"]
+        while total > self.limit and cuts < 4 * len(msgs):
+            sizes = [(self.cache.message(m.content), i) for i, m in enumerate(msgs)
+                     if m.layer != "L1" and len(m.content) > MIN_CUT_CHARS]
             if not sizes:
                 break
             size, index = max(sizes)
-            excess = total - self.limit
-            keep_tokens = max(50, size - excess - 64)
-            if keep_tokens >= size:
-                break
+            keep_tokens = max(1, size - (total - self.limit) - 8)
             m = msgs[index]
-            chars = max(200, int(len(m.content) * keep_tokens / max(size, 1)))
+            chars = max(MIN_CUT_CHARS, min(len(m.content) - 1, int(len(m.content) * keep_tokens / max(size, 1))))
             msgs[index] = PromptMessage(m.role, head_tail(m.content, chars), m.layer, m.cache_breakpoint)
             total = sum(self._size(msgs).values())
             cuts += 1

@@ -96,19 +96,25 @@ def seed004(steps: list[ScratchStep], count: Callable[[str], int], keep: int = 6
 
 
 def batched_cut(n: int, params: OursParams) -> int:
-    """How many of the oldest steps are stored: a step function of n, so it moves rarely."""
-    if n <= params.keep_full + params.batch:
+    """The cut `ours_cut` gives when no token budget intervenes: a step function of n."""
+    if n < params.keep_full + params.batch:
         return 0
     return ((n - params.keep_full) // params.batch) * params.batch
 
 
 def ours_cut(steps: list[ScratchStep], count: Callable[[str], int], params: OursParams) -> int:
-    cut = batched_cut(len(steps), params)
-    # A few huge observations can outgrow the budget before a batch is due: store them now,
-    # moving the cut to just before the newest full one (one break, then stable again).
-    full_tokens = sum(count(s.observation_full) for s in steps[cut:])
-    if full_tokens > params.full_token_budget and len(steps) - cut > 1:
-        cut = len(steps) - 1
+    """How many of the oldest steps go stored. The cut moves rarely and far: only when the full steps
+    reach `keep_full + batch`, or outgrow the token budget, and then it leaves just `keep_full` full.
+    Computed as a fold over the turn's prefixes, so it is a pure function of the steps (a preview,
+    a live turn and a replay of the same steps agree) and the cached prefix stays put between moves."""
+    cut = 0
+    full_tokens = 0
+    for k, step in enumerate(steps, start=1):
+        full_tokens += count(step.observation_full)
+        if k - cut >= params.keep_full + params.batch or (full_tokens > params.full_token_budget and k - cut > 1):
+            new_cut = max(cut, k - params.keep_full) if k - cut >= params.keep_full + params.batch else k - 1
+            full_tokens -= sum(count(s.observation_full) for s in steps[cut:new_cut])
+            cut = new_cut
     return cut
 
 
