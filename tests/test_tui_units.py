@@ -1,0 +1,56 @@
+"""Pure helpers of the TUI: observation alignment, answer extraction, commands, path completion."""
+
+from __future__ import annotations
+
+import json
+
+from tui import commands
+from tui.format import tokens
+from tui.observation import align, readable_lines
+from tui.router import answer_part
+from tui.widgets.prompt_input import match_paths, project_paths
+
+
+def test_readable_lines_expand_nested_multiline_strings():
+    payload = json.dumps({"status": "success", "data": {"path": "a.py", "content": "x\ny"}, "stats": {}})
+    assert readable_lines(payload) == ['status: "success"', "data:", '  path: "a.py"', "  content:", "    x", "    y",
+                                       "stats: {}"]
+    assert readable_lines("not json\nat all") == ["not json", "at all"]
+
+
+def test_align_keeps_panes_the_same_height_and_marks_the_gap():
+    full = [f"line {i}" for i in range(10)]
+    stored = full[:3] + ["[7 lines cut]"] + full[-1:]
+    result = align(stored, full)
+    assert len(result.stored) == len(result.full)
+    assert result.dropped_lines == 6 and result.added_lines == 1
+    gap = [r.text for r in result.stored if r.kind == "gap" and r.text]
+    assert gap == ["┄┄ 6 lines not stored ┄┄"]
+    assert [r.text for r in result.full if r.kind == "dropped"] == full[3:9]
+
+
+def test_answer_part_holds_back_the_closing_bracket():
+    assert answer_part("Thought: x\nAction: Read[{}]") is None
+    assert answer_part("Thought: x\nAction: Finish[It is [fine]]") == "It is [fine"
+    assert answer_part("Thought: x\nAction: Fin") is None
+
+
+def test_commands_parse_and_complete():
+    command, argument = commands.parse("/compact keep the API notes")
+    assert command.action == "compact" and argument == "keep the API notes"
+    assert commands.parse("/nope") is None and commands.parse("hello") is None
+    assert [c.name for c in commands.complete("/comp")] == ["/compact", "/compactions"]
+
+
+def test_path_completion(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "cart.py").write_text("")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("")
+    paths = project_paths(tmp_path)
+    assert "src/" in paths and "src/cart.py" in paths and not any(p.startswith(".git") for p in paths)
+    assert match_paths(paths, "cart") == ["src/cart.py"]
+
+
+def test_token_figures():
+    assert [tokens(n) for n in (None, 12, 1234, 200_000)] == ["–", "12", "1.2k", "200k"]
