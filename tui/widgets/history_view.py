@@ -79,6 +79,7 @@ class HistoryView(OptionList):
         messages = list(messages)
         keys = [(m.id, hash(m.content)) for m in messages]
         if keys == self._keys:
+            self.border_title = self.title
             return
         common = 0
         for old, new in zip(self._keys, keys):
