@@ -190,6 +190,7 @@ class Engine:
                 self._interrupt()
             self.running = False
             self.turn_start = None
+            self.builder.limit = self.config.prompt_limit
             self.ctx.before_change = None
             if self.snapshots is not None:
                 await self._finish_snapshot(turn_id)
@@ -234,6 +235,8 @@ class Engine:
                                      "context_length")
                     return
                 retried_context = True
+                # Our count and the server's tokenizer disagree: aim lower for the rest of this turn.
+                self.builder.limit = int(self.config.prompt_limit * 0.8)
                 yield Notice("the server says the prompt is over the model's window: compacting and retrying once",
                              "warning")
                 async for ev in self._compact("auto", None):

@@ -381,3 +381,28 @@ def test_stored_forms_are_cached_by_content_and_bounded():
     cache.get("LS", {"path": "x"}, result, "normal")
     cache.get("LS", {"path": "y"}, result, "normal")
     assert len(cache.data) == 2 and cache.misses == 3      # the least recently used entry went out
+
+
+async def test_a1_anthropic_requests_mark_the_cache_breakpoints_of_the_stable_prefix(tmp_path: Path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    script = [finish("first"), read_action("a.py"), finish("second")]
+    async with engine_with(tmp_path, script, kind="anthropic") as (engine, srv):
+        await run(engine, "hello")
+        await run(engine, "read a.py")
+    body = srv.requests[-1]
+    assert body["system"][-1]["cache_control"] == {"type": "ephemeral"}
+    marked = [(i, block["text"][:40]) for i, m in enumerate(body["messages"]) if isinstance(m["content"], list)
+              for block in m["content"] if "cache_control" in block]
+    texts = [text for _, text in marked]
+    assert len(marked) == 2
+    assert texts[0].startswith("Thought: done")                 # the end of L3 (last turn's answer)
+    assert texts[1].startswith("Observation: ")                  # the newest step of this turn
+    assert json.dumps(body).count("cache_control") == 3
+
+
+async def test_context_length_error_compacts_and_retries_once_aiming_lower(tmp_path: Path):
+    from tests.fakes.llm_server import Fault
+    async with engine_with(tmp_path, [Fault("400_context_length"), finish("fits now")]) as (engine, srv):
+        events = await run(engine, "hi")
+    assert finished(events).answer == "fits now" and len(srv.requests) == 2
+    assert engine.builder.limit == engine.config.prompt_limit        # restored after the turn

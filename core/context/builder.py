@@ -98,6 +98,10 @@ class ContextBuilder:
         pad = sp.POLICIES[self.policy](steps, self.count)
         todo = [PromptMessage("user", f"<system-reminder>\n{todo_recap}\n</system-reminder>", "todo")] if todo_recap else []
 
+        if pad:
+            # The newest step ends the prefix this call writes to the provider's cache, so the next
+            # call of the turn (same prefix plus one step) reads it back (Anthropic breakpoints).
+            pad[-1] = PromptMessage(pad[-1].role, pad[-1].content, pad[-1].layer, cache_breakpoint=True)
         messages = head + l3 + tail + pad + todo
         sizes = self._size(messages)
         total = sum(sizes.values())
