@@ -227,7 +227,7 @@ class Engine:
             reply: list[str] = []
             thinking: list[str] = []
             try:
-                async for ev in self._stream(built, step, reply, thinking):
+                async for ev in self._stream(built, step + 1, reply, thinking):
                     yield ev
             except ContextLengthExceeded as exc:
                 if retried_context:

@@ -81,15 +81,22 @@ def _listing(key: str) -> Callable[[dict, dict, Limits], dict]:
     return row
 
 
+EDIT_KEYS = ("path", "replacements", "edits_applied", "first_line", "last_line", "diff", "lines_added",
+             "lines_removed")
+
+
 def _edit(args: dict, data: dict, lim: Limits) -> dict:
-    out = {k: data[k] for k in ("path", "replacements", "edits_applied", "first_line", "last_line",
-                                "lines_added", "lines_removed") if k in data}
-    diff = _lines(data.get("diff", ""))
-    if len(diff) > lim.large_diff_lines:
-        out["diff"] = "(large diff: summary only)"
-    elif diff:
-        kept, dropped = head_tail_lines(diff, lim.snippet_lines - 10, 10) if len(diff) > lim.snippet_lines else (diff, 0)
-        out["diff"] = "\n".join(kept)
+    out: dict[str, Any] = {}
+    for key in (k for k in data if k in EDIT_KEYS):      # the result's own order, so stored and full line up
+        if key != "diff":
+            out[key] = data[key]
+            continue
+        diff = _lines(data.get("diff") or "")
+        if len(diff) > lim.large_diff_lines:
+            out["diff"] = "(large diff: summary only)"
+        elif diff:
+            kept, _ = head_tail_lines(diff, lim.snippet_lines - 10, 10) if len(diff) > lim.snippet_lines else (diff, 0)
+            out["diff"] = "\n".join(kept)
     out["applied"] = True
     return out
 

@@ -14,6 +14,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from core.messages import Message
+from core.context.builder import history_message
 from core.tokens import shared_cache
 from tui.format import args_label, one_line, stored_status, tokens
 from tui.observation import readable_lines
@@ -26,8 +27,13 @@ ROLE_STYLE = {
 }
 
 
+def sent_tokens(message) -> int:
+    """Tokens of the message exactly as L3 sends it (its Observation/summary prefix included)."""
+    return shared_cache.message(history_message(message).content)
+
+
 def message_row(message: Message, index: int, width: int = 70) -> Text:
-    size = shared_cache.message(message.content)
+    size = sent_tokens(message)
     label, style = ROLE_STYLE.get(message.role, (message.role, ""))
     row = Text(no_wrap=True, overflow="ellipsis")
     if message.role == "tool":
@@ -92,7 +98,7 @@ class HistoryView(OptionList):
             common = 0
         self.add_options([Option(message_row(m, i), id=str(i)) for i, m in enumerate(messages[common:], common)])
         self.messages, self._keys = messages, keys
-        self.total_tokens = sum(shared_cache.message(m.content) for m in messages)
+        self.total_tokens = sum(sent_tokens(m) for m in messages)
         if at_end and messages:
             self.highlighted = len(messages) - 1
         self.border_title = self.title
