@@ -84,7 +84,8 @@ class ChatLog(VerticalScroll):
             shown = shown[hidden:]
         for message in shown:
             if message.role == "user":
-                widgets.append(Static(Text.assemble(("you  ", "bold cyan"), message.content), classes="user"))
+                typed = message.meta.get("raw", message.content)   # what the user typed, before @file reminders
+                widgets.append(Static(Text.assemble(("you  ", "bold cyan"), typed), classes="user"))
             elif message.role == "summary":
                 widgets.append(Static(Text(f"◆ summary of earlier work ({len(message.content)} chars): see History"),
                                       classes="notice -info"))
