@@ -133,3 +133,33 @@ def test_flags_beat_environment_beat_config_files(project: Path):
         contextual(["-p", "x"], project, env)
         contextual(["-p", "x", "--model", "from-flag"], project, env)
     assert [r["model"] for r in srv.requests] == ["from-project", "from-env", "from-flag"]
+
+
+def test_ctrl_c_mid_tool_records_an_interrupted_turn_that_resumes_cleanly(project: Path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    from core.session import latest_session, load_session
+    script = ['Thought: wait\nAction: Bash[{"command": "sleep 30"}]', "Thought: ok\nAction: Finish[resumed fine]"]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        env = cli_env(project.parent / "home", srv.base_url)
+        child = subprocess.Popen([sys.executable, "-m", "core", "-p", "wait", "--permission-mode", "bypass"],
+                                 cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 20
+        while len(srv.requests) < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.8)                                   # the Bash step is running now
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=20)
+        assert child.returncode == 1 and out == "" and "Traceback" not in err
+        path = latest_session(project.parent / "home", project)
+        loaded = load_session(path)
+        assert loaded.warnings == []
+        tool = [m for m in loaded.history if m.role == "tool"][-1]
+        assert json.loads(tool.content)["error"]["code"] == "aborted"
+        assert any(e.get("subtype") == "interrupted" for e in loaded.entries)
+        resumed = contextual(["-p", "go on", "-c"], project, env)
+    assert resumed.returncode == 0 and resumed.stdout == "resumed fine\n"
+    sent = json.dumps(srv.requests[-1]["messages"])
+    assert "sleep 30" in sent and "aborted" in sent            # the interrupted round is still a round
