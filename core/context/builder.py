@@ -35,14 +35,39 @@ def find_rules_file(root: Path) -> Path | None:
     return None
 
 
+class RulesFile:
+    """L2, fresh at every build: the root listing is re-read when the folder changes, the file when it does."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._dir_stamp: int | None = None
+        self._path: Path | None = None
+        self._file_stamp: tuple[int, int] | None = None
+        self._text = ""
+
+    def read(self) -> str:
+        try:
+            dir_stamp = self.root.stat().st_mtime_ns
+        except OSError:
+            return ""
+        if dir_stamp != self._dir_stamp:
+            self._dir_stamp, self._path, self._file_stamp = dir_stamp, find_rules_file(self.root), None
+        if self._path is None:
+            return ""
+        try:
+            st = self._path.stat()
+            stamp = (st.st_mtime_ns, st.st_size)
+            if stamp != self._file_stamp:
+                self._text = self._path.read_text(encoding="utf-8", errors="replace").strip()
+                self._file_stamp = stamp
+        except OSError:
+            self._dir_stamp = None        # gone or unreadable: look again next time
+            return ""
+        return self._text
+
+
 def read_rules(root: Path) -> str:
-    path = find_rules_file(root)
-    if path is None:
-        return ""
-    try:
-        return path.read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
-        return ""
+    return RulesFile(root).read()
 
 
 def observation(content: str) -> str:
@@ -73,6 +98,18 @@ class ContextBuilder:
     policy: str = "ours"
     cache: TokenCache = field(default_factory=lambda: shared_cache)
     _hard: dict[str, str] = field(default_factory=dict)
+    _rendered: dict[str, tuple[str, PromptMessage]] = field(default_factory=dict)
+    _rules: RulesFile | None = None
+
+    def _history_message(self, m: Message) -> PromptMessage:
+        """The same PromptMessage object for an unchanged message, so its text is hashed and counted once."""
+        got = self._rendered.get(m.id)
+        if got is None or got[0] is not m.content:
+            got = (m.content, history_message(m))
+            self._rendered[m.id] = got
+            if len(self._rendered) > 20_000:
+                self._rendered.pop(next(iter(self._rendered)))
+        return got[1]
 
     def count(self, text: str) -> int:
         return self.cache.count(text)
@@ -86,10 +123,12 @@ class ContextBuilder:
     def build(self, history: list[Message], steps: list[sp.ScratchStep], question: str | None,
               todo_recap: str = "") -> Built:
         head = [PromptMessage("system", self.system_prompt, "L1", cache_breakpoint=True)]
-        rules = read_rules(self.project_root)
+        if self._rules is None:
+            self._rules = RulesFile(self.project_root)
+        rules = self._rules.read()
         if rules:
             head.append(PromptMessage("system", f"Project rules (CODE_LAW.md):\n\n{rules}", "L2"))
-        l3 = [history_message(m) for m in history]
+        l3 = [self._history_message(m) for m in history]
         if l3:
             l3[-1] = PromptMessage(l3[-1].role, l3[-1].content, "L3", cache_breakpoint=True)
         tail: list[PromptMessage] = []
