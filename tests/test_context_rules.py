@@ -376,10 +376,10 @@ def test_stored_forms_are_cached_by_content_and_bounded():
     from core.context.compressor import _StoredCache
     cache = _StoredCache(max_entries=2)
     result = {"status": "success", "data": {"entries": ["a"] * 50, "count": 50}}
-    first = cache.get("LS", {}, result, "normal")
-    assert cache.get("LS", {}, dict(result), "normal") == first and cache.hits == 1
-    cache.get("LS", {"path": "x"}, result, "normal")
-    cache.get("LS", {"path": "y"}, result, "normal")
+    first = cache.stored("LS", {}, result, "normal")
+    assert cache.stored("LS", {}, dict(result), "normal") == first and cache.hits == 1
+    cache.stored("LS", {"path": "x"}, result, "normal")
+    cache.stored("LS", {"path": "y"}, result, "normal")
     assert len(cache.data) == 2 and cache.misses == 3      # the least recently used entry went out
 
 

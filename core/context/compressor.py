@@ -8,12 +8,12 @@ seed's limits) and `hard` (used when even the kept rounds would not fit the wind
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from core.context import digest as dg
 from core.context.truncate import head_tail, head_tail_lines
+from core.lru import LRU
 
 
 @dataclass(frozen=True)
@@ -183,33 +183,20 @@ def full_text(result: dict) -> str:
     return dumps(full_view(result))
 
 
-class _StoredCache:
+class _StoredCache(LRU[tuple[str, str, str, str], str]):
     """Stored forms by content, bounded, least recently used out first: rebuilding a prompt, resuming
     and replaying the same results under several policies never recompute them."""
 
     def __init__(self, max_entries: int = 4_096) -> None:
-        self.max = max_entries
-        self.data: OrderedDict[tuple[str, str, str, str], str] = OrderedDict()
-        self.hits = 0
-        self.misses = 0
+        super().__init__(max_entries)
 
-    def get(self, tool: str, args: dict, result: dict, level: str) -> str:
+    def stored(self, tool: str, args: dict, result: dict, level: str) -> str:
         key = (tool, level, dumps(args), dumps(result))
-        got = self.data.get(key)
-        if got is not None:
-            self.data.move_to_end(key)
-            self.hits += 1
-            return got
-        self.misses += 1
-        got = dumps(compress(tool, args, result, level))
-        self.data[key] = got
-        if len(self.data) > self.max:
-            self.data.popitem(last=False)
-        return got
+        return self.get(key, lambda: dumps(compress(tool, args, result, level)))
 
 
 stored_cache = _StoredCache()
 
 
 def stored_text(tool: str, args: dict, result: dict, level: str = "normal") -> str:
-    return stored_cache.get(tool, args or {}, result, level)
+    return stored_cache.stored(tool, args or {}, result, level)
