@@ -1,0 +1,220 @@
+"""Compaction end to end (issue 4): `contextual -p` / `-p --continue` subprocesses against the fake servers.
+
+The compaction is triggered purely by the usage figures the server reports (A6/C7: last usage + len(input)//3
+≥ 0.8 × window), or by the server's context-length error; the request that follows must carry the summary
+and the kept round, and not the archived one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.prompt import SUMMARY_PREFIX
+from core.providers.anthropic import SUMMARY_MARK
+from prompts.agents_prompts.summary_prompt import SUMMARY_HEADING, filled_template
+from tests.cli_helpers import cli_env, contextual
+from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
+
+# Unique words, so "the archived round is absent" cannot be fooled by the system prompt or the template.
+ALPHA, BETA, GAMMA = "ALPHA-q7x1", "BETA-q7x2", "GAMMA-q7x3"
+WINDOW = 20_000
+SUMMARY_TEXT = filled_template("the start", "the cutoff").replace("[what the user first set out to do]",
+                                                                  "SUMMARY-MARKER-z9: the user asked a question")
+TIMEOUT_FALLBACK = "Summary generation timed out, keeping recent history only."
+
+
+def answer(text: str) -> str:
+    return f"Thought: answering\nAction: Finish[{text}]"
+
+
+def system_text(body: dict[str, Any]) -> str:
+    """The system prompt of a request, on either wire format."""
+    system = body.get("system")
+    if isinstance(system, list):
+        return "\n".join(block.get("text", "") for block in system)
+    if isinstance(system, str):
+        return system
+    first = (body.get("messages") or [{}])[0]
+    return first.get("content", "") if first.get("role") == "system" else ""
+
+
+def is_summary_request(body: dict[str, Any]) -> bool:
+    return system_text(body).startswith("You are archiving the OLD part")
+
+
+class Model:
+    """Answers summary requests with `summary`, every other request with the next of `answers`."""
+
+    def __init__(self, answers: list[str | Reply | Fault], summary: str | Reply | Fault = SUMMARY_TEXT) -> None:
+        self.answers = list(answers)
+        self.summary = summary
+        self.summary_requests: list[dict[str, Any]] = []
+        self.turn_requests: list[dict[str, Any]] = []
+
+    def __call__(self, body: dict[str, Any]) -> str | Reply | Fault:
+        if is_summary_request(body):
+            self.summary_requests.append(body)
+            return self.summary
+        self.turn_requests.append(body)
+        return self.answers.pop(0) if self.answers else answer("script exhausted")
+
+
+def content_text(content: str | list[dict[str, Any]]) -> str:
+    """An Anthropic message's text: a plain string or its text blocks joined."""
+    return content if isinstance(content, str) else "\n\n".join(block.get("text", "") for block in content)
+
+
+def wire_text(body: dict[str, Any]) -> str:
+    return json.dumps(body, ensure_ascii=False)
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    return root
+
+
+def run_turns(project: Path, srv: FakeLLMServer, kind: str, turns: list[tuple[str, list[str]]], **env: str):
+    """Each turn: (prompt, extra flags); the first starts a session, the others continue it."""
+    environment = cli_env(project.parent / "home", srv.base_url, kind, CONTEXTUAL_CONTEXT_WINDOW=str(WINDOW), **env)
+    results = []
+    for index, (prompt, flags) in enumerate(turns):
+        args = ["-p", prompt, "--keep-rounds", "1", *flags] + (["--continue"] if index else [])
+        results.append(contextual(args, project, environment, timeout=30))
+        assert results[-1].returncode == 0, results[-1].stderr
+    return results
+
+
+def session_entries(project: Path) -> list[dict[str, Any]]:
+    files = list((project.parent / "home" / "projects").rglob("*.jsonl"))
+    assert len(files) == 1, files
+    return [json.loads(line) for line in files[0].read_text().splitlines() if line.strip()]
+
+
+def three_turns(high_usage_reply: str = answer("two")) -> list[str | Reply]:
+    """alpha answered with small usage; beta reports a prompt near the window; gamma comes after."""
+    return [Reply(answer("one"), usage_input=300, usage_output=10),
+            Reply(high_usage_reply, usage_input=19_000, usage_output=10),
+            answer("three")]
+
+
+# ---- A6/C7: compaction triggered by the reported usage --------------------------------------------------
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_a6_usage_reported_by_the_server_triggers_compaction_and_the_next_request_carries_summary_and_kept_round(
+        project: Path, kind: str):
+    model = Model(three_turns())
+    with FakeLLMServer(kind=kind, responder=model) as srv:
+        results = run_turns(project, srv, kind, [(ALPHA, []), (BETA, []), (GAMMA, [])])
+    assert [r.stdout for r in results] == ["one\n", "two\n", "three\n"]
+    assert "compacting (auto)" in results[2].stderr and "compacted:" in results[2].stderr
+    assert len(model.summary_requests) == 1
+    summary_request = wire_text(model.summary_requests[0])
+    assert ALPHA in summary_request and BETA not in summary_request      # only the archived round is summarised
+
+    gamma = model.turn_requests[-1]
+    sent = wire_text(gamma)
+    assert GAMMA in sent and BETA in sent and ALPHA not in sent
+    assert "SUMMARY-MARKER-z9" in sent and sent.count(SUMMARY_HEADING) == 1
+    if kind == "openai":
+        summaries = [m for m in gamma["messages"] if m["role"] == "system" and "SUMMARY-MARKER-z9" in m["content"]]
+        assert len(summaries) == 1 and summaries[0]["content"].startswith(SUMMARY_PREFIX)
+        assert gamma["messages"].index(summaries[0]) == 1                   # right after L1, before the kept round
+    else:
+        assert "SUMMARY-MARKER-z9" not in system_text(gamma)                 # a marked user message, not system
+        first_user = gamma["messages"][0]
+        assert first_user["role"] == "user"
+        assert content_text(first_user["content"]).startswith(SUMMARY_MARK + SUMMARY_PREFIX)
+
+    entries = session_entries(project)
+    boundaries = [e for e in entries if e.get("subtype") == "compact_boundary"]
+    assert len(boundaries) == 1
+    meta = boundaries[0]["compactMetadata"]
+    assert meta["trigger"] == "auto" and isinstance(meta["filesIncluded"], list)
+    assert meta["preTokens"] >= 19_000 and 0 < meta["postTokens"] < meta["preTokens"]
+    summaries = [e for e in entries if e.get("isCompactSummary") is True]
+    assert len(summaries) == 1 and "SUMMARY-MARKER-z9" in summaries[0]["message"]["content"]
+    assert entries.index(boundaries[0]) < entries.index(summaries[0])
+
+
+def test_a6_no_compaction_while_the_reported_usage_stays_below_the_threshold(project: Path):
+    model = Model([Reply(answer("one"), usage_input=300), Reply(answer("two"), usage_input=15_000), answer("three")])
+    with FakeLLMServer(kind="openai", responder=model) as srv:
+        results = run_turns(project, srv, "openai", [(ALPHA, []), (BETA, []), (GAMMA, [])])
+    assert not model.summary_requests and "compact" not in results[2].stderr
+    assert ALPHA in wire_text(model.turn_requests[-1])
+    assert "over 70%" in results[2].stderr                                   # 15,010 + 3 ≥ 0.7 × 20,000
+
+
+def test_a4_a_resumed_session_after_compaction_still_omits_the_archived_round(project: Path):
+    model = Model(three_turns() + [answer("four")])
+    with FakeLLMServer(kind="openai", responder=model) as srv:
+        run_turns(project, srv, "openai", [(ALPHA, []), (BETA, []), (GAMMA, []), ("DELTA-q7x4", [])])
+    fourth = wire_text(model.turn_requests[-1])
+    assert "DELTA-q7x4" in fourth and "SUMMARY-MARKER-z9" in fourth and ALPHA not in fourth
+    assert len(model.summary_requests) == 1           # gamma's small usage does not trigger another one
+
+
+# ---- E2: a summary that times out ------------------------------------------------------------------------
+def test_e2_summary_timeout_falls_back_to_the_kept_round_without_a_summary(project: Path):
+    model = Model(three_turns(), summary=Fault("slow_first_byte", seconds=4, text=SUMMARY_TEXT))
+    with FakeLLMServer(kind="openai", responder=model) as srv:
+        results = run_turns(project, srv, "openai", [(ALPHA, []), (BETA, []), (GAMMA, ["--summary-timeout", "1"])])
+    assert TIMEOUT_FALLBACK in results[2].stderr and results[2].stdout == "three\n"
+    assert len(model.summary_requests) == 1
+    sent = wire_text(model.turn_requests[-1])
+    assert GAMMA in sent and BETA in sent and ALPHA not in sent
+    assert "SUMMARY-MARKER-z9" not in sent and SUMMARY_PREFIX[:40] not in sent
+    boundary = [e for e in session_entries(project) if e.get("subtype") == "compact_boundary"]
+    assert len(boundary) == 1 and boundary[0]["fallback"] == TIMEOUT_FALLBACK
+    assert not [e for e in session_entries(project) if e.get("isCompactSummary")]
+
+
+# ---- auto-compaction switched off -------------------------------------------------------------------------
+def test_a6_no_auto_compact_warns_and_keeps_the_whole_history(project: Path):
+    model = Model(three_turns())
+    with FakeLLMServer(kind="openai", responder=model) as srv:
+        results = run_turns(project, srv, "openai", [(ALPHA, []), (BETA, []), (GAMMA, ["--no-auto-compact"])])
+    assert not model.summary_requests
+    assert "warning:" in results[2].stderr and "auto-compaction is off" in results[2].stderr
+    assert "compacting" not in results[2].stderr
+    sent = wire_text(model.turn_requests[-1])
+    assert ALPHA in sent and BETA in sent and GAMMA in sent
+    assert not [e for e in session_entries(project) if e.get("subtype") == "compact_boundary"]
+
+
+# ---- a context-length error from the provider ------------------------------------------------------------
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_a6_context_length_error_compacts_and_retries_once_and_the_turn_succeeds(project: Path, kind: str):
+    model = Model([Reply(answer("one"), usage_input=300), Reply(answer("two"), usage_input=400),
+                   Fault("400_context_length"), answer("three")])
+    with FakeLLMServer(kind=kind, responder=model) as srv:
+        results = run_turns(project, srv, kind, [(ALPHA, []), (BETA, []), (GAMMA, [])])
+    assert results[2].stdout == "three\n"
+    assert "over the model's window" in results[2].stderr and "compacted:" in results[2].stderr
+    assert len(model.summary_requests) == 1
+    failed, retried = model.turn_requests[-2], model.turn_requests[-1]
+    assert ALPHA in wire_text(failed)
+    sent = wire_text(retried)
+    assert GAMMA in sent and BETA in sent and "SUMMARY-MARKER-z9" in sent and ALPHA not in sent
+    boundary = [e for e in session_entries(project) if e.get("subtype") == "compact_boundary"]
+    assert len(boundary) == 1 and boundary[0]["compactMetadata"]["trigger"] == "auto"
+
+
+def test_a6_a_second_context_length_error_after_compaction_is_one_clear_error(project: Path):
+    model = Model([Reply(answer("one"), usage_input=300), Reply(answer("two"), usage_input=400),
+                   Fault("400_context_length"), Fault("400_context_length")])
+    with FakeLLMServer(kind="openai", responder=model) as srv:
+        environment = cli_env(project.parent / "home", srv.base_url, CONTEXTUAL_CONTEXT_WINDOW=str(WINDOW))
+        for index, prompt in enumerate((ALPHA, BETA)):
+            assert contextual(["-p", prompt, "--keep-rounds", "1"] + (["--continue"] if index else []),
+                              project, environment).returncode == 0
+        result = contextual(["-p", GAMMA, "--keep-rounds", "1", "--continue"], project, environment)
+    assert result.returncode == 1 and result.stdout == ""
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "still too long" in errors[0]
+    assert len(model.summary_requests) == 1 and len(model.turn_requests) == 4     # one retry, not a loop
