@@ -70,7 +70,7 @@ class FixedHost:
     def ensure_session(self, engine) -> None:
         pass
 
-    async def undo(self, engine) -> str:
+    async def undo(self, engine, confirm_overwrite=None) -> str:
         return "nothing to undo"
 
     async def close(self, engine) -> None:

@@ -23,15 +23,16 @@ from textual.worker import Worker, WorkerState
 from core.config import Config
 from tui import commands
 from tui.format import tokens
-from tui.host import Host, Opened, RealHost
+from tui.host import Host, Opened, RealHost, undoable_turns_of
 from tui.router import EventRouter
 from tui.screens.compaction_history import CompactionHistoryScreen
 from tui.screens.context_view import ContextScreen
 from tui.screens.info import InfoScreen
 from tui.screens.session_picker import SessionPicker
 from tui.screens.stored_full import StoredFullScreen
+from tui.screens.undo_confirm import UndoConfirmModal
 from tui.widgets.chat_log import ChatLog
-from tui.widgets.history_view import HistoryView
+from tui.widgets.history_view import UNDO_MARK, HistoryView
 from tui.widgets.prompt_input import PromptBox, PromptInput
 from tui.widgets.scratchpad import ScratchpadView
 from tui.widgets.token_meter import TokenMeter
@@ -121,6 +122,7 @@ class ContextualApp(App):
         for note in opened.notices:
             await chat.add_notice(note, "warning" if note.startswith(("read-only", "line", "skipped")) else "info")
         self.refresh_state()
+        self.refresh_undoable()
 
     def refresh_state(self) -> None:
         """History, meter and top bar from the engine as it is now."""
@@ -192,6 +194,8 @@ class ContextualApp(App):
             error = event.worker.error
             self.notify(f"{type(error).__name__}: {error}", title="turn failed", severity="error", timeout=10)
             self.router.after_turn("failed")
+        if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            self.refresh_undoable()
         self.refresh_topbar()
 
     def action_cancel_turn(self) -> None:
@@ -248,6 +252,7 @@ class ContextualApp(App):
                            ("esc", "cancel the running turn (recorded as interrupted) or the compaction"),
                            ("ctrl+o / enter", "stored vs full of the tool result selected in History"),
                            ("[ ]", "browse past turns in the Scratchpad"),
+                           ("/undo · ctrl+z", f"undo the latest turn that changed files ({UNDO_MARK} marks them in History)"),
                            ("f2 f3 f4 / f6", "collapse chat, scratchpad, history / resize the side"),
                            ("ctrl+p", "command palette"), ("ctrl+q", "quit")):
             table.add_row(keys, what)
@@ -300,16 +305,50 @@ class ContextualApp(App):
         self.query_one(ScratchpadView).reset()
         await self.show_engine(opened)
 
-    async def action_undo(self) -> None:
+    def action_undo(self) -> None:
         if self.turn_running:
             self.notify("A turn is running: cancel it first (esc).", severity="warning")
             return
+        if self.undo_running:
+            return
+        self._undo()
+
+    @property
+    def undo_running(self) -> bool:
+        return any(w.group == "undo" and w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in self.workers)
+
+    @work(exclusive=True, group="undo", exit_on_error=False)
+    async def _undo(self) -> None:
+        # A worker: the confirmation modal is awaited here, and the app keeps handling keys meanwhile.
         try:
-            note = await self.host.undo(self.engine)
+            shown = await self.host.undo(self.engine, self.confirm_overwrite)
         except ImportError:
-            note = "undo is not available in this build"
-        await self.query_one(ChatLog).add_notice(note)
+            shown = "undo is not available in this build"
+        except Exception as exc:      # never lose the app over an undo
+            shown = f"undo failed: {type(exc).__name__}: {exc}"
+        await self.query_one(ChatLog).add_notice(shown, "error" if shown.startswith("undo failed") else "info")
         self.refresh_state()
+        self.refresh_undoable()
+
+    async def confirm_overwrite(self, paths: list[str]) -> bool:
+        """Asked by undo before it overwrites files the user edited by hand after the turn."""
+        return bool(await self.push_screen_wait(UndoConfirmModal(paths)))
+
+    def refresh_undoable(self) -> None:
+        """Mark the turns that can be undone; read from the session file off the event loop."""
+        if self.engine.session is None:
+            self.query_one(HistoryView).set_undoable(set())
+            return
+        self._load_undoable(self.engine)
+
+    @work(exclusive=True, group="undoable", exit_on_error=False)
+    async def _load_undoable(self, engine: Any) -> None:
+        try:
+            turns = await undoable_turns_of(engine)
+        except Exception:       # a session closed meanwhile or unreadable: no marks rather than a crash
+            turns = set()
+        if engine is self.engine:        # the user may have switched sessions meanwhile
+            self.query_one(HistoryView).set_undoable(turns)
 
     def action_toggle(self, region_id: str) -> None:
         region = self.query_one(f"#{region_id}")

@@ -27,7 +27,7 @@ class Host(Protocol):
     def resume(self, session_id: str | None = None) -> Opened: ...     # None: this project's latest
     def list_sessions(self) -> list[Any]: ...
     def ensure_session(self, engine: Any) -> None: ...
-    async def undo(self, engine: Any) -> str: ...
+    async def undo(self, engine: Any, confirm_overwrite: Any = None) -> str: ...
     async def close(self, engine: Any) -> None: ...
 
 
@@ -82,23 +82,21 @@ class RealHost:
         engine.session = SessionWriter.create(self.config.home, self.config.project_root, secrets=self._secrets())
         engine.snapshots = GhostSnapshots(self.config.project_root, engine.session.session_id, self.config.home)
 
-    async def undo(self, engine: Any) -> str:
-        from core.session import load_session
-        from core.undo import UndoError, note_message, undo_last
+    async def undo(self, engine: Any, confirm_overwrite: Any = None) -> str:
+        """Undo the latest turn that changed files; returns what the user reads. ``confirm_overwrite`` is asked
+        (with the paths) before files edited by hand after that turn are overwritten."""
+        from core.snapshot.git import GitError
+        from core.undo import UndoError, render_result, undo_in_open_session
         if engine.session is None:
             return "Nothing to undo: no turn has run in this session."
-        await engine.session.flush(fsync=False)
-        loaded = load_session(engine.session.path)
         try:
-            result = await undo_last(self.config.project_root, loaded.entries)
-        except (UndoError, OSError) as exc:
+            result = await undo_in_open_session(self.config.project_root, engine.session,
+                                                 confirm_overwrite=confirm_overwrite)
+        except (UndoError, GitError, OSError) as exc:
             return f"undo failed: {exc}"
-        if result.entry is not None:
-            engine.session.append_entry(result.entry)
-            note = note_message(result)
-            engine.history.append(note)
-            engine.session.append_message(note)
-        return result.note
+        if result.message is not None:      # the next prompt tells the model its changes are gone
+            engine.history.append(result.message)
+        return render_result(result)
 
     async def close(self, engine: Any) -> None:
         if engine is not None and engine.session is not None:
@@ -108,3 +106,16 @@ class RealHost:
     async def aclose(self) -> None:
         if self._provider is not None:
             await self._provider.aclose()
+
+
+async def undoable_turns_of(engine: Any) -> set[str]:
+    """Ids of the turns of the engine's session that can still be undone (empty without a session).
+    The session file is read in a thread: it can be long."""
+    if engine.session is None:
+        return set()
+    import asyncio
+    from core.session import load_session
+    from core.undo import undoable_turns
+    await engine.session.flush(fsync=False)
+    path = engine.session.path
+    return set(await asyncio.to_thread(lambda: undoable_turns(load_session(path).entries)))

@@ -32,7 +32,11 @@ def sent_tokens(message) -> int:
     return shared_cache.message(history_message(message).content)
 
 
-def message_row(message: Message, index: int, width: int = 70) -> Text:
+UNDO_MARK = "↶"
+
+
+def message_row(message: Message, index: int, width: int = 70, undoable: bool = False) -> Text:
+    """One row; ``undoable`` marks the user message of a turn whose file changes /undo can take back."""
     size = sent_tokens(message)
     label, style = ROLE_STYLE.get(message.role, (message.role, ""))
     row = Text(no_wrap=True, overflow="ellipsis")
@@ -49,6 +53,8 @@ def message_row(message: Message, index: int, width: int = 70) -> Text:
             row.append(" ⇄", style="bold #5fafaf")
         return row
     row.append(f"{label} ", style=style)
+    if undoable:
+        row.append(f"{UNDO_MARK} ", style="bold #d7af5f")
     if message.role == "summary" and message.meta.get("number"):
         row.append(f"#{message.meta['number']} ", style=style)
     row.append(f"{tokens(size)}  ", style="bold")
@@ -62,7 +68,8 @@ class HistoryView(OptionList):
     DEFAULT_CSS = """
     HistoryView { text-wrap: nowrap; text-overflow: ellipsis; }
     """
-    BINDINGS = [Binding("enter", "select", "stored vs full", show=True)]
+    BINDINGS = [Binding("enter", "select", "stored vs full", show=True),
+                Binding("ctrl+z", "app.undo", "undo", show=True)]
 
     @dataclass
     class OpenToolResult(TextualMessage):
@@ -77,31 +84,50 @@ class HistoryView(OptionList):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.messages: list[Message] = []
-        self._keys: list[tuple[str, int]] = []
+        self._keys: list[tuple[str, int, bool]] = []
         self.total_tokens = 0
+        self.undoable: set[str] = set()      # turn ids whose file changes can be undone
+
+    def is_undoable(self, message: Message) -> bool:
+        return message.role == "user" and message.meta.get("turn") in self.undoable
+
+    def set_undoable(self, turns: set[str]) -> None:
+        """The turns that can be undone (read from the session file): their user messages get a mark."""
+        self.undoable = set(turns)
+        self.show(self.messages)
 
     def show(self, messages: list[Message]) -> None:
         """Follow the engine's history; appends when only new messages came, rebuilds otherwise."""
         messages = list(messages)
-        keys = [(m.id, hash(m.content)) for m in messages]
+        keys = [(m.id, hash(m.content), self.is_undoable(m)) for m in messages]
         if keys == self._keys:
-            self.border_title = self.title
+            self._titles()
             return
         common = 0
         for old, new in zip(self._keys, keys):
             if old != new:
                 break
             common += 1
-        at_end = self.highlighted is None or self.highlighted >= len(self._keys) - 1
+        before = self.highlighted
+        at_end = before is None or before >= len(self._keys) - 1
         if common < len(self._keys):
             self.clear_options()
             common = 0
-        self.add_options([Option(message_row(m, i), id=str(i)) for i, m in enumerate(messages[common:], common)])
+        self.add_options([Option(message_row(m, i, undoable=self.is_undoable(m)), id=str(i))
+                          for i, m in enumerate(messages[common:], common)])
         self.messages, self._keys = messages, keys
         self.total_tokens = sum(sent_tokens(m) for m in messages)
         if at_end and messages:
             self.highlighted = len(messages) - 1
+        elif before is not None and before < len(messages):
+            self.highlighted = before           # a rebuild (new undo marks) keeps the user's place
+        self._titles()
+
+    def _titles(self) -> None:
         self.border_title = self.title
+        marked = sum(1 for m in self.messages if self.is_undoable(m))
+        self.border_subtitle = (f"{UNDO_MARK} {marked} turn{'s' if marked != 1 else ''} undoable · ^z undo"
+                                if marked else "")
 
     @property
     def title(self) -> str:

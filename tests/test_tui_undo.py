@@ -1,0 +1,97 @@
+"""/undo in the app: a real engine turn (fake server) changes files in a temporary git repository, the History
+marks it as undoable, /undo restores the files, and hand edits made after the turn are only overwritten when the
+user says so in the confirmation modal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core.config import load_config
+from tests.fakes.llm_server import FakeLLMServer
+from tests.test_snapshots import make_repo, tree_files
+from tests.test_tui_flows import SIZE, finish, run_turn, type_and_send, wait_for
+from tui.app import ContextualApp
+from tui.host import RealHost
+from tui.screens.undo_confirm import UndoConfirmModal
+from tui.widgets.chat_log import ChatLog
+from tui.widgets.history_view import UNDO_MARK, HistoryView
+
+
+def write(path: str, content: str) -> str:
+    return f"Thought: write {path}\nAction: Write[{json.dumps({'file_path': path, 'content': content})}]"
+
+
+def host_for(repo: Path, base_url: str) -> RealHost:
+    config = load_config(repo, {"model": "fake-model", "base_url": base_url, "api_key": "sk-test",
+                                "permission_mode": "bypass"},
+                         env={"CONTEXTUAL_HOME": str(repo.parent / "home")})
+    return RealHost(config)
+
+
+def chat_text(app: ContextualApp) -> str:
+    return "\n".join(str(w.render()) for w in app.query_one(ChatLog).children)
+
+
+def undoable_rows(history: HistoryView) -> list[str]:
+    return [m.content for m in history.messages if history.is_undoable(m)]
+
+
+async def test_undo_restores_the_turns_file_and_the_history_marks_it(tmp_path):
+    repo = make_repo(tmp_path)
+    before = tree_files(repo)
+    script = [write("a.py", "rewritten by the agent\n"), finish("rewrote a.py"), finish("fine")]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        app = ContextualApp(host_for(repo, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            history = app.query_one(HistoryView)
+            await run_turn(pilot, "rewrite a.py")
+            assert (repo / "a.py").read_text() == "rewritten by the agent\n"
+            await wait_for(pilot, lambda: undoable_rows(history) == ["rewrite a.py"])
+            assert UNDO_MARK in str(history.get_option_at_index(0).prompt)
+            assert "undoable" in str(history.border_subtitle)
+
+            await type_and_send(pilot, "/undo")
+            await wait_for(pilot, lambda: "Undid the file changes" in chat_text(app))
+            assert tree_files(repo) == before
+            assert "restored   a.py" in chat_text(app)            # the user's rendering, not the model's note
+            note = app.engine.history.messages[-1]
+            assert note.role == "user" and note.content.startswith("[undo]") and note.meta.get("undo")
+            await wait_for(pilot, lambda: undoable_rows(history) == [])
+            assert not history.border_subtitle
+            assert history.messages[-1] is note                     # the note is in history as stored
+
+            await run_turn(pilot, "thanks")                         # the model is told its change is gone
+            assert "[undo] The user undid" in json.dumps(srv.requests[-1])
+
+            await type_and_send(pilot, "/undo")                     # nothing further back changed files
+            await wait_for(pilot, lambda: "Nothing to undo" in chat_text(app))
+
+
+@pytest.mark.parametrize("answer", ["n", "y"])
+async def test_hand_edits_after_the_turn_are_listed_and_kept_unless_confirmed(tmp_path, answer):
+    repo = make_repo(tmp_path)
+    before = tree_files(repo)
+    script = [write("a.py", "by the agent\n"), write("new.py", "created by the agent\n"), finish("done")]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        app = ContextualApp(host_for(repo, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "change things")
+            assert (repo / "new.py").exists()
+            (repo / "a.py").write_text("fixed by hand after the turn\n")
+
+            await type_and_send(pilot, "/undo")
+            await wait_for(pilot, lambda: isinstance(app.screen, UndoConfirmModal))
+            assert app.screen.paths == ["a.py"]                     # only the hand-edited file is asked about
+            await pilot.press(answer)
+            await wait_for(pilot, lambda: "Undid the file changes" in chat_text(app))
+            assert not isinstance(app.screen, UndoConfirmModal)
+            assert not (repo / "new.py").exists()                   # the agent's new file is gone either way
+            if answer == "n":
+                assert (repo / "a.py").read_text() == "fixed by hand after the turn\n"
+                assert "kept       a.py (edited by hand after the turn)" in chat_text(app)
+            else:
+                assert tree_files(repo) == before
+                assert "restored   a.py" in chat_text(app)
