@@ -8,10 +8,11 @@ names found in the lines it dropped, so a later step can still refer to them.
 
 from __future__ import annotations
 
+import keyword
 import re
 import shlex
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]{3,}")
 _DEF = re.compile(r"^\s*(?:\d+[:\s-]+)?\s*(?:async\s+def|def|class|function|func|fn|interface|struct|enum|type|module|@\w)")
@@ -32,10 +33,12 @@ class Limits:
     tail: int          # last lines kept verbatim
     keep: int          # lines kept because of what they are (definitions, matches, failures)
     names: int         # names listed from the dropped lines
+    whole_lines: int   # output this short is kept whole
+    whole_chars: int
 
 
-NORMAL = Limits(head=3, tail=3, keep=20, names=200)
-HARD = Limits(head=2, tail=2, keep=12, names=60)
+NORMAL = Limits(head=3, tail=3, keep=20, names=200, whole_lines=24, whole_chars=1_600)
+HARD = Limits(head=2, tail=2, keep=12, names=60, whole_lines=6, whole_chars=400)
 
 
 def program_of(command: str) -> str:
@@ -73,16 +76,36 @@ def kind_of(command: str) -> str:
     return "other"
 
 
-def _names(dropped: list[str], seen: set[str], limit: int) -> list[str]:
+KEYWORDS = frozenset(keyword.kwlist) | {"self", "None", "True", "False", "print", "isinstance", "return"}
+_BACKTICKED = re.compile(r"`([^`\n]{4,80})`")
+
+
+def looks_like_code(name: str) -> bool:
+    """A name in prose that is a path, a dotted name, snake_case, CamelCase or has digits: not an English word."""
+    return (any(c in name for c in "_./") or any(c.isdigit() for c in name)
+            or any(c.isupper() for c in name[1:]))
+
+
+def known_names(text: str) -> set[str]:
+    return {n.rstrip("./-") for n in IDENT.findall(text)}
+
+
+def names_in(lines: Iterable[str], seen: set[str], limit: int | None = None, *, prose: bool = False) -> list[str]:
+    """Distinct names in `lines` not in `seen` (which grows), in order of first appearance.
+    In prose only code-like names and `backticked` ones count; in code every non-keyword name does."""
     out: list[str] = []
-    for line in dropped:
+    for line in lines:
+        quoted = {q for q in _BACKTICKED.findall(line)} if prose else set()
         for raw in IDENT.findall(line):
             name = raw.rstrip("./-")
-            if len(name) >= 4 and name not in seen:
-                seen.add(name)
-                out.append(name)
-                if len(out) >= limit:
-                    return out
+            if len(name) < 4 or name in seen or name in KEYWORDS:
+                continue
+            if prose and not (looks_like_code(name) or any(name in q for q in quoted)):
+                continue
+            seen.add(name)
+            out.append(name)
+            if limit is not None and len(out) >= limit:
+                return out
     return out
 
 
@@ -137,8 +160,8 @@ def _line_refs(lines: list[str], dropped: list[int]) -> str:
 def digest(command: str, output: str, limits: Limits = NORMAL) -> str:
     """A compact, deterministic form of one command's output (same input, same bytes)."""
     lines = output.splitlines()
-    if len(lines) <= limits.head + limits.tail + 2:
-        return output
+    if len(lines) <= limits.whole_lines and len(output) <= limits.whole_chars:
+        return output                      # small enough to keep: a digest would save little and lose much
     kind = kind_of(command)
     kept, dropped = _select(lines, KEEPERS[kind], limits)
     parts: list[str] = [f"[{kind} output: {len(lines)} lines, {len(dropped)} omitted; kept lines shown with their numbers]"]
@@ -154,9 +177,8 @@ def digest(command: str, output: str, limits: Limits = NORMAL) -> str:
     refs = _line_refs(lines, dropped) if kind == "search" else ""
     if refs:
         parts.append(f"[other matches] {refs}")
-    seen = {n.rstrip('./-') for i in kept for n in IDENT.findall(lines[i])}
-    seen |= {n.rstrip('./-') for n in IDENT.findall(command)}
-    names = _names([lines[i] for i in dropped], seen, limits.names)
+    seen = known_names("\n".join(lines[i] for i in kept)) | known_names(command)
+    names = names_in((lines[i] for i in dropped), seen, limits.names)
     if names:
         parts.append("[names in omitted lines] " + " ".join(names))
     return "\n".join(parts)

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Callable
 
-from core.context.digest import IDENT
+from core.context.digest import known_names, names_in
 from core.context.truncate import head_tail_lines
 from core.prompt import PromptMessage
 
@@ -141,31 +141,20 @@ POLICIES: dict[str, Callable[..., list[PromptMessage]]] = {
 }
 
 BULKY_ACTION_CHARS = 1_500     # an action this long (a file written inline) keeps head, tail and names
-LONG_THOUGHT_CHARS = 600       # a thought this long keeps its opening and the names of the rest
-THOUGHT_KEEP_CHARS = 300
-
-
-def _names_not_in(text: str, seen: set[str]) -> list[str]:
-    names: list[str] = []
-    for raw_name in IDENT.findall(text):
-        name = raw_name.rstrip("./-")
-        if len(name) >= 4 and name not in seen:
-            seen.add(name)
-            names.append(name)
-    return names
-
-
-def _known(text: str) -> set[str]:
-    return {n.rstrip("./-") for n in IDENT.findall(text)}
+LONG_THOUGHT_CHARS = 900       # a thought this long keeps its opening and the names of the rest
+THOUGHT_KEEP_CHARS = 450
 
 
 def _short_thought(thought: str, keep_also: str) -> str:
     if len(thought) <= LONG_THOUGHT_CHARS:
         return thought
     cut = thought.rfind(". ", 0, THOUGHT_KEEP_CHARS)
-    cut = cut + 1 if cut > THOUGHT_KEEP_CHARS // 3 else THOUGHT_KEEP_CHARS
+    if cut > THOUGHT_KEEP_CHARS // 3:
+        cut += 1                                   # end on a sentence
+    else:
+        cut = thought.rfind(" ", 0, THOUGHT_KEEP_CHARS) if " " in thought[:THOUGHT_KEEP_CHARS] else THOUGHT_KEEP_CHARS
     head = thought[:cut].rstrip()
-    names = _names_not_in(thought[cut:], _known(head) | _known(keep_also))
+    names = names_in(thought[cut:].splitlines(), known_names(head) | known_names(keep_also), prose=True)
     return head + " …" + (f" [names: {' '.join(names)}]" if names else "")
 
 
@@ -177,7 +166,7 @@ def _short_action(action: str) -> str:
     if not dropped:
         return action
     kept_text = "\n".join(kept)
-    names = _names_not_in("\n".join(lines[12:len(lines) - 6]), _known(kept_text))
+    names = names_in(lines[12:len(lines) - 6], known_names(kept_text))
     return kept_text + (f"\n[names in omitted lines] {' '.join(names)}" if names else "")
 
 
