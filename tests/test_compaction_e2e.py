@@ -49,7 +49,8 @@ def is_summary_request(body: dict[str, Any]) -> bool:
 class Model:
     """Answers summary requests with `summary`, every other request with the next of `answers`."""
 
-    def __init__(self, answers: list[str | Reply | Fault], summary: str | Reply | Fault = SUMMARY_TEXT) -> None:
+    def __init__(self, answers: list[str | Reply | Fault],
+                 summary: str | Reply | Fault | list[str] = SUMMARY_TEXT) -> None:
         self.answers = list(answers)
         self.summary = summary
         self.summary_requests: list[dict[str, Any]] = []
@@ -58,7 +59,7 @@ class Model:
     def __call__(self, body: dict[str, Any]) -> str | Reply | Fault:
         if is_summary_request(body):
             self.summary_requests.append(body)
-            return self.summary
+            return self.summary.pop(0) if isinstance(self.summary, list) else self.summary
         self.turn_requests.append(body)
         return self.answers.pop(0) if self.answers else answer("script exhausted")
 
@@ -157,6 +158,41 @@ def test_a4_a_resumed_session_after_compaction_still_omits_the_archived_round(pr
     fourth = wire_text(model.turn_requests[-1])
     assert "DELTA-q7x4" in fourth and "SUMMARY-MARKER-z9" in fourth and ALPHA not in fourth
     assert len(model.summary_requests) == 1           # gamma's small usage does not trigger another one
+
+
+def test_a4_a_second_compaction_appends_its_summary_and_never_resummarises_the_first(project: Path):
+    first = SUMMARY_TEXT
+    second = SUMMARY_TEXT.replace("SUMMARY-MARKER-z9", "SECOND-MARKER-k4")
+    model = Model(three_turns(high_usage_reply=answer("two"))[:2]
+                  + [Reply(answer("three"), usage_input=19_000, usage_output=10), answer("four")],
+                  summary=[first, second])
+    with FakeLLMServer(kind="openai", responder=model) as srv:
+        results = run_turns(project, srv, "openai", [(ALPHA, []), (BETA, []), (GAMMA, []), ("DELTA-q7x4", [])])
+    assert all("compacted:" in r.stderr for r in results[2:])
+    assert len(model.summary_requests) == 2
+    second_request = wire_text(model.summary_requests[1])
+    assert BETA in second_request and "SUMMARY-MARKER-z9" not in second_request and ALPHA not in second_request
+    delta = model.turn_requests[-1]["messages"]
+    texts = [m["content"] for m in delta]
+    assert [t.startswith(SUMMARY_PREFIX) for t in texts[1:3]] == [True, True]
+    assert "SUMMARY-MARKER-z9" in texts[1] and "SECOND-MARKER-k4" in texts[2]      # oldest first, unchanged
+    sent = wire_text(model.turn_requests[-1])
+    assert GAMMA in sent and "DELTA-q7x4" in sent and ALPHA not in sent and BETA not in sent
+    summaries = [e for e in session_entries(project) if e.get("isCompactSummary") is True]
+    assert len(summaries) == 2
+
+
+def test_a5_files_the_archived_round_read_go_into_the_summary_request_and_files_included(project: Path):
+    (project / "notes.py").write_text("NOTES_CONTENT_r5 = 1\n")
+    read = 'Thought: look\nAction: Read[{"file_path": "notes.py"}]'
+    model = Model([read, Reply(answer("one"), usage_input=300), Reply(answer("two"), usage_input=19_000),
+                   answer("three")])
+    with FakeLLMServer(kind="openai", responder=model) as srv:
+        run_turns(project, srv, "openai", [(ALPHA, []), (BETA, []), (GAMMA, [])])
+    assert "NOTES_CONTENT_r5" in wire_text(model.summary_requests[0])
+    [boundary] = [e for e in session_entries(project) if e.get("subtype") == "compact_boundary"]
+    assert boundary["compactMetadata"]["filesIncluded"] == ["notes.py"]
+    assert "NOTES_CONTENT_r5" not in wire_text(model.turn_requests[-1])     # the archived Read is gone
 
 
 # ---- E2: a summary that times out ------------------------------------------------------------------------
