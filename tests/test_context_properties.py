@@ -29,7 +29,9 @@ from core.context.builder import ContextBuilder
 from core.context.history import HistoryManager, normalize, plan_compaction, rounds
 from core.context.scratchpad import OBS, OursParams, ScratchStep, shorten_action
 from core.messages import Message
+from core.providers.openai import render_messages as openai_wire
 from core.tokens import PER_MESSAGE_OVERHEAD, count
+from tests.fakes.llm_server import request_tokens
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
 settings.register_profile("contextual-default", max_examples=100, deadline=None, suppress_health_check=_QUIET)
@@ -302,6 +304,7 @@ def test_never_over_the_window_no_built_prompt_exceeds_its_limit(inputs, policy)
     built = ContextBuilder(l1, root, limit, policy).build(history, steps, question, todo)
     assert built.total <= limit, [a.detail for a in built.adjustments]
     assert _recount(built.messages) == built.total          # the reported size is the real (cl100k) size
+    assert request_tokens({"messages": openai_wire(built.messages)}) == built.total   # as the server counts it
     assert built.messages[0].content == l1 and built.messages[0].layer == "L1"   # L1 is never cut
 
 
