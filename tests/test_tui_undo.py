@@ -95,3 +95,39 @@ async def test_hand_edits_after_the_turn_are_listed_and_kept_unless_confirmed(tm
             else:
                 assert tree_files(repo) == before
                 assert "restored   a.py" in chat_text(app)
+
+
+async def test_only_turns_that_changed_files_are_marked_also_after_resume(tmp_path, monkeypatch):
+    import tui.app
+    reads = []
+    real = tui.app.undoable_turns_of
+
+    async def counting(engine):
+        reads.append(1)
+        return await real(engine)
+
+    monkeypatch.setattr(tui.app, "undoable_turns_of", counting)
+    repo = make_repo(tmp_path)
+    script = ['Thought: look\nAction: Read[{"file_path": "b.py"}]', finish("b.py holds a value"),
+              write("c.py", "changed\n"), finish("changed c.py")]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        host = host_for(repo, srv.base_url)
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            history = app.query_one(HistoryView)
+            await run_turn(pilot, "what is in b.py?")
+            await run_turn(pilot, "change c.py")
+            await wait_for(pilot, lambda: undoable_rows(history) == ["change c.py"])
+            read_so_far = len(reads)
+            await pilot.press(*"typing a long question")         # no session read per keystroke
+            await pilot.pause()
+            assert len(reads) == read_so_far
+            session_id = app.engine.session_id
+            await pilot.press("ctrl+q")
+        resumed = ContextualApp(host, host.resume(session_id), animate=False)
+        async with resumed.run_test(size=SIZE) as pilot:
+            history = resumed.query_one(HistoryView)
+            await wait_for(pilot, lambda: undoable_rows(history) == ["change c.py"])
+            row = next(i for i, m in enumerate(history.messages) if m.content == "change c.py")
+            assert UNDO_MARK in str(history.get_option_at_index(row).prompt)
+            assert UNDO_MARK not in str(history.get_option_at_index(0).prompt)
