@@ -1,0 +1,59 @@
+"""The automatic compaction in the app: a turn whose estimate is past the trigger compacts first, inside
+run_turn, behind the blocking modal; the modal ends on the result card and the turn then finishes."""
+
+from __future__ import annotations
+
+from tests.fakes.llm_server import FakeLLMServer, Reply
+from tests.test_tui_flows import SIZE, finish, make_host, run_turn, type_and_send, wait_for
+from tui.app import ContextualApp
+from tui.screens.compaction import CompactionModal
+from tui.widgets.chat_log import ChatLog
+from tui.widgets.history_view import HistoryView
+from tui.widgets.scratchpad import ScratchpadView
+
+SUMMARY = "## Summary\nThe user asked two questions about the cart; both were answered."
+
+
+async def test_automatic_compaction_shows_the_modal_then_the_turn_finishes(tmp_path, monkeypatch):
+    stages: list[str] = []
+    shown = CompactionModal.progress
+    monkeypatch.setattr(CompactionModal, "progress",
+                        lambda self, stage, *rest: (stages.append(stage), shown(self, stage, *rest))[1])
+    # Window 4000 (trigger 3200), one round kept: the second answer reports 3500 prompt tokens, so the third
+    # input is past the trigger with one closed round to archive.
+    script = [finish("first answer"), Reply(finish("second answer"), usage_input=3500),
+              Reply(SUMMARY, chunk_delay=0.01), finish("third answer")]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=4000, keep_rounds=1), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "question one")
+            await run_turn(pilot, "question two")
+            assert app.engine.last_usage >= 3500
+            await type_and_send(pilot, "question three")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal), timeout=10)
+            modal = app.screen
+            assert modal.trigger == "auto"
+            assert "auto compaction" in str(modal.query_one("#compaction-title").render())
+            await wait_for(pilot, lambda: modal.result is not None, timeout=10)
+            assert [s for i, s in enumerate(stages) if s not in stages[:i]] == ["choosing", "summarising", "rebuilding"]
+            assert modal.result.trigger == "auto" and modal.result.rounds_archived == 1
+            assert not modal.result.fallback
+            assert "Compaction done" in str(modal.query_one("#compaction-stage").render())
+            pad = app.query_one(ScratchpadView)
+            await wait_for(pilot, lambda: pad.turns[-1].outcome == "finished", timeout=10)
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert app.screen is modal                                       # the card waits to be read
+            history = app.query_one(HistoryView)
+            assert history.messages[0].role == "summary" and "both were answered." in history.messages[0].content
+            assert [m.content for m in history.messages if m.role == "user"] == ["question two", "question three"]
+            assert history.messages == app.engine.history.messages
+            meter = app.query_one("#meter").budget
+            assert meter.last_usage is None or meter.last_usage < 3500        # the stale usage is not shown
+            assert meter.estimate < app.config.threshold                     # the new estimate, at once
+            await pilot.press("enter")
+            assert not isinstance(app.screen, CompactionModal)
+            chat = "\n".join(str(w.render()) for w in app.query_one(ChatLog).children)
+            assert "compacted (auto)" in chat
+            assert "third answer" in app.query_one(ChatLog).children[-1].source
+            assert "1 compaction" in str(app.query_one("#topbar").render())
