@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from core.prompt import SUMMARY_PREFIX
-from core.providers.anthropic import SUMMARY_MARK
 from prompts.agents_prompts.summary_prompt import SUMMARY_HEADING, filled_template
 from tests.cli_helpers import cli_env, contextual
 from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
@@ -129,7 +128,7 @@ def test_a6_usage_reported_by_the_server_triggers_compaction_and_the_next_reques
         assert "SUMMARY-MARKER-z9" not in system_text(gamma)                 # a marked user message, not system
         first_user = gamma["messages"][0]
         assert first_user["role"] == "user"
-        assert content_text(first_user["content"]).startswith(SUMMARY_MARK + SUMMARY_PREFIX)
+        assert content_text(first_user["content"]).startswith(SUMMARY_PREFIX)
 
     entries = session_entries(project)
     boundaries = [e for e in entries if e.get("subtype") == "compact_boundary"]

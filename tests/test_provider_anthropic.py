@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.prompt import PromptMessage
-from core.providers.anthropic import (CONTINUING, SUMMARY_MARK, is_context_error, render_messages, render_system)
+from core.providers.anthropic import (CONTINUING, is_context_error, render_messages, render_system)
 from core.providers.base import ChatRequest, StreamDone
 from tests.fakes.llm_helpers import collect, make_provider, reasoning_text, usages, visible_text
 from tests.fakes.llm_server import FakeLLMServer, Reply
@@ -24,7 +24,7 @@ def test_system_blocks_carry_one_cache_breakpoint_on_the_last():
 
 def test_summary_is_a_marked_user_message_merged_with_following_user_text():
     rendered = render_messages([P("system", "rules"), P("summary", "we fixed X"), P("user", "now Y")])
-    assert rendered == [{"role": "user", "content": SUMMARY_MARK + "we fixed X\n\nnow Y"}]
+    assert rendered == [{"role": "user", "content": "we fixed X\n\nnow Y"}]
 
 
 def test_roles_alternate_by_merging_consecutive_messages():
@@ -71,7 +71,7 @@ async def test_request_body_and_headers_on_the_wire():
     assert sent["stop_sequences"] == ["\nObservation:"], "whitespace-only stop sequences are rejected by the API"
     assert sent["system"][-1]["cache_control"] == EPHEMERAL
     assert sent["messages"] == [{"role": "user", "content": [
-        {"type": "text", "text": SUMMARY_MARK + "sum", "cache_control": EPHEMERAL},
+        {"type": "text", "text": "sum", "cache_control": EPHEMERAL},
         {"type": "text", "text": "question"}]}]
     assert srv.token_counts[0] == sent.tokens > 0
 

@@ -167,6 +167,34 @@ class ContextBuilder:
             self._hard[m.id] = got
         return m.with_content(got)
 
+    def _cut_to(self, m: PromptMessage, tokens: int) -> PromptMessage:
+        size = self.cache.message(m.content)
+        chars = max(MIN_CUT_CHARS, min(len(m.content) - 1, int(len(m.content) * tokens / max(size, 1))))
+        return PromptMessage(m.role, head_tail(m.content, chars), m.layer, m.cache_breakpoint)
+
+    def _share_room(self, msgs: list[PromptMessage]) -> tuple[list[PromptMessage], int]:
+        """Find the largest cap such that every cuttable message held to it fits, then cut those above it."""
+        sizes = [self.cache.message(m.content) for m in msgs]
+        fixed = sum(size for size, m in zip(sizes, msgs) if m.layer == "L1")
+        cuttable = [size for size, m in zip(sizes, msgs) if m.layer != "L1"]
+        room = self.limit - fixed
+        low, high = 0, max(cuttable, default=0)
+        while low < high:                                  # the largest cap whose total fits the room
+            mid = (low + high + 1) // 2
+            if sum(min(size, mid) for size in cuttable) <= room:
+                low = mid
+            else:
+                high = mid - 1
+        cap = max(low - 16, 1)                             # headroom for the cut markers
+        out, cuts = [], 0
+        for size, m in zip(sizes, msgs):
+            if m.layer != "L1" and size > cap and len(m.content) > MIN_CUT_CHARS:
+                out.append(self._cut_to(m, cap))
+                cuts += 1
+            else:
+                out.append(m)
+        return out, cuts
+
     def _fit(self, head, history, tail, steps, todo, before) -> tuple[list[PromptMessage], list[ContextAdjusted]]:
         adjustments: list[ContextAdjusted] = []
 
@@ -179,8 +207,9 @@ class ContextBuilder:
         hist = [self._hard_form(m) for m in history]
         pad = sp.stored_only(steps, self.count)
         msgs, total = assemble(hist, pad)
-        adjustments.append(ContextAdjusted("compress_kept", "kept tool results compressed harder; older "
-                                           "observations of this turn in stored form", before, total))
+        if total < before:
+            adjustments.append(ContextAdjusted("compress_kept", "kept tool results compressed harder; older "
+                                               "observations of this turn in stored form", before, total))
         # 2. Drop kept rounds, oldest first, down to the last one.
         summaries = [m for m in hist if m.role == "summary"]
         kept_rounds = rounds(hist)
@@ -193,19 +222,19 @@ class ContextBuilder:
         if dropped:
             adjustments.append(ContextAdjusted("drop_round", f"dropped the {dropped} oldest kept round(s)",
                                                before, total))
-        # 3. Cut the largest message head+tail until the prompt fits; every message can shrink to a
-        #    marker, so only L1 + the markers must fit (the window is far larger than that).
+        # 3. Cut oversized messages head+tail until the prompt fits, sharing the room fairly: one cap for
+        #    all (water-filling), so no message shrinks to a marker while another keeps thousands of tokens.
         cuts = 0
-        while total > self.limit and cuts < 4 * len(msgs):
+        if total > self.limit:
+            msgs, cuts = self._share_room(msgs)
+            total = sum(self._size(msgs).values())
+        while total > self.limit and cuts < 4 * len(msgs):     # rounding leftovers: trim the largest
             sizes = [(self.cache.message(m.content), i) for i, m in enumerate(msgs)
                      if m.layer != "L1" and len(m.content) > MIN_CUT_CHARS]
             if not sizes:
                 break
             size, index = max(sizes)
-            keep_tokens = max(1, size - (total - self.limit) - 8)
-            m = msgs[index]
-            chars = max(MIN_CUT_CHARS, min(len(m.content) - 1, int(len(m.content) * keep_tokens / max(size, 1))))
-            msgs[index] = PromptMessage(m.role, head_tail(m.content, chars), m.layer, m.cache_breakpoint)
+            msgs[index] = self._cut_to(msgs[index], max(1, size - (total - self.limit) - 8))
             total = sum(self._size(msgs).values())
             cuts += 1
         if cuts:

@@ -17,7 +17,6 @@ from core.providers.retry import RetryPolicy, TransientError, one_line, stream_w
 from core.providers.transport import check_base_url, decode_json, event_stream, make_client, scrub
 
 API_VERSION = "2023-06-01"
-SUMMARY_MARK = "[Summary of earlier work]\n"
 CONTINUING = "(continuing)"
 MAX_MESSAGE_BREAKPOINTS = 2          # plus the system one; the API allows 4 in all
 EPHEMERAL = {"type": "ephemeral"}
@@ -51,7 +50,7 @@ def render_messages(messages: list[PromptMessage]) -> list[dict[str, Any]]:
     open_block = False   # may the next part of the same role join the last block?
     for index, message in enumerate(parts):
         role = "assistant" if message.role == "assistant" else "user"
-        text = SUMMARY_MARK + message.content if message.role == "summary" else message.content
+        text = message.content        # a summary already opens with SUMMARY_PREFIX: the builder counted it as sent
         if not turns or turns[-1][0] != role:
             turns.append((role, []))
             open_block = False
