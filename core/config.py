@@ -125,10 +125,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return {k: _coerce(k, v, str(path)) for k, v in data.items()}
 
 
-def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
+def _from_env(env: Mapping[str, str], provider: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    # The ecosystem's own names first, so the CONTEXTUAL_ ones win over them.
-    provider = env.get("CONTEXTUAL_PROVIDER", "openai")
+    # The ecosystem's own names first (of the provider in force), so the CONTEXTUAL_ ones win over them.
     eco_key = "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
     eco_url = "ANTHROPIC_BASE_URL" if provider == "anthropic" else "OPENAI_BASE_URL"
     if env.get(eco_key):
@@ -148,16 +147,12 @@ def load_config(project_root: Path, flags: Mapping[str, Any] | None = None,
     flags = {k: v for k, v in (flags or {}).items() if v is not None}
     root = Path(project_root).resolve()
     home = default_home(env)
-    merged: dict[str, Any] = {}
-    merged.update(_read_toml(home / "config.toml"))
-    merged.update(_read_toml(root / ".contextual" / "config.toml"))
-    merged.update(_from_env(env))
+    files: dict[str, Any] = {}
+    files.update(_read_toml(home / "config.toml"))
+    files.update(_read_toml(root / ".contextual" / "config.toml"))
+    provider = str(flags.get("provider") or env.get("CONTEXTUAL_PROVIDER") or files.get("provider") or "openai")
+    merged = {**files, **_from_env(env, provider)}
     merged.update({k: _coerce(k, v, "--" + k.replace("_", "-")) for k, v in flags.items() if k in KNOWN_KEYS | {"output_reserve"}})
-    # The key may only come from a provider-specific variable when the provider was chosen by a flag.
-    if "api_key" not in merged and merged.get("provider") == "anthropic" and env.get("ANTHROPIC_API_KEY"):
-        merged["api_key"] = env["ANTHROPIC_API_KEY"]
-    if "base_url" not in merged and merged.get("provider") == "anthropic" and env.get("ANTHROPIC_BASE_URL"):
-        merged["base_url"] = env["ANTHROPIC_BASE_URL"]
     cfg = Config(project_root=root, home=home, **{k: v for k, v in merged.items() if k in {f.name for f in fields(Config)}})
     if cfg.provider not in PROVIDERS:
         raise ConfigError(f"unknown provider {cfg.provider!r}: use one of {', '.join(PROVIDERS)}")

@@ -1,0 +1,54 @@
+"""Configuration precedence (CONTRACT): flags > environment > project config > user config > defaults."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.config import ConfigError, load_config
+
+
+def _files(tmp_path: Path, user: str = "", project: str = "") -> tuple[Path, Path]:
+    home, root = tmp_path / "home", tmp_path / "proj"
+    (root / ".contextual").mkdir(parents=True)
+    home.mkdir()
+    (home / "config.toml").write_text(user)
+    (root / ".contextual" / "config.toml").write_text(project)
+    return home, root
+
+
+def test_precedence_flags_env_project_user_defaults(tmp_path: Path):
+    home, root = _files(tmp_path, user='model = "u"\nkeep_rounds = 3\nmax_steps = 7\ncontext_window = 1000',
+                        project='model = "p"\nkeep_rounds = 4')
+    env = {"CONTEXTUAL_HOME": str(home), "CONTEXTUAL_KEEP_ROUNDS": "5"}
+    cfg = load_config(root, {"max_steps": 9}, env)
+    assert (cfg.model, cfg.keep_rounds, cfg.max_steps, cfg.context_window) == ("p", 5, 9, 1000)
+    assert cfg.summary_timeout == 120 and cfg.permission_mode == "default"      # defaults
+
+
+def test_ecosystem_keys_follow_the_provider_in_force(tmp_path: Path):
+    home, root = _files(tmp_path)
+    env = {"CONTEXTUAL_HOME": str(home), "OPENAI_API_KEY": "sk-openai", "ANTHROPIC_API_KEY": "sk-ant",
+           "ANTHROPIC_BASE_URL": "http://127.0.0.1:1"}
+    assert load_config(root, {}, env).api_key == "sk-openai"
+    anthropic = load_config(root, {"provider": "anthropic"}, env)
+    assert anthropic.api_key == "sk-ant" and anthropic.base_url == "http://127.0.0.1:1"
+    assert load_config(root, {"provider": "anthropic"}, {**env, "CONTEXTUAL_API_KEY": "sk-c"}).api_key == "sk-c"
+
+
+def test_auto_compact_from_env_and_file(tmp_path: Path):
+    home, root = _files(tmp_path, project="auto_compact = false\noutput_reserve = 1000")
+    env = {"CONTEXTUAL_HOME": str(home)}
+    cfg = load_config(root, {}, env)
+    assert cfg.auto_compact is False and cfg.output_reserve == 1000
+    assert load_config(root, {}, {**env, "CONTEXTUAL_AUTO_COMPACT": "1"}).auto_compact is True
+
+
+@pytest.mark.parametrize("content, word", [("context_window = -5", "context_window"), ("nonsense = 1", "nonsense"),
+                                           ("model = ", "cannot read")])
+def test_bad_config_files_are_one_clear_line(tmp_path: Path, content: str, word: str):
+    home, root = _files(tmp_path, project=content)
+    with pytest.raises(ConfigError) as err:
+        load_config(root, {}, {"CONTEXTUAL_HOME": str(home)})
+    assert word in str(err.value) and "\n" not in str(err.value).strip()
