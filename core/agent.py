@@ -97,6 +97,11 @@ class Engine:
         self._compaction_cancelled = False
 
     # ---- state -----------------------------------------------------------------------------------
+    def set_model(self, model: str) -> None:
+        """Switch the model for the next calls (`/model NAME`); summaries follow unless set apart."""
+        from dataclasses import replace
+        self.config = replace(self.config, model=model)
+
     @property
     def session_id(self) -> str | None:
         return getattr(self.session, "session_id", None)

@@ -242,3 +242,15 @@ async def test_without_a_model_the_app_opens_and_explains(tmp_path):
         await pilot.press("ctrl+r")
         await pilot.pause()
         assert app.screen.__class__.__name__ == "SessionPicker"
+
+
+async def test_model_command_switches_the_model_for_the_next_turn(tmp_path):
+    with server([finish("one"), finish("two")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "first")
+            await type_and_send(pilot, "/model bigger-model")
+            await pilot.pause()
+            assert "bigger-model" in str(app.query_one("#topbar").render())
+            await run_turn(pilot, "second")
+    assert [r["model"] for r in srv.requests] == ["fake-model", "bigger-model"]

@@ -168,6 +168,8 @@ class ContextualApp(App):
     async def run_command(self, command: commands.Command, argument: str) -> None:
         if command.action == "compact":
             self.action_compact(argument or None)
+        elif command.action == "model" and argument:
+            self.switch_model(argument)
         else:
             await self.run_action(command.action)
 
@@ -258,14 +260,26 @@ class ContextualApp(App):
             table.add_row(keys, what)
         self.push_screen(InfoScreen("Help", table))
 
+    def switch_model(self, name: str) -> None:
+        if self.turn_running:
+            self.notify("A turn is running: switch the model after it (or cancel it with esc).", severity="warning")
+            return
+        if self.engine is None or self.engine.provider is None:
+            self.notify("No endpoint is configured: set CONTEXTUAL_BASE_URL first (see /model).", severity="warning")
+            return
+        self.engine.set_model(name)
+        self.config = self.host.config = self.engine.config
+        self.refresh_topbar()
+        self.notify(f"model: {name} (for the next turns of this session)")
+
     def action_model(self) -> None:
         c = self.config
         body = Text()
         body.append(f"model        {c.model or '(none)'}\nprovider     {c.provider}\nendpoint     {c.base_url or '(none)'}\n"
                     f"window       {c.context_window:,} tokens (compaction at {c.threshold:,})\n"
                     f"summaries    {c.effective_summary_model or '(none)'}\n\n")
-        body.append("Change it with --model / --base-url, CONTEXTUAL_MODEL / CONTEXTUAL_BASE_URL, or model = \"…\" in "
-                    f"{c.home / 'config.toml'}, then restart (-c continues this session).", style="dim")
+        body.append("Switch now with /model NAME. For good: --model / --base-url, CONTEXTUAL_MODEL / "
+                    f"CONTEXTUAL_BASE_URL, or model = \"…\" in {c.home / 'config.toml'}.", style="dim")
         if c.missing_model_message():
             body = Text(how_to_configure(c))
         self.push_screen(InfoScreen("Model", body))
