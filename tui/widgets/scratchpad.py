@@ -75,12 +75,8 @@ def render_step(record: StepRecord, spinner_frame: str = "") -> Group:
         parts.append(Text(f"┄ Observation · full · {len(lines)} lines · {tokens(size)} tok{status} ┄",
                           style="bold #5fafaf"))
         shown = lines[:MAX_OBSERVATION_LINES]
-        width = len(str(len(shown)))
-        body = Text()
-        for index, line in enumerate(shown, 1):
-            body.append(f"{index:>{width}} ", style="dim")
-            body.append(line + "\n")
-        body.rstrip()
+        # No row gutter here: a Read already numbers its lines, and two number columns read as noise.
+        body = Text("\n".join(line.expandtabs(4) for line in shown))
         parts.append(body)
         if len(lines) > len(shown):
             parts.append(Text(f"… {len(lines) - len(shown)} more lines (open it from History: enter)", style="dim"))
