@@ -74,7 +74,8 @@ class ContextualApp(App):
         Binding("ctrl+o", "open_stored_full", "stored vs full"),
         Binding("ctrl+r", "resume", "resume"),
         Binding("ctrl+l", "context", "context"),
-        Binding("ctrl+z", "undo", "undo", show=False),
+        # priority: the prompt (a TextArea) would otherwise take ctrl+z for its own typing undo
+        Binding("ctrl+z", "undo", "undo", priority=True),
         Binding("f2", "toggle('chat-pane')", "chat", show=False),
         Binding("f3", "toggle('scratchpad')", "scratchpad", show=False),
         Binding("f4", "toggle('history')", "history", show=False),
@@ -320,6 +321,10 @@ class ContextualApp(App):
         await self.show_engine(opened)
 
     def action_undo(self) -> None:
+        prompt = self.query_one("#prompt")
+        if self.focused is prompt and prompt.text:
+            prompt.action_undo()                  # with text in the input, ctrl+z undoes typing
+            return
         if self.turn_running:
             self.notify("A turn is running: cancel it first (esc).", severity="warning")
             return
