@@ -112,6 +112,7 @@ async def test_tool_result_opens_side_by_side_with_keyboard_and_mouse(tmp_path):
             assert isinstance(screen, StoredFullScreen)
             stored, full = screen.query_one("#stored", AlignedPane), screen.query_one("#full", AlignedPane)
             assert len(stored.rows) == len(full.rows)
+            assert stored.virtual_size == full.virtual_size           # same scrollbars: same rows visible
             assert "tok" in stored.border_title and "lines" in full.border_title
             full.scroll_to(y=20, animate=False, immediate=True)
             await pilot.pause()

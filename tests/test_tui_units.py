@@ -54,3 +54,15 @@ def test_path_completion(tmp_path):
 
 def test_token_figures():
     assert [tokens(n) for n in (None, 12, 1234, 200_000)] == ["–", "12", "1.2k", "200k"]
+
+
+def test_a_read_line_shows_the_files_own_number_once():
+    from tui.observation import file_numbered, gutter_width, numbered_line
+    read_line = "    " + "  1482\tdef total_494(items):"
+    assert file_numbered(read_line) == ("1482", "def total_494(items):")
+    assert file_numbered("  content:") is None and file_numbered("12 apples\tand pears") is None
+    width = gutter_width([read_line, "  content:"], rows=9)
+    assert width == 4
+    assert numbered_line(read_line, 1486, width).plain == "1482│def total_494(items):"     # no view row number
+    assert numbered_line("  content:", 9, width).plain == "   9   content:"
+    assert numbered_line("  content:", None, width).plain == "  content:"

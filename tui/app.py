@@ -320,6 +320,12 @@ class ContextualApp(App):
         self.query_one(ScratchpadView).reset()
         await self.show_engine(opened)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Undo belongs to the main screen: the stored-vs-full view and the modals neither show nor run it.
+        if action == "undo":
+            return self.screen is self.screen_stack[0]
+        return True
+
     def action_undo(self) -> None:
         prompt = self.query_one("#prompt")
         if self.focused is prompt and prompt.text:

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Iterable, Literal
+
+from rich.text import Text
 
 SHORT_VALUE = 100
 
@@ -49,6 +52,45 @@ def _emit(label: str, value: object, depth: int, out: list[str]) -> None:
     else:
         for item in value:
             _emit("-", item, depth + 1, out)
+
+
+# A line of `cat -n` output (what Read returns): the file's own number, a tab, the code.
+_FILE_NUMBERED = re.compile(r"^\s*(\d+)\t(.*)$")
+ROW_NUMBER_STYLE = "dim"
+FILE_NUMBER_STYLE = "#5f8787"
+
+
+def file_numbered(line: str) -> tuple[str, str] | None:
+    """(the file's own line number, the code) for a `cat -n` line of a Read observation; None otherwise."""
+    match = _FILE_NUMBERED.match(line)
+    return (match.group(1), match.group(2)) if match else None
+
+
+def gutter_width(*line_sets: Iterable[str], rows: int) -> int:
+    """Wide enough for the view's row numbers and every file line number, so panes sharing it stay aligned."""
+    widest = len(str(max(1, rows)))
+    for lines in line_sets:
+        for line in lines:
+            numbered = file_numbered(line)
+            if numbered:
+                widest = max(widest, len(numbered[0]))
+    return widest
+
+
+def numbered_line(line: str, row_number: int | None, width: int, style: str = "") -> Text:
+    """One line behind a single number column: the file's own number for a `cat -n` line (a row number would
+    only repeat it, shifted), else the view's row number (none when ``row_number`` is None)."""
+    text = Text(no_wrap=True)
+    numbered = file_numbered(line)
+    if numbered:
+        number, code = numbered
+        text.append(f"{number:>{width}}│", style=FILE_NUMBER_STYLE)
+        text.append(code.expandtabs(4), style=style)
+        return text
+    if row_number is not None:
+        text.append(f"{row_number:>{width}} ", style=ROW_NUMBER_STYLE)
+    text.append(line.expandtabs(4), style=style)
+    return text
 
 
 RowKind = Literal["same", "dropped", "added", "gap"]

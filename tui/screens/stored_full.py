@@ -16,7 +16,7 @@ from textual.widgets import Footer, Static
 from core.messages import Message
 from core.tokens import shared_cache
 from tui.format import args_label, tokens
-from tui.observation import align, readable_lines
+from tui.observation import align, gutter_width, readable_lines
 from tui.widgets.aligned_pane import AlignedPane
 
 
@@ -45,15 +45,18 @@ class StoredFullScreen(Screen):
             + ("" if m.full else " · (no full form was recorded)"),
             id="stored-full-header",
         )
+        gutter = gutter_width(self.stored_lines, self.full_lines, rows=len(self.alignment.full))
+        stored = AlignedPane(self.alignment.stored, gutter=gutter, id="stored")
+        full = AlignedPane(self.alignment.full, gutter=gutter, id="full")
+        stored.partner, full.partner = full, stored
         with Horizontal():
-            yield AlignedPane(self.alignment.stored, id="stored")
-            yield AlignedPane(self.alignment.full, id="full")
+            yield stored
+            yield full
         yield Footer()
 
     def on_mount(self) -> None:
         stored = self.query_one("#stored", AlignedPane)
         full = self.query_one("#full", AlignedPane)
-        stored.partner, full.partner = full, stored
         stored_tokens = shared_cache.count(self.message.content)
         full_tokens = shared_cache.count(self.message.full or self.message.content)
         stored.border_title = f"stored · {len(self.stored_lines)} lines · {tokens(stored_tokens)} tok"

@@ -8,7 +8,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.observation import Row
+from tui.observation import Row, gutter_width, numbered_line
 
 ROW_STYLE = {
     "same": "",
@@ -26,26 +26,35 @@ class AlignedPane(ScrollView):
     AlignedPane:focus { border: round $accent; }
     """
 
-    def __init__(self, rows: list[Row], *, id: str | None = None) -> None:
+    def __init__(self, rows: list[Row], *, gutter: int | None = None, id: str | None = None) -> None:
+        """``gutter``: the number column's width; partner panes pass the same one so their columns line up."""
         super().__init__(id=id)
         self.can_focus = True
         self.rows = rows
         self.partner: AlignedPane | None = None
-        self._width = len(str(max(1, len(rows))))
+        self._width = gutter or gutter_width((r.text for r in rows), rows=len(rows))
         self._mirroring = False
         self._rendered: dict[int, Text] = {}
 
+    @property
+    def content_width(self) -> int:
+        return max((len(r.text.expandtabs(4)) for r in self.rows), default=0) + self._width + 2
+
     def on_mount(self) -> None:
-        widest = max((len(r.text) for r in self.rows), default=0)
-        self.virtual_size = Size(widest + self._width + 2, len(self.rows))
+        # As wide as the partner too: both panes then show (or hide) a horizontal scrollbar, so the same
+        # number of rows stays visible in each.
+        widest = max(self.content_width, self.partner.content_width if self.partner else 0)
+        self.virtual_size = Size(widest, len(self.rows))
 
     def _row_text(self, index: int) -> Text:
         cached = self._rendered.get(index)
         if cached is None:
             row = self.rows[index]
-            cached = Text(no_wrap=True)
-            cached.append(f"{index + 1:>{self._width}} ", style="dim")
-            cached.append(row.text.expandtabs(4), style=ROW_STYLE[row.kind])
+            if row.kind == "gap":       # a gap row has no line of its own: no number
+                cached = Text(" " * (self._width + 1), no_wrap=True)
+                cached.append(row.text, style=ROW_STYLE[row.kind])
+            else:
+                cached = numbered_line(row.text, index + 1, self._width, ROW_STYLE[row.kind])
             self._rendered[index] = cached
         return cached
 

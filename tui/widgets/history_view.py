@@ -68,8 +68,7 @@ class HistoryView(OptionList):
     DEFAULT_CSS = """
     HistoryView { text-wrap: nowrap; text-overflow: ellipsis; }
     """
-    BINDINGS = [Binding("enter", "select", "stored vs full", show=True),
-                Binding("ctrl+z", "app.undo", "undo", show=True)]
+    BINDINGS = [Binding("enter", "select", "stored vs full", show=True)]
 
     @dataclass
     class OpenToolResult(TextualMessage):

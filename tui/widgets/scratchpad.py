@@ -17,7 +17,7 @@ from textual.widgets import Static
 
 from core.tokens import shared_cache
 from tui.format import args_label, tokens
-from tui.observation import readable_lines
+from tui.observation import gutter_width, numbered_line, readable_lines
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 MAX_OBSERVATION_LINES = 1500      # beyond this the stored-vs-full screen shows the rest
@@ -75,8 +75,9 @@ def render_step(record: StepRecord, spinner_frame: str = "") -> Group:
         parts.append(Text(f"┄ Observation · full · {len(lines)} lines · {tokens(size)} tok{status} ┄",
                           style="bold #5fafaf"))
         shown = lines[:MAX_OBSERVATION_LINES]
-        # No row gutter here: a Read already numbers its lines, and two number columns read as noise.
-        body = Text("\n".join(line.expandtabs(4) for line in shown))
+        # No row numbers here: a Read's lines carry the file's own, shown once in their own column.
+        width = gutter_width(shown, rows=1)
+        body = Text("\n").join(numbered_line(line, None, width) for line in shown)
         parts.append(body)
         if len(lines) > len(shown):
             parts.append(Text(f"… {len(lines) - len(shown)} more lines (open it from History: enter)", style="dim"))
