@@ -54,7 +54,7 @@ async def type_and_send(pilot, text: str) -> None:
     await pilot.press("enter")
 
 
-async def wait_for(pilot, predicate, timeout: float = 5.0) -> None:
+async def wait_for(pilot, predicate, timeout: float = 15.0) -> None:     # generous: CI runs on 2 loaded cores
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():
