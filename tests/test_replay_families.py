@@ -21,7 +21,8 @@ def test_claude_code_session_tool_uses_become_steps():
     assert (traj.source_format, traj.instance_id) == (CLAUDE_CODE_FORMAT, "cc-session-1")
     assert traj.task == "Fix the off-by-one in src/parse.py"
     read, bash = traj.steps
-    assert read.action == 'Read {"file_path": "src/parse.py"}' and read.thought == "Let me read the parser."
+    assert read.action == "Read src/parse.py" and read.thought == "Let me read the parser."
+    assert read.response == 'Let me read the parser.\nRead {"file_path": "src/parse.py"}'   # the call as sent
     assert "def parse_items(text):" in read.output
     assert bash.action == "python -m pytest tests/test_parse.py -q"       # a shell call is its command
     assert bash.output.endswith("1 failed") and bash.returncode == 1        # is_error kept
@@ -34,7 +35,7 @@ def test_codex_rollout_calls_and_outputs_pair_by_call_id():
     grep, patch = traj.steps
     assert grep.action == "grep -n helper_fn -r lib"                         # ["bash", "-lc", cmd] -> cmd
     assert grep.output.startswith("lib/util.py:3:def helper_fn(x):")        # the JSON {"output"} unwrapped
-    assert patch.action.startswith("apply_patch ") and "make_helper" in patch.action
+    assert patch.action.startswith("apply_patch <<'EOF'\n*** Begin Patch") and "make_helper" in patch.action
     assert patch.thought == "Two uses; patching both." and patch.output.startswith("Success.")
 
 
@@ -44,10 +45,10 @@ def test_openhands_output_jsonl_holds_one_trajectory_per_line():
     assert one.source_format == OPENHANDS_FORMAT and one.task == "Fix the bug in conf/io.py"
     run, view, finish = one.steps
     assert run.action == "grep -n def conf/io.py" and run.output.startswith("3:def load_config")
-    assert view.action.startswith("str_replace_editor ")
-    assert json.loads(view.action.split(" ", 1)[1])["command"] == "view"
+    assert view.action == "str_replace_editor view conf/io.py --view_range '[1, 12]'"
+    assert json.loads(view.response.split(" ", 1)[1])["command"] == "view"      # the call as the model sent it
     assert "return open(path).read()" in view.output
-    assert finish.action == "finish {}" and finish.output == ""
+    assert finish.action == "finish" and finish.output == ""
 
 
 @needs_samples
@@ -55,7 +56,9 @@ def test_openhands_event_list_and_swe_agent_function_calling_samples():
     oh = load_trajectory(SAMPLES / "openhands" / "test_basic.json")
     assert oh.source_format == OPENHANDS_FORMAT and oh.task.startswith("Please create a simple 2048 game")
     assert [s.action.split(" ")[0] for s in oh.steps] == ["str_replace_editor", "finish"]
+    assert oh.steps[0].action.startswith("str_replace_editor create /workspace/game_2048.py --file_text <<'FILE_TEXT'\n")
     assert "class Game2048" in oh.steps[0].action and oh.steps[0].output.startswith("--- /workspace/game_2048.py")
+    assert not oh.system_prompt_recorded
     fc = load_trajectory(SAMPLES / "swe-agent" / "trajectories_demonstrations_function_calling_simple.traj")
     assert fc.source_format == SWE_AGENT_FORMAT and fc.task.startswith("We're currently solving")
     assert fc.steps[0].action == "find_file missing_colon.py"
@@ -95,14 +98,38 @@ def test_cli_reports_every_family_against_the_agent_and_raw(tmp_path, capsys):
     assert code == 0
     assert "family claude-code" in out and "family openhands" in out and "framing ratio" in out
     figures = json.loads(report.read_text())
-    assert set(figures["families"]) == {CLAUDE_CODE_FORMAT, CODEX_FORMAT, OPENHANDS_FORMAT}
-    assert figures["families"][OPENHANDS_FORMAT]["trajectories"] == 2
+    assert set(figures["families"]) == {CLAUDE_CODE_FORMAT, CODEX_FORMAT, OPENHANDS_FORMAT, SWE_AGENT_FORMAT}
+    assert figures["families"][OPENHANDS_FORMAT]["trajectories"] == 6
     overall = figures["overall"]
     assert set(overall["policies"]) == {"agent", "ours", "codex"}
     agent = overall["policies"]["agent"]
-    assert agent["tokens_vs_agent"] == 1.0 and agent["calls"] == 2 + 2 + 3 + 3
+    steps = sum(len(t.steps) for p in find_trajectories([FIXTURES]) for t in load_trajectories(p))
+    assert agent["tokens_vs_agent"] == 1.0 and agent["calls"] == steps == 38
     ours = figures["policies"]["ours"]["overall"]
     assert ours["calls"] == agent["calls"]
     assert ours["tokens_vs_agent"] == round(ours["prompt_tokens"] / agent["prompt_tokens"], 4)
     assert overall["framing_ratio"] > 0 and "line_recall" in ours
     assert MINI_FORMAT not in figures["families"]
+
+
+def test_logs_without_a_system_prompt_are_compared_without_l1_on_both_sides(tmp_path, capsys):
+    """Claude Code records no system prompt: its figures leave our L1 out, say so, and keep the with-L1 ratio."""
+    report = tmp_path / "figures.json"
+    code = replay_main([str(FIXTURES / "claude_code_session.jsonl"), str(FIXTURES / "swe_agent_query.traj"),
+                        "--policy", "raw", "--json", str(report)])
+    out = capsys.readouterr().out
+    assert code == 0
+    figures = json.loads(report.read_text())
+    plain, recorded = figures["families"][CLAUDE_CODE_FORMAT], figures["families"][SWE_AGENT_FORMAT]
+    assert plain["baseline_treatment"] == "system prompt not recorded: compared without L1 on both sides"
+    assert recorded["baseline_treatment"].startswith("system prompt recorded")
+    assert figures["overall"]["system_prompt_not_recorded"] == 1
+    raw = plain["policies"]["raw"]
+    assert raw["tokens_vs_agent_with_l1"] > raw["tokens_vs_agent"] > 0       # our L1 is the difference
+    assert raw["billed_vs_agent_with_l1"] > raw["billed_vs_agent"]
+    same = recorded["policies"]["raw"]
+    assert same["tokens_vs_agent_with_l1"] == same["tokens_vs_agent"]       # nothing left out where recorded
+    per = figures["policies"]["raw"]["trajectories"]["cc-session-1"]
+    assert per["baseline_treatment"].startswith("system prompt not recorded")
+    assert "system prompt not recorded: compared without L1 on both sides" in out
+    assert "tokens vs agent, with our L1" in out and "billed vs agent, with our L1" in out

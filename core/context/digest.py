@@ -70,8 +70,9 @@ def program_of(command: str) -> str:
 
 
 def kind_of(command: str) -> str:
-    if command.startswith("str_replace_editor ") and '"view"' in command[:80]:
-        return "view"                     # OpenHands' file viewer (its other commands edit)
+    if command.startswith("str_replace_editor ") and (command.split(None, 2)[1:2] == ["view"]
+                                                      or '"view"' in command[:80]):
+        return "view"                     # OpenHands' / SWE-agent's file viewer (its other commands edit)
     lowered = command.lower()
     if any(word in lowered for word in TEST_WORDS):
         return "test"

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from core.replay.baseline import agent_calls
+from core.replay.baseline import agent_calls, like_for_like
 from core.replay.loaders import TrajectoryError, find_trajectories, load_trajectories
 from core.replay.metrics import Figures, measure
 from core.replay.progress import Progress
@@ -75,7 +75,9 @@ def replay_main(argv: list[str], out: TextIO | None = None, err: TextIO | None =
 async def _run(paths: list[Path], policies: list[str], args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     to_run = policies + ([REFERENCE] if REFERENCE not in policies else [])
     results: dict[str, dict[str, Figures]] = {p: {} for p in to_run + [BASELINE]}
+    with_l1: dict[str, dict[str, Figures]] = {p: {} for p in to_run + [BASELINE]}   # our prompts as sent
     families: dict[str, str] = {}
+    unrecorded: set[str] = set()         # trajectories whose log has no system prompt (compared without L1)
     failures = 0
     seen_ids: set[str] = set()
     progress = Progress(len(paths), err)
@@ -91,10 +93,13 @@ async def _run(paths: list[Path], policies: list[str], args: argparse.Namespace,
             instance_id = _unique(traj.instance_id, seen_ids)
             pairs = trajectory_pairs(traj, args.max_steps)
             steps = traj.steps[:args.max_steps] if args.max_steps else traj.steps
+            plain = like_for_like(traj)
             try:
                 for policy in to_run:
                     run = await replay_one(traj, policy, max_steps=args.max_steps, full_l1=args.full_l1)
-                    results[policy][instance_id] = run.figures(pairs)
+                    with_l1[policy][instance_id] = run.figures(pairs)
+                    results[policy][instance_id] = run.figures(pairs, without_l1=True) if plain \
+                        else with_l1[policy][instance_id]
                     if args.dump is not None and policy in policies:
                         write_dump(args.dump, policy, instance_id, run)
             except ReplayError as exc:
@@ -102,18 +107,22 @@ async def _run(paths: list[Path], policies: list[str], args: argparse.Namespace,
                 _error_line(progress, err, str(exc))
                 for policy in to_run:
                     results[policy].pop(instance_id, None)
+                    with_l1[policy].pop(instance_id, None)
                 continue
             except OSError as exc:
                 print(f"error: cannot write the dump: {exc}", file=err)
                 return 1
             results[BASELINE][instance_id] = measure(agent_calls(traj, steps), list(range(len(steps))), pairs)
+            with_l1[BASELINE][instance_id] = results[BASELINE][instance_id]
             families[instance_id] = traj.source_format
+            if plain:
+                unrecorded.add(instance_id)
         progress.advance(path.name)
     progress.close()
     if not results[REFERENCE]:
         print("error: no trajectory could be replayed", file=err)
         return 1
-    report = build_report(results, policies, families)
+    report = build_report(results, policies, families, with_l1, unrecorded)
     print_tables(report, out, per_trajectory=not args.summary_only)
     if args.json_path is not None:
         try:

@@ -50,7 +50,8 @@ def load(data: dict, path: Path) -> Trajectory:
         observation = text_of(following["content"]) if following and following["role"] == "user" else ""
         steps.append(_mini_step(text_of(message["content"]), observation))
     recorded = [{"role": m["role"], "content": text_of(m["content"])} for m in messages]
-    return Trajectory(instance_id_of(data, path), task, steps, MINI_FORMAT, path, preamble, recorded)
+    return Trajectory(instance_id_of(data, path), task, steps, MINI_FORMAT, path, preamble, recorded,
+                      system_prompt_recorded=any(m["role"] == "system" for m in before))
 
 
 def _mini_step(response: str, observation: str) -> Step:

@@ -6,6 +6,9 @@
   ``action`` and ``tool_calls`` and whose ``tool`` messages are the observations (the demonstration files).
 
 The task is the first non-demonstration user message of ``history``; everything before it is the preamble.
+SWE-agent 1.x records each prompt it sent (``trajectory[].query``; ``messages`` in early 1.0 files), after its
+history processors (e.g. old observations elided): the baseline uses those prompts as they are. An assistant
+message's ``tool_calls`` are part of what it sent, so their arguments count with its text.
 The actions stay SWE-agent's own commands (``open``, ``goto``, ``search_file``, ``edit 1:3``…); the stored forms
 (core/context/digest.py) know them.
 """
@@ -24,7 +27,8 @@ def is_swe_agent(data: dict) -> bool:
     if isinstance(data.get("trajectory"), list):
         return True
     history = data.get("history")
-    return isinstance(history, list) and any(isinstance(m, dict) and "action" in m for m in history)
+    # SWE-agent history items are messages (a `role`); an OpenHands history of events has none
+    return isinstance(history, list) and any(isinstance(m, dict) and "action" in m and "role" in m for m in history)
 
 
 def _task_and_preamble(history: list[dict]) -> tuple[str, list[str]]:
@@ -43,12 +47,33 @@ def _task_and_preamble(history: list[dict]) -> tuple[str, list[str]]:
     return task, preamble
 
 
+def _sent_text(message: dict) -> str:
+    """A message's text as sent: its content, and for an assistant message the calls it made."""
+    text = text_of(message.get("content") or "")
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            text += f"\n{function.get('name', '')} {function.get('arguments', '')}"
+    return text
+
+
 def _recorded(history: list[dict]) -> list[dict]:
     """What the agent sent, in order; a `tool` message is the observation it read."""
     return [{"role": "assistant" if m.get("role") == "assistant" else ("system" if m.get("role") == "system"
                                                                        else "user"),
-             "content": text_of(m.get("content", "")), "demo": bool(m.get("is_demo"))}
+             "content": _sent_text(m), "demo": bool(m.get("is_demo"))}
             for m in history if isinstance(m, dict)]
+
+
+def _queries(entries: list) -> list[list[dict]] | None:
+    """The prompt of each step as SWE-agent 1.x recorded it, when every step has one."""
+    queries = []
+    for entry in entries:
+        query = entry.get("query", entry.get("messages")) if isinstance(entry, dict) else None
+        if not isinstance(query, list) or not query or not all(isinstance(m, dict) and m for m in query):
+            return None
+        queries.append([{"role": str(m.get("role") or "user"), "content": _sent_text(m)} for m in query])
+    return queries or None
 
 
 def _step(action: str, observation: str, thought: str, response: str) -> Step:
@@ -56,6 +81,8 @@ def _step(action: str, observation: str, thought: str, response: str) -> Step:
     thought = thought.strip()
     if not thought and response:
         thought = _FENCE.sub("", response).strip()
+    if response and action and action not in response:     # function calling: the call is not in the text
+        response = f"{response}\n{action}"
     return Step(thought=thought, action=action, output=observation, returncode=None,
                 response=response or f"{thought}\n{action}")
 
@@ -82,4 +109,7 @@ def load(data: dict, path: Path) -> Trajectory:
             steps.append(_step(str(message.get("action") or ""), observation,
                                str(message.get("thought") or content), response))
     recorded = _recorded(history) if history else None
-    return Trajectory(instance_id_of(data, path), task, steps, SWE_AGENT_FORMAT, path, preamble, recorded)
+    queries = _queries(data["trajectory"]) if isinstance(data.get("trajectory"), list) else None
+    system = any(m.get("role") == "system" for m in history)
+    return Trajectory(instance_id_of(data, path), task, steps, SWE_AGENT_FORMAT, path, preamble, recorded,
+                      system_prompt_recorded=system, queries=queries)

@@ -3,8 +3,11 @@
 
 - mini-swe-agent ``*.traj.json``: core/replay/load_mini.py
 - SWE-agent ``*.traj`` (text commands and function calling): core/replay/load_swe_agent.py
-- OpenHands event histories and evaluation ``output.jsonl``, Claude Code session JSONL, Codex rollout JSONL:
-  core/replay/load_events.py
+- OpenHands event histories and evaluation ``output.jsonl``: core/replay/load_openhands.py
+- Claude Code session JSONL: core/replay/load_claude_code.py
+- Codex rollout JSONL: core/replay/load_codex.py
+(the event-log families share core/replay/load_events.py: one tool call as one Step).
+A file that is none of these costs one line naming it (TrajectoryError), never a traceback.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.replay import load_events, load_mini, load_swe_agent
+from core.replay import load_claude_code, load_codex, load_mini, load_openhands, load_swe_agent
 from core.replay.trajectory import (CLAUDE_CODE_FORMAT, CODEX_FORMAT, MINI_FORMAT, OPENHANDS_FORMAT,  # noqa: F401
                                     SWE_AGENT_FORMAT, Step, Trajectory, TrajectoryError)
 
@@ -34,14 +37,15 @@ def find_trajectories(paths: list[str | Path]) -> list[Path]:
     return list(found)
 
 
-_SNIFF_CHARS = 4_096
+_SNIFF_CHARS = 65_536
 _EVENT_HINTS = ('"source"', '"sessionId"', '"session_meta"', '"response_item"', '"payload"', '"history"',
-                '"parentUuid"', '"tool_call_metadata"')
+                '"parentUuid"', '"tool_call_metadata"', '"kind": "ActionEvent"', '"kind":"ActionEvent"')
 
 
 def _looks_like_trajectory(path: Path) -> bool:
     """By name for the agents that name their files (*.traj.json, *.traj); a .json/.jsonl file in a folder only
-    when its opening looks like an event log, so a folder of unrelated JSON is not read as trajectories."""
+    when its opening looks like an event log, so a folder of unrelated JSON is not read as trajectories.
+    An evaluation output.jsonl can open with a long patch before its `history`: its first line is read whole."""
     if path.name.endswith(".traj.json") or path.suffix == ".traj":
         return True
     if path.suffix not in (".json", ".jsonl"):
@@ -49,9 +53,18 @@ def _looks_like_trajectory(path: Path) -> bool:
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             head = handle.read(_SNIFF_CHARS)
+            if any(hint in head for hint in _EVENT_HINTS):
+                return True
+            if path.suffix != ".jsonl" or "\n" in head:
+                return False
+            first = head + handle.readline()
     except OSError:
         return False
-    return any(hint in head for hint in _EVENT_HINTS)
+    try:
+        row = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(row, dict) and isinstance(row.get("history"), list)
 
 
 def _read_json(path: Path):
@@ -59,6 +72,8 @@ def _read_json(path: Path):
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise TrajectoryError(f"{path}: cannot read: {exc}") from None
+    if not text.strip():
+        raise TrajectoryError(f"{path}: empty file, not a trajectory")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -89,7 +104,7 @@ def load_trajectories(path: str | Path) -> list[Trajectory]:
         elif isinstance(data, dict) and load_swe_agent.is_swe_agent(data):
             found = [load_swe_agent.load(data, path)]
         else:
-            found = load_events.load(data, path)
+            found = _load_events(data, path)
     except TrajectoryError as exc:
         message = str(exc)
         raise TrajectoryError(message if message.startswith(str(path)) else f"{path}: {message}") from None
@@ -99,6 +114,22 @@ def load_trajectories(path: str | Path) -> list[Trajectory]:
         if not traj.steps:
             raise TrajectoryError(f"{path}: the trajectory has no steps")
     return found
+
+
+def _load_events(data, path: Path) -> list[Trajectory]:
+    rows = data if isinstance(data, list) else [data]
+    dicts = [r for r in rows if isinstance(r, dict)]
+    if load_openhands.is_openhands(rows):
+        return load_openhands.load(rows, path)
+    if not dicts:
+        raise TrajectoryError(f"not a trajectory: expected a JSON object or a list of events, got "
+                              f"{type(data).__name__} of {type(rows[0]).__name__ if rows else 'nothing'}")
+    if load_claude_code.is_claude_code(dicts):
+        return [load_claude_code.load(dicts, path)]
+    if load_codex.is_codex(dicts):
+        return [load_codex.load(dicts, path)]
+    raise TrajectoryError("not a trajectory: neither a mini-swe-agent (messages), SWE-agent (trajectory, history), "
+                          "OpenHands (events, history), Claude Code (user/assistant lines) nor Codex (response_item)")
 
 
 def load_trajectory(path: str | Path) -> Trajectory:

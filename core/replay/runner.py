@@ -39,12 +39,16 @@ class ReplayRun:
     actions: list[str]               # the reply each call got
     call_steps: list[int] = field(default_factory=list)   # the recorded step each call's reply played
     steps: int = 0                   # recorded steps replayed (the Finish call is one more)
+    calls_without_l1: list[list[dict]] = field(default_factory=list)   # the same calls, L1 left out
 
-    def figures(self, pairs: list[RecallPair]) -> Figures:
+    def figures(self, pairs: list[RecallPair], without_l1: bool = False) -> Figures:
         """Figures over the calls that replayed a recorded action; the closing Finish call the engine
-        needs to end its turn is in the dump but not in the figures, as the recording has no such call."""
+        needs to end its turn is in the dump but not in the figures, as the recording has no such call.
+        `without_l1`: the same calls with our system prompt left out, to set against a log that recorded
+        none (core/replay/baseline.py, "Like for like")."""
+        calls = self.calls_without_l1 if without_l1 else self.calls
         counted = [i for i, step in enumerate(self.call_steps) if step < self.steps]
-        return measure([self.calls[i] for i in counted], [self.call_steps[i] for i in counted], pairs)
+        return measure([calls[i] for i in counted], [self.call_steps[i] for i in counted], pairs)
 
 
 def replay_config(root: Path, steps: int, overrides: Mapping[str, Any] | None = None) -> Config:
@@ -85,5 +89,6 @@ async def replay_one(traj: Trajectory, policy: str, config_overrides: Mapping[st
         raise ReplayError(f"{traj.instance_id} ({policy}): replay stopped after {len(provider.requests)} of "
                           f"{len(steps) + 1} calls: {reason}")
     calls = [as_wire_dicts(request.messages) for request in provider.requests]
+    without_l1 = [as_wire_dicts([m for m in request.messages if m.layer != "L1"]) for request in provider.requests]
     return ReplayRun(traj.instance_id, policy, calls, list(provider.answers),
-                     call_steps=list(range(len(calls))), steps=len(steps))
+                     call_steps=list(range(len(calls))), steps=len(steps), calls_without_l1=without_l1)

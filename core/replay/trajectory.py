@@ -39,6 +39,25 @@ class Trajectory:
     # The agent's own messages ({role, content}) exactly as it sent them, when the file records them
     # (mini-swe-agent, SWE-agent history); the baseline rebuilds its calls from them (core/replay/baseline.py).
     recorded: list[dict] | None = None
+    # Whether the file holds the agent's system prompt. When it does not (Claude Code logs, most Codex rollouts,
+    # OpenHands histories without a `system` event), figures are compared without L1 on both sides
+    # (core/replay/baseline.py, "Like for like").
+    system_prompt_recorded: bool = True
+    # The prompts the agent itself sent, one per step, when the file records them (SWE-agent 1.x
+    # `trajectory[].query`): the baseline uses them as they are, history processors and all.
+    queries: list[list[dict]] | None = None
+    # Where the agent's own context was condensed or compacted (OpenHands condensation, Codex `compacted`,
+    # Claude Code /compact): its later prompts no longer held the steps it dropped.
+    condensations: list[Condensation] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Condensation:
+    """From step `before_step` on, the agent's prompts left out steps `dropped` (indices into `steps`) and
+    carried `summary` (empty when the condenser dropped without summarising)."""
+    before_step: int
+    dropped: frozenset[int]
+    summary: str = ""
 
 
 def instance_id_of(data: dict, path: Path) -> str:

@@ -1,0 +1,92 @@
+"""Claude Code session JSONL (``~/.claude/projects/<project>/<session>.jsonl``) into the neutral shape of
+core/replay/trajectory.py.
+
+Lines are ``{"type": "user"|"assistant", "message": {"role", "content"}, "uuid", "parentUuid", "isSidechain",
+"sessionId", ...}``; one API reply is often split over several assistant lines (one content block each).
+- The first user prompt (text, not ``isMeta``) is the task; a later prompt is the reply to the step before it.
+- ``tool_use`` blocks are steps, answered by the ``tool_result`` block with their id (its text parts are what
+  the model read; ``toolUseResult`` only restates them for the UI). Text blocks before a call are its thought;
+  text with no call after it is a step of its own (the agent answered in words).
+- ``isCompactSummary`` prompts (after /compact or an automatic compaction) are recorded as condensations:
+  the agent's later prompts held the summary, not the steps before it.
+- Skipped on purpose: sidechains (a subagent's own calls: ``isSidechain``), ``thinking`` blocks, ``summary``,
+  ``system``, ``file-history-snapshot`` and ``queue-operation`` lines, and any type we do not know.
+The log records neither the system prompt nor the tool schemas (compared without L1: core/replay/baseline.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.replay.load_events import message_step, parse_args, stem, tool_step
+from core.replay.trajectory import CLAUDE_CODE_FORMAT, Condensation, Step, Trajectory, TrajectoryError
+
+
+def is_claude_code(rows: list[dict]) -> bool:
+    return any(r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict) for r in rows)
+
+
+def _block_text(content) -> str:
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content
+                         if isinstance(part, dict) and part.get("type", "text") == "text")
+    return "" if content is None else str(content)
+
+
+def _blocks(row: dict) -> list[dict]:
+    content = row["message"].get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def _reply(steps: list[Step], text: str) -> None:
+    """A user prompt after the task: what the agent read after its last step."""
+    last = steps[-1]
+    steps[-1] = Step(last.thought, last.action, f"{last.output}\n\n{text}".strip(), last.returncode, last.response,
+                     last.format_error, last.timed_out)
+
+
+def load(rows: list[dict], path: Path) -> Trajectory:
+    rows = [r for r in rows if r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict)
+            and not r.get("isSidechain")]
+    results: dict[str, tuple[str, bool]] = {}
+    for row in rows:
+        for block in _blocks(row) if row["type"] == "user" else []:
+            if block.get("type") == "tool_result":
+                results[str(block.get("tool_use_id"))] = (_block_text(block.get("content")),
+                                                          bool(block.get("is_error")))
+    task = ""
+    steps: list[Step] = []
+    condensations: list[Condensation] = []
+    thought: list[str] = []
+    for row in rows:
+        if row["type"] == "user":
+            prompt = "\n".join(b.get("text", "") for b in _blocks(row) if b.get("type") == "text").strip()
+            if not prompt or row.get("isMeta"):
+                continue
+            if row.get("isCompactSummary"):
+                condensations.append(Condensation(len(steps), frozenset(range(len(steps))), prompt))
+            elif not task:
+                task = prompt
+            elif thought:
+                steps.append(message_step("\n".join(thought), prompt))
+                thought = []
+            elif steps:
+                _reply(steps, prompt)
+            continue
+        for block in _blocks(row):
+            if block.get("type") == "text":
+                thought.append(str(block.get("text") or ""))
+            elif block.get("type") == "tool_use":
+                output, error = results.get(str(block.get("id")), ("", False))
+                steps.append(tool_step("\n".join(thought), str(block.get("name")), parse_args(block.get("input")),
+                                       output, error))
+                thought = []
+    if thought:
+        steps.append(message_step("\n".join(thought), ""))
+    if not task:
+        raise TrajectoryError("no task: no user prompt in the session")
+    session = next((str(r["sessionId"]) for r in rows if r.get("sessionId")), stem(path))
+    return Trajectory(session, task, steps, CLAUDE_CODE_FORMAT, path, system_prompt_recorded=False,
+                      condensations=condensations)

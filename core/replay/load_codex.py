@@ -1,0 +1,120 @@
+"""Codex CLI rollout JSONL (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``) into the neutral shape of
+core/replay/trajectory.py.
+
+Lines are ``{"timestamp", "type", "payload"}`` (older files put the item itself on the line, after a first line
+``{"id", "timestamp", "instructions"}``):
+- ``session_meta``: the id; ``base_instructions`` (newer files) is the system prompt, ``instructions`` the
+  user's AGENTS.md instructions (preamble).
+- ``response_item``: ``message`` (``developer`` messages and user messages holding ``<environment_context>``,
+  ``<user_instructions>`` or AGENTS.md are preamble; the first other user message is the task; a later one is
+  the reply to the step before it; assistant text is the thought of the next call, or a step of its own when
+  no call follows); ``function_call`` / ``custom_tool_call`` / ``local_shell_call`` / ``web_search_call`` are
+  steps, answered by the ``function_call_output`` / ``custom_tool_call_output`` with their ``call_id``
+  (a shell output wrapped as ``{"output", "metadata"}`` is unwrapped: our Bash returns the text alone, and
+  the baseline gets the same, which favours it); ``reasoning`` is skipped (encrypted or a summary).
+- ``compacted``: the agent replaced its history by a summary; recorded as a condensation for the baseline.
+- Skipped on purpose: ``event_msg`` (the UI's copies of the same items), ``turn_context``, ``record_type``
+  state lines, ``ghost_snapshot`` and any type we do not know.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from core.replay.load_events import message_step, parse_args, stem, tool_step
+from core.replay.trajectory import CODEX_FORMAT, Condensation, Step, Trajectory, TrajectoryError, text_of
+
+_ITEMS = {"message", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output",
+          "local_shell_call", "web_search_call", "reasoning"}
+_CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
+_CONTEXT = ("<environment_context>", "<user_instructions>", "# AGENTS.md", "<permissions instructions>")
+
+
+def is_codex(rows: list[dict]) -> bool:
+    return any(r.get("type") in ("response_item", "session_meta", "compacted") or r.get("type") in _ITEMS
+               for r in rows)
+
+
+def _item(row: dict) -> dict | None:
+    if row.get("type") in ("response_item", "compacted") and isinstance(row.get("payload"), dict):
+        return {**row["payload"], "type": "compacted"} if row["type"] == "compacted" else row["payload"]
+    return row if row.get("type") in _ITEMS else None
+
+
+def _output(output) -> str:
+    if isinstance(output, str):
+        try:
+            value = json.loads(output)
+        except ValueError:
+            return output
+        if isinstance(value, dict) and isinstance(value.get("output"), str):
+            return value["output"]
+        return output
+    if isinstance(output, dict):
+        return str(output.get("output") or output.get("content") or "")
+    if isinstance(output, list):
+        return "\n".join(str(p.get("text", "")) for p in output if isinstance(p, dict))
+    return ""
+
+
+def _call(item: dict) -> tuple[str, dict]:
+    kind = item.get("type")
+    if kind == "local_shell_call":
+        return "local_shell", parse_args(item.get("action"))
+    if kind == "web_search_call":
+        return "web_search", parse_args(item.get("action"))
+    if kind == "custom_tool_call":
+        return str(item.get("name")), parse_args(item.get("input"))
+    return str(item.get("name")), parse_args(item.get("arguments"))
+
+
+def _instructions(meta: dict) -> tuple[list[str], bool]:
+    """(preamble texts, whether the system prompt itself is recorded) from the session's metadata."""
+    base = meta.get("base_instructions")
+    base = base.get("text") if isinstance(base, dict) else base
+    texts = [t for t in (base, meta.get("instructions")) if isinstance(t, str) and t.strip()]
+    return texts, bool(isinstance(base, str) and base.strip())
+
+
+def load(rows: list[dict], path: Path) -> Trajectory:
+    meta = next((r.get("payload", r) for r in rows if r.get("type") == "session_meta"),
+                rows[0] if rows and "instructions" in rows[0] and "type" not in rows[0] else {})
+    meta = meta if isinstance(meta, dict) else {}
+    preamble, recorded = _instructions(meta)
+    items = [i for i in (_item(r) for r in rows) if i is not None]
+    outputs = {str(i.get("call_id")): _output(i.get("output")) for i in items
+               if i.get("type") in ("function_call_output", "custom_tool_call_output")}
+    task, thought = "", []
+    steps: list[Step] = []
+    condensations: list[Condensation] = []
+    for item in items:
+        kind = item.get("type")
+        if kind == "message":
+            text, role = text_of(item.get("content") or ""), item.get("role")
+            if role in ("developer", "system") or (role == "user" and text.lstrip().startswith(_CONTEXT)):
+                preamble.append(text)
+            elif role == "user" and not task:
+                task = text
+            elif role == "user" and thought:
+                steps.append(message_step("\n".join(thought), text))
+                thought = []
+            elif role == "user" and steps:
+                last = steps[-1]
+                steps[-1] = Step(last.thought, last.action, f"{last.output}\n\n{text}".strip(), last.returncode,
+                                 last.response)
+            elif role == "assistant":
+                thought.append(text)
+        elif kind in _CALLS:
+            name, args = _call(item)
+            steps.append(tool_step("\n".join(thought), name, args, outputs.get(str(item.get("call_id")), "")))
+            thought = []
+        elif kind == "compacted":
+            condensations.append(Condensation(len(steps), frozenset(range(len(steps))), str(item.get("message") or "")))
+    if thought:
+        steps.append(message_step("\n".join(thought), ""))
+    if not task:
+        raise TrajectoryError("no task: no user message in the rollout")
+    name = str(meta.get("id") or stem(path))
+    return Trajectory(name, task, steps, CODEX_FORMAT, path, preamble, system_prompt_recorded=recorded,
+                      condensations=condensations)

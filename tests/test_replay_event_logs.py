@@ -1,0 +1,153 @@
+"""Loaders on the shapes real logs take (small hand-written fixtures shaped like public OpenHands, SWE-agent,
+Claude Code and Codex files): every event kind read or deliberately skipped, and the baseline rebuilt from
+what the agent itself kept (condensations, recorded queries). One test per shape."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core.replay.baseline import agent_calls
+from core.replay.load_events import action_text
+from core.replay.loaders import (CLAUDE_CODE_FORMAT, CODEX_FORMAT, OPENHANDS_FORMAT, TrajectoryError,
+                                 find_trajectories, load_trajectories, load_trajectory)
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "trajectories"
+
+
+def test_openhands_events_every_kind_read_or_skipped():
+    traj = load_trajectory(FIXTURES / "openhands_events.json")
+    assert traj.source_format == OPENHANDS_FORMAT and traj.system_prompt_recorded
+    assert traj.task == "Fix the rounding bug in calc/money.py"
+    # system prompt, then the workspace context the recall observation added (not its log line)
+    assert traj.preamble[0].startswith("You are OpenHands agent")
+    assert "Run tests with pytest -q." in traj.preamble and "Prefer Decimal for money." in traj.preamble
+    assert "Added workspace context" not in traj.preamble
+    run, view, edit, ipython, think, ask, finish = traj.steps     # state changes, null and unknown kinds skipped
+    assert run.action == "grep -n round calc/money.py" and run.returncode == 0
+    assert run.output == ("12:    return round(amount, 2)\n[Current working directory: /workspace/calc]\n"
+                          "[Python interpreter: /usr/bin/python]\n[Command finished with exit code 0]")
+    assert view.action == "str_replace_editor view /workspace/calc/calc/money.py --view_range '[10, 13]'"
+    assert "    12\t    return round(amount, 2)" in view.output          # cat -n numbering kept
+    assert edit.action.startswith("str_replace_editor str_replace /workspace/calc/calc/money.py --old_str ")
+    assert "--new_str <<'NEW_STR'\n    q = Decimal('0.01')\n" in edit.action and edit.returncode == 1
+    assert edit.output.endswith("\n[Error occurred in processing last action]")
+    assert ipython.action == "execute_ipython_cell --code 'print(round(2.675, 2))'" and ipython.output.startswith("2.67")
+    assert think.action.startswith("think --thought ") and think.output == "Your thought has been logged."
+    assert ask.thought == "Should I also change to_dollars?" and ask.output == "Yes, both."   # the user's reply
+    assert finish.action.startswith("finish --message 'Rounding fixed")
+    assert json.loads(finish.response.split(" ", 1)[1])["task_completed"] == "true"
+
+
+def test_openhands_condensation_drops_forgotten_steps_from_the_baseline():
+    traj = load_trajectory(FIXTURES / "openhands_events.json")
+    (condensation,) = traj.condensations
+    assert condensation.before_step == 4 and condensation.dropped == {0, 1}     # events 5..8: run and view
+    calls = agent_calls(traj)
+    before, after = calls[3], calls[4]
+    assert any(traj.steps[0].output == m["content"] for m in before)
+    assert not any(traj.steps[0].output == m["content"] or traj.steps[1].output == m["content"] for m in after)
+    assert {"role": "user", "content": "The agent found round() at calc/money.py:12."} in after
+    assert any(traj.steps[3].output == m["content"] for m in after)            # kept steps stay
+
+
+def test_openhands_legacy_pairs_and_flat_events():
+    pairs, flat = load_trajectories(FIXTURES / "openhands_output_legacy.jsonl")
+    assert (pairs.instance_id, pairs.task) == ("acme__calc-7", "Make add() accept strings.")
+    assert [s.action for s in pairs.steps] == ["cat calc/ops.py", "finish"]     # empty defaults not sent
+    assert pairs.steps[0].output == "def add(a, b):\n    return a + b" and pairs.steps[0].returncode == 0
+    assert pairs.steps[0].thought == "Read ops first." and not pairs.system_prompt_recorded
+    assert flat.task == "Add a LICENSE file."
+    assert [s.action for s in flat.steps] == ["touch LICENSE",
+                                              """execute_ipython_cell --code "open('LICENSE','w').write('MIT')\"""",
+                                              "finish"]
+    assert flat.steps[1].output.startswith("3\n[Jupyter")
+
+
+def test_openhands_v1_sdk_events():
+    traj = load_trajectory(FIXTURES / "openhands_v1_events.json")
+    assert traj.system_prompt_recorded and traj.preamble[0] == "You are OpenHands agent, a helpful AI assistant."
+    assert '"terminal"' in traj.preamble[1]                                  # the tool schemas it sent
+    ls, view, answer = traj.steps
+    assert ls.action == "ls pkg/tests" and ls.output == "test_core.py\ntest_io.py" and ls.thought == "Let me look."
+    assert view.action == "file_editor view /w/pkg/tests/test_io.py" and view.returncode == 1
+    assert view.output == "File not found: /w/pkg/tests/test_io.py"          # AgentErrorEvent answers the call
+    assert answer.response == "pkg/tests has test_core.py and test_io.py."
+    assert traj.condensations[0].dropped == {0} and traj.condensations[0].before_step == 2
+
+
+def test_claude_code_sidechains_thinking_compaction_and_replies():
+    traj = load_trajectory(FIXTURES / "claude_code_compacted.jsonl")
+    assert traj.source_format == CLAUDE_CODE_FORMAT and not traj.system_prompt_recorded
+    assert traj.task == "Dates like 2024-02-30 should be rejected in util/dates.py"     # isMeta skipped
+    grep, edit, reply, write = traj.steps                                              # sidechain skipped
+    assert grep.action == "Grep util --pattern 'def parse_date' --output_mode content -n true"
+    assert grep.thought == "Searching for the parser." and "secret plan" not in grep.response
+    assert edit.action.startswith("Edit /repo/util/dates.py --old_string ")
+    assert edit.output == "The file /repo/util/dates.py has been updated."
+    assert reply.response == "The parser now validates dates. Want a test too?" and reply.output == "Yes, add one."
+    assert write.action.startswith("Write /repo/tests/test_dates.py --content <<'CONTENT'\nfrom util.dates")
+    (compaction,) = traj.condensations
+    assert compaction.before_step == 2 and compaction.dropped == {0, 1}
+    assert agent_calls(traj)[2] == [{"role": "user", "content": traj.task},
+                                    {"role": "user", "content": compaction.summary}]
+
+
+def test_codex_rollout_every_item_kind():
+    traj = load_trajectory(FIXTURES / "codex_rollout_compacted.jsonl")
+    assert traj.source_format == CODEX_FORMAT and traj.instance_id == "codex-rollout-2"
+    assert traj.system_prompt_recorded and traj.preamble[0] == "You are Codex, a coding agent based on GPT-5."
+    assert "Always run the tests." in traj.preamble                                   # user instructions
+    assert any(p.startswith("<permissions instructions>") for p in traj.preamble)    # developer message
+    assert traj.task == "Why does slugify drop digits?"
+    rg, sed, patch, test, search, answer = traj.steps
+    assert rg.action == "rg -n 'def slugify' -S ." and "text/slug.py:8:def slugify" in rg.output
+    assert sed.action == "sed -n '1,20p' text/slug.py" and sed.output.startswith("import re")   # {content, success}
+    assert patch.action.startswith("apply_patch <<'EOF'\n*** Begin Patch") and patch.output.startswith("Success.")
+    assert patch.thought.startswith("The pattern [^a-z-] removes digits")
+    assert test.action == "python -m pytest -q tests/test_slug.py" and test.output == "1 passed in 0.02s"
+    assert search.action == "web_search --type search --query 'python slugify digits'"
+    assert answer.response == "Fixed: digits are kept now."
+    assert traj.condensations[0].dropped == {0, 1} and traj.condensations[0].before_step == 2
+
+
+def test_swe_agent_recorded_queries_are_the_baseline():
+    traj = load_trajectory(FIXTURES / "swe_agent_query.traj")
+    calls = agent_calls(traj)
+    assert [len(c) for c in calls] == [2, 4, 6]
+    assert calls[2][3]["content"] == "Old environment output: (3 lines omitted)"     # its history processor
+    assert 'str_replace_editor {"command":"view"' in calls[1][2]["content"].replace("\n", " ")   # tool call counted
+    assert traj.steps[0].response == "Open the file.\nstr_replace_editor view /testbed/dates.py"
+
+
+def test_non_shell_tools_become_one_cheap_command():
+    assert action_text("str_replace_editor", {"command": "view", "path": "/a.py"}) == "str_replace_editor view /a.py"
+    assert action_text("Read", {"file_path": "/a.py", "offset": 10}) == "Read /a.py --offset 10"
+    assert action_text("Bash", {"command": "ls -la"}) == "ls -la"
+    assert action_text("shell", {"command": ["bash", "-lc", "cat x"]}) == "cat x"
+    assert action_text("shell", {"command": ["ls", "-la", "a b"]}) == "ls -la 'a b'"
+    text = action_text("Write", {"file_path": "/a", "content": "x = 1\nCONTENT\n"})
+    assert text == "Write /a --content <<'CONTENT_END'\nx = 1\nCONTENT\n\nCONTENT_END"   # delimiter not in the text
+
+
+@pytest.mark.parametrize("name, content, fragment", [
+    ("empty.jsonl", "", "empty file"),
+    ("package.json", '{"name": "x", "version": "1"}', "not a trajectory"),
+    ("notes.jsonl", '{"event": "x"}\n{"event": "y"}\n', "not a trajectory"),
+    ("bad.jsonl", '{"type": "user"}\n{oops\n', "line 2 is not JSON"),
+])
+def test_a_file_that_is_not_a_trajectory_is_one_line(tmp_path, name, content, fragment):
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(TrajectoryError) as info:
+        load_trajectories(path)
+    assert "\n" not in str(info.value) and str(path) in str(info.value) and fragment in str(info.value)
+
+
+def test_folder_finds_output_jsonl_whose_history_comes_after_a_long_patch(tmp_path):
+    row = {"instance_id": "x__y-1", "test_result": {"git_patch": "+" * 100_000}, "instruction": "Fix it",
+           "history": json.loads((FIXTURES / "openhands_v1_events.json").read_text())}
+    (tmp_path / "output.jsonl").write_text(json.dumps(row) + "\n")
+    (tmp_path / "metadata.json").write_text('{"agent_class": "CodeActAgent"}')
+    assert find_trajectories([tmp_path]) == [tmp_path / "output.jsonl"]
+    assert load_trajectory(tmp_path / "output.jsonl").instance_id == "x__y-1"
