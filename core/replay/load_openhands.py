@@ -67,6 +67,8 @@ def _flatten(history: list) -> list[dict]:
         for event in item if isinstance(item, list) else [item]:
             if not isinstance(event, dict) or not event:
                 continue
+            if "kind" not in event and not all(isinstance(event.get(k, ""), str) for k in ("action", "observation")):
+                continue             # not an event we can read (its type is not a name): skipped
             if "kind" in event or "args" in event or "extras" in event or "observation" in event:
                 events.append(event)
             else:          # flat: {"action": "run", "command": ..., "thought": ...}
@@ -88,7 +90,7 @@ def _v0(events: list[dict], name: str, path: Path, instruction: str | None) -> T
     task = instruction or ""
     preamble: list[str] = []
     system: list[str] = []
-    by_cause = {str(e.get("cause")): e for e in events if "observation" in e and e.get("cause") is not None}
+    by_cause = {str(e.get("cause")): e for e in events if "observation" in e and isinstance(e.get("cause"), (int, str))}
     by_call = {str(_meta(e).get("tool_call_id")): e for e in events if "observation" in e and _meta(e)}
     # the oldest logs have no ids: an action is answered by the observation right after it
     by_place = {id(e): nxt for e, nxt in zip(events, events[1:])
@@ -99,7 +101,7 @@ def _v0(events: list[dict], name: str, path: Path, instruction: str | None) -> T
     pending: Step | None = None          # an agent message waiting for the user's reply
     for event in events:
         action, source = event.get("action"), event.get("source")
-        args = event.get("args") if isinstance(event.get("args"), dict) else {}
+        args = _dict(event.get("args"))
         if action == "system":
             system.append(str(args.get("content") or event.get("message") or ""))
         elif action == "message" and source != "agent":
@@ -145,9 +147,17 @@ def _v0(events: list[dict], name: str, path: Path, instruction: str | None) -> T
                       system_prompt_recorded=bool(system), condensations=condensations)
 
 
+def _dict(value) -> dict:
+    """A field that should hold an object: anything else reads as empty (a log's oddity costs that field only)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value) -> list:
+    return value if isinstance(value, list) else []
+
+
 def _meta(event: dict | None) -> dict:
-    meta = (event or {}).get("tool_call_metadata")
-    return meta if isinstance(meta, dict) else {}
+    return _dict(_dict(event).get("tool_call_metadata"))
 
 
 def _call(event: dict, args: dict) -> tuple[str, dict]:
@@ -155,10 +165,10 @@ def _call(event: dict, args: dict) -> tuple[str, dict]:
     meta = _meta(event)
     name = meta.get("function_name")
     if name:
-        for choice in (meta.get("model_response") or {}).get("choices") or []:
-            for call in (choice.get("message") or {}).get("tool_calls") or []:
-                if call.get("id") == meta.get("tool_call_id"):
-                    return str(name), parse_args((call.get("function") or {}).get("arguments"))
+        for choice in _list(_dict(meta.get("model_response")).get("choices")):
+            for call in _list(_dict(_dict(choice).get("message")).get("tool_calls")):
+                if _dict(call).get("id") == meta.get("tool_call_id"):
+                    return str(name), parse_args(_dict(call.get("function")).get("arguments"))
         return str(name), {k: v for k, v in args.items() if k != "thought"}
     action = str(event.get("action"))
     tool = _LEGACY_TOOLS.get(action, action)
@@ -171,9 +181,9 @@ def _call(event: dict, args: dict) -> tuple[str, dict]:
 
 
 def _response_text(meta: dict) -> str:
-    for choice in (meta.get("model_response") or {}).get("choices") or []:
-        content = (choice.get("message") or {}).get("content")
-        if content:
+    for choice in _list(_dict(meta.get("model_response")).get("choices")):
+        content = _dict(_dict(choice).get("message")).get("content")
+        if isinstance(content, (str, list)) and content:
             return text_of(content)
     return ""
 
@@ -184,7 +194,7 @@ def _observation_text(answer: dict | None) -> str:
         return ""
     content = str(answer.get("content") or "")
     kind = answer.get("observation")
-    extras = answer.get("extras") if isinstance(answer.get("extras"), dict) else {}
+    extras = _dict(answer.get("extras"))
     if kind == "run" and isinstance(extras.get("metadata"), dict):
         meta = extras["metadata"]
         text = f"{meta.get('prefix') or ''}{content}{meta.get('suffix') or ''}"
@@ -203,27 +213,26 @@ def _observation_text(answer: dict | None) -> str:
 
 
 def _exit_code(answer: dict | None) -> int | None:
-    extras = (answer or {}).get("extras")
-    extras = extras if isinstance(extras, dict) else {}
-    meta = extras.get("metadata") if isinstance(extras.get("metadata"), dict) else {}
+    extras = _dict(_dict(answer).get("extras"))
+    meta = _dict(extras.get("metadata"))
     code = meta.get("exit_code", extras.get("exit_code", (answer or {}).get("exit_code")))
     return code if isinstance(code, int) and code != -1 else None
 
 
 def _recall_text(event: dict) -> list[str]:
     """The workspace context a recall observation gave the agent: every text it carried."""
-    extras = event.get("extras") if isinstance(event.get("extras"), dict) else {}
+    extras = _dict(event.get("extras"))
     texts = []               # its `content` ("Added workspace context") is a log line, not sent
     for key in ("repo_instructions", "additional_agent_instructions", "conversation_instructions"):
         texts.append(str(extras.get(key) or ""))
-    for agent in extras.get("microagent_knowledge") or []:
+    for agent in _list(extras.get("microagent_knowledge")):
         if isinstance(agent, dict):
             texts.append(str(agent.get("content") or ""))
     return [t for t in texts if t.strip()]
 
 
 def _condensation(args: dict, step_of_event: dict[str, int], before: int) -> Condensation:
-    forgotten = {str(i) for i in args.get("forgotten_event_ids") or []}
+    forgotten = {str(i) for i in _list(args.get("forgotten_event_ids"))}
     start, end = args.get("forgotten_events_start_id"), args.get("forgotten_events_end_id")
     if isinstance(start, int) and isinstance(end, int):
         forgotten |= {str(i) for i in range(start, end + 1)}
@@ -248,7 +257,7 @@ def _v1(events: list[dict], name: str, path: Path, instruction: str | None) -> T
     for event in events:
         kind, call_id = event.get("kind"), str(event.get("tool_call_id"))
         if kind == "ObservationEvent":
-            observation = event.get("observation") if isinstance(event.get("observation"), dict) else {}
+            observation = _dict(event.get("observation"))
             outputs[call_id] = (_parts_text(observation.get("content")), bool(observation.get("is_error")))
         elif kind == "AgentErrorEvent":
             outputs[call_id] = (str(event.get("error") or ""), True)
@@ -265,7 +274,7 @@ def _v1(events: list[dict], name: str, path: Path, instruction: str | None) -> T
             if event.get("tools"):
                 system.append(json.dumps(event["tools"], ensure_ascii=False))
         elif kind == "MessageEvent":
-            text = _parts_text((event.get("llm_message") or {}).get("content"))
+            text = _parts_text(_dict(event.get("llm_message")).get("content"))
             if event.get("source") == "agent":
                 if pending is not None:
                     steps.append(message_step(pending, ""))
@@ -279,7 +288,7 @@ def _v1(events: list[dict], name: str, path: Path, instruction: str | None) -> T
             if pending is not None:
                 steps.append(message_step(pending, ""))
                 pending = None
-            call = event.get("tool_call") if isinstance(event.get("tool_call"), dict) else {}
+            call = _dict(event.get("tool_call"))
             output, error = outputs.get(str(event.get("tool_call_id")), ("", False))
             step_of_event[str(event.get("id"))] = len(steps)
             steps.append(tool_step(_parts_text(event.get("thought")), str(event.get("tool_name") or call.get("name")),
