@@ -20,7 +20,7 @@ def test_openhands_events_every_kind_read_or_skipped():
     assert traj.source_format == OPENHANDS_FORMAT and traj.system_prompt_recorded
     assert traj.task == "Fix the rounding bug in calc/money.py"
     # system prompt, then the workspace context the recall observation added (not its log line)
-    assert traj.preamble[0].startswith("You are OpenHands agent")
+    assert traj.preamble[0].startswith("You are OpenHands agent") and '"execute_bash"' in traj.preamble[1]
     assert "Run tests with pytest -q." in traj.preamble and "Prefer Decimal for money." in traj.preamble
     assert "Added workspace context" not in traj.preamble
     run, view, edit, ipython, think, ask, finish = traj.steps     # state changes, null and unknown kinds skipped

@@ -115,6 +115,9 @@ def load(rows: list[dict], path: Path) -> Trajectory:
         steps.append(message_step("\n".join(thought), ""))
     if not task:
         raise TrajectoryError("no task: no user message in the rollout")
+    # `instructions` is the AGENTS.md text the rollout also sends as a user message: counted once
+    preamble = [text for i, text in enumerate(preamble)
+                if not any(text in other for j, other in enumerate(preamble) if j != i and len(other) > len(text))]
     name = str(meta.get("id") or stem(path))
     return Trajectory(name, task, steps, CODEX_FORMAT, path, preamble, system_prompt_recorded=recorded,
                       condensations=condensations)

@@ -9,7 +9,8 @@
   ``Condensation``…).
 
 What becomes what. The first user message is the task; the ``system`` event (or ``SystemPromptEvent``) is the
-system prompt, and a workspace ``recall`` observation the context the agent added (both preamble). Each agent
+system prompt, with the tool schemas it records (sent with every call), and a workspace ``recall`` observation
+the context the agent added (all preamble). Each agent
 action is a step: a tool call (``execute_bash``, ``str_replace_editor view|create|str_replace|insert``,
 ``execute_ipython_cell``, ``think``, ``finish``, browsing, MCP…), or a ``message`` (the agent answered in words;
 the user's next message is its reply). The observation answering a step (by ``cause``, or by tool call id) is
@@ -102,8 +103,10 @@ def _v0(events: list[dict], name: str, path: Path, instruction: str | None) -> T
     for event in events:
         action, source = event.get("action"), event.get("source")
         args = _dict(event.get("args"))
-        if action == "system":
+        if action == "system":         # the system prompt, and the tool schemas sent with every call
             system.append(str(args.get("content") or event.get("message") or ""))
+            if args.get("tools"):
+                system.append(json.dumps(args["tools"], ensure_ascii=False))
         elif action == "message" and source != "agent":
             text = str(args.get("content") or event.get("message") or "")
             if not task:
