@@ -97,7 +97,8 @@ def test_codex_rollout_every_item_kind():
     traj = load_trajectory(FIXTURES / "codex_rollout_compacted.jsonl")
     assert traj.source_format == CODEX_FORMAT and traj.instance_id == "codex-rollout-2"
     assert traj.system_prompt_recorded and traj.preamble[0] == "You are Codex, a coding agent based on GPT-5."
-    assert "Always run the tests." in traj.preamble                                   # user instructions
+    assert "Always run the tests." not in traj.preamble                  # session_meta's copy of AGENTS.md ...
+    assert sum("Always run the tests." in p for p in traj.preamble) == 1    # ... counted once, as sent
     assert any(p.startswith("<permissions instructions>") for p in traj.preamble)    # developer message
     assert traj.task == "Why does slugify drop digits?"
     rg, sed, patch, test, search, answer = traj.steps
