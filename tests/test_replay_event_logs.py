@@ -69,7 +69,8 @@ def test_openhands_v1_sdk_events():
     assert traj.system_prompt_recorded and traj.preamble[0] == "You are OpenHands agent, a helpful AI assistant."
     assert '"terminal"' in traj.preamble[1]                                  # the tool schemas it sent
     ls, view, answer = traj.steps
-    assert ls.action == "ls pkg/tests" and ls.output == "test_core.py\ntest_io.py" and ls.thought == "Let me look."
+    assert ls.action == "ls pkg/tests" and ls.thought == "Let me look." and ls.returncode == 0
+    assert ls.output == "test_core.py\ntest_io.py\n[Current working directory: /w]\n[Command finished with exit code 0]"
     assert view.action == "file_editor view /w/pkg/tests/test_io.py" and view.returncode == 1
     assert view.output == "File not found: /w/pkg/tests/test_io.py"          # AgentErrorEvent answers the call
     assert answer.response == "pkg/tests has test_core.py and test_io.py."
@@ -86,6 +87,7 @@ def test_claude_code_sidechains_thinking_compaction_and_replies():
     assert edit.action.startswith("Edit /repo/util/dates.py --old_string ")
     assert edit.output == "The file /repo/util/dates.py has been updated."
     assert reply.response == "The parser now validates dates. Want a test too?" and reply.output == "Yes, add one."
+    assert "API Error" not in "".join(s.response for s in traj.steps)            # a line Claude Code made up
     assert write.action.startswith("Write /repo/tests/test_dates.py --content <<'CONTENT'\nfrom util.dates")
     (compaction,) = traj.condensations
     assert compaction.before_step == 2 and compaction.dropped == {0, 1}

@@ -9,7 +9,8 @@ Lines are ``{"type": "user"|"assistant", "message": {"role", "content"}, "uuid",
   text with no call after it is a step of its own (the agent answered in words).
 - ``isCompactSummary`` prompts (after /compact or an automatic compaction) are recorded as condensations:
   the agent's later prompts held the summary, not the steps before it.
-- Skipped on purpose: sidechains (a subagent's own calls: ``isSidechain``), ``thinking`` blocks, ``summary``,
+- Skipped on purpose: sidechains (a subagent's own calls: ``isSidechain``), ``thinking`` blocks, assistant
+  lines Claude Code made up itself (``isApiErrorMessage``, model ``<synthetic>``), ``summary``,
   ``system``, ``file-history-snapshot`` and ``queue-operation`` lines, and any type we do not know.
 The log records neither the system prompt nor the tool schemas (compared without L1: core/replay/baseline.py).
 """
@@ -40,6 +41,12 @@ def _blocks(row: dict) -> list[dict]:
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
+def _synthetic(row: dict) -> bool:
+    """An assistant line Claude Code wrote itself (an API error shown to the user), not a model reply."""
+    return row["type"] == "assistant" and (bool(row.get("isApiErrorMessage"))
+                                           or row["message"].get("model") == "<synthetic>")
+
+
 def _reply(steps: list[Step], text: str) -> None:
     """A user prompt after the task: what the agent read after its last step."""
     last = steps[-1]
@@ -49,7 +56,7 @@ def _reply(steps: list[Step], text: str) -> None:
 
 def load(rows: list[dict], path: Path) -> Trajectory:
     rows = [r for r in rows if r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict)
-            and not r.get("isSidechain")]
+            and not r.get("isSidechain") and not _synthetic(r)]
     results: dict[str, tuple[str, bool]] = {}
     for row in rows:
         for block in _blocks(row) if row["type"] == "user" else []:

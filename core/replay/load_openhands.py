@@ -199,20 +199,25 @@ def _observation_text(answer: dict | None) -> str:
     kind = answer.get("observation")
     extras = _dict(answer.get("extras"))
     if kind == "run" and isinstance(extras.get("metadata"), dict):
-        meta = extras["metadata"]
-        text = f"{meta.get('prefix') or ''}{content}{meta.get('suffix') or ''}"
-        if meta.get("working_dir"):
-            text += f"\n[Current working directory: {meta['working_dir']}]"
-        if meta.get("py_interpreter_path"):
-            text += f"\n[Python interpreter: {meta['py_interpreter_path']}]"
-        if meta.get("exit_code", -1) != -1:
-            text += f"\n[Command finished with exit code {meta['exit_code']}]"
-        return text
+        return _with_metadata(content, extras["metadata"])
     if kind == "error":
         return f"{content}\n[Error occurred in processing last action]"
     if kind == "user_rejected":
         return f"OBSERVATION:\n{content}\n[Last action has been rejected by the user]"
     return content
+
+
+def _with_metadata(content: str, meta: dict) -> str:
+    """A command's output as OpenHands shows it to the model (0.x CmdOutputObservation.to_agent_observation,
+    V1 TerminalObservation.to_llm_content): prefix, output, suffix, then the shell's state."""
+    text = f"{meta.get('prefix') or ''}{content}{meta.get('suffix') or ''}"
+    if meta.get("working_dir"):
+        text += f"\n[Current working directory: {meta['working_dir']}]"
+    if meta.get("py_interpreter_path"):
+        text += f"\n[Python interpreter: {meta['py_interpreter_path']}]"
+    if meta.get("exit_code", -1) not in (-1, None):
+        text += f"\n[Command finished with exit code {meta['exit_code']}]"
+    return text
 
 
 def _exit_code(answer: dict | None) -> int | None:
@@ -256,16 +261,23 @@ def _parts_text(value) -> str:
 def _v1(events: list[dict], name: str, path: Path, instruction: str | None) -> Trajectory:
     task = instruction or ""
     system: list[str] = []
-    outputs: dict[str, tuple[str, bool]] = {}
+    outputs: dict[str, tuple[str, bool, int | None]] = {}     # by tool call id: text, error, exit code
     for event in events:
         kind, call_id = event.get("kind"), str(event.get("tool_call_id"))
         if kind == "ObservationEvent":
             observation = _dict(event.get("observation"))
-            outputs[call_id] = (_parts_text(observation.get("content")), bool(observation.get("is_error")))
+            text = _parts_text(observation.get("content"))
+            meta = _dict(observation.get("metadata"))
+            text = _with_metadata(text, meta) if meta else text
+            extended = _parts_text(event.get("extended_content"))
+            code = observation.get("exit_code", meta.get("exit_code"))
+            outputs[call_id] = (f"{text}\n{extended}" if extended else text, bool(observation.get("is_error")),
+                                code if isinstance(code, int) and code != -1 else None)
         elif kind == "AgentErrorEvent":
-            outputs[call_id] = (str(event.get("error") or ""), True)
+            outputs[call_id] = (str(event.get("error") or ""), True, None)
         elif kind == "UserRejectObservation":
-            outputs[call_id] = (str(event.get("rejection_reason") or "rejected by the user"), True)
+            reason = str(event.get("rejection_reason") or "User rejected the action")
+            outputs[call_id] = (f"Action rejected: {reason}", True, None)
     steps: list[Step] = []
     step_of_event: dict[str, int] = {}
     condensations: list[Condensation] = []
@@ -292,10 +304,10 @@ def _v1(events: list[dict], name: str, path: Path, instruction: str | None) -> T
                 steps.append(message_step(pending, ""))
                 pending = None
             call = _dict(event.get("tool_call"))
-            output, error = outputs.get(str(event.get("tool_call_id")), ("", False))
+            output, error, code = outputs.get(str(event.get("tool_call_id")), ("", False, None))
             step_of_event[str(event.get("id"))] = len(steps)
             steps.append(tool_step(_parts_text(event.get("thought")), str(event.get("tool_name") or call.get("name")),
-                                   parse_args(call.get("arguments")), output, error))
+                                   parse_args(call.get("arguments")), output, error, code))
         elif kind == "Condensation":
             condensations.append(_condensation(event, step_of_event, len(steps)))
     if pending is not None:
