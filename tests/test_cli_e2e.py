@@ -57,8 +57,9 @@ def test_transient_faults_are_retried_and_the_turn_succeeds(project: Path, kind:
     assert result.stdout == "recovered\n" and len(srv.requests) == 2
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
-@pytest.mark.parametrize("status", ["400", "401", "403", "404"])
+# Each status once and each wire twice: tests/test_provider_faults.py raises every status on both wires in process.
+@pytest.mark.parametrize("kind, status", [("openai", "400"), ("anthropic", "401"), ("openai", "403"),
+                                          ("anthropic", "404")])
 def test_client_errors_give_one_line_at_once_without_retry(project: Path, kind: str, status: str):
     with FakeLLMServer(kind=kind, script=[Fault(status)]) as srv:
         env = cli_env(project.parent / "home", srv.base_url, kind, CONTEXTUAL_API_KEY="sk-never-shown")

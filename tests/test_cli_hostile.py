@@ -58,20 +58,22 @@ def test_keys_repeated_by_the_model_reach_no_output_and_no_session(project: Path
     assert "Observation" in observation and OTHER not in observation and "[redacted]" in observation
 
 
-# Every printer path once, and the text form on both wires (each case waits out the provider's retries of the
-# in-stream error; tests/test_cli_provider_facts.py covers the scrub on both wires, HTTP and stream).
+# Every printer path once, and the text form on both wires. The error is one that is not retried (a 401 whose
+# body echoes the keys): the printers are the point here; tests/test_cli_provider_facts.py covers the scrub of an
+# in-stream error after the retries on both wires, and tests/test_provider_hostile.py the provider's own scrub.
 @pytest.mark.parametrize("kind, form", [("openai", "text"), ("anthropic", "text"), ("openai", "json"),
                                         ("anthropic", "stream-json")])
 def test_keys_echoed_by_the_server_in_an_error_are_redacted(project: Path, kind: str, form: str):
     echoed = f"bad key {USED} (also saw {OPENAI} and {ANTHROPIC})"
     home = project.parent / "home"
-    with FakeLLMServer(kind=kind, script=[Fault("error_event", message=echoed)] * 6) as srv:
+    with FakeLLMServer(kind=kind, script=[Fault("401", message=echoed)]) as srv:
         result = contextual(["-p", "hi", "--output-format", form], project, _key_env(home, srv.base_url, kind))
     assert result.returncode == 1
     _no_traceback(result)
     for key in KEYS:
         assert key not in result.stdout and key not in result.stderr
-    assert "bad key" in result.stderr
+    assert "bad key" in result.stderr and "[redacted]" in result.stderr
+    assert len(srv.requests) == 1
 
 
 def test_key_variables_are_not_readable_by_bash_children(project: Path):

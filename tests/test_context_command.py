@@ -50,15 +50,15 @@ def test_context_json_is_byte_for_byte_the_next_request(tmp_path: Path, kind: st
     (project / "CODE_LAW.md").write_text("Keep functions short.")
     (project / "AGENTS.md").write_text("Run the tests before finishing.")
     (project / "notes.md").write_text("remember the milk\n")
-    (project / "big.log").write_text("\n".join(f"entry {i} " + "z" * 70 for i in range(4000)))
+    (project / "big.log").write_text("\n".join(f"entry {i} " + "z" * 70 for i in range(1000)))   # ~25k tokens: over the window, cuts needed
     todos = {"todos": [{"content": "read the log", "status": "in_progress"},
                        {"content": "report", "status": "pending"}]}
     replies = [
         Reply(act("TodoWrite", todos), usage_input=500, usage_output=20),
         Reply(finish("planned"), usage_input=600, usage_output=10),
         Reply(finish("noted"), usage_input=7_000, usage_output=10),            # near the window: compaction next
-        Reply(act("Read", {"file_path": "big.log", "limit": 4000}), usage_input=900, usage_output=10),
-        Reply(act("Read", {"file_path": "big.log", "offset": 2000, "limit": 2000}), usage_input=900, usage_output=10),
+        Reply(act("Read", {"file_path": "big.log", "limit": 1000}), usage_input=900, usage_output=10),
+        Reply(act("Read", {"file_path": "big.log", "offset": 500, "limit": 500}), usage_input=900, usage_output=10),
         Reply(finish("read it"), usage_input=900, usage_output=10),
         finish("the final one"),
     ]

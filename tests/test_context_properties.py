@@ -7,7 +7,8 @@ Invariants checked:
 - A2 the most recent observation of the scratchpad goes full when the prompt fits (`ours`: the last keep_full);
 - D2 normalize() answers every call and leaves no orphan result.
 
-Examples per test come from a profile registered here: ~100 by default, 10,000 in the dedicated run
+Examples per test come from a profile registered here: 50 by default (the suite must stay under five minutes
+on two cores), 10,000 in the dedicated run
 `CONTEXTUAL_HYPOTHESIS_PROFILE=thorough python -m pytest -q tests/test_context_properties.py`.
 The profile is applied per test (not loaded globally) so other test modules keep their own settings.
 """
@@ -35,7 +36,7 @@ from core.tokens import PER_MESSAGE_OVERHEAD, count
 from tests.fakes.llm_server import request_tokens
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
-settings.register_profile("contextual-default", max_examples=100, deadline=None, suppress_health_check=_QUIET)
+settings.register_profile("contextual-default", max_examples=50, deadline=None, suppress_health_check=_QUIET)
 settings.register_profile("contextual-thorough", max_examples=10_000, deadline=None, suppress_health_check=_QUIET)
 PROFILE = settings.get_profile("contextual-thorough" if os.environ.get("CONTEXTUAL_HYPOTHESIS_PROFILE") == "thorough"
                                else "contextual-default")
