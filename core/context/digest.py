@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]{3,}")
-_DEF = re.compile(r"^\s*(?:\d+[:\s-]+)?\s*(?:async\s+def|def|class|function|func|fn|interface|struct|enum|type|module|@\w)")
-_IMPORT = re.compile(r"^\s*(?:\d+[:\s-]+)?\s*(?:from\s+\S+\s+import|import\s|#include|require\(|use\s)")
+_DEF = re.compile(r"^\s*(?:\d+[:\s\u2192-]+)?\s*(?:async\s+def|def|class|function|func|fn|interface|struct|enum|type|module|@\w)")
+_IMPORT = re.compile(r"^\s*(?:\d+[:\s\u2192-]+)?\s*(?:from\s+\S+\s+import|import\s|#include|require\(|use\s)")
 _FAIL = re.compile(r"(?:Error|Exception|FAIL|FAILED|ERROR|Traceback|assert|Assertion|Warning|error:|failed|passed|"
                    r"File \"|line \d+|^E\s|^>\s|^-+ |^=+ )")
 _GREP_REF = re.compile(r"^([^\s:]+\.[A-Za-z0-9]+|[^\s:]+/[^\s:]+):(\d+)[:-]")
@@ -218,7 +218,10 @@ def digest(command: str, output: str, limits: Limits = NORMAL, seen: set[str] | 
     if not omitted:
         return output
     # File views get line numbers (a later sed -n or edit refers to them); listings and logs do not need them.
-    own_numbers = all(_NUMBERED.match(lines[i]) for i in kept[:3] if lines[i].strip())
+    # ... unless they have their own: most kept lines numbered (a header first, as in SWE-agent's `open` and
+    # OpenHands' `view`, does not count against it)
+    shown = [bool(_NUMBERED.match(lines[i])) for i in kept[:6] if lines[i].strip()]
+    own_numbers = sum(shown) * 2 > len(shown)
     number = kind == "view" and not own_numbers
     origin = file_origin(command) if number else None
     first = origin[1] if origin else 1
