@@ -3,14 +3,16 @@ Claude Code and Codex files): every event kind read or deliberately skipped, and
 what the agent itself kept (condensations, recorded queries). One test per shape."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
+from core.context.digest import digest, kind_of
 from core.replay.baseline import agent_calls
 from core.replay.load_events import action_text
 from core.replay.loaders import (CLAUDE_CODE_FORMAT, CODEX_FORMAT, OPENHANDS_FORMAT, TrajectoryError,
-                                 find_trajectories, load_trajectories, load_trajectory)
+                                 find_trajectories, iter_trajectories, load_trajectories, load_trajectory)
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "trajectories"
 
@@ -154,3 +156,32 @@ def test_folder_finds_output_jsonl_whose_history_comes_after_a_long_patch(tmp_pa
     (tmp_path / "metadata.json").write_text('{"agent_class": "CodeActAgent"}')
     assert find_trajectories([tmp_path]) == [tmp_path / "output.jsonl"]
     assert load_trajectory(tmp_path / "output.jsonl").instance_id == "x__y-1"
+
+
+def test_output_jsonl_is_read_a_line_at_a_time_and_a_bad_line_costs_that_instance(tmp_path):
+    lines = (FIXTURES / "openhands_output.jsonl").read_text().splitlines()
+    path = tmp_path / "output.jsonl"
+    path.write_text("\n".join([lines[0], '{"instance_id": "cut", "history": [', lines[1]]) + "\n")
+    first, bad, second = iter_trajectories(path)
+    assert (first.instance_id, second.instance_id) == ("demo__demo-1", "demo__demo-2")
+    assert isinstance(bad, TrajectoryError) and str(bad).startswith(f"{path}: line 2 is not JSON")
+    with pytest.raises(TrajectoryError, match="line 2"):
+        load_trajectories(path)                      # the all-or-nothing reader still says where
+
+
+@pytest.mark.parametrize("action, output", [
+    ("str_replace_editor view /w/a.py", "Here's the result of running `cat -n` on /w/a.py:\n"
+     + "\n".join(f"{i:6}\t{'def f%d(x):' % i if i % 10 == 0 else '    y = x + %d' % i}" for i in range(1, 80))),
+    ("open /w/a.py", "[File: /w/a.py (79 lines total)]\n"
+     + "\n".join(f"{i}:{'def f%d(x):' % i if i % 10 == 0 else '    y = x + %d' % i}" for i in range(1, 80))),
+    ("Read /w/a.py", "\n".join(f"{i:6}\u2192{'def f%d(x):' % i if i % 10 == 0 else '    y = x + %d' % i}"
+                               for i in range(1, 80))),
+], ids=["openhands-view", "swe-agent-open", "claude-code-read"])
+def test_every_family_file_view_is_stored_as_a_file_view(action, output):
+    """What the loaders play is what the stored forms understand: a view keeps its definitions with the
+    file's own line numbers, not a second count in front of them."""
+    assert kind_of(action) == "view"
+    stored = digest(action, output)
+    body = stored.splitlines()[1:]
+    assert any(line.endswith("def f40(x):") and "40" in line for line in body)
+    assert not any(re.match(r"\d+: +\d+[:\t\u2192]", line) for line in body)      # no "3: 2:    y = …"

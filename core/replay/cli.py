@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from core.replay.baseline import agent_calls, like_for_like
-from core.replay.loaders import TrajectoryError, find_trajectories, load_trajectories
+from core.replay.loaders import TrajectoryError, find_trajectories, iter_trajectories
 from core.replay.metrics import Figures, measure
 from core.replay.progress import Progress
 from core.replay.report import BASELINE, REFERENCE, build_report, print_tables
@@ -82,14 +82,11 @@ async def _run(paths: list[Path], policies: list[str], args: argparse.Namespace,
     seen_ids: set[str] = set()
     progress = Progress(len(paths), err)
     for path in paths:
-        try:
-            trajectories = load_trajectories(path)
-        except TrajectoryError as exc:
-            failures += 1
-            _error_line(progress, err, str(exc))
-            progress.advance(path.name)
-            continue
-        for traj in trajectories:
+        for traj in iter_trajectories(path):
+            if isinstance(traj, TrajectoryError):
+                failures += 1
+                _error_line(progress, err, str(traj))
+                continue
             instance_id = _unique(traj.instance_id, seen_ids)
             pairs = trajectory_pairs(traj, args.max_steps)
             steps = traj.steps[:args.max_steps] if args.max_steps else traj.steps

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Iterator
 
 from core.replay import load_claude_code, load_codex, load_mini, load_openhands, load_swe_agent
 from core.replay.trajectory import (CLAUDE_CODE_FORMAT, CODEX_FORMAT, MINI_FORMAT, OPENHANDS_FORMAT,  # noqa: F401
@@ -95,9 +96,53 @@ def _read_jsonl(path: Path, text: str) -> list:
 
 
 def load_trajectories(path: str | Path) -> list[Trajectory]:
-    """Every trajectory in one file (an OpenHands evaluation output.jsonl holds one per line)."""
+    """Every trajectory in one file (an OpenHands evaluation output.jsonl holds one per line); the first
+    problem raises TrajectoryError."""
+    found = []
+    for item in iter_trajectories(path):
+        if isinstance(item, TrajectoryError):
+            raise item
+        found.append(item)
+    return found
+
+
+def iter_trajectories(path: str | Path) -> Iterator[Trajectory | TrajectoryError]:
+    """The trajectories of one file, each as soon as it is read, or the one-line error that stopped one.
+    An evaluation output.jsonl (one instance a line, often gigabytes) is read a line at a time: it never sits
+    in memory whole, and a corrupt line costs that instance only."""
     path = Path(path)
-    data = _read_json(path)
+    if path.suffix == ".jsonl" and _instance_per_line(path):
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    yield TrajectoryError(f"{path}: line {number} is not JSON ({exc.msg})")
+                    continue
+                yield from _checked(path, f"{path}: line {number}", row)
+        return
+    try:
+        data = _read_json(path)
+    except TrajectoryError as exc:
+        yield exc
+        return
+    yield from _checked(path, str(path), data)
+
+
+def _instance_per_line(path: Path) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            first = handle.readline()
+        row = json.loads(first)
+    except (OSError, ValueError):
+        return False
+    return isinstance(row, dict) and isinstance(row.get("history"), list)
+
+
+def _checked(path: Path, where: str, data) -> Iterator[Trajectory | TrajectoryError]:
+    """The family's reader on `data`; anything it trips on becomes one line naming `where`."""
     try:
         if isinstance(data, dict) and load_mini.is_mini(data):
             found = [load_mini.load(data, path)]
@@ -107,13 +152,13 @@ def load_trajectories(path: str | Path) -> list[Trajectory]:
             found = _load_events(data, path)
     except TrajectoryError as exc:
         message = str(exc)
-        raise TrajectoryError(message if message.startswith(str(path)) else f"{path}: {message}") from None
+        yield TrajectoryError(message if message.startswith(str(path)) else f"{where}: {message}")
+        return
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
-        raise TrajectoryError(f"{path}: malformed trajectory ({type(exc).__name__}: {exc})") from None
+        yield TrajectoryError(f"{where}: malformed trajectory ({type(exc).__name__}: {exc})")
+        return
     for traj in found:
-        if not traj.steps:
-            raise TrajectoryError(f"{path}: the trajectory has no steps")
-    return found
+        yield traj if traj.steps else TrajectoryError(f"{where}: the trajectory {traj.instance_id} has no steps")
 
 
 def _load_events(data, path: Path) -> list[Trajectory]:
