@@ -11,7 +11,7 @@ import pytest
 from core.context.digest import digest, kind_of
 from core.replay.baseline import agent_calls
 from core.replay.load_events import action_text
-from core.replay.loaders import (CLAUDE_CODE_FORMAT, CODEX_FORMAT, OPENHANDS_FORMAT, TrajectoryError,
+from core.replay.loaders import (CLAUDE_CODE_FORMAT, CODEX_FORMAT, MINI_FORMAT, OPENHANDS_FORMAT, TrajectoryError,
                                  find_trajectories, iter_trajectories, load_trajectories, load_trajectory)
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "trajectories"
@@ -185,3 +185,18 @@ def test_every_family_file_view_is_stored_as_a_file_view(action, output):
     body = stored.splitlines()[1:]
     assert any(line.endswith("def f40(x):") and "40" in line for line in body)
     assert not any(re.match(r"\d+: +\d+[:\t\u2192]", line) for line in body)      # no "3: 2:    y = …"
+
+
+def test_mini_swe_agent_2_tool_calls_and_exit_message():
+    traj = load_trajectory(FIXTURES / "mini_toolcall.traj.json")
+    assert traj.source_format == MINI_FORMAT and traj.instance_id == "text__slug-2"
+    grep, pair, submit = traj.steps                                    # the `exit` message is no model call
+    assert grep.action == "grep -rn 'def slugify' text" and grep.thought == "find slugify first."
+    assert grep.output == "text/slug.py:8:def slugify(value):" and grep.returncode == 0
+    assert pair.action == "sed -n '1,12p' text/slug.py\npython -c 'import text.slug'"    # one turn, two calls
+    assert pair.output.startswith("import re\n") and "ModuleNotFoundError" in pair.output and pair.returncode == 1
+    assert pair.output.endswith("Every response MUST include at least one tool call.")   # what it read next
+    assert submit.response == "THOUGHT: done.\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff"
+    calls = agent_calls(traj)
+    assert len(calls) == 3 and calls[1][2]["content"].endswith('bash {"command": "grep -rn \'def slugify\' text"}')
+    assert calls[2][-1]["role"] == "user"                             # tool and user messages, as recorded

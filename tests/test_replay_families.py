@@ -98,18 +98,19 @@ def test_cli_reports_every_family_against_the_agent_and_raw(tmp_path, capsys):
     assert code == 0
     assert "family claude-code" in out and "family openhands" in out and "framing ratio" in out
     figures = json.loads(report.read_text())
-    assert set(figures["families"]) == {CLAUDE_CODE_FORMAT, CODEX_FORMAT, OPENHANDS_FORMAT, SWE_AGENT_FORMAT}
+    assert set(figures["families"]) == {CLAUDE_CODE_FORMAT, CODEX_FORMAT, MINI_FORMAT, OPENHANDS_FORMAT,
+                                        SWE_AGENT_FORMAT}
     assert figures["families"][OPENHANDS_FORMAT]["trajectories"] == 6
     overall = figures["overall"]
     assert set(overall["policies"]) == {"agent", "ours", "codex"}
     agent = overall["policies"]["agent"]
     steps = sum(len(t.steps) for p in find_trajectories([FIXTURES]) for t in load_trajectories(p))
-    assert agent["tokens_vs_agent"] == 1.0 and agent["calls"] == steps == 38
+    assert agent["tokens_vs_agent"] == 1.0 and agent["calls"] == steps == 41
     ours = figures["policies"]["ours"]["overall"]
     assert ours["calls"] == agent["calls"]
     assert ours["tokens_vs_agent"] == round(ours["prompt_tokens"] / agent["prompt_tokens"], 4)
     assert overall["framing_ratio"] > 0 and "line_recall" in ours
-    assert MINI_FORMAT not in figures["families"]
+    assert figures["families"][MINI_FORMAT]["policies"]["agent"]["calls"] == 3     # mini-swe-agent 2.x tool calls
 
 
 def test_logs_without_a_system_prompt_are_compared_without_l1_on_both_sides(tmp_path, capsys):

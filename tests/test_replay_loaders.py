@@ -81,7 +81,10 @@ def test_plain_output_unwrapped_and_returncode_parsed(tmp_path):
     ("[1, 2]", "expected a JSON object"),
     ('{"something": 1}', "neither a mini-swe-agent"),
     ('{"messages": [{"role": "system", "content": "s"}]}', "no assistant turn"),
-    ('{"messages": [{"role": "user"}, {"role": "assistant", "content": "x"}]}', "malformed trajectory"),
+    ('{"messages": [{"role": "user"}, {"role": "assistant", "content": "x"}]}', "no task"),
+    ('{"messages": [{"role": "user", "content": 3}, {"role": "assistant", "content": "x"}]}', "content is int"),
+    ('{"messages": [{"role": "user", "content": "t"}, {"role": "assistant", "content": "x", "tool_calls": 5}]}',
+     "malformed trajectory"),
 ])
 def test_corrupt_file_is_one_line_naming_it(tmp_path, content, fragment):
     path = tmp_path / "broken.traj.json"
