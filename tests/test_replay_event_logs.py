@@ -84,7 +84,9 @@ def test_claude_code_sidechains_thinking_compaction_and_replies():
     assert traj.source_format == CLAUDE_CODE_FORMAT and not traj.system_prompt_recorded
     assert traj.task == "Dates like 2024-02-30 should be rejected in util/dates.py"     # isMeta skipped
     grep, edit, reply, write = traj.steps                                              # sidechain skipped
-    assert grep.action == "Grep util --pattern 'def parse_date' --output_mode content -n true"
+    assert grep.action == ("Grep util --pattern 'def parse_date' --output_mode content -n true\n"
+                           "Glob --pattern 'util/*.py'")                   # two calls of one reply: one step
+    assert grep.output == "util/dates.py:4:def parse_date(text):\n/repo/util/dates.py"
     assert grep.thought == "Searching for the parser." and "secret plan" not in grep.response
     assert edit.action.startswith("Edit /repo/util/dates.py --old_string ")
     assert edit.output == "The file /repo/util/dates.py has been updated."
@@ -200,3 +202,18 @@ def test_mini_swe_agent_2_tool_calls_and_exit_message():
     calls = agent_calls(traj)
     assert len(calls) == 3 and calls[1][2]["content"].endswith('bash {"command": "grep -rn \'def slugify\' text"}')
     assert calls[2][-1]["role"] == "user"                             # tool and user messages, as recorded
+
+
+def test_openhands_calls_of_one_reply_are_one_step(tmp_path):
+    events = json.loads((FIXTURES / "openhands_events.json").read_text())
+    for event in events:                  # the grep and the view came back in one model response
+        if event.get("id") in (5, 6, 7, 8):
+            event["tool_call_metadata"]["model_response"]["id"] = "chatcmpl-parallel"
+    path = tmp_path / "parallel.json"
+    path.write_text(json.dumps(events))
+    traj = load_trajectory(path)
+    both = traj.steps[0]
+    assert both.action.startswith("grep -n round calc/money.py\nstr_replace_editor view /workspace/calc/calc/money.py")
+    assert "[Command finished with exit code 0]\nHere's the result of running `cat -n`" in both.output
+    assert len(traj.steps) == 6 and traj.condensations[0].dropped == {0} and traj.condensations[0].before_step == 3
+

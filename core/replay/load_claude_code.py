@@ -5,7 +5,8 @@ Lines are ``{"type": "user"|"assistant", "message": {"role", "content"}, "uuid",
 "sessionId", ...}``; one API reply is often split over several assistant lines (one content block each).
 - The first user prompt (text, not ``isMeta``) is the task; a later prompt is the reply to the step before it.
 - ``tool_use`` blocks are steps, answered by the ``tool_result`` block with their id (its text parts are what
-  the model read; ``toolUseResult`` only restates them for the UI). Text blocks before a call are its thought;
+  the model read; ``toolUseResult`` only restates them for the UI); the calls of one reply (one
+  ``message.id``) are one step. Text blocks before a call are its thought;
   text with no call after it is a step of its own (the agent answered in words).
 - ``isCompactSummary`` prompts (after /compact or an automatic compaction) are recorded as condensations:
   the agent's later prompts held the summary, not the steps before it.
@@ -19,8 +20,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.replay.load_events import message_step, parse_args, stem, tool_step
-from core.replay.trajectory import CLAUDE_CODE_FORMAT, Condensation, Step, Trajectory, TrajectoryError
+from core.replay.load_events import Steps, message_step, parse_args, stem, tool_step
+from core.replay.trajectory import CLAUDE_CODE_FORMAT, Condensation, Trajectory, TrajectoryError
 
 
 def is_claude_code(rows: list[dict]) -> bool:
@@ -47,13 +48,6 @@ def _synthetic(row: dict) -> bool:
                                            or row["message"].get("model") == "<synthetic>")
 
 
-def _reply(steps: list[Step], text: str) -> None:
-    """A user prompt after the task: what the agent read after its last step."""
-    last = steps[-1]
-    steps[-1] = Step(last.thought, last.action, f"{last.output}\n\n{text}".strip(), last.returncode, last.response,
-                     last.format_error, last.timed_out)
-
-
 def load(rows: list[dict], path: Path) -> Trajectory:
     rows = [r for r in rows if r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict)
             and not r.get("isSidechain") and not _synthetic(r)]
@@ -64,7 +58,7 @@ def load(rows: list[dict], path: Path) -> Trajectory:
                 results[str(block.get("tool_use_id"))] = (_block_text(block.get("content")),
                                                           bool(block.get("is_error")))
     task = ""
-    steps: list[Step] = []
+    steps = Steps()
     condensations: list[Condensation] = []
     thought: list[str] = []
     for row in rows:
@@ -77,23 +71,23 @@ def load(rows: list[dict], path: Path) -> Trajectory:
             elif not task:
                 task = prompt
             elif thought:
-                steps.append(message_step("\n".join(thought), prompt))
+                steps.add(message_step("\n".join(thought), prompt))
                 thought = []
             elif steps:
-                _reply(steps, prompt)
+                steps.reply_to_last(prompt)
             continue
         for block in _blocks(row):
             if block.get("type") == "text":
                 thought.append(str(block.get("text") or ""))
             elif block.get("type") == "tool_use":
                 output, error = results.get(str(block.get("id")), ("", False))
-                steps.append(tool_step("\n".join(thought), str(block.get("name")), parse_args(block.get("input")),
-                                       output, error))
+                steps.add(tool_step("\n".join(thought), str(block.get("name")), parse_args(block.get("input")),
+                                    output, error), reply=row["message"].get("id"))
                 thought = []
     if thought:
-        steps.append(message_step("\n".join(thought), ""))
+        steps.add(message_step("\n".join(thought), ""))
     if not task:
         raise TrajectoryError("no task: no user prompt in the session")
     session = next((str(r["sessionId"]) for r in rows if r.get("sessionId")), stem(path))
-    return Trajectory(session, task, steps, CLAUDE_CODE_FORMAT, path, system_prompt_recorded=False,
+    return Trajectory(session, task, steps.steps, CLAUDE_CODE_FORMAT, path, system_prompt_recorded=False,
                       condensations=condensations)

@@ -9,7 +9,8 @@ Lines are ``{"timestamp", "type", "payload"}`` (older files put the item itself 
   ``<user_instructions>`` or AGENTS.md are preamble; the first other user message is the task; a later one is
   the reply to the step before it; assistant text is the thought of the next call, or a step of its own when
   no call follows); ``function_call`` / ``custom_tool_call`` / ``local_shell_call`` / ``web_search_call`` are
-  steps, answered by the ``function_call_output`` / ``custom_tool_call_output`` with their ``call_id``
+  steps (calls with nothing between them came in one reply: one step), answered by the
+  ``function_call_output`` / ``custom_tool_call_output`` with their ``call_id``
   (a shell output wrapped as ``{"output", "metadata"}`` is unwrapped: our Bash returns the text alone, and
   the baseline gets the same, which favours it); ``reasoning`` is skipped (encrypted or a summary).
 - ``compacted``: the agent replaced its history by a summary; recorded as a condensation for the baseline.
@@ -22,8 +23,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.replay.load_events import message_step, parse_args, stem, tool_step
-from core.replay.trajectory import CODEX_FORMAT, Condensation, Step, Trajectory, TrajectoryError, text_of
+from core.replay.load_events import Steps, message_step, parse_args, stem, tool_step
+from core.replay.trajectory import CODEX_FORMAT, Condensation, Trajectory, TrajectoryError, text_of
 
 _ITEMS = {"message", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output",
           "local_shell_call", "web_search_call", "reasoning"}
@@ -86,10 +87,12 @@ def load(rows: list[dict], path: Path) -> Trajectory:
     outputs = {str(i.get("call_id")): _output(i.get("output")) for i in items
                if i.get("type") in ("function_call_output", "custom_tool_call_output")}
     task, thought = "", []
-    steps: list[Step] = []
+    steps = Steps()
     condensations: list[Condensation] = []
+    reply = 0                 # calls with nothing between them came in one reply
     for item in items:
         kind = item.get("type")
+        reply += kind not in _CALLS
         if kind == "message":
             text, role = text_of(item.get("content") or ""), item.get("role")
             if role in ("developer", "system") or (role == "user" and text.lstrip().startswith(_CONTEXT)):
@@ -97,27 +100,25 @@ def load(rows: list[dict], path: Path) -> Trajectory:
             elif role == "user" and not task:
                 task = text
             elif role == "user" and thought:
-                steps.append(message_step("\n".join(thought), text))
+                steps.add(message_step("\n".join(thought), text))
                 thought = []
             elif role == "user" and steps:
-                last = steps[-1]
-                steps[-1] = Step(last.thought, last.action, f"{last.output}\n\n{text}".strip(), last.returncode,
-                                 last.response)
+                steps.reply_to_last(text)
             elif role == "assistant":
                 thought.append(text)
         elif kind in _CALLS:
             name, args = _call(item)
-            steps.append(tool_step("\n".join(thought), name, args, outputs.get(str(item.get("call_id")), "")))
+            steps.add(tool_step("\n".join(thought), name, args, outputs.get(str(item.get("call_id")), "")), reply)
             thought = []
         elif kind == "compacted":
             condensations.append(Condensation(len(steps), frozenset(range(len(steps))), str(item.get("message") or "")))
     if thought:
-        steps.append(message_step("\n".join(thought), ""))
+        steps.add(message_step("\n".join(thought), ""))
     if not task:
         raise TrajectoryError("no task: no user message in the rollout")
     # `instructions` is the AGENTS.md text the rollout also sends as a user message: counted once
     preamble = [text for i, text in enumerate(preamble)
                 if not any(text in other for j, other in enumerate(preamble) if j != i and len(other) > len(text))]
     name = str(meta.get("id") or stem(path))
-    return Trajectory(name, task, steps, CODEX_FORMAT, path, preamble, system_prompt_recorded=recorded,
+    return Trajectory(name, task, steps.steps, CODEX_FORMAT, path, preamble, system_prompt_recorded=recorded,
                       condensations=condensations)

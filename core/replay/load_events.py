@@ -117,3 +117,36 @@ def message_step(text: str, reply: str) -> Step:
 
 def stem(path) -> str:
     return path.name.removesuffix(".jsonl").removesuffix(".json")
+
+
+class Steps:
+    """The steps of a trajectory as they are read. Tool calls of one model reply (the same `reply` key: a
+    response id) are one call the agent made, so they become one step: their commands on separate lines, their
+    outputs in order. Counting each as a call would bill the agent for prompts it never sent."""
+
+    def __init__(self) -> None:
+        self.steps: list[Step] = []
+        self._replies: list[object] = []
+
+    def add(self, step: Step, reply: object = None) -> int:
+        """Add `step` (merged into the last one when it answers the same reply); returns its index."""
+        if reply is not None and self._replies and self._replies[-1] == reply:
+            last = self.steps[-1]
+            self.steps[-1] = Step(last.thought or step.thought, f"{last.action}\n{step.action}",
+                                  "\n".join(o for o in (last.output, step.output) if o),
+                                  step.returncode if step.returncode is not None else last.returncode,
+                                  "\n".join(r for r in (last.response, step.response) if r))
+        else:
+            self.steps.append(step)
+            self._replies.append(reply)
+        return len(self.steps) - 1
+
+    def reply_to_last(self, text: str) -> None:
+        """What the user said after the last step: part of what the agent read next."""
+        last = self.steps[-1]
+        self.steps[-1] = Step(last.thought, last.action, f"{last.output}\n\n{text}".strip(), last.returncode,
+                              last.response, last.format_error, last.timed_out)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+

@@ -13,7 +13,8 @@ system prompt, with the tool schemas it records (sent with every call), and a wo
 the context the agent added (all preamble). Each agent
 action is a step: a tool call (``execute_bash``, ``str_replace_editor view|create|str_replace|insert``,
 ``execute_ipython_cell``, ``think``, ``finish``, browsing, MCP…), or a ``message`` (the agent answered in words;
-the user's next message is its reply). The observation answering a step (by ``cause``, or by tool call id) is
+the user's next message is its reply). Calls of one model reply (one ``model_response`` id, V1 ``llm_response_id``) are one step. The observation
+answering a call (by ``cause``, or by tool call id) is
 its output, as the agent read it: a command's output with the prefix, suffix and ``[Command finished with exit
 code N]`` lines OpenHands adds, an error with its ``[Error occurred in processing last action]`` line.
 ``condensation`` actions (and V1 ``Condensation``) are recorded so the baseline drops what the agent dropped.
@@ -26,7 +27,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.replay.load_events import message_step, parse_args, stem, tool_step
+from core.replay.load_events import Steps, message_step, parse_args, stem, tool_step
 from core.replay.trajectory import OPENHANDS_FORMAT, Condensation, Step, Trajectory, TrajectoryError, text_of
 
 _V1_KINDS = {"SystemPromptEvent", "MessageEvent", "ActionEvent", "ObservationEvent", "AgentErrorEvent",
@@ -96,7 +97,7 @@ def _v0(events: list[dict], name: str, path: Path, instruction: str | None) -> T
     # the oldest logs have no ids: an action is answered by the observation right after it
     by_place = {id(e): nxt for e, nxt in zip(events, events[1:])
                 if "action" in e and "observation" in nxt and nxt.get("cause") is None}
-    steps: list[Step] = []
+    steps = Steps()
     step_of_event: dict[str, int] = {}
     condensations: list[Condensation] = []
     pending: Step | None = None          # an agent message waiting for the user's reply
@@ -112,12 +113,10 @@ def _v0(events: list[dict], name: str, path: Path, instruction: str | None) -> T
             if not task:
                 task = text
             elif pending is not None:
-                steps.append(message_step(pending.thought, text))
+                steps.add(message_step(pending.thought, text))
                 pending = None
             elif steps and text != task:
-                last = steps[-1]
-                steps[-1] = Step(last.thought, last.action, f"{last.output}\n\n{text}".strip(), last.returncode,
-                                 last.response, last.format_error, last.timed_out)
+                steps.reply_to_last(text)
         elif event.get("observation") == "recall" and source != "agent":
             preamble += _recall_text(event)
         elif action == "condensation":
@@ -127,7 +126,7 @@ def _v0(events: list[dict], name: str, path: Path, instruction: str | None) -> T
             condensations[-1] = Condensation(last_c.before_step, last_c.dropped, str(event.get("content") or ""))
         elif action and source != "user" and source != "environment":
             if pending is not None:
-                steps.append(message_step(pending.thought, ""))
+                steps.add(message_step(pending.thought, ""))
                 pending = None
             if action == "message" and not _meta(event):
                 pending = Step(str(args.get("content") or event.get("message") or ""), "", "", None)
@@ -138,15 +137,16 @@ def _v0(events: list[dict], name: str, path: Path, instruction: str | None) -> T
                       or by_place.get(id(event)))
             tool, call_args = _call(event, args)
             thought = str(args.get("thought") or _response_text(_meta(event)) or "")
-            step_of_event[str(event.get("id"))] = len(steps)
-            steps.append(tool_step(thought, tool, call_args, _observation_text(answer),
-                                   bool(answer and answer.get("observation") == "error"), _exit_code(answer)))
+            reply = _dict(_meta(event).get("model_response")).get("id") or None
+            step_of_event[str(event.get("id"))] = steps.add(
+                tool_step(thought, tool, call_args, _observation_text(answer),
+                          bool(answer and answer.get("observation") == "error"), _exit_code(answer)), reply)
     if pending is not None:
-        steps.append(message_step(pending.thought, ""))
+        steps.add(message_step(pending.thought, ""))
     if not task:
         raise TrajectoryError("no task: no user message event")
     system = [s for s in system if s]
-    return Trajectory(name, task, steps, OPENHANDS_FORMAT, path, system + preamble,
+    return Trajectory(name, task, steps.steps, OPENHANDS_FORMAT, path, system + preamble,
                       system_prompt_recorded=bool(system), condensations=condensations)
 
 
@@ -278,7 +278,7 @@ def _v1(events: list[dict], name: str, path: Path, instruction: str | None) -> T
         elif kind == "UserRejectObservation":
             reason = str(event.get("rejection_reason") or "User rejected the action")
             outputs[call_id] = (f"Action rejected: {reason}", True, None)
-    steps: list[Step] = []
+    steps = Steps()
     step_of_event: dict[str, int] = {}
     condensations: list[Condensation] = []
     pending: str | None = None
@@ -292,28 +292,28 @@ def _v1(events: list[dict], name: str, path: Path, instruction: str | None) -> T
             text = _parts_text(_dict(event.get("llm_message")).get("content"))
             if event.get("source") == "agent":
                 if pending is not None:
-                    steps.append(message_step(pending, ""))
+                    steps.add(message_step(pending, ""))
                 pending = text
             elif not task:
                 task = text
             elif pending is not None:
-                steps.append(message_step(pending, text))
+                steps.add(message_step(pending, text))
                 pending = None
         elif kind == "ActionEvent":
             if pending is not None:
-                steps.append(message_step(pending, ""))
+                steps.add(message_step(pending, ""))
                 pending = None
             call = _dict(event.get("tool_call"))
             output, error, code = outputs.get(str(event.get("tool_call_id")), ("", False, None))
-            step_of_event[str(event.get("id"))] = len(steps)
-            steps.append(tool_step(_parts_text(event.get("thought")), str(event.get("tool_name") or call.get("name")),
-                                   parse_args(call.get("arguments")), output, error, code))
+            step_of_event[str(event.get("id"))] = steps.add(
+                tool_step(_parts_text(event.get("thought")), str(event.get("tool_name") or call.get("name")),
+                          parse_args(call.get("arguments")), output, error, code), event.get("llm_response_id"))
         elif kind == "Condensation":
             condensations.append(_condensation(event, step_of_event, len(steps)))
     if pending is not None:
-        steps.append(message_step(pending, ""))
+        steps.add(message_step(pending, ""))
     if not task:
         raise TrajectoryError("no task: no user message event")
     system = [s for s in system if s]
-    return Trajectory(name, task, steps, OPENHANDS_FORMAT, path, system, system_prompt_recorded=bool(system),
+    return Trajectory(name, task, steps.steps, OPENHANDS_FORMAT, path, system, system_prompt_recorded=bool(system),
                       condensations=condensations)
