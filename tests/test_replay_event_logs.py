@@ -217,3 +217,14 @@ def test_openhands_calls_of_one_reply_are_one_step(tmp_path):
     assert "[Command finished with exit code 0]\nHere's the result of running `cat -n`" in both.output
     assert len(traj.steps) == 6 and traj.condensations[0].dropped == {0} and traj.condensations[0].before_step == 3
 
+
+
+@pytest.mark.parametrize("drop", ["trajectory", "history"])
+def test_swe_agent_falls_back_when_one_record_is_missing(tmp_path, drop):
+    data = json.loads((FIXTURES / "swe_agent_query.traj").read_text())
+    data[drop] = []
+    path = tmp_path / "x.traj"
+    path.write_text(json.dumps(data))
+    traj = load_trajectory(path)
+    assert traj.task.endswith("Fix is_leap in dates.py") and len(traj.steps) == 3
+    assert traj.steps[1].action.startswith("str_replace_editor str_replace /testbed/dates.py")

@@ -3,7 +3,8 @@
 - Text commands (SWE-agent 0.x, e.g. ``pydicom__pydicom-1458.traj``): ``trajectory[]`` of ``{action,
   observation, thought, response}`` and a ``history`` of the messages sent (demonstrations flagged ``is_demo``).
 - Function calling (SWE-agent 1.x): the same ``trajectory[]``, or only a ``history`` whose assistant messages carry
-  ``action`` and ``tool_calls`` and whose ``tool`` messages are the observations (the demonstration files).
+  ``action`` and ``tool_calls`` and whose ``tool`` messages are the observations (the demonstration files); an
+  empty ``trajectory`` falls back to the ``history``, a missing ``history`` to the first step's ``query``.
 
 The task is the first non-demonstration user message of ``history``; everything before it is the preamble.
 SWE-agent 1.x records each prompt it sent (``trajectory[].query``; ``messages`` in early 1.0 files), after its
@@ -89,10 +90,13 @@ def _step(action: str, observation: str, thought: str, response: str) -> Step:
 
 def load(data: dict, path: Path) -> Trajectory:
     history = [m for m in data.get("history") or [] if isinstance(m, dict)]
+    entries = [e for e in data.get("trajectory") or [] if isinstance(e, dict)]
+    if not history and entries and isinstance(entries[0].get("query"), list):
+        history = [m for m in entries[0]["query"] if isinstance(m, dict)]      # the first prompt holds the task
     task, preamble = _task_and_preamble(history)
     steps: list[Step] = []
-    if isinstance(data.get("trajectory"), list):
-        for entry in data["trajectory"]:
+    if entries:
+        for entry in entries:
             steps.append(_step(str(entry.get("action") or ""), str(entry.get("observation") or ""),
                                str(entry.get("thought") or ""), str(entry.get("response") or "")))
     else:
@@ -109,7 +113,7 @@ def load(data: dict, path: Path) -> Trajectory:
             steps.append(_step(str(message.get("action") or ""), observation,
                                str(message.get("thought") or content), response))
     recorded = _recorded(history) if history else None
-    queries = _queries(data["trajectory"]) if isinstance(data.get("trajectory"), list) else None
+    queries = _queries(entries) if entries else None
     system = any(m.get("role") == "system" for m in history)
     return Trajectory(instance_id_of(data, path), task, steps, SWE_AGENT_FORMAT, path, preamble, recorded,
                       system_prompt_recorded=system, queries=queries)
