@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import cli_env, contextual
-from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
+from tests.cli_helpers import cli_env, contextual, home_of, one_line_error, session_files
+from tests.fakes.llm_server import Fault, FakeLLMServer
 
 EDIT_TASK = [
     'Thought: look first\nAction: Read[{"file_path": "calc.py"}]',
@@ -19,31 +19,23 @@ EDIT_TASK = [
 
 
 @pytest.fixture()
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
-    return root
-
-
-def _one_line_error(stderr: str) -> str:
-    assert "Traceback" not in stderr
-    errors = [line for line in stderr.splitlines() if line.startswith(("error:", "contextual:"))]
-    assert len(errors) == 1, stderr
-    return errors[0]
+def project(project: Path) -> Path:
+    """The shared empty project (tests/conftest.py) with the file the edit task fixes."""
+    (project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    return project
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
 def test_multi_step_edit_task_reads_edits_runs_and_changes_the_file(project: Path, kind: str):
     with FakeLLMServer(kind=kind, script=list(EDIT_TASK)) as srv:
-        env = cli_env(project.parent / "home", srv.base_url, kind, CONTEXTUAL_API_KEY="sk-test-secret-123")
+        env = cli_env(home_of(project), srv.base_url, kind, CONTEXTUAL_API_KEY="sk-test-secret-123")
         result = contextual(["-p", "fix add() in calc.py", "--permission-mode", "bypass"], project, env)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "Fixed add(); it prints 5 now.\n"
     assert (project / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
     observation = json.dumps(srv.requests[3]["messages"][-1])
     assert 'Observation: [exit 0]\\n5' in observation      # the Bash result the model saw, as plain text
-    sessions = list((project.parent / "home" / "projects").rglob("*.jsonl"))
+    sessions = session_files(home_of(project))
     assert sessions and all("sk-test-secret-123" not in p.read_text() for p in sessions)
 
 
@@ -52,7 +44,7 @@ def test_multi_step_edit_task_reads_edits_runs_and_changes_the_file(project: Pat
                          ids=["429", "500", "drop"])
 def test_transient_faults_are_retried_and_the_turn_succeeds(project: Path, kind: str, fault: Fault):
     with FakeLLMServer(kind=kind, script=[fault, "Thought: ok\nAction: Finish[recovered]"]) as srv:
-        result = contextual(["-p", "hi"], project, cli_env(project.parent / "home", srv.base_url, kind))
+        result = contextual(["-p", "hi"], project, cli_env(home_of(project), srv.base_url, kind))
     assert result.returncode == 0, result.stderr
     assert result.stdout == "recovered\n" and len(srv.requests) == 2
 
@@ -62,10 +54,10 @@ def test_transient_faults_are_retried_and_the_turn_succeeds(project: Path, kind:
                                           ("anthropic", "404")])
 def test_client_errors_give_one_line_at_once_without_retry(project: Path, kind: str, status: str):
     with FakeLLMServer(kind=kind, script=[Fault(status)]) as srv:
-        env = cli_env(project.parent / "home", srv.base_url, kind, CONTEXTUAL_API_KEY="sk-never-shown")
+        env = cli_env(home_of(project), srv.base_url, kind, CONTEXTUAL_API_KEY="sk-never-shown")
         result = contextual(["-p", "hi"], project, env)
     assert result.returncode == 1 and result.stdout == ""
-    line = _one_line_error(result.stderr)
+    line = one_line_error(result.stderr)
     assert status in line and "sk-never-shown" not in result.stderr
     assert len(srv.requests) == 1
 
@@ -73,22 +65,22 @@ def test_client_errors_give_one_line_at_once_without_retry(project: Path, kind: 
 @pytest.mark.parametrize("fault", ["malformed_chunk", "wrong_content_type"])
 def test_persistent_garbage_is_retried_a_few_times_then_one_line(project: Path, fault: str):
     with FakeLLMServer(kind="openai", script=[Fault(fault)] * 6) as srv:
-        result = contextual(["-p", "hi"], project, cli_env(project.parent / "home", srv.base_url))
+        result = contextual(["-p", "hi"], project, cli_env(home_of(project), srv.base_url))
     assert result.returncode == 1
-    _one_line_error(result.stderr)
+    one_line_error(result.stderr)
     assert 2 <= len(srv.requests) <= 4
 
 
 def test_no_model_configured_names_the_variable_to_set(project: Path):
-    result = contextual(["-p", "hi"], project, cli_env(project.parent / "home"))
+    result = contextual(["-p", "hi"], project, cli_env(home_of(project)))
     assert result.returncode == 1
-    assert "CONTEXTUAL_MODEL" in _one_line_error(result.stderr)
+    assert "CONTEXTUAL_MODEL" in one_line_error(result.stderr)
 
 
 def test_headless_default_mode_refuses_edits_with_an_observation(project: Path):
     script = [EDIT_TASK[1], "Thought: not allowed\nAction: Finish[I may not edit here.]"]
     with FakeLLMServer(kind="openai", script=script) as srv:
-        result = contextual(["-p", "fix"], project, cli_env(project.parent / "home", srv.base_url))
+        result = contextual(["-p", "fix"], project, cli_env(home_of(project), srv.base_url))
     assert result.returncode == 0
     assert "return a - b" in (project / "calc.py").read_text()
     assert "permission_denied" in srv.requests[1]["messages"][-1]["content"]
@@ -99,7 +91,7 @@ def test_paths_outside_the_project_are_an_error_observation(project: Path):
     secret.write_text("TOP-SECRET")
     script = ['Thought: peek\nAction: Read[{"file_path": "../secret.txt"}]', "Thought: x\nAction: Finish[no]"]
     with FakeLLMServer(kind="openai", script=script) as srv:
-        result = contextual(["-p", "read it"], project, cli_env(project.parent / "home", srv.base_url))
+        result = contextual(["-p", "read it"], project, cli_env(home_of(project), srv.base_url))
     assert result.returncode == 0
     sent = json.dumps([r["messages"] for r in srv.requests])
     assert "TOP-SECRET" not in sent and "outside_project" in sent
@@ -108,13 +100,13 @@ def test_paths_outside_the_project_are_an_error_observation(project: Path):
 def test_step_limit_exits_1(project: Path):
     looping = ['Thought: again\nAction: LS[{}]'] * 5
     with FakeLLMServer(kind="openai", script=looping) as srv:
-        result = contextual(["-p", "loop", "--max-steps", "3"], project, cli_env(project.parent / "home", srv.base_url))
-    assert result.returncode == 1 and "step limit" in _one_line_error(result.stderr)
+        result = contextual(["-p", "loop", "--max-steps", "3"], project, cli_env(home_of(project), srv.base_url))
+    assert result.returncode == 1 and "step limit" in one_line_error(result.stderr)
     assert len(srv.requests) == 3
 
 
 def test_version_and_help(project: Path):
-    env = cli_env(project.parent / "home")
+    env = cli_env(home_of(project))
     assert contextual(["--version"], project, env).stdout.startswith("contextual ")
     helptext = contextual(["--help"], project, env).stdout
     for flag in ("-p", "--continue", "--resume", "--provider", "--base-url", "--model", "--context-window",
@@ -127,7 +119,7 @@ def test_flags_beat_environment_beat_config_files(project: Path):
     (project / ".contextual").mkdir()
     (project / ".contextual" / "config.toml").write_text('model = "from-project"\nmax_steps = 2\n')
     with FakeLLMServer(kind="openai", script=["Thought: a\nAction: Finish[ok]"] * 3) as srv:
-        env = cli_env(project.parent / "home", srv.base_url)
+        env = cli_env(home_of(project), srv.base_url)
         env.pop("CONTEXTUAL_MODEL")
         contextual(["-p", "x"], project, env)
         env["CONTEXTUAL_MODEL"] = "from-env"
@@ -144,7 +136,7 @@ def test_ctrl_c_mid_tool_records_an_interrupted_turn_that_resumes_cleanly(projec
     from core.session import latest_session, load_session
     script = ['Thought: wait\nAction: Bash[{"command": "sleep 30"}]', "Thought: ok\nAction: Finish[resumed fine]"]
     with FakeLLMServer(kind="openai", script=script) as srv:
-        env = cli_env(project.parent / "home", srv.base_url)
+        env = cli_env(home_of(project), srv.base_url)
         child = subprocess.Popen([sys.executable, "-m", "contextual", "-p", "wait", "--permission-mode", "bypass"],
                                  cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 20
@@ -154,7 +146,7 @@ def test_ctrl_c_mid_tool_records_an_interrupted_turn_that_resumes_cleanly(projec
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=20)
         assert child.returncode == 1 and out == "" and "Traceback" not in err
-        path = latest_session(project.parent / "home", project)
+        path = latest_session(home_of(project), project)
         loaded = load_session(path)
         assert loaded.warnings == []
         tool = [m for m in loaded.history if m.role == "tool"][-1]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import cli_env, contextual
+from tests.cli_helpers import cli_env, contextual, home_of, no_traceback, session_files, session_text
 from tests.fakes.llm_server import Fault, FakeLLMServer
 from tests.mounts import full_disk, read_only_dir
 
@@ -17,21 +17,6 @@ OPENAI = "sk-openai-key-abcdefghij"
 ANTHROPIC = "sk-ant-key-klmnopqrstu"
 OTHER = "other-tool-key-vwxyz987"
 KEYS = (USED, OPENAI, ANTHROPIC, OTHER)
-
-
-@pytest.fixture()
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    return root
-
-
-def _session_text(home: Path) -> str:
-    return "".join(p.read_text(encoding="utf-8") for p in (home / "projects").rglob("*.jsonl"))
-
-
-def _no_traceback(result) -> None:
-    assert "Traceback" not in result.stderr and "Error:" not in result.stderr.replace("error:", ""), result.stderr
 
 
 def _key_env(home: Path, url: str, kind: str) -> dict[str, str]:
@@ -44,13 +29,13 @@ def test_keys_repeated_by_the_model_reach_no_output_and_no_session(project: Path
     said = " ".join(KEYS)
     script = [f'Thought: the keys are {said}\nAction: Bash[{{"command": "echo {OTHER}"}}]',
               f"Thought: again {said}\nAction: Finish[here they are: {said}]"]
-    home = project.parent / "home"
+    home = home_of(project)
     with FakeLLMServer(kind=kind, script=script) as srv:
         result = contextual(["-p", "show me the keys", "--permission-mode", "bypass"], project,
                             _key_env(home, srv.base_url, kind))
     assert result.returncode == 0, result.stderr
     assert "here they are" in result.stdout and "[redacted]" in result.stdout
-    session = _session_text(home)
+    session = session_text(home)
     for key in KEYS:
         assert key not in result.stdout and key not in result.stderr and key not in session
     # The Bash output that echoed a key went back to the model redacted, too.
@@ -65,11 +50,11 @@ def test_keys_repeated_by_the_model_reach_no_output_and_no_session(project: Path
                                         ("anthropic", "stream-json")])
 def test_keys_echoed_by_the_server_in_an_error_are_redacted(project: Path, kind: str, form: str):
     echoed = f"bad key {USED} (also saw {OPENAI} and {ANTHROPIC})"
-    home = project.parent / "home"
+    home = home_of(project)
     with FakeLLMServer(kind=kind, script=[Fault("401", message=echoed)]) as srv:
         result = contextual(["-p", "hi", "--output-format", form], project, _key_env(home, srv.base_url, kind))
     assert result.returncode == 1
-    _no_traceback(result)
+    no_traceback(result)
     for key in KEYS:
         assert key not in result.stdout and key not in result.stderr
     assert "bad key" in result.stderr and "[redacted]" in result.stderr
@@ -83,7 +68,7 @@ def test_key_variables_are_not_readable_by_bash_children(project: Path):
               "Thought: done\nAction: Finish[done]"]
     with FakeLLMServer(kind="openai", script=script) as srv:
         result = contextual(["-p", "env", "--permission-mode", "bypass"], project,
-                            _key_env(project.parent / "home", srv.base_url, "openai"))
+                            _key_env(home_of(project), srv.base_url, "openai"))
     assert result.returncode == 0, result.stderr
     child, parent = (project / "child_env.txt").read_text(), (project / "parent_env.txt").read_text()
     assert "CONTEXTUAL_MODEL=fake-model" in child          # the files hold real environments
@@ -95,7 +80,7 @@ def test_key_variables_are_not_readable_by_bash_children(project: Path):
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
 def test_surrogates_in_replies_and_finish_break_neither_print_nor_session_nor_next_request(project: Path, kind: str):
-    home = project.parent / "home"
+    home = home_of(project)
     (project / "a.txt").write_text("text\n")
     script = ['Thought: odd \udc80 bytes \ud83d\nAction: Read[{"file_path": "a.txt"}]',   # a next request in the turn
               "Thought: seen \udc81\nAction: Finish[answer \udcff end]", "Thought: ok\nAction: Finish[fine]"]
@@ -105,10 +90,10 @@ def test_surrogates_in_replies_and_finish_break_neither_print_nor_session_nor_ne
         second = contextual(["-p", "again", "-c"], project, env)
     assert first.returncode == 0, first.stderr
     assert first.stdout == "answer \\xff end\n"
-    _no_traceback(first)
+    no_traceback(first)
     assert second.returncode == 0, second.stderr
     assert second.stdout == "fine\n"
-    _session_text(home).encode("utf-8")                  # the session file is valid UTF-8 throughout
+    session_text(home).encode("utf-8")                  # the session file is valid UTF-8 throughout
     for request in srv.requests:                          # every request, in the turn and after -c, was valid text
         json.dumps(request, ensure_ascii=False).encode("utf-8")
     assert len(srv.requests) == 3
@@ -118,10 +103,10 @@ def test_escape_sequences_from_the_model_are_stripped_from_the_terminal(project:
     hostile = "\x1b]0;pwned\x07\x1b[2J\x1b[31mred\x1b[0m \x9b1mbold\x07"
     script = [f"Thought: {hostile}\nAction: Finish[{hostile} done]"]
     with FakeLLMServer(kind="openai", script=script) as srv:
-        text = contextual(["-p", "hi"], project, cli_env(project.parent / "home", srv.base_url))
+        text = contextual(["-p", "hi"], project, cli_env(home_of(project), srv.base_url))
     with FakeLLMServer(kind="openai", script=script) as srv:
         streamed = contextual(["-p", "hi", "--output-format", "stream-json"], project,
-                              cli_env(project.parent / "home", srv.base_url))
+                              cli_env(home_of(project), srv.base_url))
     assert text.returncode == 0 and text.stdout == "red bold done\n"
     for out in (text.stdout, text.stderr, streamed.stdout, streamed.stderr):
         assert "\x1b" not in out and "\x9b" not in out and "\x07" not in out
@@ -132,11 +117,11 @@ def test_escape_sequences_from_the_model_are_stripped_from_the_terminal(project:
 @pytest.mark.parametrize("prompt", ["", "   ", " \n\t "])
 def test_empty_or_blank_prompt_is_refused_in_one_line_without_a_call(project: Path, prompt: str):
     with FakeLLMServer(kind="openai", script=["Thought: x\nAction: Finish[should not be asked]"]) as srv:
-        result = contextual(["-p", prompt], project, cli_env(project.parent / "home", srv.base_url))
+        result = contextual(["-p", prompt], project, cli_env(home_of(project), srv.base_url))
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "empty prompt" in result.stderr
     assert srv.requests == []
-    assert not (project.parent / "home" / "projects").exists()
+    assert not (home_of(project) / "projects").exists()
 
 
 def test_read_only_home_gives_one_line_naming_it_and_still_answers(project: Path, tmp_path: Path):
@@ -145,7 +130,7 @@ def test_read_only_home_gives_one_line_naming_it_and_still_answers(project: Path
         result = contextual(["-p", "hi"], project, cli_env(home, srv.base_url))
     assert result.returncode == 0, result.stderr
     assert result.stdout == "still answered\n"
-    _no_traceback(result)
+    no_traceback(result)
     [line] = [line for line in result.stderr.splitlines() if "not be saved" in line]
     assert str(home) in line and ("Read-only" in line or "Permission denied" in line)
 
@@ -156,17 +141,17 @@ def test_full_disk_still_prints_the_answer_and_says_the_session_was_not_saved(pr
         result = contextual(["-p", "hi", "--output-format", "json"], project, cli_env(home, srv.base_url))
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["result"] == "answered anyway"
-    _no_traceback(result)
+    no_traceback(result)
     [line] = [line for line in result.stderr.splitlines() if "not saved" in line or "not be saved" in line]
     assert "No space left on device" in line and str(home) in line
 
 
 def test_wrong_shaped_session_lines_are_skipped_with_a_warning_and_the_session_continues(project: Path):
-    home = project.parent / "home"
+    home = home_of(project)
     with FakeLLMServer(kind="openai", script=["Thought: a\nAction: Finish[first]", "Thought: b\nAction: Finish[second]"]) as srv:
         env = cli_env(home, srv.base_url)
         assert contextual(["-p", "one"], project, env).returncode == 0
-        [path] = list((home / "projects").rglob("*.jsonl"))
+        [path] = session_files(home)
         good = len(path.read_text().splitlines())
         bad = [{"type": "system", "subtype": "compact_boundary", "compactMetadata": "x", "keptFromUuid": None},
                {"type": "system", "subtype": "usage", "usage": "x"},
@@ -180,7 +165,7 @@ def test_wrong_shaped_session_lines_are_skipped_with_a_warning_and_the_session_c
         result = contextual(["-p", "two", "-c"], project, env)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "second\n"
-    _no_traceback(result)
+    no_traceback(result)
     warned = [line for line in result.stderr.splitlines() if "malformed" in line]
     assert [int(line.split("line ")[1].split(":")[0]) for line in warned] == list(range(good + 1, good + 1 + len(bad)))
     # The first round is still in the prompt the second call sent.

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import cli_env, contextual
+from tests.cli_helpers import cli_env, contextual, home_of, session_files
 from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
 
 RESULT_KEYS = {"result", "is_error", "session_id", "num_steps", "usage", "duration_ms"}
@@ -22,15 +22,14 @@ def _script() -> list:
 
 
 @pytest.fixture()
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    (root / "notes.txt").write_text("hello\n")
-    return root
+def project(project: Path) -> Path:
+    """The shared empty project (tests/conftest.py) with a file to work on."""
+    (project / "notes.txt").write_text("hello\n")
+    return project
 
 
 def _session_ids(home: Path) -> list[str]:
-    return [p.stem for p in (home / "projects").rglob("*.jsonl")]
+    return [p.stem for p in session_files(home)]
 
 
 def _check_result(obj: dict) -> None:
@@ -41,7 +40,7 @@ def _check_result(obj: dict) -> None:
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
 def test_json_prints_one_object_at_the_end_with_the_contract_fields(project: Path, kind: str):
-    home = project.parent / "home"
+    home = home_of(project)
     with FakeLLMServer(kind=kind, script=_script()) as srv:
         result = contextual(["-p", "what do the notes say?", "--output-format", "json"], project,
                             cli_env(home, srv.base_url, kind))
@@ -59,7 +58,7 @@ def test_json_prints_one_object_at_the_end_with_the_contract_fields(project: Pat
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
 def test_stream_json_prints_one_typed_object_per_line_ending_with_the_result(project: Path, kind: str):
-    home = project.parent / "home"
+    home = home_of(project)
     with FakeLLMServer(kind=kind, script=_script()) as srv:
         result = contextual(["-p", "what do the notes say?", "--output-format", "stream-json"], project,
                             cli_env(home, srv.base_url, kind))
@@ -88,7 +87,7 @@ def test_stream_json_prints_one_typed_object_per_line_ending_with_the_result(pro
 def test_provider_errors_exit_1_and_come_as_an_error_result(project: Path, kind: str, form: str):
     with FakeLLMServer(kind=kind, script=[Fault("401")]) as srv:
         result = contextual(["-p", "hi", "--output-format", form], project,
-                            cli_env(project.parent / "home", srv.base_url, kind))
+                            cli_env(home_of(project), srv.base_url, kind))
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert len([line for line in result.stderr.splitlines() if line.startswith("error:")]) == 1
@@ -102,7 +101,7 @@ def test_provider_errors_exit_1_and_come_as_an_error_result(project: Path, kind:
 
 @pytest.mark.parametrize("form", ["json", "stream-json"])
 def test_a_configuration_error_is_an_error_result_too(project: Path, form: str):
-    env = cli_env(project.parent / "home")          # no model, no endpoint
+    env = cli_env(home_of(project))          # no model, no endpoint
     result = contextual(["-p", "hi", "--output-format", form], project, env)
     assert result.returncode == 1
     final = json.loads(result.stdout.strip())
@@ -115,11 +114,11 @@ def test_a_configuration_error_is_an_error_result_too(project: Path, form: str):
 def test_text_stays_the_default_form(project: Path):
     with FakeLLMServer(kind="openai", script=_script()) as srv:
         result = contextual(["-p", "what do the notes say?"], project,
-                            cli_env(project.parent / "home", srv.base_url))
+                            cli_env(home_of(project), srv.base_url))
     assert result.returncode == 0 and result.stdout == "the notes say hello\n"
 
 
 def test_output_format_without_p_is_refused_in_one_line(project: Path):
-    result = contextual(["--output-format", "json"], project, cli_env(project.parent / "home"))
+    result = contextual(["--output-format", "json"], project, cli_env(home_of(project)))
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.strip().count("\n") == 0 and "--output-format needs -p" in result.stderr

@@ -11,25 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import cli_env, contextual
+from tests.cli_helpers import cli_env, contextual, home_of, one_line_error
 from tests.fakes.llm_server import DEEP, Fault, FakeLLMServer, Reply
 from tests.fakes.server_flavors import Flavor
 
 FINISH = "Thought: done\nAction: Finish[all done]"
-
-
-@pytest.fixture()
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    return root
-
-
-def _one_line_error(stderr: str) -> str:
-    assert "Traceback" not in stderr
-    errors = [line for line in stderr.splitlines() if line.startswith(("error:", "contextual:"))]
-    assert len(errors) == 1, stderr
-    return errors[0]
 
 
 # ---- 18: a real llama.cpp server's window and tokenizer ------------------------------------------------------
@@ -50,14 +36,14 @@ def test_window_detected_from_llamacpp_and_counts_calibrated_no_request_over_n_c
                                                        f"dog {j * 7919 % 1000}\n" for j in range(120)))
     flavor = Flavor("llamacpp", n_ctx=4096, token_ratio=1.3)
     with FakeLLMServer("openai", responder=_reader(8), flavor=flavor, max_context_tokens=4095) as srv:
-        env = cli_env(project.parent / "home", srv.base_url)
+        env = cli_env(home_of(project), srv.base_url)
         assert "CONTEXTUAL_CONTEXT_WINDOW" not in env
         result = contextual(["-p", "read every part file", "--permission-mode", "bypass"], project, env, timeout=120)
     assert result.returncode == 0, result.stderr
     assert srv.violations == [], f"requests over n_ctx: {srv.violations}"
     assert len(srv.requests) >= 6
     assert max(srv.token_counts) > 4096 * 0.6, "the session must get near the window for this test to mean anything"
-    calibration = json.loads((project.parent / "home" / "calibration.json").read_text())
+    calibration = json.loads((home_of(project) / "calibration.json").read_text())
     assert 1.25 < max(calibration["fake-model"]) < 1.35
 
 
@@ -65,7 +51,7 @@ def test_llamacpp_context_error_is_recognised_and_retried_lower_once(project: Pa
     flavor = Flavor("llamacpp", n_ctx=4096)
     with FakeLLMServer("openai", [Fault("400_context_length"), "Thought: ok\nAction: Finish[recovered]"],
                        flavor=flavor) as srv:
-        result = contextual(["-p", "hi"], project, cli_env(project.parent / "home", srv.base_url))
+        result = contextual(["-p", "hi"], project, cli_env(home_of(project), srv.base_url))
     assert result.returncode == 0, result.stderr
     assert result.stdout == "recovered\n"
     assert "over the model's window" in result.stderr
@@ -74,9 +60,9 @@ def test_llamacpp_context_error_is_recognised_and_retried_lower_once(project: Pa
 def test_llamacpp_context_error_twice_ends_with_one_clear_line(project: Path):
     flavor = Flavor("llamacpp", n_ctx=4096)
     with FakeLLMServer("openai", [], flavor=flavor, max_context_tokens=10) as srv:
-        result = contextual(["-p", "hi"], project, cli_env(project.parent / "home", srv.base_url))
+        result = contextual(["-p", "hi"], project, cli_env(home_of(project), srv.base_url))
     assert result.returncode == 1
-    line = _one_line_error(result.stderr)
+    line = one_line_error(result.stderr)
     assert "exceeds the available context size" in line
     assert len(srv.violations) == 2, "one retry aimed lower, not a loop"
 
@@ -90,7 +76,7 @@ def test_llamacpp_context_error_twice_ends_with_one_clear_line(project: Path):
 ], ids=["openai-strings", "openai-negative", "anthropic-strings", "anthropic-negative"])
 def test_malformed_usage_is_treated_as_absent(project: Path, kind, raw):
     with FakeLLMServer(kind, [Reply(FINISH, raw_usage=raw), FINISH]) as srv:
-        env = cli_env(project.parent / "home", srv.base_url, kind)
+        env = cli_env(home_of(project), srv.base_url, kind)
         result = contextual(["-p", "hi"], project, env)
         again = contextual(["-p", "more", "-c"], project, env)
     assert result.returncode == 0 and result.stdout == "all done\n", result.stderr
@@ -102,9 +88,9 @@ def test_endless_stream_ends_with_one_error_line(project: Path):
     (project / ".contextual" / "config.toml").write_text("output_reserve = 64\n")
     started = time.monotonic()
     with FakeLLMServer("openai", [Fault("endless_text", seconds=120, interval=0.001)]) as srv:
-        result = contextual(["-p", "hi"], project, cli_env(project.parent / "home", srv.base_url), timeout=90)
+        result = contextual(["-p", "hi"], project, cli_env(home_of(project), srv.base_url), timeout=90)
     assert result.returncode == 1
-    line = _one_line_error(result.stderr)
+    line = one_line_error(result.stderr)
     assert "without ending" in line and "max_tokens 64" in line
     assert time.monotonic() - started < 60
     assert len(srv.requests) == 1
@@ -113,7 +99,7 @@ def test_endless_stream_ends_with_one_error_line(project: Path):
 def test_deeply_nested_action_is_a_format_error_not_a_crash(project: Path):
     deep = 'Thought: try\nAction: Read[{"file_path": ' + "[" * DEEP + "]" * DEEP + "}]"
     with FakeLLMServer("openai", [deep, FINISH]) as srv:
-        result = contextual(["-p", "hi"], project, cli_env(project.parent / "home", srv.base_url))
+        result = contextual(["-p", "hi"], project, cli_env(home_of(project), srv.base_url))
     assert result.returncode == 0, result.stderr
     assert result.stdout == "all done\n"
     assert "RecursionError" not in result.stderr
@@ -129,7 +115,7 @@ def test_server_echoing_any_known_key_is_scrubbed(project: Path, kind, where):
     echoed = "keys: " + " ".join(keys.values())
     fault = Fault("401", message=echoed) if where == "http" else Fault("error_event", message=echoed)
     with FakeLLMServer(kind, [fault] * 6) as srv:
-        result = contextual(["-p", "hi"], project, cli_env(project.parent / "home", srv.base_url, kind, **keys))
+        result = contextual(["-p", "hi"], project, cli_env(home_of(project), srv.base_url, kind, **keys))
     assert result.returncode == 1
     assert "keys:" in result.stderr
     for value in keys.values():
@@ -142,9 +128,9 @@ def test_a_rejection_teaches_the_ratio_and_the_retry_fits(project: Path):
     # tokens"), and the one retry is aimed by that.
     flavor = Flavor("vllm", n_ctx=4096, token_ratio=1.5)
     with FakeLLMServer("openai", [FINISH], flavor=flavor, max_context_tokens=4095) as srv:
-        result = contextual(["-p", "please consider " * 5000], project, cli_env(project.parent / "home", srv.base_url))
+        result = contextual(["-p", "please consider " * 5000], project, cli_env(home_of(project), srv.base_url))
     assert result.returncode == 0, result.stderr
     assert result.stdout == "all done\n"
     assert len(srv.violations) == 1 and len(srv.requests) == 2
-    calibration = json.loads((project.parent / "home" / "calibration.json").read_text())
+    calibration = json.loads((home_of(project) / "calibration.json").read_text())
     assert 1.45 < max(calibration["fake-model"]) < 1.55

@@ -15,7 +15,7 @@ import pytest
 
 from core.prompt import SUMMARY_PREFIX
 from prompts.agents_prompts.summary_prompt import SUMMARY_HEADING, filled_template
-from tests.cli_helpers import cli_env, contextual
+from tests.cli_helpers import cli_env, contextual, home_of, session_files
 from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
 
 # Unique words, so "the archived round is absent" cannot be fooled by the system prompt or the template.
@@ -72,16 +72,9 @@ def wire_text(body: dict[str, Any]) -> str:
     return json.dumps(body, ensure_ascii=False)
 
 
-@pytest.fixture()
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    return root
-
-
 def run_turns(project: Path, srv: FakeLLMServer, kind: str, turns: list[tuple[str, list[str]]], **env: str):
     """Each turn: (prompt, extra flags); the first starts a session, the others continue it."""
-    environment = cli_env(project.parent / "home", srv.base_url, kind, CONTEXTUAL_CONTEXT_WINDOW=str(WINDOW), **env)
+    environment = cli_env(home_of(project), srv.base_url, kind, CONTEXTUAL_CONTEXT_WINDOW=str(WINDOW), **env)
     results = []
     for index, (prompt, flags) in enumerate(turns):
         args = ["-p", prompt, "--keep-rounds", "1", *flags] + (["--continue"] if index else [])
@@ -91,7 +84,7 @@ def run_turns(project: Path, srv: FakeLLMServer, kind: str, turns: list[tuple[st
 
 
 def session_entries(project: Path) -> list[dict[str, Any]]:
-    files = list((project.parent / "home" / "projects").rglob("*.jsonl"))
+    files = session_files(home_of(project))
     assert len(files) == 1, files
     return [json.loads(line) for line in files[0].read_text().splitlines() if line.strip()]
 
@@ -245,7 +238,7 @@ def test_a6_a_second_context_length_error_after_compaction_is_one_clear_error(pr
     model = Model([Reply(answer("one"), usage_input=300), Reply(answer("two"), usage_input=400),
                    Fault("400_context_length"), Fault("400_context_length")])
     with FakeLLMServer(kind="openai", responder=model) as srv:
-        environment = cli_env(project.parent / "home", srv.base_url, CONTEXTUAL_CONTEXT_WINDOW=str(WINDOW))
+        environment = cli_env(home_of(project), srv.base_url, CONTEXTUAL_CONTEXT_WINDOW=str(WINDOW))
         for index, prompt in enumerate((ALPHA, BETA)):
             assert contextual(["-p", prompt, "--keep-rounds", "1"] + (["--continue"] if index else []),
                               project, environment).returncode == 0

@@ -7,10 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
-
 from core.session import load_session
-from tests.cli_helpers import cli_env, contextual
+from tests.cli_helpers import cli_env, contextual, home_of, session_files
 from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.mcp_server import ITEM_COUNT, HttpMCPServer
 
@@ -31,18 +29,11 @@ def stdio(**extra) -> dict:
     return {"command": sys.executable, "args": [SERVER], **extra}
 
 
-@pytest.fixture()
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    return root
-
-
 def run(project: Path, servers: dict, script: list[str], *args: str, **env: str):
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
     with FakeLLMServer(kind="openai", script=script) as srv:
         result = contextual(["-p", "look at the tracker", *args], project,
-                            cli_env(project.parent / "home", srv.base_url, "openai", **env))
+                            cli_env(home_of(project), srv.base_url, "openai", **env))
     return result, srv.requests
 
 
@@ -57,7 +48,7 @@ def observation(request) -> tuple[str, str]:
 
 
 def session_messages(project: Path):
-    [path] = (project.parent / "home" / "projects").rglob("*.jsonl")
+    [path] = session_files(home_of(project))
     return load_session(path).history
 
 
@@ -116,7 +107,7 @@ def test_rules_refuse_headless_and_contextual_context_shows_the_l1_the_next_call
     rules(project, deny='["mcp__tracker__broken"]')
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"tracker": stdio()}}))
     with FakeLLMServer(kind="openai", script=[LIST, BROKEN, DONE, DONE]) as srv:
-        env = cli_env(project.parent / "home", srv.base_url, "openai")
+        env = cli_env(home_of(project), srv.base_url, "openai")
         result = contextual(["-p", "look at the tracker"], project, env)
         shown = contextual(["context", "-c", "--json", "--input", "again"], project, env)
         again = contextual(["-p", "again", "-c"], project, env)

@@ -11,7 +11,7 @@ import pytest
 
 from core.permission_rules import RuleError, parse_rule
 from core.permissions import add_allow_rule
-from tests.cli_helpers import cli_env, contextual
+from tests.cli_helpers import cli_env, contextual, home_of
 from tests.fakes.llm_server import FakeLLMServer
 
 FINISH = "Thought: done\nAction: Finish[finished]"
@@ -28,7 +28,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def _config(project: Path, text: str, user: bool = False) -> None:
-    path = project.parent / "home" / "config.toml" if user else project / ".contextual" / "config.toml"
+    path = home_of(project) / "config.toml" if user else project / ".contextual" / "config.toml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
 
@@ -37,7 +37,7 @@ def _run(project: Path, actions: list[str], *flags: str) -> list[str]:
     """Run the actions then Finish headless; the error header (or "[ok]"/"[exit N]") of each observation."""
     script = [f"Thought: go\nAction: {action}" for action in actions] + [FINISH]
     with FakeLLMServer(kind="openai", script=script) as srv:
-        result = contextual(["-p", "go", *flags], project, cli_env(project.parent / "home", srv.base_url))
+        result = contextual(["-p", "go", *flags], project, cli_env(home_of(project), srv.base_url))
     assert result.returncode == 0 and result.stdout == "finished\n", result.stderr
     heads = []
     for request in srv.requests[1:]:
@@ -131,7 +131,7 @@ def test_allow_always_rule_is_written_to_the_project_file_keeping_its_content_an
 def test_a_malformed_rule_is_one_line_naming_the_file(project: Path):
     _config(project, '[permissions]\nallow = ["Edit(src/**"]\n')
     with FakeLLMServer(kind="openai", script=[FINISH]) as srv:
-        result = contextual(["-p", "go"], project, cli_env(project.parent / "home", srv.base_url))
+        result = contextual(["-p", "go"], project, cli_env(home_of(project), srv.base_url))
     assert result.returncode == 1 and "Traceback" not in result.stderr
     [line] = [line for line in result.stderr.splitlines() if line.strip()]
     assert "invalid permission rule 'Edit(src/**'" in line and srv.requests == []

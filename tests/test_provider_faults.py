@@ -12,35 +12,17 @@ from core.providers.base import ContextLengthExceeded, ProviderError, StreamDone
 from core.providers.retry import RESTART
 from core.tokens import count
 from tests.fakes.llm_helpers import (RecordingSleep, collect, make_provider, reasoning_text, restarts, simple_request,
-                                     usages, visible_text)
+                                     stream_once, usages, visible_text)
 from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
 
-KINDS = ["openai", "anthropic"]
 ANSWER = "Thought: the tests pass.\nAction: Finish[all good]"
 KEY = "sk-test-key-123456"
 
 
-@pytest.fixture(params=KINDS)
-def kind(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
-async def run(kind: str, script: list, *, sleep=None, **policy):
-    """Stream one answer; return (chunks or the raised error, server)."""
-    with FakeLLMServer(kind, script) as srv:
-        provider = make_provider(kind, srv.base_url, sleep=sleep, **policy)
-        try:
-            try:
-                result = await collect(provider)
-            except ProviderError as exc:
-                result = exc
-        finally:
-            await provider.aclose()
-    return result, srv
 
 
 async def test_streams_small_deltas_and_ends_with_usage_and_done(kind):
-    chunks, srv = await run(kind, [ANSWER])
+    chunks, srv = await stream_once(kind, [ANSWER])
     texts = [c for c in chunks if isinstance(c, TextChunk)]
     assert len(texts) > 5, "the answer arrives in many small deltas"
     assert visible_text(chunks) == ANSWER
@@ -52,20 +34,20 @@ async def test_streams_small_deltas_and_ends_with_usage_and_done(kind):
 
 
 async def test_reasoning_is_kept_apart_from_text(kind):
-    chunks, _ = await run(kind, [Reply(ANSWER, reasoning="Let me think about <b>this</b> first.")])
+    chunks, _ = await stream_once(kind, [Reply(ANSWER, reasoning="Let me think about <b>this</b> first.")])
     assert reasoning_text(chunks) == "Let me think about <b>this</b> first."
     assert visible_text(chunks) == ANSWER
 
 
 async def test_explicit_usage_numbers_pass_through(kind):
-    chunks, _ = await run(kind, [Reply(ANSWER, usage_input=5000, usage_output=42, cached_tokens=4000)])
+    chunks, _ = await stream_once(kind, [Reply(ANSWER, usage_input=5000, usage_output=42, cached_tokens=4000)])
     (usage,) = usages(chunks)
     assert (usage.input_tokens, usage.output_tokens, usage.cached_tokens) == (5000, 42, 4000)
 
 
 async def test_429_waits_for_retry_after_then_succeeds(kind):
     sleep = RecordingSleep()
-    chunks, srv = await run(kind, [Fault("429", retry_after=3), ANSWER], sleep=sleep)
+    chunks, srv = await stream_once(kind, [Fault("429", retry_after=3), ANSWER], sleep=sleep)
     assert visible_text(chunks) == ANSWER
     assert len(srv.requests) == 2
     assert sleep.delays and sleep.delays[0] >= 3.0
@@ -74,20 +56,20 @@ async def test_429_waits_for_retry_after_then_succeeds(kind):
 
 async def test_retry_after_longer_than_the_time_budget_gives_up_without_waiting(kind):
     sleep = RecordingSleep()
-    error, srv = await run(kind, [Fault("429", retry_after=120), ANSWER], sleep=sleep, total_time=5.0)
+    error, srv = await stream_once(kind, [Fault("429", retry_after=120), ANSWER], sleep=sleep, total_time=5.0)
     assert isinstance(error, ProviderError) and "429" in str(error)
     assert len(srv.requests) == 1 and sleep.delays == []
 
 
 @pytest.mark.parametrize("status", ["500", "502", "503", "529"])
 async def test_one_server_error_is_retried(kind, status):
-    chunks, srv = await run(kind, [Fault(status), ANSWER])
+    chunks, srv = await stream_once(kind, [Fault(status), ANSWER])
     assert visible_text(chunks) == ANSWER
     assert len(srv.requests) == 2 and restarts(chunks) == 0
 
 
 async def test_retries_are_bounded_in_count(kind):
-    error, srv = await run(kind, [Fault("500")] * 6 + [ANSWER], max_retries=2)
+    error, srv = await stream_once(kind, [Fault("500")] * 6 + [ANSWER], max_retries=2)
     assert isinstance(error, ProviderError)
     assert len(srv.requests) == 3
     assert "500" in str(error) and "gave up after 3 attempts" in str(error)
@@ -96,14 +78,14 @@ async def test_retries_are_bounded_in_count(kind):
 
 async def test_backoff_grows_with_jitter(kind):
     sleep = RecordingSleep()
-    await run(kind, [Fault("500")] * 3 + [ANSWER], sleep=sleep, base_delay=1.0, max_delay=100.0, total_time=100.0)
+    await stream_once(kind, [Fault("500")] * 3 + [ANSWER], sleep=sleep, base_delay=1.0, max_delay=100.0, total_time=100.0)
     assert len(sleep.delays) == 3
     for n, delay in enumerate(sleep.delays):
         assert 2 ** n / 2 <= delay <= 2 ** n
 
 
 async def test_stream_dropped_after_text_restarts_visibly(kind):
-    chunks, srv = await run(kind, [Fault("drop_mid_stream", text="Thought: I was about to"), ANSWER])
+    chunks, srv = await stream_once(kind, [Fault("drop_mid_stream", text="Thought: I was about to"), ANSWER])
     assert len(srv.requests) == 2
     assert restarts(chunks) == 1
     marker = next(i for i, c in enumerate(chunks) if isinstance(c, StreamDone))
@@ -114,43 +96,43 @@ async def test_stream_dropped_after_text_restarts_visibly(kind):
 
 
 async def test_error_event_mid_stream_is_retried(kind):
-    chunks, srv = await run(kind, [Fault("error_event"), ANSWER])
+    chunks, srv = await stream_once(kind, [Fault("error_event"), ANSWER])
     assert visible_text(chunks) == ANSWER and len(srv.requests) == 2
 
 
 async def test_one_malformed_chunk_is_retried(kind):
-    chunks, srv = await run(kind, [Fault("malformed_chunk"), ANSWER])
+    chunks, srv = await stream_once(kind, [Fault("malformed_chunk"), ANSWER])
     assert visible_text(chunks) == ANSWER and len(srv.requests) == 2
 
 
 async def test_persistent_malformed_chunks_end_in_one_line_error(kind):
-    error, srv = await run(kind, [Fault("malformed_chunk")] * 10, max_malformed_retries=2)
+    error, srv = await stream_once(kind, [Fault("malformed_chunk")] * 10, max_malformed_retries=2)
     assert isinstance(error, ProviderError)
     assert "malformed" in str(error) and "\n" not in str(error)
     assert len(srv.requests) == 3
 
 
 async def test_wrong_content_type_is_retried_then_reported(kind):
-    chunks, _ = await run(kind, [Fault("wrong_content_type"), ANSWER])
+    chunks, _ = await stream_once(kind, [Fault("wrong_content_type"), ANSWER])
     assert visible_text(chunks) == ANSWER
-    error, srv = await run(kind, [Fault("wrong_content_type")] * 10, max_malformed_retries=1)
+    error, srv = await stream_once(kind, [Fault("wrong_content_type")] * 10, max_malformed_retries=1)
     assert isinstance(error, ProviderError) and "text/html" in str(error)
     assert len(srv.requests) == 2
 
 
 async def test_slow_first_byte_within_read_timeout_succeeds(kind):
-    chunks, srv = await run(kind, [Fault("slow_first_byte", seconds=0.3, text=ANSWER)], read_timeout=1.5)
+    chunks, srv = await stream_once(kind, [Fault("slow_first_byte", seconds=0.3, text=ANSWER)], read_timeout=1.5)
     assert visible_text(chunks) == ANSWER and len(srv.requests) == 1
 
 
 async def test_first_byte_slower_than_read_timeout_is_retried(kind):
-    chunks, srv = await run(kind, [Fault("slow_first_byte", seconds=2.0), ANSWER], read_timeout=0.3)
+    chunks, srv = await stream_once(kind, [Fault("slow_first_byte", seconds=2.0), ANSWER], read_timeout=0.3)
     assert visible_text(chunks) == ANSWER and len(srv.requests) == 2
 
 
 async def test_endless_keep_alives_end_in_a_stall_error(kind):
     started = time.monotonic()
-    error, srv = await run(kind, [Fault("endless", seconds=5, interval=0.05)] * 3, read_timeout=0.4, max_retries=1)
+    error, srv = await stream_once(kind, [Fault("endless", seconds=5, interval=0.05)] * 3, read_timeout=0.4, max_retries=1)
     assert isinstance(error, ProviderError)
     assert "stalled" in str(error) and "gave up after 2 attempts" in str(error)
     assert len(srv.requests) == 2
@@ -159,7 +141,7 @@ async def test_endless_keep_alives_end_in_a_stall_error(kind):
 
 @pytest.mark.parametrize("status", ["400", "401", "403", "404"])
 async def test_client_errors_raise_at_once_with_status_and_message(kind, status):
-    error, srv = await run(kind, [Fault(status, message="the server explains why"), ANSWER])
+    error, srv = await stream_once(kind, [Fault(status, message="the server explains why"), ANSWER])
     assert type(error) is ProviderError
     assert len(srv.requests) == 1
     assert status in str(error) and "the server explains why" in str(error)
@@ -167,14 +149,14 @@ async def test_client_errors_raise_at_once_with_status_and_message(kind, status)
 
 
 async def test_api_key_never_appears_in_errors(kind):
-    error, _ = await run(kind, [Fault("401", message=f"Incorrect API key provided: {KEY}. Check it.")])
+    error, _ = await stream_once(kind, [Fault("401", message=f"Incorrect API key provided: {KEY}. Check it.")])
     assert KEY not in str(error) and "[redacted]" in str(error)
-    error, _ = await run(kind, [Fault("500", message=f"leaked {KEY}")] * 3, max_retries=1)
+    error, _ = await stream_once(kind, [Fault("500", message=f"leaked {KEY}")] * 3, max_retries=1)
     assert KEY not in str(error)
 
 
 async def test_context_length_error_is_its_own_type(kind):
-    error, srv = await run(kind, [Fault("400_context_length"), ANSWER])
+    error, srv = await stream_once(kind, [Fault("400_context_length"), ANSWER])
     assert isinstance(error, ContextLengthExceeded) and len(srv.requests) == 1
 
 
@@ -231,7 +213,7 @@ async def test_cancelling_mid_stream_closes_the_connection(kind):
 
 
 async def test_usage_chunk_comes_before_done(kind):
-    chunks, _ = await run(kind, [ANSWER])
+    chunks, _ = await stream_once(kind, [ANSWER])
     kinds = [type(c) for c in chunks]
     assert kinds[-2:] == [UsageChunk, StreamDone]
 

@@ -10,31 +10,14 @@ import pytest
 from core import bounded_json
 from core.providers.base import ContextLengthExceeded, ProviderError, UsageChunk, token_count
 from core.providers.context_errors import is_context_error
-from tests.fakes.llm_helpers import collect, make_provider, simple_request, usages, visible_text
+from tests.fakes.llm_helpers import collect, make_provider, simple_request, stream_once, usages, visible_text
 from tests.fakes.llm_server import DEEP, Fault, FakeLLMServer, Reply
 from tests.fakes.server_flavors import Flavor
 
-KINDS = ["openai", "anthropic"]
 ANSWER = "Thought: done.\nAction: Finish[ok]"
 KEY = "sk-test-key-123456"
 
 
-@pytest.fixture(params=KINDS)
-def kind(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
-async def run(kind: str, script: list, *, request=None, flavor=None, api_key=KEY, **policy):
-    with FakeLLMServer(kind, script, flavor=flavor) as srv:
-        provider = make_provider(kind, srv.base_url, api_key, **policy)
-        try:
-            try:
-                result = await collect(provider, request)
-            except ProviderError as exc:
-                result = exc
-        finally:
-            await provider.aclose()
-    return result, srv
 
 
 # ---- malformed usage (13.6) ---------------------------------------------------------------------------------
@@ -60,14 +43,14 @@ ANTHROPIC_BAD_USAGE = [
 
 @pytest.mark.parametrize("raw", OPENAI_BAD_USAGE, ids=repr)
 async def test_malformed_usage_is_absent_openai(raw):
-    chunks, _ = await run("openai", [Reply(ANSWER, raw_usage=raw)])
+    chunks, _ = await stream_once("openai", [Reply(ANSWER, raw_usage=raw)])
     assert visible_text(chunks) == ANSWER
     assert usages(chunks) == []
 
 
 @pytest.mark.parametrize("raw", ANTHROPIC_BAD_USAGE, ids=repr)
 async def test_malformed_usage_is_absent_anthropic(raw):
-    chunks, _ = await run("anthropic", [Reply(ANSWER, raw_usage=raw)])
+    chunks, _ = await stream_once("anthropic", [Reply(ANSWER, raw_usage=raw)])
     assert visible_text(chunks) == ANSWER
     assert usages(chunks) == []
 
@@ -77,7 +60,7 @@ async def test_malformed_secondary_usage_fields_count_as_zero(kind):
            if kind == "openai" else
            {"input_tokens": 900, "output_tokens": [7], "cache_read_input_tokens": "x",
             "cache_creation_input_tokens": -1})
-    chunks, _ = await run(kind, [Reply(ANSWER, raw_usage=raw)])
+    chunks, _ = await stream_once(kind, [Reply(ANSWER, raw_usage=raw)])
     assert usages(chunks) == [UsageChunk(input_tokens=900, output_tokens=0)]
 
 
@@ -100,13 +83,13 @@ def test_bounded_json_refuses_deep_nesting_without_recursion_error():
 
 
 async def test_deep_stream_chunk_is_a_malformed_chunk_not_a_crash(kind):
-    error, srv = await run(kind, [Fault("deep_chunk")] * 3, max_retries=2)
+    error, srv = await stream_once(kind, [Fault("deep_chunk")] * 3, max_retries=2)
     assert isinstance(error, ProviderError) and "malformed stream chunk" in str(error)
     assert len(str(error)) < 400 and "\n" not in str(error)
 
 
 async def test_deep_error_body_gives_one_line(kind):
-    error, _ = await run(kind, [Fault("deep_error_body")])
+    error, _ = await stream_once(kind, [Fault("deep_error_body")])
     assert type(error) is ProviderError and error.status == 400
     assert "\n" not in str(error) and len(str(error)) <= 300
 
@@ -114,7 +97,7 @@ async def test_deep_error_body_gives_one_line(kind):
 # ---- endless replies (13.6) ---------------------------------------------------------------------------------
 async def test_endless_text_stream_ends_at_the_character_cap(kind):
     started = time.monotonic()
-    error, srv = await run(kind, [Fault("endless_text", seconds=60, interval=0.001)],
+    error, srv = await stream_once(kind, [Fault("endless_text", seconds=60, interval=0.001)],
                            request=simple_request(max_tokens=20))
     assert isinstance(error, ProviderError) and not isinstance(error, ContextLengthExceeded)
     assert "320 characters" in str(error) and "max_tokens 20" in str(error)
@@ -124,7 +107,7 @@ async def test_endless_text_stream_ends_at_the_character_cap(kind):
 
 async def test_endless_text_stream_ends_at_the_wall_clock_cap(kind):
     started = time.monotonic()
-    error, srv = await run(kind, [Fault("endless_text", seconds=60, interval=0.01)], max_reply_seconds=0.6)
+    error, srv = await stream_once(kind, [Fault("endless_text", seconds=60, interval=0.01)], max_reply_seconds=0.6)
     assert isinstance(error, ProviderError)
     assert "still streaming after 0.6s" in str(error)
     assert len(srv.requests) == 1
@@ -140,7 +123,7 @@ async def test_in_stream_error_echoing_any_known_key_is_scrubbed(kind, monkeypat
     for name, value in OTHER_KEYS.items():
         monkeypatch.setenv(name, value)
     echoed = f"bad auth {KEY} / {' / '.join(OTHER_KEYS.values())}"
-    error, _ = await run(kind, [Fault("error_event", message=echoed)] * 5, max_retries=1)
+    error, _ = await stream_once(kind, [Fault("error_event", message=echoed)] * 5, max_retries=1)
     assert isinstance(error, ProviderError) and "bad auth" in str(error)
     for secret in (KEY, *OTHER_KEYS.values()):
         assert secret not in str(error)
@@ -149,7 +132,7 @@ async def test_in_stream_error_echoing_any_known_key_is_scrubbed(kind, monkeypat
 async def test_http_error_echoing_another_key_variable_is_scrubbed(kind, monkeypatch):
     for name, value in OTHER_KEYS.items():
         monkeypatch.setenv(name, value)
-    error, _ = await run(kind, [Fault("401", message=f"key {OTHER_KEYS['ANTHROPIC_API_KEY']} and "
+    error, _ = await stream_once(kind, [Fault("401", message=f"key {OTHER_KEYS['ANTHROPIC_API_KEY']} and "
                                                      f"{OTHER_KEYS['OPENAI_API_KEY']} rejected")])
     assert "rejected" in str(error) and "[redacted]" in str(error)
     assert not any(v in str(error) for v in OTHER_KEYS.values())
@@ -224,7 +207,7 @@ async def test_llamacpp_400_body_raises_context_length_exceeded():
 
 async def test_context_error_inside_a_stream_is_recognised():
     message = "request (5000 tokens) exceeds the available context size (4096 tokens), try increasing it"
-    error, srv = await run("openai", [Fault("error_event", message=message), ANSWER])
+    error, srv = await stream_once("openai", [Fault("error_event", message=message), ANSWER])
     assert isinstance(error, ContextLengthExceeded) and len(srv.requests) == 1
 
 

@@ -15,25 +15,24 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import cli_env, contextual
+from tests.cli_helpers import cli_env, contextual, home_of
 from tests.fakes.llm_server import FakeLLMServer
 
 FINISH = "Thought: done\nAction: Finish[finished]"
 
 
 @pytest.fixture()
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    (root / "a.txt").write_text("hello\n")
-    return root
+def project(project: Path) -> Path:
+    """The shared empty project (tests/conftest.py) with a file to work on."""
+    (project / "a.txt").write_text("hello\n")
+    return project
 
 
 def _run(project: Path, actions: list[str], timeout: float = 30) -> tuple[subprocess.CompletedProcess, list[str]]:
     """Run the actions then Finish in bypass mode; returns the process and what the model saw after each."""
     script = [f"Thought: try\nAction: {action}" for action in actions] + [FINISH]
     with FakeLLMServer(kind="openai", script=script) as srv:
-        env = cli_env(project.parent / "home", srv.base_url)
+        env = cli_env(home_of(project), srv.base_url)
         result = contextual(["-p", "go", "--permission-mode", "bypass"], project, env, timeout=timeout)
     seen = [json.dumps(srv.requests[i]["messages"], ensure_ascii=False) for i in range(1, len(srv.requests))]
     assert "Traceback" not in result.stderr, result.stderr
@@ -104,7 +103,7 @@ def test_undecodable_file_names_are_listed_as_valid_text_and_can_be_read_back(pr
     assert "latin name" in seen[3]
     # The session holds only valid text, so it can be continued.
     with FakeLLMServer(kind="openai", script=[FINISH]) as srv:
-        again = contextual(["-p", "more", "-c"], project, cli_env(project.parent / "home", srv.base_url))
+        again = contextual(["-p", "more", "-c"], project, cli_env(home_of(project), srv.base_url))
     assert again.returncode == 0, again.stderr
 
 
@@ -131,7 +130,7 @@ def test_sigint_during_a_slow_grep_ends_the_process_within_seconds(project: Path
     # Each line costs the pattern ~0.1 s (under its 1 s timeout): the whole search would take minutes.
     (project / "slow.txt").write_text(("a" * 300 + "b\n") * 2000)
     with FakeLLMServer(kind="openai", script=['Thought: search\nAction: Grep[{"pattern": "(a+)+$"}]', FINISH]) as srv:
-        env = cli_env(project.parent / "home", srv.base_url)
+        env = cli_env(home_of(project), srv.base_url)
         proc = subprocess.Popen([sys.executable, "-m", "contextual", "-p", "go"], cwd=project, env=env,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from core.tokens import count
-from tests.cli_helpers import cli_env, contextual
+from tests.cli_helpers import cli_env, contextual, home_of
 from tests.fakes.llm_server import FakeLLMServer, Reply
 
 WINDOW = 6_000
@@ -73,7 +73,7 @@ def project(tmp_path: Path) -> Path:
 
 def session(project: Path, srv: FakeLLMServer, turns: list[str], kind: str = "openai", max_steps: int = 50,
             keep_rounds: int = 2):
-    env = cli_env(project.parent / "home", srv.base_url, kind, CONTEXTUAL_CONTEXT_WINDOW=str(WINDOW))
+    env = cli_env(home_of(project), srv.base_url, kind, CONTEXTUAL_CONTEXT_WINDOW=str(WINDOW))
     results = []
     for index, prompt in enumerate(turns):
         args = ["-p", prompt, "--permission-mode", "bypass", "--max-steps", str(max_steps),

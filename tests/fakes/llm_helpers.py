@@ -7,9 +7,11 @@ from typing import Any
 
 from core.prompt import PromptMessage
 from core.providers.anthropic import AnthropicProvider
-from core.providers.base import ChatRequest, ReasoningChunk, StreamChunk, StreamDone, TextChunk, UsageChunk
+from core.providers.base import (ChatRequest, ProviderError, ReasoningChunk, StreamChunk, StreamDone, TextChunk,
+                                 UsageChunk)
 from core.providers.openai import OpenAIProvider
 from core.providers.retry import RESTART, RetryPolicy
+from tests.fakes.llm_server import FakeLLMServer
 
 # Fast enough for tests, still exercising every branch of the retry loop.
 FAST_POLICY = RetryPolicy(base_delay=0.01, max_delay=0.05, total_time=10.0, connect_timeout=2.0, read_timeout=2.0)
@@ -63,3 +65,19 @@ def usages(chunks: list[StreamChunk]) -> list[UsageChunk]:
 
 def restarts(chunks: list[StreamChunk]) -> int:
     return sum(1 for c in chunks if isinstance(c, StreamDone) and c.stop_reason == RESTART)
+
+
+async def stream_once(kind: str, script: list, *, request: ChatRequest | None = None, flavor: Any = None,
+                      api_key: str | None = "sk-test-key-123456", sleep: Any = None,
+                      **policy: Any) -> tuple[list[StreamChunk] | ProviderError, FakeLLMServer]:
+    """Stream one answer from a fresh fake server: (the chunks, or the ProviderError raised; the server)."""
+    with FakeLLMServer(kind, script, flavor=flavor) as srv:
+        provider = make_provider(kind, srv.base_url, api_key, sleep=sleep, **policy)
+        try:
+            try:
+                result: list[StreamChunk] | ProviderError = await collect(provider, request)
+            except ProviderError as exc:
+                result = exc
+        finally:
+            await provider.aclose()
+    return result, srv
