@@ -228,3 +228,17 @@ def test_swe_agent_falls_back_when_one_record_is_missing(tmp_path, drop):
     traj = load_trajectory(path)
     assert traj.task.endswith("Fix is_leap in dates.py") and len(traj.steps) == 3
     assert traj.steps[1].action.startswith("str_replace_editor str_replace /testbed/dates.py")
+
+
+def test_openhands_v1_conversation_folder_is_one_trajectory(tmp_path):
+    events = json.loads((FIXTURES / "openhands_v1_events.json").read_text())
+    folder = tmp_path / "runs" / "conv-42" / "events"
+    folder.mkdir(parents=True)
+    for number, event in enumerate(events):
+        (folder / f"event-{number:05d}-{event['id']}.json").write_text(json.dumps(event))
+    (tmp_path / "runs" / "conv-42" / "base_state.json").write_text('{"id": "conv-42", "agent": {}}')
+    (tmp_path / "runs" / "llm_completions").mkdir()
+    (tmp_path / "runs" / "llm_completions" / "x.json").write_text('{"messages": [], "source": "x"}')
+    assert find_trajectories([tmp_path / "runs"]) == [folder]
+    traj = load_trajectory(folder)
+    assert traj.instance_id == "conv-42" and [s.action for s in traj.steps][:1] == ["ls pkg/tests"]

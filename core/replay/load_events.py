@@ -116,6 +116,9 @@ def message_step(text: str, reply: str) -> Step:
 
 
 def stem(path) -> str:
+    """A trajectory's name from its file (an OpenHands V1 `events` folder: its conversation's folder)."""
+    if path.name == "events" and path.parent.name:
+        return path.parent.name
     return path.name.removesuffix(".jsonl").removesuffix(".json")
 
 

@@ -22,13 +22,24 @@ from core.replay.trajectory import (CLAUDE_CODE_FORMAT, CODEX_FORMAT, MINI_FORMA
 
 
 def find_trajectories(paths: list[str | Path]) -> list[Path]:
-    """Files as given, folders searched recursively for *.traj.json and *.traj; sorted, no duplicates.
-    A path that does not exist raises TrajectoryError."""
+    """Files as given, folders searched recursively for *.traj.json and *.traj and event logs; sorted, no
+    duplicates. An OpenHands V1 conversation keeps one file per event (`events/event-00000-<id>.json`): its
+    `events` folder is one trajectory. Prompt logs (`llm_completions/`) are not trajectories and are passed
+    over. A path that does not exist raises TrajectoryError."""
     found: dict[Path, None] = {}
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
-            matches = [p for p in path.rglob("*") if p.is_file() and _looks_like_trajectory(p)]
+        if path.is_dir() and _is_event_folder(path):
+            found.setdefault(path, None)
+        elif path.is_dir():
+            matches = set()
+            for p in path.rglob("*"):
+                if not p.is_file() or "llm_completions" in p.parts:
+                    continue
+                if _is_event_folder(p.parent):
+                    matches.add(p.parent)
+                elif _looks_like_trajectory(p):
+                    matches.add(p)
             for p in sorted(matches):
                 found.setdefault(p, None)
         elif path.is_file():
@@ -36,6 +47,20 @@ def find_trajectories(paths: list[str | Path]) -> list[Path]:
         else:
             raise TrajectoryError(f"{path}: no such file or folder")
     return list(found)
+
+
+def _is_event_folder(path: Path) -> bool:
+    return path.name == "events" and any(path.glob("event-*.json"))
+
+
+def _read_event_folder(path: Path) -> list:
+    events = []
+    for file in sorted(path.glob("event-*.json")):
+        try:
+            events.append(json.loads(file.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise TrajectoryError(f"{file}: cannot read the event: {exc}") from None
+    return events
 
 
 _SNIFF_CHARS = 65_536
@@ -124,7 +149,7 @@ def iter_trajectories(path: str | Path) -> Iterator[Trajectory | TrajectoryError
                 yield from _checked(path, f"{path}: line {number}", row)
         return
     try:
-        data = _read_json(path)
+        data = _read_event_folder(path) if path.is_dir() else _read_json(path)
     except TrajectoryError as exc:
         yield exc
         return
