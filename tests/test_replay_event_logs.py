@@ -242,3 +242,18 @@ def test_openhands_v1_conversation_folder_is_one_trajectory(tmp_path):
     assert find_trajectories([tmp_path / "runs"]) == [folder]
     traj = load_trajectory(folder)
     assert traj.instance_id == "conv-42" and [s.action for s in traj.steps][:1] == ["ls pkg/tests"]
+
+
+def test_openhands_long_observations_are_cut_as_openhands_cut_them(tmp_path):
+    events = json.loads((FIXTURES / "openhands_events.json").read_text())
+    for event in events:
+        if event.get("cause") == 5:
+            event["content"] = "x" * 40_000 + "\nlast line"
+    (tmp_path / "long.json").write_text(json.dumps(events))
+    run = load_trajectory(tmp_path / "long.json").steps[0]
+    assert len(run.output) < 30_100 and "\n[... Observation truncated due to length ...]\n" in run.output
+    assert run.output.endswith("[Command finished with exit code 0]")          # the tail the agent saw
+    row = {"instance_id": "a__b-1", "instruction": "Fix it", "history": events,
+           "metadata": {"llm_config": {"max_message_chars": 1_000}}}         # the run's own setting wins
+    (tmp_path / "output.jsonl").write_text(json.dumps(row) + "\n")
+    assert len(load_trajectory(tmp_path / "output.jsonl").steps[0].output) < 1_100

@@ -33,6 +33,7 @@ from core.replay.trajectory import OPENHANDS_FORMAT, Condensation, Step, Traject
 _V1_KINDS = {"SystemPromptEvent", "MessageEvent", "ActionEvent", "ObservationEvent", "AgentErrorEvent",
              "UserRejectObservation", "Condensation", "CondensationSummaryEvent"}
 _SKIPPED_OBSERVATIONS = {"null", "agent_state_changed", "recall", "condense"}
+MAX_MESSAGE_CHARS = 30_000      # OpenHands' LLMConfig.max_message_chars default: longer observations are cut
 # Actions logged without tool_call_metadata (before native function calls): the tool each stands for.
 _LEGACY_TOOLS = {"run": "execute_bash", "run_ipython": "execute_ipython_cell", "read": "str_replace_editor",
                  "edit": "str_replace_editor", "write": "str_replace_editor", "browse": "browser",
@@ -57,7 +58,8 @@ def is_openhands(rows: list) -> bool:
 
 def load(rows: list, path: Path) -> list[Trajectory]:
     if any(isinstance(r, dict) and isinstance(r.get("history"), list) for r in rows):
-        return [_trajectory(r["history"], str(r.get("instance_id") or stem(path)), path, r.get("instruction"))
+        return [_trajectory(r["history"], str(r.get("instance_id") or stem(path)), path, r.get("instruction"),
+                            _max_chars(r))
                 for r in rows if isinstance(r, dict) and isinstance(r.get("history"), list)]
     return [_trajectory(rows, stem(path), path)]
 
@@ -79,16 +81,23 @@ def _flatten(history: list) -> list[dict]:
     return events
 
 
-def _trajectory(history: list, name: str, path: Path, instruction: str | None = None) -> Trajectory:
+def _max_chars(row: dict) -> int:
+    """The run's `max_message_chars` when its metadata records it, else OpenHands' default."""
+    value = _dict(_dict(row.get("metadata")).get("llm_config")).get("max_message_chars")
+    return value if isinstance(value, int) else MAX_MESSAGE_CHARS
+
+
+def _trajectory(history: list, name: str, path: Path, instruction: str | None = None,
+                max_chars: int = 0) -> Trajectory:
     events = _flatten(history)
     if any(e.get("kind") in _V1_KINDS for e in events):
         return _v1(events, name, path, instruction)
-    return _v0(events, name, path, instruction)
+    return _v0(events, name, path, instruction, max_chars or MAX_MESSAGE_CHARS)
 
 
 # --- OpenHands 0.x ---------------------------------------------------------------------------------------------
 
-def _v0(events: list[dict], name: str, path: Path, instruction: str | None) -> Trajectory:
+def _v0(events: list[dict], name: str, path: Path, instruction: str | None, max_chars: int) -> Trajectory:
     task = instruction or ""
     preamble: list[str] = []
     system: list[str] = []
@@ -139,7 +148,7 @@ def _v0(events: list[dict], name: str, path: Path, instruction: str | None) -> T
             thought = str(args.get("thought") or _response_text(_meta(event)) or "")
             reply = _dict(_meta(event).get("model_response")).get("id") or None
             step_of_event[str(event.get("id"))] = steps.add(
-                tool_step(thought, tool, call_args, _observation_text(answer),
+                tool_step(thought, tool, call_args, _observation_text(answer, max_chars),
                           bool(answer and answer.get("observation") == "error"), _exit_code(answer)), reply)
     if pending is not None:
         steps.add(message_step(pending.thought, ""))
@@ -191,8 +200,17 @@ def _response_text(meta: dict) -> str:
     return ""
 
 
-def _observation_text(answer: dict | None) -> str:
-    """What the agent read for one observation (openhands/memory/conversation_memory.py's rules)."""
+def _observation_text(answer: dict | None, max_chars: int = 0) -> str:
+    """What the agent read for one observation (openhands/memory/conversation_memory.py's rules), cut in the
+    middle past `max_chars` as OpenHands cuts it (a file view is not: the editor already bounded it)."""
+    text = _observation_body(answer)
+    if max_chars <= 0 or len(text) <= max_chars or _dict(answer).get("observation") == "read":
+        return text
+    half = max_chars // 2
+    return f"{text[:half]}\n[... Observation truncated due to length ...]\n{text[-half:]}"
+
+
+def _observation_body(answer: dict | None) -> str:
     if not answer or answer.get("observation") in _SKIPPED_OBSERVATIONS:
         return ""
     content = str(answer.get("content") or "")
