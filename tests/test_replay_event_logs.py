@@ -257,3 +257,11 @@ def test_openhands_long_observations_are_cut_as_openhands_cut_them(tmp_path):
            "metadata": {"llm_config": {"max_message_chars": 1_000}}}         # the run's own setting wins
     (tmp_path / "output.jsonl").write_text(json.dumps(row) + "\n")
     assert len(load_trajectory(tmp_path / "output.jsonl").steps[0].output) < 1_100
+
+
+def test_codex_task_from_the_ui_copy_when_no_response_item_has_it(tmp_path):
+    rows = [json.loads(line) for line in (FIXTURES / "codex_rollout_compacted.jsonl").read_text().splitlines()]
+    rows = [r for r in rows if not (r["type"] == "response_item" and r["payload"].get("role") == "user"
+                                    and "slugify" in str(r["payload"].get("content")))]
+    (tmp_path / "rollout.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert load_trajectory(tmp_path / "rollout.jsonl").task == "Why does slugify drop digits?"

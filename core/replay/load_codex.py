@@ -14,7 +14,8 @@ Lines are ``{"timestamp", "type", "payload"}`` (older files put the item itself 
   (a shell output wrapped as ``{"output", "metadata"}`` is unwrapped: our Bash returns the text alone, and
   the baseline gets the same, which favours it); ``reasoning`` is skipped (encrypted or a summary).
 - ``compacted``: the agent replaced its history by a summary; recorded as a condensation for the baseline.
-- Skipped on purpose: ``event_msg`` (the UI's copies of the same items), ``turn_context``, ``record_type``
+- Skipped on purpose: ``event_msg`` (the UI's copies of the same items; a ``user_message`` one gives the task
+  only when no response item does), ``turn_context``, ``record_type``
   state lines, ``ghost_snapshot`` and any type we do not know.
 """
 
@@ -114,6 +115,9 @@ def load(rows: list[dict], path: Path) -> Trajectory:
             condensations.append(Condensation(len(steps), frozenset(range(len(steps))), str(item.get("message") or "")))
     if thought:
         steps.add(message_step("\n".join(thought), ""))
+    if not task:      # a rollout whose user turns are only in the UI's copies
+        task = next((str(r["payload"].get("message") or "") for r in rows if r.get("type") == "event_msg"
+                     and isinstance(r.get("payload"), dict) and r["payload"].get("type") == "user_message"), "")
     if not task:
         raise TrajectoryError("no task: no user message in the rollout")
     # `instructions` is the AGENTS.md text the rollout also sends as a user message: counted once
