@@ -10,7 +10,10 @@ from core import permissions
 from core.context import compressor
 from core.mcp import describe
 from core.mcp.config import load_servers
+from core.mcp.connection import ListedTool
+from core.mcp.tool import MCPTool
 from core.mcp.results import to_c1
+from core.tools._args import spec_from_json_schema
 
 
 def write(path: Path, doc) -> None:
@@ -54,12 +57,40 @@ def test_schema_renders_like_the_builtin_argument_lines():
         "labels": {"type": "array", "items": {"type": "string"}},
         "limit": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
         "filter": {"type": "object", "properties": {"since": {"type": "string"}}, "required": ["since"]}}}
-    text = describe.render_tool("git-hub", "list.issues", "Lists issues.\n\nLong  text.", schema)
-    assert text.splitlines() == [
+    tool = MCPTool(SimpleNamespace(spec=SimpleNamespace(name="git-hub")),
+                   ListedTool("list.issues", "Lists issues.\n\nLong  text.", schema))
+    assert tool.prompt_entry.splitlines() == [
         "mcp__git_hub__list_issues — Lists issues. Long text. [MCP server git-hub]",
         'Arguments: {"repo": str, "state": "open"|"closed"?, "labels": [str], "limit": int?, "filter": {"since": str}?}',
         "  repo: owner/name"]
-    assert describe.render_tool("s", "t", None, {"type": "object"}).endswith("Arguments: {}")
+    assert f"Arguments: {tool.args.render()}" in tool.prompt_entry      # the line is the ArgSpec the runner checks
+    assert describe.render_tool("s", "t", None, {"type": "object"}, spec_from_json_schema({"type": "object"})) \
+        .endswith("Arguments: {}")
+
+
+def test_every_json_schema_shape_has_one_rendering():
+    """Numbers, nullable and listed types, const, arrays (bare, nested past the depth limit, of objects), objects
+    (nested past the depth limit, without properties), enums of any JSON values, odd property names and
+    properties that are no schema at all: the notation L1 has always used for MCP tools."""
+    deep = {"type": "string"}
+    for _ in range(4):
+        deep = {"type": "array", "items": deep}
+    nested = {"type": "string"}
+    for key in "jihg":
+        nested = {"type": "object", "properties": {key: nested}}
+    schema = {"type": "object", "required": ["a", "n"], "properties": {
+        "a": {"type": "number"}, "b": {"type": ["string", "null"]}, "c": {"const": 5}, "d": {"type": "array"},
+        "e": deep, "f": {"type": "object", "properties": {"g": nested["properties"]["g"]}},
+        "k": {"enum": [1, 'x"y', "é", None]}, "l": {"oneOf": [{"type": "string"}, {"type": "integer"}, {"type": "string"}]},
+        "m": {}, "n": "bad", "o": {"type": "array", "items": {"type": "object", "properties": {"p": {"type": "boolean"}},
+                                                            "required": ["p"]}},
+        'q"é': {"type": "string"}, "r": {"type": "object"}, "s": {"type": "integer", "enum": [1, 2]}}}
+    assert spec_from_json_schema(schema).render() == (
+        '{"a": float, "b": str?, "c": 5?, "d": [any]?, "e": [[[list]]]?, "f": {"g": {"h": {"i": object?}?}?}?, '
+        '"k": 1|"x\\"y"|"é"|null?, "l": str|int?, "m": any?, "n": any, "o": [{"p": bool}]?, "q\\"\\u00e9": str?, '
+        '"r": object?, "s": 1|2?}')
+    for no_properties in ({"type": "object"}, {"type": "object", "properties": ["x"]}, None):
+        assert spec_from_json_schema(no_properties).render() == "{}"
 
 
 def test_results_describe_images_keep_links_and_parse_json():

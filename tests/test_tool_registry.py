@@ -32,12 +32,20 @@ def test_every_tool_is_described_with_a_parsable_example():
 
 
 def test_arguments_line_is_rendered_from_the_schema_the_runner_checks():
+    """Every built-in tool's line, exactly as CONTRACT's tool table gives it (the renderer MCP tools share too)."""
+    lines = {name: tool.args.render() for name, tool in default_tools().items()}
+    assert lines == {
+        "LS": '{"path": str?}',
+        "Glob": '{"pattern": str, "path": str?}',
+        "Grep": '{"pattern": str, "path": str?, "glob": str?, "ignore_case": bool?}',
+        "Read": '{"file_path": str, "offset": int?, "limit": int?}',
+        "Edit": '{"file_path": str, "old_string": str, "new_string": str, "replace_all": bool?}',
+        "MultiEdit": '{"file_path": str, "edits": [{"old_string": str, "new_string": str, "replace_all": bool?}]}',
+        "Write": '{"file_path": str, "content": str}',
+        "Bash": '{"command": str, "timeout": int?}',
+        "TodoWrite": '{"todos": [{"content": str, "status": "pending"|"in_progress"|"completed"}]}'}
     text = render_tools_prompt()
-    assert 'Arguments: {"file_path": str, "offset": int?, "limit": int?}' in text
-    assert ('Arguments: {"todos": [{"content": str, "status": "pending"|"in_progress"|"completed"}]}'
-            in text)
-    assert ('Arguments: {"file_path": str, "edits": [{"old_string": str, "new_string": str, "replace_all": bool?}]}'
-            in text)
+    assert all(f"Arguments: {line}" in text for line in lines.values())
 
 
 async def test_examples_are_valid_arguments_for_their_tools(tmp_path):

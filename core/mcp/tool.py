@@ -29,7 +29,8 @@ class MCPTool:
         self.description = listed.description or ""
         self.schema = listed.input_schema
         self.args = spec_from_json_schema(listed.input_schema)     # what core/tools/runner.py validates
-        self.prompt_entry = describe.render_tool(self.server, listed.name, listed.description, listed.input_schema)
+        self.prompt_entry = describe.render_tool(self.server, listed.name, listed.description, listed.input_schema,
+                                                 self.args)
 
     async def call(self, args: dict, ctx: ToolContext) -> dict:
         """The server's answer as a C1 result; ToolError for a timeout, a lost server or a cancelled call.

@@ -1,10 +1,13 @@
 """A tool's arguments, declared once: the runner validates against it and the prompt renders it.
 
 `ArgSpec((Arg("file_path", STR), Arg("offset", INT, required=False, minimum=1)))` renders as
-`{"file_path": str, "offset": int?}` and rejects anything else with ToolError("invalid_argument")."""
+`{"file_path": str, "offset": int?}` and rejects anything else with ToolError("invalid_argument").
+An MCP tool's JSON Schema becomes an ArgSpec too (``spec_from_json_schema``): one renderer for every tool's
+Arguments line, and the line shows what the runner checks."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from core.tools.base import ToolError
@@ -26,16 +29,18 @@ class Arg:
     items: "ArgSpec | None" = None             # arrays: the shape of each element (an object)
     item_label: str = "item"                   # arrays: how an element is named in errors ("edit 2: …")
     min_items: int = 0
-    shown: str = ""                            # the kind as the prompt names it, when not `kind`
+    shown: str = ""                            # the type as the prompt names it, when not `kind` (a schema's)
 
     def render(self) -> str:
-        if self.choices:
-            shown = "|".join(f'"{choice}"' for choice in self.choices)
+        if self.shown:
+            shown = self.shown
+        elif self.choices:
+            shown = alternatives(self.choices)
         elif self.items is not None:
             shown = f"[{self.items.render()}]"
         else:
-            shown = self.shown or self.kind
-        return f'"{self.name}": {shown}' + ("" if self.required else "?")
+            shown = self.kind
+        return f"{json.dumps(self.name)}: {shown}" + ("" if self.required else "?")
 
 
 @dataclass(frozen=True)
@@ -106,24 +111,59 @@ def _json_type(value: object) -> str:
     return names.get(type(value), type(value).__name__)
 
 
+def alternatives(values: tuple | list) -> str:
+    """Allowed values as the prompt shows them: "open"|"closed"|3."""
+    return "|".join(json.dumps(value, ensure_ascii=False) for value in values)
+
+
 _SCHEMA_KINDS = {"string": STR, "integer": INT, "number": NUMBER, "boolean": BOOL, "array": LIST, "object": OBJECT}
+_SCHEMA_SHOWN = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "null",
+                 "object": "object", "array": "list"}
+SCHEMA_DEPTH = 3       # nested arrays and objects are spelled out this deep; deeper ones read "list" / "object"
+ENUM_SHOWN = 12        # values of an enum the prompt lists
 
 
-def spec_from_json_schema(schema: dict, note: str = "") -> ArgSpec:
+def schema_type(schema: object, depth: int = 0) -> str:
+    """A JSON Schema type in the prompt's notation: str, [str], {"k": int?}, "a"|"b", str|int."""
+    if not isinstance(schema, dict):
+        return ANY
+    if isinstance(schema.get("enum"), list):
+        return alternatives(schema["enum"][:ENUM_SHOWN])
+    if "const" in schema:
+        return alternatives([schema["const"]])
+    for key in ("anyOf", "oneOf"):
+        if isinstance(schema.get(key), list):
+            parts = [schema_type(option, depth) for option in schema[key]]
+            return "|".join(dict.fromkeys(part for part in parts if part != "null")) or "null"
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return "|".join(_SCHEMA_SHOWN.get(k, str(k)) for k in kind if k != "null") or "null"
+    if kind == "array" or "items" in schema:
+        return f"[{schema_type(schema.get('items'), depth + 1)}]" if depth < SCHEMA_DEPTH else "list"
+    if kind == "object" or "properties" in schema:
+        props = schema.get("properties")
+        if not isinstance(props, dict) or not props or depth >= SCHEMA_DEPTH:
+            return "object"
+        return spec_from_json_schema(schema, depth=depth + 1).render()
+    return _SCHEMA_SHOWN.get(kind, ANY) if isinstance(kind, str) else ANY
+
+
+def spec_from_json_schema(schema: dict, note: str = "", depth: int = 0) -> ArgSpec:
     """An ArgSpec for a JSON-Schema object (e.g. an MCP tool's inputSchema): property names, types, required,
-    enums and arrays of objects; a property of no single type accepts any value."""
+    enums and arrays of objects; a property of no single type accepts any value. Each argument shows its
+    schema's type (``schema_type``; ``depth``: how deep this object sits in the tool's schema)."""
     props = schema.get("properties") if isinstance(schema, dict) else None
     required = set(schema.get("required") or ()) if isinstance(schema, dict) else set()
     args = []
-    for name, prop in (props or {}).items():
+    for name, prop in (props if isinstance(props, dict) else {}).items():
         prop = prop if isinstance(prop, dict) else {}
         kind = _SCHEMA_KINDS.get(prop["type"], ANY) if isinstance(prop.get("type"), str) else ANY
         items = prop.get("items")
-        nested = spec_from_json_schema(items) if kind == LIST and isinstance(items, dict) \
+        nested = spec_from_json_schema(items, depth=depth + 1) if kind == LIST and isinstance(items, dict) \
             and items.get("type") == "object" and items.get("properties") else None
         enum = tuple(prop["enum"]) if kind == STR and isinstance(prop.get("enum"), list) \
             and all(isinstance(v, str) for v in prop["enum"]) else ()
-        args.append(Arg(name, kind, required=name in required, items=nested, choices=enum))
+        args.append(Arg(name, kind, required=name in required, items=nested, choices=enum,
+                        shown=schema_type(prop, depth)))
     extra = not isinstance(schema, dict) or schema.get("additionalProperties", True) is not False
     return ArgSpec(tuple(args), note, extra_allowed=extra)
-
