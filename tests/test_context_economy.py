@@ -5,7 +5,7 @@ import json
 from core.context import compressor, digest as dg
 from core.context.observation import render_full
 from core.context.scratchpad import OBS, ScratchStep, ours, shorten_action
-from core.context.turn_forms import action_form, bash_command, turn_stored
+from core.context.turn_forms import action_forms, bash_command, turn_stored
 from core.tokens import count
 
 
@@ -86,15 +86,32 @@ def test_turn_forms_skip_names_the_turn_already_shows_and_never_change_once_made
     assert len(shown[0][1]) < len(forms[0][1])
 
 
-def test_long_thought_keeps_its_opening_and_lines_that_name_something_new():
-    thought = "Opening line about the plan.\n" + "\n".join(
-        ["We already know Widget0 well."] * 20 + ["The helper lives in pkg/new_helper.py."])
+def test_long_thought_keeps_its_opening_and_sentences_that_name_something_new():
+    opening = "Opening line about the plan, long enough (well past a hundred characters) to be the whole opening a stored thought keeps."
+    thought = opening + "\n" + "\n".join(
+        ["We already know Widget0 well."] * 20 + ["The helper lives in pkg/new_helper.py."]
+        + ["We already know Widget0 well. Then pkg/other.py calls it. We already know Widget0 well."])
     action = f"Thought: {thought}\nAction: Bash[{json.dumps({'command': 'ls'})}]"
-    short = action_form(action, {"Widget0", "already", "know", "well"})
-    assert short.startswith("Thought: Opening line about the plan.")
-    assert "The helper lives in pkg/new_helper.py." in short and "more lines of this thought omitted]" in short
+    short = action_forms(action, {"Widget0", "already", "know", "well"}).stored
+    assert short.startswith(f"Thought: {opening}\n")
+    assert "The helper lives in pkg/new_helper.py." in short
+    assert "\nThen pkg/other.py calls it.\n" in short                 # one sentence of a paragraph line, whole
+    assert short.count("We already know") == 0 and "[22 more sentences of this thought omitted]" in short
     assert short.endswith('Action: Bash[{"command": "ls"}]') and bash_command(short) == "ls"
-    assert action_form("Thought: short\nAction: Bash[{}]", set()) == "Thought: short\nAction: Bash[{}]"
+    assert action_forms("Thought: short\nAction: Bash[{}]", set()).stored == "Thought: short\nAction: Bash[{}]"
+
+
+def test_newest_action_sends_its_thought_shortened_and_its_command_whole():
+    script = "\n".join(f"value_{i % 3} = compute(value_{i % 3})" for i in range(40))
+    command = f"cat <<'EOF' > make_values.py\n{script}\nEOF"
+    thought = "Write the script that computes the values again, a line long enough (past a hundred characters) to be the whole opening.\n" + " ".join(
+        ["We already know Widget0 well."] * 10)
+    action = f"Thought: {thought}\nAction: Bash[{json.dumps({'command': command})}]"
+    forms = action_forms(action, {"Widget0", "already", "know", "well"})
+    assert bash_command(forms.fresh) == command                        # the newest observation answers it
+    assert bash_command(forms.stored) != command and "of this command:" in bash_command(forms.stored)
+    thought_part = forms.stored.partition("\nAction: ")[0]
+    assert forms.fresh.startswith(thought_part) and "We already know" not in thought_part   # a switch keeps it
 
 
 def test_ours_sends_the_newest_full_and_older_ones_stored():
@@ -105,3 +122,19 @@ def test_ours_sends_the_newest_full_and_older_ones_stored():
     assert all(o.startswith(OBS + "[exit 0]\n[300 lines") for o in observations[:-1])
     again = ours(steps + [_step("echo x", "x")], count)
     assert [m.content for m in again[:4]] == [m.content for m in sent[:4]]    # the cached prefix holds
+    talk = " ".join(["We look again at the same widget file now."] * 12)
+    chatty = [_step(f"cat f{i}.py", _source(), thought=f"Read f{i}.py next: it holds the widgets that the failing test builds, so it comes first, before the others.\n{talk}") for i in range(3)]
+    first = ours(chatty[:2], count)
+    then = ours(chatty, count)
+    newest = [m.content for m in then if m.role == "assistant"][-1]
+    assert "more sentences of this thought omitted]" in newest and bash_command(newest) == "cat f2.py"
+    assert then[2].content == first[2].content                        # the newest thought never changes again
+
+
+def test_cover_prefers_the_shorter_line_that_shows_the_same_name():
+    filler = " ".join(f"word{i}" for i in range(40))
+    lines = ([f"row_{i} = {i}" for i in range(10)] + [f"# {filler} special_name"]
+             + [f"row_{i} = {i}" for i in range(10, 20)] + ["use(special_name)"] + ["row_20 = 20"] * 3)
+    seen = dg.known_names(filler) | {f"row_{i}" for i in range(21)} | {"cat", "x.py"}
+    stored = dg.digest("cat x.py", "\n".join(lines), dg.Limits(2, 2, 0, 5, 4, 300), seen=seen)
+    assert "22: use(special_name)" in stored and filler not in stored

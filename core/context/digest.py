@@ -12,6 +12,7 @@ count as file views, their searches as searches.
 
 from __future__ import annotations
 
+import heapq
 import keyword
 import re
 import shlex
@@ -25,6 +26,7 @@ _FAIL = re.compile(r"(?:Error|Exception|FAIL|FAILED|ERROR|Traceback|assert|Asser
                    r"File \"|line \d+|^E\s|^>\s|^-+ |^=+ )")
 _GREP_REF = re.compile(r"^([^\s:]+\.[A-Za-z0-9]+|[^\s:]+/[^\s:]+):(\d+)[:-]")
 _NUMBERED = re.compile(r"^\s*(\d+)(?:[\t:\s]|\u2192)")
+_LINE_COST = 20         # a kept line's fixed cost in characters (its number, newline), for the cover's greedy choice
 
 VIEW_PROGRAMS = {"cat", "sed", "head", "tail", "nl", "less", "more", "awk", "bat",
                  "open", "goto", "scroll_up", "scroll_down", "Read", "view", "read_file"}   # + SWE-agent, Claude Code
@@ -176,18 +178,28 @@ def file_origin(command: str) -> tuple[str, int] | None:
 def _cover(lines: list[str], dropped: list[int], seen: set[str], limit: int,
            first: Callable[[str], bool] = lambda line: False) -> list[int]:
     """Of the dropped lines, up to `limit` that show names not in `seen` (which grows): lines `first` picks
-    (definitions in a file view) before the others, then those showing the most new names, so a long output
-    cut short still covers its whole length, not just its top."""
+    (definitions in a file view) before the others, then greedily the line showing the most names not yet
+    covered per character, so a long output cut short still covers its whole length, and a short line that
+    shows a name wins over a long one that shows the same name."""
     fresh = {i: {n for n in known_names(lines[i]) if n not in seen and n not in KEYWORDS} for i in dropped}
-    order = sorted((i for i in dropped if fresh[i]), key=lambda i: (not first(lines[i]), -len(fresh[i]), i))
+
+    def score(i: int, new: int) -> tuple[bool, float, int]:
+        return (not first(lines[i]), -new / (len(lines[i]) + _LINE_COST), i)
+    heap = [score(i, len(names)) for i, names in fresh.items() if names]
+    heapq.heapify(heap)
     out: list[int] = []
-    for i in order:
+    while heap and len(out) < limit:
+        entry = heapq.heappop(heap)
+        i = entry[2]
         new = fresh[i] - seen
-        if new:
-            out.append(i)
-            seen.update(new)
-            if len(out) >= limit:
-                break
+        if not new:
+            continue
+        current = score(i, len(new))
+        if current > entry:                   # fewer new names than when queued: queue it again (lazy greedy)
+            heapq.heappush(heap, current)
+            continue
+        out.append(i)
+        seen.update(new)
     return sorted(out)
 
 

@@ -132,10 +132,11 @@ def ours_cut(steps: list[ScratchStep], count: Callable[[str], int], params: Ours
 def ours(steps: list[ScratchStep], count: Callable[[str], int], params: OursParams = OursParams(),
          shown: str = "") -> list[PromptMessage]:
     cut = ours_cut(steps, count, params)
-    stored = turn_stored(steps, cut, shown=shown)   # aware of what the prompt already shows (turn_forms.py)
+    forms = turn_stored(steps, len(steps), shown=shown)   # aware of what the prompt already shows (turn_forms.py)
+    # Steps from `cut` on send their observation full; their thought is already shortened (turn_forms.py).
     return _messages(steps,
-                     lambda i: steps[i].observation_full if i >= cut else stored[i][1],
-                     lambda i: steps[i].action_full if i >= cut else stored[i][0])
+                     lambda i: steps[i].observation_full if i >= cut else forms[i].observation,
+                     lambda i: forms[i].fresh_action if i >= cut else forms[i].action)
 
 
 def stored_only(steps: list[ScratchStep], count: Callable[[str], int]) -> list[PromptMessage]:

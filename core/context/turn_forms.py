@@ -15,7 +15,8 @@ The form is plain text under the step's one-line status header, like the full ob
 from __future__ import annotations
 
 import json
-from typing import Protocol
+import re
+from typing import NamedTuple, Protocol
 
 from core.context import digest as dg
 from core.lru import LRU
@@ -73,19 +74,31 @@ def _naming(lines: list[str], seen: set[str], prose: bool = False) -> list[int]:
     return out
 
 
+# A sentence ends at . ! or ? before a capital or a backtick (prose; code lines rarely have that shape).
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`])")
+
+
 def _short_thought(thought: str, seen: set[str]) -> str:
+    """The opening (whole lines, about THOUGHT_KEEP chars) and then the sentences that name something new,
+    `…` where a line lost sentences; a paragraph is one line, so whole lines would keep nearly all of it."""
     lines = thought.splitlines()
     opening, size = 0, 0
     while opening < len(lines) and size < THOUGHT_KEEP:
         size += len(lines[opening]) + 1
         opening += 1
     seen |= dg.known_names("\n".join(lines[:opening]))
-    rest = lines[opening:]
-    kept = _naming(rest, seen)
-    dropped = len([line for i, line in enumerate(rest) if line.strip() and i not in set(kept)])
+    out, dropped = lines[:opening], 0
+    for line in lines[opening:]:
+        if not line.strip():
+            continue
+        sentences = _SENTENCE_END.split(line)
+        kept = [sentences[i] for i in _naming(sentences, seen)]
+        dropped += len(sentences) - len(kept)
+        if kept:
+            out.append(line if len(kept) == len(sentences) else " … ".join(kept))
     if not dropped:
         return thought
-    return "\n".join(lines[:opening] + [rest[i] for i in kept] + [f"[{dropped} more lines of this thought omitted]"])
+    return "\n".join(out + [f"[{dropped} more sentences of this thought omitted]"])
 
 
 def _short_command(command: str, seen: set[str]) -> str:
@@ -103,22 +116,34 @@ def _short_command(command: str, seen: set[str]) -> str:
     return "\n".join(head + [note] + body + tail)
 
 
-def action_form(action: str, seen: set[str]) -> str:
-    """A long step shortened against what the turn already shows: its thought keeps its opening and the lines
-    that name something new; a long Bash command (a file written through a heredoc) its head, tail and the
-    lines that name something new. Anything else, and anything short, is kept as written."""
+class ActionForms(NamedTuple):
+    stored: str      # an older step: thought and long command shortened
+    fresh: str       # the newest steps: the thought shortened, the command as written
+
+
+def action_forms(action: str, seen: set[str]) -> ActionForms:
+    """A long step shortened against what the turn already shows: its thought keeps its opening and the
+    sentences that name something new; a long Bash command (a file written through a heredoc) its head, tail
+    and the lines that name something new. Anything else, and anything short, is kept as written.
+    The model wrote the thought and acted on it, so the next call already gets it shortened (`fresh`; providers
+    likewise drop a model's earlier reasoning): no later switch rewrites it, while the command, which the newest
+    observation answers, stays whole until the step switches. Both begin alike, so a switch keeps the prefix."""
     if len(action) <= LONG_ACTION:
-        return action
+        return ActionForms(action, action)
     head, sep, call = action.partition("\nAction: ")
     thought = head.removeprefix("Thought: ")
     short = _short_thought(thought, seen) if thought else thought
+    opening = (f"Thought: {short}" if head.startswith("Thought: ") else short) + sep
     command = bash_command(action)
+    stored_call = call
     if command is not None:
-        call = "Bash[" + json.dumps({"command": _short_command(command, seen)}, ensure_ascii=False) + "]"
+        stored_call = "Bash[" + json.dumps({"command": _short_command(command, seen)}, ensure_ascii=False) + "]"
     elif sep:
         seen |= dg.known_names(call)
-    text = (f"Thought: {short}" if head.startswith("Thought: ") else short) + (sep + call if sep else "")
-    return text if len(text) < (1 - MIN_SAVING) * len(action) else action
+
+    def worth(text: str) -> str:
+        return text if len(text) < (1 - MIN_SAVING) * len(action) else action
+    return ActionForms(worth(opening + (stored_call if sep else "")), worth(opening + (call if sep else "")))
 
 
 def _form(step: _Step, seen: set[str], limits: dg.Limits) -> str:
@@ -132,7 +157,13 @@ def _form(step: _Step, seen: set[str], limits: dg.Limits) -> str:
     return form if len(form) < (1 - MIN_SAVING) * len(full) else full
 
 
-class _Forms(LRU[int, tuple[tuple[str, str], frozenset[str]]]):
+class StepForms(NamedTuple):
+    action: str          # stored forms, for steps older than the newest
+    observation: str
+    fresh_action: str    # the action as the newest steps send it (ActionForms.fresh)
+
+
+class _Forms(LRU[int, tuple[StepForms, frozenset[str]]]):
     def __init__(self) -> None:
         super().__init__(8_192)
 
@@ -141,23 +172,23 @@ _memo = _Forms()
 
 
 def turn_stored(steps: list[_Step], upto: int, limits: dg.Limits | None = None, shown: str = ""
-                ) -> list[tuple[str, str]]:
-    """(action, observation) stored forms of steps[:upto], each aware of the ones before it and of `shown`
-    (the turn's input, which the prompt carries whole)."""
+                ) -> list[StepForms]:
+    """The forms of steps[:upto], each aware of the ones before it and of `shown` (the turn's input, which the
+    prompt carries whole)."""
     limits = limits or TURN
-    out: list[tuple[str, str]] = []
+    out: list[StepForms] = []
     seen: frozenset[str] = frozenset(dg.known_names(shown))
     key = hash((limits, THOUGHT_KEEP, shown))
     for step in steps[:upto]:
         key = hash((key, step.action_full, step.observation_full))
         previous = seen
 
-        def make() -> tuple[tuple[str, str], frozenset[str]]:
+        def make() -> tuple[StepForms, frozenset[str]]:
             names = set(previous)
-            action = action_form(step.action_full, set(names))
-            names |= dg.known_names(action)
+            action = action_forms(step.action_full, set(names))
+            names |= dg.known_names(action.stored)
             form = _form(step, set(names), limits)
-            return (action, form), frozenset(names | dg.known_names(form))
+            return StepForms(action.stored, form, action.fresh), frozenset(names | dg.known_names(form))
         forms, seen = _memo.get(key, make)
         out.append(forms)
     return out
