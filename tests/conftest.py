@@ -1,4 +1,10 @@
-"""Fixtures every test module may use: a project folder for the CLI tests, and both wire formats."""
+"""Fixtures every test module may use: a project folder for the CLI tests, and both wire formats; and, for the
+whole suite, the tokenizer loaded before any test starts.
+
+The app loads the tokenizer in a thread after its first frame, so for about a second the meter and History show
+placeholders; tests read counted figures, as a person does a second after launch. The placeholder second itself is
+tested in tests/test_tui_meter.py (the loader gated by the test).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from core import tokens
+
 WIRES = ["openai", "anthropic"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def tokenizer_loaded() -> None:
+    tokens.encoding()
 
 
 @pytest.fixture()

@@ -4,10 +4,20 @@ next message" once the estimate reaches the trigger line."""
 
 from __future__ import annotations
 
+import threading
+
+from core import tokens
+from core.messages import Message
 from tests.fakes.llm_server import FakeLLMServer, Reply
-from tests.test_tui_flows import finish, make_host, run_turn
+from tests.test_tui_flows import finish, make_host, run_turn, type_and_send, wait_for
 from tui.app import ContextualApp
+from tui.widgets.history_view import HistoryView
+from tui.widgets.scratchpad import ScratchpadView
 from tui.widgets.token_meter import LEVEL_COLOUR, TokenMeter
+
+
+def screen_text(app) -> str:
+    return app.export_screenshot().replace("&#160;", " ")
 
 
 def meter_lines(app) -> tuple[str, str]:
@@ -45,3 +55,49 @@ async def test_meter_warns_then_announces_compaction_at_a_20k_window(tmp_path):
             assert hints == [False, False, True]
             styles = {str(span.style) for span in meter.render().spans}
             assert any(LEVEL_COLOUR["due"] in style for style in styles)
+
+
+async def test_first_frame_does_not_wait_for_the_tokenizer(tmp_path, monkeypatch):
+    """A fresh process: the tokenizer is not loaded. The first frame shows the meter's and History's placeholders
+    while the load (held back here by the test) runs in a worker thread; an input sent meanwhile waits for it off
+    the UI thread; once loaded, the figures are the engine's own."""
+    gate = threading.Event()
+    waiting: list[str] = []                 # the threads that asked for the encoding before it was loaded
+    real = tokens.encoding
+
+    def gated_encoding():
+        if not tokens.ready():
+            waiting.append(threading.current_thread().name)
+            assert gate.wait(10), "the tokenizer was never released"
+        return real()
+
+    monkeypatch.setattr(tokens, "_encoding", None)
+    monkeypatch.setattr(tokens, "encoding", gated_encoding)
+    with FakeLLMServer(kind="openai", script=[Reply(finish("loaded and answered"))]) as srv:
+        host = make_host(tmp_path, srv.base_url)
+        opened = host.new_engine()
+        opened.engine.restore([Message("user", "an earlier question"),
+                               Message("assistant", "Thought: done\nAction: Finish[an earlier answer]",
+                                       meta={"final": True, "answer": "an earlier answer"})], None, [], [])
+        app = ContextualApp(host, opened, animate=False)
+        async with app.run_test(size=(120, 30)) as pilot:
+            await wait_for(pilot, lambda: waiting)           # the load has started: the first frame is up
+            first, second = meter_lines(app)
+            assert first.split() == ["trigger", "estimate", "counting…"]
+            assert second.strip() == "next prompt counting… (loading the tokenizer)"
+            history = app.query_one(HistoryView)
+            assert history.option_count == 0 and "2 messages · counting tokens…" in str(history.border_title)
+            assert "an earlier answer" in screen_text(app)             # the chat is there already
+            await type_and_send(pilot, "sent while counting")
+            await wait_for(pilot, lambda: len(waiting) == 2)          # the turn waits, in a thread of its own
+            assert not app.query_one(ScratchpadView).turns
+            gate.set()
+            await wait_for(pilot, lambda: "loaded and answered" in screen_text(app))
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert waiting and "MainThread" not in waiting
+            shown = app.query_one(TokenMeter).shown
+            view = app.engine.next_prompt()
+            assert (shown.total, shown.estimate, shown.layers) == (view.total, view.trigger.estimate, view.tokens)
+            assert history.option_count == len(app.engine.history.messages) == 4
+            assert "counting" not in meter_lines(app)[0]

@@ -8,6 +8,7 @@ and widgets in their own modules.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -22,6 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, Tab, Tabs, TextArea
 from textual.worker import Worker, WorkerState
 
+from core import tokens
 from core.config import Config
 from tui import commands
 from tui.app_commands import CommandsMixin, how_to_configure
@@ -115,8 +117,15 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
         return self.query_one(StatusLine)
 
     def show_prompt(self, view: Any = None) -> None:
-        """History, meter and top bar from one reading of the next prompt."""
+        """History, meter and top bar from one reading of the next prompt (placeholders until the tokenizer is
+        loaded: nothing counts on this thread before then)."""
         from tui.prompt_view import shown_from_view
+        if view is None and not tokens.ready():
+            self.shown = None
+            self.query_one(HistoryView).show(self.engine.history.messages, None)
+            self.query_one(TokenMeter).shown = None
+            self.refresh_topbar()
+            return
         self.shown = with_pins(shown_from_view(view) if view is not None else next_prompt(self.engine), self.engine)
         self.query_one(HistoryView).pinned = pinned_ids(self.engine)
         self.query_one(HistoryView).show(self.engine.history.messages, self.shown)
@@ -166,12 +175,25 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
         await self.show_engine(self.opened)
         self.apply_layout()
         prompt.focus()
+        if not tokens.ready():      # after the first frame: the load holds the GIL and would delay the paint
+            self.call_after_refresh(self._load_tokenizer)
         if hasattr(self.host, "start_mcp"):       # servers come up in the background (core/mcp)
             self.host.start_mcp(lambda: self.call_later(self.mcp_changed))
 
+    @work(thread=True, exclusive=True, group="tokenizer", exit_on_error=False)
+    def _load_tokenizer(self) -> None:
+        tokens.encoding()
+        self.call_from_thread(self.mcp_changed)       # counts are ready: the meter and History show them
+
+    async def tokens_loaded(self) -> None:
+        """Wait (off this thread) until the tokenizer is loaded; at once when it is."""
+        if not tokens.ready():
+            await asyncio.to_thread(tokens.encoding)
+
     async def mcp_changed(self) -> None:
-        """An MCP server came up or went away: between turns, take its tools in now (in a turn the engine does)."""
-        if self.turn_running:
+        """An MCP server came up or went away (or counts became ready): between turns, take its tools in now and
+        show the prompt (in a turn the engine does)."""
+        if self.turn_running or not tokens.ready():
             return
         for event in self.engine.sync_tools():
             await self.router.route(event)
@@ -295,15 +317,20 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def _turn(self, text: str) -> None:
+        await self.tokens_loaded()        # sent within the first second: the turn waits, off the UI thread
         await self.router.consume_turn(text, self.engine.run_turn(text))
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def _compact(self, instructions: str | None, keep_rounds: int | None = None) -> None:
+        await self.tokens_loaded()
         # A manual compaction is previewed (issue 19.1): the summary waits beside the rounds it replaces.
         stream = self.engine.compact(instructions, keep_rounds=keep_rounds, preview=True)
         await self.router.consume_compaction(stream)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "tokenizer" and event.state == WorkerState.ERROR:
+            self.notify(f"the tokenizer did not load, so nothing can be counted: {event.worker.error}",
+                        title="token counts", severity="error", timeout=10)
         if event.worker.group != "turn":
             return
         if event.state == WorkerState.ERROR:

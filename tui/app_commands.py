@@ -91,8 +91,9 @@ class CommandsMixin(App):
         self.push_screen(CompactionHistoryScreen(list(self.engine.compactions)), self.reinject)
 
     # ----- reading
-    def action_context(self) -> None:
+    async def action_context(self) -> None:
         from tui.prompt_view import next_prompt
+        await self.tokens_loaded()
         pending = self.query_one("#prompt").text
         shown = next_prompt(self.engine, pending if not pending.startswith(("/", "!")) else "")
         self.push_screen(ContextScreen(shown, getattr(self, "last_sent", None)))

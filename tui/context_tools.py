@@ -36,6 +36,7 @@ class ContextToolsMixin(App):
     async def command_policies(self, _argument: str) -> None:
         if self.busy("replay the session under each policy"):
             return
+        await self.tokens_loaded()
         record = await self.host.transcript(self.engine)
         self.push_screen(PoliciesScreen(record, self.config, self.engine.policy), self.policy_picked)
 

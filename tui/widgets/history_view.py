@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 
 from core.messages import Message
 from core.context.builder import history_message
-from core.tokens import shared_cache
+from core.tokens import ready, shared_cache
 from tui.format import args_label, final_answer, one_line, plural, stored_status, tokens
 from tui.prompt_view import Shown
 
@@ -135,6 +135,11 @@ class HistoryView(OptionList):
         the rows that changed otherwise."""
         messages = list(messages)
         self.shown = shown
+        if shown is None and not ready():       # no row before its size can be counted (the tokenizer loads)
+            self.clear_options()
+            self.messages, self._keys, self.total_tokens = messages, [], 0
+            self._titles()
+            return
         width = ROW_TEXT      # rows end in an ellipsis at the width they get: a wider screen shows more
         keys = [(m.id, hash(m.content), self.is_undoable(m), sent_tokens(m, shown), sent_form(m, shown), width,
                  m.id in self.pinned) for m in messages]
@@ -170,8 +175,9 @@ class HistoryView(OptionList):
     @property
     def title(self) -> str:
         l3 = self.shown.layers.get("L3") if self.shown is not None else None
-        return (f"History as sent · L3 · {plural(len(self.messages), 'message')} · "
-                f"{tokens(l3 if l3 is not None else self.total_tokens)} tok")
+        size = "counting tokens…" if self.shown is None and not ready() else \
+            f"{tokens(l3 if l3 is not None else self.total_tokens)} tok"
+        return f"History as sent · L3 · {plural(len(self.messages), 'message')} · {size}"
 
     def action_pin(self) -> None:
         if self.highlighted is not None and self.highlighted < len(self.messages):

@@ -79,8 +79,11 @@ class TokenMeter(Widget):
     shown: reactive[Shown | None] = reactive(None, always_update=True)
 
     def render(self) -> Text:
-        if self.shown is None:
-            return Text(" tokens  no engine: configure a model to start", style="dim")
+        if self.shown is None:       # the first second of a launch: the tokenizer loads after the first frame
+            wide = self.size.width >= 90
+            return Text.assemble((" trigger estimate " if wide else " estimate ", "bold"), ("counting…", "dim"),
+                                 "\n", (" next prompt " if wide else " sending ", "bold"),
+                                 ("counting… (loading the tokenizer)", "dim"), no_wrap=True, overflow="ellipsis")
         return meter_text(self.shown, self.size.width)
 
     @property
