@@ -3,7 +3,9 @@
 Every trajectory is played through the real engine once per policy; the figures (see core/replay/metrics.py)
 print as one table per policy (a row per trajectory and the pooled total) and a summary table per source
 family. Ratios are against the recorded agent's own prompts (`agent`, core/replay/baseline.py) and against our
-`raw`, which is replayed even when not asked for so that the ratios exist (core/replay/report.py).
+`raw`, which is replayed even when not asked for so that the ratios exist (core/replay/report.py). A log that
+records no system prompt is compared without L1 on both sides; the output says so and keeps the with-L1 ratios
+beside (core/replay/baseline.py, "Like for like").
 A file that cannot be read or replayed costs a one-line error on stderr; the others still run.
 """
 
@@ -28,7 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="contextual replay",
         description="Replay recorded agent trajectories through the engine and measure what each context "
-                    "policy sends.")
+                    "policy sends, against the recorded agent's own prompts (without our system prompt where the "
+                    "log records none of its own; the ratios with it are shown beside).")
     parser.add_argument("paths", nargs="+", metavar="PATH",
                         help="trajectory files (mini-swe-agent *.traj.json, SWE-agent *.traj, OpenHands *.json / "
                              "output.jsonl, Claude Code and Codex *.jsonl) or folders searched recursively")
