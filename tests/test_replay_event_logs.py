@@ -265,3 +265,12 @@ def test_codex_task_from_the_ui_copy_when_no_response_item_has_it(tmp_path):
                                     and "slugify" in str(r["payload"].get("content")))]
     (tmp_path / "rollout.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert load_trajectory(tmp_path / "rollout.jsonl").task == "Why does slugify drop digits?"
+
+
+def test_claude_code_subagent_file_is_read_as_its_own_session(tmp_path):
+    rows = [json.loads(line) for line in (FIXTURES / "claude_code_session.jsonl").read_text().splitlines()]
+    for row in rows:
+        row["isSidechain"] = True
+    (tmp_path / "agent-1a2b.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    traj = load_trajectory(tmp_path / "agent-1a2b.jsonl")
+    assert traj.task == "Fix the off-by-one in src/parse.py" and len(traj.steps) == 2

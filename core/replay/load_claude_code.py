@@ -10,7 +10,8 @@ Lines are ``{"type": "user"|"assistant", "message": {"role", "content"}, "uuid",
   text with no call after it is a step of its own (the agent answered in words).
 - ``isCompactSummary`` prompts (after /compact or an automatic compaction) are recorded as condensations:
   the agent's later prompts held the summary, not the steps before it.
-- Skipped on purpose: sidechains (a subagent's own calls: ``isSidechain``), ``thinking`` blocks, assistant
+- Skipped on purpose: sidechains (a subagent's own calls: ``isSidechain``; a file of nothing else is a subagent's
+  own session, read as one), ``thinking`` blocks, assistant
   lines Claude Code made up itself (``isApiErrorMessage``, model ``<synthetic>``), ``summary``,
   ``system``, ``file-history-snapshot`` and ``queue-operation`` lines, and any type we do not know.
 The log records neither the system prompt nor the tool schemas (compared without L1: core/replay/baseline.py).
@@ -50,7 +51,9 @@ def _synthetic(row: dict) -> bool:
 
 def load(rows: list[dict], path: Path) -> Trajectory:
     rows = [r for r in rows if r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict)
-            and not r.get("isSidechain") and not _synthetic(r)]
+            and not _synthetic(r)]
+    if not all(r.get("isSidechain") for r in rows):     # a subagent's own file (agent-*.jsonl) is all sidechain
+        rows = [r for r in rows if not r.get("isSidechain")]
     results: dict[str, tuple[str, bool]] = {}
     for row in rows:
         for block in _blocks(row) if row["type"] == "user" else []:
