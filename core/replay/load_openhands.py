@@ -10,13 +10,13 @@
 
 What becomes what. The first user message is the task; the ``system`` event (or ``SystemPromptEvent``) is the
 system prompt, with the tool schemas it records (sent with every call), and a workspace ``recall`` observation
-the context the agent added (all preamble). Each agent
-action is a step: a tool call (``execute_bash``, ``str_replace_editor view|create|str_replace|insert``,
-``execute_ipython_cell``, ``think``, ``finish``, browsing, MCP…), or a ``message`` (the agent answered in words;
-the user's next message is its reply). Calls of one model reply (one ``model_response`` id, V1 ``llm_response_id``) are one step. The observation
-answering a call (by ``cause``, or by tool call id) is
-its output, as the agent read it: a command's output with the prefix, suffix and ``[Command finished with exit
-code N]`` lines OpenHands adds, an error with its ``[Error occurred in processing last action]`` line.
+the context the agent added (all preamble). Each agent action is a step: a tool call (``execute_bash``,
+``str_replace_editor view|create|str_replace|insert``, ``execute_ipython_cell``, ``think``, ``finish``,
+browsing, MCP…), or a ``message`` (the agent answered in words; the user's next message is its reply). Calls of
+one model reply (one ``model_response`` id, V1 ``llm_response_id``) are one step. The observation answering a
+call (by ``cause``, or by tool call id) is its output as the agent read it: a command's output with the prefix,
+suffix and ``[Command finished with exit code N]`` lines OpenHands adds, an error with its ``[Error occurred in
+processing last action]`` line, anything past the run's ``max_message_chars`` cut in the middle.
 ``condensation`` actions (and V1 ``Condensation``) are recorded so the baseline drops what the agent dropped.
 Skipped on purpose: ``agent_state_changed``, ``change_agent_state``, ``null`` observations, ``recall`` actions,
 streaming/token/state events, and any kind we do not know (a new version's events cost nothing).
@@ -101,7 +101,8 @@ def _v0(events: list[dict], name: str, path: Path, instruction: str | None, max_
     task = instruction or ""
     preamble: list[str] = []
     system: list[str] = []
-    by_cause = {str(e.get("cause")): e for e in events if "observation" in e and isinstance(e.get("cause"), (int, str))}
+    by_cause = {str(e.get("cause")): e for e in events
+                if "observation" in e and isinstance(e.get("cause"), (int, str))}
     by_call = {str(_meta(e).get("tool_call_id")): e for e in events if "observation" in e and _meta(e)}
     # the oldest logs have no ids: an action is answered by the observation right after it
     by_place = {id(e): nxt for e, nxt in zip(events, events[1:])
