@@ -79,6 +79,18 @@ def test_openhands_v1_sdk_events():
     assert traj.condensations[0].dropped == {0} and traj.condensations[0].before_step == 2
 
 
+def test_openhands_v1_older_events_without_tool_call_copies(tmp_path):
+    events = json.loads((FIXTURES / "openhands_v1_events.json").read_text())
+    for event in events:           # early V1: no tool_call copy; an ExecuteBashObservation with `output`
+        event.pop("tool_call", None)
+        if event["kind"] == "ObservationEvent":
+            event["observation"] = {"kind": "ExecuteBashObservation", "output": "test_core.py\ntest_io.py"}
+    (tmp_path / "v1.json").write_text(json.dumps(events))
+    ls, view, _ = load_trajectory(tmp_path / "v1.json").steps
+    assert (ls.action, ls.output) == ("ls pkg/tests", "test_core.py\ntest_io.py")
+    assert view.action == "file_editor view /w/pkg/tests/test_io.py"          # from the parsed action
+
+
 def test_claude_code_sidechains_thinking_compaction_and_replies():
     traj = load_trajectory(FIXTURES / "claude_code_compacted.jsonl")
     assert traj.source_format == CLAUDE_CODE_FORMAT and not traj.system_prompt_recorded

@@ -285,7 +285,7 @@ def _v1(events: list[dict], name: str, path: Path, instruction: str | None) -> T
         kind, call_id = event.get("kind"), str(event.get("tool_call_id"))
         if kind == "ObservationEvent":
             observation = _dict(event.get("observation"))
-            text = _parts_text(observation.get("content"))
+            text = _parts_text(observation.get("content")) or str(observation.get("output") or "")
             meta = _dict(observation.get("metadata"))
             text = _with_metadata(text, meta) if meta else text
             extended = _parts_text(event.get("extended_content"))
@@ -324,9 +324,11 @@ def _v1(events: list[dict], name: str, path: Path, instruction: str | None) -> T
                 pending = None
             call = _dict(event.get("tool_call"))
             output, error, code = outputs.get(str(event.get("tool_call_id")), ("", False, None))
+            args = parse_args(call.get("arguments")) if "arguments" in call else \
+                {k: v for k, v in _dict(event.get("action")).items() if k != "kind"}   # the parsed action
             step_of_event[str(event.get("id"))] = steps.add(
                 tool_step(_parts_text(event.get("thought")), str(event.get("tool_name") or call.get("name")),
-                          parse_args(call.get("arguments")), output, error, code), event.get("llm_response_id"))
+                          args, output, error, code), event.get("llm_response_id"))
         elif kind == "Condensation":
             condensations.append(_condensation(event, step_of_event, len(steps)))
     if pending is not None:
