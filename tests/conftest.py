@@ -1,5 +1,5 @@
-"""Fixtures every test module may use: a project folder for the CLI tests, and both wire formats; and, for the
-whole suite, the tokenizer loaded before any test starts.
+"""Fixtures every test module may use: a project folder for the CLI tests, both wire formats and a tool context
+rooted in an empty folder; and, for the whole suite, the tokenizer loaded before any test starts.
 
 The app loads the tokenizer in a thread after its first frame, so for about a second the meter and History show
 placeholders; tests read counted figures, as a person does a second after launch. The placeholder second itself is
@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from core import tokens
+from core.tools.base import ToolContext
 
 WIRES = ["openai", "anthropic"]
 
@@ -35,3 +36,9 @@ def project(tmp_path: Path) -> Path:
 def kind(request: pytest.FixtureRequest) -> str:
     """Each test that asks for it runs once per wire format (a test's own parametrize of `kind` overrides this)."""
     return request.param
+
+
+@pytest.fixture()
+def ctx(tmp_path: Path) -> ToolContext:
+    """What a tool runs with, its project root an empty folder (tool modules that need files override it)."""
+    return ToolContext(root=tmp_path.resolve())

@@ -14,6 +14,7 @@ from core.tokens import count
 from tests.fakes.llm_helpers import (RecordingSleep, collect, make_provider, reasoning_text, restarts, simple_request,
                                      stream_once, usages, visible_text)
 from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
+from tests.fakes.server_flavors import Flavor
 
 ANSWER = "Thought: the tests pass.\nAction: Finish[all good]"
 KEY = "sk-test-key-123456"
@@ -217,3 +218,20 @@ async def test_usage_chunk_comes_before_done(kind):
     kinds = [type(c) for c in chunks]
     assert kinds[-2:] == [UsageChunk, StreamDone]
 
+
+
+async def test_list_models_reads_the_servers_listing_and_a_missing_one_is_an_error(kind):
+    """The /model picker's source: GET /v1/models on both wires (openai's base URL already ends in /v1)."""
+    with FakeLLMServer(kind, [], flavor=Flavor("vllm", n_ctx=4096)) as srv:
+        provider = make_provider(kind, srv.base_url)
+        try:
+            assert await provider.list_models() == [srv.model]
+        finally:
+            await provider.aclose()
+    with FakeLLMServer(kind, []) as srv:                      # no flavor: the server has no listing (404)
+        provider = make_provider(kind, srv.base_url)
+        try:
+            with pytest.raises(Exception, match="404"):           # the picker shows it as one line
+                await provider.list_models()
+        finally:
+            await provider.aclose()

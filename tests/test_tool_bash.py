@@ -4,13 +4,7 @@ import time
 import pytest
 
 from core.tools.runner import run_tool
-from core.tools.base import ToolContext
 from core.tools.bash import BashTool, CappedBuffer
-
-
-@pytest.fixture
-def ctx(tmp_path):
-    return ToolContext(root=tmp_path.resolve())
 
 
 def fast_tool(**kwargs):

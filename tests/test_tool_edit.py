@@ -4,13 +4,7 @@ import stat
 import pytest
 
 from core.tools.runner import run_tool
-from core.tools.base import ToolContext
 from core.tools.edit import EditTool
-
-
-@pytest.fixture
-def ctx(tmp_path):
-    return ToolContext(root=tmp_path.resolve())
 
 
 async def edit(ctx, **args):

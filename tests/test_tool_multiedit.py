@@ -1,13 +1,7 @@
 import pytest
 
 from core.tools.runner import run_tool
-from core.tools.base import ToolContext
 from core.tools.multiedit import MultiEditTool
-
-
-@pytest.fixture
-def ctx(tmp_path):
-    return ToolContext(root=tmp_path.resolve())
 
 
 async def multiedit(ctx, file_path, edits):

@@ -3,14 +3,8 @@ import os
 import pytest
 
 from core.tools.runner import run_tool
-from core.tools.base import ToolContext
 from core.tools.edit import EditTool
 from core.tools.read import ReadTool
-
-
-@pytest.fixture
-def ctx(tmp_path):
-    return ToolContext(root=tmp_path.resolve())
 
 
 async def read(ctx, **args):

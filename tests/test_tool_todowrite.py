@@ -1,13 +1,7 @@
 import pytest
 
 from core.tools.runner import run_tool
-from core.tools.base import ToolContext
 from core.tools.todowrite import TodoWriteTool, todo_recap
-
-
-@pytest.fixture
-def ctx(tmp_path):
-    return ToolContext(root=tmp_path.resolve())
 
 
 async def test_stores_in_place_and_recaps(ctx):

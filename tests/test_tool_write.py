@@ -3,13 +3,7 @@ import stat
 import pytest
 
 from core.tools.runner import run_tool
-from core.tools.base import ToolContext
 from core.tools.write import WriteTool
-
-
-@pytest.fixture
-def ctx(tmp_path):
-    return ToolContext(root=tmp_path.resolve())
 
 
 async def write(ctx, **args):

@@ -15,7 +15,8 @@ from core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderErr
                                  StreamDone, TextChunk, UsageChunk, token_count)
 from core.providers.context_errors import is_context_error, prompt_tokens_in
 from core.providers.retry import RetryPolicy, TransientError, one_line, stream_with_retries
-from core.providers.transport import check_base_url, decode_json, event_stream, make_client, scrub
+from core.providers.transport import (check_base_url, decode_object, event_stream, make_client, model_ids,
+                                      scrub)
 
 API_VERSION = "2023-06-01"
 CONTINUING = "(continuing)"
@@ -143,10 +144,7 @@ class AnthropicProvider:
             async for event in events:
                 if event.event == "ping":
                     continue
-                data = decode_json(self.name, event)
-                if not isinstance(data, dict):
-                    raise TransientError(f"{self.name}: malformed stream chunk: {one_line(event.data, 80)!r}",
-                                         malformed=True)
+                data = decode_object(self.name, event)
                 kind = data.get("type") or event.event
                 if kind == "message_start":
                     usage.update(_dict(_dict(data.get("message")).get("usage")))
@@ -182,9 +180,7 @@ class AnthropicProvider:
 
     async def list_models(self) -> list[str]:
         """The model ids the API offers (GET /v1/models), for the TUI's /model picker."""
-        response = await self._client.get(self.base_url + "/v1/models", headers=self.headers(), timeout=10)
-        response.raise_for_status()
-        return sorted(str(m["id"]) for m in response.json().get("data") or [] if isinstance(m, dict) and "id" in m)
+        return await model_ids(self._client, self.base_url + "/v1/models", self.headers())
 
     async def aclose(self) -> None:
         if self._owns_client:

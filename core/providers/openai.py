@@ -15,7 +15,8 @@ from core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderErr
                                  StreamDone, TextChunk, UsageChunk, token_count)
 from core.providers.context_errors import is_context_error, prompt_tokens_in
 from core.providers.retry import RetryPolicy, TransientError, one_line, stream_with_retries
-from core.providers.transport import check_base_url, decode_json, event_stream, make_client, scrub
+from core.providers.transport import (check_base_url, decode_object, event_stream, make_client, model_ids,
+                                      scrub)
 
 MAX_STOP_SEQUENCES = 4   # OpenAI rejects more
 
@@ -112,10 +113,7 @@ class OpenAIProvider:
                 if event.data.strip() == "[DONE]":
                     done = True
                     break
-                data = decode_json(self.name, event)
-                if not isinstance(data, dict):
-                    raise TransientError(f"{self.name}: malformed stream chunk: {one_line(event.data, 80)!r}",
-                                         malformed=True)
+                data = decode_object(self.name, event)
                 if data.get("error"):
                     raise stream_error(self.name, data["error"], self._api_key)
                 if data.get("usage"):
@@ -142,9 +140,7 @@ class OpenAIProvider:
 
     async def list_models(self) -> list[str]:
         """The model ids the server offers (GET /models), for the TUI's /model picker."""
-        response = await self._client.get(self.base_url + "/models", headers=self.headers(), timeout=10)
-        response.raise_for_status()
-        return sorted(str(m["id"]) for m in response.json().get("data") or [] if isinstance(m, dict) and "id" in m)
+        return await model_ids(self._client, self.base_url + "/models", self.headers())
 
     async def aclose(self) -> None:
         if self._owns_client:

@@ -69,12 +69,22 @@ def status_error(name: str, response: httpx.Response, body: bytes, api_key: str 
     return ProviderError(line, status=status)
 
 
-def decode_json(name: str, event: ServerSentEvent) -> Any:
+def decode_object(name: str, event: ServerSentEvent) -> dict[str, Any]:
+    """A stream event's JSON object; anything else (not JSON, or JSON but no object) is a malformed chunk."""
     try:
-        return bounded_json.loads(event.data)
+        data = bounded_json.loads(event.data)
     except ValueError:
-        raise TransientError(f"{name}: malformed stream chunk: {one_line(event.data, 80)!r}",
-                             malformed=True) from None
+        data = None
+    if not isinstance(data, dict):
+        raise TransientError(f"{name}: malformed stream chunk: {one_line(event.data, 80)!r}", malformed=True)
+    return data
+
+
+async def model_ids(client: httpx.AsyncClient, url: str, headers: dict[str, str]) -> list[str]:
+    """The model ids a models listing (``{"data": [{"id": ...}]}``, both wires) offers, sorted."""
+    response = await client.get(url, headers=headers, timeout=10)
+    response.raise_for_status()
+    return sorted(str(m["id"]) for m in response.json().get("data") or [] if isinstance(m, dict) and "id" in m)
 
 
 @asynccontextmanager
