@@ -10,7 +10,7 @@ import pytest
 
 from core.context.digest import digest, kind_of
 from core.replay.baseline import agent_calls
-from core.replay.load_events import action_text
+from core.replay.load_events import TASK_NOT_RECORDED, action_text
 from core.replay.loaders import (CLAUDE_CODE_FORMAT, CODEX_FORMAT, MINI_FORMAT, OPENHANDS_FORMAT, TrajectoryError,
                                  find_trajectories, iter_trajectories, load_trajectories, load_trajectory)
 
@@ -286,3 +286,23 @@ def test_claude_code_subagent_file_is_read_as_its_own_session(tmp_path):
     (tmp_path / "agent-1a2b.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     traj = load_trajectory(tmp_path / "agent-1a2b.jsonl")
     assert traj.task == "Fix the off-by-one in src/parse.py" and len(traj.steps) == 2
+
+
+def test_codex_exec_json_stream():
+    traj = load_trajectory(FIXTURES / "codex_exec.jsonl")
+    assert (traj.instance_id, traj.source_format, traj.system_prompt_recorded) == ("t-9", CODEX_FORMAT, False)
+    assert traj.task == TASK_NOT_RECORDED                       # the stream starts after the prompt
+    ls, change, mcp, done = traj.steps                            # reasoning and todo_list skipped
+    assert (ls.action, ls.output, ls.returncode, ls.thought) == ("ls -la src", "main.rs\nlib.rs\n", 0,
+                                                                  "Listing first.")
+    assert change.action.startswith("file_change --changes ") and "src/lib.rs" in change.action
+    assert mcp.action == "docs.search --arguments '{\"q\": \"serde\"}'" and "serde 1.0" in mcp.output
+    assert done.response == "Done."
+
+
+def test_claude_code_stream_json_without_the_prompt_gets_a_placeholder_task(tmp_path):
+    rows = [json.loads(line) for line in (FIXTURES / "claude_code_session.jsonl").read_text().splitlines()]
+    rows = [r for r in rows if not (r.get("type") == "user" and isinstance(r["message"]["content"], str))]
+    (tmp_path / "stream.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    traj = load_trajectory(tmp_path / "stream.jsonl")
+    assert traj.task == TASK_NOT_RECORDED and len(traj.steps) == 2

@@ -105,7 +105,7 @@ def test_cli_reports_every_family_against_the_agent_and_raw(tmp_path, capsys):
     assert set(overall["policies"]) == {"agent", "ours", "codex"}
     agent = overall["policies"]["agent"]
     steps = sum(len(t.steps) for p in find_trajectories([FIXTURES]) for t in load_trajectories(p))
-    assert agent["tokens_vs_agent"] == 1.0 and agent["calls"] == steps == 41
+    assert agent["tokens_vs_agent"] == 1.0 and agent["calls"] == steps == 45
     ours = figures["policies"]["ours"]["overall"]
     assert ours["calls"] == agent["calls"]
     assert ours["tokens_vs_agent"] == round(ours["prompt_tokens"] / agent["prompt_tokens"], 4)

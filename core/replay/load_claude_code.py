@@ -14,14 +14,15 @@ Lines are ``{"type": "user"|"assistant", "message": {"role", "content"}, "uuid",
   own session, read as one), ``thinking`` blocks, assistant
   lines Claude Code made up itself (``isApiErrorMessage``, model ``<synthetic>``), ``summary``,
   ``system``, ``file-history-snapshot`` and ``queue-operation`` lines, and any type we do not know.
-The log records neither the system prompt nor the tool schemas (compared without L1: core/replay/baseline.py).
+``claude -p --output-format stream-json`` output has the same lines without the prompt: its task is a
+placeholder. The log records neither the system prompt nor the tool schemas (compared without L1: core/replay/baseline.py).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from core.replay.load_events import Steps, message_step, parse_args, stem, tool_step
+from core.replay.load_events import TASK_NOT_RECORDED, Steps, message_step, parse_args, stem, tool_step
 from core.replay.trajectory import CLAUDE_CODE_FORMAT, Condensation, Trajectory, TrajectoryError
 
 
@@ -89,8 +90,9 @@ def load(rows: list[dict], path: Path) -> Trajectory:
                 thought = []
     if thought:
         steps.add(message_step("\n".join(thought), ""))
-    if not task:
+    if not task and not steps:
         raise TrajectoryError("no task: no user prompt in the session")
+    task = task or TASK_NOT_RECORDED        # stream-json output starts after the prompt
     session = next((str(r["sessionId"]) for r in rows if r.get("sessionId")), stem(path))
     return Trajectory(session, task, steps.steps, CLAUDE_CODE_FORMAT, path, system_prompt_recorded=False,
                       condensations=condensations)

@@ -14,6 +14,10 @@ Lines are ``{"timestamp", "type", "payload"}`` (older files put the item itself 
   (a shell output wrapped as ``{"output", "metadata"}`` is unwrapped: our Bash returns the text alone, and
   the baseline gets the same, which favours it); ``reasoning`` is skipped (encrypted or a summary).
 - ``compacted``: the agent replaced its history by a summary; recorded as a condensation for the baseline.
+- ``codex exec --json`` streams (``thread.started``, ``item.completed`` …): ``command_execution`` (its
+  ``bash -lc`` wrapper taken off), ``file_change``, ``mcp_tool_call`` and ``web_search`` items are steps,
+  ``agent_message`` text their thought; the stream holds no user prompt (the task is a placeholder) and no
+  system prompt; ``reasoning``, ``todo_list`` and ``error`` items are skipped.
 - Skipped on purpose: ``event_msg`` (the UI's copies of the same items; a ``user_message`` one gives the task
   only when no response item does), ``turn_context``, ``record_type``
   state lines, ``ghost_snapshot`` and any type we do not know.
@@ -22,9 +26,10 @@ Lines are ``{"timestamp", "type", "payload"}`` (older files put the item itself 
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
-from core.replay.load_events import Steps, message_step, parse_args, stem, tool_step
+from core.replay.load_events import TASK_NOT_RECORDED, Steps, message_step, parse_args, stem, tool_step
 from core.replay.trajectory import CODEX_FORMAT, Condensation, Trajectory, TrajectoryError, text_of
 
 _ITEMS = {"message", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output",
@@ -33,9 +38,13 @@ _CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_c
 _CONTEXT = ("<environment_context>", "<user_instructions>", "# AGENTS.md", "<permissions instructions>")
 
 
+_EXEC_EVENTS = {"thread.started", "turn.started", "item.started", "item.updated", "item.completed",
+                "turn.completed", "turn.failed"}
+
+
 def is_codex(rows: list[dict]) -> bool:
     return any(r.get("type") in ("response_item", "session_meta", "compacted") or r.get("type") in _ITEMS
-               for r in rows)
+               or r.get("type") in _EXEC_EVENTS for r in rows)
 
 
 def _item(row: dict) -> dict | None:
@@ -79,7 +88,52 @@ def _instructions(meta: dict) -> tuple[list[str], bool]:
     return texts, bool(isinstance(base, str) and base.strip())
 
 
+def _unwrapped(command) -> str:
+    """`/bin/zsh -lc "date"` -> `date`: the command the model wrote, not the shell Codex ran it in."""
+    command = str(command or "")
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return command
+    if len(words) == 3 and words[0].rsplit("/", 1)[-1] in ("bash", "zsh", "sh") and words[1] in ("-lc", "-c"):
+        return words[2]
+    return command
+
+
+def _load_exec(rows: list[dict], path: Path) -> Trajectory:
+    """A `codex exec --json` stream: completed items in order."""
+    steps, thought = Steps(), []
+    for row in rows:
+        item = row.get("item") if row.get("type") == "item.completed" else None
+        kind = item.get("type") if isinstance(item, dict) else None
+        if kind == "agent_message":
+            thought.append(str(item.get("text") or ""))
+            continue
+        if kind == "command_execution":
+            code = item.get("exit_code")
+            step = tool_step("\n".join(thought), "shell", {"command": _unwrapped(item.get("command"))},
+                             str(item.get("aggregated_output") or item.get("output") or ""),
+                             returncode=code if isinstance(code, int) else None)
+        elif kind in ("file_change", "mcp_tool_call", "web_search"):
+            name = f"{item.get('server')}.{item.get('tool')}" if kind == "mcp_tool_call" else kind
+            args = {k: v for k, v in item.items() if k not in ("id", "type", "status", "result", "server", "tool")}
+            result = item.get("result")
+            step = tool_step("\n".join(thought), name, args,
+                             "" if result is None else json.dumps(result, ensure_ascii=False))
+        else:
+            continue
+        steps.add(step)
+        thought = []
+    if thought:
+        steps.add(message_step("\n".join(thought), ""))
+    thread = next((str(r["thread_id"]) for r in rows if r.get("type") == "thread.started" and r.get("thread_id")),
+                  stem(path))
+    return Trajectory(thread, TASK_NOT_RECORDED, steps.steps, CODEX_FORMAT, path, system_prompt_recorded=False)
+
+
 def load(rows: list[dict], path: Path) -> Trajectory:
+    if not any(r.get("type") in ("response_item", "session_meta") or r.get("type") in _ITEMS for r in rows):
+        return _load_exec(rows, path)
     meta = next((r.get("payload", r) for r in rows if r.get("type") == "session_meta"),
                 rows[0] if rows and "instructions" in rows[0] and "type" not in rows[0] else {})
     meta = meta if isinstance(meta, dict) else {}

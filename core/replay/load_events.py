@@ -21,6 +21,10 @@ import shlex
 
 from core.replay.trajectory import Step
 
+# The task of a log that does not record the user's prompt (Codex `exec --json`, Claude Code stream-json): the
+# same placeholder on both sides, so the comparison stays like for like.
+TASK_NOT_RECORDED = "(the user's task is not recorded in this log)"
+
 SHELL_TOOLS = {"execute_bash", "bash", "Bash", "shell", "container.exec", "local_shell", "shell_command",
                "exec_command", "terminal", "execute_command", "run_shell_command"}
 _POSITIONAL = ("command", "path", "file_path")     # written before the --options, in this order

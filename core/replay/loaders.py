@@ -65,7 +65,8 @@ def _read_event_folder(path: Path) -> list:
 
 _SNIFF_CHARS = 65_536
 _EVENT_HINTS = ('"source"', '"sessionId"', '"session_meta"', '"response_item"', '"payload"', '"history"',
-                '"parentUuid"', '"tool_call_metadata"', '"kind": "ActionEvent"', '"kind":"ActionEvent"')
+                '"parentUuid"', '"tool_call_metadata"', '"kind": "ActionEvent"', '"kind":"ActionEvent"',
+                '"thread.started"', '"item.completed"')
 
 
 def _looks_like_trajectory(path: Path) -> bool:
