@@ -51,6 +51,18 @@ def redact(text: str, keys: Iterable[str] | None = None) -> str:
     return text
 
 
+def key_start_at_end(text: str, keys: Iterable[str] | None = None) -> int:
+    """How many characters at the end of ``text`` could be the start of a key (0: none). Streamed text holds them
+    back until the next fragment shows whether a whole key follows."""
+    longest = 0
+    for key in (_known if keys is None else keys):
+        for size in range(min(len(key) - 1, len(text)), longest, -1):
+            if text.endswith(key[:size]):
+                longest = size
+                break
+    return longest
+
+
 def redact_value(value: Any, keys: Iterable[str] | None = None) -> Any:
     """The same value with every key replaced in every string, dict keys included (a new value; input untouched)."""
     keys = tuple(_known if keys is None else keys)

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from core import events as ev
 from core import secrets
+from tests.fakes.llm_server import FakeLLMServer, Reply
+from tests.test_tui_flows import make_host, run_turn
+from tui.app import ContextualApp
 from tui.screen_safe import screen_safe, screen_text
+from tui.widgets.chat_log import ChatLog
+from tui.widgets.scratchpad import ScratchpadView
 
 KEY = "sk-screen-secret-4242"
 
@@ -25,3 +30,34 @@ def test_nested_values_are_cleaned_and_clean_events_come_back_unchanged():
     plain = ev.TextDelta(text="nothing to hide\n\tindented", step=3)
     assert screen_safe(plain) is plain
     assert screen_text("a\tb\nc") == "a\tb\nc"
+
+
+async def test_a_key_streamed_across_fragments_never_shows_in_part(tmp_path, monkeypatch):
+    """The fake server streams the reply 6 characters at a time, so the configured key arrives cut across several
+    fragments. Every fragment handed to the chat and the scratchpad is recorded: joined, they are the reply with
+    the key redacted whole, and nothing else lost."""
+    key = "sk-streamed-secret-0123456789"
+    reply = f"Thought: the key is {key} now\nAction: Finish[done: {key} is set]"
+    answer_parts: list[str] = []
+    step_parts: list[str] = []
+    stream_answer, update_step = ChatLog.stream_answer, ScratchpadView.update_step
+
+    async def record_answer(self, fragment: str) -> None:
+        answer_parts.append(fragment)
+        await stream_answer(self, fragment)
+
+    def record_step(self, step: int, **changes) -> None:
+        step_parts.append(changes.get("streamed", ""))
+        update_step(self, step, **changes)
+
+    monkeypatch.setattr(ChatLog, "stream_answer", record_answer)
+    monkeypatch.setattr(ScratchpadView, "update_step", record_step)
+    with FakeLLMServer(kind="openai", script=[Reply(reply, chunk_size=6)]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, api_key=key), animate=False)
+        async with app.run_test(size=(120, 30)) as pilot:
+            await run_turn(pilot, "what is the key?")
+            assert "".join(answer_parts) == "done: [redacted] is set"
+            assert "".join(step_parts) == reply.replace(key, "[redacted]")
+            assert len(answer_parts) > 2 and len(step_parts) > 5          # it did stream in pieces
+            screen = app.export_screenshot().replace("&#160;", " ")
+            assert "done: [redacted] is set" in screen and key[:8] not in screen

@@ -15,7 +15,7 @@ from core import permissions
 from tui.format import args_label, plural, tokens
 from tui.screens.compaction import CompactionModal
 from tui.screens.permission import PermissionModal
-from tui.screen_safe import screen_safe
+from tui.screen_safe import StreamGuard
 from tui.surfaces import Surfaces
 
 
@@ -29,11 +29,13 @@ class EventRouter:
         self._calling_step = 0
         self._answered = False
         self.events_seen = 0
+        self.streams = StreamGuard()     # keys redacted, and never shown in part across streamed fragments
 
     # ----- whole streams
     async def consume_turn(self, text: str, stream: AsyncIterator[Any]) -> None:
         self._answered = False
         self._calling_step = 0
+        self.streams.reset()
         await self.ui.chat.add_user(text)
         self.ui.scratchpad.start_turn(text)
         self.ui.status.thinking()
@@ -81,10 +83,10 @@ class EventRouter:
     # ----- one event
     async def route(self, event: Any) -> None:
         self.events_seen += 1
-        event = screen_safe(event)      # no key and no terminal escape reaches a widget
-        handler = getattr(self, "on_" + type(event).__name__, None)
-        if handler is not None:
-            await handler(event)
+        for safe in self.streams.safe(event):      # no key (nor part of one) and no terminal escape reaches a widget
+            handler = getattr(self, "on_" + type(safe).__name__, None)
+            if handler is not None:
+                await handler(safe)
 
     async def on_PromptChanged(self, e: ev.PromptChanged) -> None:
         self.ui.show_prompt(e.view)
