@@ -19,12 +19,15 @@ import shlex
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from core.context import failures
+
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]{3,}")
 _DEF = re.compile(r"^\s*(?:\d+[:\s\u2192-]+)?\s*(?:async\s+def|def|class|function|func|fn|interface|struct|enum|type|module|@\w)")
 _IMPORT = re.compile(r"^\s*(?:\d+[:\s\u2192-]+)?\s*(?:from\s+\S+\s+import|import\s|#include|require\(|use\s)")
 _FAIL = re.compile(r"(?:Error|Exception|FAIL|FAILED|ERROR|Traceback|assert|Assertion|Warning|error:|failed|passed|"
                    r"File \"|line \d+|^E\s|^>\s|^-+ |^=+ )")
 _GREP_REF = re.compile(r"^([^\s:]+\.[A-Za-z0-9]+|[^\s:]+/[^\s:]+):(\d+)[:-]")
+_GREP_LINE = re.compile(r"^\d+:")
 _NUMBERED = re.compile(r"^\s*(\d+)(?:[\t:\s]|\u2192)")
 _LINE_COST = 20         # a kept line's fixed cost in characters (its number, newline), for the cover's greedy choice
 
@@ -121,12 +124,12 @@ def names_in(lines: Iterable[str], seen: set[str], limit: int | None = None, *, 
     return out
 
 
-def _select(lines: list[str], keep_line: Callable[[str], bool], limits: Limits) -> tuple[list[int], list[int]]:
-    """Indices kept verbatim (head, tail, and up to `keep` special lines) and the dropped ones."""
+def _select(lines: list[str], special: Callable[[list[str]], list[int]], limits: Limits
+            ) -> tuple[list[int], list[int]]:
+    """Indices kept verbatim (head, tail, and the first `keep` special lines, best first) and the dropped ones."""
     n = len(lines)
     kept = set(range(min(limits.head, n))) | set(range(max(0, n - limits.tail), n))
-    special = [i for i in range(n) if i not in kept and keep_line(lines[i])]
-    kept |= set(special[:limits.keep])
+    kept |= set([i for i in special(lines) if i not in kept][:limits.keep])
     return sorted(kept), [i for i in range(n) if i not in kept]
 
 
@@ -135,27 +138,31 @@ def _view_line(line: str) -> bool:
 
 
 def _search_line(line: str) -> bool:
-    return bool(_GREP_REF.match(line))   # `path:line:` matches; a plain listing lives on in the names
-
-
-def _test_line(line: str) -> bool:
-    return bool(_FAIL.search(line))
-
-
-def _other_line(line: str) -> bool:
-    return bool(_FAIL.search(line) or _DEF.match(line))
+    # `path:line:` matches, or `line:` from a grep -n of one file; a plain listing lives on in the names
+    return bool(_GREP_REF.match(line) or _GREP_LINE.match(line))
 
 
 def _diff_line(line: str) -> bool:
     return line.startswith(("+++", "---", "@@", "diff "))
 
 
-KEEPERS: dict[str, Callable[[str], bool]] = {
-    "view": _view_line,
-    "search": _search_line,
-    "test": _test_line,
-    "diff": _diff_line,
-    "other": _other_line,
+def _in_order(keep_line: Callable[[str], bool]) -> Callable[[list[str]], list[int]]:
+    return lambda lines: [i for i, line in enumerate(lines) if keep_line(line)]
+
+
+def _failures_first(keep_line: Callable[[str], bool]) -> Callable[[list[str]], list[int]]:
+    """A run's failure lines best first (core/context/failures.py), then the other lines `keep_line` picks."""
+    def special(lines: list[str]) -> list[int]:
+        return list(dict.fromkeys(failures.ranked(lines) + _in_order(keep_line)(lines)))
+    return special
+
+
+KEEPERS: dict[str, Callable[[list[str]], list[int]]] = {
+    "view": _in_order(_view_line),
+    "search": _in_order(_search_line),
+    "test": _failures_first(lambda line: bool(_FAIL.search(line))),
+    "diff": _in_order(_diff_line),
+    "other": _failures_first(lambda line: bool(_FAIL.search(line) or _DEF.match(line))),
 }
 
 
