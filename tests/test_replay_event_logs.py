@@ -306,3 +306,17 @@ def test_claude_code_stream_json_without_the_prompt_gets_a_placeholder_task(tmp_
     (tmp_path / "stream.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     traj = load_trajectory(tmp_path / "stream.jsonl")
     assert traj.task == TASK_NOT_RECORDED and len(traj.steps) == 2
+
+
+def test_claude_code_reads_the_branch_that_ends_the_session(tmp_path):
+    rows = [json.loads(line) for line in (FIXTURES / "claude_code_session.jsonl").read_text().splitlines()]
+    first = json.loads(json.dumps(rows[1]))               # the prompt as first sent, then edited and sent again
+    first["uuid"], first["message"]["content"] = "u1-old", "Fix src/old.py"
+    answer = json.loads(json.dumps(rows[2]))
+    answer["uuid"], answer["parentUuid"] = "u2-old", "u1-old"
+    answer["message"]["content"][1]["input"] = {"file_path": "src/old.py"}
+    (tmp_path / "s.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [rows[0], first, answer] + rows[1:]))
+    traj = load_trajectory(tmp_path / "s.jsonl")
+    assert traj.task == "Fix the off-by-one in src/parse.py"
+    assert [s.action for s in traj.steps] == ["Read src/parse.py", "python -m pytest tests/test_parse.py -q"]
+    assert len(load_trajectory(FIXTURES / "claude_code_compacted.jsonl").steps) == 4     # no fork: file order

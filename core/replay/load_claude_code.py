@@ -4,6 +4,8 @@ core/replay/trajectory.py.
 Lines are ``{"type": "user"|"assistant", "message": {"role", "content"}, "uuid", "parentUuid", "isSidechain",
 "sessionId", ...}``; one API reply is often split over several assistant lines (one content block each).
 - The first user prompt (text, not ``isMeta``) is the task; a later prompt is the reply to the step before it.
+- Only the branch that ends the session counts (``parentUuid`` links; a prompt edited and sent again leaves the
+  abandoned branch in the file).
 - ``tool_use`` blocks are steps, answered by the ``tool_result`` block with their id (its text parts are what
   the model read; ``toolUseResult`` only restates them for the UI); the calls of one reply (one
   ``message.id``) are one step. Text blocks before a call are its thought;
@@ -50,11 +52,49 @@ def _synthetic(row: dict) -> bool:
                                            or row["message"].get("model") == "<synthetic>")
 
 
+def _abandoned(every: list[dict], rows: list[dict]) -> set[str]:
+    """Rows of branches the session left: a prompt edited and sent again forks the file at the prompt's parent
+    (two prompts with one parent); the one off the path from the last message back to the first is abandoned,
+    with everything that descends from it. Nothing is dropped when the file does not fork this way or the path
+    breaks on a parent the file does not hold (file order then)."""
+    prompts: dict[str, list[str]] = {}
+    for r in rows:
+        if r["type"] == "user" and not r.get("isMeta") and any(b.get("type") == "text" for b in _blocks(r)):
+            prompts.setdefault(str(r.get("parentUuid")), []).append(str(r.get("uuid")))
+    forks = [group for group in prompts.values() if len(group) > 1]
+    if not forks or not rows:
+        return set()
+    by_id = {r["uuid"]: r for r in every if isinstance(r.get("uuid"), str)}
+    path: set[str] = set()
+    row: dict | None = rows[-1]
+    while row is not None and row.get("uuid") not in path:
+        path.add(str(row.get("uuid")))
+        parent = row.get("parentUuid") or row.get("logicalParentUuid")     # a compaction links back logically
+        if parent and parent not in by_id:
+            return set()                          # the chain breaks: no way to tell the branches apart
+        row = by_id.get(parent) if parent else None
+    children: dict[str, list[str]] = {}
+    for r in every:
+        if isinstance(r.get("uuid"), str) and r.get("parentUuid"):
+            children.setdefault(r["parentUuid"], []).append(r["uuid"])
+    dead = [uuid for group in forks for uuid in group if uuid not in path]
+    seen: set[str] = set()
+    while dead:
+        uuid = dead.pop()
+        if uuid not in seen:
+            seen.add(uuid)
+            dead += children.get(uuid, [])
+    return seen
+
+
 def load(rows: list[dict], path: Path) -> Trajectory:
+    every = rows
     rows = [r for r in rows if r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict)
             and not _synthetic(r)]
     if not all(r.get("isSidechain") for r in rows):     # a subagent's own file (agent-*.jsonl) is all sidechain
         rows = [r for r in rows if not r.get("isSidechain")]
+    dropped = _abandoned(every, rows)
+    rows = [r for r in rows if r.get("uuid") not in dropped]
     results: dict[str, tuple[str, bool]] = {}
     for row in rows:
         for block in _blocks(row) if row["type"] == "user" else []:
