@@ -68,12 +68,12 @@ def test_llamacpp_context_error_twice_ends_with_one_clear_line(project: Path):
 
 
 # ---- 13.6: brittle provider parsing ----------------------------------------------------------------------------
+# One shape per wire through the CLI (a run, and a resume of the session it stored); every malformed shape on both
+# wires is parsed in process by tests/test_provider_hostile.py.
 @pytest.mark.parametrize("kind,raw", [
     ("openai", {"prompt_tokens": "1200", "completion_tokens": [3]}),
-    ("openai", {"prompt_tokens": -5, "completion_tokens": 3}),
-    ("anthropic", {"input_tokens": "many", "output_tokens": 3}),
     ("anthropic", {"input_tokens": -40, "output_tokens": 3}),
-], ids=["openai-strings", "openai-negative", "anthropic-strings", "anthropic-negative"])
+], ids=["openai-strings", "anthropic-negative"])
 def test_malformed_usage_is_treated_as_absent(project: Path, kind, raw):
     with FakeLLMServer(kind, [Reply(FINISH, raw_usage=raw), FINISH]) as srv:
         env = cli_env(home_of(project), srv.base_url, kind)

@@ -100,16 +100,19 @@ def three_turns(high_usage_reply: str = answer("two")) -> list[str | Reply]:
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
 def test_a6_usage_reported_by_the_server_triggers_compaction_and_the_next_request_carries_summary_and_kept_round(
         project: Path, kind: str):
-    model = Model(three_turns())
+    model = Model(three_turns() + [answer("four")])
     with FakeLLMServer(kind=kind, responder=model) as srv:
-        results = run_turns(project, srv, kind, [(ALPHA, []), (BETA, []), (GAMMA, [])])
-    assert [r.stdout for r in results] == ["one\n", "two\n", "three\n"]
+        results = run_turns(project, srv, kind, [(ALPHA, []), (BETA, []), (GAMMA, []), ("DELTA-q7x4", [])])
+    assert [r.stdout for r in results] == ["one\n", "two\n", "three\n", "four\n"]
     assert "compacting (auto)" in results[2].stderr and "compacted:" in results[2].stderr
-    assert len(model.summary_requests) == 1
+    assert len(model.summary_requests) == 1           # gamma's small usage does not trigger another one
+    # A4: the session resumed after the compaction still omits the archived round.
+    fourth = wire_text(model.turn_requests[-1])
+    assert "DELTA-q7x4" in fourth and "SUMMARY-MARKER-z9" in fourth and ALPHA not in fourth
     summary_request = wire_text(model.summary_requests[0])
     assert ALPHA in summary_request and BETA not in summary_request      # only the archived round is summarised
 
-    gamma = model.turn_requests[-1]
+    gamma = model.turn_requests[-2]
     sent = wire_text(gamma)
     assert GAMMA in sent and BETA in sent and ALPHA not in sent
     assert "SUMMARY-MARKER-z9" in sent and sent.count(SUMMARY_HEADING) == 1
@@ -141,15 +144,6 @@ def test_a6_no_compaction_while_the_reported_usage_stays_below_the_threshold(pro
     assert not model.summary_requests and "compact" not in results[2].stderr
     assert ALPHA in wire_text(model.turn_requests[-1])
     assert "over 70%" in results[2].stderr                                   # 15,010 + 3 ≥ 0.7 × 20,000
-
-
-def test_a4_a_resumed_session_after_compaction_still_omits_the_archived_round(project: Path):
-    model = Model(three_turns() + [answer("four")])
-    with FakeLLMServer(kind="openai", responder=model) as srv:
-        run_turns(project, srv, "openai", [(ALPHA, []), (BETA, []), (GAMMA, []), ("DELTA-q7x4", [])])
-    fourth = wire_text(model.turn_requests[-1])
-    assert "DELTA-q7x4" in fourth and "SUMMARY-MARKER-z9" in fourth and ALPHA not in fourth
-    assert len(model.summary_requests) == 1           # gamma's small usage does not trigger another one
 
 
 def test_a4_a_second_compaction_appends_its_summary_and_never_resummarises_the_first(project: Path):

@@ -22,6 +22,7 @@ import httpx
 
 from core import bounded_json
 from core.providers.base import token_count
+from core.providers.transport import tls_context
 
 PROBE_TIMEOUT = 2.0          # seconds for all probes together
 _BODY_LIMIT = 1 << 20        # a /v1/models list larger than this is not read
@@ -100,7 +101,7 @@ async def tokenize_count(base_url: str, text: str, api_key: str | None = None, *
                          timeout: float = PROBE_TIMEOUT) -> int | None:
     """How many tokens llama.cpp's ``POST /tokenize`` makes of ``text`` (its model's own tokenizer), or None."""
     headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
-    async with httpx.AsyncClient(timeout=httpx.Timeout(timeout), headers=headers) as client:
+    async with httpx.AsyncClient(timeout=httpx.Timeout(timeout), headers=headers, verify=tls_context()) as client:
         try:
             async with asyncio.timeout(timeout):
                 data = await _json(client, "POST", server_root(base_url) + "/tokenize", json={"content": text})
@@ -130,7 +131,7 @@ async def detect_window(base_url: str, model: str, api_key: str | None = None, *
     """The best window the server states for ``model``, or None when it states none in ``timeout`` seconds."""
     root = server_root(base_url)
     headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
-    async with httpx.AsyncClient(timeout=httpx.Timeout(timeout), headers=headers) as client:
+    async with httpx.AsyncClient(timeout=httpx.Timeout(timeout), headers=headers, verify=tls_context()) as client:
         probes = [
             (from_props, _json(client, "GET", root + "/props")),
             (from_show, _json(client, "POST", root + "/api/show", json={"model": model})),
