@@ -31,7 +31,6 @@ from tui.context_tools import ContextToolsMixin, pinned_ids, with_pins
 from tui.host import Host, Opened, undoable_turns_of
 from tui.prompt_view import Shown, next_prompt
 from tui.router import EventRouter
-from tui.screens.stored_full import StoredFullScreen
 from tui.settings import Remembered
 from tui.widgets.chat_log import ChatLog
 from tui.widgets.history_view import HistoryView
@@ -393,6 +392,7 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
         if not tools:
             self.notify("No tool result at or above the selected row.", timeout=3)
             return
+        from tui.screens.stored_full import StoredFullScreen
         self.push_screen(StoredFullScreen(tools[-1], self.shown))
 
     @on(HistoryView.PinMessage)
@@ -402,6 +402,7 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
     @on(HistoryView.OpenMessage)
     def open_message(self, event: HistoryView.OpenMessage) -> None:
         if event.message.role == "tool":
+            from tui.screens.stored_full import StoredFullScreen
             self.push_screen(StoredFullScreen(event.message, self.shown))
         else:
             self.open_text(event.message)

@@ -5,26 +5,16 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import App
-from textual.widgets import Markdown
 from textual.worker import WorkerState
 
 from core.config import Config
 from tui import commands
 from tui.format import final_answer, plural
-from tui.screens.compact_choice import CompactChoice
-from tui.screens.compaction_history import CompactionHistoryScreen
-from tui.screens.context_view import ContextScreen
-from tui.screens.info import InfoScreen
-from tui.screens.model_picker import ModelPicker
-from tui.screens.rewind_picker import RewindPicker
-from tui.screens.session_picker import SessionPicker
-from tui.screens.undo_confirm import UndoConfirmModal
-from tui.starter import starter_code_law
-from tui.transcript import transcript_markdown
+
+# Screens are imported where they open: none is needed for the first frame (launch time, README "Benchmarks").
 
 
 def how_to_configure(config: Config) -> str:
@@ -66,6 +56,7 @@ class CommandsMixin(App):
         self.action_compact(rest.strip() if keep is not None else argument or None, keep)
 
     def action_compact(self, instructions: str | None = None, keep: int | None = None) -> None:
+        from tui.screens.compact_choice import CompactChoice
         if self.busy("compact"):
             return
         from core.context.history import rounds
@@ -88,10 +79,12 @@ class CommandsMixin(App):
                                    if self.shown is not None else 0))
 
     def action_compactions(self) -> None:
+        from tui.screens.compaction_history import CompactionHistoryScreen
         self.push_screen(CompactionHistoryScreen(list(self.engine.compactions)), self.reinject)
 
     # ----- reading
     async def action_context(self) -> None:
+        from tui.screens.context_view import ContextScreen
         from tui.prompt_view import next_prompt
         await self.tokens_loaded()
         pending = self.query_one("#prompt").text
@@ -99,12 +92,16 @@ class CommandsMixin(App):
         self.push_screen(ContextScreen(shown, getattr(self, "last_sent", None)))
 
     def open_text(self, message: Any) -> None:
+        from textual.widgets import Markdown
+        from tui.screens.info import InfoScreen
         title = {"summary": f"Summary #{message.meta.get('number', '')}".strip(), "user": "You",
                  "assistant": "Agent"}.get(message.role, message.role)
         body = final_answer(message) if message.meta.get("final") else message.content
         self.push_screen(InfoScreen(title, Markdown(body) if message.role != "user" else Text(body)))
 
     async def command_help(self, _argument: str) -> None:
+        from rich.table import Table
+        from tui.screens.info import InfoScreen
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold cyan", no_wrap=True)
         table.add_column()
@@ -117,6 +114,7 @@ class CommandsMixin(App):
 
     # ----- model
     async def command_model(self, argument: str) -> None:
+        from tui.screens.info import InfoScreen
         if argument:
             self.switch_model(argument)
             return
@@ -127,6 +125,7 @@ class CommandsMixin(App):
 
     @work(exclusive=True, group="models", exit_on_error=False)
     async def _pick_model(self) -> None:
+        from tui.screens.model_picker import ModelPicker
         provider = getattr(self.engine, "provider", None)
         names: list[str] = []
         problem = ""
@@ -162,6 +161,7 @@ class CommandsMixin(App):
         await self.chat.add_notice("New session. The previous one is saved: /resume reopens it.")
 
     def action_resume(self) -> None:
+        from tui.screens.session_picker import SessionPicker
         if self.busy("resume"):
             return
         try:
@@ -197,6 +197,7 @@ class CommandsMixin(App):
 
     # ----- files
     async def command_init(self, _argument: str) -> None:
+        from tui.starter import starter_code_law
         path = self.config.project_root / "CODE_LAW.md"
         if path.exists():
             await self.chat.add_notice(f"{path.name} exists already: edit it, /init never overwrites it", "warning")
@@ -208,6 +209,7 @@ class CommandsMixin(App):
         self.show_prompt()
 
     async def command_export(self, argument: str) -> None:
+        from tui.transcript import transcript_markdown
         name = argument.strip() or f"contextual-{(self.engine.session_id or 'session')[:8]}.md"
         path = self.config.project_root / name
         messages = await self.host.transcript(self.engine)
@@ -252,6 +254,7 @@ class CommandsMixin(App):
 
     @work(exclusive=True, group="undo", exit_on_error=False)
     async def _rewind(self, mine: list) -> None:
+        from tui.screens.rewind_picker import RewindPicker
         from tui.host import undoable_turns_of
         try:
             changed = await undoable_turns_of(self.engine)
@@ -297,4 +300,5 @@ class CommandsMixin(App):
 
     async def confirm_overwrite(self, paths: list[str]) -> bool:
         """Asked by undo before it overwrites files the user edited by hand after the turn."""
+        from tui.screens.undo_confirm import UndoConfirmModal
         return bool(await self.push_screen_wait(UndoConfirmModal(paths)))

@@ -11,11 +11,7 @@ from typing import Any
 
 from textual.app import App
 
-from core.context.ledger import Ledger, LostFact
 from tui.prompt_view import Shown
-from tui.screens.loss_ledger import LossLedgerScreen
-from tui.screens.policies import PoliciesScreen
-from tui.screens.prompt_diff import PromptDiffScreen
 
 
 def pinned_ids(engine: Any) -> frozenset[str]:
@@ -37,6 +33,7 @@ class ContextToolsMixin(App):
         if self.busy("replay the session under each policy"):
             return
         await self.tokens_loaded()
+        from tui.screens.policies import PoliciesScreen      # the replay machinery: loaded when asked for
         record = await self.host.transcript(self.engine)
         self.push_screen(PoliciesScreen(record, self.config, self.engine.policy), self.policy_picked)
 
@@ -49,6 +46,7 @@ class ContextToolsMixin(App):
 
     # ----- /diff
     async def command_diff(self, _argument: str) -> None:
+        from tui.screens.prompt_diff import PromptDiffScreen
         self.push_screen(PromptDiffScreen(log=self.engine.sent))
 
     # ----- the loss ledger
@@ -62,10 +60,12 @@ class ContextToolsMixin(App):
         self.open_ledger(*logged[-1])
 
     def open_ledger(self, number: int, entry: dict) -> None:
+        from core.context.ledger import Ledger
+        from tui.screens.loss_ledger import LossLedgerScreen
         ledger = Ledger.from_dict(entry.get("lossLedger"))
         self.push_screen(LossLedgerScreen(ledger, f"Compaction #{number}: what it dropped"), self.reinject)
 
-    def reinject(self, fact: LostFact | None) -> None:
+    def reinject(self, fact: Any) -> None:
         """A lost fact chosen in a ledger: it rides as a reminder on the next message the user sends."""
         if fact is None:
             return

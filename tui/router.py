@@ -10,13 +10,16 @@ from __future__ import annotations
 import asyncio
 from typing import Any, AsyncIterator
 
+from typing import TYPE_CHECKING
+
 from core import events as ev
-from core import permissions
 from tui.format import args_label, plural, tokens
-from tui.screens.compaction import CompactionModal
-from tui.screens.permission import PermissionModal
 from tui.screen_safe import StreamGuard
 from tui.surfaces import Surfaces
+
+if TYPE_CHECKING:       # the modals are imported when they first open: not needed for the first frame
+    from tui.screens.compaction import CompactionModal
+    from tui.screens.permission import PermissionModal
 
 
 class EventRouter:
@@ -138,6 +141,8 @@ class EventRouter:
         self.ui.status.thinking()
 
     async def on_PermissionRequest(self, e: ev.PermissionRequest) -> None:
+        from core import permissions
+        from tui.screens.permission import PermissionModal
         future = e.future
 
         def answer(decision: Any) -> None:
@@ -183,6 +188,7 @@ class EventRouter:
         await self.ui.chat.add_notice(e.message, "warning")
 
     async def on_CompactionStarted(self, e: ev.CompactionStarted) -> None:
+        from tui.screens.compaction import CompactionModal
         self.ui.status.idle()
         self._card_read = asyncio.Event()
         self._logged_before = len(self.ui.compactions_logged())
