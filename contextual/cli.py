@@ -93,16 +93,18 @@ def main(argv: list[str] | None = None) -> int:
     return _print_mode(args)
 
 
-def _load(args: argparse.Namespace) -> Config:
+def _load(args: argparse.Namespace, ask_server: bool = True) -> Config:
     config = load_config(Path.cwd(), {k: getattr(args, k) for k in FLAG_KEYS})
     drop_key_variables()            # read once, now out of reach of Bash and other children
+    if not ask_server:              # the app asks after its first frame (tui/host.py: RealHost.connect)
+        return config
     from core.model_facts import resolve_window
     return asyncio.run(resolve_window(config))   # once, 2 s at most: the server's window unless the user set one
 
 
 def _open_app(args: argparse.Namespace) -> int:
     try:
-        config = _load(args)
+        config = _load(args, ask_server=False)
     except ConfigError as exc:
         return make_printer("text").fail(str(exc))
     from tui.app import run_app   # imported only when the app is asked for: -p never loads textual

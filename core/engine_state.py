@@ -96,6 +96,14 @@ class EngineState(ContextControls):
         """Switch the model for the next calls (`/model NAME`); summaries follow unless set apart."""
         self.config = replace(self.config, model=model)
 
+    def connect(self, config: Config, provider: Provider | None) -> None:
+        """The app opens its engine before asking the server anything (its first frame waits for nothing): the
+        window found at startup and the provider arrive here, between turns."""
+        self.config = config
+        self.builder.limit = config.prompt_limit
+        self.builder.rules_share = int(RULES_SHARE * config.context_window)
+        self.provider = self.summary_provider = provider
+
     def attach_mcp(self, manager: Any) -> None:
         self.mcp = manager
         self.warnings += [ev.message for ev in self.sync_tools() if isinstance(ev, Notice)]

@@ -9,6 +9,7 @@ import threading
 from core import tokens
 from core.messages import Message
 from tests.fakes.llm_server import FakeLLMServer, Reply
+from tests.fakes.server_flavors import Flavor
 from tests.test_tui_flows import finish, make_host, run_turn, type_and_send, wait_for
 from tui.app import ContextualApp
 from tui.widgets.history_view import HistoryView
@@ -60,7 +61,8 @@ async def test_meter_warns_then_announces_compaction_at_a_20k_window(tmp_path):
 async def test_first_frame_does_not_wait_for_the_tokenizer(tmp_path, monkeypatch):
     """A fresh process: the tokenizer is not loaded. The first frame shows the meter's and History's placeholders
     while the load (held back here by the test) runs in a worker thread; an input sent meanwhile waits for it off
-    the UI thread; once loaded, the figures are the engine's own."""
+    the UI thread; once loaded, the figures are the engine's own, at the window the server states (asked after the
+    first frame too)."""
     gate = threading.Event()
     waiting: list[str] = []                 # the threads that asked for the encoding before it was loaded
     real = tokens.encoding
@@ -73,7 +75,8 @@ async def test_first_frame_does_not_wait_for_the_tokenizer(tmp_path, monkeypatch
 
     monkeypatch.setattr(tokens, "_encoding", None)
     monkeypatch.setattr(tokens, "encoding", gated_encoding)
-    with FakeLLMServer(kind="openai", script=[Reply(finish("loaded and answered"))]) as srv:
+    with FakeLLMServer(kind="openai", script=[Reply(finish("loaded and answered"))],
+                       flavor=Flavor("vllm", n_ctx=32768)) as srv:
         host = make_host(tmp_path, srv.base_url)
         opened = host.new_engine()
         opened.engine.restore([Message("user", "an earlier question"),
@@ -101,3 +104,4 @@ async def test_first_frame_does_not_wait_for_the_tokenizer(tmp_path, monkeypatch
             assert (shown.total, shown.estimate, shown.layers) == (view.total, view.trigger.estimate, view.tokens)
             assert history.option_count == len(app.engine.history.messages) == 4
             assert "counting" not in meter_lines(app)[0]
+            assert app.engine.config.context_window == 32768 and "of 32.8k window" in meter_lines(app)[1]

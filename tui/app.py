@@ -101,6 +101,7 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
         self.shown: Shown | None = None
         self.last_sent: Shown | None = None       # the prompt of the latest model call
         self._loading_theme = True
+        self._connected = asyncio.Event()          # set once the host found the window and the provider
 
     # ----- surfaces (what the router may touch)
     @property
@@ -174,20 +175,40 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
         await self.show_engine(self.opened)
         self.apply_layout()
         prompt.focus()
-        if not tokens.ready():      # after the first frame: the load holds the GIL and would delay the paint
-            self.call_after_refresh(self._load_tokenizer)
+        self.call_after_refresh(self._after_first_frame)
         if hasattr(self.host, "start_mcp"):       # servers come up in the background (core/mcp)
             self.host.start_mcp(lambda: self.call_later(self.mcp_changed))
+
+    def _after_first_frame(self) -> None:
+        """What the first frame does not wait for: the tokenizer (its load holds the GIL, so it starts only once
+        the frame is painted), the server's window and the provider (httpx)."""
+        if not tokens.ready():
+            self._load_tokenizer()
+        self._connect()
 
     @work(thread=True, exclusive=True, group="tokenizer", exit_on_error=False)
     def _load_tokenizer(self) -> None:
         tokens.encoding()
         self.call_from_thread(self.mcp_changed)       # counts are ready: the meter and History show them
 
-    async def tokens_loaded(self) -> None:
-        """Wait (off this thread) until the tokenizer is loaded; at once when it is."""
+    @work(exclusive=True, group="connect", exit_on_error=False)
+    async def _connect(self) -> None:
+        try:
+            if hasattr(self.host, "connect"):
+                await self.host.connect()
+                self.host.connect_engine(self.engine)
+                self.config = self.host.config
+        except Exception as exc:          # a provider that cannot be built: said once, the app stays open
+            await self.chat.add_notice(f"cannot reach the model: {exc}", "error")
+        finally:
+            self._connected.set()
+        await self.mcp_changed()          # the window the server states: the meter shows it
+
+    async def started(self) -> None:
+        """Wait (off this thread) until the tokenizer is loaded and the server asked; at once when they are."""
         if not tokens.ready():
             await asyncio.to_thread(tokens.encoding)
+        await self._connected.wait()
 
     async def mcp_changed(self) -> None:
         """An MCP server came up or went away (or counts became ready): between turns, take its tools in now and
@@ -316,12 +337,12 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def _turn(self, text: str) -> None:
-        await self.tokens_loaded()        # sent within the first second: the turn waits, off the UI thread
+        await self.started()        # sent within the first second: the turn waits, off the UI thread
         await self.router.consume_turn(text, self.engine.run_turn(text))
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def _compact(self, instructions: str | None, keep_rounds: int | None = None) -> None:
-        await self.tokens_loaded()
+        await self.started()
         # A manual compaction is previewed (issue 19.1): the summary waits beside the rounds it replaces.
         stream = self.engine.compact(instructions, keep_rounds=keep_rounds, preview=True)
         await self.router.consume_compaction(stream)

@@ -86,7 +86,7 @@ class CommandsMixin(App):
     async def action_context(self) -> None:
         from tui.screens.context_view import ContextScreen
         from tui.prompt_view import next_prompt
-        await self.tokens_loaded()
+        await self.started()
         pending = self.query_one("#prompt").text
         shown = next_prompt(self.engine, pending if not pending.startswith(("/", "!")) else "")
         self.push_screen(ContextScreen(shown, getattr(self, "last_sent", None)))

@@ -32,7 +32,7 @@ class ContextToolsMixin(App):
     async def command_policies(self, _argument: str) -> None:
         if self.busy("replay the session under each policy"):
             return
-        await self.tokens_loaded()
+        await self.started()
         from tui.screens.policies import PoliciesScreen      # the replay machinery: loaded when asked for
         record = await self.host.transcript(self.engine)
         self.push_screen(PoliciesScreen(record, self.config, self.engine.policy), self.policy_picked)

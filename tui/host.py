@@ -28,23 +28,36 @@ class Host(Protocol):
     config: Config
 
     def new_engine(self) -> Opened: ...
+    async def connect(self) -> None: ...                                 # the window and the provider, once
     def resume(self, session_id: str | None = None) -> Opened: ...     # None: this project's latest
     def list_sessions(self) -> list[Any]: ...
     def ensure_session(self, engine: Any) -> None: ...
     async def transcript(self, engine: Any) -> list[Any]: ...
     async def undo(self, engine: Any, confirm_overwrite: Any = None) -> str: ...
     async def restore_turns(self, engine: Any, turns: set, confirm_overwrite: Any = None) -> list[str]: ...
+    def connect_engine(self, engine: Any) -> None: ...
     async def close(self, engine: Any) -> None: ...
 
 
 class RealHost:
     def __init__(self, config: Config) -> None:
         self.config = config
-        self._provider: Any = None
-        from core.runtime import make_provider
-        self._provider = make_provider(config)
+        self._provider: Any = None         # after connect(): the app's first frame does not wait for the server
         from core.mcp.manager import MCPManager
         self.mcp = MCPManager.from_config(config.project_root, config.home) or None   # one set per app run
+
+    async def connect(self) -> None:
+        """The server's window (asked once, 2 s at most) and the provider, in a thread of its own: the probes
+        import httpx and may count tokens, none of which the app's first frame or its event loop should wait for."""
+        import asyncio
+
+        def found() -> tuple[Config, Any]:
+            from core.model_facts import resolve_window
+            from core.runtime import make_provider
+            config = asyncio.run(resolve_window(self.config))
+            return config, make_provider(config)
+
+        self.config, self._provider = await asyncio.to_thread(found)
 
     def _engine(self) -> Any:
         from core.runtime import new_engine
@@ -145,6 +158,10 @@ class RealHost:
         await engine.session.flush(fsync=False)
         path = engine.session.path
         return list(await asyncio.to_thread(lambda: load_session(path).full_record))
+
+    def connect_engine(self, engine: Any) -> None:
+        """An engine opened before connect() takes the window and the provider found."""
+        engine.connect(self.config, self._provider)
 
     async def close(self, engine: Any) -> None:
         if engine is not None and engine.session is not None:
