@@ -24,12 +24,16 @@ def _is_bash(data: Any) -> bool:
 
 
 def header(result: dict) -> str:
-    """`[ok]`, `[exit 1]`, `[error not_found: no such file: x.py]`, with dropped bytes when any."""
+    """`[ok]`, `[exit 1]`, `[error not_found: no such file: x.py]`, with dropped bytes when any; empty when
+    nothing is known (a recorded command without its exit code)."""
     data = result.get("data")
     error = result.get("error") or {}
     parts: list[str] = []
     if _is_bash(data):
-        parts.append("timed out" if data.get("timed_out") else f"exit {data.get('exit_code')}")
+        if data.get("timed_out"):
+            parts.append("timed out")
+        elif data.get("exit_code") is not None:   # a replayed log may not record the code: say nothing, not "exit None"
+            parts.append(f"exit {data.get('exit_code')}")
         for stream in ("stdout", "stderr"):
             dropped = data.get(f"{stream}_dropped_bytes") or 0
             if dropped:
@@ -42,7 +46,7 @@ def header(result: dict) -> str:
         parts.append(f"error {code}: {message}".rstrip(": ") if message else f"error {code}")
     elif result.get("status", "error") != "success" and not _is_bash(data):
         parts.append(str(result.get("status", "error")))
-    return "[" + "; ".join(parts) + "]"
+    return "[" + "; ".join(parts) + "]" if parts else ""
 
 
 def body(result: dict) -> str:
@@ -60,6 +64,6 @@ def body(result: dict) -> str:
 
 
 def render_full(result: dict) -> str:
-    """Header line, then the body when there is one."""
-    text = body(result)
-    return header(result) + ("\n" + text if text else "")
+    """Header line (when there is something to say), then the body when there is one."""
+    text, head = body(result), header(result)
+    return "\n".join(part for part in (head, text) if part)
