@@ -12,6 +12,7 @@ from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.fakes.server_flavors import Flavor
 from tests.test_tui_flows import finish, make_host, run_turn, type_and_send, wait_for
 from tui.app import ContextualApp
+from tui.widgets.chat_log import ChatLog
 from tui.widgets.history_view import HistoryView
 from tui.widgets.scratchpad import ScratchpadView
 from tui.widgets.token_meter import LEVEL_COLOUR, TokenMeter
@@ -105,3 +106,39 @@ async def test_first_frame_does_not_wait_for_the_tokenizer(tmp_path, monkeypatch
             assert history.option_count == len(app.engine.history.messages) == 4
             assert "counting" not in meter_lines(app)[0]
             assert app.engine.config.context_window == 32768 and "of 32.8k window" in meter_lines(app)[1]
+
+
+def long_session(turns: int) -> list[Message]:
+    out: list[Message] = []
+    for i in range(turns):
+        args = {"file_path": f"mod_{i}.py"}
+        out += [Message("user", f"question {i}"),
+                Message("assistant", f'Thought: read it\nAction: Read[{{"file_path": "mod_{i}.py"}}]',
+                        meta={"step": 1, "call_id": f"c{i}", "tool_name": "Read", "args": args}),
+                Message("tool", '{"status": "success", "text": "ok"}',
+                        meta={"tool_name": "Read", "call_id": f"c{i}", "args": args, "step": 1}),
+                Message("assistant", f"Thought: ok\nAction: Finish[answer {i}]",
+                        meta={"step": 2, "final": True, "answer": f"answer {i}"})]
+    return out
+
+
+async def test_a_long_session_opens_with_its_recent_turns_and_history_rows_made_when_shown(tmp_path):
+    """40 turns: the chat holds the newest 30 in order under a note for the 10 older ones (the newest first, the
+    rest mounted once counts are shown); History has a row per message but makes only those it shows."""
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        host = make_host(tmp_path, srv.base_url)
+        opened = host.new_engine()
+        opened.engine.restore(long_session(40), None, [], [])
+        app = ContextualApp(host, opened, animate=False)
+        async with app.run_test(size=(120, 30)) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            chat = app.query_one(ChatLog)
+            users = [str(w.render()) for w in chat.children if w.has_class("user")]
+            assert users == [f"you  question {i}" for i in range(10, 40)]
+            assert "10 earlier turns" in str(chat.children[0].render())
+            history = app.query_one(HistoryView)
+            assert history.option_count == 160 and history.highlighted == 159
+            made = [i for i in range(160) if history.get_option_at_index(i)._make is None]
+            assert 0 < len(made) <= 30 and made[-1] == 159          # the rows on screen, at the end
+            assert "question 0" in history.get_option_at_index(0).prompt.plain       # made when asked for

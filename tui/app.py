@@ -189,7 +189,11 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
     @work(thread=True, exclusive=True, group="tokenizer", exit_on_error=False)
     def _load_tokenizer(self) -> None:
         tokens.encoding()
-        self.call_from_thread(self.mcp_changed)       # counts are ready: the meter and History show them
+        self.call_from_thread(self._counts_ready)
+
+    async def _counts_ready(self) -> None:
+        await self.mcp_changed()                  # the meter and History show the counts
+        await self.chat.mount_earlier()           # then the older restored turns
 
     @work(exclusive=True, group="connect", exit_on_error=False)
     async def _connect(self) -> None:
@@ -272,6 +276,8 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
             await self.chat.add_notice(note, "warning" if note.startswith(("read-only", "line", "skipped")) else "info")
         self.show_prompt()
         self.refresh_undoable()
+        if tokens.ready():          # else once the tokenizer is loaded (_counts_ready)
+            await self.chat.mount_earlier()
 
     def refresh_topbar(self) -> None:
         root = self.config.project_root

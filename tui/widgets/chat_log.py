@@ -14,8 +14,10 @@ from core.messages import Message
 from tui.format import args_label, final_answer, stored_status
 from tui.widgets.tool_trail import ToolTrail
 
-# A long session's chat mounts only its recent turns so it opens fast; /export writes them all.
+# A long session's chat mounts only its recent turns so it opens fast; /export writes them all. The newest few are
+# mounted before the first frame, the others once the counts are shown (mount_earlier).
 MAX_RESTORED_TURNS = 30
+FIRST_TURNS = 8
 
 
 def user_line(text: str) -> Static:
@@ -41,6 +43,8 @@ class ChatLog(VerticalScroll):
         self.trail: ToolTrail | None = None              # this turn's tool calls
         self.adjusted: Collapsible | None = None          # this turn's one "context adjusted" line
         self._adjustments: list[str] = []
+        self._earlier: list[_Turn] = []                  # restored turns not mounted yet (mount_earlier)
+        self._first_recent = None                         # the first widget of the restored turns mounted
 
     async def _add(self, widget) -> None:
         await self.mount(widget)
@@ -136,18 +140,37 @@ class ChatLog(VerticalScroll):
             widgets.append(Static(Text(f"… {hidden} earlier turns: /export writes the whole transcript"),
                                   classes="notice -info"))
             turns = turns[hidden:]
-        for turn in turns:
-            widgets.append(user_line(turn.text))
-            if turn.calls:
-                trail = ToolTrail()
-                trail.calls = turn.calls
-                trail._paint()
-                widgets.append(trail)
-            widgets.extend(Static(Text("↶ " + note), classes="notice -info") for note in turn.notes)
-            widgets.extend(Markdown(answer, classes="agent") for answer in turn.answers)
+        self._earlier, turns = turns[:-FIRST_TURNS], turns[-FIRST_TURNS:]
+        widgets.extend(_turn_widgets(turns))
         if widgets:
             await self.mount_all(widgets)
+        self._first_recent = next((w for w in widgets if w.has_class("user")), None)
         self.scroll_end(animate=False)
+
+    async def mount_earlier(self) -> None:
+        """The restored turns held back from the first frame, above the recent ones (the view stays at the end
+        when it was there)."""
+        earlier, self._earlier = self._earlier, []
+        if not earlier or self._first_recent is None or not self._first_recent.is_attached:
+            return
+        at_end = self.is_vertical_scroll_end
+        await self.mount_all(_turn_widgets(earlier), before=self._first_recent)
+        if at_end:
+            self.call_after_refresh(self.scroll_end, animate=False)
+
+
+def _turn_widgets(turns: list["_Turn"]) -> list:
+    widgets: list = []
+    for turn in turns:
+        widgets.append(user_line(turn.text))
+        if turn.calls:
+            trail = ToolTrail()
+            trail.calls = turn.calls
+            trail._paint()
+            widgets.append(trail)
+        widgets.extend(Static(Text("↶ " + note), classes="notice -info") for note in turn.notes)
+        widgets.extend(Markdown(answer, classes="agent") for answer in turn.answers)
+    return widgets
 
 
 @dataclass

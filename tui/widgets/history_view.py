@@ -6,9 +6,12 @@ Enter (or a click) on a tool result asks the app to open it beside its full obse
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
+from typing import Callable
 
 from rich.text import Text
 from textual.binding import Binding
+from textual.geometry import Size
 from textual.message import Message as TextualMessage
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -87,6 +90,21 @@ def message_row(message: Message, index: int, width: int = 70, undoable: bool = 
     return row
 
 
+class LazyRow(Option):
+    """A row whose text is made when first shown: a 2,000-message History makes only the rows on screen."""
+
+    def __init__(self, make: Callable[[], Text], id: str) -> None:
+        super().__init__("", id=id)
+        self._make: Callable[[], Text] | None = make
+
+    @property
+    def prompt(self) -> Text:
+        if self._make is not None:
+            self._set_prompt(self._make())
+            self._make = None
+        return self._prompt
+
+
 class HistoryView(OptionList):
     DEFAULT_CSS = """
     HistoryView { text-wrap: nowrap; text-overflow: ellipsis; }
@@ -156,8 +174,8 @@ class HistoryView(OptionList):
         if common < len(self._keys):
             self.clear_options()
             common = 0
-        self.add_options([Option(message_row(m, i, width, self.is_undoable(m), shown, m.id in self.pinned),
-                                 id=str(i)) for i, m in enumerate(messages[common:], common)])
+        self.add_options([LazyRow(partial(message_row, m, i, width, self.is_undoable(m), shown, m.id in self.pinned),
+                                  id=str(i)) for i, m in enumerate(messages[common:], common)])
         self.messages, self._keys = messages, keys
         self.total_tokens = sum(key[3] for key in keys if key[4] != "dropped")
         if at_end and messages:
@@ -165,6 +183,21 @@ class HistoryView(OptionList):
         elif before is not None and before < len(messages):
             self.highlighted = before           # a rebuild (new undo marks) keeps the user's place
         self._titles()
+
+    def _update_lines(self) -> None:
+        """Every row is one line (no wrap), so its height is known without making it (OptionList's own version
+        renders every option to measure it: most of the time a long session took to open)."""
+        if not self.scrollable_content_region:
+            return
+        cache = self._line_cache
+        for index in range(cache.lines[-1][0] + 1 if cache.lines else 0, len(self.options)):
+            cache.index_to_line[index] = len(cache.lines)
+            cache.heights[index] = 1
+            cache.lines.append((index, 0))
+        size = Size(self.scrollable_content_region.width - self._get_left_gutter_width(), len(cache.lines))
+        if size != self.virtual_size:
+            self.virtual_size = size
+            self._scroll_update(size)
 
     def _titles(self) -> None:
         self.border_title = self.title
