@@ -110,6 +110,7 @@ def test_newest_action_sends_its_thought_shortened_and_its_command_whole():
     forms = action_forms(action, {"Widget0", "already", "know", "well"})
     assert bash_command(forms.fresh) == command                        # the newest observation answers it
     assert bash_command(forms.stored) != command and "of this command:" in bash_command(forms.stored)
+    assert "omitted; `cat make_values.py` shows the file]" in bash_command(forms.stored)   # how to see it again
     thought_part = forms.stored.partition("\nAction: ")[0]
     assert forms.fresh.startswith(thought_part) and "We already know" not in thought_part   # a switch keeps it
 

@@ -74,3 +74,16 @@ def test_grep_n_of_one_file_keeps_its_matches():
     stored = dg.digest('grep -n "value" pkg/mod.py', "\n".join(lines),
                        dg.Limits(head=1, tail=1, keep=40, cover=0, whole_lines=4, whole_chars=300))
     assert all(line in stored for line in lines)                   # N: lines are matches, not a listing
+
+
+def test_the_lines_a_command_grepped_for_come_first_even_when_their_names_are_known():
+    lines = [f"{100 + i}\t    value_{i} = other(value_{i - 1})" for i in range(60)]
+    lines[30] = "130\t        if self.can_delete and (self.can_delete_extra or index < count):"
+    command = 'nl -ba pkg/formsets.py | grep -C 30 "can_delete_extra"'
+    assert dg.grep_pattern(command).pattern == "can_delete_extra"
+    assert dg.grep_pattern('grep -rn "def foo\\|class Bar" src').pattern == "def foo|class Bar"
+    assert dg.grep_pattern("ls -la") is None
+    seen = {"self", "can_delete", "can_delete_extra", "index", "count"}
+    stored = dg.digest(command, "\n".join(lines),
+                       dg.Limits(head=2, tail=2, keep=3, cover=0, whole_lines=4, whole_chars=300), seen=seen)
+    assert lines[30] in stored

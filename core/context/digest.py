@@ -166,6 +166,57 @@ KEEPERS: dict[str, Callable[[list[str]], list[int]]] = {
 }
 
 
+_GREP_OPTION_ARGS = {"-A", "-B", "-C", "-m", "-f", "--include", "--exclude", "--exclude-dir", "--max-count"}
+
+
+def grep_pattern(command: str) -> re.Pattern | None:
+    """The pattern of the command's grep stage (`grep -n -C 5 "def foo" x.py`, `nl x.py | grep foo`), as a
+    regex: grep's `\\|` alternation read as `|`, and a pattern that is no valid regex taken literally."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        return None
+    starts = [0] + [i + 1 for i, token in enumerate(tokens) if token in ("|", "||", "&&", ";")]
+    for start in starts:
+        words = tokens[start:]
+        if words[:2] == ["git", "grep"]:
+            words = words[1:]
+        if not words or words[0] not in ("grep", "egrep", "fgrep", "rg"):
+            continue
+        args, i = words[1:], 0
+        flags = 0
+        while i < len(args):
+            arg = args[i]
+            if arg == "-e" and i + 1 < len(args):
+                return _compiled(args[i + 1], flags)
+            if arg in _GREP_OPTION_ARGS:
+                i += 2
+                continue
+            if arg in ("|", "||", "&&", ";"):
+                break
+            if arg.startswith("-"):
+                flags |= re.IGNORECASE if "i" in arg.lstrip("-") and not arg.startswith("--") else 0
+                i += 1
+                continue
+            return _compiled(arg, flags)
+    return None
+
+
+def _compiled(pattern: str, flags: int) -> re.Pattern:
+    try:
+        return re.compile(pattern.replace("\\|", "|"), flags)
+    except re.error:
+        return re.compile(re.escape(pattern), flags)
+
+
+def _matches_first(pattern: re.Pattern, then: Callable[[list[str]], list[int]]) -> Callable[[list[str]], list[int]]:
+    def special(lines: list[str]) -> list[int]:
+        return list(dict.fromkeys([i for i, line in enumerate(lines) if pattern.search(line)] + then(lines)))
+    return special
+
+
 _SED_RANGE = re.compile(r"^sed\s+-n\s+['\"]?(\d+)(?:,(\d+|\$))?p['\"]?\s+(\S+)\s*$")
 _WHOLE_FILE = re.compile(r"^(?:cat|nl|cat\s+-n|head(?:\s+-n\s*\d+|\s+-\d+)?)\s+([^\s|;&<>]+)\s*$")
 
@@ -228,7 +279,11 @@ def digest(command: str, output: str, limits: Limits = NORMAL, seen: set[str] | 
     if len(lines) <= limits.whole_lines and len(output) <= limits.whole_chars:
         return output                      # small enough to keep: a digest would save little and lose much
     kind = kind_of(command)
-    kept, dropped = _select(lines, KEEPERS[kind], limits)
+    special = KEEPERS[kind]
+    pattern = grep_pattern(command) if kind in ("view", "search") else None
+    if pattern is not None:                # the lines the agent grepped for come before any other
+        special = _matches_first(pattern, special)
+    kept, dropped = _select(lines, special, limits)
     known = known_names("\n".join(lines[i] for i in kept)) | known_names(command) | (seen or set())
     covered = _cover(lines, dropped, known, limits.cover, _view_line if kind == "view" else _search_line)
     kept = sorted(set(kept) | set(covered))

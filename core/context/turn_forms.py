@@ -51,11 +51,11 @@ def bash_command(action: str) -> str | None:
 
 # Inside a turn the names already shown need no line, so an older output can go further than its history
 # form (dg.NORMAL): chosen on the tune/ trajectories only (README, "Context engineering, measured").
-TURN = dg.Limits(head=2, tail=2, keep=8, cover=160, whole_lines=4, whole_chars=300, line_chars=300)
+TURN = dg.Limits(head=1, tail=1, keep=8, cover=160, whole_lines=4, whole_chars=300, line_chars=300)
 # A stored form that saves less than this share of its full form is not sent: switching costs a cache write
 # of everything after it, for little.
 MIN_SAVING = 0.15
-THOUGHT_KEEP = 100          # a long thought keeps its opening this long, whole lines
+THOUGHT_KEEP = 60          # a long thought keeps its opening this long, whole lines
 LONG_ACTION = 300           # shorter actions are sent as written
 COMMAND_HEAD, COMMAND_TAIL = 8, 4
 
@@ -101,6 +101,10 @@ def _short_thought(thought: str, seen: set[str]) -> str:
     return "\n".join(out + [f"[{dropped} more sentences of this thought omitted]"])
 
 
+# `cat <<'EOF' > path` / `cat > path <<EOF`: the file a heredoc writes, where the omitted lines can be read again
+_HEREDOC_FILE = re.compile(r"""^\s*cat\s+(?:<<-?\s*['"]?\w+['"]?\s*>\s*([^\s;&|]+)|>\s*([^\s;&|]+)\s+<<)""")
+
+
 def _short_command(command: str, seen: set[str]) -> str:
     lines = command.splitlines()
     if len(lines) <= COMMAND_HEAD + COMMAND_TAIL + 2:
@@ -111,8 +115,11 @@ def _short_command(command: str, seen: set[str]) -> str:
     if len(kept) >= len(middle) - 2:
         return command
     body = [f"{COMMAND_HEAD + i + 1}: {middle[i]}" for i in kept]
+    written = _HEREDOC_FILE.match(lines[0])
+    path = written and (written.group(1) or written.group(2))
+    again = f"; `cat {path}` shows the file" if path else ""
     note = (f"[lines {COMMAND_HEAD + 1}-{len(lines) - COMMAND_TAIL} of this command: {len(kept)} kept (numbered), "
-            f"{len(middle) - len(kept)} omitted]")
+            f"{len(middle) - len(kept)} omitted{again}]")
     return "\n".join(head + [note] + body + tail)
 
 
