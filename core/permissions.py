@@ -14,9 +14,6 @@ import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
-import tomlkit
-from tomlkit.exceptions import TOMLKitError
-
 from core.permission_rules import PermissionRules, parse_rule
 from core.tools._regular import read_bounded
 from core.tools.base import ToolError
@@ -62,6 +59,8 @@ def suggest_rule(tool: str, args: Any) -> str:
 def add_allow_rule(project_root: Path, rule: str) -> Path:
     """Add `rule` to `allow` in the project's .contextual/config.toml, keeping everything else in the file
     (comments and layout included); returns the file. ValueError with one line when it cannot."""
+    import tomlkit                      # here: only writing a rule needs it (the app's launch does not)
+    from tomlkit.exceptions import TOMLKitError
     parsed = parse_rule(rule)
     path = Path(project_root) / ".contextual" / "config.toml"
     try:

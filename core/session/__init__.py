@@ -1,12 +1,31 @@
-"""Sessions on disk: one JSONL file per session, per project (CONTRACT "Session files")."""
+"""Sessions on disk: one JSONL file per session, per project (CONTRACT "Session files").
 
-from core.session.index import SessionInfo, find_session, latest_session, list_sessions
-from core.session.loader import LoadedSession, load_session
-from core.session.lock import SessionError, SessionLocked, is_locked
-from core.session.paths import sessions_dir
-from core.session.writer import SessionWriteError, SessionWriter
+The names below are loaded on first use (PEP 562): the app's launch needs only ``paths`` (where its settings
+live), not the loader, the writer or the lock.
+"""
 
-__all__ = [
-    "LoadedSession", "SessionError", "SessionInfo", "SessionLocked", "SessionWriteError", "SessionWriter",
-    "find_session", "is_locked", "latest_session", "list_sessions", "load_session", "sessions_dir",
-]
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+_WHERE = {
+    "SessionInfo": "index", "find_session": "index", "latest_session": "index", "list_sessions": "index",
+    "LoadedSession": "loader", "load_session": "loader",
+    "SessionError": "lock", "SessionLocked": "lock", "is_locked": "lock",
+    "sessions_dir": "paths",
+    "SessionWriteError": "writer", "SessionWriter": "writer",
+}
+
+__all__ = sorted(_WHERE)
+
+if TYPE_CHECKING:
+    from core.session.index import SessionInfo, find_session, latest_session, list_sessions
+    from core.session.loader import LoadedSession, load_session
+    from core.session.lock import SessionError, SessionLocked, is_locked
+    from core.session.paths import sessions_dir
+    from core.session.writer import SessionWriteError, SessionWriter
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module 'core.session' has no attribute {name!r}")
+    return getattr(import_module(f"core.session.{_WHERE[name]}"), name)

@@ -5,19 +5,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.containers import VerticalScroll
-from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Collapsible, Static
 
 from core.messages import Message
 from tui.format import args_label, final_answer, stored_status
 from tui.widgets.tool_trail import ToolTrail
 
+if TYPE_CHECKING:           # Markdown (markdown-it, pygments) is imported with the first answer, not at launch
+    from textual.widgets import Markdown
+    from textual.widgets.markdown import MarkdownStream
+
 # A long session's chat mounts only its recent turns so it opens fast; /export writes them all. The newest few are
 # mounted before the first frame, the others once the counts are shown (mount_earlier).
 MAX_RESTORED_TURNS = 30
 FIRST_TURNS = 8
+
+
+def _markdown(text: str, classes: str) -> "Markdown":
+    from textual.widgets import Markdown
+    return Markdown(text, classes=classes)
 
 
 def user_line(text: str) -> Static:
@@ -55,7 +65,7 @@ class ChatLog(VerticalScroll):
         await self._add(user_line(text))
 
     async def add_answer(self, markdown: str) -> None:
-        await self._add(Markdown(markdown, classes="agent"))
+        await self._add(_markdown(markdown, "agent"))
 
     async def add_notice(self, message: str, level: str = "info") -> None:
         await self._add(Static(Text(message), classes=f"notice -{level}"))
@@ -64,7 +74,7 @@ class ChatLog(VerticalScroll):
         """A `!command`'s output, as a fenced block (the agent does not see it)."""
         fence = "~~~~" if "```" in output else "```"
         status = "" if exit_code == 0 else f"\n\nexit {exit_code}"
-        await self._add(Markdown(f"{fence}text\n{output or '(no output)'}\n{fence}{status}", classes="agent shell"))
+        await self._add(_markdown(f"{fence}text\n{output or '(no output)'}\n{fence}{status}", "agent shell"))
 
     # ----- the turn's trail and adjustments
     async def tool_started(self, tool: str, args: object) -> None:
@@ -100,9 +110,9 @@ class ChatLog(VerticalScroll):
         if not fragment:
             return
         if self._answer is None:
-            self._answer = Markdown("", classes="agent streaming")
+            self._answer = _markdown("", "agent streaming")
             await self.mount(self._answer)
-            self._stream = Markdown.get_stream(self._answer)
+            self._stream = type(self._answer).get_stream(self._answer)
         self._streamed += fragment
         assert self._stream is not None
         await self._stream.write(fragment)
@@ -169,7 +179,7 @@ def _turn_widgets(turns: list["_Turn"]) -> list:
             trail._paint()
             widgets.append(trail)
         widgets.extend(Static(Text("↶ " + note), classes="notice -info") for note in turn.notes)
-        widgets.extend(Markdown(answer, classes="agent") for answer in turn.answers)
+        widgets.extend(_markdown(answer, "agent") for answer in turn.answers)
     return widgets
 
 
