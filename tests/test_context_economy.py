@@ -139,3 +139,15 @@ def test_cover_prefers_the_shorter_line_that_shows_the_same_name():
     seen = dg.known_names(filler) | {f"row_{i}" for i in range(21)} | {"cat", "x.py"}
     stored = dg.digest("cat x.py", "\n".join(lines), dg.Limits(2, 2, 0, 5, 4, 300), seen=seen)
     assert "22: use(special_name)" in stored and filler not in stored
+
+
+def test_an_older_view_keeps_the_lines_the_next_step_acted_on():
+    src = _source()
+    view = _step("sed -n '101,400p' pkg/widgets.py", src)
+    edit = _step("sed -i '207s/compute/recompute/' pkg/widgets.py", "", thought="Fix line 207.")
+    look = _step("ls", "a\nb")
+    before = turn_stored([view, look], 1)[0].observation
+    after = turn_stored([view, edit, look], 1)[0].observation
+    line = f"207: {src.splitlines()[106]}"
+    assert line not in before and line in after          # its names were all shown; the edit names its number
+    assert turn_stored([view, edit], 1) == turn_stored([view, edit, look], 1)   # known before it is first sent

@@ -142,8 +142,12 @@ def _search_line(line: str) -> bool:
     return bool(_GREP_REF.match(line) or _GREP_LINE.match(line))
 
 
-def _diff_line(line: str) -> bool:
-    return line.startswith(("+++", "---", "@@", "diff "))
+def _diff_ranked(lines: list[str]) -> list[int]:
+    """Which file, then what changed (+/- lines), then where (hunk headers)."""
+    files = [i for i, line in enumerate(lines) if line.startswith(("diff ", "+++ "))]
+    changed = [i for i, line in enumerate(lines) if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    hunks = [i for i, line in enumerate(lines) if line.startswith("@@")]
+    return files + changed + hunks
 
 
 def _in_order(keep_line: Callable[[str], bool]) -> Callable[[list[str]], list[int]]:
@@ -161,7 +165,7 @@ KEEPERS: dict[str, Callable[[list[str]], list[int]]] = {
     "view": _in_order(_view_line),
     "search": _in_order(_search_line),
     "test": _failures_first(lambda line: bool(_FAIL.search(line))),
-    "diff": _in_order(_diff_line),
+    "diff": _diff_ranked,
     "other": _failures_first(lambda line: bool(_FAIL.search(line) or _DEF.match(line))),
 }
 
@@ -272,9 +276,11 @@ def _clip(line: str, limit: int) -> str:
     return line if len(line) <= limit else line[:limit] + f"…[{len(line) - limit} chars]"
 
 
-def digest(command: str, output: str, limits: Limits = NORMAL, seen: set[str] | None = None) -> str:
+def digest(command: str, output: str, limits: Limits = NORMAL, seen: set[str] | None = None,
+           also: Iterable[int] = ()) -> str:
     """A compact, deterministic form of one command's output (same input, same bytes): whole lines only.
-    `seen`: names the context already shows (core/context/turn_forms.py); they need no line here."""
+    `seen`: names the context already shows (core/context/turn_forms.py); they need no line here.
+    `also`: indices of lines kept whatever they show (the lines the next step acted on, acted_on.py)."""
     lines = output.splitlines()
     if len(lines) <= limits.whole_lines and len(output) <= limits.whole_chars:
         return output                      # small enough to keep: a digest would save little and lose much
@@ -284,6 +290,8 @@ def digest(command: str, output: str, limits: Limits = NORMAL, seen: set[str] | 
     if pattern is not None:                # the lines the agent grepped for come before any other
         special = _matches_first(pattern, special)
     kept, dropped = _select(lines, special, limits)
+    extra = set(also) - set(kept)
+    kept, dropped = sorted(set(kept) | extra), [i for i in dropped if i not in extra]
     known = known_names("\n".join(lines[i] for i in kept)) | known_names(command) | (seen or set())
     covered = _cover(lines, dropped, known, limits.cover, _view_line if kind == "view" else _search_line)
     kept = sorted(set(kept) | set(covered))

@@ -19,6 +19,7 @@ import re
 from typing import NamedTuple, Protocol
 
 from core.context import digest as dg
+from core.context.acted_on import acted_on
 from core.lru import LRU
 
 _BASH_CALL = "\nAction: Bash["
@@ -153,14 +154,16 @@ def action_forms(action: str, seen: set[str]) -> ActionForms:
     return ActionForms(worth(opening + (stored_call if sep else "")), worth(opening + (call if sep else "")))
 
 
-def _form(step: _Step, seen: set[str], limits: dg.Limits) -> str:
+def _form(step: _Step, seen: set[str], limits: dg.Limits, next_action: str) -> str:
     command = bash_command(step.action_full)
     full = step.observation_full
     if command is None or not full.startswith("["):
         form = step.observation_stored          # another tool's C1 stored form (JSON, for history)
     else:
         header, _, output = full.partition("\n")
-        form = header + ("\n" + dg.digest(command, output, limits, seen=seen) if output else "")
+        origin = dg.file_origin(command)
+        acted = acted_on(output.splitlines(), next_action, origin[1] if origin else None)
+        form = header + ("\n" + dg.digest(command, output, limits, seen=seen, also=acted) if output else "")
     return form if len(form) < (1 - MIN_SAVING) * len(full) else full
 
 
@@ -186,16 +189,20 @@ def turn_stored(steps: list[_Step], upto: int, limits: dg.Limits | None = None, 
     out: list[StepForms] = []
     seen: frozenset[str] = frozenset(dg.known_names(shown))
     key = hash((limits, THOUGHT_KEEP, shown))
-    for step in steps[:upto]:
+    for index, step in enumerate(steps[:upto]):
+        # The step after is taken before this form is first sent (its observation goes full until then): its
+        # action tells which lines were acted on (acted_on.py), so it is part of the form's key.
+        next_action = steps[index + 1].action_full if index + 1 < len(steps) else ""
         key = hash((key, step.action_full, step.observation_full))
+        form_key = hash((key, next_action))
         previous = seen
 
         def make() -> tuple[StepForms, frozenset[str]]:
             names = set(previous)
             action = action_forms(step.action_full, set(names))
             names |= dg.known_names(action.stored)
-            form = _form(step, set(names), limits)
+            form = _form(step, set(names), limits, next_action)
             return StepForms(action.stored, form, action.fresh), frozenset(names | dg.known_names(form))
-        forms, seen = _memo.get(key, make)
+        forms, seen = _memo.get(form_key, make)
         out.append(forms)
     return out
