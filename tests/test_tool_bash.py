@@ -99,6 +99,23 @@ async def test_task_cancellation_kills_the_group(ctx):
     assert await gone(pid)
 
 
+@pytest.mark.parametrize("turns", [1, 2, 3, 4, 6, 10])
+async def test_a_cancel_while_bash_is_starting_stops_its_group_at_once(ctx, turns):
+    """Cancelled a few event-loop turns in, i.e. while the process is being started: the call ends at once and
+    takes the group with it, instead of waiting for a background child to let go of the pipes (30 s here)."""
+    task = asyncio.create_task(run_tool(fast_tool(), {"command": "sleep 30 & echo $! > child.pid; wait"}, ctx))
+    for _ in range(turns):
+        await asyncio.sleep(0)
+    task.cancel()
+    started = time.monotonic()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert time.monotonic() - started < 10
+    pidfile = ctx.root / "child.pid"
+    if pidfile.exists() and pidfile.read_text().strip():         # bash got as far as starting its child
+        assert await gone(int(pidfile.read_text()))
+
+
 async def test_cancel_event_kills_the_group(ctx):
     pidfile = ctx.root / "child.pid"
     task = asyncio.create_task(run_tool(fast_tool(), {"command": "sleep 30 & echo $! > child.pid; wait"}, ctx))

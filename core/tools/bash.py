@@ -130,10 +130,21 @@ class BashTool:
         started = time.monotonic()
         env = {name: value for name, value in os.environ.items() if name not in SECRET_ENV}
         env.update(PAGER="cat", GIT_PAGER="cat")
+        spawning = asyncio.ensure_future(_spawn(command, ctx, env))
         try:
-            proc, exited = await _spawn(command, ctx, env)
+            proc, exited = await asyncio.shield(spawning)
         except OSError as exc:
             return fail("io_error", f"cannot start /bin/bash: {exc.strerror or exc}", context=context)
+        except asyncio.CancelledError:
+            # Cancelled while bash was starting: it may already run children of its own, so let the start finish
+            # and stop the group like any cancel (asyncio's own clean-up would kill bash alone and then wait until
+            # whatever it started lets go of the pipes).
+            try:
+                proc, exited = await spawning
+            except OSError:
+                raise asyncio.CancelledError from None
+            await self._terminate(proc.pid, exited)
+            raise
         pgid = proc.pid                      # start_new_session: the child leads its own group
         out = CappedBuffer(self.keep_head, self.keep_tail)
         err = CappedBuffer(self.keep_head, self.keep_tail)
