@@ -151,3 +151,11 @@ def test_an_older_view_keeps_the_lines_the_next_step_acted_on():
     line = f"207: {src.splitlines()[106]}"
     assert line not in before and line in after          # its names were all shown; the edit names its number
     assert turn_stored([view, edit], 1) == turn_stored([view, edit, look], 1)   # known before it is first sent
+
+
+def test_a_shortened_heredoc_says_which_files_show_the_omitted_lines():
+    body = "\n".join(f"value_{i % 3} = compute(value_{i % 3})" for i in range(30))
+    command = f"mkdir -p pkg && \\\ncat <<'EOF' > pkg/a.py\n{body}\nEOF\ncat > pkg/b.py <<EOF\n{body}\nEOF"
+    action = f"Thought: write both\nAction: Bash[{json.dumps({'command': command})}]"
+    stored = bash_command(action_forms(action, {"value_0", "value_1", "value_2", "compute"}).stored)
+    assert "omitted; `cat pkg/a.py pkg/b.py` shows the files]" in stored

@@ -103,7 +103,7 @@ def _short_thought(thought: str, seen: set[str]) -> str:
 
 
 # `cat <<'EOF' > path` / `cat > path <<EOF`: the file a heredoc writes, where the omitted lines can be read again
-_HEREDOC_FILE = re.compile(r"""^\s*cat\s+(?:<<-?\s*['"]?\w+['"]?\s*>\s*([^\s;&|]+)|>\s*([^\s;&|]+)\s+<<)""")
+_HEREDOC_FILE = re.compile(r"""\bcat\s+(?:<<-?\s*['"]?\w+['"]?\s*>\s*([^\s;&|]+)|>\s*([^\s;&|]+)\s+<<)""")
 
 
 def _short_command(command: str, seen: set[str]) -> str:
@@ -116,9 +116,8 @@ def _short_command(command: str, seen: set[str]) -> str:
     if len(kept) >= len(middle) - 2:
         return command
     body = [f"{COMMAND_HEAD + i + 1}: {middle[i]}" for i in kept]
-    written = _HEREDOC_FILE.match(lines[0])
-    path = written and (written.group(1) or written.group(2))
-    again = f"; `cat {path}` shows the file" if path else ""
+    paths = list(dict.fromkeys(a or b for a, b in _HEREDOC_FILE.findall(command)))
+    again = f"; `cat {' '.join(paths)}` shows {'the file' if len(paths) == 1 else 'the files'}" if paths else ""
     note = (f"[lines {COMMAND_HEAD + 1}-{len(lines) - COMMAND_TAIL} of this command: {len(kept)} kept (numbered), "
             f"{len(middle) - len(kept)} omitted{again}]")
     return "\n".join(head + [note] + body + tail)
