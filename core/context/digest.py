@@ -2,9 +2,10 @@
 
 A bare "summary + stderr tail" loses what agents use later when stdout and stderr arrive merged
 (a `cat`, a `grep`, a `pytest` run through Bash). So the digest depends on what the command was:
-each kind keeps whole lines — the ones that carry definitions, matches, failures — plus, of the lines it
-would drop, the first line each name appears on, so every name the output showed keeps one line of context
-a later step can use (a bare list of names tells a model little; issue 14). Kept lines carry their line number
+each kind keeps whole lines — the ones that carry definitions, the lines its grep pattern matches, failures
+(best first: core/context/failures.py), a diff's changes — plus, of the lines it would drop, one line for each
+name (the line showing the most new names per character first), so every name the output showed keeps one
+line of context a later step can use (a bare list of names tells a model little; issue 14). Kept lines carry their line number
 (the file's own, when the command shows a known range of one file), and the header says what was dropped and
 how to see it again. SWE-agent's and OpenHands' file commands (`open`, `goto`, `str_replace_editor view`…)
 count as file views, their searches as searches.
@@ -92,7 +93,6 @@ def kind_of(command: str) -> str:
 
 
 KEYWORDS = frozenset(keyword.kwlist) | {"self", "None", "True", "False", "print", "isinstance", "return"}
-_BACKTICKED = re.compile(r"`([^`\n]{4,80})`")
 
 
 def looks_like_code(name: str) -> bool:
@@ -103,25 +103,6 @@ def looks_like_code(name: str) -> bool:
 
 def known_names(text: str) -> set[str]:
     return {n.rstrip("./-") for n in IDENT.findall(text)}
-
-
-def names_in(lines: Iterable[str], seen: set[str], limit: int | None = None, *, prose: bool = False) -> list[str]:
-    """Distinct names in `lines` not in `seen` (which grows), in order of first appearance.
-    In prose only code-like names and `backticked` ones count; in code every non-keyword name does."""
-    out: list[str] = []
-    for line in lines:
-        quoted = {q for q in _BACKTICKED.findall(line)} if prose else set()
-        for raw in IDENT.findall(line):
-            name = raw.rstrip("./-")
-            if len(name) < 4 or name in seen or name in KEYWORDS:
-                continue
-            if prose and not (looks_like_code(name) or any(name in q for q in quoted)):
-                continue
-            seen.add(name)
-            out.append(name)
-            if limit is not None and len(out) >= limit:
-                return out
-    return out
 
 
 def _select(lines: list[str], special: Callable[[list[str]], list[int]], limits: Limits
