@@ -159,3 +159,18 @@ def test_a_shortened_heredoc_says_which_files_show_the_omitted_lines():
     action = f"Thought: write both\nAction: Bash[{json.dumps({'command': command})}]"
     stored = bash_command(action_forms(action, {"value_0", "value_1", "value_2", "compute"}).stored)
     assert "omitted; `cat pkg/a.py pkg/b.py` shows the files]" in stored
+
+
+def test_each_call_of_ours_keeps_the_previous_prompt_up_to_the_newest_step():
+    talk = " ".join(f"Sentence {i} mentions widget_{i % 4} again." for i in range(12))
+    script = "\n".join(f"value_{i % 3} = compute(value_{i % 3})" for i in range(30))
+    steps = [_step("sed -n '101,400p' pkg/widgets.py", _source(), thought=f"Read the widgets first.\n{talk}"),
+             _step(f"cat <<'EOF' > check.py\n{script}\nEOF", "", thought=f"Write a check.\n{talk}"),
+             _step("python check.py", "Traceback (most recent call last):\n" + _source(40), thought=talk),
+             _step("sed -i '207s/compute/recompute/' pkg/widgets.py", "", thought=f"Fix line 207.\n{talk}"),
+             _step("grep -n compute pkg/widgets.py", _source(60), thought=talk)]
+    for n in range(1, len(steps)):
+        now, then = ours(steps[:n], count), ours(steps[:n + 1], count)
+        assert [m.content for m in then[:2 * n - 2]] == [m.content for m in now[:2 * n - 2]]
+        thought = now[2 * n - 2].content.partition("\nAction: ")[0]
+        assert then[2 * n - 2].content.startswith(thought)          # the newest thought was sent as it stays
