@@ -46,6 +46,7 @@ def test_a_traceback_ranks_the_exception_then_the_innermost_project_frames_with_
     assert inner[2].strip().startswith('File "/repo/pkg/forms/fields.py"') and inner[3].strip().startswith("raise")
     assert any("unittest/case.py" in line for line in order[7:])  # the runner's own frames come last
     assert ranked(["all good", "3 passed"]) == []
+    assert ranked(["DeprecationWarning: old", "ValueError: bad"]) == [1]     # a warning is no failure
 
 
 def test_an_older_failing_run_keeps_its_exception_innermost_frames_and_summary():
@@ -83,6 +84,7 @@ def test_the_lines_a_command_grepped_for_come_first_even_when_their_names_are_kn
     assert dg.grep_pattern(command).pattern == "can_delete_extra"
     assert dg.grep_pattern('grep -rn "def foo\\|class Bar" src').pattern == "def foo|class Bar"
     assert dg.grep_pattern("ls -la") is None
+    assert dg.grep_pattern("rg -t py -C 2 'def clean' src").pattern == "def clean"
     seen = {"self", "can_delete", "can_delete_extra", "index", "count"}
     stored = dg.digest(command, "\n".join(lines),
                        dg.Limits(head=2, tail=2, keep=3, cover=0, whole_lines=4, whole_chars=300), seen=seen)

@@ -151,7 +151,8 @@ KEEPERS: dict[str, Callable[[list[str]], list[int]]] = {
 }
 
 
-_GREP_OPTION_ARGS = {"-A", "-B", "-C", "-m", "-f", "--include", "--exclude", "--exclude-dir", "--max-count"}
+_GREP_OPTION_ARGS = {"-A", "-B", "-C", "-m", "-f", "-g", "-t", "--include", "--exclude", "--exclude-dir", "--max-count",
+                     "--glob", "--type"}   # options that take a value (grep and rg)
 
 
 def grep_pattern(command: str) -> re.Pattern | None:

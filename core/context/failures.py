@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 _SUMMARY = re.compile(r"^(?:FAILED|ERROR|FAIL:|ERROR:)\s|^(?:FAILED \(|Ran \d+ tests? in )|^=+ .*\b(?:failed|errors?)\b")
-_EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Failure|Warning|Interrupt)\b(?::|$)")
+_EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Failure|Interrupt)\b(?::|$)")
 _PYTEST_E = re.compile(r"^E\s")
 _PYTEST_SOURCE = re.compile(r"^>\s")
 _LOCATION = re.compile(r"^[^\s:]+\.\w+:\d+: \w")              # pytest's `path.py:12: AssertionError`
