@@ -5,6 +5,8 @@ start at 0.1x and the rest at 1x. For `ours` the uncached rest of call k is, in 
 step that switched at this call (its action and observation), the newest action and the newest full observation.
 This prints, pooled over all calls, how many billed tokens each part costs, beside the recorded agent's, and the
 stored forms' size against the full observations they replace, per kind of command (core/context/digest.py).
+Messages from the first one that differs count whole as uncached, so the total sits a little above the metric's
+character-level figure (0.742x here where `contextual replay` says 0.733x on tune/).
 
     python scripts/billed_breakdown.py ../shared/trajectories/tune/ [--policy ours] [--first N | --last N]
 """
