@@ -175,13 +175,12 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
         await self.show_engine(self.opened)
         self.apply_layout()
         prompt.focus()
-        self.call_after_refresh(self._after_first_frame)
         if hasattr(self.host, "start_mcp"):       # servers come up in the background (core/mcp)
             self.host.start_mcp(lambda: self.call_later(self.mcp_changed))
 
-    def _after_first_frame(self) -> None:
-        """What the first frame does not wait for: the tokenizer (its load holds the GIL, so it starts only once
-        the frame is painted), the server's window and the provider (httpx)."""
+    def on_ready(self) -> None:
+        """Textual's Ready: the first frame is on screen. What it did not wait for: the tokenizer (its load holds
+        the GIL, so it starts only now), the server's window and the provider (httpx)."""
         if not tokens.ready():
             self._load_tokenizer()
         self._connect()
