@@ -6,9 +6,16 @@ The CLI tests share these: a project folder sits beside its CONTEXTUAL_HOME (``h
 
 from __future__ import annotations
 
+import json
+import locale
 import os
+import select
+import signal
 import subprocess
 import sys
+import tempfile
+import threading
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -25,9 +32,84 @@ def cli_env(home: Path, base_url: str | None = None, kind: str = "openai", **ext
     return env
 
 
-def contextual(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "contextual", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+def contextual(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 60, *,
+               fresh: bool = False) -> subprocess.CompletedProcess:
+    """`python -m contextual ARGS` in ``cwd`` with ``env``, its output captured, as subprocess.run gives it.
+
+    The run is a child forked from a process that imported the CLI once (tests/cli_zygote.py); ``fresh=True``
+    (or CONTEXTUAL_TEST_FRESH=1 for every run) starts a new interpreter, for tests about the process itself."""
+    command = [sys.executable, "-m", "contextual", *args]
+    if fresh or os.environ.get("CONTEXTUAL_TEST_FRESH"):
+        return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+    return _zygote().run(command, args, cwd, env, timeout)
+
+
+class _Zygote:
+    """The forking process of tests/cli_zygote.py, one per test process, asked one run at a time."""
+
+    def __init__(self) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("CONTEXTUAL_", "OPENAI_", "ANTHROPIC_"))}
+        env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+        self.proc = subprocess.Popen([sys.executable, str(REPO / "tests" / "cli_zygote.py")], cwd=REPO, env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.pending = b""
+        self.lock = threading.Lock()
+        if self._line(120) != "ready":
+            raise RuntimeError("tests/cli_zygote.py did not start")
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def _line(self, timeout: float | None) -> str | None:
+        """The zygote's next line, or None when ``timeout`` seconds pass first."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.pending:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return None
+            if not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                raise RuntimeError("tests/cli_zygote.py exited")
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        return line.decode()
+
+    def run(self, command: list[str], args: list[str], cwd: Path, env: dict[str, str],
+            timeout: float) -> subprocess.CompletedProcess:
+        with self.lock, tempfile.TemporaryDirectory(prefix="contextual-run-") as folder:
+            out, err = Path(folder) / "stdout", Path(folder) / "stderr"
+            out.touch()
+            err.touch()
+            request = {"args": list(args), "cwd": str(cwd), "env": dict(env), "out": str(out), "err": str(err)}
+            self.proc.stdin.write(json.dumps(request).encode() + b"\n")
+            self.proc.stdin.flush()
+            pid = int(self._line(60).removeprefix("pid "))
+            answer = self._line(timeout)
+            if answer is None:                       # as subprocess.run: kill the run, then say it timed out
+                os.kill(pid, signal.SIGKILL)
+                self._line(None)
+                raise subprocess.TimeoutExpired(command, timeout, _text(out), _text(err))
+            code = int(answer.removeprefix("exit "))
+            return subprocess.CompletedProcess(command, code, _text(out), _text(err))
+
+
+def _text(path: Path) -> str:
+    """What subprocess.run(text=True) makes of a captured stream: the locale's encoding, universal newlines."""
+    data = path.read_bytes().decode(locale.getpreferredencoding(False))
+    return data.replace("\r\n", "\n").replace("\r", "\n")
+
+
+_zygotes: list[_Zygote] = []
+
+
+def _zygote() -> _Zygote:
+    if not _zygotes or not _zygotes[0].alive():
+        _zygotes[:] = [_Zygote()]
+    return _zygotes[0]
 
 
 def home_of(project: Path) -> Path:

@@ -29,7 +29,8 @@ def project(project: Path) -> Path:
 def test_multi_step_edit_task_reads_edits_runs_and_changes_the_file(project: Path, kind: str):
     with FakeLLMServer(kind=kind, script=list(EDIT_TASK)) as srv:
         env = cli_env(home_of(project), srv.base_url, kind, CONTEXTUAL_API_KEY="sk-test-secret-123")
-        result = contextual(["-p", "fix add() in calc.py", "--permission-mode", "bypass"], project, env)
+        # A new interpreter, as a user starts it (the other CLI tests fork one that imported the CLI already).
+        result = contextual(["-p", "fix add() in calc.py", "--permission-mode", "bypass"], project, env, fresh=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "Fixed add(); it prints 5 now.\n"
     assert (project / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"

@@ -67,8 +67,8 @@ def test_key_variables_are_not_readable_by_bash_children(project: Path):
     script = ['Thought: look\nAction: Bash[' + json.dumps({"command": command}) + ']',
               "Thought: done\nAction: Finish[done]"]
     with FakeLLMServer(kind="openai", script=script) as srv:
-        result = contextual(["-p", "env", "--permission-mode", "bypass"], project,
-                            _key_env(home_of(project), srv.base_url, "openai"))
+        result = contextual(["-p", "env", "--permission-mode", "bypass"], project,   # its own interpreter: the
+                            _key_env(home_of(project), srv.base_url, "openai"), fresh=True)   # /proc block is the point
     assert result.returncode == 0, result.stderr
     child, parent = (project / "child_env.txt").read_text(), (project / "parent_env.txt").read_text()
     assert "CONTEXTUAL_MODEL=fake-model" in child          # the files hold real environments
