@@ -272,6 +272,7 @@ class CommandsMixin(App):
                 await self.chat.add_notice(line, "error" if line.startswith("undo failed") else "info")
         message = self.engine.rewind_to(message_id)
         await self.chat.show_transcript(await self.host.transcript(self.engine))
+        await self.chat.mount_earlier()          # counts are ready by now: all the restored turns at once
         await self.chat.add_notice(f"rewound to before: {message.meta.get('raw', message.content)[:80]}"
                                    + (" (files restored)" if with_files else " (files unchanged)"))
         self.query_one("#prompt").load_text(message.meta.get("raw", message.content))
