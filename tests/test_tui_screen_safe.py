@@ -7,7 +7,7 @@ from core import secrets
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.test_tui_flows import make_host, run_turn
 from tui.app import ContextualApp
-from tui.screen_safe import screen_safe, screen_text
+from tui.screen_safe import StreamGuard, screen_safe, screen_text
 from tui.widgets.chat_log import ChatLog
 from tui.widgets.scratchpad import ScratchpadView
 
@@ -30,6 +30,22 @@ def test_nested_values_are_cleaned_and_clean_events_come_back_unchanged():
     plain = ev.TextDelta(text="nothing to hide\n\tindented", step=3)
     assert screen_safe(plain) is plain
     assert screen_text("a\tb\nc") == "a\tb\nc"
+
+
+def test_the_stream_guard_holds_a_possible_key_start_until_the_stream_decides():
+    secrets.remember(KEY)
+    guard = StreamGuard()
+
+    def texts(event):
+        return [(type(e).__name__, getattr(e, "text", None)) for e in guard.safe(event)]
+
+    assert texts(ev.AnswerDelta("the key sk-scr", 1)) == [("AnswerDelta", "the key ")]
+    assert texts(ev.AnswerDelta("een-secret-4242 is set, sk", 1)) == [("AnswerDelta", "[redacted] is set, ")]
+    assert texts(ev.TextDelta("plain", 1)) == [("TextDelta", "plain")]          # each stream holds its own tail
+    assert texts(ev.FinalAnswer("done", 1)) == [("AnswerDelta", "sk"), ("FinalAnswer", "done")]   # not a key
+    assert texts(ev.TextDelta("retry sk-scre", 2)) == [("TextDelta", "retry ")]
+    assert texts(ev.StreamRestarted(2)) == [("StreamRestarted", None)]         # a restart drops the held tail
+    assert [type(e).__name__ for e in guard.safe(ev.TurnFinished("ok", 2))] == ["TurnFinished"]    # nothing held
 
 
 async def test_a_key_streamed_across_fragments_never_shows_in_part(tmp_path, monkeypatch):
