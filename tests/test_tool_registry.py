@@ -21,14 +21,20 @@ def test_registry_holds_the_nine_tools_with_their_flags():
     assert default_tools()["Read"] is not tools["Read"]      # fresh instances per call
 
 
-def test_every_tool_is_described_with_a_parsable_example():
+# Tools whose arguments need escaping (a regex, newlines) or nesting carry an example; the Arguments line says
+# enough for the others, and every example costs tokens on every call (L1).
+WITH_EXAMPLE = {"Grep", "Edit", "MultiEdit", "Bash"}
+
+
+def test_every_tool_is_described_and_the_tricky_ones_with_a_parsable_example():
     for name, tool in default_tools().items():
         text = describe_tool(tool)
         assert text.startswith(name + " — ")
         assert f"Arguments: {tool.args.render()}" in text
         example = re.search(r"^Example: Action: (\w+)\[(.*)\]$", text, re.MULTILINE)
-        assert example and example.group(1) == name, name
-        assert isinstance(json.loads(example.group(2)), dict), name
+        assert bool(example) == (name in WITH_EXAMPLE), name
+        if example:
+            assert example.group(1) == name and isinstance(json.loads(example.group(2)), dict), name
 
 
 def test_arguments_line_is_rendered_from_the_schema_the_runner_checks():
@@ -52,8 +58,10 @@ async def test_examples_are_valid_arguments_for_their_tools(tmp_path):
     """Each example passes argument validation (it may still fail for a missing file, never for its shape)."""
     ctx = ToolContext(root=tmp_path.resolve())
     for name, tool in default_tools().items():
+        if not getattr(tool, "example", ""):
+            continue
         tool.args.validate(json.loads(tool.example))
-        if name in ("LS", "Glob", "Grep", "Read", "TodoWrite"):
+        if name == "Grep":
             result = await run_tool(tool, json.loads(tool.example), ctx)
             assert result.get("error", {}).get("code") != "invalid_argument", (name, result)
 

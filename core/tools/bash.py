@@ -98,11 +98,11 @@ def _signal_group(pgid: int, sig: int) -> None:
 
 class BashTool:
     name = "Bash"
-    description = ("run a shell command with /bin/bash in the project root (no input; stdout and stderr are "
-                   "returned separately with the exit code). Default timeout 120 seconds, at most 600; on timeout "
-                   "the command and all its children are killed. Very long output keeps its beginning and end.")
+    description = ("run a /bin/bash command in the project root, without input; returns stdout, stderr and the exit "
+                   "code. Timeout 120 s by default, at most 600 (then it is killed); long output keeps its start and "
+                   "end.")
     args = ArgSpec((Arg("command", STR), Arg("timeout", NUMBER, required=False, shown="int")))
-    example = '{"command": "python -m pytest -q tests/test_app.py", "timeout": 300}'
+    example = '{"command": "pytest -q tests/test_app.py", "timeout": 300}'
     needs_permission = True
     edits_files = False
 

@@ -79,10 +79,9 @@ EDIT_ARGS = (Arg("old_string", STR), Arg("new_string", STR), Arg("replace_all", 
 
 class EditTool:
     name = "Edit"
-    description = ("replace an exact piece of text in a file. old_string must match the file exactly (indentation "
-                   "and whitespace included, without the line-number prefix Read shows) and must occur exactly "
-                   "once, unless replace_all is true. Read the file first. The file keeps its line endings and "
-                   "encoding. An empty old_string creates a file that does not exist yet.")
+    description = ("replace exact text in a file you have Read: old_string, whitespace included and without Read's "
+                   "line-number prefix, must occur exactly once (or set replace_all). An empty old_string creates "
+                   "a new file.")
     args = ArgSpec((Arg("file_path", STR), *EDIT_ARGS))
     example = '{"file_path": "src/app.py", "old_string": "    return 1\\n", "new_string": "    return 2\\n"}'
     needs_permission = True

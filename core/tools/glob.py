@@ -19,13 +19,11 @@ TIME_LIMIT_S = 60.0
 
 class GlobTool:
     name = "Glob"
-    description = ("find files by path pattern, newest first (at most 1000). Files only; .gitignore'd files are "
-                   'left out.\nPatterns are matched against the path below `path`: "*" stays inside one folder, '
-                   '"**" spans folders, "{a,b}" gives alternatives. "*.py" matches only the top folder; use '
-                   '"**/*.py" to search every folder.')
+    description = ("find files by path pattern below `path`, newest first (at most 1000; .gitignore'd files left "
+                   'out). "*" stays in one folder, "**" spans folders, "{a,b}" gives alternatives: "*.py" is the '
+                   'top folder only, "**/*.py" every folder.')
     args = ArgSpec((Arg("pattern", STR), Arg("path", STR, required=False)),
-                   note="path is the folder to search (default: the project root).")
-    example = '{"pattern": "**/*.py", "path": "src"}'
+                   note="default path: the project root.")
     needs_permission = False
     edits_files = False
 

@@ -41,12 +41,11 @@ class _Search:
 
 class GrepTool:
     name = "Grep"
-    description = ('search file contents with a Python regular expression, line by line. Returns "path:line: text" '
-                   "for each match (at most 500). Skips .gitignore'd, binary and very large files.")
+    description = ('search file contents line by line with a Python regular expression: "path:line: text" per '
+                   "match (at most 500); skips .gitignore'd, binary and huge files.")
     args = ArgSpec((Arg("pattern", STR), Arg("path", STR, required=False), Arg("glob", STR, required=False),
                     Arg("ignore_case", BOOL, required=False)),
-                   note='path is a folder or one file (default: the project root); glob filters files by name '
-                        '("*.py") or by path below `path` ("tests/**/*.py").')
+                   note='path: a folder or one file (default: the root); glob: "*.py" or "tests/**/*.py".')
     example = '{"pattern": "def load_\\\\w+", "glob": "*.py"}'
     needs_permission = False
     edits_files = False

@@ -16,11 +16,9 @@ MAX_ENTRIES = 1000
 
 class LSTool:
     name = "LS"
-    description = ('list one folder of the project (not recursive). Folders end with "/". Files ignored by '
-                   ".gitignore and the .git folder are left out.")
+    description = 'list one folder, not recursively; folders end with "/"; .gitignore\'d files and .git are left out.'
     args = ArgSpec((Arg("path", STR, required=False),),
-                   note="folder relative to the project root (default: the root).")
-    example = '{"path": "src"}'
+                   note="default: the project root.")
     needs_permission = False
     edits_files = False
 

@@ -9,12 +9,11 @@ from core.tools.edit import EDIT_ARGS, apply_edit, commit_edit, edit_text, load_
 
 class MultiEditTool:
     name = "MultiEdit"
-    description = ("several Edit steps on one file, applied in order (each sees the result of the previous one). "
-                   "All succeed or none is applied.")
+    description = "several Edits on one file, applied in order; all succeed or none is applied."
     args = ArgSpec((Arg("file_path", STR),
                     Arg("edits", LIST, items=ArgSpec(EDIT_ARGS), item_label="edit", min_items=1)))
-    example = ('{"file_path": "src/app.py", "edits": [{"old_string": "import os\\n", "new_string": '
-               '"import os\\nimport sys\\n"}, {"old_string": "foo(", "new_string": "bar(", "replace_all": true}]}')
+    example = ('{"file_path": "src/app.py", "edits": [{"old_string": "x = 1\\n", "new_string": "x = 2\\n"}, '
+               '{"old_string": "foo(", "new_string": "bar(", "replace_all": true}]}')
     needs_permission = True
     edits_files = True
 

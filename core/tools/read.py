@@ -28,13 +28,10 @@ _KEEP_LINE_BYTES = MAX_LINE_CHARS * 4 + 4
 
 class ReadTool:
     name = "Read"
-    description = ('show a text file with line numbers ("     1<TAB>text"). Reads up to 2000 lines; use offset '
-                   "(1-based first line) and limit (number of lines) for more or for big files. Lines over 2000 "
-                   "characters are cut. Binary files and folders are refused. If the file changed since you last "
-                   'read it, the result starts with "Note: <file> was modified externally."')
+    description = ('show a text file with line numbers ("     1<TAB>text"), at most 2000 lines (and 2000 characters '
+                   "a line); offset (first line, from 1) and limit (line count) read a part.")
     args = ArgSpec((Arg("file_path", STR), Arg("offset", INT, required=False, minimum=1),
                     Arg("limit", INT, required=False, minimum=1)))
-    example = '{"file_path": "src/app.py", "offset": 120, "limit": 80}'
     needs_permission = False
     edits_files = False
 

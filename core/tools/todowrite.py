@@ -33,12 +33,9 @@ def _clean(todos: list[dict]) -> list[dict]:
 
 class TodoWriteTool:
     name = "TodoWrite"
-    description = ("keep a task list for multi-step work. Send the whole list every time (it replaces the previous "
-                   'one); status is "pending", "in_progress" or "completed". Keep one task in progress at a time.')
+    description = "a task list for multi-step work: send the whole list each time; one task in_progress at a time."
     args = ArgSpec((Arg("todos", LIST, item_label="todo",
                         items=ArgSpec((Arg("content", STR), Arg("status", STR, choices=STATUSES)))),))
-    example = ('{"todos": [{"content": "Find the bug", "status": "completed"}, '
-               '{"content": "Fix it", "status": "in_progress"}]}')
     needs_permission = False
     edits_files = False
 

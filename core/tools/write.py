@@ -16,10 +16,8 @@ MAX_DIFF_BYTES = 10 * 1024 * 1024
 
 class WriteTool:
     name = "Write"
-    description = ("create a file or replace its whole content; missing folders are created. Prefer Edit for "
-                   "changes to an existing file.")
+    description = "create a file or replace its whole content (folders are created); prefer Edit for changes."
     args = ArgSpec((Arg("file_path", STR), Arg("content", STR)))
-    example = '{"file_path": "notes/plan.md", "content": "# Plan\\n\\n1. Read the code\\n"}'
     needs_permission = True
     edits_files = True
 
