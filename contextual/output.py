@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from core import secrets
+from core.stream_guard import StreamGuard
 from core.textsafe import strip_control, valid_unicode
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -138,12 +139,20 @@ class JsonPrinter(Printer):
 class StreamJsonPrinter(JsonPrinter):
     """`stream-json`: one object per line as things happen, each with a "type"; the last is the result."""
 
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        super().__init__(out, err)
+        self._guard = StreamGuard()     # a key split across two streamed fragments never reaches a line in part
+
     def start(self, info: dict[str, Any]) -> None:
         self._emit({"type": "system", "subtype": "init", **info})
 
     def event(self, event: Any) -> None:
         if type(event).__name__ in _NOT_STREAMED or not dataclasses.is_dataclass(event):
             return
+        for released in self._guard.safe(event):
+            self._emit_event(released)
+
+    def _emit_event(self, event: Any) -> None:
         body = _jsonable(event)
         if type(event).__name__ == "UsageEvent":      # the same names as the result's usage
             body = usage_fields(event)

@@ -122,3 +122,20 @@ def test_output_format_without_p_is_refused_in_one_line(project: Path):
     result = contextual(["--output-format", "json"], project, cli_env(home_of(project)))
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.strip().count("\n") == 0 and "--output-format needs -p" in result.stderr
+
+
+def test_stream_json_never_prints_part_of_a_key_split_across_streamed_fragments(project: Path):
+    """The fake server streams the reply 6 characters at a time, so the configured key arrives cut in pieces:
+    no line of stdout holds any piece of it, and the streamed deltas still join to the whole reply, redacted."""
+    home, key = home_of(project), "sk-Zq8vW3xK7pL2mN9rT4yB6hJ1"
+    reply = f"Thought: the key is {key} now\nAction: Finish[done: {key} is set]"
+    with FakeLLMServer(kind="openai", script=[Reply(reply, chunk_size=6)]) as srv:
+        result = contextual(["-p", "what is the key?", "--output-format", "stream-json"], project,
+                            cli_env(home, srv.base_url, "openai", CONTEXTUAL_API_KEY=key))
+    assert result.returncode == 0, result.stderr
+    assert not any(key[i:i + 6] in result.stdout for i in range(len(key) - 5))     # no piece of it, anywhere
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    deltas = [o["text"] for o in lines if o["type"] == "text_delta"]
+    assert len(deltas) > 5                                   # it did stream in pieces
+    assert "".join(deltas) == reply.replace(key, "[redacted]")
+    assert lines[-1]["result"] == "done: [redacted] is set"

@@ -7,7 +7,7 @@ from core import secrets
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.test_tui_flows import make_host, run_turn
 from tui.app import ContextualApp
-from tui.screen_safe import StreamGuard, screen_safe, screen_text
+from tui.screen_safe import screen_safe, screen_text, stream_guard
 from tui.widgets.chat_log import ChatLog
 from tui.widgets.scratchpad import ScratchpadView
 
@@ -34,7 +34,7 @@ def test_nested_values_are_cleaned_and_clean_events_come_back_unchanged():
 
 def test_the_stream_guard_holds_a_possible_key_start_until_the_stream_decides():
     secrets.remember(KEY)
-    guard = StreamGuard()
+    guard = stream_guard()
 
     def texts(event):
         return [(type(e).__name__, getattr(e, "text", None)) for e in guard.safe(event)]

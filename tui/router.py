@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from core import events as ev
 from tui.format import args_label, plural, tokens
-from tui.screen_safe import StreamGuard
+from tui.screen_safe import stream_guard
 from tui.surfaces import Surfaces
 
 if TYPE_CHECKING:       # the modals are imported when they first open: not needed for the first frame
@@ -32,7 +32,7 @@ class EventRouter:
         self._calling_step = 0
         self._answered = False
         self.events_seen = 0
-        self.streams = StreamGuard()     # keys redacted, and never shown in part across streamed fragments
+        self.streams = stream_guard()     # keys redacted, and never shown in part across streamed fragments
 
     # ----- whole streams
     async def consume_turn(self, text: str, stream: AsyncIterator[Any]) -> None:
