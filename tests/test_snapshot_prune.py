@@ -8,6 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from core.snapshot.prune import prune_copies
 from tests.cli_helpers import cli_env, contextual
 from tests.fakes.llm_server import FakeLLMServer
 from tests.test_snapshots import QUIET, run_git
@@ -77,3 +78,16 @@ def test_copy_mode_snapshot_folders_beyond_the_count_are_pruned(tmp_path: Path):
     left = [p for p in (home / "snapshots").glob("*/*")]
     assert stale not in left and len(left) == 1
     assert (project / "f.txt").read_text() == "version 2\n"
+
+
+def test_the_turn_just_taken_is_spared_when_its_time_ties_an_older_one(tmp_path: Path):
+    """Git stamps are whole seconds and two quick sessions share one: the new turn must not lose the tie."""
+    now = time.time()
+    for spare_index in (0, 1):
+        turns = [tmp_path / str(spare_index) / "snapshots" / session / "turn-1" for session in ("aaa", "zzz")]
+        for turn in turns:
+            turn.mkdir(parents=True)
+            os.utime(turn, (now, now))
+        deleted = prune_copies(tmp_path / str(spare_index), keep=1, max_age_days=30, now=now,
+                               spare=turns[spare_index])
+        assert deleted == [turns[1 - spare_index]] and turns[spare_index].is_dir()

@@ -93,7 +93,7 @@ class GhostSnapshots:
             if entry is None:
                 return None
         elapsed = time.monotonic() - started
-        await self._prune_once()
+        await self._prune_once(turn_id, turn)
         return SnapshotRecord(entry, elapsed, await self._slow_warning(elapsed, sizes))
 
     async def _take_git(self, turn_id: str, turn: _Turn) -> tuple[dict, Callable[[], Awaitable[list]]]:
@@ -198,16 +198,17 @@ class GhostSnapshots:
                 on_warning(record.warning)
         return before_change
 
-    async def _prune_once(self) -> None:
-        """Old snapshots go the first time this session takes one (after it, so the new one is never a victim)."""
+    async def _prune_once(self, turn_id: str, turn: _Turn) -> None:
+        """Old snapshots go the first time this session takes one (after it, and sparing it by name)."""
         if self._pruned:
             return
         self._pruned = True
         try:
             if self._mode == "git" and self._top is not None:
-                await prune_refs(self._top, keep=self.keep, max_age_days=self.max_age_days)
+                await prune_refs(self._top, keep=self.keep, max_age_days=self.max_age_days,
+                                 spare=self._ref(turn.number))
             else:
-                prune_copies(self.home, keep=self.keep, max_age_days=self.max_age_days)
+                prune_copies(self.home, keep=self.keep, max_age_days=self.max_age_days, spare=self.copy_dir(turn_id))
         except (OSError, gitops.GitError):
             pass        # housekeeping must never cost a turn; the next session tries again
 
