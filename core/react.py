@@ -122,8 +122,7 @@ def parse_reply(reply: str, known_tools: set[str] | frozenset[str]) -> Parsed:
             "Your reply had no `Action:` line. Answer with `Thought: <reasoning>` then either "
             "`Action: <Tool>[<one JSON object>]` or `Action: Finish[<final answer>]`.")
     tool = match.group(1)
-    # Fence lines around the Thought (a reply wrapped in ``` as a whole) are not part of it.
-    thought = _THOUGHT.sub("", _FENCE_LINE.sub("", visible[:match.start()]), count=1).strip()
+    thought = _thought_of(visible[:match.start()])
     body_start = match.end()
     if tool == FINISH:
         body, closed = _finish_body(visible, body_start)
@@ -147,6 +146,17 @@ def parse_reply(reply: str, known_tools: set[str] | frozenset[str]) -> Parsed:
         raise ReactFormatError(f"`Action: {tool}[` must close with `]` right after the JSON object.")
     action = f"{tool}[{json.dumps(args, ensure_ascii=False)}]"
     return Parsed(thought, tool, args, _render(thought, action))
+
+
+def _thought_of(text: str) -> str:
+    """The Thought's text. Fence lines around it (a reply wrapped in ``` as a whole, or an Action fenced on its own)
+    are not part of it; a code block inside it keeps its fences, so the history shows the code as the model wrote it."""
+    marker = _THOUGHT.search(text)
+    head, body = (text[:marker.start()], text[marker.end():]) if marker else ("", text)
+    fences = list(_FENCE_LINE.finditer(body))
+    if len(fences) % 2:                     # the last one opens nothing: it fences the Action that follows
+        body = body[:fences[-1].start()] + body[fences[-1].end():]
+    return (_FENCE_LINE.sub("", head) + body).strip()
 
 
 def _render(thought: str, action: str) -> str:

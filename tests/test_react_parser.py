@@ -31,6 +31,15 @@ def test_an_action_line_inside_a_fenced_answer_is_part_of_the_answer():
 def test_a_reply_wrapped_in_a_fence_still_parses():
     parsed = parse_reply("```\nThought: t\nAction: Finish[the answer]\n```", TOOLS)
     assert parsed.args == "the answer" and parsed.thought == "t"
+    fenced_action = parse_reply('Thought: t\n```\nAction: Bash[{"command": "ls"}]\n```', TOOLS)
+    assert fenced_action.thought == "t" and fenced_action.args == {"command": "ls"}
+
+
+def test_a_code_block_inside_the_thought_keeps_its_fences():
+    thought = "The field is:\n\n```python\nclass Field:\n    pass\n```\n\nI will read the rest."
+    parsed = parse_reply(f'Thought: {thought}\nAction: Bash[{{"command": "ls"}}]', TOOLS)
+    assert parsed.thought == thought
+    assert parse_reply(f"```\nThought: {thought}\nAction: Finish[ok]\n```", TOOLS).thought == thought
 
 
 def test_a_3000_deep_nested_action_is_a_format_error_not_a_crash():
