@@ -12,6 +12,7 @@ from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.fakes.server_flavors import Flavor
 from tests.test_tui_flows import finish, make_host, run_turn, type_and_send, wait_for
 from tui.app import ContextualApp
+from tui.format import tokens as figure
 from tui.widgets.chat_log import ChatLog
 from tui.widgets.history_view import HistoryView
 from tui.widgets.scratchpad import ScratchpadView
@@ -48,9 +49,9 @@ async def test_meter_warns_then_announces_compaction_at_a_20k_window(tmp_path):
                 assert shown.estimate == trigger.estimate
                 if text != "first":
                     assert trigger.basis == "usage" and shown.estimate == app.engine.last_usage
-                assert f"{shown.estimate / 1000:.1f}k of 16.0k trigger line" in first
+                assert f"{figure(shown.estimate)} of 16.0k trigger line" in first      # 938 under 1k, 14.2k above
                 assert "│" in first                                     # the trigger line on the bar
-                assert f"next prompt {shown.total / 1000:.1f}k of 20.0k window" in second.replace("  ", " ")
+                assert f"next prompt {figure(shown.total)} of 20.0k window" in second.replace("  ", " ")
                 levels.append(meter.level)
                 hints.append("compaction at the next message" in first)
             assert levels == ["ok", "warn", "due"]
