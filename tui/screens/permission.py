@@ -56,10 +56,13 @@ class PermissionModal(ModalScreen[Any]):
                          id="permission-what")
             with VerticalScroll(id="permission-preview"):
                 yield Static(preview_renderable(self.tool, self.preview))
+            # The rule has a line of its own: on the button a long one pushed "Deny + tell" off an 80-column screen.
+            yield Static(Text.assemble(("always", "bold"), " adds the rule ", (self.rule, "bold"),
+                                       " to .contextual/config.toml"), id="permission-rule")
             with Horizontal(id="permission-buttons"):
                 # compact: one row of buttons still fits at 80 columns
                 yield Button(Text("Allow once [y]"), id="allow_once", variant="success", compact=True)
-                yield Button(Text(f"Always: {self.rule} [a]"), id="allow_always", variant="primary", compact=True)
+                yield Button(Text("Always [a]"), id="allow_always", variant="primary", compact=True)
                 yield Button(Text("Deny [n]"), id="deny", variant="error", compact=True)
                 yield Button(Text("Deny + tell [t]"), id="deny_tell", variant="warning", compact=True)
             yield Input(placeholder="what the agent should do instead (enter sends, esc stops the turn)",
