@@ -133,19 +133,20 @@ def test_ctrl_c_mid_tool_records_an_interrupted_turn_that_resumes_cleanly(projec
     import signal
     import subprocess
     import sys
-    import time
     from core.session import latest_session, load_session
     script = ['Thought: wait\nAction: Bash[{"command": "sleep 30"}]', "Thought: ok\nAction: Finish[resumed fine]"]
     with FakeLLMServer(kind="openai", script=script) as srv:
         env = cli_env(home_of(project), srv.base_url)
         child = subprocess.Popen([sys.executable, "-m", "contextual", "-p", "wait", "--permission-mode", "bypass"],
                                  cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 20
-        while len(srv.requests) < 1 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(0.8)                                   # the Bash step is running now
+        seen = []
+        for line in child.stderr:                         # wait until the Bash step has started
+            seen.append(line)
+            if line.startswith("→ Bash"):
+                break
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=20)
+        err = "".join(seen) + err
         assert child.returncode == 1 and out == "" and "Traceback" not in err
         path = latest_session(home_of(project), project)
         loaded = load_session(path)
