@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from textual.widgets import Static
+
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.test_tui_flows import SIZE, finish, make_host, type_and_send, wait_for
 from tui.app import ContextualApp
@@ -98,7 +100,9 @@ async def test_permission_deny_and_tell_reaches_the_model_and_esc_stops_the_turn
             modal = app.screen
             labels = [str(b.label) for b in modal.query("Button")]
             assert "Allow once [y]" in labels and "Deny [n]" in labels       # the key hints survive
-            assert any(label.startswith("Always: Bash") for label in labels)
+            assert "Always [a]" in labels
+            rule = str(modal.query_one("#permission-rule", Static).render())
+            assert "Bash(echo:*)" in rule and ".contextual/config.toml" in rule     # what "always" would write
             await pilot.press("t")
             await pilot.pause()
             note = modal.query_one("#permission-note")
