@@ -21,6 +21,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
+def sigint_at_default() -> None:
+    """preexec_fn for a CLI child a test interrupts: SIGINT at its default disposition, as a terminal starts a program.
+    A shell without job control starts background commands with SIGINT ignored, children inherit that, and Python
+    keeps an inherited SIG_IGN: a suite started in the background would test a process Ctrl-C cannot reach."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def cli_env(home: Path, base_url: str | None = None, kind: str = "openai", **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("CONTEXTUAL_", "OPENAI_", "ANTHROPIC_"))}

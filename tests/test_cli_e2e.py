@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import cli_env, contextual, home_of, one_line_error, session_files
+from tests.cli_helpers import cli_env, contextual, home_of, one_line_error, session_files, sigint_at_default
 from tests.fakes.llm_server import Fault, FakeLLMServer
 
 EDIT_TASK = [
@@ -138,7 +138,8 @@ def test_ctrl_c_mid_tool_records_an_interrupted_turn_that_resumes_cleanly(projec
     with FakeLLMServer(kind="openai", script=script) as srv:
         env = cli_env(home_of(project), srv.base_url)
         child = subprocess.Popen([sys.executable, "-m", "contextual", "-p", "wait", "--permission-mode", "bypass"],
-                                 cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                 cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 preexec_fn=sigint_at_default)
         seen = []
         for line in child.stderr:                         # wait until the Bash step has started
             seen.append(line)

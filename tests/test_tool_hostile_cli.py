@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import cli_env, contextual, home_of
+from tests.cli_helpers import cli_env, contextual, home_of, sigint_at_default
 from tests.fakes.llm_server import FakeLLMServer
 
 FINISH = "Thought: done\nAction: Finish[finished]"
@@ -132,7 +132,8 @@ def test_sigint_during_a_slow_grep_ends_the_process_within_seconds(project: Path
     with FakeLLMServer(kind="openai", script=['Thought: search\nAction: Grep[{"pattern": "(a+)+$"}]', FINISH]) as srv:
         env = cli_env(home_of(project), srv.base_url)
         proc = subprocess.Popen([sys.executable, "-m", "contextual", "-p", "go"], cwd=project, env=env,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=sigint_at_default)
         try:
             for line in proc.stderr:                       # wait until the Grep has started
                 if line.startswith("→ Grep"):
