@@ -13,7 +13,6 @@ from core.stream_guard import StreamGuard
 from core.textsafe import strip_control
 
 
-
 def screen_text(text: str) -> str:
     return _screen_text(text, secrets.known())
 
