@@ -17,12 +17,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.agent import Engine  # noqa: E402
-from core.config import Config  # noqa: E402
-from core.context.scratchpad import ScratchStep  # noqa: E402
-from core.messages import Message  # noqa: E402
-from core.session import SessionWriter  # noqa: E402
-from core.tokens import count  # noqa: E402
+from contextual.core.agent import Engine  # noqa: E402
+from contextual.core.config import Config  # noqa: E402
+from contextual.core.context.scratchpad import ScratchStep  # noqa: E402
+from contextual.core.messages import Message  # noqa: E402
+from contextual.core.session import SessionWriter  # noqa: E402
+from contextual.core.tokens import count  # noqa: E402
 
 CODE = "\n".join(f"    def method_{i}(self, value):\n        return self.table[{i}] + value  # line {i}"
                  for i in range(60))

@@ -19,9 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.events import UsageEvent  # noqa: E402
-from core.messages import Message  # noqa: E402
-from core.session import SessionWriter, list_sessions, load_session  # noqa: E402
+from contextual.core.events import UsageEvent  # noqa: E402
+from contextual.core.messages import Message  # noqa: E402
+from contextual.core.session import SessionWriter, list_sessions, load_session  # noqa: E402
 
 WORDS = ("def class return import self value result error path file token context " * 8).split()
 

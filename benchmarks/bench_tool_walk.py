@@ -14,9 +14,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.tools.base import ToolContext  # noqa: E402
-from core.tools.glob import GlobTool  # noqa: E402
-from core.tools.runner import run_tool  # noqa: E402
+from contextual.core.tools.base import ToolContext  # noqa: E402
+from contextual.core.tools.glob import GlobTool  # noqa: E402
+from contextual.core.tools.runner import run_tool  # noqa: E402
 
 FILES_PER_LEVEL = 5
 PATTERN = "**/a*/**/a*/**/a*/**/a*/**/a*/**/a*/**/a*/**/f1.txt"

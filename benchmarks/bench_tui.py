@@ -16,14 +16,14 @@ import tiktoken
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core import tokens  # noqa: E402
-from core.agent import Engine  # noqa: E402
-from core.config import load_config  # noqa: E402
-from core.messages import Message  # noqa: E402
-from tui.app import ContextualApp  # noqa: E402
-from tui.host import Opened  # noqa: E402
-from tui.widgets.chat_log import ChatLog  # noqa: E402
-from tui.widgets.token_meter import TokenMeter  # noqa: E402
+from contextual.core import tokens  # noqa: E402
+from contextual.core.agent import Engine  # noqa: E402
+from contextual.core.config import load_config  # noqa: E402
+from contextual.core.messages import Message  # noqa: E402
+from contextual.tui.app import ContextualApp  # noqa: E402
+from contextual.tui.host import Opened  # noqa: E402
+from contextual.tui.widgets.chat_log import ChatLog  # noqa: E402
+from contextual.tui.widgets.token_meter import TokenMeter  # noqa: E402
 
 
 class BenchHost:

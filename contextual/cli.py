@@ -11,8 +11,8 @@ from pathlib import Path
 
 from contextual.environ import drop_key_variables
 from contextual.output import OUTPUT_FORMATS, Printer, make_printer
-from core import __version__
-from core.config import PERMISSION_MODES, PROVIDERS, Config, ConfigError, load_config
+from contextual.core import __version__
+from contextual.core.config import PERMISSION_MODES, PROVIDERS, Config, ConfigError, load_config
 
 DESCRIPTION = """\
 Contextual: a terminal coding agent whose context you can see.
@@ -77,7 +77,7 @@ FLAG_KEYS = ("provider", "base_url", "model", "context_window", "permission_mode
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "replay":
-        from core.replay.cli import replay_main
+        from contextual.core.replay.cli import replay_main
         return replay_main(argv[1:])
     if argv and argv[0] == "context":
         from contextual.context_cmd import context_main
@@ -98,7 +98,7 @@ def _load(args: argparse.Namespace, ask_server: bool = True) -> Config:
     drop_key_variables()            # read once, now out of reach of Bash and other children
     if not ask_server:              # the app asks after its first frame (tui/host.py: RealHost.connect)
         return config
-    from core.model_facts import resolve_window
+    from contextual.core.model_facts import resolve_window
     return asyncio.run(resolve_window(config))   # once, 2 s at most: the server's window unless the user set one
 
 
@@ -107,7 +107,7 @@ def _open_app(args: argparse.Namespace) -> int:
         config = _load(args, ask_server=False)
     except ConfigError as exc:
         return make_printer("text").fail(str(exc))
-    from tui.app import run_app   # imported only when the app is asked for: -p never loads textual
+    from contextual.tui.app import run_app   # imported only when the app is asked for: -p never loads textual
     return run_app(config, resume_id=args.resume, continue_latest=args.continue_latest)
 
 
@@ -138,7 +138,7 @@ def _print_mode(args: argparse.Namespace) -> int:
 
 async def _headless(config: Config, args: argparse.Namespace, printer: Printer, started: float) -> int:
     from contextual.headless import run_headless
-    from core.runtime import open_engine
+    from contextual.core.runtime import open_engine
     try:
         engine, closer = await open_engine(config, resume_id=args.resume, continue_latest=args.continue_latest,
                                            interactive=False)

@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from core.config import ConfigError, load_config
+from contextual.core.config import ConfigError, load_config
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 async def _next_prompt(engine, config, text: str):
     """With the project's MCP servers started as `-p` starts them, so L1 lists the same tools (issue 17)."""
-    from core.mcp.manager import start_servers
+    from contextual.core.mcp.manager import start_servers
     manager = await start_servers(engine, config.project_root, config.home, wait=True)
     try:
         return engine.next_prompt(text)
@@ -40,10 +40,10 @@ async def _next_prompt(engine, config, text: str):
 
 
 def context_main(argv: list[str]) -> int:
-    from core.context.report import as_json, as_text
-    from core.model_facts import resolve_window
-    from core.runtime import engine_for_reading
-    from core.session import SessionError
+    from contextual.core.context.report import as_json, as_text
+    from contextual.core.model_facts import resolve_window
+    from contextual.core.runtime import engine_for_reading
+    from contextual.core.session import SessionError
     args = build_parser().parse_args(argv)
     flags = {k: getattr(args, k) for k in ("provider", "model", "base_url", "context_window", "keep_rounds")}
     try:

@@ -13,7 +13,7 @@ import ctypes
 import os
 import sys
 
-from core import secrets
+from contextual.core import secrets
 
 
 def drop_key_variables() -> list[str]:

@@ -11,10 +11,10 @@ import time
 from typing import Any
 
 from contextual.output import Outcome, Printer, usage_fields
-from core.events import (ActionEvent, BudgetWarning, CompactionFinished, CompactionStarted, ErrorEvent, FinalAnswer,
+from contextual.core.events import (ActionEvent, BudgetWarning, CompactionFinished, CompactionStarted, ErrorEvent, FinalAnswer,
                          FormatErrorEvent, Notice, PermissionRequest, ThoughtEvent, ToolFinished, ToolsChanged,
                          TurnAdjustments, TurnFinished, UsageEvent)
-from core.session import SessionError
+from contextual.core.session import SessionError
 
 
 def _short(value: object, limit: int = 160) -> str:

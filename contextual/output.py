@@ -16,9 +16,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from core import secrets
-from core.stream_guard import StreamGuard
-from core.textsafe import strip_control, valid_unicode
+from contextual.core import secrets
+from contextual.core.stream_guard import StreamGuard
+from contextual.core.textsafe import strip_control, valid_unicode
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 

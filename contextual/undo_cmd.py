@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Mapping
 
 from contextual.output import safe_text
-from core.config import default_home
-from core.snapshot import git as gitops
-from core.snapshot.undo import UndoError, record_undo, render_result, undo_last
+from contextual.core.config import default_home
+from contextual.core.snapshot import git as gitops
+from contextual.core.snapshot.undo import UndoError, record_undo, render_result, undo_last
 
 
 def undo_main(argv: list[str], env: Mapping[str, str] | None = None) -> int:
-    from core.session import SessionError, SessionLocked, SessionWriter, find_session, latest_session, load_session
+    from contextual.core.session import SessionError, SessionLocked, SessionWriter, find_session, latest_session, load_session
 
     env = os.environ if env is None else env
     parser = argparse.ArgumentParser(prog="contextual undo",

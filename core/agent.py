@@ -13,27 +13,27 @@ import time
 import uuid
 from typing import Any, AsyncIterator
 
-from core import permissions, secrets
-from core.clock import now_iso
-from core.context import compaction, compressor, review_flow
-from core.context.builder import Built
-from core.context.pins import protect
-from core.context.pairing import aborted_result, unanswered
-from core.context.preprocess import preprocess
-from core.context.scratchpad import ScratchStep, shorten_action
-from core.engine_state import EngineState, path_of
-from core.live_tool import run_live
-from core.events import (ActionEvent, AnswerDelta, BudgetWarning, CompactionFinished, CompactionProgress,
+from contextual.core import permissions, secrets
+from contextual.core.clock import now_iso
+from contextual.core.context import compaction, compressor, review_flow
+from contextual.core.context.builder import Built
+from contextual.core.context.pins import protect
+from contextual.core.context.pairing import aborted_result, unanswered
+from contextual.core.context.preprocess import preprocess
+from contextual.core.context.scratchpad import ScratchStep, shorten_action
+from contextual.core.engine_state import EngineState, path_of
+from contextual.core.live_tool import run_live
+from contextual.core.events import (ActionEvent, AnswerDelta, BudgetWarning, CompactionFinished, CompactionProgress,
                          CompactionStarted, EngineEvent, ErrorEvent, FinalAnswer, FormatErrorEvent, Notice,
                          PermissionDecided, PermissionRequest, PromptChanged, ReasoningDelta, StreamRestarted,
                          TextDelta, ThoughtEvent, ToolFinished, ToolOutput, ToolStarted, TurnFinished)
-from core.messages import Message
-from core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk, StreamDone,
+from contextual.core.messages import Message
+from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk, StreamDone,
                                  TextChunk, UsageChunk)
-from core.react import FINISH, AnswerStream, ReactFormatError, parse_reply, strip_thinking
-from core.textsafe import valid_unicode
-from core.tools.base import fail
-from core.tools.runner import run_tool
+from contextual.core.react import FINISH, AnswerStream, ReactFormatError, parse_reply, strip_thinking
+from contextual.core.textsafe import valid_unicode
+from contextual.core.tools.base import fail
+from contextual.core.tools.runner import run_tool
 
 FORMAT_ERROR_TOOL = "FormatError"
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from core import secrets
-from core.permission_rules import PermissionRules, RuleError
+from contextual.core import secrets
+from contextual.core.permission_rules import PermissionRules, RuleError
 
 
 class ConfigError(Exception):

@@ -10,30 +10,30 @@ import asyncio
 from dataclasses import replace
 from typing import Any
 
-from core.clock import now_iso
-from core.config import Config
-from core.context.builder import Built, ContextBuilder
-from core.context.controls import ContextControls
-from core.context.history import HistoryManager
-from core.context.pairing import normalize
-from core.context.preprocess import preprocess
-from core.context.rules import SHARE as RULES_SHARE
-from core.context.scratchpad import ScratchStep
-from core.context.trigger import compaction_due
-from core.events import (EngineEvent, MessageRecorded, Notice, PromptChanged, ToolsChanged, TurnAdjustments,
+from contextual.core.clock import now_iso
+from contextual.core.config import Config
+from contextual.core.context.builder import Built, ContextBuilder
+from contextual.core.context.controls import ContextControls
+from contextual.core.context.history import HistoryManager
+from contextual.core.context.pairing import normalize
+from contextual.core.context.preprocess import preprocess
+from contextual.core.context.rules import SHARE as RULES_SHARE
+from contextual.core.context.scratchpad import ScratchStep
+from contextual.core.context.trigger import compaction_due
+from contextual.core.events import (EngineEvent, MessageRecorded, Notice, PromptChanged, ToolsChanged, TurnAdjustments,
                          UsageEvent)
-from core.messages import Message
-from core.model_facts import cost
-from core.ports import SessionSink, SnapshotHook
-from core.prompt import PromptView, Trigger, UsageFigures
-from core.providers.base import Provider, UsageChunk
-from core.tokens import calibration_for
-from core.tools.base import ToolContext
+from contextual.core.messages import Message
+from contextual.core.model_facts import cost
+from contextual.core.ports import SessionSink, SnapshotHook
+from contextual.core.prompt import PromptView, Trigger, UsageFigures
+from contextual.core.providers.base import Provider, UsageChunk
+from contextual.core.tokens import calibration_for
+from contextual.core.tools.base import ToolContext
 
 def _todo_recap(todos: list[dict]) -> str:
     if not todos:
         return ""
-    from core.tools.todowrite import todo_recap
+    from contextual.core.tools.todowrite import todo_recap
     return todo_recap(todos)
 
 
@@ -49,10 +49,10 @@ class EngineState(ContextControls):
                  interactive: bool = True, summary_provider: Provider | None = None,
                  snapshots: SnapshotHook | None = None, warnings: list[str] | None = None) -> None:
         if tools is None:
-            from core.tools.registry import default_tools
+            from contextual.core.tools.registry import default_tools
             tools = default_tools()
         if system_prompt is None:
-            from prompts.system_prompt import build_system_prompt
+            from contextual.core.l1 import system_prompt as build_system_prompt
             system_prompt = build_system_prompt(tools)     # L1 describes the tools this engine has
         self.config = config
         self.base_system_prompt = system_prompt      # L1 without MCP tools

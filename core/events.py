@@ -10,8 +10,8 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
-from core.prompt import Adjustment, PromptView
-from core.messages import Message
+from contextual.core.prompt import Adjustment, PromptView
+from contextual.core.messages import Message
 
 PermissionDecision = Literal["allow_once", "allow_session", "deny"]
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
+from importlib import resources
 from typing import Any, Mapping
 
-from core.config import Config
+from contextual.core.config import Config
 
-TABLE_PATH = Path(__file__).with_name("model_table.toml")
 PRICE_FIELDS = ("input", "cached_input", "cache_write", "output")
 
 
@@ -35,7 +34,9 @@ class ModelFacts:
 
 @lru_cache(maxsize=1)
 def builtin_table() -> dict[str, dict[str, Any]]:
-    return tomllib.loads(TABLE_PATH.read_text(encoding="utf-8"))["models"]
+    # Package data read through importlib.resources: it works from a wheel, a zip or a checkout alike.
+    text = resources.files("contextual.core").joinpath("model_table.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)["models"]
 
 
 def _number(value: Any) -> float | None:
@@ -100,7 +101,7 @@ async def resolve_window(config: Config, timeout: float | None = None) -> Config
     if config.window_explicit or not config.model or not config.base_url:
         return config
     if config.provider == "openai":   # the Anthropic API states no window: the table knows its models
-        from core.providers.model_info import PROBE_TIMEOUT, detect_window
+        from contextual.core.providers.model_info import PROBE_TIMEOUT, detect_window
         try:
             found = await detect_window(config.base_url, config.model, config.api_key,
                                         timeout=PROBE_TIMEOUT if timeout is None else timeout)
@@ -116,13 +117,13 @@ async def resolve_window(config: Config, timeout: float | None = None) -> Config
 async def _measure_tokenizer(config: Config, timeout: float | None) -> None:
     """llama.cpp counts with its model's tokenizer at /tokenize: a first calibration before any call.
     The sample is the system prompt, the part of every request that is always there."""
-    from core.providers.model_info import PROBE_TIMEOUT, tokenize_count
-    from core.tokens import calibration_for, count
+    from contextual.core.providers.model_info import PROBE_TIMEOUT, tokenize_count
+    from contextual.core.tokens import calibration_for, count
     calibration = calibration_for(config.home)
     if calibration.calibrated(config.model):
         return
     try:
-        from prompts.system_prompt import build_system_prompt
+        from contextual.core.l1 import system_prompt as build_system_prompt
         sample = build_system_prompt()
         server = await tokenize_count(config.base_url, sample, config.api_key,
                                       timeout=PROBE_TIMEOUT if timeout is None else timeout)

@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.tools._globs import compile_glob
-from core.tools.base import ToolError
+from contextual.core.tools._globs import compile_glob
+from contextual.core.tools.base import ToolError
 
 _RULE = re.compile(r"^(?P<tool>[A-Za-z][A-Za-z0-9_-]*)(?:\((?P<spec>.*)\))?$", re.DOTALL)
 _SHELL_OPERATOR = re.compile(r"[;&|<>`\n]|\$\(")

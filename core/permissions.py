@@ -14,9 +14,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
-from core.permission_rules import PermissionRules, parse_rule
-from core.tools._regular import read_bounded
-from core.tools.base import ToolError
+from contextual.core.permission_rules import PermissionRules, parse_rule
+from contextual.core.tools._regular import read_bounded
+from contextual.core.tools.base import ToolError
 
 Verdict = Literal["allow", "deny", "ask"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Awaitable, Callable, Protocol
 
-from core.events import UsageEvent
-from core.messages import Message
+from contextual.core.events import UsageEvent
+from contextual.core.messages import Message
 
 
 class SessionSink(Protocol):

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from core import bounded_json
+from contextual.core import bounded_json
 
 FINISH = "Finish"
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.S | re.I)

@@ -9,14 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from core import secrets
-from core.agent import Engine
-from core.config import Config, ConfigError
+from contextual.core import secrets
+from contextual.core.agent import Engine
+from contextual.core.config import Config, ConfigError
 
 
 def session_path(config: Config, resume_id: str | None, continue_latest: bool) -> Path | None:
     """The session file to resume (None: a new session); a one-line ConfigError when there is none."""
-    from core.session import find_session, latest_session
+    from contextual.core.session import find_session, latest_session
     if resume_id:
         path = find_session(config.home, config.project_root, resume_id)
         if path is None:
@@ -34,7 +34,7 @@ def make_provider(config: Config) -> Any:
     """The configured provider, or None when no model is configured yet (the app still opens)."""
     if config.missing_model_message() is not None:
         return None
-    from core.providers.factory import make_provider as factory
+    from contextual.core.providers.factory import make_provider as factory
     return factory(config)
 
 
@@ -47,8 +47,8 @@ def open_writer(config: Config, path: Path | None = None) -> tuple[Any, Any]:
 
     Raises SessionError with one line naming the path and the cause (SessionLocked when another process holds it);
     an unwritable home (read-only, full, no permission) is a SessionError too, never a traceback."""
-    from core.session import SessionError, SessionWriter
-    from core.snapshot.ghost import GhostSnapshots
+    from contextual.core.session import SessionError, SessionWriter
+    from contextual.core.snapshot.ghost import GhostSnapshots
     keys = list(secrets.known())
     try:
         writer = (SessionWriter.reopen(path, secrets=keys) if path is not None
@@ -76,7 +76,7 @@ def restore_into(engine: Engine, loaded: Any) -> None:
 def engine_for_reading(config: Config, *, resume_id: str | None = None, continue_latest: bool = False) -> Engine:
     """A session's state as `open_engine` restores it, with no provider, no writer and no lock: for looking at
     the next prompt (`contextual context`) while the session may be open elsewhere."""
-    from core.session import load_session
+    from contextual.core.session import load_session
     path = session_path(config, resume_id, continue_latest)
     engine = new_engine(config, None, interactive=False)
     if path is not None:
@@ -90,7 +90,7 @@ async def open_engine(config: Config, *, resume_id: str | None = None, continue_
 
     A session held by another process is refused (ConfigError). A session that cannot be written (read-only or
     full home) is not: the engine runs without one and its first warning says the turn will not be saved."""
-    from core.session import SessionError, SessionLocked, load_session
+    from contextual.core.session import SessionError, SessionLocked, load_session
     if provider is None:
         provider = make_provider(config)
     path = session_path(config, resume_id, continue_latest)
@@ -113,7 +113,7 @@ async def open_engine(config: Config, *, resume_id: str | None = None, continue_
         engine.warn(unsaved, first=True)
     if writer is not None:
         await writer.start()
-    from core.mcp.manager import start_servers
+    from contextual.core.mcp.manager import start_servers
     mcp = await start_servers(engine, config.project_root, config.home, wait=not interactive)
 
     async def close() -> None:

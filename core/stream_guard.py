@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from core import events as ev
-from core import secrets
+from contextual.core import events as ev
+from contextual.core import secrets
 
 STREAMED = (ev.TextDelta, ev.ReasoningDelta, ev.AnswerDelta)
 # Events after which a step's streamed text is over: what was held back is passed on (it was not a key).

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.lru import LRU
+from contextual.core.lru import LRU
 
 if TYPE_CHECKING:
     import tiktoken

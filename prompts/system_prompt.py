@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from contextual.prompts.tools_prompt import DescribedTool, render_tools_prompt
+
 SYSTEM_PROMPT = """\
 You are Contextual, a careful software engineer working in the user's project through tools.
 Answer each step with exactly:
@@ -29,11 +31,7 @@ Tools:
 """
 
 
-def build_system_prompt(tools: Iterable[str] | None = None) -> str:
-    """L1 describing every built-in tool, or only `tools` when the engine has just those (a replay has only
-    Bash: describing tools it cannot call would mislead the model and cost ~1,000 tokens a call)."""
-    from core.tools.registry import default_tools
-    from prompts.tools_prompt import render_tools_prompt
-    builtins = default_tools()
-    wanted = set(builtins) if tools is None else set(tools)
-    return SYSTEM_PROMPT + render_tools_prompt(tool for name, tool in builtins.items() if name in wanted)
+def build_system_prompt(tools: Iterable[DescribedTool]) -> str:
+    """L1 describing exactly `tools` (a replay has only Bash: describing tools it cannot call would mislead the
+    model and cost ~1,000 tokens a call). core/l1.py picks the tools; this module is text only."""
+    return SYSTEM_PROMPT + render_tools_prompt(tools)

@@ -5,10 +5,23 @@ ArgSpec the runner validates against (plus the spec's note), and an example call
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Protocol
 
 
-def describe_tool(tool) -> str:
+class ArgsText(Protocol):
+    note: str
+
+    def render(self) -> str: ...
+
+
+class DescribedTool(Protocol):
+    """What L1 needs of a tool: core's tools satisfy it; this package imports nothing of the engine."""
+    name: str
+    description: str
+    args: ArgsText
+
+
+def describe_tool(tool: DescribedTool) -> str:
     note = f" — {tool.args.note}" if tool.args.note else ""
     lines = [f"{tool.name} — {tool.description}", f"Arguments: {tool.args.render()}{note}"]
     example = getattr(tool, "example", "")
@@ -17,9 +30,6 @@ def describe_tool(tool) -> str:
     return "\n".join(lines)
 
 
-def render_tools_prompt(tools: Iterable | None = None) -> str:
-    """All tool descriptions, in the registry's order (built-ins first), separated by blank lines."""
-    if tools is None:
-        from core.tools.registry import default_tools
-        tools = default_tools().values()
+def render_tools_prompt(tools: Iterable[DescribedTool]) -> str:
+    """The given tools' descriptions, in the given order (the registry's: built-ins first), blank-line apart."""
     return "\n\n".join(describe_tool(tool) for tool in tools)

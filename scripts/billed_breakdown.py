@@ -21,13 +21,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.context.digest import kind_of  # noqa: E402
-from core.context.turn_forms import bash_command  # noqa: E402
-from core.replay.baseline import agent_calls  # noqa: E402
-from core.replay.loaders import find_trajectories, load_trajectories  # noqa: E402
-from core.replay.metrics import CACHED_PRICE, call_figures  # noqa: E402
-from core.replay.runner import replay_one  # noqa: E402
-from core.tokens import shared_cache  # noqa: E402
+from contextual.core.context.digest import kind_of  # noqa: E402
+from contextual.core.context.turn_forms import bash_command  # noqa: E402
+from contextual.core.replay.baseline import agent_calls  # noqa: E402
+from contextual.core.replay.loaders import find_trajectories, load_trajectories  # noqa: E402
+from contextual.core.replay.metrics import CACHED_PRICE, call_figures  # noqa: E402
+from contextual.core.replay.runner import replay_one  # noqa: E402
+from contextual.core.tokens import shared_cache  # noqa: E402
 
 HEAD = 2          # system prompt and task come before the scratchpad in a replay
 

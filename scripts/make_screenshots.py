@@ -15,15 +15,15 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from core.config import load_config  # noqa: E402
+from contextual.core.config import load_config  # noqa: E402
 from tests.fakes.llm_server import FakeLLMServer, Reply  # noqa: E402
-from tui.app import ContextualApp  # noqa: E402
-from tui.host import RealHost  # noqa: E402
-from tui.screens.compaction import CompactionModal
-from tui.screens.compaction_preview import CompactionPreviewScreen  # noqa: E402
-from tui.screens.permission import PermissionModal  # noqa: E402
-from tui.widgets.history_view import HistoryView  # noqa: E402
-from tui.widgets.scratchpad import ScratchpadView  # noqa: E402
+from contextual.tui.app import ContextualApp  # noqa: E402
+from contextual.tui.host import RealHost  # noqa: E402
+from contextual.tui.screens.compaction import CompactionModal
+from contextual.tui.screens.compaction_preview import CompactionPreviewScreen  # noqa: E402
+from contextual.tui.screens.permission import PermissionModal  # noqa: E402
+from contextual.tui.widgets.history_view import HistoryView  # noqa: E402
+from contextual.tui.widgets.scratchpad import ScratchpadView  # noqa: E402
 
 OUT = REPO / "screenshots"
 SIZES = ((80, 24), (100, 30), (200, 50))

@@ -22,10 +22,10 @@ def _preload() -> None:
     import contextual.cli  # noqa: F401  (everything `-p` imports, loaded once)
     import contextual.context_cmd  # noqa: F401
     import contextual.headless  # noqa: F401
-    import core.mcp.manager  # noqa: F401
-    import core.providers.model_info  # noqa: F401
-    import core.runtime  # noqa: F401
-    from core import tokens
+    import contextual.core.mcp.manager  # noqa: F401
+    import contextual.core.providers.model_info  # noqa: F401
+    import contextual.core.runtime  # noqa: F401
+    from contextual.core import tokens
     tokens.encoding()
 
 

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from core import tokens
-from core.tools.base import ToolContext
+from contextual.core import tokens
+from contextual.core.tools.base import ToolContext
+from tests.wheel_helpers import Installed, build_and_install
 
 WIRES = ["openai", "anthropic"]
 
@@ -29,6 +30,12 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 @pytest.fixture(scope="session", autouse=True)
 def tokenizer_loaded() -> None:
     tokens.encoding()
+
+
+@pytest.fixture(scope="session")
+def installed_wheel(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """The wheel built from this checkout and installed into a folder, once per test process."""
+    return build_and_install(tmp_path_factory.mktemp("wheel"))
 
 
 @pytest.fixture()

@@ -6,10 +6,10 @@ import contextlib
 from dataclasses import replace
 from pathlib import Path
 
-from core.agent import Engine
-from core.config import Config
-from core.events import TurnFinished
-from core.providers.factory import make_provider
+from contextual.core.agent import Engine
+from contextual.core.config import Config
+from contextual.core.events import TurnFinished
+from contextual.core.providers.factory import make_provider
 from tests.fakes.llm_server import FakeLLMServer
 
 

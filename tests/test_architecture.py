@@ -5,17 +5,21 @@ from __future__ import annotations
 import ast
 import json
 import pkgutil
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import core
+import pytest
+
+import contextual.core
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def _core_modules() -> list[str]:
-    return sorted(m.name for m in pkgutil.walk_packages(core.__path__, "core."))
+    return sorted(m.name for m in pkgutil.walk_packages(contextual.core.__path__, "contextual.core."))
 
 
 def test_core_never_imports_textual_or_rich():
@@ -46,12 +50,44 @@ def test_no_core_source_imports_textual_or_rich():
     assert offenders == []
 
 
-def test_import_contracts_hold():
-    """pyproject's [tool.importlinter]: core imports no UI and no entry code; no cycles between siblings."""
-    out = subprocess.run(["lint-imports", "--no-cache"], cwd=REPO, capture_output=True, text=True)
+def _lint_imports(site: Path, config: Path) -> subprocess.CompletedProcess:
+    """import-linter on an installed tree: there the mapped folders are `contextual.core`, `.tui`, `.prompts`
+    (from the checkout, grimp would see only contextual/). Run as a module of this interpreter, not from PATH."""
+    code = "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    return subprocess.run([sys.executable, "-c", code, "--no-cache", "--config", str(config)], cwd=config.parent,
+                          capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_import_contracts_hold(installed_wheel, tmp_path):
+    """pyproject's [tool.importlinter]: core imports no UI and no entry code; the prompt texts import nothing of
+    ours; no cycles between siblings."""
+    config = tmp_path / "pyproject.toml"
+    shutil.copy2(REPO / "pyproject.toml", config)
+    out = _lint_imports(installed_wheel.site, config)
     assert out.returncode == 0, out.stdout + out.stderr
-    kept = [line for line in out.stdout.splitlines() if line.rstrip().endswith("KEPT") or " KEPT (" in line]
+    kept = [line for line in out.stdout.splitlines() if line.rstrip().endswith("KEPT")]
     assert len(kept) == 3, out.stdout
+    assert "Analyzed" in out.stdout and int(out.stdout.split("Analyzed ")[1].split()[0]) > 150
+
+
+@pytest.mark.parametrize("module, planted", [
+    ("core/tokens.py", "import contextual.tui.format  # planted\n"),
+    ("prompts/tools_prompt.py", "import contextual.core.clock  # planted\n"),
+    ("core/clock.py", "import textual  # planted\n"),
+])
+def test_a_planted_forbidden_import_breaks_the_contracts(tmp_path, module, planted):
+    """The contracts see the moved modules: a forbidden import planted in a copy of the tree fails them."""
+    site = tmp_path / "site"
+    shutil.copytree(REPO / "contextual", site / "contextual", ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in ("core", "tui", "prompts"):
+        shutil.copytree(REPO / folder, site / "contextual" / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    target = site / "contextual" / module
+    target.write_text(planted + target.read_text())
+    config = tmp_path / "pyproject.toml"
+    shutil.copy2(REPO / "pyproject.toml", config)
+    out = _lint_imports(site, config)
+    assert out.returncode != 0 and "BROKEN" in out.stdout, out.stdout + out.stderr
 
 
 def test_tokenizer_loads_from_an_installed_package_without_network():
@@ -59,7 +95,7 @@ def test_tokenizer_loads_from_an_installed_package_without_network():
             "def refuse(*a, **k): raise OSError('network used')\n"
             "socket.socket.connect = refuse\n"
             "socket.create_connection = refuse\n"
-            "from core import tokens\n"
+            "from contextual.core import tokens\n"
             "print(tokens.count('hello world'))")
     env = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "TIKTOKEN_CACHE_DIR": "/nonexistent/cache"}
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, env=env)
@@ -73,5 +109,5 @@ def test_one_module_per_tool():
 
 
 def test_compression_rules_are_a_table_with_one_row_per_tool():
-    from core.context.compressor import ROWS
+    from contextual.core.context.compressor import ROWS
     assert set(ROWS) == {"Read", "Grep", "LS", "Glob", "Edit", "MultiEdit", "Write", "Bash", "TodoWrite"}

@@ -133,7 +133,7 @@ def test_ctrl_c_mid_tool_records_an_interrupted_turn_that_resumes_cleanly(projec
     import signal
     import subprocess
     import sys
-    from core.session import latest_session, load_session
+    from contextual.core.session import latest_session, load_session
     script = ['Thought: wait\nAction: Bash[{"command": "sleep 30"}]', "Thought: ok\nAction: Finish[resumed fine]"]
     with FakeLLMServer(kind="openai", script=script) as srv:
         env = cli_env(home_of(project), srv.base_url)

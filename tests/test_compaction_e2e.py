@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from core.prompt import SUMMARY_PREFIX
-from prompts.agents_prompts.summary_prompt import SUMMARY_HEADING, filled_template
+from contextual.core.prompt import SUMMARY_PREFIX
+from contextual.prompts.agents_prompts.summary_prompt import SUMMARY_HEADING, filled_template
 from tests.cli_helpers import cli_env, contextual, home_of, session_files
 from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.events import CompactionFinished
-from core.session import SessionWriter, load_session
+from contextual.core.events import CompactionFinished
+from contextual.core.session import SessionWriter, load_session
 from tests.engine_helpers import engine_with, finish, read_action, run
 
 A5 = "## 📌 Archived Session Summary\n### 📂 File System State (Snapshot)\n* `a.py`: edited"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from core.config import ConfigError, load_config
+from contextual.core.config import ConfigError, load_config
 
 
 def _files(tmp_path: Path, user: str = "", project: str = "") -> tuple[Path, Path]:

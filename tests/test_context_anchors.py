@@ -1,7 +1,7 @@
 """The anchors other agents use, each against its documented parameters."""
 
-from core.context import anchors
-from core.context.anchors import (ANTHROPIC_DOCS_30K, ANTHROPIC_PLACEHOLDER, OPENCODE_PLACEHOLDER, ClearToolUses,
+from contextual.core.context import anchors
+from contextual.core.context.anchors import (ANTHROPIC_DOCS_30K, ANTHROPIC_PLACEHOLDER, OPENCODE_PLACEHOLDER, ClearToolUses,
                                   anthropic_clear, codex_truncate, opencode_prune)
 
 

@@ -2,11 +2,11 @@
 
 import json
 
-from core.context import compressor, digest as dg
-from core.context.observation import render_full
-from core.context.scratchpad import OBS, ScratchStep, ours, shorten_action
-from core.context.turn_forms import action_forms, bash_command, turn_stored
-from core.tokens import count
+from contextual.core.context import compressor, digest as dg
+from contextual.core.context.observation import render_full
+from contextual.core.context.scratchpad import OBS, ScratchStep, ours, shorten_action
+from contextual.core.context.turn_forms import action_forms, bash_command, turn_stored
+from contextual.core.tokens import count
 
 
 def _bash(stdout: str, command: str = "cat x.py", exit_code: int = 0, stderr: str = "") -> dict:

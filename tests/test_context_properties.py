@@ -25,14 +25,14 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis import given
 
-from core.context import compressor
-from core.context.builder import ContextBuilder
-from core.context.history import HistoryManager, plan_compaction, rounds
-from core.context.pairing import normalize
-from core.context.scratchpad import OBS, OursParams, ScratchStep, shorten_action
-from core.messages import Message
-from core.providers.openai import render_messages as openai_wire
-from core.tokens import PER_MESSAGE_OVERHEAD, count
+from contextual.core.context import compressor
+from contextual.core.context.builder import ContextBuilder
+from contextual.core.context.history import HistoryManager, plan_compaction, rounds
+from contextual.core.context.pairing import normalize
+from contextual.core.context.scratchpad import OBS, OursParams, ScratchStep, shorten_action
+from contextual.core.messages import Message
+from contextual.core.providers.openai import render_messages as openai_wire
+from contextual.core.tokens import PER_MESSAGE_OVERHEAD, count
 from tests.fakes.llm_server import request_tokens
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]

@@ -12,16 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from core.agent import Engine
-from core.context import compressor
-from core.context.builder import ContextBuilder
-from core.context.history import HistoryManager, plan_compaction, rounds
-from core.context.pairing import normalize
-from core.context.preprocess import REMINDER, preprocess
-from core.events import CompactionFinished, ToolFinished
-from core.messages import Message
-from core.prompt import SUMMARY_PREFIX
-from core.react import ReactFormatError, parse_reply
+from contextual.core.agent import Engine
+from contextual.core.context import compressor
+from contextual.core.context.builder import ContextBuilder
+from contextual.core.context.history import HistoryManager, plan_compaction, rounds
+from contextual.core.context.pairing import normalize
+from contextual.core.context.preprocess import REMINDER, preprocess
+from contextual.core.events import CompactionFinished, ToolFinished
+from contextual.core.messages import Message
+from contextual.core.prompt import SUMMARY_PREFIX
+from contextual.core.react import ReactFormatError, parse_reply
 from tests.engine_helpers import engine_with, finish, finished, make_config, read_action, run
 
 TOOLS = frozenset({"Read", "Bash", "Edit", "Grep", "LS", "Glob", "Write", "MultiEdit", "TodoWrite"})
@@ -229,7 +229,7 @@ def test_a5_summary_is_a_system_message_in_l3_introduced_as_earlier_work(tmp_pat
     summary = built.messages[1]
     assert summary.role == "summary" and summary.layer == "L3"
     assert summary.content.startswith(SUMMARY_PREFIX)
-    from core.prompt import as_wire_dicts
+    from contextual.core.prompt import as_wire_dicts
     assert as_wire_dicts(built.messages)[1]["role"] == "system"
 
 
@@ -376,7 +376,7 @@ async def test_e2_summary_timeout_falls_back_to_recent_rounds_with_the_exact_mes
 
 
 def test_stored_forms_are_cached_by_content_and_bounded():
-    from core.context.compressor import _StoredCache
+    from contextual.core.context.compressor import _StoredCache
     cache = _StoredCache(max_entries=2)
     result = {"status": "success", "data": {"entries": ["a"] * 50, "count": 50}}
     first = cache.stored("LS", {}, result, "normal")

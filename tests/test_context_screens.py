@@ -7,17 +7,17 @@ import asyncio
 from textual.app import App
 from textual.widgets import DataTable, Input, Static, TextArea
 
-from core.context.compaction_review import CompactionReview
-from core.context.ledger import loss_ledger
-from core.context.prompt_diff import diff_prompts
-from core.prompt import PromptMessage
-from core.session import SessionWriter, load_session
+from contextual.core.context.compaction_review import CompactionReview
+from contextual.core.context.ledger import loss_ledger
+from contextual.core.context.prompt_diff import diff_prompts
+from contextual.core.prompt import PromptMessage
+from contextual.core.session import SessionWriter, load_session
 from tests.engine_helpers import engine_with, finish, finished, read_action, run
 from tests.test_ledger import _session
-from tui.screens.compaction_preview import CompactionPreviewScreen
-from tui.screens.loss_ledger import LossLedgerScreen
-from tui.screens.policies import PoliciesScreen
-from tui.screens.prompt_diff import PromptDiffScreen
+from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
+from contextual.tui.screens.loss_ledger import LossLedgerScreen
+from contextual.tui.screens.policies import PoliciesScreen
+from contextual.tui.screens.prompt_diff import PromptDiffScreen
 
 SIZE = (120, 40)
 
@@ -76,7 +76,7 @@ async def test_prompt_diff_screen_names_the_break_and_its_cost():
 
 
 async def test_prompt_diff_screen_steps_through_the_calls_an_engine_sent(tmp_path):
-    from core.context.sent_log import SentLog
+    from contextual.core.context.sent_log import SentLog
     root = tmp_path / "project"
     root.mkdir()
     (root / "a.py").write_text("".join(f"def f{i}(): return {i}\n" for i in range(200)))

@@ -3,18 +3,18 @@ an item, pin from History, the prompt diff and /policies."""
 
 from __future__ import annotations
 
-from core.config import load_config
+from contextual.core.config import load_config
 from tests.fakes.llm_server import FakeLLMServer
 from tests.test_tui_flows import SIZE, finish, run_turn, type_and_send, wait_for
-from tui.app import ContextualApp
-from tui.host import RealHost
-from tui.screens.compaction import CompactionModal
-from tui.screens.compaction_preview import CompactionPreviewScreen
-from tui.screens.loss_ledger import LossLedgerScreen
-from tui.screens.policies import PoliciesScreen
-from tui.screens.prompt_diff import PromptDiffScreen
-from tui.widgets.history_view import HistoryView
-from tui.widgets.token_meter import TokenMeter
+from contextual.tui.app import ContextualApp
+from contextual.tui.host import RealHost
+from contextual.tui.screens.compaction import CompactionModal
+from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
+from contextual.tui.screens.loss_ledger import LossLedgerScreen
+from contextual.tui.screens.policies import PoliciesScreen
+from contextual.tui.screens.prompt_diff import PromptDiffScreen
+from contextual.tui.widgets.history_view import HistoryView
+from contextual.tui.widgets.token_meter import TokenMeter
 
 FILES = {"alpha.py": "def alpha_handler_q1(x):\n    return x\n", "beta.py": "def beta_handler_q2(y):\n    return y\n",
          "gamma.py": "def gamma_handler_q3(z):\n    return z\n"}

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from core.context.builder import ContextBuilder
-from core.context.controls import ContextControls
-from core.context.history import HistoryManager
-from core.session import SessionWriter, load_session
+from contextual.core.context.builder import ContextBuilder
+from contextual.core.context.controls import ContextControls
+from contextual.core.context.history import HistoryManager
+from contextual.core.session import SessionWriter, load_session
 from tests.test_pins import _history
 
 

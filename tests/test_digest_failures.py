@@ -1,8 +1,8 @@
 """Stored forms of failing runs keep what a later step reads: the exception, the innermost project frames with
 their source line, pytest's E / > / location lines and the summary (core/context/failures.py, digest.py)."""
 
-from core.context import digest as dg
-from core.context.failures import ranked
+from contextual.core.context import digest as dg
+from contextual.core.context.failures import ranked
 
 TRACEBACK = """Traceback (most recent call last):
   File "/usr/lib/python3.11/unittest/case.py", line 57, in testPartExecutor

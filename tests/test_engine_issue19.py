@@ -6,12 +6,12 @@ from __future__ import annotations
 import contextlib
 import json
 
-from core.agent import Engine
-from core.context.compaction_review import CompactionReview, ReviewDecision
-from core.context.ledger import Ledger
-from core.events import CompactionFinished
-from core.providers.factory import make_provider
-from core.session import SessionWriter, load_session
+from contextual.core.agent import Engine
+from contextual.core.context.compaction_review import CompactionReview, ReviewDecision
+from contextual.core.context.ledger import Ledger
+from contextual.core.events import CompactionFinished
+from contextual.core.providers.factory import make_provider
+from contextual.core.session import SessionWriter, load_session
 from tests.engine_helpers import finished, make_config, read_action, run
 from tests.fakes.llm_server import FakeLLMServer
 from tests.test_compaction_e2e import Model, answer

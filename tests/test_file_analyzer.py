@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from core.context.file_analyzer import analyze_files
-from core.messages import Message
+from contextual.core.context.file_analyzer import analyze_files
+from contextual.core.messages import Message
 
 
 class Session:

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from core.context.compressor import full_text, stored_text
-from core.context.digest import looks_like_code
-from core.context.history import plan_compaction
-from core.context.ledger import Ledger, LostFact, loss_ledger, plain_text
-from core.messages import Message
-from core.replay.loaders import load_trajectory
-from core.replay.metrics import identifiers
-from core.replay.replay_model import bash_result, render_step
+from contextual.core.context.compressor import full_text, stored_text
+from contextual.core.context.digest import looks_like_code
+from contextual.core.context.history import plan_compaction
+from contextual.core.context.ledger import Ledger, LostFact, loss_ledger, plain_text
+from contextual.core.messages import Message
+from contextual.core.replay.loaders import load_trajectory
+from contextual.core.replay.metrics import identifiers
+from contextual.core.replay.replay_model import bash_result, render_step
 
 TRAJECTORIES = sorted(Path("/work/shared/trajectories").glob("*.traj.json"))
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from core.config import load_config
-from core.model_facts import resolve_window
+from contextual.core.config import load_config
+from contextual.core.model_facts import resolve_window
 from tests.cli_helpers import cli_env, contextual
 
 SERVER = os.environ.get("CONTEXTUAL_LLAMACPP_SERVER")

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from core.session import load_session
+from contextual.core.session import load_session
 from tests.cli_helpers import cli_env, contextual, home_of, session_files
 from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.mcp_server import ITEM_COUNT, HttpMCPServer

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from core.events import Notice, ToolFinished, ToolsChanged, ToolStarted
-from core.mcp.config import ServerSpec, parse_entry
-from core.mcp.manager import MCPManager
-from core.tools.base import ToolContext
+from contextual.core.events import Notice, ToolFinished, ToolsChanged, ToolStarted
+from contextual.core.mcp.config import ServerSpec, parse_entry
+from contextual.core.mcp.manager import MCPManager
+from contextual.core.tools.base import ToolContext
 from tests.engine_helpers import engine_with, finished, run
 from tests.fakes.mcp_server import ITEM_COUNT, HttpMCPServer
 

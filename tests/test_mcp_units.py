@@ -6,14 +6,14 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from core import permissions
-from core.context import compressor
-from core.mcp import describe
-from core.mcp.config import load_servers
-from core.mcp.connection import ListedTool
-from core.mcp.tool import MCPTool
-from core.mcp.results import to_c1
-from core.tools._args import spec_from_json_schema
+from contextual.core import permissions
+from contextual.core.context import compressor
+from contextual.core.mcp import describe
+from contextual.core.mcp.config import load_servers
+from contextual.core.mcp.connection import ListedTool
+from contextual.core.mcp.tool import MCPTool
+from contextual.core.mcp.results import to_c1
+from contextual.core.tools._args import spec_from_json_schema
 
 
 def write(path: Path, doc) -> None:
@@ -137,8 +137,8 @@ def test_stored_form_keeps_structure_ids_and_counts_and_cuts_bulk():
 
 
 def test_every_mcp_call_asks_in_default_and_accept_edits_modes():
-    from core.mcp.tool import MCPTool
-    from core.permission_rules import PermissionRules
+    from contextual.core.mcp.tool import MCPTool
+    from contextual.core.permission_rules import PermissionRules
     tool, none, root = SimpleNamespace(name="mcp__s__t", needs_permission=MCPTool.needs_permission,
                                        edits_files=MCPTool.edits_files), PermissionRules(), Path(".")
     assert permissions.decide(tool, {}, "default", none, root, set()) == "ask"

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from core.config import load_config
-from core.model_facts import cost, lookup, resolve_window
-from core.providers.base import UsageChunk
-from core.providers.model_info import detect_window, server_root
-from core.tokens import Calibration
+from contextual.core.config import load_config
+from contextual.core.model_facts import cost, lookup, resolve_window
+from contextual.core.providers.base import UsageChunk
+from contextual.core.providers.model_info import detect_window, server_root
+from contextual.core.tokens import Calibration
 from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.server_flavors import Flavor
 
@@ -97,7 +97,7 @@ def test_trigger_ratio_is_configurable(tmp_path):
            "CONTEXTUAL_CONTEXT_WINDOW": "100000"}
     config = load_config(tmp_path, env=env)
     assert config.trigger_ratio == 0.9 and config.threshold == 90000
-    from core.config import ConfigError
+    from contextual.core.config import ConfigError
     for bad in ("0", "1.5", "abc"):
         with pytest.raises(ConfigError, match="trigger_ratio"):
             load_config(tmp_path, env={**env, "CONTEXTUAL_TRIGGER_RATIO": bad})
@@ -160,7 +160,7 @@ def test_calibration_survives_a_garbage_or_unwritable_file(tmp_path):
 
 
 async def test_llamacpp_tokenizer_calibrates_before_the_first_call(tmp_path):
-    from core.tokens import calibration_for
+    from contextual.core.tokens import calibration_for
     with FakeLLMServer("openai", [], flavor=Flavor("llamacpp", n_ctx=4096, token_ratio=1.4)) as srv:
         config = await resolve_window(_config(tmp_path, srv.base_url))
     calibration = calibration_for(config.home)

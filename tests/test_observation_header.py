@@ -1,6 +1,6 @@
 """The status line of a full observation says only what is known."""
 
-from core.context.observation import header, render_full
+from contextual.core.context.observation import header, render_full
 
 
 def _bash(exit_code, timed_out=False) -> dict:

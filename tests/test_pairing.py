@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from core.context.pairing import ABORTED_CONTENT, CallRef, aborted_id, calls_in, normalize, unanswered
-from core.messages import Message
+from contextual.core.context.pairing import ABORTED_CONTENT, CallRef, aborted_id, calls_in, normalize, unanswered
+from contextual.core.messages import Message
 
 CALL_IDS = st.sampled_from([f"c{i}" for i in range(6)])
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from core.permission_rules import RuleError, parse_rule
-from core.permissions import add_allow_rule
+from contextual.core.permission_rules import RuleError, parse_rule
+from contextual.core.permissions import add_allow_rule
 from tests.cli_helpers import cli_env, contextual, home_of
 from tests.fakes.llm_server import FakeLLMServer
 

@@ -7,9 +7,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from core.permission_rules import PermissionRules
-from core.permissions import decide, suggest_rule
-from core.tools.registry import default_tools
+from contextual.core.permission_rules import PermissionRules
+from contextual.core.permissions import decide, suggest_rule
+from contextual.core.tools.registry import default_tools
 
 TOOLS = default_tools()
 NONE = PermissionRules()

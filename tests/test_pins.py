@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from core.context.history import HistoryManager, plan_compaction, rounds
-from core.context.pins import Pins, pinned_form, protect, summary_note, unit_of
-from core.messages import Message
-from core.session import SessionWriter, load_session
+from contextual.core.context.history import HistoryManager, plan_compaction, rounds
+from contextual.core.context.pins import Pins, pinned_form, protect, summary_note, unit_of
+from contextual.core.messages import Message
+from contextual.core.session import SessionWriter, load_session
 
 
 def _round(n: int) -> list[Message]:

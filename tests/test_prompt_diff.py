@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from core.context.prompt_diff import CACHED_PRICE, diff_prompts
-from core.prompt import PromptMessage
-from core.replay import metrics
+from contextual.core.context.prompt_diff import CACHED_PRICE, diff_prompts
+from contextual.core.prompt import PromptMessage
+from contextual.core.replay import metrics
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,7 @@ def test_a_todo_recap_behind_a_new_step_is_named():
 
 
 def test_builder_sources_match_by_message_id_and_show_tool_and_path():
-    from core import prompt as pr
+    from contextual.core import prompt as pr
     if not hasattr(pr, "Source"):
         pytest.skip("the builder's Source lands with issue 12")
     src = pr.Source(message_id="m7", tool="Read", path="src/app.py")
@@ -152,7 +152,7 @@ def test_builder_sources_match_by_message_id_and_show_tool_and_path():
 
 
 def test_the_sent_log_diffs_consecutive_calls_and_forgets_the_oldest():
-    from core.context.sent_log import SentLog
+    from contextual.core.context.sent_log import SentLog
     log = SentLog(max_calls=3)
     first = _turn()
     log.add(first, "m")

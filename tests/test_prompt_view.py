@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from core.events import (AnswerDelta, FinalAnswer, MessageRecorded, PromptChanged, TextDelta, TurnAdjustments,
+from contextual.core.events import (AnswerDelta, FinalAnswer, MessageRecorded, PromptChanged, TextDelta, TurnAdjustments,
                          TurnFinished)
-from core.providers.openai import render_messages
-from core.tokens import PER_MESSAGE_OVERHEAD, count
+from contextual.core.providers.openai import render_messages
+from contextual.core.tokens import PER_MESSAGE_OVERHEAD, count
 from tests.engine_helpers import engine_with, finish, read_action, run
 from tests.fakes.llm_server import Reply
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.prompt import PromptMessage
-from core.providers.anthropic import (CONTINUING, is_context_error, render_messages, render_system)
-from core.providers.base import ChatRequest, StreamDone
+from contextual.core.prompt import PromptMessage
+from contextual.core.providers.anthropic import (CONTINUING, is_context_error, render_messages, render_system)
+from contextual.core.providers.base import ChatRequest, StreamDone
 from tests.fakes.llm_helpers import collect, make_provider, reasoning_text, usages, visible_text
 from tests.fakes.llm_server import FakeLLMServer, Reply
 

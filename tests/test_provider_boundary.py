@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from core.config import Config, ConfigError
-from core.providers.anthropic import AnthropicProvider
-from core.providers.factory import make_provider
-from core.providers.openai import OpenAIProvider
-from core.providers.retry import RetryPolicy, backoff_delay, parse_retry_after
-from core.providers.transport import error_message
+from contextual.core.config import Config, ConfigError
+from contextual.core.providers.anthropic import AnthropicProvider
+from contextual.core.providers.factory import make_provider
+from contextual.core.providers.openai import OpenAIProvider
+from contextual.core.providers.retry import RetryPolicy, backoff_delay, parse_retry_after
+from contextual.core.providers.transport import error_message
 
 CORE = Path(__file__).resolve().parent.parent / "core"
 

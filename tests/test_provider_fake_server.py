@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from core.tokens import PER_MESSAGE_OVERHEAD, count
+from contextual.core.tokens import PER_MESSAGE_OVERHEAD, count
 from tests.fakes.llm_helpers import collect, make_provider, simple_request, visible_text
 from tests.fakes.llm_server import EXHAUSTED_REPLY, Fault, FakeLLMServer, Reply
 

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from core.providers.base import ContextLengthExceeded, ProviderError, StreamDone, TextChunk, UsageChunk
-from core.providers.retry import RESTART
-from core.tokens import count
+from contextual.core.providers.base import ContextLengthExceeded, ProviderError, StreamDone, TextChunk, UsageChunk
+from contextual.core.providers.retry import RESTART
+from contextual.core.tokens import count
 from tests.fakes.llm_helpers import (RecordingSleep, collect, make_provider, reasoning_text, restarts, simple_request,
                                      stream_once, usages, visible_text)
 from tests.fakes.llm_server import Fault, FakeLLMServer, Reply

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from core import bounded_json
-from core.providers.base import ContextLengthExceeded, ProviderError, UsageChunk, token_count
-from core.providers.context_errors import is_context_error
+from contextual.core import bounded_json
+from contextual.core.providers.base import ContextLengthExceeded, ProviderError, UsageChunk, token_count
+from contextual.core.providers.context_errors import is_context_error
 from tests.fakes.llm_helpers import collect, make_provider, simple_request, stream_once, usages, visible_text
 from tests.fakes.llm_server import DEEP, Fault, FakeLLMServer, Reply
 from tests.fakes.server_flavors import Flavor
@@ -223,5 +223,5 @@ async def test_context_error_inside_a_stream_is_recognised():
     (None, "the input length exceeds the context length", None),
 ])
 def test_the_servers_own_prompt_count_is_read_from_its_error(data, message, expected):
-    from core.providers.context_errors import prompt_tokens_in
+    from contextual.core.providers.context_errors import prompt_tokens_in
     assert prompt_tokens_in(data, message) == expected

@@ -7,10 +7,10 @@ import json
 import httpx
 import pytest
 
-from core.prompt import PromptMessage
-from core.providers.base import ChatRequest, ProviderError, StreamDone
-from core.providers.openai import OpenAIProvider, is_context_error, render_messages
-from core.providers.retry import RetryPolicy
+from contextual.core.prompt import PromptMessage
+from contextual.core.providers.base import ChatRequest, ProviderError, StreamDone
+from contextual.core.providers.openai import OpenAIProvider, is_context_error, render_messages
+from contextual.core.providers.retry import RetryPolicy
 from tests.fakes.llm_helpers import (FAST_POLICY, collect, make_provider, reasoning_text, restarts, simple_request,
                                      usages, visible_text)
 from tests.fakes.llm_server import FakeLLMServer, Reply

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from core.react import AnswerStream, ReactFormatError, finish_so_far, parse_reply
+from contextual.core.react import AnswerStream, ReactFormatError, finish_so_far, parse_reply
 
 TOOLS = frozenset({"Read", "Bash", "Grep"})
 

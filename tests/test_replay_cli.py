@@ -4,17 +4,17 @@ from pathlib import Path
 
 import pytest
 
-from core.prompt import PromptMessage
-from core.providers.base import ChatRequest, ProviderError, StreamDone, TextChunk, UsageChunk
-from core.react import parse_reply
-from core.replay.cli import replay_main
-from core.replay.loaders import Step, Trajectory, load_trajectory
-from core.replay.replay_model import ReplayBash, ReplayProvider, render_step
-from core.replay.runner import replay_one, trajectory_pairs
-from core.tokens import count
-from core.tools.runner import run_tool
-from core.tools.base import ToolContext
-from core.tools.bash import BashTool
+from contextual.core.prompt import PromptMessage
+from contextual.core.providers.base import ChatRequest, ProviderError, StreamDone, TextChunk, UsageChunk
+from contextual.core.react import parse_reply
+from contextual.core.replay.cli import replay_main
+from contextual.core.replay.loaders import Step, Trajectory, load_trajectory
+from contextual.core.replay.replay_model import ReplayBash, ReplayProvider, render_step
+from contextual.core.replay.runner import replay_one, trajectory_pairs
+from contextual.core.tokens import count
+from contextual.core.tools.runner import run_tool
+from contextual.core.tools.base import ToolContext
+from contextual.core.tools.bash import BashTool
 
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "trajectories"
 SAMPLE = SAMPLES / "astropy__astropy-12907.traj.json"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from core.context.digest import digest, kind_of
-from core.replay.baseline import agent_calls
-from core.replay.load_events import TASK_NOT_RECORDED, action_text
-from core.replay.loaders import (CLAUDE_CODE_FORMAT, CODEX_FORMAT, MINI_FORMAT, OPENHANDS_FORMAT, TrajectoryError,
+from contextual.core.context.digest import digest, kind_of
+from contextual.core.replay.baseline import agent_calls
+from contextual.core.replay.load_events import TASK_NOT_RECORDED, action_text
+from contextual.core.replay.loaders import (CLAUDE_CODE_FORMAT, CODEX_FORMAT, MINI_FORMAT, OPENHANDS_FORMAT, TrajectoryError,
                                  find_trajectories, iter_trajectories, load_trajectories, load_trajectory)
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "trajectories"

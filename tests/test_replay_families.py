@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from core.replay.baseline import agent_calls
-from core.replay.cli import replay_main
-from core.replay.loaders import (CLAUDE_CODE_FORMAT, CODEX_FORMAT, MINI_FORMAT, OPENHANDS_FORMAT, SWE_AGENT_FORMAT,
+from contextual.core.replay.baseline import agent_calls
+from contextual.core.replay.cli import replay_main
+from contextual.core.replay.loaders import (CLAUDE_CODE_FORMAT, CODEX_FORMAT, MINI_FORMAT, OPENHANDS_FORMAT, SWE_AGENT_FORMAT,
                                  find_trajectories, load_trajectories, load_trajectory)
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "trajectories"

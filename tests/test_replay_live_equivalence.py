@@ -6,14 +6,14 @@ import re
 
 import pytest
 
-from core.agent import Engine
-from core.events import ToolFinished, TurnFinished
-from core.prompt import as_wire_dicts
-from core.replay.loaders import Step, Trajectory
-from core.replay.replay_model import render_finish, render_step
-from core.replay.runner import replay_config, replay_one
-from core.providers.base import StreamDone, TextChunk, UsageChunk
-from core.tools.bash import BashTool
+from contextual.core.agent import Engine
+from contextual.core.events import ToolFinished, TurnFinished
+from contextual.core.prompt import as_wire_dicts
+from contextual.core.replay.loaders import Step, Trajectory
+from contextual.core.replay.replay_model import render_finish, render_step
+from contextual.core.replay.runner import replay_config, replay_one
+from contextual.core.providers.base import StreamDone, TextChunk, UsageChunk
+from contextual.core.tools.bash import BashTool
 
 TIMING = re.compile(r'(\\?"duration(?:_ms)?\\?": )[0-9.]+')
 

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from core.replay.loaders import (MINI_FORMAT, SWE_AGENT_FORMAT, TrajectoryError, find_trajectories,
+from contextual.core.replay.loaders import (MINI_FORMAT, SWE_AGENT_FORMAT, TrajectoryError, find_trajectories,
                                  load_trajectory)
 
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "trajectories"

@@ -2,9 +2,9 @@ import json
 
 import pytest
 
-from core.replay.metrics import (Figures, RecallPair, billed_tokens, call_figures, identifiers, lines_recalled,
+from contextual.core.replay.metrics import (Figures, RecallPair, billed_tokens, call_figures, identifiers, lines_recalled,
                                  measure, prompt_common_prefix, recall_pairs, recalled)
-from core.tokens import count
+from contextual.core.tokens import count
 
 
 def msg(role, content):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.context.compaction_review import ReviewDecision
-from core.context.history import plan_compaction
-from core.context.pins import Pins, protect
-from core.context.review_flow import (ledger_of, pinned_in_archive, start_review, summary_instructions,
+from contextual.core.context.compaction_review import ReviewDecision
+from contextual.core.context.history import plan_compaction
+from contextual.core.context.pins import Pins, protect
+from contextual.core.context.review_flow import (ledger_of, pinned_in_archive, start_review, summary_instructions,
                                       with_text)
-from core.messages import Message
+from contextual.core.messages import Message
 from tests.test_pins import _history
 
 

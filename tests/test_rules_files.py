@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.context.rules import find_rules_files
-from core.events import CompactionStarted
+from contextual.core.context.rules import find_rules_files
+from contextual.core.events import CompactionStarted
 from tests.engine_helpers import engine_with, finish, run
 
 

@@ -15,8 +15,8 @@ import sys
 import time
 from pathlib import Path
 
-from core.messages import Message
-from core.session import SessionWriter, list_sessions, load_session
+from contextual.core.messages import Message
+from contextual.core.session import SessionWriter, list_sessions, load_session
 
 REPO = Path(__file__).resolve().parents[1]
 KILLS = 50
@@ -26,8 +26,8 @@ KILLS = 50
 ZYGOTE = r"""
 import asyncio, os, sys
 from pathlib import Path
-from core.messages import Message
-from core.session import SessionWriter
+from contextual.core.messages import Message
+from contextual.core.session import SessionWriter
 
 async def append_forever(path, start):
     writer = SessionWriter.reopen(Path(path))

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from core.messages import Message
-from core.session import SessionError, SessionWriter, load_session
+from contextual.core.messages import Message
+from contextual.core.session import SessionError, SessionWriter, load_session
 
 ABORTED = {"status": "error", "error": {"code": "aborted", "message": "aborted"}}
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 
-from core.events import UsageEvent
-from core.messages import Message
-from core.session import SessionWriter, find_session, latest_session, list_sessions, load_session
-from core.session import index as session_index
-from core.session.paths import sessions_dir
+from contextual.core.events import UsageEvent
+from contextual.core.messages import Message
+from contextual.core.session import SessionWriter, find_session, latest_session, list_sessions, load_session
+from contextual.core.session import index as session_index
+from contextual.core.session.paths import sessions_dir
 
 
 def make_session(home, project, prompts, *, session_id=None, usage=None, compact=False):
@@ -51,7 +51,7 @@ def test_stale_index_catches_up_from_where_it_stopped(tmp_path, monkeypatch):
     # Lines the index never saw (a crash before the next flush).
     extra = SessionWriter.reopen(path)
     monkeypatch.setattr(session_index, "write_index", lambda *a: None)
-    import core.session.writer as writer_module
+    import contextual.core.session.writer as writer_module
     monkeypatch.setattr(writer_module, "write_index", lambda *a: None)
     extra.append_message(Message("user", "two"))
     extra.append_usage(UsageEvent(300, 7))

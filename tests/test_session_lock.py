@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from core.session import SessionLocked, SessionWriter, is_locked
-from core.session import lock as session_lock
+from contextual.core.session import SessionLocked, SessionWriter, is_locked
+from contextual.core.session import lock as session_lock
 
 
 def test_without_an_os_lock_a_marker_file_keeps_one_writer_and_names_the_holder(tmp_path: Path, monkeypatch):

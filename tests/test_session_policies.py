@@ -7,8 +7,8 @@ policies are measured on the same replies and results.
 
 from __future__ import annotations
 
-from core.replay.session_policies import ENDED, compare_policies, recorded_turns, replay_session
-from core.session import SessionWriter, load_session
+from contextual.core.replay.session_policies import ENDED, compare_policies, recorded_turns, replay_session
+from contextual.core.session import SessionWriter, load_session
 from tests.engine_helpers import engine_with, finish, finished, read_action, run
 
 
@@ -72,7 +72,7 @@ async def test_the_live_policy_replay_matches_the_wire_exactly(tmp_path):
 
 
 def test_a_turn_the_recording_left_unfinished_ends_with_a_finish():
-    from core.messages import Message
+    from contextual.core.messages import Message
     turns = recorded_turns([Message("user", "go", meta={"raw": "go"}),
                             Message("assistant", 'Thought: x\nAction: Read[{"file_path": "a"}]',
                                     meta={"call_id": "c1", "tool_name": "Read"})])

@@ -11,9 +11,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.events import UsageEvent
-from core.messages import Message
-from core.session import SessionWriter, load_session
+from contextual.core.events import UsageEvent
+from contextual.core.messages import Message
+from contextual.core.session import SessionWriter, load_session
 
 ABORTED = {"status": "error", "error": {"code": "aborted", "message": "aborted"}}
 

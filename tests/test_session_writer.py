@@ -10,9 +10,9 @@ import stat
 
 import pytest
 
-from core.events import UsageEvent
-from core.messages import Message
-from core.session import SessionError, SessionLocked, SessionWriter, is_locked, load_session, sessions_dir
+from contextual.core.events import UsageEvent
+from contextual.core.messages import Message
+from contextual.core.session import SessionError, SessionLocked, SessionWriter, is_locked, load_session, sessions_dir
 
 
 @pytest.fixture
@@ -224,7 +224,7 @@ def test_writer_survives_a_change_of_event_loop_and_works_without_one(tmp_path, 
 
 
 async def test_fsync_at_turn_end_and_right_after_a_compaction(tmp_path, project, monkeypatch):
-    import core.session.writer as writer_module
+    import contextual.core.session.writer as writer_module
     synced = []
     real_fsync = os.fsync
     monkeypatch.setattr(writer_module.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))

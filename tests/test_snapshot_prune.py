@@ -8,7 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from core.snapshot.prune import prune_copies
+from contextual.core.snapshot.prune import prune_copies
 from tests.cli_helpers import cli_env, contextual
 from tests.fakes.llm_server import FakeLLMServer
 from tests.test_snapshots import QUIET, run_git

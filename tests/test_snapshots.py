@@ -6,7 +6,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from core.snapshot import GhostSnapshots
+from contextual.core.snapshot import GhostSnapshots
 
 QUIET = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_AUTHOR_NAME": "u", "GIT_AUTHOR_EMAIL": "u@x",
          "GIT_COMMITTER_NAME": "u", "GIT_COMMITTER_EMAIL": "u@x"}
@@ -143,7 +143,7 @@ async def test_copy_mode_refuses_paths_outside_the_project(tmp_path):
 async def test_hook_never_raises_when_the_snapshot_fails(tmp_path, monkeypatch):
     repo = make_repo(tmp_path)
     snaps = GhostSnapshots(repo, "s", tmp_path / "home")
-    from core.snapshot import git as gitops
+    from contextual.core.snapshot import git as gitops
 
     async def broken(top, scope="."):
         raise gitops.GitError("git write-tree failed: disk full")

@@ -10,13 +10,13 @@ from typing import Any, Callable, Union
 
 import pytest
 
-from core.context.file_analyzer import FileReport, IncludedFile, analyze_files
-from core.context.summary import (FALLBACK_TIMEOUT_MESSAGE, SummaryCompressor, SummaryFailed, SummaryTimeout,
+from contextual.core.context.file_analyzer import FileReport, IncludedFile, analyze_files
+from contextual.core.context.summary import (FALLBACK_TIMEOUT_MESSAGE, SummaryCompressor, SummaryFailed, SummaryTimeout,
                                   fallback_message)
-from core.messages import Message
-from core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk, StreamDone,
+from contextual.core.messages import Message
+from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk, StreamDone,
                                  TextChunk, UsageChunk)
-from core.tokens import PER_MESSAGE_OVERHEAD, count
+from contextual.core.tokens import PER_MESSAGE_OVERHEAD, count
 
 START = datetime(2024, 1, 15, 10, 0, 0, tzinfo=timezone.utc)
 CUTOFF = datetime(2024, 1, 15, 11, 30, 0, tzinfo=timezone.utc)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from prompts.agents_prompts.summary_prompt import (SUMMARY_PROMPT, TEMPLATE_HEADINGS, ensure_template,
+from contextual.core.context.summary_repair import ensure_template
+from contextual.prompts.agents_prompts.summary_prompt import (SUMMARY_PROMPT, TEMPLATE_HEADINGS,
                                                    render_merge_request, render_summary_request,
                                                    summary_system_prompt)
 

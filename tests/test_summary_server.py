@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from core.config import Config
-from core.context.file_analyzer import FileReport, IncludedFile
-from core.context.summary import SummaryCompressor, SummaryFailed, SummaryTimeout, fallback_message
-from core.messages import Message
-from core.providers.factory import make_provider
+from contextual.core.config import Config
+from contextual.core.context.file_analyzer import FileReport, IncludedFile
+from contextual.core.context.summary import SummaryCompressor, SummaryFailed, SummaryTimeout, fallback_message
+from contextual.core.messages import Message
+from contextual.core.providers.factory import make_provider
 from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
 
 START = datetime(2024, 3, 1, 9, 0, 0, tzinfo=timezone.utc)

@@ -7,7 +7,7 @@ import os
 
 from hypothesis import given, strategies as st
 
-from core.textsafe import REPLACEMENT, strip_control, valid_json_value, valid_unicode
+from contextual.core.textsafe import REPLACEMENT, strip_control, valid_json_value, valid_unicode
 
 
 def test_valid_text_is_returned_unchanged():

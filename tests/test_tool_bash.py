@@ -3,8 +3,8 @@ import time
 
 import pytest
 
-from core.tools.runner import run_tool
-from core.tools.bash import BashTool, CappedBuffer
+from contextual.core.tools.runner import run_tool
+from contextual.core.tools.bash import BashTool, CappedBuffer
 
 
 def fast_tool(**kwargs):

@@ -3,8 +3,8 @@ import stat
 
 import pytest
 
-from core.tools.runner import run_tool
-from core.tools.edit import EditTool
+from contextual.core.tools.runner import run_tool
+from contextual.core.tools.edit import EditTool
 
 
 async def edit(ctx, **args):

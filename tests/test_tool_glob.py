@@ -2,9 +2,9 @@ import os
 
 import pytest
 
-from core.tools.runner import run_tool
-from core.tools.base import ToolContext
-from core.tools.glob import GlobTool
+from contextual.core.tools.runner import run_tool
+from contextual.core.tools.base import ToolContext
+from contextual.core.tools.glob import GlobTool
 
 
 def make(root, rel, mtime, text="x\n"):
@@ -95,7 +95,7 @@ from fnmatch import fnmatchcase  # noqa: E402
 
 from hypothesis import given, strategies as st  # noqa: E402
 
-from core.tools._globs import compile_glob  # noqa: E402
+from contextual.core.tools._globs import compile_glob  # noqa: E402
 
 _names = st.text(alphabet="ab.*?", min_size=0, max_size=6)
 
@@ -115,7 +115,7 @@ def test_double_star_spans_folders_but_single_star_does_not():
 async def test_matching_work_is_linear_in_the_tree_not_in_its_depth(tmp_path, monkeypatch):
     """Each folder's glob state is computed once from its parent's: one automaton step per entry, however deep
     (the old whole-path matcher re-matched every prefix of every path)."""
-    from core.tools import _globs
+    from contextual.core.tools import _globs
     root = tmp_path.resolve()
     folder = root
     for _ in range(150):

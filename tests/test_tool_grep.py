@@ -1,8 +1,8 @@
 import pytest
 
-from core.tools.runner import run_tool
-from core.tools.base import ToolContext
-from core.tools.grep import GrepTool
+from contextual.core.tools.runner import run_tool
+from contextual.core.tools.base import ToolContext
+from contextual.core.tools.grep import GrepTool
 
 
 def make(root, rel, content):

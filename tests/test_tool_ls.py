@@ -1,8 +1,8 @@
 import pytest
 
-from core.tools.runner import run_tool
-from core.tools.base import ToolContext
-from core.tools.ls import LSTool
+from contextual.core.tools.runner import run_tool
+from contextual.core.tools.base import ToolContext
+from contextual.core.tools.ls import LSTool
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 import pytest
 
-from core.tools.runner import run_tool
-from core.tools.multiedit import MultiEditTool
+from contextual.core.tools.runner import run_tool
+from contextual.core.tools.multiedit import MultiEditTool
 
 
 async def multiedit(ctx, file_path, edits):

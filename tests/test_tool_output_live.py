@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from core.events import ToolFinished, ToolOutput, TurnFinished
+from contextual.core.events import ToolFinished, ToolOutput, TurnFinished
 from tests.engine_helpers import engine_with, finish
 
 # The command prints a line, then waits until the test has seen that line and creates `go` (a condition).

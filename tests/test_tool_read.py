@@ -2,9 +2,9 @@ import os
 
 import pytest
 
-from core.tools.runner import run_tool
-from core.tools.edit import EditTool
-from core.tools.read import ReadTool
+from contextual.core.tools.runner import run_tool
+from contextual.core.tools.edit import EditTool
+from contextual.core.tools.read import ReadTool
 
 
 async def read(ctx, **args):

@@ -3,11 +3,11 @@ import re
 
 import pytest
 
-from core.tools._args import INT, STR, Arg, ArgSpec, spec_from_json_schema
-from core.tools.base import ToolContext, ToolError, ok
-from core.tools.registry import add_tool, default_tools
-from core.tools.runner import run_tool
-from prompts.tools_prompt import describe_tool, render_tools_prompt
+from contextual.core.tools._args import INT, STR, Arg, ArgSpec, spec_from_json_schema
+from contextual.core.tools.base import ToolContext, ToolError, ok
+from contextual.core.tools.registry import add_tool, default_tools
+from contextual.core.tools.runner import run_tool
+from contextual.prompts.tools_prompt import describe_tool, render_tools_prompt
 
 NAMES = ["LS", "Glob", "Grep", "Read", "Edit", "MultiEdit", "Write", "Bash", "TodoWrite"]
 
@@ -50,7 +50,7 @@ def test_arguments_line_is_rendered_from_the_schema_the_runner_checks():
         "Write": '{"file_path": str, "content": str}',
         "Bash": '{"command": str, "timeout": int?}',
         "TodoWrite": '{"todos": [{"content": str, "status": "pending"|"in_progress"|"completed"}]}'}
-    text = render_tools_prompt()
+    text = render_tools_prompt(default_tools().values())
     assert all(f"Arguments: {line}" in text for line in lines.values())
 
 
@@ -67,8 +67,8 @@ async def test_examples_are_valid_arguments_for_their_tools(tmp_path):
 
 
 def test_rendered_prompt_is_stable_and_ordered():
-    first = render_tools_prompt()
-    assert first == render_tools_prompt()
+    first = render_tools_prompt(default_tools().values())
+    assert first == render_tools_prompt(default_tools().values())
     positions = [first.index(f"{name} — ") for name in NAMES]
     assert positions == sorted(positions)
 

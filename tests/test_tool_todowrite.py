@@ -1,7 +1,7 @@
 import pytest
 
-from core.tools.runner import run_tool
-from core.tools.todowrite import TodoWriteTool, todo_recap
+from contextual.core.tools.runner import run_tool
+from contextual.core.tools.todowrite import TodoWriteTool, todo_recap
 
 
 async def test_stores_in_place_and_recaps(ctx):

@@ -2,8 +2,8 @@ import stat
 
 import pytest
 
-from core.tools.runner import run_tool
-from core.tools.write import WriteTool
+from contextual.core.tools.runner import run_tool
+from contextual.core.tools.write import WriteTool
 
 
 async def write(ctx, **args):

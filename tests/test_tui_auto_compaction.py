@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.test_tui_flows import SIZE, finish, make_host, run_turn, type_and_send, wait_for
-from tui.app import ContextualApp
-from tui.screens.compaction import CompactionModal
-from tui.widgets.chat_log import ChatLog
-from tui.widgets.history_view import HistoryView
-from tui.widgets.scratchpad import ScratchpadView
-from tui.widgets.token_meter import TokenMeter
+from contextual.tui.app import ContextualApp
+from contextual.tui.screens.compaction import CompactionModal
+from contextual.tui.widgets.chat_log import ChatLog
+from contextual.tui.widgets.history_view import HistoryView
+from contextual.tui.widgets.scratchpad import ScratchpadView
+from contextual.tui.widgets.token_meter import TokenMeter
 
 SUMMARY = "## Summary\nThe user asked two questions about the cart; both were answered."
 

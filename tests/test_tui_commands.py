@@ -5,16 +5,16 @@ from __future__ import annotations
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.fakes.server_flavors import Flavor
 from tests.test_tui_flows import SIZE, finish, make_host, run_turn, type_and_send, wait_for
-from tui.app import ContextualApp
-from tui.screens.compact_choice import CompactChoice
-from tui.screens.compaction import CompactionModal
-from tui.screens.compaction_preview import CompactionPreviewScreen
-from tui.screens.model_picker import ModelPicker
-from tui.screens.session_picker import SessionPicker
-from tui.widgets.chat_log import ChatLog
-from tui.widgets.prompt_input import PromptInput
-from tui.widgets.scratchpad import ScratchpadView
-from tui.widgets.tool_trail import ToolTrail
+from contextual.tui.app import ContextualApp
+from contextual.tui.screens.compact_choice import CompactChoice
+from contextual.tui.screens.compaction import CompactionModal
+from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
+from contextual.tui.screens.model_picker import ModelPicker
+from contextual.tui.screens.session_picker import SessionPicker
+from contextual.tui.widgets.chat_log import ChatLog
+from contextual.tui.widgets.prompt_input import PromptInput
+from contextual.tui.widgets.scratchpad import ScratchpadView
+from contextual.tui.widgets.tool_trail import ToolTrail
 
 
 def chat_text(app) -> str:

@@ -9,22 +9,22 @@ from typing import Iterator
 
 import pytest
 
-from core.config import load_config
+from contextual.core.config import load_config
 from tests.fakes.llm_server import FakeLLMServer, Reply
-from tui.app import ContextualApp
-from tui.host import RealHost
-from tui.screens.compaction import CompactionModal
-from tui.screens.compaction_preview import CompactionPreviewScreen
-from tui.screens.permission import PermissionModal
-from tui.screens.stored_full import StoredFullScreen
-from tui.widgets.aligned_pane import AlignedPane
-from tui.widgets.chat_log import ChatLog
-from tui.widgets.history_view import HistoryView
-from tui.format import tokens
-from tui.prompt_view import next_prompt
-from tui.widgets.scratchpad import ScratchpadView
-from tui.widgets.token_meter import TokenMeter
-from tui.widgets.tool_trail import ToolTrail
+from contextual.tui.app import ContextualApp
+from contextual.tui.host import RealHost
+from contextual.tui.screens.compaction import CompactionModal
+from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
+from contextual.tui.screens.permission import PermissionModal
+from contextual.tui.screens.stored_full import StoredFullScreen
+from contextual.tui.widgets.aligned_pane import AlignedPane
+from contextual.tui.widgets.chat_log import ChatLog
+from contextual.tui.widgets.history_view import HistoryView
+from contextual.tui.format import tokens
+from contextual.tui.prompt_view import next_prompt
+from contextual.tui.widgets.scratchpad import ScratchpadView
+from contextual.tui.widgets.token_meter import TokenMeter
+from contextual.tui.widgets.tool_trail import ToolTrail
 
 SIZE = (120, 40)
 READ_CART = 'Thought: the cart first\nAction: Read[{"file_path": "cart.py"}]'

@@ -6,13 +6,13 @@ from textual.widgets import Static
 
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.test_tui_flows import SIZE, finish, make_host, type_and_send, wait_for
-from tui.app import ContextualApp
-from tui.screens.context_view import ContextScreen
-from tui.screens.permission import PermissionModal
-from tui.widgets.chat_log import ChatLog
-from tui.widgets.prompt_input import PromptInput
-from tui.widgets.scratchpad import ScratchpadView
-from tui.widgets.status_line import StatusLine
+from contextual.tui.app import ContextualApp
+from contextual.tui.screens.context_view import ContextScreen
+from contextual.tui.screens.permission import PermissionModal
+from contextual.tui.widgets.chat_log import ChatLog
+from contextual.tui.widgets.prompt_input import PromptInput
+from contextual.tui.widgets.scratchpad import ScratchpadView
+from contextual.tui.widgets.status_line import StatusLine
 
 
 def chat_text(app) -> str:

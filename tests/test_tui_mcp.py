@@ -7,14 +7,14 @@ import json
 import sys
 from pathlib import Path
 
-from core.config import load_config
+from contextual.core.config import load_config
 from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.mcp_server import ITEM_COUNT
 from tests.test_tui_flows import SIZE, type_and_send, wait_for
-from tui.app import ContextualApp
-from tui.host import RealHost
-from tui.screens.mcp import MCPScreen
-from tui.screens.permission import PermissionModal
+from contextual.tui.app import ContextualApp
+from contextual.tui.host import RealHost
+from contextual.tui.screens.mcp import MCPScreen
+from contextual.tui.screens.permission import PermissionModal
 
 SERVER = str(Path(__file__).parent / "fakes" / "mcp_server.py")
 

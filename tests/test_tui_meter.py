@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import threading
 
-from core import tokens
-from core.messages import Message
+from contextual.core import tokens
+from contextual.core.messages import Message
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.fakes.server_flavors import Flavor
 from tests.test_tui_flows import finish, make_host, run_turn, type_and_send, wait_for
-from tui.app import ContextualApp
-from tui.format import tokens as figure
-from tui.widgets.chat_log import ChatLog
-from tui.widgets.history_view import HistoryView
-from tui.widgets.scratchpad import ScratchpadView
-from tui.widgets.token_meter import LEVEL_COLOUR, TokenMeter
+from contextual.tui.app import ContextualApp
+from contextual.tui.format import tokens as figure
+from contextual.tui.widgets.chat_log import ChatLog
+from contextual.tui.widgets.history_view import HistoryView
+from contextual.tui.widgets.scratchpad import ScratchpadView
+from contextual.tui.widgets.token_meter import LEVEL_COLOUR, TokenMeter
 
 
 def screen_text(app) -> str:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from core import events as ev
-from core import secrets
+from contextual.core import events as ev
+from contextual.core import secrets
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.test_tui_flows import make_host, run_turn
-from tui.app import ContextualApp
-from tui.screen_safe import screen_safe, screen_text, stream_guard
-from tui.widgets.chat_log import ChatLog
-from tui.widgets.scratchpad import ScratchpadView
+from contextual.tui.app import ContextualApp
+from contextual.tui.screen_safe import screen_safe, screen_text, stream_guard
+from contextual.tui.widgets.chat_log import ChatLog
+from contextual.tui.widgets.scratchpad import ScratchpadView
 
 KEY = "sk-screen-secret-4242"
 

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from core.agent import Engine
-from core.config import load_config
-from core.context import compressor
-from core.events import CompactionFinished
-from core.messages import Message
-from tui.app import ContextualApp
-from tui.host import Opened
-from tui.screens.compaction import CompactionModal
-from tui.screens.permission import PermissionModal
-from tui.widgets.history_view import HistoryView
+from contextual.core.agent import Engine
+from contextual.core.config import load_config
+from contextual.core.context import compressor
+from contextual.core.events import CompactionFinished
+from contextual.core.messages import Message
+from contextual.tui.app import ContextualApp
+from contextual.tui.host import Opened
+from contextual.tui.screens.compaction import CompactionModal
+from contextual.tui.screens.permission import PermissionModal
+from contextual.tui.widgets.history_view import HistoryView
 
 SIZE = (120, 40)
 ROOT = Path("/tmp/contextual-snapshot-project")     # a fixed path: the top bar shows it

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from core.config import load_config
+from contextual.core.config import load_config
 from tests.fakes.llm_server import FakeLLMServer
 from tests.test_snapshots import make_repo, tree_files
 from tests.test_tui_flows import SIZE, finish, run_turn, type_and_send, wait_for
-from tui.app import ContextualApp
-from tui.host import RealHost
-from tui.screens.rewind_picker import RewindPicker
-from tui.screens.undo_confirm import UndoConfirmModal
-from tui.widgets.chat_log import ChatLog
-from tui.widgets.history_view import UNDO_MARK, HistoryView
+from contextual.tui.app import ContextualApp
+from contextual.tui.host import RealHost
+from contextual.tui.screens.rewind_picker import RewindPicker
+from contextual.tui.screens.undo_confirm import UndoConfirmModal
+from contextual.tui.widgets.chat_log import ChatLog
+from contextual.tui.widgets.history_view import UNDO_MARK, HistoryView
 
 
 def write(path: str, content: str) -> str:
@@ -99,15 +99,15 @@ async def test_hand_edits_after_the_turn_are_listed_and_kept_unless_confirmed(tm
 
 
 async def test_only_turns_that_changed_files_are_marked_also_after_resume(tmp_path, monkeypatch):
-    import tui.app
+    import contextual.tui.app
     reads = []
-    real = tui.app.undoable_turns_of
+    real = contextual.tui.app.undoable_turns_of
 
     async def counting(engine):
         reads.append(1)
         return await real(engine)
 
-    monkeypatch.setattr(tui.app, "undoable_turns_of", counting)
+    monkeypatch.setattr(contextual.tui.app, "undoable_turns_of", counting)
     repo = make_repo(tmp_path)
     script = ['Thought: look\nAction: Read[{"file_path": "b.py"}]', finish("b.py holds a value"),
               write("c.py", "changed\n"), finish("changed c.py")]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from tui import commands
-from tui.format import tokens
-from tui.observation import align, readable_lines
-from tui.widgets.prompt_input import match_paths, project_paths
+from contextual.tui import commands
+from contextual.tui.format import tokens
+from contextual.tui.observation import align, readable_lines
+from contextual.tui.widgets.prompt_input import match_paths, project_paths
 
 
 def test_readable_lines_expand_nested_multiline_strings():
@@ -29,8 +29,8 @@ def test_align_keeps_panes_the_same_height_and_marks_the_gap():
 
 
 def test_final_answer_is_read_by_the_react_parser_unless_the_engine_gave_it():
-    from core.messages import Message
-    from tui.format import final_answer
+    from contextual.core.messages import Message
+    from contextual.tui.format import final_answer
     reply = "Thought: done\nAction: Finish[`total()` returns euros while\n\n```python\nx = 1\n```\n]"
     answer = final_answer(Message("assistant", reply, meta={"final": True}))
     assert answer.startswith("`total()` returns euros while")
@@ -63,7 +63,7 @@ def test_token_figures():
 
 
 def test_a_read_line_shows_the_files_own_number_once():
-    from tui.observation import file_numbered, gutter_width, numbered_line
+    from contextual.tui.observation import file_numbered, gutter_width, numbered_line
     read_line = "    " + "  1482\tdef total_494(items):"
     assert file_numbered(read_line) == ("1482", "def total_494(items):")
     assert file_numbered("  content:") is None and file_numbered("12 apples\tand pears") is None
@@ -75,7 +75,7 @@ def test_a_read_line_shows_the_files_own_number_once():
 
 
 def _shown(messages, **figures):
-    from tui.prompt_view import Shown
+    from contextual.tui.prompt_view import Shown
     defaults = dict(layers={"L1": 100, "L3": 50}, total=150, window=20_000, estimate=15_000, threshold=16_000,
                     due=False, warn_ratio=0.875)
     defaults.update(figures)
@@ -85,8 +85,8 @@ def _shown(messages, **figures):
 def test_context_view_reads_like_a_document():
     from rich.markdown import Markdown
     from rich.syntax import Syntax
-    from tui.prompt_view import ShownMessage
-    from tui.screens.context_view import first_change, render_content, totals
+    from contextual.tui.prompt_view import ShownMessage
+    from contextual.tui.screens.context_view import first_change, render_content, totals
     a = ShownMessage("system", "L1", "You are…", 100)
     b = ShownMessage("user", "L3", "question", 20)
     c = ShownMessage("user", "L3", 'Observation: {"status": "success", "data": {"content": "x\\ny"}}', 30,
@@ -102,7 +102,7 @@ def test_context_view_reads_like_a_document():
 
 
 def test_meter_names_both_figures_with_cache_and_cost():
-    from tui.widgets.token_meter import meter_text
+    from contextual.tui.widgets.token_meter import meter_text
     text = meter_text(_shown([], cached_tokens=1200, cost=0.0123), 120).plain
     first, second = text.split("\n")
     assert "trigger estimate" in first and "15.0k of 16.0k trigger line (94%)" in first
@@ -114,7 +114,7 @@ def test_meter_names_both_figures_with_cache_and_cost():
 
 
 def test_meter_says_when_counts_are_calibrated_to_the_server():
-    from tui.widgets.token_meter import meter_text
+    from contextual.tui.widgets.token_meter import meter_text
     assert "calibrated" not in meter_text(_shown([]), 120).plain
     calibrated = meter_text(_shown([], token_factor=1.17), 160).plain
     assert "≈176 server tokens (calibrated ×1.17)" in calibrated      # 150 counted × 1.17

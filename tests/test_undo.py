@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from core.snapshot import GhostSnapshots
-from core.snapshot.undo import undo_last, undoable_turns
+from contextual.core.snapshot import GhostSnapshots
+from contextual.core.snapshot.undo import undo_last, undoable_turns
 from tests.test_snapshots import make_repo, repo_state, run_git, tree_files
 
 

@@ -6,9 +6,9 @@ import asyncio
 
 from pathlib import Path
 
-from core.messages import Message
-from core.session import SessionWriter, load_session
-from core.snapshot import GhostSnapshots
+from contextual.core.messages import Message
+from contextual.core.session import SessionWriter, load_session
+from contextual.core.snapshot import GhostSnapshots
 from contextual.undo_cmd import undo_main
 from tests.test_snapshots import make_repo, tree_files
 
@@ -90,7 +90,7 @@ def test_snapshots_stay_out_of_history_and_survive_a_compaction_and_a_resume(tmp
 
 
 async def test_slash_undo_in_the_app_holding_the_session(tmp_path):
-    from core.snapshot.undo import undo_in_open_session
+    from contextual.core.snapshot.undo import undo_in_open_session
 
     repo, home = make_repo(tmp_path), tmp_path / "home"
     before = await record_turn(home, repo, "sess-d")

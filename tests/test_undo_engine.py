@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from core.session import SessionWriter, load_session
-from core.snapshot import GhostSnapshots
-from core.snapshot.undo import undo_in_open_session
+from contextual.core.session import SessionWriter, load_session
+from contextual.core.snapshot import GhostSnapshots
+from contextual.core.snapshot.undo import undo_in_open_session
 from tests.engine_helpers import engine_with, finish, finished, run
 from tests.test_snapshots import make_repo, tree_files
 

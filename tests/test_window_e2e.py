@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from core.tokens import count
+from contextual.core.tokens import count
 from tests.cli_helpers import cli_env, contextual, home_of
 from tests.fakes.llm_server import FakeLLMServer, Reply
 
@@ -184,9 +184,9 @@ def test_the_rules_file_keeps_its_share_and_the_pasted_input_gets_the_rest(proje
 
 
 def test_a_prompt_filled_to_the_limit_fits_on_the_anthropic_wire_too(tmp_path: Path):
-    from core.context.builder import ContextBuilder
-    from core.messages import Message
-    from core.providers.anthropic import render_messages, render_system
+    from contextual.core.context.builder import ContextBuilder
+    from contextual.core.messages import Message
+    from contextual.core.providers.anthropic import render_messages, render_system
     from tests.fakes.llm_server import request_tokens
 
     history = [Message("summary", "first summary"), Message("summary", "second summary"),

@@ -23,21 +23,21 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, Tab, Tabs, TextArea
 from textual.worker import Worker, WorkerState
 
-from core import tokens
-from core.config import Config
-from tui import commands
-from tui.app_commands import CommandsMixin, how_to_configure
-from tui.context_tools import ContextToolsMixin, pinned_ids, with_pins
-from tui.host import Host, Opened, undoable_turns_of
-from tui.prompt_view import Shown, next_prompt
-from tui.router import EventRouter
-from tui.settings import Remembered
-from tui.widgets.chat_log import ChatLog
-from tui.widgets.history_view import HistoryView
-from tui.widgets.prompt_input import PromptBox, PromptInput
-from tui.widgets.scratchpad import ScratchpadView
-from tui.widgets.status_line import StatusLine
-from tui.widgets.token_meter import TokenMeter
+from contextual.core import tokens
+from contextual.core.config import Config
+from contextual.tui import commands
+from contextual.tui.app_commands import CommandsMixin, how_to_configure
+from contextual.tui.context_tools import ContextToolsMixin, pinned_ids, with_pins
+from contextual.tui.host import Host, Opened, undoable_turns_of
+from contextual.tui.prompt_view import Shown, next_prompt
+from contextual.tui.router import EventRouter
+from contextual.tui.settings import Remembered
+from contextual.tui.widgets.chat_log import ChatLog
+from contextual.tui.widgets.history_view import HistoryView
+from contextual.tui.widgets.prompt_input import PromptBox, PromptInput
+from contextual.tui.widgets.scratchpad import ScratchpadView
+from contextual.tui.widgets.status_line import StatusLine
+from contextual.tui.widgets.token_meter import TokenMeter
 
 SIDE_WIDTHS = ("50%", "62%", "38%")
 NARROW_BELOW = 100                 # columns: below this, one region at a time
@@ -119,7 +119,7 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
     def show_prompt(self, view: Any = None) -> None:
         """History, meter and top bar from one reading of the next prompt (placeholders until the tokenizer is
         loaded: nothing counts on this thread before then)."""
-        from tui.prompt_view import shown_from_view
+        from contextual.tui.prompt_view import shown_from_view
         if view is None and not tokens.ready():
             self.shown = None
             self.query_one(HistoryView).show(self.engine.history.messages, None)
@@ -418,7 +418,7 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
         if not tools:
             self.notify("No tool result at or above the selected row.", timeout=3)
             return
-        from tui.screens.stored_full import StoredFullScreen
+        from contextual.tui.screens.stored_full import StoredFullScreen
         self.push_screen(StoredFullScreen(tools[-1], self.shown))
 
     @on(HistoryView.PinMessage)
@@ -428,7 +428,7 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
     @on(HistoryView.OpenMessage)
     def open_message(self, event: HistoryView.OpenMessage) -> None:
         if event.message.role == "tool":
-            from tui.screens.stored_full import StoredFullScreen
+            from contextual.tui.screens.stored_full import StoredFullScreen
             self.push_screen(StoredFullScreen(event.message, self.shown))
         else:
             self.open_text(event.message)
@@ -447,7 +447,7 @@ def run_app(config: Config, resume_id: str | None = None, continue_latest: bool 
     import asyncio
     import sys
 
-    from tui.host import RealHost
+    from contextual.tui.host import RealHost
     host = RealHost(config)
     opened = None
     if resume_id or continue_latest:

@@ -10,9 +10,9 @@ from textual import work
 from textual.app import App
 from textual.worker import WorkerState
 
-from core.config import Config
-from tui import commands
-from tui.format import final_answer, plural
+from contextual.core.config import Config
+from contextual.tui import commands
+from contextual.tui.format import final_answer, plural
 
 # Screens are imported where they open: none is needed for the first frame (launch time, README "Benchmarks").
 
@@ -56,10 +56,10 @@ class CommandsMixin(App):
         self.action_compact(rest.strip() if keep is not None else argument or None, keep)
 
     def action_compact(self, instructions: str | None = None, keep: int | None = None) -> None:
-        from tui.screens.compact_choice import CompactChoice
+        from contextual.tui.screens.compact_choice import CompactChoice
         if self.busy("compact"):
             return
-        from core.context.history import rounds
+        from contextual.core.context.history import rounds
         closed = len(rounds(self.engine.history.messages))
         configured = self.config.keep_rounds
         if keep is None and closed <= configured:
@@ -72,20 +72,20 @@ class CommandsMixin(App):
         self._compact(instructions, keep)
 
     async def action_mcp(self) -> None:
-        from tui.screens.mcp import MCPScreen
+        from contextual.tui.screens.mcp import MCPScreen
         await self.mcp_changed()
         manager = getattr(self.engine, "mcp", None)
         self.push_screen(MCPScreen(manager.rows() if manager is not None else [], self.shown.layers.get("L1", 0)
                                    if self.shown is not None else 0))
 
     def action_compactions(self) -> None:
-        from tui.screens.compaction_history import CompactionHistoryScreen
+        from contextual.tui.screens.compaction_history import CompactionHistoryScreen
         self.push_screen(CompactionHistoryScreen(list(self.engine.compactions)), self.reinject)
 
     # ----- reading
     async def action_context(self) -> None:
-        from tui.screens.context_view import ContextScreen
-        from tui.prompt_view import next_prompt
+        from contextual.tui.screens.context_view import ContextScreen
+        from contextual.tui.prompt_view import next_prompt
         await self.started()
         pending = self.query_one("#prompt").text
         shown = next_prompt(self.engine, pending if not pending.startswith(("/", "!")) else "")
@@ -93,7 +93,7 @@ class CommandsMixin(App):
 
     def open_text(self, message: Any) -> None:
         from textual.widgets import Markdown
-        from tui.screens.info import InfoScreen
+        from contextual.tui.screens.info import InfoScreen
         title = {"summary": f"Summary #{message.meta.get('number', '')}".strip(), "user": "You",
                  "assistant": "Agent"}.get(message.role, message.role)
         body = final_answer(message) if message.meta.get("final") else message.content
@@ -101,7 +101,7 @@ class CommandsMixin(App):
 
     async def command_help(self, _argument: str) -> None:
         from rich.table import Table
-        from tui.screens.info import InfoScreen
+        from contextual.tui.screens.info import InfoScreen
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold cyan", no_wrap=True)
         table.add_column()
@@ -114,7 +114,7 @@ class CommandsMixin(App):
 
     # ----- model
     async def command_model(self, argument: str) -> None:
-        from tui.screens.info import InfoScreen
+        from contextual.tui.screens.info import InfoScreen
         if argument:
             self.switch_model(argument)
             return
@@ -125,7 +125,7 @@ class CommandsMixin(App):
 
     @work(exclusive=True, group="models", exit_on_error=False)
     async def _pick_model(self) -> None:
-        from tui.screens.model_picker import ModelPicker
+        from contextual.tui.screens.model_picker import ModelPicker
         provider = getattr(self.engine, "provider", None)
         names: list[str] = []
         problem = ""
@@ -161,7 +161,7 @@ class CommandsMixin(App):
         await self.chat.add_notice("New session. The previous one is saved: /resume reopens it.")
 
     def action_resume(self) -> None:
-        from tui.screens.session_picker import SessionPicker
+        from contextual.tui.screens.session_picker import SessionPicker
         if self.busy("resume"):
             return
         try:
@@ -197,7 +197,7 @@ class CommandsMixin(App):
 
     # ----- files
     async def command_init(self, _argument: str) -> None:
-        from tui.starter import starter_code_law
+        from contextual.tui.starter import starter_code_law
         path = self.config.project_root / "CODE_LAW.md"
         if path.exists():
             await self.chat.add_notice(f"{path.name} exists already: edit it, /init never overwrites it", "warning")
@@ -209,7 +209,7 @@ class CommandsMixin(App):
         self.show_prompt()
 
     async def command_export(self, argument: str) -> None:
-        from tui.transcript import transcript_markdown
+        from contextual.tui.transcript import transcript_markdown
         name = argument.strip() or f"contextual-{(self.engine.session_id or 'session')[:8]}.md"
         path = self.config.project_root / name
         messages = await self.host.transcript(self.engine)
@@ -254,8 +254,8 @@ class CommandsMixin(App):
 
     @work(exclusive=True, group="undo", exit_on_error=False)
     async def _rewind(self, mine: list) -> None:
-        from tui.screens.rewind_picker import RewindPicker
-        from tui.host import undoable_turns_of
+        from contextual.tui.screens.rewind_picker import RewindPicker
+        from contextual.tui.host import undoable_turns_of
         try:
             changed = await undoable_turns_of(self.engine)
         except Exception:                  # an unreadable session: rewinding the conversation still works
@@ -301,5 +301,5 @@ class CommandsMixin(App):
 
     async def confirm_overwrite(self, paths: list[str]) -> bool:
         """Asked by undo before it overwrites files the user edited by hand after the turn."""
-        from tui.screens.undo_confirm import UndoConfirmModal
+        from contextual.tui.screens.undo_confirm import UndoConfirmModal
         return bool(await self.push_screen_wait(UndoConfirmModal(paths)))

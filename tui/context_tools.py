@@ -11,7 +11,7 @@ from typing import Any
 
 from textual.app import App
 
-from tui.prompt_view import Shown
+from contextual.tui.prompt_view import Shown
 
 
 def pinned_ids(engine: Any) -> frozenset[str]:
@@ -33,7 +33,7 @@ class ContextToolsMixin(App):
         if self.busy("replay the session under each policy"):
             return
         await self.started()
-        from tui.screens.policies import PoliciesScreen      # the replay machinery: loaded when asked for
+        from contextual.tui.screens.policies import PoliciesScreen      # the replay machinery: loaded when asked for
         record = await self.host.transcript(self.engine)
         self.push_screen(PoliciesScreen(record, self.config, self.engine.policy), self.policy_picked)
 
@@ -46,7 +46,7 @@ class ContextToolsMixin(App):
 
     # ----- /diff
     async def command_diff(self, _argument: str) -> None:
-        from tui.screens.prompt_diff import PromptDiffScreen
+        from contextual.tui.screens.prompt_diff import PromptDiffScreen
         self.push_screen(PromptDiffScreen(log=self.engine.sent))
 
     # ----- the loss ledger
@@ -60,8 +60,8 @@ class ContextToolsMixin(App):
         self.open_ledger(*logged[-1])
 
     def open_ledger(self, number: int, entry: dict) -> None:
-        from core.context.ledger import Ledger
-        from tui.screens.loss_ledger import LossLedgerScreen
+        from contextual.core.context.ledger import Ledger
+        from contextual.tui.screens.loss_ledger import LossLedgerScreen
         ledger = Ledger.from_dict(entry.get("lossLedger"))
         self.push_screen(LossLedgerScreen(ledger, f"Compaction #{number}: what it dropped"), self.reinject)
 

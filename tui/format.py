@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from core.messages import Message
+from contextual.core.messages import Message
 
 
 def tokens(n: int | None) -> str:
@@ -57,7 +57,7 @@ def final_answer(message: Message) -> str:
     answer = message.meta.get("answer")
     if isinstance(answer, str):
         return answer
-    from core.react import FINISH, ReactFormatError, parse_reply
+    from contextual.core.react import FINISH, ReactFormatError, parse_reply
     try:
         parsed = parse_reply(message.content, frozenset())
     except ReactFormatError:

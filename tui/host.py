@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from core.config import Config
+from contextual.core.config import Config
 
 
 @dataclass
@@ -43,7 +43,7 @@ class RealHost:
     def __init__(self, config: Config) -> None:
         self.config = config
         self._provider: Any = None         # after connect(): the app's first frame does not wait for the server
-        from core.mcp.manager import MCPManager
+        from contextual.core.mcp.manager import MCPManager
         self.mcp = MCPManager.from_config(config.project_root, config.home) or None   # one set per app run
 
     async def connect(self) -> None:
@@ -52,15 +52,15 @@ class RealHost:
         import asyncio
 
         def found() -> tuple[Config, Any]:
-            from core.model_facts import resolve_window
-            from core.runtime import make_provider
+            from contextual.core.model_facts import resolve_window
+            from contextual.core.runtime import make_provider
             config = asyncio.run(resolve_window(self.config))
             return config, make_provider(config)
 
         self.config, self._provider = await asyncio.to_thread(found)
 
     def _engine(self) -> Any:
-        from core.runtime import new_engine
+        from contextual.core.runtime import new_engine
         engine = new_engine(self.config, self._provider)
         if self.mcp is not None:
             engine.attach_mcp(self.mcp)
@@ -81,12 +81,12 @@ class RealHost:
         return Opened(self._engine())
 
     def list_sessions(self) -> list[Any]:
-        from core.session import list_sessions
+        from contextual.core.session import list_sessions
         return list_sessions(self.config.home, self.config.project_root)
 
     def resume(self, session_id: str | None = None) -> Opened:
-        from core.runtime import attach, open_writer, restore_into
-        from core.session import SessionError, find_session, latest_session, load_session
+        from contextual.core.runtime import attach, open_writer, restore_into
+        from contextual.core.session import SessionError, find_session, latest_session, load_session
         home, root = self.config.home, self.config.project_root
         path = find_session(home, root, session_id) if session_id else latest_session(home, root)
         if path is None:
@@ -107,14 +107,14 @@ class RealHost:
     def ensure_session(self, engine: Any) -> None:
         if engine.session is not None:
             return
-        from core.runtime import attach, open_writer
+        from contextual.core.runtime import attach, open_writer
         attach(engine, *open_writer(self.config))
 
     async def undo(self, engine: Any, confirm_overwrite: Any = None) -> str:
         """Undo the latest turn that changed files; returns what the user reads. ``confirm_overwrite`` is asked
         (with the paths) before files edited by hand after that turn are overwritten."""
-        from core.snapshot.git import GitError
-        from core.snapshot.undo import UndoError, render_result, undo_in_open_session
+        from contextual.core.snapshot.git import GitError
+        from contextual.core.snapshot.undo import UndoError, render_result, undo_in_open_session
         if engine.session is None:
             return "Nothing to undo: no turn has run in this session."
         try:
@@ -129,8 +129,8 @@ class RealHost:
     async def restore_turns(self, engine: Any, turns: set, confirm_overwrite: Any = None) -> list[str]:
         """Rewind's files: undo, newest first, every turn in ``turns`` whose file changes can still be undone;
         returns what the user reads, one block per turn."""
-        from core.snapshot.git import GitError
-        from core.snapshot.undo import UndoError, render_result, undo_in_open_session
+        from contextual.core.snapshot.git import GitError
+        from contextual.core.snapshot.undo import UndoError, render_result, undo_in_open_session
         if engine.session is None:
             return []
         shown: list[str] = []
@@ -154,7 +154,7 @@ class RealHost:
         if engine.session is None:
             return list(engine.history.messages)
         import asyncio
-        from core.session import load_session
+        from contextual.core.session import load_session
         await engine.session.flush(fsync=False)
         path = engine.session.path
         return list(await asyncio.to_thread(lambda: load_session(path).full_record))
@@ -179,8 +179,8 @@ async def undoable_turns_ordered(engine: Any) -> list[str]:
     if engine.session is None:
         return []
     import asyncio
-    from core.session import load_session
-    from core.snapshot.undo import undoable_turns
+    from contextual.core.session import load_session
+    from contextual.core.snapshot.undo import undoable_turns
     await engine.session.flush(fsync=False)
     path = engine.session.path
     return list(await asyncio.to_thread(lambda: undoable_turns(load_session(path).entries)))

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from core.prompt import PromptMessage, PromptView
-from tui.screen_safe import screen_text
+from contextual.core.prompt import PromptMessage, PromptView
+from contextual.tui.screen_safe import screen_text
 
 LAYERS = ("L1", "L2", "L3", "input", "scratchpad", "todo")
 

@@ -12,14 +12,14 @@ from typing import Any, AsyncIterator
 
 from typing import TYPE_CHECKING
 
-from core import events as ev
-from tui.format import args_label, plural, tokens
-from tui.screen_safe import stream_guard
-from tui.surfaces import Surfaces
+from contextual.core import events as ev
+from contextual.tui.format import args_label, plural, tokens
+from contextual.tui.screen_safe import stream_guard
+from contextual.tui.surfaces import Surfaces
 
 if TYPE_CHECKING:       # the modals are imported when they first open: not needed for the first frame
-    from tui.screens.compaction import CompactionModal
-    from tui.screens.permission import PermissionModal
+    from contextual.tui.screens.compaction import CompactionModal
+    from contextual.tui.screens.permission import PermissionModal
 
 
 class EventRouter:
@@ -141,8 +141,8 @@ class EventRouter:
         self.ui.status.thinking()
 
     async def on_PermissionRequest(self, e: ev.PermissionRequest) -> None:
-        from core import permissions
-        from tui.screens.permission import PermissionModal
+        from contextual.core import permissions
+        from contextual.tui.screens.permission import PermissionModal
         future = e.future
 
         def answer(decision: Any) -> None:
@@ -188,7 +188,7 @@ class EventRouter:
         await self.ui.chat.add_notice(e.message, "warning")
 
     async def on_CompactionStarted(self, e: ev.CompactionStarted) -> None:
-        from tui.screens.compaction import CompactionModal
+        from contextual.tui.screens.compaction import CompactionModal
         self.ui.status.idle()
         self._card_read = asyncio.Event()
         self._logged_before = len(self.ui.compactions_logged())
@@ -198,7 +198,7 @@ class EventRouter:
 
     async def on_CompactionReview(self, e: Any) -> None:
         """Issue 19.1: the summary waits for the user (accept, edit, retry, cancel); the engine awaits the answer."""
-        from tui.screens.compaction_preview import CompactionPreviewScreen
+        from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
         self.ui.push_modal(CompactionPreviewScreen(e), e.decide)
 
     def _modal_closed(self) -> None:

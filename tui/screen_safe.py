@@ -8,9 +8,9 @@ import dataclasses
 from functools import lru_cache
 from typing import Any
 
-from core import secrets
-from core.stream_guard import StreamGuard
-from core.textsafe import strip_control
+from contextual.core import secrets
+from contextual.core.stream_guard import StreamGuard
+from contextual.core.textsafe import strip_control
 
 
 def screen_text(text: str) -> str:

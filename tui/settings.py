@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from core.session.paths import sessions_dir
+from contextual.core.session.paths import sessions_dir
 
 MAX_INPUTS = 500
 

@@ -6,9 +6,9 @@ from typing import Any, Callable, Protocol
 
 from textual.screen import Screen
 
-from tui.widgets.chat_log import ChatLog
-from tui.widgets.scratchpad import ScratchpadView
-from tui.widgets.status_line import StatusLine
+from contextual.tui.widgets.chat_log import ChatLog
+from contextual.tui.widgets.scratchpad import ScratchpadView
+from contextual.tui.widgets.status_line import StatusLine
 
 
 class Surfaces(Protocol):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.messages import Message
-from tui.format import args_label, final_answer, stored_status
+from contextual.core.messages import Message
+from contextual.tui.format import args_label, final_answer, stored_status
 
 
 def transcript_markdown(messages: list[Message], model: str = "") -> str:

@@ -13,14 +13,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from core.context import compressor, scratchpad as sp
-from core.context.history import rounds
-from core.context.pins import pinned_form
-from core.context.rules import RulesFiles
-from core.context.truncate import head_tail
-from core.messages import Message
-from core.prompt import SUMMARY_PREFIX, Adjustment, PromptMessage, Source
-from core.tokens import TokenCache, shared_cache
+from contextual.core.context import compressor, scratchpad as sp
+from contextual.core.context.history import rounds
+from contextual.core.context.pins import pinned_form
+from contextual.core.context.rules import RulesFiles
+from contextual.core.context.truncate import head_tail
+from contextual.core.messages import Message
+from contextual.core.prompt import SUMMARY_PREFIX, Adjustment, PromptMessage, Source
+from contextual.core.tokens import TokenCache, shared_cache
 
 MIN_CUT_CHARS = 60        # a cut message keeps at least its first and last few characters
 LAYERS = ("L1", "L2", "L3", "input", "scratchpad", "todo")

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import AsyncIterator, Callable
 
-from core.clock import now_iso
-from core.config import Config
-from core.context.file_analyzer import FileReport, analyze_files
-from core.context.history import CompactionPlan, plan_compaction, rounds
-from core.context.summary import SummaryCompressor, SummaryError, fallback_message
-from core.events import CompactionProgress
-from core.messages import Message
+from contextual.core.clock import now_iso
+from contextual.core.config import Config
+from contextual.core.context.file_analyzer import FileReport, analyze_files
+from contextual.core.context.history import CompactionPlan, plan_compaction, rounds
+from contextual.core.context.summary import SummaryCompressor, SummaryError, fallback_message
+from contextual.core.events import CompactionProgress
+from contextual.core.messages import Message
 
 CANCELLED_MESSAGE = "Summary cancelled, keeping recent history only."
 

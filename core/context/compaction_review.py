@@ -13,8 +13,8 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Literal
 
-from core.context.ledger import Ledger, loss_ledger
-from core.messages import Message
+from contextual.core.context.ledger import Ledger, loss_ledger
+from contextual.core.messages import Message
 
 Action = Literal["accept", "retry", "cancel"]
 

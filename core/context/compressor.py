@@ -11,11 +11,11 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from core.context import digest as dg
-from core.context.observation import render_full
-from core.context.truncate import head_tail, head_tail_lines
-from core.lru import LRU
-from core.context.mcp_stored import stored as mcp_stored
+from contextual.core.context import digest as dg
+from contextual.core.context.observation import render_full
+from contextual.core.context.truncate import head_tail, head_tail_lines
+from contextual.core.lru import LRU
+from contextual.core.context.mcp_stored import stored as mcp_stored
 
 
 @dataclass(frozen=True)

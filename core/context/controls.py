@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.context.pins import Pins
-from core.context.sent_log import SentLog
+from contextual.core.context.pins import Pins
+from contextual.core.context.sent_log import SentLog
 
 
 class ContextControls:
@@ -59,7 +59,7 @@ class ContextControls:
         return self.builder.policy
 
     def set_policy(self, name: str) -> None:
-        from core.context.scratchpad import POLICIES
+        from contextual.core.context.scratchpad import POLICIES
         if name not in POLICIES:
             raise ValueError(f"unknown context policy {name!r}; known: {', '.join(sorted(POLICIES))}")
         self.builder.policy = name

@@ -20,7 +20,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from core.context import failures
+from contextual.core.context import failures
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]{3,}")
 _DEF = re.compile(r"^\s*(?:\d+[:\s\u2192-]+)?\s*(?:async\s+def|def|class|function|func|fn|interface|struct|enum|type|module|@\w)")

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from core.messages import Message
-from core.tools.registry import BUILTIN_TOOLS
+from contextual.core.messages import Message
+from contextual.core.tools.registry import BUILTIN_TOOLS
 
 # Read from the tools' own flags (history names the tool; the flag says whether it changes files).
 MODIFYING_TOOLS = frozenset(tool.name for tool in BUILTIN_TOOLS if tool.edits_files)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.messages import Message
+from contextual.core.messages import Message
 
 
 def split_summaries(messages: list[Message]) -> tuple[list[Message], list[Message]]:

@@ -17,8 +17,8 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Iterable, Iterator, Literal, Sequence
 
-from core.context.digest import IDENT, KEYWORDS, looks_like_code
-from core.messages import Message
+from contextual.core.context.digest import IDENT, KEYWORDS, looks_like_code
+from contextual.core.messages import Message
 
 Kind = Literal["constraint", "error", "path", "identifier", "number"]
 KINDS: tuple[Kind, ...] = ("constraint", "error", "path", "identifier", "number")

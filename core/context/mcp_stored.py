@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from core.context.truncate import head_tail
+from contextual.core.context.truncate import head_tail
 
 # Keys whose values identify an item: kept for every item of a list, not just the first few.
 _ID_KEY = re.compile(r"(^|_)(id|key|uuid|slug|sha|number|url|uri|href|path|name|title)$", re.I)

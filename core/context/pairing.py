@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from core.context.compressor import dumps
-from core.messages import Message
+from contextual.core.context.compressor import dumps
+from contextual.core.messages import Message
 
 ABORTED = {"status": "error", "error": {"code": "aborted", "message": "aborted"}}
 ABORTED_CONTENT = dumps(ABORTED)

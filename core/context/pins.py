@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
-from core.context.history import CompactionPlan
-from core.messages import Message
+from contextual.core.context.history import CompactionPlan
+from contextual.core.messages import Message
 
 MAX_NOTE_CHARS = 160
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Sequence
 
-from core.tokens import PER_MESSAGE_OVERHEAD, count
+from contextual.core.tokens import PER_MESSAGE_OVERHEAD, count
 
 # Cached input is billed at a tenth of the price (the shared trajectories README's convention, as replay uses).
 # Not imported from core.replay: context sits below replay, and an import back would be a cycle.

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.prompt import PromptView
-from core.providers.factory import prompt_fields
+from contextual.core.prompt import PromptView
+from contextual.core.providers.factory import prompt_fields
 
 
 def as_json(view: PromptView) -> dict[str, Any]:

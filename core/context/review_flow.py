@@ -11,10 +11,10 @@ import asyncio
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
-from core.context.compaction_review import CompactionReview, ReviewDecision
-from core.context.ledger import Ledger, loss_ledger
-from core.context.pins import Pins, summary_note
-from core.messages import Message
+from contextual.core.context.compaction_review import CompactionReview, ReviewDecision
+from contextual.core.context.ledger import Ledger, loss_ledger
+from contextual.core.context.pins import Pins, summary_note
+from contextual.core.messages import Message
 
 
 def summary_instructions(instructions: str | None, pinned: Sequence[Message]) -> str | None:

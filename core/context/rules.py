@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from core.textsafe import valid_unicode
+from contextual.core.textsafe import valid_unicode
 
 RULES_FILES = ("code_law.md", "agents.md", "claude.md")
 SHARE = 0.10                 # of the context window, per file

@@ -15,11 +15,11 @@ import json
 from dataclasses import dataclass
 from typing import Callable
 
-from core.context import anchors
-from core.context.digest import known_names
-from core.context.turn_forms import turn_stored
-from core.context.truncate import head_tail_lines
-from core.prompt import PromptMessage
+from contextual.core.context import anchors
+from contextual.core.context.digest import known_names
+from contextual.core.context.turn_forms import turn_stored
+from contextual.core.context.truncate import head_tail_lines
+from contextual.core.prompt import PromptMessage
 
 OBS = "Observation: "
 MASK_PLACEHOLDER = "[Old observation omitted: only the 10 most recent are kept]"

@@ -9,7 +9,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from core.context.prompt_diff import PromptDiff, diff_prompts
+from contextual.core.context.prompt_diff import PromptDiff, diff_prompts
 
 MAX_CALLS = 200
 

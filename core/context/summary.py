@@ -15,15 +15,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable
 
-from core.context.file_analyzer import FileReport, IncludedFile
-from core.messages import Message
-from core.prompt import PromptMessage
-from core.react import strip_thinking
-from core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk,
+from contextual.core.context.file_analyzer import FileReport, IncludedFile
+from contextual.core.messages import Message
+from contextual.core.prompt import PromptMessage
+from contextual.core.react import strip_thinking
+from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk,
                                  StreamDone, TextChunk)
-from core.tokens import PER_MESSAGE_OVERHEAD, encoding, shared_cache
-from core.tokens import count as count_tokens
-from prompts.agents_prompts.summary_prompt import (ensure_template, render_merge_request,
+from contextual.core.tokens import PER_MESSAGE_OVERHEAD, encoding, shared_cache
+from contextual.core.tokens import count as count_tokens
+from contextual.core.context.summary_repair import ensure_template
+from contextual.prompts.agents_prompts.summary_prompt import (render_merge_request,
                                                    render_summary_request, summary_system_prompt)
 
 FALLBACK_TIMEOUT_MESSAGE = "Summary generation timed out, keeping recent history only."

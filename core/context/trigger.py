@@ -8,8 +8,8 @@ stale or would fire a compaction that cannot help: the estimate is then the coun
 
 from __future__ import annotations
 
-from core.prompt import Trigger
-from core.tokens import estimate
+from contextual.core.prompt import Trigger
+from contextual.core.tokens import estimate
 
 MIN_MESSAGES = 3
 

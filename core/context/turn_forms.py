@@ -18,9 +18,9 @@ import json
 import re
 from typing import NamedTuple, Protocol
 
-from core.context import digest as dg
-from core.context.acted_on import acted_on
-from core.lru import LRU
+from contextual.core.context import digest as dg
+from contextual.core.context.acted_on import acted_on
+from contextual.core.lru import LRU
 
 _BASH_CALL = "\nAction: Bash["
 

@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable
 
-from core.mcp.config import ServerSpec
+from contextual.core.mcp.config import ServerSpec
 
 STARTING, READY, FAILED, STOPPED = "starting", "ready", "failed", "stopped"
 LIST_PAGES = 50                       # a paginator that never ends cannot hang the start

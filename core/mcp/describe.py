@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from core.tools._args import ArgSpec
+from contextual.core.tools._args import ArgSpec
 
 DESCRIPTION_CHARS = 600        # servers ship essays; the model needs the gist and the arguments
 PROPERTY_CHARS = 160

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from core.mcp import describe
-from core.mcp.config import ServerSpec, load_servers
-from core.mcp.connection import FAILED, READY, ServerConnection
-from core.mcp.tool import MCPTool
-from core.tokens import count
+from contextual.core.mcp import describe
+from contextual.core.mcp.config import ServerSpec, load_servers
+from contextual.core.mcp.connection import FAILED, READY, ServerConnection
+from contextual.core.mcp.tool import MCPTool
+from contextual.core.tokens import count
 
 
 @dataclass(frozen=True)

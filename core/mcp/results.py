@@ -12,7 +12,7 @@ import binascii
 import json
 from typing import Any
 
-from core.tools.base import fail, ok
+from contextual.core.tools.base import fail, ok
 
 
 def _json_or_text(text: str) -> dict:

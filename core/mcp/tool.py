@@ -10,10 +10,10 @@ import asyncio
 import time
 from typing import Any
 
-from core.mcp import describe, results
-from core.mcp.connection import CallFailed, ListedTool
-from core.tools._args import spec_from_json_schema
-from core.tools.base import ToolContext, ToolError
+from contextual.core.mcp import describe, results
+from contextual.core.mcp.connection import CallFailed, ListedTool
+from contextual.core.tools._args import spec_from_json_schema
+from contextual.core.tools.base import ToolContext, ToolError
 
 
 class MCPTool:

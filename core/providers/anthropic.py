@@ -10,12 +10,12 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 
 import httpx
 
-from core.prompt import PromptMessage
-from core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk, StreamChunk,
+from contextual.core.prompt import PromptMessage
+from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk, StreamChunk,
                                  StreamDone, TextChunk, UsageChunk, token_count)
-from core.providers.context_errors import is_context_error, prompt_tokens_in
-from core.providers.retry import RetryPolicy, TransientError, one_line, stream_with_retries
-from core.providers.transport import (check_base_url, decode_object, event_stream, make_client, model_ids,
+from contextual.core.providers.context_errors import is_context_error, prompt_tokens_in
+from contextual.core.providers.retry import RetryPolicy, TransientError, one_line, stream_with_retries
+from contextual.core.providers.transport import (check_base_url, decode_object, event_stream, make_client, model_ids,
                                       scrub)
 
 API_VERSION = "2023-06-01"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import AsyncIterator, Protocol, Union
 
-from core.prompt import PromptMessage
+from contextual.core.prompt import PromptMessage
 
 
 class ProviderError(Exception):

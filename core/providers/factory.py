@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from typing import Any
 
-from core.config import Config, ConfigError
-from core.prompt import PromptMessage
-from core.providers import anthropic, openai
-from core.providers.anthropic import AnthropicProvider
-from core.providers.base import Provider, ProviderError
-from core.providers.openai import OpenAIProvider
-from core.providers.retry import RetryPolicy
+from contextual.core.config import Config, ConfigError
+from contextual.core.prompt import PromptMessage
+from contextual.core.providers import anthropic, openai
+from contextual.core.providers.anthropic import AnthropicProvider
+from contextual.core.providers.base import Provider, ProviderError
+from contextual.core.providers.openai import OpenAIProvider
+from contextual.core.providers.retry import RetryPolicy
 
 _POLICY_FIELDS = {f.name for f in fields(RetryPolicy)}
 

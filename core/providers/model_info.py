@@ -20,9 +20,9 @@ from typing import Any
 
 import httpx
 
-from core import bounded_json
-from core.providers.base import token_count
-from core.providers.transport import tls_context
+from contextual.core import bounded_json
+from contextual.core.providers.base import token_count
+from contextual.core.providers.transport import tls_context
 
 PROBE_TIMEOUT = 2.0          # seconds for all probes together
 _BODY_LIMIT = 1 << 20        # a /v1/models list larger than this is not read

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import AsyncIterator, Awaitable, Callable
 
-from core.providers.base import ProviderError, ReasoningChunk, StreamChunk, StreamDone, TextChunk
+from contextual.core.providers.base import ProviderError, ReasoningChunk, StreamChunk, StreamDone, TextChunk
 
 RESTART = "restart"
 

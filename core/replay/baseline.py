@@ -22,7 +22,7 @@ both.
 
 from __future__ import annotations
 
-from core.replay.trajectory import Step, Trajectory
+from contextual.core.replay.trajectory import Step, Trajectory
 
 SYSTEM_NOT_RECORDED = "system prompt not recorded: compared without L1 on both sides"
 SYSTEM_RECORDED = "system prompt recorded: compared as sent (our L1 against the agent's system prompt)"

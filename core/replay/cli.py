@@ -18,12 +18,12 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from core.replay.baseline import agent_calls, like_for_like
-from core.replay.loaders import TrajectoryError, find_trajectories, iter_trajectories
-from core.replay.metrics import Figures, measure
-from core.replay.progress import Progress
-from core.replay.report import BASELINE, REFERENCE, build_report, print_tables
-from core.replay.runner import POLICIES, ReplayError, ReplayRun, replay_one, trajectory_pairs
+from contextual.core.replay.baseline import agent_calls, like_for_like
+from contextual.core.replay.loaders import TrajectoryError, find_trajectories, iter_trajectories
+from contextual.core.replay.metrics import Figures, measure
+from contextual.core.replay.progress import Progress
+from contextual.core.replay.report import BASELINE, REFERENCE, build_report, print_tables
+from contextual.core.replay.runner import POLICIES, ReplayError, ReplayRun, replay_one, trajectory_pairs
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.replay.load_events import TASK_NOT_RECORDED, Steps, message_step, parse_args, stem, tool_step
-from core.replay.trajectory import CLAUDE_CODE_FORMAT, Condensation, Trajectory, TrajectoryError
+from contextual.core.replay.load_events import TASK_NOT_RECORDED, Steps, message_step, parse_args, stem, tool_step
+from contextual.core.replay.trajectory import CLAUDE_CODE_FORMAT, Condensation, Trajectory, TrajectoryError
 
 
 def is_claude_code(rows: list[dict]) -> bool:

@@ -29,8 +29,8 @@ import json
 import shlex
 from pathlib import Path
 
-from core.replay.load_events import TASK_NOT_RECORDED, Steps, message_step, parse_args, stem, tool_step
-from core.replay.trajectory import CODEX_FORMAT, Condensation, Trajectory, TrajectoryError, text_of
+from contextual.core.replay.load_events import TASK_NOT_RECORDED, Steps, message_step, parse_args, stem, tool_step
+from contextual.core.replay.trajectory import CODEX_FORMAT, Condensation, Trajectory, TrajectoryError, text_of
 
 _ITEMS = {"message", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output",
           "local_shell_call", "web_search_call", "reasoning"}

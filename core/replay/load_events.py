@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import shlex
 
-from core.replay.trajectory import Step
+from contextual.core.replay.trajectory import Step
 
 # The task of a log that does not record the user's prompt (Codex `exec --json`, Claude Code stream-json): the
 # same placeholder on both sides, so the comparison stays like for like.

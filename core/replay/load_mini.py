@@ -20,7 +20,7 @@ import json
 import re
 from pathlib import Path
 
-from core.replay.trajectory import MINI_FORMAT, Step, Trajectory, TrajectoryError, instance_id_of, text_of
+from contextual.core.replay.trajectory import MINI_FORMAT, Step, Trajectory, TrajectoryError, instance_id_of, text_of
 
 _BASH_BLOCK = re.compile(r"```bash[ \t]*\n(.*?)\n?```", re.S)
 _THOUGHT_PREFIX = re.compile(r"^\s*THOUGHT\s*:\s*", re.I)

@@ -27,8 +27,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.replay.load_events import Steps, message_step, parse_args, stem, tool_step
-from core.replay.trajectory import OPENHANDS_FORMAT, Condensation, Step, Trajectory, TrajectoryError, text_of
+from contextual.core.replay.load_events import Steps, message_step, parse_args, stem, tool_step
+from contextual.core.replay.trajectory import OPENHANDS_FORMAT, Condensation, Step, Trajectory, TrajectoryError, text_of
 
 _V1_KINDS = {"SystemPromptEvent", "MessageEvent", "ActionEvent", "ObservationEvent", "AgentErrorEvent",
              "UserRejectObservation", "Condensation", "CondensationSummaryEvent"}

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from core.replay.trajectory import SWE_AGENT_FORMAT, Step, Trajectory, TrajectoryError, instance_id_of, text_of
+from contextual.core.replay.trajectory import SWE_AGENT_FORMAT, Step, Trajectory, TrajectoryError, instance_id_of, text_of
 
 _FENCE = re.compile(r"```[\w-]*[ \t]*\n(.*?)\n?```", re.S)
 

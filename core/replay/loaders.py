@@ -16,8 +16,8 @@ import json
 from pathlib import Path
 from typing import Iterator
 
-from core.replay import load_claude_code, load_codex, load_mini, load_openhands, load_swe_agent
-from core.replay.trajectory import (CLAUDE_CODE_FORMAT, CODEX_FORMAT, MINI_FORMAT, OPENHANDS_FORMAT,  # noqa: F401
+from contextual.core.replay import load_claude_code, load_codex, load_mini, load_openhands, load_swe_agent
+from contextual.core.replay.trajectory import (CLAUDE_CODE_FORMAT, CODEX_FORMAT, MINI_FORMAT, OPENHANDS_FORMAT,  # noqa: F401
                                     SWE_AGENT_FORMAT, Step, Trajectory, TrajectoryError)
 
 

@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Iterable
 
-from core.tokens import TokenCache, shared_cache
+from contextual.core.tokens import TokenCache, shared_cache
 
 CACHED_PRICE = 0.1
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]{3,}")

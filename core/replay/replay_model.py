@@ -12,16 +12,16 @@ import json
 import re
 from typing import AsyncIterator
 
-from core.prompt import as_wire_dicts
-from core.providers.base import ChatRequest, ProviderError, StreamChunk, StreamDone, TextChunk, UsageChunk
-from core.react import FINISH, render_action
-from core.replay.trajectory import Step, Trajectory
-from core.tokens import TokenCache, shared_cache
-from core.tools._args import ANY, Arg, ArgSpec
-from core.tools.base import ToolContext, fail, ok
+from contextual.core.prompt import as_wire_dicts
+from contextual.core.providers.base import ChatRequest, ProviderError, StreamChunk, StreamDone, TextChunk, UsageChunk
+from contextual.core.react import FINISH, render_action
+from contextual.core.replay.trajectory import Step, Trajectory
+from contextual.core.tokens import TokenCache, shared_cache
+from contextual.core.tools._args import ANY, Arg, ArgSpec
+from contextual.core.tools.base import ToolContext, fail, ok
 
 try:   # the real tool's text rendering, so the replayed observation reads like a live one
-    from core.tools.bash import _render as _render_bash_text
+    from contextual.core.tools.bash import _render as _render_bash_text
 except ImportError:  # pragma: no cover - the real tool is part of the product; this only guards a partial tree
     _render_bash_text = None
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from core.replay.baseline import SYSTEM_NOT_RECORDED, SYSTEM_RECORDED
-from core.replay.metrics import Figures, ratio
+from contextual.core.replay.baseline import SYSTEM_NOT_RECORDED, SYSTEM_RECORDED
+from contextual.core.replay.metrics import Figures, ratio
 
 BASELINE = "agent"
 REFERENCE = "raw"

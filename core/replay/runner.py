@@ -15,13 +15,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from core.config import Config
-from core.events import ErrorEvent, TurnFinished
-from core.prompt import as_wire_dicts
-from core.replay.trajectory import Trajectory
-from core.replay.metrics import Figures, RecallPair, measure, recall_pairs
-from core.replay.replay_model import ReplayBash, ReplayProvider
-from prompts.system_prompt import build_system_prompt
+from contextual.core.config import Config
+from contextual.core.events import ErrorEvent, TurnFinished
+from contextual.core.prompt import as_wire_dicts
+from contextual.core.replay.trajectory import Trajectory
+from contextual.core.replay.metrics import Figures, RecallPair, measure, recall_pairs
+from contextual.core.replay.replay_model import ReplayBash, ReplayProvider
+from contextual.core.l1 import system_prompt as build_system_prompt
 
 POLICIES = ("ours", "raw", "mask", "seed004", "anthropic-30k", "anthropic", "opencode", "codex")
 REPLAY_WINDOW = 1_000_000
@@ -67,7 +67,7 @@ async def replay_one(traj: Trajectory, policy: str, config_overrides: Mapping[st
     """Play `traj` (its first `max_steps` steps when given) through a fresh Engine under `policy`.
     The engine has only Bash, so its L1 describes Bash alone; `full_l1` sends the L1 of a live session
     instead (every built-in tool described), to show what that costs."""
-    from core.agent import Engine   # imported late: the engine pulls in the whole product
+    from contextual.core.agent import Engine   # imported late: the engine pulls in the whole product
 
     steps = traj.steps[:max_steps] if max_steps else traj.steps
     provider = ReplayProvider(traj, steps)

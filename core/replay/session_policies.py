@@ -14,17 +14,17 @@ import re
 from dataclasses import dataclass, replace
 from typing import AsyncIterator, Callable, Iterable, Sequence
 
-from core.config import Config
-from core.messages import Message
-from core.prompt import as_wire_dicts
-from core.providers.base import ChatRequest, StreamChunk
-from core.react import FINISH
-from core.replay.metrics import Figures, measure, recall_pairs
-from core.replay.replay_model import recorded_reply
-from core.replay.runner import POLICIES, REPLAY_WINDOW
-from core.tokens import TokenCache, shared_cache
-from core.tools._args import ArgSpec
-from core.tools.base import ToolContext, fail
+from contextual.core.config import Config
+from contextual.core.messages import Message
+from contextual.core.prompt import as_wire_dicts
+from contextual.core.providers.base import ChatRequest, StreamChunk
+from contextual.core.react import FINISH
+from contextual.core.replay.metrics import Figures, measure, recall_pairs
+from contextual.core.replay.replay_model import recorded_reply
+from contextual.core.replay.runner import POLICIES, REPLAY_WINDOW
+from contextual.core.tokens import TokenCache, shared_cache
+from contextual.core.tools._args import ArgSpec
+from contextual.core.tools.base import ToolContext, fail
 
 ENDED = f"Thought: the recording ends here.\nAction: {FINISH}[(the recorded turn ended without an answer)]"
 
@@ -153,18 +153,18 @@ class PolicyRun:
 
 async def replay_session(turns: Sequence[RecordedTurn], policy: str, config: Config) -> PolicyRun:
     """The session played under `policy`: its requests and figures."""
-    from core.agent import Engine   # late: the engine pulls in the whole product
+    from contextual.core.agent import Engine   # late: the engine pulls in the whole product
     steps = [s for t in turns for s in t.steps]
     model = RecordedModel(steps)
-    from core.agent import FORMAT_ERROR_TOOL
-    from core.tools.registry import default_tools
+    from contextual.core.agent import FORMAT_ERROR_TOOL
+    from contextual.core.tools.registry import default_tools
     real = default_tools()
     tools = {name: RecordedTool(name, model, real.get(name)) for name in _tool_names(steps) - {FORMAT_ERROR_TOOL}}
     replay = replace(config, context_window=REPLAY_WINDOW, max_steps=len(steps) + 5, permission_mode="bypass",
                      auto_compact=False)
     # The live engine described every built-in tool in L1; the replay has only the recorded ones but must
     # send the same L1 (R: Engine's default L1 now describes only the tools it is given).
-    from prompts.system_prompt import build_system_prompt
+    from contextual.core.l1 import system_prompt as build_system_prompt
     engine = Engine(replay, provider=model, tools=tools, session=None, policy=policy, interactive=False,
                     system_prompt=build_system_prompt())
     for turn in turns:

@@ -18,14 +18,14 @@ _WHERE = {
 __all__ = sorted(_WHERE)
 
 if TYPE_CHECKING:
-    from core.session.index import SessionInfo, find_session, latest_session, list_sessions
-    from core.session.loader import LoadedSession, load_session
-    from core.session.lock import SessionError, SessionLocked, is_locked
-    from core.session.paths import sessions_dir
-    from core.session.writer import SessionWriteError, SessionWriter
+    from contextual.core.session.index import SessionInfo, find_session, latest_session, list_sessions
+    from contextual.core.session.loader import LoadedSession, load_session
+    from contextual.core.session.lock import SessionError, SessionLocked, is_locked
+    from contextual.core.session.paths import sessions_dir
+    from contextual.core.session.writer import SessionWriteError, SessionWriter
 
 
 def __getattr__(name: str) -> Any:
     if name not in _WHERE:
-        raise AttributeError(f"module 'core.session' has no attribute {name!r}")
-    return getattr(import_module(f"core.session.{_WHERE[name]}"), name)
+        raise AttributeError(f"module 'contextual.core.session' has no attribute {name!r}")
+    return getattr(import_module(f"contextual.core.session.{_WHERE[name]}"), name)

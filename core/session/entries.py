@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from core.clock import now_iso
-from core.messages import Message
-from core.textsafe import valid_json_value
+from contextual.core.clock import now_iso
+from contextual.core.messages import Message
+from contextual.core.textsafe import valid_json_value
 
 MESSAGE_TYPES = {"user", "assistant", "tool_result"}
 

@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.session import schema
-from core.session.paths import (FILE_MODE, SESSION_SUFFIX, find_sessions_dirs, project_real_path,
+from contextual.core.session import schema
+from contextual.core.session.paths import (FILE_MODE, SESSION_SUFFIX, find_sessions_dirs, project_real_path,
                                 is_valid_session_id, sessions_dir)
 
 INDEX_SUFFIX = ".index.json"

@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.events import UsageEvent
-from core.messages import Message
-from core.context.pairing import CallRef, normalize
-from core.session.entries import is_summary_entry, message_from_entry
-from core.session import schema
-from core.session.lock import SessionError
-from core.textsafe import valid_json_value
+from contextual.core.events import UsageEvent
+from contextual.core.messages import Message
+from contextual.core.context.pairing import CallRef, normalize
+from contextual.core.session.entries import is_summary_entry, message_from_entry
+from contextual.core.session import schema
+from contextual.core.session.lock import SessionError
+from contextual.core.textsafe import valid_json_value
 
 
 @dataclass

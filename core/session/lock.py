@@ -17,7 +17,7 @@ from pathlib import Path
 
 import filelock
 
-from core.session.paths import FILE_MODE
+from contextual.core.session.paths import FILE_MODE
 
 
 class SessionError(Exception):

@@ -16,18 +16,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import core
-from core.events import UsageEvent
-from core.messages import Message, new_id
-from core.session import lock as session_lock
-from core.session import schema
-from core.clock import now_iso
-from core import secrets as key_registry
-from core.session.entries import dumps_line, message_body
-from core.session.appendfile import end_torn_line, fsync_dir, tail_facts, truncate_quietly, write_all
-from core.session.index import IndexState, current_state, write_index
-from core.session.lock import SessionError
-from core.session.paths import (FILE_MODE, GitBranch, is_valid_session_id, make_private_dirs,
+import contextual.core
+from contextual.core.events import UsageEvent
+from contextual.core.messages import Message, new_id
+from contextual.core.session import lock as session_lock
+from contextual.core.session import schema
+from contextual.core.clock import now_iso
+from contextual.core import secrets as key_registry
+from contextual.core.session.entries import dumps_line, message_body
+from contextual.core.session.appendfile import end_torn_line, fsync_dir, tail_facts, truncate_quietly, write_all
+from contextual.core.session.index import IndexState, current_state, write_index
+from contextual.core.session.lock import SessionError
+from contextual.core.session.paths import (FILE_MODE, GitBranch, is_valid_session_id, make_private_dirs,
                                 project_real_path, session_file)
 
 
@@ -68,7 +68,7 @@ class SessionWriter:
 
     @classmethod
     def create(cls, home: Path, project_root: Path, *, session_id: str | None = None,
-               version: str = core.__version__, secrets: list[str] | None = None) -> "SessionWriter":
+               version: str = contextual.core.__version__, secrets: list[str] | None = None) -> "SessionWriter":
         """A new session file, locked for this writer."""
         session_id = session_id or new_id()
         if not is_valid_session_id(session_id):
@@ -91,7 +91,7 @@ class SessionWriter:
                    last_uuid=None, index=IndexState(session_id=session_id), secrets=key_registry.usable(secrets))
 
     @classmethod
-    def reopen(cls, path: Path, *, version: str = core.__version__,
+    def reopen(cls, path: Path, *, version: str = contextual.core.__version__,
                secrets: list[str] | None = None) -> "SessionWriter":
         """Append to an existing session (resume), locked for this writer."""
         path = Path(path)

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Awaitable, Callable, Iterable
 
-from core.clock import now_iso
-from core.snapshot import copies
-from core.snapshot import git as gitops
-from core.snapshot.prune import prune_copies, prune_refs
+from contextual.core.clock import now_iso
+from contextual.core.snapshot import copies
+from contextual.core.snapshot import git as gitops
+from contextual.core.snapshot.prune import prune_copies, prune_refs
 
 DEFAULT_WARN_AFTER = 5.0        # the UI says so early; seed 003 only warns past 240 s
 SEED_WARN_AFTER = 240.0

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Awaitable, Callable
 
-from core.messages import Message
+from contextual.core.messages import Message
 
 Confirm = Callable[[list[str]], Awaitable[bool]]
 

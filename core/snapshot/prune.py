@@ -11,7 +11,7 @@ import shutil
 import time
 from pathlib import Path
 
-from core.snapshot import git as gitops
+from contextual.core.snapshot import git as gitops
 
 REFS_ROOT = "refs/contextual/"
 

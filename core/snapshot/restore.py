@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from core.snapshot import copies
-from core.snapshot import git as gitops
-from core.snapshot.plan import Confirm, TurnSnapshots, UndoError, UndoResult, not_undoable
+from contextual.core.snapshot import copies
+from contextual.core.snapshot import git as gitops
+from contextual.core.snapshot.plan import Confirm, TurnSnapshots, UndoError, UndoResult, not_undoable
 
 _GITLINK = "160000"
 _SYMLINK = "120000"

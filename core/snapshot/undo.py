@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from core.clock import now_iso
-from core.messages import Message
-from core.snapshot.plan import (Confirm, UndoError, UndoResult, not_undoable, turns_with_snapshots,
+from contextual.core.clock import now_iso
+from contextual.core.messages import Message
+from contextual.core.snapshot.plan import (Confirm, UndoError, UndoResult, not_undoable, turns_with_snapshots,
                                 undoable_turns, undone_turns)
-from core.snapshot.restore import restore_copies, restore_git
+from contextual.core.snapshot.restore import restore_copies, restore_git
 
 __all__ = ["UndoError", "UndoResult", "undo_last", "undoable_turns", "undo_in_open_session", "record_undo",
            "render_result", "undo_note"]
@@ -84,7 +84,7 @@ async def undo_in_open_session(project_root: Path, writer, *,
                                confirm_overwrite: Confirm | None = None) -> UndoResult:
     """``/undo`` in the app that holds the session: read its entries, undo, record. The caller appends
     ``result.message`` (when set) to the engine's in-memory history, so the next prompt carries the note."""
-    from core.session import load_session
+    from contextual.core.session import load_session
 
     await writer.flush()
     result = await undo_last(project_root, load_session(writer.path).entries, confirm_overwrite=confirm_overwrite)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from core.tools.base import ToolError
+from contextual.core.tools.base import ToolError
 
 STR, INT, NUMBER, BOOL, LIST, OBJECT, ANY = "str", "int", "number", "bool", "list", "object", "any"
 _PY_TYPES = {STR: (str,), INT: (int,), NUMBER: (int, float), BOOL: (bool,), LIST: (list,), OBJECT: (dict,),

@@ -10,7 +10,7 @@ import threading
 import time
 from typing import Callable, TypeVar
 
-from core.tools.base import ToolError
+from contextual.core.tools.base import ToolError
 
 T = TypeVar("T")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.tools.base import ToolError
+from contextual.core.tools.base import ToolError
 
 SNIFF_BYTES = 8192
 UTF8_BOM = b"\xef\xbb\xbf"

@@ -16,7 +16,7 @@ from typing import Callable
 
 import bracex
 
-from core.tools.base import ToolError
+from contextual.core.tools.base import ToolError
 
 # Brace expansion multiplies patterns; a model's typo must not make thousands of them.
 MAX_EXPANSIONS = 256

@@ -11,8 +11,8 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from core.tools._codec import TextStyle, decode_text
-from core.tools.base import ToolError
+from contextual.core.tools._codec import TextStyle, decode_text
+from contextual.core.tools.base import ToolError
 
 _KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))

@@ -12,8 +12,8 @@ from typing import Iterator
 
 import pathspec
 
-from core.tools._regular import read_bounded
-from core.tools.base import ToolError
+from contextual.core.tools._regular import read_bounded
+from contextual.core.tools.base import ToolError
 
 MAX_GITIGNORE_BYTES = 1024 * 1024
 _Spec = tuple[str, pathspec.GitIgnoreSpec]        # (folder as a string, its rules)

@@ -8,8 +8,8 @@ import os
 import signal
 import time
 
-from core.tools._args import NUMBER, STR, Arg, ArgSpec
-from core.tools.base import ToolContext, ToolError, fail, ok
+from contextual.core.tools._args import NUMBER, STR, Arg, ArgSpec
+from contextual.core.tools.base import ToolContext, ToolError, fail, ok
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600

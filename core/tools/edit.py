@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.tools._args import BOOL, STR, Arg, ArgSpec
-from core.tools._atomic import announce_change, atomic_write, record_mtime
-from core.tools._codec import TextStyle, encode_text
-from core.tools._diff import changed_line_span, unified_diff
-from core.tools._regular import check_regular, read_text_file
-from core.tools.base import ToolContext, ToolError, ok
+from contextual.core.tools._args import BOOL, STR, Arg, ArgSpec
+from contextual.core.tools._atomic import announce_change, atomic_write, record_mtime
+from contextual.core.tools._codec import TextStyle, encode_text
+from contextual.core.tools._diff import changed_line_span, unified_diff
+from contextual.core.tools._regular import check_regular, read_text_file
+from contextual.core.tools.base import ToolContext, ToolError, ok
 
 MAX_EDIT_BYTES = 10 * 1024 * 1024
 

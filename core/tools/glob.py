@@ -7,11 +7,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from core.tools._args import STR, Arg, ArgSpec
-from core.tools._cancel import Stop, in_thread
-from core.tools._globs import compile_glob
-from core.tools._walk import IgnoreRules, walk_files
-from core.tools.base import ToolContext, ToolError, ok
+from contextual.core.tools._args import STR, Arg, ArgSpec
+from contextual.core.tools._cancel import Stop, in_thread
+from contextual.core.tools._globs import compile_glob
+from contextual.core.tools._walk import IgnoreRules, walk_files
+from contextual.core.tools.base import ToolContext, ToolError, ok
 
 MAX_PATHS = 1000
 TIME_LIMIT_S = 60.0

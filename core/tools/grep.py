@@ -11,13 +11,13 @@ from pathlib import Path
 
 import regex
 
-from core.tools._args import BOOL, STR, Arg, ArgSpec
-from core.tools._cancel import Stop, in_thread
-from core.tools._codec import decode_text
-from core.tools._globs import compile_glob
-from core.tools._regular import read_bounded
-from core.tools._walk import IgnoreRules, walk_files
-from core.tools.base import ToolContext, ToolError, ok
+from contextual.core.tools._args import BOOL, STR, Arg, ArgSpec
+from contextual.core.tools._cancel import Stop, in_thread
+from contextual.core.tools._codec import decode_text
+from contextual.core.tools._globs import compile_glob
+from contextual.core.tools._regular import read_bounded
+from contextual.core.tools._walk import IgnoreRules, walk_files
+from contextual.core.tools.base import ToolContext, ToolError, ok
 
 MAX_MATCHES = 500
 MAX_FILE_BYTES = 5 * 1024 * 1024

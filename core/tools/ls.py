@@ -6,10 +6,10 @@ import os
 
 from pathlib import Path
 
-from core.tools._args import STR, Arg, ArgSpec
-from core.tools._cancel import Stop, in_thread
-from core.tools._walk import IgnoreRules
-from core.tools.base import ToolContext, ToolError, ok
+from contextual.core.tools._args import STR, Arg, ArgSpec
+from contextual.core.tools._cancel import Stop, in_thread
+from contextual.core.tools._walk import IgnoreRules
+from contextual.core.tools.base import ToolContext, ToolError, ok
 
 MAX_ENTRIES = 1000
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.tools._args import LIST, STR, Arg, ArgSpec
-from core.tools.base import ToolContext, ToolError, ok
-from core.tools.edit import EDIT_ARGS, apply_edit, commit_edit, edit_text, load_for_edit
+from contextual.core.tools._args import LIST, STR, Arg, ArgSpec
+from contextual.core.tools.base import ToolContext, ToolError, ok
+from contextual.core.tools.edit import EDIT_ARGS, apply_edit, commit_edit, edit_text, load_for_edit
 
 
 class MultiEditTool:

@@ -8,12 +8,12 @@ from __future__ import annotations
 import codecs
 from pathlib import Path
 
-from core.tools._args import INT, STR, Arg, ArgSpec
-from core.tools._atomic import record_mtime
-from core.tools._cancel import Stop, in_thread
-from core.tools._codec import looks_binary
-from core.tools._regular import check_regular, open_regular
-from core.tools.base import ToolContext, ToolError, ok
+from contextual.core.tools._args import INT, STR, Arg, ArgSpec
+from contextual.core.tools._atomic import record_mtime
+from contextual.core.tools._cancel import Stop, in_thread
+from contextual.core.tools._codec import looks_binary
+from contextual.core.tools._regular import check_regular, open_regular
+from contextual.core.tools.base import ToolContext, ToolError, ok
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000

@@ -5,16 +5,16 @@ time (MCP servers' `mcp__NAME__TOOL`) join with `add_tool` and follow them in th
 
 from __future__ import annotations
 
-from core.tools.base import Tool
-from core.tools.bash import BashTool
-from core.tools.edit import EditTool
-from core.tools.glob import GlobTool
-from core.tools.grep import GrepTool
-from core.tools.ls import LSTool
-from core.tools.multiedit import MultiEditTool
-from core.tools.read import ReadTool
-from core.tools.todowrite import TodoWriteTool
-from core.tools.write import WriteTool
+from contextual.core.tools.base import Tool
+from contextual.core.tools.bash import BashTool
+from contextual.core.tools.edit import EditTool
+from contextual.core.tools.glob import GlobTool
+from contextual.core.tools.grep import GrepTool
+from contextual.core.tools.ls import LSTool
+from contextual.core.tools.multiedit import MultiEditTool
+from contextual.core.tools.read import ReadTool
+from contextual.core.tools.todowrite import TodoWriteTool
+from contextual.core.tools.write import WriteTool
 
 BUILTIN_TOOLS = (LSTool, GlobTool, GrepTool, ReadTool, EditTool, MultiEditTool, WriteTool, BashTool, TodoWriteTool)
 TOOL_ORDER = tuple(cls.name for cls in BUILTIN_TOOLS)

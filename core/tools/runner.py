@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from core.textsafe import valid_json_value
-from core.tools.base import Tool, ToolContext, ToolError, fail
+from contextual.core.textsafe import valid_json_value
+from contextual.core.tools.base import Tool, ToolContext, ToolError, fail
 
 
 async def run_tool(tool: Tool, args: object, ctx: ToolContext) -> dict:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.tools._args import LIST, STR, Arg, ArgSpec
-from core.tools.base import ToolContext, ToolError, ok
+from contextual.core.tools._args import LIST, STR, Arg, ArgSpec
+from contextual.core.tools.base import ToolContext, ToolError, ok
 
 STATUSES = ("pending", "in_progress", "completed")
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from core.tools._args import STR, Arg, ArgSpec
-from core.tools._atomic import announce_change, atomic_write, record_mtime
-from core.tools._codec import TextStyle, decode_text, encode_text, fits
-from core.tools._diff import unified_diff
-from core.tools._regular import check_regular, read_bounded
-from core.tools.base import ToolContext, ToolError, ok
+from contextual.core.tools._args import STR, Arg, ArgSpec
+from contextual.core.tools._atomic import announce_change, atomic_write, record_mtime
+from contextual.core.tools._codec import TextStyle, decode_text, encode_text, fits
+from contextual.core.tools._diff import unified_diff
+from contextual.core.tools._regular import check_regular, read_bounded
+from contextual.core.tools.base import ToolContext, ToolError, ok
 
 HEAD_LINES = 50
 # An existing file bigger than this is replaced without a diff (it is not read).

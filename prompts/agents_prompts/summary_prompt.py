@@ -1,15 +1,13 @@
 """The summary model's instructions (seed 002 A5, C2) and the text of its requests.
 
 The archived span's times are put into the template by code, never left to the model, and
-`ensure_template` repairs a reply that lost the header, so a stored summary always starts with it.
+core/context/summary_repair.ensure_template repairs a reply that lost the header, so a stored summary always
+starts with it. This package is text only: it imports nothing of the engine.
 """
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
-
-from core.react import strip_thinking
 
 SUMMARY_HEADING = "## 📌 Archived Session Summary"
 SPAN_LINE = "*(Contains context from {start_time} to {cutoff_time})*"
@@ -126,30 +124,3 @@ def _instruction_section(instructions: str | None) -> list[str]:
     if instructions and instructions.strip():
         return ["# User instructions for this summary (from /compact)\n\n" + instructions.strip()]
     return []
-
-
-_CODE_FENCE = re.compile(r"^```[\w-]*\n(.*)\n```\s*$", re.DOTALL)
-
-
-def ensure_template(summary_text: str, start: datetime | str, cutoff: datetime | str) -> str:
-    """Make a reply start with the template's header and the code's span line; keep the model's content.
-
-    Strips <think> blocks and a fence around the whole reply; replaces a span line the model rewrote;
-    puts the header in front of a reply that lacks it (anything before the header is dropped only when
-    the header is there, since then it is preamble such as "Here is the summary:").
-    """
-    text = strip_thinking(summary_text)[0].strip()
-    fenced = _CODE_FENCE.match(text)
-    if fenced:
-        text = fenced.group(1).strip()
-    header_at = text.find(SUMMARY_HEADING)
-    if header_at >= 0:
-        body = text[header_at + len(SUMMARY_HEADING):].lstrip("\n")
-    else:
-        body = text
-    if body.rstrip().endswith("```") and body.count("```") % 2 == 1:
-        body = body.rstrip()[:-3]     # the closing fence of a block whose opening was cut with the preamble
-    first_line, _, rest = body.partition("\n")
-    if first_line.strip().startswith("*(Contains context from"):
-        body = rest.lstrip("\n")
-    return f"{SUMMARY_HEADING}\n{span_line(start, cutoff)}\n\n{body}".rstrip() + "\n"

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from core.prompt import PromptMessage
-from core.providers.anthropic import AnthropicProvider
-from core.providers.base import (ChatRequest, ProviderError, ReasoningChunk, StreamChunk, StreamDone, TextChunk,
+from contextual.core.prompt import PromptMessage
+from contextual.core.providers.anthropic import AnthropicProvider
+from contextual.core.providers.base import (ChatRequest, ProviderError, ReasoningChunk, StreamChunk, StreamDone, TextChunk,
                                  UsageChunk)
-from core.providers.openai import OpenAIProvider
-from core.providers.retry import RESTART, RetryPolicy
+from contextual.core.providers.openai import OpenAIProvider
+from contextual.core.providers.retry import RESTART, RetryPolicy
 from tests.fakes.llm_server import FakeLLMServer
 
 # Fast enough for tests, still exercising every branch of the retry loop.

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Union
 
-from core.tokens import PER_MESSAGE_OVERHEAD, count
+from contextual.core.tokens import PER_MESSAGE_OVERHEAD, count
 from tests.fakes.server_flavors import Flavor, context_error_body, get_route, post_route
 
 EXHAUSTED_REPLY = "Thought: done\nAction: Finish[script exhausted]"

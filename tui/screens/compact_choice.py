@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from contextual.tui.css import stylesheet
+from contextual.tui.format import plural
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,11 +12,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Static
 
-from tui.format import plural
-
 
 class CompactChoice(ModalScreen[int | None]):
-    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    CSS_PATH = stylesheet(__name__)
     BINDINGS = [Binding("escape", "dismiss(None)", "cancel")]
 
     def __init__(self, rounds: int, configured_keep: int) -> None:

@@ -4,9 +4,10 @@ It turns into a result card when the compaction ends, and closes on enter or esc
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any, Callable
 
+from contextual.tui.css import stylesheet
+from contextual.tui.format import plural, tokens
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -14,8 +15,6 @@ from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Static
-
-from tui.format import plural, tokens
 
 STAGES = ("choosing", "summarising", "rebuilding")
 STAGE_LABEL = {"choosing": "choosing rounds", "summarising": "summarising", "rebuilding": "rebuilding history"}
@@ -65,7 +64,7 @@ def result_card(result: Any) -> Text:
 
 
 class CompactionModal(ModalScreen[None]):
-    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    CSS_PATH = stylesheet(__name__)
     BINDINGS = [Binding("escape", "cancel_or_close", "cancel → truncation"), Binding("enter", "close", "close")]
 
     stage: reactive[str] = reactive("choosing")

@@ -3,23 +3,22 @@ facts each one lost; enter opens that compaction's loss ledger (issue 19), which
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
+from contextual.core.context.ledger import Ledger
+from contextual.tui.css import stylesheet
+from contextual.tui.format import tokens
+from contextual.tui.screens.loss_ledger import LossLedgerScreen
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from core.context.ledger import Ledger
-from tui.format import tokens
-from tui.screens.loss_ledger import LossLedgerScreen
-
 
 class CompactionHistoryScreen(ModalScreen[Any]):
     """Dismissed with the lost fact the user chose to re-inject (None when closed)."""
-    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    CSS_PATH = stylesheet(__name__)
     BINDINGS = [Binding("escape,q", "dismiss(None)", "close"), Binding("enter,l", "ledger", "what it lost")]
 
     def __init__(self, compactions: list[dict[str, Any]]) -> None:

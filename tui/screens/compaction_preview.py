@@ -7,18 +7,16 @@ edited text), esc cancels and leaves history exactly as it was.
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from contextual.core.context.compaction_review import CompactionReview, ReviewDecision
+from contextual.core.messages import Message
+from contextual.tui.css import stylesheet
+from contextual.tui.format import tokens
+from contextual.tui.screens.loss_ledger import LossLedgerScreen
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static, TextArea
-
-from core.context.compaction_review import CompactionReview, ReviewDecision
-from core.messages import Message
-from tui.format import tokens
-from tui.screens.loss_ledger import LossLedgerScreen
 
 PREVIEW_CHARS = 400       # of each archived message; the whole text is in History
 RECOUNT_AFTER = 0.3       # seconds of no typing before "would lose" is recounted
@@ -31,7 +29,7 @@ def _row(m: Message) -> str:
 
 
 class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
-    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    CSS_PATH = stylesheet(__name__)
     BINDINGS = [Binding("ctrl+s", "accept", "accept", priority=True),
                 Binding("ctrl+r", "retry", "retry", priority=True),
                 Binding("ctrl+l", "ledger", "what it loses", priority=True),

@@ -7,8 +7,11 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from pathlib import Path
 
+from contextual.tui.css import stylesheet
+from contextual.tui.format import one_line, tokens
+from contextual.tui.observation import readable_lines
+from contextual.tui.prompt_view import LAYERS, Shown, ShownMessage
 from rich.console import RenderableType
 from rich.markdown import Markdown
 from rich.syntax import Syntax
@@ -19,10 +22,6 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Collapsible, Footer, Static
-
-from tui.format import one_line, tokens
-from tui.observation import readable_lines
-from tui.prompt_view import LAYERS, Shown, ShownMessage
 
 _DIFF = re.compile(r"^(---|\+\+\+|@@) ", re.M)
 _OBSERVATION = re.compile(r"^Observation(?: \([^)]*\))?:\s*")
@@ -91,7 +90,7 @@ def block_title(index: int, m: ShownMessage) -> str:
 
 
 class ContextScreen(Screen):
-    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    CSS_PATH = stylesheet(__name__)
     BINDINGS = [Binding("escape,q", "app.pop_screen", "back"), Binding("e", "expand_all", "expand all"),
                 Binding("c", "collapse_all", "collapse all")]
 

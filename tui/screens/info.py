@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from contextual.tui.css import stylesheet
 from rich.console import RenderableType
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,7 +12,7 @@ from textual.widgets import Static
 
 
 class InfoScreen(ModalScreen[None]):
-    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    CSS_PATH = stylesheet(__name__)
     BINDINGS = [Binding("escape,q,enter", "dismiss", "close")]
 
     def __init__(self, title: str, body: RenderableType) -> None:

@@ -6,8 +6,8 @@ into the next input. The ledger itself is core.context.ledger's; this screen onl
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from contextual.core.context.ledger import Ledger, LostFact
+from contextual.tui.css import stylesheet
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,11 +15,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from core.context.ledger import Ledger, LostFact
-
 
 class LossLedgerScreen(ModalScreen[LostFact | None]):
-    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    CSS_PATH = stylesheet(__name__)
     BINDINGS = [Binding("escape,q", "dismiss(None)", "close"),
                 Binding("enter,r", "reinject", "re-inject", priority=True)]
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
+from contextual.tui.css import stylesheet
+from contextual.tui.format import one_line, tokens
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -12,8 +13,6 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
-
-from tui.format import one_line, tokens
 
 STATUS_STYLE = {"ready": "bold green", "starting": "bold yellow", "failed": "bold red", "stopped": "dim"}
 
@@ -47,7 +46,7 @@ def render_servers(rows: list[Any], l1_total: int) -> Text | Table:
 
 
 class MCPScreen(ModalScreen[None]):
-    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    CSS_PATH = stylesheet(__name__)
     BINDINGS = [Binding("escape,q,enter", "dismiss", "close")]
 
     def __init__(self, rows: list[Any], l1_total: int) -> None:

@@ -3,8 +3,8 @@ Dismisses with the chosen name, or None."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from contextual.core.config import Config
+from contextual.tui.css import stylesheet
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,11 +13,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from core.config import Config
-
 
 class ModelPicker(ModalScreen[str | None]):
-    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    CSS_PATH = stylesheet(__name__)
     BINDINGS = [Binding("escape", "dismiss(None)", "close")]
 
     def __init__(self, config: Config, names: list[str], problem: str = "") -> None:

@@ -3,9 +3,11 @@ and tell the agent what to do instead; esc stops the turn. Edits show their diff
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
+from contextual.core import permissions
+from contextual.tui.css import stylesheet
+from contextual.tui.format import args_label
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
@@ -13,9 +15,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Static
-
-from core import permissions
-from tui.format import args_label
 
 DECISIONS = ("allow_once", "allow_always", "deny", "deny_tell")
 
@@ -36,7 +35,7 @@ def always_rule(tool: str, args: Any) -> str:
 class PermissionModal(ModalScreen[Any]):
     """Dismisses with "allow_once", ("allow_always", rule), "deny", ("deny", note) or "stop"."""
 
-    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    CSS_PATH = stylesheet(__name__)
     BINDINGS = [
         Binding("y,1", "decide('allow_once')", "allow once"),
         Binding("a,2", "decide('allow_always')", "always"),

@@ -7,9 +7,15 @@ is measured. Enter on a row closes the screen with that policy, which the app ma
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Sequence
 
+from contextual.core.config import Config
+from contextual.core.messages import Message
+from contextual.core.replay.metrics import Figures
+from contextual.core.replay.runner import POLICIES
+from contextual.core.replay.session_policies import compare_policies
+from contextual.tui.css import stylesheet
+from contextual.tui.format import tokens
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -17,20 +23,13 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from core.config import Config
-from core.messages import Message
-from core.replay.metrics import Figures
-from core.replay.runner import POLICIES
-from core.replay.session_policies import compare_policies
-from tui.format import tokens
-
 
 def _ratio(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
 class PoliciesScreen(ModalScreen[str | None]):
-    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    CSS_PATH = stylesheet(__name__)
     BINDINGS = [Binding("escape,q", "dismiss(None)", "close"),
                 Binding("enter", "choose", "make live", priority=True)]
 

@@ -7,18 +7,16 @@ session's SentLog, left/right step through every pair of consecutive calls (the 
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from contextual.core.context.prompt_diff import PromptDiff
+from contextual.core.context.sent_log import SentLog
+from contextual.tui.css import stylesheet
+from contextual.tui.format import tokens
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
-
-from core.context.prompt_diff import PromptDiff
-from core.context.sent_log import SentLog
-from tui.format import tokens
 
 
 def cache_line(diff: PromptDiff) -> str:
@@ -31,7 +29,7 @@ def cache_line(diff: PromptDiff) -> str:
 
 
 class PromptDiffScreen(ModalScreen[None]):
-    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    CSS_PATH = stylesheet(__name__)
     BINDINGS = [Binding("escape,q", "dismiss", "close"),
                 Binding("left", "step(-1)", "older call"), Binding("right", "step(1)", "newer call")]
 

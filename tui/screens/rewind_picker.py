@@ -4,9 +4,10 @@ gone (its text returns to the input), and with f the files the agent changed sin
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
+from contextual.tui.css import stylesheet
+from contextual.tui.format import one_line
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,11 +16,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.format import one_line
-
 
 class RewindPicker(ModalScreen[tuple[str, bool] | None]):
-    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    CSS_PATH = stylesheet(__name__)
     BINDINGS = [Binding("escape", "dismiss(None)", "cancel"), Binding("f", "toggle_files", "files too")]
 
     def __init__(self, messages: list[Any], changed_files: set[str]) -> None:

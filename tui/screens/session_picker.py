@@ -3,9 +3,11 @@ one, t renames the highlighted one. The session you are in is marked."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
+from contextual.tui.css import stylesheet
+from contextual.tui.format import one_line, tokens
+from contextual.tui.settings import Remembered
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,14 +15,11 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Static
 
-from tui.format import one_line, tokens
-from tui.settings import Remembered
-
 
 class SessionPicker(ModalScreen[str | None]):
     """Dismisses with the chosen session id, or None."""
 
-    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    CSS_PATH = stylesheet(__name__)
     BINDINGS = [Binding("escape", "close", "close"), Binding("t", "rename", "rename")]
 
     def __init__(self, sessions: list[Any], remembered: Remembered | None = None, current: str | None = None) -> None:

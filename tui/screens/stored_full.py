@@ -5,24 +5,22 @@ Both panes have the same rows (gap rows where the stored form dropped lines), so
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from contextual.core.messages import Message
+from contextual.core.tokens import shared_cache
+from contextual.tui.css import stylesheet
+from contextual.tui.format import args_label, tokens
+from contextual.tui.observation import align, gutter_width, readable_lines
+from contextual.tui.prompt_view import Shown
+from contextual.tui.widgets.aligned_pane import AlignedPane
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from core.messages import Message
-from core.tokens import shared_cache
-from tui.format import args_label, tokens
-from tui.prompt_view import Shown
-from tui.observation import align, gutter_width, readable_lines
-from tui.widgets.aligned_pane import AlignedPane
-
 
 class StoredFullScreen(Screen):
-    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    CSS_PATH = stylesheet(__name__)
     BINDINGS = [
         Binding("escape,q", "app.pop_screen", "back"),
         Binding("tab", "swap_focus", "other pane"),
@@ -74,9 +72,8 @@ class StoredFullScreen(Screen):
 
     def action_raw(self) -> None:
         """The exact text, no layout: what is sent (stored or as the builder made it), then the full form."""
+        from contextual.tui.screens.info import InfoScreen
         from rich.text import Text
-
-        from tui.screens.info import InfoScreen
         sent = self.sent.content if self.sent is not None and self.form in ("hard", "cut") else self.message.content
         body = Text.assemble((f"sent as {self.form}\n", "bold"), sent, ("\n\nfull\n", "bold"),
                              self.message.full or "(no full form was recorded)")

@@ -3,8 +3,7 @@ Dismisses with True (overwrite) or False (keep the hand edits); esc keeps them."
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from contextual.tui.css import stylesheet
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,7 +23,7 @@ def file_list(paths: list[str]) -> Text:
 
 
 class UndoConfirmModal(ModalScreen[bool]):
-    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    CSS_PATH = stylesheet(__name__)
     BINDINGS = [Binding("y", "answer(True)", "overwrite"), Binding("n,escape", "answer(False)", "keep my edits")]
 
     def __init__(self, paths: list[str]) -> None:

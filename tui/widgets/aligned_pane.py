@@ -8,7 +8,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.observation import Row, gutter_width, numbered_line
+from contextual.tui.observation import Row, gutter_width, numbered_line
 
 ROW_STYLE = {
     "same": "",

@@ -11,9 +11,9 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Collapsible, Static
 
-from core.messages import Message
-from tui.format import args_label, final_answer, stored_status
-from tui.widgets.tool_trail import ToolTrail
+from contextual.core.messages import Message
+from contextual.tui.format import args_label, final_answer, stored_status
+from contextual.tui.widgets.tool_trail import ToolTrail
 
 if TYPE_CHECKING:           # Markdown (markdown-it, pygments) is imported with the first answer, not at launch
     from textual.widgets import Markdown

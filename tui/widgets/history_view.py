@@ -16,11 +16,11 @@ from textual.message import Message as TextualMessage
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from core.messages import Message
-from core.context.builder import history_message
-from core.tokens import ready, shared_cache
-from tui.format import args_label, final_answer, one_line, plural, stored_status, tokens
-from tui.prompt_view import Shown
+from contextual.core.messages import Message
+from contextual.core.context.builder import history_message
+from contextual.core.tokens import ready, shared_cache
+from contextual.tui.format import args_label, final_answer, one_line, plural, stored_status, tokens
+from contextual.tui.prompt_view import Shown
 
 ROLE_STYLE = {
     "summary": ("◆ summary", "bold #d7af5f"),

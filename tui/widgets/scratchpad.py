@@ -15,9 +15,9 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from core.tokens import shared_cache
-from tui.format import args_label, tokens
-from tui.observation import gutter_width, numbered_line, readable_lines
+from contextual.core.tokens import shared_cache
+from contextual.tui.format import args_label, tokens
+from contextual.tui.observation import gutter_width, numbered_line, readable_lines
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 MAX_OBSERVATION_LINES = 1500      # beyond this the stored-vs-full screen shows the rest

@@ -8,7 +8,7 @@ import time
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.format import one_line
+from contextual.tui.format import one_line
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 

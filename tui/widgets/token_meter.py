@@ -8,8 +8,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from tui.format import tokens
-from tui.prompt_view import Shown
+from contextual.tui.format import tokens
+from contextual.tui.prompt_view import Shown
 
 # (layer, label, colour) in prompt order.
 SEGMENTS = (

@@ -8,7 +8,7 @@ from collections import Counter
 from rich.text import Text
 from textual.widgets import Collapsible, Static
 
-from tui.format import args_label
+from contextual.tui.format import args_label
 
 STATUS_MARK = {"success": ("✓", "#87af5f"), "error": ("✗", "#d75f5f"), "running": ("…", "#af87af")}
 
