@@ -11,7 +11,8 @@ from pathlib import Path
 
 from contextual.environ import drop_key_variables
 from contextual.output import OUTPUT_FORMATS, Printer, make_printer
-from contextual.core import __version__
+from contextual.piped_input import read_piped, with_piped
+from contextual.core import __version__, package_data
 from contextual.core.config import PERMISSION_MODES, PROVIDERS, Config, ConfigError, load_config
 
 DESCRIPTION = """\
@@ -46,7 +47,8 @@ environment: CONTEXTUAL_HOME CONTEXTUAL_PROVIDER CONTEXTUAL_BASE_URL CONTEXTUAL_
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="contextual", description=DESCRIPTION, epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("-p", "--print", dest="prompt", metavar="TEXT", help="run one turn headless and print the answer")
+    p.add_argument("-p", "--print", dest="prompt", metavar="TEXT", help="run one turn headless and print the answer; piped standard input is added after TEXT "
+                        "(read only when something arrives within 1 s), and -p - takes the task from it")
     p.add_argument("-c", "--continue", dest="continue_latest", action="store_true",
                    help="continue the most recent session of this project")
     p.add_argument("-r", "--resume", metavar="ID", help="continue session ID")
@@ -74,8 +76,21 @@ FLAG_KEYS = ("provider", "base_url", "model", "context_window", "permission_mode
              "keep_rounds", "max_steps", "summary_model", "auto_compact")
 
 
+def _damaged_install() -> str | None:
+    """One line naming a data file this install lacks, or None (checked before anything reads one)."""
+    absent = package_data.missing()
+    return str(package_data.InstallDamaged(absent[0], "missing")) if absent else None
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    subcommand = bool(argv) and argv[0] in ("replay", "context", "undo")
+    headless = not subcommand and any(a in ("-p", "--print") or a.startswith("--print=") for a in argv)
+    if not headless and not {"--version", "-h", "--help"} & set(argv):    # -p says it in its own output format
+        damaged = _damaged_install()
+        if damaged:
+            print(f"error: {damaged}", file=sys.stderr)
+            return 1
     if argv and argv[0] == "replay":
         from contextual.core.replay.cli import replay_main
         return replay_main(argv[1:])
@@ -117,6 +132,15 @@ def _print_mode(args: argparse.Namespace) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")
     printer = make_printer(args.output_format)
+    damaged = _damaged_install()
+    if damaged:
+        return printer.fail(damaged, started)
+    piped = read_piped(wait=args.prompt == "-")
+    if piped.error:
+        return printer.fail(piped.error, started)
+    if piped.notice:
+        print(piped.notice, file=sys.stderr)
+    args.prompt = with_piped(args.prompt, piped.text)
     if not args.prompt.strip():
         return printer.fail("empty prompt: give -p the text of the task (nothing was sent to the model)", started)
     try:
@@ -130,6 +154,8 @@ def _print_mode(args: argparse.Namespace) -> int:
         return asyncio.run(_headless(config, args, printer, started))
     except KeyboardInterrupt:
         return printer.fail("interrupted; the turn is recorded as interrupted (resume with -c)", started)
+    except package_data.InstallDamaged as exc:
+        return printer.fail(str(exc), started)
     except Exception as exc:        # a bug must still end in one line (and a JSON result), never a traceback
         if os.environ.get("CONTEXTUAL_DEBUG"):
             raise

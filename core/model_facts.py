@@ -10,9 +10,9 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Mapping
 
+from contextual.core import package_data
 from contextual.core.config import Config
 
 PRICE_FIELDS = ("input", "cached_input", "cache_write", "output")
@@ -34,9 +34,7 @@ class ModelFacts:
 
 @lru_cache(maxsize=1)
 def builtin_table() -> dict[str, dict[str, Any]]:
-    # Package data read through importlib.resources: it works from a wheel, a zip or a checkout alike.
-    text = resources.files("contextual.core").joinpath("model_table.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)["models"]
+    return tomllib.loads(package_data.read_text("core/model_table.toml"))["models"]
 
 
 def _number(value: Any) -> float | None:
@@ -111,7 +109,10 @@ async def resolve_window(config: Config, timeout: float | None = None) -> Config
             if found.source.startswith("llama.cpp"):
                 await _measure_tokenizer(config, timeout)
             return config.with_window(found.window, f"server: {found.source}")
-    return window_from_table(config)
+    try:
+        return window_from_table(config)
+    except package_data.InstallDamaged:    # the default window serves; the CLI names the damage at start
+        return config
 
 
 async def _measure_tokenizer(config: Config, timeout: float | None) -> None:

@@ -12,10 +12,10 @@ import hashlib
 import json
 import os
 import threading
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from contextual.core import package_data
 from contextual.core.lru import LRU
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 # cl100k's rank file ships in this package (core/data/, read through importlib.resources): OpenAI publishes it for
 # tiktoken (MIT) at openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken; the sha256 is the one
 # tiktoken itself checks. Counting never downloads.
-RANKS_FILE = "data/cl100k_base.tiktoken"
+RANKS_FILE = "core/data/cl100k_base.tiktoken"
 RANKS_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 # The encoding's split pattern and special tokens, as the encoding is defined (tiktoken_ext.openai_public).
 CL100K_PATTERN = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
@@ -47,20 +47,11 @@ def encoding() -> "tiktoken.Encoding":
     return _encoding
 
 
-class TokenizerDataError(RuntimeError):
-    """The shipped rank file is missing or damaged (a broken install): named, never a download."""
-
-
 def _load_cl100k() -> "tiktoken.Encoding":
     import tiktoken       # here, not at import time: tiktoken pulls in regex and the Rust BPE
-    try:
-        data = resources.files("contextual.core").joinpath(RANKS_FILE).read_bytes()
-    except OSError as exc:
-        raise TokenizerDataError(f"the tokenizer's data file contextual/core/{RANKS_FILE} is missing from this "
-                                 f"install ({exc.strerror or exc}); reinstall contextual") from None
+    data = package_data.read_bytes(RANKS_FILE)
     if hashlib.sha256(data).hexdigest() != RANKS_SHA256:
-        raise TokenizerDataError(f"the tokenizer's data file contextual/core/{RANKS_FILE} is damaged "
-                                 "(sha256 mismatch); reinstall contextual")
+        raise package_data.InstallDamaged(RANKS_FILE, "sha256 mismatch")
     ranks = {base64.b64decode(token): int(rank) for token, rank in (line.split() for line in data.splitlines() if line)}
     return tiktoken.Encoding(name="cl100k_base", pat_str=CL100K_PATTERN, mergeable_ranks=ranks,
                              special_tokens=CL100K_SPECIAL)

@@ -40,16 +40,18 @@ def cli_env(home: Path, base_url: str | None = None, kind: str = "openai", **ext
 
 
 def contextual(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 60, *,
-               fresh: bool = False) -> subprocess.CompletedProcess:
+               fresh: bool = False, stdin: Path | None = None) -> subprocess.CompletedProcess:
     """`python -m contextual ARGS` in ``cwd`` with ``env``, its output captured, as subprocess.run gives it.
 
     The run is a child forked from a process that imported the CLI once (tests/cli_zygote.py); ``fresh=True``
-    (or CONTEXTUAL_TEST_FRESH=1 for every run) starts a new interpreter, for tests about the process itself."""
+    (or CONTEXTUAL_TEST_FRESH=1 for every run) starts a new interpreter, for tests about the process itself.
+    Standard input is /dev/null, or the file ``stdin``."""
     command = [sys.executable, "-m", "contextual", *args]
     if fresh or os.environ.get("CONTEXTUAL_TEST_FRESH"):
-        return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
-    return _zygote().run(command, args, cwd, env, timeout)
+        with open(stdin or os.devnull, "rb") as source:
+            return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
+                                  stdin=source)
+    return _zygote().run(command, args, cwd, env, timeout, stdin)
 
 
 class _Zygote:
@@ -86,12 +88,13 @@ class _Zygote:
         return line.decode()
 
     def run(self, command: list[str], args: list[str], cwd: Path, env: dict[str, str],
-            timeout: float) -> subprocess.CompletedProcess:
+            timeout: float, stdin: Path | None = None) -> subprocess.CompletedProcess:
         with self.lock, tempfile.TemporaryDirectory(prefix="contextual-run-") as folder:
             out, err = Path(folder) / "stdout", Path(folder) / "stderr"
             out.touch()
             err.touch()
-            request = {"args": list(args), "cwd": str(cwd), "env": dict(env), "out": str(out), "err": str(err)}
+            request = {"args": list(args), "cwd": str(cwd), "env": dict(env), "out": str(out), "err": str(err),
+                       "stdin": str(stdin) if stdin else None}
             self.proc.stdin.write(json.dumps(request).encode() + b"\n")
             self.proc.stdin.flush()
             pid = int(self._line(60).removeprefix("pid "))

@@ -50,7 +50,7 @@ def _child(request: dict) -> None:
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
-    for fd, path, flags in ((0, os.devnull, os.O_RDONLY), (1, request["out"], os.O_WRONLY | os.O_TRUNC),
+    for fd, path, flags in ((0, request.get("stdin") or os.devnull, os.O_RDONLY), (1, request["out"], os.O_WRONLY | os.O_TRUNC),
                             (2, request["err"], os.O_WRONLY | os.O_TRUNC)):
         opened = os.open(path, flags)
         os.dup2(opened, fd)

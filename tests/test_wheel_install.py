@@ -13,6 +13,7 @@ import os
 import pty
 import re
 import select
+import shutil
 import signal
 import struct
 import subprocess
@@ -166,3 +167,21 @@ def test_the_app_paints_its_first_frame_from_the_wheel(installed_wheel: Installe
             except (ProcessLookupError, ChildProcessError):
                 pass
             os.close(fd)
+
+
+@pytest.mark.parametrize("args", [["-p", "hi"], ["-p", "hi", "--output-format", "json"], ["context", "--json"],
+                                  ["replay", str(FIXTURE), "--summary-only"], []])
+def test_a_damaged_install_says_which_file_it_lacks(installed_wheel: Installed, project: Path, tmp_path: Path,
+                                                    args: list[str]):
+    damaged = Installed(installed_wheel.wheel, tmp_path / "site")
+    shutil.copytree(installed_wheel.site, damaged.site)
+    (damaged.site / "contextual" / "core" / "model_table.toml").unlink()
+    result = run(damaged, args, project, user_env(damaged, project, "http://127.0.0.1:9"))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stdout + result.stderr
+    said = result.stdout if "json" in args else result.stderr
+    assert "contextual/core/model_table.toml" in said and "reinstall" in said
+    if "json" in args:
+        assert json.loads(said)["is_error"] is True
+    else:
+        assert len(result.stderr.strip().splitlines()) == 1
