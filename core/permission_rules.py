@@ -5,24 +5,28 @@ Forms: `Tool` matches every call of it; `Bash(prefix:*)` a command that is `pref
 a `file_path` argument, e.g. `Read(glob)`) the project-relative path, with the Glob tool's glob language;
 MultiEdit follows Edit rules; `mcp__NAME__TOOL` one MCP tool and `mcp__NAME` every tool of that server.
 
-Shell commands are judged conservatively: an allow rule never matches a command with a shell operator
-(`; & | < > $( \\``, newline), so `git status; rm -rf x` is not allowed by `Bash(git status:*)`, while a deny rule
-matches when any of the command's parts does. A path rule sees both the path as written and the path with
-symlinks resolved: allow needs both to match, deny either."""
+Shell commands are judged on a real shell parse (core/shell_parse.py): every simple command the line would run
+(inside `$(…)`, backticks, subshells, groups, pipelines, lists, and what wrappers such as `sudo`, `xargs`,
+`bash -c` run) is compared word by word, quotes and escapes removed. A deny rule matches when any of them does
+(the command word also without its folder: `/bin/rm`); an allow rule set allows a line only when each of its
+simple commands is matched by one of its rules and nothing is written by an output redirection. A line that
+cannot be read with certainty is matched by a deny rule whose command word appears anywhere in it as a word,
+and by no allow rule. A path rule sees both the path as written and the path with symlinks resolved: allow
+needs both to match, deny either."""
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from contextual.core.shell_parse import Word, command_name, mentions, parse_command
 from contextual.core.tools._globs import compile_glob
 from contextual.core.tools.base import ToolError
 
 _RULE = re.compile(r"^(?P<tool>[A-Za-z][A-Za-z0-9_-]*)(?:\((?P<spec>.*)\))?$", re.DOTALL)
-_SHELL_OPERATOR = re.compile(r"[;&|<>`\n]|\$\(")
-_SHELL_SPLIT = re.compile(r"\|\||&&|[;&|\n]")
 
 
 class RuleError(ValueError):
@@ -35,6 +39,8 @@ class Rule:
     tool: str
     spec: str | None
     _glob: Any = field(default=None, compare=False, repr=False)
+    _words: tuple[str, ...] = field(default=(), compare=False, repr=False)     # a Bash spec's words
+    _prefix: bool = field(default=False, compare=False, repr=False)           # Bash(words:*)
 
     def applies_to(self, tool_name: str) -> bool:
         if self.tool == tool_name or (self.tool == "Edit" and tool_name == "MultiEdit"):
@@ -49,7 +55,14 @@ class Rule:
             return True
         args = args if isinstance(args, dict) else {}
         if tool_name == "Bash":
-            return _command_matches(self.spec, args.get("command"), deny)
+            command = args.get("command")
+            if not isinstance(command, str):
+                return False
+            if deny:
+                return self.denies_command(command)
+            parsed = parse_command(command)
+            return (parsed.certain and not parsed.writes_files and bool(parsed.commands)
+                    and all(self.matches_words(words, deny=False) for words in parsed.commands))
         path = args.get("file_path")
         if not isinstance(path, str) or self._glob is None:
             return False
@@ -58,6 +71,24 @@ class Rule:
             return False
         hits = [self._glob(p) for p in candidates]
         return any(hits) if deny else all(hits) and len(candidates) == 2
+
+    def denies_command(self, command: str) -> bool:
+        parsed = parse_command(command)
+        if any(self.matches_words(words, deny=True) for words in parsed.commands):
+            return True
+        return not parsed.certain and mentions(command, command_name(self._words[0]))
+
+    def matches_words(self, words: tuple[Word, ...], *, deny: bool) -> bool:
+        """One simple command against this Bash rule. A word only known when the shell runs (None) matches
+        anything for deny and nothing for allow; deny compares command words without their folders."""
+        pattern = self._words
+        if not pattern or len(words) < len(pattern) or (not self._prefix and len(words) != len(pattern)):
+            return False
+        if deny and command_name(pattern[0]) != command_name(str(words[0])):
+            return False
+        if not deny and pattern[0] != words[0]:
+            return False
+        return all(word == want or (deny and word is None) for want, word in zip(pattern[1:], words[1:]))
 
 
 def parse_rule(text: object) -> Rule:
@@ -68,13 +99,22 @@ def parse_rule(text: object) -> Rule:
         spec = spec.strip()
         if not spec:
             raise RuleError(f"invalid permission rule {text!r}: the part in parentheses is empty")
-    glob = None
+    glob, words, prefix = None, (), False
+    if spec is not None and tool == "Bash":
+        prefix = spec.endswith(":*")
+        body = spec[:-2].strip() if prefix else spec
+        try:
+            words = tuple(shlex.split(body))
+        except ValueError:                    # an unbalanced quote: the words as written
+            words = tuple(body.split())
+        if not words:
+            raise RuleError(f"invalid permission rule {text!r}: no command before ':*'")
     if spec is not None and tool != "Bash":
         try:
             glob = compile_glob(spec.removeprefix("./"))
         except ToolError as exc:
             raise RuleError(f"invalid permission rule {text!r}: {exc}") from None
-    return Rule(text.strip(), tool, spec, glob)
+    return Rule(text.strip(), tool, spec, glob, words, prefix)
 
 
 @dataclass(frozen=True)
@@ -106,21 +146,25 @@ class PermissionRules:
         return next((r for r in self.deny if r.matches(tool_name, args, root, deny=True)), None)
 
     def allows(self, tool_name: str, args: Any, root: str) -> Rule | None:
-        return next((r for r in self.allow if r.matches(tool_name, args, root, deny=False)), None)
+        """The allow rule that covers the call; for a Bash line with several simple commands each must be
+        matched by one of the rules (the first is returned)."""
+        found = next((r for r in self.allow if r.matches(tool_name, args, root, deny=False)), None)
+        command = args.get("command") if isinstance(args, dict) else None
+        if found is not None or tool_name != "Bash" or not isinstance(command, str):
+            return found
+        cover = bash_cover(self.allow, command)
+        return cover[0] if cover else None
 
 
-def _command_matches(spec: str, command: Any, deny: bool) -> bool:
-    if not isinstance(command, str):
-        return False
-    if spec.endswith(":*"):
-        prefix = spec[:-2].strip()
-        test = lambda part: part == prefix or part.startswith(prefix + " ")   # noqa: E731
-    else:
-        test = lambda part: part == spec                                       # noqa: E731
-    command = command.strip()
-    if deny:
-        return any(test(part.strip()) for part in _SHELL_SPLIT.split(command))
-    return not _SHELL_OPERATOR.search(command) and test(command)
+def bash_cover(rules: tuple[Rule, ...], command: str) -> list[Rule]:
+    """For each simple command of the line, the first Bash allow rule matching it; [] when one is uncovered,
+    the line is uncertain or it writes through a redirection."""
+    parsed = parse_command(command)
+    if not parsed.certain or parsed.writes_files or not parsed.commands:
+        return []
+    bash = [r for r in rules if r.tool == "Bash" and r.spec is not None]
+    cover = [next((r for r in bash if r.matches_words(words, deny=False)), None) for words in parsed.commands]
+    return [] if None in cover else cover                                       # type: ignore[return-value]
 
 
 def _relative_paths(path: str, root: str) -> tuple[str | None, str | None]:

@@ -28,7 +28,8 @@ def decide(tool: Any, args: Any, mode: str, rules: PermissionRules, root: Path,
     if rules.denies(tool.name, args, str(root)):
         return "deny"
     session = PermissionRules.from_tables({"allow": sorted(allowed_for_session)}, source="this session")
-    if rules.allows(tool.name, args, str(root)) or session.allows(tool.name, args, str(root)):
+    # One set: `a | b` is allowed when a config rule covers a and a session rule covers b.
+    if PermissionRules(rules.allow + session.allow).allows(tool.name, args, str(root)):
         return "allow"
     if mode == "bypass" or not tool.needs_permission:
         return "allow"

@@ -1,0 +1,254 @@
+"""The simple commands a Bash command line would run, read from a real shell parse (tree-sitter-bash), for the
+permission rules (core/permission_rules.py).
+
+Every `command` node of the tree counts, wherever it sits: in `$(…)` and backticks, subshells, groups, pipelines,
+lists, if/while bodies, functions, here-documents. A word is its value after quote and escape removal; a word
+whose value is only known when the shell runs (an expansion, a substitution, a glob or brace pattern) is None.
+Leading assignments (`X=1 rm`) are not words. A command word that runs another command (WRAPPERS: sudo, env,
+xargs, find -exec, bash -c, eval …) is unwrapped: both the wrapper and what it runs are listed.
+
+The parse is *uncertain* when it cannot be read with confidence: a syntax error, a command word that is None,
+a shell fed its script on standard input, nesting deeper than MAX_NESTING. The caller then falls back to a
+word search over the whole text (`text_words`)."""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import re
+from dataclasses import dataclass, field
+
+import tree_sitter_bash
+from tree_sitter import Language, Parser
+
+Word = str | None
+MAX_NESTING = 8          # bash -c "eval 'sh -c …'": deeper than this is uncertain
+MAX_UNWRAP = 16          # sudo env nice timeout … in a row
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """How a command word that runs another command hands it on."""
+    value_options: frozenset[str] = frozenset()   # options followed by a value, which is skipped
+    positional: int = 0                           # words before the command (timeout's duration)
+    script_option: str | None = None              # the value of this option is shell text (bash -c)
+    script_rest: bool = False                     # the remaining words, joined, are shell text (eval)
+    assignments: bool = False                     # NAME=VALUE words before the command (env)
+    default: tuple[str, ...] = ()                 # the command when none is given (xargs runs echo)
+    runs_rest: bool = True                        # False for a shell: `bash file` runs a file, not a command
+    exec_options: frozenset[str] = frozenset()    # find: -exec WORDS ; (or +)
+
+
+def _opts(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_SHELL = Wrapper(value_options=_opts("-o +o -O +O --rcfile --init-file"), script_option="-c", runs_rest=False)
+
+# The one list of commands that run another command (issue 26). A name not here is an ordinary command.
+WRAPPERS: dict[str, Wrapper] = {
+    "sudo": Wrapper(value_options=_opts("-u -g -h -p -C -D -r -t -U -T --user --group --host --prompt "
+                                        "--chdir --role --type --other-user --command-timeout")),
+    "doas": Wrapper(value_options=_opts("-u -C")),
+    "env": Wrapper(value_options=_opts("-u --unset -C --chdir"), assignments=True, script_option="-S"),
+    "timeout": Wrapper(value_options=_opts("-s -k --signal --kill-after"), positional=1),
+    "nice": Wrapper(value_options=_opts("-n --adjustment")),
+    "ionice": Wrapper(value_options=_opts("-c -n -p --class --classdata --pid")),
+    "stdbuf": Wrapper(value_options=_opts("-i -o -e --input --output --error")),
+    "chroot": Wrapper(value_options=_opts("--userspec --groups"), positional=1),
+    "xargs": Wrapper(value_options=_opts("-a -d -E -e -I -L -l -n -P -s --arg-file --delimiter --eof "
+                                         "--replace --max-lines --max-args --max-procs --max-chars"),
+                     default=("echo",)),
+    "nohup": Wrapper(), "time": Wrapper(value_options=_opts("-f -o --format --output")),
+    "command": Wrapper(), "builtin": Wrapper(), "exec": Wrapper(value_options=_opts("-a")),
+    "setsid": Wrapper(), "unbuffer": Wrapper(), "busybox": Wrapper(),
+    "eval": Wrapper(script_rest=True),
+    "watch": Wrapper(value_options=_opts("-n -d --interval --differences"), script_rest=True),
+    "trap": Wrapper(script_rest=True),
+    "su": Wrapper(value_options=_opts("-s -g -G --shell --group"), script_option="-c", runs_rest=False),
+    "find": Wrapper(runs_rest=False, exec_options=_opts("-exec -execdir -ok -okdir")),
+    **{shell: _SHELL for shell in ("bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "fish")},
+}
+
+_WRITE_OPERATORS = {">", ">>", ">|", "&>", "&>>", "<>"}
+_PATTERN = re.compile(r"[*?\[{]")            # glob or brace expansion in an unquoted word
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_TEXT_WORD = re.compile(r"[^\s;&|()<>`${},=]+")
+
+
+@dataclass(frozen=True)
+class ShellParse:
+    commands: tuple[tuple[Word, ...], ...]   # every simple command, wrappers and what they run; words[0] is a str
+    certain: bool
+    writes_files: bool                       # an output redirection to a file (not /dev/null, not 2>&1)
+
+
+@functools.cache
+def _parser() -> Parser:
+    return Parser(Language(tree_sitter_bash.language()))
+
+
+@functools.lru_cache(maxsize=128)
+def parse_command(text: str) -> ShellParse:
+    collector = _Collector()
+    collector.script(text, 0)
+    return ShellParse(tuple(collector.commands), collector.certain, collector.writes_files)
+
+
+def command_name(word: str) -> str:
+    """The command word without its folder: `/bin/rm` is `rm`."""
+    return word.rstrip("/").rpartition("/")[2] or word
+
+
+def mentions(text: str, name: str) -> bool:
+    """Whether `name` appears in the text as a word (quotes and backslashes removed, folders dropped, a glob
+    such as `r?` counting when it would match): the fallback when the parse is uncertain."""
+    plain = re.sub(r"[\\'\"]", "", text)
+    for word in _TEXT_WORD.findall(plain):
+        word = command_name(word)
+        if word == name or (_PATTERN.search(word) and fnmatch.fnmatchcase(name, word)):
+            return True
+    return False
+
+
+@dataclass
+class _Collector:
+    commands: list[tuple[Word, ...]] = field(default_factory=list)
+    certain: bool = True
+    writes_files: bool = False
+
+    def script(self, text: str, depth: int) -> None:
+        if depth > MAX_NESTING:
+            self.certain = False
+            return
+        root = _parser().parse(text.encode("utf-8", errors="replace")).root_node
+        if root.has_error:
+            self.certain = False
+        stack = [root]
+        while stack:                      # iterative: a deeply nested line must not exhaust Python's stack
+            node = stack.pop()
+            if node.type == "command":
+                self._command(node, depth)
+            elif node.type == "file_redirect":
+                self._redirect(node)
+            stack.extend(reversed(node.children))
+
+    def _redirect(self, node) -> None:
+        operator = next((c.type for c in node.children if not c.is_named), "")
+        target = node.child_by_field_name("destination")
+        if operator in (">&", "<&", ">&-", "<&-") and (target is None or target.type == "number"
+                                                      or _value(target) == "-"):
+            return                        # a descriptor copied or closed: 2>&1
+        if operator in _WRITE_OPERATORS or operator == ">&":
+            if target is None or _value(target) != "/dev/null":
+                self.writes_files = True
+
+    def _command(self, node, depth: int) -> None:
+        name = node.child_by_field_name("name")
+        if name is None:                  # assignments only
+            return
+        words = [_value(name)] + [_value(arg) for arg in node.children_by_field_name("argument")]
+        self._add(words, depth)
+
+    def _add(self, words: list[Word], depth: int) -> None:
+        for _ in range(MAX_UNWRAP):
+            if not words or words[0] is None:
+                self.certain = False      # the command is only known when it runs
+                return
+            self.commands.append(tuple(words))
+            wrapper = WRAPPERS.get(command_name(words[0]))
+            if wrapper is None:
+                return
+            inner = self._unwrap(wrapper, words[1:], depth)
+            if inner is None:
+                return
+            words = inner
+        self.certain = False
+
+    def _unwrap(self, wrapper: Wrapper, rest: list[Word], depth: int) -> list[Word] | None:
+        """The command the wrapper runs (None when it runs none or it was handed on as shell text)."""
+        if wrapper.exec_options:
+            self._find_exec(wrapper, rest, depth)
+            return None
+        i = 0
+        while i < len(rest):
+            word = rest[i]
+            if word is None:
+                self.certain = False
+                return None
+            if word == "--":
+                i += 1
+                break
+            option, _, attached = word.partition("=")
+            if wrapper.script_option and (word == wrapper.script_option or _short_flags_hold(word, wrapper)):
+                self._script_word(rest[i + 1] if i + 1 < len(rest) else None, depth)
+                return None
+            if word.startswith(("-", "+")) and len(word) > 1:
+                i += 2 if option in wrapper.value_options and not attached else 1
+                continue
+            if wrapper.assignments and _ASSIGNMENT.match(word):
+                i += 1
+                continue
+            break
+        rest = rest[i + wrapper.positional:]
+        if wrapper.script_rest:
+            if rest:
+                self._script_word(None if None in rest else " ".join(rest), depth)   # type: ignore[arg-type]
+            return None
+        if not wrapper.runs_rest:
+            if not rest and wrapper.script_option == "-c" and wrapper is _SHELL:
+                self.certain = False      # a shell reading its script from standard input: `echo rm f | sh`
+            return None
+        return list(rest) if rest else (list(wrapper.default) or None)
+
+    def _find_exec(self, wrapper: Wrapper, rest: list[Word], depth: int) -> None:
+        i = 0
+        while i < len(rest):
+            if rest[i] in wrapper.exec_options:
+                end = i + 1
+                while end < len(rest) and rest[end] not in (";", "+"):
+                    end += 1
+                self._add(list(rest[i + 1:end]), depth)
+                i = end
+            i += 1
+
+    def _script_word(self, text: Word, depth: int) -> None:
+        if text is None:
+            self.certain = False
+        else:
+            self.script(text, depth + 1)
+
+
+def _short_flags_hold(word: str, wrapper: Wrapper) -> bool:
+    """`bash -lc 'rm f'`: the script option among bundled short flags."""
+    letter = (wrapper.script_option or "")[1:]
+    return len(letter) == 1 and word.startswith("-") and not word.startswith("--") and letter in word[1:]
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text.replace("\\\n", ""), flags=re.DOTALL)
+
+
+def _value(node) -> Word:
+    """The word's value after quote removal, or None when only the running shell knows it."""
+    kind, text = node.type, node.text.decode("utf-8", errors="replace")
+    if kind in ("word", "number"):
+        return None if _PATTERN.search(re.sub(r"\\.", "", text)) else _unescape(text)
+    if kind == "raw_string":
+        return text[1:-1]
+    if kind == "ansi_c_string":
+        return None if "\\" in text else text[2:-1]
+    if kind == "string":
+        parts = []
+        for child in node.children:
+            if child.type == "string_content":
+                parts.append(re.sub(r"\\([\\$`\"\n])", r"\1", child.text.decode("utf-8", errors="replace")))
+            elif child.type != '"':
+                return None
+        return "".join(parts)
+    if kind == "concatenation":
+        parts = [_value(child) for child in node.children]
+        return None if None in parts else "".join(parts)      # type: ignore[arg-type]
+    if kind == "command_name":
+        return _value(node.children[0]) if len(node.children) == 1 else None
+    return None

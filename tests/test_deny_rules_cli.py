@@ -1,0 +1,40 @@
+"""Deny means deny (issue 26.1): with `deny = ["Bash(rm:*)"]` in bypass mode, every way of writing an `rm` that
+the round-2 attack used is refused by the real `contextual -p`, and each file it aimed at survives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli_helpers import cli_env, contextual, home_of
+from tests.fakes.llm_server import FakeLLMServer
+
+FINISH = "Thought: done\nAction: Finish[finished]"
+
+# Each command aims at its own file, so a survivor names the case that failed.
+EVASIONS = {
+    "v5": "echo $(rm v5)", "v6": "echo `rm v6`", "f1": "X=1 rm f1", "f2": "(rm f2)", "f3": "{ rm f3; }",
+    "f4": "rm\tf4", "f5": "/bin/rm f5", "f6": "command rm f6", "f7": "'rm' f7", "f8": "\\rm f8",
+    "f9": "bash -c 'rm f9'", "f10": "echo f10 | xargs rm", "f11": "find . -name f11 -exec rm {} \\;",
+    "f12": "sudo -n rm f12 2>/dev/null || env A=1 nice rm f12", "f13": "echo rm f13 | sh",
+}
+
+
+def test_every_evasion_of_a_deny_rule_is_refused_in_bypass_mode_and_the_file_survives(project: Path):
+    (project / ".contextual").mkdir()
+    (project / ".contextual" / "config.toml").write_text('[permissions]\ndeny = ["Bash(rm:*)"]\n')
+    for name in EVASIONS:
+        (project / name).write_text("keep\n")
+    script = [f"Thought: go\nAction: Bash[{json.dumps({'command': c})}]" for c in EVASIONS.values()]
+    script += ["Thought: go\nAction: Bash[{\"command\": \"touch made && echo ok\"}]", FINISH]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        result = contextual(["-p", "go", "--permission-mode", "bypass"], project,
+                            cli_env(home_of(project), srv.base_url))
+    assert result.returncode == 0 and result.stdout == "finished\n", result.stderr
+    heads = [r["messages"][-1]["content"].removeprefix("Observation: ").partition("\n")[0]
+             for r in srv.requests[1:]]
+    for name, head in zip(EVASIONS, heads):
+        assert head.startswith("[error permission_denied: Bash is denied by the permission rule 'Bash(rm:*)'"), \
+            (EVASIONS[name], head)
+    assert sorted(p.name for p in project.iterdir() if p.name in EVASIONS) == sorted(EVASIONS)
+    assert heads[len(EVASIONS)] == "[exit 0]" and (project / "made").exists()     # other commands still run

@@ -1,0 +1,90 @@
+"""The shell parse under the permission rules (core/shell_parse.py, issue 26.1): which simple commands a line
+runs, when it is uncertain, and how deny and allow rules read the result. Through the CLI:
+tests/test_deny_rules_cli.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from contextual.core.permission_rules import PermissionRules, parse_rule
+from contextual.core.shell_parse import WRAPPERS, mentions, parse_command
+
+DENY_RM = PermissionRules(deny=(parse_rule("Bash(rm:*)"),))
+
+EVASIONS = ["echo $(rm v5)", "echo `rm v6`", "X=1 rm f", "(rm f)", "{ rm f; }", "rm\tf", "/bin/rm f",
+            "command rm f", "'rm' f", "\\rm f", "bash -c 'rm f'", "ls | xargs rm", "r\"m\" f",
+            "sudo -u me timeout -s KILL 5 nice -n 3 env A=1 rm f", "find . -name x -exec rm {} \\;",
+            "eval 'rm f'", "bash -lc 'echo $(rm z)'", "a=$(rm x)", "cat <<EOF\n$(rm x)\nEOF", "cat <(rm x)",
+            "if true; then rm x; fi", "f() { rm x; }; f", "time rm x", "exec rm x", "$'rm' x",
+            "echo rm f | sh", "/bin/r? f", "{rm,f}", "ls ((; rm f", "true && rm f", "true; rm f"]
+
+
+@pytest.mark.parametrize("command", EVASIONS)
+def test_every_way_of_running_rm_is_denied(command: str):
+    assert DENY_RM.denies("Bash", {"command": command}, "/") is not None
+
+
+@pytest.mark.parametrize("command", ["echo remove", "git rm-cache", "ls -l rmdir", "echo 'harm f'",
+                                     "python -c 'import os; os.remove(1)'"])
+def test_commands_that_only_look_alike_are_not_denied(command: str):
+    assert DENY_RM.denies("Bash", {"command": command}, "/") is None
+
+
+def test_the_simple_commands_of_a_line_are_read_with_quotes_escapes_and_assignments_removed():
+    parsed = parse_command("X=1 \\git 'sta'tus --short && echo \"a $B\" | tail -3")
+    assert parsed.certain and not parsed.writes_files
+    assert parsed.commands == (("git", "status", "--short"), ("echo", None), ("tail", "-3"))
+
+
+def test_wrappers_are_listed_with_what_they_run():
+    assert parse_command("sudo rm f").commands == (("sudo", "rm", "f"), ("rm", "f"))
+    assert parse_command("xargs").commands == (("xargs",), ("echo",))
+    assert parse_command("bash -c 'git push'").commands[-1] == ("git", "push")
+    assert {"sudo", "env", "xargs", "find", "eval", "bash", "sh", "timeout", "nice", "command", "exec",
+            "nohup", "time"} <= set(WRAPPERS)
+
+
+@pytest.mark.parametrize("command", ["$CMD f", "ls ((", "echo x | bash", "/bin/r? f", "sh -c \"$S\"",
+                                     "bash -c \"$(" * 12 + "rm x" + ")\"" * 12])
+def test_lines_that_cannot_be_read_with_certainty_are_uncertain(command: str):
+    assert not parse_command(command).certain
+
+
+def test_a_deeply_nested_line_is_uncertain_and_does_not_exhaust_the_stack():
+    line = "echo " + "$(" * 3000 + "rm x" + ")" * 3000
+    parsed = parse_command(line)
+    assert DENY_RM.denies("Bash", {"command": line}, "/") is not None
+    assert parsed.commands                                   # read without a RecursionError
+
+
+def test_an_uncertain_line_is_denied_when_the_command_word_appears_and_allowed_by_no_rule():
+    allow_all_git = PermissionRules(allow=(parse_rule("Bash(git:*)"), parse_rule("Bash(echo:*)")))
+    assert DENY_RM.denies("Bash", {"command": "$X; echo rm"}, "/") is not None
+    assert DENY_RM.denies("Bash", {"command": "$X; echo ok"}, "/") is None
+    assert allow_all_git.allows("Bash", {"command": "git log ((("}, "/") is None
+    assert allow_all_git.allows("Bash", {"command": "git log | echo x"}, "/") is not None
+    assert mentions("'r'\"m\" /bin/r\\m", "rm") and not mentions("harm", "rm")
+
+
+def test_a_command_word_only_known_when_it_runs_is_not_denied_unless_the_rule_word_appears():
+    """The model's stated limit (README security notes): `$CMD f` cannot be judged; rules are not a sandbox."""
+    assert not parse_command("$CMD f").certain
+    assert DENY_RM.denies("Bash", {"command": "$CMD f"}, "/") is None
+    assert DENY_RM.denies("Bash", {"command": "CMD=rm; $CMD f"}, "/") is not None
+
+
+def test_allow_needs_every_simple_command_covered_and_no_file_written():
+    rules = PermissionRules(allow=(parse_rule("Bash(git status:*)"), parse_rule("Bash(tail -3)")))
+    allowed = lambda command: rules.allows("Bash", {"command": command}, "/") is not None   # noqa: E731
+    assert allowed("git status --short") and allowed("git status 2>&1 | tail -3")
+    assert not allowed("git status; rm -rf x") and not allowed("git status $(rm x)")
+    assert not allowed("git status > out.txt") and allowed("git status 2>/dev/null")
+    assert not allowed("sudo git status") and not allowed("/tmp/git status")     # path kept for allow
+    assert not allowed("git statusx") and not allowed("git push")
+
+
+def test_deny_rule_words_after_the_command_match_unknown_words_too():
+    rules = PermissionRules(deny=(parse_rule("Bash(git push:*)"),))
+    denied = lambda command: rules.denies("Bash", {"command": command}, "/") is not None   # noqa: E731
+    assert denied("git push --force") and denied("git $(echo push)") and denied("/usr/bin/git push")
+    assert not denied("git pull") and not denied("git")
