@@ -242,21 +242,25 @@ class Engine(EngineState):
             yield permissions.refusal(tool, mode)
             return
         future: asyncio.Future = asyncio.get_running_loop().create_future()
-        yield PermissionRequest(tool, args, permissions.preview(tool, args, self.config.project_root), future)
+        proposal = permissions.always_rules(tool, args, root)
+        yield PermissionRequest(tool, args, permissions.preview(tool, args, root), future, proposal)
         decision = await future
         note = ""
         if isinstance(decision, tuple):     # ("deny", what the user wants instead) from the TUI
             decision, note = decision
+        always = proposal if decision == "allow_always" else None
+        if always is not None and not always.rules:     # no rule would match it again: allowed once, and why
+            decision = "allow_once"
+            self._pending.append(f"{tool}: allowed once, not always: {always.why}")
         if self.session is not None:
             self.session.append_permission(tool, decision)
-        yield PermissionDecided(tool, decision)
-        if decision == "allow_always":        # "allow always": a rule in the project file, and this session
-            rule = permissions.suggest_rule(tool, args)
+        yield PermissionDecided(tool, decision, always.rules if always is not None else ())
+        if decision == "allow_always" and always is not None:   # rules in the local project file, and this session
             try:
-                permissions.add_allow_rule(root, rule)
+                permissions.add_allow_rules(root, always.rules)
             except ValueError as exc:
                 self._pending.append(str(exc))
-            self.allowed_for_session.add(rule)
+            self.allowed_for_session.update(always.rules)
         elif decision == "allow_session":
             self.allowed_for_session.add(tool)
         elif decision != "allow_once":

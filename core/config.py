@@ -112,6 +112,12 @@ def default_home(env: Mapping[str, str]) -> Path:
     return Path(env.get("CONTEXTUAL_HOME") or Path.home() / ".contextual").expanduser()
 
 
+def local_config_path(project_root: Path) -> Path:
+    """The project's local settings: the user's own (written by "allow always"), kept out of git, so read as
+    trusted like the user-level file — unlike the committed .contextual/config.toml a checkout brings."""
+    return Path(project_root) / ".contextual" / "config.local.toml"
+
+
 def _coerce(key: str, value: Any, source: str) -> Any:
     try:
         if key in _INT:
@@ -190,7 +196,7 @@ def load_config(project_root: Path, flags: Mapping[str, Any] | None = None,
     files: dict[str, Any] = {}
     models: dict[str, Any] = {}
     rules: list[PermissionRules] = []
-    for path in (home / "config.toml", root / ".contextual" / "config.toml"):
+    for path in (home / "config.toml", root / ".contextual" / "config.toml", local_config_path(root)):
         data = _read_toml(path)
         for name, table in data.pop("models", {}).items():   # the project's entry for a model wins per field
             models[name] = {**models.get(name, {}), **table} if isinstance(table, dict) else table

@@ -100,17 +100,27 @@ class UsageEvent:
 
 
 @dataclass(frozen=True)
+class AlwaysRules:
+    """What "allow always" would write (core/permissions.always_rules): the rules, or none and why — then the
+    call is allowed once only."""
+    rules: tuple[str, ...]
+    why: str = ""
+
+
+@dataclass(frozen=True)
 class PermissionRequest:
     tool: str
     args: Any
     preview: str              # a diff for edits, the command for Bash
     future: asyncio.Future = field(compare=False, repr=False)
+    always: AlwaysRules = AlwaysRules(())   # what "allow always" would write, shown before it is chosen
 
 
 @dataclass(frozen=True)
 class PermissionDecided:
     tool: str
     decision: PermissionDecision
+    rules: tuple[str, ...] = ()   # what "allow always" wrote (.contextual/config.local.toml)
 
 
 # A 'never over the window' step of the builder; it travels inside PromptView.adjustments and TurnAdjustments.

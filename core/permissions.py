@@ -10,11 +10,16 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
+import shlex
 import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
+from contextual.core.config import local_config_path
+from contextual.core.events import AlwaysRules
 from contextual.core.permission_rules import PermissionRules, parse_rule
+from contextual.core.shell_parse import parse_command
 from contextual.core.tools._regular import read_bounded
 from contextual.core.tools.base import ToolError
 
@@ -46,24 +51,63 @@ def rule_denial(tool: str, args: Any, rules: PermissionRules, root: Path) -> dic
                                  "in the configuration; do the task another way or tell the user."}}
 
 
-def suggest_rule(tool: str, args: Any) -> str:
-    """The rule "allow always" writes: the command's program for Bash, the file for edits, else the tool."""
+_SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")       # `git status`, `npm test`: a word naming what the tool does
+
+
+def always_rules(tool: str, args: Any, root: Path) -> AlwaysRules:
+    """The narrowest rules that match this call and would match it again, checked with the same matcher that
+    will read them (core/permission_rules.py): Bash gets one rule per simple command (`git status --short` →
+    `Bash(git status:*)`, a command without a sub-command word is allowed exactly), an edit its file, any other
+    tool its name."""
     args = args if isinstance(args, dict) else {}
-    words = args.get("command").split() if tool == "Bash" and isinstance(args.get("command"), str) else []
-    if words:
-        return f"Bash({words[0]}:*)"             # shown on the button, so the user sees how wide it is
-    if isinstance(args.get("file_path"), str) and args["file_path"] and ")" not in args["file_path"]:
-        return f"{'Edit' if tool == 'MultiEdit' else tool}({args['file_path']})"
-    return tool
+    if tool == "Bash":
+        rules, why = _bash_rules(args.get("command"))
+    elif isinstance(args.get("file_path"), str) and args["file_path"] and not _GLOB_SPECIAL.search(args["file_path"]):
+        rel = os.path.relpath(args["file_path"], root) if os.path.isabs(args["file_path"]) else args["file_path"]
+        rules, why = (f"{'Edit' if tool == 'MultiEdit' else tool}({rel})",), ""
+    elif tool in ("Write", "Edit", "MultiEdit"):
+        rules, why = (), "its file name cannot be written as a rule"
+    else:
+        rules, why = (tool,), ""
+    if rules and PermissionRules.from_tables({"allow": list(rules)}).allows(tool, args, str(root)) is None:
+        return AlwaysRules((), why or "no rule would match this call again")
+    return AlwaysRules(rules, why)
 
 
-def add_allow_rule(project_root: Path, rule: str) -> Path:
-    """Add `rule` to `allow` in the project's .contextual/config.toml, keeping everything else in the file
+_GLOB_SPECIAL = re.compile(r"[*?\[\]{}()\\]")
+
+
+def _bash_rules(command: Any) -> tuple[tuple[str, ...], str]:
+    if not isinstance(command, str) or not command.strip():
+        return (), "the command is empty"
+    parsed = parse_command(command)
+    if not parsed.certain:
+        return (), "the command cannot be read with certainty (a syntax error or a command known only when it runs)"
+    if parsed.writes_files:
+        return (), "it writes a file through a redirection (>), which no rule allows"
+    rules: list[str] = []
+    for words in parsed.commands:
+        if len(words) >= 2 and isinstance(words[1], str) and _SUBCOMMAND.fullmatch(words[1]):
+            rule = f"Bash({shlex.join(words[:2])}:*)"          # type: ignore[arg-type]
+        elif len(words) >= 3 and words[1] == "-m" and isinstance(words[2], str) and _SUBCOMMAND.fullmatch(words[2]):
+            rule = f"Bash({shlex.join(words[:3])}:*)"          # python -m pytest  # type: ignore[arg-type]
+        elif None in words:
+            return (), f"an argument of {words[0]} is only known when it runs"
+        else:
+            rule = f"Bash({shlex.join(words)})"                # type: ignore[arg-type]
+        if rule not in rules:
+            rules.append(rule)
+    return tuple(rules), ""
+
+
+def add_allow_rules(project_root: Path, rules: tuple[str, ...] | list[str]) -> Path:
+    """Add the rules to `allow` in the project's .contextual/config.local.toml — the user's own file, kept out
+    of git by a .gitignore beside it, never the committed config.toml — keeping everything else in the file
     (comments and layout included); returns the file. ValueError with one line when it cannot."""
     import tomlkit                      # here: only writing a rule needs it (the app's launch does not)
     from tomlkit.exceptions import TOMLKitError
-    parsed = parse_rule(rule)
-    path = Path(project_root) / ".contextual" / "config.toml"
+    parsed = [parse_rule(rule) for rule in rules]
+    path = local_config_path(Path(project_root))
     try:
         doc = tomlkit.parse(path.read_text(encoding="utf-8")) if path.exists() else tomlkit.document()
     except (OSError, UnicodeDecodeError, TOMLKitError) as exc:
@@ -78,10 +122,12 @@ def add_allow_rule(project_root: Path, rule: str) -> Path:
         table["allow"] = allow
     if not isinstance(table, dict) or not isinstance(allow, list):
         raise ValueError(f"cannot add a rule to {path}: permissions.allow there is not a list")
-    if parsed.text not in [str(item) for item in allow]:
-        allow.append(parsed.text)
+    for rule in parsed:
+        if rule.text not in [str(item) for item in allow]:
+            allow.append(rule.text)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        _ignore_in_git(path)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config.", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(tomlkit.dumps(doc))
@@ -89,6 +135,15 @@ def add_allow_rule(project_root: Path, rule: str) -> Path:
     except OSError as exc:
         raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
     return path
+
+
+def _ignore_in_git(path: Path) -> None:
+    """Name the local file in the .gitignore of its folder (created when missing), once."""
+    ignore = path.parent / ".gitignore"
+    text = ignore.read_text(encoding="utf-8", errors="replace") if ignore.is_file() else ""
+    if path.name not in text.splitlines():
+        with open(ignore, "a", encoding="utf-8") as handle:
+            handle.write(("" if not text or text.endswith("\n") else "\n") + path.name + "\n")
 
 
 def refusal(tool: str, mode: str) -> dict:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from contextual.core.permission_rules import RuleError, parse_rule
-from contextual.core.permissions import add_allow_rule
+from contextual.core.permissions import add_allow_rules
 from tests.cli_helpers import cli_env, contextual, home_of
 from tests.fakes.llm_server import FakeLLMServer
 
@@ -117,13 +117,18 @@ def test_rules_from_user_and_project_files_add_up(project: Path):
     assert heads == ["[ok]", "[ok]"]
 
 
-def test_allow_always_rule_is_written_to_the_project_file_keeping_its_content_and_then_honoured(project: Path):
-    _config(project, '# my settings\nkeep_rounds = 4  # fewer\n\n[permissions]\ndeny = ["Bash(rm:*)"]\n')
-    path = add_allow_rule(project, "Bash(touch:*)")
-    add_allow_rule(project, "Bash(touch:*)")                  # once only
+def test_allow_always_rules_go_to_the_local_file_kept_out_of_git_keeping_its_content_and_are_honoured(
+        project: Path):
+    _config(project, '[permissions]\ndeny = ["Bash(rm:*)"]\n')
+    local = project / ".contextual" / "config.local.toml"
+    local.write_text('# mine\nkeep_rounds = 4  # fewer\n')
+    path = add_allow_rules(project, ["Bash(touch:*)"])
+    add_allow_rules(project, ["Bash(touch:*)"])                # once only
     text = path.read_text()
-    assert text.startswith("# my settings\nkeep_rounds = 4  # fewer\n") and text.count("Bash(touch:*)") == 1
-    assert 'deny = ["Bash(rm:*)"]' in text
+    assert path == local and text.startswith("# mine\nkeep_rounds = 4  # fewer\n")
+    assert text.count("Bash(touch:*)") == 1
+    assert (project / ".contextual" / ".gitignore").read_text().splitlines() == ["config.local.toml"]
+    assert "touch" not in (project / ".contextual" / "config.toml").read_text()      # the committed file untouched
     heads = _run(project, ['Bash[{"command": "touch yes"}]', 'Bash[{"command": "rm top.py"}]'])
     assert heads[0] == "[exit 0]" and _refused(heads[1])
 

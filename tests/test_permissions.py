@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from contextual.core.permission_rules import PermissionRules
-from contextual.core.permissions import decide, suggest_rule
+from contextual.core.permissions import always_rules, decide
 from contextual.core.tools.registry import default_tools
 
 TOOLS = default_tools()
@@ -47,12 +47,31 @@ def test_deny_rules_refuse_even_read_only_tools_and_bypass():
     assert decide(TOOLS["Read"], {"file_path": "src/a.py"}, "bypass", rules, ROOT, set()) == "allow"
 
 
-@pytest.mark.parametrize("tool, args, rule", [
-    ("Bash", {"command": "git status --short"}, "Bash(git:*)"),
-    ("Bash", {"command": "ls -la src"}, "Bash(ls:*)"),
-    ("Edit", {"file_path": "src/a.py"}, "Edit(src/a.py)"),
-    ("MultiEdit", {"file_path": "src/a.py"}, "Edit(src/a.py)"),
-    ("mcp__t__x", {"q": 1}, "mcp__t__x"),
+@pytest.mark.parametrize("tool, args, rules", [
+    ("Bash", {"command": "git status --short"}, ("Bash(git status:*)",)),
+    ("Bash", {"command": "ls -la src"}, ("Bash(ls -la src)",)),
+    ("Bash", {"command": "python -m pytest -q 2>&1 | tail -3"}, ("Bash(python -m pytest:*)", "Bash(tail -3)")),
+    ("Bash", {"command": "X=1 npm test && npm test"}, ("Bash(npm test:*)",)),
+    ("Edit", {"file_path": "src/a.py"}, ("Edit(src/a.py)",)),
+    ("MultiEdit", {"file_path": str(ROOT / "src" / "a.py")}, ("Edit(src/a.py)",)),
+    ("mcp__t__x", {"q": 1}, ("mcp__t__x",)),
 ])
-def test_allow_always_suggests_a_narrow_rule(tool, args, rule):
-    assert suggest_rule(tool, args) == rule
+def test_allow_always_proposes_the_narrowest_rules_that_match_the_call_again(tool, args, rules):
+    proposal = always_rules(tool, args, ROOT)
+    assert proposal.rules == rules and proposal.why == ""
+    allowed = PermissionRules.from_tables({"allow": list(rules)})
+    runs = TOOLS.get(tool) or SimpleNamespace(name=tool, needs_permission=True, edits_files=False)
+    assert decide(runs, args, "default", allowed, ROOT, set()) == "allow"
+
+
+@pytest.mark.parametrize("command, why", [("echo hi > out.txt", "redirection"), ("$CMD x", "certainty"),
+                                          ("cat \"$HOME/x\"", "only known when it runs"), ("ls ((", "certainty")])
+def test_allow_always_proposes_nothing_with_the_reason_when_no_rule_would_match_again(command, why):
+    proposal = always_rules("Bash", {"command": command}, ROOT)
+    assert proposal.rules == () and why in proposal.why
+
+
+def test_the_old_too_broad_proposal_is_gone():
+    assert "Bash(git:*)" not in always_rules("Bash", {"command": "git status --short"}, ROOT).rules
+    proposal = PermissionRules.from_tables({"allow": list(always_rules("Bash", {"command": "git status"}, ROOT).rules)})
+    assert proposal.allows("Bash", {"command": "git push --force"}, str(ROOT)) is None

@@ -164,9 +164,36 @@ async def test_permission_answered_each_way(tmp_path, key, decision, expect):
             await pilot.pause()
             tool = [m for m in app.engine.history.messages if m.role == "tool"][-1]
             assert expect in tool.full.lower()
-            rules = app.config.project_root / ".contextual" / "config.toml"
-            assert ("Bash(echo:*)" in app.engine.allowed_for_session) == (decision == "allow_always")
-            assert (rules.exists() and "Bash(echo:*)" in rules.read_text()) == (decision == "allow_always")
+            rules = app.config.project_root / ".contextual" / "config.local.toml"
+            rule = "Bash(echo hi-from-bash:*)"
+            assert (rule in app.engine.allowed_for_session) == (decision == "allow_always")
+            assert (rules.exists() and rule in rules.read_text()) == (decision == "allow_always")
+            assert not (app.config.project_root / ".contextual" / "config.toml").exists()
+
+
+async def test_allow_always_for_a_pipeline_writes_one_rule_per_command_and_never_claims_a_rule_that_cannot_match(
+        tmp_path):
+    pipe = 'Thought: run it\nAction: Bash[{"command": "echo a-b | tail -1"}]'
+    redirect = 'Thought: run it\nAction: Bash[{"command": "echo hi > out.txt"}]'
+    with server([pipe, redirect, finish("done")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "run both")
+            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            shown = str(app.screen.query_one("#permission-rule").render())
+            assert "Bash(echo a-b:*), Bash(tail -1)" in shown                     # shown before it is written
+            await pilot.press("a")
+            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal) and app.screen.args["command"]
+                           .startswith("echo hi >"))
+            assert "once only" in str(app.screen.query_one("#permission-rule").render())
+            await pilot.press("a")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            notes = "\n".join(str(w.render()) for w in app.query_one(ChatLog).children)
+            local = (app.config.project_root / ".contextual" / "config.local.toml").read_text()
+            assert "Bash(echo a-b:*)" in local and "Bash(tail -1)" in local and "echo hi" not in local
+            assert "allowed from now on (Bash(echo a-b:*), Bash(tail -1)" in notes
+            assert "allowed once, not always" in notes and (app.config.project_root / "out.txt").exists()
 
 
 async def test_cancel_mid_turn_records_interrupted(tmp_path):

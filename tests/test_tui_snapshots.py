@@ -12,7 +12,7 @@ import pytest
 from contextual.core.agent import Engine
 from contextual.core.config import load_config
 from contextual.core.context import compressor
-from contextual.core.events import CompactionFinished
+from contextual.core.events import AlwaysRules, CompactionFinished
 from contextual.core.messages import Message
 from contextual.tui.app import ContextualApp
 from contextual.tui.host import Opened
@@ -133,6 +133,7 @@ def test_context_view(snap_compare, size):
 def test_permission_modal(snap_compare, size):
     async def ask(pilot):
         preview = "--- a/cart.py\n+++ b/cart.py\n@@ -1,2 +1,2 @@\n def total():\n-    return cents / 100\n+    return cents\n"
-        await pilot.app.push_screen(PermissionModal("Edit", {"file_path": "cart.py"}, preview))
+        await pilot.app.push_screen(PermissionModal("Edit", {"file_path": "cart.py"}, preview,
+                                                       AlwaysRules(("Edit(cart.py)",))))
         await pilot.pause()
     assert snap_compare(app(), terminal_size=size, run_before=ask)

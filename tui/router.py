@@ -141,7 +141,6 @@ class EventRouter:
         self.ui.status.thinking()
 
     async def on_PermissionRequest(self, e: ev.PermissionRequest) -> None:
-        from contextual.core import permissions
         from contextual.tui.screens.permission import PermissionModal
         future = e.future
 
@@ -153,14 +152,12 @@ class EventRouter:
                 self.ui.stop_turn()
                 return
             if isinstance(decision, tuple) and decision[0] == "allow_always":
-                # The engine writes the rule (core.permissions.add_allow_rule) when it knows how; an older engine
-                # allows the tool for this session.
-                decision = "allow_always" if hasattr(permissions, "add_allow_rule") else "allow_session"
+                decision = "allow_always"        # the engine writes the rules (core.permissions.add_allow_rules)
             if not future.done():
                 future.set_result(decision or "deny")
 
         self.ui.status.idle()
-        self.permission_modal = PermissionModal(e.tool, e.args, e.preview)
+        self.permission_modal = PermissionModal(e.tool, e.args, e.preview, e.always)
         self.ui.push_modal(self.permission_modal, answer)
 
     def dismiss_permission(self) -> None:
@@ -170,7 +167,8 @@ class EventRouter:
 
     async def on_PermissionDecided(self, e: ev.PermissionDecided) -> None:
         label = {"allow_once": "allowed once", "allow_session": "allowed for this session",
-                 "allow_always": "allowed from now on (a rule in .contextual/config.toml)", "deny": "denied"}
+                 "allow_always": f"allowed from now on ({', '.join(e.rules)} in .contextual/config.local.toml)",
+                 "deny": "denied"}
         await self.ui.chat.add_notice(f"{e.tool}: {label.get(e.decision, e.decision)}",
                                       "warning" if e.decision == "deny" else "info")
         if e.decision != "deny":

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from contextual.core import permissions
+from contextual.core.events import AlwaysRules
 from contextual.tui.css import stylesheet
 from contextual.tui.format import args_label
 from rich.syntax import Syntax
@@ -24,12 +24,12 @@ def preview_renderable(tool: str, preview: str) -> Syntax:
     return Syntax(preview or "(no preview)", lexer, theme="monokai", word_wrap=True, line_numbers=False)
 
 
-def always_rule(tool: str, args: Any) -> str:
-    """The rule "allow always" writes, as the permission policy words it (shown on the button)."""
-    suggest = getattr(permissions, "suggest_rule", None)
-    if suggest is not None:
-        return suggest(tool, args)
-    return tool
+def always_line(always: AlwaysRules) -> Text:
+    """What "always" would do, shown before it is pressed: the rules it writes, or why it only allows once."""
+    if not always.rules:
+        return Text.assemble(("always", "bold"), f" allows this once only: {always.why}")
+    return Text.assemble(("always", "bold"), " adds the rule" + ("s " if len(always.rules) > 1 else " "),
+                         (", ".join(always.rules), "bold"), " to .contextual/config.local.toml")
 
 
 class PermissionModal(ModalScreen[Any]):
@@ -44,10 +44,10 @@ class PermissionModal(ModalScreen[Any]):
         Binding("escape", "stop", "stop the turn"),
     ]
 
-    def __init__(self, tool: str, args: Any, preview: str) -> None:
+    def __init__(self, tool: str, args: Any, preview: str, always: AlwaysRules = AlwaysRules(())) -> None:
         super().__init__()
         self.tool, self.args, self.preview = tool, args, preview
-        self.rule = always_rule(tool, args)
+        self.always = always_line(always)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="permission-box"):
@@ -56,8 +56,7 @@ class PermissionModal(ModalScreen[Any]):
             with VerticalScroll(id="permission-preview"):
                 yield Static(preview_renderable(self.tool, self.preview))
             # The rule has a line of its own: on the button a long one pushed "Deny + tell" off an 80-column screen.
-            yield Static(Text.assemble(("always", "bold"), " adds the rule ", (self.rule, "bold"),
-                                       " to .contextual/config.toml"), id="permission-rule")
+            yield Static(self.always, id="permission-rule")
             with Horizontal(id="permission-buttons"):
                 # compact: one row of buttons still fits at 80 columns
                 yield Button(Text("Allow once [y]"), id="allow_once", variant="success", compact=True)
@@ -81,7 +80,7 @@ class PermissionModal(ModalScreen[Any]):
         if self.query_one("#permission-note").display:     # typing the note: letters are text, not keys
             return
         if decision == "allow_always":
-            self.dismiss(("allow_always", self.rule))
+            self.dismiss(("allow_always", str(self.always)))
         elif decision == "deny_tell":
             note = self.query_one("#permission-note", Input)
             note.display = True
