@@ -72,7 +72,9 @@ class EngineState(ContextControls):
         self._limit_scale = 1.0                     # 0.8 for the rest of a turn the server rejected for size
         self.builder = ContextBuilder(system_prompt, config.project_root, config.prompt_limit, policy,
                                       rules_share=int(RULES_SHARE * config.context_window))
-        self.ctx = ToolContext(root=config.project_root)
+        # A Read deny rule covers every tool that shows file contents or names (the config in force now).
+        self.ctx = ToolContext(root=config.project_root, withheld=lambda rel: self.config.permissions.withholds(
+            rel, str(self.config.project_root)))
         self.last_usage: int | None = None
         self.last_call: UsageFigures | None = None
         self.session_usage = UsageFigures()

@@ -145,6 +145,11 @@ class PermissionRules:
     def denies(self, tool_name: str, args: Any, root: str) -> Rule | None:
         return next((r for r in self.deny if r.matches(tool_name, args, root, deny=True)), None)
 
+    def withholds(self, rel: str, root: str) -> bool:
+        """Whether a Read deny rule covers this project-relative path: its contents and name are not shown by
+        Grep and Glob, and LS marks it."""
+        return any(r.tool == "Read" for r in self.deny) and self.denies("Read", {"file_path": rel}, root) is not None
+
     def allows(self, tool_name: str, args: Any, root: str) -> Rule | None:
         """The allow rule that covers the call; for a Bash line with several simple commands each must be
         matched by one of the rules (the first is returned)."""

@@ -38,3 +38,26 @@ def test_every_evasion_of_a_deny_rule_is_refused_in_bypass_mode_and_the_file_sur
             (EVASIONS[name], head)
     assert sorted(p.name for p in project.iterdir() if p.name in EVASIONS) == sorted(EVASIONS)
     assert heads[len(EVASIONS)] == "[exit 0]" and (project / "made").exists()     # other commands still run
+
+
+def test_a_read_deny_rule_covers_grep_glob_and_ls_and_the_model_is_told_something_was_withheld(project: Path):
+    (project / ".contextual").mkdir()
+    (project / ".contextual" / "config.toml").write_text('[permissions]\ndeny = ["Read(secret.txt)"]\n')
+    (project / "secret.txt").write_text("TOKEN-hidden-value\n")
+    (project / "open.txt").write_text("TOKEN-open-value\n")
+    actions = ['Grep[{"pattern": "TOKEN"}]', 'Glob[{"pattern": "*.txt"}]', 'LS[{}]',
+               'Grep[{"pattern": "TOKEN", "path": "secret.txt"}]', 'Read[{"file_path": "secret.txt"}]']
+    script = [f"Thought: look\nAction: {action}" for action in actions] + [FINISH]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        result = contextual(["-p", "go", "--permission-mode", "bypass"], project,
+                            cli_env(home_of(project), srv.base_url))
+    assert result.returncode == 0, result.stderr
+    grep, glob, ls, grep_named, read = [r["messages"][-1]["content"] for r in srv.requests[1:]]
+    assert "TOKEN-open-value" in grep and "hidden" not in grep and "secret.txt" not in grep
+    assert "1 file(s) withheld by a Read deny rule" in grep
+    assert "open.txt" in glob and "secret.txt" not in glob and "1 matching file(s) withheld" in glob
+    assert "secret.txt  [withheld]" in ls and "a Read deny rule withholds their contents" in ls
+    assert "permission_denied" in grep_named and "hidden" not in grep_named
+    assert "permission_denied" in read and "hidden" not in read
+    stored = "".join(p.read_text() for p in home_of(project).rglob("*.jsonl"))
+    assert stored and "TOKEN-hidden-value" not in stored                    # nor in the session

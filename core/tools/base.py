@@ -39,6 +39,12 @@ class ToolContext:
     before_change: Any = None
     # Called with each piece of output a running tool produces (Bash), so the engine can show its tail.
     on_output: Any = None
+    # Whether a Read deny rule withholds this project-relative path (issue 26.2): Grep and Glob skip it, LS
+    # marks it. None: nothing is withheld.
+    withheld: Any = None
+
+    def withholds(self, rel: str) -> bool:
+        return self.withheld is not None and bool(self.withheld(rel))
 
     def resolve(self, path: str | None, *, must_exist: bool = False) -> Path:
         """Resolve a user/model path (symlinks included) and refuse anything outside the root."""

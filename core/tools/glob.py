@@ -45,17 +45,23 @@ class GlobTool:
         matcher = compile_glob(pattern.removeprefix("./"))
         stop = Stop(self.time_limit_s, ctx.cancel, "Glob")
         found = await in_thread(_matching_files, ctx.root, base, matcher, stop, stop=stop)
+        visible = [item for item in found if not ctx.withholds(item[0])]
+        withheld, found = len(found) - len(visible), visible
         found.sort(key=lambda item: (-item[1], item[0]))
         total = len(found)
         truncated = total > self.max_paths
         paths = [path for path, _mtime in found[:self.max_paths]]
         data = {"pattern": pattern, "paths": paths, "count": total, "truncated": truncated}
+        if withheld:
+            data["withheld"] = withheld
         if not paths:
             text = f"No files match {pattern}"
         else:
             text = "\n".join(paths)
             if truncated:
                 text += f"\n(showing {self.max_paths} of {total} files, newest first; narrow the pattern)"
+        if withheld:
+            text += f"\n({withheld} matching file(s) withheld by a Read deny rule)"
         return ok(data, text)
 
 

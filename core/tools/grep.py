@@ -37,6 +37,7 @@ class _Search:
     skipped_large: int = 0
     skipped_binary: int = 0
     skipped_special: int = 0
+    withheld: int = 0
 
 
 class GrepTool:
@@ -85,21 +86,29 @@ class GrepTool:
             skipped.append("a binary file")
         if search.skipped_special:
             skipped.append(f"{search.skipped_special} special file(s) (pipes, devices, sockets)")
+        if search.withheld:
+            skipped.append(f"{search.withheld} file(s) withheld by a Read deny rule")
         if skipped:
             lines.append(f"(skipped {', '.join(skipped)})")
         stats = {"skipped_large_files": search.skipped_large, "skipped_binary_files": search.skipped_binary,
-                 "skipped_special_files": search.skipped_special}
+                 "skipped_special_files": search.skipped_special, "withheld_files": search.withheld}
         return ok(data, "\n".join(lines), stats=stats)
 
     def _search(self, ctx: ToolContext, base: Path, file_filter, search: _Search) -> None:
         if not base.is_dir():
             # A file named explicitly is searched even if .gitignore hides it; a FIFO or device is refused.
+            if ctx.withholds(ctx.relative(base)):
+                raise ToolError("permission_denied", f"{ctx.relative(base)} is withheld by a Read deny rule in the "
+                                                     "configuration; do the task another way or tell the user.")
             if file_filter is None or file_filter(base.name):
                 self._search_file(str(base), ctx.relative(base), search, named=True)
             return
         base_prefix, root_prefix = len(str(base)) + 1, len(str(ctx.root)) + 1
         for path in walk_files(ctx.root, base, IgnoreRules(ctx.root), search.stop.check):
             if file_filter is not None and not file_filter(path[base_prefix:]):
+                continue
+            if ctx.withholds(path[root_prefix:]):
+                search.withheld += 1
                 continue
             self._search_file(path, path[root_prefix:], search)
             if search.truncated:

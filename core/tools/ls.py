@@ -12,6 +12,7 @@ from contextual.core.tools._walk import IgnoreRules
 from contextual.core.tools.base import ToolContext, ToolError, ok
 
 MAX_ENTRIES = 1000
+WITHHELD_MARK = "  [withheld]"
 
 
 class LSTool:
@@ -33,16 +34,24 @@ class LSTool:
         stop = Stop(None, ctx.cancel, "LS")
         dirs, files = await in_thread(_list, ctx, folder, stop, stop=stop)
         # Names with undecodable bytes are shown as \xNN by the runner; Read/LS accept that form back.
-        entries = [name + "/" for name in sorted(dirs)] + sorted(files)
+        # A file a Read deny rule covers is listed but marked, so the model knows it exists and is off limits.
+        prefix = "" if rel == "." else rel + "/"
+        marked = [name for name in files if ctx.withholds(prefix + name)]
+        entries = [name + "/" for name in sorted(dirs)] + sorted(
+            name + WITHHELD_MARK if name in marked else name for name in files)
         total = len(entries)
         truncated = total > self.max_entries
         entries = entries[:self.max_entries]
         data = {"path": rel, "entries": entries, "count": total, "dirs": len(dirs), "files": len(files),
                 "truncated": truncated}
+        if marked:
+            data["withheld"] = len(marked)
         shown = "./" if rel == "." else f"{rel}/"
         lines = [f"{shown} ({len(dirs)} folders, {len(files)} files)", *("  " + entry for entry in entries)]
         if truncated:
             lines.append(f"  … and {total - self.max_entries} more (list a subfolder, or use Glob)")
+        if marked:
+            lines.append(f"({len(marked)} file(s) marked{WITHHELD_MARK}: a Read deny rule withholds their contents)")
         return ok(data, "\n".join(lines))
 
 
