@@ -91,21 +91,33 @@ def main(argv: list[str] | None = None) -> int:
         if damaged:
             print(f"error: {damaged}", file=sys.stderr)
             return 1
-    if argv and argv[0] == "replay":
-        from contextual.core.replay.cli import replay_main
-        return replay_main(argv[1:])
-    if argv and argv[0] == "context":
-        from contextual.context_cmd import context_main
-        return context_main(argv[1:])
-    if argv and argv[0] == "undo":
-        from contextual.undo_cmd import undo_main
-        return undo_main(argv[1:])
+    if subcommand:
+        try:
+            return _subcommand(argv[0], argv[1:])
+        except KeyboardInterrupt:       # Ctrl-C: one line and the shell's status for it, never a traceback
+            print(f"contextual {argv[0]}: interrupted", file=sys.stderr)
+            return 130
     args = build_parser().parse_args(argv)
     if args.prompt is None:
         if args.output_format != "text":
             return make_printer("text").fail("--output-format needs -p TEXT (the app has its own screen)")
-        return _open_app(args)
+        try:
+            return _open_app(args)
+        except KeyboardInterrupt:       # before the app takes the terminal (it reads Ctrl-C as a key)
+            print("contextual: interrupted", file=sys.stderr)
+            return 130
     return _print_mode(args)
+
+
+def _subcommand(name: str, argv: list[str]) -> int:
+    if name == "replay":
+        from contextual.core.replay.cli import replay_main
+        return replay_main(argv)
+    if name == "context":
+        from contextual.context_cmd import context_main
+        return context_main(argv)
+    from contextual.undo_cmd import undo_main
+    return undo_main(argv)
 
 
 def _load(args: argparse.Namespace, ask_server: bool = True) -> Config:
