@@ -37,7 +37,7 @@ def nesting_depth(text: str, stop_after: int | None = None) -> int:
 
 
 def check_depth(text: str, max_depth: int = MAX_DEPTH) -> None:
-    if "[" not in text and "{" not in text:
+    if text.count("[") + text.count("{") <= max_depth:     # cheap: too few brackets to nest that deep
         return
     if nesting_depth(text, stop_after=max_depth) > max_depth:
         raise JSONDepthError(f"JSON nested deeper than {max_depth} levels", text[:40], 0)

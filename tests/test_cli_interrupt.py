@@ -45,3 +45,4 @@ def test_ctrl_c_while_context_waits_on_a_silent_server_is_one_line_and_status_13
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     assert [line for line in err.splitlines() if line.strip()][-1] == "contextual context: interrupted"
     assert out == "" and len([line for line in err.splitlines() if line.strip()]) == 1, err
+

@@ -157,3 +157,13 @@ def test_torn_inside_a_multibyte_character_and_a_bad_byte_in_the_middle(tmp_path
     assert [m.content for m in loaded.history] == ["二"]
     assert loaded.warnings == ["line 1: corrupt JSON, skipped",
                                "line 3: torn last line (the write was cut off), skipped"]
+
+
+def test_a_line_nested_deeper_than_the_limit_is_skipped_like_a_corrupt_one(tmp_path):
+    path = write_session(tmp_path, [Message("user", "a"), Message("user", "b")])
+    deep = b'{"type": "user", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n"
+    lines = path.read_bytes().split(b"\n")
+    path.write_bytes(b"\n".join([lines[0], deep.rstrip(b"\n"), *lines[1:]]))
+    loaded = load_session(path)
+    assert loaded.warnings == ["line 2: nested deeper than 200 levels, skipped"]
+    assert [m.content for m in loaded.history] == ["a", "b"]

@@ -14,11 +14,11 @@ Rebuilding rules:
 from __future__ import annotations
 
 import gc
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from contextual.core import bounded_json
 from contextual.core.events import UsageEvent
 from contextual.core.messages import Message
 from contextual.core.context.pairing import CallRef, normalize
@@ -83,7 +83,10 @@ def _parse_line(number: int, line: str | bytes, last: int, torn_tail: bool,
     if not line.strip():
         return
     try:
-        entry = json.loads(line)
+        entry = bounded_json.loads(line if isinstance(line, str) else line.decode("utf-8"), schema.SESSION_MAX_DEPTH)
+    except bounded_json.JSONDepthError:
+        warnings.append(f"line {number}: nested deeper than {schema.SESSION_MAX_DEPTH} levels, skipped")
+        return
     except ValueError:
         if number == last and torn_tail:
             warnings.append(f"line {number}: torn last line (the write was cut off), skipped")

@@ -8,8 +8,9 @@ wrong shape (``usage: "x"``, ``todos: [1, 2]``) is skipped with a warning like a
 
 from __future__ import annotations
 
-import json
 from typing import Any, Callable, Iterable, Iterator
+
+from contextual.core import bounded_json
 
 TODO_STATUSES = ("pending", "in_progress", "completed")
 SNAPSHOT_MODES = ("git", "copy")
@@ -174,13 +175,18 @@ def problem(entry: dict) -> str | None:
     return None
 
 
+# Deeper than any entry this program writes (a tool's arguments are bounded at 64 when parsed), low enough that
+# every recursive walk of an entry afterwards (json.dumps, scrubbing, rendering) stays far from Python's limit.
+SESSION_MAX_DEPTH = 200
+
+
 def json_objects(lines: Iterable[bytes]) -> Iterator[dict]:
     """The JSON objects among raw session lines; blank, corrupt and non-object lines are passed over."""
     for line in lines:
         if not line.strip():
             continue
-        try:
-            entry = json.loads(line)
+        try:     # a line nested too deep is passed over like a corrupt one (never a RecursionError)
+            entry = bounded_json.loads(line.decode("utf-8") if isinstance(line, bytes) else line, SESSION_MAX_DEPTH)
         except ValueError:
             continue
         if isinstance(entry, dict):
