@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 
+from contextual.core import secrets
 from contextual.core.config import ConfigError, load_config
 
 
@@ -54,10 +55,11 @@ def context_main(argv: list[str]) -> int:
         print(f"contextual: {exc}", file=sys.stderr)
         return 1
     view = asyncio.run(_next_prompt(engine, config, args.input))
-    for warning in engine.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+    for warning in [*engine.warnings, *engine.builder.rules_notices()]:
+        print(secrets.redact(f"warning: {warning}"), file=sys.stderr)
+    # Like every output path, keys are redacted: an --input or a file holding one prints [redacted].
     if args.json:
-        print(json.dumps(as_json(view), ensure_ascii=False))
+        print(json.dumps(secrets.redact_value(as_json(view)), ensure_ascii=False))
     else:
-        print(as_text(view))
+        print(secrets.redact(as_text(view)))
     return 0

@@ -114,6 +114,8 @@ class Engine(EngineState):
             for ev in self.sync_tools():
                 yield ev
             built = self.build()
+            for note in self.builder.rules_notices():      # a rules file refused or cut: the user hears it too
+                yield Notice(note, "warning")
             if built.adjustments:
                 # Shown on the messages they touched (the view), summed up once at turn end: no chat line per step.
                 self._turn_adjustments.extend(built.adjustments)

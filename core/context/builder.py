@@ -122,12 +122,17 @@ class ContextBuilder:
                                       source=Source(path=rules.name)))
         return head
 
+    def rules_notices(self) -> list[str]:
+        """Rules files refused or cut since the last call, for the user (the model sees the cut note)."""
+        return self._rules.take_notices() if self._rules is not None else []
+
     def build(self, history: list[Message], steps: list[sp.ScratchStep], question: str | None,
               todo_recap: str = "", limit: int | None = None) -> Built:
         """The prompt for these parts, within `limit` tokens (default: the builder's own)."""
         if limit is not None and limit != self.limit:
-            return replace(self, limit=limit, _rules=self._rules or RulesFiles(self.project_root)).build(
-                history, steps, question, todo_recap)
+            if self._rules is None:      # made here, so the copy shares its cache and its notices
+                self._rules = RulesFiles(self.project_root)
+            return replace(self, limit=limit, _rules=self._rules).build(history, steps, question, todo_recap)
         head = self.head()
         l3 = [self._history_message(m) for m in history]
         if l3:

@@ -4,6 +4,10 @@
 case, each with its file name as a heading, read afresh at every build (cached by mtime and size). They are
 never in history. Each file gets a bounded share of the window: a larger one is cut head and tail with a note
 naming the file, so a huge rules file cannot crowd out history or make compaction fire by itself.
+
+A file is read only when it resolves inside the project: a link to a file elsewhere (`AGENTS.md -> /etc/shadow`)
+is refused. A refused or cut file is named to the user once (`RulesFiles.take_notices`: stderr under -p, a notice
+in the app), as the model is told in the cut text.
 """
 
 from __future__ import annotations
@@ -69,6 +73,18 @@ class RulesFiles:
         self._dir_stamp: int | None = None
         self._paths: list[Path] = []
         self._cache: dict[Path, tuple[tuple[int, int, int], RulesText]] = {}
+        self._notices: list[str] = []
+        self._told: set[tuple] = set()
+
+    def take_notices(self) -> list[str]:
+        """What the user should know about the rules files since the last call (each thing once)."""
+        out, self._notices = self._notices, []
+        return out
+
+    def _tell(self, key: tuple, text: str) -> None:
+        if key not in self._told:
+            self._told.add(key)
+            self._notices.append(text)
 
     def read(self, budget: int, count: Callable[[str], int]) -> list[RulesText]:
         try:
@@ -86,18 +102,26 @@ class RulesFiles:
 
     def _one(self, path: Path, budget: int, count: Callable[[str], int]) -> RulesText | None:
         try:
-            st = path.stat()
+            real = path.resolve()
+            if self.root.resolve() not in real.parents:    # checked at each read: a link can be re-pointed
+                self._tell(("outside", path.name, str(real)), f"{path.name} is a link to a file outside the project "
+                                                              f"({real}): not read, the model does not see it")
+                return None
+            st = real.stat()
             stamp = (st.st_mtime_ns, st.st_size, budget)
             cached = self._cache.get(path)
             if cached is not None and cached[0] == stamp:
                 return cached[1]
-            raw = valid_unicode(_read_bounded(path, st.st_size)).strip()
-        except OSError:
+            raw = valid_unicode(_read_bounded(real, st.st_size)).strip()
+        except (OSError, RuntimeError):   # RuntimeError: a link loop
             self._dir_stamp = None        # gone or unreadable: look again next time
             return None
         if not raw:
             return None
         body, cut = fit_share(path.name, raw, budget, count)
+        if cut:
+            self._tell(("cut", path.name, stamp), f"{path.name} is larger than its share of the context window "
+                                                  f"({budget:,} tokens): the model gets its head and tail only")
         rules = RulesText(path.name, heading(path.name) + body, cut)
         self._cache[path] = (stamp, rules)
         return rules
