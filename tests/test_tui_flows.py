@@ -196,6 +196,19 @@ async def test_allow_always_for_a_pipeline_writes_one_rule_per_command_and_never
             assert "allowed once, not always" in notes and (app.config.project_root / "out.txt").exists()
 
 
+async def test_a_rules_file_linking_outside_the_project_is_named_in_the_chat_and_not_sent(tmp_path):
+    root = make_project(tmp_path)
+    (tmp_path / "elsewhere.md").write_text("OUTSIDE-RULES\n")
+    (root / "AGENTS.md").symlink_to(tmp_path / "elsewhere.md")
+    with server([finish("done")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "hello")
+            notes = "\n".join(str(w.render()) for w in app.query_one(ChatLog).children)
+    assert "AGENTS.md is a link to a file outside the project" in notes
+    assert "OUTSIDE-RULES" not in str(srv.requests[0]["messages"])
+
+
 async def test_cancel_mid_turn_records_interrupted(tmp_path):
     slow = Reply("Thought: " + "thinking very slowly " * 40 + "\nAction: Finish[never]", chunk_delay=0.02)
     with server([slow]) as srv:
