@@ -58,9 +58,8 @@ async def main() -> None:
         await writer.start()
         engine = Engine(config, provider=None, tools={}, session=writer)
         engine.history.messages = make_history(args.tokens)
-        engine.turn_start = len(engine.history.messages)
         engine.history.messages.append(Message("user", "one more step"))
-        engine.question = "one more step"
+        engine.prompt.start_turn("one more step")
         built = engine.build()
         print(f"history: {len(engine.history.messages)} messages, prompt {built.total:,} tokens")
         ours, naive = [], []
@@ -68,7 +67,7 @@ async def main() -> None:
             obs = json.dumps({"status": "success", "data": {"stdout": f"result {step}\n" * 20}})
             t0 = time.perf_counter()
             msg = Message("tool", obs, full=obs, meta={"step": step})
-            engine.steps.append(ScratchStep(f"Thought: {step}\nAction: LS[{{}}]", f"Thought: {step}\nAction: LS[{{}}]",
+            engine.prompt.add_step(ScratchStep(f"Thought: {step}\nAction: LS[{{}}]", f"Thought: {step}\nAction: LS[{{}}]",
                                             obs, obs))
             built = engine.build()               # assembly + per-message token accounting (cached)
             writer.append_message(msg)           # session append (enqueued, written by the writer task)

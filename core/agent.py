@@ -1,407 +1,221 @@
-"""The engine: one ReAct turn at a time (seed 002 A2, D3, E1) as an async stream of typed events.
+"""The engine: a thin façade over the parts in `core/engine/`, each owning its own fields (see its __init__).
 
-Each step builds the prompt (ContextBuilder), streams the model's reply, parses `Thought/Action`,
-writes the assistant text to history at once, runs the tool, and writes its *stored* result to
-history at once, so a crash mid-turn loses nothing. The model reasons over the scratchpad (this
-turn's steps) under the configured policy; history keeps the compressed record.
+Front ends (the app, `-p`, `contextual context`, the replays) talk to this class only; it wires the parts
+together and passes calls through.
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
-import uuid
 from typing import Any, AsyncIterator
 
-from contextual.core import permissions, secrets
-from contextual.core.clock import now_iso
-from contextual.core.context import compaction, compressor, review_flow
-from contextual.core.context.builder import Built
-from contextual.core.context.pins import protect
-from contextual.core.context.pairing import aborted_result, unanswered
-from contextual.core.context.preprocess import preprocess
-from contextual.core.context.scratchpad import ScratchStep, shorten_action
-from contextual.core.engine_state import EngineState, path_of
-from contextual.core.live_tool import run_live
-from contextual.core.events import (ActionEvent, AnswerDelta, BudgetWarning, CompactionFinished, CompactionProgress,
-                         CompactionStarted, EngineEvent, ErrorEvent, FinalAnswer, FormatErrorEvent, Notice,
-                         PermissionDecided, PermissionRequest, PromptChanged, ReasoningDelta, StreamRestarted,
-                         TextDelta, ThoughtEvent, ToolFinished, ToolOutput, ToolStarted, TurnFinished)
+from contextual.core.config import Config
+from contextual.core.context.builder import Built, ContextBuilder
+from contextual.core.context.history import HistoryManager
+from contextual.core.context.pins import Pins
+from contextual.core.context.sent_log import SentLog
+from contextual.core.engine.compactor import Compactor
+from contextual.core.engine.controls import ContextControls
+from contextual.core.engine.permission_gate import PermissionGate
+from contextual.core.engine.prompt_state import PromptState
+from contextual.core.engine.recorder import Recorder
+from contextual.core.engine.settings import Settings
+from contextual.core.engine.toolbox import Toolbox
+from contextual.core.engine.turn import FORMAT_ERROR_TOOL, TurnLoop
+from contextual.core.events import EngineEvent, Notice
 from contextual.core.messages import Message
-from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk, StreamDone,
-                                 TextChunk, UsageChunk)
-from contextual.core.react import FINISH, AnswerStream, ReactFormatError, parse_reply, strip_thinking
-from contextual.core.textsafe import valid_unicode
-from contextual.core.tools.base import fail
-from contextual.core.tools.runner import run_tool
+from contextual.core.ports import SessionSink, SnapshotHook
+from contextual.core.prompt import PromptView, Trigger
+from contextual.core.providers.base import Provider
+from contextual.core.tools.base import Tool, ToolContext
 
-FORMAT_ERROR_TOOL = "FormatError"
+__all__ = ["Engine", "FORMAT_ERROR_TOOL"]
 
 
-class Engine(EngineState):
-    """One ReAct turn at a time (`run_turn`), compaction (`compact`), over the state of EngineState."""
+class Engine:
+    """One ReAct turn at a time (`run_turn`), compaction (`compact`), the next prompt (`next_prompt`)."""
 
-    # ---- one turn --------------------------------------------------------------------------------
-    async def run_turn(self, text: str) -> AsyncIterator[EngineEvent]:
-        if self.provider is None:
-            yield ErrorEvent(self.config.missing_model_message() or "no model configured", "config")
-            return
-        for ev in self.sync_tools():
-            yield ev
-        text = valid_unicode(text)
-        question = self.with_reminders(preprocess(text, self.config.project_root), consume=True)
-        trigger = self.compaction_due(text)
-        if trigger.due:
-            if self.config.auto_compact:
-                async for ev in self._compact("auto", None):
-                    yield ev
-            else:
-                yield BudgetWarning(f"context at {trigger.estimate:,} of {self.config.context_window:,} tokens, past "
-                                    f"the {self.config.trigger_ratio:.0%} trigger; auto-compaction is off — run "
-                                    "/compact", trigger.estimate, self.config.context_window)
-        elif trigger.warn:
-            yield BudgetWarning(f"context at {trigger.estimate:,} of {self.config.context_window:,} tokens "
-                                f"(over {self.config.warn_ratio:.0%})", trigger.estimate, self.config.context_window)
+    def __init__(self, config: Config, provider: Provider | None, tools: dict[str, Tool] | None = None,
+                 session: SessionSink | None = None, policy: str = "ours", system_prompt: str | None = None,
+                 interactive: bool = True, summary_provider: Provider | None = None,
+                 snapshots: SnapshotHook | None = None, warnings: list[str] | None = None) -> None:
+        if tools is None:
+            from contextual.core.tools.registry import default_tools
+            tools = default_tools()
+        if system_prompt is None:
+            from contextual.core.l1 import system_prompt as build_system_prompt
+            system_prompt = build_system_prompt(tools)     # L1 describes the tools this engine has
+        self.settings = Settings(config, provider, summary_provider)
+        self.controls = ContextControls()
+        self.toolbox = Toolbox(self.settings, tools, system_prompt)
+        self.prompt = PromptState(self.settings, system_prompt, policy, self.controls.pins,
+                                  lambda: self.toolbox.ctx.todos, self.controls.with_reminders)
+        self.recorder = Recorder(self.prompt.history, session, snapshots, warnings)
+        self.gate = PermissionGate(self.settings, self.recorder, interactive)
+        self.compactor = Compactor(self.settings, self.prompt, self.recorder, self.controls.pins, interactive)
+        self.turn = TurnLoop(self.settings, self.prompt, self.recorder, self.toolbox, self.gate, self.controls,
+                             self.compactor)
 
-        turn_id = uuid.uuid4().hex[:12]
-        self.steps = []
-        self.question = question
-        self._turn_adjustments = []
-        self._append(Message("user", question, meta={"turn": turn_id, "raw": text, "timestamp": now_iso()}))
-        self.turn_start = len(self.history.messages) - 1
-        self.running = True
-        if self.snapshots is not None:
-            self.ctx.before_change = self.snapshots.before_change_hook(turn_id, self._record_entry,
-                                                                        on_warning=self._pending.append)
-        for change in self._changes():
-            yield change
-        terminal: TurnFinished | ErrorEvent | None = None
-        try:
-            async for ev in self._loop(turn_id):
-                if isinstance(ev, (TurnFinished, ErrorEvent)):
-                    terminal = ev
-                    continue
-                yield ev
-                for change in self._changes():
-                    yield change
-        finally:
-            if terminal is None:
-                self._interrupt()
-            self.running = False
-            self.turn_start = None
-            self._limit_scale = 1.0
-            self.ctx.before_change = None
-            if self.snapshots is not None:
-                await self._finish_snapshot(turn_id)
-            await self._flush(fsync=True)
-        if self._turn_adjustments:
-            yield self._adjustments_summary()
-        for change in self._changes(force=True):       # the turn is closed: the view is the next turn's prompt
-            yield change
-        yield terminal
+    # ---- read-only views of the parts' state -------------------------------------------------------
+    @property
+    def config(self) -> Config:
+        return self.settings.config
 
-    def _interrupt(self) -> None:
-        """Esc/Ctrl-C or a crash mid-turn: give a dangling call its 'aborted' result and mark the round."""
-        for call in unanswered(self.history.messages[self.turn_start or 0:]):
-            self._append(aborted_result(call))
-        if self.session is not None:
-            self.session.append_interrupted("cancelled by the user")
+    @property
+    def provider(self) -> Provider | None:
+        return self.settings.provider
 
-    async def _loop(self, turn_id: str) -> AsyncIterator[EngineEvent]:
-        retried_context = False
-        step = 0
-        while step < self.config.max_steps:
-            for ev in self.sync_tools():
-                yield ev
-            built = self.build()
-            for note in self.builder.rules_notices():      # a rules file refused or cut: the user hears it too
-                yield Notice(note, "warning")
-            if built.adjustments:
-                # Shown on the messages they touched (the view), summed up once at turn end: no chat line per step.
-                self._turn_adjustments.extend(built.adjustments)
-                yield PromptChanged(self.view_of(built))
-            reply: list[str] = []
-            thinking: list[str] = []
-            try:
-                async for ev in self._stream(built, step + 1, reply, thinking):
-                    yield ev
-            except ContextLengthExceeded as exc:
-                if retried_context:
-                    yield ErrorEvent(f"the prompt is still too long for the model after compaction: {exc}",
-                                     "context_length")
-                    return
-                retried_context = True
-                if exc.server_tokens:   # the server said how big the prompt was by its count: calibrate on it
-                    self.calibration.observe(self.config.model, built.total, exc.server_tokens)
-                # Our count and the server's tokenizer disagree: aim lower for the rest of this turn.
-                self._limit_scale = 0.8
-                yield Notice("the server says the prompt is over the model's window: compacting and retrying once",
-                             "warning")
-                async for ev in self._compact("auto", None):
-                    yield ev
-                continue
-            except ProviderError as exc:
-                yield ErrorEvent(str(exc), "provider")
-                return
-            step += 1
-            async for ev in self._act(secrets.redact(valid_unicode("".join(reply))),
-                                      secrets.redact(valid_unicode("".join(thinking))), step,
-                                      turn_id):
-                yield ev
-                if isinstance(ev, TurnFinished):
-                    return
-        yield ErrorEvent(f"step limit reached: {self.config.max_steps} model calls in one turn without Finish "
-                         "(raise it with --max-steps)", "step_limit")
+    @property
+    def history(self) -> HistoryManager:
+        return self.prompt.history
 
-    async def _stream(self, built: Built, step: int, reply: list[str], thinking: list[str]
-                      ) -> AsyncIterator[EngineEvent]:
-        self._prompt_sent = True
-        request = ChatRequest(built.messages, self.config.model or "", max_tokens=min(self.config.output_reserve, 8192))
-        answer = AnswerStream()          # the final answer's text as it streams (the parser reads Finish)
-        self.sent.add(built.messages, self.config.model or "")      # /diff compares consecutive calls
-        async for chunk in self.provider.stream(request):
-            if isinstance(chunk, TextChunk):
-                reply.append(chunk.text)
-                yield TextDelta(chunk.text, step)
-                delta = answer.feed(chunk.text)
-                if delta:
-                    if self._turn_adjustments:   # summed up before the answer, so the answer is the last thing read
-                        yield self._adjustments_summary()
-                    yield AnswerDelta(delta, step)
-            elif isinstance(chunk, ReasoningChunk):
-                thinking.append(chunk.text)
-                yield ReasoningDelta(chunk.text, step)
-            elif isinstance(chunk, UsageChunk):
-                self.calibration.observe(self.config.model, built.total, chunk.input_tokens)
-                yield self._usage(chunk)
-            elif isinstance(chunk, StreamDone) and chunk.stop_reason == "restart":
-                reply.clear()
-                thinking.clear()
-                answer.reset()
-                yield StreamRestarted(step)
+    @property
+    def builder(self) -> ContextBuilder:
+        return self.prompt.builder
 
-    async def _act(self, raw: str, thinking: str, step: int, turn_id: str) -> AsyncIterator[EngineEvent]:
-        visible, inline_thinking = strip_thinking(raw)
-        thinking = "\n".join(t for t in (thinking, inline_thinking) if t)
-        call_id = f"call_{uuid.uuid4().hex[:12]}"
-        try:
-            parsed = parse_reply(raw, frozenset(self.tools))
-        except ReactFormatError as exc:
-            yield FormatErrorEvent(str(exc), raw, step)
-            text = visible.strip() or "(empty reply)"
-            result = fail("format_error", str(exc))
-            async for ev in self._record_step(text, thinking, FORMAT_ERROR_TOOL, {}, result, step, call_id):
-                yield ev
-            return
-        if parsed.thought:
-            yield ThoughtEvent(parsed.thought, step)
-        yield ActionEvent(parsed.tool, parsed.args, parsed.text, step)
-        if parsed.tool == FINISH:
-            self._append(Message("assistant", parsed.text, meta={"step": step, "final": True, "turn": turn_id,
-                                                                 "answer": parsed.args,
-                                                                 **({"thinking": thinking} if thinking else {})}))
-            if self._turn_adjustments:       # an answer that streamed no text
-                yield self._adjustments_summary()
-            yield FinalAnswer(parsed.args, step)
-            yield TurnFinished(parsed.args, step)
-            return
-        stored_action = shorten_action(parsed.text)
-        assistant = Message("assistant", stored_action, full=parsed.text if stored_action != parsed.text else None,
-                            meta={"step": step, "call_id": call_id, "tool_name": parsed.tool, "args": parsed.args,
-                                  "turn": turn_id, **({"thinking": thinking} if thinking else {})})
-        self._append(assistant)
-        if self.session is not None:
-            self.session.append_tool_use(call_id, parsed.tool, parsed.args, assistant)
-        result = None
-        async for ev in self._permission(parsed.tool, parsed.args):
-            if isinstance(ev, dict):
-                result = ev
-            else:
-                yield ev
-        yield ToolStarted(parsed.tool, parsed.args, step, call_id)
-        if result is None:
-            done: list[dict] = []
-            def output(tail: str) -> ToolOutput:
-                return ToolOutput(parsed.tool, secrets.redact(valid_unicode(tail)), step, call_id)
-            async for ev in run_live(self._run_tool(parsed.tool, parsed.args), self.ctx, output, done):
-                yield ev
-            result = done[0]
-        async for ev in self._record_step(None, thinking, parsed.tool, parsed.args, result, step, call_id,
-                                          action=parsed.text, stored_action=stored_action,
-                                          assistant_id=assistant.id):
-            yield ev
+    @property
+    def last_usage(self) -> int | None:
+        return self.prompt.usage.last
 
-    async def _permission(self, tool: str, args: Any) -> AsyncIterator[Any]:
-        """Yields a PermissionRequest (and waits on its future) or a refusal/denial result dict."""
-        mode, rules, root = self.config.permission_mode, self.config.permissions, self.config.project_root
-        verdict = permissions.decide(self.tools[tool], args, mode, rules, root, self.allowed_for_session)
-        if verdict == "allow":
-            return
-        if verdict == "deny":
-            yield permissions.rule_denial(tool, args, rules, root)
-            return
-        if not self.interactive:
-            yield permissions.refusal(tool, mode)
-            return
-        future: asyncio.Future = asyncio.get_running_loop().create_future()
-        proposal = permissions.always_rules(tool, args, root)
-        yield PermissionRequest(tool, args, permissions.preview(tool, args, root), future, proposal)
-        decision = await future
-        note = ""
-        if isinstance(decision, tuple):     # ("deny", what the user wants instead) from the TUI
-            decision, note = decision
-        always = proposal if decision == "allow_always" else None
-        if always is not None and not always.rules:     # no rule would match it again: allowed once, and why
-            decision = "allow_once"
-            self._pending.append(f"{tool}: allowed once, not always: {always.why}")
-        if self.session is not None:
-            self.session.append_permission(tool, decision)
-        yield PermissionDecided(tool, decision, always.rules if always is not None else ())
-        if decision == "allow_always" and always is not None:   # rules in the local project file, and this session
-            try:
-                permissions.add_allow_rules(root, always.rules)
-            except ValueError as exc:
-                self._pending.append(str(exc))
-            self.allowed_for_session.update(always.rules)
-        elif decision == "allow_session":
-            self.allowed_for_session.add(tool)
-        elif decision != "allow_once":
-            yield permissions.denial(tool, note)
+    @property
+    def compactions(self) -> list[dict]:
+        return self.compactor.log
 
-    async def _run_tool(self, name: str, args: dict) -> dict:
-        # A key a tool printed (a .env file, `env`) never reaches the model, the screen or the session.
-        return secrets.redact_value(await run_tool(self.tools[name], args, self.ctx))
+    @property
+    def session(self) -> SessionSink | None:
+        return self.recorder.session
 
-    async def _record_step(self, text: str | None, thinking: str, tool: str, args: Any, result: dict, step: int,
-                           call_id: str, action: str | None = None, stored_action: str | None = None,
-                           assistant_id: str = "") -> AsyncIterator[EngineEvent]:
-        if text is not None:     # a format error: the reply itself is the "call"
-            action = stored_action = text
-            call = Message("assistant", text, meta={"step": step, "call_id": call_id, "tool_name": tool, "args": {},
-                                                    "format_error": True})
-            self._append(call)
-            assistant_id = call.id
-        full = compressor.full_text(result)
-        stored = compressor.stored_text(tool, args if isinstance(args, dict) else {}, result)
-        message = Message("tool", stored, full=full, meta={"tool_name": tool, "call_id": call_id, "args": args,
-                                                           "step": step})
-        self._append(message)
-        self.steps.append(ScratchStep(action or "", stored_action or action or "", full, stored, thinking,
-                                      assistant_id, message.id, tool, path_of(args)))
-        if tool == "TodoWrite" and self.session is not None and result.get("status") == "success":
-            self.session.append_todos(list(self.ctx.todos))
-        yield ToolFinished(tool, args, step, call_id, result, full, stored, result.get("status", "error"))
-        while self._pending:
-            yield Notice(self._pending.pop(0), "warning")
+    @property
+    def session_id(self) -> str | None:
+        return self.recorder.session_id
 
-    # ---- compaction ------------------------------------------------------------------------------
-    async def compact(self, instructions: str | None = None, keep_rounds: int | None = None,
-                      preview: bool = False) -> AsyncIterator[EngineEvent]:
+    @property
+    def warnings(self) -> list[str]:
+        return self.recorder.warnings
+
+    @property
+    def tools(self) -> dict[str, Tool]:
+        return self.toolbox.tools
+
+    @property
+    def ctx(self) -> ToolContext:
+        return self.toolbox.ctx
+
+    @property
+    def mcp(self) -> Any:
+        return self.toolbox.mcp
+
+    @property
+    def running(self) -> bool:
+        return self.turn.running
+
+    @property
+    def pins(self) -> Pins:
+        return self.controls.pins
+
+    @property
+    def reminders(self) -> list[str]:
+        return self.controls.reminders
+
+    @property
+    def sent(self) -> SentLog:
+        return self.controls.sent
+
+    @property
+    def allowed_for_session(self) -> set[str]:
+        return self.gate.allowed_for_session
+
+    @property
+    def policy(self) -> str:
+        return self.prompt.builder.policy
+
+    # ---- turns and compaction ------------------------------------------------------------------------
+    def run_turn(self, text: str) -> AsyncIterator[EngineEvent]:
+        """One ReAct turn; ends with `TurnFinished` or `ErrorEvent`."""
+        return self.turn.run(text)
+
+    def compact(self, instructions: str | None = None, keep_rounds: int | None = None,
+                preview: bool = False) -> AsyncIterator[EngineEvent]:
         """Manual `/compact [instructions]`; ``keep_rounds`` overrides the configured number for this once;
         ``preview``: the summary waits for the user's review (CompactionReview) before anything changes."""
-        async for ev in self._compact("manual", instructions, keep_rounds, preview):
-            yield ev
+        return self.compactor.run("manual", instructions, keep_rounds, preview)
 
     def cancel_compaction(self) -> None:
-        """The modal's cancel key: stop the summary call and fall back to hard truncation."""
-        self._compaction_cancelled = True
-        if self._summary_task is not None:
-            self._summary_task.cancel()
+        self.compactor.cancel()
 
-    async def _compact(self, trigger: str, instructions: str | None,
-                       keep_rounds: int | None = None, preview: bool = False) -> AsyncIterator[EngineEvent]:
-        """Plan → summarise (a task this engine owns, cancellable) → review (issue 19.1) → apply the outcome."""
-        started = time.monotonic()
-        pre = self.last_usage if self.last_usage is not None else self.build().total
-        keep = self.config.keep_rounds if keep_rounds is None else keep_rounds
-        plan, refused = compaction.plan(self._l3(), len(self.history.messages), keep)
-        held: list[str] = []
-        if plan is not None:                       # pinned messages are never archived (issue 19.3)
-            held = review_flow.pinned_in_archive(plan, self.pins)
-            plan = protect(plan, self.pins)
-            refused = refused or "every message older than the kept rounds is pinned: nothing to summarise"
-        if plan is None:
-            yield CompactionFinished(trigger, pre, pre, 0, (), "", refused=refused)
-            return
-        yield CompactionStarted(trigger, pre, plan.rounds_archived)
-        yield CompactionProgress("choosing", time.monotonic() - started, 0,
-                                 f"archiving {plan.rounds_archived} round(s), keeping {plan.rounds_kept}")
-        files = await asyncio.to_thread(compaction.files_for, plan, self.config.project_root)   # disk off the loop
-        reviewed = self.interactive and (preview or (trigger == "auto" and self.config.compaction_preview))
-        pinned = self.pins.pinned(self.history.messages)
-        attempt, box = 1, []
-        while True:
-            async for ev in self._summarise(plan, trigger, files, review_flow.summary_instructions(
-                    instructions, pinned), pre, started, box, held):
-                yield ev
-            outcome = box.pop()
-            if not reviewed or outcome.summary is None:
-                break
-            review = review_flow.start_review(trigger, plan, outcome.text, attempt,
-                                              [m.content for m in self.history.summaries])
-            yield review.event
-            decision = await review.decision()
-            if decision.action == "accept":
-                outcome = review_flow.with_text(outcome, decision.text)
-                break
-            if decision.action == "cancel":
-                yield CompactionFinished(trigger, pre, pre, 0, (), "", refused="cancelled in the preview; "
-                                         "history is unchanged")
-                return
-            attempt, instructions = attempt + 1, decision.instructions or instructions
-        yield CompactionProgress("rebuilding", time.monotonic() - started, 0, "rebuilding the prompt")
-        await self._flush(fsync=True)
-        post = self._apply(outcome, pre, held)
-        await self._flush(fsync=True)
-        yield PromptChanged(self.next_prompt())
-        yield CompactionFinished(trigger, pre, post, plan.rounds_archived, outcome.files_included, outcome.text,
-                                 outcome.fallback)
+    # ---- the next prompt: one source of truth ---------------------------------------------------------
+    def next_prompt(self, input_text: str = "") -> PromptView:
+        return self.prompt.next_prompt(input_text)
 
-    async def _summarise(self, plan, trigger: str, files, instructions: str | None, pre: int, started: float,
-                         box: list, held: list[str]) -> AsyncIterator[EngineEvent]:
-        """One summary call as a cancellable task with its progress; the outcome is left in ``box``."""
-        progress: asyncio.Queue[CompactionProgress] = asyncio.Queue()
-        summariser = compaction.summariser(self.summary_provider, self.config)
-        self._compaction_cancelled = False
-        self._summary_task = asyncio.ensure_future(compaction.summarise(
-            plan, trigger, summariser, files, instructions,
-            lambda tokens, detail: progress.put_nowait(
-                CompactionProgress("summarising", time.monotonic() - started, tokens, detail))))
-        yield CompactionProgress("summarising", time.monotonic() - started, 0, "asking the summary model")
-        try:
-            async for ev in compaction.pump(self._summary_task, progress):
-                yield ev
-            outcome = self._summary_task.result()
-        except asyncio.CancelledError:
-            outcome = compaction.cancelled(plan, trigger)
-            if not self._compaction_cancelled:
-                self._summary_task.cancel()
-                # The whole turn was cancelled: still leave history consistent, then let the cancel through.
-                self._apply(outcome, pre, held)
-                raise
-        finally:
-            self._summary_task = None
-        box.append(outcome)
+    def compaction_due(self, input_text: str = "") -> Trigger:
+        return self.prompt.compaction_due(input_text)
 
-    def _apply(self, outcome: compaction.CompactionOutcome, pre: int, held: list[str] = ()) -> int:
-        """History = summaries + the new one + pinned + kept rounds (+ the round in progress); the log (with the
-        loss ledger: what the archived rounds held that nothing in the prompt holds now) and the session."""
-        ledger = review_flow.ledger_of(outcome.plan.archive, outcome.plan.kept, outcome.text, self.history.summaries)
-        in_turn = self.turn_start is not None
-        current = self.history.messages[self.turn_start:] if in_turn else []
-        self.history.apply(outcome.plan, outcome.summary)
-        if in_turn:
-            self.turn_start = len(self.history.messages)
-            self.history.messages.extend(current)
-        self.last_usage = None      # stale now: the next estimate is the counted size of the next prompt
-        post = self.build().total
-        entry = {**compaction.log_entry(outcome, pre, post), "lossLedger": ledger.to_dict()}
-        self.compactions.append(entry)
-        if self.session is not None:
-            self.session.append_compaction(trigger=outcome.trigger, pre_tokens=pre, post_tokens=post,
-                                           files_included=list(outcome.files_included), summary=outcome.summary,
-                                           kept_from_id=next((m.id for m in self.history.messages
-                                                              if m.role != "summary" and m.id not in held), None),
-                                           fallback=outcome.fallback, loss_ledger=entry["lossLedger"],
-                                           pinned_ids=list(held))
-        return post
+    def build(self, next_input: str | None = None) -> Built:
+        return self.prompt.build(next_input)
+
+    # ---- between turns ----------------------------------------------------------------------------------
+    def _between_turns(self, what: str) -> None:
+        if self.turn.running:
+            raise RuntimeError(f"{what} while a turn runs")
+
+    def set_model(self, model: str) -> None:
+        """Switch the model for the next calls (`/model NAME`); summaries follow unless set apart."""
+        self.settings.set_model(model)
+
+    def connect(self, config: Config, provider: Provider | None) -> None:
+        """The app opens its engine before asking the server anything (its first frame waits for nothing): the
+        window found at startup and the provider arrive here, between turns."""
+        self.settings.connect(config, provider)
+        self.prompt.connect(config)
+
+    def attach_mcp(self, manager: Any) -> None:
+        self.toolbox.mcp = manager
+        self.recorder.warnings += [ev.message for ev in self.sync_tools() if isinstance(ev, Notice)]
+
+    def sync_tools(self) -> list[EngineEvent]:
+        """Take in MCP servers that came up or went away (`Toolbox.sync`)."""
+        return self.turn.sync_tools()
+
+    def restore(self, history: list[Message], last_usage: int | None, todos: list[dict],
+                compactions: list[dict], warnings: list[str] = ()) -> None:
+        """Resume: history-as-stored, the last usage (so the trigger is right at once), todos, compaction log,
+        and what the loader warned about (skipped lines)."""
+        self.prompt.restore(history, last_usage)
+        self.toolbox.ctx.todos[:] = todos
+        self.compactor.log[:] = compactions
+        self.recorder.warnings += list(warnings)
+
+    def restore_pins(self, ids: list[str]) -> None:
+        self.controls.restore_pins(self.prompt.history.messages, ids)
+
+    def attach_session(self, session: SessionSink | None, snapshots: SnapshotHook | None) -> None:
+        """The app opens its session at the first input (an idle launch leaves no file): between turns only."""
+        self._between_turns("a session cannot be attached")
+        self.recorder.attach(session, snapshots)
+
+    def warn(self, message: str, first: bool = False) -> None:
+        """A warning for the front end to show before the next turn (e.g. the session will not be saved)."""
+        self.recorder.warnings.insert(0, message) if first else self.recorder.warnings.append(message)
+
+    def add_message(self, message: Message) -> None:
+        """Take in a message made outside a turn and already written to the session by its maker (undo's note
+        telling the model its changes are gone); it reaches the next prompt and the next MessageRecorded."""
+        self._between_turns("a message cannot be added")
+        self.recorder.take_in(message)
+
+    def rewind_to(self, message_id: str) -> Message:
+        """Rewind (the TUI's /rewind): history goes back to just before the user message ``message_id``; the
+        session records it so a resume agrees. Returns that message (its text goes back into the input)."""
+        self._between_turns("cannot rewind")
+        message = self.prompt.rewind_to(message_id)
+        self.recorder.entry({"type": "system", "subtype": "rewind", "toUuid": message_id})
+        return message
+
+    # ---- the user's hands on the context (issue 19) -------------------------------------------------
+    def remind(self, text: str) -> None:
+        self.controls.remind(text)
+
+    def toggle_pin(self, message_id: str) -> bool:
+        return self.controls.toggle_pin(self.prompt.history.messages, message_id, self.recorder.session)
+
+    def set_policy(self, name: str) -> None:
+        self.prompt.set_policy(name)

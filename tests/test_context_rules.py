@@ -237,7 +237,7 @@ def test_a5_summary_is_a_system_message_in_l3_introduced_as_earlier_work(tmp_pat
 async def test_a6_trigger_uses_last_usage_plus_input_estimate(tmp_path: Path):
     async with engine_with(tmp_path, [], context_window=1000) as (engine, srv):
         engine.history.messages = [m for i in range(12) for m in _round(i)]
-        engine.last_usage = 700
+        engine.prompt.usage.last = 700
         assert engine.compaction_due("a" * 300).estimate == 700 + 100
         assert engine.compaction_due("a" * 300).due          # 800 >= 0.8 * 1000
         assert not engine.compaction_due("a" * 297).due      # 799
@@ -248,7 +248,7 @@ async def test_a6_trigger_uses_last_usage_plus_input_estimate(tmp_path: Path):
 async def test_a6_needs_at_least_three_messages(tmp_path: Path):
     async with engine_with(tmp_path, [], context_window=1000) as (engine, srv):
         engine.history.messages = _round(1)[:2]
-        engine.last_usage = 5000
+        engine.prompt.usage.last = 5000
         assert not engine.compaction_due("x").due
 
 

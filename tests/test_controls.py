@@ -1,22 +1,31 @@
-"""The engine's issue-19 calls (core/context/controls.py) on real history, builder and session writer."""
+"""The engine's issue-19 calls (core/engine/controls.py) on real history, builder and session writer."""
 
 from __future__ import annotations
 
 import pytest
 
-from contextual.core.context.builder import ContextBuilder
-from contextual.core.context.controls import ContextControls
+from contextual.core.config import Config
 from contextual.core.context.history import HistoryManager
+from contextual.core.engine.controls import ContextControls
+from contextual.core.engine.prompt_state import PromptState
+from contextual.core.engine.settings import Settings
 from contextual.core.session import SessionWriter, load_session
 from tests.test_pins import _history
 
 
 class Holder(ContextControls):
+    """The controls beside the history they act on and the session they record in (as the Engine wires them)."""
+
     def __init__(self, root, session=None) -> None:
-        self.builder = ContextBuilder("system", root, 100_000)
+        super().__init__()
         self.history = HistoryManager(_history(2))
         self.session = session
-        self._init_controls()
+
+    def toggle_pin(self, message_id: str) -> bool:          # type: ignore[override]
+        return super().toggle_pin(self.history.messages, message_id, self.session)
+
+    def restore_pins(self, ids: list[str]) -> None:         # type: ignore[override]
+        super().restore_pins(self.history.messages, ids)
 
 
 def test_reminders_ride_on_the_next_input_once(tmp_path):
@@ -51,9 +60,10 @@ async def test_pins_are_recorded_in_the_session_and_restored(tmp_path):
 
 
 def test_the_live_policy_switches_by_name_only(tmp_path):
-    h = Holder(tmp_path)
-    assert h.policy == "ours"
-    h.set_policy("raw")
-    assert h.policy == "raw" and h.builder.policy == "raw"
+    config = Config(project_root=tmp_path, home=tmp_path / "home")
+    prompt = PromptState(Settings(config, None), "system", "ours", ContextControls().pins, list, str)
+    assert prompt.builder.policy == "ours"
+    prompt.set_policy("raw")
+    assert prompt.builder.policy == "raw"
     with pytest.raises(ValueError, match="unknown context policy 'nope'"):
-        h.set_policy("nope")
+        prompt.set_policy("nope")

@@ -1,0 +1,11 @@
+"""The engine's parts, composed by `core.agent.Engine` (a thin façade): each owns its own fields.
+
+- `settings.Settings` — the config in force and the providers (changed by `set_model` and `connect` only);
+- `prompt_state.PromptState` — history as stored, the builder, the turn in progress, usage, the view and trigger;
+- `recorder.Recorder` — appends to history and the session, the messages not yet announced, notices owed;
+- `toolbox.Toolbox` — the tools (built-in and MCP), their ToolContext and L1;
+- `permission_gate.PermissionGate` — asks, records and remembers permission answers;
+- `controls.ContextControls` — the user's hands on the context (issue 19): pins, reminders, the calls sent;
+- `compactor.Compactor` — plan → summarise → review → apply, and the compaction log;
+- `turn.TurnLoop` — one ReAct turn.
+"""

@@ -1,0 +1,133 @@
+"""One compaction, plan → summarise → review → apply (seed 002 A4-A6, C2, D6, E2; issue 19.1 and 19.3), and the
+compaction log. The summary runs as a task this object owns, so the modal's cancel key can stop it."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import AsyncIterator, Sequence
+
+from contextual.core.context import compaction, review_flow
+from contextual.core.context.file_analyzer import FileReport
+from contextual.core.context.history import CompactionPlan
+from contextual.core.context.pins import Pins, protect
+from contextual.core.engine.prompt_state import PromptState
+from contextual.core.engine.recorder import Recorder
+from contextual.core.engine.settings import Settings
+from contextual.core.events import (CompactionFinished, CompactionProgress, CompactionStarted, EngineEvent,
+                                    PromptChanged)
+
+
+class Compactor:
+    def __init__(self, settings: Settings, prompt: PromptState, recorder: Recorder, pins: Pins,
+                 interactive: bool) -> None:
+        self._settings = settings
+        self._prompt = prompt
+        self._recorder = recorder
+        self._pins = pins
+        self._interactive = interactive
+        self.log: list[dict] = []                 # the compaction log (`/compactions`), newest last
+        self._summary_task: asyncio.Task | None = None
+        self._cancelled = False
+
+    def cancel(self) -> None:
+        """The modal's cancel key: stop the summary call and fall back to hard truncation."""
+        self._cancelled = True
+        if self._summary_task is not None:
+            self._summary_task.cancel()
+
+    async def run(self, trigger: str, instructions: str | None, keep_rounds: int | None = None,
+                  preview: bool = False) -> AsyncIterator[EngineEvent]:
+        """Plan → summarise (cancellable) → review (issue 19.1) → apply the outcome."""
+        config, prompt = self._settings.config, self._prompt
+        started = time.monotonic()
+        pre = prompt.usage.last if prompt.usage.last is not None else prompt.build().total
+        keep = config.keep_rounds if keep_rounds is None else keep_rounds
+        plan, refused = compaction.plan(prompt.l3(), len(prompt.history.messages), keep)
+        held: list[str] = []
+        if plan is not None:                       # pinned messages are never archived (issue 19.3)
+            held = review_flow.pinned_in_archive(plan, self._pins)
+            plan = protect(plan, self._pins)
+            refused = refused or "every message older than the kept rounds is pinned: nothing to summarise"
+        if plan is None:
+            yield CompactionFinished(trigger, pre, pre, 0, (), "", refused=refused)
+            return
+        yield CompactionStarted(trigger, pre, plan.rounds_archived)
+        yield CompactionProgress("choosing", time.monotonic() - started, 0,
+                                 f"archiving {plan.rounds_archived} round(s), keeping {plan.rounds_kept}")
+        files = await asyncio.to_thread(compaction.files_for, plan, config.project_root)   # disk off the loop
+        reviewed = self._interactive and (preview or (trigger == "auto" and config.compaction_preview))
+        pinned = self._pins.pinned(prompt.history.messages)
+        attempt, box = 1, []
+        while True:
+            async for ev in self._summarise(plan, trigger, files, review_flow.summary_instructions(
+                    instructions, pinned), pre, started, box, held):
+                yield ev
+            outcome = box.pop()
+            if not reviewed or outcome.summary is None:
+                break
+            review = review_flow.start_review(trigger, plan, outcome.text, attempt,
+                                              [m.content for m in prompt.history.summaries])
+            yield review.event
+            decision = await review.decision()
+            if decision.action == "accept":
+                outcome = review_flow.with_text(outcome, decision.text)
+                break
+            if decision.action == "cancel":
+                yield CompactionFinished(trigger, pre, pre, 0, (), "", refused="cancelled in the preview; "
+                                         "history is unchanged")
+                return
+            attempt, instructions = attempt + 1, decision.instructions or instructions
+        yield CompactionProgress("rebuilding", time.monotonic() - started, 0, "rebuilding the prompt")
+        await self._recorder.flush(fsync=True)
+        post = self._apply(outcome, pre, held)
+        await self._recorder.flush(fsync=True)
+        yield PromptChanged(prompt.next_prompt())
+        yield CompactionFinished(trigger, pre, post, plan.rounds_archived, outcome.files_included, outcome.text,
+                                 outcome.fallback)
+
+    async def _summarise(self, plan: CompactionPlan, trigger: str, files: FileReport, instructions: str | None,
+                         pre: int, started: float, box: list, held: list[str]) -> AsyncIterator[EngineEvent]:
+        """One summary call as a cancellable task with its progress; the outcome is left in ``box``."""
+        progress: asyncio.Queue[CompactionProgress] = asyncio.Queue()
+        summariser = compaction.summariser(self._settings.summary_provider, self._settings.config)
+        self._cancelled = False
+        self._summary_task = asyncio.ensure_future(compaction.summarise(
+            plan, trigger, summariser, files, instructions,
+            lambda tokens, detail: progress.put_nowait(
+                CompactionProgress("summarising", time.monotonic() - started, tokens, detail))))
+        yield CompactionProgress("summarising", time.monotonic() - started, 0, "asking the summary model")
+        try:
+            async for ev in compaction.pump(self._summary_task, progress):
+                yield ev
+            outcome = self._summary_task.result()
+        except asyncio.CancelledError:
+            outcome = compaction.cancelled(plan, trigger)
+            if not self._cancelled:
+                self._summary_task.cancel()
+                # The whole turn was cancelled: still leave history consistent, then let the cancel through.
+                self._apply(outcome, pre, held)
+                raise
+        finally:
+            self._summary_task = None
+        box.append(outcome)
+
+    def _apply(self, outcome: compaction.CompactionOutcome, pre: int, held: Sequence[str] = ()) -> int:
+        """Apply to history; log it (with the loss ledger: what the archived rounds held that nothing in the
+        prompt holds now) and record it in the session."""
+        prompt = self._prompt
+        ledger = review_flow.ledger_of(outcome.plan.archive, outcome.plan.kept, outcome.text,
+                                       prompt.history.summaries)
+        prompt.apply_compaction(outcome.plan, outcome.summary)
+        post = prompt.build().total
+        entry = {**compaction.log_entry(outcome, pre, post), "lossLedger": ledger.to_dict()}
+        self.log.append(entry)
+        session = self._recorder.session
+        if session is not None:
+            session.append_compaction(trigger=outcome.trigger, pre_tokens=pre, post_tokens=post,
+                                      files_included=list(outcome.files_included), summary=outcome.summary,
+                                      kept_from_id=next((m.id for m in prompt.history.messages
+                                                         if m.role != "summary" and m.id not in held), None),
+                                      fallback=outcome.fallback, loss_ledger=entry["lossLedger"],
+                                      pinned_ids=list(held))
+        return post

@@ -1,0 +1,59 @@
+"""Permission for one tool call: decided by the rules, else asked (PermissionRequest and its future), recorded in
+the session, and remembered for the session or written as rules ("allow always")."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, AsyncIterator
+
+from contextual.core import permissions
+from contextual.core.engine.recorder import Recorder
+from contextual.core.engine.settings import Settings
+from contextual.core.events import PermissionDecided, PermissionRequest
+from contextual.core.tools.base import Tool
+
+
+class PermissionGate:
+    def __init__(self, settings: Settings, recorder: Recorder, interactive: bool) -> None:
+        self._settings = settings
+        self._recorder = recorder
+        self.interactive = interactive
+        self.allowed_for_session: set[str] = set()
+
+    async def check(self, tool: Tool, name: str, args: Any) -> AsyncIterator[Any]:
+        """Yields a PermissionRequest (and waits on its future) or a refusal/denial result dict."""
+        config = self._settings.config
+        mode, rules, root = config.permission_mode, config.permissions, config.project_root
+        verdict = permissions.decide(tool, args, mode, rules, root, self.allowed_for_session)
+        if verdict == "allow":
+            return
+        if verdict == "deny":
+            yield permissions.rule_denial(name, args, rules, root)
+            return
+        if not self.interactive:
+            yield permissions.refusal(name, mode)
+            return
+        future: asyncio.Future = asyncio.get_running_loop().create_future()
+        proposal = permissions.always_rules(name, args, root)
+        yield PermissionRequest(name, args, permissions.preview(name, args, root), future, proposal)
+        decision = await future
+        note = ""
+        if isinstance(decision, tuple):     # ("deny", what the user wants instead) from the TUI
+            decision, note = decision
+        always = proposal if decision == "allow_always" else None
+        if always is not None and not always.rules:     # no rule would match it again: allowed once, and why
+            decision = "allow_once"
+            self._recorder.pending.append(f"{name}: allowed once, not always: {always.why}")
+        if self._recorder.session is not None:
+            self._recorder.session.append_permission(name, decision)
+        yield PermissionDecided(name, decision, always.rules if always is not None else ())
+        if decision == "allow_always" and always is not None:   # rules in the local project file, and this session
+            try:
+                permissions.add_allow_rules(root, always.rules)
+            except ValueError as exc:
+                self._recorder.pending.append(str(exc))
+            self.allowed_for_session.update(always.rules)
+        elif decision == "allow_session":
+            self.allowed_for_session.add(name)
+        elif decision != "allow_once":
+            yield permissions.denial(name, note)

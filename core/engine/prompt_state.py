@@ -1,0 +1,151 @@
+"""The prompt's state: history as stored, the builder, the turn in progress, the last usage and the calibration,
+and what is read from them — the next prompt (`PromptView`) and the trigger (A6)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from contextual.core.config import Config
+from contextual.core.context.builder import Built, ContextBuilder
+from contextual.core.context.history import CompactionPlan, HistoryManager
+from contextual.core.context.pairing import normalize
+from contextual.core.context.pins import Pins
+from contextual.core.context.preprocess import preprocess
+from contextual.core.context.rules import SHARE as RULES_SHARE
+from contextual.core.context.scratchpad import ScratchStep
+from contextual.core.context.trigger import compaction_due
+from contextual.core.engine.settings import Settings
+from contextual.core.engine.usage import Usage
+from contextual.core.messages import Message
+from contextual.core.prompt import PromptView, Trigger
+from contextual.core.tokens import calibration_for
+
+
+def _todo_recap(todos: list[dict]) -> str:
+    if not todos:
+        return ""
+    from contextual.core.tools.todowrite import todo_recap
+    return todo_recap(todos)
+
+
+class PromptState:
+    def __init__(self, settings: Settings, system_prompt: str, policy: str, pins: Pins,
+                 todos: Callable[[], list[dict]], reminders: Callable[[str], str]) -> None:
+        config = settings.config
+        self._settings = settings
+        self._todos = todos                  # the ToolContext's todo list (the Toolbox owns it)
+        self._reminders = reminders          # pending reminders shown with a previewed input (ContextControls)
+        self.history = HistoryManager()
+        # Our cl100k count is not the server's: prompts are fitted through the learned ratio (issue 18.1).
+        self.calibration = calibration_for(config.home)
+        self.builder = ContextBuilder(system_prompt, config.project_root, config.prompt_limit, policy,
+                                      rules_share=int(RULES_SHARE * config.context_window))
+        self.builder.pins = pins
+        self.usage = Usage()
+        self.steps: list[ScratchStep] = []          # the current (or last finished) turn's scratchpad
+        self.question: str | None = None            # the current turn's preprocessed input
+        self.turn_start: int | None = None          # index in history of the current turn's user message
+        self.limit_scale = 1.0                      # 0.8 for the rest of a turn the server rejected for size
+
+    @property
+    def config(self) -> Config:
+        return self._settings.config
+
+    # ---- what changes it --------------------------------------------------------------------------
+    def connect(self, config: Config) -> None:
+        self.builder.limit = config.prompt_limit
+        self.builder.rules_share = int(RULES_SHARE * config.context_window)
+
+    def set_policy(self, name: str) -> None:
+        from contextual.core.context.scratchpad import POLICIES
+        if name not in POLICIES:
+            raise ValueError(f"unknown context policy {name!r}; known: {', '.join(sorted(POLICIES))}")
+        self.builder.policy = name
+
+    def set_system_prompt(self, text: str) -> None:
+        self.builder.system_prompt = text
+
+    def restore(self, history: list[Message], last_usage: int | None) -> None:
+        self.history.messages = normalize(list(history))
+        self.usage.last = last_usage
+
+    def start_turn(self, question: str) -> None:
+        """The turn's user message was just appended: the scratchpad starts empty from there."""
+        self.steps = []
+        self.question = question
+        self.turn_start = len(self.history.messages) - 1
+
+    def add_step(self, step: ScratchStep) -> None:
+        self.steps.append(step)
+
+    def aim_lower(self) -> None:
+        """The server said the prompt is too long: our count and its tokenizer disagree, so aim lower for the rest
+        of this turn."""
+        self.limit_scale = 0.8
+
+    def end_turn(self) -> None:
+        self.turn_start = None
+        self.limit_scale = 1.0
+
+    def rewind_to(self, message_id: str) -> Message:
+        index = next(i for i, m in enumerate(self.history.messages) if m.id == message_id and m.role == "user")
+        message = self.history.messages[index]
+        self.history.messages = self.history.messages[:index]
+        self.usage.forget()          # the last call's usage described a longer history
+        return message
+
+    def apply_compaction(self, plan: CompactionPlan, summary: Message | None) -> None:
+        """History = summaries + the new one + pinned + kept rounds (+ the round in progress, re-anchored)."""
+        in_turn = self.turn_start is not None
+        current = self.history.messages[self.turn_start:] if in_turn else []
+        self.history.apply(plan, summary)
+        if in_turn:
+            self.turn_start = len(self.history.messages)
+            self.history.messages.extend(current)
+        self.usage.forget()      # stale now: the next estimate is the counted size of the next prompt
+
+    # ---- what is read from it -----------------------------------------------------------------------
+    def l3(self) -> list[Message]:
+        end = self.turn_start if self.turn_start is not None else len(self.history.messages)
+        return self.history.messages[:end]
+
+    def fit_limit(self) -> int:
+        """The prompt limit in our tokens: the window less the reserve, through the calibration (and lower for
+        the rest of a turn the server rejected for size)."""
+        return self.calibration.fit(int(self.config.prompt_limit * self.limit_scale), self.config.model)
+
+    def build(self, next_input: str | None = None) -> Built:
+        limit = self.fit_limit()
+        todos = _todo_recap(self._todos())
+        if self.turn_start is not None:
+            return self.builder.build(self.l3(), self.steps, self.question, todos, limit)
+        question = self._reminders(preprocess(next_input, self.config.project_root)) if next_input else None
+        return self.builder.build(self.history.messages, [], question, todos, limit)
+
+    def next_prompt(self, input_text: str = "") -> PromptView:
+        """The next call's prompt exactly as it would be sent, with every figure the screen shows about it.
+        During a turn it is the turn's next step (the input is the turn's own)."""
+        return self.view_of(self.build(input_text or None), input_text)
+
+    def view_of(self, built: Built, input_text: str = "") -> PromptView:
+        """A built prompt with the figures around it (the turn's own build, not a second one)."""
+        without_input = built.total - built.tokens.get("input", 0)
+        trigger = self._trigger(input_text, without_input)
+        config, usage = self.config, self.usage
+        return PromptView(tuple(built.messages), tuple(built.dropped), dict(built.tokens), built.total,
+                          config.context_window, self.fit_limit(), trigger, tuple(built.adjustments),
+                          usage.last_call, usage.session, config.model or "", config.provider,
+                          self.calibration.factor(config.model), usage.last)
+
+    def compaction_due(self, input_text: str = "") -> Trigger:
+        """A6: would this input compact first? (estimate, threshold, due)."""
+        return self._trigger(input_text, None)
+
+    def _trigger(self, input_text: str, counted: int | None) -> Trigger:
+        config = self.config
+        archivable = self.history.plan(config.keep_rounds) is not None
+        if counted is None and (self.usage.last is None or not archivable):
+            counted = self.build(None).total
+        return compaction_due(last_usage=self.usage.last, counted=counted or 0, input_text=input_text,
+                              archivable=archivable, messages=len(self.history.messages),
+                              threshold=config.threshold, warn_at=int(config.warn_ratio * config.context_window))

@@ -1,0 +1,75 @@
+"""The one path by which messages enter history during a turn: appended, written to the session at once, and
+held until the front end hears of them (MessageRecorded); also the session's other lines, the turn's snapshots
+and the notices owed to the user."""
+
+from __future__ import annotations
+
+from contextual.core.clock import now_iso
+from contextual.core.context.history import HistoryManager
+from contextual.core.events import Notice, UsageEvent
+from contextual.core.messages import Message
+from contextual.core.ports import SessionSink, SnapshotHook
+
+
+class Recorder:
+    def __init__(self, history: HistoryManager, session: SessionSink | None, snapshots: SnapshotHook | None,
+                 warnings: list[str] | None) -> None:
+        self._history = history
+        self.session = session
+        self.snapshots = snapshots
+        self.warnings: list[str] = list(warnings or ())   # e.g. corrupt session lines skipped on resume
+        self.pending: list[str] = []             # warnings raised inside a tool call (slow snapshot), shown after it
+        self._recorded: list[Message] = []       # recorded since the last MessageRecorded events went out
+
+    def attach(self, session: SessionSink | None, snapshots: SnapshotHook | None) -> None:
+        self.session, self.snapshots = session, snapshots
+
+    @property
+    def session_id(self) -> str | None:
+        return getattr(self.session, "session_id", None)
+
+    def append(self, message: Message) -> None:
+        message.meta.setdefault("timestamp", now_iso())     # the summary's archived span comes from these
+        self._history.append(message)
+        self._recorded.append(message)
+        if self.session is not None:
+            self.session.append_message(message)
+
+    def take_in(self, message: Message) -> None:
+        """A message made outside a turn and already written to the session by its maker."""
+        self._history.append(message)
+        self._recorded.append(message)
+
+    def take_recorded(self) -> list[Message]:
+        out, self._recorded = self._recorded, []
+        return out
+
+    def has_recorded(self) -> bool:
+        return bool(self._recorded)
+
+    def notices(self) -> list[Notice]:
+        out = [Notice(line, "warning") for line in self.pending]
+        self.pending.clear()
+        return out
+
+    def entry(self, entry: dict) -> None:
+        if self.session is not None:
+            self.session.append_entry(entry)
+
+    def usage(self, event: UsageEvent) -> None:
+        if self.session is not None:
+            self.session.append_usage(event)
+
+    async def finish_snapshot(self, turn_id: str) -> None:
+        if self.snapshots is None:
+            return
+        try:
+            entry = await self.snapshots.finish_turn(turn_id)
+        except Exception:   # a snapshot problem must never lose the turn
+            return
+        if entry:
+            self.entry(entry)
+
+    async def flush(self, fsync: bool) -> None:
+        if self.session is not None:
+            await self.session.flush(fsync=fsync)

@@ -1,0 +1,47 @@
+"""The engine's tools: the built-in ones, MCP tools as their servers come and go, the ToolContext they share,
+and L1 (which describes exactly these tools)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from contextual.core import secrets
+from contextual.core.engine.prompt_state import PromptState
+from contextual.core.engine.settings import Settings
+from contextual.core.events import EngineEvent, Notice, PromptChanged, ToolsChanged
+from contextual.core.tools.base import Tool, ToolContext
+from contextual.core.tools.runner import run_tool
+
+
+class Toolbox:
+    def __init__(self, settings: Settings, tools: dict[str, Tool], system_prompt: str) -> None:
+        self.tools = tools
+        self.base_tools = dict(tools)                # the built-in tools; MCP tools join at run time
+        self.base_system_prompt = system_prompt      # L1 without MCP tools
+        self.mcp: Any = None                         # core.mcp.manager.MCPManager when servers are configured
+        self._mcp_version = 0
+        # A Read deny rule covers every tool that shows file contents or names (the config in force now).
+        self.ctx = ToolContext(root=settings.config.project_root, withheld=lambda rel: settings.config.permissions
+                               .withholds(rel, str(settings.config.project_root)))
+
+    def sync(self, prompt: PromptState, announce: bool) -> list[EngineEvent]:
+        """Take in MCP servers that came up or went away: the tool set and L1 change together (and only then),
+        announced (``announce``) once the session has sent a prompt; their one-line problems become notices."""
+        if self.mcp is None:
+            return []
+        out: list[EngineEvent] = [Notice(line, "warning") for line in self.mcp.drain_reports()]
+        if self.mcp.version != self._mcp_version:
+            self._mcp_version = self.mcp.version
+            before = set(self.tools)
+            self.tools = {**self.base_tools, **self.mcp.tools()}
+            prompt.set_system_prompt(self.base_system_prompt + self.mcp.l1_section())
+            if announce:
+                out.append(ToolsChanged(tuple(sorted(set(self.tools) - before)),
+                                        tuple(sorted(before - set(self.tools))),
+                                        prompt.builder.cache.message(prompt.builder.system_prompt)))
+            out.append(PromptChanged(prompt.next_prompt()))      # the meter and /context read L1 anew
+        return out
+
+    async def run(self, name: str, args: dict) -> dict:
+        # A key a tool printed (a .env file, `env`) never reaches the model, the screen or the session.
+        return secrets.redact_value(await run_tool(self.tools[name], args, self.ctx))

@@ -1,0 +1,300 @@
+"""One ReAct turn (seed 002 A2, D3, E1) as an async stream of typed events.
+
+Each step builds the prompt, streams the model's reply, parses `Thought/Action`, writes the assistant text to
+history at once, runs the tool, and writes its *stored* result to history at once, so a crash mid-turn loses
+nothing. The model reasons over the scratchpad (this turn's steps) under the configured policy; history keeps
+the compressed record.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, AsyncIterator
+
+from contextual.core import secrets
+from contextual.core.clock import now_iso
+from contextual.core.context import compressor
+from contextual.core.context.builder import Built
+from contextual.core.context.pairing import aborted_result, unanswered
+from contextual.core.context.preprocess import preprocess
+from contextual.core.context.scratchpad import ScratchStep, shorten_action
+from contextual.core.engine.compactor import Compactor
+from contextual.core.engine.controls import ContextControls
+from contextual.core.engine.permission_gate import PermissionGate
+from contextual.core.engine.prompt_state import PromptState
+from contextual.core.engine.recorder import Recorder
+from contextual.core.engine.settings import Settings
+from contextual.core.engine.toolbox import Toolbox
+from contextual.core.events import (ActionEvent, AnswerDelta, BudgetWarning, EngineEvent, ErrorEvent, FinalAnswer,
+                                    FormatErrorEvent, MessageRecorded, Notice, PromptChanged, ReasoningDelta,
+                                    StreamRestarted, TextDelta, ThoughtEvent, ToolFinished, ToolOutput, ToolStarted,
+                                    TurnAdjustments, TurnFinished)
+from contextual.core.live_tool import run_live
+from contextual.core.messages import Message
+from contextual.core.prompt import Adjustment
+from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk,
+                                            StreamDone, TextChunk, UsageChunk)
+from contextual.core.react import FINISH, AnswerStream, ReactFormatError, parse_reply, strip_thinking
+from contextual.core.textsafe import valid_unicode
+from contextual.core.tools.base import fail
+
+FORMAT_ERROR_TOOL = "FormatError"
+
+
+def path_of(args: Any) -> str:
+    """The file or folder a tool call names (PromptView sources)."""
+    path = (args.get("file_path") or args.get("path")) if isinstance(args, dict) else None
+    return path if isinstance(path, str) else ""
+
+
+class TurnLoop:
+    def __init__(self, settings: Settings, prompt: PromptState, recorder: Recorder, toolbox: Toolbox,
+                 gate: PermissionGate, controls: ContextControls, compactor: Compactor) -> None:
+        self._settings = settings
+        self._prompt = prompt
+        self._recorder = recorder
+        self._toolbox = toolbox
+        self._gate = gate
+        self._controls = controls
+        self._compactor = compactor
+        self.running = False
+        self._adjustments: list[Adjustment] = []    # the builder's adjustments during this turn, summed up at its end
+
+    def sync_tools(self) -> list[EngineEvent]:
+        return self._toolbox.sync(self._prompt, announce=self._controls.sent.count > 0)
+
+    def changes(self, force: bool = False) -> list[EngineEvent]:
+        """MessageRecorded for what was recorded since last time, then one PromptChanged."""
+        if not self._recorder.has_recorded() and not force:
+            return []
+        out: list[EngineEvent] = [MessageRecorded(m) for m in self._recorder.take_recorded()]
+        return out + [PromptChanged(self._prompt.next_prompt())]
+
+    # ---- one turn --------------------------------------------------------------------------------
+    async def run(self, text: str) -> AsyncIterator[EngineEvent]:
+        config, prompt, recorder = self._settings.config, self._prompt, self._recorder
+        if self._settings.provider is None:
+            yield ErrorEvent(config.missing_model_message() or "no model configured", "config")
+            return
+        for ev in self.sync_tools():
+            yield ev
+        text = valid_unicode(text)
+        question = self._controls.with_reminders(preprocess(text, config.project_root), consume=True)
+        trigger = prompt.compaction_due(text)
+        if trigger.due:
+            if config.auto_compact:
+                async for ev in self._compactor.run("auto", None):
+                    yield ev
+            else:
+                yield BudgetWarning(f"context at {trigger.estimate:,} of {config.context_window:,} tokens, past "
+                                    f"the {config.trigger_ratio:.0%} trigger; auto-compaction is off — run "
+                                    "/compact", trigger.estimate, config.context_window)
+        elif trigger.warn:
+            yield BudgetWarning(f"context at {trigger.estimate:,} of {config.context_window:,} tokens "
+                                f"(over {config.warn_ratio:.0%})", trigger.estimate, config.context_window)
+
+        turn_id = uuid.uuid4().hex[:12]
+        self._adjustments = []
+        recorder.append(Message("user", question, meta={"turn": turn_id, "raw": text, "timestamp": now_iso()}))
+        prompt.start_turn(question)
+        self.running = True
+        ctx = self._toolbox.ctx
+        if recorder.snapshots is not None:
+            ctx.before_change = recorder.snapshots.before_change_hook(turn_id, recorder.entry,
+                                                                      on_warning=recorder.pending.append)
+        for change in self.changes():
+            yield change
+        terminal: TurnFinished | ErrorEvent | None = None
+        try:
+            async for ev in self._loop(turn_id):
+                if isinstance(ev, (TurnFinished, ErrorEvent)):
+                    terminal = ev
+                    continue
+                yield ev
+                for change in self.changes():
+                    yield change
+        finally:
+            if terminal is None:
+                self._interrupt()
+            self.running = False
+            prompt.end_turn()
+            ctx.before_change = None
+            await recorder.finish_snapshot(turn_id)
+            await recorder.flush(fsync=True)
+        if self._adjustments:
+            yield self._adjustments_summary()
+        for change in self.changes(force=True):       # the turn is closed: the view is the next turn's prompt
+            yield change
+        yield terminal
+
+    def _interrupt(self) -> None:
+        """Esc/Ctrl-C or a crash mid-turn: give a dangling call its 'aborted' result and mark the round."""
+        prompt, recorder = self._prompt, self._recorder
+        for call in unanswered(prompt.history.messages[prompt.turn_start or 0:]):
+            recorder.append(aborted_result(call))
+        if recorder.session is not None:
+            recorder.session.append_interrupted("cancelled by the user")
+
+    async def _loop(self, turn_id: str) -> AsyncIterator[EngineEvent]:
+        config, prompt = self._settings.config, self._prompt
+        retried_context = False
+        step = 0
+        while step < config.max_steps:
+            for ev in self.sync_tools():
+                yield ev
+            built = prompt.build()
+            for note in prompt.builder.rules_notices():      # a rules file refused or cut: the user hears it too
+                yield Notice(note, "warning")
+            if built.adjustments:
+                # Shown on the messages they touched (the view), summed up once at turn end: no chat line per step.
+                self._adjustments.extend(built.adjustments)
+                yield PromptChanged(prompt.view_of(built))
+            reply: list[str] = []
+            thinking: list[str] = []
+            try:
+                async for ev in self._stream(built, step + 1, reply, thinking):
+                    yield ev
+            except ContextLengthExceeded as exc:
+                if retried_context:
+                    yield ErrorEvent(f"the prompt is still too long for the model after compaction: {exc}",
+                                     "context_length")
+                    return
+                retried_context = True
+                if exc.server_tokens:   # the server said how big the prompt was by its count: calibrate on it
+                    prompt.calibration.observe(config.model, built.total, exc.server_tokens)
+                prompt.aim_lower()
+                yield Notice("the server says the prompt is over the model's window: compacting and retrying once",
+                             "warning")
+                async for ev in self._compactor.run("auto", None):
+                    yield ev
+                continue
+            except ProviderError as exc:
+                yield ErrorEvent(str(exc), "provider")
+                return
+            step += 1
+            async for ev in self._act(secrets.redact(valid_unicode("".join(reply))),
+                                      secrets.redact(valid_unicode("".join(thinking))), step, turn_id):
+                yield ev
+                if isinstance(ev, TurnFinished):
+                    return
+        yield ErrorEvent(f"step limit reached: {config.max_steps} model calls in one turn without Finish "
+                         "(raise it with --max-steps)", "step_limit")
+
+    async def _stream(self, built: Built, step: int, reply: list[str], thinking: list[str]
+                      ) -> AsyncIterator[EngineEvent]:
+        config, provider = self._settings.config, self._settings.provider
+        assert provider is not None         # run() returned early without one
+        request = ChatRequest(built.messages, config.model or "", max_tokens=min(config.output_reserve, 8192))
+        answer = AnswerStream()          # the final answer's text as it streams (the parser reads Finish)
+        self._controls.sent.add(built.messages, config.model or "")      # /diff compares consecutive calls
+        async for chunk in provider.stream(request):
+            if isinstance(chunk, TextChunk):
+                reply.append(chunk.text)
+                yield TextDelta(chunk.text, step)
+                delta = answer.feed(chunk.text)
+                if delta:
+                    if self._adjustments:   # summed up before the answer, so the answer is the last thing read
+                        yield self._adjustments_summary()
+                    yield AnswerDelta(delta, step)
+            elif isinstance(chunk, ReasoningChunk):
+                thinking.append(chunk.text)
+                yield ReasoningDelta(chunk.text, step)
+            elif isinstance(chunk, UsageChunk):
+                self._prompt.calibration.observe(config.model, built.total, chunk.input_tokens)
+                usage = self._prompt.usage.take(chunk, config)
+                self._recorder.usage(usage)
+                yield usage
+            elif isinstance(chunk, StreamDone) and chunk.stop_reason == "restart":
+                reply.clear()
+                thinking.clear()
+                answer.reset()
+                yield StreamRestarted(step)
+
+    async def _act(self, raw: str, thinking: str, step: int, turn_id: str) -> AsyncIterator[EngineEvent]:
+        visible, inline_thinking = strip_thinking(raw)
+        thinking = "\n".join(t for t in (thinking, inline_thinking) if t)
+        call_id = f"call_{uuid.uuid4().hex[:12]}"
+        tools = self._toolbox.tools
+        try:
+            parsed = parse_reply(raw, frozenset(tools))
+        except ReactFormatError as exc:
+            yield FormatErrorEvent(str(exc), raw, step)
+            text = visible.strip() or "(empty reply)"
+            result = fail("format_error", str(exc))
+            async for ev in self._record_step(text, thinking, FORMAT_ERROR_TOOL, {}, result, step, call_id):
+                yield ev
+            return
+        if parsed.thought:
+            yield ThoughtEvent(parsed.thought, step)
+        yield ActionEvent(parsed.tool, parsed.args, parsed.text, step)
+        if parsed.tool == FINISH:
+            self._recorder.append(Message("assistant", parsed.text, meta={
+                "step": step, "final": True, "turn": turn_id, "answer": parsed.args,
+                **({"thinking": thinking} if thinking else {})}))
+            if self._adjustments:       # an answer that streamed no text
+                yield self._adjustments_summary()
+            yield FinalAnswer(parsed.args, step)
+            yield TurnFinished(parsed.args, step)
+            return
+        stored_action = shorten_action(parsed.text)
+        assistant = Message("assistant", stored_action, full=parsed.text if stored_action != parsed.text else None,
+                            meta={"step": step, "call_id": call_id, "tool_name": parsed.tool, "args": parsed.args,
+                                  "turn": turn_id, **({"thinking": thinking} if thinking else {})})
+        self._recorder.append(assistant)
+        if self._recorder.session is not None:
+            self._recorder.session.append_tool_use(call_id, parsed.tool, parsed.args, assistant)
+        result = None
+        async for ev in self._gate.check(tools[parsed.tool], parsed.tool, parsed.args):
+            if isinstance(ev, dict):
+                result = ev
+            else:
+                yield ev
+        yield ToolStarted(parsed.tool, parsed.args, step, call_id)
+        if result is None:
+            done: list[dict] = []
+
+            def output(tail: str) -> ToolOutput:
+                return ToolOutput(parsed.tool, secrets.redact(valid_unicode(tail)), step, call_id)
+            async for ev in run_live(self._toolbox.run(parsed.tool, parsed.args), self._toolbox.ctx, output, done):
+                yield ev
+            result = done[0]
+        async for ev in self._record_step(None, thinking, parsed.tool, parsed.args, result, step, call_id,
+                                          action=parsed.text, stored_action=stored_action,
+                                          assistant_id=assistant.id):
+            yield ev
+
+    async def _record_step(self, text: str | None, thinking: str, tool: str, args: Any, result: dict, step: int,
+                           call_id: str, action: str | None = None, stored_action: str | None = None,
+                           assistant_id: str = "") -> AsyncIterator[EngineEvent]:
+        recorder = self._recorder
+        if text is not None:     # a format error: the reply itself is the "call"
+            action = stored_action = text
+            call = Message("assistant", text, meta={"step": step, "call_id": call_id, "tool_name": tool, "args": {},
+                                                    "format_error": True})
+            recorder.append(call)
+            assistant_id = call.id
+        full = compressor.full_text(result)
+        stored = compressor.stored_text(tool, args if isinstance(args, dict) else {}, result)
+        message = Message("tool", stored, full=full, meta={"tool_name": tool, "call_id": call_id, "args": args,
+                                                           "step": step})
+        recorder.append(message)
+        self._prompt.add_step(ScratchStep(action or "", stored_action or action or "", full, stored, thinking,
+                                              assistant_id, message.id, tool, path_of(args)))
+        if tool == "TodoWrite" and recorder.session is not None and result.get("status") == "success":
+            recorder.session.append_todos(list(self._toolbox.ctx.todos))
+        yield ToolFinished(tool, args, step, call_id, result, full, stored, result.get("status", "error"))
+        for notice in recorder.notices():
+            yield notice
+
+    def _adjustments_summary(self) -> TurnAdjustments:
+        """Once per turn: at its answer, or at its end when it ends otherwise."""
+        adjustments = tuple(self._adjustments)
+        self._adjustments = []
+        counts: dict[str, int] = {}
+        for a in adjustments:
+            counts[a.action] = counts.get(a.action, 0) + 1
+        steps = ", ".join(f"{action} ×{n}" for action, n in counts.items())
+        first, last = adjustments[0], adjustments[-1]
+        return TurnAdjustments(adjustments, f"the prompt was fitted to the window at {len(adjustments)} point(s) "
+                                            f"this turn ({steps}); last {last.tokens_before:,} → "
+                                            f"{last.tokens_after:,} tokens (first {first.tokens_before:,})")
