@@ -134,7 +134,7 @@ def _open_app(args: argparse.Namespace) -> int:
         config = _load(args, ask_server=False)
     except ConfigError as exc:
         return make_printer("text").fail(str(exc))
-    from contextual.tui.app import run_app   # imported only when the app is asked for: -p never loads textual
+    from contextual.tui.launch import run_app   # imported only when the app is asked for: -p never loads textual
     return run_app(config, resume_id=args.resume, continue_latest=args.continue_latest)
 
 

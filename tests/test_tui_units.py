@@ -39,7 +39,7 @@ def test_final_answer_is_read_by_the_react_parser_unless_the_engine_gave_it():
 
 def test_commands_parse_and_complete():
     command, argument = commands.parse("/compact keep the API notes")
-    assert command.action == "compact" and argument == "keep the API notes"
+    assert command.name == "/compact" and argument == "keep the API notes"
     assert commands.parse("/nope") is None and commands.parse("hello") is None
     assert [c.name for c in commands.complete("/comp")] == ["/compact", "/compactions"]
     found = commands.complete("/c")

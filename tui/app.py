@@ -2,8 +2,9 @@
 100 columns one region at a time, chosen by tabs.
 
 This module orchestrates only: a turn's events are consumed in a worker (``turn`` group, one at a time) and routed
-by ``EventRouter`` onto the surfaces this app provides; the slash commands live in ``tui.app_commands``; screens
-and widgets in their own modules.
+by ``EventRouter`` onto the surfaces this app provides (``tui.surfaces.Surfaces``); the slash commands are handler
+objects in ``tui.commands``' table, talking to the app through ``tui.slash.port.AppPort``; screens and widgets are
+in their own modules.
 """
 
 from __future__ import annotations
@@ -15,9 +16,8 @@ from typing import Any, Callable
 
 from rich.text import Text
 from textual import events, on, work
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static, Tab, Tabs, TextArea
@@ -25,13 +25,18 @@ from textual.worker import Worker, WorkerState
 
 from contextual.core import tokens
 from contextual.core.config import Config
+from contextual.core.messages import Message
 from contextual.tui import commands
-from contextual.tui.app_commands import CommandsMixin, how_to_configure
-from contextual.tui.context_tools import ContextToolsMixin, pinned_ids, with_pins
 from contextual.tui.host import Host, Opened, undoable_turns_of
+from contextual.tui.layout import Regions
+from contextual.tui.palette import SlashCommands
 from contextual.tui.prompt_view import Shown, next_prompt
 from contextual.tui.router import EventRouter
 from contextual.tui.settings import Remembered
+from contextual.tui.slash.context_tools import pinned_ids, toggle_pin, with_pins
+from contextual.tui.slash.files import run_shell
+from contextual.tui.slash.model import how_to_configure
+from contextual.tui.slash.reading import open_text
 from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.history_view import HistoryView
 from contextual.tui.widgets.prompt_input import PromptBox, PromptInput
@@ -39,36 +44,14 @@ from contextual.tui.widgets.scratchpad import ScratchpadView
 from contextual.tui.widgets.status_line import StatusLine
 from contextual.tui.widgets.token_meter import TokenMeter
 
-SIDE_WIDTHS = ("50%", "62%", "38%")
-NARROW_BELOW = 100                 # columns: below this, one region at a time
-REGIONS = ("chat", "scratchpad", "history")
 QUIT_AGAIN_WITHIN = 3.0            # seconds: a second ctrl+c when idle quits
 MAIN_ONLY = {"compact", "open_stored_full", "resume", "context", "toggle", "resize_side", "cancel_turn", "rewind"}
 
 
-class SlashCommands(Provider):
-    """The slash commands in Textual's command palette, listed before anything is typed."""
-
-    async def discover(self) -> Hits:
-        for command in commands.COMMANDS:
-            yield DiscoveryHit(f"{command.name}  {command.help}", self._runner(command), help=command.usage or None)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for command in commands.COMMANDS:
-            score = matcher.match(f"{command.name} {command.help}")
-            if score > 0:
-                yield Hit(score, matcher.highlight(f"{command.name}  {command.help}"), self._runner(command),
-                          help=command.usage or None)
-
-    def _runner(self, command: commands.Command) -> Callable[[], Any]:
-        return lambda: self.app.run_command(command, "")
-
-
-class ContextualApp(CommandsMixin, ContextToolsMixin):
+class ContextualApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "Contextual"
-    COMMANDS = {SlashCommands} | CommandsMixin.COMMANDS
+    COMMANDS = {SlashCommands} | App.COMMANDS
     BINDINGS = [
         Binding("escape", "cancel_turn", "interrupt"),
         Binding("ctrl+c", "interrupt_or_quit", "interrupt/quit", show=False, priority=True),
@@ -87,21 +70,22 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
     def __init__(self, host: Host, opened: Opened | None = None, *, animate: bool = True) -> None:
         super().__init__()
         self.host = host
-        self.config = host.config
         self.opened = opened or host.new_engine()
         self.engine = self.opened.engine
         self.animate = animate
         self.router = EventRouter(self)
         self.remembered = Remembered(self.config.home, self.config.project_root)
-        self._side_width = 0
-        self._hidden: set[str] = set()
-        self._tab = "chat"
+        self.regions = Regions()
         self._quit_armed_at = 0.0
-        self._width = 0
         self.shown: Shown | None = None
         self.last_sent: Shown | None = None       # the prompt of the latest model call
         self._loading_theme = True
         self._connected = asyncio.Event()          # set once the host found the window and the provider
+
+    @property
+    def config(self) -> Config:
+        """The host's config (the one new engines get; /model and the server's window change it there)."""
+        return self.host.config
 
     # ----- surfaces (what the router may touch)
     @property
@@ -158,7 +142,7 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
                 yield ScratchpadView(id="scratchpad", animate_spinner=self.animate)
                 yield HistoryView(id="history")
         yield StatusLine(id="status", animate=self.animate)
-        yield PromptBox(self.config.project_root, id="prompt-box")
+        yield PromptBox(self.config.project_root, commands.completions, id="prompt-box")
         yield TokenMeter(id="meter")
         yield Footer(compact=True)
 
@@ -200,7 +184,6 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
             if hasattr(self.host, "connect"):
                 await self.host.connect()
                 self.host.connect_engine(self.engine)
-                self.config = self.host.config
         except Exception as exc:          # a provider that cannot be built: said once, the app stays open
             await self.chat.add_notice(f"cannot reach the model: {exc}", "error")
         finally:
@@ -227,40 +210,30 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
             self.remembered.set_theme(theme)
 
     def on_resize(self, event: events.Resize) -> None:
-        self._width = event.size.width
+        self.regions.width = event.size.width
         self.apply_layout()
 
     @property
     def narrow(self) -> bool:
-        return (self._width or self.size.width) < NARROW_BELOW
+        return self.regions.narrow(self.size.width)
 
     def apply_layout(self) -> None:
-        """Wide: chat beside (scratchpad over history), each hideable. Narrow: the tab's region alone."""
-        shown = {self._tab} if self.narrow else set(REGIONS) - self._hidden
-        self.query_one("#region-tabs").display = self.narrow
-        self.query_one("#chat-pane").display = "chat" in shown
-        self.query_one("#scratchpad").display = "scratchpad" in shown
-        self.query_one("#history").display = "history" in shown
-        side = self.query_one("#side")
-        side.display = bool(shown & {"scratchpad", "history"})
-        side.styles.width = "1fr" if "chat" not in shown else SIDE_WIDTHS[self._side_width]
+        self.regions.apply(self, self.narrow)
 
     @on(Tabs.TabActivated, "#region-tabs")
     def tab_activated(self, event: Tabs.TabActivated) -> None:
-        self._tab = (event.tab.id or "tab-chat").removeprefix("tab-")
+        self.regions.tab = (event.tab.id or "tab-chat").removeprefix("tab-")
         self.apply_layout()
 
     def action_toggle(self, region: str) -> None:
         if self.narrow:
             self.query_one("#region-tabs", Tabs).active = f"tab-{region}"
             return
-        self._hidden ^= {region}
-        if self._hidden >= set(REGIONS):        # never an empty screen
-            self._hidden = {region} ^ set(REGIONS)
+        self.regions.toggle(region)
         self.apply_layout()
 
     def action_resize_side(self) -> None:
-        self._side_width = (self._side_width + 1) % len(SIDE_WIDTHS)
+        self.regions.next_side_width()
         self.apply_layout()
 
     async def show_engine(self, opened: Opened) -> None:
@@ -294,7 +267,7 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
     # ----- the one "is something running?" guard
     @property
     def turn_running(self) -> bool:
-        return any(w.group == "turn" and w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in self.workers)
+        return self.worker_running("turn")
 
     def busy(self, what: str) -> bool:
         """True (and says so) when a turn or compaction runs: ``what`` cannot start now."""
@@ -309,6 +282,42 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
             return self.screen is self.screen_stack[0]
         return True
 
+    # ----- what slash commands may ask of the app (tui.slash.port.AppPort)
+    async def run_command(self, command: commands.Command, argument: str) -> None:
+        await command.handler.run(self, argument)
+
+    def worker_running(self, group: str) -> bool:
+        return any(w.group == group and w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in self.workers)
+
+    async def say(self, text: str, level: str = "info") -> None:
+        await self.chat.add_notice(text, level)
+
+    async def show_shell_output(self, output: str, exit_code: int) -> None:
+        await self.chat.add_shell_output(output, exit_code)
+
+    async def show_transcript(self, messages: list[Message]) -> None:
+        await self.chat.show_transcript(messages)
+        await self.chat.mount_earlier()          # counts are ready by now: all the restored turns at once
+
+    def pending_input(self) -> str:
+        return self.query_one(PromptInput).text
+
+    def load_input(self, text: str) -> None:
+        self.query_one(PromptInput).load_text(text)
+
+    def start_compaction(self, instructions: str | None, keep_rounds: int | None) -> None:
+        self._compact(instructions, keep_rounds)
+
+    # ----- keys that open what a command opens
+    def action_compact(self) -> None:
+        commands.COMPACT.start(self)
+
+    async def action_context(self) -> None:
+        await commands.CONTEXT.run(self, "")
+
+    async def action_resume(self) -> None:
+        await commands.RESUME.run(self, "")
+
     # ----- input
     @on(PromptInput.Submitted)
     async def submitted(self, event: PromptInput.Submitted) -> None:
@@ -322,7 +331,7 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
             await self.chat.add_notice(f"unknown command {text.split()[0]}: /help lists them", "error")
             return
         if text.startswith("!"):
-            self.run_shell(text[1:].strip())
+            run_shell(self, text[1:].strip())
             return
         if self.busy("send it"):
             self.query_one(PromptInput).load_text(text)
@@ -423,7 +432,7 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
 
     @on(HistoryView.PinMessage)
     def pin_message(self, event: HistoryView.PinMessage) -> None:
-        self.toggle_pin(event.message)
+        toggle_pin(self, event.message)
 
     @on(HistoryView.OpenMessage)
     def open_message(self, event: HistoryView.OpenMessage) -> None:
@@ -431,7 +440,7 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
             from contextual.tui.screens.stored_full import StoredFullScreen
             self.push_screen(StoredFullScreen(event.message, self.shown))
         else:
-            self.open_text(event.message)
+            open_text(self, event.message)
 
     async def action_quit(self) -> None:
         self.stop_turn()
@@ -440,26 +449,3 @@ class ContextualApp(CommandsMixin, ContextToolsMixin):
         if hasattr(self.host, "stop_mcp"):
             await self.host.stop_mcp()
         self.exit(0)
-
-
-def run_app(config: Config, resume_id: str | None = None, continue_latest: bool = False) -> int:
-    """`contextual` (and -c / -r): open the app; returns the exit code."""
-    import asyncio
-    import sys
-
-    from contextual.tui.host import RealHost
-    host = RealHost(config)
-    opened = None
-    if resume_id or continue_latest:
-        try:
-            opened = host.resume(resume_id)
-        except Exception as exc:
-            print(f"contextual: {exc}", file=sys.stderr)
-            return 1
-    app = ContextualApp(host, opened)
-    result = app.run()
-    try:
-        asyncio.run(host.aclose())
-    except Exception:
-        pass
-    return int(result or 0)

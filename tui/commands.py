@@ -1,8 +1,18 @@
-"""The slash commands: one table read by the input's completion, the palette, /help and the dispatcher."""
+"""The slash commands: one table, read by the input's completion, the palette, /help and the dispatcher. Each row
+names its handler object (`tui/slash/`), which talks to the app through `tui.slash.port.AppPort`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from contextual.tui.slash.compact import Compact
+from contextual.tui.slash.context_tools import Compactions, Diff, Ledger, Policies
+from contextual.tui.slash.files import Export, Init
+from contextual.tui.slash.model import Model
+from contextual.tui.slash.port import Handler, RunAction
+from contextual.tui.slash.reading import MCP, Context, Help
+from contextual.tui.slash.sessions import Clear, Resume, Title
+from contextual.tui.slash.undo import Rewind, Undo
 
 
 @dataclass(frozen=True)
@@ -10,29 +20,33 @@ class Command:
     name: str          # with the slash
     usage: str         # arguments, shown in completion and help
     help: str
-    action: str        # the app action it runs
+    handler: Handler
 
+
+COMPACT, CONTEXT, RESUME = Compact(), Context(), Resume()     # also behind keys (ctrl+k, ctrl+l, ctrl+r)
+HELP = Help(())
 
 COMMANDS: tuple[Command, ...] = (
-    Command("/compact", "[N] [instructions]", "summarise older rounds now; N: keep only the last N rounds", "compact"),
-    Command("/context", "", "the next prompt exactly as it will be sent, message by message", "context"),
-    Command("/rewind", "", "go back to an earlier message: the conversation, and the files if you want", "rewind"),
-    Command("/undo", "", "undo the file changes of the most recent turn that made any", "undo"),
-    Command("/resume", "", "pick a past session of this project", "resume"),
-    Command("/clear", "", "start a new session (the current one stays on disk)", "clear"),
-    Command("/title", "[text]", "name this session (shown in /resume)", "title"),
-    Command("/model", "[name]", "pick a model the server offers, or switch to NAME", "model"),
-    Command("/compactions", "", "the compaction history of this session; enter shows what one lost", "compactions"),
-    Command("/ledger", "[N]", "what the latest (or Nth) compaction lost; enter re-injects an item", "ledger"),
-    Command("/diff", "", "what changed between consecutive model calls, and where the cache broke", "diff"),
-    Command("/policies", "", "replay this session under every context policy; enter makes one live", "policies"),
-    Command("/mcp", "", "MCP servers: status, tools, and what their descriptions cost in L1", "mcp"),
-    Command("/init", "", "write a starter CODE_LAW.md from a look at the project", "init"),
-    Command("/export", "[file]", "write this session's transcript as Markdown", "export"),
-    Command("/theme", "", "pick a colour theme (remembered)", "change_theme"),
-    Command("/help", "", "commands and keys", "help"),
-    Command("/quit", "", "leave (the session is saved as it goes)", "quit"),
+    Command("/compact", "[N] [instructions]", "summarise older rounds now; N: keep only the last N rounds", COMPACT),
+    Command("/context", "", "the next prompt exactly as it will be sent, message by message", CONTEXT),
+    Command("/rewind", "", "go back to an earlier message: the conversation, and the files if you want", Rewind()),
+    Command("/undo", "", "undo the file changes of the most recent turn that made any", Undo()),
+    Command("/resume", "", "pick a past session of this project", RESUME),
+    Command("/clear", "", "start a new session (the current one stays on disk)", Clear()),
+    Command("/title", "[text]", "name this session (shown in /resume)", Title()),
+    Command("/model", "[name]", "pick a model the server offers, or switch to NAME", Model()),
+    Command("/compactions", "", "the compaction history of this session; enter shows what one lost", Compactions()),
+    Command("/ledger", "[N]", "what the latest (or Nth) compaction lost; enter re-injects an item", Ledger()),
+    Command("/diff", "", "what changed between consecutive model calls, and where the cache broke", Diff()),
+    Command("/policies", "", "replay this session under every context policy; enter makes one live", Policies()),
+    Command("/mcp", "", "MCP servers: status, tools, and what their descriptions cost in L1", MCP()),
+    Command("/init", "", "write a starter CODE_LAW.md from a look at the project", Init()),
+    Command("/export", "[file]", "write this session's transcript as Markdown", Export()),
+    Command("/theme", "", "pick a colour theme (remembered)", RunAction("change_theme")),
+    Command("/help", "", "commands and keys", HELP),
+    Command("/quit", "", "leave (the session is saved as it goes)", RunAction("quit")),
 )
+HELP.commands = COMMANDS
 BY_NAME = {c.name: c for c in COMMANDS}
 
 
@@ -48,6 +62,13 @@ def parse(text: str) -> tuple[Command, str] | None:
 
 def complete(prefix: str) -> list[Command]:
     return [c for c in COMMANDS if c.name.startswith(prefix)]
+
+
+def completions(prefix: str) -> list[tuple[str, str]]:
+    """The / completion's rows: (name, aligned label) for each command starting with ``prefix``."""
+    found = complete(prefix)
+    width = max((len(f"{c.name} {c.usage}".strip()) for c in found), default=0)
+    return [(c.name, completion_label(c, width)) for c in found]
 
 
 def completion_label(command: Command, name_width: int) -> str:

@@ -7,6 +7,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from rich.text import Text
 from textual import events
@@ -15,7 +16,6 @@ from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
-from contextual.tui import commands
 
 SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache", ".contextual"}
 MAX_PATHS = 20_000
@@ -190,9 +190,11 @@ class PromptBox(Vertical):
     PromptBox > PromptInput { height: auto; min-height: 3; max-height: 10; }
     """
 
-    def __init__(self, root: Path, *, id: str | None = None) -> None:
+    def __init__(self, root: Path, complete_command: Callable[[str], list[tuple[str, str]]], *,
+                 id: str | None = None) -> None:
         super().__init__(id=id)
         self.root = root
+        self.complete_command = complete_command      # '/co' -> [(name, aligned row)]: the app's command table
         self.paths: list[str] | None = None
 
     def compose(self):
@@ -212,9 +214,7 @@ class PromptBox(Vertical):
         line = area.document[row][:col]
         text = area.text
         if row == 0 and text.startswith("/") and " " not in text and "\n" not in text:
-            found = commands.complete(text)
-            width = max((len(f"{c.name} {c.usage}".strip()) for c in found), default=0)
-            completion.suggest([(c.name, commands.completion_label(c, width)) for c in found])
+            completion.suggest(self.complete_command(text))
             return
         match = AT_TOKEN.search(line)
         if match and self.paths is not None:

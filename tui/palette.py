@@ -1,0 +1,28 @@
+"""The slash commands in Textual's command palette (ctrl+p), listed before anything is typed."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from contextual.tui import commands
+
+
+class SlashCommands(Provider):
+    """The slash commands in Textual's command palette, listed before anything is typed."""
+
+    async def discover(self) -> Hits:
+        for command in commands.COMMANDS:
+            yield DiscoveryHit(f"{command.name}  {command.help}", self._runner(command), help=command.usage or None)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for command in commands.COMMANDS:
+            score = matcher.match(f"{command.name} {command.help}")
+            if score > 0:
+                yield Hit(score, matcher.highlight(f"{command.name}  {command.help}"), self._runner(command),
+                          help=command.usage or None)
+
+    def _runner(self, command: commands.Command) -> Callable[[], Any]:
+        return lambda: self.app.run_command(command, "")

@@ -1,0 +1,29 @@
+"""/compact [N] [instructions] (and ctrl+k): summarise older rounds now, previewed."""
+
+from __future__ import annotations
+
+from contextual.tui.format import plural
+from contextual.tui.slash.port import AppPort
+
+
+class Compact:
+    async def run(self, app: AppPort, argument: str) -> None:
+        first, _, rest = argument.partition(" ")
+        keep = int(first) if first.isdigit() else None
+        self.start(app, rest.strip() if keep is not None else argument or None, keep)
+
+    def start(self, app: AppPort, instructions: str | None = None, keep: int | None = None) -> None:
+        from contextual.tui.screens.compact_choice import CompactChoice
+        if app.busy("compact"):
+            return
+        from contextual.core.context.history import rounds
+        closed = len(rounds(app.engine.history.messages))
+        configured = app.config.keep_rounds
+        if keep is None and closed <= configured:
+            if closed < 2:
+                app.notify(f"Nothing to compact yet: {plural(closed, 'round')} in history.", timeout=4)
+                return
+            app.push_screen(CompactChoice(closed, configured),
+                            lambda n: app.start_compaction(instructions, n) if n else None)
+            return
+        app.start_compaction(instructions, keep)

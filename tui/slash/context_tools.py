@@ -1,0 +1,86 @@
+"""Issue 19's commands: /compactions, /ledger, /diff, /policies, re-injecting a lost fact, pinning from History.
+They use the engine's public calls only: `remind`, `toggle_pin`, `set_policy`, `sent` and `compactions`."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from contextual.core.agent import Engine
+from contextual.core.messages import Message
+from contextual.tui.prompt_view import Shown
+from contextual.tui.slash.port import AppPort
+
+
+def pinned_ids(engine: Engine) -> frozenset[str]:
+    return frozenset(engine.pins.ids)
+
+
+def with_pins(shown: Shown, engine: Engine) -> Shown:
+    """The shown prompt with its pinned messages' tokens summed (the meter's own segment)."""
+    ids = pinned_ids(engine)
+    if not ids:
+        return shown
+    return replace(shown, pinned=sum(m.tokens for source, m in shown.by_source().items() if source in ids))
+
+
+def reinject(app: AppPort, fact: Any) -> None:
+    """A lost fact chosen in a ledger: it rides as a reminder on the next message the user sends."""
+    if fact is None:
+        return
+    app.engine.remind(fact.reminder())
+    app.show_prompt()
+    app.notify(f"re-injected into your next message: {fact.kind} {fact.text[:60]}", timeout=4)
+
+
+def toggle_pin(app: AppPort, message: Message) -> None:
+    if message.role == "summary":
+        app.notify("Summaries are never compressed or archived: nothing to pin.", timeout=3)
+        return
+    pinned = app.engine.toggle_pin(message.id)
+    app.show_prompt()
+    app.notify(("pinned: kept whole, never compressed or archived" if pinned else "unpinned"), timeout=3)
+
+
+class Compactions:
+    async def run(self, app: AppPort, argument: str) -> None:
+        from contextual.tui.screens.compaction_history import CompactionHistoryScreen
+        app.push_screen(CompactionHistoryScreen(list(app.engine.compactions)), lambda fact: reinject(app, fact))
+
+
+class Ledger:
+    async def run(self, app: AppPort, argument: str) -> None:
+        logged = [(i, e) for i, e in enumerate(app.engine.compactions, 1) if e.get("lossLedger") is not None]
+        if argument.strip().isdigit():
+            logged = [(i, e) for i, e in logged if i == int(argument)]
+        if not logged:
+            app.notify("No loss ledger yet: it is made at each compaction (see /compactions).", timeout=4)
+            return
+        from contextual.core.context.ledger import Ledger as LossLedger
+        from contextual.tui.screens.loss_ledger import LossLedgerScreen
+        number, entry = logged[-1]
+        app.push_screen(LossLedgerScreen(LossLedger.from_dict(entry.get("lossLedger")),
+                                         f"Compaction #{number}: what it dropped"), lambda fact: reinject(app, fact))
+
+
+class Diff:
+    async def run(self, app: AppPort, argument: str) -> None:
+        from contextual.tui.screens.prompt_diff import PromptDiffScreen
+        app.push_screen(PromptDiffScreen(log=app.engine.sent))
+
+
+class Policies:
+    async def run(self, app: AppPort, argument: str) -> None:
+        if app.busy("replay the session under each policy"):
+            return
+        await app.started()
+        from contextual.tui.screens.policies import PoliciesScreen      # the replay machinery: loaded when asked for
+        record = await app.host.transcript(app.engine)
+        app.push_screen(PoliciesScreen(record, app.config, app.engine.policy), lambda p: self.picked(app, p))
+
+    def picked(self, app: AppPort, policy: str | None) -> None:
+        if not policy or policy == app.engine.policy:
+            return
+        app.engine.set_policy(policy)
+        app.show_prompt()
+        app.notify(f"context policy: {policy} (from the next call of this session)", timeout=4)

@@ -1,0 +1,61 @@
+"""/init, /export, and `!command`: commands that write or run something in the project."""
+
+from __future__ import annotations
+
+import asyncio
+
+from contextual.tui.slash.port import AppPort
+
+SHELL_LINES = 200          # the tail of a `!command`'s output the chat shows
+
+
+class Init:
+    async def run(self, app: AppPort, argument: str) -> None:
+        from contextual.tui.starter import starter_code_law
+        path = app.config.project_root / "CODE_LAW.md"
+        if path.exists():
+            await app.say(f"{path.name} exists already: edit it, /init never overwrites it", "warning")
+            return
+        text = await asyncio.to_thread(starter_code_law, app.config.project_root)
+        path.write_text(text, encoding="utf-8")
+        await app.say(f"wrote {path.name} ({len(text.splitlines())} lines): every prompt now starts with it (L2); "
+                      "edit it to your rules")
+        app.show_prompt()
+
+
+class Export:
+    async def run(self, app: AppPort, argument: str) -> None:
+        from contextual.tui.transcript import transcript_markdown
+        name = argument.strip() or f"contextual-{(app.engine.session_id or 'session')[:8]}.md"
+        path = app.config.project_root / name
+        messages = await app.host.transcript(app.engine)
+        try:
+            path.write_text(transcript_markdown(messages, app.config.model or ""), encoding="utf-8")
+        except OSError as exc:
+            await app.say(f"export failed: {exc}", "error")
+            return
+        await app.say(f"transcript written to {path}")
+
+
+def run_shell(app: AppPort, command: str) -> None:
+    """`!command`: run it in the project (not through the agent) and show what it printed."""
+    if command:
+        app.run_worker(_shell(app, command), group="shell", exit_on_error=False)
+
+
+async def _shell(app: AppPort, command: str) -> None:
+    await app.say(f"$ {command}", "info")
+    try:
+        proc = await asyncio.create_subprocess_shell(command, cwd=app.config.project_root,
+                                                     stdout=asyncio.subprocess.PIPE,
+                                                     stderr=asyncio.subprocess.STDOUT,
+                                                     stdin=asyncio.subprocess.DEVNULL)
+        out, _ = await proc.communicate()
+    except OSError as exc:
+        await app.say(f"could not run it: {exc}", "error")
+        return
+    text = out.decode("utf-8", "replace").rstrip()
+    lines = text.splitlines()
+    if len(lines) > SHELL_LINES:
+        text = "\n".join(["…"] + lines[-SHELL_LINES:])
+    await app.show_shell_output(text, proc.returncode or 0)

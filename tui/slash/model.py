@@ -1,0 +1,59 @@
+"""/model [name]: pick a model the server lists, or switch to NAME; how to configure one when none is."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from contextual.core.config import Config
+from contextual.tui.slash.port import AppPort
+
+
+def how_to_configure(config: Config) -> str:
+    return (f"{config.missing_model_message()}\n\n"
+            "Set a model and an endpoint, then restart:\n"
+            "  • environment: CONTEXTUAL_MODEL, CONTEXTUAL_BASE_URL, CONTEXTUAL_API_KEY (CONTEXTUAL_PROVIDER=anthropic "
+            "for Anthropic's API)\n"
+            f"  • or the config file {config.home / 'config.toml'} (or .contextual/config.toml in the project):\n"
+            '      model = "qwen2.5-coder:7b"\n      base_url = "http://localhost:11434/v1"\n'
+            "  • local servers: Ollama at http://localhost:11434/v1, llama.cpp (llama-server) at "
+            "http://localhost:8080/v1, vLLM at http://localhost:8000/v1\n\n"
+            "Meanwhile you can browse past sessions with /resume (ctrl+r).")
+
+
+class Model:
+    async def run(self, app: AppPort, argument: str) -> None:
+        from contextual.tui.screens.info import InfoScreen
+        if argument:
+            self.switch(app, argument)
+            return
+        if app.config.missing_model_message():
+            app.push_screen(InfoScreen("Model", Text(how_to_configure(app.config))))
+            return
+        app.run_worker(self._pick(app), group="models", exclusive=True, exit_on_error=False)
+
+    async def _pick(self, app: AppPort) -> None:
+        from contextual.tui.screens.model_picker import ModelPicker
+        names: list[str] = []
+        problem = ""
+        lister = getattr(app.engine.provider, "list_models", None)
+        if lister is None:
+            problem = "this provider cannot list its models: type /model NAME"
+        else:
+            try:
+                names = list(await lister())
+            except Exception as exc:          # a server without /v1/models: say so, keep /model NAME
+                problem = f"the server did not list its models ({type(exc).__name__}: {exc}); type /model NAME"
+        chosen = await app.push_screen_wait(ModelPicker(app.config, names, problem))
+        if chosen:
+            self.switch(app, chosen)
+
+    def switch(self, app: AppPort, name: str) -> None:
+        if app.busy("switch the model"):
+            return
+        if app.engine.provider is None:
+            app.notify("No endpoint is configured: set CONTEXTUAL_BASE_URL first (see /model).", severity="warning")
+            return
+        app.engine.set_model(name)
+        app.host.config = app.engine.config          # new sessions (/clear, /resume) use it too
+        app.show_prompt()
+        app.notify(f"model: {name} (for the next turns of this session)")

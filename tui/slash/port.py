@@ -1,0 +1,85 @@
+"""The narrow set of things a slash command may ask of the app (as `tui.surfaces.Surfaces` is for the router)."""
+
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable, Protocol
+
+from contextual.core.agent import Engine
+from contextual.core.config import Config
+from contextual.core.messages import Message
+from contextual.tui.host import Host, Opened
+from contextual.tui.prompt_view import Shown
+from contextual.tui.settings import Remembered
+
+
+class AppPort(Protocol):
+    engine: Engine
+    host: Host
+    remembered: Remembered
+    shown: Shown | None                # the prompt shown now (meter, History)
+    last_sent: Shown | None            # the prompt of the latest model call
+
+    @property
+    def config(self) -> Config: ...
+
+    # ----- state and guards
+    def busy(self, what: str) -> bool:
+        """True (and says so) when a turn or compaction runs: ``what`` cannot start now."""
+
+    def worker_running(self, group: str) -> bool: ...
+
+    async def started(self) -> None:
+        """Wait until the tokenizer is loaded and the server asked."""
+
+    # ----- showing
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = True) -> None: ...
+
+    async def say(self, text: str, level: str = "info") -> None:
+        """A notice in the chat."""
+
+    async def show_shell_output(self, output: str, exit_code: int) -> None: ...
+
+    async def show_transcript(self, messages: list[Message]) -> None:
+        """The chat rebuilt from a session's record, every turn mounted."""
+
+    def show_prompt(self) -> None:
+        """History, meter and top bar re-read from the engine's next prompt."""
+
+    async def show_engine(self, opened: Opened) -> None: ...
+
+    def refresh_undoable(self) -> None: ...
+
+    async def mcp_changed(self) -> None: ...
+
+    # ----- screens, input, work
+    def push_screen(self, screen: Any, callback: Callable[[Any], Any] | None = None) -> Any: ...
+
+    async def push_screen_wait(self, screen: Any) -> Any:
+        """Only from a worker: the screen's result."""
+
+    def run_worker(self, work: Awaitable[Any], *, group: str = "default", exclusive: bool = False,
+                   exit_on_error: bool = True) -> Any: ...
+
+    async def run_action(self, action: str) -> Any: ...
+
+    def pending_input(self) -> str: ...
+
+    def load_input(self, text: str) -> None: ...
+
+    def start_compaction(self, instructions: str | None, keep_rounds: int | None) -> None:
+        """The compaction worker (previewed, in the turn group)."""
+
+
+class Handler(Protocol):
+    async def run(self, app: AppPort, argument: str) -> None: ...
+
+
+class RunAction:
+    """A command that is one of Textual's own actions (/theme, /quit)."""
+
+    def __init__(self, action: str) -> None:
+        self.action = action
+
+    async def run(self, app: AppPort, argument: str) -> None:
+        await app.run_action(self.action)

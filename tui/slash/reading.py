@@ -1,0 +1,67 @@
+"""Commands that open something to read: /context (ctrl+l), /mcp, /help, and a History row's text."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from contextual.core.messages import Message
+from contextual.tui.format import final_answer
+from contextual.tui.slash.port import AppPort
+
+KEYS = (("enter", "send · ctrl+j (shift+enter) new line · up/down past inputs (kept per project)"),
+        ("!command", "run a shell command in the project and show its output"),
+        ("@path /cmd", "tab completes, up/down choose, esc closes"),
+        ("esc", "interrupt the running turn (recorded as interrupted) or the compaction"),
+        ("ctrl+c", "interrupt a running turn; when idle, twice quits"),
+        ("enter in History", "open the row: stored vs full for tool results, the text for others"),
+        ("[ ]", "browse past turns in the Scratchpad"),
+        ("f2 f3 f4 · f6", "show/hide chat, scratchpad, history (tabs below 100 columns) · resize the side"),
+        ("ctrl+p", "command palette"), ("ctrl+q", "quit"))
+
+
+class Context:
+    async def run(self, app: AppPort, argument: str) -> None:
+        from contextual.tui.prompt_view import next_prompt
+        from contextual.tui.screens.context_view import ContextScreen
+        await app.started()
+        pending = app.pending_input()
+        shown = next_prompt(app.engine, pending if not pending.startswith(("/", "!")) else "")
+        app.push_screen(ContextScreen(shown, app.last_sent))
+
+
+class MCP:
+    async def run(self, app: AppPort, argument: str) -> None:
+        from contextual.tui.screens.mcp import MCPScreen
+        await app.mcp_changed()
+        manager = app.engine.mcp
+        app.push_screen(MCPScreen(manager.rows() if manager is not None else [],
+                                  app.shown.layers.get("L1", 0) if app.shown is not None else 0))
+
+
+class Help:
+    """Every command of the table it is given, then the keys."""
+
+    def __init__(self, commands: tuple) -> None:
+        self.commands = commands
+
+    async def run(self, app: AppPort, argument: str) -> None:
+        from rich.table import Table
+        from contextual.tui.screens.info import InfoScreen
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold cyan", no_wrap=True)
+        table.add_column()
+        for c in self.commands:
+            table.add_row(f"{c.name} {c.usage}".strip(), c.help)
+        table.add_row("", "")
+        for keys, what in KEYS:
+            table.add_row(keys, what)
+        app.push_screen(InfoScreen("Help", table))
+
+
+def open_text(app: AppPort, message: Message) -> None:
+    from textual.widgets import Markdown
+    from contextual.tui.screens.info import InfoScreen
+    title = {"summary": f"Summary #{message.meta.get('number', '')}".strip(), "user": "You",
+             "assistant": "Agent"}.get(message.role, message.role)
+    body = final_answer(message) if message.meta.get("final") else message.content
+    app.push_screen(InfoScreen(title, Markdown(body) if message.role != "user" else Text(body)))

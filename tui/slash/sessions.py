@@ -1,0 +1,55 @@
+"""/clear, /resume (ctrl+r), /title: which session the app shows."""
+
+from __future__ import annotations
+
+from contextual.tui.slash.port import AppPort
+
+
+class Clear:
+    async def run(self, app: AppPort, argument: str) -> None:
+        if app.busy("start a new session"):
+            return
+        await app.host.close(app.engine)
+        await app.show_engine(app.host.new_engine())
+        await app.say("New session. The previous one is saved: /resume reopens it.")
+
+
+class Resume:
+    async def run(self, app: AppPort, argument: str) -> None:
+        from contextual.tui.screens.session_picker import SessionPicker
+        if app.busy("resume"):
+            return
+        try:
+            sessions = app.host.list_sessions()
+        except Exception as exc:
+            app.notify(f"cannot list sessions: {exc}", severity="error")
+            return
+        app.push_screen(SessionPicker(sessions, app.remembered, app.engine.session_id),
+                        lambda session_id: self.picked(app, session_id))
+
+    async def picked(self, app: AppPort, session_id: str | None) -> None:
+        if not session_id:
+            return
+        if session_id == app.engine.session_id:
+            app.notify("That is the session you are in.", timeout=3)
+            return
+        await resume(app, session_id)
+
+
+async def resume(app: AppPort, session_id: str | None) -> None:
+    try:
+        opened = app.host.resume(session_id)
+    except Exception as exc:
+        await app.say(f"cannot resume: {exc}", "error")
+        return
+    await app.host.close(app.engine)
+    await app.show_engine(opened)
+
+
+class Title:
+    async def run(self, app: AppPort, argument: str) -> None:
+        if app.engine.session_id is None:
+            app.notify("The session gets its file at the first message: title it after that.", timeout=4)
+            return
+        app.remembered.set_title(app.engine.session_id, argument)
+        app.notify(f"title: {argument}" if argument.strip() else "title cleared", timeout=3)

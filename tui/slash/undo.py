@@ -1,0 +1,67 @@
+"""/rewind and /undo: take the conversation (and, when asked, the files) back."""
+
+from __future__ import annotations
+
+from contextual.core.messages import Message
+from contextual.tui.slash.port import AppPort
+
+
+async def confirm_overwrite(app: AppPort, paths: list[str]) -> bool:
+    """Asked by undo before it overwrites files the user edited by hand after the turn."""
+    from contextual.tui.screens.undo_confirm import UndoConfirmModal
+    return bool(await app.push_screen_wait(UndoConfirmModal(paths)))
+
+
+class Rewind:
+    async def run(self, app: AppPort, argument: str) -> None:
+        if app.busy("rewind"):
+            return
+        mine = [m for m in app.engine.history.messages if m.role == "user" and not m.meta.get("undo")]
+        if not mine:
+            app.notify("Nothing to rewind to: no message of yours in the history (older ones were compacted).",
+                       timeout=4)
+            return
+        app.run_worker(self._rewind(app, mine), group="undo", exclusive=True, exit_on_error=False)
+
+    async def _rewind(self, app: AppPort, mine: list[Message]) -> None:
+        from contextual.tui.host import undoable_turns_of
+        from contextual.tui.screens.rewind_picker import RewindPicker
+        engine = app.engine
+        try:
+            changed = await undoable_turns_of(engine)
+        except Exception:                  # an unreadable session: rewinding the conversation still works
+            changed = set()
+        chosen = await app.push_screen_wait(RewindPicker(mine, changed))
+        if not chosen:
+            return
+        message_id, with_files = chosen
+        history = engine.history.messages
+        index = next(i for i, m in enumerate(history) if m.id == message_id)
+        later_turns = {m.meta.get("turn") for m in history[index:] if m.role == "user"}
+        if with_files:
+            for line in await app.host.restore_turns(engine, later_turns, lambda p: confirm_overwrite(app, p)):
+                await app.say(line, "error" if line.startswith("undo failed") else "info")
+        message = engine.rewind_to(message_id)
+        await app.show_transcript(await app.host.transcript(engine))
+        raw = message.meta.get("raw", message.content)
+        await app.say(f"rewound to before: {raw[:80]}" + (" (files restored)" if with_files else " (files unchanged)"))
+        app.load_input(raw)
+        app.show_prompt()
+        app.refresh_undoable()
+
+
+class Undo:
+    async def run(self, app: AppPort, argument: str) -> None:
+        if app.busy("undo") or app.worker_running("undo"):
+            return
+        # A worker: the confirmation modal is awaited there, and the app keeps handling keys meanwhile.
+        app.run_worker(self._undo(app), group="undo", exclusive=True, exit_on_error=False)
+
+    async def _undo(self, app: AppPort) -> None:
+        try:
+            shown = await app.host.undo(app.engine, lambda p: confirm_overwrite(app, p))
+        except Exception as exc:      # never lose the app over an undo
+            shown = f"undo failed: {type(exc).__name__}: {exc}"
+        await app.say(shown, "error" if shown.startswith("undo failed") else "info")
+        app.show_prompt()
+        app.refresh_undoable()
