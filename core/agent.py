@@ -26,6 +26,7 @@ from contextual.core.messages import Message
 from contextual.core.ports import SessionSink, SnapshotHook
 from contextual.core.prompt import PromptView, Trigger
 from contextual.core.providers.base import Provider
+from contextual.core.session.schema import CompactionRecord
 from contextual.core.tools.base import Tool, ToolContext
 
 __all__ = ["Engine", "FORMAT_ERROR_TOOL"]
@@ -77,7 +78,7 @@ class Engine:
         return self.prompt.usage.last
 
     @property
-    def compactions(self) -> list[dict]:
+    def compactions(self) -> list[CompactionRecord]:
         return self.compactor.log
 
     @property
@@ -176,7 +177,7 @@ class Engine:
         return self.turn.sync_tools()
 
     def restore(self, history: list[Message], last_usage: int | None, todos: list[dict],
-                compactions: list[dict], warnings: list[str] = ()) -> None:
+                compactions: list[CompactionRecord], warnings: list[str] = ()) -> None:
         """Resume: history-as-stored, the last usage (so the trigger is right at once), todos, compaction log,
         and what the loader warned about (skipped lines)."""
         self.prompt.restore(history, last_usage)

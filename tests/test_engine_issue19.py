@@ -8,7 +8,6 @@ import json
 
 from contextual.core.agent import Engine
 from contextual.core.context.compaction_review import CompactionReview, ReviewDecision
-from contextual.core.context.ledger import Ledger
 from contextual.core.events import CompactionFinished
 from contextual.core.providers.factory import make_provider
 from contextual.core.session import SessionWriter, load_session
@@ -66,7 +65,7 @@ async def test_a_compaction_stores_its_ledger_and_a_reinjected_item_rides_on_the
         events = await compact(engine)
         done = [e for e in events if isinstance(e, CompactionFinished)][-1]
         assert not done.refused and done.summary
-        ledger = Ledger.from_dict(engine.compactions[-1]["lossLedger"])
+        ledger = engine.compactions[-1].loss_ledger
         lost = {f.text: f for f in ledger.facts}
         assert "invoice_total_q9" in lost and "parcel_weight_k4" in lost      # the summary never named them
         assert "RETRY_LIMIT_Z7" not in lost                                   # the kept round holds it
@@ -81,7 +80,7 @@ async def test_a_compaction_stores_its_ledger_and_a_reinjected_item_rides_on_the
         assert engine.reminders == []                                          # it rode once
         await engine.session.close()
         log = load_session(engine.session.path).compactions
-    assert Ledger.from_dict(log[-1]["lossLedger"]) == ledger
+    assert log[-1].loss_ledger == ledger
 
 
 async def test_a_pinned_observation_is_sent_whole_survives_compaction_and_the_summary_is_told(tmp_path):
@@ -128,7 +127,7 @@ async def test_the_preview_holds_the_summary_until_accepted_and_the_edit_is_what
         assert "name every function" in contents(model.summary_requests[-1])
         summary = engine.history.messages[0]
         assert summary.role == "summary" and summary.content == "EDITED-SUMMARY invoice_total_q9"
-        lost = {f.text for f in Ledger.from_dict(engine.compactions[-1]["lossLedger"]).facts}
+        lost = {f.text for f in engine.compactions[-1].loss_ledger.facts}
         assert "invoice_total_q9" not in lost and "parcel_weight_k4" in lost
         path = engine.session.path
         await engine.session.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextual.core.session.schema import CompactionRecord
 from contextual.core.context.history import HistoryManager, plan_compaction, rounds
 from contextual.core.context.pins import Pins, pinned_form, protect, summary_note, unit_of
 from contextual.core.messages import Message
@@ -94,8 +95,9 @@ async def test_the_session_restores_pins_and_the_pinned_messages_a_compaction_ke
     plan = protect(plan_compaction(messages, keep_rounds=1), pins)
     summary = Message("summary", "rounds 0-1 in short")
     first_kept = messages[8]                            # round 2's user message
-    writer.append_compaction(trigger="manual", pre_tokens=900, post_tokens=300, summary=summary,
-                             kept_from_id=first_kept.id, pinned_ids=[m.id for m in plan.kept if m.id in pins])
+    writer.append_compaction(CompactionRecord("manual", 900, 300, kept_from_id=first_kept.id, 
+                                              pinned_ids=tuple(m.id for m in plan.kept if m.id in pins)),
+                             summary)
     await writer.close()
 
     loaded = load_session(writer.path)

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from contextual.core.session.schema import CompactionRecord
 from contextual.core.messages import Message
 from contextual.core.session import SessionError, SessionWriter, load_session
 
@@ -119,8 +120,8 @@ def test_compaction_keeping_a_lost_message_keeps_everything_and_warns(tmp_path):
     project.mkdir()
     writer = SessionWriter.create(tmp_path / "home", project)
     writer.append_message(Message("user", "a"))
-    writer.append_compaction(trigger="manual", pre_tokens=10, post_tokens=5, files_included=[],
-                             summary=Message("summary", "S"), kept_from_id="lost-id")
+    writer.append_compaction(CompactionRecord("manual", 10, 5, kept_from_id="lost-id"),
+                             Message("summary", "S"))
     writer.close_sync()
     loaded = load_session(writer.path)
     assert [m.content for m in loaded.history] == ["S", "a"]

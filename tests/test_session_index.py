@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from contextual.core.session.schema import CompactionRecord
 from contextual.core.events import UsageEvent
 from contextual.core.messages import Message
 from contextual.core.session import SessionWriter, find_session, latest_session, list_sessions, load_session
@@ -19,8 +20,8 @@ def make_session(home, project, prompts, *, session_id=None, usage=None, compact
     if usage:
         writer.append_usage(UsageEvent(*usage))
     if compact:
-        writer.append_compaction(trigger="manual", pre_tokens=900, post_tokens=120, files_included=[],
-                                 summary=Message("summary", "S"), kept_from_id=None)
+        writer.append_compaction(CompactionRecord("manual", 900, 120, kept_from_id=None),
+                                 Message("summary", "S"))
     writer.close_sync()
     return writer.path
 

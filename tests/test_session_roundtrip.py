@@ -11,6 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from contextual.core.session.schema import CompactionRecord
 from contextual.core.events import UsageEvent
 from contextual.core.messages import Message
 from contextual.core.session import SessionWriter, load_session
@@ -112,9 +113,9 @@ async def play(operations: list, home: Path, project: Path) -> tuple[Simulator, 
             candidates = [m for m in sim.kept if m.id in sim.written_ids]
             kept_from = None if choice is None or not candidates else candidates[choice % len(candidates)].id
             summary = Message("summary", summary_text, meta={"rounds": 2}) if has_summary else None
-            writer.append_compaction(trigger="auto", pre_tokens=1000, post_tokens=100, files_included=["a.py"],
-                                     summary=summary, kept_from_id=kept_from,
-                                     fallback=None if has_summary else "summary timed out")
+            writer.append_compaction(CompactionRecord("auto", 1000, 100, files_included=("a.py",), kept_from_id=kept_from,
+                                                      fallback=None if has_summary else "summary timed out"),
+                                     summary)
             if kept_from is None:
                 sim.kept = []
             else:
@@ -153,8 +154,8 @@ def test_compaction_log_records_metadata_and_fallback(tmp_path):
                   ("compact", 0, True, "the summary")]
     sim, path = asyncio.run(play(operations, tmp_path / "home", project))
     loaded = load_session(path)
-    assert [c["fallback"] for c in loaded.compactions] == ["summary timed out", None]
-    assert loaded.compactions[0]["filesIncluded"] == ["a.py"]
-    assert loaded.compactions[1]["preTokens"] == 1000 and loaded.compactions[1]["postTokens"] == 100
+    assert [c.fallback for c in loaded.compactions] == ["summary timed out", None]
+    assert loaded.compactions[0].files_included == ("a.py",)
+    assert loaded.compactions[1].pre_tokens == 1000 and loaded.compactions[1].post_tokens == 100
     assert [m.content for m in loaded.history] == ["the summary", "again"]
     assert loaded.history == sim.history

@@ -10,6 +10,7 @@ import stat
 
 import pytest
 
+from contextual.core.session.schema import CompactionRecord
 from contextual.core.events import UsageEvent
 from contextual.core.messages import Message
 from contextual.core.session import SessionError, SessionLocked, SessionWriter, is_locked, load_session, sessions_dir
@@ -68,8 +69,8 @@ async def test_compaction_writes_boundary_then_summary(tmp_path, project):
     writer.append_message(Message("user", "old"))
     writer.append_message(kept)
     writer.append_usage(UsageEvent(5000, 100))
-    writer.append_compaction(trigger="auto", pre_tokens=5100, post_tokens=900, files_included=["a.py"],
-                             summary=Message("summary", "## Summary"), kept_from_id=kept.id)
+    writer.append_compaction(CompactionRecord("auto", 5100, 900, files_included=("a.py",), kept_from_id=kept.id),
+                             Message("summary", "## Summary"))
     writer.append_todos([{"content": "step", "status": "in_progress"}])
     await writer.close()
     rows = entries(writer.path)
@@ -235,8 +236,8 @@ async def test_fsync_at_turn_end_and_right_after_a_compaction(tmp_path, project,
     assert synced == []
     await writer.flush(fsync=True)
     assert len(synced) == 1
-    writer.append_compaction(trigger="auto", pre_tokens=1, post_tokens=1, files_included=[],
-                             summary=None, kept_from_id=None, fallback="timed out")
+    writer.append_compaction(CompactionRecord("auto", 1, 1, fallback="timed out", kept_from_id=None),
+                             None)
     await writer.flush()   # a plain flush, yet the compaction is forced to disk
     assert len(synced) == 2
     await writer.close()

@@ -6,6 +6,7 @@ import asyncio
 
 from pathlib import Path
 
+from contextual.core.session.schema import CompactionRecord
 from contextual.core.messages import Message
 from contextual.core.session import SessionWriter, load_session
 from contextual.core.snapshot import GhostSnapshots
@@ -76,8 +77,8 @@ def test_snapshots_stay_out_of_history_and_survive_a_compaction_and_a_resume(tmp
     before = asyncio.run(record_turn(home, repo, "sess-c"))
     path = home / "projects" / str(repo.resolve()).replace("/", "-") / "sess-c.jsonl"
     writer = SessionWriter.reopen(path)                   # a resume, then a compaction archiving everything
-    writer.append_compaction(trigger="manual", pre_tokens=900, post_tokens=100,
-                             summary=Message("summary", "the user asked for a refactor"), kept_from_id=None)
+    writer.append_compaction(CompactionRecord("manual", 900, 100, kept_from_id=None),
+                             Message("summary", "the user asked for a refactor"))
     writer.close_sync()
     loaded = load_session(path)
     assert [m.role for m in loaded.history] == ["summary"]

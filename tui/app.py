@@ -26,6 +26,7 @@ from textual.worker import Worker, WorkerState
 from contextual.core import tokens
 from contextual.core.config import Config
 from contextual.core.messages import Message
+from contextual.core.session.schema import CompactionRecord
 from contextual.tui import commands
 from contextual.tui.host import Host, Opened, undoable_turns_of
 from contextual.tui.layout import Regions
@@ -127,7 +128,7 @@ class ContextualApp(App):
             if worker.group == "turn" and worker.state in (WorkerState.PENDING, WorkerState.RUNNING):
                 worker.cancel()
 
-    def compactions_logged(self) -> list[dict]:
+    def compactions_logged(self) -> list[CompactionRecord]:
         return list(self.engine.compactions)
 
     # ----- layout

@@ -221,10 +221,9 @@ class EventRouter:
             note = f"compacted ({e.trigger}): {tokens(e.pre_tokens)} → {tokens(e.post_tokens)} tokens, " \
                    f"{plural(e.rounds_archived, 'round')} archived"
             logged = self.ui.compactions_logged()
-            ledger = (logged[-1].get("lossLedger") or {}) if logged else {}
-            if ledger:                 # issue 19.2: what it lost, one command away
-                lost = len(ledger.get("facts", [])) + sum((ledger.get("omitted") or {}).values())
-                note += f" · {plural(lost, 'fact')} lost (/ledger shows them, enter re-injects one)"
+            ledger = logged[-1].loss_ledger if logged else None
+            if ledger is not None and ledger.lost():      # issue 19.2: what it lost, one command away
+                note += f" · {plural(ledger.lost(), 'fact')} lost (/ledger shows them, enter re-injects one)"
             await self.ui.chat.add_notice(note + (f" · fallback: {e.fallback}" if e.fallback else ""),
                                           "warning" if e.fallback else "info")
         # An automatic compaction inside a turn: the turn waits until its card has been read.
@@ -238,7 +237,14 @@ class EventRouter:
         if modal is None or modal.result is not None or not modal.is_attached:
             return
         logged = self.ui.compactions_logged()[self._logged_before:]
-        modal.finish(logged[-1] if logged else {"refused": "the compaction was cancelled before it changed anything"})
+        if logged:
+            r = logged[-1]
+            modal.finish(ev.CompactionFinished(r.trigger if r.trigger in ("auto", "manual") else modal.trigger,
+                                               r.pre_tokens or 0, r.post_tokens or 0, r.rounds_archived or 0,
+                                               r.files_included, "", r.fallback))
+        else:
+            modal.finish(ev.CompactionFinished(modal.trigger, 0, 0, 0, (), "",
+                                               refused="the compaction was cancelled before it changed anything"))
 
     async def on_ToolsChanged(self, e: ev.ToolsChanged) -> None:
         change = " ".join([f"+{t}" for t in e.added] + [f"-{t}" for t in e.removed])

@@ -6,6 +6,7 @@ from typing import Any, Callable, Protocol
 
 from textual.screen import Screen
 
+from contextual.core.session.schema import CompactionRecord
 from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.scratchpad import ScratchpadView
 from contextual.tui.widgets.status_line import StatusLine
@@ -32,5 +33,5 @@ class Surfaces(Protocol):
     def stop_turn(self) -> None:
         """Cancel the running turn (its worker): the engine records it as interrupted."""
 
-    def compactions_logged(self) -> list[dict]:
+    def compactions_logged(self) -> list[CompactionRecord]:
         """The engine's compaction log, newest last (what a cut compaction stream left behind)."""

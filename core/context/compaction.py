@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import AsyncIterator, Callable
 
-from contextual.core.clock import now_iso
 from contextual.core.config import Config
 from contextual.core.context.file_analyzer import FileReport, analyze_files
 from contextual.core.context.history import CompactionPlan, plan_compaction, rounds
@@ -98,9 +97,3 @@ async def pump(task: asyncio.Future, progress: asyncio.Queue) -> AsyncIterator[C
     while not progress.empty():
         yield progress.get_nowait()
 
-
-def log_entry(outcome: CompactionOutcome, pre: int, post: int) -> dict:
-    """The compaction log line (`/compactions`, the session's compact_boundary metadata)."""
-    return {"timestamp": now_iso(), "trigger": outcome.trigger, "preTokens": pre,
-            "postTokens": post, "filesIncluded": list(outcome.files_included), "fallback": outcome.fallback,
-            "roundsArchived": outcome.plan.rounds_archived}

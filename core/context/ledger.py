@@ -87,6 +87,10 @@ class Ledger:
     facts: tuple[LostFact, ...]
     omitted: dict[str, int]          # per kind, lost facts past the cap (counted, not listed)
 
+    def lost(self) -> int:
+        """Every lost fact, listed or only counted."""
+        return len(self.facts) + sum(self.omitted.values())
+
     def of_kind(self, kind: Kind) -> list[LostFact]:
         return [f for f in self.facts if f.kind == kind]
 

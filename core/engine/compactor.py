@@ -7,6 +7,7 @@ import asyncio
 import time
 from typing import AsyncIterator, Sequence
 
+from contextual.core.clock import now_iso
 from contextual.core.context import compaction, review_flow
 from contextual.core.context.file_analyzer import FileReport
 from contextual.core.context.history import CompactionPlan
@@ -16,6 +17,7 @@ from contextual.core.engine.recorder import Recorder
 from contextual.core.engine.settings import Settings
 from contextual.core.events import (CompactionFinished, CompactionProgress, CompactionStarted, EngineEvent,
                                     PromptChanged)
+from contextual.core.session.schema import CompactionRecord
 
 
 class Compactor:
@@ -26,7 +28,7 @@ class Compactor:
         self._recorder = recorder
         self._pins = pins
         self._interactive = interactive
-        self.log: list[dict] = []                 # the compaction log (`/compactions`), newest last
+        self.log: list[CompactionRecord] = []                 # the compaction log (`/compactions`), newest last
         self._summary_task: asyncio.Task | None = None
         self._cancelled = False
 
@@ -120,14 +122,10 @@ class Compactor:
                                        prompt.history.summaries)
         prompt.apply_compaction(outcome.plan, outcome.summary)
         post = prompt.build().total
-        entry = {**compaction.log_entry(outcome, pre, post), "lossLedger": ledger.to_dict()}
-        self.log.append(entry)
-        session = self._recorder.session
-        if session is not None:
-            session.append_compaction(trigger=outcome.trigger, pre_tokens=pre, post_tokens=post,
-                                      files_included=list(outcome.files_included), summary=outcome.summary,
-                                      kept_from_id=next((m.id for m in prompt.history.messages
-                                                         if m.role != "summary" and m.id not in held), None),
-                                      fallback=outcome.fallback, loss_ledger=entry["lossLedger"],
-                                      pinned_ids=list(held))
+        kept_from = next((m.id for m in prompt.history.messages if m.role != "summary" and m.id not in held), None)
+        record = CompactionRecord(outcome.trigger, pre, post, tuple(outcome.files_included), outcome.fallback,
+                                  outcome.plan.rounds_archived, ledger, kept_from, tuple(held), now_iso())
+        self.log.append(record)
+        if self._recorder.session is not None:
+            self._recorder.session.append_compaction(record, outcome.summary)
         return post

@@ -37,7 +37,7 @@ class LoadedSession:
     full_record: list[Message] = field(default_factory=list)
     last_usage: UsageEvent | None = None
     todos: list[dict] = field(default_factory=list)
-    compactions: list[dict] = field(default_factory=list)
+    compactions: list[schema.CompactionRecord] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     entries: list[dict] = field(default_factory=list)
     git_branch: str | None = None
@@ -158,9 +158,10 @@ def _load(path: Path) -> LoadedSession:
             continue
         subtype = entry.get("subtype")
         if subtype == "compact_boundary":
-            kept = _cut(kept, entry.get("keptFromUuid"), number, warnings, entry.get("pinnedUuids") or ())
+            record = schema.CompactionRecord.from_entry(entry)
+            kept = _cut(kept, record.kept_from_id, number, warnings, record.pinned_ids)
             session.last_usage = None
-            session.compactions.append(_compaction_log(entry))
+            session.compactions.append(record)
         elif subtype == "usage":            # shapes were checked by schema.problem when the line was read
             session.last_usage = _usage(entry["usage"])
         elif subtype == "pins":
@@ -198,19 +199,6 @@ def _cut(kept: list[Message], kept_from: Any, number: int, warnings: list[str],
     # The first kept message is missing (a damaged line): keeping too much beats losing history.
     warnings.append(f"line {number}: compaction keeps from {kept_from}, which is not in the record; kept all")
     return kept
-
-
-def _compaction_log(entry: dict) -> dict:
-    meta = entry.get("compactMetadata") or {}
-    return {
-        "timestamp": entry.get("timestamp"),
-        "trigger": meta.get("trigger"),
-        "preTokens": meta.get("preTokens"),
-        "postTokens": meta.get("postTokens"),
-        "filesIncluded": meta.get("filesIncluded") or [],
-        "fallback": entry.get("fallback"),
-        "lossLedger": entry.get("lossLedger"),
-    }
 
 
 def _usage(raw: dict) -> UsageEvent:

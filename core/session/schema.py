@@ -8,9 +8,11 @@ wrong shape (``usage: "x"``, ``todos: [1, 2]``) is skipped with a warning like a
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 from contextual.core import bounded_json
+from contextual.core.context.ledger import Ledger
 
 TODO_STATUSES = ("pending", "in_progress", "completed")
 SNAPSHOT_MODES = ("git", "copy")
@@ -31,17 +33,46 @@ def usage_body(input_tokens: int, output_tokens: int, cached_tokens: int, cache_
                                        "cached_tokens": cached_tokens, "cache_creation_tokens": cache_creation_tokens})
 
 
-def compaction_metadata(trigger: str, pre_tokens: int, post_tokens: int | None, files_included: Any) -> dict:
-    return {"trigger": trigger, "preTokens": pre_tokens, "postTokens": post_tokens,
-            "filesIncluded": list(files_included)}
+@dataclass(frozen=True)
+class CompactionRecord:
+    """One compaction as the log (`/compactions`, `/ledger`) and the session's compact_boundary entry hold it."""
+    trigger: str                        # auto | manual
+    pre_tokens: int | None
+    post_tokens: int | None
+    files_included: tuple[str, ...] = ()
+    fallback: str | None = None         # why history was cut without a summary (None: summarised)
+    rounds_archived: int | None = None  # None in sessions written before it was recorded
+    loss_ledger: Ledger | None = None   # issue 19.2: what the archived rounds held that the prompt no longer does
+    kept_from_id: str | None = None     # history continues from this message (None: only summaries and pins)
+    pinned_ids: tuple[str, ...] = ()    # pinned messages from before kept_from_id that the compaction kept
+    timestamp: str | None = None
 
+    def metadata(self) -> dict:
+        """compactMetadata, also carried by the summary's own entry."""
+        return {"trigger": self.trigger, "preTokens": self.pre_tokens, "postTokens": self.post_tokens,
+                "filesIncluded": list(self.files_included),
+                **({"roundsArchived": self.rounds_archived} if self.rounds_archived is not None else {})}
 
-def boundary_body(metadata: dict, kept_from_id: str | None, fallback: str | None,
-                  loss_ledger: dict | None, pinned_ids: list[str] | None) -> dict:
-    return system_body("compact_boundary", message={"role": "system", "content": "=== compact boundary ==="},
-                       compactMetadata=metadata, keptFromUuid=kept_from_id, fallback=fallback,
-                       **({"lossLedger": loss_ledger} if loss_ledger is not None else {}),
-                       **({"pinnedUuids": list(pinned_ids)} if pinned_ids else {}))
+    def to_entry(self) -> dict:
+        return system_body("compact_boundary", message={"role": "system", "content": "=== compact boundary ==="},
+                           compactMetadata=self.metadata(), keptFromUuid=self.kept_from_id, fallback=self.fallback,
+                           **({"lossLedger": self.loss_ledger.to_dict()} if self.loss_ledger is not None else {}),
+                           **({"pinnedUuids": list(self.pinned_ids)} if self.pinned_ids else {}))
+
+    @classmethod
+    def from_entry(cls, entry: dict) -> "CompactionRecord":
+        """A compact_boundary entry whose shape `problem` accepted."""
+        meta = entry.get("compactMetadata") or {}
+        rounds = meta.get("roundsArchived")
+        try:
+            ledger = Ledger.from_dict(entry["lossLedger"]) if isinstance(entry.get("lossLedger"), dict) else None
+        except (KeyError, TypeError, ValueError):     # a damaged ledger: the compaction itself still counts
+            ledger = None
+        return cls(str(meta.get("trigger") or "?"), meta.get("preTokens"), meta.get("postTokens"),
+                   tuple(meta.get("filesIncluded") or ()), entry.get("fallback"),
+                   rounds if _count(rounds) else None,
+                   ledger, entry.get("keptFromUuid"),
+                   tuple(entry.get("pinnedUuids") or ()), entry.get("timestamp"))
 
 
 # ---- checking ---------------------------------------------------------------------------------------------------

@@ -136,23 +136,17 @@ class SessionWriter:
     def append_todos(self, todos: list[dict]) -> None:
         self._system("todos", todos=todos)
 
-    def append_compaction(self, *, trigger: str, pre_tokens: int, post_tokens: int | None,
-                          files_included: list[str] | tuple[str, ...] = (), summary: Message | None,
-                          kept_from_id: str | None, fallback: str | None = None,
-                          loss_ledger: dict | None = None, pinned_ids: list[str] | None = None) -> None:
+    def append_compaction(self, record: schema.CompactionRecord, summary: Message | None) -> None:
         """The compact_boundary entry and, when there is one, the summary (isCompactSummary).
 
-        On load, history becomes every summary so far plus the messages from ``kept_from_id`` on
-        (none when it is None). The writer fsyncs right after these entries. ``loss_ledger`` (issue 19: what
-        the compaction dropped, core.context.ledger) rides on the boundary entry as ``lossLedger``; ``pinned_ids``
-        (issue 19: pinned messages before ``kept_from_id`` that the compaction kept) as ``pinnedUuids``.
+        On load, history becomes every summary so far, the record's pinned messages and the messages from its
+        ``kept_from_id`` on (none when it is None). The writer fsyncs right after these entries.
         """
-        metadata = schema.compaction_metadata(trigger, pre_tokens, post_tokens, files_included)
-        self._append(schema.boundary_body(metadata, kept_from_id, fallback, loss_ledger, pinned_ids))
+        self._append(record.to_entry())
         if summary is not None:
             body = message_body(summary if summary.role == "summary" else
                                 Message("summary", summary.content, summary.full, summary.meta, summary.id))
-            body["compactMetadata"] = metadata
+            body["compactMetadata"] = record.metadata()
             self._append(body, uuid=summary.id)
         self._fsync_due = True
 

@@ -4,8 +4,9 @@ It turns into a result card when the compaction ends, and closes on enter or esc
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import Callable
 
+from contextual.core.events import CompactionFinished
 from contextual.tui.css import stylesheet
 from contextual.tui.format import plural, tokens
 from rich.text import Text
@@ -32,18 +33,14 @@ def stage_line(current: str) -> Text:
     return line
 
 
-def result_card(result: Any) -> Text:
-    """What a CompactionFinished (or a compaction log entry) says, as a few lines."""
-    get = (lambda k, d=None: result.get(k, d)) if isinstance(result, dict) else (lambda k, d=None: getattr(result, k, d))
+def result_card(result: CompactionFinished) -> Text:
+    """What a CompactionFinished says, as a few lines."""
     card = Text()
-    refused = get("refused")
-    if refused:
+    if result.refused:
         card.append("Nothing compacted\n", style="bold #d7af5f")
-        card.append(refused)
+        card.append(result.refused)
         return card
-    pre = get("pre_tokens", get("preTokens"))
-    post = get("post_tokens", get("postTokens"))
-    fallback = get("fallback")
+    pre, post, fallback = result.pre_tokens, result.post_tokens, result.fallback
     if fallback:        # cancelled or failed: the history was cut by truncation, not summarised
         card.append("Compaction fell back to truncation\n\n", style="bold #d7875f")
     else:
@@ -52,9 +49,8 @@ def result_card(result: Any) -> Text:
     if pre:
         card.append(f"   ({1 - (post or 0) / pre:.0%} smaller)", style="dim")
     card.append("\n")
-    card.append(f"{plural(get('rounds_archived', get('roundsArchived', 0)), 'round')} archived   "
-                f"trigger: {get('trigger', '?')}\n")
-    files = get("files_included", get("filesIncluded")) or ()
+    card.append(f"{plural(result.rounds_archived, 'round')} archived   trigger: {result.trigger}\n")
+    files = result.files_included
     card.append("files included: ", style="dim")
     card.append(", ".join(files) if files else "none")
     if fallback:
@@ -77,7 +73,7 @@ class CompactionModal(ModalScreen[None]):
         self.trigger, self.pre_tokens, self.rounds = trigger, pre_tokens, rounds
         self.on_cancel = on_cancel
         self.live_clock = live_clock
-        self.result: Any = None
+        self.result: CompactionFinished | None = None
         self.cancelling = False
         self.turn_waiting = False        # an automatic compaction's turn goes on only once the card is closed
         self._started = time.monotonic()
@@ -107,7 +103,7 @@ class CompactionModal(ModalScreen[None]):
         self._detail = detail
         self._paint()
 
-    def finish(self, result: Any) -> None:
+    def finish(self, result: CompactionFinished) -> None:
         self.result = result
         self._paint()
 

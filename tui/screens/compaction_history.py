@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from contextual.core.context.ledger import Ledger
+from contextual.core.session.schema import CompactionRecord
 from contextual.tui.css import stylesheet
 from contextual.tui.format import tokens
 from contextual.tui.screens.loss_ledger import LossLedgerScreen
@@ -21,7 +21,7 @@ class CompactionHistoryScreen(ModalScreen[Any]):
     CSS_PATH = stylesheet(__name__)
     BINDINGS = [Binding("escape,q", "dismiss(None)", "close"), Binding("enter,l", "ledger", "what it lost")]
 
-    def __init__(self, compactions: list[dict[str, Any]]) -> None:
+    def __init__(self, compactions: list[CompactionRecord]) -> None:
         super().__init__()
         self.compactions = compactions
 
@@ -35,27 +35,20 @@ class CompactionHistoryScreen(ModalScreen[Any]):
         self.query_one("#history-box").border_title = "Compaction history · esc closes"
         table = self.query_one(DataTable)
         table.add_columns("#", "when", "trigger", "before", "after", "lost", "fallback", "files included")
-        for number, entry in enumerate(self.compactions, 1):
-            files = entry.get("filesIncluded") or []
-            table.add_row(str(number), str(entry.get("timestamp", ""))[:19].replace("T", " "),
-                          str(entry.get("trigger", "")), tokens(entry.get("preTokens")), tokens(entry.get("postTokens")),
-                          _lost(entry), str(entry.get("fallback") or ""), ", ".join(files) or "none")
+        for number, record in enumerate(self.compactions, 1):
+            lost = str(record.loss_ledger.lost()) if record.loss_ledger is not None else "–"
+            table.add_row(str(number), (record.timestamp or "")[:19].replace("T", " "), record.trigger,
+                          tokens(record.pre_tokens), tokens(record.post_tokens), lost, record.fallback or "",
+                          ", ".join(record.files_included) or "none")
 
     def action_ledger(self) -> None:
         row = self.query_one(DataTable).cursor_row
         if not 0 <= row < len(self.compactions):
             return
-        raw = self.compactions[row].get("lossLedger")
-        if raw is None:
+        ledger = self.compactions[row].loss_ledger
+        if ledger is None:
             self.notify("This compaction has no loss ledger (it was recorded before ledgers existed).", timeout=4)
             return
-        self.app.push_screen(LossLedgerScreen(Ledger.from_dict(raw), f"Compaction #{row + 1}: what it dropped"),
+        self.app.push_screen(LossLedgerScreen(ledger, f"Compaction #{row + 1}: what it dropped"),
                              lambda fact: self.dismiss(fact) if fact is not None else None)
 
-
-def _lost(entry: dict[str, Any]) -> str:
-    raw = entry.get("lossLedger")
-    if raw is None:
-        return "–"
-    ledger = Ledger.from_dict(raw)
-    return str(len(ledger.facts) + sum(ledger.omitted.values()))

@@ -50,17 +50,17 @@ class Compactions:
 
 class Ledger:
     async def run(self, app: AppPort, argument: str) -> None:
-        logged = [(i, e) for i, e in enumerate(app.engine.compactions, 1) if e.get("lossLedger") is not None]
+        logged = [(i, r) for i, r in enumerate(app.engine.compactions, 1) if r.loss_ledger is not None]
         if argument.strip().isdigit():
             logged = [(i, e) for i, e in logged if i == int(argument)]
         if not logged:
             app.notify("No loss ledger yet: it is made at each compaction (see /compactions).", timeout=4)
             return
-        from contextual.core.context.ledger import Ledger as LossLedger
         from contextual.tui.screens.loss_ledger import LossLedgerScreen
-        number, entry = logged[-1]
-        app.push_screen(LossLedgerScreen(LossLedger.from_dict(entry.get("lossLedger")),
-                                         f"Compaction #{number}: what it dropped"), lambda fact: reinject(app, fact))
+        number, record = logged[-1]
+        assert record.loss_ledger is not None
+        app.push_screen(LossLedgerScreen(record.loss_ledger, f"Compaction #{number}: what it dropped"),
+                        lambda fact: reinject(app, fact))
 
 
 class Diff:
