@@ -12,7 +12,7 @@ from typing import Any
 
 from contextual.output import Outcome, Printer, usage_fields
 from contextual.core.events import (ActionEvent, BudgetWarning, CompactionFinished, CompactionStarted, ErrorEvent, FinalAnswer,
-                         FormatErrorEvent, Notice, PermissionRequest, ThoughtEvent, ToolFinished, ToolsChanged,
+                         FormatErrorEvent, Notice, PermissionAnswer, PermissionRequest, ThoughtEvent, ToolFinished, ToolsChanged,
                          TurnAdjustments, TurnFinished, UsageEvent)
 from contextual.core.session import SessionError
 
@@ -81,7 +81,7 @@ async def run_headless(engine: Any, prompt: str, printer: Printer, *, started: f
                 printer.progress(line)
             if isinstance(ev, PermissionRequest):       # headless never asks; answer defensively
                 if not ev.future.done():
-                    ev.future.set_result("deny")
+                    ev.future.set_result(PermissionAnswer("deny"))
             elif isinstance(ev, UsageEvent):
                 add_usage(outcome, ev)
             elif isinstance(ev, (ThoughtEvent, ActionEvent)):

@@ -21,6 +21,7 @@ from contextual.core.engine.recorder import Recorder
 from contextual.core.engine.settings import Settings
 from contextual.core.engine.toolbox import Toolbox
 from contextual.core.engine.turn import FORMAT_ERROR_TOOL, TurnLoop
+from contextual.core.context.compaction_review import CompactionReview
 from contextual.core.events import EngineEvent, Notice
 from contextual.core.messages import Message
 from contextual.core.ports import SessionSink, SnapshotHook
@@ -29,7 +30,10 @@ from contextual.core.providers.base import Provider
 from contextual.core.session.schema import CompactionRecord
 from contextual.core.tools.base import Tool, ToolContext
 
-__all__ = ["Engine", "FORMAT_ERROR_TOOL"]
+__all__ = ["Engine", "Event", "FORMAT_ERROR_TOOL"]
+
+# What `run_turn` and `compact` yield: the engine's events and the compaction preview's review (issue 19.1).
+Event = EngineEvent | CompactionReview
 
 
 class Engine:

@@ -13,7 +13,14 @@ from typing import Any, Literal, Union
 from contextual.core.prompt import Adjustment, PromptView
 from contextual.core.messages import Message
 
-PermissionDecision = Literal["allow_once", "allow_session", "deny"]
+PermissionDecision = Literal["allow_once", "allow_session", "allow_always", "deny"]
+
+
+@dataclass(frozen=True)
+class PermissionAnswer:
+    """A front end's answer to a PermissionRequest (the result of its future)."""
+    decision: PermissionDecision
+    note: str = ""             # with "deny": what the user wants the agent to do instead
 
 
 @dataclass(frozen=True)
@@ -112,7 +119,7 @@ class PermissionRequest:
     tool: str
     args: Any
     preview: str              # a diff for edits, the command for Bash
-    future: asyncio.Future = field(compare=False, repr=False)
+    future: asyncio.Future[PermissionAnswer] = field(compare=False, repr=False)
     always: AlwaysRules = AlwaysRules(())   # what "allow always" would write, shown before it is chosen
 
 
@@ -121,10 +128,6 @@ class PermissionDecided:
     tool: str
     decision: PermissionDecision
     rules: tuple[str, ...] = ()   # what "allow always" wrote (.contextual/config.local.toml)
-
-
-# A 'never over the window' step of the builder; it travels inside PromptView.adjustments and TurnAdjustments.
-ContextAdjusted = Adjustment
 
 
 @dataclass(frozen=True)
@@ -211,9 +214,10 @@ class ToolsChanged:
 
 @dataclass(frozen=True)
 class TurnFinished:
+    """The turn's answer. A turn that is interrupted ends by cancellation instead (the consumer's task is
+    cancelled; the engine records the round as interrupted), so there is no interrupted TurnFinished."""
     answer: str
     steps: int
-    interrupted: bool = False
 
 
 @dataclass(frozen=True)
@@ -224,7 +228,7 @@ class ErrorEvent:
 
 EngineEvent = Union[
     TextDelta, ReasoningDelta, StreamRestarted, ThoughtEvent, ActionEvent, FormatErrorEvent, ToolStarted,
-    ToolOutput, ToolFinished, UsageEvent, PermissionRequest, PermissionDecided, ContextAdjusted, PromptChanged,
+    ToolOutput, ToolFinished, UsageEvent, PermissionRequest, PermissionDecided, PromptChanged,
     MessageRecorded, AnswerDelta, FinalAnswer, TurnAdjustments,
     BudgetWarning, CompactionStarted, CompactionProgress, CompactionFinished, Notice, ToolsChanged,
     TurnFinished, ErrorEvent,

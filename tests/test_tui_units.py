@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from contextual.tui import commands
 from contextual.tui.format import tokens
 from contextual.tui.observation import align, readable_lines
@@ -118,3 +120,15 @@ def test_meter_says_when_counts_are_calibrated_to_the_server():
     assert "calibrated" not in meter_text(_shown([]), 120).plain
     calibrated = meter_text(_shown([], token_factor=1.17), 160).plain
     assert "≈176 server tokens (calibrated ×1.17)" in calibrated      # 150 counted × 1.17
+
+
+async def test_the_router_refuses_an_event_kind_it_does_not_know():
+    """Events are matched exhaustively (match + assert_never): a new kind the router forgot fails loudly."""
+    from contextual.tui.router import EventRouter
+
+    class Unknown:
+        pass
+
+    router = EventRouter(None)      # type: ignore[arg-type]  # no surface is touched before the match fails
+    with pytest.raises(AssertionError):
+        await router.route(Unknown())      # type: ignore[arg-type]

@@ -8,11 +8,11 @@ never waits on the user except where the user must read something (a permission,
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, AsyncIterator, assert_never
 
 from contextual.core import events as ev
+from contextual.core.agent import Event
+from contextual.core.context.compaction_review import CompactionReview
 from contextual.tui.format import args_label, plural, tokens
 from contextual.tui.screen_safe import stream_guard
 from contextual.tui.surfaces import Surfaces
@@ -35,7 +35,7 @@ class EventRouter:
         self.streams = stream_guard()     # keys redacted, and never shown in part across streamed fragments
 
     # ----- whole streams
-    async def consume_turn(self, text: str, stream: AsyncIterator[Any]) -> None:
+    async def consume_turn(self, text: str, stream: AsyncIterator[Event]) -> None:
         self._answered = False
         self._calling_step = 0
         self.streams.reset()
@@ -47,7 +47,7 @@ class EventRouter:
             async for event in stream:
                 await self.route(event)
                 if isinstance(event, ev.TurnFinished):
-                    outcome = "interrupted" if event.interrupted else "finished"
+                    outcome = "finished"
                 elif isinstance(event, ev.ErrorEvent):
                     outcome = "failed"
         except asyncio.CancelledError:
@@ -57,7 +57,7 @@ class EventRouter:
         finally:
             self.after_turn(outcome)
 
-    async def consume_compaction(self, stream: AsyncIterator[Any]) -> None:
+    async def consume_compaction(self, stream: AsyncIterator[Event]) -> None:
         try:
             async for event in stream:
                 await self.route(event)
@@ -84,77 +84,102 @@ class EventRouter:
         self._cancel_hook = hook
 
     # ----- one event
-    async def route(self, event: Any) -> None:
+    async def route(self, event: Event) -> None:
         self.events_seen += 1
         for safe in self.streams.safe(event):      # no key (nor part of one) and no terminal escape reaches a widget
-            handler = getattr(self, "on_" + type(safe).__name__, None)
-            if handler is not None:
-                await handler(safe)
+            await self._dispatch(safe)
 
-    async def on_PromptChanged(self, e: ev.PromptChanged) -> None:
-        self.ui.show_prompt(e.view)
-
-    async def on_AnswerDelta(self, e: Any) -> None:
-        await self.ui.chat.stream_answer(e.text)
-
-    async def on_FinalAnswer(self, e: Any) -> None:
-        self._answered = True
-        await self.ui.chat.finish_answer(e.text)
+    async def _dispatch(self, e: Event) -> None:
+        """Every kind of event, each to its handler; an unknown one is a programming error (assert_never)."""
+        match e:
+            case ev.PromptChanged():
+                self.ui.show_prompt(e.view)
+            case ev.AnswerDelta():
+                await self.ui.chat.stream_answer(e.text)
+            case ev.FinalAnswer():
+                self._answered = True
+                await self.ui.chat.finish_answer(e.text)
+            case ev.TextDelta():
+                self._call_started(e.step)
+                self.ui.scratchpad.update_step(e.step, streamed=e.text)
+            case ev.StreamRestarted():
+                self.ui.scratchpad.reset_step(e.step)
+            case ev.ReasoningDelta():
+                self._call_started(e.step)
+                self.ui.scratchpad.update_step(e.step, reasoning=e.text)
+            case ev.ThoughtEvent():
+                self.ui.scratchpad.update_step(e.step, thought=e.text)
+            case ev.ActionEvent():
+                self.ui.scratchpad.update_step(e.step, tool=e.tool, args=e.args)
+            case ev.FormatErrorEvent():
+                self.ui.scratchpad.update_step(e.step, format_error=e.message)
+                self.ui.status.thinking()
+            case ev.ToolStarted():
+                await self.on_tool_started(e)
+            case ev.ToolOutput():                    # a running tool's output, when the engine streams it
+                self.ui.status.output(e.text)
+            case ev.ToolFinished():
+                self.ui.scratchpad.update_step(e.step, running=False, observation=e.full_text, status=e.status)
+                self.ui.chat.tool_finished(e.tool, e.status)
+                self.ui.status.thinking()
+            case ev.PermissionRequest():
+                self.on_permission_request(e)
+            case ev.PermissionDecided():
+                await self.on_permission_decided(e)
+            case ev.TurnAdjustments():               # the engine's once-per-turn summary
+                await self.ui.chat.context_adjusted(e.summary, [
+                    f"{a.action}: {a.detail} · {tokens(a.tokens_before)} → {tokens(a.tokens_after)} tokens"
+                    for a in e.adjustments])
+            case ev.BudgetWarning():
+                await self.ui.chat.add_notice(e.message, "warning")
+            case ev.CompactionStarted():
+                self.on_compaction_started(e)
+            case CompactionReview():                 # issue 19.1: the engine awaits the user's answer
+                from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
+                self.ui.push_modal(CompactionPreviewScreen(e), e.decide)
+            case ev.CompactionProgress():
+                if self.compaction_modal is not None:
+                    self.compaction_modal.progress(e.stage, e.elapsed, e.tokens_received, e.detail)
+            case ev.CompactionFinished():
+                await self.on_compaction_finished(e)
+            case ev.ToolsChanged():
+                change = " ".join([f"+{t}" for t in e.added] + [f"-{t}" for t in e.removed])
+                await self.ui.chat.add_notice(f"tools changed: {change}; L1 is now {tokens(e.l1_tokens)} tokens",
+                                              "warning")
+                self.ui.show_prompt()
+            case ev.Notice():
+                await self.ui.chat.add_notice(e.message, e.level)
+            case ev.TurnFinished():
+                if not self._answered:
+                    await self.ui.chat.finish_answer(e.answer)
+            case ev.ErrorEvent():
+                await self.ui.chat.finish_answer(None)
+                await self.ui.chat.add_notice(f"error ({e.kind}): {e.message}", "error")
+            case ev.UsageEvent() | ev.MessageRecorded():
+                pass          # shown through the PromptChanged that follows (meter, History)
+            case _:
+                assert_never(e)
 
     def _call_started(self, step: int) -> None:
         if step != self._calling_step:
             self._calling_step = step
             self.ui.call_started()
 
-    async def on_TextDelta(self, e: ev.TextDelta) -> None:
-        self._call_started(e.step)
-        self.ui.scratchpad.update_step(e.step, streamed=e.text)
-
-    async def on_StreamRestarted(self, e: ev.StreamRestarted) -> None:
-        self.ui.scratchpad.reset_step(e.step)
-
-    async def on_ReasoningDelta(self, e: ev.ReasoningDelta) -> None:
-        self._call_started(e.step)
-        self.ui.scratchpad.update_step(e.step, reasoning=e.text)
-
-    async def on_ThoughtEvent(self, e: ev.ThoughtEvent) -> None:
-        self.ui.scratchpad.update_step(e.step, thought=e.text)
-
-    async def on_ActionEvent(self, e: ev.ActionEvent) -> None:
-        self.ui.scratchpad.update_step(e.step, tool=e.tool, args=e.args)
-
-    async def on_FormatErrorEvent(self, e: ev.FormatErrorEvent) -> None:
-        self.ui.scratchpad.update_step(e.step, format_error=e.message)
-        self.ui.status.thinking()
-
-    async def on_ToolStarted(self, e: ev.ToolStarted) -> None:
+    async def on_tool_started(self, e: ev.ToolStarted) -> None:
         self.ui.scratchpad.update_step(e.step, tool=e.tool, args=e.args, running=True)
         self.ui.status.running_tool(e.tool, args_label(e.args, 50))
         await self.ui.chat.tool_started(e.tool, e.args)
 
-    async def on_ToolOutput(self, e: Any) -> None:          # a running tool's output, when the engine streams it
-        self.ui.status.output(getattr(e, "text", ""))
-
-    async def on_ToolFinished(self, e: ev.ToolFinished) -> None:
-        self.ui.scratchpad.update_step(e.step, running=False, observation=e.full_text, status=e.status)
-        self.ui.chat.tool_finished(e.tool, e.status)
-        self.ui.status.thinking()
-
-    async def on_PermissionRequest(self, e: ev.PermissionRequest) -> None:
+    def on_permission_request(self, e: ev.PermissionRequest) -> None:
         from contextual.tui.screens.permission import PermissionModal
         future = e.future
 
-        def answer(decision: Any) -> None:
+        def answer(given: ev.PermissionAnswer | None) -> None:
             self.permission_modal = None
-            if decision == "stop":               # esc: stop the turn rather than let the model ask again
-                if not future.done():
-                    future.set_result("deny")
-                self.ui.stop_turn()
-                return
-            if isinstance(decision, tuple) and decision[0] == "allow_always":
-                decision = "allow_always"        # the engine writes the rules (core.permissions.add_allow_rules)
             if not future.done():
-                future.set_result(decision or "deny")
+                future.set_result(given or ev.PermissionAnswer("deny"))
+            if given is None:                    # esc: stop the turn rather than let the model ask again
+                self.ui.stop_turn()
 
         self.ui.status.idle()
         self.permission_modal = PermissionModal(e.tool, e.args, e.preview, e.always)
@@ -163,29 +188,18 @@ class EventRouter:
     def dismiss_permission(self) -> None:
         modal, self.permission_modal = self.permission_modal, None
         if modal is not None and modal.is_attached:
-            modal.dismiss("deny")
+            modal.dismiss(ev.PermissionAnswer("deny"))
 
-    async def on_PermissionDecided(self, e: ev.PermissionDecided) -> None:
+    async def on_permission_decided(self, e: ev.PermissionDecided) -> None:
         label = {"allow_once": "allowed once", "allow_session": "allowed for this session",
                  "allow_always": f"allowed from now on ({', '.join(e.rules)} in .contextual/config.local.toml)",
                  "deny": "denied"}
-        await self.ui.chat.add_notice(f"{e.tool}: {label.get(e.decision, e.decision)}",
+        await self.ui.chat.add_notice(f"{e.tool}: {label[e.decision]}",
                                       "warning" if e.decision == "deny" else "info")
         if e.decision != "deny":
             self.ui.status.running_tool(e.tool)
 
-    async def on_ContextAdjusted(self, e: ev.ContextAdjusted) -> None:
-        await self.ui.chat.context_adjusted(f"{e.action}: {e.detail} · {tokens(e.tokens_before)} → "
-                                            f"{tokens(e.tokens_after)} tokens")
-
-    async def on_TurnAdjustments(self, e: Any) -> None:       # the engine's once-per-turn summary
-        await self.ui.chat.context_adjusted(e.summary, [f"{a.action}: {a.detail} · {tokens(a.tokens_before)} → "
-                                                        f"{tokens(a.tokens_after)} tokens" for a in e.adjustments])
-
-    async def on_BudgetWarning(self, e: ev.BudgetWarning) -> None:
-        await self.ui.chat.add_notice(e.message, "warning")
-
-    async def on_CompactionStarted(self, e: ev.CompactionStarted) -> None:
+    def on_compaction_started(self, e: ev.CompactionStarted) -> None:
         from contextual.tui.screens.compaction import CompactionModal
         self.ui.status.idle()
         self._card_read = asyncio.Event()
@@ -194,21 +208,12 @@ class EventRouter:
                                                 on_cancel=self.cancel_compaction, live_clock=self.ui.status.animate)
         self.ui.push_modal(self.compaction_modal, lambda _: self._modal_closed())
 
-    async def on_CompactionReview(self, e: Any) -> None:
-        """Issue 19.1: the summary waits for the user (accept, edit, retry, cancel); the engine awaits the answer."""
-        from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
-        self.ui.push_modal(CompactionPreviewScreen(e), e.decide)
-
     def _modal_closed(self) -> None:
         self.compaction_modal = None
         if self._card_read is not None:
             self._card_read.set()
 
-    async def on_CompactionProgress(self, e: ev.CompactionProgress) -> None:
-        if self.compaction_modal is not None:
-            self.compaction_modal.progress(e.stage, e.elapsed, e.tokens_received, e.detail)
-
-    async def on_CompactionFinished(self, e: ev.CompactionFinished) -> None:
+    async def on_compaction_finished(self, e: ev.CompactionFinished) -> None:
         # History and meter first: the new estimate shows the moment the card does.
         self.ui.show_prompt()
         modal = self.compaction_modal
@@ -245,21 +250,3 @@ class EventRouter:
         else:
             modal.finish(ev.CompactionFinished(modal.trigger, 0, 0, 0, (), "",
                                                refused="the compaction was cancelled before it changed anything"))
-
-    async def on_ToolsChanged(self, e: ev.ToolsChanged) -> None:
-        change = " ".join([f"+{t}" for t in e.added] + [f"-{t}" for t in e.removed])
-        await self.ui.chat.add_notice(f"tools changed: {change}; L1 is now {tokens(e.l1_tokens)} tokens", "warning")
-        self.ui.show_prompt()
-
-    async def on_Notice(self, e: ev.Notice) -> None:
-        await self.ui.chat.add_notice(e.message, e.level)
-
-    async def on_TurnFinished(self, e: ev.TurnFinished) -> None:
-        if not self._answered:
-            await self.ui.chat.finish_answer(e.answer)
-        if e.interrupted:
-            await self.ui.chat.add_notice("turn interrupted", "warning")
-
-    async def on_ErrorEvent(self, e: ev.ErrorEvent) -> None:
-        await self.ui.chat.finish_answer(None)
-        await self.ui.chat.add_notice(f"error ({e.kind}): {e.message}", "error")

@@ -9,7 +9,7 @@ from typing import Any, AsyncIterator
 from contextual.core import permissions
 from contextual.core.engine.recorder import Recorder
 from contextual.core.engine.settings import Settings
-from contextual.core.events import PermissionDecided, PermissionRequest
+from contextual.core.events import PermissionAnswer, PermissionDecided, PermissionDecision, PermissionRequest
 from contextual.core.tools.base import Tool
 
 
@@ -33,13 +33,11 @@ class PermissionGate:
         if not self.interactive:
             yield permissions.refusal(name, mode)
             return
-        future: asyncio.Future = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[PermissionAnswer] = asyncio.get_running_loop().create_future()
         proposal = permissions.always_rules(name, args, root)
         yield PermissionRequest(name, args, permissions.preview(name, args, root), future, proposal)
-        decision = await future
-        note = ""
-        if isinstance(decision, tuple):     # ("deny", what the user wants instead) from the TUI
-            decision, note = decision
+        answer = await future
+        decision: PermissionDecision = answer.decision
         always = proposal if decision == "allow_always" else None
         if always is not None and not always.rules:     # no rule would match it again: allowed once, and why
             decision = "allow_once"
@@ -56,4 +54,4 @@ class PermissionGate:
         elif decision == "allow_session":
             self.allowed_for_session.add(name)
         elif decision != "allow_once":
-            yield permissions.denial(name, note)
+            yield permissions.denial(name, answer.note)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from contextual.core.events import AlwaysRules
+from contextual.core.events import AlwaysRules, PermissionAnswer
 from contextual.tui.css import stylesheet
 from contextual.tui.format import args_label
 from rich.syntax import Syntax
@@ -16,7 +16,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Static
 
-DECISIONS = ("allow_once", "allow_always", "deny", "deny_tell")
 
 
 def preview_renderable(tool: str, preview: str) -> Syntax:
@@ -32,8 +31,8 @@ def always_line(always: AlwaysRules) -> Text:
                          (", ".join(always.rules), "bold"), " to .contextual/config.local.toml")
 
 
-class PermissionModal(ModalScreen[Any]):
-    """Dismisses with "allow_once", ("allow_always", rule), "deny", ("deny", note) or "stop"."""
+class PermissionModal(ModalScreen[PermissionAnswer | None]):
+    """Dismisses with the user's PermissionAnswer (a denial may carry a note), or None: esc, stop the turn."""
 
     CSS_PATH = stylesheet(__name__)
     BINDINGS = [
@@ -79,22 +78,22 @@ class PermissionModal(ModalScreen[Any]):
     def action_decide(self, decision: str) -> None:
         if self.query_one("#permission-note").display:     # typing the note: letters are text, not keys
             return
-        if decision == "allow_always":
-            self.dismiss(("allow_always", str(self.always)))
-        elif decision == "deny_tell":
+        if decision == "deny_tell":
             note = self.query_one("#permission-note", Input)
             note.display = True
             note.focus()
+        elif decision in ("allow_once", "allow_always"):
+            self.dismiss(PermissionAnswer(decision))
         else:
-            self.dismiss(decision if decision in DECISIONS else "deny")
+            self.dismiss(PermissionAnswer("deny"))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         note = event.value.strip()
-        self.dismiss(("deny", note) if note else "deny")
+        self.dismiss(PermissionAnswer("deny", note))
 
     def action_stop(self) -> None:
-        self.dismiss("stop")
+        self.dismiss(None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # While the note is typed, y/a/n/t are letters: hide those keys from the footer and let them through.
