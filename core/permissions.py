@@ -12,10 +12,10 @@ import json
 import os
 import re
 import shlex
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
+from contextual.core.atomic import atomic_write
 from contextual.core.config import local_config_path
 from contextual.core.events import AlwaysRules
 from contextual.core.permission_rules import PermissionRules, parse_rule
@@ -128,10 +128,7 @@ def add_allow_rules(project_root: Path, rules: tuple[str, ...] | list[str]) -> P
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         _ignore_in_git(path)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(tomlkit.dumps(doc))
-        os.replace(tmp, path)
+        atomic_write(path, tomlkit.dumps(doc).encode("utf-8"))
     except OSError as exc:
         raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
     return path

@@ -10,12 +10,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from contextual.core import package_data
+from contextual.core.atomic import atomic_write
 from contextual.core.lru import LRU
 
 if TYPE_CHECKING:
@@ -184,9 +184,7 @@ class Calibration:
             return
         try:   # a cache: a read-only home or a full disk only costs the next run its head start
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_name(self.path.name + ".tmp")
-            tmp.write_text(json.dumps(self._ratios), encoding="utf-8")
-            os.replace(tmp, self.path)
+            atomic_write(self.path, json.dumps(self._ratios).encode("utf-8"))
         except OSError:
             pass
 

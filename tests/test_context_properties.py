@@ -27,7 +27,7 @@ from hypothesis import given
 
 from contextual.core.context import compressor
 from contextual.core.context.builder import ContextBuilder
-from contextual.core.context.history import HistoryManager, plan_compaction, rounds
+from contextual.core.context.history import HistoryManager, apply_compaction, plan_compaction, rounds
 from contextual.core.context.pairing import normalize
 from contextual.core.context.scratchpad import OBS, OursParams, ScratchStep, shorten_action
 from contextual.core.messages import Message
@@ -171,7 +171,7 @@ def test_a4_history_manager_apply_keeps_the_planned_rounds_verbatim(history, kee
     if plan is None:
         return
     kept_before = [(m.id, m.content, m.full) for m in plan.kept]
-    manager.apply(plan, Message("summary", "new"))
+    manager.messages = apply_compaction(manager.messages, Message("summary", "new"), plan.kept[0].id, ())
     after = [m for m in manager.messages if m.role != "summary"]
     assert [(m.id, m.content, m.full) for m in after] == kept_before
     assert len(manager.rounds()) >= keep
@@ -194,7 +194,7 @@ def test_a4_summaries_are_never_recompressed_only_appended(history, compactions,
             continue
         assert all(m.role != "summary" for m in plan.archive)            # never fed to the summary model again
         new = Message("summary", f"summary of rounds up to {next_round}") if summarised else None
-        manager.apply(plan, new)
+        manager.messages = apply_compaction(manager.messages, new, plan.kept[0].id, ())
         after = [(id(m), m.id, m.content) for m in manager.summaries]
         assert after[:len(before)] == before
         assert after[len(before):] == ([(id(new), new.id, new.content)] if new else [])

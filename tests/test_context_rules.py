@@ -15,7 +15,7 @@ import pytest
 from contextual.core.agent import Engine
 from contextual.core.context import compressor
 from contextual.core.context.builder import ContextBuilder
-from contextual.core.context.history import HistoryManager, plan_compaction, rounds
+from contextual.core.context.history import HistoryManager, apply_compaction, plan_compaction, rounds
 from contextual.core.context.pairing import normalize
 from contextual.core.context.preprocess import REMINDER, preprocess
 from contextual.core.events import CompactionFinished, ToolFinished
@@ -204,11 +204,11 @@ def test_a4_tool_call_and_result_pairs_are_never_split():
 def test_a4_summaries_are_never_compressed_again_only_appended():
     history = HistoryManager([m for i in range(12) for m in _round(i)])
     first = Message("summary", "S1")
-    history.apply(history.plan(10), first)
+    history.messages = apply_compaction(history.messages, first, history.plan(10).kept[0].id, ())
     history.messages.extend(m for i in range(12, 15) for m in _round(i))
     plan = history.plan(10)
     assert all(m.role != "summary" for m in plan.archive)
-    history.apply(plan, Message("summary", "S2"))
+    history.messages = apply_compaction(history.messages, Message("summary", "S2"), plan.kept[0].id, ())
     assert [m.content for m in history.summaries] == ["S1", "S2"]
     assert history.messages[0].content == "S1" and history.messages[1].content == "S2"
 

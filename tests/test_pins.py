@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from contextual.core.session.schema import CompactionRecord
-from contextual.core.context.history import HistoryManager, plan_compaction, rounds
+from contextual.core.context.history import HistoryManager, apply_compaction, plan_compaction, rounds
 from contextual.core.context.pins import Pins, pinned_form, protect, summary_note, unit_of
 from contextual.core.messages import Message
 from contextual.core.session import SessionWriter, load_session
@@ -54,7 +54,7 @@ def test_a_compaction_keeps_pinned_messages_after_the_summaries_in_their_order()
     assert [m.id for m in plan.kept[:3]] == [history.messages[1].id, old_obs.id, old_user.id]
     assert not {m.id for m in plan.archive} & pins.ids
     summary = Message("summary", "summary of rounds 0-1")
-    history.apply(plan, summary)
+    history.messages = apply_compaction(history.messages, summary, plan.kept[3].id, pins.ids)
     assert history.messages[0] is summary
     assert [m.id for m in history.messages[1:4]] == [plan.kept[0].id, old_obs.id, old_user.id]
     # The next compaction still keeps them: pins hold across compactions.

@@ -6,11 +6,10 @@ Small JSON files beside the sessions, written whole and atomically; an unreadabl
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from contextual.core.atomic import atomic_write
 from contextual.core.session.paths import sessions_dir
 
 MAX_INPUTS = 500
@@ -26,10 +25,7 @@ def _read(path: Path, default: Any) -> Any:
 
 def _write(path: Path, value: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(value, handle, ensure_ascii=False)
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(value, ensure_ascii=False).encode("utf-8"))
 
 
 class Remembered:

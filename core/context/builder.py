@@ -21,6 +21,7 @@ from contextual.core.context.truncate import head_tail
 from contextual.core.messages import Message
 from contextual.core.prompt import SUMMARY_PREFIX, Adjustment, PromptMessage, Source
 from contextual.core.tokens import TokenCache, shared_cache
+from contextual.core.tools.base import path_of
 
 MIN_CUT_CHARS = 60        # a cut message keeps at least its first and last few characters
 LAYERS = ("L1", "L2", "L3", "input", "scratchpad", "todo")
@@ -31,9 +32,7 @@ def observation(content: str) -> str:
 
 
 def source_of(m: Message) -> Source:
-    args = m.meta.get("args")
-    path = (args.get("file_path") or args.get("path")) if isinstance(args, dict) else None
-    return Source(m.id, m.tool_name, path if isinstance(path, str) else None)
+    return Source(m.id, m.tool_name, path_of(m.meta.get("args")))
 
 
 def history_message(m: Message) -> PromptMessage:

@@ -10,6 +10,7 @@ Summaries are never compressed again: they stay at the front and are only append
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Collection, Sequence
 
 from contextual.core.messages import Message
 
@@ -52,6 +53,19 @@ def plan_compaction(messages: list[Message], keep_rounds: int) -> CompactionPlan
     return CompactionPlan(archive, kept, cut, len(all_rounds) - cut)
 
 
+def apply_compaction(messages: Sequence[Message], summary: Message | None, kept_from_id: str | None,
+                     pinned_ids: Collection[str]) -> list[Message] | None:
+    """History after a compaction, the one rule (engine, session loader): every summary so far, then the new one,
+    then the pinned messages from before the cut (in their order), then the messages from ``kept_from_id`` on
+    (none when it is None). None when ``kept_from_id`` is not among ``messages`` (a damaged record)."""
+    summaries = [m for m in messages if m.role == "summary"] + ([summary] if summary is not None else [])
+    rest = [m for m in messages if m.role != "summary"]
+    cut = len(rest) if kept_from_id is None else next((i for i, m in enumerate(rest) if m.id == kept_from_id), None)
+    if cut is None:
+        return None
+    return summaries + [m for m in rest[:cut] if m.id in pinned_ids] + rest[cut:]
+
+
 @dataclass
 class HistoryManager:
     messages: list[Message] = field(default_factory=list)
@@ -68,11 +82,6 @@ class HistoryManager:
 
     def plan(self, keep_rounds: int) -> CompactionPlan | None:
         return plan_compaction(self.messages, keep_rounds)
-
-    def apply(self, plan: CompactionPlan, summary: Message | None) -> None:
-        """Summaries so far, the new one appended, then the kept rounds."""
-        new_summaries = self.summaries + ([summary] if summary else [])
-        self.messages = new_summaries + list(plan.kept)
 
     def current_round_start(self) -> int:
         """Index of the last user message (the round in progress), or len(messages)."""

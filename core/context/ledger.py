@@ -19,6 +19,7 @@ from typing import Iterable, Iterator, Literal, Sequence
 
 from contextual.core.context.digest import IDENT, KEYWORDS, looks_like_code
 from contextual.core.messages import Message
+from contextual.core.tools.base import subject_of
 
 Kind = Literal["constraint", "error", "path", "identifier", "number"]
 KINDS: tuple[Kind, ...] = ("constraint", "error", "path", "identifier", "number")
@@ -131,14 +132,12 @@ def plain_text(message: Message) -> str:
     return message.content if obj is None else "\n".join(_strings(obj))
 
 
-def _subject(args) -> str | None:
-    if not isinstance(args, dict):
+def _subject(args: object) -> str | None:
+    subject = subject_of(args)
+    if subject is None:
         return None
-    for key in ("file_path", "path", "command", "pattern"):
-        if isinstance(args.get(key), str) and args[key]:
-            value = args[key].strip().splitlines()[0] if args[key].strip() else args[key]
-            return value if len(value) <= 60 else value[:57] + "…"
-    return None
+    value = subject.strip().splitlines()[0] if subject.strip() else subject
+    return value if len(value) <= 60 else value[:57] + "…"
 
 
 def _located_lines(message: Message) -> Iterator[tuple[str, str | None]]:

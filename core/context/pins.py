@@ -16,6 +16,7 @@ from typing import Iterable, Sequence
 
 from contextual.core.context.history import CompactionPlan
 from contextual.core.messages import Message
+from contextual.core.tools.base import subject_of
 
 MAX_NOTE_CHARS = 160
 
@@ -78,9 +79,7 @@ def protect(plan: CompactionPlan, pins: Pins) -> CompactionPlan | None:
 def _label(m: Message) -> str:
     step = f" step {m.meta['step']}" if m.meta.get("step") is not None else ""
     if m.role == "tool":
-        args = m.meta.get("args") or {}
-        subject = next((str(args[k]) for k in ("file_path", "path", "command", "pattern") if args.get(k)), "")
-        return f"{m.tool_name} {subject}".strip() + f" observation{step}"
+        return f"{m.tool_name} {subject_of(m.meta.get('args')) or ''}".strip() + f" observation{step}"
     if m.role == "assistant":
         return f"assistant{step}"
     return "user message"

@@ -120,9 +120,11 @@ class Compactor:
         prompt = self._prompt
         ledger = review_flow.ledger_of(outcome.plan.archive, outcome.plan.kept, outcome.text,
                                        prompt.history.summaries)
-        prompt.apply_compaction(outcome.plan, outcome.summary)
+        # The first message kept whole after the pinned ones: the kept rounds', else the round in progress's.
+        current = prompt.history.messages[prompt.turn_start:] if prompt.turn_start is not None else []
+        kept_from = next((m.id for m in [*outcome.plan.kept, *current] if m.id not in held), None)
+        prompt.apply_compaction(outcome.summary, kept_from, held)
         post = prompt.build().total
-        kept_from = next((m.id for m in prompt.history.messages if m.role != "summary" and m.id not in held), None)
         record = CompactionRecord(outcome.trigger, pre, post, tuple(outcome.files_included), outcome.fallback,
                                   outcome.plan.rounds_archived, ledger, kept_from, tuple(held), now_iso())
         self.log.append(record)

@@ -3,11 +3,11 @@ and what is read from them — the next prompt (`PromptView`) and the trigger (A
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Collection
 
 from contextual.core.config import Config
 from contextual.core.context.builder import Built, ContextBuilder
-from contextual.core.context.history import CompactionPlan, HistoryManager
+from contextual.core.context.history import HistoryManager, apply_compaction
 from contextual.core.context.pairing import normalize
 from contextual.core.context.pins import Pins
 from contextual.core.context.preprocess import preprocess
@@ -94,14 +94,17 @@ class PromptState:
         self.usage.forget()          # the last call's usage described a longer history
         return message
 
-    def apply_compaction(self, plan: CompactionPlan, summary: Message | None) -> None:
-        """History = summaries + the new one + pinned + kept rounds (+ the round in progress, re-anchored)."""
-        in_turn = self.turn_start is not None
-        current = self.history.messages[self.turn_start:] if in_turn else []
-        self.history.apply(plan, summary)
-        if in_turn:
-            self.turn_start = len(self.history.messages)
-            self.history.messages.extend(current)
+    def apply_compaction(self, summary: Message | None, kept_from_id: str | None, pinned_ids: Collection[str]
+                         ) -> None:
+        """History = summaries + the new one + pinned + from ``kept_from_id`` on (`history.apply_compaction`); the
+        round in progress stays last, re-anchored."""
+        in_turn = len(self.history.messages) - self.turn_start if self.turn_start is not None else 0
+        applied = apply_compaction(self.history.messages, summary, kept_from_id, pinned_ids)
+        if applied is None:
+            raise ValueError(f"compaction keeps from {kept_from_id}, which is not in history")
+        self.history.messages = applied
+        if self.turn_start is not None:
+            self.turn_start = len(applied) - in_turn
         self.usage.forget()      # stale now: the next estimate is the counted size of the next prompt
 
     # ---- what is read from it -----------------------------------------------------------------------

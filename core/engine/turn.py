@@ -36,15 +36,9 @@ from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, 
                                             StreamDone, TextChunk, UsageChunk)
 from contextual.core.react import FINISH, AnswerStream, ReactFormatError, parse_reply, strip_thinking
 from contextual.core.textsafe import valid_unicode
-from contextual.core.tools.base import fail
+from contextual.core.tools.base import fail, path_of
 
 FORMAT_ERROR_TOOL = "FormatError"
-
-
-def path_of(args: Any) -> str:
-    """The file or folder a tool call names (PromptView sources)."""
-    path = (args.get("file_path") or args.get("path")) if isinstance(args, dict) else None
-    return path if isinstance(path, str) else ""
 
 
 class TurnLoop:
@@ -279,7 +273,7 @@ class TurnLoop:
                                                            "step": step})
         recorder.append(message)
         self._prompt.add_step(ScratchStep(action or "", stored_action or action or "", full, stored, thinking,
-                                              assistant_id, message.id, tool, path_of(args)))
+                                              assistant_id, message.id, tool, path_of(args) or ""))
         if tool == "TodoWrite" and recorder.session is not None and result.get("status") == "success":
             recorder.session.append_todos(list(self._toolbox.ctx.todos))
         yield ToolFinished(tool, args, step, call_id, result, full, stored, result.get("status", "error"))

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from contextual.core.atomic import atomic_write
 from contextual.core.session import schema
 from contextual.core.session.paths import (FILE_MODE, SESSION_SUFFIX, find_sessions_dirs, project_real_path,
                                 is_valid_session_id, sessions_dir)
@@ -93,15 +94,9 @@ def index_file(session_path: Path) -> Path:
 def write_index(session_path: Path, state: IndexState) -> None:
     """Atomic rewrite (tmp + rename) so a reader never sees half a sidecar."""
     target = index_file(session_path)
-    tmp = target.with_name(target.name + f".{os.getpid()}.tmp")
     data = json.dumps({"format": INDEX_FORMAT, **{k: v for k, v in asdict(state).items() if k != "extra"}},
                       ensure_ascii=False).encode("utf-8", errors="replace")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
-    os.replace(tmp, target)
+    atomic_write(target, data, FILE_MODE, durable=False)      # a cache, written at every batch
 
 
 def read_index(session_path: Path) -> IndexState | None:

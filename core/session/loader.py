@@ -21,8 +21,9 @@ from typing import Any
 from contextual.core import bounded_json
 from contextual.core.events import UsageEvent
 from contextual.core.messages import Message
-from contextual.core.context.pairing import CallRef, normalize
-from contextual.core.session.entries import is_summary_entry, message_from_entry
+from contextual.core.context.history import apply_compaction
+from contextual.core.context.pairing import CallRef, aborted_id, call_of, normalize
+from contextual.core.session.entries import message_from_entry
 from contextual.core.session import schema
 from contextual.core.session.lock import SessionError
 from contextual.core.textsafe import valid_json_value
@@ -144,9 +145,9 @@ def _load(path: Path) -> LoadedSession:
                 summaries.append(msg)
                 continue
             kept.append(msg)
-            if msg.role == "assistant" and msg.call_id and msg.call_id not in calls:
-                calls[msg.call_id] = CallRef(msg.call_id, msg.tool_name, msg.meta.get("args"), msg.id,
-                                             msg.meta.get("step"))
+            call = call_of(msg)
+            if call is not None and call.call_id not in calls:
+                calls[call.call_id] = call
             continue
         if kind == "tool_use":
             tool = entry["tool"]
@@ -159,7 +160,11 @@ def _load(path: Path) -> LoadedSession:
         subtype = entry.get("subtype")
         if subtype == "compact_boundary":
             record = schema.CompactionRecord.from_entry(entry)
-            kept = _cut(kept, record.kept_from_id, number, warnings, record.pinned_ids)
+            cut = apply_compaction(kept, None, record.kept_from_id, record.pinned_ids)
+            if cut is None:        # the first kept message is missing (a damaged line): too much beats too little
+                warnings.append(f"line {number}: compaction keeps from {record.kept_from_id}, which is not in the "
+                                "record; kept all")
+            kept = kept if cut is None else cut
             session.last_usage = None
             session.compactions.append(record)
         elif subtype == "usage":            # shapes were checked by schema.problem when the line was read
@@ -175,7 +180,7 @@ def _load(path: Path) -> LoadedSession:
 
     session.history = summaries + normalize(kept, calls)
     session.full_record = normalize(session.full_record, calls)
-    session.aborted_calls = [m.call_id for m in session.history if m.id == f"aborted-{m.call_id}"]
+    session.aborted_calls = [m.call_id for m in session.history if m.call_id and m.id == aborted_id(m.call_id)]
     return session
 
 
@@ -185,20 +190,6 @@ def _before(messages: list[Message], message_id: Any) -> list[Message]:
         if msg.id == message_id:
             return messages[:index]
     return messages
-
-
-def _cut(kept: list[Message], kept_from: Any, number: int, warnings: list[str],
-         pinned: Any = ()) -> list[Message]:
-    """The messages from ``kept_from`` on, after the pinned ones the compaction kept from before it."""
-    pinned = set(pinned)
-    if kept_from is None:
-        return [m for m in kept if m.id in pinned]
-    for index, msg in enumerate(kept):
-        if msg.id == kept_from:
-            return [m for m in kept[:index] if m.id in pinned] + kept[index:]
-    # The first kept message is missing (a damaged line): keeping too much beats losing history.
-    warnings.append(f"line {number}: compaction keeps from {kept_from}, which is not in the record; kept all")
-    return kept
 
 
 def _usage(raw: dict) -> UsageEvent:

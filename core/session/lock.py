@@ -17,6 +17,7 @@ from pathlib import Path
 
 import filelock
 
+from contextual.core.atomic import atomic_write
 from contextual.core.session.paths import FILE_MODE
 
 
@@ -88,14 +89,8 @@ def _unlock(fd: int) -> None:
 def _write_holder(session_path: Path) -> None:
     info = json.dumps({"pid": os.getpid(), "host": socket.gethostname()})
     target = holder_file(session_path)
-    tmp = target.with_name(target.name + f".{os.getpid()}.tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
-        try:
-            os.write(fd, info.encode())
-        finally:
-            os.close(fd)
-        os.replace(tmp, target)
+        atomic_write(target, info.encode(), FILE_MODE)
     except OSError:
         pass  # the holder note is a courtesy; the flock is the lock
 

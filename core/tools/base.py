@@ -21,6 +21,21 @@ def fail(code: str, message: str, context: dict | None = None, data: Any = None)
             "error": {"code": code, "message": message}}
 
 
+def path_of(args: object) -> str | None:
+    """The file or folder a tool call names (``file_path``, else ``path``), or None: the one reading of it."""
+    if not isinstance(args, dict):
+        return None
+    return next((v for v in (args.get("file_path"), args.get("path")) if isinstance(v, str) and v), None)
+
+
+def subject_of(args: object) -> str | None:
+    """What a call is about, for a label: its path, else its command or pattern."""
+    path = path_of(args)
+    if path is not None or not isinstance(args, dict):
+        return path
+    return next((v for v in (args.get("command"), args.get("pattern")) if isinstance(v, str) and v), None)
+
+
 class ToolError(Exception):
     """Raised inside a tool's `call`; core/tools/runner.py turns it into fail(code, message)."""
 

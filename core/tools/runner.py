@@ -7,7 +7,7 @@ import asyncio
 import time
 
 from contextual.core.textsafe import valid_json_value
-from contextual.core.tools.base import Tool, ToolContext, ToolError, fail
+from contextual.core.tools.base import Tool, ToolContext, ToolError, fail, path_of
 
 
 async def run_tool(tool: Tool, args: object, ctx: ToolContext) -> dict:
@@ -20,7 +20,7 @@ async def run_tool(tool: Tool, args: object, ctx: ToolContext) -> dict:
     except ToolError as exc:
         result = fail(exc.code, str(exc))
     except OSError as exc:
-        where = context.get("file_path") or context.get("path") or exc.filename or "."
+        where = path_of(context) or exc.filename or "."
         result = fail("io_error", f"{tool.name} cannot use {where}: {exc.strerror or exc}")
     except asyncio.CancelledError:
         raise
