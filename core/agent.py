@@ -42,14 +42,18 @@ class Engine:
     def __init__(self, config: Config, provider: Provider | None, tools: dict[str, Tool] | None = None,
                  session: SessionSink | None = None, policy: str = "ours", system_prompt: str | None = None,
                  interactive: bool = True, summary_provider: Provider | None = None,
-                 snapshots: SnapshotHook | None = None, warnings: list[str] | None = None) -> None:
+                 snapshots: SnapshotHook | None = None, warnings: list[str] | None = None,
+                 settings: Settings | None = None) -> None:
+        """``settings``: shared with other engines (the app's host owns one for all its sessions); when given,
+        ``config`` and ``provider`` must be its own."""
         if tools is None:
             from contextual.core.tools.registry import default_tools
             tools = default_tools()
         if system_prompt is None:
             from contextual.core.l1 import system_prompt as build_system_prompt
             system_prompt = build_system_prompt(tools)     # L1 describes the tools this engine has
-        self.settings = Settings(config, provider, summary_provider)
+        self.settings = settings if settings is not None else Settings(config, provider, summary_provider)
+        assert self.settings.config is config, "config must be the shared settings' own"
         self.controls = ContextControls()
         self.toolbox = Toolbox(self.settings, tools, system_prompt)
         self.prompt = PromptState(self.settings, system_prompt, policy, self.controls.pins,
@@ -162,15 +166,10 @@ class Engine:
         if self.turn.running:
             raise RuntimeError(f"{what} while a turn runs")
 
-    def set_model(self, model: str) -> None:
-        """Switch the model for the next calls (`/model NAME`); summaries follow unless set apart."""
-        self.settings.set_model(model)
-
-    def connect(self, config: Config, provider: Provider | None) -> None:
-        """The app opens its engine before asking the server anything (its first frame waits for nothing): the
-        window found at startup and the provider arrive here, between turns."""
-        self.settings.connect(config, provider)
-        self.prompt.connect(config)
+    async def set_model(self, model: str) -> None:
+        """Switch the model for the next calls (`/model NAME`), with its window (`Settings.set_model`)."""
+        self._between_turns("cannot switch the model")
+        await self.settings.set_model(model)
 
     def attach_mcp(self, manager: Any) -> None:
         self.toolbox.mcp = manager

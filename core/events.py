@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from functools import cached_property
+from typing import Any, Callable, Literal, Union
 
 from contextual.core.prompt import Adjustment, PromptView
 from contextual.core.messages import Message
@@ -132,8 +133,14 @@ class PermissionDecided:
 
 @dataclass(frozen=True)
 class PromptChanged:
-    """The next prompt changed (a recorded message, a builder adjustment, a compaction, a model switch)."""
-    view: PromptView
+    """The next prompt changed (a recorded message, a builder adjustment, a compaction, MCP tools). ``view`` is
+    computed when first read, from the engine's state then: a front end that shows no prompt (`-p`) never pays for
+    it, and one that does reads it while handling the event (the engine waits for that)."""
+    compute: Callable[[], PromptView] = field(repr=False, compare=False)
+
+    @cached_property
+    def view(self) -> PromptView:
+        return self.compute()
 
 
 @dataclass(frozen=True)

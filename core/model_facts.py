@@ -7,6 +7,7 @@ models (core/model_table.toml, plus [models."NAME"] tables in config), else the 
 
 from __future__ import annotations
 
+import asyncio
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -125,10 +126,10 @@ async def _measure_tokenizer(config: Config, timeout: float | None) -> None:
         return
     try:
         from contextual.core.l1 import system_prompt as build_system_prompt
-        sample = build_system_prompt()
+        sample = await asyncio.to_thread(build_system_prompt)
         server = await tokenize_count(config.base_url, sample, config.api_key,
                                       timeout=PROBE_TIMEOUT if timeout is None else timeout)
     except Exception:   # a nicety, like detection itself
         return
-    if server:
-        calibration.measure(config.model, count(sample), server)
+    if server:      # counted in a thread: the tokenizer may still be loading, which holds no event loop
+        calibration.measure(config.model, await asyncio.to_thread(count, sample), server)

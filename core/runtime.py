@@ -12,6 +12,7 @@ from typing import Any, Awaitable, Callable
 from contextual.core import secrets
 from contextual.core.agent import Engine
 from contextual.core.config import Config, ConfigError
+from contextual.core.engine.settings import Settings
 
 
 def session_path(config: Config, resume_id: str | None, continue_latest: bool) -> Path | None:
@@ -38,8 +39,9 @@ def make_provider(config: Config) -> Any:
     return factory(config)
 
 
-def new_engine(config: Config, provider: Any, *, interactive: bool = True) -> Engine:
-    return Engine(config, provider, interactive=interactive)
+def new_engine(settings: Settings, *, interactive: bool = True) -> Engine:
+    """An engine on shared settings (the app's host opens every session's engine on its own)."""
+    return Engine(settings.config, settings.provider, interactive=interactive, settings=settings)
 
 
 def open_writer(config: Config, path: Path | None = None) -> tuple[Any, Any]:
@@ -78,7 +80,7 @@ def engine_for_reading(config: Config, *, resume_id: str | None = None, continue
     the next prompt (`contextual context`) while the session may be open elsewhere."""
     from contextual.core.session import load_session
     path = session_path(config, resume_id, continue_latest)
-    engine = new_engine(config, None, interactive=False)
+    engine = Engine(config, None, interactive=False)
     if path is not None:
         restore_into(engine, load_session(path))
     return engine

@@ -92,3 +92,20 @@ async def test_cost_of_a_priced_model_counts_cached_input_at_its_own_price(tmp_p
     # gpt-4o: input 2.50, cached input 1.25 per million -> 400k fresh + 600k cached = 1.00 + 0.75
     assert view.last_call.cost == pytest.approx(1.75)
     assert view.cost == pytest.approx(1.75) and view.cached_tokens == 600_000
+
+
+@pytest.mark.parametrize("output_format", ["text", "stream-json"])
+async def test_headless_never_computes_a_prompt_view(tmp_path: Path, output_format: str):
+    """-p shows no prompt: the PromptChanged events it gets are never expanded into views (each is a full count)."""
+    import io
+
+    from contextual.headless import run_headless
+    from contextual.output import make_printer
+    (tmp_path / "a.py").write_text("x = 1\n")
+    async with engine_with(tmp_path, [read_action("a.py"), finish("ok")]) as (engine, srv):
+        views = []
+        view_of = engine.prompt.view_of
+        engine.prompt.view_of = lambda *a, **k: views.append(1) or view_of(*a, **k)
+        code = await run_headless(engine, "look", make_printer(output_format, io.StringIO(), io.StringIO()))
+    assert code == 0 and len(srv.requests) == 2
+    assert views == []

@@ -324,3 +324,20 @@ async def test_model_command_switches_the_model_for_the_next_turn(tmp_path):
             assert "bigger-model" in str(app.query_one("#topbar").render())
             await run_turn(pilot, "second")
     assert [r["model"] for r in srv.requests] == ["fake-model", "bigger-model"]
+
+
+async def test_model_command_takes_the_new_models_window_and_new_sessions_keep_it(tmp_path):
+    with server([finish("one")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await app.started()
+            before = app.engine.config.context_window
+            await type_and_send(pilot, "/model gpt-4o-mini")        # 128,000 tokens in the model table
+            await wait_for(pilot, lambda: app.engine.config.model == "gpt-4o-mini")
+            assert before != 128_000 and app.engine.config.context_window == 128_000
+            assert app.engine.next_prompt().window == 128_000       # the meter's figure
+            old = app.engine
+            await type_and_send(pilot, "/clear")
+            await wait_for(pilot, lambda: app.engine is not old)
+            assert (app.engine.config.model, app.engine.config.context_window) == ("gpt-4o-mini", 128_000)
+            assert app.config is app.engine.config                  # one config, not copies kept in sync

@@ -184,7 +184,6 @@ class ContextualApp(App):
         try:
             if hasattr(self.host, "connect"):
                 await self.host.connect()
-                self.host.connect_engine(self.engine)
         except Exception as exc:          # a provider that cannot be built: said once, the app stays open
             await self.chat.add_notice(f"cannot reach the model: {exc}", "error")
         finally:

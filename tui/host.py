@@ -25,7 +25,8 @@ class Opened:
 
 
 class Host(Protocol):
-    config: Config
+    @property
+    def config(self) -> Config: ...
 
     def new_engine(self) -> Opened: ...
     async def connect(self) -> None: ...                                 # the window and the provider, once
@@ -35,33 +36,36 @@ class Host(Protocol):
     async def transcript(self, engine: Any) -> list[Any]: ...
     async def undo(self, engine: Any, confirm_overwrite: Any = None) -> str: ...
     async def restore_turns(self, engine: Any, turns: set, confirm_overwrite: Any = None) -> list[str]: ...
-    def connect_engine(self, engine: Any) -> None: ...
     async def close(self, engine: Any) -> None: ...
 
 
 class RealHost:
     def __init__(self, config: Config) -> None:
-        self.config = config
-        self._provider: Any = None         # after connect(): the app's first frame does not wait for the server
+        from contextual.core.engine.settings import Settings
+        # The one config and provider of this app run, shared by every engine it opens; the provider comes with
+        # connect(): the app's first frame does not wait for the server.
+        self.settings = Settings(config, None)
         from contextual.core.mcp.manager import MCPManager
         self.mcp = MCPManager.from_config(config.project_root, config.home) or None   # one set per app run
 
+    @property
+    def config(self) -> Config:
+        return self.settings.config
+
     async def connect(self) -> None:
-        """The server's window (asked once, 2 s at most) and the provider, in a thread of its own: the probes
-        import httpx and may count tokens, none of which the app's first frame or its event loop should wait for."""
+        """The server's window (asked once, 2 s at most) and the provider. httpx and the providers are imported in
+        a thread (the app's event loop never waits for an import); the probes themselves are awaited here."""
         import asyncio
 
-        def found() -> tuple[Config, Any]:
-            from contextual.core.model_facts import resolve_window
-            from contextual.core.runtime import make_provider
-            config = asyncio.run(resolve_window(self.config))
-            return config, make_provider(config)
-
-        self.config, self._provider = await asyncio.to_thread(found)
+        from contextual.core.model_facts import resolve_window
+        from contextual.core.runtime import make_provider
+        await asyncio.to_thread(_import_network)
+        config = await resolve_window(self.settings.config)
+        self.settings.connect(config, await asyncio.to_thread(make_provider, config))
 
     def _engine(self) -> Any:
         from contextual.core.runtime import new_engine
-        engine = new_engine(self.config, self._provider)
+        engine = new_engine(self.settings)
         if self.mcp is not None:
             engine.attach_mcp(self.mcp)
         return engine
@@ -159,18 +163,19 @@ class RealHost:
         path = engine.session.path
         return list(await asyncio.to_thread(lambda: load_session(path).full_record))
 
-    def connect_engine(self, engine: Any) -> None:
-        """An engine opened before connect() takes the window and the provider found."""
-        engine.connect(self.config, self._provider)
-
     async def close(self, engine: Any) -> None:
         if engine is not None and engine.session is not None:
             await engine.session.close()
             engine.attach_session(None, None)
 
     async def aclose(self) -> None:
-        if self._provider is not None:
-            await self._provider.aclose()
+        if self.settings.provider is not None:
+            await self.settings.provider.aclose()
+
+
+def _import_network() -> None:
+    import contextual.core.providers.factory  # noqa: F401  (httpx and both providers)
+    import contextual.core.providers.model_info  # noqa: F401
 
 
 async def undoable_turns_ordered(engine: Any) -> list[str]:

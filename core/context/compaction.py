@@ -17,10 +17,12 @@ from contextual.core.config import Config
 from contextual.core.context.file_analyzer import FileReport, analyze_files
 from contextual.core.context.history import CompactionPlan, plan_compaction, rounds
 from contextual.core.context.summary import SummaryCompressor, SummaryError, fallback_message
+from contextual.core.context.trigger import MIN_MESSAGES
 from contextual.core.events import CompactionProgress
 from contextual.core.messages import Message
 
 CANCELLED_MESSAGE = "Summary cancelled, keeping recent history only."
+EMPTY_SUMMARY_MESSAGE = "The summary model returned an empty summary, keeping recent history only."
 
 
 @dataclass(frozen=True)
@@ -38,8 +40,8 @@ class CompactionOutcome:
 
 def plan(closed: list[Message], history_len: int, keep_rounds: int) -> tuple[CompactionPlan | None, str]:
     """The rounds to archive (whole closed rounds only), or None and the reason for the user."""
-    if history_len < 2:
-        return None, "nothing to compact yet: the history has fewer than two messages"
+    if history_len < MIN_MESSAGES:      # the trigger's minimum, for manual compactions too
+        return None, f"nothing to compact yet: the history has fewer than {MIN_MESSAGES} messages"
     got = plan_compaction(closed, keep_rounds)
     if got is None:
         return None, (f"nothing older than the last {keep_rounds} rounds to archive ({len(rounds(closed))} round(s) "
@@ -78,7 +80,9 @@ async def summarise(plan: CompactionPlan, trigger: str, compressor: SummaryCompr
     summary = Message("summary", result.text, meta={"start": start, "cutoff": cutoff, "trigger": trigger,
                                                     "rounds_archived": plan.rounds_archived,
                                                     "files_included": list(result.files_included)})
-    return CompactionOutcome(trigger, plan, summary if result.text else None, None, tuple(result.files_included))
+    if not result.text:       # nothing to store: the archived rounds go all the same, and the record says why
+        return CompactionOutcome(trigger, plan, None, EMPTY_SUMMARY_MESSAGE, ())
+    return CompactionOutcome(trigger, plan, summary, None, tuple(result.files_included))
 
 
 def cancelled(plan: CompactionPlan, trigger: str) -> CompactionOutcome:

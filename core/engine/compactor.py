@@ -84,7 +84,7 @@ class Compactor:
         await self._recorder.flush(fsync=True)
         post = self._apply(outcome, pre, held)
         await self._recorder.flush(fsync=True)
-        yield PromptChanged(prompt.next_prompt())
+        yield PromptChanged(prompt.next_prompt)
         yield CompactionFinished(trigger, pre, post, plan.rounds_archived, outcome.files_included, outcome.text,
                                  outcome.fallback)
 

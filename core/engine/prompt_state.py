@@ -52,10 +52,6 @@ class PromptState:
         return self._settings.config
 
     # ---- what changes it --------------------------------------------------------------------------
-    def connect(self, config: Config) -> None:
-        self.builder.limit = config.prompt_limit
-        self.builder.rules_share = int(RULES_SHARE * config.context_window)
-
     def set_policy(self, name: str) -> None:
         from contextual.core.context.scratchpad import POLICIES
         if name not in POLICIES:
@@ -118,12 +114,22 @@ class PromptState:
         return self.calibration.fit(int(self.config.prompt_limit * self.limit_scale), self.config.model)
 
     def build(self, next_input: str | None = None) -> Built:
+        self._follow_window()
         limit = self.fit_limit()
         todos = _todo_recap(self._todos())
         if self.turn_start is not None:
             return self.builder.build(self.l3(), self.steps, self.question, todos, limit)
         question = self._reminders(preprocess(next_input, self.config.project_root)) if next_input else None
         return self.builder.build(self.history.messages, [], question, todos, limit)
+
+    def _follow_window(self) -> None:
+        """The builder's defaults follow the settings' window (the server's, found after launch; a /model)."""
+        config = self.config
+        if self.builder.limit != config.prompt_limit:
+            self.builder.limit = config.prompt_limit
+        share = int(RULES_SHARE * config.context_window)
+        if self.builder.rules_share != share:
+            self.builder.rules_share = share
 
     def next_prompt(self, input_text: str = "") -> PromptView:
         """The next call's prompt exactly as it would be sent, with every figure the screen shows about it.

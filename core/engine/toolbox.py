@@ -39,7 +39,7 @@ class Toolbox:
                 out.append(ToolsChanged(tuple(sorted(set(self.tools) - before)),
                                         tuple(sorted(before - set(self.tools))),
                                         prompt.builder.cache.message(prompt.builder.system_prompt)))
-            out.append(PromptChanged(prompt.next_prompt()))      # the meter and /context read L1 anew
+            out.append(PromptChanged(prompt.next_prompt))      # the meter and /context read L1 anew
         return out
 
     async def run(self, name: str, args: dict) -> dict:

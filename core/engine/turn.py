@@ -62,7 +62,7 @@ class TurnLoop:
         if not self._recorder.has_recorded() and not force:
             return []
         out: list[EngineEvent] = [MessageRecorded(m) for m in self._recorder.take_recorded()]
-        return out + [PromptChanged(self._prompt.next_prompt())]
+        return out + [PromptChanged(self._prompt.next_prompt)]
 
     # ---- one turn --------------------------------------------------------------------------------
     async def run(self, text: str) -> AsyncIterator[EngineEvent]:
@@ -142,7 +142,7 @@ class TurnLoop:
             if built.adjustments:
                 # Shown on the messages they touched (the view), summed up once at turn end: no chat line per step.
                 self._adjustments.extend(built.adjustments)
-                yield PromptChanged(prompt.view_of(built))
+                yield PromptChanged(lambda built=built: prompt.view_of(built))
             reply: list[str] = []
             thinking: list[str] = []
             try:

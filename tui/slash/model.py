@@ -44,8 +44,8 @@ class Model:
             except Exception as exc:          # a server without /v1/models: say so, keep /model NAME
                 problem = f"the server did not list its models ({type(exc).__name__}: {exc}); type /model NAME"
         chosen = await app.push_screen_wait(ModelPicker(app.config, names, problem))
-        if chosen:
-            self.switch(app, chosen)
+        if chosen and not app.busy("switch the model"):
+            await self._switch(app, chosen)
 
     def switch(self, app: AppPort, name: str) -> None:
         if app.busy("switch the model"):
@@ -53,7 +53,11 @@ class Model:
         if app.engine.provider is None:
             app.notify("No endpoint is configured: set CONTEXTUAL_BASE_URL first (see /model).", severity="warning")
             return
-        app.engine.set_model(name)
-        app.host.config = app.engine.config          # new sessions (/clear, /resume) use it too
+        app.run_worker(self._switch(app, name), group="models", exclusive=True, exit_on_error=False)
+
+    async def _switch(self, app: AppPort, name: str) -> None:
+        await app.engine.set_model(name)       # its window too (the server asked, 2 s at most)
         app.show_prompt()
-        app.notify(f"model: {name} (for the next turns of this session)")
+        config = app.engine.config
+        app.notify(f"model: {name}, window {config.context_window:,} tokens ({config.window_source}) — for the "
+                   "next turns of this session")

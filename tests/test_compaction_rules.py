@@ -1,0 +1,32 @@
+"""Compaction's own rules (core/context/compaction.py): the trigger's minimum holds for manual compactions too, and
+a compaction that archives without a summary always records why."""
+
+from __future__ import annotations
+
+from contextual.core.context import compaction
+from contextual.core.context.file_analyzer import FileReport
+from contextual.core.context.history import plan_compaction
+from contextual.core.context.summary import SummaryResult
+from contextual.core.context.trigger import MIN_MESSAGES
+from contextual.core.messages import Message
+
+
+def _rounds(n: int) -> list[Message]:
+    return [m for i in range(n) for m in (Message("user", f"task {i}"), Message("assistant", f"done {i}"))]
+
+
+def test_a_manual_compaction_below_the_trigger_minimum_is_refused_with_the_reason():
+    history = _rounds(1)
+    assert len(history) < MIN_MESSAGES
+    plan, refused = compaction.plan(history, len(history), keep_rounds=0)
+    assert plan is None and f"fewer than {MIN_MESSAGES} messages" in refused
+
+
+async def test_an_empty_summary_archives_with_its_reason_recorded():
+    class EmptySummary:          # the summary model answered, with nothing
+        async def summarise(self, archive, **_):
+            return SummaryResult("", ("a.py",), 1)
+
+    plan = plan_compaction(_rounds(3), keep_rounds=1)
+    outcome = await compaction.summarise(plan, "auto", EmptySummary(), FileReport([], []), None, lambda *_: None)
+    assert outcome.summary is None and outcome.fallback == compaction.EMPTY_SUMMARY_MESSAGE
