@@ -30,7 +30,7 @@ def progress_line(ev: Any) -> str | None:
     if isinstance(ev, ActionEvent) and ev.tool != "Finish":
         return f"→ {ev.tool} {_short(ev.args)}"
     if isinstance(ev, ToolFinished):
-        error = ev.full.get("error") if isinstance(ev.full, dict) else None
+        error = ev.result.get("error") if isinstance(ev.result, dict) else None
         detail = "" if ev.status == "success" else f": {_short((error or {}).get('message', ''))}"
         return f"  {ev.tool} {ev.status}{detail}"
     if isinstance(ev, FormatErrorEvent):

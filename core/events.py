@@ -89,8 +89,8 @@ class ToolFinished:
     args: Any
     step: int
     call_id: str
-    full: dict            # the C1-shaped result the model sees this turn
-    full_text: str        # its serialisation, as sent
+    result: dict          # the C1-shaped result the model sees this turn
+    full_text: str        # its serialisation, as sent (the tool message's ``full``)
     stored: str           # the compressed form written to history
     status: str
 

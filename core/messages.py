@@ -12,9 +12,40 @@ from __future__ import annotations
 
 import uuid as _uuid
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 Role = Literal["summary", "user", "assistant", "tool"]
+
+
+class MessageMeta(TypedDict, total=False):
+    """What a message carries beside its text, by role. Written to the session as ``meta`` (CONTRACT); read back
+    as JSON (core/session/entries.py), so a reader checks a value's type where it matters."""
+    timestamp: str            # every message: when it was recorded (UTC ISO, core.clock)
+    turn: str                 # user messages and their turn's steps: the turn id (undo, rewind)
+    # user
+    raw: str                  # what the user typed (the content has @file reminders added)
+    undo: str                 # a note from /undo telling the model its changes are gone: the undone turn's id
+    # assistant steps and their tool results
+    step: int
+    call_id: str
+    tool_name: str
+    args: Any                 # the call's arguments, JSON as the model wrote them
+    thinking: str             # the step's reasoning (only the latest is ever sent again)
+    format_error: bool        # the reply could not be parsed: it is its own "call"
+    # the final answer (assistant)
+    final: bool
+    answer: str               # the parsed Finish[...] text
+    # tool results
+    interrupted: bool         # the synthetic "aborted" result of a call that never finished
+    synthetic: bool
+    status: str
+    # summaries
+    start: str                # the archived span's first and last timestamps
+    cutoff: str
+    trigger: str
+    rounds_archived: int
+    files_included: list[str]
+    edited: bool              # the user edited it in the compaction preview
 
 
 def new_id() -> str:
@@ -25,14 +56,18 @@ def new_id() -> str:
 class Message:
     role: Role
     content: str
-    # The full observation (tool messages only): shown side by side with ``content``.
+    # The whole form of ``content`` when that is shortened: a tool result's full observation (what the model saw
+    # in its turn), an assistant step's whole action. Shown beside ``content``; sent again only when pinned.
     full: str | None = None
-    # tool_name, step, call_id, thinking, interrupted, turn, timestamp, preprocessed_from ...
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: MessageMeta = field(default_factory=lambda: MessageMeta())
     id: str = field(default_factory=new_id)
 
-    def with_content(self, content: str, **meta: Any) -> "Message":
-        return replace(self, content=content, meta={**self.meta, **meta})
+    def with_content(self, content: str) -> "Message":
+        return replace(self, content=content)
+
+    def with_meta(self, **meta: Any) -> "Message":
+        """A copy with these meta fields added (a message is never changed in place: history shares it)."""
+        return replace(self, meta=MessageMeta(**{**self.meta, **meta}))  # type: ignore[typeddict-item]
 
     @property
     def tool_name(self) -> str | None:

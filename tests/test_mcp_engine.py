@@ -53,7 +53,7 @@ async def test_cancelling_a_turn_cancels_the_mcp_call_and_the_server_keeps_servi
             events = await run(engine, "try the other tool")
             assert finished(events).answer == "ok"
             [result] = [e for e in events if isinstance(e, ToolFinished)]
-            assert "read-only today (after cancel)" in result.full["error"]["message"]
+            assert "read-only today (after cancel)" in result.result["error"]["message"]
             assert [c.status for c in manager.connections] == ["ready"]
             assert "mcp__tracker__list_items" in json.dumps(srv.requests[1]["messages"][0])
     finally:

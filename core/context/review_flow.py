@@ -45,7 +45,7 @@ def with_text(outcome: Any, text: str) -> Any:
     """The outcome with the summary text the user accepted (edited or not): that is what is stored."""
     if outcome.summary is None or outcome.summary.content == text:
         return outcome
-    summary = replace(outcome.summary, content=text, meta={**outcome.summary.meta, "edited": True})
+    summary = outcome.summary.with_content(text).with_meta(edited=True)
     return replace(outcome, summary=summary)
 
 

@@ -28,12 +28,16 @@ class Recorder:
     def session_id(self) -> str | None:
         return getattr(self.session, "session_id", None)
 
-    def append(self, message: Message) -> None:
-        message.meta.setdefault("timestamp", now_iso())     # the summary's archived span comes from these
+    def append(self, message: Message) -> Message:
+        """Record it (stamped with the time when it has none: a summary's archived span comes from these);
+        returns the message as recorded."""
+        if "timestamp" not in message.meta:
+            message = message.with_meta(timestamp=now_iso())
         self._history.append(message)
         self._recorded.append(message)
         if self.session is not None:
             self.session.append_message(message)
+        return message
 
     def take_in(self, message: Message) -> None:
         """A message made outside a turn and already written to the session by its maker."""

@@ -231,10 +231,10 @@ class TurnLoop:
             yield TurnFinished(parsed.args, step)
             return
         stored_action = shorten_action(parsed.text)
-        assistant = Message("assistant", stored_action, full=parsed.text if stored_action != parsed.text else None,
-                            meta={"step": step, "call_id": call_id, "tool_name": parsed.tool, "args": parsed.args,
-                                  "turn": turn_id, **({"thinking": thinking} if thinking else {})})
-        self._recorder.append(assistant)
+        assistant = self._recorder.append(Message(
+            "assistant", stored_action, full=parsed.text if stored_action != parsed.text else None,
+            meta={"step": step, "call_id": call_id, "tool_name": parsed.tool, "args": parsed.args, "turn": turn_id,
+                  **({"thinking": thinking} if thinking else {})}))
         if self._recorder.session is not None:
             self._recorder.session.append_tool_use(call_id, parsed.tool, parsed.args, assistant)
         result = None
@@ -263,15 +263,13 @@ class TurnLoop:
         recorder = self._recorder
         if text is not None:     # a format error: the reply itself is the "call"
             action = stored_action = text
-            call = Message("assistant", text, meta={"step": step, "call_id": call_id, "tool_name": tool, "args": {},
-                                                    "format_error": True})
-            recorder.append(call)
+            call = recorder.append(Message("assistant", text, meta={"step": step, "call_id": call_id,
+                                                                    "tool_name": tool, "args": {}, "format_error": True}))
             assistant_id = call.id
         full = compressor.full_text(result)
         stored = compressor.stored_text(tool, args if isinstance(args, dict) else {}, result)
-        message = Message("tool", stored, full=full, meta={"tool_name": tool, "call_id": call_id, "args": args,
-                                                           "step": step})
-        recorder.append(message)
+        message = recorder.append(Message("tool", stored, full=full, meta={"tool_name": tool, "call_id": call_id,
+                                                                           "args": args, "step": step}))
         self._prompt.add_step(ScratchStep(action or "", stored_action or action or "", full, stored, thinking,
                                               assistant_id, message.id, tool, path_of(args) or ""))
         if tool == "TodoWrite" and recorder.session is not None and result.get("status") == "success":
