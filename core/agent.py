@@ -6,7 +6,7 @@ together and passes calls through.
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Sequence
 
 from contextual.core.config import Config
 from contextual.core.context.builder import Built, ContextBuilder
@@ -21,7 +21,7 @@ from contextual.core.engine.recorder import Recorder
 from contextual.core.engine.settings import Settings
 from contextual.core.engine.toolbox import Toolbox
 from contextual.core.engine.turn import FORMAT_ERROR_TOOL, TurnLoop
-from contextual.core.context.compaction_review import CompactionReview
+from contextual.core.context.compaction_review import Event
 from contextual.core.events import EngineEvent, Notice
 from contextual.core.messages import Message
 from contextual.core.ports import SessionSink, SnapshotHook
@@ -31,9 +31,6 @@ from contextual.core.session.schema import CompactionRecord
 from contextual.core.tools.base import Tool, ToolContext
 
 __all__ = ["Engine", "Event", "FORMAT_ERROR_TOOL"]
-
-# What `run_turn` and `compact` yield: the engine's events and the compaction preview's review (issue 19.1).
-Event = EngineEvent | CompactionReview
 
 
 class Engine:
@@ -138,12 +135,12 @@ class Engine:
         return self.prompt.builder.policy
 
     # ---- turns and compaction ------------------------------------------------------------------------
-    def run_turn(self, text: str) -> AsyncIterator[EngineEvent]:
+    def run_turn(self, text: str) -> AsyncIterator[Event]:
         """One ReAct turn; ends with `TurnFinished` or `ErrorEvent`."""
         return self.turn.run(text)
 
     def compact(self, instructions: str | None = None, keep_rounds: int | None = None,
-                preview: bool = False) -> AsyncIterator[EngineEvent]:
+                preview: bool = False) -> AsyncIterator[Event]:
         """Manual `/compact [instructions]`; ``keep_rounds`` overrides the configured number for this once;
         ``preview``: the summary waits for the user's review (CompactionReview) before anything changes."""
         return self.compactor.run("manual", instructions, keep_rounds, preview)
@@ -179,8 +176,8 @@ class Engine:
         """Take in MCP servers that came up or went away (`Toolbox.sync`)."""
         return self.turn.sync_tools()
 
-    def restore(self, history: list[Message], last_usage: int | None, todos: list[dict],
-                compactions: list[CompactionRecord], warnings: list[str] = ()) -> None:
+    def restore(self, history: list[Message], last_usage: int | None, todos: list[dict[str, Any]],
+                compactions: list[CompactionRecord], warnings: Sequence[str] = ()) -> None:
         """Resume: history-as-stored, the last usage (so the trigger is right at once), todos, compaction log,
         and what the loader warned about (skipped lines)."""
         self.prompt.restore(history, last_usage)

@@ -45,7 +45,7 @@ class Config:
     # "default", or what core.model_facts found ("server: llama.cpp /props", "table").
     window_source: str = "default"
     # [models."NAME"] tables of the config files: window and prices per model (core.model_facts reads them).
-    models: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+    models: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     # `[permissions]` allow/deny rules of the user and project files together (core/permission_rules.py).
     permissions: PermissionRules = field(default_factory=PermissionRules)
@@ -121,10 +121,10 @@ def local_config_path(project_root: Path) -> Path:
 def _coerce(key: str, value: Any, source: str) -> Any:
     try:
         if key in _INT:
-            out = int(value)
-            if out <= 0:
+            whole = int(value)
+            if whole <= 0:
                 raise ValueError
-            return out
+            return whole
         if key in _FLOAT:
             out = float(value)
             if out <= 0:

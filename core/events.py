@@ -14,6 +14,7 @@ from typing import Any, Callable, Literal, Union
 from contextual.core.prompt import Adjustment, PromptView
 from contextual.core.messages import Message
 
+CompactionTrigger = Literal["auto", "manual"]
 PermissionDecision = Literal["allow_once", "allow_session", "allow_always", "deny"]
 
 
@@ -89,7 +90,7 @@ class ToolFinished:
     args: Any
     step: int
     call_id: str
-    result: dict          # the C1-shaped result the model sees this turn
+    result: dict[str, Any]          # the C1-shaped result the model sees this turn
     full_text: str        # its serialisation, as sent (the tool message's ``full``)
     stored: str           # the compressed form written to history
     status: str
@@ -179,7 +180,7 @@ class BudgetWarning:
 
 @dataclass(frozen=True)
 class CompactionStarted:
-    trigger: Literal["auto", "manual"]
+    trigger: CompactionTrigger
     pre_tokens: int
     rounds_to_archive: int
 
@@ -194,7 +195,7 @@ class CompactionProgress:
 
 @dataclass(frozen=True)
 class CompactionFinished:
-    trigger: Literal["auto", "manual"]
+    trigger: CompactionTrigger
     pre_tokens: int
     post_tokens: int
     rounds_archived: int

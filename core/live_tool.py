@@ -16,13 +16,13 @@ TAIL = 400
 EVERY = 0.25
 
 
-async def run_live(call: Awaitable[dict], ctx: Any, output_event: Callable[[str], Any],
-                   outcome: list[dict]) -> AsyncIterator[Any]:
+async def run_live(call: Awaitable[dict[str, Any]], ctx: Any, output_event: Callable[[str], Any],
+                   outcome: list[dict[str, Any]]) -> AsyncIterator[Any]:
     """Runs ``call``; yields ``output_event(tail)`` as output arrives; appends the result to ``outcome``."""
     pieces: asyncio.Queue[str] = asyncio.Queue()
     ctx.on_output = pieces.put_nowait
     task = asyncio.ensure_future(call)
-    getter: asyncio.Future | None = None
+    getter: asyncio.Future[Any] | None = None
     tail, last = "", 0.0
     try:
         while True:

@@ -28,7 +28,7 @@ class MessageMeta(TypedDict, total=False):
     # assistant steps and their tool results
     step: int
     call_id: str
-    tool_name: str
+    tool_name: str | None     # None: a call the record names without its tool (an aborted, unknown one)
     args: Any                 # the call's arguments, JSON as the model wrote them
     thinking: str             # the step's reasoning (only the latest is ever sent again)
     format_error: bool        # the reply could not be parsed: it is its own "call"

@@ -35,7 +35,8 @@ class ModelFacts:
 
 @lru_cache(maxsize=1)
 def builtin_table() -> dict[str, dict[str, Any]]:
-    return tomllib.loads(package_data.read_text("core/model_table.toml"))["models"]
+    models: dict[str, dict[str, Any]] = tomllib.loads(package_data.read_text("core/model_table.toml"))["models"]
+    return models
 
 
 def _number(value: Any) -> float | None:
@@ -64,8 +65,8 @@ def lookup(model: str | None, overrides: Mapping[str, Any] | None = None) -> Mod
         return None
     name = exact if exact in table else max(matches, key=len)
     entry = table[name]
-    window = entry.get("window")
-    return ModelFacts(name, window=int(window) if _number(window) and window >= 256 else None,
+    window = _number(entry.get("window"))
+    return ModelFacts(name, window=int(window) if window is not None and window >= 256 else None,
                       **{f: _number(entry.get(f)) for f in PRICE_FIELDS})
 
 
@@ -73,16 +74,17 @@ def cost(usage: Any, model: str | None, overrides: Mapping[str, Any] | None = No
     """US dollars for one call's usage (input_tokens with cached included, cached_tokens,
     cache_creation_tokens, output_tokens); None when the model's prices are unknown."""
     facts = lookup(model, overrides)
-    if facts is None or not facts.priced:
+    if facts is None or facts.input is None or facts.output is None:
         return None
+    price_in, price_out = facts.input, facts.output
     total_in = int(getattr(usage, "input_tokens", 0) or 0)
     cached = int(getattr(usage, "cached_tokens", 0) or 0)
     written = int(getattr(usage, "cache_creation_tokens", 0) or 0)
     fresh = max(0, total_in - cached - written)
-    dollars = (fresh * facts.input
-               + cached * (facts.cached_input if facts.cached_input is not None else facts.input)
-               + written * (facts.cache_write if facts.cache_write is not None else facts.input)
-               + int(getattr(usage, "output_tokens", 0) or 0) * facts.output)
+    dollars = (fresh * price_in
+               + cached * (facts.cached_input if facts.cached_input is not None else price_in)
+               + written * (facts.cache_write if facts.cache_write is not None else price_in)
+               + int(getattr(usage, "output_tokens", 0) or 0) * price_out)
     return dollars / 1_000_000
 
 
@@ -127,7 +129,7 @@ async def _measure_tokenizer(config: Config, timeout: float | None) -> None:
     try:
         from contextual.core.l1 import system_prompt as build_system_prompt
         sample = await asyncio.to_thread(build_system_prompt)
-        server = await tokenize_count(config.base_url, sample, config.api_key,
+        server = await tokenize_count(config.base_url or "", sample, config.api_key,
                                       timeout=PROBE_TIMEOUT if timeout is None else timeout)
     except Exception:   # a nicety, like detection itself
         return

@@ -20,7 +20,7 @@ import os
 import re
 import shlex
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from contextual.core.shell_parse import Word, command_name, mentions, parse_command
 from contextual.core.tools._globs import compile_glob
@@ -99,7 +99,9 @@ def parse_rule(text: object) -> Rule:
         spec = spec.strip()
         if not spec:
             raise RuleError(f"invalid permission rule {text!r}: the part in parentheses is empty")
-    glob, words, prefix = None, (), False
+    glob: Callable[[str], bool] | None = None
+    words: tuple[str, ...] = ()
+    prefix = False
     if spec is not None and tool == "Bash":
         prefix = spec.endswith(":*")
         body = spec[:-2].strip() if prefix else spec

@@ -43,7 +43,7 @@ def decide(tool: Any, args: Any, mode: str, rules: PermissionRules, root: Path,
     return "ask"
 
 
-def rule_denial(tool: str, args: Any, rules: PermissionRules, root: Path) -> dict:
+def rule_denial(tool: str, args: Any, rules: PermissionRules, root: Path) -> dict[str, Any]:
     rule = rules.denies(tool, args, str(root))
     return {"status": "error", "data": None, "text": "", "stats": {}, "context": {},
             "error": {"code": "permission_denied",
@@ -88,9 +88,9 @@ def _bash_rules(command: Any) -> tuple[tuple[str, ...], str]:
     rules: list[str] = []
     for words in parsed.commands:
         if len(words) >= 2 and isinstance(words[1], str) and _SUBCOMMAND.fullmatch(words[1]):
-            rule = f"Bash({shlex.join(words[:2])}:*)"          # type: ignore[arg-type]
+            rule = f"Bash({shlex.join(w or '' for w in words[:2])}:*)"
         elif len(words) >= 3 and words[1] == "-m" and isinstance(words[2], str) and _SUBCOMMAND.fullmatch(words[2]):
-            rule = f"Bash({shlex.join(words[:3])}:*)"          # python -m pytest  # type: ignore[arg-type]
+            rule = f"Bash({shlex.join(w or '' for w in words[:3])}:*)"          # python -m pytest
         elif None in words:
             return (), f"an argument of {words[0]} is only known when it runs"
         else:
@@ -143,7 +143,7 @@ def _ignore_in_git(path: Path) -> None:
             handle.write(("" if not text or text.endswith("\n") else "\n") + path.name + "\n")
 
 
-def refusal(tool: str, mode: str) -> dict:
+def refusal(tool: str, mode: str) -> dict[str, Any]:
     """The observation a headless run gives the model instead of asking a user who is not there."""
     return {"status": "error", "data": None, "text": "", "stats": {}, "context": {},
             "error": {"code": "permission_denied",
@@ -153,7 +153,7 @@ def refusal(tool: str, mode: str) -> dict:
                                   "--permission-mode accept-edits or bypass.")}}
 
 
-def denial(tool: str, note: str = "") -> dict:
+def denial(tool: str, note: str = "") -> dict[str, Any]:
     """``note``: what the user said to do instead, passed on to the model word for word."""
     message = f"The user denied this {tool} call." + (f" The user says instead: {note}" if note else "")
     return {"status": "error", "data": None, "text": "", "stats": {}, "context": {},
@@ -171,7 +171,7 @@ def _read(path: Path) -> str:
         return ""
 
 
-def preview(tool: str, args: dict, root: Path) -> str:
+def preview(tool: str, args: dict[str, Any], root: Path) -> str:
     """A unified diff for edits, the command for Bash. Best effort: the tool itself validates."""
     if tool == "Bash":
         return str(args.get("command", ""))

@@ -13,6 +13,7 @@ from contextual.core import secrets
 from contextual.core.agent import Engine
 from contextual.core.config import Config, ConfigError
 from contextual.core.engine.settings import Settings
+from contextual.core.providers.base import Provider
 
 
 def session_path(config: Config, resume_id: str | None, continue_latest: bool) -> Path | None:
@@ -87,7 +88,7 @@ def engine_for_reading(config: Config, *, resume_id: str | None = None, continue
 
 
 async def open_engine(config: Config, *, resume_id: str | None = None, continue_latest: bool = False,
-                      interactive: bool = True, provider=None) -> tuple[Engine, Callable[[], Awaitable[None]]]:
+                      interactive: bool = True, provider: Provider | None = None) -> tuple[Engine, Callable[[], Awaitable[None]]]:
     """Build a ready engine; the returned closer flushes the session and closes the provider.
 
     A session held by another process is refused (ConfigError). A session that cannot be written (read-only or

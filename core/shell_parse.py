@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 import tree_sitter_bash
-from tree_sitter import Language, Parser
+from tree_sitter import Language, Node, Parser
 
 Word = str | None
 MAX_NESTING = 8          # bash -c "eval 'sh -c …'": deeper than this is uncertain
@@ -133,7 +133,7 @@ class _Collector:
                 self._redirect(node)
             stack.extend(reversed(node.children))
 
-    def _redirect(self, node) -> None:
+    def _redirect(self, node: Node) -> None:
         operator = next((c.type for c in node.children if not c.is_named), "")
         target = node.child_by_field_name("destination")
         if operator in (">&", "<&", ">&-", "<&-") and (target is None or target.type == "number"
@@ -143,7 +143,7 @@ class _Collector:
             if target is None or _value(target) != "/dev/null":
                 self.writes_files = True
 
-    def _command(self, node, depth: int) -> None:
+    def _command(self, node: Node, depth: int) -> None:
         name = node.child_by_field_name("name")
         if name is None:                  # assignments only
             return
@@ -229,9 +229,9 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text.replace("\\\n", ""), flags=re.DOTALL)
 
 
-def _value(node) -> Word:
+def _value(node: Node) -> Word:
     """The word's value after quote removal, or None when only the running shell knows it."""
-    kind, text = node.type, node.text.decode("utf-8", errors="replace")
+    kind, text = node.type, (node.text or b"").decode("utf-8", errors="replace")
     if kind in ("word", "number"):
         return None if _PATTERN.search(re.sub(r"\\.", "", text)) else _unescape(text)
     if kind == "raw_string":
@@ -239,16 +239,16 @@ def _value(node) -> Word:
     if kind == "ansi_c_string":
         return None if "\\" in text else text[2:-1]
     if kind == "string":
-        parts = []
+        parts: list[str] = []
         for child in node.children:
             if child.type == "string_content":
-                parts.append(re.sub(r"\\([\\$`\"\n])", r"\1", child.text.decode("utf-8", errors="replace")))
+                parts.append(re.sub(r"\\([\\$`\"\n])", r"\1", (child.text or b"").decode("utf-8", errors="replace")))
             elif child.type != '"':
                 return None
         return "".join(parts)
     if kind == "concatenation":
-        parts = [_value(child) for child in node.children]
-        return None if None in parts else "".join(parts)      # type: ignore[arg-type]
+        words = [_value(child) for child in node.children]
+        return None if any(w is None for w in words) else "".join(w for w in words if w is not None)
     if kind == "command_name":
         return _value(node.children[0]) if len(node.children) == 1 else None
     return None

@@ -14,6 +14,7 @@ two-character escapes, in their 7-bit and 8-bit forms) and every other C0/C1 con
 from __future__ import annotations
 
 import re
+from typing import Any
 
 REPLACEMENT = "\ufffd"
 
@@ -29,7 +30,7 @@ _SEQUENCES = re.compile(
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
-def _replace_surrogate(match: re.Match) -> str:
+def _replace_surrogate(match: re.Match[str]) -> str:
     found = match.group()
     if len(found) == 2:                       # a pair: the character it stands for
         return found.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
@@ -53,7 +54,7 @@ def strip_control(text: str) -> str:
     return _CONTROLS.sub("", _SEQUENCES.sub("", text))
 
 
-def valid_json_value(value):
+def valid_json_value(value: Any) -> Any:
     """A JSON-shaped value (dicts, lists, scalars) with every string, keys included, made valid Unicode."""
     if isinstance(value, str):
         return valid_unicode(value)

@@ -1,7 +1,6 @@
 """The replay sends exactly what a live session sends for the same steps: same engine, same builder,
 same compressor, same history; only the model's answers and the tool's outputs come from a recording."""
 
-import json
 import re
 
 import pytest
@@ -60,7 +59,7 @@ async def test_replay_sends_what_a_live_session_sends(tmp_path, policy):
     results = []
     async for ev in live.run_turn(shell.task):
         if isinstance(ev, ToolFinished):
-            results.append(ev.full["data"])
+            results.append(ev.result["data"])
         assert not isinstance(ev, TurnFinished) or len(results) == len(planned)
 
     recorded = Trajectory("live-1", shell.task, [

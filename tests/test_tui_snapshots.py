@@ -36,7 +36,7 @@ def fixed_history() -> list[Message]:
     result = cart_result(2600)
     return [
         Message("summary", "## Summary\nThe user is fixing totals in cart.py; tests/test_cart.py covers them.",
-                meta={"number": 1}, id="m0"),
+                id="m0"),
         Message("user", "why does total() return euros?", id="m1"),
         Message("assistant", 'Thought: read the cart\nAction: Read[{"file_path": "cart.py"}]',
                 meta={"step": 1, "call_id": "c1", "tool_name": "Read", "args": args}, id="m2"),
@@ -97,7 +97,7 @@ def test_main_view(snap_compare, size):
 def test_stored_vs_full(snap_compare, size):
     async def open_tool(pilot):
         if pilot.app.narrow:
-            pilot.app.action_toggle("history")      # below 100 columns: the History tab
+            pilot.app.action_toggle_region("history")      # below 100 columns: the History tab
         history = pilot.app.query_one(HistoryView)
         history.focus()
         history.highlighted = 3

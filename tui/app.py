@@ -46,7 +46,8 @@ from contextual.tui.widgets.status_line import StatusLine
 from contextual.tui.widgets.token_meter import TokenMeter
 
 QUIT_AGAIN_WITHIN = 3.0            # seconds: a second ctrl+c when idle quits
-MAIN_ONLY = {"compact", "open_stored_full", "resume", "context", "toggle", "resize_side", "cancel_turn", "rewind"}
+MAIN_ONLY = {"compact", "open_stored_full", "resume", "context", "toggle_region", "resize_side", "cancel_turn",
+             "rewind"}
 
 
 class ContextualApp(App):
@@ -60,9 +61,9 @@ class ContextualApp(App):
         Binding("ctrl+l", "context", "context"),
         Binding("ctrl+r", "resume", "resume"),
         Binding("ctrl+o", "open_stored_full", "stored vs full", show=False),
-        Binding("f2", "toggle('chat')", "chat", show=False),
-        Binding("f3", "toggle('scratchpad')", "scratchpad", show=False),
-        Binding("f4", "toggle('history')", "history", show=False),
+        Binding("f2", "toggle_region('chat')", "chat", show=False),
+        Binding("f3", "toggle_region('scratchpad')", "scratchpad", show=False),
+        Binding("f4", "toggle_region('history')", "history", show=False),
         # priority: the input (a TextArea) would take f6 for its select-line
         Binding("f6", "resize_side", "resize", show=False, priority=True),
         Binding("ctrl+q", "quit", "quit", priority=True),
@@ -73,7 +74,7 @@ class ContextualApp(App):
         self.host = host
         self.opened = opened or host.new_engine()
         self.engine = self.opened.engine
-        self.animate = animate
+        self.animated = animate       # not `animate`: that is Textual's own method
         self.router = EventRouter(self)
         self.remembered = Remembered(self.config.home, self.config.project_root)
         self.regions = Regions()
@@ -140,9 +141,9 @@ class ContextualApp(App):
             with Vertical(id="chat-pane"):
                 yield ChatLog(id="chat")
             with Vertical(id="side"):
-                yield ScratchpadView(id="scratchpad", animate_spinner=self.animate)
+                yield ScratchpadView(id="scratchpad", animate_spinner=self.animated)
                 yield HistoryView(id="history")
-        yield StatusLine(id="status", animate=self.animate)
+        yield StatusLine(id="status", animate=self.animated)
         yield PromptBox(self.config.project_root, commands.completions, id="prompt-box")
         yield TokenMeter(id="meter")
         yield Footer(compact=True)
@@ -155,7 +156,7 @@ class ContextualApp(App):
         self._loading_theme = False
         prompt = self.query_one(PromptInput)
         prompt.past = self.remembered.inputs()
-        if not self.animate:
+        if not self.animated:
             prompt.cursor_blink = False
         await self.show_engine(self.opened)
         self.apply_layout()
@@ -173,7 +174,7 @@ class ContextualApp(App):
     @work(thread=True, exclusive=True, group="tokenizer", exit_on_error=False)
     def _load_tokenizer(self) -> None:
         tokens.encoding()
-        self.call_from_thread(self._counts_ready)
+        self.call_from_thread(self._counts_ready)  # type: ignore[arg-type]  # Textual awaits it; its stub says no
 
     async def _counts_ready(self) -> None:
         await self.mcp_changed()                  # the meter and History show the counts
@@ -225,7 +226,7 @@ class ContextualApp(App):
         self.regions.tab = (event.tab.id or "tab-chat").removeprefix("tab-")
         self.apply_layout()
 
-    def action_toggle(self, region: str) -> None:
+    def action_toggle_region(self, region: str) -> None:     # not `toggle`: Textual's own action
         if self.narrow:
             self.query_one("#region-tabs", Tabs).active = f"tab-{region}"
             return

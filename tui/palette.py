@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Protocol, runtime_checkable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from contextual.tui import commands
+
+
+@runtime_checkable
+class CommandRunner(Protocol):
+    async def run_command(self, command: commands.Command, argument: str) -> None: ...
 
 
 class SlashCommands(Provider):
@@ -25,4 +30,6 @@ class SlashCommands(Provider):
                           help=command.usage or None)
 
     def _runner(self, command: commands.Command) -> Callable[[], Any]:
-        return lambda: self.app.run_command(command, "")
+        app = self.app
+        assert isinstance(app, CommandRunner)
+        return lambda: app.run_command(command, "")

@@ -205,7 +205,7 @@ class EventRouter:
         self._card_read = asyncio.Event()
         self._logged_before = len(self.ui.compactions_logged())
         self.compaction_modal = CompactionModal(e.trigger, e.pre_tokens, e.rounds_to_archive,
-                                                on_cancel=self.cancel_compaction, live_clock=self.ui.status.animate)
+                                                on_cancel=self.cancel_compaction, live_clock=self.ui.status.animated)
         self.ui.push_modal(self.compaction_modal, lambda _: self._modal_closed())
 
     def _modal_closed(self) -> None:
@@ -244,9 +244,8 @@ class EventRouter:
         logged = self.ui.compactions_logged()[self._logged_before:]
         if logged:
             r = logged[-1]
-            modal.finish(ev.CompactionFinished(r.trigger if r.trigger in ("auto", "manual") else modal.trigger,
-                                               r.pre_tokens or 0, r.post_tokens or 0, r.rounds_archived or 0,
+            modal.finish(ev.CompactionFinished("manual" if r.trigger == "manual" else "auto", r.pre_tokens or 0, r.post_tokens or 0, r.rounds_archived or 0,
                                                r.files_included, "", r.fallback))
         else:
-            modal.finish(ev.CompactionFinished(modal.trigger, 0, 0, 0, (), "",
+            modal.finish(ev.CompactionFinished("manual" if modal.trigger == "manual" else "auto", 0, 0, 0, (), "",
                                                refused="the compaction was cancelled before it changed anything"))

@@ -19,7 +19,7 @@ from contextual.core.context.pins import pinned_form
 from contextual.core.context.rules import RulesFiles
 from contextual.core.context.truncate import head_tail
 from contextual.core.messages import Message
-from contextual.core.prompt import SUMMARY_PREFIX, Adjustment, PromptMessage, Source
+from contextual.core.prompt import Adjustment, Form, PromptMessage, SUMMARY_PREFIX, Source
 from contextual.core.tokens import TokenCache, shared_cache
 from contextual.core.tools.base import path_of
 
@@ -59,8 +59,8 @@ def _scratch_forms(pad: list[PromptMessage], steps: list[sp.ScratchStep]) -> lis
     out: list[PromptMessage] = []
     for i, step in enumerate(steps):
         act, obs = pad[2 * i], pad[2 * i + 1]
-        act_form = "full" if act.content.endswith(step.action_full) else "stored"
-        obs_form = "full" if obs.content == sp.OBS + step.observation_full else "stored"   # or a policy's turn form
+        act_form: Form = "full" if act.content.endswith(step.action_full) else "stored"
+        obs_form: Form = "full" if obs.content == sp.OBS + step.observation_full else "stored"  # or a policy's turn form
         out.append(replace(act, form=act_form, source=Source(step.assistant_id or None, step.tool or None,
                                                              step.path or None)))
         out.append(replace(obs, form=obs_form, source=Source(step.result_id or None, step.tool or None,
@@ -206,7 +206,8 @@ class ContextBuilder:
     def _cuttable(self, m: PromptMessage) -> bool:
         return m.layer != "L1" and m.source.message_id not in self.pins
 
-    def _fit(self, head, history, tail, steps, todo, before
+    def _fit(self, head: list[PromptMessage], history: list[Message], tail: list[PromptMessage],
+             steps: list[sp.ScratchStep], todo: list[PromptMessage], before: int
              ) -> tuple[list[PromptMessage], list[Adjustment], list[PromptMessage]]:
         adjustments: list[Adjustment] = []
 
@@ -216,7 +217,7 @@ class ContextBuilder:
             msgs = head + l3 + tail + pad + todo
             return msgs, sum(self._size(msgs).values())
 
-        def ids(msgs) -> tuple[str, ...]:
+        def ids(msgs: list[PromptMessage]) -> tuple[str, ...]:
             return tuple(m.source.message_id for m in msgs if m.source.message_id)
 
         # 1. Compress the kept rounds' tool results harder, and store all but the newest observation.
@@ -264,5 +265,5 @@ class ContextBuilder:
             cuts += 1
         if cuts:
             adjustments.append(Adjustment("cut_observation", f"cut {cuts} oversized message(s) head+tail",
-                                          before, total, ids(m for m in msgs if m.form == "cut")))
+                                          before, total, ids([m for m in msgs if m.form == "cut"])))
         return msgs, adjustments, dropped

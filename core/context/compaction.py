@@ -11,15 +11,16 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable
 
 from contextual.core.config import Config
 from contextual.core.context.file_analyzer import FileReport, analyze_files
 from contextual.core.context.history import CompactionPlan, plan_compaction, rounds
 from contextual.core.context.summary import SummaryCompressor, SummaryError, fallback_message
 from contextual.core.context.trigger import MIN_MESSAGES
-from contextual.core.events import CompactionProgress
+from contextual.core.events import CompactionProgress, CompactionTrigger
 from contextual.core.messages import Message
+from contextual.core.providers.base import Provider
 
 CANCELLED_MESSAGE = "Summary cancelled, keeping recent history only."
 EMPTY_SUMMARY_MESSAGE = "The summary model returned an empty summary, keeping recent history only."
@@ -27,7 +28,7 @@ EMPTY_SUMMARY_MESSAGE = "The summary model returned an empty summary, keeping re
 
 @dataclass(frozen=True)
 class CompactionOutcome:
-    trigger: str
+    trigger: CompactionTrigger
     plan: CompactionPlan
     summary: Message | None             # None: hard truncation (fallback says why)
     fallback: str | None
@@ -54,19 +55,19 @@ def files_for(plan: CompactionPlan, root: Path) -> FileReport:
     return analyze_files(plan.archive, root)
 
 
-def summariser(provider, config: Config) -> SummaryCompressor:
+def summariser(provider: Provider | None, config: Config) -> SummaryCompressor:
     return SummaryCompressor(provider, config.effective_summary_model or "", timeout=config.summary_timeout,
                              window=config.context_window, output_reserve=config.output_reserve)
 
 
 def span(messages: list[Message]) -> tuple[str, str]:
-    stamps = [m.meta.get("timestamp") for m in messages if m.meta.get("timestamp")]
+    stamps = [m.meta["timestamp"] for m in messages if m.meta.get("timestamp")]
     if not stamps:
         return "the start of the session", "the cutoff"
     return stamps[0], stamps[-1]
 
 
-async def summarise(plan: CompactionPlan, trigger: str, compressor: SummaryCompressor, files: FileReport,
+async def summarise(plan: CompactionPlan, trigger: CompactionTrigger, compressor: SummaryCompressor, files: FileReport,
                     instructions: str | None, on_progress: Callable[[int, str], None]) -> CompactionOutcome:
     """Ask the summary model; a SummaryError becomes a fallback outcome. Cancellation propagates."""
     start, cutoff = span(plan.archive)
@@ -85,11 +86,11 @@ async def summarise(plan: CompactionPlan, trigger: str, compressor: SummaryCompr
     return CompactionOutcome(trigger, plan, summary, None, tuple(result.files_included))
 
 
-def cancelled(plan: CompactionPlan, trigger: str) -> CompactionOutcome:
+def cancelled(plan: CompactionPlan, trigger: CompactionTrigger) -> CompactionOutcome:
     return CompactionOutcome(trigger, plan, None, CANCELLED_MESSAGE, ())
 
 
-async def pump(task: asyncio.Future, progress: asyncio.Queue) -> AsyncIterator[CompactionProgress]:
+async def pump(task: asyncio.Future[Any], progress: asyncio.Queue[Any]) -> AsyncIterator[CompactionProgress]:
     """Yield progress reports while the summary task runs, then any left over."""
     while not task.done():
         getter = asyncio.ensure_future(progress.get())

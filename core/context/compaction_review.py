@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from contextual.core.context.ledger import Ledger, loss_ledger
+from contextual.core.events import EngineEvent
 from contextual.core.messages import Message
 
 Action = Literal["accept", "retry", "cancel"]
@@ -45,7 +46,7 @@ class CompactionReview:
     archive: tuple[Message, ...]          # the rounds the summary replaces
     kept: tuple[Message, ...]             # what stays verbatim (pinned messages first)
     summary: str
-    future: asyncio.Future
+    future: asyncio.Future[Any]
     attempt: int = 1
     also_held: tuple[str, ...] = ()       # earlier summaries: still in the prompt
     ledger: Ledger = field(default_factory=lambda: Ledger((), {}))
@@ -57,3 +58,7 @@ class CompactionReview:
     def decide(self, decision: ReviewDecision) -> None:
         if not self.future.done():
             self.future.set_result(decision)
+
+
+# What the engine's streams yield (`Engine.run_turn`, `Engine.compact`): its events and this review.
+Event = EngineEvent | CompactionReview

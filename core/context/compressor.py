@@ -41,9 +41,9 @@ def _lines(text: str) -> list[str]:
     return text.splitlines() if text else []
 
 
-def _read(args: dict, data: dict, lim: Limits) -> dict:
+def _read(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str, Any]:
     lines = _lines(data.get("content", ""))
-    out = {k: data[k] for k in ("path", "start_line", "end_line", "total_lines", "mtime", "note", "truncated",
+    out: dict[str, Any] = {k: data[k] for k in ("path", "start_line", "end_line", "total_lines", "mtime", "note", "truncated",
                                 "lines_cut") if k in data}
     if len(lines) > lim.read_lines:
         out["content"] = "\n".join(lines[:lim.read_lines])
@@ -53,7 +53,7 @@ def _read(args: dict, data: dict, lim: Limits) -> dict:
     return out
 
 
-def _grep(args: dict, data: dict, lim: Limits) -> dict:
+def _grep(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str, Any]:
     matches = data.get("matches") or []
     out = {"pattern": data.get("pattern", args.get("pattern")), "match_count": data.get("match_count", len(matches)),
            "file_count": data.get("file_count")}
@@ -69,10 +69,10 @@ def _grep(args: dict, data: dict, lim: Limits) -> dict:
     return out
 
 
-def _listing(key: str) -> Callable[[dict, dict, Limits], dict]:
-    def row(args: dict, data: dict, lim: Limits) -> dict:
+def _listing(key: str) -> Callable[[dict[str, Any], dict[str, Any], Limits], dict[str, Any]]:
+    def row(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str, Any]:
         entries = data.get(key) or []
-        out = {k: data[k] for k in ("path", "pattern", "count", "dirs", "files") if k in data}
+        out: dict[str, Any] = {k: data[k] for k in ("path", "pattern", "count", "dirs", "files") if k in data}
         out.setdefault("count", len(entries))
         out[key] = entries[:lim.list_entries]
         if len(entries) > lim.list_entries:
@@ -87,7 +87,7 @@ EDIT_KEYS = ("path", "replacements", "edits_applied", "first_line", "last_line",
              "lines_removed")
 
 
-def _edit(args: dict, data: dict, lim: Limits) -> dict:
+def _edit(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key in (k for k in data if k in EDIT_KEYS):      # the result's own order, so stored and full line up
         if key != "diff":
@@ -103,8 +103,8 @@ def _edit(args: dict, data: dict, lim: Limits) -> dict:
     return out
 
 
-def _write(args: dict, data: dict, lim: Limits) -> dict:
-    out = {k: data[k] for k in ("path", "created", "lines", "bytes") if k in data}
+def _write(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str, Any]:
+    out: dict[str, Any] = {k: data[k] for k in ("path", "created", "lines", "bytes") if k in data}
     head = _lines(data.get("head", "")) or _lines(args.get("content", ""))
     out["snippet"] = "\n".join(head[:lim.snippet_lines])
     if data.get("lines", len(head)) > lim.snippet_lines:
@@ -112,7 +112,7 @@ def _write(args: dict, data: dict, lim: Limits) -> dict:
     return out
 
 
-def _bash(args: dict, data: dict, lim: Limits) -> dict:
+def _bash(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str, Any]:
     # The command itself is in the paired action (C1 drops what the call already says).
     command = data.get("command", args.get("command", ""))
     out: dict[str, Any] = {"exit_code": data.get("exit_code")}
@@ -130,16 +130,16 @@ def _bash(args: dict, data: dict, lim: Limits) -> dict:
     return out
 
 
-def _todo(args: dict, data: dict, lim: Limits) -> dict:
+def _todo(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str, Any]:
     return {"recap": data.get("recap", "")}
 
 
-def _default(args: dict, data: Any, lim: Limits) -> Any:
+def _default(args: dict[str, Any], data: Any, lim: Limits) -> Any:
     text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
     return head_tail(text, lim.default_chars)
 
 
-ROWS: dict[str, Callable[[dict, Any, Limits], Any]] = {
+ROWS: dict[str, Callable[[dict[str, Any], Any, Limits], Any]] = {
     "Read": _read,
     "Grep": _grep,
     "LS": _listing("entries"),
@@ -153,14 +153,14 @@ ROWS: dict[str, Callable[[dict, Any, Limits], Any]] = {
 
 
 # Tools known by a name prefix rather than one name: MCP tools are `mcp__SERVER__TOOL` (core/context/mcp_stored.py).
-PREFIX_ROWS: dict[str, Callable[[dict, Any, Limits], Any]] = {"mcp__": mcp_stored}
+PREFIX_ROWS: dict[str, Callable[[dict[str, Any], Any, Limits], Any]] = {"mcp__": mcp_stored}
 
 
-def _row(tool: str) -> Callable[[dict, Any, Limits], Any]:
+def _row(tool: str) -> Callable[[dict[str, Any], Any, Limits], Any]:
     return ROWS.get(tool) or next((row for prefix, row in PREFIX_ROWS.items() if tool.startswith(prefix)), _default)
 
 
-def compress(tool: str, args: dict, result: dict, level: str = "normal") -> dict:
+def compress(tool: str, args: dict[str, Any], result: dict[str, Any], level: str = "normal") -> dict[str, Any]:
     """The stored form of one result: status + compressed data + the whole error (C1)."""
     lim = LEVELS[level]
     data = result.get("data")
@@ -181,7 +181,7 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, default=str)
 
 
-def full_view(result: dict) -> dict:
+def full_view(result: dict[str, Any]) -> dict[str, Any]:
     """What the model sees this turn: the whole result, less `text` when `data` already holds it
     (C1: `text` is a rendering of `data`; sending both doubles every observation)."""
     if result.get("data") is not None and "text" in result:
@@ -189,7 +189,7 @@ def full_view(result: dict) -> dict:
     return result
 
 
-def full_text(result: dict) -> str:
+def full_text(result: dict[str, Any]) -> str:
     """The full observation as sent this step: a status line and plain text (core/context/observation.py)."""
     return render_full(result)
 
@@ -201,7 +201,7 @@ class _StoredCache(LRU[tuple[str, str, str, str], str]):
     def __init__(self, max_entries: int = 4_096) -> None:
         super().__init__(max_entries)
 
-    def stored(self, tool: str, args: dict, result: dict, level: str) -> str:
+    def stored(self, tool: str, args: dict[str, Any], result: dict[str, Any], level: str) -> str:
         key = (tool, level, dumps(args), dumps(result))
         return self.get(key, lambda: dumps(compress(tool, args, result, level)))
 
@@ -209,5 +209,5 @@ class _StoredCache(LRU[tuple[str, str, str, str], str]):
 stored_cache = _StoredCache()
 
 
-def stored_text(tool: str, args: dict, result: dict, level: str = "normal") -> str:
+def stored_text(tool: str, args: dict[str, Any], result: dict[str, Any], level: str = "normal") -> str:
     return stored_cache.stored(tool, args or {}, result, level)

@@ -155,7 +155,7 @@ _GREP_OPTION_ARGS = {"-A", "-B", "-C", "-m", "-f", "-g", "-t", "--include", "--e
                      "--glob", "--type"}   # options that take a value (grep and rg)
 
 
-def grep_pattern(command: str) -> re.Pattern | None:
+def grep_pattern(command: str) -> re.Pattern[str] | None:
     """The pattern of the command's grep stage (`grep -n -C 5 "def foo" x.py`, `nl x.py | grep foo`), as a
     regex: grep's `\\|` alternation read as `|`, and a pattern that is no valid regex taken literally."""
     lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
@@ -190,14 +190,14 @@ def grep_pattern(command: str) -> re.Pattern | None:
     return None
 
 
-def _compiled(pattern: str, flags: int) -> re.Pattern:
+def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
     try:
         return re.compile(pattern.replace("\\|", "|"), flags)
     except re.error:
         return re.compile(re.escape(pattern), flags)
 
 
-def _matches_first(pattern: re.Pattern, then: Callable[[list[str]], list[int]]) -> Callable[[list[str]], list[int]]:
+def _matches_first(pattern: re.Pattern[str], then: Callable[[list[str]], list[int]]) -> Callable[[list[str]], list[int]]:
     def special(lines: list[str]) -> list[int]:
         return list(dict.fromkeys([i for i, line in enumerate(lines) if pattern.search(line)] + then(lines)))
     return special

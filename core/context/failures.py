@@ -22,6 +22,12 @@ _LIBRARY = ("site-packages", "/lib/python", "<frozen", "/usr/lib/", "<string>")
 INNERMOST = 2        # project frames kept (with their source line) at the inner end of each traceback
 
 
+
+def _frame_file(line: str) -> str:
+    """The file a traceback frame line names (the caller matched it with _FRAME already)."""
+    match = _FRAME.match(line)
+    return match.group(1) if match else ""
+
 def _frames(lines: list[str]) -> tuple[list[int], list[int]]:
     """(the innermost frames that matter, every other frame), as File-line indices. A traceback's frames run
     outermost first; the last frame (where it was raised) and the last INNERMOST frames in the project count."""
@@ -36,7 +42,7 @@ def _frames(lines: list[str]) -> tuple[list[int], list[int]]:
         if block and line.startswith((" ", "\t")):
             continue                                   # a source line (or its ^^^ marks) under a frame
         if block:
-            project = [f for f in block if not any(part in _FRAME.match(lines[f]).group(1) for part in _LIBRARY)]
+            project = [f for f in block if not any(part in _frame_file(lines[f]) for part in _LIBRARY)]
             chosen = set(project[-INNERMOST:]) | {block[-1]}
             inner.extend(f for f in block if f in chosen)
             other.extend(f for f in block if f not in chosen)

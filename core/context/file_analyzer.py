@@ -109,7 +109,7 @@ class _Collector:
         return sorted(self.refs.values(), key=lambda r: (not r.modified, -r.mentions, -r.last_index, r.path))
 
 
-def analyze_files(messages: list[Message], project_root: str | os.PathLike, limit: int = 5,
+def analyze_files(messages: list[Message], project_root: str | os.PathLike[str], limit: int = 5,
                   max_lines: int = 1000) -> FileReport:
     """The top `limit` files the messages worked on, each with its current content (≤ max_lines lines)."""
     root = Path(os.path.realpath(project_root))
@@ -122,7 +122,8 @@ def analyze_files(messages: list[Message], project_root: str | os.PathLike, limi
             continue
         meta = message.meta or {}
         tool = meta.get("tool_name")
-        args = meta.get("args") if isinstance(meta.get("args"), dict) else {}
+        given = meta.get("args")
+        args: dict[str, Any] = given if isinstance(given, dict) else {}
         call_key = str(meta.get("call_id") or "")
         if message.role == "tool":
             result = _parse_result(message.content)
@@ -142,7 +143,7 @@ def analyze_files(messages: list[Message], project_root: str | os.PathLike, limi
     return _read_ranked(collector, limit, max_lines)
 
 
-def _settle_call(collector: _Collector, called: tuple[str, list[str], int], result: dict | None,
+def _settle_call(collector: _Collector, called: tuple[str, list[str], int], result: dict[str, Any] | None,
                  finished: bool = True) -> None:
     tool, raw_paths, index = called
     paths = [p for p in (collector.relative(raw) for raw in raw_paths) if p]
@@ -153,7 +154,7 @@ def _settle_call(collector: _Collector, called: tuple[str, list[str], int], resu
     collector.mention(paths, index, modified=finished and tool in MODIFYING_TOOLS)
 
 
-def _arg_paths(tool: str, args: dict) -> list[str]:
+def _arg_paths(tool: str, args: dict[str, Any]) -> list[str]:
     """The file(s) a call names: file_path (or path, for the file tools), plus per-edit file_path."""
     paths: list[str] = []
     keys = ("file_path", "path") if tool in FILE_TOOLS else ("file_path",)
@@ -167,7 +168,7 @@ def _arg_paths(tool: str, args: dict) -> list[str]:
     return paths
 
 
-def _parse_result(content: str) -> dict | None:
+def _parse_result(content: str) -> dict[str, Any] | None:
     try:
         value = json.loads(content)
     except (TypeError, ValueError):
@@ -175,7 +176,7 @@ def _parse_result(content: str) -> dict | None:
     return value if isinstance(value, dict) else None
 
 
-def _listed_paths(collector: _Collector, data: Any, args: dict) -> set[str]:
+def _listed_paths(collector: _Collector, data: Any, args: dict[str, Any]) -> set[str]:
     """Existing files named in a Grep/Glob/LS result, relative to the root or to the searched folder."""
     base = collector.relative(args["path"]) if isinstance(args.get("path"), str) else None
     bases = [None] + ([collector.root / base] if base else [])

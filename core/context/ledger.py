@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass
-from typing import Iterable, Iterator, Literal, Sequence
+from typing import Any, Iterable, Iterator, Literal, Sequence
 
 from contextual.core.context.digest import IDENT, KEYWORDS, looks_like_code
 from contextual.core.messages import Message
@@ -75,11 +75,11 @@ class LostFact:
         return ("<system-reminder>\nA compaction dropped this from the history; the user brought it back:\n"
                 f"{self.kind}: {self.text}{context}\n</system-reminder>")
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "LostFact":
+    def from_dict(cls, d: dict[str, Any]) -> "LostFact":
         return cls(d["kind"], d["text"], Source(**d["source"]), d.get("line", ""), d.get("mentions", 1))
 
 
@@ -95,18 +95,18 @@ class Ledger:
     def of_kind(self, kind: Kind) -> list[LostFact]:
         return [f for f in self.facts if f.kind == kind]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"facts": [f.to_dict() for f in self.facts], "omitted": dict(self.omitted)}
 
     @classmethod
-    def from_dict(cls, d: dict | None) -> "Ledger":
+    def from_dict(cls, d: dict[str, Any] | None) -> "Ledger":
         d = d or {}
         return cls(tuple(LostFact.from_dict(f) for f in d.get("facts", [])), dict(d.get("omitted", {})))
 
 
 # --- reading a message into located lines ----------------------------------------------------------------------
 
-def _strings(obj) -> Iterator[str]:
+def _strings(obj: Any) -> Iterator[str]:
     if isinstance(obj, str):
         yield obj
     elif isinstance(obj, dict):
@@ -117,7 +117,7 @@ def _strings(obj) -> Iterator[str]:
             yield from _strings(v)
 
 
-def _decoded(content: str):
+def _decoded(content: str) -> Any:
     if content[:1] in "{[":
         try:
             return json.loads(content)

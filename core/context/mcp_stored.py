@@ -49,7 +49,7 @@ def shape(value: Any, lim: _Lim, depth: int = 0) -> Any:
     return value
 
 
-def _ids(items: list, lim: _Lim) -> dict[str, list]:
+def _ids(items: list[Any], lim: _Lim) -> dict[str, list[Any]]:
     """Identifying fields (id, url, name, ...) of every object in a list."""
     keys = [k for k in dict.fromkeys(k for item in items if isinstance(item, dict) for k in item) if _ID_KEY.search(k)]
     out = {}
@@ -61,7 +61,7 @@ def _ids(items: list, lim: _Lim) -> dict[str, list]:
     return out
 
 
-def _list(items: list, lim: _Lim, depth: int) -> Any:
+def _list(items: list[Any], lim: _Lim, depth: int) -> Any:
     if len(items) <= lim.sample:
         return [shape(v, lim, depth + 1) for v in items]
     out: dict[str, Any] = {"count": len(items)}
@@ -76,7 +76,7 @@ def _list(items: list, lim: _Lim, depth: int) -> Any:
     return out
 
 
-def _block(block: dict, lim: _Lim) -> dict:
+def _block(block: dict[str, Any], lim: _Lim) -> dict[str, Any]:
     if "json" in block:
         return {**{k: v for k, v in block.items() if k != "json"}, "json": shape(block["json"], lim)}
     if block.get("type") in ("text", "resource") and isinstance(block.get("text"), str):
@@ -84,7 +84,7 @@ def _block(block: dict, lim: _Lim) -> dict:
     return block
 
 
-def stored(args: dict, data: dict, limits: Any) -> Any:
+def stored(args: dict[str, Any], data: dict[str, Any], limits: Any) -> Any:
     """The row registered in core/context/compressor.py for every `mcp__*` tool. Wide results (many keys,
     each a long list) are shaped again more tightly, and as a last resort cut head + tail like any text."""
     cap = limits.default_chars * 4
@@ -96,7 +96,7 @@ def stored(args: dict, data: dict, limits: Any) -> Any:
     return head_tail(text, cap)
 
 
-def _stored(data: dict, lim: _Lim) -> Any:
+def _stored(data: dict[str, Any], lim: _Lim) -> Any:
     if not isinstance(data.get("content"), list):      # not our conversion (e.g. a replayed record): shape it all
         return shape(data, lim)
     blocks = data["content"]

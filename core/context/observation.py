@@ -12,18 +12,18 @@ A Bash result is rendered from its data without the `$ command` echo: the paired
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeGuard
 
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _is_bash(data: Any) -> bool:
+def _is_bash(data: Any) -> TypeGuard[dict[str, Any]]:
     return isinstance(data, dict) and "stdout" in data and "exit_code" in data
 
 
-def header(result: dict) -> str:
+def header(result: dict[str, Any]) -> str:
     """`[ok]`, `[exit 1]`, `[error not_found: no such file: x.py]`, with dropped bytes when any; empty when
     nothing is known (a recorded command without its exit code)."""
     data = result.get("data")
@@ -49,7 +49,7 @@ def header(result: dict) -> str:
     return "[" + "; ".join(parts) + "]" if parts else ""
 
 
-def body(result: dict) -> str:
+def body(result: dict[str, Any]) -> str:
     data = result.get("data")
     if _is_bash(data):
         out = (data.get("stdout") or "").rstrip("\n")
@@ -63,7 +63,7 @@ def body(result: dict) -> str:
     return data if isinstance(data, str) else _dumps(data)
 
 
-def render_full(result: dict) -> str:
+def render_full(result: dict[str, Any]) -> str:
     """Header line (when there is something to say), then the body when there is one."""
     text, head = body(result), header(result)
     return "\n".join(part for part in (head, text) if part)

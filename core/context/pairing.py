@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from contextual.core.context.compressor import dumps
-from contextual.core.messages import Message
+from contextual.core.messages import Message, MessageMeta
 
 ABORTED = {"status": "error", "error": {"code": "aborted", "message": "aborted"}}
 ABORTED_CONTENT = dumps(ABORTED)
@@ -34,8 +34,8 @@ def aborted_id(call_id: str) -> str:
 
 
 def aborted_result(call: CallRef) -> Message:
-    meta: dict[str, Any] = {"tool_name": call.tool_name, "call_id": call.call_id, "args": call.args,
-                            "interrupted": True, "synthetic": True}
+    meta = MessageMeta(tool_name=call.tool_name, call_id=call.call_id, args=call.args, interrupted=True,
+                       synthetic=True)
     if call.step is not None:
         meta["step"] = call.step
     return Message("tool", ABORTED_CONTENT, full=ABORTED_CONTENT, meta=meta, id=aborted_id(call.call_id))

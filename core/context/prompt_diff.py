@@ -34,7 +34,7 @@ BREAK_REASONS = ("model switch", "system prompt", "rules file edit", "compaction
 @dataclass(frozen=True)
 class Item:
     """One prompt message as the diff sees it."""
-    key: tuple
+    key: tuple[Any, ...]
     role: str
     layer: str
     form: str
@@ -99,7 +99,7 @@ def _source(m: Any) -> tuple[str, str]:
 
 def _items(messages: Sequence[Any]) -> list[Item]:
     out: list[Item] = []
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple[Any, ...], int] = {}
     for m in messages:
         content = m.content
         source, label = _source(m)
@@ -114,7 +114,7 @@ def _items(messages: Sequence[Any]) -> list[Item]:
     return out
 
 
-def _lcs_keys(a: list[tuple], b: list[tuple]) -> set[tuple]:
+def _lcs_keys(a: list[tuple[Any, ...]], b: list[tuple[Any, ...]]) -> set[tuple[Any, ...]]:
     """Keys in a longest common subsequence of a and b: the matched messages that kept their order."""
     start = 0
     while start < min(len(a), len(b)) and a[start] == b[start]:      # the usual case: a long shared prefix
@@ -139,6 +139,7 @@ def _lcs_keys(a: list[tuple], b: list[tuple]) -> set[tuple]:
 
 def _change(kind: ChangeKind, old: Item | None, new: Item | None) -> Change:
     ref = new or old
+    assert ref is not None, "a change has an old or a new side"
     return Change(kind, ref.role, ref.layer, ref.source or ref.content[:60].replace("\n", " "),
                   old.form if old else None, new.form if new else None,
                   old.tokens if old else 0, new.tokens if new else 0)

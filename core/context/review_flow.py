@@ -29,12 +29,13 @@ class Review:
     event: CompactionReview
 
     async def decision(self) -> ReviewDecision:
-        return await self.event.future
+        decision: ReviewDecision = await self.event.future
+        return decision
 
 
 def start_review(trigger: str, plan: Any, summary_text: str, attempt: int,
                  also_held: Sequence[str] = ()) -> Review:
-    future: asyncio.Future = asyncio.get_running_loop().create_future()
+    future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
     archive, kept = tuple(plan.archive), tuple(plan.kept)
     event = CompactionReview(trigger, archive, kept, summary_text, future, attempt, tuple(also_held),
                              loss_ledger(archive, summary_text, kept, also_held))

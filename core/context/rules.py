@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from contextual.core.textsafe import valid_unicode
 
@@ -74,14 +74,14 @@ class RulesFiles:
         self._paths: list[Path] = []
         self._cache: dict[Path, tuple[tuple[int, int, int], RulesText]] = {}
         self._notices: list[str] = []
-        self._told: set[tuple] = set()
+        self._told: set[tuple[Any, ...]] = set()
 
     def take_notices(self) -> list[str]:
         """What the user should know about the rules files since the last call (each thing once)."""
         out, self._notices = self._notices, []
         return out
 
-    def _tell(self, key: tuple, text: str) -> None:
+    def _tell(self, key: tuple[Any, ...], text: str) -> None:
         if key not in self._told:
             self._told.add(key)
             self._notices.append(text)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from contextual.core.context import anchors
 from contextual.core.context.digest import known_names
@@ -73,7 +73,7 @@ def mask(steps: list[ScratchStep], count: Callable[[str], int], keep: int = 10) 
                      lambda i: steps[i].action_full)
 
 
-def _head_tail_strings(value, min_chars: int, head: int, tail: int):
+def _head_tail_strings(value: Any, min_chars: int, head: int, tail: int) -> Any:
     """seed 004 layer 1 on the text inside a JSON observation: long strings cut to head + tail lines."""
     if isinstance(value, str):
         if len(value) <= min_chars:
@@ -147,7 +147,8 @@ def stored_only(steps: list[ScratchStep], count: Callable[[str], int]) -> list[P
                      lambda i: steps[i].action_stored)
 
 
-def _anchor(choose: Callable[[list[ScratchStep], Callable[[str], int]], list[str]]):
+def _anchor(choose: Callable[[list[ScratchStep], Callable[[str], int]], list[str]]
+            ) -> Callable[[list[ScratchStep], Callable[[str], int]], list[PromptMessage]]:
     """A policy from an anchor (core/context/anchors.py): the anchor picks each observation, actions stay full."""
     def policy(steps: list[ScratchStep], count: Callable[[str], int]) -> list[PromptMessage]:
         sent = choose(steps, count)
@@ -155,7 +156,7 @@ def _anchor(choose: Callable[[list[ScratchStep], Callable[[str], int]], list[str
     return policy
 
 
-def _anthropic(params: anchors.ClearToolUses):
+def _anthropic(params: anchors.ClearToolUses) -> Callable[[list[ScratchStep], Callable[[str], int]], list[PromptMessage]]:
     return _anchor(lambda steps, count: anchors.anthropic_clear(
         [s.observation_full for s in steps], [count(s.action_full) for s in steps], count, params))
 

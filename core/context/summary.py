@@ -153,8 +153,8 @@ class _Job:
                                    "summary")
             return self.finish(text, included, notes, chunks=1)
 
-        chunks, notes = self.split(blocks, sizes, budget_scale)
-        partials = []
+        chunks, split_notes = self.split(blocks, sizes, budget_scale)
+        partials: list[str] = []
         for index, chunk in enumerate(chunks, 1):
             detail = f"part {index} of {len(chunks)} of the archived history"
             self.report(0, detail)
@@ -167,7 +167,7 @@ class _Job:
         files_text, included, file_notes = files_section(self.files, merge_budget - used)
         self.report(0, f"merging {len(partials)} partial summaries")
         text = await self.call(render_merge_request(partials, files_text, self.instructions), "merge")
-        return self.finish(text, included, tuple(notes) + file_notes, chunks=len(chunks))
+        return self.finish(text, included, tuple(split_notes) + file_notes, chunks=len(chunks))
 
     def split(self, blocks: list[str], sizes: list[int], scale: float) -> tuple[list[list[str]], list[str]]:
         """History parts that each fit one call, cut only between messages; an oversized message is cut."""

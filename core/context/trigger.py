@@ -8,6 +8,8 @@ stale or would fire a compaction that cannot help: the estimate is then the coun
 
 from __future__ import annotations
 
+from typing import Literal
+
 from contextual.core.prompt import Trigger
 from contextual.core.tokens import estimate
 
@@ -17,8 +19,6 @@ MIN_MESSAGES = 3
 def compaction_due(*, last_usage: int | None, counted: int, input_text: str, archivable: bool, messages: int,
                    threshold: int, warn_at: int) -> Trigger:
     """`counted`: the counted size of the next prompt without the input; `archivable`: a compaction plan exists."""
-    if last_usage is not None and archivable:
-        value, basis = last_usage + estimate(input_text), "usage"
-    else:
-        value, basis = counted + estimate(input_text), "counted"
+    basis: Literal["usage", "counted"] = "usage" if last_usage is not None and archivable else "counted"
+    value = (last_usage if last_usage is not None and archivable else counted) + estimate(input_text)
     return Trigger(value, threshold, value >= threshold and messages >= MIN_MESSAGES, basis, warn_at)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, Sequence
 
 from contextual.core.context import digest as dg
 from contextual.core.context.acted_on import acted_on
@@ -26,10 +26,14 @@ _BASH_CALL = "\nAction: Bash["
 
 
 class _Step(Protocol):
-    action_full: str
-    action_stored: str
-    observation_full: str
-    observation_stored: str
+    @property
+    def action_full(self) -> str: ...
+    @property
+    def action_stored(self) -> str: ...
+    @property
+    def observation_full(self) -> str: ...
+    @property
+    def observation_stored(self) -> str: ...
 
 
 def bash_command(action: str) -> str | None:
@@ -179,7 +183,7 @@ class _Forms(LRU[int, tuple[StepForms, frozenset[str]]]):
 _memo = _Forms()
 
 
-def turn_stored(steps: list[_Step], upto: int, limits: dg.Limits | None = None, shown: str = ""
+def turn_stored(steps: Sequence[_Step], upto: int, limits: dg.Limits | None = None, shown: str = ""
                 ) -> list[StepForms]:
     """The forms of steps[:upto], each aware of the ones before it and of `shown` (the turn's input, which the
     prompt carries whole)."""

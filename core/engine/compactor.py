@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import AsyncIterator, Sequence
+from typing import Any, AsyncIterator, Sequence
 
 from contextual.core.clock import now_iso
 from contextual.core.context import compaction, review_flow
@@ -15,9 +15,10 @@ from contextual.core.context.pins import Pins, protect
 from contextual.core.engine.prompt_state import PromptState
 from contextual.core.engine.recorder import Recorder
 from contextual.core.engine.settings import Settings
-from contextual.core.events import (CompactionFinished, CompactionProgress, CompactionStarted, EngineEvent,
-                                    PromptChanged)
+from contextual.core.events import CompactionFinished, CompactionProgress, CompactionStarted, PromptChanged
+from contextual.core.events import CompactionTrigger as Trigger
 from contextual.core.session.schema import CompactionRecord
+from contextual.core.context.compaction_review import Event
 
 
 class Compactor:
@@ -29,7 +30,7 @@ class Compactor:
         self._pins = pins
         self._interactive = interactive
         self.log: list[CompactionRecord] = []                 # the compaction log (`/compactions`), newest last
-        self._summary_task: asyncio.Task | None = None
+        self._summary_task: asyncio.Task[Any] | None = None
         self._cancelled = False
 
     def cancel(self) -> None:
@@ -38,8 +39,8 @@ class Compactor:
         if self._summary_task is not None:
             self._summary_task.cancel()
 
-    async def run(self, trigger: str, instructions: str | None, keep_rounds: int | None = None,
-                  preview: bool = False) -> AsyncIterator[EngineEvent]:
+    async def run(self, trigger: Trigger, instructions: str | None, keep_rounds: int | None = None,
+                  preview: bool = False) -> AsyncIterator[Event]:
         """Plan → summarise (cancellable) → review (issue 19.1) → apply the outcome."""
         config, prompt = self._settings.config, self._prompt
         started = time.monotonic()
@@ -60,7 +61,7 @@ class Compactor:
         files = await asyncio.to_thread(compaction.files_for, plan, config.project_root)   # disk off the loop
         reviewed = self._interactive and (preview or (trigger == "auto" and config.compaction_preview))
         pinned = self._pins.pinned(prompt.history.messages)
-        attempt, box = 1, []
+        attempt, box = 1, list[compaction.CompactionOutcome]()
         while True:
             async for ev in self._summarise(plan, trigger, files, review_flow.summary_instructions(
                     instructions, pinned), pre, started, box, held):
@@ -88,8 +89,8 @@ class Compactor:
         yield CompactionFinished(trigger, pre, post, plan.rounds_archived, outcome.files_included, outcome.text,
                                  outcome.fallback)
 
-    async def _summarise(self, plan: CompactionPlan, trigger: str, files: FileReport, instructions: str | None,
-                         pre: int, started: float, box: list, held: list[str]) -> AsyncIterator[EngineEvent]:
+    async def _summarise(self, plan: CompactionPlan, trigger: Trigger, files: FileReport, instructions: str | None,
+                         pre: int, started: float, box: list[compaction.CompactionOutcome], held: list[str]) -> AsyncIterator[Event]:
         """One summary call as a cancellable task with its progress; the outcome is left in ``box``."""
         progress: asyncio.Queue[CompactionProgress] = asyncio.Queue()
         summariser = compaction.summariser(self._settings.summary_provider, self._settings.config)

@@ -3,7 +3,7 @@ and what is read from them — the next prompt (`PromptView`) and the trigger (A
 
 from __future__ import annotations
 
-from typing import Callable, Collection
+from typing import Any, Callable, Collection
 
 from contextual.core.config import Config
 from contextual.core.context.builder import Built, ContextBuilder
@@ -21,7 +21,7 @@ from contextual.core.prompt import PromptView, Trigger
 from contextual.core.tokens import calibration_for
 
 
-def _todo_recap(todos: list[dict]) -> str:
+def _todo_recap(todos: list[dict[str, Any]]) -> str:
     if not todos:
         return ""
     from contextual.core.tools.todowrite import todo_recap
@@ -30,7 +30,7 @@ def _todo_recap(todos: list[dict]) -> str:
 
 class PromptState:
     def __init__(self, settings: Settings, system_prompt: str, policy: str, pins: Pins,
-                 todos: Callable[[], list[dict]], reminders: Callable[[str], str]) -> None:
+                 todos: Callable[[], list[dict[str, Any]]], reminders: Callable[[str], str]) -> None:
         config = settings.config
         self._settings = settings
         self._todos = todos                  # the ToolContext's todo list (the Toolbox owns it)

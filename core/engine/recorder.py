@@ -4,6 +4,8 @@ and the notices owed to the user."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from contextual.core.clock import now_iso
 from contextual.core.context.history import HistoryManager
 from contextual.core.events import Notice, UsageEvent
@@ -56,7 +58,7 @@ class Recorder:
         self.pending.clear()
         return out
 
-    def entry(self, entry: dict) -> None:
+    def entry(self, entry: dict[str, Any]) -> None:
         if self.session is not None:
             self.session.append_entry(entry)
 

@@ -42,6 +42,7 @@ class Toolbox:
             out.append(PromptChanged(prompt.next_prompt))      # the meter and /context read L1 anew
         return out
 
-    async def run(self, name: str, args: dict) -> dict:
+    async def run(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         # A key a tool printed (a .env file, `env`) never reaches the model, the screen or the session.
-        return secrets.redact_value(await run_tool(self.tools[name], args, self.ctx))
+        result: dict[str, Any] = secrets.redact_value(await run_tool(self.tools[name], args, self.ctx))
+        return result

@@ -9,6 +9,7 @@ the compressed record.
 from __future__ import annotations
 
 import uuid
+from functools import partial
 from typing import Any, AsyncIterator
 
 from contextual.core import secrets
@@ -37,6 +38,7 @@ from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, 
 from contextual.core.react import FINISH, AnswerStream, ReactFormatError, parse_reply, strip_thinking
 from contextual.core.textsafe import valid_unicode
 from contextual.core.tools.base import fail, path_of
+from contextual.core.context.compaction_review import Event
 
 FORMAT_ERROR_TOOL = "FormatError"
 
@@ -65,8 +67,9 @@ class TurnLoop:
         return out + [PromptChanged(self._prompt.next_prompt)]
 
     # ---- one turn --------------------------------------------------------------------------------
-    async def run(self, text: str) -> AsyncIterator[EngineEvent]:
+    async def run(self, text: str) -> AsyncIterator[Event]:
         config, prompt, recorder = self._settings.config, self._prompt, self._recorder
+        ev: Event
         if self._settings.provider is None:
             yield ErrorEvent(config.missing_model_message() or "no model configured", "config")
             return
@@ -98,17 +101,18 @@ class TurnLoop:
                                                                       on_warning=recorder.pending.append)
         for change in self.changes():
             yield change
-        terminal: TurnFinished | ErrorEvent | None = None
+        terminal: TurnFinished | ErrorEvent = ErrorEvent("the turn ended without an answer", "interrupted")
+        finished = False
         try:
             async for ev in self._loop(turn_id):
                 if isinstance(ev, (TurnFinished, ErrorEvent)):
-                    terminal = ev
+                    terminal, finished = ev, True
                     continue
                 yield ev
                 for change in self.changes():
                     yield change
         finally:
-            if terminal is None:
+            if not finished:
                 self._interrupt()
             self.running = False
             prompt.end_turn()
@@ -129,8 +133,9 @@ class TurnLoop:
         if recorder.session is not None:
             recorder.session.append_interrupted("cancelled by the user")
 
-    async def _loop(self, turn_id: str) -> AsyncIterator[EngineEvent]:
+    async def _loop(self, turn_id: str) -> AsyncIterator[Event]:
         config, prompt = self._settings.config, self._prompt
+        ev: Event
         retried_context = False
         step = 0
         while step < config.max_steps:
@@ -142,7 +147,7 @@ class TurnLoop:
             if built.adjustments:
                 # Shown on the messages they touched (the view), summed up once at turn end: no chat line per step.
                 self._adjustments.extend(built.adjustments)
-                yield PromptChanged(lambda built=built: prompt.view_of(built))
+                yield PromptChanged(partial(prompt.view_of, built))
             reply: list[str] = []
             thinking: list[str] = []
             try:
@@ -175,7 +180,7 @@ class TurnLoop:
                          "(raise it with --max-steps)", "step_limit")
 
     async def _stream(self, built: Built, step: int, reply: list[str], thinking: list[str]
-                      ) -> AsyncIterator[EngineEvent]:
+                      ) -> AsyncIterator[Event]:
         config, provider = self._settings.config, self._settings.provider
         assert provider is not None         # run() returned early without one
         request = ChatRequest(built.messages, config.model or "", max_tokens=min(config.output_reserve, 8192))
@@ -204,7 +209,7 @@ class TurnLoop:
                 answer.reset()
                 yield StreamRestarted(step)
 
-    async def _act(self, raw: str, thinking: str, step: int, turn_id: str) -> AsyncIterator[EngineEvent]:
+    async def _act(self, raw: str, thinking: str, step: int, turn_id: str) -> AsyncIterator[Event]:
         visible, inline_thinking = strip_thinking(raw)
         thinking = "\n".join(t for t in (thinking, inline_thinking) if t)
         call_id = f"call_{uuid.uuid4().hex[:12]}"
@@ -214,8 +219,8 @@ class TurnLoop:
         except ReactFormatError as exc:
             yield FormatErrorEvent(str(exc), raw, step)
             text = visible.strip() or "(empty reply)"
-            result = fail("format_error", str(exc))
-            async for ev in self._record_step(text, thinking, FORMAT_ERROR_TOOL, {}, result, step, call_id):
+            async for ev in self._record_step(text, thinking, FORMAT_ERROR_TOOL, {}, fail("format_error", str(exc)),
+                                              step, call_id):
                 yield ev
             return
         if parsed.thought:
@@ -237,7 +242,7 @@ class TurnLoop:
                   **({"thinking": thinking} if thinking else {})}))
         if self._recorder.session is not None:
             self._recorder.session.append_tool_use(call_id, parsed.tool, parsed.args, assistant)
-        result = None
+        result: dict[str, Any] | None = None
         async for ev in self._gate.check(tools[parsed.tool], parsed.tool, parsed.args):
             if isinstance(ev, dict):
                 result = ev
@@ -245,7 +250,7 @@ class TurnLoop:
                 yield ev
         yield ToolStarted(parsed.tool, parsed.args, step, call_id)
         if result is None:
-            done: list[dict] = []
+            done: list[dict[str, Any]] = []
 
             def output(tail: str) -> ToolOutput:
                 return ToolOutput(parsed.tool, secrets.redact(valid_unicode(tail)), step, call_id)
@@ -257,9 +262,9 @@ class TurnLoop:
                                           assistant_id=assistant.id):
             yield ev
 
-    async def _record_step(self, text: str | None, thinking: str, tool: str, args: Any, result: dict, step: int,
+    async def _record_step(self, text: str | None, thinking: str, tool: str, args: Any, result: dict[str, Any], step: int,
                            call_id: str, action: str | None = None, stored_action: str | None = None,
-                           assistant_id: str = "") -> AsyncIterator[EngineEvent]:
+                           assistant_id: str = "") -> AsyncIterator[Event]:
         recorder = self._recorder
         if text is not None:     # a format error: the reply itself is the "call"
             action = stored_action = text

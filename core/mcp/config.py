@@ -59,7 +59,7 @@ def _mapping(value: Any, what: str) -> dict[str, str]:
     return value
 
 
-def _seconds(entry: dict, key: str, default: float) -> float:
+def _seconds(entry: dict[str, Any], key: str, default: float) -> float:
     value = entry.get(key, default)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
         raise ValueError(f"{key} must be a positive number of seconds")
@@ -73,8 +73,8 @@ def parse_entry(name: str, entry: Any, source: Path, env: Mapping[str, str]) -> 
     if not isinstance(entry, dict):
         raise ValueError("the entry must be an object")
     kind = entry.get("type", "http" if "url" in entry else "stdio")
-    timeouts = {"startup_timeout": _seconds(entry, "startup_timeout_sec", DEFAULT_STARTUP_TIMEOUT),
-                "tool_timeout": _seconds(entry, "tool_timeout_sec", DEFAULT_TOOL_TIMEOUT)}
+    startup = _seconds(entry, "startup_timeout_sec", DEFAULT_STARTUP_TIMEOUT)
+    tool_timeout = _seconds(entry, "tool_timeout_sec", DEFAULT_TOOL_TIMEOUT)
     if kind == "stdio":
         command = entry.get("command")
         if not isinstance(command, str) or not command.strip():
@@ -83,14 +83,16 @@ def parse_entry(name: str, entry: Any, source: Path, env: Mapping[str, str]) -> 
         extra = _mapping(entry.get("env", {}), '"env"')
         return ServerSpec(name, "stdio", source, command=_expand(command, env),
                           args=tuple(_expand(a, env) for a in args),
-                          env={k: _expand(v, env) for k, v in extra.items()}, **timeouts)
+                          env={k: _expand(v, env) for k, v in extra.items()}, startup_timeout=startup,
+                          tool_timeout=tool_timeout)
     if kind in ("http", "streamable-http", "streamable_http", "sse"):
         url = entry.get("url")
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise ValueError('an http server needs "url" starting with http:// or https://')
         headers = _mapping(entry.get("headers", {}), '"headers"')
         return ServerSpec(name, "sse" if kind == "sse" else "http", source, url=_expand(url, env),
-                          headers={k: _expand(v, env) for k, v in headers.items()}, **timeouts)
+                          headers={k: _expand(v, env) for k, v in headers.items()}, startup_timeout=startup,
+                          tool_timeout=tool_timeout)
     raise ValueError(f'unsupported "type" {kind!r} (use stdio, http or sse)')
 
 

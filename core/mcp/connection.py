@@ -29,7 +29,7 @@ class CallFailed(Exception):
 class ListedTool:
     name: str
     description: str | None
-    input_schema: dict
+    input_schema: dict[str, Any]
 
 
 def one_line(exc: BaseException) -> str:
@@ -50,7 +50,7 @@ class ServerConnection:
         self._client: Any = None
         self._stop = asyncio.Event()
         self._ready = asyncio.Event()          # set once the server is ready or has failed
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[Any] | None = None
         self._scope: Any = None
         self._timed_out = False
         self._stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
@@ -162,7 +162,7 @@ class ServerConnection:
         self._stderr.close()
 
     # ---- calls ---------------------------------------------------------------------------------
-    async def call(self, tool: str, args: dict, timeout: float | None = None) -> Any:
+    async def call(self, tool: str, args: dict[str, Any], timeout: float | None = None) -> Any:
         """The SDK's CallToolResult; CallFailed for timeouts and lost servers (which are marked failed)."""
         from mcp.shared.exceptions import MCPError
         from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
@@ -191,7 +191,7 @@ async def _watched(transport: Any, on_end: Callable[[], None]) -> AsyncIterator[
     """The transport's streams, with the end of the server's output reported as it happens (not at the next call)."""
     import anyio
     async with transport as (read, write):
-        send, receive = anyio.create_memory_object_stream(0)
+        send, receive = anyio.create_memory_object_stream[Any](0)
 
         async def pump() -> None:
             async with send:

@@ -7,6 +7,8 @@ Rendering is a pure function of the listing, so the same servers give a byte-ide
 
 from __future__ import annotations
 
+from typing import Any
+
 import re
 
 from contextual.core.tools._args import ArgSpec
@@ -29,7 +31,7 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
-def render_tool(server: str, name: str, description: str | None, schema: dict | None, args: ArgSpec) -> str:
+def render_tool(server: str, name: str, description: str | None, schema: dict[str, Any] | None, args: ArgSpec) -> str:
     """The L1 entry of one MCP tool; ``args``: the ArgSpec built from ``schema`` (what the runner checks)."""
     schema = schema if isinstance(schema, dict) else {}
     props = schema.get("properties")

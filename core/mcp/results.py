@@ -15,7 +15,7 @@ from typing import Any
 from contextual.core.tools.base import fail, ok
 
 
-def _json_or_text(text: str) -> dict:
+def _json_or_text(text: str) -> dict[str, Any]:
     stripped = text.strip()
     if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
         try:
@@ -32,12 +32,12 @@ def _size(data: str | None) -> int:
         return len(data or "")
 
 
-def _described(kind: str, mime: str | None, data: str | None) -> dict:
+def _described(kind: str, mime: str | None, data: str | None) -> dict[str, Any]:
     return {"type": kind, "mime_type": mime, "bytes": _size(data),
             "note": f"{kind} content is not shown to the model"}
 
 
-def block_data(block: Any) -> dict:
+def block_data(block: Any) -> dict[str, Any]:
     kind = getattr(block, "type", None)
     if kind == "text":
         return _json_or_text(block.text)
@@ -60,7 +60,7 @@ def block_data(block: Any) -> dict:
     return {"type": str(kind), "note": "unsupported content type"}
 
 
-def _plain(blocks: list[dict], structured: Any = None) -> str:
+def _plain(blocks: list[dict[str, Any]], structured: Any = None) -> str:
     """C1 `text`: what the model reads in full this turn and the UI shows (compact JSON: every indent is tokens)."""
     parts = []
     for b in blocks:
@@ -77,7 +77,7 @@ def _plain(blocks: list[dict], structured: Any = None) -> str:
     return "\n".join(parts)
 
 
-def _repeats(block: dict, structured: Any) -> bool:
+def _repeats(block: dict[str, Any], structured: Any) -> bool:
     """Whether a content block says what `structuredContent` says (SDKs wrap plain returns as {"result": ...})."""
     values = [structured]
     if isinstance(structured, dict) and list(structured) == ["result"]:
@@ -87,7 +87,7 @@ def _repeats(block: dict, structured: Any) -> bool:
                for v in values)
 
 
-def to_c1(server: str, tool: str, result: Any, duration_ms: int) -> dict:
+def to_c1(server: str, tool: str, result: Any, duration_ms: int) -> dict[str, Any]:
     blocks = [block_data(b) for b in result.content or []]
     structured = getattr(result, "structured_content", None)
     if structured is not None and any(_repeats(b, structured) for b in blocks):

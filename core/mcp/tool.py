@@ -32,7 +32,7 @@ class MCPTool:
         self.prompt_entry = describe.render_tool(self.server, listed.name, listed.description, listed.input_schema,
                                                  self.args)
 
-    async def call(self, args: dict, ctx: ToolContext) -> dict:
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         """The server's answer as a C1 result; ToolError for a timeout, a lost server or a cancelled call.
         Cancelling the awaiting task cancels the request (the SDK tells the server)."""
         started = time.monotonic()

@@ -6,7 +6,7 @@ The stream protocol and its retries are described in ``core.providers.retry``.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncGenerator, AsyncIterator, Awaitable, Callable
 
 import httpx
 
@@ -72,7 +72,7 @@ def prompt_fields(messages: list[PromptMessage]) -> dict[str, Any]:
 def _compact(blocks: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
     """Plain string content when there is a single block without cache_control (the common case)."""
     if len(blocks) == 1 and "cache_control" not in blocks[0]:
-        return blocks[0]["text"]
+        return str(blocks[0]["text"])
     return blocks
 
 
@@ -135,7 +135,7 @@ class AnthropicProvider:
                                          name=self.name, max_tokens=request.max_tokens):
             yield chunk
 
-    async def _attempt(self, body: dict[str, Any]) -> AsyncIterator[StreamChunk]:
+    async def _attempt(self, body: dict[str, Any]) -> AsyncGenerator[StreamChunk, None]:
         usage: dict[str, Any] = {}
         stop_reason: str | None = None
         done = False

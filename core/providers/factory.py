@@ -36,11 +36,12 @@ def make_provider(config: Config, **overrides: Any) -> Provider:
     try:
         if config.provider == "anthropic":
             return AnthropicProvider(base_url or "https://api.anthropic.com", api_key, policy=policy, **overrides)
-        return OpenAIProvider(base_url, api_key, policy=policy, **overrides)
+        return OpenAIProvider(str(base_url), api_key, policy=policy, **overrides)
     except ProviderError as exc:   # a malformed base URL is a settings problem
         raise ConfigError(str(exc)) from None
 
 
 def prompt_fields(provider: str, messages: list[PromptMessage]) -> dict[str, Any]:
     """The request body fields that carry the prompt, exactly as that provider module sends them."""
-    return (anthropic if provider == "anthropic" else openai).prompt_fields(messages)
+    fields: dict[str, Any] = (anthropic if provider == "anthropic" else openai).prompt_fields(messages)
+    return fields

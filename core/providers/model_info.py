@@ -67,8 +67,9 @@ def from_show(data: Any) -> list[Found]:
     info = data.get("model_info")
     if isinstance(info, dict):
         for key, value in info.items():
-            if isinstance(key, str) and key.endswith(".context_length") and _window(value):
-                found.append(Found(_window(value), "ollama /api/show context_length", 4))
+            window = _window(value)
+            if isinstance(key, str) and key.endswith(".context_length") and window:
+                found.append(Found(window, "ollama /api/show context_length", 4))
                 break
     return found
 
@@ -90,10 +91,10 @@ def from_models(data: Any, model: str) -> list[Found]:
             break
     meta = entry.get("meta")
     if isinstance(meta, dict):
-        if _window(meta.get("n_ctx")):
-            found.append(Found(_window(meta["n_ctx"]), "/v1/models meta.n_ctx", 3))
-        if _window(meta.get("n_ctx_train")):
-            found.append(Found(_window(meta["n_ctx_train"]), "/v1/models meta.n_ctx_train", 5))
+        for key, rank in (("n_ctx", 3), ("n_ctx_train", 5)):
+            window = _window(meta.get(key))
+            if window:
+                found.append(Found(window, f"/v1/models meta.{key}", rank))
     return found
 
 

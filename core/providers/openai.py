@@ -6,7 +6,7 @@ The stream protocol and its retries are described in ``core.providers.retry``.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncGenerator, AsyncIterator, Awaitable, Callable
 
 import httpx
 
@@ -103,7 +103,7 @@ class OpenAIProvider:
             async for chunk in self.stream(request):
                 yield chunk
 
-    async def _attempt(self, body: dict[str, Any]) -> AsyncIterator[StreamChunk]:
+    async def _attempt(self, body: dict[str, Any]) -> AsyncGenerator[StreamChunk, None]:
         usage: UsageChunk | None = None
         finish: str | None = None
         done = False

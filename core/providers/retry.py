@@ -24,7 +24,7 @@ import time
 from contextlib import aclosing
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import AsyncIterator, Awaitable, Callable
+from typing import AsyncGenerator, AsyncIterator, Awaitable, Callable
 
 from contextual.core.providers.base import ProviderError, ReasoningChunk, StreamChunk, StreamDone, TextChunk
 
@@ -77,7 +77,7 @@ def backoff_delay(retry_number: int, policy: RetryPolicy, retry_after: float | N
                   rng: Callable[[], float] = random.random) -> float:
     """Exponential backoff with jitter (half fixed, half random), or the server's Retry-After if longer."""
     ceiling = min(policy.max_delay, policy.base_delay * 2 ** (retry_number - 1))
-    delay = ceiling / 2 + rng() * ceiling / 2
+    delay: float = ceiling / 2 + rng() * ceiling / 2
     if retry_after is not None:
         delay = max(delay, retry_after)
     return delay
@@ -92,7 +92,7 @@ def reply_char_cap(policy: RetryPolicy, max_tokens: int) -> int:
     return max(1, max_tokens) * policy.reply_chars_per_token
 
 
-async def stream_with_retries(open_attempt: Callable[[], AsyncIterator[StreamChunk]], policy: RetryPolicy, *,
+async def stream_with_retries(open_attempt: Callable[[], AsyncGenerator[StreamChunk, None]], policy: RetryPolicy, *,
                               sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
                               clock: Callable[[], float] = time.monotonic,
                               rng: Callable[[], float] = random.random,

@@ -9,7 +9,7 @@ import os
 import re
 import ssl
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncGenerator, AsyncIterator, Callable
 
 import httpx
 from httpx_sse import EventSource, ServerSentEvent
@@ -48,7 +48,7 @@ def scrub(text: str, secret: str | None) -> str:
     key variable in the environment now are redacted before the text becomes a message. The one place
     providers redact."""
     env_keys = (v for k, v in os.environ.items() if secrets.is_key_variable(k))
-    return secrets.redact(text, secrets.usable((secret, *secrets.known(), *env_keys)))
+    return secrets.redact(text, secrets.usable((*((secret,) if secret else ()), *secrets.known(), *env_keys)))
 
 
 def error_message(body: bytes) -> tuple[Any, str]:
@@ -141,7 +141,7 @@ def _timeout_kind(exc: httpx.TimeoutException) -> str:
 
 
 async def _events_with_limits(name: str, response: httpx.Response, policy: RetryPolicy,
-                             is_progress: Callable[[ServerSentEvent], bool]) -> AsyncIterator[ServerSentEvent]:
+                             is_progress: Callable[[ServerSentEvent], bool]) -> AsyncGenerator[ServerSentEvent, None]:
     """Keep-alive comments and pings reset httpx's read timeout, so silence is measured here too:
     the stream fails when nothing counted as progress arrived for ``read_timeout`` seconds. A stream that
     keeps talking is capped in wall-clock time (``max_reply_seconds``): it ends with one error, not retried."""

@@ -22,6 +22,8 @@ both.
 
 from __future__ import annotations
 
+from typing import Any
+
 from contextual.core.replay.trajectory import Step, Trajectory
 
 SYSTEM_NOT_RECORDED = "system prompt not recorded: compared without L1 on both sides"
@@ -33,7 +35,7 @@ def like_for_like(traj: Trajectory) -> bool:
     return not traj.system_prompt_recorded
 
 
-def agent_calls(traj: Trajectory, steps: list[Step] | None = None) -> list[list[dict]]:
+def agent_calls(traj: Trajectory, steps: list[Step] | None = None) -> list[list[dict[str, Any]]]:
     """One prompt ({role, content} messages) per recorded step, in order."""
     steps = traj.steps if steps is None else steps
     if traj.queries is not None and len(traj.queries) >= len(steps):
@@ -44,12 +46,12 @@ def agent_calls(traj: Trajectory, steps: list[Step] | None = None) -> list[list[
     return _rebuilt_calls(traj, steps)
 
 
-def _rebuilt_calls(traj: Trajectory, steps: list[Step]) -> list[list[dict]]:
+def _rebuilt_calls(traj: Trajectory, steps: list[Step]) -> list[list[dict[str, Any]]]:
     head = [{"role": "system", "content": text} for text in traj.preamble]
     head.append({"role": "user", "content": traj.task})
-    turns: list[list[dict]] = []        # per earlier step: its response and observation
+    turns: list[list[dict[str, Any]]] = []        # per earlier step: its response and observation
     dropped: set[int] = set()
-    summary: list[dict] = []
+    summary: list[dict[str, Any]] = []
     condensations = sorted(traj.condensations, key=lambda c: c.before_step)
     calls = []
     for index, step in enumerate(steps):
@@ -64,7 +66,7 @@ def _rebuilt_calls(traj: Trajectory, steps: list[Step]) -> list[list[dict]]:
     return calls
 
 
-def _recorded_calls(messages: list[dict], count: int) -> list[list[dict]] | None:
+def _recorded_calls(messages: list[dict[str, Any]], count: int) -> list[list[dict[str, Any]]] | None:
     """Prefixes before each live assistant message; None when the record has fewer than `count` of them
     (a history cut short), so the rebuilt form is used instead of a wrong one."""
     calls = []

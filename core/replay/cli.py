@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import TextIO
 
 from contextual.core.replay.baseline import agent_calls, like_for_like
-from contextual.core.replay.loaders import TrajectoryError, find_trajectories, iter_trajectories
+from contextual.core.replay.loaders import find_trajectories, iter_trajectories
+from contextual.core.replay.trajectory import TrajectoryError
 from contextual.core.replay.metrics import Figures, measure
 from contextual.core.replay.progress import Progress
 from contextual.core.replay.report import BASELINE, REFERENCE, build_report, print_tables

@@ -22,37 +22,39 @@ placeholder. The log records neither the system prompt nor the tool schemas (com
 
 from __future__ import annotations
 
+from typing import Any
+
 from pathlib import Path
 
 from contextual.core.replay.load_events import TASK_NOT_RECORDED, Steps, message_step, parse_args, stem, tool_step
 from contextual.core.replay.trajectory import CLAUDE_CODE_FORMAT, Condensation, Trajectory, TrajectoryError
 
 
-def is_claude_code(rows: list[dict]) -> bool:
+def is_claude_code(rows: list[dict[str, Any]]) -> bool:
     return any(r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict) for r in rows)
 
 
-def _block_text(content) -> str:
+def _block_text(content: Any) -> str:
     if isinstance(content, list):
         return "\n".join(str(part.get("text", "")) for part in content
                          if isinstance(part, dict) and part.get("type", "text") == "text")
     return "" if content is None else str(content)
 
 
-def _blocks(row: dict) -> list[dict]:
+def _blocks(row: dict[str, Any]) -> list[dict[str, Any]]:
     content = row["message"].get("content")
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
-def _synthetic(row: dict) -> bool:
+def _synthetic(row: dict[str, Any]) -> bool:
     """An assistant line Claude Code wrote itself (an API error shown to the user), not a model reply."""
     return row["type"] == "assistant" and (bool(row.get("isApiErrorMessage"))
                                            or row["message"].get("model") == "<synthetic>")
 
 
-def _abandoned(every: list[dict], rows: list[dict]) -> set[str]:
+def _abandoned(every: list[dict[str, Any]], rows: list[dict[str, Any]]) -> set[str]:
     """Rows of branches the session left: a prompt edited and sent again forks the file at the prompt's parent
     (two prompts with one parent); the one off the path from the last message back to the first is abandoned,
     with everything that descends from it. Nothing is dropped when the file does not fork this way or the path
@@ -66,7 +68,7 @@ def _abandoned(every: list[dict], rows: list[dict]) -> set[str]:
         return set()
     by_id = {r["uuid"]: r for r in every if isinstance(r.get("uuid"), str)}
     path: set[str] = set()
-    row: dict | None = rows[-1]
+    row: dict[str, Any] | None = rows[-1]
     while row is not None and row.get("uuid") not in path:
         path.add(str(row.get("uuid")))
         parent = row.get("parentUuid") or row.get("logicalParentUuid")     # a compaction links back logically
@@ -87,7 +89,7 @@ def _abandoned(every: list[dict], rows: list[dict]) -> set[str]:
     return seen
 
 
-def load(rows: list[dict], path: Path) -> Trajectory:
+def load(rows: list[dict[str, Any]], path: Path) -> Trajectory:
     every = rows
     rows = [r for r in rows if r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict)
             and not _synthetic(r)]

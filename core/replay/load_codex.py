@@ -25,6 +25,8 @@ Lines are ``{"timestamp", "type", "payload"}`` (older files put the item itself 
 
 from __future__ import annotations
 
+from typing import Any
+
 import json
 import shlex
 from pathlib import Path
@@ -42,26 +44,25 @@ _EXEC_EVENTS = {"thread.started", "turn.started", "item.started", "item.updated"
                 "turn.completed", "turn.failed"}
 
 
-def is_codex(rows: list[dict]) -> bool:
+def is_codex(rows: list[dict[str, Any]]) -> bool:
     return any(r.get("type") in ("response_item", "session_meta", "compacted") or r.get("type") in _ITEMS
                or r.get("type") in _EXEC_EVENTS for r in rows)
 
 
-def _item(row: dict) -> dict | None:
+def _item(row: dict[str, Any]) -> dict[str, Any] | None:
     if row.get("type") in ("response_item", "compacted") and isinstance(row.get("payload"), dict):
         return {**row["payload"], "type": "compacted"} if row["type"] == "compacted" else row["payload"]
     return row if row.get("type") in _ITEMS else None
 
 
-def _output(output) -> str:
+def _output(output: Any) -> str:
     if isinstance(output, str):
         try:
             value = json.loads(output)
         except ValueError:
             return output
-        if isinstance(value, dict) and isinstance(value.get("output"), str):
-            return value["output"]
-        return output
+        inner = value.get("output") if isinstance(value, dict) else None
+        return inner if isinstance(inner, str) else output
     if isinstance(output, dict):
         return str(output.get("output") or output.get("content") or "")
     if isinstance(output, list):
@@ -69,7 +70,7 @@ def _output(output) -> str:
     return ""
 
 
-def _call(item: dict) -> tuple[str, dict]:
+def _call(item: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     kind = item.get("type")
     if kind == "local_shell_call":
         return "local_shell", parse_args(item.get("action"))
@@ -80,7 +81,7 @@ def _call(item: dict) -> tuple[str, dict]:
     return str(item.get("name")), parse_args(item.get("arguments"))
 
 
-def _instructions(meta: dict) -> tuple[list[str], bool]:
+def _instructions(meta: dict[str, Any]) -> tuple[list[str], bool]:
     """(preamble texts, whether the system prompt itself is recorded) from the session's metadata."""
     base = meta.get("base_instructions")
     base = base.get("text") if isinstance(base, dict) else base
@@ -88,24 +89,25 @@ def _instructions(meta: dict) -> tuple[list[str], bool]:
     return texts, bool(isinstance(base, str) and base.strip())
 
 
-def _unwrapped(command) -> str:
+def _unwrapped(command: Any) -> str:
     """`/bin/zsh -lc "date"` -> `date`: the command the model wrote, not the shell Codex ran it in."""
-    command = str(command or "")
+    text = str(command or "")
     try:
-        words = shlex.split(command)
+        words = shlex.split(text)
     except ValueError:
-        return command
+        return text
     if len(words) == 3 and words[0].rsplit("/", 1)[-1] in ("bash", "zsh", "sh") and words[1] in ("-lc", "-c"):
         return words[2]
-    return command
+    return text
 
 
-def _load_exec(rows: list[dict], path: Path) -> Trajectory:
+def _load_exec(rows: list[dict[str, Any]], path: Path) -> Trajectory:
     """A `codex exec --json` stream: completed items in order."""
-    steps, thought = Steps(), []
+    steps, thought = Steps(), list[str]()
     for row in rows:
-        item = row.get("item") if row.get("type") == "item.completed" else None
-        kind = item.get("type") if isinstance(item, dict) else None
+        got = row.get("item") if row.get("type") == "item.completed" else None
+        item: dict[str, Any] = got if isinstance(got, dict) else {}
+        kind = item.get("type")
         if kind == "agent_message":
             thought.append(str(item.get("text") or ""))
             continue
@@ -131,7 +133,7 @@ def _load_exec(rows: list[dict], path: Path) -> Trajectory:
     return Trajectory(thread, TASK_NOT_RECORDED, steps.steps, CODEX_FORMAT, path, system_prompt_recorded=False)
 
 
-def load(rows: list[dict], path: Path) -> Trajectory:
+def load(rows: list[dict[str, Any]], path: Path) -> Trajectory:
     if not any(r.get("type") in ("response_item", "session_meta") or r.get("type") in _ITEMS for r in rows):
         return _load_exec(rows, path)
     meta = next((r.get("payload", r) for r in rows if r.get("type") == "session_meta"),
@@ -141,7 +143,7 @@ def load(rows: list[dict], path: Path) -> Trajectory:
     items = [i for i in (_item(r) for r in rows) if i is not None]
     outputs = {str(i.get("call_id")): _output(i.get("output")) for i in items
                if i.get("type") in ("function_call_output", "custom_tool_call_output")}
-    task, thought = "", []
+    task, thought = "", list[str]()
     steps = Steps()
     condensations: list[Condensation] = []
     reply = 0                 # calls with nothing between them came in one reply

@@ -16,10 +16,13 @@ it: its text and `name {arguments as JSON}`.
 
 from __future__ import annotations
 
+from typing import Any
+
 import json
 import shlex
 
 from contextual.core.replay.trajectory import Step
+from pathlib import Path
 
 # The task of a log that does not record the user's prompt (Codex `exec --json`, Claude Code stream-json): the
 # same placeholder on both sides, so the comparison stays like for like.
@@ -30,7 +33,7 @@ SHELL_TOOLS = {"execute_bash", "bash", "Bash", "shell", "container.exec", "local
 _POSITIONAL = ("command", "path", "file_path")     # written before the --options, in this order
 
 
-def shell_command(tool: str, args: dict) -> str | None:
+def shell_command(tool: str, args: dict[str, Any]) -> str | None:
     """The command line of a shell call, or None when `tool` is not a shell or has no command."""
     if tool not in SHELL_TOOLS:
         return None
@@ -41,7 +44,7 @@ def shell_command(tool: str, args: dict) -> str | None:
     return command if isinstance(command, str) else None
 
 
-def _word(value) -> str:
+def _word(value: Any) -> str:
     """A shell word; double quotes when they spare escaping the single quotes of code."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     if "'" in text and not any(c in text for c in '"$`\\!'):
@@ -60,7 +63,7 @@ def _delimiter(key: str, text: str) -> str:
     return word
 
 
-def action_text(tool: str, args: dict) -> str:
+def action_text(tool: str, args: dict[str, Any]) -> str:
     """One call as the Bash command the replay plays (see the module docstring). A multi-line value goes in a
     heredoc after the line (`--file_text <<'FILE_TEXT'`), as a shell user would write it: quoting code with
     shell quotes costs a `'"'"'` for every quote in it."""
@@ -83,13 +86,13 @@ def action_text(tool: str, args: dict) -> str:
     return "\n".join([" ".join(words)] + bodies)
 
 
-def call_text(tool: str, args: dict) -> str:
+def call_text(tool: str, args: dict[str, Any]) -> str:
     """The call as the agent sent it: a shell command as itself, any other tool as `name {arguments}`."""
     command = shell_command(tool, args)
     return command if command is not None else f"{tool} {json.dumps(args, ensure_ascii=False)}"
 
 
-def parse_args(raw) -> dict:
+def parse_args(raw: Any) -> dict[str, Any]:
     if isinstance(raw, dict):
         return raw
     if isinstance(raw, str):
@@ -101,7 +104,7 @@ def parse_args(raw) -> dict:
     return {}
 
 
-def tool_step(thought: str, tool: str, args: dict, output: str, error: bool = False,
+def tool_step(thought: str, tool: str, args: dict[str, Any], output: str, error: bool = False,
               returncode: int | None = None) -> Step:
     """One tool call; `returncode` when the log has the exit code, else 1 for a call the log marks failed."""
     thought = thought.strip()
@@ -119,7 +122,7 @@ def message_step(text: str, reply: str) -> Step:
                 response=text)
 
 
-def stem(path) -> str:
+def stem(path: Path) -> str:
     """A trajectory's name from its file (an OpenHands V1 `events` folder: its conversation's folder)."""
     if path.name == "events" and path.parent.name:
         return path.parent.name

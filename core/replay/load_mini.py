@@ -16,6 +16,8 @@ turn — later bash blocks included — so nothing the agent wrote is lost from 
 
 from __future__ import annotations
 
+from typing import Any
+
 import json
 import re
 from pathlib import Path
@@ -29,12 +31,12 @@ _PLAIN_OUTPUT = re.compile(r"^<output>\n?(.*?)\n?</output>\s*$", re.S)
 _TIMEOUT = re.compile(r"^The last command <command>.*?</command> timed out", re.S)
 
 
-def is_mini(data: dict) -> bool:
+def is_mini(data: dict[str, Any]) -> bool:
     return str(data.get("trajectory_format", "")).startswith("mini-swe-agent") or (
         "messages" in data and "trajectory" not in data)
 
 
-def _role(message: dict) -> str:
+def _role(message: dict[str, Any]) -> str:
     if message.get("role"):
         return str(message["role"])
     if message.get("object") == "response":
@@ -42,7 +44,7 @@ def _role(message: dict) -> str:
     return "tool" if message.get("type") == "function_call_output" else "other"
 
 
-def _text(message: dict) -> str:
+def _text(message: dict[str, Any]) -> str:
     if message.get("object") == "response":        # Responses API: the text of its message items
         return "\n".join(text_of(item.get("content") or "") for item in message.get("output") or []
                          if isinstance(item, dict) and item.get("type") == "message")
@@ -52,7 +54,7 @@ def _text(message: dict) -> str:
     return "" if content is None else text_of(content)
 
 
-def _commands(message: dict) -> list[str]:
+def _commands(message: dict[str, Any]) -> list[str]:
     """The commands of a tool-calling turn (mini-swe-agent 2.x), in order; [] for a text turn."""
     actions = (message.get("extra") or {}).get("actions")
     if isinstance(actions, list) and actions and all(isinstance(a, dict) and isinstance(a.get("command"), str)
@@ -72,14 +74,14 @@ def _commands(message: dict) -> list[str]:
     return commands
 
 
-def _sent(message: dict) -> str:
+def _sent(message: dict[str, Any]) -> str:
     """A message as the model received it: its text, and for a tool-calling turn the calls it made."""
     text = _text(message)
     commands = _commands(message) if _role(message) == "assistant" else []
     return text + "".join(f"\nbash {json.dumps({'command': c})}" for c in commands)
 
 
-def load(data: dict, path: Path) -> Trajectory:
+def load(data: dict[str, Any], path: Path) -> Trajectory:
     messages = data["messages"]
     if not isinstance(messages, list):
         raise TrajectoryError("'messages' is not a list")
@@ -112,7 +114,7 @@ def load(data: dict, path: Path) -> Trajectory:
                       system_prompt_recorded=any(_role(m) == "system" for m in before))
 
 
-def _turn(message: dict, answers: list[dict]) -> Step:
+def _turn(message: dict[str, Any], answers: list[dict[str, Any]]) -> Step:
     """One assistant turn and what answered it: a text turn as mini-swe-agent 1.x wrote it, or tool calls."""
     commands = _commands(message)
     if not commands:

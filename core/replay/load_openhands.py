@@ -24,6 +24,8 @@ streaming/token/state events, and any kind we do not know (a new version's event
 
 from __future__ import annotations
 
+from typing import Any
+
 import json
 from pathlib import Path
 
@@ -43,12 +45,12 @@ _META_KEYS = {"id", "timestamp", "source", "message", "action", "observation", "
               "content", "tool_call_metadata", "llm_metrics", "timeout", "success", "hidden"}
 
 
-def _event_like(row) -> bool:
+def _event_like(row: Any) -> bool:
     return isinstance(row, dict) and "type" not in row and (
         "action" in row or "observation" in row or row.get("kind") in _V1_KINDS)
 
 
-def is_openhands(rows: list) -> bool:
+def is_openhands(rows: list[Any]) -> bool:
     if any(isinstance(r, dict) and isinstance(r.get("history"), list) for r in rows):
         return True
     if any(isinstance(r, list) and len(r) == 2 and all(isinstance(x, dict) for x in r) for r in rows):
@@ -56,7 +58,7 @@ def is_openhands(rows: list) -> bool:
     return any(_event_like(r) for r in rows)
 
 
-def load(rows: list, path: Path) -> list[Trajectory]:
+def load(rows: list[Any], path: Path) -> list[Trajectory]:
     if any(isinstance(r, dict) and isinstance(r.get("history"), list) for r in rows):
         return [_trajectory(r["history"], str(r.get("instance_id") or stem(path)), path, r.get("instruction"),
                             _max_chars(r))
@@ -64,9 +66,9 @@ def load(rows: list, path: Path) -> list[Trajectory]:
     return [_trajectory(rows, stem(path), path)]
 
 
-def _flatten(history: list) -> list[dict]:
+def _flatten(history: list[Any]) -> list[dict[str, Any]]:
     """The events in order, whatever the version: pairs unpacked, flat arguments moved into `args`."""
-    events: list[dict] = []
+    events: list[dict[str, Any]] = []
     for item in history:
         for event in item if isinstance(item, list) else [item]:
             if not isinstance(event, dict) or not event:
@@ -81,13 +83,13 @@ def _flatten(history: list) -> list[dict]:
     return events
 
 
-def _max_chars(row: dict) -> int:
+def _max_chars(row: dict[str, Any]) -> int:
     """The run's `max_message_chars` when its metadata records it, else OpenHands' default."""
     value = _dict(_dict(row.get("metadata")).get("llm_config")).get("max_message_chars")
     return value if isinstance(value, int) else MAX_MESSAGE_CHARS
 
 
-def _trajectory(history: list, name: str, path: Path, instruction: str | None = None,
+def _trajectory(history: list[Any], name: str, path: Path, instruction: str | None = None,
                 max_chars: int = 0) -> Trajectory:
     events = _flatten(history)
     if any(e.get("kind") in _V1_KINDS for e in events):
@@ -97,7 +99,7 @@ def _trajectory(history: list, name: str, path: Path, instruction: str | None = 
 
 # --- OpenHands 0.x ---------------------------------------------------------------------------------------------
 
-def _v0(events: list[dict], name: str, path: Path, instruction: str | None, max_chars: int) -> Trajectory:
+def _v0(events: list[dict[str, Any]], name: str, path: Path, instruction: str | None, max_chars: int) -> Trajectory:
     task = instruction or ""
     preamble: list[str] = []
     system: list[str] = []
@@ -160,20 +162,20 @@ def _v0(events: list[dict], name: str, path: Path, instruction: str | None, max_
                       system_prompt_recorded=bool(system), condensations=condensations)
 
 
-def _dict(value) -> dict:
+def _dict(value: Any) -> dict[str, Any]:
     """A field that should hold an object: anything else reads as empty (a log's oddity costs that field only)."""
     return value if isinstance(value, dict) else {}
 
 
-def _list(value) -> list:
+def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _meta(event: dict | None) -> dict:
+def _meta(event: dict[str, Any] | None) -> dict[str, Any]:
     return _dict(_dict(event).get("tool_call_metadata"))
 
 
-def _call(event: dict, args: dict) -> tuple[str, dict]:
+def _call(event: dict[str, Any], args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """(tool name, arguments as the model sent them) of one action event."""
     meta = _meta(event)
     name = meta.get("function_name")
@@ -193,7 +195,7 @@ def _call(event: dict, args: dict) -> tuple[str, dict]:
     return tool, kept
 
 
-def _response_text(meta: dict) -> str:
+def _response_text(meta: dict[str, Any]) -> str:
     for choice in _list(_dict(meta.get("model_response")).get("choices")):
         content = _dict(_dict(choice).get("message")).get("content")
         if isinstance(content, (str, list)) and content:
@@ -201,7 +203,7 @@ def _response_text(meta: dict) -> str:
     return ""
 
 
-def _observation_text(answer: dict | None, max_chars: int = 0) -> str:
+def _observation_text(answer: dict[str, Any] | None, max_chars: int = 0) -> str:
     """What the agent read for one observation (openhands/memory/conversation_memory.py's rules), cut in the
     middle past `max_chars` as OpenHands cuts it (a file view is not: the editor already bounded it)."""
     text = _observation_body(answer)
@@ -211,7 +213,7 @@ def _observation_text(answer: dict | None, max_chars: int = 0) -> str:
     return f"{text[:half]}\n[... Observation truncated due to length ...]\n{text[-half:]}"
 
 
-def _observation_body(answer: dict | None) -> str:
+def _observation_body(answer: dict[str, Any] | None) -> str:
     if not answer or answer.get("observation") in _SKIPPED_OBSERVATIONS:
         return ""
     content = str(answer.get("content") or "")
@@ -226,7 +228,7 @@ def _observation_body(answer: dict | None) -> str:
     return content
 
 
-def _with_metadata(content: str, meta: dict) -> str:
+def _with_metadata(content: str, meta: dict[str, Any]) -> str:
     """A command's output as OpenHands shows it to the model (0.x CmdOutputObservation.to_agent_observation,
     V1 TerminalObservation.to_llm_content): prefix, output, suffix, then the shell's state."""
     text = f"{meta.get('prefix') or ''}{content}{meta.get('suffix') or ''}"
@@ -239,14 +241,14 @@ def _with_metadata(content: str, meta: dict) -> str:
     return text
 
 
-def _exit_code(answer: dict | None) -> int | None:
+def _exit_code(answer: dict[str, Any] | None) -> int | None:
     extras = _dict(_dict(answer).get("extras"))
     meta = _dict(extras.get("metadata"))
     code = meta.get("exit_code", extras.get("exit_code", (answer or {}).get("exit_code")))
     return code if isinstance(code, int) and code != -1 else None
 
 
-def _recall_text(event: dict) -> list[str]:
+def _recall_text(event: dict[str, Any]) -> list[str]:
     """The workspace context a recall observation gave the agent: every text it carried."""
     extras = _dict(event.get("extras"))
     texts = []               # its `content` ("Added workspace context") is a log line, not sent
@@ -258,7 +260,7 @@ def _recall_text(event: dict) -> list[str]:
     return [t for t in texts if t.strip()]
 
 
-def _condensation(args: dict, step_of_event: dict[str, int], before: int) -> Condensation:
+def _condensation(args: dict[str, Any], step_of_event: dict[str, int], before: int) -> Condensation:
     forgotten = {str(i) for i in _list(args.get("forgotten_event_ids"))}
     start, end = args.get("forgotten_events_start_id"), args.get("forgotten_events_end_id")
     if isinstance(start, int) and isinstance(end, int):
@@ -269,7 +271,7 @@ def _condensation(args: dict, step_of_event: dict[str, int], before: int) -> Con
 
 # --- OpenHands V1 (software-agent-sdk) -----------------------------------------------------------------------------
 
-def _parts_text(value) -> str:
+def _parts_text(value: Any) -> str:
     if isinstance(value, dict):
         return str(value.get("text") or "")
     if isinstance(value, (list, str)):
@@ -277,7 +279,7 @@ def _parts_text(value) -> str:
     return ""
 
 
-def _v1(events: list[dict], name: str, path: Path, instruction: str | None) -> Trajectory:
+def _v1(events: list[dict[str, Any]], name: str, path: Path, instruction: str | None) -> Trajectory:
     task = instruction or ""
     system: list[str] = []
     outputs: dict[str, tuple[str, bool, int | None]] = {}     # by tool call id: text, error, exit code

@@ -16,6 +16,8 @@ The actions stay SWE-agent's own commands (``open``, ``goto``, ``search_file``, 
 
 from __future__ import annotations
 
+from typing import Any
+
 import re
 from pathlib import Path
 
@@ -24,7 +26,7 @@ from contextual.core.replay.trajectory import SWE_AGENT_FORMAT, Step, Trajectory
 _FENCE = re.compile(r"```[\w-]*[ \t]*\n(.*?)\n?```", re.S)
 
 
-def is_swe_agent(data: dict) -> bool:
+def is_swe_agent(data: dict[str, Any]) -> bool:
     if isinstance(data.get("trajectory"), list):
         return True
     history = data.get("history")
@@ -32,7 +34,7 @@ def is_swe_agent(data: dict) -> bool:
     return isinstance(history, list) and any(isinstance(m, dict) and "action" in m and "role" in m for m in history)
 
 
-def _task_and_preamble(history: list[dict]) -> tuple[str, list[str]]:
+def _task_and_preamble(history: list[dict[str, Any]]) -> tuple[str, list[str]]:
     preamble: list[str] = []
     task = ""
     for message in history:
@@ -48,7 +50,7 @@ def _task_and_preamble(history: list[dict]) -> tuple[str, list[str]]:
     return task, preamble
 
 
-def _sent_text(message: dict) -> str:
+def _sent_text(message: dict[str, Any]) -> str:
     """A message's text as sent: its content, and for an assistant message the calls it made."""
     text = text_of(message.get("content") or "")
     for call in message.get("tool_calls") or []:
@@ -58,7 +60,7 @@ def _sent_text(message: dict) -> str:
     return text
 
 
-def _recorded(history: list[dict]) -> list[dict]:
+def _recorded(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """What the agent sent, in order; a `tool` message is the observation it read."""
     return [{"role": "assistant" if m.get("role") == "assistant" else ("system" if m.get("role") == "system"
                                                                        else "user"),
@@ -66,7 +68,7 @@ def _recorded(history: list[dict]) -> list[dict]:
             for m in history if isinstance(m, dict)]
 
 
-def _queries(entries: list) -> list[list[dict]] | None:
+def _queries(entries: list[Any]) -> list[list[dict[str, Any]]] | None:
     """The prompt of each step as SWE-agent 1.x recorded it, when every step has one."""
     queries = []
     for entry in entries:
@@ -88,7 +90,7 @@ def _step(action: str, observation: str, thought: str, response: str) -> Step:
                 response=response or f"{thought}\n{action}")
 
 
-def load(data: dict, path: Path) -> Trajectory:
+def load(data: dict[str, Any], path: Path) -> Trajectory:
     history = [m for m in data.get("history") or [] if isinstance(m, dict)]
     entries = [e for e in data.get("trajectory") or [] if isinstance(e, dict)]
     if not history and entries and isinstance(entries[0].get("query"), list):

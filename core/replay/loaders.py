@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from contextual.core.replay import load_claude_code, load_codex, load_mini, load_openhands, load_swe_agent
 from contextual.core.replay.trajectory import (CLAUDE_CODE_FORMAT, CODEX_FORMAT, MINI_FORMAT, OPENHANDS_FORMAT,  # noqa: F401
@@ -53,7 +53,7 @@ def _is_event_folder(path: Path) -> bool:
     return path.name == "events" and any(path.glob("event-*.json"))
 
 
-def _read_event_folder(path: Path) -> list:
+def _read_event_folder(path: Path) -> list[Any]:
     events = []
     for file in sorted(path.glob("event-*.json")):
         try:
@@ -94,7 +94,7 @@ def _looks_like_trajectory(path: Path) -> bool:
     return isinstance(row, dict) and isinstance(row.get("history"), list)
 
 
-def _read_json(path: Path):
+def _read_json(path: Path) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -109,7 +109,7 @@ def _read_json(path: Path):
         raise TrajectoryError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
 
 
-def _read_jsonl(path: Path, text: str) -> list:
+def _read_jsonl(path: Path, text: str) -> list[Any]:
     rows = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -167,7 +167,7 @@ def _instance_per_line(path: Path) -> bool:
     return isinstance(row, dict) and isinstance(row.get("history"), list)
 
 
-def _checked(path: Path, where: str, data) -> Iterator[Trajectory | TrajectoryError]:
+def _checked(path: Path, where: str, data: Any) -> Iterator[Trajectory | TrajectoryError]:
     """The family's reader on `data`; anything it trips on becomes one line naming `where`."""
     try:
         if isinstance(data, dict) and load_mini.is_mini(data):
@@ -187,7 +187,7 @@ def _checked(path: Path, where: str, data) -> Iterator[Trajectory | TrajectoryEr
         yield traj if traj.steps else TrajectoryError(f"{where}: the trajectory {traj.instance_id} has no steps")
 
 
-def _load_events(data, path: Path) -> list[Trajectory]:
+def _load_events(data: Any, path: Path) -> list[Trajectory]:
     rows = data if isinstance(data, list) else [data]
     dicts = [r for r in rows if isinstance(r, dict)]
     if load_openhands.is_openhands(rows):

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from typing import Iterable
+from typing import Any, Iterable
 
 from contextual.core.tokens import TokenCache, shared_cache
 
@@ -54,7 +54,7 @@ def identifiers(text: str) -> set[str]:
 
 
 def decode_json_escapes(text: str) -> str:
-    def one(match: re.Match) -> str:
+    def one(match: re.Match[str]) -> str:
         code = match.group(1)
         return chr(int(code[1:], 16)) if code[0] == "u" else _SIMPLE_ESCAPES[code]
     return _JSON_ESCAPE.sub(one, text)
@@ -71,15 +71,15 @@ def message_identifiers(content: str) -> frozenset[str]:
 
 # --- tokens and caching ---------------------------------------------------------------------------------------
 
-def prompt_tokens(messages: list[dict], cache: TokenCache = shared_cache) -> int:
+def prompt_tokens(messages: list[dict[str, Any]], cache: TokenCache = shared_cache) -> int:
     return sum(cache.message(m["content"]) for m in messages)
 
 
-def _pieces(messages: list[dict]) -> list[str]:
+def _pieces(messages: list[dict[str, Any]]) -> list[str]:
     return [m["role"] + m["content"] for m in messages]
 
 
-def prompt_text(messages: list[dict]) -> str:
+def prompt_text(messages: list[dict[str, Any]]) -> str:
     return "".join(_pieces(messages))
 
 
@@ -95,7 +95,7 @@ def common_prefix_length(a: str, b: str) -> int:
     return lo
 
 
-def prompt_common_prefix(current: list[dict], previous: list[dict]) -> int:
+def prompt_common_prefix(current: list[dict[str, Any]], previous: list[dict[str, Any]]) -> int:
     """Characters of prompt_text(current) equal to prompt_text(previous) from the start.
     Whole equal messages are skipped without building the texts."""
     cur, prev = _pieces(current), _pieces(previous)
@@ -164,7 +164,7 @@ def recall_pairs(preamble: Iterable[str], task: str, responses: list[str], outpu
     return pairs
 
 
-def recalled(pairs: list[RecallPair], prompts: dict[int, list[dict]]) -> list[bool]:
+def recalled(pairs: list[RecallPair], prompts: dict[int, list[dict[str, Any]]]) -> list[bool]:
     """For each pair, whether its identifier is in the prompt of the call that produced its step.
     A step with no call (the replay stopped early) recalls nothing."""
     out = []
@@ -184,7 +184,7 @@ def _readable(content: str) -> str:
     return content + ("\n" + decode_json_escapes(content) if "\\" in content else "")
 
 
-def lines_recalled(pairs: list[RecallPair], prompts: dict[int, list[dict]]) -> list[bool]:
+def lines_recalled(pairs: list[RecallPair], prompts: dict[int, list[dict[str, Any]]]) -> list[bool]:
     """For each observation pair, whether one of its lines is verbatim inside one message of its call."""
     out = []
     texts_by_step: dict[int, list[str]] = {}
@@ -230,7 +230,7 @@ class Figures:
                        self.action_hits + other.action_hits, self.action_total + other.action_total,
                        self.line_hits + other.line_hits)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "billed_tokens": round(self.billed_tokens, 1),
                 "recall": _round(self.recall), "line_recall": _round(self.line_recall),
                 "action_recall": _round(self.action_recall)}
@@ -240,10 +240,10 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
 
 
-def call_figures(calls: list[list[dict]], cache: TokenCache = shared_cache) -> Figures:
+def call_figures(calls: list[list[dict[str, Any]]], cache: TokenCache = shared_cache) -> Figures:
     """Tokens, billed tokens and peak over a sequence of prompts (one per call, in order)."""
     figures = Figures()
-    previous: list[dict] | None = None
+    previous: list[dict[str, Any]] | None = None
     for messages in calls:
         tokens = prompt_tokens(messages, cache)
         length = sum(len(piece) for piece in _pieces(messages))
@@ -256,12 +256,12 @@ def call_figures(calls: list[list[dict]], cache: TokenCache = shared_cache) -> F
     return figures
 
 
-def measure(calls: list[list[dict]], call_steps: list[int], pairs: list[RecallPair],
+def measure(calls: list[list[dict[str, Any]]], call_steps: list[int], pairs: list[RecallPair],
             cache: TokenCache = shared_cache) -> Figures:
     """All figures of one replayed trajectory. calls[i] is the i-th prompt sent, call_steps[i] the index of
     the recorded step its answer replayed."""
     figures = call_figures(calls, cache)
-    prompts = {}
+    prompts: dict[Any, Any] = {}
     for messages, step in zip(calls, call_steps):
         prompts.setdefault(step, messages)
     hits = recalled(pairs, prompts)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 from contextual.core.prompt import as_wire_dicts
 from contextual.core.providers.base import ChatRequest, ProviderError, StreamChunk, StreamDone, TextChunk, UsageChunk
@@ -20,10 +20,7 @@ from contextual.core.tokens import TokenCache, shared_cache
 from contextual.core.tools._args import ANY, Arg, ArgSpec
 from contextual.core.tools.base import ToolContext, fail, ok
 
-try:   # the real tool's text rendering, so the replayed observation reads like a live one
-    from contextual.core.tools.bash import _render as _render_bash_text
-except ImportError:  # pragma: no cover - the real tool is part of the product; this only guards a partial tree
-    _render_bash_text = None
+from contextual.core.tools.bash import _render as _render_bash_text   # a replayed observation reads like a live one
 
 # Lines of a recorded thought that the ReAct parser would take for its own markers.
 _MARKER_LINE = re.compile(r"^(\s*\**)(Action|Observation)(\**\s*):", re.M)
@@ -84,11 +81,11 @@ class ReplayProvider:
         return None
 
 
-def bash_result(step: Step, command: str) -> dict:
+def bash_result(step: Step, command: str) -> dict[str, Any]:
     """The recorded output in the real Bash tool's C1 shape (merged stdout+stderr arrive as stdout)."""
     data = {"command": command, "exit_code": step.returncode, "stdout": step.output, "stderr": "",
             "timed_out": step.timed_out, "stdout_dropped_bytes": 0, "stderr_dropped_bytes": 0, "duration": 0.0}
-    text = _render_bash_text(data) if _render_bash_text is not None else step.output
+    text = _render_bash_text(data)
     stats = {"duration_ms": 0.0, "stdout_bytes": len(step.output.encode("utf-8", "replace")), "stderr_bytes": 0}
     if step.timed_out:
         return fail("timeout", "command timed out and was killed (output so far is in data)",
@@ -110,7 +107,7 @@ class ReplayBash:
         self.provider = provider
         self.calls = 0
 
-    async def call(self, args: dict, ctx: ToolContext) -> dict:
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         index = len(self.provider.requests) - 1
         self.calls += 1
         if not 0 <= index < len(self.provider.steps):

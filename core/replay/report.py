@@ -12,7 +12,7 @@ ratios with our L1 as sent (`tokens_vs_agent_with_l1`, `billed_vs_agent_with_l1`
 
 from __future__ import annotations
 
-from typing import TextIO
+from typing import Any, TextIO
 
 from contextual.core.replay.baseline import SYSTEM_NOT_RECORDED, SYSTEM_RECORDED
 from contextual.core.replay.metrics import Figures, ratio
@@ -25,7 +25,7 @@ def _r(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
 
 
-def entry(figures: Figures, agent: Figures | None, raw: Figures | None, sent: Figures | None = None) -> dict:
+def entry(figures: Figures, agent: Figures | None, raw: Figures | None, sent: Figures | None = None) -> dict[str, Any]:
     """One row. `figures` are like for like with `agent`; `sent` (when given) are the same calls with our L1
     as sent, whose ratios to the agent are kept beside."""
     out = figures.as_dict()
@@ -49,7 +49,7 @@ def treatment(ids: list[str], unrecorded: set[str]) -> str:
 
 
 def _group(results: dict[str, dict[str, Figures]], with_l1: dict[str, dict[str, Figures]], ids: list[str],
-           policies: list[str], unrecorded: set[str]) -> dict:
+           policies: list[str], unrecorded: set[str]) -> dict[str, Any]:
     pooled = {name: sum((results[name][i] for i in ids), Figures()) for name in results}
     sent = {name: sum((with_l1[name][i] for i in ids), Figures()) for name in with_l1}
     agent, raw = pooled[BASELINE], pooled[REFERENCE]
@@ -61,14 +61,14 @@ def _group(results: dict[str, dict[str, Figures]], with_l1: dict[str, dict[str, 
 
 
 def build_report(results: dict[str, dict[str, Figures]], policies: list[str], families: dict[str, str],
-                 with_l1: dict[str, dict[str, Figures]] | None = None, unrecorded: set[str] | None = None) -> dict:
+                 with_l1: dict[str, dict[str, Figures]] | None = None, unrecorded: set[str] | None = None) -> dict[str, Any]:
     """results[name][instance_id] for every policy replayed, `raw` and the `agent` baseline, like for like;
     with_l1: the same with our L1 as sent (defaults to `results`); unrecorded: the trajectories whose log has
     no system prompt; families[instance_id] = the trajectory's source format."""
     with_l1 = results if with_l1 is None else with_l1
     unrecorded = unrecorded or set()
     ids = list(results[REFERENCE])
-    report: dict = {"trajectories": ids, "pooling": "micro (sums over all trajectories)",
+    report: dict[str, Any] = {"trajectories": ids, "pooling": "micro (sums over all trajectories)",
                     "baseline": "the recorded agent's own prompts",
                     "overall": _group(results, with_l1, ids, policies, unrecorded), "families": {}, "policies": {}}
     for family in sorted(set(families[i] for i in ids)):
@@ -95,11 +95,11 @@ WITH_L1_COLUMNS = [("tokens vs agent, with our L1", "tokens_vs_agent_with_l1", "
                    ("billed vs agent, with our L1", "billed_vs_agent_with_l1", "{:.3f}")]
 
 
-def _cells(row: dict, columns: list) -> list[str]:
+def _cells(row: dict[str, Any], columns: list[Any]) -> list[str]:
     return ["-" if row.get(key) is None else fmt.format(row[key]) for _, key, fmt in columns]
 
 
-def table(first_header: str, rows: list[tuple[str, dict]], with_l1: bool = False) -> list[str]:
+def table(first_header: str, rows: list[tuple[str, dict[str, Any]]], with_l1: bool = False) -> list[str]:
     columns = COLUMNS + (WITH_L1_COLUMNS if with_l1 else [])
     header = [first_header] + [title for title, _, _ in columns]
     body = [[name] + _cells(row, columns) for name, row in rows]
@@ -110,7 +110,7 @@ def table(first_header: str, rows: list[tuple[str, dict]], with_l1: bool = False
     return [line(header), "  ".join("-" * w for w in widths)] + [line(row) for row in body]
 
 
-def print_tables(report: dict, out: TextIO, per_trajectory: bool = True) -> None:
+def print_tables(report: dict[str, Any], out: TextIO, per_trajectory: bool = True) -> None:
     ids = report["trajectories"]
     plain = report["overall"]["system_prompt_not_recorded"] > 0
     if per_trajectory:

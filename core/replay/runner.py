@@ -35,11 +35,11 @@ class ReplayError(Exception):
 class ReplayRun:
     instance_id: str
     policy: str
-    calls: list[list[dict]]          # each call's messages as on the wire
+    calls: list[list[dict[str, Any]]]          # each call's messages as on the wire
     actions: list[str]               # the reply each call got
     call_steps: list[int] = field(default_factory=list)   # the recorded step each call's reply played
     steps: int = 0                   # recorded steps replayed (the Finish call is one more)
-    calls_without_l1: list[list[dict]] = field(default_factory=list)   # the same calls, L1 left out
+    calls_without_l1: list[list[dict[str, Any]]] = field(default_factory=list)   # the same calls, L1 left out
 
     def figures(self, pairs: list[RecallPair], without_l1: bool = False) -> Figures:
         """Figures over the calls that replayed a recorded action; the closing Finish call the engine

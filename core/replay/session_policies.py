@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, replace
-from typing import AsyncIterator, Callable, Iterable, Sequence
+from typing import Any, AsyncIterator, Callable, Iterable, Sequence
 
 from contextual.core.config import Config
 from contextual.core.messages import Message
@@ -24,7 +24,7 @@ from contextual.core.replay.replay_model import recorded_reply
 from contextual.core.replay.runner import POLICIES, REPLAY_WINDOW
 from contextual.core.tokens import TokenCache, shared_cache
 from contextual.core.tools._args import ArgSpec
-from contextual.core.tools.base import ToolContext, fail
+from contextual.core.tools.base import Tool, ToolContext, fail
 
 ENDED = f"Thought: the recording ends here.\nAction: {FINISH}[(the recorded turn ended without an answer)]"
 
@@ -33,7 +33,7 @@ ENDED = f"Thought: the recording ends here.\nAction: {FINISH}[(the recorded turn
 class RecordedStep:
     reply: str                  # what the model answered, verbatim
     tool: str | None = None     # the tool it called
-    result: dict | None = None  # what the tool returned (None: a Finish or a format error)
+    result: dict[str, Any] | None = None  # what the tool returned (None: a Finish or a format error)
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ def recorded_turns(record: Iterable[Message]) -> list[RecordedTurn]:
 _HEADER = re.compile(r"^\[(?P<head>[^\]\n]*)\]\n?")
 
 
-def _result(m: Message) -> dict:
+def _result(m: Message) -> dict[str, Any]:
     """The tool's result as far as the record gives it back. The record keeps the observation as text (a status
     line and the body), not the tool's structured data, so the result is rebuilt from that text: the full
     observation replays exactly; a stored form is recomputed from the text, so it can differ from the live one."""
@@ -131,7 +131,7 @@ class RecordedTool:
         self.example = getattr(real, "example", "")
         self.model = model
 
-    async def run(self, args: dict, ctx: ToolContext) -> dict:
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         step = self.model.current()
         if step is None or step.result is None:
             return fail("replay_error", f"no recorded result for this {self.name} call")
@@ -147,7 +147,7 @@ def _tool_names(record_steps: Iterable[RecordedStep]) -> set[str]:
 @dataclass(frozen=True)
 class PolicyRun:
     policy: str
-    calls: list[list[dict]]     # every request as on the wire (OpenAI-compatible rendering)
+    calls: list[list[dict[str, Any]]]     # every request as on the wire (OpenAI-compatible rendering)
     figures: Figures
 
 
@@ -159,7 +159,8 @@ async def replay_session(turns: Sequence[RecordedTurn], policy: str, config: Con
     from contextual.core.agent import FORMAT_ERROR_TOOL
     from contextual.core.tools.registry import default_tools
     real = default_tools()
-    tools = {name: RecordedTool(name, model, real.get(name)) for name in _tool_names(steps) - {FORMAT_ERROR_TOOL}}
+    tools: dict[str, Tool] = {name: RecordedTool(name, model, real.get(name))
+                              for name in _tool_names(steps) - {FORMAT_ERROR_TOOL}}
     replay = replace(config, context_window=REPLAY_WINDOW, max_steps=len(steps) + 5, permission_mode="bypass",
                      auto_compact=False)
     # The live engine described every built-in tool in L1; the replay has only the recorded ones but must

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,14 +40,14 @@ class Trajectory:
     preamble: list[str] = field(default_factory=list)
     # The agent's own messages ({role, content}) exactly as it sent them, when the file records them
     # (mini-swe-agent, SWE-agent history); the baseline rebuilds its calls from them (core/replay/baseline.py).
-    recorded: list[dict] | None = None
+    recorded: list[dict[str, Any]] | None = None
     # Whether the file holds the agent's system prompt. When it does not (Claude Code logs, most Codex rollouts,
     # OpenHands histories without a `system` event), figures are compared without L1 on both sides
     # (core/replay/baseline.py, "Like for like").
     system_prompt_recorded: bool = True
     # The prompts the agent itself sent, one per step, when the file records them (SWE-agent 1.x
     # `trajectory[].query`): the baseline uses them as they are, history processors and all.
-    queries: list[list[dict]] | None = None
+    queries: list[list[dict[str, Any]]] | None = None
     # Where the agent's own context was condensed or compacted (OpenHands condensation, Codex `compacted`,
     # Claude Code /compact): its later prompts no longer held the steps it dropped.
     condensations: list[Condensation] = field(default_factory=list)
@@ -60,12 +62,12 @@ class Condensation:
     summary: str = ""
 
 
-def instance_id_of(data: dict, path: Path) -> str:
+def instance_id_of(data: dict[str, Any], path: Path) -> str:
     name = data.get("instance_id") or path.name.removesuffix(".json").removesuffix(".traj")
     return str(name)
 
 
-def text_of(content) -> str:
+def text_of(content: Any) -> str:
     """Message content as text: a string, or a list of {type: text, text} parts."""
     if isinstance(content, str):
         return content

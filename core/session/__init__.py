@@ -15,7 +15,8 @@ _WHERE = {
     "SessionWriteError": "writer", "SessionWriter": "writer",
 }
 
-__all__ = sorted(_WHERE)
+__all__ = ["LoadedSession", "SessionError", "SessionInfo", "SessionLocked", "SessionWriteError", "SessionWriter",
+           "find_session", "is_locked", "latest_session", "list_sessions", "load_session", "sessions_dir"]
 
 if TYPE_CHECKING:
     from contextual.core.session.index import SessionInfo, find_session, latest_session, list_sessions

@@ -11,10 +11,9 @@ One entry per line. Common fields: uuid, parentUuid, sessionId, timestamp, type,
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
-from contextual.core.clock import now_iso
-from contextual.core.messages import Message
+from contextual.core.messages import Message, MessageMeta, Role
 from contextual.core.textsafe import valid_json_value
 
 MESSAGE_TYPES = {"user", "assistant", "tool_result"}
@@ -58,16 +57,17 @@ def _tool_status(msg: Message) -> str:
             parsed = json.loads(text)
         except ValueError:
             return "unknown"
-        if isinstance(parsed, dict) and isinstance(parsed.get("status"), str):
-            return parsed["status"]
+        status = parsed.get("status") if isinstance(parsed, dict) else None
+        if isinstance(status, str):
+            return status
     return "unknown"
 
 
-def is_summary_entry(entry: dict) -> bool:
+def is_summary_entry(entry: dict[str, Any]) -> bool:
     return entry.get("type") == "system" and entry.get("isCompactSummary") is True
 
 
-def message_from_entry(entry: dict) -> Message | None:
+def message_from_entry(entry: dict[str, Any]) -> Message | None:
     """The Message an entry records, or None when it records something else. Raises on a malformed entry."""
     kind = entry.get("type")
     meta = entry.get("meta") or {}
@@ -76,11 +76,11 @@ def message_from_entry(entry: dict) -> Message | None:
     if kind == "tool_result":
         result = entry["toolResult"]
         return Message(role="tool", content=_text(result["stored"]), full=result.get("output"),
-                       meta=meta, id=_text(entry["uuid"]))
+                       meta=cast(MessageMeta, meta), id=_text(entry["uuid"]))
     if kind in ("user", "assistant") or is_summary_entry(entry):
-        role = "summary" if kind == "system" else kind
+        role: Role = "summary" if kind == "system" else "user" if kind == "user" else "assistant"
         return Message(role=role, content=_text(entry["message"]["content"]), full=entry.get("full"),
-                       meta=meta, id=_text(entry["uuid"]))
+                       meta=cast(MessageMeta, meta), id=_text(entry["uuid"]))    # JSON: read by need
     return None
 
 
@@ -98,7 +98,7 @@ def _fallback(value: Any) -> Any:
     return str(value)
 
 
-def dumps_line(entry: dict) -> bytes:
+def dumps_line(entry: dict[str, Any]) -> bytes:
     """One JSONL line of readable UTF-8. A lone surrogate (undecodable bytes, a broken escape from a model) is made
     visible text first: written as an escape it would come back on load and break every later request."""
     text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"), default=_fallback, allow_nan=True)

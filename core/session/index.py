@@ -54,7 +54,7 @@ class IndexState:
     size: int = 0                      # bytes of the session file this state describes
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def observe(self, entry: dict) -> None:
+    def observe(self, entry: dict[str, Any]) -> None:
         if schema.problem(entry) is not None:       # a line the loader skips counts for nothing here either
             return
         stamp = entry.get("timestamp")

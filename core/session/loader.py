@@ -37,17 +37,17 @@ class LoadedSession:
     history: list[Message] = field(default_factory=list)
     full_record: list[Message] = field(default_factory=list)
     last_usage: UsageEvent | None = None
-    todos: list[dict] = field(default_factory=list)
+    todos: list[dict[str, Any]] = field(default_factory=list)
     compactions: list[schema.CompactionRecord] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    entries: list[dict] = field(default_factory=list)
+    entries: list[dict[str, Any]] = field(default_factory=list)
     git_branch: str | None = None
     version: str | None = None
     aborted_calls: list[str] = field(default_factory=list)   # calls given the synthetic "aborted" result
     pins: list[str] = field(default_factory=list)            # pinned message ids (issue 19.3), latest entry wins
 
 
-def read_entries(path: Path) -> tuple[list[tuple[int, dict]], list[str]]:
+def read_entries(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
     """(line number, entry) for every whole, valid line, and a warning for each one skipped."""
     try:
         data = Path(path).read_bytes()
@@ -60,18 +60,18 @@ def read_entries(path: Path) -> tuple[list[tuple[int, dict]], list[str]]:
     # A torn tail may end inside a UTF-8 character: it is decoded apart, leniently (it is skipped anyway).
     cut = data.rfind(b"\n") + 1
     torn_tail = cut < len(data)
-    lines: list[str] | list[bytes]
+    lines: list[str | bytes]
     try:
         # Only "\n" ends a line: JSON escapes it inside strings, while splitlines would also cut at U+2028.
-        lines = data[:cut].decode("utf-8").split("\n")
+        lines = [*data[:cut].decode("utf-8").split("\n")]
         lines.pop()
         if torn_tail:
             lines.append(data[cut:].decode("utf-8", errors="replace"))
     except UnicodeDecodeError:
-        lines = data.split(b"\n")
+        lines = [*data.split(b"\n")]
         if not torn_tail:
             lines.pop()
-    entries: list[tuple[int, dict]] = []
+    entries: list[tuple[int, dict[str, Any]]] = []
     warnings: list[str] = []
     last = len(lines)
     for number, line in enumerate(lines, start=1):
@@ -80,7 +80,7 @@ def read_entries(path: Path) -> tuple[list[tuple[int, dict]], list[str]]:
 
 
 def _parse_line(number: int, line: str | bytes, last: int, torn_tail: bool,
-                entries: list[tuple[int, dict]], warnings: list[str]) -> None:
+                entries: list[tuple[int, dict[str, Any]]], warnings: list[str]) -> None:
     if not line.strip():
         return
     try:
@@ -97,8 +97,9 @@ def _parse_line(number: int, line: str | bytes, last: int, torn_tail: bool,
     if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
         warnings.append(f"line {number}: not a session entry, skipped")
         return
-    marks = ("\\ud", "\\uD") if isinstance(line, str) else (b"\\ud", b"\\uD")
-    if any(mark in line for mark in marks):
+    lone_surrogate = (("\\ud" in line or "\\uD" in line) if isinstance(line, str)
+                      else (b"\\ud" in line or b"\\uD" in line))
+    if lone_surrogate:
         entry = valid_json_value(entry)     # a lone surrogate written by an older version: make it valid text
     reason = schema.problem(entry)
     if reason is not None:
@@ -192,6 +193,6 @@ def _before(messages: list[Message], message_id: Any) -> list[Message]:
     return messages
 
 
-def _usage(raw: dict) -> UsageEvent:
+def _usage(raw: dict[str, Any]) -> UsageEvent:
     return UsageEvent(input_tokens=raw["input_tokens"], output_tokens=raw["output_tokens"],
                       cached_tokens=raw.get("cached_tokens", 0), cache_creation_tokens=raw.get("cache_creation_tokens", 0))

@@ -9,6 +9,8 @@ only so the refusal can name the holder.
 
 from __future__ import annotations
 
+from typing import Any
+
 import errno
 import json
 import os
@@ -26,7 +28,7 @@ class SessionError(Exception):
 
 
 class SessionLocked(SessionError):
-    def __init__(self, path: Path, holder: dict | None) -> None:
+    def __init__(self, path: Path, holder: dict[str, Any] | None) -> None:
         self.path = path
         self.holder = holder
         if holder:
@@ -42,7 +44,7 @@ def holder_file(session_path: Path) -> Path:
     return session_path.with_name(session_path.name + ".lock")
 
 
-def read_holder(session_path: Path) -> dict | None:
+def read_holder(session_path: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(holder_file(session_path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -104,7 +106,7 @@ def release(fd: int, session_path: Path) -> None:
         _unlock(fd)
 
 
-def is_locked(session_path: Path) -> dict | None:
+def is_locked(session_path: Path) -> dict[str, Any] | None:
     """The holder (or {}) when another writer holds the session, None when it is free. For `contextual undo`."""
     try:
         fd = os.open(session_path, os.O_RDONLY)

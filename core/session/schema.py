@@ -20,15 +20,15 @@ SNAPSHOT_MODES = ("git", "copy")
 
 # ---- building ---------------------------------------------------------------------------------------------------
 
-def tool_use_body(call_id: str, name: str, args: Any) -> dict:
+def tool_use_body(call_id: str, name: str, args: Any) -> dict[str, Any]:
     return {"type": "tool_use", "tool": {"name": name, "input": args, "callId": call_id}}
 
 
-def system_body(subtype: str, **fields: Any) -> dict:
+def system_body(subtype: str, **fields: Any) -> dict[str, Any]:
     return {"type": "system", "subtype": subtype, **fields}
 
 
-def usage_body(input_tokens: int, output_tokens: int, cached_tokens: int, cache_creation_tokens: int) -> dict:
+def usage_body(input_tokens: int, output_tokens: int, cached_tokens: int, cache_creation_tokens: int) -> dict[str, Any]:
     return system_body("usage", usage={"input_tokens": input_tokens, "output_tokens": output_tokens,
                                        "cached_tokens": cached_tokens, "cache_creation_tokens": cache_creation_tokens})
 
@@ -47,20 +47,20 @@ class CompactionRecord:
     pinned_ids: tuple[str, ...] = ()    # pinned messages from before kept_from_id that the compaction kept
     timestamp: str | None = None
 
-    def metadata(self) -> dict:
+    def metadata(self) -> dict[str, Any]:
         """compactMetadata, also carried by the summary's own entry."""
         return {"trigger": self.trigger, "preTokens": self.pre_tokens, "postTokens": self.post_tokens,
                 "filesIncluded": list(self.files_included),
                 **({"roundsArchived": self.rounds_archived} if self.rounds_archived is not None else {})}
 
-    def to_entry(self) -> dict:
+    def to_entry(self) -> dict[str, Any]:
         return system_body("compact_boundary", message={"role": "system", "content": "=== compact boundary ==="},
                            compactMetadata=self.metadata(), keptFromUuid=self.kept_from_id, fallback=self.fallback,
                            **({"lossLedger": self.loss_ledger.to_dict()} if self.loss_ledger is not None else {}),
                            **({"pinnedUuids": list(self.pinned_ids)} if self.pinned_ids else {}))
 
     @classmethod
-    def from_entry(cls, entry: dict) -> "CompactionRecord":
+    def from_entry(cls, entry: dict[str, Any]) -> "CompactionRecord":
         """A compact_boundary entry whose shape `problem` accepted."""
         meta = entry.get("compactMetadata") or {}
         rounds = meta.get("roundsArchived")
@@ -89,14 +89,14 @@ def _strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
-def _message_problem(entry: dict) -> str | None:
+def _message_problem(entry: dict[str, Any]) -> str | None:
     message = entry.get("message")
     if not isinstance(message, dict) or not isinstance(message.get("content"), str):
         return "message.content is not text"
     return None
 
 
-def _common_problem(entry: dict) -> str | None:
+def _common_problem(entry: dict[str, Any]) -> str | None:
     if "uuid" in entry and not isinstance(entry["uuid"], str):
         return "uuid is not text"
     if entry.get("meta") is not None and not isinstance(entry["meta"], dict):
@@ -104,7 +104,7 @@ def _common_problem(entry: dict) -> str | None:
     return None
 
 
-def _tool_result_problem(entry: dict) -> str | None:
+def _tool_result_problem(entry: dict[str, Any]) -> str | None:
     result = entry.get("toolResult")
     if not isinstance(result, dict):
         return "toolResult is not an object"
@@ -113,14 +113,14 @@ def _tool_result_problem(entry: dict) -> str | None:
     return None
 
 
-def _tool_use_problem(entry: dict) -> str | None:
+def _tool_use_problem(entry: dict[str, Any]) -> str | None:
     tool = entry.get("tool")
     if not isinstance(tool, dict) or not isinstance(tool.get("callId"), str) or not _str_or_none(tool.get("name")):
         return "tool is not {name, input, callId}"
     return None
 
 
-def _usage_problem(entry: dict) -> str | None:
+def _usage_problem(entry: dict[str, Any]) -> str | None:
     usage = entry.get("usage")
     if not isinstance(usage, dict):
         return "usage is not an object"
@@ -131,7 +131,7 @@ def _usage_problem(entry: dict) -> str | None:
     return None
 
 
-def _todos_problem(entry: dict) -> str | None:
+def _todos_problem(entry: dict[str, Any]) -> str | None:
     todos = entry.get("todos")
     if not isinstance(todos, list) or not all(
             isinstance(t, dict) and isinstance(t.get("content"), str) and t.get("status") in TODO_STATUSES
@@ -140,7 +140,7 @@ def _todos_problem(entry: dict) -> str | None:
     return None
 
 
-def _boundary_problem(entry: dict) -> str | None:
+def _boundary_problem(entry: dict[str, Any]) -> str | None:
     meta = entry.get("compactMetadata", {})
     if not isinstance(meta, dict):
         return "compactMetadata is not an object"
@@ -155,18 +155,18 @@ def _boundary_problem(entry: dict) -> str | None:
     return None
 
 
-def _pins_problem(entry: dict) -> str | None:
+def _pins_problem(entry: dict[str, Any]) -> str | None:
     return None if _strings(entry.get("pinned")) else "pinned is not a list of ids"
 
 
-def _permission_problem(entry: dict) -> str | None:
+def _permission_problem(entry: dict[str, Any]) -> str | None:
     permission = entry.get("permission")
     if not isinstance(permission, dict) or not isinstance(permission.get("tool"), str):
         return "permission is not {tool, decision}"
     return None
 
 
-def _snapshot_problem(entry: dict) -> str | None:
+def _snapshot_problem(entry: dict[str, Any]) -> str | None:
     if not isinstance(entry.get("turnId"), str):
         return "turnId is not text"
     if entry.get("subtype") == "ghost_snapshot" and entry.get("mode") not in SNAPSHOT_MODES:
@@ -179,14 +179,14 @@ def _snapshot_problem(entry: dict) -> str | None:
     return None
 
 
-_SYSTEM_CHECKS: dict[str, Callable[[dict], str | None]] = {
+_SYSTEM_CHECKS: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "usage": _usage_problem, "todos": _todos_problem, "compact_boundary": _boundary_problem,
     "pins": _pins_problem, "permission": _permission_problem, "ghost_snapshot": _snapshot_problem,
     "ghost_snapshot_after": _snapshot_problem, "undo": _snapshot_problem,
 }
 
 
-def problem(entry: dict) -> str | None:
+def problem(entry: dict[str, Any]) -> str | None:
     """Why this entry cannot be used (a few words), or None when its shape is right. Unknown kinds pass."""
     kind = entry.get("type")
     found = _common_problem(entry)
@@ -201,7 +201,7 @@ def problem(entry: dict) -> str | None:
     if kind == "system":
         if entry.get("isCompactSummary") is True:
             return _message_problem(entry)
-        check = _SYSTEM_CHECKS.get(entry.get("subtype"))
+        check = _SYSTEM_CHECKS.get(str(entry.get("subtype")))
         return check(entry) if check else None
     return None
 
@@ -211,7 +211,7 @@ def problem(entry: dict) -> str | None:
 SESSION_MAX_DEPTH = 200
 
 
-def json_objects(lines: Iterable[bytes]) -> Iterator[dict]:
+def json_objects(lines: Iterable[bytes]) -> Iterator[dict[str, Any]]:
     """The JSON objects among raw session lines; blank, corrupt and non-object lines are passed over."""
     for line in lines:
         if not line.strip():

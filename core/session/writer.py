@@ -39,7 +39,7 @@ class SessionWriteError(SessionError):
 class _FlushWaiter:
     target: int
     fsync: bool
-    future: asyncio.Future
+    future: asyncio.Future[Any]
 
 
 class SessionWriter:
@@ -55,13 +55,13 @@ class SessionWriter:
         self._last_uuid = last_uuid
         self._index = index
         self._secrets = secrets
-        self._pending: deque[tuple[bytes, dict]] = deque()
+        self._pending: deque[tuple[bytes, dict[str, Any]]] = deque()
         self._enqueued = 0          # lines ever queued
         self._written = 0           # lines ever written
         self._waiters: list[_FlushWaiter] = []
         self._fsync_due = False
         self._wake: asyncio.Event | None = None
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[Any] | None = None
         self._closed = False
 
     # ----------------------------------------------------------------- opening
@@ -133,7 +133,7 @@ class SessionWriter:
     def append_interrupted(self, reason: str) -> None:
         self._system("interrupted", reason=reason)
 
-    def append_todos(self, todos: list[dict]) -> None:
+    def append_todos(self, todos: list[dict[str, Any]]) -> None:
         self._system("todos", todos=todos)
 
     def append_compaction(self, record: schema.CompactionRecord, summary: Message | None) -> None:
@@ -154,14 +154,14 @@ class SessionWriter:
         """The pinned message ids after a change (issue 19.3); on load the latest entry wins."""
         self._system("pins", pinned=list(ids))
 
-    def append_entry(self, entry: dict) -> None:
+    def append_entry(self, entry: dict[str, Any]) -> None:
         """Any other entry (ghost snapshots, undo notes); common fields are filled in when absent."""
         self._append(dict(entry), uuid=entry.get("uuid"))
 
     def _system(self, subtype: str, **fields: Any) -> None:
         self._append(schema.system_body(subtype, **fields))
 
-    def _append(self, body: dict, *, uuid: str | None = None, parent_uuid: str | None = None) -> None:
+    def _append(self, body: dict[str, Any], *, uuid: str | None = None, parent_uuid: str | None = None) -> None:
         if self._closed:
             raise SessionError(f"session {self.session_id} is closed; nothing more can be recorded")
         entry: dict[str, Any] = {
@@ -234,7 +234,7 @@ class SessionWriter:
                     self._fsync_due = False
                 self._resolve_waiters(fsynced=fsync)
 
-    def _write_lines(self, batch: list[tuple[bytes, dict]], fsync: bool) -> None:
+    def _write_lines(self, batch: list[tuple[bytes, dict[str, Any]]], fsync: bool) -> None:
         # Runs in the worker thread (one batch at a time): the index only ever counts written entries.
         if batch:
             before = self._index.size if self._index.size >= 0 else os.fstat(self._fd).st_size

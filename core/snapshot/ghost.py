@@ -14,7 +14,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Awaitable, Callable, Iterable
+from typing import Any, Awaitable, Callable, Iterable
 
 from contextual.core.clock import now_iso
 from contextual.core.snapshot import copies
@@ -38,7 +38,7 @@ def safe_component(name: str) -> str:
 
 @dataclass
 class SnapshotRecord:
-    entry: dict                      # the session entry to append
+    entry: dict[str, Any]                      # the session entry to append
     elapsed: float                   # seconds it took
     warning: str | None = None       # set when it was slow, naming the largest paths
 
@@ -89,14 +89,15 @@ class GhostSnapshots:
                 return None
             entry, sizes = await self._take_git(turn_id, turn)
         else:
-            entry, sizes = self._take_copies(turn_id, turn, paths, label)
-            if entry is None:
+            copied, sizes = self._take_copies(turn_id, turn, paths, label)
+            if copied is None:
                 return None
+            entry = copied
         elapsed = time.monotonic() - started
         await self._prune_once(turn_id, turn)
         return SnapshotRecord(entry, elapsed, await self._slow_warning(elapsed, sizes))
 
-    async def _take_git(self, turn_id: str, turn: _Turn) -> tuple[dict, Callable[[], Awaitable[list]]]:
+    async def _take_git(self, turn_id: str, turn: _Turn) -> tuple[dict[str, Any], Callable[[], Awaitable[list[Any]]]]:
         top = self._top
         assert top is not None
         turn.number = await self._next_number(top)
@@ -114,15 +115,15 @@ class GhostSnapshots:
         return entry, sizes
 
     def _take_copies(self, turn_id: str, turn: _Turn, paths: Iterable[Path | str] | None,
-                     label: str | None) -> tuple[dict | None, Callable[[], Awaitable[list]]]:
-        entry = {"type": "system", "subtype": "ghost_snapshot", "turnId": turn_id, "mode": "copy",
+                     label: str | None) -> tuple[dict[str, Any] | None, Callable[[], Awaitable[list[Any]]]]:
+        entry: dict[str, Any] = {"type": "system", "subtype": "ghost_snapshot", "turnId": turn_id, "mode": "copy",
                  "store": str(self.copy_dir(turn_id)), "files": [], "timestamp": now_iso()}
         copied_sizes: list[tuple[str, int]] = []
-        paths = None if paths is None else list(paths)
-        if not paths:                       # None or []: a command that may touch any file (Bash)
+        listed = None if paths is None else list(paths)
+        if not listed:                       # None or []: a command that may touch any file (Bash)
             entry["notUndoable"] = [label or "a Bash command (its file changes outside git are not recorded)"]
         else:
-            for raw in paths:
+            for raw in listed:
                 record = self._copy_one(turn_id, turn, Path(raw), entry, copied_sizes)
                 if record is not None:
                     entry["files"].append(record)
@@ -133,8 +134,8 @@ class GhostSnapshots:
             return sorted(copied_sizes, key=lambda item: item[1], reverse=True)[:5]
         return entry, sizes
 
-    def _copy_one(self, turn_id: str, turn: _Turn, path: Path, entry: dict,
-                  copied_sizes: list[tuple[str, int]]) -> dict | None:
+    def _copy_one(self, turn_id: str, turn: _Turn, path: Path, entry: dict[str, Any],
+                  copied_sizes: list[tuple[str, int]]) -> dict[str, Any] | None:
         absolute = Path(os.path.realpath(path if path.is_absolute() else self.root / path))
         try:
             rel = absolute.relative_to(self.root).as_posix()
@@ -154,12 +155,12 @@ class GhostSnapshots:
         copied_sizes.append((rel, absolute.lstat().st_size))
         return {"path": rel, "existed": True, "sha256": before, "copy": f"files/{rel}"}
 
-    async def finish_turn(self, turn_id: str) -> dict | None:
+    async def finish_turn(self, turn_id: str) -> dict[str, Any] | None:
         """The after-state of a turn that took a snapshot (lets undo see edits made by hand later), else None."""
         turn = self._turns.pop(turn_id, None)
         if turn is None:
             return None
-        entry = {"type": "system", "subtype": "ghost_snapshot_after", "turnId": turn_id,
+        entry: dict[str, Any] = {"type": "system", "subtype": "ghost_snapshot_after", "turnId": turn_id,
                  "mode": self._mode, "timestamp": now_iso()}
         if self._mode == "git":
             if turn.commit is None:
@@ -172,12 +173,13 @@ class GhostSnapshots:
             await gitops.update_ref(top, ref, commit)
             entry.update(commit=commit, ref=ref, changed=tree != turn.tree)
             return entry
-        files = [{"path": rel, "sha256": copies.fingerprint(self.root / rel)} for rel in turn.copied]
+        files: list[dict[str, Any]] = [{"path": rel, "sha256": copies.fingerprint(self.root / rel)}
+                                       for rel in turn.copied]
         entry["files"] = files
         entry["changed"] = any(f["sha256"] != turn.copied[f["path"]] for f in files)
         return entry
 
-    def before_change_hook(self, turn_id: str, record_entry: Callable[[dict], None],
+    def before_change_hook(self, turn_id: str, record_entry: Callable[[dict[str, Any]], None],
                            on_warning: Callable[[str], None] | None = None) -> BeforeChange:
         """The callable the engine installs as ``ToolContext.before_change`` for one turn.
 
@@ -220,7 +222,7 @@ class GhostSnapshots:
         numbers = [int(name.rsplit("/", 1)[-1]) for name in existing if name.rsplit("/", 1)[-1].isdigit()]
         return max(numbers, default=0) + 1
 
-    async def _slow_warning(self, elapsed: float, sizes: Callable[[], Awaitable[list]]) -> str | None:
+    async def _slow_warning(self, elapsed: float, sizes: Callable[[], Awaitable[list[Any]]]) -> str | None:
         if elapsed <= self.warn_after:
             return None
         largest = await sizes()
@@ -229,13 +231,14 @@ class GhostSnapshots:
                 f"Large or generated files slow it down: add them to .gitignore.")
 
 
-async def _no_sizes() -> list:
+async def _no_sizes() -> list[Any]:
     return []
 
 
 def _human(size: int) -> str:
+    value = float(size)
     for unit in ("B", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{size} B"
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.0f} B"

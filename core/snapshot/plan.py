@@ -7,7 +7,7 @@ it; each undo records an ``undo`` entry, so the next undo walks further back.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 from contextual.core.messages import Message
 
@@ -27,7 +27,7 @@ class UndoResult:
     skipped_user_modified: list[str] = field(default_factory=list)
     not_undoable: list[str] = field(default_factory=list)
     note: str = ""
-    entry: dict | None = None          # the ``undo`` entry to append; None when nothing was undone
+    entry: dict[str, Any] | None = None          # the ``undo`` entry to append; None when nothing was undone
     message: Message | None = None     # the note as a history message (set with ``entry``)
 
     @property
@@ -38,11 +38,11 @@ class UndoResult:
 @dataclass
 class TurnSnapshots:
     turn_id: str
-    before: list[dict] = field(default_factory=list)
-    after: dict | None = None
+    before: list[dict[str, Any]] = field(default_factory=list)
+    after: dict[str, Any] | None = None
 
 
-def turns_with_snapshots(entries: list[dict]) -> list[TurnSnapshots]:
+def turns_with_snapshots(entries: list[dict[str, Any]]) -> list[TurnSnapshots]:
     """Turns that took a snapshot, oldest first."""
     turns: dict[str, TurnSnapshots] = {}
     for entry in entries:
@@ -56,12 +56,12 @@ def turns_with_snapshots(entries: list[dict]) -> list[TurnSnapshots]:
     return list(turns.values())
 
 
-def undone_turns(entries: list[dict]) -> set[str]:
+def undone_turns(entries: list[dict[str, Any]]) -> set[str]:
     return {e["turnId"] for e in entries
             if e.get("type") == "system" and e.get("subtype") == "undo" and e.get("turnId")}
 
 
-def undoable_turns(entries: list[dict]) -> list[str]:
+def undoable_turns(entries: list[dict[str, Any]]) -> list[str]:
     """Turn ids that may still be undone, oldest first (for the TUI). A turn whose after-state says it changed
     nothing is left out; one without an after-state (interrupted) is kept."""
     undone = undone_turns(entries)

@@ -6,6 +6,8 @@ confirms. Both return None when the turn turns out to have changed nothing.
 
 from __future__ import annotations
 
+from typing import Any
+
 import os
 from pathlib import Path
 
@@ -78,7 +80,7 @@ async def _write_blob(top: Path, change: gitops.TreeChange, target: Path) -> Non
 # --- copy mode --------------------------------------------------------------------------------------------------
 
 async def restore_copies(root: Path, turn: TurnSnapshots, confirm: Confirm | None) -> UndoResult | None:
-    files: dict[str, dict] = {}
+    files: dict[str, dict[str, Any]] = {}
     for entry in turn.before:
         for record in entry.get("files", []):
             files.setdefault(record["path"], {**record, "store": entry.get("store")})

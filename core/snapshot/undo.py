@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import os
 from pathlib import Path
 
@@ -11,11 +13,14 @@ from contextual.core.snapshot.plan import (Confirm, UndoError, UndoResult, not_u
                                 undoable_turns, undone_turns)
 from contextual.core.snapshot.restore import restore_copies, restore_git
 
+if TYPE_CHECKING:
+    from contextual.core.session.writer import SessionWriter
+
 __all__ = ["UndoError", "UndoResult", "undo_last", "undoable_turns", "undo_in_open_session", "record_undo",
            "render_result", "undo_note"]
 
 
-async def undo_last(project_root: Path, entries: list[dict], *, confirm_overwrite: Confirm | None = None) -> UndoResult:
+async def undo_last(project_root: Path, entries: list[dict[str, Any]], *, confirm_overwrite: Confirm | None = None) -> UndoResult:
     """Restore the files of the most recent turn that changed any and is not undone yet."""
     root = Path(os.path.realpath(project_root))
     undone = undone_turns(entries)
@@ -70,21 +75,21 @@ def undo_note(result: UndoResult) -> str:
 
 def note_message(result: UndoResult) -> Message:
     """The history message that tells the model its changes are gone (a user-role note: the user did it)."""
-    return Message(role="user", content=result.note, meta={"undo": result.turn_id})
+    return Message(role="user", content=result.note, meta={"undo": result.turn_id or ""})
 
 
-def record_undo(writer, result: UndoResult) -> None:
+def record_undo(writer: SessionWriter, result: UndoResult) -> None:
     """Append the undo entry and the note to a session (a SessionWriter)."""
     if result.entry is not None and result.message is not None:
         writer.append_entry(result.entry)
         writer.append_message(result.message)
 
 
-async def undo_in_open_session(project_root: Path, writer, *,
+async def undo_in_open_session(project_root: Path, writer: SessionWriter, *,
                                confirm_overwrite: Confirm | None = None) -> UndoResult:
     """``/undo`` in the app that holds the session: read its entries, undo, record. The caller appends
     ``result.message`` (when set) to the engine's in-memory history, so the next prompt carries the note."""
-    from contextual.core.session import load_session
+    from contextual.core.session.loader import load_session
 
     await writer.flush()
     result = await undo_last(project_root, load_session(writer.path).entries, confirm_overwrite=confirm_overwrite)

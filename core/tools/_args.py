@@ -7,6 +7,8 @@ Arguments line, and the line shows what the runner checks."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import json
 from dataclasses import dataclass, field
 
@@ -48,7 +50,7 @@ class ArgSpec:
     args: tuple[Arg, ...] = ()
     note: str = ""                             # prose after the Arguments line of the prompt
     extra_allowed: bool = False                # names not declared pass unchecked (open JSON schemas)
-    _by_name: dict = field(init=False, repr=False, compare=False)
+    _by_name: dict[str, Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_name", {arg.name: arg for arg in self.args})
@@ -56,7 +58,7 @@ class ArgSpec:
     def render(self) -> str:
         return "{" + ", ".join(arg.render() for arg in self.args) + "}"
 
-    def validate(self, value: object) -> dict:
+    def validate(self, value: object) -> dict[str, Any]:
         """A copy of `value` without null optional arguments; ToolError on the first problem."""
         if not isinstance(value, dict):
             raise ToolError("invalid_argument", f"arguments must be a JSON object, got {_json_type(value)}")
@@ -67,23 +69,26 @@ class ArgSpec:
         for arg in self.args:
             if arg.required and arg.name not in value:
                 raise ToolError("invalid_argument", f"missing required argument: {arg.name}")
-        clean = {}
+        clean: dict[str, Any] = {}
         for name, item in value.items():
-            arg = self._by_name.get(name)
-            if arg is None:
+            known = self._by_name.get(name)
+            if known is None:
                 clean[name] = item
                 continue
+            arg = known
             if item is None and not arg.required:
                 continue
             clean[name] = _check(arg, item)
         return clean
 
 
-def _check(arg: Arg, value: object) -> object:
+def _check(arg: Arg, value: Any) -> Any:
+    """JSON from the model, checked here against the argument's spec (the one place it is validated)."""
     kinds = _PY_TYPES[arg.kind]
     if arg.kind == ANY:
         return value
-    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):   # JSON true is no number
+    of_kind = isinstance(value, kinds)        # a plain bool: the value stays Any, JSON checked right here
+    if not of_kind or (isinstance(value, bool) and bool not in kinds):   # JSON true is no number
         raise ToolError("invalid_argument", f"argument {arg.name} must be {_A_NAME[arg.kind]}, got {_json_type(value)}")
     if arg.minimum is not None and value < arg.minimum:
         raise ToolError("invalid_argument", f"argument {arg.name} must be >= {arg.minimum}, got {value}")
@@ -111,7 +116,7 @@ def _json_type(value: object) -> str:
     return names.get(type(value), type(value).__name__)
 
 
-def alternatives(values: tuple | list) -> str:
+def alternatives(values: tuple[Any, ...] | list[Any]) -> str:
     """Allowed values as the prompt shows them: "open"|"closed"|3."""
     return "|".join(json.dumps(value, ensure_ascii=False) for value in values)
 
@@ -148,7 +153,7 @@ def schema_type(schema: object, depth: int = 0) -> str:
     return _SCHEMA_SHOWN.get(kind, ANY) if isinstance(kind, str) else ANY
 
 
-def spec_from_json_schema(schema: dict, note: str = "", depth: int = 0) -> ArgSpec:
+def spec_from_json_schema(schema: dict[str, Any], note: str = "", depth: int = 0) -> ArgSpec:
     """An ArgSpec for a JSON-Schema object (e.g. an MCP tool's inputSchema): property names, types, required,
     enums and arrays of objects; a property of no single type accepts any value. Each argument shows its
     schema's type (``schema_type``; ``depth``: how deep this object sits in the tool's schema)."""

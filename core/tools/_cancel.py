@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from typing import Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
 from contextual.core.tools.base import ToolError
 
@@ -43,7 +43,7 @@ class Stop:
                                           "narrow the path, glob or pattern")
 
 
-async def in_thread(fn: Callable[..., T], *args, stop: Stop) -> T:
+async def in_thread(fn: Callable[..., T], *args: Any, stop: Stop) -> T:
     """fn(*args) in a worker thread; cancelling the caller sets `stop` so the thread ends soon after."""
     try:
         return await asyncio.to_thread(fn, *args)

@@ -27,7 +27,7 @@ class _PathGlob:
     reachable after the names so far (`None` parts are `**`, which may consume any number of names)."""
 
     def __init__(self, pattern: str) -> None:
-        parts: list[re.Pattern | None] = []
+        parts: list[re.Pattern[str] | None] = []
         for part in pattern.split("/"):
             if part == "**":
                 if parts and parts[-1] is None:
@@ -78,7 +78,7 @@ class _Matcher:
         while folder and folder not in self.states:
             missing.append(folder)
             folder = folder.rpartition("/")[0]
-        state = self.states.get(folder) if folder else tuple(glob.start for glob in self.globs)
+        state = self.states[folder] if folder else tuple(glob.start for glob in self.globs)
         if len(self.states) > self.MAX_CACHED_FOLDERS:
             self.states.clear()
         for path in reversed(missing):
@@ -94,7 +94,7 @@ class _Matcher:
 
 
 @lru_cache(maxsize=512)
-def _part_regex(part: str) -> re.Pattern:
+def _part_regex(part: str) -> re.Pattern[str]:
     return re.compile(fnmatch.translate(part))
 
 

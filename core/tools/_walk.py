@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pathspec
 
@@ -78,7 +78,8 @@ def inside(root: Path, path: Path) -> bool:
     return path == root or root in path.parents
 
 
-def walk_files(root: Path, start: Path, rules: IgnoreRules, check=None) -> Iterator[str]:
+def walk_files(root: Path, start: Path, rules: IgnoreRules, check: Callable[[], None] | None = None
+               ) -> Iterator[str]:
     """Paths (strings: a deep tree must not pay for pathlib parsing per entry) of the non-folder entries under
     `start`: each folder's files sorted by name, then its subfolders in order. Ignored entries, .git and symlinks
     leading out of the project are skipped; symlinked folders are not entered. `check()` is called once per

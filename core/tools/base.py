@@ -12,11 +12,11 @@ from typing import Any, Protocol
 _ESCAPED_BYTE = re.compile(r"\\x([89a-f][0-9a-f])")
 
 
-def ok(data: Any, text: str = "", stats: dict | None = None, context: dict | None = None) -> dict:
+def ok(data: Any, text: str = "", stats: dict[str, Any] | None = None, context: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"status": "success", "data": data, "text": text, "stats": stats or {}, "context": context or {}}
 
 
-def fail(code: str, message: str, context: dict | None = None, data: Any = None) -> dict:
+def fail(code: str, message: str, context: dict[str, Any] | None = None, data: Any = None) -> dict[str, Any]:
     return {"status": "error", "data": data, "text": "", "stats": {}, "context": context or {},
             "error": {"code": code, "message": message}}
 
@@ -48,7 +48,7 @@ class ToolError(Exception):
 class ToolContext:
     root: Path                                   # resolved project root
     mtimes: dict[str, float] = field(default_factory=dict)   # A8/C4: last seen mtime per file, memory only
-    todos: list[dict] = field(default_factory=list)
+    todos: list[dict[str, Any]] = field(default_factory=list)
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     # Called with the list of paths a tool is about to change, before it changes them (ghost snapshots).
     before_change: Any = None
@@ -102,6 +102,6 @@ class Tool(Protocol):
     needs_permission: bool      # asks before running in `default` mode (CONTRACT --permission-mode)
     edits_files: bool           # a file edit: `accept-edits` allows it; Edit/Write(glob) rules match its path
 
-    async def call(self, args: dict, ctx: ToolContext) -> dict:
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         """Do the work on validated arguments; raise ToolError (or anything) for a failed result."""
         ...

@@ -3,6 +3,8 @@ takes every child with it; stdout and stderr kept apart, each capped in memory."
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import asyncio
 import os
 import signal
@@ -52,7 +54,7 @@ class CappedBuffer:
 class _ExitAwareProtocol(asyncio.subprocess.SubprocessStreamProtocol):
     """Resolves `exited` when bash itself exits, even while background children still hold the pipes."""
 
-    def __init__(self, exited: asyncio.Future, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, exited: asyncio.Future[Any], loop: asyncio.AbstractEventLoop) -> None:
         super().__init__(limit=2 ** 16, loop=loop)
         self.exited = exited
 
@@ -62,7 +64,7 @@ class _ExitAwareProtocol(asyncio.subprocess.SubprocessStreamProtocol):
             self.exited.set_result(None)
 
 
-async def _spawn(command: str, ctx: ToolContext, env: dict) -> tuple[asyncio.subprocess.Process, asyncio.Future]:
+async def _spawn(command: str, ctx: ToolContext, env: dict[str, Any]) -> tuple[asyncio.subprocess.Process, asyncio.Future[Any]]:
     loop = asyncio.get_running_loop()
     exited = loop.create_future()
     transport, protocol = await loop.subprocess_exec(
@@ -72,7 +74,10 @@ async def _spawn(command: str, ctx: ToolContext, env: dict) -> tuple[asyncio.sub
     return asyncio.subprocess.Process(transport, protocol, loop), exited
 
 
-async def _pump(stream: asyncio.StreamReader, buffer: CappedBuffer, on_output=None) -> None:
+async def _pump(stream: asyncio.StreamReader | None, buffer: CappedBuffer,
+                on_output: Callable[[str], None] | None = None) -> None:
+    if stream is None:
+        return
     while chunk := await stream.read(65536):
         buffer.feed(chunk)
         if on_output is not None:
@@ -112,7 +117,7 @@ class BashTool:
         self.drain_grace = drain_grace      # after bash exits, how long background children may hold the pipes
         self.keep_head, self.keep_tail = keep_head, keep_tail
 
-    async def call(self, args: dict, ctx: ToolContext) -> dict:
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         command = args["command"]
         if not command.strip():
             raise ToolError("invalid_argument", "command is empty")
@@ -126,7 +131,7 @@ class BashTool:
             await ctx.before_change([])          # a command may touch any file
         return await self._execute(command, timeout, ctx, dict(args))
 
-    async def _execute(self, command: str, timeout: float, ctx: ToolContext, context: dict) -> dict:
+    async def _execute(self, command: str, timeout: float, ctx: ToolContext, context: dict[str, Any]) -> dict[str, Any]:
         started = time.monotonic()
         env = {name: value for name, value in os.environ.items() if name not in SECRET_ENV}
         env.update(PAGER="cat", GIT_PAGER="cat")
@@ -191,7 +196,7 @@ class BashTool:
                         context=context, data=data) | {"text": _render(data), "stats": stats}
         return ok(data, _render(data), stats=stats, context=context)
 
-    async def _terminate(self, pgid: int, waiter: asyncio.Future) -> None:
+    async def _terminate(self, pgid: int, waiter: asyncio.Future[Any]) -> None:
         """SIGTERM the whole group, then SIGKILL whatever is left after the grace period."""
         _signal_group(pgid, signal.SIGTERM)
         deadline = time.monotonic() + self.kill_grace
@@ -206,7 +211,7 @@ class BashTool:
             pass
 
 
-def _render(data: dict) -> str:
+def _render(data: dict[str, Any]) -> str:
     parts = [f"$ {data['command']}"]
     if data["stdout"]:
         parts.append(data["stdout"].rstrip("\n"))

@@ -5,6 +5,8 @@ Code does); on a file with content it is refused, since it would say nothing abo
 
 from __future__ import annotations
 
+from typing import Any
+
 from pathlib import Path
 
 from contextual.core.tools._args import BOOL, STR, Arg, ArgSpec
@@ -54,7 +56,7 @@ def load_for_edit(path: Path, rel: str, creating_allowed: bool) -> tuple[str, Te
 
 
 async def commit_edit(ctx: ToolContext, path: Path, rel: str, old_text: str, new_text: str,
-                      style: TextStyle) -> dict:
+                      style: TextStyle) -> dict[str, Any]:
     """Write the new text atomically and describe the change (the shared tail of Edit and MultiEdit)."""
     payload = encode_text(new_text, style)         # fails before anything is touched
     await announce_change(ctx, [path])
@@ -67,7 +69,7 @@ async def commit_edit(ctx: ToolContext, path: Path, rel: str, old_text: str, new
             "lines_added": added, "lines_removed": removed, "bytes": len(payload)}
 
 
-def edit_text(data: dict, created: bool) -> str:
+def edit_text(data: dict[str, Any], created: bool) -> str:
     action = "Created" if created else "Edited"
     head = (f"{action} {data['path']}: {data['replacements']} replacement(s), lines "
             f"{data['first_line']}-{data['last_line']} (+{data['lines_added']} -{data['lines_removed']})")
@@ -87,7 +89,7 @@ class EditTool:
     needs_permission = True
     edits_files = True
 
-    async def call(self, args: dict, ctx: ToolContext) -> dict:
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         path = ctx.resolve(args["file_path"])
         rel = ctx.relative(path)
         if path.is_dir():

@@ -4,6 +4,8 @@ Files only (folders are LS's job); .gitignore'd files and .git are skipped; ties
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import os
 from pathlib import Path
 
@@ -19,6 +21,7 @@ TIME_LIMIT_S = 60.0
 
 class GlobTool:
     name = "Glob"
+    example = ""                # the arguments speak for themselves: no example in L1
     description = ("find files by path pattern below `path`, newest first (at most 1000; .gitignore'd files left "
                    'out). "*" stays in one folder, "**" spans folders, "{a,b}" gives alternatives: "*.py" is the '
                    'top folder only, "**/*.py" every folder.')
@@ -31,7 +34,7 @@ class GlobTool:
         self.max_paths = max_paths
         self.time_limit_s = time_limit_s
 
-    async def call(self, args: dict, ctx: ToolContext) -> dict:
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         pattern = args["pattern"].strip()
         if not pattern:
             raise ToolError("invalid_argument", "pattern is empty")
@@ -65,7 +68,7 @@ class GlobTool:
         return ok(data, text)
 
 
-def _matching_files(root: Path, base: Path, matcher, stop: Stop) -> list[tuple[str, float]]:
+def _matching_files(root: Path, base: Path, matcher: Callable[[str], bool], stop: Stop) -> list[tuple[str, float]]:
     """(project-relative path, mtime) of each file whose path below `base` matches."""
     found = []
     base_prefix, root_prefix = len(str(base)) + 1, len(str(root)) + 1

@@ -5,6 +5,8 @@ Patterns run on the `regex` module with a per-line timeout and the GIL released,
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,10 +30,10 @@ TIME_LIMIT_S = 120.0
 
 @dataclass
 class _Search:
-    pattern: regex.Pattern
+    pattern: regex.Pattern[str]
     max_matches: int
     stop: Stop
-    matches: list[dict] = field(default_factory=list)
+    matches: list[dict[str, Any]] = field(default_factory=list)
     files: set[str] = field(default_factory=set)
     truncated: bool = False
     skipped_large: int = 0
@@ -58,7 +60,7 @@ class GrepTool:
         self.line_timeout_s = line_timeout_s
         self.time_limit_s = time_limit_s
 
-    async def call(self, args: dict, ctx: ToolContext) -> dict:
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         pattern = args["pattern"]
         if not pattern:
             raise ToolError("invalid_argument", "pattern is empty")
@@ -94,7 +96,8 @@ class GrepTool:
                  "skipped_special_files": search.skipped_special, "withheld_files": search.withheld}
         return ok(data, "\n".join(lines), stats=stats)
 
-    def _search(self, ctx: ToolContext, base: Path, file_filter, search: _Search) -> None:
+    def _search(self, ctx: ToolContext, base: Path, file_filter: Callable[[str], bool] | None,
+                search: _Search) -> None:
         if not base.is_dir():
             # A file named explicitly is searched even if .gitignore hides it; a FIFO or device is refused.
             if ctx.withholds(ctx.relative(base)):
@@ -164,7 +167,7 @@ def _check_repeats(pattern: str) -> None:
                                              f"(over {MAX_REPEAT_PRODUCT:,} in all); use smaller counts")
 
 
-def _file_filter(glob: str | None):
+def _file_filter(glob: str | None) -> Callable[[str], bool] | None:
     """A glob without '/' tests the file name (like rg -g '*.py'); with '/', the path below `path`."""
     if glob is None or not glob.strip():
         return None

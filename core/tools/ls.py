@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import os
 
 from pathlib import Path
@@ -17,6 +19,7 @@ WITHHELD_MARK = "  [withheld]"
 
 class LSTool:
     name = "LS"
+    example = ""                # the arguments speak for themselves: no example in L1
     description = 'list one folder, not recursively; folders end with "/"; .gitignore\'d files and .git are left out.'
     args = ArgSpec((Arg("path", STR, required=False),),
                    note="default: the project root.")
@@ -26,7 +29,7 @@ class LSTool:
     def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
         self.max_entries = max_entries
 
-    async def call(self, args: dict, ctx: ToolContext) -> dict:
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         folder = ctx.resolve(args.get("path"), must_exist=True)
         rel = ctx.relative(folder)
         if not folder.is_dir():
@@ -61,7 +64,8 @@ def _list(ctx: ToolContext, folder: Path, stop: Stop) -> tuple[list[str], list[s
     # A folder named explicitly is listed even when .gitignore hides it (only .git stays hidden).
     explicit = rules.ignored_on_the_way(folder)
     chain = rules.chain(folder)
-    dirs, files = [], []
+    dirs: list[str] = []
+    files: list[str] = []
     with os.scandir(folder) as scan:
         for entry in scan:
             stop.check()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from contextual.core.tools._args import LIST, STR, Arg, ArgSpec
 from contextual.core.tools.base import ToolContext, ToolError, ok
 from contextual.core.tools.edit import EDIT_ARGS, apply_edit, commit_edit, edit_text, load_for_edit
@@ -17,7 +19,7 @@ class MultiEditTool:
     needs_permission = True
     edits_files = True
 
-    async def call(self, args: dict, ctx: ToolContext) -> dict:
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         edits = args["edits"]
         path = ctx.resolve(args["file_path"])
         rel = ctx.relative(path)

@@ -5,6 +5,8 @@ file is never built), and counting the lines after the slice stops after MAX_SCA
 
 from __future__ import annotations
 
+from typing import Any
+
 import codecs
 from pathlib import Path
 
@@ -28,6 +30,7 @@ _KEEP_LINE_BYTES = MAX_LINE_CHARS * 4 + 4
 
 class ReadTool:
     name = "Read"
+    example = ""                # the arguments speak for themselves: no example in L1
     description = ('show a text file with line numbers ("     1<TAB>text"), at most 2000 lines (and 2000 characters '
                    "a line); offset (first line, from 1) and limit (line count) read a part.")
     args = ArgSpec((Arg("file_path", STR), Arg("offset", INT, required=False, minimum=1),
@@ -39,12 +42,14 @@ class ReadTool:
         self.max_whole_file_bytes = max_whole_file_bytes
         self.max_scan_bytes = max_scan_bytes
 
-    async def call(self, args: dict, ctx: ToolContext) -> dict:
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         offset = args.get("offset", 1)
         limit = args.get("limit", DEFAULT_LIMIT)
         path = ctx.resolve(args["file_path"], must_exist=True)
         rel = ctx.relative(path)
-        size = check_regular(path, rel).st_size
+        info = check_regular(path, rel)
+        assert info is not None           # missing_ok is off: a missing file raised
+        size = info.st_size
         sliced = "offset" in args or "limit" in args
         if size > self.max_whole_file_bytes and not sliced:
             raise ToolError("file_too_large", f"{rel} is {size:,} bytes (over {self.max_whole_file_bytes:,}); "

@@ -23,7 +23,11 @@ _REQUIRED = ("name", "description", "args", "needs_permission", "edits_files", "
 
 def default_tools() -> dict[str, Tool]:
     """Fresh instances of the built-in tools, in prompt order."""
-    return {cls.name: cls() for cls in BUILTIN_TOOLS}
+    tools: dict[str, Tool] = {}
+    for cls in BUILTIN_TOOLS:
+        tool: Tool = cls()
+        tools[tool.name] = tool
+    return tools
 
 
 def add_tool(tools: dict[str, Tool], tool: Tool) -> None:

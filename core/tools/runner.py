@@ -3,6 +3,8 @@ result with a code, time it (stats.duration_ms) and make the result valid Unicod
 
 from __future__ import annotations
 
+from typing import Any
+
 import asyncio
 import time
 
@@ -10,7 +12,7 @@ from contextual.core.textsafe import valid_json_value
 from contextual.core.tools.base import Tool, ToolContext, ToolError, fail, path_of
 
 
-async def run_tool(tool: Tool, args: object, ctx: ToolContext) -> dict:
+async def run_tool(tool: Tool, args: object, ctx: ToolContext) -> dict[str, Any]:
     started = time.monotonic()
     context = dict(args) if isinstance(args, dict) else {}
     try:
@@ -30,4 +32,5 @@ async def run_tool(tool: Tool, args: object, ctx: ToolContext) -> dict:
         result["context"] = context
     # A tool that timed its own work (Bash: the process; replay: the recording) keeps its figure.
     result["stats"] = {"duration_ms": round((time.monotonic() - started) * 1000, 1), **(result.get("stats") or {})}
-    return valid_json_value(result)
+    clean: dict[str, Any] = valid_json_value(result)
+    return clean

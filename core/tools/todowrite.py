@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from contextual.core.tools._args import LIST, STR, Arg, ArgSpec
 from contextual.core.tools.base import ToolContext, ToolError, ok
 
 STATUSES = ("pending", "in_progress", "completed")
 
 
-def todo_recap(todos: list[dict]) -> str:
+def todo_recap(todos: list[dict[str, Any]]) -> str:
     """One short line: progress, what is in progress, what is pending."""
     if not todos:
         return "Todos: none"
@@ -21,7 +23,7 @@ def todo_recap(todos: list[dict]) -> str:
     return "; ".join(parts)
 
 
-def _clean(todos: list[dict]) -> list[dict]:
+def _clean(todos: list[dict[str, Any]]) -> list[dict[str, Any]]:
     clean = []
     for number, todo in enumerate(todos, start=1):
         content = todo["content"].strip()
@@ -33,13 +35,14 @@ def _clean(todos: list[dict]) -> list[dict]:
 
 class TodoWriteTool:
     name = "TodoWrite"
+    example = ""                # the arguments speak for themselves: no example in L1
     description = "a task list for multi-step work: send the whole list each time; one task in_progress at a time."
     args = ArgSpec((Arg("todos", LIST, item_label="todo",
                         items=ArgSpec((Arg("content", STR), Arg("status", STR, choices=STATUSES)))),))
     needs_permission = False
     edits_files = False
 
-    async def call(self, args: dict, ctx: ToolContext) -> dict:
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         todos = _clean(args["todos"])
         ctx.todos[:] = todos                 # in place: the engine and the context builder hold this list
         recap = todo_recap(todos)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from contextual.core.tools._args import STR, Arg, ArgSpec
 from contextual.core.tools._atomic import announce_change, atomic_write, record_mtime
 from contextual.core.tools._codec import TextStyle, decode_text, encode_text, fits
@@ -16,12 +18,13 @@ MAX_DIFF_BYTES = 10 * 1024 * 1024
 
 class WriteTool:
     name = "Write"
+    example = ""                # the arguments speak for themselves: no example in L1
     description = "create a file or replace its whole content (folders are created); prefer Edit for changes."
     args = ArgSpec((Arg("file_path", STR), Arg("content", STR)))
     needs_permission = True
     edits_files = True
 
-    async def call(self, args: dict, ctx: ToolContext) -> dict:
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         path = ctx.resolve(args["file_path"])
         rel = ctx.relative(path)
         if path == ctx.root or path.is_dir():
@@ -48,7 +51,7 @@ class WriteTool:
         if old_text is not None:
             diff, _added, _removed = unified_diff(old_text, content.replace("\r\n", "\n") if style.crlf else content,
                                                   rel)
-        data = {"path": rel, "created": created, "lines": len(lines), "bytes": len(payload),
+        data: dict[str, Any] = {"path": rel, "created": created, "lines": len(lines), "bytes": len(payload),
                 "diff": diff, "head": "\n".join(lines[:HEAD_LINES])}
         verb = "Created" if created else "Overwrote"
         text = f"{verb} {rel} ({len(lines)} lines, {len(payload)} bytes)"

@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
+from contextual.core.context.ledger import LostFact
 
 
 class CompactionHistoryScreen(ModalScreen[Any]):
@@ -50,5 +51,9 @@ class CompactionHistoryScreen(ModalScreen[Any]):
             self.notify("This compaction has no loss ledger (it was recorded before ledgers existed).", timeout=4)
             return
         self.app.push_screen(LossLedgerScreen(ledger, f"Compaction #{row + 1}: what it dropped"),
-                             lambda fact: self.dismiss(fact) if fact is not None else None)
+                             self._chosen)
+
+    def _chosen(self, fact: LostFact | None) -> None:
+        if fact is not None:
+            self.dismiss(fact)
 

@@ -17,6 +17,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static, TextArea
+from textual.timer import Timer
 
 PREVIEW_CHARS = 400       # of each archived message; the whole text is in History
 RECOUNT_AFTER = 0.3       # seconds of no typing before "would lose" is recounted
@@ -38,7 +39,7 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
     def __init__(self, review: CompactionReview) -> None:
         super().__init__()
         self.review = review
-        self._recount = None
+        self._recount: Timer | None = None
 
     def compose(self) -> ComposeResult:
         r = self.review

@@ -8,6 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Static
 
 
@@ -15,13 +16,13 @@ class InfoScreen(ModalScreen[None]):
     CSS_PATH = stylesheet(__name__)
     BINDINGS = [Binding("escape,q,enter", "dismiss", "close")]
 
-    def __init__(self, title: str, body: RenderableType) -> None:
+    def __init__(self, title: str, body: RenderableType | Widget) -> None:
         super().__init__()
         self.title_text, self.body = title, body
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="info-box"):
-            yield Static(self.body)
+            yield self.body if isinstance(self.body, Widget) else Static(self.body)
 
     def on_mount(self) -> None:
         self.query_one("#info-box").border_title = f"{self.title_text} · esc closes"

@@ -35,7 +35,7 @@ class LossLedgerScreen(ModalScreen[LostFact | None]):
     def _headline(self) -> str:
         if not self.ledger.facts:
             return "Nothing lost: the summary and the kept rounds hold every fact the archived rounds had."
-        kinds = {}
+        kinds: dict[str, int] = {}
         for fact in self.ledger.facts:
             kinds[fact.kind] = kinds.get(fact.kind, 0) + 1
         parts = [f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in kinds.items()]

@@ -82,8 +82,10 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
             note = self.query_one("#permission-note", Input)
             note.display = True
             note.focus()
-        elif decision in ("allow_once", "allow_always"):
-            self.dismiss(PermissionAnswer(decision))
+        elif decision == "allow_once":
+            self.dismiss(PermissionAnswer("allow_once"))
+        elif decision == "allow_always":
+            self.dismiss(PermissionAnswer("allow_always"))
         else:
             self.dismiss(PermissionAnswer("deny"))
 

@@ -61,7 +61,7 @@ class Help:
 def open_text(app: AppPort, message: Message) -> None:
     from textual.widgets import Markdown
     from contextual.tui.screens.info import InfoScreen
-    title = {"summary": f"Summary #{message.meta.get('number', '')}".strip(), "user": "You",
+    title = {"summary": "Summary", "user": "You",
              "assistant": "Agent"}.get(message.role, message.role)
     body = final_answer(message) if message.meta.get("final") else message.content
     app.push_screen(InfoScreen(title, Markdown(body) if message.role != "user" else Text(body)))

@@ -203,7 +203,8 @@ def _turns(messages: list[Message]) -> list[_Turn]:
         elif message.role == "assistant" and message.meta.get("final"):
             turns[-1].answers.append(final_answer(message))
         elif message.role == "assistant" and message.meta.get("tool_name"):
-            turns[-1].calls.append((message.meta["tool_name"], args_label(message.meta.get("args"), 100), "running"))
+            turns[-1].calls.append((message.meta.get("tool_name") or "", args_label(message.meta.get("args"), 100),
+                                    "running"))
         elif message.role == "tool":
             calls = turns[-1].calls
             for index in range(len(calls) - 1, -1, -1):

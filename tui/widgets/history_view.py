@@ -21,6 +21,7 @@ from contextual.core.context.builder import history_message
 from contextual.core.tokens import ready, shared_cache
 from contextual.tui.format import args_label, final_answer, one_line, plural, stored_status, tokens
 from contextual.tui.prompt_view import Shown
+from textual.visual import VisualType
 
 ROLE_STYLE = {
     "summary": ("◆ summary", "bold #d7af5f"),
@@ -80,8 +81,8 @@ def message_row(message: Message, index: int, width: int = 70, undoable: bool = 
     row.append(f"{label} ", style=style)
     if undoable:
         row.append(f"{UNDO_MARK} ", style="bold #d7af5f")
-    if message.role == "summary" and message.meta.get("number"):
-        row.append(f"#{message.meta['number']} ", style=style)
+    if message.role == "summary":           # summaries stay first in history, oldest first: #1, #2, …
+        row.append(f"#{index + 1} ", style=style)
     row.append(f"{tokens(size)}  ", style="bold")
     if message.meta.get("interrupted"):
         row.append("[interrupted] ", style="bold #d75f5f")
@@ -98,7 +99,7 @@ class LazyRow(Option):
         self._make: Callable[[], Text] | None = make
 
     @property
-    def prompt(self) -> Text:
+    def prompt(self) -> VisualType:
         if self._make is not None:
             self._set_prompt(self._make())
             self._make = None
@@ -134,7 +135,7 @@ class HistoryView(OptionList):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.messages: list[Message] = []
-        self._keys: list[tuple[str, int, bool]] = []
+        self._keys: list[tuple[str, int, bool, int, str, int, bool]] = []
         self.total_tokens = 0
         self.undoable: set[str] = set()      # turn ids whose file changes can be undone
         self.shown: Shown | None = None

@@ -20,7 +20,7 @@ class StatusLine(Static):
 
     def __init__(self, *, id: str | None = None, animate: bool = True) -> None:
         super().__init__("", id=id)
-        self.animate = animate
+        self.animated = animate       # not `animate`: that is Textual's own method
         self.state: str = "idle"          # idle | thinking | tool | compacting
         self.tool: str = ""
         self.tail: str = ""
@@ -29,7 +29,7 @@ class StatusLine(Static):
 
     def on_mount(self) -> None:
         self._paint()
-        if self.animate:
+        if self.animated:
             self.set_interval(0.5, self._tick)
 
     def thinking(self) -> None:
@@ -67,8 +67,8 @@ class StatusLine(Static):
         if self.state == "idle":
             self.update("")
             return
-        spin = SPINNER[self._frame % len(SPINNER)] if self.animate else "…"
-        seconds = f"{self.elapsed:.0f}s" if self.animate else ""
+        spin = SPINNER[self._frame % len(SPINNER)] if self.animated else "…"
+        seconds = f"{self.elapsed:.0f}s" if self.animated else ""
         line = Text()
         if self.state == "thinking":
             line.append(f"{spin} Thinking… ", style="bold #af87af")
