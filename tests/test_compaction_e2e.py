@@ -14,53 +14,15 @@ from typing import Any
 import pytest
 
 from contextual.core.prompt import SUMMARY_PREFIX
-from contextual.prompts.agents_prompts.summary_prompt import SUMMARY_HEADING, filled_template
+from contextual.prompts.agents_prompts.summary_prompt import SUMMARY_HEADING
 from tests.cli_helpers import cli_env, contextual, home_of, session_files
 from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
+from tests.fakes.scripted_model import (SUMMARY_TEXT, TIMEOUT_FALLBACK, Model, answer,  # noqa: F401
+                                         is_summary_request, system_text)
 
 # Unique words, so "the archived round is absent" cannot be fooled by the system prompt or the template.
 ALPHA, BETA, GAMMA = "ALPHA-q7x1", "BETA-q7x2", "GAMMA-q7x3"
 WINDOW = 20_000
-SUMMARY_TEXT = filled_template("the start", "the cutoff").replace("[what the user first set out to do]",
-                                                                  "SUMMARY-MARKER-z9: the user asked a question")
-TIMEOUT_FALLBACK = "Summary generation timed out, keeping recent history only."
-
-
-def answer(text: str) -> str:
-    return f"Thought: answering\nAction: Finish[{text}]"
-
-
-def system_text(body: dict[str, Any]) -> str:
-    """The system prompt of a request, on either wire format."""
-    system = body.get("system")
-    if isinstance(system, list):
-        return "\n".join(block.get("text", "") for block in system)
-    if isinstance(system, str):
-        return system
-    first = (body.get("messages") or [{}])[0]
-    return first.get("content", "") if first.get("role") == "system" else ""
-
-
-def is_summary_request(body: dict[str, Any]) -> bool:
-    return system_text(body).startswith("You are archiving the OLD part")
-
-
-class Model:
-    """Answers summary requests with `summary`, every other request with the next of `answers`."""
-
-    def __init__(self, answers: list[str | Reply | Fault],
-                 summary: str | Reply | Fault | list[str] = SUMMARY_TEXT) -> None:
-        self.answers = list(answers)
-        self.summary = summary
-        self.summary_requests: list[dict[str, Any]] = []
-        self.turn_requests: list[dict[str, Any]] = []
-
-    def __call__(self, body: dict[str, Any]) -> str | Reply | Fault:
-        if is_summary_request(body):
-            self.summary_requests.append(body)
-            return self.summary.pop(0) if isinstance(self.summary, list) else self.summary
-        self.turn_requests.append(body)
-        return self.answers.pop(0) if self.answers else answer("script exhausted")
 
 
 def content_text(content: str | list[dict[str, Any]]) -> str:

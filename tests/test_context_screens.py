@@ -13,7 +13,8 @@ from contextual.core.context.prompt_diff import diff_prompts
 from contextual.core.prompt import PromptMessage
 from contextual.core.session import SessionWriter, load_session
 from tests.engine_helpers import engine_with, finish, finished, read_action, run
-from tests.test_ledger import _session
+from tests.history_helpers import ledger_session as _session
+from tests.tui_helpers import wait_for
 from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
 from contextual.tui.screens.loss_ledger import LossLedgerScreen
 from contextual.tui.screens.policies import PoliciesScreen
@@ -34,12 +35,6 @@ class Host(App):
         self.push_screen(self.first, self.results.append)
 
 
-async def wait_for(pilot, predicate, timeout: float = 30.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < deadline, "condition not reached in time"
-        await pilot.pause(0.02)
 
 
 def text_of(app, selector: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from contextual.core.config import load_config
 from tests.fakes.llm_server import FakeLLMServer
-from tests.test_tui_flows import SIZE, finish, run_turn, type_and_send, wait_for
+from tests.tui_helpers import SIZE, finish, run_turn, type_and_send, wait_for
 from contextual.tui.app import ContextualApp
 from contextual.tui.host import RealHost
 from contextual.tui.screens.compaction import CompactionModal

@@ -10,7 +10,7 @@ from contextual.core.engine.controls import ContextControls
 from contextual.core.engine.prompt_state import PromptState
 from contextual.core.engine.settings import Settings
 from contextual.core.session import SessionWriter, load_session
-from tests.test_pins import _history
+from tests.history_helpers import rounds_of_reads as _history
 
 
 class Holder(ContextControls):

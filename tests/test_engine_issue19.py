@@ -13,7 +13,7 @@ from contextual.core.providers.factory import make_provider
 from contextual.core.session import SessionWriter, load_session
 from tests.engine_helpers import finished, make_config, read_action, run
 from tests.fakes.llm_server import FakeLLMServer
-from tests.test_compaction_e2e import Model, answer
+from tests.fakes.scripted_model import Model, answer
 
 FILES = {"billing.py": "def invoice_total_q9(items):\n    return sum(i.price_cents for i in items)\n",
          "shipping.py": "def parcel_weight_k4(box):\n    return box.grams\n",

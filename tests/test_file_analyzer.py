@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -12,38 +11,7 @@ from contextual.core.context.file_analyzer import analyze_files
 from contextual.core.messages import Message
 
 
-class Session:
-    """Builds the history messages a ReAct session stores: assistant step + tool result per call."""
-
-    def __init__(self) -> None:
-        self.messages: list[Message] = []
-        self._n = 0
-
-    def user(self, text: str) -> "Session":
-        self.messages.append(Message("user", text))
-        return self
-
-    def call(self, tool: str, args: dict, *, status: str = "success", data: object = None,
-             result: bool = True, thought: str = "I will use a tool.") -> "Session":
-        self._n += 1
-        call_id = f"call_{self._n}"
-        action = f"Thought: {thought}\nAction: {tool}[{json.dumps(args)}]"
-        self.messages.append(Message("assistant", action, meta={"tool_name": tool, "args": args,
-                                                                 "call_id": call_id, "step": self._n}))
-        if result:
-            stored = {"status": status, "data": data}
-            if status == "error":
-                stored["error"] = {"code": "failed", "message": "it failed"}
-            self.messages.append(Message("tool", json.dumps(stored), meta={"tool_name": tool, "args": args,
-                                                                           "call_id": call_id, "step": self._n}))
-        return self
-
-
-def write(root: Path, rel: str, text: str = "x = 1\n") -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
+from tests.history_helpers import Session, write
 
 
 @pytest.fixture

@@ -18,38 +18,12 @@ from contextual.core.messages import Message
 from contextual.core.replay.loaders import load_trajectory
 from contextual.core.replay.metrics import identifiers
 from contextual.core.replay.replay_model import bash_result, render_step
+from tests.history_helpers import ledger_session as _session, read_call as _read, tool_call as _tool  # noqa: F401
 
-TRAJECTORIES = sorted(Path("/work/shared/trajectories").glob("*.traj.json"))
-
-
-def _tool(name: str, args: dict, data: dict, step: int) -> list[Message]:
-    result = {"status": "success", "data": data, "text": "", "stats": {}, "context": {}}
-    meta = {"tool_name": name, "args": args, "step": step, "call_id": f"c{step}"}
-    action = Message("assistant", f"Thought: use {name}\nAction: {name}[{args}]", meta=meta)
-    return [action, Message("tool", stored_text(name, args, result), full=full_text(result), meta=meta)]
+# A trajectory in this repository (never a machine path: anywhere else the test would silently not run).
+TRAJECTORIES = [Path(__file__).parent / "fixtures" / "replay" / "retry_cap.traj.json"]
 
 
-def _read(path: str, lines: list[str], step: int) -> list[Message]:
-    numbered = "\n".join(f"{i:6}\t{line}" for i, line in enumerate(lines, start=1))
-    return _tool("Read", {"file_path": path}, {"path": path, "content": numbered, "start_line": 1,
-                                               "end_line": len(lines), "total_lines": len(lines)}, step)
-
-
-def _session() -> tuple[list[Message], list[Message]]:
-    archive = [Message("user", "Fix the retry logic. You must not change the public API of http_client.py. "
-                               "Keep the timeout at 45 seconds."),
-               *_read("src/net/http_client.py", ["import time", "", "def fetch_with_retry(url, max_attempts):",
-                                                  "    backoff_ms = 250", "    return _send(url)"], 1),
-               *_tool("Bash", {"command": "pytest -x tests/test_http.py"},
-                      {"command": "pytest -x tests/test_http.py", "exit_code": 1,
-                       "stdout": "tests/test_http.py:17: in test_retry\n"
-                                 "E   ConnectionResetError: peer closed after 3 attempts\nFAILED tests/test_http.py::test_retry",
-                       "stderr": ""}, 2)]
-    kept = [Message("user", "Now add a changelog entry."),
-            *_tool("Bash", {"command": "cat CHANGES.md"}, {"command": "cat CHANGES.md", "exit_code": 0,
-                                                            "stdout": "## 1.2\n- fetch_with_retry honours max_attempts",
-                                                            "stderr": ""}, 3)]
-    return archive, kept
 
 
 def test_lists_each_kind_with_its_source_and_location():

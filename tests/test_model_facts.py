@@ -3,8 +3,8 @@ token calibration against the server's own counts (issue 18.1)."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
-import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +16,7 @@ from contextual.core.providers.model_info import detect_window, server_root
 from contextual.core.tokens import Calibration
 from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.server_flavors import Flavor
+from tests.waits import HANG_GUARD
 
 
 def _config(tmp_path: Path, base_url: str, model: str = "fake-model", **env: str):
@@ -72,10 +73,11 @@ async def test_a_hung_server_gives_up_within_the_timeout_and_keeps_the_default(t
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
         silent.listen(16)
-        started = time.monotonic()
-        found = await detect_window(f"http://127.0.0.1:{silent.getsockname()[1]}/v1", "m", timeout=0.5)
-        elapsed = time.monotonic() - started
-    assert found is None and elapsed < 3
+        # A server that never answers: only the probe's own timeout can end this (the guard only turns a hang
+        # into a failure).
+        found = await asyncio.wait_for(
+            detect_window(f"http://127.0.0.1:{silent.getsockname()[1]}/v1", "m", timeout=0.5), HANG_GUARD)
+    assert found is None
 
 
 async def test_a_closed_port_is_no_window(tmp_path):

@@ -9,17 +9,7 @@ from contextual.core.messages import Message
 from contextual.core.session import SessionWriter, load_session
 
 
-def _round(n: int) -> list[Message]:
-    meta = {"step": 1, "call_id": f"c{n}", "tool_name": "Read", "args": {"file_path": f"src/m{n}.py"}}
-    return [Message("user", f"task {n}"),
-            Message("assistant", f'Thought: read m{n}\nAction: Read[{{"file_path": "src/m{n}.py"}}]', meta=meta),
-            Message("tool", f'{{"status":"success","data":"stored {n}"}}', full=f'{{"data":"whole file {n}"}}',
-                    meta=meta),
-            Message("assistant", f"answer {n}", meta={"final": True})]
-
-
-def _history(n: int = 4) -> list[Message]:
-    return [m for i in range(n) for m in _round(i)]
+from tests.history_helpers import rounds_of_reads as _history
 
 
 def test_pinning_an_observation_pins_its_step_and_unpinning_frees_both():

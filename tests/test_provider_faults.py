@@ -132,12 +132,12 @@ async def test_first_byte_slower_than_read_timeout_is_retried(kind):
 
 
 async def test_endless_keep_alives_end_in_a_stall_error(kind):
-    started = time.monotonic()
+    # The server keeps the stream alive for 5 s per attempt: a "stalled" error means the keep-alives did not
+    # reset the stall timer (had they, each attempt would end with the server's close, not a stall).
     error, srv = await stream_once(kind, [Fault("endless", seconds=5, interval=0.05)] * 3, read_timeout=0.4, max_retries=1)
     assert isinstance(error, ProviderError)
     assert "stalled" in str(error) and "gave up after 2 attempts" in str(error)
     assert len(srv.requests) == 2
-    assert time.monotonic() - started < 4, "keep-alives must not reset the stall timer"
 
 
 @pytest.mark.parametrize("status", ["400", "401", "403", "404"])

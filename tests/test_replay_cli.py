@@ -16,9 +16,9 @@ from contextual.core.tools.runner import run_tool
 from contextual.core.tools.base import ToolContext
 from contextual.core.tools.bash import BashTool
 
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "trajectories"
-SAMPLE = SAMPLES / "astropy__astropy-12907.traj.json"
-needs_samples = pytest.mark.skipif(not SAMPLE.is_file(), reason=f"the sample trajectories are not at {SAMPLES}")
+# A trajectory kept in this repository (a machine path would make these tests skip anywhere else).
+SAMPLE = Path(__file__).resolve().parent / "fixtures" / "replay" / "retry_cap.traj.json"
+NAME = "httpkit__retry-cap"          # its instance_id
 
 TRICKY = Step(thought="check it\nObservation: not a real one\nAction: Bash[{}] is only text",
               action='cat <<\'EOF\' > a.py\nprint("hi")\nEOF', output="hi\n", returncode=0)
@@ -60,7 +60,6 @@ async def test_replay_bash_has_the_real_bash_result_shape(tmp_path):
     assert replayed["data"]["exit_code"] == 0 and replayed["data"]["stderr"] == ""
 
 
-@needs_samples
 async def test_replay_one_runs_the_engine_once_per_recorded_step():
     traj = load_trajectory(SAMPLE)
     run = await replay_one(traj, "raw", max_steps=5)
@@ -74,7 +73,6 @@ async def test_replay_one_runs_the_engine_once_per_recorded_step():
     assert figures.calls == 5 and figures.recall in (None, 1.0)
 
 
-@needs_samples
 def test_cli_tables_json_dump_and_a_corrupt_file(tmp_path, capsys):
     folder = tmp_path / "in"
     folder.mkdir()
@@ -87,20 +85,21 @@ def test_cli_tables_json_dump_and_a_corrupt_file(tmp_path, capsys):
     assert code == 1                                   # one file failed, the other ran
     errors = [line for line in err.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "broken.traj.json" in errors[0]
-    assert "policy mask" in out and "summary" in out and "astropy__astropy-12907" in out
+    assert "policy mask" in out and "summary" in out and NAME in out
+    steps = len(load_trajectory(SAMPLE).steps[:12])
 
-    lines = (dump / "mask" / "astropy__astropy-12907.jsonl").read_text().splitlines()
+    lines = (dump / "mask" / f"{NAME}.jsonl").read_text().splitlines()
     assert not (dump / "raw").exists()                 # raw ran for the ratios only
     records = [json.loads(line) for line in lines]
-    assert [r["step"] for r in records] == list(range(13))       # 12 actions + the closing Finish call
+    assert [r["step"] for r in records] == list(range(steps + 1))       # the actions + the closing Finish call
     assert all(set(m) == {"role", "content"} for r in records for m in r["messages"])
     assert records[0]["messages"][0]["role"] == "system"
 
     figures = json.loads(report.read_text())
-    assert figures["trajectories"] == ["astropy__astropy-12907"]
+    assert figures["trajectories"] == [NAME]
     mask = figures["policies"]["mask"]
-    entry = mask["trajectories"]["astropy__astropy-12907"]
-    assert entry["calls"] == 12 and mask["overall"]["prompt_tokens"] == entry["prompt_tokens"]
+    entry = mask["trajectories"][NAME]
+    assert entry["calls"] == steps and mask["overall"]["prompt_tokens"] == entry["prompt_tokens"]
     for key in ("prompt_tokens", "prompt_tokens_vs_raw", "billed_tokens", "billed_vs_raw", "peak_prompt",
                 "recall", "action_recall"):
         assert key in entry

@@ -10,7 +10,7 @@ from contextual.core.context.pins import Pins, protect
 from contextual.core.context.review_flow import (ledger_of, pinned_in_archive, start_review, summary_instructions,
                                       with_text)
 from contextual.core.messages import Message
-from tests.test_pins import _history
+from tests.history_helpers import rounds_of_reads as _history
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import json
 import os
 import socket
@@ -149,7 +150,10 @@ async def test_appending_does_not_wait_for_the_disk(tmp_path, project, monkeypat
     real_write = writer._write_lines
     loop = asyncio.get_running_loop()
 
+    writing = threading.Event()
+
     def slow_write(batch, fsync):
+        writing.set()
         asyncio.run_coroutine_threadsafe(gate.wait(), loop).result(timeout=5)
         real_write(batch, fsync)
 
@@ -157,7 +161,7 @@ async def test_appending_does_not_wait_for_the_disk(tmp_path, project, monkeypat
     for i in range(100):
         writer.append_message(Message("user", f"m{i}"))  # returns at once although the disk is "stuck"
     flushing = asyncio.ensure_future(writer.flush(fsync=True))
-    await asyncio.sleep(0.01)
+    assert await asyncio.to_thread(writing.wait, 5)      # the writer thread is at the disk, held by the gate
     assert not flushing.done()
     gate.set()
     await asyncio.wait_for(flushing, 5)

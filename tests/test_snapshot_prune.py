@@ -11,7 +11,7 @@ from pathlib import Path
 from contextual.core.snapshot.prune import prune_copies
 from tests.cli_helpers import cli_env, contextual
 from tests.fakes.llm_server import FakeLLMServer
-from tests.test_snapshots import QUIET, run_git
+from tests.git_helpers import QUIET, run_git
 
 PREFIX = "refs/contextual/snapshots/"
 

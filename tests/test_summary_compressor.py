@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Union
@@ -48,9 +47,11 @@ class ScriptedProvider:
         self.default = default
         self.requests: list[ChatRequest] = []
         self.closed_streams = 0
+        self.streaming = asyncio.Event()        # set when a stream() call has begun
 
     async def stream(self, request: ChatRequest):
         self.requests.append(request)
+        self.streaming.set()
         item = self.script.pop(0) if self.script else self.default
         if callable(item):
             item = item(request)
@@ -140,14 +141,11 @@ async def test_manual_compact_instructions_reach_the_prompt() -> None:
     assert "User instructions" not in user_text(provider.requests[0])
 
 
-async def test_e2_timeout_raises_within_the_configured_time() -> None:
-    provider = ScriptedProvider(chunk_delay=5.0)
-    began = time.monotonic()
+async def test_e2_the_deadline_ends_a_slow_summary_and_closes_its_stream() -> None:
+    provider = ScriptedProvider(chunk_delay=5.0)         # each chunk 5 s away: only the 0.2 s deadline can end it
     with pytest.raises(SummaryTimeout) as caught:
         await run(provider, history(1), timeout=0.2)
-    assert time.monotonic() - began < 1.5
     assert fallback_message(caught.value) == "Summary generation timed out, keeping recent history only."
-    assert FALLBACK_TIMEOUT_MESSAGE == "Summary generation timed out, keeping recent history only."
     assert provider.closed_streams == 1      # the stream was closed, not left hanging
 
 
@@ -172,8 +170,9 @@ async def test_a_timeout_inside_the_provider_is_a_failure_not_the_deadline() -> 
 
 
 async def test_cancellation_propagates() -> None:
-    task = asyncio.create_task(run(ScriptedProvider(chunk_delay=5.0), history(1)))
-    await asyncio.sleep(0.05)
+    provider = ScriptedProvider(chunk_delay=5.0)
+    task = asyncio.create_task(run(provider, history(1)))
+    await provider.streaming.wait()          # the summary call is under way: cancel it there
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -308,7 +307,7 @@ async def test_a_window_too_small_for_the_prompt_fails_clearly() -> None:
 
 
 async def test_issue7_summary_request_carries_modified_files_first(tmp_path: Path) -> None:
-    from tests.test_file_analyzer import Session, write
+    from tests.history_helpers import Session, write
     root = tmp_path / "p"
     for name in ("a.py", "b.py", "c.py"):
         write(root, name, f"{name} content\n")

@@ -4,7 +4,7 @@ run_turn, behind the blocking modal; the modal ends on the result card and the t
 from __future__ import annotations
 
 from tests.fakes.llm_server import FakeLLMServer, Reply
-from tests.test_tui_flows import SIZE, finish, make_host, run_turn, type_and_send, wait_for
+from tests.tui_helpers import SIZE, finish, make_host, run_turn, type_and_send, wait_for
 from contextual.tui.app import ContextualApp
 from contextual.tui.screens.compaction import CompactionModal
 from contextual.tui.widgets.chat_log import ChatLog

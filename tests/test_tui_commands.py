@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.fakes.server_flavors import Flavor
-from tests.test_tui_flows import SIZE, finish, make_host, run_turn, type_and_send, wait_for
+from tests.tui_helpers import SIZE, finish, make_host, run_turn, type_and_send, wait_for
 from contextual.tui.app import ContextualApp
 from contextual.tui.screens.compact_choice import CompactChoice
 from contextual.tui.screens.compaction import CompactionModal

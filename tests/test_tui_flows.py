@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Iterator
 
 import pytest
 
 from contextual.core.config import load_config
-from tests.fakes.llm_server import FakeLLMServer, Reply
+from tests.fakes.llm_server import Reply
 from contextual.tui.app import ContextualApp
 from contextual.tui.host import RealHost
 from contextual.tui.screens.compaction import CompactionModal
@@ -26,55 +22,8 @@ from contextual.tui.widgets.scratchpad import ScratchpadView
 from contextual.tui.widgets.token_meter import TokenMeter
 from contextual.tui.widgets.tool_trail import ToolTrail
 
-SIZE = (120, 40)
-READ_CART = 'Thought: the cart first\nAction: Read[{"file_path": "cart.py"}]'
-
-
-def finish(text: str) -> str:
-    return f"Thought: done\nAction: Finish[{text}]"
-
-
-def make_project(tmp: Path, lines: int = 300) -> Path:
-    root = tmp / "proj"
-    root.mkdir()
-    (root / "cart.py").write_text("".join(f"def total_{i}(): return {i}\n" for i in range(lines)))
-    return root
-
-
-def make_host(tmp: Path, base_url: str, **flags) -> RealHost:
-    root = tmp / "proj" if (tmp / "proj").exists() else make_project(tmp)
-    config = load_config(root, {"model": "fake-model", "base_url": base_url, "api_key": "sk-test", **flags},
-                         env={"CONTEXTUAL_HOME": str(tmp / "home")})
-    return RealHost(config)
-
-
-@contextmanager
-def server(script: list) -> Iterator[FakeLLMServer]:
-    with FakeLLMServer(kind="openai", script=script) as srv:
-        yield srv
-
-
-async def type_and_send(pilot, text: str) -> None:
-    pilot.app.query_one("#prompt").load_text(text)
-    await pilot.press("enter")
-
-
-async def wait_for(pilot, predicate, timeout: float = 15.0) -> None:     # generous: CI runs on 2 loaded cores
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await pilot.pause(0.01)
-
-
-async def run_turn(pilot, text: str) -> None:
-    pad = pilot.app.query_one(ScratchpadView)
-    started = len(pad.turns)
-    await type_and_send(pilot, text)
-    await wait_for(pilot, lambda: len(pad.turns) > started and pad.turns[-1].outcome != "running")
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+from tests.tui_helpers import (READ_CART, SIZE, finish, make_host, make_project, run_turn, server,
+                               type_and_send, wait_for)
 
 
 async def test_turn_streams_into_chat_and_scratchpad(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import Static
 
 from tests.fakes.llm_server import FakeLLMServer, Reply
-from tests.test_tui_flows import SIZE, finish, make_host, type_and_send, wait_for
+from tests.tui_helpers import SIZE, finish, make_host, type_and_send, wait_for
 from contextual.tui.app import ContextualApp
 from contextual.tui.screens.context_view import ContextScreen
 from contextual.tui.screens.permission import PermissionModal

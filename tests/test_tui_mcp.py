@@ -10,7 +10,7 @@ from pathlib import Path
 from contextual.core.config import load_config
 from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.mcp_server import ITEM_COUNT
-from tests.test_tui_flows import SIZE, type_and_send, wait_for
+from tests.tui_helpers import SIZE, type_and_send, wait_for
 from contextual.tui.app import ContextualApp
 from contextual.tui.host import RealHost
 from contextual.tui.screens.mcp import MCPScreen

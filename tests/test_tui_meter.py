@@ -10,7 +10,7 @@ from contextual.core import tokens
 from contextual.core.messages import Message
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.fakes.server_flavors import Flavor
-from tests.test_tui_flows import finish, make_host, run_turn, type_and_send, wait_for
+from tests.tui_helpers import finish, make_host, run_turn, type_and_send, wait_for
 from contextual.tui.app import ContextualApp
 from contextual.tui.format import tokens as figure
 from contextual.tui.widgets.chat_log import ChatLog

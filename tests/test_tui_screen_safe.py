@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextual.core import events as ev
 from contextual.core import secrets
 from tests.fakes.llm_server import FakeLLMServer, Reply
-from tests.test_tui_flows import make_host, run_turn
+from tests.tui_helpers import make_host, run_turn
 from contextual.tui.app import ContextualApp
 from contextual.tui.screen_safe import screen_safe, screen_text, stream_guard
 from contextual.tui.widgets.chat_log import ChatLog

@@ -11,8 +11,8 @@ import pytest
 
 from contextual.core.config import load_config
 from tests.fakes.llm_server import FakeLLMServer
-from tests.test_snapshots import make_repo, tree_files
-from tests.test_tui_flows import SIZE, finish, run_turn, type_and_send, wait_for
+from tests.git_helpers import make_repo, tree_files
+from tests.tui_helpers import SIZE, finish, run_turn, type_and_send, wait_for
 from contextual.tui.app import ContextualApp
 from contextual.tui.host import RealHost
 from contextual.tui.screens.rewind_picker import RewindPicker

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from contextual.core.snapshot import GhostSnapshots
 from contextual.core.snapshot.undo import undo_last, undoable_turns
-from tests.test_snapshots import make_repo, repo_state, run_git, tree_files
+from tests.git_helpers import make_repo, repo_state, run_git, tree_files
 
 
 async def run_turn(snaps: GhostSnapshots, entries: list[dict], turn_id: str, root: Path, changes: dict) -> None:

@@ -11,7 +11,7 @@ from contextual.core.messages import Message
 from contextual.core.session import SessionWriter, load_session
 from contextual.core.snapshot import GhostSnapshots
 from contextual.undo_cmd import undo_main
-from tests.test_snapshots import make_repo, tree_files
+from tests.git_helpers import make_repo, tree_files
 
 
 async def record_turn(home: Path, repo: Path, session_id: str) -> dict[str, bytes]:

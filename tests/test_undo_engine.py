@@ -8,7 +8,7 @@ from contextual.core.session import SessionWriter, load_session
 from contextual.core.snapshot import GhostSnapshots
 from contextual.core.snapshot.undo import undo_in_open_session
 from tests.engine_helpers import engine_with, finish, finished, run
-from tests.test_snapshots import make_repo, tree_files
+from tests.git_helpers import make_repo, tree_files
 
 
 def write_action(path: str, content: str) -> str:

@@ -1,0 +1,64 @@
+"""Shared helpers for tests that drive the real app with Pilot against the fake LLM server."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from contextual.core.config import load_config
+from contextual.tui.host import RealHost
+from contextual.tui.widgets.scratchpad import ScratchpadView
+from tests.fakes.llm_server import FakeLLMServer
+
+SIZE = (120, 40)
+READ_CART = 'Thought: the cart first\nAction: Read[{"file_path": "cart.py"}]'
+
+
+def finish(text: str) -> str:
+    return f"Thought: done\nAction: Finish[{text}]"
+
+
+def make_project(tmp: Path, lines: int = 300) -> Path:
+    root = tmp / "proj"
+    root.mkdir()
+    (root / "cart.py").write_text("".join(f"def total_{i}(): return {i}\n" for i in range(lines)))
+    return root
+
+
+def make_host(tmp: Path, base_url: str, **flags) -> RealHost:
+    root = tmp / "proj" if (tmp / "proj").exists() else make_project(tmp)
+    config = load_config(root, {"model": "fake-model", "base_url": base_url, "api_key": "sk-test", **flags},
+                         env={"CONTEXTUAL_HOME": str(tmp / "home")})
+    return RealHost(config)
+
+
+@contextmanager
+def server(script: list) -> Iterator[FakeLLMServer]:
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        yield srv
+
+
+async def type_and_send(pilot, text: str) -> None:
+    pilot.app.query_one("#prompt").load_text(text)
+    await pilot.press("enter")
+
+
+async def wait_for(pilot, predicate, timeout: float = 30.0) -> None:
+    """The one wait in app tests: until ``predicate()`` holds (a failure, not a hang, when it never does)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached in time")
+        await pilot.pause(0.01)
+
+
+async def run_turn(pilot, text: str) -> None:
+    pad = pilot.app.query_one(ScratchpadView)
+    started = len(pad.turns)
+    await type_and_send(pilot, text)
+    await wait_for(pilot, lambda: len(pad.turns) > started and pad.turns[-1].outcome != "running")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
