@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from contextual.core.session.schema import CompactionRecord
 from contextual.core.context.history import HistoryManager, apply_compaction, plan_compaction, rounds
-from contextual.core.context.pins import Pins, pinned_form, protect, summary_note, unit_of
+from contextual.core.context.pairing import unit_of
+from contextual.core.context.pins import Pins, pinned_form, protect, summary_note
 from contextual.core.messages import Message
 from contextual.core.session import SessionWriter, load_session
 

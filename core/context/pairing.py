@@ -1,16 +1,17 @@
 """History invariants of call/result pairing (seed 002 D2, seed 003): the one implementation.
 
-Used by the engine (restore), the interrupt path and the session loader. Small named functions, Codex style:
+Used by the engine (restore), the interrupt path, the session loader and pins. Small named functions, Codex style:
 - every assistant step that names a `call_id` is followed by its result; one that never got a result gets a
   synthetic "aborted" result right after it, with an id derived from the call id (loading twice, or
   interrupting then loading, gives the same history);
-- a tool result whose call appears nowhere is an orphan and is dropped (a result without a call id too).
+- a tool result whose call appears nowhere is an orphan and is dropped (a result without a call id too);
+- a step and its result are one unit (`unit_of`): pinning either pins both.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from contextual.core.context.compressor import dumps
 from contextual.core.messages import Message, MessageMeta
@@ -46,6 +47,17 @@ def call_of(message: Message) -> CallRef | None:
     if message.role != "assistant" or not message.call_id:
         return None
     return CallRef(message.call_id, message.tool_name, message.meta.get("args"), message.id, message.meta.get("step"))
+
+
+def unit_of(messages: Sequence[Message], message_id: str) -> set[str]:
+    """The message and, for a step or an observation, its partner (same call_id)."""
+    target = next((m for m in messages if m.id == message_id), None)
+    if target is None:
+        return set()
+    ids = {target.id}
+    if target.call_id and target.role in ("assistant", "tool"):
+        ids |= {m.id for m in messages if m.call_id == target.call_id and m.role in ("assistant", "tool")}
+    return ids
 
 
 def calls_in(messages: Iterable[Message]) -> dict[str, CallRef]:

@@ -15,21 +15,11 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
 from contextual.core.context.history import CompactionPlan
+from contextual.core.context.pairing import unit_of
 from contextual.core.messages import Message
 from contextual.core.tools.base import subject_of
 
 MAX_NOTE_CHARS = 160
-
-
-def unit_of(messages: Sequence[Message], message_id: str) -> set[str]:
-    """The message and, for a step or an observation, its partner (same call_id)."""
-    target = next((m for m in messages if m.id == message_id), None)
-    if target is None:
-        return set()
-    ids = {target.id}
-    if target.call_id and target.role in ("assistant", "tool"):
-        ids |= {m.id for m in messages if m.call_id == target.call_id and m.role in ("assistant", "tool")}
-    return ids
 
 
 @dataclass
