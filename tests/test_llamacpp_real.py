@@ -6,7 +6,7 @@
 The server runs on 127.0.0.1 with a 4,096-token window (-c 4096). A long `contextual -p` session runs with no
 window setting: the window must be detected from the server, our counts calibrated to its tokenizer, and no
 request may be rejected for size. A small base model answers junk (format errors): that is expected and
-makes the scratchpad grow fast, which is the point. README "Real local servers" says how to build both.
+makes the scratchpad grow fast, which is the point. docs/models.md says how to build both.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ N_CTX = 4096
 pytestmark = pytest.mark.skipif(
     not (SERVER and MODEL and Path(SERVER).is_file() and Path(MODEL).is_file()),
     reason="no real llama.cpp: set CONTEXTUAL_LLAMACPP_SERVER (llama-server binary) and CONTEXTUAL_LLAMACPP_MODEL "
-           "(a .gguf file) to run these; README 'Real local servers' shows how to build both from packages")
+           "(a .gguf file) to run these; docs/models.md shows how to build both from packages")
 
 
 def _free_port() -> int:

@@ -1,0 +1,32 @@
+"""The README is the user's guide: every slash command and every key of the app is in it, and its test command is
+the one CI runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from contextual.tui import commands
+from contextual.tui.app import ContextualApp
+
+REPO = Path(__file__).resolve().parents[1]
+README = (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def test_every_slash_command_is_documented():
+    missing = [c.name for c in commands.COMMANDS if f"`{c.name}" not in README]
+    assert missing == []
+
+
+def test_every_key_of_the_main_screen_is_documented():
+    shown_as = {"escape": "esc"}
+    keys = {shown_as.get(key, key) for binding in ContextualApp.BINDINGS
+            for key in binding.key.split(",")}   # type: ignore[union-attr]
+    missing = sorted(k for k in keys if f"`{k}`" not in README and f"`{k} " not in README and f" {k}`" not in README)
+    assert missing == []
+
+
+def test_the_ci_runs_the_readmes_test_command_verbatim():
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    command = ci.strip().splitlines()[-1]
+    assert f"```sh\n{command}\n```" in README
+    assert len(README.splitlines()) <= 180
