@@ -3,6 +3,7 @@ knows the concrete classes (the session writer, the ghost snapshots, a test doub
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
 from contextual.core.events import UsageEvent
@@ -13,6 +14,7 @@ from contextual.core.session.schema import CompactionRecord
 class SessionSink(Protocol):
     """Where the engine records what happens (CONTRACT "Session files"); writes are queued, flush waits."""
     session_id: str
+    path: Path                   # the session file (undo and the app's transcript read it back)
 
     def append_message(self, msg: Message) -> None: ...
     def append_tool_use(self, call_id: str, name: str, args: Any, parent: Message) -> None: ...
@@ -24,6 +26,7 @@ class SessionSink(Protocol):
     def append_pins(self, ids: list[str]) -> None: ...
     def append_entry(self, entry: dict[str, Any]) -> None: ...
     async def flush(self, fsync: bool = False) -> None: ...
+    async def close(self) -> None: ...
 
 
 class SnapshotHook(Protocol):

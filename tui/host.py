@@ -8,9 +8,16 @@ so opening and closing the app leaves no empty sessions behind.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
 from contextual.core.config import Config
+from contextual.core.messages import Message
+
+if TYPE_CHECKING:       # the engine is imported where one is made: the app's first frame does not wait for it
+    from contextual.core.agent import Engine
+    from contextual.core.session import SessionInfo
+
+Confirm = Callable[[list[str]], Awaitable[bool]]     # asked before undo overwrites files edited by hand
 
 
 @dataclass
@@ -18,9 +25,9 @@ class Opened:
     """An engine ready to use, with what the user should read about how it was opened: notices, the session's
     whole record (archived rounds included: the chat shows what was said, not the compacted history) and how many
     turns it already had (the scratchpad numbers on from there)."""
-    engine: Any
+    engine: Engine
     notices: list[str] = field(default_factory=list)
-    transcript: list[Any] = field(default_factory=list)
+    transcript: list[Message] = field(default_factory=list)
     turns_before: int = 0
 
 
@@ -31,12 +38,12 @@ class Host(Protocol):
     def new_engine(self) -> Opened: ...
     async def connect(self) -> None: ...                                 # the window and the provider, once
     def resume(self, session_id: str | None = None) -> Opened: ...     # None: this project's latest
-    def list_sessions(self) -> list[Any]: ...
-    def ensure_session(self, engine: Any) -> None: ...
-    async def transcript(self, engine: Any) -> list[Any]: ...
-    async def undo(self, engine: Any, confirm_overwrite: Any = None) -> str: ...
-    async def restore_turns(self, engine: Any, turns: set, confirm_overwrite: Any = None) -> list[str]: ...
-    async def close(self, engine: Any) -> None: ...
+    def list_sessions(self) -> list[SessionInfo]: ...
+    def ensure_session(self, engine: Engine) -> None: ...
+    async def transcript(self, engine: Engine) -> list[Message]: ...
+    async def undo(self, engine: Engine, confirm_overwrite: Confirm | None = None) -> str: ...
+    async def restore_turns(self, engine: Engine, turns: set[str], confirm_overwrite: Confirm | None = None) -> list[str]: ...
+    async def close(self, engine: Engine) -> None: ...
 
 
 class RealHost:
@@ -63,7 +70,7 @@ class RealHost:
         config = await resolve_window(self.settings.config)
         self.settings.connect(config, await asyncio.to_thread(make_provider, config))
 
-    def _engine(self) -> Any:
+    def _engine(self) -> Engine:
         from contextual.core.runtime import new_engine
         engine = new_engine(self.settings)
         if self.mcp is not None:
@@ -84,7 +91,7 @@ class RealHost:
     def new_engine(self) -> Opened:
         return Opened(self._engine())
 
-    def list_sessions(self) -> list[Any]:
+    def list_sessions(self) -> list[SessionInfo]:
         from contextual.core.session import list_sessions
         return list_sessions(self.config.home, self.config.project_root)
 
@@ -108,13 +115,13 @@ class RealHost:
         turns = sum(1 for m in loaded.full_record if m.role == "user" and not m.meta.get("undo"))
         return Opened(engine, notices, list(loaded.full_record), turns)
 
-    def ensure_session(self, engine: Any) -> None:
+    def ensure_session(self, engine: Engine) -> None:
         if engine.session is not None:
             return
         from contextual.core.runtime import attach, open_writer
         attach(engine, *open_writer(self.config))
 
-    async def undo(self, engine: Any, confirm_overwrite: Any = None) -> str:
+    async def undo(self, engine: Engine, confirm_overwrite: Confirm | None = None) -> str:
         """Undo the latest turn that changed files; returns what the user reads. ``confirm_overwrite`` is asked
         (with the paths) before files edited by hand after that turn are overwritten."""
         from contextual.core.snapshot.git import GitError
@@ -130,7 +137,7 @@ class RealHost:
             engine.add_message(result.message)
         return render_result(result)
 
-    async def restore_turns(self, engine: Any, turns: set, confirm_overwrite: Any = None) -> list[str]:
+    async def restore_turns(self, engine: Engine, turns: set[str], confirm_overwrite: Confirm | None = None) -> list[str]:
         """Rewind's files: undo, newest first, every turn in ``turns`` whose file changes can still be undone;
         returns what the user reads, one block per turn."""
         from contextual.core.snapshot.git import GitError
@@ -153,7 +160,7 @@ class RealHost:
                 break
         return shown
 
-    async def transcript(self, engine: Any) -> list[Any]:
+    async def transcript(self, engine: Engine) -> list[Message]:
         """The session's whole record as written so far (archived rounds included), else the live history."""
         if engine.session is None:
             return list(engine.history.messages)
@@ -163,7 +170,7 @@ class RealHost:
         path = engine.session.path
         return list(await asyncio.to_thread(lambda: load_session(path).full_record))
 
-    async def close(self, engine: Any) -> None:
+    async def close(self, engine: Engine) -> None:
         if engine is not None and engine.session is not None:
             await engine.session.close()
             engine.attach_session(None, None)
@@ -178,7 +185,7 @@ def _import_network() -> None:
     import contextual.core.providers.model_info  # noqa: F401
 
 
-async def undoable_turns_ordered(engine: Any) -> list[str]:
+async def undoable_turns_ordered(engine: Engine) -> list[str]:
     """Ids of the turns that can still be undone, oldest first (empty without a session); the session file is
     read in a thread: it can be long."""
     if engine.session is None:
@@ -191,6 +198,6 @@ async def undoable_turns_ordered(engine: Any) -> list[str]:
     return list(await asyncio.to_thread(lambda: undoable_turns(load_session(path).entries)))
 
 
-async def undoable_turns_of(engine: Any) -> set[str]:
+async def undoable_turns_of(engine: Engine) -> set[str]:
     """Ids of the turns of the engine's session that can still be undone (empty without a session)."""
     return set(await undoable_turns_ordered(engine))

@@ -14,7 +14,7 @@ from contextual.core.snapshot.plan import (Confirm, UndoError, UndoResult, not_u
 from contextual.core.snapshot.restore import restore_copies, restore_git
 
 if TYPE_CHECKING:
-    from contextual.core.session.writer import SessionWriter
+    from contextual.core.ports import SessionSink
 
 __all__ = ["UndoError", "UndoResult", "undo_last", "undoable_turns", "undo_in_open_session", "record_undo",
            "render_result", "undo_note"]
@@ -78,14 +78,14 @@ def note_message(result: UndoResult) -> Message:
     return Message(role="user", content=result.note, meta={"undo": result.turn_id or ""})
 
 
-def record_undo(writer: SessionWriter, result: UndoResult) -> None:
+def record_undo(writer: SessionSink, result: UndoResult) -> None:
     """Append the undo entry and the note to a session (a SessionWriter)."""
     if result.entry is not None and result.message is not None:
         writer.append_entry(result.entry)
         writer.append_message(result.message)
 
 
-async def undo_in_open_session(project_root: Path, writer: SessionWriter, *,
+async def undo_in_open_session(project_root: Path, writer: SessionSink, *,
                                confirm_overwrite: Confirm | None = None) -> UndoResult:
     """``/undo`` in the app that holds the session: read its entries, undo, record. The caller appends
     ``result.message`` (when set) to the engine's in-memory history, so the next prompt carries the note."""

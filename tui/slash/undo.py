@@ -37,7 +37,7 @@ class Rewind:
         message_id, with_files = chosen
         history = engine.history.messages
         index = next(i for i, m in enumerate(history) if m.id == message_id)
-        later_turns = {m.meta.get("turn") for m in history[index:] if m.role == "user"}
+        later_turns = {turn for m in history[index:] if m.role == "user" and (turn := m.meta.get("turn"))}
         if with_files:
             for line in await app.host.restore_turns(engine, later_turns, lambda p: confirm_overwrite(app, p)):
                 await app.say(line, "error" if line.startswith("undo failed") else "info")
