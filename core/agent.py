@@ -6,7 +6,7 @@ together and passes calls through.
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Sequence
+from typing import Any, AsyncIterator, Sequence, TYPE_CHECKING
 
 from contextual.core.config import Config
 from contextual.core.context.builder import Built, ContextBuilder
@@ -29,6 +29,9 @@ from contextual.core.prompt import PromptView, Trigger
 from contextual.core.providers.base import Provider
 from contextual.core.session.schema import CompactionRecord
 from contextual.core.tools.base import Tool, ToolContext
+
+if TYPE_CHECKING:       # the MCP layer is imported only when a server is configured
+    from contextual.core.mcp.manager import MCPManager
 
 __all__ = ["Engine", "Event", "FORMAT_ERROR_TOOL"]
 
@@ -107,7 +110,7 @@ class Engine:
         return self.toolbox.ctx
 
     @property
-    def mcp(self) -> Any:
+    def mcp(self) -> MCPManager | None:
         return self.toolbox.mcp
 
     @property
@@ -168,7 +171,7 @@ class Engine:
         self._between_turns("cannot switch the model")
         await self.settings.set_model(model)
 
-    def attach_mcp(self, manager: Any) -> None:
+    def attach_mcp(self, manager: MCPManager) -> None:
         self.toolbox.mcp = manager
         self.recorder.warnings += [ev.message for ev in self.sync_tools() if isinstance(ev, Notice)]
 

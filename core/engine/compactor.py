@@ -30,7 +30,7 @@ class Compactor:
         self._pins = pins
         self._interactive = interactive
         self.log: list[CompactionRecord] = []                 # the compaction log (`/compactions`), newest last
-        self._summary_task: asyncio.Task[Any] | None = None
+        self._summary_task: asyncio.Task[compaction.CompactionOutcome] | None = None
         self._cancelled = False
 
     def cancel(self) -> None:

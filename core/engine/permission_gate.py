@@ -20,8 +20,10 @@ class PermissionGate:
         self.interactive = interactive
         self.allowed_for_session: set[str] = set()
 
-    async def check(self, tool: Tool, name: str, args: Any) -> AsyncIterator[Any]:
-        """Yields a PermissionRequest (and waits on its future) or a refusal/denial result dict."""
+    async def check(self, tool: Tool, name: str, args: Any
+                    ) -> AsyncIterator[PermissionRequest | PermissionDecided | dict[str, Any]]:
+        """Yields a PermissionRequest (and waits on its future) and what was decided, or a refusal/denial result
+        (a C1 dict). ``args``: the call's arguments as the model wrote them (JSON)."""
         config = self._settings.config
         mode, rules, root = config.permission_mode, config.permissions, config.project_root
         verdict = permissions.decide(tool, args, mode, rules, root, self.allowed_for_session)

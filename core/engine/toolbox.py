@@ -3,7 +3,7 @@ and L1 (which describes exactly these tools)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from contextual.core import secrets
 from contextual.core.engine.prompt_state import PromptState
@@ -13,12 +13,16 @@ from contextual.core.tools.base import Tool, ToolContext
 from contextual.core.tools.runner import run_tool
 
 
+if TYPE_CHECKING:       # the MCP layer is imported only when a server is configured
+    from contextual.core.mcp.manager import MCPManager
+
+
 class Toolbox:
     def __init__(self, settings: Settings, tools: dict[str, Tool], system_prompt: str) -> None:
         self.tools = tools
         self.base_tools = dict(tools)                # the built-in tools; MCP tools join at run time
         self.base_system_prompt = system_prompt      # L1 without MCP tools
-        self.mcp: Any = None                         # core.mcp.manager.MCPManager when servers are configured
+        self.mcp: MCPManager | None = None           # when servers are configured
         self._mcp_version = 0
         # A Read deny rule covers every tool that shows file contents or names (the config in force now).
         self.ctx = ToolContext(root=settings.config.project_root, withheld=lambda rel: settings.config.permissions

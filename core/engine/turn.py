@@ -243,11 +243,11 @@ class TurnLoop:
         if self._recorder.session is not None:
             self._recorder.session.append_tool_use(call_id, parsed.tool, parsed.args, assistant)
         result: dict[str, Any] | None = None
-        async for ev in self._gate.check(tools[parsed.tool], parsed.tool, parsed.args):
-            if isinstance(ev, dict):
-                result = ev
+        async for asked in self._gate.check(tools[parsed.tool], parsed.tool, parsed.args):
+            if isinstance(asked, dict):
+                result = asked
             else:
-                yield ev
+                yield asked
         yield ToolStarted(parsed.tool, parsed.args, step, call_id)
         if result is None:
             done: list[dict[str, Any]] = []
