@@ -7,21 +7,18 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from tests.cli_helpers import cli_env, home_of, sigint_at_default
 from tests.fakes.llm_server import FakeLLMServer
+from tests.waits import until
 
 # A stdio MCP server that says it started (a file) and then never answers.
 SILENT = "import pathlib, sys, time; pathlib.Path(sys.argv[1]).write_text('up'); time.sleep(120)"
 
 
 def _wait_for(path: Path, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        assert time.monotonic() < deadline, f"{path} never appeared"
-        time.sleep(0.05)
+    until(path.exists, f"{path} appearing", timeout)
 
 
 def test_ctrl_c_while_context_waits_on_a_silent_server_is_one_line_and_status_130(project: Path):

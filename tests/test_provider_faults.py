@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import time
 
 import pytest
 
@@ -15,6 +14,7 @@ from tests.fakes.llm_helpers import (RecordingSleep, collect, make_provider, rea
                                      stream_once, usages, visible_text)
 from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
 from tests.fakes.server_flavors import Flavor
+from tests.waits import until_async
 
 ANSWER = "Thought: the tests pass.\nAction: Finish[all good]"
 KEY = "sk-test-key-123456"
@@ -203,10 +203,7 @@ async def test_cancelling_mid_stream_closes_the_connection(kind):
         with pytest.raises(asyncio.CancelledError):
             await task
         # The server notices the hang-up at its next write: the stream is not left running.
-        deadline = time.monotonic() + 3
-        while srv.active_streams and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
-        assert srv.active_streams == 0
+        await until_async(lambda: srv.active_streams == 0, "the server seeing the hang-up")
         pool = provider._client._transport._pool
         assert pool.connections == [], "the cut connection is closed, not returned to the pool"
         assert len(srv.requests) == 1, "a cancel is not retried"

@@ -31,11 +31,8 @@ async def gone(pid: int, within: float = 3.0) -> bool:
 
 
 async def wait_for_pid(path) -> int:
-    for _ in range(200):
-        if path.exists() and path.read_text().strip():
-            return int(path.read_text())
-        await asyncio.sleep(0.01)
-    raise AssertionError("the command never wrote its child's pid")
+    await until_async(lambda: path.exists() and path.read_text().strip(), "the command writing its child's pid")
+    return int(path.read_text())
 
 
 async def test_runs_in_the_root_with_stdout_stderr_apart(ctx):
@@ -177,6 +174,7 @@ async def test_api_keys_are_not_passed_to_commands(ctx, monkeypatch):
 
 
 from hypothesis import given, strategies as st  # noqa: E402
+from tests.waits import until_async
 
 
 @given(chunks=st.lists(st.binary(max_size=40), max_size=20), head=st.integers(0, 30), tail=st.integers(0, 30))
