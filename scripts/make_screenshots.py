@@ -98,7 +98,7 @@ async def scenario(size: tuple[int, int], suffix: str) -> None:
             for n in range(2):
                 await run_turn(pilot, f"check round {n}")
             if app.narrow:
-                app.action_toggle("history")      # below 100 columns: the History tab
+                app.action_toggle_region("history")      # below 100 columns: the History tab
             history = app.query_one(HistoryView)
             history.focus()
             history.highlighted = 2
@@ -141,7 +141,7 @@ async def scenario(size: tuple[int, int], suffix: str) -> None:
             await pilot.press("y")
             await wait_for(pilot, lambda: not app.turn_running)
             if app.narrow:
-                app.action_toggle("scratchpad")    # below 100 columns: the Scratchpad tab shows the live turn
+                app.action_toggle_region("scratchpad")    # below 100 columns: the Scratchpad tab shows the live turn
             await pilot.pause()
 
             send(app, "now make the test pass")
