@@ -36,17 +36,28 @@ async def test_next_prompt_is_what_the_next_call_sends(tmp_path: Path):
     assert tool.source.path == "a.py" and tool.source.message_id in {m.id for m in engine.history.messages}
 
 
+async def run_reading_views(engine, text: str) -> tuple[list, list]:
+    """The turn's events, and each PromptChanged's view read while the event is handled (as a front end does)."""
+    events, views = [], []
+    async for ev in engine.run_turn(text):
+        events.append(ev)
+        if isinstance(ev, PromptChanged):
+            views.append(ev.view)
+    return events, views
+
+
 async def test_turn_events_record_messages_and_the_changed_prompt(tmp_path: Path):
     (tmp_path / "a.py").write_text("x = 1\n")
     answer = "Done.\n\n```python\nx = [1, 2]\n```\n\nThat is  all."
     async with engine_with(tmp_path, [read_action("a.py"), Reply(finish(answer), chunk_size=3)]) as (engine, srv):
-        events = await run(engine, "look")
+        events, views = await run_reading_views(engine, "look")
     recorded = [e.message for e in events if isinstance(e, MessageRecorded)]
     assert [m.role for m in recorded] == ["user", "assistant", "tool", "assistant"]
     assert [m.id for m in recorded] == [m.id for m in engine.history.messages]
-    changed = [e for e in events if isinstance(e, PromptChanged)]
-    assert changed and changed[-1].view.trigger == engine.compaction_due("")
-    assert render_messages(list(changed[-1].view.messages)) == render_messages(list(engine.next_prompt().messages))
+    # One view after the input, one after the step's result, one for the next turn: at most one per step.
+    assert len(views) == 3
+    assert views[-1].trigger == engine.compaction_due("")
+    assert render_messages(list(views[-1].messages)) == render_messages(list(engine.next_prompt().messages))
     deltas = "".join(e.text for e in events if isinstance(e, AnswerDelta))
     final = [e for e in events if isinstance(e, FinalAnswer)]
     assert len(final) == 1 and final[0].text == answer            # fences and inner spacing kept
@@ -59,12 +70,12 @@ async def test_adjustments_are_summed_up_once_per_turn_and_marked_on_messages(tm
     (tmp_path / "big.txt").write_text("\n".join(f"line {i} " + "y" * 60 for i in range(3000)))
     steps = [read_action("big.txt")] * 4 + [finish("ok")]
     async with engine_with(tmp_path, steps, context_window=6000, output_reserve=1000) as (engine, srv):
-        events = await run(engine, "read it many times")
+        events, seen = await run_reading_views(engine, "read it many times")
     summaries = [e for e in events if isinstance(e, TurnAdjustments)]
     assert len(summaries) == 1 and summaries[0].adjustments
     kinds = [type(e) for e in events]
     assert kinds.index(TurnAdjustments) < kinds.index(AnswerDelta)      # the answer stays the last thing read
-    views = [e.view for e in events if isinstance(e, PromptChanged) and e.view.adjustments]
+    views = [v for v in seen if v.adjustments]
     assert views, "the view of a fitted prompt carries its adjustments"
     marked = [m for v in views for m in v.changed_messages()]
     assert marked and all(m.form in ("hard", "cut", "dropped") for m in marked)

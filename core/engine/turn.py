@@ -9,7 +9,6 @@ the compressed record.
 from __future__ import annotations
 
 import uuid
-from functools import partial
 from typing import Any, AsyncIterator
 
 from contextual.core import secrets
@@ -60,11 +59,14 @@ class TurnLoop:
         return self._toolbox.sync(self._prompt, announce=self._controls.sent.count > 0)
 
     def changes(self, force: bool = False) -> list[EngineEvent]:
-        """MessageRecorded for what was recorded since last time, then one PromptChanged."""
-        if not self._recorder.has_recorded() and not force:
-            return []
-        out: list[EngineEvent] = [MessageRecorded(m) for m in self._recorder.take_recorded()]
-        return out + [PromptChanged(self._prompt.next_prompt)]
+        """MessageRecorded for what was recorded since last time, then one PromptChanged when the next prompt is
+        settled: after the user's message and after each step's result (not after the step's own action, whose
+        result is still to come), and at the turn's end (``force``) — so at most one view per step."""
+        recorded = self._recorder.take_recorded()
+        out: list[EngineEvent] = [MessageRecorded(m) for m in recorded]
+        if force or any(m.role in ("user", "tool") for m in recorded):
+            out.append(PromptChanged(self._prompt.next_prompt))
+        return out
 
     # ---- one turn --------------------------------------------------------------------------------
     async def run(self, text: str) -> AsyncIterator[Event]:
@@ -145,9 +147,9 @@ class TurnLoop:
             for note in prompt.builder.rules_notices():      # a rules file refused or cut: the user hears it too
                 yield Notice(note, "warning")
             if built.adjustments:
-                # Shown on the messages they touched (the view), summed up once at turn end: no chat line per step.
+                # Shown on the messages they touched (the view of this same prompt went out with the step before),
+                # summed up once at turn end: no chat line per step.
                 self._adjustments.extend(built.adjustments)
-                yield PromptChanged(partial(prompt.view_of, built))
             reply: list[str] = []
             thinking: list[str] = []
             try:
