@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from rich.text import Text
 from textual import events, on, work
@@ -26,7 +26,6 @@ from textual.worker import Worker, WorkerState
 from contextual.core import tokens
 from contextual.core.config import Config
 from contextual.core.messages import Message
-from contextual.core.session.schema import CompactionRecord
 from contextual.tui import commands
 from contextual.tui.host import Host, Opened, undoable_turns_of
 from contextual.tui.layout import Regions
@@ -44,6 +43,11 @@ from contextual.tui.widgets.prompt_input import PromptBox, PromptInput
 from contextual.tui.widgets.scratchpad import ScratchpadView
 from contextual.tui.widgets.status_line import StatusLine
 from contextual.tui.widgets.token_meter import TokenMeter
+from contextual.core.prompt import PromptView
+
+if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
+    from contextual.core.session.schema import CompactionRecord
+    from contextual.core.agent import Engine
 
 QUIT_AGAIN_WITHIN = 3.0            # seconds: a second ctrl+c when idle quits
 MAIN_ONLY = {"compact", "open_stored_full", "resume", "context", "toggle_region", "resize_side", "cancel_turn",
@@ -102,7 +106,7 @@ class ContextualApp(App):
     def status(self) -> StatusLine:
         return self.query_one(StatusLine)
 
-    def show_prompt(self, view: Any = None) -> None:
+    def show_prompt(self, view: PromptView | None = None) -> None:
         """History, meter and top bar from one reading of the next prompt (placeholders until the tokenizer is
         loaded: nothing counts on this thread before then)."""
         from contextual.tui.prompt_view import shown_from_view
@@ -384,7 +388,7 @@ class ContextualApp(App):
         self._load_undoable(self.engine)
 
     @work(exclusive=True, group="undoable", exit_on_error=False)
-    async def _load_undoable(self, engine: Any) -> None:
+    async def _load_undoable(self, engine: Engine) -> None:
         try:
             turns = await undoable_turns_of(engine)
         except Exception:       # a session closed meanwhile or unreadable: no marks rather than a crash

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING
 
 from contextual.core.prompt import PromptMessage, PromptView
 from contextual.tui.screen_safe import screen_text
+
+if TYPE_CHECKING:
+    from contextual.core.agent import Engine
 
 LAYERS = ("L1", "L2", "L3", "input", "scratchpad", "todo")
 
@@ -82,6 +85,6 @@ def shown_from_view(view: PromptView) -> Shown:
                  dropped=tuple(_message(m) for m in view.dropped))
 
 
-def next_prompt(engine: Any, input_text: str = "") -> Shown:
+def next_prompt(engine: Engine, input_text: str = "") -> Shown:
     """The next prompt for ``input_text``, from the engine's own view."""
     return shown_from_view(engine.next_prompt(input_text))

@@ -8,16 +8,15 @@ never waits on the user except where the user must read something (a permission,
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, AsyncIterator, assert_never
+from typing import AsyncIterator, Callable, TYPE_CHECKING, assert_never
 
 from contextual.core import events as ev
-from contextual.core.agent import Event
-from contextual.core.context.compaction_review import CompactionReview
 from contextual.tui.format import args_label, plural, tokens
 from contextual.tui.screen_safe import stream_guard
 from contextual.tui.surfaces import Surfaces
 
 if TYPE_CHECKING:       # the modals are imported when they first open: not needed for the first frame
+    from contextual.core.context.compaction_review import Event
     from contextual.tui.screens.compaction import CompactionModal
     from contextual.tui.screens.permission import PermissionModal
 
@@ -77,9 +76,9 @@ class EventRouter:
         if self._cancel_hook is not None:
             self._cancel_hook()
 
-    _cancel_hook: Any = None
+    _cancel_hook: Callable[[], None] | None = None
 
-    def set_compaction_canceller(self, hook: Any) -> None:
+    def set_compaction_canceller(self, hook: Callable[[], None] | None) -> None:
         """What esc in the compaction modal calls (the engine's cancel_compaction)."""
         self._cancel_hook = hook
 
@@ -91,6 +90,7 @@ class EventRouter:
 
     async def _dispatch(self, e: Event) -> None:
         """Every kind of event, each to its handler; an unknown one is a programming error (assert_never)."""
+        from contextual.core.context.compaction_review import CompactionReview   # loaded by the first turn, not at launch
         match e:
             case ev.PromptChanged():
                 self.ui.show_prompt(e.view)

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from textual.screen import Screen
 
-from contextual.core.session.schema import CompactionRecord
+from contextual.core.prompt import PromptView
 from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.scratchpad import ScratchpadView
 from contextual.tui.widgets.status_line import StatusLine
+
+if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
+    from contextual.core.session.schema import CompactionRecord
 
 
 class Surfaces(Protocol):
@@ -22,7 +25,7 @@ class Surfaces(Protocol):
     @property
     def status(self) -> StatusLine: ...
 
-    def show_prompt(self, view: Any = None) -> None:
+    def show_prompt(self, view: PromptView | None = None) -> None:
         """History, meter and top bar from the next prompt (``view`` when the engine sent one, else re-read)."""
 
     def call_started(self) -> None:

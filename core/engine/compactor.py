@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, AsyncIterator, Sequence
+from typing import AsyncIterator, Sequence
 
 from contextual.core.clock import now_iso
 from contextual.core.context import compaction, review_flow

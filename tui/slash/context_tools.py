@@ -4,12 +4,15 @@ They use the engine's public calls only: `remind`, `toggle_pin`, `set_policy`, `
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING
 
-from contextual.core.agent import Engine
 from contextual.core.messages import Message
 from contextual.tui.prompt_view import Shown
 from contextual.tui.slash.port import AppPort
+
+if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
+    from contextual.core.agent import Engine
+    from contextual.core.context.ledger import LostFact
 
 
 def pinned_ids(engine: Engine) -> frozenset[str]:
@@ -24,7 +27,7 @@ def with_pins(shown: Shown, engine: Engine) -> Shown:
     return replace(shown, pinned=sum(m.tokens for source, m in shown.by_source().items() if source in ids))
 
 
-def reinject(app: AppPort, fact: Any) -> None:
+def reinject(app: AppPort, fact: LostFact | None) -> None:
     """A lost fact chosen in a ledger: it rides as a reminder on the next message the user sends."""
     if fact is None:
         return

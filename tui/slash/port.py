@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
-from contextual.core.agent import Engine
 from contextual.core.config import Config
 from contextual.core.messages import Message
 from contextual.tui.host import Host, Opened
 from contextual.tui.prompt_view import Shown
 from contextual.tui.settings import Remembered
+
+if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
+    from contextual.core.agent import Engine
 
 
 class AppPort(Protocol):
