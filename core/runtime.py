@@ -7,13 +7,19 @@ One implementation: `contextual -p` calls ``open_engine``; the app (tui/host.py)
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 from contextual.core import secrets
 from contextual.core.agent import Engine
 from contextual.core.config import Config, ConfigError
 from contextual.core.engine.settings import Settings
+from contextual.core.ports import SessionSink, SnapshotHook
 from contextual.core.providers.base import Provider
+
+if TYPE_CHECKING:       # loaded where a session is opened: `-p` without one never imports them
+    from contextual.core.session.loader import LoadedSession
+    from contextual.core.session.writer import SessionWriter
+    from contextual.core.snapshot.ghost import GhostSnapshots
 
 
 def session_path(config: Config, resume_id: str | None, continue_latest: bool) -> Path | None:
@@ -32,7 +38,7 @@ def session_path(config: Config, resume_id: str | None, continue_latest: bool) -
     return None
 
 
-def make_provider(config: Config) -> Any:
+def make_provider(config: Config) -> Provider | None:
     """The configured provider, or None when no model is configured yet (the app still opens)."""
     if config.missing_model_message() is not None:
         return None
@@ -45,7 +51,7 @@ def new_engine(settings: Settings, *, interactive: bool = True) -> Engine:
     return Engine(settings.config, settings.provider, interactive=interactive, settings=settings)
 
 
-def open_writer(config: Config, path: Path | None = None) -> tuple[Any, Any]:
+def open_writer(config: Config, path: Path | None = None) -> tuple[SessionWriter, GhostSnapshots]:
     """A locked SessionWriter (new, or appending to ``path``) and its ghost snapshots.
 
     Raises SessionError with one line naming the path and the cause (SessionLocked when another process holds it);
@@ -64,12 +70,12 @@ def open_writer(config: Config, path: Path | None = None) -> tuple[Any, Any]:
     return writer, snapshots
 
 
-def attach(engine: Engine, writer: Any, snapshots: Any) -> None:
+def attach(engine: Engine, writer: SessionSink | None, snapshots: SnapshotHook | None) -> None:
     """For the app, which opens a session only at the first input (so an idle launch leaves no file)."""
     engine.attach_session(writer, snapshots)
 
 
-def restore_into(engine: Engine, loaded: Any) -> None:
+def restore_into(engine: Engine, loaded: LoadedSession) -> None:
     """Put a loaded session's history, usage, todos, compaction log and load warnings into a fresh engine."""
     usage = loaded.last_usage.total if loaded.last_usage is not None else None
     engine.restore(loaded.history, usage, loaded.todos, loaded.compactions, warnings=loaded.warnings)

@@ -9,16 +9,20 @@ from typing import Iterable, Protocol
 
 
 class ArgsText(Protocol):
-    note: str
+    @property
+    def note(self) -> str: ...
 
     def render(self) -> str: ...
 
 
 class DescribedTool(Protocol):
     """What L1 needs of a tool: core's tools satisfy it; this package imports nothing of the engine."""
-    name: str
-    description: str
-    args: ArgsText
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def args(self) -> ArgsText: ...
 
 
 def describe_tool(tool: DescribedTool) -> str:

@@ -20,6 +20,7 @@ from contextual.core.clock import now_iso
 from contextual.core.snapshot import copies
 from contextual.core.snapshot import git as gitops
 from contextual.core.snapshot.prune import prune_copies, prune_refs
+from contextual.core.tools.base import BeforeChange
 
 DEFAULT_WARN_AFTER = 5.0        # the UI says so early; seed 003 only warns past 240 s
 SEED_WARN_AFTER = 240.0
@@ -27,7 +28,6 @@ REF_PREFIX = "refs/contextual/snapshots"
 DEFAULT_KEEP = 50               # turns whose snapshots are kept (config snapshot_keep)
 DEFAULT_MAX_AGE_DAYS = 30.0     # and no older than this (config snapshot_max_age_days)
 
-BeforeChange = Callable[..., Awaitable[None]]
 
 
 def safe_component(name: str) -> str:

@@ -50,7 +50,7 @@ class ArgSpec:
     args: tuple[Arg, ...] = ()
     note: str = ""                             # prose after the Arguments line of the prompt
     extra_allowed: bool = False                # names not declared pass unchecked (open JSON schemas)
-    _by_name: dict[str, Any] = field(init=False, repr=False, compare=False)
+    _by_name: dict[str, Arg] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_name", {arg.name: arg for arg in self.args})

@@ -7,7 +7,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Awaitable, Callable, Protocol
 
 _ESCAPED_BYTE = re.compile(r"\\x([89a-f][0-9a-f])")
 
@@ -44,6 +44,10 @@ class ToolError(Exception):
         self.code = code
 
 
+# The ghost-snapshot hook (core/snapshot): awaited with the paths a tool is about to change (none: Bash).
+BeforeChange = Callable[..., Awaitable[None]]
+
+
 @dataclass
 class ToolContext:
     root: Path                                   # resolved project root
@@ -51,12 +55,12 @@ class ToolContext:
     todos: list[dict[str, Any]] = field(default_factory=list)
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     # Called with the list of paths a tool is about to change, before it changes them (ghost snapshots).
-    before_change: Any = None
+    before_change: BeforeChange | None = None
     # Called with each piece of output a running tool produces (Bash), so the engine can show its tail.
-    on_output: Any = None
+    on_output: Callable[[str], None] | None = None
     # Whether a Read deny rule withholds this project-relative path (issue 26.2): Grep and Glob skip it, LS
     # marks it. None: nothing is withheld.
-    withheld: Any = None
+    withheld: Callable[[str], bool] | None = None
 
     def withholds(self, rel: str) -> bool:
         return self.withheld is not None and bool(self.withheld(rel))
@@ -92,12 +96,23 @@ class ToolContext:
             return str(path)
 
 
+class ArgChecker(Protocol):
+    """A tool's arguments as declared once (`core/tools/_args.py: ArgSpec`): checked by the runner, shown in L1."""
+    @property
+    def note(self) -> str: ...
+
+    def render(self) -> str: ...
+
+    def validate(self, value: object) -> dict[str, Any]: ...
+
+
 class Tool(Protocol):
     """What the registry, the runner, the prompt and the permission policy need of a tool (MCP tools too)."""
     name: str
     description: str            # the prompt's text for it (without the name, the Arguments and Example lines)
-    args: Any                   # an ArgSpec (core/tools/_args.py), declared once: validated by the runner,
-                                # rendered in the prompt
+    @property
+    def args(self) -> ArgChecker:   # an ArgSpec (core/tools/_args.py), declared once: checked by the runner,
+        ...                         # rendered in the prompt
     example: str                # one JSON object the prompt shows as `Action: Name[...]` ("" for none)
     needs_permission: bool      # asks before running in `default` mode (CONTRACT --permission-mode)
     edits_files: bool           # a file edit: `accept-edits` allows it; Edit/Write(glob) rules match its path
