@@ -10,19 +10,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
+
+from contextual.core.tools.base import ToolContext
 
 TAIL = 400
 EVERY = 0.25
+T = TypeVar("T")
 
-
-async def run_live(call: Awaitable[dict[str, Any]], ctx: Any, output_event: Callable[[str], Any],
-                   outcome: list[dict[str, Any]]) -> AsyncIterator[Any]:
+async def run_live(call: Awaitable[dict[str, Any]], ctx: ToolContext, output_event: Callable[[str], T],
+                   outcome: list[dict[str, Any]]) -> AsyncIterator[T]:
     """Runs ``call``; yields ``output_event(tail)`` as output arrives; appends the result to ``outcome``."""
     pieces: asyncio.Queue[str] = asyncio.Queue()
     ctx.on_output = pieces.put_nowait
     task = asyncio.ensure_future(call)
-    getter: asyncio.Future[Any] | None = None
+    getter: asyncio.Future[str] | None = None
     tail, last = "", 0.0
     try:
         while True:

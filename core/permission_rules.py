@@ -38,7 +38,7 @@ class Rule:
     text: str
     tool: str
     spec: str | None
-    _glob: Any = field(default=None, compare=False, repr=False)
+    _glob: Callable[[str], bool] | None = field(default=None, compare=False, repr=False)
     _words: tuple[str, ...] = field(default=(), compare=False, repr=False)     # a Bash spec's words
     _prefix: bool = field(default=False, compare=False, repr=False)           # Bash(words:*)
 

@@ -39,7 +39,7 @@ class SessionWriteError(SessionError):
 class _FlushWaiter:
     target: int
     fsync: bool
-    future: asyncio.Future[Any]
+    future: asyncio.Future[None]
 
 
 class SessionWriter:
