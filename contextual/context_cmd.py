@@ -8,9 +8,13 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from contextual.core import secrets
 from contextual.core.config import ConfigError, load_config
+
+if TYPE_CHECKING:
+    from contextual.core.session.schema import CompactionRecord
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,6 +44,14 @@ async def _next_prompt(engine, config, text: str):
             await manager.close()
 
 
+def compaction_json(record: "CompactionRecord") -> dict[str, Any]:
+    """One compaction of the session, with the recall probe's score (issue 30): facts kept of those archived."""
+    ledger = record.loss_ledger
+    return {"trigger": record.trigger, "timestamp": record.timestamp, "preTokens": record.pre_tokens,
+            "postTokens": record.post_tokens, "roundsArchived": record.rounds_archived,
+            "recall": ledger.recall() if ledger is not None else None}
+
+
 def context_main(argv: list[str]) -> int:
     from contextual.core.context.report import as_json, as_text
     from contextual.core.model_facts import resolve_window
@@ -59,7 +71,9 @@ def context_main(argv: list[str]) -> int:
         print(secrets.redact(f"warning: {warning}"), file=sys.stderr)
     # Like every output path, keys are redacted: an --input or a file holding one prints [redacted].
     if args.json:
-        print(json.dumps(secrets.redact_value(as_json(view)), ensure_ascii=False))
+        out = as_json(view)
+        out["compactions"] = [compaction_json(r) for r in engine.compactions]
+        print(json.dumps(secrets.redact_value(out), ensure_ascii=False))
     else:
         print(secrets.redact(as_text(view)))
     return 0

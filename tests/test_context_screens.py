@@ -106,7 +106,8 @@ async def test_preview_accepts_the_edited_text_and_shows_what_it_would_lose():
     app = Host(CompactionPreviewScreen(review))
     async with app.run_test(size=SIZE) as pilot:
         before = text_of(app, "#preview-loss")
-        assert "would lose" in before
+        total = review.ledger_for(review.summary).total
+        assert total and f"of {total} facts; missing: You must not change the public API" in before   # the recall probe
         area = app.screen.query_one(TextArea)
         area.load_text("Summary: backoff_ms = 250 in src/net/http_client.py; tests/test_http.py fails with "
                        "ConnectionResetError.")
@@ -115,6 +116,23 @@ async def test_preview_accepts_the_edited_text_and_shows_what_it_would_lose():
         await wait_for(pilot, lambda: app.results)
     (decision,) = app.results
     assert decision.action == "accept" and decision.text.startswith("Summary: backoff_ms = 250")
+
+
+async def test_preview_appends_the_missing_facts_with_one_key():
+    future = asyncio.get_running_loop().create_future()
+    review = _review("Summary: retry bug in src/net/http_client.py.", future)
+    app = Host(CompactionPreviewScreen(review))
+    async with app.run_test(size=SIZE) as pilot:
+        total = review.ledger_for(review.summary).total
+        assert f"of {total} facts; missing" in text_of(app, "#preview-loss")
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: "loses nothing" in text_of(app, "#preview-loss"))
+        assert f"keeps {total} of {total} facts" in text_of(app, "#preview-loss")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: app.results)
+    (decision,) = app.results
+    assert decision.text.startswith("Summary: retry bug") and "## Facts the summary must keep" in decision.text
+    assert "backoff_ms" in decision.text and "ConnectionResetError" in decision.text
 
 
 async def test_preview_retry_carries_instructions_and_escape_cancels():

@@ -52,7 +52,7 @@ async def test_compact_previews_the_summary_the_edit_is_stored_and_a_lost_item_i
             assert app.engine.history.messages == before                      # nothing changes before accepting
             archived = " ".join(str(w.render()) for w in preview.query(".archived"))
             assert "read alpha" in archived and "read beta" in archived and "read gamma" not in archived
-            assert "would lose" in str(preview.query_one("#preview-loss").render())
+            assert "facts; missing:" in str(preview.query_one("#preview-loss").render())
             preview.query_one("#preview-summary").load_text("## Summary\nEDITED: beta_handler_q2 lives in beta.py.")
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.result is not None)

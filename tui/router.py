@@ -228,7 +228,7 @@ class EventRouter:
             logged = self.ui.compactions_logged()
             ledger = logged[-1].loss_ledger if logged else None
             if ledger is not None and ledger.lost():      # issue 19.2: what it lost, one command away
-                note += f" · {plural(ledger.lost(), 'fact')} lost (/ledger shows them, enter re-injects one)"
+                note += f" · {ledger.score()}, {plural(ledger.lost(), 'fact')} lost (/ledger shows them, enter re-injects one)"
             await self.ui.chat.add_notice(note + (f" · fallback: {e.fallback}" if e.fallback else ""),
                                           "warning" if e.fallback else "info")
         # An automatic compaction inside a turn: the turn waits until its card has been read.

@@ -35,11 +35,13 @@ class CompactionHistoryScreen(ModalScreen[Any]):
     def on_mount(self) -> None:
         self.query_one("#history-box").border_title = "Compaction history · esc closes"
         table = self.query_one(DataTable)
-        table.add_columns("#", "when", "trigger", "before", "after", "lost", "fallback", "files included")
+        table.add_columns("#", "when", "trigger", "before", "after", "recall", "lost", "fallback", "files included")
         for number, record in enumerate(self.compactions, 1):
-            lost = str(record.loss_ledger.lost()) if record.loss_ledger is not None else "–"
+            ledger = record.loss_ledger
+            lost = str(ledger.lost()) if ledger is not None else "–"
+            recall = f"{ledger.kept()}/{ledger.total}" if ledger is not None and ledger.total else "–"
             table.add_row(str(number), (record.timestamp or "")[:19].replace("T", " "), record.trigger,
-                          tokens(record.pre_tokens), tokens(record.post_tokens), lost, record.fallback or "",
+                          tokens(record.pre_tokens), tokens(record.post_tokens), recall, lost, record.fallback or "",
                           ", ".join(record.files_included) or "none")
 
     def action_ledger(self) -> None:

@@ -2,12 +2,14 @@
 
 ctrl+s accepts the text as it stands (that is what is stored), ctrl+r asks the summary model again with the
 instructions typed below, ctrl+l shows what this summary would lose (the loss ledger, recomputed for the
-edited text), esc cancels and leaves history exactly as it was.
+edited text), the line below the panes is the recall probe ("keeps 41 of 47 facts", the missing ones named) and
+ctrl+t appends the missing facts to the summary, esc cancels and leaves history exactly as it was.
 """
 
 from __future__ import annotations
 
 from contextual.core.context.compaction_review import CompactionReview, ReviewDecision
+from contextual.core.context.ledger import repaired
 from contextual.core.messages import Message
 from contextual.tui.css import stylesheet
 from contextual.tui.format import tokens
@@ -20,6 +22,7 @@ from textual.widgets import Input, Static, TextArea
 from textual.timer import Timer
 
 PREVIEW_CHARS = 400       # of each archived message; the whole text is in History
+MISSING_SHOWN = 4         # missing facts named on the probe's line; ctrl+l lists them all
 RECOUNT_AFTER = 0.3       # seconds of no typing before "would lose" is recounted
 
 
@@ -34,6 +37,7 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
     BINDINGS = [Binding("ctrl+s", "accept", "accept", priority=True),
                 Binding("ctrl+r", "retry", "retry", priority=True),
                 Binding("ctrl+l", "ledger", "what it loses", priority=True),
+                Binding("ctrl+t", "append_missing", "append the missing facts", priority=True),
                 Binding("escape", "cancel", "cancel", priority=True)]
 
     def __init__(self, review: CompactionReview) -> None:
@@ -58,17 +62,20 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
 
     def on_mount(self) -> None:
         self.query_one("#preview-box").border_title = ("Compaction preview · ctrl+s accept · ctrl+r retry · "
-                                                       "ctrl+l what it loses · esc cancel")
+                                                       "ctrl+t add missing · ctrl+l what it loses · esc cancel")
         self.query_one("#preview-archive").border_title = "archived rounds"
         self.query_one("#preview-summary").border_title = "summary (editable)"
         self.query_one(TextArea).focus()
 
     def _loss_line(self, text: str) -> str:
+        """The recall probe (issue 30): how many of the archived rounds' facts this summary keeps, and which not."""
         ledger = self.review.ledger_for(text)
-        n = len(ledger.facts) + sum(ledger.omitted.values())
-        return (f"This summary would lose {n} fact(s) the archived rounds held (ctrl+l to see them); "
-                f"summary {tokens(len(text) // 3)} tokens (estimate)") if n else (
-            "This summary loses nothing the archived rounds held.")
+        if not ledger.lost():
+            return f"This summary {ledger.score()} the archived rounds held; it loses nothing."
+        shown = ", ".join(f.text for f in ledger.facts[:MISSING_SHOWN])
+        more = f" and {ledger.lost() - MISSING_SHOWN} more" if ledger.lost() > MISSING_SHOWN else ""
+        return (f"This summary {ledger.score()}; missing: {shown}{more} · ctrl+t appends them, ctrl+l lists them · "
+                f"summary {tokens(len(text) // 3)} tokens (estimate)")
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         # The ledger reads the whole archive (~0.1 s for a long one): recount once typing pauses, not per key.
@@ -92,6 +99,13 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
 
     def action_cancel(self) -> None:
         self.dismiss(ReviewDecision.cancel())
+
+    def action_append_missing(self) -> None:
+        area = self.query_one(TextArea)
+        text = repaired(area.text, self.review.ledger_for(area.text))
+        if text != area.text:
+            area.load_text(text)
+            self._update_loss()
 
     def action_ledger(self) -> None:
         self.app.push_screen(LossLedgerScreen(self.review.ledger_for(self.query_one(TextArea).text),
