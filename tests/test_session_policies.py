@@ -77,3 +77,22 @@ def test_a_turn_the_recording_left_unfinished_ends_with_a_finish():
                             Message("assistant", 'Thought: x\nAction: Read[{"file_path": "a"}]',
                                     meta={"call_id": "c1", "tool_name": "Read"})])
     assert turns[0].steps[-1].reply == ENDED and turns[0].steps[0].result is None
+
+
+async def test_line_recall_counts_observation_lines_the_prompt_still_holds(tmp_path):
+    """Issue 29.3: /policies showed line recall 0.000 for every policy, raw included, because the recall pairs
+    were built on the result's JSON (one line) instead of the observation's lines. Raw keeps every observation
+    whole, so each name the model reuses from one is found on a line still in the prompt."""
+    root = _project(tmp_path)
+    script = [read_action("src/mod0.py"),
+              'Thought: handler_0_7 looks wrong\nAction: Read[{"file_path": "src/mod1.py"}]',
+              finish("handler_0_7 and handler_1_3 are the ones")]
+    writer = SessionWriter.create(tmp_path / "home", root, session_id="pol3")
+    async with engine_with(root, script, session=writer) as (engine, srv):
+        finished(await run(engine, "look at the handlers"))
+        await writer.close()
+        figures = await compare_policies(load_session(writer.path).full_record, engine.config, ("raw", "ours"))
+    raw = figures["raw"]
+    assert raw.recall_total >= 2 and raw.recall == 1.0
+    assert raw.line_recall == 1.0
+    assert figures["ours"].line_recall is not None and figures["ours"].line_recall > 0

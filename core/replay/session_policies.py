@@ -9,7 +9,6 @@ policy. Like `contextual replay`, the window is lifted: what is measured is the 
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, replace
 from typing import Any, AsyncIterator, Callable, Iterable, Sequence
@@ -34,6 +33,7 @@ class RecordedStep:
     reply: str                  # what the model answered, verbatim
     tool: str | None = None     # the tool it called
     result: dict[str, Any] | None = None  # what the tool returned (None: a Finish or a format error)
+    observation: str = ""       # the observation's text as recorded (full form): what recall lines are read from
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ def recorded_turns(record: Iterable[Message]) -> list[RecordedTurn]:
         elif m.role == "tool" and m.call_id in by_call and by_call[m.call_id] < len(turns[-1][1]):
             steps = turns[-1][1]
             index = by_call[m.call_id]
-            steps[index] = replace(steps[index], result=_result(m))
+            steps[index] = replace(steps[index], result=_result(m), observation=m.full or m.content)
     out = []
     for text, steps in turns:
         if not steps or FINISH + "[" not in steps[-1].reply:
@@ -172,7 +172,9 @@ async def replay_session(turns: Sequence[RecordedTurn], policy: str, config: Con
         async for _ in engine.run_turn(turn.text):
             pass
     calls = [as_wire_dicts(r.messages) for r in model.requests]
-    outputs = [json.dumps(s.result, ensure_ascii=False) if s.result is not None else "" for s in steps]
+    # Recall pairs read the observation's own lines, as `contextual replay` reads a trajectory's output: the
+    # result's JSON is one line no prompt holds verbatim, which made line recall 0 for every policy.
+    outputs = [s.observation for s in steps]
     pairs = recall_pairs([t.text for t in turns[1:]], turns[0].text if turns else "",
                          [s.reply for s in steps], outputs)
     return PolicyRun(policy, calls, measure(calls, list(range(len(calls))), pairs))
