@@ -16,6 +16,7 @@ from tests.tui_helpers import SIZE, finish, run_turn, type_and_send, wait_for
 from contextual.tui.app import ContextualApp
 from contextual.tui.host import RealHost
 from contextual.tui.screens.rewind_picker import RewindPicker
+from contextual.tui.screens.confirm import ConfirmModal
 from contextual.tui.screens.undo_confirm import UndoConfirmModal
 from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.history_view import UNDO_MARK, HistoryView
@@ -54,9 +55,20 @@ async def test_undo_restores_the_turns_file_and_the_history_marks_it(tmp_path):
             assert UNDO_MARK in str(history.get_option_at_index(0).prompt)
             assert "undoable" in str(history.border_subtitle)
 
+            # /undo names the turn by what the user typed and its time, and asks first: "n" changes nothing.
             await type_and_send(pilot, "/undo")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+            assert "“rewrite a.py” (" in app.screen.question
+            assert app.engine.history.messages[0].meta["turn"] not in app.screen.question    # not a hash
+            await pilot.press("n")
+            await wait_for(pilot, lambda: "undo cancelled" in chat_text(app))
+            assert (repo / "a.py").read_text() == "rewritten by the agent\n"
+            await type_and_send(pilot, "/undo")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+            await pilot.press("y")
             await wait_for(pilot, lambda: "Undid the file changes" in chat_text(app))
             assert tree_files(repo) == before
+            assert "Undid the file changes of the turn “rewrite a.py”" in chat_text(app)
             assert "restored   a.py" in chat_text(app)            # the user's rendering, not the model's note
             note = app.engine.history.messages[-1]
             assert note.role == "user" and note.content.startswith("[undo]") and note.meta.get("undo")
@@ -84,6 +96,8 @@ async def test_hand_edits_after_the_turn_are_listed_and_kept_unless_confirmed(tm
             (repo / "a.py").write_text("fixed by hand after the turn\n")
 
             await type_and_send(pilot, "/undo")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+            await pilot.press("y")
             await wait_for(pilot, lambda: isinstance(app.screen, UndoConfirmModal))
             assert app.screen.paths == ["a.py"]                     # only the hand-edited file is asked about
             await pilot.press(answer)

@@ -44,6 +44,11 @@ class CompactionHistoryScreen(ModalScreen[Any]):
                           tokens(record.pre_tokens), tokens(record.post_tokens), recall, lost, record.fallback or "",
                           ", ".join(record.files_included) or "none")
 
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        # The table takes enter for itself (its own select), so the screen's binding never saw it.
+        event.stop()
+        self.action_ledger()
+
     def action_ledger(self) -> None:
         row = self.query_one(DataTable).cursor_row
         if not 0 <= row < len(self.compactions):

@@ -58,10 +58,38 @@ class Undo:
         app.run_worker(self._undo(app), group="undo", exclusive=True, exit_on_error=False)
 
     async def _undo(self, app: AppPort) -> None:
+        from contextual.tui.host import undoable_turns_ordered
+        from contextual.tui.screens.confirm import ConfirmModal
+        try:
+            turns = await undoable_turns_ordered(app.engine)
+        except Exception:                  # an unreadable session: host.undo says why below
+            turns = []
+        label = ""
+        if turns:
+            # Named as the user knows it (what they typed, and when), asked before any file changes.
+            label = turn_label(turns[-1], await app.host.transcript(app.engine))
+            question = f"Undo the file changes of the turn {label}?\nThe files go back to how they were before it."
+            if not await app.push_screen_wait(ConfirmModal("Undo", question, yes="Undo")):
+                await app.say("undo cancelled: no file was changed")
+                return
         try:
             shown = await app.host.undo(app.engine, lambda p: confirm_overwrite(app, p))
+            if turns:
+                shown = shown.replace(f"turn {turns[-1]}", f"the turn {label}")
         except Exception as exc:      # never lose the app over an undo
             shown = f"undo failed: {type(exc).__name__}: {exc}"
         await app.say(shown, "error" if shown.startswith("undo failed") else "info")
         app.show_prompt()
         app.refresh_undoable()
+
+
+def turn_label(turn: str, record: list[Message]) -> str:
+    """A turn as the user knows it: “what they typed” (HH:MM), or its id when the record lacks its message."""
+    message = next((m for m in record if m.role == "user" and m.meta.get("turn") == turn), None)
+    if message is None:
+        return turn
+    raw = " ".join(str(message.meta.get("raw") or message.content).split())
+    text = raw if len(raw) <= 60 else raw[:59] + "…"
+    when = str(message.meta.get("timestamp") or "")
+    clock = when[11:16] if len(when) >= 16 else ""
+    return f"“{text}”" + (f" ({clock})" if clock else "")
