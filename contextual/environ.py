@@ -14,12 +14,14 @@ import os
 import sys
 
 from contextual.core import secrets
+from contextual.core.mcp.config import keep_start_environment
 
 
 def drop_key_variables() -> list[str]:
     """Remove every key variable from this process's environment; returns their names."""
     # Other *_API_KEY variables belong to the user's own tools (a test suite may need them): they stay for
     # children, and are redacted from everything Contextual prints or records.
+    keep_start_environment(os.environ)      # MCP configs' ${VAR} still read them, in every command alike
     names = [name for name in os.environ if name in secrets.KEY_VARIABLES]
     for name in names:
         del os.environ[name]

@@ -6,7 +6,9 @@ project root, whose entries win by name. The shape is the one Claude Code and ot
 
 (`"type": "sse"` reaches servers that still speak the older HTTP+SSE transport.)
 
-`${VAR}` and `${VAR:-default}` in strings are expanded from the environment, so tokens stay out of the file.
+`${VAR}` and `${VAR:-default}` in strings are expanded from the environment as it was when the process started
+(before the CLI drops the key variables), so `-p`, `contextual context` and the app expand alike and tokens stay
+out of the file. A server's name is `[A-Za-z0-9_-]` without `__`, so `mcp__SERVER__TOOL` parses one way only.
 A malformed file or entry is reported in one line and skipped; the other servers still start.
 """
 
@@ -21,6 +23,7 @@ from typing import Any, Mapping
 
 DEFAULT_STARTUP_TIMEOUT = 30.0     # seconds for the handshake and the tool listing
 DEFAULT_TOOL_TIMEOUT = 120.0       # seconds for one tools/call
+_NAME = re.compile(r"[A-Za-z0-9_-]+")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
@@ -36,6 +39,30 @@ class ServerSpec:
     headers: dict[str, str] = field(default_factory=dict)
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
     tool_timeout: float = DEFAULT_TOOL_TIMEOUT
+
+
+_start_environment: dict[str, str] | None = None
+
+
+def keep_start_environment(env: Mapping[str, str]) -> None:
+    """Called once before anything changes the process environment; later calls keep the first copy."""
+    global _start_environment
+    if _start_environment is None:
+        _start_environment = dict(env)
+
+
+def start_environment() -> Mapping[str, str]:
+    """What `${VAR}` reads: the environment kept at start, else the current one."""
+    return os.environ if _start_environment is None else _start_environment
+
+
+def check_name(name: str) -> None:
+    """ValueError unless `mcp__NAME__tool` can be read back one way (a rule for `mcp__my__srv` must not be
+    taken as tool `srv` of a server `my`)."""
+    if not _NAME.fullmatch(name):
+        raise ValueError("the name may hold only letters, digits, '_' and '-'")
+    if "__" in name:
+        raise ValueError("the name may not hold '__' (it separates server and tool in mcp__SERVER__TOOL)")
 
 
 def config_files(project_root: Path, home: Path) -> list[Path]:
@@ -68,8 +95,7 @@ def _seconds(entry: dict[str, Any], key: str, default: float) -> float:
 
 def parse_entry(name: str, entry: Any, source: Path, env: Mapping[str, str]) -> ServerSpec:
     """One `mcpServers` entry; ValueError with a short reason when it is not usable."""
-    if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
-        raise ValueError("the name may hold only letters, digits, '_' and '-'")
+    check_name(name)
     if not isinstance(entry, dict):
         raise ValueError("the entry must be an object")
     kind = entry.get("type", "http" if "url" in entry else "stdio")
@@ -99,7 +125,7 @@ def parse_entry(name: str, entry: Any, source: Path, env: Mapping[str, str]) -> 
 def load_servers(project_root: Path, home: Path, env: Mapping[str, str] | None = None
                  ) -> tuple[list[ServerSpec], list[str]]:
     """The servers to start, and one line per problem found on the way."""
-    env = os.environ if env is None else env
+    env = start_environment() if env is None else env
     specs: dict[str, ServerSpec] = {}
     problems: list[str] = []
     for path in config_files(project_root, home):

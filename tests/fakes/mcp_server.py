@@ -4,7 +4,11 @@
     with HttpMCPServer() as srv: srv.url, srv.headers_seen   # streamable HTTP on 127.0.0.1, in-process
 
 `list_items` returns a large JSON list; `broken` always fails. FAKE_MCP_MODE changes `list_items` for the
-failure tests: "die" exits the process mid-call, "hang" never answers. FAKE_MCP_PIDFILE gets the server's pid.
+failure tests: "die" exits the process mid-call, "hang" never answers, "big:N" answers N characters, "env:NAME"
+answers the length of $NAME as the server sees it. FAKE_MCP_PIDFILE gets the server's pid. The hostile start-ups:
+FAKE_MCP_START="crash" exits before the handshake, "garbage" prints non-JSON lines on stdout and a traceback-like
+text on stderr first; FAKE_MCP_EXTRA_TOOLS=N adds N more tools (a server with 10,000 tools); FAKE_MCP_DEEP=N adds
+a tool whose input schema nests N levels.
 """
 
 from __future__ import annotations
@@ -37,6 +41,10 @@ def build_server() -> MCPServer:
         mode = os.environ.get("FAKE_MCP_MODE", "")
         if mode == "die":
             os._exit(3)
+        if mode.startswith("big:"):
+            return "x" * int(mode[4:])
+        if mode.startswith("env:"):
+            return json.dumps({"length": len(os.environ.get(mode[4:], ""))})
         if mode == "hang":
             import anyio
             await anyio.sleep_forever()
@@ -48,7 +56,34 @@ def build_server() -> MCPServer:
         """Always fails, with the reason given."""
         raise ToolError(f"the tracker is read-only today ({reason})")
 
+    for i in range(int(os.environ.get("FAKE_MCP_EXTRA_TOOLS", "0"))):
+        server.add_tool(_numbered(i), name=f"tool_{i:05d}",
+                        description=f"Tool number {i} of a server that offers far too many tools.")
     return server
+
+
+def _numbered(i: int) -> Any:
+    def tool(value: str = "") -> str:
+        return f"tool {i}: {value}"
+    return tool
+
+
+def _deep_schema(depth: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(depth):
+        schema = {"type": "object", "properties": {"inner": schema}}
+    return {"type": "object", "properties": {"arg": schema}}
+
+
+def _hostile_start() -> None:
+    start = os.environ.get("FAKE_MCP_START", "")
+    if start == "crash":
+        print("fake server: cannot open the tracker database", file=sys.stderr)
+        sys.exit(2)
+    if start == "garbage":
+        print("Traceback (most recent call last):\n  fake server noise on stderr", file=sys.stderr)
+        sys.stdout.write("this is not JSON\n{\"half\": \n\x00\x01 binary noise\n")
+        sys.stdout.flush()
 
 
 class HttpMCPServer:
@@ -88,4 +123,10 @@ if __name__ == "__main__":
     if os.environ.get("FAKE_MCP_PIDFILE"):        # lets a test kill the server between calls
         with open(os.environ["FAKE_MCP_PIDFILE"], "w") as pidfile:
             pidfile.write(str(os.getpid()))
-    sys.exit(build_server().run())
+    _hostile_start()
+    built = build_server()
+    if os.environ.get("FAKE_MCP_DEEP"):
+        deep = _deep_schema(int(os.environ["FAKE_MCP_DEEP"]))
+        built.add_tool(lambda arg=None: "deep", name="deep_tool", description="A tool whose schema nests too deep.")
+        built._tool_manager._tools["deep_tool"].parameters = deep
+    sys.exit(built.run())

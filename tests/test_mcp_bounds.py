@@ -1,0 +1,58 @@
+"""MCP bounded (issue 26): server names that parse one way, ${VAR} from the environment as it was at start, a cap
+on each result. `contextual -p` runs as a subprocess against the fake LLM server and the SDK's server in
+tests/fakes/mcp_server.py, including its hostile modes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from contextual.core.mcp.config import load_servers
+from tests.cli_helpers import cli_env, contextual, home_of, session_files
+from tests.fakes.llm_server import FakeLLMServer
+
+SERVER = str(Path(__file__).parent / "fakes" / "mcp_server.py")
+LIST = 'Thought: look\nAction: mcp__tracker__list_items[{}]'
+DONE = "Thought: done\nAction: Finish[done]"
+KEY = "sk-test-key-0123456789abcdef"
+
+
+def stdio(**env: str) -> dict:
+    return {"command": sys.executable, "args": [SERVER], "env": env}
+
+
+def user_servers(project: Path, servers: dict) -> None:
+    """Servers in the user-level file (needs no project approval)."""
+    home = home_of(project)
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+
+
+def run(project: Path, script: list[str], *args: str, **env: str):
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        result = contextual(["-p", "look", "--permission-mode", "bypass", *args], project,
+                            cli_env(home_of(project), srv.base_url, "openai", **env))
+    return result, srv.requests
+
+
+def observation(request) -> str:
+    return request["messages"][-1]["content"].removeprefix("Observation: ")
+
+
+def test_a_server_name_with_a_double_underscore_is_refused_by_name(tmp_path: Path):
+    root, home = tmp_path / "proj", tmp_path / "home"
+    home.mkdir()
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": {"my__srv": {"command": "x"}, "my_srv": {"command": "x"}}}))
+    specs, problems = load_servers(root, home, env={})
+    assert [s.name for s in specs] == ["my_srv"]
+    assert len(problems) == 1 and "'my__srv'" in problems[0] and "'__'" in problems[0]
+
+
+def test_env_variables_expand_from_the_environment_at_start_under_p(project: Path):
+    """-p drops the key variables from its environment before MCP servers start; ${OPENAI_API_KEY} still expands."""
+    user_servers(project, {"tracker": stdio(FAKE_MCP_MODE="env:SEEN", SEEN="${OPENAI_API_KEY}")})
+    result, requests = run(project, [LIST, DONE], OPENAI_API_KEY=KEY)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(observation(requests[1]).partition("\n")[2]) == {"length": len(KEY)}
+    assert KEY not in result.stdout + result.stderr
