@@ -1,4 +1,4 @@
-"""The command line (CONTRACT "Command line"): `contextual`, `-p`, `replay`, `undo`."""
+"""The command line (CONTRACT "Command line"): `contextual`, `-p`, `replay`, `context`, `undo`, `export`."""
 
 from __future__ import annotations
 
@@ -36,6 +36,9 @@ subcommands:
                         print the prompt the next model call would send, layer by layer (no model is called)
   contextual undo [-r ID]
                         undo the file changes of the most recent turn of this project's latest session
+  contextual export [-c | -r ID] [--as-sent] [-o FILE]
+                        write a session's transcript (tool calls and results), or every request as sent
+                        (rebuilt from the session), under $CONTEXTUAL_HOME/exports/ (no model is called)
 
 environment: CONTEXTUAL_HOME CONTEXTUAL_PROVIDER CONTEXTUAL_BASE_URL CONTEXTUAL_MODEL CONTEXTUAL_API_KEY
   CONTEXTUAL_CONTEXT_WINDOW CONTEXTUAL_SUMMARY_TIMEOUT CONTEXTUAL_KEEP_ROUNDS CONTEXTUAL_PERMISSION_MODE
@@ -84,7 +87,7 @@ def _damaged_install() -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    subcommand = bool(argv) and argv[0] in ("replay", "context", "undo")
+    subcommand = bool(argv) and argv[0] in ("replay", "context", "undo", "export")
     headless = not subcommand and any(a in ("-p", "--print") or a.startswith("--print=") for a in argv)
     if not headless and not {"--version", "-h", "--help"} & set(argv):    # -p says it in its own output format
         damaged = _damaged_install()
@@ -116,6 +119,9 @@ def _subcommand(name: str, argv: list[str]) -> int:
     if name == "context":
         from contextual.context_cmd import context_main
         return context_main(argv)
+    if name == "export":
+        from contextual.export_cmd import export_main
+        return export_main(argv)
     from contextual.undo_cmd import undo_main
     return undo_main(argv)
 
