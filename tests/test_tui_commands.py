@@ -45,7 +45,11 @@ async def test_shell_init_export_history_theme_title_and_models(tmp_path):
             await type_and_send(pilot, "/export notes.md")
             await wait_for(pilot, lambda: (root / "notes.md").exists())
             exported = (root / "notes.md").read_text()
-            assert "## You\n\nprint one" in exported and "print(1)" in exported
+            assert "## User" in exported and "print one" in exported and "print(1)" in exported
+            await type_and_send(pilot, "/export")                       # no path: under $CONTEXTUAL_HOME, not here
+            exports = app.config.home / "exports"
+            await wait_for(pilot, lambda: exports.is_dir() and any(exports.glob("*.md")))
+            assert "print one" in next(exports.glob("*.md")).read_text()
             await type_and_send(pilot, "/title Printing one")
             app.theme = "gruvbox"
             await type_and_send(pilot, "/model")

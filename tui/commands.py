@@ -41,7 +41,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("/policies", "", "replay this session under every context policy; enter makes one live", Policies()),
     Command("/mcp", "", "MCP servers: status, tools, and what their descriptions cost in L1", MCP()),
     Command("/init", "", "write a starter CODE_LAW.md from a look at the project", Init()),
-    Command("/export", "[file]", "write this session's transcript as Markdown", Export()),
+    Command("/export", "[--as-sent] [file]", "write this session's transcript (or each request as sent) under "
+            "$CONTEXTUAL_HOME/exports/, or to FILE", Export()),
     Command("/theme", "", "pick a colour theme (remembered)", RunAction("change_theme")),
     Command("/help", "", "commands and keys", HELP),
     Command("/quit", "", "leave (the session is saved as it goes)", RunAction("quit")),

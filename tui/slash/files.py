@@ -24,17 +24,33 @@ class Init:
 
 
 class Export:
+    """`/export [--as-sent] [file]`: core/export.py, the implementation `contextual export` uses; the file goes
+    under $CONTEXTUAL_HOME/exports/ unless a path is given (relative to the project)."""
+
     async def run(self, app: AppPort, argument: str) -> None:
-        from contextual.tui.transcript import transcript_markdown
-        name = argument.strip() or f"contextual-{(app.engine.session_id or 'session')[:8]}.md"
-        path = app.config.project_root / name
-        messages = await app.host.transcript(app.engine)
+        from pathlib import Path
+
+        from contextual.core import export
+        from contextual.core.session import SessionError, load_session
+        words = argument.split()
+        as_sent = "--as-sent" in words
+        name = " ".join(w for w in words if w != "--as-sent")
+        session = app.engine.session
+        if session is None:
+            await app.say("nothing to export yet: this session has no file until its first turn", "warning")
+            return
+        await session.flush(fsync=False)
         try:
-            path.write_text(transcript_markdown(messages, app.config.model or ""), encoding="utf-8")
-        except OSError as exc:
+            loaded = await asyncio.to_thread(load_session, session.path)
+            text = await export.as_sent(loaded, app.config) if as_sent else export.transcript(loaded)
+            target = (app.config.project_root / Path(name).expanduser() if name else
+                      export.default_path(app.config.home, loaded.session_id, as_sent))
+            written = await asyncio.to_thread(export.write, text, target)
+        except (OSError, SessionError) as exc:
             await app.say(f"export failed: {exc}", "error")
             return
-        await app.say(f"transcript written to {path}")
+        what = "every request as sent (rebuilt from the session)" if as_sent else "transcript"
+        await app.say(f"{what} written to {written}")
 
 
 def run_shell(app: AppPort, command: str) -> None:

@@ -1,0 +1,171 @@
+"""Exporting a session (issue 30.6): one implementation for `contextual export` and the app's /export.
+
+- `transcript`: the whole record as Markdown — every user message, the model's steps with their tool calls
+  (name and arguments) and results (the full output the model saw), the final answers, each compaction's summary
+  with its trigger and recall score, and the rounds it archived (they stay in the record).
+- `as_sent`: every model request of the session's turns as it went on the wire (the provider's own request body),
+  REBUILT deterministically from the session file — nothing is recorded at send time — by replaying the record
+  through the engine's prompt builder with today's settings (system prompt, tools, window). Each request names
+  its cache boundary: how many leading messages it shares with the request before it, the prefix a server's
+  cache can reuse. Summary calls of compactions are not included. JSON Lines: a header line, then one per call.
+
+Keys are redacted everywhere (core.secrets). Files go under $CONTEXTUAL_HOME/exports/ unless a path is given —
+never into the project.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from contextual.core import secrets
+from contextual.core.atomic import atomic_write
+from contextual.core.clock import now_iso
+from contextual.core.context.scratchpad import ScratchStep
+from contextual.core.messages import Message
+from contextual.core.tools.base import path_of
+
+if TYPE_CHECKING:
+    from contextual.core.config import Config
+    from contextual.core.session.loader import LoadedSession
+    from contextual.core.session.schema import CompactionRecord
+
+REBUILT_NOTE = ("rebuilt deterministically from the session file with the current settings (not recorded when "
+                "sent); summary calls are not included")
+
+
+def default_path(home: Path, session_id: str, as_sent: bool) -> Path:
+    """Where an export goes when no path is given: under the user's home, never the project."""
+    return home / "exports" / (f"{session_id}.as-sent.jsonl" if as_sent else f"{session_id}.md")
+
+
+def write(text: str, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, secrets.redact(text).encode("utf-8"))
+    return path
+
+
+# --- the transcript --------------------------------------------------------------------------------------------
+
+def _fence(text: str) -> str:
+    longest = max((len(run) for run in text.split("\n") if set(run) == {"`"}), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}\n{text.rstrip()}\n{ticks}"
+
+
+def _args(args: object) -> str:
+    return json.dumps(args, ensure_ascii=False, indent=2) if args is not None else "{}"
+
+
+def _compaction_line(record: "CompactionRecord | None") -> str:
+    if record is None:
+        return ""
+    ledger = record.loss_ledger
+    recall = f", {ledger.score()}" if ledger is not None and ledger.total else ""
+    return f" — {record.trigger}, {record.pre_tokens:,} → {record.post_tokens:,} tokens{recall}"
+
+
+def transcript(loaded: "LoadedSession") -> str:
+    out = [f"# Session {loaded.session_id}", "",
+           f"project: {loaded.cwd or '?'} · exported {now_iso()} · {len(loaded.full_record)} messages", ""]
+    compactions = iter(loaded.compactions)
+    for m in loaded.full_record:
+        when = f" · {m.meta['timestamp'][:19]}" if isinstance(m.meta.get("timestamp"), str) else ""
+        if m.role == "user":
+            out += [f"## User{when}", "", m.content.rstrip(), ""]
+        elif m.role == "summary":
+            out += [f"## Compaction summary{_compaction_line(next(compactions, None))}", "", m.content.rstrip(), ""]
+        elif m.role == "assistant" and m.meta.get("final"):
+            answer = m.meta.get("answer")
+            out += [f"## Answer{when}", "", (answer if isinstance(answer, str) else m.content).rstrip(), ""]
+        elif m.role == "assistant":
+            step = m.meta.get("step")
+            out += [f"### Step {step if step is not None else '?'}{when}", "", (m.full or m.content).rstrip(), ""]
+            if m.tool_name is not None or m.meta.get("args") is not None:
+                out += [f"Tool call `{m.tool_name or '?'}`:", "", _fence(_args(m.meta.get("args"))), ""]
+        else:
+            status = m.meta.get("status")
+            head = f"Result of `{m.tool_name or '?'}`" + (f" ({status})" if isinstance(status, str) else "")
+            out += [head + ":", "", _fence(m.full or m.content), ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+# --- every request as sent, rebuilt ------------------------------------------------------------------------------
+
+def _step(action: Message, result: Message) -> ScratchStep:
+    """The scratchpad step the turn loop made from this call and its result (core/engine/turn.py)."""
+    thinking = action.meta.get("thinking")
+    return ScratchStep(action.full or action.content, action.content, result.full or result.content, result.content,
+                       thinking if isinstance(thinking, str) else "", action.id, result.id, result.tool_name or "",
+                       path_of(result.meta.get("args")) or "")
+
+
+def _shared_prefix(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> int:
+    n = 0
+    for a, b in zip(before, after):
+        if a != b:
+            break
+        n += 1
+    return n
+
+
+def _messages_of(body: dict[str, Any]) -> list[dict[str, Any]]:
+    system = body.get("system")
+    head = [{"role": "system", "content": system}] if system is not None else []
+    return head + list(body.get("messages") or [])
+
+
+async def as_sent(loaded: "LoadedSession", config: "Config") -> str:
+    """JSON Lines: a header, then each model request of the session's turns, rebuilt (see the module's doc)."""
+    from contextual.core.agent import Engine
+    from contextual.core.providers.base import ChatRequest
+    from contextual.core.providers.anthropic import AnthropicProvider
+    from contextual.core.providers.factory import make_provider
+    from contextual.core.providers.openai import OpenAIProvider
+    wire = make_provider(replace(config, base_url=config.base_url or "http://127.0.0.1/v1"), api_key=None)
+    assert isinstance(wire, (OpenAIProvider, AnthropicProvider))       # the two wires; each builds its own body
+    engine = Engine(config, None, interactive=False)
+    prompt = engine.prompt
+    prompt.restore([], None)
+    lines = [json.dumps({"session": loaded.session_id, "provider": config.provider, "model": config.model or "",
+                         "rebuilt": REBUILT_NOTE}, ensure_ascii=False)]
+    compactions = iter(loaded.compactions)
+    pending: Message | None = None            # an action whose result is still to come
+    previous: list[dict[str, Any]] = []
+    call = 0
+    try:
+        for m in loaded.full_record:
+            if m.role == "summary":
+                record = next(compactions, None)
+                if record is not None:
+                    try:
+                        prompt.apply_compaction(m, record.kept_from_id, record.pinned_ids)
+                    except ValueError:        # a damaged record: keep everything, as the loader does
+                        prompt.history.messages.insert(0, m)
+                continue
+            if m.role == "assistant":
+                call += 1
+                request = ChatRequest(prompt.build().messages, config.model or "",
+                                      max_tokens=min(config.output_reserve, 8192))
+                body = wire.request_body(request)
+                messages = _messages_of(body)
+                lines.append(json.dumps({"call": call, "turn": m.meta.get("turn"), "replyId": m.id,
+                                         "cacheBoundary": {"sharedPrefixMessages": _shared_prefix(previous, messages),
+                                                           "messages": len(messages)},
+                                         "body": body}, ensure_ascii=False))
+                previous = messages
+            prompt.history.messages.append(m)
+            if m.role == "user":
+                prompt.start_turn(m.content)
+            elif m.role == "assistant" and m.meta.get("final"):
+                prompt.end_turn()
+            elif m.role == "assistant":
+                pending = m
+            elif m.role == "tool" and pending is not None:
+                prompt.add_step(_step(pending, m))
+                pending = None
+    finally:
+        await wire.aclose()
+    return secrets.redact("\n".join(lines)) + "\n"

@@ -1,0 +1,62 @@
+"""`contextual export` through the real CLI on a session the real CLI wrote (issue 30.6): the transcript with tool
+calls and results, --as-sent's rebuilt requests with their cache boundaries, keys redacted, files under
+$CONTEXTUAL_HOME and never in the project, a clear error for no session."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli_helpers import cli_env, contextual, home_of, no_traceback
+from tests.fakes.llm_server import FakeLLMServer
+
+KEY = "sk-test-export-0123456789abcdef"
+READ = 'Thought: read it\nAction: Read[{"file_path": "notes.txt"}]'
+
+
+def _session(project: Path, env: dict[str, str]) -> list[dict]:
+    (project / "notes.txt").write_text(f"alpha_beta_gamma\nsecret {KEY}\n")
+    with FakeLLMServer(kind="openai", script=[READ, "Thought: done\nAction: Finish[notes read]",
+                                              "Thought: ok\nAction: Finish[second]"]) as srv:
+        env = {**env, **cli_env(home_of(project), srv.base_url)}
+        assert contextual(["-p", "read notes.txt"], project, env).returncode == 0
+        assert contextual(["-p", "and again", "-c"], project, env).returncode == 0
+        return list(srv.requests)
+
+
+def test_export_writes_the_transcript_under_home_with_calls_and_results(project: Path):
+    home = home_of(project)
+    env = cli_env(home, "http://127.0.0.1:9/v1", CONTEXTUAL_API_KEY=KEY)
+    _session(project, env)
+    done = contextual(["export"], project, env)
+    assert done.returncode == 0, done.stderr
+    path = Path(done.stdout.strip())
+    assert path.is_relative_to(home / "exports") and path.suffix == ".md"
+    text = path.read_text()
+    assert "## User" in text and "read notes.txt" in text and "and again" in text
+    assert "Tool call `Read`" in text and '"file_path": "notes.txt"' in text       # the call, with its arguments
+    assert "Result of `Read`" in text and "alpha_beta_gamma" in text               # and what it returned
+    assert "notes read" in text and "second" in text
+    assert KEY not in text and "[redacted]" in text                                  # keys never written
+    assert not any(p.name.endswith(".md") for p in project.iterdir())              # nothing in the project
+
+
+def test_export_as_sent_rebuilds_each_request_with_its_cache_boundary(project: Path, tmp_path: Path):
+    env = cli_env(home_of(project), "http://127.0.0.1:9/v1")
+    sent = _session(project, env)
+    out = tmp_path / "sent.jsonl"
+    done = contextual(["export", "-c", "--as-sent", "-o", str(out)], project, env)
+    assert done.returncode == 0, done.stderr
+    header, *calls = [json.loads(line) for line in out.read_text().splitlines()]
+    assert "rebuilt deterministically" in header["rebuilt"]
+    assert len(calls) == len(sent) == 3
+    for call, real in zip(calls, sent):           # the rebuilt request is the one that went on the wire
+        assert call["body"]["messages"] == real["messages"]
+    assert calls[0]["cacheBoundary"]["sharedPrefixMessages"] == 0
+    assert 0 < calls[1]["cacheBoundary"]["sharedPrefixMessages"] < calls[1]["cacheBoundary"]["messages"]
+
+
+def test_export_without_a_session_is_one_line_error(project: Path):
+    done = contextual(["export", "-r", "nope"], project, cli_env(home_of(project), "http://127.0.0.1:9/v1"))
+    assert done.returncode == 1 and "no session nope" in done.stderr
+    no_traceback(done)
