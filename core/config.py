@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from contextual.core import secrets
+from contextual.core import window_budget as budget
 from contextual.core.permission_rules import PermissionRules, RuleError
 
 
@@ -29,7 +30,10 @@ class Config:
     model: str | None = None
     api_key: str | None = field(default=None, repr=False)
     context_window: int = 200_000
-    output_reserve: int = 8_000
+    # The user's output_reserve (None: scaled with the window, core/context/budget.py) and the model's own
+    # output limit where the model table knows it; `output_reserve` below is what is reserved.
+    reserve_setting: int | None = None
+    output_limit: int | None = None
     summary_timeout: float = 120.0
     keep_rounds: int = 10
     permission_mode: str = "default"
@@ -55,14 +59,23 @@ class Config:
         return self.window_source in ("flag", "env", "config")
 
     def with_window(self, window: int, source: str) -> "Config":
-        """The same settings with a window found elsewhere; the answer's reserve shrinks to fit a small one."""
-        reserve = self.output_reserve if self.output_reserve < window else max(1, window // 8)
-        return replace(self, context_window=window, window_source=source, output_reserve=reserve)
+        """The same settings with a window found elsewhere (the reserve follows it: output_reserve)."""
+        return replace(self, context_window=window, window_source=source)
+
+    @property
+    def output_reserve(self) -> int:
+        """The answer's reserve: the user's when it leaves a prompt room, else scaled with the window."""
+        return budget.answer_reserve(self.context_window, self.reserve_setting, self.output_limit)
+
+    @property
+    def reserve_problem(self) -> str | None:
+        """One line when the user's output_reserve leaves this window no room for a prompt (then unused)."""
+        return budget.reserve_problem(self.context_window, self.reserve_setting)
 
     @property
     def threshold(self) -> int:
-        """A6/E5: compact at trigger_ratio (default 0.8) × context_window."""
-        return int(self.trigger_ratio * self.context_window)
+        """A6/E5 and issue 24: compact at trigger_ratio × window, or earlier where the reserve demands it."""
+        return budget.compaction_threshold(self.context_window, self.output_reserve, self.trigger_ratio)
 
     @property
     def prompt_limit(self) -> int:
@@ -213,6 +226,8 @@ def load_config(project_root: Path, flags: Mapping[str, Any] | None = None,
     merged["window_source"] = ("flag" if "context_window" in flags else "env" if "context_window" in from_env
                                else "config" if "context_window" in files else "default")
     merged["models"] = models
+    if "output_reserve" in merged:
+        merged["reserve_setting"] = merged.pop("output_reserve")
     cfg = Config(project_root=root, home=home, **{k: v for k, v in merged.items() if k in {f.name for f in fields(Config)}})
     secrets.remember_environment(env)          # every key variable seen is redacted everywhere, not only the one used
     secrets.remember(cfg.api_key)
@@ -222,6 +237,6 @@ def load_config(project_root: Path, flags: Mapping[str, Any] | None = None,
         raise ConfigError(f"unknown permission mode {cfg.permission_mode!r}: use one of {', '.join(PERMISSION_MODES)}")
     if cfg.provider == "anthropic" and not cfg.base_url:
         cfg = replace(cfg, base_url="https://api.anthropic.com")
-    if cfg.output_reserve >= cfg.context_window:
-        cfg = replace(cfg, output_reserve=max(1, cfg.context_window // 8))
+    if cfg.window_explicit and cfg.reserve_problem:     # both the user's: say so rather than guess
+        raise ConfigError(cfg.reserve_problem)
     return cfg

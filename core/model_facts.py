@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -27,6 +27,7 @@ class ModelFacts:
     cached_input: float | None = None
     cache_write: float | None = None
     output: float | None = None
+    max_output: int | None = None    # the most tokens one answer may have (the answer's reserve never asks more)
 
     @property
     def priced(self) -> bool:
@@ -66,7 +67,9 @@ def lookup(model: str | None, overrides: Mapping[str, Any] | None = None) -> Mod
     name = exact if exact in table else max(matches, key=len)
     entry = table[name]
     window = _number(entry.get("window"))
+    max_output = _number(entry.get("max_output"))
     return ModelFacts(name, window=int(window) if window is not None and window >= 256 else None,
+                      max_output=int(max_output) if max_output else None,
                       **{f: _number(entry.get(f)) for f in PRICE_FIELDS})
 
 
@@ -88,17 +91,27 @@ def cost(usage: Any, model: str | None, overrides: Mapping[str, Any] | None = No
     return dollars / 1_000_000
 
 
-def window_from_table(config: Config) -> Config:
-    if config.window_explicit:
+def with_output_limit(config: Config) -> Config:
+    """The model's own answer limit where the table knows it: the answer's reserve never asks more."""
+    try:
+        facts = lookup(config.model, config.models)
+    except package_data.InstallDamaged:
         return config
+    limit = facts.max_output if facts is not None else None
+    return config if limit == config.output_limit else replace(config, output_limit=limit)
+
+
+def window_from_table(config: Config) -> Config:
+    config = with_output_limit(config)
     facts = lookup(config.model, config.models)
-    if facts is None or facts.window is None:
+    if config.window_explicit or facts is None or facts.window is None:
         return config
     return config.with_window(facts.window, f"table: {facts.name}")
 
 
 async def resolve_window(config: Config, timeout: float | None = None) -> Config:
     """The config with the best window we can know; never raises, never waits past ``timeout``."""
+    config = with_output_limit(config)
     if config.window_explicit or not config.model or not config.base_url:
         return config
     if config.provider == "openai":   # the Anthropic API states no window: the table knows its models

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from contextual.core.window_budget import auto_reserve, compaction_threshold
+
 from tests.cli_helpers import cli_env, contextual
 from tests.fakes.llm_server import FakeLLMServer, Reply
 
@@ -87,7 +89,7 @@ def test_context_json_is_byte_for_byte_the_next_request(tmp_path: Path, kind: st
     names = [layer["name"] for layer in printed["layers"]]
     assert names == ["L1", "L2 CODE_LAW.md", "L2 AGENTS.md", "L3", "input", "scratchpad", "todo"]
     assert printed["tokens"] == sum(layer["tokens"] for layer in printed["layers"])
-    assert printed["window"] == WINDOW and printed["trigger"]["threshold"] == int(0.8 * WINDOW)
+    assert printed["window"] == WINDOW and printed["trigger"]["threshold"] == compaction_threshold(WINDOW, auto_reserve(WINDOW))
 
 
 def test_context_text_lists_layers_and_messages_without_a_model(tmp_path: Path):

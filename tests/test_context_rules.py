@@ -235,14 +235,14 @@ def test_a5_summary_is_a_system_message_in_l3_introduced_as_earlier_work(tmp_pat
 
 # ---- A6 / C7 / E5: the trigger --------------------------------------------------------------------
 async def test_a6_trigger_uses_last_usage_plus_input_estimate(tmp_path: Path):
-    async with engine_with(tmp_path, [], context_window=1000) as (engine, srv):
+    async with engine_with(tmp_path, [], context_window=100_000) as (engine, srv):
         engine.history.messages = [m for i in range(12) for m in _round(i)]
-        engine.prompt.usage.last = 700
-        assert engine.compaction_due("a" * 300).estimate == 700 + 100
-        assert engine.compaction_due("a" * 300).due          # 800 >= 0.8 * 1000
-        assert not engine.compaction_due("a" * 297).due      # 799
+        engine.prompt.usage.last = 79_900
+        assert engine.compaction_due("a" * 300).estimate == 79_900 + 100
+        assert engine.compaction_due("a" * 300).due          # 80,000 >= 0.8 * 100,000
+        assert not engine.compaction_due("a" * 297).due      # 79,999
         view = engine.next_prompt("a" * 300)                 # every display reads the same decision
-        assert (view.trigger.estimate, view.trigger.threshold, view.trigger.due) == (800, 800, True)
+        assert (view.trigger.estimate, view.trigger.threshold, view.trigger.due) == (80_000, 80_000, True)
 
 
 async def test_a6_needs_at_least_three_messages(tmp_path: Path):

@@ -45,7 +45,8 @@ async def test_window_without_settings_is_the_servers_then_the_tables_then_the_d
 async def test_a_small_detected_window_shrinks_the_answer_reserve(tmp_path):
     with FakeLLMServer("openai", [], flavor=Flavor("llamacpp", n_ctx=4096)) as srv:
         config = await resolve_window(_config(tmp_path, srv.base_url))
-    assert config.output_reserve == 512 and config.prompt_limit == 4096 - 512
+    assert config.output_reserve == 1024 and config.prompt_limit == 4096 - 1024     # 25 % of the window
+    assert config.threshold < config.prompt_limit                                  # compaction before any cut
 
 
 @pytest.mark.parametrize("how", ["env", "config"])

@@ -69,7 +69,7 @@ async def test_turn_events_record_messages_and_the_changed_prompt(tmp_path: Path
 async def test_adjustments_are_summed_up_once_per_turn_and_marked_on_messages(tmp_path: Path):
     (tmp_path / "big.txt").write_text("\n".join(f"line {i} " + "y" * 60 for i in range(3000)))
     steps = [read_action("big.txt")] * 4 + [finish("ok")]
-    async with engine_with(tmp_path, steps, context_window=6000, output_reserve=1000) as (engine, srv):
+    async with engine_with(tmp_path, steps, context_window=6000, reserve_setting=1000) as (engine, srv):
         events, seen = await run_reading_views(engine, "read it many times")
     summaries = [e for e in events if isinstance(e, TurnAdjustments)]
     assert len(summaries) == 1 and summaries[0].adjustments

@@ -157,4 +157,5 @@ class PromptState:
             counted = self.build(None).total
         return compaction_due(last_usage=self.usage.last, counted=counted or 0, input_text=input_text,
                               archivable=archivable, messages=len(self.history.messages),
-                              threshold=config.threshold, warn_at=int(config.warn_ratio * config.context_window))
+                              threshold=config.threshold,
+                              warn_at=min(int(config.warn_ratio * config.context_window), config.threshold))

@@ -25,7 +25,6 @@ class Settings:
         if not config.window_explicit:      # the old model's window is not the new one's
             loaded = self._loaded
             config = await resolve_window(replace(config, context_window=loaded.context_window,
-                                                  output_reserve=loaded.output_reserve,
                                                   window_source=loaded.window_source))
         self.config = config
 
