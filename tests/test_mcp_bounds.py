@@ -56,3 +56,36 @@ def test_env_variables_expand_from_the_environment_at_start_under_p(project: Pat
     assert result.returncode == 0, result.stderr
     assert json.loads(observation(requests[1]).partition("\n")[2]) == {"length": len(KEY)}
     assert KEY not in result.stdout + result.stderr
+
+
+def test_a_large_result_is_cut_at_the_default_cap_and_the_cut_is_said(project: Path):
+    user_servers(project, {"tracker": stdio(FAKE_MCP_MODE=f"big:{10 * 1024 * 1024}")})
+    result, requests = run(project, [LIST, DONE])
+    assert result.returncode == 0, result.stderr
+    seen = observation(requests[1])
+    assert "[cut: list_items on MCP server tracker answered 10,485,760 characters; only the first 25,000 tokens" in seen
+    assert len(json.dumps(requests[1])) < 1_000_000                  # sent: about 25k tokens, not 10 MB
+    [session] = session_files(home_of(project))
+    assert session.stat().st_size < 1_000_000                        # stored: the cut text only
+
+
+def test_a_50_mb_answer_is_discarded_by_the_transport_and_said(project: Path):
+    """The SDK's answer holds the text twice (content and structured): over 64 MiB, so not even parsed."""
+    user_servers(project, {"tracker": stdio(FAKE_MCP_MODE=f"big:{50 * 1024 * 1024}")})
+    result, requests = run(project, [LIST, DONE])
+    assert result.returncode == 0, result.stderr
+    assert observation(requests[1]).startswith(
+        "[error mcp_error: list_items on MCP server tracker: the server's answer was 104,857,")
+    assert "discarded" in observation(requests[1]) and len(json.dumps(requests[1])) < 100_000
+    [session] = session_files(home_of(project))
+    assert session.stat().st_size < 100_000
+    assert "Traceback" not in result.stderr
+
+
+def test_the_cap_is_set_per_server(project: Path):
+    user_servers(project, {"tracker": {**stdio(), "max_output_tokens": 300}})
+    result, requests = run(project, [LIST, DONE])
+    assert result.returncode == 0, result.stderr
+    body, _, note = observation(requests[1]).rpartition("\n")
+    assert note.startswith("[cut: list_items on MCP server tracker answered") and "first 300 tokens" in note
+    assert body.startswith("[ok]\n[{") and len(body) < 300 * 8

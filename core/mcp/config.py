@@ -23,6 +23,7 @@ from typing import Any, Mapping
 
 DEFAULT_STARTUP_TIMEOUT = 30.0     # seconds for the handshake and the tool listing
 DEFAULT_TOOL_TIMEOUT = 120.0       # seconds for one tools/call
+DEFAULT_MAX_OUTPUT_TOKENS = 25_000  # one result's cap, as Claude Code's MAX_MCP_OUTPUT_TOKENS; "max_output_tokens"
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -39,6 +40,7 @@ class ServerSpec:
     headers: dict[str, str] = field(default_factory=dict)
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
     tool_timeout: float = DEFAULT_TOOL_TIMEOUT
+    max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
 
 
 _start_environment: dict[str, str] | None = None
@@ -93,6 +95,13 @@ def _seconds(entry: dict[str, Any], key: str, default: float) -> float:
     return float(value)
 
 
+def _tokens(entry: dict[str, Any]) -> int:
+    value = entry.get("max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS)
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError("max_output_tokens must be a positive whole number")
+    return value
+
+
 def parse_entry(name: str, entry: Any, source: Path, env: Mapping[str, str]) -> ServerSpec:
     """One `mcpServers` entry; ValueError with a short reason when it is not usable."""
     check_name(name)
@@ -101,6 +110,7 @@ def parse_entry(name: str, entry: Any, source: Path, env: Mapping[str, str]) -> 
     kind = entry.get("type", "http" if "url" in entry else "stdio")
     startup = _seconds(entry, "startup_timeout_sec", DEFAULT_STARTUP_TIMEOUT)
     tool_timeout = _seconds(entry, "tool_timeout_sec", DEFAULT_TOOL_TIMEOUT)
+    cap = _tokens(entry)
     if kind == "stdio":
         command = entry.get("command")
         if not isinstance(command, str) or not command.strip():
@@ -110,7 +120,7 @@ def parse_entry(name: str, entry: Any, source: Path, env: Mapping[str, str]) -> 
         return ServerSpec(name, "stdio", source, command=_expand(command, env),
                           args=tuple(_expand(a, env) for a in args),
                           env={k: _expand(v, env) for k, v in extra.items()}, startup_timeout=startup,
-                          tool_timeout=tool_timeout)
+                          tool_timeout=tool_timeout, max_output_tokens=cap)
     if kind in ("http", "streamable-http", "streamable_http", "sse"):
         url = entry.get("url")
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
@@ -118,7 +128,7 @@ def parse_entry(name: str, entry: Any, source: Path, env: Mapping[str, str]) -> 
         headers = _mapping(entry.get("headers", {}), '"headers"')
         return ServerSpec(name, "sse" if kind == "sse" else "http", source, url=_expand(url, env),
                           headers={k: _expand(v, env) for k, v in headers.items()}, startup_timeout=startup,
-                          tool_timeout=tool_timeout)
+                          tool_timeout=tool_timeout, max_output_tokens=cap)
     raise ValueError(f'unsupported "type" {kind!r} (use stdio, http or sse)')
 
 

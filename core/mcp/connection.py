@@ -73,10 +73,9 @@ class ServerConnection:
         if self.spec.transport == "sse":
             from mcp.client.sse import sse_client
             return sse_client(self.spec.url, headers=self.spec.headers or None)
-        from mcp import StdioServerParameters
-        from mcp.client.stdio import stdio_client
-        params = StdioServerParameters(command=self.spec.command, args=list(self.spec.args), env=self.spec.env or None)
-        return _watched(stdio_client(params, errlog=self._stderr), self._stream_ended)
+        from contextual.core.mcp.stdio import stdio_streams
+        return _watched(stdio_streams(self.spec.command, list(self.spec.args), dict(self.spec.env), self._stderr),
+                        self._stream_ended)
 
     def _stream_ended(self) -> None:
         """The server's stdout ended while we were not closing it: the process is gone, even between calls."""

@@ -3,6 +3,9 @@
 Text that is JSON becomes JSON (so the stored form can keep its structure); images and audio are
 described, never inlined; resource links keep their URI. Works on the SDK's content blocks by their
 `type` attribute, so this module needs no SDK import.
+
+Each result is capped (the server's `max_output_tokens`): past it, the text is cut, the stored data holds only
+the cut text, and the observation says so — a 50 MB answer is neither stored nor sent.
 """
 
 from __future__ import annotations
@@ -12,7 +15,10 @@ import binascii
 import json
 from typing import Any
 
+from contextual.core import tokens
 from contextual.core.tools.base import fail, ok
+
+CHARS_PER_TOKEN_AT_MOST = 8      # bounds the text the tokenizer reads to cut at the cap
 
 
 def _json_or_text(text: str) -> dict[str, Any]:
@@ -87,7 +93,54 @@ def _repeats(block: dict[str, Any], structured: Any) -> bool:
                for v in values)
 
 
-def to_c1(server: str, tool: str, result: Any, duration_ms: int) -> dict[str, Any]:
+def cut_to_tokens(text: str, cap: int) -> str | None:
+    """The first `cap` tokens of `text`, or None when it holds no more than that (a token is at least a character,
+    so a short text is not counted at all)."""
+    if len(text) <= cap:
+        return None
+    head = text[: cap * CHARS_PER_TOKEN_AT_MOST]
+    ids = tokens.encoding().encode(head, disallowed_special=())
+    if len(ids) > cap:
+        return tokens.encoding().decode(ids[:cap])
+    return head if len(head) < len(text) else None
+
+
+def _cut_note(server: str, tool: str, total: int, cap: int) -> str:
+    return (f"[cut: {tool} on MCP server {server} answered {total:,} characters; only the first {cap:,} tokens are "
+            f"shown (the server's max_output_tokens). Ask for less: a narrower query, a filter or a page]")
+
+
+def _raw_size(result: Any) -> int:
+    """Characters the content holds as text, before any parsing (a 50 MB answer is not parsed as JSON)."""
+    return sum(len(getattr(b, "text", None) or "") for b in result.content or [])
+
+
+def _capped(server: str, tool: str, result: Any, duration_ms: int, cap: int) -> dict[str, Any] | None:
+    """The C1 result of an answer over the cap, or None when it is within it."""
+    if _raw_size(result) <= cap and len(json.dumps(getattr(result, "structured_content", None))) <= cap:
+        return None
+    full = _plain([{"type": "text", "text": getattr(b, "text", None) or ""} if getattr(b, "type", None) == "text"
+                   else block_data(b) for b in result.content or []],
+                  None if result.content else getattr(result, "structured_content", None))
+    cut = cut_to_tokens(full, cap)
+    if cut is None:
+        return None
+    note = _cut_note(server, tool, len(full), cap)
+    data = {"server": server, "tool": tool, "content": [{"type": "text", "text": cut}],
+            "cut": {"chars": len(full), "max_output_tokens": cap}}
+    stats = {"duration_ms": duration_ms, "blocks": len(result.content or []), "truncated": True}
+    if getattr(result, "is_error", False):
+        out = fail("mcp_tool_error", f"{tool} on MCP server {server}: {cut[:2000]}", data=data)
+        out["stats"] = stats
+        return out
+    return ok(data, f"{cut}\n{note}", stats=stats, context={"server": server})
+
+
+def to_c1(server: str, tool: str, result: Any, duration_ms: int, max_tokens: int | None = None) -> dict[str, Any]:
+    if max_tokens is not None:
+        capped = _capped(server, tool, result, duration_ms, max_tokens)
+        if capped is not None:
+            return capped
     blocks = [block_data(b) for b in result.content or []]
     structured = getattr(result, "structured_content", None)
     if structured is not None and any(_repeats(b, structured) for b in blocks):

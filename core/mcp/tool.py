@@ -48,4 +48,5 @@ class MCPTool:
         finally:
             stop.cancel()
             call.cancel()
-        return results.to_c1(self.server, self.listed.name, result, int((time.monotonic() - started) * 1000))
+        return results.to_c1(self.server, self.listed.name, result, int((time.monotonic() - started) * 1000),
+                             max_tokens=getattr(self.connection.spec, "max_output_tokens", None))
