@@ -15,7 +15,7 @@ from typing import Any, AsyncIterator, Callable
 
 from contextual.core.config import Config
 from contextual.core.context.file_analyzer import FileReport, analyze_files
-from contextual.core.context.history import CompactionPlan, plan_compaction, rounds
+from contextual.core.context.history import CompactionPlan, KeepBudget, plan_compaction, rounds
 from contextual.core.context.summary import SummaryCompressor, SummaryError, fallback_message
 from contextual.core.context.trigger import MIN_MESSAGES
 from contextual.core.events import CompactionProgress, CompactionTrigger
@@ -39,11 +39,12 @@ class CompactionOutcome:
         return self.summary.content if self.summary is not None else ""
 
 
-def plan(closed: list[Message], history_len: int, keep_rounds: int) -> tuple[CompactionPlan | None, str]:
+def plan(closed: list[Message], history_len: int, keep_rounds: int, budget: KeepBudget | None = None
+         ) -> tuple[CompactionPlan | None, str]:
     """The rounds to archive (whole closed rounds only), or None and the reason for the user."""
     if history_len < MIN_MESSAGES:      # the trigger's minimum, for manual compactions too
         return None, f"nothing to compact yet: the history has fewer than {MIN_MESSAGES} messages"
-    got = plan_compaction(closed, keep_rounds)
+    got = plan_compaction(closed, keep_rounds, budget)
     if got is None:
         return None, (f"nothing older than the last {keep_rounds} rounds to archive ({len(rounds(closed))} round(s) "
                       "in history); history is unchanged")

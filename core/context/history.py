@@ -10,9 +10,12 @@ Summaries are never compressed again: they stay at the front and are only append
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Collection, Sequence
+from typing import Callable, Collection, Sequence
 
+from contextual.core.context import keep_fit
 from contextual.core.messages import Message
+
+KeepBudget = tuple[int, Callable[[str], int]]     # (tokens the kept rounds may use, the size of a text)
 
 
 def split_summaries(messages: list[Message]) -> tuple[list[Message], list[Message]]:
@@ -40,17 +43,23 @@ class CompactionPlan:
     kept: list[Message]          # the last rounds, verbatim
     rounds_archived: int
     rounds_kept: int
+    note: str = ""               # why fewer than keep_rounds were kept (issue 24: they fill the window)
 
 
-def plan_compaction(messages: list[Message], keep_rounds: int) -> CompactionPlan | None:
-    """None when nothing is older than the kept rounds."""
+def plan_compaction(messages: list[Message], keep_rounds: int, budget: KeepBudget | None = None
+                    ) -> CompactionPlan | None:
+    """None when nothing is older than the kept rounds. With a budget (tokens, size of a text) the kept rounds
+    are also as many of the newest as fit it (core/context/keep_fit.py)."""
     all_rounds = rounds(messages)
-    if len(all_rounds) <= keep_rounds:
+    sizes = keep_fit.round_sizes(all_rounds, budget[1]) if budget is not None else [0] * len(all_rounds)
+    keep = keep_fit.rounds_that_fit(sizes, keep_rounds, budget[0] if budget is not None else None)
+    if len(all_rounds) <= keep:
         return None
-    cut = len(all_rounds) - keep_rounds
+    cut = len(all_rounds) - keep
     archive = [m for r in all_rounds[:cut] for m in r]
     kept = [m for r in all_rounds[cut:] for m in r]
-    return CompactionPlan(archive, kept, cut, len(all_rounds) - cut)
+    short = keep < min(keep_rounds, len(all_rounds))
+    return CompactionPlan(archive, kept, cut, keep, keep_fit.kept_note(keep, keep_rounds) if short else "")
 
 
 def apply_compaction(messages: Sequence[Message], summary: Message | None, kept_from_id: str | None,
@@ -80,8 +89,8 @@ class HistoryManager:
     def rounds(self) -> list[list[Message]]:
         return rounds(self.messages)
 
-    def plan(self, keep_rounds: int) -> CompactionPlan | None:
-        return plan_compaction(self.messages, keep_rounds)
+    def plan(self, keep_rounds: int, budget: KeepBudget | None = None) -> CompactionPlan | None:
+        return plan_compaction(self.messages, keep_rounds, budget)
 
     def current_round_start(self) -> int:
         """Index of the last user message (the round in progress), or len(messages)."""

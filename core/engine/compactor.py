@@ -15,7 +15,7 @@ from contextual.core.context.pins import Pins, protect
 from contextual.core.engine.prompt_state import PromptState
 from contextual.core.engine.recorder import Recorder
 from contextual.core.engine.settings import Settings
-from contextual.core.events import CompactionFinished, CompactionProgress, CompactionStarted, PromptChanged
+from contextual.core.events import CompactionFinished, CompactionProgress, CompactionStarted, Notice, PromptChanged
 from contextual.core.events import CompactionTrigger as Trigger
 from contextual.core.session.schema import CompactionRecord
 from contextual.core.context.compaction_review import Event
@@ -46,7 +46,7 @@ class Compactor:
         started = time.monotonic()
         pre = prompt.usage.last if prompt.usage.last is not None else prompt.build().total
         keep = config.keep_rounds if keep_rounds is None else keep_rounds
-        plan, refused = compaction.plan(prompt.l3(), len(prompt.history.messages), keep)
+        plan, refused = compaction.plan(prompt.l3(), len(prompt.history.messages), keep, prompt.keep_budget())
         held: list[str] = []
         if plan is not None:                       # pinned messages are never archived (issue 19.3)
             held = review_flow.pinned_in_archive(plan, self._pins)
@@ -56,8 +56,11 @@ class Compactor:
             yield CompactionFinished(trigger, pre, pre, 0, (), "", refused=refused)
             return
         yield CompactionStarted(trigger, pre, plan.rounds_archived)
+        if plan.note:                          # fewer rounds kept than keep_rounds: the user is told why
+            yield Notice(f"compaction: {plan.note}", "info")
         yield CompactionProgress("choosing", time.monotonic() - started, 0,
-                                 f"archiving {plan.rounds_archived} round(s), keeping {plan.rounds_kept}")
+                                 f"archiving {plan.rounds_archived} round(s), keeping {plan.rounds_kept}"
+                                 + (f" ({plan.note})" if plan.note else ""))
         files = await asyncio.to_thread(compaction.files_for, plan, config.project_root)   # disk off the loop
         reviewed = self._interactive and (preview or (trigger == "auto" and config.compaction_preview))
         pinned = self._pins.pinned(prompt.history.messages)

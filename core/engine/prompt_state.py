@@ -7,7 +7,8 @@ from typing import Any, Callable, Collection
 
 from contextual.core.config import Config
 from contextual.core.context.builder import Built, ContextBuilder
-from contextual.core.context.history import HistoryManager, apply_compaction
+from contextual.core.context import keep_fit
+from contextual.core.context.history import HistoryManager, KeepBudget, apply_compaction
 from contextual.core.context.pairing import normalize
 from contextual.core.context.pins import Pins
 from contextual.core.context.preprocess import preprocess
@@ -146,13 +147,19 @@ class PromptState:
                           usage.last_call, usage.session, config.model or "", config.provider,
                           self.calibration.factor(config.model), usage.last)
 
+    def keep_budget(self) -> KeepBudget:
+        """What a compaction's kept rounds may use (issue 24): half the trigger less the prompt's fixed part."""
+        tokens = self.builder.build([], [], None, "", self.fit_limit()).tokens
+        fixed = sum(n for layer, n in tokens.items() if layer.startswith(("L1", "L2")))
+        return keep_fit.keep_budget(self.config.threshold, fixed), self.builder.cache.message
+
     def compaction_due(self, input_text: str = "") -> Trigger:
         """A6: would this input compact first? (estimate, threshold, due)."""
         return self._trigger(input_text, None)
 
     def _trigger(self, input_text: str, counted: int | None) -> Trigger:
         config = self.config
-        archivable = self.history.plan(config.keep_rounds) is not None
+        archivable = self.history.plan(config.keep_rounds, self.keep_budget()) is not None
         if counted is None and (self.usage.last is None or not archivable):
             counted = self.build(None).total
         return compaction_due(last_usage=self.usage.last, counted=counted or 0, input_text=input_text,

@@ -1,0 +1,49 @@
+"""Issue 24: a compaction keeps as many whole recent rounds as fit a budget, and says so."""
+
+from pathlib import Path
+
+from contextual.core.context import keep_fit
+from contextual.core.context.history import plan_compaction
+from contextual.core.events import Notice
+from contextual.core.messages import Message
+from tests.engine_helpers import engine_with, finish, run
+
+
+def _rounds(n: int, words: int) -> list[Message]:
+    return [m for i in range(n) for m in (Message("user", f"question {i}"),
+                                          Message("assistant", f"answer {i} " + "word " * words))]
+
+
+def test_rounds_that_fit_keeps_the_newest_whole_up_to_keep_rounds():
+    assert keep_fit.rounds_that_fit([5, 5, 5, 5], 10, None) == 4
+    assert keep_fit.rounds_that_fit([5, 5, 5, 5], 2, None) == 2
+    assert keep_fit.rounds_that_fit([5, 5, 5, 5], 10, 11) == 2
+    assert keep_fit.rounds_that_fit([1, 50, 5], 10, 20) == 1         # whole rounds only, newest first
+    assert keep_fit.rounds_that_fit([5, 30], 10, 20) == 0            # the newest closed round alone is too big
+
+
+def test_at_200k_ten_rounds_are_kept_and_no_note():
+    messages = _rounds(12, 200)
+    plan = plan_compaction(messages, 10, (keep_fit.keep_budget(160_000, 3_000), lambda t: len(t) // 4))
+    assert plan is not None and plan.rounds_kept == 10 and plan.rounds_archived == 2 and plan.note == ""
+
+
+def test_a_small_budget_keeps_fewer_and_says_so():
+    messages = _rounds(6, 400)            # ~500 tokens a round by len/4
+    plan = plan_compaction(messages, 10, (1_100, lambda t: len(t) // 4))
+    assert plan is not None and plan.rounds_kept == 2 and plan.rounds_archived == 4
+    assert plan.note == "kept 2 rounds, not 10: they fill the window"
+    assert plan.archive + plan.kept == messages                     # every round archived or kept, none lost
+
+
+async def test_engine_compacts_at_an_8k_window_keeping_what_fits(tmp_path: Path):
+    big = "x " * 2_500                     # ~2.5k tokens an answer: ten such rounds cannot fit an 8k window
+    script = [finish(f"answer {i} {big}") for i in range(4)] + ["summary of the early rounds"] + [finish("done")]
+    async with engine_with(tmp_path, script, context_window=8192) as (engine, srv):
+        notes = []
+        for i in range(5):
+            events = await run(engine, f"question {i}")
+            notes += [e.message for e in events if isinstance(e, Notice)]
+        assert engine.compactions, notes
+        assert any("not 10: they fill the window" in n for n in notes), notes
+        assert not any("dropped" in n or "drop_round" in n for n in notes)
