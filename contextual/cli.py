@@ -55,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-c", "--continue", dest="continue_latest", action="store_true",
                    help="continue the most recent session of this project")
     p.add_argument("-r", "--resume", metavar="ID", help="continue session ID")
+    p.add_argument("--fork", action="store_true", help="with -r ID or -c: continue in a new session holding a copy "
+                                                       "of that one (which stays untouched)")
     p.add_argument("--provider", choices=PROVIDERS, help="wire protocol (default openai)")
     p.add_argument("--base-url", metavar="URL", help="endpoint, e.g. http://localhost:11434/v1")
     p.add_argument("--model", metavar="NAME", help="model name")
@@ -101,6 +103,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"contextual {argv[0]}: interrupted", file=sys.stderr)
             return 130
     args = build_parser().parse_args(argv)
+    if args.fork:
+        failed = _fork(args)
+        if failed is not None:
+            return make_printer("text").fail(failed)
     if args.prompt is None:
         if args.output_format != "text":
             return make_printer("text").fail("--output-format needs -p TEXT (the app has its own screen)")
@@ -133,6 +139,26 @@ def _load(args: argparse.Namespace, ask_server: bool = True) -> Config:
         return config
     from contextual.core.model_facts import resolve_window
     return asyncio.run(resolve_window(config))   # once, 2 s at most: the server's window unless the user set one
+
+
+def _fork(args: argparse.Namespace) -> str | None:
+    """--fork: copy the chosen session into a new one and continue that (args now name it); or the error."""
+    if not (args.resume or args.continue_latest):
+        return "--fork needs the session to copy: -r ID or -c"
+    from contextual.core.runtime import session_path
+    from contextual.core.session import SessionError
+    from contextual.core.session.fork import fork_session
+    try:
+        config = load_config(Path.cwd(), {k: getattr(args, k) for k in FLAG_KEYS})
+        parent = session_path(config, args.resume, args.continue_latest)
+        assert parent is not None
+        writer = fork_session(config.home, config.project_root, parent)
+        writer.close_sync()
+    except (ConfigError, SessionError) as exc:
+        return str(exc)
+    print(f"forked session {parent.stem} into {writer.session_id}", file=sys.stderr)
+    args.resume, args.continue_latest = writer.session_id, False
+    return None
 
 
 def _open_app(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ from contextual.tui.slash.files import Export, Init
 from contextual.tui.slash.model import Model
 from contextual.tui.slash.port import Handler, RunAction
 from contextual.tui.slash.reading import MCP, Context, Help
-from contextual.tui.slash.sessions import Clear, Resume, Title
+from contextual.tui.slash.sessions import Clear, Fork, Resume, Title
 from contextual.tui.slash.undo import Rewind, Undo
 
 
@@ -32,6 +32,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("/rewind", "", "go back to an earlier message: the conversation, and the files if you want", Rewind()),
     Command("/undo", "", "undo the file changes of the most recent turn that made any", Undo()),
     Command("/resume", "", "pick a past session of this project", RESUME),
+    Command("/fork", "", "continue in a new session holding a copy of this one (it stays as it is)", Fork()),
     Command("/clear", "", "start a new session (the current one stays on disk)", Clear()),
     Command("/title", "[text]", "name this session (shown in /resume)", Title()),
     Command("/model", "[name]", "pick a model the server offers, or switch to NAME", Model()),

@@ -45,6 +45,7 @@ class LoadedSession:
     version: str | None = None
     aborted_calls: list[str] = field(default_factory=list)   # calls given the synthetic "aborted" result
     pins: list[str] = field(default_factory=list)            # pinned message ids (issue 19.3), latest entry wins
+    forked_from: str | None = None                           # the parent session's id (issue 30.2: a fork)
 
 
 def read_entries(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
@@ -172,6 +173,9 @@ def _load(path: Path) -> LoadedSession:
             session.last_usage = _usage(entry["usage"])
         elif subtype == "pins":
             session.pins = list(entry["pinned"])
+        elif subtype == "fork" and isinstance(entry.get("parentSessionId"), str) and session.forked_from is None:
+            # The first fork entry is this file's own; later ones were copied from its ancestors.
+            session.forked_from = entry["parentSessionId"]
         elif subtype == "todos":
             session.todos = entry["todos"]
         elif subtype == "rewind":      # the user went back to before this message: it and what followed are gone

@@ -1,6 +1,7 @@
 """/rewind: pick one of your earlier messages and go back to just before it: the conversation from there on is
 gone (its text returns to the input), and with f the files the agent changed since then are restored too
-(ghost snapshots). Dismisses with (message id, restore files) or None."""
+(ghost snapshots). With k it forks instead (issue 30.2): a new session holds the conversation before the message and
+this one stays as it is (`fork` is then True). Dismisses with (message id, restore files) or None."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from textual.widgets.option_list import Option
 
 class RewindPicker(ModalScreen[tuple[str, bool] | None]):
     CSS_PATH = stylesheet(__name__)
-    BINDINGS = [Binding("escape", "dismiss(None)", "cancel"), Binding("f", "toggle_files", "files too")]
+    BINDINGS = [Binding("escape", "dismiss(None)", "cancel"), Binding("f", "toggle_files", "files too"),
+                Binding("k", "toggle_fork", "fork instead")]
 
     def __init__(self, messages: list[Any], changed_files: set[str]) -> None:
         """``messages``: the user messages that can be gone back to, oldest first; ``changed_files``: the turn ids
@@ -28,6 +30,7 @@ class RewindPicker(ModalScreen[tuple[str, bool] | None]):
         self.messages = list(reversed(messages))
         self.changed_files = changed_files
         self.restore_files = False
+        self.fork = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="rewind-box"):
@@ -41,15 +44,24 @@ class RewindPicker(ModalScreen[tuple[str, bool] | None]):
                              ("  (changed files)" if changed else "", "dim"))
 
     def on_mount(self) -> None:
-        self.query_one("#rewind-box").border_title = "Rewind · enter goes back to before the message · f files too"
+        self.query_one("#rewind-box").border_title = "Rewind · enter goes back to before the message · f files too · k fork"
         self._plan()
         self.query_one(OptionList).focus()
 
     def _plan(self) -> None:
+        if self.fork:
+            self.query_one("#rewind-plan", Static).update(Text(
+                "Fork: a new session holds the conversation before the chosen message; this one and the files stay "
+                "as they are (k: rewrite this session instead).", style="bold"))
+            return
         files = ("and the files the agent changed since then are restored" if self.restore_files
                  else "files stay as they are (f: restore them too)")
         self.query_one("#rewind-plan", Static).update(Text(
             f"The conversation goes back to before the chosen message; {files}.", style="bold"))
+
+    def action_toggle_fork(self) -> None:
+        self.fork = not self.fork
+        self._plan()
 
     def action_toggle_files(self) -> None:
         self.restore_files = not self.restore_files

@@ -1,4 +1,4 @@
-"""/clear, /resume (ctrl+r), /title: which session the app shows."""
+"""/clear, /resume (ctrl+r), /title, /fork: which session the app shows."""
 
 from __future__ import annotations
 
@@ -53,3 +53,38 @@ class Title:
             return
         app.remembered.set_title(app.engine.session_id, argument)
         app.notify(f"title: {argument}" if argument.strip() else "title cleared", timeout=3)
+
+
+class Fork:
+    """`/fork`: continue in a new session holding a copy of this one (which stays as it is); /rewind's k forks
+    before an earlier message instead."""
+
+    async def run(self, app: AppPort, argument: str) -> None:
+        if not app.busy("fork"):
+            await fork(app, None, "")
+
+
+async def fork(app: AppPort, before_id: str | None, text: str) -> None:
+    """core/session/fork.py's copy of this session (before `before_id`), then the app switches to it; `text`
+    (the message forked before) goes back into the input."""
+    import asyncio
+
+    from contextual.core.session.fork import fork_session
+    session = app.engine.session
+    if session is None:
+        await app.say("nothing to fork yet: this session has no file until its first turn", "warning")
+        return
+    parent = app.engine.session_id
+    try:
+        await session.flush(fsync=False)
+        writer = await asyncio.to_thread(fork_session, app.config.home, app.config.project_root, session.path,
+                                         before_id)
+        writer.close_sync()
+    except Exception as exc:       # never lose the app over a fork: the session in use is untouched
+        await app.say(f"cannot fork: {exc}", "error")
+        return
+    await resume(app, writer.session_id)
+    await app.say(f"forked session {parent} into {writer.session_id}; the original is unchanged "
+                  f"(/resume goes back to it)")
+    if text:
+        app.load_input(text)

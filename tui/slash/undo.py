@@ -31,10 +31,16 @@ class Rewind:
             changed = await undoable_turns_of(engine)
         except Exception:                  # an unreadable session: rewinding the conversation still works
             changed = set()
-        chosen = await app.push_screen_wait(RewindPicker(mine, changed))
+        picker = RewindPicker(mine, changed)
+        chosen = await app.push_screen_wait(picker)
         if not chosen:
             return
         message_id, with_files = chosen
+        if picker.fork:
+            from contextual.tui.slash.sessions import fork
+            picked = next(m for m in mine if m.id == message_id)
+            await fork(app, message_id, str(picked.meta.get("raw", picked.content)))
+            return
         history = engine.history.messages
         index = next(i for i, m in enumerate(history) if m.id == message_id)
         later_turns = {turn for m in history[index:] if m.role == "user" and (turn := m.meta.get("turn"))}

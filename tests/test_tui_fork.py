@@ -1,0 +1,40 @@
+"""Forking in the app (issue 30.2), real engine and fake server: /rewind's k forks before an earlier message into
+a new session (the original untouched, the message back in the input), and /fork copies the session whole."""
+
+from __future__ import annotations
+
+from contextual.core.session import load_session
+from contextual.tui.app import ContextualApp
+from contextual.tui.screens.rewind_picker import RewindPicker
+from tests.tui_helpers import SIZE, finish, make_host, run_turn, type_and_send, wait_for
+
+
+async def test_rewind_k_forks_before_a_message_and_fork_copies_the_whole_session(tmp_path):
+    from tests.fakes.llm_server import FakeLLMServer
+    with FakeLLMServer(kind="openai", script=[finish("one"), finish("two"), finish("three")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            for text in ("first ask", "second ask"):
+                await run_turn(pilot, text)
+            parent_id, parent_path = app.engine.session_id, app.engine.session.path
+            await app.engine.session.flush()
+            before = parent_path.read_bytes()
+            await type_and_send(pilot, "/rewind")
+            await wait_for(pilot, lambda: isinstance(app.screen, RewindPicker))
+            await pilot.press("k")
+            assert "Fork: a new session" in str(app.screen.query_one("#rewind-plan").render())
+            await pilot.press("enter")                                 # the newest: before "second ask"
+            await wait_for(pilot, lambda: app.engine.session_id not in (None, parent_id))
+            await wait_for(pilot, lambda: app.query_one("#prompt").text == "second ask")
+            assert [m.content for m in app.engine.history.messages if m.role == "user"] == ["first ask"]
+            assert parent_path.read_bytes() == before                  # the original untouched
+            child = app.engine.session_id
+            await run_turn(pilot, "another way")
+            await type_and_send(pilot, "/fork")
+            await wait_for(pilot, lambda: app.engine.session_id not in (parent_id, child))
+            whole = [m.content for m in app.engine.history.messages if m.role == "user"]
+            assert whole == ["first ask", "another way"]
+            grandchild = app.engine.session.path
+            await pilot.press("ctrl+q")
+    loaded = load_session(grandchild)
+    assert loaded.forked_from == child and [m.content for m in loaded.history if m.role == "user"] == whole
