@@ -160,6 +160,8 @@ class ContextualApp(App):
         self._loading_theme = False
         prompt = self.query_one(PromptInput)
         prompt.past = self.remembered.inputs()
+        from contextual.core.custom_commands import load_commands     # issue 30.3: Markdown slash commands
+        commands.use_custom(load_commands(self.config.project_root, self.config.home, tuple(commands.BY_NAME)))
         if not self.animated:
             prompt.cursor_blink = False
         await self.show_engine(self.opened)

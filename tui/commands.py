@@ -4,8 +4,10 @@ names its handler object (`tui/slash/`), which talks to the app through `tui.sla
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
 
 from contextual.tui.slash.compact import Compact
+from contextual.tui.slash.custom import CustomPrompt
 from contextual.tui.slash.context_tools import Compactions, Diff, Ledger, Policies
 from contextual.tui.slash.files import Export, Init
 from contextual.tui.slash.model import Model
@@ -13,6 +15,9 @@ from contextual.tui.slash.port import Handler, RunAction
 from contextual.tui.slash.reading import MCP, Context, Help
 from contextual.tui.slash.sessions import Clear, Fork, Resume, Title
 from contextual.tui.slash.undo import Rewind, Undo
+
+if TYPE_CHECKING:
+    from contextual.core.custom_commands import CustomCommand
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,20 @@ COMMANDS: tuple[Command, ...] = (
 )
 HELP.commands = COMMANDS
 BY_NAME = {c.name: c for c in COMMANDS}
+# This app run's custom commands (issue 30.3: Markdown files, core/custom_commands.py), set once at launch by
+# use_custom; the built-ins above always win a name.
+_custom: tuple[Command, ...] = ()
+
+
+def use_custom(found: "Sequence[CustomCommand]") -> None:
+    global _custom
+    _custom = tuple(Command(c.name, c.argument_hint, ("(inert) " if c.inert else "") + c.description,
+                            CustomPrompt(c)) for c in found)
+
+
+def all_commands() -> tuple[Command, ...]:
+    """The built-ins, then the custom commands: what completion, the palette and the dispatcher read."""
+    return COMMANDS + _custom
 
 
 def parse(text: str) -> tuple[Command, str] | None:
@@ -58,12 +77,12 @@ def parse(text: str) -> tuple[Command, str] | None:
     if not stripped.startswith("/"):
         return None
     name, _, rest = stripped.partition(" ")
-    command = BY_NAME.get(name)
+    command = BY_NAME.get(name) or next((c for c in _custom if c.name == name), None)
     return (command, rest.strip()) if command else None
 
 
 def complete(prefix: str) -> list[Command]:
-    return [c for c in COMMANDS if c.name.startswith(prefix)]
+    return [c for c in all_commands() if c.name.startswith(prefix)]
 
 
 def completions(prefix: str) -> list[tuple[str, str]]:

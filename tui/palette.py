@@ -18,12 +18,12 @@ class SlashCommands(Provider):
     """The slash commands in Textual's command palette, listed before anything is typed."""
 
     async def discover(self) -> Hits:
-        for command in commands.COMMANDS:
+        for command in commands.all_commands():
             yield DiscoveryHit(f"{command.name}  {command.help}", self._runner(command), help=command.usage or None)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for command in commands.COMMANDS:
+        for command in commands.all_commands():
             score = matcher.match(f"{command.name} {command.help}")
             if score > 0:
                 yield Hit(score, matcher.highlight(f"{command.name}  {command.help}"), self._runner(command),

@@ -69,6 +69,9 @@ class AppPort(Protocol):
 
     def load_input(self, text: str) -> None: ...
 
+    def start_turn(self, text: str) -> None:
+        """Send `text` as the user's next message (a custom command's prompt)."""
+
     def start_compaction(self, instructions: str | None, keep_rounds: int | None) -> None:
         """The compaction worker (previewed, in the turn group)."""
 
