@@ -89,3 +89,42 @@ def test_the_cap_is_set_per_server(project: Path):
     body, _, note = observation(requests[1]).rpartition("\n")
     assert note.startswith("[cut: list_items on MCP server tracker answered") and "first 300 tokens" in note
     assert body.startswith("[ok]\n[{") and len(body) < 300 * 8
+
+
+HOSTILE = str(Path(__file__).parent / "fakes" / "hostile_mcp.py")
+
+
+def logs(project: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in (home_of(project) / "logs" / "mcp").rglob("*.log")}
+
+
+def test_garbage_on_stdout_and_stderr_goes_to_the_session_log_not_the_terminal(project: Path):
+    user_servers(project, {"tracker": stdio(FAKE_MCP_START="garbage")})
+    result, requests = run(project, [LIST, DONE])
+    assert result.returncode == 0, result.stderr
+    assert observation(requests[1]).startswith("[ok]\n[{")             # the server still works after the noise
+    assert "Traceback" not in result.stderr and "noise" not in result.stderr and "not JSON" not in result.stderr
+    log = logs(project)["tracker.log"]
+    assert "fake server noise on stderr" in log and "skipped a line that is not a valid JSON-RPC message" in log
+
+
+def test_a_server_that_crashes_at_start_is_one_line_naming_its_log(project: Path):
+    user_servers(project, {"tracker": stdio(FAKE_MCP_START="crash")})
+    result, requests = run(project, [DONE])
+    assert result.returncode == 0, result.stderr
+    [line] = [ln for ln in result.stderr.splitlines() if "MCP server tracker" in ln]
+    assert "cannot open the tracker database" in line and "tracker.log" in line
+    [log_path] = (home_of(project) / "logs" / "mcp").rglob("tracker.log")
+    assert str(log_path) in line
+
+
+def test_a_tool_with_a_deep_or_malformed_schema_is_rejected_alone_by_name(project: Path):
+    user_servers(project, {"hostile": {"command": sys.executable, "args": [HOSTILE]}})
+    result, requests = run(project, [DONE])
+    assert result.returncode == 0, result.stderr
+    l1 = requests[0]["messages"][0]["content"]
+    assert "mcp__hostile__good" in l1 and "mcp__hostile__deep" not in l1 and "mcp__hostile__malformed" not in l1
+    rejected = [ln for ln in result.stderr.splitlines() if "MCP server hostile" in ln]
+    assert any("'deep'" in ln and "nests deeper than 32 levels" in ln for ln in rejected), result.stderr
+    assert any("'malformed'" in ln and "inputSchema is not an object" in ln for ln in rejected), result.stderr
+    assert "did not start" not in result.stderr and "Traceback" not in result.stderr

@@ -136,8 +136,9 @@ def test_a_call_that_never_answers_times_out_and_a_server_that_dies_leaves_l1(pr
     # Dies mid-call: an observation saying so, one warning line, and its tools leave L1 (announced).
     head, _ = observation(requests[2])
     assert head.startswith("[error server_unavailable: MCP server flaky stopped during list_items")
-    assert [line for line in result.stderr.splitlines() if line.startswith("warning: MCP server flaky stopped")] == [
-        "warning: MCP server flaky stopped: the server exited; its tools are not available"]
+    [stopped] = [line for line in result.stderr.splitlines() if line.startswith("warning: MCP server flaky stopped")]
+    assert stopped.startswith("warning: MCP server flaky stopped: the server exited; log: ")   # its stderr's file
+    assert stopped.endswith("flaky.log; its tools are not available")
     assert "tools changed: -mcp__flaky__broken -mcp__flaky__list_items" in result.stderr
     assert "mcp__flaky" in system(requests[1]) and "mcp__flaky" not in system(requests[2])
     assert "mcp__slow__list_items" in system(requests[2])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import tempfile
 import time
+from pathlib import Path
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable
@@ -41,8 +42,10 @@ def one_line(exc: BaseException) -> str:
 
 
 class ServerConnection:
-    def __init__(self, spec: ServerSpec, on_change: Callable[["ServerConnection"], None]) -> None:
+    def __init__(self, spec: ServerSpec, on_change: Callable[["ServerConnection"], None],
+                 log_path: Path | None = None) -> None:
         self.spec = spec
+        self.log_path = log_path              # the server's stderr and what we skipped of its output
         self.status = STARTING
         self.error = ""
         self.tools: list[ListedTool] = []
@@ -53,7 +56,17 @@ class ServerConnection:
         self._task: asyncio.Task[Any] | None = None
         self._scope: Any = None
         self._timed_out = False
-        self._stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+        self.rejected: list[str] = []         # listed tools not offered, each with its name and why
+        self._stderr = self._open_log()
+
+    def _open_log(self) -> Any:
+        if self.log_path is not None:
+            try:
+                self.log_path.parent.mkdir(parents=True, exist_ok=True)
+                return open(self.log_path, "a+", encoding="utf-8", errors="replace")
+            except OSError:
+                self.log_path = None
+        return tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
 
     # ---- lifecycle -----------------------------------------------------------------------------
     @property
@@ -74,8 +87,8 @@ class ServerConnection:
             from mcp.client.sse import sse_client
             return sse_client(self.spec.url, headers=self.spec.headers or None)
         from contextual.core.mcp.stdio import stdio_streams
-        return _watched(stdio_streams(self.spec.command, list(self.spec.args), dict(self.spec.env), self._stderr),
-                        self._stream_ended)
+        return _watched(stdio_streams(self.spec.command, list(self.spec.args), dict(self.spec.env), self._stderr,
+                                      self.rejected), self._stream_ended)
 
     def _stream_ended(self) -> None:
         """The server's stdout ended while we were not closing it: the process is gone, even between calls."""
@@ -125,14 +138,16 @@ class ServerConnection:
     def _reason(self, exc: BaseException) -> str:
         reason = one_line(exc)
         tail = self.stderr_tail()
-        return f"{reason} (stderr: {tail})" if tail and tail not in reason else reason
+        reason = f"{reason} (stderr: {tail})" if tail and tail not in reason else reason
+        return f"{reason}; log: {self.log_path}" if self.log_path is not None else reason
 
     def stderr_tail(self) -> str:
         """The server's last stderr line: usually the reason it failed."""
         try:
             self._stderr.flush()
-            self._stderr.seek(0)
-            lines = [ln.strip() for ln in self._stderr.read()[-4000:].splitlines() if ln.strip()]
+            self._stderr.seek(max(0, self._stderr.seek(0, 2) - 4000))
+            lines = [ln.strip() for ln in self._stderr.read().splitlines()
+                     if ln.strip() and not ln.startswith("[contextual]")]
         except (OSError, ValueError):
             return ""
         return lines[-1][:200] if lines else ""

@@ -5,6 +5,9 @@ as one dict, a version number that moves whenever that set changes, and one-line
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -26,11 +29,41 @@ class ServerRow:
     error: str
     tools: tuple[MCPTool, ...]
     tool_tokens: tuple[int, ...]    # what each tool's entry costs in L1
+    log: str = ""                   # the file holding the server's stderr ("" when kept in memory)
+    rejected: tuple[str, ...] = ()  # listed tools not offered: name and why
+
+
+def session_log_folder(home: Path) -> Path:
+    """Where this process's MCP logs go: one file per server, and one for the SDK's own messages."""
+    return home / "logs" / "mcp" / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+
+
+def route_sdk_logs(folder: Path | None) -> None:
+    """The SDK's log records go to a file (or nowhere), never to the terminal: its tracebacks for a server's
+    bad output would otherwise print on -p's stderr and over the app."""
+    logger = logging.getLogger("mcp")
+    logger.propagate = False
+    for old in list(logger.handlers):
+        logger.removeHandler(old)
+        old.close()
+    if folder is None:
+        logger.addHandler(logging.NullHandler())
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.FileHandler(folder / "sdk.log", encoding="utf-8", delay=True)
+    except OSError:
+        handler = logging.NullHandler()
+    logger.addHandler(handler)
 
 
 class MCPManager:
-    def __init__(self, specs: list[ServerSpec], problems: list[str] | None = None) -> None:
-        self.connections = [ServerConnection(spec, self._changed) for spec in specs]
+    def __init__(self, specs: list[ServerSpec], problems: list[str] | None = None,
+                 log_folder: Path | None = None) -> None:
+        self.log_folder = log_folder
+        self.connections = [ServerConnection(spec, self._changed,
+                                             None if log_folder is None else log_folder / f"{spec.name}.log")
+                            for spec in specs]
         self.version = 0                        # bumped whenever the offered tools change
         self._reports: list[str] = list(problems or [])
         self._tools: dict[str, MCPTool] = {}
@@ -39,7 +72,7 @@ class MCPManager:
     @classmethod
     def from_config(cls, project_root: Path, home: Path) -> "MCPManager":
         specs, problems = load_servers(project_root, home)
-        return cls(specs, problems)
+        return cls(specs, problems, session_log_folder(home) if specs else None)
 
     def __bool__(self) -> bool:
         return bool(self.connections) or bool(self._reports)
@@ -47,6 +80,8 @@ class MCPManager:
     # ---- lifecycle -----------------------------------------------------------------------------
     def start(self) -> None:
         """Start every server in the background; returns at once. Starting twice does nothing."""
+        if self.connections:
+            route_sdk_logs(self.log_folder)
         for conn in self.connections:
             if not conn.started:
                 conn.start()
@@ -63,6 +98,9 @@ class MCPManager:
         if conn.status == FAILED:
             self._reports.append(f"MCP server {conn.spec.name} {'stopped' if self._offers(conn) else 'failed'}: "
                                  f"{conn.error}; its tools are not available")
+        if conn.status == READY and conn.rejected:
+            self._reports += [f"MCP server {conn.spec.name}: {problem}; that tool is not offered"
+                              + (f" (log: {conn.log_path})" if conn.log_path else "") for problem in conn.rejected]
         tools: dict[str, MCPTool] = {}
         for c in self.connections:
             if c.status != READY:
@@ -101,7 +139,8 @@ class MCPManager:
             target = s.url if s.url else " ".join((s.command, *s.args))
             tools = tuple(t for t in self._tools.values() if t.connection is c)
             out.append(ServerRow(s.name, s.transport, target, c.status, c.error, tools,
-                                 tuple(count(t.prompt_entry) for t in tools)))
+                                 tuple(count(t.prompt_entry) for t in tools), str(c.log_path or ""),
+                                 tuple(c.rejected)))
         return out
 
 

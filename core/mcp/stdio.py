@@ -19,6 +19,7 @@ from typing import IO, Any, AsyncIterator
 import anyio
 
 MAX_LINE_BYTES = 64 * 1024 * 1024     # one message; the result cap (max_output_tokens) cuts far below this
+MAX_SCHEMA_DEPTH = 32                 # a tool's input schema nesting deeper is rejected (that tool only)
 STOP_GRACE = 2.0                      # seconds after stdin closes, then after SIGTERM, before SIGKILL
 _ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
 
@@ -49,8 +50,57 @@ async def _lines(stdout: Any) -> AsyncIterator[bytes | _TooLong]:
             pending, size, head, start = [], 0, b"", end + 1
 
 
-def _parse(line: bytes | _TooLong, log: IO[str]) -> Any:
-    """A SessionMessage, or None for a line to skip (said in the log)."""
+def _depth(value: Any, limit: int) -> int:
+    """How deep `value` nests, counting no further than `limit` + 1 (no recursion: any depth is safe)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if level > limit:
+            return level
+        deepest = max(deepest, level)
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        stack.extend((child, level + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
+
+
+def _tool_problem(tool: Any) -> str | None:
+    """Why one listed tool cannot be offered, or None."""
+    from mcp import types
+    name = tool.get("name") if isinstance(tool, dict) else None
+    if not isinstance(name, str):
+        return "a listed tool has no name"
+    schema = tool.get("inputSchema")
+    if not isinstance(schema, dict):
+        return f"tool {name!r}: its inputSchema is not an object"
+    if _depth(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH:
+        return f"tool {name!r}: its inputSchema nests deeper than {MAX_SCHEMA_DEPTH} levels"
+    try:
+        types.Tool.model_validate(tool)
+    except ValueError as exc:
+        return f"tool {name!r}: {' '.join(str(exc).split())[:160]}"
+    return None
+
+
+def _without_bad_tools(doc: Any, rejected: list[str]) -> bool:
+    """Drop from a tools/list answer each tool that cannot be offered, saying why in `rejected`; whether any was."""
+    result = doc.get("result") if isinstance(doc, dict) else None
+    listed = result.get("tools") if isinstance(result, dict) else None
+    if not isinstance(result, dict) or not isinstance(listed, list):
+        return False
+    kept = []
+    for tool in listed:
+        problem = _tool_problem(tool)
+        if problem is None:
+            kept.append(tool)
+        else:
+            rejected.append(problem)
+    result["tools"] = kept
+    return len(kept) < len(listed)
+
+
+def _parse(line: bytes | _TooLong, log: IO[str], rejected: list[str]) -> Any:
+    """A SessionMessage, or None for a line to skip (said in the log). A tools/list answer loses only the tools
+    that are malformed; any other answer that does not validate becomes an error for its request, not a wait."""
     from mcp import types
     from mcp.shared.message import SessionMessage
     if isinstance(line, _TooLong):
@@ -58,17 +108,37 @@ def _parse(line: bytes | _TooLong, log: IO[str]) -> Any:
         log.write(f"[contextual] discarded a {line.size:,}-byte line from the server (over {MAX_LINE_BYTES:,})\n")
         if found is None:
             return None
-        error = types.ErrorData(code=-32603, message=f"the server's answer was {line.size:,} bytes, over the "
-                                                     f"{MAX_LINE_BYTES:,} a message may hold; it was discarded")
-        return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=json.loads(found.group(1)), error=error))
+        return _error(json.loads(found.group(1)), f"the server's answer was {line.size:,} bytes, over the "
+                                                  f"{MAX_LINE_BYTES:,} a message may hold; it was discarded")
     if not line.strip():
         return None
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
-    except ValueError:
-        text = line[:200].decode("utf-8", "replace")
-        log.write(f"[contextual] skipped a line that is not a JSON-RPC message: {text!r}\n")
-        return None
+    except ValueError as exc:
+        cause = " ".join(str(exc).split())[:200]
+    try:
+        doc = json.loads(line)
+    except (ValueError, RecursionError):
+        doc = None
+    before = len(rejected)
+    if isinstance(doc, dict) and _without_bad_tools(doc, rejected):
+        log.write("".join(f"[contextual] rejected {problem}\n" for problem in rejected[before:]))
+        try:
+            return SessionMessage(types.jsonrpc_message_adapter.validate_python(doc, by_name=False))
+        except ValueError as exc:
+            cause = " ".join(str(exc).split())[:200]
+    log.write(f"[contextual] skipped a line that is not a valid JSON-RPC message ({cause}): "
+              f"{line[:200].decode('utf-8', 'replace')!r}\n")
+    if isinstance(doc, dict) and isinstance(doc.get("id"), (int, str)) and "method" not in doc:
+        return _error(doc["id"], f"the server's answer is not valid MCP: {cause}")
+    return None
+
+
+def _error(ident: int | str, message: str) -> Any:
+    from mcp import types
+    from mcp.shared.message import SessionMessage
+    error = types.ErrorData(code=-32603, message=message)
+    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=ident, error=error))
 
 
 async def _stop(process: Any) -> None:
@@ -91,8 +161,11 @@ async def _stop(process: Any) -> None:
 
 
 @asynccontextmanager
-async def stdio_streams(command: str, args: list[str], env: dict[str, str], log: IO[str]) -> AsyncIterator[Any]:
-    """(read, write) streams for the SDK's Client, as its stdio_client gives them; stderr goes to `log`."""
+async def stdio_streams(command: str, args: list[str], env: dict[str, str], log: IO[str],
+                        rejected: list[str] | None = None) -> AsyncIterator[Any]:
+    """(read, write) streams for the SDK's Client, as its stdio_client gives them; stderr goes to `log`, and each
+    listed tool dropped as malformed is said in `rejected` (its name and why)."""
+    rejected = [] if rejected is None else rejected
     from mcp.client.stdio import get_default_environment
     from mcp.shared.message import SessionMessage
     process = await anyio.open_process([command, *args], env=get_default_environment() | env, stderr=log,
@@ -105,7 +178,7 @@ async def stdio_streams(command: str, args: list[str], env: dict[str, str], log:
         with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             async with read_writer:
                 async for line in _lines(process.stdout):
-                    message = _parse(line, log)
+                    message = _parse(line, log, rejected)
                     if message is not None:
                         await read_writer.send(message)
 

@@ -39,6 +39,10 @@ def render_servers(rows: list[Any], l1_total: int) -> Text | Table:
                                                                      one_line(row.target, 60)),
                       Text(f"{tokens(sum(row.tool_tokens))} tok"))
         table.add_row("", status, "")
+        for problem in row.rejected:
+            table.add_row("", Text(f"rejected {one_line(problem, 90)}", style="red"), "")
+        if row.log:
+            table.add_row("", Text(f"log: {row.log}", style="dim"), "")
         for tool, size in zip(row.tools, row.tool_tokens):
             table.add_row(Text(f"  {tool.listed.name}"), Text(one_line(tool.description or "", 70), style="dim"),
                           Text(f"{tokens(size)} tok"))

@@ -1,0 +1,50 @@
+"""An MCP server written without any SDK, for the hostile cases a well-behaved SDK server cannot produce: tools
+whose input schema nests HOSTILE_DEPTH levels or is not an object, beside one good tool.
+
+    python tests/fakes/hostile_mcp.py         # stdio, one JSON-RPC message a line
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+
+def deep(depth: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(depth):
+        schema = {"type": "object", "properties": {"inner": schema}}
+    return {"type": "object", "properties": {"arg": schema}}
+
+
+def tools() -> list[dict[str, Any]]:
+    return [{"name": "deep", "description": "nests too deep", "inputSchema": deep(int(os.environ.get("HOSTILE_DEPTH", "200")))},
+            {"name": "malformed", "description": "schema is a string", "inputSchema": "not a schema"},
+            {"name": "good", "description": "Echoes its text.",
+             "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}]
+
+
+def answer(message: dict[str, Any]) -> dict[str, Any] | None:
+    method, ident = message.get("method"), message.get("id")
+    if ident is None:
+        return None
+    if method == "initialize":
+        result: dict[str, Any] = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                                  "serverInfo": {"name": "hostile", "version": "0"}}
+    elif method == "tools/list":
+        result = {"tools": tools()}
+    elif method == "tools/call":
+        result = {"content": [{"type": "text", "text": "echo " + str(message["params"].get("arguments"))}]}
+    else:
+        return {"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": "no such method"}}
+    return {"jsonrpc": "2.0", "id": ident, "result": result}
+
+
+if __name__ == "__main__":
+    sys.setrecursionlimit(10_000)
+    for line in sys.stdin:
+        reply = answer(json.loads(line))
+        if reply is not None:
+            print(json.dumps(reply), flush=True)
