@@ -22,7 +22,7 @@ def chat_text(app) -> str:
     return "\n".join([str(w.render()) for w in chat.query("Static")] + [m.source for m in chat.query("Markdown")])
 
 
-async def test_shell_init_export_history_theme_title_and_models(tmp_path):
+async def test_shell_export_history_theme_title_and_models(tmp_path):
     reply = finish("Here:\n\n```python\nprint(1)\n```")
     with FakeLLMServer(kind="openai", script=[reply], flavor=Flavor("vllm")) as srv:      # it lists its models
         host = make_host(tmp_path, srv.base_url)
@@ -33,13 +33,6 @@ async def test_shell_init_export_history_theme_title_and_models(tmp_path):
             await type_and_send(pilot, "!echo shell-said-hi && exit 3")
             await wait_for(pilot, lambda: "shell-said-hi" in chat_text(app))
             assert "exit 3" in chat_text(app) and not srv.requests          # the agent was not involved
-            await type_and_send(pilot, "/init")
-            await wait_for(pilot, lambda: (root / "CODE_LAW.md").exists())
-            law = (root / "CODE_LAW.md").read_text()
-            assert "Python" in law and "python -m pytest -q" in law
-            assert app.shown.layers["L2"] > 0                              # the next prompt carries it now
-            await type_and_send(pilot, "/init")
-            await wait_for(pilot, lambda: "never overwrites" in chat_text(app))
             await run_turn(pilot, "print one")
             assert "```python\nprint(1)\n```" in app.query_one(ChatLog).query("Markdown").last().source   # fences kept
             await type_and_send(pilot, "/export notes.md")

@@ -46,7 +46,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("/diff", "", "what changed between consecutive model calls, and where the cache broke", Diff()),
     Command("/policies", "", "replay this session under every context policy; enter makes one live", Policies()),
     Command("/mcp", "", "MCP servers: status, tools, and what their descriptions cost in L1", MCP()),
-    Command("/init", "", "write a starter CODE_LAW.md from a look at the project", Init()),
+    Command("/init", "[AGENTS.md|CODE_LAW.md]", "the agent reads the project and writes or updates that file "
+            "(keeping what is in it)", Init()),
     Command("/export", "[--as-sent] [file]", "write this session's transcript (or each request as sent) under "
             "$CONTEXTUAL_HOME/exports/, or to FILE", Export()),
     Command("/theme", "", "pick a colour theme (remembered)", RunAction("change_theme")),

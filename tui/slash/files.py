@@ -1,4 +1,4 @@
-"""/init, /export, and `!command`: commands that write or run something in the project."""
+"""/init, /export, and `!command`: commands that write or run something."""
 
 from __future__ import annotations
 
@@ -10,17 +10,21 @@ SHELL_LINES = 200          # the tail of a `!command`'s output the chat shows
 
 
 class Init:
+    """`/init [AGENTS.md|CODE_LAW.md]`: a turn in which the agent reads the project and writes or updates that file
+    (keeping what is in it). Default: AGENTS.md when the project has one, else CODE_LAW.md."""
+
     async def run(self, app: AppPort, argument: str) -> None:
+        from contextual.prompts.agents_prompts.init_prompt import INIT_FILES, init_prompt
         from contextual.tui.starter import starter_code_law
-        path = app.config.project_root / "CODE_LAW.md"
-        if path.exists():
-            await app.say(f"{path.name} exists already: edit it, /init never overwrites it", "warning")
+        root = app.config.project_root
+        name = argument.strip() or ("AGENTS.md" if (root / "AGENTS.md").exists() else "CODE_LAW.md")
+        if name not in INIT_FILES:
+            await app.say(f"/init writes one of {' or '.join(INIT_FILES)}, not {name}", "error")
             return
-        text = await asyncio.to_thread(starter_code_law, app.config.project_root)
-        path.write_text(text, encoding="utf-8")
-        await app.say(f"wrote {path.name} ({len(text.splitlines())} lines): every prompt now starts with it (L2); "
-                      "edit it to your rules")
-        app.show_prompt()
+        if app.busy("/init"):
+            return
+        draft = await asyncio.to_thread(starter_code_law, root)
+        app.start_turn(init_prompt(name, (root / name).exists(), draft))
 
 
 class Export:

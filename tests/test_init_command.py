@@ -1,0 +1,45 @@
+"""/init (issues 29/30) in the real app, engine and fake server: a turn in which the agent reads the project and
+writes the instruction file the user chose; run again, it is told to keep what the file holds."""
+
+from __future__ import annotations
+
+import json
+
+from contextual.tui.app import ContextualApp
+from tests.fakes.llm_server import FakeLLMServer
+from tests.tui_helpers import SIZE, finish, make_host, type_and_send, wait_for
+
+LAW = "# Rules\n\nRun python -m pytest -q before you finish.\n"
+
+
+def _write(path: str, content: str) -> str:
+    return f"Thought: write it\nAction: Write[{json.dumps({'file_path': path, 'content': content})}]"
+
+
+async def test_init_runs_a_turn_that_writes_the_chosen_file_and_keeps_an_existing_one(tmp_path):
+    script = [_write("AGENTS.md", LAW), finish("wrote AGENTS.md"), finish("kept it")]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        host = make_host(tmp_path, srv.base_url, permission_mode="bypass")
+        root = host.config.project_root
+        (root / "pyproject.toml").write_text("[project]\nname = 'shop'\n")
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "/init README.txt")
+            await wait_for(pilot, lambda: "not README.txt" in _chat(app))
+            assert not srv.requests
+            await type_and_send(pilot, "/init AGENTS.md")
+            await wait_for(pilot, lambda: (root / "AGENTS.md").exists() and not app.turn_running)
+            first = srv.requests[0]["messages"][-1]["content"]
+            assert "AGENTS.md does not exist yet" in first and "python -m pytest" in first   # the starter draft
+            await wait_for(pilot, lambda: len(srv.requests) == 2)
+            await type_and_send(pilot, "/init")                             # AGENTS.md exists: it is the default
+            await wait_for(pilot, lambda: len(srv.requests) == 3 and not app.turn_running)
+        again = srv.requests[2]["messages"]
+    assert "AGENTS.md exists: read it first and KEEP everything" in again[-1]["content"]
+    assert (root / "AGENTS.md").read_text() == LAW
+    assert any("Run python -m pytest -q before you finish." in str(m["content"]) for m in again)   # in L2 now
+
+
+def _chat(app: ContextualApp) -> str:
+    from contextual.tui.widgets.chat_log import ChatLog
+    return "\n".join(str(w.render()) for w in app.query_one(ChatLog).children)
