@@ -156,7 +156,20 @@ def action_forms(action: str, seen: set[str]) -> ActionForms:
     return ActionForms(worth(opening + (stored_call if sep else "")), worth(opening + (call if sep else "")))
 
 
-def _form(step: _Step, seen: set[str], limits: dg.Limits, next_action: str) -> str:
+CHANGED_LINES = 12        # at most this many lines kept because a re-read shows them changed
+
+
+def _changed(lines: list[str], read: frozenset[str]) -> list[int]:
+    """A re-read (most of its lines were read before in this turn): the lines it shows for the first time, which
+    are what an edit changed; the newest version of a line is the one a model needs next."""
+    stripped = [line.strip() for line in lines]
+    nonblank = [line for line in stripped if line]
+    if not read or not nonblank or sum(line in read for line in nonblank) * 2 < len(nonblank):
+        return []
+    return [i for i, line in enumerate(stripped) if line and line not in read][:CHANGED_LINES]
+
+
+def _form(step: _Step, seen: set[str], limits: dg.Limits, next_action: str, read: frozenset[str]) -> str:
     command = bash_command(step.action_full)
     full = step.observation_full
     if command is None or not full.startswith("["):
@@ -164,7 +177,8 @@ def _form(step: _Step, seen: set[str], limits: dg.Limits, next_action: str) -> s
     else:
         header, _, output = full.partition("\n")
         origin = dg.file_origin(command)
-        acted = acted_on(output.splitlines(), next_action, origin[1] if origin else None)
+        lines = output.splitlines()
+        acted = acted_on(lines, next_action, origin[1] if origin else None) + _changed(lines, read)
         form = header + ("\n" + dg.digest(command, output, limits, seen=seen, also=acted) if output else "")
     return form if len(form) < (1 - MIN_SAVING) * len(full) else full
 
@@ -175,7 +189,14 @@ class StepForms(NamedTuple):
     fresh_action: str    # the action as the newest steps send it (ActionForms.fresh)
 
 
-class _Forms(LRU[int, tuple[StepForms, frozenset[str]]]):
+class _Shown(NamedTuple):
+    """What the turn showed before a step: names (in the task, actions and stored forms) and the lines (stripped)
+    of every full output, which tell a re-read's changed lines."""
+    names: frozenset[str]
+    read: frozenset[str]
+
+
+class _Forms(LRU[int, tuple[StepForms, _Shown]]):
     def __init__(self) -> None:
         super().__init__(8_192)
 
@@ -189,7 +210,7 @@ def turn_stored(steps: Sequence[_Step], upto: int, limits: dg.Limits | None = No
     prompt carries whole)."""
     limits = limits or TURN
     out: list[StepForms] = []
-    seen: frozenset[str] = frozenset(dg.known_names(shown))
+    state = _Shown(frozenset(dg.known_names(shown)), frozenset())
     key = hash((limits, THOUGHT_KEEP, shown))
     for index, step in enumerate(steps[:upto]):
         # The step after is taken before this form is first sent (its observation goes full until then): its
@@ -197,14 +218,15 @@ def turn_stored(steps: Sequence[_Step], upto: int, limits: dg.Limits | None = No
         next_action = steps[index + 1].action_full if index + 1 < len(steps) else ""
         key = hash((key, step.action_full, step.observation_full))
         form_key = hash((key, next_action))
-        previous = seen
+        before = state
 
-        def make() -> tuple[StepForms, frozenset[str]]:
-            names = set(previous)
+        def make() -> tuple[StepForms, _Shown]:
+            names = set(before.names)
             action = action_forms(step.action_full, set(names))
             names |= dg.known_names(action.stored)
-            form = _form(step, set(names), limits, next_action)
-            return StepForms(action.stored, form, action.fresh), frozenset(names | dg.known_names(form))
-        forms, seen = _memo.get(form_key, make)
+            form = _form(step, set(names), limits, next_action, before.read)
+            read = before.read | {line.strip() for line in step.observation_full.splitlines()[1:] if line.strip()}
+            return StepForms(action.stored, form, action.fresh), _Shown(frozenset(names | dg.known_names(form)), read)
+        forms, state = _memo.get(form_key, make)
         out.append(forms)
     return out

@@ -31,9 +31,9 @@ depending on the placeholder's wording, and 0.725 / 1.168 / 0.767 / 1.000 for se
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from contextual.core.tokens import TokenCache, shared_cache
 
@@ -125,42 +125,52 @@ class RecallPair:
     identifier: str
     kind: str            # "observation" | "action"
     lines: tuple[str, ...] = ()    # observation pairs: the stripped earlier observation lines holding it
+    scorer: str = ""     # "" = the published definition; else an alternative one (core/replay/scorers.py)
 
 
-def _lines_by_name(output: str, static: set[str]) -> dict[str, list[str]]:
+def _lines_by_name(output: str, static: set[str], names: Callable[[str], set[str]] = identifiers
+                   ) -> dict[str, list[str]]:
     """Each identifier of one observation -> the stripped lines it occurs on, in order."""
     out: dict[str, list[str]] = {}
     for line in output.splitlines():
         stripped = line.strip()
         if not stripped:
             continue
-        for name in identifiers(stripped) - static:
+        for name in names(stripped) - static:
             out.setdefault(name, []).append(stripped)
     return out
 
 
-def recall_pairs(preamble: Iterable[str], task: str, responses: list[str], outputs: list[str]) -> list[RecallPair]:
+def recall_pairs(preamble: Iterable[str], task: str, responses: list[str], outputs: list[str],
+                 names: Callable[[str], set[str]] = identifiers, newest_only: bool = False, scorer: str = ""
+                 ) -> list[RecallPair]:
     """The (step, identifier) pairs recall and action recall are scored on. responses[k] is the recorded
-    assistant turn of step k, outputs[k] the observation it got."""
-    static: set[str] = identifiers(task)
+    assistant turn of step k, outputs[k] the observation it got. `names` finds the identifiers (the published
+    regex by default); `newest_only`: a pair's lines are those of the newest observation that showed the name
+    (an older version of a line no longer counts once a later output showed the name again)."""
+    static: set[str] = names(task)
     for text in preamble:
-        static |= identifiers(text)
+        static |= names(text)
     first_in_action: set[str] = set()      # first appeared in an action
     in_any_action: set[str] = set()
     in_observation: dict[str, list[str]] = {}     # identifier -> the observation lines it occurs on
     pairs: list[RecallPair] = []
     for step, response in enumerate(responses):
-        used = identifiers(response) - static
+        used = names(response) - static
         for name in sorted(used):
             if name in first_in_action:
-                pairs.append(RecallPair(step, name, "action"))
+                pairs.append(RecallPair(step, name, "action", scorer=scorer))
             elif name in in_observation and name not in in_any_action:
-                pairs.append(RecallPair(step, name, "observation", tuple(dict.fromkeys(in_observation[name]))))
+                pairs.append(RecallPair(step, name, "observation", tuple(dict.fromkeys(in_observation[name])),
+                                        scorer))
         first_in_action |= used - in_observation.keys()
         in_any_action |= used
         if step < len(outputs):
-            for name, lines in _lines_by_name(outputs[step], static).items():
-                in_observation.setdefault(name, []).extend(lines)
+            for name, lines in _lines_by_name(outputs[step], static, names).items():
+                if newest_only:
+                    in_observation[name] = list(lines)
+                else:
+                    in_observation.setdefault(name, []).extend(lines)
     return pairs
 
 
@@ -210,6 +220,8 @@ class Figures:
     action_hits: int = 0
     action_total: int = 0
     line_hits: int = 0               # over recall_total
+    # line recall under the alternative definitions (core/replay/scorers.py): name -> [hits, pairs]
+    alt_lines: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def recall(self) -> float | None:
@@ -223,17 +235,27 @@ class Figures:
     def action_recall(self) -> float | None:
         return self.action_hits / self.action_total if self.action_total else None
 
+    def alt_line_recall(self, scorer: str) -> float | None:
+        hits, total = self.alt_lines.get(scorer, (0, 0))
+        return hits / total if total else None
+
     def __add__(self, other: "Figures") -> "Figures":
+        alt = {name: [a + b for a, b in zip(self.alt_lines.get(name, (0, 0)), other.alt_lines.get(name, (0, 0)))]
+               for name in self.alt_lines.keys() | other.alt_lines.keys()}
         return Figures(self.calls + other.calls, self.prompt_tokens + other.prompt_tokens,
                        self.billed_tokens + other.billed_tokens, max(self.peak_prompt, other.peak_prompt),
                        self.recall_hits + other.recall_hits, self.recall_total + other.recall_total,
                        self.action_hits + other.action_hits, self.action_total + other.action_total,
-                       self.line_hits + other.line_hits)
+                       self.line_hits + other.line_hits, alt)
 
     def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "billed_tokens": round(self.billed_tokens, 1),
-                "recall": _round(self.recall), "line_recall": _round(self.line_recall),
-                "action_recall": _round(self.action_recall)}
+        out = {**asdict(self), "billed_tokens": round(self.billed_tokens, 1),
+               "recall": _round(self.recall), "line_recall": _round(self.line_recall),
+               "action_recall": _round(self.action_recall)}
+        out.pop("alt_lines")
+        for name in sorted(self.alt_lines):
+            out[f"line_recall_{name}"] = _round(self.alt_line_recall(name))
+        return out
 
 
 def _round(value: float | None) -> float | None:
@@ -264,9 +286,15 @@ def measure(calls: list[list[dict[str, Any]]], call_steps: list[int], pairs: lis
     prompts: dict[Any, Any] = {}
     for messages, step in zip(calls, call_steps):
         prompts.setdefault(step, messages)
+    alternative = [p for p in pairs if p.scorer and p.kind == "observation"]
+    pairs = [p for p in pairs if not p.scorer]
     hits = recalled(pairs, prompts)
     observed = [p for p in pairs if p.kind == "observation"]
     figures.line_hits = sum(lines_recalled(observed, prompts))
+    for pair, hit in zip(alternative, lines_recalled(alternative, prompts)):
+        counts = figures.alt_lines.setdefault(pair.scorer, [0, 0])
+        counts[0] += hit
+        counts[1] += 1
     for pair, hit in zip(pairs, hits):
         if pair.kind == "action":
             figures.action_total += 1

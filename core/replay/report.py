@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 from contextual.core.replay.baseline import SYSTEM_NOT_RECORDED, SYSTEM_RECORDED
 from contextual.core.replay.metrics import Figures, ratio
+from contextual.core.replay.scorers import SCORERS
 
 BASELINE = "agent"
 REFERENCE = "raw"
@@ -89,7 +90,8 @@ COLUMNS = [("calls", "calls", "{:,}"), ("tokens", "prompt_tokens", "{:,}"),
            ("billed (cache)", "billed_tokens", "{:,.0f}"), ("vs agent", "billed_vs_agent", "{:.3f}"),
            ("vs raw", "billed_vs_raw", "{:.3f}"), ("peak", "peak_prompt", "{:,}"),
            ("recall", "recall", "{:.3f}"), ("line recall", "line_recall", "{:.3f}"),
-           ("action recall", "action_recall", "{:.3f}")]
+           ("action recall", "action_recall", "{:.3f}")] + [
+           (f"line/{name}", f"line_recall_{name}", "{:.3f}") for name in SCORERS]
 # Shown when some trajectory was compared without L1: the same ratios with our L1 as sent.
 WITH_L1_COLUMNS = [("tokens vs agent, with our L1", "tokens_vs_agent_with_l1", "{:.3f}"),
                    ("billed vs agent, with our L1", "billed_vs_agent_with_l1", "{:.3f}")]

@@ -20,6 +20,7 @@ from contextual.core.events import ErrorEvent, TurnFinished
 from contextual.core.prompt import as_wire_dicts
 from contextual.core.replay.trajectory import Trajectory
 from contextual.core.replay.metrics import Figures, RecallPair, measure, recall_pairs
+from contextual.core.replay.scorers import alternative_pairs
 from contextual.core.replay.replay_model import ReplayBash, ReplayProvider
 from contextual.core.l1 import system_prompt as build_system_prompt
 
@@ -59,7 +60,9 @@ def replay_config(root: Path, steps: int, overrides: Mapping[str, Any] | None = 
 
 def trajectory_pairs(traj: Trajectory, max_steps: int | None = None) -> list[RecallPair]:
     steps = traj.steps[:max_steps] if max_steps else traj.steps
-    return recall_pairs(traj.preamble, traj.task, [s.response for s in steps], [s.output for s in steps])
+    responses, outputs = [s.response for s in steps], [s.output for s in steps]
+    return (recall_pairs(traj.preamble, traj.task, responses, outputs)
+            + alternative_pairs(list(traj.preamble), traj.task, responses, outputs))
 
 
 async def replay_one(traj: Trajectory, policy: str, config_overrides: Mapping[str, Any] | None = None,

@@ -1,0 +1,60 @@
+"""The alternative scorers the measuring code uses beside the published one (core/replay/scorers.py), and the
+re-read after an edit that the `newest` scorer checks (core/context/turn_forms.py)."""
+
+import json
+
+from contextual.core.context import compressor
+from contextual.core.context.scratchpad import ScratchStep, shorten_action
+from contextual.core.context.turn_forms import turn_stored
+from contextual.core.replay.metrics import RecallPair, identifiers, measure, recall_pairs
+from contextual.core.replay.scorers import SCORERS, alternative_pairs, short_names, split_names
+
+
+def _step(command: str, output: str) -> ScratchStep:
+    action = f"Thought: look\nAction: Bash[{json.dumps({'command': command})}]"
+    data = {"command": command, "exit_code": 0, "stdout": output, "stderr": "", "timed_out": False,
+            "stdout_dropped_bytes": 0, "stderr_dropped_bytes": 0, "duration": 0.0}
+    result = {"status": "success", "data": data, "text": f"$ {command}\n{output}", "stats": {}, "context": {}}
+    return ScratchStep(action, shorten_action(action), compressor.full_text(result),
+                       compressor.stored_text("Bash", {"command": command}, result))
+
+
+def msg(role, content):
+    return {"role": role, "content": content}
+
+
+def test_each_alternative_scorer_names_differently():
+    text = "see pkg/util.py and df then run_tests"
+    assert {"util", "run_tests"} <= split_names(text) and "pkg/util.py" not in split_names(text)
+    assert {"df", "pkg/util.py"} <= short_names(text) and "df" not in identifiers(text)
+    assert set(SCORERS) == {"split", "short", "newest"}
+
+
+def test_newest_scorer_counts_only_the_newest_version_of_a_line():
+    responses = ["cat a.py", "sed -i s/1/2/ a.py; cat a.py", "use limit_value"]
+    outputs = ["limit_value = 1", "limit_value = 2", "ok"]
+    published = recall_pairs([], "", responses, outputs)
+    newest = [p for p in alternative_pairs([], "", responses, outputs) if p.scorer == "newest"]
+    assert [p.lines for p in published if p.identifier == "limit_value"] == [("limit_value = 1", "limit_value = 2")]
+    assert [p.lines for p in newest if p.identifier == "limit_value"] == [("limit_value = 2",)]
+    # A prompt that still shows only the old line passes the published scorer and fails the newest one.
+    stale = [msg("user", "t"), msg("assistant", responses[0]), msg("user", outputs[0]),
+             msg("assistant", responses[1]), msg("user", "[output dropped]")]
+    pairs = published + alternative_pairs([], "", responses, outputs)
+    figures = measure([stale, stale, stale], [0, 1, 2], pairs).as_dict()
+    assert figures["line_recall"] == 1.0 and figures["line_recall_newest"] == 0.0
+
+
+def test_alternative_pairs_are_tagged_and_kept_apart_from_the_published_ones():
+    pairs = alternative_pairs([], "fix it", ["grep x", "edit found_name"], ["found_name here", "ok"])
+    assert pairs and all(isinstance(p, RecallPair) and p.scorer in SCORERS and p.kind == "observation"
+                         for p in pairs)
+
+
+def test_a_reread_after_an_edit_keeps_the_newest_version_of_a_line():
+    src = "\n".join(f"row_{i} = compute(value_{i})" for i in range(300))
+    edited = src.replace("row_150 = compute(value_150)", "row_150 = compute(value_150, strict=True)")
+    steps = [_step("cat pkg/rows.py", src), _step("sed -i 's/value_150)/value_150, strict=True)/' pkg/rows.py", ""),
+             _step("cat pkg/rows.py", edited), _step("echo done", "done")]
+    forms = turn_stored(steps, 3)
+    assert "row_150 = compute(value_150, strict=True)" in forms[2].observation
