@@ -90,6 +90,7 @@ class ContextBuilder:
     _rules: RulesFiles | None = None
     # Pinned history message ids (issue 19.3, the engine's Pins): sent whole, never harder, cut or dropped.
     pins: Any = frozenset()
+    home: Path | None = None               # $CONTEXTUAL_HOME: the user's own AGENTS.md leads L2 (issue 30.5)
 
     def _history_message(self, m: Message) -> PromptMessage:
         """The same PromptMessage object for an unchanged message, so its text is hashed and counted once."""
@@ -115,7 +116,7 @@ class ContextBuilder:
         """L1, then L2: one system message per rules file (read afresh, held to its share)."""
         head = [PromptMessage("system", self.system_prompt, "L1", cache_breakpoint=True, form="system")]
         if self._rules is None:
-            self._rules = RulesFiles(self.project_root)
+            self._rules = RulesFiles(self.project_root, self.home)
         for rules in self._rules.read(self.rules_share, self.count):
             head.append(PromptMessage("system", rules.text, "L2", form="cut" if rules.cut else "system",
                                       source=Source(path=rules.name)))
@@ -130,7 +131,7 @@ class ContextBuilder:
         """The prompt for these parts, within `limit` tokens (default: the builder's own)."""
         if limit is not None and limit != self.limit:
             if self._rules is None:      # made here, so the copy shares its cache and its notices
-                self._rules = RulesFiles(self.project_root)
+                self._rules = RulesFiles(self.project_root, self.home)
             return replace(self, limit=limit, _rules=self._rules).build(history, steps, question, todo_recap)
         head = self.head()
         l3 = [self._history_message(m) for m in history]

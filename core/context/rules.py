@@ -1,4 +1,5 @@
-"""L2, the project's instructions (seed 002 C5; CONTRACT Additions; issues 13.8 and 16.1).
+"""L2, the project's instructions (seed 002 C5; CONTRACT Additions; issues 13.8 and 16.1), led by the user's own
+`$CONTEXTUAL_HOME/AGENTS.md` when there is one (issue 30.5).
 
 `CODE_LAW.md`, then `AGENTS.md`, then `CLAUDE.md` at the project root: each once, in that order, names in any
 case, each with its file name as a heading, read afresh at every build (cached by mtime and size). They are
@@ -50,6 +51,14 @@ def heading(name: str) -> str:
     return f"Project rules ({name}):\n\n"
 
 
+USER_RULES = "AGENTS.md"      # in $CONTEXTUAL_HOME: the user's own instructions for every project (issue 30.5)
+USER_NAME = "AGENTS.md (yours, in $CONTEXTUAL_HOME)"
+
+
+def user_heading() -> str:
+    return "Your own rules, for every project (AGENTS.md in $CONTEXTUAL_HOME); the project's follow and win:\n\n"
+
+
 def fit_share(name: str, text: str, budget: int, count: Callable[[str], int]) -> tuple[str, bool]:
     """`text` within `budget` tokens: head and tail kept, the middle replaced by a note naming the file."""
     if len(text) <= budget * CHARS_PER_TOKEN_CAP and count(text) <= budget:
@@ -68,8 +77,9 @@ def fit_share(name: str, text: str, budget: int, count: Callable[[str], int]) ->
 class RulesFiles:
     """Re-reads the root listing when the folder changes and each file when it does."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, home: Path | None = None) -> None:
         self.root = root
+        self.home = home
         self._dir_stamp: int | None = None
         self._paths: list[Path] = []
         self._cache: dict[Path, tuple[tuple[int, int, int], RulesText]] = {}
@@ -94,16 +104,21 @@ class RulesFiles:
         if dir_stamp != self._dir_stamp:
             self._dir_stamp, self._paths = dir_stamp, find_rules_files(self.root)
         out: list[RulesText] = []
+        if self.home is not None and (self.home / USER_RULES).is_file():
+            got = self._one(self.home / USER_RULES, budget, count, self.home, USER_NAME)
+            if got is not None:
+                out.append(got)
         for path in self._paths:
             got = self._one(path, budget, count)
             if got is not None:
                 out.append(got)
         return out
 
-    def _one(self, path: Path, budget: int, count: Callable[[str], int]) -> RulesText | None:
+    def _one(self, path: Path, budget: int, count: Callable[[str], int], inside: Path | None = None,
+             user_name: str | None = None) -> RulesText | None:
         try:
             real = path.resolve()
-            if self.root.resolve() not in real.parents:    # checked at each read: a link can be re-pointed
+            if (inside or self.root).resolve() not in real.parents:    # at each read: a link can be re-pointed
                 self._tell(("outside", path.name, str(real)), f"{path.name} is a link to a file outside the project "
                                                               f"({real}): not read, the model does not see it")
                 return None
@@ -122,7 +137,8 @@ class RulesFiles:
         if cut:
             self._tell(("cut", path.name, stamp), f"{path.name} is larger than its share of the context window "
                                                   f"({budget:,} tokens): the model gets its head and tail only")
-        rules = RulesText(path.name, heading(path.name) + body, cut)
+        rules = (RulesText(user_name, user_heading() + body, cut) if user_name else
+                 RulesText(path.name, heading(path.name) + body, cut))
         self._cache[path] = (stamp, rules)
         return rules
 

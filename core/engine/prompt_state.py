@@ -40,7 +40,7 @@ class PromptState:
         # Our cl100k count is not the server's: prompts are fitted through the learned ratio (issue 18.1).
         self.calibration = calibration_for(config.home)
         self.builder = ContextBuilder(system_prompt, config.project_root, config.prompt_limit, policy,
-                                      rules_share=int(RULES_SHARE * config.context_window))
+                                      rules_share=int(RULES_SHARE * config.context_window), home=config.home)
         self.builder.pins = pins
         self.usage = Usage()
         self.steps: list[ScratchStep] = []          # the current (or last finished) turn's scratchpad
