@@ -62,6 +62,7 @@ def test_context_json_is_byte_for_byte_the_next_request(tmp_path: Path, kind: st
         Reply(act("Read", {"file_path": "big.log", "limit": 1000}), usage_input=900, usage_output=10),
         Reply(act("Read", {"file_path": "big.log", "offset": 500, "limit": 500}), usage_input=900, usage_output=10),
         Reply(finish("read it"), usage_input=900, usage_output=10),
+        Reply(finish("summed up"), usage_input=900, usage_output=10),
         finish("the final one"),
     ]
     model = Model(replies)
@@ -71,6 +72,9 @@ def test_context_json_is_byte_for_byte_the_next_request(tmp_path: Path, kind: st
             result = contextual(["-p", text, "--keep-rounds", "1"] + (["-c"] if i else []), project, env)
             assert result.returncode == 0, result.stderr
         assert "compacted" in result.stderr and "context:" in result.stderr     # a summary, and cuts in that turn
+        # Issue 24: that turn's reads outgrow an 8k window whole, so the next message archives them first.
+        result = contextual(["-p", "sum it up", "-c", "--keep-rounds", "1"], project, env)
+        assert result.returncode == 0 and "compacted" in result.stderr, result.stderr
         shown = contextual(["context", "-c", "--input", "check @notes.md", "--json", "--keep-rounds", "1"],
                            project, env)
         assert shown.returncode == 0, shown.stderr

@@ -27,10 +27,9 @@ SMALL_MODEL = 1.3
 
 
 # Failing on main until the engine change of issue 24 lands (notes-24.md has the reproduction); remove then.
-NOT_YET = {("astropy__astropy-12907", 4096, 1.0), ("pytest-dev__pytest-7521", 4096, 1.0),
-           ("astropy__astropy-12907", 4096, 1.3), ("astropy__astropy-12907", 8192, 1.3)}
-PENDING = pytest.mark.xfail(strict=True, reason="issue 24: no summary is made at 4k-8k, rounds leave the "
-                                                "prompt by drop_round instead (keep-rounds-fitting not landed)")
+NOT_YET: set[tuple[str, int, float]] = set()      # all pass since smallwin's step 3 (notes-24.md)
+PENDING = pytest.mark.xfail(strict=True, reason="issue 24: no summary is made, rounds leave the prompt by "
+                                                "drop_round or cuts instead (engine change not landed)")
 
 
 def case(name: str, window: int, ratio: float = 1.0) -> pytest.param:

@@ -76,6 +76,11 @@ class Built:
     adjustments: list[Adjustment] = field(default_factory=list)
     dropped: list[PromptMessage] = field(default_factory=list)     # history left out to fit (form "dropped")
 
+    @property
+    def unfitted(self) -> int:
+        """The prompt's size before any fitting: what compaction must bring under the trigger (issue 24)."""
+        return self.adjustments[0].tokens_before if self.adjustments else self.total
+
 
 @dataclass
 class ContextBuilder:
@@ -230,22 +235,9 @@ class ContextBuilder:
             touched = [m for m in msgs if m.form == "hard" or (m.layer == "scratchpad" and m.form == "stored")]
             adjustments.append(Adjustment("compress_kept", "kept tool results compressed harder; older "
                                           "observations of this turn in stored form", before, total, ids(touched)))
-        # 2. Drop kept rounds, oldest first, down to the last one.
-        summaries = [m for m in hist if m.role == "summary"]
-        kept_rounds = rounds(hist)
+        # 2. (Issue 24) No round is ever dropped: a round leaves the prompt only into a summary, and compaction
+        #    fires before this point (core/window_budget.py); what still does not fit is cut, longest first.
         dropped: list[PromptMessage] = []
-        n_dropped = 0
-        while total > self.limit and len(kept_rounds) > 1:
-            # A round holding a pinned message is never dropped; the oldest other one goes.
-            free = next((i for i, r in enumerate(kept_rounds[:-1]) if not any(m.id in self.pins for m in r)), None)
-            if free is None:
-                break
-            dropped += [replace(history_message(m), form="dropped", tokens=0) for m in kept_rounds.pop(free)]
-            n_dropped += 1
-            msgs, total = assemble(summaries + [m for r in kept_rounds for m in r], pad)
-        if n_dropped:
-            adjustments.append(Adjustment("drop_round", f"dropped the {n_dropped} oldest kept round(s)",
-                                          before, total, ids(dropped)))
         # 3. Cut oversized messages head+tail until the prompt fits, sharing the room fairly: one cap for
         #    all (water-filling), so no message shrinks to a marker while another keeps thousands of tokens.
         cuts = 0

@@ -19,6 +19,9 @@ MIN_MESSAGES = 3
 def compaction_due(*, last_usage: int | None, counted: int, input_text: str, archivable: bool, messages: int,
                    threshold: int, warn_at: int) -> Trigger:
     """`counted`: the counted size of the next prompt without the input; `archivable`: a compaction plan exists."""
-    basis: Literal["usage", "counted"] = "usage" if last_usage is not None and archivable else "counted"
-    value = (last_usage if last_usage is not None and archivable else counted) + estimate(input_text)
+    # Issue 24: the larger of the two, so a prompt the builder had to fit (counted before fitting) is never
+    # hidden by the usage of the fitted one.
+    use_usage = last_usage is not None and archivable and last_usage >= counted
+    basis: Literal["usage", "counted"] = "usage" if use_usage else "counted"
+    value = (last_usage if use_usage and last_usage is not None else counted) + estimate(input_text)
     return Trigger(value, threshold, value >= threshold and messages >= MIN_MESSAGES, basis, warn_at)

@@ -8,7 +8,7 @@ from typing import Any, Callable, Collection
 from contextual.core.config import Config
 from contextual.core.context.builder import Built, ContextBuilder
 from contextual.core.context import keep_fit
-from contextual.core.context.history import HistoryManager, KeepBudget, apply_compaction
+from contextual.core.context.history import CompactionPlan, HistoryManager, KeepBudget, apply_compaction, plan_compaction
 from contextual.core.context.pairing import normalize
 from contextual.core.context.pins import Pins
 from contextual.core.context.preprocess import preprocess
@@ -139,7 +139,7 @@ class PromptState:
 
     def view_of(self, built: Built, input_text: str = "") -> PromptView:
         """A built prompt with the figures around it (the turn's own build, not a second one)."""
-        without_input = built.total - built.tokens.get("input", 0)
+        without_input = built.unfitted - built.tokens.get("input", 0)
         trigger = self._trigger(input_text, without_input)
         config, usage = self.config, self.usage
         return PromptView(tuple(built.messages), tuple(built.dropped), dict(built.tokens), built.total,
@@ -157,11 +157,15 @@ class PromptState:
         """A6: would this input compact first? (estimate, threshold, due)."""
         return self._trigger(input_text, None)
 
+    def archive_plan(self) -> CompactionPlan | None:
+        """What an automatic compaction would archive now: closed rounds only (a turn in progress stays)."""
+        return plan_compaction(self.l3(), self.config.keep_rounds, self.keep_budget())
+
     def _trigger(self, input_text: str, counted: int | None) -> Trigger:
         config = self.config
-        archivable = self.history.plan(config.keep_rounds, self.keep_budget()) is not None
-        if counted is None and (self.usage.last is None or not archivable):
-            counted = self.build(None).total
+        archivable = self.archive_plan() is not None
+        if counted is None:      # the unfitted size: a prompt the builder had to fit is due whatever usage said
+            counted = self.build(None).unfitted
         return compaction_due(last_usage=self.usage.last, counted=counted or 0, input_text=input_text,
                               archivable=archivable, messages=len(self.history.messages),
                               threshold=config.threshold,

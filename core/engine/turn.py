@@ -143,6 +143,10 @@ class TurnLoop:
         while step < config.max_steps:
             for ev in self.sync_tools():
                 yield ev
+            if step and config.auto_compact and prompt.compaction_due().due and prompt.archive_plan() is not None:
+                # Issue 24: the turn outgrew the trigger: archive closed rounds now rather than cut them.
+                async for ev in self._compactor.run("auto", None):
+                    yield ev
             built = prompt.build()
             for note in prompt.builder.rules_notices():      # a rules file refused or cut: the user hears it too
                 yield Notice(note, "warning")
