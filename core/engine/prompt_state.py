@@ -12,6 +12,7 @@ from contextual.core.context.history import CompactionPlan, HistoryManager, Keep
 from contextual.core.context.pairing import normalize
 from contextual.core.context.pins import Pins
 from contextual.core.context.preprocess import preprocess
+from contextual.core.context.nested_rules import NestedRules
 from contextual.core.context.rules import SHARE as RULES_SHARE
 from contextual.core.context.scratchpad import ScratchStep
 from contextual.core.context.trigger import compaction_due
@@ -42,6 +43,7 @@ class PromptState:
         self.builder = ContextBuilder(system_prompt, config.project_root, config.prompt_limit, policy,
                                       rules_share=int(RULES_SHARE * config.context_window), home=config.home)
         self.builder.pins = pins
+        self.nested_rules = NestedRules(config.project_root)   # sub-folders' AGENTS.md/CLAUDE.md, given in L3
         self.usage = Usage()
         self.steps: list[ScratchStep] = []          # the current (or last finished) turn's scratchpad
         self.question: str | None = None            # the current turn's preprocessed input
@@ -100,6 +102,7 @@ class PromptState:
         if applied is None:
             raise ValueError(f"compaction keeps from {kept_from_id}, which is not in history")
         self.history.messages = applied
+        self.nested_rules.forget()
         if self.turn_start is not None:
             self.turn_start = len(applied) - in_turn
         self.usage.forget()      # stale now: the next estimate is the counted size of the next prompt

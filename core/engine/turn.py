@@ -14,6 +14,7 @@ from typing import Any, AsyncIterator
 from contextual.core import secrets
 from contextual.core.clock import now_iso
 from contextual.core.context import compressor
+from contextual.core.context.nested_rules import with_instructions
 from contextual.core.context.builder import Built
 from contextual.core.context.pairing import aborted_result, unanswered
 from contextual.core.context.preprocess import preprocess
@@ -279,6 +280,9 @@ class TurnLoop:
             assistant_id = call.id
         full = compressor.full_text(result)
         stored = compressor.stored_text(tool, args if isinstance(args, dict) else {}, result)
+        nested = self._prompt.nested_rules.reminder_for(path_of(args)) if text is None else ""
+        if nested:           # a sub-folder's instructions, first time it is touched: with this result, in L3
+            full, stored = f"{full}\n\n{nested}", with_instructions(stored, nested)
         message = recorder.append(Message("tool", stored, full=full, meta={"tool_name": tool, "call_id": call_id,
                                                                            "args": args, "step": step}))
         self._prompt.add_step(ScratchStep(action or "", stored_action or action or "", full, stored, thinking,
