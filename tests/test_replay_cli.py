@@ -112,3 +112,21 @@ def test_cli_usage_errors(tmp_path, capsys):
     assert replay_main([str(tmp_path), "--policy", "nope"]) == 2
     err = capsys.readouterr().err
     assert "no such file" in err and "no trajectory files" in err and "invalid choice" in err
+
+
+def test_jobs_run_files_in_processes_and_report_the_same_figures(tmp_path, capsys):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("a", "b", "c"):
+        shutil.copy(SAMPLE, folder / f"{name}.traj.json")
+    reports = []
+    for jobs in ("1", "3"):
+        report = tmp_path / f"figures-{jobs}.json"
+        assert replay_main([str(folder), "--policy", "ours", "--max-steps", "6", "--jobs", jobs,
+                            "--json", str(report), "--summary-only"]) == 0
+        reports.append(json.loads(report.read_text()))
+    assert reports[0] == reports[1]
+    assert reports[0]["trajectories"] == [NAME, f"{NAME}-2", f"{NAME}-3"]     # the files' order, for any N
+    capsys.readouterr()
+    assert replay_main([str(folder), "--jobs", "0"]) == 2
+    assert "--jobs must be a positive number" in capsys.readouterr().err

@@ -12,19 +12,21 @@ A file that cannot be read or replayed costs a one-line error on stderr; the oth
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
+import os
 import sys
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
-from typing import TextIO
+from typing import Iterator, TextIO
 
-from contextual.core.replay.baseline import agent_calls, like_for_like
-from contextual.core.replay.loaders import find_trajectories, iter_trajectories
+from contextual.core.replay.loaders import find_trajectories
 from contextual.core.replay.trajectory import TrajectoryError
-from contextual.core.replay.metrics import Figures, measure
+from contextual.core.replay.metrics import Figures
+from contextual.core.replay.pool import Job, Outcome, replay_file
 from contextual.core.replay.progress import Progress
 from contextual.core.replay.report import BASELINE, REFERENCE, build_report, print_tables
-from contextual.core.replay.runner import POLICIES, ReplayError, ReplayRun, replay_one, trajectory_pairs
+from contextual.core.replay.runner import POLICIES, ReplayRun
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--full-l1", action="store_true",
                         help="send the L1 of a live session (every built-in tool described) instead of the replay "
                              "engine's own (it has only Bash)")
+    parser.add_argument("--jobs", type=int, metavar="N", default=os.cpu_count() or 1,
+                        help="replay N files at a time, in N processes (default: the number of cores)")
     parser.add_argument("--summary-only", action="store_true",
                         help="print only the summary tables (per family), not a table per policy")
     return parser
@@ -63,6 +67,9 @@ def replay_main(argv: list[str], out: TextIO | None = None, err: TextIO | None =
     if args.max_steps is not None and args.max_steps <= 0:
         print("error: --max-steps must be a positive number", file=err)
         return 2
+    if args.jobs <= 0:
+        print("error: --jobs must be a positive number", file=err)
+        return 2
     policies = list(dict.fromkeys(args.policies or POLICIES))
     try:
         paths = find_trajectories(args.paths)
@@ -73,10 +80,20 @@ def replay_main(argv: list[str], out: TextIO | None = None, err: TextIO | None =
         print("error: no trajectory files (*.traj.json, *.traj, event logs *.json/*.jsonl) under "
               + ", ".join(args.paths), file=err)
         return 2
-    return asyncio.run(_run(paths, policies, args, out, err))
+    return _run(paths, policies, args, out, err)
 
 
-async def _run(paths: list[Path], policies: list[str], args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def _outcomes(paths: list[Path], job: Job, jobs: int) -> Iterator[tuple[Path, list[Outcome]]]:
+    """Each file's outcomes, in the files' order, from `jobs` processes (or this one)."""
+    if jobs == 1 or len(paths) == 1:
+        for path in paths:
+            yield path, replay_file(path, job)
+        return
+    with ProcessPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
+        yield from zip(paths, pool.map(partial(replay_file, job=job), paths))
+
+
+def _run(paths: list[Path], policies: list[str], args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     to_run = policies + ([REFERENCE] if REFERENCE not in policies else [])
     results: dict[str, dict[str, Figures]] = {p: {} for p in to_run + [BASELINE]}
     with_l1: dict[str, dict[str, Figures]] = {p: {} for p in to_run + [BASELINE]}   # our prompts as sent
@@ -85,38 +102,26 @@ async def _run(paths: list[Path], policies: list[str], args: argparse.Namespace,
     failures = 0
     seen_ids: set[str] = set()
     progress = Progress(len(paths), err)
-    for path in paths:
-        for traj in iter_trajectories(path):
-            if isinstance(traj, TrajectoryError):
+    job = Job(tuple(to_run), tuple(policies) if args.dump is not None else (), args.max_steps, args.full_l1)
+    for path, outcomes in _outcomes(paths, job, args.jobs):
+        for outcome in outcomes:
+            if outcome.error or outcome.baseline is None:
                 failures += 1
-                _error_line(progress, err, str(traj))
+                _error_line(progress, err, outcome.error)
                 continue
-            instance_id = _unique(traj.instance_id, seen_ids)
-            pairs = trajectory_pairs(traj, args.max_steps)
-            steps = traj.steps[:args.max_steps] if args.max_steps else traj.steps
-            plain = like_for_like(traj)
+            instance_id = _unique(outcome.instance_id, seen_ids)
             try:
-                for policy in to_run:
-                    run = await replay_one(traj, policy, max_steps=args.max_steps, full_l1=args.full_l1)
-                    with_l1[policy][instance_id] = run.figures(pairs)
-                    results[policy][instance_id] = run.figures(pairs, without_l1=True) if plain \
-                        else with_l1[policy][instance_id]
-                    if args.dump is not None and policy in policies:
-                        write_dump(args.dump, policy, instance_id, run)
-            except ReplayError as exc:
-                failures += 1
-                _error_line(progress, err, str(exc))
-                for policy in to_run:
-                    results[policy].pop(instance_id, None)
-                    with_l1[policy].pop(instance_id, None)
-                continue
+                for policy, run in outcome.runs.items():
+                    write_dump(args.dump, policy, instance_id, run)
             except OSError as exc:
                 print(f"error: cannot write the dump: {exc}", file=err)
                 return 1
-            results[BASELINE][instance_id] = measure(agent_calls(traj, steps), list(range(len(steps))), pairs)
-            with_l1[BASELINE][instance_id] = results[BASELINE][instance_id]
-            families[instance_id] = traj.source_format
-            if plain:
+            for policy in to_run:
+                results[policy][instance_id] = outcome.figures[policy]
+                with_l1[policy][instance_id] = outcome.with_l1[policy]
+            results[BASELINE][instance_id] = with_l1[BASELINE][instance_id] = outcome.baseline
+            families[instance_id] = outcome.family
+            if outcome.plain:
                 unrecorded.add(instance_id)
         progress.advance(path.name)
     progress.close()
