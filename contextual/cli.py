@@ -18,32 +18,35 @@ from contextual.core.config import PERMISSION_MODES, PROVIDERS, Config, ConfigEr
 DESCRIPTION = """\
 Contextual: a terminal coding agent whose context you can see.
 
-Run it inside your project. With no -p it opens the full-screen app; with -p it runs one turn
-headless and prints the final answer.
+Run it inside your project. With no -p it opens the full-screen app; with -p it
+runs one turn headless and prints the final answer.
 
-Configure a model once (flags > environment > .contextual/config.toml > $CONTEXTUAL_HOME/config.toml):
-  export CONTEXTUAL_BASE_URL=http://localhost:11434/v1   # any OpenAI-compatible server (Ollama, llama.cpp, vLLM, OpenAI)
+Configure a model once (flags > environment > .contextual/config.toml >
+$CONTEXTUAL_HOME/config.toml), e.g. for any OpenAI-compatible server (Ollama,
+llama.cpp, vLLM, OpenAI):
+  export CONTEXTUAL_BASE_URL=http://localhost:11434/v1
   export CONTEXTUAL_MODEL=qwen2.5-coder
-  export CONTEXTUAL_API_KEY=...                          # or OPENAI_API_KEY / ANTHROPIC_API_KEY
-  contextual --provider anthropic --model claude-sonnet-4-5 -p "explain src/app.py"
+  export CONTEXTUAL_API_KEY=...       # or OPENAI_API_KEY / ANTHROPIC_API_KEY
+  contextual --provider anthropic --model claude-sonnet-4-5 -p "explain app.py"
 """
 
 EPILOG = """\
-subcommands:
+subcommands (no model is called):
   contextual replay PATH... [--policy NAME]... [--dump DIR] [--json FILE]
-                        replay recorded agent trajectories through the context pipeline (no model)
+      replay recorded agent trajectories through the context pipeline
   contextual context [-c | -r ID] [--input TEXT] [--json]
-                        print the prompt the next model call would send, layer by layer (no model is called)
+      print the prompt the next model call would send, layer by layer
   contextual undo [-r ID]
-                        undo the file changes of the most recent turn of this project's latest session
+      undo the file changes of the latest turn of this project's latest session
   contextual export [-c | -r ID] [--as-sent] [-o FILE]
-                        write a session's transcript (tool calls and results), or every request as sent
-                        (rebuilt from the session), under $CONTEXTUAL_HOME/exports/ (no model is called)
+      write a session's transcript (tool calls and results), or every request
+      as sent (rebuilt from the session), under $CONTEXTUAL_HOME/exports/
 
-environment: CONTEXTUAL_HOME CONTEXTUAL_PROVIDER CONTEXTUAL_BASE_URL CONTEXTUAL_MODEL CONTEXTUAL_API_KEY
-  CONTEXTUAL_CONTEXT_WINDOW CONTEXTUAL_SUMMARY_TIMEOUT CONTEXTUAL_KEEP_ROUNDS CONTEXTUAL_PERMISSION_MODE
-  CONTEXTUAL_MAX_STEPS CONTEXTUAL_SUMMARY_MODEL CONTEXTUAL_AUTO_COMPACT, and OPENAI_API_KEY OPENAI_BASE_URL
-  ANTHROPIC_API_KEY ANTHROPIC_BASE_URL
+environment: CONTEXTUAL_HOME CONTEXTUAL_PROVIDER CONTEXTUAL_BASE_URL
+  CONTEXTUAL_MODEL CONTEXTUAL_API_KEY CONTEXTUAL_CONTEXT_WINDOW
+  CONTEXTUAL_SUMMARY_TIMEOUT CONTEXTUAL_KEEP_ROUNDS CONTEXTUAL_PERMISSION_MODE
+  CONTEXTUAL_MAX_STEPS CONTEXTUAL_SUMMARY_MODEL CONTEXTUAL_AUTO_COMPACT, and
+  OPENAI_API_KEY OPENAI_BASE_URL ANTHROPIC_API_KEY ANTHROPIC_BASE_URL
 """
 
 

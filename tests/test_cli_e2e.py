@@ -109,11 +109,14 @@ def test_step_limit_exits_1(project: Path):
 def test_version_and_help(project: Path):
     env = cli_env(home_of(project))
     assert contextual(["--version"], project, env).stdout.startswith("contextual ")
-    helptext = contextual(["--help"], project, env).stdout
-    for flag in ("-p", "--continue", "--resume", "--provider", "--base-url", "--model", "--context-window",
-                 "--permission-mode", "--summary-timeout", "--keep-rounds", "--max-steps", "--summary-model",
-                 "--no-auto-compact", "replay", "undo", "CONTEXTUAL_BASE_URL"):
+    helptext = contextual(["--help"], project, {**env, "COLUMNS": "80"}).stdout
+    for flag in ("-p", "--continue", "--resume", "--fork", "--provider", "--base-url", "--model",
+                 "--context-window", "--permission-mode", "--summary-timeout", "--keep-rounds", "--max-steps",
+                 "--summary-model", "--no-auto-compact", "replay", "context", "undo", "export",
+                 "CONTEXTUAL_BASE_URL"):
         assert flag in helptext
+    # an 80-column terminal shows it without wrapping a line in the middle of a word
+    assert [line for line in helptext.splitlines() if len(line) > 80] == []
 
 
 def test_flags_beat_environment_beat_config_files(project: Path):
