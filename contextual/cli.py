@@ -76,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text",
                    help="with -p: text (the answer), json (one object at the end) or stream-json (one object "
                         "per line as events happen, the last of type result)")
+    p.add_argument("--trust-project", action="store_true",
+                   help="use this project's .mcp.json servers and widening rules without approval (also "
+                        "CONTEXTUAL_TRUST_PROJECT=1); for CI jobs that trust the checkout")
     p.add_argument("--version", action="version", version=f"contextual {__version__}")
     return p
 
@@ -136,6 +139,9 @@ def _subcommand(name: str, argv: list[str]) -> int:
 
 
 def _load(args: argparse.Namespace, ask_server: bool = True) -> Config:
+    if args.trust_project:
+        from contextual.core import trust
+        trust.trust_this_run()
     config = load_config(Path.cwd(), {k: getattr(args, k) for k in FLAG_KEYS})
     drop_key_variables()            # read once, now out of reach of Bash and other children
     if not ask_server:              # the app asks after its first frame (tui/host.py: RealHost.connect)

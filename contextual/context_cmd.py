@@ -28,6 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                        "window, trigger")
     for flag in ("--provider", "--model", "--base-url"):
         p.add_argument(flag, help=argparse.SUPPRESS)
+    p.add_argument("--trust-project", action="store_true",
+                   help="use this project's .mcp.json servers and widening rules without approval")
     p.add_argument("--context-window", type=int, help=argparse.SUPPRESS)
     p.add_argument("--keep-rounds", type=int, help=argparse.SUPPRESS)
     return p
@@ -59,6 +61,9 @@ def context_main(argv: list[str]) -> int:
     from contextual.core.session import SessionError
     args = build_parser().parse_args(argv)
     flags = {k: getattr(args, k) for k in ("provider", "model", "base_url", "context_window", "keep_rounds")}
+    if args.trust_project:
+        from contextual.core import trust
+        trust.trust_this_run()
     try:
         # The same settings as `-p` resolves them (the server's window unless the user set one).
         config = asyncio.run(resolve_window(load_config(Path.cwd(), flags)))

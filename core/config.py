@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
@@ -53,6 +54,8 @@ class Config:
 
     # `[permissions]` allow/deny rules of the user and project files together (core/permission_rules.py).
     permissions: PermissionRules = field(default_factory=PermissionRules)
+    # One line per piece of the project's committed config left inert for want of approval (core/trust.py).
+    trust_notices: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def window_explicit(self) -> bool:
@@ -169,13 +172,14 @@ def _read_toml(path: Path) -> dict[str, Any]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from None
-    unknown = sorted(set(data) - KNOWN_KEYS - TABLES - {"output_reserve", "permissions"})
+    unknown = sorted(set(data) - KNOWN_KEYS - TABLES - {"output_reserve", "permissions", "trusted_projects"})
     if unknown:
         raise ConfigError(f"unknown key(s) in {path}: {', '.join(unknown)}")
     for table in TABLES & set(data):
         if not isinstance(data[table], dict):
             raise ConfigError(f"invalid value for {table} in {path}: expected a table like [{table}.\"NAME\"]")
-    out = {k: v if k in TABLES else _coerce(k, v, str(path)) for k, v in data.items() if k != "permissions"}
+    out = {k: v if k in TABLES else _coerce(k, v, str(path)) for k, v in data.items()
+           if k not in ("permissions", "trusted_projects")}
     if "permissions" in data:
         try:
             out["permissions"] = PermissionRules.from_tables(data["permissions"], source=str(path))
@@ -199,6 +203,26 @@ def _from_env(env: Mapping[str, str], provider: str) -> dict[str, Any]:
     return out
 
 
+def _inert_unless_approved(data: dict[str, Any], home: Path, root: Path, path: Path,
+                           env: Mapping[str, str]) -> list[str]:
+    """Drop from the committed project file what widens permissions (allow rules, permission_mode) unless the
+    user approved that exact content; deny rules always stay. Returns the one line saying what was dropped."""
+    from contextual.core import trust
+    rules = data.get("permissions")
+    allow = [r.text for r in rules.allow] if isinstance(rules, PermissionRules) else []
+    mode = data.get("permission_mode")
+    if not allow and mode is None:
+        return []
+    content = json.dumps({"allow": allow, "permission_mode": mode}, sort_keys=True)
+    if trust.is_approved(home, root, "permissions", content, env):
+        return []
+    if isinstance(rules, PermissionRules):
+        data["permissions"] = PermissionRules((), rules.deny)
+    data.pop("permission_mode", None)
+    said = ([f"allow = {allow}"] if allow else []) + ([f"permission_mode = {mode!r}"] if mode is not None else [])
+    return [trust.skipped_line(f"{' and '.join(said)} in {path}", root)]
+
+
 def load_config(project_root: Path, flags: Mapping[str, Any] | None = None,
                 env: Mapping[str, str] | None = None) -> Config:
     """Resolve every setting; flags whose value is None count as not given."""
@@ -209,8 +233,11 @@ def load_config(project_root: Path, flags: Mapping[str, Any] | None = None,
     files: dict[str, Any] = {}
     models: dict[str, Any] = {}
     rules: list[PermissionRules] = []
+    notices: list[str] = []
     for path in (home / "config.toml", root / ".contextual" / "config.toml", local_config_path(root)):
         data = _read_toml(path)
+        if path.parent == root / ".contextual" and path.name == "config.toml":
+            notices += _inert_unless_approved(data, home, root, path, env)
         for name, table in data.pop("models", {}).items():   # the project's entry for a model wins per field
             models[name] = {**models.get(name, {}), **table} if isinstance(table, dict) else table
         if "permissions" in data:                            # rules add up across the files (deny still wins)
@@ -228,6 +255,7 @@ def load_config(project_root: Path, flags: Mapping[str, Any] | None = None,
     merged["models"] = models
     if "output_reserve" in merged:
         merged["reserve_setting"] = merged.pop("output_reserve")
+    merged["trust_notices"] = tuple(notices)
     cfg = Config(project_root=root, home=home, **{k: v for k, v in merged.items() if k in {f.name for f in fields(Config)}})
     secrets.remember_environment(env)          # every key variable seen is redacted everywhere, not only the one used
     secrets.remember(cfg.api_key)

@@ -32,6 +32,7 @@ def cli_env(home: Path, base_url: str | None = None, kind: str = "openai", **ext
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("CONTEXTUAL_", "OPENAI_", "ANTHROPIC_"))}
     env["CONTEXTUAL_HOME"] = str(home)
+    env["CONTEXTUAL_TRUST_PROJECT"] = "1"     # a test's project is its own (tests/test_trust.py passes "")
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     if base_url:
         env.update(CONTEXTUAL_BASE_URL=base_url, CONTEXTUAL_MODEL="fake-model", CONTEXTUAL_PROVIDER=kind)

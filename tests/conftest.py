@@ -32,6 +32,13 @@ def tokenizer_loaded() -> None:
     tokens.encoding()
 
 
+@pytest.fixture(autouse=True)
+def trusted_project(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The projects tests write are their own: their .mcp.json and widening rules take effect, as after the user's
+    approval (core/trust.py). Tests of the approval itself delete CONTEXTUAL_TRUST_PROJECT (tests/test_trust.py)."""
+    monkeypatch.setenv("CONTEXTUAL_TRUST_PROJECT", "1")
+
+
 @pytest.fixture(scope="session")
 def installed_wheel(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     """The wheel built from this checkout and installed into a folder, once per test process."""

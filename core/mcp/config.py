@@ -132,9 +132,11 @@ def parse_entry(name: str, entry: Any, source: Path, env: Mapping[str, str]) -> 
     raise ValueError(f'unsupported "type" {kind!r} (use stdio, http or sse)')
 
 
-def load_servers(project_root: Path, home: Path, env: Mapping[str, str] | None = None
-                 ) -> tuple[list[ServerSpec], list[str]]:
-    """The servers to start, and one line per problem found on the way."""
+def load_servers(project_root: Path, home: Path, env: Mapping[str, str] | None = None,
+                 trusted: bool | None = None) -> tuple[list[ServerSpec], list[str]]:
+    """The servers to start, and one line per problem found on the way. The project's `.mcp.json` names
+    commands a checkout would run: it is used only when approved (core/trust.py) or `trusted` says so."""
+    from contextual.core import trust
     env = start_environment() if env is None else env
     specs: dict[str, ServerSpec] = {}
     problems: list[str] = []
@@ -142,13 +144,19 @@ def load_servers(project_root: Path, home: Path, env: Mapping[str, str] | None =
         if not path.is_file():
             continue
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            doc = json.loads(text)
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             problems.append(f"MCP config {path} is not readable JSON ({exc}); its servers are skipped")
             continue
         servers = doc.get("mcpServers") if isinstance(doc, dict) else None
         if not isinstance(servers, dict):
             problems.append(f'MCP config {path} has no "mcpServers" object; skipped')
+            continue
+        if path.parent != home and not (trusted if trusted is not None else
+                                        trust.is_approved(home, project_root, "mcp_servers", text)):
+            problems.append(trust.skipped_line(f"the MCP servers {', '.join(map(str, servers))} in {path}",
+                                               project_root))
             continue
         for name, entry in servers.items():
             if isinstance(entry, dict) and entry.get("disabled") is True:

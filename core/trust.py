@@ -1,0 +1,100 @@
+"""Project trust: what a project's committed files say that can run a command or widen a permission is inert
+until the user approves it once (issue 26, item 11).
+
+A checkout is someone else's text: its `.mcp.json` names commands that would start at launch, and its
+`.contextual/config.toml` could say `permission_mode = "bypass"` or `[permissions] allow = ["Bash"]`. Each such
+piece is a `kind` ("mcp_servers", "permissions", later "hooks", "commands") with its `content` (the exact text
+that would take effect). An approval is kept in the user-level folder, `$CONTEXTUAL_HOME/trust.json`, keyed by
+the project's path and the content's hash: a changed file needs approving again. Deny rules need no approval.
+
+A project is trusted as a whole — every kind taking effect unasked — with `--trust-project` (trust_this_run),
+CONTEXTUAL_TRUST_PROJECT=1, or its path in `trusted_projects` of `$CONTEXTUAL_HOME/config.toml`: the ways a CI job
+says "I trust this checkout". User-level files never need approval.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Mapping
+
+from contextual.core.atomic import atomic_write
+
+KINDS = ("mcp_servers", "permissions", "hooks", "commands")
+TRUST_ENV = "CONTEXTUAL_TRUST_PROJECT"
+_trusted_for_this_run = False
+
+
+def trust_this_run() -> None:
+    """`--trust-project`: every project piece takes effect in this process."""
+    global _trusted_for_this_run
+    _trusted_for_this_run = True
+
+
+def content_hash(content: str) -> str:
+    return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _key(project: Path) -> str:
+    return str(Path(project).resolve())
+
+
+def _store(home: Path) -> Path:
+    return home / "trust.json"
+
+
+def _approvals(home: Path) -> dict[str, Any]:
+    try:
+        doc = json.loads(_store(home).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    projects = doc.get("projects") if isinstance(doc, dict) else None
+    return projects if isinstance(projects, dict) else {}
+
+
+def _listed_trusted(home: Path, project: Path) -> bool:
+    try:
+        doc = tomllib.loads((home / "config.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    listed = doc.get("trusted_projects", [])
+    if not isinstance(listed, list):
+        return False
+    return _key(project) in {_key(Path(p).expanduser()) for p in listed if isinstance(p, str)}
+
+
+def is_trusted(home: Path, project: Path, env: Mapping[str, str] | None = None) -> bool:
+    """Whether the whole project is trusted beforehand (flag, environment, or trusted_projects)."""
+    env = os.environ if env is None else env
+    return _trusted_for_this_run or env.get(TRUST_ENV) == "1" or _listed_trusted(home, project)
+
+
+def is_approved(home: Path, project: Path, kind: str, content: str, env: Mapping[str, str] | None = None) -> bool:
+    """Whether this exact `content` of `kind` may take effect in `project`."""
+    if is_trusted(home, project, env):
+        return True
+    entry = _approvals(home).get(_key(project), {})
+    return isinstance(entry, dict) and entry.get(kind) == content_hash(content)
+
+
+def approve(home: Path, project: Path, kind: str, content: str) -> None:
+    """Remember that the user approved this `content` of `kind` for `project` (replacing an older approval)."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind of project content {kind!r}")
+    projects = _approvals(home)
+    entry = projects.get(_key(project))
+    entry = dict(entry) if isinstance(entry, dict) else {}
+    entry[kind] = content_hash(content)
+    projects[_key(project)] = entry
+    home.mkdir(parents=True, exist_ok=True)
+    atomic_write(_store(home), (json.dumps({"projects": projects}, indent=1) + "\n").encode(), mode=0o600)
+
+
+def skipped_line(what: str, project: Path) -> str:
+    """The one line -p, `context` and the app say for a piece left inert."""
+    return (f"not approved, so not used: {what} (a project's own files cannot run commands or widen permissions "
+            f"until you approve them: run `contextual` in {project} and approve, or pass --trust-project / "
+            f"{TRUST_ENV}=1)")
