@@ -58,8 +58,9 @@ class Engine:
         self.toolbox = Toolbox(self.settings, tools, system_prompt)
         self.prompt = PromptState(self.settings, system_prompt, policy, self.controls.pins,
                                   lambda: self.toolbox.ctx.todos, self.controls.with_reminders)
-        self.recorder = Recorder(self.prompt.history, session, snapshots,
-                                 [*self.settings.config.trust_notices, *(warnings or [])])
+        # Headless runs say what the project's unapproved config lost; the app asks instead (tui/screens/trust.py).
+        unapproved = () if interactive else self.settings.config.trust_notices
+        self.recorder = Recorder(self.prompt.history, session, snapshots, [*unapproved, *(warnings or [])])
         self.gate = PermissionGate(self.settings, self.recorder, interactive)
         self.compactor = Compactor(self.settings, self.prompt, self.recorder, self.controls.pins, interactive)
         self.turn = TurnLoop(self.settings, self.prompt, self.recorder, self.toolbox, self.gate, self.controls,

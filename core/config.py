@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from contextual.core import secrets
+from contextual.core import secrets, trust
 from contextual.core import window_budget as budget
 from contextual.core.permission_rules import PermissionRules, RuleError
 
@@ -54,8 +54,14 @@ class Config:
 
     # `[permissions]` allow/deny rules of the user and project files together (core/permission_rules.py).
     permissions: PermissionRules = field(default_factory=PermissionRules)
-    # One line per piece of the project's committed config left inert for want of approval (core/trust.py).
-    trust_notices: tuple[str, ...] = field(default=(), compare=False)
+    # The project's committed widening pieces left inert for want of approval (core/trust.py), and the rules and
+    # mode in force once they are approved (the app's approval applies them without reading the files again).
+    unapproved: tuple[trust.Item, ...] = field(default=(), compare=False)
+    if_approved: tuple[PermissionRules, str] | None = field(default=None, compare=False)
+
+    @property
+    def trust_notices(self) -> tuple[str, ...]:
+        return tuple(item.skipped(self.project_root) for item in self.unapproved)
 
     @property
     def window_explicit(self) -> bool:
@@ -203,24 +209,48 @@ def _from_env(env: Mapping[str, str], provider: str) -> dict[str, Any]:
     return out
 
 
-def _inert_unless_approved(data: dict[str, Any], home: Path, root: Path, path: Path,
-                           env: Mapping[str, str]) -> list[str]:
-    """Drop from the committed project file what widens permissions (allow rules, permission_mode) unless the
-    user approved that exact content; deny rules always stay. Returns the one line saying what was dropped."""
-    from contextual.core import trust
+def _permission_item(data: dict[str, Any], path: Path) -> trust.Item | None:
+    """What the committed project file says that widens permissions (allow rules, permission_mode), as the piece
+    the user approves (core/trust.py); deny rules are not in it: they always apply."""
     rules = data.get("permissions")
     allow = [r.text for r in rules.allow] if isinstance(rules, PermissionRules) else []
     mode = data.get("permission_mode")
     if not allow and mode is None:
-        return []
+        return None
     content = json.dumps({"allow": allow, "permission_mode": mode}, sort_keys=True)
-    if trust.is_approved(home, root, "permissions", content, env):
-        return []
-    if isinstance(rules, PermissionRules):
-        data["permissions"] = PermissionRules((), rules.deny)
-    data.pop("permission_mode", None)
     said = ([f"allow = {allow}"] if allow else []) + ([f"permission_mode = {mode!r}"] if mode is not None else [])
-    return [trust.skipped_line(f"{' and '.join(said)} in {path}", root)]
+    details = tuple(f"allow {rule} without asking" for rule in allow)
+    if mode is not None:
+        details += (f"permission mode {mode}" + (": every tool call runs unasked" if mode == "bypass" else ""),)
+    return trust.Item("permissions", content, f"{' and '.join(said)} in {path}", details)
+
+
+def _project_files(root: Path, home: Path, env: Mapping[str, str], honour_all: bool
+                   ) -> tuple[dict[str, Any], dict[str, Any], list[trust.Item]]:
+    """The settings of the three files merged (user, project, local), the models' tables, and the project's
+    widening pieces left out for want of approval (kept in when `honour_all`)."""
+    files: dict[str, Any] = {}
+    models: dict[str, Any] = {}
+    rules: list[PermissionRules] = []
+    unapproved: list[trust.Item] = []
+    project_file = root / ".contextual" / "config.toml"
+    for path in (home / "config.toml", project_file, local_config_path(root)):
+        data = _read_toml(path)
+        item = _permission_item(data, path) if path == project_file else None
+        if item is not None and not honour_all and not trust.gate(home, root, item, env):
+            unapproved.append(item)
+            if isinstance(data.get("permissions"), PermissionRules):
+                data["permissions"] = PermissionRules((), data["permissions"].deny)
+            data.pop("permission_mode", None)
+        for name, table in data.pop("models", {}).items():   # the project's entry for a model wins per field
+            models[name] = {**models.get(name, {}), **table} if isinstance(table, dict) else table
+        if "permissions" in data:                            # rules add up across the files (deny still wins)
+            rules.append(data.pop("permissions"))
+        files.update(data)
+    if rules:
+        files["permissions"] = PermissionRules(tuple(dict.fromkeys(r for p in rules for r in p.allow)),
+                                               tuple(dict.fromkeys(r for p in rules for r in p.deny)))
+    return files, models, unapproved
 
 
 def load_config(project_root: Path, flags: Mapping[str, Any] | None = None,
@@ -230,22 +260,7 @@ def load_config(project_root: Path, flags: Mapping[str, Any] | None = None,
     flags = {k: v for k, v in (flags or {}).items() if v is not None}
     root = Path(project_root).resolve()
     home = default_home(env)
-    files: dict[str, Any] = {}
-    models: dict[str, Any] = {}
-    rules: list[PermissionRules] = []
-    notices: list[str] = []
-    for path in (home / "config.toml", root / ".contextual" / "config.toml", local_config_path(root)):
-        data = _read_toml(path)
-        if path.parent == root / ".contextual" and path.name == "config.toml":
-            notices += _inert_unless_approved(data, home, root, path, env)
-        for name, table in data.pop("models", {}).items():   # the project's entry for a model wins per field
-            models[name] = {**models.get(name, {}), **table} if isinstance(table, dict) else table
-        if "permissions" in data:                            # rules add up across the files (deny still wins)
-            rules.append(data.pop("permissions"))
-        files.update(data)
-    if rules:
-        files["permissions"] = PermissionRules(tuple(dict.fromkeys(r for p in rules for r in p.allow)),
-                                               tuple(dict.fromkeys(r for p in rules for r in p.deny)))
+    files, models, unapproved = _project_files(root, home, env, honour_all=False)
     provider = str(flags.get("provider") or env.get("CONTEXTUAL_PROVIDER") or files.get("provider") or "openai")
     from_env = _from_env(env, provider)
     merged = {**files, **from_env}
@@ -255,7 +270,12 @@ def load_config(project_root: Path, flags: Mapping[str, Any] | None = None,
     merged["models"] = models
     if "output_reserve" in merged:
         merged["reserve_setting"] = merged.pop("output_reserve")
-    merged["trust_notices"] = tuple(notices)
+    merged["unapproved"] = tuple(unapproved)
+    if unapproved:      # what approving in the app would change: the rules and the mode, with the usual precedence
+        widened = {**_project_files(root, home, env, honour_all=True)[0], **from_env}
+        widened.update({k: v for k, v in flags.items() if k == "permission_mode"})
+        merged["if_approved"] = (widened.get("permissions", PermissionRules()),
+                                 str(widened.get("permission_mode", Config.permission_mode)))
     cfg = Config(project_root=root, home=home, **{k: v for k, v in merged.items() if k in {f.name for f in fields(Config)}})
     secrets.remember_environment(env)          # every key variable seen is redacted everywhere, not only the one used
     secrets.remember(cfg.api_key)

@@ -18,14 +18,29 @@ import hashlib
 import json
 import os
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from contextual.core.atomic import atomic_write
 
 KINDS = ("mcp_servers", "permissions", "hooks", "commands")
 TRUST_ENV = "CONTEXTUAL_TRUST_PROJECT"
 _trusted_for_this_run = False
+
+
+@dataclass(frozen=True)
+class Item:
+    """One piece of a project's committed config waiting for approval: its `kind`, the exact `content` the approval
+    is bound to, `what` it is in a few words (with its file), and `details`: what would run or be allowed, one line
+    each, for the approval modal."""
+    kind: str
+    content: str
+    what: str
+    details: tuple[str, ...] = ()
+
+    def skipped(self, project: Path) -> str:
+        return skipped_line(self.what, project)
 
 
 def trust_this_run() -> None:
@@ -91,6 +106,17 @@ def approve(home: Path, project: Path, kind: str, content: str) -> None:
     projects[_key(project)] = entry
     home.mkdir(parents=True, exist_ok=True)
     atomic_write(_store(home), (json.dumps({"projects": projects}, indent=1) + "\n").encode(), mode=0o600)
+
+
+def approve_items(home: Path, project: Path, items: Iterable[Item]) -> None:
+    """The user said yes to these pieces, as shown."""
+    for item in items:
+        approve(home, project, item.kind, item.content)
+
+
+def gate(home: Path, project: Path, item: Item, env: Mapping[str, str] | None = None) -> bool:
+    """Whether `item` may take effect now (approved as it is, or the project trusted)."""
+    return is_approved(home, project, item.kind, item.content, env)
 
 
 def skipped_line(what: str, project: Path) -> str:

@@ -48,6 +48,7 @@ from contextual.core.prompt import PromptView
 if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
     from contextual.core.session.schema import CompactionRecord
     from contextual.core.agent import Engine
+    from contextual.core.trust import Item
 
 QUIT_AGAIN_WITHIN = 3.0            # seconds: a second ctrl+c when idle quits
 MAIN_ONLY = {"compact", "open_stored_full", "resume", "context", "toggle_region", "resize_side", "cancel_turn",
@@ -167,8 +168,28 @@ class ContextualApp(App):
         await self.show_engine(self.opened)
         self.apply_layout()
         prompt.focus()
+        pending = self.host.pending_trust() if hasattr(self.host, "pending_trust") else []
+        if pending:     # the project's own config asks to run or allow something: once, before any of it starts
+            from contextual.tui.screens.trust import TrustModal
+            self.push_screen(TrustModal(pending, self.config.project_root),
+                             lambda yes: self._trust_answered(pending, bool(yes)))
+        else:
+            self._start_mcp()
+
+    def _start_mcp(self) -> None:
         if hasattr(self.host, "start_mcp"):       # servers come up in the background (core/mcp)
             self.host.start_mcp(lambda: self.call_later(self.mcp_changed))
+
+    async def _trust_answered(self, items: list[Item], yes: bool) -> None:
+        if yes:
+            self.host.approve_trust(self.engine, items)
+            await self.chat.add_notice("approved this project's config: " + "; ".join(i.what for i in items), "info")
+        else:
+            self.host.forget_skipped(self.engine, items)      # said here, not again at the first turn
+            for item in items:
+                await self.chat.add_notice(item.skipped(self.config.project_root), "warning")
+        self._start_mcp()
+        await self.mcp_changed()
 
     def on_ready(self) -> None:
         """Textual's Ready: the first frame is on screen. What it did not wait for: the tokenizer (its load holds

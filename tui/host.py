@@ -16,6 +16,7 @@ from contextual.core.messages import Message
 if TYPE_CHECKING:       # the engine is imported where one is made: the app's first frame does not wait for it
     from contextual.core.agent import Engine
     from contextual.core.session import SessionInfo
+    from contextual.core.trust import Item
 
 Confirm = Callable[[list[str]], Awaitable[bool]]     # asked before undo overwrites files edited by hand
 
@@ -44,6 +45,10 @@ class Host(Protocol):
     async def undo(self, engine: Engine, confirm_overwrite: Confirm | None = None) -> str: ...
     async def restore_turns(self, engine: Engine, turns: set[str], confirm_overwrite: Confirm | None = None) -> list[str]: ...
     async def close(self, engine: Engine) -> None: ...
+    # Project trust (core/trust.py): what the checkout's config asks for, the user's yes, and its lines said.
+    def pending_trust(self) -> list[Item]: ...
+    def approve_trust(self, engine: Engine, items: list[Item]) -> None: ...
+    def forget_skipped(self, engine: Engine, items: list[Item]) -> None: ...
 
 
 class RealHost:
@@ -82,6 +87,29 @@ class RealHost:
         if self.mcp is not None:
             self.mcp.listeners.append(on_change)
             self.mcp.start()
+
+    def pending_trust(self) -> list[Item]:
+        """What the project's committed files would run or allow and the user has not approved (core/trust.py)."""
+        return [*self.config.unapproved, *(self.mcp.unapproved if self.mcp is not None else [])]
+
+    def approve_trust(self, engine: Engine, items: list[Item]) -> None:
+        """The user approved `items` as shown: remember it, apply the rules, and take the project's servers (before
+        start_mcp: none of this run's servers has started yet)."""
+        from contextual.core import trust
+        from contextual.core.mcp.manager import MCPManager
+        trust.approve_items(self.config.home, self.config.project_root, items)
+        self.forget_skipped(engine, items)
+        self.settings.approve_project()
+        if any(item.kind == "mcp_servers" for item in items):
+            self.mcp = MCPManager.from_config(self.config.project_root, self.config.home, trusted=True) or None
+            if self.mcp is not None:
+                engine.attach_mcp(self.mcp)
+
+    def forget_skipped(self, engine: Engine, items: list[Item]) -> None:
+        """The engine's own "not approved" warnings: the app says them itself once answered (or they no longer hold)."""
+        for said in (item.skipped(self.config.project_root) for item in items):
+            while said in engine.warnings:
+                engine.warnings.remove(said)
 
     async def stop_mcp(self) -> None:
         if self.mcp is not None:

@@ -30,5 +30,17 @@ class Settings:
 
     def connect(self, config: Config, provider: Provider | None) -> None:
         """The window found at startup and the provider (the app opens its engine before asking the server)."""
-        self.config = config
+        # The permissions in force win over those of the config the caller read: the user may have approved the
+        # project's rules (approve_project) while the server was being asked.
+        self.config = replace(config, permissions=self.config.permissions, permission_mode=self.config.permission_mode,
+                              unapproved=self.config.unapproved, if_approved=self.config.if_approved)
         self.provider = self.summary_provider = provider
+
+    def approve_project(self) -> None:
+        """The user approved the project's widening rules and mode (core/trust.py): they apply from now on."""
+        if self.config.if_approved is None:
+            return
+        rules, mode = self.config.if_approved
+        for name in ("config", "_loaded"):
+            setattr(self, name, replace(getattr(self, name), permissions=rules, permission_mode=mode,
+                                        unapproved=(), if_approved=None))

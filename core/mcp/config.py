@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from contextual.core import trust
+
 DEFAULT_STARTUP_TIMEOUT = 30.0     # seconds for the handshake and the tool listing
 DEFAULT_TOOL_TIMEOUT = 120.0       # seconds for one tools/call
 DEFAULT_MAX_OUTPUT_TOKENS = 25_000  # one result's cap, as Claude Code's MAX_MCP_OUTPUT_TOKENS; "max_output_tokens"
@@ -133,10 +135,11 @@ def parse_entry(name: str, entry: Any, source: Path, env: Mapping[str, str]) -> 
 
 
 def load_servers(project_root: Path, home: Path, env: Mapping[str, str] | None = None,
-                 trusted: bool | None = None) -> tuple[list[ServerSpec], list[str]]:
+                 trusted: bool | None = None, unapproved: list[trust.Item] | None = None
+                 ) -> tuple[list[ServerSpec], list[str]]:
     """The servers to start, and one line per problem found on the way. The project's `.mcp.json` names
-    commands a checkout would run: it is used only when approved (core/trust.py) or `trusted` says so."""
-    from contextual.core import trust
+    commands a checkout would run: it is used only when approved (core/trust.py) or `trusted` says so; a file
+    left out is added to `unapproved` (the app asks about it)."""
     env = start_environment() if env is None else env
     specs: dict[str, ServerSpec] = {}
     problems: list[str] = []
@@ -153,10 +156,11 @@ def load_servers(project_root: Path, home: Path, env: Mapping[str, str] | None =
         if not isinstance(servers, dict):
             problems.append(f'MCP config {path} has no "mcpServers" object; skipped')
             continue
-        if path.parent != home and not (trusted if trusted is not None else
-                                        trust.is_approved(home, project_root, "mcp_servers", text)):
-            problems.append(trust.skipped_line(f"the MCP servers {', '.join(map(str, servers))} in {path}",
-                                               project_root))
+        item = servers_item(path, text, servers)
+        if path.parent != home and not (trusted if trusted is not None else trust.gate(home, project_root, item)):
+            problems.append(item.skipped(project_root))
+            if unapproved is not None:
+                unapproved.append(item)
             continue
         for name, entry in servers.items():
             if isinstance(entry, dict) and entry.get("disabled") is True:
@@ -167,3 +171,17 @@ def load_servers(project_root: Path, home: Path, env: Mapping[str, str] | None =
             except ValueError as exc:
                 problems.append(f"MCP server {name!r} in {path}: {exc}; skipped")
     return list(specs.values()), problems
+
+
+def servers_item(path: Path, text: str, servers: dict[str, Any]) -> trust.Item:
+    """A project's `.mcp.json` as the piece the user approves: bound to the file's exact text; the details say
+    what each server would start (the command line as written, or the URL)."""
+    def shown(name: str, entry: Any) -> str:
+        if not isinstance(entry, dict):
+            return f"{name}: (not an object)"
+        if entry.get("url"):
+            return f"{name}: connects to {entry['url']}"
+        args: list[Any] = entry["args"] if isinstance(entry.get("args"), list) else []
+        return f"{name}: runs {' '.join(str(a) for a in [entry.get('command', '?'), *args])}"
+    return trust.Item("mcp_servers", text, f"the MCP servers {', '.join(map(str, servers))} in {path}",
+                      tuple(shown(str(n), e) for n, e in servers.items()))

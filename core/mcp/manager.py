@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from contextual.core import trust
 from contextual.core.mcp import describe
 from contextual.core.mcp.config import ServerSpec, load_servers
 from contextual.core.mcp.connection import FAILED, READY, ServerConnection
@@ -68,11 +69,15 @@ class MCPManager:
         self._reports: list[str] = list(problems or [])
         self._tools: dict[str, MCPTool] = {}
         self.listeners: list[Callable[[], None]] = []    # told after any status change (the app refreshes)
+        self.unapproved: list[trust.Item] = []           # project files left out for want of approval
 
     @classmethod
-    def from_config(cls, project_root: Path, home: Path) -> "MCPManager":
-        specs, problems = load_servers(project_root, home)
-        return cls(specs, problems, session_log_folder(home) if specs else None)
+    def from_config(cls, project_root: Path, home: Path, trusted: bool | None = None) -> "MCPManager":
+        unapproved: list[trust.Item] = []
+        specs, problems = load_servers(project_root, home, trusted=trusted, unapproved=unapproved)
+        manager = cls(specs, problems, session_log_folder(home) if specs else None)
+        manager.unapproved = unapproved
+        return manager
 
     def __bool__(self) -> bool:
         return bool(self.connections) or bool(self._reports)

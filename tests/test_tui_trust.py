@@ -1,0 +1,75 @@
+"""Project trust in the app (issue 26, item 11): a checkout's .mcp.json and widening rules are asked about once, in
+a modal that shows what would run and what would be allowed; nothing starts before the answer, a "no" leaves them
+inert with one line each, a "yes" is remembered for that exact content (core/trust.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from contextual.core import trust
+from contextual.core.config import load_config
+from contextual.tui.app import ContextualApp
+from contextual.tui.host import RealHost
+from contextual.tui.screens.trust import TrustModal
+from tests.fakes.llm_server import FakeLLMServer
+from tests.tui_helpers import SIZE, finish, wait_for
+
+SERVER = str(Path(__file__).parent / "fakes" / "mcp_server.py")
+
+
+@pytest.fixture(autouse=True)
+def untrusted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CONTEXTUAL_TRUST_PROJECT", raising=False)
+
+
+def checkout_host(tmp: Path, base_url: str) -> RealHost:
+    root = tmp / "proj"
+    (root / ".contextual").mkdir(parents=True)
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"tracker": {"command": sys.executable,
+                                                                          "args": [SERVER]}}}))
+    (root / ".contextual" / "config.toml").write_text('[permissions]\nallow = ["Bash(make:*)"]\n'
+                                                       'deny = ["Bash(rm:*)"]\n')
+    env = {"CONTEXTUAL_HOME": str(tmp / "home")}
+    return RealHost(load_config(root, {"model": "fake-model", "base_url": base_url, "api_key": "sk-test"}, env=env))
+
+
+async def test_the_app_asks_once_and_an_approval_starts_the_servers_and_allows_the_rules(tmp_path: Path):
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        host = checkout_host(tmp_path, srv.base_url)
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, TrustModal))
+            shown = str(app.screen.query_one("#trust-question").render())
+            assert f"tracker: runs {sys.executable} {SERVER}" in shown       # what would run, as written
+            assert "allow Bash(make:*) without asking" in shown                # what would be allowed
+            assert not host.config.permissions.allow and not host.mcp          # nothing before the answer
+            await pilot.press("a")
+            await wait_for(pilot, lambda: not isinstance(app.screen, TrustModal))
+            assert [r.text for r in host.config.permissions.allow] == ["Bash(make:*)"]
+            assert [r.text for r in host.config.permissions.deny] == ["Bash(rm:*)"]
+            await host.mcp.wait_started()
+            await wait_for(pilot, lambda: "mcp__tracker__list_items" in app.engine.tools)
+            assert not any("not approved" in w for w in app.engine.warnings)
+    root, home = tmp_path / "proj", tmp_path / "home"
+    reloaded = load_config(root, {}, env={"CONTEXTUAL_HOME": str(home)})
+    assert not reloaded.unapproved and [r.text for r in reloaded.permissions.allow] == ["Bash(make:*)"]
+    assert trust.is_approved(home, root, "mcp_servers", (root / ".mcp.json").read_text(), env={})
+
+
+async def test_not_now_leaves_them_inert_with_one_line_each(tmp_path: Path):
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        host = checkout_host(tmp_path, srv.base_url)
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, TrustModal))
+            await pilot.press("n")
+            await wait_for(pilot, lambda: not isinstance(app.screen, TrustModal))
+            await wait_for(pilot, lambda: sum("not approved, so not used" in str(n.render())
+                                              for n in app.query(".notice")) == 2)
+            assert not host.config.permissions.allow
+            assert all(not c.started for c in host.mcp.connections)
+    assert not (tmp_path / "home" / "trust.json").exists()

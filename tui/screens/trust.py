@@ -1,0 +1,61 @@
+"""The one question a project's committed config asks before it can run a command or widen a permission
+(core/trust.py): what each piece would run or allow, as read from the files; dismisses True (approve) or False."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from contextual.core.trust import Item
+from contextual.tui.css import stylesheet
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+SHOWN_LINES = 40        # per piece: a .mcp.json with a thousand servers still fits on one screen
+LINE_CHARS = 240
+
+
+def describe(items: list[Item], project: Path) -> Text:
+    text = Text()
+    text.append(f"{project}\n", "bold")
+    text.append("This project's own files ask for the following. Nothing of it is used until you approve; "
+                "deny rules apply either way.\n")
+    for item in items:
+        text.append(f"\n{item.what}\n", "bold")
+        for line in item.details[:SHOWN_LINES]:
+            text.append(f"  • {line[:LINE_CHARS]}{'…' if len(line) > LINE_CHARS else ''}\n")
+        if len(item.details) > SHOWN_LINES:
+            text.append(f"  … and {len(item.details) - SHOWN_LINES} more\n")
+    text.append("\nApproving is remembered for these exact files; a change to them asks again.")
+    return text
+
+
+class TrustModal(ModalScreen[bool]):
+    CSS_PATH = stylesheet(__name__)
+    BINDINGS = [Binding("a", "answer(True)", "approve"), Binding("n,escape", "answer(False)", "not now")]
+
+    def __init__(self, items: list[Item], project: Path) -> None:
+        super().__init__()
+        self.items, self.project = items, project
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="trust-box"):
+            with VerticalScroll(id="trust-body"):
+                yield Static(describe(self.items, self.project), id="trust-question")
+            with Horizontal(id="trust-buttons"):
+                yield Button("Not now [n]", id="no", variant="primary")
+                yield Button("Approve [a]", id="yes", variant="error")
+
+    def on_mount(self) -> None:
+        self.query_one("#trust-box").border_title = "Trust this project's config?"
+        self.query_one("#no", Button).focus()       # the safe answer is the default
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_answer(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(bool(yes))
