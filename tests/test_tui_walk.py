@@ -18,11 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import contextual.tui.screens as screens_package
+from contextual.core.trust import Item
 from contextual.tui.app import ContextualApp
 from contextual.tui.commands import all_commands
 from contextual.tui.screens.compaction import CompactionModal
 from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
 from contextual.tui.screens.permission import PermissionModal
+from contextual.tui.screens.trust import TrustModal
 from contextual.tui.widgets.history_view import HistoryView
 from textual.binding import Binding
 from textual.screen import Screen
@@ -192,7 +194,7 @@ def own_widgets_with_keys(app) -> list[Widget]:
             and type(w).__dict__.get("BINDINGS")]
 
 
-BY_ROWS_AND_KEYS = {"InfoScreen", "StoredFullScreen", "PermissionModal"}   # the first test walks these
+BY_ROWS_AND_KEYS = {"InfoScreen", "StoredFullScreen", "PermissionModal", "TrustModal"}   # the first test walks these
 
 
 @asynccontextmanager
@@ -242,6 +244,12 @@ async def test_every_history_row_and_key_of_a_resumed_compacted_session(tmp_path
             await walker.walk(open_row, label=message.role)
         # Each answer of the permission modal.
         await walker.walk(lambda: walker.send("please write the notes"))
+        # The project-trust question (asked at launch when a checkout's config wants something; core/trust.py).
+        item = Item("permissions", "{}", "allow = ['Bash'] in .contextual/config.toml", ("allow Bash without asking",))
+
+        async def ask_trust() -> None:
+            app.push_screen(TrustModal([item], app.config.project_root), lambda _: None)
+        await walker.walk(ask_trust)
         # Every key of the app (the prompt focused), then each of our widgets' keys with it focused.
         targets = [(walker.prompt, keys_of(type(app)) + [app.COMMAND_PALETTE_BINDING])]
         targets += [(w, keys_of(type(w))) for w in own_widgets_with_keys(app)]
