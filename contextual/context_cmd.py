@@ -40,7 +40,7 @@ async def _next_prompt(engine, config, text: str):
     from contextual.core.mcp.manager import start_servers
     manager = await start_servers(engine, config.project_root, config.home, wait=True)
     try:
-        return engine.next_prompt(text)
+        return engine.next_prompt(text), engine.mcp_listing
     finally:
         if manager is not None:
             await manager.close()
@@ -71,14 +71,20 @@ def context_main(argv: list[str]) -> int:
     except (ConfigError, SessionError) as exc:
         print(f"contextual: {exc}", file=sys.stderr)
         return 1
-    view = asyncio.run(_next_prompt(engine, config, args.input))
+    view, listing = asyncio.run(_next_prompt(engine, config, args.input))
     for warning in [*engine.warnings, *engine.builder.rules_notices()]:
         print(secrets.redact(f"warning: {warning}"), file=sys.stderr)
     # Like every output path, keys are redacted: an --input or a file holding one prints [redacted].
     if args.json:
         out = as_json(view)
         out["compactions"] = [compaction_json(r) for r in engine.compactions]
+        if listing is not None:     # MCP tool descriptions against their L1 budget (issue 26)
+            out["mcp"] = {"descriptionTokens": listing.cost, "budget": listing.budget,
+                          "toolSearch": listing.search is not None, "tools": listing.tools,
+                          "summary": listing.summary()}
         print(json.dumps(secrets.redact_value(out), ensure_ascii=False))
     else:
         print(secrets.redact(as_text(view)))
+        if listing is not None:
+            print(listing.summary())
     return 0

@@ -31,7 +31,7 @@ from contextual.core.session.schema import CompactionRecord
 from contextual.core.tools.base import Tool, ToolContext
 
 if TYPE_CHECKING:       # the MCP layer is imported only when a server is configured
-    from contextual.core.mcp.manager import MCPManager
+    from contextual.core.mcp.manager import Listing, MCPManager
 
 __all__ = ["Engine", "Event", "FORMAT_ERROR_TOOL"]
 
@@ -172,6 +172,11 @@ class Engine:
         """Switch the model for the next calls (`/model NAME`), with its window (`Settings.set_model`)."""
         self._between_turns("cannot switch the model")
         await self.settings.set_model(model)
+
+    @property
+    def mcp_listing(self) -> Listing | None:
+        """What L1 says of the MCP tools now: all of them, or (past the budget) the servers and ToolSearch."""
+        return self.toolbox.listing
 
     def attach_mcp(self, manager: MCPManager) -> None:
         self.toolbox.mcp = manager

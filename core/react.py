@@ -114,6 +114,16 @@ class AnswerStream:
         return delta
 
 
+NAMED_TOOLS = 40      # an unknown-tool error names this many: a server may offer ten thousand
+
+
+def _named(tools: set[str] | frozenset[str]) -> str:
+    """The tools an error names: built-in ones first, bounded (the rest are found with ToolSearch)."""
+    ordered = sorted(tools, key=lambda name: (name.startswith("mcp__"), name))
+    shown = ", ".join(ordered[:NAMED_TOOLS])
+    return shown if len(ordered) <= NAMED_TOOLS else f"{shown} and {len(ordered) - NAMED_TOOLS} more MCP tools"
+
+
 def parse_reply(reply: str, known_tools: set[str] | frozenset[str]) -> Parsed:
     visible = _visible(reply)
     match = _ACTION.search(visible)
@@ -131,8 +141,7 @@ def parse_reply(reply: str, known_tools: set[str] | frozenset[str]) -> Parsed:
         answer = body.strip()
         return Parsed(thought, FINISH, answer, _render(thought, f"Finish[{answer}]"))
     if tool not in known_tools:
-        raise ReactFormatError(
-            f"Unknown tool {tool!r}. Available tools: {', '.join(sorted(known_tools))}, or Finish.")
+        raise ReactFormatError(f"Unknown tool {tool!r}. Available tools: {_named(known_tools)}, or Finish.")
     stripped = visible[body_start:].lstrip()
     try:
         args, used = bounded_json.raw_decode(stripped)   # a 3,000-deep Action must not raise RecursionError

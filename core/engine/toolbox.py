@@ -14,7 +14,7 @@ from contextual.core.tools.runner import run_tool
 
 
 if TYPE_CHECKING:       # the MCP layer is imported only when a server is configured
-    from contextual.core.mcp.manager import MCPManager
+    from contextual.core.mcp.manager import Listing, MCPManager
 
 
 class Toolbox:
@@ -24,6 +24,9 @@ class Toolbox:
         self.base_system_prompt = system_prompt      # L1 without MCP tools
         self.mcp: MCPManager | None = None           # when servers are configured
         self._mcp_version = 0
+        self._budget = 0
+        self.settings = settings
+        self.listing: Listing | None = None          # what L1 says of the MCP tools (set at the first sync)
         # A Read deny rule covers every tool that shows file contents or names (the config in force now).
         self.ctx = ToolContext(root=settings.config.project_root, withheld=lambda rel: settings.config.permissions
                                .withholds(rel, str(settings.config.project_root)))
@@ -34,11 +37,16 @@ class Toolbox:
         if self.mcp is None:
             return []
         out: list[EngineEvent] = [Notice(line, "warning") for line in self.mcp.drain_reports()]
-        if self.mcp.version != self._mcp_version:
-            self._mcp_version = self.mcp.version
+        from contextual.core.mcp.describe import l1_budget
+        budget = l1_budget(self.settings.config.context_window)
+        if self.mcp.version != self._mcp_version or (self.mcp.version and budget != self._budget):
+            self._mcp_version, self._budget = self.mcp.version, budget
             before = set(self.tools)
+            self.listing = self.mcp.listing(budget)
             self.tools = {**self.base_tools, **self.mcp.tools()}
-            prompt.set_system_prompt(self.base_system_prompt + self.mcp.l1_section())
+            if self.listing.search is not None:       # the descriptions did not fit: L1 says how to find them
+                self.tools[self.listing.search.name] = self.listing.search
+            prompt.set_system_prompt(self.base_system_prompt + self.listing.section)
             if announce:
                 out.append(ToolsChanged(tuple(sorted(set(self.tools) - before)),
                                         tuple(sorted(before - set(self.tools))),

@@ -50,3 +50,25 @@ def render_section(entries: list[str]) -> str:
         return ""
     return ("\n\nMCP tools (from the user's MCP servers; call them like any tool, e.g. "
             "Action: mcp__SERVER__TOOL[{...}]):\n\n" + "\n\n".join(entries))
+
+
+L1_SHARE = 0.10     # of the window: past it, MCP tools are found through ToolSearch instead of listed in L1
+
+
+def l1_budget(window: int) -> int:
+    """The tokens MCP tool descriptions may take in L1."""
+    return int(window * L1_SHARE)
+
+
+def render_index(servers: list[tuple[str, int]], cost: int, budget: int) -> str:
+    """L1's MCP part when the descriptions do not fit: the servers and their tool counts, and how to find a tool
+    (ToolSearch, core/mcp/search.py). A pure function of the tool set: the same servers give the same bytes."""
+    total = sum(n for _, n in servers)
+    lines = [f"- {name}: {n} tool{'s' if n != 1 else ''}" for name, n in servers]
+    return ("\n\nMCP tools (from the user's MCP servers): " + f"{total} tools, too many to describe here (their "
+            f"descriptions take about {cost} tokens, over this prompt's {budget} for them). Find the ones you need "
+            "with ToolSearch — it returns their descriptions and arguments — then call them like any tool, e.g. "
+            "Action: mcp__SERVER__TOOL[{...}].\n"
+            'ToolSearch — find MCP tools by words of their name or purpose. Arguments: {"query": str, "limit"?: '
+            'int (default 5, at most 20)}\nExample: Action: ToolSearch[{"query": "create issue"}]\n\n'
+            "Servers:\n" + "\n".join(lines))

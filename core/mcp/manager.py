@@ -16,6 +16,7 @@ from contextual.core import trust
 from contextual.core.mcp import describe
 from contextual.core.mcp.config import ServerSpec, load_servers
 from contextual.core.mcp.connection import FAILED, READY, ServerConnection
+from contextual.core.mcp.search import ToolSearch
 from contextual.core.mcp.tool import MCPTool
 from contextual.core.tokens import count
 
@@ -32,6 +33,25 @@ class ServerRow:
     tool_tokens: tuple[int, ...]    # what each tool's entry costs in L1
     log: str = ""                   # the file holding the server's stderr ("" when kept in memory)
     rejected: tuple[str, ...] = ()  # listed tools not offered: name and why
+
+
+@dataclass(frozen=True)
+class Listing:
+    """What L1 says of the MCP tools: `section` (appended to L1), the ToolSearch tool when the descriptions did
+    not fit (`search`), what all of them would cost (`cost`, tokens) and the budget they were held to."""
+    section: str
+    search: ToolSearch | None
+    cost: int
+    budget: int | None
+    tools: int
+
+    def summary(self) -> str:
+        """One line for /mcp and `contextual context`."""
+        if self.search is None:
+            return (f"MCP tool descriptions: {self.cost} tokens in L1"
+                    + (f" (budget {self.budget}, a tenth of the window)" if self.budget is not None else ""))
+        return (f"MCP tool descriptions: {self.cost} tokens, over the budget of {self.budget} (a tenth of the "
+                f"window): L1 names the servers and their tool counts; ToolSearch finds the tools")
 
 
 def session_log_folder(home: Path) -> Path:
@@ -128,9 +148,20 @@ class MCPManager:
     def tools(self) -> dict[str, MCPTool]:
         return dict(self._tools)
 
-    def l1_section(self) -> str:
+    def l1_section(self, budget: int | None = None) -> str:
         """The MCP part of L1, in configuration order, byte-identical while the tool set is."""
-        return describe.render_section([t.prompt_entry for t in self._tools.values()])
+        return self.listing(budget).section
+
+    def listing(self, budget: int | None = None) -> Listing:
+        """L1's MCP part for a budget of tokens (None: no limit): every tool's entry when they fit, else the
+        servers with their tool counts and a ToolSearch tool that finds the rest (core/mcp/search.py)."""
+        tools = list(self._tools.values())
+        cost = sum(t.tokens for t in tools)
+        if budget is None or cost <= budget:
+            return Listing(describe.render_section([t.prompt_entry for t in tools]), None, cost, budget, len(tools))
+        servers = [(c.spec.name, n) for c in self.connections
+                   if (n := sum(1 for t in tools if t.connection is c))]
+        return Listing(describe.render_index(servers, cost, budget), ToolSearch(tools), cost, budget, len(tools))
 
     def drain_reports(self) -> list[str]:
         """One-line problems (bad config, failed starts, lost servers) not yet shown."""
@@ -144,7 +175,7 @@ class MCPManager:
             target = s.url if s.url else " ".join((s.command, *s.args))
             tools = tuple(t for t in self._tools.values() if t.connection is c)
             out.append(ServerRow(s.name, s.transport, target, c.status, c.error, tools,
-                                 tuple(count(t.prompt_entry) for t in tools), str(c.log_path or ""),
+                                 tuple(t.tokens for t in tools), str(c.log_path or ""),
                                  tuple(c.rejected)))
         return out
 

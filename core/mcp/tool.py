@@ -12,6 +12,7 @@ from typing import Any
 
 from contextual.core.mcp import describe, results
 from contextual.core.mcp.connection import CallFailed, ListedTool
+from contextual.core.tokens import count
 from contextual.core.tools._args import spec_from_json_schema
 from contextual.core.tools.base import ToolContext, ToolError
 
@@ -31,6 +32,14 @@ class MCPTool:
         self.args = spec_from_json_schema(listed.input_schema)     # what core/tools/runner.py validates
         self.prompt_entry = describe.render_tool(self.server, listed.name, listed.description, listed.input_schema,
                                                  self.args)
+        self._tokens: int | None = None
+
+    @property
+    def tokens(self) -> int:
+        """What this tool's L1 entry costs (counted once: a server may list thousands)."""
+        if self._tokens is None:
+            self._tokens = count(self.prompt_entry)
+        return self._tokens
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         """The server's answer as a C1 result; ToolError for a timeout, a lost server or a cancelled call.

@@ -56,16 +56,24 @@ def build_server() -> MCPServer:
         """Always fails, with the reason given."""
         raise ToolError(f"the tracker is read-only today ({reason})")
 
-    for i in range(int(os.environ.get("FAKE_MCP_EXTRA_TOOLS", "0"))):
-        server.add_tool(_numbered(i), name=f"tool_{i:05d}",
-                        description=f"Tool number {i} of a server that offers far too many tools.")
+    extra = int(os.environ.get("FAKE_MCP_EXTRA_TOOLS", "0"))
+    if extra:
+        # One tool built by the SDK, copied under N names: building each from a function takes the SDK ~1.6 ms,
+        # 16 s for ten thousand (the copies list and call the same as built ones).
+        server.add_tool(_numbered, name="tool_00000", description=_described(0))
+        registry = server._tool_manager._tools
+        for i in range(1, extra):
+            registry[f"tool_{i:05d}"] = registry["tool_00000"].model_copy(
+                update={"name": f"tool_{i:05d}", "description": _described(i)})
     return server
 
 
-def _numbered(i: int) -> Any:
-    def tool(value: str = "") -> str:
-        return f"tool {i}: {value}"
-    return tool
+def _described(i: int) -> str:
+    return f"Tool number {i} of a server that offers far too many tools."
+
+
+def _numbered(value: str = "") -> str:
+    return f"a numbered tool: {value}"
 
 
 def _deep_schema(depth: int) -> dict[str, Any]:

@@ -17,7 +17,10 @@ from textual.widgets import Static
 STATUS_STYLE = {"ready": "bold green", "starting": "bold yellow", "failed": "bold red", "stopped": "dim"}
 
 
-def render_servers(rows: list[Any], l1_total: int) -> Text | Table:
+SHOWN_TOOLS = 100       # per server: a server may list ten thousand
+
+
+def render_servers(rows: list[Any], l1_total: int, summary: str = "") -> Text | Table:
     """One block per server: name, status (with the one-line reason when it failed), then its tools."""
     if not rows:
         return Text("No MCP servers configured. Add them to .mcp.json at the project root or to "
@@ -30,6 +33,8 @@ def render_servers(rows: list[Any], l1_total: int) -> Text | Table:
     table.add_row(Text("MCP tools in L1", style="bold"),
                   Text(f"{sum(len(r.tools) for r in rows)} tools of {len(rows)} server(s)"),
                   Text(f"{tokens(mcp_total)} of {tokens(l1_total)} tok", style="bold"))
+    if summary:         # within the budget, or past it: L1 names the servers, ToolSearch finds the tools
+        table.add_row("", Text(summary, style="yellow" if "ToolSearch" in summary else "dim"), "")
     for row in rows:
         table.add_row("", "", "")
         status = Text(row.status, style=STATUS_STYLE.get(row.status, ""))
@@ -43,9 +48,11 @@ def render_servers(rows: list[Any], l1_total: int) -> Text | Table:
             table.add_row("", Text(f"rejected {one_line(problem, 90)}", style="red"), "")
         if row.log:
             table.add_row("", Text(f"log: {row.log}", style="dim"), "")
-        for tool, size in zip(row.tools, row.tool_tokens):
+        for tool, size in zip(row.tools[:SHOWN_TOOLS], row.tool_tokens):
             table.add_row(Text(f"  {tool.listed.name}"), Text(one_line(tool.description or "", 70), style="dim"),
                           Text(f"{tokens(size)} tok"))
+        if len(row.tools) > SHOWN_TOOLS:
+            table.add_row(Text(f"  … {len(row.tools) - SHOWN_TOOLS} more", style="dim"), "", "")
     return table
 
 
@@ -53,13 +60,13 @@ class MCPScreen(ModalScreen[None]):
     CSS_PATH = stylesheet(__name__)
     BINDINGS = [Binding("escape,q,enter", "dismiss", "close")]
 
-    def __init__(self, rows: list[Any], l1_total: int) -> None:
+    def __init__(self, rows: list[Any], l1_total: int, summary: str = "") -> None:
         super().__init__()
-        self.rows, self.l1_total = rows, l1_total
+        self.rows, self.l1_total, self.summary = rows, l1_total, summary
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="mcp-box"):
-            yield Static(render_servers(self.rows, self.l1_total), id="mcp-servers")
+            yield Static(render_servers(self.rows, self.l1_total, self.summary), id="mcp-servers")
 
     def on_mount(self) -> None:
         self.query_one("#mcp-box").border_title = "MCP servers · esc closes"

@@ -34,8 +34,10 @@ class MCP:
         from contextual.tui.screens.mcp import MCPScreen
         await app.mcp_changed()
         manager = app.engine.mcp
+        listing = app.engine.mcp_listing
         app.push_screen(MCPScreen(manager.rows() if manager is not None else [],
-                                  app.shown.layers.get("L1", 0) if app.shown is not None else 0))
+                                  app.shown.layers.get("L1", 0) if app.shown is not None else 0,
+                                  listing.summary() if listing is not None else ""))
 
 
 class Help:
