@@ -5,12 +5,16 @@ tests/fakes/mcp_server.py, including its hostile modes."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
 from contextual.core.mcp.config import load_servers
-from tests.cli_helpers import cli_env, contextual, home_of, session_files
+from tests.cli_helpers import cli_env, contextual, home_of, session_files, sigint_at_default
 from tests.fakes.llm_server import FakeLLMServer
+from tests.waits import until
 
 SERVER = str(Path(__file__).parent / "fakes" / "mcp_server.py")
 LIST = 'Thought: look\nAction: mcp__tracker__list_items[{}]'
@@ -128,3 +132,44 @@ def test_a_tool_with_a_deep_or_malformed_schema_is_rejected_alone_by_name(projec
     assert any("'deep'" in ln and "nests deeper than 32 levels" in ln for ln in rejected), result.stderr
     assert any("'malformed'" in ln and "inputSchema is not an object" in ln for ln in rejected), result.stderr
     assert "did not start" not in result.stderr and "Traceback" not in result.stderr
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
+
+
+def test_a_server_that_hangs_at_start_is_given_up_after_its_timeout_and_ended(project: Path):
+    pidfile = project.parent / "hang.pid"
+    user_servers(project, {"tracker": {**stdio(FAKE_MCP_START="hang", FAKE_MCP_PIDFILE=str(pidfile)),
+                                       "startup_timeout_sec": 1}})
+    result, requests = run(project, [DONE])
+    assert result.returncode == 0 and result.stdout.strip() == "done", result.stderr
+    [line] = [ln for ln in result.stderr.splitlines() if "MCP server tracker" in ln]
+    assert "did not start within 1 s" in line, line
+    assert "mcp__tracker" not in requests[0]["messages"][0]["content"]
+    until(lambda: not alive(int(pidfile.read_text())), "the hung server ended", 10)
+
+
+def test_ctrl_c_while_p_waits_on_a_hung_server_ends_both(project: Path):
+    pidfile = project.parent / "hang.pid"
+    user_servers(project, {"tracker": {**stdio(FAKE_MCP_START="hang", FAKE_MCP_PIDFILE=str(pidfile)),
+                                       "startup_timeout_sec": 300}})
+    with FakeLLMServer(kind="openai", script=[DONE]) as srv:
+        child = subprocess.Popen([sys.executable, "-m", "contextual", "-p", "look"], cwd=project,
+                                 env=cli_env(home_of(project), srv.base_url, "openai"), stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 preexec_fn=sigint_at_default)
+        try:
+            until(pidfile.exists, "the server started", 60)
+            child.send_signal(signal.SIGINT)
+            out, err = child.communicate(timeout=60)
+        finally:
+            if child.poll() is None:
+                child.kill()
+    assert child.returncode != 0 and "Traceback" not in err and "interrupted" in err, err
+    assert srv.requests == []
+    until(lambda: not alive(int(pidfile.read_text())), "the hung server ended", 10)
