@@ -173,3 +173,15 @@ def test_ctrl_c_while_p_waits_on_a_hung_server_ends_both(project: Path):
     assert child.returncode != 0 and "Traceback" not in err and "interrupted" in err, err
     assert srv.requests == []
     until(lambda: not alive(int(pidfile.read_text())), "the hung server ended", 10)
+
+
+def test_without_a_configured_server_the_sdk_is_never_imported(project: Path):
+    """Why the MCP SDK can stay a plain dependency (docs/mcp.md): a session with no server does not load it."""
+    probe = ("import sys, io, contextlib\nfrom contextual.context_cmd import context_main\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n    context_main([])\n"
+             "print(sorted(m for m in ('mcp', 'pydantic', 'starlette', 'uvicorn') if m in sys.modules))")
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        done = subprocess.run([sys.executable, "-c", probe], cwd=project, capture_output=True, text=True,
+                              env=cli_env(home_of(project), srv.base_url, "openai"), timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
