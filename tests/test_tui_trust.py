@@ -14,9 +14,10 @@ from contextual.core import trust
 from contextual.core.config import load_config
 from contextual.tui.app import ContextualApp
 from contextual.tui.host import RealHost
+from contextual.tui.screens.mcp import MCPScreen
 from contextual.tui.screens.trust import TrustModal
 from tests.fakes.llm_server import FakeLLMServer
-from tests.tui_helpers import SIZE, finish, wait_for
+from tests.tui_helpers import SIZE, finish, type_and_send, wait_for
 
 SERVER = str(Path(__file__).parent / "fakes" / "mcp_server.py")
 
@@ -72,4 +73,7 @@ async def test_not_now_leaves_them_inert_with_one_line_each(tmp_path: Path):
                                               for n in app.query(".notice")) == 2)
             assert not host.config.permissions.allow
             assert all(not c.started for c in host.mcp.connections)
+            await type_and_send(pilot, "/mcp")                    # /mcp says why the project's servers are absent
+            await wait_for(pilot, lambda: isinstance(app.screen, MCPScreen))
+            assert "not approved, so not started: the MCP servers tracker in" in app.screen.summary
     assert not (tmp_path / "home" / "trust.json").exists()

@@ -22,6 +22,8 @@ SHOWN_TOOLS = 100       # per server: a server may list ten thousand
 
 def render_servers(rows: list[Any], l1_total: int, summary: str = "") -> Text | Table:
     """One block per server: name, status (with the one-line reason when it failed), then its tools."""
+    if not rows and summary:
+        return Text(summary)
     if not rows:
         return Text("No MCP servers configured. Add them to .mcp.json at the project root or to "
                     "$CONTEXTUAL_HOME/mcp.json: {\"mcpServers\": {\"NAME\": {\"command\": ..., \"args\": [...]}}}")

@@ -46,8 +46,8 @@ class TrustModal(ModalScreen[bool]):
             with VerticalScroll(id="trust-body"):
                 yield Static(describe(self.items, self.project), id="trust-question")
             with Horizontal(id="trust-buttons"):
-                yield Button("Not now [n]", id="no", variant="primary")
-                yield Button("Approve [a]", id="yes", variant="error")
+                yield Button(Text("Not now [n]"), id="no", variant="primary", compact=True)
+                yield Button(Text("Approve [a]"), id="yes", variant="error", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#trust-box").border_title = "Trust this project's config?"

@@ -35,9 +35,11 @@ class MCP:
         await app.mcp_changed()
         manager = app.engine.mcp
         listing = app.engine.mcp_listing
+        said = [listing.summary()] if listing is not None else []
+        said += [f"not approved, so not started: {item.what} (the next launch asks again)"
+                 for item in (manager.unapproved if manager is not None else [])]
         app.push_screen(MCPScreen(manager.rows() if manager is not None else [],
-                                  app.shown.layers.get("L1", 0) if app.shown is not None else 0,
-                                  listing.summary() if listing is not None else ""))
+                                  app.shown.layers.get("L1", 0) if app.shown is not None else 0, "\n".join(said)))
 
 
 class Help:
