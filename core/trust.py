@@ -99,13 +99,16 @@ def approve(home: Path, project: Path, kind: str, content: str) -> None:
     """Remember that the user approved this `content` of `kind` for `project` (replacing an older approval)."""
     if kind not in KINDS:
         raise ValueError(f"unknown kind of project content {kind!r}")
-    projects = _approvals(home)
-    entry = projects.get(_key(project))
-    entry = dict(entry) if isinstance(entry, dict) else {}
-    entry[kind] = content_hash(content)
-    projects[_key(project)] = entry
+    import filelock         # only when approving: every launch reads this module
     home.mkdir(parents=True, exist_ok=True)
-    atomic_write(_store(home), (json.dumps({"projects": projects}, indent=1) + "\n").encode(), mode=0o600)
+    # Two apps approving at once must not lose each other's projects: read, change and write under a lock.
+    with filelock.FileLock(str(_store(home)) + ".lock", timeout=10):
+        projects = _approvals(home)
+        entry = projects.get(_key(project))
+        entry = dict(entry) if isinstance(entry, dict) else {}
+        entry[kind] = content_hash(content)
+        projects[_key(project)] = entry
+        atomic_write(_store(home), (json.dumps({"projects": projects}, indent=1) + "\n").encode(), mode=0o600)
 
 
 def approve_items(home: Path, project: Path, items: Iterable[Item]) -> None:

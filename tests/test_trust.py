@@ -98,3 +98,16 @@ def test_approve_refuses_an_unknown_kind(tmp_path: Path, monkeypatch: pytest.Mon
     assert not trust.is_approved(tmp_path / "home", tmp_path, "permissions", "y")
     with pytest.raises(ValueError):
         trust.approve(tmp_path / "home", tmp_path, "everything", "x")
+
+
+def test_approvals_of_two_projects_and_kinds_are_kept_side_by_side(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("CONTEXTUAL_TRUST_PROJECT")
+    home = tmp_path / "home"
+    trust.approve(home, tmp_path / "a", "mcp_servers", "1")
+    trust.approve(home, tmp_path / "b", "permissions", "2")
+    trust.approve(home, tmp_path / "a", "permissions", "3")
+    assert trust.is_approved(home, tmp_path / "a", "mcp_servers", "1")
+    assert trust.is_approved(home, tmp_path / "a", "permissions", "3")
+    assert trust.is_approved(home, tmp_path / "b", "permissions", "2")
+    assert not trust.is_approved(home, tmp_path / "b", "mcp_servers", "1")
+    assert (home / "trust.json").stat().st_mode & 0o077 == 0          # the user's alone
