@@ -209,7 +209,7 @@ def _from_env(env: Mapping[str, str], provider: str) -> dict[str, Any]:
     return out
 
 
-def _permission_item(data: dict[str, Any], path: Path) -> trust.Item | None:
+def _permission_item(data: dict[str, Any], path: Path, kind: str = "permissions") -> trust.Item | None:
     """What the committed project file says that widens permissions (allow rules, permission_mode), as the piece
     the user approves (core/trust.py); deny rules are not in it: they always apply."""
     rules = data.get("permissions")
@@ -222,7 +222,7 @@ def _permission_item(data: dict[str, Any], path: Path) -> trust.Item | None:
     details = tuple(f"allow {rule} without asking" for rule in allow)
     if mode is not None:
         details += (f"permission mode {mode}" + (": every tool call runs unasked" if mode == "bypass" else ""),)
-    return trust.Item("permissions", content, f"{' and '.join(said)} in {path}", details)
+    return trust.Item(kind, content, f"{' and '.join(said)} in {path}", details)
 
 
 def _project_files(root: Path, home: Path, env: Mapping[str, str], honour_all: bool
@@ -233,10 +233,12 @@ def _project_files(root: Path, home: Path, env: Mapping[str, str], honour_all: b
     models: dict[str, Any] = {}
     rules: list[PermissionRules] = []
     unapproved: list[trust.Item] = []
-    project_file = root / ".contextual" / "config.toml"
-    for path in (home / "config.toml", project_file, local_config_path(root)):
+    # The project's files may have come with the checkout: the committed one, and a config.local.toml a repository
+    # could ship too (rules "allow always" writes there are approved as written: approve_local_rules).
+    gated = {root / ".contextual" / "config.toml": "permissions", local_config_path(root): "local_permissions"}
+    for path in (home / "config.toml", *gated):
         data = _read_toml(path)
-        item = _permission_item(data, path) if path == project_file else None
+        item = _permission_item(data, path, gated[path]) if path in gated else None
         if item is not None and not honour_all and not trust.gate(home, root, item, env):
             unapproved.append(item)
             if isinstance(data.get("permissions"), PermissionRules):
@@ -251,6 +253,15 @@ def _project_files(root: Path, home: Path, env: Mapping[str, str], honour_all: b
         files["permissions"] = PermissionRules(tuple(dict.fromkeys(r for p in rules for r in p.allow)),
                                                tuple(dict.fromkeys(r for p in rules for r in p.deny)))
     return files, models, unapproved
+
+
+def approve_local_rules(home: Path, project_root: Path) -> None:
+    """The user's own "allow always" just wrote the local file: its widening content is theirs, approved as it
+    now reads (core/trust.py), so it is not asked about at the next launch."""
+    path = local_config_path(Path(project_root).resolve())
+    item = _permission_item(_read_toml(path), path, "local_permissions")
+    if item is not None:
+        trust.approve(home, Path(project_root), item.kind, item.content)
 
 
 def load_config(project_root: Path, flags: Mapping[str, Any] | None = None,

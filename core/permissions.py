@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from contextual.core.atomic import atomic_write
-from contextual.core.config import local_config_path
+from contextual.core.config import ConfigError, approve_local_rules, local_config_path
 from contextual.core.events import AlwaysRules
 from contextual.core.permission_rules import PermissionRules, parse_rule
 from contextual.core.shell_parse import parse_command
@@ -100,10 +100,11 @@ def _bash_rules(command: Any) -> tuple[tuple[str, ...], str]:
     return tuple(rules), ""
 
 
-def add_allow_rules(project_root: Path, rules: tuple[str, ...] | list[str]) -> Path:
+def add_allow_rules(project_root: Path, rules: tuple[str, ...] | list[str], home: Path | None = None) -> Path:
     """Add the rules to `allow` in the project's .contextual/config.local.toml — the user's own file, kept out
     of git by a .gitignore beside it, never the committed config.toml — keeping everything else in the file
-    (comments and layout included); returns the file. ValueError with one line when it cannot."""
+    (comments and layout included); returns the file. With `home`, the file as written is approved
+    (core/trust.py): the user chose these rules. ValueError with one line when it cannot."""
     import tomlkit                      # here: only writing a rule needs it (the app's launch does not)
     from tomlkit.exceptions import TOMLKitError
     parsed = [parse_rule(rule) for rule in rules]
@@ -129,8 +130,12 @@ def add_allow_rules(project_root: Path, rules: tuple[str, ...] | list[str]) -> P
         path.parent.mkdir(parents=True, exist_ok=True)
         _ignore_in_git(path)
         atomic_write(path, tomlkit.dumps(doc).encode("utf-8"))
+        if home is not None:
+            approve_local_rules(home, Path(project_root))
     except OSError as exc:
         raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
     return path
 
 

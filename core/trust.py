@@ -24,7 +24,7 @@ from typing import Any, Iterable, Mapping
 
 from contextual.core.atomic import atomic_write
 
-KINDS = ("mcp_servers", "permissions", "hooks", "commands")
+KINDS = ("mcp_servers", "permissions", "local_permissions", "hooks", "commands")
 TRUST_ENV = "CONTEXTUAL_TRUST_PROJECT"
 _trusted_for_this_run = False
 

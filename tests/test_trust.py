@@ -111,3 +111,18 @@ def test_approvals_of_two_projects_and_kinds_are_kept_side_by_side(tmp_path: Pat
     assert trust.is_approved(home, tmp_path / "b", "permissions", "2")
     assert not trust.is_approved(home, tmp_path / "b", "mcp_servers", "1")
     assert (home / "trust.json").stat().st_mode & 0o077 == 0          # the user's alone
+
+
+def test_a_shipped_config_local_is_gated_and_allow_always_approves_what_it_writes(project: Path):
+    """A checkout can commit .contextual/config.local.toml too: its allow rules wait for approval like the
+    committed file's; rules "allow always" adds there are the user's, approved as written."""
+    from contextual.core.permissions import add_allow_rules
+    (project / ".contextual").mkdir()
+    (project / ".contextual" / "config.local.toml").write_text('[permissions]\nallow = ["Bash"]\n')
+    result, requests = run(project, [TOUCH, DONE])
+    assert not (project / "made_by_bash").exists()
+    assert any("allow = ['Bash']" in ln and "config.local.toml" in ln for ln in result.stderr.splitlines())
+    (project / ".contextual" / "config.local.toml").unlink()
+    add_allow_rules(project, ["Bash(touch:*)"], home_of(project))
+    result, _ = run(project, [TOUCH, DONE])
+    assert (project / "made_by_bash").exists() and "not approved" not in result.stderr, result.stderr

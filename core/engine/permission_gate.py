@@ -49,7 +49,7 @@ class PermissionGate:
         yield PermissionDecided(name, decision, always.rules if always is not None else ())
         if decision == "allow_always" and always is not None:   # rules in the local project file, and this session
             try:
-                permissions.add_allow_rules(root, always.rules)
+                permissions.add_allow_rules(root, always.rules, config.home)
             except ValueError as exc:
                 self._recorder.pending.append(str(exc))
             self.allowed_for_session.update(always.rules)
