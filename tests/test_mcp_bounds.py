@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from contextual.core.mcp.config import load_servers
 from tests.cli_helpers import cli_env, contextual, home_of, session_files, sigint_at_default
 from tests.fakes.llm_server import FakeLLMServer
@@ -185,3 +187,27 @@ def test_without_a_configured_server_the_sdk_is_never_imported(project: Path):
                               env=cli_env(home_of(project), srv.base_url, "openai"), timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+async def test_an_http_answer_past_the_limit_fails_that_call_only(tmp_path: Path, monkeypatch):
+    """Streamable HTTP: the SDK reads a JSON answer whole, so our transport bounds it (core/mcp/http_bound.py, the
+    limit lowered here from 64 MiB); the call fails naming the cut and the server keeps serving."""
+    from contextual.core.mcp import http_bound
+    from contextual.core.mcp.config import ServerSpec
+    from contextual.core.mcp.connection import CallFailed, ServerConnection
+    from tests.fakes.mcp_server import HttpMCPServer
+    monkeypatch.setattr(http_bound, "MAX_RESPONSE_BYTES", 1_000_000)
+    with HttpMCPServer() as srv:
+        conn = ServerConnection(ServerSpec("tracker", "http", tmp_path / "mcp.json", url=srv.url), lambda c: None)
+        conn.start()
+        try:
+            await conn.wait_ready()
+            monkeypatch.setenv("FAKE_MCP_MODE", "big:3000000")
+            with pytest.raises(CallFailed) as failed:
+                await conn.call("list_items", {})
+            assert failed.value.code == "mcp_error" and "passed 1,000,000 bytes" in str(failed.value)
+            monkeypatch.setenv("FAKE_MCP_MODE", "big:3000")
+            answer = await conn.call("list_items", {})
+            assert conn.status == "ready" and len(answer.content[0].text) == 3000
+        finally:
+            await conn.close()

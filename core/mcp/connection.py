@@ -223,10 +223,14 @@ async def _watched(transport: Any, on_end: Callable[[], None]) -> AsyncIterator[
 
 @asynccontextmanager
 async def _http_streams(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
-    """Streamable HTTP with the configured headers (auth tokens) on every request. The SDK's own client
-    factory keeps its timeouts and redirect policy; only the transport layer touches HTTP."""
+    """Streamable HTTP with the configured headers (auth tokens) on every request, the SDK's timeouts and
+    redirect policy, and a bound on each answer (core/mcp/http_bound.py)."""
     from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
-    async with create_mcp_http_client(headers=headers or None) as http:
-        async with streamable_http_client(url, http_client=http) as streams:
+
+    from contextual.core.mcp import http_bound
+    # Every answer bounded alike: a JSON body by our transport, an event of a streamed answer by the SDK (whose own
+    # default, 1 MiB, would refuse a result stdio takes).
+    async with http_bound.bounded_client(headers or None) as http:
+        async with streamable_http_client(url, http_client=http,
+                                          max_sse_event_size=http_bound.MAX_RESPONSE_BYTES) as streams:
             yield streams
