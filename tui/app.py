@@ -187,7 +187,8 @@ class ContextualApp(App):
         else:
             self.host.forget_skipped(self.engine, items)      # said here, not again at the first turn
             for item in items:
-                await self.chat.add_notice(item.skipped(self.config.project_root), "warning")
+                await self.chat.add_notice(f"not approved, so not used: {item.what} (asked again at the next "
+                                           "launch)", "warning")
         self._start_mcp()
         await self.mcp_changed()
 
