@@ -211,3 +211,29 @@ async def test_an_http_answer_past_the_limit_fails_that_call_only(tmp_path: Path
             assert conn.status == "ready" and len(answer.content[0].text) == 3000
         finally:
             await conn.close()
+
+
+async def test_a_line_past_the_limit_is_read_in_bounded_memory(monkeypatch):
+    """The stdio transport keeps at most the limit of one line (and its first bytes for the id), never a copy of
+    it: a 30 MiB line past an 8 MiB limit peaks near 8 MiB of Python memory, not at the line's size."""
+    import tracemalloc
+    from contextual.core.mcp import stdio
+    monkeypatch.setattr(stdio, "MAX_LINE_BYTES", 8 * 1024 * 1024)
+    chunk = b"x" * 65536
+
+    async def server_output():
+        yield b'{"jsonrpc": "2.0", "id": 7, "result": {"text": "'
+        for _ in range(30 * 16):                 # 30 MiB, the same chunk object each time
+            yield chunk
+        yield b'"}}\n{"jsonrpc": "2.0", "id": 8, "result": {}}\n'
+
+    tracemalloc.start()
+    try:
+        lines = [line async for line in stdio._lines(server_output())]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    too_long, after = lines
+    assert isinstance(too_long, stdio._TooLong) and b'"id": 7' in too_long.head and too_long.size > 30 * 2**20
+    assert after == b'{"jsonrpc": "2.0", "id": 8, "result": {}}'
+    assert peak < 10 * 1024 * 1024, peak

@@ -32,22 +32,24 @@ class _TooLong:
 async def _lines(stdout: Any) -> AsyncIterator[bytes | _TooLong]:
     pending: list[bytes] = []
     size = 0
-    head = b""
+    first = b""             # the line's first bytes (its id, for the error), kept without joining the whole line
+    too_long = False
     async for chunk in stdout:
         start = 0
         while True:
             end = chunk.find(b"\n", start)
             piece = chunk[start:] if end < 0 else chunk[start:end]
+            if len(first) < 400:
+                first += piece[:400 - len(first)]
             if size + len(piece) > MAX_LINE_BYTES:
-                head = head or (b"".join(pending) + piece)[:400]
-                pending = []
-            elif not head:
+                too_long, pending = True, []
+            elif not too_long:
                 pending.append(piece)
             size += len(piece)
             if end < 0:
                 break
-            yield _TooLong(head, size) if head else b"".join(pending)
-            pending, size, head, start = [], 0, b"", end + 1
+            yield _TooLong(first, size) if too_long else b"".join(pending)
+            pending, size, first, too_long, start = [], 0, b"", False, end + 1
 
 
 def _depth(value: Any, limit: int) -> int:
