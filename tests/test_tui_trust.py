@@ -77,3 +77,18 @@ async def test_not_now_leaves_them_inert_with_one_line_each(tmp_path: Path):
             await wait_for(pilot, lambda: isinstance(app.screen, MCPScreen))
             assert "not approved, so not started: the MCP servers tracker in" in app.screen.summary
     assert not (tmp_path / "home" / "trust.json").exists()
+
+
+async def test_an_approval_that_cannot_be_written_still_holds_for_this_run(tmp_path: Path):
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        host = checkout_host(tmp_path, srv.base_url)
+        (tmp_path / "home").mkdir()
+        (tmp_path / "home" / "trust.json").mkdir()           # where the approval would go: not a file
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, TrustModal))
+            await pilot.press("a")
+            await wait_for(pilot, lambda: any("holds for this run only" in str(n.render())
+                                              for n in app.query(".notice")))
+            assert [r.text for r in host.config.permissions.allow] == ["Bash(make:*)"]
+            assert app.is_running and app._exception is None

@@ -182,8 +182,10 @@ class ContextualApp(App):
 
     async def _trust_answered(self, items: list[Item], yes: bool) -> None:
         if yes:
-            self.host.approve_trust(self.engine, items)
+            problem = self.host.approve_trust(self.engine, items)
             await self.chat.add_notice("approved this project's config: " + "; ".join(i.what for i in items), "info")
+            if problem:
+                await self.chat.add_notice(problem, "warning")
         else:
             self.host.forget_skipped(self.engine, items)      # said here, not again at the first turn
             for item in items:

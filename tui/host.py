@@ -47,7 +47,7 @@ class Host(Protocol):
     async def close(self, engine: Engine) -> None: ...
     # Project trust (core/trust.py): what the checkout's config asks for, the user's yes, and its lines said.
     def pending_trust(self) -> list[Item]: ...
-    def approve_trust(self, engine: Engine, items: list[Item]) -> None: ...
+    def approve_trust(self, engine: Engine, items: list[Item]) -> str | None: ...
     def forget_skipped(self, engine: Engine, items: list[Item]) -> None: ...
 
 
@@ -92,18 +92,24 @@ class RealHost:
         """What the project's committed files would run or allow and the user has not approved (core/trust.py)."""
         return [*self.config.unapproved, *(self.mcp.unapproved if self.mcp is not None else [])]
 
-    def approve_trust(self, engine: Engine, items: list[Item]) -> None:
+    def approve_trust(self, engine: Engine, items: list[Item]) -> str | None:
         """The user approved `items` as shown: remember it, apply the rules, and take the project's servers (before
-        start_mcp: none of this run's servers has started yet)."""
+        start_mcp: none of this run's servers has started yet). Returns why the approval could not be remembered
+        (it still holds for this run), or None."""
         from contextual.core import trust
         from contextual.core.mcp.manager import MCPManager
-        trust.approve_items(self.config.home, self.config.project_root, items)
+        problem = None
+        try:
+            trust.approve_items(self.config.home, self.config.project_root, items)
+        except Exception as exc:       # an unwritable or locked home: used now, asked again next time
+            problem = f"the approval holds for this run only: cannot write {self.config.home / 'trust.json'} ({exc})"
         self.forget_skipped(engine, items)
         self.settings.approve_project()
         if any(item.kind == "mcp_servers" for item in items):
             self.mcp = MCPManager.from_config(self.config.project_root, self.config.home, trusted=True) or None
             if self.mcp is not None:
                 engine.attach_mcp(self.mcp)
+        return problem
 
     def forget_skipped(self, engine: Engine, items: list[Item]) -> None:
         """The engine's own "not approved" warnings: the app says them itself once answered (or they no longer hold)."""
