@@ -61,4 +61,5 @@ def problems(run: FieldRun) -> list[str]:
 def test_a_field_session_compacts_and_never_drops(name: str, window: int, ratio: float, project: Path):
     run = play(TRAJECTORIES / f"{name}.traj.json", project, home_of(project), window, ratio)
     assert run.returncodes == [0] * run.turns, run.stderr[-2000:]
-    assert problems(run) == []
+    found = problems(run)
+    assert not found, "\n".join(found)
