@@ -1,7 +1,7 @@
 """Field sessions over all of ../shared/trajectories/tune/ (issue 24; a benchmark, not a test).
 
     python benchmarks/bench_field_sessions.py [--windows 4096 8192 16000 32000 128000] [--ratio 1.0]
-                                              [--jobs 2] [--limit N] [--json FILE]
+                                              [--jobs 2] [--folder DIR] [--limit N] [--json FILE]
 
 Each trajectory is replayed as a multi-turn session of ten-step turns through the real headless CLI against the
 scripted server, as tests/test_field_sessions.py does (tests/field_sessions.py says how). Per window it reports:
@@ -67,17 +67,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--windows", type=int, nargs="+", default=WINDOWS)
     parser.add_argument("--ratio", type=float, default=1.0, help="the server's tokens per cl100k token")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--limit", type=int, help="only the first N trajectories of tune/")
+    parser.add_argument("--folder", type=Path, default=TUNE, help="the trajectories (default: tune/)")
+    parser.add_argument("--limit", type=int, help="only the first N trajectories")
     parser.add_argument("--json", type=Path, help="write every session's figures here")
     args = parser.parse_args(argv)
-    paths = sorted(str(p) for p in TUNE.glob("*.traj.json"))[:args.limit]
+    paths = sorted(str(p) for p in args.folder.glob("*.traj.json"))[:args.limit]
     started = time.monotonic()
     with ProcessPoolExecutor(args.jobs) as pool:
         futures = [pool.submit(one, path, window, args.ratio) for window in args.windows for path in paths]
         rows = [future.result() for future in futures]
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
-    print(f"{len(paths)} trajectories of tune/, ratio {args.ratio:g}, {time.monotonic() - started:.0f} s")
+    print(f"{len(paths)} trajectories of {args.folder.name}/, ratio {args.ratio:g}, {time.monotonic() - started:.0f} s")
     print(table(rows))
 
 
