@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from contextual.core import secrets, trust
+from contextual.core.hooks import Hooks, parse_hooks
 from contextual.core import window_budget as budget
 from contextual.core.permission_rules import PermissionRules, RuleError
 
@@ -57,6 +58,8 @@ class Config:
     # The project's committed widening pieces left inert for want of approval (core/trust.py), and the rules and
     # mode in force once they are approved (the app's approval applies them without reading the files again).
     unapproved: tuple[trust.Item, ...] = field(default=(), compare=False)
+    # `[hooks]` of every config file (core/hooks.py), the project's held back until approved.
+    hooks: Hooks = field(default_factory=Hooks, compare=False)
     if_approved: tuple[PermissionRules, str] | None = field(default=None, compare=False)
 
     @property
@@ -178,14 +181,19 @@ def _read_toml(path: Path) -> dict[str, Any]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from None
-    unknown = sorted(set(data) - KNOWN_KEYS - TABLES - {"output_reserve", "permissions", "trusted_projects"})
+    unknown = sorted(set(data) - KNOWN_KEYS - TABLES - {"output_reserve", "permissions", "trusted_projects", "hooks"})
     if unknown:
         raise ConfigError(f"unknown key(s) in {path}: {', '.join(unknown)}")
     for table in TABLES & set(data):
         if not isinstance(data[table], dict):
             raise ConfigError(f"invalid value for {table} in {path}: expected a table like [{table}.\"NAME\"]")
     out = {k: v if k in TABLES else _coerce(k, v, str(path)) for k, v in data.items()
-           if k not in ("permissions", "trusted_projects")}
+           if k not in ("permissions", "trusted_projects", "hooks")}
+    if "hooks" in data:
+        try:
+            out["hooks"] = parse_hooks(data["hooks"], str(path))
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
     if "permissions" in data:
         try:
             out["permissions"] = PermissionRules.from_tables(data["permissions"], source=str(path))
@@ -233,6 +241,7 @@ def _project_files(root: Path, home: Path, env: Mapping[str, str], honour_all: b
     models: dict[str, Any] = {}
     rules: list[PermissionRules] = []
     unapproved: list[trust.Item] = []
+    user_hooks, project_hooks = Hooks(), Hooks()
     # The project's files may have come with the checkout: the committed one, and a config.local.toml a repository
     # could ship too (rules "allow always" writes there are approved as written: approve_local_rules).
     gated = {root / ".contextual" / "config.toml": "permissions", local_config_path(root): "local_permissions"}
@@ -244,6 +253,11 @@ def _project_files(root: Path, home: Path, env: Mapping[str, str], honour_all: b
             if isinstance(data.get("permissions"), PermissionRules):
                 data["permissions"] = PermissionRules((), data["permissions"].deny)
             data.pop("permission_mode", None)
+        if "hooks" in data:
+            if path in gated:
+                project_hooks = project_hooks + data.pop("hooks")
+            else:
+                user_hooks = user_hooks + data.pop("hooks")
         for name, table in data.pop("models", {}).items():   # the project's entry for a model wins per field
             models[name] = {**models.get(name, {}), **table} if isinstance(table, dict) else table
         if "permissions" in data:                            # rules add up across the files (deny still wins)
@@ -252,6 +266,13 @@ def _project_files(root: Path, home: Path, env: Mapping[str, str], honour_all: b
     if rules:
         files["permissions"] = PermissionRules(tuple(dict.fromkeys(r for p in rules for r in p.allow)),
                                                tuple(dict.fromkeys(r for p in rules for r in p.deny)))
+    if project_hooks:       # commands a checkout would run on our events: the user approves them first
+        item = trust.Item("hooks", project_hooks.content(), f"hooks in {root / '.contextual'}",
+                          tuple(h.describe() for h in project_hooks.hooks))
+        if not honour_all and not trust.gate(home, root, item, env):
+            unapproved.append(item)
+            project_hooks = project_hooks.held_back()
+    files["hooks"] = user_hooks + project_hooks
     return files, models, unapproved
 
 

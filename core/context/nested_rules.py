@@ -62,12 +62,12 @@ class NestedRules:
         return "\n\n".join(out)
 
 
-def with_instructions(stored: str, reminder: str) -> str:
-    """A stored result carrying the reminder: as its JSON's `instructions` field (readers still parse it)."""
+def with_instructions(stored: str, reminder: str, key: str = "instructions") -> str:
+    """A stored result carrying the reminder: as its JSON's `key` field (readers still parse it)."""
     try:
         data = json.loads(stored)
     except ValueError:
         data = None
     if isinstance(data, dict):
-        return json.dumps({**data, "instructions": reminder}, ensure_ascii=False)
+        return json.dumps({**data, key: reminder}, ensure_ascii=False)
     return f"{stored}\n\n{reminder}"

@@ -12,6 +12,7 @@ from contextual.core.context import compaction, review_flow
 from contextual.core.context.file_analyzer import FileReport
 from contextual.core.context.history import CompactionPlan
 from contextual.core.context.pins import Pins, protect
+from contextual.core.engine.hook_runner import HookRunner
 from contextual.core.engine.prompt_state import PromptState
 from contextual.core.engine.recorder import Recorder
 from contextual.core.engine.settings import Settings
@@ -29,6 +30,7 @@ class Compactor:
         self._recorder = recorder
         self._pins = pins
         self._interactive = interactive
+        self._hooks = HookRunner(settings, recorder)
         self.log: list[CompactionRecord] = []                 # the compaction log (`/compactions`), newest last
         self._summary_task: asyncio.Task[compaction.CompactionOutcome] | None = None
         self._cancelled = False
@@ -56,6 +58,8 @@ class Compactor:
             yield CompactionFinished(trigger, pre, pre, 0, (), "", refused=refused)
             return
         yield CompactionStarted(trigger, pre, plan.rounds_archived)
+        for note in (await self._hooks.pre_compact(trigger)).notes:    # a PreCompact hook cannot stop it
+            yield Notice(note, "warning")
         if plan.note:                          # fewer rounds kept than keep_rounds: the user is told why
             yield Notice(f"compaction: {plan.note}", "info")
         yield CompactionProgress("choosing", time.monotonic() - started, 0,

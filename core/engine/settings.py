@@ -33,7 +33,8 @@ class Settings:
         # The permissions in force win over those of the config the caller read: the user may have approved the
         # project's rules (approve_project) while the server was being asked.
         self.config = replace(config, permissions=self.config.permissions, permission_mode=self.config.permission_mode,
-                              unapproved=self.config.unapproved, if_approved=self.config.if_approved)
+                              unapproved=self.config.unapproved, if_approved=self.config.if_approved,
+                              hooks=self.config.hooks)
         self.provider = self.summary_provider = provider
 
     def approve_project(self) -> None:
@@ -42,5 +43,6 @@ class Settings:
             return
         rules, mode = self.config.if_approved
         for name in ("config", "_loaded"):
-            setattr(self, name, replace(getattr(self, name), permissions=rules, permission_mode=mode,
-                                        unapproved=(), if_approved=None))
+            current = getattr(self, name)
+            setattr(self, name, replace(current, permissions=rules, permission_mode=mode, unapproved=(),
+                                        if_approved=None, hooks=current.hooks.all_approved()))

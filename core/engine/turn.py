@@ -21,6 +21,7 @@ from contextual.core.context.preprocess import preprocess
 from contextual.core.context.scratchpad import ScratchStep, shorten_action
 from contextual.core.engine.compactor import Compactor
 from contextual.core.engine.controls import ContextControls
+from contextual.core.engine.hook_runner import HookRunner
 from contextual.core.engine.permission_gate import PermissionGate
 from contextual.core.engine.prompt_state import PromptState
 from contextual.core.engine.recorder import Recorder
@@ -53,6 +54,7 @@ class TurnLoop:
         self._gate = gate
         self._controls = controls
         self._compactor = compactor
+        self._hooks = HookRunner(settings, recorder)
         self.running = False
         self._adjustments: list[Adjustment] = []    # the builder's adjustments during this turn, summed up at its end
 
@@ -126,6 +128,9 @@ class TurnLoop:
             yield self._adjustments_summary()
         for change in self.changes(force=True):       # the turn is closed: the view is the next turn's prompt
             yield change
+        if isinstance(terminal, TurnFinished):
+            for note in (await self._hooks.stop(terminal.answer)).notes:
+                yield Notice(note, "warning")
         yield terminal
 
     def _interrupt(self) -> None:
@@ -250,12 +255,19 @@ class TurnLoop:
         if self._recorder.session is not None:
             self._recorder.session.append_tool_use(call_id, parsed.tool, parsed.args, assistant)
         result: dict[str, Any] | None = None
-        async for asked in self._gate.check(tools[parsed.tool], parsed.tool, parsed.args):
-            if isinstance(asked, dict):
-                result = asked
-            else:
-                yield asked
+        before = await self._hooks.pre_tool(parsed.tool, parsed.args)
+        for note in before.notes:
+            yield Notice(note, "warning")
+        if before.blocked:          # the hook's reason is what the model reads, as the call's error
+            result = fail("blocked_by_hook", f"a PreToolUse hook refused this call: {before.reason}")
+        else:
+            async for asked in self._gate.check(tools[parsed.tool], parsed.tool, parsed.args):
+                if isinstance(asked, dict):
+                    result = asked
+                else:
+                    yield asked
         yield ToolStarted(parsed.tool, parsed.args, step, call_id)
+        feedback = ""
         if result is None:
             done: list[dict[str, Any]] = []
 
@@ -264,14 +276,18 @@ class TurnLoop:
             async for ev in run_live(self._toolbox.run(parsed.tool, parsed.args), self._toolbox.ctx, output, done):
                 yield ev
             result = done[0]
+            after = await self._hooks.post_tool(parsed.tool, parsed.args, result)
+            for note in after.notes:
+                yield Notice(note, "warning")
+            feedback = after.reason if after.blocked else ""
         async for ev in self._record_step(None, thinking, parsed.tool, parsed.args, result, step, call_id,
                                           action=parsed.text, stored_action=stored_action,
-                                          assistant_id=assistant.id):
+                                          assistant_id=assistant.id, feedback=feedback):
             yield ev
 
     async def _record_step(self, text: str | None, thinking: str, tool: str, args: Any, result: dict[str, Any], step: int,
                            call_id: str, action: str | None = None, stored_action: str | None = None,
-                           assistant_id: str = "") -> AsyncIterator[Event]:
+                           assistant_id: str = "", feedback: str = "") -> AsyncIterator[Event]:
         recorder = self._recorder
         if text is not None:     # a format error: the reply itself is the "call"
             action = stored_action = text
@@ -283,6 +299,9 @@ class TurnLoop:
         nested = self._prompt.nested_rules.reminder_for(path_of(args)) if text is None else ""
         if nested:           # a sub-folder's instructions, first time it is touched: with this result, in L3
             full, stored = f"{full}\n\n{nested}", with_instructions(stored, nested)
+        if feedback:         # a PostToolUse hook's reason: the model reads it with the result
+            said = f"[PostToolUse hook] {feedback}"
+            full, stored = f"{full}\n\n{said}", with_instructions(stored, said, key="hook")
         message = recorder.append(Message("tool", stored, full=full, meta={"tool_name": tool, "call_id": call_id,
                                                                            "args": args, "step": step}))
         self._prompt.add_step(ScratchStep(action or "", stored_action or action or "", full, stored, thinking,
