@@ -130,3 +130,19 @@ def test_jobs_run_files_in_processes_and_report_the_same_figures(tmp_path, capsy
     capsys.readouterr()
     assert replay_main([str(folder), "--jobs", "0"]) == 2
     assert "--jobs must be a positive number" in capsys.readouterr().err
+
+
+def test_the_default_prices_a_live_sessions_l1_and_bash_l1_is_the_option(tmp_path, capsys):
+    """Issue 28: what a user's prompts cost, with every built-in tool described, unless asked otherwise."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(SAMPLE, folder / SAMPLE.name)
+    system = {}
+    for label, extra in (("live", []), ("bash", ["--bash-l1"])):
+        dump = tmp_path / label
+        assert replay_main([str(folder), "--policy", "ours", "--dump", str(dump), "--max-steps", "2", *extra]) == 0
+        first = json.loads((dump / "ours" / f"{NAME}.jsonl").read_text().splitlines()[0])
+        system[label] = first["messages"][0]["content"]
+    capsys.readouterr()
+    assert "TodoWrite" in system["live"] and "MultiEdit" in system["live"]
+    assert "TodoWrite" not in system["bash"] and "Bash" in system["bash"]

@@ -47,9 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-steps", type=int, metavar="N",
                         help="replay only the first N recorded steps of each trajectory (the engine's own "
                              "step limit is always lifted to the recording's length)")
-    parser.add_argument("--full-l1", action="store_true",
-                        help="send the L1 of a live session (every built-in tool described) instead of the replay "
-                             "engine's own (it has only Bash)")
+    # Priced by default with the L1 a live session sends (issue 28): what a user's prompts cost, not a lighter
+    # replay-only prefix.
+    parser.add_argument("--bash-l1", action="store_false", dest="full_l1", default=True,
+                        help="send the replay engine's own L1 (it describes Bash alone) instead of a live "
+                             "session's, where every built-in tool is described (the default)")
+    parser.add_argument("--full-l1", action="store_true", dest="full_l1", help=argparse.SUPPRESS)
     parser.add_argument("--jobs", type=int, metavar="N", default=os.cpu_count() or 1,
                         help="replay N files at a time, in N processes (default: the number of cores)")
     parser.add_argument("--summary-only", action="store_true",
