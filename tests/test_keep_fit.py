@@ -47,3 +47,29 @@ async def test_engine_compacts_at_an_8k_window_keeping_what_fits(tmp_path: Path)
         assert engine.compactions, notes
         assert any("not 10: they fill the window" in n for n in notes), notes
         assert not any("dropped" in n or "drop_round" in n for n in notes)
+
+
+async def test_the_card_the_meter_and_context_give_the_same_before_and_after(tmp_path: Path):
+    """Issue 24, one unit: the compaction card's figures are the trigger estimate the meter and /context show
+    (PromptView.trigger), before and after — not the server's usage of the last, already fitted, request."""
+    from contextual.core.events import CompactionFinished
+    from tests.engine_helpers import read_action
+    from tests.fakes.scripted_model import Model
+
+    for i in range(6):
+        (tmp_path / f"m{i}.py").write_text("".join(f"def f{i}_{k}(x):\n    return x * {k} + {i}\n"
+                                                   for k in range(120)))
+    model = Model([read_action("m0.py"), read_action("m1.py"), read_action("m2.py"), finish("one"),
+                   read_action("m3.py"), read_action("m4.py"), read_action("m5.py"), finish("two"), finish("three")])
+    async with engine_with(tmp_path, [model] * 12, context_window=8192) as (engine, srv):
+        await run(engine, "first")
+        await run(engine, "second")
+        shown = engine.next_prompt().trigger
+        assert shown.due
+        events = await run(engine, "third")
+        card = next(e for e in events if isinstance(e, CompactionFinished))
+        assert card.pre_tokens == shown.estimate
+        after = engine.next_prompt().trigger.estimate
+        record = engine.compactions[-1]
+        assert card.post_tokens == record.post_tokens
+        assert after >= card.post_tokens     # the next prompt then carries the new question and its answer

@@ -46,7 +46,9 @@ class Compactor:
         """Plan → summarise (cancellable) → review (issue 19.1) → apply the outcome."""
         config, prompt = self._settings.config, self._prompt
         started = time.monotonic()
-        pre = prompt.usage.last if prompt.usage.last is not None else prompt.build().total
+        # Issue 24, one unit: the card's "before" and "after" are the trigger's estimate of the next prompt — the
+        # figure the meter shows (our count before any fitting, or the server's usage when that is larger).
+        pre = prompt.compaction_due().estimate
         keep = config.keep_rounds if keep_rounds is None else keep_rounds
         plan, refused = compaction.plan(prompt.l3(), len(prompt.history.messages), keep, prompt.keep_budget())
         held: list[str] = []
@@ -132,7 +134,7 @@ class Compactor:
         current = prompt.history.messages[prompt.turn_start:] if prompt.turn_start is not None else []
         kept_from = next((m.id for m in [*outcome.plan.kept, *current] if m.id not in held), None)
         prompt.apply_compaction(outcome.summary, kept_from, held)
-        post = prompt.build().total
+        post = prompt.compaction_due().estimate
         record = CompactionRecord(outcome.trigger, pre, post, tuple(outcome.files_included), outcome.fallback,
                                   outcome.plan.rounds_archived, ledger, kept_from, tuple(held), now_iso())
         self.log.append(record)
