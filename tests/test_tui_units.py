@@ -112,6 +112,11 @@ def test_meter_names_both_figures_with_cache_and_cost():
     assert second.startswith(" next prompt 150 of 20.0k window") and "cached 1.2k" in second and "$0.0123" in second
     due = meter_text(_shown([], estimate=16_500, due=True), 120).plain
     assert "compaction at the next message" in due
+    for width in (80, 90, 100, 200):      # each line fits the terminal: nothing wraps onto the next prompt's line
+        lines = meter_text(_shown([], estimate=16_500, due=True, cached_tokens=1200, cost=0.0123), width).plain
+        first = lines.split("\n")[0]
+        assert len(first) <= width and "16.5k" in first and "(103%)" in first, (width, first)
+        assert "compaction at the next message" in first or "compacts at next message" in first
     assert _shown([], estimate=14_000).level == "warn" and _shown([], estimate=13_000).level == "ok"
 
 

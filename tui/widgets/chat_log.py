@@ -93,9 +93,11 @@ class ChatLog(VerticalScroll):
         """One collapsible line per turn: its title sums the adjustments up, its body lists them."""
         self._adjustments.extend(details if details is not None else [line])
         n = len(self._adjustments)
-        title = (f"context adjusted: {line}" if details is not None else
+        # A collapsible's title is one line: its head only (fits 80 columns), the whole summary in the body.
+        head = line.split(" (", 1)[0].replace("the prompt was fitted to the window", "fitted to the window")
+        title = (f"context adjusted: {head}" if details is not None else
                  f"context adjusted {n} time{'s' if n != 1 else ''} this turn (see History and the meter)")
-        body = Text("\n".join(self._adjustments))
+        body = Text("\n".join(([line] if details is not None else []) + self._adjustments))
         if self.adjusted is None:
             self._adjusted_body = Static(body)
             self.adjusted = Collapsible(self._adjusted_body, title=title, collapsed=True, classes="adjusted")

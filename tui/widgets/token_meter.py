@@ -34,9 +34,11 @@ def bar_cells(shown: Shown, width: int) -> list[tuple[str, str]]:
 
 def meter_text(shown: Shown, width: int) -> Text:
     colour = LEVEL_COLOUR[shown.level]
-    figures = (f" {tokens(shown.estimate)} of {tokens(shown.threshold)} trigger line "
-               f"({shown.trigger_share:.0%})")
-    hint = "  compaction at the next message" if shown.level == "due" else ""
+    wide = width >= 100             # below, shorter words, so that the line fits (80 columns: nothing cut)
+    figures = (f" {tokens(shown.estimate)} of {tokens(shown.threshold)} trigger line " if wide else
+               f" {tokens(shown.estimate)} / {tokens(shown.threshold)} trigger ") + f"({shown.trigger_share:.0%})"
+    hint = ("" if shown.level != "due" else
+            "  compaction at the next message" if wide else "  compacts at next message")
     label = " trigger estimate " if width >= 90 else " estimate "
     bar_width = max(10, width - len(label) - len(figures) - len(hint) - 3)
     line = Text(label, style="bold")

@@ -1,0 +1,37 @@
+"""At 80×24 the lines a small window brings — the turn's "context adjusted" line and /context's summary — are
+read whole, not cut at the border (issue 29: nothing cut without an ellipsis)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Collapsible, Static
+
+from contextual.tui.app import ContextualApp
+from contextual.tui.screens.context_view import ContextScreen
+from tests.fakes.llm_server import FakeLLMServer
+from tests.tui_helpers import finish, make_host, run_turn, type_and_send, wait_for
+
+
+async def test_a_fitted_turn_and_its_context_read_whole_at_80_columns(tmp_path: Path):
+    root = tmp_path / "proj"
+    root.mkdir()
+    for i in range(5):
+        (root / f"m{i}.py").write_text("".join(f"def f{i}_{k}(x):\n    return x * {k} + {i}\n" for k in range(120)))
+    reads = [f'Thought: read m{i}\nAction: Read[{{"file_path": "m{i}.py"}}]' for i in range(5)]
+    with FakeLLMServer(kind="openai", script=reads + [finish("read them")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=8192), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "read the five modules")
+            adjusted = app.query_one("Collapsible.adjusted", Collapsible)
+            assert adjusted.title.startswith("context adjusted: fitted to the window at ")
+            assert len(adjusted.title) + 4 <= 78                     # its arrow and the chat's borders
+            adjusted.collapsed = False
+            await pilot.pause()
+            body = " ".join(str(w.render()) for w in adjusted.query(Static))
+            assert "the prompt was fitted to the window at" in body and "tokens" in body
+            await type_and_send(pilot, "/context")
+            await wait_for(pilot, lambda: isinstance(app.screen, ContextScreen))
+            summary = app.screen.query_one("#context-summary", Static)
+            await pilot.pause()
+            assert "trigger estimate" in str(summary.render()) and summary.size.height >= 2   # wrapped, not cut
