@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from contextual.core.config import load_config
-from tests.fakes.llm_server import Reply
+from contextual.core.model_facts import cost
+from tests.fakes.llm_server import FakeLLMServer, Reply
+from tests.fakes.server_flavors import Flavor
 from contextual.tui.app import ContextualApp
 from contextual.tui.host import RealHost
 from contextual.tui.screens.compaction import CompactionModal
@@ -290,3 +292,25 @@ async def test_model_command_takes_the_new_models_window_and_new_sessions_keep_i
             await wait_for(pilot, lambda: app.engine is not old)
             assert (app.engine.config.model, app.engine.config.context_window) == ("gpt-4o-mini", 128_000)
             assert app.config is app.engine.config                  # one config, not copies kept in sync
+
+
+async def test_model_command_asks_the_server_for_the_new_models_window_and_prices_follow(tmp_path):
+    """A vLLM-like server lists two models with their own windows: /model takes the new one's window from the
+    server (not the old model's, not the table's 128,000) and the next call is priced as the new model."""
+    flavor = Flavor("vllm", n_ctx=32_768, others=(("gpt-4o-mini", 65_536),))
+    with FakeLLMServer(kind="openai", script=[finish("one"), finish("two")], flavor=flavor) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await app.started()
+            assert app.engine.config.context_window == 32_768
+            await run_turn(pilot, "first")
+            assert app.engine.prompt.usage.last_call is not None and app.engine.prompt.usage.last_call.cost is None
+            await type_and_send(pilot, "/model gpt-4o-mini")
+            await wait_for(pilot, lambda: app.engine.config.model == "gpt-4o-mini")
+            assert app.engine.config.context_window == 65_536
+            assert app.engine.config.window_source.startswith("server")
+            assert app.engine.next_prompt().window == 65_536
+            await run_turn(pilot, "second")
+            call = app.engine.prompt.usage.last_call
+            assert call is not None and call.cost is not None and call.cost > 0
+            assert call.cost == cost(call, "gpt-4o-mini")

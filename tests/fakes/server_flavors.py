@@ -32,6 +32,7 @@ class Flavor:
     n_ctx_train: int = 131072           # what the model was trained for (llama.cpp meta, ollama model_info)
     num_ctx: int | None = None          # ollama: the num_ctx parameter of the model (None: not set)
     token_ratio: float = 1.0
+    others: tuple[tuple[str, int], ...] = ()    # other models the server lists, each with its own window (vLLM, OpenRouter)
 
     def __post_init__(self) -> None:
         if self.name not in FLAVORS:
@@ -56,7 +57,9 @@ def get_route(flavor: Flavor, path: str, model: str) -> tuple[int, dict[str, Any
             entry.update(name=model, context_length=flavor.n_ctx)
         elif flavor.name == "ollama":
             entry["owned_by"] = "library"
-        return 200, {"object": "list", "data": [entry]}
+        others = [{"id": name, "object": "model", "owned_by": flavor.name, "max_model_len": window,
+                   "context_length": window} for name, window in flavor.others]
+        return 200, {"object": "list", "data": [entry, *others]}
     if path == "/props" and flavor.name == "llamacpp":
         return 200, {"default_generation_settings": {"n_ctx": flavor.n_ctx, "params": {"n_predict": -1}},
                      "total_slots": 1, "model_alias": model, "model_path": f"/models/{model}.gguf",
