@@ -140,11 +140,12 @@ def test_sigint_during_a_slow_grep_ends_the_process_within_seconds(project: Path
                     break
             sent = time.monotonic()
             proc.send_signal(signal.SIGINT)
-            proc.wait(timeout=10)
+            proc.wait(timeout=60)
             elapsed = time.monotonic() - sent
         finally:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-    assert elapsed < 3, f"took {elapsed:.1f} s to end after SIGINT"
+    # Without the fix the search runs for minutes (2,000 lines × ~0.1 s); a loose bound, not a benchmark.
+    assert elapsed < 30, f"took {elapsed:.1f} s to end after SIGINT"
     assert proc.returncode != 0
