@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from contextual.core.context import compressor, scratchpad as sp
+from contextual.core.context.forms import not_larger
 from contextual.core.context.history import rounds
 from contextual.core.context.pins import pinned_form
 from contextual.core.context.rules import RulesFiles
@@ -41,7 +42,9 @@ def history_message(m: Message) -> PromptMessage:
     if m.role == "summary":
         return PromptMessage("summary", SUMMARY_PREFIX + m.content, "L3", form="summary", source=src)
     if m.role == "tool":
-        return PromptMessage("user", observation(m.content), "L3", form="stored", source=src)
+        content = not_larger(m.content, m.full)
+        return PromptMessage("user", observation(content), "L3", form="stored" if content != m.full else "full",
+                             source=src)
     return PromptMessage(m.role, m.content, "L3", form="stored" if m.full is not None else "full", source=src)
 
 

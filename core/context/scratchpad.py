@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from contextual.core.context import anchors
 from contextual.core.context.digest import known_names
+from contextual.core.context.forms import not_larger
 from contextual.core.context.turn_forms import turn_stored
 from contextual.core.context.truncate import head_tail_lines
 from contextual.core.prompt import PromptMessage
@@ -143,7 +144,8 @@ def stored_only(steps: list[ScratchStep], count: Callable[[str], int]) -> list[P
     """The harshest form, used when even `ours` does not fit the window: everything but the newest stored."""
     last = len(steps) - 1
     return _messages(steps,
-                     lambda i: steps[i].observation_full if i == last else steps[i].observation_stored,
+                     lambda i: steps[i].observation_full if i == last
+                     else not_larger(steps[i].observation_stored, steps[i].observation_full, count),
                      lambda i: steps[i].action_stored)
 
 

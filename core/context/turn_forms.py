@@ -20,6 +20,7 @@ from typing import NamedTuple, Protocol, Sequence
 
 from contextual.core.context import digest as dg
 from contextual.core.context.acted_on import acted_on
+from contextual.core.context.forms import not_larger
 from contextual.core.lru import LRU
 
 _BASH_CALL = "\nAction: Bash["
@@ -180,7 +181,9 @@ def _form(step: _Step, seen: set[str], limits: dg.Limits, next_action: str, read
         lines = output.splitlines()
         acted = acted_on(lines, next_action, origin[1] if origin else None) + _changed(lines, read)
         form = header + ("\n" + dg.digest(command, output, limits, seen=seen, also=acted) if output else "")
-    return form if len(form) < (1 - MIN_SAVING) * len(full) else full
+    if len(form) >= (1 - MIN_SAVING) * len(full):
+        return full
+    return not_larger(form, full)       # fewer characters can still be more tokens (JSON escapes)
 
 
 class StepForms(NamedTuple):
