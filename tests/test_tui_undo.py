@@ -17,7 +17,6 @@ from contextual.tui.app import ContextualApp
 from contextual.tui.host import RealHost
 from contextual.tui.screens.rewind_picker import RewindPicker
 from contextual.tui.screens.confirm import ConfirmModal
-from contextual.tui.screens.undo_confirm import UndoConfirmModal
 from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.history_view import UNDO_MARK, HistoryView
 
@@ -98,11 +97,11 @@ async def test_hand_edits_after_the_turn_are_listed_and_kept_unless_confirmed(tm
             await type_and_send(pilot, "/undo")
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
             await pilot.press("y")
-            await wait_for(pilot, lambda: isinstance(app.screen, UndoConfirmModal))
-            assert app.screen.paths == ["a.py"]                     # only the hand-edited file is asked about
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal) and "by hand" in app.screen.question.plain)
+            assert "✎ a.py\n" in app.screen.question.plain and "new.py" not in app.screen.question.plain   # only the hand-edited file
             await pilot.press(answer)
             await wait_for(pilot, lambda: "Undid the file changes" in chat_text(app))
-            assert not isinstance(app.screen, UndoConfirmModal)
+            assert not isinstance(app.screen, ConfirmModal)
             assert not (repo / "new.py").exists()                   # the agent's new file is gone either way
             if answer == "n":
                 assert (repo / "a.py").read_text() == "fixed by hand after the turn\n"

@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+from rich.text import Text
+
 from contextual.core.messages import Message
 from contextual.tui.slash.port import AppPort
 
 
+def overwrite_question(paths: list[str]) -> Text:
+    """The files the user edited by hand after the turn, and what overwriting them costs."""
+    count = len(paths)
+    question = Text(f"{count} file{'s' if count != 1 else ''} changed by hand after the turn:\n")
+    for path in paths:
+        question.append("  ✎ ", style="bold #d7af5f")
+        question.append(f"{path}\n")
+    question.append("\nOverwrite them with their state from before the turn? Your edits to them are lost.",
+                    style="bold")
+    return question
+
+
 async def confirm_overwrite(app: AppPort, paths: list[str]) -> bool:
     """Asked by undo before it overwrites files the user edited by hand after the turn."""
-    from contextual.tui.screens.undo_confirm import UndoConfirmModal
-    return bool(await app.push_screen_wait(UndoConfirmModal(paths)))
+    from contextual.tui.screens.confirm import ConfirmModal
+    modal = ConfirmModal("Undo", overwrite_question(paths), yes="Overwrite", no="Keep my edits")
+    return bool(await app.push_screen_wait(modal))
 
 
 class Rewind:
