@@ -60,7 +60,8 @@ class Engine:
                                   lambda: self.toolbox.ctx.todos, self.controls.with_reminders)
         # Headless runs say what the project's unapproved config lost; the app asks instead (tui/screens/trust.py).
         unapproved = () if interactive else self.settings.config.trust_notices
-        self.recorder = Recorder(self.prompt.history, session, snapshots, [*unapproved, *(warnings or [])])
+        reserve = [] if interactive or not config.reserve_notice else [config.reserve_notice]   # the app: _connect
+        self.recorder = Recorder(self.prompt.history, session, snapshots, [*unapproved, *reserve, *(warnings or [])])
         self.gate = PermissionGate(self.settings, self.recorder, interactive)
         self.compactor = Compactor(self.settings, self.prompt, self.recorder, self.controls.pins, interactive)
         self.turn = TurnLoop(self.settings, self.prompt, self.recorder, self.toolbox, self.gate, self.controls,

@@ -85,6 +85,13 @@ class Config:
         return budget.reserve_problem(self.context_window, self.reserve_setting)
 
     @property
+    def reserve_notice(self) -> str | None:
+        """The line shown when a detected window overrode the user's output_reserve (a window the user set too
+        is a start error instead: load_config)."""
+        problem = self.reserve_problem
+        return None if problem is None else f"{problem}; using {self.output_reserve:,} for now"
+
+    @property
     def threshold(self) -> int:
         """A6/E5 and issue 24: compact at trigger_ratio × window, or earlier where the reserve demands it."""
         return budget.compaction_threshold(self.context_window, self.output_reserve, self.trigger_ratio)

@@ -219,6 +219,8 @@ class ContextualApp(App):
             await self.chat.add_notice(f"cannot reach the model: {exc}", "error")
         finally:
             self._connected.set()
+        if self.engine.config.reserve_notice:       # the server's window leaves the user's reserve no prompt
+            await self.chat.add_notice(self.engine.config.reserve_notice, "warning")
         await self.mcp_changed()          # the window the server states: the meter shows it
 
     async def started(self) -> None:
