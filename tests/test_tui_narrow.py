@@ -35,3 +35,24 @@ async def test_a_fitted_turn_and_its_context_read_whole_at_80_columns(tmp_path: 
             summary = app.screen.query_one("#context-summary", Static)
             await pilot.pause()
             assert "trigger estimate" in str(summary.render()) and summary.size.height >= 2   # wrapped, not cut
+
+
+async def test_the_top_bar_keeps_session_and_compactions_at_80_columns(tmp_path: Path):
+    deep = tmp_path / "a-rather-long-folder-name" / "with-another-long-folder-below-it"
+    deep.mkdir(parents=True)
+    (deep / "proj").mkdir()
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        app = ContextualApp(make_host(deep, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            bar = str(app.query_one("#topbar", Static).render()).splitlines()[0]
+            assert "…/proj" in bar and "session new" in bar and "0 compactions" in bar, bar
+            assert len(bar) <= 80
+            await pilot.resize_terminal(60, 24)
+            await pilot.pause()
+            bar = str(app.query_one("#topbar", Static).render()).splitlines()[0]
+            assert bar.rstrip().endswith("…") and len(bar.rstrip()) <= 60, bar
+            await pilot.resize_terminal(200, 24)
+            await pilot.pause()
+            bar = str(app.query_one("#topbar", Static).render()).splitlines()[0]
+            assert str(deep / "proj") in bar or "~/" in bar, bar

@@ -245,6 +245,8 @@ class ContextualApp(App):
     def on_resize(self, event: events.Resize) -> None:
         self.regions.width = event.size.width
         self.apply_layout()
+        if self.query("#topbar"):
+            self.call_after_refresh(self.refresh_topbar)     # at the new width
 
     @property
     def narrow(self) -> bool:
@@ -290,11 +292,18 @@ class ContextualApp(App):
         shown_root = "~/" + str(root.relative_to(home)) if root.is_relative_to(home) and root != home else str(root)
         session = (self.engine.session_id or "new")[:8]
         n = len(self.engine.compactions)
-        bar = Text.assemble((" Contextual", "bold"), " · ", shown_root, " · ",
-                            (self.config.model or "no model", "bold #d7af5f"), f" · session {session}",
-                            f" · {n} compaction{'s' if n != 1 else ''}",
-                            (" · running" if self.turn_running else "", "bold #5fafaf"))
-        bar.no_wrap, bar.overflow = True, "ellipsis"
+        width = self.size.width
+
+        def bar_with(where: str) -> Text:
+            return Text.assemble((" Contextual", "bold"), " · ", where, " · ",
+                                 (self.config.model or "no model", "bold #d7af5f"), f" · session {session}",
+                                 f" · {n} compaction{'s' if n != 1 else ''}",
+                                 (" · running" if self.turn_running else "", "bold #5fafaf"))
+        bar = bar_with(shown_root)
+        if bar.cell_len > width:        # narrow: the folder's name stands for its path, the rest stays whole
+            bar = bar_with("…/" + root.name)
+        # Cut with a visible ellipsis, not at the border (Textual's Static does not apply Rich's overflow).
+        bar.truncate(width, overflow="ellipsis")
         self.query_one("#topbar", Static).update(bar)
 
     # ----- the one "is something running?" guard
