@@ -21,27 +21,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from contextual.core import tokens  # noqa: E402
-from contextual.core.context.compressor import full_text, stored_text  # noqa: E402
 from contextual.core.context.history import plan_compaction  # noqa: E402
 from contextual.core.context.ledger import loss_ledger, repaired  # noqa: E402
 from contextual.core.messages import Message  # noqa: E402
-from contextual.core.replay.loaders import find_trajectories, load_trajectory  # noqa: E402
-from contextual.core.replay.replay_model import bash_result, render_step  # noqa: E402
+from contextual.core.replay.loaders import find_trajectories  # noqa: E402
 from contextual.prompts.agents_prompts.summary_prompt import filled_template  # noqa: E402
-
-
-def history_of(path: Path) -> tuple[str, list[Message]]:
-    traj = load_trajectory(path)
-    out = [Message("user", traj.task)]
-    for i, step in enumerate(traj.steps):
-        if i == len(traj.steps) // 2:
-            out.append(Message("user", "Go on with the task."))
-        meta = {"step": i + 1, "tool_name": "Bash", "call_id": f"c{i}", "args": {"command": step.action}}
-        result = bash_result(step, step.action)
-        out.append(Message("assistant", render_step(step), meta=meta))       # type: ignore[arg-type]
-        out.append(Message("tool", stored_text("Bash", meta["args"], result), full=full_text(result),
-                           meta=meta))                                        # type: ignore[arg-type]
-    return traj.instance_id, out
+from tests.history_helpers import trajectory_history  # noqa: E402
 
 
 def scripted_summaries(archive: list[Message]) -> dict[str, str]:
@@ -59,7 +44,7 @@ def main() -> int:
     args = parser.parse_args()
     rows: list[tuple[str, str, int, int, int, int, int]] = []
     for path in find_trajectories(args.paths):
-        name, history = history_of(path)
+        name, history = trajectory_history(path)
         plan = plan_compaction(history, keep_rounds=args.keep_rounds)
         if plan is None:
             continue

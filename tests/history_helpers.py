@@ -7,6 +7,8 @@ from pathlib import Path
 
 from contextual.core.context.compressor import full_text, stored_text
 from contextual.core.messages import Message
+from contextual.core.replay.loaders import load_trajectory
+from contextual.core.replay.replay_model import bash_result, render_step
 
 
 def tool_round(n: int) -> list[Message]:
@@ -84,3 +86,19 @@ def ledger_session() -> tuple[list[Message], list[Message]]:
                                                             "stdout": "## 1.2\n- fetch_with_retry honours max_attempts",
                                                             "stderr": ""}, 3)]
     return archive, kept
+
+
+def trajectory_history(path: Path) -> tuple[str, list[Message]]:
+    """A real trajectory as a session's history, with its instance id: the task, then after half the steps the
+    user says go on (a second round), every step an assistant action and its Bash observation in stored form."""
+    traj = load_trajectory(path)
+    out = [Message("user", traj.task)]
+    for i, step in enumerate(traj.steps):
+        if i == len(traj.steps) // 2:
+            out.append(Message("user", "Go on with the task."))
+        args = {"command": step.action}
+        meta = {"step": i + 1, "tool_name": "Bash", "call_id": f"c{i}", "args": args}
+        result = bash_result(step, step.action)
+        out.append(Message("assistant", render_step(step), meta=meta))
+        out.append(Message("tool", stored_text("Bash", args, result), full=full_text(result), meta=meta))
+    return traj.instance_id, out

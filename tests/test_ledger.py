@@ -10,14 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from contextual.core.context.compressor import full_text, stored_text
 from contextual.core.context.digest import looks_like_code
 from contextual.core.context.history import plan_compaction
 from contextual.core.context.ledger import Ledger, LostFact, loss_ledger, plain_text
 from contextual.core.messages import Message
-from contextual.core.replay.loaders import load_trajectory
 from contextual.core.replay.metrics import identifiers
-from contextual.core.replay.replay_model import bash_result, render_step
+from tests.history_helpers import trajectory_history
 from tests.history_helpers import ledger_session as _session, read_call as _read, tool_call as _tool  # noqa: F401
 
 # A trajectory in this repository (never a machine path: anywhere else the test would silently not run).
@@ -73,18 +71,7 @@ def test_round_trips_through_its_stored_dict_and_makes_a_reminder():
 
 
 def _history(path: Path) -> list[Message]:
-    """A real trajectory as a session's history: the task, then after half the steps the user says go on
-    (a second round), every step an assistant action and its Bash observation in stored form."""
-    traj = load_trajectory(path)
-    out = [Message("user", traj.task)]
-    for i, step in enumerate(traj.steps):
-        if i == len(traj.steps) // 2:
-            out.append(Message("user", "Go on with the task."))
-        meta = {"step": i + 1, "tool_name": "Bash", "call_id": f"c{i}", "args": {"command": step.action}}
-        result = bash_result(step, step.action)
-        out.append(Message("assistant", render_step(step), meta=meta))
-        out.append(Message("tool", stored_text("Bash", meta["args"], result), full=full_text(result), meta=meta))
-    return out
+    return trajectory_history(path)[1]
 
 
 @pytest.mark.parametrize("path", TRAJECTORIES, ids=lambda p: p.name.split(".")[0])
