@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static, Tab, Tabs, TextArea
+from textual.widgets import Footer, Tab, Tabs, TextArea
 from textual.worker import Worker, WorkerState
 
 from contextual.core import tokens
@@ -36,13 +34,14 @@ from contextual.tui.settings import Remembered
 from contextual.tui.slash.context_tools import pinned_ids, toggle_pin, with_pins
 from contextual.tui.slash.files import run_shell
 from contextual.tui.slash.model import how_to_configure
-from contextual.tui.slash.reading import open_text
+from contextual.tui.slash.reading import open_message, open_tool_result
 from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.history_view import HistoryView
 from contextual.tui.widgets.prompt_input import PromptBox, PromptInput
 from contextual.tui.widgets.scratchpad import ScratchpadView
 from contextual.tui.widgets.status_line import StatusLine
 from contextual.tui.widgets.token_meter import TokenMeter
+from contextual.tui.widgets.top_bar import TopBar
 from contextual.core.prompt import PromptView
 
 if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
@@ -139,7 +138,7 @@ class ContextualApp(App):
 
     # ----- layout
     def compose(self) -> ComposeResult:
-        yield Static(id="topbar")
+        yield TopBar(id="topbar")
         yield Tabs(Tab("Chat", id="tab-chat"), Tab("Scratchpad", id="tab-scratchpad"),
                    Tab("History", id="tab-history"), id="region-tabs")
         with Horizontal(id="main"):
@@ -181,16 +180,9 @@ class ContextualApp(App):
             self.host.start_mcp(lambda: self.call_later(self.mcp_changed))
 
     async def _trust_answered(self, items: list[Item], yes: bool) -> None:
-        if yes:
-            problem = self.host.approve_trust(self.engine, items)
-            await self.chat.add_notice("approved this project's config: " + "; ".join(i.what for i in items), "info")
-            if problem:
-                await self.chat.add_notice(problem, "warning")
-        else:
-            self.host.forget_skipped(self.engine, items)      # said here, not again at the first turn
-            for item in items:
-                await self.chat.add_notice(f"not approved, so not used: {item.what} (asked again at the next "
-                                           "launch)", "warning")
+        from contextual.tui.screens.trust import answered
+        for text, level in answered(self.host, self.engine, items, yes):
+            await self.chat.add_notice(text, level)
         self._start_mcp()
         await self.mcp_changed()
 
@@ -287,24 +279,8 @@ class ContextualApp(App):
             await self.chat.mount_earlier()
 
     def refresh_topbar(self) -> None:
-        root = self.config.project_root
-        home = Path.home()
-        shown_root = "~/" + str(root.relative_to(home)) if root.is_relative_to(home) and root != home else str(root)
-        session = (self.engine.session_id or "new")[:8]
-        n = len(self.engine.compactions)
-        width = self.size.width
-
-        def bar_with(where: str) -> Text:
-            return Text.assemble((" Contextual", "bold"), " · ", where, " · ",
-                                 (self.config.model or "no model", "bold #d7af5f"), f" · session {session}",
-                                 f" · {n} compaction{'s' if n != 1 else ''}",
-                                 (" · running" if self.turn_running else "", "bold #5fafaf"))
-        bar = bar_with(shown_root)
-        if bar.cell_len > width:        # narrow: the folder's name stands for its path, the rest stays whole
-            bar = bar_with("…/" + root.name)
-        # Cut with a visible ellipsis, not at the border (Textual's Static does not apply Rich's overflow).
-        bar.truncate(width, overflow="ellipsis")
-        self.query_one("#topbar", Static).update(bar)
+        self.query_one(TopBar).show(self.config.project_root, self.config.model, self.engine.session_id,
+                                    len(self.engine.compactions), self.turn_running, self.size.width)
 
     # ----- the one "is something running?" guard
     @property
@@ -461,16 +437,7 @@ class ContextualApp(App):
     # ----- History rows
     def action_open_stored_full(self) -> None:
         history = self.query_one(HistoryView)
-        index = history.highlighted
-        if index is None or not history.messages:
-            self.notify("Select a tool result in History first.", timeout=3)
-            return
-        tools = [m for m in history.messages[: index + 1] if m.role == "tool"]
-        if not tools:
-            self.notify("No tool result at or above the selected row.", timeout=3)
-            return
-        from contextual.tui.screens.stored_full import StoredFullScreen
-        self.push_screen(StoredFullScreen(tools[-1], self.shown))
+        open_tool_result(self, history.messages, history.highlighted)
 
     @on(HistoryView.PinMessage)
     def pin_message(self, event: HistoryView.PinMessage) -> None:
@@ -478,11 +445,7 @@ class ContextualApp(App):
 
     @on(HistoryView.OpenMessage)
     def open_message(self, event: HistoryView.OpenMessage) -> None:
-        if event.message.role == "tool":
-            from contextual.tui.screens.stored_full import StoredFullScreen
-            self.push_screen(StoredFullScreen(event.message, self.shown))
-        else:
-            open_text(self, event.message)
+        open_message(self, event.message)
 
     async def action_quit(self) -> None:
         self.stop_turn()

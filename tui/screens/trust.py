@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from contextual.core.trust import Item
 from contextual.tui.css import stylesheet
@@ -13,6 +14,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
+
+if TYPE_CHECKING:
+    from contextual.core.agent import Engine
+    from contextual.tui.host import Host
 
 SHOWN_LINES = 40        # per piece: a .mcp.json with a thousand servers still fits on one screen
 LINE_CHARS = 240
@@ -59,3 +64,13 @@ class TrustModal(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(bool(yes))
+
+
+def answered(host: Host, engine: Engine, items: list[Item], yes: bool) -> list[tuple[str, str]]:
+    """What the answer does (approve and remember, or leave out until the next launch), as the notices to show."""
+    if yes:
+        problem = host.approve_trust(engine, items)
+        said = [("approved this project's config: " + "; ".join(i.what for i in items), "info")]
+        return said + ([(problem, "warning")] if problem else [])
+    host.forget_skipped(engine, items)      # said here, not again at the first turn
+    return [(f"not approved, so not used: {item.what} (asked again at the next launch)", "warning") for item in items]

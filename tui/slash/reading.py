@@ -69,3 +69,24 @@ def open_text(app: AppPort, message: Message) -> None:
              "assistant": "Agent"}.get(message.role, message.role)
     body = final_answer(message) if message.meta.get("final") else message.content
     app.push_screen(InfoScreen(title, Markdown(body) if message.role != "user" else Text(body)))
+
+
+def open_message(app: AppPort, message: Message) -> None:
+    """A History row opened: a tool result stored vs full, any other message's text."""
+    if message.role == "tool":
+        from contextual.tui.screens.stored_full import StoredFullScreen
+        app.push_screen(StoredFullScreen(message, app.shown))
+    else:
+        open_text(app, message)
+
+
+def open_tool_result(app: AppPort, messages: list[Message], index: int | None) -> None:
+    """ctrl+o: the tool result at or above the selected History row, stored vs full."""
+    if index is None or not messages:
+        app.notify("Select a tool result in History first.", timeout=3)
+        return
+    tools = [m for m in messages[: index + 1] if m.role == "tool"]
+    if not tools:
+        app.notify("No tool result at or above the selected row.", timeout=3)
+        return
+    open_message(app, tools[-1])

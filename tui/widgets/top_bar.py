@@ -1,0 +1,33 @@
+"""The top bar: the project, the model, the session, its compactions and whether a turn runs — on one line, cut
+with a visible ellipsis (Textual's Static does not apply Rich's overflow)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual.widgets import Static
+
+
+def bar_text(root: Path, model: str | None, session_id: str | None, compactions: int, running: bool,
+             width: int) -> Text:
+    home = Path.home()
+    shown_root = "~/" + str(root.relative_to(home)) if root.is_relative_to(home) and root != home else str(root)
+    session = (session_id or "new")[:8]
+
+    def bar_with(where: str) -> Text:
+        return Text.assemble((" Contextual", "bold"), " · ", where, " · ", (model or "no model", "bold #d7af5f"),
+                             f" · session {session}",
+                             f" · {compactions} compaction{'s' if compactions != 1 else ''}",
+                             (" · running" if running else "", "bold #5fafaf"))
+    bar = bar_with(shown_root)
+    if bar.cell_len > width:        # narrow: the folder's name stands for its path, the rest stays whole
+        bar = bar_with("…/" + root.name)
+    bar.truncate(width, overflow="ellipsis")
+    return bar
+
+
+class TopBar(Static):
+    def show(self, root: Path, model: str | None, session_id: str | None, compactions: int, running: bool,
+             width: int) -> None:
+        self.update(bar_text(root, model, session_id, compactions, running, width))
