@@ -102,7 +102,7 @@ async def test_endless_text_stream_ends_at_the_character_cap(kind):
     assert isinstance(error, ProviderError) and not isinstance(error, ContextLengthExceeded)
     assert "320 characters" in str(error) and "max_tokens 20" in str(error)
     assert len(srv.requests) == 1, "not retried: the server would do it again"
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 30       # the server would stream for 60 s: the cap ended it, not the server
 
 
 async def test_endless_text_stream_ends_at_the_wall_clock_cap(kind):
@@ -111,7 +111,7 @@ async def test_endless_text_stream_ends_at_the_wall_clock_cap(kind):
     assert isinstance(error, ProviderError)
     assert "still streaming after 0.6s" in str(error)
     assert len(srv.requests) == 1
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30       # the server would stream for 60 s: the cap ended it, not the server
 
 
 # ---- keys echoed by the server (13.3) -----------------------------------------------------------------------

@@ -5,6 +5,12 @@ import pytest
 
 from contextual.core.tools.runner import run_tool
 from contextual.core.tools.bash import BashTool, CappedBuffer
+from tests.waits import until_async
+
+
+# The commands below leave a child sleeping 30 s: a call that waited for it would take that long. The bound only
+# tells "did not wait for the child" from "waited" on a loaded machine; how fast is benchmarks/' business.
+SOONER = 20
 
 
 def fast_tool(**kwargs):
@@ -21,13 +27,8 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-async def gone(pid: int, within: float = 3.0) -> bool:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        if not alive(pid):
-            return True
-        await asyncio.sleep(0.02)
-    return False
+async def gone(pid: int) -> None:
+    await until_async(lambda: not alive(pid), f"process {pid} ending")
 
 
 async def wait_for_pid(path) -> int:
@@ -71,11 +72,11 @@ async def test_timeout_kills_the_whole_process_group(ctx):
     started = time.monotonic()
     result = await run_tool(fast_tool(), 
         {"command": "echo before; sleep 30 & echo $! > child.pid; wait", "timeout": 0.5}, ctx)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < SOONER
     assert result["status"] == "error" and result["error"]["code"] == "timeout"
     assert result["data"]["timed_out"] is True
     assert result["data"]["stdout"] == "before\n"        # output so far is kept
-    assert await gone(int(pidfile.read_text()))
+    await gone(int(pidfile.read_text()))
 
 
 async def test_children_that_ignore_sigterm_get_sigkill(ctx):
@@ -83,7 +84,7 @@ async def test_children_that_ignore_sigterm_get_sigkill(ctx):
     command = "bash -c 'trap \"\" TERM; echo $$ > child.pid; while :; do sleep 0.05; done' & wait"
     result = await run_tool(fast_tool(kill_grace=0.2), {"command": command, "timeout": 0.5}, ctx)
     assert result["error"]["code"] == "timeout"
-    assert await gone(int(pidfile.read_text()))
+    await gone(int(pidfile.read_text()))
 
 
 async def test_task_cancellation_kills_the_group(ctx):
@@ -93,7 +94,7 @@ async def test_task_cancellation_kills_the_group(ctx):
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert await gone(pid)
+    await gone(pid)
 
 
 @pytest.mark.parametrize("turns", [1, 2, 3, 4, 6, 10])
@@ -107,10 +108,10 @@ async def test_a_cancel_while_bash_is_starting_stops_its_group_at_once(ctx, turn
     started = time.monotonic()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < SOONER
     pidfile = ctx.root / "child.pid"
     if pidfile.exists() and pidfile.read_text().strip():         # bash got as far as starting its child
-        assert await gone(int(pidfile.read_text()))
+        await gone(int(pidfile.read_text()))
 
 
 async def test_cancel_event_kills_the_group(ctx):
@@ -118,17 +119,17 @@ async def test_cancel_event_kills_the_group(ctx):
     task = asyncio.create_task(run_tool(fast_tool(), {"command": "sleep 30 & echo $! > child.pid; wait"}, ctx))
     pid = await wait_for_pid(pidfile)
     ctx.cancel.set()
-    result = await asyncio.wait_for(task, 5)
+    result = await asyncio.wait_for(task, SOONER)
     assert result["error"]["code"] == "cancelled"
-    assert await gone(pid)
+    await gone(pid)
 
 
 async def test_background_child_holding_the_pipes_does_not_hang_the_call(ctx):
     started = time.monotonic()
     result = await run_tool(fast_tool(), {"command": "sleep 30 & echo $! > child.pid; echo started"}, ctx)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < SOONER
     assert result["status"] == "success" and result["data"]["stdout"] == "started\n"
-    assert await gone(int((ctx.root / "child.pid").read_text()))
+    await gone(int((ctx.root / "child.pid").read_text()))
 
 
 async def test_before_change_is_called_with_unknown_paths(ctx):
@@ -174,7 +175,6 @@ async def test_api_keys_are_not_passed_to_commands(ctx, monkeypatch):
 
 
 from hypothesis import given, strategies as st  # noqa: E402
-from tests.waits import until_async
 
 
 @given(chunks=st.lists(st.binary(max_size=40), max_size=20), head=st.integers(0, 30), tail=st.integers(0, 30))
