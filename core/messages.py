@@ -46,6 +46,7 @@ class MessageMeta(TypedDict, total=False):
     rounds_archived: int
     files_included: list[str]
     edited: bool              # the user edited it in the compaction preview
+    merged: int               # issue 24: it replaces this many earlier summaries (they outgrew window/4)
 
 
 def new_id() -> str:

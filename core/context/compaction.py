@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable, Sequence
 
 from contextual.core.config import Config
 from contextual.core.context.file_analyzer import FileReport, analyze_files
@@ -21,8 +21,10 @@ from contextual.core.context.trigger import MIN_MESSAGES
 from contextual.core.events import CompactionProgress, CompactionTrigger
 from contextual.core.messages import Message
 from contextual.core.providers.base import Provider
+from contextual.core.tokens import shared_cache
 
 CANCELLED_MESSAGE = "Summary cancelled, keeping recent history only."
+MERGE_SHARE = 0.25             # summaries past this share of the window are merged into one (merge_due)
 EMPTY_SUMMARY_MESSAGE = "The summary model returned an empty summary, keeping recent history only."
 
 
@@ -33,6 +35,7 @@ class CompactionOutcome:
     summary: Message | None             # None: hard truncation (fallback says why)
     fallback: str | None
     files_included: tuple[str, ...]
+    merged: int = 0                     # earlier summaries the new one replaces (merge_due)
 
     @property
     def text(self) -> str:
@@ -68,9 +71,19 @@ def span(messages: list[Message]) -> tuple[str, str]:
     return stamps[0], stamps[-1]
 
 
+def merge_due(earlier: Sequence[Message], new_text: str, window: int) -> bool:
+    """Issue 24, a recorded departure from seed A5 ("summaries are never compressed again"), made only here: at
+    small windows summaries pile up until they leave no room for the rounds they precede, so once together
+    they outgrow a quarter of the window they are merged into one."""
+    total = sum(shared_cache.count(m.content) for m in earlier) + shared_cache.count(new_text)
+    return bool(earlier) and total > window * MERGE_SHARE
+
+
 async def summarise(plan: CompactionPlan, trigger: CompactionTrigger, compressor: SummaryCompressor, files: FileReport,
-                    instructions: str | None, on_progress: Callable[[int, str], None]) -> CompactionOutcome:
-    """Ask the summary model; a SummaryError becomes a fallback outcome. Cancellation propagates."""
+                    instructions: str | None, on_progress: Callable[[int, str], None],
+                    earlier: Sequence[Message] = ()) -> CompactionOutcome:
+    """Ask the summary model; a SummaryError becomes a fallback outcome. Cancellation propagates. With the
+    ``earlier`` summaries of the history, the new one is merged with them when merge_due."""
     start, cutoff = span(plan.archive)
     try:
         result = await compressor.summarise(plan.archive, start=start, cutoff=cutoff, instructions=instructions,
@@ -84,7 +97,17 @@ async def summarise(plan: CompactionPlan, trigger: CompactionTrigger, compressor
                                                     "files_included": list(result.files_included)})
     if not result.text:       # nothing to store: the archived rounds go all the same, and the record says why
         return CompactionOutcome(trigger, plan, None, EMPTY_SUMMARY_MESSAGE, ())
-    return CompactionOutcome(trigger, plan, summary, None, tuple(result.files_included))
+    if not merge_due(earlier, result.text, compressor.window):
+        return CompactionOutcome(trigger, plan, summary, None, tuple(result.files_included))
+    first = str(earlier[0].meta.get("start") or start)
+    on_progress(0, f"merging {len(earlier) + 1} summaries: together they outgrow a quarter of the window")
+    try:
+        text = await compressor.merge([*(m.content for m in earlier), result.text], start=first, cutoff=cutoff,
+                                      on_progress=lambda stage, elapsed, tokens, detail: on_progress(tokens, detail))
+    except SummaryError:      # the summaries stay apart: nothing is lost, the prompt is only larger
+        return CompactionOutcome(trigger, plan, summary, None, tuple(result.files_included))
+    merged = Message("summary", text, meta={**summary.meta, "start": first, "merged": len(earlier)})
+    return CompactionOutcome(trigger, plan, merged, None, tuple(result.files_included), len(earlier))
 
 
 def cancelled(plan: CompactionPlan, trigger: CompactionTrigger) -> CompactionOutcome:

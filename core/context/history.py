@@ -68,6 +68,8 @@ def apply_compaction(messages: Sequence[Message], summary: Message | None, kept_
     then the pinned messages from before the cut (in their order), then the messages from ``kept_from_id`` on
     (none when it is None). None when ``kept_from_id`` is not among ``messages`` (a damaged record)."""
     summaries = [m for m in messages if m.role == "summary"] + ([summary] if summary is not None else [])
+    if summary is not None and summary.meta.get("merged"):   # a merge replaces the earlier summaries (issue 24)
+        summaries = [summary]
     rest = [m for m in messages if m.role != "summary"]
     cut = len(rest) if kept_from_id is None else next((i for i, m in enumerate(rest) if m.id == kept_from_id), None)
     if cut is None:

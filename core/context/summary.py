@@ -110,6 +110,24 @@ class SummaryCompressor:
         except Exception as exc:   # noqa: BLE001 - any failure becomes the documented fallback
             raise SummaryFailed(f"{type(exc).__name__}: {exc}") from exc
 
+    async def merge(self, summaries: list[str], *, start: datetime | str, cutoff: datetime | str,
+                    on_progress: ProgressCallback | None = None) -> str:
+        """Earlier summaries and the newest as one A5 summary (issue 24: only when together they outgrow a quarter
+        of the window). Each request fits the window (grouped as partials are). Errors as for summarise."""
+        job = _Job(self, start, cutoff, None, FileReport(), on_progress)
+        try:
+            async with asyncio.timeout(self.timeout):
+                merged = await job.reduce(summaries, 1.0)
+                text = merged[0] if len(merged) == 1 else await job.call(render_merge_request(merged, "", None),
+                                                                         "merging the summaries")
+        except SummaryError:
+            raise
+        except TimeoutError as exc:
+            raise SummaryTimeout(f"no merged summary after {self.timeout:g}s") from exc
+        except Exception as exc:   # noqa: BLE001 - the caller keeps the summaries apart instead
+            raise SummaryFailed(f"{type(exc).__name__}: {exc}") from exc
+        return ensure_template(text, start, cutoff)
+
 
 class _Job:
     """One summarise() call: its budget, its progress clock and counters."""

@@ -90,6 +90,9 @@ class Compactor:
                                          "history is unchanged")
                 return
             attempt, instructions = attempt + 1, decision.instructions or instructions
+        if outcome.merged:                     # issue 24: the one place summaries are compressed again
+            yield Notice(f"compaction: {outcome.merged + 1} summaries outgrew a quarter of the window: merged into one",
+                         "info")
         yield CompactionProgress("rebuilding", time.monotonic() - started, 0, "rebuilding the prompt")
         await self._recorder.flush(fsync=True)
         post = self._apply(outcome, pre, held)
@@ -107,7 +110,8 @@ class Compactor:
         self._summary_task = asyncio.ensure_future(compaction.summarise(
             plan, trigger, summariser, files, instructions,
             lambda tokens, detail: progress.put_nowait(
-                CompactionProgress("summarising", time.monotonic() - started, tokens, detail))))
+                CompactionProgress("summarising", time.monotonic() - started, tokens, detail)),
+            list(self._prompt.history.summaries)))
         yield CompactionProgress("summarising", time.monotonic() - started, 0, "asking the summary model")
         try:
             async for ev in compaction.pump(self._summary_task, progress):
@@ -136,7 +140,8 @@ class Compactor:
         prompt.apply_compaction(outcome.summary, kept_from, held)
         post = prompt.compaction_due().estimate
         record = CompactionRecord(outcome.trigger, pre, post, tuple(outcome.files_included), outcome.fallback,
-                                  outcome.plan.rounds_archived, ledger, kept_from, tuple(held), now_iso())
+                                  outcome.plan.rounds_archived, ledger, kept_from, tuple(held), now_iso(),
+                                  outcome.merged)
         self.log.append(record)
         if self._recorder.session is not None:
             self._recorder.session.append_compaction(record, outcome.summary)

@@ -144,6 +144,8 @@ def _load(path: Path) -> LoadedSession:
         if msg is not None:
             session.full_record.append(msg)
             if msg.role == "summary":
+                if msg.meta.get("merged"):          # it replaces the summaries before it (history.apply_compaction)
+                    summaries.clear()
                 summaries.append(msg)
                 continue
             kept.append(msg)

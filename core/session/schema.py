@@ -46,12 +46,14 @@ class CompactionRecord:
     kept_from_id: str | None = None     # history continues from this message (None: only summaries and pins)
     pinned_ids: tuple[str, ...] = ()    # pinned messages from before kept_from_id that the compaction kept
     timestamp: str | None = None
+    merged: int = 0                     # issue 24: earlier summaries merged into this one (they outgrew window/4)
 
     def metadata(self) -> dict[str, Any]:
         """compactMetadata, also carried by the summary's own entry."""
         return {"trigger": self.trigger, "preTokens": self.pre_tokens, "postTokens": self.post_tokens,
                 "filesIncluded": list(self.files_included),
-                **({"roundsArchived": self.rounds_archived} if self.rounds_archived is not None else {})}
+                **({"roundsArchived": self.rounds_archived} if self.rounds_archived is not None else {}),
+                **({"summariesMerged": self.merged} if self.merged else {})}
 
     def to_entry(self) -> dict[str, Any]:
         return system_body("compact_boundary", message={"role": "system", "content": "=== compact boundary ==="},
@@ -72,7 +74,8 @@ class CompactionRecord:
                    tuple(meta.get("filesIncluded") or ()), entry.get("fallback"),
                    rounds if _count(rounds) else None,
                    ledger, entry.get("keptFromUuid"),
-                   tuple(entry.get("pinnedUuids") or ()), entry.get("timestamp"))
+                   tuple(entry.get("pinnedUuids") or ()), entry.get("timestamp"),
+                   int(meta["summariesMerged"]) if _count(meta.get("summariesMerged")) else 0)
 
 
 # ---- checking ---------------------------------------------------------------------------------------------------

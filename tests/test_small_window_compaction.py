@@ -1,0 +1,101 @@
+"""Issue 24 at a 4,096-token window through the real engine and the fake server: the summary call itself fits
+the window (the archived history is summarised in chunks, then combined), and summaries that together outgrow a
+quarter of the window are merged into one (the recorded departure from seed A5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from contextual.core.agent import Engine
+from contextual.core.events import CompactionFinished, Notice
+from contextual.core.providers.factory import make_provider
+from tests.engine_helpers import finish, make_config, run
+from tests.fakes.llm_server import FakeLLMServer, Reply
+
+WINDOW = 4096
+PASTE = " ".join(f"row {i}: status=ok latency={i * 37 % 1000}ms host=web-{i % 7}" for i in range(70))
+
+
+def is_summary(body: dict) -> bool:
+    return "Archived Session Summary" in str(body["messages"][0]["content"])
+
+
+def long_summary(tag: str) -> str:
+    facts = " ".join(f"fact-{tag}-{i} holds." for i in range(90))
+    return f"## 📌 Archived Session Summary\n\n### 🎯 Objectives & Status\n* {facts}\n"
+
+
+class Agent:
+    """Each turn finishes at once; summary requests get a long summary (so two outgrow window/4), merges a short."""
+
+    def __init__(self) -> None:
+        self.summaries = 0
+
+    def __call__(self, body: dict) -> Reply:
+        if not is_summary(body):
+            return Reply(finish("noted"))
+        text = str(body["messages"][-1]["content"])
+        if "Merge them into ONE summary" in text and "fact-" in text:
+            return Reply("## 📌 Archived Session Summary\n\n### 🎯 Objectives & Status\n* merged: all facts kept\n")
+        self.summaries += 1
+        return Reply(long_summary(str(self.summaries)))
+
+
+async def _session(tmp_path: Path, turns: int, then_compact: bool = False, **cfg) -> tuple[Engine, FakeLLMServer, list]:
+    agent = Agent()
+    with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
+        config = make_config(tmp_path, srv.base_url, context_window=WINDOW, **cfg)
+        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
+        engine = Engine(config, provider)
+        events: list = []
+        try:
+            for turn in range(turns):
+                events += await run(engine, f"turn {turn}: keep this log in mind\n{PASTE}")
+            if then_compact:
+                events += [ev async for ev in engine.compact(keep_rounds=0)]
+        finally:
+            await provider.aclose()
+    return engine, srv, events
+
+
+def assert_every_request_fits(srv: FakeLLMServer) -> None:
+    assert srv.violations == []
+    for body, tokens in zip(srv.requests, srv.token_counts):    # the prompt and the answer it asks room for
+        assert tokens + int(body["max_tokens"]) <= WINDOW, (tokens, body["max_tokens"])
+
+
+async def test_at_4k_summaries_outgrowing_a_quarter_of_the_window_are_merged(tmp_path: Path):
+    engine, srv, events = await _session(tmp_path, 6)
+    assert_every_request_fits(srv)
+    done = [e for e in events if isinstance(e, CompactionFinished) and not e.refused]
+    assert len(done) >= 3 and all(e.fallback is None for e in done)
+    assert any("merged into one" in e.message for e in events if isinstance(e, Notice))
+    merged = [r for r in engine.compactions if r.merged]
+    assert merged and merged[0].metadata()["summariesMerged"] == merged[0].merged
+    summaries = engine.history.summaries          # never more than a merge leaves plus the newest
+    assert 1 <= len(summaries) <= 2 and summaries[0].meta.get("merged")
+    assert "merged: all facts kept" in summaries[0].content
+
+
+async def test_at_4k_a_history_too_long_for_one_summary_call_is_summarised_in_parts(tmp_path: Path):
+    # Auto compaction off: four long rounds pile up (the builder fits each prompt), then /compact archives them
+    # all: more than one summary request can hold.
+    engine, srv, events = await _session(tmp_path, 4, then_compact=True, auto_compact=False)
+    assert_every_request_fits(srv)
+    asked = [str(b["messages"][-1]["content"]) for b in srv.requests if is_summary(b)]
+    assert any("part 1 of" in text for text in asked) and any("Merge them into ONE" in text for text in asked)
+    for turn in range(4):                           # every round reached the summary model, whole or in a part
+        assert any(f"turn {turn}: keep this log" in text for text in asked)
+    done = [e for e in events if isinstance(e, CompactionFinished)]
+    assert done and done[-1].fallback is None and done[-1].rounds_archived == 4
+
+
+def test_a_merged_summary_replaces_the_earlier_ones_in_history_and_on_resume(tmp_path: Path):
+    from contextual.core.context.history import apply_compaction
+    from contextual.core.messages import Message
+    old = [Message("summary", "s1"), Message("summary", "s2")]
+    rest = [Message("user", "u"), Message("assistant", finish())]
+    merged = Message("summary", "s1+s2+s3", meta={"merged": 2})
+    assert apply_compaction(old + rest, merged, rest[0].id, ()) == [merged, *rest]
+    plain = Message("summary", "s3")
+    assert apply_compaction(old + rest, plain, rest[0].id, ()) == [*old, plain, *rest]
