@@ -13,7 +13,7 @@ import os
 import re
 import shlex
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from contextual.core.atomic import atomic_write
 from contextual.core.config import ConfigError, approve_local_rules, local_config_path
@@ -26,7 +26,14 @@ from contextual.core.tools.base import ToolError
 Verdict = Literal["allow", "deny", "ask"]
 
 
-def decide(tool: Any, args: Any, mode: str, rules: PermissionRules, root: Path,
+class Judged(Protocol):
+    """What the policy reads of a tool: its name and flags (core/tools/base.Tool has them)."""
+    name: str
+    needs_permission: bool
+    edits_files: bool
+
+
+def decide(tool: Judged, args: Any, mode: str, rules: PermissionRules, root: Path,
            allowed_for_session: set[str]) -> Verdict:
     """`tool` is the Tool about to run (its name and flags are read, never a list of names);
     `allowed_for_session` holds rules too (a tool's name allows all its calls)."""

@@ -97,7 +97,7 @@ class GhostSnapshots:
         await self._prune_once(turn_id, turn)
         return SnapshotRecord(entry, elapsed, await self._slow_warning(elapsed, sizes))
 
-    async def _take_git(self, turn_id: str, turn: _Turn) -> tuple[dict[str, Any], Callable[[], Awaitable[list[Any]]]]:
+    async def _take_git(self, turn_id: str, turn: _Turn) -> tuple[dict[str, Any], Callable[[], Awaitable[list[tuple[str, int]]]]]:
         top = self._top
         assert top is not None
         turn.number = await self._next_number(top)
@@ -115,7 +115,7 @@ class GhostSnapshots:
         return entry, sizes
 
     def _take_copies(self, turn_id: str, turn: _Turn, paths: Iterable[Path | str] | None,
-                     label: str | None) -> tuple[dict[str, Any] | None, Callable[[], Awaitable[list[Any]]]]:
+                     label: str | None) -> tuple[dict[str, Any] | None, Callable[[], Awaitable[list[tuple[str, int]]]]]:
         entry: dict[str, Any] = {"type": "system", "subtype": "ghost_snapshot", "turnId": turn_id, "mode": "copy",
                  "store": str(self.copy_dir(turn_id)), "files": [], "timestamp": now_iso()}
         copied_sizes: list[tuple[str, int]] = []
@@ -222,7 +222,7 @@ class GhostSnapshots:
         numbers = [int(name.rsplit("/", 1)[-1]) for name in existing if name.rsplit("/", 1)[-1].isdigit()]
         return max(numbers, default=0) + 1
 
-    async def _slow_warning(self, elapsed: float, sizes: Callable[[], Awaitable[list[Any]]]) -> str | None:
+    async def _slow_warning(self, elapsed: float, sizes: Callable[[], Awaitable[list[tuple[str, int]]]]) -> str | None:
         if elapsed <= self.warn_after:
             return None
         largest = await sizes()
@@ -231,7 +231,7 @@ class GhostSnapshots:
                 f"Large or generated files slow it down: add them to .gitignore.")
 
 
-async def _no_sizes() -> list[Any]:
+async def _no_sizes() -> list[tuple[str, int]]:
     return []
 
 
