@@ -9,8 +9,8 @@ from pathlib import Path
 from contextual.core.agent import Engine
 from contextual.core.events import CompactionFinished, Notice
 from contextual.core.providers.factory import make_provider
-from tests.engine_helpers import finish, make_config, run
-from tests.fakes.llm_server import FakeLLMServer, Reply
+from tests.engine_helpers import finish, finished, make_config, read_action, run
+from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
 
 WINDOW = 4096
 PASTE = " ".join(f"row {i}: status=ok latency={i * 37 % 1000}ms host=web-{i % 7}" for i in range(70))
@@ -99,3 +99,45 @@ def test_a_merged_summary_replaces_the_earlier_ones_in_history_and_on_resume(tmp
     assert apply_compaction(old + rest, merged, rest[0].id, ()) == [merged, *rest]
     plain = Message("summary", "s3")
     assert apply_compaction(old + rest, plain, rest[0].id, ()) == [*old, plain, *rest]
+
+
+async def test_at_4k_a_failed_summary_call_gives_the_recorded_fallback_the_user_is_shown(tmp_path: Path):
+    def agent(body: dict) -> Reply | Fault:
+        return Fault("401", message="summary model refused") if is_summary(body) else Reply(finish("noted"))
+    with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
+        config = make_config(tmp_path, srv.base_url, context_window=WINDOW)
+        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
+        engine = Engine(config, provider)
+        events: list = []
+        try:
+            for turn in range(3):
+                events += await run(engine, f"turn {turn}: keep this log in mind\n{PASTE}")
+        finally:
+            await provider.aclose()
+    assert_every_request_fits(srv)
+    done = [e for e in events if isinstance(e, CompactionFinished) and not e.refused]
+    assert done and all(e.fallback and e.fallback.startswith("Summary generation failed (") for e in done)
+    assert [r.fallback for r in engine.compactions] == [e.fallback for e in done]     # recorded as shown
+    assert all(r.rounds_archived for r in engine.compactions) and not engine.history.summaries
+
+
+async def test_at_4k_a_turn_with_one_huge_observation_finishes_with_the_observation_cut_and_said(tmp_path: Path):
+    (tmp_path / "huge.log").write_text("".join(f"{i:06d} worker-{i % 13} processed batch {i * 7919 % 100003} ok\n"
+                                               for i in range(3000)))          # ~50k tokens: 12 windows
+    (tmp_path / "small.py").write_text("VALUE = 42\n")
+    script = [read_action("huge.log"), read_action("small.py"), finish("VALUE is 42")]
+
+    def agent(body: dict) -> Reply:
+        return Reply(long_summary("x")) if is_summary(body) else Reply(script.pop(0) if script else finish("done"))
+    with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
+        config = make_config(tmp_path, srv.base_url, context_window=WINDOW)
+        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
+        engine = Engine(config, provider)
+        try:
+            events = await run(engine, "what is VALUE in small.py? look at huge.log first")
+        finally:
+            await provider.aclose()
+    assert_every_request_fits(srv)
+    assert finished(events).answer == "VALUE is 42"
+    last = str(srv.requests[-1]["messages"])
+    assert "truncated]" in last and "VALUE = 42" in last        # the huge one cut with a note; the newest whole
