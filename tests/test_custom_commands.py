@@ -10,7 +10,7 @@ from contextual.core.custom_commands import load_commands
 from contextual.tui import commands
 from contextual.tui.app import ContextualApp
 from tests.fakes.llm_server import FakeLLMServer
-from tests.tui_helpers import SIZE, finish, make_host, type_and_send, wait_for
+from tests.tui_helpers import chat_text, SIZE, finish, make_host, type_and_send, wait_for
 
 
 def _write(folder: Path, name: str, text: str) -> None:
@@ -52,7 +52,7 @@ async def test_a_custom_command_is_completed_listed_and_sends_its_prompt(tmp_pat
             assert "review a file for bugs" in rows["/review"]
             assert "/git:commit" in [c.name for c in commands.all_commands()]
             await type_and_send(pilot, "/deploy")
-            await wait_for(pilot, lambda: "inert until the project is approved" in _chat(app))
+            await wait_for(pilot, lambda: "inert until the project is approved" in chat_text(app))
             assert not srv.requests                                           # nothing sent, nothing run
             await type_and_send(pilot, "/review src/a.py")
             await wait_for(pilot, lambda: bool(srv.requests) and not app.turn_running)
@@ -60,6 +60,3 @@ async def test_a_custom_command_is_completed_listed_and_sends_its_prompt(tmp_pat
     assert any("Review src/a.py for bugs. Be terse." in str(m.get("content")) for m in sent)
 
 
-def _chat(app: ContextualApp) -> str:
-    from contextual.tui.widgets.chat_log import ChatLog
-    return "\n".join(str(w.render()) for w in app.query_one(ChatLog).children)

@@ -7,7 +7,7 @@ import json
 
 from contextual.tui.app import ContextualApp
 from tests.fakes.llm_server import FakeLLMServer
-from tests.tui_helpers import SIZE, finish, make_host, type_and_send, wait_for
+from tests.tui_helpers import chat_text, SIZE, finish, make_host, type_and_send, wait_for
 
 LAW = "# Rules\n\nRun python -m pytest -q before you finish.\n"
 
@@ -25,7 +25,7 @@ async def test_init_runs_a_turn_that_writes_the_chosen_file_and_keeps_an_existin
         app = ContextualApp(host, animate=False)
         async with app.run_test(size=SIZE) as pilot:
             await type_and_send(pilot, "/init README.txt")
-            await wait_for(pilot, lambda: "not README.txt" in _chat(app))
+            await wait_for(pilot, lambda: "not README.txt" in chat_text(app))
             assert not srv.requests
             await type_and_send(pilot, "/init AGENTS.md")
             await wait_for(pilot, lambda: (root / "AGENTS.md").exists() and not app.turn_running)
@@ -40,6 +40,3 @@ async def test_init_runs_a_turn_that_writes_the_chosen_file_and_keeps_an_existin
     assert any("Run python -m pytest -q before you finish." in str(m["content"]) for m in again)   # in L2 now
 
 
-def _chat(app: ContextualApp) -> str:
-    from contextual.tui.widgets.chat_log import ChatLog
-    return "\n".join(str(w.render()) for w in app.query_one(ChatLog).children)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.fakes.server_flavors import Flavor
-from tests.tui_helpers import SIZE, finish, make_host, run_turn, type_and_send, wait_for
+from tests.tui_helpers import chat_text, SIZE, finish, make_host, run_turn, type_and_send, wait_for
 from contextual.tui.app import ContextualApp
 from contextual.tui.screens.compact_choice import CompactChoice
 from contextual.tui.screens.compaction import CompactionModal
@@ -15,11 +15,6 @@ from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.prompt_input import PromptInput
 from contextual.tui.widgets.scratchpad import ScratchpadView
 from contextual.tui.widgets.tool_trail import ToolTrail
-
-
-def chat_text(app) -> str:
-    chat = app.query_one(ChatLog)
-    return "\n".join([str(w.render()) for w in chat.query("Static")] + [m.source for m in chat.query("Markdown")])
 
 
 async def test_shell_export_history_theme_title_and_models(tmp_path):

@@ -9,14 +9,9 @@ from tests.tui_helpers import SIZE, finish, make_host, type_and_send, wait_for
 from contextual.tui.app import ContextualApp
 from contextual.tui.screens.context_view import ContextScreen
 from contextual.tui.screens.permission import PermissionModal
-from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.prompt_input import PromptInput
 from contextual.tui.widgets.scratchpad import ScratchpadView
 from contextual.tui.widgets.status_line import StatusLine
-
-
-def chat_text(app) -> str:
-    return "\n".join(str(w.render()) for w in app.query_one(ChatLog).query("Static"))
 
 
 async def test_layout_keys_palette_and_footers(tmp_path):

@@ -12,12 +12,11 @@ import pytest
 from contextual.core.config import load_config
 from tests.fakes.llm_server import FakeLLMServer
 from tests.git_helpers import make_repo, tree_files
-from tests.tui_helpers import SIZE, finish, run_turn, type_and_send, wait_for
+from tests.tui_helpers import chat_text, SIZE, finish, run_turn, type_and_send, wait_for
 from contextual.tui.app import ContextualApp
 from contextual.tui.host import RealHost
 from contextual.tui.screens.rewind_picker import RewindPicker
 from contextual.tui.screens.confirm import ConfirmModal
-from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.history_view import UNDO_MARK, HistoryView
 
 
@@ -30,10 +29,6 @@ def host_for(repo: Path, base_url: str) -> RealHost:
                                 "permission_mode": "bypass"},
                          env={"CONTEXTUAL_HOME": str(repo.parent / "home")})
     return RealHost(config)
-
-
-def chat_text(app: ContextualApp) -> str:
-    return "\n".join(str(w.render()) for w in app.query_one(ChatLog).children)
 
 
 def undoable_rows(history: HistoryView) -> list[str]:

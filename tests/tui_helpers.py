@@ -9,6 +9,7 @@ from typing import Iterator
 
 from contextual.core.config import load_config
 from contextual.tui.host import RealHost
+from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.scratchpad import ScratchpadView
 from tests.fakes.llm_server import FakeLLMServer
 
@@ -62,3 +63,9 @@ async def run_turn(pilot, text: str) -> None:
     await wait_for(pilot, lambda: len(pad.turns) > started and pad.turns[-1].outcome != "running")
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+
+
+def chat_text(app) -> str:
+    """All the chat says: its lines (Static) and the answers' Markdown source."""
+    chat = app.query_one(ChatLog)
+    return "\n".join([str(w.render()) for w in chat.query("Static")] + [m.source for m in chat.query("Markdown")])
