@@ -22,7 +22,7 @@ from contextual.core.engine.settings import Settings
 from contextual.core.engine.toolbox import Toolbox
 from contextual.core.engine.turn import FORMAT_ERROR_TOOL, TurnLoop
 from contextual.core.context.compaction_review import Event
-from contextual.core.events import EngineEvent, Notice
+from contextual.core.events import EngineEvent, Notice, UsageEvent
 from contextual.core.messages import Message
 from contextual.core.ports import SessionSink, SnapshotHook
 from contextual.core.prompt import PromptView, Trigger
@@ -188,10 +188,12 @@ class Engine:
         return self.turn.sync_tools()
 
     def restore(self, history: list[Message], last_usage: int | None, todos: list[dict[str, Any]],
-                compactions: list[CompactionRecord], warnings: Sequence[str] = ()) -> None:
+                compactions: list[CompactionRecord], warnings: Sequence[str] = (),
+                calls: Sequence[UsageEvent] = ()) -> None:
         """Resume: history-as-stored, the last usage (so the trigger is right at once), todos, compaction log,
-        and what the loader warned about (skipped lines)."""
+        what the loader warned about (skipped lines), and every call's usage (the session's cost)."""
         self.prompt.restore(history, last_usage)
+        self.prompt.usage.restore(calls, self.settings.config)
         self.toolbox.ctx.todos[:] = todos
         self.compactor.log[:] = compactions
         self.recorder.warnings += list(warnings)

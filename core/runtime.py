@@ -78,7 +78,8 @@ def attach(engine: Engine, writer: SessionSink | None, snapshots: SnapshotHook |
 def restore_into(engine: Engine, loaded: LoadedSession) -> None:
     """Put a loaded session's history, usage, todos, compaction log and load warnings into a fresh engine."""
     usage = loaded.last_usage.total if loaded.last_usage is not None else None
-    engine.restore(loaded.history, usage, loaded.todos, loaded.compactions, warnings=loaded.warnings)
+    engine.restore(loaded.history, usage, loaded.todos, loaded.compactions, warnings=loaded.warnings,
+                   calls=loaded.calls)
     engine.restore_pins(getattr(loaded, "pins", []))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from contextual.core.config import Config
 from contextual.core.events import UsageEvent
 from contextual.core.model_facts import cost
@@ -21,6 +23,13 @@ class Usage:
                                       chunk.cache_creation_tokens, cost(chunk, config.model, config.models))
         self.session = self.session.plus(self.last_call)
         return UsageEvent(chunk.input_tokens, chunk.output_tokens, chunk.cached_tokens, chunk.cache_creation_tokens)
+
+    def restore(self, calls: Sequence[UsageEvent], config: Config) -> None:
+        """Resume: the session's running figures (tokens, cost at today's prices) from its recorded calls."""
+        for call in calls:
+            self.session = self.session.plus(UsageFigures(call.input_tokens, call.output_tokens, call.cached_tokens,
+                                                          call.cache_creation_tokens,
+                                                          cost(call, config.model, config.models)))
 
     def forget(self) -> None:
         """History changed under the last call (compaction, rewind): the next estimate is a count."""

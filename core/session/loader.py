@@ -37,6 +37,7 @@ class LoadedSession:
     history: list[Message] = field(default_factory=list)
     full_record: list[Message] = field(default_factory=list)
     last_usage: UsageEvent | None = None
+    calls: list[UsageEvent] = field(default_factory=list)    # every call's usage: the session's cost on resume
     todos: list[dict[str, Any]] = field(default_factory=list)
     compactions: list[schema.CompactionRecord] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -173,6 +174,7 @@ def _load(path: Path) -> LoadedSession:
             session.compactions.append(record)
         elif subtype == "usage":            # shapes were checked by schema.problem when the line was read
             session.last_usage = _usage(entry["usage"])
+            session.calls.append(session.last_usage)
         elif subtype == "pins":
             session.pins = list(entry["pinned"])
         elif subtype == "fork" and isinstance(entry.get("parentSessionId"), str) and session.forked_from is None:

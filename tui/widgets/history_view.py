@@ -208,9 +208,8 @@ class HistoryView(OptionList):
 
     @property
     def title(self) -> str:
-        l3 = self.shown.layers.get("L3") if self.shown is not None else None
-        size = "counting tokens…" if self.shown is None and not ready() else \
-            f"{tokens(l3 if l3 is not None else self.total_tokens)} tok"
+        # What the rows add up to: mid-turn the turn's own messages are sent in another layer than L3 (it said 0).
+        size = "counting tokens…" if self.shown is None and not ready() else f"{tokens(self.total_tokens)} tok"
         return f"History as sent · L3 · {plural(len(self.messages), 'message')} · {size}"
 
     def action_pin(self) -> None:

@@ -1,0 +1,134 @@
+"""Every number a screen shows is the engine's (issue 29): the meter, the History header and rows, /context, the
+compaction card, /compactions, and the session's cost — through the real engine and the fake server, before and
+after a compaction, mid-turn, and after a resume."""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable
+
+from contextual.tui.app import ContextualApp
+from contextual.tui.format import tokens as figure
+from contextual.tui.screens.compaction import CompactionModal
+from contextual.tui.screens.compaction_history import CompactionHistoryScreen
+from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
+from contextual.tui.screens.context_view import ContextScreen
+from contextual.tui.widgets.history_view import HistoryView, sent_tokens
+from contextual.tui.widgets.token_meter import TokenMeter
+from tests.fakes.llm_server import FakeLLMServer, Reply
+from tests.fakes.scripted_model import is_summary_request
+from tests.tui_helpers import READ_CART, finish, make_host, run_turn, type_and_send, wait_for
+
+PRICES = '[models."fake-model"]\ninput = 3.0\noutput = 15.0\n'       # dollars per million tokens
+SIZE = (200, 50)                                               # wide enough for every figure on the meter
+
+
+def plain(widget) -> str:
+    return widget.render().plain
+
+
+def check_idle_figures(app) -> None:
+    """The meter, History and the engine's next prompt agree, figure by figure."""
+    view = app.engine.next_prompt()
+    meter = app.query_one(TokenMeter)
+    shown = meter.shown
+    assert (shown.estimate, shown.threshold, shown.total) == (view.trigger.estimate, view.trigger.threshold,
+                                                               view.total)
+    assert dict(shown.layers) == dict(view.tokens)
+    first, second = plain(meter).split("\n")
+    assert f"{figure(view.trigger.estimate)} of {figure(view.trigger.threshold)} trigger line" in first
+    assert f"next prompt {figure(view.total)} of {figure(view.window)} window" in second
+    for layer in ("L1", "L3"):
+        assert f"{layer} {figure(view.tokens[layer])}" in second
+    cost = app.engine.prompt.usage.session.cost
+    assert cost is not None and f"${cost:.4f}" in second
+    history = app.query_one(HistoryView)
+    rows = [sent_tokens(m, shown) for m in history.messages]
+    assert sum(rows) == view.tokens["L3"] == history.total_tokens
+    assert f"· {figure(view.tokens['L3'])} tok" in history.border_title
+    sent = {m.source: m.tokens for m in view.messages if m.layer == "L3"}
+    for message, size in zip(history.messages, rows):
+        assert size == sent.get(message.id, size), message.id
+
+
+def model(body: dict) -> str | Reply:
+    if is_summary_request(body):
+        return "## Summary\nThe cart was read three times."
+    last = body["messages"][-1]
+    text = last.get("content") if isinstance(last.get("content"), str) else ""
+    if last.get("role") == "user" and "read" in text and "Observation" not in text:
+        return Reply(READ_CART, usage_input=2_000, usage_output=40)
+    return Reply(finish("done"), usage_input=2_500, usage_output=20)
+
+
+async def test_every_figure_on_screen_is_the_engines_through_a_compaction_and_a_resume(tmp_path):
+    with FakeLLMServer(kind="openai", responder=model) as srv:
+        (tmp_path / "home").mkdir()
+        (tmp_path / "home" / "config.toml").write_text(PRICES)
+        host = make_host(tmp_path, srv.base_url, keep_rounds=1)
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            for i in range(3):
+                await run_turn(pilot, f"read the cart {i}")
+            check_idle_figures(app)
+
+            # /context: its title's total is the next prompt's
+            await pilot.press("ctrl+l")
+            await wait_for(pilot, lambda: isinstance(app.screen, ContextScreen))
+            title = app.screen.query("Static").first().content
+            assert f"{figure(app.engine.next_prompt().total)} tok" in str(title)
+            await pilot.press("escape")
+
+            # The compaction card: before = the meter's trigger estimate, after = the next prompt once done.
+            before = app.query_one(TokenMeter).shown.estimate
+            await type_and_send(pilot, "/compact")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompactionPreviewScreen))
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.result is not None)
+            card = app.screen.result
+            assert card.pre_tokens == before
+            assert card.post_tokens == app.engine.next_prompt().total < before
+            assert f"{figure(before)} → {figure(card.post_tokens)} tokens" in plain_card(app)
+            await pilot.press("enter")
+            await pilot.pause()
+            check_idle_figures(app)
+
+            # /compactions shows the log's own figures.
+            await type_and_send(pilot, "/compactions")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompactionHistoryScreen))
+            row = app.screen.query_one(DataTable).get_row_at(0)
+            record = app.engine.compactions[0]
+            assert row[3:5] == [figure(record.pre_tokens), figure(record.post_tokens)]
+            await pilot.press("escape")
+            cost = app.engine.prompt.usage.session.cost
+            calls = app.engine.prompt.usage.session
+            session_id = app.engine.session_id
+
+        # Resumed: the cost and tokens of the session so far are still there, and every figure still agrees.
+        app = ContextualApp(host, host.resume(session_id), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await app.started()
+            await wait_for(pilot, lambda: app.query_one(TokenMeter).shown is not None)
+            assert app.engine.prompt.usage.session == calls
+            assert f"${cost:.4f}" in plain(app.query_one(TokenMeter))
+            await run_turn(pilot, "and now?")
+            check_idle_figures(app)
+
+
+def plain_card(app) -> str:
+    return str(app.screen.query_one("#compaction-stage").content)
+
+
+async def test_history_header_counts_what_its_rows_show_mid_turn(tmp_path):
+    slow = Reply(finish("late"), chunk_delay=0.2, chunk_size=4)
+    with FakeLLMServer(kind="openai", script=[READ_CART, slow]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "read the cart")
+            history = app.query_one(HistoryView)
+            await wait_for(pilot, lambda: any(m.role == "tool" for m in history.messages))
+            assert app.turn_running
+            rows = sum(sent_tokens(m, history.shown) for m in history.messages)
+            assert rows > 1_000
+            assert f"· {figure(rows)} tok" in history.border_title
+            await wait_for(pilot, lambda: not app.turn_running)      # the turn ends before the app closes
+            await app.workers.wait_for_complete()
