@@ -5,7 +5,6 @@ tests/fakes/mcp_server.py, including its hostile modes."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -16,7 +15,7 @@ import pytest
 from contextual.core.mcp.config import load_servers
 from tests.cli_helpers import cli_env, contextual, home_of, session_files, sigint_at_default
 from tests.fakes.llm_server import FakeLLMServer
-from tests.waits import until
+from tests.waits import alive, until
 
 SERVER = str(Path(__file__).parent / "fakes" / "mcp_server.py")
 LIST = 'Thought: look\nAction: mcp__tracker__list_items[{}]'
@@ -136,14 +135,6 @@ def test_a_tool_with_a_deep_or_malformed_schema_is_rejected_alone_by_name(projec
     assert "did not start" not in result.stderr and "Traceback" not in result.stderr
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
-
-
 def test_a_server_that_hangs_at_start_is_given_up_after_its_timeout_and_ended(project: Path):
     pidfile = project.parent / "hang.pid"
     user_servers(project, {"tracker": {**stdio(FAKE_MCP_START="hang", FAKE_MCP_PIDFILE=str(pidfile)),
@@ -153,7 +144,7 @@ def test_a_server_that_hangs_at_start_is_given_up_after_its_timeout_and_ended(pr
     [line] = [ln for ln in result.stderr.splitlines() if "MCP server tracker" in ln]
     assert "did not start within 1 s" in line, line
     assert "mcp__tracker" not in requests[0]["messages"][0]["content"]
-    until(lambda: not alive(int(pidfile.read_text())), "the hung server ended", 10)
+    until(lambda: not alive(int(pidfile.read_text())), "the hung server ended")
 
 
 def test_ctrl_c_while_p_waits_on_a_hung_server_ends_both(project: Path):
@@ -174,7 +165,7 @@ def test_ctrl_c_while_p_waits_on_a_hung_server_ends_both(project: Path):
                 child.kill()
     assert child.returncode != 0 and "Traceback" not in err and "interrupted" in err, err
     assert srv.requests == []
-    until(lambda: not alive(int(pidfile.read_text())), "the hung server ended", 10)
+    until(lambda: not alive(int(pidfile.read_text())), "the hung server ended")
 
 
 def test_without_a_configured_server_the_sdk_is_never_imported(project: Path):

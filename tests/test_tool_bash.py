@@ -5,7 +5,7 @@ import pytest
 
 from contextual.core.tools.runner import run_tool
 from contextual.core.tools.bash import BashTool, CappedBuffer
-from tests.waits import until_async
+from tests.waits import alive, until_async
 
 
 # The commands below leave a child sleeping 30 s: a call that waited for it would take that long. The bound only
@@ -15,16 +15,6 @@ SOONER = 20
 
 def fast_tool(**kwargs):
     return BashTool(kill_grace=kwargs.pop("kill_grace", 0.3), drain_grace=kwargs.pop("drain_grace", 0.3), **kwargs)
-
-
-def alive(pid: int) -> bool:
-    """Running (a zombie waiting for its reaper counts as gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            state = handle.read().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state != "Z"
 
 
 async def gone(pid: int) -> None:

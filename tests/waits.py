@@ -24,3 +24,13 @@ async def until_async(condition: Callable[[], object], what: str, timeout: float
     while not condition():
         assert time.monotonic() < deadline, f"{what}: not within {timeout:.0f} s"
         await asyncio.sleep(every)
+
+
+def alive(pid: int) -> bool:
+    """The process runs (a zombie waiting for its reaper counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            state = handle.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
