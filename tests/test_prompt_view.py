@@ -31,7 +31,8 @@ async def test_next_prompt_is_what_the_next_call_sends(tmp_path: Path):
         assert m.tokens == count(m.content) + PER_MESSAGE_OVERHEAD
     assert view.total == sum(m.tokens for m in view.messages) == sum(view.tokens.values())
     forms = {(m.layer, m.form) for m in view.messages}
-    assert ("L1", "system") in forms and ("input", "input") in forms and ("L3", "stored") in forms
+    # The Read's stored JSON is more tokens than its plain text here, so the full form is sent (issue 24).
+    assert ("L1", "system") in forms and ("input", "input") in forms and ("L3", "full") in forms
     tool = next(m for m in view.messages if m.layer == "L3" and m.source.tool == "Read")
     assert tool.source.path == "a.py" and tool.source.message_id in {m.id for m in engine.history.messages}
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from contextual.core.agent import Engine
-from contextual.core.events import CompactionFinished, Notice
+from contextual.core.events import CompactionFinished, CompactionStarted, Notice
 from contextual.core.providers.factory import make_provider
 from tests.engine_helpers import finish, finished, make_config, read_action, run
 from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
@@ -141,3 +141,27 @@ async def test_at_4k_a_turn_with_one_huge_observation_finishes_with_the_observat
     assert finished(events).answer == "VALUE is 42"
     last = str(srv.requests[-1]["messages"])
     assert "truncated]" in last and "VALUE = 42" in last        # the huge one cut with a note; the newest whole
+
+
+async def test_the_meters_promise_holds_and_the_card_shows_the_meters_figure(tmp_path: Path):
+    """One unit (issue 24): before each message, the view the meter and /context read says whether it compacts;
+    the turn does exactly that, and the card's "before" is the figure they showed."""
+    agent = Agent()
+    with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW * 2) as srv:
+        config = make_config(tmp_path, srv.base_url, context_window=WINDOW * 2)
+        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
+        engine = Engine(config, provider)
+        promised, kept = [], []
+        try:
+            for turn in range(7):
+                text = f"turn {turn}: keep this log in mind\n{PASTE}"
+                view, bare = engine.next_prompt(text), engine.next_prompt("")
+                events = await run(engine, text)
+                started = [e for e in events if isinstance(e, CompactionStarted)]
+                promised.append(view.trigger.due)
+                kept.append(bool(started))
+                if started:
+                    assert started[0].pre_tokens == bare.trigger.estimate
+        finally:
+            await provider.aclose()
+    assert promised == kept and any(promised)

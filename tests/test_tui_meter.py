@@ -53,9 +53,10 @@ async def test_meter_warns_then_announces_compaction_at_a_20k_window(tmp_path):
                 assert "│" in first                                     # the trigger line on the bar
                 assert f"next prompt {figure(shown.total)} of 20.0k window" in second.replace("  ", " ")
                 levels.append(meter.level)
-                hints.append("compaction at the next message" in first)
+                hints.append(("compaction at the next message" in first, "past the line: /compact" in first))
             assert levels == ["ok", "warn", "due"]
-            assert hints == [False, False, True]
+            # auto_compact off: past the line the meter says what to do, and promises no compaction (issue 24)
+            assert hints == [(False, False), (False, False), (False, True)]
             styles = {str(span.style) for span in meter.render().spans}
             assert any(LEVEL_COLOUR["due"] in style for style in styles)
 

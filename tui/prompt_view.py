@@ -41,6 +41,7 @@ class Shown:
     threshold: int            # the trigger line
     due: bool
     warn_ratio: float = 0.7
+    basis: str = "counted"    # "usage": the estimate is the server's usage of the last call (labelled so)
     cached_tokens: int | None = None
     cost: float | None = None
     token_factor: float = 1.0
@@ -79,7 +80,7 @@ def shown_from_view(view: PromptView) -> Shown:
     usage = view.session_usage
     return Shown(messages=tuple(_message(m) for m in view.messages), layers=dict(view.tokens), total=view.total,
                  window=view.window, estimate=trigger.estimate, threshold=max(1, trigger.threshold),
-                 due=trigger.due, warn_ratio=trigger.warn_at / max(1, trigger.threshold),
+                 due=trigger.due, warn_ratio=trigger.warn_at / max(1, trigger.threshold), basis=trigger.basis,
                  cached_tokens=usage.cached_tokens or None, cost=usage.cost, token_factor=view.token_factor,
                  last_usage=view.last_usage,
                  dropped=tuple(_message(m) for m in view.dropped))

@@ -17,11 +17,14 @@ MIN_MESSAGES = 3
 
 
 def compaction_due(*, last_usage: int | None, counted: int, input_text: str, archivable: bool, messages: int,
-                   threshold: int, warn_at: int) -> Trigger:
+                   threshold: int, warn_at: int, auto: bool = True) -> Trigger:
     """`counted`: the counted size of the next prompt without the input; `archivable`: a compaction plan exists."""
     # Issue 24: the larger of the two, so a prompt the builder had to fit (counted before fitting) is never
     # hidden by the usage of the fitted one.
     use_usage = last_usage is not None and archivable and last_usage >= counted
     basis: Literal["usage", "counted"] = "usage" if use_usage else "counted"
     value = (last_usage if use_usage and last_usage is not None else counted) + estimate(input_text)
-    return Trigger(value, threshold, value >= threshold and messages >= MIN_MESSAGES, basis, warn_at)
+    # Due only when the next message will compact: automatic compaction on and something to archive (issue 24:
+    # the meter's "compaction at the next message" is a promise; past the line otherwise, the turn warns).
+    due = auto and archivable and value >= threshold and messages >= MIN_MESSAGES
+    return Trigger(value, threshold, due, basis, warn_at)

@@ -170,6 +170,6 @@ class PromptState:
         if counted is None:      # the unfitted size: a prompt the builder had to fit is due whatever usage said
             counted = self.build(None).unfitted
         return compaction_due(last_usage=self.usage.last, counted=counted or 0, input_text=input_text,
-                              archivable=archivable, messages=len(self.history.messages),
+                              archivable=archivable, messages=len(self.history.messages), auto=config.auto_compact,
                               threshold=config.threshold,
                               warn_at=min(int(config.warn_ratio * config.context_window), config.threshold))

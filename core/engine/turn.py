@@ -84,13 +84,12 @@ class TurnLoop:
         question = self._controls.with_reminders(preprocess(text, config.project_root), consume=True)
         trigger = prompt.compaction_due(text)
         if trigger.due:
-            if config.auto_compact:
-                async for ev in self._compactor.run("auto", None):
-                    yield ev
-            else:
-                yield BudgetWarning(f"context at {trigger.estimate:,} of {config.context_window:,} tokens, past "
-                                    f"the {config.trigger_ratio:.0%} trigger; auto-compaction is off — run "
-                                    "/compact", trigger.estimate, config.context_window)
+            async for ev in self._compactor.run("auto", None):
+                yield ev
+        elif trigger.estimate >= trigger.threshold and not config.auto_compact:
+            yield BudgetWarning(f"context at {trigger.estimate:,} of {config.context_window:,} tokens, past "
+                                f"the {config.trigger_ratio:.0%} trigger; auto-compaction is off — run "
+                                "/compact", trigger.estimate, config.context_window)
         elif trigger.warn:
             yield BudgetWarning(f"context at {trigger.estimate:,} of {config.context_window:,} tokens "
                                 f"(over {config.warn_ratio:.0%})", trigger.estimate, config.context_window)

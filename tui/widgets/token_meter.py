@@ -37,9 +37,11 @@ def meter_text(shown: Shown, width: int) -> Text:
     wide = width >= 100             # below, shorter words, so that the line fits (80 columns: nothing cut)
     figures = (f" {tokens(shown.estimate)} of {tokens(shown.threshold)} trigger line " if wide else
                f" {tokens(shown.estimate)} / {tokens(shown.threshold)} trigger ") + f"({shown.trigger_share:.0%})"
-    hint = ("" if shown.level != "due" else
-            "  compaction at the next message" if wide else "  compacts at next message")
+    hint = ("  compaction at the next message" if wide else "  compacts at next message") if shown.due else (
+        "  past the line: /compact" if shown.level == "due" else "")   # a promise only when it will compact
     label = " trigger estimate " if width >= 90 else " estimate "
+    if shown.basis == "usage":       # not our count of the next prompt: the server's usage of the last call
+        label = " server usage " if width >= 90 else " usage "
     bar_width = max(10, width - len(label) - len(figures) - len(hint) - 3)
     line = Text(label, style="bold")
     line.append("▕")
