@@ -25,6 +25,33 @@ def test_every_key_of_the_main_screen_is_documented():
     assert missing == []
 
 
+def documented(key: str) -> bool:
+    return any(form in README for form in (f"`{key}`", f"`{key} ", f" {key}`", f"({key})"))
+
+
+def test_every_key_of_every_screen_and_widget_is_documented():
+    """Modals, screens and the History/Scratchpad panes: their keys are the user's too."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    from textual.binding import Binding
+
+    import contextual.tui.screens as screens
+    import contextual.tui.widgets as widgets
+    shown_as = {"escape": "esc", "left": "←", "right": "→", "up": "↑", "down": "↓",
+                "1": "1`–`4", "2": "1`–`4", "3": "1`–`4", "4": "1`–`4"}
+    missing = []
+    for package in (screens, widgets):
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            for name, cls in inspect.getmembers(module, inspect.isclass):
+                for binding in cls.__dict__.get("BINDINGS", []) if cls.__module__ == module.__name__ else []:
+                    key = binding.key if isinstance(binding, Binding) else binding[0]
+                    missing += [f"{name}: {k}" for k in key.split(",") if not documented(shown_as.get(k, k))]
+    assert missing == []
+
+
 def test_the_ci_runs_the_readmes_test_command_verbatim():
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     command = ci.strip().splitlines()[-1]
