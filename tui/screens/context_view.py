@@ -102,7 +102,8 @@ class ContextScreen(Screen):
     def compose(self) -> ComposeResult:
         s = self.shown
         yield Static(Text.assemble((f" next prompt · {len(s.messages)} messages · {tokens(s.total)} tok", "bold"),
-                                   f" of {tokens(s.window)} window · trigger estimate {tokens(s.estimate)} "
+                                   f" of {tokens(s.window)} window · {'server usage' if s.basis == 'usage' else 'trigger estimate'} "
+                                   f"{tokens(s.estimate)} "
                                    f"of {tokens(s.threshold)}"), id="context-summary")
         with VerticalScroll(id="context-layers"):
             yield Static(totals_table(s), id="context-totals")

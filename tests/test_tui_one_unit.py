@@ -1,0 +1,47 @@
+"""Issue 24, one unit, through the real app (Pilot) and the real engine: before a message that compacts, the
+meter and /context show the same figure, the meter promises the compaction, and the card's "before" is it."""
+
+from __future__ import annotations
+
+from tests.fakes.llm_server import FakeLLMServer, Reply
+from tests.tui_helpers import SIZE, finish, make_host, run_turn, type_and_send, wait_for
+from contextual.tui.app import ContextualApp
+from contextual.tui.format import tokens
+from contextual.tui.screens.compaction import CompactionModal
+from contextual.tui.screens.context_view import ContextScreen
+from contextual.tui.widgets.token_meter import TokenMeter
+
+SUMMARY = "## Summary\nThe user asked two questions about the cart; both were answered."
+
+
+async def test_card_meter_and_context_agree_and_the_meters_promise_holds(tmp_path):
+    script = [finish("first answer"), Reply(finish("second answer"), usage_input=3500), SUMMARY,
+              finish("third answer")]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=4000, keep_rounds=1), animate=False)
+        async with app.run_test(size=(200, 50)) as pilot:
+            meter = app.query_one(TokenMeter)
+            await run_turn(pilot, "question one")
+            first = str(meter.render()).split("\n")[0]
+            assert not meter.shown.due and "compaction at the next message" not in first
+            await run_turn(pilot, "question two")
+            shown = meter.shown
+            line = str(meter.render()).split("\n")[0]
+            assert shown.due and "compaction at the next message" in line
+            assert f"{tokens(shown.estimate)} of {tokens(shown.threshold)}" in line
+            assert shown.basis == "usage" and "server usage" in line      # the server's figure, said so
+            await pilot.press("ctrl+l")
+            await wait_for(pilot, lambda: isinstance(app.screen, ContextScreen), timeout=10)
+            header = str(app.screen.query_one("#context-summary").render())
+            assert f"server usage {tokens(shown.estimate)} of {tokens(shown.threshold)}" in header
+            assert f"{tokens(shown.total)} tok of {tokens(shown.window)} window" in header
+            await pilot.press("escape")
+            await type_and_send(pilot, "question three")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal), timeout=10)
+            modal = app.screen
+            await wait_for(pilot, lambda: modal.result is not None, timeout=10)
+            assert modal.pre_tokens == modal.result.pre_tokens == shown.estimate      # the promise, the figure
+            assert modal.result.post_tokens == app.engine.compaction_due().estimate
+            await pilot.press("enter")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
