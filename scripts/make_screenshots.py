@@ -17,6 +17,7 @@ sys.path.insert(0, str(REPO))
 
 from contextual.core.config import load_config  # noqa: E402
 from tests.fakes.llm_server import FakeLLMServer, Reply  # noqa: E402
+from tests.tui_helpers import wait_for  # noqa: E402
 from contextual.tui.app import ContextualApp  # noqa: E402
 from contextual.tui.host import RealHost  # noqa: E402
 from contextual.tui.screens.compaction import CompactionModal
@@ -45,16 +46,6 @@ def script() -> list:
     passed = "Thought: done\nAction: Finish[The tests pass:\n\n```text\n1 passed in 0.01s\n```]"
     slow = Reply('Thought: Now the tests.\nAction: Read[{"file_path": "tests/test_cart.py"}]', chunk_delay=0.4)
     return turns + [summary, bash, passed, read, slow]
-
-
-async def wait_for(pilot, predicate, timeout: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            pilot.app.save_screenshot("/tmp/make_screenshots_timeout.svg")
-            raise TimeoutError("screen did not reach the expected state")
-        await pilot.pause(0.02)
 
 
 def send(app: ContextualApp, text: str) -> None:
