@@ -82,7 +82,8 @@ async def scenario(size: tuple[int, int], suffix: str) -> None:
         (root / "tests" / "test_cart.py").write_text("from src.cart import total_1\n\ndef test_total():\n"
                                                       "    assert total_1([]) == 0\n")
         config = load_config(root, {"model": "qwen2.5-coder", "base_url": srv.base_url, "api_key": "sk-demo",
-                                    "keep_rounds": 1}, env={"CONTEXTUAL_HOME": str(Path(tmp) / "home")})
+                                    "keep_rounds": 1, "context_window": 200_000}, env={"CONTEXTUAL_HOME": str(Path(tmp) / "home")})
+        # A window the scripted turns fit: no automatic compaction takes a scripted reply; /compact shows one.
         app = ContextualApp(RealHost(config), animate=False)
         async with app.run_test(size=size) as pilot:
             await run_turn(pilot, "fix the failing checkout test")
