@@ -62,13 +62,14 @@ def pane(session: str) -> str:
     return subprocess.run([*TMUX, "capture-pane", "-t", session, "-p"], capture_output=True, text=True).stdout
 
 
-def one_launch(command: str, env: dict[str, str], painted: tuple[str, ...], counted: str | None) -> tuple[float, float]:
+def one_launch(command: str, env: dict[str, str], painted: tuple[str, ...], counted: str | None,
+               size: tuple[int, int] = SIZE) -> tuple[float, float]:
     """(first frame, counts shown) in seconds from starting the process (counts = first frame without a mark)."""
     session = f"launch-{time.monotonic_ns()}"
     started = time.perf_counter()
     # -e: a running tmux server gives new sessions its own environment, not this process's
     own = [f"-e{key}={value}" for key, value in env.items() if key.startswith(("CONTEXTUAL_", "PYTHONPATH"))]
-    subprocess.run([*TMUX, "new-session", "-d", "-s", session, "-x", str(SIZE[0]), "-y", str(SIZE[1]), *own,
+    subprocess.run([*TMUX, "new-session", "-d", "-s", session, "-x", str(size[0]), "-y", str(size[1]), *own,
                     command], env=env, check=True, capture_output=True)
     first = None
     try:

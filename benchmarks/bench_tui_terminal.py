@@ -15,45 +15,22 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
+from bench_launch import PAINTED, TMUX, one_launch as launch_once  # noqa: E402
 from tests.fakes.llm_server import FakeLLMServer  # noqa: E402
 
-PAINTED = ("Contextual ·", "estimate")     # the top bar and the meter (counting or counted): the first frame
-COUNTED = "trigger line"                   # the meter's counted figures
 
-
-TMUX = ["tmux", "-L", f"bench-{os.getpid()}"]   # a server of its own: another tmux server has another environment
-
-
-def pane(session: str) -> str:
-    return subprocess.run([*TMUX, "capture-pane", "-t", session, "-p"], capture_output=True, text=True).stdout
+COUNTED = "k window"        # the meter's counted line ('… of 200k window'), at 80 columns too ('trigger line' is wide only)
 
 
 def one_launch(size: tuple[int, int], env: dict[str, str], root: Path) -> tuple[float, float]:
-    """(first frame, counts shown) in seconds from starting the process."""
-    session = f"bench-{os.getpid()}-{size[0]}"
-    command = f"cd {root} && exec {sys.executable} -m contextual"
-    started = time.perf_counter()
-    subprocess.run([*TMUX, "new-session", "-d", "-s", session, "-x", str(size[0]), "-y", str(size[1]), command],
-                   env=env, check=True, capture_output=True)
-    first = None
-    try:
-        while True:
-            screen = pane(session)
-            if first is None and all(mark in screen for mark in PAINTED):
-                first = time.perf_counter() - started
-            if first is not None and COUNTED in screen:
-                return first, time.perf_counter() - started
-            if time.perf_counter() - started > 30:
-                raise TimeoutError(f"no frame after 30 s:\n{screen}")
-            time.sleep(0.005)
-    finally:
-        subprocess.run([*TMUX, "kill-session", "-t", session], capture_output=True)
+    """(first frame, counts shown) in seconds from starting the process (bench_launch's timing loop)."""
+    return launch_once(f"cd {root} && exec {sys.executable} -m contextual", env, PAINTED, COUNTED, size=size)
 
 
 def main() -> None:
