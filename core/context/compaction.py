@@ -21,7 +21,7 @@ from contextual.core.context.trigger import MIN_MESSAGES
 from contextual.core.events import CompactionProgress, CompactionTrigger
 from contextual.core.messages import Message
 from contextual.core.providers.base import Provider
-from contextual.core.tokens import shared_cache
+from contextual.core.tokens import calibration_for, shared_cache
 
 CANCELLED_MESSAGE = "Summary cancelled, keeping recent history only."
 MERGE_SHARE = 0.25             # summaries past this share of the window are merged into one (merge_due)
@@ -60,8 +60,12 @@ def files_for(plan: CompactionPlan, root: Path) -> FileReport:
 
 
 def summariser(provider: Provider | None, config: Config) -> SummaryCompressor:
-    return SummaryCompressor(provider, config.effective_summary_model or "", timeout=config.summary_timeout,
-                             window=config.context_window, output_reserve=config.output_reserve)
+    """Its budgets in the server's tokens, through the calibration the prompt builder uses (issue 24: a small
+    model's tokenizer counts more than ours, and the summary request must fit its window too)."""
+    model = config.effective_summary_model or ""
+    return SummaryCompressor(provider, model, timeout=config.summary_timeout, window=config.context_window,
+                             output_reserve=config.output_reserve,
+                             token_factor=calibration_for(config.home).factor(model))
 
 
 def span(messages: list[Message]) -> tuple[str, str]:

@@ -75,13 +75,14 @@ def render_message(message: Message) -> str:
 
 class SummaryCompressor:
     def __init__(self, provider: Any, model: str, timeout: float = 120.0, window: int = 200_000,
-                 output_reserve: int = 8_000, *, progress_interval: float = 0.1) -> None:
+                 output_reserve: int = 8_000, *, progress_interval: float = 0.1, token_factor: float = 1.0) -> None:
         self.provider = provider
         self.model = model
         self.timeout = timeout
         self.window = window
         self.output_reserve = output_reserve
         self.progress_interval = progress_interval
+        self.token_factor = token_factor      # server tokens per our token (the calibration): budgets allow for it
 
     @classmethod
     def from_config(cls, config: Any, provider: Any) -> "SummaryCompressor":
@@ -152,7 +153,7 @@ class _Job:
         """Tokens left for history/files/partials in one request whose fixed text is `wrapper`."""
         fixed = (shared_cache.count(self.system) + shared_cache.count(wrapper)
                  + 2 * PER_MESSAGE_OVERHEAD + SAFETY_TOKENS)
-        budget = int((self.owner.window - self.owner.output_reserve) * scale) - fixed
+        budget = int((self.owner.window - self.owner.output_reserve) * scale / self.owner.token_factor) - fixed
         if budget < MIN_CONTENT_BUDGET:
             raise SummaryFailed(f"the summary model's window ({self.owner.window} tokens, "
                                 f"{self.owner.output_reserve} reserved for the answer) cannot hold the summary prompt")
