@@ -2,7 +2,8 @@
 
     python scripts/make_screenshots.py            # writes screenshots/{main_mid_turn,stored_vs_full,permission,
                                                   #   compaction_modal,compaction_result,context}_WxH.svg
-                                                  #   at 80x24, 100x30 and 200x50
+                                                  #   main_idle, completion, help, compactions, ledger,
+                                                  #   policies, diff) at 80x24, 100x30, 200x50 and 250x70
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ from contextual.tui.widgets.history_view import HistoryView  # noqa: E402
 from contextual.tui.widgets.scratchpad import ScratchpadView  # noqa: E402
 
 OUT = REPO / "screenshots"
-SIZES = ((80, 24), (100, 30), (200, 50))
+SIZES = ((80, 24), (100, 30), (200, 50), (250, 70))
 
-CART = "".join(f"def total_{n}(items):\n    return sum(i.price for i in items) * {n}\n\n" for n in range(900))
+CART = "".join(f"def total_{n}(items):\n    return sum(i.price for i in items) * {n}\n\n" for n in range(300))
 
 
 def script() -> list:
@@ -65,6 +66,20 @@ async def run_turn(pilot, text: str) -> None:
     await pilot.pause()
 
 
+async def shot_of(pilot, command: str, name: str) -> None:
+    """Run a slash command, save what it opened, close it."""
+    app = pilot.app
+    depth = len(app.screen_stack)
+    send(app, command)
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: len(app.screen_stack) > depth)
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    app.save_screenshot(str(OUT / f"{name}.svg"))
+    await pilot.press("escape")
+    await wait_for(pilot, lambda: len(app.screen_stack) == depth)
+
+
 async def main() -> None:
     OUT.mkdir(exist_ok=True)
     for size in SIZES:
@@ -89,6 +104,14 @@ async def scenario(size: tuple[int, int], suffix: str) -> None:
             await run_turn(pilot, "fix the failing checkout test")
             for n in range(2):
                 await run_turn(pilot, f"check round {n}")
+            app.save_screenshot(str(OUT / f"main_idle{suffix}.svg"))
+            app.query_one("#prompt").focus()
+            await pilot.press("/")
+            await pilot.pause()
+            app.save_screenshot(str(OUT / f"completion{suffix}.svg"))
+            await pilot.press("escape")
+            app.query_one("#prompt").clear()
+            await shot_of(pilot, "/help", f"help{suffix}")
             if app.narrow:
                 app.action_toggle_region("history")      # below 100 columns: the History tab
             history = app.query_one(HistoryView)
@@ -124,6 +147,11 @@ async def scenario(size: tuple[int, int], suffix: str) -> None:
             await pilot.pause()
             app.save_screenshot(str(OUT / f"context{suffix}.svg"))
             await pilot.press("escape")
+
+            await shot_of(pilot, "/compactions", f"compactions{suffix}")
+            await shot_of(pilot, "/ledger", f"ledger{suffix}")
+            await shot_of(pilot, "/policies", f"policies{suffix}")
+            await shot_of(pilot, "/diff", f"diff{suffix}")
 
             send(app, "run the tests")
             await pilot.press("enter")

@@ -132,3 +132,16 @@ async def test_history_header_counts_what_its_rows_show_mid_turn(tmp_path):
             assert f"· {figure(rows)} tok" in history.border_title
             await wait_for(pilot, lambda: not app.turn_running)      # the turn ends before the app closes
             await app.workers.wait_for_complete()
+
+
+def test_the_meter_fits_80_columns_with_the_cost_when_everything_is_shown():
+    from contextual.tui.prompt_view import Shown
+    from contextual.tui.widgets.token_meter import meter_text
+    shown = Shown(messages=(), layers={"L1": 919, "L2": 1_200, "L3": 27_000, "input": 40, "scratchpad": 3_100},
+                  total=32_259, window=32_768, estimate=27_900, threshold=24_100, due=True, warn_ratio=0.7,
+                  cached_tokens=12_000, cost=0.0123, token_factor=1.15, last_usage=27_900, dropped=())
+    for width in (80, 100, 120, 200):
+        first, second = meter_text(shown, width).plain.split("\n")
+        assert len(first) <= width and len(second) <= width, (width, first, second)
+        assert "$0.0123" in second and "32.3k of 32.8k window" in second
+        assert "27.9k" in first and "24.1k" in first

@@ -167,7 +167,8 @@ class CompletionList(OptionList):
         if not items:
             self.display = False
             return
-        self.add_options([Option(Text(label), id=value) for value, label in items])
+        # one line each, ending in an ellipsis: at 80 columns a description wrapped to column 0
+        self.add_options([Option(Text(label, no_wrap=True, overflow="ellipsis"), id=value) for value, label in items])
         self.highlighted = 0
         self.display = True
 
@@ -186,7 +187,7 @@ class PromptBox(Vertical):
 
     DEFAULT_CSS = """
     PromptBox { height: auto; }
-    PromptBox > CompletionList { height: auto; max-height: 8; border: none; }
+    PromptBox > CompletionList { height: auto; max-height: 8; border: none; text-wrap: nowrap; text-overflow: ellipsis; }
     PromptBox > PromptInput { height: auto; min-height: 3; max-height: 10; }
     """
 

@@ -190,6 +190,7 @@ class ScratchpadView(VerticalScroll):
             self.border_title = self.title
 
     def _show_idle(self) -> None:
+        self.add_class("-idle")          # the idle hint is two lines: the box shrinks to it (app.tcss)
         self.remove_children()
         self._step_widgets.clear()
         if self.turns:
@@ -200,6 +201,7 @@ class ScratchpadView(VerticalScroll):
         self._retitle()
 
     def _show_turn(self, turn: TurnRecord) -> None:
+        self.remove_class("-idle")
         self.remove_children()
         self._step_widgets.clear()
         header = Static(Text.assemble(("turn ", "dim"), (str(turn.number), "bold"), ("  you: ", "dim"), turn.prompt[:200]),

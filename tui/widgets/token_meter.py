@@ -52,24 +52,42 @@ def meter_text(shown: Shown, width: int) -> Text:
     if hint:
         line.append(hint, style=f"bold reverse {colour}")
     line.append("\n")
-    line.append(" next prompt " if width >= 90 else " sending ", style="bold")
-    line.append(f"{tokens(shown.total)} of {tokens(shown.window)} window", style="bold")
-    for layer, label, seg_colour in SEGMENTS:
+    line.append_text(second_line(shown, width))
+    return line
+
+
+def second_line(shown: Shown, width: int) -> Text:
+    """The next prompt's size, then (while they fit, most needed first) the cost, the layers, pins, the
+    server's count, cached tokens; shown in reading order."""
+    head = (" next prompt " if width >= 90 else " sending ", f"{tokens(shown.total)} of {tokens(shown.window)} window")
+    parts: list[tuple[int, int, list[tuple[str, str]]]] = []      # (need, order, pieces)
+    for order, (layer, label, seg_colour) in enumerate(SEGMENTS):
         if shown.layers.get(layer) or (layer in shown.layers and width >= 120):
-            line.append(f"  {label} ", style=f"bold {seg_colour}")
-            line.append(tokens(shown.layers[layer]))
+            parts.append((2, order, [("  ", ""), (f"{label} ", f"bold {seg_colour}"), (tokens(shown.layers[layer]), "")]))
     if abs(shown.token_factor - 1.0) >= 0.005:       # our cl100k count scaled to the server's tokenizer (issue 18)
         served = tokens(round(shown.total * shown.token_factor))
-        line.append(f"  ≈{served} server tokens (calibrated ×{shown.token_factor:.2f})" if width >= 120
-                    else f"  ≈{served} on server ×{shown.token_factor:.2f}", style="dim")
+        parts.append((4, 10, [(f"  ≈{served} server tokens (calibrated ×{shown.token_factor:.2f})" if width >= 120
+                               else f"  ≈{served} on server ×{shown.token_factor:.2f}", "dim")]))
     if shown.pinned:
-        line.append("  pinned ", style="bold #d7af5f")
-        line.append(tokens(shown.pinned))
+        parts.append((3, 11, [("  ", ""), ("pinned ", "bold #d7af5f"), (tokens(shown.pinned), "")]))
     if shown.cached_tokens:
-        line.append(f"  cached {tokens(shown.cached_tokens)}", style="dim")
+        parts.append((5, 12, [(f"  cached {tokens(shown.cached_tokens)}", "dim")]))
     if shown.cost is not None:
-        line.append(f"  ${shown.cost:.4f}", style="dim")
-    line.no_wrap, line.overflow = True, "ellipsis"
+        parts.append((1, 13, [(f"  ${shown.cost:.4f}", "dim")]))
+    room = width - len(head[0]) - len(head[1]) - 1
+    kept = []
+    for part in sorted(parts):
+        size = sum(len(text) for text, _ in part[2])
+        if size <= room:
+            kept.append(part)
+            room -= size
+    line = Text(head[0], style="bold")
+    line.append(head[1], style="bold")
+    for _, _, pieces in sorted(kept, key=lambda p: p[1]):
+        for text, style in pieces:
+            bare = text.lstrip(" ")
+            line.append(text[:len(text) - len(bare)])       # the gap unstyled: a styled one was drawn after the text
+            line.append(bare, style=style)
     return line
 
 
@@ -77,7 +95,7 @@ class TokenMeter(Widget):
     """Re-rendered whenever the app hands it a fresh ``Shown``."""
 
     DEFAULT_CSS = """
-    TokenMeter { height: 2; }
+    TokenMeter { height: 2; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     shown: reactive[Shown | None] = reactive(None, always_update=True)
