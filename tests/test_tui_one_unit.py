@@ -45,3 +45,16 @@ async def test_card_meter_and_context_agree_and_the_meters_promise_holds(tmp_pat
             await pilot.press("enter")
             await app.workers.wait_for_complete()
             await pilot.pause()
+
+
+async def test_a_server_window_too_small_for_the_users_reserve_is_one_warning_in_the_chat(tmp_path):
+    from contextual.tui.widgets.chat_log import ChatLog
+    from tests.fakes.server_flavors import Flavor
+    with FakeLLMServer(kind="openai", script=[finish("ok")], flavor=Flavor("llamacpp", n_ctx=4096)) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, output_reserve=8000), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            def said() -> list[str]:
+                return [str(w.render()) for w in app.query_one(ChatLog).children if "output_reserve" in str(w.render())]
+            await wait_for(pilot, lambda: bool(said()), timeout=10)
+            assert len(said()) == 1 and "output_reserve 8,000" in said()[0] and "using 1,024 for now" in said()[0]
+            assert app.engine.config.output_reserve == 1024
