@@ -9,6 +9,7 @@ from pathlib import Path
 from contextual.core.agent import Engine
 from contextual.core.events import CompactionFinished, CompactionStarted, Notice
 from contextual.core.providers.factory import make_provider
+from contextual.core.session import SessionWriter, load_session
 from tests.engine_helpers import finish, finished, make_config, read_action, run
 from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
 
@@ -41,12 +42,13 @@ class Agent:
         return Reply(long_summary(str(self.summaries)))
 
 
-async def _session(tmp_path: Path, turns: int, then_compact: bool = False, **cfg) -> tuple[Engine, FakeLLMServer, list]:
+async def _session(tmp_path: Path, turns: int, then_compact: bool = False, session=None,
+                   **cfg) -> tuple[Engine, FakeLLMServer, list]:
     agent = Agent()
     with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
         config = make_config(tmp_path, srv.base_url, context_window=WINDOW, **cfg)
         provider = make_provider(config, base_delay=0.01, max_delay=0.05)
-        engine = Engine(config, provider)
+        engine = Engine(config, provider, session=session)
         events: list = []
         try:
             for turn in range(turns):
@@ -65,7 +67,11 @@ def assert_every_request_fits(srv: FakeLLMServer) -> None:
 
 
 async def test_at_4k_summaries_outgrowing_a_quarter_of_the_window_are_merged(tmp_path: Path):
-    engine, srv, events = await _session(tmp_path, 6)
+    root = tmp_path / "proj"
+    root.mkdir()
+    writer = SessionWriter.create(tmp_path / "home", root)
+    engine, srv, events = await _session(root, 6, session=writer)
+    await writer.close()
     assert_every_request_fits(srv)
     done = [e for e in events if isinstance(e, CompactionFinished) and not e.refused]
     assert len(done) >= 3 and all(e.fallback is None for e in done)
@@ -75,6 +81,9 @@ async def test_at_4k_summaries_outgrowing_a_quarter_of_the_window_are_merged(tmp
     summaries = engine.history.summaries          # never more than a merge leaves plus the newest
     assert 1 <= len(summaries) <= 2 and summaries[0].meta.get("merged")
     assert "merged: all facts kept" in summaries[0].content
+    loaded = load_session(writer.path)                  # a resume rebuilds the same history
+    assert [m.content for m in loaded.history] == [m.content for m in engine.history.messages]
+    assert [r.merged for r in loaded.compactions] == [r.merged for r in engine.compactions]
 
 
 async def test_at_4k_a_history_too_long_for_one_summary_call_is_summarised_in_parts(tmp_path: Path):
