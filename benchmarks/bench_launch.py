@@ -35,9 +35,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from bench_sessions import write_big_session  # noqa: E402
+from bench_sessions import write_big_session
 
-from tests.fakes.llm_server import FakeLLMServer  # noqa: E402
+from tests.fakes.llm_server import FakeLLMServer
 
 SIZE = (100, 30)
 TMUX = ["tmux", "-L", f"bench-launch-{os.getpid()}"]
@@ -59,7 +59,7 @@ Minimal().run()
 
 
 def pane(session: str) -> str:
-    return subprocess.run([*TMUX, "capture-pane", "-t", session, "-p"], capture_output=True, text=True).stdout
+    return subprocess.run([*TMUX, "capture-pane", "-t", session, "-p"], capture_output=True, text=True, check=False).stdout
 
 
 def one_launch(command: str, env: dict[str, str], painted: tuple[str, ...], counted: str | None,
@@ -83,14 +83,14 @@ def one_launch(command: str, env: dict[str, str], painted: tuple[str, ...], coun
                 raise TimeoutError(f"no frame after 60 s:\n{screen}")
             time.sleep(0.005)
     finally:
-        subprocess.run([*TMUX, "kill-session", "-t", session], capture_output=True)
+        subprocess.run([*TMUX, "kill-session", "-t", session], capture_output=True, check=False)
 
 
 def import_times(env: dict[str, str], root: Path, top: int = 12) -> str:
     """The launch path's slowest imports (cumulative), from python -X importtime."""
     code = "import contextual.cli, contextual.tui.launch"
     result = subprocess.run([sys.executable, "-X", "importtime", "-c", code], cwd=root, env=env,
-                            capture_output=True, text=True)
+                            capture_output=True, text=True, check=False)
     rows = []                                   # (cumulative us, nesting depth, module)
     for line in result.stderr.splitlines():
         parts = line.split("|")
@@ -100,8 +100,8 @@ def import_times(env: dict[str, str], root: Path, top: int = 12) -> str:
     outer = min((depth for _, depth, _ in rows), default=0)
     total = sum(us for us, depth, _ in rows if depth == outer)
     ours = sum(us for us, depth, name in rows if depth == outer and name.startswith("contextual"))
-    lines = [f"  all imports {total / 1e6:.3f} s (top-level contextual.* {ours / 1e6:.3f} s; the rest is Python's "
-             "and the libraries' own, Textual's included); the slowest, cumulative:"]
+    lines = [(f"  all imports {total / 1e6:.3f} s (top-level contextual.* {ours / 1e6:.3f} s; the rest is Python's "
+              "and the libraries' own, Textual's included); the slowest, cumulative:")]
     lines += [f"  {us / 1e6:7.3f} s  {name}" for us, _, name in sorted(rows, reverse=True)[:top]]
     return "\n".join(lines)
 
@@ -170,7 +170,7 @@ def main() -> None:
                 for name, (command, env, painted, counted) in variants.items():
                     times[name].append(one_launch(command, env, painted, counted))
         finally:
-            subprocess.run([*TMUX, "kill-server"], capture_output=True)
+            subprocess.run([*TMUX, "kill-server"], capture_output=True, check=False)
         first = {name: statistics.median(t[0] for t in ts) for name, ts in times.items()}
         counts = {name: statistics.median(t[1] for t in ts) for name, ts in times.items()}
         print(f"Launch in tmux at {SIZE[0]}x{SIZE[1]}, {runs} runs each, alternating; median (min-max) seconds; "

@@ -4,8 +4,6 @@ after a compaction, mid-turn, and after a resume."""
 
 from __future__ import annotations
 
-from textual.widgets import DataTable
-
 from contextual.tui.app import ContextualApp
 from contextual.tui.format import tokens as figure
 from contextual.tui.screens.compaction import CompactionModal
@@ -14,9 +12,18 @@ from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
 from contextual.tui.screens.context_view import ContextScreen
 from contextual.tui.widgets.history_view import HistoryView, sent_tokens
 from contextual.tui.widgets.token_meter import TokenMeter
+from textual.widgets import DataTable
+
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.fakes.scripted_model import is_summary_request
-from tests.tui_helpers import READ_CART, finish, make_host, run_turn, type_and_send, wait_for
+from tests.tui_helpers import (
+    READ_CART,
+    finish,
+    make_host,
+    run_turn,
+    type_and_send,
+    wait_for,
+)
 
 PRICES = '[models."fake-model"]\ninput = 3.0\noutput = 15.0\n'       # dollars per million tokens
 SIZE = (200, 50)                                               # wide enough for every figure on the meter
