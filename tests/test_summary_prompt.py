@@ -78,3 +78,8 @@ def test_ensure_template_is_stable_on_a_good_reply() -> None:
     once = ensure_template(good, START, CUTOFF)
     assert ensure_template(once, START, CUTOFF) == once
     assert positions(once, A5_HEADINGS) == sorted(positions(once, A5_HEADINGS))
+
+
+def test_merging_the_sessions_summaries_says_what_they_are():
+    text = render_merge_request(["s1", "s2"], summaries=True)
+    assert "compacted 2 times" in text and "Merge them into ONE summary" in text and "too long" not in text

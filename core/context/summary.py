@@ -119,7 +119,7 @@ class SummaryCompressor:
         try:
             async with asyncio.timeout(self.timeout):
                 merged = await job.reduce(summaries, 1.0)
-                text = merged[0] if len(merged) == 1 else await job.call(render_merge_request(merged, "", None),
+                text = merged[0] if len(merged) == 1 else await job.call(render_merge_request(merged, "", None, summaries=True),
                                                                          "merging the summaries")
         except SummaryError:
             raise

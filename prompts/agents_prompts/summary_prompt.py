@@ -75,6 +75,10 @@ MERGE_NOTE = """The archived history was too long for one request, so it was sum
 given below oldest first. Merge them into ONE summary in the template: later parts win where they \
 disagree, keep every completed milestone and decision, and do not repeat yourself."""
 
+SUMMARIES_NOTE = """The session was compacted {total} times; its {total} summaries are given below oldest first. \
+Merge them into ONE summary in the template: later parts win where they \
+disagree, keep every completed milestone and decision, and do not repeat yourself."""
+
 
 def format_time(value: datetime | str) -> str:
     """A readable, unambiguous time; strings are taken as already formatted."""
@@ -109,9 +113,11 @@ def render_summary_request(history: str, files: str = "", instructions: str | No
     return "\n\n".join(sections)
 
 
-def render_merge_request(partials: list[str], files: str = "", instructions: str | None = None) -> str:
-    """The user message of the final call that merges partial summaries into one A5 summary."""
-    sections = [MERGE_NOTE.format(total=len(partials))]
+def render_merge_request(partials: list[str], files: str = "", instructions: str | None = None,
+                         summaries: bool = False) -> str:
+    """The user message of the final call that merges partial summaries into one A5 summary (``summaries``: they
+    are the session's earlier summaries, merged because together they outgrew a quarter of the window)."""
+    sections = [(SUMMARIES_NOTE if summaries else MERGE_NOTE).format(total=len(partials))]
     for index, text in enumerate(partials, 1):
         sections.append(f"# Part {index} of {len(partials)}\n\n{text.strip()}")
     if files.strip():
