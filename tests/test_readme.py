@@ -52,6 +52,24 @@ def test_every_key_of_every_screen_and_widget_is_documented():
     assert missing == []
 
 
+def test_every_long_option_of_the_command_line_is_documented():
+    """`contextual`, `contextual context`, `export` and `replay`: each long option a user can type is in the README
+    (hidden ones, help=SUPPRESS, are not the user's)."""
+    import argparse
+
+    from contextual import cli, context_cmd, export_cmd
+    from contextual.core.replay import cli as replay_cli
+    missing = []
+    for module in (cli, context_cmd, export_cmd, replay_cli):
+        parser = module.build_parser()
+        for action in parser._actions:
+            if action.help == argparse.SUPPRESS:
+                continue
+            missing += [f"{parser.prog} {o}" for o in action.option_strings
+                        if o.startswith("--") and o != "--help" and o not in README]
+    assert missing == []
+
+
 def test_the_ci_runs_the_readmes_test_command_verbatim():
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     command = ci.strip().splitlines()[-1]
