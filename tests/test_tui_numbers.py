@@ -152,3 +152,12 @@ def test_the_meter_fits_80_columns_with_the_cost_when_everything_is_shown():
         assert len(first) <= width and len(second) <= width, (width, first, second)
         assert "$0.0123" in second and "32.3k of 32.8k window" in second
         assert "27.9k" in first and "24.1k" in first
+
+
+def test_history_rows_show_answers_without_markdown_marks():
+    from contextual.core.messages import Message
+    from contextual.tui.widgets.history_view import message_row
+    answer = Message("assistant", "`total()` returns **euros** while the test expects *cents*; a*b stays")
+    summary = Message("summary", "## Summary\nThe user asked about **the cart**")
+    assert "total() returns euros while the test expects cents; a*b stays" in message_row(answer, 0).plain
+    assert "Summary The user asked about the cart" in message_row(summary, 0).plain

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from contextual.core.messages import Message
@@ -17,6 +18,17 @@ def tokens(n: int | None) -> str:
     if n < 100_000:
         return f"{n / 1000:.1f}k"
     return f"{n // 1000}k"
+
+
+_MARKS = ((re.compile(r"\*\*(.+?)\*\*"), r"\1"), (re.compile(r"(?<![\w*])\*(\S[^*\n]*?)\*(?![\w*])"), r"\1"),
+          (re.compile(r"`([^`\n]+)`"), r"\1"), (re.compile(r"(?m)^#{1,6}\s+"), ""))
+
+
+def without_markdown(text: str) -> str:
+    """An answer's or summary's words on one row: **bold**, *italic*, `code` and heading marks left out."""
+    for pattern, replacement in _MARKS:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def one_line(text: str, width: int = 80) -> str:

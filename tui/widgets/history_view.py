@@ -19,7 +19,8 @@ from textual.widgets.option_list import Option
 from contextual.core.messages import Message
 from contextual.core.context.builder import history_message
 from contextual.core.tokens import ready, shared_cache
-from contextual.tui.format import args_label, final_answer, one_line, plural, stored_status, tokens
+from contextual.tui.format import (args_label, final_answer, one_line, plural, stored_status, tokens,
+                                  without_markdown)
 from contextual.tui.prompt_view import Shown
 from textual.visual import VisualType
 
@@ -87,6 +88,8 @@ def message_row(message: Message, index: int, width: int = 70, undoable: bool = 
     if message.meta.get("interrupted"):
         row.append("[interrupted] ", style="bold #d75f5f")
     text = final_answer(message) if message.meta.get("final") else message.content
+    if message.role in ("assistant", "summary"):       # the row is plain text: raw **marks** read as noise
+        text = without_markdown(text)
     row.append(one_line(text, max(20, width)))
     return row
 
