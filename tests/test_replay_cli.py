@@ -146,3 +146,27 @@ def test_the_default_prices_a_live_sessions_l1_and_bash_l1_is_the_option(tmp_pat
     capsys.readouterr()
     assert "TodoWrite" in system["live"] and "MultiEdit" in system["live"]
     assert "TodoWrite" not in system["bash"] and "Bash" in system["bash"]
+
+
+def test_progress_only_when_asked_off_a_terminal(tmp_path, capsys):
+    figures = tmp_path / "f.json"
+    assert replay_main([str(SAMPLE), "--policy", "ours", "--jobs", "1", "--json", str(figures)]) == 0
+    quiet = capsys.readouterr()
+    assert "[#" not in quiet.err and "[#" not in quiet.out
+    assert replay_main([str(SAMPLE), "--policy", "ours", "--jobs", "1", "--progress", "--json", str(figures)]) == 0
+    asked = capsys.readouterr()
+    assert "] 1/1" in asked.err and SAMPLE.name in asked.err and "[#" not in asked.out
+    assert "[#" not in figures.read_text()
+
+
+def test_progress_redrawn_in_place_on_a_terminal(tmp_path):
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    err, out = Terminal(), io.StringIO()
+    assert replay_main([str(SAMPLE), "--policy", "ours", "--jobs", "1"], out=out, err=err) == 0
+    assert err.getvalue().startswith("\r\x1b[2K[") and "] 1/1" in err.getvalue()
+    assert "[#" not in out.getvalue()

@@ -55,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--full-l1", action="store_true", dest="full_l1", help=argparse.SUPPRESS)
     parser.add_argument("--jobs", type=int, metavar="N", default=os.cpu_count() or 1,
                         help="replay N files at a time, in N processes (default: the number of cores)")
+    parser.add_argument("--progress", action="store_true",
+                        help="show progress on stderr even when it is not a terminal (one line per file)")
     parser.add_argument("--summary-only", action="store_true",
                         help="print only the summary tables (per family), not a table per policy")
     return parser
@@ -104,7 +106,7 @@ def _run(paths: list[Path], policies: list[str], args: argparse.Namespace, out: 
     unrecorded: set[str] = set()         # trajectories whose log has no system prompt (compared without L1)
     failures = 0
     seen_ids: set[str] = set()
-    progress = Progress(len(paths), err)
+    progress = Progress(len(paths), err, asked=args.progress)
     job = Job(tuple(to_run), tuple(policies) if args.dump is not None else (), args.max_steps, args.full_l1)
     for path, outcomes in _outcomes(paths, job, args.jobs):
         for outcome in outcomes:
