@@ -62,12 +62,15 @@ async def test_the_live_policy_replay_matches_the_wire_exactly(tmp_path):
     replayed = await replay_session(turns, "ours", engine.config)
     assert len(replayed.calls) == len(live) == 5 and replayed.calls[0] == live[0]
     # The record keeps observations as text, not the tools' data: full observations replay exactly (stored
-    # forms are recomputed from the text); everything else (L1, inputs, the model's replies) is the same.
+    # forms are recomputed from the text, so whether a step's stored form or its full one is the smaller — the
+    # one sent, issue 24 — may differ); everything else (L1, inputs, the model's replies) is the same.
     for sent, again in zip(live, replayed.calls):
         assert len(sent) == len(again)
         for a, b in zip(sent, again):
-            if not a["content"].startswith("Observation: {"):
-                assert a == b
+            if a["content"].startswith("Observation: ") and b["content"].startswith("Observation: ") and \
+                    "Observation: {" in (a["content"][:14], b["content"][:14]):
+                continue
+            assert a == b
     assert replayed.figures.calls == 5 and replayed.figures.prompt_tokens > 0
 
 
