@@ -8,10 +8,12 @@ models (core/model_table.toml, plus [models."NAME"] tables in config), else the 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import tomllib
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Mapping
+from urllib.parse import urlsplit
 
 from contextual.core import package_data
 from contextual.core.config import Config
@@ -112,7 +114,13 @@ def window_from_table(config: Config) -> Config:
 async def resolve_window(config: Config, timeout: float | None = None) -> Config:
     """The config with the best window we can know; never raises, never waits past ``timeout``."""
     config = with_output_limit(config)
-    if config.window_explicit or not config.model or not config.base_url:
+    if not config.model or not config.base_url:
+        return config
+    if config.window_explicit:
+        # the user's window stands, but the tokenizer is still unknown: a local server may count for us, so the
+        # first request of a small window is fitted by its count, not by a guess
+        if config.provider == "openai" and on_this_network(config.base_url):
+            await _measure_tokenizer(config, timeout)
         return config
     if config.provider == "openai":   # the Anthropic API states no window: the table knows its models
         from contextual.core.providers.model_info import PROBE_TIMEOUT, detect_window
@@ -129,6 +137,18 @@ async def resolve_window(config: Config, timeout: float | None = None) -> Config
         return window_from_table(config)
     except package_data.InstallDamaged:    # the default window serves; the CLI names the damage at start
         return config
+
+
+def on_this_network(base_url: str) -> bool:
+    """A server on this machine or the local network (where llama.cpp, Ollama and vLLM run), not a hosted API."""
+    host = (urlsplit(base_url).hostname or "").lower()
+    if host == "localhost" or host.endswith(".local"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local
 
 
 async def _measure_tokenizer(config: Config, timeout: float | None) -> None:

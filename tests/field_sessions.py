@@ -122,6 +122,7 @@ class FieldRun:
     missing: list[tuple[int, int]]                 # (request, round) absent from a prompt with no summary covering it
     dropped: list[str]                             # where "dropped" was found
     kept_rounds: list[int] = field(default_factory=list)   # rounds present verbatim in each turn's last prompt
+    agent_counts: list[int] = field(default_factory=list)  # the agent's requests (not summary calls)
     returncodes: list[int] = field(default_factory=list)
     stderr: str = ""
 
@@ -190,6 +191,7 @@ def play(path: Path, project: Path, home: Path, window: int, ratio: float = 1.0,
         run.violations = list(srv.violations)
     summaries = set(agent.summary_requests)
     run.summary_counts = [run.counts[i] for i in sorted(summaries) if i < len(run.counts)]
+    run.agent_counts = [count for i, count in enumerate(run.counts) if i not in summaries]
     for index, body in enumerate(requests):
         if index in summaries:
             continue

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from contextual.core.window_budget import answer_reserve
 from tests.cli_helpers import REPO, home_of
 from tests.field_sessions import FieldRun, play
 
@@ -45,6 +46,9 @@ def problems(run: FieldRun) -> list[str]:
     found = []
     if run.violations or run.largest > run.window:
         found.append(f"a request over the window: largest {run.largest} of {run.window} ({run.violations})")
+    room = run.window - answer_reserve(run.window)
+    if any(c > room for c in run.agent_counts):
+        found.append(f"a request leaving the answer less than its reserve: largest {max(run.agent_counts)} > {room}")
     if any(c > run.window for c in run.summary_counts):
         found.append(f"a summary request over the window: {run.summary_counts}")
     if run.outgrows and not run.summary_counts:

@@ -162,6 +162,24 @@ def test_calibration_survives_a_garbage_or_unwritable_file(tmp_path):
     assert blocked.factor("m") == pytest.approx(1.1)
 
 
+async def test_a_window_the_user_set_still_asks_a_local_server_for_its_tokenizer(tmp_path):
+    # issue 24: at 4,096 with a 1.3x tokenizer the first request passed window - reserve when the window was set
+    # by hand, because the tokenizer probe ran only with detection
+    from contextual.core.tokens import calibration_for
+    with FakeLLMServer("openai", [], flavor=Flavor("llamacpp", n_ctx=4096, token_ratio=1.3)) as srv:
+        config = await resolve_window(_config(tmp_path, srv.base_url, CONTEXTUAL_CONTEXT_WINDOW="4096"))
+    assert config.context_window == 4096 and config.window_explicit, "the user's window stands"
+    assert calibration_for(config.home).factor("fake-model") == pytest.approx(1.35, abs=0.01)
+
+
+@pytest.mark.parametrize("url,local", [("http://127.0.0.1:8080/v1", True), ("http://localhost:11434/v1", True),
+                                       ("http://192.168.1.5:8000/v1", True), ("http://[::1]:8080/v1", True),
+                                       ("https://api.openai.com/v1", False), ("https://openrouter.ai/api/v1", False)])
+def test_only_servers_on_this_network_are_asked_for_a_tokenizer(url, local):
+    from contextual.core.model_facts import on_this_network
+    assert on_this_network(url) is local
+
+
 async def test_llamacpp_tokenizer_calibrates_before_the_first_call(tmp_path):
     from contextual.core.tokens import calibration_for
     with FakeLLMServer("openai", [], flavor=Flavor("llamacpp", n_ctx=4096, token_ratio=1.4)) as srv:
