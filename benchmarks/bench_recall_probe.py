@@ -10,12 +10,22 @@ writes them, and the table says so:
   template    the summary template with the task filled in (what a summariser that says little keeps);
   log         the task plus the first line of each archived step's thought (a terse activity log).
 "Repaired" is the summary with core/context/ledger.repaired's section appended; its cost is that section's tokens.
+
+With --model-url (an OpenAI-compatible server, e.g. llama.cpp's llama-server) a third summary, `model`, is written
+by that model through the engine's own summariser (core/context/compaction.summariser: the window the server
+reports, its tokenizer's calibration, chunking when the archive outgrows it):
+
+    python benchmarks/bench_recall_probe.py /work/shared/trajectories --model-url http://127.0.0.1:8080/v1 \
+        --model gemma3-270m --limit 10
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -37,18 +47,56 @@ def scripted_summaries(archive: list[Message]) -> dict[str, str]:
     return {"template": template, "log": log}
 
 
+class ModelSummaries:
+    """Summaries written by a real model behind ``url``, the way a compaction asks for them."""
+
+    def __init__(self, url: str, model: str) -> None:
+        from contextual.core.config import load_config
+        self.home = tempfile.mkdtemp(prefix="probe-home-")
+        env = {**os.environ, "CONTEXTUAL_HOME": self.home, "CONTEXTUAL_BASE_URL": url, "CONTEXTUAL_MODEL": model,
+               "CONTEXTUAL_PROVIDER": "openai", "CONTEXTUAL_API_KEY": os.environ.get("CONTEXTUAL_API_KEY", "none")}
+        self.config = load_config(Path(self.home), env=env)
+        self.failures = 0
+
+    async def write(self, archive: list[Message]) -> str | None:
+        from contextual.core.context.compaction import span, summariser
+        from contextual.core.model_facts import resolve_window
+        from contextual.core.providers.factory import make_provider
+        self.config = await resolve_window(self.config)
+        start, cutoff = span(archive)
+        try:
+            result = await summariser(make_provider(self.config), self.config).summarise(
+                archive, start=start, cutoff=cutoff)
+        except Exception as exc:   # noqa: BLE001 - a failed summary is counted, not fatal to the measurement
+            self.failures += 1
+            print(f"summary failed: {exc}", file=sys.stderr)
+            return None
+        return result.text
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+")
     parser.add_argument("--keep-rounds", type=int, default=1)
+    parser.add_argument("--model-url", help="an OpenAI-compatible server whose model writes a third summary")
+    parser.add_argument("--model", default="local", help="the model name to ask that server for")
+    parser.add_argument("--limit", type=int, default=0, help="only the first N trajectories (0: all)")
     args = parser.parse_args()
+    writer = ModelSummaries(args.model_url, args.model) if args.model_url else None
     rows: list[tuple[str, str, int, int, int, int, int]] = []
-    for path in find_trajectories(args.paths):
+    paths = find_trajectories(args.paths)
+    for path in paths[:args.limit] if args.limit else paths:
         name, history = trajectory_history(path)
         plan = plan_compaction(history, keep_rounds=args.keep_rounds)
         if plan is None:
             continue
-        for kind, summary in scripted_summaries(list(plan.archive)).items():
+        summaries = scripted_summaries(list(plan.archive))
+        if writer is not None:
+            written = asyncio.run(writer.write(list(plan.archive)))
+            if written is not None:
+                summaries["model"] = written
+            print(f"{name}: model summary {'written' if written else 'failed'}", file=sys.stderr, flush=True)
+        for kind, summary in summaries.items():
             before = loss_ledger(plan.archive, summary, plan.kept)
             fixed = repaired(summary, before)
             after = loss_ledger(plan.archive, fixed, plan.kept)
@@ -58,14 +106,17 @@ def main() -> int:
     print("|---|---|---:|---:|---:|---:|---:|")
     for row in rows:
         print("| " + " | ".join(str(v) for v in row) + " |")
-    for kind in ("template", "log"):
+    for kind in ("template", "log", "model"):
         of = [r for r in rows if r[1] == kind]
         if of:
             total = sum(r[2] for r in of)
-            print(f"\n{kind} (scripted), {len(of)} trajectories: keeps {sum(r[3] for r in of)} of {total} facts "
+            label = f"written by {args.model}" if kind == "model" else "scripted"
+            print(f"\n{kind} ({label}), {len(of)} trajectories: keeps {sum(r[3] for r in of)} of {total} facts "
                   f"({100 * sum(r[3] for r in of) / max(total, 1):.0f}%), repaired {sum(r[4] for r in of)} of {total}; "
                   f"repair adds {sum(r[6] for r in of)} tokens in all (median "
                   f"{sorted(r[6] for r in of)[len(of) // 2]} per compaction)")
+    if writer is not None and writer.failures:
+        print(f"\n{writer.failures} model summaries failed (not counted above)")
     return 0
 
 
