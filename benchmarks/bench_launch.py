@@ -9,8 +9,10 @@ terminal (tmux, a server of its own) at 100×30:
 Each is timed from starting the process to the first capture of the pane that shows its screen (polled every
 5 ms), and Contextual's also to the capture where the meter shows the counted figures (the tokenizer loads after
 the first frame). Medians, and the ratios the issue sets (first frame ≤ 1.5× minimal; counts ≤ 2× minimal;
-big's first frame ≤ 1.2× small's). Then where the time goes: `python -X importtime` (the slowest imports of the
+big's first frame ≤ 1.2× small's). Then where the time goes: the phases of each launch (the app's own marks:
+imports, app built, mounted, first frame, tokenizer, counts), `python -X importtime` (the slowest imports of the
 launch path) and cProfile of a headless start (`App.run_test`) on the big session up to its first frame.
+Every launch runs with bytecode cached (in a folder of the run), as an installed package has it.
 
     python benchmarks/bench_launch.py [runs]          # needs tmux; default 7 runs each
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import cProfile
 import io
+import json
 import os
 import pstats
 import random
@@ -57,6 +60,45 @@ class Minimal(App):
 Minimal().run()
 '''
 
+# The launch path with marks: `python -m contextual`'s own code, its app's methods wrapped to note the time from
+# the process's start (the benchmark's clock, passed in) at each phase; it quits once the counts are shown.
+PHASES_RUNNER = '''
+import json, os, sys, time
+launched = float(os.environ["BENCH_LAUNCHED"])
+marks = {"python started": time.time() - launched}
+def mark(what):
+    marks.setdefault(what, time.time() - launched)
+import contextual.cli
+import contextual.tui.launch
+from contextual.tui.app import ContextualApp
+mark("imports done")
+def wrap(name, before=None, after=None, quit=False):
+    original = getattr(ContextualApp, name)
+    async def wrapped(self):       # these methods take no event (Textual would pass one to *args)
+        if before: mark(before)
+        result = original(self)
+        if hasattr(result, "__await__"): result = await result
+        if after: mark(after)
+        if quit: self.exit()
+        return result
+    setattr(ContextualApp, name, wrapped)
+original_init = ContextualApp.__init__
+def init(self, *args, **kwargs):
+    mark("app built: start")
+    original_init(self, *args, **kwargs)
+    mark("app built")
+ContextualApp.__init__ = init
+wrap("on_mount", after="mounted")
+wrap("on_ready", before="first frame")
+wrap("COUNTED_HOOK", before="tokenizer loaded", after="counts shown", quit=True)
+try:
+    contextual.cli.main(sys.argv[1:])
+finally:
+    with open(os.environ["BENCH_MARKS"], "w") as out:
+        json.dump(marks, out)
+'''
+COUNTED_HOOK = "_counts_ready"       # the app's method that shows the counts once the tokenizer is loaded
+
 
 def pane(session: str) -> str:
     return subprocess.run([*TMUX, "capture-pane", "-t", session, "-p"], capture_output=True, text=True, check=False).stdout
@@ -68,7 +110,7 @@ def one_launch(command: str, env: dict[str, str], painted: tuple[str, ...], coun
     session = f"launch-{time.monotonic_ns()}"
     started = time.perf_counter()
     # -e: a running tmux server gives new sessions its own environment, not this process's
-    own = [f"-e{key}={value}" for key, value in env.items() if key.startswith(("CONTEXTUAL_", "PYTHONPATH"))]
+    own = [f"-e{key}={value}" for key, value in env.items() if key.startswith(("CONTEXTUAL_", "PYTHON"))]
     subprocess.run([*TMUX, "new-session", "-d", "-s", session, "-x", str(size[0]), "-y", str(size[1]), *own,
                     command], env=env, check=True, capture_output=True)
     first = None
@@ -84,6 +126,28 @@ def one_launch(command: str, env: dict[str, str], painted: tuple[str, ...], coun
             time.sleep(0.005)
     finally:
         subprocess.run([*TMUX, "kill-session", "-t", session], capture_output=True, check=False)
+
+
+def phases(runner: Path, root: Path, env: dict[str, str], args: str, runs: int) -> dict[str, float]:
+    """Median seconds from starting the process to each phase of the launch (PHASES_RUNNER's marks)."""
+    found: dict[str, list[float]] = {}
+    for run in range(runs):
+        marks_file = runner.with_name(f"marks-{run}.json")
+        marks_file.unlink(missing_ok=True)
+        session = f"phases-{time.monotonic_ns()}"
+        own = dict(env, BENCH_MARKS=str(marks_file), BENCH_LAUNCHED=repr(time.time()))
+        flags = [f"-e{key}={value}" for key, value in own.items() if key.startswith(("CONTEXTUAL_", "PYTHON", "BENCH_"))]
+        subprocess.run([*TMUX, "new-session", "-d", "-s", session, "-x", str(SIZE[0]), "-y", str(SIZE[1]), *flags,
+                        f"cd {root} && exec {sys.executable} {runner} {args}"], env=own, check=True,
+                       capture_output=True)
+        deadline = time.perf_counter() + 60
+        while not marks_file.exists() and time.perf_counter() < deadline:
+            time.sleep(0.02)
+        subprocess.run([*TMUX, "kill-session", "-t", session], capture_output=True, check=False)
+        time.sleep(0.05)       # the runner's json.dump may still be writing
+        for name, at in json.loads(marks_file.read_text()).items():
+            found.setdefault(name, []).append(at)
+    return {name: statistics.median(ats) for name, ats in found.items()}
 
 
 def import_times(env: dict[str, str], root: Path, top: int = 12) -> str:
@@ -144,8 +208,12 @@ def main() -> None:
         root.mkdir()
         (root / "app.py").write_text("print('hi')\n")
         (tmp_path / "minimal.py").write_text(MINIMAL_APP)
+        # Bytecode cached, as an installed package has it (pip compiles at install): a checkout run with
+        # PYTHONDONTWRITEBYTECODE=1 would compile every module of ours at every start (~0.15 s here) while
+        # Textual's come compiled from site-packages. The cache goes to a folder of this run, not the tree.
         base = dict(os.environ, PYTHONPATH=str(REPO), CONTEXTUAL_MODEL="fake-model",
-                    CONTEXTUAL_BASE_URL=srv.base_url, CONTEXTUAL_API_KEY="sk-bench")
+                    CONTEXTUAL_BASE_URL=srv.base_url, CONTEXTUAL_API_KEY="sk-bench",
+                    PYTHONDONTWRITEBYTECODE="", PYTHONPYCACHEPREFIX=str(tmp_path / "pycache"))
         homes = {name: tmp_path / f"home-{name}" for name in ("new", "small", "big")}
         _, small = asyncio.run(write_big_session(homes["small"], root, 20, rng))
         big_path, big = asyncio.run(write_big_session(homes["big"], root, 2_000, rng))
@@ -187,6 +255,20 @@ def main() -> None:
         print(f"  counts shown, new / minimal    {counts['new'] / first['minimal']:.2f}x  (<= 2x)")
         print(f"  first frame, big / small       {first['big'] / first['small']:.2f}x  (<= 1.2x)")
         print(f"  counts shown, big / small      {counts['big'] / counts['small']:.2f}x")
+        runner = tmp_path / "phases.py"
+        runner.write_text(PHASES_RUNNER.replace("COUNTED_HOOK", COUNTED_HOOK))
+        subprocess.run([*TMUX, "new-session", "-d", "-s", keep, "sleep 3600"], env=base, check=True)
+        try:
+            marks = {name: phases(runner, root, variants[name][1], "-c" if name != "new" else "", runs)
+                     for name in ("new", "small", "big")}
+        finally:
+            subprocess.run([*TMUX, "kill-server"], capture_output=True, check=False)
+        print("Phases (median seconds from starting the process; the app's own marks, one more launch each):")
+        names = list(dict.fromkeys(name for found in marks.values() for name in found))
+        print("  " + " " * 18 + "".join(f"{variant:>8}" for variant in marks))
+        for name in names:
+            print(f"  {name:18}" + "".join(f"{marks[v][name]:8.3f}" if name in marks[v] else f"{'-':>8}"
+                                          for v in marks))
         print("Where the time goes: python -X importtime -c 'import contextual.cli, contextual.tui.launch'")
         print(import_times(dict(base, CONTEXTUAL_HOME=str(homes["new"])), root))
         print("cProfile: the app built on the big session and run headless to its first refresh (cumulative)")
