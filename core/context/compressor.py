@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from contextual.core.context import digest as dg
+from contextual.core.context import bash_summary
 from contextual.core.context.observation import render_full
 from contextual.core.context.truncate import head_tail, head_tail_lines
 from contextual.core.lru import LRU
@@ -27,13 +27,13 @@ class Limits:
     stderr_tail: int = 20          # A3: Bash keeps the last 20 stderr lines
     large_diff_lines: int = 200    # past this an Edit diff keeps its summary only
     default_chars: int = 2_000     # seed 003: anything else, head + tail
-    digest: dg.Limits = dg.NORMAL
+    bash: bash_summary.Limits = bash_summary.NORMAL   # A3: Bash stdout only a summary
 
 
 LEVELS = {
     "normal": Limits(),
     "hard": Limits(read_lines=80, grep_lines=3, list_entries=5, snippet_lines=20, stderr_tail=10,
-                   large_diff_lines=60, default_chars=600, digest=dg.HARD),
+                   large_diff_lines=60, default_chars=600, bash=bash_summary.HARD),
 }
 
 
@@ -120,7 +120,7 @@ def _bash(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str, 
         out["timed_out"] = True
     stdout = data.get("stdout") or ""
     if stdout:
-        out["stdout_summary"] = dg.digest(command, stdout, lim.digest)
+        out["stdout_summary"] = bash_summary.summary(command, stdout, lim.bash)
     stderr = _lines(data.get("stderr") or "")
     if stderr:
         tail = stderr[-lim.stderr_tail:]

@@ -1,0 +1,115 @@
+"""The history form of a Bash run's stdout (seed 002 A3: "stdout only a summary; stderr the last 20 lines").
+
+History outlives the turn that made it, so the summary says what the run was, not what it showed line by line:
+how long the output was, its first and last lines, the lines that report an error or a failure, and what changed
+(a diff's files with their added/removed counts, `git status`'s changed paths). Every part has a fixed cap, so
+the summary's size does not grow with the output or with how many different names the output shows; what was
+left out is counted and the header says how to see it again. The in-turn forms (core/context/turn_forms.py)
+keep far more, for the steps of the same turn.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from contextual.core.context import failures
+from contextual.core.context.digest import file_origin, kind_of
+
+_ERROR = re.compile(r"\b(?:error|errors|failed|failure|fatal|exception|traceback|warning|panic|denied|not found|"
+                    r"no such file|cannot|segmentation fault)\b", re.IGNORECASE)
+_OWN_NUMBER = re.compile(r"^\s*\d+(?:[\t:\s]|\u2192)")
+_DIFF_FILE = re.compile(r"^diff --git a/(\S+) b/(\S+)|^\+\+\+ (?:b/)?(\S+)")
+_STATUS_PATH = re.compile(r"^\s*(?:modified|new file|deleted|renamed|both modified):\s+(.+)$|^ ?([MADRCU?]{1,2}) (\S.*)$")
+
+
+@dataclass(frozen=True)
+class Limits:
+    whole_lines: int = 10       # output this short is kept whole: a summary would not be shorter
+    whole_chars: int = 1_000
+    head: int = 3               # first lines kept
+    tail: int = 3               # last lines kept
+    errors: int = 12            # error and failure lines kept, best first (core/context/failures.py)
+    changed_files: int = 10     # files named under "changed"
+    line_chars: int = 200       # a kept line longer than this keeps its start
+
+
+NORMAL = Limits()
+HARD = Limits(whole_lines=4, whole_chars=300, head=2, tail=2, errors=6, changed_files=5, line_chars=120)
+
+
+def _clip(line: str, limit: int) -> str:
+    return line if len(line) <= limit else line[:limit] + f"…[{len(line) - limit} chars]"
+
+
+def error_lines(lines: list[str]) -> list[int]:
+    """Indices of the lines that report a failure: the ranked ones (tracebacks, pytest, compilers) first, then any
+    other line that says error, failed, fatal, warning…"""
+    return list(dict.fromkeys(failures.ranked(lines) + [i for i, line in enumerate(lines) if _ERROR.search(line)]))
+
+
+def changes(lines: list[str]) -> dict[str, list[int]]:
+    """What the output says changed: {path: [lines added, lines removed]} from a diff, or [0, 0] for a path
+    `git status` lists; in the order the output names them."""
+    out: dict[str, list[int]] = {}
+    current = ""
+    in_diff = False
+    for line in lines:
+        match = _DIFF_FILE.match(line)
+        if match:
+            current = next(g for g in match.groups() if g)
+            out.setdefault(current, [0, 0])
+            in_diff = True
+            continue
+        if in_diff and current and line.startswith(("+", "-")) and not line.startswith(("+++", "---")):
+            out[current][0 if line.startswith("+") else 1] += 1
+            continue
+        if not in_diff:
+            status = _STATUS_PATH.match(line)
+            if status:
+                path = (status.group(1) or status.group(3) or "").strip()
+                if path and " " not in path.strip():
+                    out.setdefault(path, [0, 0])
+    return out
+
+
+def _changed_text(changed: dict[str, list[int]], limit: int) -> str:
+    rows = [f"{path} (+{added} -{removed})" if added or removed else path
+            for path, (added, removed) in list(changed.items())[:limit]]
+    more = f", and {len(changed) - limit} more" if len(changed) > limit else ""
+    return f"changed: {len(changed)} file(s): " + ", ".join(rows) + more
+
+
+def summary(command: str, stdout: str, limits: Limits = NORMAL) -> str:
+    """A3's summary of one run's stdout; short output is kept as it is."""
+    lines = stdout.splitlines()
+    if len(lines) <= limits.whole_lines and len(stdout) <= limits.whole_chars:
+        return stdout
+    n = len(lines)
+    head = list(range(min(limits.head, n)))
+    tail = [i for i in range(max(len(head), n - limits.tail), n)]
+    shown = set(head) | set(tail)
+    errors = sorted([i for i in error_lines(lines) if i not in shown][:limits.errors])
+    changed = changes(lines)
+    kept = len(shown) + len(errors)
+    # a view of a file numbers its lines as the file does (a later edit refers to them), unless they carry their own
+    origin = file_origin(command) if kind_of(command) == "view" else None
+    own = sum(bool(_OWN_NUMBER.match(lines[i])) for i in head) * 2 > len(head)
+    start = origin[1] if origin and not own else None
+
+    def row(i: int) -> str:
+        text = _clip(lines[i], limits.line_chars)
+        return f"{start + i}: {text}" if start is not None else text
+
+    total_errors = len(error_lines(lines))
+    parts = [f"[stdout: {n} lines, {len(stdout):,} chars; {n - kept} lines not kept"
+             + (f" ({total_errors} error/failure lines, {len(errors)} kept)" if total_errors else "")
+             + "; run the command again to see them]"]
+    parts += ["first:"] + [row(i) for i in head]
+    if errors:
+        parts += ["errors:"] + [row(i) for i in errors]
+    if changed:
+        parts.append(_changed_text(changed, limits.changed_files))
+    if tail and tail != head:
+        parts += ["last:"] + [row(i) for i in tail]
+    return "\n".join(parts)

@@ -1,0 +1,76 @@
+"""Seed 002 A3, Bash row (issue 28.5): in history, stdout is only a summary — counts, first and last lines, the
+error and failure lines, what changed — and stderr its last 20 lines. The summary's size does not grow with the
+output or with how many different names it shows."""
+
+import json
+
+from contextual.core.context import compressor
+from contextual.core.context.bash_summary import NORMAL, summary
+from contextual.core.tokens import count
+
+
+def _stored(command: str, stdout: str, stderr: str = "", exit_code: int = 0) -> dict:
+    data = {"command": command, "exit_code": exit_code, "stdout": stdout, "stderr": stderr, "timed_out": False}
+    result = {"status": "success", "data": data, "text": stdout}
+    return json.loads(compressor.stored_text("Bash", {"command": command}, result))["data"]
+
+
+def _distinct(n: int, offset: int = 0) -> list[str]:
+    return [f"record_{offset + i}: module_{offset + i}.handler_{offset + i} -> target_{offset + i}" for i in range(n)]
+
+
+def test_5000_distinct_lines_keep_a_bounded_summary():
+    small = "\n".join(_distinct(500))
+    large = "\n".join(_distinct(5_000))
+    huge = "\n".join(_distinct(20_000))
+    forms = [_stored("python dump.py", out)["stdout_summary"] for out in (small, large, huge)]
+    assert forms[1].startswith("[stdout: 5000 lines, ") and "4994 lines not kept" in forms[1]
+    assert len({len(form.splitlines()) for form in forms}) == 1          # as many lines however many names
+    assert count(forms[2]) < 1.25 * count(forms[0])   # only the numbers in it grow longer
+    assert count(forms[1]) < 400
+    body = forms[1].splitlines()
+    assert body[1:5] == ["first:", *_distinct(3)] and body[-4:] == ["last:", *_distinct(3, 4_997)]
+
+
+def test_an_error_line_in_the_middle_survives():
+    lines = _distinct(5_000)
+    lines[2_500] = "ERROR: could not connect to database at db.internal:5432"
+    lines[3_100] = "Traceback (most recent call last):"
+    lines.insert(3_101, '  File "app/db.py", line 40, in connect')
+    lines.insert(3_102, "    raise ConnectionError(host)")
+    lines.insert(3_103, "ConnectionError: db.internal")
+    form = _stored("python run.py", "\n".join(lines), exit_code=1)["stdout_summary"]
+    assert "ERROR: could not connect to database at db.internal:5432" in form
+    assert "ConnectionError: db.internal" in form and 'File "app/db.py", line 40, in connect' in form
+    assert form.index("errors:") < form.index("ERROR: could not") < form.index("last:")
+
+
+def test_errors_are_capped_however_many_fail():
+    lines = [f"FAILED tests/test_{i}.py::test_case_{i} - AssertionError: value_{i}" for i in range(3_000)]
+    form = summary("pytest", "\n".join(lines))
+    kept = form.split("errors:\n", 1)[1].split("\nlast:", 1)[0].splitlines()
+    assert len(kept) == NORMAL.errors and "3000 error/failure lines" in form
+
+
+def test_what_changed_counts_a_diff_per_file_and_is_capped():
+    diff = []
+    for f in range(40):
+        diff += [f"diff --git a/pkg/m{f}.py b/pkg/m{f}.py", f"--- a/pkg/m{f}.py", f"+++ b/pkg/m{f}.py", "@@ -1,3 +1,4 @@",
+                 " keep", "-old line", "+new line", "+another line"]
+    form = _stored("git diff", "\n".join(diff))["stdout_summary"]
+    assert "changed: 40 file(s): pkg/m0.py (+2 -1), pkg/m1.py (+2 -1)" in form and "and 30 more" in form
+    assert "pkg/m10.py" not in form
+
+
+def test_stderr_keeps_its_last_20_lines_and_short_stdout_stays_whole():
+    stderr = "\n".join(f"warn {i}" for i in range(100))
+    data = _stored("make", "built ok\n2 targets", stderr=stderr, exit_code=2)
+    assert data["stdout_summary"] == "built ok\n2 targets" and data["exit_code"] == 2
+    assert data["stderr_tail"].splitlines() == [f"warn {i}" for i in range(80, 100)]
+    assert data["stderr_omitted_lines"] == 80
+
+
+def test_a_file_view_numbers_its_lines_as_the_file_does():
+    src = "\n".join(f"line {i}" for i in range(1, 301))
+    form = summary("sed -n '101,400p' a.py", src)
+    assert "101: line 1" in form and "400: line 300" in form
