@@ -22,7 +22,7 @@ from contextual.core.engine.settings import Settings
 from contextual.core.engine.toolbox import Toolbox
 from contextual.core.engine.turn import FORMAT_ERROR_TOOL, TurnLoop
 from contextual.core.context.compaction_review import Event
-from contextual.core.events import EngineEvent, Notice, UsageEvent
+from contextual.core.events import EngineEvent, ErrorEvent, Notice, UsageEvent
 from contextual.core.messages import Message
 from contextual.core.ports import SessionSink, SnapshotHook
 from contextual.core.prompt import PromptView, Trigger
@@ -32,6 +32,7 @@ from contextual.core.tools.base import Tool, ToolContext
 
 if TYPE_CHECKING:       # the MCP layer is imported only when a server is configured
     from contextual.core.mcp.manager import Listing, MCPManager
+    from contextual.core.custom_commands import CustomCommand
 
 __all__ = ["Engine", "Event", "FORMAT_ERROR_TOOL"]
 
@@ -144,6 +145,21 @@ class Engine:
     def run_turn(self, text: str) -> AsyncIterator[Event]:
         """One ReAct turn; ends with `TurnFinished` or `ErrorEvent`."""
         return self.turn.run(text)
+
+    async def run_command(self, command: CustomCommand, arguments: str) -> AsyncIterator[Event]:
+        """A custom command's turn (issue 30.3): its prompt with the arguments put in and its shell lines' output
+        in their place, its allowed-tools granted for this turn only. An inert command runs nothing."""
+        if command.inert:
+            yield ErrorEvent(f"{command.name} does nothing: {command.inert}", "config")
+            return
+        text = command.expand(arguments)
+        if command.shell_lines:
+            from contextual.core.command_shell import inline_shell
+            text, ran = await inline_shell(text, self.config, command.allowed_tools)
+            for one in ran:
+                yield Notice(one.note, "info" if one.note.startswith("ran ") else "warning")
+        async for ev in self.turn.run(text, grants=command.allowed_tools):
+            yield ev
 
     def compact(self, instructions: str | None = None, keep_rounds: int | None = None,
                 preview: bool = False) -> AsyncIterator[Event]:

@@ -4,24 +4,29 @@ Read from `.contextual/commands/` and `.claude/commands/` in the project (for us
 `$CONTEXTUAL_HOME/commands/`; a file `review.md` is `/review`, `git/commit.md` is `/git:commit`. The first one found
 wins in that order; a built-in command's name is never taken. The file's text is the prompt, `$ARGUMENTS` replaced
 by what follows the command (`$1`…`$9` by its words); an optional front matter block gives `description` (shown in
-the / completion and the palette) and `argument-hint`.
+the / completion and the palette), `argument-hint`, `model`, and `allowed-tools`: permission rules granted without
+asking for the one turn the command starts. A line's `` !`cmd` `` runs before the prompt is sent and its output
+takes its place (core/command_shell.py).
 
-A project's command that would grant tools (`allowed-tools`) or run shell lines (`!`cmd``) is inert until the
-project is approved: no approval exists yet (the trust store is another issue's), so such a command only says why
-it does nothing. Nothing here runs a shell line or grants a tool, for any command. Bounded: 200 files, 64 KB each.
+A project's command that grants tools or runs shell lines is inert until the user approves that file as it reads
+(core/trust.py, one Item per file keyed by its content), or the project is trusted; the user's own commands need no
+approval. Bounded: 200 files, 64 KB each.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal, Sequence
+
+from contextual.core import trust
+from contextual.core.permission_rules import RuleError, parse_rule
 
 MAX_FILES = 200
 MAX_BYTES = 64 * 1024
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-_SHELL_LINE = re.compile(r"!`[^`]+`")
+SHELL_LINE = re.compile(r"!`([^`\n]+)`")
 _POSITIONAL = re.compile(r"\$([1-9])")
 
 Scope = Literal["project", "user"]
@@ -36,6 +41,17 @@ class CustomCommand:
     source: Path
     scope: Scope
     inert: str | None = None  # why it does nothing (a project command that needs approval), else None
+    allowed_tools: tuple[str, ...] = ()    # permission rules granted for the command's one turn
+    model: str = ""                        # the model its front matter asks for (read, not switched to)
+    text: str = ""                         # the whole file, as an approval is bound to it
+
+    @property
+    def shell_lines(self) -> list[str]:
+        return SHELL_LINE.findall(self.body)
+
+    @property
+    def needs_approval(self) -> bool:
+        return bool(self.allowed_tools or self.shell_lines)
 
     def expand(self, arguments: str) -> str:
         """The prompt: $ARGUMENTS is everything after the command, $1…$9 its words (empty when absent)."""
@@ -53,18 +69,52 @@ def folders(project_root: Path, home: Path) -> list[tuple[Path, Scope]]:
 
 
 def front_matter(text: str) -> tuple[dict[str, str], str]:
-    """`---` key: value lines `---` at the top (the only shape command files use), and the rest."""
+    """`---` key: value lines `---` at the top (the only shape command files use), and the rest. A key with an
+    empty value followed by `- item` lines (YAML's list) reads as the items joined by commas."""
     if not text.startswith("---"):
         return {}, text
     head, sep, rest = text[3:].partition("\n---")
     if not sep:
         return {}, text
     fields: dict[str, str] = {}
+    key = ""
     for line in head.splitlines():
-        key, colon, value = line.partition(":")
-        if colon and key.strip():
-            fields[key.strip().lower()] = value.strip().strip("'\"")
+        item = line.strip()
+        if item.startswith("- ") and key:
+            fields[key] = ", ".join(filter(None, (fields[key], item[2:].strip().strip("'\""))))
+            continue
+        name, colon, value = line.partition(":")
+        if colon and name.strip():
+            key = name.strip().lower()
+            fields[key] = value.strip().strip("'\"")
     return fields, rest.split("\n", 1)[1] if "\n" in rest else ""
+
+
+def tool_rules(text: str) -> tuple[str, ...]:
+    """`allowed-tools`: rules separated by commas or spaces outside parentheses (Claude Code writes
+    `Bash(git add:*), Bash(git status:*)`); RuleError names a rule that does not parse."""
+    rules, depth, word = [], 0, ""
+    for char in text + ",":
+        depth += (char == "(") - (char == ")")
+        if depth <= 0 and (char == "," or char.isspace()):
+            if word.strip():
+                rules.append(parse_rule(word.strip()).text)
+            word, depth = "", 0
+        else:
+            word += char
+    if word.strip():                      # an unclosed parenthesis: the rest is one rule, which will not parse
+        rules.append(parse_rule(word.strip().rstrip(",")).text)
+    return tuple(dict.fromkeys(rules))
+
+
+def approval_item(command: CustomCommand, project_root: Path) -> trust.Item:
+    """What approving this project command means, for the trust modal: its grants and shell lines, bound to the
+    file's exact text (a changed file asks again)."""
+    where = command.source.relative_to(project_root) if command.source.is_relative_to(project_root) else command.source
+    details = [f"grants without asking, for its turn: {', '.join(command.allowed_tools)}"] if command.allowed_tools \
+        else []
+    details += [f"runs before sending: {line}" for line in command.shell_lines]
+    return trust.Item("commands", command.text, f"the command {command.name} in {where}", tuple(details), str(where))
 
 
 def _read(path: Path, folder: Path, scope: Scope) -> CustomCommand | None:
@@ -79,16 +129,45 @@ def _read(path: Path, folder: Path, scope: Scope) -> CustomCommand | None:
         return None
     fields, body = front_matter(text)
     inert = None
-    if scope == "project" and (fields.get("allowed-tools") or _SHELL_LINE.search(body)):
-        inert = (f"{path.name} grants tools or runs shell lines: a project's command that does is inert until "
-                 "the project is approved")
+    try:
+        grants = tool_rules(fields.get("allowed-tools", ""))
+    except RuleError as exc:
+        grants, inert = (), f"{path.name}: allowed-tools: {exc}"
     first_line = next((line.strip() for line in body.splitlines() if line.strip()), "")
     return CustomCommand("/" + ":".join(parts), fields.get("description") or first_line[:80],
-                         fields.get("argument-hint", ""), body.strip() + "\n", path, scope, inert)
+                         fields.get("argument-hint", ""), body.strip() + "\n", path, scope, inert, grants,
+                         fields.get("model", ""), text)
+
+
+def _gated(command: CustomCommand, project_root: Path, home: Path) -> tuple[CustomCommand, trust.Item | None]:
+    """A project command that grants tools or runs shell lines, unapproved: inert, with what approving it means."""
+    if command.scope != "project" or command.inert or not command.needs_approval:
+        return command, None
+    item = approval_item(command, project_root)
+    if trust.gate(home, project_root, item):
+        return command, None
+    why = (f"{command.source.name} grants tools or runs shell lines: a project's command that does is inert until "
+           "you approve it (at launch, or with --trust-project)")
+    return replace(command, inert=why), item
+
+
+def approved(command: CustomCommand, items: Sequence[trust.Item], project_root: Path) -> CustomCommand:
+    """The command as it is once the user approved `items` (its own file as read among them: no longer inert)."""
+    if command.inert and command.scope == "project" and command.needs_approval:
+        if approval_item(command, Path(project_root).resolve()) in items:
+            return replace(command, inert=None)
+    return command
 
 
 def load_commands(project_root: Path, home: Path, taken: Sequence[str] = ()) -> list[CustomCommand]:
     """Every custom command, sorted by name; names in `taken` (the built-ins) and repeats are left out."""
+    return [command for command, _ in load_gated(project_root, home, taken)]
+
+
+def load_gated(project_root: Path, home: Path, taken: Sequence[str] = ()
+               ) -> list[tuple[CustomCommand, trust.Item | None]]:
+    """Every custom command with, for one left inert for want of approval, the trust Item approving it."""
+    project_root = Path(project_root).resolve()
     found: dict[str, CustomCommand] = {}
     seen = 0
     for folder, scope in folders(project_root, home):
@@ -101,4 +180,4 @@ def load_commands(project_root: Path, home: Path, taken: Sequence[str] = ()) -> 
             command = _read(path, folder, scope) if path.is_file() else None
             if command is not None and command.name not in taken and command.name not in found:
                 found[command.name] = command
-    return sorted(found.values(), key=lambda c: c.name)
+    return [_gated(c, project_root, home) for c in sorted(found.values(), key=lambda c: c.name)]

@@ -130,9 +130,12 @@ async def _read_capped(stream: asyncio.StreamReader | None) -> bytes:
     return data
 
 
-async def _run_one(hook: Hook, payload: bytes, cwd: str) -> tuple[int | None, str, str]:
-    """(exit code, stdout, stderr); the code is None when the hook ran out of time (its group is killed)."""
-    proc = await asyncio.create_subprocess_shell(hook.command, cwd=cwd, stdin=asyncio.subprocess.PIPE,
+async def run_bounded(command: str, payload: bytes, cwd: str, timeout: float,
+                      env: Mapping[str, str] | None = None) -> tuple[int | None, str, str]:
+    """Run a shell line with `payload` on stdin: (exit code, stdout, stderr), each output read up to OUTPUT_CAP;
+    the code is None when it ran past `timeout` (its process group is killed). Hooks and custom commands' shell
+    lines run through it."""
+    proc = await asyncio.create_subprocess_shell(command, cwd=cwd, env=env, stdin=asyncio.subprocess.PIPE,
                                                  stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
                                                  start_new_session=True)
 
@@ -148,7 +151,7 @@ async def _run_one(hook: Hook, payload: bytes, cwd: str) -> tuple[int | None, st
         await proc.wait()
         return out, err
     try:
-        out, err = await asyncio.wait_for(talk(), hook.timeout)
+        out, err = await asyncio.wait_for(talk(), timeout)
     except asyncio.TimeoutError:
         _kill(proc)
         await proc.wait()
@@ -176,7 +179,7 @@ async def run_hooks(hooks: list[Hook], payload: Mapping[str, Any], cwd: str) -> 
     notes: list[str] = []
     for hook in hooks:
         try:
-            code, out, err = await _run_one(hook, data, cwd)
+            code, out, err = await run_bounded(hook.command, data, cwd, hook.timeout)
         except OSError as exc:
             notes.append(f"hook {hook.command!r} could not start: {exc}")
             continue

@@ -38,6 +38,7 @@ class Item:
     content: str
     what: str
     details: tuple[str, ...] = ()
+    name: str = ""      # one of several pieces of a kind (a custom command's file), each approved on its own
 
     def skipped(self, project: Path) -> str:
         return skipped_line(self.what, project)
@@ -55,6 +56,11 @@ def content_hash(content: str) -> str:
 
 def _key(project: Path) -> str:
     return str(Path(project).resolve())
+
+
+def _slot(kind: str, name: str) -> str:
+    """Where an approval is kept in the project's entry: the kind, or `kind:name` for one piece of many."""
+    return f"{kind}:{name}" if name else kind
 
 
 def _store(home: Path) -> Path:
@@ -87,16 +93,18 @@ def is_trusted(home: Path, project: Path, env: Mapping[str, str] | None = None) 
     return _trusted_for_this_run or env.get(TRUST_ENV) == "1" or _listed_trusted(home, project)
 
 
-def is_approved(home: Path, project: Path, kind: str, content: str, env: Mapping[str, str] | None = None) -> bool:
-    """Whether this exact `content` of `kind` may take effect in `project`."""
+def is_approved(home: Path, project: Path, kind: str, content: str, env: Mapping[str, str] | None = None,
+                name: str = "") -> bool:
+    """Whether this exact `content` of `kind` (the piece `name` of it, when given) may take effect in `project`."""
     if is_trusted(home, project, env):
         return True
     entry = _approvals(home).get(_key(project), {})
-    return isinstance(entry, dict) and entry.get(kind) == content_hash(content)
+    return isinstance(entry, dict) and entry.get(_slot(kind, name)) == content_hash(content)
 
 
-def approve(home: Path, project: Path, kind: str, content: str) -> None:
-    """Remember that the user approved this `content` of `kind` for `project` (replacing an older approval)."""
+def approve(home: Path, project: Path, kind: str, content: str, name: str = "") -> None:
+    """Remember that the user approved this `content` of `kind` (its piece `name`) for `project`, replacing an
+    older approval of the same piece."""
     if kind not in KINDS:
         raise ValueError(f"unknown kind of project content {kind!r}")
     import filelock         # only when approving: every launch reads this module
@@ -106,7 +114,7 @@ def approve(home: Path, project: Path, kind: str, content: str) -> None:
         projects = _approvals(home)
         entry = projects.get(_key(project))
         entry = dict(entry) if isinstance(entry, dict) else {}
-        entry[kind] = content_hash(content)
+        entry[_slot(kind, name)] = content_hash(content)
         projects[_key(project)] = entry
         atomic_write(_store(home), (json.dumps({"projects": projects}, indent=1) + "\n").encode(), mode=0o600)
 
@@ -114,12 +122,12 @@ def approve(home: Path, project: Path, kind: str, content: str) -> None:
 def approve_items(home: Path, project: Path, items: Iterable[Item]) -> None:
     """The user said yes to these pieces, as shown."""
     for item in items:
-        approve(home, project, item.kind, item.content)
+        approve(home, project, item.kind, item.content, item.name)
 
 
 def gate(home: Path, project: Path, item: Item, env: Mapping[str, str] | None = None) -> bool:
     """Whether `item` may take effect now (approved as it is, or the project trusted)."""
-    return is_approved(home, project, item.kind, item.content, env)
+    return is_approved(home, project, item.kind, item.content, env, item.name)
 
 
 def skipped_line(what: str, project: Path) -> str:

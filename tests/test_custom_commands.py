@@ -1,16 +1,27 @@
 """Custom slash commands from Markdown (issue 30.3) in the real app with a real engine and fake server: listed in
 the / completion and the palette with their description, $ARGUMENTS put in and sent as the user's message; a
-project's command that grants tools or runs shell lines is inert; built-in names are never taken."""
+project's command that grants tools or runs shell lines is inert until its file is approved (core/trust.py, in the
+launch's trust modal); built-in names are never taken. Shell lines and allowed-tools themselves:
+tests/test_command_shell.py."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from contextual.core.custom_commands import load_commands
+import pytest
+
+from contextual.core import trust
+from contextual.core.custom_commands import load_commands, load_gated, tool_rules
 from contextual.tui import commands
 from contextual.tui.app import ContextualApp
+from contextual.tui.screens.trust import TrustModal
 from tests.fakes.llm_server import FakeLLMServer
 from tests.tui_helpers import chat_text, SIZE, finish, make_host, type_and_send, wait_for
+
+
+@pytest.fixture(autouse=True)
+def untrusted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CONTEXTUAL_TRUST_PROJECT", raising=False)
 
 
 def _write(folder: Path, name: str, text: str) -> None:
@@ -24,22 +35,52 @@ def _files(root: Path, home: Path) -> None:
            "---\ndescription: review a file for bugs\nargument-hint: FILE\n---\nReview $ARGUMENTS for bugs. Be terse.\n")
     _write(root / ".claude" / "commands", "git/commit.md", "Write a commit message for the staged diff.\n")
     _write(root / ".claude" / "commands", "deploy.md", "---\nallowed-tools: Bash(git push:*)\n---\nPush it.\n")
-    _write(root / ".contextual" / "commands", "status.md", "Run this: !`git status`\n")
+    _write(root / ".contextual" / "commands", "status.md",
+           "---\nallowed-tools: Bash(echo:*)\n---\nRun this: !`echo status-of-$ARGUMENTS`\n")
     _write(root / ".contextual" / "commands", "help.md", "not the built-in\n")
     _write(home / "commands", "review.md", "the user's review, shadowed by the project's\n")
     _write(home / "commands", "explain.md", "Explain $1 then $2.\n")
+    _write(home / "commands", "mine.md", "---\nallowed-tools: Bash(ls:*)\n---\nMine: !`echo hi`\n")
 
 
 def test_load_reads_the_three_folders_with_precedence_and_marks_inert_ones(tmp_path):
     root, home = tmp_path / "proj", tmp_path / "home"
     _files(root, home)
     found = {c.name: c for c in load_commands(root, home, tuple(commands.BY_NAME))}
-    assert sorted(found) == ["/deploy", "/explain", "/git:commit", "/review", "/status"]     # /help never taken
+    assert sorted(found) == ["/deploy", "/explain", "/git:commit", "/mine", "/review", "/status"]  # /help never taken
     assert found["/review"].scope == "project" and found["/review"].description == "review a file for bugs"
     assert found["/review"].expand("src/a.py") == "Review src/a.py for bugs. Be terse.\n"
     assert found["/explain"].expand("x y") == "Explain x then y.\n"
     assert found["/git:commit"].expand("short") == "Write a commit message for the staged diff.\n\nshort"
     assert found["/deploy"].inert and found["/status"].inert and not found["/review"].inert
+    assert not found["/mine"].inert                               # the user's own: trusted as written
+    assert found["/deploy"].allowed_tools == ("Bash(git push:*)",)
+
+
+def test_approval_is_per_file_and_bound_to_its_text(tmp_path):
+    root, home = tmp_path / "proj", tmp_path / "home"
+    _files(root, home)
+    items = {i.name: i for _, i in load_gated(root, home, tuple(commands.BY_NAME)) if i is not None}
+    assert sorted(items) == [".claude/commands/deploy.md", ".contextual/commands/status.md"]
+    assert items[".claude/commands/deploy.md"].details == ("grants without asking, for its turn: Bash(git push:*)",)
+    assert items[".contextual/commands/status.md"].details == ("grants without asking, for its turn: Bash(echo:*)",
+                                                               "runs before sending: echo status-of-$ARGUMENTS")
+    trust.approve_items(home, root, [items[".contextual/commands/status.md"]])
+    found = {c.name: c for c in load_commands(root, home)}
+    assert not found["/status"].inert and found["/deploy"].inert       # one file approved, not the other
+    (root / ".contextual" / "commands" / "status.md").write_text("Now: !`echo changed`\n")
+    assert {c.name: c for c in load_commands(root, home)}["/status"].inert    # a changed file asks again
+
+
+def test_allowed_tools_in_claude_codes_shapes(tmp_path):
+    assert tool_rules("Bash(git add:*), Bash(git status:*), Read") == ("Bash(git add:*)", "Bash(git status:*)", "Read")
+    assert tool_rules("Read Grep") == ("Read", "Grep")
+    root, home = tmp_path / "proj", tmp_path / "home"
+    _write(home / "commands", "listed.md", "---\nallowed-tools:\n  - Bash(make test:*)\n  - Edit\n---\nGo.\n")
+    _write(home / "commands", "bad.md", "---\nallowed-tools: Bash(\n---\nGo.\n")
+    found = {c.name: c for c in load_commands(root, home)}
+    assert found["/listed"].allowed_tools == ("Bash(make test:*)", "Edit")
+    assert "allowed-tools" in (found["/bad"].inert or "")               # a rule that does not parse: said, not run
 
 
 async def test_a_custom_command_is_completed_listed_and_sends_its_prompt(tmp_path):
@@ -48,11 +89,18 @@ async def test_a_custom_command_is_completed_listed_and_sends_its_prompt(tmp_pat
         _files(host.config.project_root, host.config.home)
         app = ContextualApp(host, animate=False)
         async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, TrustModal))
+            shown = str(app.screen.query_one("#trust-question").render())
+            assert "the command /deploy in .claude/commands/deploy.md" in shown
+            assert "runs before sending: echo status-of-$ARGUMENTS" in shown
+            await pilot.press("n")
+            await wait_for(pilot, lambda: not isinstance(app.screen, TrustModal))
             rows = dict(commands.completions("/rev"))
             assert "review a file for bugs" in rows["/review"]
+            assert "(inert)" in dict(commands.completions("/dep"))["/deploy"]
             assert "/git:commit" in [c.name for c in commands.all_commands()]
             await type_and_send(pilot, "/deploy")
-            await wait_for(pilot, lambda: "inert until the project is approved" in chat_text(app))
+            await wait_for(pilot, lambda: "inert until you approve it" in chat_text(app))
             assert not srv.requests                                           # nothing sent, nothing run
             await type_and_send(pilot, "/review src/a.py")
             await wait_for(pilot, lambda: bool(srv.requests) and not app.turn_running)
@@ -60,3 +108,20 @@ async def test_a_custom_command_is_completed_listed_and_sends_its_prompt(tmp_pat
     assert any("Review src/a.py for bugs. Be terse." in str(m.get("content")) for m in sent)
 
 
+async def test_approving_in_the_modal_runs_the_commands_shell_line(tmp_path):
+    with FakeLLMServer(kind="openai", script=[finish("seen")]) as srv:
+        host = make_host(tmp_path, srv.base_url)
+        root, home = host.config.project_root, host.config.home
+        _files(root, home)
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, TrustModal))
+            await pilot.press("a")
+            await wait_for(pilot, lambda: not isinstance(app.screen, TrustModal))
+            assert "(inert)" not in dict(commands.completions("/sta"))["/status"]
+            await type_and_send(pilot, "/status main")
+            await wait_for(pilot, lambda: bool(srv.requests) and not app.turn_running)
+            assert "put into the prompt" in chat_text(app)
+        sent = str(srv.requests[-1]["messages"])
+    assert "Run this: status-of-main" in sent and "!`" not in sent
+    assert not any(c.inert for c in load_commands(root, home))              # remembered for the next launch

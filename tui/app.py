@@ -47,6 +47,7 @@ from contextual.core.prompt import PromptView
 if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
     from contextual.core.session.schema import CompactionRecord
     from contextual.core.agent import Engine
+    from contextual.core.custom_commands import CustomCommand
     from contextual.core.trust import Item
 
 QUIT_AGAIN_WITHIN = 3.0            # seconds: a second ctrl+c when idle quits
@@ -160,14 +161,13 @@ class ContextualApp(App):
         self._loading_theme = False
         prompt = self.query_one(PromptInput)
         prompt.past = self.remembered.inputs()
-        from contextual.core.custom_commands import load_commands     # issue 30.3: Markdown slash commands
-        commands.use_custom(load_commands(self.config.project_root, self.config.home, tuple(commands.BY_NAME)))
+        inert_commands = commands.load_custom(self.config.project_root, self.config.home)   # issue 30.3
         if not self.animated:
             prompt.cursor_blink = False
         await self.show_engine(self.opened)
         self.apply_layout()
         prompt.focus()
-        pending = self.host.pending_trust() if hasattr(self.host, "pending_trust") else []
+        pending = [*(self.host.pending_trust() if hasattr(self.host, "pending_trust") else []), *inert_commands]
         if pending:     # the project's own config asks to run or allow something: once, before any of it starts
             from contextual.tui.screens.trust import TrustModal
             self.push_screen(TrustModal(pending, self.config.project_root),
@@ -183,6 +183,8 @@ class ContextualApp(App):
         from contextual.tui.screens.trust import answered
         for text, level in answered(self.host, self.engine, items, yes):
             await self.chat.add_notice(text, level)
+        if yes:
+            commands.approve_custom(items, self.config.project_root)
         self._start_mcp()
         await self.mcp_changed()
 
@@ -360,17 +362,18 @@ class ContextualApp(App):
         self.start_turn(text)
 
     # ----- turns and compaction (workers)
-    def start_turn(self, text: str) -> None:
+    def start_turn(self, text: str, command: CustomCommand | None = None, arguments: str = "") -> None:
         try:
             self.host.ensure_session(self.engine)
         except Exception as exc:      # a session that cannot be written: the turn still runs, unsaved
             self.notify(f"session not saved: {exc}", severity="error", timeout=8)
-        self._turn(text)
+        self._turn(text, command, arguments)
 
     @work(exclusive=True, group="turn", exit_on_error=False)
-    async def _turn(self, text: str) -> None:
+    async def _turn(self, text: str, command: CustomCommand | None, arguments: str) -> None:
         await self.started()        # sent within the first second: the turn waits, off the UI thread
-        await self.router.consume_turn(text, self.engine.run_turn(text))
+        stream = self.engine.run_turn(text) if command is None else self.engine.run_command(command, arguments)
+        await self.router.consume_turn(text, stream)
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def _compact(self, instructions: str | None, keep_rounds: int | None = None) -> None:

@@ -4,6 +4,7 @@ names its handler object (`tui/slash/`), which talks to the app through `tui.sla
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from contextual.tui.slash.compact import Compact
@@ -18,6 +19,7 @@ from contextual.tui.slash.undo import Rewind, Undo
 
 if TYPE_CHECKING:
     from contextual.core.custom_commands import CustomCommand
+    from contextual.core.trust import Item
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,23 @@ def use_custom(found: "Sequence[CustomCommand]") -> None:
     global _custom
     _custom = tuple(Command(c.name, c.argument_hint, ("(inert) " if c.inert else "") + c.description,
                             CustomPrompt(c)) for c in found)
+
+
+def load_custom(project_root: Path, home: Path) -> list[Item]:
+    """Read the custom commands for this app run; returns the trust Items of the project commands left inert for
+    want of approval (asked with the project's other pieces, core/trust.py)."""
+    from contextual.core.custom_commands import load_gated
+    gated = load_gated(project_root, home, tuple(BY_NAME))
+    use_custom([command for command, _ in gated])
+    return [item for _, item in gated if item is not None]
+
+
+def approve_custom(items: Sequence[Item], project_root: Path) -> None:
+    """The user approved these pieces as shown: the project commands among them work from now on in this run (the
+    trust store keeps the approval for the next; it holds here even when that could not be written)."""
+    from contextual.core.custom_commands import approved
+    use_custom([approved(c.handler.command, items, project_root) for c in _custom
+                if isinstance(c.handler, CustomPrompt)])
 
 
 def all_commands() -> tuple[Command, ...]:

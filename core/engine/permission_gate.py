@@ -19,6 +19,9 @@ class PermissionGate:
         self._recorder = recorder
         self.interactive = interactive
         self.allowed_for_session: set[str] = set()
+        # A custom command's allowed-tools: rules granted without asking for the one turn it starts (TurnLoop sets
+        # and clears them).
+        self.turn_grants: tuple[str, ...] = ()
 
     async def check(self, tool: Tool, name: str, args: Any
                     ) -> AsyncIterator[PermissionRequest | PermissionDecided | dict[str, Any]]:
@@ -26,7 +29,7 @@ class PermissionGate:
         (a C1 dict). ``args``: the call's arguments as the model wrote them (JSON)."""
         config = self._settings.config
         mode, rules, root = config.permission_mode, config.permissions, config.project_root
-        verdict = permissions.decide(tool, args, mode, rules, root, self.allowed_for_session)
+        verdict = permissions.decide(tool, args, mode, rules, root, self.allowed_for_session | set(self.turn_grants))
         if verdict == "allow":
             return
         if verdict == "deny":

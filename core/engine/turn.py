@@ -72,7 +72,9 @@ class TurnLoop:
         return out
 
     # ---- one turn --------------------------------------------------------------------------------
-    async def run(self, text: str) -> AsyncIterator[Event]:
+    async def run(self, text: str, grants: tuple[str, ...] = ()) -> AsyncIterator[Event]:
+        """One turn; `grants`: permission rules that hold without asking for this turn only (a custom command's
+        allowed-tools)."""
         config, prompt, recorder = self._settings.config, self._prompt, self._recorder
         ev: Event
         if self._settings.provider is None:
@@ -99,6 +101,7 @@ class TurnLoop:
         recorder.append(Message("user", question, meta={"turn": turn_id, "raw": text, "timestamp": now_iso()}))
         prompt.start_turn(question)
         self.running = True
+        self._gate.turn_grants = grants
         ctx = self._toolbox.ctx
         if recorder.snapshots is not None:
             ctx.before_change = recorder.snapshots.before_change_hook(turn_id, recorder.entry,
@@ -119,6 +122,7 @@ class TurnLoop:
             if not finished:
                 self._interrupt()
             self.running = False
+            self._gate.turn_grants = ()
             prompt.end_turn()
             ctx.before_change = None
             await recorder.finish_snapshot(turn_id)

@@ -1,5 +1,6 @@
 """A custom slash command (issue 30.3): its Markdown prompt, with the arguments put in, sent as the user's next
-message; an inert one (a project command that needs approval) only says why."""
+message (the engine runs its shell lines and grants its tools: Engine.run_command); an inert one (a project command
+that needs approval) only says why."""
 
 from __future__ import annotations
 
@@ -21,4 +22,4 @@ class CustomPrompt:
             return
         if app.busy("send it"):
             return
-        app.start_turn(self.command.expand(argument))
+        app.start_turn(self.command.expand(argument), self.command, argument)

@@ -12,6 +12,7 @@ from contextual.tui.settings import Remembered
 
 if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
     from contextual.core.agent import Engine
+    from contextual.core.custom_commands import CustomCommand
 
 
 class AppPort(Protocol):
@@ -69,8 +70,9 @@ class AppPort(Protocol):
 
     def load_input(self, text: str) -> None: ...
 
-    def start_turn(self, text: str) -> None:
-        """Send `text` as the user's next message (a custom command's prompt)."""
+    def start_turn(self, text: str, command: CustomCommand | None = None, arguments: str = "") -> None:
+        """Send `text` as the user's next message; for a custom `command`, the engine runs it with `arguments`
+        (its shell lines, its granted tools) and `text` is what the chat shows."""
 
     def start_compaction(self, instructions: str | None, keep_rounds: int | None) -> None:
         """The compaction worker (previewed, in the turn group)."""
