@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from contextual.core.atomic import atomic_write
-from contextual.core.config import ConfigError, approve_local_rules, local_config_path
+from contextual.core.config import PERMISSION_MODES, ConfigError, approve_local_rules, local_config_path
 from contextual.core.events import AlwaysRules
 from contextual.core.permission_rules import PermissionRules, parse_rule
 from contextual.core.shell_parse import parse_command
@@ -48,6 +48,13 @@ def decide(tool: Judged, args: Any, mode: str, rules: PermissionRules, root: Pat
     if mode == "accept-edits" and tool.edits_files:
         return "allow"
     return "ask"
+
+
+def next_mode(current: str, started_in: str) -> str:
+    """The mode after ``current`` in the cycle a user steps through (the app's shift+tab): every mode in order,
+    bypass only when the run was started in it (a key press never widens permissions that far)."""
+    cycle = [m for m in PERMISSION_MODES if m != "bypass" or started_in == "bypass"]
+    return cycle[(cycle.index(current) + 1) % len(cycle)] if current in cycle else cycle[0]
 
 
 def rule_denial(tool: str, args: Any, rules: PermissionRules, root: Path) -> dict[str, Any]:

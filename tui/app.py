@@ -25,6 +25,7 @@ from contextual.core import tokens
 from contextual.core.config import Config
 from contextual.core.messages import Message
 from contextual.tui import commands
+from contextual.tui.format import mode_line
 from contextual.tui.host import Host, Opened, undoable_turns_of
 from contextual.tui.layout import Regions
 from contextual.tui.palette import SlashCommands
@@ -42,6 +43,7 @@ from contextual.tui.widgets.scratchpad import ScratchpadView
 from contextual.tui.widgets.status_line import StatusLine
 from contextual.tui.widgets.token_meter import TokenMeter
 from contextual.tui.widgets.top_bar import TopBar
+from contextual.tui.widgets.welcome import Welcome
 from contextual.core.prompt import PromptView
 
 if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
@@ -52,7 +54,7 @@ if TYPE_CHECKING:      # annotations only: the app's first frame does not wait f
 
 QUIT_AGAIN_WITHIN = 3.0            # seconds: a second ctrl+c when idle quits
 MAIN_ONLY = {"compact", "open_stored_full", "resume", "context", "toggle_region", "resize_side", "cancel_turn",
-             "rewind"}
+             "rewind", "cycle_mode"}
 
 
 class ContextualApp(App):
@@ -72,6 +74,8 @@ class ContextualApp(App):
         # priority: the input (a TextArea) would take f6 for its select-line
         Binding("f6", "resize_side", "resize", show=False, priority=True),
         Binding("ctrl+q", "quit", "quit", priority=True),
+        # priority: Textual's own shift+tab moves the focus back; on the main screen it cycles the mode
+        Binding("shift+tab", "cycle_mode", "mode", show=False, priority=True),
     ]
 
     def __init__(self, host: Host, opened: Opened | None = None, *, animate: bool = True) -> None:
@@ -271,6 +275,8 @@ class ContextualApp(App):
         self.router.set_compaction_canceller(getattr(self.engine, "cancel_compaction", None))
         self.scratchpad.reset(first_turn=opened.turns_before + 1)
         await self.chat.show_transcript(opened.transcript or list(self.engine.history.messages))
+        if not (opened.transcript or self.engine.history.messages):     # an empty session: how to start
+            await self.chat.mount(Welcome(classes="welcome"))
         if self.config.missing_model_message():
             await self.chat.add_notice(how_to_configure(self.config), "warning")
         for note in opened.notices:
@@ -283,6 +289,15 @@ class ContextualApp(App):
     def refresh_topbar(self) -> None:
         self.query_one(TopBar).show(self.config.project_root, self.config.model, self.engine.session_id,
                                     len(self.engine.compactions), self.turn_running, self.size.width)
+        config = self.engine.config        # the model, window and permission mode in force
+        for welcome in self.chat.query(Welcome):
+            welcome.show(config.model, config.context_window, config.window_source)
+        self.query_one(PromptInput).border_subtitle = mode_line(config.permission_mode)
+
+    def action_cycle_mode(self) -> None:
+        """shift+tab: the next permission mode (bypass only when the app was started in it)."""
+        self.engine.settings.cycle_permission_mode()
+        self.refresh_topbar()
 
     # ----- the one "is something running?" guard
     @property

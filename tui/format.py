@@ -31,6 +31,15 @@ def without_markdown(text: str) -> str:
     return text
 
 
+MODE_LINES = {"default": "asks before edits and commands", "accept-edits": "⏵⏵ accepts edits",
+              "bypass": "⏵⏵ bypass: runs every tool unasked"}
+
+
+def mode_line(mode: str) -> str:
+    """The permission mode as the input's border says it, with the key that changes it."""
+    return f"{MODE_LINES.get(mode, mode)} · shift+tab"
+
+
 def one_line(text: str, width: int = 80) -> str:
     flat = " ".join(str(text).split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"

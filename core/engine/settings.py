@@ -28,6 +28,14 @@ class Settings:
                                                   window_source=loaded.window_source))
         self.config = config
 
+    def cycle_permission_mode(self) -> str:
+        """The next permission mode (``permissions.next_mode``; bypass only when configured so), in force for
+        the next tool call of every engine sharing these settings; returns it."""
+        from contextual.core.permissions import next_mode
+        mode = next_mode(self.config.permission_mode, self._loaded.permission_mode)
+        self.config = replace(self.config, permission_mode=mode)
+        return mode
+
     def connect(self, config: Config, provider: Provider | None) -> None:
         """The window found at startup and the provider (the app opens its engine before asking the server)."""
         # The permissions in force win over those of the config the caller read: the user may have approved the

@@ -62,6 +62,7 @@ class ChatLog(VerticalScroll):
 
     async def add_user(self, text: str) -> None:
         self.trail, self.adjusted, self._adjustments = None, None, []
+        await self.query(".welcome").remove()          # the empty session's welcome has done its job
         await self._add(user_line(text))
 
     async def add_answer(self, markdown: str) -> None:

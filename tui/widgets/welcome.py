@@ -1,0 +1,30 @@
+"""The chat's first lines on an empty session: the model and its window, and the three keys that matter."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from contextual.tui.format import tokens
+
+# The app's own bindings (tui/app.py, the input's enter, the palette): what a new user needs before anything else.
+KEYS = (("enter", "send"), ("esc", "interrupt"), ("ctrl+p or /", "commands"))
+
+
+def welcome_text(model: str | None, window: int, window_source: str) -> Text:
+    where = window_source.split(":", 1)[0]         # "server: llama.cpp /props" -> "server"
+    source = "" if where == "default" else f" ({'model table' if where == 'table' else where})"
+    head = Text.assemble(("Contextual", "bold"), " · ",
+                         (model, "bold #d7af5f") if model else ("no model yet: /model picks one", "bold #d75f5f"),
+                         f" · {tokens(window)} window{source}")
+    keys = Text("  ·  ").join(Text.assemble((key, "bold"), f" {what}") for key, what in KEYS)
+    return Text("\n").join([head, keys])
+
+
+class Welcome(Static):
+    DEFAULT_CSS = """
+    Welcome { padding: 0 1; margin: 0 0 1 0; color: $text-muted; }
+    """
+
+    def show(self, model: str | None, window: int, window_source: str) -> None:
+        self.update(welcome_text(model, window, window_source))
