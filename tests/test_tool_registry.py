@@ -3,6 +3,8 @@ import re
 
 import pytest
 
+from contextual.core.l1 import system_prompt
+from contextual.core.tokens import count
 from contextual.core.tools._args import INT, STR, Arg, ArgSpec, spec_from_json_schema
 from contextual.core.tools.base import ToolContext, ToolError, ok
 from contextual.core.tools.registry import add_tool, default_tools
@@ -21,9 +23,10 @@ def test_registry_holds_the_nine_tools_with_their_flags():
     assert default_tools()["Read"] is not tools["Read"]      # fresh instances per call
 
 
-# Tools whose arguments need escaping (a regex, newlines) or nesting carry an example; the Arguments line says
+# Only a tool whose arguments nest a list of objects carries an example (issue 28.4); the Arguments line says
 # enough for the others, and every example costs tokens on every call (L1).
-WITH_EXAMPLE = {"Grep", "Edit", "MultiEdit", "Bash"}
+WITH_EXAMPLE = {"MultiEdit"}
+L1_TOKEN_BOUND = 600            # the live L1 with every built-in tool was 919 tokens before issue 28
 
 
 def test_every_tool_is_described_and_the_tricky_ones_with_a_parsable_example():
@@ -35,6 +38,17 @@ def test_every_tool_is_described_and_the_tricky_ones_with_a_parsable_example():
         assert bool(example) == (name in WITH_EXAMPLE), name
         if example:
             assert example.group(1) == name and isinstance(json.loads(example.group(2)), dict), name
+
+
+def test_live_l1_stays_small_and_still_describes_every_tool_and_rule():
+    text = system_prompt()
+    assert count(text) < L1_TOKEN_BOUND
+    for name, tool in default_tools().items():
+        assert f"\n{name} — {tool.description}\nArguments: {tool.args.render()}" in text, name
+    for rule in ("Thought:", "Action: <Tool>[", "Action: Finish[", "[exit N]", "one Action per reply",
+                 "never write an Observation", "relative to the project root", "Older observations may be shortened",
+                 "<system-reminder>", "you have Read"):
+        assert rule in text, rule
 
 
 def test_arguments_line_is_rendered_from_the_schema_the_runner_checks():

@@ -103,11 +103,9 @@ def _signal_group(pgid: int, sig: int) -> None:
 
 class BashTool:
     name = "Bash"
-    description = ("run a /bin/bash command in the project root, without input; returns stdout, stderr and the exit "
-                   "code. Timeout 120 s by default, at most 600 (then it is killed); long output keeps its start and "
-                   "end.")
+    description = "run a bash command in the project root, no stdin; timeout in seconds: 120 by default, at most 600."
     args = ArgSpec((Arg("command", STR), Arg("timeout", NUMBER, required=False, shown="int")))
-    example = '{"command": "pytest -q tests/test_app.py", "timeout": 300}'
+    example = ""                # flat arguments: no example in L1 (it costs tokens on every call)
     needs_permission = True
     edits_files = False
 

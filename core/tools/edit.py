@@ -81,11 +81,10 @@ EDIT_ARGS = (Arg("old_string", STR), Arg("new_string", STR), Arg("replace_all", 
 
 class EditTool:
     name = "Edit"
-    description = ("replace exact text in a file you have Read: old_string, whitespace included and without Read's "
-                   "line-number prefix, must occur exactly once (or set replace_all). An empty old_string creates "
-                   "a new file.")
+    description = ("in a file you have Read, replace old_string (exact text, without Read's line numbers; it must "
+                   "occur once, or set replace_all).")
     args = ArgSpec((Arg("file_path", STR), *EDIT_ARGS))
-    example = '{"file_path": "src/app.py", "old_string": "    return 1\\n", "new_string": "    return 2\\n"}'
+    example = ""                # flat arguments: no example in L1 (it costs tokens on every call)
     needs_permission = True
     edits_files = True
 

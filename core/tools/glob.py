@@ -22,11 +22,8 @@ TIME_LIMIT_S = 60.0
 class GlobTool:
     name = "Glob"
     example = ""                # the arguments speak for themselves: no example in L1
-    description = ("find files by path pattern below `path`, newest first (at most 1000; .gitignore'd files left "
-                   'out). "*" stays in one folder, "**" spans folders, "{a,b}" gives alternatives: "*.py" is the '
-                   'top folder only, "**/*.py" every folder.')
-    args = ArgSpec((Arg("pattern", STR), Arg("path", STR, required=False)),
-                   note="default path: the project root.")
+    description = 'find files by path pattern, newest first: "*.py" in the top folder, "**/*.py" in every folder.'
+    args = ArgSpec((Arg("pattern", STR), Arg("path", STR, required=False)))
     needs_permission = False
     edits_files = False
 

@@ -44,12 +44,11 @@ class _Search:
 
 class GrepTool:
     name = "Grep"
-    description = ('search file contents line by line with a Python regular expression: "path:line: text" per '
-                   "match (at most 500); skips .gitignore'd, binary and huge files.")
+    description = 'search file contents with a Python regex; "path:line: text" per match.'
     args = ArgSpec((Arg("pattern", STR), Arg("path", STR, required=False), Arg("glob", STR, required=False),
                     Arg("ignore_case", BOOL, required=False)),
-                   note='path: a folder or one file (default: the root); glob: "*.py" or "tests/**/*.py".')
-    example = '{"pattern": "def load_\\\\w+", "glob": "*.py"}'
+                   note='glob: "*.py" or "tests/**/*.py".')
+    example = ""                # flat arguments: no example in L1 (it costs tokens on every call)
     needs_permission = False
     edits_files = False
 

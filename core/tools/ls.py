@@ -20,9 +20,9 @@ WITHHELD_MARK = "  [withheld]"
 class LSTool:
     name = "LS"
     example = ""                # the arguments speak for themselves: no example in L1
-    description = 'list one folder, not recursively; folders end with "/"; .gitignore\'d files and .git are left out.'
+    description = 'list one folder (not recursively); folders end with "/".'
     args = ArgSpec((Arg("path", STR, required=False),),
-                   note="default: the project root.")
+                   note="default: the root.")
     needs_permission = False
     edits_files = False
 

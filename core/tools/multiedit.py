@@ -11,11 +11,10 @@ from contextual.core.tools.edit import EDIT_ARGS, apply_edit, commit_edit, edit_
 
 class MultiEditTool:
     name = "MultiEdit"
-    description = "several Edits on one file, applied in order; all succeed or none is applied."
+    description = "several Edits on one file, in order; all or none."
     args = ArgSpec((Arg("file_path", STR),
                     Arg("edits", LIST, items=ArgSpec(EDIT_ARGS), item_label="edit", min_items=1)))
-    example = ('{"file_path": "src/app.py", "edits": [{"old_string": "x = 1\\n", "new_string": "x = 2\\n"}, '
-               '{"old_string": "foo(", "new_string": "bar(", "replace_all": true}]}')
+    example = '{"file_path": "a.py", "edits": [{"old_string": "x = 1", "new_string": "x = 2"}]}'   # nested: shown
     needs_permission = True
     edits_files = True
 

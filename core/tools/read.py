@@ -31,8 +31,7 @@ _KEEP_LINE_BYTES = MAX_LINE_CHARS * 4 + 4
 class ReadTool:
     name = "Read"
     example = ""                # the arguments speak for themselves: no example in L1
-    description = ('show a text file with line numbers ("     1<TAB>text"), at most 2000 lines (and 2000 characters '
-                   "a line); offset (first line, from 1) and limit (line count) read a part.")
+    description = "a text file with line numbers, 2000 lines at most; offset (first line) and limit read a part."
     args = ArgSpec((Arg("file_path", STR), Arg("offset", INT, required=False, minimum=1),
                     Arg("limit", INT, required=False, minimum=1)))
     needs_permission = False

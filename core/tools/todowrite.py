@@ -36,7 +36,7 @@ def _clean(todos: list[dict[str, Any]]) -> list[dict[str, Any]]:
 class TodoWriteTool:
     name = "TodoWrite"
     example = ""                # the arguments speak for themselves: no example in L1
-    description = "a task list for multi-step work: send the whole list each time; one task in_progress at a time."
+    description = "your task list for multi-step work: send the whole list each time."
     args = ArgSpec((Arg("todos", LIST, item_label="todo",
                         items=ArgSpec((Arg("content", STR), Arg("status", STR, choices=STATUSES)))),))
     needs_permission = False

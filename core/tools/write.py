@@ -19,7 +19,7 @@ MAX_DIFF_BYTES = 10 * 1024 * 1024
 class WriteTool:
     name = "Write"
     example = ""                # the arguments speak for themselves: no example in L1
-    description = "create a file or replace its whole content (folders are created); prefer Edit for changes."
+    description = "create a file or replace all of it; prefer Edit for changes."
     args = ArgSpec((Arg("file_path", STR), Arg("content", STR)))
     needs_permission = True
     edits_files = True
