@@ -226,6 +226,16 @@ class Engine:
         """A warning for the front end to show before the next turn (e.g. the session will not be saved)."""
         self.recorder.warnings.insert(0, message) if first else self.recorder.warnings.append(message)
 
+    async def run_user_shell(self, command: str) -> dict[str, Any]:
+        """The user's `!command`: run by the Bash tool (its time and output bounds, its process group, keys kept
+        out); the result joins the user's next message, stored as a Bash result (core/context/user_shell.py).
+        Returns the C1 result for the screen."""
+        self._between_turns("a command cannot run")
+        from contextual.core.context.user_shell import shell_block
+        result = await self.toolbox.run("Bash", {"command": command})
+        self.controls.add_shell(*shell_block(command, result))
+        return result
+
     def add_message(self, message: Message) -> None:
         """Take in a message made outside a turn and already written to the session by its maker (undo's note
         telling the model its changes are gone); it reaches the next prompt and the next MessageRecorded."""

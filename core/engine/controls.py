@@ -18,6 +18,7 @@ class ContextControls:
     def __init__(self) -> None:
         self.pins = Pins()
         self.reminders: list[str] = []          # re-injected facts: they ride on the next user input, then go
+        self.shell: list[tuple[str, str]] = []  # the user's `!command` results (as sent, whole): the same way
         self.sent = SentLog()
 
     # ----- reminders (a loss ledger item, re-injected)
@@ -25,15 +26,23 @@ class ContextControls:
         if text and text not in self.reminders:
             self.reminders.append(text)
 
+    def add_shell(self, sent: str, whole: str) -> None:
+        self.shell.append((sent, whole))
+
     def with_reminders(self, question: str, consume: bool = False) -> str:
-        """The input with the pending reminders appended inside it (like @file reminders); `consume` when the
-        input is really sent, so they go once."""
-        if not self.reminders:
-            return question
-        out = "\n\n".join([question, *self.reminders]) if question else "\n\n".join(self.reminders)
+        """The input with the pending `!command` results before it (they came first) and the reminders appended
+        inside it (like @file reminders); `consume` when the input is really sent, so they go once."""
+        out = _joined([sent for sent, _ in self.shell], question, self.reminders)
         if consume:
-            self.reminders = []
+            self.reminders, self.shell = [], []
         return out
+
+    def whole_input(self, question: str) -> str | None:
+        """The input as `with_reminders` makes it with each `!command`'s whole result instead of its stored
+        form; None when no command is pending (the input has no other form). Read before consuming."""
+        if not self.shell:
+            return None
+        return _joined([whole for _, whole in self.shell], question, self.reminders)
 
     # ----- pins
     def toggle_pin(self, messages: Sequence[Message], message_id: str, session: SessionSink | None) -> bool:
@@ -46,3 +55,7 @@ class ContextControls:
     def restore_pins(self, messages: Sequence[Message], ids: list[str]) -> None:
         self.pins.ids = set(ids)
         self.pins.prune(messages)
+
+
+def _joined(before: list[str], question: str, after: list[str]) -> str:
+    return "\n\n".join(part for part in (*before, question, *after) if part)

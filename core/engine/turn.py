@@ -83,7 +83,9 @@ class TurnLoop:
         for ev in self.sync_tools():
             yield ev
         text = valid_unicode(text)
-        question = self._controls.with_reminders(preprocess(text, config.project_root), consume=True)
+        typed = preprocess(text, config.project_root)
+        whole = self._controls.whole_input(typed)        # the user's `!command` results whole, when any
+        question = self._controls.with_reminders(typed, consume=True)
         trigger = prompt.compaction_due(text)
         if trigger.due:
             async for ev in self._compactor.run("auto", None):
@@ -98,7 +100,8 @@ class TurnLoop:
 
         turn_id = uuid.uuid4().hex[:12]
         self._adjustments = []
-        recorder.append(Message("user", question, meta={"turn": turn_id, "raw": text, "timestamp": now_iso()}))
+        recorder.append(Message("user", question, full=whole,
+                                meta={"turn": turn_id, "raw": text, "timestamp": now_iso()}))
         prompt.start_turn(question)
         self.running = True
         self._gate.turn_grants = grants

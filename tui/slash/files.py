@@ -58,24 +58,26 @@ class Export:
 
 
 def run_shell(app: AppPort, command: str) -> None:
-    """`!command`: run it in the project (not through the agent) and show what it printed."""
-    if command:
-        app.run_worker(_shell(app, command), group="shell", exit_on_error=False)
+    """`!command`: the user's own command, run in the project by the engine's Bash tool (esc stops it, like a
+    turn); its output is shown here and joins the user's next message (Engine.run_user_shell)."""
+    if command and not app.busy("a ! command"):
+        app.run_worker(_shell(app, command), group="turn", exit_on_error=False)
 
 
 async def _shell(app: AppPort, command: str) -> None:
     await app.say(f"$ {command}", "info")
+    app.status.running_tool("!", command)
     try:
-        proc = await asyncio.create_subprocess_shell(command, cwd=app.config.project_root,
-                                                     stdout=asyncio.subprocess.PIPE,
-                                                     stderr=asyncio.subprocess.STDOUT,
-                                                     stdin=asyncio.subprocess.DEVNULL)
-        out, _ = await proc.communicate()
-    except OSError as exc:
-        await app.say(f"could not run it: {exc}", "error")
-        return
-    text = out.decode("utf-8", "replace").rstrip()
+        result = await app.engine.run_user_shell(command)
+    finally:
+        app.status.idle()
+    data = result.get("data") or {}
+    text = "\n".join(part.rstrip() for part in (data.get("stdout", ""), data.get("stderr", "")) if part.strip())
+    if not data:          # it could not start: the error says why
+        text = (result.get("error") or {}).get("message", "")
     lines = text.splitlines()
     if len(lines) > SHELL_LINES:
         text = "\n".join(["…"] + lines[-SHELL_LINES:])
-    await app.show_shell_output(text, proc.returncode or 0)
+    code = data.get("exit_code")
+    await app.show_shell_output(text, code if isinstance(code, int) else 1)
+    await app.say("its output joins your next message (as a Bash result would)", "info")

@@ -9,6 +9,7 @@ from contextual.core.messages import Message
 from contextual.tui.host import Host, Opened
 from contextual.tui.prompt_view import Shown
 from contextual.tui.settings import Remembered
+from contextual.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
     from contextual.core.agent import Engine
@@ -24,6 +25,10 @@ class AppPort(Protocol):
 
     @property
     def config(self) -> Config: ...
+
+    @property
+    def status(self) -> StatusLine:
+        """The line above the input: what runs now."""
 
     # ----- state and guards
     def busy(self, what: str) -> bool:

@@ -72,7 +72,7 @@ class ChatLog(VerticalScroll):
         await self._add(Static(Text(message), classes=f"notice -{level}"))
 
     async def add_shell_output(self, output: str, exit_code: int) -> None:
-        """A `!command`'s output, as a fenced block (the agent does not see it)."""
+        """A `!command`'s output, as a fenced block (the engine puts it in the user's next message)."""
         fence = "~~~~" if "```" in output else "```"
         status = "" if exit_code == 0 else f"\n\nexit {exit_code}"
         await self._add(_markdown(f"{fence}text\n{output or '(no output)'}\n{fence}{status}", "agent shell"))

@@ -1,0 +1,71 @@
+"""`!command` in the app (issue 29.8): its output joins the user's NEXT message — not a round of its own — in a
+Bash result's stored form (seed 002 A3) when that is smaller, whole in the message's `full`; through the real
+app, engine and fake server, reading the request body the server received."""
+
+from __future__ import annotations
+
+from contextual.tui.app import ContextualApp
+
+from tests.tui_helpers import SIZE, chat_text, finish, make_host, run_turn, server, type_and_send, wait_for
+
+
+def user_texts(body: dict) -> list[str]:
+    out = []
+    for m in body["messages"]:
+        if m["role"] == "user":
+            content = m["content"]
+            out.append(content if isinstance(content, str) else " ".join(p.get("text", "") for p in content))
+    return out
+
+
+async def shell(pilot, command: str) -> None:
+    app = pilot.app
+    said = chat_text(app).count("joins your next message")
+    await type_and_send(pilot, "!" + command)
+    await wait_for(pilot, lambda: chat_text(app).count("joins your next message") > said)
+    await app.workers.wait_for_complete()
+
+
+async def test_shell_output_rides_on_the_next_user_message(tmp_path):
+    with server([finish("seen it"), finish("second")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await shell(pilot, "echo shell-said-this; echo on-stderr >&2")
+            assert "shell-said-this" in chat_text(app)
+            assert not srv.requests                      # nothing sent on its own
+            assert app.engine.controls.shell                  # held for the next message
+            await run_turn(pilot, "what did it print?")
+            assert len(srv.requests) == 1
+            last_user = user_texts(srv.requests[0])[-1]
+            assert "what did it print?" in last_user
+            assert "shell-said-this" in last_user and "on-stderr" in last_user
+            assert "`echo shell-said-this; echo on-stderr >&2`" in last_user
+            users = [m for m in app.engine.history.messages if m.role == "user"]
+            assert len(users) == 1 and "shell-said-this" in users[0].content
+            assert users[0].meta["raw"] == "what did it print?"
+            assert not [m for m in app.engine.history.messages if m.role == "tool"]    # no round of its own
+            await run_turn(pilot, "and now?")                 # it went once
+            assert user_texts(srv.requests[1])[-1].count("shell-said-this") == 0
+
+
+async def test_long_shell_output_is_sent_stored_and_kept_whole(tmp_path):
+    with server([finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await shell(pilot, "seq 1 5000")
+            await run_turn(pilot, "count them")
+            last_user = user_texts(srv.requests[0])[-1]
+            assert "4999" in last_user and "5000" in last_user        # its last lines
+            assert "2500" not in last_user                            # not the middle: the stored form
+            message = next(m for m in app.engine.history.messages if m.role == "user")
+            assert message.full is not None and "\n2500\n" in message.full
+            assert len(message.content) < len(message.full) / 5
+
+
+async def test_a_command_waits_for_the_turn(tmp_path):
+    with server([]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await shell(pilot, "exit 3")
+            assert "exit 3" in chat_text(app)
+            assert app.engine.controls.shell and "[exit 3]" in app.engine.controls.shell[0][1]
