@@ -78,11 +78,13 @@ class ContextualApp(App):
         Binding("shift+tab", "cycle_mode", "mode", show=False, priority=True),
     ]
 
-    def __init__(self, host: Host, opened: Opened | None = None, *, animate: bool = True) -> None:
+    def __init__(self, host: Host, opened: Opened | None = None, *, animate: bool = True,
+                 open_after_first_frame: bool = False) -> None:
         super().__init__()
         self.host = host
-        self.opened = opened or host.new_engine()
-        self.engine = self.opened.engine
+        # open_after_first_frame (the launch's new session): the engine opens once the first frame is on screen
+        # (on_ready); its imports are most of a launch. Else it opens now, and mounting shows it.
+        self.opened: Opened | None = opened or (None if open_after_first_frame else host.new_engine())
         self.animated = animate       # not `animate`: that is Textual's own method
         self.router = EventRouter(self)
         self.remembered = Remembered(self.config.home, self.config.project_root)
@@ -92,6 +94,20 @@ class ContextualApp(App):
         self.last_sent: Shown | None = None       # the prompt of the latest model call
         self._loading_theme = True
         self._connected = asyncio.Event()          # set once the host found the window and the provider
+        self._engine_shown = False                 # show_engine ran (else on_ready shows the prompt of a new one)
+
+    @property
+    def engine(self) -> Engine:
+        """The engine shown; asked for before the first frame opened it (a key pressed meanwhile, a test), it
+        opens now."""
+        if self.opened is None:
+            self._adopt(self.host.new_engine())
+        assert self.opened is not None
+        return self.opened.engine
+
+    def _adopt(self, opened: Opened) -> None:
+        self.opened = opened
+        self.router.set_compaction_canceller(getattr(opened.engine, "cancel_compaction", None))
 
     @property
     def config(self) -> Config:
@@ -168,7 +184,10 @@ class ContextualApp(App):
         inert_commands = commands.load_custom(self.config.project_root, self.config.home)   # issue 30.3
         if not self.animated:
             prompt.cursor_blink = False
-        await self.show_engine(self.opened)
+        if self.opened is None:
+            await self._show_new_session()
+        else:
+            await self.show_engine(self.opened)
         self.apply_layout()
         prompt.focus()
         pending = [*(self.host.pending_trust() if hasattr(self.host, "pending_trust") else []), *inert_commands]
@@ -192,9 +211,31 @@ class ContextualApp(App):
         self._start_mcp()
         await self.mcp_changed()
 
-    def on_ready(self) -> None:
-        """Textual's Ready: the first frame is on screen. What it did not wait for: the tokenizer (its load holds
-        the GIL, so it starts only now), the server's window and the provider (httpx)."""
+    async def _show_new_session(self) -> None:
+        """A new session's first frame, drawn before its engine exists: nothing on it needs one (an empty chat and
+        History, the meter's placeholder, the top bar's "session new")."""
+        await self._greet(True, [])
+        self.query_one(HistoryView).show([], None)
+        self.refresh_topbar()
+
+    async def _greet(self, empty: bool, notices: list[str]) -> None:
+        """What the chat opens with: how to start (an empty session), a missing model, how it was opened."""
+        if empty:
+            await self.chat.mount(Welcome(classes="welcome"))
+        if self.config.missing_model_message():
+            await self.chat.add_notice(how_to_configure(self.config), "warning")
+        for note in notices:
+            await self.chat.add_notice(note, "warning" if note.startswith(("read-only", "line", "skipped")) else "info")
+
+    async def on_ready(self) -> None:
+        """Textual's Ready: the first frame is on screen. What it did not wait for: a new session's engine, the
+        tokenizer (its load holds the GIL, so it starts only now), the server's window and the provider (httpx)."""
+        if self.opened is None:
+            self._adopt(self.host.new_engine())
+        if not self._engine_shown:     # opened after the first frame (or by a key pressed before it)
+            self._engine_shown = True
+            self.show_prompt()
+            self.refresh_undoable()
         if not tokens.ready():
             self._load_tokenizer()
         self._connect()
@@ -271,25 +312,21 @@ class ContextualApp(App):
 
     async def show_engine(self, opened: Opened) -> None:
         """Show a (new or resumed) engine everywhere: the chat from the session's whole record."""
-        self.opened, self.engine = opened, opened.engine
-        self.router.set_compaction_canceller(getattr(self.engine, "cancel_compaction", None))
+        self._adopt(opened)
+        self._engine_shown = True
         self.scratchpad.reset(first_turn=opened.turns_before + 1)
         await self.chat.show_transcript(opened.transcript or list(self.engine.history.messages))
-        if not (opened.transcript or self.engine.history.messages):     # an empty session: how to start
-            await self.chat.mount(Welcome(classes="welcome"))
-        if self.config.missing_model_message():
-            await self.chat.add_notice(how_to_configure(self.config), "warning")
-        for note in opened.notices:
-            await self.chat.add_notice(note, "warning" if note.startswith(("read-only", "line", "skipped")) else "info")
+        await self._greet(not (opened.transcript or self.engine.history.messages), opened.notices)
         self.show_prompt()
         self.refresh_undoable()
         if tokens.ready():          # else once the tokenizer is loaded (_counts_ready)
             await self.chat.mount_earlier()
 
     def refresh_topbar(self) -> None:
-        self.query_one(TopBar).show(self.config.project_root, self.config.model, self.engine.session_id,
-                                    len(self.engine.compactions), self.turn_running, self.size.width)
-        config = self.engine.config        # the model, window and permission mode in force
+        engine = self.opened.engine if self.opened is not None else None     # None: a new session, not open yet
+        self.query_one(TopBar).show(self.config.project_root, self.config.model, engine and engine.session_id,
+                                    len(engine.compactions) if engine else 0, self.turn_running, self.size.width)
+        config = engine.config if engine else self.config        # the model, window and permission mode in force
         for welcome in self.chat.query(Welcome):
             welcome.show(config.model, config.context_window, config.window_source)
         self.query_one(PromptInput).border_subtitle = mode_line(config.permission_mode)

@@ -22,7 +22,7 @@ def run_app(config: Config, resume_id: str | None = None, continue_latest: bool 
         except Exception as exc:
             print(f"contextual: {exc}", file=sys.stderr)
             return 1
-    app = ContextualApp(host, opened)
+    app = ContextualApp(host, opened, open_after_first_frame=True)
     app.run()
     try:
         asyncio.run(host.aclose())

@@ -17,7 +17,6 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from contextual.core.messages import Message
-from contextual.core.context.builder import history_message
 from contextual.core.tokens import ready, shared_cache
 from contextual.tui.format import (args_label, final_answer, one_line, plural, stored_status, tokens,
                                   without_markdown)
@@ -38,6 +37,7 @@ def sent_tokens(message: Message, shown: Shown | None = None) -> int:
     sent = shown.by_source().get(message.id) if shown is not None else None
     if sent is not None:
         return sent.tokens
+    from contextual.core.context.builder import history_message    # the builder loads after the first frame
     return shared_cache.message(history_message(message).content)
 
 

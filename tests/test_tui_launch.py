@@ -1,0 +1,99 @@
+"""The launch path (issue 29): the first frame waits for nothing it does not show, and what is put off until after
+it still arrives. Behaviour only; the timings are benchmarks/bench_launch.py's."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from contextual.tui.app import ContextualApp
+from contextual.tui.widgets.chat_log import ChatLog
+from contextual.tui.widgets.history_view import HistoryView
+from contextual.tui.widgets.token_meter import TokenMeter
+from contextual.tui.widgets.top_bar import TopBar
+from tests.tui_helpers import SIZE, finish, make_host, run_turn, server, wait_for
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_a_new_sessions_first_frame_is_drawn_before_the_engine_is_imported(tmp_path):
+    """In a fresh process, as `contextual` starts it: at the app's mount (the first frame follows it) neither the
+    engine nor the tools are imported; once the frame is on screen (Ready) the engine is open."""
+    code = textwrap.dedent(f"""
+        import json, sys
+        from pathlib import Path
+        sys.path.insert(0, {str(REPO)!r})
+        from contextual.core.config import load_config
+        from contextual.tui.app import ContextualApp
+        from contextual.tui.host import RealHost
+
+        HEAVY = ("contextual.core.agent", "contextual.core.tools.registry", "contextual.core.context.builder")
+        seen = {{}}
+
+        mount, ready = ContextualApp.on_mount, ContextualApp.on_ready     # wrapped, not subclassed: the CSS path
+
+        async def on_mount(self):
+            seen["mount"] = [m for m in HEAVY if m in sys.modules]
+            await mount(self)
+
+        async def on_ready(self):
+            await ready(self)
+            seen["ready"] = [m for m in HEAVY if m in sys.modules]
+            seen["engine"] = self.opened is not None
+            self.exit()
+
+        ContextualApp.on_mount, ContextualApp.on_ready = on_mount, on_ready
+
+        root = Path({str(tmp_path)!r})
+        config = load_config(root, {{"model": "m", "base_url": "http://127.0.0.1:9/v1", "api_key": "k"}},
+                             env={{"CONTEXTUAL_HOME": str(root / "home")}})
+        import asyncio
+        async def main():
+            app = ContextualApp(RealHost(config), animate=False, open_after_first_frame=True)
+            async with app.run_test(size=(100, 30)) as pilot:
+                await pilot.pause()
+        asyncio.run(main())
+        print(json.dumps(seen))
+    """)
+    script = tmp_path / "watched.py"          # a file: Textual reads the app's CSS path from its class's module
+    script.write_text(code)
+    out = subprocess.run([sys.executable, str(script)], cwd=REPO, capture_output=True, text=True, check=True,
+                         timeout=120)
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["mount"] == []
+    assert seen["engine"] is True and "contextual.core.agent" in seen["ready"]
+
+
+async def test_a_new_session_opened_after_its_first_frame_runs_a_turn_and_shows_its_counts(tmp_path):
+    with server([finish("done: **42**")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False, open_after_first_frame=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await app.started()
+            await wait_for(pilot, lambda: app.query_one(TokenMeter).shown is not None)
+            assert "session new" in str(app.query_one(TopBar).render())
+            await run_turn(pilot, "what is the answer?")
+            assert "42" in app.query_one(ChatLog).children[-1].source
+            history = app.query_one(HistoryView)
+            assert history.messages == app.engine.history.messages and len(history.messages) == 2
+            assert app.engine.session_id and app.engine.session_id[:8] in str(app.query_one(TopBar).render())
+
+
+async def test_an_engine_asked_for_before_the_first_frame_is_opened_once_and_shown(tmp_path):
+    """A key pressed before the frame (or anything else) that needs the engine opens it then; Ready does not open
+    a second one, and still shows its prompt."""
+    with server([finish("ok")]) as srv:
+        host = make_host(tmp_path, srv.base_url)
+        opened = []
+        new_engine = host.new_engine
+        host.new_engine = lambda: opened.append(1) or new_engine()        # type: ignore[method-assign]
+        app = ContextualApp(host, animate=False, open_after_first_frame=True)
+        engine = app.engine
+        async with app.run_test(size=SIZE) as pilot:
+            await app.started()
+            await wait_for(pilot, lambda: app.query_one(TokenMeter).shown is not None)
+            assert app.engine is engine and opened == [1]
+            await run_turn(pilot, "hello")
+            assert app.query_one(HistoryView).messages == engine.history.messages
