@@ -81,7 +81,7 @@ def ledger_session() -> tuple[list[Message], list[Message]]:
                        "stdout": "tests/test_http.py:17: in test_retry\n"
                                  "E   ConnectionResetError: peer closed after 3 attempts\nFAILED tests/test_http.py::test_retry",
                        "stderr": ""}, 2)]
-    kept = [Message("user", "Now add a changelog entry."),
+    kept = [Message("user", "Now add a changelog entry saying backoff_ms is configurable."),
             *tool_call("Bash", {"command": "cat CHANGES.md"}, {"command": "cat CHANGES.md", "exit_code": 0,
                                                             "stdout": "## 1.2\n- fetch_with_retry honours max_attempts",
                                                             "stderr": ""}, 3)]

@@ -43,7 +43,8 @@ async def test_compact_previews_the_summary_the_edit_is_stored_and_a_lost_item_i
     with FakeLLMServer(kind="openai", script=three_rounds() + [summary, finish("ok")]) as srv:
         app = ContextualApp(host_for(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
-            for text in ("read alpha", "read beta", "read gamma"):
+            # each round names what the one before read: those names are the facts (core/context/facts.py)
+            for text in ("read alpha", "read beta next to alpha_handler_q1", "read gamma after beta_handler_q2"):
                 await run_turn(pilot, text)
             before = list(app.engine.history.messages)
             await type_and_send(pilot, "/compact")

@@ -44,6 +44,10 @@ async def engine_for(tmp_path, model: Model, session=True, **cfg):
                 await writer.close()
 
 
+# Each round names what the one before it read: the names later rounds still use are the facts (core/context/facts.py).
+TEXTS = ("read billing.py", "now shipping.py, beside invoice_total_q9", "and notes.py, after parcel_weight_k4")
+
+
 def three_turns() -> list[str]:
     return [read_action("billing.py"), answer("billing read"), read_action("shipping.py"), answer("shipping read"),
             read_action("notes.py"), answer("notes read"), answer("after")]
@@ -60,7 +64,7 @@ def contents(body) -> str:
 async def test_a_compaction_stores_its_ledger_and_a_reinjected_item_rides_on_the_next_input(tmp_path):
     model = Model(three_turns())
     async with engine_for(tmp_path, model) as (engine, srv):
-        for text in ("read billing.py", "now shipping.py", "and notes.py"):
+        for text in TEXTS:
             finished(await run(engine, text))
         events = await compact(engine)
         done = [e for e in events if isinstance(e, CompactionFinished)][-1]
@@ -86,7 +90,7 @@ async def test_a_compaction_stores_its_ledger_and_a_reinjected_item_rides_on_the
 async def test_a_pinned_observation_is_sent_whole_survives_compaction_and_the_summary_is_told(tmp_path):
     model = Model(three_turns())
     async with engine_for(tmp_path, model) as (engine, srv):
-        for text in ("read billing.py", "now shipping.py", "and notes.py"):
+        for text in TEXTS:
             finished(await run(engine, text))
         billing = next(m for m in engine.history.messages if m.role == "tool" and "billing" in json.dumps(m.meta))
         assert engine.toggle_pin(billing.id) is True
@@ -109,7 +113,7 @@ async def test_a_pinned_observation_is_sent_whole_survives_compaction_and_the_su
 async def test_the_preview_holds_the_summary_until_accepted_and_the_edit_is_what_is_stored(tmp_path):
     model = Model(three_turns())
     async with engine_for(tmp_path, model) as (engine, srv):
-        for text in ("read billing.py", "now shipping.py", "and notes.py"):
+        for text in TEXTS:
             finished(await run(engine, text))
         before = list(engine.history.messages)
         stream = engine.compact(preview=True)
@@ -138,7 +142,7 @@ async def test_the_preview_holds_the_summary_until_accepted_and_the_edit_is_what
 async def test_cancelling_the_preview_leaves_history_exactly_as_it_was(tmp_path):
     model = Model(three_turns())
     async with engine_for(tmp_path, model, session=False) as (engine, srv):
-        for text in ("read billing.py", "now shipping.py", "and notes.py"):
+        for text in TEXTS:
             finished(await run(engine, text))
         before = list(engine.history.messages)
         events = []

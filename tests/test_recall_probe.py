@@ -29,7 +29,7 @@ async def test_an_automatic_compaction_records_its_recall_and_the_cli_shows_it(t
         engine = Engine(config, provider, session=writer)
         try:
             finished(await run(engine, "read billing.py; always keep totals in cents"))
-            finished(await run(engine, "now shipping.py"))
+            finished(await run(engine, "now shipping.py, next to invoice_total_q9"))
             finished(await run(engine, "go on"))
         finally:
             await provider.aclose()

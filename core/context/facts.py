@@ -1,10 +1,15 @@
 """The facts a stretch of history holds (issue 30): one extractor for the loss ledger and the recall probe.
 
-Structure first, not every identifier: the paths a tool call names or a diff/traceback/test run reports (diff
-`a/`/`b/` prefixes gone), the errors and test failures a tool reported, the names a file the agent read or changed
-defines, the names the model itself wrote (its thoughts, its commands and patterns — never a call's argument
-names such as `file_path` or enum values such as `in_progress`), and the user's own sentences that state a
-decision, a preference or a constraint, with the names and numbers they hold.
+Facts come by structure, not from every identifier in every output:
+- the files the agent read and changed (a call's path, the paths a command names, a diff's files — `a/`/`b/`
+  prefixes gone) and what its edits define (a changed file's final state);
+- the errors a tool reported (any error line of a failed result; a test failure or an exception line of any
+  other), keyed by exception name or test id, and how each was solved (the same command passing later, and the
+  files changed in between);
+- the user's own sentences that state a decision, a preference or a constraint;
+- the names a later round still uses: a name a round showed (in a file read, an output, a thought) that the user
+  or the model writes again in a later round or in the rounds kept after a compaction. A Read's file content
+  gives nothing else — five files read are five paths, not their hundred definitions.
 
 Matching is deterministic: each fact has a normalised key, and `Held` answers whether a text still holds it
 (a name or number as a token, a path or any tail of two or more of its parts, an error by its exception name or
@@ -13,21 +18,18 @@ test id, a user's sentence whole or by three quarters of its content words). Pur
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import asdict, dataclass
 from typing import Any, Iterator, Literal, Sequence
 
 from contextual.core.context.digest import IDENT, KEYWORDS, looks_like_code
+from contextual.core.context.result_lines import failed, located_lines, plain_text  # noqa: F401 (the ledger's)
 from contextual.core.messages import Message
 from contextual.core.tools.base import path_of, subject_of
 
 Kind = Literal["constraint", "error", "path", "identifier", "number"]
 KINDS: tuple[Kind, ...] = ("constraint", "error", "path", "identifier", "number")
 
-_READ_GUTTER = re.compile(r"^\s*(\d+)\t")                        # the Read tool's "    12\tcode"
-_FILE_REF = re.compile(r"^([^\s:]+\.[A-Za-z0-9]+|[^\s:]+/[^\s:]+):(\d+)[:-]")   # grep/pytest "path:12:"
-_TRACE_REF = re.compile(r'File "([^"]+)", line (\d+)')
 _DIFF_PATH = re.compile(r"^(?:\+\+\+|---) (?:[ab]/)?(\S+)|^diff --git a/(\S+) b/")
 _ERROR = re.compile(r"(?:\b[A-Z]\w*(?:Error|Exception|Failure)\b|Traceback \(most recent|\bFAILED\b|\berror:|"
                     r"\bfatal:|No such file|Permission denied|command not found|\bfailed\b)")
@@ -35,6 +37,11 @@ _ERROR_KEY = re.compile(r"\b[\w./-]+::[\w\[\]./-]+|\b[A-Z]\w*(?:Error|Exception|
 _CONSTRAINT = re.compile(r"\b(?:must|never|always|don'?t|do not|only|should|shouldn'?t|without|avoid|keep|"
                          r"make sure|required?|prefer|no more than|at most|at least|instead of|use|let'?s|"
                          r"decided?|go with|want)\b", re.I)
+# In a result that did not fail, only a test failure or an exception's own line is an error (a grep hit that
+# quotes `raise ValueError` is not).
+_SURE_ERROR = re.compile(r"^(?:FAILED|ERROR)\s+\S+::|^\s*(?:E\s+)?[A-Z]\w*(?:Error|Exception)\b:|^Traceback \(most recent")
+_PROGRAM = re.compile(r"(?:^|[;&|(]\s*)([^\s;&|()]+)")        # the first word of each command of a line
+_TALLY = re.compile(r"^\W*\d+ (?:failed|passed|errors?)\b|\b\d+ failed, \d+ passed")     # pytest's count line
 _CODE_LINE = re.compile(r"^\s*(?:except|raise|class|def|import|from|with|assert|catch|throw|\[names in)\b")
 _DEFINITION = re.compile(r"^\s*(?:async\s+)?(?:def|class|function|func|fn|struct|interface|type|const|let|var)\s+"
                          r"([A-Za-z_]\w*)|^\s*([A-Za-z_][\w.]*)\s*(?::\s*[\w\[\], .]+)?=(?!=)")
@@ -48,6 +55,9 @@ _STOPWORDS = frozenset("this that with from have will would should must never al
                        "then than them they there their your yours into also just like please don't dont does "
                        "want using used use".split())
 _MAX_TEXT = 200
+EDITING_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})        # the tools whose calls change a file
+READING_TOOLS = frozenset({"Read", "LS", "Glob", "Grep"})        # their results show files, not events
+SOLVED = " — solved: "
 
 
 @dataclass(frozen=True)
@@ -111,6 +121,7 @@ def fact_key(kind: Kind, text: str) -> str:
     if kind == "path":
         return normalise_path(text)
     if kind == "error":
+        text = text.split(SOLVED)[0]               # how it was solved is said, not matched
         m = _ERROR_KEY.search(text)
         return m.group(0) if m else " ".join(text.rstrip("…").lower().split())
     if kind == "constraint":
@@ -147,57 +158,6 @@ class Held:
             return key.lower() in self.lower
         words = _content_words(key)
         return key in self.lower or (bool(words) and len(words & self.words) >= 0.75 * len(words))
-
-
-# --- reading a message into located lines ----------------------------------------------------------------------
-
-def _strings(obj: Any) -> Iterator[str]:
-    if isinstance(obj, str):
-        yield obj
-    elif isinstance(obj, dict):
-        for v in obj.values():
-            yield from _strings(v)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from _strings(v)
-
-
-def _decoded(content: str) -> Any:
-    if content[:1] in "{[":
-        try:
-            return json.loads(content)
-        except ValueError:
-            return None
-    return None
-
-
-def plain_text(message: Message) -> str:
-    """The message's text as a reader sees it: a tool result's JSON decoded into its strings."""
-    obj = _decoded(message.content)
-    return message.content if obj is None else "\n".join(_strings(obj))
-
-
-def _located_lines(message: Message) -> Iterator[tuple[str, str | None, bool]]:
-    """(line, path:line or None, is file content) for every line a tool result holds."""
-    obj = _decoded(message.content)
-    if obj is None:
-        for line in message.content.splitlines():
-            yield line, _ref(line), False
-        return
-    data = obj.get("data") if isinstance(obj, dict) else None
-    read_path = data.get("path") if isinstance(data, dict) and "start_line" in data else None
-    for text in _strings(obj):
-        for line in text.splitlines():
-            gutter = _READ_GUTTER.match(line) if read_path else None
-            if gutter:
-                yield line[gutter.end():], f"{read_path}:{gutter.group(1)}", True
-            else:
-                yield line, _ref(line), False
-
-
-def _ref(line: str) -> str | None:
-    m = _FILE_REF.match(line.strip()) or _TRACE_REF.search(line)
-    return f"{m.group(1)}:{m.group(2)}" if m else None
 
 
 def _is_path(name: str) -> bool:
@@ -240,14 +200,12 @@ def _paths_and_names(text: str, skip: frozenset[str] = frozenset()) -> Iterator[
 
 
 def _user_facts(text: str) -> Iterator[tuple[Kind, str, str]]:
+    """The user's own sentences that state a decision, a preference or a constraint (their numbers and names live
+    in them; a name the user wrote is a fact of its own when a later round uses it)."""
     for line in text.splitlines():
         for sentence in _SENTENCE.findall(line):
             if _CONSTRAINT.search(sentence) and len(sentence.split()) >= 3:
                 yield "constraint", _clip(sentence), line
-        for kind, name in _paths_and_names(line):
-            yield kind, name, line
-        for number in _NUMBER.findall(line):
-            yield "number", number, line
 
 
 def _thought(content: str) -> str:
@@ -256,27 +214,38 @@ def _thought(content: str) -> str:
     return content[:at.start()] if at else content
 
 
+def _edit_texts(args: object, subject: str | None) -> list[str]:
+    """What an edit or a write puts into a file (its new text), never what it replaces."""
+    if not isinstance(args, dict):
+        return []
+    out = [v for k, v in args.items() if isinstance(v, str) and k not in ("old_string", "file_path", "path")
+           and v != subject]
+    for edit in args.get("edits", []) if isinstance(args.get("edits"), list) else []:
+        out += [edit["new_string"]] if isinstance(edit, dict) and isinstance(edit.get("new_string"), str) else []
+    return out
+
+
 def _call_facts(message: Message) -> Iterator[tuple[Kind, str, str]]:
-    args = message.meta.get("args")
-    keys = frozenset(str(k) for k in args) if isinstance(args, dict) else frozenset()
-    for line in _thought(message.content).splitlines():
-        for m in _BACKTICKED.finditer(line):
-            for kind, name in _paths_and_names(m.group(1), keys):
-                yield kind, name, line
-        for kind, name in _paths_and_names(line, keys):
-            yield kind, name, line
+    """The files a call reads or changes, the paths its command names, and what an edit defines (the file's final
+    state) — not the names in the model's thoughts, which count only when a later round uses them."""
+    args, tool = message.meta.get("args"), message.meta.get("tool_name")
     path = path_of(args)
     if path:
-        yield "path", normalise_path(path), path
+        yield "path", normalise_path(path), f"{'changed' if tool in EDITING_TOOLS else 'read'} by {tool}: {path}"
     subject = subject_of(args)
-    if subject and subject != path:               # a command or a pattern the model wrote
-        for kind, name in _paths_and_names(subject, keys):
-            yield kind, name, _clip(subject.splitlines()[0] if subject.strip() else subject)
-    if isinstance(args, dict):                    # what an edit or a write puts into a file: its definitions
-        for value in args.values():
-            if isinstance(value, str) and "\n" in value and value != subject:
-                for line in value.splitlines():
-                    yield from ((k, n, line) for k, n in _definitions(line))
+    if subject and subject != path:               # a command the model ran: the files it names (not its programs)
+        programs = frozenset(_PROGRAM.findall(subject))
+        for kind, name in _paths_and_names(subject, _arg_names(args) | programs):
+            if kind == "path":
+                yield kind, name, _clip(subject.splitlines()[0] if subject.strip() else subject)
+    if tool in EDITING_TOOLS:
+        for text in _edit_texts(args, subject):
+            for line in text.splitlines():
+                yield from ((k, n, line) for k, n in _definitions(line))
+
+
+def _arg_names(args: object) -> frozenset[str]:
+    return frozenset(str(k) for k in args) if isinstance(args, dict) else frozenset()
 
 
 def _definitions(line: str) -> Iterator[tuple[Kind, str]]:
@@ -287,31 +256,74 @@ def _definitions(line: str) -> Iterator[tuple[Kind, str]]:
 
 
 def _result_facts(message: Message) -> Iterator[tuple[Kind, str, str, str | None]]:
-    for line, location, file_content in _located_lines(message):
+    """The errors a result reports (any error line of a failed one; a test failure or an exception line of any)
+    and the paths a diff or an error names. A file's content yields nothing here: its names are facts only when
+    a later round uses them."""
+    if message.meta.get("tool_name") in READING_TOOLS:
+        return
+    failing = failed(message)
+    errors: list[tuple[str, str | None]] = []
+    for line, location, file_content in located_lines(message):
         if file_content:
-            yield from ((k, n, line, location) for k, n in _definitions(line))
             continue
         diff = _DIFF_PATH.match(line)
         if diff:
             yield "path", normalise_path(diff.group(1) or diff.group(2)), line, location
-            continue
-        if _ERROR.search(line) and not _CODE_LINE.match(line):
-            yield "error", _clip(line), line, location
-            for kind, name in _paths_and_names(line):
-                if kind == "path":
-                    yield kind, name, line, location
-        elif location:
-            yield from ((k, n, line, location) for k, n in _definitions(line[len(location):]))
+        elif (_ERROR.search(line) if failing else _SURE_ERROR.search(line)) and not _CODE_LINE.match(line) \
+                and not _TALLY.search(line):
+            errors.append((line, location))
+    # A failing test is one fact (its id), not also each exception line of its traceback.
+    if any(_names_a_test(line) for line, _ in errors):
+        errors = [(line, location) for line, location in errors if _names_a_test(line)]
+    for line, location in errors:
+        yield "error", _clip(line), line, location
+        yield from ((k, n, line, location) for k, n in _paths_and_names(line) if k == "path")
+
+
+def _names_a_test(line: str) -> bool:
+    key = _ERROR_KEY.search(line)
+    return key is not None and "::" in key.group(0)
 
 
 def _facts_of(message: Message) -> Iterator[tuple[Kind, str, str, str | None]]:
     if message.role == "user":
-        raw = message.meta.get("raw")
-        yield from ((k, t, ln, None) for k, t, ln in _user_facts(raw if isinstance(raw, str) else message.content))
+        yield from ((k, t, ln, None) for k, t, ln in _user_facts(_raw(message)))
     elif message.role == "assistant":
         yield from ((k, t, ln, None) for k, t, ln in _call_facts(message))
     elif message.role == "tool":
         yield from _result_facts(message)
+
+
+def _raw(message: Message) -> str:
+    raw = message.meta.get("raw")
+    return raw if isinstance(raw, str) else message.content
+
+
+def _written(message: Message) -> set[str]:
+    """The code names the user or the model wrote in a message (its text, and a call's command, pattern, path and
+    new text): what a round uses."""
+    if message.role == "user":
+        texts = [_raw(message)]
+    elif message.role == "assistant":
+        args = message.meta.get("args")
+        texts = [_thought(message.content), *(v for v in (subject_of(args), path_of(args)) if v)]
+        texts += _edit_texts(args, subject_of(args))
+    else:
+        return set()
+    return {n for t in texts for n in _names(t) if _worth(n) and looks_like_code(n) and "/" not in n}
+
+
+def _seen(message: Message) -> Iterator[tuple[str, str, str | None]]:
+    """Every code name a message shows, with its line and place: the candidates a later round may use."""
+    if message.role == "tool":
+        for line, location, _ in located_lines(message):
+            for name in _names(line):
+                if _worth(name) and looks_like_code(name) and "/" not in name:
+                    yield name, line, location
+    elif message.role in ("user", "assistant"):
+        text = _raw(message) if message.role == "user" else _thought(message.content)
+        for name in _written(message):
+            yield name, next((ln for ln in text.splitlines() if name in ln), name), None
 
 
 @dataclass(frozen=True)
@@ -320,28 +332,72 @@ class Extracted:
     used: frozenset[str]          # keys the user or the model wrote themselves (they rank first)
 
 
-def extract_facts(messages: Sequence[Message]) -> Extracted:
-    """Every fact the messages hold, once each (by normalised key), counting the messages that mention it."""
+def _source(message: Message, location: str | None = None) -> Source:
+    return Source(message.id, message.role, message.meta.get("step"), message.meta.get("tool_name"),
+                  _subject(message.meta.get("args")), location)
+
+
+def _later_used(messages: Sequence[Message], later: Sequence[Message]) -> dict[str, tuple[Message, str, str | None]]:
+    """The names a round shows that a later round (or the `later` messages, the rounds kept after a compaction)
+    still writes, with where each was first seen."""
+    first: dict[str, tuple[int, Message, str, str | None]] = {}
+    used_in: dict[str, int] = {}
+    rnd = 0
+    for message in messages:
+        rnd += message.role == "user"
+        for name in _written(message):
+            used_in[name] = max(used_in.get(name, rnd), rnd)
+        for name, line, location in _seen(message):
+            first.setdefault(name, (rnd, message, line, location))
+    after = {n for m in later for n in _written(m)}
+    return {name: (message, line, location) for name, (rnd, message, line, location) in first.items()
+            if name in after or used_in.get(name, -1) > rnd}
+
+
+def _solved(messages: Sequence[Message], index: int) -> str:
+    """How a failed command's error was solved: the same command run again without failing, and the files
+    changed in between; "" when it never was."""
+    command = subject_of(messages[index].meta.get("args"))
+    edited: list[str] = []
+    for message in messages[index + 1:]:
+        args = message.meta.get("args")
+        if message.role == "assistant" and message.meta.get("tool_name") in EDITING_TOOLS and path_of(args):
+            edited.append(normalise_path(path_of(args) or ""))
+        if message.role == "tool" and command and subject_of(args) == command and not failed(message):
+            changed = f" after changing {', '.join(dict.fromkeys(edited))}" if edited else ""
+            return f"{SOLVED}`{_clip(command)}` passed{changed}"
+    return ""
+
+
+def extract_facts(messages: Sequence[Message], later: Sequence[Message] = ()) -> Extracted:
+    """The facts the messages hold, once each (by normalised key), counting the messages that mention each:
+    files read and changed, errors and how they were solved, the user's decisions and preferences, what edits
+    define, and the names a later round (in `messages`, or `later`: the rounds kept after them) still uses."""
     found: dict[tuple[str, str], Fact] = {}
     used: set[str] = set()
-    for message in messages:
-        if message.role == "summary":
-            continue
-        step, tool = message.meta.get("step"), message.meta.get("tool_name")
-        subject = _subject(message.meta.get("args"))
+    messages = [m for m in messages if m.role != "summary"]
+
+    def add(kind: Kind, text: str, source: Source, line: str, own: bool) -> None:
+        key = (kind, fact_key(kind, text))
+        if own:
+            used.add(f"{kind}:{key[1]}")
+        fact = found.get(key)
+        found[key] = Fact(kind, text, source, _clip(line)) if fact is None else \
+            Fact(fact.kind, fact.text, fact.source, fact.line, fact.mentions + 1)
+
+    for index, message in enumerate(messages):
         seen_here: set[tuple[str, str]] = set()
         for kind, text, line, location in _facts_of(message):
-            key = (kind, fact_key(kind, text))
-            if key in seen_here:
-                continue
-            seen_here.add(key)
-            if message.role != "tool":
-                used.add(f"{kind}:{key[1]}")
-            fact = found.get(key)
-            if fact is None:
-                found[key] = Fact(kind, text, Source(message.id, message.role, step, tool, subject, location), _clip(line))
-            else:
-                found[key] = Fact(fact.kind, fact.text, fact.source, fact.line, fact.mentions + 1)
+            if kind == "error" and (solved := _solved(messages, index)):
+                text = _clip(text) + solved
+            if (kind, fact_key(kind, text)) not in seen_here:
+                seen_here.add((kind, fact_key(kind, text)))
+                add(kind, text, _source(message, location), line, message.role != "tool")
+    for name, (message, line, location) in _later_used(messages, later).items():   # where it was first seen
+        fact = found.get(("identifier", name))
+        found[("identifier", name)] = Fact("identifier", name, _source(message, location), _clip(line),
+                                           fact.mentions if fact else 1)
+        used.add(f"identifier:{name}")
     return Extracted(tuple(found.values()), frozenset(used))
 
 

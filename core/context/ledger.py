@@ -63,12 +63,14 @@ class Ledger:
 def loss_ledger(archive: Sequence[Message], summary_text: str, kept: Sequence[Message],
                 also_held: Sequence[str] = ()) -> Ledger:
     """The facts of `archive` that neither `summary_text`, the `kept` messages nor `also_held` (earlier
-    summaries, the system prompt…) hold any more. First source wins; ordered by kind, then by the user's and the
-    model's own first, then by mentions."""
-    extracted = extract_facts(archive)
+    summaries, the system prompt…) hold any more. A name is held only by the summaries: the kept rounds still
+    use it (that is why it is a fact), and the summary must say what it is. First source wins; ordered by kind,
+    then by the user's and the model's own first, then by mentions."""
+    extracted = extract_facts(archive, later=kept)
     held = Held([summary_text, *also_held, *(plain_text(m) for m in kept)])
+    summarised = Held([summary_text, *also_held])
     rank = {f.key + f.kind: i for i, f in enumerate(extracted.facts)}
-    lost = [f for f in extracted.facts if not held.holds(f)]
+    lost = [f for f in extracted.facts if not (summarised if f.kind == "identifier" else held).holds(f)]
     facts: list[LostFact] = []
     omitted: dict[str, int] = {}
     for kind in KINDS:
