@@ -23,7 +23,7 @@ from contextual.core.tools.bash import SECRET_ENV
 LINE_TIMEOUT = 60.0
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Bash:
     """What the permission policy reads of the Bash tool (core/permissions.Judged)."""
     name: str = "Bash"

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Iterator, Literal, Sequence
 
 from contextual.core.context.digest import IDENT, KEYWORDS, looks_like_code
-from contextual.core.context.result_lines import failed, located_lines, plain_text  # noqa: F401 (the ledger's)
+from contextual.core.context.result_lines import failed, located_lines
 from contextual.core.messages import Message
 from contextual.core.tools.base import path_of, subject_of
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from contextual.core.context.facts import KINDS, Fact, Held, Kind, Source, extract_facts, plain_text
+from contextual.core.context.facts import KINDS, Fact, Held, Kind, Source, extract_facts
+from contextual.core.context.result_lines import plain_text
 from contextual.core.messages import Message
 
 __all__ = ["CAPS", "KINDS", "Kind", "Ledger", "LostFact", "Source", "loss_ledger", "plain_text", "repaired"]
