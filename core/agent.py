@@ -250,6 +250,12 @@ class Engine:
         self.recorder.entry({"type": "system", "subtype": "rewind", "toUuid": message_id})
         return message
 
+    def record_rewind(self, message_id: str) -> None:
+        """Rewind to a message a compaction summarised (so not in the history): only recorded here; the session
+        read again (core/session/loader.py) has the history from before it, without the later compactions."""
+        self._between_turns("cannot rewind")
+        self.recorder.entry({"type": "system", "subtype": "rewind", "toUuid": message_id})
+
     # ---- the user's hands on the context (issue 19) -------------------------------------------------
     def remind(self, text: str) -> None:
         self.controls.remind(text)

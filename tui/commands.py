@@ -43,7 +43,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("/clear", "", "start a new session (the current one stays on disk)", Clear()),
     Command("/title", "[text]", "name this session (shown in /resume)", Title()),
     Command("/model", "[name]", "pick a model the server offers, or switch to NAME", Model()),
-    Command("/compactions", "", "the compaction history of this session; enter shows what one lost", Compactions()),
+    Command("/compactions", "", "the compaction history of this session; enter opens one's card, l what it lost", Compactions()),
     Command("/ledger", "[N]", "what the latest (or Nth) compaction lost; enter re-injects an item", Ledger()),
     Command("/diff", "", "what changed between consecutive model calls, and where the cache broke", Diff()),
     Command("/policies", "", "replay this session under every context policy; enter makes one live", Policies()),

@@ -243,9 +243,8 @@ class EventRouter:
             return
         logged = self.ui.compactions_logged()[self._logged_before:]
         if logged:
-            r = logged[-1]
-            modal.finish(ev.CompactionFinished("manual" if r.trigger == "manual" else "auto", r.pre_tokens or 0, r.post_tokens or 0, r.rounds_archived or 0,
-                                               r.files_included, "", r.fallback))
+            from contextual.tui.screens.compaction import finished_of
+            modal.finish(finished_of(logged[-1]))
         else:
             modal.finish(ev.CompactionFinished("manual" if modal.trigger == "manual" else "auto", 0, 0, 0, (), "",
                                                refused="the compaction was cancelled before it changed anything"))

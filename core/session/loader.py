@@ -123,12 +123,24 @@ def load_session(path: Path) -> LoadedSession:
 
 def _load(path: Path) -> LoadedSession:
     numbered, warnings = read_entries(path)
-    session = LoadedSession(session_id=path.name.removesuffix(".jsonl"), path=path, cwd="", warnings=warnings)
+    while True:
+        session = LoadedSession(session_id=path.name.removesuffix(".jsonl"), path=path, cwd="",
+                                warnings=list(warnings))
+        again = _fold(session, numbered)
+        if again is None:
+            return session
+        numbered = again          # a rewind past a compaction: read once more without what it took back
+
+
+def _fold(session: LoadedSession, numbered: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, dict[str, Any]]] | None:
+    """Read the entries into ``session``; returns the entries to read instead when a rewind goes back to a
+    message a compaction summarised (``_rewound``), else None."""
+    warnings = session.warnings
     summaries: list[Message] = []
     kept: list[Message] = []
     calls: dict[str, CallRef] = {}
 
-    for number, entry in numbered:
+    for at, (number, entry) in enumerate(numbered):
         session.entries.append(entry)
         if not session.cwd and isinstance(entry.get("cwd"), str):
             session.cwd = entry["cwd"]
@@ -183,14 +195,35 @@ def _load(path: Path) -> LoadedSession:
         elif subtype == "todos":
             session.todos = entry["todos"]
         elif subtype == "rewind":      # the user went back to before this message: it and what followed are gone
-            kept = _before(kept, entry.get("toUuid"))
+            target = entry.get("toUuid")
+            if not any(m.id == target for m in kept) and any(m.id == target for m in session.full_record):
+                return _rewound(numbered, target, at)
+            kept = _before(kept, target)
             session.full_record = _before(session.full_record, entry.get("toUuid"))
             session.last_usage = None
 
     session.history = summaries + normalize(kept, calls)
     session.full_record = normalize(session.full_record, calls)
     session.aborted_calls = [m.call_id for m in session.history if m.call_id and m.id == aborted_id(m.call_id)]
-    return session
+    return None
+
+
+# What a rewind past a compaction takes back: the conversation (messages, calls) and the compactions that
+# summarised it. Usage (the session's cost), pins, titles and snapshots stay: they happened.
+_TAKEN_BACK = {"user", "assistant", "tool_result", "tool_use"}
+
+
+def _rewound(numbered: list[tuple[int, dict[str, Any]]], target: Any, rewind_at: int) -> list[tuple[int, dict[str, Any]]]:
+    """The entries as if the conversation from message ``target`` up to the rewind at ``rewind_at`` had never
+    been: the history is then what it was before that message, with only the compactions made before it. The
+    rewind entry stays (its target gone, it only forgets the last usage)."""
+    start = next(i for i, (_, e) in enumerate(numbered) if e.get("uuid") == target)
+
+    def taken_back(entry: dict[str, Any]) -> bool:
+        return (entry.get("type") in _TAKEN_BACK or entry.get("isCompactSummary") is True
+                or (entry.get("type") == "system" and entry.get("subtype") == "compact_boundary"))
+    return [*numbered[:start], *[n for n in numbered[start:rewind_at + 1] if not taken_back(n[1])],
+            *numbered[rewind_at + 1:]]
 
 
 def _before(messages: list[Message], message_id: Any) -> list[Message]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+from typing import TYPE_CHECKING
+
 from contextual.core.events import CompactionFinished
 from contextual.tui.css import stylesheet
 from contextual.tui.format import plural, tokens
@@ -16,6 +18,9 @@ from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from contextual.core.session.schema import CompactionRecord
 
 STAGES = ("choosing", "summarising", "rebuilding")
 STAGE_LABEL = {"choosing": "choosing rounds", "summarising": "summarising", "rebuilding": "rebuilding history"}
@@ -31,6 +36,13 @@ def stage_line(current: str) -> Text:
         mark = "✓ " if index < reached else ""
         line.append(f" {mark}{STAGE_LABEL[stage]} ", style=style)
     return line
+
+
+def finished_of(record: CompactionRecord) -> CompactionFinished:
+    """What a logged compaction says, as the event its card shows."""
+    return CompactionFinished("manual" if record.trigger == "manual" else "auto", record.pre_tokens or 0,
+                              record.post_tokens or 0, record.rounds_archived or 0, record.files_included, "",
+                              record.fallback)
 
 
 def result_card(result: CompactionFinished) -> Text:
@@ -78,6 +90,15 @@ class CompactionModal(ModalScreen[None]):
         self.turn_waiting = False        # an automatic compaction's turn goes on only once the card is closed
         self._started = time.monotonic()
 
+    @classmethod
+    def card_of(cls, record: CompactionRecord, number: int) -> "CompactionModal":
+        """The result card of a compaction logged earlier (/compactions), closed by enter or esc."""
+        result = finished_of(record)
+        modal = cls(f"#{number} {result.trigger}", result.pre_tokens, result.rounds_archived, on_cancel=lambda: None,
+                    live_clock=False)
+        modal.result = result
+        return modal
+
     def compose(self) -> ComposeResult:
         with Vertical(id="compaction-box"):
             yield Static(id="compaction-title")
@@ -92,7 +113,7 @@ class CompactionModal(ModalScreen[None]):
             f"{plural(self.rounds, 'round')} to archive"))
         if self.live_clock:
             self.set_interval(0.25, self._tick)
-        self._paint()
+        self.call_after_refresh(self._paint)      # mounted by then (a card of a past compaction has no ticks)
 
     def _tick(self) -> None:
         if self.result is None:

@@ -1,5 +1,6 @@
 """The compaction history of this session: when, trigger, tokens before and after, files included, and how many
-facts each one lost; enter opens that compaction's loss ledger (issue 19), which can re-inject an item."""
+facts each one lost; enter opens that compaction's result card, l its loss ledger (issue 19), which can
+re-inject an item."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from contextual.core.context.ledger import LostFact
 class CompactionHistoryScreen(ModalScreen[Any]):
     """Dismissed with the lost fact the user chose to re-inject (None when closed)."""
     CSS_PATH = stylesheet(__name__)
-    BINDINGS = [Binding("escape,q", "dismiss(None)", "close"), Binding("enter,l", "ledger", "what it lost")]
+    BINDINGS = [Binding("escape,q", "dismiss(None)", "close"), Binding("enter", "card", "its card"),
+                Binding("l", "ledger", "what it lost")]
 
     def __init__(self, compactions: list[CompactionRecord]) -> None:
         super().__init__()
@@ -33,7 +35,7 @@ class CompactionHistoryScreen(ModalScreen[Any]):
             yield DataTable(id="compactions", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
-        self.query_one("#history-box").border_title = "Compaction history · esc closes"
+        self.query_one("#history-box").border_title = "Compaction history · enter its card · l what it lost · esc closes"
         table = self.query_one(DataTable)
         table.add_columns("#", "when", "trigger", "before", "after", "recall", "lost", "fallback", "files included")
         for number, record in enumerate(self.compactions, 1):
@@ -47,7 +49,13 @@ class CompactionHistoryScreen(ModalScreen[Any]):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         # The table takes enter for itself (its own select), so the screen's binding never saw it.
         event.stop()
-        self.action_ledger()
+        self.action_card()
+
+    def action_card(self) -> None:
+        from contextual.tui.screens.compaction import CompactionModal
+        row = self.query_one(DataTable).cursor_row
+        if 0 <= row < len(self.compactions):
+            self.app.push_screen(CompactionModal.card_of(self.compactions[row], row + 1))
 
     def action_ledger(self) -> None:
         row = self.query_one(DataTable).cursor_row

@@ -23,12 +23,14 @@ class RewindPicker(ModalScreen[tuple[str, bool] | None]):
     BINDINGS = [Binding("escape", "dismiss(None)", "cancel"), Binding("f", "toggle_files", "files too"),
                 Binding("k", "toggle_fork", "fork instead")]
 
-    def __init__(self, messages: list[Any], changed_files: set[str]) -> None:
-        """``messages``: the user messages that can be gone back to, oldest first; ``changed_files``: the turn ids
-        whose file changes can still be restored."""
+    def __init__(self, messages: list[Any], changed_files: set[str], summarised: set[str] | None = None) -> None:
+        """``messages``: the user messages that can be gone back to, oldest first (from the session's record);
+        ``changed_files``: the turn ids whose file changes can still be restored; ``summarised``: the ids of those
+        a compaction summarised (going back to one undoes the compactions after it)."""
         super().__init__()
         self.messages = list(reversed(messages))
         self.changed_files = changed_files
+        self.summarised = summarised or set()
         self.restore_files = False
         self.fork = False
 
@@ -40,7 +42,11 @@ class RewindPicker(ModalScreen[tuple[str, bool] | None]):
 
     def _row(self, message: Any) -> Text:
         changed = message.meta.get("turn") in self.changed_files
-        return Text.assemble(("● you  ", "bold cyan"), one_line(message.meta.get("raw", message.content), 90),
+        if message.id in self.summarised:
+            head = Text.assemble(("◆ summarised ", "bold #d7af5f"), ("you  ", "cyan"))
+        else:
+            head = Text("● you  ", style="bold cyan")
+        return Text.assemble(head, one_line(message.meta.get("raw", message.content), 90),
                              ("  (changed files)" if changed else "", "dim"))
 
     def on_mount(self) -> None:
@@ -56,8 +62,11 @@ class RewindPicker(ModalScreen[tuple[str, bool] | None]):
             return
         files = ("and the files the agent changed since then are restored" if self.restore_files
                  else "files stay as they are (f: restore them too)")
+        summarised = (" ◆ summarised: a compaction replaced it with its summary; going back to it restores the "
+                      "conversation before it from the session file and undoes the later compactions."
+                      if self.summarised else "")
         self.query_one("#rewind-plan", Static).update(Text(
-            f"The conversation goes back to before the chosen message; {files}.", style="bold"))
+            f"The conversation goes back to before the chosen message; {files}.{summarised}", style="bold"))
 
     def action_toggle_fork(self) -> None:
         self.fork = not self.fork

@@ -31,41 +31,49 @@ class Rewind:
     async def run(self, app: AppPort, argument: str) -> None:
         if app.busy("rewind"):
             return
-        mine = [m for m in app.engine.history.messages if m.role == "user" and not m.meta.get("undo")]
-        if not mine:
-            app.notify("Nothing to rewind to: no message of yours in the history (older ones were compacted).",
-                       timeout=4)
-            return
-        app.run_worker(self._rewind(app, mine), group="undo", exclusive=True, exit_on_error=False)
+        app.run_worker(self._rewind(app), group="undo", exclusive=True, exit_on_error=False)
 
-    async def _rewind(self, app: AppPort, mine: list[Message]) -> None:
+    async def _rewind(self, app: AppPort) -> None:
         from contextual.tui.host import undoable_turns_of
         from contextual.tui.screens.rewind_picker import RewindPicker
         engine = app.engine
+        # The whole record (messages a compaction summarised included), not only the history.
+        record = await app.host.transcript(engine)
+        mine = [m for m in record if m.role == "user" and not m.meta.get("undo")]
+        if not mine:
+            app.notify("Nothing to rewind to: no message of yours in this session yet.", timeout=4)
+            return
         try:
             changed = await undoable_turns_of(engine)
         except Exception:                  # an unreadable session: rewinding the conversation still works
             changed = set()
-        picker = RewindPicker(mine, changed)
+        in_history = {m.id for m in engine.history.messages}
+        picker = RewindPicker(mine, changed, summarised={m.id for m in mine} - in_history)
         chosen = await app.push_screen_wait(picker)
         if not chosen:
             return
         message_id, with_files = chosen
+        picked = next(m for m in mine if m.id == message_id)
         if picker.fork:
             from contextual.tui.slash.sessions import fork
-            picked = next(m for m in mine if m.id == message_id)
             await fork(app, message_id, str(picked.meta.get("raw", picked.content)))
             return
-        history = engine.history.messages
-        index = next(i for i, m in enumerate(history) if m.id == message_id)
-        later_turns = {turn for m in history[index:] if m.role == "user" and (turn := m.meta.get("turn"))}
+        index = next(i for i, m in enumerate(record) if m.id == message_id)
+        later_turns = {turn for m in record[index:] if m.role == "user" and (turn := m.meta.get("turn"))}
         if with_files:
             for line in await app.host.restore_turns(engine, later_turns, lambda p: confirm_overwrite(app, p)):
                 await app.say(line, "error" if line.startswith("undo failed") else "info")
-        message = engine.rewind_to(message_id)
-        await app.show_transcript(await app.host.transcript(engine))
-        raw = message.meta.get("raw", message.content)
-        await app.say(f"rewound to before: {raw[:80]}" + (" (files restored)" if with_files else " (files unchanged)"))
+        if message_id in in_history:
+            engine.rewind_to(message_id)
+            await app.show_transcript(await app.host.transcript(engine))
+        else:               # summarised: the session is read again, the history from before that message
+            engine.record_rewind(message_id)
+            session_id = engine.session_id
+            await app.host.close(engine)
+            await app.show_engine(app.host.resume(session_id))
+        raw = str(picked.meta.get("raw", picked.content))
+        await app.say(f"rewound to before: {raw[:80]}" + (" (files restored)" if with_files else " (files unchanged)")
+                      + ("; the compactions after it are undone" if message_id not in in_history else ""))
         app.load_input(raw)
         app.show_prompt()
         app.refresh_undoable()
