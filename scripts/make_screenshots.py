@@ -3,7 +3,8 @@
     python scripts/make_screenshots.py            # writes screenshots/{main_mid_turn,stored_vs_full,permission,
                                                   #   compaction_modal,compaction_result,context}_WxH.svg
                                                   #   main_idle, completion, help, compactions, ledger,
-                                                  #   policies, diff) at 80x24, 100x30, 200x50 and 250x70
+                                                  #   policies, diff, custom_command, rewind_fork,
+                                                  #   compaction_preview) at 80x24, 100x30, 200x50 and 250x70
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from contextual.tui.host import RealHost  # noqa: E402
 from contextual.tui.screens.compaction import CompactionModal
 from contextual.tui.screens.compaction_preview import CompactionPreviewScreen  # noqa: E402
 from contextual.tui.screens.permission import PermissionModal  # noqa: E402
+from contextual.tui.screens.rewind_picker import RewindPicker  # noqa: E402
 from contextual.tui.widgets.history_view import HistoryView  # noqa: E402
 from contextual.tui.widgets.scratchpad import ScratchpadView  # noqa: E402
 
@@ -94,6 +96,9 @@ async def scenario(size: tuple[int, int], suffix: str) -> None:
         (root / "src").mkdir(parents=True)
         (root / "tests").mkdir()
         (root / "src" / "cart.py").write_text(CART)
+        (root / ".contextual" / "commands").mkdir(parents=True)
+        (root / ".contextual" / "commands" / "review.md").write_text(
+            "---\ndescription: review a file for bugs, tersely\nargument-hint: FILE\n---\nReview $ARGUMENTS for bugs.\n")
         (root / "tests" / "test_cart.py").write_text("from src.cart import total_1\n\ndef test_total():\n"
                                                       "    assert total_1([]) == 0\n")
         config = load_config(root, {"model": "qwen2.5-coder", "base_url": srv.base_url, "api_key": "sk-demo",
@@ -102,8 +107,9 @@ async def scenario(size: tuple[int, int], suffix: str) -> None:
         app = ContextualApp(RealHost(config), animate=False)
         async with app.run_test(size=size) as pilot:
             await run_turn(pilot, "fix the failing checkout test")
+            # The later rounds name what the first one read: the recall probe's facts (core/context/facts.py).
             for n in range(2):
-                await run_turn(pilot, f"check round {n}")
+                await run_turn(pilot, f"check round {n}: total_{n + 1} must stay in cents")
             app.save_screenshot(str(OUT / f"main_idle{suffix}.svg"))
             app.query_one("#prompt").focus()
             await pilot.press("/")
@@ -111,6 +117,23 @@ async def scenario(size: tuple[int, int], suffix: str) -> None:
             app.save_screenshot(str(OUT / f"completion{suffix}.svg"))
             await pilot.press("escape")
             app.query_one("#prompt").clear()
+            # A custom command (issue 30.3: .contextual/commands/review.md) in the / completion.
+            app.query_one("#prompt").focus()
+            for key in "/rev":
+                await pilot.press(key)
+            await pilot.pause()
+            app.save_screenshot(str(OUT / f"custom_command{suffix}.svg"))
+            await pilot.press("escape")
+            app.query_one("#prompt").clear()
+            # /rewind with k: fork a new session before the message instead of rewriting this one (issue 30.2).
+            send(app, "/rewind")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, RewindPicker))
+            await pilot.press("k")
+            await pilot.pause()
+            app.save_screenshot(str(OUT / f"rewind_fork{suffix}.svg"))
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, RewindPicker))
             await shot_of(pilot, "/help", f"help{suffix}")
             if app.narrow:
                 app.action_toggle_region("history")      # below 100 columns: the History tab
