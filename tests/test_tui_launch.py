@@ -14,7 +14,7 @@ from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.history_view import HistoryView
 from contextual.tui.widgets.token_meter import TokenMeter
 from contextual.tui.widgets.top_bar import TopBar
-from tests.tui_helpers import SIZE, finish, make_host, run_turn, server, wait_for
+from tests.tui_helpers import SIZE, chat_text, finish, make_host, run_turn, server, wait_for
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -97,3 +97,88 @@ async def test_an_engine_asked_for_before_the_first_frame_is_opened_once_and_sho
             assert app.engine is engine and opened == [1]
             await run_turn(pilot, "hello")
             assert app.query_one(HistoryView).messages == engine.history.messages
+
+
+def _write_session(home: Path, root: Path, turns: int, rewind_at: int | None = None) -> Path:
+    """A session of ``turns`` turns (a tool call each, an answer), a rewind to the start of turn ``rewind_at``
+    after them when given, then two more turns."""
+    from contextual.core.messages import Message
+    from contextual.core.session import SessionWriter
+    writer = SessionWriter.create(home, root)
+    firsts: list[Message] = []
+
+    def turn(n: int) -> None:
+        user = Message("user", f"question {n}")
+        firsts.append(user)
+        writer.append_message(user)
+        step = Message("assistant", f'Thought: look\nAction: Read[{{"file_path": "f{n}.py"}}]',
+                       meta={"step": 1, "call_id": f"c{n}", "tool_name": "Read", "args": {"file_path": f"f{n}.py"}})
+        writer.append_message(step)
+        writer.append_tool_use(f"c{n}", "Read", {"file_path": f"f{n}.py"}, step)
+        writer.append_message(Message("tool", f"{n}: body", full=f"{n}: body " * 50,
+                                      meta={"tool_name": "Read", "call_id": f"c{n}", "step": 1}))
+        writer.append_message(Message("assistant", f"Thought: done\nAction: Finish[answer **{n}**]",
+                                      meta={"step": 2, "final": True}))
+
+    for n in range(turns):
+        turn(n)
+    if rewind_at is not None:
+        writer.append_entry({"type": "system", "subtype": "rewind", "toUuid": firsts[rewind_at].id})
+        for n in range(turns, turns + 2):
+            turn(n)
+    writer.close_sync()
+    return writer.path
+
+
+def test_the_end_of_a_record_read_alone_is_the_end_of_the_whole_record(tmp_path):
+    from contextual.core.session import load_session, read_tail
+    from contextual.tui.widgets.chat_log import _turns
+    root = tmp_path / "proj"
+    root.mkdir()
+    for rewind_at in (None, 38, 20):          # none; one inside the last turns read; one before them
+        path = _write_session(tmp_path / f"home-{rewind_at}", root, 40, rewind_at)
+        whole = _turns(load_session(path).full_record)
+        for turns in (1, 8, 100):
+            tail = read_tail(path, turns)
+            assert _turns(tail.messages) == whole[-turns:], (rewind_at, turns)
+            assert tail.compactions == 0
+
+
+async def test_a_resumed_session_opened_after_its_first_frame_shows_what_an_eager_resume_shows(tmp_path):
+    """-c: the first frame shows the end of the record; once the whole of it is read the app shows exactly what
+    opening it before the app did (chat, History, top bar), and a turn continues the same session."""
+    with server([finish("more: **7**")]) as srv:
+        host = make_host(tmp_path, srv.base_url)
+        _write_session(host.config.home, host.config.project_root, 40)
+        eager = ContextualApp(host, host.resume(None), animate=False)
+        async with eager.run_test(size=SIZE) as pilot:
+            await eager.started()
+            await wait_for(pilot, lambda: eager.query_one(TokenMeter).shown is not None)
+            await pilot.pause()
+            shown = (chat_text(eager), eager.query_one(HistoryView).messages, str(eager.query_one(TopBar).render()))
+            await eager.host.close(eager.engine)
+        host = make_host(tmp_path, srv.base_url)
+        app = ContextualApp(host, animate=False, resume=host.session_path(None))
+        async with app.run_test(size=SIZE) as pilot:
+            await app.started()
+            await wait_for(pilot, lambda: app.query_one(TokenMeter).shown is not None)
+            await pilot.pause()
+            assert (chat_text(app), app.query_one(HistoryView).messages, str(app.query_one(TopBar).render())) == shown
+            assert "earlier turns" in chat_text(app) and "answer 39" in chat_text(app)
+            session_id = app.engine.session_id
+            await run_turn(pilot, "one more")
+            assert app.engine.session_id == session_id and "7" in chat_text(app)
+
+
+async def test_a_session_that_cannot_be_read_after_the_first_frame_ends_the_app_with_the_reason(tmp_path):
+    with server([]) as srv:
+        host = make_host(tmp_path, srv.base_url)
+        path = _write_session(host.config.home, host.config.project_root, 2)
+        app = ContextualApp(host, animate=False, resume=path)
+
+        def unreadable(**_):
+            raise OSError("the disk went away")
+        host.resume = unreadable                    # type: ignore[method-assign]
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: app.launch_error is not None)
+        assert app.launch_error == "the disk went away" and app.return_code == 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from textual import events, on, work
@@ -36,7 +37,7 @@ from contextual.tui.slash.context_tools import pinned_ids, toggle_pin, with_pins
 from contextual.tui.slash.files import run_shell
 from contextual.tui.slash.model import how_to_configure
 from contextual.tui.slash.reading import open_message, open_tool_result
-from contextual.tui.widgets.chat_log import ChatLog
+from contextual.tui.widgets.chat_log import FIRST_TURNS, ChatLog
 from contextual.tui.widgets.history_view import HistoryView
 from contextual.tui.widgets.prompt_input import PromptBox, PromptInput
 from contextual.tui.widgets.scratchpad import ScratchpadView
@@ -79,12 +80,18 @@ class ContextualApp(App):
     ]
 
     def __init__(self, host: Host, opened: Opened | None = None, *, animate: bool = True,
-                 open_after_first_frame: bool = False) -> None:
+                 open_after_first_frame: bool = False, resume: Path | None = None) -> None:
         super().__init__()
         self.host = host
-        # open_after_first_frame (the launch's new session): the engine opens once the first frame is on screen
-        # (on_ready); its imports are most of a launch. Else it opens now, and mounting shows it.
-        self.opened: Opened | None = opened or (None if open_after_first_frame else host.new_engine())
+        # open_after_first_frame (the launch): the engine opens once the first frame is on screen (on_ready); its
+        # imports, and a resumed session's whole record (`resume`: its file), are most of a launch. The first
+        # frame of a resumed one shows the end of its record (host.preview). Else it opens now, and mounting
+        # shows it.
+        self._resume = resume
+        deferred = open_after_first_frame or resume is not None
+        self.opened: Opened | None = opened or (None if deferred else host.new_engine())
+        self._preview: tuple[str, int] | None = None       # (session id, compactions) the first frame shows
+        self.launch_error: str | None = None                # the session to resume could not be opened
         self.animated = animate       # not `animate`: that is Textual's own method
         self.router = EventRouter(self)
         self.remembered = Remembered(self.config.home, self.config.project_root)
@@ -101,9 +108,12 @@ class ContextualApp(App):
         """The engine shown; asked for before the first frame opened it (a key pressed meanwhile, a test), it
         opens now."""
         if self.opened is None:
-            self._adopt(self.host.new_engine())
+            self._adopt(self._open_deferred())
         assert self.opened is not None
         return self.opened.engine
+
+    def _open_deferred(self) -> Opened:
+        return self.host.resume(path=self._resume) if self._resume is not None else self.host.new_engine()
 
     def _adopt(self, opened: Opened) -> None:
         self.opened = opened
@@ -185,7 +195,7 @@ class ContextualApp(App):
         if not self.animated:
             prompt.cursor_blink = False
         if self.opened is None:
-            await self._show_new_session()
+            await (self._show_preview(self._resume) if self._resume is not None else self._show_new_session())
         else:
             await self.show_engine(self.opened)
         self.apply_layout()
@@ -218,6 +228,15 @@ class ContextualApp(App):
         self.query_one(HistoryView).show([], None)
         self.refresh_topbar()
 
+    async def _show_preview(self, path: Path) -> None:
+        """A resumed session's first frame, drawn from the end of its record before the whole of it is read: its
+        last turns, its id and compactions (show_engine then adds the rest, keeping these turns)."""
+        tail = self.host.preview(path, FIRST_TURNS)
+        self._preview = (path.name.removesuffix(".jsonl"), tail.compactions)
+        await self.chat.show_transcript(tail.messages)
+        self.query_one(HistoryView).show([], None)
+        self.refresh_topbar()
+
     async def _greet(self, empty: bool, notices: list[str]) -> None:
         """What the chat opens with: how to start (an empty session), a missing model, how it was opened."""
         if empty:
@@ -230,12 +249,20 @@ class ContextualApp(App):
     async def on_ready(self) -> None:
         """Textual's Ready: the first frame is on screen. What it did not wait for: a new session's engine, the
         tokenizer (its load holds the GIL, so it starts only now), the server's window and the provider (httpx)."""
-        if self.opened is None:
-            self._adopt(self.host.new_engine())
         if not self._engine_shown:     # opened after the first frame (or by a key pressed before it)
-            self._engine_shown = True
-            self.show_prompt()
-            self.refresh_undoable()
+            try:
+                opened = self.opened or self._open_deferred()
+            except Exception as exc:      # the session to resume cannot be read: said once the app has left
+                self.launch_error = str(exc)
+                self.exit(return_code=1)
+                return
+            if self._resume is not None:
+                await self.show_engine(opened, keep_recent=True)     # the preview's turns stay; earlier ones join
+            else:
+                self._adopt(opened)
+                self._engine_shown = True
+                self.show_prompt()
+                self.refresh_undoable()
         if not tokens.ready():
             self._load_tokenizer()
         self._connect()
@@ -310,12 +337,13 @@ class ContextualApp(App):
         self.regions.next_side_width()
         self.apply_layout()
 
-    async def show_engine(self, opened: Opened) -> None:
-        """Show a (new or resumed) engine everywhere: the chat from the session's whole record."""
+    async def show_engine(self, opened: Opened, keep_recent: bool = False) -> None:
+        """Show a (new or resumed) engine everywhere: the chat from the session's whole record (``keep_recent``:
+        the turns the chat shows stay when they are that record's last ones)."""
         self._adopt(opened)
         self._engine_shown = True
         self.scratchpad.reset(first_turn=opened.turns_before + 1)
-        await self.chat.show_transcript(opened.transcript or list(self.engine.history.messages))
+        await self.chat.show_transcript(opened.transcript or list(self.engine.history.messages), keep_recent)
         await self._greet(not (opened.transcript or self.engine.history.messages), opened.notices)
         self.show_prompt()
         self.refresh_undoable()
@@ -323,9 +351,11 @@ class ContextualApp(App):
             await self.chat.mount_earlier()
 
     def refresh_topbar(self) -> None:
-        engine = self.opened.engine if self.opened is not None else None     # None: a new session, not open yet
-        self.query_one(TopBar).show(self.config.project_root, self.config.model, engine and engine.session_id,
-                                    len(engine.compactions) if engine else 0, self.turn_running, self.size.width)
+        engine = self.opened.engine if self.opened is not None else None     # None: not open yet
+        session_id, compactions = ((engine.session_id, len(engine.compactions)) if engine is not None
+                                   else self._preview or (None, 0))
+        self.query_one(TopBar).show(self.config.project_root, self.config.model, session_id, compactions,
+                                    self.turn_running, self.size.width)
         config = engine.config if engine else self.config        # the model, window and permission mode in force
         for welcome in self.chat.query(Welcome):
             welcome.show(config.model, config.context_window, config.window_source)
@@ -505,7 +535,8 @@ class ContextualApp(App):
     async def action_quit(self) -> None:
         self.stop_turn()
         await self.workers.wait_for_complete()
-        await self.host.close(self.engine)
+        if self.opened is not None:          # else quit before the engine opened: nothing to close
+            await self.host.close(self.opened.engine)
         if hasattr(self.host, "stop_mcp"):
             await self.host.stop_mcp()
         self.exit(0)

@@ -8,6 +8,7 @@ so opening and closing the app leaves no empty sessions behind.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
 from contextual.core.config import Config
@@ -15,7 +16,7 @@ from contextual.core.messages import Message
 
 if TYPE_CHECKING:       # the engine is imported where one is made: the app's first frame does not wait for it
     from contextual.core.agent import Engine
-    from contextual.core.session import SessionInfo
+    from contextual.core.session import SessionInfo, Tail
     from contextual.core.trust import Item
 
 Confirm = Callable[[list[str]], Awaitable[bool]]     # asked before undo overwrites files edited by hand
@@ -38,7 +39,8 @@ class Host(Protocol):
 
     def new_engine(self) -> Opened: ...
     async def connect(self) -> None: ...                                 # the window and the provider, once
-    def resume(self, session_id: str | None = None) -> Opened: ...     # None: this project's latest
+    def resume(self, session_id: str | None = None, path: Path | None = None) -> Opened: ...   # None: the latest
+    def preview(self, path: Path, turns: int) -> Tail: ...             # a resumed session's first frame
     def list_sessions(self) -> list[SessionInfo]: ...
     def ensure_session(self, engine: Engine) -> None: ...
     async def transcript(self, engine: Engine) -> list[Message]: ...
@@ -129,21 +131,31 @@ class RealHost:
         from contextual.core.session import list_sessions
         return list_sessions(self.config.home, self.config.project_root)
 
-    def resume(self, session_id: str | None = None) -> Opened:
-        from contextual.core.runtime import attach, open_writer, restore_into
-        from contextual.core.session import SessionError, find_session, latest_session, load_session
+    def session_path(self, session_id: str | None = None) -> Path:
+        """The session file `-r ID` (None: `-c`, this project's latest) names; LookupError when there is none."""
+        from contextual.core.session import find_session, latest_session
         home, root = self.config.home, self.config.project_root
         path = find_session(home, root, session_id) if session_id else latest_session(home, root)
         if path is None:
             which = f"session {session_id}" if session_id else "a previous session"
             raise LookupError(f"no {which} found for {root}")
-        loaded = load_session(path)
+        return path
+
+    def preview(self, path: Path, turns: int) -> Tail:
+        """The end of a session's record (its last ``turns`` turns), for the first frame of a resumed session."""
+        from contextual.core.session import read_tail
+        return read_tail(path, turns)
+
+    def resume(self, session_id: str | None = None, path: Path | None = None) -> Opened:
+        from contextual.core.runtime import attach, open_writer, restore_into
+        from contextual.core.session import SessionError, load_session
+        loaded = load_session(path or self.session_path(session_id))
         engine = self._engine()
         restore_into(engine, loaded)
         notices = [f"resumed session {loaded.session_id[:8]}: {len(loaded.history)} messages, "
                    f"{len(loaded.compactions)} compaction(s)"] + list(loaded.warnings)
         try:
-            attach(engine, *open_writer(self.config, path))
+            attach(engine, *open_writer(self.config, loaded.path))
         except SessionError as exc:
             notices.append(f"read-only: {exc}")
         turns = sum(1 for m in loaded.full_record if m.role == "user" and not m.meta.get("undo"))

@@ -15,21 +15,26 @@ from contextual.tui.host import RealHost
 def run_app(config: Config, resume_id: str | None = None, continue_latest: bool = False) -> int:
     """`contextual` (and -c / -r): open the app; returns the exit code."""
     host = RealHost(config)
-    opened = None
+    path = None
     if resume_id or continue_latest:
         try:
-            opened = host.resume(resume_id)
+            path = host.session_path(resume_id)
         except Exception as exc:
             print(f"contextual: {exc}", file=sys.stderr)
             return 1
-    app = ContextualApp(host, opened, open_after_first_frame=True)
+    # The engine, and a resumed session's whole record, are read once the first frame is on screen.
+    app = ContextualApp(host, open_after_first_frame=True, resume=path)
     app.run()
+    if app.launch_error is not None:
+        print(f"contextual: {app.launch_error}", file=sys.stderr)
+        return 1
     try:
         asyncio.run(host.aclose())
     except Exception:
         pass
     # Printed once the app has left the terminal (alternate screen gone), so it stays in the scrollback.
-    line = resume_line(app.engine.session_id, app.engine.history.messages)
+    engine = app.opened.engine if app.opened is not None else None     # None: quit before it opened
+    line = resume_line(engine.session_id, engine.history.messages) if engine is not None else None
     if line:
         print(line)
     # Textual leaves return_code at 1 when the app died of an unhandled exception (its run() returns None).

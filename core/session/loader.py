@@ -237,3 +237,47 @@ def _before(messages: list[Message], message_id: Any) -> list[Message]:
 def _usage(raw: dict[str, Any]) -> UsageEvent:
     return UsageEvent(input_tokens=raw["input_tokens"], output_tokens=raw["output_tokens"],
                       cached_tokens=raw.get("cached_tokens", 0), cache_creation_tokens=raw.get("cache_creation_tokens", 0))
+
+
+@dataclass
+class Tail:
+    """The end of a session's record, read without building the rest (a long session's first frame): its messages
+    from the ``turns``-th last user turn on, and how many compactions the whole file records."""
+    messages: list[Message]
+    compactions: int
+
+
+def read_tail(path: Path, turns: int) -> Tail:
+    """Lines are parsed from the end until ``turns`` user turns are whole; a rewind drops what it dropped on load.
+    Damaged lines are skipped silently here: the full load that follows says which."""
+    data = Path(path).read_bytes()
+    compactions = data.count(b'"subtype":"compact_boundary"')       # the writer's compact separators
+    found: list[Message] = []
+    users = 0
+    dropping: Any = None                 # a rewind's target: earlier messages up to it are gone
+    end = len(data)
+    while end > 0 and users < turns:
+        start = data.rfind(b"\n", 0, end - 1) + 1
+        line, end = data[start:end], start
+        entries: list[tuple[int, dict[str, Any]]] = []
+        _parse_line(0, line.decode("utf-8", errors="replace"), -1, False, entries, [])
+        if not entries:
+            continue
+        entry = entries[0][1]
+        if entry["type"] == "system" and entry.get("subtype") == "rewind" and dropping is None:
+            dropping = entry.get("toUuid")
+            continue
+        try:
+            msg = message_from_entry(entry)
+        except (KeyError, TypeError, ValueError):
+            continue
+        if msg is None:
+            continue
+        if dropping is not None:
+            if msg.id == dropping:
+                dropping = None
+            continue
+        found.append(msg)
+        users += msg.role == "user" and not msg.meta.get("undo")
+    found.reverse()
+    return Tail(found, compactions)

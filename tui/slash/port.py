@@ -17,11 +17,13 @@ if TYPE_CHECKING:      # annotations only: the app's first frame does not wait f
 
 
 class AppPort(Protocol):
-    engine: Engine
     host: Host
     remembered: Remembered
     shown: Shown | None                # the prompt shown now (meter, History)
     last_sent: Shown | None            # the prompt of the latest model call
+
+    @property
+    def engine(self) -> Engine: ...        # opened on first use when the launch put it off (show_engine changes it)
 
     @property
     def config(self) -> Config: ...

@@ -55,6 +55,7 @@ class ChatLog(VerticalScroll):
         self._adjustments: list[str] = []
         self._earlier: list[_Turn] = []                  # restored turns not mounted yet (mount_earlier)
         self._first_recent = None                         # the first widget of the restored turns mounted
+        self._recent: list[_Turn] = []                    # the restored turns mounted
 
     async def _add(self, widget) -> None:
         await self.mount(widget)
@@ -140,21 +141,29 @@ class ChatLog(VerticalScroll):
         return self._streamed
 
     # ----- a resumed session
-    async def show_transcript(self, messages: list[Message]) -> None:
+    async def show_transcript(self, messages: list[Message], keep_recent: bool = False) -> None:
         """Rebuild from the session's full record (archived rounds included, summaries not): what was said,
         each turn's tool trail, final answers. Undo notes are the app's words, not the user's. Turns are read
         as plain data first; widgets are made only for the recent ones a long session shows."""
+        turns = _turns(messages)
+        hidden = len(turns) - MAX_RESTORED_TURNS
+        notice = (Static(Text(f"… {hidden} earlier turns: /export writes the whole transcript"), classes="notice -info")
+                  if hidden > 0 else None)
+        earlier, recent = turns[max(hidden, 0):-FIRST_TURNS], turns[-FIRST_TURNS:]
+        if keep_recent and recent and recent == self._recent and self._first_recent is not None \
+                and self._first_recent.is_attached:
+            # The recent turns shown already (a resumed session's first frame, read from the end of its record):
+            # they stay; what is above them comes now.
+            self._earlier = earlier
+            if notice is not None:
+                await self.mount(notice, before=self._first_recent)
+            self.scroll_end(animate=False)
+            return
         await self.remove_children()
         self.trail = self.adjusted = None
-        turns = _turns(messages)
-        widgets: list = []
-        hidden = len(turns) - MAX_RESTORED_TURNS
-        if hidden > 0:
-            widgets.append(Static(Text(f"… {hidden} earlier turns: /export writes the whole transcript"),
-                                  classes="notice -info"))
-            turns = turns[hidden:]
-        self._earlier, turns = turns[:-FIRST_TURNS], turns[-FIRST_TURNS:]
-        widgets.extend(_turn_widgets(turns))
+        widgets: list = [notice] if notice is not None else []
+        self._earlier, self._recent = earlier, recent
+        widgets.extend(_turn_widgets(recent))
         if widgets:
             await self.mount_all(widgets)
         self._first_recent = next((w for w in widgets if w.has_class("user")), None)
