@@ -73,8 +73,10 @@ async def run_headless(engine: Any, prompt: str, printer: Printer, *, started: f
         printer.progress(f"warning: {warning}")
     unsaved: str | None = None
     answer: str | None = None
+    from contextual.core.custom_commands import command_for
+    custom = command_for(prompt, engine.config.project_root, engine.config.home)   # `-p "/review a.py"`
     try:
-        async for ev in engine.run_turn(prompt):
+        async for ev in (engine.run_turn(prompt) if custom is None else engine.run_command(*custom)):
             printer.event(ev)
             line = progress_line(ev)
             if line is not None:

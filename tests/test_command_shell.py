@@ -1,7 +1,7 @@
 """A custom command's shell lines and allowed-tools (issue 30.3) through the real engine and a fake server: a
 line's output takes its place in the prompt sent; a deny rule holds over the command's own grant; a line no rule
 allows is not run; the run is bounded and never sees the agent's keys; allowed-tools hold for the command's one
-turn only (core/command_shell.py, Engine.run_command)."""
+turn only (core/command_shell.py, Engine.run_command); `-p "/name args"` runs one, a project's only when trusted."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from contextual.core import command_shell
 from contextual.core.custom_commands import CustomCommand, load_commands
 from contextual.core.events import Notice, ToolFinished
 from contextual.core.permission_rules import PermissionRules
+from tests.cli_helpers import cli_env, contextual
 from tests.engine_helpers import engine_with, finish, finished, run
+from tests.fakes.llm_server import FakeLLMServer
 
 
 def _command(root: Path, text: str) -> CustomCommand:
@@ -83,3 +85,19 @@ async def test_allowed_tools_hold_for_the_commands_turn_only(tmp_path):
     assert (root / "first").exists() and not (root / "second").exists()
     second = [e for e in plain if isinstance(e, ToolFinished)]
     assert second and second[0].result["status"] == "error"
+
+
+def test_the_cli_runs_a_custom_command_and_a_projects_only_when_trusted(tmp_path):
+    root, home = tmp_path / "proj", tmp_path / "home"
+    (root / ".claude" / "commands").mkdir(parents=True)
+    (root / ".claude" / "commands" / "status.md").write_text(
+        "---\nallowed-tools: Bash(echo:*)\n---\nState: !`echo state-of-$1`\n")
+    untrusted = {"CONTEXTUAL_TRUST_PROJECT": ""}
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        refused = contextual(["-p", "/status main"], root, cli_env(home, srv.base_url, **untrusted))
+        assert refused.returncode != 0 and "inert until you approve it" in refused.stderr, refused.stderr
+        assert not srv.requests                                                 # nothing ran, nothing sent
+        ran = contextual(["--trust-project", "-p", "/status main"], root, cli_env(home, srv.base_url, **untrusted))
+    assert ran.returncode == 0, ran.stderr
+    assert "State: state-of-main" in str(srv.requests[-1]["messages"])
+    assert "ran !`echo state-of-main`: 1 line put into the prompt" in ran.stderr
