@@ -155,7 +155,9 @@ class Engine:
         text = command.expand(arguments)
         if command.shell_lines:
             from contextual.core.command_shell import inline_shell
-            text, ran = await inline_shell(text, self.config, command.allowed_tools)
+            # the lines are judged like the model's Bash calls: the rules, this session's allowances, its grants
+            granted = (*command.allowed_tools, *sorted(self.gate.allowed_for_session))
+            text, ran = await inline_shell(text, self.config, granted)
             for one in ran:
                 yield Notice(one.note, "info" if one.note.startswith("ran ") else "warning")
         async for ev in self.turn.run(text, grants=command.allowed_tools):
