@@ -99,6 +99,7 @@ class ContextualApp(App):
         self._quit_armed_at = 0.0
         self.shown: Shown | None = None
         self.last_sent: Shown | None = None       # the prompt of the latest model call
+        self.unsent = ""                           # typed before any model was chosen (/model gives it back)
         self._loading_theme = True
         self._connected = asyncio.Event()          # set once the host found the window and the provider
         self._engine_shown = False                 # show_engine ran (else on_ready shows the prompt of a new one)
@@ -438,7 +439,9 @@ class ContextualApp(App):
         if self.busy("send it"):
             self.query_one(PromptInput).load_text(text)
             return
-        if self.config.missing_model_message():
+        if self.config.missing_model_message():     # shown, kept, and back in the input once /model chose one
+            self.unsent = text
+            await self.chat.add_notice(f"not sent yet: {text}", "warning")
             await self.chat.add_notice(how_to_configure(self.config), "error")
             return
         self.start_turn(text)

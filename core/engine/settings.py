@@ -27,6 +27,32 @@ class Settings:
             config = await resolve_window(replace(config, context_window=loaded.context_window,
                                                   window_source=loaded.window_source))
         self.config = config
+        if self.provider is None and config.missing_model_message() is None:   # the first model of this run
+            import asyncio
+
+            from contextual.core.providers.factory import make_provider
+            self.provider = self.summary_provider = await asyncio.to_thread(make_provider, config)
+
+    async def list_models(self) -> list[str]:
+        """The model ids the server lists, also before any model is chosen (a provider made only to ask);
+        a server without a listing is a ProviderError of one line."""
+        from contextual.core.providers.base import ProviderError
+        provider, asking = self.provider, None
+        if provider is None:
+            if not self.config.base_url and self.config.provider != "anthropic":
+                raise ProviderError(self.config.missing_model_message() or "no endpoint configured")
+            import asyncio
+
+            from contextual.core.providers.factory import make_provider
+            provider = asking = await asyncio.to_thread(make_provider, self.config)
+        try:
+            lister = getattr(provider, "list_models", None)
+            if lister is None:
+                raise ProviderError("this provider cannot list its models")
+            return list(await lister())
+        finally:
+            if asking is not None:
+                await asking.aclose()
 
     def cycle_permission_mode(self) -> str:
         """The next permission mode (``permissions.next_mode``; bypass only when configured so), in force for

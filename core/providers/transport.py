@@ -90,10 +90,22 @@ def decode_object(name: str, event: ServerSentEvent) -> dict[str, Any]:
 
 
 async def model_ids(client: httpx.AsyncClient, url: str, headers: dict[str, str]) -> list[str]:
-    """The model ids a models listing (``{"data": [{"id": ...}]}``, both wires) offers, sorted."""
-    response = await client.get(url, headers=headers, timeout=10)
-    response.raise_for_status()
-    return sorted(str(m["id"]) for m in response.json().get("data") or [] if isinstance(m, dict) and "id" in m)
+    """The model ids a models listing (``{"data": [{"id": ...}]}``, both wires) offers, sorted; a server that
+    has no listing, cannot be reached or answers something else is a ProviderError of one line."""
+    try:
+        response = await client.get(url, headers=headers, timeout=10)
+    except httpx.HTTPError as exc:
+        raise ProviderError(f"cannot reach {url}: {one_line(str(exc) or type(exc).__name__)}") from None
+    if response.status_code != 200:
+        raise ProviderError(f"GET {url} answered {response.status_code} {response.reason_phrase}".rstrip(),
+                            status=response.status_code)
+    try:
+        listing = bounded_json.loads(response.text) if response.content else None
+    except ValueError:
+        listing = None
+    if not isinstance(listing, dict):
+        raise ProviderError(f"GET {url} did not answer a JSON model listing")
+    return sorted(str(m["id"]) for m in listing.get("data") or [] if isinstance(m, dict) and "id" in m)
 
 
 @asynccontextmanager

@@ -9,6 +9,9 @@ from contextual.tui.slash.port import AppPort
 
 
 def how_to_configure(config: Config) -> str:
+    if config.base_url or config.provider == "anthropic":      # only the model is missing: pick one now
+        return ("no model chosen yet: /model lists the server's models (or /model NAME). To keep one for next "
+                f"time, set CONTEXTUAL_MODEL or model = \"...\" in {config.home / 'config.toml'}.")
     return (f"{config.missing_model_message()}\n\n"
             "Set a model and an endpoint, then restart:\n"
             "  • environment: CONTEXTUAL_MODEL, CONTEXTUAL_BASE_URL, CONTEXTUAL_API_KEY (CONTEXTUAL_PROVIDER=anthropic "
@@ -20,29 +23,33 @@ def how_to_configure(config: Config) -> str:
             "Meanwhile you can browse past sessions with /resume (ctrl+r).")
 
 
+def no_endpoint(config: Config) -> bool:
+    return not config.base_url and config.provider != "anthropic"
+
+
 class Model:
     async def run(self, app: AppPort, argument: str) -> None:
         from contextual.tui.screens.info import InfoScreen
         if argument:
             self.switch(app, argument)
             return
-        if app.config.missing_model_message():
+        if no_endpoint(app.config):          # nothing to ask: how to set one
             app.push_screen(InfoScreen("Model", Text(how_to_configure(app.config))))
             return
         app.run_worker(self._pick(app), group="models", exclusive=True, exit_on_error=False)
 
     async def _pick(self, app: AppPort) -> None:
         from contextual.tui.screens.model_picker import ModelPicker
+        from contextual.core.providers.base import ProviderError
+        from contextual.tui.format import one_line
         names: list[str] = []
         problem = ""
-        lister = getattr(app.engine.provider, "list_models", None)
-        if lister is None:
-            problem = "this provider cannot list its models: type /model NAME"
-        else:
-            try:
-                names = list(await lister())
-            except Exception as exc:          # a server without /v1/models: say so, keep /model NAME
-                problem = f"the server did not list its models ({type(exc).__name__}: {exc}); type /model NAME"
+        try:
+            names = await app.engine.settings.list_models()
+        except ProviderError as exc:          # a server without /v1/models: one line, and /model NAME still works
+            problem = f"no model list from the server ({one_line(str(exc), 160)}): type /model NAME"
+        except Exception as exc:              # never a traceback or a library's text for a listing
+            problem = f"no model list from the server ({type(exc).__name__}): type /model NAME"
         chosen = await app.push_screen_wait(ModelPicker(app.config, names, problem))
         if chosen and not app.busy("switch the model"):
             await self._switch(app, chosen)
@@ -50,7 +57,7 @@ class Model:
     def switch(self, app: AppPort, name: str) -> None:
         if app.busy("switch the model"):
             return
-        if app.engine.provider is None:
+        if app.engine.provider is None and no_endpoint(app.config):
             app.notify("No endpoint is configured: set CONTEXTUAL_BASE_URL first (see /model).", severity="warning")
             return
         app.run_worker(self._switch(app, name), group="models", exclusive=True, exit_on_error=False)
@@ -61,3 +68,7 @@ class Model:
         config = app.engine.config
         app.notify(f"model: {name}, window {config.context_window:,} tokens ({config.window_source}) — for the "
                    "next turns of this session")
+        if app.unsent and not app.pending_input().strip():      # typed before there was a model: ready to send
+            app.load_input(app.unsent)
+            app.unsent = ""
+            await app.say("your message is back in the input: enter sends it")

@@ -21,6 +21,7 @@ class AppPort(Protocol):
     remembered: Remembered
     shown: Shown | None                # the prompt shown now (meter, History)
     last_sent: Shown | None            # the prompt of the latest model call
+    unsent: str                        # a message typed before any model was chosen
 
     @property
     def engine(self) -> Engine: ...        # opened on first use when the launch put it off (show_engine changes it)

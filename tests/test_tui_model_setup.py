@@ -1,0 +1,61 @@
+"""/model when things are missing (issue 29.5), through the real app, engine and fake server: a server without
+GET /v1/models gives one clear line (never the HTTP library's text); with no model configured the typed message
+stays in the input, and /model picks one from the server's list — the message is then sent, no restart."""
+
+from __future__ import annotations
+
+from contextual.tui.app import ContextualApp
+from contextual.tui.screens.model_picker import ModelPicker
+
+from tests.fakes.llm_server import FakeLLMServer
+from tests.fakes.server_flavors import Flavor
+from tests.tui_helpers import SIZE, chat_text, finish, make_host, run_turn, server, type_and_send, wait_for
+
+
+async def test_a_server_without_a_model_list_is_one_clear_line(tmp_path):
+    with server([]) as srv:                     # the plain fake server answers GET /v1/models with 404
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await app.started()
+            await type_and_send(pilot, "/model")
+            await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker))
+            problem = app.screen.problem
+            assert problem == (f"no model list from the server (GET {srv.base_url}/models answered 404 Not Found): "
+                               "type /model NAME")
+            await pilot.press("escape")
+
+
+async def test_an_unreachable_server_is_one_clear_line_too(tmp_path):
+    with server([]) as srv:
+        gone = srv.base_url
+    app = ContextualApp(make_host(tmp_path, gone), animate=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.started()
+        await type_and_send(pilot, "/model")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker))
+        problem = app.screen.problem
+        assert problem.startswith(f"no model list from the server (cannot reach {gone}/models: ")
+        assert "\n" not in problem and "httpx" not in problem and "For more information" not in problem
+
+
+async def test_with_no_model_the_message_waits_and_model_picks_one_without_restarting(tmp_path):
+    flavor = Flavor("vllm", n_ctx=32_768, others=(("other-model", 65_536),))
+    with FakeLLMServer(kind="openai", script=[finish("hello back")], model="served-model", flavor=flavor) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, model=None), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await app.started()
+            await type_and_send(pilot, "hello there")
+            await wait_for(pilot, lambda: "no model chosen yet" in chat_text(app))
+            assert "not sent yet: hello there" in chat_text(app)          # shown, not lost
+            assert not srv.requests
+            await type_and_send(pilot, "/model")
+            await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker) and app.screen.names)
+            assert app.screen.names == ["other-model", "served-model"] and not app.screen.problem
+            await pilot.press("down", "enter")                            # served-model
+            await wait_for(pilot, lambda: app.engine.config.model == "served-model")
+            assert app.engine.config.context_window == 32_768             # its window, from the server
+            await wait_for(pilot, lambda: app.query_one("#prompt").text == "hello there")   # back, ready
+            await run_turn(pilot, "hello there")
+            assert "hello back" in chat_text(app)
+    chats = [r for r in srv.requests if r.path.endswith("/chat/completions")]
+    assert [r["model"] for r in chats] == ["served-model"]
