@@ -387,8 +387,9 @@ def extract_facts(messages: Sequence[Message], later: Sequence[Message] = ()) ->
 
     for index, message in enumerate(messages):
         seen_here: set[tuple[str, str]] = set()
+        solved: str | None = None                 # asked once per result, when it reports an error
         for kind, text, line, location in _facts_of(message):
-            if kind == "error" and (solved := _solved(messages, index)):
+            if kind == "error" and (solved := _solved(messages, index) if solved is None else solved):
                 text = _clip(text) + solved
             if (kind, fact_key(kind, text)) not in seen_here:
                 seen_here.add((kind, fact_key(kind, text)))
