@@ -16,15 +16,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from contextual.core import events as ev
 from contextual.core import secrets
-from contextual.core.stream_guard import StreamGuard
 from contextual.core.textsafe import strip_control, valid_unicode
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
-# Events a script has no use for line by line (PermissionRequest carries a future; headless answers it itself).
-_NOT_STREAMED = (ev.PermissionRequest, ev.PromptChanged, ev.ToolOutput)
 # json.dumps(ensure_ascii=False) leaves DEL and the C1 controls raw; a terminal may act on them.
 _RAW_CONTROLS = re.compile("[\x7f-\x9f\u2028\u2029]")
 
@@ -142,20 +138,26 @@ class StreamJsonPrinter(JsonPrinter):
 
     def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
         super().__init__(out, err)
+        # Imported here: `contextual` (the app) reads only this module's formats, and these import every event.
+        from contextual.core import events as ev
+        from contextual.core.stream_guard import StreamGuard
         self._guard = StreamGuard()     # a key split across two streamed fragments never reaches a line in part
+        # Events a script has no use for line by line (PermissionRequest carries a future; headless answers it).
+        self._not_streamed = (ev.PermissionRequest, ev.PromptChanged, ev.ToolOutput)
+        self._usage = ev.UsageEvent
 
     def start(self, info: dict[str, Any]) -> None:
         self._emit({"type": "system", "subtype": "init", **info})
 
     def event(self, event: Any) -> None:
-        if isinstance(event, _NOT_STREAMED) or not dataclasses.is_dataclass(event):
+        if isinstance(event, self._not_streamed) or not dataclasses.is_dataclass(event):
             return
         for released in self._guard.safe(event):
             self._emit_event(released)
 
     def _emit_event(self, event: Any) -> None:
         body = _jsonable(event)
-        if isinstance(event, ev.UsageEvent):      # the same names as the result's usage
+        if isinstance(event, self._usage):      # the same names as the result's usage
             body = usage_fields(event)
         self._emit({"type": event_type(event), **{k: v for k, v in body.items() if k != "type"}})
 

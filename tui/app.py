@@ -31,7 +31,6 @@ from contextual.tui.host import Host, Opened, undoable_turns_of
 from contextual.tui.layout import Regions
 from contextual.tui.palette import SlashCommands
 from contextual.tui.prompt_view import Shown, next_prompt
-from contextual.tui.router import EventRouter
 from contextual.tui.settings import Remembered
 from contextual.tui.slash.context_tools import pinned_ids, toggle_pin, with_pins
 from contextual.tui.slash.files import run_shell
@@ -45,13 +44,14 @@ from contextual.tui.widgets.status_line import StatusLine
 from contextual.tui.widgets.token_meter import TokenMeter
 from contextual.tui.widgets.top_bar import TopBar
 from contextual.tui.widgets.welcome import Welcome
-from contextual.core.prompt import PromptView
 
 if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
     from contextual.core.session.schema import CompactionRecord
     from contextual.core.agent import Engine
     from contextual.core.custom_commands import CustomCommand
     from contextual.core.trust import Item
+    from contextual.tui.router import EventRouter
+    from contextual.core.prompt import PromptView
 
 QUIT_AGAIN_WITHIN = 3.0            # seconds: a second ctrl+c when idle quits
 MAIN_ONLY = {"compact", "open_stored_full", "resume", "context", "toggle_region", "resize_side", "cancel_turn",
@@ -93,7 +93,7 @@ class ContextualApp(App):
         self._preview: tuple[str, int] | None = None       # (session id, compactions) the first frame shows
         self.launch_error: str | None = None                # the session to resume could not be opened
         self.animated = animate       # not `animate`: that is Textual's own method
-        self.router = EventRouter(self)
+        self._router: EventRouter | None = None
         self.remembered = Remembered(self.config.home, self.config.project_root)
         self.regions = Regions()
         self._quit_armed_at = 0.0
@@ -103,6 +103,14 @@ class ContextualApp(App):
         self._loading_theme = True
         self._connected = asyncio.Event()          # set once the host found the window and the provider
         self._engine_shown = False                 # show_engine ran (else on_ready shows the prompt of a new one)
+
+    @property
+    def router(self) -> EventRouter:
+        """What routes a turn's events onto the screen; made (and its imports done) when first needed."""
+        if self._router is None:
+            from contextual.tui.router import EventRouter
+            self._router = EventRouter(self)
+        return self._router
 
     @property
     def engine(self) -> Engine:

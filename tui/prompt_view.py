@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from contextual.core.prompt import PromptMessage, PromptView
 from contextual.tui.screen_safe import screen_text
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:      # the engine's types: the meter's first frame does not import them
+    from contextual.core.prompt import PromptMessage, PromptView
     from contextual.core.agent import Engine
 
 LAYERS = ("L1", "L2", "L3", "input", "scratchpad", "todo")

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contextual.core import secrets
-from contextual.core.stream_guard import StreamGuard
 from contextual.core.textsafe import strip_control
+
+if TYPE_CHECKING:      # the guard (and every event type) loads with the router, after the first frame
+    from contextual.core.stream_guard import StreamGuard
 
 
 def screen_text(text: str) -> str:
@@ -52,4 +54,5 @@ def screen_safe(event: Any) -> Any:
 
 def stream_guard() -> StreamGuard:
     """The router's guard: released fragments lose terminal controls, every other event passes ``screen_safe``."""
+    from contextual.core.stream_guard import StreamGuard
     return StreamGuard(clean_text=strip_control, clean_event=screen_safe)
