@@ -77,8 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with -p: text (the answer), json (one object at the end) or stream-json (one object "
                         "per line as events happen, the last of type result)")
     p.add_argument("--trust-project", action="store_true",
-                   help="use this project's .mcp.json servers and widening rules without approval (also "
-                        "CONTEXTUAL_TRUST_PROJECT=1); for CI jobs that trust the checkout")
+                   help="use this project's .mcp.json servers, widening rules, hooks and commands' tool grants "
+                        "and shell lines without approval (also CONTEXTUAL_TRUST_PROJECT=1); for CI jobs that "
+                        "trust the checkout")
     p.add_argument("--version", action="version", version=f"contextual {__version__}")
     return p
 
