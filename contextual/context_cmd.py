@@ -85,6 +85,10 @@ def context_main(argv: list[str]) -> int:
         print(json.dumps(secrets.redact_value(out), ensure_ascii=False))
     else:
         print(secrets.redact(as_text(view)))
+        for n, record in enumerate(engine.compactions, start=1):      # each with the recall probe's score
+            score = record.loss_ledger.score() if record.loss_ledger is not None else "no facts recorded"
+            print(f"compaction {n} ({record.trigger}): {record.pre_tokens:,} -> {record.post_tokens:,} tokens, "
+                  f"{record.rounds_archived} round(s) archived; {score}")
         if listing is not None:
             print(listing.summary())
     return 0

@@ -43,7 +43,9 @@ async def test_an_automatic_compaction_records_its_recall_and_the_cli_shows_it(t
         assert ledger.total >= ledger.lost() > 0
         assert load_session(writer.path).compactions[-1].loss_ledger == ledger
         shown = contextual(["context", "-r", "s30", "--json"], root, cli_env(home, srv.base_url))
+        text = contextual(["context", "-r", "s30"], root, cli_env(home, srv.base_url))
     assert shown.returncode == 0, shown.stderr
     [entry] = json.loads(shown.stdout)["compactions"]
     assert entry["trigger"] == "auto"
     assert entry["recall"] == {"kept": ledger.total - ledger.lost(), "total": ledger.total, "lost": ledger.lost()}
+    assert "compaction 1 (auto): " in text.stdout and f"; {ledger.score()}" in text.stdout, text.stdout
