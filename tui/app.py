@@ -12,10 +12,10 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from textual import events, on, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -127,6 +127,10 @@ class ContextualApp(App):
     def _adopt(self, opened: Opened) -> None:
         self.opened = opened
         self.router.set_compaction_canceller(getattr(opened.engine, "cancel_compaction", None))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        from contextual.tui.palette import system_commands
+        return system_commands(self, super().get_system_commands(screen), self.config.home)
 
     @property
     def config(self) -> Config:

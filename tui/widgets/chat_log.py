@@ -26,8 +26,8 @@ FIRST_TURNS = 8
 
 
 def _markdown(text: str, classes: str) -> "Markdown":
-    from textual.widgets import Markdown
-    return Markdown(text, classes=classes)
+    from contextual.tui.widgets.answer_markdown import AnswerMarkdown     # fenced diffs in colour
+    return AnswerMarkdown(text, classes=classes)
 
 
 def user_line(text: str) -> Static:

@@ -1,0 +1,54 @@
+"""What issue 29.7 found on screen, through the real app, engine and fake server: a fenced ```diff in an answer
+is drawn in colour (deleted lines in the error colour, inserted in the success colour); the palette has no
+second Theme entry beside /theme, and its Screenshot writes under $CONTEXTUAL_HOME/screenshots and says where."""
+
+from __future__ import annotations
+
+from textual.command import CommandPalette
+from textual.widgets import Label, OptionList
+
+from contextual.tui.app import ContextualApp
+from contextual.tui.widgets.answer_markdown import AnswerFence
+
+from tests.tui_helpers import SIZE, finish, make_host, run_turn, server, wait_for
+
+DIFF_ANSWER = "Changed it:\n\n```diff\n@@ -1 +1 @@\n-return euros\n+return cents\n```"
+
+
+def styles_of(content, text: str, line: str) -> set[str]:
+    start = text.index(line)
+    return {str(span.style) for span in content.spans if span.start <= start and span.end >= start + len(line)}
+
+
+async def test_a_fenced_diff_in_an_answer_is_coloured(tmp_path):
+    with server([finish(DIFF_ANSWER)]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "fix it")
+            await wait_for(pilot, lambda: bool(app.query(AnswerFence)))
+            fence = app.query_one(AnswerFence)
+            shown = fence.query_one("#code-content", Label).render()
+            text = str(shown)
+            assert "-return euros" in text and "+return cents" in text
+            assert "$text-error" in styles_of(shown, text, "-return euros")
+            assert "$text-success" in styles_of(shown, text, "+return cents")
+
+
+async def test_the_palette_has_one_theme_entry_and_a_screenshot_that_says_where(tmp_path):
+    with server([]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            titles = [c.title for c in app.get_system_commands(app.screen)]
+            assert "Theme" not in titles and "Screenshot" in titles and "Quit" in titles
+            await pilot.press("ctrl+p")
+            await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+            await pilot.press(*"Screenshot")
+            hits = app.screen.query_one(OptionList)
+            await wait_for(pilot, lambda: hits.option_count > 0
+                           and "Screenshot" in str(hits.get_option_at_index(0).prompt))
+            await pilot.press("enter")
+            folder = app.config.home / "screenshots"
+            await wait_for(pilot, lambda: folder.is_dir() and any(folder.glob("*.svg")))
+            written = next(folder.glob("*.svg"))
+            await wait_for(pilot, lambda: any(str(written) in str(n.message) for n in app._notifications))
+            assert not list(app.config.project_root.glob("*.svg"))        # nothing left in the project
