@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from contextual.core.context import compressor, scratchpad as sp
+from contextual.core.context.cache_rule import DEFAULT_PRICES, CachePrices
 from contextual.core.context.forms import not_larger
 from contextual.core.context.history import rounds
 from contextual.core.context.pins import pinned_form
@@ -99,6 +100,8 @@ class ContextBuilder:
     # Pinned history message ids (issue 19.3, the engine's Pins): sent whole, never harder, cut or dropped.
     pins: Any = frozenset()
     home: Path | None = None               # $CONTEXTUAL_HOME: the user's own AGENTS.md leads L2 (issue 30.5)
+    # The model's cache prices: `ours` sends a stored form only where it pays for the prefix it breaks.
+    prices: CachePrices = DEFAULT_PRICES
 
     def _history_message(self, m: Message) -> PromptMessage:
         """The same PromptMessage object for an unchanged message, so its text is hashed and counted once."""
@@ -148,7 +151,7 @@ class ContextBuilder:
         tail: list[PromptMessage] = []
         if question is not None:
             tail.append(PromptMessage("user", question, "input", form="input"))
-        pad = _scratch_forms(sp.scratchpad(self.policy, steps, self.count, shown=question or ""), steps)
+        pad = _scratch_forms(sp.scratchpad(self.policy, steps, self.count, shown=question or "", prices=self.prices), steps)
         todo = ([PromptMessage("user", f"<system-reminder>\n{todo_recap}\n</system-reminder>", "todo", form="todo")]
                 if todo_recap else [])
 

@@ -15,10 +15,10 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from contextual.core.context import anchors
+from contextual.core.context import anchors, cache_rule
 from contextual.core.context.digest import known_names
 from contextual.core.context.forms import not_larger
-from contextual.core.context.turn_forms import turn_stored
+from contextual.core.context.turn_forms import StepForms, turn_stored
 from contextual.core.context.truncate import head_tail_lines
 from contextual.core.prompt import PromptMessage
 
@@ -114,11 +114,12 @@ def batched_cut(n: int, params: OursParams) -> int:
     return ((n - params.keep_full) // params.batch) * params.batch
 
 
-def ours_cut(steps: list[ScratchStep], count: Callable[[str], int], params: OursParams) -> int:
-    """How many of the oldest steps go stored. The cut moves rarely and far: only when the full steps
-    reach `keep_full + batch`, or outgrow the token budget, and then it leaves just `keep_full` full.
-    Computed as a fold over the turn's prefixes, so it is a pure function of the steps (a preview,
-    a live turn and a replay of the same steps agree) and the cached prefix stays put between moves."""
+def _cuts(steps: list[ScratchStep], count: Callable[[str], int], params: OursParams) -> list[int]:
+    """The cut after each prefix of the turn: cuts[k] for steps[:k]. The cut moves rarely and far: only when
+    the full steps reach `keep_full + batch`, or outgrow the token budget, and then it leaves just `keep_full`
+    full. A fold over the turn's prefixes, so it is a pure function of the steps (a preview, a live turn and a
+    replay of the same steps agree) and the cached prefix stays put between moves."""
+    cuts = [0]
     cut = 0
     full_tokens = 0
     for k, step in enumerate(steps, start=1):
@@ -127,17 +128,42 @@ def ours_cut(steps: list[ScratchStep], count: Callable[[str], int], params: Ours
             new_cut = max(cut, k - params.keep_full) if k - cut >= params.keep_full + params.batch else k - 1
             full_tokens -= sum(count(s.observation_full) for s in steps[cut:new_cut])
             cut = new_cut
-    return cut
+        cuts.append(cut)
+    return cuts
+
+
+def ours_cut(steps: list[ScratchStep], count: Callable[[str], int], params: OursParams) -> int:
+    """How many of the oldest steps are past the point where `ours` may send them stored."""
+    return _cuts(steps, count, params)[-1]
+
+
+def _switched(steps: list[ScratchStep], forms: list[StepForms], count: Callable[[str], int], params: OursParams,
+              prices: cache_rule.CachePrices) -> list[bool]:
+    """For each step below the cut, whether it goes stored: decided once, at the call where it passes the cut,
+    by whether its stored form pays for the cache prefix it breaks (core/context/cache_rule.py). A step kept full
+    then stays full, so no later call breaks the prefix there. Depends only on the steps up to that call."""
+    cuts = _cuts(steps, count, params)
+    sent_full = [count(forms[i].fresh_action) + count(OBS + s.observation_full) for i, s in enumerate(steps)]
+    out = [False] * len(steps)
+    for k in range(1, len(cuts)):                      # the call sending steps[:k]; k calls made before it
+        for i in range(cuts[k - 1], cuts[k]):          # the steps that pass the cut at that call
+            form = forms[i]
+            changed_action = form.action != form.fresh_action    # else the rewrite starts at the observation
+            full = count(OBS + steps[i].observation_full) + (count(form.fresh_action) if changed_action else 0)
+            stored = count(OBS + form.observation) + (count(form.action) if changed_action else 0)
+            rewritten = sum(sent_full[i + 1:k - 1])     # sent after it by the previous call, written again
+            out[i] = cache_rule.pays(full, stored, rewritten, cache_rule.expected_later_calls(k), prices)
+    return out
 
 
 def ours(steps: list[ScratchStep], count: Callable[[str], int], params: OursParams = OursParams(),
-         shown: str = "") -> list[PromptMessage]:
-    cut = ours_cut(steps, count, params)
+         shown: str = "", prices: cache_rule.CachePrices = cache_rule.DEFAULT_PRICES) -> list[PromptMessage]:
     forms = turn_stored(steps, len(steps), shown=shown)   # aware of what the prompt already shows (turn_forms.py)
-    # Steps from `cut` on send their observation full; their thought is already shortened (turn_forms.py).
+    stored = _switched(steps, forms, count, params, prices)
+    # Steps kept full send their thought already shortened (turn_forms.py): that never changes once sent.
     return _messages(steps,
-                     lambda i: steps[i].observation_full if i >= cut else forms[i].observation,
-                     lambda i: forms[i].fresh_action if i >= cut else forms[i].action)
+                     lambda i: forms[i].observation if stored[i] else steps[i].observation_full,
+                     lambda i: forms[i].action if stored[i] else forms[i].fresh_action)
 
 
 def stored_only(steps: list[ScratchStep], count: Callable[[str], int]) -> list[PromptMessage]:
@@ -163,11 +189,12 @@ def _anthropic(params: anchors.ClearToolUses) -> Callable[[list[ScratchStep], Ca
         [s.observation_full for s in steps], [count(s.action_full) for s in steps], count, params))
 
 
-def scratchpad(policy: str, steps: list[ScratchStep], count: Callable[[str], int], shown: str = ""
-               ) -> list[PromptMessage]:
-    """The turn's steps as `policy` sends them; `shown` is the turn's input, which `ours` need not repeat."""
+def scratchpad(policy: str, steps: list[ScratchStep], count: Callable[[str], int], shown: str = "",
+               prices: cache_rule.CachePrices = cache_rule.DEFAULT_PRICES) -> list[PromptMessage]:
+    """The turn's steps as `policy` sends them; `shown` is the turn's input, which `ours` need not repeat;
+    `prices` the model's cache prices, by which `ours` decides whether a stored form pays."""
     if policy == "ours":
-        return POLICIES["ours"](steps, count, shown=shown)
+        return POLICIES["ours"](steps, count, shown=shown, prices=prices)
     return POLICIES[policy](steps, count)
 
 

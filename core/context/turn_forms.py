@@ -58,9 +58,6 @@ def bash_command(action: str) -> str | None:
 # Inside a turn the names already shown need no line, so an older output can go further than its history
 # form (dg.NORMAL): chosen on the tune/ trajectories only (README, "Context engineering, measured").
 TURN = dg.Limits(head=1, tail=1, keep=8, cover=160, whole_lines=4, whole_chars=300, line_chars=300)
-# A stored form that saves less than this share of its full form is not sent: switching costs a cache write
-# of everything after it, for little.
-MIN_SAVING = 0.15
 THOUGHT_KEEP = 60          # a long thought keeps its opening this long, whole lines
 LONG_ACTION = 300           # shorter actions are sent as written
 COMMAND_HEAD, COMMAND_TAIL = 8, 4
@@ -153,7 +150,7 @@ def action_forms(action: str, seen: set[str]) -> ActionForms:
         seen |= dg.known_names(call)
 
     def worth(text: str) -> str:
-        return text if len(text) < (1 - MIN_SAVING) * len(action) else action
+        return text if len(text) < len(action) else action
     return ActionForms(worth(opening + (stored_call if sep else "")), worth(opening + (call if sep else "")))
 
 
@@ -181,7 +178,8 @@ def _form(step: _Step, seen: set[str], limits: dg.Limits, next_action: str, read
         lines = output.splitlines()
         acted = acted_on(lines, next_action, origin[1] if origin else None) + _changed(lines, read)
         form = header + ("\n" + dg.digest(command, output, limits, seen=seen, also=acted) if output else "")
-    if len(form) >= (1 - MIN_SAVING) * len(full):
+    # Whether a form saves enough to be sent is the cache rule's to decide (core/context/cache_rule.py).
+    if len(form) >= len(full):
         return full
     return not_larger(form, full)       # fewer characters can still be more tokens (JSON escapes)
 

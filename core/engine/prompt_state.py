@@ -7,6 +7,7 @@ from typing import Any, Callable, Collection
 
 from contextual.core.config import Config
 from contextual.core.context.builder import Built, ContextBuilder
+from contextual.core.context.cache_rule import DEFAULT_PRICES, CachePrices, prices_for
 from contextual.core.context import keep_fit
 from contextual.core.context.history import CompactionPlan, HistoryManager, KeepBudget, apply_compaction, plan_compaction
 from contextual.core.context.pairing import normalize
@@ -19,6 +20,8 @@ from contextual.core.context.trigger import compaction_due
 from contextual.core.engine.settings import Settings
 from contextual.core.engine.usage import Usage
 from contextual.core.messages import Message
+from contextual.core.model_facts import lookup
+from contextual.core.package_data import InstallDamaged
 from contextual.core.prompt import PromptView, Trigger
 from contextual.core.tokens import calibration_for
 
@@ -28,6 +31,14 @@ def _todo_recap(todos: list[dict[str, Any]]) -> str:
         return ""
     from contextual.core.tools.todowrite import todo_recap
     return todo_recap(todos)
+
+
+def _cache_prices(config: Config) -> CachePrices:
+    """The configured model's cache prices from the price table (core/model_facts.py), else the default."""
+    try:
+        return prices_for(lookup(config.model, config.models))
+    except InstallDamaged:
+        return DEFAULT_PRICES
 
 
 class PromptState:
@@ -134,6 +145,7 @@ class PromptState:
         share = int(RULES_SHARE * config.context_window)
         if self.builder.rules_share != share:
             self.builder.rules_share = share
+        self.builder.prices = _cache_prices(config)          # prices follow a /model too
 
     def next_prompt(self, input_text: str = "") -> PromptView:
         """The next call's prompt exactly as it would be sent, with every figure the screen shows about it.

@@ -1,0 +1,59 @@
+"""Does a stored form pay for the cache prefix it breaks? (issue 28.3) — the one rule, for the live engine and replay.
+
+Providers bill the part of a prompt that repeats the previous call's from the start (the cached prefix) at a
+fraction of the input price. Sending an older step in its shorter stored form instead of the full form the
+previous call sent rewrites the prompt from that step on: this call pays the stored form, and whatever already
+sent text follows it, at the write price instead of the cached price; each later call of the turn then reads
+the stored form instead of the full one, at the cached price. The switch pays when what the later calls save
+covers what this call adds. How many calls are left is not known while the turn runs: the guess comes from the
+lengths of recorded turns (`expected_later_calls`). The prices come from the model's price table
+(core/model_facts.py); an unpriced model gets the common ratios (cached input a tenth, writes at the input price).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class CachePrices:
+    """Prices per token of fresh input: `read` for cached input, `write` for input written to the cache."""
+    read: float = 0.1       # OpenAI's and Anthropic's current models: a cached token costs a tenth
+    write: float = 1.0      # Anthropic charges 1.25 to write a prefix; OpenAI nothing extra
+
+
+DEFAULT_PRICES = CachePrices()
+
+
+def prices_for(facts: Any) -> CachePrices:
+    """The ratios from a model's price table entry (core/model_facts.ModelFacts); the default when it is unpriced."""
+    price_in = getattr(facts, "input", None)
+    if not price_in:
+        return DEFAULT_PRICES
+    cached, written = getattr(facts, "cached_input", None), getattr(facts, "cache_write", None)
+    return CachePrices(read=DEFAULT_PRICES.read if cached is None else min(1.0, cached / price_in),
+                       write=DEFAULT_PRICES.write if written is None else max(1.0, written / price_in))
+
+
+# How many more calls a turn makes is not known while it runs. Turn lengths are heavy-tailed (tune/: 14 to 142
+# calls), and under such a tail the turns that have lasted k calls go on, on average, for a multiple of k: twice k
+# (a Pareto tail of index 1.5). A guess that grows with the turn keeps a short turn from paying for switches a long
+# one would recoup: on tune/ a fixed guess of 45 - k calls billed 0.747x the agent's prompts and 2k 0.757x, but
+# 45 - k bills a nine-call turn 1.39x what sending it uncompressed would (tests/test_cache_rule.py).
+LATER_CALLS_PER_CALL_MADE = 2
+
+
+def expected_later_calls(calls_so_far: int) -> int:
+    """Calls the turn is expected to make after this one (the turn's model decides; nothing here can know)."""
+    return max(1, LATER_CALLS_PER_CALL_MADE * calls_so_far)
+
+
+def pays(full: int, stored: int, rewritten: int, later_calls: int, prices: CachePrices = DEFAULT_PRICES) -> bool:
+    """Whether switching one step from `full` to `stored` tokens at this call bills less over the turn than
+    keeping it full; `rewritten`: tokens already sent after the step, which the switch makes uncached too."""
+    if stored >= full:
+        return False
+    added_now = prices.write * (stored + rewritten) - prices.read * (full + rewritten)
+    saved_later = prices.read * (full - stored) * later_calls
+    return saved_later > added_now

@@ -1,0 +1,102 @@
+"""Issue 28.3: a stored form is sent only where its saving pays for the cache prefix it breaks — one rule
+(core/context/cache_rule.py), used by the live engine's builder and so by `contextual replay`; per family with
+data, `ours` never bills more than `raw` through the real `contextual replay`."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from contextual.core.context import cache_rule
+from contextual.core.context.builder import ContextBuilder
+from contextual.core.context.scratchpad import OBS, ScratchStep, ours
+from contextual.core.model_facts import lookup
+from contextual.core.tokens import count
+from tests.cli_helpers import cli_env, contextual
+from tests.trajectory_files import WRITERS
+
+GPT_4O = cache_rule.CachePrices(read=0.5, write=1.0)
+
+
+def test_a_switch_pays_when_later_reads_save_more_than_this_call_adds():
+    assert cache_rule.pays(1_000, 100, 0, later_calls=2)              # 100 - 100 now; 90 a call after
+    assert not cache_rule.pays(1_000, 840, 0, later_calls=40)         # 740 now against 6.4 a call
+    assert not cache_rule.pays(1_000, 1_000, 0, later_calls=1_000) and not cache_rule.pays(100, 120, 0, 1_000)
+    assert cache_rule.pays(1_000, 840, 0, 40, GPT_4O)                 # cached at half price, the saving counts more
+    assert cache_rule.pays(1_000, 300, 0, 10) and not cache_rule.pays(1_000, 300, 5_000, 10)   # a long rewrite
+    anthropic = cache_rule.CachePrices(read=0.1, write=1.25)
+    assert cache_rule.pays(1_000, 500, 0, 9) and not cache_rule.pays(1_000, 500, 0, 9, anthropic)
+
+
+def test_prices_come_from_the_model_table():
+    assert cache_rule.prices_for(lookup("gpt-4o")) == GPT_4O
+    claude = cache_rule.prices_for(lookup("claude-sonnet-4-5"))
+    assert claude.write == pytest.approx(1.25) and claude.read == pytest.approx(0.1)
+    assert cache_rule.prices_for(lookup("some-local-model")) == cache_rule.DEFAULT_PRICES
+    assert cache_rule.expected_later_calls(30) > cache_rule.expected_later_calls(1) > 0     # grows with the turn
+
+
+def _read_step(i: int, full_lines: int, stored_lines: int) -> ScratchStep:
+    """A non-Bash step whose stored form is its C1 form: `stored_lines` of the `full_lines` it showed."""
+    lines = [f"{n:6d}\tvalue_{i}_{n} = compute_{i}({n})" for n in range(full_lines)]
+    action = f'Thought: read part {i}\nAction: Read[{{"file_path": "m{i}.py"}}]'
+    return ScratchStep(action, action, "[ok]\n" + "\n".join(lines), "[ok]\n" + "\n".join(lines[:stored_lines]))
+
+
+def _sent(steps: list[ScratchStep], prices: cache_rule.CachePrices) -> list[str]:
+    return [m.content for m in ours(steps, count, prices=prices) if m.role == "user"]
+
+
+def test_a_form_that_saves_little_stays_full_for_the_whole_turn_unless_the_cache_is_dear():
+    small_saving = _read_step(0, 100, 70)                 # 30% smaller
+    steps = [small_saving] + [_read_step(i, 3, 1) for i in range(1, 6)]
+    for upto in range(2, len(steps) + 1):                 # never switched, so the prefix never breaks there
+        assert _sent(steps[:upto], cache_rule.DEFAULT_PRICES)[0] == OBS + small_saving.observation_full
+    assert _sent(steps, GPT_4O)[0] == OBS + small_saving.observation_stored
+
+
+def test_a_form_that_saves_much_switches_once_it_is_older_than_the_newest():
+    big = _read_step(0, 400, 20)
+    steps = [big, _read_step(1, 3, 1), _read_step(2, 3, 1)]
+    assert _sent(steps[:1], cache_rule.DEFAULT_PRICES) == [OBS + big.observation_full]
+    assert _sent(steps, cache_rule.DEFAULT_PRICES)[0] == OBS + big.observation_stored
+
+
+def test_the_live_builder_decides_with_its_models_prices(tmp_path):
+    steps = [_read_step(0, 100, 70)] + [_read_step(i, 3, 1) for i in range(1, 6)]
+    builder = ContextBuilder("L1", tmp_path, 1_000_000, "ours")
+    first = [m for m in builder.build([], steps, "q").messages if m.layer == "scratchpad" and m.role == "user"][0]
+    builder.prices = GPT_4O
+    again = [m for m in builder.build([], steps, "q").messages if m.layer == "scratchpad" and m.role == "user"][0]
+    assert first.content == OBS + steps[0].observation_full and again.content == OBS + steps[0].observation_stored
+
+
+def _work() -> list[tuple[str, str, str]]:
+    """A short turn: file views whose stored form is much smaller (names repeat) and file views where it is not
+    (every line shows new names, so it keeps most of them), each followed by a short test run."""
+    steps = []
+    for i in range(4):
+        if i % 2 == 0:
+            body = "\n".join(f"class Ledger{i}_{j}(Base):" if j % 25 == 0 else f"    total_{j % 20} = add(total_{(j - 1) % 20})"
+                             for j in range(200))
+        else:
+            body = "\n".join(f"def handler_{i}_{j}(request_{j}):\n    return route_{i}_{j}(request_{j}, limit={j})"
+                             for j in range(120))
+        steps.append((f"Read module {i} to find the totals.", f"cat pkg/mod{i}.py", body))
+        steps.append((f"Run the tests for module {i}.", f"python -m pytest -q tests/test_mod{i}.py",
+                      f"..F.\nFAILED tests/test_mod{i}.py::test_total - AssertionError\n1 failed, 3 passed"))
+    return steps
+
+
+@pytest.mark.parametrize("family", sorted(WRITERS))
+def test_ours_bills_no_more_than_raw_through_contextual_replay(tmp_path: Path, family: str):
+    path = WRITERS[family](tmp_path / ("run.traj.json" if family == "mini-swe-agent" else "run.json"
+                                       if family == "openhands" else "run.traj"), _work())
+    report = tmp_path / "figures.json"
+    done = contextual(["replay", str(path), "--policy", "ours", "--policy", "raw", "--jobs", "1", "--json",
+                       str(report), "--summary-only"], tmp_path, cli_env(tmp_path / "home"))
+    assert done.returncode == 0, done.stderr
+    overall = {name: p["overall"] for name, p in json.loads(report.read_text())["policies"].items()}
+    assert overall["ours"]["calls"] == overall["raw"]["calls"] == 9
+    assert overall["ours"]["prompt_tokens"] < overall["raw"]["prompt_tokens"]     # stored forms were sent
+    assert overall["ours"]["billed_tokens"] <= overall["raw"]["billed_tokens"]
