@@ -40,3 +40,19 @@ async def test_init_runs_a_turn_that_writes_the_chosen_file_and_keeps_an_existin
     assert any("Run python -m pytest -q before you finish." in str(m["content"]) for m in again)   # in L2 now
 
 
+
+
+async def test_init_without_a_name_updates_the_file_the_project_has_else_writes_agents_md(tmp_path):
+    with FakeLLMServer(kind="openai", script=[finish("looked"), finish("looked")]) as srv:
+        host = make_host(tmp_path, srv.base_url)
+        root = host.config.project_root
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "/init")                    # neither file: AGENTS.md, created
+            await wait_for(pilot, lambda: len(srv.requests) == 1 and not app.turn_running)
+            (root / "CODE_LAW.md").write_text(LAW)
+            await type_and_send(pilot, "/init")                    # the project has CODE_LAW.md: that one, kept
+            await wait_for(pilot, lambda: len(srv.requests) == 2 and not app.turn_running)
+    first, second = (r["messages"][-1]["content"] for r in srv.requests)
+    assert "AGENTS.md does not exist yet: create it" in first
+    assert "CODE_LAW.md exists: read it first and KEEP everything" in second

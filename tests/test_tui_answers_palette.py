@@ -10,7 +10,7 @@ from textual.widgets import Label, OptionList
 from contextual.tui.app import ContextualApp
 from contextual.tui.widgets.answer_markdown import AnswerFence
 
-from tests.tui_helpers import SIZE, finish, make_host, run_turn, server, wait_for
+from tests.tui_helpers import READ_CART, SIZE, finish, make_host, run_turn, server, wait_for
 
 DIFF_ANSWER = "Changed it:\n\n```diff\n@@ -1 +1 @@\n-return euros\n+return cents\n```"
 
@@ -52,3 +52,21 @@ async def test_the_palette_has_one_theme_entry_and_a_screenshot_that_says_where(
             written = next(folder.glob("*.svg"))
             await wait_for(pilot, lambda: any(str(written) in str(n.message) for n in app._notifications))
             assert not list(app.config.project_root.glob("*.svg"))        # nothing left in the project
+
+
+async def test_a_trail_wider_than_the_chat_ends_in_an_ellipsis(tmp_path):
+    from textual.widgets._collapsible import CollapsibleTitle
+    from contextual.tui.widgets.tool_trail import ToolTrail
+    grep = 'Thought: g\nAction: Grep[{"pattern": "total_1", "path": "."}]'
+    calls = [READ_CART] * 3 + [grep, 'Thought: g\nAction: Glob[{"pattern": "**/*.py"}]',
+                               'Thought: g\nAction: LS[{"path": "."}]', grep, 'Thought: g\nAction: TodoWrite[{"todos": []}]']
+    with server(calls + [finish("done")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(100, 30)) as pilot:        # the chat is 47 columns: the title is 54
+            await run_turn(pilot, "look around")
+            trail = app.query_one(ToolTrail)
+            assert trail.title == "8 tool calls · Read ×3, Grep ×2, Glob, LS, TodoWrite"
+            title = trail.query_one(CollapsibleTitle)
+            shown = title.render_line(0).text.rstrip()
+            assert title.size.width <= trail.size.width
+            assert shown.endswith("…") and "8 tool calls · Read ×3" in shown

@@ -11,13 +11,14 @@ SHELL_LINES = 200          # the tail of a `!command`'s output the chat shows
 
 class Init:
     """`/init [AGENTS.md|CODE_LAW.md]`: a turn in which the agent reads the project and writes or updates that file
-    (keeping what is in it). Default: AGENTS.md when the project has one, else CODE_LAW.md."""
+    (keeping what is in it). Default: the one of them the project has (AGENTS.md first), else AGENTS.md — the
+    name other agents read too."""
 
     async def run(self, app: AppPort, argument: str) -> None:
         from contextual.prompts.agents_prompts.init_prompt import INIT_FILES, init_prompt
         from contextual.tui.starter import starter_code_law
         root = app.config.project_root
-        name = argument.strip() or ("AGENTS.md" if (root / "AGENTS.md").exists() else "CODE_LAW.md")
+        name = argument.strip() or next((n for n in INIT_FILES if (root / n).exists()), "AGENTS.md")
         if name not in INIT_FILES:
             await app.say(f"/init writes one of {' or '.join(INIT_FILES)}, not {name}", "error")
             return

@@ -31,6 +31,8 @@ class ToolTrail(Collapsible):
     ToolTrail { padding: 0; margin: 0 0 0 1; border-top: none; background: transparent; }
     ToolTrail > Contents { padding: 0 0 0 2; }
     ToolTrail Static { height: auto; }
+    /* a title wider than the chat ends in an ellipsis, never cut mid-name ("Read ×3, T") */
+    ToolTrail CollapsibleTitle { max-width: 100%; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self) -> None:
