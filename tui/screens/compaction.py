@@ -139,6 +139,7 @@ class CompactionModal(ModalScreen[None]):
         hint = self.query_one("#compaction-hint", Static)
         if self.result is not None:
             self.query_one("#compaction-box").border_title = "Compaction result"
+            self.query_one("#compaction-title", Static).update(Text(f"{self.trigger} compaction", style="bold"))
             stage_w.update(result_card(self.result))
             figures.update("")
             hint.update(Text(("enter continues the turn" if self.turn_waiting else "enter or esc closes")
