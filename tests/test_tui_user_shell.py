@@ -33,7 +33,10 @@ async def test_shell_output_rides_on_the_next_user_message(tmp_path):
             await shell(pilot, "echo shell-said-this; echo on-stderr >&2")
             assert "shell-said-this" in chat_text(app)
             assert not srv.requests                      # nothing sent on its own
-            assert app.engine.controls.shell                  # held for the next message
+            assert app.engine.controls.shell                  # held for the next message, and counted already:
+            await wait_for(pilot, lambda: app.shown is not None and any(
+                "shell-said-this" in m.content for m in app.shown.messages if m.layer == "input"))
+            assert app.shown.layers["input"] > 0              # the meter's input figure
             await run_turn(pilot, "what did it print?")
             assert len(srv.requests) == 1
             last_user = user_texts(srv.requests[0])[-1]

@@ -134,7 +134,9 @@ class PromptState:
         todos = _todo_recap(self._todos())
         if self.turn_start is not None:
             return self.builder.build(self.l3(), self.steps, self.question, todos, limit)
-        question = self._reminders(preprocess(next_input, self.config.project_root)) if next_input else None
+        # What rides on the next input (re-injected facts, `!command` results) is in the next prompt even before
+        # anything is typed: the meter and /context count it.
+        question = self._reminders(preprocess(next_input, self.config.project_root) if next_input else "") or None
         return self.builder.build(self.history.messages, [], question, todos, limit)
 
     def _follow_window(self) -> None:

@@ -82,3 +82,4 @@ async def _shell(app: AppPort, command: str) -> None:
     code = data.get("exit_code")
     await app.show_shell_output(text, code if isinstance(code, int) else 1)
     await app.say("its output joins your next message (as a Bash result would)", "info")
+    app.show_prompt()          # the meter and History count it in the next prompt now
