@@ -72,3 +72,15 @@ async def test_a_command_waits_for_the_turn(tmp_path):
             await shell(pilot, "exit 3")
             assert "exit 3" in chat_text(app)
             assert app.engine.controls.shell and "[exit 3]" in app.engine.controls.shell[0][1]
+
+
+async def test_esc_stops_a_command_and_nothing_of_it_joins_the_message(tmp_path):
+    with server([]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "!echo started; sleep 60")
+            await wait_for(pilot, lambda: app.turn_running and app.status.state == "tool")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: "stopped; nothing of it joins" in chat_text(app))
+            await app.workers.wait_for_complete()
+            assert not app.engine.controls.shell and not app.turn_running

@@ -70,6 +70,9 @@ async def _shell(app: AppPort, command: str) -> None:
     app.status.running_tool("!", command)
     try:
         result = await app.engine.run_user_shell(command)
+    except asyncio.CancelledError:         # esc: the Bash tool stopped its process group; nothing joins the message
+        await app.say(f"$ {command}: stopped; nothing of it joins your next message", "warning")
+        raise
     finally:
         app.status.idle()
     data = result.get("data") or {}
