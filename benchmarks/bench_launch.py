@@ -90,7 +90,13 @@ def init(self, *args, **kwargs):
 ContextualApp.__init__ = init
 wrap("on_mount", after="mounted")
 wrap("on_ready", before="first frame")
-wrap("COUNTED_HOOK", before="tokenizer loaded", after="counts shown", quit=True)
+wrap("COUNTED_HOOK", before="tokenizer loaded", quit=True)
+original_show = ContextualApp.show_prompt
+def show_prompt(self, *args, **kwargs):
+    original_show(self, *args, **kwargs)
+    if self.shown is not None:        # the meter shows counts (of earlier runs, or the tokenizer's)
+        mark("counts shown")
+ContextualApp.show_prompt = show_prompt
 try:
     contextual.cli.main(sys.argv[1:])
 finally:
@@ -98,6 +104,17 @@ finally:
         json.dump(marks, out)
 '''
 COUNTED_HOOK = "_counts_ready"       # the app's method that shows the counts once the tokenizer is loaded
+
+
+def keep_server(name: str, env: dict[str, str]) -> None:
+    """One idle session keeps the tmux server up (a server exiting races the next start); a server still going
+    away from the last kill-server refuses it for a moment."""
+    for _ in range(50):
+        if subprocess.run([*TMUX, "new-session", "-d", "-s", name, "sleep 3600"], env=env,
+                          capture_output=True, check=False).returncode == 0:
+            return
+        time.sleep(0.1)
+    raise RuntimeError("tmux would not start a server")
 
 
 def pane(session: str) -> str:
@@ -128,14 +145,17 @@ def one_launch(command: str, env: dict[str, str], painted: tuple[str, ...], coun
         subprocess.run([*TMUX, "kill-session", "-t", session], capture_output=True, check=False)
 
 
-def phases(runner: Path, root: Path, env: dict[str, str], args: str, runs: int) -> dict[str, float]:
-    """Median seconds from starting the process to each phase of the launch (PHASES_RUNNER's marks)."""
+def phases(runner: Path, root: Path, env: dict[str, str], args: str, runs: int,
+           fresh_homes: Path | None = None) -> dict[str, float]:
+    """Median seconds from starting the process to each phase of the launch (PHASES_RUNNER's marks); with
+    ``fresh_homes``, each launch in a home of its own (no counts from earlier runs)."""
     found: dict[str, list[float]] = {}
     for run in range(runs):
         marks_file = runner.with_name(f"marks-{run}.json")
         marks_file.unlink(missing_ok=True)
         session = f"phases-{time.monotonic_ns()}"
-        own = dict(env, BENCH_MARKS=str(marks_file), BENCH_LAUNCHED=repr(time.time()))
+        home = {"CONTEXTUAL_HOME": str(fresh_homes / f"run-{run}")} if fresh_homes is not None else {}
+        own = dict(env, **home, BENCH_MARKS=str(marks_file), BENCH_LAUNCHED=repr(time.time()))
         flags = [f"-e{key}={value}" for key, value in own.items() if key.startswith(("CONTEXTUAL_", "PYTHON", "BENCH_"))]
         subprocess.run([*TMUX, "new-session", "-d", "-s", session, "-x", str(SIZE[0]), "-y", str(SIZE[1]), *flags,
                         f"cd {root} && exec {sys.executable} {runner} {args}"], env=own, check=True,
@@ -228,8 +248,8 @@ def main() -> None:
             "big": (f"cd {root} && exec {python} -m contextual -c",
                     dict(base, CONTEXTUAL_HOME=str(homes["big"])), PAINTED, COUNTED),
         }
-        keep = "launch-keep"     # one idle session keeps the tmux server up (a server exiting races the next start)
-        subprocess.run([*TMUX, "new-session", "-d", "-s", keep, "sleep 3600"], env=base, check=True)
+        keep = "launch-keep"
+        keep_server(keep, base)
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
         try:
             for name, (command, env, painted, counted) in variants.items():   # warm the file cache once
@@ -257,17 +277,19 @@ def main() -> None:
         print(f"  counts shown, big / small      {counts['big'] / counts['small']:.2f}x")
         runner = tmp_path / "phases.py"
         runner.write_text(PHASES_RUNNER.replace("COUNTED_HOOK", COUNTED_HOOK))
-        subprocess.run([*TMUX, "new-session", "-d", "-s", keep, "sleep 3600"], env=base, check=True)
+        keep_server(keep, base)
         try:
             marks = {name: phases(runner, root, variants[name][1], "-c" if name != "new" else "", runs)
                      for name in ("new", "small", "big")}
+            marks["new,cold"] = phases(runner, root, variants["new"][1], "", runs, tmp_path / "cold-homes")
         finally:
             subprocess.run([*TMUX, "kill-server"], capture_output=True, check=False)
-        print("Phases (median seconds from starting the process; the app's own marks, one more launch each):")
+        print("Phases (median seconds from starting the process; the app's own marks, one more launch each; "
+              "new,cold: a home without the counts of earlier runs, as at the very first launch):")
         names = list(dict.fromkeys(name for found in marks.values() for name in found))
-        print("  " + " " * 18 + "".join(f"{variant:>8}" for variant in marks))
+        print("  " + " " * 18 + "".join(f"{variant:>10}" for variant in marks))
         for name in names:
-            print(f"  {name:18}" + "".join(f"{marks[v][name]:8.3f}" if name in marks[v] else f"{'-':>8}"
+            print(f"  {name:18}" + "".join(f"{marks[v][name]:10.3f}" if name in marks[v] else f"{'-':>10}"
                                           for v in marks))
         print("Where the time goes: python -X importtime -c 'import contextual.cli, contextual.tui.launch'")
         print(import_times(dict(base, CONTEXTUAL_HOME=str(homes["new"])), root))

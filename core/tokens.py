@@ -1,21 +1,28 @@
 """Token counting with cl100k from an installed package (never a download), cached by content.
 
-The encoding is the one slow thing here (~0.8 s to load): this module is its only owner. ``encoding()`` loads it
+The encoding is the one slow thing here (~0.15 s to load): this module is its only owner. ``encoding()`` loads it
 once under a lock (a second caller waits for the first load instead of loading it again); ``load_in_background()``
 starts that load in a thread so a screen can paint first, and ``ready()`` says whether counting would wait.
+With ``remember_counts(home)`` (the app) the counts of earlier runs are kept on disk (core/count_store.py): until the
+encoding is loaded they answer, and under ``known_counts_only()`` a text they do not know raises ``NotCounted``
+instead of waiting for the load.
 """
 
 from __future__ import annotations
 
 import binascii
+import contextvars
 import hashlib
 import json
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from contextual.core import package_data
 from contextual.core.atomic import atomic_write
+from contextual.core.count_store import CountStore
 from contextual.core.lru import LRU
 
 if TYPE_CHECKING:
@@ -77,10 +84,49 @@ def load_in_background() -> threading.Thread | None:
     return thread
 
 
+_store: CountStore | None = None
+_known_only = contextvars.ContextVar("known_counts_only", default=False)
+
+
+class NotCounted(Exception):
+    """Under known_counts_only(): a count only the encoding, not loaded yet, can give."""
+
+
+def remember_counts(home: Path | None) -> None:
+    """Keep counts on disk under ``home`` (None: stop): a later run answers them before its encoding loads."""
+    global _store
+    _store = CountStore(Path(home) / "token-counts.json", f"cl100k:{RANKS_SHA256[:16]}") if home is not None else None
+
+
+def save_counts() -> None:
+    if _store is not None:
+        _store.save()
+
+
+@contextmanager
+def known_counts_only() -> Iterator[None]:
+    """Within: a count the encoding would have to load for raises NotCounted (a screen shows placeholders)."""
+    token = _known_only.set(True)
+    try:
+        yield
+    finally:
+        _known_only.reset(token)
+
+
 def count(text: str) -> int:
     if not text:
         return 0
-    return len(encoding().encode(text, disallowed_special=()))
+    store = _store
+    if _encoding is None:
+        known = store.get(text) if store is not None else None
+        if known is not None:
+            return known
+        if _known_only.get():
+            raise NotCounted
+    counted = len(encoding().encode(text, disallowed_special=()))
+    if store is not None:
+        store.put(text, counted)
+    return counted
 
 
 def estimate(text: str) -> int:

@@ -7,7 +7,10 @@ import json
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
+
+import pytest
 
 from contextual.tui.app import ContextualApp
 from contextual.tui.widgets.chat_log import ChatLog
@@ -21,7 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def test_a_new_sessions_first_frame_is_drawn_before_the_engine_is_imported(tmp_path):
     """In a fresh process, as `contextual` starts it: at the app's mount (the first frame follows it) neither the
-    engine nor the tools are imported; once the frame is on screen (Ready) the engine is open."""
+    engine nor the tools are imported; after the frame the engine opens."""
     code = textwrap.dedent(f"""
         import json, sys
         from pathlib import Path
@@ -33,19 +36,13 @@ def test_a_new_sessions_first_frame_is_drawn_before_the_engine_is_imported(tmp_p
         HEAVY = ("contextual.core.agent", "contextual.core.tools.registry", "contextual.core.context.builder")
         seen = {{}}
 
-        mount, ready = ContextualApp.on_mount, ContextualApp.on_ready     # wrapped, not subclassed: the CSS path
+        mount = ContextualApp.on_mount       # wrapped, not subclassed: the app's CSS path is its module's
 
         async def on_mount(self):
             seen["mount"] = [m for m in HEAVY if m in sys.modules]
             await mount(self)
 
-        async def on_ready(self):
-            await ready(self)
-            seen["ready"] = [m for m in HEAVY if m in sys.modules]
-            seen["engine"] = self.opened is not None
-            self.exit()
-
-        ContextualApp.on_mount, ContextualApp.on_ready = on_mount, on_ready
+        ContextualApp.on_mount = on_mount
 
         root = Path({str(tmp_path)!r})
         config = load_config(root, {{"model": "m", "base_url": "http://127.0.0.1:9/v1", "api_key": "k"}},
@@ -54,7 +51,9 @@ def test_a_new_sessions_first_frame_is_drawn_before_the_engine_is_imported(tmp_p
         async def main():
             app = ContextualApp(RealHost(config), animate=False, open_after_first_frame=True)
             async with app.run_test(size=(100, 30)) as pilot:
-                await pilot.pause()
+                await app.started()
+                seen["ready"] = [m for m in HEAVY if m in sys.modules]
+                seen["engine"] = app.opened is not None
         asyncio.run(main())
         print(json.dumps(seen))
     """)
@@ -182,3 +181,73 @@ async def test_a_session_that_cannot_be_read_after_the_first_frame_ends_the_app_
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: app.launch_error is not None)
         assert app.launch_error == "the disk went away" and app.return_code == 1
+
+
+def test_counts_kept_on_disk_answer_before_the_tokenizer_and_only_for_the_same_tokenizer(tmp_path, monkeypatch):
+    from contextual.core import tokens
+    from contextual.core.count_store import CountStore
+    monkeypatch.setattr(tokens, "_store", None)
+    store = CountStore(tmp_path / "counts.json", "tok-a")
+    store.put("hello world", 2)
+    store.put("again", 1)
+    store.save()
+    assert CountStore(tmp_path / "counts.json", "tok-a").get("hello world") == 2
+    assert CountStore(tmp_path / "counts.json", "tok-b").get("hello world") is None      # another tokenizer
+    (tmp_path / "bad.json").write_text("{not json")
+    assert CountStore(tmp_path / "bad.json", "tok-a").get("again") is None               # a cache: unreadable = empty
+    assert "hello" not in (tmp_path / "counts.json").read_text()                         # hashes, never the text
+
+    tokens.remember_counts(tmp_path / "home")
+    counted = tokens.count("a text counted once")                # by the tokenizer, and remembered
+    tokens.save_counts()
+    loaded = tokens.encoding()
+    monkeypatch.setattr(tokens, "_encoding", None)               # a later run: the tokenizer not loaded yet
+    monkeypatch.setattr(tokens, "_load_cl100k", lambda: loaded)
+    tokens.remember_counts(tmp_path / "home")
+    with tokens.known_counts_only():
+        assert tokens.count("a text counted once") == counted
+        with pytest.raises(tokens.NotCounted):
+            tokens.count("a text never counted")
+    assert not tokens.ready()
+    assert tokens.count("a text never counted") == len(loaded.encode("a text never counted"))    # loads then
+
+
+async def test_a_later_launch_shows_its_counts_while_the_tokenizer_is_still_loading(tmp_path, monkeypatch):
+    """The meter of a second launch is filled from the first launch's counts; the tokenizer is held back until
+    it is."""
+    from collections import OrderedDict
+
+    from contextual.core import tokens
+    monkeypatch.setattr(tokens, "_store", None)
+    monkeypatch.setattr(tokens.shared_cache, "data", OrderedDict())     # as in a new process: nothing counted yet
+    with server([finish("ok")]) as srv:
+        host = make_host(tmp_path, srv.base_url)
+        tokens.remember_counts(host.config.home)
+        first = ContextualApp(host, animate=False, open_after_first_frame=True)
+        async with first.run_test(size=SIZE) as pilot:
+            await first.started()
+            await wait_for(pilot, lambda: first.query_one(TokenMeter).shown is not None)
+            total = first.query_one(TokenMeter).shown.total
+        tokens.save_counts()
+
+        loaded = tokens.encoding()
+        release = threading.Event()
+
+        def held_back():
+            release.wait(30)
+            return loaded
+        monkeypatch.setattr(tokens, "_encoding", None)
+        monkeypatch.setattr(tokens, "_load_cl100k", held_back)
+        tokens.shared_cache.data.clear()                                    # a new process again
+        tokens.remember_counts(host.config.home)
+        second = ContextualApp(make_host(tmp_path, srv.base_url), animate=False, open_after_first_frame=True)
+        try:
+            async with second.run_test(size=SIZE) as pilot:
+                await wait_for(pilot, lambda: second.query_one(TokenMeter).shown is not None)
+                assert not tokens.ready() and second.query_one(TokenMeter).shown.total == total
+                release.set()
+                await second.started()
+                await run_turn(pilot, "hello")
+                assert "ok" in chat_text(second)
+        finally:
+            release.set()

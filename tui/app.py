@@ -151,19 +151,20 @@ class ContextualApp(App):
         return self.query_one(StatusLine)
 
     def show_prompt(self, view: PromptView | None = None) -> None:
-        """History, meter and top bar from one reading of the next prompt (placeholders until the tokenizer is
-        loaded: nothing counts on this thread before then)."""
+        """History, meter and top bar from one reading of the next prompt. Nothing on this thread waits for the
+        tokenizer: until it is loaded the counts come from earlier runs (tokens.remember_counts), or placeholders
+        show when a text was never counted."""
         from contextual.tui.prompt_view import shown_from_view
-        if view is None and not tokens.ready():
-            self.shown = None
-            self.query_one(HistoryView).show(self.engine.history.messages, None)
-            self.query_one(TokenMeter).shown = None
-            self.refresh_topbar()
-            return
-        self.shown = with_pins(shown_from_view(view) if view is not None else next_prompt(self.engine), self.engine)
-        self.query_one(HistoryView).pinned = pinned_ids(self.engine)
-        self.query_one(HistoryView).show(self.engine.history.messages, self.shown)
-        self.query_one(TokenMeter).shown = self.shown
+        try:
+            with tokens.known_counts_only():
+                shown = with_pins(shown_from_view(view) if view is not None else next_prompt(self.engine), self.engine)
+        except tokens.NotCounted:
+            shown = None
+        history = self.query_one(HistoryView)
+        history.pinned = pinned_ids(self.engine)
+        history.show(self.engine.history.messages, shown)
+        self.shown = shown
+        self.query_one(TokenMeter).shown = shown
         self.refresh_topbar()
 
     def call_started(self) -> None:
@@ -259,9 +260,16 @@ class ContextualApp(App):
         for note in notices:
             await self.chat.add_notice(note, "warning" if note.startswith(("read-only", "line", "skipped")) else "info")
 
-    async def on_ready(self) -> None:
-        """Textual's Ready: the first frame is on screen. What it did not wait for: a new session's engine, the
-        tokenizer (its load holds the GIL, so it starts only now), the server's window and the provider (httpx)."""
+    def on_ready(self) -> None:
+        """Textual's Ready: the first frame is composed; once it is painted comes what it did not wait for."""
+        self.call_after_refresh(self._after_first_frame)
+
+    async def _after_first_frame(self) -> None:
+        """In the order it comes: the tokenizer (a thread: its load holds the GIL, so it starts only now) while the
+        engine opens (a resumed session's whole record read), the counts (of earlier runs at once, else when the
+        tokenizer is loaded), then the server's window and the provider (httpx; a turn waits for them)."""
+        if not tokens.ready():
+            self._load_tokenizer()
         if not self._engine_shown:     # opened after the first frame (or by a key pressed before it)
             try:
                 opened = self.opened or self._open_deferred()
@@ -276,9 +284,14 @@ class ContextualApp(App):
                 self._engine_shown = True
                 self.show_prompt()
                 self.refresh_undoable()
-        if not tokens.ready():
-            self._load_tokenizer()
-        self._connect()
+        if tokens.ready():
+            self._connect()
+
+    def _counted_or_not(self) -> None:
+        """The tokenizer loaded or failed: the server is asked now (asked earlier, its imports would hold the GIL
+        the counts need)."""
+        if not self.worker_running("connect") and not self._connected.is_set():
+            self._connect()
 
     @work(thread=True, exclusive=True, group="tokenizer", exit_on_error=False)
     def _load_tokenizer(self) -> None:
@@ -287,6 +300,8 @@ class ContextualApp(App):
 
     async def _counts_ready(self) -> None:
         await self.mcp_changed()                  # the meter and History show the counts
+        tokens.save_counts()                      # now, not only at exit: a killed terminal keeps them too
+        self._counted_or_not()
         await self.chat.mount_earlier()           # then the older restored turns
 
     @work(exclusive=True, group="connect", exit_on_error=False)
@@ -481,6 +496,7 @@ class ContextualApp(App):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "tokenizer" and event.state == WorkerState.ERROR:
+            self._counted_or_not()
             self.notify(f"the tokenizer did not load, so nothing can be counted: {event.worker.error}",
                         title="token counts", severity="error", timeout=10)
         if event.worker.group != "turn":

@@ -6,6 +6,7 @@ import asyncio
 import sys
 from collections.abc import Sequence
 
+from contextual.core import tokens
 from contextual.core.config import Config
 from contextual.core.messages import Message
 from contextual.tui.app import ContextualApp
@@ -15,6 +16,7 @@ from contextual.tui.host import RealHost
 def run_app(config: Config, resume_id: str | None = None, continue_latest: bool = False) -> int:
     """`contextual` (and -c / -r): open the app; returns the exit code."""
     host = RealHost(config)
+    tokens.remember_counts(config.home)     # counts of earlier runs show before the tokenizer has loaded
     path = None
     if resume_id or continue_latest:
         try:
@@ -25,6 +27,7 @@ def run_app(config: Config, resume_id: str | None = None, continue_latest: bool 
     # The engine, and a resumed session's whole record, are read once the first frame is on screen.
     app = ContextualApp(host, open_after_first_frame=True, resume=path)
     app.run()
+    tokens.save_counts()
     if app.launch_error is not None:
         print(f"contextual: {app.launch_error}", file=sys.stderr)
         return 1

@@ -17,7 +17,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from contextual.core.messages import Message
-from contextual.core.tokens import ready, shared_cache
+from contextual.core.tokens import NotCounted, known_counts_only, ready, shared_cache
 from contextual.tui.format import (args_label, final_answer, one_line, plural, stored_status, tokens,
                                   without_markdown)
 from contextual.tui.prompt_view import Shown
@@ -157,14 +157,19 @@ class HistoryView(OptionList):
         the rows that changed otherwise."""
         messages = list(messages)
         self.shown = shown
-        if shown is None and not ready():       # no row before its size can be counted (the tokenizer loads)
+        width = ROW_TEXT      # rows end in an ellipsis at the width they get: a wider screen shows more
+        try:
+            if shown is None and not ready():
+                raise NotCounted
+            with known_counts_only():       # the UI thread never waits for the tokenizer to load
+                keys = [(m.id, hash(m.content), self.is_undoable(m), sent_tokens(m, shown), sent_form(m, shown),
+                         width, m.id in self.pinned) for m in messages]
+        except NotCounted:                  # no row before its size can be counted (the tokenizer loads)
+            self.shown = None
             self.clear_options()
             self.messages, self._keys, self.total_tokens = messages, [], 0
             self._titles()
             return
-        width = ROW_TEXT      # rows end in an ellipsis at the width they get: a wider screen shows more
-        keys = [(m.id, hash(m.content), self.is_undoable(m), sent_tokens(m, shown), sent_form(m, shown), width,
-                 m.id in self.pinned) for m in messages]
         if keys == self._keys:
             self._titles()
             return
