@@ -49,7 +49,13 @@ def test_errors_are_capped_however_many_fail():
     lines = [f"FAILED tests/test_{i}.py::test_case_{i} - AssertionError: value_{i}" for i in range(3_000)]
     form = summary("pytest", "\n".join(lines))
     kept = form.split("errors:\n", 1)[1].split("\nlast:", 1)[0].splitlines()
-    assert len(kept) == NORMAL.errors and "3000 error/failure lines" in form
+    assert len(kept) == NORMAL.errors and f"{3000 - 3 - 3 - NORMAL.errors} more distinct error/failure lines" in form
+
+
+def test_a_repeated_error_line_is_kept_once_with_its_count():
+    lines = ["step ok"] * 40 + ["WARNING: deprecated call in pkg/io.py"] * 500 + ["step ok"] * 40
+    form = summary("make", "\n".join(lines))
+    assert form.count("WARNING: deprecated call in pkg/io.py") == 1 and "[x500]" in form
 
 
 def test_what_changed_counts_a_diff_per_file_and_is_capped():

@@ -89,7 +89,16 @@ def summary(command: str, stdout: str, limits: Limits = NORMAL) -> str:
     head = list(range(min(limits.head, n)))
     tail = [i for i in range(max(len(head), n - limits.tail), n)]
     shown = set(head) | set(tail)
-    errors = sorted([i for i in error_lines(lines) if i not in shown][:limits.errors])
+    found = error_lines(lines)
+    repeats: dict[str, int] = {}
+    for i in found:
+        repeats[lines[i]] = repeats.get(lines[i], 0) + 1
+    distinct, seen_text = [], set()
+    for i in found:                                   # the first of each repeated line, counted once
+        if i not in shown and lines[i] not in seen_text:
+            distinct.append(i)
+        seen_text.add(lines[i])
+    errors = sorted(distinct[:limits.errors])
     changed = changes(lines)
     kept = len(shown) + len(errors)
     # a view of a file numbers its lines as the file does (a later edit refers to them), unless they carry their own
@@ -101,13 +110,17 @@ def summary(command: str, stdout: str, limits: Limits = NORMAL) -> str:
         text = _clip(lines[i], limits.line_chars)
         return f"{start + i}: {text}" if start is not None else text
 
-    total_errors = len(error_lines(lines))
+    def error_row(i: int) -> str:
+        times = repeats.get(lines[i], 1)
+        return row(i) + (f"  [x{times}]" if times > 1 else "")
+
+    unshown = len(distinct) - len(errors)             # distinct error lines past the cap
     parts = [f"[stdout: {n} lines, {len(stdout):,} chars; {n - kept} lines not kept"
-             + (f" ({total_errors} error/failure lines, {len(errors)} kept)" if total_errors else "")
+             + (f", {unshown} more distinct error/failure lines" if unshown else "")
              + "; run the command again to see them]"]
     parts += ["first:"] + [row(i) for i in head]
     if errors:
-        parts += ["errors:"] + [row(i) for i in errors]
+        parts += ["errors:"] + [error_row(i) for i in errors]
     if changed:
         parts.append(_changed_text(changed, limits.changed_files))
     if tail and tail != head:
