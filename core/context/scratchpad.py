@@ -6,7 +6,8 @@ its action go full or stored. They are judged by position from the end of the tu
 
 `ours` is prompt-cache-aware: a step switches to its stored form (core/context/turn_forms.py) only where
 the change leaves the provider's cached prefix intact — with the tuned parameters, one step after it arrives,
-at the very end of the prompt; sliding masking instead breaks the prefix ten steps back at every call.
+at the very end of the prompt; sliding masking instead breaks the prefix ten steps back at every call. Even
+there a switch rewrites the step at full price, so it is made only when it pays (core/context/cache_rule.py).
 """
 
 from __future__ import annotations
