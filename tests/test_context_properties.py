@@ -270,10 +270,10 @@ BASE_MARGIN = 100
 
 
 def must_stay(history: list[Message], steps: list[ScratchStep], todo: str) -> int:
-    """How many messages the builder can never drop: L2, summaries, the last round, input, steps, todo."""
-    last_round = rounds(history)[-1] if rounds(history) else []
-    summaries = sum(1 for m in history if m.role == "summary")
-    return 1 + summaries + len(last_round) + 1 + 2 * len(steps) + (1 if todo else 0)
+    """How many messages the builder can never drop: L2, every history message (issue 24: a round leaves the
+    prompt only into a summary, which the engine makes before building; the builder only cuts), the input, the
+    steps and the todo."""
+    return 1 + len(history) + 1 + 2 * len(steps) + (1 if todo else 0)
 
 
 @st.composite
