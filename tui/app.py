@@ -265,11 +265,10 @@ class ContextualApp(App):
         self.call_after_refresh(self._after_first_frame)
 
     async def _after_first_frame(self) -> None:
-        """In the order it comes: the tokenizer (a thread: its load holds the GIL, so it starts only now) while the
-        engine opens (a resumed session's whole record read), the counts (of earlier runs at once, else when the
-        tokenizer is loaded), then the server's window and the provider (httpx; a turn waits for them)."""
-        if not tokens.ready():
-            self._load_tokenizer()
+        """In the order it comes: the engine (a resumed session's whole record read), the counts of earlier runs
+        (tokens.remember_counts), the tokenizer (a thread), the counts it gives, then the server's window and the
+        provider (httpx; a turn waits for them). The tokenizer's load holds the GIL in long stretches (one C call
+        parses its ranks): it starts once counts of earlier runs are painted, at once when there are none."""
         if not self._engine_shown:     # opened after the first frame (or by a key pressed before it)
             try:
                 opened = self.opened or self._open_deferred()
@@ -286,6 +285,10 @@ class ContextualApp(App):
                 self.refresh_undoable()
         if tokens.ready():
             self._connect()
+        elif self.shown is not None:
+            self.call_after_refresh(self._load_tokenizer)
+        else:
+            self._load_tokenizer()
 
     def _counted_or_not(self) -> None:
         """The tokenizer loaded or failed: the server is asked now (asked earlier, its imports would hold the GIL

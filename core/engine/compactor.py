@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import AsyncIterator, Sequence
+from typing import TYPE_CHECKING, AsyncIterator, Sequence
 
 from contextual.core.clock import now_iso
-from contextual.core.context import compaction, review_flow
-from contextual.core.context.file_analyzer import FileReport
 from contextual.core.context.history import CompactionPlan
 from contextual.core.context.pins import Pins, protect
 from contextual.core.engine.hook_runner import HookRunner
@@ -20,6 +18,10 @@ from contextual.core.events import CompactionFinished, CompactionProgress, Compa
 from contextual.core.events import CompactionTrigger as Trigger
 from contextual.core.session.schema import CompactionRecord
 from contextual.core.context.compaction_review import Event
+
+if TYPE_CHECKING:      # the summary machinery loads with the first compaction, not with every engine (the launch)
+    from contextual.core.context import compaction
+    from contextual.core.context.file_analyzer import FileReport
 
 
 class Compactor:
@@ -44,6 +46,7 @@ class Compactor:
     async def run(self, trigger: Trigger, instructions: str | None, keep_rounds: int | None = None,
                   preview: bool = False) -> AsyncIterator[Event]:
         """Plan → summarise (cancellable) → review (issue 19.1) → apply the outcome."""
+        from contextual.core.context import compaction, review_flow
         config, prompt = self._settings.config, self._prompt
         started = time.monotonic()
         # Issue 24, one unit: the card's "before" and "after" are the trigger's estimate of the next prompt — the
@@ -104,6 +107,7 @@ class Compactor:
     async def _summarise(self, plan: CompactionPlan, trigger: Trigger, files: FileReport, instructions: str | None,
                          pre: int, started: float, box: list[compaction.CompactionOutcome], held: list[str]) -> AsyncIterator[Event]:
         """One summary call as a cancellable task with its progress; the outcome is left in ``box``."""
+        from contextual.core.context import compaction
         progress: asyncio.Queue[CompactionProgress] = asyncio.Queue()
         summariser = compaction.summariser(self._settings.summary_provider, self._settings.config)
         self._cancelled = False
@@ -131,6 +135,7 @@ class Compactor:
     def _apply(self, outcome: compaction.CompactionOutcome, pre: int, held: Sequence[str] = ()) -> int:
         """Apply to history; log it (with the loss ledger: what the archived rounds held that nothing in the
         prompt holds now) and record it in the session."""
+        from contextual.core.context import review_flow
         prompt = self._prompt
         ledger = review_flow.ledger_of(outcome.plan.archive, outcome.plan.kept, outcome.text,
                                        prompt.history.summaries)
