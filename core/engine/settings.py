@@ -4,9 +4,12 @@ app's host shares with every engine it opens (`/clear`, `/resume`), so no copy i
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from contextual.core.config import Config
-from contextual.core.providers.base import Provider
+
+if TYPE_CHECKING:      # the app's host makes its Settings before the first frame; providers load with connect()
+    from contextual.core.providers.base import Provider
 
 
 class Settings:
