@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable, Iterator
-
-import pathspec
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from contextual.core.tools._regular import read_bounded
 from contextual.core.tools.base import ToolError
 
+if TYPE_CHECKING:      # pathspec loads with the first walk, not with every engine (the app's launch)
+    import pathspec
+
 MAX_GITIGNORE_BYTES = 1024 * 1024
-_Spec = tuple[str, pathspec.GitIgnoreSpec]        # (folder as a string, its rules)
+_Spec = tuple[str, "pathspec.GitIgnoreSpec"]      # (folder as a string, its rules)
 
 
 class IgnoreRules:
@@ -31,6 +32,7 @@ class IgnoreRules:
             spec = None
             try:
                 raw = read_bounded(Path(folder) / ".gitignore", ".gitignore", MAX_GITIGNORE_BYTES)
+                import pathspec
                 spec = pathspec.GitIgnoreSpec.from_lines(raw.decode("utf-8", "replace").splitlines())
             except (OSError, ToolError):
                 pass

@@ -5,13 +5,11 @@ Patterns run on the `regex` module with a per-line timeout and the GIL released,
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import regex
 
 from contextual.core.tools._args import BOOL, STR, Arg, ArgSpec
 from contextual.core.tools._cancel import Stop, in_thread
@@ -20,6 +18,9 @@ from contextual.core.tools._globs import compile_glob
 from contextual.core.tools._regular import read_bounded
 from contextual.core.tools._walk import IgnoreRules, walk_files
 from contextual.core.tools.base import ToolContext, ToolError, ok
+
+if TYPE_CHECKING:      # `regex` loads with the first search, not with every engine (the app's launch)
+    import regex
 
 MAX_MATCHES = 500
 MAX_FILE_BYTES = 5 * 1024 * 1024
@@ -64,6 +65,7 @@ class GrepTool:
         if not pattern:
             raise ToolError("invalid_argument", "pattern is empty")
         _check_repeats(pattern)
+        import regex
         try:
             compiled = regex.compile(pattern, (regex.IGNORECASE if args.get("ignore_case") else 0) | regex.VERSION0)
         except (regex.error, OverflowError, RecursionError) as exc:
