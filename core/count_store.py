@@ -56,6 +56,8 @@ class CountStore:
                 counts.pop(key, None)           # re-inserted last: the newest survive the bound
                 counts[key] = count
                 self._added += 1
+                if len(counts) > 2 * MAX_ENTRIES:        # a long run between saves stays bounded too
+                    self._counts = dict(list(counts.items())[-MAX_ENTRIES:])
 
     def save(self) -> None:
         """Write the counts when some are new (the newest MAX_ENTRIES)."""

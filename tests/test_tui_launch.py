@@ -251,3 +251,14 @@ async def test_a_later_launch_shows_its_counts_while_the_tokenizer_is_still_load
                 assert "ok" in chat_text(second)
         finally:
             release.set()
+
+
+def test_the_count_store_keeps_the_newest_counts_within_its_bound(tmp_path, monkeypatch):
+    from contextual.core import count_store
+    monkeypatch.setattr(count_store, "MAX_ENTRIES", 10)
+    store = count_store.CountStore(tmp_path / "counts.json", "tok")
+    for n in range(25):                       # past twice the bound between saves
+        store.put(f"text {n}", n)
+    store.save()
+    kept = count_store.CountStore(tmp_path / "counts.json", "tok")
+    assert [kept.get(f"text {n}") for n in range(25)] == [None] * 15 + list(range(15, 25))
