@@ -24,7 +24,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 def test_a_new_sessions_first_frame_is_drawn_before_the_engine_is_imported(tmp_path):
     """In a fresh process, as `contextual` starts it: at the app's mount (the first frame follows it) neither the
-    engine nor the tools are imported; after the frame the engine opens."""
+    engine, the tools, the MCP manager or SDK (no server configured), httpx nor the tokenizer are imported; after
+    the frame the engine opens."""
     code = textwrap.dedent(f"""
         import json, sys
         from pathlib import Path
@@ -33,7 +34,8 @@ def test_a_new_sessions_first_frame_is_drawn_before_the_engine_is_imported(tmp_p
         from contextual.tui.app import ContextualApp
         from contextual.tui.host import RealHost
 
-        HEAVY = ("contextual.core.agent", "contextual.core.tools.registry", "contextual.core.context.builder")
+        HEAVY = ("contextual.core.agent", "contextual.core.tools.registry", "contextual.core.context.builder",
+                 "contextual.core.mcp.manager", "mcp", "httpx", "tiktoken")
         seen = {{}}
 
         mount = ContextualApp.on_mount       # wrapped, not subclassed: the app's CSS path is its module's

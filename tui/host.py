@@ -59,8 +59,11 @@ class RealHost:
         # The one config and provider of this app run, shared by every engine it opens; the provider comes with
         # connect(): the app's first frame does not wait for the server.
         self.settings = Settings(config, None)
-        from contextual.core.mcp.manager import MCPManager
-        self.mcp = MCPManager.from_config(config.project_root, config.home) or None   # one set per app run
+        from contextual.core.mcp.config import config_files
+        self.mcp = None        # one set per app run; without a config file the manager (and SDK) never loads
+        if any(path.is_file() for path in config_files(config.project_root, config.home)):
+            from contextual.core.mcp.manager import MCPManager
+            self.mcp = MCPManager.from_config(config.project_root, config.home) or None
 
     @property
     def config(self) -> Config:
