@@ -380,7 +380,7 @@ class ContextualApp(App):
         await self.chat.show_transcript(opened.transcript or list(self.engine.history.messages), keep_recent)
         await self._greet(not (opened.transcript or self.engine.history.messages), opened.notices)
         self.show_prompt()
-        self.refresh_undoable()
+        self.refresh_undoable(opened.undoable)
         if tokens.ready():          # else once the tokenizer is loaded (_counts_ready)
             await self.chat.mount_earlier()
 
@@ -515,10 +515,14 @@ class ContextualApp(App):
             self.refresh_undoable()
         self.refresh_topbar()
 
-    def refresh_undoable(self) -> None:
-        """Mark the turns /undo can take back; read from the session file off the event loop."""
+    def refresh_undoable(self, known: set[str] | None = None) -> None:
+        """Mark the turns /undo can take back: ``known`` when opening the session read them from its record (a
+        long session's file is not read twice), else read from the session file off the event loop."""
         if self.engine.session is None:
             self.query_one(HistoryView).set_undoable(set())
+            return
+        if known is not None:
+            self.query_one(HistoryView).set_undoable(known)
             return
         self._load_undoable(self.engine)
 

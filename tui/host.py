@@ -31,6 +31,7 @@ class Opened:
     notices: list[str] = field(default_factory=list)
     transcript: list[Message] = field(default_factory=list)
     turns_before: int = 0
+    undoable: set[str] | None = None         # the turns /undo can take back, when the opening read them
 
 
 class Host(Protocol):
@@ -162,7 +163,8 @@ class RealHost:
         except SessionError as exc:
             notices.append(f"read-only: {exc}")
         turns = sum(1 for m in loaded.full_record if m.role == "user" and not m.meta.get("undo"))
-        return Opened(engine, notices, list(loaded.full_record), turns)
+        from contextual.core.snapshot.plan import undoable_turns
+        return Opened(engine, notices, list(loaded.full_record), turns, set(undoable_turns(loaded.entries)))
 
     def ensure_session(self, engine: Engine) -> None:
         if engine.session is not None:
