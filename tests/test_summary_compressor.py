@@ -149,6 +149,20 @@ async def test_e2_the_deadline_ends_a_slow_summary_and_closes_its_stream() -> No
     assert provider.closed_streams == 1      # the stream was closed, not left hanging
 
 
+async def test_e2_the_deadline_is_per_request_so_a_chunked_summary_on_a_slow_model_finishes() -> None:
+    # issue 24: at 4,096 a summary is several requests; on a slow local model each took ~20 s and a deadline over
+    # all of them turned every small-window summary into the fallback. Each request here takes 0.4 s, the deadline
+    # is 1 s, and there are at least three requests: over the whole job the old deadline expired.
+    def answer(request: ChatRequest) -> str:
+        return GOOD_SUMMARY if "Merge them into ONE summary" in user_text(request) else "partial summary"
+    provider = ScriptedProvider(chunk_delay=0.4, chunk_size=100_000)
+    provider.default = answer  # type: ignore[assignment]
+    result = await run(provider, history(12, filler="lorem ipsum dolor sit amet " * 12), window=2600,
+                       output_reserve=300, timeout=1.0)
+    assert len(provider.requests) >= 3 and result.chunks >= 2
+    assert "Completed Milestones" in result.text
+
+
 async def test_seed001_provider_failure_becomes_summary_failed_naming_the_error() -> None:
     with pytest.raises(SummaryFailed) as caught:
         await run(ScriptedProvider([ProviderError("HTTP 500: upstream exploded", status=500)]), history(1))

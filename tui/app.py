@@ -185,7 +185,7 @@ class ContextualApp(App):
     def compose(self) -> ComposeResult:
         # The input has the focus from the start: focused after another widget took it, every style is worked out
         # again (a restyle of the whole screen before the first frame). Modal screens keep Textual's "*".
-        self.screen.AUTO_FOCUS = "#prompt"
+        self.screen.AUTO_FOCUS = "#prompt"  # type: ignore[misc]  # the default screen only, not the class
         yield TopBar(id="topbar")
         yield Tabs(Tab("Chat", id="tab-chat"), Tab("Scratchpad", id="tab-scratchpad"),
                    Tab("History", id="tab-history"), id="region-tabs")

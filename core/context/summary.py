@@ -95,14 +95,11 @@ class SummaryCompressor:
         job = _Job(self, start, cutoff, instructions, files or FileReport(), on_progress)
         archived = [m for m in messages if m.role != "summary"]   # summaries are never compressed again
         try:
-            async with asyncio.timeout(self.timeout) as deadline:
-                try:
-                    return await job.run(archived, budget_scale=1.0)
-                except ContextLengthExceeded:
-                    return await job.run(archived, budget_scale=RETRY_BUDGET_SCALE)
-        except TimeoutError as exc:
-            if deadline.expired():
-                raise SummaryTimeout(f"no summary after {self.timeout:g}s") from exc
+            try:
+                return await job.run(archived, budget_scale=1.0)
+            except ContextLengthExceeded:
+                return await job.run(archived, budget_scale=RETRY_BUDGET_SCALE)
+        except TimeoutError as exc:    # the provider's own (a read timeout), not the summary deadline
             raise SummaryFailed(f"timed out: {exc}" if str(exc) else "timed out") from exc
         except SummaryError:
             raise
@@ -117,14 +114,11 @@ class SummaryCompressor:
         of the window). Each request fits the window (grouped as partials are). Errors as for summarise."""
         job = _Job(self, start, cutoff, None, FileReport(), on_progress)
         try:
-            async with asyncio.timeout(self.timeout):
-                merged = await job.reduce(summaries, 1.0)
-                text = merged[0] if len(merged) == 1 else await job.call(render_merge_request(merged, "", None, summaries=True),
-                                                                         "merging the summaries")
+            merged = await job.reduce(summaries, 1.0)
+            text = merged[0] if len(merged) == 1 else await job.call(render_merge_request(merged, "", None, summaries=True),
+                                                                     "merging the summaries")
         except SummaryError:
             raise
-        except TimeoutError as exc:
-            raise SummaryTimeout(f"no merged summary after {self.timeout:g}s") from exc
         except Exception as exc:   # noqa: BLE001 - the caller keeps the summaries apart instead
             raise SummaryFailed(f"{type(exc).__name__}: {exc}") from exc
         return ensure_template(text, start, cutoff)
@@ -252,17 +246,17 @@ class _Job:
             model=self.owner.model, max_tokens=self.owner.output_reserve, stop=())
         text: list[str] = []
         stream = self.owner.provider.stream(request)
+        # E2's deadline holds for each request to the summary model: at 200k a summary is one request, as the seed
+        # has it; at a small window it is several (parts, merges), each of which may take the whole deadline on a
+        # slow local model, so a deadline over all of them would turn every small-window summary into a fallback.
+        deadline = asyncio.timeout(self.owner.timeout)
         try:
-            async for chunk in stream:
-                if isinstance(chunk, (TextChunk, ReasoningChunk)):
-                    if isinstance(chunk, TextChunk):
-                        text.append(chunk.text)
-                    self.report(count_tokens(chunk.text), detail)
-                elif isinstance(chunk, StreamDone):
-                    if chunk.stop_reason == "restart":   # the provider retries: what came so far is void
-                        text.clear()
-                        continue
-                    break
+            async with deadline:
+                await self._read(stream, text, detail)
+        except TimeoutError as exc:
+            if deadline.expired():
+                raise SummaryTimeout(f"no answer from the summary model after {self.owner.timeout:g}s") from exc
+            raise
         finally:
             close = getattr(stream, "aclose", None)
             if close is not None:
@@ -271,6 +265,18 @@ class _Job:
         if not reply.strip():
             raise SummaryFailed("the summary model returned an empty reply")
         return reply
+
+    async def _read(self, stream: Any, text: list[str], detail: str) -> None:
+        async for chunk in stream:
+            if isinstance(chunk, (TextChunk, ReasoningChunk)):
+                if isinstance(chunk, TextChunk):
+                    text.append(chunk.text)
+                self.report(count_tokens(chunk.text), detail)
+            elif isinstance(chunk, StreamDone):
+                if chunk.stop_reason == "restart":   # the provider retries: what came so far is void
+                    text.clear()
+                    continue
+                break
 
     def report(self, new_tokens: int, detail: str, force: bool = False) -> None:
         self.tokens += new_tokens
