@@ -264,9 +264,14 @@ class ContextualApp(App):
             await self.chat.add_notice(note, "warning" if note.startswith(("read-only", "line", "skipped")) else "info")
 
     def on_ready(self) -> None:
-        """Textual's Ready, posted once the first frame is written: then comes what it did not wait for (next in
-        the queue: waiting for the screen to settle first cost the counts ~40 ms)."""
-        self.call_later(self._after_first_frame)
+        """Textual's Ready, posted once the first frame is written: then comes what it did not wait for. A resumed
+        session's frame is still mounting its answers' Markdown at Ready: that work waits until the screen has
+        settled (measured in tmux: the frame showed only after the whole record was read); a new session's runs
+        next in the queue (waiting for the screen to settle cost its counts ~40 ms)."""
+        if self._resume is not None:
+            self.call_after_refresh(self._after_first_frame)
+        else:
+            self.call_later(self._after_first_frame)
 
     async def _after_first_frame(self) -> None:
         """In the order it comes: the engine (a resumed session's whole record read), the counts of earlier runs
