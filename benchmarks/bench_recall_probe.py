@@ -102,6 +102,8 @@ def main() -> int:
             after = loss_ledger(plan.archive, fixed, plan.kept)
             rows.append((name, kind, before.total, before.kept(), after.kept(), tokens.count(summary),
                          tokens.count(fixed) - tokens.count(summary)))
+            if writer is not None:    # a model run takes minutes per trajectory: each row as it comes
+                print("row: " + " | ".join(str(v) for v in rows[-1]), file=sys.stderr, flush=True)
     print("| trajectory | summary (scripted) | facts | kept | kept, repaired | summary tokens | repair tokens |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for row in rows:
