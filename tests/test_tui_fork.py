@@ -21,8 +21,10 @@ async def test_rewind_k_forks_before_a_message_and_fork_copies_the_whole_session
             before = parent_path.read_bytes()
             await type_and_send(pilot, "/rewind")
             await wait_for(pilot, lambda: isinstance(app.screen, RewindPicker))
+            assert app.screen.query_one("#rewind-box").border_title.startswith("Rewind")
             await pilot.press("k")
             assert "Fork: a new session" in str(app.screen.query_one("#rewind-plan").render())
+            assert app.screen.query_one("#rewind-box").border_title.startswith("Fork"), "the title says what enter does"
             await pilot.press("enter")                                 # the newest: before "second ask"
             await wait_for(pilot, lambda: app.engine.session_id not in (None, parent_id))
             await wait_for(pilot, lambda: app.query_one("#prompt").text == "second ask")

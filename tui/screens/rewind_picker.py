@@ -50,11 +50,13 @@ class RewindPicker(ModalScreen[tuple[str, bool] | None]):
                              ("  (changed files)" if changed else "", "dim"))
 
     def on_mount(self) -> None:
-        self.query_one("#rewind-box").border_title = "Rewind · enter goes back to before the message · f files too · k fork"
         self._plan()
         self.query_one(OptionList).focus()
 
     def _plan(self) -> None:
+        self.query_one("#rewind-box").border_title = (
+            "Fork · enter: a new session before the message · k: rewrite instead" if self.fork
+            else "Rewind · enter: back to before the message · f: files too · k: fork")
         if self.fork:
             self.query_one("#rewind-plan", Static).update(Text(
                 "Fork: a new session holds the conversation before the chosen message; this one and the files stay "
