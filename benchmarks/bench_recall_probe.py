@@ -54,7 +54,9 @@ class ModelSummaries:
         from contextual.core.config import load_config
         self.home = tempfile.mkdtemp(prefix="probe-home-")
         env = {**os.environ, "CONTEXTUAL_HOME": self.home, "CONTEXTUAL_BASE_URL": url, "CONTEXTUAL_MODEL": model,
-               "CONTEXTUAL_PROVIDER": "openai", "CONTEXTUAL_API_KEY": os.environ.get("CONTEXTUAL_API_KEY", "none")}
+               "CONTEXTUAL_PROVIDER": "openai", "CONTEXTUAL_API_KEY": os.environ.get("CONTEXTUAL_API_KEY", "none"),
+               # what a summary keeps is measured here, not how fast a loaded machine writes it
+               "CONTEXTUAL_SUMMARY_TIMEOUT": "900"}
         self.config = load_config(Path(self.home), env=env)
         self.failures = 0
 
