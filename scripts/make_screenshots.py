@@ -4,11 +4,13 @@
                                                   #   compaction_modal,compaction_result,context}_WxH.svg
                                                   #   main_idle, completion, help, compactions, ledger,
                                                   #   policies, diff, custom_command, rewind_fork,
-                                                  #   compaction_preview) at 80x24, 100x30, 200x50 and 250x70
+                                                  #   compaction_preview, welcome) at 80x24, 100x30, 200x50, 250x70
+    python scripts/make_screenshots.py --only welcome [--out DIR]   # just the empty session's welcome
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sys
 import tempfile
@@ -28,6 +30,7 @@ from contextual.tui.screens.permission import PermissionModal  # noqa: E402
 from contextual.tui.screens.rewind_picker import RewindPicker  # noqa: E402
 from contextual.tui.widgets.history_view import HistoryView  # noqa: E402
 from contextual.tui.widgets.scratchpad import ScratchpadView  # noqa: E402
+from contextual.tui.widgets.welcome import Welcome  # noqa: E402
 
 OUT = REPO / "screenshots"
 SIZES = ((80, 24), (100, 30), (200, 50), (250, 70))
@@ -82,12 +85,37 @@ async def shot_of(pilot, command: str, name: str) -> None:
     await wait_for(pilot, lambda: len(app.screen_stack) == depth)
 
 
-async def main() -> None:
-    OUT.mkdir(exist_ok=True)
+async def main(argv: list[str] | None = None) -> None:
+    global OUT
+    parser = argparse.ArgumentParser(description="Make screenshots/*.svg from the real app and the fake server.")
+    parser.add_argument("--only", choices=["welcome"], help="write only this screen (the others need the long run)")
+    parser.add_argument("--out", type=Path, default=OUT, help="folder for the SVGs (default: screenshots/)")
+    args = parser.parse_args(argv)
+    OUT = args.out
+    OUT.mkdir(parents=True, exist_ok=True)
     for size in SIZES:
-        await scenario(size, f"_{size[0]}x{size[1]}")
+        suffix = f"_{size[0]}x{size[1]}"
+        await welcome(size, suffix)
+        if args.only is None:
+            await scenario(size, suffix)
     for name in sorted(p.name for p in OUT.glob("*.svg")):
         print(OUT / name)
+
+
+async def welcome(size: tuple[int, int], suffix: str) -> None:
+    """An empty new session: the welcome with the model, its window and the keys that matter."""
+    with tempfile.TemporaryDirectory() as tmp, FakeLLMServer(kind="openai", script=[]) as srv:
+        root = Path(tmp) / "shop"
+        root.mkdir()
+        config = load_config(root, {"model": "qwen2.5-coder", "base_url": srv.base_url, "api_key": "sk-demo",
+                                    "context_window": 200_000}, env={"CONTEXTUAL_HOME": str(Path(tmp) / "home")})
+        app = ContextualApp(RealHost(config), animate=False)
+        async with app.run_test(size=size) as pilot:
+            await wait_for(pilot, lambda: bool(app.chat.query(Welcome)) and app.opened is not None)
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            app.save_screenshot(str(OUT / f"welcome{suffix}.svg"))
+            await pilot.press("ctrl+q")
 
 
 async def scenario(size: tuple[int, int], suffix: str) -> None:
