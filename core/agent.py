@@ -148,7 +148,8 @@ class Engine:
 
     async def run_command(self, command: CustomCommand, arguments: str) -> AsyncIterator[Event]:
         """A custom command's turn (issue 30.3): its prompt with the arguments put in and its shell lines' output
-        in their place, its allowed-tools granted for this turn only. An inert command runs nothing."""
+        in their place, its allowed-tools granted and its `model:` used for this turn only. An inert command runs
+        nothing."""
         if command.inert:
             yield ErrorEvent(f"{command.name} does nothing: {command.inert}", "config")
             return
@@ -160,7 +161,7 @@ class Engine:
             text, ran = await inline_shell(text, self.config, granted)
             for one in ran:
                 yield Notice(one.note, "info" if one.note.startswith("ran ") else "warning")
-        async for ev in self.turn.run(text, grants=command.allowed_tools):
+        async for ev in self.turn.run(text, grants=command.allowed_tools, model=command.model):
             yield ev
 
     def compact(self, instructions: str | None = None, keep_rounds: int | None = None,

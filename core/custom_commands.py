@@ -4,7 +4,7 @@ Read from `.contextual/commands/` and `.claude/commands/` in the project (for us
 `$CONTEXTUAL_HOME/commands/`; a file `review.md` is `/review`, `git/commit.md` is `/git:commit`. The first one found
 wins in that order; a built-in command's name is never taken. The file's text is the prompt, `$ARGUMENTS` replaced
 by what follows the command (`$1`…`$9` by its words); an optional front matter block gives `description` (shown in
-the / completion and the palette), `argument-hint`, `model`, and `allowed-tools`: permission rules granted without
+the / completion and the palette), `argument-hint`, `model` (for the command's one turn), and `allowed-tools`: permission rules granted without
 asking for the one turn the command starts. A line's `` !`cmd` `` runs before the prompt is sent and its output
 takes its place (core/command_shell.py).
 
@@ -42,7 +42,7 @@ class CustomCommand:
     scope: Scope
     inert: str | None = None  # why it does nothing (a project command that needs approval), else None
     allowed_tools: tuple[str, ...] = ()    # permission rules granted for the command's one turn
-    model: str = ""                        # the model its front matter asks for (read, not switched to)
+    model: str = ""                        # the model its one turn uses (front matter), "" for the session's
     text: str = ""                         # the whole file, as an approval is bound to it
 
     @property

@@ -101,3 +101,17 @@ def test_the_cli_runs_a_custom_command_and_a_projects_only_when_trusted(tmp_path
     assert ran.returncode == 0, ran.stderr
     assert "State: state-of-main" in str(srv.requests[-1]["messages"])
     assert "ran !`echo state-of-main`: 1 line put into the prompt" in ran.stderr
+
+
+async def test_a_commands_model_is_used_for_its_turn_only(tmp_path):
+    root = tmp_path / "proj"
+    root.mkdir()
+    command = _command(root, "---\nmodel: big-reviewer\n---\nReview it.\n")
+    async with engine_with(root, [finish("reviewed"), finish("plain")]) as (engine, srv):
+        session_model = engine.config.model
+        with_model = await _run_command(engine, command)
+        plain = await run(engine, "and now?")
+    finished(with_model), finished(plain)
+    assert session_model and session_model != "big-reviewer"
+    assert [r["model"] for r in srv.requests] == ["big-reviewer", session_model]
+    assert engine.config.model == session_model

@@ -9,6 +9,7 @@ the compressed record.
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 from typing import Any, AsyncIterator
 
 from contextual.core import secrets
@@ -56,6 +57,7 @@ class TurnLoop:
         self._compactor = compactor
         self._hooks = HookRunner(settings, recorder)
         self.running = False
+        self._turn_model = ""       # a custom command's `model:` for its one turn; "" is the session's model
         self._adjustments: list[Adjustment] = []    # the builder's adjustments during this turn, summed up at its end
 
     def sync_tools(self) -> list[EngineEvent]:
@@ -72,9 +74,10 @@ class TurnLoop:
         return out
 
     # ---- one turn --------------------------------------------------------------------------------
-    async def run(self, text: str, grants: tuple[str, ...] = ()) -> AsyncIterator[Event]:
+    async def run(self, text: str, grants: tuple[str, ...] = (), model: str = "") -> AsyncIterator[Event]:
         """One turn; `grants`: permission rules that hold without asking for this turn only (a custom command's
-        allowed-tools)."""
+        allowed-tools); `model`: the model this turn's calls name (a custom command's `model:`), the session's
+        model back afterwards."""
         config, prompt, recorder = self._settings.config, self._prompt, self._recorder
         ev: Event
         if self._settings.provider is None:
@@ -105,6 +108,7 @@ class TurnLoop:
         prompt.start_turn(question)
         self.running = True
         self._gate.turn_grants = grants
+        self._turn_model = model
         ctx = self._toolbox.ctx
         if recorder.snapshots is not None:
             ctx.before_change = recorder.snapshots.before_change_hook(turn_id, recorder.entry,
@@ -126,6 +130,7 @@ class TurnLoop:
                 self._interrupt()
             self.running = False
             self._gate.turn_grants = ()
+            self._turn_model = ""
             prompt.end_turn()
             ctx.before_change = None
             await recorder.finish_snapshot(turn_id)
@@ -201,6 +206,8 @@ class TurnLoop:
                       ) -> AsyncIterator[Event]:
         config, provider = self._settings.config, self._settings.provider
         assert provider is not None         # run() returned early without one
+        if self._turn_model:    # the request, its calibration and its price name the turn's model; the window stays
+            config = replace(config, model=self._turn_model)
         request = ChatRequest(built.messages, config.model or "", max_tokens=min(config.output_reserve, 8192))
         answer = AnswerStream()          # the final answer's text as it streams (the parser reads Finish)
         self._controls.sent.add(built.messages, config.model or "")      # /diff compares consecutive calls
