@@ -61,6 +61,18 @@ async def test_the_app_asks_once_and_an_approval_starts_the_servers_and_allows_t
     assert trust.is_approved(home, root, "mcp_servers", (root / ".mcp.json").read_text(), env={})
 
 
+async def test_the_safe_answer_has_the_focus_and_the_approve_button_answers_like_its_key(tmp_path: Path):
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        host = checkout_host(tmp_path, srv.base_url)
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, TrustModal) and app.focused is not None)
+            assert app.focused.id == "no"                      # the shared Answers (tui/screens/confirm.py)
+            await pilot.click("#yes")
+            await wait_for(pilot, lambda: not isinstance(app.screen, TrustModal))
+            assert [r.text for r in host.config.permissions.allow] == ["Bash(make:*)"]
+
+
 async def test_not_now_leaves_them_inert_with_one_line_each(tmp_path: Path):
     with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
         host = checkout_host(tmp_path, srv.base_url)

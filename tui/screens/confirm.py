@@ -1,20 +1,57 @@
 """A yes/no question before something that changes files or history; dismisses True (yes) or False (no, esc).
-The one confirmation screen: /undo's question, and its list of hand-edited files to overwrite, use it too."""
+The one confirmation screen: /undo's question, and its list of hand-edited files to overwrite, use it too; its
+parts (`answer_bindings`, `question_box`, `Answers`) are the trust question's too (tui/screens/trust.py)."""
 
 from __future__ import annotations
 
 from contextual.tui.css import stylesheet
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 
+def answer_bindings(yes_key: str, yes: str, no: str) -> list[BindingType]:
+    """`yes_key` answers yes; n and esc answer no (the screen's `action_answer`)."""
+    return [Binding(yes_key, "answer(True)", yes), Binding("n,escape", "answer(False)", no)]
+
+
+class Answers(Horizontal):
+    """The no and yes buttons, each with its key; no, the safe answer, has the focus; a press answers the screen."""
+
+    def __init__(self, no: str | Text, yes: str | Text, *, id: str, compact: bool = False) -> None:
+        super().__init__(id=id)
+        self.labels, self.compact = (no, yes), compact
+
+    def compose(self) -> ComposeResult:
+        no, yes = self.labels
+        yield Button(no, id="no", variant="primary", compact=self.compact)
+        yield Button(yes, id="yes", variant="error", compact=self.compact)
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.screen.dismiss(event.button.id == "yes")
+
+
+def question_box(prefix: str, title: str, question: Text, answers: Answers) -> ComposeResult:
+    """A titled box: the question scrolls when long (a list of files), the answers stay below it. Ids are
+    `{prefix}-box`, `-body`, `-question` for the screen's stylesheet."""
+    box = Vertical(id=f"{prefix}-box")
+    box.border_title = title
+    with box:
+        with VerticalScroll(id=f"{prefix}-body"):
+            yield Static(question, id=f"{prefix}-question")
+        yield answers
+
+
 class ConfirmModal(ModalScreen[bool]):
     CSS_PATH = stylesheet(__name__)
-    BINDINGS = [Binding("y", "answer(True)", "yes"), Binding("n,escape", "answer(False)", "no")]
+    BINDINGS = answer_bindings("y", "yes", "no")
 
     def __init__(self, title: str, question: str | Text, yes: str = "Yes", no: str = "No") -> None:
         super().__init__()
@@ -22,20 +59,8 @@ class ConfirmModal(ModalScreen[bool]):
         self.question = Text(question) if isinstance(question, str) else question
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="confirm-box"):
-            with VerticalScroll(id="confirm-body"):      # a long list of files scrolls; the buttons stay
-                yield Static(self.question, id="confirm-question")
-            with Horizontal(id="confirm-buttons"):
-                yield Button(f"{self.no} [n]", id="no", variant="primary")
-                yield Button(f"{self.yes} [y]", id="yes", variant="error")
-
-    def on_mount(self) -> None:
-        self.query_one("#confirm-box").border_title = self.title_text
-        self.query_one("#no", Button).focus()       # the safe answer is the default
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.action_answer(event.button.id == "yes")
+        yield from question_box("confirm", self.title_text, self.question,
+                                Answers(f"{self.no} [n]", f"{self.yes} [y]", id="confirm-buttons"))
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(bool(yes))

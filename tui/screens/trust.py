@@ -8,12 +8,10 @@ from typing import TYPE_CHECKING
 
 from contextual.core.trust import Item
 from contextual.tui.css import stylesheet
+from contextual.tui.screens.confirm import Answers, answer_bindings, question_box
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
 
 if TYPE_CHECKING:
     from contextual.core.agent import Engine
@@ -40,27 +38,15 @@ def describe(items: list[Item], project: Path) -> Text:
 
 class TrustModal(ModalScreen[bool]):
     CSS_PATH = stylesheet(__name__)
-    BINDINGS = [Binding("a", "answer(True)", "approve"), Binding("n,escape", "answer(False)", "not now")]
+    BINDINGS = answer_bindings("a", "approve", "not now")
 
     def __init__(self, items: list[Item], project: Path) -> None:
         super().__init__()
         self.items, self.project = items, project
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="trust-box"):
-            with VerticalScroll(id="trust-body"):
-                yield Static(describe(self.items, self.project), id="trust-question")
-            with Horizontal(id="trust-buttons"):
-                yield Button(Text("Not now [n]"), id="no", variant="primary", compact=True)
-                yield Button(Text("Approve [a]"), id="yes", variant="error", compact=True)
-
-    def on_mount(self) -> None:
-        self.query_one("#trust-box").border_title = "Trust this project's config?"
-        self.query_one("#no", Button).focus()       # the safe answer is the default
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.action_answer(event.button.id == "yes")
+        answers = Answers(Text("Not now [n]"), Text("Approve [a]"), id="trust-buttons", compact=True)
+        yield from question_box("trust", "Trust this project's config?", describe(self.items, self.project), answers)
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(bool(yes))
