@@ -9,7 +9,6 @@ in their own modules.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
@@ -32,11 +31,12 @@ from contextual.tui.layout import Regions
 from contextual.tui.palette import SlashCommands
 from contextual.tui.prompt_view import Shown, next_prompt
 from contextual.tui.settings import Remembered
+from contextual.tui.startup import Startup
 from contextual.tui.slash.context_tools import pinned_ids, toggle_pin, with_pins
 from contextual.tui.slash.files import run_shell
 from contextual.tui.slash.model import how_to_configure
 from contextual.tui.slash.reading import open_message, open_tool_result
-from contextual.tui.widgets.chat_log import FIRST_TURNS, ChatLog
+from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.history_view import HistoryView
 from contextual.tui.widgets.prompt_input import PromptBox, PromptInput
 from contextual.tui.widgets.scratchpad import ScratchpadView
@@ -49,7 +49,6 @@ if TYPE_CHECKING:      # annotations only: the app's first frame does not wait f
     from contextual.core.session.schema import CompactionRecord
     from contextual.core.agent import Engine
     from contextual.core.custom_commands import CustomCommand
-    from contextual.core.trust import Item
     from contextual.tui.router import EventRouter
     from contextual.core.prompt import PromptView
 
@@ -87,11 +86,9 @@ class ContextualApp(App):
         # imports, and a resumed session's whole record (`resume`: its file), are most of a launch. The first
         # frame of a resumed one shows the end of its record (host.preview). Else it opens now, and mounting
         # shows it.
-        self._resume = resume
+        self.startup = Startup(self, resume)
         deferred = open_after_first_frame or resume is not None
         self.opened: Opened | None = opened or (None if deferred else host.new_engine())
-        self._preview: tuple[str, int] | None = None       # (session id, compactions) the first frame shows
-        self.launch_error: str | None = None                # the session to resume could not be opened
         self.animated = animate       # not `animate`: that is Textual's own method
         self._router: EventRouter | None = None
         self.remembered = Remembered(self.config.home, self.config.project_root)
@@ -101,8 +98,6 @@ class ContextualApp(App):
         self.last_sent: Shown | None = None       # the prompt of the latest model call
         self.unsent = ""                           # typed before any model was chosen (/model gives it back)
         self._loading_theme = True
-        self._connected = asyncio.Event()          # set once the host found the window and the provider
-        self._engine_shown = False                 # show_engine ran (else on_ready shows the prompt of a new one)
 
     @property
     def router(self) -> EventRouter:
@@ -117,14 +112,20 @@ class ContextualApp(App):
         """The engine shown; asked for before the first frame opened it (a key pressed meanwhile, a test), it
         opens now."""
         if self.opened is None:
-            self._adopt(self._open_deferred())
+            self.adopt(self.open_deferred())
         assert self.opened is not None
         return self.opened.engine
 
-    def _open_deferred(self) -> Opened:
-        return self.host.resume(path=self._resume) if self._resume is not None else self.host.new_engine()
+    @property
+    def launch_error(self) -> str | None:
+        """Why the session to resume could not be opened (the app then exits with 1)."""
+        return self.startup.error
 
-    def _adopt(self, opened: Opened) -> None:
+    def open_deferred(self) -> Opened:
+        resume = self.startup.resume
+        return self.host.resume(path=resume) if resume is not None else self.host.new_engine()
+
+    def adopt(self, opened: Opened) -> None:
         self.opened = opened
         self.router.set_compaction_canceller(getattr(opened.engine, "cancel_compaction", None))
 
@@ -212,128 +213,19 @@ class ContextualApp(App):
         if not self.animated:
             prompt.cursor_blink = False
         if self.opened is None:
-            await (self._show_preview(self._resume) if self._resume is not None else self._show_new_session())
+            await self.startup.first_frame()
         else:
             await self.show_engine(self.opened)
         self.apply_layout()
         prompt.focus()
-        pending = [*(self.host.pending_trust() if hasattr(self.host, "pending_trust") else []), *inert_commands]
-        if pending:     # the project's own config asks to run or allow something: once, before any of it starts
-            from contextual.tui.screens.trust import TrustModal
-            self.push_screen(TrustModal(pending, self.config.project_root),
-                             lambda yes: self._trust_answered(pending, bool(yes)))
-        else:
-            self._start_mcp()
-
-    def _start_mcp(self) -> None:
-        if hasattr(self.host, "start_mcp"):       # servers come up in the background (core/mcp)
-            self.host.start_mcp(lambda: self.call_later(self.mcp_changed))
-
-    async def _trust_answered(self, items: list[Item], yes: bool) -> None:
-        from contextual.tui.screens.trust import answered
-        for text, level in answered(self.host, self.engine, items, yes):
-            await self.chat.add_notice(text, level)
-        if yes:
-            commands.approve_custom(items, self.config.project_root)
-        self._start_mcp()
-        await self.mcp_changed()
-
-    async def _show_new_session(self) -> None:
-        """A new session's first frame, drawn before its engine exists: nothing on it needs one (an empty chat and
-        History, the meter's placeholder, the top bar's "session new")."""
-        await self._greet(True, [])
-        self.query_one(HistoryView).show([], None)
-        self.refresh_topbar()
-
-    async def _show_preview(self, path: Path) -> None:
-        """A resumed session's first frame, drawn from the end of its record before the whole of it is read: its
-        last turns, its id and compactions (show_engine then adds the rest, keeping these turns)."""
-        tail = self.host.preview(path, FIRST_TURNS)
-        self._preview = (path.name.removesuffix(".jsonl"), tail.compactions)
-        await self.chat.show_transcript(tail.messages)
-        self.query_one(HistoryView).show([], None)
-        self.refresh_topbar()
-
-    async def _greet(self, empty: bool, notices: list[str]) -> None:
-        """What the chat opens with: how to start (an empty session), a missing model, how it was opened."""
-        if empty:
-            await self.chat.mount(Welcome(classes="welcome"))
-        if self.config.missing_model_message():
-            await self.chat.add_notice(how_to_configure(self.config), "warning")
-        for note in notices:
-            await self.chat.add_notice(note, "warning" if note.startswith(("read-only", "line", "skipped")) else "info")
+        self.startup.ask_trust(inert_commands)
 
     def on_ready(self) -> None:
-        """Textual's Ready, posted once the first frame is written: then comes what it did not wait for. A resumed
-        session's frame is still mounting its answers' Markdown at Ready: that work waits until the screen has
-        settled (measured in tmux: the frame showed only after the whole record was read); a new session's runs
-        next in the queue (waiting for the screen to settle cost its counts ~40 ms)."""
-        if self._resume is not None:
-            self.call_after_refresh(self._after_first_frame)
-        else:
-            self.call_later(self._after_first_frame)
-
-    async def _after_first_frame(self) -> None:
-        """In the order it comes: the engine (a resumed session's whole record read), the counts of earlier runs
-        (tokens.remember_counts), the tokenizer (a thread), the counts it gives, then the server's window and the
-        provider (httpx; a turn waits for them). The tokenizer's load holds the GIL in long stretches (one C call
-        parses its ranks): it starts once counts of earlier runs are painted, at once when there are none."""
-        if not self._engine_shown:     # opened after the first frame (or by a key pressed before it)
-            try:
-                opened = self.opened or self._open_deferred()
-            except Exception as exc:      # the session to resume cannot be read: said once the app has left
-                self.launch_error = str(exc)
-                self.exit(return_code=1)
-                return
-            if self._resume is not None:
-                await self.show_engine(opened, keep_recent=True)     # the preview's turns stay; earlier ones join
-            else:
-                self._adopt(opened)
-                self._engine_shown = True
-                self.show_prompt()
-                self.refresh_undoable()
-        if tokens.ready():
-            self._connect()
-        elif self.shown is not None:
-            self.call_after_refresh(self._load_tokenizer)
-        else:
-            self._load_tokenizer()
-
-    def _counted_or_not(self) -> None:
-        """The tokenizer loaded or failed: the server is asked now (asked earlier, its imports would hold the GIL
-        the counts need)."""
-        if not self.worker_running("connect") and not self._connected.is_set():
-            self._connect()
-
-    @work(thread=True, exclusive=True, group="tokenizer", exit_on_error=False)
-    def _load_tokenizer(self) -> None:
-        tokens.encoding()
-        self.call_from_thread(self._counts_ready)  # type: ignore[arg-type]  # Textual awaits it; its stub says no
-
-    async def _counts_ready(self) -> None:
-        await self.mcp_changed()                  # the meter and History show the counts
-        tokens.save_counts()                      # now, not only at exit: a killed terminal keeps them too
-        self._counted_or_not()
-        await self.chat.mount_earlier()           # then the older restored turns
-
-    @work(exclusive=True, group="connect", exit_on_error=False)
-    async def _connect(self) -> None:
-        try:
-            if hasattr(self.host, "connect"):
-                await self.host.connect()
-        except Exception as exc:          # a provider that cannot be built: said once, the app stays open
-            await self.chat.add_notice(f"cannot reach the model: {exc}", "error")
-        finally:
-            self._connected.set()
-        if self.engine.config.reserve_notice:       # the server's window leaves the user's reserve no prompt
-            await self.chat.add_notice(self.engine.config.reserve_notice, "warning")
-        await self.mcp_changed()          # the window the server states: the meter shows it
+        self.startup.ready()
 
     async def started(self) -> None:
         """Wait (off this thread) until the tokenizer is loaded and the server asked; at once when they are."""
-        if not tokens.ready():
-            await asyncio.to_thread(tokens.encoding)
-        await self._connected.wait()
+        await self.startup.started()
 
     async def mcp_changed(self) -> None:
         """An MCP server came up or went away (or counts became ready): between turns, take its tools in now and
@@ -380,20 +272,20 @@ class ContextualApp(App):
     async def show_engine(self, opened: Opened, keep_recent: bool = False) -> None:
         """Show a (new or resumed) engine everywhere: the chat from the session's whole record (``keep_recent``:
         the turns the chat shows stay when they are that record's last ones)."""
-        self._adopt(opened)
-        self._engine_shown = True
+        self.adopt(opened)
+        self.startup.engine_shown = True
         self.scratchpad.reset(first_turn=opened.turns_before + 1)
         await self.chat.show_transcript(opened.transcript or list(self.engine.history.messages), keep_recent)
-        await self._greet(not (opened.transcript or self.engine.history.messages), opened.notices)
+        await self.startup.greet(not (opened.transcript or self.engine.history.messages), opened.notices)
         self.show_prompt()
         self.refresh_undoable(opened.undoable)
-        if tokens.ready():          # else once the tokenizer is loaded (_counts_ready)
+        if tokens.ready():          # else once the tokenizer is loaded (Startup.counts_ready)
             await self.chat.mount_earlier()
 
     def refresh_topbar(self) -> None:
         engine = self.opened.engine if self.opened is not None else None     # None: not open yet
         session_id, compactions = ((engine.session_id, len(engine.compactions)) if engine is not None
-                                   else self._preview or (None, 0))
+                                   else self.startup.preview or (None, 0))
         self.query_one(TopBar).show(self.config.project_root, self.config.model, session_id, compactions,
                                     self.turn_running, self.size.width)
         config = engine.config if engine else self.config        # the model, window and permission mode in force
@@ -508,7 +400,7 @@ class ContextualApp(App):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "tokenizer" and event.state == WorkerState.ERROR:
-            self._counted_or_not()
+            self.startup.counted_or_not()
             self.notify(f"the tokenizer did not load, so nothing can be counted: {event.worker.error}",
                         title="token counts", severity="error", timeout=10)
         if event.worker.group != "turn":

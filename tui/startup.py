@@ -1,0 +1,203 @@
+"""What a launch does around the app's first frame (issue 29): the frame itself is drawn before the engine exists
+(a new session's welcome, or the end of a resumed session's record); then, in order, the engine, the counts of
+earlier runs, the tokenizer, the server. Owned by the app (``ContextualApp.startup``), one per launch."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Protocol
+
+from contextual.core import tokens
+from contextual.tui import commands
+from contextual.tui.slash.model import how_to_configure
+from contextual.tui.widgets.chat_log import FIRST_TURNS
+from contextual.tui.widgets.history_view import HistoryView
+from contextual.tui.widgets.welcome import Welcome
+
+if TYPE_CHECKING:
+    from contextual.core.agent import Engine
+    from contextual.core.config import Config
+    from contextual.core.trust import Item
+    from contextual.tui.host import Host, Opened
+    from contextual.tui.prompt_view import Shown
+    from contextual.tui.widgets.chat_log import ChatLog
+
+
+class LaunchedApp(Protocol):
+    """What the launch may ask of the app (the app knows Startup; Startup knows only this)."""
+
+    host: Host
+    opened: Opened | None
+    shown: Shown | None
+
+    @property
+    def config(self) -> Config: ...
+    @property
+    def chat(self) -> ChatLog: ...
+    @property
+    def engine(self) -> Engine: ...
+    def open_deferred(self) -> Opened: ...
+    def adopt(self, opened: Opened) -> None: ...
+    async def show_engine(self, opened: Opened, keep_recent: bool = False) -> None: ...
+    def show_prompt(self) -> None: ...
+    def refresh_topbar(self) -> None: ...
+    def refresh_undoable(self, known: set[str] | None = None) -> None: ...
+    async def mcp_changed(self) -> None: ...
+    def worker_running(self, group: str) -> bool: ...
+    # Textual's own (App / DOMNode), typed loosely: their stubs are generic over what they return
+    def query_one(self, selector: Any) -> Any: ...
+    def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
+    def call_later(self, callback: Callable[..., Any], *args: Any) -> bool: ...
+    def call_after_refresh(self, callback: Callable[..., Any], *args: Any) -> bool: ...
+    def call_from_thread(self, callback: Callable[..., Any], *args: Any) -> Any: ...
+    def run_worker(self, work: Any, *, thread: bool = False, exclusive: bool = False, group: str = "default",
+                   exit_on_error: bool = True) -> Any: ...
+    def exit(self, result: Any = None, return_code: int = 0) -> None: ...
+
+
+class Startup:
+    def __init__(self, app: LaunchedApp, resume: Path | None) -> None:
+        self.app = app
+        self.resume = resume                               # the session file a resumed launch opens
+        self.preview: tuple[str, int] | None = None        # (session id, compactions) the first frame shows
+        self.error: str | None = None                      # the session to resume could not be opened
+        self.connected = asyncio.Event()                   # set once the host found the window and the provider
+        self.engine_shown = False                          # show_engine ran (else the first frame was a preview)
+
+    # ----- the first frame
+    async def first_frame(self) -> None:
+        if self.resume is not None:
+            await self.show_preview(self.resume)
+        else:
+            await self.show_new_session()
+
+    async def show_new_session(self) -> None:
+        """A new session's first frame, drawn before its engine exists: nothing on it needs one (an empty chat and
+        History, the meter's placeholder, the top bar's "session new")."""
+        await self.greet(True, [])
+        self.app.query_one(HistoryView).show([], None)
+        self.app.refresh_topbar()
+
+    async def show_preview(self, path: Path) -> None:
+        """A resumed session's first frame, drawn from the end of its record before the whole of it is read: its
+        last turns, its id and compactions (show_engine then adds the rest, keeping these turns)."""
+        tail = self.app.host.preview(path, FIRST_TURNS)
+        self.preview = (path.name.removesuffix(".jsonl"), tail.compactions)
+        await self.app.chat.show_transcript(tail.messages)
+        self.app.query_one(HistoryView).show([], None)
+        self.app.refresh_topbar()
+
+    async def greet(self, empty: bool, notices: list[str]) -> None:
+        """What the chat opens with: how to start (an empty session), a missing model, how it was opened."""
+        chat, config = self.app.chat, self.app.config
+        if empty:
+            await chat.mount(Welcome(classes="welcome"))
+        if config.missing_model_message():
+            await chat.add_notice(how_to_configure(config), "warning")
+        for note in notices:
+            await chat.add_notice(note, "warning" if note.startswith(("read-only", "line", "skipped")) else "info")
+
+    # ----- the project's trust, then its MCP servers
+    def ask_trust(self, inert_commands: list[Item]) -> None:
+        host = self.app.host
+        pending = [*(host.pending_trust() if hasattr(host, "pending_trust") else []), *inert_commands]
+        if pending:     # the project's own config asks to run or allow something: once, before any of it starts
+            from contextual.tui.screens.trust import TrustModal
+            self.app.push_screen(TrustModal(pending, self.app.config.project_root),
+                                 lambda yes: self.trust_answered(pending, bool(yes)))
+        else:
+            self.start_mcp()
+
+    def start_mcp(self) -> None:
+        if hasattr(self.app.host, "start_mcp"):       # servers come up in the background (core/mcp)
+            self.app.host.start_mcp(lambda: self.app.call_later(self.app.mcp_changed))
+
+    async def trust_answered(self, items: list[Item], yes: bool) -> None:
+        from contextual.tui.screens.trust import answered
+        for text, level in answered(self.app.host, self.app.engine, items, yes):
+            await self.app.chat.add_notice(text, level)
+        if yes:
+            commands.approve_custom(items, self.app.config.project_root)
+        self.start_mcp()
+        await self.app.mcp_changed()
+
+    # ----- after the first frame
+    def ready(self) -> None:
+        """Textual's Ready, posted once the first frame is written: then comes what it did not wait for. A resumed
+        session's frame is still mounting its answers' Markdown at Ready: that work waits until the screen has
+        settled (measured in tmux: the frame showed only after the whole record was read); a new session's runs
+        next in the queue (waiting for the screen to settle cost its counts ~40 ms)."""
+        if self.resume is not None:
+            self.app.call_after_refresh(self.after_first_frame)
+        else:
+            self.app.call_later(self.after_first_frame)
+
+    async def after_first_frame(self) -> None:
+        """In the order it comes: the engine (a resumed session's whole record read), the counts of earlier runs
+        (tokens.remember_counts), the tokenizer (a thread), the counts it gives, then the server's window and the
+        provider (httpx; a turn waits for them). The tokenizer's load holds the GIL in long stretches (one C call
+        parses its ranks): it starts once counts of earlier runs are painted, at once when there are none."""
+        app = self.app
+        if not self.engine_shown:     # opened after the first frame (or by a key pressed before it)
+            try:
+                opened = app.opened or app.open_deferred()
+            except Exception as exc:      # the session to resume cannot be read: said once the app has left
+                self.error = str(exc)
+                app.exit(return_code=1)
+                return
+            if self.resume is not None:
+                await app.show_engine(opened, keep_recent=True)     # the preview's turns stay; earlier ones join
+            else:
+                app.adopt(opened)
+                self.engine_shown = True
+                app.show_prompt()
+                app.refresh_undoable()
+        if tokens.ready():
+            self.connect()
+        elif app.shown is not None:
+            app.call_after_refresh(self.load_tokenizer)
+        else:
+            self.load_tokenizer()
+
+    def counted_or_not(self) -> None:
+        """The tokenizer loaded or failed: the server is asked now (asked earlier, its imports would hold the GIL
+        the counts need)."""
+        if not self.app.worker_running("connect") and not self.connected.is_set():
+            self.connect()
+
+    def load_tokenizer(self) -> None:
+        self.app.run_worker(self._load_tokenizer, thread=True, exclusive=True, group="tokenizer",
+                            exit_on_error=False)
+
+    def _load_tokenizer(self) -> None:
+        tokens.encoding()
+        self.app.call_from_thread(self.counts_ready)  # Textual awaits it
+
+    async def counts_ready(self) -> None:
+        await self.app.mcp_changed()              # the meter and History show the counts
+        tokens.save_counts()                      # now, not only at exit: a killed terminal keeps them too
+        self.counted_or_not()
+        await self.app.chat.mount_earlier()       # then the older restored turns
+
+    def connect(self) -> None:
+        self.app.run_worker(self._connect, exclusive=True, group="connect", exit_on_error=False)
+
+    async def _connect(self) -> None:
+        app = self.app
+        try:
+            if hasattr(app.host, "connect"):
+                await app.host.connect()
+        except Exception as exc:          # a provider that cannot be built: said once, the app stays open
+            await app.chat.add_notice(f"cannot reach the model: {exc}", "error")
+        finally:
+            self.connected.set()
+        if app.engine.config.reserve_notice:       # the server's window leaves the user's reserve no prompt
+            await app.chat.add_notice(app.engine.config.reserve_notice, "warning")
+        await app.mcp_changed()          # the window the server states: the meter shows it
+
+    async def started(self) -> None:
+        """Wait (off this thread) until the tokenizer is loaded and the server asked; at once when they are."""
+        if not tokens.ready():
+            await asyncio.to_thread(tokens.encoding)
+        await self.connected.wait()
