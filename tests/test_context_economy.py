@@ -3,6 +3,7 @@
 import json
 
 from contextual.core.context import compressor, digest as dg
+from contextual.core.context.names import name_set
 from contextual.core.context.observation import render_full
 from contextual.core.context.scratchpad import OBS, ScratchStep, ours, shorten_action
 from contextual.core.context.turn_forms import action_forms, bash_command, turn_stored
@@ -49,9 +50,9 @@ def test_stored_digest_keeps_whole_numbered_lines_and_says_how_to_see_the_rest()
         number, _, text = row.partition(": ")                          # as in the file (the range starts at 101)
         assert lines[int(number) - 101] == text
     assert "131: class Widget30(Base):" in kept and "371: class Widget270(Base):" in kept   # all definitions
-    names = dg.known_names(src) - dg.KEYWORDS
-    shown = dg.known_names("\n".join(kept))
-    assert names <= shown | dg.known_names("sed -n '101,400p' pkg/widgets.py")   # each name keeps one line
+    names = name_set(src) - dg.KEYWORDS
+    shown = name_set("\n".join(kept))
+    assert names <= shown | name_set("sed -n '101,400p' pkg/widgets.py")   # each name keeps one line
 
 
 def test_history_form_has_no_bag_of_names():
@@ -136,7 +137,7 @@ def test_cover_prefers_the_shorter_line_that_shows_the_same_name():
     filler = " ".join(f"word{i}" for i in range(40))
     lines = ([f"row_{i} = {i}" for i in range(10)] + [f"# {filler} special_name"]
              + [f"row_{i} = {i}" for i in range(10, 20)] + ["use(special_name)"] + ["row_20 = 20"] * 3)
-    seen = dg.known_names(filler) | {f"row_{i}" for i in range(21)} | {"cat", "x.py"}
+    seen = name_set(filler) | {f"row_{i}" for i in range(21)} | {"cat", "x.py"}
     stored = dg.digest("cat x.py", "\n".join(lines), dg.Limits(2, 2, 0, 5, 4, 300), seen=seen)
     assert "22: use(special_name)" in stored and filler not in stored
 

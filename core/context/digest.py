@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from contextual.core.context import failures
+from contextual.core.context.names import name_set
 
-IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]{3,}")
 _DEF = re.compile(r"^\s*(?:\d+[:\s\u2192-]+)?\s*(?:async\s+def|def|class|function|func|fn|interface|struct|enum|type|module|@\w)")
 _IMPORT = re.compile(r"^\s*(?:\d+[:\s\u2192-]+)?\s*(?:from\s+\S+\s+import|import\s|#include|require\(|use\s)")
 _FAIL = re.compile(r"(?:Error|Exception|FAIL|FAILED|ERROR|Traceback|assert|Assertion|Warning|error:|failed|passed|"
@@ -99,10 +99,6 @@ def looks_like_code(name: str) -> bool:
     """A name in prose that is a path, a dotted name, snake_case, CamelCase or has digits: not an English word."""
     return (any(c in name for c in "_./") or any(c.isdigit() for c in name)
             or any(c.isupper() for c in name[1:]))
-
-
-def known_names(text: str) -> set[str]:
-    return {n.rstrip("./-") for n in IDENT.findall(text)}
 
 
 def _select(lines: list[str], special: Callable[[list[str]], list[int]], limits: Limits
@@ -225,7 +221,7 @@ def _cover(lines: list[str], dropped: list[int], seen: set[str], limit: int,
     (definitions in a file view) before the others, then greedily the line showing the most names not yet
     covered per character, so a long output cut short still covers its whole length, and a short line that
     shows a name wins over a long one that shows the same name."""
-    fresh = {i: {n for n in known_names(lines[i]) if n not in seen and n not in KEYWORDS} for i in dropped}
+    fresh = {i: {n for n in name_set(lines[i]) if n not in seen and n not in KEYWORDS} for i in dropped}
 
     def score(i: int, new: int) -> tuple[bool, float, int]:
         return (not first(lines[i]), -new / (len(lines[i]) + _LINE_COST), i)
@@ -274,7 +270,7 @@ def digest(command: str, output: str, limits: Limits = NORMAL, seen: set[str] | 
     kept, dropped = _select(lines, special, limits)
     extra = set(also) - set(kept)
     kept, dropped = sorted(set(kept) | extra), [i for i in dropped if i not in extra]
-    known = known_names("\n".join(lines[i] for i in kept)) | known_names(command) | (seen or set())
+    known = name_set("\n".join(lines[i] for i in kept)) | name_set(command) | (seen or set())
     covered = _cover(lines, dropped, known, limits.cover, _view_line if kind == "view" else _search_line)
     kept = sorted(set(kept) | set(covered))
     kept_set = set(kept)

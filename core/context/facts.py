@@ -22,7 +22,8 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any, Iterator, Literal, Sequence
 
-from contextual.core.context.digest import IDENT, KEYWORDS, looks_like_code
+from contextual.core.context.digest import KEYWORDS, looks_like_code
+from contextual.core.context.names import name_set, names_in
 from contextual.core.context.result_lines import failed, located_lines
 from contextual.core.messages import Message
 from contextual.core.tools.base import path_of, subject_of
@@ -140,7 +141,7 @@ class Held:
         joined = "\n".join(texts).replace("`", " ")
         self.flat = " ".join(joined.split())
         self.lower = self.flat.lower()
-        self.names = {n.rstrip("./-:") for n in IDENT.findall(joined)} | set(_names(joined))
+        self.names = name_set(joined)
         self.numbers = set(_NUMBER.findall(joined))
         self.words = _content_words(joined)
 
@@ -174,23 +175,12 @@ def _clip(text: str) -> str:
     return text if len(text) <= _MAX_TEXT else text[:_MAX_TEXT - 1] + "…"
 
 
-def _names(line: str) -> Iterator[str]:
-    """IDENT matches with trailing punctuation stripped; an absolute path keeps its leading `/`."""
-    for m in IDENT.finditer(line):
-        if m.start() > 0 and line[m.start() - 1].isdigit():     # the "o600" of 0o600
-            continue
-        name = m.group(0).rstrip("./-:")
-        if m.start() > 0 and line[m.start() - 1] == "/" and "/" in name:
-            name = "/" + name
-        yield name
-
-
 def _worth(name: str) -> bool:
     return len(name.lstrip("/")) >= 4 and name not in KEYWORDS and not (name.isalpha() and name.isupper())
 
 
 def _paths_and_names(text: str, skip: frozenset[str] = frozenset()) -> Iterator[tuple[Kind, str]]:
-    for name in _names(text):
+    for name in names_in(text):
         if not _worth(name) or name in skip:
             continue
         if _is_path(name):
@@ -310,14 +300,14 @@ def _written(message: Message) -> set[str]:
         texts += _edit_texts(args, subject_of(args))
     else:
         return set()
-    return {n for t in texts for n in _names(t) if _worth(n) and looks_like_code(n) and "/" not in n}
+    return {n for t in texts for n in names_in(t) if _worth(n) and looks_like_code(n) and "/" not in n}
 
 
 def _seen(message: Message) -> Iterator[tuple[str, str, str | None]]:
     """Every code name a message shows, with its line and place: the candidates a later round may use."""
     if message.role == "tool":
         for line, location, _ in located_lines(message):
-            for name in _names(line):
+            for name in names_in(line):
                 if _worth(name) and looks_like_code(name) and "/" not in name:
                     yield name, line, location
     elif message.role in ("user", "assistant"):

@@ -19,6 +19,7 @@ import re
 from typing import NamedTuple, Protocol, Sequence
 
 from contextual.core.context import digest as dg
+from contextual.core.context.names import name_set
 from contextual.core.context.acted_on import acted_on
 from contextual.core.context.forms import not_larger
 from contextual.core.lru import LRU
@@ -69,7 +70,7 @@ def _naming(lines: list[str], seen: set[str]) -> list[int]:
     names cut action recall to 0.83 on tune/."""
     out = []
     for i, line in enumerate(lines):
-        fresh = dg.known_names(line) - seen
+        fresh = name_set(line) - seen
         if fresh:
             out.append(i)
             seen |= fresh
@@ -88,7 +89,7 @@ def _short_thought(thought: str, seen: set[str]) -> str:
     while opening < len(lines) and size < THOUGHT_KEEP:
         size += len(lines[opening]) + 1
         opening += 1
-    seen |= dg.known_names("\n".join(lines[:opening]))
+    seen |= name_set("\n".join(lines[:opening]))
     out, dropped = lines[:opening], 0
     for line in lines[opening:]:
         if not line.strip():
@@ -112,7 +113,7 @@ def _short_command(command: str, seen: set[str]) -> str:
     if len(lines) <= COMMAND_HEAD + COMMAND_TAIL + 2:
         return command
     head, middle, tail = lines[:COMMAND_HEAD], lines[COMMAND_HEAD:-COMMAND_TAIL], lines[-COMMAND_TAIL:]
-    seen |= dg.known_names("\n".join(head + tail))
+    seen |= name_set("\n".join(head + tail))
     kept = _naming(middle, seen)
     if len(kept) >= len(middle) - 2:
         return command
@@ -147,7 +148,7 @@ def action_forms(action: str, seen: set[str]) -> ActionForms:
     if command is not None:
         stored_call = "Bash[" + json.dumps({"command": _short_command(command, seen)}, ensure_ascii=False) + "]"
     elif sep:
-        seen |= dg.known_names(call)
+        seen |= name_set(call)
 
     def worth(text: str) -> str:
         return text if len(text) < len(action) else action
@@ -211,7 +212,7 @@ def turn_stored(steps: Sequence[_Step], upto: int, limits: dg.Limits | None = No
     prompt carries whole)."""
     limits = limits or TURN
     out: list[StepForms] = []
-    state = _Shown(frozenset(dg.known_names(shown)), frozenset())
+    state = _Shown(frozenset(name_set(shown)), frozenset())
     key = hash((limits, THOUGHT_KEEP, shown))
     for index, step in enumerate(steps[:upto]):
         # The step after is taken before this form is first sent (its observation goes full until then): its
@@ -224,10 +225,10 @@ def turn_stored(steps: Sequence[_Step], upto: int, limits: dg.Limits | None = No
         def make() -> tuple[StepForms, _Shown]:
             names = set(before.names)
             action = action_forms(step.action_full, set(names))
-            names |= dg.known_names(action.stored)
+            names |= name_set(action.stored)
             form = _form(step, set(names), limits, next_action, before.read)
             read = before.read | {line.strip() for line in step.observation_full.splitlines()[1:] if line.strip()}
-            return StepForms(action.stored, form, action.fresh), _Shown(frozenset(names | dg.known_names(form)), read)
+            return StepForms(action.stored, form, action.fresh), _Shown(frozenset(names | name_set(form)), read)
         forms, state = _memo.get(form_key, make)
         out.append(forms)
     return out
