@@ -10,12 +10,11 @@ from contextual.tui.app import ContextualApp
 from contextual.tui.screens.compaction import CompactionModal
 from contextual.tui.screens.compaction_history import CompactionHistoryScreen
 from contextual.tui.format import tokens
-from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
 from contextual.tui.screens.rewind_picker import RewindPicker
 
 from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.scripted_model import is_summary_request
-from tests.tui_helpers import READ_CART, SIZE, chat_text, finish, make_host, run_turn, type_and_send, wait_for
+from tests.tui_helpers import READ_CART, SIZE, chat_text, compact_through_preview, finish, make_host, run_turn, type_and_send, wait_for
 
 
 def model(body: dict) -> str:
@@ -36,10 +35,7 @@ async def three_turns_compacted(pilot) -> None:
     app = pilot.app
     for word in ("first", "second", "third"):
         await run_turn(pilot, f"read the cart, {word}")
-    await type_and_send(pilot, "/compact")
-    await wait_for(pilot, lambda: isinstance(app.screen, CompactionPreviewScreen))
-    await pilot.press("ctrl+s")
-    await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.result is not None)
+    await compact_through_preview(pilot)
     await pilot.press("enter")
     await wait_for(pilot, lambda: app.screen is app.screen_stack[0])
 

@@ -22,7 +22,6 @@ from contextual.core.trust import Item
 from contextual.tui.app import ContextualApp
 from contextual.tui.commands import all_commands
 from contextual.tui.screens.compaction import CompactionModal
-from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
 from contextual.tui.screens.permission import PermissionModal
 from contextual.tui.screens.trust import TrustModal
 from contextual.tui.widgets.history_view import HistoryView
@@ -35,6 +34,7 @@ from tests.fakes.scripted_model import is_summary_request
 from tests.tui_helpers import (
     READ_CART,
     SIZE,
+    compact_through_preview,
     finish,
     make_host,
     run_turn,
@@ -207,10 +207,7 @@ async def resumed_compacted(tmp_path: Path) -> AsyncIterator[tuple[Any, Walker]]
         async with app.run_test(size=SIZE) as pilot:
             for i in range(3):
                 await run_turn(pilot, f"please read the cart, {i}")
-            await type_and_send(pilot, "/compact")
-            await wait_for(pilot, lambda: isinstance(app.screen, CompactionPreviewScreen))
-            await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.result is not None)
+            await compact_through_preview(pilot)
             await pilot.press("enter")
             session_id = app.engine.session_id
         assert app.return_code in (None, 0) and app._exception is None

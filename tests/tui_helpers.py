@@ -9,6 +9,8 @@ from typing import Iterator
 
 from contextual.core.config import load_config
 from contextual.tui.host import RealHost
+from contextual.tui.screens.compaction import CompactionModal
+from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
 from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.scratchpad import ScratchpadView
 from tests.fakes.llm_server import FakeLLMServer
@@ -63,6 +65,16 @@ async def run_turn(pilot, text: str) -> None:
     await wait_for(pilot, lambda: len(pad.turns) > started and pad.turns[-1].outcome != "running")
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+
+
+async def compact_through_preview(pilot, command: str = "/compact"):
+    """A manual compaction accepted as previewed; returns the result card (its modal still open)."""
+    app = pilot.app
+    await type_and_send(pilot, command)
+    await wait_for(pilot, lambda: isinstance(app.screen, CompactionPreviewScreen))
+    await pilot.press("ctrl+s")
+    await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.result is not None)
+    return app.screen.result
 
 
 def chat_text(app) -> str:
