@@ -169,6 +169,39 @@ def test_the_app_paints_its_first_frame_from_the_wheel(installed_wheel: Installe
             os.close(fd)
 
 
+def test_a_turn_in_the_app_then_quit_prints_how_to_resume(installed_wheel: Installed, project: Path):
+    """What a user does first: one message, the answer, ctrl+q; the terminal is left with the line that brings
+    the session back (taken before the session closes: a closed engine has no session id)."""
+    answer = "Thought: done\nAction: Finish[hello from the scripted model]"
+    with FakeLLMServer(kind="openai", script=[answer]) as srv:
+        env = user_env(installed_wheel, project, srv.base_url)
+        env.update(TERM="xterm-256color", COLUMNS="100", LINES="30")
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.chdir(project)
+            os.execve(str(installed_wheel.script), [str(installed_wheel.script)], env)
+        try:
+            fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+            screen = _read_screen(fd, ("estimate",), time.monotonic() + 60)
+            assert "estimate" in screen, screen[-2000:]
+            os.write(fd, b"hi")
+            os.write(fd, b"\r")
+            screen = _read_screen(fd, ("hello from the scripted model",), time.monotonic() + 60)
+            assert "hello from the scripted model" in screen, screen[-2000:]
+            os.write(fd, b"\x11")          # ctrl+q
+            after = _read_screen(fd, ("contextual -c",), time.monotonic() + 30)
+            assert os.waitpid(pid, 0)[1] == 0
+            session = next((home_of(project) / "projects").rglob("*.jsonl")).stem
+            assert f"Resume this session with `contextual -c` (or `contextual -r {session[:8]}`)." in after
+        finally:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+            os.close(fd)
+
+
 @pytest.mark.parametrize("args", [["-p", "hi"], ["-p", "hi", "--output-format", "json"], ["context", "--json"],
                                   ["replay", str(FIXTURE), "--summary-only"], []])
 def test_a_damaged_install_says_which_file_it_lacks(installed_wheel: Installed, project: Path, tmp_path: Path,

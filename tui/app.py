@@ -30,6 +30,7 @@ from contextual.tui.host import Host, Opened, undoable_turns_of
 from contextual.tui.layout import Regions
 from contextual.tui.palette import SlashCommands
 from contextual.tui.prompt_view import Shown, next_prompt
+from contextual.tui.resume_hint import resume_line
 from contextual.tui.settings import Remembered
 from contextual.tui.startup import Startup
 from contextual.tui.slash.context_tools import pinned_ids, toggle_pin, with_pins
@@ -97,6 +98,7 @@ class ContextualApp(App):
         self.shown: Shown | None = None
         self.last_sent: Shown | None = None       # the prompt of the latest model call
         self.unsent = ""                           # typed before any model was chosen (/model gives it back)
+        self.resume_hint: str | None = None         # set at quit: what launch prints once the terminal is back
         self._loading_theme = True
 
     @property
@@ -475,7 +477,10 @@ class ContextualApp(App):
         self.stop_turn()
         await self.workers.wait_for_complete()
         if self.opened is not None:          # else quit before the engine opened: nothing to close
-            await self.host.close(self.opened.engine)
+            engine = self.opened.engine
+            # Taken before the close: a closed engine no longer has its session (nor its id).
+            self.resume_hint = resume_line(engine.session_id, engine.history.messages)
+            await self.host.close(engine)
         if hasattr(self.host, "stop_mcp"):
             await self.host.stop_mcp()
         self.exit(0)

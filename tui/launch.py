@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Sequence
-
 from contextual.core import tokens
 from contextual.core.config import Config
-from contextual.core.messages import Message
 from contextual.tui.app import ContextualApp
 from contextual.tui.host import RealHost
 
@@ -36,16 +33,8 @@ def run_app(config: Config, resume_id: str | None = None, continue_latest: bool 
     except Exception:
         pass
     # Printed once the app has left the terminal (alternate screen gone), so it stays in the scrollback.
-    engine = app.opened.engine if app.opened is not None else None     # None: quit before it opened
-    line = resume_line(engine.session_id, engine.history.messages) if engine is not None else None
-    if line:
-        print(line)
+    if app.resume_hint:
+        print(app.resume_hint)
     # Textual leaves return_code at 1 when the app died of an unhandled exception (its run() returns None).
     return app.return_code or 0
 
-
-def resume_line(session_id: str | None, messages: Sequence[Message]) -> str | None:
-    """What to type to come back, when there is a session with something in it."""
-    if not session_id or not any(m.role == "user" for m in messages):
-        return None
-    return f"Resume this session with `contextual -c` (or `contextual -r {session_id[:8]}`)."
