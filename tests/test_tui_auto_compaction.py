@@ -4,7 +4,7 @@ run_turn, behind the blocking modal; the modal ends on the result card and the t
 from __future__ import annotations
 
 from tests.fakes.llm_server import FakeLLMServer, Reply
-from tests.tui_helpers import SIZE, finish, make_host, run_turn, type_and_send, wait_for
+from tests.tui_helpers import SIZE, compact_through_preview, finish, make_host, run_turn, type_and_send, wait_for
 from contextual.tui.app import ContextualApp
 from contextual.tui.screens.compaction import CompactionModal
 from contextual.tui.widgets.chat_log import ChatLog
@@ -59,3 +59,39 @@ async def test_automatic_compaction_shows_the_modal_then_the_turn_finishes(tmp_p
             assert "compacted (auto)" in chat and "1 round archived" in chat
             assert "third answer" in app.query_one(ChatLog).children[-1].source
             assert "1 compaction" in str(app.query_one("#topbar").render())
+
+
+async def test_an_unattended_automatic_compaction_card_closes_itself_and_the_turn_goes_on(tmp_path, monkeypatch):
+    # A long turn left alone must not stall on the card: it closes after AUTO_CONTINUE_S, no key pressed.
+    monkeypatch.setattr(CompactionModal, "AUTO_CONTINUE_S", 0.3)
+    script = [finish("first answer"), Reply(finish("second answer"), usage_input=3500), SUMMARY,
+              finish("third answer")]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=4000, keep_rounds=1), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "question one")
+            await run_turn(pilot, "question two")
+            await type_and_send(pilot, "question three")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal), timeout=10)
+            modal = app.screen
+            await wait_for(pilot, lambda: modal.result is not None, timeout=10)
+            assert "or wait 0.3 s" in str(modal.query_one("#compaction-hint").render())
+            pad = app.query_one(ScratchpadView)
+            await wait_for(pilot, lambda: pad.turns[-1].outcome == "finished", timeout=10)
+            assert not isinstance(app.screen, CompactionModal)
+            assert "third answer" in app.query_one(ChatLog).children[-1].source
+
+
+async def test_a_manual_compaction_card_stays_until_closed(tmp_path):
+    script = [finish("first answer"), finish("second answer"), SUMMARY]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, keep_rounds=1), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "question one")
+            await run_turn(pilot, "question two")
+            card = await compact_through_preview(pilot)
+            assert card.trigger == "manual"
+            await app.workers.wait_for_complete()
+            # No turn waits on a manual card, so no timer closes it: the user reads it and closes it.
+            assert isinstance(app.screen, CompactionModal) and not app.screen.turn_waiting
+            assert "enter or esc closes" in str(app.screen.query_one("#compaction-hint").render())

@@ -78,6 +78,7 @@ class CompactionModal(ModalScreen[None]):
     stage: reactive[str] = reactive("choosing")
     tokens_received: reactive[int] = reactive(0)
     elapsed: reactive[float] = reactive(0.0)
+    AUTO_CONTINUE_S = 5.0          # an automatic compaction's card closes itself after this, and its turn goes on
 
     def __init__(self, trigger: str, pre_tokens: int, rounds: int, *,
                  on_cancel: Callable[[], None], live_clock: bool = True) -> None:
@@ -87,7 +88,7 @@ class CompactionModal(ModalScreen[None]):
         self.live_clock = live_clock
         self.result: CompactionFinished | None = None
         self.cancelling = False
-        self.turn_waiting = False        # an automatic compaction's turn goes on only once the card is closed
+        self.turn_waiting = False        # an automatic compaction's turn goes on once the card closes (key or timer)
         self._started = time.monotonic()
 
     @classmethod
@@ -127,6 +128,13 @@ class CompactionModal(ModalScreen[None]):
     def finish(self, result: CompactionFinished) -> None:
         self.result = result
         self._paint()
+        if self.turn_waiting and self.is_mounted:
+            # The figures stay in the chat's line and /compactions: an unattended turn must not stall on a card.
+            self.set_timer(self.AUTO_CONTINUE_S, self._continue)
+
+    def _continue(self) -> None:
+        if self.is_attached and self.app.screen is self:
+            self.dismiss(None)
 
     def watch_elapsed(self) -> None:
         self._paint()
@@ -142,8 +150,8 @@ class CompactionModal(ModalScreen[None]):
             self.query_one("#compaction-title", Static).update(Text(f"{self.trigger} compaction", style="bold"))
             stage_w.update(result_card(self.result))
             figures.update("")
-            hint.update(Text(("enter continues the turn" if self.turn_waiting else "enter or esc closes")
-                             + " · /compactions shows the history", style="dim"))
+            hint.update(Text(f"enter continues the turn, or wait {self.AUTO_CONTINUE_S:g} s" if self.turn_waiting
+                             else "enter or esc closes · /compactions shows the history", style="dim"))
             return
         stage_w.update(stage_line(self.stage))
         detail = getattr(self, "_detail", "")
