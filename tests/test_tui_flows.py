@@ -178,6 +178,24 @@ async def test_cancel_mid_turn_records_interrupted(tmp_path):
             assert app.engine.history.messages[0].content == "take your time"
 
 
+async def test_a_message_sent_while_a_turn_runs_stays_in_the_input_and_is_not_sent(tmp_path):
+    slow = Reply("Thought: " + "thinking very slowly " * 40 + "\nAction: Finish[first answer]", chunk_delay=0.02)
+    with server([slow, finish("second answer")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "first question")
+            pad = app.query_one(ScratchpadView)
+            await wait_for(pilot, lambda: app.turn_running and pad.current is not None)
+            await type_and_send(pilot, "second question, typed too early")
+            assert app.query_one("#prompt").text == "second question, typed too early"     # nothing lost
+            await wait_for(pilot, lambda: not app.turn_running)
+            assert len(srv.requests) == 1                                  # and nothing sent behind the user's back
+            await pilot.press("enter")                                     # sent once the turn has ended
+            await wait_for(pilot, lambda: len(pad.turns) == 2 and pad.turns[-1].outcome == "finished")
+            users = [m.content for m in app.engine.history.messages if m.role == "user"]
+            assert users == ["first question", "second question, typed too early"]
+
+
 def compaction_script(rounds: int) -> list:
     script: list = []
     for i in range(rounds):
