@@ -95,3 +95,21 @@ async def test_a_manual_compaction_card_stays_until_closed(tmp_path):
             # No turn waits on a manual card, so no timer closes it: the user reads it and closes it.
             assert isinstance(app.screen, CompactionModal) and not app.screen.turn_waiting
             assert "enter or esc closes" in str(app.screen.query_one("#compaction-hint").render())
+
+
+async def test_text_typed_while_an_automatic_compaction_runs_goes_to_the_input(tmp_path):
+    script = [finish("first answer"), Reply(finish("second answer"), usage_input=3500),
+              Reply(SUMMARY, chunk_delay=0.01), finish("third answer")]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=4000, keep_rounds=1), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "question one")
+            await run_turn(pilot, "question two")
+            await type_and_send(pilot, "question three")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal), timeout=10)
+            await pilot.press("n", "e", "x", "t", "space", "o", "n", "e")
+            await pilot.press("enter")                        # the card's: the turn goes on
+            pad = app.query_one(ScratchpadView)
+            await wait_for(pilot, lambda: not isinstance(app.screen, CompactionModal) and pad.turns[-1].outcome == "finished",
+                           timeout=10)
+            assert app.query_one("#prompt").text == "next one"

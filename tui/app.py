@@ -31,6 +31,7 @@ from contextual.tui.layout import Regions
 from contextual.tui.palette import SlashCommands
 from contextual.tui.prompt_view import Shown, next_prompt
 from contextual.tui.resume_hint import resume_line
+from contextual.tui.screens.compaction import CompactionModal
 from contextual.tui.settings import Remembered
 from contextual.tui.startup import Startup
 from contextual.tui.slash.context_tools import pinned_ids, toggle_pin, with_pins
@@ -468,6 +469,10 @@ class ContextualApp(App):
     @on(HistoryView.PinMessage)
     def pin_message(self, event: HistoryView.PinMessage) -> None:
         toggle_pin(self, event.message)
+
+    @on(CompactionModal.TypedAhead)
+    def typed_ahead(self, event: CompactionModal.TypedAhead) -> None:
+        self.query_one(PromptInput).insert(event.text)
 
     @on(HistoryView.OpenMessage)
     def open_message(self, event: HistoryView.OpenMessage) -> None:

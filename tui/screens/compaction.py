@@ -12,9 +12,11 @@ from contextual.core.events import CompactionFinished
 from contextual.tui.css import stylesheet
 from contextual.tui.format import plural, tokens
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -79,6 +81,13 @@ class CompactionModal(ModalScreen[None]):
     tokens_received: reactive[int] = reactive(0)
     elapsed: reactive[float] = reactive(0.0)
     AUTO_CONTINUE_S = 5.0          # an automatic compaction's card closes itself after this, and its turn goes on
+
+    class TypedAhead(Message):
+        """Text typed while the modal is up: the app puts it in the input beneath (the modal takes no text)."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
 
     def __init__(self, trigger: str, pre_tokens: int, rounds: int, *,
                  on_cancel: Callable[[], None], live_clock: bool = True) -> None:
@@ -161,6 +170,13 @@ class CompactionModal(ModalScreen[None]):
         hint.update(Text("cancelling: falling back to hard truncation…" if self.cancelling
                          else "esc cancels: the history is then cut by hard truncation instead",
                          style="bold #d7875f" if self.cancelling else "dim"))
+
+    def on_key(self, event: events.Key) -> None:
+        # An automatic compaction starts the moment a message is sent, often while the user types on: the
+        # characters go to the input beneath instead of nowhere (enter and esc stay the modal's).
+        if event.is_printable and event.character:
+            event.stop()
+            self.post_message(self.TypedAhead(event.character))
 
     def action_cancel_or_close(self) -> None:
         if self.result is not None:
