@@ -39,6 +39,14 @@ def trusted_project(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CONTEXTUAL_TRUST_PROJECT", "1")
 
 
+@pytest.fixture(autouse=True)
+def permission_answers_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pilot answers a permission the moment it opens; a person's keys in that first moment are ignored
+    (PermissionModal.GRACE_S), which tests/test_tui_permission_grace.py checks with the real delay."""
+    from contextual.tui.screens.permission import PermissionModal
+    monkeypatch.setattr(PermissionModal, "GRACE_S", 0.0)
+
+
 @pytest.fixture(scope="session")
 def installed_wheel(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     """The wheel built from this checkout and installed into a folder, once per test process."""

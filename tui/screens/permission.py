@@ -3,6 +3,7 @@ and tell the agent what to do instead; esc stops the turn. Edits show their diff
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from contextual.core.events import AlwaysRules, PermissionAnswer
@@ -43,6 +44,10 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         Binding("escape", "stop", "stop the turn"),
     ]
 
+    # Keys in the first moment after the modal opens were typed for the message being written ("add a test"
+    # holds `a`, always allow; enter sends): they are ignored, and the modal says so.
+    GRACE_S = 0.6
+
     def __init__(self, tool: str, args: Any, preview: str, always: AlwaysRules = AlwaysRules(())) -> None:
         super().__init__()
         self.tool, self.args, self.preview = tool, args, preview
@@ -67,6 +72,7 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self._opened_at = time.monotonic()
         self.query_one("#permission-box").border_title = "Permission · esc stops the turn"
         self.query_one("#permission-note").display = False
         self.query_one("#allow_once", Button).focus()
@@ -75,8 +81,14 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         event.stop()
         self.action_decide(event.button.id or "deny")
 
+    def too_soon(self) -> bool:
+        return time.monotonic() - getattr(self, "_opened_at", 0.0) < self.GRACE_S
+
     def action_decide(self, decision: str) -> None:
         if self.query_one("#permission-note").display:     # typing the note: letters are text, not keys
+            return
+        if self.too_soon():
+            self.query_one("#permission-box").border_subtitle = "a key typed as this opened was ignored: read, then answer"
             return
         if decision == "deny_tell":
             note = self.query_one("#permission-note", Input)

@@ -1,0 +1,32 @@
+"""Keys typed as a permission opens were meant for the message being written: the modal ignores them for its first
+moment (PermissionModal.GRACE_S, with its real value here: the suite's other tests set it to 0)."""
+
+from __future__ import annotations
+
+from contextual.tui.app import ContextualApp
+from contextual.tui.screens.permission import PermissionModal
+from tests.tui_helpers import SIZE, finish, make_host, server, type_and_send, wait_for
+
+BASH = 'Thought: run it\nAction: Bash[{"command": "echo hi-from-bash"}]'
+
+
+async def test_keys_in_the_first_moment_are_ignored_then_the_answer_counts(tmp_path, monkeypatch):
+    monkeypatch.setattr(PermissionModal, "GRACE_S", 0.5)
+    with server([BASH, finish("done")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "run echo")
+            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            modal = app.screen
+            assert modal.too_soon()
+            await pilot.press("a", "enter")           # "add a test" + enter, typed on as the modal opened
+            assert app.screen is modal
+            assert "ignored" in str(modal.query_one("#permission-box").border_subtitle)
+            rules = app.config.project_root / ".contextual" / "config.local.toml"
+            assert not rules.exists() and not app.engine.allowed_for_session
+            await wait_for(pilot, lambda: not modal.too_soon())
+            await pilot.press("n")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            tool = [m for m in app.engine.history.messages if m.role == "tool"][-1]
+            assert "denied" in tool.full.lower() and not rules.exists()
