@@ -58,3 +58,28 @@ def test_a_reread_after_an_edit_keeps_the_newest_version_of_a_line():
              _step("cat pkg/rows.py", edited), _step("echo done", "done")]
     forms = turn_stored(steps, 3)
     assert "row_150 = compute(value_150, strict=True)" in forms[2].observation
+
+
+def test_a_view_after_an_edit_keeps_a_line_again_for_the_names_an_older_view_of_the_file_showed():
+    """Renumbered lines: an edit that inserts lines moves every later line, so the re-read's lines are new text
+    (not a re-read by `_changed`'s measure) while every name on them was shown before."""
+    src = "\n".join(f"{i + 1:6d}\tfield_{i} = lookup_{i}(table)" for i in range(200))
+    moved = "\n".join(f"{i + 4:6d}\tfield_{i} = lookup_{i}(table)" for i in range(200))
+    view = "nl -ba pkg/fields.py"
+    before = [_step(view, src), _step("echo unrelated", "unrelated"), _step(view, moved), _step("echo done", "done")]
+    edited = [before[0], _step("sed -i '1i import os' pkg/fields.py", ""), before[2], before[3]]
+    untouched_form = turn_stored(before, 3)[2].observation
+    edited_form = turn_stored(edited, 3)[2].observation
+    assert "field_120 = lookup_120(table)" not in untouched_form        # no edit: the names were shown, once
+    assert "   124\tfield_120 = lookup_120(table)" in edited_form       # edited: the newest numbering is kept
+
+
+def test_a_stored_form_does_not_repeat_a_line_an_earlier_form_shows():
+    failing = "\n".join([f"collected {n} items" for n in range(30)]
+                        + ["E   AssertionError: totals_by_region differ", "FAILED tests/test_totals.py::test_sum"])
+    steps = [_step("python -m pytest tests/test_totals.py", failing), _step("echo again", "again"),
+             _step("python -m pytest tests/test_totals.py", failing), _step("echo done", "done")]
+    forms = turn_stored(steps, 3)
+    assert "E   AssertionError: totals_by_region differ" in forms[0].observation
+    assert "E   AssertionError: totals_by_region differ" not in forms[2].observation
+    assert forms[2].observation.count("\n") < forms[0].observation.count("\n")

@@ -255,10 +255,12 @@ def _clip(line: str, limit: int) -> str:
 
 
 def digest(command: str, output: str, limits: Limits = NORMAL, seen: set[str] | None = None,
-           also: Iterable[int] = ()) -> str:
+           also: Iterable[int] = (), shown_lines: frozenset[str] = frozenset()) -> str:
     """A compact, deterministic form of one command's output (same input, same bytes): whole lines only.
     `seen`: names the context already shows (core/context/turn_forms.py); they need no line here.
-    `also`: indices of lines kept whatever they show (the lines the next step acted on, acted_on.py)."""
+    `also`: indices of lines kept whatever they show (the lines the next step acted on, acted_on.py).
+    `shown_lines`: lines (stripped) the prompt already shows in an earlier stored form; a line that would be shown
+    here exactly so (its number included) is not repeated: the same error after a re-run, a warning banner."""
     lines = output.splitlines()
     if len(lines) <= limits.whole_lines and len(output) <= limits.whole_chars:
         return output                      # small enough to keep: a digest would save little and lose much
@@ -273,10 +275,6 @@ def digest(command: str, output: str, limits: Limits = NORMAL, seen: set[str] | 
     known = name_set("\n".join(lines[i] for i in kept)) | name_set(command) | (seen or set())
     covered = _cover(lines, dropped, known, limits.cover, _view_line if kind == "view" else _search_line)
     kept = sorted(set(kept) | set(covered))
-    kept_set = set(kept)
-    omitted = [i for i in range(len(lines)) if i not in kept_set]
-    if not omitted:
-        return output
     # File views get line numbers (a later sed -n or edit refers to them); listings and logs do not need them.
     # ... unless they have their own: most kept lines numbered (a header first, as in SWE-agent's `open` and
     # OpenHands' `view`, does not count against it)
@@ -285,8 +283,16 @@ def digest(command: str, output: str, limits: Limits = NORMAL, seen: set[str] | 
     number = kind == "view" and not own_numbers
     origin = file_origin(command) if number else None
     first = origin[1] if origin else 1
-    parts = [f"[{len(lines)} lines, {len(omitted)} omitted; {_how_to_see(origin, omitted)}]"]
-    for i in kept:
+
+    def display(i: int) -> str:
         text = _clip(lines[i], limits.line_chars)
-        parts.append(f"{first + i}: {text}" if number else text)
+        return f"{first + i}: {text}" if number else text
+    # A line the prompt already shows, as it would be shown here (number included), needs no second copy.
+    kept = [i for i in kept if display(i).strip() not in shown_lines]
+    kept_set = set(kept)
+    omitted = [i for i in range(len(lines)) if i not in kept_set]
+    if not omitted:
+        return output
+    parts = [f"[{len(lines)} lines, {len(omitted)} omitted; {_how_to_see(origin, omitted)}]"]
+    parts.extend(display(i) for i in kept)
     return "\n".join(parts)

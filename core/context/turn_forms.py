@@ -5,7 +5,10 @@ for was already shown two steps earlier; inside a turn we do know. So, oldest fi
 keeps (core/context/digest.py) its definitions, matches, failures, head and tail, and the first line of
 every name the turn has not shown yet — in an earlier action, or in an earlier output's stored form.
 Every name the model met keeps one whole line of context, once, and the same file read three times is not
-kept three times.
+kept three times. Two exceptions look at what a line is, not at its names: after a command edits a file, a view of
+that file keeps a line again for the names an older view of it showed (the newest version and numbering of a
+line is the one the next edit needs), and a line an earlier form already shows, exactly as it would be shown, is
+not repeated (a re-run's same error, the agent's "output too long" banner).
 
 A step's form depends only on the steps up to it, so it never changes once made: the provider's cached
 prefix stays valid (each form is computed once per turn prefix and remembered).
@@ -16,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import NamedTuple, Protocol, Sequence
+from typing import Iterable, NamedTuple, Protocol, Sequence
 
 from contextual.core.context import digest as dg
 from contextual.core.context.names import name_set
@@ -168,7 +171,29 @@ def _changed(lines: list[str], read: frozenset[str]) -> list[int]:
     return [i for i, line in enumerate(stripped) if line and line not in read][:CHANGED_LINES]
 
 
-def _form(step: _Step, seen: set[str], limits: dg.Limits, next_action: str, read: frozenset[str]) -> str:
+# A command that changes files: `sed -i`, a redirect or `tee` into a file, a patch, a script that writes one.
+_EDITS = re.compile(r"\bsed\s+(?:-\w+\s+)*-[a-zA-Z]*i|(?<![0-9&<>])>>?\s*[^\s&>]|\btee\b|\bpatch\b|"
+                    r"\bgit\s+(?:apply|checkout|restore|stash|am)\b|\.write(?:_text)?\(|\bperl\s+-\w*i")
+_PATHISH = re.compile(r"(?:^|(?<=[\s'\"=(]))((?:[\w.-]+/)*[\w-]+\.[A-Za-z]\w*)(?=$|[\s'\";|&)])")
+
+
+def viewed_path(command: str) -> str | None:
+    """The file a view command shows (`nl -ba a/b.py | sed -n '1,9p'`, `cat a/b.py`): its first path."""
+    if dg.kind_of(command) != "view":
+        return None
+    found = _PATHISH.findall(command)
+    return found[0] if found else None
+
+
+def edited_paths(command: str, paths: Iterable[str]) -> set[str]:
+    """Which of `paths` (files the turn has viewed) the command may have changed."""
+    if not _EDITS.search(command):
+        return set()
+    return {path for path in paths if path in command}
+
+
+def _form(step: _Step, seen: set[str], limits: dg.Limits, next_action: str, read: frozenset[str],
+          shown_lines: frozenset[str] = frozenset()) -> str:
     command = bash_command(step.action_full)
     full = step.observation_full
     if command is None or not full.startswith("["):
@@ -178,7 +203,8 @@ def _form(step: _Step, seen: set[str], limits: dg.Limits, next_action: str, read
         origin = dg.file_origin(command)
         lines = output.splitlines()
         acted = acted_on(lines, next_action, origin[1] if origin else None) + _changed(lines, read)
-        form = header + ("\n" + dg.digest(command, output, limits, seen=seen, also=acted) if output else "")
+        form = header + ("\n" + dg.digest(command, output, limits, seen=seen, also=acted,
+                                           shown_lines=shown_lines) if output else "")
     # Whether a form saves enough to be sent is the cache rule's to decide (core/context/cache_rule.py).
     if len(form) >= len(full):
         return full
@@ -196,6 +222,10 @@ class _Shown(NamedTuple):
     of every full output, which tell a re-read's changed lines."""
     names: frozenset[str]
     read: frozenset[str]
+    said: frozenset[str] = frozenset()                  # names in the task and the actions: never stale
+    viewed: frozenset[tuple[str, str]] = frozenset()    # (path, name): names a view of the file showed
+    stale: frozenset[tuple[str, str]] = frozenset()     # the same, shown before the file was last edited
+    lines: frozenset[str] = frozenset()                 # lines (stripped) the stored forms show
 
 
 class _Forms(LRU[int, tuple[StepForms, _Shown]]):
@@ -212,7 +242,7 @@ def turn_stored(steps: Sequence[_Step], upto: int, limits: dg.Limits | None = No
     prompt carries whole)."""
     limits = limits or TURN
     out: list[StepForms] = []
-    state = _Shown(frozenset(name_set(shown)), frozenset())
+    state = _Shown(frozenset(name_set(shown)), frozenset(), frozenset(name_set(shown)))
     key = hash((limits, THOUGHT_KEEP, shown))
     for index, step in enumerate(steps[:upto]):
         # The step after is taken before this form is first sent (its observation goes full until then): its
@@ -226,9 +256,28 @@ def turn_stored(steps: Sequence[_Step], upto: int, limits: dg.Limits | None = No
             names = set(before.names)
             action = action_forms(step.action_full, set(names))
             names |= name_set(action.stored)
-            form = _form(step, set(names), limits, next_action, before.read)
+            said = before.said | name_set(action.stored)
+            viewed, stale = set(before.viewed), set(before.stale)
+            command = bash_command(step.action_full) or ""
+            path = viewed_path(command)
+            if command:
+                edited = edited_paths(command, {p for p, _ in viewed})
+                moved = {pair for pair in viewed if pair[0] in edited}
+                viewed, stale = viewed - moved, stale | moved
+            cover_seen = set(names)
+            if path:
+                # after an edit, a view of the file shows the newest version of its lines: the names an older
+                # view of it showed need a line again (unless an action or the task says them)
+                cover_seen -= {name for p, name in stale if p == path} - said
+            form = _form(step, cover_seen, limits, next_action, before.read, before.lines)
+            form_names = name_set(form)
+            if path:
+                viewed |= {(path, name) for name in form_names}
+                stale -= {(path, name) for name in form_names}
             read = before.read | {line.strip() for line in step.observation_full.splitlines()[1:] if line.strip()}
-            return StepForms(action.stored, form, action.fresh), _Shown(frozenset(names | name_set(form)), read)
+            return StepForms(action.stored, form, action.fresh), _Shown(
+                frozenset(names | form_names), read, frozenset(said), frozenset(viewed), frozenset(stale),
+                before.lines | {line.strip() for line in form.splitlines()[1:] if line.strip()})
         forms, state = _memo.get(form_key, make)
         out.append(forms)
     return out
