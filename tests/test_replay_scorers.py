@@ -83,3 +83,18 @@ def test_a_stored_form_does_not_repeat_a_line_an_earlier_form_shows():
     assert "E   AssertionError: totals_by_region differ" in forms[0].observation
     assert "E   AssertionError: totals_by_region differ" not in forms[2].observation
     assert forms[2].observation.count("\n") < forms[0].observation.count("\n")
+
+
+def test_a_view_of_one_file_keeps_a_line_for_a_name_only_a_view_of_another_file_showed():
+    task = "alpha_total beta_total gamma_total"
+
+    def view(path: str, line: str, at: int, first: int) -> ScratchStep:
+        lines = [f"{first + i:6d}\t    alpha_total = beta_total(gamma_total)" for i in range(40)]
+        lines[at] = f"{first + at:6d}\t{line}"
+        return _step(f"nl -ba {path}", "\n".join(lines))
+    query = view("pkg/query.py", "    cursor = None", 20, 1)
+    subqueries = view("pkg/subqueries.py", "    if cursor:", 30, 101)
+    steps = [query, subqueries, _step("echo done", "done")]
+    assert "   131\t    if cursor:" in turn_stored(steps, 2, shown=task)[1].observation     # its own use of `cursor`
+    grep = [_step("grep -rn cursor pkg", "pkg/a.py:3: cursor = None"), subqueries, _step("echo done", "done")]
+    assert "if cursor:" not in turn_stored(grep, 2, shown=task)[1].observation       # a grep showed it: once

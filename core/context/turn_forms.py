@@ -226,6 +226,7 @@ class _Shown(NamedTuple):
     viewed: frozenset[tuple[str, str]] = frozenset()    # (path, name): names a view of the file showed
     stale: frozenset[tuple[str, str]] = frozenset()     # the same, shown before the file was last edited
     lines: frozenset[str] = frozenset()                 # lines (stripped) the stored forms show
+    elsewhere: frozenset[str] = frozenset()             # names the forms of outputs that are no file views show
 
 
 class _Forms(LRU[int, tuple[StepForms, _Shown]]):
@@ -268,7 +269,11 @@ def turn_stored(steps: Sequence[_Step], upto: int, limits: dg.Limits | None = No
             if path:
                 # after an edit, a view of the file shows the newest version of its lines: the names an older
                 # view of it showed need a line again (unless an action or the task says them)
+                # and a file's view keeps a line for the names it uses that only views of other files showed:
+                # `cursor` in query.py is not the `cursor` of subqueries.py
                 cover_seen -= {name for p, name in stale if p == path} - said
+                own = {name for p, name in viewed if p == path}
+                cover_seen -= {name for p, name in viewed if p != path} - own - said - before.elsewhere
             form = _form(step, cover_seen, limits, next_action, before.read, before.lines)
             form_names = name_set(form)
             if path:
@@ -277,7 +282,8 @@ def turn_stored(steps: Sequence[_Step], upto: int, limits: dg.Limits | None = No
             read = before.read | {line.strip() for line in step.observation_full.splitlines()[1:] if line.strip()}
             return StepForms(action.stored, form, action.fresh), _Shown(
                 frozenset(names | form_names), read, frozenset(said), frozenset(viewed), frozenset(stale),
-                before.lines | {line.strip() for line in form.splitlines()[1:] if line.strip()})
+                before.lines | {line.strip() for line in form.splitlines()[1:] if line.strip()},
+                before.elsewhere if path else before.elsewhere | form_names)
         forms, state = _memo.get(form_key, make)
         out.append(forms)
     return out
