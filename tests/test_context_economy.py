@@ -175,3 +175,13 @@ def test_each_call_of_ours_keeps_the_previous_prompt_up_to_the_newest_step():
         assert [m.content for m in then[:2 * n - 2]] == [m.content for m in now[:2 * n - 2]]
         thought = now[2 * n - 2].content.partition("\nAction: ")[0]
         assert then[2 * n - 2].content.startswith(thought)          # the newest thought was sent as it stays
+
+
+def test_a_search_keeps_no_line_for_a_file_whose_match_shows_nothing_new():
+    langs = [f"l{i:02d}" for i in range(40)]
+    output = "\n".join([f"sphinx/ext/autodoc/__init__.py:    more_content = _('alias of %s') % restify(obj)"]
+                       + [f"sphinx/locale/{lang}/LC_MESSAGES/sphinx.po:msgid \"alias of %s\"" for lang in langs])
+    form = dg.digest('grep -r "alias of" sphinx', output, dg.Limits(1, 1, 8, 160, 4, 300))
+    kept = form.splitlines()[1:]
+    assert kept[0].startswith("sphinx/ext/autodoc/__init__.py:") and len(kept) <= 10
+    assert form.startswith("[41 lines, ") and "run it again to see them" in form.splitlines()[0]

@@ -216,12 +216,13 @@ def file_origin(command: str) -> tuple[str, int] | None:
 
 
 def _cover(lines: list[str], dropped: list[int], seen: set[str], limit: int,
-           first: Callable[[str], bool] = lambda line: False) -> list[int]:
+           first: Callable[[str], bool] = lambda line: False, what: Callable[[str], str] = lambda line: line
+           ) -> list[int]:
     """Of the dropped lines, up to `limit` that show names not in `seen` (which grows): lines `first` picks
     (definitions in a file view) before the others, then greedily the line showing the most names not yet
     covered per character, so a long output cut short still covers its whole length, and a short line that
-    shows a name wins over a long one that shows the same name."""
-    fresh = {i: {n for n in name_set(lines[i]) if n not in seen and n not in KEYWORDS} for i in dropped}
+    shows a name wins over a long one that shows the same name. `what`: the part of a line whose names count."""
+    fresh = {i: {n for n in name_set(what(lines[i])) if n not in seen and n not in KEYWORDS} for i in dropped}
 
     def score(i: int, new: int) -> tuple[bool, float, int]:
         return (not first(lines[i]), -new / (len(lines[i]) + _LINE_COST), i)
@@ -241,6 +242,16 @@ def _cover(lines: list[str], dropped: list[int], seen: set[str], limit: int,
         out.append(i)
         seen.update(new)
     return sorted(out)
+
+
+# `path:` or `path:12:` before a search's match: where the line is, not what it shows. A file whose match shows
+# nothing new (the same `msgid "alias of %s"` in forty translations) keeps no line of its own; the header says
+# how many were cut and how to see them.
+_MATCH_PREFIX = re.compile(r"^(?:[^\s:]+/[^\s:]+|[^\s:]+\.[A-Za-z0-9]+):(?:\d+[:-])?")
+
+
+def _match_text(line: str) -> str:
+    return _MATCH_PREFIX.sub("", line, count=1)
 
 
 def _how_to_see(origin: tuple[str, int] | None, omitted: list[int]) -> str:
@@ -273,7 +284,8 @@ def digest(command: str, output: str, limits: Limits = NORMAL, seen: set[str] | 
     extra = set(also) - set(kept)
     kept, dropped = sorted(set(kept) | extra), [i for i in dropped if i not in extra]
     known = name_set("\n".join(lines[i] for i in kept)) | name_set(command) | (seen or set())
-    covered = _cover(lines, dropped, known, limits.cover, _view_line if kind == "view" else _search_line)
+    covered = _cover(lines, dropped, known, limits.cover, _view_line if kind == "view" else _search_line,
+                     _match_text if kind == "search" else lambda line: line)
     kept = sorted(set(kept) | set(covered))
     # File views get line numbers (a later sed -n or edit refers to them); listings and logs do not need them.
     # ... unless they have their own: most kept lines numbered (a header first, as in SWE-agent's `open` and
