@@ -168,7 +168,8 @@ def _changed(lines: list[str], read: frozenset[str]) -> list[int]:
     nonblank = [line for line in stripped if line]
     if not read or not nonblank or sum(line in read for line in nonblank) * 2 < len(nonblank):
         return []
-    return [i for i, line in enumerate(stripped) if line and line not in read][:CHANGED_LINES]
+    # a changed line that names nothing (a closing bracket, a blank docstring line) tells the next step nothing
+    return [i for i, line in enumerate(stripped) if line and line not in read and name_set(line)][:CHANGED_LINES]
 
 
 # A command that changes files: `sed -i`, a redirect or `tee` into a file, a patch, a script that writes one.
