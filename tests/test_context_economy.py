@@ -100,6 +100,12 @@ def test_long_thought_keeps_its_opening_and_sentences_that_name_something_new():
     assert short.count("We already know") == 0 and "[22 more sentences of this thought omitted]" in short
     assert short.endswith('Action: Bash[{"command": "ls"}]') and bash_command(short) == "ls"
     assert action_forms("Thought: short\nAction: Bash[{}]", set()).stored == "Thought: short\nAction: Bash[{}]"
+    # a sentence whose only new name its own command shows says nothing the step does not already say
+    command = "nl -ba pkg/new_helper.py | sed -n '1,40p'"
+    restating = thought + "\nWe already know pkg/new_helper.py well."
+    short = action_forms(f"Thought: {restating}\nAction: Bash[{json.dumps({'command': command})}]",
+                         {"Widget0", "already", "know", "well"}).stored
+    assert "We already know pkg/new_helper.py well." not in short and "Then pkg/other.py calls it." in short
 
 
 def test_newest_action_sends_its_thought_shortened_and_its_command_whole():

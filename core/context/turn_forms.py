@@ -135,7 +135,7 @@ class ActionForms(NamedTuple):
 
 def action_forms(action: str, seen: set[str]) -> ActionForms:
     """A long step shortened against what the turn already shows: its thought keeps its opening and the
-    sentences that name something new; a long Bash command (a file written through a heredoc) its head, tail
+    sentences that name something new (its own command counts as shown); a long Bash command (a file written through a heredoc) its head, tail
     and the lines that name something new. Anything else, and anything short, is kept as written.
     The model wrote the thought and acted on it, so the next call already gets it shortened (`fresh`; providers
     likewise drop a model's earlier reasoning): no later switch rewrites it, while the command, which the newest
@@ -144,14 +144,16 @@ def action_forms(action: str, seen: set[str]) -> ActionForms:
         return ActionForms(action, action)
     head, sep, call = action.partition("\nAction: ")
     thought = head.removeprefix("Thought: ")
+    command = bash_command(action)
+    stored_call, shown = call, call
+    if command is not None:
+        shown = _short_command(command, set(seen))
+        stored_call = "Bash[" + json.dumps({"command": shown}, ensure_ascii=False) + "]"
+    # the command goes first: a sentence of the thought whose only new names its own command shows says nothing new
+    if sep:
+        seen |= name_set(shown)
     short = _short_thought(thought, seen) if thought else thought
     opening = (f"Thought: {short}" if head.startswith("Thought: ") else short) + sep
-    command = bash_command(action)
-    stored_call = call
-    if command is not None:
-        stored_call = "Bash[" + json.dumps({"command": _short_command(command, seen)}, ensure_ascii=False) + "]"
-    elif sep:
-        seen |= name_set(call)
 
     def worth(text: str) -> str:
         return text if len(text) < len(action) else action
