@@ -97,7 +97,7 @@ def test_long_thought_keeps_its_opening_and_sentences_that_name_something_new():
     assert short.startswith(f"Thought: {opening}\n")
     assert "The helper lives in pkg/new_helper.py." in short
     assert "\nThen pkg/other.py calls it.\n" in short                 # one sentence of a paragraph line, whole
-    assert short.count("We already know") == 0 and "[22 more sentences of this thought omitted]" in short
+    assert short.count("We already know") == 0 and "[22 more sentences omitted]" in short
     assert short.endswith('Action: Bash[{"command": "ls"}]') and bash_command(short) == "ls"
     assert action_forms("Thought: short\nAction: Bash[{}]", set()).stored == "Thought: short\nAction: Bash[{}]"
     # a sentence whose only new name its own command shows says nothing the step does not already say
@@ -135,7 +135,7 @@ def test_ours_sends_the_newest_full_and_older_ones_stored():
     first = ours(chatty[:2], count)
     then = ours(chatty, count)
     newest = [m.content for m in then if m.role == "assistant"][-1]
-    assert "more sentences of this thought omitted]" in newest and bash_command(newest) == "cat f2.py"
+    assert "more sentences omitted]" in newest and bash_command(newest) == "cat f2.py"
     assert then[2].content == first[2].content                        # the newest thought never changes again
 
 

@@ -104,7 +104,7 @@ def _short_thought(thought: str, seen: set[str]) -> str:
             out.append(line if len(kept) == len(sentences) else " … ".join(kept))
     if not dropped:
         return thought
-    return "\n".join(out + [f"[{dropped} more sentences of this thought omitted]"])
+    return "\n".join(out + [f"[{dropped} more sentences omitted]"])
 
 
 # `cat <<'EOF' > path` / `cat > path <<EOF`: the file a heredoc writes, where the omitted lines can be read again
