@@ -169,7 +169,8 @@ async def test_cancel_mid_turn_records_interrupted(tmp_path):
             pad = app.query_one(ScratchpadView)
             await wait_for(pilot, lambda: pad.current is not None and pad.current.steps and pad.current.steps[0].streamed)
             await pilot.press("escape")
-            await app.workers.wait_for_complete()
+            # the turn's worker is cancelled: waiting on it raises WorkerCancelled when the wait starts first
+            await wait_for(pilot, lambda: not app.turn_running)
             await pilot.pause()
             assert pad.turns[-1].outcome == "interrupted"
             assert not app.turn_running
