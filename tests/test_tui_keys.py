@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from textual.widgets import Static
 
 from tests.fakes.llm_server import FakeLLMServer, Reply
@@ -84,6 +86,24 @@ async def test_ctrl_c_interrupts_a_turn_and_the_status_line_shows_life(tmp_path)
             await pilot.pause()
             assert pad.turns[-1].outcome == "interrupted" and app.is_running
             assert not status.display
+
+
+async def test_ctrl_q_during_a_turn_quits_cleanly_and_records_it_interrupted(tmp_path):
+    # Waiting on the cancelled turn's worker raised WorkerCancelled inside the quit: a traceback and exit 1.
+    slow = Reply("Thought: " + "thinking very slowly " * 40 + "\nAction: Finish[never]", chunk_delay=0.02)
+    with FakeLLMServer(kind="openai", script=[slow]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "take your time")
+            pad = app.query_one(ScratchpadView)
+            await wait_for(pilot, lambda: pad.current is not None and pad.current.steps and pad.current.steps[0].streamed)
+            session = app.engine.session.path
+            await pilot.press("ctrl+q")
+            await wait_for(pilot, lambda: app.return_code is not None)
+        assert app.return_code == 0 and app._exception is None
+        assert app.resume_hint is not None and "contextual -c" in app.resume_hint
+        entries = [json.loads(line) for line in session.read_text().splitlines()]
+        assert any(e.get("subtype") == "interrupted" for e in entries)
 
 
 async def test_permission_deny_and_tell_reaches_the_model_and_esc_stops_the_turn(tmp_path):

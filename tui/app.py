@@ -9,6 +9,7 @@ in their own modules.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
@@ -19,7 +20,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Tab, Tabs, TextArea
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerError, WorkerState
 
 from contextual.core import tokens
 from contextual.core.config import Config
@@ -480,7 +481,10 @@ class ContextualApp(App):
 
     async def action_quit(self) -> None:
         self.stop_turn()
-        await self.workers.wait_for_complete()
+        for worker in list(self.workers):
+            # The turn just cancelled ends as CANCELLED, and waiting on it raises: that is the quit working.
+            with contextlib.suppress(WorkerError):     # cancelled, failed, or never started
+                await worker.wait()
         if self.opened is not None:          # else quit before the engine opened: nothing to close
             engine = self.opened.engine
             # Taken before the close: a closed engine no longer has its session (nor its id).
