@@ -3,6 +3,11 @@ run_turn, behind the blocking modal; the modal ends on the result card and the t
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.tui_helpers import SIZE, compact_through_preview, finish, make_host, run_turn, type_and_send, wait_for
 from contextual.tui.app import ContextualApp
@@ -15,50 +20,57 @@ from contextual.tui.widgets.token_meter import TokenMeter
 SUMMARY = "## Summary\nThe user asked two questions about the cart; both were answered."
 
 
-async def test_automatic_compaction_shows_the_modal_then_the_turn_finishes(tmp_path, monkeypatch):
-    stages: list[str] = []
-    shown = CompactionModal.progress
-    monkeypatch.setattr(CompactionModal, "progress",
-                        lambda self, stage, *rest: (stages.append(stage), shown(self, stage, *rest))[1])
-    # Window 4000 (trigger 3200), one round kept: the second answer reports 3500 prompt tokens, so the third
-    # input is past the trigger with one closed round to archive.
+@asynccontextmanager
+async def past_the_trigger(tmp_path: Path, summary: object = None) -> AsyncIterator[tuple[FakeLLMServer, Any, Any]]:
+    """Two turns at window 4000 (trigger 3200), one round kept: the second answer reports 3500 prompt tokens, so the
+    next input is past the trigger with one closed round to archive. The server's script then holds the summary
+    and a third answer."""
     script = [finish("first answer"), Reply(finish("second answer"), usage_input=3500),
-              Reply(SUMMARY, chunk_delay=0.01), finish("third answer")]
+              summary if summary is not None else Reply(SUMMARY, chunk_delay=0.01), finish("third answer")]
     with FakeLLMServer(kind="openai", script=script) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=4000, keep_rounds=1), animate=False)
         async with app.run_test(size=SIZE) as pilot:
             await run_turn(pilot, "question one")
             await run_turn(pilot, "question two")
-            assert app.engine.last_usage >= 3500
-            await type_and_send(pilot, "question three")
-            await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal), timeout=10)
-            modal = app.screen
-            assert modal.trigger == "auto"
-            assert "auto compaction" in str(modal.query_one("#compaction-title").render())
-            await wait_for(pilot, lambda: modal.result is not None, timeout=10)
-            assert [s for i, s in enumerate(stages) if s not in stages[:i]] == ["choosing", "summarising", "rebuilding"]
-            assert modal.result.trigger == "auto" and modal.result.rounds_archived == 1
-            assert not modal.result.fallback
-            assert "Compaction done" in str(modal.query_one("#compaction-stage").render())
-            history = app.query_one(HistoryView)
-            assert history.messages[0].role == "summary" and "both were answered." in history.messages[0].content
-            meter = app.query_one(TokenMeter).shown
-            assert meter.estimate < app.config.threshold                     # the new estimate, at once
-            # The turn waits behind the card until it has been read: no request for the third answer yet.
-            assert len(srv.requests) == 3 and app.turn_running
-            assert "enter continues the turn" in str(modal.query_one("#compaction-hint").render())
-            await pilot.press("enter")
-            assert not isinstance(app.screen, CompactionModal)
-            pad = app.query_one(ScratchpadView)
-            await wait_for(pilot, lambda: pad.turns[-1].outcome == "finished", timeout=10)
-            await app.workers.wait_for_complete()
-            await pilot.pause()
-            assert [m.content for m in history.messages if m.role == "user"] == ["question two", "question three"]
-            assert history.messages == app.engine.history.messages
-            chat = "\n".join(str(w.render()) for w in app.query_one(ChatLog).children)
-            assert "compacted (auto)" in chat and "1 round archived" in chat
-            assert "third answer" in app.query_one(ChatLog).children[-1].source
-            assert "1 compaction" in str(app.query_one("#topbar").render())
+            yield srv, app, pilot
+
+
+async def test_automatic_compaction_shows_the_modal_then_the_turn_finishes(tmp_path, monkeypatch):
+    stages: list[str] = []
+    shown = CompactionModal.progress
+    monkeypatch.setattr(CompactionModal, "progress",
+                        lambda self, stage, *rest: (stages.append(stage), shown(self, stage, *rest))[1])
+    async with past_the_trigger(tmp_path) as (srv, app, pilot):
+        assert app.engine.last_usage >= 3500
+        await type_and_send(pilot, "question three")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal), timeout=10)
+        modal = app.screen
+        assert modal.trigger == "auto"
+        assert "auto compaction" in str(modal.query_one("#compaction-title").render())
+        await wait_for(pilot, lambda: modal.result is not None, timeout=10)
+        assert [s for i, s in enumerate(stages) if s not in stages[:i]] == ["choosing", "summarising", "rebuilding"]
+        assert modal.result.trigger == "auto" and modal.result.rounds_archived == 1
+        assert not modal.result.fallback
+        assert "Compaction done" in str(modal.query_one("#compaction-stage").render())
+        history = app.query_one(HistoryView)
+        assert history.messages[0].role == "summary" and "both were answered." in history.messages[0].content
+        meter = app.query_one(TokenMeter).shown
+        assert meter.estimate < app.config.threshold                     # the new estimate, at once
+        # The turn waits behind the card until it has been read: no request for the third answer yet.
+        assert len(srv.requests) == 3 and app.turn_running
+        assert "enter continues the turn" in str(modal.query_one("#compaction-hint").render())
+        await pilot.press("enter")
+        assert not isinstance(app.screen, CompactionModal)
+        pad = app.query_one(ScratchpadView)
+        await wait_for(pilot, lambda: pad.turns[-1].outcome == "finished", timeout=10)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert [m.content for m in history.messages if m.role == "user"] == ["question two", "question three"]
+        assert history.messages == app.engine.history.messages
+        chat = "\n".join(str(w.render()) for w in app.query_one(ChatLog).children)
+        assert "compacted (auto)" in chat and "1 round archived" in chat
+        assert "third answer" in app.query_one(ChatLog).children[-1].source
+        assert "1 compaction" in str(app.query_one("#topbar").render())
 
 
 async def test_an_unattended_automatic_compaction_card_closes_itself_and_the_turn_goes_on(tmp_path, monkeypatch):
@@ -72,19 +84,13 @@ async def test_an_unattended_automatic_compaction_card_closes_itself_and_the_tur
         finish_card(self, result)
         cards.append((self.turn_waiting, str(self.query_one("#compaction-hint").render())))
     monkeypatch.setattr(CompactionModal, "finish", recorded)
-    script = [finish("first answer"), Reply(finish("second answer"), usage_input=3500), SUMMARY,
-              finish("third answer")]
-    with FakeLLMServer(kind="openai", script=script) as srv:
-        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=4000, keep_rounds=1), animate=False)
-        async with app.run_test(size=SIZE) as pilot:
-            await run_turn(pilot, "question one")
-            await run_turn(pilot, "question two")
-            await type_and_send(pilot, "question three")
-            pad = app.query_one(ScratchpadView)
-            await wait_for(pilot, lambda: len(pad.turns) == 3 and pad.turns[-1].outcome == "finished", timeout=10)
-            assert cards == [(True, "enter continues the turn, or wait 0.3 s")]
-            assert not isinstance(app.screen, CompactionModal)
-            assert "third answer" in app.query_one(ChatLog).children[-1].source
+    async with past_the_trigger(tmp_path, SUMMARY) as (srv, app, pilot):
+        await type_and_send(pilot, "question three")
+        pad = app.query_one(ScratchpadView)
+        await wait_for(pilot, lambda: len(pad.turns) == 3 and pad.turns[-1].outcome == "finished", timeout=10)
+        assert cards == [(True, "enter continues the turn, or wait 0.3 s")]
+        assert not isinstance(app.screen, CompactionModal)
+        assert "third answer" in app.query_one(ChatLog).children[-1].source
 
 
 async def test_a_manual_compaction_card_stays_until_closed(tmp_path):
@@ -103,18 +109,12 @@ async def test_a_manual_compaction_card_stays_until_closed(tmp_path):
 
 
 async def test_text_typed_while_an_automatic_compaction_runs_goes_to_the_input(tmp_path):
-    script = [finish("first answer"), Reply(finish("second answer"), usage_input=3500),
-              Reply(SUMMARY, chunk_delay=0.01), finish("third answer")]
-    with FakeLLMServer(kind="openai", script=script) as srv:
-        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=4000, keep_rounds=1), animate=False)
-        async with app.run_test(size=SIZE) as pilot:
-            await run_turn(pilot, "question one")
-            await run_turn(pilot, "question two")
-            await type_and_send(pilot, "question three")
-            await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal), timeout=10)
-            await pilot.press("n", "e", "x", "t", "space", "o", "n", "e")
-            await pilot.press("enter")                        # the card's: the turn goes on
-            pad = app.query_one(ScratchpadView)
-            await wait_for(pilot, lambda: not isinstance(app.screen, CompactionModal) and pad.turns[-1].outcome == "finished",
-                           timeout=10)
-            assert app.query_one("#prompt").text == "next one"
+    async with past_the_trigger(tmp_path) as (srv, app, pilot):
+        await type_and_send(pilot, "question three")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal), timeout=10)
+        await pilot.press("n", "e", "x", "t", "space", "o", "n", "e")
+        await pilot.press("enter")                        # the card's: the turn goes on
+        pad = app.query_one(ScratchpadView)
+        await wait_for(pilot, lambda: not isinstance(app.screen, CompactionModal) and pad.turns[-1].outcome == "finished",
+                       timeout=10)
+        assert app.query_one("#prompt").text == "next one"

@@ -21,6 +21,8 @@ import sys
 import termios
 import time
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -137,69 +139,61 @@ def _read_screen(fd: int, marks: tuple[str, ...], deadline: float) -> str:
     return re.sub(r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]", "", raw.decode(errors="replace"))
 
 
-def test_the_app_paints_its_first_frame_from_the_wheel(installed_wheel: Installed, project: Path):
-    with FakeLLMServer(kind="openai", script=[]) as srv:
-        env = user_env(installed_wheel, project, srv.base_url)
-        env.update(TERM="xterm-256color", COLUMNS="100", LINES="30")
-        pid, fd = pty.fork()
-        if pid == 0:      # the child: the installed console script in the pseudo-terminal
-            os.chdir(project)
-            os.execve(str(installed_wheel.script), [str(installed_wheel.script)], env)
+@contextmanager
+def app_in_pty(installed: Installed, project: Path, base_url: str) -> Iterator[tuple[int, int]]:
+    """The installed console script in a 100x30 pseudo-terminal, from the project: (pid, the terminal's fd)."""
+    env = user_env(installed, project, base_url)
+    env.update(TERM="xterm-256color", COLUMNS="100", LINES="30")
+    pid, fd = pty.fork()
+    if pid == 0:      # the child: the installed console script in the pseudo-terminal
+        os.chdir(project)
+        os.execve(str(installed.script), [str(installed.script)], env)
+    try:
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+        yield pid, fd
+    finally:
         try:
-            fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
-            screen = _read_screen(fd, ("Contextual", "estimate"), time.monotonic() + 60)
-            assert "Contextual" in screen and "estimate" in screen, screen[-2000:]
-            assert "Traceback" not in screen
-            os.write(fd, b"\x11")          # ctrl+q
-            deadline = time.monotonic() + 20
-            while time.monotonic() < deadline:
-                done, status = os.waitpid(pid, os.WNOHANG)
-                if done:
-                    assert os.waitstatus_to_exitcode(status) == 0
-                    break
-                _read_screen(fd, ("\x00never",), time.monotonic() + 0.2)    # drain, so the app can write
-            else:
-                pytest.fail("the app did not quit on ctrl+q")
-        finally:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
-            os.close(fd)
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        os.close(fd)
+
+
+def test_the_app_paints_its_first_frame_from_the_wheel(installed_wheel: Installed, project: Path):
+    with FakeLLMServer(kind="openai", script=[]) as srv, app_in_pty(installed_wheel, project, srv.base_url) as (pid, fd):
+        screen = _read_screen(fd, ("Contextual", "estimate"), time.monotonic() + 60)
+        assert "Contextual" in screen and "estimate" in screen, screen[-2000:]
+        assert "Traceback" not in screen
+        os.write(fd, b"\x11")          # ctrl+q
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                assert os.waitstatus_to_exitcode(status) == 0
+                break
+            _read_screen(fd, ("\x00never",), time.monotonic() + 0.2)    # drain, so the app can write
+        else:
+            pytest.fail("the app did not quit on ctrl+q")
 
 
 def test_a_turn_in_the_app_then_quit_prints_how_to_resume(installed_wheel: Installed, project: Path):
     """What a user does first: one message, the answer, ctrl+q; the terminal is left with the line that brings
     the session back (taken before the session closes: a closed engine has no session id)."""
     answer = "Thought: done\nAction: Finish[hello from the scripted model]"
-    with FakeLLMServer(kind="openai", script=[answer]) as srv:
-        env = user_env(installed_wheel, project, srv.base_url)
-        env.update(TERM="xterm-256color", COLUMNS="100", LINES="30")
-        pid, fd = pty.fork()
-        if pid == 0:
-            os.chdir(project)
-            os.execve(str(installed_wheel.script), [str(installed_wheel.script)], env)
-        try:
-            fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
-            screen = _read_screen(fd, ("estimate",), time.monotonic() + 60)
-            assert "estimate" in screen, screen[-2000:]
-            os.write(fd, b"hi")
-            os.write(fd, b"\r")
-            screen = _read_screen(fd, ("hello from the scripted model",), time.monotonic() + 60)
-            assert "hello from the scripted model" in screen, screen[-2000:]
-            os.write(fd, b"\x11")          # ctrl+q
-            after = _read_screen(fd, ("contextual -c",), time.monotonic() + 30)
-            assert os.waitpid(pid, 0)[1] == 0
-            session = next((home_of(project) / "projects").rglob("*.jsonl")).stem
-            assert f"Resume this session with `contextual -c` (or `contextual -r {session[:8]}`)." in after
-        finally:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
-            os.close(fd)
+    with FakeLLMServer(kind="openai", script=[answer]) as srv, \
+            app_in_pty(installed_wheel, project, srv.base_url) as (pid, fd):
+        screen = _read_screen(fd, ("estimate",), time.monotonic() + 60)
+        assert "estimate" in screen, screen[-2000:]
+        os.write(fd, b"hi")
+        os.write(fd, b"\r")
+        screen = _read_screen(fd, ("hello from the scripted model",), time.monotonic() + 60)
+        assert "hello from the scripted model" in screen, screen[-2000:]
+        os.write(fd, b"\x11")          # ctrl+q
+        after = _read_screen(fd, ("contextual -c",), time.monotonic() + 30)
+        assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+        session = next((home_of(project) / "projects").rglob("*.jsonl")).stem
+        assert f"Resume this session with `contextual -c` (or `contextual -r {session[:8]}`)." in after
 
 
 @pytest.mark.parametrize("args", [["-p", "hi"], ["-p", "hi", "--output-format", "json"], ["context", "--json"],
