@@ -71,17 +71,18 @@ def mark(what):
 import contextual.cli
 import contextual.tui.launch
 from contextual.tui.app import ContextualApp
+from contextual.tui.startup import Startup
 mark("imports done")
-def wrap(name, before=None, after=None, quit=False):
-    original = getattr(ContextualApp, name)
+def wrap(name, before=None, after=None, quit=False, owner=ContextualApp):
+    original = getattr(owner, name)
     async def wrapped(self):       # these methods take no event (Textual would pass one to *args)
         if before: mark(before)
         result = original(self)
         if hasattr(result, "__await__"): result = await result
         if after: mark(after)
-        if quit: self.exit()
+        if quit: getattr(self, "app", self).exit()
         return result
-    setattr(ContextualApp, name, wrapped)
+    setattr(owner, name, wrapped)
 original_init = ContextualApp.__init__
 def init(self, *args, **kwargs):
     mark("app built: start")
@@ -90,7 +91,7 @@ def init(self, *args, **kwargs):
 ContextualApp.__init__ = init
 wrap("on_mount", after="mounted")
 wrap("on_ready", before="first frame")
-wrap("COUNTED_HOOK", before="tokenizer loaded", quit=True)
+wrap("COUNTED_HOOK", before="tokenizer loaded", quit=True, owner=Startup)
 original_show = ContextualApp.show_prompt
 def show_prompt(self, *args, **kwargs):
     original_show(self, *args, **kwargs)
@@ -103,7 +104,7 @@ finally:
     with open(os.environ["BENCH_MARKS"], "w") as out:
         json.dump(marks, out)
 '''
-COUNTED_HOOK = "_counts_ready"       # the app's method that shows the counts once the tokenizer is loaded
+COUNTED_HOOK = "counts_ready"        # Startup's method (tui/startup.py) that shows the counts once the tokenizer is loaded
 
 
 def keep_server(name: str, env: dict[str, str]) -> None:

@@ -264,3 +264,17 @@ def test_the_count_store_keeps_the_newest_counts_within_its_bound(tmp_path, monk
     store.save()
     kept = count_store.CountStore(tmp_path / "counts.json", "tok")
     assert [kept.get(f"text {n}") for n in range(25)] == [None] * 15 + list(range(15, 25))
+
+
+def test_the_methods_the_launch_benchmark_wraps_exist():
+    # benchmarks/bench_launch.py times the phases by wrapping these; a rename broke its phase report once.
+    import importlib.util
+
+    from contextual.tui.startup import Startup
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_launch.py"
+    spec = importlib.util.spec_from_file_location("bench_launch", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert callable(getattr(Startup, bench.COUNTED_HOOK))
+    for name in ("on_mount", "on_ready", "show_prompt"):
+        assert name in bench.PHASES_RUNNER and callable(getattr(ContextualApp, name))
