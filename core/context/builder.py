@@ -16,7 +16,6 @@ from typing import Any
 from contextual.core.context import compressor, scratchpad as sp
 from contextual.core.context.cache_rule import DEFAULT_PRICES, CachePrices
 from contextual.core.context.forms import not_larger
-from contextual.core.context.history import rounds
 from contextual.core.context.pins import pinned_form
 from contextual.core.context.rules import RulesFiles
 from contextual.core.context.truncate import head_tail

@@ -22,12 +22,12 @@ from typing import Callable, Iterable
 
 from contextual.core.context import failures
 from contextual.core.context.names import name_set
+from contextual.core.context.result_lines import FILE_REF, REF_PATH
 
 _DEF = re.compile(r"^\s*(?:\d+[:\s\u2192-]+)?\s*(?:async\s+def|def|class|function|func|fn|interface|struct|enum|type|module|@\w)")
 _IMPORT = re.compile(r"^\s*(?:\d+[:\s\u2192-]+)?\s*(?:from\s+\S+\s+import|import\s|#include|require\(|use\s)")
 _FAIL = re.compile(r"(?:Error|Exception|FAIL|FAILED|ERROR|Traceback|assert|Assertion|Warning|error:|failed|passed|"
                    r"File \"|line \d+|^E\s|^>\s|^-+ |^=+ )")
-_GREP_REF = re.compile(r"^([^\s:]+\.[A-Za-z0-9]+|[^\s:]+/[^\s:]+):(\d+)[:-]")
 _GREP_LINE = re.compile(r"^\d+:")
 _NUMBERED = re.compile(r"^\s*(\d+)(?:[\t:\s]|\u2192)")
 _LINE_COST = 20         # a kept line's fixed cost in characters (its number, newline), for the cover's greedy choice
@@ -116,7 +116,7 @@ def _view_line(line: str) -> bool:
 
 def _search_line(line: str) -> bool:
     # `path:line:` matches, or `line:` from a grep -n of one file; a plain listing lives on in the names
-    return bool(_GREP_REF.match(line) or _GREP_LINE.match(line))
+    return bool(FILE_REF.match(line) or _GREP_LINE.match(line))
 
 
 def _diff_ranked(lines: list[str]) -> list[int]:
@@ -247,7 +247,7 @@ def _cover(lines: list[str], dropped: list[int], seen: set[str], limit: int,
 # `path:` or `path:12:` before a search's match: where the line is, not what it shows. A file whose match shows
 # nothing new (the same `msgid "alias of %s"` in forty translations) keeps no line of its own; the header says
 # how many were cut and how to see them.
-_MATCH_PREFIX = re.compile(r"^(?:[^\s:]+/[^\s:]+|[^\s:]+\.[A-Za-z0-9]+):(?:\d+[:-])?")
+_MATCH_PREFIX = re.compile(rf"^(?:{REF_PATH}):(?:\d+[:-])?")
 
 
 def _match_text(line: str) -> str:

@@ -26,7 +26,7 @@ MIN_LENGTH = 3
 FUNCTION_WORDS = frozenset("""
     the and for nor but yet with from into onto than then that this these those there their they them what which
     who whom whose when where while why how here have has had having are was were been being will would shall
-    should can could may might must does did doing you your yours our ours his her hers him she its it's also
+    should can could may might must does did doing you your yours our ours his her hers him she its also
     such only very just about after before because since until upon via
 """.split())
 

@@ -11,7 +11,8 @@ from typing import Any, Iterator
 from contextual.core.messages import Message
 
 _READ_GUTTER = re.compile(r"^\s*(\d+)\t")                        # the Read tool's "    12\tcode"
-_FILE_REF = re.compile(r"^([^\s:]+\.[A-Za-z0-9]+|[^\s:]+/[^\s:]+):(\d+)[:-]")   # grep/pytest "path:12:"
+REF_PATH = r"[^\s:]+\.[A-Za-z0-9]+|[^\s:]+/[^\s:]+"       # a file (an extension) or a path, before `:12:`
+FILE_REF = re.compile(rf"^({REF_PATH}):(\d+)[:-]")              # grep/pytest "path:12:"
 _TRACE_REF = re.compile(r'File "([^"]+)", line (\d+)')
 
 
@@ -60,7 +61,7 @@ def located_lines(message: Message) -> Iterator[tuple[str, str | None, bool]]:
 
 
 def _ref(line: str) -> str | None:
-    m = _FILE_REF.match(line.strip()) or _TRACE_REF.search(line)
+    m = FILE_REF.match(line.strip()) or _TRACE_REF.search(line)
     return f"{m.group(1)}:{m.group(2)}" if m else None
 
 

@@ -18,7 +18,6 @@ from contextual.core.mcp.config import ServerSpec, load_servers
 from contextual.core.mcp.connection import FAILED, READY, ServerConnection
 from contextual.core.mcp.search import ToolSearch
 from contextual.core.mcp.tool import MCPTool
-from contextual.core.tokens import count
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,7 @@ It turns into a result card when the compaction ends, and closes on enter or esc
 from __future__ import annotations
 
 import time
-from typing import Callable
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from contextual.core.events import CompactionFinished
 from contextual.tui.css import stylesheet

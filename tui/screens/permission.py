@@ -51,6 +51,7 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
     def __init__(self, tool: str, args: Any, preview: str, always: AlwaysRules = AlwaysRules(())) -> None:
         super().__init__()
         self.tool, self.args, self.preview = tool, args, preview
+        self._opened_at = 0.0                     # set on mount: the grace counts from there
         self.always = always_line(always)
 
     def compose(self) -> ComposeResult:
@@ -82,7 +83,7 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         self.action_decide(event.button.id or "deny")
 
     def too_soon(self) -> bool:
-        return time.monotonic() - getattr(self, "_opened_at", 0.0) < self.GRACE_S
+        return time.monotonic() - self._opened_at < self.GRACE_S
 
     def action_decide(self, decision: str) -> None:
         if self.query_one("#permission-note").display:     # typing the note: letters are text, not keys
