@@ -24,7 +24,7 @@ from contextual.tui.widgets.scratchpad import ScratchpadView
 from contextual.tui.widgets.token_meter import TokenMeter
 from contextual.tui.widgets.tool_trail import ToolTrail
 
-from tests.tui_helpers import (READ_CART, SIZE, finish, make_host, make_project, run_turn, server,
+from tests.tui_helpers import (READ_CART, SIZE, finish, make_host, make_project, run_turn, server, slow_answer,
                                type_and_send, wait_for)
 
 
@@ -161,7 +161,7 @@ async def test_a_rules_file_linking_outside_the_project_is_named_in_the_chat_and
 
 
 async def test_cancel_mid_turn_records_interrupted(tmp_path):
-    slow = Reply("Thought: " + "thinking very slowly " * 40 + "\nAction: Finish[never]", chunk_delay=0.02)
+    slow = slow_answer()
     with server([slow]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
@@ -180,7 +180,7 @@ async def test_cancel_mid_turn_records_interrupted(tmp_path):
 
 
 async def test_a_message_sent_while_a_turn_runs_stays_in_the_input_and_is_not_sent(tmp_path):
-    slow = Reply("Thought: " + "thinking very slowly " * 40 + "\nAction: Finish[first answer]", chunk_delay=0.02)
+    slow = slow_answer("first answer")
     with server([slow, finish("second answer")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:

@@ -6,8 +6,8 @@ import json
 
 from textual.widgets import Static
 
-from tests.fakes.llm_server import FakeLLMServer, Reply
-from tests.tui_helpers import SIZE, finish, make_host, type_and_send, wait_for
+from tests.fakes.llm_server import FakeLLMServer
+from tests.tui_helpers import SIZE, finish, make_host, slow_answer, type_and_send, wait_for
 from contextual.tui.app import ContextualApp
 from contextual.tui.screens.context_view import ContextScreen
 from contextual.tui.screens.permission import PermissionModal
@@ -70,7 +70,7 @@ async def test_layout_keys_palette_and_footers(tmp_path):
 
 
 async def test_ctrl_c_interrupts_a_turn_and_the_status_line_shows_life(tmp_path):
-    slow = Reply("Thought: " + "thinking very slowly " * 40 + "\nAction: Finish[never]", chunk_delay=0.02)
+    slow = slow_answer()
     with FakeLLMServer(kind="openai", script=[slow]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
@@ -90,7 +90,7 @@ async def test_ctrl_c_interrupts_a_turn_and_the_status_line_shows_life(tmp_path)
 
 async def test_ctrl_q_during_a_turn_quits_cleanly_and_records_it_interrupted(tmp_path):
     # Waiting on the cancelled turn's worker raised WorkerCancelled inside the quit: a traceback and exit 1.
-    slow = Reply("Thought: " + "thinking very slowly " * 40 + "\nAction: Finish[never]", chunk_delay=0.02)
+    slow = slow_answer()
     with FakeLLMServer(kind="openai", script=[slow]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:

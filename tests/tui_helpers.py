@@ -13,7 +13,7 @@ from contextual.tui.screens.compaction import CompactionModal
 from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
 from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.scratchpad import ScratchpadView
-from tests.fakes.llm_server import FakeLLMServer
+from tests.fakes.llm_server import FakeLLMServer, Reply
 
 SIZE = (120, 40)
 READ_CART = 'Thought: the cart first\nAction: Read[{"file_path": "cart.py"}]'
@@ -21,6 +21,11 @@ READ_CART = 'Thought: the cart first\nAction: Read[{"file_path": "cart.py"}]'
 
 def finish(text: str) -> str:
     return f"Thought: done\nAction: Finish[{text}]"
+
+
+def slow_answer(answer: str = "never") -> Reply:
+    """A reply that streams for a while (840 characters, a pause between chunks): a turn still running."""
+    return Reply("Thought: " + "thinking very slowly " * 40 + f"\nAction: Finish[{answer}]", chunk_delay=0.02)
 
 
 def make_project(tmp: Path, lines: int = 300) -> Path:
