@@ -1,5 +1,6 @@
 """Keys typed as a permission opens were meant for the message being written: the modal ignores them for its first
-moment (PermissionModal.GRACE_S, with its real value here: the suite's other tests set it to 0)."""
+moment (PermissionModal.GRACE_S, with its real value here: the suite's other tests set it to 0). The modal's clock is
+stepped by the test, so a slow machine cannot end the grace before the keys arrive."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ BASH = 'Thought: run it\nAction: Bash[{"command": "echo hi-from-bash"}]'
 
 async def test_keys_in_the_first_moment_are_ignored_then_the_answer_counts(tmp_path, monkeypatch):
     monkeypatch.setattr(PermissionModal, "GRACE_S", 0.5)
+    now = [100.0]
+    monkeypatch.setattr(PermissionModal, "clock", staticmethod(lambda: now[0]))
     with server([BASH, finish("done")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
@@ -24,7 +27,11 @@ async def test_keys_in_the_first_moment_are_ignored_then_the_answer_counts(tmp_p
             assert "ignored" in str(modal.query_one("#permission-box").border_subtitle)
             rules = app.config.project_root / ".contextual" / "config.local.toml"
             assert not rules.exists() and not app.engine.allowed_for_session
-            await wait_for(pilot, lambda: not modal.too_soon())
+            now[0] += 0.49
+            await pilot.press("a")
+            assert app.screen is modal and not rules.exists()
+            now[0] += 0.02
+            assert not modal.too_soon()
             await pilot.press("n")
             await app.workers.wait_for_complete()
             await pilot.pause()
