@@ -18,6 +18,7 @@ from contextual.core.context.cache_rule import DEFAULT_PRICES, CachePrices
 from contextual.core.context.forms import not_larger
 from contextual.core.context.pins import pinned_form
 from contextual.core.context.rules import RulesFiles
+from contextual.core.context.superseded import Supersession
 from contextual.core.context.truncate import head_tail
 from contextual.core.messages import Message
 from contextual.core.prompt import Adjustment, Form, PromptMessage, SUMMARY_PREFIX, Source
@@ -96,6 +97,7 @@ class ContextBuilder:
     _hard: dict[str, str] = field(default_factory=dict)
     _rendered: dict[str, tuple[str, PromptMessage, bool]] = field(default_factory=dict)
     _rules: RulesFiles | None = None
+    _supersession: Supersession = field(default_factory=Supersession)
     # Pinned history message ids (issue 19.3, the engine's Pins): sent whole, never harder, cut or dropped.
     pins: Any = frozenset()
     home: Path | None = None               # $CONTEXTUAL_HOME: the user's own AGENTS.md leads L2 (issue 30.5)
@@ -144,6 +146,7 @@ class ContextBuilder:
                 self._rules = RulesFiles(self.project_root, self.home)
             return replace(self, limit=limit, _rules=self._rules).build(history, steps, question, todo_recap)
         head = self.head()
+        history = self._supersession.applied(history, self.pins)     # the newest version of a file, not a stale one
         l3 = [self._history_message(m) for m in history]
         if l3:
             l3[-1] = replace(l3[-1], cache_breakpoint=True)
