@@ -159,6 +159,21 @@ def test_a3_bash_keeps_a_summary_and_the_last_20_stderr_lines():
     assert len(out["data"]["stdout_summary"]) < len(stdout)
 
 
+def test_a3_every_form_that_cuts_says_how_to_see_the_rest_again():
+    lines = "\n".join(f"{i:6}\tline" for i in range(1, 801))
+    entries = [f"f{i}.py" for i in range(40)]
+    cut = [
+        _stored("Read", {"file_path": "f"}, {"path": "f", "content": lines, "start_line": 1, "end_line": 800}),
+        _stored("Grep", {"pattern": "hit"}, {"pattern": "hit", "matches": [{"path": "a", "line": i, "text": "hit"}
+                                                                           for i in range(12)]}),
+        _stored("LS", {}, {"path": ".", "entries": entries}),
+        _stored("Glob", {"pattern": "*"}, {"pattern": "*", "paths": entries}),
+        _stored("Write", {}, {"path": "n.py", "lines": 300, "head": lines}),
+    ]
+    for out in cut:
+        assert " again" in out["data"]["omitted"] or "Read the file" in out["data"]["omitted"], out["data"]["omitted"]
+
+
 def test_a3_todowrite_keeps_only_the_recap():
     out = _stored("TodoWrite", {}, {"todos": [{"content": "a", "status": "pending"}] * 30, "recap": "Todos: 0/30"})
     assert out["data"] == {"recap": "Todos: 0/30"}

@@ -63,7 +63,8 @@ def _grep(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str, 
         for m in matches[lim.grep_lines:]:
             files[m.get("path")] = files.get(m.get("path"), 0) + 1
         out["other_files"] = [f"{p} ({n})" for p, n in list(files.items())[:lim.list_entries]]
-        out["omitted"] = f"{len(matches) - lim.grep_lines} more matches not kept"
+        out["omitted"] = (f"{len(matches) - lim.grep_lines} more matches not kept (other_files counts them); "
+                          "Grep again with a narrower path or glob to see them")
     if data.get("truncated"):
         out["truncated"] = True
     return out
@@ -76,7 +77,8 @@ def _listing(key: str) -> Callable[[dict[str, Any], dict[str, Any], Limits], dic
         out.setdefault("count", len(entries))
         out[key] = entries[:lim.list_entries]
         if len(entries) > lim.list_entries:
-            out["omitted"] = f"{len(entries) - lim.list_entries} more entries not kept"
+            out["omitted"] = (f"{len(entries) - lim.list_entries} more entries not kept; "
+                              "list again with a narrower path or pattern to see them")
         if data.get("truncated"):
             out["truncated"] = True
         return out
@@ -108,7 +110,7 @@ def _write(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str,
     head = _lines(data.get("head", "")) or _lines(args.get("content", ""))
     out["snippet"] = "\n".join(head[:lim.snippet_lines])
     if data.get("lines", len(head)) > lim.snippet_lines:
-        out["omitted"] = f"only the first {lim.snippet_lines} lines kept"
+        out["omitted"] = f"only the first {lim.snippet_lines} lines kept; Read the file to see the rest"
     return out
 
 
