@@ -14,7 +14,7 @@ PromptRole = Literal["system", "summary", "user", "assistant"]
 Layer = Literal["L1", "L2", "L3", "input", "scratchpad", "todo"]
 # full: as written; stored: the compressed (A3) form; hard: compressed harder to fit; cut: head+tail to fit;
 # dropped: left out to fit (only in PromptView.dropped, never sent).
-Form = Literal["full", "stored", "hard", "cut", "dropped", "summary", "system", "input", "todo"]
+Form = Literal["full", "stored", "superseded", "hard", "cut", "dropped", "summary", "system", "input", "todo"]
 
 SUMMARY_PREFIX = ("Another language model started this task and produced a summary of its work. "
                   "This is a summary of earlier work in this session; use it to continue:\n\n")

@@ -38,7 +38,7 @@ async def test_a_read_then_edit_then_reread_sends_only_the_newest_lines_in_histo
     # The first read's line is gone: only the edit's diff still names the old text, as the change it was.
     first_read = next(m for m in engine.history.messages if m.role == "tool")
     assert OLD in first_read.content               # the session's record keeps it: /context and pins reach it
-    assert "shown again, as they are now, by the Read at step 3" in sent
+    assert "shown again, as now, by the Read at step 3" in sent
     edit_call_and_diff = "".join(m.content for m in engine.history.messages if m.tool_name == "Edit")
     assert sent.count("TEN_OFF") == edit_call_and_diff.count("TEN_OFF") == 2
 
@@ -53,7 +53,7 @@ async def test_a_read_then_edit_without_reread_keeps_its_lines_marked_as_before_
         await run(engine, "second question")
     sent = second_turn_history(srv)
     assert "def total(base)" in sent
-    assert "changed by the Edit at step 2: these lines are from before it; Read again for the current text" in sent
+    assert "Edit at step 2: lines from before it; Read again for the current text" in sent
 
 
 def tool(tool_name: str, data: dict, step: int, status: str = "success") -> Message:
@@ -85,3 +85,28 @@ def test_a_failed_write_supersedes_nothing_and_a_second_write_supersedes_the_fir
 def test_a_pinned_result_is_never_superseded():
     stale, fresh = read("a.py", 1, 10, 1), read("a.py", 1, 10, 2)
     assert notes([Message("user", "q"), stale, fresh], pinned={stale.id}) == {}
+
+
+async def test_the_app_marks_a_superseded_read_and_shows_what_is_sent_for_it(tmp_path):
+    from contextual.tui.app import ContextualApp
+    from contextual.tui.screens.stored_full import StoredFullScreen
+    from contextual.tui.widgets.aligned_pane import AlignedPane
+    from contextual.tui.widgets.history_view import HistoryView
+    from tests.tui_helpers import READ_CART, SIZE, make_host, run_turn, server
+    again = 'Thought: once more\nAction: Read[{"file_path": "cart.py"}]'
+    with server([READ_CART, again, finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "read it twice")
+            history = app.query_one(HistoryView)
+            rows = [history.get_option_at_index(i).prompt.plain for i in range(len(history.messages))]
+            assert rows[2].startswith("[superseded]") and "[superseded]" not in rows[4]
+            history.focus()
+            history.highlighted = 2
+            await pilot.press("enter")
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, StoredFullScreen)
+            sent = "\n".join(str(row) for row in screen.query_one("#stored", AlignedPane).rows)
+            assert "shown again, as now, by the Read at step 2" in sent and "total_299" not in sent
+            assert screen.query_one("#stored", AlignedPane).border_title.startswith("sent as superseded")

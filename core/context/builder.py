@@ -115,6 +115,10 @@ class ContextBuilder:
                 self._rendered.pop(next(iter(self._rendered)))
         return got[1]
 
+    def _l3_message(self, m: Message) -> PromptMessage:
+        sent = self._history_message(m)
+        return replace(sent, form="superseded") if m.id in self._supersession.ids else sent
+
     def count(self, text: str) -> int:
         return self.cache.count(text)
 
@@ -147,7 +151,7 @@ class ContextBuilder:
             return replace(self, limit=limit, _rules=self._rules).build(history, steps, question, todo_recap)
         head = self.head()
         history = self._supersession.applied(history, self.pins)     # the newest version of a file, not a stale one
-        l3 = [self._history_message(m) for m in history]
+        l3 = [self._l3_message(m) for m in history]
         if l3:
             l3[-1] = replace(l3[-1], cache_breakpoint=True)
         tail: list[PromptMessage] = []
@@ -226,7 +230,7 @@ class ContextBuilder:
         adjustments: list[Adjustment] = []
 
         def assemble(hist: list[Message], pad: list[PromptMessage]) -> tuple[list[PromptMessage], int]:
-            l3 = [replace(history_message(m), form="hard") if m.id in harder else self._history_message(m)
+            l3 = [replace(history_message(m), form="hard") if m.id in harder else self._l3_message(m)
                   for m in hist]
             msgs = head + l3 + tail + pad + todo
             return msgs, sum(self._size(msgs).values())

@@ -64,26 +64,21 @@ def notes(messages: Sequence[Message], pinned: Collection[str] = (),
             if got.tool == READ:
                 covered = [(i, r) for i, r in earlier if got.start <= r.start and r.end <= got.end]
                 for i, _ in covered:
-                    out[i] = ("superseded", f"lines {_span(got)} of {got.path} are shown again, as they are now, by "
-                                            f"the Read at step {got.step}")
+                    out[i] = ("superseded", f"shown again, as now, by the Read at step {got.step}")
                 earlier[:] = [(i, r) for i, r in earlier if (i, r) not in covered] + [(m.id, got)]
             elif got.tool in WRITES:
                 for i, _ in earlier:
-                    out[i] = ("superseded", f"{got.path} was rewritten by the Write at step {got.step}")
+                    out[i] = ("superseded", f"rewritten by the Write at step {got.step}")
                 if got.path in writes:
-                    out[writes[got.path]] = ("superseded", f"{got.path} was written again at step {got.step}")
+                    out[writes[got.path]] = ("superseded", f"written again at step {got.step}")
                 earlier.clear()
                 writes[got.path] = m.id
             else:
                 for i, _ in earlier:
                     if i not in out:
-                        out[i] = ("changed_after", f"{got.path} was changed by the {got.tool} at step {got.step}: "
-                                                   f"these lines are from before it; Read again for the current text")
+                        out[i] = ("changed_after", f"{got.tool} at step {got.step}: lines from before it; Read again "
+                                                   "for the current text")
     return {i: note for i, note in out.items() if i not in pinned}
-
-
-def _span(r: _Result) -> str:
-    return f"{r.start}-{r.end}"
 
 
 def apply(m: Message, key: str, note: str) -> Message:
@@ -105,6 +100,7 @@ class Supersession:
     def __init__(self) -> None:
         self._made: dict[str, tuple[str, tuple[str, str], Message]] = {}
         self._read: dict[str, tuple[str, _Result | None]] = {}      # a result parsed once, not at every build
+        self.ids: frozenset[str] = frozenset()
 
     def _result(self, m: Message) -> _Result | None:
         if m.role != "tool":
@@ -118,7 +114,9 @@ class Supersession:
         return got[1]
 
     def applied(self, history: Sequence[Message], pinned: Collection[str] = ()) -> list[Message]:
+        """History as L3 sends it; `ids` then names the results replaced."""
         found = notes(history, pinned, self._result)
+        self.ids = frozenset(found)
         if not found:
             return list(history)
         out = []

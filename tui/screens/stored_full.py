@@ -35,7 +35,7 @@ class StoredFullScreen(Screen):
         # with the prompt view's token figure, the same one History and /context show.
         self.sent = shown.by_source().get(message.id) if shown is not None else None
         self.form = self.sent.form if self.sent is not None and self.sent.form else "stored"
-        sent_text = self.sent.content if self.sent is not None and self.form in ("hard", "cut") else message.content
+        sent_text = self.sent.content if self.sent is not None and self.form in ("superseded", "hard", "cut") else message.content
         stored_lines = readable_lines(sent_text)
         full_lines = readable_lines(message.full) if message.full else list(stored_lines)
         self.alignment = align(stored_lines, full_lines)
@@ -74,7 +74,7 @@ class StoredFullScreen(Screen):
         """The exact text, no layout: what is sent (stored or as the builder made it), then the full form."""
         from contextual.tui.screens.info import InfoScreen
         from rich.text import Text
-        sent = self.sent.content if self.sent is not None and self.form in ("hard", "cut") else self.message.content
+        sent = self.sent.content if self.sent is not None and self.form in ("superseded", "hard", "cut") else self.message.content
         body = Text.assemble((f"sent as {self.form}\n", "bold"), sent, ("\n\nfull\n", "bold"),
                              self.message.full or "(no full form was recorded)")
         self.app.push_screen(InfoScreen("Raw text", body))

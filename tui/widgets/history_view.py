@@ -54,7 +54,7 @@ def sent_form(message: Message, shown: Shown | None) -> str:
 UNDO_MARK = "↶"
 ROW_TEXT = 400
 PIN_MARK = "⚲"          # pinned: kept whole, never compressed or archived (issue 19.3)
-FORM_STYLE = {"hard": "bold #d7875f", "cut": "bold #d75f5f", "dropped": "bold #d75f5f strike"}
+FORM_STYLE = {"superseded": "bold #8a8a8a", "hard": "bold #d7875f", "cut": "bold #d75f5f", "dropped": "bold #d75f5f strike"}
 
 
 def message_row(message: Message, index: int, width: int = 70, undoable: bool = False,
