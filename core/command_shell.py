@@ -44,7 +44,10 @@ def _refused(command: str, config: Config, granted: Iterable[str]) -> str | None
     verdict = permissions.decide(_Bash(), args, config.permission_mode, config.permissions, root, set(granted))
     if verdict == "deny":
         rule = config.permissions.denies("Bash", args, str(root))
-        return f"denied by the permission rule {rule.text if rule else 'Bash'!r}"
+        named = rule.text if rule else "Bash"
+        if permissions.opaque(args):
+            return f"denied: part of it is only known when it runs, so the permission rule {named!r} cannot be checked"
+        return f"denied by the permission rule {named!r}"
     if verdict == "ask":
         return "no permission rule or the command's allowed-tools allows it"
     return None

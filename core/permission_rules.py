@@ -74,21 +74,44 @@ class Rule:
 
     def denies_command(self, command: str) -> bool:
         parsed = parse_command(command)
-        if any(self.matches_words(words, deny=True) for words in parsed.commands):
+        if parsed.opaque or any(self.matches_words(words, deny=True) for words in parsed.commands):
             return True
         return not parsed.certain and mentions(command, command_name(self._words[0]))
 
     def matches_words(self, words: tuple[Word, ...], *, deny: bool) -> bool:
         """One simple command against this Bash rule. A word only known when the shell runs (None) matches
-        anything for deny and nothing for allow; deny compares command words without their folders."""
+        anything for deny and nothing for allow; deny compares command words without their folders, and
+        skips options between the command word and the rule's next word (`git -C repo push` is a `git push`)."""
         pattern = self._words
-        if not pattern or len(words) < len(pattern) or (not self._prefix and len(words) != len(pattern)):
+        if not pattern or not words:
             return False
         if deny and command_name(pattern[0]) != command_name(str(words[0])):
             return False
         if not deny and pattern[0] != words[0]:
             return False
-        return all(word == want or (deny and word is None) for want, word in zip(pattern[1:], words[1:]))
+        starts = _after_options(words) if deny and len(pattern) > 1 else {1}
+        return any(self._rest_matches(words[start:], deny) for start in starts)
+
+    def _rest_matches(self, rest: tuple[Word, ...], deny: bool) -> bool:
+        want = self._words[1:]
+        if len(rest) < len(want) or (not self._prefix and len(rest) != len(want)):
+            return False
+        return all(word == w or (deny and word is None) for w, word in zip(want, rest))
+
+
+def _after_options(words: tuple[Word, ...]) -> set[int]:
+    """Where a sub-command may start after the command word's own options: each option alone, or with the
+    value after it (`-C repo`, `-c k=v`: which options take one is the command's business, so both are tried)."""
+    starts, frontier = {1}, [1]
+    while frontier:
+        i = frontier.pop()
+        word = words[i] if i < len(words) else None
+        if isinstance(word, str) and word.startswith("-") and len(word) > 1 and word != "--":
+            for nxt in (i + 1, i + 2) if "=" not in word else (i + 1,):
+                if nxt <= len(words) and nxt not in starts:
+                    starts.add(nxt)
+                    frontier.append(nxt)
+    return starts
 
 
 def parse_rule(text: object) -> Rule:
@@ -145,7 +168,25 @@ class PermissionRules:
         return cls(tuple(dict.fromkeys(allow)), tuple(dict.fromkeys(deny)))
 
     def denies(self, tool_name: str, args: Any, root: str) -> Rule | None:
-        return next((r for r in self.deny if r.matches(tool_name, args, root, deny=True)), None)
+        found = next((r for r in self.deny if r.matches(tool_name, args, root, deny=True)), None)
+        if found is None and tool_name == "Bash" and isinstance(args, dict) and isinstance(args.get("command"), str):
+            found = self._withheld_in(args["command"], root)
+        return found
+
+    def _withheld_in(self, command: str, root: str) -> Rule | None:
+        """The Read deny rule covering a file the command line names (`cat .env`, `head -n 3 secrets/k`,
+        `< .env`, `--config=.env`); a glob or a variable that expands to it only the shell knows."""
+        reads = [r for r in self.deny if r.tool == "Read" and r.spec is not None]
+        if not reads:
+            return None
+        parsed = parse_command(command)
+        named = [w.partition("=")[2] if w.startswith("-") else w
+                 for words in parsed.commands for w in words[1:] if isinstance(w, str)]
+        for path in dict.fromkeys(p for p in [*named, *parsed.redirected] if p and not p.startswith("-")):
+            rule = next((r for r in reads if r.matches("Read", {"file_path": path}, root, deny=True)), None)
+            if rule is not None:
+                return rule
+        return None
 
     def withholds(self, rel: str, root: str) -> bool:
         """Whether a Read deny rule covers this project-relative path: its contents and name are not shown by

@@ -59,10 +59,21 @@ def next_mode(current: str, started_in: str) -> str:
 
 def rule_denial(tool: str, args: Any, rules: PermissionRules, root: Path) -> dict[str, Any]:
     rule = rules.denies(tool, args, str(root))
+    named = rule.text if rule else "?"
+    message = (f"{tool} is denied by the permission rule {named!r} in the configuration; do the task another way "
+               "or tell the user.")
+    if tool == "Bash" and opaque(args):
+        message = (f"Bash is denied: part of this command is only known when it runs (a $VARIABLE as the command, "
+                   f"a script piped into a shell, eval or source of generated text), so the permission rule "
+                   f"{named!r} cannot be checked against it; write the command out plainly.")
     return {"status": "error", "data": None, "text": "", "stats": {}, "context": {},
-            "error": {"code": "permission_denied",
-                      "message": f"{tool} is denied by the permission rule {rule.text if rule else '?'!r} "
-                                 "in the configuration; do the task another way or tell the user."}}
+            "error": {"code": "permission_denied", "message": message}}
+
+
+def opaque(args: Any) -> bool:
+    """Whether a Bash call runs text the parse cannot read (core/shell_parse.ShellParse.opaque)."""
+    command = args.get("command") if isinstance(args, dict) else None
+    return isinstance(command, str) and parse_command(command).opaque
 
 
 _SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")       # `git status`, `npm test`: a word naming what the tool does

@@ -61,7 +61,7 @@ WRAPPERS: dict[str, Wrapper] = {
                      default=("echo",)),
     "nohup": Wrapper(), "time": Wrapper(value_options=_opts("-f -o --format --output")),
     "command": Wrapper(), "builtin": Wrapper(), "exec": Wrapper(value_options=_opts("-a")),
-    "setsid": Wrapper(), "unbuffer": Wrapper(), "busybox": Wrapper(),
+    "setsid": Wrapper(), "unbuffer": Wrapper(), "busybox": Wrapper(), "coproc": Wrapper(),
     "eval": Wrapper(script_rest=True),
     "watch": Wrapper(value_options=_opts("-n -d --interval --differences"), script_rest=True),
     "trap": Wrapper(script_rest=True),
@@ -70,6 +70,7 @@ WRAPPERS: dict[str, Wrapper] = {
     **{shell: _SHELL for shell in ("bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "fish")},
 }
 
+_SOURCES = {"source", "."}            # run a file's text in this shell: a file on disk is not read here
 _WRITE_OPERATORS = {">", ">>", ">|", "&>", "&>>", "<>"}
 _PATTERN = re.compile(r"[*?\[{]")            # glob or brace expansion in an unquoted word
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -81,6 +82,10 @@ class ShellParse:
     commands: tuple[tuple[Word, ...], ...]   # every simple command, wrappers and what they run; words[0] is a str
     certain: bool
     writes_files: bool                       # an output redirection to a file (not /dev/null, not 2>&1)
+    # Code runs whose text is only known when the shell runs it: `$CMD f`, `… | sh`, `eval "$X"`,
+    # `source <(…)`, nesting past MAX_NESTING. No rule can be checked against it, so every Bash deny rule holds.
+    opaque: bool = False
+    redirected: tuple[str, ...] = ()         # the files redirections read or write (`< .env`, `> out`), when known
 
 
 @functools.cache
@@ -92,7 +97,8 @@ def _parser() -> Parser:
 def parse_command(text: str) -> ShellParse:
     collector = _Collector()
     collector.script(text, 0)
-    return ShellParse(tuple(collector.commands), collector.certain, collector.writes_files)
+    return ShellParse(tuple(collector.commands), collector.certain, collector.writes_files, collector.opaque,
+                      tuple(collector.redirected))
 
 
 def command_name(word: str) -> str:
@@ -116,10 +122,15 @@ class _Collector:
     commands: list[tuple[Word, ...]] = field(default_factory=list)
     certain: bool = True
     writes_files: bool = False
+    opaque: bool = False
+    redirected: list[str] = field(default_factory=list)
+
+    def unreadable(self) -> None:
+        self.certain, self.opaque = False, True
 
     def script(self, text: str, depth: int) -> None:
         if depth > MAX_NESTING:
-            self.certain = False
+            self.unreadable()
             return
         root = _parser().parse(text.encode("utf-8", errors="replace")).root_node
         if root.has_error:
@@ -139,6 +150,9 @@ class _Collector:
         if operator in (">&", "<&", ">&-", "<&-") and (target is None or target.type == "number"
                                                       or _value(target) == "-"):
             return                        # a descriptor copied or closed: 2>&1
+        named = _value(target) if target is not None else None
+        if named:
+            self.redirected.append(named)
         if operator in _WRITE_OPERATORS or operator == ">&":
             if target is None or _value(target) != "/dev/null":
                 self.writes_files = True
@@ -153,9 +167,12 @@ class _Collector:
     def _add(self, words: list[Word], depth: int) -> None:
         for _ in range(MAX_UNWRAP):
             if not words or words[0] is None:
-                self.certain = False      # the command is only known when it runs
+                self.unreadable()         # the command is only known when it runs
                 return
             self.commands.append(tuple(words))
+            if command_name(words[0]) in _SOURCES and (len(words) < 2 or words[1] is None):
+                self.unreadable()         # `source <(…)`, `. "$X"`: a script made when it runs
+                return
             wrapper = WRAPPERS.get(command_name(words[0]))
             if wrapper is None:
                 return
@@ -163,7 +180,7 @@ class _Collector:
             if inner is None:
                 return
             words = inner
-        self.certain = False
+        self.unreadable()
 
     def _unwrap(self, wrapper: Wrapper, rest: list[Word], depth: int) -> list[Word] | None:
         """The command the wrapper runs (None when it runs none or it was handed on as shell text)."""
@@ -174,7 +191,7 @@ class _Collector:
         while i < len(rest):
             word = rest[i]
             if word is None:
-                self.certain = False
+                self.unreadable()         # `sudo $OPTS rm`: what the wrapper runs is only known then
                 return None
             if word == "--":
                 i += 1
@@ -197,7 +214,7 @@ class _Collector:
             return None
         if not wrapper.runs_rest:
             if not rest and wrapper.script_option == "-c" and wrapper is _SHELL:
-                self.certain = False      # a shell reading its script from standard input: `echo rm f | sh`
+                self.unreadable()         # a shell reading its script from standard input: `echo rm f | sh`
             return None
         return list(rest) if rest else (list(wrapper.default) or None)
 
@@ -214,7 +231,7 @@ class _Collector:
 
     def _script_word(self, text: Word, depth: int) -> None:
         if text is None:
-            self.certain = False
+            self.unreadable()
         else:
             self.script(text, depth + 1)
 

@@ -47,7 +47,8 @@ async def test_deny_rules_hold_and_an_unallowed_line_does_not_run(tmp_path):
     root = tmp_path / "proj"
     root.mkdir()
     (root / "victim").write_text("keep me")
-    command = _command(root, "---\nallowed-tools: Bash(rm:*)\n---\nA: !`rm victim`\nB: !`touch made`\n")
+    command = _command(root, "---\nallowed-tools: Bash(rm:*), Bash(sh:*)\n---\nA: !`rm victim`\nB: !`touch made`\n"
+                             "C: !`echo rm victim | sh`\n")
     deny = PermissionRules.from_tables({"deny": ["Bash(rm:*)"]})
     async with engine_with(root, [finish("ok")], permission_mode="default", permissions=deny) as (engine, srv):
         events = await _run_command(engine, command)
@@ -56,6 +57,8 @@ async def test_deny_rules_hold_and_an_unallowed_line_does_not_run(tmp_path):
     sent = _sent(srv)
     assert "A: [`rm victim` was not run: denied by the permission rule 'Bash(rm:*)']" in sent
     assert "B: [`touch made` was not run: no permission rule or the command's allowed-tools allows it]" in sent
+    assert ("C: [`echo rm victim | sh` was not run: denied: part of it is only known when it runs, so the permission "
+            "rule 'Bash(rm:*)' cannot be checked]") in sent
 
 
 async def test_a_line_is_bounded_in_time_and_never_sees_the_agents_keys(tmp_path, monkeypatch):

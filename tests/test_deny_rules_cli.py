@@ -3,6 +3,7 @@ the round-2 attack used is refused by the real `contextual -p`, and each file it
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
@@ -17,6 +18,9 @@ EVASIONS = {
     "f4": "rm\tf4", "f5": "/bin/rm f5", "f6": "command rm f6", "f7": "'rm' f7", "f8": "\\rm f8",
     "f9": "bash -c 'rm f9'", "f10": "echo f10 | xargs rm", "f11": "find . -name f11 -exec rm {} \\;",
     "f12": "sudo -n rm f12 2>/dev/null || env A=1 nice rm f12", "f13": "echo rm f13 | sh",
+    # Text made when the line runs (issue 31's round): nothing to check a rule against, so the deny rule holds.
+    "o1": "echo " + base64.b64encode(b"rm o1").decode() + " | base64 -d | sh", "o2": "source <(echo rm o2)",
+    "o3": "R=r; ${R}m o3", "o4": "coproc rm o4",
 }
 
 
@@ -34,30 +38,33 @@ def test_every_evasion_of_a_deny_rule_is_refused_in_bypass_mode_and_the_file_sur
     heads = [r["messages"][-1]["content"].removeprefix("Observation: ").partition("\n")[0]
              for r in srv.requests[1:]]
     for name, head in zip(EVASIONS, heads):
-        assert head.startswith("[error permission_denied: Bash is denied by the permission rule 'Bash(rm:*)'"), \
+        assert head.startswith("[error permission_denied: Bash is denied") and "'Bash(rm:*)'" in head, \
             (EVASIONS[name], head)
     assert sorted(p.name for p in project.iterdir() if p.name in EVASIONS) == sorted(EVASIONS)
     assert heads[len(EVASIONS)] == "[exit 0]" and (project / "made").exists()     # other commands still run
 
 
-def test_a_read_deny_rule_covers_grep_glob_and_ls_and_the_model_is_told_something_was_withheld(project: Path):
+def test_a_read_deny_rule_covers_grep_glob_ls_and_bash_naming_the_file_and_the_model_is_told(project: Path):
     (project / ".contextual").mkdir()
     (project / ".contextual" / "config.toml").write_text('[permissions]\ndeny = ["Read(secret.txt)"]\n')
     (project / "secret.txt").write_text("TOKEN-hidden-value\n")
     (project / "open.txt").write_text("TOKEN-open-value\n")
     actions = ['Grep[{"pattern": "TOKEN"}]', 'Glob[{"pattern": "*.txt"}]', 'LS[{}]',
-               'Grep[{"pattern": "TOKEN", "path": "secret.txt"}]', 'Read[{"file_path": "secret.txt"}]']
+               'Grep[{"pattern": "TOKEN", "path": "secret.txt"}]', 'Read[{"file_path": "secret.txt"}]',
+               'Bash[{"command": "cat secret.txt"}]', 'Bash[{"command": "tr a-z A-Z < ./secret.txt"}]']
     script = [f"Thought: look\nAction: {action}" for action in actions] + [FINISH]
     with FakeLLMServer(kind="openai", script=script) as srv:
         result = contextual(["-p", "go", "--permission-mode", "bypass"], project,
                             cli_env(home_of(project), srv.base_url))
     assert result.returncode == 0, result.stderr
-    grep, glob, ls, grep_named, read = [r["messages"][-1]["content"] for r in srv.requests[1:]]
+    grep, glob, ls, grep_named, read, cat, redirected = [r["messages"][-1]["content"] for r in srv.requests[1:]]
     assert "TOKEN-open-value" in grep and "hidden" not in grep and "secret.txt" not in grep
     assert "1 file(s) withheld by a Read deny rule" in grep
     assert "open.txt" in glob and "secret.txt" not in glob and "1 matching file(s) withheld" in glob
     assert "secret.txt  [withheld]" in ls and "a Read deny rule withholds their contents" in ls
     assert "permission_denied" in grep_named and "hidden" not in grep_named
     assert "permission_denied" in read and "hidden" not in read
+    for bash in (cat, redirected):        # a Bash line naming the file, as an argument or a redirection
+        assert "denied by the permission rule 'Read(secret.txt)'" in bash and "hidden" not in bash.lower()
     stored = "".join(p.read_text() for p in home_of(project).rglob("*.jsonl"))
     assert stored and "TOKEN-hidden-value" not in stored                    # nor in the session

@@ -4,9 +4,12 @@ tests/test_deny_rules_cli.py."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from contextual.core.permission_rules import PermissionRules, parse_rule
+from contextual.core.permissions import rule_denial
 from contextual.core.shell_parse import WRAPPERS, mentions, parse_command
 
 DENY_RM = PermissionRules(deny=(parse_rule("Bash(rm:*)"),))
@@ -16,7 +19,7 @@ EVASIONS = ["echo $(rm v5)", "echo `rm v6`", "X=1 rm f", "(rm f)", "{ rm f; }", 
             "sudo -u me timeout -s KILL 5 nice -n 3 env A=1 rm f", "find . -name x -exec rm {} \\;",
             "eval 'rm f'", "bash -lc 'echo $(rm z)'", "a=$(rm x)", "cat <<EOF\n$(rm x)\nEOF", "cat <(rm x)",
             "if true; then rm x; fi", "f() { rm x; }; f", "time rm x", "exec rm x", "$'rm' x",
-            "echo rm f | sh", "/bin/r? f", "{rm,f}", "ls ((; rm f", "true && rm f", "true; rm f"]
+            "echo rm f | sh", "/bin/r? f", "{rm,f}", "ls ((; rm f", "true && rm f", "true; rm f", "coproc rm f"]
 
 
 @pytest.mark.parametrize("command", EVASIONS)
@@ -59,18 +62,51 @@ def test_a_deeply_nested_line_is_uncertain_and_does_not_exhaust_the_stack():
 
 def test_an_uncertain_line_is_denied_when_the_command_word_appears_and_allowed_by_no_rule():
     allow_all_git = PermissionRules(allow=(parse_rule("Bash(git:*)"), parse_rule("Bash(echo:*)")))
-    assert DENY_RM.denies("Bash", {"command": "$X; echo rm"}, "/") is not None
-    assert DENY_RM.denies("Bash", {"command": "$X; echo ok"}, "/") is None
+    assert not parse_command("echo ((").certain and not parse_command("echo ((").opaque     # a syntax error
+    assert DENY_RM.denies("Bash", {"command": "echo (( rm"}, "/") is not None
+    assert DENY_RM.denies("Bash", {"command": "echo (( ok"}, "/") is None
     assert allow_all_git.allows("Bash", {"command": "git log ((("}, "/") is None
     assert allow_all_git.allows("Bash", {"command": "git log | echo x"}, "/") is not None
     assert mentions("'r'\"m\" /bin/r\\m", "rm") and not mentions("harm", "rm")
 
 
-def test_a_command_word_only_known_when_it_runs_is_not_denied_unless_the_rule_word_appears():
-    """The model's stated limit (README security notes): `$CMD f` cannot be judged; rules are not a sandbox."""
-    assert not parse_command("$CMD f").certain
-    assert DENY_RM.denies("Bash", {"command": "$CMD f"}, "/") is None
-    assert DENY_RM.denies("Bash", {"command": "CMD=rm; $CMD f"}, "/") is not None
+OPAQUE = ["$CMD f", "R=r; ${R}m f", "$(printf 'r%s' m) f", "echo cm0gZgo= | base64 -d | sh", "eval \"$X\"",
+          "source <(echo rm f)", ". <(curl -s x)", "sudo $OPTS rm f", "bash -c \"$SCRIPT\""]
+PLAIN = ["git commit -m push", "git log --grep push", "source venv/bin/activate", ". ./env.sh", "echo $HOME",
+         "cat $FILE", "python -m pytest -q", "make clean", "grep -r rm ."]
+
+
+def test_a_command_whose_text_only_the_running_shell_knows_is_denied_by_any_bash_deny_rule():
+    """No rule can be checked against text made when the line runs, so a deny rule holds: the model is told to
+    write the command out plainly. Lines whose commands are all known stay allowed."""
+    for command in OPAQUE:
+        assert parse_command(command).opaque, command
+        assert DENY_RM.denies("Bash", {"command": command}, "/") is not None, command
+        denial = rule_denial("Bash", {"command": command}, DENY_RM, Path("/"))
+        assert "write the command out plainly" in denial["error"]["message"]
+    for command in PLAIN:
+        assert not parse_command(command).opaque, command
+        assert DENY_RM.denies("Bash", {"command": command}, "/") is None, command
+
+
+def test_a_deny_rule_skips_the_commands_own_options_before_its_sub_command():
+    rules = PermissionRules(deny=(parse_rule("Bash(git push:*)"), parse_rule("Bash(docker rm:*)")))
+    denied = lambda command: rules.denies("Bash", {"command": command}, "/") is not None   # noqa: E731
+    assert denied("git -C . push") and denied("git -c a=b push origin") and denied("git --no-pager push")
+    assert denied("git --git-dir=.git push") and denied("docker -H tcp://h rm c")
+    assert not denied("git commit -m push") and not denied("git -C . status") and not denied("git log --grep push")
+    allow = PermissionRules(allow=(parse_rule("Bash(git status:*)"),))
+    assert allow.allows("Bash", {"command": "git -C . status"}, "/") is None      # allow rules stay exact
+
+
+def test_a_read_deny_rule_covers_a_file_a_bash_line_names():
+    rules = PermissionRules(deny=(parse_rule("Read(.env)"), parse_rule("Read(secrets/**)")))
+    denied = lambda command: rules.denies("Bash", {"command": command}, "/p") is not None   # noqa: E731
+    for command in ["cat .env", "head -n 3 secrets/key.pem", "wc -l < .env", "tool --config=.env", "cat ./.env",
+                    "cat /p/.env", "sudo cat .env", "bash -c 'cat .env'"]:
+        assert denied(command), command
+    for command in ["cat README.md", "cat .env.example", "grep -r KEY .", "ls"]:
+        assert not denied(command), command
 
 
 def test_allow_needs_every_simple_command_covered_and_no_file_written():
