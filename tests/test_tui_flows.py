@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 
+import threading
+
 import pytest
 
 from contextual.core.config import load_config
@@ -179,22 +181,53 @@ async def test_cancel_mid_turn_records_interrupted(tmp_path):
             assert app.engine.history.messages[0].content == "take your time"
 
 
-async def test_a_message_sent_while_a_turn_runs_stays_in_the_input_and_is_not_sent(tmp_path):
-    slow = slow_answer("first answer")
-    with server([slow, finish("second answer")]) as srv:
+def gated(answer: str, gate: threading.Event):
+    """A script item the server answers only once the test opens the gate: the turn runs until then."""
+    return lambda body: finish(answer) if gate.wait(30) else "Thought: gate never opened"
+
+
+async def test_messages_sent_while_a_turn_runs_are_queued_and_each_sent_as_its_turn_ends(tmp_path):
+    gate = threading.Event()
+    with server([gated("first answer", gate), finish("second answer"), finish("third answer")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
             await type_and_send(pilot, "first question")
             pad = app.query_one(ScratchpadView)
             await wait_for(pilot, lambda: app.turn_running and pad.current is not None)
-            await type_and_send(pilot, "second question, typed too early")
-            assert app.query_one("#prompt").text == "second question, typed too early"     # nothing lost
-            await wait_for(pilot, lambda: not app.turn_running)
-            assert len(srv.requests) == 1                                  # and nothing sent behind the user's back
-            await pilot.press("enter")                                     # sent once the turn has ended
-            await wait_for(pilot, lambda: len(pad.turns) == 2 and pad.turns[-1].outcome == "finished")
+            await type_and_send(pilot, "second question, typed early")
+            await type_and_send(pilot, "third question")
+            prompt = app.query_one("#prompt")
+            assert prompt.text == "" and prompt.border_title == \
+                "queued: second question, typed early +1 · sent when the turn ends · esc gives them back"
+            assert len(srv.requests) == 1                       # nothing sent while the first turn runs
+            gate.set()
+            await wait_for(pilot, lambda: len(pad.turns) == 3 and pad.turns[-1].outcome == "finished")
             users = [m.content for m in app.engine.history.messages if m.role == "user"]
-            assert users == ["first question", "second question, typed too early"]
+            assert users == ["first question", "second question, typed early", "third question"]
+            assert [r["messages"][-1]["content"] for r in srv.requests[1:]] == users[1:]
+            assert prompt.border_title == ""
+
+
+async def test_queued_messages_go_back_to_the_input_when_the_turn_is_interrupted(tmp_path):
+    gate = threading.Event()
+    with server([gated("never", gate), finish("unused")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "first question")
+            pad = app.query_one(ScratchpadView)
+            await wait_for(pilot, lambda: app.turn_running and pad.current is not None)
+            await type_and_send(pilot, "queued one")
+            await type_and_send(pilot, "queued two")
+            prompt = app.query_one("#prompt")
+            prompt.load_text("being typed")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not app.turn_running and pad.turns[-1].outcome == "interrupted")
+            await pilot.pause()
+            assert prompt.text == "queued one\n\nqueued two\n\nbeing typed"      # nothing lost, nothing sent
+            assert len(srv.requests) == 1 and prompt.border_title == ""
+            users = [m.content for m in app.engine.history.messages if m.role == "user"]
+            assert users == ["first question"]
+        gate.set()
 
 
 def compaction_script(rounds: int) -> list:

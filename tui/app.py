@@ -34,6 +34,7 @@ from contextual.tui.prompt_view import Shown, next_prompt
 from contextual.tui.resume_hint import resume_line
 from contextual.tui.screens.compaction import CompactionModal
 from contextual.tui.settings import Remembered
+from contextual.tui.queued import SENDS_NEXT, Queued
 from contextual.tui.startup import Startup
 from contextual.tui.slash.context_tools import pinned_ids, toggle_pin, with_pins
 from contextual.tui.slash.files import run_shell
@@ -100,6 +101,7 @@ class ContextualApp(App):
         self.shown: Shown | None = None
         self.last_sent: Shown | None = None       # the prompt of the latest model call
         self.unsent = ""                           # typed before any model was chosen (/model gives it back)
+        self.queued = Queued()                     # typed while a turn runs: sent when it finishes
         self.resume_hint: str | None = None         # set at quit: what launch prints once the terminal is back
         self._loading_theme = True
 
@@ -371,8 +373,9 @@ class ContextualApp(App):
         if text.startswith("!"):
             run_shell(self, text[1:].strip())
             return
-        if self.busy("send it"):
-            self.query_one(PromptInput).load_text(text)
+        if self.turn_running:
+            self.queued.add(text)           # shown on the input's border; in the chat once its turn starts
+            self.show_queue()
             return
         if self.config.missing_model_message():     # shown, kept, and back in the input once /model chose one
             self.unsent = text
@@ -415,7 +418,30 @@ class ContextualApp(App):
             self.router.after_turn("failed")
         if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             self.refresh_undoable()
+            self.after_queue(event.state == WorkerState.SUCCESS and self.router.last_outcome in SENDS_NEXT)
         self.refresh_topbar()
+
+    def show_queue(self) -> None:
+        self.query_one(PromptInput).border_title = self.queued.label(self.size.width)
+
+    def after_queue(self, send_next: bool) -> None:
+        """The next queued message starts its turn; after a turn that did not finish they all go back to the
+        input, before anything typed since."""
+        if not self.queued.texts:
+            return
+        if send_next and not self.turn_running:
+            text = self.queued.next()
+            self.show_queue()
+            if text is not None:
+                self.start_turn(text)
+            return
+        prompt = self.query_one(PromptInput)
+        many = len(self.queued.texts) > 1
+        back = self.queued.take_all()
+        prompt.load_text(back + ("\n\n" + prompt.text if prompt.text.strip() else ""))
+        self.show_queue()
+        self.notify(f"The turn did not finish: your queued message{'s are' if many else ' is'} back in the input.",
+                    severity="warning")
 
     def refresh_undoable(self, known: set[str] | None = None) -> None:
         """Mark the turns /undo can take back: ``known`` when opening the session read them from its record (a

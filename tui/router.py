@@ -31,6 +31,7 @@ class EventRouter:
         self._calling_step = 0
         self._answered = False
         self.events_seen = 0
+        self.last_outcome = ""            # how the latest turn or compaction ended (tui/queued.py reads it)
         self.streams = stream_guard()     # keys redacted, and never shown in part across streamed fragments
 
     # ----- whole streams
@@ -57,15 +58,18 @@ class EventRouter:
             self.after_turn(outcome)
 
     async def consume_compaction(self, stream: AsyncIterator[Event]) -> None:
+        self.last_outcome = ""
         try:
             async for event in stream:
                 await self.route(event)
+            self.last_outcome = "compacted"
         finally:
             self._compaction_over()
             self.ui.status.idle()
             self.ui.show_prompt()
 
     def after_turn(self, outcome: str) -> None:
+        self.last_outcome = outcome
         self.dismiss_permission()
         self._compaction_over()
         self.ui.scratchpad.end_turn(outcome)

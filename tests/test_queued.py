@@ -1,0 +1,24 @@
+"""The queue of messages typed while a turn runs (tui/queued.py); the flows are in tests/test_tui_flows.py."""
+
+from __future__ import annotations
+
+from contextual.tui.queued import Queued
+
+
+def test_the_label_fits_the_inputs_border_at_80_and_200_columns():
+    queue = Queued()
+    assert queue.label() == ""
+    queue.add("please also add a test for the discount rule and run the whole suite afterwards " * 3)
+    queue.add("second")
+    for width in (80, 200):
+        label = queue.label(width)
+        assert len(label) <= width - 4 and label.startswith("queued: please also") and "+1" in label
+        assert label.endswith("esc gives them back") and "…" in label
+
+
+def test_messages_leave_in_order_or_all_together():
+    queue = Queued()
+    for text in ("a", "b", "c"):
+        queue.add(text)
+    assert queue.next() == "a"
+    assert queue.take_all() == "b\n\nc" and queue.texts == [] and queue.next() is None

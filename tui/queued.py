@@ -1,0 +1,37 @@
+"""Messages typed while a turn runs (Claude Code and Codex queue them too). Each is sent as a turn of its own
+when the running one finishes; when it is interrupted, fails or is cancelled they go back to the input, never
+sent behind the user's back. The app owns one; the input's border says how many wait."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# A turn that ends this way sends the next queued message; any other end gives them back.
+SENDS_NEXT = ("finished", "compacted")
+
+
+@dataclass
+class Queued:
+    texts: list[str] = field(default_factory=list)
+
+    def add(self, text: str) -> None:
+        self.texts.append(text)
+
+    def next(self) -> str | None:
+        return self.texts.pop(0) if self.texts else None
+
+    def take_all(self) -> str:
+        """Every queued message, oldest first, one blank line between, and the queue empty."""
+        joined = "\n\n".join(self.texts)
+        self.texts.clear()
+        return joined
+
+    def label(self, width: int = 80) -> str:
+        """The input's border title: how many wait, the first of them, and what esc does."""
+        n = len(self.texts)
+        if not n:
+            return ""
+        tail = f"{' +' + str(n - 1) if n > 1 else ''} · sent when the turn ends · esc gives {'them' if n > 1 else 'it'} back"
+        room = max(8, width - len(tail) - 16)
+        first = " ".join(self.texts[0].split())
+        return f"queued: {first if len(first) <= room else first[:room - 1] + '…'}{tail}"
