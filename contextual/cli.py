@@ -66,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--context-window", type=int, metavar="N", help="tokens (default 200000)")
     p.add_argument("--permission-mode", choices=PERMISSION_MODES,
                    help="default: ask before Bash/Write/Edit/MultiEdit (headless: refuse); "
-                        "accept-edits: edits allowed, Bash asks; bypass: allow all")
+                        "accept-edits: edits allowed, Bash asks; plan: reads only, the answer is a plan; "
+                        "bypass: allow all")
     p.add_argument("--summary-timeout", type=float, metavar="S", help="seconds for summary generation (default 120)")
     p.add_argument("--keep-rounds", type=int, metavar="N", help="rounds kept verbatim at compaction (default 10)")
     p.add_argument("--max-steps", type=int, metavar="N", help="model calls allowed in one turn (default 50)")

@@ -15,6 +15,7 @@ from contextual.core.context.pins import Pins
 from contextual.core.context.sent_log import SentLog
 from contextual.core.engine.compactor import Compactor
 from contextual.core.engine.controls import ContextControls
+from contextual.core.permissions import mode_reminder
 from contextual.core.engine.permission_gate import PermissionGate
 from contextual.core.engine.prompt_state import PromptState
 from contextual.core.engine.recorder import Recorder
@@ -55,7 +56,7 @@ class Engine:
             system_prompt = build_system_prompt(tools)     # L1 describes the tools this engine has
         self.settings = settings if settings is not None else Settings(config, provider, summary_provider)
         assert self.settings.config is config, "config must be the shared settings' own"
-        self.controls = ContextControls()
+        self.controls = ContextControls(lambda: mode_reminder(self.settings.config.permission_mode))
         self.toolbox = Toolbox(self.settings, tools, system_prompt)
         self.prompt = PromptState(self.settings, system_prompt, policy, self.controls.pins,
                                   lambda: self.toolbox.ctx.todos, self.controls.with_reminders)

@@ -19,7 +19,7 @@ class ConfigError(Exception):
     """A setting is missing or malformed; the message is one line a user can act on."""
 
 
-PERMISSION_MODES = ("default", "accept-edits", "bypass")
+PERMISSION_MODES = ("default", "accept-edits", "plan", "bypass")
 PROVIDERS = ("openai", "anthropic")
 
 

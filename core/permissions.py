@@ -1,9 +1,10 @@
 """Who may run what: the permission mode (CONTRACT --permission-mode), the `[permissions]` allow/deny rules
 and the tools' own flags (`needs_permission`, `edits_files`); the preview a user approves; "allow always".
 
-The order: a deny rule refuses (in every mode); an allow rule runs; then bypass runs everything, a tool that
-does not need permission runs, a tool allowed for the session runs, accept-edits runs file edits; anything else
-asks the user (headless: refused with an observation)."""
+The order: a deny rule refuses (in every mode); plan mode refuses file edits; an allow rule runs; then plan mode
+refuses anything else that needs permission (the model reads and proposes, the user carries out), bypass runs
+everything, a tool that does not need permission runs, a tool allowed for the session runs, accept-edits runs
+file edits; anything else asks the user (headless: refused with an observation)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from contextual.core.shell_parse import parse_command
 from contextual.core.tools._regular import read_bounded
 from contextual.core.tools.base import ToolError
 
-Verdict = Literal["allow", "deny", "ask"]
+Verdict = Literal["allow", "deny", "ask", "plan"]
 
 
 class Judged(Protocol):
@@ -39,10 +40,14 @@ def decide(tool: Judged, args: Any, mode: str, rules: PermissionRules, root: Pat
     `allowed_for_session` holds rules too (a tool's name allows all its calls)."""
     if rules.denies(tool.name, args, str(root)):
         return "deny"
+    if mode == "plan" and tool.edits_files:
+        return "plan"
     session = PermissionRules.from_tables({"allow": sorted(allowed_for_session)}, source="this session")
     # One set: `a | b` is allowed when a config rule covers a and a session rule covers b.
     if PermissionRules(rules.allow + session.allow).allows(tool.name, args, str(root)):
         return "allow"
+    if mode == "plan":
+        return "plan" if tool.needs_permission else "allow"
     if mode == "bypass" or not tool.needs_permission:
         return "allow"
     if mode == "accept-edits" and tool.edits_files:
@@ -181,6 +186,25 @@ def refusal(tool: str, mode: str) -> dict[str, Any]:
                                   "Do the task with the read-only tools (Read, Grep, Glob, LS) or say in "
                                   "your final answer what the user should run; the user can rerun with "
                                   "--permission-mode accept-edits or bypass.")}}
+
+
+def plan_refusal(tool: str) -> dict[str, Any]:
+    """The observation for a call plan mode holds back: what to do instead."""
+    return {"status": "error", "data": None, "text": "", "stats": {}, "context": {},
+            "error": {"code": "plan_mode",
+                      "message": (f"{tool} does not run in plan mode: read and search (Read, Grep, Glob, LS) and "
+                                  "answer with the plan (Finish: what you would change, where, and how you would "
+                                  "check it). The user leaves plan mode to carry it out.")}}
+
+
+# Sent with each input while plan mode is on (in the user message, so L1's cached prefix never changes).
+PLAN_REMINDER = ("<system-reminder>\nPlan mode is on: the user wants a plan before any change. Read and search as "
+                 "needed; do not edit files or run commands. Answer with Finish: the plan (what you would change, "
+                 "where, and how you would check it).\n</system-reminder>")
+
+
+def mode_reminder(mode: str) -> str:
+    return PLAN_REMINDER if mode == "plan" else ""
 
 
 def denial(tool: str, note: str = "") -> dict[str, Any]:

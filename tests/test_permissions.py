@@ -19,6 +19,7 @@ ROOT = Path("/project")
 @pytest.mark.parametrize("mode, expected", [
     ("default", {"Bash": "ask", "Write": "ask", "Edit": "ask", "MultiEdit": "ask", "Read": "allow", "LS": "allow"}),
     ("accept-edits", {"Bash": "ask", "Write": "allow", "Edit": "allow", "MultiEdit": "allow", "Read": "allow"}),
+    ("plan", {"Bash": "plan", "Write": "plan", "Edit": "plan", "MultiEdit": "plan", "Read": "allow", "Grep": "allow"}),
     ("bypass", {"Bash": "allow", "Write": "allow", "Edit": "allow", "MultiEdit": "allow", "Read": "allow"}),
 ])
 def test_modes_follow_the_tools_flags(mode, expected):
@@ -32,6 +33,14 @@ def test_a_new_tool_is_judged_by_its_flags_alone():
     assert decide(edits, {}, "accept-edits", NONE, ROOT, set()) == "allow"
     assert decide(edits, {}, "default", NONE, ROOT, set()) == "ask"
     assert decide(looks, {}, "default", NONE, ROOT, set()) == "allow"
+
+
+def test_plan_mode_holds_back_edits_even_when_a_rule_allows_them_and_lets_allowed_commands_run():
+    rules = PermissionRules.from_tables({"allow": ["Edit(src/**)", "Bash(git log:*)"]})
+    assert decide(TOOLS["Edit"], {"file_path": "src/a.py"}, "plan", rules, ROOT, set()) == "plan"
+    assert decide(TOOLS["Edit"], {"file_path": "src/a.py"}, "default", rules, ROOT, set()) == "allow"
+    assert decide(TOOLS["Bash"], {"command": "git log -3"}, "plan", rules, ROOT, set()) == "allow"
+    assert decide(TOOLS["Bash"], {"command": "rm -rf src"}, "plan", rules, ROOT, set()) == "plan"
 
 
 def test_session_allowances_are_rules_too():

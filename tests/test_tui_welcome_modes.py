@@ -20,10 +20,10 @@ def subtitle(app) -> str:
 
 
 def test_the_cycle_reaches_bypass_only_from_bypass():
-    assert [next_mode(m, "default") for m in ("default", "accept-edits", "bypass")] == \
-        ["accept-edits", "default", "default"]
-    assert [next_mode(m, "bypass") for m in ("default", "accept-edits", "bypass")] == \
-        ["accept-edits", "bypass", "default"]
+    assert [next_mode(m, "default") for m in ("default", "accept-edits", "plan", "bypass")] == \
+        ["accept-edits", "plan", "default", "default"]
+    assert [next_mode(m, "bypass") for m in ("default", "accept-edits", "plan", "bypass")] == \
+        ["accept-edits", "plan", "bypass", "default"]
 
 
 async def test_welcome_names_model_window_and_keys_and_goes_with_the_first_message(tmp_path):
@@ -71,6 +71,9 @@ async def test_shift_tab_cycles_the_mode_the_engine_uses(tmp_path):
             await run_turn(pilot, "write the notes")            # accept-edits: the Write runs unasked
             assert (app.config.project_root / "notes.txt").read_text() == "from the agent\n"
             await pilot.press("shift+tab")
+            assert app.engine.config.permission_mode == "plan"
+            assert MODE_LINES["plan"] in subtitle(app)
+            await pilot.press("shift+tab")
             assert app.engine.config.permission_mode == "default"      # never bypass: not started in it
             assert MODE_LINES["default"] in subtitle(app)
 
@@ -79,7 +82,7 @@ async def test_the_mode_set_by_shift_tab_asks_again_in_default(tmp_path):
     with server([WRITE, finish("written")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.press("shift+tab", "shift+tab")
+            await pilot.press("shift+tab", "shift+tab", "shift+tab")
             assert app.engine.config.permission_mode == "default"
             await type_and_send(pilot, "write the notes")
             await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
@@ -97,7 +100,7 @@ async def test_started_in_bypass_the_cycle_comes_back_to_it(tmp_path):
         async with app.run_test(size=SIZE) as pilot:
             assert MODE_LINES["bypass"] in subtitle(app)
             seen = []
-            for _ in range(3):
+            for _ in range(4):
                 await pilot.press("shift+tab")
                 seen.append(app.engine.config.permission_mode)
-            assert seen == ["default", "accept-edits", "bypass"]
+            assert seen == ["default", "accept-edits", "plan", "bypass"]

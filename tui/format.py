@@ -32,6 +32,7 @@ def without_markdown(text: str) -> str:
 
 
 MODE_LINES = {"default": "asks before edits and commands", "accept-edits": "⏵⏵ accepts edits",
+              "plan": "⏸ plan mode: reads and proposes, changes nothing",
               "bypass": "⏵⏵ bypass: runs every tool unasked"}
 
 

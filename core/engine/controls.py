@@ -6,7 +6,7 @@ reads them too (pinned messages are never archived); the turn takes the reminder
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from contextual.core.context.pins import Pins
 from contextual.core.context.sent_log import SentLog
@@ -15,8 +15,9 @@ from contextual.core.ports import SessionSink
 
 
 class ContextControls:
-    def __init__(self) -> None:
+    def __init__(self, mode_note: Callable[[], str] = lambda: "") -> None:
         self.pins = Pins()
+        self.mode_note = mode_note              # what the permission mode asks of every input (plan mode)
         self.reminders: list[str] = []          # re-injected facts: they ride on the next user input, then go
         self.shell: list[tuple[str, str]] = []  # the user's `!command` results (as sent, whole): the same way
         self.sent = SentLog()
@@ -32,7 +33,7 @@ class ContextControls:
     def with_reminders(self, question: str, consume: bool = False) -> str:
         """The input with the pending `!command` results before it (they came first) and the reminders appended
         inside it (like @file reminders); `consume` when the input is really sent, so they go once."""
-        out = _joined([sent for sent, _ in self.shell], question, self.reminders)
+        out = _joined([sent for sent, _ in self.shell], question, [*self.reminders, self.mode_note()])
         if consume:
             self.reminders, self.shell = [], []
         return out
@@ -42,7 +43,7 @@ class ContextControls:
         form; None when no command is pending (the input has no other form). Read before consuming."""
         if not self.shell:
             return None
-        return _joined([whole for _, whole in self.shell], question, self.reminders)
+        return _joined([whole for _, whole in self.shell], question, [*self.reminders, self.mode_note()])
 
     # ----- pins
     def toggle_pin(self, messages: Sequence[Message], message_id: str, session: SessionSink | None) -> bool:

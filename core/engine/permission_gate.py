@@ -35,6 +35,9 @@ class PermissionGate:
         if verdict == "deny":
             yield permissions.rule_denial(name, args, rules, root)
             return
+        if verdict == "plan":
+            yield permissions.plan_refusal(name)
+            return
         if not self.interactive:
             yield permissions.refusal(name, mode)
             return
