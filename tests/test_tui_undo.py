@@ -189,3 +189,27 @@ async def test_rewind_goes_back_to_an_earlier_message_with_its_files_and_a_resum
             await pilot.press("ctrl+q")
         resumed = host.resume(session_id)
         assert [m.content for m in resumed.engine.history.messages if m.role == "user"] == ["write v1"]
+
+
+async def test_esc_twice_on_an_empty_input_when_idle_opens_rewind_and_once_does_nothing(tmp_path, monkeypatch):
+    import contextual.tui.app as app_module
+    monkeypatch.setattr(app_module, "REWIND_WITHIN", 60.0)      # "twice" by the key count, not the machine's speed
+    repo = make_repo(tmp_path)
+    with FakeLLMServer(kind="openai", script=[finish("first"), finish("second")]) as srv:
+        app = ContextualApp(host_for(repo, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "one")
+            await run_turn(pilot, "two")
+            app.query_one("#prompt").load_text("a draft")
+            await pilot.press("escape", "escape")                 # text in the input: esc leaves it alone
+            await pilot.pause()
+            assert not isinstance(app.screen, RewindPicker) and app.query_one("#prompt").text == "a draft"
+            app.query_one("#prompt").load_text("")
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not isinstance(app.screen, RewindPicker)
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, RewindPicker))
+            await pilot.press("escape")                           # closes the picker; nothing rewound
+            await wait_for(pilot, lambda: not isinstance(app.screen, RewindPicker))
+            assert [m.content for m in app.engine.history.messages if m.role == "user"] == ["one", "two"]

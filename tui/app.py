@@ -57,6 +57,7 @@ if TYPE_CHECKING:      # annotations only: the app's first frame does not wait f
     from contextual.core.prompt import PromptView
 
 QUIT_AGAIN_WITHIN = 3.0            # seconds: a second ctrl+c when idle quits
+REWIND_WITHIN = 0.8                # seconds: esc twice on an empty input when idle opens /rewind (as in Claude Code)
 MAIN_ONLY = {"compact", "open_stored_full", "resume", "context", "toggle_region", "resize_side", "cancel_turn",
              "rewind", "cycle_mode"}
 
@@ -98,6 +99,7 @@ class ContextualApp(App):
         self.remembered = Remembered(self.config.home, self.config.project_root)
         self.regions = Regions()
         self._quit_armed_at = 0.0
+        self._esc_at = 0.0
         self.shown: Shown | None = None
         self.last_sent: Shown | None = None       # the prompt of the latest model call
         self.unsent = ""                           # typed before any model was chosen (/model gives it back)
@@ -471,6 +473,17 @@ class ContextualApp(App):
         if self.turn_running:
             self.stop_turn()
             self.notify("Turn interrupted: it is recorded as interrupted.", timeout=3)
+            return
+        if self.query_one(PromptInput).text.strip():
+            return
+        now = time.monotonic()
+        if now - self._esc_at > REWIND_WITHIN:
+            self._esc_at = now
+            return
+        self._esc_at = 0.0
+        parsed = commands.parse("/rewind")
+        if parsed is not None:
+            self.call_later(self.run_command, *parsed)
 
     def action_interrupt_or_quit(self) -> None:
         """ctrl+c: copy a selection in the input; else interrupt a running turn; when idle, twice quits."""
