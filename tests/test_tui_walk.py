@@ -194,7 +194,8 @@ def own_widgets_with_keys(app) -> list[Widget]:
             and type(w).__dict__.get("BINDINGS")]
 
 
-BY_ROWS_AND_KEYS = {"InfoScreen", "StoredFullScreen", "PermissionModal", "TrustModal"}   # the first test walks these
+BY_ROWS_AND_KEYS = {"InfoScreen", "StoredFullScreen", "PermissionModal", "TrustModal",   # the first test walks these
+                    "MemoryChoice"}
 
 
 @asynccontextmanager
@@ -247,6 +248,8 @@ async def test_every_history_row_and_key_of_a_resumed_compacted_session(tmp_path
         async def ask_trust() -> None:
             app.push_screen(TrustModal([item], app.config.project_root), lambda _: None)
         await walker.walk(ask_trust)
+        # `# text`: where to remember it (each answer writes a line to a rules file; esc gives it back).
+        await walker.walk(lambda: walker.send("# keep answers short"))
         # Every key of the app (the prompt focused), then each of our widgets' keys with it focused.
         targets = [(walker.prompt, keys_of(type(app)) + [app.COMMAND_PALETTE_BINDING])]
         targets += [(w, keys_of(type(w))) for w in own_widgets_with_keys(app)]

@@ -35,6 +35,7 @@ from contextual.tui.resume_hint import resume_line
 from contextual.tui.screens.compaction import CompactionModal
 from contextual.tui.settings import Remembered
 from contextual.tui.queued import SENDS_NEXT, Queued
+from contextual.tui.slash.memory import ask_and_remember, is_memory
 from contextual.tui.startup import Startup
 from contextual.tui.slash.context_tools import pinned_ids, toggle_pin, with_pins
 from contextual.tui.slash.files import run_shell
@@ -374,6 +375,9 @@ class ContextualApp(App):
             return
         if text.startswith("!"):
             run_shell(self, text[1:].strip())
+            return
+        if is_memory(text):
+            ask_and_remember(self, text)
             return
         if self.turn_running:
             self.queued.add(text)           # shown on the input's border; in the chat once its turn starts

@@ -1,0 +1,67 @@
+"""`# text` (Claude Code's memory shortcut): one line appended to the project's rules file or the user's own,
+which the next prompt's L2 sends. The real app and engine, a fake server on 127.0.0.1 (core/memory.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from contextual.core.memory import NotRemembered, project_file, remember
+from contextual.tui.app import ContextualApp
+from contextual.tui.slash.memory import is_memory
+from contextual.tui.prompt_view import next_prompt
+from contextual.tui.screens.memory_choice import MemoryChoice
+from tests.tui_helpers import SIZE, chat_text, finish, make_host, server, type_and_send, wait_for
+
+
+async def test_hash_line_goes_to_the_projects_agents_md_and_the_next_prompt_sends_it(tmp_path):
+    with server([finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            root = app.config.project_root
+            (root / "AGENTS.md").write_text("# Rules\nuse tabs")              # no newline at its end
+            await type_and_send(pilot, "# always run pytest with -q")
+            await wait_for(pilot, lambda: isinstance(app.screen, MemoryChoice))
+            await pilot.press("p")
+            await wait_for(pilot, lambda: "remembered in" in chat_text(app))
+            assert (root / "AGENTS.md").read_text() == "# Rules\nuse tabs\n- always run pytest with -q\n"
+            l2 = [m.content for m in next_prompt(app.engine).messages if m.layer == "L2"]
+            assert any("- always run pytest with -q" in c for c in l2)
+            assert not srv.requests                                           # nothing was sent to the model
+
+
+async def test_u_goes_to_the_users_own_file_and_esc_gives_the_line_back(tmp_path):
+    with server([finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "# prefer httpx over requests")
+            await wait_for(pilot, lambda: isinstance(app.screen, MemoryChoice))
+            await pilot.press("u")
+            await wait_for(pilot, lambda: "remembered in" in chat_text(app))
+            assert (app.config.home / "AGENTS.md").read_text() == "- prefer httpx over requests\n"
+            await type_and_send(pilot, "# not this one")
+            await wait_for(pilot, lambda: isinstance(app.screen, MemoryChoice))
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, MemoryChoice))
+            assert app.query_one("#prompt").text == "# not this one"
+            assert not (app.config.project_root / "AGENTS.md").exists() and not srv.requests
+
+
+def test_which_lines_are_memories_and_which_file_takes_them(tmp_path):
+    assert is_memory("# keep answers short") and not is_memory("## Heading") and not is_memory("#")
+    assert not is_memory("# Title\nand a message below it") and not is_memory("#hashtag")
+    assert project_file(tmp_path) == tmp_path / "AGENTS.md"
+    (tmp_path / "claude.md").write_text("x\n")
+    assert project_file(tmp_path) == tmp_path / "claude.md"
+    (tmp_path / "AGENTS.md").write_text("y\n")
+    assert project_file(tmp_path) == tmp_path / "AGENTS.md"
+
+
+def test_a_link_is_never_written_through(tmp_path):
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("keep\n")
+    link = tmp_path / "proj" / "AGENTS.md"
+    link.parent.mkdir()
+    link.symlink_to(outside)
+    with pytest.raises(NotRemembered, match="is a link"):
+        remember("x", link)
+    assert outside.read_text() == "keep\n"
