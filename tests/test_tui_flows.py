@@ -366,3 +366,18 @@ async def test_model_command_asks_the_server_for_the_new_models_window_and_price
             call = app.engine.prompt.usage.last_call
             assert call is not None and call.cost is not None and call.cost > 0
             assert call.cost == cost(call, "gpt-4o-mini")
+
+
+async def test_quitting_with_a_queued_message_exits_cleanly(tmp_path):
+    gate = threading.Event()
+    with server([gated("never", gate)]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "first question")
+            await wait_for(pilot, lambda: app.turn_running)
+            await type_and_send(pilot, "queued one")
+            assert app.queued.texts == ["queued one"]
+            await pilot.press("ctrl+q")
+            await wait_for(pilot, lambda: app.return_code is not None)
+        gate.set()
+        assert app.return_code == 0 and app._exception is None and len(srv.requests) == 1
