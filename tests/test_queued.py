@@ -13,12 +13,13 @@ def test_the_label_fits_the_inputs_border_at_80_and_200_columns():
     for width in (80, 200):
         label = queue.label(width)
         assert len(label) <= width - 4 and label.startswith("queued: please also") and "+1" in label
-        assert label.endswith("esc gives them back") and "…" in label
+        assert label.endswith("↑ edits") and "…" in label
 
 
 def test_messages_leave_in_order_or_all_together():
     queue = Queued()
     for text in ("a", "b", "c"):
         queue.add(text)
-    assert queue.next() == "a"
+    assert queue.next() == "a" and queue.take_newest() == "c"
+    queue.add("c")
     assert queue.take_all() == "b\n\nc" and queue.texts == [] and queue.next() is None

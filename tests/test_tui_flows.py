@@ -198,7 +198,7 @@ async def test_messages_sent_while_a_turn_runs_are_queued_and_each_sent_as_its_t
             await type_and_send(pilot, "third question")
             prompt = app.query_one("#prompt")
             assert prompt.text == "" and prompt.border_title == \
-                "queued: second question, typed early +1 · sent when the turn ends · esc gives them back"
+                "queued: second question, typed early +1 · sent when the turn ends · ↑ edits"
             assert len(srv.requests) == 1                       # nothing sent while the first turn runs
             gate.set()
             await wait_for(pilot, lambda: len(pad.turns) == 3 and pad.turns[-1].outcome == "finished")
@@ -217,8 +217,13 @@ async def test_queued_messages_go_back_to_the_input_when_the_turn_is_interrupted
             pad = app.query_one(ScratchpadView)
             await wait_for(pilot, lambda: app.turn_running and pad.current is not None)
             await type_and_send(pilot, "queued one")
-            await type_and_send(pilot, "queued two")
+            await type_and_send(pilot, "queued two, with a typo")
             prompt = app.query_one("#prompt")
+            await pilot.press("up")                         # the newest comes back to be edited
+            assert prompt.text == "queued two, with a typo" and app.queued.texts == ["queued one"]
+            prompt.load_text("queued two")
+            await pilot.press("enter")                      # queued again, edited
+            assert app.queued.texts == ["queued one", "queued two"]
             prompt.load_text("being typed")
             await pilot.press("escape")
             await wait_for(pilot, lambda: not app.turn_running and pad.turns[-1].outcome == "interrupted")

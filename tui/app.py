@@ -218,6 +218,7 @@ class ContextualApp(App):
         self._loading_theme = False
         prompt = self.query_one(PromptInput)
         prompt.past = self.remembered.inputs()
+        prompt.take_queued = self.take_back_queued
         inert_commands = commands.load_custom(self.config.project_root, self.config.home)   # issue 30.3
         if not self.animated:
             prompt.cursor_blink = False
@@ -429,6 +430,11 @@ class ContextualApp(App):
 
     def show_queue(self) -> None:
         self.query_one(PromptInput).border_title = self.queued.label(self.size.width)
+
+    def take_back_queued(self) -> str | None:
+        text = self.queued.take_newest()
+        self.show_queue()
+        return text
 
     def after_queue(self, send_next: bool) -> None:
         """The next queued message starts its turn; after a turn that did not finish they all go back to the

@@ -20,6 +20,10 @@ class Queued:
     def next(self) -> str | None:
         return self.texts.pop(0) if self.texts else None
 
+    def take_newest(self) -> str | None:
+        """The newest message, out of the queue (up on an empty input: to edit it)."""
+        return self.texts.pop() if self.texts else None
+
     def take_all(self) -> str:
         """Every queued message, oldest first, one blank line between, and the queue empty."""
         joined = "\n\n".join(self.texts)
@@ -27,11 +31,11 @@ class Queued:
         return joined
 
     def label(self, width: int = 80) -> str:
-        """The input's border title: how many wait, the first of them, and what esc does."""
+        """The input's border title: how many wait, the first of them, and how to take one back."""
         n = len(self.texts)
         if not n:
             return ""
-        tail = f"{' +' + str(n - 1) if n > 1 else ''} · sent when the turn ends · esc gives {'them' if n > 1 else 'it'} back"
+        tail = f"{' +' + str(n - 1) if n > 1 else ''} · sent when the turn ends · ↑ edits"
         room = max(8, width - len(tail) - 16)
         first = " ".join(self.texts[0].split())
         return f"queued: {first if len(first) <= room else first[:room - 1] + '…'}{tail}"

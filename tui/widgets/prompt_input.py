@@ -62,6 +62,8 @@ class PromptInput(TextArea):
         self.past: list[str] = []
         self._past_index: int | None = None
         self._draft = ""
+        # The app's queue (tui/queued.py): up on an empty input takes the newest queued message back to edit.
+        self.take_queued: Callable[[], str | None] = lambda: None
 
     @property
     def completion(self) -> "CompletionList | None":
@@ -93,6 +95,12 @@ class PromptInput(TextArea):
             self._stop(event)
             self.insert("\n")
             return
+        if event.key == "up" and not self.text:
+            queued = self.take_queued()
+            if queued is not None:
+                self._stop(event)
+                self.load_text(queued)
+                return
         if event.key == "up" and self.cursor_at_first_line and self.past:
             self._stop(event)
             self.walk_history(-1)
