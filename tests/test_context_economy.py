@@ -6,7 +6,7 @@ from contextual.core.context import compressor, digest as dg
 from contextual.core.context.names import name_set
 from contextual.core.context.observation import render_full
 from contextual.core.context.scratchpad import OBS, ScratchStep, ours, shorten_action
-from contextual.core.context.turn_forms import action_forms, bash_command, turn_stored
+from contextual.core.context.turn_forms import action_forms, bash_command, edited_paths, turn_stored
 from contextual.core.tokens import count
 
 
@@ -191,3 +191,14 @@ def test_a_search_keeps_no_line_for_a_file_whose_match_shows_nothing_new():
     kept = form.splitlines()[1:]
     assert kept[0].startswith("sphinx/ext/autodoc/__init__.py:") and len(kept) <= 10
     assert form.startswith("[41 lines, ") and "run it again to see them" in form.splitlines()[0]
+
+
+def test_the_ways_an_agent_edits_a_viewed_file_are_edits_and_views_are_not():
+    viewed = ["src/main.py", "docs/a.md"]
+    for command in ["sed -i 's/a/b/' src/main.py", "ed src/main.py <<EOF\n5a\nx\n.\nw\nq\nEOF",
+                    "python3 -c 'open(\"src/main.py\", \"w\").writelines(lines)' < src/main.py",
+                    "cp /tmp/fixed.py src/main.py", "git checkout src/main.py", "echo x >> src/main.py"]:
+        assert edited_paths(command, viewed) == {"src/main.py"}, command
+    for command in ["cat src/main.py", "nl -ba src/main.py | sed -n '1,9p'", "grep -n ed src/main.py",
+                    "python -m pytest src/main.py"]:
+        assert edited_paths(command, viewed) == set(), command

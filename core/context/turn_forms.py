@@ -174,9 +174,11 @@ def _changed(lines: list[str], read: frozenset[str]) -> list[int]:
     return [i for i, line in enumerate(stripped) if line and line not in read and name_set(line)][:CHANGED_LINES]
 
 
-# A command that changes files: `sed -i`, a redirect or `tee` into a file, a patch, a script that writes one.
+# A command that changes files: `sed -i`, a redirect or `tee` into a file, a patch, `ed`, `mv`/`cp` onto it, a
+# script that writes one (`.write(`, `.writelines(`, `open(…, "w")`).
 _EDITS = re.compile(r"\bsed\s+(?:-\w+\s+)*-[a-zA-Z]*i|(?<![0-9&<>])>>?\s*[^\s&>]|\btee\b|\bpatch\b|"
-                    r"\bgit\s+(?:apply|checkout|restore|stash|am)\b|\.write(?:_text)?\(|\bperl\s+-\w*i")
+                    r"\bgit\s+(?:apply|checkout|restore|stash|am)\b|\.write(?:_text|lines)?\(|\bperl\s+-\w*i|"
+                    r"(?:^|[;&|(]\s*)(?:ed|ex|mv|cp)\s|\bawk\s+-i\s*inplace\b|\bopen\([^)]*,\s*['\"][wa]")
 _PATHISH = re.compile(r"(?:^|(?<=[\s'\"=(]))((?:[\w.-]+/)*[\w-]+\.[A-Za-z]\w*)(?=$|[\s'\";|&)])")
 
 
