@@ -92,7 +92,7 @@ async def test_the_app_marks_a_superseded_read_and_shows_what_is_sent_for_it(tmp
     from contextual.tui.screens.stored_full import StoredFullScreen
     from contextual.tui.widgets.aligned_pane import AlignedPane
     from contextual.tui.widgets.history_view import HistoryView
-    from tests.tui_helpers import READ_CART, SIZE, make_host, run_turn, server
+    from tests.tui_helpers import READ_CART, SIZE, make_host, open_history_row, run_turn, server
     again = 'Thought: once more\nAction: Read[{"file_path": "cart.py"}]'
     with server([READ_CART, again, finish("ok")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
@@ -101,11 +101,7 @@ async def test_the_app_marks_a_superseded_read_and_shows_what_is_sent_for_it(tmp
             history = app.query_one(HistoryView)
             rows = [history.get_option_at_index(i).prompt.plain for i in range(len(history.messages))]
             assert rows[2].startswith("[superseded]") and "[superseded]" not in rows[4]
-            history.focus()
-            history.highlighted = 2
-            await pilot.press("enter")
-            await pilot.pause()
-            screen = app.screen
+            screen = await open_history_row(pilot, 2)
             assert isinstance(screen, StoredFullScreen)
             sent = "\n".join(str(row) for row in screen.query_one("#stored", AlignedPane).rows)
             assert "shown again, as now, by the Read at step 2" in sent and "total_299" not in sent

@@ -26,8 +26,8 @@ from contextual.tui.widgets.scratchpad import ScratchpadView
 from contextual.tui.widgets.token_meter import TokenMeter
 from contextual.tui.widgets.tool_trail import ToolTrail
 
-from tests.tui_helpers import (READ_CART, SIZE, finish, make_host, make_project, run_turn, server, slow_answer,
-                               type_and_send, wait_for)
+from tests.tui_helpers import (READ_CART, SIZE, finish, make_host, make_project, open_history_row, run_turn, server,
+                               slow_answer, type_and_send, wait_for)
 
 
 async def test_turn_streams_into_chat_and_scratchpad(tmp_path):
@@ -77,11 +77,7 @@ async def test_tool_result_opens_side_by_side_with_keyboard_and_mouse(tmp_path):
         async with app.run_test(size=SIZE) as pilot:
             await run_turn(pilot, "read it")
             history = app.query_one(HistoryView)
-            history.focus()
-            history.highlighted = 2
-            await pilot.press("enter")
-            await pilot.pause()
-            screen = app.screen
+            screen = await open_history_row(pilot, 2)
             assert isinstance(screen, StoredFullScreen)
             stored, full = screen.query_one("#stored", AlignedPane), screen.query_one("#full", AlignedPane)
             assert len(stored.rows) == len(full.rows)
@@ -186,16 +182,23 @@ def gated(answer: str, gate: threading.Event):
     return lambda body: finish(answer) if gate.wait(30) else "Thought: gate never opened"
 
 
+async def queue_two_on_a_running_turn(pilot, first: str, second: str) -> ScratchpadView:
+    """A turn held open by its gated answer, and two messages typed while it runs; its scratchpad."""
+    app = pilot.app
+    await type_and_send(pilot, "first question")
+    pad = app.query_one(ScratchpadView)
+    await wait_for(pilot, lambda: app.turn_running and pad.current is not None)
+    await type_and_send(pilot, first)
+    await type_and_send(pilot, second)
+    return pad
+
+
 async def test_messages_sent_while_a_turn_runs_are_queued_and_each_sent_as_its_turn_ends(tmp_path):
     gate = threading.Event()
     with server([gated("first answer", gate), finish("second answer"), finish("third answer")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
-            await type_and_send(pilot, "first question")
-            pad = app.query_one(ScratchpadView)
-            await wait_for(pilot, lambda: app.turn_running and pad.current is not None)
-            await type_and_send(pilot, "second question, typed early")
-            await type_and_send(pilot, "third question")
+            pad = await queue_two_on_a_running_turn(pilot, "second question, typed early", "third question")
             prompt = app.query_one("#prompt")
             assert prompt.text == "" and prompt.border_title == \
                 "queued: second question, typed early +1 · sent when the turn ends · ↑ edits"
@@ -213,11 +216,7 @@ async def test_queued_messages_go_back_to_the_input_when_the_turn_is_interrupted
     with server([gated("never", gate), finish("unused")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
-            await type_and_send(pilot, "first question")
-            pad = app.query_one(ScratchpadView)
-            await wait_for(pilot, lambda: app.turn_running and pad.current is not None)
-            await type_and_send(pilot, "queued one")
-            await type_and_send(pilot, "queued two, with a typo")
+            pad = await queue_two_on_a_running_turn(pilot, "queued one", "queued two, with a typo")
             prompt = app.query_one("#prompt")
             await pilot.press("up")                         # the newest comes back to be edited
             assert prompt.text == "queued two, with a typo" and app.queued.texts == ["queued one"]

@@ -86,3 +86,14 @@ def chat_text(app) -> str:
     """All the chat says: its lines (Static) and the answers' Markdown source."""
     chat = app.query_one(ChatLog)
     return "\n".join([str(w.render()) for w in chat.query("Static")] + [m.source for m in chat.query("Markdown")])
+
+
+async def open_history_row(pilot, index: int):
+    """Enter on History's row `index` (a tool result opens stored vs full); the screen it opened."""
+    from contextual.tui.widgets.history_view import HistoryView
+    history = pilot.app.query_one(HistoryView)
+    history.focus()
+    history.highlighted = index
+    await pilot.press("enter")
+    await pilot.pause()
+    return pilot.app.screen
