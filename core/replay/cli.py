@@ -16,7 +16,6 @@ import json
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
-from functools import partial
 from pathlib import Path
 from typing import Iterator, TextIO
 
@@ -95,7 +94,17 @@ def _outcomes(paths: list[Path], job: Job, jobs: int) -> Iterator[tuple[Path, li
             yield path, replay_file(path, job)
         return
     with ProcessPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
-        yield from zip(paths, pool.map(partial(replay_file, job=job), paths))
+        # Largest files first: the run ends when its last file does, so the last to start should be a small one.
+        started = {path: pool.submit(replay_file, path, job) for path in sorted(paths, key=_size, reverse=True)}
+        for path in paths:
+            yield path, started[path].result()
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _run(paths: list[Path], policies: list[str], args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
