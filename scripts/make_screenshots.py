@@ -4,7 +4,7 @@
                                                   #   compaction_modal,compaction_result,context}_WxH.svg
                                                   #   main_idle, completion, help, compactions, ledger,
                                                   #   policies, diff, custom_command, rewind_fork,
-                                                  #   compaction_preview, welcome) at 80x24, 100x30, 200x50, 250x70
+                                                  #   compaction_preview, queued, memory, welcome) at 80x24, 100x30, 200x50, 250x70
     python scripts/make_screenshots.py --only welcome [--out DIR]   # just the empty session's welcome
 """
 
@@ -26,6 +26,7 @@ from contextual.tui.app import ContextualApp  # noqa: E402
 from contextual.tui.host import RealHost  # noqa: E402
 from contextual.tui.screens.compaction import CompactionModal
 from contextual.tui.screens.compaction_preview import CompactionPreviewScreen  # noqa: E402
+from contextual.tui.screens.memory_choice import MemoryChoice  # noqa: E402
 from contextual.tui.screens.permission import PermissionModal  # noqa: E402
 from contextual.tui.screens.rewind_picker import RewindPicker  # noqa: E402
 from contextual.tui.widgets.history_view import HistoryView  # noqa: E402
@@ -209,6 +210,8 @@ async def scenario(size: tuple[int, int], suffix: str) -> None:
             await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
             await pilot.pause()
             app.save_screenshot(str(OUT / f"permission{suffix}.svg"))
+            modal = app.screen
+            await wait_for(pilot, lambda: not modal.too_soon())     # keys in its first moment are ignored
             await pilot.press("y")
             await wait_for(pilot, lambda: not app.turn_running)
             if app.narrow:
@@ -222,8 +225,24 @@ async def scenario(size: tuple[int, int], suffix: str) -> None:
                            and pad.current.steps[-1].streamed)
             await pilot.pause(0.3)
             app.save_screenshot(str(OUT / f"main_mid_turn{suffix}.svg"))
+            # Enter during a turn queues the message: it is sent when the turn ends; up takes it back.
+            send(app, "then run the whole suite")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: bool(app.queued.texts))
+            await pilot.pause()
+            app.save_screenshot(str(OUT / f"queued{suffix}.svg"))
             await pilot.press("escape")
             await app.workers.wait_for_complete()
+            await wait_for(pilot, lambda: not app.turn_running)
+            app.query_one("#prompt").clear()
+            # `# text` remembers a line: the project's AGENTS.md or yours, the user chooses.
+            send(app, "# prices are integer cents, never floats")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, MemoryChoice))
+            await pilot.pause()
+            app.save_screenshot(str(OUT / f"memory{suffix}.svg"))
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, MemoryChoice))
             await pilot.press("ctrl+q")
 
 
