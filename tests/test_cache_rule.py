@@ -13,7 +13,7 @@ from contextual.core.context.scratchpad import OBS, ScratchStep, ours
 from contextual.core.model_facts import lookup
 from contextual.core.tokens import count
 from tests.cli_helpers import cli_env, contextual
-from tests.trajectory_files import WRITERS
+from tests.trajectory_files import SUFFIXES, WRITERS
 
 GPT_4O = cache_rule.CachePrices(read=0.5, write=1.0)
 
@@ -90,8 +90,7 @@ def _work() -> list[tuple[str, str, str]]:
 
 @pytest.mark.parametrize("family", sorted(WRITERS))
 def test_ours_bills_no_more_than_raw_through_contextual_replay(tmp_path: Path, family: str):
-    path = WRITERS[family](tmp_path / ("run.traj.json" if family == "mini-swe-agent" else "run.json"
-                                       if family == "openhands" else "run.traj"), _work())
+    path = WRITERS[family](tmp_path / ("run" + SUFFIXES[family]), _work())
     report = tmp_path / "figures.json"
     done = contextual(["replay", str(path), "--policy", "ours", "--policy", "raw", "--jobs", "1", "--json",
                        str(report), "--summary-only"], tmp_path, cli_env(tmp_path / "home"))

@@ -4,13 +4,13 @@ import json
 
 from contextual.core.context import compressor, digest as dg
 from contextual.core.context.names import name_set
-from contextual.core.context.observation import render_full
+from contextual.core.context.observation import header, render_full, split_bash
 from contextual.core.context.scratchpad import OBS, ScratchStep, ours, shorten_action
 from contextual.core.context.turn_forms import action_forms, bash_command, edited_paths, turn_stored
 from contextual.core.tokens import count
 
 
-def _bash(stdout: str, command: str = "cat x.py", exit_code: int = 0, stderr: str = "") -> dict:
+def _bash(stdout: str, command: str = "cat x.py", exit_code: int | None = 0, stderr: str = "") -> dict:
     data = {"command": command, "exit_code": exit_code, "stdout": stdout, "stderr": stderr, "timed_out": False,
             "stdout_dropped_bytes": 0, "stderr_dropped_bytes": 0, "duration": 0.0}
     return {"status": "success", "data": data, "text": f"$ {command}\n{stdout}", "stats": {}, "context": {}}
@@ -68,9 +68,9 @@ def test_swe_agent_and_openhands_file_commands_are_views():
     assert dg.kind_of('search_file "def foo"') == "search" and dg.kind_of("find_file x.py") == "search"
 
 
-def _step(command: str, output: str, thought: str = "look") -> ScratchStep:
+def _step(command: str, output: str, thought: str = "look", exit_code: int | None = 0) -> ScratchStep:
     action = f"Thought: {thought}\nAction: Bash[{json.dumps({'command': command})}]"
-    result = _bash(output, command)
+    result = _bash(output, command, exit_code)
     return ScratchStep(action, shorten_action(action), compressor.full_text(result),
                        compressor.stored_text("Bash", {"command": command}, result))
 
@@ -202,3 +202,29 @@ def test_the_ways_an_agent_edits_a_viewed_file_are_edits_and_views_are_not():
     for command in ["cat src/main.py", "nl -ba src/main.py | sed -n '1,9p'", "grep -n ed src/main.py",
                     "python -m pytest src/main.py"]:
         assert edited_paths(command, viewed) == set(), command
+
+
+def test_every_bash_header_is_told_from_output_that_starts_with_a_bracket():
+    results = [_bash("x", exit_code=0), _bash("x", exit_code=2), _bash("x", exit_code=-9),
+               _bash("x") | {"data": _bash("x")["data"] | {"stdout_dropped_bytes": 30, "stderr_dropped_bytes": 4}},
+               _bash("x") | {"status": "error", "data": _bash("x")["data"] | {"timed_out": True},
+                             "error": {"code": "timeout", "message": "killed; output so far is in data"}},
+               {"status": "error", "error": {"code": "invalid_argument", "message": "command must be a string"}}]
+    for result in results:
+        head = header(result)
+        assert head and split_bash(head + "\n[File: a.py (9 lines total)]\n1: x") == \
+            (head, "[File: a.py (9 lines total)]\n1: x")
+    for output in ("[File: a.py (9 lines total)]\n1: x", "[1, 2, 3]\n", "[ok] is a word here\n", "..F.\nFAILED"):
+        assert split_bash(output) == ("", output)
+
+
+def test_a_replayed_command_without_an_exit_code_gets_the_in_turn_form_not_the_history_json():
+    """A log that records no exit code (SWE-agent, Claude Code, Codex; mini-swe-agent's format errors) gives an
+    observation with no header line: it is digested like any other output, not sent as history's JSON summary."""
+    src = _source()
+    bare, headed = _step("cat a.py", src, exit_code=None), _step("cat a.py", src)
+    assert not bare.observation_full.startswith("[")
+    form, form_headed = turn_stored([bare], 1)[0].observation, turn_stored([headed], 1)[0].observation
+    assert not form.startswith("{") and '"status"' not in form
+    assert form_headed == "[exit 0]\n" + form                    # the same digest, under the header when there is one
+    assert len(form) < len(bare.observation_full)

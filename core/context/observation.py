@@ -12,6 +12,7 @@ A Bash result is rendered from its data without the `$ command` echo: the paired
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, TypeGuard
 
 
@@ -47,6 +48,29 @@ def header(result: dict[str, Any]) -> str:
     elif result.get("status", "error") != "success" and not _is_bash(data):
         parts.append(str(result.get("status", "error")))
     return "[" + "; ".join(parts) + "]" if parts else ""
+
+
+# The parts `header` joins for a Bash result ([exit 1], [timed out; error timeout: …], [exit 0; 3 bytes of stdout
+# dropped]); an error part comes last and its message may hold anything. There is no header when the result knew
+# nothing to say (a replayed log without exit codes).
+_HEADER_PART = re.compile(r"ok|exit -?\d+|timed out|\d+ bytes of std(?:out|err) dropped")
+
+
+def _is_header(line: str) -> bool:
+    if len(line) < 3 or line[0] != "[" or line[-1] != "]":
+        return False
+    for part in line[1:-1].split("; "):
+        if part.startswith("error "):
+            return True
+        if not _HEADER_PART.fullmatch(part):
+            return False
+    return True
+
+
+def split_bash(text: str) -> tuple[str, str]:
+    """A Bash observation's (header, output); the header is "" when the text starts with the output itself."""
+    first, _, rest = text.partition("\n")
+    return (first, rest) if _is_header(first) else ("", text)
 
 
 def body(result: dict[str, Any]) -> str:

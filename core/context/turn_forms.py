@@ -25,6 +25,7 @@ from contextual.core.context import digest as dg
 from contextual.core.context.names import name_set
 from contextual.core.context.acted_on import acted_on
 from contextual.core.context.forms import not_larger
+from contextual.core.context.observation import split_bash
 from contextual.core.lru import LRU
 
 _BASH_CALL = "\nAction: Bash["
@@ -201,15 +202,15 @@ def _form(step: _Step, seen: set[str], limits: dg.Limits, next_action: str, read
           shown_lines: frozenset[str] = frozenset()) -> str:
     command = bash_command(step.action_full)
     full = step.observation_full
-    if command is None or not full.startswith("["):
+    if command is None:
         form = step.observation_stored          # another tool's C1 stored form (JSON, for history)
     else:
-        header, _, output = full.partition("\n")
+        header, output = split_bash(full)       # no header: a replayed log that recorded no exit code
         origin = dg.file_origin(command)
         lines = output.splitlines()
         acted = acted_on(lines, next_action, origin[1] if origin else None) + _changed(lines, read)
-        form = header + ("\n" + dg.digest(command, output, limits, seen=seen, also=acted,
-                                           shown_lines=shown_lines) if output else "")
+        digest = dg.digest(command, output, limits, seen=seen, also=acted, shown_lines=shown_lines) if output else ""
+        form = "\n".join(part for part in (header, digest) if part)
     # Whether a form saves enough to be sent is the cache rule's to decide (core/context/cache_rule.py).
     if len(form) >= len(full):
         return full
