@@ -228,3 +228,32 @@ def test_a_replayed_command_without_an_exit_code_gets_the_in_turn_form_not_the_h
     assert not form.startswith("{") and '"status"' not in form
     assert form_headed == "[exit 0]\n" + form                    # the same digest, under the header when there is one
     assert len(form) < len(bare.observation_full)
+
+
+def test_what_a_command_is_comes_from_the_commands_it_runs_not_from_words_in_paths():
+    views = ["cat src/_pytest/main.py", "cat tox.ini", "cd /testbed && cat foo.py", "test -f x.py && cat x.py",
+             "nl -ba src/_pytest/python.py | sed -n '559,650p'", "cat tests/checkers/unittest_similar.py"]
+    tests = ["timeout 60 python -m pytest -q", "cd /testbed && python -m pytest x | tail -5", "./tests/runtests.py a",
+             "python tests/runtests.py admin_views", "bin/test sympy/core", "go test ./...", "npm run test", "tox -e py",
+             "python -m unittest tests.x", "sudo -u ci pytest", "python setup.py test"]
+    others = ["pip install pytest-xdist", "cat <<'EOF' > check.py\nimport unittest\nEOF\npython check.py",
+              "python reproduce.py", "python -c 'import pytest'"]
+    assert [dg.kind_of(c) for c in views] == ["view"] * len(views)
+    assert [dg.kind_of(c) for c in tests] == ["test"] * len(tests)
+    assert [dg.kind_of(c) for c in others] == ["other", "other", "other", "other"]
+    assert dg.kind_of("cd /testbed && grep -rn total src") == "search"
+
+
+def test_a_view_is_numbered_as_the_file_is_or_not_at_all():
+    lines = [f"value_{n} = compute_{n}(value_{n - 1})" for n in range(40, 121)]
+    output = "\n".join(lines)
+    assert dg.file_origin("cd /testbed && sed -n '40,120p' pkg/a.py") == ("pkg/a.py", 40)
+    assert dg.file_origin("head -n 20 pkg/a.py") == ("pkg/a.py", 1)
+    assert dg.file_origin("cat a.py b.py") is None and dg.file_origin("cat a.py > b.py") is None
+    numbered = dg.digest("cd /testbed && sed -n '40,120p' pkg/a.py", output, dg.HARD)
+    assert "\n40: value_40 = compute_40(value_39)" in numbered and "sed -n '" in numbered
+    unknown = dg.digest("awk 'NR>=40 && NR<=120' pkg/a.py", output, dg.HARD)
+    assert "\nvalue_40 = compute_40(value_39)" in unknown                # no number a later edit could misuse
+    assert not any(line.startswith(("1: ", "40: ")) for line in unknown.splitlines())
+    spaced = dg.digest("sed -n '40,120p' 'my pkg/a.py'", output, dg.HARD)
+    assert "'my pkg/a.py'` shows them" in spaced

@@ -23,6 +23,7 @@ from typing import Callable, Iterable
 from contextual.core.context import failures
 from contextual.core.context.names import name_set
 from contextual.core.context.result_lines import FILE_REF, REF_PATH
+from contextual.core.shell_parse import WRAPPERS, command_name, parse_command
 
 _DEF = re.compile(r"^\s*(?:\d+[:\s\u2192-]+)?\s*(?:async\s+def|def|class|function|func|fn|interface|struct|enum|type|module|@\w)")
 _IMPORT = re.compile(r"^\s*(?:\d+[:\s\u2192-]+)?\s*(?:from\s+\S+\s+import|import\s|#include|require\(|use\s)")
@@ -36,7 +37,6 @@ VIEW_PROGRAMS = {"cat", "sed", "head", "tail", "nl", "less", "more", "awk", "bat
                  "open", "goto", "scroll_up", "scroll_down", "Read", "view", "read_file"}   # + SWE-agent, Claude Code
 SEARCH_PROGRAMS = {"grep", "rg", "ag", "ack", "egrep", "fgrep", "find", "ls", "tree", "locate", "fd",
                    "search_file", "search_dir", "find_file", "Grep", "Glob", "LS", "list_dir"}
-TEST_WORDS = ("pytest", "runtests", "unittest", "tox", "nosetests", "make test", "npm test", "go test", "cargo test")
 
 
 @dataclass(frozen=True)
@@ -54,40 +54,68 @@ NORMAL = Limits(head=3, tail=3, keep=20, cover=120, whole_lines=24, whole_chars=
 HARD = Limits(head=2, tail=2, keep=12, cover=30, whole_lines=6, whole_chars=400)
 
 
+# Commands that set up or test for the one that follows: `cd /testbed && cat x.py` is a view of x.py.
+_SETUP = frozenset({"cd", "pushd", "popd", "export", "source", ".", "set", "unset", "true", ":", "test", "["})
+TEST_RUNNERS = frozenset({"pytest", "py.test", "tox", "nox", "nosetests", "trial"})
+TEST_MODULES = frozenset({"pytest", "unittest", "nose", "tox"})          # python -m …
+TEST_VERBS = frozenset({"make", "npm", "yarn", "pnpm", "bun", "go", "cargo"})   # … test
+_PYTHON = re.compile(r"python[\d.]*")
+
+
+def _commands(command: str) -> list[tuple[str, ...]]:
+    """The simple commands the line runs, in order, from the shell parse the permission rules use (heredoc
+    bodies are text, not commands; `timeout 60 pytest` lists timeout and pytest); words unknown until the
+    shell runs are dropped."""
+    return [tuple(w for w in words if w is not None) for words in parse_command(command).commands]
+
+
+def _program(words: tuple[str, ...]) -> str:
+    prog = command_name(words[0]) if words else ""
+    if _PYTHON.fullmatch(prog) and "-m" in words[1:-1]:
+        return words[words.index("-m") + 1]
+    return prog
+
+
 def program_of(command: str) -> str:
-    """The program a shell command mostly is about: the last stage of its first pipeline that matters."""
-    first = re.split(r"&&|\|\||;", command.strip(), maxsplit=1)[0]
-    stages = [s.strip() for s in first.split("|") if s.strip()]
-    for stage in stages:
-        try:
-            words = shlex.split(stage)
-        except ValueError:
-            words = stage.split()
-        words = [w for w in words if "=" not in w or w.startswith("-")]
-        if words and words[0] in ("cd", "sudo", "env", "time", "timeout"):
-            words = words[1:]
-        if not words:
-            continue
-        prog = words[0].rsplit("/", 1)[-1]
-        if prog in ("python", "python3") and len(words) > 2 and words[1] == "-m":
-            return words[2]
-        return prog
+    """The program a shell command mostly is about: the first one run that is not a wrapper (sudo, timeout…)
+    or a set-up step (cd, export…); `python -m X` is X."""
+    for words in _commands(command):
+        prog = _program(words)
+        if prog and prog not in WRAPPERS and prog not in _SETUP and words != ("cat",):   # bare cat: a heredoc's writer
+            return prog
     return ""
+
+
+def runs_tests(words: tuple[str, ...]) -> bool:
+    """Whether one simple command runs a test suite: a runner by name (pytest, tox, django's runtests.py, sympy's
+    bin/test), `python -m pytest|unittest`, `make|npm|go|cargo … test`. A path or an import that merely says
+    pytest (`cat src/_pytest/main.py`, `pip install pytest-xdist`) is not one."""
+    if not words:
+        return False
+    prog, rest = _program(words), words[1:]
+    name = command_name(words[0])
+    if prog in TEST_RUNNERS or prog in TEST_MODULES and _PYTHON.fullmatch(name):
+        return True
+    if prog.startswith("runtests") or (name == "test" and "/" in words[0]):     # a bare `test` is the shell's
+        return True
+    if _PYTHON.fullmatch(name):
+        script = next((w for w in rest if not w.startswith("-")), "")
+        return command_name(script).startswith("runtests") or (script.endswith("setup.py") and "test" in rest)
+    return name in TEST_VERBS and "test" in rest[:2]
 
 
 def kind_of(command: str) -> str:
     if command.startswith("str_replace_editor ") and (command.split(None, 2)[1:2] == ["view"]
                                                       or '"view"' in command[:80]):
         return "view"                     # OpenHands' / SWE-agent's file viewer (its other commands edit)
-    lowered = command.lower()
-    if any(word in lowered for word in TEST_WORDS):
+    if any(runs_tests(words) for words in _commands(command)):
         return "test"
     prog = program_of(command)
     if prog in VIEW_PROGRAMS:
         return "view"
-    if prog in SEARCH_PROGRAMS or "git grep" in lowered:
+    if prog in SEARCH_PROGRAMS or (prog == "git" and " grep" in command):
         return "search"
-    if prog in ("git",) and " diff" in lowered:
+    if prog == "git" and " diff" in command:
         return "diff"
     return "other"
 
@@ -199,20 +227,28 @@ def _matches_first(pattern: re.Pattern[str], then: Callable[[list[str]], list[in
     return special
 
 
-_SED_RANGE = re.compile(r"^sed\s+-n\s+['\"]?(\d+)(?:,(\d+|\$))?p['\"]?\s+(\S+)\s*$")
-_WHOLE_FILE = re.compile(r"^(?:cat|nl|cat\s+-n|head(?:\s+-n\s*\d+|\s+-\d+)?)\s+([^\s|;&<>]+)\s*$")
+_SED_RANGE = re.compile(r"(\d+)(?:,(?:\d+|\$))?p")
+_HEAD_COUNT = re.compile(r"-n?\d+|-n")
 
 
 def file_origin(command: str) -> tuple[str, int] | None:
-    """(path, the file line the output's first line is) when the command shows one range of one file."""
-    command = command.strip()
-    match = _SED_RANGE.match(command)
-    if match:
-        return match.group(3).strip("'\""), int(match.group(1))
-    match = _WHOLE_FILE.match(command)
-    if match and not match.group(1).startswith("-"):
-        return match.group(1).strip("'\""), 1
-    return None
+    """(path, the file line the output's first line is) when the command shows one range of one file and does
+    nothing else (a `cd` before it aside): `sed -n '40,80p' f`, `cat f`, `cat -n f`, `nl f`, `head -n 20 f`."""
+    parse = parse_command(command)
+    run = [words for words in _commands(command) if _program(words) not in _SETUP]
+    if len(run) != 1 or parse.writes_files or not parse.certain:
+        return None
+    prog, args = command_name(run[0][0]), list(run[0][1:])
+    if prog == "sed" and len(args) == 3 and args[0] == "-n":
+        match = _SED_RANGE.fullmatch(args[1])
+        return (args[2], int(match.group(1))) if match else None
+    if prog == "head" and args and _HEAD_COUNT.fullmatch(args[0]):
+        args = args[2:] if args[0] == "-n" else args[1:]
+    elif prog in ("cat", "nl") and args[:1] in (["-n"], ["-ba"], ["-b", "a"]):
+        args = args[2:] if args[:2] == ["-b", "a"] else args[1:]
+    elif prog not in ("cat", "nl", "head"):
+        return None
+    return (args[0], 1) if len(args) == 1 and not args[0].startswith("-") else None
 
 
 def _cover(lines: list[str], dropped: list[int], seen: set[str], limit: int,
@@ -258,7 +294,7 @@ def _how_to_see(origin: tuple[str, int] | None, omitted: list[int]) -> str:
     if origin is None:
         return "run it again to see them"
     path, first = origin
-    return f"`sed -n '{first + omitted[0]},{first + omitted[-1]}p' {path}` shows them"
+    return f"`sed -n '{first + omitted[0]},{first + omitted[-1]}p' {shlex.quote(path)}` shows them"
 
 
 def _clip(line: str, limit: int) -> str:
@@ -292,8 +328,10 @@ def digest(command: str, output: str, limits: Limits = NORMAL, seen: set[str] | 
     # OpenHands' `view`, does not count against it)
     shown = [bool(_NUMBERED.match(lines[i])) for i in kept[:6] if lines[i].strip()]
     own_numbers = sum(shown) * 2 > len(shown)
-    number = kind == "view" and not own_numbers
-    origin = file_origin(command) if number else None
+    origin = file_origin(command) if kind == "view" and not own_numbers else None
+    # Numbers only where they are the file's: `cd x && sed -n '40,80p' f` starts at 40, and a view whose first line
+    # is not known (`awk 'NR>40' f`, `head f | tail`) gets none rather than numbers a later edit would misuse.
+    number = origin is not None
     first = origin[1] if origin else 1
 
     def display(i: int) -> str:
