@@ -56,3 +56,20 @@ async def test_the_top_bar_keeps_session_and_compactions_at_80_columns(tmp_path:
             await pilot.pause()
             bar = str(app.query_one("#topbar", Static).render()).splitlines()[0]
             assert str(deep / "proj") in bar or "~/" in bar, bar
+
+
+async def test_the_context_adjusted_line_ends_in_an_ellipsis_where_the_chat_is_narrower(tmp_path: Path):
+    root = tmp_path / "proj"
+    root.mkdir()
+    for i in range(5):
+        (root / f"m{i}.py").write_text("".join(f"def f{i}_{k}(x):\n    return x * {k} + {i}\n" for k in range(120)))
+    reads = [f'Thought: read m{i}\nAction: Read[{{"file_path": "m{i}.py"}}]' for i in range(5)]
+    with FakeLLMServer(kind="openai", script=reads + [finish("read them")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=8192), animate=False)
+        async with app.run_test(size=(100, 30)) as pilot:          # chat and the side panes side by side
+            await run_turn(pilot, "read the five modules")
+            await pilot.pause()
+            title = app.query_one("Collapsible.adjusted CollapsibleTitle")
+            shown = title.render_line(0).text.rstrip()
+            assert len(app.query_one("Collapsible.adjusted", Collapsible).title) + 2 > title.size.width
+            assert shown.endswith("…") and shown.startswith("▶ context adjusted"), shown
