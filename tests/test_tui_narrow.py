@@ -13,13 +13,17 @@ from tests.fakes.llm_server import FakeLLMServer
 from tests.tui_helpers import finish, make_host, run_turn, type_and_send, wait_for
 
 
-async def test_a_fitted_turn_and_its_context_read_whole_at_80_columns(tmp_path: Path):
+def five_reads(tmp_path: Path) -> list[str]:
+    """Five modules of 240 lines and a script that reads them all: at an 8k window the turn must be fitted."""
     root = tmp_path / "proj"
     root.mkdir()
     for i in range(5):
         (root / f"m{i}.py").write_text("".join(f"def f{i}_{k}(x):\n    return x * {k} + {i}\n" for k in range(120)))
-    reads = [f'Thought: read m{i}\nAction: Read[{{"file_path": "m{i}.py"}}]' for i in range(5)]
-    with FakeLLMServer(kind="openai", script=reads + [finish("read them")]) as srv:
+    return [f'Thought: read m{i}\nAction: Read[{{"file_path": "m{i}.py"}}]' for i in range(5)] + [finish("read them")]
+
+
+async def test_a_fitted_turn_and_its_context_read_whole_at_80_columns(tmp_path: Path):
+    with FakeLLMServer(kind="openai", script=five_reads(tmp_path)) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=8192), animate=False)
         async with app.run_test(size=(80, 24)) as pilot:
             await run_turn(pilot, "read the five modules")
@@ -59,12 +63,7 @@ async def test_the_top_bar_keeps_session_and_compactions_at_80_columns(tmp_path:
 
 
 async def test_the_context_adjusted_line_ends_in_an_ellipsis_where_the_chat_is_narrower(tmp_path: Path):
-    root = tmp_path / "proj"
-    root.mkdir()
-    for i in range(5):
-        (root / f"m{i}.py").write_text("".join(f"def f{i}_{k}(x):\n    return x * {k} + {i}\n" for k in range(120)))
-    reads = [f'Thought: read m{i}\nAction: Read[{{"file_path": "m{i}.py"}}]' for i in range(5)]
-    with FakeLLMServer(kind="openai", script=reads + [finish("read them")]) as srv:
+    with FakeLLMServer(kind="openai", script=five_reads(tmp_path)) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=8192), animate=False)
         async with app.run_test(size=(100, 30)) as pilot:          # chat and the side panes side by side
             await run_turn(pilot, "read the five modules")
