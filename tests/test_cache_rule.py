@@ -37,9 +37,10 @@ def test_prices_come_from_the_model_table():
 
 
 def _read_step(i: int, full_lines: int, stored_lines: int) -> ScratchStep:
-    """A non-Bash step whose stored form is its C1 form: `stored_lines` of the `full_lines` it showed."""
+    """A step of a tool whose in-turn form is its C1 stored form (an MCP tool's; Read gets a view's digest):
+    `stored_lines` of the `full_lines` it showed."""
     lines = [f"{n:6d}\tvalue_{i}_{n} = compute_{i}({n})" for n in range(full_lines)]
-    action = f'Thought: read part {i}\nAction: Read[{{"file_path": "m{i}.py"}}]'
+    action = f'Thought: read part {i}\nAction: mcp__docs__fetch[{{"file_path": "m{i}.py"}}]'
     return ScratchStep(action, action, "[ok]\n" + "\n".join(lines), "[ok]\n" + "\n".join(lines[:stored_lines]))
 
 

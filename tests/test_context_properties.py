@@ -30,6 +30,7 @@ from contextual.core.context.builder import ContextBuilder
 from contextual.core.context.history import HistoryManager, apply_compaction, plan_compaction, rounds
 from contextual.core.context.pairing import normalize
 from contextual.core.context.scratchpad import OBS, OursParams, ScratchStep, shorten_action
+from contextual.core.context.turn_forms import turn_stored
 from contextual.core.messages import Message
 from contextual.core.providers.openai import render_messages as openai_wire
 from contextual.core.tokens import PER_MESSAGE_OVERHEAD, count
@@ -346,4 +347,5 @@ def test_a2_ours_keeps_the_last_keep_full_observations_full_when_the_window_is_l
     assert not built.adjustments
     sent = _observations_sent(built)
     assert_ours_keeps_recent_full(steps, sent)
-    assert all(text in (OBS + s.observation_full, OBS + s.observation_stored) for text, s in zip(sent, steps))
+    forms = turn_stored(steps, len(steps))      # an older step goes full or in its turn form, nothing else
+    assert all(text in (OBS + s.observation_full, OBS + f.observation) for text, s, f in zip(sent, steps, forms))

@@ -130,7 +130,7 @@ async def test_at_4k_a_failed_summary_call_gives_the_recorded_fallback_the_user_
     assert all(r.rounds_archived for r in engine.compactions) and not engine.history.summaries
 
 
-async def test_at_4k_a_turn_with_one_huge_observation_finishes_with_the_observation_cut_and_said(tmp_path: Path):
+async def test_at_4k_a_turn_with_one_huge_observation_finishes_with_the_observation_shortened_and_said(tmp_path: Path):
     (tmp_path / "huge.log").write_text("".join(f"{i:06d} worker-{i % 13} processed batch {i * 7919 % 100003} ok\n"
                                                for i in range(3000)))          # ~50k tokens: 12 windows
     (tmp_path / "small.py").write_text("VALUE = 42\n")
@@ -149,7 +149,8 @@ async def test_at_4k_a_turn_with_one_huge_observation_finishes_with_the_observat
     assert_every_request_fits(srv)
     assert finished(events).answer == "VALUE is 42"
     last = str(srv.requests[-1]["messages"])
-    assert "truncated]" in last and "VALUE = 42" in last        # the huge one cut with a note; the newest whole
+    # the huge one in its turn form (a view's digest) with a note on how to see the rest; the newest whole
+    assert "[2001 lines, " in last and "omitted; run it again to see them]" in last and "VALUE = 42" in last
 
 
 async def test_the_meters_promise_holds_and_the_card_shows_the_meters_figure(tmp_path: Path):

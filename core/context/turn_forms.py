@@ -1,4 +1,5 @@
-"""Stored forms of the current turn's older Bash observations, aware of what the turn already shows.
+"""Stored forms of the current turn's older Bash observations (and of Read, Grep, LS and Glob, read as the shell
+line that shows the same), aware of what the turn already shows.
 
 A per-result stored form (core/context/compressor.py, for history) cannot know that a name it keeps a line
 for was already shown two steps earlier; inside a turn we do know. So, oldest first, each older Bash output
@@ -19,8 +20,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Iterable, NamedTuple, Protocol, Sequence
+import shlex
+from typing import Any, Iterable, NamedTuple, Protocol, Sequence
 
+from contextual.core import bounded_json
 from contextual.core.context import digest as dg
 from contextual.core.context.names import name_set
 from contextual.core.context.acted_on import acted_on
@@ -53,11 +56,58 @@ def bash_command(action: str) -> str | None:
     if not body.endswith("]"):
         return None
     try:
-        args = json.loads(body[:-1])
+        args = bounded_json.loads(body[:-1])
     except ValueError:
         return None
     command = args.get("command") if isinstance(args, dict) else None
     return command if isinstance(command, str) else None
+
+
+_CALL = re.compile(r"(?:^|\n)Action: (\w+)\[")
+EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})
+
+
+def tool_call(action: str) -> tuple[str, dict[str, Any]] | None:
+    """The tool and the arguments of a step's last `Action: Name[{…}]`."""
+    found = None
+    for found in _CALL.finditer(action):
+        pass
+    if found is None:
+        return None
+    body = action[found.end():].rstrip()
+    try:
+        args = bounded_json.loads(body[:-1]) if body.endswith("]") else None
+    except ValueError:
+        return None
+    return (found.group(1), args) if isinstance(args, dict) else None
+
+
+def shell_equivalent(action: str) -> str | None:
+    """A step's Bash command or, for our own viewing tools, the shell line that shows the same, so that their
+    outputs get a Bash view's or search's digest, numbering and view tracking: Read is `cat -n` of its file (`sed -n`
+    of its range), Grep `grep -rn -e`, LS and Glob a listing. None for any other tool (its A3 form is kept)."""
+    command = bash_command(action)
+    call = tool_call(action) if command is None else None
+    if call is None:
+        return command
+    tool, args = call
+    path = args.get("file_path") if tool == "Read" else args.get("path")
+    where = shlex.quote(path) if isinstance(path, str) and path else "."
+    offset, limit = args.get("offset"), args.get("limit")
+    if tool == "Read" and isinstance(offset, int) and offset > 1:
+        end = offset + limit - 1 if isinstance(limit, int) and limit > 0 else "$"
+        return f"sed -n '{offset},{end}p' {where}"
+    if tool == "Read":
+        return f"cat -n {where}"
+    if tool == "Grep" and isinstance(args.get("pattern"), str):
+        return f"grep -rn -e {shlex.quote(args['pattern'])} {where}"
+    return f"ls {where}" if tool in ("LS", "Glob") else None
+
+
+def _edited_by_tool(action: str, paths: Iterable[str]) -> set[str]:
+    call = tool_call(action)
+    target = call[1].get("file_path") if call and call[0] in EDIT_TOOLS else None
+    return {path for path in paths if path in target} if isinstance(target, str) else set()
 
 
 # Inside a turn the names already shown need no line, so an older output can go further than its history
@@ -200,7 +250,7 @@ def edited_paths(command: str, paths: Iterable[str]) -> set[str]:
 
 def _form(step: _Step, seen: set[str], limits: dg.Limits, next_action: str, read: frozenset[str],
           shown_lines: frozenset[str] = frozenset()) -> str:
-    command = bash_command(step.action_full)
+    command = shell_equivalent(step.action_full)
     full = step.observation_full
     if command is None:
         form = step.observation_stored          # another tool's C1 stored form (JSON, for history)
@@ -265,10 +315,11 @@ def turn_stored(steps: Sequence[_Step], upto: int, limits: dg.Limits | None = No
             names |= name_set(action.stored)
             said = before.said | name_set(action.stored)
             viewed, stale = set(before.viewed), set(before.stale)
-            command = bash_command(step.action_full) or ""
+            command = shell_equivalent(step.action_full) or ""
             path = viewed_path(command)
-            if command:
-                edited = edited_paths(command, {p for p, _ in viewed})
+            if command or viewed:
+                seen_paths = {p for p, _ in viewed}
+                edited = edited_paths(command, seen_paths) | _edited_by_tool(step.action_full, seen_paths)
                 moved = {pair for pair in viewed if pair[0] in edited}
                 viewed, stale = viewed - moved, stale | moved
             cover_seen = set(names)
