@@ -62,7 +62,7 @@ class Fault:
     line that is not JSON, then a clean end), "wrong_content_type" (200 text/html), "endless" (keep-alive
     comments / pings every ``interval`` for ``seconds``, default 30, then a close with no end marker),
     "error_event" (a mid-stream error: anthropic ``event: error`` overloaded_error, openai an error chunk;
-    ``message`` sets its text), "endless_text" (text deltas every ``interval`` for ``seconds``, never an end),
+    ``message`` sets its text, ``error_type`` its type), "endless_text" (text deltas every ``interval`` for ``seconds``, never an end),
     "deep_chunk" (a stream chunk nested DEEP levels), "deep_error_body" (an HTTP 400 whose body is nested DEEP).
     """
     kind: str
@@ -70,6 +70,7 @@ class Fault:
     seconds: float | None = None
     text: str | None = None
     message: str | None = None               # the error message in the body
+    error_type: str | None = None            # error_event: the error's type (default: one a retry may cure)
     interval: float = 0.2
 
     def __post_init__(self) -> None:
@@ -460,7 +461,7 @@ class _Handler(BaseHTTPRequestHandler):
                         'event: content_block_delta\ndata: {"type": "content_block_delta", "delta": {"te\n\n')
             self._end_stream()
         elif fault.kind == "error_event":
-            wire.error(fault.message or "Overloaded")
+            wire.error(fault.message or "Overloaded", fault.error_type)
             self._end_stream()
         elif fault.kind == "deep_chunk":
             self._write("data: " + "{\"a\": [" * DEEP + "]}" * DEEP + "\n\n")
@@ -542,8 +543,8 @@ class _OpenAIWire:
                                  if reply.raw_usage is None else reply.raw_usage})
         self.h._event(None, "[DONE]")
 
-    def error(self, message: str) -> None:
-        self.h._event(None, {"error": {"message": message, "type": "server_error", "code": None}})
+    def error(self, message: str, kind: str | None = None) -> None:
+        self.h._event(None, {"error": {"message": message, "type": kind or "server_error", "code": None}})
 
     def keep_alive(self) -> None:
         self.h._write(": keep-alive\n\n")
@@ -600,8 +601,8 @@ class _AnthropicWire:
                                         if reply.raw_usage is None else reply.raw_usage})
         self.h._event("message_stop", {"type": "message_stop"})
 
-    def error(self, message: str) -> None:
-        self.h._event("error", {"type": "error", "error": {"type": "overloaded_error", "message": message}})
+    def error(self, message: str, kind: str | None = None) -> None:
+        self.h._event("error", {"type": "error", "error": {"type": kind or "overloaded_error", "message": message}})
 
     def keep_alive(self) -> None:
         self.h._event("ping", {"type": "ping"})
