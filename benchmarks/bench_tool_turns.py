@@ -104,13 +104,13 @@ def main() -> None:
                 t, b = figures(steps, policy)
                 totals[name][0] += t
                 totals[name][1] += b
-            saved, memo = turn_forms.shell_equivalent, turn_forms._memo
-            turn_forms.shell_equivalent = turn_forms.bash_command      # the engine before the change
+            saved, memo = turn_forms._equivalent, turn_forms._memo
+            turn_forms._equivalent = turn_forms._command_of             # the engine before: Bash lines only
             turn_forms._memo = turn_forms._Forms()                     # forms are remembered per turn prefix
             try:
                 t, b = figures(steps, ours)
             finally:
-                turn_forms.shell_equivalent, turn_forms._memo = saved, memo
+                turn_forms._equivalent, turn_forms._memo = saved, memo
             totals["ours, Read in its A3 form"][0] += t
             totals["ours, Read in its A3 form"][1] += b
     print(f"{steps_total} steps, {reads_total} of them Reads; the scratchpad only (no L1, no task)")

@@ -4,7 +4,7 @@ import json
 
 from contextual.core.context import compressor, digest as dg
 from contextual.core.context.names import name_set
-from contextual.core.context.observation import header, render_full, split_bash
+from contextual.core.context.observation import header, render_full, split_header
 from contextual.core.context.scratchpad import OBS, ScratchStep, ours, shorten_action
 from contextual.core.context.turn_forms import action_forms, bash_command, edited_paths, turn_stored
 from contextual.core.tokens import count
@@ -212,10 +212,10 @@ def test_every_bash_header_is_told_from_output_that_starts_with_a_bracket():
                {"status": "error", "error": {"code": "invalid_argument", "message": "command must be a string"}}]
     for result in results:
         head = header(result)
-        assert head and split_bash(head + "\n[File: a.py (9 lines total)]\n1: x") == \
+        assert head and split_header(head + "\n[File: a.py (9 lines total)]\n1: x") == \
             (head, "[File: a.py (9 lines total)]\n1: x")
     for output in ("[File: a.py (9 lines total)]\n1: x", "[1, 2, 3]\n", "[ok] is a word here\n", "..F.\nFAILED"):
-        assert split_bash(output) == ("", output)
+        assert split_header(output) == ("", output)
 
 
 def test_a_replayed_command_without_an_exit_code_gets_the_in_turn_form_not_the_history_json():

@@ -50,9 +50,9 @@ def header(result: dict[str, Any]) -> str:
     return "[" + "; ".join(parts) + "]" if parts else ""
 
 
-# The parts `header` joins for a Bash result ([exit 1], [timed out; error timeout: …], [exit 0; 3 bytes of stdout
-# dropped]); an error part comes last and its message may hold anything. There is no header when the result knew
-# nothing to say (a replayed log without exit codes).
+# The parts `header` joins ([ok], [exit 1], [timed out; error timeout: …], [exit 0; 3 bytes of stdout dropped]); an
+# error part comes last and its message may hold anything. There is no header when the result knew nothing to say
+# (a replayed log without exit codes).
 _HEADER_PART = re.compile(r"ok|exit -?\d+|timed out|\d+ bytes of std(?:out|err) dropped")
 
 
@@ -67,8 +67,9 @@ def _is_header(line: str) -> bool:
     return True
 
 
-def split_bash(text: str) -> tuple[str, str]:
-    """A Bash observation's (header, output); the header is "" when the text starts with the output itself."""
+def split_header(text: str) -> tuple[str, str]:
+    """An observation's (header, output) as `render_full` joined them; the header is "" when the text starts with
+    the output itself (output whose first line merely looks bracketed, `[File: a.py …]`, is output)."""
     first, _, rest = text.partition("\n")
     return (first, rest) if _is_header(first) else ("", text)
 

@@ -28,10 +28,9 @@ from contextual.core.context import digest as dg
 from contextual.core.context.names import name_set
 from contextual.core.context.acted_on import acted_on
 from contextual.core.context.forms import not_larger
-from contextual.core.context.observation import split_bash
+from contextual.core.context.observation import split_header
 from contextual.core.lru import LRU
 
-_BASH_CALL = "\nAction: Bash["
 
 
 class _Step(Protocol):
@@ -45,29 +44,12 @@ class _Step(Protocol):
     def observation_stored(self) -> str: ...
 
 
-def bash_command(action: str) -> str | None:
-    """The command of a `Thought: …\\nAction: Bash[{"command": …}]` step, or None for any other tool."""
-    start = action.rfind(_BASH_CALL)
-    if start < 0 and action.startswith(_BASH_CALL[1:]):
-        start = -1
-    elif start < 0:
-        return None
-    body = action[start + len(_BASH_CALL):].rstrip()
-    if not body.endswith("]"):
-        return None
-    try:
-        args = bounded_json.loads(body[:-1])
-    except ValueError:
-        return None
-    command = args.get("command") if isinstance(args, dict) else None
-    return command if isinstance(command, str) else None
-
-
 _CALL = re.compile(r"(?:^|\n)Action: (\w+)\[")
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})
+Call = tuple[str, dict[str, Any]]
 
 
-def tool_call(action: str) -> tuple[str, dict[str, Any]] | None:
+def tool_call(action: str) -> Call | None:
     """The tool and the arguments of a step's last `Action: Name[{…}]`."""
     found = None
     for found in _CALL.finditer(action):
@@ -82,13 +64,19 @@ def tool_call(action: str) -> tuple[str, dict[str, Any]] | None:
     return (found.group(1), args) if isinstance(args, dict) else None
 
 
-def shell_equivalent(action: str) -> str | None:
-    """A step's Bash command or, for our own viewing tools, the shell line that shows the same, so that their
-    outputs get a Bash view's or search's digest, numbering and view tracking: Read is `cat -n` of its file (`sed -n`
-    of its range), Grep `grep -rn -e`, LS and Glob a listing. None for any other tool (its A3 form is kept)."""
-    command = bash_command(action)
-    call = tool_call(action) if command is None else None
-    if call is None:
+def _command_of(call: Call | None) -> str | None:
+    command = call[1].get("command") if call and call[0] == "Bash" else None
+    return command if isinstance(command, str) else None
+
+
+def bash_command(action: str) -> str | None:
+    """The command of a `Thought: …\\nAction: Bash[{"command": …}]` step, or None for any other tool."""
+    return _command_of(tool_call(action))
+
+
+def _equivalent(call: Call | None) -> str | None:
+    command = _command_of(call)
+    if command is not None or call is None:
         return command
     tool, args = call
     path = args.get("file_path") if tool == "Read" else args.get("path")
@@ -104,8 +92,14 @@ def shell_equivalent(action: str) -> str | None:
     return f"ls {where}" if tool in ("LS", "Glob") else None
 
 
-def _edited_by_tool(action: str, paths: Iterable[str]) -> set[str]:
-    call = tool_call(action)
+def shell_equivalent(action: str) -> str | None:
+    """A step's Bash command or, for our own viewing tools, the shell line that shows the same, so that their
+    outputs get a Bash view's or search's digest, numbering and view tracking: Read is `cat -n` of its file (`sed -n`
+    of its range), Grep `grep -rn -e`, LS and Glob a listing. None for any other tool (its A3 form is kept)."""
+    return _equivalent(tool_call(action))
+
+
+def _edited_by_tool(call: Call | None, paths: Iterable[str]) -> set[str]:
     target = call[1].get("file_path") if call and call[0] in EDIT_TOOLS else None
     return {path for path in paths if path in target} if isinstance(target, str) else set()
 
@@ -248,14 +242,14 @@ def edited_paths(command: str, paths: Iterable[str]) -> set[str]:
     return {path for path in paths if path in command}
 
 
-def _form(step: _Step, seen: set[str], limits: dg.Limits, next_action: str, read: frozenset[str],
-          shown_lines: frozenset[str] = frozenset()) -> str:
-    command = shell_equivalent(step.action_full)
+def _form(step: _Step, command: str | None, seen: set[str], limits: dg.Limits, next_action: str,
+          read: frozenset[str], shown_lines: frozenset[str] = frozenset()) -> str:
+    """`command`: the step's shell line (`shell_equivalent`); None for a tool whose A3 form is kept."""
     full = step.observation_full
     if command is None:
         form = step.observation_stored          # another tool's C1 stored form (JSON, for history)
     else:
-        header, output = split_bash(full)       # no header: a replayed log that recorded no exit code
+        header, output = split_header(full)       # no header: a replayed log that recorded no exit code
         origin = dg.file_origin(command)
         lines = output.splitlines()
         acted = acted_on(lines, next_action, origin[1] if origin else None) + _changed(lines, read)
@@ -315,11 +309,13 @@ def turn_stored(steps: Sequence[_Step], upto: int, limits: dg.Limits | None = No
             names |= name_set(action.stored)
             said = before.said | name_set(action.stored)
             viewed, stale = set(before.viewed), set(before.stale)
-            command = shell_equivalent(step.action_full) or ""
+            call = tool_call(step.action_full)
+            equivalent = _equivalent(call)
+            command = equivalent or ""
             path = viewed_path(command)
             if command or viewed:
                 seen_paths = {p for p, _ in viewed}
-                edited = edited_paths(command, seen_paths) | _edited_by_tool(step.action_full, seen_paths)
+                edited = edited_paths(command, seen_paths) | _edited_by_tool(call, seen_paths)
                 moved = {pair for pair in viewed if pair[0] in edited}
                 viewed, stale = viewed - moved, stale | moved
             cover_seen = set(names)
@@ -331,7 +327,7 @@ def turn_stored(steps: Sequence[_Step], upto: int, limits: dg.Limits | None = No
                 cover_seen -= {name for p, name in stale if p == path} - said
                 own = {name for p, name in viewed if p == path}
                 cover_seen -= {name for p, name in viewed if p != path} - own - said - before.elsewhere
-            form = _form(step, cover_seen, limits, next_action, before.read, before.lines)
+            form = _form(step, equivalent, cover_seen, limits, next_action, before.read, before.lines)
             form_names = name_set(form)
             if path:
                 viewed |= {(path, name) for name in form_names}
