@@ -66,6 +66,14 @@ WRAPPERS: dict[str, Wrapper] = {
     "watch": Wrapper(value_options=_opts("-n -d --interval --differences"), script_rest=True),
     "trap": Wrapper(script_rest=True),
     "su": Wrapper(value_options=_opts("-s -g -G --shell --group"), script_option="-c", runs_rest=False),
+    "runuser": Wrapper(value_options=_opts("-u -s -g -G --user --shell --group --supp-group"), script_option="-c"),
+    # The remote shell reads the words after the host as one line: `ssh host 'rm -rf x'` runs rm.
+    "ssh": Wrapper(value_options=_opts("-B -b -c -D -E -e -F -I -i -J -L -l -m -O -o -P -p -Q -R -S -W -w"),
+                   positional=1, script_rest=True),
+    "flock": Wrapper(value_options=_opts("-w -E --timeout --conflict-exit-code"), positional=1,
+                     script_option="-c"),
+    "script": Wrapper(value_options=_opts("-E -I -O -B -T -t --echo --log-in --log-out --log-io "
+                                          "--log-timing"), script_option="-c", runs_rest=False),
     "find": Wrapper(runs_rest=False, exec_options=_opts("-exec -execdir -ok -okdir")),
     **{shell: _SHELL for shell in ("bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "fish")},
 }
@@ -201,13 +209,17 @@ class _Collector:
                 self._script_word(rest[i + 1] if i + 1 < len(rest) else None, depth)
                 return None
             if word.startswith(("-", "+")) and len(word) > 1:
-                i += 2 if option in wrapper.value_options and not attached else 1
+                i += 2 if _takes_next_word(word, option, attached, wrapper) else 1
                 continue
             if wrapper.assignments and _ASSIGNMENT.match(word):
                 i += 1
                 continue
             break
         rest = rest[i + wrapper.positional:]
+        if wrapper.positional and rest and rest[0] is not None and wrapper.script_option and (
+                rest[0] == wrapper.script_option or _short_flags_hold(rest[0], wrapper)):
+            self._script_word(rest[1] if len(rest) > 1 else None, depth)     # `flock LOCK -c 'rm f'`
+            return None
         if wrapper.script_rest:
             if rest:
                 self._script_word(None if None in rest else " ".join(rest), depth)   # type: ignore[arg-type]
@@ -234,6 +246,19 @@ class _Collector:
             self.unreadable()
         else:
             self.script(text, depth + 1)
+
+
+def _takes_next_word(word: str, option: str, attached: str, wrapper: Wrapper) -> bool:
+    """Whether the option's value is the next word: `-u me`, and in a bundle of short flags (getopt) when the
+    first letter that takes a value is the last one (`ssh -tp 22 host`; `-tp22` holds its value)."""
+    if option in wrapper.value_options:
+        return not attached
+    if word.startswith("--") or not word.startswith("-"):
+        return False
+    for position, letter in enumerate(word[1:], start=1):
+        if "-" + letter in wrapper.value_options:
+            return position == len(word) - 1
+    return False
 
 
 def _short_flags_hold(word: str, wrapper: Wrapper) -> bool:

@@ -19,7 +19,10 @@ EVASIONS = ["echo $(rm v5)", "echo `rm v6`", "X=1 rm f", "(rm f)", "{ rm f; }", 
             "sudo -u me timeout -s KILL 5 nice -n 3 env A=1 rm f", "find . -name x -exec rm {} \\;",
             "eval 'rm f'", "bash -lc 'echo $(rm z)'", "a=$(rm x)", "cat <<EOF\n$(rm x)\nEOF", "cat <(rm x)",
             "if true; then rm x; fi", "f() { rm x; }; f", "time rm x", "exec rm x", "$'rm' x",
-            "echo rm f | sh", "/bin/r? f", "{rm,f}", "ls ((; rm f", "true && rm f", "true; rm f", "coproc rm f"]
+            "echo rm f | sh", "/bin/r? f", "{rm,f}", "ls ((; rm f", "true && rm f", "true; rm f", "coproc rm f",
+            "ssh host rm f", "ssh -p 22 -o A=b me@host 'rm f'", "ssh -tp 22 host 'cd x && rm f'",
+            "sudo -Eu root rm f", "flock /tmp/l -c 'rm f'", "flock -w 3 /tmp/l rm f", "runuser -u me -- rm f",
+            "script -qc 'rm f' /dev/null"]
 
 
 @pytest.mark.parametrize("command", EVASIONS)
@@ -27,7 +30,8 @@ def test_every_way_of_running_rm_is_denied(command: str):
     assert DENY_RM.denies("Bash", {"command": command}, "/") is not None
 
 
-@pytest.mark.parametrize("command", ["echo remove", "git rm-cache", "ls -l rmdir", "echo 'harm f'",
+@pytest.mark.parametrize("command", ["echo remove", "git rm-cache", "ls -l rmdir", "echo 'harm f'", "ssh rm ls",
+                                     "ssh -l rm host ls", "flock rm ls",
                                      "python -c 'import os; os.remove(1)'"])
 def test_commands_that_only_look_alike_are_not_denied(command: str):
     assert DENY_RM.denies("Bash", {"command": command}, "/") is None
@@ -43,6 +47,11 @@ def test_wrappers_are_listed_with_what_they_run():
     assert parse_command("sudo rm f").commands == (("sudo", "rm", "f"), ("rm", "f"))
     assert parse_command("xargs").commands == (("xargs",), ("echo",))
     assert parse_command("bash -c 'git push'").commands[-1] == ("git", "push")
+    # The remote command of ssh is a shell line; allowing `ssh` does not allow what it runs there.
+    assert parse_command("ssh -i key host 'git push; ls'").commands[1:] == (("git", "push"), ("ls",))
+    ssh_allowed = PermissionRules(allow=(parse_rule("Bash(ssh:*)"),))
+    assert ssh_allowed.allows("Bash", {"command": "ssh host"}, "/")
+    assert not ssh_allowed.allows("Bash", {"command": "ssh host rm f"}, "/")
     assert {"sudo", "env", "xargs", "find", "eval", "bash", "sh", "timeout", "nice", "command", "exec",
             "nohup", "time"} <= set(WRAPPERS)
 
