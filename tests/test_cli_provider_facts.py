@@ -113,10 +113,9 @@ def test_server_echoing_any_known_key_is_scrubbed(project: Path, kind, where):
     keys = {"CONTEXTUAL_API_KEY": "ctx-main-key-5511", "OPENAI_API_KEY": "sk-openai-seen-7722",
             "ANTHROPIC_API_KEY": "sk-ant-seen-9933"}
     echoed = "keys: " + " ".join(keys.values())
-    # Anthropic's in-stream invalid_request_error is final (no retry backoff to wait out); OpenAI-style stream errors
-    # are always retried, so that variant also checks the message after the retries ran out.
+    # An in-stream invalid_request_error is final on both wires (no retry backoff to wait out).
     fault = Fault("401", message=echoed) if where == "http" else Fault(
-        "error_event", message=echoed, error_type="invalid_request_error" if kind == "anthropic" else None)
+        "error_event", message=echoed, error_type="invalid_request_error")
     with FakeLLMServer(kind, [fault] * 6) as srv:
         result = contextual(["-p", "hi"], project, cli_env(home_of(project), srv.base_url, kind, **keys))
     assert result.returncode == 1

@@ -101,6 +101,24 @@ async def test_error_event_mid_stream_is_retried(kind):
     assert visible_text(chunks) == ANSWER and len(srv.requests) == 2
 
 
+@pytest.mark.parametrize("error_type, code", [("invalid_request_error", None), ("BadRequestError", 400),
+                                              ("server_error", 403), ("server_error", "invalid_api_key")])
+async def test_an_in_stream_refusal_is_final_and_not_retried(kind, error_type, code):
+    """A refused request refused again is no news: one request, no backoff, the server's words in one line."""
+    if kind == "anthropic" and code is not None:
+        pytest.skip("Anthropic's error event has a type and no code")
+    error, srv = await stream_once(kind, [Fault("error_event", message="no such model", error_type=error_type,
+                                                error_code=code), ANSWER])
+    assert isinstance(error, ProviderError) and not error.retryable
+    assert "no such model" in str(error) and len(srv.requests) == 1
+
+
+async def test_an_in_stream_rate_limit_or_server_error_is_retried():
+    for code in (429, 500, None):
+        chunks, srv = await stream_once("openai", [Fault("error_event", error_code=code), ANSWER])
+        assert visible_text(chunks) == ANSWER and len(srv.requests) == 2, code
+
+
 async def test_one_malformed_chunk_is_retried(kind):
     chunks, srv = await stream_once(kind, [Fault("malformed_chunk"), ANSWER])
     assert visible_text(chunks) == ANSWER and len(srv.requests) == 2

@@ -47,13 +47,34 @@ def read_usage(usage: Any) -> UsageChunk | None:
                       cached_tokens=min(cached or 0, prompt))
 
 
+# An in-stream error that names a refused request (OpenAI's types and codes, vLLM's exception names): sending
+# the same request again gets the same answer, so it is final, like the HTTP status it stands for.
+_FINAL_STREAM_ERRORS = {"invalid_request_error", "authentication_error", "permission_error", "not_found_error",
+                        "invalid_api_key", "model_not_found", "insufficient_quota", "BadRequestError",
+                        "AuthenticationError", "PermissionDeniedError", "NotFoundError"}
+_RETRYABLE_STATUSES = {408, 409, 425, 429}
+
+
+def _refusal_status(error: dict[str, Any]) -> int | None:
+    """The HTTP status an in-stream error stands for when it is a refusal retrying cannot change, else None."""
+    for field in ("code", "status"):
+        value = error.get(field)
+        status = value if isinstance(value, int) else int(value) if isinstance(value, str) and value.isdigit() else None
+        if status is not None and 400 <= status < 500 and status not in _RETRYABLE_STATUSES:
+            return status
+    named = {str(error.get("type") or ""), str(error.get("code") or "")}
+    return 400 if named & _FINAL_STREAM_ERRORS else None
+
+
 def stream_error(name: str, error: Any, api_key: str | None) -> ProviderError:
-    """An error object sent inside a 200 stream (vLLM, older llama.cpp, proxies), keys scrubbed."""
+    """An error object sent inside a 200 stream (vLLM, older llama.cpp, proxies), keys scrubbed: a context
+    overflow, a refusal (final, never retried), or anything else (a server's trouble: retried)."""
     message = error.get("message") if isinstance(error, dict) else error
     line = one_line(scrub(f"{name}: error in stream: {message if isinstance(message, str) else error}", api_key))
     if is_context_error(None, {"error": error}, str(message)):
         return ContextLengthExceeded(line, status=400, server_tokens=prompt_tokens_in({"error": error}, str(message)))
-    return TransientError(line)
+    status = _refusal_status(error) if isinstance(error, dict) else None
+    return ProviderError(line, status=status) if status is not None else TransientError(line)
 
 
 class OpenAIProvider:

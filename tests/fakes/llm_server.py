@@ -71,6 +71,7 @@ class Fault:
     text: str | None = None
     message: str | None = None               # the error message in the body
     error_type: str | None = None            # error_event: the error's type (default: one a retry may cure)
+    error_code: int | str | None = None      # error_event, openai: the error's "code" (vLLM sends the HTTP status)
     interval: float = 0.2
 
     def __post_init__(self) -> None:
@@ -461,7 +462,7 @@ class _Handler(BaseHTTPRequestHandler):
                         'event: content_block_delta\ndata: {"type": "content_block_delta", "delta": {"te\n\n')
             self._end_stream()
         elif fault.kind == "error_event":
-            wire.error(fault.message or "Overloaded", fault.error_type)
+            wire.error(fault.message or "Overloaded", fault.error_type, fault.error_code)
             self._end_stream()
         elif fault.kind == "deep_chunk":
             self._write("data: " + "{\"a\": [" * DEEP + "]}" * DEEP + "\n\n")
@@ -543,8 +544,8 @@ class _OpenAIWire:
                                  if reply.raw_usage is None else reply.raw_usage})
         self.h._event(None, "[DONE]")
 
-    def error(self, message: str, kind: str | None = None) -> None:
-        self.h._event(None, {"error": {"message": message, "type": kind or "server_error", "code": None}})
+    def error(self, message: str, kind: str | None = None, code: int | str | None = None) -> None:
+        self.h._event(None, {"error": {"message": message, "type": kind or "server_error", "code": code}})
 
     def keep_alive(self) -> None:
         self.h._write(": keep-alive\n\n")
@@ -601,7 +602,7 @@ class _AnthropicWire:
                                         if reply.raw_usage is None else reply.raw_usage})
         self.h._event("message_stop", {"type": "message_stop"})
 
-    def error(self, message: str, kind: str | None = None) -> None:
+    def error(self, message: str, kind: str | None = None, code: int | str | None = None) -> None:
         self.h._event("error", {"type": "error", "error": {"type": kind or "overloaded_error", "message": message}})
 
     def keep_alive(self) -> None:
