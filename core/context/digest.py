@@ -13,6 +13,7 @@ count as file views, their searches as searches.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import keyword
 import re
@@ -62,11 +63,12 @@ TEST_VERBS = frozenset({"make", "npm", "yarn", "pnpm", "bun", "go", "cargo"})   
 _PYTHON = re.compile(r"python[\d.]*")
 
 
-def _commands(command: str) -> list[tuple[str, ...]]:
+@functools.lru_cache(maxsize=1024)      # kind_of, program_of and file_origin each ask, once per form made
+def _commands(command: str) -> tuple[tuple[str, ...], ...]:
     """The simple commands the line runs, in order, from the shell parse the permission rules use (heredoc
     bodies are text, not commands; `timeout 60 pytest` lists timeout and pytest); words unknown until the
     shell runs are dropped."""
-    return [tuple(w for w in words if w is not None) for words in parse_command(command).commands]
+    return tuple(tuple(w for w in words if w is not None) for words in parse_command(command).commands)
 
 
 def _program(words: tuple[str, ...]) -> str:
