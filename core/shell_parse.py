@@ -132,6 +132,7 @@ class _Collector:
     writes_files: bool = False
     opaque: bool = False
     redirected: list[str] = field(default_factory=list)
+    stdin_text: dict[int, Word] = field(default_factory=dict)    # a command's here-document or here-string
 
     def unreadable(self) -> None:
         self.certain, self.opaque = False, True
@@ -148,6 +149,8 @@ class _Collector:
             node = stack.pop()
             if node.type == "command":
                 self._command(node, depth)
+            elif node.type == "redirected_statement":
+                self._note_stdin(node)
             elif node.type == "file_redirect":
                 self._redirect(node)
             stack.extend(reversed(node.children))
@@ -165,14 +168,28 @@ class _Collector:
             if target is None or _value(target) != "/dev/null":
                 self.writes_files = True
 
+    def _note_stdin(self, node: Node) -> None:
+        """`bash <<'EOF' … EOF`, `sh <<< 'rm f'`: the text a command reads on standard input, when it is known
+        (a quoted here-document's body, or an unquoted one without expansions; a here-string's word)."""
+        body = node.child_by_field_name("body")
+        if body is None or body.type != "command":
+            return
+        for child in node.children:
+            if child.type == "heredoc_redirect":
+                self.stdin_text[body.id] = _heredoc_text(child)
+            elif child.type == "herestring_redirect":
+                self.stdin_text[body.id] = _herestring_text(child)
+
     def _command(self, node: Node, depth: int) -> None:
         name = node.child_by_field_name("name")
         if name is None:                  # assignments only
             return
         words = [_value(name)] + [_value(arg) for arg in node.children_by_field_name("argument")]
-        self._add(words, depth)
+        here = next((c for c in node.children if c.type == "herestring_redirect"), None)   # the parser puts it here
+        stdin = _herestring_text(here) if here is not None else self.stdin_text.get(node.id, "")
+        self._add(words, depth, stdin)
 
-    def _add(self, words: list[Word], depth: int) -> None:
+    def _add(self, words: list[Word], depth: int, stdin: Word = "") -> None:
         for _ in range(MAX_UNWRAP):
             if not words or words[0] is None:
                 self.unreadable()         # the command is only known when it runs
@@ -184,17 +201,19 @@ class _Collector:
             wrapper = WRAPPERS.get(command_name(words[0]))
             if wrapper is None:
                 return
-            inner = self._unwrap(wrapper, words[1:], depth)
+            inner = self._unwrap(wrapper, words[1:], depth, stdin)
             if inner is None:
                 return
             words = inner
         self.unreadable()
 
-    def _unwrap(self, wrapper: Wrapper, rest: list[Word], depth: int) -> list[Word] | None:
-        """The command the wrapper runs (None when it runs none or it was handed on as shell text)."""
+    def _unwrap(self, wrapper: Wrapper, rest: list[Word], depth: int, stdin: Word = "") -> list[Word] | None:
+        """The command the wrapper runs (None when it runs none or it was handed on as shell text). `stdin`: the
+        text the line hands it on standard input ("" when none is known to, None when it is made when it runs)."""
         if wrapper.exec_options:
             self._find_exec(wrapper, rest, depth)
             return None
+        reads_stdin = False             # a shell's -s: the script is standard input, the words its arguments
         i = 0
         while i < len(rest):
             word = rest[i]
@@ -209,6 +228,7 @@ class _Collector:
                 self._script_word(rest[i + 1] if i + 1 < len(rest) else None, depth)
                 return None
             if word.startswith(("-", "+")) and len(word) > 1:
+                reads_stdin |= wrapper is _SHELL and word.startswith("-") and not word.startswith("--") and "s" in word
                 i += 2 if _takes_next_word(word, option, attached, wrapper) else 1
                 continue
             if wrapper.assignments and _ASSIGNMENT.match(word):
@@ -225,8 +245,9 @@ class _Collector:
                 self._script_word(None if None in rest else " ".join(rest), depth)   # type: ignore[arg-type]
             return None
         if not wrapper.runs_rest:
-            if not rest and wrapper.script_option == "-c" and wrapper is _SHELL:
-                self.unreadable()         # a shell reading its script from standard input: `echo rm f | sh`
+            if wrapper is _SHELL and (reads_stdin or not rest):
+                # its script is standard input: a here-document read here, anything else (`echo rm f | sh`) unknown
+                self._script_word(stdin or None, depth)
             return None
         return list(rest) if rest else (list(wrapper.default) or None)
 
@@ -259,6 +280,27 @@ def _takes_next_word(word: str, option: str, attached: str, wrapper: Wrapper) ->
         if "-" + letter in wrapper.value_options:
             return position == len(word) - 1
     return False
+
+
+def _herestring_text(node: Node) -> Word:
+    word = next((c for c in node.children if c.is_named), None)
+    return _value(word) if word is not None else None
+
+
+def _heredoc_text(node: Node) -> Word:
+    """A here-document's body as the command reads it, or None when the shell expands something in it."""
+    start = next((c for c in node.children if c.type == "heredoc_start"), None)
+    body = next((c for c in node.children if c.type == "heredoc_body"), None)
+    if body is None:
+        return ""
+    text = (body.text or b"").decode("utf-8", errors="replace")
+    delimiter = (start.text or b"").decode("utf-8", errors="replace") if start is not None else ""
+    quoted = any(mark in delimiter for mark in ("'", '"', "\\"))          # 'EOF', "EOF", \EOF, E"OF"
+    if quoted:
+        return text
+    if any(c.type not in ("heredoc_content",) for c in body.children):
+        return None                       # $X, $(…), `…` inside: known only when it runs
+    return _unescape(text)
 
 
 def _short_flags_hold(word: str, wrapper: Wrapper) -> bool:

@@ -22,7 +22,8 @@ EVASIONS = ["echo $(rm v5)", "echo `rm v6`", "X=1 rm f", "(rm f)", "{ rm f; }", 
             "echo rm f | sh", "/bin/r? f", "{rm,f}", "ls ((; rm f", "true && rm f", "true; rm f", "coproc rm f",
             "ssh host rm f", "ssh -p 22 -o A=b me@host 'rm f'", "ssh -tp 22 host 'cd x && rm f'",
             "sudo -Eu root rm f", "flock /tmp/l -c 'rm f'", "flock -w 3 /tmp/l rm f", "runuser -u me -- rm f",
-            "script -qc 'rm f' /dev/null"]
+            "script -qc 'rm f' /dev/null", "echo rm f | bash -s x", "bash <<'EOF'\nrm f\nEOF",
+            "sh <<EOF\ncd x && rm f\nEOF", "bash -s a <<<'rm f'", "sh <<< \"rm $F\"", "bash <<EOF\n$(rm f)\nEOF"]
 
 
 @pytest.mark.parametrize("command", EVASIONS)
@@ -54,6 +55,15 @@ def test_wrappers_are_listed_with_what_they_run():
     assert not ssh_allowed.allows("Bash", {"command": "ssh host rm f"}, "/")
     assert {"sudo", "env", "xargs", "find", "eval", "bash", "sh", "timeout", "nice", "command", "exec",
             "nohup", "time"} <= set(WRAPPERS)
+
+
+def test_a_shell_reading_a_here_document_runs_its_text_and_an_unknown_one_is_opaque():
+    quoted = parse_command("bash <<'EOF'\ngit status\nls $HOME\nEOF")
+    assert quoted.certain and quoted.commands == (("bash",), ("git", "status"), ("ls", None))
+    assert parse_command("sh <<< 'ls'").commands == (("sh",), ("ls",))
+    assert DENY_RM.denies("Bash", {"command": "bash <<'EOF'\nls\nEOF"}, "/") is None    # readable now, not opaque
+    for unknown in ("sh <<EOF\n$CMD f\nEOF", "bash <<< \"$X\"", "cat s.sh | bash -s"):
+        assert parse_command(unknown).opaque, unknown
 
 
 @pytest.mark.parametrize("command", ["$CMD f", "ls ((", "echo x | bash", "/bin/r? f", "sh -c \"$S\"",
