@@ -37,6 +37,7 @@ class Wrapper:
     default: tuple[str, ...] = ()                 # the command when none is given (xargs runs echo)
     runs_rest: bool = True                        # False for a shell: `bash file` runs a file, not a command
     exec_options: frozenset[str] = frozenset()    # find: -exec WORDS ; (or +)
+    alias_values: bool = False                    # alias: each NAME=VALUE's value is shell text
 
 
 def _opts(text: str) -> frozenset[str]:
@@ -75,6 +76,19 @@ WRAPPERS: dict[str, Wrapper] = {
     "script": Wrapper(value_options=_opts("-E -I -O -B -T -t --echo --log-in --log-out --log-io "
                                           "--log-timing"), script_option="-c", runs_rest=False),
     "find": Wrapper(runs_rest=False, exec_options=_opts("-exec -execdir -ok -okdir")),
+    # Run a command as someone else, in a namespace or under a tracer: options with a value skipped.
+    "pkexec": Wrapper(value_options=_opts("--user")), "fakeroot": Wrapper(value_options=_opts("-l -s -i --lib --faked")),
+    "unshare": Wrapper(value_options=_opts("-S -G -R -w --setuid --setgid --root --wd --map-user --map-group")),
+    "nsenter": Wrapper(value_options=_opts("-t -S -G -r -w --target --setuid --setgid --root --wd")),
+    "strace": Wrapper(value_options=_opts("-o -e -p -s -u -E -a -b -I -O -P -S -X -U")),
+    "ltrace": Wrapper(value_options=_opts("-o -e -p -s -u -a -n -l -L -x -X -A -D -F -w")),
+    "valgrind": Wrapper(), "firejail": Wrapper(), "torsocks": Wrapper(value_options=_opts("-u -p -a -P")),
+    "proxychains": Wrapper(value_options=_opts("-f")), "proxychains4": Wrapper(value_options=_opts("-f")),
+    "systemd-run": Wrapper(value_options=_opts("-u -p -E -M -H --unit --property --setenv --machine --host "
+                                               "--uid --gid --nice --slice --description --working-directory")),
+    "toybox": Wrapper(), "catchsegv": Wrapper(),
+    # `alias x='rm -rf'`: the value is shell text a later `x` runs (scripts can turn expand_aliases on).
+    "alias": Wrapper(runs_rest=False, alias_values=True),
     **{shell: _SHELL for shell in ("bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "fish")},
 }
 
@@ -212,6 +226,11 @@ class _Collector:
         text the line hands it on standard input ("" when none is known to, None when it is made when it runs)."""
         if wrapper.exec_options:
             self._find_exec(wrapper, rest, depth)
+            return None
+        if wrapper.alias_values:
+            for word in rest:
+                if word is None or "=" in word:
+                    self._script_word(None if word is None else word.partition("=")[2], depth)
             return None
         reads_stdin = False             # a shell's -s: the script is standard input, the words its arguments
         i = 0

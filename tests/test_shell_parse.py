@@ -23,7 +23,9 @@ EVASIONS = ["echo $(rm v5)", "echo `rm v6`", "X=1 rm f", "(rm f)", "{ rm f; }", 
             "ssh host rm f", "ssh -p 22 -o A=b me@host 'rm f'", "ssh -tp 22 host 'cd x && rm f'",
             "sudo -Eu root rm f", "flock /tmp/l -c 'rm f'", "flock -w 3 /tmp/l rm f", "runuser -u me -- rm f",
             "script -qc 'rm f' /dev/null", "echo rm f | bash -s x", "bash <<'EOF'\nrm f\nEOF",
-            "sh <<EOF\ncd x && rm f\nEOF", "bash -s a <<<'rm f'", "sh <<< \"rm $F\"", "bash <<EOF\n$(rm f)\nEOF"]
+            "sh <<EOF\ncd x && rm f\nEOF", "bash -s a <<<'rm f'", "sh <<< \"rm $F\"", "bash <<EOF\n$(rm f)\nEOF",
+            "shopt -s expand_aliases; alias x='rm -rf'; x f", "strace -o log rm f", "pkexec rm f", "unshare -r rm f",
+            "systemd-run -p A=b rm f", "fakeroot -- rm f", "valgrind --tool=none rm f"]
 
 
 @pytest.mark.parametrize("command", EVASIONS)
