@@ -36,6 +36,7 @@ class MessageMeta(TypedDict, total=False):
     final: bool
     answer: str               # the parsed Finish[...] text
     # tool results
+    hard: str                 # the stored form at A3's harder limits, sent when even the kept rounds do not fit
     interrupted: bool         # the synthetic "aborted" result of a call that never finished
     synthetic: bool
     status: str

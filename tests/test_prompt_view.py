@@ -121,3 +121,23 @@ async def test_headless_never_computes_a_prompt_view(tmp_path: Path, output_form
         code = await run_headless(engine, "look", make_printer(output_format, io.StringIO(), io.StringIO()))
     assert code == 0 and len(srv.requests) == 2
     assert views == []
+
+
+async def test_a_kept_round_too_large_for_the_window_is_sent_in_its_harder_a3_form(tmp_path: Path):
+    """Below the window even after stored forms, an older round's Read goes to A3's harder limits (its first 80
+    lines, and how to see the rest), made from the result when it was recorded: not a blind cut of its text."""
+    (tmp_path / "big.py").write_text("".join(f"value_{i} = compute_{i}(alpha, beta)  # line {i}\n" for i in range(300)))
+    script = [read_action("big.py"), finish("read"), finish("second")]
+    async with engine_with(tmp_path, script, context_window=5000, reserve_setting=1000, auto_compact=False) as (
+            engine, srv):
+        await run(engine, "read big.py")
+        view = engine.next_prompt("and now?")
+        await run(engine, "and now?")
+    assert render_messages(list(view.messages)) == srv.requests[2]["messages"]
+    read = next(m for m in view.messages if m.layer == "L3" and m.content.startswith("Observation: "))
+    assert read.form == "hard"
+    stored = json.loads(read.content.removeprefix("Observation: "))
+    lines = stored["data"]["content"].splitlines()
+    assert len(lines) == 80 and "# line 79" in lines[-1] and stored["status"] == "success"
+    assert "Read again with offset" in stored["data"]["omitted"]
+    assert view.total <= view.limit

@@ -8,7 +8,6 @@ the messages it touched, and every returned message carries its form (full/store
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from contextual.core.tokens import TokenCache, shared_cache
 from contextual.core.tools.base import path_of
 
 MIN_CUT_CHARS = 60        # a cut message keeps at least its first and last few characters
+HARD_FALLBACK_CHARS = 600 # a harder form where no rule-made one was recorded: seed 003's head + tail
 LAYERS = ("L1", "L2", "L3", "input", "scratchpad", "todo")
 
 
@@ -183,11 +183,9 @@ class ContextBuilder:
             return m
         got = self._hard.get(m.id)
         if got is None:
-            try:
-                got = compressor.stored_text(m.meta.get("tool_name") or "", m.meta.get("args") or {},
-                                             json.loads(m.full), level="hard")
-            except (ValueError, TypeError):
-                got = head_tail(m.content, 600)
+            hard = m.meta.get("hard")     # made from the result when it was recorded (core/engine/turn.py)
+            # A result recorded without one (an older session) is cut to its head and tail instead.
+            got = hard if isinstance(hard, str) else head_tail(m.content, HARD_FALLBACK_CHARS)
             if len(got) > len(m.content):
                 got = m.content
             self._hard[m.id] = got

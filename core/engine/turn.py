@@ -33,7 +33,7 @@ from contextual.core.events import (ActionEvent, AnswerDelta, BudgetWarning, Eng
                                     StreamRestarted, TextDelta, ThoughtEvent, ToolFinished, ToolOutput, ToolStarted,
                                     TurnAdjustments, TurnFinished)
 from contextual.core.live_tool import run_live
-from contextual.core.messages import Message
+from contextual.core.messages import Message, MessageMeta
 from contextual.core.prompt import Adjustment
 from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk,
                                             StreamDone, TextChunk, UsageChunk)
@@ -308,15 +308,22 @@ class TurnLoop:
                                                                     "tool_name": tool, "args": {}, "format_error": True}))
             assistant_id = call.id
         full = compressor.full_text(result)
-        stored = compressor.stored_text(tool, args if isinstance(args, dict) else {}, result)
+        call_args = args if isinstance(args, dict) else {}
+        stored = compressor.stored_text(tool, call_args, result)
+        # The harder form (A3's tighter limits) for when even the kept rounds do not fit: made now, from the
+        # result itself, since history keeps only the stored and the full text.
+        hard = compressor.stored_text(tool, call_args, result, level="hard")
         nested = self._prompt.nested_rules.reminder_for(path_of(args)) if text is None else ""
         if nested:           # a sub-folder's instructions, first time it is touched: with this result, in L3
-            full, stored = f"{full}\n\n{nested}", with_instructions(stored, nested)
+            full, stored, hard = f"{full}\n\n{nested}", with_instructions(stored, nested), with_instructions(hard, nested)
         if feedback:         # a PostToolUse hook's reason: the model reads it with the result
             said = f"[PostToolUse hook] {feedback}"
             full, stored = f"{full}\n\n{said}", with_instructions(stored, said, key="hook")
-        message = recorder.append(Message("tool", stored, full=full, meta={"tool_name": tool, "call_id": call_id,
-                                                                           "args": args, "step": step}))
+            hard = with_instructions(hard, said, key="hook")
+        meta: MessageMeta = {"tool_name": tool, "call_id": call_id, "args": args, "step": step}
+        if len(hard) < len(stored):
+            meta["hard"] = hard
+        message = recorder.append(Message("tool", stored, full=full, meta=meta))
         self._prompt.add_step(ScratchStep(action or "", stored_action or action or "", full, stored, thinking,
                                               assistant_id, message.id, tool, path_of(args) or ""))
         if tool == "TodoWrite" and recorder.session is not None and result.get("status") == "success":
