@@ -24,6 +24,7 @@ from contextual.core import secrets
 from contextual.core.atomic import atomic_write
 from contextual.core.clock import now_iso
 from contextual.core.context.scratchpad import ScratchStep
+from contextual.core.context.stored_render import sent_text
 from contextual.core.messages import Message
 from contextual.core.tools.base import path_of
 
@@ -97,7 +98,8 @@ def transcript(loaded: "LoadedSession") -> str:
 def _step(action: Message, result: Message) -> ScratchStep:
     """The scratchpad step the turn loop made from this call and its result (core/engine/turn.py)."""
     thinking = action.meta.get("thinking")
-    return ScratchStep(action.full or action.content, action.content, result.full or result.content, result.content,
+    return ScratchStep(action.full or action.content, action.content, result.full or result.content,
+                       sent_text(result.content),
                        thinking if isinstance(thinking, str) else "", action.id, result.id, result.tool_name or "",
                        path_of(result.meta.get("args")) or "")
 

@@ -373,7 +373,7 @@ async def test_e1_format_error_goes_back_to_the_model_as_an_observation(tmp_path
 def test_e1_tool_messages_serialise_as_observations_in_react_text(tmp_path: Path):
     builder = ContextBuilder("L1", tmp_path, limit=100_000)
     built = builder.build(_round(1), [], None)
-    assert built.messages[3].role == "user" and built.messages[3].content.startswith("Observation: {")
+    assert built.messages[3].role == "user" and built.messages[3].content.startswith("Observation: [ok]\n")
 
 
 # ---- E2: summary timeout fallback ----------------------------------------------------------------

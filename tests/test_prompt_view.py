@@ -136,8 +136,11 @@ async def test_a_kept_round_too_large_for_the_window_is_sent_in_its_harder_a3_fo
     assert render_messages(list(view.messages)) == srv.requests[2]["messages"]
     read = next(m for m in view.messages if m.layer == "L3" and m.content.startswith("Observation: "))
     assert read.form == "hard"
-    stored = json.loads(read.content.removeprefix("Observation: "))
-    lines = stored["data"]["content"].splitlines()
-    assert len(lines) == 80 and "# line 79" in lines[-1] and stored["status"] == "success"
-    assert "Read again with offset" in stored["data"]["omitted"]
+    text = read.content.removeprefix("Observation: ")
+    assert text.startswith("[ok]\npath: big.py\n")
+    shown = [line for line in text.splitlines() if "= compute_" in line]
+    assert len(shown) == 80 and "# line 79" in shown[-1]
+    assert "omitted: lines after the first 80 of this range were cut; Read again with offset" in text
+    hard = next(m for m in engine.history.messages if m.role == "tool").meta["hard"]
+    assert json.loads(hard)["data"]["content"].count("\n") == 79        # history keeps C1's JSON
     assert view.total <= view.limit

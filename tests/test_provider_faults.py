@@ -101,13 +101,12 @@ async def test_error_event_mid_stream_is_retried(kind):
     assert visible_text(chunks) == ANSWER and len(srv.requests) == 2
 
 
-@pytest.mark.parametrize("error_type, code", [("invalid_request_error", None), ("BadRequestError", 400),
-                                              ("server_error", 403), ("server_error", "invalid_api_key")])
-async def test_an_in_stream_refusal_is_final_and_not_retried(kind, error_type, code):
+@pytest.mark.parametrize("wire, error_type, code", [
+    ("openai", "invalid_request_error", None), ("anthropic", "invalid_request_error", None),
+    ("openai", "BadRequestError", 400), ("openai", "server_error", 403), ("openai", "server_error", "invalid_api_key")])
+async def test_an_in_stream_refusal_is_final_and_not_retried(wire, error_type, code):
     """A refused request refused again is no news: one request, no backoff, the server's words in one line."""
-    if kind == "anthropic" and code is not None:
-        pytest.skip("Anthropic's error event has a type and no code")
-    error, srv = await stream_once(kind, [Fault("error_event", message="no such model", error_type=error_type,
+    error, srv = await stream_once(wire, [Fault("error_event", message="no such model", error_type=error_type,
                                                 error_code=code), ANSWER])
     assert isinstance(error, ProviderError) and not error.retryable
     assert "no such model" in str(error) and len(srv.requests) == 1

@@ -17,6 +17,7 @@ from contextual.core.context.cache_rule import DEFAULT_PRICES, CachePrices
 from contextual.core.context.forms import not_larger
 from contextual.core.context.pins import pinned_form
 from contextual.core.context.rules import RulesFiles
+from contextual.core.context.stored_render import sent_text
 from contextual.core.context.superseded import Supersession
 from contextual.core.context.truncate import head_tail
 from contextual.core.messages import Message
@@ -43,7 +44,7 @@ def history_message(m: Message) -> PromptMessage:
     if m.role == "summary":
         return PromptMessage("summary", SUMMARY_PREFIX + m.content, "L3", form="summary", source=src)
     if m.role == "tool":
-        content = not_larger(m.content, m.full)
+        content = not_larger(sent_text(m.content), m.full)
         return PromptMessage("user", observation(content), "L3", form="stored" if content != m.full else "full",
                              source=src)
     return PromptMessage(m.role, m.content, "L3", form="stored" if m.full is not None else "full", source=src)

@@ -21,7 +21,9 @@ def _dumps(value: Any) -> str:
 
 
 def _is_bash(data: Any) -> TypeGuard[dict[str, Any]]:
-    return isinstance(data, dict) and "stdout" in data and "exit_code" in data
+    """A Bash result's data, whole or in its stored form (C1: `exit_code` beside `stdout_summary`/`stderr_tail`)."""
+    return isinstance(data, dict) and "exit_code" in data and (
+        "stdout" in data or "stdout_summary" in data or "stderr_tail" in data or set(data) <= {"exit_code", "timed_out"})
 
 
 def header(result: dict[str, Any]) -> str:

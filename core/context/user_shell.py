@@ -8,11 +8,12 @@ from typing import Any
 
 from contextual.core.context import compressor
 from contextual.core.context.forms import not_larger
+from contextual.core.context.stored_render import sent_text
 
 
 def shell_block(command: str, result: dict[str, Any]) -> tuple[str, str]:
     """(as sent, whole): a line saying who ran what, then the result as a Bash observation."""
     head = f"[the user ran `{command}` in the project; its result:]"
     full = compressor.full_text(result)
-    sent = not_larger(compressor.stored_text("Bash", {"command": command}, result), full)
+    sent = not_larger(sent_text(compressor.stored_text("Bash", {"command": command}, result)), full)
     return f"{head}\n{sent}", f"{head}\n{full}"

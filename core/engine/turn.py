@@ -16,6 +16,7 @@ from contextual.core import secrets
 from contextual.core.clock import now_iso
 from contextual.core.context import compressor
 from contextual.core.context.nested_rules import with_instructions
+from contextual.core.context.stored_render import sent_text
 from contextual.core.context.builder import Built
 from contextual.core.context.pairing import aborted_result, unanswered
 from contextual.core.context.preprocess import preprocess
@@ -324,7 +325,7 @@ class TurnLoop:
         if len(hard) < len(stored):
             meta["hard"] = hard
         message = recorder.append(Message("tool", stored, full=full, meta=meta))
-        self._prompt.add_step(ScratchStep(action or "", stored_action or action or "", full, stored, thinking,
+        self._prompt.add_step(ScratchStep(action or "", stored_action or action or "", full, sent_text(stored), thinking,
                                               assistant_id, message.id, tool, path_of(args) or ""))
         if tool == "TodoWrite" and recorder.session is not None and result.get("status") == "success":
             recorder.session.append_todos(list(self._toolbox.ctx.todos))

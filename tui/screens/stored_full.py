@@ -5,6 +5,7 @@ Both panes have the same rows (gap rows where the stored form dropped lines), so
 
 from __future__ import annotations
 
+from contextual.core.context.stored_render import sent_text
 from contextual.core.messages import Message
 from contextual.core.tokens import shared_cache
 from contextual.tui.css import stylesheet
@@ -35,11 +36,17 @@ class StoredFullScreen(Screen):
         # with the prompt view's token figure, the same one History and /context show.
         self.sent = shown.by_source().get(message.id) if shown is not None else None
         self.form = self.sent.form if self.sent is not None and self.sent.form else "stored"
-        sent_text = self.sent.content if self.sent is not None and self.form in ("superseded", "hard", "cut") else message.content
-        stored_lines = readable_lines(sent_text)
+        stored_lines = readable_lines(self._left_text())
         full_lines = readable_lines(message.full) if message.full else list(stored_lines)
         self.alignment = align(stored_lines, full_lines)
         self.stored_lines, self.full_lines = stored_lines, full_lines
+
+    def _left_text(self) -> str:
+        """What the builder made of it when it had to (superseded, harder, cut), else its stored form as the prompt
+        reads it (C1's fields as text, core/context/stored_render.py)."""
+        if self.sent is not None and self.form in ("superseded", "hard", "cut"):
+            return self.sent.content
+        return sent_text(self.message.content)
 
     def compose(self) -> ComposeResult:
         m = self.message
@@ -74,7 +81,7 @@ class StoredFullScreen(Screen):
         """The exact text, no layout: what is sent (stored or as the builder made it), then the full form."""
         from contextual.tui.screens.info import InfoScreen
         from rich.text import Text
-        sent = self.sent.content if self.sent is not None and self.form in ("superseded", "hard", "cut") else self.message.content
+        sent = self._left_text()
         body = Text.assemble((f"sent as {self.form}\n", "bold"), sent, ("\n\nfull\n", "bold"),
                              self.message.full or "(no full form was recorded)")
         self.app.push_screen(InfoScreen("Raw text", body))
