@@ -6,8 +6,9 @@
 Each trajectory is replayed as a multi-turn session of ten-step turns through the real headless CLI against the
 scripted server, as tests/test_field_sessions.py does (tests/field_sessions.py says how). Per window it reports:
 the rounds kept verbatim in each session's last prompt (median and least), the summaries made, the largest request
-by the server's own count (and its share of the window), and the sessions where a request went over the window,
-a round left a prompt with no summary covering it, or "dropped" appeared (stderr, session file, requests).
+by the server's own count (and its share of the window), the sessions where a request went over the window,
+a round left a prompt with no summary covering it, or "dropped" appeared (stderr, session file, requests), and the
+agent's requests (summary calls aside): how many, and their prompts' tokens all together.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ def one(path: str, window: int, ratio: float) -> dict[str, Any]:
     return {"trajectory": Path(path).name, "window": window, "ratio": ratio, "turns": run.turns,
             "kept_last": run.kept_rounds[-1] if run.kept_rounds else 0, "summaries": len(run.summary_counts),
             "largest": run.largest, "largest_summary": max(run.summary_counts, default=0),
+            "agent_tokens": sum(run.agent_counts), "agent_calls": len(run.agent_counts),
             "over": len(run.violations), "missing": len(run.missing), "dropped": run.dropped,
             "outgrows": run.outgrows, "failed_turns": sum(1 for code in run.returncodes if code)}
 
@@ -46,8 +48,9 @@ def one(path: str, window: int, ratio: float) -> dict[str, Any]:
 def table(rows: list[dict[str, Any]]) -> str:
     lines = ["| window | sessions | turns (median) | rounds kept in the last prompt (median / least) | summaries "
              "(total / sessions with one / outgrowing sessions) | largest request (server count) | largest summary "
-             "request | sessions over the window | sessions missing a round | sessions with 'dropped' |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "request | sessions over the window | sessions missing a round | sessions with 'dropped' | the agent's "
+             "requests: calls, prompt tokens (server count) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for window in sorted({r["window"] for r in rows}):
         at = [r for r in rows if r["window"] == window]
         kept = [r["kept_last"] for r in at]
@@ -58,7 +61,8 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"{sum(1 for r in at if r['summaries'])} / {sum(1 for r in at if r['outgrows'])} | "
             f"{largest:,} ({largest / window:.0%}) | {max(r['largest_summary'] for r in at):,} | "
             f"{sum(1 for r in at if r['over'])} | {sum(1 for r in at if r['missing'])} | "
-            f"{sum(1 for r in at if r['dropped'])} |")
+            f"{sum(1 for r in at if r['dropped'])} | {sum(r['agent_calls'] for r in at):,}, "
+            f"{sum(r['agent_tokens'] for r in at):,} |")
     return "\n".join(lines)
 
 
