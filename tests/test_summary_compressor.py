@@ -11,7 +11,7 @@ import pytest
 
 from contextual.core.context.file_analyzer import FileReport, IncludedFile, analyze_files
 from contextual.core.context.summary import (FALLBACK_TIMEOUT_MESSAGE, SummaryCompressor, SummaryFailed, SummaryTimeout,
-                                  fallback_message)
+                                  fallback_message, render_message)
 from contextual.core.messages import Message
 from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk, StreamDone,
                                  TextChunk, UsageChunk)
@@ -111,7 +111,7 @@ async def test_c2_separate_call_with_summary_prompt_and_serialized_history() -> 
     assert [m.role for m in request.messages] == ["system", "user"]
     assert HEADINGS[1] in request.messages[0].content
     text = user_text(request)
-    assert "[user] request 0" in text and '[tool] {"status": "success", "data": "contents 1 "}' in text
+    assert "[user] request 0" in text and "[tool] [ok]\ncontents 1 " in text      # stored forms as the prompt reads them
     assert "[assistant] Thought: read it 1" in text and "[assistant] Finished 1" in text
     assert text.index("request 0") < text.index("request 1")
     assert "OLD SUMMARY" not in text     # summaries are never compressed again (A4)
@@ -240,7 +240,7 @@ async def test_history_too_big_for_one_call_is_summarised_in_chunks_then_merged(
     assert all(request_tokens(r) <= window - reserve for r in provider.requests)
     # every archived message is in exactly one part, whole, in order
     sent = [user_text(r).split("# Archived history (oldest first)\n\n", 1)[1].split("\n\n") for r in parts]
-    assert [block for part in sent for block in part] == [f"[{m.role}] {m.content}" for m in messages]
+    assert [block for part in sent for block in part] == [render_message(m) for m in messages]
     assert all(sent)
     assert f"part 1 of {len(parts)}" in user_text(parts[0])
     assert user_text(merge).count(partial) == len(parts)
@@ -300,7 +300,7 @@ async def test_files_are_cut_before_history_and_the_cut_is_said() -> None:
     assert len(provider.requests) == 1 and result.chunks == 1
     assert request_tokens(request) <= window - reserve
     text = user_text(request)
-    assert all(f"[{m.role}] {m.content}" in text for m in messages)       # history whole
+    assert all(render_message(m) in text for m in messages)               # history whole
     assert "edited.py line 0" in text and "edited.py line 399" not in text  # file cut
     assert "edited.py cut to its first" in text and "read.py omitted to fit the summary window" in text
     assert result.files_included == ("edited.py",)

@@ -24,6 +24,7 @@ from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, 
 from contextual.core.tokens import PER_MESSAGE_OVERHEAD, encoding, shared_cache
 from contextual.core.tokens import count as count_tokens
 from contextual.core.context.summary_repair import ensure_template
+from contextual.core.context.stored_render import sent_text
 from contextual.prompts.agents_prompts.summary_prompt import (render_merge_request,
                                                    render_summary_request, summary_system_prompt)
 
@@ -69,8 +70,8 @@ class SummaryResult:
 
 
 def render_message(message: Message) -> str:
-    """One archived message as the summary model reads it, roles as the prompt shows them."""
-    return f"[{message.role}] {message.content}"
+    """One archived message as the summary model reads it, roles and stored forms as the prompt shows them."""
+    return f"[{message.role}] {sent_text(message.content) if message.role == 'tool' else message.content}"
 
 
 class SummaryCompressor:
