@@ -27,22 +27,44 @@ def _scalar(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _field(key: str, value: Any) -> str:
+def _text_block(item: Any) -> bool:
+    """An MCP content block of text ({"type": "text", "text": …}): sent as its text."""
+    return isinstance(item, dict) and item.get("type") == "text" and set(item) <= {"type", "text"} and \
+        isinstance(item.get("text"), str)
+
+
+def _lines(key: str, value: Any, depth: int = 0) -> list[str]:
+    """`key: value` for a one-line value; a multi-line string or a list under `key:`, as written, one item a line;
+    a nested object's fields as `key.field`; a list item that is an object starts with `- `."""
+    label = f"{key}: " if key else ""
     if _one_line(value):
-        return f"{key}: {_scalar(value)}"
+        return [f"{label}{_scalar(value)}"]
     if isinstance(value, str):
-        return f"{key}:\n{value}"
-    if isinstance(value, list) and value and all(_one_line(item) for item in value):
-        return f"{key}:\n" + "\n".join(_scalar(item) for item in value)
-    return f"{key}: {json.dumps(value, ensure_ascii=False, default=str)}"
+        return ([f"{key}:"] if key else []) + [value]
+    if depth > 8:                                   # bounded: a deeper value is sent as compact JSON
+        return [f"{label}{json.dumps(value, ensure_ascii=False, default=str)}"]
+    if isinstance(value, dict):
+        if not value:
+            return [f"{label}{{}}"]
+        return [line for k, v in value.items() for line in _lines(f"{key}.{k}" if key else str(k), v, depth + 1)]
+    if not value:
+        return [f"{label}[]"]
+    out = [f"{key}:"] if key else []
+    for item in value:
+        if _text_block(item):
+            out.append(item["text"])
+        elif isinstance(item, dict):
+            fields = _lines("", item, depth + 1)
+            out += [f"- {fields[0]}"] + fields[1:]
+        else:
+            out += _lines("", item, depth + 1)
+    return out
 
 
 def _data(data: Any, bash: bool) -> list[str]:
     if isinstance(data, dict):
-        return [_field(str(k), v) for k, v in data.items() if not (bash and k in _IN_HEADER)]
-    if data is None:
-        return []
-    return [data if isinstance(data, str) else _field("data", data).removeprefix("data: ")]
+        return [line for k, v in data.items() if not (bash and k in _IN_HEADER) for line in _lines(str(k), v)]
+    return [] if data is None else _lines("", data)
 
 
 def sent_text(stored: str) -> str:
