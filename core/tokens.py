@@ -144,6 +144,11 @@ class TokenCache(LRU[str, int]):
         super().__init__(max_entries)
 
     def count(self, text: str) -> int:
+        got = self.data.get(text)
+        if got is not None:                 # the hit, inline: a build asks this for every message at every call
+            self.data.move_to_end(text)
+            self.hits += 1
+            return got
         return self.get(text, lambda: count(text))
 
     def message(self, content: str) -> int:

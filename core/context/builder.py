@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from contextual.core.context import compressor, scratchpad as sp
 from contextual.core.context.cache_rule import DEFAULT_PRICES, CachePrices
@@ -57,19 +57,23 @@ def pinned_message(m: Message) -> PromptMessage:
     return replace(stored, content=observation(text) if m.role == "tool" else text, form="full")
 
 
-def _scratch_forms(pad: list[PromptMessage], steps: list[sp.ScratchStep]) -> list[PromptMessage]:
-    """Name each scratchpad message's form (full/stored) and source: policies emit one pair per step."""
+def _scratch_forms(pad: list[PromptMessage], steps: list[sp.ScratchStep], tokens: Callable[[str], int]
+                   ) -> list[PromptMessage]:
+    """Name each scratchpad message's form (full/stored), source and tokens: policies emit one pair per step."""
     if len(pad) != 2 * len(steps):
-        return pad
+        return [replace(m, tokens=tokens(m.content)) for m in pad]
     out: list[PromptMessage] = []
     for i, step in enumerate(steps):
         act, obs = pad[2 * i], pad[2 * i + 1]
         act_form: Form = "full" if act.content.endswith(step.action_full) else "stored"
         obs_form: Form = "full" if obs.content == sp.OBS + step.observation_full else "stored"  # or a policy's turn form
-        out.append(replace(act, form=act_form, source=Source(step.assistant_id or None, step.tool or None,
-                                                             step.path or None)))
-        out.append(replace(obs, form=obs_form, source=Source(step.result_id or None, step.tool or None,
-                                                             step.path or None)))
+        # made directly, counted once: this runs for every step of the turn at every call
+        out.append(PromptMessage(act.role, act.content, act.layer, act.cache_breakpoint, act_form,
+                                 Source(step.assistant_id or None, step.tool or None, step.path or None),
+                                 tokens(act.content)))
+        out.append(PromptMessage(obs.role, obs.content, obs.layer, obs.cache_breakpoint, obs_form,
+                                 Source(step.result_id or None, step.tool or None, step.path or None),
+                                 tokens(obs.content)))
     return out
 
 
@@ -97,6 +101,7 @@ class ContextBuilder:
     cache: TokenCache = field(default_factory=lambda: shared_cache)
     _hard: dict[str, str] = field(default_factory=dict)
     _rendered: dict[str, tuple[str, PromptMessage, bool]] = field(default_factory=dict)
+    _tokened: dict[int, tuple[PromptMessage, PromptMessage]] = field(default_factory=dict)
     _rules: RulesFiles | None = None
     _supersession: Supersession = field(default_factory=Supersession)
     # Pinned history message ids (issue 19.3, the engine's Pins): sent whole, never harder, cut or dropped.
@@ -122,6 +127,17 @@ class ContextBuilder:
 
     def count(self, text: str) -> int:
         return self.cache.count(text)
+
+    def _with_tokens(self, m: PromptMessage) -> PromptMessage:
+        """The message carrying its token count. The same message (an unchanged history message, the same L1) is
+        looked up, not copied again: a copy per message per call cost most of a build at a long history."""
+        got = self._tokened.get(id(m))
+        if got is None or got[0] is not m:     # the entry holds `m`, so its id is not reused while it is kept
+            got = (m, replace(m, tokens=self.cache.message(m.content)))
+            self._tokened[id(m)] = got
+            if len(self._tokened) > 20_000:
+                self._tokened.pop(next(iter(self._tokened)))
+        return got[1]
 
     def _size(self, messages: list[PromptMessage]) -> dict[str, int]:
         sizes = dict.fromkeys(LAYERS, 0)
@@ -158,7 +174,8 @@ class ContextBuilder:
         tail: list[PromptMessage] = []
         if question is not None:
             tail.append(PromptMessage("user", question, "input", form="input"))
-        pad = _scratch_forms(sp.scratchpad(self.policy, steps, self.count, shown=question or "", prices=self.prices), steps)
+        pad = sp.scratchpad(self.policy, steps, self.cache.count, shown=question or "", prices=self.prices)
+        pad = _scratch_forms(pad, steps, self.cache.message)
         todo = ([PromptMessage("user", f"<system-reminder>\n{todo_recap}\n</system-reminder>", "todo", form="todo")]
                 if todo_recap else [])
 
@@ -166,13 +183,14 @@ class ContextBuilder:
             # The newest step ends the prefix this call writes to the provider's cache, so the next
             # call of the turn (same prefix plus one step) reads it back (Anthropic breakpoints).
             pad[-1] = replace(pad[-1], cache_breakpoint=True)
-        messages = head + l3 + tail + pad + todo
-        total = sum(self._size(messages).values())
+        # the scratchpad's messages are made (and counted) afresh at each call; the rest is looked up
+        messages = [self._with_tokens(m) for m in head + l3 + tail] + pad + [self._with_tokens(m) for m in todo]
+        total = sum(m.tokens for m in messages)
         adjustments: list[Adjustment] = []
         dropped: list[PromptMessage] = []
         if total > self.limit:
             messages, adjustments, dropped = self._fit(head, history, tail, steps, todo, total)
-        messages = [replace(m, tokens=self.cache.message(m.content)) for m in messages]
+            messages = [self._with_tokens(m) for m in messages]
         sizes = dict.fromkeys(LAYERS, 0)
         for m in messages:
             sizes[m.layer] += m.tokens
@@ -240,7 +258,7 @@ class ContextBuilder:
         # 1. Compress the kept rounds' tool results harder, and store all but the newest observation.
         hist = [self._hard_form(m) for m in history]
         harder = {h.id for h, m in zip(hist, history) if h.content != m.content}
-        pad = _scratch_forms(sp.stored_only(steps, self.count), steps)
+        pad = _scratch_forms(sp.stored_only(steps, self.cache.count), steps, self.cache.message)
         msgs, total = assemble(hist, pad)
         if total < before:
             touched = [m for m in msgs if m.form == "hard" or (m.layer == "scratchpad" and m.form == "stored")]

@@ -12,6 +12,7 @@ there a switch rewrites the step at full price, so it is made only when it pays 
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -24,6 +25,13 @@ from contextual.core.context.truncate import head_tail_lines
 from contextual.core.prompt import PromptMessage
 
 OBS = "Observation: "
+
+
+@functools.lru_cache(maxsize=4096)
+def observation(text: str) -> str:
+    """The observation message's text. The same string for the same text, every call of the turn: its hash is
+    computed once, so looking its token count up again costs no pass over a long output."""
+    return OBS + text
 MASK_PLACEHOLDER = "[Old observation omitted: only the 10 most recent are kept]"
 
 
@@ -60,7 +68,7 @@ def _messages(steps: list[ScratchStep], obs: Callable[[int], str], act: Callable
         if i == last_thinking:       # seed 004 layer 2: only the most recent thinking block is sent
             action = f"<think>\n{step.thinking}\n</think>\n{action}"
         out.append(PromptMessage("assistant", action, "scratchpad"))
-        out.append(PromptMessage("user", OBS + obs(i), "scratchpad"))
+        out.append(PromptMessage("user", observation(obs(i)), "scratchpad"))
     return out
 
 
@@ -144,14 +152,14 @@ def _switched(steps: list[ScratchStep], forms: list[StepForms], count: Callable[
     by whether its stored form pays for the cache prefix it breaks (core/context/cache_rule.py). A step kept full
     then stays full, so no later call breaks the prefix there. Depends only on the steps up to that call."""
     cuts = _cuts(steps, count, params)
-    sent_full = [count(forms[i].fresh_action) + count(OBS + s.observation_full) for i, s in enumerate(steps)]
+    sent_full = [count(forms[i].fresh_action) + count(observation(s.observation_full)) for i, s in enumerate(steps)]
     out = [False] * len(steps)
     for k in range(1, len(cuts)):                      # the call sending steps[:k]; k calls made before it
         for i in range(cuts[k - 1], cuts[k]):          # the steps that pass the cut at that call
             form = forms[i]
             changed_action = form.action != form.fresh_action    # else the rewrite starts at the observation
-            full = count(OBS + steps[i].observation_full) + (count(form.fresh_action) if changed_action else 0)
-            stored = count(OBS + form.observation) + (count(form.action) if changed_action else 0)
+            full = count(observation(steps[i].observation_full)) + (count(form.fresh_action) if changed_action else 0)
+            stored = count(observation(form.observation)) + (count(form.action) if changed_action else 0)
             rewritten = sum(sent_full[i + 1:k - 1])     # sent after it by the previous call, written again
             out[i] = cache_rule.pays(full, stored, rewritten, cache_rule.expected_later_calls(k), prices)
     return out
