@@ -66,7 +66,8 @@ def _scratch_forms(pad: list[PromptMessage], steps: list[sp.ScratchStep], tokens
     for i, step in enumerate(steps):
         act, obs = pad[2 * i], pad[2 * i + 1]
         act_form: Form = "full" if act.content.endswith(step.action_full) else "stored"
-        obs_form: Form = "full" if obs.content == sp.OBS + step.observation_full else "stored"  # or a policy's turn form
+        # or a policy's turn form; sp.observation gives the very string the policy sent, so this is mostly `is`
+        obs_form: Form = "full" if obs.content == sp.observation(step.observation_full) else "stored"
         # made directly, counted once: this runs for every step of the turn at every call
         out.append(PromptMessage(act.role, act.content, act.layer, act.cache_breakpoint, act_form,
                                  Source(step.assistant_id or None, step.tool or None, step.path or None),

@@ -152,7 +152,9 @@ def _switched(steps: list[ScratchStep], forms: list[StepForms], count: Callable[
     by whether its stored form pays for the cache prefix it breaks (core/context/cache_rule.py). A step kept full
     then stays full, so no later call breaks the prefix there. Depends only on the steps up to that call."""
     cuts = _cuts(steps, count, params)
-    sent_full = [count(forms[i].fresh_action) + count(observation(s.observation_full)) for i, s in enumerate(steps)]
+    sent_before = [0]                                  # sent_before[j]: what steps[:j] cost when sent full
+    for i, s in enumerate(steps):
+        sent_before.append(sent_before[-1] + count(forms[i].fresh_action) + count(observation(s.observation_full)))
     out = [False] * len(steps)
     for k in range(1, len(cuts)):                      # the call sending steps[:k]; k calls made before it
         for i in range(cuts[k - 1], cuts[k]):          # the steps that pass the cut at that call
@@ -160,7 +162,7 @@ def _switched(steps: list[ScratchStep], forms: list[StepForms], count: Callable[
             changed_action = form.action != form.fresh_action    # else the rewrite starts at the observation
             full = count(observation(steps[i].observation_full)) + (count(form.fresh_action) if changed_action else 0)
             stored = count(observation(form.observation)) + (count(form.action) if changed_action else 0)
-            rewritten = sum(sent_full[i + 1:k - 1])     # sent after it by the previous call, written again
+            rewritten = max(0, sent_before[k - 1] - sent_before[i + 1])   # sent after it by the previous call, written again
             out[i] = cache_rule.pays(full, stored, rewritten, cache_rule.expected_later_calls(k), prices)
     return out
 
