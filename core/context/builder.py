@@ -57,25 +57,38 @@ def pinned_message(m: Message) -> PromptMessage:
     return replace(stored, content=observation(text) if m.role == "tool" else text, form="full")
 
 
-def _scratch_forms(pad: list[PromptMessage], steps: list[sp.ScratchStep], tokens: Callable[[str], int]
-                   ) -> list[PromptMessage]:
-    """Name each scratchpad message's form (full/stored), source and tokens: policies emit one pair per step."""
+def _scratch_forms(pad: list[PromptMessage], steps: list[sp.ScratchStep], tokens: Callable[[str], int],
+                   made: dict[int, tuple[str, sp.ScratchStep, PromptMessage]] | None = None) -> list[PromptMessage]:
+    """Name each scratchpad message's form (full/stored), source and tokens: policies emit one pair per step.
+    `made` keeps what earlier calls made: a step sends the very same text at every call until it switches, so
+    its message is looked up, not made again (this runs for every step of the turn at every call)."""
     if len(pad) != 2 * len(steps):
         return [replace(m, tokens=tokens(m.content)) for m in pad]
+    made = {} if made is None else made
     out: list[PromptMessage] = []
     for i, step in enumerate(steps):
-        act, obs = pad[2 * i], pad[2 * i + 1]
-        act_form: Form = "full" if act.content.endswith(step.action_full) else "stored"
-        # or a policy's turn form; sp.observation gives the very string the policy sent, so this is mostly `is`
-        obs_form: Form = "full" if obs.content == sp.observation(step.observation_full) else "stored"
-        # made directly, counted once: this runs for every step of the turn at every call
-        out.append(PromptMessage(act.role, act.content, act.layer, act.cache_breakpoint, act_form,
-                                 Source(step.assistant_id or None, step.tool or None, step.path or None),
-                                 tokens(act.content)))
-        out.append(PromptMessage(obs.role, obs.content, obs.layer, obs.cache_breakpoint, obs_form,
-                                 Source(step.result_id or None, step.tool or None, step.path or None),
-                                 tokens(obs.content)))
+        out.append(_named(pad[2 * i], step, True, tokens, made))
+        out.append(_named(pad[2 * i + 1], step, False, tokens, made))
+    if len(made) > 20_000:
+        made.clear()
     return out
+
+
+def _named(m: PromptMessage, step: sp.ScratchStep, action: bool, tokens: Callable[[str], int],
+           made: dict[int, tuple[str, sp.ScratchStep, PromptMessage]]) -> PromptMessage:
+    key = 2 * id(m.content) + action           # the entry holds the text, so its id is not reused while kept
+    got = made.get(key)
+    if got is not None and got[0] is m.content and got[1] is step and not m.cache_breakpoint:
+        return got[2]
+    if action:
+        form: Form = "full" if m.content.endswith(step.action_full) else "stored"
+        source = Source(step.assistant_id or None, step.tool or None, step.path or None)
+    else:     # or a policy's turn form; sp.observation gives the very string the policy sent
+        form = "full" if m.content == sp.observation(step.observation_full) else "stored"
+        source = Source(step.result_id or None, step.tool or None, step.path or None)
+    named = PromptMessage(m.role, m.content, m.layer, m.cache_breakpoint, form, source, tokens(m.content))
+    made[key] = (m.content, step, named)
+    return named
 
 
 @dataclass(frozen=True)
@@ -103,6 +116,8 @@ class ContextBuilder:
     _hard: dict[str, str] = field(default_factory=dict)
     _rendered: dict[str, tuple[str, PromptMessage, bool]] = field(default_factory=dict)
     _tokened: dict[int, tuple[PromptMessage, PromptMessage]] = field(default_factory=dict)
+    _l3_made: tuple[Any, list[PromptMessage]] | None = None
+    _pad_made: dict[int, tuple[str, sp.ScratchStep, PromptMessage]] = field(default_factory=dict)
     _rules: RulesFiles | None = None
     _supersession: Supersession = field(default_factory=Supersession)
     # Pinned history message ids (issue 19.3, the engine's Pins): sent whole, never harder, cut or dropped.
@@ -125,6 +140,18 @@ class ContextBuilder:
     def _l3_message(self, m: Message) -> PromptMessage:
         sent = self._history_message(m)
         return replace(sent, form="superseded") if m.id in self._supersession.ids else sent
+
+    def _l3(self, history: list[Message]) -> list[PromptMessage]:
+        """L3 as sent, the last message marking the end of the stable prefix. History does not change during a
+        turn, so the list made for the previous call is reused while its messages, pins and superseded results
+        are the same (a copy: the caller may change it)."""
+        key = (tuple(history), frozenset(m.id for m in history if m.id in self.pins), self._supersession.ids)
+        if self._l3_made is None or self._l3_made[0] != key:
+            l3 = [self._l3_message(m) for m in history]
+            if l3:
+                l3[-1] = replace(l3[-1], cache_breakpoint=True)
+            self._l3_made = (key, l3)
+        return list(self._l3_made[1])
 
     def count(self, text: str) -> int:
         return self.cache.count(text)
@@ -169,14 +196,12 @@ class ContextBuilder:
             return replace(self, limit=limit, _rules=self._rules).build(history, steps, question, todo_recap)
         head = self.head()
         history = self._supersession.applied(history, self.pins)     # the newest version of a file, not a stale one
-        l3 = [self._l3_message(m) for m in history]
-        if l3:
-            l3[-1] = replace(l3[-1], cache_breakpoint=True)
+        l3 = self._l3(history)
         tail: list[PromptMessage] = []
         if question is not None:
             tail.append(PromptMessage("user", question, "input", form="input"))
         pad = sp.scratchpad(self.policy, steps, self.cache.count, shown=question or "", prices=self.prices)
-        pad = _scratch_forms(pad, steps, self.cache.message)
+        pad = _scratch_forms(pad, steps, self.cache.message, self._pad_made)
         todo = ([PromptMessage("user", f"<system-reminder>\n{todo_recap}\n</system-reminder>", "todo", form="todo")]
                 if todo_recap else [])
 
