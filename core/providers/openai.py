@@ -59,7 +59,8 @@ def _refusal_status(error: dict[str, Any]) -> int | None:
     """The HTTP status an in-stream error stands for when it is a refusal retrying cannot change, else None."""
     for field in ("code", "status"):
         value = error.get(field)
-        status = value if isinstance(value, int) else int(value) if isinstance(value, str) and value.isdigit() else None
+        status = value if isinstance(value, int) else int(value) if isinstance(value, str) and value.isascii() \
+            and value.isdigit() else None
         if status is not None and 400 <= status < 500 and status not in _RETRYABLE_STATUSES:
             return status
     named = {str(error.get("type") or ""), str(error.get("code") or "")}
