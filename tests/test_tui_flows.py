@@ -97,6 +97,22 @@ async def test_tool_result_opens_side_by_side_with_keyboard_and_mouse(tmp_path):
             assert isinstance(app.screen, StoredFullScreen)
 
 
+async def test_a_result_sent_harder_lines_up_with_its_full_form_from_the_status_line(tmp_path):
+    """At a window the kept round does not fit, History's Read row is sent as A3's hard form; stored vs full
+    shows that text from its status line down, beside the full form's (no "Observation: " in front)."""
+    with server([READ_CART, finish("ok"), finish("again")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=4000, auto_compact=False),
+                            animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "read it")
+            await run_turn(pilot, "and again?")
+            screen = await open_history_row(pilot, 2)
+            assert isinstance(screen, StoredFullScreen) and screen.form == "hard"
+            stored, full = screen.query_one("#stored", AlignedPane), screen.query_one("#full", AlignedPane)
+            assert stored.rows[0].text == full.rows[0].text == "[ok]"
+            assert any(row.text == "content:" for row in stored.rows)
+
+
 @pytest.mark.parametrize("key,decision,expect", [("y", "allow_once", "hi-from-bash"),
                                                  ("a", "allow_always", "hi-from-bash"),
                                                  ("n", "deny", "denied")])

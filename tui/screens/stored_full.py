@@ -5,6 +5,7 @@ Both panes have the same rows (gap rows where the stored form dropped lines), so
 
 from __future__ import annotations
 
+from contextual.core.context.scratchpad import OBS
 from contextual.core.context.stored_render import sent_text
 from contextual.core.messages import Message
 from contextual.core.tokens import shared_cache
@@ -45,7 +46,7 @@ class StoredFullScreen(Screen):
         """What the builder made of it when it had to (superseded, harder, cut), else its stored form as the prompt
         reads it (C1's fields as text, core/context/stored_render.py)."""
         if self.sent is not None and self.form in ("superseded", "hard", "cut"):
-            return self.sent.content
+            return self.sent.content.removeprefix(OBS)      # lined up with the full form, which has no prefix
         return sent_text(self.message.content)
 
     def compose(self) -> ComposeResult:
