@@ -38,6 +38,8 @@ class Wrapper:
     runs_rest: bool = True                        # False for a shell: `bash file` runs a file, not a command
     exec_options: frozenset[str] = frozenset()    # find: -exec WORDS ; (or +)
     alias_values: bool = False                    # alias: each NAME=VALUE's value is shell text
+    setting_option: str | None = None             # ssh -o NAME=VALUE: the settings named in command_settings
+    command_settings: frozenset[str] = frozenset()  # … whose value is a command line (lower case)
 
 
 def _opts(text: str) -> frozenset[str]:
@@ -70,7 +72,8 @@ WRAPPERS: dict[str, Wrapper] = {
     "runuser": Wrapper(value_options=_opts("-u -s -g -G --user --shell --group --supp-group"), script_option="-c"),
     # The remote shell reads the words after the host as one line: `ssh host 'rm -rf x'` runs rm.
     "ssh": Wrapper(value_options=_opts("-B -b -c -D -E -e -F -I -i -J -L -l -m -O -o -P -p -Q -R -S -W -w"),
-                   positional=1, script_rest=True),
+                   positional=1, script_rest=True, setting_option="-o",
+                   command_settings=frozenset({"proxycommand", "localcommand", "knownhostscommand"})),
     "flock": Wrapper(value_options=_opts("-w -E --timeout --conflict-exit-code"), positional=1,
                      script_option="-c"),
     "script": Wrapper(value_options=_opts("-E -I -O -B -T -t --echo --log-in --log-out --log-io "
@@ -248,7 +251,12 @@ class _Collector:
                 return None
             if word.startswith(("-", "+")) and len(word) > 1:
                 reads_stdin |= wrapper is _SHELL and word.startswith("-") and not word.startswith("--") and "s" in word
-                i += 2 if _takes_next_word(word, option, attached, wrapper) else 1
+                takes_next = _takes_next_word(word, option, attached, wrapper)
+                if wrapper.setting_option and word.startswith(wrapper.setting_option):
+                    # `ssh -o ProxyCommand='rm f' host`: a setting whose value is a command line the program runs
+                    setting = (rest[i + 1] if takes_next and i + 1 < len(rest) else word[len(wrapper.setting_option):])
+                    self._setting(setting, wrapper, depth)
+                i += 2 if takes_next else 1
                 continue
             if wrapper.assignments and _ASSIGNMENT.match(word):
                 i += 1
@@ -269,6 +277,16 @@ class _Collector:
                 self._script_word(stdin or None, depth)
             return None
         return list(rest) if rest else (list(wrapper.default) or None)
+
+    def _setting(self, setting: Word, wrapper: Wrapper, depth: int) -> None:
+        if setting is None:
+            self.unreadable()             # `ssh -o "$OPT" host`: which setting is only known when it runs
+            return
+        name, sep, value = setting.partition("=")
+        if not sep:
+            name, _, value = setting.strip().partition(" ")
+        if name.strip().lower() in wrapper.command_settings:
+            self._script_word(value.strip(), depth)
 
     def _find_exec(self, wrapper: Wrapper, rest: list[Word], depth: int) -> None:
         i = 0

@@ -25,7 +25,8 @@ EVASIONS = ["echo $(rm v5)", "echo `rm v6`", "X=1 rm f", "(rm f)", "{ rm f; }", 
             "script -qc 'rm f' /dev/null", "echo rm f | bash -s x", "bash <<'EOF'\nrm f\nEOF",
             "sh <<EOF\ncd x && rm f\nEOF", "bash -s a <<<'rm f'", "sh <<< \"rm $F\"", "bash <<EOF\n$(rm f)\nEOF",
             "shopt -s expand_aliases; alias x='rm -rf'; x f", "strace -o log rm f", "pkexec rm f", "unshare -r rm f",
-            "systemd-run -p A=b rm f", "fakeroot -- rm f", "valgrind --tool=none rm f"]
+            "systemd-run -p A=b rm f", "fakeroot -- rm f", "valgrind --tool=none rm f",
+            "ssh -o ProxyCommand='rm f' host", "ssh -oLocalCommand='rm f' host ls", "ssh -o \"$O\" host ls"]
 
 
 @pytest.mark.parametrize("command", EVASIONS)
