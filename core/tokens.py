@@ -144,12 +144,8 @@ class TokenCache(LRU[str, int]):
         super().__init__(max_entries)
 
     def count(self, text: str) -> int:
-        got = self.data.get(text)
-        if got is not None:                 # the hit, inline: a build asks this for every message at every call
-            self.data.move_to_end(text)
-            self.hits += 1
-            return got
-        return self.get(text, lambda: count(text))
+        got = self.hit(text)                # no closure made per call: a build asks this for every message
+        return got if got is not None else self.put(text, count(text))
 
     def message(self, content: str) -> int:
         return self.count(content) + PER_MESSAGE_OVERHEAD

@@ -84,3 +84,11 @@ def test_what_the_turn_added_follows_after_a_blank_line_and_other_text_is_sent_a
     assert sent_text(stored).endswith("\n\nRules of src/: tabs only")
     for text in ("[ok]\nplain", "[1, 2]", '{"no": "status"}', "not json {"):
         assert sent_text(text) == text
+
+
+def test_an_exit_code_the_status_line_does_not_say_stays_in_the_text():
+    """Only a Bash result's status line carries its exit code; another tool's `exit_code` field is kept."""
+    text = sent_text(json.dumps({"status": "success", "data": {"exit_code": 3, "rows": ["a"]}}))
+    assert text == "[ok]\nexit_code: 3\nrows:\na"
+    bash = sent_text(json.dumps({"status": "success", "data": {"exit_code": 3, "stderr_tail": "boom"}}))
+    assert bash == "[exit 3]\nstderr_tail: boom"

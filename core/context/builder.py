@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from contextual.core.context import compressor, scratchpad as sp
+from contextual.core.context.scratchpad import observation
 from contextual.core.context.cache_rule import DEFAULT_PRICES, CachePrices
 from contextual.core.context.forms import not_larger
 from contextual.core.context.pins import pinned_form
@@ -28,10 +29,6 @@ from contextual.core.tools.base import path_of
 MIN_CUT_CHARS = 60        # a cut message keeps at least its first and last few characters
 HARD_FALLBACK_CHARS = 600 # a harder form where no rule-made one was recorded: seed 003's head + tail
 LAYERS = ("L1", "L2", "L3", "input", "scratchpad", "todo")
-
-
-def observation(content: str) -> str:
-    return sp.OBS + content
 
 
 def source_of(m: Message) -> Source:
@@ -84,7 +81,7 @@ def _named(m: PromptMessage, step: sp.ScratchStep, action: bool, tokens: Callabl
         form: Form = "full" if m.content.endswith(step.action_full) else "stored"
         source = Source(step.assistant_id or None, step.tool or None, step.path or None)
     else:     # or a policy's turn form; sp.observation gives the very string the policy sent
-        form = "full" if m.content == sp.observation(step.observation_full) else "stored"
+        form = "full" if m.content == observation(step.observation_full) else "stored"
         source = Source(step.result_id or None, step.tool or None, step.path or None)
     named = PromptMessage(m.role, m.content, m.layer, m.cache_breakpoint, form, source, tokens(m.content))
     made[key] = (m.content, step, named)
@@ -116,7 +113,6 @@ class ContextBuilder:
     _hard: dict[str, str] = field(default_factory=dict)
     _rendered: dict[str, tuple[str, PromptMessage, bool]] = field(default_factory=dict)
     _tokened: dict[int, tuple[PromptMessage, PromptMessage]] = field(default_factory=dict)
-    _l3_made: tuple[Any, list[PromptMessage]] | None = None
     _pad_made: dict[int, tuple[str, sp.ScratchStep, PromptMessage]] = field(default_factory=dict)
     _rules: RulesFiles | None = None
     _supersession: Supersession = field(default_factory=Supersession)
@@ -140,18 +136,6 @@ class ContextBuilder:
     def _l3_message(self, m: Message) -> PromptMessage:
         sent = self._history_message(m)
         return replace(sent, form="superseded") if m.id in self._supersession.ids else sent
-
-    def _l3(self, history: list[Message]) -> list[PromptMessage]:
-        """L3 as sent, the last message marking the end of the stable prefix. History does not change during a
-        turn, so the list made for the previous call is reused while its messages, pins and superseded results
-        are the same (a copy: the caller may change it)."""
-        key = (tuple(history), frozenset(m.id for m in history if m.id in self.pins), self._supersession.ids)
-        if self._l3_made is None or self._l3_made[0] != key:
-            l3 = [self._l3_message(m) for m in history]
-            if l3:
-                l3[-1] = replace(l3[-1], cache_breakpoint=True)
-            self._l3_made = (key, l3)
-        return list(self._l3_made[1])
 
     def count(self, text: str) -> int:
         return self.cache.count(text)
@@ -196,7 +180,9 @@ class ContextBuilder:
             return replace(self, limit=limit, _rules=self._rules).build(history, steps, question, todo_recap)
         head = self.head()
         history = self._supersession.applied(history, self.pins)     # the newest version of a file, not a stale one
-        l3 = self._l3(history)
+        l3 = [self._l3_message(m) for m in history]
+        if l3:
+            l3[-1] = replace(l3[-1], cache_breakpoint=True)
         tail: list[PromptMessage] = []
         if question is not None:
             tail.append(PromptMessage("user", question, "input", form="input"))

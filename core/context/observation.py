@@ -20,7 +20,7 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _is_bash(data: Any) -> TypeGuard[dict[str, Any]]:
+def is_bash(data: Any) -> TypeGuard[dict[str, Any]]:
     """A Bash result's data, whole or in its stored form (C1: `exit_code` beside `stdout_summary`/`stderr_tail`)."""
     return isinstance(data, dict) and "exit_code" in data and (
         "stdout" in data or "stdout_summary" in data or "stderr_tail" in data or set(data) <= {"exit_code", "timed_out"})
@@ -32,7 +32,7 @@ def header(result: dict[str, Any]) -> str:
     data = result.get("data")
     error = result.get("error") or {}
     parts: list[str] = []
-    if _is_bash(data):
+    if is_bash(data):
         if data.get("timed_out"):
             parts.append("timed out")
         elif data.get("exit_code") is not None:   # a replayed log may not record the code: say nothing, not "exit None"
@@ -47,7 +47,7 @@ def header(result: dict[str, Any]) -> str:
         code = error.get("code", "error") if isinstance(error, dict) else "error"
         message = error.get("message", "") if isinstance(error, dict) else str(error)
         parts.append(f"error {code}: {message}".rstrip(": ") if message else f"error {code}")
-    elif result.get("status", "error") != "success" and not _is_bash(data):
+    elif result.get("status", "error") != "success" and not is_bash(data):
         parts.append(str(result.get("status", "error")))
     return "[" + "; ".join(parts) + "]" if parts else ""
 
@@ -78,7 +78,7 @@ def split_header(text: str) -> tuple[str, str]:
 
 def body(result: dict[str, Any]) -> str:
     data = result.get("data")
-    if _is_bash(data):
+    if is_bash(data):
         out = (data.get("stdout") or "").rstrip("\n")
         err = (data.get("stderr") or "").rstrip("\n")
         return out + (("\n" if out else "") + "[stderr]\n" + err if err else "")

@@ -32,6 +32,8 @@ def observation(text: str) -> str:
     """The observation message's text. The same string for the same text, every call of the turn: its hash is
     computed once, so looking its token count up again costs no pass over a long output."""
     return OBS + text
+
+
 MASK_PLACEHOLDER = "[Old observation omitted: only the 10 most recent are kept]"
 
 

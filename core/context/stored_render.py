@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from contextual.core.context.observation import header
+from contextual.core.context.observation import header, is_bash
 
 _C1 = ("status", "data", "error")
 _IN_HEADER = ("exit_code", "timed_out")      # a Bash result's, said by its status line
@@ -76,8 +76,7 @@ def sent_text(stored: str) -> str:
     if not isinstance(form, dict) or "status" not in form:
         return stored
     data = form.get("data")
-    bash = isinstance(data, dict) and "exit_code" in data
     head = header(form)
-    lines = ([head] if head else []) + _data(data, bash)
+    lines = ([head] if head else []) + _data(data, is_bash(data))     # the status line says its exit code
     extras = [v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for k, v in form.items() if k not in _C1]
     return "\n\n".join(["\n".join(lines)] + extras) if extras else "\n".join(lines)

@@ -247,7 +247,7 @@ def _form(step: _Step, command: str | None, seen: set[str], limits: dg.Limits, n
     """`command`: the step's shell line (`shell_equivalent`); None for a tool whose A3 form is kept."""
     full = step.observation_full
     if command is None:
-        form = step.observation_stored          # another tool's C1 stored form (JSON, for history)
+        form = step.observation_stored          # another tool's C1 stored form, as the prompt reads it
     else:
         header, output = split_header(full)       # no header: a replayed log that recorded no exit code
         origin = dg.file_origin(command)

@@ -314,13 +314,15 @@ class TurnLoop:
         # The harder form (A3's tighter limits) for when even the kept rounds do not fit: made now, from the
         # result itself, since history keeps only the stored and the full text.
         hard = compressor.stored_text(tool, call_args, result, level="hard")
+        added: list[tuple[str, str]] = []
         nested = self._prompt.nested_rules.reminder_for(path_of(args)) if text is None else ""
         if nested:           # a sub-folder's instructions, first time it is touched: with this result, in L3
-            full, stored, hard = f"{full}\n\n{nested}", with_instructions(stored, nested), with_instructions(hard, nested)
+            added.append(("instructions", nested))
         if feedback:         # a PostToolUse hook's reason: the model reads it with the result
-            said = f"[PostToolUse hook] {feedback}"
-            full, stored = f"{full}\n\n{said}", with_instructions(stored, said, key="hook")
-            hard = with_instructions(hard, said, key="hook")
+            added.append(("hook", f"[PostToolUse hook] {feedback}"))
+        for key, note in added:
+            full = f"{full}\n\n{note}"
+            stored, hard = with_instructions(stored, note, key=key), with_instructions(hard, note, key=key)
         meta: MessageMeta = {"tool_name": tool, "call_id": call_id, "args": args, "step": step}
         if len(hard) < len(stored):
             meta["hard"] = hard
