@@ -39,7 +39,10 @@ class Wrapper:
     exec_options: frozenset[str] = frozenset()    # find: -exec WORDS ; (or +)
     alias_values: bool = False                    # alias: each NAME=VALUE's value is shell text
     setting_option: str | None = None             # ssh -o NAME=VALUE: the settings named in command_settings
-    command_settings: frozenset[str] = frozenset()  # … whose value is a command line (lower case)
+    command_settings: frozenset[str] = frozenset()  # … whose value is a command line (lower case, fnmatch)
+    bang_settings: frozenset[str] = frozenset()   # … whose value is a command line after a leading "!" (git alias)
+    command_options: frozenset[str] = frozenset()  # options whose value is a command line it runs (rsync -e)
+    until: frozenset[str] = frozenset()           # the command ends before one of these words (parallel's :::)
 
 
 def _opts(text: str) -> frozenset[str]:
@@ -90,11 +93,34 @@ WRAPPERS: dict[str, Wrapper] = {
     "systemd-run": Wrapper(value_options=_opts("-u -p -E -M -H --unit --property --setenv --machine --host "
                                                "--uid --gid --nice --slice --description --working-directory")),
     "toybox": Wrapper(), "catchsegv": Wrapper(),
+    # GNU parallel hands the words before ::: to a shell; with none it runs the lines it reads as commands.
+    "parallel": Wrapper(value_options=_opts("-j -N -n -S -a -d -E -I -L -l -P -s --jobs --sshlogin --arg-file "
+                                            "--delimiter --colsep --replace --joblog --results --tmpdir --workdir "
+                                            "--timeout --delay --retries --env --basefile --return --halt"),
+                        script_rest=True, until=_opts("::: :::+ :::: ::::+")),
+    # Programs that run a command line given in one of their options or settings.
+    "rsync": Wrapper(value_options=_opts("-e --rsh --rsync-path -f --filter"), runs_rest=False,
+                     command_options=_opts("-e --rsh")),
+    "tar": Wrapper(value_options=_opts("-f -C -I -F -T -X -b -g -H -K -L -N -V --file --directory "
+                                       "--use-compress-program --to-command --rsh-command --info-script "
+                                       "--new-volume-script"),
+                   runs_rest=False, command_options=_opts("-I -F --use-compress-program --to-command "
+                                                          "--rsh-command --info-script --new-volume-script")),
+    "git": Wrapper(value_options=_opts("-C -c --git-dir --work-tree --namespace --exec-path --config-env"),
+                   runs_rest=False, setting_option="-c",
+                   command_settings=_opts("core.sshcommand core.pager core.editor core.fsmonitor core.askpass "
+                                          "sequence.editor diff.external gpg.program pager.*"),
+                   bang_settings=_opts("alias.* credential.helper")),
     # `alias x='rm -rf'`: the value is shell text a later `x` runs (scripts can turn expand_aliases on).
     "alias": Wrapper(runs_rest=False, alias_values=True),
     **{shell: _SHELL for shell in ("bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "fish")},
 }
 
+# Environment variables whose value a program runs as a command line (`GIT_PAGER='rm f' git log`).
+COMMAND_VARIABLES = frozenset({
+    "GIT_SSH_COMMAND", "GIT_SSH", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF",
+    "GIT_ASKPASS", "SSH_ASKPASS", "PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "RSYNC_RSH",
+    "PROMPT_COMMAND", "LESSOPEN", "LESSCLOSE"})
 _SOURCES = {"source", "."}            # run a file's text in this shell: a file on disk is not read here
 _WRITE_OPERATORS = {">", ">>", ">|", "&>", "&>>", "<>"}
 _PATTERN = re.compile(r"[*?\[{]")            # glob or brace expansion in an unquoted word
@@ -170,6 +196,8 @@ class _Collector:
                 self._note_stdin(node)
             elif node.type == "file_redirect":
                 self._redirect(node)
+            elif node.type == "variable_assignment":
+                self._assignment(node, depth)
             stack.extend(reversed(node.children))
 
     def _redirect(self, node: Node) -> None:
@@ -196,6 +224,11 @@ class _Collector:
                 self.stdin_text[body.id] = _heredoc_text(child)
             elif child.type == "herestring_redirect":
                 self.stdin_text[body.id] = _herestring_text(child)
+
+    def _assignment(self, node: Node, depth: int) -> None:
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        if name is not None and (name.text or b"").decode("utf-8", errors="replace") in COMMAND_VARIABLES:
+            self._script_word(_value(value) if value is not None else "", depth)
 
     def _command(self, node: Node, depth: int) -> None:
         name = node.child_by_field_name("name")
@@ -250,6 +283,9 @@ class _Collector:
                 self._script_word(rest[i + 1] if i + 1 < len(rest) else None, depth)
                 return None
             if word.startswith(("-", "+")) and len(word) > 1:
+                if wrapper.command_options:
+                    self._command_option(word, option, attached, rest[i + 1] if i + 1 < len(rest) else None,
+                                         wrapper, depth)
                 reads_stdin |= wrapper is _SHELL and word.startswith("-") and not word.startswith("--") and "s" in word
                 takes_next = _takes_next_word(word, option, attached, wrapper)
                 if wrapper.setting_option and word.startswith(wrapper.setting_option):
@@ -259,10 +295,18 @@ class _Collector:
                 i += 2 if takes_next else 1
                 continue
             if wrapper.assignments and _ASSIGNMENT.match(word):
+                if word.partition("=")[0] in COMMAND_VARIABLES:
+                    self._script_word(word.partition("=")[2], depth)
                 i += 1
                 continue
             break
         rest = rest[i + wrapper.positional:]
+        if wrapper.until:
+            end = next((j for j, w in enumerate(rest) if w in wrapper.until), len(rest))
+            rest = rest[:end]
+            if not rest:
+                self.unreadable()         # `… | parallel`: the commands are the lines it reads
+                return None
         if wrapper.positional and rest and rest[0] is not None and wrapper.script_option and (
                 rest[0] == wrapper.script_option or _short_flags_hold(rest[0], wrapper)):
             self._script_word(rest[1] if len(rest) > 1 else None, depth)     # `flock LOCK -c 'rm f'`
@@ -285,8 +329,25 @@ class _Collector:
         name, sep, value = setting.partition("=")
         if not sep:
             name, _, value = setting.strip().partition(" ")
-        if name.strip().lower() in wrapper.command_settings:
-            self._script_word(value.strip(), depth)
+        name, value = name.strip().lower(), value.strip()
+        if any(fnmatch.fnmatchcase(name, pattern) for pattern in wrapper.command_settings):
+            self._script_word(value, depth)
+        elif value.startswith("!") and any(fnmatch.fnmatchcase(name, p) for p in wrapper.bang_settings):
+            self._script_word(value[1:], depth)
+
+    def _command_option(self, word: str, option: str, attached: str, following: Word, wrapper: Wrapper,
+                        depth: int) -> None:
+        """`rsync -e 'ssh -p 2'`, `-avze ssh`, `-essh`, `tar --to-command='sh x'`: an option whose value is a
+        command line the program runs."""
+        if word.startswith("--"):
+            if option in wrapper.command_options:
+                self._script_word(attached if "=" in word else following, depth)
+            return
+        for position, letter in enumerate(word[1:], start=1):
+            if "-" + letter in wrapper.value_options:         # getopt: the first letter taking a value ends it
+                if "-" + letter in wrapper.command_options:
+                    self._script_word(word[position + 1:] or following, depth)
+                return
 
     def _find_exec(self, wrapper: Wrapper, rest: list[Word], depth: int) -> None:
         i = 0

@@ -26,7 +26,12 @@ EVASIONS = ["echo $(rm v5)", "echo `rm v6`", "X=1 rm f", "(rm f)", "{ rm f; }", 
             "sh <<EOF\ncd x && rm f\nEOF", "bash -s a <<<'rm f'", "sh <<< \"rm $F\"", "bash <<EOF\n$(rm f)\nEOF",
             "shopt -s expand_aliases; alias x='rm -rf'; x f", "strace -o log rm f", "pkexec rm f", "unshare -r rm f",
             "systemd-run -p A=b rm f", "fakeroot -- rm f", "valgrind --tool=none rm f",
-            "ssh -o ProxyCommand='rm f' host", "ssh -oLocalCommand='rm f' host ls", "ssh -o \"$O\" host ls"]
+            "ssh -o ProxyCommand='rm f' host", "ssh -oLocalCommand='rm f' host ls", "ssh -o \"$O\" host ls",
+            "parallel -j 2 rm ::: a b", "parallel 'rm {}' ::: a", "ls | parallel", "rsync -avze 'rm f' a b:",
+            "rsync --rsh='rm f' a b:", "rsync -e \"$RSH\" a b:", "tar --to-command='rm f' -xf a.tar",
+            "tar -xIrm -f a.tar", "git -c alias.x='!rm f' x", "git -c core.sshCommand='rm f' fetch",
+            "GIT_SSH_COMMAND='rm f' git fetch", "env PAGER='rm f' man ls", "export EDITOR='rm f'; git commit",
+            "GIT_PAGER=\"$(rm f)\" git log"]
 
 
 @pytest.mark.parametrize("command", EVASIONS)
@@ -36,7 +41,9 @@ def test_every_way_of_running_rm_is_denied(command: str):
 
 @pytest.mark.parametrize("command", ["echo remove", "git rm-cache", "ls -l rmdir", "echo 'harm f'", "ssh rm ls",
                                      "ssh -l rm host ls", "flock rm ls",
-                                     "python -c 'import os; os.remove(1)'"])
+                                     "python -c 'import os; os.remove(1)'", "git -c user.name=rm log",
+                                     "git -c alias.x='rm f' x", "tar -cf rm.tar d", "rsync -av rm b:",
+                                     "parallel echo ::: rm", "PAGER=cat git log", "RM=rm make"])
 def test_commands_that_only_look_alike_are_not_denied(command: str):
     assert DENY_RM.denies("Bash", {"command": command}, "/") is None
 
@@ -58,6 +65,19 @@ def test_wrappers_are_listed_with_what_they_run():
     assert not ssh_allowed.allows("Bash", {"command": "ssh host rm f"}, "/")
     assert {"sudo", "env", "xargs", "find", "eval", "bash", "sh", "timeout", "nice", "command", "exec",
             "nohup", "time"} <= set(WRAPPERS)
+
+
+def test_command_lines_carried_by_options_settings_and_variables_are_read_as_commands():
+    assert parse_command("rsync -av -essh a b:").commands[1:] == (("ssh",),)
+    assert parse_command("tar -cf a.tar -I 'zstd -19' d").commands[1:] == (("zstd", "-19"),)
+    assert parse_command("git -c alias.st='!git status -s' st").commands[1:] == (("git", "status", "-s"),)
+    assert parse_command("git -c alias.st='status -s' st").commands[1:] == ()       # a git sub-command
+    assert set(parse_command("GIT_PAGER=cat git log").commands) == {("cat",), ("git", "log")}
+    assert parse_command("parallel gzip -k ::: a b").commands[1:] == (("gzip", "-k"),)
+    # Allowing the program does not allow the command line it was handed, as with ssh.
+    git_allowed = PermissionRules(allow=(parse_rule("Bash(git:*)"),))
+    assert not git_allowed.allows("Bash", {"command": "git -c core.pager=less log"}, "/")
+    assert git_allowed.allows("Bash", {"command": "git log"}, "/")
 
 
 def test_a_shell_reading_a_here_document_runs_its_text_and_an_unknown_one_is_opaque():
