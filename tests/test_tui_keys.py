@@ -154,3 +154,26 @@ async def test_a_running_tool_shows_its_latest_output_line_in_the_status_line(tm
             (host.config.project_root / "go").write_text("")
             await wait_for(pilot, lambda: not app.turn_running)
             assert not status.display
+
+
+async def test_a_key_typed_while_a_pane_has_the_focus_goes_to_the_prompt(tmp_path):
+    from contextual.tui.widgets.history_view import HistoryView
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            prompt = app.query_one(PromptInput)
+            await pilot.press("tab")              # 80x24: the focus moves to the region tabs
+            await pilot.pause()
+            assert app.focused is not prompt
+            await pilot.press("f", "i", "x", "space", "i", "t")
+            await pilot.pause()
+            assert prompt.text == "fix it" and app.focused is prompt
+            # A key the focused pane binds stays the pane's: p pins in the History, the next key is typed.
+            await pilot.resize_terminal(*SIZE)
+            await pilot.pause()
+            history = app.query_one(HistoryView)
+            history.focus()
+            await pilot.pause()
+            await pilot.press("p", "!")
+            await pilot.pause()
+            assert prompt.text == "fix it!" and app.focused is prompt

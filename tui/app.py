@@ -326,6 +326,21 @@ class ContextualApp(App):
             return self.screen is self.screen_stack[0]
         return True
 
+    def on_key(self, event: events.Key) -> None:
+        """A character typed while a pane has the focus (after tab or a click) goes to the prompt, as in any chat
+        app, instead of being lost; keys a pane binds (the History's p, the Scratchpad's [ ]) stay the pane's."""
+        if not (event.is_printable and event.character) or self.screen is not self.screen_stack[0]:
+            return
+        if isinstance(self.focused, TextArea) or event.key in self.active_bindings:
+            return
+        prompts = self.query(PromptInput)
+        if not prompts or prompts.first().disabled or not prompts.first().display:
+            return
+        prompt = prompts.first()
+        prompt.focus()
+        prompt.insert(event.character)
+        event.stop()
+
     # ----- what slash commands may ask of the app (tui.slash.port.AppPort)
     async def run_command(self, command: commands.Command, argument: str) -> None:
         await command.handler.run(self, argument)
