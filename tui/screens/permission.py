@@ -24,6 +24,14 @@ def preview_renderable(tool: str, preview: str) -> Syntax:
     return Syntax(preview or "(no preview)", lexer, theme="monokai", word_wrap=True, line_numbers=False)
 
 
+# What each tool asks to do, in the user's words; an MCP or unknown tool "wants to run" with its arguments.
+_VERBS = {"Bash": "run", "Write": "write", "Edit": "edit", "MultiEdit": "edit", "NotebookEdit": "edit"}
+
+
+def asks_to(tool: str) -> str:
+    return f" wants to {_VERBS.get(tool, 'run')}: "
+
+
 def always_line(always: AlwaysRules) -> Text:
     """What "always" would do, shown before it is pressed: the rules it writes, or why it only allows once."""
     if not always.rules:
@@ -57,7 +65,7 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="permission-box"):
-            yield Static(Text.assemble((self.tool, "bold"), " wants to run: ", args_label(self.args, 100)),
+            yield Static(Text.assemble((self.tool, "bold"), asks_to(self.tool), args_label(self.args, 100)),
                          id="permission-what")
             with VerticalScroll(id="permission-preview"):
                 yield Static(preview_renderable(self.tool, self.preview))
