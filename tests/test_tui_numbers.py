@@ -161,3 +161,6 @@ def test_history_rows_show_answers_without_markdown_marks():
     summary = Message("summary", "## Summary\nThe user asked about **the cart**")
     assert "total() returns euros while the test expects cents; a*b stays" in message_row(answer, 0).plain
     assert "Summary The user asked about the cart" in message_row(summary, 0).plain
+    # A step is shown as sent: `**/*.py` in an Action's arguments is a glob, not bold.
+    step = Message("assistant", 'Thought: look around\nAction: Glob[{"pattern": "**/*.py"}]')
+    assert 'Glob[{"pattern": "**/*.py"}]' in message_row(step, 0).plain

@@ -88,7 +88,10 @@ def message_row(message: Message, index: int, width: int = 70, undoable: bool = 
     if message.meta.get("interrupted"):
         row.append("[interrupted] ", style="bold #d75f5f")
     text = final_answer(message) if message.meta.get("final") else message.content
-    if message.role in ("assistant", "summary"):       # the row is plain text: raw **marks** read as noise
+    # The row is plain text: a Markdown answer's or summary's raw **marks** read as noise. A Thought/Action row is
+    # shown as sent (`**/*.py` in an Action's arguments is a glob, not bold).
+    step = message.role == "assistant" and not message.meta.get("final") and "Action:" in text
+    if message.role in ("assistant", "summary") and not step:
         text = without_markdown(text)
     row.append(one_line(text, max(20, width)))
     return row
