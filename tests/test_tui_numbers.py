@@ -83,6 +83,9 @@ async def test_every_figure_on_screen_is_the_engines_through_a_compaction_and_a_
             await wait_for(pilot, lambda: isinstance(app.screen, ContextScreen))
             title = app.screen.query("Static").first().content
             assert f"{figure(app.engine.next_prompt().total)} tok" in str(title)
+            # Each block's title shows its text as sent: a status like [ok] is not swallowed as a markup tag.
+            titles = [str(t.render()) for t in app.screen.query("CollapsibleTitle")]
+            assert any("Observation: [ok]" in t for t in titles), titles
             await pilot.press("escape")
 
             # The compaction card: before = the meter's trigger estimate, after = the next prompt once done.

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Tab, Tabs, TextArea
@@ -325,6 +326,12 @@ class ContextualApp(App):
         if action in MAIN_ONLY:
             return self.screen is self.screen_stack[0]
         return True
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """Notices carry outside text (a title the user typed, an error, a fact the model wrote, a path): shown as
+        written. Textual reads them as markup by default, where `[/]` crashed the app and `[@click=…]` ran actions."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def on_key(self, event: events.Key) -> None:
         """A character typed while a pane has the focus (after tab or a click) goes to the prompt, as in any chat

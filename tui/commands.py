@@ -31,7 +31,7 @@ class Command:
 
 
 COMPACT, CONTEXT, RESUME = Compact(), Context(), Resume()     # also behind keys (ctrl+k, ctrl+l, ctrl+r)
-HELP = Help(())
+HELP = Help(lambda: all_commands())        # read when shown: the custom commands are known from launch
 
 COMMANDS: tuple[Command, ...] = (
     Command("/compact", "[N] [instructions]", "summarise older rounds now; N: keep only the last N rounds", COMPACT),
@@ -56,7 +56,6 @@ COMMANDS: tuple[Command, ...] = (
     Command("/help", "", "commands and keys", HELP),
     Command("/quit", "", "leave (the session is saved as it goes)", RunAction("quit")),
 )
-HELP.commands = COMMANDS
 BY_NAME = {c.name: c for c in COMMANDS}
 # This app run's custom commands (issue 30.3: Markdown files, core/custom_commands.py), set once at launch by
 # use_custom; the built-ins above always win a name.

@@ -10,6 +10,7 @@ from contextual.core.session.schema import CompactionRecord
 from contextual.tui.css import stylesheet
 from contextual.tui.format import tokens
 from contextual.tui.screens.loss_ledger import LossLedgerScreen
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -42,9 +43,10 @@ class CompactionHistoryScreen(ModalScreen[Any]):
             ledger = record.loss_ledger
             lost = str(ledger.lost()) if ledger is not None else "–"
             recall = f"{ledger.kept()}/{ledger.total}" if ledger is not None and ledger.total else "–"
+            # Text, not str: a DataTable reads a str cell as markup, and paths and reasons come from outside
             table.add_row(str(number), (record.timestamp or "")[:19].replace("T", " "), record.trigger,
-                          tokens(record.pre_tokens), tokens(record.post_tokens), recall, lost, record.fallback or "",
-                          ", ".join(record.files_included) or "none")
+                          tokens(record.pre_tokens), tokens(record.post_tokens), recall, lost,
+                          Text(record.fallback or ""), Text(", ".join(record.files_included) or "none"))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         # The table takes enter for itself (its own select), so the screen's binding never saw it.

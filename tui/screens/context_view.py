@@ -21,6 +21,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
+from textual.markup import escape
 from textual.widgets import Collapsible, Footer, Static
 
 _DIFF = re.compile(r"^(---|\+\+\+|@@) ", re.M)
@@ -74,19 +75,22 @@ def totals_table(shown: Shown) -> Table:
     sums = totals(shown)
     layers = "  ".join(f"{k} {tokens(v)}" for k in LAYERS for kk, v in sums["layer"].items() if kk == k)
     table.add_row("per layer", layers)
+    # Text, not str: a Rich table reads a str as markup, and tool names and paths come from outside.
     if sums["tool"]:
-        table.add_row("per tool", "  ".join(f"{k} {tokens(v)}" for k, v in sorted(sums["tool"].items(),
-                                                                             key=lambda kv: -kv[1])))
+        table.add_row("per tool", Text("  ".join(f"{k} {tokens(v)}" for k, v in sorted(sums["tool"].items(),
+                                                                                  key=lambda kv: -kv[1]))))
     if sums["file"]:
-        table.add_row("per file", "  ".join(f"{k} {tokens(v)}" for k, v in sorted(sums["file"].items(),
-                                                                             key=lambda kv: -kv[1])[:12]))
+        table.add_row("per file", Text("  ".join(f"{k} {tokens(v)}" for k, v in sorted(sums["file"].items(),
+                                                                                  key=lambda kv: -kv[1])[:12])))
     return table
 
 
 def block_title(index: int, m: ShownMessage) -> str:
     form = f" · {m.form}" if m.form else ""
     source = " · " + " ".join(x for x in (m.tool, m.path) if x) if (m.tool or m.path) else ""
-    return f"#{index + 1} {m.role} · {m.layer} · {tokens(m.tokens)} tok{form}{source} · {one_line(m.content, 60)}"
+    # A title is markup: the text is escaped, or `Observation: [ok]` would lose its status as a tag.
+    title = f"#{index + 1} {m.role} · {m.layer} · {tokens(m.tokens)} tok{form}{source} · {one_line(m.content, 60)}"
+    return escape(title)
 
 
 class ContextScreen(Screen):

@@ -44,7 +44,7 @@ class AppPort(Protocol):
 
     # ----- showing
     def notify(self, message: str, *, title: str = "", severity: Any = "information",
-               timeout: float | None = None, markup: bool = True) -> None: ...
+               timeout: float | None = None, markup: bool = False) -> None: ...
 
     async def say(self, text: str, level: str = "info") -> None:
         """A notice in the chat."""

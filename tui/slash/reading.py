@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from rich.text import Text
 
 from contextual.core.messages import Message
@@ -45,7 +47,7 @@ class MCP:
 class Help:
     """Every command of the table it is given, then the keys."""
 
-    def __init__(self, commands: tuple) -> None:
+    def __init__(self, commands: Callable[[], tuple]) -> None:
         self.commands = commands
 
     async def run(self, app: AppPort, argument: str) -> None:
@@ -54,8 +56,9 @@ class Help:
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold cyan", no_wrap=True)
         table.add_column()
-        for c in self.commands:
-            table.add_row(f"{c.name} {c.usage}".strip(), c.help)
+        for c in self.commands():
+            # Text, not str: a project's own commands describe themselves, and a Rich table reads str as markup
+            table.add_row(Text(f"{c.name} {c.usage}".strip()), Text(c.help))
         table.add_row("", "")
         for keys, what in KEYS:
             table.add_row(keys, what)

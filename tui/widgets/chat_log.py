@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.containers import VerticalScroll
+from textual.markup import escape
 from textual.widgets import Collapsible, Static
 
 from contextual.core.messages import Message
@@ -98,8 +99,8 @@ class ChatLog(VerticalScroll):
         n = len(self._adjustments)
         # A collapsible's title is one line: its head only (fits 80 columns), the whole summary in the body.
         head = line.split(" (", 1)[0].replace("the prompt was fitted to the window", "fitted to the window")
-        title = (f"context adjusted: {head}" if details is not None else
-                 f"context adjusted {n} time{'s' if n != 1 else ''} this turn (see History and the meter)")
+        title = escape(f"context adjusted: {head}" if details is not None else
+                       f"context adjusted {n} time{'s' if n != 1 else ''} this turn (see History and the meter)")
         body = Text("\n".join(([line] if details is not None else []) + self._adjustments))
         if self.adjusted is None:
             self._adjusted_body = Static(body)

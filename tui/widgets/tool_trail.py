@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from rich.text import Text
+from textual.markup import escape
 from textual.widgets import Collapsible, Static
 
 from contextual.tui.format import args_label
@@ -18,7 +19,8 @@ def trail_title(calls: list[tuple[str, str, str]]) -> str:
     parts = [f"{tool} ×{n}" if n > 1 else tool for tool, n in counts.items()]
     failed = sum(1 for _t, _l, status in calls if status == "error")
     noun = "tool call" if len(calls) == 1 else "tool calls"
-    return f"{len(calls)} {noun} · " + ", ".join(parts) + (f" · {failed} failed" if failed else "")
+    # a title is markup, and tool names come from the model
+    return escape(f"{len(calls)} {noun} · " + ", ".join(parts) + (f" · {failed} failed" if failed else ""))
 
 
 def call_line(tool: str, label: str, status: str) -> Text:

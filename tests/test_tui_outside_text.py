@@ -1,0 +1,53 @@
+"""Text from outside (a title the user typed, a project's command descriptions, tool names and paths, errors) is
+shown as written: never read as markup, where `[/]` crashed the app and `[@click=…]` would run an action."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from textual.widgets._toast import Toast
+
+from contextual.tui import commands
+from contextual.tui.app import ContextualApp
+from contextual.tui.prompt_view import Shown, ShownMessage
+from contextual.tui.screens.context_view import totals_table
+from contextual.tui.screens.info import InfoScreen
+from tests.fakes.llm_server import FakeLLMServer
+from tests.tui_helpers import finish, make_host, run_turn, type_and_send, wait_for
+
+HOSTILE = "a [/] b [@click=app.quit]c[/] list[str]"
+
+
+def rendered(renderable) -> str:
+    console = Console(width=200, record=True, color_system=None)
+    console.print(renderable)
+    return console.export_text()
+
+
+async def test_a_notice_and_a_project_commands_help_line_show_brackets_as_written(tmp_path):
+    folder = tmp_path / "proj" / ".contextual" / "commands"
+    folder.mkdir(parents=True)
+    (folder / "odd.md").write_text(f"---\ndescription: {HOSTILE}\n---\nsay hi\n")
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        commands.load_custom(tmp_path / "proj", tmp_path / "home")     # what the launch does
+        try:
+            async with app.run_test(size=(120, 40)) as pilot:
+                await run_turn(pilot, "hello")
+                await type_and_send(pilot, f"/title {HOSTILE}")
+                await wait_for(pilot, lambda: any(HOSTILE in n.message for n in app._notifications))
+                notice = next(n for n in app._notifications if HOSTILE in n.message)
+                assert HOSTILE in str(Toast(notice).render())       # it raised MarkupError and ended the app
+                await type_and_send(pilot, "/help")
+                await wait_for(pilot, lambda: isinstance(app.screen, InfoScreen))
+                assert HOSTILE in rendered(app.screen.body)
+                assert app.is_running
+        finally:
+            commands.use_custom([])
+
+
+def test_the_context_totals_show_a_tool_name_and_a_path_as_written():
+    message = ShownMessage("user", "L3", "Observation: [ok]", 12, form="full", tool=HOSTILE, path=f"src/{HOSTILE}.py")
+    shown = Shown(messages=(message,), layers={"L3": 12}, total=12, window=8000, estimate=12, threshold=6000,
+                  due=False)
+    text = rendered(totals_table(shown))
+    assert f"{HOSTILE} 12" in text and f"src/{HOSTILE}.py 12" in text
