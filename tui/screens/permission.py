@@ -25,7 +25,7 @@ def preview_renderable(tool: str, preview: str) -> Syntax:
 
 
 # What each tool asks to do, in the user's words; an MCP or unknown tool "wants to run" with its arguments.
-_VERBS = {"Bash": "run", "Write": "write", "Edit": "edit", "MultiEdit": "edit", "NotebookEdit": "edit"}
+_VERBS = {"Bash": "run", "Write": "write", "Edit": "edit", "MultiEdit": "edit"}
 
 
 def asks_to(tool: str) -> str:
