@@ -177,3 +177,30 @@ async def test_a_key_typed_while_a_pane_has_the_focus_goes_to_the_prompt(tmp_pat
             await pilot.press("p", "!")
             await pilot.pause()
             assert prompt.text == "fix it!" and app.focused is prompt
+
+
+async def test_choosing_a_region_tab_gives_its_pane_the_keys_and_typing_still_reaches_the_prompt(tmp_path):
+    from tests.tui_helpers import run_turn
+    with FakeLLMServer(kind="openai", script=[finish("one"), finish("two")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "first")
+            await run_turn(pilot, "second")
+            scratchpad = app.query_one(ScratchpadView)
+            await pilot.press("f3")
+            await pilot.pause()
+            assert app.focused is scratchpad and scratchpad.shown_turn is None
+            await pilot.press("[")                  # the Scratchpad's own key: the last turn, then the one before
+            await pilot.press("[")
+            await pilot.pause()
+            assert scratchpad.shown_turn == 0
+            await pilot.press("h", "i")
+            await pilot.pause()
+            prompt = app.query_one(PromptInput)
+            assert prompt.text == "hi" and app.focused is prompt
+            await pilot.press("f4")
+            await pilot.pause()
+            assert app.focused is app.query_one("#history")
+            await pilot.press("f2")
+            await pilot.pause()
+            assert app.focused is prompt

@@ -268,6 +268,11 @@ class ContextualApp(App):
     def tab_activated(self, event: Tabs.TabActivated) -> None:
         self.regions.tab = (event.tab.id or "tab-chat").removeprefix("tab-")
         self.apply_layout()
+        # The pane chosen has the keys (History's enter and p, the Scratchpad's [ ]); typing still reaches the
+        # prompt (on_key), and the Chat's tab gives the prompt the focus back.
+        pane = {"scratchpad": ScratchpadView, "history": HistoryView}.get(self.regions.tab)
+        target = self.query(pane).first() if pane is not None and self.query(pane) else None
+        (target or self.query_one(PromptInput)).focus()
 
     def action_toggle_region(self, region: str) -> None:     # not `toggle`: Textual's own action
         if self.narrow:

@@ -194,7 +194,8 @@ class ScratchpadView(VerticalScroll):
         self.remove_children()
         self._step_widgets.clear()
         if self.turns:
-            hint = f"The last turn ({self.turns[-1].outcome}) is kept: press [ to browse past turns."
+            hint = (f"The last turn ({self.turns[-1].outcome}) is kept: [ and ] browse past turns while this pane "
+                    "has the focus (click it).")
         else:
             hint = "Each step of the running turn shows here: Thought, Action, and the full observation."
         self.mount(Static(Text(hint), classes="idle"))
