@@ -266,8 +266,11 @@ class ContextualApp(App):
 
     @on(Tabs.TabActivated, "#region-tabs")
     def tab_activated(self, event: Tabs.TabActivated) -> None:
-        self.regions.tab = (event.tab.id or "tab-chat").removeprefix("tab-")
+        chosen = (event.tab.id or "tab-chat").removeprefix("tab-")
+        changed, self.regions.tab = chosen != self.regions.tab, chosen
         self.apply_layout()
+        if not changed:                 # the tabs' own first activation at mount: the focus stays where it is
+            return
         # The pane chosen has the keys (History's enter and p, the Scratchpad's [ ]); typing still reaches the
         # prompt (on_key), and the Chat's tab gives the prompt the focus back.
         pane = {"scratchpad": ScratchpadView, "history": HistoryView}.get(self.regions.tab)
