@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+from textual import events
+from textual.keys import _character_to_key
+
 from textual.widgets import Static
 
 from tests.fakes.llm_server import FakeLLMServer
@@ -194,10 +197,12 @@ async def test_choosing_a_region_tab_gives_its_pane_the_keys_and_typing_still_re
             await pilot.press("[")
             await pilot.pause()
             assert scratchpad.shown_turn == 0
-            await pilot.press("h", "i")
+            # A burst, as a terminal delivers typing: once typing starts, the pane's own keys are typed too.
+            for char in "hi[]":
+                app.post_message(events.Key(_character_to_key(char), char))
             await pilot.pause()
             prompt = app.query_one(PromptInput)
-            assert prompt.text == "hi" and app.focused is prompt
+            assert prompt.text == "hi[]" and app.focused is prompt and scratchpad.shown_turn == 0
             await pilot.press("f4")
             await pilot.pause()
             assert app.focused is app.query_one("#history")

@@ -346,13 +346,15 @@ class ContextualApp(App):
         app, instead of being lost; keys a pane binds (the History's p, the Scratchpad's [ ]) stay the pane's."""
         if not (event.is_printable and event.character) or self.screen is not self.screen_stack[0]:
             return
-        if isinstance(self.focused, TextArea) or event.key in self.active_bindings:
+        # A printable key that bubbles up here was typed into no text widget (they stop what they insert); in a
+        # burst the rest arrive after the first moved the focus, so this does not ask who has the focus.
+        if event.key in self.active_bindings:
             return
         prompts = self.query(PromptInput)
         if not prompts or prompts.first().disabled or not prompts.first().display:
             return
         prompt = prompts.first()
-        prompt.focus()
+        self.screen.set_focus(prompt)   # at once (focus() waits a frame): the rest of a burst, `[` too, is typed
         prompt.insert(event.character)
         event.stop()
 
