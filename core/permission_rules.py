@@ -22,7 +22,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from contextual.core.shell_parse import Word, command_name, mentions, parse_command
+from contextual.core.shell_parse import Word, command_name, parse_command
 from contextual.core.tools._globs import compile_glob
 from contextual.core.tools.base import ToolError
 
@@ -74,9 +74,9 @@ class Rule:
 
     def denies_command(self, command: str) -> bool:
         parsed = parse_command(command)
-        if parsed.opaque or any(self.matches_words(words, deny=True) for words in parsed.commands):
-            return True
-        return not parsed.certain and mentions(command, command_name(self._words[0]))
+        # latent: commands in quoted text bash may evaluate later (`x='a[$(rm f)]'; (( x ))`)
+        return parsed.opaque or any(self.matches_words(words, deny=True)
+                                    for words in parsed.commands + parsed.latent)
 
     def matches_words(self, words: tuple[Word, ...], *, deny: bool) -> bool:
         """One simple command against this Bash rule. A word only known when the shell runs (None) matches

@@ -67,7 +67,13 @@ def rule_denial(tool: str, args: Any, rules: PermissionRules, root: Path) -> dic
     named = rule.text if rule else "?"
     message = (f"{tool} is denied by the permission rule {named!r} in the configuration; do the task another way "
                "or tell the user.")
-    if tool == "Bash" and opaque(args):
+    command = args.get("command") if tool == "Bash" and isinstance(args, dict) else None
+    parsed = parse_command(command) if isinstance(command, str) else None
+    if parsed is not None and parsed.syntax_error:
+        message = (f"Bash is denied: this command does not parse with certainty (a syntax error, or shell syntax "
+                   f"the parser reads differently from bash), so the permission rule {named!r} cannot be checked "
+                   f"against it; write the command out plainly.")
+    elif parsed is not None and parsed.opaque:
         message = (f"Bash is denied: part of this command is only known when it runs (a $VARIABLE as the command, "
                    f"a script piped into a shell, eval or source of generated text), so the permission rule "
                    f"{named!r} cannot be checked against it; write the command out plainly.")

@@ -4,12 +4,17 @@ permission rules (core/permission_rules.py).
 Every `command` node of the tree counts, wherever it sits: in `$(…)` and backticks, subshells, groups, pipelines,
 lists, if/while bodies, functions, here-documents. A word is its value after quote and escape removal; a word
 whose value is only known when the shell runs (an expansion, a substitution, a glob or brace pattern) is None.
-Leading assignments (`X=1 rm`) are not words. A command word that runs another command (WRAPPERS: sudo, env,
-xargs, find -exec, bash -c, eval …) is unwrapped: both the wrapper and what it runs are listed.
+Leading assignments (`X=1 rm`) are not words. A command word that runs another command (core/shell_wrappers.py:
+sudo, env, xargs, find -exec, bash -c, eval, rsync -e, git -c alias …) is unwrapped: both the wrapper and what it
+runs are listed. Line continuations are joined first, as bash joins them.
 
-The parse is *uncertain* when it cannot be read with confidence: a syntax error, a command word that is None,
-a shell fed its script on standard input, nesting deeper than MAX_NESTING. The caller then falls back to a
-word search over the whole text (`text_words`)."""
+The line is *opaque* (no rule can be checked against it, so every Bash deny rule holds) when some of what it runs
+is only known when it runs, or when the parse cannot be trusted: a syntax error (tree-sitter and bash then
+disagree about the words), a backtick the tree does not read as a substitution, a command word that is None, a
+shell fed an unknown script on standard input, nesting deeper than MAX_NESTING.
+
+Text in quotes that bash may still evaluate later (`x='a[$(rm f)]'; (( x ))`, `PS4='$(rm f)'`, `${x@P}`) is
+read too: its commands are *latent*, checked by deny rules only (core/permission_rules.py)."""
 
 from __future__ import annotations
 
@@ -21,111 +26,23 @@ from dataclasses import dataclass, field
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
+from contextual.core.shell_wrappers import (COMMAND_VARIABLES, OPTION_VARIABLES, REBINDING_VARIABLES, SHELL,
+                                           STARTUP_VARIABLES, STDIN_PATHS, WRAPPERS, Wrapper)
+
 Word = str | None
 MAX_NESTING = 8          # bash -c "eval 'sh -c …'": deeper than this is uncertain
 MAX_UNWRAP = 16          # sudo env nice timeout … in a row
 
 
-@dataclass(frozen=True)
-class Wrapper:
-    """How a command word that runs another command hands it on."""
-    value_options: frozenset[str] = frozenset()   # options followed by a value, which is skipped
-    positional: int = 0                           # words before the command (timeout's duration)
-    script_option: str | None = None              # the value of this option is shell text (bash -c)
-    script_rest: bool = False                     # the remaining words, joined, are shell text (eval)
-    assignments: bool = False                     # NAME=VALUE words before the command (env)
-    default: tuple[str, ...] = ()                 # the command when none is given (xargs runs echo)
-    runs_rest: bool = True                        # False for a shell: `bash file` runs a file, not a command
-    exec_options: frozenset[str] = frozenset()    # find: -exec WORDS ; (or +)
-    alias_values: bool = False                    # alias: each NAME=VALUE's value is shell text
-    setting_option: str | None = None             # ssh -o NAME=VALUE: the settings named in command_settings
-    command_settings: frozenset[str] = frozenset()  # … whose value is a command line (lower case, fnmatch)
-    bang_settings: frozenset[str] = frozenset()   # … whose value is a command line after a leading "!" (git alias)
-    command_options: frozenset[str] = frozenset()  # options whose value is a command line it runs (rsync -e)
-    until: frozenset[str] = frozenset()           # the command ends before one of these words (parallel's :::)
-
-
-def _opts(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_SHELL = Wrapper(value_options=_opts("-o +o -O +O --rcfile --init-file"), script_option="-c", runs_rest=False)
-
-# The one list of commands that run another command (issue 26). A name not here is an ordinary command.
-WRAPPERS: dict[str, Wrapper] = {
-    "sudo": Wrapper(value_options=_opts("-u -g -h -p -C -D -r -t -U -T --user --group --host --prompt "
-                                        "--chdir --role --type --other-user --command-timeout")),
-    "doas": Wrapper(value_options=_opts("-u -C")),
-    "env": Wrapper(value_options=_opts("-u --unset -C --chdir"), assignments=True, script_option="-S"),
-    "timeout": Wrapper(value_options=_opts("-s -k --signal --kill-after"), positional=1),
-    "nice": Wrapper(value_options=_opts("-n --adjustment")),
-    "ionice": Wrapper(value_options=_opts("-c -n -p --class --classdata --pid")),
-    "stdbuf": Wrapper(value_options=_opts("-i -o -e --input --output --error")),
-    "chroot": Wrapper(value_options=_opts("--userspec --groups"), positional=1),
-    "xargs": Wrapper(value_options=_opts("-a -d -E -e -I -L -l -n -P -s --arg-file --delimiter --eof "
-                                         "--replace --max-lines --max-args --max-procs --max-chars"),
-                     default=("echo",)),
-    "nohup": Wrapper(), "time": Wrapper(value_options=_opts("-f -o --format --output")),
-    "command": Wrapper(), "builtin": Wrapper(), "exec": Wrapper(value_options=_opts("-a")),
-    "setsid": Wrapper(), "unbuffer": Wrapper(), "busybox": Wrapper(), "coproc": Wrapper(),
-    "eval": Wrapper(script_rest=True),
-    "watch": Wrapper(value_options=_opts("-n -d --interval --differences"), script_rest=True),
-    "trap": Wrapper(script_rest=True),
-    "su": Wrapper(value_options=_opts("-s -g -G --shell --group"), script_option="-c", runs_rest=False),
-    "runuser": Wrapper(value_options=_opts("-u -s -g -G --user --shell --group --supp-group"), script_option="-c"),
-    # The remote shell reads the words after the host as one line: `ssh host 'rm -rf x'` runs rm.
-    "ssh": Wrapper(value_options=_opts("-B -b -c -D -E -e -F -I -i -J -L -l -m -O -o -P -p -Q -R -S -W -w"),
-                   positional=1, script_rest=True, setting_option="-o",
-                   command_settings=frozenset({"proxycommand", "localcommand", "knownhostscommand"})),
-    "flock": Wrapper(value_options=_opts("-w -E --timeout --conflict-exit-code"), positional=1,
-                     script_option="-c"),
-    "script": Wrapper(value_options=_opts("-E -I -O -B -T -t --echo --log-in --log-out --log-io "
-                                          "--log-timing"), script_option="-c", runs_rest=False),
-    "find": Wrapper(runs_rest=False, exec_options=_opts("-exec -execdir -ok -okdir")),
-    # Run a command as someone else, in a namespace or under a tracer: options with a value skipped.
-    "pkexec": Wrapper(value_options=_opts("--user")), "fakeroot": Wrapper(value_options=_opts("-l -s -i --lib --faked")),
-    "unshare": Wrapper(value_options=_opts("-S -G -R -w --setuid --setgid --root --wd --map-user --map-group")),
-    "nsenter": Wrapper(value_options=_opts("-t -S -G -r -w --target --setuid --setgid --root --wd")),
-    "strace": Wrapper(value_options=_opts("-o -e -p -s -u -E -a -b -I -O -P -S -X -U")),
-    "ltrace": Wrapper(value_options=_opts("-o -e -p -s -u -a -n -l -L -x -X -A -D -F -w")),
-    "valgrind": Wrapper(), "firejail": Wrapper(), "torsocks": Wrapper(value_options=_opts("-u -p -a -P")),
-    "proxychains": Wrapper(value_options=_opts("-f")), "proxychains4": Wrapper(value_options=_opts("-f")),
-    "systemd-run": Wrapper(value_options=_opts("-u -p -E -M -H --unit --property --setenv --machine --host "
-                                               "--uid --gid --nice --slice --description --working-directory")),
-    "toybox": Wrapper(), "catchsegv": Wrapper(),
-    # GNU parallel hands the words before ::: to a shell; with none it runs the lines it reads as commands.
-    "parallel": Wrapper(value_options=_opts("-j -N -n -S -a -d -E -I -L -l -P -s --jobs --sshlogin --arg-file "
-                                            "--delimiter --colsep --replace --joblog --results --tmpdir --workdir "
-                                            "--timeout --delay --retries --env --basefile --return --halt"),
-                        script_rest=True, until=_opts("::: :::+ :::: ::::+")),
-    # Programs that run a command line given in one of their options or settings.
-    "rsync": Wrapper(value_options=_opts("-e --rsh --rsync-path -f --filter"), runs_rest=False,
-                     command_options=_opts("-e --rsh")),
-    "tar": Wrapper(value_options=_opts("-f -C -I -F -T -X -b -g -H -K -L -N -V --file --directory "
-                                       "--use-compress-program --to-command --rsh-command --info-script "
-                                       "--new-volume-script"),
-                   runs_rest=False, command_options=_opts("-I -F --use-compress-program --to-command "
-                                                          "--rsh-command --info-script --new-volume-script")),
-    "git": Wrapper(value_options=_opts("-C -c --git-dir --work-tree --namespace --exec-path --config-env"),
-                   runs_rest=False, setting_option="-c",
-                   command_settings=_opts("core.sshcommand core.pager core.editor core.fsmonitor core.askpass "
-                                          "sequence.editor diff.external gpg.program pager.*"),
-                   bang_settings=_opts("alias.* credential.helper")),
-    # `alias x='rm -rf'`: the value is shell text a later `x` runs (scripts can turn expand_aliases on).
-    "alias": Wrapper(runs_rest=False, alias_values=True),
-    **{shell: _SHELL for shell in ("bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "fish")},
-}
-
-# Environment variables whose value a program runs as a command line (`GIT_PAGER='rm f' git log`).
-COMMAND_VARIABLES = frozenset({
-    "GIT_SSH_COMMAND", "GIT_SSH", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF",
-    "GIT_ASKPASS", "SSH_ASKPASS", "PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "RSYNC_RSH",
-    "PROMPT_COMMAND", "LESSOPEN", "LESSCLOSE"})
 _SOURCES = {"source", "."}            # run a file's text in this shell: a file on disk is not read here
 _WRITE_OPERATORS = {">", ">>", ">|", "&>", "&>>", "<>"}
-_PATTERN = re.compile(r"[*?\[{]")            # glob or brace expansion in an unquoted word
+_PATTERN = re.compile(r"[*?\[{]|[@!+]\(")      # glob, brace or extglob pattern in an unquoted word
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_TEXT_WORD = re.compile(r"[^\s;&|()<>`${},=]+")
+_NAMED_FD = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")     # `exec {fd}>file`: the shell picks a descriptor
+# `\`+newline is removed before anything else (an even run of backslashes escapes itself, not the newline)
+_CONTINUATION = re.compile(r"(?<!\\)((?:\\\\)*)\\\n")
+_QUOTED_LATER = ("$(", "`")                  # quoted text that runs a command if bash evaluates it later
+_LITERAL_SPANS = ("raw_string", "ansi_c_string", "comment")     # where a backtick is only a character
 
 
 @dataclass(frozen=True)
@@ -133,10 +50,13 @@ class ShellParse:
     commands: tuple[tuple[Word, ...], ...]   # every simple command, wrappers and what they run; words[0] is a str
     certain: bool
     writes_files: bool                       # an output redirection to a file (not /dev/null, not 2>&1)
-    # Code runs whose text is only known when the shell runs it: `$CMD f`, `… | sh`, `eval "$X"`,
-    # `source <(…)`, nesting past MAX_NESTING. No rule can be checked against it, so every Bash deny rule holds.
+    # Code runs whose text is only known when the shell runs it (`$CMD f`, `… | sh`, `eval "$X"`, `source
+    # <(…)`), or the parse cannot be trusted (a syntax error). No rule can be checked against it, so every Bash
+    # deny rule holds.
     opaque: bool = False
     redirected: tuple[str, ...] = ()         # the files redirections read or write (`< .env`, `> out`), when known
+    latent: tuple[tuple[Word, ...], ...] = ()  # commands in quoted text bash may evaluate later: deny rules only
+    syntax_error: bool = False               # opaque because tree-sitter found a syntax error
 
 
 @functools.cache
@@ -149,23 +69,12 @@ def parse_command(text: str) -> ShellParse:
     collector = _Collector()
     collector.script(text, 0)
     return ShellParse(tuple(collector.commands), collector.certain, collector.writes_files, collector.opaque,
-                      tuple(collector.redirected))
+                      tuple(collector.redirected), tuple(collector.latent), collector.syntax_error)
 
 
 def command_name(word: str) -> str:
     """The command word without its folder: `/bin/rm` is `rm`."""
     return word.rstrip("/").rpartition("/")[2] or word
-
-
-def mentions(text: str, name: str) -> bool:
-    """Whether `name` appears in the text as a word (quotes and backslashes removed, folders dropped, a glob
-    such as `r?` counting when it would match): the fallback when the parse is uncertain."""
-    plain = re.sub(r"[\\'\"]", "", text)
-    for word in _TEXT_WORD.findall(plain):
-        word = command_name(word)
-        if word == name or (_PATTERN.search(word) and fnmatch.fnmatchcase(name, word)):
-            return True
-    return False
 
 
 @dataclass
@@ -174,7 +83,9 @@ class _Collector:
     certain: bool = True
     writes_files: bool = False
     opaque: bool = False
+    syntax_error: bool = False
     redirected: list[str] = field(default_factory=list)
+    latent: list[tuple[Word, ...]] = field(default_factory=list)
     stdin_text: dict[int, Word] = field(default_factory=dict)    # a command's here-document or here-string
 
     def unreadable(self) -> None:
@@ -184,21 +95,59 @@ class _Collector:
         if depth > MAX_NESTING:
             self.unreadable()
             return
-        root = _parser().parse(text.encode("utf-8", errors="replace")).root_node
+        joined = _CONTINUATION.sub(r"\1", text)
+        self._walk(joined, depth)
+        if joined != text:                # a comment's `\`+newline ends the comment: read it as written too
+            self._walk(text, depth)
+
+    def _walk(self, text: str, depth: int) -> None:
+        source = text.encode("utf-8", errors="replace")
+        root = _parser().parse(source).root_node
         if root.has_error:
-            self.certain = False
+            self.syntax_error = True
+            self.unreadable()
+        literal: list[tuple[int, int]] = []       # byte spans where a backtick is a character or was read
         stack = [root]
         while stack:                      # iterative: a deeply nested line must not exhaust Python's stack
             node = stack.pop()
-            if node.type == "command":
+            kind = node.type
+            if kind == "command":
                 self._command(node, depth)
-            elif node.type == "redirected_statement":
-                self._note_stdin(node)
-            elif node.type == "file_redirect":
+            elif kind == "redirected_statement":
+                self._note_stdin(node, literal)
+            elif kind == "file_redirect":
                 self._redirect(node)
-            elif node.type == "variable_assignment":
+            elif kind == "variable_assignment":
                 self._assignment(node, depth)
+            elif kind == "command_substitution":
+                literal.append((node.start_byte, node.end_byte))
+                self._nested_backticks(node, depth)
+            elif kind in _LITERAL_SPANS:
+                literal.append((node.start_byte, node.end_byte))
+            if kind in ("raw_string", "string"):
+                self._quoted_later(node, depth)
             stack.extend(reversed(node.children))
+        if any(not any(a <= at < b for a, b in literal) for at in _backticks(source)):
+            self.unreadable()             # `${x:-`rm f`}`, an unquoted here-document's `…`: not read as code
+
+    def _nested_backticks(self, node: Node, depth: int) -> None:
+        """Inside `…`, bash turns \\` into a backtick and reads the text again: `echo \\`rm f\\``."""
+        text = (node.text or b"").decode("utf-8", errors="replace")
+        if text.startswith("`") and "\\`" in text:
+            self.script(re.sub(r"\\([\\`$])", r"\1", text[1:-1]), depth + 1)
+
+    def _quoted_later(self, node: Node, depth: int) -> None:
+        """A quoted `$(…)` or backtick runs if bash evaluates the text later (an arithmetic subscript, `${x@P}`,
+        a prompt, eval of a variable): its commands are latent, for deny rules."""
+        text = (node.text or b"").decode("utf-8", errors="replace")
+        body = text[1:-1] if node.type == "raw_string" else re.sub(r"\\([\\$`\"])", r"\1", text[1:-1])
+        if node.type == "string" and "\\$(" not in text and "\\`" not in text:
+            return                        # a double-quoted $( ) runs now and is read as a command already
+        if not any(mark in body for mark in _QUOTED_LATER) or depth >= MAX_NESTING:
+            return
+        inner = _Collector()
+        inner.script(body, depth + 1)
+        self.latent.extend(inner.commands + inner.latent)
 
     def _redirect(self, node: Node) -> None:
         operator = next((c.type for c in node.children if not c.is_named), "")
@@ -213,9 +162,12 @@ class _Collector:
             if target is None or _value(target) != "/dev/null":
                 self.writes_files = True
 
-    def _note_stdin(self, node: Node) -> None:
+    def _note_stdin(self, node: Node, literal: list[tuple[int, int]]) -> None:
         """`bash <<'EOF' … EOF`, `sh <<< 'rm f'`: the text a command reads on standard input, when it is known
         (a quoted here-document's body, or an unquoted one without expansions; a here-string's word)."""
+        for child in node.children:
+            if child.type == "heredoc_redirect" and _heredoc_quoted(child):
+                literal.extend((c.start_byte, c.end_byte) for c in child.children if c.type == "heredoc_body")
         body = node.child_by_field_name("body")
         if body is None or body.type != "command":
             return
@@ -226,15 +178,31 @@ class _Collector:
                 self.stdin_text[body.id] = _herestring_text(child)
 
     def _assignment(self, node: Node, depth: int) -> None:
-        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
-        if name is not None and (name.text or b"").decode("utf-8", errors="replace") in COMMAND_VARIABLES:
-            self._script_word(_value(value) if value is not None else "", depth)
+        name_node, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        name = (name_node.text or b"").decode("utf-8", errors="replace") if name_node is not None else ""
+        self._variable(name.partition("[")[0], _value(value) if value is not None else "", depth)
+
+    def _variable(self, name: str, value: Word, depth: int) -> None:
+        """What setting a variable runs: a command line (GIT_PAGER), a program's options (TAR_OPTIONS), a startup
+        file (BASH_ENV); a new meaning for a name (BASH_ALIASES[x]=rm, GIT_CONFIG_COUNT) makes the line opaque."""
+        if name in COMMAND_VARIABLES:
+            self._script_word(value, depth)
+        elif name in OPTION_VARIABLES:
+            self._script_word(None if value is None else f"{OPTION_VARIABLES[name]} {value}", depth)
+        elif name in REBINDING_VARIABLES or name.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "BASH_FUNC_")):
+            self.unreadable()
+        elif name in STARTUP_VARIABLES and (value is None or value in STDIN_PATHS):
+            self.unreadable()
 
     def _command(self, node: Node, depth: int) -> None:
         name = node.child_by_field_name("name")
         if name is None:                  # assignments only
             return
-        words = [_value(name)] + [_value(arg) for arg in node.children_by_field_name("argument")]
+        arguments = node.children_by_field_name("argument")
+        if arguments and _NAMED_FD.fullmatch((arguments[-1].text or b"").decode("utf-8", errors="replace")) \
+                and node.parent is not None and node.parent.type == "redirected_statement":
+            arguments = arguments[:-1]    # `exec {fd}>lock`: the descriptor's name, not an argument
+        words = [_value(name)] + [_value(arg) for arg in arguments]
         here = next((c for c in node.children if c.type == "herestring_redirect"), None)   # the parser puts it here
         stdin = _herestring_text(here) if here is not None else self.stdin_text.get(node.id, "")
         self._add(words, depth, stdin)
@@ -245,10 +213,17 @@ class _Collector:
                 self.unreadable()         # the command is only known when it runs
                 return
             self.commands.append(tuple(words))
-            if command_name(words[0]) in _SOURCES and (len(words) < 2 or words[1] is None):
-                self.unreadable()         # `source <(…)`, `. "$X"`: a script made when it runs
+            name = command_name(words[0])
+            if name in _SOURCES:
+                if len(words) < 2 or words[1] is None:
+                    self.unreadable()     # `source <(…)`, `. "$X"`: a script made when it runs
+                elif words[1] in STDIN_PATHS:
+                    self._script_word(stdin or None, depth)     # `source /dev/stdin <<< 'rm f'`
                 return
-            wrapper = WRAPPERS.get(command_name(words[0]))
+            if name == "hash" and any(w is None or (w.startswith("-") and "p" in w) for w in words[1:]):
+                self.unreadable()         # `hash -p /bin/rm ls`: a name now runs another program
+                return
+            wrapper = WRAPPERS.get(name)
             if wrapper is None:
                 return
             inner = self._unwrap(wrapper, words[1:], depth, stdin)
@@ -268,10 +243,71 @@ class _Collector:
                 if word is None or "=" in word:
                     self._script_word(None if word is None else word.partition("=")[2], depth)
             return None
+        if any(w is not None and any(mark in w for mark in wrapper.opaque_markers) for w in rest):
+            self.unreadable()             # git's `ext::` transport runs a command named in a URL
+            return None
+        if wrapper.old_style and rest and rest[0] and rest[0].isalpha():
+            rest = _old_style(rest, wrapper)       # `tar xIf CMD a.tar` is `tar -x -I CMD -f a.tar`
+        if wrapper.dashdash_shell and "--" in rest:
+            return self._unwrap(SHELL, rest[rest.index("--") + 1:], depth, stdin)   # `capsh -- -c 'rm f'`
+        if wrapper.permute and self._permuted(wrapper, rest, depth):
+            return None
+        original = rest
         reads_stdin = False             # a shell's -s: the script is standard input, the words its arguments
+        i = self._options(wrapper, rest, depth)
+        if i is None:
+            return None
+        if i < 0:                       # the shell's -s
+            reads_stdin, i = True, -i - 1
+        if any(w in wrapper.runs_nothing for w in rest[:i] if w is not None):
+            return None                   # `command -v rm`: a lookup
+        sub = rest[i] if i < len(rest) else None
+        if sub is not None and sub in wrapper.subcommands:
+            return self._unwrap(wrapper.subcommands[sub], rest[i + 1:], depth, stdin)   # `git rebase -x …`
+        if wrapper.named_compound and len(rest) > i + 1 and rest[i + 1] in ("{", "(", None):
+            self.unreadable()             # `coproc NAME { rm f; }`: the parser splits the body off the command
+            return None
+        rest = rest[i + wrapper.positional:]
+        if wrapper.options_after_positional:
+            j = self._options(wrapper, rest, depth)
+            if j is None:
+                return None
+            rest = rest[abs(j) - 1 if j < 0 else j:]
+        if wrapper.positional and rest and rest[0] is not None and wrapper.script_option and (
+                rest[0] == wrapper.script_option or _short_flags_hold(rest[0], wrapper)):
+            self._script_word(rest[1] if len(rest) > 1 else None, depth)     # `flock LOCK -c 'rm f'`
+            return None
+        if wrapper.until:
+            end = next((j for j, w in enumerate(rest) if w in wrapper.until), len(rest))
+            rest = rest[:end]
+            if not rest:
+                self.unreadable()         # `… | parallel`: the commands are the lines it reads
+                return None
+        if wrapper.script_rest:
+            if rest:
+                self._script_word(None if None in rest else " ".join(rest), depth)   # type: ignore[arg-type]
+            return None
+        if not wrapper.runs_rest:
+            if wrapper is SHELL and (reads_stdin or not rest or rest[0] in STDIN_PATHS):
+                # its script is standard input: a here-document read here, anything else (`echo rm f | sh`) unknown
+                self._script_word(stdin or None, depth)
+            return None
+        if not rest:
+            return list(wrapper.default) or None
+        if wrapper.replace_options:
+            rest = _replaced(rest, _replace_string(original))
+        # xargs: the words it reads follow the command (`xargs env` runs what it reads)
+        return list(rest) + [None] if wrapper.appends_input else list(rest)
+
+    def _options(self, wrapper: Wrapper, rest: list[Word], depth: int) -> int | None:
+        """Read the wrapper's leading options: the index of the first other word (-(index + 1) when a shell's -s
+        was among them), or None when the wrapper was handed on as shell text or cannot be read."""
+        reads_stdin = False
         i = 0
         while i < len(rest):
             word = rest[i]
+            if word is None and wrapper.positional:
+                break                     # `flock $FD cmd`, `timeout $T cmd`: the positional word
             if word is None:
                 self.unreadable()         # `sudo $OPTS rm`: what the wrapper runs is only known then
                 return None
@@ -283,44 +319,45 @@ class _Collector:
                 self._script_word(rest[i + 1] if i + 1 < len(rest) else None, depth)
                 return None
             if word.startswith(("-", "+")) and len(word) > 1:
-                if wrapper.command_options:
-                    self._command_option(word, option, attached, rest[i + 1] if i + 1 < len(rest) else None,
-                                         wrapper, depth)
-                reads_stdin |= wrapper is _SHELL and word.startswith("-") and not word.startswith("--") and "s" in word
+                following = rest[i + 1] if i + 1 < len(rest) else None
+                if wrapper.command_options and not wrapper.permute:      # permuted ones were read already
+                    self._command_option(word, option, attached, following, wrapper, depth)
+                reads_stdin |= wrapper is SHELL and word.startswith("-") and not word.startswith("--") and "s" in word
+                if option in wrapper.opaque_options or (wrapper is SHELL and option in ("--rcfile", "--init-file")):
+                    value = attached if "=" in word else following
+                    if value is None or value in STDIN_PATHS or option == "--config-env":
+                        self.unreadable()         # `bash --rcfile <(echo rm f) -ic :`, `ssh -F /dev/stdin`
+                        return None
                 takes_next = _takes_next_word(word, option, attached, wrapper)
                 if wrapper.setting_option and word.startswith(wrapper.setting_option):
                     # `ssh -o ProxyCommand='rm f' host`: a setting whose value is a command line the program runs
-                    setting = (rest[i + 1] if takes_next and i + 1 < len(rest) else word[len(wrapper.setting_option):])
+                    setting = following if takes_next else word[len(wrapper.setting_option):]
                     self._setting(setting, wrapper, depth)
                 i += 2 if takes_next else 1
                 continue
-            if wrapper.assignments and _ASSIGNMENT.match(word):
-                if word.partition("=")[0] in COMMAND_VARIABLES:
-                    self._script_word(word.partition("=")[2], depth)
+            if wrapper.assignments and "=" in word:        # env takes any NAME=VALUE (`env 1=1 rm f` runs rm)
+                name, _, value = word.partition("=")
+                self._variable(name, value, depth)
                 i += 1
                 continue
             break
-        rest = rest[i + wrapper.positional:]
-        if wrapper.until:
-            end = next((j for j, w in enumerate(rest) if w in wrapper.until), len(rest))
-            rest = rest[:end]
-            if not rest:
-                self.unreadable()         # `… | parallel`: the commands are the lines it reads
-                return None
-        if wrapper.positional and rest and rest[0] is not None and wrapper.script_option and (
-                rest[0] == wrapper.script_option or _short_flags_hold(rest[0], wrapper)):
-            self._script_word(rest[1] if len(rest) > 1 else None, depth)     # `flock LOCK -c 'rm f'`
-            return None
-        if wrapper.script_rest:
-            if rest:
-                self._script_word(None if None in rest else " ".join(rest), depth)   # type: ignore[arg-type]
-            return None
-        if not wrapper.runs_rest:
-            if wrapper is _SHELL and (reads_stdin or not rest):
-                # its script is standard input: a here-document read here, anything else (`echo rm f | sh`) unknown
-                self._script_word(stdin or None, depth)
-            return None
-        return list(rest) if rest else (list(wrapper.default) or None)
+        return -(i + 1) if reads_stdin else i
+
+    def _permuted(self, wrapper: Wrapper, rest: list[Word], depth: int) -> bool:
+        """GNU getopt reads options anywhere (`su root -c 'rm f'`, `rsync a b -e 'rm f'`): the script option
+        and the command options among all the words. True when the script option handed the rest on."""
+        for i, word in enumerate(rest):
+            if word is None or not word.startswith("-") or word == "-":
+                continue
+            if word == "--":
+                return False
+            following = rest[i + 1] if i + 1 < len(rest) else None
+            if wrapper.script_option and (word == wrapper.script_option or _short_flags_hold(word, wrapper)):
+                self._script_word(following, depth)
+                return True
+            option, _, attached = word.partition("=")
+            self._command_option(word, option, attached, following, wrapper, depth)
+        return False
 
     def _setting(self, setting: Word, wrapper: Wrapper, depth: int) -> None:
         if setting is None:
@@ -332,15 +369,20 @@ class _Collector:
         name, value = name.strip().lower(), value.strip()
         if any(fnmatch.fnmatchcase(name, pattern) for pattern in wrapper.command_settings):
             self._script_word(value, depth)
-        elif value.startswith("!") and any(fnmatch.fnmatchcase(name, p) for p in wrapper.bang_settings):
-            self._script_word(value[1:], depth)
+        elif any(fnmatch.fnmatchcase(name, pattern) for pattern in wrapper.bang_settings):
+            # git: `alias.x='!rm f'` is shell text; `alias.p=push` is the program's own line (`git push`)
+            self._script_word(value[1:] if value.startswith("!") else f"git {value}", depth)
 
     def _command_option(self, word: str, option: str, attached: str, following: Word, wrapper: Wrapper,
                         depth: int) -> None:
-        """`rsync -e 'ssh -p 2'`, `-avze ssh`, `-essh`, `tar --to-command='sh x'`: an option whose value is a
-        command line the program runs."""
+        """`rsync -e 'ssh -p 2'`, `-avze ssh`, `-essh`, `tar --to-command='sh x'` (or `--to-c=`, as getopt takes
+        a long option's unique start): an option whose value is a command line the program runs."""
         if word.startswith("--"):
-            if option in wrapper.command_options:
+            if option == "--checkpoint-action" and attached.startswith("exec="):
+                self._script_word(attached[len("exec="):], depth)      # tar --checkpoint-action=exec=CMD
+                return
+            named = [o for o in wrapper.command_options if o.startswith("--") and o.startswith(option)]
+            if option in wrapper.command_options or (len(option) > 4 and len(named) == 1):
                 self._script_word(attached if "=" in word else following, depth)
             return
         for position, letter in enumerate(word[1:], start=1):
@@ -367,6 +409,53 @@ class _Collector:
             self.script(text, depth + 1)
 
 
+def _backticks(source: bytes) -> list[int]:
+    """Byte offsets of the backticks bash would see (a backslash-escaped one is a character)."""
+    return [m.start(1) for m in re.finditer(rb"(?<!\\)(?:\\\\)*(`)", source)]
+
+
+def _old_style(words: list[Word], wrapper: Wrapper) -> list[Word]:
+    """tar's first word as letters: each letter an option, the values of those taking one in the words after."""
+    out: list[Word] = []
+    following = iter(words[1:])
+    for letter in words[0] or "":
+        out.append("-" + letter)
+        if "-" + letter in wrapper.value_options:
+            out.append(next(following, None))
+    return out + list(following)
+
+
+def _replace_string(words: list[Word]) -> str | None:
+    """xargs' replace string: `-I STR`, `-ISTR`, `--replace=STR`, or `{}` for `-i` and `--replace` alone."""
+    for i, word in enumerate(words):
+        if word is None or not word.startswith("-") or word == "--":
+            break
+        if word == "-I":
+            return words[i + 1] if i + 1 < len(words) else None
+        if word.startswith("-I"):
+            return word[2:]
+        if word.startswith("--replace="):
+            return word.partition("=")[2]
+        if word in ("-i", "--replace"):
+            return "{}"
+        if word.startswith("-i") and not word.startswith("--"):
+            return word[2:]
+    return None
+
+
+def _replaced(words: list[Word], replace: str | None) -> list[Word]:
+    """xargs -I STR: a word holding STR is made from what xargs reads, so only known then."""
+    if not replace:
+        return words
+    return [None if w is None or replace in w else w for w in words]
+
+
+def _heredoc_quoted(node: Node) -> bool:
+    start = next((c for c in node.children if c.type == "heredoc_start"), None)
+    delimiter = (start.text or b"").decode("utf-8", errors="replace") if start is not None else ""
+    return any(mark in delimiter for mark in ("'", '"', "\\"))          # 'EOF', "EOF", \EOF, E"OF"
+
+
 def _takes_next_word(word: str, option: str, attached: str, wrapper: Wrapper) -> bool:
     """Whether the option's value is the next word: `-u me`, and in a bundle of short flags (getopt) when the
     first letter that takes a value is the last one (`ssh -tp 22 host`; `-tp22` holds its value)."""
@@ -387,18 +476,15 @@ def _herestring_text(node: Node) -> Word:
 
 def _heredoc_text(node: Node) -> Word:
     """A here-document's body as the command reads it, or None when the shell expands something in it."""
-    start = next((c for c in node.children if c.type == "heredoc_start"), None)
     body = next((c for c in node.children if c.type == "heredoc_body"), None)
     if body is None:
         return ""
     text = (body.text or b"").decode("utf-8", errors="replace")
-    delimiter = (start.text or b"").decode("utf-8", errors="replace") if start is not None else ""
-    quoted = any(mark in delimiter for mark in ("'", '"', "\\"))          # 'EOF', "EOF", \EOF, E"OF"
-    if quoted:
+    if _heredoc_quoted(node):
         return text
-    if any(c.type not in ("heredoc_content",) for c in body.children):
+    if any(c.type not in ("heredoc_content",) for c in body.children) or "`" in text:
         return None                       # $X, $(…), `…` inside: known only when it runs
-    return _unescape(text)
+    return re.sub(r"\\([\\$`])", r"\1", text)       # in a here-document only these are escaped
 
 
 def _short_flags_hold(word: str, wrapper: Wrapper) -> bool:

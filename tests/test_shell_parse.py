@@ -10,7 +10,8 @@ import pytest
 
 from contextual.core.permission_rules import PermissionRules, parse_rule
 from contextual.core.permissions import rule_denial
-from contextual.core.shell_parse import WRAPPERS, mentions, parse_command
+from contextual.core.shell_parse import parse_command
+from contextual.core.shell_wrappers import WRAPPERS
 
 DENY_RM = PermissionRules(deny=(parse_rule("Bash(rm:*)"),))
 
@@ -31,7 +32,33 @@ EVASIONS = ["echo $(rm v5)", "echo `rm v6`", "X=1 rm f", "(rm f)", "{ rm f; }", 
             "rsync --rsh='rm f' a b:", "rsync -e \"$RSH\" a b:", "tar --to-command='rm f' -xf a.tar",
             "tar -xIrm -f a.tar", "git -c alias.x='!rm f' x", "git -c core.sshCommand='rm f' fetch",
             "GIT_SSH_COMMAND='rm f' git fetch", "env PAGER='rm f' man ls", "export EDITOR='rm f'; git commit",
-            "GIT_PAGER=\"$(rm f)\" git log"]
+            "GIT_PAGER=\"$(rm f)\" git log",
+            # found by a red team of the evening of 2026-11-26, each run by bash with a stand-in rm
+            "echo ${y:-`rm x`}", "cat <<E\n`rm x`\nE", "echo `echo \\`rm x\\` `", "r\\\nm x",
+            "bash -c 'r\\\nm x'", "coproc N { rm x; }", "shopt -s extglob\n/bin/r@(m) x",
+            "x='a[$(rm x)]'; (( x ))", "let 'a[$(rm x)]'", "x='$(rm x)'; echo ${x@P}", "PS4='$(rm x)'; set -x; :",
+            "mapfile -C 'rm x' -c 1 a <<< q", "BASH_ENV=/dev/stdin bash -c : <<< 'rm x'",
+            "bash --rcfile <(echo 'rm x') -ic :", "bash <<EOF\necho \\'; rm x; echo \\'\nEOF",
+            "source /dev/stdin <<< 'rm x'", "bash - <<< 'rm x'", "echo 'rm x' | bash /dev/stdin",
+            "hash -p /bin/rm ls; ls x", "BASH_CMDS[ls]=/bin/rm; ls x", "BASH_ALIASES=([y]=rm)",
+            "env 1=1 rm x", "env 'BASH_FUNC_y%%=() { rm x; }' bash -c y", "env --split-string='rm x'",
+            "echo rm x | xargs env", "echo x | xargs -l rm", "echo rm | xargs -I% sh -c '% x'", "watch -d rm x",
+            "script /dev/null -qc 'rm x'", "su root -c 'rm x'", "su --command='rm x'", "runuser root -c 'rm x'",
+            "strace --output /dev/null rm x", "unshare --propagation private -m rm x",
+            "ssh h -o 'ProxyCommand=rm x'", "ssh -F /dev/stdin h <<< 'ProxyCommand rm x'",
+            "rsync a h:b -e 'rm x'", "RSYNC_CONNECT_PROG='rm x' rsync rsync://h/m", "rsync --rsync-path='rm x;' a h:",
+            "tar xf a.tar --to-command='rm x'", "tar xIf 'rm x;cat' a.tar", "tar --use-comp='rm x;cat' -xf a.tar",
+            "tar cf /dev/null --checkpoint=1 --checkpoint-action=exec='rm x' a",
+            "TAR_OPTIONS='--to-command=rm\\ x' tar xf a.tar", "dbus-run-session -- rm x", "sg root 'rm x'",
+            "setpriv rm x", "taskset 1 rm x", "chrt -o 0 rm x", "prlimit --nofile=100 rm x", "capsh -- -c 'rm x'",
+            "setarch x86_64 rm x", "linux64 rm x", "ssh-agent rm x", "rbash -c 'rm x'", "tmux new-session -d 'rm x'",
+            "npx -c 'rm x'", "npm exec -c 'rm x'", "npm exec -- rm x", "sem -j1 'rm x'", "chronic rm x",
+            "echo q | ifne rm x", "echo q | pee 'rm x' cat", "mispipe 'rm x' cat", "entr -s 'rm x'", "lckdo L rm x",
+            "git rebase -x 'rm x' HEAD~1", "git bisect run rm x", "git submodule foreach 'rm x'",
+            "git difftool -y -x 'rm x' A B", "git grep -O'rm x;:' a", "git ls-remote --upload-pack='rm x' R",
+            "git -c protocol.ext.allow=always ls-remote 'ext::sh -c rm% x'",
+            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.y GIT_CONFIG_VALUE_0='!rm x' git y",
+            "V='!rm x' git --config-env=alias.y=V y", "echo a # c \\\nrm x"]
 
 
 @pytest.mark.parametrize("command", EVASIONS)
@@ -43,7 +70,11 @@ def test_every_way_of_running_rm_is_denied(command: str):
                                      "ssh -l rm host ls", "flock rm ls",
                                      "python -c 'import os; os.remove(1)'", "git -c user.name=rm log",
                                      "git -c alias.x='rm f' x", "tar -cf rm.tar d", "rsync -av rm b:",
-                                     "parallel echo ::: rm", "PAGER=cat git log", "RM=rm make"])
+                                     "parallel echo ::: rm", "PAGER=cat git log", "RM=rm make",
+                                     "command -v rm >/dev/null && echo ok", "exec {fd}>/tmp/lock; flock $fd ls",
+                                     "git rm --cached f", "docker run --rm img", "grep -rn 'rm -rf' .",
+                                     "cat <<'EOF' > s.sh\nrm -rf build\nEOF", "echo 'a \\\nrm'",
+                                     "git commit -m \"$(cat <<'EOF'\nrm stale\nEOF\n)\""])
 def test_commands_that_only_look_alike_are_not_denied(command: str):
     assert DENY_RM.denies("Bash", {"command": command}, "/") is None
 
@@ -71,7 +102,10 @@ def test_command_lines_carried_by_options_settings_and_variables_are_read_as_com
     assert parse_command("rsync -av -essh a b:").commands[1:] == (("ssh",),)
     assert parse_command("tar -cf a.tar -I 'zstd -19' d").commands[1:] == (("zstd", "-19"),)
     assert parse_command("git -c alias.st='!git status -s' st").commands[1:] == (("git", "status", "-s"),)
-    assert parse_command("git -c alias.st='status -s' st").commands[1:] == ()       # a git sub-command
+    # an alias without `!` is git's own line: `Bash(git push:*)` holds for `git -c alias.p=push p`
+    assert parse_command("git -c alias.st='status -s' st").commands[1:] == (("git", "status", "-s"),)
+    assert PermissionRules(deny=(parse_rule("Bash(git push:*)"),)).denies(
+        "Bash", {"command": "git -c alias.p=push p"}, "/") is not None
     assert set(parse_command("GIT_PAGER=cat git log").commands) == {("cat",), ("git", "log")}
     assert parse_command("parallel gzip -k ::: a b").commands[1:] == (("gzip", "-k"),)
     # Allowing the program does not allow the command line it was handed, as with ssh.
@@ -102,14 +136,17 @@ def test_a_deeply_nested_line_is_uncertain_and_does_not_exhaust_the_stack():
     assert parsed.commands                                   # read without a RecursionError
 
 
-def test_an_uncertain_line_is_denied_when_the_command_word_appears_and_allowed_by_no_rule():
+def test_a_line_with_a_syntax_error_is_opaque_and_says_so():
+    """tree-sitter and bash can disagree on a line tree-sitter cannot parse (`[ a \\< b ]; r$'m' x` ran rm past a
+    word search), so no rule is checked against it: every deny rule holds, no allow rule matches."""
     allow_all_git = PermissionRules(allow=(parse_rule("Bash(git:*)"), parse_rule("Bash(echo:*)")))
-    assert not parse_command("echo ((").certain and not parse_command("echo ((").opaque     # a syntax error
-    assert DENY_RM.denies("Bash", {"command": "echo (( rm"}, "/") is not None
-    assert DENY_RM.denies("Bash", {"command": "echo (( ok"}, "/") is None
+    for line in ("echo (( ok", "[ a \\< b ]; r$'m' x", "for y in a; { r$'m' x; }", "echo `# c`; r$'m' x"):
+        parsed = parse_command(line)
+        assert parsed.syntax_error and parsed.opaque and DENY_RM.denies("Bash", {"command": line}, "/"), line
     assert allow_all_git.allows("Bash", {"command": "git log ((("}, "/") is None
     assert allow_all_git.allows("Bash", {"command": "git log | echo x"}, "/") is not None
-    assert mentions("'r'\"m\" /bin/r\\m", "rm") and not mentions("harm", "rm")
+    denial = rule_denial("Bash", {"command": "echo (( ok"}, DENY_RM, Path("/"))
+    assert "does not parse with certainty" in denial["error"]["message"]
 
 
 OPAQUE = ["$CMD f", "R=r; ${R}m f", "$(printf 'r%s' m) f", "echo cm0gZgo= | base64 -d | sh", "eval \"$X\"",

@@ -20,6 +20,7 @@ from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Tab, Tabs, TextArea
 from textual.worker import Worker, WorkerError, WorkerState
 
@@ -273,9 +274,12 @@ class ContextualApp(App):
             return
         # The pane chosen has the keys (History's enter and p, the Scratchpad's [ ]); typing still reaches the
         # prompt (on_key), and the Chat's tab gives the prompt the focus back.
-        pane = {"scratchpad": ScratchpadView, "history": HistoryView}.get(self.regions.tab)
-        target = self.query(pane).first() if pane is not None and self.query(pane) else None
-        (target or self.query_one(PromptInput)).focus()
+        target: Widget = self.query_one(PromptInput)
+        if self.regions.tab == "scratchpad":
+            target = self.scratchpad
+        elif self.regions.tab == "history":
+            target = self.query_one(HistoryView)
+        target.focus()
 
     def action_toggle_region(self, region: str) -> None:     # not `toggle`: Textual's own action
         if self.narrow:

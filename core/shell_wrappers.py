@@ -1,0 +1,191 @@
+"""The one table of commands that run another command (issue 26), read by the shell parse (core/shell_parse.py)
+for the permission rules and by the digests (core/context/digest.py) to find what a line really runs.
+
+A wrapper hands on a command in one of a few ways: the words after its options (sudo, env, xargs), a word or an
+option's value that is shell text (bash -c, eval, ssh's remote line, rsync -e), a setting whose value is a
+command line (git -c core.pager=…, ssh -o ProxyCommand=…), or an environment variable a program runs
+(GIT_PAGER, EDITOR). A name not here is an ordinary command."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """How a command word that runs another command hands it on."""
+    value_options: frozenset[str] = frozenset()   # options followed by a value, which is skipped
+    positional: int = 0                           # words before the command (timeout's duration)
+    script_option: str | None = None              # the value of this option is shell text (bash -c)
+    script_rest: bool = False                     # the remaining words, joined, are shell text (eval)
+    assignments: bool = False                     # NAME=VALUE words before the command (env)
+    default: tuple[str, ...] = ()                 # the command when none is given (xargs runs echo)
+    runs_rest: bool = True                        # False for a shell: `bash file` runs a file, not a command
+    exec_options: frozenset[str] = frozenset()    # find: -exec WORDS ; (or +)
+    alias_values: bool = False                    # alias: each NAME=VALUE's value is shell text
+    setting_option: str | None = None             # ssh -o NAME=VALUE: the settings named in command_settings
+    command_settings: frozenset[str] = frozenset()  # … whose value is a command line (lower case, fnmatch)
+    bang_settings: frozenset[str] = frozenset()   # … whose value is a command line after a leading "!" (git alias)
+    command_options: frozenset[str] = frozenset()  # options whose value is a command line it runs (rsync -e)
+    until: frozenset[str] = frozenset()           # the command ends before one of these words (parallel's :::)
+    # GNU getopt reads options after other words too (`su root -c 'rm f'`, `rsync a b -e 'rm f'`): the script
+    # option and command options are looked for among all the words.
+    permute: bool = False
+    options_after_positional: bool = False        # ssh: options again after the host, before the remote line
+    runs_nothing: frozenset[str] = frozenset()    # options after which it only looks a name up (command -v)
+    appends_input: bool = False                   # xargs: words read from standard input follow the command
+    replace_options: frozenset[str] = frozenset()  # xargs -I STR: words holding STR are made from its input
+    named_compound: bool = False                  # coproc NAME { …; }: the parser splits the body off
+    subcommands: Mapping[str, "Wrapper"] = field(default_factory=dict)   # git rebase -x, npm exec, tmux new …
+    opaque_options: frozenset[str] = frozenset()  # options that bring in commands from elsewhere (ssh -F FILE
+    opaque_markers: frozenset[str] = frozenset()  # … when it is stdin; git --config-env), words holding these
+    old_style: bool = False                       # tar xIf CMD a.tar: a first word of letters is an option bundle
+    dashdash_shell: bool = False                  # capsh … -- -c CMD: the words after `--` are bash's
+
+
+def _opts(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+SHELL = Wrapper(value_options=_opts("-o +o -O +O --rcfile --init-file"), script_option="-c", runs_rest=False)
+RUNS_ONE = Wrapper()        # runs the rest as it is: nohup, setsid, valgrind …
+STDIN_PATHS = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})   # a script file that is stdin
+
+_NPX = Wrapper(value_options=_opts("-p --package -w --workspace"), script_option="-c")
+_REMOTE_PROGRAMS = _opts("--upload-pack --receive-pack --exec -u")     # the program git runs on the other side
+# git's sub-commands that run a command line they are given (options anywhere: git reads them so)
+GIT_SUBCOMMANDS: dict[str, Wrapper] = {
+    "rebase": Wrapper(value_options=_opts("-x --exec -s --strategy -X --strategy-option --onto"),
+                      runs_rest=False, permute=True, command_options=_opts("-x --exec")),
+    "difftool": Wrapper(value_options=_opts("-x --extcmd -t --tool"), runs_rest=False, permute=True,
+                        command_options=_opts("-x --extcmd")),
+    "mergetool": Wrapper(value_options=_opts("-t --tool"), runs_rest=False),
+    "grep": Wrapper(value_options=_opts("-O --open-files-in-pager -e -f"), runs_rest=False, permute=True,
+                    command_options=_opts("-O --open-files-in-pager")),
+    "submodule": Wrapper(runs_rest=False, subcommands={"foreach": Wrapper(script_rest=True)}),
+    "bisect": Wrapper(runs_rest=False, subcommands={"run": RUNS_ONE}),
+    **{name: Wrapper(value_options=_REMOTE_PROGRAMS, runs_rest=False, permute=True, command_options=_REMOTE_PROGRAMS)
+       for name in ("clone", "fetch", "pull", "push", "ls-remote", "archive", "remote")},
+}
+# tmux's commands that start a shell command (its last words); which options take a value differs by command,
+# and the command is the words after them
+_TMUX_RUNS = Wrapper(value_options=_opts("-c -e -F -n -s -t -x -y -f -l -p -T -w -h -S -L"), script_rest=True)
+_TMUX_SUBCOMMANDS = {name: _TMUX_RUNS for name in (
+    "new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp",
+    "respawn-window", "respawnw", "run-shell", "run", "if-shell", "if", "pipe-pane", "pipep", "display-popup",
+    "popup")}
+
+WRAPPERS: dict[str, Wrapper] = {
+    "sudo": Wrapper(value_options=_opts("-u -g -h -p -C -D -r -t -U -T -R --user --group --host --prompt "
+                                        "--chdir --role --type --other-user --command-timeout --chroot")),
+    "doas": Wrapper(value_options=_opts("-u -C")),
+    "env": Wrapper(value_options=_opts("-u --unset -C --chdir -S --split-string"), assignments=True,
+                   command_options=_opts("-S --split-string")),
+    "timeout": Wrapper(value_options=_opts("-s -k --signal --kill-after"), positional=1),
+    "nice": Wrapper(value_options=_opts("-n --adjustment")),
+    "ionice": Wrapper(value_options=_opts("-c -n -p --class --classdata --pid")),
+    "stdbuf": Wrapper(value_options=_opts("-i -o -e --input --output --error")),
+    "chroot": Wrapper(value_options=_opts("--userspec --groups"), positional=1),
+    # -e, -l and -i take an attached value only (`-l5`): the next word is the command.
+    "xargs": Wrapper(value_options=_opts("-a -d -E -I -L -n -P -s --arg-file --delimiter --replace --max-lines "
+                                         "--max-args --max-procs --max-chars --process-slot-var"),
+                     default=("echo",), appends_input=True, replace_options=_opts("-I --replace")),
+    "time": Wrapper(value_options=_opts("-f -o --format --output")),
+    "command": Wrapper(runs_nothing=_opts("-v -V")), "exec": Wrapper(value_options=_opts("-a")),
+    "coproc": Wrapper(named_compound=True),
+    "eval": Wrapper(script_rest=True),
+    "watch": Wrapper(value_options=_opts("-n --interval"), script_rest=True),
+    "trap": Wrapper(script_rest=True),
+    "su": Wrapper(value_options=_opts("-s -g -G -w --shell --group --supp-group --whitelist-environment"),
+                  script_option="-c", runs_rest=False, permute=True,
+                  command_options=_opts("--command --session-command")),
+    "runuser": Wrapper(value_options=_opts("-u -s -g -G -w --user --shell --group --supp-group"),
+                       script_option="-c", permute=True, command_options=_opts("--command --session-command")),
+    "sg": Wrapper(positional=1, script_option="-c", script_rest=True),
+    # The remote shell reads the words after the host as one line: `ssh host 'rm -rf x'` runs rm.
+    "ssh": Wrapper(value_options=_opts("-B -b -c -D -E -e -F -I -i -J -L -l -m -O -o -P -p -Q -R -S -W -w"),
+                   positional=1, script_rest=True, setting_option="-o", options_after_positional=True,
+                   opaque_options=_opts("-F"),
+                   command_settings=_opts("proxycommand localcommand knownhostscommand remotecommand")),
+    "flock": Wrapper(value_options=_opts("-w -E --timeout --conflict-exit-code"), positional=1,
+                     script_option="-c"),
+    "script": Wrapper(value_options=_opts("-E -I -O -B -T -t --echo --log-in --log-out --log-io "
+                                          "--log-timing"), script_option="-c", runs_rest=False, permute=True,
+                      command_options=_opts("--command")),
+    "find": Wrapper(runs_rest=False, exec_options=_opts("-exec -execdir -ok -okdir")),
+    # Run a command as someone else, in a namespace, with limits, or under a tracer: options with a value skipped.
+    "pkexec": Wrapper(value_options=_opts("--user")), "fakeroot": Wrapper(value_options=_opts("-l -s -i --lib --faked")),
+    "unshare": Wrapper(value_options=_opts("-S -G -R -w --setuid --setgid --root --wd --map-user --map-group "
+                                           "--propagation --setgroups")),
+    "nsenter": Wrapper(value_options=_opts("-t -S -G -r -w --target --setuid --setgid --root --wd")),
+    "strace": Wrapper(value_options=_opts("-o -e -p -s -u -E -a -b -I -O -P -S -X -U --output --trace --signal "
+                                          "--status --expr --user --env --attach --string-limit --summary-columns")),
+    "ltrace": Wrapper(value_options=_opts("-o -e -p -s -u -a -n -l -L -x -X -A -D -F -w --output")),
+    "torsocks": Wrapper(value_options=_opts("-u -p -a -P")),
+    "proxychains": Wrapper(value_options=_opts("-f")), "proxychains4": Wrapper(value_options=_opts("-f")),
+    "systemd-run": Wrapper(value_options=_opts("-u -p -E -M -H --unit --property --setenv --machine --host "
+                                               "--uid --gid --nice --slice --description --working-directory")),
+    "dbus-run-session": Wrapper(value_options=_opts("--config-file --dbus-daemon")),
+    "setpriv": Wrapper(value_options=_opts("--reuid --regid --ruid --rgid --euid --egid --groups --inh-caps "
+                                           "--ambient-caps --bounding-set --securebits --pdeathsig "
+                                           "--selinux-label --apparmor-profile --landlock-access --landlock-rule")),
+    "taskset": Wrapper(positional=1), "chrt": Wrapper(positional=1), "setarch": Wrapper(positional=1),
+    "prlimit": Wrapper(value_options=_opts("-p --pid -o --output")),
+    "ssh-agent": Wrapper(value_options=_opts("-a -E -t -P -O")),
+    "lckdo": Wrapper(value_options=_opts("-w"), positional=1),
+    **{name: RUNS_ONE for name in ("nohup", "builtin", "setsid", "unbuffer", "busybox", "valgrind", "firejail",
+                                   "toybox", "catchsegv", "linux32", "linux64", "chronic", "ifne", "zrun")},
+    "entr": Wrapper(script_option="-s"),
+    "npx": _NPX,
+    "capsh": Wrapper(runs_rest=False, dashdash_shell=True),
+    # moreutils: each word, or the first two, is a command line for a shell
+    "pee": Wrapper(script_rest=True), "mispipe": Wrapper(script_rest=True),
+    "mapfile": Wrapper(value_options=_opts("-C -c -d -n -O -s -u"), runs_rest=False, command_options=_opts("-C")),
+    "readarray": Wrapper(value_options=_opts("-C -c -d -n -O -s -u"), runs_rest=False,
+                         command_options=_opts("-C")),
+    # `alias x='rm -rf'`: the value is shell text a later `x` runs (scripts can turn expand_aliases on).
+    "alias": Wrapper(runs_rest=False, alias_values=True),
+    # GNU parallel hands the words before ::: to a shell; with none it runs the lines it reads as commands.
+    **{name: Wrapper(value_options=_opts("-j -N -n -S -a -d -E -I -L -l -P -s --jobs --sshlogin --arg-file "
+                                         "--delimiter --colsep --replace --joblog --results --tmpdir --workdir "
+                                         "--timeout --delay --retries --env --basefile --return --halt --id"),
+                     script_rest=True, until=_opts("::: :::+ :::: ::::+"))
+       for name in ("parallel", "sem")},
+    # Programs that run a command line given in one of their options or settings (options anywhere: getopt).
+    "rsync": Wrapper(value_options=_opts("-e --rsh --rsync-path -f --filter"), runs_rest=False, permute=True,
+                     command_options=_opts("-e --rsh --rsync-path")),
+    "tar": Wrapper(value_options=_opts("-f -C -I -F -T -X -b -g -H -K -L -N -V --file --directory "
+                                       "--use-compress-program --to-command --rsh-command --info-script "
+                                       "--new-volume-script --checkpoint-action"),
+                   runs_rest=False, permute=True, old_style=True,
+                   command_options=_opts("-I -F --use-compress-program --to-command --rsh-command --info-script "
+                                         "--new-volume-script")),
+    "git": Wrapper(value_options=_opts("-C -c --git-dir --work-tree --namespace --exec-path --config-env"),
+                   runs_rest=False, setting_option="-c", subcommands=GIT_SUBCOMMANDS,
+                   opaque_options=_opts("--config-env"), opaque_markers=frozenset({"ext::"}),
+                   command_settings=_opts("core.sshcommand core.pager core.editor core.fsmonitor core.askpass "
+                                          "core.gitproxy sequence.editor diff.external gpg.program pager.* "
+                                          "difftool.*.cmd mergetool.*.cmd diff.*.command diff.*.textconv "
+                                          "filter.*.clean filter.*.smudge filter.*.process "
+                                          "interactive.difffilter credential.helper"),
+                   bang_settings=_opts("alias.*")),
+    "npm": Wrapper(runs_rest=False, subcommands={"exec": _NPX, "x": _NPX}),
+    "tmux": Wrapper(value_options=_opts("-L -S -f -c -T"), runs_rest=False, subcommands=_TMUX_SUBCOMMANDS),
+    **{shell: SHELL for shell in ("bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "fish", "rbash", "tcsh",
+                                  "csh", "yash")},
+}
+
+# Environment variables whose value a program runs as a command line (`GIT_PAGER='rm f' git log`), and prompt
+# strings bash expands (`PS4='$(rm f)'; set -x`).
+COMMAND_VARIABLES = frozenset({
+    "GIT_SSH_COMMAND", "GIT_SSH", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF",
+    "GIT_ASKPASS", "GIT_PROXY_COMMAND", "SSH_ASKPASS", "PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL",
+    "FCEDIT", "RSYNC_RSH", "RSYNC_CONNECT_PROG", "PROMPT_COMMAND", "LESSOPEN", "LESSCLOSE",
+    "PS0", "PS1", "PS2", "PS4"})
+# Variables that are a program's options (their value is read as if written after it).
+OPTION_VARIABLES = {"TAR_OPTIONS": "tar", "RSYNC_OPTIONS": "rsync"}
+# Variables that change what a name runs or which settings apply, with no command line to read: opaque.
+REBINDING_VARIABLES = frozenset({"BASH_CMDS", "BASH_ALIASES", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS"})
+# A file a shell sources before it runs: opaque when it is standard input or made when the line runs.
+STARTUP_VARIABLES = frozenset({"BASH_ENV", "ENV"})
