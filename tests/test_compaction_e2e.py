@@ -105,7 +105,7 @@ def test_a6_no_compaction_while_the_reported_usage_stays_below_the_threshold(pro
         results = run_turns(project, srv, "openai", [(ALPHA, []), (BETA, []), (GAMMA, [])])
     assert not model.summary_requests and "compact" not in results[2].stderr
     assert ALPHA in wire_text(model.turn_requests[-1])
-    assert "over 70%" in results[2].stderr                                   # 14,010 + 3 ≥ 0.7 × 20,000 (the trigger: 14,600)
+    assert "past the 70% warning line" in results[2].stderr                                 # 14,010 + 3 ≥ 0.7 × 20,000 (the trigger: 14,600)
 
 
 def test_a4_a_second_compaction_appends_its_summary_and_never_resummarises_the_first(project: Path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+from textual.content import Content
 
 from contextual.core.config import load_config
 from contextual.core.model_facts import cost
@@ -227,6 +228,21 @@ async def test_messages_sent_while_a_turn_runs_are_queued_and_each_sent_as_its_t
             assert prompt.border_title == ""
 
 
+async def test_a_queued_message_is_shown_as_typed_whatever_its_brackets(tmp_path):
+    gate = threading.Event()
+    with server([gated("first answer", gate), finish("second answer")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "first question")
+            await wait_for(pilot, lambda: app.turn_running)
+            await type_and_send(pilot, "fix [/] this [x]")   # `[/]` in the border title ended the app
+            await pilot.pause()
+            title = app.query_one("#prompt").border_title
+            assert app.is_running and "queued: fix [/] this [x]" in Content.from_markup(title).plain
+            gate.set()
+            await wait_for(pilot, lambda: len(srv.requests) == 2 and not app.turn_running)
+
+
 async def test_queued_messages_go_back_to_the_input_when_the_turn_is_interrupted(tmp_path):
     gate = threading.Event()
     with server([gated("never", gate), finish("unused")]) as srv:
@@ -236,6 +252,8 @@ async def test_queued_messages_go_back_to_the_input_when_the_turn_is_interrupted
             prompt = app.query_one("#prompt")
             await pilot.press("up")                         # the newest comes back to be edited
             assert prompt.text == "queued two, with a typo" and app.queued.texts == ["queued one"]
+            await pilot.press("!")                          # the cursor is at its end, where typing goes on
+            assert prompt.text == "queued two, with a typo!"
             prompt.load_text("queued two")
             await pilot.press("enter")                      # queued again, edited
             assert app.queued.texts == ["queued one", "queued two"]
@@ -244,6 +262,7 @@ async def test_queued_messages_go_back_to_the_input_when_the_turn_is_interrupted
             await wait_for(pilot, lambda: not app.turn_running and pad.turns[-1].outcome == "interrupted")
             await pilot.pause()
             assert prompt.text == "queued one\n\nqueued two\n\nbeing typed"      # nothing lost, nothing sent
+            assert prompt.cursor_location == prompt.document.end
             assert len(srv.requests) == 1 and prompt.border_title == ""
             users = [m.content for m in app.engine.history.messages if m.role == "user"]
             assert users == ["first question"]

@@ -209,3 +209,18 @@ async def test_choosing_a_region_tab_gives_its_pane_the_keys_and_typing_still_re
             await pilot.press("f2")
             await pilot.pause()
             assert app.focused is prompt
+
+
+async def test_enter_sends_what_is_typed_even_when_the_completion_list_has_not_caught_up(tmp_path):
+    from tests.tui_helpers import run_turn
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "hello")           # the session has its file: it can be titled
+            await pilot.press("/", "t", "i")
+            await pilot.pause()                  # the list shows /title for "/ti"
+            for char in "tle Renamed":           # the rest and enter in one burst, as a terminal sends them
+                app.post_message(events.Key(_character_to_key(char), char))
+            app.post_message(events.Key("enter", None))
+            await wait_for(pilot, lambda: any("title: Renamed" in n.message for n in app._notifications))
+            assert app.query_one(PromptInput).text == ""

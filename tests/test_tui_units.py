@@ -58,6 +58,7 @@ def test_path_completion(tmp_path):
     paths = project_paths(tmp_path)
     assert "src/" in paths and "src/cart.py" in paths and not any(p.startswith(".git") for p in paths)
     assert match_paths(paths, "cart") == ["src/cart.py"]
+    assert match_paths(paths, "src/") == ["src/cart.py"]      # a folder just completed lists what is in it
 
 
 def test_token_figures():

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.markup import escape
 from textual.notifications import SeverityLevel
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -383,7 +384,7 @@ class ContextualApp(App):
         return self.query_one(PromptInput).text
 
     def load_input(self, text: str) -> None:
-        self.query_one(PromptInput).load_text(text)
+        self.query_one(PromptInput).put(text)
 
     def start_compaction(self, instructions: str | None, keep_rounds: int | None) -> None:
         self._compact(instructions, keep_rounds)
@@ -465,7 +466,8 @@ class ContextualApp(App):
         self.refresh_topbar()
 
     def show_queue(self) -> None:
-        self.query_one(PromptInput).border_title = self.queued.label(self.size.width)
+        # a border title is markup, and a queued message is whatever was typed (`[/]` ended the app)
+        self.query_one(PromptInput).border_title = escape(self.queued.label(self.size.width))
 
     def take_back_queued(self) -> str | None:
         text = self.queued.take_newest()
@@ -486,7 +488,7 @@ class ContextualApp(App):
         prompt = self.query_one(PromptInput)
         many = len(self.queued.texts) > 1
         back = self.queued.take_all()
-        prompt.load_text(back + ("\n\n" + prompt.text if prompt.text.strip() else ""))
+        prompt.put(back + ("\n\n" + prompt.text if prompt.text.strip() else ""))
         self.show_queue()
         self.notify(f"The turn did not finish: your queued message{'s are' if many else ' is'} back in the input.",
                     severity="warning")

@@ -99,8 +99,10 @@ class TurnLoop:
                                 f"the {config.trigger_ratio:.0%} trigger; auto-compaction is off — run "
                                 "/compact", trigger.estimate, config.context_window)
         elif trigger.warn:
+            share = trigger.estimate / max(1, config.context_window)
             yield BudgetWarning(f"context at {trigger.estimate:,} of {config.context_window:,} tokens "
-                                f"(over {config.warn_ratio:.0%})", trigger.estimate, config.context_window)
+                                f"({share:.0%}, past the {config.warn_ratio:.0%} warning line)", trigger.estimate,
+                                config.context_window)
 
         turn_id = uuid.uuid4().hex[:12]
         self._adjustments = []

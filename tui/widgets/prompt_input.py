@@ -40,10 +40,11 @@ def project_paths(root: Path, limit: int = MAX_PATHS) -> list[str]:
 def match_paths(paths: list[str], fragment: str, limit: int = MAX_SUGGESTIONS) -> list[str]:
     """Prefix matches first, then substring matches; case-insensitive."""
     low = fragment.lower()
-    starts = [p for p in paths if p.lower().startswith(low)]
+    # a folder already completed (`@src/`) lists what is inside it, not itself again
+    starts = [p for p in paths if p.lower().startswith(low) and not (low.endswith("/") and p.lower() == low)]
     if len(starts) >= limit:
         return starts[:limit]
-    inside = [p for p in paths if low in p.lower() and p not in starts]
+    inside = [p for p in paths if low in p.lower() and p not in starts and p.lower() != low]
     return (starts + inside)[:limit]
 
 
@@ -72,6 +73,9 @@ class PromptInput(TextArea):
 
     async def _on_key(self, event: events.Key) -> None:
         completion = self.completion
+        if completion is not None and completion.display and event.key in ("enter", "tab") \
+                and isinstance(self.parent, PromptBox):
+            self.parent.update_completion()   # typed faster than the list followed: it must match the text now
         if completion is not None and completion.display:
             if event.key in ("up", "down"):
                 self._stop(event)
@@ -99,7 +103,7 @@ class PromptInput(TextArea):
             queued = self.take_queued()
             if queued is not None:
                 self._stop(event)
-                self.load_text(queued)
+                self.put(queued)
                 return
         if event.key == "up" and self.cursor_at_first_line and self.past:
             self._stop(event)
@@ -125,6 +129,11 @@ class PromptInput(TextArea):
         self._past_index = None
         self.clear()
         self.post_message(self.Submitted(self, text))
+
+    def put(self, text: str) -> None:
+        """Text handed back to edit (a queued message, a rewound one): the cursor at its end, ready to go on."""
+        self.load_text(text)
+        self.move_cursor(self.document.end)
 
     def walk_history(self, direction: int) -> None:
         if self._past_index is None:
@@ -217,6 +226,10 @@ class PromptBox(Vertical):
         self.paths = project_paths(self.root)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self.update_completion()
+
+    def update_completion(self) -> None:
+        """The list for the text as it is now (what is typed, the / command or the @path being written)."""
         area = self.query_one(PromptInput)
         completion = self.query_one(CompletionList)
         row, col = area.cursor_location
