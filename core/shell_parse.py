@@ -20,14 +20,16 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import posixpath
 import re
 from dataclasses import dataclass, field
 
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
-from contextual.core.shell_wrappers import (COMMAND_VARIABLES, OPTION_VARIABLES, REBINDING_VARIABLES, SHELL,
-                                           STARTUP_VARIABLES, STDIN_PATHS, WRAPPERS, Wrapper)
+from contextual.core.shell_wrappers import (COMMAND_VARIABLES, OPTION_VARIABLES, PROMPT_VARIABLES,
+                                           REBINDING_VARIABLES, SHELL, STARTUP_VARIABLES, STDIN_PATHS, WRAPPERS,
+                                           Wrapper)
 
 Word = str | None
 MAX_NESTING = 8          # bash -c "eval 'sh -c …'": deeper than this is uncertain
@@ -86,6 +88,9 @@ class _Collector:
     syntax_error: bool = False
     redirected: list[str] = field(default_factory=list)
     latent: list[tuple[Word, ...]] = field(default_factory=list)
+    aliases: dict[str, str] = field(default_factory=dict)   # git -c alias.NAME=VALUE on this line
+    quoted: list[str] = field(default_factory=list)       # quoted text holding `$(`, read if the line evaluates
+    evaluates: bool = False                                # an arithmetic, `${x@P}`, `read`, `printf -v` …
     stdin_text: dict[int, Word] = field(default_factory=dict)    # a command's here-document or here-string
 
     def unreadable(self) -> None:
@@ -99,6 +104,10 @@ class _Collector:
         self._walk(joined, depth)
         if joined != text:                # a comment's `\`+newline ends the comment: read it as written too
             self._walk(text, depth)
+        if self.evaluates and depth < MAX_NESTING:
+            for quoted in self.quoted:
+                self._substitutions(quoted, depth, _Collector())
+        self.quoted.clear()
 
     def _walk(self, text: str, depth: int) -> None:
         source = text.encode("utf-8", errors="replace")
@@ -122,10 +131,25 @@ class _Collector:
             elif kind == "command_substitution":
                 literal.append((node.start_byte, node.end_byte))
                 self._nested_backticks(node, depth)
+            elif kind == "raw_string" and _inside(node, "string"):
+                # "${x:-'$(rm f)'}": inside double quotes a ' is a character, and the $( ) runs now
+                self._substitutions((node.text or b"").decode("utf-8", errors="replace")[1:-1], depth, self)
+                literal.append((node.start_byte, node.end_byte))
             elif kind in _LITERAL_SPANS:
                 literal.append((node.start_byte, node.end_byte))
-            if kind in ("raw_string", "string"):
-                self._quoted_later(node, depth)
+            elif kind == "declaration_command":
+                self._declared(_declaration_words(node), depth)
+            elif kind == "expansion" and _ASSIGNING_EXPANSION.match((node.text or b"").decode("utf-8", "replace")):
+                name = _ASSIGNING_EXPANSION.match((node.text or b"").decode("utf-8", "replace")).group(1)  # type: ignore[union-attr]
+                if name in _SENSITIVE_VARIABLES:
+                    self.unreadable()     # `: ${GIT_PAGER:=rm f}` sets it
+            elif kind == "for_statement":
+                variable = node.child_by_field_name("variable")
+                if variable is not None and (variable.text or b"").decode() in _SENSITIVE_VARIABLES:
+                    self.unreadable()     # `for GIT_PAGER in 'rm f'; do export GIT_PAGER …`
+            if kind in ("raw_string", "string", "ansi_c_string", "concatenation", "word"):
+                self._quoted_later(node)
+            self.evaluates |= _evaluates(node)
             stack.extend(reversed(node.children))
         if any(not any(a <= at < b for a, b in literal) for at in _backticks(source)):
             self.unreadable()             # `${x:-`rm f`}`, an unquoted here-document's `…`: not read as code
@@ -136,18 +160,29 @@ class _Collector:
         if text.startswith("`") and "\\`" in text:
             self.script(re.sub(r"\\([\\`$])", r"\1", text[1:-1]), depth + 1)
 
-    def _quoted_later(self, node: Node, depth: int) -> None:
-        """A quoted `$(…)` or backtick runs if bash evaluates the text later (an arithmetic subscript, `${x@P}`,
-        a prompt, eval of a variable): its commands are latent, for deny rules."""
-        text = (node.text or b"").decode("utf-8", errors="replace")
-        body = text[1:-1] if node.type == "raw_string" else re.sub(r"\\([\\$`\"])", r"\1", text[1:-1])
-        if node.type == "string" and "\\$(" not in text and "\\`" not in text:
-            return                        # a double-quoted $( ) runs now and is read as a command already
-        if not any(mark in body for mark in _QUOTED_LATER) or depth >= MAX_NESTING:
+    def _quoted_later(self, node: Node) -> None:
+        """Quoted text holding `$(` or a backtick (escaped, in double quotes): it runs only if bash evaluates the
+        text later, which the line may do (an arithmetic subscript, `${x@P}`, `read`, `printf -v`); kept to read
+        then. A commit message's `rm -rf build` in backticks is text."""
+        if node.type == "word" and "\\" not in (node.text or b"").decode("utf-8", errors="replace"):
             return
-        inner = _Collector()
-        inner.script(body, depth + 1)
-        self.latent.extend(inner.commands + inner.latent)
+        value = _value(node) if node.type != "string" else _escaped_string(node)
+        if value and any(mark in value for mark in _QUOTED_LATER):
+            self.quoted.append(value)
+
+    def _substitutions(self, text: str, depth: int, into: "_Collector") -> None:
+        """The `$(…)` and backtick substitutions of text bash expands (a prompt, an evaluated string): each one's
+        inside is read as a line; text around them is only text. One that does not close is unreadable."""
+        found = _substitution_texts(text)
+        if found is None:
+            self.unreadable()
+            return
+        for inner in found:
+            into.script(inner, depth + 1)
+        if into is not self:
+            self.latent.extend(into.commands + into.latent)
+            if into.opaque:
+                self.unreadable()
 
     def _redirect(self, node: Node) -> None:
         operator = next((c.type for c in node.children if not c.is_named), "")
@@ -176,6 +211,9 @@ class _Collector:
                 self.stdin_text[body.id] = _heredoc_text(child)
             elif child.type == "herestring_redirect":
                 self.stdin_text[body.id] = _herestring_text(child)
+            text = self.stdin_text.get(body.id)
+            if text and any(mark in text for mark in _QUOTED_LATER):
+                self.quoted.append(text)  # `read x <<'E'` … `a[$(rm f)]`: what read stores, (( x )) may evaluate
 
     def _assignment(self, node: Node, depth: int) -> None:
         name_node, value = node.child_by_field_name("name"), node.child_by_field_name("value")
@@ -185,13 +223,19 @@ class _Collector:
     def _variable(self, name: str, value: Word, depth: int) -> None:
         """What setting a variable runs: a command line (GIT_PAGER), a program's options (TAR_OPTIONS), a startup
         file (BASH_ENV); a new meaning for a name (BASH_ALIASES[x]=rm, GIT_CONFIG_COUNT) makes the line opaque."""
-        if name in COMMAND_VARIABLES:
-            self._script_word(value, depth)
+        if name in PROMPT_VARIABLES:                 # expanded, not run: only its substitutions run
+            if value is None:
+                self.unreadable()
+            elif any(mark in value for mark in _QUOTED_LATER):
+                self._substitutions(value, depth, _Collector())
+        elif name in COMMAND_VARIABLES:
+            # LESSOPEN='| lesspipe %s': a leading | or - says how less reads the command's output
+            self._script_word(None if value is None else value.lstrip("|-").strip(), depth)
         elif name in OPTION_VARIABLES:
             self._script_word(None if value is None else f"{OPTION_VARIABLES[name]} {value}", depth)
         elif name in REBINDING_VARIABLES or name.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "BASH_FUNC_")):
             self.unreadable()
-        elif name in STARTUP_VARIABLES and (value is None or value in STDIN_PATHS):
+        elif name in STARTUP_VARIABLES and (value is None or is_stdin_path(value)):
             self.unreadable()
 
     def _command(self, node: Node, depth: int) -> None:
@@ -203,11 +247,26 @@ class _Collector:
                 and node.parent is not None and node.parent.type == "redirected_statement":
             arguments = arguments[:-1]    # `exec {fd}>lock`: the descriptor's name, not an argument
         words = [_value(name)] + [_value(arg) for arg in arguments]
+        if words[0] in _DECLARERS:
+            self._declared(words, depth)
         here = next((c for c in node.children if c.type == "herestring_redirect"), None)   # the parser puts it here
         stdin = _herestring_text(here) if here is not None else self.stdin_text.get(node.id, "")
         self._add(words, depth, stdin)
 
+    def _declared(self, words: list[Word], depth: int) -> None:
+        """`export 'GIT_PAGER=rm f'`, `declare -x …`: the same as an assignment; `read GIT_PAGER`, `printf -v
+        PAGER …`, `declare -n v=PAGER`: the value comes from elsewhere, so the line is opaque."""
+        for word in words[1:]:
+            if word is None:
+                continue
+            name, sep, value = word.partition("=")
+            if name in _SENSITIVE_VARIABLES and sep and words[0] in _ASSIGNING:
+                self._variable(name, value, depth)
+            elif name in _SENSITIVE_VARIABLES or value in _SENSITIVE_VARIABLES:
+                self.unreadable()
+
     def _add(self, words: list[Word], depth: int, stdin: Word = "") -> None:
+        open_tail = False
         for _ in range(MAX_UNWRAP):
             if not words or words[0] is None:
                 self.unreadable()         # the command is only known when it runs
@@ -217,7 +276,7 @@ class _Collector:
             if name in _SOURCES:
                 if len(words) < 2 or words[1] is None:
                     self.unreadable()     # `source <(…)`, `. "$X"`: a script made when it runs
-                elif words[1] in STDIN_PATHS:
+                elif is_stdin_path(words[1]):
                     self._script_word(stdin or None, depth)     # `source /dev/stdin <<< 'rm f'`
                 return
             if name == "hash" and any(w is None or (w.startswith("-") and "p" in w) for w in words[1:]):
@@ -226,15 +285,20 @@ class _Collector:
             wrapper = WRAPPERS.get(name)
             if wrapper is None:
                 return
-            inner = self._unwrap(wrapper, words[1:], depth, stdin)
+            # open_tail: xargs' command, whose last (unknown) word stands for the words it reads
+            inner = self._unwrap(wrapper, words[1:], depth, stdin, open_tail)
             if inner is None:
                 return
-            words = inner
+            words, open_tail = inner, wrapper.appends_input
         self.unreadable()
 
-    def _unwrap(self, wrapper: Wrapper, rest: list[Word], depth: int, stdin: Word = "") -> list[Word] | None:
+    def _unwrap(self, wrapper: Wrapper, rest: list[Word], depth: int, stdin: Word = "",
+                open_tail: bool = False) -> list[Word] | None:
         """The command the wrapper runs (None when it runs none or it was handed on as shell text). `stdin`: the
         text the line hands it on standard input ("" when none is known to, None when it is made when it runs)."""
+        if wrapper.opaque:
+            self.unreadable()             # tmux run-shell, source-file …: commands from elsewhere
+            return None
         if wrapper.exec_options:
             self._find_exec(wrapper, rest, depth)
             return None
@@ -261,12 +325,29 @@ class _Collector:
             reads_stdin, i = True, -i - 1
         if any(w in wrapper.runs_nothing for w in rest[:i] if w is not None):
             return None                   # `command -v rm`: a lookup
+        if wrapper.config_pair:
+            plain = [w for w in rest[i:] if w is None or not w.startswith("-")]
+            if len(plain) >= 2:           # `git config alias.e '!rm f'`: a setting that later runs a command
+                self._setting(None if None in plain[:2] else f"{plain[0]}={plain[1]}", wrapper, depth)
+            return None
         sub = rest[i] if i < len(rest) else None
+        if sub is not None and sub in self.aliases and depth < MAX_NESTING:
+            # `git -c alias.r=rebase r -x 'rm f'`: the alias, then the words after it
+            value, after = self.aliases.pop(sub), rest[i + 1:]
+            if value.startswith("!"):
+                self._script_word(None if None in after else " ".join([value[1:], *after]), depth)  # type: ignore[list-item]
+            else:
+                self._add(["git", *value.split(), *after], depth + 1, stdin)     # `git -c alias.p=push p` is `git push`
+            return None
         if sub is not None and sub in wrapper.subcommands:
             return self._unwrap(wrapper.subcommands[sub], rest[i + 1:], depth, stdin)   # `git rebase -x …`
         if wrapper.named_compound and len(rest) > i + 1 and rest[i + 1] in ("{", "(", None):
             self.unreadable()             # `coproc NAME { rm f; }`: the parser splits the body off the command
             return None
+        if wrapper.positional and (len(rest) <= i + wrapper.positional or None in rest[i:i + wrapper.positional]):
+            if open_tail or len(rest) > i + wrapper.positional:
+                self.unreadable()         # `timeout $T 5 rm`, `… | xargs timeout`: which word is the command is unknown
+                return None
         rest = rest[i + wrapper.positional:]
         if wrapper.options_after_positional:
             j = self._options(wrapper, rest, depth)
@@ -283,14 +364,27 @@ class _Collector:
             if not rest:
                 self.unreadable()         # `… | parallel`: the commands are the lines it reads
                 return None
+        if wrapper.default_shell and not (rest and wrapper.runs_rest) and not any(
+                w in wrapper.runs_nothing for w in original if w is not None):
+            self._script_word(stdin or None, depth)    # `su <<< 'rm f'`: a shell reading standard input
+            return None
+        if wrapper.each_word_script:
+            for word in rest:
+                self._script_word(word, depth)     # pee, mispipe: each word its own command line
+            return None
         if wrapper.script_rest:
             if rest:
-                self._script_word(None if None in rest else " ".join(rest), depth)   # type: ignore[arg-type]
+                # parallel adds its arguments after the command: words only known then
+                tail = ' "$ARGUMENT"' if wrapper.until else ""
+                self._script_word(None if None in rest else " ".join(rest) + tail, depth)   # type: ignore[arg-type]
             return None
         if not wrapper.runs_rest:
-            if wrapper is SHELL and (reads_stdin or not rest or rest[0] in STDIN_PATHS):
+            if wrapper is SHELL and (reads_stdin or not rest or is_stdin_path(rest[0] or "")):
                 # its script is standard input: a here-document read here, anything else (`echo rm f | sh`) unknown
                 self._script_word(stdin or None, depth)
+            return None
+        if not rest and open_tail:
+            self.unreadable()             # `… | xargs sudo`: the command is what it reads
             return None
         if not rest:
             return list(wrapper.default) or None
@@ -306,17 +400,27 @@ class _Collector:
         i = 0
         while i < len(rest):
             word = rest[i]
-            if word is None and wrapper.positional:
-                break                     # `flock $FD cmd`, `timeout $T cmd`: the positional word
+            if word is None and wrapper.positional and i + 1 >= len(rest):
+                break                     # `flock $FD`: the positional word, and nothing after it runs
             if word is None:
                 self.unreadable()         # `sudo $OPTS rm`: what the wrapper runs is only known then
                 return None
             if word == "--":
                 i += 1
+                while wrapper.assignments and i < len(rest) and rest[i] is not None and "=" in (rest[i] or ""):
+                    self._variable(*(rest[i] or "").partition("=")[::2], depth)      # `env -- X=1 rm f`
+                    i += 1
                 break
             option, _, attached = word.partition("=")
-            if wrapper.script_option and (word == wrapper.script_option or _short_flags_hold(word, wrapper)):
-                self._script_word(rest[i + 1] if i + 1 < len(rest) else None, depth)
+            option = _long_option(option, wrapper) if word.startswith("--") else option
+            if wrapper.script_option and (word == wrapper.script_option or _short_flags_hold(word, wrapper)
+                                          or option in wrapper.script_long):
+                # bash -c [options] TEXT: the first word after -c that is not an option
+                after = [w for w in rest[i + 1:]]
+                while after and after[0] is not None and after[0].startswith(("-", "+")) and len(after[0]) > 1:
+                    after = after[1:]
+                self._script_word(attached if "=" in word and word.startswith("--") else
+                                  (after[0] if after else None), depth)
                 return None
             if word.startswith(("-", "+")) and len(word) > 1:
                 following = rest[i + 1] if i + 1 < len(rest) else None
@@ -325,17 +429,17 @@ class _Collector:
                 reads_stdin |= wrapper is SHELL and word.startswith("-") and not word.startswith("--") and "s" in word
                 if option in wrapper.opaque_options or (wrapper is SHELL and option in ("--rcfile", "--init-file")):
                     value = attached if "=" in word else following
-                    if value is None or value in STDIN_PATHS or option == "--config-env":
+                    if value is None or is_stdin_path(value) or option == "--config-env":
                         self.unreadable()         # `bash --rcfile <(echo rm f) -ic :`, `ssh -F /dev/stdin`
                         return None
                 takes_next = _takes_next_word(word, option, attached, wrapper)
-                if wrapper.setting_option and word.startswith(wrapper.setting_option):
-                    # `ssh -o ProxyCommand='rm f' host`: a setting whose value is a command line the program runs
-                    setting = following if takes_next else word[len(wrapper.setting_option):]
+                setting = _setting_value(word, following, wrapper)
+                if setting != "":
+                    # `ssh -o ProxyCommand='rm f' host`, `-qo…`: a setting whose value is a command line it runs
                     self._setting(setting, wrapper, depth)
                 i += 2 if takes_next else 1
                 continue
-            if wrapper.assignments and "=" in word:        # env takes any NAME=VALUE (`env 1=1 rm f` runs rm)
+            if wrapper.assignments and "=" in word and not word.startswith("-"):   # `env 1=1 rm f` runs rm
                 name, _, value = word.partition("=")
                 self._variable(name, value, depth)
                 i += 1
@@ -349,10 +453,11 @@ class _Collector:
         for i, word in enumerate(rest):
             if word is None or not word.startswith("-") or word == "-":
                 continue
-            if word == "--":
-                return False
+            if word == "--" and not wrapper.script_option:
+                return False              # su and runuser hand what follows `--` to the shell: read on
             following = rest[i + 1] if i + 1 < len(rest) else None
-            if wrapper.script_option and (word == wrapper.script_option or _short_flags_hold(word, wrapper)):
+            if wrapper.script_option and (word == wrapper.script_option or _short_flags_hold(word, wrapper)
+                                          or _long_option(word.partition("=")[0], wrapper) in wrapper.script_long):
                 self._script_word(following, depth)
                 return True
             option, _, attached = word.partition("=")
@@ -363,26 +468,30 @@ class _Collector:
         if setting is None:
             self.unreadable()             # `ssh -o "$OPT" host`: which setting is only known when it runs
             return
-        name, sep, value = setting.partition("=")
-        if not sep:
-            name, _, value = setting.strip().partition(" ")
+        found = re.match(r"\s*([^=\s]*)\s*(?:=|\s)\s*(.*)\Z", setting, re.S)    # NAME=VALUE, NAME VALUE, a tab
+        name, value = (found.group(1), found.group(2)) if found else (setting, "")
         name, value = name.strip().lower(), value.strip()
-        if any(fnmatch.fnmatchcase(name, pattern) for pattern in wrapper.command_settings):
-            self._script_word(value, depth)
+        if any(fnmatch.fnmatchcase(name, pattern) for pattern in wrapper.opaque_settings):
+            self.unreadable()             # git include.path: more settings, from a file
+        elif any(fnmatch.fnmatchcase(name, pattern) for pattern in wrapper.command_settings):
+            self._script_word(value[1:] if value.startswith("!") else value, depth)     # git runs `!cmd` in sh
         elif any(fnmatch.fnmatchcase(name, pattern) for pattern in wrapper.bang_settings):
-            # git: `alias.x='!rm f'` is shell text; `alias.p=push` is the program's own line (`git push`)
-            self._script_word(value[1:] if value.startswith("!") else f"git {value}", depth)
+            self.aliases[name.partition(".")[2]] = value
+            if value.startswith("!"):
+                self._script_word(value[1:], depth)     # git: `alias.x='!rm f'` is shell text, used or not
 
     def _command_option(self, word: str, option: str, attached: str, following: Word, wrapper: Wrapper,
                         depth: int) -> None:
         """`rsync -e 'ssh -p 2'`, `-avze ssh`, `-essh`, `tar --to-command='sh x'` (or `--to-c=`, as getopt takes
         a long option's unique start): an option whose value is a command line the program runs."""
         if word.startswith("--"):
-            if option == "--checkpoint-action" and attached.startswith("exec="):
-                self._script_word(attached[len("exec="):], depth)      # tar --checkpoint-action=exec=CMD
+            if _long_option(option, wrapper) == "--checkpoint-action":
+                action = attached if "=" in word else (following or "")
+                if action.startswith("exec="):
+                    self._script_word(action[len("exec="):], depth)      # tar --checkpoint-action=exec=CMD
                 return
-            named = [o for o in wrapper.command_options if o.startswith("--") and o.startswith(option)]
-            if option in wrapper.command_options or (len(option) > 4 and len(named) == 1):
+            option = _long_option(option, wrapper)
+            if option in wrapper.command_options:
                 self._script_word(attached if "=" in word else following, depth)
             return
         for position, letter in enumerate(word[1:], start=1):
@@ -396,7 +505,7 @@ class _Collector:
         while i < len(rest):
             if rest[i] in wrapper.exec_options:
                 end = i + 1
-                while end < len(rest) and rest[end] not in (";", "+"):
+                while end < len(rest) and not (rest[end] == ";" or (rest[end] == "+" and rest[end - 1] == "{}")):
                     end += 1
                 self._add(list(rest[i + 1:end]), depth)
                 i = end
@@ -409,9 +518,134 @@ class _Collector:
             self.script(text, depth + 1)
 
 
+_SENSITIVE_VARIABLES = (COMMAND_VARIABLES | PROMPT_VARIABLES | STARTUP_VARIABLES | REBINDING_VARIABLES
+                        | frozenset(OPTION_VARIABLES))
+_ASSIGNING = frozenset({"export", "declare", "typeset", "local", "readonly"})
+_DECLARERS = _ASSIGNING | frozenset({"read", "printf", "mapfile", "readarray", "unset"})
+
+
+_ASSIGNING_EXPANSION = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?=")
+
+
+def _declaration_words(node: Node) -> list[Word]:
+    """`export A='x' B`, `declare -n v=PAGER`: the keyword, then each word as `NAME=VALUE` or as written."""
+    words: list[Word] = [(node.children[0].text or b"").decode("utf-8", "replace") if node.children else ""]
+    for child in node.children[1:]:
+        if child.type == "variable_assignment":
+            name, value = child.child_by_field_name("name"), child.child_by_field_name("value")
+            known = _value(value) if value is not None else ""
+            words.append(None if known is None else f"{(name.text or b'').decode('utf-8', 'replace') if name else ''}={known}")
+        elif child.type == "variable_name":
+            words.append((child.text or b"").decode("utf-8", "replace"))
+        elif child.is_named:
+            words.append(_value(child))
+    return words
+
+
+def _inside(node: Node, kind: str) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.type == kind:
+            return True
+        parent = parent.parent
+    return False
+
+
+# Commands and constructs that evaluate text a variable holds: an arithmetic subscript runs its `$(…)`.
+_EVALUATING_COMMANDS = frozenset({"let", "declare", "typeset", "local", "readonly", "printf", "read", "test", "[",
+                                  "mapfile", "readarray", "set", "unset"})
+
+
+def _evaluates(node: Node) -> bool:
+    kind = node.type
+    if kind in ("arithmetic_expansion", "test_command"):
+        return True
+    text = (node.text or b"")[:3]
+    if kind == "compound_statement" and text.startswith(b"(("):
+        return True
+    if kind == "expansion":
+        whole = (node.text or b"")
+        return whole.startswith(b"${!") or b"@P" in whole
+    if kind == "command":
+        name = node.child_by_field_name("name")
+        return name is not None and command_name(_value(name) or "") in _EVALUATING_COMMANDS
+    return False
+
+
+def _escaped_string(node: Node) -> str | None:
+    """A double-quoted string's escaped `\\$(` or `` \\` ``, as the text it leaves for a later evaluation."""
+    text = (node.text or b"").decode("utf-8", errors="replace")
+    if "\\$" not in text and "\\`" not in text:
+        return None                       # its own $( ) runs now and is read as a command already
+    return re.sub(r"\\([\\$`\"])", r"\1", text[1:-1])
+
+
+def _substitution_texts(text: str) -> list[str] | None:
+    """The insides of the `$(…)` and `` `…` `` in text, outermost first; None when one does not close."""
+    found: list[str] = []
+    i = 0
+    while i < len(text):
+        if text.startswith("$(", i) and not text.startswith("$((", i):
+            depth, j = 1, i + 2
+            while j < len(text) and depth:
+                depth += {"(": 1, ")": -1}.get(text[j], 0)
+                j += 1
+            if depth:
+                return None
+            found.append(text[i + 2:j - 1])
+            i = j
+        elif text[i] == "`":
+            end = text.find("`", i + 1)
+            if end < 0:
+                return None
+            found.append(text[i + 1:end])
+            i = end + 1
+        else:
+            i += 1
+    return found
+
+
 def _backticks(source: bytes) -> list[int]:
     """Byte offsets of the backticks bash would see (a backslash-escaped one is a character)."""
     return [m.start(1) for m in re.finditer(rb"(?<!\\)(?:\\\\)*(`)", source)]
+
+
+def _setting_value(word: str, following: Word, wrapper: Wrapper) -> Word:
+    """The setting a word gives (`-o NAME=VALUE`, `-oNAME=VALUE`, `-qo NAME=VALUE`, `--config NAME=VALUE`), None
+    when it is only known when the line runs, "" when the word gives none."""
+    option = wrapper.setting_option
+    if not option:
+        return ""
+    if word.startswith("--config") and option == "-c":          # git clone --config NAME=VALUE
+        return word.partition("=")[2] if "=" in word else following
+    if word.startswith("--") or not word.startswith("-"):
+        return ""
+    for position, letter in enumerate(word[1:], start=1):
+        if "-" + letter == option:
+            return word[position + 1:] or following
+        if "-" + letter in wrapper.value_options:
+            return ""                     # an earlier letter takes the rest as its value
+    return ""
+
+
+def _long_option(option: str, wrapper: Wrapper) -> str:
+    """getopt_long takes a unique start of a long option: `--to-c` is `--to-command`."""
+    if not option.startswith("--") or option in wrapper.value_options or option in wrapper.command_options:
+        return option
+    known = {o for o in wrapper.value_options | wrapper.command_options | wrapper.script_long if o.startswith("--")}
+    if option in known:
+        return option
+    starts = [o for o in known if o.startswith(option)]
+    return starts[0] if len(starts) == 1 else option
+
+
+def is_stdin_path(path: str) -> bool:
+    """`-`, /dev/stdin and any spelling of a descriptor path (`/dev//stdin`, /proc/self/fd/0, /dev/fd/3):
+    a script read from there is not a file on disk."""
+    if path == "-":
+        return True
+    plain = posixpath.normpath(re.sub(r"/+", "/", path))
+    return plain in STDIN_PATHS or re.fullmatch(r"/(dev|proc/(self|thread-self|\d+))/fd/\d+", plain) is not None
 
 
 def _old_style(words: list[Word], wrapper: Wrapper) -> list[Word]:
@@ -459,7 +693,7 @@ def _heredoc_quoted(node: Node) -> bool:
 def _takes_next_word(word: str, option: str, attached: str, wrapper: Wrapper) -> bool:
     """Whether the option's value is the next word: `-u me`, and in a bundle of short flags (getopt) when the
     first letter that takes a value is the last one (`ssh -tp 22 host`; `-tp22` holds its value)."""
-    if option in wrapper.value_options:
+    if _long_option(option, wrapper) in wrapper.value_options:
         return not attached
     if word.startswith("--") or not word.startswith("-"):
         return False

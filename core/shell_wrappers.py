@@ -42,18 +42,39 @@ class Wrapper:
     opaque_markers: frozenset[str] = frozenset()  # … when it is stdin; git --config-env), words holding these
     old_style: bool = False                       # tar xIf CMD a.tar: a first word of letters is an option bundle
     dashdash_shell: bool = False                  # capsh … -- -c CMD: the words after `--` are bash's
+    script_long: frozenset[str] = frozenset()     # long forms of script_option (su --command TEXT)
+    default_shell: bool = False                   # with no command it runs a shell reading stdin (su, chroot)
+    opaque_settings: frozenset[str] = frozenset()  # settings that read more settings (git include.path)
+    opaque: bool = False                          # runs commands it reads elsewhere (tmux run-shell): opaque
+    each_word_script: bool = False                # pee, mispipe: each word is a command line of its own
+    config_pair: bool = False                     # git config NAME VALUE: a setting, read like git -c NAME=VALUE
 
 
 def _opts(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-SHELL = Wrapper(value_options=_opts("-o +o -O +O --rcfile --init-file"), script_option="-c", runs_rest=False)
+SHELL = Wrapper(value_options=_opts("-o +o -O +O --rcfile --init-file --emulate"), script_option="-c",
+                runs_rest=False)
+OPAQUE = Wrapper(opaque=True)
 RUNS_ONE = Wrapper()        # runs the rest as it is: nohup, setsid, valgrind …
 STDIN_PATHS = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})   # a script file that is stdin
 
-_NPX = Wrapper(value_options=_opts("-p --package -w --workspace"), script_option="-c")
+SSH_COMMAND_SETTINGS = _opts("proxycommand localcommand knownhostscommand remotecommand")
+_NPX = Wrapper(value_options=_opts("-p --package -w --workspace --prefix --loglevel --cache --registry"),
+               script_option="-c", script_long=_opts("--call"))
 _REMOTE_PROGRAMS = _opts("--upload-pack --receive-pack --exec -u")     # the program git runs on the other side
+# git settings whose value is a command line (fnmatch, lower case); those that read more settings from a file
+GIT_COMMAND_SETTINGS = _opts(
+    "core.sshcommand core.pager core.editor core.fsmonitor core.askpass core.gitproxy core.alternaterefscommand "
+    "sequence.editor diff.external gpg.program gpg.*.program gpg.ssh.defaultkeycommand pager.* difftool.*.cmd "
+    "mergetool.*.cmd diff.*.command diff.*.textconv filter.*.clean filter.*.smudge filter.*.process "
+    "interactive.difffilter credential.helper credential.*.helper trailer.*.command trailer.*.cmd "
+    "remote.*.uploadpack remote.*.receivepack tar.*.command merge.*.driver sendemail.* browser.*.cmd man.*.cmd "
+    "submodule.*.update")
+GIT_INCLUDES = _opts("include.path includeif.*.path")
+_FILTERS = _opts("--tree-filter --index-filter --msg-filter --env-filter --commit-filter --parent-filter "
+                 "--tag-name-filter --setup")
 # git's sub-commands that run a command line they are given (options anywhere: git reads them so)
 GIT_SUBCOMMANDS: dict[str, Wrapper] = {
     "rebase": Wrapper(value_options=_opts("-x --exec -s --strategy -X --strategy-option --onto"),
@@ -65,20 +86,26 @@ GIT_SUBCOMMANDS: dict[str, Wrapper] = {
                     command_options=_opts("-O --open-files-in-pager")),
     "submodule": Wrapper(runs_rest=False, subcommands={"foreach": Wrapper(script_rest=True)}),
     "bisect": Wrapper(runs_rest=False, subcommands={"run": RUNS_ONE}),
-    **{name: Wrapper(value_options=_REMOTE_PROGRAMS, runs_rest=False, permute=True, command_options=_REMOTE_PROGRAMS)
+    **{name: Wrapper(value_options=_REMOTE_PROGRAMS | _opts("-c --config"), runs_rest=False, permute=True,
+                     command_options=_REMOTE_PROGRAMS, setting_option="-c", command_settings=GIT_COMMAND_SETTINGS,
+                     bang_settings=_opts("alias.*"), opaque_settings=GIT_INCLUDES)
        for name in ("clone", "fetch", "pull", "push", "ls-remote", "archive", "remote")},
+    "filter-branch": Wrapper(runs_rest=False, permute=True, value_options=_FILTERS, command_options=_FILTERS),
+    "config": Wrapper(value_options=_opts("-f --file --blob --type --default --comment"), config_pair=True,
+                      command_settings=GIT_COMMAND_SETTINGS, bang_settings=_opts("alias.*"),
+                      opaque_settings=GIT_INCLUDES),
 }
-# tmux's commands that start a shell command (its last words); which options take a value differs by command,
-# and the command is the words after them
-_TMUX_RUNS = Wrapper(value_options=_opts("-c -e -F -n -s -t -x -y -f -l -p -T -w -h -S -L"), script_rest=True)
-_TMUX_SUBCOMMANDS = {name: _TMUX_RUNS for name in (
+# tmux's commands that start a shell command or read commands and settings from elsewhere
+_TMUX_SUBCOMMANDS = {name: OPAQUE for name in (
     "new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp",
     "respawn-window", "respawnw", "run-shell", "run", "if-shell", "if", "pipe-pane", "pipep", "display-popup",
-    "popup")}
+    "popup", "source-file", "source", "set-option", "set", "set-hook", "bind-key", "bind")}
 
 WRAPPERS: dict[str, Wrapper] = {
     "sudo": Wrapper(value_options=_opts("-u -g -h -p -C -D -r -t -U -T -R --user --group --host --prompt "
-                                        "--chdir --role --type --other-user --command-timeout --chroot")),
+                                        "--chdir --role --type --other-user --command-timeout --chroot"),
+                    assignments=True, default_shell=True, runs_nothing=_opts("-v -l -k -K -V --validate --list "
+                                                                            "--reset-timestamp --version --help")),
     "doas": Wrapper(value_options=_opts("-u -C")),
     "env": Wrapper(value_options=_opts("-u --unset -C --chdir -S --split-string"), assignments=True,
                    command_options=_opts("-S --split-string")),
@@ -86,42 +113,46 @@ WRAPPERS: dict[str, Wrapper] = {
     "nice": Wrapper(value_options=_opts("-n --adjustment")),
     "ionice": Wrapper(value_options=_opts("-c -n -p --class --classdata --pid")),
     "stdbuf": Wrapper(value_options=_opts("-i -o -e --input --output --error")),
-    "chroot": Wrapper(value_options=_opts("--userspec --groups"), positional=1),
+    "chroot": Wrapper(value_options=_opts("--userspec --groups"), positional=1, default_shell=True),
     # -e, -l and -i take an attached value only (`-l5`): the next word is the command.
     "xargs": Wrapper(value_options=_opts("-a -d -E -I -L -n -P -s --arg-file --delimiter --replace --max-lines "
                                          "--max-args --max-procs --max-chars --process-slot-var"),
                      default=("echo",), appends_input=True, replace_options=_opts("-I --replace")),
-    "time": Wrapper(value_options=_opts("-f -o --format --output")),
+    "time": Wrapper(value_options=_opts("-f -o --format --output"), assignments=True),
     "command": Wrapper(runs_nothing=_opts("-v -V")), "exec": Wrapper(value_options=_opts("-a")),
-    "coproc": Wrapper(named_compound=True),
+    "coproc": Wrapper(named_compound=True, assignments=True),
     "eval": Wrapper(script_rest=True),
     "watch": Wrapper(value_options=_opts("-n --interval"), script_rest=True),
     "trap": Wrapper(script_rest=True),
     "su": Wrapper(value_options=_opts("-s -g -G -w --shell --group --supp-group --whitelist-environment"),
-                  script_option="-c", runs_rest=False, permute=True,
-                  command_options=_opts("--command --session-command")),
+                  script_option="-c", runs_rest=False, permute=True, default_shell=True,
+                  script_long=_opts("--command --session-command")),
     "runuser": Wrapper(value_options=_opts("-u -s -g -G -w --user --shell --group --supp-group"),
-                       script_option="-c", permute=True, command_options=_opts("--command --session-command")),
-    "sg": Wrapper(positional=1, script_option="-c", script_rest=True),
+                       script_option="-c", permute=True, default_shell=True,
+                       script_long=_opts("--command --session-command")),
+    "sg": Wrapper(positional=1, script_option="-c", script_rest=True, default_shell=True),
+    "newgrp": Wrapper(runs_rest=False, default_shell=True),
     # The remote shell reads the words after the host as one line: `ssh host 'rm -rf x'` runs rm.
     "ssh": Wrapper(value_options=_opts("-B -b -c -D -E -e -F -I -i -J -L -l -m -O -o -P -p -Q -R -S -W -w"),
                    positional=1, script_rest=True, setting_option="-o", options_after_positional=True,
                    opaque_options=_opts("-F"),
-                   command_settings=_opts("proxycommand localcommand knownhostscommand remotecommand")),
+                   command_settings=SSH_COMMAND_SETTINGS),
     "flock": Wrapper(value_options=_opts("-w -E --timeout --conflict-exit-code"), positional=1,
-                     script_option="-c"),
+                     script_option="-c", script_long=_opts("--command"), options_after_positional=True),
     "script": Wrapper(value_options=_opts("-E -I -O -B -T -t --echo --log-in --log-out --log-io "
                                           "--log-timing"), script_option="-c", runs_rest=False, permute=True,
-                      command_options=_opts("--command")),
+                      script_long=_opts("--command"), default_shell=True),
     "find": Wrapper(runs_rest=False, exec_options=_opts("-exec -execdir -ok -okdir")),
     # Run a command as someone else, in a namespace, with limits, or under a tracer: options with a value skipped.
-    "pkexec": Wrapper(value_options=_opts("--user")), "fakeroot": Wrapper(value_options=_opts("-l -s -i --lib --faked")),
+    "pkexec": Wrapper(value_options=_opts("--user")),
+    "fakeroot": Wrapper(value_options=_opts("-l -s -i -b --lib --faked"), default_shell=True),
     "unshare": Wrapper(value_options=_opts("-S -G -R -w --setuid --setgid --root --wd --map-user --map-group "
-                                           "--propagation --setgroups")),
-    "nsenter": Wrapper(value_options=_opts("-t -S -G -r -w --target --setuid --setgid --root --wd")),
+                                           "--propagation --setgroups"), default_shell=True),
+    "nsenter": Wrapper(value_options=_opts("-t -S -G --target --setuid --setgid"), default_shell=True),
     "strace": Wrapper(value_options=_opts("-o -e -p -s -u -E -a -b -I -O -P -S -X -U --output --trace --signal "
-                                          "--status --expr --user --env --attach --string-limit --summary-columns")),
-    "ltrace": Wrapper(value_options=_opts("-o -e -p -s -u -a -n -l -L -x -X -A -D -F -w --output")),
+                                          "--status --expr --user --env --attach --string-limit --summary-columns "
+                                          "--trace-path --raw --read --write --quiet --decode-fds")),
+    "ltrace": Wrapper(value_options=_opts("-o -e -p -s -u -a -n -l -x -X -A -D -F -w --output")),
     "torsocks": Wrapper(value_options=_opts("-u -p -a -P")),
     "proxychains": Wrapper(value_options=_opts("-f")), "proxychains4": Wrapper(value_options=_opts("-f")),
     "systemd-run": Wrapper(value_options=_opts("-u -p -E -M -H --unit --property --setenv --machine --host "
@@ -130,17 +161,40 @@ WRAPPERS: dict[str, Wrapper] = {
     "setpriv": Wrapper(value_options=_opts("--reuid --regid --ruid --rgid --euid --egid --groups --inh-caps "
                                            "--ambient-caps --bounding-set --securebits --pdeathsig "
                                            "--selinux-label --apparmor-profile --landlock-access --landlock-rule")),
-    "taskset": Wrapper(positional=1), "chrt": Wrapper(positional=1), "setarch": Wrapper(positional=1),
+    "taskset": Wrapper(positional=1), "chrt": Wrapper(positional=1),
+    "setarch": Wrapper(positional=1, options_after_positional=True, value_options=_opts("--uname-2.6")),
     "prlimit": Wrapper(value_options=_opts("-p --pid -o --output")),
     "ssh-agent": Wrapper(value_options=_opts("-a -E -t -P -O")),
-    "lckdo": Wrapper(value_options=_opts("-w"), positional=1),
+    **{name: Wrapper(value_options=_opts("-F -i -l -o -P -S -c -D -J -X -B -b -R"), runs_rest=False, permute=True,
+                     setting_option="-o", command_settings=SSH_COMMAND_SETTINGS, opaque_options=_opts("-F"),
+                     command_options=_opts("-S"))
+       for name in ("scp", "sftp")},
+    "lckdo": Wrapper(value_options=_opts("-W"), positional=1),
     **{name: RUNS_ONE for name in ("nohup", "builtin", "setsid", "unbuffer", "busybox", "valgrind", "firejail",
                                    "toybox", "catchsegv", "linux32", "linux64", "chronic", "ifne", "zrun")},
     "entr": Wrapper(script_option="-s"),
+    # more programs that run the command after their options (containers of a process, timing, init shims)
+    **{name: RUNS_ONE for name in ("dbus-launch", "dumb-init", "eatmydata", "xvfb-run", "tini", "numactl")},
+    "faketime": OPAQUE,                 # a timestamp, or -f SPEC instead of it: which word runs is unclear
+    "gosu": Wrapper(positional=1), "su-exec": Wrapper(positional=1), "chpst": Wrapper(value_options=_opts("-u -U -e -n -l -L -m -d -o -p -f -c -r -t")),
+    "perf": Wrapper(runs_rest=False, subcommands={name: Wrapper(value_options=_opts(
+        "-o -e -c -F -p -t -C -G -x -r -I --output --event --cpu --pid --tid --field-separator --repeat"))
+        for name in ("record", "stat", "trace")}),
+    **{name: Wrapper(runs_rest=False, subcommands={"exec": RUNS_ONE, "run": RUNS_ONE})
+       for name in ("pyenv", "poetry", "pipenv", "uv", "pnpm", "yarn", "bundle", "conda", "mise")},
+    "direnv": Wrapper(runs_rest=False, subcommands={"exec": Wrapper(positional=1)}),    # direnv exec DIR cmd
+    "rg": Wrapper(runs_rest=False, permute=True, value_options=_opts("--pre -e -f -g -t -T -m -A -B -C"),
+                  command_options=_opts("--pre")),
+    "hyperfine": Wrapper(value_options=_opts("-r -w -m -M -p -c -S -n -s -u --runs --warmup --prepare --cleanup "
+                                             "--shell --command-name --setup --parameter-scan --export-json"),
+                         each_word_script=True, command_options=_opts("-p -c -s --prepare --cleanup --setup")),
+    **{name: Wrapper(runs_rest=False, exec_options=_opts("-x -X --exec --exec-batch")) for name in ("fd", "fdfind")},
+    # their options are many and some take two words, so what runs is not read here: opaque
+    **{name: OPAQUE for name in ("bwrap", "proot", "start-stop-daemon", "screen", "dtach")},
     "npx": _NPX,
     "capsh": Wrapper(runs_rest=False, dashdash_shell=True),
     # moreutils: each word, or the first two, is a command line for a shell
-    "pee": Wrapper(script_rest=True), "mispipe": Wrapper(script_rest=True),
+    "pee": Wrapper(each_word_script=True), "mispipe": Wrapper(each_word_script=True),
     "mapfile": Wrapper(value_options=_opts("-C -c -d -n -O -s -u"), runs_rest=False, command_options=_opts("-C")),
     "readarray": Wrapper(value_options=_opts("-C -c -d -n -O -s -u"), runs_rest=False,
                          command_options=_opts("-C")),
@@ -149,8 +203,10 @@ WRAPPERS: dict[str, Wrapper] = {
     # GNU parallel hands the words before ::: to a shell; with none it runs the lines it reads as commands.
     **{name: Wrapper(value_options=_opts("-j -N -n -S -a -d -E -I -L -l -P -s --jobs --sshlogin --arg-file "
                                          "--delimiter --colsep --replace --joblog --results --tmpdir --workdir "
-                                         "--timeout --delay --retries --env --basefile --return --halt --id"),
-                     script_rest=True, until=_opts("::: :::+ :::: ::::+"))
+                                         "--timeout --delay --retries --env --basefile --return --halt --id "
+                                         "--tagstring --nice --memfree --sshdelay --load --block --recend "
+                                         "--recstart --termseq --limit --onall --profile"),
+                     script_rest=True, until=_opts("::: :::+ :::: ::::+"), command_options=_opts("--limit"))
        for name in ("parallel", "sem")},
     # Programs that run a command line given in one of their options or settings (options anywhere: getopt).
     "rsync": Wrapper(value_options=_opts("-e --rsh --rsync-path -f --filter"), runs_rest=False, permute=True,
@@ -164,15 +220,17 @@ WRAPPERS: dict[str, Wrapper] = {
     "git": Wrapper(value_options=_opts("-C -c --git-dir --work-tree --namespace --exec-path --config-env"),
                    runs_rest=False, setting_option="-c", subcommands=GIT_SUBCOMMANDS,
                    opaque_options=_opts("--config-env"), opaque_markers=frozenset({"ext::"}),
-                   command_settings=_opts("core.sshcommand core.pager core.editor core.fsmonitor core.askpass "
-                                          "core.gitproxy sequence.editor diff.external gpg.program pager.* "
-                                          "difftool.*.cmd mergetool.*.cmd diff.*.command diff.*.textconv "
-                                          "filter.*.clean filter.*.smudge filter.*.process "
-                                          "interactive.difffilter credential.helper"),
-                   bang_settings=_opts("alias.*")),
-    "npm": Wrapper(runs_rest=False, subcommands={"exec": _NPX, "x": _NPX}),
-    "tmux": Wrapper(value_options=_opts("-L -S -f -c -T"), runs_rest=False, subcommands=_TMUX_SUBCOMMANDS),
-    **{shell: SHELL for shell in ("bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "fish", "rbash", "tcsh",
+                   command_settings=GIT_COMMAND_SETTINGS, bang_settings=_opts("alias.*"),
+                   opaque_settings=GIT_INCLUDES),
+    "npm": Wrapper(value_options=_opts("--prefix --loglevel -w --workspace --cache --registry --userconfig"),
+                   runs_rest=False, subcommands={"exec": _NPX, "exe": _NPX, "x": _NPX}),
+    # tmux runs shell commands from many of its commands, their options differ, and `\;` chains them: opaque
+    "tmux": Wrapper(value_options=_opts("-L -S -f -T"), script_option="-c", runs_rest=False,
+                    subcommands=_TMUX_SUBCOMMANDS, opaque_markers=frozenset({";"})),
+    "fish": Wrapper(value_options=_opts("-C --init-command -l --features --debug-output --profile"),
+                    command_options=_opts("-C --init-command"), script_option="-c", script_long=_opts("--command"),
+                    runs_rest=False),
+    **{shell: SHELL for shell in ("bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "rbash", "tcsh",
                                   "csh", "yash")},
 }
 
@@ -181,8 +239,8 @@ WRAPPERS: dict[str, Wrapper] = {
 COMMAND_VARIABLES = frozenset({
     "GIT_SSH_COMMAND", "GIT_SSH", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF",
     "GIT_ASKPASS", "GIT_PROXY_COMMAND", "SSH_ASKPASS", "PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL",
-    "FCEDIT", "RSYNC_RSH", "RSYNC_CONNECT_PROG", "PROMPT_COMMAND", "LESSOPEN", "LESSCLOSE",
-    "PS0", "PS1", "PS2", "PS4"})
+    "FCEDIT", "RSYNC_RSH", "RSYNC_CONNECT_PROG", "PROMPT_COMMAND", "LESSOPEN", "LESSCLOSE", "SUDO_EDITOR"})
+PROMPT_VARIABLES = frozenset({"PS0", "PS1", "PS2", "PS3", "PS4"})   # expanded: their substitutions run
 # Variables that are a program's options (their value is read as if written after it).
 OPTION_VARIABLES = {"TAR_OPTIONS": "tar", "RSYNC_OPTIONS": "rsync"}
 # Variables that change what a name runs or which settings apply, with no command line to read: opaque.

@@ -58,7 +58,27 @@ EVASIONS = ["echo $(rm v5)", "echo `rm v6`", "X=1 rm f", "(rm f)", "{ rm f; }", 
             "git difftool -y -x 'rm x' A B", "git grep -O'rm x;:' a", "git ls-remote --upload-pack='rm x' R",
             "git -c protocol.ext.allow=always ls-remote 'ext::sh -c rm% x'",
             "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.y GIT_CONFIG_VALUE_0='!rm x' git y",
-            "V='!rm x' git --config-env=alias.y=V y", "echo a # c \\\nrm x"]
+            "V='!rm x' git --config-env=alias.y=V y", "echo a # c \\\nrm x",
+            # a second red team, after the first fixes
+            "timeout $NOPE 5 rm x", "echo 5 rm x | xargs timeout", "env --ch . rm x", "su --c='rm x'",
+            "su root -- -c 'rm x'", "bash -c -- 'rm x'", "flock lk --command 'rm x'", "setarch x86_64 -R rm x",
+            "su <<< 'rm x'", "echo 'rm x' | su", "sudo -s <<< 'rm x'", "script -q /dev/null <<< 'rm x'",
+            "sudo FOO=1 rm x", "time FOO=1 rm x", "env -- X=1 rm x", "git -c alias.r=rebase r -x 'rm x' HEAD~1",
+            "git -c 'alias.e=!env' e rm x", "git clone -c core.sshCommand='rm x' y:z d",
+            "git -c 'credential.https://example.com.helper=!rm x' credential fill",
+            "git -c 'trailer.sign.command=rm x' interpret-trailers", "git -c include.path=/dev/stdin diff",
+            "git filter-branch -f --tree-filter 'rm x' HEAD", "git config diff.external 'rm x'",
+            "export 'GIT_EXTERNAL_DIFF=rm x'; git diff", "read GIT_PAGER <<< 'rm x'; git log",
+            ": ${GIT_PAGER:=rm x}; git log", "for GIT_PAGER in 'rm x'; do export GIT_PAGER; git log; done",
+            "npx --call 'rm x'", "npm --loglevel silent exec -c 'rm x'", "tmux -c 'rm x'",
+            "tmux -L s run-shell -d 0 'rm x'", "find . -exec env -u + rm x \\;", "bash /dev//stdin <<< 'rm x'",
+            ". /dev/fd/3 3<<'E'\nrm x\nE", "parallel eval ::: 'rm x'", "parallel --limit 'rm x' echo ::: a",
+            "strace --trace-path /tmp rm x", "zsh --emulate sh -c 'rm x'", "fish --command 'rm x'",
+            "tar cf /dev/null --checkpoint=1 --checkpoint-act=exec='rm x' a", "ssh -qo 'ProxyCommand=rm x' h",
+            "ssh -o $'ProxyCommand\trm x' h", "scp -o 'ProxyCommand=rm x' a h:b", "scp -S rm a h:b",
+            "x='#$(rm x)'; echo ${x@P}", "read x <<'E'\na[$(rm x)]\nE\n(( x ))", "echo \"${x:-'$(rm x)'}\"",
+            "mispipe 'echo a' 'rm x'", "rg --pre rm pattern x", "hyperfine -N 'rm x'", "fdfind x -x rm",
+            "perf stat -x, rm x", "direnv exec . rm x", "gosu root rm x", "eatmydata rm x", "bwrap --bind / / rm x"]
 
 
 @pytest.mark.parametrize("command", EVASIONS)
@@ -71,10 +91,14 @@ def test_every_way_of_running_rm_is_denied(command: str):
                                      "python -c 'import os; os.remove(1)'", "git -c user.name=rm log",
                                      "git -c alias.x='rm f' x", "tar -cf rm.tar d", "rsync -av rm b:",
                                      "parallel echo ::: rm", "PAGER=cat git log", "RM=rm make",
-                                     "command -v rm >/dev/null && echo ok", "exec {fd}>/tmp/lock; flock $fd ls",
+                                     "command -v rm >/dev/null && echo ok", "exec {fd}>/tmp/lock; flock -n $fd",
                                      "git rm --cached f", "docker run --rm img", "grep -rn 'rm -rf' .",
                                      "cat <<'EOF' > s.sh\nrm -rf build\nEOF", "echo 'a \\\nrm'",
-                                     "git commit -m \"$(cat <<'EOF'\nrm stale\nEOF\n)\""])
+                                     "git commit -m \"$(cat <<'EOF'\nrm stale\nEOF\n)\"",
+                                     "git commit -m 'docs: explain `rm -rf build` in README'",
+                                     "sed -i 's/`rm -rf`/`rm -r`/' README.md", "grep -rn '$(rm' scripts/",
+                                     "export PS1='[\\u@\\h \\W]\\$ '", "LESSOPEN='| /usr/bin/lesspipe %s' less f",
+                                     "sudo -v", "git config core.pager less", "timeout 5 ls"])
 def test_commands_that_only_look_alike_are_not_denied(command: str):
     assert DENY_RM.denies("Bash", {"command": command}, "/") is None
 
@@ -101,13 +125,13 @@ def test_wrappers_are_listed_with_what_they_run():
 def test_command_lines_carried_by_options_settings_and_variables_are_read_as_commands():
     assert parse_command("rsync -av -essh a b:").commands[1:] == (("ssh",),)
     assert parse_command("tar -cf a.tar -I 'zstd -19' d").commands[1:] == (("zstd", "-19"),)
-    assert parse_command("git -c alias.st='!git status -s' st").commands[1:] == (("git", "status", "-s"),)
+    assert set(parse_command("git -c alias.st='!git status -s' st").commands[1:]) == {("git", "status", "-s")}
     # an alias without `!` is git's own line: `Bash(git push:*)` holds for `git -c alias.p=push p`
     assert parse_command("git -c alias.st='status -s' st").commands[1:] == (("git", "status", "-s"),)
     assert PermissionRules(deny=(parse_rule("Bash(git push:*)"),)).denies(
         "Bash", {"command": "git -c alias.p=push p"}, "/") is not None
     assert set(parse_command("GIT_PAGER=cat git log").commands) == {("cat",), ("git", "log")}
-    assert parse_command("parallel gzip -k ::: a b").commands[1:] == (("gzip", "-k"),)
+    assert parse_command("parallel gzip -k ::: a b").commands[1:] == (("gzip", "-k", None),)   # + its arguments
     # Allowing the program does not allow the command line it was handed, as with ssh.
     git_allowed = PermissionRules(allow=(parse_rule("Bash(git:*)"),))
     assert not git_allowed.allows("Bash", {"command": "git -c core.pager=less log"}, "/")
