@@ -22,7 +22,8 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from contextual.core.shell_parse import Word, command_name, parse_command
+from contextual.core.shell_nodes import Word, command_name
+from contextual.core.shell_parse import parse_command
 from contextual.core.tools._globs import compile_glob
 from contextual.core.tools.base import ToolError
 

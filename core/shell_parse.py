@@ -20,25 +20,27 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-import posixpath
 import re
 from dataclasses import dataclass, field
 
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
+from contextual.core.shell_nodes import (Word, backticks, command_name, declaration_words, escaped_string,
+                                        evaluates, heredoc_quoted, heredoc_text, herestring_text, inside,
+                                        substitution_texts, word_value)
+from contextual.core.shell_options import (is_stdin_path, long_option, old_style, replace_string, replaced,
+                                          setting_value, short_flags_hold, takes_next_word)
 from contextual.core.shell_wrappers import (COMMAND_VARIABLES, OPTION_VARIABLES, PROMPT_VARIABLES,
-                                           REBINDING_VARIABLES, SHELL, STARTUP_VARIABLES, STDIN_PATHS, WRAPPERS,
+                                           REBINDING_VARIABLES, SHELL, STARTUP_VARIABLES, WRAPPERS,
                                            Wrapper)
 
-Word = str | None
 MAX_NESTING = 8          # bash -c "eval 'sh -c …'": deeper than this is uncertain
 MAX_UNWRAP = 16          # sudo env nice timeout … in a row
 
 
 _SOURCES = {"source", "."}            # run a file's text in this shell: a file on disk is not read here
 _WRITE_OPERATORS = {">", ">>", ">|", "&>", "&>>", "<>"}
-_PATTERN = re.compile(r"[*?\[{]|[@!+]\(")      # glob, brace or extglob pattern in an unquoted word
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _NAMED_FD = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")     # `exec {fd}>file`: the shell picks a descriptor
 # `\`+newline is removed before anything else (an even run of backslashes escapes itself, not the newline)
@@ -72,11 +74,6 @@ def parse_command(text: str) -> ShellParse:
     collector.script(text, 0)
     return ShellParse(tuple(collector.commands), collector.certain, collector.writes_files, collector.opaque,
                       tuple(collector.redirected), tuple(collector.latent), collector.syntax_error)
-
-
-def command_name(word: str) -> str:
-    """The command word without its folder: `/bin/rm` is `rm`."""
-    return word.rstrip("/").rpartition("/")[2] or word
 
 
 @dataclass
@@ -131,14 +128,14 @@ class _Collector:
             elif kind == "command_substitution":
                 literal.append((node.start_byte, node.end_byte))
                 self._nested_backticks(node, depth)
-            elif kind == "raw_string" and _inside(node, "string"):
+            elif kind == "raw_string" and inside(node, "string"):
                 # "${x:-'$(rm f)'}": inside double quotes a ' is a character, and the $( ) runs now
                 self._substitutions((node.text or b"").decode("utf-8", errors="replace")[1:-1], depth, self)
                 literal.append((node.start_byte, node.end_byte))
             elif kind in _LITERAL_SPANS:
                 literal.append((node.start_byte, node.end_byte))
             elif kind == "declaration_command":
-                self._declared(_declaration_words(node), depth)
+                self._declared(declaration_words(node), depth)
             elif kind == "expansion" and _ASSIGNING_EXPANSION.match((node.text or b"").decode("utf-8", "replace")):
                 name = _ASSIGNING_EXPANSION.match((node.text or b"").decode("utf-8", "replace")).group(1)  # type: ignore[union-attr]
                 if name in _SENSITIVE_VARIABLES:
@@ -149,9 +146,9 @@ class _Collector:
                     self.unreadable()     # `for GIT_PAGER in 'rm f'; do export GIT_PAGER …`
             if kind in ("raw_string", "string", "ansi_c_string", "concatenation", "word"):
                 self._quoted_later(node)
-            self.evaluates |= _evaluates(node)
+            self.evaluates |= evaluates(node)
             stack.extend(reversed(node.children))
-        if any(not any(a <= at < b for a, b in literal) for at in _backticks(source)):
+        if any(not any(a <= at < b for a, b in literal) for at in backticks(source)):
             self.unreadable()             # `${x:-`rm f`}`, an unquoted here-document's `…`: not read as code
 
     def _nested_backticks(self, node: Node, depth: int) -> None:
@@ -166,14 +163,14 @@ class _Collector:
         then. A commit message's `rm -rf build` in backticks is text."""
         if node.type == "word" and "\\" not in (node.text or b"").decode("utf-8", errors="replace"):
             return
-        value = _value(node) if node.type != "string" else _escaped_string(node)
+        value = word_value(node) if node.type != "string" else escaped_string(node)
         if value and any(mark in value for mark in _QUOTED_LATER):
             self.quoted.append(value)
 
     def _substitutions(self, text: str, depth: int, into: "_Collector") -> None:
         """The `$(…)` and backtick substitutions of text bash expands (a prompt, an evaluated string): each one's
         inside is read as a line; text around them is only text. One that does not close is unreadable."""
-        found = _substitution_texts(text)
+        found = substitution_texts(text)
         if found is None:
             self.unreadable()
             return
@@ -188,29 +185,29 @@ class _Collector:
         operator = next((c.type for c in node.children if not c.is_named), "")
         target = node.child_by_field_name("destination")
         if operator in (">&", "<&", ">&-", "<&-") and (target is None or target.type == "number"
-                                                      or _value(target) == "-"):
+                                                      or word_value(target) == "-"):
             return                        # a descriptor copied or closed: 2>&1
-        named = _value(target) if target is not None else None
+        named = word_value(target) if target is not None else None
         if named:
             self.redirected.append(named)
         if operator in _WRITE_OPERATORS or operator == ">&":
-            if target is None or _value(target) != "/dev/null":
+            if target is None or word_value(target) != "/dev/null":
                 self.writes_files = True
 
     def _note_stdin(self, node: Node, literal: list[tuple[int, int]]) -> None:
         """`bash <<'EOF' … EOF`, `sh <<< 'rm f'`: the text a command reads on standard input, when it is known
         (a quoted here-document's body, or an unquoted one without expansions; a here-string's word)."""
         for child in node.children:
-            if child.type == "heredoc_redirect" and _heredoc_quoted(child):
+            if child.type == "heredoc_redirect" and heredoc_quoted(child):
                 literal.extend((c.start_byte, c.end_byte) for c in child.children if c.type == "heredoc_body")
         body = node.child_by_field_name("body")
         if body is None or body.type != "command":
             return
         for child in node.children:
             if child.type == "heredoc_redirect":
-                self.stdin_text[body.id] = _heredoc_text(child)
+                self.stdin_text[body.id] = heredoc_text(child)
             elif child.type == "herestring_redirect":
-                self.stdin_text[body.id] = _herestring_text(child)
+                self.stdin_text[body.id] = herestring_text(child)
             text = self.stdin_text.get(body.id)
             if text and any(mark in text for mark in _QUOTED_LATER):
                 self.quoted.append(text)  # `read x <<'E'` … `a[$(rm f)]`: what read stores, (( x )) may evaluate
@@ -218,7 +215,7 @@ class _Collector:
     def _assignment(self, node: Node, depth: int) -> None:
         name_node, value = node.child_by_field_name("name"), node.child_by_field_name("value")
         name = (name_node.text or b"").decode("utf-8", errors="replace") if name_node is not None else ""
-        self._variable(name.partition("[")[0], _value(value) if value is not None else "", depth)
+        self._variable(name.partition("[")[0], word_value(value) if value is not None else "", depth)
 
     def _variable(self, name: str, value: Word, depth: int) -> None:
         """What setting a variable runs: a command line (GIT_PAGER), a program's options (TAR_OPTIONS), a startup
@@ -246,11 +243,11 @@ class _Collector:
         if arguments and _NAMED_FD.fullmatch((arguments[-1].text or b"").decode("utf-8", errors="replace")) \
                 and node.parent is not None and node.parent.type == "redirected_statement":
             arguments = arguments[:-1]    # `exec {fd}>lock`: the descriptor's name, not an argument
-        words = [_value(name)] + [_value(arg) for arg in arguments]
+        words = [word_value(name)] + [word_value(arg) for arg in arguments]
         if words[0] in _DECLARERS:
             self._declared(words, depth)
         here = next((c for c in node.children if c.type == "herestring_redirect"), None)   # the parser puts it here
-        stdin = _herestring_text(here) if here is not None else self.stdin_text.get(node.id, "")
+        stdin = herestring_text(here) if here is not None else self.stdin_text.get(node.id, "")
         self._add(words, depth, stdin)
 
     def _declared(self, words: list[Word], depth: int) -> None:
@@ -311,7 +308,7 @@ class _Collector:
             self.unreadable()             # git's `ext::` transport runs a command named in a URL
             return None
         if wrapper.old_style and rest and rest[0] and rest[0].isalpha():
-            rest = _old_style(rest, wrapper)       # `tar xIf CMD a.tar` is `tar -x -I CMD -f a.tar`
+            rest = old_style(rest, wrapper)       # `tar xIf CMD a.tar` is `tar -x -I CMD -f a.tar`
         if wrapper.dashdash_shell and "--" in rest:
             return self._unwrap(SHELL, rest[rest.index("--") + 1:], depth, stdin)   # `capsh -- -c 'rm f'`
         if wrapper.permute and self._permuted(wrapper, rest, depth):
@@ -355,7 +352,7 @@ class _Collector:
                 return None
             rest = rest[abs(j) - 1 if j < 0 else j:]
         if wrapper.positional and rest and rest[0] is not None and wrapper.script_option and (
-                rest[0] == wrapper.script_option or _short_flags_hold(rest[0], wrapper)):
+                rest[0] == wrapper.script_option or short_flags_hold(rest[0], wrapper)):
             self._script_word(rest[1] if len(rest) > 1 else None, depth)     # `flock LOCK -c 'rm f'`
             return None
         if wrapper.until:
@@ -389,7 +386,7 @@ class _Collector:
         if not rest:
             return list(wrapper.default) or None
         if wrapper.replace_options:
-            rest = _replaced(rest, _replace_string(original))
+            rest = replaced(rest, replace_string(original))
         # xargs: the words it reads follow the command (`xargs env` runs what it reads)
         return list(rest) + [None] if wrapper.appends_input else list(rest)
 
@@ -412,8 +409,8 @@ class _Collector:
                     i += 1
                 break
             option, _, attached = word.partition("=")
-            option = _long_option(option, wrapper) if word.startswith("--") else option
-            if wrapper.script_option and (word == wrapper.script_option or _short_flags_hold(word, wrapper)
+            option = long_option(option, wrapper) if word.startswith("--") else option
+            if wrapper.script_option and (word == wrapper.script_option or short_flags_hold(word, wrapper)
                                           or option in wrapper.script_long):
                 # bash -c [options] TEXT: the first word after -c that is not an option
                 after = [w for w in rest[i + 1:]]
@@ -432,8 +429,8 @@ class _Collector:
                     if value is None or is_stdin_path(value) or option == "--config-env":
                         self.unreadable()         # `bash --rcfile <(echo rm f) -ic :`, `ssh -F /dev/stdin`
                         return None
-                takes_next = _takes_next_word(word, option, attached, wrapper)
-                setting = _setting_value(word, following, wrapper)
+                takes_next = takes_next_word(word, option, attached, wrapper)
+                setting = setting_value(word, following, wrapper)
                 if setting != "":
                     # `ssh -o ProxyCommand='rm f' host`, `-qo…`: a setting whose value is a command line it runs
                     self._setting(setting, wrapper, depth)
@@ -456,8 +453,8 @@ class _Collector:
             if word == "--" and not wrapper.script_option:
                 return False              # su and runuser hand what follows `--` to the shell: read on
             following = rest[i + 1] if i + 1 < len(rest) else None
-            if wrapper.script_option and (word == wrapper.script_option or _short_flags_hold(word, wrapper)
-                                          or _long_option(word.partition("=")[0], wrapper) in wrapper.script_long):
+            if wrapper.script_option and (word == wrapper.script_option or short_flags_hold(word, wrapper)
+                                          or long_option(word.partition("=")[0], wrapper) in wrapper.script_long):
                 self._script_word(following, depth)
                 return True
             option, _, attached = word.partition("=")
@@ -485,12 +482,12 @@ class _Collector:
         """`rsync -e 'ssh -p 2'`, `-avze ssh`, `-essh`, `tar --to-command='sh x'` (or `--to-c=`, as getopt takes
         a long option's unique start): an option whose value is a command line the program runs."""
         if word.startswith("--"):
-            if _long_option(option, wrapper) == "--checkpoint-action":
+            if long_option(option, wrapper) == "--checkpoint-action":
                 action = attached if "=" in word else (following or "")
                 if action.startswith("exec="):
                     self._script_word(action[len("exec="):], depth)      # tar --checkpoint-action=exec=CMD
                 return
-            option = _long_option(option, wrapper)
+            option = long_option(option, wrapper)
             if option in wrapper.command_options:
                 self._script_word(attached if "=" in word else following, depth)
             return
@@ -527,230 +524,5 @@ _DECLARERS = _ASSIGNING | frozenset({"read", "printf", "mapfile", "readarray", "
 _ASSIGNING_EXPANSION = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?=")
 
 
-def _declaration_words(node: Node) -> list[Word]:
-    """`export A='x' B`, `declare -n v=PAGER`: the keyword, then each word as `NAME=VALUE` or as written."""
-    words: list[Word] = [(node.children[0].text or b"").decode("utf-8", "replace") if node.children else ""]
-    for child in node.children[1:]:
-        if child.type == "variable_assignment":
-            name, value = child.child_by_field_name("name"), child.child_by_field_name("value")
-            known = _value(value) if value is not None else ""
-            words.append(None if known is None else f"{(name.text or b'').decode('utf-8', 'replace') if name else ''}={known}")
-        elif child.type == "variable_name":
-            words.append((child.text or b"").decode("utf-8", "replace"))
-        elif child.is_named:
-            words.append(_value(child))
-    return words
 
 
-def _inside(node: Node, kind: str) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent.type == kind:
-            return True
-        parent = parent.parent
-    return False
-
-
-# Commands and constructs that evaluate text a variable holds: an arithmetic subscript runs its `$(…)`.
-_EVALUATING_COMMANDS = frozenset({"let", "declare", "typeset", "local", "readonly", "printf", "read", "test", "[",
-                                  "mapfile", "readarray", "set", "unset"})
-
-
-def _evaluates(node: Node) -> bool:
-    kind = node.type
-    if kind in ("arithmetic_expansion", "test_command"):
-        return True
-    text = (node.text or b"")[:3]
-    if kind == "compound_statement" and text.startswith(b"(("):
-        return True
-    if kind == "expansion":
-        whole = (node.text or b"")
-        return whole.startswith(b"${!") or b"@P" in whole
-    if kind == "command":
-        name = node.child_by_field_name("name")
-        return name is not None and command_name(_value(name) or "") in _EVALUATING_COMMANDS
-    return False
-
-
-def _escaped_string(node: Node) -> str | None:
-    """A double-quoted string's escaped `\\$(` or `` \\` ``, as the text it leaves for a later evaluation."""
-    text = (node.text or b"").decode("utf-8", errors="replace")
-    if "\\$" not in text and "\\`" not in text:
-        return None                       # its own $( ) runs now and is read as a command already
-    return re.sub(r"\\([\\$`\"])", r"\1", text[1:-1])
-
-
-def _substitution_texts(text: str) -> list[str] | None:
-    """The insides of the `$(…)` and `` `…` `` in text, outermost first; None when one does not close."""
-    found: list[str] = []
-    i = 0
-    while i < len(text):
-        if text.startswith("$(", i) and not text.startswith("$((", i):
-            depth, j = 1, i + 2
-            while j < len(text) and depth:
-                depth += {"(": 1, ")": -1}.get(text[j], 0)
-                j += 1
-            if depth:
-                return None
-            found.append(text[i + 2:j - 1])
-            i = j
-        elif text[i] == "`":
-            end = text.find("`", i + 1)
-            if end < 0:
-                return None
-            found.append(text[i + 1:end])
-            i = end + 1
-        else:
-            i += 1
-    return found
-
-
-def _backticks(source: bytes) -> list[int]:
-    """Byte offsets of the backticks bash would see (a backslash-escaped one is a character)."""
-    return [m.start(1) for m in re.finditer(rb"(?<!\\)(?:\\\\)*(`)", source)]
-
-
-def _setting_value(word: str, following: Word, wrapper: Wrapper) -> Word:
-    """The setting a word gives (`-o NAME=VALUE`, `-oNAME=VALUE`, `-qo NAME=VALUE`, `--config NAME=VALUE`), None
-    when it is only known when the line runs, "" when the word gives none."""
-    option = wrapper.setting_option
-    if not option:
-        return ""
-    if word.startswith("--config") and option == "-c":          # git clone --config NAME=VALUE
-        return word.partition("=")[2] if "=" in word else following
-    if word.startswith("--") or not word.startswith("-"):
-        return ""
-    for position, letter in enumerate(word[1:], start=1):
-        if "-" + letter == option:
-            return word[position + 1:] or following
-        if "-" + letter in wrapper.value_options:
-            return ""                     # an earlier letter takes the rest as its value
-    return ""
-
-
-def _long_option(option: str, wrapper: Wrapper) -> str:
-    """getopt_long takes a unique start of a long option: `--to-c` is `--to-command`."""
-    if not option.startswith("--") or option in wrapper.value_options or option in wrapper.command_options:
-        return option
-    known = {o for o in wrapper.value_options | wrapper.command_options | wrapper.script_long if o.startswith("--")}
-    if option in known:
-        return option
-    starts = [o for o in known if o.startswith(option)]
-    return starts[0] if len(starts) == 1 else option
-
-
-def is_stdin_path(path: str) -> bool:
-    """`-`, /dev/stdin and any spelling of a descriptor path (`/dev//stdin`, /proc/self/fd/0, /dev/fd/3):
-    a script read from there is not a file on disk."""
-    if path == "-":
-        return True
-    plain = posixpath.normpath(re.sub(r"/+", "/", path))
-    return plain in STDIN_PATHS or re.fullmatch(r"/(dev|proc/(self|thread-self|\d+))/fd/\d+", plain) is not None
-
-
-def _old_style(words: list[Word], wrapper: Wrapper) -> list[Word]:
-    """tar's first word as letters: each letter an option, the values of those taking one in the words after."""
-    out: list[Word] = []
-    following = iter(words[1:])
-    for letter in words[0] or "":
-        out.append("-" + letter)
-        if "-" + letter in wrapper.value_options:
-            out.append(next(following, None))
-    return out + list(following)
-
-
-def _replace_string(words: list[Word]) -> str | None:
-    """xargs' replace string: `-I STR`, `-ISTR`, `--replace=STR`, or `{}` for `-i` and `--replace` alone."""
-    for i, word in enumerate(words):
-        if word is None or not word.startswith("-") or word == "--":
-            break
-        if word == "-I":
-            return words[i + 1] if i + 1 < len(words) else None
-        if word.startswith("-I"):
-            return word[2:]
-        if word.startswith("--replace="):
-            return word.partition("=")[2]
-        if word in ("-i", "--replace"):
-            return "{}"
-        if word.startswith("-i") and not word.startswith("--"):
-            return word[2:]
-    return None
-
-
-def _replaced(words: list[Word], replace: str | None) -> list[Word]:
-    """xargs -I STR: a word holding STR is made from what xargs reads, so only known then."""
-    if not replace:
-        return words
-    return [None if w is None or replace in w else w for w in words]
-
-
-def _heredoc_quoted(node: Node) -> bool:
-    start = next((c for c in node.children if c.type == "heredoc_start"), None)
-    delimiter = (start.text or b"").decode("utf-8", errors="replace") if start is not None else ""
-    return any(mark in delimiter for mark in ("'", '"', "\\"))          # 'EOF', "EOF", \EOF, E"OF"
-
-
-def _takes_next_word(word: str, option: str, attached: str, wrapper: Wrapper) -> bool:
-    """Whether the option's value is the next word: `-u me`, and in a bundle of short flags (getopt) when the
-    first letter that takes a value is the last one (`ssh -tp 22 host`; `-tp22` holds its value)."""
-    if _long_option(option, wrapper) in wrapper.value_options:
-        return not attached
-    if word.startswith("--") or not word.startswith("-"):
-        return False
-    for position, letter in enumerate(word[1:], start=1):
-        if "-" + letter in wrapper.value_options:
-            return position == len(word) - 1
-    return False
-
-
-def _herestring_text(node: Node) -> Word:
-    word = next((c for c in node.children if c.is_named), None)
-    return _value(word) if word is not None else None
-
-
-def _heredoc_text(node: Node) -> Word:
-    """A here-document's body as the command reads it, or None when the shell expands something in it."""
-    body = next((c for c in node.children if c.type == "heredoc_body"), None)
-    if body is None:
-        return ""
-    text = (body.text or b"").decode("utf-8", errors="replace")
-    if _heredoc_quoted(node):
-        return text
-    if any(c.type not in ("heredoc_content",) for c in body.children) or "`" in text:
-        return None                       # $X, $(…), `…` inside: known only when it runs
-    return re.sub(r"\\([\\$`])", r"\1", text)       # in a here-document only these are escaped
-
-
-def _short_flags_hold(word: str, wrapper: Wrapper) -> bool:
-    """`bash -lc 'rm f'`: the script option among bundled short flags."""
-    letter = (wrapper.script_option or "")[1:]
-    return len(letter) == 1 and word.startswith("-") and not word.startswith("--") and letter in word[1:]
-
-
-def _unescape(text: str) -> str:
-    return re.sub(r"\\(.)", r"\1", text.replace("\\\n", ""), flags=re.DOTALL)
-
-
-def _value(node: Node) -> Word:
-    """The word's value after quote removal, or None when only the running shell knows it."""
-    kind, text = node.type, (node.text or b"").decode("utf-8", errors="replace")
-    if kind in ("word", "number"):
-        return None if _PATTERN.search(re.sub(r"\\.", "", text)) else _unescape(text)
-    if kind == "raw_string":
-        return text[1:-1]
-    if kind == "ansi_c_string":
-        return None if "\\" in text else text[2:-1]
-    if kind == "string":
-        parts: list[str] = []
-        for child in node.children:
-            if child.type == "string_content":
-                parts.append(re.sub(r"\\([\\$`\"\n])", r"\1", (child.text or b"").decode("utf-8", errors="replace")))
-            elif child.type != '"':
-                return None
-        return "".join(parts)
-    if kind == "concatenation":
-        words = [_value(child) for child in node.children]
-        return None if any(w is None for w in words) else "".join(w for w in words if w is not None)
-    if kind == "command_name":
-        return _value(node.children[0]) if len(node.children) == 1 else None
-    return None

@@ -24,7 +24,8 @@ from typing import Callable, Iterable
 from contextual.core.context import failures
 from contextual.core.context.names import name_set
 from contextual.core.context.result_lines import FILE_REF, REF_PATH
-from contextual.core.shell_parse import command_name, parse_command
+from contextual.core.shell_nodes import command_name
+from contextual.core.shell_parse import parse_command
 from contextual.core.shell_wrappers import WRAPPERS
 
 _DEF = re.compile(r"^\s*(?:\d+[:\s\u2192-]+)?\s*(?:async\s+def|def|class|function|func|fn|interface|struct|enum|type|module|@\w)")

@@ -1,0 +1,153 @@
+"""Words and text as bash reads them, from tree-sitter-bash nodes (for core/shell_parse.py): a word's value after
+quote and escape removal (None when only the running shell knows it), here-documents, the substitutions inside
+text bash expands, and which constructs evaluate text a variable holds."""
+
+from __future__ import annotations
+
+import re
+
+from tree_sitter import Node
+
+Word = str | None
+PATTERN = re.compile(r"[*?\[{]|[@!+]\(")      # glob, brace or extglob pattern in an unquoted word
+
+
+def command_name(word: str) -> str:
+    """The command word without its folder: `/bin/rm` is `rm`."""
+    return word.rstrip("/").rpartition("/")[2] or word
+
+
+def word_value(node: Node) -> Word:
+    """The word's value after quote removal, or None when only the running shell knows it."""
+    kind, text = node.type, (node.text or b"").decode("utf-8", errors="replace")
+    if kind in ("word", "number"):
+        return None if PATTERN.search(re.sub(r"\\.", "", text)) else unescape(text)
+    if kind == "raw_string":
+        return text[1:-1]
+    if kind == "ansi_c_string":
+        return None if "\\" in text else text[2:-1]
+    if kind == "string":
+        parts: list[str] = []
+        for child in node.children:
+            if child.type == "string_content":
+                parts.append(re.sub(r"\\([\\$`\"\n])", r"\1", (child.text or b"").decode("utf-8", errors="replace")))
+            elif child.type != '"':
+                return None
+        return "".join(parts)
+    if kind == "concatenation":
+        words = [word_value(child) for child in node.children]
+        return None if any(w is None for w in words) else "".join(w for w in words if w is not None)
+    if kind == "command_name":
+        return word_value(node.children[0]) if len(node.children) == 1 else None
+    return None
+
+
+def unescape(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text.replace("\\\n", ""), flags=re.DOTALL)
+
+
+def heredoc_quoted(node: Node) -> bool:
+    start = next((c for c in node.children if c.type == "heredoc_start"), None)
+    delimiter = (start.text or b"").decode("utf-8", errors="replace") if start is not None else ""
+    return any(mark in delimiter for mark in ("'", '"', "\\"))          # 'EOF', "EOF", \EOF, E"OF"
+
+
+def heredoc_text(node: Node) -> Word:
+    """A here-document's body as the command reads it, or None when the shell expands something in it."""
+    body = next((c for c in node.children if c.type == "heredoc_body"), None)
+    if body is None:
+        return ""
+    text = (body.text or b"").decode("utf-8", errors="replace")
+    if heredoc_quoted(node):
+        return text
+    if any(c.type not in ("heredoc_content",) for c in body.children) or "`" in text:
+        return None                       # $X, $(…), `…` inside: known only when it runs
+    return re.sub(r"\\([\\$`])", r"\1", text)       # in a here-document only these are escaped
+
+
+def herestring_text(node: Node) -> Word:
+    word = next((c for c in node.children if c.is_named), None)
+    return word_value(word) if word is not None else None
+
+
+def declaration_words(node: Node) -> list[Word]:
+    """`export A='x' B`, `declare -n v=PAGER`: the keyword, then each word as `NAME=VALUE` or as written."""
+    words: list[Word] = [(node.children[0].text or b"").decode("utf-8", "replace") if node.children else ""]
+    for child in node.children[1:]:
+        if child.type == "variable_assignment":
+            name, value = child.child_by_field_name("name"), child.child_by_field_name("value")
+            known = word_value(value) if value is not None else ""
+            words.append(None if known is None else f"{(name.text or b'').decode('utf-8', 'replace') if name else ''}={known}")
+        elif child.type == "variable_name":
+            words.append((child.text or b"").decode("utf-8", "replace"))
+        elif child.is_named:
+            words.append(word_value(child))
+    return words
+
+
+def inside(node: Node, kind: str) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.type == kind:
+            return True
+        parent = parent.parent
+    return False
+
+
+def escaped_string(node: Node) -> str | None:
+    """A double-quoted string's escaped `\\$(` or `` \\` ``, as the text it leaves for a later evaluation."""
+    text = (node.text or b"").decode("utf-8", errors="replace")
+    if "\\$" not in text and "\\`" not in text:
+        return None                       # its own $( ) runs now and is read as a command already
+    return re.sub(r"\\([\\$`\"])", r"\1", text[1:-1])
+
+
+def substitution_texts(text: str) -> list[str] | None:
+    """The insides of the `$(…)` and `` `…` `` in text, outermost first; None when one does not close."""
+    found: list[str] = []
+    i = 0
+    while i < len(text):
+        if text.startswith("$(", i) and not text.startswith("$((", i):
+            depth, j = 1, i + 2
+            while j < len(text) and depth:
+                depth += {"(": 1, ")": -1}.get(text[j], 0)
+                j += 1
+            if depth:
+                return None
+            found.append(text[i + 2:j - 1])
+            i = j
+        elif text[i] == "`":
+            end = text.find("`", i + 1)
+            if end < 0:
+                return None
+            found.append(text[i + 1:end])
+            i = end + 1
+        else:
+            i += 1
+    return found
+
+
+def backticks(source: bytes) -> list[int]:
+    """Byte offsets of the backticks bash would see (a backslash-escaped one is a character)."""
+    return [m.start(1) for m in re.finditer(rb"(?<!\\)(?:\\\\)*(`)", source)]
+
+
+# Commands and constructs that evaluate text a variable holds: an arithmetic subscript runs its `$(…)`.
+_EVALUATING_COMMANDS = frozenset({"let", "declare", "typeset", "local", "readonly", "printf", "read", "test", "[",
+                                  "mapfile", "readarray", "set", "unset"})
+
+
+def evaluates(node: Node) -> bool:
+    kind = node.type
+    if kind in ("arithmetic_expansion", "test_command"):
+        return True
+    text = (node.text or b"")[:3]
+    if kind == "compound_statement" and text.startswith(b"(("):
+        return True
+    if kind == "expansion":
+        whole = (node.text or b"")
+        return whole.startswith(b"${!") or b"@P" in whole
+    if kind == "command":
+        name = node.child_by_field_name("name")
+        return name is not None and command_name(word_value(name) or "") in _EVALUATING_COMMANDS
+    return False

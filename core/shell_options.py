@@ -1,0 +1,104 @@
+"""How a wrapper's words are read as getopt reads them (for core/shell_parse.py): which option takes the next
+word, a long option's unique start, bundled short flags, settings (`-o NAME=VALUE`), tar's old style, xargs'
+replace string, and the spellings of standard input as a file."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from contextual.core.shell_nodes import Word
+from contextual.core.shell_wrappers import STDIN_PATHS, Wrapper
+
+
+def takes_next_word(word: str, option: str, attached: str, wrapper: Wrapper) -> bool:
+    """Whether the option's value is the next word: `-u me`, and in a bundle of short flags (getopt) when the
+    first letter that takes a value is the last one (`ssh -tp 22 host`; `-tp22` holds its value)."""
+    if long_option(option, wrapper) in wrapper.value_options:
+        return not attached
+    if word.startswith("--") or not word.startswith("-"):
+        return False
+    for position, letter in enumerate(word[1:], start=1):
+        if "-" + letter in wrapper.value_options:
+            return position == len(word) - 1
+    return False
+
+
+def short_flags_hold(word: str, wrapper: Wrapper) -> bool:
+    """`bash -lc 'rm f'`: the script option among bundled short flags."""
+    letter = (wrapper.script_option or "")[1:]
+    return len(letter) == 1 and word.startswith("-") and not word.startswith("--") and letter in word[1:]
+
+
+def long_option(option: str, wrapper: Wrapper) -> str:
+    """getopt_long takes a unique start of a long option: `--to-c` is `--to-command`."""
+    if not option.startswith("--") or option in wrapper.value_options or option in wrapper.command_options:
+        return option
+    known = {o for o in wrapper.value_options | wrapper.command_options | wrapper.script_long if o.startswith("--")}
+    if option in known:
+        return option
+    starts = [o for o in known if o.startswith(option)]
+    return starts[0] if len(starts) == 1 else option
+
+
+def setting_value(word: str, following: Word, wrapper: Wrapper) -> Word:
+    """The setting a word gives (`-o NAME=VALUE`, `-oNAME=VALUE`, `-qo NAME=VALUE`, `--config NAME=VALUE`), None
+    when it is only known when the line runs, "" when the word gives none."""
+    option = wrapper.setting_option
+    if not option:
+        return ""
+    if word.startswith("--config") and option == "-c":          # git clone --config NAME=VALUE
+        return word.partition("=")[2] if "=" in word else following
+    if word.startswith("--") or not word.startswith("-"):
+        return ""
+    for position, letter in enumerate(word[1:], start=1):
+        if "-" + letter == option:
+            return word[position + 1:] or following
+        if "-" + letter in wrapper.value_options:
+            return ""                     # an earlier letter takes the rest as its value
+    return ""
+
+
+def is_stdin_path(path: str) -> bool:
+    """`-`, /dev/stdin and any spelling of a descriptor path (`/dev//stdin`, /proc/self/fd/0, /dev/fd/3):
+    a script read from there is not a file on disk."""
+    if path == "-":
+        return True
+    plain = posixpath.normpath(re.sub(r"/+", "/", path))
+    return plain in STDIN_PATHS or re.fullmatch(r"/(dev|proc/(self|thread-self|\d+))/fd/\d+", plain) is not None
+
+
+def old_style(words: list[Word], wrapper: Wrapper) -> list[Word]:
+    """tar's first word as letters: each letter an option, the values of those taking one in the words after."""
+    out: list[Word] = []
+    following = iter(words[1:])
+    for letter in words[0] or "":
+        out.append("-" + letter)
+        if "-" + letter in wrapper.value_options:
+            out.append(next(following, None))
+    return out + list(following)
+
+
+def replace_string(words: list[Word]) -> str | None:
+    """xargs' replace string: `-I STR`, `-ISTR`, `--replace=STR`, or `{}` for `-i` and `--replace` alone."""
+    for i, word in enumerate(words):
+        if word is None or not word.startswith("-") or word == "--":
+            break
+        if word == "-I":
+            return words[i + 1] if i + 1 < len(words) else None
+        if word.startswith("-I"):
+            return word[2:]
+        if word.startswith("--replace="):
+            return word.partition("=")[2]
+        if word in ("-i", "--replace"):
+            return "{}"
+        if word.startswith("-i") and not word.startswith("--"):
+            return word[2:]
+    return None
+
+
+def replaced(words: list[Word], replace: str | None) -> list[Word]:
+    """xargs -I STR: a word holding STR is made from what xargs reads, so only known then."""
+    if not replace:
+        return words
+    return [None if w is None or replace in w else w for w in words]
