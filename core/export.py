@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from contextual.core import secrets
@@ -68,16 +69,34 @@ def _compaction_line(record: "CompactionRecord | None") -> str:
     return f" — {record.trigger}, {record.pre_tokens:,} → {record.post_tokens:,} tokens{recall}"
 
 
+def in_order(loaded: "LoadedSession") -> Iterator[tuple["CompactionRecord | None", Message | None]]:
+    """The session's messages with its compactions where they happened: a summarised one with its summary
+    message, one that fell back to truncation (it has no message) before the first message after its time."""
+    summarised = iter([r for r in loaded.compactions if r.fallback is None])
+    cut = sorted((r for r in loaded.compactions if r.fallback is not None), key=lambda r: r.timestamp or "~")
+    for m in loaded.full_record:
+        stamp = m.meta.get("timestamp")
+        while cut and isinstance(stamp, str) and (cut[0].timestamp or "~") <= stamp:    # ISO 8601 sorts by time
+            yield cut.pop(0), None
+        yield (next(summarised, None) if m.role == "summary" else None), m
+    for record in cut:
+        yield record, None
+
+
 def transcript(loaded: "LoadedSession") -> str:
     out = [f"# Session {loaded.session_id}", "",
            f"project: {loaded.cwd or '?'} · exported {now_iso()} · {len(loaded.full_record)} messages", ""]
-    compactions = iter(loaded.compactions)
-    for m in loaded.full_record:
+    for record, m in in_order(loaded):
+        if m is None:
+            if record is not None:
+                out += [f"## Compaction, cut without a summary{_compaction_line(record)}", "",
+                        f"fallback: {record.fallback}", ""]
+            continue
         when = f" · {m.meta['timestamp'][:19]}" if isinstance(m.meta.get("timestamp"), str) else ""
         if m.role == "user":
             out += [f"## User{when}", "", m.content.rstrip(), ""]
         elif m.role == "summary":
-            out += [f"## Compaction summary{_compaction_line(next(compactions, None))}", "", m.content.rstrip(), ""]
+            out += [f"## Compaction summary{_compaction_line(record)}", "", m.content.rstrip(), ""]
         elif m.role == "assistant" and m.meta.get("final"):
             answer = m.meta.get("answer")
             out += [f"## Answer{when}", "", (answer if isinstance(answer, str) else m.content).rstrip(), ""]
@@ -133,14 +152,19 @@ async def as_sent(loaded: "LoadedSession", config: "Config") -> str:
     prompt.restore([], None)
     lines = [json.dumps({"session": loaded.session_id, "provider": config.provider, "model": config.model or "",
                          "rebuilt": REBUILT_NOTE}, ensure_ascii=False)]
-    compactions = iter(loaded.compactions)
     pending: Message | None = None            # an action whose result is still to come
     previous: list[dict[str, Any]] = []
     call = 0
     try:
-        for m in loaded.full_record:
+        for record, m in in_order(loaded):
+            if m is None:                     # a compaction cut without a summary
+                if record is not None:
+                    try:
+                        prompt.apply_compaction(None, record.kept_from_id, record.pinned_ids)
+                    except ValueError:
+                        pass
+                continue
             if m.role == "summary":
-                record = next(compactions, None)
                 if record is not None:
                     try:
                         prompt.apply_compaction(m, record.kept_from_id, record.pinned_ids)

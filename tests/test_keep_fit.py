@@ -73,3 +73,17 @@ async def test_the_card_the_meter_and_context_give_the_same_before_and_after(tmp
         record = engine.compactions[-1]
         assert card.post_tokens == record.post_tokens
         assert after >= card.post_tokens     # the next prompt then carries the new question and its answer
+
+
+async def test_pinned_messages_come_out_of_the_kept_rounds_budget(tmp_path: Path):
+    """A pinned message stays whatever is archived, so the rounds kept get what it leaves: a compaction that kept
+    rounds as if no pin were there left the prompt larger than before it (found in the app at an 8k window)."""
+    big = "x " * 1_500
+    script = [finish(f"answer {i} {big}") for i in range(4)] + ["summary of the early rounds"] + [finish("done")]
+    async with engine_with(tmp_path, script, context_window=8192) as (engine, srv):
+        await run(engine, "question 0")
+        first = next(m for m in engine.history.messages if m.role == "assistant")
+        assert engine.toggle_pin(first.id)
+        without = engine.prompt.keep_budget()[0]
+        assert engine.toggle_pin(first.id) is False
+        assert engine.prompt.keep_budget()[0] - without >= len(big) // 8 // 2    # the pin's tokens, halved

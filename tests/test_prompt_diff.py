@@ -149,6 +149,11 @@ def test_builder_sources_match_by_message_id_and_show_tool_and_path():
     after = [pr.PromptMessage("user", "Observation: stored", "L3", form="stored", source=src, tokens=40)]
     (change,) = diff_prompts(before, after).changes
     assert (change.kind, change.source, change.delta) == ("compressed", "Read src/app.py", -260)
+    # a message with neither (a user message moving into L3) shows its text, never its id
+    plain = pr.Source(message_id="65d880fa-6441", tool=None, path=None)
+    after = [pr.PromptMessage("user", "hello A", "L3", form="full", source=plain, tokens=6)]
+    (change,) = diff_prompts([], after).changes
+    assert change.source == "hello A"
 
 
 def test_the_sent_log_diffs_consecutive_calls_and_forgets_the_oldest():

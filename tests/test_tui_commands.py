@@ -67,6 +67,10 @@ async def test_compact_with_few_rounds_offers_to_keep_n_and_resume_rebuilds_the_
         app = ContextualApp(host, animate=False)
         async with app.run_test(size=SIZE) as pilot:
             await run_turn(pilot, "first question")
+            await type_and_send(pilot, "/compact keep the cart notes")    # one round: nothing to compact yet,
+            await pilot.pause()                                           # and the instructions stay typed
+            assert app.query_one("#prompt").text == "/compact keep the cart notes"
+            app.query_one("#prompt").load_text("")
             await run_turn(pilot, "second question")
             await type_and_send(pilot, "/compact")
             await wait_for(pilot, lambda: isinstance(app.screen, CompactChoice))

@@ -93,7 +93,7 @@ def _source(m: Any) -> tuple[str, str]:
     if isinstance(src, str):
         return src, src
     mid, tool, path = (getattr(src, k, None) for k in ("message_id", "tool", "path"))
-    label = " ".join(str(x) for x in (tool, path) if x) or str(mid or "")
+    label = " ".join(str(x) for x in (tool, path) if x)     # no tool or path: the change shows the text
     return str(mid or label), label
 
 

@@ -168,7 +168,11 @@ class PromptState:
         """What a compaction's kept rounds may use (issue 24): half the trigger less the prompt's fixed part."""
         tokens = self.builder.build([], [], None, "", self.fit_limit()).tokens
         fixed = sum(n for layer, n in tokens.items() if layer.startswith(("L1", "L2")))
-        return keep_fit.keep_budget(self.config.threshold, fixed), self.builder.cache.message
+        size = self.builder.cache.message
+        # pinned messages stay whatever is archived: the kept rounds get what they leave (a compaction that kept
+        # rounds as if no pins were there left the prompt larger than before)
+        fixed += sum(size(m.content) for m in self.history.messages if m.id in self.builder.pins)
+        return keep_fit.keep_budget(self.config.threshold, fixed), size
 
     def compaction_due(self, input_text: str = "") -> Trigger:
         """A6: would this input compact first? (estimate, threshold, due)."""

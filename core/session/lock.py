@@ -36,7 +36,7 @@ class SessionLocked(SessionError):
         else:
             who = "another process"
         super().__init__(
-            f"session {path.stem} is open in {who}; close it there (or use /undo there) "
+            f"session {path.stem} is open in {who}; close it there, "
             f"or start a new session without --continue/--resume")
 
 

@@ -59,7 +59,8 @@ def result_card(result: CompactionFinished) -> Text:
         card.append("Compaction done\n\n", style="bold #87af5f")
     card.append(f"{tokens(pre)} → {tokens(post)} tokens", style="bold")
     if pre:
-        card.append(f"   ({1 - (post or 0) / pre:.0%} smaller)", style="dim")
+        change = 1 - (post or 0) / pre
+        card.append(f"   ({change:.0%} smaller)" if change >= 0 else f"   ({-change:.0%} larger)", style="dim")
     card.append("\n")
     card.append(f"{plural(result.rounds_archived, 'round')} archived   trigger: {result.trigger}\n")
     files = result.files_included

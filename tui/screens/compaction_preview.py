@@ -70,6 +70,8 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
     def _loss_line(self, text: str) -> str:
         """The recall probe (issue 30): how many of the archived rounds' facts this summary keeps, and which not."""
         ledger = self.review.ledger_for(text)
+        if not ledger.total:
+            return "The archived rounds held no facts the probe checks; this summary loses none."
         if not ledger.lost():
             return f"This summary {ledger.score()} the archived rounds held; it loses nothing."
         shown = ", ".join(f.text for f in ledger.facts[:MISSING_SHOWN])

@@ -22,6 +22,8 @@ class Compact:
         if keep is None and closed <= configured:
             if closed < 2:
                 app.notify(f"Nothing to compact yet: {plural(closed, 'round')} in history.", timeout=4)
+                if instructions and not app.pending_input().strip():
+                    app.load_input(f"/compact {instructions}")     # what was typed is not thrown away
                 return
             app.push_screen(CompactChoice(closed, configured),
                             lambda n: app.start_compaction(instructions, n) if n else None)
