@@ -87,3 +87,26 @@ async def test_pinned_messages_come_out_of_the_kept_rounds_budget(tmp_path: Path
         without = engine.prompt.keep_budget()[0]
         assert engine.toggle_pin(first.id) is False
         assert engine.prompt.keep_budget()[0] - without >= len(big) // 8 // 2    # the pin's tokens, halved
+
+
+async def test_esc_on_an_automatic_compaction_still_makes_room_by_truncation(tmp_path: Path):
+    """The user stopping an automatic compaction: the prompt still needs the room, so history is cut (a manual
+    one stopped changes nothing: tests/test_tui_flows.py)."""
+    from contextual.core.context.compaction import CANCELLED_MESSAGE
+    from contextual.core.events import CompactionFinished, CompactionProgress
+    from tests.fakes.llm_server import Reply
+    big = "x " * 2_500
+    slow_summary = Reply("## Summary\n" + "slow " * 400, chunk_delay=0.05)
+    script = [finish(f"answer {i} {big}") for i in range(3)] + [slow_summary, finish("done")]
+    async with engine_with(tmp_path, script, context_window=8192) as (engine, srv):
+        for i in range(3):
+            await run(engine, f"question {i}")
+        assert engine.next_prompt().trigger.due
+        finished_with = None
+        async for ev in engine.run_turn("question 3"):
+            if isinstance(ev, CompactionProgress) and ev.stage == "summarising" and ev.tokens_received:
+                engine.cancel_compaction()
+            if isinstance(ev, CompactionFinished):
+                finished_with = ev
+        assert finished_with is not None and finished_with.fallback == CANCELLED_MESSAGE
+        assert engine.compactions and engine.compactions[-1].fallback == CANCELLED_MESSAGE

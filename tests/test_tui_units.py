@@ -138,3 +138,15 @@ async def test_the_router_refuses_an_event_kind_it_does_not_know():
     router = EventRouter(None)      # type: ignore[arg-type]  # no surface is touched before the match fails
     with pytest.raises(AssertionError):
         await router.route(Unknown())      # type: ignore[arg-type]
+
+
+def test_a_summary_row_has_its_compactions_number_even_after_a_cut_without_a_summary():
+    from types import SimpleNamespace
+    from contextual.core.messages import Message
+    from contextual.tui.widgets.history_view import message_row, summary_numbers
+    first, third = Message("summary", "## Summary\\nfirst"), Message("summary", "## Summary\\nthird")
+    history = [first, third, Message("user", "go on")]
+    log = [SimpleNamespace(fallback=None), SimpleNamespace(fallback="Summary cancelled"), SimpleNamespace(fallback=None)]
+    numbers = summary_numbers(history, log)
+    assert numbers == {first.id: 1, third.id: 3}
+    assert "#3 " in message_row(third, 1, number=numbers[third.id]).plain

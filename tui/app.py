@@ -45,7 +45,7 @@ from contextual.tui.slash.files import run_shell
 from contextual.tui.slash.model import how_to_configure
 from contextual.tui.slash.reading import open_message, open_tool_result
 from contextual.tui.widgets.chat_log import ChatLog
-from contextual.tui.widgets.history_view import HistoryView
+from contextual.tui.widgets.history_view import HistoryView, summary_numbers
 from contextual.tui.widgets.prompt_input import PromptBox, PromptInput
 from contextual.tui.widgets.scratchpad import ScratchpadView
 from contextual.tui.widgets.status_line import StatusLine
@@ -175,6 +175,7 @@ class ContextualApp(App):
             shown = None
         history = self.query_one(HistoryView)
         history.pinned = pinned_ids(self.engine)
+        history.summary_numbers = summary_numbers(self.engine.history.messages, self.engine.compactions)
         history.show(self.engine.history.messages, shown)
         self.shown = shown
         self.query_one(TokenMeter).shown = shown

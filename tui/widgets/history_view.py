@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable
+from collections.abc import Sequence
+from typing import Any, Callable
 
 from rich.text import Text
 from textual.binding import Binding
@@ -57,8 +58,16 @@ PIN_MARK = "⚲"          # pinned: kept whole, never compressed or archived (is
 FORM_STYLE = {"superseded": "bold #8a8a8a", "hard": "bold #d7875f", "cut": "bold #d75f5f", "dropped": "bold #d75f5f strike"}
 
 
+def summary_numbers(messages: Sequence[Message], compactions: Sequence[Any]) -> dict[str, int]:
+    """Each summary's number as /compactions gives it (compactions cut without a summary count too): the summaries
+    in history are the newest summarised compactions', oldest first (a merge leaves one, the newest)."""
+    summarised = [n for n, record in enumerate(compactions, 1) if getattr(record, "fallback", None) is None]
+    summaries = [m for m in messages if m.role == "summary"]
+    return {m.id: n for m, n in zip(reversed(summaries), reversed(summarised))}
+
+
 def message_row(message: Message, index: int, width: int = 70, undoable: bool = False,
-                shown: Shown | None = None, pinned: bool = False) -> Text:
+                shown: Shown | None = None, pinned: bool = False, number: int | None = None) -> Text:
     """One row; ``undoable`` marks the user message of a turn whose file changes /undo can take back; a message
     the next prompt sends harder, cut or not at all carries that mark."""
     size = sent_tokens(message, shown)
@@ -83,7 +92,7 @@ def message_row(message: Message, index: int, width: int = 70, undoable: bool = 
     if undoable:
         row.append(f"{UNDO_MARK} ", style="bold #d7af5f")
     if message.role == "summary":           # summaries stay first in history, oldest first: #1, #2, …
-        row.append(f"#{index + 1} ", style=style)
+        row.append(f"#{number or index + 1} ", style=style)
     row.append(f"{tokens(size)}  ", style="bold")
     if message.meta.get("interrupted"):
         row.append("[interrupted] ", style="bold #d75f5f")
@@ -146,6 +155,7 @@ class HistoryView(OptionList):
         self.undoable: set[str] = set()      # turn ids whose file changes can be undone
         self.shown: Shown | None = None
         self.pinned: frozenset[str] = frozenset()     # pinned message ids, as the engine has them
+        self.summary_numbers: dict[str, int] = {}     # a summary's number in /compactions (fallbacks count)
 
     def is_undoable(self, message: Message) -> bool:
         return message.role == "user" and message.meta.get("turn") in self.undoable
@@ -186,7 +196,8 @@ class HistoryView(OptionList):
         if common < len(self._keys):
             self.clear_options()
             common = 0
-        self.add_options([LazyRow(partial(message_row, m, i, width, self.is_undoable(m), shown, m.id in self.pinned),
+        self.add_options([LazyRow(partial(message_row, m, i, width, self.is_undoable(m), shown, m.id in self.pinned,
+                                          self.summary_numbers.get(m.id)),
                                   id=str(i)) for i, m in enumerate(messages[common:], common)])
         self.messages, self._keys = messages, keys
         self.total_tokens = sum(key[3] for key in keys if key[4] != "dropped")
