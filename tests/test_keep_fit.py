@@ -90,8 +90,7 @@ async def test_pinned_messages_come_out_of_the_kept_rounds_budget(tmp_path: Path
 
 
 async def test_esc_on_an_automatic_compaction_still_makes_room_by_truncation(tmp_path: Path):
-    """The user stopping an automatic compaction: the prompt still needs the room, so history is cut (a manual
-    one stopped changes nothing: tests/test_tui_flows.py)."""
+    """The user stopping an automatic compaction: history is cut by truncation (UI.md), engine-level."""
     from contextual.core.context.compaction import CANCELLED_MESSAGE
     from contextual.core.events import CompactionFinished, CompactionProgress
     from tests.fakes.llm_server import Reply

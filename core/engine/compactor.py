@@ -38,8 +38,8 @@ class Compactor:
         self._cancelled = False
 
     def cancel(self) -> None:
-        """The modal's cancel key: stop the summary call; a manual compaction then changes nothing, an automatic
-        one falls back to hard truncation (the prompt still needs the room)."""
+        """The modal's cancel key: stop the summary call and fall back to hard truncation (UI.md: esc falls back
+        to truncation; the preview's cancel is the way out that changes nothing)."""
         self._cancelled = True
         if self._summary_task is not None:
             self._summary_task.cancel()
@@ -80,10 +80,6 @@ class Compactor:
                     instructions, pinned), pre, started, box, held):
                 yield ev
             outcome = box.pop()
-            if self._cancelled and trigger == "manual":
-                # the user started it and stopped it: nothing changes (an automatic one still makes room)
-                yield CompactionFinished(trigger, pre, pre, 0, (), "", refused="cancelled; history is unchanged")
-                return
             if not reviewed or outcome.summary is None:
                 break
             review = review_flow.start_review(trigger, plan, outcome.text, attempt,

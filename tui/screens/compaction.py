@@ -166,11 +166,8 @@ class CompactionModal(ModalScreen[None]):
         figures.update(Text.assemble(("elapsed ", "dim"), (f"{self.elapsed:5.1f}s", "bold"),
                                      ("   tokens received ", "dim"), (f"{self.tokens_received:,}", "bold"),
                                      (f"   {detail}" if detail else "", "dim")))
-        manual = self.trigger == "manual"
-        hint.update(Text(("cancelling: the history stays as it is…" if manual else
-                          "cancelling: falling back to hard truncation…") if self.cancelling
-                         else ("esc cancels: the history stays as it is" if manual else
-                               "esc cancels: the history is then cut by hard truncation instead"),
+        hint.update(Text("cancelling: falling back to hard truncation…" if self.cancelling
+                         else "esc cancels: the history is then cut by hard truncation instead",
                          style="bold #d7875f" if self.cancelling else "dim"))
 
     def on_key(self, event: events.Key) -> None:
