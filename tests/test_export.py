@@ -64,18 +64,18 @@ def test_export_without_a_session_is_one_line_error(project: Path):
 
 def test_export_places_a_compaction_cut_without_a_summary_and_pairs_each_summary_with_its_own(project: Path,
                                                                                             tmp_path: Path):
-    """A summary that timed out leaves a compaction without a summary message: the transcript shows it where it
+    """A summary that failed leaves a compaction without a summary message: the transcript shows it where it
     happened, the next summary keeps its own figures, and --as-sent rebuilds the requests actually sent."""
     from tests.fakes.llm_server import Fault, Reply
     from tests.fakes.scripted_model import SUMMARY_TEXT, Model, answer
     model = Model([Reply(answer("one"), usage_input=300, usage_output=10),
                    Reply(answer("two"), usage_input=19_000, usage_output=10),
                    Reply(answer("three"), usage_input=19_000, usage_output=10), answer("four")],
-                  summary=[Fault("slow_first_byte", seconds=6, text=SUMMARY_TEXT), SUMMARY_TEXT])
+                  summary=[Fault("400"), SUMMARY_TEXT])        # a refused summary: cut without one
     with FakeLLMServer(kind="openai", responder=model) as srv:
         env = cli_env(home_of(project), srv.base_url, CONTEXTUAL_CONTEXT_WINDOW="20000")
         for index, prompt in enumerate(["ALPHA-e1", "BETA-e2", "GAMMA-e3", "DELTA-e4"]):
-            flags = ["--keep-rounds", "1", "--summary-timeout", "3"] + (["--continue"] if index else [])
+            flags = ["--keep-rounds", "1"] + (["--continue"] if index else [])
             assert contextual(["-p", prompt, *flags], project, env, timeout=30).returncode == 0
     done = contextual(["export", "-c"], project, env)
     text = Path(done.stdout.strip()).read_text()
