@@ -94,3 +94,19 @@ async def test_compact_with_few_rounds_offers_to_keep_n_and_resume_rebuilds_the_
             assert app2.query_one(ToolTrail).calls == [("Read", "cart.py", "success")]
             await run_turn(pilot, "third question")
             assert app2.query_one(ScratchpadView).turns[-1].number == 3
+
+
+async def test_compact_at_a_small_window_archives_what_does_not_fit_without_asking_for_n(tmp_path):
+    """Two rounds, fewer than keep_rounds, but at an 8k window they do not both fit: /compact plans as the
+    automatic compaction would (keeping what fits), so it goes straight to the preview."""
+    big = "x " * 2_000
+    summary = Reply("## Summary\nThe first question was answered.", chunk_delay=0.01)
+    with FakeLLMServer(kind="openai", script=[finish(f"first {big}"), finish(f"second {big}"), summary]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=8192), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "first question")
+            await run_turn(pilot, "second question")
+            assert app.engine.prompt.archive_plan() is not None
+            await type_and_send(pilot, "/compact")
+            await wait_for(pilot, lambda: isinstance(app.screen, (CompactionPreviewScreen, CompactChoice)))
+            assert isinstance(app.screen, CompactionPreviewScreen)

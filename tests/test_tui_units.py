@@ -150,3 +150,13 @@ def test_a_summary_row_has_its_compactions_number_even_after_a_cut_without_a_sum
     numbers = summary_numbers(history, log)
     assert numbers == {first.id: 1, third.id: 3}
     assert "#3 " in message_row(third, 1, number=numbers[third.id]).plain
+
+
+def test_the_queue_joins_lines_past_twenty_into_its_last_message():
+    from contextual.tui.queued import MAX_QUEUED, Queued
+    queued = Queued()
+    for i in range(MAX_QUEUED + 30):          # a 50-line paste sent without bracketed paste: 50 enters
+        queued.add(f"line {i}")
+    assert len(queued.texts) == MAX_QUEUED
+    assert queued.texts[-1].splitlines() == [f"line {i}" for i in range(MAX_QUEUED - 1, MAX_QUEUED + 30)]
+    assert "line 0" == queued.texts[0]                                  # nothing lost

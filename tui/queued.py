@@ -1,6 +1,7 @@
 """Messages typed while a turn runs (Claude Code and Codex queue them too). Each is sent as a turn of its own
-when the running one finishes; when it is interrupted, fails or is cancelled they go back to the input, never
-sent behind the user's back. The app owns one; the input's border says how many wait."""
+when the running one finishes (at most MAX_QUEUED of them; more lines join the last); when it is interrupted,
+fails or is cancelled they go back to the input, never sent behind the user's back. The app owns one; the
+input's border says how many wait."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from dataclasses import dataclass, field
 
 # A turn that ends this way sends the next queued message; any other end gives them back.
 SENDS_NEXT = ("finished", "compacted")
+# More waiting than anyone types ahead is a multi-line paste a terminal sent without bracketed paste (each line
+# an enter): past this many, lines join the last queued message instead of each becoming a turn of its own.
+MAX_QUEUED = 20
 
 
 @dataclass
@@ -15,7 +19,10 @@ class Queued:
     texts: list[str] = field(default_factory=list)
 
     def add(self, text: str) -> None:
-        self.texts.append(text)
+        if len(self.texts) >= MAX_QUEUED:
+            self.texts[-1] += "\n" + text
+        else:
+            self.texts.append(text)
 
     def next(self) -> str | None:
         return self.texts.pop(0) if self.texts else None

@@ -19,7 +19,9 @@ class Compact:
         from contextual.core.context.history import rounds
         closed = len(rounds(app.engine.history.messages))
         configured = app.config.keep_rounds
-        if keep is None and closed <= configured:
+        # at a small window the kept rounds are as many as fit (issue 24): then it archives without asking for N
+        fits_fewer = app.engine.prompt.archive_plan() is not None
+        if keep is None and closed <= configured and not fits_fewer:
             if closed < 2:
                 app.notify(f"Nothing to compact yet: {plural(closed, 'round')} in history.", timeout=4)
                 if instructions and not app.pending_input().strip():
