@@ -97,12 +97,12 @@ async def test_compact_with_few_rounds_offers_to_keep_n_and_resume_rebuilds_the_
 
 
 async def test_compact_at_a_small_window_archives_what_does_not_fit_without_asking_for_n(tmp_path):
-    """Two rounds, fewer than keep_rounds, but at an 8k window they do not both fit: /compact plans as the
+    """Two rounds, fewer than keep_rounds, but at a 4k window they do not both fit: /compact plans as the
     automatic compaction would (keeping what fits), so it goes straight to the preview."""
-    big = "x " * 2_000
+    big = "x " * 800
     summary = Reply("## Summary\nThe first question was answered.", chunk_delay=0.01)
     with FakeLLMServer(kind="openai", script=[finish(f"first {big}"), finish(f"second {big}"), summary]) as srv:
-        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=8192), animate=False)
+        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=4096), animate=False)
         async with app.run_test(size=SIZE) as pilot:
             await run_turn(pilot, "first question")
             await run_turn(pilot, "second question")
