@@ -100,7 +100,10 @@ class _Collector:
         joined = _CONTINUATION.sub(r"\1", text)
         self._walk(joined, depth)
         if joined != text:                # a comment's `\`+newline ends the comment: read it as written too
+            first = len(self.commands)
             self._walk(text, depth)
+            known = set(self.commands[:first])
+            self.commands[first:] = [c for c in self.commands[first:] if c not in known]   # the same line twice
         if self.evaluates and depth < MAX_NESTING:
             for quoted in self.quoted:
                 self._substitutions(quoted, depth, _Collector())
