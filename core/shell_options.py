@@ -30,6 +30,13 @@ def short_flags_hold(word: str, wrapper: Wrapper) -> bool:
     return len(letter) == 1 and word.startswith("-") and not word.startswith("--") and letter in word[1:]
 
 
+def is_script_option(word: str, wrapper: Wrapper) -> bool:
+    """`-c`, `-lc` (bundled), `--command`, `--com=…` (a long form's unique start): the option whose value the
+    wrapper runs as shell text."""
+    return bool(wrapper.script_option) and (word == wrapper.script_option or short_flags_hold(word, wrapper)
+                                            or long_option(word.partition("=")[0], wrapper) in wrapper.script_long)
+
+
 def long_option(option: str, wrapper: Wrapper) -> str:
     """getopt_long takes a unique start of a long option: `--to-c` is `--to-command`."""
     if not option.startswith("--") or option in wrapper.value_options or option in wrapper.command_options:

@@ -29,8 +29,8 @@ from tree_sitter import Language, Node, Parser
 from contextual.core.shell_nodes import (Word, backticks, command_name, declaration_words, escaped_string,
                                         evaluates, heredoc_quoted, heredoc_text, herestring_text, inside,
                                         substitution_texts, word_value)
-from contextual.core.shell_options import (is_stdin_path, long_option, old_style, replace_string, replaced,
-                                          setting_value, short_flags_hold, takes_next_word)
+from contextual.core.shell_options import (is_script_option, is_stdin_path, long_option, old_style, replace_string,
+                                          replaced, setting_value, takes_next_word)
 from contextual.core.shell_wrappers import (COMMAND_VARIABLES, OPTION_VARIABLES, PROMPT_VARIABLES,
                                            REBINDING_VARIABLES, SHELL, STARTUP_VARIABLES, WRAPPERS,
                                            Wrapper)
@@ -72,6 +72,7 @@ def _parser() -> Parser:
 def parse_command(text: str) -> ShellParse:
     collector = _Collector()
     collector.script(text, 0)
+    collector.resolve_quoted(0)
     return ShellParse(tuple(collector.commands), collector.certain, collector.writes_files, collector.opaque,
                       tuple(collector.redirected), tuple(collector.latent), collector.syntax_error)
 
@@ -104,6 +105,10 @@ class _Collector:
             self._walk(text, depth)
             known = set(self.commands[:first])
             self.commands[first:] = [c for c in self.commands[first:] if c not in known]   # the same line twice
+
+    def resolve_quoted(self, depth: int) -> None:
+        """Once the whole line is read (a nested `bash -c` is part of it): if anything on it evaluates text, the
+        quoted `$(…)` it holds are read as latent commands."""
         if self.evaluates and depth < MAX_NESTING:
             for quoted in self.quoted:
                 self._substitutions(quoted, depth, _Collector())
@@ -139,9 +144,9 @@ class _Collector:
                 literal.append((node.start_byte, node.end_byte))
             elif kind == "declaration_command":
                 self._declared(declaration_words(node), depth)
-            elif kind == "expansion" and _ASSIGNING_EXPANSION.match((node.text or b"").decode("utf-8", "replace")):
-                name = _ASSIGNING_EXPANSION.match((node.text or b"").decode("utf-8", "replace")).group(1)  # type: ignore[union-attr]
-                if name in _SENSITIVE_VARIABLES:
+            elif kind == "expansion" and (assigned := _ASSIGNING_EXPANSION.match(
+                    (node.text or b"").decode("utf-8", "replace"))):
+                if assigned.group(1) in _SENSITIVE_VARIABLES:
                     self.unreadable()     # `: ${GIT_PAGER:=rm f}` sets it
             elif kind == "for_statement":
                 variable = node.child_by_field_name("variable")
@@ -180,6 +185,7 @@ class _Collector:
         for inner in found:
             into.script(inner, depth + 1)
         if into is not self:
+            into.resolve_quoted(depth + 1)
             self.latent.extend(into.commands + into.latent)
             if into.opaque:
                 self.unreadable()
@@ -354,10 +360,6 @@ class _Collector:
             if j is None:
                 return None
             rest = rest[abs(j) - 1 if j < 0 else j:]
-        if wrapper.positional and rest and rest[0] is not None and wrapper.script_option and (
-                rest[0] == wrapper.script_option or short_flags_hold(rest[0], wrapper)):
-            self._script_word(rest[1] if len(rest) > 1 else None, depth)     # `flock LOCK -c 'rm f'`
-            return None
         if wrapper.until:
             end = next((j for j, w in enumerate(rest) if w in wrapper.until), len(rest))
             rest = rest[:end]
@@ -413,10 +415,9 @@ class _Collector:
                 break
             option, _, attached = word.partition("=")
             option = long_option(option, wrapper) if word.startswith("--") else option
-            if wrapper.script_option and (word == wrapper.script_option or short_flags_hold(word, wrapper)
-                                          or option in wrapper.script_long):
+            if is_script_option(word, wrapper):
                 # bash -c [options] TEXT: the first word after -c that is not an option
-                after = [w for w in rest[i + 1:]]
+                after = list(rest[i + 1:])
                 while after and after[0] is not None and after[0].startswith(("-", "+")) and len(after[0]) > 1:
                     after = after[1:]
                 self._script_word(attached if "=" in word and word.startswith("--") else
@@ -456,8 +457,7 @@ class _Collector:
             if word == "--" and not wrapper.script_option:
                 return False              # su and runuser hand what follows `--` to the shell: read on
             following = rest[i + 1] if i + 1 < len(rest) else None
-            if wrapper.script_option and (word == wrapper.script_option or short_flags_hold(word, wrapper)
-                                          or long_option(word.partition("=")[0], wrapper) in wrapper.script_long):
+            if is_script_option(word, wrapper):
                 self._script_word(following, depth)
                 return True
             option, _, attached = word.partition("=")
@@ -485,12 +485,12 @@ class _Collector:
         """`rsync -e 'ssh -p 2'`, `-avze ssh`, `-essh`, `tar --to-command='sh x'` (or `--to-c=`, as getopt takes
         a long option's unique start): an option whose value is a command line the program runs."""
         if word.startswith("--"):
-            if long_option(option, wrapper) == "--checkpoint-action":
+            option = long_option(option, wrapper)
+            if option == "--checkpoint-action":
                 action = attached if "=" in word else (following or "")
                 if action.startswith("exec="):
                     self._script_word(action[len("exec="):], depth)      # tar --checkpoint-action=exec=CMD
                 return
-            option = long_option(option, wrapper)
             if option in wrapper.command_options:
                 self._script_word(attached if "=" in word else following, depth)
             return
@@ -522,10 +522,4 @@ _SENSITIVE_VARIABLES = (COMMAND_VARIABLES | PROMPT_VARIABLES | STARTUP_VARIABLES
                         | frozenset(OPTION_VARIABLES))
 _ASSIGNING = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _DECLARERS = _ASSIGNING | frozenset({"read", "printf", "mapfile", "readarray", "unset"})
-
-
 _ASSIGNING_EXPANSION = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?=")
-
-
-
-

@@ -130,7 +130,8 @@ WRAPPERS: dict[str, Wrapper] = {
     "runuser": Wrapper(value_options=_opts("-u -s -g -G -w --user --shell --group --supp-group"),
                        script_option="-c", permute=True, default_shell=True,
                        script_long=_opts("--command --session-command")),
-    "sg": Wrapper(positional=1, script_option="-c", script_rest=True, default_shell=True),
+    "sg": Wrapper(positional=1, script_option="-c", script_rest=True, default_shell=True,
+                  options_after_positional=True),
     "newgrp": Wrapper(runs_rest=False, default_shell=True),
     # The remote shell reads the words after the host as one line: `ssh host 'rm -rf x'` runs rm.
     "ssh": Wrapper(value_options=_opts("-B -b -c -D -E -e -F -I -i -J -L -l -m -O -o -P -p -Q -R -S -W -w"),

@@ -78,7 +78,9 @@ EVASIONS = ["echo $(rm v5)", "echo `rm v6`", "X=1 rm f", "(rm f)", "{ rm f; }", 
             "ssh -o $'ProxyCommand\trm x' h", "scp -o 'ProxyCommand=rm x' a h:b", "scp -S rm a h:b",
             "x='#$(rm x)'; echo ${x@P}", "read x <<'E'\na[$(rm x)]\nE\n(( x ))", "echo \"${x:-'$(rm x)'}\"",
             "mispipe 'echo a' 'rm x'", "rg --pre rm pattern x", "hyperfine -N 'rm x'", "fdfind x -x rm",
-            "perf stat -x, rm x", "direnv exec . rm x", "gosu root rm x", "eatmydata rm x", "bwrap --bind / / rm x"]
+            "perf stat -x, rm x", "direnv exec . rm x", "gosu root rm x", "eatmydata rm x", "bwrap --bind / / rm x",
+            # found reading the change: a nested shell ended the line's reading of its quoted $( ) too early
+            "x='a[$(rm x)]'; bash -c 'ls'; (( x ))", "sg root -c 'rm x'"]
 
 
 @pytest.mark.parametrize("command", EVASIONS)

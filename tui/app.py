@@ -357,9 +357,9 @@ class ContextualApp(App):
         if event.key in self.active_bindings:
             return
         prompts = self.query(PromptInput)
-        if not prompts or prompts.first().disabled or not prompts.first().display:
+        prompt = prompts.first() if prompts else None
+        if prompt is None or prompt.disabled or not prompt.display:
             return
-        prompt = prompts.first()
         self.screen.set_focus(prompt)   # at once (focus() waits a frame): the rest of a burst, `[` too, is typed
         prompt.insert(event.character)
         event.stop()

@@ -147,10 +147,9 @@ class PromptInput(TextArea):
             self._past_index = 0
         if self._past_index >= len(self.past):
             self._past_index = None
-            self.load_text(self._draft)
+            self.put(self._draft)
         else:
-            self.load_text(self.past[self._past_index])
-        self.move_cursor(self.document.end)
+            self.put(self.past[self._past_index])
 
     def accept_completion(self, value: str | None) -> None:
         completion = self.completion
