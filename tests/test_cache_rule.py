@@ -3,13 +3,15 @@
 data, `ours` never bills more than `raw` through the real `contextual replay`."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from contextual.core.context import cache_rule
 from contextual.core.context.builder import ContextBuilder
-from contextual.core.context.scratchpad import OBS, ScratchStep, ours
+from contextual.core.context.scratchpad import OBS, ScratchStep, ours, raw
+from contextual.core.replay.metrics import call_figures
 from contextual.core.model_facts import lookup
 from contextual.core.tokens import count
 from tests.cli_helpers import cli_env, contextual
@@ -18,14 +20,26 @@ from tests.trajectory_files import SUFFIXES, WRITERS
 GPT_4O = cache_rule.CachePrices(read=0.5, write=1.0)
 
 
+RICH = 1e9     # a turn that has saved plenty already: only the average decides
+
+
 def test_a_switch_pays_when_later_reads_save_more_than_this_call_adds():
-    assert cache_rule.pays(1_000, 100, 0, later_calls=2)              # 100 - 100 now; 90 a call after
-    assert not cache_rule.pays(1_000, 840, 0, later_calls=40)         # 740 now against 6.4 a call
-    assert not cache_rule.pays(1_000, 1_000, 0, later_calls=1_000) and not cache_rule.pays(100, 120, 0, 1_000)
-    assert cache_rule.pays(1_000, 840, 0, 40, GPT_4O)                 # cached at half price, the saving counts more
-    assert cache_rule.pays(1_000, 300, 0, 10) and not cache_rule.pays(1_000, 300, 5_000, 10)   # a long rewrite
+    assert cache_rule.pays(1_000, 100, 0, later_calls=2, banked=0)    # 100 - 100 now; 90 a call after
+    assert not cache_rule.pays(1_000, 840, 0, later_calls=40, banked=RICH)    # 740 now against 16 a call
+    assert not cache_rule.pays(1_000, 1_000, 0, 1_000, banked=RICH) and not cache_rule.pays(100, 120, 0, 1_000, banked=RICH)
+    assert cache_rule.pays(1_000, 840, 0, 40, GPT_4O, banked=RICH)    # cached at half price, the saving counts more
+    assert cache_rule.pays(1_000, 300, 0, 10, banked=RICH) and not cache_rule.pays(1_000, 300, 5_000, 10, banked=RICH)
     anthropic = cache_rule.CachePrices(read=0.1, write=1.25)
-    assert cache_rule.pays(1_000, 500, 0, 9) and not cache_rule.pays(1_000, 500, 0, 9, anthropic)
+    assert cache_rule.pays(1_000, 500, 0, 9, banked=RICH) and not cache_rule.pays(1_000, 500, 0, 9, anthropic,
+                                                                                   banked=RICH)
+
+
+def test_a_switch_the_turn_has_not_saved_for_waits_whatever_the_average_says():
+    # 400 more now, 50 less a call after: pays over 12 later calls, but a turn that ends within 8 loses by it
+    assert not cache_rule.pays(1_000, 500, 0, 12, banked=0)
+    assert not cache_rule.pays(1_000, 500, 0, 12, banked=199)       # 199 saved + 4 calls' 50 < 400
+    assert cache_rule.pays(1_000, 500, 0, 12, banked=200)
+    assert not cache_rule.pays(1_000, 500, 0, 4, banked=RICH)       # the average still decides
 
 
 def test_prices_come_from_the_model_table():
@@ -61,6 +75,28 @@ def test_a_form_that_saves_much_switches_once_it_is_older_than_the_newest():
     steps = [big, _read_step(1, 3, 1), _read_step(2, 3, 1)]
     assert _sent(steps[:1], cache_rule.DEFAULT_PRICES) == [OBS + big.observation_full]
     assert _sent(steps, cache_rule.DEFAULT_PRICES)[0] == OBS + big.observation_stored
+
+
+def _billed_each_prefix(policy, steps: list[ScratchStep]) -> list[float]:
+    """The turn's bill (cl100k tokens, the cached prefix at a tenth) had it ended after each of its calls."""
+    calls = [[{"role": m.role, "content": m.content} for m in policy(steps[:n], count)] for n in range(1, len(steps) + 1)]
+    return [call_figures(calls[:n]).billed_tokens for n in range(1, len(calls) + 1)]
+
+
+def test_a_turn_never_bills_more_than_sent_as_written_whenever_it_ends():
+    """Five short steps, then two whose stored form halves them: on average switching them pays (the turn is
+    expected to go on), but the turn ends three calls later; at no call has it cost more than `raw`."""
+    def halved(i: int) -> ScratchStep:       # its stored form differs from the first line: the cached prefix ends there
+        step = _read_step(i, 300, 300)
+        return replace(step, observation_stored="[ok]\n" + "\n".join(step.observation_full.splitlines()[151:]))
+    steps = [_read_step(i, 3, 1) for i in range(5)] + [halved(5), halved(6)] + [_read_step(i, 3, 1) for i in range(7, 10)]
+    ours_bills, raw_bills = _billed_each_prefix(ours, steps), _billed_each_prefix(raw, steps)
+    assert all(o <= r for o, r in zip(ours_bills, raw_bills)), list(zip(ours_bills, raw_bills))
+    # and a turn that has saved (long thoughts sent shortened) does switch such a step
+    thought = "The totals of the ledger are wrong.\n" + "Looking at the ledger again for the totals.\n" * 40
+    wordy = [ScratchStep(f"Thought: {thought}\n" + s.action_full.partition("\n")[2], s.action_stored,
+                         s.observation_full, s.observation_stored) for s in steps]
+    assert _sent(wordy, cache_rule.DEFAULT_PRICES)[5] == OBS + steps[5].observation_stored
 
 
 def test_the_live_builder_decides_with_its_models_prices(tmp_path):

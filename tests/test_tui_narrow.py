@@ -72,3 +72,25 @@ async def test_the_context_adjusted_line_ends_in_an_ellipsis_where_the_chat_is_n
             shown = title.render_line(0).text.rstrip()
             assert len(app.query_one("Collapsible.adjusted", Collapsible).title) + 2 > title.size.width
             assert shown.endswith("…") and shown.startswith("▶ context adjusted"), shown
+
+
+async def test_choosing_a_tab_at_80_columns_and_quitting_ends_cleanly(tmp_path: Path):
+    """The region tabs' last message arrives after the app's screen is gone: it once ended the app with
+    NoMatches('#region-tabs') at exit, and a tab change under an open screen must not touch that screen."""
+    with FakeLLMServer(kind="openai", responder=lambda body: finish("ok")) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: app.query("#region-tabs") and app.focused is not None)
+            await pilot.press("f4")                      # narrow: f4 chooses the History tab
+            await wait_for(pilot, lambda: app.regions.tab == "history")
+            await pilot.press(*"/help")                  # typing brings the chat (and its prompt) back
+            assert app.regions.tab == "chat" and app.query_one("#chat-pane").display
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: len(app.screen_stack) > 1)
+            app.apply_layout()                           # as a resize under the open screen does
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: len(app.screen_stack) == 1)
+            assert app.query_one("#chat-pane").display and not app.query_one("#history").display
+            await pilot.press("f3")
+            await pilot.press("ctrl+q")
+        assert app._exception is None

@@ -44,6 +44,7 @@ from tests.tui_helpers import (
 
 SUMMARY = "## Summary\nThe user asked about **the cart**; `cart.py` defines 300 totals."
 WRITE = 'Thought: write it\nAction: Write[{"file_path": "notes.txt", "content": "from the agent\\n"}]'
+WALK_SIZE = (80, 24)       # the smallest screen users have: every key walked where space is tightest
 LEAVE = {"ctrl+q", "ctrl+c"}           # they leave the app (tests/test_tui_keys.py presses them)
 LAST_ACTIONS = ("accept", "decide('allow_always')")   # would stop the screen from coming back: pressed last
 # Slash commands that leave or switch the session run last; /quit leaves (covered by the quit tests).
@@ -205,7 +206,7 @@ async def resumed_compacted(tmp_path: Path) -> AsyncIterator[tuple[Any, Walker]]
     with FakeLLMServer(kind="openai", responder=model) as srv:
         host = make_host(tmp_path, srv.base_url, keep_rounds=1)
         app = ContextualApp(host, animate=False)
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=WALK_SIZE) as pilot:
             for i in range(3):
                 await run_turn(pilot, f"please read the cart, {i}")
             await compact_through_preview(pilot)
@@ -216,7 +217,7 @@ async def resumed_compacted(tmp_path: Path) -> AsyncIterator[tuple[Any, Walker]]
         # keep_rounds 20: /compact offers a choice (CompactChoice); '/compact 1' previews at once
         host = make_host(tmp_path, srv.base_url, keep_rounds=20)
         app = ContextualApp(host, host.resume(session_id), animate=False)
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=WALK_SIZE) as pilot:
             walker = Walker(pilot)
             await run_turn(pilot, "please read the cart once more")
             await walker.send("please write the notes")

@@ -158,14 +158,25 @@ def _switched(steps: list[ScratchStep], forms: list[StepForms], count: Callable[
     for i, s in enumerate(steps):
         sent_before.append(sent_before[-1] + count(forms[i].fresh_action) + count(observation(s.observation_full)))
     out = [False] * len(steps)
+    # What the turn has saved so far against sending every step as written, in fresh-input tokens: the thoughts
+    # sent shortened from the start and the switches made, each net of its up-front cost (cache_rule.pays).
+    banked = 0.0
+    saved_per_call = 0.0                               # what the steps sent so far save on each later call
     for k in range(1, len(cuts)):                      # the call sending steps[:k]; k calls made before it
+        banked += saved_per_call
+        shorter = count(steps[k - 1].action_full) - count(forms[k - 1].fresh_action)   # the step sent first now
+        banked += prices.write * shorter
+        saved_per_call += prices.read * shorter
         for i in range(cuts[k - 1], cuts[k]):          # the steps that pass the cut at that call
             form = forms[i]
             changed_action = form.action != form.fresh_action    # else the rewrite starts at the observation
             full = count(observation(steps[i].observation_full)) + (count(form.fresh_action) if changed_action else 0)
             stored = count(observation(form.observation)) + (count(form.action) if changed_action else 0)
             rewritten = max(0, sent_before[k - 1] - sent_before[i + 1])   # sent after it by the previous call, written again
-            out[i] = cache_rule.pays(full, stored, rewritten, cache_rule.expected_later_calls(k), prices)
+            out[i] = cache_rule.pays(full, stored, rewritten, cache_rule.expected_later_calls(k), prices, banked=banked)
+            if out[i]:
+                banked -= cache_rule.up_front(full, stored, rewritten, prices)
+                saved_per_call += prices.read * (full - stored)
     return out
 
 

@@ -107,7 +107,6 @@ def _edited_by_tool(call: Call | None, paths: Iterable[str]) -> set[str]:
 # Inside a turn the names already shown need no line, so an older output can go further than its history
 # form (dg.NORMAL): chosen on the tune/ trajectories only (README, "Context engineering, measured").
 TURN = dg.Limits(head=1, tail=1, keep=8, cover=160, whole_lines=4, whole_chars=300, line_chars=300)
-THOUGHT_KEEP = 60          # a long thought keeps its opening this long, whole lines
 LONG_ACTION = 300           # shorter actions are sent as written
 COMMAND_HEAD, COMMAND_TAIL = 8, 4
 
@@ -130,16 +129,11 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`])")
 
 
 def _short_thought(thought: str, seen: set[str]) -> str:
-    """The opening (whole lines, about THOUGHT_KEEP chars) and then the sentences that name something new,
-    `…` where a line lost sentences; a paragraph is one line, so whole lines would keep nearly all of it."""
-    lines = thought.splitlines()
-    opening, size = 0, 0
-    while opening < len(lines) and size < THOUGHT_KEEP:
-        size += len(lines[opening]) + 1
-        opening += 1
-    seen |= name_set("\n".join(lines[:opening]))
-    out, dropped = lines[:opening], 0
-    for line in lines[opening:]:
+    """The sentences that name something new, `…` where a line lost sentences; a paragraph is one line, so whole
+    lines would keep nearly all of it. A sentence that names nothing the prompt lacks goes, the opening one too
+    (it was kept, about 60 characters, until round 11: on tune/ that cost 0.010x tokens and kept no recall)."""
+    out, dropped = [], 0
+    for line in thought.splitlines():
         if not line.strip():
             continue
         sentences = _SENTENCE_END.split(line)
@@ -179,8 +173,8 @@ class ActionForms(NamedTuple):
 
 
 def action_forms(action: str, seen: set[str]) -> ActionForms:
-    """A long step shortened against what the turn already shows: its thought keeps its opening and the
-    sentences that name something new (its own command counts as shown); a long Bash command (a file written through a heredoc) its head, tail
+    """A long step shortened against what the turn already shows: its thought keeps the sentences that name
+    something new (its own command counts as shown); a long Bash command (a file written through a heredoc) its head, tail
     and the lines that name something new. Anything else, and anything short, is kept as written.
     The model wrote the thought and acted on it, so the next call already gets it shortened (`fresh`; providers
     likewise drop a model's earlier reasoning): no later switch rewrites it, while the command, which the newest
@@ -198,11 +192,11 @@ def action_forms(action: str, seen: set[str]) -> ActionForms:
     if sep:
         seen |= name_set(shown)
     short = _short_thought(thought, seen) if thought else thought
-    opening = (f"Thought: {short}" if head.startswith("Thought: ") else short) + sep
+    said = (f"Thought: {short}" if head.startswith("Thought: ") else short) + sep
 
     def worth(text: str) -> str:
         return text if len(text) < len(action) else action
-    return ActionForms(worth(opening + (stored_call if sep else "")), worth(opening + (call if sep else "")))
+    return ActionForms(worth(said + (stored_call if sep else "")), worth(said + (call if sep else "")))
 
 
 CHANGED_LINES = 12        # at most this many lines kept because a re-read shows them changed
@@ -294,7 +288,7 @@ def turn_stored(steps: Sequence[_Step], upto: int, limits: dg.Limits | None = No
     limits = limits or TURN
     out: list[StepForms] = []
     state = _Shown(frozenset(name_set(shown)), frozenset(), frozenset(name_set(shown)))
-    key = hash((limits, THOUGHT_KEEP, shown))
+    key = hash((limits, shown))
     for index, step in enumerate(steps[:upto]):
         # The step after is taken before this form is first sent (its observation goes full until then): its
         # action tells which lines were acted on (acted_on.py), so it is part of the form's key.
