@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Collapsible, Static
+from textual.widgets import Collapsible, Static, Tab, Tabs
 
 from contextual.tui.app import ContextualApp
 from contextual.tui.screens.context_view import ContextScreen
@@ -83,14 +83,17 @@ async def test_choosing_a_tab_at_80_columns_and_quitting_ends_cleanly(tmp_path: 
             await wait_for(pilot, lambda: app.query("#region-tabs") and app.focused is not None)
             await pilot.press("f4")                      # narrow: f4 chooses the History tab
             await wait_for(pilot, lambda: app.regions.tab == "history")
-            await pilot.press(*"/help")                  # typing brings the chat (and its prompt) back
-            assert app.regions.tab == "chat" and app.query_one("#chat-pane").display
-            await pilot.press("enter")
+            await pilot.press(*"/help", "enter")       # the prompt shows under every tab
+            assert app.regions.tab == "history"
             await wait_for(pilot, lambda: len(app.screen_stack) > 1)
             app.apply_layout()                           # as a resize under the open screen does
             await pilot.press("escape")
             await wait_for(pilot, lambda: len(app.screen_stack) == 1)
-            assert app.query_one("#chat-pane").display and not app.query_one("#history").display
-            await pilot.press("f3")
-            await pilot.press("ctrl+q")
-        assert app._exception is None
+            assert app.query_one("#history").display and not app.query_one("#chat-pane").display
+            tabs = app.query_one("#region-tabs", Tabs)
+            late = Tabs.TabActivated(tabs, tabs.query_one("#tab-chat", Tab))
+        # The tabs' message for a tab chosen just before the app ends can arrive after its screen is gone (the walk
+        # of every key met it): handled then, it must change nothing and raise nothing.
+        assert app._exception is None and not app.screen_stack
+        app.tab_activated(late)
+        app.apply_layout()

@@ -294,19 +294,6 @@ class ContextualApp(App):
             return
         self.regions.toggle(region)
         self.apply_layout()
-        if "chat" in self.regions.hidden and isinstance(self.focused, PromptInput):
-            # a hidden prompt would take typing unseen: a shown pane takes the focus, and typing shows the chat
-            pane: Widget = self.scratchpad if "scratchpad" not in self.regions.hidden else self.query_one(HistoryView)
-            pane.focus()
-
-    def show_chat(self) -> None:
-        """The chat (and so the prompt) on screen: its tab when narrow, unhidden when wide."""
-        if self.narrow and self.regions.tab != "chat":
-            self.regions.tab = "chat"       # set first: the tabs' TabActivated then changes nothing more
-            self.query_one("#region-tabs", Tabs).active = "tab-chat"
-        elif not self.narrow and "chat" in self.regions.hidden:
-            self.regions.toggle("chat")
-        self.apply_layout()
 
     def action_resize_side(self) -> None:
         self.regions.next_side_width()
@@ -378,7 +365,6 @@ class ContextualApp(App):
         prompt = prompts.first() if prompts else None
         if prompt is None or prompt.disabled or not prompt.display:
             return
-        self.show_chat()                # typing into a prompt on a hidden tab would be typing blind
         self.screen.set_focus(prompt)   # at once (focus() waits a frame): the rest of a burst, `[` too, is typed
         prompt.insert(event.character)
         event.stop()
