@@ -240,6 +240,27 @@ def _permission_item(data: dict[str, Any], path: Path, kind: str = "permissions"
     return trust.Item(kind, content, f"{' and '.join(said)} in {path}", details)
 
 
+ENDPOINT_KEYS = ("provider", "base_url", "api_key")
+
+
+def _endpoint_item(data: dict[str, Any], path: Path) -> trust.Item | None:
+    """Where a project file would send the requests (and so the user's API key): a piece the user approves, as a
+    checkout could otherwise point `base_url` at its own server and read the key from every request."""
+    said = {k: data[k] for k in ENDPOINT_KEYS if k in data}
+    if not said:
+        return None
+    details: list[str] = []
+    if "base_url" in said:
+        details.append(f"send every request, with your API key, to {said['base_url']}")
+    if "provider" in said:
+        details.append(f"speak the {said['provider']} protocol")
+    if "api_key" in said:
+        details.append("use an API key of its own")
+    shown = ", ".join(f"{k} = {said[k]!r}" if k != "api_key" else "api_key" for k in said)
+    return trust.Item("endpoint", json.dumps(said, sort_keys=True), f"{shown} in {path}",
+                      (*details, "(takes effect at the next start)"))
+
+
 def _project_files(root: Path, home: Path, env: Mapping[str, str], honour_all: bool
                    ) -> tuple[dict[str, Any], dict[str, Any], list[trust.Item]]:
     """The settings of the three files merged (user, project, local), the models' tables, and the project's
@@ -260,6 +281,11 @@ def _project_files(root: Path, home: Path, env: Mapping[str, str], honour_all: b
             if isinstance(data.get("permissions"), PermissionRules):
                 data["permissions"] = PermissionRules((), data["permissions"].deny)
             data.pop("permission_mode", None)
+        endpoint = _endpoint_item(data, path) if path in gated else None
+        if endpoint is not None and not honour_all and not trust.gate(home, root, endpoint, env):
+            unapproved.append(endpoint)
+            for key in ENDPOINT_KEYS:
+                data.pop(key, None)
         if "hooks" in data:
             if path in gated:
                 project_hooks = project_hooks + data.pop("hooks")
@@ -283,13 +309,23 @@ def _project_files(root: Path, home: Path, env: Mapping[str, str], honour_all: b
     return files, models, unapproved
 
 
-def approve_local_rules(home: Path, project_root: Path) -> None:
-    """The user's own "allow always" just wrote the local file: its widening content is theirs, approved as it
-    now reads (core/trust.py), so it is not asked about at the next launch."""
+def local_rules_item(project_root: Path) -> trust.Item | None:
+    """The widening content of the project's config.local.toml as it reads now (None: it widens nothing)."""
     path = local_config_path(Path(project_root).resolve())
-    item = _permission_item(_read_toml(path), path, "local_permissions")
+    return _permission_item(_read_toml(path), path, "local_permissions")
+
+
+def approve_local_rules(home: Path, project_root: Path, before: trust.Item | None) -> bool:
+    """The user's own "allow always" just wrote the local file: its widening content is theirs, approved as it
+    now reads (core/trust.py), so it is not asked about at the next launch — only when what the file held `before`
+    was approved too (or widened nothing): a checkout's shipped rules are not approved by a click on another one.
+    Returns whether it approved."""
+    if before is not None and not trust.gate(home, Path(project_root).resolve(), before):
+        return False
+    item = local_rules_item(project_root)
     if item is not None:
         trust.approve(home, Path(project_root), item.kind, item.content)
+    return True
 
 
 def load_config(project_root: Path, flags: Mapping[str, Any] | None = None,

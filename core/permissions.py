@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from contextual.core.atomic import atomic_write
-from contextual.core.config import PERMISSION_MODES, ConfigError, approve_local_rules, local_config_path
+from contextual.core.config import (PERMISSION_MODES, ConfigError, approve_local_rules, local_config_path,
+                                     local_rules_item)
 from contextual.core.events import AlwaysRules
 from contextual.core.permission_rules import PermissionRules, parse_rule
 from contextual.core.shell_parse import parse_command
@@ -146,6 +147,10 @@ def add_allow_rules(project_root: Path, rules: tuple[str, ...] | list[str], home
     parsed = [parse_rule(rule) for rule in rules]
     path = local_config_path(Path(project_root))
     try:
+        before = local_rules_item(project_root) if home is not None else None
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+    try:
         doc = tomlkit.parse(path.read_text(encoding="utf-8")) if path.exists() else tomlkit.document()
     except (OSError, UnicodeDecodeError, TOMLKitError) as exc:
         raise ValueError(f"cannot read {path}: {exc}") from None
@@ -167,7 +172,7 @@ def add_allow_rules(project_root: Path, rules: tuple[str, ...] | list[str], home
         _ignore_in_git(path)
         atomic_write(path, tomlkit.dumps(doc).encode("utf-8"))
         if home is not None:
-            approve_local_rules(home, Path(project_root))
+            approve_local_rules(home, Path(project_root), before)
     except OSError as exc:
         raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
     except ConfigError as exc:

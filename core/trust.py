@@ -3,9 +3,10 @@ until the user approves it once (issue 26, item 11).
 
 A checkout is someone else's text: its `.mcp.json` names commands that would start at launch, and its
 `.contextual/config.toml` could say `permission_mode = "bypass"` or `[permissions] allow = ["Bash"]`. Each such
-piece is a `kind` ("mcp_servers", "permissions", later "hooks", "commands") with its `content` (the exact text
-that would take effect). An approval is kept in the user-level folder, `$CONTEXTUAL_HOME/trust.json`, keyed by
-the project's path and the content's hash: a changed file needs approving again. Deny rules need no approval.
+piece is a `kind` ("mcp_servers", "permissions", "hooks", "commands", "endpoint": where the requests and the key
+go) with its `content` (the exact text that would take effect). An approval is kept in the user-level folder,
+`$CONTEXTUAL_HOME/trust.json`, keyed by the project's path and the content's hash: a changed file needs approving
+again. Deny rules need no approval.
 
 A project is trusted as a whole — every kind taking effect unasked — with `--trust-project` (trust_this_run),
 CONTEXTUAL_TRUST_PROJECT=1, or its path in `trusted_projects` of `$CONTEXTUAL_HOME/config.toml`: the ways a CI job
@@ -24,7 +25,7 @@ from typing import Any, Iterable, Mapping
 
 from contextual.core.atomic import atomic_write
 
-KINDS = ("mcp_servers", "permissions", "local_permissions", "hooks", "commands")
+KINDS = ("mcp_servers", "permissions", "local_permissions", "hooks", "commands", "endpoint")
 TRUST_ENV = "CONTEXTUAL_TRUST_PROJECT"
 _trusted_for_this_run = False
 
