@@ -6,7 +6,9 @@ from pathlib import Path
 
 from contextual.core.snapshot import GhostSnapshots
 
+from contextual.core.snapshot.undo import undo_last
 from tests.git_helpers import make_repo, repo_state, run_git, tree_files
+from tests.test_undo import run_turn
 
 
 async def test_git_snapshot_changes_nothing_of_the_user(tmp_path):
@@ -127,3 +129,41 @@ async def test_snapshot_works_when_the_user_signs_commits_and_has_no_identity(tm
         monkeypatch.delenv(name, raising=False)
     record = await GhostSnapshots(repo, "s", tmp_path / "home").take("t", None)
     assert len(record.entry["commit"]) == 40
+
+
+async def test_a_repositorys_own_config_runs_nothing_through_a_snapshot_or_an_undo(tmp_path):
+    """core.fsmonitor (run by every `git add`), a filter driver's clean/smudge (run per attributed file) and a
+    post-checkout hook are a checkout's commands: snapshots and /undo run none of them."""
+    repo = make_repo(tmp_path)
+    ran = tmp_path / "ran"
+    ran.mkdir()
+    run_git(repo, "config", "core.fsmonitor", f"touch {ran / 'fsmonitor'}; false")
+    run_git(repo, "config", "filter.odd=x.y.clean", f"touch {ran / 'clean'}; cat")     # any driver name
+    run_git(repo, "config", "filter.odd=x.y.smudge", f"touch {ran / 'smudge'}; cat")
+    run_git(repo, "config", "filter.odd=x.y.required", "true")
+    (repo / ".gitattributes").write_text("*.py filter=odd=x.y\n")
+    hook = repo / ".git" / "hooks" / "post-checkout"
+    hook.write_text(f"#!/bin/sh\ntouch {ran / 'hook'}\n")
+    hook.chmod(0o755)
+    entries: list[dict] = []
+    await run_turn(GhostSnapshots(repo, "sess-1", tmp_path / "home"), entries, "t1", repo, {"a.py": "changed\n"})
+    result = await undo_last(repo, entries)
+    assert result.restored == ["a.py"] and (repo / "a.py").read_text() == "# a.py\nvalue = 1\n"
+    assert sorted(p.name for p in ran.iterdir()) == []
+
+
+async def test_a_git_call_that_blocks_is_given_up_and_ended(tmp_path, monkeypatch):
+    """A FIFO where git reads (a checkout's .gitignore) would block `git add` for good: the call is given up after
+    its timeout, the process ended, and the snapshot fails with one line instead of hanging the turn."""
+    import os
+    from contextual.core.snapshot import git as gitops
+    repo = make_repo(tmp_path)
+    (repo / ".gitignore").unlink()
+    os.mkfifo(repo / ".gitignore")
+    monkeypatch.setattr(gitops, "TIMEOUT_S", 1)
+    try:
+        await gitops.write_worktree_tree(repo)
+    except gitops.GitError as exc:
+        assert "took longer than 1 s" in str(exc)
+    else:
+        raise AssertionError("git add did not block on the FIFO")

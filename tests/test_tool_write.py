@@ -75,3 +75,23 @@ async def test_outside_paths_and_directories_are_refused(ctx, tmp_path_factory):
     assert list(outside_dir.iterdir()) == []
     (ctx.root / "d").mkdir()
     assert (await write(ctx, file_path="d", content="x"))["error"]["code"] == "is_directory"
+
+
+async def test_a_git_folder_is_not_written_by_any_edit_tool(ctx):
+    """.git/config can name commands git runs (core.fsmonitor on every `git add`): an edit there would run a
+    command under an edit's permission (accept-edits), so Write, Edit and MultiEdit refuse it, also through a link."""
+    from contextual.core.tools.edit import EditTool
+    from contextual.core.tools.multiedit import MultiEditTool
+    (ctx.root / ".git").mkdir()
+    (ctx.root / ".git" / "config").write_text("[core]\n\tbare = false\n")
+    (ctx.root / "sub" / ".git").mkdir(parents=True)
+    (ctx.root / "meta").symlink_to(ctx.root / ".git")
+    for path in (".git/config", "./.git/hooks/post-checkout", "sub/.git/config", "meta/config"):
+        result = await write(ctx, file_path=path, content="[core]\n\tfsmonitor = touch pwned\n")
+        assert result["error"]["code"] == "protected_path", (path, result)
+    edit = {"file_path": ".git/config", "old_string": "bare = false", "new_string": "fsmonitor = touch pwned"}
+    assert (await run_tool(EditTool(), edit, ctx))["error"]["code"] == "protected_path"
+    multi = {"file_path": ".git/config", "edits": [{"old_string": "bare = false", "new_string": "x"}]}
+    assert (await run_tool(MultiEditTool(), multi, ctx))["error"]["code"] == "protected_path"
+    assert (ctx.root / ".git" / "config").read_text() == "[core]\n\tbare = false\n" and not (ctx.root / "pwned").exists()
+    assert (await write(ctx, file_path="git/config.txt", content="fine"))["status"] == "success"

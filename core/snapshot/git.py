@@ -25,21 +25,65 @@ class GitError(Exception):
     """A git command failed; the message is one line."""
 
 
-async def git(cwd: Path, *args: str, env: dict[str, str] | None = None, ok_codes: tuple[int, ...] = (0,),
-              stdin: bytes | None = None) -> bytes:
-    # Literal pathspecs: a project folder named "a*b" means that folder, not a glob.
-    full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_LITERAL_PATHSPECS": "1", **(env or {})}
+# A repository's own config can name commands that git runs while it reads the work tree: `core.fsmonitor` on
+# every `add`, a `filter.<driver>.clean` on each attributed file, hooks on `checkout`, `gpg.program` on a signed
+# commit. A checkout (or a model that wrote `.git/config`) must not run anything through our snapshots, so every
+# call turns them off, the filter drivers by name (read from the config first, as they can be called anything).
+_OFF = (("core.fsmonitor", "false"), ("core.hooksPath", os.devnull), ("commit.gpgSign", "false"))
+FILTER_COMMANDS = ("clean", "smudge", "process")
+TIMEOUT_S = 60          # a FIFO where git reads (.gitignore, .git/HEAD) must not hang the turn for good
+
+
+async def _run(cwd: Path, args: tuple[str, ...], env: dict[str, str], stdin: bytes | None) -> tuple[int, bytes, bytes]:
     try:
         proc = await asyncio.create_subprocess_exec(
-            "git", *args, cwd=str(cwd), env=full_env,
+            "git", *args, cwd=str(cwd), env=env,
             stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     except FileNotFoundError as exc:
         raise GitError("git is not installed") from exc
-    out, err = await proc.communicate(stdin)
-    if proc.returncode not in ok_codes:
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(stdin), TIMEOUT_S)
+    except (asyncio.TimeoutError, asyncio.CancelledError) as exc:
+        proc.kill()                             # never left behind, blocked on a FIFO, after Ctrl-C
+        await proc.wait()
+        if isinstance(exc, asyncio.CancelledError):
+            raise
+        raise GitError(f"git {args[0]} took longer than {TIMEOUT_S} s") from None
+    return proc.returncode or 0, out, err
+
+
+def _config_env(overrides: list[tuple[str, str]]) -> dict[str, str]:
+    """Settings given to git through the environment (GIT_CONFIG_COUNT): any key, whatever its characters."""
+    env = {"GIT_CONFIG_COUNT": str(len(overrides))}
+    for i, (key, value) in enumerate(overrides):
+        env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"] = key, value
+    return env
+
+
+async def _commands_off(cwd: Path, env: dict[str, str]) -> dict[str, str]:
+    _, out, _ = await _run(cwd, ("config", "-z", "--get-regexp", r"^filter\."), {**env, **_config_env([])}, None)
+    drivers = set()
+    for entry in out.split(b"\0"):
+        key = entry.split(b"\n", 1)[0].decode("utf-8", "surrogateescape")
+        section, _, rest = key.partition(".")
+        driver, _, name = rest.rpartition(".")
+        if section.lower() == "filter" and driver:
+            drivers.add(driver)
+    overrides = list(_OFF) + [(f"filter.{d}.{c}", "") for d in sorted(drivers) for c in FILTER_COMMANDS]
+    overrides += [(f"filter.{d}.required", "false") for d in sorted(drivers)]
+    return _config_env(overrides)
+
+
+async def git(cwd: Path, *args: str, env: dict[str, str] | None = None, ok_codes: tuple[int, ...] = (0,),
+              stdin: bytes | None = None) -> bytes:
+    # Literal pathspecs: a project folder named "a*b" means that folder, not a glob.
+    full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_LITERAL_PATHSPECS": "1", **(env or {})}
+    full_env.update(await _commands_off(cwd, full_env))
+    code, out, err = await _run(cwd, args, full_env, stdin)
+    if code not in ok_codes:
         first = err.decode(errors="replace").strip().splitlines()
-        raise GitError(f"git {args[0]} failed: {first[0] if first else f'exit {proc.returncode}'}")
+        raise GitError(f"git {args[0]} failed: {first[0] if first else f'exit {code}'}")
     return out
 
 

@@ -20,7 +20,7 @@ class MultiEditTool:
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         edits = args["edits"]
-        path = ctx.resolve(args["file_path"])
+        path = ctx.resolve_editable(args["file_path"])
         rel = ctx.relative(path)
         if path.is_dir():
             raise ToolError("is_directory", f"{rel} is a directory, not a file")

@@ -25,7 +25,7 @@ class WriteTool:
     edits_files = True
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
-        path = ctx.resolve(args["file_path"])
+        path = ctx.resolve_editable(args["file_path"])
         rel = ctx.relative(path)
         if path == ctx.root or path.is_dir():
             raise ToolError("is_directory", f"{rel} is a directory, not a file")
