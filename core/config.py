@@ -354,6 +354,8 @@ def load_config(project_root: Path, flags: Mapping[str, Any] | None = None,
     cfg = Config(project_root=root, home=home, **{k: v for k, v in merged.items() if k in {f.name for f in fields(Config)}})
     secrets.remember_environment(env)          # every key variable seen is redacted everywhere, not only the one used
     secrets.remember(cfg.api_key)
+    if cfg.api_key is not None and cfg.api_key != cfg.api_key.strip():    # " sk-…", "sk-…\r" from a CRLF .env file
+        cfg = replace(cfg, api_key=cfg.api_key.strip())
     if cfg.provider not in PROVIDERS:
         raise ConfigError(f"unknown provider {cfg.provider!r}: use one of {', '.join(PROVIDERS)}")
     if cfg.permission_mode not in PERMISSION_MODES:

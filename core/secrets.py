@@ -27,7 +27,8 @@ def is_key_variable(name: str) -> bool:
 def remember(*values: str | None) -> None:
     """Add keys to the registry (too-short values are ignored: they would redact ordinary words)."""
     global _known
-    fresh = {v for v in values if isinstance(v, str) and len(v.strip()) >= MIN_SECRET_LENGTH}
+    # A key pasted with a space or read from a CRLF file is sent stripped: the stripped form is what can come back
+    fresh = {v.strip() for v in values if isinstance(v, str) and len(v.strip()) >= MIN_SECRET_LENGTH}
     if not fresh - set(_known):
         return
     with _lock:

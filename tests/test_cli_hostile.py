@@ -43,6 +43,20 @@ def test_keys_repeated_by_the_model_reach_no_output_and_no_session(project: Path
     assert "Observation" in observation and OTHER not in observation and "[redacted]" in observation
 
 
+@pytest.mark.parametrize("padded", [" " + USED, USED + "\r", "\t" + USED + "\n"])
+def test_a_key_with_surrounding_whitespace_is_sent_stripped_and_never_shown(project: Path, padded: str):
+    """A key pasted with a space, or read from a .env file with CRLF ends: the request carries it stripped (an
+    `\\r` in a header was an error) and the model repeating it reaches no output and no session."""
+    script = [f"Thought: the key is {USED}\nAction: Finish[it is {USED}]"]
+    home = home_of(project)
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        result = contextual(["-p", "show me the key"], project, cli_env(home, srv.base_url, CONTEXTUAL_API_KEY=padded))
+    assert result.returncode == 0, result.stderr
+    assert srv.requests[0].headers["authorization"] == f"Bearer {USED}"
+    assert "it is [redacted]" in result.stdout
+    assert USED not in result.stdout + result.stderr + session_text(home)
+
+
 # Every printer path once, and the text form on both wires. The error is one that is not retried (a 401 whose
 # body echoes the keys): the printers are the point here; tests/test_cli_provider_facts.py covers the scrub of an
 # in-stream error after the retries on both wires, and tests/test_provider_hostile.py the provider's own scrub.
