@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from contextual.core import bounded_json
+from contextual.core.textsafe import valid_json_value
 
 FINISH = "Finish"
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.S | re.I)
@@ -151,6 +152,7 @@ def parse_reply(reply: str, known_tools: set[str] | frozenset[str]) -> Parsed:
             f"Write `Action: {tool}[{{...}}]` with one JSON object.") from None
     if not isinstance(args, dict):
         raise ReactFormatError(f"The argument of {tool} must be one JSON object, got {type(args).__name__}.")
+    args = valid_json_value(args)       # "\ud800" decodes to a lone surrogate: no path, request or file can hold it
     if not stripped[used:].lstrip().startswith("]"):
         raise ReactFormatError(f"`Action: {tool}[` must close with `]` right after the JSON object.")
     action = f"{tool}[{json.dumps(args, ensure_ascii=False)}]"

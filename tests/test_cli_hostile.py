@@ -184,3 +184,20 @@ def test_wrong_shaped_session_lines_are_skipped_with_a_warning_and_the_session_c
     assert [int(line.split("line ")[1].split(":")[0]) for line in warned] == list(range(good + 1, good + 1 + len(bad)))
     # The first round is still in the prompt the second call sent.
     assert "first" in json.dumps(srv.requests[1]["messages"])
+
+
+def test_a_lone_surrogate_escape_in_tool_arguments_is_an_ordinary_argument(project: Path):
+    """`"\\ud800"` is valid JSON but no path, file or request body can hold what it decodes to: every tool gets
+    the argument made valid (the surrogate written out as `\\ud800`, core/textsafe.py) instead of the run ending
+    in a UnicodeEncodeError."""
+    bad = "\\\\ud800"
+    script = [f'Thought: a\nAction: Read[{{"file_path": "a{bad}.txt"}}]',
+              f'Thought: b\nAction: Write[{{"file_path": "w{bad}.txt", "content": "x{bad}y"}}]',
+              f'Thought: c\nAction: Bash[{{"command": "echo {bad}"}}]',
+              f'Thought: d\nAction: Grep[{{"pattern": "a{bad}"}}]',
+              "Thought: e\nAction: Finish[survived]"]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        result = contextual(["-p", "go", "--permission-mode", "bypass"], project, cli_env(home_of(project), srv.base_url))
+    assert result.returncode == 0 and result.stdout.strip() == "survived", result.stderr
+    no_traceback(result)
+    assert len(srv.requests) == 5 and (project / "w\\ud800.txt").read_text() == "x\\ud800y"
