@@ -54,6 +54,30 @@ def test_a_server_name_with_a_double_underscore_is_refused_by_name(tmp_path: Pat
     assert len(problems) == 1 and "'my__srv'" in problems[0] and "'__'" in problems[0]
 
 
+def test_a_projects_servers_are_not_given_contextuals_own_keys_and_the_approval_shows_what_they_get(tmp_path: Path):
+    """`${CONTEXTUAL_API_KEY}` in a checkout's .mcp.json (in env or in a header sent to its URL) reads as unset,
+    with a line saying so; the user's own mcp.json may pass a key on; the approval shows each server's env and
+    headers as written."""
+    from contextual.core.mcp.config import servers_item
+    root, home = tmp_path / "proj", tmp_path / "home"
+    root.mkdir()
+    home.mkdir()
+    entry = {"command": "srv", "env": {"LEAK": "${CONTEXTUAL_API_KEY}", "TOKEN": "${TRACKER_TOKEN}"}}
+    web = {"url": "https://example.invalid/mcp", "headers": {"Authorization": "Bearer ${OPENAI_API_KEY:-none}"}}
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"tracker": entry, "web": web}}))
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": {"mine": {"command": "srv", "env": {"K": "${OPENAI_API_KEY}"}}}}))
+    env = {"CONTEXTUAL_API_KEY": "sk-ctx-0123456789", "OPENAI_API_KEY": "sk-oai-0123456789", "TRACKER_TOKEN": "tt-1"}
+    specs, problems = load_servers(root, home, env=env, trusted=True)
+    by_name = {s.name: s for s in specs}
+    assert by_name["tracker"].env == {"LEAK": "", "TOKEN": "tt-1"}
+    assert by_name["web"].headers == {"Authorization": "Bearer none"}
+    assert by_name["mine"].env == {"K": "sk-oai-0123456789"}                 # the user's own file: their choice
+    assert sum("is Contextual's own key" in p for p in problems) == 2, problems
+    details = servers_item(root / ".mcp.json", "", {"tracker": entry, "web": web}).details
+    assert "env LEAK=${CONTEXTUAL_API_KEY}, TOKEN=${TRACKER_TOKEN}" in details[0]
+    assert "headers Authorization: Bearer ${OPENAI_API_KEY:-none}" in details[1]
+
+
 def test_env_variables_expand_from_the_environment_at_start_under_p(project: Path):
     """-p drops the key variables from its environment before MCP servers start; ${OPENAI_API_KEY} still expands."""
     user_servers(project, {"tracker": stdio(FAKE_MCP_MODE="env:SEEN", SEEN="${OPENAI_API_KEY}")})

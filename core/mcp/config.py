@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from contextual.core import trust
+from contextual.core import secrets, trust
 
 DEFAULT_STARTUP_TIMEOUT = 30.0     # seconds for the handshake and the tool listing
 DEFAULT_TOOL_TIMEOUT = 120.0       # seconds for one tools/call
@@ -157,7 +157,15 @@ def load_servers(project_root: Path, home: Path, env: Mapping[str, str] | None =
             problems.append(f'MCP config {path} has no "mcpServers" object; skipped')
             continue
         item = servers_item(path, text, servers)
-        if path.parent != home and not (trusted if trusted is not None else trust.gate(home, project_root, item)):
+        project_file = path.parent != home
+        file_env = env
+        if project_file:
+            # A checkout's `${CONTEXTUAL_API_KEY}` would hand our key to its server (or, in a header, to its URL)
+            for key in sorted({name for name, _ in _VAR.findall(text) if name in secrets.KEY_VARIABLES}):
+                problems.append(f"MCP config {path}: ${{{key}}} is Contextual's own key and is not given to a "
+                                "project's server (it reads as unset)")
+            file_env = {k: v for k, v in env.items() if k not in secrets.KEY_VARIABLES}
+        if project_file and not (trusted if trusted is not None else trust.gate(home, project_root, item)):
             problems.append(item.skipped(project_root))
             if unapproved is not None:
                 unapproved.append(item)
@@ -167,7 +175,7 @@ def load_servers(project_root: Path, home: Path, env: Mapping[str, str] | None =
                 specs.pop(name, None)
                 continue
             try:
-                specs[name] = parse_entry(name, entry, path, env)
+                specs[name] = parse_entry(name, entry, path, file_env)
             except ValueError as exc:
                 problems.append(f"MCP server {name!r} in {path}: {exc}; skipped")
     return list(specs.values()), problems
@@ -179,9 +187,12 @@ def servers_item(path: Path, text: str, servers: dict[str, Any]) -> trust.Item:
     def shown(name: str, entry: Any) -> str:
         if not isinstance(entry, dict):
             return f"{name}: (not an object)"
+        def given(key: str, sep: str) -> str:      # what it is given besides: `${VAR}`s read from your environment
+            table = entry.get(key)
+            return f"; {key} {', '.join(f'{k}{sep}{v}' for k, v in table.items())}" if isinstance(table, dict) and table else ""
         if entry.get("url"):
-            return f"{name}: connects to {entry['url']}"
+            return f"{name}: connects to {entry['url']}{given('headers', ': ')}"
         args: list[Any] = entry["args"] if isinstance(entry.get("args"), list) else []
-        return f"{name}: runs {' '.join(str(a) for a in [entry.get('command', '?'), *args])}"
+        return f"{name}: runs {' '.join(str(a) for a in [entry.get('command', '?'), *args])}{given('env', '=')}"
     return trust.Item("mcp_servers", text, f"the MCP servers {', '.join(map(str, servers))} in {path}",
                       tuple(shown(str(n), e) for n, e in servers.items()))
