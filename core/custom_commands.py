@@ -177,7 +177,9 @@ def load_gated(project_root: Path, home: Path, taken: Sequence[str] = ()
             seen += 1
             if seen > MAX_FILES:
                 break
-            command = _read(path, folder, scope) if path.is_file() else None
+            # a checkout's link (its commands folder or one file) to a file outside it must not be read and sent
+            outside = scope == "project" and project_root not in path.resolve().parents
+            command = _read(path, folder, scope) if path.is_file() and not outside else None
             if command is not None and command.name not in taken and command.name not in found:
                 found[command.name] = command
     return [_gated(c, project_root, home) for c in sorted(found.values(), key=lambda c: c.name)]

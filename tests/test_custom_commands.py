@@ -57,6 +57,26 @@ def test_load_reads_the_three_folders_with_precedence_and_marks_inert_ones(tmp_p
     assert found["/deploy"].allowed_tools == ("Bash(git push:*)",)
 
 
+def test_a_checkouts_command_file_or_folder_linking_outside_it_is_not_read(tmp_path):
+    """git keeps symlinks: `.claude/commands/review.md -> ../../../secret.txt` (or the whole folder linked out)
+    would send a file outside the project to the model as the command's prompt. The user's own folder may link."""
+    root, home = tmp_path / "proj", tmp_path / "home"
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the outside secret")
+    (root / ".claude" / "commands").mkdir(parents=True)
+    (root / ".claude" / "commands" / "review.md").symlink_to(secret)
+    (root / ".claude" / "commands" / "inside.md").write_text("review the diff")
+    outside_folder = tmp_path / "elsewhere"
+    outside_folder.mkdir()
+    (outside_folder / "deploy.md").write_text("the outside folder's text")
+    (root / ".contextual").mkdir()
+    (root / ".contextual" / "commands").symlink_to(outside_folder)
+    (home / "commands").mkdir(parents=True)
+    (home / "commands" / "mine.md").symlink_to(secret)
+    names = {c.name: c.body for c in load_commands(root, home)}
+    assert set(names) == {"/inside", "/mine"} and names["/mine"] == "the outside secret\n"
+
+
 def test_approval_is_per_file_and_bound_to_its_text(tmp_path):
     root, home = tmp_path / "proj", tmp_path / "home"
     _files(root, home)
