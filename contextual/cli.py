@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -205,6 +206,7 @@ def _print_mode(args: argparse.Namespace) -> int:
     missing = config.missing_model_message()
     if missing:
         return printer.fail(missing, started)
+    _end_as_interrupted_on(signal.SIGTERM, signal.SIGHUP)
     try:
         return asyncio.run(_headless(config, args, printer, started))
     except KeyboardInterrupt:
@@ -215,6 +217,19 @@ def _print_mode(args: argparse.Namespace) -> int:
         if os.environ.get("CONTEXTUAL_DEBUG"):
             raise
         return printer.fail(f"internal error: {type(exc).__name__}: {exc} (CONTEXTUAL_DEBUG=1 shows where)", started)
+
+
+def _end_as_interrupted_on(*signals: signal.Signals) -> None:
+    """SIGTERM (`kill`, a CI job's timeout) and SIGHUP (the terminal closed) end a headless run as Ctrl-C does: the
+    turn recorded as interrupted, Bash's children ended, one line. They go to SIGINT's handler (asyncio's, which
+    cancels the turn, while the run is on), or raise KeyboardInterrupt where SIGINT is ignored."""
+    def interrupt(signum: int, frame: object) -> None:
+        handler = signal.getsignal(signal.SIGINT)
+        if not callable(handler):
+            raise KeyboardInterrupt
+        handler(signum, frame)
+    for sig in signals:
+        signal.signal(sig, interrupt)
 
 
 async def _headless(config: Config, args: argparse.Namespace, printer: Printer, started: float) -> int:

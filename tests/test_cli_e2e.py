@@ -132,7 +132,35 @@ def test_flags_beat_environment_beat_config_files(project: Path):
     assert [r["model"] for r in srv.requests] == ["from-project", "from-env", "from-flag"]
 
 
-def test_ctrl_c_mid_tool_records_an_interrupted_turn_that_resumes_cleanly(project: Path):
+@pytest.mark.parametrize("sent", ["SIGINT", "SIGTERM", "SIGHUP"])
+def _parent(pid: int) -> int:
+    return int((Path("/proc") / str(pid) / "stat").read_text().rpartition(")")[2].split()[1])
+
+
+def _sleep_child(pid: int) -> int:
+    """The `sleep 30` Bash started under process `pid` (found through /proc: a descendant of the run)."""
+    import time
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        for entry in Path("/proc").iterdir():
+            try:
+                if not entry.name.isdigit() or not (entry / "cmdline").read_bytes().startswith(b"sleep\x0030"):
+                    continue
+                ancestor = int(entry.name)
+                while ancestor > 1 and ancestor != pid:
+                    ancestor = _parent(ancestor)
+                if ancestor == pid:
+                    return int(entry.name)
+            except (OSError, ValueError, IndexError):
+                continue
+        time.sleep(0.05)
+    raise AssertionError("the Bash child never started")
+
+
+@pytest.mark.parametrize("sent", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_ctrl_c_mid_tool_records_an_interrupted_turn_that_resumes_cleanly(project: Path, sent: str):
+    """Ctrl-C, and SIGTERM (`kill`, a CI timeout) and SIGHUP (the terminal closed) the same way: the Bash child is
+    ended, the turn recorded as interrupted, one line, and -c resumes."""
     import signal
     import subprocess
     import sys
@@ -148,10 +176,12 @@ def test_ctrl_c_mid_tool_records_an_interrupted_turn_that_resumes_cleanly(projec
             seen.append(line)
             if line.startswith("→ Bash"):
                 break
-        child.send_signal(signal.SIGINT)
+        sleeper = _sleep_child(child.pid)
+        child.send_signal(getattr(signal, sent))
         out, err = child.communicate(timeout=20)
         err = "".join(seen) + err
-        assert child.returncode == 1 and out == "" and "Traceback" not in err
+        assert child.returncode == 1 and out == "" and "Traceback" not in err and "interrupted" in err
+        assert not Path(f"/proc/{sleeper}").exists()        # the Bash child did not outlive the run
         path = latest_session(home_of(project), project)
         loaded = load_session(path)
         assert loaded.warnings == []
