@@ -114,6 +114,15 @@ async def test_endless_text_stream_ends_at_the_wall_clock_cap(kind):
     assert time.monotonic() - started < 30       # the server would stream for 60 s: the cap ended it, not the server
 
 
+async def test_one_endless_line_is_stopped_at_the_line_cap_before_memory_fills(kind):
+    """A server sending one `data:` line that never ends: the event decoder buffers a line whole, so the stream
+    ends when the line passes MAX_LINE_CHARS (about 1M characters), not when memory runs out; not retried."""
+    from contextual.core.providers.transport import MAX_LINE_CHARS
+    error, srv = await stream_once(kind, [Fault("endless_line", seconds=60, interval=0.001)])
+    assert isinstance(error, ProviderError) and f"passed {MAX_LINE_CHARS:,} characters" in str(error)
+    assert len(srv.requests) == 1
+
+
 # ---- keys echoed by the server (13.3) -----------------------------------------------------------------------
 OTHER_KEYS = {"OPENAI_API_KEY": "sk-openai-other-998877", "ANTHROPIC_API_KEY": "sk-ant-other-665544",
               "CONTEXTUAL_API_KEY": "ctx-key-other-112233"}

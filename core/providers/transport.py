@@ -9,7 +9,7 @@ import os
 import re
 import ssl
 from contextlib import asynccontextmanager
-from typing import Any, AsyncGenerator, AsyncIterator, Callable
+from typing import Any, AsyncGenerator, AsyncIterator, Callable, cast
 
 import httpx
 from httpx_sse import EventSource, ServerSentEvent
@@ -152,13 +152,41 @@ def _timeout_kind(exc: httpx.TimeoutException) -> str:
     return "request"
 
 
+MAX_LINE_CHARS = 1 << 20    # one event's line: a whole reply's JSON (the reply itself is capped far below) fits
+
+
+class _BoundedLines:
+    """The response as EventSource reads it (its headers and its text), ended with one error when a line grows past
+    MAX_LINE_CHARS: EventSource buffers a line whole, so a server sending one endless line would fill memory
+    before any cap on the reply's characters could look at it."""
+
+    def __init__(self, name: str, response: httpx.Response) -> None:
+        self.name, self.response = name, response
+
+    @property
+    def headers(self) -> httpx.Headers:
+        return self.response.headers
+
+    async def aiter_text(self) -> AsyncIterator[str]:
+        run = 0                 # characters of the line not yet ended
+        async for text in self.response.aiter_text():
+            first = min((i for i in (text.find("\n"), text.find("\r")) if i >= 0), default=-1)
+            last = max(text.rfind("\n"), text.rfind("\r"))
+            longest = run + (len(text) if first < 0 else first)
+            run = run + len(text) if last < 0 else len(text) - last - 1
+            if max(longest, run) > MAX_LINE_CHARS:    # lines inside one read are bounded by the read's size
+                raise ProviderError(f"{self.name}: a line of the event stream passed {MAX_LINE_CHARS:,} characters: "
+                                    "stopped (a server sending one endless line)")
+            yield text
+
+
 async def _events_with_limits(name: str, response: httpx.Response, policy: RetryPolicy,
                              is_progress: Callable[[ServerSentEvent], bool]) -> AsyncGenerator[ServerSentEvent, None]:
     """Keep-alive comments and pings reset httpx's read timeout, so silence is measured here too:
     the stream fails when nothing counted as progress arrived for ``read_timeout`` seconds. A stream that
     keeps talking is capped in wall-clock time (``max_reply_seconds``): it ends with one error, not retried."""
     stall_timeout = policy.read_timeout
-    events = EventSource(response).aiter_sse()
+    events = EventSource(cast(httpx.Response, _BoundedLines(name, response))).aiter_sse()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + stall_timeout
     cap = loop.time() + policy.max_reply_seconds

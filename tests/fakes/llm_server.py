@@ -47,7 +47,7 @@ class Reply:
 FAULT_KINDS = frozenset({
     "400", "401", "403", "404", "429", "500", "502", "503", "504", "529",
     "400_context_length", "drop_mid_stream", "slow_first_byte", "malformed_chunk", "wrong_content_type",
-    "endless", "error_event", "endless_text", "deep_chunk", "deep_error_body",
+    "endless", "error_event", "endless_text", "endless_line", "deep_chunk", "deep_error_body",
 })
 DEEP = 3000   # nesting of the deep JSON faults: far past Python's recursion limit
 
@@ -63,6 +63,7 @@ class Fault:
     comments / pings every ``interval`` for ``seconds``, default 30, then a close with no end marker),
     "error_event" (a mid-stream error: anthropic ``event: error`` overloaded_error, openai an error chunk;
     ``message`` sets its text, ``error_type`` its type), "endless_text" (text deltas every ``interval`` for ``seconds``, never an end),
+    "endless_line" (one `data:` line that never ends: 64 KiB every ``interval`` for ``seconds``),
     "deep_chunk" (a stream chunk nested DEEP levels), "deep_error_body" (an HTTP 400 whose body is nested DEEP).
     """
     kind: str
@@ -472,6 +473,13 @@ class _Handler(BaseHTTPRequestHandler):
             deadline = time.monotonic() + (fault.seconds or 30.0)
             while time.monotonic() < deadline:
                 wire.text(fault.text or "and on ")
+                self._pause(fault.interval)
+            self._hang_up()
+        elif fault.kind == "endless_line":
+            self._write('data: {"choices": [{"delta": {"content": "')
+            deadline = time.monotonic() + (fault.seconds or 30.0)
+            while time.monotonic() < deadline:
+                self._write("x" * 65_536)         # the client hanging up ends this (_ClientGone)
                 self._pause(fault.interval)
             self._hang_up()
         elif fault.kind == "endless":
