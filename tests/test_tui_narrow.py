@@ -97,3 +97,22 @@ async def test_choosing_a_tab_at_80_columns_and_quitting_ends_cleanly(tmp_path: 
         assert app._exception is None and not app.screen_stack
         app.tab_activated(late)
         app.apply_layout()
+
+
+async def test_every_list_screen_survives_a_terminal_a_few_columns_wide(tmp_path: Path):
+    """/rewind's rows wrapped, and at 8x4 rich's wrap divided by a width of 0 and ended the app."""
+    with FakeLLMServer(kind="openai", script=[finish("one"), finish("two")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "a first message long enough to wrap in a narrow box, and then some more words")
+            await run_turn(pilot, "second")
+            for command in ("/rewind", "/model", "/resume", "/compactions", "/help"):
+                await type_and_send(pilot, command)
+                await pilot.pause()
+                for size in ((8, 4), (3, 2), (40, 12), (80, 24)):
+                    await pilot.resize_terminal(*size)
+                    await pilot.pause()
+                    assert app._exception is None and app.is_running, (command, size)
+                while len(app.screen_stack) > 1:
+                    await pilot.press("escape")
+                    await pilot.pause()
