@@ -16,6 +16,7 @@ never into the project.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 from collections.abc import Iterator
@@ -51,8 +52,12 @@ def write(text: str, path: Path) -> Path:
 
 # --- the transcript --------------------------------------------------------------------------------------------
 
+_TICKS = re.compile(r"`+")
+
+
 def _fence(text: str) -> str:
-    longest = max((len(run) for run in text.split("\n") if set(run) == {"`"}), default=0)
+    # longer than any run of backticks in the text, wherever it stands: an indented "   ```" closes a fence too
+    longest = max((len(run) for run in _TICKS.findall(text)), default=0)
     ticks = "`" * max(3, longest + 1)
     return f"{ticks}\n{text.rstrip()}\n{ticks}"
 

@@ -85,3 +85,15 @@ def test_export_places_a_compaction_cut_without_a_summary_and_pairs_each_summary
     assert contextual(["export", "-c", "--as-sent", "-o", str(out)], project, env).returncode == 0
     calls = [json.loads(line) for line in out.read_text().splitlines()][1:]
     assert [c["body"]["messages"] for c in calls] == [r["messages"] for r in model.turn_requests]
+
+
+def test_a_tool_output_holding_an_indented_fence_stays_inside_its_block():
+    """`   ```` (a fence inside a list item) or ``` with spaces after it closes a Markdown fence too: the block
+    around a tool output is longer than any run of backticks in it, so the export's headings stay headings."""
+    from markdown_it import MarkdownIt
+    from contextual.core.export import _fence
+    output = "1. Install:\n   ```bash\n   pip install x\n   ```   \n# Not a heading\ninline ````` run"
+    tokens = MarkdownIt().parse(_fence(output) + "\n\n## Answer\n\ndone\n")
+    blocks = [t for t in tokens if t.type == "fence"]
+    assert len(blocks) == 1 and blocks[0].content.rstrip("\n") == output
+    assert [t.tag for t in tokens if t.type == "heading_open"] == ["h2"]

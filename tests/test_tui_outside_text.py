@@ -51,3 +51,16 @@ def test_the_context_totals_show_a_tool_name_and_a_path_as_written():
                   due=False)
     text = rendered(totals_table(shown))
     assert f"{HOSTILE} 12" in text and f"src/{HOSTILE}.py 12" in text
+
+
+async def test_a_confirm_modals_buttons_show_their_keys(tmp_path):
+    """"No [n]" given as a str was read as markup: "[n]" vanished and the buttons showed no key."""
+    from textual.widgets import Button
+    from contextual.tui.screens.confirm import ConfirmModal
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test() as pilot:
+            app.push_screen(ConfirmModal("Undo", "Undo the last turn's file changes?", yes="Undo"))
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal) and len(app.screen.query(Button)) == 2)
+            labels = {b.id: str(b.label) for b in app.screen.query(Button)}
+            assert labels == {"no": "No [n]", "yes": "Undo [y]"}, labels
