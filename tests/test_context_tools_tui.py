@@ -54,6 +54,15 @@ async def test_compact_previews_the_summary_the_edit_is_stored_and_a_lost_item_i
             archived = " ".join(str(w.render()) for w in preview.query(".archived"))
             assert "read alpha" in archived and "read beta" in archived and "read gamma" not in archived
             assert "facts; missing:" in str(preview.query_one("#preview-loss").render())
+            # The preview's ledger: enter adds the chosen item to the summary under review (it said "re-injects"
+            # and did nothing)
+            await pilot.press("ctrl+l")
+            await wait_for(pilot, lambda: isinstance(app.screen, LossLedgerScreen))
+            assert "enter adds one to the summary" in str(app.screen.query_one("#ledger-count").render())
+            chosen = app.screen.ledger.facts[0].text
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: app.screen is preview)
+            assert chosen in preview.query_one("#preview-summary").text
             preview.query_one("#preview-summary").load_text("## Summary\nEDITED: beta_handler_q2 lives in beta.py.")
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.result is not None)

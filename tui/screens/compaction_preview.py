@@ -9,7 +9,7 @@ ctrl+t appends the missing facts to the summary, esc cancels and leaves history 
 from __future__ import annotations
 
 from contextual.core.context.compaction_review import CompactionReview, ReviewDecision
-from contextual.core.context.ledger import repaired
+from contextual.core.context.ledger import Ledger, LostFact, repaired
 from contextual.core.messages import Message
 from contextual.tui.css import stylesheet
 from contextual.tui.format import tokens
@@ -111,4 +111,13 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
 
     def action_ledger(self) -> None:
         self.app.push_screen(LossLedgerScreen(self.review.ledger_for(self.query_one(TextArea).text),
-                                              "What this summary would lose"))
+                                              "What this summary would lose", "adds one to the summary"),
+                             self._add_to_summary)
+
+    def _add_to_summary(self, fact: LostFact | None) -> None:
+        """A lost item chosen in the ledger: the summary under review says it (as ctrl+t does for all of them)."""
+        if fact is None:
+            return
+        area = self.query_one(TextArea)
+        area.load_text(repaired(area.text, Ledger((fact,), {})))
+        self._update_loss()

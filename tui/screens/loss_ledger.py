@@ -1,7 +1,7 @@
 """The loss ledger of one compaction (issue 19.2): what it dropped, and where each item came from.
 
-Enter (or r) re-injects the highlighted item: the screen closes with it, and the app queues its reminder
-into the next input. The ledger itself is core.context.ledger's; this screen only shows it.
+Enter (or r) chooses the highlighted item: the screen closes with it, and its opener uses it (/ledger and
+/compactions queue its reminder into the next input; the compaction preview adds it to the summary). The ledger itself is core.context.ledger's; this screen only shows it.
 """
 
 from __future__ import annotations
@@ -21,10 +21,12 @@ class LossLedgerScreen(ModalScreen[LostFact | None]):
     BINDINGS = [Binding("escape,q", "dismiss(None)", "close"),
                 Binding("enter,r", "reinject", "re-inject", priority=True)]
 
-    def __init__(self, ledger: Ledger, title: str = "What this compaction dropped") -> None:
+    def __init__(self, ledger: Ledger, title: str = "What this compaction dropped",
+                 enter_does: str = "re-injects one into your next message") -> None:
         super().__init__()
         self.ledger = ledger
         self.title_text = title
+        self.enter_does = enter_does        # what the opener does with the item chosen
 
     def compose(self) -> ComposeResult:
         with Vertical(id="ledger-box"):
@@ -41,7 +43,7 @@ class LossLedgerScreen(ModalScreen[LostFact | None]):
         parts = [f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in kinds.items()]
         more = sum(self.ledger.omitted.values())
         tail = f" (and {more} more not listed)" if more else ""
-        return "Lost: " + ", ".join(parts) + tail + " · enter re-injects one into your next message"
+        return "Lost: " + ", ".join(parts) + tail + f" · enter {self.enter_does}"
 
     def on_mount(self) -> None:
         self.query_one("#ledger-box").border_title = f"{self.title_text} · esc closes"
