@@ -16,6 +16,17 @@ def test_the_label_fits_the_inputs_border_at_80_and_200_columns():
         assert label.endswith("↑ edits") and "…" in label
 
 
+def test_a_wide_script_is_fitted_by_columns_not_characters():
+    """A CJK or emoji message takes two columns a character: fitted by len() it overflowed the border at 80."""
+    from rich.cells import cell_len
+    queue = Queued()
+    queue.add("日本語のテキストをもっと長くしてこれはとても長いメッセージです🙂" * 4)
+    queue.add("second")
+    for width in (80, 200):
+        label = queue.label(width)
+        assert cell_len(label) <= width - 4 and label.startswith("queued: 日本語") and "…" in label, label
+
+
 def test_messages_leave_in_order_or_all_together():
     queue = Queued()
     for text in ("a", "b", "c"):

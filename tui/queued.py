@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rich.cells import cell_len, set_cell_size
+
 # A turn that ends this way sends the next queued message; any other end gives them back.
 SENDS_NEXT = ("finished", "compacted")
 # More waiting than anyone types ahead is a multi-line paste a terminal sent without bracketed paste (each line
@@ -43,6 +45,7 @@ class Queued:
         if not n:
             return ""
         tail = f"{' +' + str(n - 1) if n > 1 else ''} · sent when the turn ends · ↑ edits"
-        room = max(8, width - len(tail) - 16)
+        room = max(8, width - cell_len(tail) - 16)
         first = " ".join(self.texts[0].split())
-        return f"queued: {first if len(first) <= room else first[:room - 1] + '…'}{tail}"
+        # columns, not characters: a CJK character or an emoji takes two
+        return f"queued: {first if cell_len(first) <= room else set_cell_size(first, room - 1) + '…'}{tail}"
