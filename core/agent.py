@@ -30,6 +30,7 @@ from contextual.core.prompt import PromptView, Trigger
 from contextual.core.providers.base import Provider
 from contextual.core.session.schema import CompactionRecord
 from contextual.core.tools.base import Tool, ToolContext
+from contextual.core.tokens import count
 
 if TYPE_CHECKING:       # the MCP layer is imported only when a server is configured
     from contextual.core.mcp.manager import Listing, MCPManager
@@ -265,7 +266,8 @@ class Engine:
         self.controls.remind(text)
 
     def toggle_pin(self, message_id: str) -> bool:
-        return self.controls.toggle_pin(self.prompt.history.messages, message_id, self.recorder.session)
+        return self.controls.toggle_pin(self.prompt.history.messages, message_id, self.recorder.session, count,
+                                        self.settings.config.context_window)
 
     def set_policy(self, name: str) -> None:
         self.prompt.set_policy(name)

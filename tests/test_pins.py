@@ -97,3 +97,23 @@ async def test_the_session_restores_pins_and_the_pinned_messages_a_compaction_ke
                                               *(m.id for m in messages[8:])]
     assert len(rounds(loaded.history)) == 2       # the pinned pair joins the first round; nothing else came back
     assert not loaded.warnings
+
+
+def test_a_pin_that_would_hold_more_than_a_quarter_of_the_window_is_refused_with_why():
+    """Pinned messages go whole and are never archived: a 12k-token result pinned at an 8k window put every later
+    prompt over the window for good (auto-compaction had nothing it could archive). Refused, it stays stored."""
+    import pytest
+    from contextual.core.context.pins import PinRefused
+    from contextual.core.tokens import count
+    history = _history()
+    from dataclasses import replace
+    big = replace(history[2], full="[ok]\n" + "\n".join(f"value_{i} = compute_{i}({i})" for i in range(1_500)))
+    history[2] = big
+    pins = Pins()
+    with pytest.raises(PinRefused, match=r"more than a quarter of the 8,000-token window \(2,000\)"):
+        pins.toggle(history, big.id, count, 8_000)
+    assert not pins
+    assert pins.toggle(history, big.id, count, 200_000) is True          # at 200k it fits
+    small = Pins()
+    assert small.toggle(history, history[0].id, count, 8_000) is True
+    assert small.toggle(history, history[0].id, count, 8_000) is False   # unpinning is never refused

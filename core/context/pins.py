@@ -12,7 +12,7 @@ lists the pinned messages it kept from the archived rounds.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from contextual.core.context.history import CompactionPlan
 from contextual.core.context.pairing import unit_of
@@ -20,6 +20,13 @@ from contextual.core.messages import Message
 from contextual.core.tools.base import subject_of
 
 MAX_NOTE_CHARS = 160
+# Pins are sent whole and never archived, so together they must leave the window room to work and to compact:
+# at most a quarter of it, the share a summary may grow to before compaction merges summaries.
+PIN_SHARE = 4
+
+
+class PinRefused(ValueError):
+    """A pin that would not fit; the message is one line saying why and what to do."""
 
 
 @dataclass
@@ -32,15 +39,24 @@ class Pins:
     def __bool__(self) -> bool:
         return bool(self.ids)
 
-    def toggle(self, messages: Sequence[Message], message_id: str) -> bool:
+    def toggle(self, messages: Sequence[Message], message_id: str, count: Callable[[str], int] | None = None,
+               window: int = 0) -> bool:
         """Pin the message's unit, or unpin it when it is pinned; True when it is pinned now.
-        Summaries are not pinnable: they are never compressed or archived anyway."""
+        Summaries are not pinnable: they are never compressed or archived anyway. With `count` and `window`,
+        PinRefused when the pins, whole, would hold more than a PIN_SHARE-th of the window."""
         unit = unit_of(messages, message_id)
         if not unit or any(m.id in unit and m.role == "summary" for m in messages):
             return False
         if message_id in self.ids:
             self.ids -= unit
             return False
+        if count is not None and window > 0:
+            limit = window // PIN_SHARE
+            held = sum(count(pinned_form(m)) for m in messages if m.id in self.ids | unit)
+            if held > limit:
+                raise PinRefused(f"not pinned: pins are sent whole, and with this one they would be {held:,} tokens, "
+                                 f"more than a quarter of the {window:,}-token window ({limit:,}); it stays in "
+                                 "history in its stored form")
         self.ids |= unit
         return True
 

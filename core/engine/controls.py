@@ -46,9 +46,11 @@ class ContextControls:
         return _joined([whole for _, whole in self.shell], question, [*self.reminders, self.mode_note()])
 
     # ----- pins
-    def toggle_pin(self, messages: Sequence[Message], message_id: str, session: SessionSink | None) -> bool:
-        """Pin (or unpin) a history message and its step partner; recorded in the session. True when pinned now."""
-        pinned = self.pins.toggle(messages, message_id)
+    def toggle_pin(self, messages: Sequence[Message], message_id: str, session: SessionSink | None,
+                   count: Callable[[str], int] | None = None, window: int = 0) -> bool:
+        """Pin (or unpin) a history message and its step partner; recorded in the session. True when pinned now;
+        PinRefused (core/context/pins.py) when it would not fit the window's share for pins."""
+        pinned = self.pins.toggle(messages, message_id, count, window)
         if session is not None:
             session.append_pins(sorted(self.pins.ids))
         return pinned

@@ -40,7 +40,12 @@ def toggle_pin(app: AppPort, message: Message) -> None:
     if message.role == "summary":
         app.notify("Summaries are never compressed or archived: nothing to pin.", timeout=3)
         return
-    pinned = app.engine.toggle_pin(message.id)
+    from contextual.core.context.pins import PinRefused
+    try:
+        pinned = app.engine.toggle_pin(message.id)
+    except PinRefused as exc:
+        app.notify(str(exc), severity="warning", timeout=6)
+        return
     app.show_prompt()
     app.notify(("pinned: kept whole, never compressed or archived" if pinned else "unpinned"), timeout=3)
 
