@@ -75,6 +75,15 @@ async def test_undo_restores_the_turns_file_and_the_history_marks_it(tmp_path):
 
             await type_and_send(pilot, "/undo")                     # nothing further back changed files
             await wait_for(pilot, lambda: "Nothing to undo" in chat_text(app))
+            session_id = app.engine.session_id
+        # Resumed, the chat shows the undo after the turn's answer, in the user's words (not the model's note).
+        host = host_for(repo, srv.base_url)
+        resumed = ContextualApp(host, host.resume(session_id), animate=False)
+        async with resumed.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: "rewrote a.py" in chat_text(resumed))
+            text = chat_text(resumed)
+            assert "[undo]" not in text and "Undid the file changes of this turn: restored a.py" in text
+            assert text.index("rewrote a.py") < text.index("Undid the file changes") < text.index("thanks")
 
 
 @pytest.mark.parametrize("answer", ["n", "y"])

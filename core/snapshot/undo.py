@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 import os
+import re
+from typing import TYPE_CHECKING, Any
 from pathlib import Path
 
 from contextual.core.clock import now_iso
@@ -95,6 +95,17 @@ async def undo_in_open_session(project_root: Path, writer: SessionSink, *,
     result = await undo_last(project_root, load_session(writer.path).entries, confirm_overwrite=confirm_overwrite)
     record_undo(writer, result)
     return result
+
+
+_NOTE = re.compile(r"^\[undo\] The user undid the file changes of turn \S+: (?P<what>.*?)\. These files")
+
+
+def note_for_user(note: str) -> str:
+    """The note `undo_note` left for the model, as the user reads it in a restored chat (one line)."""
+    found = _NOTE.match(note)
+    if found:
+        return f"Undid the file changes of this turn: {found.group('what')}"
+    return note.splitlines()[0] if note else ""
 
 
 def render_result(result: UndoResult) -> str:

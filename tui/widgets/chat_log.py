@@ -13,6 +13,7 @@ from textual.markup import escape
 from textual.widgets import Collapsible, Static
 
 from contextual.core.messages import Message
+from contextual.core.snapshot.undo import note_for_user
 from contextual.tui.format import args_label, final_answer, stored_status
 from contextual.tui.widgets.tool_trail import ToolTrail
 
@@ -192,8 +193,9 @@ def _turn_widgets(turns: list["_Turn"]) -> list:
             trail.calls = turn.calls
             trail._paint()
             widgets.append(trail)
-        widgets.extend(Static(Text("↶ " + note), classes="notice -info") for note in turn.notes)
         widgets.extend(_markdown(answer, "agent") for answer in turn.answers)
+        # an undo came after the turn's answer, as the live chat showed it
+        widgets.extend(Static(Text("↶ " + note), classes="notice -info") for note in turn.notes)
     return widgets
 
 
@@ -213,7 +215,7 @@ def _turns(messages: list[Message]) -> list[_Turn]:
         elif not turns:
             continue
         elif message.role == "user":
-            turns[-1].notes.append(message.content.splitlines()[0] if message.content else "")
+            turns[-1].notes.append(note_for_user(message.content))
         elif message.role == "assistant" and message.meta.get("final"):
             turns[-1].answers.append(final_answer(message))
         elif message.role == "assistant" and message.meta.get("tool_name"):
