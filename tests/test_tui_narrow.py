@@ -116,3 +116,20 @@ async def test_every_list_screen_survives_a_terminal_a_few_columns_wide(tmp_path
                 while len(app.screen_stack) > 1:
                     await pilot.press("escape")
                     await pilot.pause()
+
+
+async def test_the_chat_follows_the_newest_message_through_resizes(tmp_path: Path):
+    """After 80x24 -> 200x50 -> 80x24 the chat stayed scrolled to an older turn, the last answer hidden below."""
+    from contextual.tui.widgets.chat_log import ChatLog
+    answers = [finish("\n\n".join(f"answer {i}, paragraph {k}" for k in range(6))) for i in range(6)]
+    with FakeLLMServer(kind="openai", script=answers) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            for i in range(6):
+                await run_turn(pilot, f"question {i}")
+            chat = app.query_one(ChatLog)
+            for size in ((200, 50), (80, 24), (120, 30), (80, 24)):
+                await pilot.resize_terminal(*size)
+                await wait_for(pilot, lambda: chat.max_scroll_y > 0 or size[1] >= 50)
+                await pilot.pause()
+                assert chat.is_vertical_scroll_end, (size, chat.scroll_y, chat.max_scroll_y)

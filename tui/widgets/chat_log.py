@@ -59,6 +59,16 @@ class ChatLog(VerticalScroll):
         self._earlier: list[_Turn] = []                  # restored turns not mounted yet (mount_earlier)
         self._first_recent = None                         # the first widget of the restored turns mounted
         self._recent: list[_Turn] = []                    # the restored turns mounted
+        self._following = True                            # the view is at the end (the user did not scroll up)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._following = new_value >= self.max_scroll_y - 1     # at the end: the view follows what comes
+
+    def on_resize(self) -> None:
+        # a resize changes how tall every message is: a view that was at the end stays there
+        if self._following:
+            self.call_after_refresh(self.scroll_end, animate=False)
 
     async def _add(self, widget) -> None:
         await self.mount(widget)
