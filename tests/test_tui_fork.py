@@ -25,6 +25,14 @@ async def test_rewind_k_forks_before_a_message_and_fork_copies_the_whole_session
             await pilot.press("k")
             assert "Fork: a new session" in str(app.screen.query_one("#rewind-plan").render())
             assert app.screen.query_one("#rewind-box").border_title.startswith("Fork"), "the title says what enter does"
+            # the footer offers what k does now, and no "files too" (a fork leaves the files as they are)
+            shown = {b.binding.description for b in app.screen.active_bindings.values() if b.enabled}
+            assert "rewrite instead" in shown and "fork instead" not in shown and "files too" not in shown
+            await pilot.press("f")
+            assert app.screen.restore_files is False
+            await pilot.press("k")
+            assert app.screen.query_one("#rewind-box").border_title.startswith("Rewind")
+            await pilot.press("k")
             await pilot.press("enter")                                 # the newest: before "second ask"
             await wait_for(pilot, lambda: app.engine.session_id not in (None, parent_id))
             await wait_for(pilot, lambda: app.query_one("#prompt").text == "second ask")

@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 class RewindPicker(ModalScreen[tuple[str, bool] | None]):
     CSS_PATH = stylesheet(__name__)
     BINDINGS = [Binding("escape", "dismiss(None)", "cancel"), Binding("f", "toggle_files", "files too"),
-                Binding("k", "toggle_fork", "fork instead")]
+                Binding("k", "fork", "fork instead"), Binding("k", "rewrite", "rewrite instead")]
 
     def __init__(self, messages: list[Any], changed_files: set[str], summarised: set[str] | None = None) -> None:
         """``messages``: the user messages that can be gone back to, oldest first (from the session's record);
@@ -70,9 +70,24 @@ class RewindPicker(ModalScreen[tuple[str, bool] | None]):
         self.query_one("#rewind-plan", Static).update(Text(
             f"The conversation goes back to before the chosen message; {files}.{summarised}", style="bold"))
 
-    def action_toggle_fork(self) -> None:
-        self.fork = not self.fork
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # a fork leaves the files as they are: no "files too" there; `k`'s footer says where it goes back to
+        if action in ("toggle_files", "fork"):
+            return not self.fork
+        if action == "rewrite":
+            return self.fork
+        return True
+
+    def action_fork(self) -> None:
+        self._set_fork(True)
+
+    def action_rewrite(self) -> None:
+        self._set_fork(False)
+
+    def _set_fork(self, fork: bool) -> None:
+        self.fork = fork
         self._plan()
+        self.refresh_bindings()
 
     def action_toggle_files(self) -> None:
         self.restore_files = not self.restore_files
