@@ -224,3 +224,17 @@ async def test_enter_sends_what_is_typed_even_when_the_completion_list_has_not_c
             app.post_message(events.Key("enter", None))
             await wait_for(pilot, lambda: any("title: Renamed" in n.message for n in app._notifications))
             assert app.query_one(PromptInput).text == ""
+
+
+async def test_esc_on_a_running_shell_command_stops_it_and_says_so_not_a_turn(tmp_path):
+    """`!sleep 30` then esc: the command is ended, and the notice speaks of the command (it said a turn was
+    interrupted and recorded, though no turn ran)."""
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "!sleep 30")
+            await wait_for(pilot, lambda: app.turn_running)
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not app.turn_running)
+            said = [n.message for n in app._notifications]
+            assert "Command stopped." in said and not any("Turn interrupted" in m for m in said), said

@@ -62,7 +62,7 @@ def run_shell(app: AppPort, command: str) -> None:
     """`!command`: the user's own command, run in the project by the engine's Bash tool (esc stops it, like a
     turn); its output is shown here and joins the user's next message (Engine.run_user_shell)."""
     if command and not app.busy("a ! command"):
-        app.run_worker(_shell(app, command), group="turn", exit_on_error=False)
+        app.run_worker(_shell(app, command), name="shell", group="turn", exit_on_error=False)
 
 
 async def _shell(app: AppPort, command: str) -> None:
