@@ -9,6 +9,7 @@ import signal
 import sys
 import time
 from pathlib import Path
+from types import FrameType
 
 from contextual.environ import drop_key_variables
 from contextual.output import OUTPUT_FORMATS, Printer, make_printer
@@ -223,7 +224,7 @@ def _end_as_interrupted_on(*signals: signal.Signals) -> None:
     """SIGTERM (`kill`, a CI job's timeout) and SIGHUP (the terminal closed) end a headless run as Ctrl-C does: the
     turn recorded as interrupted, Bash's children ended, one line. They go to SIGINT's handler (asyncio's, which
     cancels the turn, while the run is on), or raise KeyboardInterrupt where SIGINT is ignored."""
-    def interrupt(signum: int, frame: object) -> None:
+    def interrupt(signum: int, frame: FrameType | None) -> None:
         handler = signal.getsignal(signal.SIGINT)
         if not callable(handler):
             raise KeyboardInterrupt

@@ -69,8 +69,8 @@ class AppPort(Protocol):
     async def push_screen_wait(self, screen: Any) -> Any:
         """Only from a worker: the screen's result."""
 
-    def run_worker(self, work: Awaitable[Any], *, group: str = "default", exclusive: bool = False,
-                   exit_on_error: bool = True) -> Any: ...
+    def run_worker(self, work: Awaitable[Any], *, name: str | None = "", group: str = "default",
+                   exclusive: bool = False, exit_on_error: bool = True) -> Any: ...
 
     async def run_action(self, action: str) -> Any: ...
 
