@@ -43,14 +43,14 @@ def test_keys_repeated_by_the_model_reach_no_output_and_no_session(project: Path
     assert "Observation" in observation and OTHER not in observation and "[redacted]" in observation
 
 
-@pytest.mark.parametrize("padded", [" " + USED, USED + "\r", "\t" + USED + "\n"])
-def test_a_key_with_surrounding_whitespace_is_sent_stripped_and_never_shown(project: Path, padded: str):
+def test_a_key_with_surrounding_whitespace_is_sent_stripped_and_never_shown(project: Path):
     """A key pasted with a space, or read from a .env file with CRLF ends: the request carries it stripped (an
     `\\r` in a header was an error) and the model repeating it reaches no output and no session."""
     script = [f"Thought: the key is {USED}\nAction: Finish[it is {USED}]"]
     home = home_of(project)
     with FakeLLMServer(kind="openai", script=script) as srv:
-        result = contextual(["-p", "show me the key"], project, cli_env(home, srv.base_url, CONTEXTUAL_API_KEY=padded))
+        result = contextual(["-p", "show me the key"], project,
+                            cli_env(home, srv.base_url, CONTEXTUAL_API_KEY=" \t" + USED + "\r\n"))
     assert result.returncode == 0, result.stderr
     assert srv.requests[0].headers["authorization"] == f"Bearer {USED}"
     assert "it is [redacted]" in result.stdout
