@@ -525,8 +525,8 @@ class ContextualApp(App):
             self.router.cancel_compaction()
             return
         if self.turn_running:
-            shell = any(w.name == "shell" and w.group == "turn" and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
-                        for w in self.workers)
+            running = (WorkerState.PENDING, WorkerState.RUNNING)
+            shell = any(w.name == "shell" and w.group == "turn" and w.state in running for w in self.workers)
             self.stop_turn()
             self.notify("Command stopped." if shell else "Turn interrupted: it is recorded as interrupted.", timeout=3)
             return

@@ -174,8 +174,8 @@ class ActionForms(NamedTuple):
 
 def action_forms(action: str, seen: set[str]) -> ActionForms:
     """A long step shortened against what the turn already shows: its thought keeps the sentences that name
-    something new (its own command counts as shown); a long Bash command (a file written through a heredoc) its head, tail
-    and the lines that name something new. Anything else, and anything short, is kept as written.
+    something new (its own command counts as shown); a long Bash command (a file written through a heredoc) its
+    head, tail and the lines that name something new. Anything else, and anything short, is kept as written.
     The model wrote the thought and acted on it, so the next call already gets it shortened (`fresh`; providers
     likewise drop a model's earlier reasoning): no later switch rewrites it, while the command, which the newest
     observation answers, stays whole until the step switches. Both begin alike, so a switch keeps the prefix."""

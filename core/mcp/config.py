@@ -189,7 +189,9 @@ def servers_item(path: Path, text: str, servers: dict[str, Any]) -> trust.Item:
             return f"{name}: (not an object)"
         def given(key: str, sep: str) -> str:      # what it is given besides: `${VAR}`s read from your environment
             table = entry.get(key)
-            return f"; {key} {', '.join(f'{k}{sep}{v}' for k, v in table.items())}" if isinstance(table, dict) and table else ""
+            if not isinstance(table, dict) or not table:
+                return ""
+            return f"; {key} {', '.join(f'{k}{sep}{v}' for k, v in table.items())}"
         if entry.get("url"):
             return f"{name}: connects to {entry['url']}{given('headers', ': ')}"
         args: list[Any] = entry["args"] if isinstance(entry.get("args"), list) else []

@@ -24,7 +24,8 @@ class Answers(Horizontal):
     def __init__(self, no: str | Text, yes: str | Text, *, id: str, compact: bool = False) -> None:
         super().__init__(id=id)
         # plain text, never markup: a label's "[n]" is its key, which markup would read as a tag and drop
-        self.labels, self.compact = (Text(no) if isinstance(no, str) else no, Text(yes) if isinstance(yes, str) else yes), compact
+        self.labels = tuple(Text(label) if isinstance(label, str) else label for label in (no, yes))
+        self.compact = compact
 
     def compose(self) -> ComposeResult:
         no, yes = self.labels

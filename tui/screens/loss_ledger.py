@@ -1,7 +1,8 @@
 """The loss ledger of one compaction (issue 19.2): what it dropped, and where each item came from.
 
 Enter (or r) chooses the highlighted item: the screen closes with it, and its opener uses it (/ledger and
-/compactions queue its reminder into the next input; the compaction preview adds it to the summary). The ledger itself is core.context.ledger's; this screen only shows it.
+/compactions queue its reminder into the next input; the compaction preview adds it to the summary). The ledger
+itself is core.context.ledger's; this screen only shows it.
 """
 
 from __future__ import annotations
