@@ -3,6 +3,8 @@ an item, pin from History, the prompt diff and /policies."""
 
 from __future__ import annotations
 
+import pytest
+
 from contextual.core.config import load_config
 from tests.fakes.llm_server import FakeLLMServer
 from tests.tui_helpers import SIZE, finish, run_turn, type_and_send, wait_for
@@ -84,7 +86,8 @@ async def test_compact_previews_the_summary_the_edit_is_stored_and_a_lost_item_i
         assert last_user.startswith("continue") and "alpha_handler_q1" in last_user and "alpha.py:1" in last_user
 
 
-async def test_cancel_in_the_preview_changes_nothing(tmp_path):
+@pytest.mark.parametrize("key", ["escape", "ctrl+c"])     # ctrl+c did nothing: the preview stayed
+async def test_cancel_in_the_preview_changes_nothing(tmp_path, key):
     with FakeLLMServer(kind="openai", script=three_rounds() + ["## Summary\nshort"]) as srv:
         app = ContextualApp(host_for(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
@@ -93,10 +96,10 @@ async def test_cancel_in_the_preview_changes_nothing(tmp_path):
             before = list(app.engine.history.messages)
             await type_and_send(pilot, "/compact")
             await wait_for(pilot, lambda: isinstance(app.screen, CompactionPreviewScreen))
-            await pilot.press("escape")
+            await pilot.press(key)
             await wait_for(pilot, lambda: not isinstance(app.screen, CompactionPreviewScreen))
             await pilot.app.workers.wait_for_complete()
-            assert app.engine.history.messages == before and app.engine.compactions == []
+            assert app.engine.history.messages == before and app.engine.compactions == [] and app.is_running
 
 
 async def test_pin_from_history_gets_its_meter_segment_and_unpins(tmp_path):

@@ -36,6 +36,7 @@ from contextual.tui.palette import SlashCommands
 from contextual.tui.prompt_view import Shown, next_prompt
 from contextual.tui.resume_hint import resume_line
 from contextual.tui.screens.compaction import CompactionModal
+from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
 from contextual.tui.settings import Remembered
 from contextual.tui.queued import SENDS_NEXT, Queued
 from contextual.tui.slash.memory import ask_and_remember, is_memory
@@ -542,10 +543,14 @@ class ContextualApp(App):
             self.call_later(self.run_command, *parsed)
 
     def action_interrupt_or_quit(self) -> None:
-        """ctrl+c: copy a selection in the input; else interrupt a running turn; when idle, twice quits."""
+        """ctrl+c: copy a selection in the input; else cancel a compaction preview or interrupt a running turn; when
+        idle, twice quits."""
         focused = self.focused
         if isinstance(focused, TextArea) and focused.selected_text:
             focused.action_copy()
+            return
+        if isinstance(self.screen, CompactionPreviewScreen):    # the turn waits on its answer: cancel, as esc does
+            self.screen.action_cancel()
             return
         if self.turn_running:
             self.action_cancel_turn()
