@@ -36,7 +36,6 @@ from contextual.tui.palette import SlashCommands
 from contextual.tui.prompt_view import Shown, next_prompt
 from contextual.tui.resume_hint import resume_line
 from contextual.tui.screens.compaction import CompactionModal
-from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
 from contextual.tui.settings import Remembered
 from contextual.tui.queued import SENDS_NEXT, Queued
 from contextual.tui.slash.memory import ask_and_remember, is_memory
@@ -549,6 +548,7 @@ class ContextualApp(App):
         if isinstance(focused, TextArea) and focused.selected_text:
             focused.action_copy()
             return
+        from contextual.tui.screens.compaction_preview import CompactionPreviewScreen   # late: not at launch
         if isinstance(self.screen, CompactionPreviewScreen):    # the turn waits on its answer: cancel, as esc does
             self.screen.action_cancel()
             return
