@@ -51,8 +51,8 @@ class Pins:
             self.ids -= unit
             return False
         if count is not None and window > 0:
-            limit = window // PIN_SHARE
-            held = sum(count(pinned_form(m)) for m in messages if m.id in self.ids | unit)
+            limit, chosen = window // PIN_SHARE, self.ids | unit
+            held = sum(count(pinned_form(m)) for m in messages if m.id in chosen)
             if held > limit:
                 raise PinRefused(f"not pinned: pins are sent whole, and with this one they would be {held:,} tokens, "
                                  f"more than a quarter of the {window:,}-token window ({limit:,}); it stays in "

@@ -152,8 +152,8 @@ def _switched(steps: list[ScratchStep], forms: list[StepForms], count: Callable[
               prices: cache_rule.CachePrices) -> list[bool]:
     """For each step below the cut, whether it goes stored: decided once, at the call where it passes the cut,
     by whether its stored form pays for the cache prefix it breaks and what the turn has saved so far covers it
-    (core/context/cache_rule.py). A step kept full
-    then stays full, so no later call breaks the prefix there. Depends only on the steps up to that call."""
+    (core/context/cache_rule.py). A step kept full then stays full, so no later call breaks the prefix there.
+    Depends only on the steps up to that call."""
     cuts = _cuts(steps, count, params)
     sent_before = [0]                                  # sent_before[j]: what steps[:j] cost when sent full
     for i, s in enumerate(steps):

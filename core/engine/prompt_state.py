@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Callable, Collection
 
 from contextual.core.config import Config
-from contextual.core.context.builder import Built, ContextBuilder
+from contextual.core.context.builder import Built, ContextBuilder, pinned_message
 from contextual.core.context.cache_rule import DEFAULT_PRICES, CachePrices, prices_for
 from contextual.core.context import keep_fit
 from contextual.core.context.history import CompactionPlan, HistoryManager, KeepBudget, apply_compaction, plan_compaction
@@ -169,9 +169,9 @@ class PromptState:
         tokens = self.builder.build([], [], None, "", self.fit_limit()).tokens
         fixed = sum(n for layer, n in tokens.items() if layer.startswith(("L1", "L2")))
         size = self.builder.cache.message
-        # pinned messages stay whatever is archived: the kept rounds get what they leave (a compaction that kept
-        # rounds as if no pins were there left the prompt larger than before)
-        fixed += sum(size(m.content) for m in self.history.messages if m.id in self.builder.pins)
+        # pinned messages stay whatever is archived, sent whole: the kept rounds get what they leave (a compaction
+        # that kept rounds as if no pins were there left the prompt larger than before)
+        fixed += sum(size(pinned_message(m).content) for m in self.history.messages if m.id in self.builder.pins)
         return keep_fit.keep_budget(self.config.threshold, fixed), size
 
     def compaction_due(self, input_text: str = "") -> Trigger:

@@ -67,7 +67,7 @@ async def _commands_off(cwd: Path, env: dict[str, str]) -> dict[str, str]:
     for entry in out.split(b"\0"):
         key = entry.split(b"\n", 1)[0].decode("utf-8", "surrogateescape")
         section, _, rest = key.partition(".")
-        driver, _, name = rest.rpartition(".")
+        driver, _, _variable = rest.rpartition(".")
         if section.lower() == "filter" and driver:
             drivers.add(driver)
     overrides = list(_OFF) + [(f"filter.{d}.{c}", "") for d in sorted(drivers) for c in FILTER_COMMANDS]
