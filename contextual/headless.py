@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import aclosing
 from typing import Any
 
 from contextual.output import Outcome, Printer, usage_fields
@@ -76,26 +77,27 @@ async def run_headless(engine: Any, prompt: str, printer: Printer, *, started: f
     from contextual.core.custom_commands import command_for
     custom = command_for(prompt, engine.config.project_root, engine.config.home)   # `-p "/review a.py"`
     try:
-        async for ev in (engine.run_turn(prompt) if custom is None else engine.run_command(*custom)):
-            printer.event(ev)
-            line = progress_line(ev)
-            if line is not None:
-                printer.progress(line)
-            if isinstance(ev, PermissionRequest):       # headless never asks; answer defensively
-                if not ev.future.done():
-                    ev.future.set_result(PermissionAnswer("deny"))
-            elif isinstance(ev, UsageEvent):
-                add_usage(outcome, ev)
-            elif isinstance(ev, (ThoughtEvent, ActionEvent)):
-                outcome.num_steps = max(outcome.num_steps, ev.step)
-            elif isinstance(ev, FinalAnswer):      # kept: a session that fails to close must not cost it
-                answer, outcome.num_steps = ev.text, max(outcome.num_steps, ev.step)
-            elif isinstance(ev, TurnFinished):
-                answer, outcome.num_steps = ev.answer, ev.steps
-                _finished(outcome, printer, answer)
-            elif isinstance(ev, ErrorEvent):
-                outcome.result, outcome.is_error = ev.message, True
-                printer.progress(f"error: {ev.message}")
+        async with aclosing(engine.run_turn(prompt) if custom is None else engine.run_command(*custom)) as events:
+            async for ev in events:
+                printer.event(ev)
+                line = progress_line(ev)
+                if line is not None:
+                    printer.progress(line)
+                if isinstance(ev, PermissionRequest):       # headless never asks; answer defensively
+                    if not ev.future.done():
+                        ev.future.set_result(PermissionAnswer("deny"))
+                elif isinstance(ev, UsageEvent):
+                    add_usage(outcome, ev)
+                elif isinstance(ev, (ThoughtEvent, ActionEvent)):
+                    outcome.num_steps = max(outcome.num_steps, ev.step)
+                elif isinstance(ev, FinalAnswer):      # kept: a session that fails to close must not cost it
+                    answer, outcome.num_steps = ev.text, max(outcome.num_steps, ev.step)
+                elif isinstance(ev, TurnFinished):
+                    answer, outcome.num_steps = ev.answer, ev.steps
+                    _finished(outcome, printer, answer)
+                elif isinstance(ev, ErrorEvent):
+                    outcome.result, outcome.is_error = ev.message, True
+                    printer.progress(f"error: {ev.message}")
     except SessionError as exc:
         unsaved = str(exc)
         if answer is not None and outcome.is_error and not outcome.result:

@@ -6,7 +6,8 @@ together and passes calls through.
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Sequence, TYPE_CHECKING
+from contextlib import aclosing
+from typing import Any, AsyncGenerator, Sequence, TYPE_CHECKING
 
 from contextual.core.config import Config
 from contextual.core.context.builder import Built, ContextBuilder
@@ -144,11 +145,11 @@ class Engine:
         return self.prompt.builder.policy
 
     # ---- turns and compaction ------------------------------------------------------------------------
-    def run_turn(self, text: str) -> AsyncIterator[Event]:
+    def run_turn(self, text: str) -> AsyncGenerator[Event, None]:
         """One ReAct turn; ends with `TurnFinished` or `ErrorEvent`."""
         return self.turn.run(text)
 
-    async def run_command(self, command: CustomCommand, arguments: str) -> AsyncIterator[Event]:
+    async def run_command(self, command: CustomCommand, arguments: str) -> AsyncGenerator[Event, None]:
         """A custom command's turn (issue 30.3): its prompt with the arguments put in and its shell lines' output
         in their place, its allowed-tools granted and its `model:` used for this turn only. An inert command runs
         nothing."""
@@ -163,11 +164,12 @@ class Engine:
             text, ran = await inline_shell(text, self.config, granted)
             for one in ran:
                 yield Notice(one.note, "info" if one.note.startswith("ran ") else "warning")
-        async for ev in self.turn.run(text, grants=command.allowed_tools, model=command.model):
-            yield ev
+        async with aclosing(self.turn.run(text, grants=command.allowed_tools, model=command.model)) as events:
+            async for ev in events:
+                yield ev
 
     def compact(self, instructions: str | None = None, keep_rounds: int | None = None,
-                preview: bool = False) -> AsyncIterator[Event]:
+                preview: bool = False) -> AsyncGenerator[Event, None]:
         """Manual `/compact [instructions]`; ``keep_rounds`` overrides the configured number for this once;
         ``preview``: the summary waits for the user's review (CompactionReview) before anything changes."""
         return self.compactor.run("manual", instructions, keep_rounds, preview)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
+from typing import Any, AsyncGenerator, Awaitable, Callable, TypeVar
 
 from contextual.core.tools.base import ToolContext
 
@@ -19,7 +19,7 @@ EVERY = 0.25
 T = TypeVar("T")
 
 async def run_live(call: Awaitable[dict[str, Any]], ctx: ToolContext, output_event: Callable[[str], T],
-                   outcome: list[dict[str, Any]]) -> AsyncIterator[T]:
+                   outcome: list[dict[str, Any]]) -> AsyncGenerator[T, None]:
     """Runs ``call``; yields ``output_event(tail)`` as output arrives; appends the result to ``outcome``."""
     pieces: asyncio.Queue[str] = asyncio.Queue()
     ctx.on_output = pieces.put_nowait

@@ -112,3 +112,23 @@ def test_one_module_per_tool():
 def test_compression_rules_are_a_table_with_one_row_per_tool():
     from contextual.core.context.compressor import ROWS
     assert set(ROWS) == {"Read", "Grep", "LS", "Glob", "Edit", "MultiEdit", "Write", "Bash", "TodoWrite"}
+
+
+# httpx's own byte and text iterators are closed by the response's context manager around them.
+CLOSED_BY_THEIR_RESPONSE = {"aiter_bytes", "aiter_text"}
+
+
+def test_every_stream_we_iterate_is_closed_where_it_is_iterated():
+    """An async generator left by a cancelled consumer runs its `finally` only when the garbage collector finds it:
+    a turn went on 'running' after the app closed its session (quit on a card inside a turn died of it). So a
+    stream is iterated inside `async with aclosing(...)`, never straight from the call that makes it."""
+    offenders = []
+    for folder in ("core", "tui", "contextual"):
+        for path in (REPO / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.AsyncFor) and isinstance(node.iter, ast.Call):
+                    called = node.iter.func
+                    name = called.attr if isinstance(called, ast.Attribute) else getattr(called, "id", "")
+                    if name not in CLOSED_BY_THEIR_RESPONSE:
+                        offenders.append(f"{path.relative_to(REPO)}:{node.lineno} {name}")
+    assert offenders == []

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.llm_server import FakeLLMServer, Reply
-from tests.tui_helpers import SIZE, compact_through_preview, finish, make_host, run_turn, type_and_send, wait_for
+from tests.tui_helpers import (READ_CART, SIZE, compact_through_preview, finish, make_host, run_turn, type_and_send,
+                               wait_for)
 from contextual.tui.app import ContextualApp
 from contextual.tui.screens.compaction import CompactionModal
 from contextual.tui.widgets.chat_log import ChatLog
@@ -118,3 +119,29 @@ async def test_text_typed_while_an_automatic_compaction_runs_goes_to_the_input(t
         await wait_for(pilot, lambda: not isinstance(app.screen, CompactionModal) and pad.turns[-1].outcome == "finished",
                        timeout=10)
         assert app.query_one("#prompt").text == "next one"
+
+
+
+async def test_quitting_on_a_card_inside_a_turn_closes_the_turn_before_the_session(tmp_path):
+    """A compaction between two steps of a turn; the user quits on its card. The turn's worker is cancelled while
+    the router waits for the card to be read: the engine's stream is closed there and then (not when the garbage
+    collector finds it), so the turn is over, its round marked interrupted, before the session closes, and the app
+    quits with 0 (it ended with 'a session cannot be attached while a turn runs')."""
+    script = [finish("first answer"), finish("second answer"), Reply(READ_CART, usage_input=3500), SUMMARY,
+              finish("third answer")]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        host = make_host(tmp_path, srv.base_url, context_window=4000, keep_rounds=1)
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "question one")
+            await run_turn(pilot, "question two")
+            session = app.engine.session.path
+            await type_and_send(pilot, "question three")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.result is not None,
+                           timeout=10)
+            assert app.engine.turn.running and len(srv.requests) == 4
+            await pilot.press("ctrl+q")
+            await wait_for(pilot, lambda: app.return_code is not None, timeout=10)
+        assert app.return_code == 0 and app._exception is None
+        assert not app.engine.turn.running and app.engine.session is None
+        assert session.read_text().splitlines()[-1].count('"interrupted"')

@@ -191,7 +191,8 @@ def test_a_turn_in_the_app_then_quit_prints_how_to_resume(installed_wheel: Insta
         assert "hello from the scripted model" in screen, screen[-2000:]
         os.write(fd, b"\x11")          # ctrl+q
         after = _read_screen(fd, ("contextual -c",), time.monotonic() + 30)
-        assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+        after += _read_screen(fd, ("\x00never",), time.monotonic() + 2)     # what it prints as it exits
+        assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0, after[-3000:]
         session = next((home_of(project) / "projects").rglob("*.jsonl")).stem
         assert f"Resume this session with `contextual -c` (or `contextual -r {session[:8]}`)." in after
 

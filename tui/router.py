@@ -8,7 +8,8 @@ never waits on the user except where the user must read something (a permission,
 from __future__ import annotations
 
 import asyncio
-from typing import AsyncIterator, Callable, TYPE_CHECKING, assert_never
+from contextlib import aclosing
+from typing import AsyncGenerator, Callable, TYPE_CHECKING, assert_never
 
 from contextual.core import events as ev
 from contextual.tui.format import args_label, plural, tokens
@@ -35,7 +36,7 @@ class EventRouter:
         self.streams = stream_guard()     # keys redacted, and never shown in part across streamed fragments
 
     # ----- whole streams
-    async def consume_turn(self, text: str, stream: AsyncIterator[Event]) -> None:
+    async def consume_turn(self, text: str, stream: AsyncGenerator[Event, None]) -> None:
         self._answered = False
         self._calling_step = 0
         self.streams.reset()
@@ -44,12 +45,13 @@ class EventRouter:
         self.ui.status.thinking()
         outcome = "interrupted"
         try:
-            async for event in stream:
-                await self.route(event)
-                if isinstance(event, ev.TurnFinished):
-                    outcome = "finished"
-                elif isinstance(event, ev.ErrorEvent):
-                    outcome = "failed"
+            async with aclosing(stream) as events:
+                async for event in events:
+                    await self.route(event)
+                    if isinstance(event, ev.TurnFinished):
+                        outcome = "finished"
+                    elif isinstance(event, ev.ErrorEvent):
+                        outcome = "failed"
         except asyncio.CancelledError:
             await self.ui.chat.finish_answer(None)
             await self.ui.chat.add_notice("turn cancelled (recorded as interrupted)", "warning")
@@ -57,11 +59,12 @@ class EventRouter:
         finally:
             self.after_turn(outcome)
 
-    async def consume_compaction(self, stream: AsyncIterator[Event]) -> None:
+    async def consume_compaction(self, stream: AsyncGenerator[Event, None]) -> None:
         self.last_outcome = ""
         try:
-            async for event in stream:
-                await self.route(event)
+            async with aclosing(stream) as events:
+                async for event in events:
+                    await self.route(event)
             self.last_outcome = "compacted"
         finally:
             self._compaction_over()

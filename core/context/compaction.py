@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable, Sequence
+from typing import Any, AsyncGenerator, Callable, Sequence
 
 from contextual.core.config import Config
 from contextual.core.context.file_analyzer import FileReport, analyze_files
@@ -118,7 +118,7 @@ def cancelled(plan: CompactionPlan, trigger: CompactionTrigger) -> CompactionOut
     return CompactionOutcome(trigger, plan, None, CANCELLED_MESSAGE, ())
 
 
-async def pump(task: asyncio.Future[Any], progress: asyncio.Queue[Any]) -> AsyncIterator[CompactionProgress]:
+async def pump(task: asyncio.Future[Any], progress: asyncio.Queue[Any]) -> AsyncGenerator[CompactionProgress, None]:
     """Yield progress reports while the summary task runs, then any left over."""
     while not task.done():
         getter = asyncio.ensure_future(progress.get())

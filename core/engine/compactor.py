@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, AsyncIterator, Sequence
+from contextlib import aclosing
+from typing import TYPE_CHECKING, AsyncGenerator, Sequence
 
 from contextual.core.clock import now_iso
 from contextual.core.context.history import CompactionPlan
@@ -45,7 +46,7 @@ class Compactor:
             self._summary_task.cancel()
 
     async def run(self, trigger: Trigger, instructions: str | None, keep_rounds: int | None = None,
-                  preview: bool = False) -> AsyncIterator[Event]:
+                  preview: bool = False) -> AsyncGenerator[Event, None]:
         """Plan → summarise (cancellable) → review (issue 19.1) → apply the outcome."""
         from contextual.core.context import compaction, review_flow
         config, prompt = self._settings.config, self._prompt
@@ -76,9 +77,10 @@ class Compactor:
         pinned = self._pins.pinned(prompt.history.messages)
         attempt, box = 1, list[compaction.CompactionOutcome]()
         while True:
-            async for ev in self._summarise(plan, trigger, files, review_flow.summary_instructions(
-                    instructions, pinned), pre, started, box, held):
-                yield ev
+            async with aclosing(self._summarise(plan, trigger, files, review_flow.summary_instructions(
+                        instructions, pinned), pre, started, box, held)) as events:
+                async for ev in events:
+                    yield ev
             outcome = box.pop()
             if not reviewed or outcome.summary is None:
                 break
@@ -106,7 +108,8 @@ class Compactor:
                                  outcome.fallback)
 
     async def _summarise(self, plan: CompactionPlan, trigger: Trigger, files: FileReport, instructions: str | None,
-                         pre: int, started: float, box: list[compaction.CompactionOutcome], held: list[str]) -> AsyncIterator[Event]:
+                         pre: int, started: float, box: list[compaction.CompactionOutcome], held: list[str]
+                         ) -> AsyncGenerator[Event, None]:
         """One summary call as a cancellable task with its progress; the outcome is left in ``box``."""
         from contextual.core.context import compaction
         progress: asyncio.Queue[CompactionProgress] = asyncio.Queue()
@@ -117,12 +120,13 @@ class Compactor:
             lambda tokens, detail: progress.put_nowait(
                 CompactionProgress("summarising", time.monotonic() - started, tokens, detail)),
             list(self._prompt.history.summaries)))
-        yield CompactionProgress("summarising", time.monotonic() - started, 0, "asking the summary model")
         try:
-            async for ev in compaction.pump(self._summary_task, progress):
-                yield ev
+            yield CompactionProgress("summarising", time.monotonic() - started, 0, "asking the summary model")
+            async with aclosing(compaction.pump(self._summary_task, progress)) as events:
+                async for ev in events:
+                    yield ev
             outcome = self._summary_task.result()
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, GeneratorExit):   # GeneratorExit: cancelled while its event was handled
             outcome = compaction.cancelled(plan, trigger)
             if not self._cancelled:
                 self._summary_task.cancel()

@@ -4,7 +4,7 @@ the session, and remembered for the session or written as rules ("allow always")
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator
+from typing import Any, AsyncGenerator
 
 from contextual.core import permissions
 from contextual.core.engine.recorder import Recorder
@@ -24,7 +24,7 @@ class PermissionGate:
         self.turn_grants: tuple[str, ...] = ()
 
     async def check(self, tool: Tool, name: str, args: Any
-                    ) -> AsyncIterator[PermissionRequest | PermissionDecided | dict[str, Any]]:
+                    ) -> AsyncGenerator[PermissionRequest | PermissionDecided | dict[str, Any], None]:
         """Yields a PermissionRequest (and waits on its future) and what was decided, or a refusal/denial result
         (a C1 dict). ``args``: the call's arguments as the model wrote them (JSON)."""
         config = self._settings.config

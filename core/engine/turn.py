@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import replace
-from typing import Any, AsyncIterator
+from contextlib import aclosing
+from typing import Any, AsyncGenerator
 
 from contextual.core import secrets
 from contextual.core.clock import now_iso
@@ -75,7 +76,7 @@ class TurnLoop:
         return out
 
     # ---- one turn --------------------------------------------------------------------------------
-    async def run(self, text: str, grants: tuple[str, ...] = (), model: str = "") -> AsyncIterator[Event]:
+    async def run(self, text: str, grants: tuple[str, ...] = (), model: str = "") -> AsyncGenerator[Event, None]:
         """One turn; `grants`: permission rules that hold without asking for this turn only (a custom command's
         allowed-tools); `model`: the model this turn's calls name (a custom command's `model:`), the session's
         model back afterwards."""
@@ -92,8 +93,9 @@ class TurnLoop:
         question = self._controls.with_reminders(typed, consume=True)
         trigger = prompt.compaction_due(text)
         if trigger.due:
-            async for ev in self._compactor.run("auto", None):
-                yield ev
+            async with aclosing(self._compactor.run("auto", None)) as events:
+                async for ev in events:
+                    yield ev
         elif trigger.estimate >= trigger.threshold and not config.auto_compact:
             yield BudgetWarning(f"context at {trigger.estimate:,} of {config.context_window:,} tokens, past "
                                 f"the {config.trigger_ratio:.0%} trigger; auto-compaction is off — run "
@@ -121,13 +123,14 @@ class TurnLoop:
         terminal: TurnFinished | ErrorEvent = ErrorEvent("the turn ended without an answer", "interrupted")
         finished = False
         try:
-            async for ev in self._loop(turn_id):
-                if isinstance(ev, (TurnFinished, ErrorEvent)):
-                    terminal, finished = ev, True
-                    continue
-                yield ev
-                for change in self.changes():
-                    yield change
+            async with aclosing(self._loop(turn_id)) as events:
+                async for ev in events:
+                    if isinstance(ev, (TurnFinished, ErrorEvent)):
+                        terminal, finished = ev, True
+                        continue
+                    yield ev
+                    for change in self.changes():
+                        yield change
         finally:
             if not finished:
                 self._interrupt()
@@ -155,7 +158,7 @@ class TurnLoop:
         if recorder.session is not None:
             recorder.session.append_interrupted("cancelled by the user")
 
-    async def _loop(self, turn_id: str) -> AsyncIterator[Event]:
+    async def _loop(self, turn_id: str) -> AsyncGenerator[Event, None]:
         config, prompt = self._settings.config, self._prompt
         ev: Event
         retried_context = False
@@ -165,8 +168,9 @@ class TurnLoop:
                 yield ev
             if step and config.auto_compact and prompt.compaction_due().due and prompt.archive_plan() is not None:
                 # Issue 24: the turn outgrew the trigger: archive closed rounds now rather than cut them.
-                async for ev in self._compactor.run("auto", None):
-                    yield ev
+                async with aclosing(self._compactor.run("auto", None)) as events:
+                    async for ev in events:
+                        yield ev
             built = prompt.build()
             for note in prompt.builder.rules_notices():      # a rules file refused or cut: the user hears it too
                 yield Notice(note, "warning")
@@ -177,8 +181,9 @@ class TurnLoop:
             reply: list[str] = []
             thinking: list[str] = []
             try:
-                async for ev in self._stream(built, step + 1, reply, thinking):
-                    yield ev
+                async with aclosing(self._stream(built, step + 1, reply, thinking)) as events:
+                    async for ev in events:
+                        yield ev
             except ContextLengthExceeded as exc:
                 if retried_context:
                     yield ErrorEvent(f"the prompt is still too long for the model after compaction: {exc}",
@@ -190,23 +195,25 @@ class TurnLoop:
                 prompt.aim_lower()
                 yield Notice("the server says the prompt is over the model's window: compacting and retrying once",
                              "warning")
-                async for ev in self._compactor.run("auto", None):
-                    yield ev
+                async with aclosing(self._compactor.run("auto", None)) as events:
+                    async for ev in events:
+                        yield ev
                 continue
             except ProviderError as exc:
                 yield ErrorEvent(str(exc), "provider")
                 return
             step += 1
-            async for ev in self._act(secrets.redact(valid_unicode("".join(reply))),
-                                      secrets.redact(valid_unicode("".join(thinking))), step, turn_id):
-                yield ev
-                if isinstance(ev, TurnFinished):
-                    return
+            async with aclosing(self._act(secrets.redact(valid_unicode("".join(reply))),
+                                          secrets.redact(valid_unicode("".join(thinking))), step, turn_id)) as events:
+                async for ev in events:
+                    yield ev
+                    if isinstance(ev, TurnFinished):
+                        return
         yield ErrorEvent(f"step limit reached: {config.max_steps} model calls in one turn without Finish "
                          "(raise it with --max-steps)", "step_limit")
 
     async def _stream(self, built: Built, step: int, reply: list[str], thinking: list[str]
-                      ) -> AsyncIterator[Event]:
+                      ) -> AsyncGenerator[Event, None]:
         config, provider = self._settings.config, self._settings.provider
         assert provider is not None         # run() returned early without one
         if self._turn_model:    # the request, its calibration and its price name the turn's model; the window stays
@@ -214,30 +221,31 @@ class TurnLoop:
         request = ChatRequest(built.messages, config.model or "", max_tokens=min(config.output_reserve, 8192))
         answer = AnswerStream()          # the final answer's text as it streams (the parser reads Finish)
         self._controls.sent.add(built.messages, config.model or "")      # /diff compares consecutive calls
-        async for chunk in provider.stream(request):
-            if isinstance(chunk, TextChunk):
-                reply.append(chunk.text)
-                yield TextDelta(chunk.text, step)
-                delta = answer.feed(chunk.text)
-                if delta:
-                    if self._adjustments:   # summed up before the answer, so the answer is the last thing read
-                        yield self._adjustments_summary()
-                    yield AnswerDelta(delta, step)
-            elif isinstance(chunk, ReasoningChunk):
-                thinking.append(chunk.text)
-                yield ReasoningDelta(chunk.text, step)
-            elif isinstance(chunk, UsageChunk):
-                self._prompt.calibration.observe(config.model, built.total, chunk.input_tokens)
-                usage = self._prompt.usage.take(chunk, config)
-                self._recorder.usage(usage)
-                yield usage
-            elif isinstance(chunk, StreamDone) and chunk.stop_reason == "restart":
-                reply.clear()
-                thinking.clear()
-                answer.reset()
-                yield StreamRestarted(step)
+        async with aclosing(provider.stream(request)) as chunks:
+            async for chunk in chunks:
+                if isinstance(chunk, TextChunk):
+                    reply.append(chunk.text)
+                    yield TextDelta(chunk.text, step)
+                    delta = answer.feed(chunk.text)
+                    if delta:
+                        if self._adjustments:   # summed up before the answer, so the answer is the last thing read
+                            yield self._adjustments_summary()
+                        yield AnswerDelta(delta, step)
+                elif isinstance(chunk, ReasoningChunk):
+                    thinking.append(chunk.text)
+                    yield ReasoningDelta(chunk.text, step)
+                elif isinstance(chunk, UsageChunk):
+                    self._prompt.calibration.observe(config.model, built.total, chunk.input_tokens)
+                    usage = self._prompt.usage.take(chunk, config)
+                    self._recorder.usage(usage)
+                    yield usage
+                elif isinstance(chunk, StreamDone) and chunk.stop_reason == "restart":
+                    reply.clear()
+                    thinking.clear()
+                    answer.reset()
+                    yield StreamRestarted(step)
 
-    async def _act(self, raw: str, thinking: str, step: int, turn_id: str) -> AsyncIterator[Event]:
+    async def _act(self, raw: str, thinking: str, step: int, turn_id: str) -> AsyncGenerator[Event, None]:
         visible, inline_thinking = strip_thinking(raw)
         thinking = "\n".join(t for t in (thinking, inline_thinking) if t)
         call_id = f"call_{uuid.uuid4().hex[:12]}"
@@ -247,9 +255,10 @@ class TurnLoop:
         except ReactFormatError as exc:
             yield FormatErrorEvent(str(exc), raw, step)
             text = visible.strip() or "(empty reply)"
-            async for ev in self._record_step(text, thinking, FORMAT_ERROR_TOOL, {}, fail("format_error", str(exc)),
-                                              step, call_id):
-                yield ev
+            async with aclosing(self._record_step(text, thinking, FORMAT_ERROR_TOOL, {}, fail("format_error", str(exc)),
+                                                  step, call_id)) as events:
+                async for ev in events:
+                    yield ev
             return
         if parsed.thought:
             yield ThoughtEvent(parsed.thought, step)
@@ -277,11 +286,12 @@ class TurnLoop:
         if before.blocked:          # the hook's reason is what the model reads, as the call's error
             result = fail("blocked_by_hook", f"a PreToolUse hook refused this call: {before.reason}")
         else:
-            async for asked in self._gate.check(tools[parsed.tool], parsed.tool, parsed.args):
-                if isinstance(asked, dict):
-                    result = asked
-                else:
-                    yield asked
+            async with aclosing(self._gate.check(tools[parsed.tool], parsed.tool, parsed.args)) as answers:
+                async for asked in answers:
+                    if isinstance(asked, dict):
+                        result = asked
+                    else:
+                        yield asked
         yield ToolStarted(parsed.tool, parsed.args, step, call_id)
         feedback = ""
         if result is None:
@@ -289,21 +299,24 @@ class TurnLoop:
 
             def output(tail: str) -> ToolOutput:
                 return ToolOutput(parsed.tool, secrets.redact(valid_unicode(tail)), step, call_id)
-            async for ev in run_live(self._toolbox.run(parsed.tool, parsed.args), self._toolbox.ctx, output, done):
-                yield ev
+            running = run_live(self._toolbox.run(parsed.tool, parsed.args), self._toolbox.ctx, output, done)
+            async with aclosing(running) as events:
+                async for ev in events:
+                    yield ev
             result = done[0]
             after = await self._hooks.post_tool(parsed.tool, parsed.args, result)
             for note in after.notes:
                 yield Notice(note, "warning")
             feedback = after.reason if after.blocked else ""
-        async for ev in self._record_step(None, thinking, parsed.tool, parsed.args, result, step, call_id,
-                                          action=parsed.text, stored_action=stored_action,
-                                          assistant_id=assistant.id, feedback=feedback):
-            yield ev
+        async with aclosing(self._record_step(None, thinking, parsed.tool, parsed.args, result, step, call_id,
+                                              action=parsed.text, stored_action=stored_action,
+                                              assistant_id=assistant.id, feedback=feedback)) as events:
+            async for ev in events:
+                yield ev
 
     async def _record_step(self, text: str | None, thinking: str, tool: str, args: Any, result: dict[str, Any], step: int,
                            call_id: str, action: str | None = None, stored_action: str | None = None,
-                           assistant_id: str = "", feedback: str = "") -> AsyncIterator[Event]:
+                           assistant_id: str = "", feedback: str = "") -> AsyncGenerator[Event, None]:
         recorder = self._recorder
         if text is not None:     # a format error: the reply itself is the "call"
             action = stored_action = text

@@ -13,8 +13,8 @@ import json
 import os
 import re
 import signal
-from contextlib import asynccontextmanager, suppress
-from typing import IO, Any, AsyncIterator
+from contextlib import aclosing, asynccontextmanager, suppress
+from typing import IO, Any, AsyncGenerator, AsyncIterator
 
 import anyio
 
@@ -29,7 +29,7 @@ class _TooLong:
         self.head, self.size = head, size
 
 
-async def _lines(stdout: Any) -> AsyncIterator[bytes | _TooLong]:
+async def _lines(stdout: Any) -> AsyncGenerator[bytes | _TooLong, None]:
     pending: list[bytes] = []
     size = 0
     first = b""             # the line's first bytes (its id, for the error), kept without joining the whole line
@@ -179,10 +179,11 @@ async def stdio_streams(command: str, args: list[str], env: dict[str, str], log:
         assert process.stdout is not None
         with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             async with read_writer:
-                async for line in _lines(process.stdout):
-                    message = _parse(line, log, rejected)
-                    if message is not None:
-                        await read_writer.send(message)
+                async with aclosing(_lines(process.stdout)) as lines:
+                    async for line in lines:
+                        message = _parse(line, log, rejected)
+                        if message is not None:
+                            await read_writer.send(message)
 
     async def writer() -> None:
         assert process.stdin is not None

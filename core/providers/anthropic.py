@@ -6,8 +6,9 @@ The stream protocol and its retries are described in ``core.providers.retry``.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncGenerator, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncGenerator, Awaitable, Callable
 
+from contextlib import aclosing
 import httpx
 
 from contextual.core.prompt import PromptMessage
@@ -129,11 +130,12 @@ class AnthropicProvider:
             headers["x-api-key"] = self._api_key
         return headers
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamChunk]:
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamChunk, None]:
         body = self.request_body(request)
-        async for chunk in stream_with_retries(lambda: self._attempt(body), self.policy, sleep=self._sleep,
-                                         name=self.name, max_tokens=request.max_tokens):
-            yield chunk
+        async with aclosing(stream_with_retries(lambda: self._attempt(body), self.policy, sleep=self._sleep,
+                                          name=self.name, max_tokens=request.max_tokens)) as chunks:
+            async for chunk in chunks:
+                yield chunk
 
     async def _attempt(self, body: dict[str, Any]) -> AsyncGenerator[StreamChunk, None]:
         usage: dict[str, Any] = {}

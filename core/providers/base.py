@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import AsyncIterator, Protocol, Union
+from typing import AsyncGenerator, Protocol, Union
 
 from contextual.core.prompt import PromptMessage
 
@@ -75,7 +75,7 @@ StreamChunk = Union[TextChunk, ReasoningChunk, UsageChunk, StreamDone]
 class Provider(Protocol):
     name: str
 
-    def stream(self, request: ChatRequest) -> AsyncIterator[StreamChunk]:
+    def stream(self, request: ChatRequest) -> AsyncGenerator[StreamChunk, None]:
         """Yield chunks of one complete answer. Retries happen inside; when a failed attempt had already
         yielded text, a `StreamDone(stop_reason="restart")` comes before the new attempt's chunks."""
         ...

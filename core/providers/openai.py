@@ -6,8 +6,9 @@ The stream protocol and its retries are described in ``core.providers.retry``.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncGenerator, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncGenerator, Awaitable, Callable
 
+from contextlib import aclosing
 import httpx
 
 from contextual.core.prompt import PromptMessage
@@ -111,19 +112,21 @@ class OpenAIProvider:
     def headers(self) -> dict[str, str]:
         return {"authorization": f"Bearer {self._api_key}"} if self._api_key else {}
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamChunk]:
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamChunk, None]:
         body = self.request_body(request)
         try:
-            async for chunk in stream_with_retries(lambda: self._attempt(body), self.policy, sleep=self._sleep,
-                                         name=self.name, max_tokens=request.max_tokens):
-                yield chunk
+            async with aclosing(stream_with_retries(lambda: self._attempt(body), self.policy, sleep=self._sleep,
+                                          name=self.name, max_tokens=request.max_tokens)) as chunks:
+                async for chunk in chunks:
+                    yield chunk
         except ProviderError as exc:
             # Older servers refuse the usage option with a 400, which comes before any chunk: ask again without it.
             if not (exc.status == 400 and "stream_options" in str(exc) and self._usage_option):
                 raise
             self._usage_option = False
-            async for chunk in self.stream(request):
-                yield chunk
+            async with aclosing(self.stream(request)) as chunks:
+                async for chunk in chunks:
+                    yield chunk
 
     async def _attempt(self, body: dict[str, Any]) -> AsyncGenerator[StreamChunk, None]:
         usage: UsageChunk | None = None

@@ -24,7 +24,7 @@ import time
 from contextlib import aclosing
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from typing import AsyncGenerator, Awaitable, Callable
 
 from contextual.core.providers.base import ProviderError, ReasoningChunk, StreamChunk, StreamDone, TextChunk
 
@@ -96,7 +96,8 @@ async def stream_with_retries(open_attempt: Callable[[], AsyncGenerator[StreamCh
                               sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
                               clock: Callable[[], float] = time.monotonic,
                               rng: Callable[[], float] = random.random,
-                              name: str = "provider", max_tokens: int | None = None) -> AsyncIterator[StreamChunk]:
+                              name: str = "provider", max_tokens: int | None = None
+                              ) -> AsyncGenerator[StreamChunk, None]:
     """Run ``open_attempt()`` until one attempt completes, following the restart contract above.
 
     With ``max_tokens``, an attempt whose text outgrows ``reply_char_cap`` ends the stream with one error

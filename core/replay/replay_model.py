@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, AsyncIterator
+from contextlib import aclosing
+from typing import Any, AsyncGenerator
 
 from contextual.core.prompt import as_wire_dicts
 from contextual.core.providers.base import ChatRequest, ProviderError, StreamChunk, StreamDone, TextChunk, UsageChunk
@@ -31,7 +32,7 @@ def _neutral(thought: str) -> str:
     return _MARKER_LINE.sub(r"\1\2\3 -", thought)
 
 
-async def recorded_reply(cache: TokenCache, request: ChatRequest, text: str) -> AsyncIterator[StreamChunk]:
+async def recorded_reply(cache: TokenCache, request: ChatRequest, text: str) -> AsyncGenerator[StreamChunk, None]:
     """A recorded reply as a stream, with the usage a server would report for this request."""
     yield TextChunk(text)
     prompt = sum(cache.message(m["content"]) for m in as_wire_dicts(request.messages))
@@ -66,7 +67,7 @@ class ReplayProvider:
     def finished(self) -> bool:
         return len(self.requests) > len(self.steps)
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamChunk]:
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamChunk, None]:
         index = len(self.requests)
         if index > len(self.steps):
             raise ProviderError(f"replay of {self.traj.instance_id}: the engine asked for call {index + 1} "
@@ -74,8 +75,9 @@ class ReplayProvider:
         self.requests.append(request)
         text = render_step(self.steps[index]) if index < len(self.steps) else render_finish(self.traj)
         self.answers.append(text)
-        async for chunk in recorded_reply(self.cache, request, text):
-            yield chunk
+        async with aclosing(recorded_reply(self.cache, request, text)) as chunks:
+            async for chunk in chunks:
+                yield chunk
 
     async def aclose(self) -> None:
         return None

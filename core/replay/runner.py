@@ -13,6 +13,7 @@ from __future__ import annotations
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from contextlib import aclosing
 from typing import Any, Mapping
 
 from contextual.core.config import Config
@@ -82,11 +83,12 @@ async def replay_one(traj: Trajectory, policy: str, config_overrides: Mapping[st
                         system_prompt=build_system_prompt() if full_l1 else None)
         error: str | None = None
         finished = False
-        async for event in engine.run_turn(traj.task):
-            if isinstance(event, ErrorEvent):
-                error = event.message
-            elif isinstance(event, TurnFinished):
-                finished = True
+        async with aclosing(engine.run_turn(traj.task)) as events:
+            async for event in events:
+                if isinstance(event, ErrorEvent):
+                    error = event.message
+                elif isinstance(event, TurnFinished):
+                    finished = True
     if error is not None or not finished:
         reason = error or "the turn ended without Finish"
         raise ReplayError(f"{traj.instance_id} ({policy}): replay stopped after {len(provider.requests)} of "

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any, AsyncIterator, Callable, Iterable, Sequence
+from contextlib import aclosing
+from typing import Any, AsyncGenerator, Callable, Iterable, Sequence
 
 from contextual.core.config import Config
 from contextual.core.messages import Message
@@ -106,12 +107,13 @@ class RecordedModel:
         index = len(self.requests) - 1
         return self.steps[index] if 0 <= index < len(self.steps) else None
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamChunk]:
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamChunk, None]:
         self.requests.append(request)
         step = self.current()
         text = step.reply if step is not None else ENDED
-        async for chunk in recorded_reply(self.cache, request, text):
-            yield chunk
+        async with aclosing(recorded_reply(self.cache, request, text)) as chunks:
+            async for chunk in chunks:
+                yield chunk
 
     async def aclose(self) -> None:
         return None
@@ -169,8 +171,9 @@ async def replay_session(turns: Sequence[RecordedTurn], policy: str, config: Con
     engine = Engine(replay, provider=model, tools=tools, session=None, policy=policy, interactive=False,
                     system_prompt=build_system_prompt())
     for turn in turns:
-        async for _ in engine.run_turn(turn.text):
-            pass
+        async with aclosing(engine.run_turn(turn.text)) as events:
+            async for _ in events:
+                pass
     calls = [as_wire_dicts(r.messages) for r in model.requests]
     # Recall pairs read the observation's own lines, as `contextual replay` reads a trajectory's output: the
     # result's JSON is one line no prompt holds verbatim, which made line recall 0 for every policy.
