@@ -27,6 +27,7 @@ from contextual.core.atomic import atomic_write
 from contextual.core.clock import now_iso
 from contextual.core.context.scratchpad import ScratchStep
 from contextual.core.context.stored_render import sent_text
+from contextual.core.context.summary_pairs import summary_records
 from contextual.core.messages import Message
 from contextual.core.tools.base import path_of
 
@@ -77,13 +78,13 @@ def _compaction_line(record: "CompactionRecord | None") -> str:
 def in_order(loaded: "LoadedSession") -> Iterator[tuple["CompactionRecord | None", Message | None]]:
     """The session's messages with its compactions where they happened: a summarised one with its summary
     message, one that fell back to truncation (it has no message) before the first message after its time."""
-    summarised = iter([r for r in loaded.compactions if r.fallback is None])
+    summarised = summary_records(loaded.full_record, loaded.compactions)
     cut = sorted((r for r in loaded.compactions if r.fallback is not None), key=lambda r: r.timestamp or "~")
     for m in loaded.full_record:
         stamp = m.meta.get("timestamp")
         while cut and isinstance(stamp, str) and (cut[0].timestamp or "~") <= stamp:    # ISO 8601 sorts by time
             yield cut.pop(0), None
-        yield (next(summarised, None) if m.role == "summary" else None), m
+        yield (summarised[m.id][1] if m.id in summarised else None), m
     for record in cut:
         yield record, None
 

@@ -135,6 +135,24 @@ async def test_preview_appends_the_missing_facts_with_one_key():
     assert "backoff_ms" in decision.text and "tests/test_http.py::test_retry" in decision.text
 
 
+async def test_preview_says_when_the_summary_is_no_smaller_than_the_rounds_it_replaces():
+    """`/compact 1` over short rounds: a summary as long as what it replaces would grow the prompt; the preview
+    says so (and stops saying so once the summary is cut), with both sizes counted as the prompt counts them."""
+    from contextual.core.tokens import count
+    loop = asyncio.get_running_loop()
+    archive, _ = _session()
+    replaced = sum(count(m.content) for m in archive)
+    long_summary = "Summary: " + " ".join(m.content for m in archive)
+    app = Host(CompactionPreviewScreen(_review(long_summary, loop.create_future())))
+    async with app.run_test(size=SIZE) as pilot:
+        assert "compacting saves nothing" in text_of(app, "#preview-loss")
+        assert f"round(s), ~{replaced / 1000:.1f}k tokens)" in text_of(app, "#preview-head") or \
+            f"round(s), ~{replaced} tokens)" in text_of(app, "#preview-head")
+        app.screen.query_one(TextArea).load_text("Summary: retry bug in src/net/http_client.py.")
+        await wait_for(pilot, lambda: "compacting saves nothing" not in text_of(app, "#preview-loss"))
+        assert "summary ~" in text_of(app, "#preview-loss") and "tokens, replacing ~" in text_of(app, "#preview-loss")
+
+
 async def test_preview_retry_carries_instructions_and_escape_cancels():
     loop = asyncio.get_running_loop()
     app = Host(CompactionPreviewScreen(_review("Summary.", loop.create_future())))

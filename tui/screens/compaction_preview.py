@@ -8,6 +8,7 @@ ctrl+t appends the missing facts to the summary, esc cancels and leaves history 
 
 from __future__ import annotations
 
+from contextual.core import tokens as counts
 from contextual.core.context.compaction_review import CompactionReview, ReviewDecision
 from contextual.core.context.ledger import Ledger, LostFact, repaired
 from contextual.core.messages import Message
@@ -44,13 +45,16 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
         super().__init__()
         self.review = review
         self._recount: Timer | None = None
+        # What the archived rounds cost in the prompt now (their stored forms): a summary no smaller saves nothing.
+        self.replaced = sum(counts.count(m.content) for m in review.archive)
 
     def compose(self) -> ComposeResult:
         r = self.review
         rounds = sum(1 for m in r.archive if m.role == "user")
         with Vertical(id="preview-box"):
             yield Static(f"{r.trigger} compaction · attempt {r.attempt} · replaces {len(r.archive)} messages "
-                         f"({rounds} round(s)); keeps {len(r.kept)} verbatim", id="preview-head", markup=False)
+                         f"({rounds} round(s), ~{tokens(self.replaced)} tokens); keeps {len(r.kept)} verbatim",
+                         id="preview-head", markup=False)
             with Horizontal(id="preview-panes"):
                 with VerticalScroll(id="preview-archive"):
                     for m in r.archive:
@@ -68,16 +72,25 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
         self.query_one(TextArea).focus()
 
     def _loss_line(self, text: str) -> str:
-        """The recall probe (issue 30): how many of the archived rounds' facts this summary keeps, and which not."""
+        """The recall probe (issue 30): how many of the archived rounds' facts this summary keeps, and which not;
+        then what the summary costs against what it replaces."""
         ledger = self.review.ledger_for(text)
         if not ledger.total:
-            return "The archived rounds held no facts the probe checks; this summary loses none."
-        if not ledger.lost():
-            return f"This summary {ledger.score()} the archived rounds held; it loses nothing."
-        shown = ", ".join(f.text for f in ledger.facts[:MISSING_SHOWN])
-        more = f" and {ledger.lost() - MISSING_SHOWN} more" if ledger.lost() > MISSING_SHOWN else ""
-        return (f"This summary {ledger.score()}; missing: {shown}{more} · ctrl+t appends them, ctrl+l lists them · "
-                f"summary {tokens(len(text) // 3)} tokens (estimate)")
+            probe = "The archived rounds held no facts the probe checks; this summary loses none."
+        elif not ledger.lost():
+            probe = f"This summary {ledger.score()} the archived rounds held; it loses nothing."
+        else:
+            shown = ", ".join(f.text for f in ledger.facts[:MISSING_SHOWN])
+            more = f" and {ledger.lost() - MISSING_SHOWN} more" if ledger.lost() > MISSING_SHOWN else ""
+            probe = f"This summary {ledger.score()}; missing: {shown}{more} · ctrl+t appends them, ctrl+l lists them"
+        return f"{probe} · {self._size_note(text)}"
+
+    def _size_note(self, text: str) -> str:
+        size = counts.count(text)
+        if size >= self.replaced:       # e.g. /compact 1 over short rounds: the prompt would grow
+            return (f"the summary (~{tokens(size)} tokens) is no smaller than what it replaces "
+                    f"(~{tokens(self.replaced)}): compacting saves nothing")
+        return f"summary ~{tokens(size)} tokens, replacing ~{tokens(self.replaced)}"
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         # The ledger reads the whole archive (~0.1 s for a long one): recount once typing pauses, not per key.

@@ -17,6 +17,7 @@ from textual.message import Message as TextualMessage
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from contextual.core.context.summary_pairs import summary_records
 from contextual.core.messages import Message
 from contextual.core.tokens import NotCounted, known_counts_only, ready, shared_cache
 from contextual.tui.format import (args_label, final_answer, one_line, plural, stored_status, tokens,
@@ -59,11 +60,8 @@ FORM_STYLE = {"superseded": "bold #8a8a8a", "hard": "bold #d7875f", "cut": "bold
 
 
 def summary_numbers(messages: Sequence[Message], compactions: Sequence[Any]) -> dict[str, int]:
-    """Each summary's number as /compactions gives it (compactions cut without a summary count too): the summaries
-    in history are the newest summarised compactions', oldest first (a merge leaves one, the newest)."""
-    summarised = [n for n, record in enumerate(compactions, 1) if getattr(record, "fallback", None) is None]
-    summaries = [m for m in messages if m.role == "summary"]
-    return {m.id: n for m, n in zip(reversed(summaries), reversed(summarised))}
+    """Each summary's number as /compactions gives it (compactions cut without a summary count too)."""
+    return {key: n for key, (n, _) in summary_records(messages, compactions).items()}
 
 
 def message_row(message: Message, index: int, width: int = 70, undoable: bool = False,
