@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from textual.app import App
 from textual.widgets import DataTable, Input, Static, TextArea
 
@@ -54,6 +55,19 @@ async def test_ledger_screen_lists_each_fact_and_enter_gives_the_highlighted_one
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.results)
     assert app.results == [ledger.facts[2]]
+
+
+@pytest.mark.parametrize("for_summary,footer", [(False, "re-inject"), (True, "add to summary")])
+async def test_the_ledgers_enter_is_named_for_what_its_opener_does_with_the_item(for_summary, footer):
+    archive, kept = _session()
+    ledger = loss_ledger(archive, "", kept)
+    app = Host(LossLedgerScreen(ledger, for_summary=for_summary))
+    async with app.run_test(size=SIZE) as pilot:
+        shown = {b.binding.description for b in app.screen.active_bindings.values() if b.enabled and b.binding.show}
+        assert footer in shown and {"re-inject", "add to summary"} - {footer} - shown
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: app.results)
+    assert app.results == [ledger.facts[1]]
 
 
 async def test_prompt_diff_screen_names_the_break_and_its_cost():

@@ -124,7 +124,7 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
 
     def action_ledger(self) -> None:
         self.app.push_screen(LossLedgerScreen(self.review.ledger_for(self.query_one(TextArea).text),
-                                              "What this summary would lose", "adds one to the summary"),
+                                              "What this summary would lose", for_summary=True),
                              self._add_to_summary)
 
     def _add_to_summary(self, fact: LostFact | None) -> None:

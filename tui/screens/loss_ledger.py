@@ -19,15 +19,22 @@ from textual.widgets import DataTable, Static
 
 class LossLedgerScreen(ModalScreen[LostFact | None]):
     CSS_PATH = stylesheet(__name__)
+    # One key, two meanings: the footer names what the opener does with the chosen item (check_action keeps one).
     BINDINGS = [Binding("escape,q", "dismiss(None)", "close"),
-                Binding("enter,r", "reinject", "re-inject", priority=True)]
+                Binding("enter,r", "choose", "re-inject", priority=True),
+                Binding("enter,r", "choose_for_summary", "add to summary", priority=True)]
 
-    def __init__(self, ledger: Ledger, title: str = "What this compaction dropped",
-                 enter_does: str = "re-injects one into your next message") -> None:
+    def __init__(self, ledger: Ledger, title: str = "What this compaction dropped", for_summary: bool = False) -> None:
         super().__init__()
         self.ledger = ledger
         self.title_text = title
-        self.enter_does = enter_does        # what the opener does with the item chosen
+        self.for_summary = for_summary      # opened from the compaction preview: the item joins the summary
+        self.enter_does = "adds one to the summary" if for_summary else "re-injects one into your next message"
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("choose", "choose_for_summary"):
+            return (action == "choose_for_summary") == self.for_summary
+        return True
 
     def compose(self) -> ComposeResult:
         with Vertical(id="ledger-box"):
@@ -61,7 +68,10 @@ class LossLedgerScreen(ModalScreen[LostFact | None]):
         if 0 <= row < len(self.ledger.facts):
             self.query_one("#ledger-line", Static).update(f"line: {self.ledger.facts[row].line}")
 
-    def action_reinject(self) -> None:
+    def action_choose(self) -> None:
         row = self.query_one(DataTable).cursor_row
         if 0 <= row < len(self.ledger.facts):
             self.dismiss(self.ledger.facts[row])
+
+    def action_choose_for_summary(self) -> None:
+        self.action_choose()
