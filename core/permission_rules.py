@@ -16,9 +16,11 @@ needs both to match, deny either."""
 
 from __future__ import annotations
 
+import filecmp
 import os
 import re
 import shlex
+import shutil
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -78,6 +80,11 @@ class Rule:
         # latent: commands in quoted text bash may evaluate later (`x='a[$(rm f)]'; (( x ))`)
         return parsed.opaque or any(self.matches_words(words, deny=True)
                                     for words in parsed.commands + parsed.latent)
+
+    @property
+    def command_word(self) -> str:
+        """A Bash rule's program (`rm` of `Bash(rm:*)`), "" for any other rule."""
+        return command_name(self._words[0]) if self._words else ""
 
     def matches_words(self, words: tuple[Word, ...], *, deny: bool) -> bool:
         """One simple command against this Bash rule. A word only known when the shell runs (None) matches
@@ -171,8 +178,41 @@ class PermissionRules:
     def denies(self, tool_name: str, args: Any, root: str) -> Rule | None:
         found = next((r for r in self.deny if r.matches(tool_name, args, root, deny=True)), None)
         if found is None and tool_name == "Bash" and isinstance(args, dict) and isinstance(args.get("command"), str):
-            found = self._withheld_in(args["command"], root)
+            found = self._withheld_in(args["command"], root) or self._run_from_disk(args["command"], root)
         return found
+
+    def _run_from_disk(self, command: str, root: str, depth: int = 0) -> Rule | None:
+        """What the line runs from files: a script a shell or `source` reads (`bash s.sh`, written by an earlier
+        step), a program named by a path (`./y`, a link to /bin/rm) and a shell script it is. Each is read as it
+        is now; one that is not there yet (made by this very line) or cannot be read holds every Bash deny rule."""
+        bash = [r for r in self.deny if r.tool == "Bash" and r.spec is not None]
+        if not bash or depth > MAX_SCRIPT_DEPTH:
+            return bash[0] if bash else None
+        parsed = parse_command(command)
+        texts: list[str | None] = [_script_text(path, root) for path in parsed.scripts]
+        for words in parsed.commands + parsed.latent:
+            if not isinstance(words[0], str) or "/" not in words[0]:
+                continue
+            full = os.path.join(root, words[0])
+            if not os.path.exists(full):
+                if full.startswith(_SYSTEM_FOLDERS):
+                    continue              # not there: `command not found` (writing there needs root)
+                return bash[0]
+            program = os.path.realpath(full)                 # `ln -s /bin/rm y; ./y f` runs rm
+            found = next((r for r in bash if r.matches_words((program, *words[1:]), deny=True)
+                          or r.matches_words((_copy_of(program, r), *words[1:]), deny=True)), None)
+            if found is not None:
+                return found
+            if _shell_shebang(full) and not program.startswith(_SYSTEM_FOLDERS):    # the system's own: programs
+                texts.append(_script_text(full, root))
+        for text in texts:
+            if text is None:
+                return bash[0]
+            found = next((r for r in bash if r.denies_command(text)), None) or \
+                self._run_from_disk(text, root, depth + 1)
+            if found is not None:
+                return found
+        return None
 
     def _withheld_in(self, command: str, root: str) -> Rule | None:
         """The Read deny rule covering a file the command line names (`cat .env`, `head -n 3 secrets/k`,
@@ -214,6 +254,46 @@ def bash_cover(rules: tuple[Rule, ...], command: str) -> list[Rule]:
     bash = [r for r in rules if r.tool == "Bash" and r.spec is not None]
     cover = [next((r for r in bash if r.matches_words(words, deny=False)), None) for words in parsed.commands]
     return [] if None in cover else cover                                       # type: ignore[return-value]
+
+
+MAX_SCRIPT_DEPTH = 3              # a script that runs a script that runs …: deeper than this holds every rule
+MAX_SCRIPT_BYTES = 256 * 1024
+_SYSTEM_FOLDERS = ("/usr/", "/bin/", "/sbin/", "/lib", "/etc/")
+_SHELL_SHEBANG = re.compile(rb"#!\s*\S*/(?:env\s+)?(?:ba|da|a)?sh\b")
+
+
+def _script_text(path: str, root: str) -> str | None:
+    """A script's text as the shell would read it now; None when it is missing, too long or not text."""
+    full = os.path.join(root, path)
+    try:
+        with open(full, "rb") as handle:
+            data = handle.read(MAX_SCRIPT_BYTES + 1)
+    except OSError:
+        return None
+    if len(data) > MAX_SCRIPT_BYTES or b"\0" in data:
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
+def _copy_of(path: str, rule: Rule) -> str:
+    """The rule's program when the file is a byte-for-byte copy of it (`cp /bin/rm y`, then `./y f`), else the
+    path."""
+    program = shutil.which(rule.command_word) if rule.command_word else None
+    try:
+        if program and filecmp.cmp(path, program, shallow=False):
+            return program
+    except OSError:
+        pass
+    return path
+
+
+def _shell_shebang(full: str) -> bool:
+    """Whether the file is a script for bash or a POSIX sh (its first line), which the kernel runs in one."""
+    try:
+        with open(full, "rb") as handle:
+            return _SHELL_SHEBANG.match(handle.read(128)) is not None
+    except OSError:
+        return False
 
 
 def _relative_paths(path: str, root: str) -> tuple[str | None, str | None]:

@@ -72,7 +72,9 @@ def is_stdin_path(path: str) -> bool:
     if path == "-":
         return True
     plain = posixpath.normpath(re.sub(r"/+", "/", path))
-    return plain in STDIN_PATHS or re.fullmatch(r"/(dev|proc/(self|thread-self|\d+))/fd/\d+", plain) is not None
+    # anything under /proc (`/proc/self/root/dev/stdin`) may be a descriptor: not a file read here either
+    return plain in STDIN_PATHS or plain.startswith("/proc/") or \
+        re.fullmatch(r"/dev/fd/\d+", plain) is not None
 
 
 def old_style(words: list[Word], wrapper: Wrapper) -> list[Word]:

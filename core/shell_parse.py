@@ -47,6 +47,23 @@ _NAMED_FD = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")     # `exec {fd}>file`: th
 _CONTINUATION = re.compile(r"(?<!\\)((?:\\\\)*)\\\n")
 _QUOTED_LATER = ("$(", "`")                  # quoted text that runs a command if bash evaluates it later
 _LITERAL_SPANS = ("raw_string", "ansi_c_string", "comment")     # where a backtick is only a character
+# Characters tree-sitter takes for blanks (or line ends) and bash for ordinary ones (or the reverse): a line
+# holding one is not read the way bash reads it (`x=\vecho rm f` runs rm), so it is not read at all.
+_MISREAD_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f\x85\xa0\u1680\u2000-\u200b\u2028\u2029\u202f"
+                                 "\u205f\u3000\ufeff]")
+# Nodes whose own text is one token for bash: a line end in it, or between two of their parts, means tree-sitter
+# joined what bash splits (`echo\n\\rm f`, `echo =~\nrm f`, `: <\nrm f`).
+_ONE_LINE_NODES = frozenset({"command", "command_name", "word", "regex", "number", "concatenation",
+                             "file_redirect", "herestring_redirect", "variable_assignment", "extglob_pattern"})
+# Leaves tree-sitter keeps whole where bash still expands a `$(`: `${x#$(rm f)}`
+_OPAQUE_LEAVES = frozenset({"regex", "extglob_pattern"})
+_NUMBER_LIKE = re.compile(r"[-+]\S*|[\d.,:]*\d[\d.,:]*")        # an option or a value, never a program
+_LOADER = re.compile(r"ld(-linux[-\w.]*|-musl[-\w.]*)?\.so(\.\d+)*")   # runs the program it is given
+# Builtins that run text later or elsewhere: `fc -s` replays history, `compgen -C CMD` and `complete -C CMD` run
+# CMD, `set -k` makes every NAME=VALUE word an assignment (GIT_SSH_COMMAND=… after `git`).
+_RUNS_LATER = frozenset({"fc", "compgen", "complete"})
+_OTHER_GRAMMARS = frozenset({"zsh", "ksh", "mksh", "tcsh", "csh", "yash", "fish"})   # not bash's quoting
+_POSIX_SHELLS = frozenset({"sh", "dash", "ash"})          # no $'…' quoting: `\$'\\'` ends differently
 
 
 @dataclass(frozen=True)
@@ -61,6 +78,7 @@ class ShellParse:
     redirected: tuple[str, ...] = ()         # the files redirections read or write (`< .env`, `> out`), when known
     latent: tuple[tuple[Word, ...], ...] = ()  # commands in quoted text bash may evaluate later: deny rules only
     syntax_error: bool = False               # opaque because tree-sitter found a syntax error
+    scripts: tuple[str, ...] = ()            # files a shell or `source` reads as its script (`bash s.sh`)
 
 
 @functools.cache
@@ -74,7 +92,8 @@ def parse_command(text: str) -> ShellParse:
     collector.script(text, 0)
     collector.resolve_quoted(0)
     return ShellParse(tuple(collector.commands), collector.certain, collector.writes_files, collector.opaque,
-                      tuple(collector.redirected), tuple(collector.latent), collector.syntax_error)
+                      tuple(collector.redirected), tuple(collector.latent), collector.syntax_error,
+                      tuple(dict.fromkeys(collector.scripts)))
 
 
 @dataclass
@@ -90,12 +109,13 @@ class _Collector:
     quoted: list[str] = field(default_factory=list)       # quoted text holding `$(`, read if the line evaluates
     evaluates: bool = False                                # an arithmetic, `${x@P}`, `read`, `printf -v` …
     stdin_text: dict[int, Word] = field(default_factory=dict)    # a command's here-document or here-string
+    scripts: list[str] = field(default_factory=list)
 
     def unreadable(self) -> None:
         self.certain, self.opaque = False, True
 
     def script(self, text: str, depth: int) -> None:
-        if depth > MAX_NESTING:
+        if depth > MAX_NESTING or _MISREAD_CHARACTERS.search(text):
             self.unreadable()
             return
         joined = _CONTINUATION.sub(r"\1", text)
@@ -154,6 +174,10 @@ class _Collector:
                     self.unreadable()     # `for GIT_PAGER in 'rm f'; do export GIT_PAGER …`
             if kind in ("raw_string", "string", "ansi_c_string", "concatenation", "word"):
                 self._quoted_later(node)
+            if kind in _ONE_LINE_NODES and _spans_a_line_end(node, source):
+                self.unreadable()
+            if kind in _OPAQUE_LEAVES and b"$(" in (node.text or b""):
+                self.unreadable()
             self.evaluates |= evaluates(node)
             stack.extend(reversed(node.children))
         if any(not any(a <= at < b for a, b in literal) for at in backticks(source)):
@@ -172,14 +196,16 @@ class _Collector:
         if node.type == "word" and "\\" not in (node.text or b"").decode("utf-8", errors="replace"):
             return
         value = word_value(node) if node.type != "string" else escaped_string(node)
-        if value and any(mark in value for mark in _QUOTED_LATER):
+        if value and (any(mark in value for mark in _QUOTED_LATER) or _UNSURE_EXPANSION.search(value)):
             self.quoted.append(value)
 
     def _substitutions(self, text: str, depth: int, into: "_Collector") -> None:
         """The `$(…)` and backtick substitutions of text bash expands (a prompt, an evaluated string): each one's
         inside is read as a line; text around them is only text. One that does not close is unreadable."""
         found = substitution_texts(text)
-        if found is None:
+        # `$((rm f) )` is a substitution once it fails as arithmetic; a prompt's `\044(` is `$(`; a `#` in one
+        # may hide its `)`: text bash expands later is read only when nothing like that is in it
+        if found is None or _UNSURE_EXPANSION.search(text) or any("#" in inner for inner in found):
             self.unreadable()
             return
         for inner in found:
@@ -259,16 +285,42 @@ class _Collector:
         stdin = herestring_text(here) if here is not None else self.stdin_text.get(node.id, "")
         self._add(words, depth, stdin)
 
+    def _plausible(self, words: list[Word], name: str) -> bool:
+        """Whether the words can be read as the command bash runs: a program's name, not an option or a value a
+        wrapper's unknown option left in its place (`numactl -C 0 rm f`), a placeholder another program fills in
+        (`find … -exec '{}' f ';'`), a descriptor or /proc path, another shell's grammar, a builtin that runs
+        text later. `exec -a rm busybox f` and a loader's --argv0 run under a name of their choosing: that name
+        is listed too."""
+        word = str(words[0])
+        if _NUMBER_LIKE.fullmatch(word) or "{" in word or "}" in word or word.startswith(("/dev/", "/proc/")):
+            return False
+        if name in _RUNS_LATER or (name == "set" and any(w is None or (w.startswith("-") and "k" in w)
+                                                         or w == "keyword" for w in words[1:])):
+            return False
+        if name in _OTHER_GRAMMARS and any(w not in ("--version", "--help") for w in words[1:]):
+            return False
+        if name in _POSIX_SHELLS and any(w is None or "$'" in w for w in words[1:]):
+            return False
+        for option in ("-a", "--argv0"):
+            if (name == "exec" or _LOADER.fullmatch(name)) and option in words[1:-1]:
+                self.commands.append(tuple(words[words.index(option) + 1:]))
+        return True
+
     def _declared(self, words: list[Word], depth: int) -> None:
         """`export 'GIT_PAGER=rm f'`, `declare -x …`: the same as an assignment; `read GIT_PAGER`, `printf -v
         PAGER …`, `declare -n v=PAGER`: the value comes from elsewhere, so the line is opaque."""
+        if words[0] in _ASSIGNING and any(w is not None and w.startswith("-") and "n" in w for w in words[1:]):
+            self.unreadable()             # `declare -n r=BASH_CMDS`: a name for another variable
+            return
         for word in words[1:]:
             if word is None:
                 continue
             name, sep, value = word.partition("=")
-            if name in _SENSITIVE_VARIABLES and sep and words[0] in _ASSIGNING:
-                self._variable(name, value, depth)
-            elif name in _SENSITIVE_VARIABLES or value in _SENSITIVE_VARIABLES:
+            names = _variable_names(words[0], name)
+            sensitive = names & _SENSITIVE_VARIABLES
+            if sensitive and sep and words[0] in _ASSIGNING:
+                self._variable(min(sensitive), value, depth)
+            elif sensitive or _variable_names(words[0], value) & _SENSITIVE_VARIABLES:
                 self.unreadable()
 
     def _add(self, words: list[Word], depth: int, stdin: Word = "") -> None:
@@ -279,16 +331,21 @@ class _Collector:
                 return
             self.commands.append(tuple(words))
             name = command_name(words[0])
+            if not self._plausible(words, name):
+                self.unreadable()
+                return
             if name in _SOURCES:
                 if len(words) < 2 or words[1] is None:
                     self.unreadable()     # `source <(…)`, `. "$X"`: a script made when it runs
                 elif is_stdin_path(words[1]):
                     self._script_word(stdin or None, depth)     # `source /dev/stdin <<< 'rm f'`
+                else:
+                    self.scripts.append(words[1])    # read from disk by the permission rules
                 return
             if name == "hash" and any(w is None or (w.startswith("-") and "p" in w) for w in words[1:]):
                 self.unreadable()         # `hash -p /bin/rm ls`: a name now runs another program
                 return
-            wrapper = WRAPPERS.get(name)
+            wrapper = WRAPPERS.get(name) or (_LOADER_WRAPPER if _LOADER.fullmatch(name) else None)
             if wrapper is None:
                 return
             # open_tail: xargs' command, whose last (unknown) word stands for the words it reads
@@ -319,7 +376,11 @@ class _Collector:
         if wrapper.old_style and rest and rest[0] and rest[0].isalpha():
             rest = old_style(rest, wrapper)       # `tar xIf CMD a.tar` is `tar -x -I CMD -f a.tar`
         if wrapper.dashdash_shell and "--" in rest:
-            return self._unwrap(SHELL, rest[rest.index("--") + 1:], depth, stdin)   # `capsh -- -c 'rm f'`
+            after = rest[rest.index("--") + 1:]
+            shell = next((w.partition("=")[2] for w in rest if w is not None and w.startswith("--shell=")), None)
+            if shell is not None:
+                return [shell, *after]    # `capsh --shell=/bin/rm -- f` runs that program with the words after --
+            return self._unwrap(SHELL, after, depth, stdin)   # `capsh -- -c 'rm f'`
         if wrapper.permute and self._permuted(wrapper, rest, depth):
             return None
         original = rest
@@ -384,6 +445,10 @@ class _Collector:
             if wrapper is SHELL and (reads_stdin or not rest or is_stdin_path(rest[0] or "")):
                 # its script is standard input: a here-document read here, anything else (`echo rm f | sh`) unknown
                 self._script_word(stdin or None, depth)
+            elif wrapper is SHELL and rest[0] is not None:
+                self.scripts.append(rest[0])      # `bash s.sh`: read from disk by the permission rules
+            elif wrapper is SHELL:
+                self.unreadable()         # `bash "$F"`
             return None
         if not rest and open_tail:
             self.unreadable()             # `… | xargs sudo`: the command is what it reads
@@ -492,18 +557,21 @@ class _Collector:
                     self._script_word(action[len("exec="):], depth)      # tar --checkpoint-action=exec=CMD
                 return
             if option in wrapper.command_options:
-                self._script_word(attached if "=" in word else following, depth)
+                self._script_word(_split_string(option, attached if "=" in word else following), depth)
             return
         for position, letter in enumerate(word[1:], start=1):
             if "-" + letter in wrapper.value_options:         # getopt: the first letter taking a value ends it
                 if "-" + letter in wrapper.command_options:
-                    self._script_word(word[position + 1:] or following, depth)
+                    self._script_word(_split_string("-" + letter, word[position + 1:] or following), depth)
                 return
 
     def _find_exec(self, wrapper: Wrapper, rest: list[Word], depth: int) -> None:
         i = 0
         while i < len(rest):
-            if rest[i] in wrapper.exec_options:
+            word = rest[i]
+            bundled = word is not None and re.fullmatch(r"-[A-Za-z]+", word) is not None and \
+                "-" + word[-1] in wrapper.exec_options        # fd's `-Hx rm`: the last letter of a bundle
+            if word in wrapper.exec_options or bundled:
                 end = i + 1
                 while end < len(rest) and not (rest[end] == ";" or (rest[end] == "+" and rest[end - 1] == "{}")):
                     end += 1
@@ -518,8 +586,35 @@ class _Collector:
             self.script(text, depth + 1)
 
 
+_LOADER_WRAPPER = Wrapper(value_options=frozenset({"--library-path", "--preload", "--audit", "--argv0"}))
 _SENSITIVE_VARIABLES = (COMMAND_VARIABLES | PROMPT_VARIABLES | STARTUP_VARIABLES | REBINDING_VARIABLES
                         | frozenset(OPTION_VARIABLES))
 _ASSIGNING = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _DECLARERS = _ASSIGNING | frozenset({"read", "printf", "mapfile", "readarray", "unset"})
 _ASSIGNING_EXPANSION = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?=")
+_UNSURE_EXPANSION = re.compile(r"\$\(\(|\\[0-7xu]")
+_SETS_VARIABLE = frozenset({"printf", "read", "mapfile", "readarray"})     # -vNAME: the name attached
+
+
+def _split_string(option: str, text: Word) -> Word:
+    """env -S reads a backslash-underscore as a blank between words; bash would read it as an escaped `_`."""
+    if option in ("-S", "--split-string") and text is not None:
+        return text.replace("\\_", " ")
+    return text
+
+
+def _spans_a_line_end(node: Node, source: bytes) -> bool:
+    """A leaf with a line end in it, or one between two of the node's parts (strings and here-documents, which
+    hold line ends, are not such nodes)."""
+    if node.child_count == 0:
+        return b"\n" in (node.text or b"")
+    children = node.children
+    return any(b"\n" in source[a.end_byte:b.start_byte] for a, b in zip(children, children[1:]))
+
+
+def _variable_names(command: Word, word: str) -> set[str]:
+    """The variable a declaring word names: `BASH_CMDS[x]` is BASH_CMDS, `printf -vPS4` names PS4."""
+    names = {word, word.partition("[")[0]}
+    if command in _SETS_VARIABLE and word.startswith("-v") and len(word) > 2:
+        names |= {word[2:], word[2:].partition("[")[0]}
+    return names

@@ -122,7 +122,7 @@ WRAPPERS: dict[str, Wrapper] = {
     "command": Wrapper(runs_nothing=_opts("-v -V")), "exec": Wrapper(value_options=_opts("-a")),
     "coproc": Wrapper(named_compound=True, assignments=True),
     "eval": Wrapper(script_rest=True),
-    "watch": Wrapper(value_options=_opts("-n --interval"), script_rest=True),
+    "watch": Wrapper(value_options=_opts("-n --interval -q --equexit"), script_rest=True),
     "trap": Wrapper(script_rest=True),
     "su": Wrapper(value_options=_opts("-s -g -G -w --shell --group --supp-group --whitelist-environment"),
                   script_option="-c", runs_rest=False, permute=True, default_shell=True,
@@ -152,8 +152,9 @@ WRAPPERS: dict[str, Wrapper] = {
     "nsenter": Wrapper(value_options=_opts("-t -S -G --target --setuid --setgid"), default_shell=True),
     "strace": Wrapper(value_options=_opts("-o -e -p -s -u -E -a -b -I -O -P -S -X -U --output --trace --signal "
                                           "--status --expr --user --env --attach --string-limit --summary-columns "
-                                          "--trace-path --raw --read --write --quiet --decode-fds")),
-    "ltrace": Wrapper(value_options=_opts("-o -e -p -s -u -a -n -l -x -X -A -D -F -w --output")),
+                                          "--trace-path --raw --read --write --columns --absolute-timestamps --timestamps")),
+    "ltrace": Wrapper(value_options=_opts("-o -e -p -s -u -a -n -l -x -X -A -D -F -w --output --indent --library "
+                                          "--config --align --debug")),
     "torsocks": Wrapper(value_options=_opts("-u -p -a -P")),
     "proxychains": Wrapper(value_options=_opts("-f")), "proxychains4": Wrapper(value_options=_opts("-f")),
     "systemd-run": Wrapper(value_options=_opts("-u -p -E -M -H --unit --property --setenv --machine --host "
@@ -162,20 +163,33 @@ WRAPPERS: dict[str, Wrapper] = {
     "setpriv": Wrapper(value_options=_opts("--reuid --regid --ruid --rgid --euid --egid --groups --inh-caps "
                                            "--ambient-caps --bounding-set --securebits --pdeathsig "
                                            "--selinux-label --apparmor-profile --landlock-access --landlock-rule")),
-    "taskset": Wrapper(positional=1), "chrt": Wrapper(positional=1),
-    "setarch": Wrapper(positional=1, options_after_positional=True, value_options=_opts("--uname-2.6")),
+    "taskset": Wrapper(positional=1),
+    "setarch": Wrapper(positional=1, options_after_positional=True),
     "prlimit": Wrapper(value_options=_opts("-p --pid -o --output")),
     "ssh-agent": Wrapper(value_options=_opts("-a -E -t -P -O")),
     **{name: Wrapper(value_options=_opts("-F -i -l -o -P -S -c -D -J -X -B -b -R"), runs_rest=False, permute=True,
                      setting_option="-o", command_settings=SSH_COMMAND_SETTINGS, opaque_options=_opts("-F"),
                      command_options=_opts("-S"))
-       for name in ("scp", "sftp")},
+       for name in ("scp",)},
+    "sftp": Wrapper(value_options=_opts("-F -i -l -o -P -S -c -D -J -B -b -R -s"), runs_rest=False, permute=True,
+                    setting_option="-o", command_settings=SSH_COMMAND_SETTINGS, opaque_options=_opts("-F"),
+                    command_options=_opts("-S -D")),      # -D: a local sftp-server program, run as given
     "lckdo": Wrapper(value_options=_opts("-W"), positional=1),
     **{name: RUNS_ONE for name in ("nohup", "builtin", "setsid", "unbuffer", "busybox", "valgrind", "firejail",
                                    "toybox", "catchsegv", "linux32", "linux64", "chronic", "ifne", "zrun")},
     "entr": Wrapper(script_option="-s"),
     # more programs that run the command after their options (containers of a process, timing, init shims)
-    **{name: RUNS_ONE for name in ("dbus-launch", "dumb-init", "eatmydata", "xvfb-run", "tini", "numactl")},
+    "dbus-launch": RUNS_ONE, "eatmydata": RUNS_ONE,
+    "dumb-init": Wrapper(value_options=_opts("-r --rewrite")),
+    "xvfb-run": Wrapper(value_options=_opts("-n -s -f -e -p -w --server-num --server-args --auth-file "
+                                            "--error-file --xauth-protocol --wait")),
+    "tini": Wrapper(value_options=_opts("-e -p")),
+    "numactl": Wrapper(value_options=_opts("-C -N -m -p -i -P --physcpubind --cpunodebind --membind --preferred "
+                                           "--interleave --preferred-many")),
+    "chrt": Wrapper(positional=1, value_options=_opts("-T -P -D --sched-runtime --sched-period --sched-deadline")),
+    "gdb": Wrapper(value_options=_opts("-ex -iex -x -ix -p -c -d -s -e -se -cd -b --eval-command --command --pid "
+                                       "--core --directory --symbols --exec --cd --init-eval-command "
+                                       "--init-command")),     # its program (or --args PROGRAM ARGS) runs
     "faketime": OPAQUE,                 # a timestamp, or -f SPEC instead of it: which word runs is unclear
     "gosu": Wrapper(positional=1), "su-exec": Wrapper(positional=1), "chpst": Wrapper(value_options=_opts("-u -U -e -n -l -L -m -d -o -p -f -c -r -t")),
     "perf": Wrapper(runs_rest=False, subcommands={name: Wrapper(value_options=_opts(
@@ -203,7 +217,7 @@ WRAPPERS: dict[str, Wrapper] = {
     "alias": Wrapper(runs_rest=False, alias_values=True),
     # GNU parallel hands the words before ::: to a shell; with none it runs the lines it reads as commands.
     **{name: Wrapper(value_options=_opts("-j -N -n -S -a -d -E -I -L -l -P -s --jobs --sshlogin --arg-file "
-                                         "--delimiter --colsep --replace --joblog --results --tmpdir --workdir "
+                                         "--delimiter --colsep -C --arg-sep --arg-file-sep --itemsep --replace --joblog --results --tmpdir --workdir "
                                          "--timeout --delay --retries --env --basefile --return --halt --id "
                                          "--tagstring --nice --memfree --sshdelay --load --block --recend "
                                          "--recstart --termseq --limit --onall --profile"),
@@ -245,6 +259,7 @@ PROMPT_VARIABLES = frozenset({"PS0", "PS1", "PS2", "PS3", "PS4"})   # expanded: 
 # Variables that are a program's options (their value is read as if written after it).
 OPTION_VARIABLES = {"TAR_OPTIONS": "tar", "RSYNC_OPTIONS": "rsync"}
 # Variables that change what a name runs or which settings apply, with no command line to read: opaque.
-REBINDING_VARIABLES = frozenset({"BASH_CMDS", "BASH_ALIASES", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS"})
+REBINDING_VARIABLES = frozenset({"BASH_CMDS", "BASH_ALIASES", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS",
+                                 "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"})   # a config file: aliases
 # A file a shell sources before it runs: opaque when it is standard input or made when the line runs.
 STARTUP_VARIABLES = frozenset({"BASH_ENV", "ENV"})

@@ -4,6 +4,7 @@ tests/test_deny_rules_cli.py."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -80,7 +81,33 @@ EVASIONS = ["echo $(rm v5)", "echo `rm v6`", "X=1 rm f", "(rm f)", "{ rm f; }", 
             "mispipe 'echo a' 'rm x'", "rg --pre rm pattern x", "hyperfine -N 'rm x'", "fdfind x -x rm",
             "perf stat -x, rm x", "direnv exec . rm x", "gosu root rm x", "eatmydata rm x", "bwrap --bind / / rm x",
             # found reading the change: a nested shell ended the line's reading of its quoted $( ) too early
-            "x='a[$(rm x)]'; bash -c 'ls'; (( x ))", "sg root -c 'rm x'"]
+            "x='a[$(rm x)]'; bash -c 'ls'; (( x ))", "sg root -c 'rm x'",
+            # a third red team (2026-11-27), each deleting a file through the CLI in bypass mode; found partly by
+            # fuzzing tree-sitter against bash (blanks, line ends, and leaves read whole)
+            'x=a; echo ${x#$(rm x)}', 'x=a; echo ${x%%$(rm x)}', 'x=a; echo ${x^^$(rm x)}',
+            'x=a; echo "${x,$(rm x)}"', 'x=\x0becho rm x', 'x=\x0cecho rm x', 'x=\u3000echo rm x',
+            'x=\u2028echo rm x', 'x=\recho rm x', 'echo ok <<<\r\nrm x', ': <\r\nrm x', 'echo\n\\rm x',
+            'echo =~\nrm x', "PS4='$((rm x) )'; set -x; :", "x='a[$((rm x) )]'; (( x ))",
+            "PS4='$(: # )\nrm x)'; set -x; :", "PS4='\\044(rm x) '; set -x; :", "x='\\044(rm x)'; echo ${x@P}",
+            "printf -v 'BASH_CMDS[x]' /bin/rm; x victim", 'printf -vBASH_CMDS /bin/rm; 0 victim',
+            "declare 'BASH_CMDS[x]=/bin/rm'; x victim", "read 'BASH_CMDS[x]' <<< /bin/rm; x victim",
+            "declare -n r='BASH_CMDS[x]'; r=/bin/rm; x victim", 'declare -n r; r=BASH_CMDS; r[x]=/bin/rm; x victim',
+            "shopt -s expand_aliases; printf -v 'BASH_ALIASES[x]' rm\nx victim",
+            "printf -vPS4 '%s(rm x)' '$'; set -x; :", "set -k; git ls-remote ssh://x/y GIT_SSH_COMMAND='rm x #'",
+            "compgen -C 'rm x' x", "set -o history\nhistory -s 'rm x'\nfc -s rm",
+            "bash /proc/self/root/dev/stdin <<< 'rm x'", "source /proc/self/root/dev/stdin <<< 'rm x'",
+            "zsh -c '=rm x'", 'fish -c "echo \'a\\\\\'\' ; rm x #\'"', 'sh -c "echo \\$\'\\\\\' ; rm x #\'"',
+            'dash -c "echo \\$\'\\\\\' ; rm x #\'"', 'strace -o /dev/null --quiet rm x',
+            'strace -o /dev/null --columns 5 rm x', 'ltrace -o /dev/null --indent 2 rm x',
+            'setarch x86_64 --uname-2.6 rm x', 'watch -q 1 rm x', 'numactl -C 0 rm x', 'tini -s -e 0 rm x',
+            'dumb-init -r 1:2 rm x', 'xvfb-run -w 0 rm x', 'chrt -d -T 1000000 -P 1000000 0 rm x',
+            'parallel --arg-sep ,, rm ,, x', 'parallel -C , rm ::: x,y', 'fdfind -g x -Hx rm',
+            'capsh --shell=/bin/rm -- x', "env -S 'rm\\_x'", "sftp -D 'rm x' h", "find /usr/bin/rm -exec '{}' x ';'",
+            'fdfind -g rm /usr/bin -x \'{}\' "$PWD/x"', 'parallel \'"{}"\' x ::: rm',
+            'hyperfine -N -r 1 -L c rm,x \'"{c}" x\'', 'exec 3</bin/rm; /dev/fd/3 x',
+            'exec 3</bin/rm; /proc/self/fd/3 x', '/lib64/ld-linux-x86-64.so.2 /bin/rm x',
+            'exec -a rm /usr/bin/busybox x', 'gdb -q -batch -ex run --args /bin/rm x',
+            "printf '[alias]\\n\\tx = !rm x\\n' > g; GIT_CONFIG_GLOBAL=g git x"]
 
 
 @pytest.mark.parametrize("command", EVASIONS)
@@ -100,7 +127,11 @@ def test_every_way_of_running_rm_is_denied(command: str):
                                      "git commit -m 'docs: explain `rm -rf build` in README'",
                                      "sed -i 's/`rm -rf`/`rm -r`/' README.md", "grep -rn '$(rm' scripts/",
                                      "export PS1='[\\u@\\h \\W]\\$ '", "LESSOPEN='| /usr/bin/lesspipe %s' less f",
-                                     "sudo -v", "git config core.pager less", "timeout 5 ls"])
+                                     "sudo -v", "git config core.pager less", "timeout 5 ls",
+                                     "set -euo pipefail; ls", "declare -A seen; ls",
+                                     "find . -name '*.py' -exec grep -l rmtree {} +", "numactl --hardware",
+                                     "for f in a b; do\n  echo $f\ndone", "ls |\n  grep x", "env -S 'ls -la'",
+                                     "echo \"a\nb\" 'c\nd'", "strace -c -o /dev/null ls", "exec 3>log; ls >&3"])
 def test_commands_that_only_look_alike_are_not_denied(command: str):
     assert DENY_RM.denies("Bash", {"command": command}, "/") is None
 
@@ -181,9 +212,13 @@ PLAIN = ["git commit -m push", "git log --grep push", "source venv/bin/activate"
          "cat $FILE", "python -m pytest -q", "make clean", "grep -r rm ."]
 
 
-def test_a_command_whose_text_only_the_running_shell_knows_is_denied_by_any_bash_deny_rule():
+def test_a_command_whose_text_only_the_running_shell_knows_is_denied_by_any_bash_deny_rule(tmp_path):
     """No rule can be checked against text made when the line runs, so a deny rule holds: the model is told to
-    write the command out plainly. Lines whose commands are all known stay allowed."""
+    write the command out plainly. Lines whose commands are all known stay allowed (the scripts they source are
+    read from disk: here they set variables)."""
+    (tmp_path / "venv" / "bin").mkdir(parents=True)
+    (tmp_path / "venv" / "bin" / "activate").write_text('export VIRTUAL_ENV="$PWD/venv"\nPATH="$VIRTUAL_ENV/bin:$PATH"\n')
+    (tmp_path / "env.sh").write_text("export DJANGO_SETTINGS_MODULE=app.settings\n")
     for command in OPAQUE:
         assert parse_command(command).opaque, command
         assert DENY_RM.denies("Bash", {"command": command}, "/") is not None, command
@@ -191,7 +226,7 @@ def test_a_command_whose_text_only_the_running_shell_knows_is_denied_by_any_bash
         assert "write the command out plainly" in denial["error"]["message"]
     for command in PLAIN:
         assert not parse_command(command).opaque, command
-        assert DENY_RM.denies("Bash", {"command": command}, "/") is None, command
+        assert DENY_RM.denies("Bash", {"command": command}, str(tmp_path)) is None, command
 
 
 def test_a_deny_rule_skips_the_commands_own_options_before_its_sub_command():
@@ -229,3 +264,18 @@ def test_deny_rule_words_after_the_command_match_unknown_words_too():
     denied = lambda command: rules.denies("Bash", {"command": command}, "/") is not None   # noqa: E731
     assert denied("git push --force") and denied("git $(echo push)") and denied("/usr/bin/git push")
     assert not denied("git pull") and not denied("git")
+
+
+@pytest.mark.parametrize("command,denied", [
+    ("bash s.sh", True), ("sh -x s.sh", True), ("source s.sh", True), (". ./s.sh", True),
+    ("./run.sh", True), ("./y victim", True), ("ln -s /bin/rm z; ./z victim", True), ("bash missing.sh", True),
+    ("./copy victim", True), ("./safe.sh", False), ("bash safe.sh", False), ("ls -la", False)])
+def test_what_a_line_runs_from_files_is_read_as_it_is_on_disk(tmp_path, command, denied):
+    """A script an earlier step wrote (`bash s.sh`), a program named by a path that links to rm, a script whose
+    first line names a shell: each is read now; one not there yet (this line makes it) is not read, so it holds."""
+    (tmp_path / "s.sh").write_text("echo start\nrm -f victim\n")
+    (tmp_path / "run.sh").write_text("#!/usr/bin/env bash\nset -e\nrm -f victim\n")
+    (tmp_path / "safe.sh").write_text("#!/bin/sh\necho hello\n")
+    (tmp_path / "y").symlink_to("/bin/rm")
+    shutil.copy2(shutil.which("rm"), tmp_path / "copy")           # `cp /bin/rm copy` in an earlier step
+    assert (DENY_RM.denies("Bash", {"command": command}, str(tmp_path)) is not None) == denied
