@@ -130,6 +130,7 @@ class PermissionDecided:
     tool: str
     decision: PermissionDecision
     rules: tuple[str, ...] = ()   # what "allow always" wrote (.contextual/config.local.toml)
+    once_only: str = ""           # "always" was asked for, but no rule could match the call again: why
 
 
 @dataclass(frozen=True)

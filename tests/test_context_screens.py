@@ -16,6 +16,7 @@ from contextual.core.session import SessionWriter, load_session
 from tests.engine_helpers import engine_with, finish, finished, read_action, run
 from tests.history_helpers import ledger_session as _session
 from tests.tui_helpers import wait_for
+from contextual.tui.format import tokens
 from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
 from contextual.tui.screens.loss_ledger import LossLedgerScreen
 from contextual.tui.screens.policies import PoliciesScreen
@@ -160,11 +161,23 @@ async def test_preview_says_when_the_summary_is_no_smaller_than_the_rounds_it_re
     app = Host(CompactionPreviewScreen(_review(long_summary, loop.create_future())))
     async with app.run_test(size=SIZE) as pilot:
         assert "compacting saves nothing" in text_of(app, "#preview-loss")
-        assert f"round(s), ~{replaced / 1000:.1f}k tokens)" in text_of(app, "#preview-head") or \
-            f"round(s), ~{replaced} tokens)" in text_of(app, "#preview-head")
+        assert f", ~{tokens(replaced)} tokens); keeps" in text_of(app, "#preview-head")
         app.screen.query_one(TextArea).load_text("Summary: retry bug in src/net/http_client.py.")
         await wait_for(pilot, lambda: "compacting saves nothing" not in text_of(app, "#preview-loss"))
         assert "summary ~" in text_of(app, "#preview-loss") and "tokens, replacing ~" in text_of(app, "#preview-loss")
+
+
+async def test_a_retry_over_an_edited_summary_asks_once_before_dropping_the_edits():
+    loop = asyncio.get_running_loop()
+    app = Host(CompactionPreviewScreen(_review("Summary.", loop.create_future())))
+    async with app.run_test(size=SIZE) as pilot:
+        app.screen.query_one(TextArea).load_text("Summary. And the port is 8443.")
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert not app.results and any("drops your edits" in n.message for n in app._notifications)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: app.results)
+    assert app.results[0].action == "retry"
 
 
 async def test_preview_retry_carries_instructions_and_escape_cancels():

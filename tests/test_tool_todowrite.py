@@ -21,6 +21,18 @@ async def test_stores_in_place_and_recaps(ctx):
     assert second["data"]["recap"] == "Todos: 1/1 completed"
 
 
+async def test_claude_codes_active_form_is_taken_and_kept_but_not_offered_in_the_prompt(ctx):
+    """Models trained on Claude Code send `activeForm`; it was refused as an unknown argument."""
+    todos = [{"content": "Run the tests", "status": "in_progress", "activeForm": "Running the tests"},
+             {"content": "Fix bug", "status": "pending", "activeForm": ""}]
+    result = await run_tool(TodoWriteTool(), {"todos": todos}, ctx)
+    assert result["status"] == "success"
+    assert ctx.todos == [todos[0], {"content": "Fix bug", "status": "pending"}]
+    assert "activeForm" not in TodoWriteTool.args.render()
+    refused = await run_tool(TodoWriteTool(), {"todos": [{"content": "x", "status": "pending", "owner": "me"}]}, ctx)
+    assert refused["status"] == "error" and "owner" in refused["error"]["message"]
+
+
 def test_recap_of_an_empty_list():
     assert todo_recap([]) == "Todos: none"
 

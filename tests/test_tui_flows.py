@@ -160,6 +160,7 @@ async def test_allow_always_for_a_pipeline_writes_one_rule_per_command_and_never
             assert "Bash(echo a-b:*)" in local and "Bash(tail -1)" in local and "echo hi" not in local
             assert "allowed from now on (Bash(echo a-b:*), Bash(tail -1)" in notes
             assert "allowed once, not always" in notes and (app.config.project_root / "out.txt").exists()
+            assert notes.count("Bash: allowed once") == 1          # said once, with why (it was said twice)
 
 
 async def test_a_rules_file_linking_outside_the_project_is_named_in_the_chat_and_not_sent(tmp_path):
@@ -421,3 +422,14 @@ async def test_quitting_with_a_queued_message_exits_cleanly(tmp_path):
             await wait_for(pilot, lambda: app.return_code is not None)
         gate.set()
         assert app.return_code == 0 and app._exception is None and len(srv.requests) == 1
+
+
+async def test_a_draft_left_in_the_input_at_quit_is_kept_in_the_input_history(tmp_path):
+    """ctrl+c twice (or ctrl+q) with a half-written message quit and lost it; ↑ brings it back next time."""
+    with server([finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            app.query_one("#prompt").load_text("refactor the cart so that")
+            await pilot.press("ctrl+q")
+            await wait_for(pilot, lambda: app.return_code is not None)
+        assert app.return_code == 0 and app.remembered.inputs()[-1] == "refactor the cart so that"

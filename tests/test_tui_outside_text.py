@@ -64,3 +64,19 @@ async def test_a_confirm_modals_buttons_show_their_keys(tmp_path):
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal) and len(app.screen.query(Button)) == 2)
             labels = {b.id: str(b.label) for b in app.screen.query(Button)}
             assert labels == {"no": "No [n]", "yes": "Undo [y]"}, labels
+
+
+async def test_a_tool_result_whose_arguments_hold_brackets_opens_with_them_as_written(tmp_path):
+    """The stored-vs-full screen's header names the call's arguments: `[/]` in a Glob pattern ended the app."""
+    from contextual.tui.screens.stored_full import StoredFullScreen
+    from contextual.tui.widgets.history_view import HistoryView
+    from tests.tui_helpers import open_history_row
+    glob = 'Thought: find\nAction: Glob[{"pattern": "**/*[/]*"}]'
+    with FakeLLMServer(kind="openai", script=[glob, finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await run_turn(pilot, "find files")
+            row = next(i for i, m in enumerate(app.query_one(HistoryView).messages) if m.role == "tool")
+            screen = await open_history_row(pilot, row)
+            assert isinstance(screen, StoredFullScreen) and app.is_running
+            assert "**/*[/]*" in str(screen.query_one("#stored-full-header").render())

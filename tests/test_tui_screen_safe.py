@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from contextual.core import events as ev
 from contextual.core import secrets
 from tests.fakes.llm_server import FakeLLMServer, Reply
@@ -77,3 +79,17 @@ async def test_a_key_streamed_across_fragments_never_shows_in_part(tmp_path, mon
             assert len(answer_parts) > 2 and len(step_parts) > 5          # it did stream in pieces
             screen = app.export_screenshot().replace("&#160;", " ")
             assert "done: [redacted] is set" in screen and key[:8] not in screen
+
+
+async def test_a_key_typed_into_the_prompt_is_neither_sent_nor_kept_in_the_input_history(tmp_path):
+    """The session file already said [redacted]; the request and .inputs.json held the key as typed."""
+    key = "sk-typed-secret-0123456789"
+    with FakeLLMServer(kind="openai", script=[Reply("Thought: ok\nAction: Finish[noted]")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, api_key=key), animate=False)
+        async with app.run_test(size=(120, 30)) as pilot:
+            await run_turn(pilot, f"my key is {key} ok")
+            sent = json.dumps(srv.requests)
+            assert "my key is [redacted] ok" in sent and key not in sent
+            assert key not in app.remembered.inputs_path.read_text()
+            assert "my key is [redacted] ok" in app.remembered.inputs()
+            assert key[:10] not in app.export_screenshot()

@@ -104,3 +104,27 @@ async def test_an_approval_that_cannot_be_written_still_holds_for_this_run(tmp_p
                                               for n in app.query(".notice")))
             assert [r.text for r in host.config.permissions.allow] == ["Bash(make:*)"]
             assert app.is_running and app._exception is None
+
+
+async def test_at_40x12_what_a_project_asks_for_scrolls_into_view_before_it_is_approved():
+    """The box was cut at the screen's edge: the list being approved (bypass, an allow rule, a server's command)
+    could not be read. The question now scrolls within the screen, with the arrow keys, the buttons still shown."""
+    from textual.app import App
+    from textual.containers import VerticalScroll
+    items = [trust.Item("permission mode", "bypass", ("permission mode bypass: every tool call runs unasked",), "a"),
+             trust.Item("allow rules", "allow", ("allow Bash(rm:*)", "allow Bash(curl:*)"), "b"),
+             trust.Item("MCP server tracker", "mcp", ("command: node /srv/tracker.js --serve", "env: A=b"), "c")]
+
+    class Host(App):
+        def on_mount(self) -> None:
+            self.push_screen(TrustModal(items, Path("/work/project")))
+
+    app = Host()
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        body = app.screen.query_one("#trust-body", VerticalScroll)
+        assert body.region.bottom <= app.screen.query_one("#trust-buttons").region.y <= 12
+        assert body.max_scroll_y > 0
+        await pilot.press("pagedown", "pagedown", "pagedown")
+        assert body.scroll_y == body.max_scroll_y          # the end of the list, its server's command, is reachable
+        assert app.screen.query_one("#yes").region.bottom <= 12

@@ -25,7 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Tab, Tabs, TextArea
 from textual.worker import Worker, WorkerError, WorkerState
 
-from contextual.core import tokens
+from contextual.core import secrets, tokens
 from contextual.core.config import Config
 from contextual.core.messages import Message
 from contextual.tui import commands
@@ -408,7 +408,7 @@ class ContextualApp(App):
     # ----- input
     @on(PromptInput.Submitted)
     async def submitted(self, event: PromptInput.Submitted) -> None:
-        text = event.text
+        text = secrets.redact(event.text)       # a key typed or pasted is neither kept in the input history nor sent
         self.remembered.add_input(text)
         parsed = commands.parse(text)
         if parsed is not None:
@@ -580,6 +580,9 @@ class ContextualApp(App):
         open_message(self, event.message)
 
     async def action_quit(self) -> None:
+        draft = self.query(PromptInput).first().text if self.query(PromptInput) else ""
+        if draft.strip():            # a message being written is not lost: ↑ brings it back next time
+            self.remembered.add_input(secrets.redact(draft))
         self.stop_turn()
         for worker in list(self.workers):
             # The turn just cancelled ends as CANCELLED, and waiting on it raises: that is the quit working.

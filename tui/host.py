@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
 from contextual.core.config import Config
 from contextual.core.messages import Message
+from contextual.tui.format import plural
 
 if TYPE_CHECKING:       # the engine is imported where one is made: the app's first frame does not wait for it
     from contextual.core.agent import Engine
@@ -156,8 +157,8 @@ class RealHost:
         loaded = load_session(path or self.session_path(session_id))
         engine = self._engine()
         restore_into(engine, loaded)
-        notices = [f"resumed session {loaded.session_id[:8]}: {len(loaded.history)} messages, "
-                   f"{len(loaded.compactions)} compaction(s)"] + list(loaded.warnings)
+        notices = [f"resumed session {loaded.session_id[:8]}: {plural(len(loaded.history), 'message')}, "
+                   f"{plural(len(loaded.compactions), 'compaction')}"] + list(loaded.warnings)
         try:
             attach(engine, *open_writer(self.config, loaded.path))
         except SessionError as exc:

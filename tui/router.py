@@ -198,7 +198,8 @@ class EventRouter:
             modal.dismiss(ev.PermissionAnswer("deny"))
 
     async def on_permission_decided(self, e: ev.PermissionDecided) -> None:
-        label = {"allow_once": "allowed once", "allow_session": "allowed for this session",
+        once = f"allowed once, not always: {e.once_only}" if e.once_only else "allowed once"
+        label = {"allow_once": once, "allow_session": "allowed for this session",
                  "allow_always": f"allowed from now on ({', '.join(e.rules)} in .contextual/config.local.toml)",
                  "deny": "denied"}
         await self.ui.chat.add_notice(f"{e.tool}: {label[e.decision]}",

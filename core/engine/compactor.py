@@ -70,7 +70,8 @@ class Compactor:
         if plan.note:                          # fewer rounds kept than keep_rounds: the user is told why
             yield Notice(f"compaction: {plan.note}", "info")
         yield CompactionProgress("choosing", time.monotonic() - started, 0,
-                                 f"archiving {plan.rounds_archived} round(s), keeping {plan.rounds_kept}"
+                                 f"archiving {plan.rounds_archived} round{'s' if plan.rounds_archived != 1 else ''}, keeping "
+                                 f"{plan.rounds_kept}"
                                  + (f" ({plan.note})" if plan.note else ""))
         files = await asyncio.to_thread(compaction.files_for, plan, config.project_root)   # disk off the loop
         reviewed = self._interactive and (preview or (trigger == "auto" and config.compaction_preview))

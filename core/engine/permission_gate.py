@@ -47,12 +47,12 @@ class PermissionGate:
         answer = await future
         decision: PermissionDecision = answer.decision
         always = proposal if decision == "allow_always" else None
+        once_only = ""
         if always is not None and not always.rules:     # no rule would match it again: allowed once, and why
-            decision = "allow_once"
-            self._recorder.pending.append(f"{name}: allowed once, not always: {always.why}")
+            decision, once_only = "allow_once", always.why
         if self._recorder.session is not None:
             self._recorder.session.append_permission(name, decision)
-        yield PermissionDecided(name, decision, always.rules if always is not None else ())
+        yield PermissionDecided(name, decision, always.rules if always is not None else (), once_only)
         if decision == "allow_always" and always is not None:   # rules in the local project file, and this session
             try:
                 permissions.add_allow_rules(root, always.rules, config.home)

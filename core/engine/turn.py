@@ -87,7 +87,7 @@ class TurnLoop:
             return
         for ev in self.sync_tools():
             yield ev
-        text = valid_unicode(text)
+        text = secrets.redact(valid_unicode(text))      # a key in the message is never sent (nor recorded)
         typed = preprocess(text, config.project_root)
         whole = self._controls.whole_input(typed)        # the user's `!command` results whole, when any
         question = self._controls.with_reminders(typed, consume=True)
@@ -359,6 +359,6 @@ class TurnLoop:
             counts[a.action] = counts.get(a.action, 0) + 1
         steps = ", ".join(f"{action} ×{n}" for action, n in counts.items())
         first, last = adjustments[0], adjustments[-1]
-        return TurnAdjustments(adjustments, f"the prompt was fitted to the window at {len(adjustments)} point(s) "
+        return TurnAdjustments(adjustments, f"the prompt was fitted to the window at {len(adjustments)} point{'s' if len(adjustments) != 1 else ''} "
                                             f"this turn ({steps}); last {last.tokens_before:,} → "
                                             f"{last.tokens_after:,} tokens (first {first.tokens_before:,})")

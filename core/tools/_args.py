@@ -32,6 +32,7 @@ class Arg:
     item_label: str = "item"                   # arrays: how an element is named in errors ("edit 2: …")
     min_items: int = 0
     shown: str = ""                            # the type as the prompt names it, when not `kind` (a schema's)
+    listed: bool = True                        # False: accepted, but not offered in the prompt (costs tokens)
 
     def render(self) -> str:
         if self.shown:
@@ -56,7 +57,7 @@ class ArgSpec:
         object.__setattr__(self, "_by_name", {arg.name: arg for arg in self.args})
 
     def render(self) -> str:
-        return "{" + ", ".join(arg.render() for arg in self.args) + "}"
+        return "{" + ", ".join(arg.render() for arg in self.args if arg.listed) + "}"
 
     def validate(self, value: object) -> dict[str, Any]:
         """A copy of `value` without null optional arguments; ToolError on the first problem."""

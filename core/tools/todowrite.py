@@ -29,7 +29,8 @@ def _clean(todos: list[dict[str, Any]]) -> list[dict[str, Any]]:
         content = todo["content"].strip()
         if not content:
             raise ToolError("invalid_argument", f"todo {number}: content is empty")
-        clean.append({"content": content, "status": todo["status"]})
+        active = (todo.get("activeForm") or "").strip()
+        clean.append({"content": content, "status": todo["status"], **({"activeForm": active} if active else {})})
     return clean
 
 
@@ -38,7 +39,10 @@ class TodoWriteTool:
     example = ""                # the arguments speak for themselves: no example in L1
     description = "your task list for multi-step work: send the whole list each time."
     args = ArgSpec((Arg("todos", LIST, item_label="todo",
-                        items=ArgSpec((Arg("content", STR), Arg("status", STR, choices=STATUSES)))),))
+                        items=ArgSpec((Arg("content", STR), Arg("status", STR, choices=STATUSES),
+                                       # Claude Code's form for the item in progress ("Running the tests"):
+                                       # models trained on it send it; kept, never asked for
+                                       Arg("activeForm", STR, required=False, listed=False)))),))
     needs_permission = False
     edits_files = False
 

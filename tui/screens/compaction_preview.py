@@ -13,7 +13,7 @@ from contextual.core.context.compaction_review import CompactionReview, ReviewDe
 from contextual.core.context.ledger import Ledger, LostFact, repaired
 from contextual.core.messages import Message
 from contextual.tui.css import stylesheet
-from contextual.tui.format import tokens
+from contextual.tui.format import plural, tokens
 from contextual.tui.screens.loss_ledger import LossLedgerScreen
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -45,6 +45,7 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
         super().__init__()
         self.review = review
         self._recount: Timer | None = None
+        self._retry_asked = False
         # What the archived rounds cost in the prompt now (their stored forms): a summary no smaller saves nothing.
         self.replaced = sum(counts.count(m.content) for m in review.archive)
 
@@ -53,7 +54,7 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
         rounds = sum(1 for m in r.archive if m.role == "user")
         with Vertical(id="preview-box"):
             yield Static(f"{r.trigger} compaction · attempt {r.attempt} · replaces {len(r.archive)} messages "
-                         f"({rounds} round(s), ~{tokens(self.replaced)} tokens); keeps {len(r.kept)} verbatim",
+                         f"({plural(rounds, 'round')}, ~{tokens(self.replaced)} tokens); keeps {len(r.kept)} verbatim",
                          id="preview-head", markup=False)
             with Horizontal(id="preview-panes"):
                 with VerticalScroll(id="preview-archive"):
@@ -110,6 +111,12 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
         self.dismiss(ReviewDecision.accept(text))
 
     def action_retry(self) -> None:
+        edited = self.query_one(TextArea).text.strip() != self.review.summary.strip()
+        if edited and not self._retry_asked:         # a retry replaces the summary: edits would go unsaid
+            self._retry_asked = True
+            self.notify("A retry asks for a new summary and drops your edits to this one: ctrl+r again to retry, "
+                        "ctrl+s keeps them", severity="warning", timeout=6)
+            return
         self.dismiss(ReviewDecision.retry(self.query_one("#preview-instructions", Input).value.strip()))
 
     def action_cancel(self) -> None:

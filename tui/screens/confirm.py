@@ -9,13 +9,27 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Static
 
 
 def answer_bindings(yes_key: str, yes: str, no: str) -> list[BindingType]:
-    """`yes_key` answers yes; n and esc answer no (the screen's `action_answer`)."""
-    return [Binding(yes_key, "answer(True)", yes), Binding("n,escape", "answer(False)", no)]
+    """`yes_key` answers yes; n and esc answer no (the screen's `action_answer`); the arrows and page keys scroll
+    a question longer than the screen (the screen's `action_scroll_question`)."""
+    return [Binding(yes_key, "answer(True)", yes), Binding("n,escape", "answer(False)", no),
+            Binding("down", "scroll_question(1)", show=False), Binding("up", "scroll_question(-1)", show=False),
+            Binding("pagedown", "scroll_question(10)", show=False),
+            Binding("pageup", "scroll_question(-10)", show=False)]
+
+
+def fit_question(screen: Screen, prefix: str, frame: int) -> None:
+    """The question scrolls within the screen (at 40x12 the trust list was cut off with no way to read it): at
+    most the box's nine tenths of the height less its `frame` (border, buttons, margins)."""
+    screen.query_one(f"#{prefix}-body").styles.max_height = max(2, screen.size.height * 9 // 10 - frame)
+
+
+def scroll_question(screen: Screen, prefix: str, lines: int) -> None:
+    screen.query_one(f"#{prefix}-body", VerticalScroll).scroll_relative(y=lines, animate=False)
 
 
 class Answers(Horizontal):
@@ -63,6 +77,12 @@ class ConfirmModal(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         yield from question_box("confirm", self.title_text, self.question,
                                 Answers(f"{self.no} [n]", f"{self.yes} [y]", id="confirm-buttons"))
+
+    def on_resize(self) -> None:
+        fit_question(self, "confirm", 7)
+
+    def action_scroll_question(self, lines: int) -> None:
+        scroll_question(self, "confirm", lines)
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(bool(yes))

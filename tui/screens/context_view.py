@@ -9,7 +9,7 @@ import re
 from collections import defaultdict
 
 from contextual.tui.css import stylesheet
-from contextual.tui.format import one_line, tokens
+from contextual.tui.format import one_line, plural, tokens
 from contextual.tui.observation import readable_lines
 from contextual.tui.prompt_view import LAYERS, Shown, ShownMessage
 from rich.console import RenderableType
@@ -119,7 +119,7 @@ class ContextScreen(Screen):
                 with Collapsible(title=block_title(index, m), collapsed=True, classes=f"-{m.form or 'plain'}"):
                     yield Static(render_content(m.content), classes="content")
             if s.dropped:
-                yield Static(Text(f"── not sent: {len(s.dropped)} message(s) dropped to fit the window ──",
+                yield Static(Text(f"── not sent: {plural(len(s.dropped), 'message')} dropped to fit the window ──",
                                   style="bold #d75f5f"), classes="cache-mark")
         yield Footer()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from contextual.tui.css import stylesheet
-from contextual.tui.format import one_line, tokens
+from contextual.tui.format import one_line, plural, tokens
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -33,7 +33,7 @@ def render_servers(rows: list[Any], l1_total: int, summary: str = "") -> Text | 
     table.add_column(justify="right", no_wrap=True)
     mcp_total = sum(sum(r.tool_tokens) for r in rows)
     table.add_row(Text("MCP tools in L1", style="bold"),
-                  Text(f"{sum(len(r.tools) for r in rows)} tools of {len(rows)} server(s)"),
+                  Text(f"{plural(sum(len(r.tools) for r in rows), 'tool')} of {plural(len(rows), 'server')}"),
                   Text(f"{tokens(mcp_total)} of {tokens(l1_total)} tok", style="bold"))
     if summary:         # within the budget, or past it: L1 names the servers, ToolSearch finds the tools
         table.add_row("", Text(summary, style="yellow" if "ToolSearch" in summary else "dim"), "")

@@ -35,7 +35,8 @@ def asks_to(tool: str) -> str:
 def always_line(always: AlwaysRules) -> Text:
     """What "always" would do, shown before it is pressed: the rules it writes, or why it only allows once."""
     if not always.rules:
-        return Text.assemble(("always", "bold"), f" allows this once only: {always.why}")
+        return Text.assemble(("always", "bold"), f" would allow this once only, as no rule could match it again: "
+                                                 f"{always.why}")
     return Text.assemble(("always", "bold"), " adds the rule" + ("s " if len(always.rules) > 1 else " "),
                          (", ".join(always.rules), "bold"), " to .contextual/config.local.toml")
 

@@ -10,7 +10,7 @@ from contextual.core.context.stored_render import sent_text
 from contextual.core.messages import Message
 from contextual.core.tokens import shared_cache
 from contextual.tui.css import stylesheet
-from contextual.tui.format import args_label, tokens
+from contextual.tui.format import args_label, plural, tokens
 from contextual.tui.observation import align, gutter_width, readable_lines
 from contextual.tui.prompt_view import Shown
 from contextual.tui.widgets.aligned_pane import AlignedPane
@@ -56,7 +56,7 @@ class StoredFullScreen(Screen):
             f" {m.tool_name or 'tool'} {args_label(m.meta.get('args'), 80)} · step {m.meta.get('step', '?')} · "
             f"{dropped} line{'s' if dropped != 1 else ''} of the full form not sent"
             + ("" if m.full else " · (no full form was recorded)"),
-            id="stored-full-header",
+            id="stored-full-header", markup=False,     # arguments are the model's: `[/]` ended the app
         )
         gutter = gutter_width(self.stored_lines, self.full_lines, rows=len(self.alignment.full))
         stored = AlignedPane(self.alignment.stored, gutter=gutter, id="stored")
@@ -72,8 +72,8 @@ class StoredFullScreen(Screen):
         full = self.query_one("#full", AlignedPane)
         stored_tokens = self.sent.tokens if self.sent is not None else shared_cache.count(self.message.content)
         full_tokens = shared_cache.count(self.message.full or self.message.content)
-        stored.border_title = f"sent as {self.form} · {len(self.stored_lines)} lines · {tokens(stored_tokens)} tok"
-        full.border_title = f"full · {len(self.full_lines)} lines · {tokens(full_tokens)} tok"
+        stored.border_title = f"sent as {self.form} · {plural(len(self.stored_lines), 'line')} · {tokens(stored_tokens)} tok"
+        full.border_title = f"full · {plural(len(self.full_lines), 'line')} · {tokens(full_tokens)} tok"
         stored.border_subtitle = "blue: added by the rule · ┄ gap: not stored"
         full.border_subtitle = "red: dropped from history"
         stored.focus()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from contextual.core.trust import Item
 from contextual.tui.css import stylesheet
-from contextual.tui.screens.confirm import Answers, answer_bindings, question_box
+from contextual.tui.screens.confirm import Answers, answer_bindings, fit_question, question_box, scroll_question
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.screen import ModalScreen
@@ -47,6 +47,12 @@ class TrustModal(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         answers = Answers(Text("Not now [n]"), Text("Approve [a]"), id="trust-buttons", compact=True)
         yield from question_box("trust", "Trust this project's config?", describe(self.items, self.project), answers)
+
+    def on_resize(self) -> None:
+        fit_question(self, "trust", 5)
+
+    def action_scroll_question(self, lines: int) -> None:
+        scroll_question(self, "trust", lines)
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(bool(yes))

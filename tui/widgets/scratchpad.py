@@ -16,7 +16,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from contextual.core.tokens import shared_cache
-from contextual.tui.format import args_label, tokens
+from contextual.tui.format import args_label, plural, tokens
 from contextual.tui.observation import gutter_width, numbered_line, readable_lines
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -72,7 +72,7 @@ def render_step(record: StepRecord, spinner_frame: str = "") -> Group:
         lines = readable_lines(record.observation)
         size = shared_cache.count(record.observation)
         status = f" · {record.status}" if record.status and record.status != "success" else ""
-        parts.append(Text(f"┄ Observation · full · {len(lines)} lines · {tokens(size)} tok{status} ┄",
+        parts.append(Text(f"┄ Observation · full · {plural(len(lines), 'line')} · {tokens(size)} tok{status} ┄",
                           style="bold #5fafaf"))
         shown = lines[:MAX_OBSERVATION_LINES]
         # No row numbers here: a Read's lines carry the file's own, shown once in their own column.
