@@ -178,7 +178,7 @@ async def test_a_rules_file_linking_outside_the_project_is_named_in_the_chat_and
 
 async def test_cancel_mid_turn_records_interrupted(tmp_path):
     slow = slow_answer()
-    with server([slow]) as srv:
+    with server([slow, finish("first"), finish("second")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
             await type_and_send(pilot, "take your time")
@@ -193,6 +193,12 @@ async def test_cancel_mid_turn_records_interrupted(tmp_path):
             notes = [str(w.render()) for w in app.query_one(ChatLog).children]
             assert any("cancelled" in n for n in notes)
             assert app.engine.history.messages[0].content == "take your time"
+            # the next question carries a note that the one before it was stopped; the one after does not
+            await run_turn(pilot, "something else")
+            await run_turn(pilot, "and more")
+            last_user = [[m["content"] for m in r["messages"] if m["role"] == "user"][-1] for r in srv.requests[-2:]]
+            assert "stopped your previous turn" in last_user[0] and "something else" in last_user[0]
+            assert "stopped your previous turn" not in last_user[1]
 
 
 def gated(answer: str, gate: threading.Event):

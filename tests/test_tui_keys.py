@@ -182,6 +182,25 @@ async def test_a_key_typed_while_a_pane_has_the_focus_goes_to_the_prompt(tmp_pat
             assert prompt.text == "fix it!" and app.focused is prompt
 
 
+async def test_a_line_typed_in_one_burst_while_the_history_has_the_focus_is_sent(tmp_path):
+    """`quick⏎` arriving at once (a fast typist, tmux send-keys, a paste): every key of the burst was queued at the
+    History, which had the focus; its letters reached the prompt, its Enter was lost, so nothing was sent."""
+    from contextual.tui.widgets.history_view import HistoryView
+    with FakeLLMServer(kind="openai", script=[finish("one"), finish("two")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await type_and_send(pilot, "hello")
+            await wait_for(pilot, lambda: not app.turn_running and len(srv.requests) == 1)
+            app.query_one(HistoryView).focus()
+            await pilot.pause()
+            for key, character in [*((c, c) for c in "quick"), ("enter", "\r")]:
+                app.post_message(events.Key(key, character))       # all queued before the first is handled
+            await wait_for(pilot, lambda: len(srv.requests) == 2)
+            assert app.query_one(PromptInput).text == ""
+            last = [m for m in srv.requests[-1]["messages"] if m["role"] == "user"][-1]["content"]
+            assert last.startswith("quick")
+
+
 async def test_choosing_a_region_tab_gives_its_pane_the_keys_and_typing_still_reaches_the_prompt(tmp_path):
     from tests.tui_helpers import run_turn
     with FakeLLMServer(kind="openai", script=[finish("one"), finish("two")]) as srv:

@@ -355,7 +355,15 @@ class ContextualApp(App):
     def on_key(self, event: events.Key) -> None:
         """A character typed while a pane has the focus (after tab or a click) goes to the prompt, as in any chat
         app, instead of being lost; keys a pane binds (the History's p, the Scratchpad's [ ]) stay the pane's."""
-        if not (event.is_printable and event.character) or self.screen is not self.screen_stack[0]:
+        if self.screen is not self.screen_stack[0]:
+            return
+        if event.key == "enter" and isinstance(self.focused, PromptInput):
+            # The prompt takes its own enter: this one was queued at the pane that had the focus when a burst
+            # (`quick⏎`, a paste) arrived, before its first letter moved the focus here. It sends, as typed.
+            self.focused.submit()
+            event.stop()
+            return
+        if not (event.is_printable and event.character):
             return
         # A printable key that bubbles up here was typed into no text widget (they stop what they insert); in a
         # burst the rest arrive after the first moved the focus, so this does not ask who has the focus.

@@ -47,6 +47,10 @@ from contextual.core.context.compaction_review import Event
 FORMAT_ERROR_TOOL = "FormatError"
 
 
+INTERRUPTED_NOTE = ("<system-reminder>\nThe user stopped your previous turn before it finished; what it did is "
+                    "above. Go on with it only if this message asks you to.\n</system-reminder>")
+
+
 class TurnLoop:
     def __init__(self, settings: Settings, prompt: PromptState, recorder: Recorder, toolbox: Toolbox,
                  gate: PermissionGate, controls: ContextControls, compactor: Compactor) -> None:
@@ -157,6 +161,9 @@ class TurnLoop:
             recorder.append(aborted_result(call))
         if recorder.session is not None:
             recorder.session.append_interrupted("cancelled by the user")
+        # Without it the next prompt holds two questions in a row and the model may answer the first as unfinished
+        # business: it is told once, with the next input (as Claude Code's "[Request interrupted by user]").
+        self._controls.remind(INTERRUPTED_NOTE)
 
     async def _loop(self, turn_id: str) -> AsyncGenerator[Event, None]:
         config, prompt = self._settings.config, self._prompt
