@@ -32,7 +32,7 @@ def test_a_small_budget_keeps_fewer_and_says_so():
     messages = _rounds(6, 400)            # ~500 tokens a round by len/4
     plan = plan_compaction(messages, 10, (1_100, lambda t: len(t) // 4))
     assert plan is not None and plan.rounds_kept == 2 and plan.rounds_archived == 4
-    assert plan.note == "kept 2 rounds, not 10: they fill the window"
+    assert plan.note == "the newest rounds fill the window, so 2 are kept whole (keep_rounds 10)"
     assert plan.archive + plan.kept == messages                     # every round archived or kept, none lost
 
 
@@ -45,7 +45,7 @@ async def test_engine_compacts_at_an_8k_window_keeping_what_fits(tmp_path: Path)
             events = await run(engine, f"question {i}")
             notes += [e.message for e in events if isinstance(e, Notice)]
         assert engine.compactions, notes
-        assert any("not 10: they fill the window" in n for n in notes), notes
+        assert any("fill the window, so" in n and "(keep_rounds 10)" in n for n in notes), notes
         assert not any("dropped" in n or "drop_round" in n for n in notes)
 
 

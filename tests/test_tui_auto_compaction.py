@@ -22,12 +22,13 @@ SUMMARY = "## Summary\nThe user asked two questions about the cart; both were an
 
 
 @asynccontextmanager
-async def past_the_trigger(tmp_path: Path, summary: object = None) -> AsyncIterator[tuple[FakeLLMServer, Any, Any]]:
+async def past_the_trigger(tmp_path: Path, summary: object = None, more: tuple[str, ...] = ()
+                           ) -> AsyncIterator[tuple[FakeLLMServer, Any, Any]]:
     """Two turns at window 4000 (trigger 3200), one round kept: the second answer reports 3500 prompt tokens, so the
     next input is past the trigger with one closed round to archive. The server's script then holds the summary
     and a third answer."""
     script = [finish("first answer"), Reply(finish("second answer"), usage_input=3500),
-              summary if summary is not None else Reply(SUMMARY, chunk_delay=0.01), finish("third answer")]
+              summary if summary is not None else Reply(SUMMARY, chunk_delay=0.01), finish("third answer"), *more]
     with FakeLLMServer(kind="openai", script=script) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=4000, keep_rounds=1), animate=False)
         async with app.run_test(size=SIZE) as pilot:
@@ -109,16 +110,21 @@ async def test_a_manual_compaction_card_stays_until_closed(tmp_path):
             assert "enter or esc closes" in str(app.screen.query_one("#compaction-hint").render())
 
 
-async def test_text_typed_while_an_automatic_compaction_runs_goes_to_the_input(tmp_path):
-    async with past_the_trigger(tmp_path) as (srv, app, pilot):
+async def test_text_typed_over_an_automatic_compaction_goes_to_the_input_and_enter_sends_it(tmp_path):
+    """`next one⏎` typed while the card is up: the letters go to the input beneath; enter closes the card and
+    sends them, queued behind the running turn (it left them in the input, where the next message ran into
+    them: `question 3question 4`)."""
+    async with past_the_trigger(tmp_path, more=(finish("fourth answer"),)) as (srv, app, pilot):
         await type_and_send(pilot, "question three")
         await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal), timeout=10)
         await pilot.press("n", "e", "x", "t", "space", "o", "n", "e")
-        await pilot.press("enter")                        # the card's: the turn goes on
-        pad = app.query_one(ScratchpadView)
-        await wait_for(pilot, lambda: not isinstance(app.screen, CompactionModal) and pad.turns[-1].outcome == "finished",
-                       timeout=10)
         assert app.query_one("#prompt").text == "next one"
+        await pilot.press("enter")
+        pad = app.query_one(ScratchpadView)
+        await wait_for(pilot, lambda: len(pad.turns) == 4 and pad.turns[-1].outcome == "finished", timeout=10)
+        assert [m.content for m in app.engine.history.messages if m.role == "user"][-2:] == ["question three",
+                                                                                            "next one"]
+        assert app.query_one("#prompt").text == ""
 
 
 

@@ -581,7 +581,10 @@ class ContextualApp(App):
 
     @on(CompactionModal.TypedAhead)
     def typed_ahead(self, event: CompactionModal.TypedAhead) -> None:
-        self.query_one(PromptInput).insert(event.text)
+        prompt = self.query_one(PromptInput)
+        prompt.insert(event.text)
+        if event.send:
+            prompt.submit()
 
     @on(HistoryView.OpenMessage)
     def open_message(self, event: HistoryView.OpenMessage) -> None:

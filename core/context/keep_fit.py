@@ -4,7 +4,7 @@ Seed 002 A4 keeps "at least the last 10 rounds" — which a 200k window holds. A
 be larger than the window itself, and a compaction that keeps them all cannot help. So the kept rounds must also
 fit a budget: half of what the trigger leaves after the prompt's fixed part (system prompt, rules, input); the
 other half is room for the summaries and for the next turn to grow. The newest rounds are kept first, whole;
-the rest go into the summary, and the user is told ("kept 3 rounds, not 10: they fill the window").
+the rest go into the summary, and the user is told ("the newest rounds fill the window, so 3 are kept whole").
 """
 
 from __future__ import annotations
@@ -37,4 +37,5 @@ def round_sizes(all_rounds: Sequence[Sequence[Message]], size: Callable[[str], i
 
 def kept_note(kept: int, keep_rounds: int) -> str:
     """What the card and the notice say when the budget, not keep_rounds, decided."""
-    return f"kept {kept} round{'' if kept == 1 else 's'}, not {keep_rounds}: they fill the window"
+    return (f"the newest rounds fill the window, so {kept} {'is' if kept == 1 else 'are'} kept whole "
+            f"(keep_rounds {keep_rounds})")

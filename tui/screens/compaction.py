@@ -82,15 +82,17 @@ class CompactionModal(ModalScreen[None]):
     AUTO_CONTINUE_S = 5.0          # an automatic compaction's card closes itself after this, and its turn goes on
 
     class TypedAhead(Message):
-        """Text typed while the modal is up: the app puts it in the input beneath (the modal takes no text)."""
+        """Text typed while the modal is up: the app puts it in the input beneath (the modal takes no text);
+        `send`: enter came after it, so the input is sent (queued behind the running turn)."""
 
-        def __init__(self, text: str) -> None:
+        def __init__(self, text: str, send: bool = False) -> None:
             super().__init__()
-            self.text = text
+            self.text, self.send = text, send
 
     def __init__(self, trigger: str, pre_tokens: int, rounds: int, *,
                  on_cancel: Callable[[], None], live_clock: bool = True) -> None:
         super().__init__()
+        self.typed = False          # text typed over the card went to the input: enter then sends it
         self.trigger, self.pre_tokens, self.rounds = trigger, pre_tokens, rounds
         self.on_cancel = on_cancel
         self.live_clock = live_clock
@@ -175,6 +177,7 @@ class CompactionModal(ModalScreen[None]):
         # characters go to the input beneath instead of nowhere (enter and esc stay the modal's).
         if event.is_printable and event.character:
             event.stop()
+            self.typed = True
             self.post_message(self.TypedAhead(event.character))
 
     def action_cancel_or_close(self) -> None:
@@ -187,5 +190,8 @@ class CompactionModal(ModalScreen[None]):
             self.on_cancel()
 
     def action_close(self) -> None:
+        if self.typed:              # `question 3⏎` typed over the card: the message is sent, not left half-typed
+            self.typed = False
+            self.post_message(self.TypedAhead("", send=True))
         if self.result is not None:
             self.dismiss(None)

@@ -44,7 +44,8 @@ class CompactionHistoryScreen(ModalScreen[Any]):
             lost = str(ledger.lost()) if ledger is not None else "–"
             recall = f"{ledger.kept()}/{ledger.total}" if ledger is not None and ledger.total else "–"
             # Text, not str: a DataTable reads a str cell as markup, and paths and reasons come from outside
-            table.add_row(str(number), (record.timestamp or "")[:19].replace("T", " "), record.trigger,
+            when = (record.timestamp or "")[5:16].replace("T", " ")      # 11-27 02:22: the year is not news
+            table.add_row(str(number), when, record.trigger,
                           tokens(record.pre_tokens), tokens(record.post_tokens), recall, lost,
                           Text(record.fallback or ""), Text(", ".join(record.files_included) or "none"))
 

@@ -66,8 +66,9 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
                         id="preview-instructions")
 
     def on_mount(self) -> None:
-        self.query_one("#preview-box").border_title = ("Compaction preview · ctrl+s accept · ctrl+r retry · "
-                                                       "ctrl+t add missing · ctrl+l what it loses · esc cancel")
+        # the two ways out first: at 80 columns the end of the title is cut
+        self.query_one("#preview-box").border_title = ("Compaction preview · ctrl+s accept · esc cancel · ctrl+r retry · "
+                                                       "ctrl+t add missing · ctrl+l what it loses")
         self.query_one("#preview-archive").border_title = "archived rounds"
         self.query_one("#preview-summary").border_title = "summary (editable)"
         self.query_one(TextArea).focus()

@@ -52,7 +52,8 @@ class PoliciesScreen(ModalScreen[str | None]):
     def on_mount(self) -> None:
         self.query_one("#policies-box").border_title = "Context policies on this session · enter makes one live · esc"
         table = self.query_one(DataTable)
-        table.add_columns("policy", "tokens", "vs live", "billed (cache)", "recall", "line recall", "peak")
+        # short heads: at 80 columns the last one was cut (billed: with the cache's prices; lines: line recall)
+        table.add_columns("policy", "tokens", "vs live", "billed", "recall", "lines", "peak")
         if not any(m.role == "user" for m in self.record):
             self.query_one("#policies-status", Static).update("Nothing to replay yet: this session has no turns.")
             return

@@ -46,10 +46,12 @@ class SessionPicker(ModalScreen[str | None]):
         table.add_column("title", key="title")
         for name in ("rounds", "compactions", "tokens", "id"):
             table.add_column(name, key=name)
+        # the title takes what the other columns leave (at 80 columns the id was cut off)
+        width = min(60, max(16, self.app.size.width - 62))
         for info in self.sessions:
             here = str(info.id) == self.current
             table.add_row(str(getattr(info, "updated", ""))[:16].replace("T", " "),
-                          Text(("● " if here else "") + one_line(self.title_of(info), 60),
+                          Text(("● " if here else "") + one_line(self.title_of(info), width),
                                style="bold" if here else ""),
                           str(getattr(info, "rounds", "")), str(getattr(info, "compactions", "")),
                           tokens(getattr(info, "last_tokens", None)), str(info.id)[:8], key=str(info.id))
