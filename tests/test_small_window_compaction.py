@@ -175,3 +175,27 @@ async def test_the_meters_promise_holds_and_the_card_shows_the_meters_figure(tmp
         finally:
             await provider.aclose()
     assert promised == kept and any(promised)
+
+
+async def test_a_turn_that_read_a_big_file_does_not_make_the_next_message_compact(tmp_path):
+    """At 8k, a turn reads a 5k-token file: its last call's usage is past the trigger (the observation was whole
+    in it), while history keeps the observation stored and the next prompt is small. The trigger's basis is that
+    usage rebased on what the prompt no longer holds, so the next message does not compact (each one did, a
+    summary call per message); a prompt that really grew past the trigger still does."""
+    from tests.engine_helpers import engine_with
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "big.py").write_text("".join(f"def handler_{i}(request):\n    return route_{i}(request)\n"
+                                         for i in range(400)))
+    async with engine_with(root, [finish("hello"), read_action("big.py"), finish("read it"), finish("three")],
+                           context_window=8000, keep_rounds=1) as (engine, srv):
+        finished(await run(engine, "hi"))
+        finished(await run(engine, "read big.py"))
+        assert engine.last_usage is not None and engine.last_usage > engine.config.threshold
+        sent = engine.next_prompt().total
+        trigger = engine.compaction_due("a short question")
+        assert srv.requests and trigger.basis == "usage"
+        assert trigger.estimate < trigger.threshold and not trigger.due, (trigger, sent)
+        assert abs(trigger.estimate - sent * engine.prompt.calibration.factor("fake-model")) < 300
+        events = await run(engine, "a short question")
+        assert not [e for e in events if isinstance(e, CompactionStarted)]

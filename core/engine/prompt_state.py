@@ -187,7 +187,8 @@ class PromptState:
         archivable = self.archive_plan() is not None
         if counted is None:      # the unfitted size: a prompt the builder had to fit is due whatever usage said
             counted = self.build(None).unfitted
-        return compaction_due(last_usage=self.usage.last, counted=counted or 0, input_text=input_text,
+        basis = self.usage.basis(counted or 0, self.calibration.factor(config.model))
+        return compaction_due(last_usage=basis, counted=counted or 0, input_text=input_text,
                               archivable=archivable, messages=len(self.history.messages), auto=config.auto_compact,
                               threshold=config.threshold,
                               warn_at=min(int(config.warn_ratio * config.context_window), config.threshold))

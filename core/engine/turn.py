@@ -243,7 +243,7 @@ class TurnLoop:
                     yield ReasoningDelta(chunk.text, step)
                 elif isinstance(chunk, UsageChunk):
                     self._prompt.calibration.observe(config.model, built.total, chunk.input_tokens)
-                    usage = self._prompt.usage.take(chunk, config)
+                    usage = self._prompt.usage.take(chunk, config, sent=built.total)
                     self._recorder.usage(usage)
                     yield usage
                 elif isinstance(chunk, StreamDone) and chunk.stop_reason == "restart":

@@ -16,9 +16,11 @@ class Usage:
         self.last: int | None = None              # input + output tokens of the last call: None once stale
         self.last_call: UsageFigures | None = None
         self.session = UsageFigures()
+        self.sent: int | None = None              # our count of the prompt that call sent (None: not known)
 
-    def take(self, chunk: UsageChunk, config: Config) -> UsageEvent:
+    def take(self, chunk: UsageChunk, config: Config, sent: int | None = None) -> UsageEvent:
         self.last = chunk.input_tokens + chunk.output_tokens
+        self.sent = sent
         self.last_call = UsageFigures(chunk.input_tokens, chunk.output_tokens, chunk.cached_tokens,
                                       chunk.cache_creation_tokens, cost(chunk, config.model, config.models))
         self.session = self.session.plus(self.last_call)
@@ -33,4 +35,14 @@ class Usage:
 
     def forget(self) -> None:
         """History changed under the last call (compaction, rewind): the next estimate is a count."""
-        self.last = None
+        self.last, self.sent = None, None
+
+    def basis(self, counted: int, factor: float = 1.0) -> int | None:
+        """A6's last usage, rebased on what the prompt changed since that call: the server's count of what it was
+        sent plus (in its units, by the calibration `factor`) what the next prompt adds or no longer holds, by our
+        count. A turn's last call held its observations whole and the history keeps them stored: the bare usage
+        said 'compacts at the next message' at 6.5k of an 8k window while the next prompt was 1.8k, and every
+        message compacted. Without our count of that call (a resumed session) it is the usage as reported."""
+        if self.last is None or self.sent is None or self.last_call is None:
+            return self.last
+        return max(0, self.last_call.input_tokens + round((counted - self.sent) * factor))
