@@ -102,6 +102,7 @@ class UsageEvent:
     output_tokens: int
     cached_tokens: int = 0
     cache_creation_tokens: int = 0
+    model: str = ""            # the model the call named: a resumed session prices each call at its own model's
 
     @property
     def total(self) -> int:

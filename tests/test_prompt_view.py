@@ -106,6 +106,24 @@ async def test_cost_of_a_priced_model_counts_cached_input_at_its_own_price(tmp_p
     assert view.cost == pytest.approx(1.75) and view.cached_tokens == 600_000
 
 
+async def test_a_resumed_session_prices_each_call_at_the_model_it_named(tmp_path: Path):
+    """Calls to an unpriced model, then `/model gpt-4o` and a fork (or resume): the earlier calls were priced at
+    gpt-4o, a cost nobody paid. Each usage entry now records its model."""
+    from contextual.core.engine.usage import Usage
+    from contextual.core.session import SessionWriter, load_session
+    from tests.engine_helpers import make_config
+    writer = SessionWriter.create(tmp_path / "home", tmp_path, session_id="priced")
+    script = [Reply(finish("a"), usage_input=1_000_000, usage_output=0)]
+    async with engine_with(tmp_path, script, model="fake-model", session=writer) as (engine, srv):
+        await run(engine, "one")
+    await writer.close()
+    calls = load_session(writer.path).calls
+    assert [c.model for c in calls] == ["fake-model"]
+    usage = Usage()
+    usage.restore(calls, make_config(tmp_path, "http://127.0.0.1:9", model="gpt-4o"))
+    assert usage.session.input_tokens == 1_000_000 and usage.session.cost is None
+
+
 @pytest.mark.parametrize("output_format", ["text", "stream-json"])
 async def test_headless_never_computes_a_prompt_view(tmp_path: Path, output_format: str):
     """-p shows no prompt: the PromptChanged events it gets are never expanded into views (each is a full count)."""

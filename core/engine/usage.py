@@ -24,14 +24,15 @@ class Usage:
         self.last_call = UsageFigures(chunk.input_tokens, chunk.output_tokens, chunk.cached_tokens,
                                       chunk.cache_creation_tokens, cost(chunk, config.model, config.models))
         self.session = self.session.plus(self.last_call)
-        return UsageEvent(chunk.input_tokens, chunk.output_tokens, chunk.cached_tokens, chunk.cache_creation_tokens)
+        return UsageEvent(chunk.input_tokens, chunk.output_tokens, chunk.cached_tokens, chunk.cache_creation_tokens,
+                          config.model or "")
 
     def restore(self, calls: Sequence[UsageEvent], config: Config) -> None:
         """Resume: the session's running figures (tokens, cost at today's prices) from its recorded calls."""
-        for call in calls:
+        for call in calls:      # each at its own model's prices (after /model, a fork priced them at the new one)
             self.session = self.session.plus(UsageFigures(call.input_tokens, call.output_tokens, call.cached_tokens,
                                                           call.cache_creation_tokens,
-                                                          cost(call, config.model, config.models)))
+                                                          cost(call, call.model or config.model, config.models)))
 
     def forget(self) -> None:
         """History changed under the last call (compaction, rewind): the next estimate is a count."""

@@ -185,7 +185,7 @@ def _fold(session: LoadedSession, numbered: list[tuple[int, dict[str, Any]]]) ->
             session.last_usage = None
             session.compactions.append(record)
         elif subtype == "usage":            # shapes were checked by schema.problem when the line was read
-            session.last_usage = _usage(entry["usage"])
+            session.last_usage = _usage(entry["usage"], entry.get("model"))
             session.calls.append(session.last_usage)
         elif subtype == "pins":
             session.pins = list(entry["pinned"])
@@ -234,9 +234,10 @@ def _before(messages: list[Message], message_id: Any) -> list[Message]:
     return messages
 
 
-def _usage(raw: dict[str, Any]) -> UsageEvent:
+def _usage(raw: dict[str, Any], model: Any = None) -> UsageEvent:
     return UsageEvent(input_tokens=raw["input_tokens"], output_tokens=raw["output_tokens"],
-                      cached_tokens=raw.get("cached_tokens", 0), cache_creation_tokens=raw.get("cache_creation_tokens", 0))
+                      cached_tokens=raw.get("cached_tokens", 0), cache_creation_tokens=raw.get("cache_creation_tokens", 0),
+                      model=model if isinstance(model, str) else "")
 
 
 @dataclass

@@ -28,8 +28,10 @@ def system_body(subtype: str, **fields: Any) -> dict[str, Any]:
     return {"type": "system", "subtype": subtype, **fields}
 
 
-def usage_body(input_tokens: int, output_tokens: int, cached_tokens: int, cache_creation_tokens: int) -> dict[str, Any]:
-    return system_body("usage", usage={"input_tokens": input_tokens, "output_tokens": output_tokens,
+def usage_body(input_tokens: int, output_tokens: int, cached_tokens: int, cache_creation_tokens: int,
+               model: str = "") -> dict[str, Any]:
+    return system_body("usage", **({"model": model} if model else {}),
+                       usage={"input_tokens": input_tokens, "output_tokens": output_tokens,
                                        "cached_tokens": cached_tokens, "cache_creation_tokens": cache_creation_tokens})
 
 
