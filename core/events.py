@@ -103,6 +103,7 @@ class UsageEvent:
     cached_tokens: int = 0
     cache_creation_tokens: int = 0
     model: str = ""            # the model the call named: a resumed session prices each call at its own model's
+    sent: int | None = None    # our count of the prompt it sent: a resumed session rebases A6's basis on it
 
     @property
     def total(self) -> int:

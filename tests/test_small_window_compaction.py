@@ -9,6 +9,7 @@ from pathlib import Path
 from contextual.core.agent import Engine
 from contextual.core.events import CompactionFinished, CompactionStarted, Notice
 from contextual.core.providers.factory import make_provider
+from contextual.core.runtime import restore_into
 from contextual.core.session import SessionWriter, load_session
 from tests.engine_helpers import finish, finished, make_config, read_action, run
 from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
@@ -187,8 +188,9 @@ async def test_a_turn_that_read_a_big_file_does_not_make_the_next_message_compac
     root.mkdir()
     (root / "big.py").write_text("".join(f"def handler_{i}(request):\n    return route_{i}(request)\n"
                                          for i in range(400)))
+    writer = SessionWriter.create(tmp_path / "home", root, session_id="bigread")
     async with engine_with(root, [finish("hello"), read_action("big.py"), finish("read it"), finish("three")],
-                           context_window=8000, keep_rounds=1) as (engine, srv):
+                           context_window=8000, keep_rounds=1, session=writer) as (engine, srv):
         finished(await run(engine, "hi"))
         finished(await run(engine, "read big.py"))
         assert engine.last_usage is not None and engine.last_usage > engine.config.threshold
@@ -197,5 +199,9 @@ async def test_a_turn_that_read_a_big_file_does_not_make_the_next_message_compac
         assert srv.requests and trigger.basis == "usage"
         assert trigger.estimate < trigger.threshold and not trigger.due, (trigger, sent)
         assert abs(trigger.estimate - sent * engine.prompt.calibration.factor("fake-model")) < 300
+        resumed = Engine(engine.config, None)         # resumed: the usage entry holds our count of that call
+        restore_into(resumed, load_session(writer.path))
+        again = resumed.compaction_due("a short question")
+        assert again.basis == "usage" and abs(again.estimate - trigger.estimate) < 50 and not again.due
         events = await run(engine, "a short question")
         assert not [e for e in events if isinstance(e, CompactionStarted)]

@@ -25,7 +25,7 @@ class Usage:
                                       chunk.cache_creation_tokens, cost(chunk, config.model, config.models))
         self.session = self.session.plus(self.last_call)
         return UsageEvent(chunk.input_tokens, chunk.output_tokens, chunk.cached_tokens, chunk.cache_creation_tokens,
-                          config.model or "")
+                          config.model or "", sent)
 
     def restore(self, calls: Sequence[UsageEvent], config: Config) -> None:
         """Resume: the session's running figures (tokens, cost at today's prices) from its recorded calls."""
@@ -33,6 +33,12 @@ class Usage:
             self.session = self.session.plus(UsageFigures(call.input_tokens, call.output_tokens, call.cached_tokens,
                                                           call.cache_creation_tokens,
                                                           cost(call, call.model or config.model, config.models)))
+        last = calls[-1] if calls else None
+        if last is not None and self.last == last.total and last.sent is not None:   # still the basis: rebased
+            self.sent = last.sent
+            self.last_call = UsageFigures(last.input_tokens, last.output_tokens, last.cached_tokens,
+                                          last.cache_creation_tokens, cost(last, last.model or config.model,
+                                                                           config.models))
 
     def forget(self) -> None:
         """History changed under the last call (compaction, rewind): the next estimate is a count."""
@@ -43,7 +49,8 @@ class Usage:
         sent plus (in its units, by the calibration `factor`) what the next prompt adds or no longer holds, by our
         count. A turn's last call held its observations whole and the history keeps them stored: the bare usage
         said 'compacts at the next message' at 6.5k of an 8k window while the next prompt was 1.8k, and every
-        message compacted. Without our count of that call (a resumed session) it is the usage as reported."""
+        message compacted. Without our count of that call (a session written before it was recorded) it is the
+        usage as reported."""
         if self.last is None or self.sent is None or self.last_call is None:
             return self.last
         return max(0, self.last_call.input_tokens + round((counted - self.sent) * factor))

@@ -185,7 +185,7 @@ def _fold(session: LoadedSession, numbered: list[tuple[int, dict[str, Any]]]) ->
             session.last_usage = None
             session.compactions.append(record)
         elif subtype == "usage":            # shapes were checked by schema.problem when the line was read
-            session.last_usage = _usage(entry["usage"], entry.get("model"))
+            session.last_usage = _usage(entry["usage"], entry.get("model"), entry.get("counted"))
             session.calls.append(session.last_usage)
         elif subtype == "pins":
             session.pins = list(entry["pinned"])
@@ -234,10 +234,11 @@ def _before(messages: list[Message], message_id: Any) -> list[Message]:
     return messages
 
 
-def _usage(raw: dict[str, Any], model: Any = None) -> UsageEvent:
+def _usage(raw: dict[str, Any], model: Any = None, counted: Any = None) -> UsageEvent:
     return UsageEvent(input_tokens=raw["input_tokens"], output_tokens=raw["output_tokens"],
                       cached_tokens=raw.get("cached_tokens", 0), cache_creation_tokens=raw.get("cache_creation_tokens", 0),
-                      model=model if isinstance(model, str) else "")
+                      model=model if isinstance(model, str) else "",
+                      sent=counted if isinstance(counted, int) and not isinstance(counted, bool) and counted > 0 else None)
 
 
 @dataclass

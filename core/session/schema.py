@@ -29,8 +29,8 @@ def system_body(subtype: str, **fields: Any) -> dict[str, Any]:
 
 
 def usage_body(input_tokens: int, output_tokens: int, cached_tokens: int, cache_creation_tokens: int,
-               model: str = "") -> dict[str, Any]:
-    return system_body("usage", **({"model": model} if model else {}),
+               model: str = "", sent: int | None = None) -> dict[str, Any]:
+    return system_body("usage", **({"model": model} if model else {}), **({"counted": sent} if sent else {}),
                        usage={"input_tokens": input_tokens, "output_tokens": output_tokens,
                                        "cached_tokens": cached_tokens, "cache_creation_tokens": cache_creation_tokens})
 

@@ -125,7 +125,7 @@ class SessionWriter:
 
     def append_usage(self, usage: UsageEvent) -> None:
         self._append(schema.usage_body(usage.input_tokens, usage.output_tokens, usage.cached_tokens,
-                                       usage.cache_creation_tokens, usage.model))
+                                       usage.cache_creation_tokens, usage.model, usage.sent))
 
     def append_permission(self, tool: str, decision: str) -> None:
         self._system("permission", permission={"tool": tool, "decision": decision})
