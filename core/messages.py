@@ -15,6 +15,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypedDict
 
 Role = Literal["summary", "user", "assistant", "tool"]
+# The "tool" of a reply the parser refused: its error goes back to the model as that call's result
+FORMAT_ERROR_TOOL = "FormatError"
 
 
 class MessageMeta(TypedDict, total=False):

@@ -6,6 +6,8 @@ from __future__ import annotations
 from contextual.core.session import load_session
 from contextual.tui.app import ContextualApp
 from contextual.tui.screens.rewind_picker import RewindPicker
+from contextual.tui.widgets.chat_log import ChatLog
+from textual.widgets import Static
 from tests.tui_helpers import SIZE, finish, make_host, run_turn, type_and_send, wait_for
 
 
@@ -44,6 +46,9 @@ async def test_rewind_k_forks_before_a_message_and_fork_copies_the_whole_session
             await wait_for(pilot, lambda: app.engine.session_id not in (parent_id, child))
             whole = [m.content for m in app.engine.history.messages if m.role == "user"]
             assert whole == ["first ask", "another way"]
+            await pilot.pause()
+            chat = "\n".join(str(w.render()) for w in app.query_one(ChatLog).query(Static))
+            assert f"forked session {child} into" in chat and "resumed session" not in chat   # one line, the fork's
             grandchild = app.engine.session.path
             await pilot.press("ctrl+q")
     loaded = load_session(grandchild)

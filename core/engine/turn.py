@@ -35,7 +35,7 @@ from contextual.core.events import (ActionEvent, AnswerDelta, BudgetWarning, Eng
                                     StreamRestarted, TextDelta, ThoughtEvent, ToolFinished, ToolOutput, ToolStarted,
                                     TurnAdjustments, TurnFinished)
 from contextual.core.live_tool import run_live
-from contextual.core.messages import Message, MessageMeta
+from contextual.core.messages import FORMAT_ERROR_TOOL, Message, MessageMeta
 from contextual.core.prompt import Adjustment
 from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk,
                                             StreamDone, TextChunk, UsageChunk)
@@ -43,8 +43,6 @@ from contextual.core.react import FINISH, AnswerStream, ReactFormatError, parse_
 from contextual.core.textsafe import valid_unicode
 from contextual.core.tools.base import fail, path_of
 from contextual.core.context.compaction_review import Event
-
-FORMAT_ERROR_TOOL = "FormatError"
 
 
 INTERRUPTED_NOTE = ("<system-reminder>\nThe user stopped your previous turn before it finished; what it did is "

@@ -36,12 +36,15 @@ class Resume:
         await resume(app, session_id)
 
 
-async def resume(app: AppPort, session_id: str | None) -> None:
+async def resume(app: AppPort, session_id: str | None, opening: str | None = None) -> None:
+    """Switch to a saved session; `opening` says how it came (a fork) instead of 'resumed session …'."""
     try:
         opened = app.host.resume(session_id)
     except Exception as exc:
         await app.say(f"cannot resume: {exc}", "error")
         return
+    if opening is not None:
+        opened.notices[:1] = [opening]
     await app.host.close(app.engine)
     await app.show_engine(opened)
 
@@ -83,8 +86,7 @@ async def fork(app: AppPort, before_id: str | None, text: str) -> None:
     except Exception as exc:       # never lose the app over a fork: the session in use is untouched
         await app.say(f"cannot fork: {exc}", "error")
         return
-    await resume(app, writer.session_id)
-    await app.say(f"forked session {parent} into {writer.session_id}; the original is unchanged "
-                  f"(/resume goes back to it)")
+    await resume(app, writer.session_id, f"forked session {parent} into {writer.session_id}; the original is "
+                                         f"unchanged (/resume goes back to it)")
     if text:
         app.load_input(text)

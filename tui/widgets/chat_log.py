@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.markup import escape
 from textual.widgets import Collapsible, Static
 
-from contextual.core.messages import Message
+from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.snapshot.undo import note_for_user
 from contextual.tui.format import args_label, final_answer, stored_status
 from contextual.tui.widgets.tool_trail import ToolTrail
@@ -228,6 +228,8 @@ def _turns(messages: list[Message]) -> list[_Turn]:
             turns[-1].notes.append(note_for_user(message.content))
         elif message.role == "assistant" and message.meta.get("final"):
             turns[-1].answers.append(final_answer(message))
+        elif message.meta.get("format_error") or message.meta.get("tool_name") == FORMAT_ERROR_TOOL:
+            continue        # a reply the parser refused: the live chat shows no call for it either
         elif message.role == "assistant" and message.meta.get("tool_name"):
             turns[-1].calls.append((message.meta.get("tool_name") or "", args_label(message.meta.get("args"), 100),
                                     "running"))

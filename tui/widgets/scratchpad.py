@@ -194,8 +194,9 @@ class ScratchpadView(VerticalScroll):
         self.remove_children()
         self._step_widgets.clear()
         if self.turns:
-            hint = (f"The last turn ({self.turns[-1].outcome}) is kept: [ and ] browse past turns while this pane "
-                    "has the focus (click it).")
+            last = self.turns[-1]
+            hint = (f"Turn {last.number} {last.outcome}. [ shows it again, then the turns before it; ] goes back "
+                    "toward this view (the pane needs the focus: click it).")
         else:
             hint = "Each step of the running turn shows here: Thought, Action, and the full observation."
         self.mount(Static(Text(hint), classes="idle"))

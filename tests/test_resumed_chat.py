@@ -1,0 +1,21 @@
+"""The chat a resumed session shows is built from its record (tui/widgets/chat_log.py): it must say what the live
+chat said."""
+
+from __future__ import annotations
+
+from contextual.core.messages import FORMAT_ERROR_TOOL, Message
+from contextual.tui.widgets.chat_log import _turns
+
+
+def test_a_reply_the_parser_refused_is_not_counted_as_a_tool_call():
+    """Live: `1 tool call · Read`; resumed it said `2 tool calls · FormatError, Read · 1 failed`."""
+    record = [Message("user", "look at a.py", meta={"raw": "look at a.py"}),
+              Message("assistant", "I will read it", meta={"tool_name": FORMAT_ERROR_TOOL, "format_error": True}),
+              Message("tool", "[error format_error: no Action]", meta={"tool_name": FORMAT_ERROR_TOOL}),
+              Message("assistant", 'Action: Read[{"file_path": "a.py"}]',
+                      meta={"tool_name": "Read", "args": {"file_path": "a.py"}}),
+              Message("tool", "[ok] 1 line", meta={"tool_name": "Read"}),
+              Message("assistant", "Finish", meta={"final": True, "answer": "It sets x."})]
+    (turn,) = _turns(record)
+    assert [name for name, _, _ in turn.calls] == ["Read"]
+    assert turn.calls[0][2] != "running" and turn.answers == ["It sets x."]
