@@ -22,10 +22,10 @@ from contextual.core.engine.prompt_state import PromptState
 from contextual.core.engine.recorder import Recorder
 from contextual.core.engine.settings import Settings
 from contextual.core.engine.toolbox import Toolbox
-from contextual.core.engine.turn import FORMAT_ERROR_TOOL, TurnLoop
+from contextual.core.engine.turn import TurnLoop
 from contextual.core.context.compaction_review import Event
 from contextual.core.events import EngineEvent, ErrorEvent, Notice, UsageEvent
-from contextual.core.messages import Message
+from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.ports import SessionSink, SnapshotHook
 from contextual.core.prompt import PromptView, Trigger
 from contextual.core.providers.base import Provider
@@ -145,9 +145,10 @@ class Engine:
         return self.prompt.builder.policy
 
     # ---- turns and compaction ------------------------------------------------------------------------
-    def run_turn(self, text: str) -> AsyncGenerator[Event, None]:
-        """One ReAct turn; ends with `TurnFinished` or `ErrorEvent`."""
-        return self.turn.run(text)
+    def run_turn(self, text: str, typed: str = "") -> AsyncGenerator[Event, None]:
+        """One ReAct turn; ends with `TurnFinished` or `ErrorEvent`. `typed`: what the user typed, when `text` was
+        made from it (`/init`)."""
+        return self.turn.run(text, as_typed=typed)
 
     async def run_command(self, command: CustomCommand, arguments: str) -> AsyncGenerator[Event, None]:
         """A custom command's turn (issue 30.3): its prompt with the arguments put in and its shell lines' output
@@ -164,7 +165,9 @@ class Engine:
             text, ran = await inline_shell(text, self.config, granted)
             for one in ran:
                 yield Notice(one.note, "info" if one.note.startswith("ran ") else "warning")
-        async with aclosing(self.turn.run(text, grants=command.allowed_tools, model=command.model)) as events:
+        typed = f"{command.name} {arguments}".strip()
+        async with aclosing(self.turn.run(text, grants=command.allowed_tools, model=command.model,
+                                          as_typed=typed)) as events:
             async for ev in events:
                 yield ev
 

@@ -31,6 +31,10 @@ async def test_init_runs_a_turn_that_writes_the_chosen_file_and_keeps_an_existin
             await wait_for(pilot, lambda: (root / "AGENTS.md").exists() and not app.turn_running)
             first = srv.requests[0]["messages"][-1]["content"]
             assert "AGENTS.md does not exist yet" in first and "python -m pytest" in first   # the starter draft
+            # the chat and the record say what was typed, not the prompt made from it
+            assert "you  /init AGENTS.md" in chat_text(app) and "does not exist yet" not in chat_text(app)
+            asked = next(m for m in app.engine.history.messages if m.role == "user")
+            assert asked.meta["raw"] == "/init AGENTS.md" and "does not exist yet" in asked.content
             await wait_for(pilot, lambda: len(srv.requests) == 2)
             await type_and_send(pilot, "/init")                             # AGENTS.md exists: it is the default
             await wait_for(pilot, lambda: len(srv.requests) == 3 and not app.turn_running)

@@ -443,18 +443,22 @@ class ContextualApp(App):
         self.start_turn(text)
 
     # ----- turns and compaction (workers)
-    def start_turn(self, text: str, command: CustomCommand | None = None, arguments: str = "") -> None:
+    def start_turn(self, text: str, command: CustomCommand | None = None, arguments: str = "",
+                   typed: str = "") -> None:
         try:
             self.host.ensure_session(self.engine)
         except Exception as exc:      # a session that cannot be written: the turn still runs, unsaved
             self.notify(f"session not saved: {exc}", severity="error", timeout=8)
-        self._turn(text, command, arguments)
+        self._turn(text, command, arguments, typed)
 
     @work(exclusive=True, group="turn", exit_on_error=False)
-    async def _turn(self, text: str, command: CustomCommand | None, arguments: str) -> None:
+    async def _turn(self, text: str, command: CustomCommand | None, arguments: str, typed: str) -> None:
         await self.started()        # sent within the first second: the turn waits, off the UI thread
-        stream = self.engine.run_turn(text) if command is None else self.engine.run_command(command, arguments)
-        await self.router.consume_turn(text, stream)
+        if command is not None:
+            typed = f"{command.name} {arguments}".strip()
+        stream = (self.engine.run_turn(text, typed=typed) if command is None
+                  else self.engine.run_command(command, arguments))
+        await self.router.consume_turn(typed or text, stream)     # the chat shows what was typed
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def _compact(self, instructions: str | None, keep_rounds: int | None = None) -> None:

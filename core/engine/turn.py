@@ -78,10 +78,12 @@ class TurnLoop:
         return out
 
     # ---- one turn --------------------------------------------------------------------------------
-    async def run(self, text: str, grants: tuple[str, ...] = (), model: str = "") -> AsyncGenerator[Event, None]:
+    async def run(self, text: str, grants: tuple[str, ...] = (), model: str = "", as_typed: str = ""
+                  ) -> AsyncGenerator[Event, None]:
         """One turn; `grants`: permission rules that hold without asking for this turn only (a custom command's
         allowed-tools); `model`: the model this turn's calls name (a custom command's `model:`), the session's
-        model back afterwards."""
+        model back afterwards; `as_typed`: what the user typed when `text` was made from it (`/init`, `/review a.py`):
+        recorded as the message's `raw`, what a resumed chat shows and /rewind gives back."""
         config, prompt, recorder = self._settings.config, self._prompt, self._recorder
         ev: Event
         if self._settings.provider is None:
@@ -111,7 +113,7 @@ class TurnLoop:
         turn_id = uuid.uuid4().hex[:12]
         self._adjustments = []
         recorder.append(Message("user", question, full=whole,
-                                meta={"turn": turn_id, "raw": text, "timestamp": now_iso()}))
+                                meta={"turn": turn_id, "raw": secrets.redact(as_typed) or text, "timestamp": now_iso()}))
         prompt.start_turn(question)
         self.running = True
         self._gate.turn_grants = grants

@@ -25,7 +25,7 @@ class Init:
         if app.busy("/init"):
             return
         draft = await asyncio.to_thread(starter_code_law, root)
-        app.start_turn(init_prompt(name, (root / name).exists(), draft))
+        app.start_turn(init_prompt(name, (root / name).exists(), draft), typed=f"/init {name}")
 
 
 class Export:

@@ -78,9 +78,11 @@ class AppPort(Protocol):
 
     def load_input(self, text: str) -> None: ...
 
-    def start_turn(self, text: str, command: CustomCommand | None = None, arguments: str = "") -> None:
+    def start_turn(self, text: str, command: CustomCommand | None = None, arguments: str = "",
+                   typed: str = "") -> None:
         """Send `text` as the user's next message; for a custom `command`, the engine runs it with `arguments`
-        (its shell lines, its granted tools) and `text` is what the chat shows."""
+        (its shell lines, its granted tools); the chat and the record show what was typed (`typed`, or the
+        command's name and arguments), not the prompt made from it."""
 
     def start_compaction(self, instructions: str | None, keep_rounds: int | None) -> None:
         """The compaction worker (previewed, in the turn group)."""
