@@ -29,6 +29,28 @@ async def test_hash_line_goes_to_the_projects_agents_md_and_the_next_prompt_send
             assert not srv.requests                                           # nothing was sent to the model
 
 
+async def test_slash_memory_shows_the_files_and_with_text_remembers_it(tmp_path):
+    """Claude Code users type /memory: it showed 'unknown command'. Without text it shows both files (what every
+    prompt sends in L2); with text it asks where, as `# text` does."""
+    from contextual.tui.screens.info import InfoScreen
+    from tests.test_tui_outside_text import rendered
+    with server([finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            root = app.config.project_root
+            (root / "AGENTS.md").write_text("# Rules\n- use tabs\n")
+            await type_and_send(pilot, "/memory")
+            await wait_for(pilot, lambda: isinstance(app.screen, InfoScreen))
+            shown = rendered(app.screen.body)
+            assert str(root / "AGENTS.md") in shown and "- use tabs" in shown and "(nothing yet)" in shown
+            await pilot.press("escape")
+            await type_and_send(pilot, "/memory keep the tests fast")
+            await wait_for(pilot, lambda: isinstance(app.screen, MemoryChoice))
+            await pilot.press("p")
+            await wait_for(pilot, lambda: "remembered in" in chat_text(app))
+            assert (root / "AGENTS.md").read_text().endswith("- keep the tests fast\n") and not srv.requests
+
+
 async def test_u_goes_to_the_users_own_file_and_esc_gives_the_line_back(tmp_path):
     with server([finish("ok")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)

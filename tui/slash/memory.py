@@ -31,3 +31,33 @@ def ask_and_remember(app: AppPort, text: str) -> None:
         app.show_prompt()
 
     app.push_screen(MemoryChoice(line, project, user), chosen)
+
+
+MEMORY_SHOWN_CHARS = 4000      # of each file: the whole is in the file, and in /context
+
+
+class Memory:
+    """`/memory [text]` (Claude Code's name): with text, remember it as `# text` does; without, show the two files
+    the remembered lines go to, which every prompt sends in L2, and how to add to them."""
+
+    async def run(self, app: AppPort, argument: str) -> None:
+        if argument.strip():
+            ask_and_remember(app, "# " + argument.strip())
+            return
+        from rich.text import Text
+
+        from contextual.core import memory
+        from contextual.tui.screens.info import InfoScreen
+        body = Text()
+        for label, path in (("this project", memory.project_file(app.config.project_root)),
+                            ("every project", memory.user_file(app.config.home))):
+            body.append(f"{label}: {path}\n", style="bold")
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+            except OSError as exc:
+                text = f"(cannot be read: {exc})"
+            body.append((text[:MEMORY_SHOWN_CHARS] + (" …" if len(text) > MEMORY_SHOWN_CHARS else "")
+                         if text.strip() else "(nothing yet)") + "\n\n")
+        body.append("`# text` in the input (or /memory text) adds a line to one of them; edit them as files.",
+                    style="dim")
+        app.push_screen(InfoScreen("Memory: the rules files every prompt sends", body))
