@@ -67,7 +67,8 @@ class Engine:
         reserve = [] if interactive or not config.reserve_notice else [config.reserve_notice]   # the app: _connect
         self.recorder = Recorder(self.prompt.history, session, snapshots, [*unapproved, *reserve, *(warnings or [])])
         self.gate = PermissionGate(self.settings, self.recorder, interactive)
-        self.compactor = Compactor(self.settings, self.prompt, self.recorder, self.controls.pins, interactive)
+        self.compactor = Compactor(self.settings, self.prompt, self.recorder, self.controls.pins, interactive,
+                                   remind=self.controls.remind)
         self.turn = TurnLoop(self.settings, self.prompt, self.recorder, self.toolbox, self.gate, self.controls,
                              self.compactor)
 

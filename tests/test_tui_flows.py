@@ -332,7 +332,7 @@ async def test_compaction_cancel_falls_back_to_truncation(tmp_path):
     """UI.md: esc during a compaction falls back to truncation (the preview's cancel is the way out that changes
     nothing)."""
     stalled = Reply("## Summary\n" + "slow " * 400, chunk_delay=0.05)
-    with server(compaction_script(2) + [stalled]) as srv:
+    with server(compaction_script(2) + [stalled, finish("after")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url, keep_rounds=1), animate=False)
         async with app.run_test(size=SIZE) as pilot:
             for i in range(2):
@@ -348,6 +348,10 @@ async def test_compaction_cancel_falls_back_to_truncation(tmp_path):
             assert "fell back to truncation" in card and "Compaction done" not in card
             await pilot.press("escape")
             assert not isinstance(app.screen, CompactionModal)
+            # the model is told, once, that older rounds left without a summary
+            await run_turn(pilot, "what now")
+            sent = [m["content"] for m in srv.requests[-1]["messages"] if m["role"] == "user"][-1]
+            assert "removed without a summary" in sent and "what now" in sent
 
 
 async def test_without_a_model_the_app_opens_and_explains(tmp_path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from contextlib import aclosing
-from typing import TYPE_CHECKING, AsyncGenerator, Sequence
+from typing import TYPE_CHECKING, AsyncGenerator, Callable, Sequence
 
 from contextual.core.clock import now_iso
 from contextual.core.context.history import CompactionPlan
@@ -25,10 +25,17 @@ if TYPE_CHECKING:      # the summary machinery loads with the first compaction, 
     from contextual.core.context.file_analyzer import FileReport
 
 
+def truncation_note(rounds: int, why: str | None) -> str:
+    return (f"<system-reminder>\nThe {rounds} oldest round{'s' if rounds != 1 else ''} of this conversation were "
+            f"removed without a summary ({why or 'no summary'}): what they held is not above. If you need it, ask "
+            "the user.\n</system-reminder>")
+
+
 class Compactor:
     def __init__(self, settings: Settings, prompt: PromptState, recorder: Recorder, pins: Pins,
-                 interactive: bool) -> None:
+                 interactive: bool, remind: Callable[[str], None] = lambda note: None) -> None:
         self._settings = settings
+        self._remind = remind           # a note that rides on the next input (ContextControls.remind)
         self._prompt = prompt
         self._recorder = recorder
         self._pins = pins
@@ -149,6 +156,9 @@ class Compactor:
         current = prompt.history.messages[prompt.turn_start:] if prompt.turn_start is not None else []
         kept_from = next((m.id for m in [*outcome.plan.kept, *current] if m.id not in held), None)
         prompt.apply_compaction(outcome.summary, kept_from, held)
+        if outcome.summary is None and outcome.plan.rounds_archived:
+            # E2's truncation leaves no summary: without a word the model takes the kept rounds for the start
+            self._remind(truncation_note(outcome.plan.rounds_archived, outcome.fallback))
         post = prompt.compaction_due().estimate
         record = CompactionRecord(outcome.trigger, pre, post, tuple(outcome.files_included), outcome.fallback,
                                   outcome.plan.rounds_archived, ledger, kept_from, tuple(held), now_iso(),
