@@ -156,8 +156,7 @@ class PromptState:
 
     def view_of(self, built: Built, input_text: str = "") -> PromptView:
         """A built prompt with the figures around it (the turn's own build, not a second one)."""
-        without_input = built.unfitted - built.tokens.get("input", 0)
-        trigger = self._trigger(input_text, without_input)
+        trigger = self._trigger(input_text, built)
         config, usage = self.config, self.usage
         return PromptView(tuple(built.messages), tuple(built.dropped), dict(built.tokens), built.total,
                           config.context_window, self.fit_limit(), trigger, tuple(built.adjustments),
@@ -182,13 +181,17 @@ class PromptState:
         """What an automatic compaction would archive now: closed rounds only (a turn in progress stays)."""
         return plan_compaction(self.l3(), self.config.keep_rounds, self.keep_budget())
 
-    def _trigger(self, input_text: str, counted: int | None) -> Trigger:
+    def _trigger(self, input_text: str, built: Built | None) -> Trigger:
         config = self.config
         archivable = self.archive_plan() is not None
-        if counted is None:      # the unfitted size: a prompt the builder had to fit is due whatever usage said
-            counted = self.build(None).unfitted
-        basis = self.usage.basis(counted or 0, self.calibration.factor(config.model))
-        return compaction_due(last_usage=basis, counted=counted or 0, input_text=input_text,
+        if built is None:
+            built = self.build(None)
+        typed = built.tokens.get("input", 0)
+        # the unfitted size: a prompt the builder had to fit is due whatever usage said (issue 24); the usage is
+        # rebased on the next prompt as it will be sent, fitted as the last one was
+        counted = built.unfitted - typed
+        basis = self.usage.basis(built.total - typed, self.calibration.factor(config.model))
+        return compaction_due(last_usage=basis, counted=counted, input_text=input_text,
                               archivable=archivable, messages=len(self.history.messages), auto=config.auto_compact,
                               threshold=config.threshold,
                               warn_at=min(int(config.warn_ratio * config.context_window), config.threshold))
