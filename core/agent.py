@@ -166,9 +166,8 @@ class Engine:
             text, ran = await inline_shell(text, self.config, granted)
             for one in ran:
                 yield Notice(one.note, "info" if one.note.startswith("ran ") else "warning")
-        typed = f"{command.name} {arguments}".strip()
         async with aclosing(self.turn.run(text, grants=command.allowed_tools, model=command.model,
-                                          as_typed=typed)) as events:
+                                          as_typed=command.as_typed(arguments))) as events:
             async for ev in events:
                 yield ev
 

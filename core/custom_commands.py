@@ -53,6 +53,10 @@ class CustomCommand:
     def needs_approval(self) -> bool:
         return bool(self.allowed_tools or self.shell_lines)
 
+    def as_typed(self, arguments: str) -> str:
+        """What the user typed to run it (`/review a.py`): what the chat shows and the record keeps as `raw`."""
+        return f"{self.name} {arguments}".strip()
+
     def expand(self, arguments: str) -> str:
         """The prompt: $ARGUMENTS is everything after the command, $1…$9 its words (empty when absent)."""
         words = arguments.split()

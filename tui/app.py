@@ -455,7 +455,7 @@ class ContextualApp(App):
     async def _turn(self, text: str, command: CustomCommand | None, arguments: str, typed: str) -> None:
         await self.started()        # sent within the first second: the turn waits, off the UI thread
         if command is not None:
-            typed = f"{command.name} {arguments}".strip()
+            typed = command.as_typed(arguments)
         stream = (self.engine.run_turn(text, typed=typed) if command is None
                   else self.engine.run_command(command, arguments))
         await self.router.consume_turn(typed or text, stream)     # the chat shows what was typed
