@@ -21,6 +21,7 @@ import os
 import re
 import shlex
 import shutil
+import stat
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -262,15 +263,26 @@ _SYSTEM_FOLDERS = ("/usr/", "/bin/", "/sbin/", "/lib", "/etc/")
 _SHELL_SHEBANG = re.compile(rb"#!\s*\S*/(?:env\s+)?(?:ba|da|a)?sh\b")
 
 
-def _script_text(path: str, root: str) -> str | None:
-    """A script's text as the shell would read it now; None when it is missing, too long or not text."""
-    full = os.path.join(root, path)
+def _read_regular(full: str, limit: int) -> bytes | None:
+    """Up to `limit` bytes of a regular file; None for anything else. A FIFO named as the script (`mkfifo s.sh`,
+    then `bash s.sh`) would block the check for good: it is opened without waiting and not read."""
     try:
-        with open(full, "rb") as handle:
-            data = handle.read(MAX_SCRIPT_BYTES + 1)
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
-    if len(data) > MAX_SCRIPT_BYTES or b"\0" in data:
+    try:
+        return os.read(fd, limit) if stat.S_ISREG(os.fstat(fd).st_mode) else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _script_text(path: str, root: str) -> str | None:
+    """A script's text as the shell would read it now; None when it is missing, too long, not a file or not
+    text."""
+    data = _read_regular(os.path.join(root, path), MAX_SCRIPT_BYTES + 1)
+    if data is None or len(data) > MAX_SCRIPT_BYTES or b"\0" in data:
         return None
     return data.decode("utf-8", errors="replace")
 
@@ -289,11 +301,8 @@ def _copy_of(path: str, rule: Rule) -> str:
 
 def _shell_shebang(full: str) -> bool:
     """Whether the file is a script for bash or a POSIX sh (its first line), which the kernel runs in one."""
-    try:
-        with open(full, "rb") as handle:
-            return _SHELL_SHEBANG.match(handle.read(128)) is not None
-    except OSError:
-        return False
+    head = _read_regular(full, 128)
+    return head is not None and _SHELL_SHEBANG.match(head) is not None
 
 
 def _relative_paths(path: str, root: str) -> tuple[str | None, str | None]:

@@ -279,3 +279,16 @@ def test_what_a_line_runs_from_files_is_read_as_it_is_on_disk(tmp_path, command,
     (tmp_path / "y").symlink_to("/bin/rm")
     shutil.copy2(shutil.which("rm"), tmp_path / "copy")           # `cp /bin/rm copy` in an earlier step
     assert (DENY_RM.denies("Bash", {"command": command}, str(tmp_path)) is not None) == denied
+
+
+def test_a_fifo_named_as_the_script_is_not_read_and_holds(tmp_path):
+    """`mkfifo s.sh` in one step, `bash s.sh` in the next: opening it to read would block the check for good."""
+    import os
+    import threading
+    os.mkfifo(tmp_path / "s.sh")
+    found: list = []
+    check = threading.Thread(target=lambda: found.append(DENY_RM.denies("Bash", {"command": "bash s.sh"},
+                                                                        str(tmp_path))), daemon=True)
+    check.start()
+    check.join(10)
+    assert not check.is_alive() and found and found[0] is not None
