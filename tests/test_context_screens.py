@@ -217,3 +217,21 @@ async def test_policies_screen_replays_the_session_and_enter_picks_a_policy(tmp_
         await wait_for(pilot, lambda: app.results)
     assert app.results == ["raw"]
     assert screen.figures["raw"].calls == len(srv.requests) == 3
+    assert "They send the same here" not in str(screen.query_one("#policies-status", Static).render())
+
+
+async def test_policies_that_send_the_same_say_why(tmp_path):
+    """A session whose turns have no earlier step: every row is the same, which read as a broken screen."""
+    root = tmp_path / "project"
+    root.mkdir()
+    writer = SessionWriter.create(tmp_path / "home", root, session_id="polsame")
+    async with engine_with(root, [finish("one"), finish("two")], session=writer) as (engine, srv):
+        finished(await run(engine, "first"))
+        finished(await run(engine, "second"))
+        await writer.close()
+        config = engine.config
+    app = Host(PoliciesScreen(load_session(writer.path).full_record, config, "ours", ("ours", "raw", "mask")))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "3 policies replayed on this session's 2 turns" in text_of(app, "#policies-status"))
+        assert len({f.prompt_tokens for f in app.screen.figures.values()}) == 1
+        assert "They send the same here" in text_of(app, "#policies-status")

@@ -15,7 +15,7 @@ from contextual.core.replay.metrics import Figures
 from contextual.core.replay.runner import POLICIES
 from contextual.core.replay.session_policies import compare_policies
 from contextual.tui.css import stylesheet
-from contextual.tui.format import tokens
+from contextual.tui.format import plural, tokens
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -82,9 +82,13 @@ class PoliciesScreen(ModalScreen[str | None]):
             f"Measured {len(self.figures)} of {len(self.policies)} policies…")
 
     def _done(self) -> None:
+        turns = sum(m.role == "user" for m in self.record)
+        same = len({f.prompt_tokens for f in self.figures.values()}) == 1 and len(self.figures) > 1
         self.query_one("#policies-status", Static).update(
-            f"{len(self.figures)} policies replayed on this session's {sum(m.role == 'user' for m in self.record)} "
-            "turn(s): same replies, same tool results, only the context policy differs.")
+            f"{len(self.figures)} policies replayed on this session's {plural(turns, 'turn')}: same replies, same "
+            "tool results, only the context policy differs."
+            + (" They send the same here: policies differ in how a turn's earlier steps are sent, and these "
+               "turns have no earlier step whose observation a later one could shorten." if same else ""))
 
     def _failed(self, message: str) -> None:
         self.error = message
