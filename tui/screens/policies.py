@@ -87,8 +87,8 @@ class PoliciesScreen(ModalScreen[str | None]):
         self.query_one("#policies-status", Static).update(
             f"{len(self.figures)} policies replayed on this session's {plural(turns, 'turn')}: same replies, same "
             "tool results, only the context policy differs."
-            + (" They send the same here: policies differ in how a turn's earlier steps are sent, and these "
-               "turns have no earlier step whose observation a later one could shorten." if same else ""))
+            + (" They send the same here: they differ only in how a turn's earlier observations are sent, and "
+               "none of these was worth shortening." if same else ""))
 
     def _failed(self, message: str) -> None:
         self.error = message
