@@ -16,15 +16,13 @@ needs both to match, deny either."""
 
 from __future__ import annotations
 
-import filecmp
 import os
 import re
 import shlex
-import shutil
-import stat
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from contextual.core.files_run import FilesRun
 from contextual.core.shell_nodes import Word, command_name
 from contextual.core.shell_parse import parse_command
 from contextual.core.tools._globs import compile_glob
@@ -182,38 +180,11 @@ class PermissionRules:
             found = self._withheld_in(args["command"], root) or self._run_from_disk(args["command"], root)
         return found
 
-    def _run_from_disk(self, command: str, root: str, depth: int = 0) -> Rule | None:
-        """What the line runs from files: a script a shell or `source` reads (`bash s.sh`, written by an earlier
-        step), a program named by a path (`./y`, a link to /bin/rm) and a shell script it is. Each is read as it
-        is now; one that is not there yet (made by this very line) or cannot be read holds every Bash deny rule."""
+    def _run_from_disk(self, command: str, root: str) -> Rule | None:
+        """What the line runs from files (core/files_run.py), read as it is now."""
         bash = [r for r in self.deny if r.tool == "Bash" and r.spec is not None]
-        if not bash or depth > MAX_SCRIPT_DEPTH:
-            return bash[0] if bash else None
-        parsed = parse_command(command)
-        texts: list[str | None] = [_script_text(path, root) for path in parsed.scripts]
-        for words in parsed.commands + parsed.latent:
-            if not isinstance(words[0], str) or "/" not in words[0]:
-                continue
-            full = os.path.join(root, words[0])
-            if not os.path.exists(full):
-                if full.startswith(_SYSTEM_FOLDERS):
-                    continue              # not there: `command not found` (writing there needs root)
-                return bash[0]
-            program = os.path.realpath(full)                 # `ln -s /bin/rm y; ./y f` runs rm
-            found = next((r for r in bash if r.matches_words((program, *words[1:]), deny=True)
-                          or r.matches_words((_copy_of(program, r), *words[1:]), deny=True)), None)
-            if found is not None:
-                return found
-            if _shell_shebang(full) and not program.startswith(_SYSTEM_FOLDERS):    # the system's own: programs
-                texts.append(_script_text(full, root))
-        for text in texts:
-            if text is None:
-                return bash[0]
-            found = next((r for r in bash if r.denies_command(text)), None) or \
-                self._run_from_disk(text, root, depth + 1)
-            if found is not None:
-                return found
-        return None
+        found = FilesRun(bash, root).denied_by(command) if bash else None
+        return found if isinstance(found, Rule) else None
 
     def _withheld_in(self, command: str, root: str) -> Rule | None:
         """The Read deny rule covering a file the command line names (`cat .env`, `head -n 3 secrets/k`,
@@ -255,54 +226,6 @@ def bash_cover(rules: tuple[Rule, ...], command: str) -> list[Rule]:
     bash = [r for r in rules if r.tool == "Bash" and r.spec is not None]
     cover = [next((r for r in bash if r.matches_words(words, deny=False)), None) for words in parsed.commands]
     return [] if None in cover else cover                                       # type: ignore[return-value]
-
-
-MAX_SCRIPT_DEPTH = 3              # a script that runs a script that runs …: deeper than this holds every rule
-MAX_SCRIPT_BYTES = 256 * 1024
-_SYSTEM_FOLDERS = ("/usr/", "/bin/", "/sbin/", "/lib", "/etc/")
-_SHELL_SHEBANG = re.compile(rb"#!\s*\S*/(?:env\s+)?(?:ba|da|a)?sh\b")
-
-
-def _read_regular(full: str, limit: int) -> bytes | None:
-    """Up to `limit` bytes of a regular file; None for anything else. A FIFO named as the script (`mkfifo s.sh`,
-    then `bash s.sh`) would block the check for good: it is opened without waiting and not read."""
-    try:
-        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return None
-    try:
-        return os.read(fd, limit) if stat.S_ISREG(os.fstat(fd).st_mode) else None
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-def _script_text(path: str, root: str) -> str | None:
-    """A script's text as the shell would read it now; None when it is missing, too long, not a file or not
-    text."""
-    data = _read_regular(os.path.join(root, path), MAX_SCRIPT_BYTES + 1)
-    if data is None or len(data) > MAX_SCRIPT_BYTES or b"\0" in data:
-        return None
-    return data.decode("utf-8", errors="replace")
-
-
-def _copy_of(path: str, rule: Rule) -> str:
-    """The rule's program when the file is a byte-for-byte copy of it (`cp /bin/rm y`, then `./y f`), else the
-    path."""
-    program = shutil.which(rule.command_word) if rule.command_word else None
-    try:
-        if program and filecmp.cmp(path, program, shallow=False):
-            return program
-    except OSError:
-        pass
-    return path
-
-
-def _shell_shebang(full: str) -> bool:
-    """Whether the file is a script for bash or a POSIX sh (its first line), which the kernel runs in one."""
-    head = _read_regular(full, 128)
-    return head is not None and _SHELL_SHEBANG.match(head) is not None
 
 
 def _relative_paths(path: str, root: str) -> tuple[str | None, str | None]:

@@ -79,6 +79,9 @@ class ShellParse:
     latent: tuple[tuple[Word, ...], ...] = ()  # commands in quoted text bash may evaluate later: deny rules only
     syntax_error: bool = False               # opaque because tree-sitter found a syntax error
     scripts: tuple[str, ...] = ()            # files a shell or `source` reads as its script (`bash s.sh`)
+    # opaque because the parse cannot be trusted (a syntax error, characters bash reads otherwise, a token across
+    # a line end, a command word that cannot be one), not only because a value is known when it runs
+    misread: bool = False
 
 
 @functools.cache
@@ -93,7 +96,7 @@ def parse_command(text: str) -> ShellParse:
     collector.resolve_quoted(0)
     return ShellParse(tuple(collector.commands), collector.certain, collector.writes_files, collector.opaque,
                       tuple(collector.redirected), tuple(collector.latent), collector.syntax_error,
-                      tuple(dict.fromkeys(collector.scripts)))
+                      tuple(dict.fromkeys(collector.scripts)), collector.parse_failed)
 
 
 @dataclass
@@ -110,13 +113,19 @@ class _Collector:
     evaluates: bool = False                                # an arithmetic, `${x@P}`, `read`, `printf -v` …
     stdin_text: dict[int, Word] = field(default_factory=dict)    # a command's here-document or here-string
     scripts: list[str] = field(default_factory=list)
+    parse_failed: bool = False
 
     def unreadable(self) -> None:
         self.certain, self.opaque = False, True
 
+    def misread(self) -> None:
+        """Unreadable because the parse itself cannot be trusted (not only a value known when it runs)."""
+        self.unreadable()
+        self.parse_failed = True
+
     def script(self, text: str, depth: int) -> None:
         if depth > MAX_NESTING or _MISREAD_CHARACTERS.search(text):
-            self.unreadable()
+            self.misread()
             return
         joined = _CONTINUATION.sub(r"\1", text)
         self._walk(joined, depth)
@@ -139,7 +148,7 @@ class _Collector:
         root = _parser().parse(source).root_node
         if root.has_error:
             self.syntax_error = True
-            self.unreadable()
+            self.misread()
         literal: list[tuple[int, int]] = []       # byte spans where a backtick is a character or was read
         stack = [root]
         while stack:                      # iterative: a deeply nested line must not exhaust Python's stack
@@ -175,13 +184,13 @@ class _Collector:
             if kind in ("raw_string", "string", "ansi_c_string", "concatenation", "word"):
                 self._quoted_later(node)
             if kind in _ONE_LINE_NODES and _spans_a_line_end(node, source):
-                self.unreadable()
+                self.misread()
             if kind in _OPAQUE_LEAVES and b"$(" in (node.text or b""):
-                self.unreadable()
+                self.misread()
             self.evaluates |= evaluates(node)
             stack.extend(reversed(node.children))
         if any(not any(a <= at < b for a, b in literal) for at in backticks(source)):
-            self.unreadable()             # `${x:-`rm f`}`, an unquoted here-document's `…`: not read as code
+            self.misread()                # `${x:-`rm f`}`, an unquoted here-document's `…`: not read as code
 
     def _nested_backticks(self, node: Node, depth: int) -> None:
         """Inside `…`, bash turns \\` into a backtick and reads the text again: `echo \\`rm f\\``."""
@@ -332,7 +341,7 @@ class _Collector:
             self.commands.append(tuple(words))
             name = command_name(words[0])
             if not self._plausible(words, name):
-                self.unreadable()
+                self.misread()
                 return
             if name in _SOURCES:
                 if len(words) < 2 or words[1] is None:

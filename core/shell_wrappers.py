@@ -260,6 +260,7 @@ PROMPT_VARIABLES = frozenset({"PS0", "PS1", "PS2", "PS3", "PS4"})   # expanded: 
 OPTION_VARIABLES = {"TAR_OPTIONS": "tar", "RSYNC_OPTIONS": "rsync"}
 # Variables that change what a name runs or which settings apply, with no command line to read: opaque.
 REBINDING_VARIABLES = frozenset({"BASH_CMDS", "BASH_ALIASES", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS",
-                                 "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"})   # a config file: aliases
+                                 "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG",   # a config file: aliases
+                                 "PATH"})      # `PATH=. y f`: a bare name may now be a file of the project
 # A file a shell sources before it runs: opaque when it is standard input or made when the line runs.
 STARTUP_VARIABLES = frozenset({"BASH_ENV", "ENV"})

@@ -292,3 +292,80 @@ def test_a_fifo_named_as_the_script_is_not_read_and_holds(tmp_path):
     check.start()
     check.join(10)
     assert not check.is_alive() and found and found[0] is not None
+
+
+VENV_ACTIVATE = """# This file must be used with "source bin/activate" *from bash*
+deactivate () {
+    if [ -n "${_OLD_VIRTUAL_PATH:-}" ] ; then
+        PATH="${_OLD_VIRTUAL_PATH:-}"
+        export PATH
+        unset _OLD_VIRTUAL_PATH
+    fi
+    if [ -n "${_OLD_VIRTUAL_PS1:-}" ] ; then
+        PS1="${_OLD_VIRTUAL_PS1:-}"
+        export PS1
+    fi
+    hash -r 2> /dev/null
+}
+VIRTUAL_ENV="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export VIRTUAL_ENV
+PATH="$VIRTUAL_ENV/bin:$PATH"
+export PATH
+if [ -z "${VIRTUAL_ENV_DISABLE_PROMPT:-}" ] ; then
+    _OLD_VIRTUAL_PS1="${PS1:-}"
+    PS1="(venv) ${PS1:-}"
+    export PS1
+fi
+"""
+
+
+@pytest.mark.parametrize("files,command,denied", [
+    # a second red team of the files read (2026-11-27): each ran rm under bash, or blocked ordinary work
+    ({"s": "rm -f victim\n"}, "./s", True),                                  # no shebang: bash reads it itself
+    ({"s.sh": "#!/usr/bin/env -S bash -e\nrm -f victim\n"}, "./s.sh", True),
+    ({"s": "\ufeff#!/bin/sh\nrm -f victim\n"}, "./s", True),                 # a BOM hides the shebang
+    ({"s": "#!/usr/bin/zsh\nrm -f victim\n"}, "./s", True),
+    ({"s.sh": "echo hi\n", "sub/s.sh": "rm ../victim\n"}, "cd sub && bash s.sh", True),
+    ({"b.sh": "echo victim\n"}, "sed -i s/echo/rm/ b.sh; bash b.sh", True),  # the line changes it first
+    ({"y": "#!/bin/sh\necho hi\n"}, "cp /bin/rm y; ./y victim", True),
+    ({"s.sh": "echo hi\nrm victim  # \u3000\n"}, "bash s.sh", True),     # a character bash reads otherwise
+    ({}, "ln -s /bin/rm y; PATH=.:$PATH y victim", True), ({}, "export PATH=$PWD:$PATH; y victim", True),
+    ({"tool.py": "#!/usr/bin/env python3\nimport os\nos.remove('victim')\n"}, "./tool.py", False),   # a program
+    ({"venv/bin/activate": VENV_ACTIVATE}, "source venv/bin/activate && python -m pytest -q", False),
+    ({"scripts/test.sh": "#!/bin/bash\nset -euo pipefail\npython -m pytest \"$@\"\n"}, "bash scripts/test.sh -q",
+     False)])
+def test_files_a_line_runs_are_read_as_bash_would_run_them(tmp_path, files, command, denied):
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        path.chmod(0o755)
+    assert (DENY_RM.denies("Bash", {"command": command}, str(tmp_path)) is not None) == denied
+
+
+def test_a_tree_of_scripts_is_read_once_each_and_the_check_ends(tmp_path):
+    """`a` runs `./b` a hundred times, `b` runs `./c` a hundred times: each file is read once (it was read N² times
+    and a few KB of files held the check for minutes)."""
+    import threading
+    for name, line in (("a", "./b\n"), ("b", "./c\n"), ("c", "echo hi\n")):
+        (tmp_path / name).write_text("#!/bin/sh\n" + line * 1000)
+        (tmp_path / name).chmod(0o755)
+    found: list = []
+    check = threading.Thread(target=lambda: found.append(DENY_RM.denies("Bash", {"command": "./a"}, str(tmp_path))),
+                             daemon=True)
+    check.start()
+    check.join(20)
+    assert not check.is_alive() and found == [None]
+
+
+def test_a_program_under_home_is_found_where_the_shell_finds_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    tool = tmp_path / "home" / ".local" / "bin" / "tool"
+    tool.parent.mkdir(parents=True)
+    tool.write_text("#!/bin/sh\necho 1.0\n")
+    tool.chmod(0o755)
+    project = tmp_path / "proj"
+    project.mkdir()
+    assert DENY_RM.denies("Bash", {"command": "~/.local/bin/tool --version"}, str(project)) is None
+    tool.write_text("#!/bin/sh\nrm -rf \"$1\"\n")
+    assert DENY_RM.denies("Bash", {"command": "~/.local/bin/tool x"}, str(project)) is not None
