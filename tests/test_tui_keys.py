@@ -195,7 +195,7 @@ async def test_a_line_typed_in_one_burst_while_the_history_has_the_focus_is_sent
             await pilot.pause()
             for key, character in [*((c, c) for c in "quick"), ("enter", "\r")]:
                 app.post_message(events.Key(key, character))       # all queued before the first is handled
-            await wait_for(pilot, lambda: len(srv.requests) == 2)
+            await wait_for(pilot, lambda: len(srv.requests) == 2 and not app.turn_running)
             assert app.query_one(PromptInput).text == ""
             last = [m for m in srv.requests[-1]["messages"] if m["role"] == "user"][-1]["content"]
             assert last.startswith("quick")

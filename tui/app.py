@@ -474,6 +474,8 @@ class ContextualApp(App):
                         title="token counts", severity="error", timeout=10)
         if event.worker.group != "turn":
             return
+        if not self.query(StatusLine):
+            return          # the app is closing: its main screen is gone, and a turn ending now has nothing to show
         if event.state == WorkerState.ERROR:
             error = event.worker.error
             self.notify(f"{type(error).__name__}: {error}", title="turn failed", severity="error", timeout=10)
