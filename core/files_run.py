@@ -75,10 +75,11 @@ class FilesRun:
         for text in texts:
             if text is None:
                 return self.rules[0]
-            read = parse_command(text.removeprefix("\ufeff"))
+            text = text.removeprefix("\ufeff")
+            read = parse_command(text)
             if read.misread:              # a file no one can read as bash does: what it runs is not known
                 return self.rules[0]
-            found = _matching(self.rules, read) or self.denied_by(text.removeprefix("\ufeff"), depth + 1)
+            found = _matching(self.rules, read) or self.denied_by(text, depth + 1)
             if found is not None:
                 return found
         return None
@@ -99,7 +100,8 @@ class FilesRun:
                     key = self._full(word)
                     named[key] = named.get(key, 0) + 1
         for path in parsed.redirected:
-            named[self._full(path)] = named.get(self._full(path), 0) + 2
+            key = self._full(path)
+            named[key] = named.get(key, 0) + 2
         # a script is named once by the shell that runs it; a program by nothing else
         return all(named.get(self._full(p), 0) <= (1 if p in parsed.scripts else 0) for p in run)
 

@@ -597,7 +597,8 @@ class ContextualApp(App):
         open_message(self, event.message)
 
     async def action_quit(self) -> None:
-        draft = self.query(PromptInput).first().text if self.query(PromptInput) else ""
+        prompts = self.query(PromptInput)
+        draft = prompts.first().text if prompts else ""
         if draft.strip():            # a message being written is not lost: ↑ brings it back next time
             self.remembered.add_input(secrets.redact(draft))
         self.stop_turn()

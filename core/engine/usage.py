@@ -29,16 +29,14 @@ class Usage:
 
     def restore(self, calls: Sequence[UsageEvent], config: Config) -> None:
         """Resume: the session's running figures (tokens, cost at today's prices) from its recorded calls."""
-        for call in calls:      # each at its own model's prices (after /model, a fork priced them at the new one)
-            self.session = self.session.plus(UsageFigures(call.input_tokens, call.output_tokens, call.cached_tokens,
-                                                          call.cache_creation_tokens,
-                                                          cost(call, call.model or config.model, config.models)))
+        # each at its own model's prices (after /model, a fork priced them at the new one)
+        figures = [UsageFigures(call.input_tokens, call.output_tokens, call.cached_tokens, call.cache_creation_tokens,
+                                cost(call, call.model or config.model, config.models)) for call in calls]
+        for one in figures:
+            self.session = self.session.plus(one)
         last = calls[-1] if calls else None
         if last is not None and self.last == last.total and last.sent is not None:   # still the basis: rebased
-            self.sent = last.sent
-            self.last_call = UsageFigures(last.input_tokens, last.output_tokens, last.cached_tokens,
-                                          last.cache_creation_tokens, cost(last, last.model or config.model,
-                                                                           config.models))
+            self.sent, self.last_call = last.sent, figures[-1]
 
     def forget(self) -> None:
         """History changed under the last call (compaction, rewind): the next estimate is a count."""
