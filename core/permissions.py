@@ -24,6 +24,7 @@ from contextual.core.permission_rules import PermissionRules, parse_rule
 from contextual.core.shell_parse import parse_command
 from contextual.core.tools._regular import read_bounded
 from contextual.core.tools.base import ToolError
+from contextual.core.reminder import system_reminder
 
 Verdict = Literal["allow", "deny", "ask", "plan"]
 
@@ -209,9 +210,9 @@ def plan_refusal(tool: str) -> dict[str, Any]:
 
 
 # Sent with each input while plan mode is on (in the user message, so L1's cached prefix never changes).
-PLAN_REMINDER = ("<system-reminder>\nPlan mode is on: the user wants a plan before any change. Read and search as "
-                 "needed; do not edit files or run commands. Answer with Finish: the plan (what you would change, "
-                 "where, and how you would check it).\n</system-reminder>")
+PLAN_REMINDER = system_reminder("Plan mode is on: the user wants a plan before any change. Read and search as needed; "
+                                "do not edit files or run commands. Answer with Finish: the plan (what you would "
+                                "change, where, and how you would check it).")
 
 
 def mode_reminder(mode: str) -> str:

@@ -132,3 +132,17 @@ def test_every_stream_we_iterate_is_closed_where_it_is_iterated():
                     if name not in CLOSED_BY_THEIR_RESPONSE:
                         offenders.append(f"{path.relative_to(REPO)}:{node.lineno} {name}")
     assert offenders == []
+
+
+def test_system_reminders_are_written_in_one_place():
+    """Every note the system adds to a user message has one shape (core/reminder.py): a string literal that opens
+    a <system-reminder> block anywhere else is a second implementation of the rule."""
+    offenders = []
+    for folder in ("core", "tui", "contextual"):
+        for path in (REPO / folder).rglob("*.py"):
+            if path == REPO / "core" / "reminder.py":
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and "<system-reminder>\n" in node.value:
+                    offenders.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert offenders == []

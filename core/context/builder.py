@@ -25,6 +25,7 @@ from contextual.core.messages import Message
 from contextual.core.prompt import Adjustment, Form, PromptMessage, SUMMARY_PREFIX, Source
 from contextual.core.tokens import TokenCache, shared_cache
 from contextual.core.tools.base import path_of
+from contextual.core.reminder import system_reminder
 
 MIN_CUT_CHARS = 60        # a cut message keeps at least its first and last few characters
 HARD_FALLBACK_CHARS = 600 # a harder form where no rule-made one was recorded: seed 003's head + tail
@@ -188,7 +189,7 @@ class ContextBuilder:
             tail.append(PromptMessage("user", question, "input", form="input"))
         pad = sp.scratchpad(self.policy, steps, self.cache.count, shown=question or "", prices=self.prices)
         pad = _scratch_forms(pad, steps, self.cache.message, self._pad_made)
-        todo = ([PromptMessage("user", f"<system-reminder>\n{todo_recap}\n</system-reminder>", "todo", form="todo")]
+        todo = ([PromptMessage("user", system_reminder(todo_recap), "todo", form="todo")]
                 if todo_recap else [])
 
         if pad:

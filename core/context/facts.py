@@ -27,6 +27,7 @@ from contextual.core.context.names import name_set, names_in
 from contextual.core.context.result_lines import failed, located_lines
 from contextual.core.messages import Message
 from contextual.core.tools.base import path_of, subject_of
+from contextual.core.reminder import system_reminder
 
 Kind = Literal["constraint", "error", "path", "identifier", "number"]
 KINDS: tuple[Kind, ...] = ("constraint", "error", "path", "identifier", "number")
@@ -96,8 +97,8 @@ class Fact:
         """The text that re-injects this fact into the next input."""
         context = f"\nIt came from {self.source.label}: {self.line}" if self.line and self.line != self.text else (
             f"\nIt came from {self.source.label}.")
-        return ("<system-reminder>\nA compaction dropped this from the history; the user brought it back:\n"
-                f"{self.kind}: {self.text}{context}\n</system-reminder>")
+        return system_reminder("A compaction dropped this from the history; the user brought it back:\n"
+                               f"{self.kind}: {self.text}{context}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

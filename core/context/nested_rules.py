@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from contextual.core.reminder import system_reminder
+
 NAMES = ("agents.md", "claude.md")
 MAX_CHARS = 8_000
 
@@ -57,8 +59,8 @@ class NestedRules:
             if len(text) > MAX_CHARS:
                 text = text[:MAX_CHARS] + f"\n[… cut at {MAX_CHARS:,} characters: read {name} for the rest …]"
             rel = file.relative_to(self.root).as_posix()
-            out.append(f"<system-reminder>\nInstructions for work in {folder.relative_to(self.root).as_posix()}/ "
-                       f"(from {rel}); they apply to the files there:\n{text}\n</system-reminder>")
+            out.append(system_reminder(f"Instructions for work in {folder.relative_to(self.root).as_posix()}/ "
+                                       f"(from {rel}); they apply to the files there:\n{text}"))
         return "\n\n".join(out)
 
 

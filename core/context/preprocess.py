@@ -6,12 +6,11 @@ import os
 import re
 from pathlib import Path
 
+from contextual.core.reminder import system_reminder
+
 MENTION = re.compile(r"@([a-zA-Z0-9/._-]+(?:\.[a-zA-Z0-9]+)?)")   # the seed's MVP regex, verbatim
 MAX_REMINDERS = 5
-REMINDER = ("<system-reminder>\n"
-            "The user mentioned @{path}.\n"
-            "You MUST read this file with the Read tool before answering.\n"
-            "</system-reminder>")
+REMINDER = system_reminder("The user mentioned @{path}.\nYou MUST read this file with the Read tool before answering.")
 
 
 def mentioned_paths(text: str, project_root: Path) -> list[str]:

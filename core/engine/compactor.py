@@ -19,6 +19,7 @@ from contextual.core.events import CompactionFinished, CompactionProgress, Compa
 from contextual.core.events import CompactionTrigger as Trigger
 from contextual.core.session.schema import CompactionRecord
 from contextual.core.context.compaction_review import Event
+from contextual.core.reminder import system_reminder
 
 if TYPE_CHECKING:      # the summary machinery loads with the first compaction, not with every engine (the launch)
     from contextual.core.context import compaction
@@ -26,9 +27,9 @@ if TYPE_CHECKING:      # the summary machinery loads with the first compaction, 
 
 
 def truncation_note(rounds: int, why: str | None) -> str:
-    return (f"<system-reminder>\nThe {rounds} oldest round{'s' if rounds != 1 else ''} of this conversation were "
-            f"removed without a summary ({why or 'no summary'}): what they held is not above. If you need it, ask "
-            "the user.\n</system-reminder>")
+    return system_reminder(f"The {rounds} oldest round{'s' if rounds != 1 else ''} of this conversation were "
+                           f"removed without a summary ({why or 'no summary'}): what they held is not above. If you "
+                           "need it, ask the user.")
 
 
 class Compactor:

@@ -43,10 +43,11 @@ from contextual.core.react import FINISH, AnswerStream, ReactFormatError, parse_
 from contextual.core.textsafe import valid_unicode
 from contextual.core.tools.base import fail, path_of
 from contextual.core.context.compaction_review import Event
+from contextual.core.reminder import system_reminder
 
 
-INTERRUPTED_NOTE = ("<system-reminder>\nThe user stopped your previous turn before it finished; what it did is "
-                    "above. Go on with it only if this message asks you to.\n</system-reminder>")
+INTERRUPTED_NOTE = system_reminder("The user stopped your previous turn before it finished; what it did is above. "
+                                   "Go on with it only if this message asks you to.")
 
 
 class TurnLoop:
