@@ -69,6 +69,9 @@ MAIN_ONLY = {"compact", "open_stored_full", "resume", "context", "toggle_region"
 class ContextualApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "Contextual"
+    # Screens under 120 columns or 30 rows get -narrow / -short, by which a dialog spans them (app.tcss)
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
     COMMANDS = {SlashCommands} | App.COMMANDS
     BINDINGS = [
         Binding("escape", "cancel_turn", "interrupt"),
