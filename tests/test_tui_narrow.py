@@ -133,3 +133,37 @@ async def test_the_chat_follows_the_newest_message_through_resizes(tmp_path: Pat
                 await wait_for(pilot, lambda: chat.max_scroll_y > 0 or size[1] >= 50)
                 await pilot.pause()
                 assert chat.is_vertical_scroll_end, (size, chat.scroll_y, chat.max_scroll_y)
+
+
+async def test_a_notice_stands_clear_of_the_meter_and_the_keys(tmp_path: Path):
+    from textual.widgets._toast import Toast
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:   # run_test hides them by default
+            app.notify("a notice of two lines at eighty columns, long enough to wrap", timeout=30)
+            await wait_for(pilot, lambda: bool(app.screen.query(Toast)) and app.screen.query_one(Toast).region.height)
+            toast = app.screen.query_one(Toast).region
+            for below in (app.query_one("#meter").region, app.query_one("Footer").region, app.query_one("#topbar").region):
+                assert not toast.overlaps(below), (toast, below)
+
+
+async def test_a_dialog_spans_a_narrow_screen_and_stands_clear_of_the_borders_on_a_wide_one(tmp_path: Path):
+    """A box two columns in from the chat's border sat on it and read as overflow (tmux at 80x24)."""
+    from contextual.tui.screens.info import InfoScreen
+    from contextual.tui.screens.policies import PoliciesScreen
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            for command, screen in (("/help", InfoScreen), ("/policies", PoliciesScreen)):
+                await type_and_send(pilot, command)
+                await wait_for(pilot, lambda: isinstance(app.screen, screen))
+                await pilot.pause()
+                box = app.screen.children[0].region
+                assert (box.x, box.width) == (0, 80), (command, box)
+                await pilot.resize_terminal(200, 50)
+                await pilot.pause()
+                box = app.screen.children[0].region
+                assert box.x >= 10 and box.right <= 190, (command, box)
+                await pilot.resize_terminal(80, 24)
+                await pilot.press("escape")
+                await wait_for(pilot, lambda: not isinstance(app.screen, screen))
