@@ -167,3 +167,15 @@ async def test_a_dialog_spans_a_narrow_screen_and_stands_clear_of_the_borders_on
                 await pilot.resize_terminal(80, 24)
                 await pilot.press("escape")
                 await wait_for(pilot, lambda: not isinstance(app.screen, screen))
+
+
+async def test_the_palette_key_holds_the_footers_last_column(tmp_path: Path):
+    """At 40 columns the key list runs under the palette key; its last column showed a stray letter of it."""
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(40, 14)) as pilot:
+            for width in (40, 50, 80):
+                await pilot.resize_terminal(width, 14)
+                await pilot.pause()
+                key = app.query_one("FooterKey.-command-palette")
+                assert key.region.right == width, (width, key.region)
