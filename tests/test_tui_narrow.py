@@ -179,3 +179,20 @@ async def test_the_palette_key_holds_the_footers_last_column(tmp_path: Path):
                 await pilot.pause()
                 key = app.query_one("FooterKey.-command-palette")
                 assert key.region.right == width, (width, key.region)
+
+
+async def test_the_tool_trail_draws_no_rule_in_the_ansi_themes(tmp_path: Path):
+    """Textual's Collapsible draws a blue rule above itself in the ansi themes; in the chat it sat above every
+    tool trail as a stray line."""
+    from contextual.tui.widgets.tool_trail import ToolTrail
+    (tmp_path / "proj").mkdir()
+    script = ['Thought: look\nAction: Bash[{"command": "ls"}]', finish("ok")]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, permission_mode="bypass"), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "look")
+            for theme in ("ansi-dark", "ansi-light", "textual-dark"):
+                app.theme = theme
+                await pilot.pause()
+                trail = app.query_one(ToolTrail)
+                assert trail.styles.border_top[0] in ("", "none"), (theme, trail.styles.border_top)

@@ -44,6 +44,7 @@ class ChatLog(VerticalScroll):
     ChatLog > .notice.-warning { color: $warning; }
     ChatLog > .notice.-error { color: $error; }
     ChatLog > .adjusted { padding: 0; margin: 0 0 0 1; border-top: none; background: transparent; color: $warning; }
+    ChatLog > .adjusted:ansi { border-top: none; background: transparent; }   /* outranks Collapsible's :ansi rule */
     ChatLog > .adjusted CollapsibleTitle { max-width: 100%; text-wrap: nowrap; text-overflow: ellipsis; }
     ChatLog Markdown { margin: 0; padding: 0; }
     """

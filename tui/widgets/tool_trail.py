@@ -31,6 +31,8 @@ def call_line(tool: str, label: str, status: str) -> Text:
 class ToolTrail(Collapsible):
     DEFAULT_CSS = """
     ToolTrail { padding: 0; margin: 0 0 0 1; border-top: none; background: transparent; }
+    /* Textual's Collapsible draws a blue rule in the ansi themes, and its :ansi rule outranks the one above */
+    ToolTrail:ansi { border-top: none; background: transparent; }
     ToolTrail > Contents { padding: 0 0 0 2; }
     ToolTrail Static { height: auto; }
     /* a title wider than the chat ends in an ellipsis, never cut mid-name ("Read ×3, T") */
