@@ -443,3 +443,29 @@ async def test_a_draft_left_in_the_input_at_quit_is_kept_in_the_input_history(tm
             await pilot.press("ctrl+q")
             await wait_for(pilot, lambda: app.return_code is not None)
         assert app.return_code == 0 and app.remembered.inputs()[-1] == "refactor the cart so that"
+
+
+async def test_a_long_command_names_what_it_runs_and_its_preview_scrolls_from_the_buttons(tmp_path):
+    """A 30-line heredoc hid `rm -rf ./important_dir` below the preview's fold, and the arrows, with the focus on
+    the buttons, did not scroll to it (tmux QA at 80x24)."""
+    import json
+    command = "cat > gen2.txt <<'EOF'\n" + "\n".join(f"line {i} harmless" for i in range(30)) + "\nEOF\nrm -rf ./important_dir"
+    bash = "Thought: w\nAction: Bash[" + json.dumps({"command": command}) + "]"
+    with server([bash, finish("done")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await type_and_send(pilot, "write it")
+            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await pilot.pause()
+            runs = str(app.screen.query_one("#permission-runs").render())
+            assert "rm -rf ./important_dir" in runs and "line 3" not in runs, runs
+            preview = app.screen.query_one("#permission-preview")
+            assert preview.border_subtitle.startswith("lines 1–") and "of 33" in preview.border_subtitle
+            await pilot.press("end")
+            await wait_for(pilot, lambda: preview.scroll_y == preview.max_scroll_y > 0)
+            await wait_for(pilot, lambda: preview.border_subtitle.endswith("33 of 33 · ↑↓ pgup pgdn end"))
+            await pilot.press("home")
+            await wait_for(pilot, lambda: preview.scroll_y == 0)
+            assert isinstance(app.screen, PermissionModal)          # scrolling answered nothing
+            await pilot.press("n")
+            await app.workers.wait_for_complete()

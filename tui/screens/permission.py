@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from contextual.core.events import AlwaysRules, PermissionAnswer
+from contextual.core.shell_parse import parse_command
 from contextual.tui.css import stylesheet
 from contextual.tui.format import args_label
 from rich.syntax import Syntax
@@ -32,6 +33,26 @@ def asks_to(tool: str) -> str:
     return f" wants to {_VERBS.get(tool, 'run')}: "
 
 
+MAX_LISTED = 8        # commands named in the "runs" line; more are counted
+
+
+def runs_line(command: str, width: int = 48) -> Text | None:
+    """What a Bash line runs, one simple command after another (heredoc bodies are text, not commands): the end
+    of a long line — `rm -rf ./important_dir` after a 30-line heredoc — is named before anything scrolls."""
+    commands = [" ".join(w for w in words if w is not None) for words in parse_command(command).commands]
+    commands = [c if len(c) <= width else c[:width - 1] + "…" for c in commands if c]
+    if len(commands) < 2 and "\n" not in command.strip():
+        return None                       # a one-line, one-command call: the line above already shows it
+    shown = commands[:MAX_LISTED]
+    more = f"  · and {len(commands) - len(shown)} more" if len(commands) > len(shown) else ""
+    out = Text("runs ", style="dim")
+    for i, c in enumerate(shown):
+        out.append("  ·  " if i else "", style="dim")
+        out.append(c, style="bold")
+    out.append(more, style="dim")
+    return out
+
+
 def always_line(always: AlwaysRules) -> Text:
     """What "always" would do, shown before it is pressed: the rules it writes, or why it only allows once."""
     if not always.rules:
@@ -51,6 +72,10 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         Binding("n,3", "decide('deny')", "deny"),
         Binding("t,4", "decide('deny_tell')", "deny + tell"),
         Binding("escape", "stop", "stop the turn"),
+        # the preview scrolls from the buttons: a long command's end is often what matters
+        Binding("down", "scroll_preview(1)", show=False), Binding("up", "scroll_preview(-1)", show=False),
+        Binding("pagedown", "scroll_preview(10)", show=False), Binding("pageup", "scroll_preview(-10)", show=False),
+        Binding("end", "scroll_preview(1_000_000)", show=False), Binding("home", "scroll_preview(-1_000_000)", show=False),
     ]
 
     # Keys in the first moment after the modal opens were typed for the message being written ("add a test"
@@ -68,6 +93,9 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         with Vertical(id="permission-box"):
             yield Static(Text.assemble((self.tool, "bold"), asks_to(self.tool), args_label(self.args, 100)),
                          id="permission-what")
+            runs = runs_line(str(self.args.get("command", ""))) if self.tool == "Bash" and isinstance(self.args, dict) else None
+            if runs is not None:
+                yield Static(runs, id="permission-runs")
             with VerticalScroll(id="permission-preview"):
                 yield Static(preview_renderable(self.tool, self.preview))
             # The rule has a line of its own: on the button a long one pushed "Deny + tell" off an 80-column screen.
@@ -87,6 +115,25 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         self.query_one("#permission-box").border_title = "Permission · esc stops the turn"
         self.query_one("#permission-note").display = False
         self.query_one("#allow_once", Button).focus()
+        preview = self.query_one("#permission-preview", VerticalScroll)
+        self.watch(preview, "scroll_y", lambda _: self._show_position(), init=False)
+        self.watch(preview, "virtual_size", lambda _: self._show_position())
+
+    def _show_position(self) -> None:
+        """Says on the preview's frame that it holds more than it shows, and which keys show the rest."""
+        preview = self.query_one("#permission-preview", VerticalScroll)
+        total, shown = preview.virtual_size.height, preview.scrollable_content_region.height
+        if not shown or total <= shown:
+            preview.border_subtitle = ""
+            return
+        first = int(preview.scroll_y) + 1
+        last = min(total, first + shown - 1)
+        preview.border_subtitle = f"lines {first}–{last} of {total} · ↑↓ pgup pgdn end"
+
+    def action_scroll_preview(self, lines: int) -> None:
+        if self.query_one("#permission-note").display:      # typing the note: the keys move its cursor
+            return
+        self.query_one("#permission-preview", VerticalScroll).scroll_relative(y=lines, animate=False)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
