@@ -22,7 +22,7 @@ from contextual.core.engine.prompt_state import PromptState
 from contextual.core.engine.recorder import Recorder
 from contextual.core.engine.settings import Settings
 from contextual.core.engine.toolbox import Toolbox
-from contextual.core.engine.turn import TurnLoop
+from contextual.core.engine.turn import INTERRUPTED_NOTE, TurnLoop
 from contextual.core.context.compaction_review import Event
 from contextual.core.events import EngineEvent, ErrorEvent, Notice, UsageEvent
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
@@ -215,14 +215,17 @@ class Engine:
 
     def restore(self, history: list[Message], last_usage: int | None, todos: list[dict[str, Any]],
                 compactions: list[CompactionRecord], warnings: Sequence[str] = (),
-                calls: Sequence[UsageEvent] = ()) -> None:
+                calls: Sequence[UsageEvent] = (), stopped: bool = False) -> None:
         """Resume: history-as-stored, the last usage (so the trigger is right at once), todos, compaction log,
-        what the loader warned about (skipped lines), and every call's usage (the session's cost)."""
+        what the loader warned about (skipped lines), and every call's usage (the session's cost); `stopped`: the
+        user stopped its last turn, which the next input tells the model, as in the session that stopped it."""
         self.prompt.restore(history, last_usage)
         self.prompt.usage.restore(calls, self.settings.config)
         self.toolbox.ctx.todos[:] = todos
         self.compactor.log[:] = compactions
         self.recorder.warnings += list(warnings)
+        if stopped:
+            self.controls.remind(INTERRUPTED_NOTE)
 
     def restore_pins(self, ids: list[str]) -> None:
         self.controls.restore_pins(self.prompt.history.messages, ids)

@@ -168,3 +168,23 @@ def test_a_line_nested_deeper_than_the_limit_is_skipped_like_a_corrupt_one(tmp_p
     loaded = load_session(path)
     assert loaded.warnings == ["line 2: nested deeper than 200 levels, skipped"]
     assert [m.content for m in loaded.history] == ["a", "b"]
+
+
+def test_a_session_whose_last_turn_was_stopped_says_so_until_a_message_follows(tmp_path):
+    """The stopped turn's next input tells the model (INTERRUPTED_NOTE); a resumed session must too."""
+    project = tmp_path / "project"
+    project.mkdir()
+    writer = SessionWriter.create(tmp_path / "home", project)
+    writer.append_message(Message("user", "run it"))
+    step = Message("assistant", "Thought: t\nAction: Bash", meta={"step": 1, "call_id": "c1", "tool_name": "Bash",
+                                                                "args": {"command": "sleep 100"}})
+    writer.append_message(step)
+    writer.append_tool_use("c1", "Bash", {"command": "sleep 100"}, step)
+    writer.append_message(Message("tool", '{"status": "error"}', meta={"call_id": "c1", "tool_name": "Bash"}))
+    writer.append_interrupted("cancelled by the user")
+    writer.close_sync()
+    assert load_session(writer.path).stopped
+    writer = SessionWriter.reopen(writer.path)
+    writer.append_message(Message("user", "next question"))
+    writer.close_sync()
+    assert not load_session(writer.path).stopped

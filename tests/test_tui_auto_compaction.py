@@ -151,3 +151,28 @@ async def test_quitting_on_a_card_inside_a_turn_closes_the_turn_before_the_sessi
         assert app.return_code == 0 and app._exception is None
         assert not app.engine.turn.running and app.engine.session is None
         assert session.read_text().splitlines()[-1].count('"interrupted"')
+
+
+async def test_quitting_while_compacting_before_a_turn_keeps_the_message(tmp_path):
+    """The input is past the trigger, so the turn compacts first; the user quits on the card. The message was
+    sent, not yet recorded: the session lost it (tmux QA). It is kept, as a turn stopped before its first call."""
+    async with past_the_trigger(tmp_path, summary=Reply(SUMMARY, chunk_delay=0.05)) as (srv, app, pilot):
+        session = app.engine.session.path
+        await type_and_send(pilot, "turn one LOSTMSG")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal), timeout=10)
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: app.return_code is not None, timeout=10)
+    assert app.return_code == 0 and app._exception is None
+    lines = session.read_text().splitlines()
+    assert any("LOSTMSG" in line and '"user"' in line for line in lines)
+    assert '"interrupted"' in lines[-1]
+    with FakeLLMServer(kind="openai", script=[finish("answered at last")]) as srv:   # resumed, it goes on
+        host = make_host(tmp_path, srv.base_url, context_window=100_000)
+        resumed = ContextualApp(host, animate=False, resume=session)
+        async with resumed.run_test(size=SIZE) as pilot:
+            await resumed.started()
+            await wait_for(pilot, lambda: "LOSTMSG" in " ".join(str(w.render()) for w in resumed.query_one(ChatLog).children))
+            await run_turn(pilot, "go on")
+            sent = srv.requests[0]["messages"]
+            assert any("LOSTMSG" in str(m.get("content")) for m in sent)
+            assert "stopped your previous turn" in str(sent[-1].get("content")) and "go on" in str(sent[-1].get("content"))

@@ -96,11 +96,24 @@ class TurnLoop:
         typed = preprocess(text, config.project_root)
         whole = self._controls.whole_input(typed)        # the user's `!command` results whole, when any
         question = self._controls.with_reminders(typed, consume=True)
+        turn_id = uuid.uuid4().hex[:12]
+        user = Message("user", question, full=whole,
+                       meta={"turn": turn_id, "raw": secrets.redact(as_typed) or text, "timestamp": now_iso()})
         trigger = prompt.compaction_due(text)
         if trigger.due:
-            async with aclosing(self._compactor.run("auto", None)) as events:
-                async for ev in events:
-                    yield ev
+            try:
+                async with aclosing(self._compactor.run("auto", None)) as events:
+                    async for ev in events:
+                        yield ev
+            except BaseException:
+                # The app quit (or the turn was stopped) while compacting before the turn: the message was sent, so
+                # the session keeps it, as a turn stopped before its first call, and nothing typed is lost.
+                recorder.append(user)
+                if recorder.session is not None:
+                    recorder.session.append_interrupted("cancelled by the user")
+                self._controls.remind(INTERRUPTED_NOTE)
+                await recorder.flush(fsync=True)
+                raise
         elif trigger.estimate >= trigger.threshold and not config.auto_compact:
             yield BudgetWarning(f"context at {trigger.estimate:,} of {config.context_window:,} tokens, past "
                                 f"the {config.trigger_ratio:.0%} trigger; auto-compaction is off — run "
@@ -111,10 +124,8 @@ class TurnLoop:
                                 f"({share:.0%}, past the {config.warn_ratio:.0%} warning line)", trigger.estimate,
                                 config.context_window)
 
-        turn_id = uuid.uuid4().hex[:12]
         self._adjustments = []
-        recorder.append(Message("user", question, full=whole,
-                                meta={"turn": turn_id, "raw": secrets.redact(as_typed) or text, "timestamp": now_iso()}))
+        recorder.append(user)
         prompt.start_turn(question)
         self.running = True
         self._gate.turn_grants = grants

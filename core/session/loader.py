@@ -47,6 +47,7 @@ class LoadedSession:
     aborted_calls: list[str] = field(default_factory=list)   # calls given the synthetic "aborted" result
     pins: list[str] = field(default_factory=list)            # pinned message ids (issue 19.3), latest entry wins
     forked_from: str | None = None                           # the parent session's id (issue 30.2: a fork)
+    stopped: bool = False              # the user stopped the last turn: the next input tells the model so
 
 
 def read_entries(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
@@ -162,6 +163,7 @@ def _fold(session: LoadedSession, numbered: list[tuple[int, dict[str, Any]]]) ->
                 summaries.append(msg)
                 continue
             kept.append(msg)
+            session.stopped = session.stopped and msg.role == "tool"     # the stopped turn's aborted results
             call = call_of(msg)
             if call is not None and call.call_id not in calls:
                 calls[call.call_id] = call
@@ -194,6 +196,8 @@ def _fold(session: LoadedSession, numbered: list[tuple[int, dict[str, Any]]]) ->
             session.forked_from = entry["parentSessionId"]
         elif subtype == "todos":
             session.todos = entry["todos"]
+        elif subtype == "interrupted":
+            session.stopped = True
         elif subtype == "rewind":      # the user went back to before this message: it and what followed are gone
             target = entry.get("toUuid")
             if not any(m.id == target for m in kept) and any(m.id == target for m in session.full_record):
