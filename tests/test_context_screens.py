@@ -153,10 +153,12 @@ async def test_preview_appends_the_missing_facts_with_one_key():
 async def test_preview_says_when_the_summary_is_no_smaller_than_the_rounds_it_replaces():
     """`/compact 1` over short rounds: a summary as long as what it replaces would grow the prompt; the preview
     says so (and stops saying so once the summary is cut), with both sizes counted as the prompt counts them."""
+    from contextual.core.context.builder import history_message
     from contextual.core.tokens import count
     loop = asyncio.get_running_loop()
     archive, _ = _session()
-    replaced = sum(count(m.content) for m in archive)
+    replaced = sum(count(history_message(m).content) for m in archive)    # as the prompt holds them: stored forms as text
+    assert replaced < sum(count(m.content) for m in archive)               # not their JSON (17.9k against 2.0k, tmux QA)
     long_summary = "Summary: " + " ".join(m.content for m in archive)
     app = Host(CompactionPreviewScreen(_review(long_summary, loop.create_future())))
     async with app.run_test(size=SIZE) as pilot:

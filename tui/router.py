@@ -231,7 +231,7 @@ class EventRouter:
         elif e.refused:
             await self.ui.chat.add_notice(f"nothing compacted: {e.refused}", "warning")
         if not e.refused:
-            note = f"compacted ({e.trigger}): {tokens(e.pre_tokens)} → {tokens(e.post_tokens)} tokens, " \
+            note = f"compacted ({e.trigger}): {tokens(e.pre_tokens)} → {tokens(e.post_tokens)} estimated tokens, " \
                    f"{plural(e.rounds_archived, 'round')} archived"
             logged = self.ui.compactions_logged()
             ledger = logged[-1].loss_ledger if logged else None

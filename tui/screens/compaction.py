@@ -61,7 +61,7 @@ def result_card(result: CompactionFinished) -> Text:
     if pre:
         change = 1 - (post or 0) / pre
         card.append(f"   ({change:.0%} smaller)" if change >= 0 else f"   ({-change:.0%} larger)", style="dim")
-    card.append("\n")
+    card.append("\nthe trigger estimate of the next prompt (the meter's first line)\n", style="dim")
     card.append(f"{plural(result.rounds_archived, 'round')} archived   trigger: {result.trigger}\n")
     files = result.files_included
     card.append("files included: ", style="dim")

@@ -9,6 +9,7 @@ ctrl+t appends the missing facts to the summary, esc cancels and leaves history 
 from __future__ import annotations
 
 from contextual.core import tokens as counts
+from contextual.core.context.builder import history_message
 from contextual.core.context.compaction_review import CompactionReview, ReviewDecision
 from contextual.core.context.ledger import Ledger, LostFact, repaired
 from contextual.core.messages import Message
@@ -46,8 +47,9 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
         self.review = review
         self._recount: Timer | None = None
         self._retry_asked = False
-        # What the archived rounds cost in the prompt now (their stored forms): a summary no smaller saves nothing.
-        self.replaced = sum(counts.count(m.content) for m in review.archive)
+        # What the archived rounds cost in the prompt now, as the builder sends them unfitted (stored forms as text,
+        # the units of the trigger estimate): a summary no smaller saves nothing.
+        self.replaced = sum(counts.count(history_message(m).content) for m in review.archive)
 
     def compose(self) -> ComposeResult:
         r = self.review
