@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
 from contextual.core import secrets, trust
+from contextual.core.config_text import ConfigTextError, parse_toml, read_config_text
 from contextual.core.hooks import Hooks, parse_hooks
 from contextual.core import window_budget as budget
 from contextual.core.permission_rules import PermissionRules, RuleError
@@ -185,9 +185,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from None
+        data = parse_toml(read_config_text(path), path)
+    except ConfigTextError as exc:
+        raise ConfigError(str(exc)) from None
     unknown = sorted(set(data) - KNOWN_KEYS - TABLES - {"output_reserve", "permissions", "trusted_projects", "hooks"})
     if unknown:
         raise ConfigError(f"unknown key(s) in {path}: {', '.join(unknown)}")
@@ -356,6 +356,11 @@ def load_config(project_root: Path, flags: Mapping[str, Any] | None = None,
     secrets.remember(cfg.api_key)
     if cfg.api_key is not None and cfg.api_key != cfg.api_key.strip():    # " sk-…", "sk-…\r" from a CRLF .env file
         cfg = replace(cfg, api_key=cfg.api_key.strip())
+    if cfg.api_key and not all("!" <= c <= "~" for c in cfg.api_key):
+        # Two keys pasted on two lines, a key with a space or a curly quote: the header fails and httpx's error
+        # quoted it whole (the newline defeats redaction). Said once, without the key.
+        raise ConfigError("the API key holds a line break, a space or a character outside printable ASCII, which "
+                          "no HTTP header can carry: check CONTEXTUAL_API_KEY (or the provider's key variable)")
     if cfg.provider not in PROVIDERS:
         raise ConfigError(f"unknown provider {cfg.provider!r}: use one of {', '.join(PROVIDERS)}")
     if cfg.permission_mode not in PERMISSION_MODES:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import cli_env, contextual, home_of, no_traceback, session_files, session_text
+from tests.cli_helpers import cli_env, contextual, home_of, no_traceback, one_line_error, session_files, session_text
 from tests.fakes.llm_server import Fault, FakeLLMServer
 from tests.mounts import full_disk, read_only_dir
 
@@ -201,3 +201,43 @@ def test_a_lone_surrogate_escape_in_tool_arguments_is_an_ordinary_argument(proje
     assert result.returncode == 0 and result.stdout.strip() == "survived", result.stderr
     no_traceback(result)
     assert len(srv.requests) == 5 and (project / "w\\ud800.txt").read_text() == "x\\ud800y"
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+@pytest.mark.parametrize("bad", ["\n", "\r", " ", "\u201c"])
+def test_a_key_no_header_can_carry_is_refused_in_one_line_that_does_not_show_it(project: Path, kind: str, bad: str):
+    """Two keys on two lines (a pasted file): httpx's error quoted the header whole, and the newline defeated the
+    redaction; it was also retried five times (hostile-input red team)."""
+    key = "sk-live-ABCDEF123456"
+    with FakeLLMServer(kind=kind, script=[]) as srv:
+        variable = "ANTHROPIC_API_KEY" if kind == "anthropic" else "CONTEXTUAL_API_KEY"
+        result = contextual(["-p", "hi", "--provider", kind], project,
+                            cli_env(home_of(project), srv.base_url, **{variable: key + bad + key}))
+        assert not srv.requests
+    assert result.returncode != 0
+    assert key not in result.stdout + result.stderr
+    assert "no HTTP header can carry" in one_line_error(result.stderr)
+
+
+@pytest.mark.parametrize("name, text", [
+    (".contextual/config.toml", "a = " + "[" * 3000 + "]" * 3000),
+    (".contextual/config.toml", 'model = "' + "x" * (2 << 20) + '"'),
+    (".mcp.json", '{"mcpServers": ' + "[" * 3000 + "]" * 3000 + "}"),
+    (".mcp.json", '{"mcpServers": {"s": {"command": "' + "x" * (2 << 20) + '"}}}'),
+])
+def test_a_checkouts_config_that_nests_too_deeply_or_is_too_large_is_one_line_naming_it(project: Path, name: str,
+                                                                                         text: str):
+    """Read before any trust question: 6 kB of brackets ended the launch in a 3,000-line RecursionError, and a
+    400 MB .mcp.json took 1.6 GB (hostile-input red team). A config file is read up to 1 MB, its parse guarded."""
+    (project / name).parent.mkdir(exist_ok=True)
+    (project / name).write_text(text)
+    with FakeLLMServer(kind="openai", script=["Thought: ok\nAction: Finish[fine]"]) as srv:
+        result = contextual(["-p", "hi"], project, cli_env(home_of(project), srv.base_url))
+    no_traceback(result)
+    said = result.stderr
+    assert name.split("/")[-1] in said and ("nest too deeply" in said or "too large for a config file" in said), said
+    assert len(said.splitlines()) <= 3, said
+    if name == ".mcp.json":              # its servers are skipped; the turn goes on
+        assert result.returncode == 0 and result.stdout == "fine\n"
+    else:                                # a project's config that cannot be read stops the launch, as a malformed one does
+        assert result.returncode != 0 and not srv.requests

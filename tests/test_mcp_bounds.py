@@ -252,3 +252,16 @@ async def test_a_line_past_the_limit_is_read_in_bounded_memory(monkeypatch):
     assert isinstance(too_long, stdio._TooLong) and b'"id": 7' in too_long.head and too_long.size > 30 * 2**20
     assert after == b'{"jsonrpc": "2.0", "id": 8, "result": {}}'
     assert peak < 10 * 1024 * 1024, peak
+
+
+def test_a_key_a_server_prints_on_stderr_reaches_its_log_redacted_and_the_log_is_the_users_alone(project: Path):
+    """A server given ${TRACKER_API_KEY} printed it to stderr, which went straight to a 0644 file: the one place a
+    key reached the disk whole (hostile-input red team)."""
+    secret = "tk-TRACKERSECRET-987654"
+    user_servers(project, {"tracker": stdio(FAKE_MCP_START="say:X", X="${TRACKER_API_KEY}")})
+    result, _requests = run(project, [LIST, DONE], TRACKER_API_KEY=secret)
+    assert result.returncode == 0, result.stderr
+    [path] = (home_of(project) / "logs" / "mcp").rglob("tracker.log")
+    text = path.read_text()
+    assert "X=[redacted]" in text and secret not in text
+    assert path.stat().st_mode & 0o077 == 0 and path.parent.stat().st_mode & 0o077 == 0

@@ -46,7 +46,7 @@ def test_bad_files_and_entries_are_one_line_each_and_lose_nothing_else(tmp_path:
     specs, problems = load_servers(root, home, env={})
     assert [s.name for s in specs] == ["ok"]
     assert len(problems) == 5 and all("\n" not in p for p in problems)
-    assert "not readable JSON" in problems[0]
+    assert problems[0].startswith("MCP config: cannot read ") and "its servers are skipped" in problems[0]
     assert any("'web'" in p and "unsupported \"type\" 'websocket'" in p for p in problems)
 
 
@@ -165,3 +165,34 @@ def test_a_wide_result_is_reshaped_tighter_then_cut():
     assert len(json.dumps(normal)) < 8_000
     hard = compressor.stored_text("mcp__db__dump", {}, result, level="hard")
     assert "truncated" in hard and len(hard) < 3_000
+
+
+async def test_a_servers_stderr_log_is_bounded_per_line_and_in_all():
+    """A line without an end and a flood of lines cost the log a bounded size, and a key split over the cut of a
+    long line leaves nothing of itself."""
+    import io
+
+    from contextual.core import secrets
+    from contextual.core.mcp.server_log import LINE_CAP, ServerLog, pump
+    key = "sk-live-SPLITKEY-0123456789"
+    secrets.remember(key)
+
+    class Chunks:
+        def __init__(self, chunks: list[bytes]) -> None:
+            self.chunks = chunks
+
+        async def receive(self, size: int) -> bytes:
+            if not self.chunks:
+                raise EOFError
+            return self.chunks.pop(0)
+
+    long_line = b"a" * (LINE_CAP - 5) + key.encode() + b"b" * 5_000_000
+    file = io.StringIO()
+    await pump(Chunks([long_line[i:i + 65536] for i in range(0, len(long_line), 65536)] + [b"\nshort\n"]),
+               ServerLog(file, cap=100_000))
+    text = file.getvalue()
+    assert key[:5] not in text and "more bytes of this line]" in text and text.endswith("short\n")
+    assert len(text) < LINE_CAP + 200
+    flood = io.StringIO()
+    await pump(Chunks([b"line of noise\n" * 5000] * 20), ServerLog(flood, cap=50_000))
+    assert len(flood.getvalue()) < 50_200 and "the log stops here" in flood.getvalue()

@@ -149,3 +149,18 @@ def test_sigint_during_a_slow_grep_ends_the_process_within_seconds(project: Path
     # Without the fix the search runs for minutes (2,000 lines × ~0.1 s); a loose bound, not a benchmark.
     assert elapsed < 30, f"took {elapsed:.1f} s to end after SIGINT"
     assert proc.returncode != 0
+
+
+def test_a_symlink_loop_a_nul_or_an_overlong_name_is_a_tool_error_not_the_end_of_the_turn(project: Path):
+    """A checkout can plant a symlink loop; the folder rules' lookup resolved it unguarded and the whole turn
+    ended in 'internal error: RuntimeError: Symlink loop' (hostile-input red team)."""
+    os.symlink("loopb", project / "loopa")
+    os.symlink("loopa", project / "loopb")
+    long_name = "x" * 5000
+    _result, seen = _run(project, ['Read[{"file_path": "loopa"}]', 'Write[{"file_path": "loopa", "content": "x"}]',
+                                   'Read[{"file_path": "a\\u0000b"}]', f'Read[{{"file_path": "{long_name}"}}]',
+                                   'LS[{}]'])
+    for observation in seen[:4]:
+        assert "[error " in observation, observation[-400:]
+    listing = seen[4]
+    assert "a.txt" in listing, listing[-600:]

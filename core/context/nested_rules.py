@@ -29,10 +29,13 @@ class NestedRules:
         """The reminders for the folders of `path` not yet announced, outermost first ("" when none)."""
         if not path:
             return ""
-        target = (self.root / path).resolve() if not Path(path).is_absolute() else Path(path).resolve()
+        try:
+            target = (self.root / path).resolve() if not Path(path).is_absolute() else Path(path).resolve()
+            start = target if target.is_dir() else target.parent
+        except (OSError, RuntimeError, ValueError):    # a symlink loop, a NUL, a name too long: the tool says so
+            return ""
         if self.root not in target.parents:
             return ""
-        start = target if target.is_dir() else target.parent
         folders = [f for f in (start, *start.parents) if self.root in f.parents]
         parts = [self._one(f) for f in reversed(folders)]
         return "\n\n".join(p for p in parts if p)

@@ -14,7 +14,6 @@ A malformed file or entry is reported in one line and skipped; the other servers
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from contextual.core import secrets, trust
+from contextual.core.config_text import ConfigTextError, parse_json, read_config_text
 
 DEFAULT_STARTUP_TIMEOUT = 30.0     # seconds for the handshake and the tool listing
 DEFAULT_TOOL_TIMEOUT = 120.0       # seconds for one tools/call
@@ -147,10 +147,10 @@ def load_servers(project_root: Path, home: Path, env: Mapping[str, str] | None =
         if not path.is_file():
             continue
         try:
-            text = path.read_text(encoding="utf-8")
-            doc = json.loads(text)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            problems.append(f"MCP config {path} is not readable JSON ({exc}); its servers are skipped")
+            text = read_config_text(path)
+            doc = parse_json(text, path)
+        except ConfigTextError as exc:
+            problems.append(f"MCP config: {exc}; its servers are skipped")
             continue
         servers = doc.get("mcpServers") if isinstance(doc, dict) else None
         if not isinstance(servers, dict):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable
 
 from contextual.core.mcp.config import ServerSpec
+from contextual.core.mcp.server_log import open_log
 
 STARTING, READY, FAILED, STOPPED = "starting", "ready", "failed", "stopped"
 LIST_PAGES = 50                       # a paginator that never ends cannot hang the start
@@ -62,8 +63,7 @@ class ServerConnection:
     def _open_log(self) -> Any:
         if self.log_path is not None:
             try:
-                self.log_path.parent.mkdir(parents=True, exist_ok=True)
-                return open(self.log_path, "a+", encoding="utf-8", errors="replace")
+                return open_log(self.log_path)
             except OSError:
                 self.log_path = None
         return tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")

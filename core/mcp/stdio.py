@@ -13,10 +13,13 @@ import json
 import os
 import re
 import signal
+import subprocess
 from contextlib import aclosing, asynccontextmanager, suppress
 from typing import IO, Any, AsyncGenerator, AsyncIterator
 
 import anyio
+
+from contextual.core.mcp.server_log import ServerLog, pump
 
 MAX_LINE_BYTES = 64 * 1024 * 1024     # one message; the result cap (max_output_tokens) cuts far below this
 MAX_SCHEMA_DEPTH = 32                 # a tool's input schema nesting deeper is rejected (that tool only)
@@ -100,7 +103,7 @@ def _without_bad_tools(doc: Any, rejected: list[str]) -> bool:
     return len(kept) < len(listed)
 
 
-def _parse(line: bytes | _TooLong, log: IO[str], rejected: list[str]) -> Any:
+def _parse(line: bytes | _TooLong, log: ServerLog, rejected: list[str]) -> Any:
     """A SessionMessage, or None for a line to skip (said in the log). A tools/list answer loses only the tools
     that are malformed; any other answer that does not validate becomes an error for its request, not a wait."""
     from mcp import types
@@ -170,8 +173,9 @@ async def stdio_streams(command: str, args: list[str], env: dict[str, str], log:
     rejected = [] if rejected is None else rejected
     from mcp.client.stdio import get_default_environment
     from mcp.shared.message import SessionMessage
-    process = await anyio.open_process([command, *args], env=get_default_environment() | env, stderr=log,
-                                       start_new_session=True)
+    process = await anyio.open_process([command, *args], env=get_default_environment() | env,
+                                       stderr=subprocess.PIPE, start_new_session=True)
+    server_log = ServerLog(log)          # its stderr and our notes, redacted (core/mcp/server_log.py)
     read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
@@ -181,7 +185,7 @@ async def stdio_streams(command: str, args: list[str], env: dict[str, str], log:
             async with read_writer:
                 async with aclosing(_lines(process.stdout)) as lines:
                     async for line in lines:
-                        message = _parse(line, log, rejected)
+                        message = _parse(line, server_log, rejected)
                         if message is not None:
                             await read_writer.send(message)
 
@@ -197,6 +201,7 @@ async def stdio_streams(command: str, args: list[str], env: dict[str, str], log:
     async with anyio.create_task_group() as tg:
         tg.start_soon(reader)
         tg.start_soon(writer)
+        tg.start_soon(pump, process.stderr, server_log)
         try:
             yield read_stream, write_stream
         finally:

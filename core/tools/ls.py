@@ -69,8 +69,11 @@ def _list(ctx: ToolContext, folder: Path, stop: Stop) -> tuple[list[str], list[s
     with os.scandir(folder) as scan:
         for entry in scan:
             stop.check()
-            is_dir = entry.is_dir()          # follows symlinks: a link to a folder lists as one
-            if entry.name == ".git" or (not explicit and rules.ignored(folder / entry.name, is_dir, chain)):
-                continue
+            try:
+                is_dir = entry.is_dir()          # follows symlinks: a link to a folder lists as one
+                if entry.name == ".git" or (not explicit and rules.ignored(folder / entry.name, is_dir, chain)):
+                    continue
+            except (OSError, RuntimeError):     # a symlink loop: listed as the file it claims to be; Read says why
+                is_dir = False
             (dirs if is_dir else files).append(entry.name)
     return dirs, files

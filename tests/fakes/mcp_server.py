@@ -7,7 +7,7 @@
 failure tests: "die" exits the process mid-call, "hang" never answers, "big:N" answers N characters, "env:NAME"
 answers the length of $NAME as the server sees it. FAKE_MCP_PIDFILE gets the server's pid. The hostile start-ups:
 FAKE_MCP_START="crash" exits before the handshake, "garbage" prints non-JSON lines on stdout and a traceback-like
-text on stderr first, "hang" never answers the handshake; FAKE_MCP_EXTRA_TOOLS=N adds N more tools (a server with 10,000 tools); FAKE_MCP_DEEP=N adds
+text on stderr first, "say:NAME" prints NAME=value on stderr, "hang" never answers the handshake; FAKE_MCP_EXTRA_TOOLS=N adds N more tools (a server with 10,000 tools); FAKE_MCP_DEEP=N adds
 a tool whose input schema nests N levels.
 """
 
@@ -92,6 +92,9 @@ def _hostile_start() -> None:
         print("Traceback (most recent call last):\n  fake server noise on stderr", file=sys.stderr)
         sys.stdout.write("this is not JSON\n{\"half\": \n\x00\x01 binary noise\n")
         sys.stdout.flush()
+    if start.startswith("say:"):    # says a variable's value on stderr, as a chatty server logs its config
+        name = start.removeprefix("say:")
+        print(f"{name}={os.environ.get(name, '')}", file=sys.stderr, flush=True)
     if start == "hang":             # never answers the handshake (its pidfile says it is up)
         threading.Event().wait()
 

@@ -1,0 +1,58 @@
+"""Reading a config file (config.toml, .mcp.json, a project's config.local.toml): bounded, and parsed safely.
+
+A checkout brings its own config files, and they are read before the user is asked to trust them: a 400 MB
+`.mcp.json` took 1.6 GB before its server was reported "not approved", and 6 kB of nested brackets ended the
+launch in a 3,000-line RecursionError. A config file is read up to MAX_BYTES, regular files only, and a parse that
+nests too deeply is an error naming the file, as any malformed one is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import tomllib
+from pathlib import Path
+from typing import Any
+
+MAX_BYTES = 1 << 20            # a config file of a megabyte is already far past any real one
+
+
+class ConfigTextError(ValueError):
+    """One line naming the file and what is wrong with it."""
+
+
+def read_config_text(path: Path) -> str:
+    """The file's text; ConfigTextError past MAX_BYTES, for anything but a regular file, or not UTF-8."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)      # a FIFO planted as config.toml must not hang the launch
+    except OSError as exc:
+        raise ConfigTextError(f"cannot read {path}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ConfigTextError(f"cannot read {path}: not a regular file")
+        raw = handle.read(MAX_BYTES + 1)
+    if len(raw) > MAX_BYTES:
+        raise ConfigTextError(f"{path} is over {MAX_BYTES // (1 << 20)} MB: too large for a config file")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigTextError(f"cannot read {path}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+
+
+def parse_toml(text: str, path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigTextError(f"cannot read {path}: {exc}") from None
+    except RecursionError:
+        raise ConfigTextError(f"cannot read {path}: its values nest too deeply") from None
+
+
+def parse_json(text: str, path: Path) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigTextError(f"cannot read {path}: {exc}") from None
+    except RecursionError:
+        raise ConfigTextError(f"cannot read {path}: its values nest too deeply") from None
