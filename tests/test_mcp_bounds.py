@@ -265,3 +265,13 @@ def test_a_key_a_server_prints_on_stderr_reaches_its_log_redacted_and_the_log_is
     text = path.read_text()
     assert "X=[redacted]" in text and secret not in text
     assert path.stat().st_mode & 0o077 == 0 and path.parent.stat().st_mode & 0o077 == 0
+
+
+def test_an_answer_of_many_tiny_blocks_is_refused_before_it_is_parsed(project: Path):
+    """2,000,000 one-letter blocks are a 62 MB line, under the byte cap, that took 5.3 GB to parse and validate
+    (hostile-input red team); past 100,000 objects the answer is refused, for its call only."""
+    user_servers(project, {"hostile": {"command": sys.executable, "args": [HOSTILE], "env": {"HOSTILE_BLOCKS": "300000"}}})
+    result, requests = run(project, ['Thought: go\nAction: mcp__hostile__good[{"text": "x"}]', DONE])
+    assert result.returncode == 0, result.stderr
+    seen = observation(requests[1])
+    assert seen.startswith("[error mcp_error:") and "300,002 JSON objects, over the 100,000" in seen, seen[:300]

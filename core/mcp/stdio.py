@@ -22,6 +22,11 @@ import anyio
 from contextual.core.mcp.server_log import ServerLog, pump
 
 MAX_LINE_BYTES = 64 * 1024 * 1024     # one message; the result cap (max_output_tokens) cuts far below this
+# Parsed and validated, a JSON object costs the SDK about a hundred times its bytes: 2,000,000 one-word content
+# blocks in a 62 MB line took 5.3 GB (hostile-input red team). A message is refused past this many objects, counted
+# outside its strings; ten thousand tools with small schemas are about 40,000.
+MAX_OBJECTS = 100_000
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 MAX_SCHEMA_DEPTH = 32                 # a tool's input schema nesting deeper is rejected (that tool only)
 STOP_GRACE = 2.0                      # seconds after stdin closes, then after SIGTERM, before SIGKILL
 _ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
@@ -117,6 +122,14 @@ def _parse(line: bytes | _TooLong, log: ServerLog, rejected: list[str]) -> Any:
                                                   f"{MAX_LINE_BYTES:,} a message may hold; it was discarded")
     if not line.strip():
         return None
+    objects = _STRING.sub(b"", line).count(b"{") if line.count(b"{") > MAX_OBJECTS else 0
+    if objects > MAX_OBJECTS:
+        found = _ID.search(line[:4096])
+        log.write(f"[contextual] discarded a line of {objects:,} JSON objects from the server (over {MAX_OBJECTS:,})\n")
+        if found is None:
+            return None
+        return _error(json.loads(found.group(1)), f"the server's answer holds {objects:,} JSON objects, over the "
+                                                  f"{MAX_OBJECTS:,} a message may hold; it was discarded")
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
     except ValueError as exc:

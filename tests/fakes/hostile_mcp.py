@@ -1,5 +1,6 @@
 """An MCP server written without any SDK, for the hostile cases a well-behaved SDK server cannot produce: tools
-whose input schema nests HOSTILE_DEPTH levels or is not an object, beside one good tool.
+whose input schema nests HOSTILE_DEPTH levels or is not an object, beside one good tool; HOSTILE_BLOCKS=N answers
+every call with N one-letter text blocks.
 
     python tests/fakes/hostile_mcp.py         # stdio, one JSON-RPC message a line
 """
@@ -35,6 +36,8 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
                                   "serverInfo": {"name": "hostile", "version": "0"}}
     elif method == "tools/list":
         result = {"tools": tools()}
+    elif method == "tools/call" and os.environ.get("HOSTILE_BLOCKS"):    # many tiny blocks: small bytes, large parse
+        result = {"content": [{"type": "text", "text": "b"}] * int(os.environ["HOSTILE_BLOCKS"])}
     elif method == "tools/call":
         result = {"content": [{"type": "text", "text": "echo " + str(message["params"].get("arguments"))}]}
     else:
