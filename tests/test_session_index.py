@@ -141,3 +141,30 @@ def test_index_agrees_with_a_full_load(tmp_path):
     assert info.rounds == sum(1 for m in loaded.full_record if m.role == "user")
     assert info.last_tokens == loaded.last_usage.total
     assert os.path.basename(info.path) == path.name
+
+
+def test_a_rewind_takes_its_rounds_back_from_the_listing(tmp_path):
+    """/rewind to the oldest message left the /resume row at "2 rounds · 647 tokens" for a session of 0 messages
+    (tmux QA); the listing now agrees with a full load, also when it catches up from its sidecar."""
+    home, project = tmp_path / "home", tmp_path / "p"
+    project.mkdir()
+    writer = SessionWriter.create(home, project, session_id="s")
+    first, second = Message("user", "rewind test one"), Message("user", "rewind test two")
+    for message in (first, second):
+        writer.append_message(message)
+        writer.append_message(Message("assistant", "ok", meta={"final": True}))
+    writer.append_usage(UsageEvent(600, 47))
+    writer.close_sync()
+    [info] = list_sessions(home, project)
+    assert info.rounds == 2 and info.last_tokens == 647
+    writer = SessionWriter.reopen(writer.path)                  # the sidecar is read back, then caught up
+    writer.append_entry({"type": "system", "subtype": "rewind", "toUuid": second.id})
+    writer.close_sync()
+    [info] = list_sessions(home, project)
+    assert info.rounds == 1 == sum(1 for m in load_session(writer.path).history if m.role == "user")
+    assert info.first_prompt == "rewind test one" and info.last_tokens is None
+    writer = SessionWriter.reopen(writer.path)
+    writer.append_entry({"type": "system", "subtype": "rewind", "toUuid": first.id})
+    writer.close_sync()
+    [info] = list_sessions(home, project)
+    assert info.rounds == 0 and info.first_prompt is None and not load_session(writer.path).history

@@ -20,7 +20,7 @@ from contextual.core.session.paths import (FILE_MODE, SESSION_SUFFIX, find_sessi
                                 is_valid_session_id, sessions_dir)
 
 INDEX_SUFFIX = ".index.json"
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2      # 2: user_ids, so a rewind takes its rounds back from the listing
 FIRST_PROMPT_CHARS = 200
 # A session with no sidecar smaller than this is scanned whole (cheap); larger ones only head and tail.
 FULL_SCAN_LIMIT = 512 * 1024
@@ -52,6 +52,7 @@ class IndexState:
     compactions: int | None = 0
     last_tokens: int | None = None
     size: int = 0                      # bytes of the session file this state describes
+    user_ids: list[str] = field(default_factory=list)   # the user messages' uuids, in order: what a rewind takes back
     extra: dict[str, Any] = field(default_factory=dict)
 
     def observe(self, entry: dict[str, Any]) -> None:
@@ -67,6 +68,8 @@ class IndexState:
         if kind == "user":
             if self.rounds is not None:
                 self.rounds += 1
+            if isinstance(entry.get("uuid"), str):
+                self.user_ids.append(entry["uuid"])
             if self.first_prompt is None:
                 content = (entry.get("message") or {}).get("content")
                 if isinstance(content, str):
@@ -80,6 +83,14 @@ class IndexState:
                 self.last_tokens = post if isinstance(post, int) else None
             elif subtype == "usage":
                 self.last_tokens = entry["usage"]["input_tokens"] + entry["usage"]["output_tokens"]
+            elif subtype == "rewind" and entry.get("toUuid") in self.user_ids:
+                # back to before that message: its round and the ones after are gone (the loader's `_before`)
+                kept = self.user_ids.index(entry["toUuid"])
+                del self.user_ids[kept:]
+                self.rounds = kept if self.rounds is not None else None
+                self.last_tokens = None
+                if not kept:
+                    self.first_prompt = None
 
     def to_info(self, path: Path) -> SessionInfo:
         return SessionInfo(id=self.session_id, path=path, cwd=self.cwd, first_prompt=self.first_prompt,
@@ -111,7 +122,7 @@ def read_index(session_path: Path) -> IndexState | None:
                           first_prompt=raw.get("first_prompt"), started=raw.get("started"),
                           updated=raw.get("updated"), rounds=raw.get("rounds"),
                           compactions=raw.get("compactions"), last_tokens=raw.get("last_tokens"),
-                          size=int(raw["size"]))
+                          size=int(raw["size"]), user_ids=[str(u) for u in raw.get("user_ids") or []])
     except (KeyError, TypeError, ValueError):
         return None
 
