@@ -86,7 +86,8 @@ class PoliciesScreen(ModalScreen[str | None]):
         same = len({f.prompt_tokens for f in self.figures.values()}) == 1 and len(self.figures) > 1
         self.query_one("#policies-status", Static).update(
             f"{len(self.figures)} policies replayed on this session's {plural(turns, 'turn')}: same replies, same "
-            "tool results, only the context policy differs."
+            "tool results, only the context policy differs, all in one conversation with no window and no "
+            "compaction (tokens and peak can pass this session's window: they measure the policy alone)."
             + (" They send the same here: they differ only in how a turn's earlier observations are sent, and "
                "none of these was worth shortening." if same else ""))
 
