@@ -238,3 +238,16 @@ async def test_policies_that_send_the_same_say_why(tmp_path):
         await wait_for(pilot, lambda: "3 policies replayed on this session's 2 turns" in text_of(app, "#policies-status"))
         assert len({f.prompt_tokens for f in app.screen.figures.values()}) == 1
         assert "They send the same here" in text_of(app, "#policies-status")
+
+
+async def test_typing_on_the_preview_goes_to_the_retry_instructions_and_enter_retries_with_them():
+    """Typed at once, text landed before the summary's heading (`typed first## 📌 Archived…`; tmux QA)."""
+    loop = asyncio.get_running_loop()
+    app = Host(CompactionPreviewScreen(_review("## Summary\nThe port is 8443.", loop.create_future())))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press(*"keep the port")
+        assert app.screen.query_one(TextArea).text == "## Summary\nThe port is 8443."
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.results)
+    assert app.results[0].action == "retry" and app.results[0].instructions == "keep the port"

@@ -64,7 +64,7 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
                         yield Static(_row(m), classes="archived", markup=False)
                 yield TextArea(r.summary, id="preview-summary", soft_wrap=True)
             yield Static(self._loss_line(r.summary), id="preview-loss", markup=False)
-            yield Input(placeholder="instructions for a retry (ctrl+r), e.g. keep the exact error messages",
+            yield Input(placeholder="instructions for a retry (enter or ctrl+r), e.g. keep the exact error messages",
                         id="preview-instructions")
 
     def on_mount(self) -> None:
@@ -72,8 +72,15 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
         self.query_one("#preview-box").border_title = ("Compaction preview · ctrl+s accept · esc cancel · ctrl+r retry · "
                                                        "ctrl+t add missing · ctrl+l what it loses")
         self.query_one("#preview-archive").border_title = "archived rounds"
-        self.query_one("#preview-summary").border_title = "summary (editable)"
-        self.query_one(TextArea).focus()
+        self.query_one("#preview-summary").border_title = "summary (editable: tab or click)"
+        # What is typed first goes to the retry's instructions: in the summary it landed before its heading
+        # (`typed first## 📌 Archived…`, tmux QA). Editing the summary is a choice: tab or a click.
+        self.query_one("#preview-instructions", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.value.strip():              # instructions typed, then enter: the retry they are for
+            self.action_retry()
 
     def _loss_line(self, text: str) -> str:
         """The recall probe (issue 30): how many of the archived rounds' facts this summary keeps, and which not;
