@@ -275,3 +275,13 @@ def test_an_answer_of_many_tiny_blocks_is_refused_before_it_is_parsed(project: P
     assert result.returncode == 0, result.stderr
     seen = observation(requests[1])
     assert seen.startswith("[error mcp_error:") and "300,002 JSON objects, over the 100,000" in seen, seen[:300]
+
+
+def test_a_server_flooding_notifications_ends_without_noise(project: Path):
+    """Its pipes were left to the garbage collector, which closed them after the event loop and printed
+    'Exception ignored … Event loop is closed' at exit (hostile-input red team)."""
+    user_servers(project, {"hostile": {"command": sys.executable, "args": [HOSTILE], "env": {"HOSTILE_FLOOD": "1"}}})
+    result, requests = run(project, ['Thought: go\nAction: mcp__hostile__good[{"text": "x"}]', DONE])
+    assert result.returncode == 0 and result.stdout.strip() == "done", result.stderr
+    assert observation(requests[1]).startswith("[ok]")
+    assert "Exception ignored" not in result.stderr and "Event loop is closed" not in result.stderr, result.stderr

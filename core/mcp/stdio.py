@@ -174,8 +174,10 @@ async def _stop(process: Any) -> None:
     with anyio.move_on_after(STOP_GRACE):
         while process.returncode is None:       # the loop must see the death before the pipes close
             await anyio.sleep(0.02)
-    with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-        await process.stdout.aclose()
+    # Every pipe, stderr's too, closed here: a transport left open is closed by the garbage collector after the
+    # event loop, which printed "Event loop is closed" at exit (a server flooding notifications; red team)
+    with anyio.move_on_after(STOP_GRACE), suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await process.aclose()
 
 
 @asynccontextmanager

@@ -1,6 +1,6 @@
 """An MCP server written without any SDK, for the hostile cases a well-behaved SDK server cannot produce: tools
 whose input schema nests HOSTILE_DEPTH levels or is not an object, beside one good tool; HOSTILE_BLOCKS=N answers
-every call with N one-letter text blocks.
+every call with N one-letter text blocks; HOSTILE_FLOOD=1 floods log notifications from the handshake on.
 
     python tests/fakes/hostile_mcp.py         # stdio, one JSON-RPC message a line
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from typing import Any
 
 
@@ -45,9 +46,24 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
     return {"jsonrpc": "2.0", "id": ident, "result": result}
 
 
+def send(message: dict[str, Any], lock: threading.Lock = threading.Lock()) -> None:
+    with lock:
+        print(json.dumps(message), flush=True)
+
+
+def flood() -> None:
+    """Log notifications of 10 kB, as fast as the pipe takes them, for as long as the server lives."""
+    note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "f" * 10_000}}
+    while True:
+        send(note)
+
+
 if __name__ == "__main__":
     sys.setrecursionlimit(10_000)
     for line in sys.stdin:
-        reply = answer(json.loads(line))
+        message = json.loads(line)
+        reply = answer(message)
         if reply is not None:
-            print(json.dumps(reply), flush=True)
+            send(reply)
+        if message.get("method") == "initialize" and os.environ.get("HOSTILE_FLOOD"):
+            threading.Thread(target=flood, daemon=True).start()
