@@ -97,8 +97,10 @@ class TurnLoop:
         whole = self._controls.whole_input(typed)        # the user's `!command` results whole, when any
         question = self._controls.with_reminders(typed, consume=True)
         turn_id = uuid.uuid4().hex[:12]
-        user = Message("user", question, full=whole,
-                       meta={"turn": turn_id, "raw": secrets.redact(as_typed) or text, "timestamp": now_iso()})
+
+        def user() -> Message:       # made when recorded: its time and id come after the compaction's, in order
+            return Message("user", question, full=whole,
+                           meta={"turn": turn_id, "raw": secrets.redact(as_typed) or text, "timestamp": now_iso()})
         trigger = prompt.compaction_due(text)
         if trigger.due:
             try:
@@ -108,7 +110,7 @@ class TurnLoop:
             except BaseException:
                 # The app quit (or the turn was stopped) while compacting before the turn: the message was sent, so
                 # the session keeps it, as a turn stopped before its first call, and nothing typed is lost.
-                recorder.append(user)
+                recorder.append(user())
                 if recorder.session is not None:
                     recorder.session.append_interrupted("cancelled by the user")
                 self._controls.remind(INTERRUPTED_NOTE)
@@ -125,7 +127,7 @@ class TurnLoop:
                                 config.context_window)
 
         self._adjustments = []
-        recorder.append(user)
+        recorder.append(user())
         prompt.start_turn(question)
         self.running = True
         self._gate.turn_grants = grants
