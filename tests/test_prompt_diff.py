@@ -169,3 +169,14 @@ def test_the_sent_log_diffs_consecutive_calls_and_forgets_the_oldest():
     log.add(first, "other-model")
     assert [c.number for c in log.calls] == [2, 3, 4] and log.count == 4
     assert log.diff(5) is None
+
+
+def test_a_form_that_gets_smaller_is_compressed_whatever_its_rank():
+    """A head-and-tail cut (2.1k) sent stored (798) at the next call read "expanded · cut → stored" (tmux QA)."""
+    from contextual.core.context.prompt_diff import Item, _kind_of_change
+    cut = Item(("t", 1), "user", "L3", "cut", 2100, "Read a.py", "a" * 100)
+    stored = Item(("t", 1), "user", "L3", "stored", 798, "Read a.py", "b" * 40)
+    full = Item(("t", 1), "user", "L3", "full", 3000, "Read a.py", "c" * 200)
+    assert _kind_of_change(cut, stored) == "compressed"
+    assert _kind_of_change(stored, full) == "expanded" and _kind_of_change(full, stored) == "compressed"
+    assert _kind_of_change(stored, cut) == "cut"
