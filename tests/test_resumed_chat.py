@@ -19,3 +19,31 @@ def test_a_reply_the_parser_refused_is_not_counted_as_a_tool_call():
     (turn,) = _turns(record)
     assert [name for name, _, _ in turn.calls] == ["Read"]
     assert turn.calls[0][2] != "running" and turn.answers == ["It sets x."]
+
+
+async def test_a_turn_that_ended_without_an_answer_says_so_when_resumed():
+    """Live, a stopped turn said "turn cancelled"; resumed, it showed the question and its calls and nothing else,
+    as if the answer were still to come."""
+    from textual.app import App
+    from textual.widgets import Static
+
+    from contextual.tui.widgets.chat_log import STOPPED_NOTE, ChatLog
+    record = [Message("user", "run the tests", meta={"raw": "run the tests"}),
+              Message("assistant", 'Action: Bash[{"command": "pytest"}]', meta={"tool_name": "Bash", "args": {"command": "pytest"}}),
+              Message("tool", '{"status": "error", "error": {"code": "aborted"}}', meta={"tool_name": "Bash"}),
+              Message("user", "go on", meta={"raw": "go on"}),
+              Message("assistant", "Finish", meta={"final": True, "answer": "Done."})]
+
+    class Host(App):
+        def compose(self):
+            yield ChatLog()
+
+    app = Host()
+    async with app.run_test() as pilot:
+        chat = app.query_one(ChatLog)
+        await chat.show_transcript(record)
+        await pilot.pause()
+        notes = [str(w.render()) for w in chat.query(Static) if w.has_class("notice")]
+        assert notes == [STOPPED_NOTE]
+        texts = [str(w.render()) for w in chat.children if isinstance(w, Static)]
+        assert texts.index(STOPPED_NOTE) < next(i for i, t in enumerate(texts) if "go on" in t)

@@ -195,6 +195,9 @@ class ChatLog(VerticalScroll):
             self.call_after_refresh(self.scroll_end, animate=False)
 
 
+STOPPED_NOTE = "no answer: this turn was stopped or failed before it finished"
+
+
 def _turn_widgets(turns: list["_Turn"]) -> list:
     widgets: list = []
     for turn in turns:
@@ -205,6 +208,8 @@ def _turn_widgets(turns: list["_Turn"]) -> list:
             trail._paint()
             widgets.append(trail)
         widgets.extend(_markdown(answer, "agent") for answer in turn.answers)
+        if not turn.answers:        # the live chat said why ("turn cancelled", an error); the record keeps no answer
+            widgets.append(Static(Text(STOPPED_NOTE), classes="notice -warning"))
         # an undo came after the turn's answer, as the live chat showed it
         widgets.extend(Static(Text("↶ " + note), classes="notice -info") for note in turn.notes)
     return widgets
