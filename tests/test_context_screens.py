@@ -251,3 +251,18 @@ async def test_typing_on_the_preview_goes_to_the_retry_instructions_and_enter_re
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.results)
     assert app.results[0].action == "retry" and app.results[0].instructions == "keep the port"
+
+
+async def test_the_compaction_history_shows_the_selected_rows_files_and_fallback_whole_at_80_columns():
+    from contextual.core.session.schema import CompactionRecord
+    from contextual.tui.screens.compaction_history import CompactionHistoryScreen
+    files = tuple(f"src/package/module_{i}.py" for i in range(6))
+    records = [CompactionRecord("auto", 9100, 881, files, None, 1),
+               CompactionRecord("manual", 5000, 4000, (), "the summary call timed out after 120 s", 2)]
+    app = Host(CompactionHistoryScreen(records))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        line = app.screen.query_one("#history-line")
+        assert all(f in text_of(app, "#history-line") for f in files) and line.size.height >= 2
+        await pilot.press("down")
+        await wait_for(pilot, lambda: "timed out after 120 s" in text_of(app, "#history-line"))

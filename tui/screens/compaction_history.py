@@ -34,6 +34,8 @@ class CompactionHistoryScreen(ModalScreen[Any]):
             yield Static(f"{len(self.compactions)} compaction{'s' if len(self.compactions) != 1 else ''} in this session",
                          id="history-count")
             yield DataTable(id="compactions", cursor_type="row", zebra_stripes=True)
+            # the selected row's free-text columns, whole: at 80 columns the table cut them
+            yield Static("", id="history-line", markup=False)
 
     def on_mount(self) -> None:
         self.query_one("#history-box").border_title = "Compaction history · enter its card · l what it lost · esc closes"
@@ -48,6 +50,14 @@ class CompactionHistoryScreen(ModalScreen[Any]):
             table.add_row(str(number), when, record.trigger,
                           tokens(record.pre_tokens), tokens(record.post_tokens), recall, lost,
                           Text(record.fallback or ""), Text(", ".join(record.files_included) or "none"))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        row = event.cursor_row
+        if 0 <= row < len(self.compactions):
+            record = self.compactions[row]
+            files = ", ".join(record.files_included) or "none"
+            self.query_one("#history-line", Static).update(
+                f"#{row + 1} · files included: {files}" + (f" · fallback: {record.fallback}" if record.fallback else ""))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         # The table takes enter for itself (its own select), so the screen's binding never saw it.
