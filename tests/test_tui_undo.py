@@ -222,3 +222,30 @@ async def test_esc_twice_on_an_empty_input_when_idle_opens_rewind_and_once_does_
             await pilot.press("escape")                           # closes the picker; nothing rewound
             await wait_for(pilot, lambda: not isinstance(app.screen, RewindPicker))
             assert [m.content for m in app.engine.history.messages if m.role == "user"] == ["one", "two"]
+
+
+async def test_a_files_too_rewind_after_a_conversation_only_one_restores_every_later_turns_files(tmp_path):
+    """Three turns writing files; /rewind without files to before the third, then /rewind with files to before
+    the second: nothing was restored, yet the chat said "(files restored)" (tmux QA). The third turn's changes are
+    still on disk and came after the second: both are undone, and each file restored is named."""
+    repo = make_repo(tmp_path)
+    script = [write("one.py", "1\n"), finish("t1"), write("two.py", "2\n"), finish("t2"), write("three.py", "3\n"),
+              finish("t3")]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        app = ContextualApp(host_for(repo, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            for text in ("turn one", "turn two", "turn three"):
+                await run_turn(pilot, text)
+            await type_and_send(pilot, "/rewind")
+            await wait_for(pilot, lambda: isinstance(app.screen, RewindPicker))
+            await pilot.press("enter")                                     # before "turn three", files unchanged
+            await wait_for(pilot, lambda: "rewound to before: turn three (files unchanged)" in chat_text(app))
+            assert (repo / "three.py").exists()
+            app.query_one("#prompt").load_text("")
+            await type_and_send(pilot, "/rewind")
+            await wait_for(pilot, lambda: isinstance(app.screen, RewindPicker))
+            await pilot.press("f", "enter")                                # before "turn two" (now the newest), files too
+            await wait_for(pilot, lambda: "rewound to before: turn two (files restored)" in chat_text(app))
+            assert (repo / "one.py").exists() and not (repo / "two.py").exists() and not (repo / "three.py").exists()
+            said = chat_text(app)
+            assert "three.py" in said and "two.py" in said                    # each undo's files, after the redraw

@@ -190,17 +190,17 @@ class RealHost:
         return render_result(result)
 
     async def restore_turns(self, engine: Engine, turns: set[str], confirm_overwrite: Confirm | None = None) -> list[str]:
-        """Rewind's files: undo, newest first, every turn in ``turns`` whose file changes can still be undone;
-        returns what the user reads, one block per turn."""
+        """Rewind's files: undo, newest first, every turn whose file changes can still be undone from the oldest of
+        ``turns`` on, those an earlier conversation-only rewind took out of the conversation included (their
+        changes are still on disk, and came after it); returns what the user reads, one block per turn."""
         from contextual.core.snapshot.git import GitError
         from contextual.core.snapshot.undo import UndoError, render_result, undo_in_open_session
         if engine.session is None:
             return []
         shown: list[str] = []
-        while True:
-            undoable = await undoable_turns_ordered(engine)
-            if not undoable or undoable[-1] not in turns:      # the newest undoable turn is older: done
-                break
+        undoable = await undoable_turns_ordered(engine)
+        first = next((i for i, turn in enumerate(undoable) if turn in turns), None)
+        for _ in range(0 if first is None else len(undoable) - first):
             try:
                 result = await undo_in_open_session(self.config.project_root, engine.session,
                                                      confirm_overwrite=confirm_overwrite)

@@ -60,9 +60,8 @@ class Rewind:
             return
         index = next(i for i, m in enumerate(record) if m.id == message_id)
         later_turns = {turn for m in record[index:] if m.role == "user" and (turn := m.meta.get("turn"))}
-        if with_files:
-            for line in await app.host.restore_turns(engine, later_turns, lambda p: confirm_overwrite(app, p)):
-                await app.say(line, "error" if line.startswith("undo failed") else "info")
+        restored = (await app.host.restore_turns(engine, later_turns, lambda p: confirm_overwrite(app, p))
+                    if with_files else [])
         if message_id in in_history:
             engine.rewind_to(message_id)
             await app.show_transcript(await app.host.transcript(engine))
@@ -72,8 +71,12 @@ class Rewind:
             await app.host.close(engine)
             await app.show_engine(app.host.resume(session_id))
         raw = str(picked.meta.get("raw", picked.content))
-        await app.say(f"rewound to before: {raw[:80]}" + (" (files restored)" if with_files else " (files unchanged)")
+        files = (" (files unchanged)" if not with_files else " (files restored)" if restored
+                 else " (no file changes to restore)")
+        await app.say(f"rewound to before: {raw[:80]}" + files
                       + ("; the compactions after it are undone" if message_id not in in_history else ""))
+        for line in restored:         # after the transcript is redrawn, which would wipe them
+            await app.say(line, "error" if line.startswith("undo failed") else "info")
         app.load_input(raw)
         app.show_prompt()
         app.refresh_undoable()
@@ -115,8 +118,8 @@ class Undo:
 def turn_label(turn: str, record: list[Message]) -> str:
     """A turn as the user knows it: “what they typed” (HH:MM), or its id when the record lacks its message."""
     message = next((m for m in record if m.role == "user" and m.meta.get("turn") == turn), None)
-    if message is None:
-        return turn
+    if message is None:          # /rewind took its message out of the conversation; its files are still changed
+        return f"{turn} (a turn /rewind took out of the conversation)"
     raw = " ".join(str(message.meta.get("raw") or message.content).split())
     text = raw if len(raw) <= 60 else raw[:59] + "…"
     when = str(message.meta.get("timestamp") or "")
