@@ -87,8 +87,9 @@ def context_main(argv: list[str]) -> int:
         print(secrets.redact(as_text(view)))
         for n, record in enumerate(engine.compactions, start=1):      # each with the recall probe's score
             score = record.loss_ledger.score() if record.loss_ledger is not None else "no facts recorded"
+            cut = f"cut without a summary ({record.fallback})" if record.fallback else score
             print(f"compaction {n} ({record.trigger}): {record.pre_tokens:,} -> {record.post_tokens:,} tokens, "
-                  f"{record.rounds_archived} round(s) archived; {score}")
+                  f"{record.rounds_archived} round(s) archived; {cut}")
         if listing is not None:
             print(listing.summary())
     return 0

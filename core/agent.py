@@ -14,7 +14,7 @@ from contextual.core.context.builder import Built, ContextBuilder
 from contextual.core.context.history import HistoryManager
 from contextual.core.context.pins import Pins
 from contextual.core.context.sent_log import SentLog
-from contextual.core.engine.compactor import Compactor
+from contextual.core.engine.compactor import Compactor, truncation_note
 from contextual.core.engine.controls import ContextControls
 from contextual.core.permissions import mode_reminder
 from contextual.core.engine.permission_gate import PermissionGate
@@ -215,10 +215,11 @@ class Engine:
 
     def restore(self, history: list[Message], last_usage: int | None, todos: list[dict[str, Any]],
                 compactions: list[CompactionRecord], warnings: Sequence[str] = (),
-                calls: Sequence[UsageEvent] = (), stopped: bool = False) -> None:
+                calls: Sequence[UsageEvent] = (), stopped: bool = False, cut: tuple[int, str] | None = None) -> None:
         """Resume: history-as-stored, the last usage (so the trigger is right at once), todos, compaction log,
-        what the loader warned about (skipped lines), and every call's usage (the session's cost); `stopped`: the
-        user stopped its last turn, which the next input tells the model, as in the session that stopped it."""
+        what the loader warned about (skipped lines), and every call's usage (the session's cost). The notes the
+        session owed the model go with the next input, as they would have in it: `stopped`, the user stopped its
+        last turn; `cut`, (rounds, why) its last compaction removed without a summary."""
         self.prompt.restore(history, last_usage)
         self.prompt.usage.restore(calls, self.settings.config)
         self.toolbox.ctx.todos[:] = todos
@@ -226,6 +227,8 @@ class Engine:
         self.recorder.warnings += list(warnings)
         if stopped:
             self.controls.remind(INTERRUPTED_NOTE)
+        if cut is not None:
+            self.controls.remind(truncation_note(*cut))
 
     def restore_pins(self, ids: list[str]) -> None:
         self.controls.restore_pins(self.prompt.history.messages, ids)

@@ -154,6 +154,8 @@ def test_e2_summary_timeout_falls_back_to_the_kept_round_without_a_summary(proje
     sent = wire_text(model.turn_requests[-1])
     assert GAMMA in sent and BETA in sent and ALPHA not in sent
     assert "SUMMARY-MARKER-z9" not in sent and SUMMARY_PREFIX[:40] not in sent
+    # the model is told, with this very input (it went with the next one, which -p never reached: red team)
+    assert "The oldest round of this conversation was removed without a summary" in sent
     boundary = [e for e in session_entries(project) if e.get("subtype") == "compact_boundary"]
     assert len(boundary) == 1 and boundary[0]["fallback"] == TIMEOUT_FALLBACK
     assert not [e for e in session_entries(project) if e.get("isCompactSummary")]
@@ -166,6 +168,10 @@ def test_a6_no_auto_compact_warns_and_keeps_the_whole_history(project: Path):
         results = run_turns(project, srv, "openai", [(ALPHA, []), (BETA, []), (GAMMA, ["--no-auto-compact"])])
     assert not model.summary_requests
     assert "warning:" in results[2].stderr and "auto-compaction is off" in results[2].stderr
+    # the trigger's own line, not trigger_ratio: the output reserve puts it lower at this window (red team)
+    import re
+    said = re.search(r"past the trigger at ([\d,]+); auto-compaction is off", results[2].stderr)
+    assert said and int(said.group(1).replace(",", "")) < 0.8 * WINDOW, results[2].stderr
     assert "compacting" not in results[2].stderr
     sent = wire_text(model.turn_requests[-1])
     assert ALPHA in sent and BETA in sent and GAMMA in sent
@@ -203,3 +209,37 @@ def test_a6_a_second_context_length_error_after_compaction_is_one_clear_error(pr
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "still too long" in errors[0]
     assert len(model.summary_requests) == 1 and len(model.turn_requests) == 4     # one retry, not a loop
+
+
+def test_ctrl_c_during_an_automatic_compaction_in_p_abandons_it_and_drops_no_round(project: Path):
+    """SIGINT while the summary was asked for cut the archived rounds without a summary, and neither the user nor
+    the model was told (small-window red team). Stopping the run is not choosing truncation: the compaction is
+    abandoned, history stays whole, and the next input compacts it properly."""
+    import signal
+    import subprocess
+    import sys
+
+    from tests.cli_helpers import sigint_at_default
+    from tests.waits import until
+    model = Model(three_turns(), summary=[Fault("slow_first_byte", seconds=20, text=SUMMARY_TEXT), SUMMARY_TEXT])
+    with FakeLLMServer(kind="openai", responder=model) as srv:
+        env = cli_env(home_of(project), srv.base_url, "openai", CONTEXTUAL_CONTEXT_WINDOW=str(WINDOW))
+        run_turns(project, srv, "openai", [(ALPHA, []), (BETA, [])])
+        child = subprocess.Popen([sys.executable, "-m", "contextual", "-p", GAMMA, "--keep-rounds", "1", "-c"],
+                                 cwd=project, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, preexec_fn=sigint_at_default)
+        try:
+            until(lambda: len(model.summary_requests) == 1, "the summary request", 30)
+            child.send_signal(signal.SIGINT)
+            _out, err = child.communicate(timeout=30)
+        finally:
+            if child.poll() is None:
+                child.kill()
+        assert child.returncode != 0 and "Traceback" not in err
+        assert not [e for e in session_entries(project) if e.get("subtype") == "compact_boundary"]
+        fourth = contextual(["-p", "DELTA-q7x4", "--keep-rounds", "1", "-c"], project, env, timeout=30)
+    assert fourth.returncode == 0 and fourth.stdout == "three\n", fourth.stderr      # the stopped turn asked nothing
+    sent = wire_text(model.turn_requests[-1])
+    assert "SUMMARY-MARKER-z9" in sent and GAMMA in sent                # summarised, and the stopped input kept
+    boundary = [e for e in session_entries(project) if e.get("subtype") == "compact_boundary"]
+    assert len(boundary) == 1 and not boundary[0].get("fallback")

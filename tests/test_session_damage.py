@@ -188,3 +188,22 @@ def test_a_session_whose_last_turn_was_stopped_says_so_until_a_message_follows(t
     writer.append_message(Message("user", "next question"))
     writer.close_sync()
     assert not load_session(writer.path).stopped
+
+
+def test_a_compaction_cut_without_a_summary_is_owed_to_the_next_input_of_a_resumed_session(tmp_path):
+    """A summary that failed inside a turn of `-p`: the note for the model went with the next input, which is in
+    the next process; the session now says it is owed until a message of the user's follows."""
+    from contextual.core.session.schema import CompactionRecord
+    project = tmp_path / "project"
+    project.mkdir()
+    writer = SessionWriter.create(tmp_path / "home", project)
+    writer.append_message(Message("user", "one"))
+    writer.append_message(Message("assistant", "Thought: t\nAction: Finish[a]", meta={"final": True}))
+    writer.append_compaction(CompactionRecord("auto", 9000, 800, (), "Summary generation failed (HTTP 500)", 1),
+                             None)
+    writer.close_sync()
+    assert load_session(writer.path).cut == (1, "Summary generation failed (HTTP 500)")
+    writer = SessionWriter.reopen(writer.path)
+    writer.append_message(Message("user", "two"))
+    writer.close_sync()
+    assert load_session(writer.path).cut is None

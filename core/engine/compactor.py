@@ -27,9 +27,10 @@ if TYPE_CHECKING:      # the summary machinery loads with the first compaction, 
 
 
 def truncation_note(rounds: int, why: str | None) -> str:
-    return system_reminder(f"The {rounds} oldest round{'s' if rounds != 1 else ''} of this conversation were "
-                           f"removed without a summary ({why or 'no summary'}): what they held is not above. If you "
-                           "need it, ask the user.")
+    which = "The oldest round of this conversation was" if rounds == 1 else \
+        f"The {rounds} oldest rounds of this conversation were"
+    return system_reminder(f"{which} removed without a summary ({why or 'no summary'}): what "
+                           f"{'it' if rounds == 1 else 'they'} held is not above. If you need it, ask the user.")
 
 
 class Compactor:
@@ -138,9 +139,10 @@ class Compactor:
         except (asyncio.CancelledError, GeneratorExit):   # GeneratorExit: cancelled while its event was handled
             outcome = compaction.cancelled(plan, trigger)
             if not self._cancelled:
+                # The whole turn was stopped (ctrl+c in -p, the app quitting), not this compaction: it is abandoned
+                # and history stays whole; the next input compacts again. Cutting here dropped the archived rounds
+                # with nobody told (small-window red team).
                 self._summary_task.cancel()
-                # The whole turn was cancelled: still leave history consistent, then let the cancel through.
-                self._apply(outcome, pre, held)
                 raise
         finally:
             self._summary_task = None

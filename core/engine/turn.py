@@ -95,11 +95,12 @@ class TurnLoop:
         text = secrets.redact(valid_unicode(text))      # a key in the message is never sent (nor recorded)
         typed = preprocess(text, config.project_root)
         whole = self._controls.whole_input(typed)        # the user's `!command` results whole, when any
-        question = self._controls.with_reminders(typed, consume=True)
         turn_id = uuid.uuid4().hex[:12]
 
-        def user() -> Message:       # made when recorded: its time and id come after the compaction's, in order
-            return Message("user", question, full=whole,
+        def user() -> Message:
+            # Made when recorded, after the compaction before the turn: its time and id come after the compaction's,
+            # and a note that compaction left (rounds cut without a summary) goes with this input, not the next.
+            return Message("user", self._controls.with_reminders(typed, consume=True), full=whole,
                            meta={"turn": turn_id, "raw": secrets.redact(as_typed) or text, "timestamp": now_iso()})
         trigger = prompt.compaction_due(text)
         if trigger.due:
@@ -117,8 +118,9 @@ class TurnLoop:
                 await recorder.flush(fsync=True)
                 raise
         elif trigger.estimate >= trigger.threshold and not config.auto_compact:
+            # the trigger's own line: at a small window the output reserve puts it below trigger_ratio (73 % at 4k)
             yield BudgetWarning(f"context at {trigger.estimate:,} of {config.context_window:,} tokens, past "
-                                f"the {config.trigger_ratio:.0%} trigger; auto-compaction is off — run "
+                                f"the trigger at {trigger.threshold:,}; auto-compaction is off — run "
                                 "/compact", trigger.estimate, config.context_window)
         elif trigger.warn:
             share = trigger.estimate / max(1, config.context_window)
@@ -127,8 +129,9 @@ class TurnLoop:
                                 config.context_window)
 
         self._adjustments = []
-        recorder.append(user())
-        prompt.start_turn(question)
+        message = user()
+        recorder.append(message)
+        prompt.start_turn(message.content)
         self.running = True
         self._gate.turn_grants = grants
         self._turn_model = model

@@ -48,6 +48,7 @@ class LoadedSession:
     pins: list[str] = field(default_factory=list)            # pinned message ids (issue 19.3), latest entry wins
     forked_from: str | None = None                           # the parent session's id (issue 30.2: a fork)
     stopped: bool = False              # the user stopped the last turn: the next input tells the model so
+    cut: tuple[int, str] | None = None  # (rounds, why): the last compaction cut them without a summary, unsaid yet
 
 
 def read_entries(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
@@ -164,6 +165,7 @@ def _fold(session: LoadedSession, numbered: list[tuple[int, dict[str, Any]]]) ->
                 continue
             kept.append(msg)
             session.stopped = session.stopped and msg.role == "tool"     # the stopped turn's aborted results
+            session.cut = None if msg.role == "user" else session.cut     # the next input said it
             call = call_of(msg)
             if call is not None and call.call_id not in calls:
                 calls[call.call_id] = call
@@ -186,6 +188,8 @@ def _fold(session: LoadedSession, numbered: list[tuple[int, dict[str, Any]]]) ->
             kept = kept if cut is None else cut
             session.last_usage = None
             session.compactions.append(record)
+            if record.fallback and record.rounds_archived:
+                session.cut = (record.rounds_archived, record.fallback)
         elif subtype == "usage":            # shapes were checked by schema.problem when the line was read
             session.last_usage = _usage(entry["usage"], entry.get("model"), entry.get("counted"))
             session.calls.append(session.last_usage)
