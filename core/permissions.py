@@ -182,10 +182,14 @@ def add_allow_rules(project_root: Path, rules: tuple[str, ...] | list[str], home
 
 
 def _ignore_in_git(path: Path) -> None:
-    """Name the local file in the .gitignore of its folder (created when missing), once."""
+    """Name the local file in the .gitignore of its folder, once. A .gitignore made here names itself too: it is
+    the app's, and made in the middle of a turn it was undone with the agent's files (tmux QA: /undo deleted it,
+    and the local rules became committable)."""
     ignore = path.parent / ".gitignore"
-    text = ignore.read_text(encoding="utf-8", errors="replace") if ignore.is_file() else ""
+    text = ignore.read_text(encoding="utf-8", errors="replace") if ignore.is_file() else ".gitignore\n"
     if path.name not in text.splitlines():
+        if not ignore.is_file():
+            ignore.write_text(text, encoding="utf-8")
         with open(ignore, "a", encoding="utf-8") as handle:
             handle.write(("" if not text or text.endswith("\n") else "\n") + path.name + "\n")
 

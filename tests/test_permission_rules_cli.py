@@ -127,7 +127,13 @@ def test_allow_always_rules_go_to_the_local_file_kept_out_of_git_keeping_its_con
     text = path.read_text()
     assert path == local and text.startswith("# mine\nkeep_rounds = 4  # fewer\n")
     assert text.count("Bash(touch:*)") == 1
-    assert (project / ".contextual" / ".gitignore").read_text().splitlines() == ["config.local.toml"]
+    # the .gitignore names itself: it is the app's, not a change of the turn /undo would take back (tmux QA)
+    assert (project / ".contextual" / ".gitignore").read_text().splitlines() == [".gitignore", "config.local.toml"]
+    import subprocess
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=project, check=True,
+                            capture_output=True, text=True).stdout
+    assert ".contextual/.gitignore" not in status and "config.local.toml" not in status, status
     assert "touch" not in (project / ".contextual" / "config.toml").read_text()      # the committed file untouched
     heads = _run(project, ['Bash[{"command": "touch yes"}]', 'Bash[{"command": "rm top.py"}]'])
     assert heads[0] == "[exit 0]" and _refused(heads[1])
