@@ -39,6 +39,9 @@ async def test_shell_export_history_theme_title_and_models(tmp_path):
             await wait_for(pilot, lambda: exports.is_dir() and any(exports.glob("*.md")))
             assert "print one" in next(exports.glob("*.md")).read_text()
             await type_and_send(pilot, "/title Printing one")
+            await type_and_send(pilot, "/title")              # bare: says the title (it wiped it: tmux QA)
+            await wait_for(pilot, lambda: any("title: Printing one · /title TEXT renames it" in str(n.message)
+                                              for n in app._notifications))
             app.theme = "gruvbox"
             await type_and_send(pilot, "/model")
             await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker))
@@ -54,7 +57,7 @@ async def test_shell_export_history_theme_title_and_models(tmp_path):
         app2 = ContextualApp(host, animate=False)
         async with app2.run_test(size=SIZE) as pilot:
             past = app2.query_one(PromptInput).past
-            assert past[-3:] == ["/title Printing one", "/model", "/resume"] and "print one" in past
+            assert past[-4:] == ["/title Printing one", "/title", "/model", "/resume"] and "print one" in past
             assert app2.theme == "gruvbox"
 
 

@@ -42,7 +42,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("/resume", "", "pick a past session of this project", RESUME),
     Command("/fork", "", "continue in a new session holding a copy of this one (it stays as it is)", Fork()),
     Command("/clear", "", "start a new session (the current one stays on disk)", Clear()),
-    Command("/title", "[text]", "name this session (shown in /resume)", Title()),
+    Command("/title", "[text]", "name this session (shown in /resume); bare, say its title; - clears it", Title()),
     Command("/model", "[name]", "pick a model the server offers, or switch to NAME", Model()),
     Command("/compactions", "", "the compaction history of this session; enter opens one's card, l what it lost", Compactions()),
     Command("/ledger", "[N]", "what the latest (or Nth) compaction lost; enter re-injects an item", Ledger()),

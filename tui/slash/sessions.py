@@ -54,8 +54,14 @@ class Title:
         if app.engine.session_id is None:
             app.notify("The session gets its file at the first message: title it after that.", timeout=4)
             return
-        app.remembered.set_title(app.engine.session_id, argument)
-        app.notify(f"title: {argument}" if argument.strip() else "title cleared", timeout=3)
+        text = argument.strip()
+        if not text:            # a bare /title (or the palette's) wiped the title: it says it instead
+            current = app.remembered.titles().get(app.engine.session_id)
+            app.notify(f"title: {current} · /title TEXT renames it, /title - clears it" if current
+                       else "no title yet · /title TEXT names this session", timeout=5)
+            return
+        app.remembered.set_title(app.engine.session_id, "" if text == "-" else text)
+        app.notify(f"title: {text}" if text != "-" else "title cleared", timeout=3)
 
 
 class Fork:
