@@ -113,3 +113,14 @@ async def test_compact_at_a_small_window_archives_what_does_not_fit_without_aski
             await type_and_send(pilot, "/compact")
             await wait_for(pilot, lambda: isinstance(app.screen, (CompactionPreviewScreen, CompactChoice)))
             assert isinstance(app.screen, CompactionPreviewScreen)
+
+
+def test_the_init_starter_is_headed_with_the_file_it_is_for_and_finds_tests_at_the_top(tmp_path):
+    """/init for AGENTS.md gave the model a starter headed `# CODE_LAW.md`, and `(say how to run the tests)` beside
+    a test_calc.py at the root (tmux QA)."""
+    from contextual.tui.starter import starter_code_law
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (tmp_path / "test_calc.py").write_text("from calc import add\n")
+    draft = starter_code_law(tmp_path, "AGENTS.md")
+    assert draft.startswith("# AGENTS.md\n") and "CODE_LAW" not in draft
+    assert "Run the tests with `python -m pytest -q` (they live in test_calc.py, at the top level)" in draft

@@ -1,5 +1,5 @@
-"""/init: a starter CODE_LAW.md written from a quick look at the project (its manifests, folders and tests),
-for the user to edit. It states only what the files show."""
+"""/init: a starter instruction file (AGENTS.md or CODE_LAW.md) written from a quick look at the project (its
+manifests, folders and tests), for the agent to check and improve. It states only what the files show."""
 
 from __future__ import annotations
 
@@ -21,12 +21,18 @@ MANIFESTS = (
 SKIP = {".git", "node_modules", "__pycache__", ".venv", "venv", ".contextual", "dist", "build", ".mypy_cache"}
 
 
-def starter_code_law(root: Path) -> str:
+def starter_code_law(root: Path, name: str = "CODE_LAW.md") -> str:
+    """The starter for `name` (its heading: headed CODE_LAW.md, a starter for AGENTS.md was written under that)."""
     found = [(name, lang, test) for name, lang, test in MANIFESTS if (root / name).is_file()]
     folders = sorted(p.name + "/" for p in root.iterdir() if p.is_dir() and p.name not in SKIP
                      and not p.name.startswith("."))
     tests = [f for f in folders if f.rstrip("/") in ("tests", "test", "spec", "__tests__")]
-    lines = ["# CODE_LAW.md", "",
+    top_tests = sorted(p.name for p in root.glob("test_*.py")) + sorted(p.name for p in root.glob("*_test.py"))
+    if not found and top_tests:           # test files at the top and no manifest: pytest finds them there
+        found = [(top_tests[0], "Python", "python -m pytest -q")]
+    if not tests and top_tests:
+        tests = [f"{', '.join(top_tests[:3])}, at the top level"]
+    lines = [f"# {name}", "",
              "Rules for the agent working in this project. Every prompt starts with this file: keep it short.", ""]
     lines.append("## Project")
     if found:

@@ -24,7 +24,7 @@ class Init:
             return
         if app.busy("/init"):
             return
-        draft = await asyncio.to_thread(starter_code_law, root)
+        draft = await asyncio.to_thread(starter_code_law, root, name)
         app.start_turn(init_prompt(name, (root / name).exists(), draft), typed=f"/init {name}")
 
 
