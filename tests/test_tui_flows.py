@@ -469,3 +469,23 @@ async def test_a_long_command_names_what_it_runs_and_its_preview_scrolls_from_th
             assert isinstance(app.screen, PermissionModal)          # scrolling answered nothing
             await pilot.press("n")
             await app.workers.wait_for_complete()
+
+
+async def test_the_task_list_shows_in_the_chat_and_is_redrawn_in_place(tmp_path):
+    """TodoWrite's list was only raw JSON in History and Scratchpad (tmux QA); Claude Code and Codex show theirs."""
+    import json
+    from contextual.tui.widgets.todo_list import TodoList
+
+    def todo_write(statuses: list[str]) -> str:
+        todos = [{"content": f"step {i}", "status": status} for i, status in enumerate(statuses)]
+        return "Thought: plan\nAction: TodoWrite[" + json.dumps({"todos": todos}) + "]"
+    script = [todo_write(["in_progress", "pending", "pending"]), todo_write(["completed", "in_progress", "pending"]),
+              finish("done")]
+    with server(script) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, permission_mode="bypass"), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "do three steps")
+            lists = list(app.query_one(ChatLog).query(TodoList))
+            assert len(lists) == 1
+            shown = str(lists[0].render())
+            assert "1 of 3 done" in shown and "✓ step 0" in shown and "▸ step 1" in shown and "○ step 2" in shown

@@ -128,6 +128,9 @@ class EventRouter:
             case ev.ToolFinished():
                 self.ui.scratchpad.update_step(e.step, running=False, observation=e.full_text, status=e.status)
                 self.ui.chat.tool_finished(e.tool, e.status)
+                if e.tool == "TodoWrite" and e.status == "success" and isinstance(e.args, dict) \
+                        and isinstance(e.args.get("todos"), list):
+                    await self.ui.chat.show_todos(e.args["todos"])
                 self.ui.status.thinking()
             case ev.PermissionRequest():
                 self.on_permission_request(e)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.containers import VerticalScroll
@@ -15,6 +15,7 @@ from textual.widgets import Collapsible, Static
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.snapshot.undo import note_for_user
 from contextual.tui.format import args_label, final_answer, stored_status
+from contextual.tui.widgets.todo_list import TodoList
 from contextual.tui.widgets.tool_trail import ToolTrail
 
 if TYPE_CHECKING:           # Markdown (markdown-it, pygments) is imported with the first answer, not at launch
@@ -55,6 +56,7 @@ class ChatLog(VerticalScroll):
         self._stream: MarkdownStream | None = None
         self._streamed = ""
         self.trail: ToolTrail | None = None              # this turn's tool calls
+        self.todos: TodoList | None = None                # this turn's task list (TodoWrite), redrawn in place
         self.adjusted: Collapsible | None = None          # this turn's one "context adjusted" line
         self._adjustments: list[str] = []
         self._earlier: list[_Turn] = []                  # restored turns not mounted yet (mount_earlier)
@@ -76,7 +78,7 @@ class ChatLog(VerticalScroll):
         self.scroll_end(animate=False)
 
     async def add_user(self, text: str) -> None:
-        self.trail, self.adjusted, self._adjustments = None, None, []
+        self.trail, self.adjusted, self._adjustments, self.todos = None, None, [], None
         await self.query(".welcome").remove()          # the empty session's welcome has done its job
         await self._add(user_line(text))
 
@@ -104,6 +106,15 @@ class ChatLog(VerticalScroll):
     def tool_finished(self, tool: str, status: str) -> None:
         if self.trail is not None:
             self.trail.finished(tool, status)
+
+    async def show_todos(self, todos: list[dict[str, Any]]) -> None:
+        """The task list a TodoWrite sent: the turn's list is redrawn where it first appeared."""
+        if self.todos is None or not self.todos.is_attached:
+            self.todos = TodoList(classes="todos")
+            self.todos.show(todos)
+            await self._add(self.todos)
+            return
+        self.todos.show(todos)
 
     async def context_adjusted(self, line: str, details: list[str] | None = None) -> None:
         """One collapsible line per turn: its title sums the adjustments up, its body lists them."""
