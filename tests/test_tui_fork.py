@@ -42,8 +42,11 @@ async def test_rewind_k_forks_before_a_message_and_fork_copies_the_whole_session
             assert parent_path.read_bytes() == before                  # the original untouched
             child = app.engine.session_id
             await run_turn(pilot, "another way")
+            await type_and_send(pilot, "/title Another way")
             await type_and_send(pilot, "/fork")
             await wait_for(pilot, lambda: app.engine.session_id not in (parent_id, child))
+            # the fork keeps the title, said to be one (it was listed under its first message: tmux QA)
+            assert app.remembered.titles()[app.engine.session_id] == "Another way (fork)"
             whole = [m.content for m in app.engine.history.messages if m.role == "user"]
             assert whole == ["first ask", "another way"]
             await pilot.pause()

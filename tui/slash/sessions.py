@@ -92,6 +92,9 @@ async def fork(app: AppPort, before_id: str | None, text: str) -> None:
     except Exception as exc:       # never lose the app over a fork: the session in use is untouched
         await app.say(f"cannot fork: {exc}", "error")
         return
+    title = app.remembered.titles().get(parent or "")
+    if title:                          # /resume lists the fork under the title, not its first message
+        app.remembered.set_title(writer.session_id, f"{title} (fork)")
     await resume(app, writer.session_id, f"forked session {parent} into {writer.session_id}; the original is "
                                          f"unchanged (/resume goes back to it)")
     if text:
