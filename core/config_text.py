@@ -13,7 +13,7 @@ import os
 import stat
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 MAX_BYTES = 1 << 20            # a config file of a megabyte is already far past any real one
 
@@ -41,18 +41,18 @@ def read_config_text(path: Path) -> str:
 
 
 def parse_toml(text: str, path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigTextError(f"cannot read {path}: {exc}") from None
-    except RecursionError:
-        raise ConfigTextError(f"cannot read {path}: its values nest too deeply") from None
+    parsed: dict[str, Any] = _parsed(tomllib.loads, tomllib.TOMLDecodeError, text, path)
+    return parsed
 
 
 def parse_json(text: str, path: Path) -> Any:
+    return _parsed(json.loads, json.JSONDecodeError, text, path)
+
+
+def _parsed(parse: Callable[[str], Any], malformed: type[ValueError], text: str, path: Path) -> Any:
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
+        return parse(text)
+    except malformed as exc:
         raise ConfigTextError(f"cannot read {path}: {exc}") from None
     except RecursionError:
         raise ConfigTextError(f"cannot read {path}: its values nest too deeply") from None
