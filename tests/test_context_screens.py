@@ -53,6 +53,7 @@ async def test_ledger_screen_lists_each_fact_and_enter_gives_the_highlighted_one
         assert "Lost:" in text_of(app, "#ledger-count")
         await pilot.press("down", "down")
         assert ledger.facts[2].line in text_of(app, "#ledger-line")
+        assert f"from {ledger.facts[2].source.label}" in text_of(app, "#ledger-line")   # cut in the table at 80 cols
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.results)
     assert app.results == [ledger.facts[2]]

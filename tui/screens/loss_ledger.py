@@ -56,9 +56,10 @@ class LossLedgerScreen(ModalScreen[LostFact | None]):
     def on_mount(self) -> None:
         self.query_one("#ledger-box").border_title = f"{self.title_text} · esc closes"
         table = self.query_one(DataTable)
-        table.add_columns("kind", "lost", "from", "seen")
+        # the short columns first: at 80 columns the long ones are cut, and the line below says them whole
+        table.add_columns("kind", "seen", "lost", "from")
         for fact in self.ledger.facts:
-            table.add_row(fact.kind, Text(fact.text[:70]), Text(fact.source.label[:50]), str(fact.mentions))
+            table.add_row(fact.kind, str(fact.mentions), Text(fact.text[:70]), Text(fact.source.label[:50]))
         self._show_line(0)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -66,7 +67,8 @@ class LossLedgerScreen(ModalScreen[LostFact | None]):
 
     def _show_line(self, row: int) -> None:
         if 0 <= row < len(self.ledger.facts):
-            self.query_one("#ledger-line", Static).update(f"line: {self.ledger.facts[row].line}")
+            fact = self.ledger.facts[row]
+            self.query_one("#ledger-line", Static).update(f"from {fact.source.label} · line: {fact.line}")
 
     def action_choose(self) -> None:
         row = self.query_one(DataTable).cursor_row
