@@ -243,3 +243,17 @@ def test_ctrl_c_during_an_automatic_compaction_in_p_abandons_it_and_drops_no_rou
     assert "SUMMARY-MARKER-z9" in sent and GAMMA in sent                # summarised, and the stopped input kept
     boundary = [e for e in session_entries(project) if e.get("subtype") == "compact_boundary"]
     assert len(boundary) == 1 and not boundary[0].get("fallback")
+
+
+def test_a_summary_reply_that_never_ends_is_kept_cut_to_its_budget_not_thrown_away(project: Path):
+    """A server that ignores max_tokens: the reply passed its cap, the summary was thrown away, and every
+    compaction fell back to cutting the rounds without a summary (small-window red team)."""
+    model = Model(three_turns(), summary=Fault("endless_text", text="- a line of the summary, again\n" * 300,
+                                                 interval=0.01, seconds=60))
+    with FakeLLMServer(kind="openai", responder=model) as srv:
+        results = run_turns(project, srv, "openai", [(ALPHA, []), (BETA, []), (GAMMA, [])])
+    assert results[2].stdout == "three\n" and "keeping recent history only" not in results[2].stderr, results[2].stderr
+    boundary = [e for e in session_entries(project) if e.get("subtype") == "compact_boundary"]
+    assert len(boundary) == 1 and not boundary[0].get("fallback")
+    sent = wire_text(model.turn_requests[-1])
+    assert "the summary model did not stop: its summary is cut here" in sent and GAMMA in sent

@@ -20,7 +20,7 @@ from contextual.core.messages import Message
 from contextual.core.prompt import PromptMessage
 from contextual.core.react import strip_thinking
 from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk,
-                                 StreamDone, TextChunk)
+                                 ReplyTooLong, StreamDone, TextChunk)
 from contextual.core.tokens import PER_MESSAGE_OVERHEAD, encoding, shared_cache
 from contextual.core.tokens import count as count_tokens
 from contextual.core.context.summary_repair import ensure_template
@@ -251,9 +251,14 @@ class _Job:
         # has it; at a small window it is several (parts, merges), each of which may take the whole deadline on a
         # slow local model, so a deadline over all of them would turn every small-window summary into a fallback.
         deadline = asyncio.timeout(self.owner.timeout)
+        cut = False
         try:
             async with deadline:
                 await self._read(stream, text, detail)
+        except ReplyTooLong:
+            # A server ignoring max_tokens: the summary so far, cut to the budget, beats none (every compaction
+            # fell back to cutting rounds without a summary; small-window red team)
+            cut = True
         except TimeoutError as exc:
             if deadline.expired():
                 raise SummaryTimeout(f"no answer from the summary model after {self.owner.timeout:g}s") from exc
@@ -265,7 +270,7 @@ class _Job:
         reply = strip_thinking("".join(text))[0].strip()
         if not reply.strip():
             raise SummaryFailed("the summary model returned an empty reply")
-        return reply
+        return _within(reply, self.owner.output_reserve) if cut else reply
 
     async def _read(self, stream: Any, text: list[str], detail: str) -> None:
         async for chunk in stream:
@@ -369,3 +374,19 @@ def fitting_lines(entry: IncludedFile, budget: int) -> int:
         else:
             high = mid - 1
     return low
+
+
+CUT_NOTE = "[the summary model did not stop: its summary is cut here]"
+
+
+def _within(reply: str, budget: int) -> str:
+    """The reply's whole lines that fit `budget` tokens, then a note saying it was cut."""
+    kept: list[str] = []
+    used = count_tokens(CUT_NOTE)
+    for line in reply.splitlines():
+        cost = count_tokens(line) + 1
+        if used + cost > budget:
+            break
+        kept.append(line)
+        used += cost
+    return "\n".join(kept + [CUT_NOTE])

@@ -17,6 +17,11 @@ class ProviderError(Exception):
         self.retryable = retryable
 
 
+class ReplyTooLong(ProviderError):
+    """The reply passed its character cap without ending (a server that ignores max_tokens): what came so far was
+    streamed; a caller that can use part of a reply (the summary) may keep it."""
+
+
 class ContextLengthExceeded(ProviderError):
     """The server says the prompt is over the model's window: the context layer compacts and retries once.
 

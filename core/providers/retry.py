@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import AsyncGenerator, Awaitable, Callable
 
-from contextual.core.providers.base import ProviderError, ReasoningChunk, StreamChunk, StreamDone, TextChunk
+from contextual.core.providers.base import (ProviderError, ReasoningChunk, ReplyTooLong, StreamChunk, StreamDone,
+                                           TextChunk)
 
 RESTART = "restart"
 
@@ -116,7 +117,7 @@ async def stream_with_retries(open_attempt: Callable[[], AsyncGenerator[StreamCh
                         shown = True
                         size += len(chunk.text)
                         if cap is not None and size > cap:
-                            raise ProviderError(f"{name}: the reply passed {cap:,} characters "
+                            raise ReplyTooLong(f"{name}: the reply passed {cap:,} characters "
                                                 f"({policy.reply_chars_per_token} per token of max_tokens "
                                                 f"{max_tokens:,}) without ending: stopped")
                     yield chunk
