@@ -47,3 +47,15 @@ async def test_a_turn_that_ended_without_an_answer_says_so_when_resumed():
         assert notes == [STOPPED_NOTE]
         texts = [str(w.render()) for w in chat.children if isinstance(w, Static)]
         assert texts.index(STOPPED_NOTE) < next(i for i, t in enumerate(texts) if "go on" in t)
+
+
+def test_a_resumed_turn_keeps_its_last_task_list():
+    todos = [{"content": "read it", "status": "completed"}, {"content": "fix it", "status": "in_progress"}]
+    record = [Message("user", "fix it", meta={"raw": "fix it"}),
+              Message("assistant", "Action: TodoWrite", meta={"tool_name": "TodoWrite", "args": {"todos": todos[:1]}}),
+              Message("tool", "[ok]", meta={"tool_name": "TodoWrite"}),
+              Message("assistant", "Action: TodoWrite", meta={"tool_name": "TodoWrite", "args": {"todos": todos}}),
+              Message("tool", "[ok]", meta={"tool_name": "TodoWrite"}),
+              Message("assistant", "Finish", meta={"final": True, "answer": "Fixed."})]
+    (turn,) = _turns(record)
+    assert turn.todos == todos

@@ -218,6 +218,10 @@ def _turn_widgets(turns: list["_Turn"]) -> list:
             trail.calls = turn.calls
             trail._paint()
             widgets.append(trail)
+        if turn.todos:                 # the turn's last task list, as the live chat left it
+            todos = TodoList(classes="todos")
+            todos.show(turn.todos)
+            widgets.append(todos)
         widgets.extend(_markdown(answer, "agent") for answer in turn.answers)
         if not turn.answers:        # the live chat said why ("turn cancelled", an error); the record keeps no answer
             widgets.append(Static(Text(STOPPED_NOTE), classes="notice -warning"))
@@ -232,6 +236,7 @@ class _Turn:
     calls: list[tuple[str, str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     answers: list[str] = field(default_factory=list)
+    todos: list[dict[str, Any]] = field(default_factory=list)     # its last TodoWrite's list
 
 
 def _turns(messages: list[Message]) -> list[_Turn]:
@@ -248,6 +253,10 @@ def _turns(messages: list[Message]) -> list[_Turn]:
         elif message.meta.get("format_error") or message.meta.get("tool_name") == FORMAT_ERROR_TOOL:
             continue        # a reply the parser refused: the live chat shows no call for it either
         elif message.role == "assistant" and message.meta.get("tool_name"):
+            args = message.meta.get("args")
+            if message.meta.get("tool_name") == "TodoWrite" and isinstance(args, dict) \
+                    and isinstance(args.get("todos"), list):
+                turns[-1].todos = [t for t in args["todos"] if isinstance(t, dict)]
             turns[-1].calls.append((message.meta.get("tool_name") or "", args_label(message.meta.get("args"), 100),
                                     "running"))
         elif message.role == "tool":
