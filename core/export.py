@@ -29,6 +29,7 @@ from contextual.core.context.scratchpad import ScratchStep
 from contextual.core.context.stored_render import sent_text
 from contextual.core.context.summary_pairs import summary_records
 from contextual.core.messages import Message
+from contextual.core.tokens import Calibration
 from contextual.core.tools.base import path_of
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from contextual.core.session.schema import CompactionRecord
 
 REBUILT_NOTE = ("rebuilt deterministically from the session file with the current settings (not recorded when "
-                "sent); summary calls are not included")
+                "sent), the token calibration replayed from the session's own usage; summary calls are not included")
 
 
 def default_path(home: Path, session_id: str, as_sent: bool) -> Path:
@@ -156,6 +157,10 @@ async def as_sent(loaded: "LoadedSession", config: "Config") -> str:
     engine = Engine(config, None, interactive=False)
     prompt = engine.prompt
     prompt.restore([], None)
+    # Each call was fitted through the calibration of our count against the server's as it stood then: replayed
+    # from the usage the calls recorded (read from the home as it is now, the cuts differed; small-window red team)
+    prompt.calibration = Calibration(None)
+    usages = iter(loaded.calls)
     lines = [json.dumps({"session": loaded.session_id, "provider": config.provider, "model": config.model or "",
                          "rebuilt": REBUILT_NOTE}, ensure_ascii=False)]
     pending: Message | None = None            # an action whose result is still to come
@@ -188,6 +193,9 @@ async def as_sent(loaded: "LoadedSession", config: "Config") -> str:
                                                            "messages": len(messages)},
                                          "body": body}, ensure_ascii=False))
                 previous = messages
+                usage = next(usages, None)
+                if usage is not None and usage.sent:
+                    prompt.calibration.observe(config.model, usage.sent, usage.input_tokens)
             prompt.history.messages.append(m)
             if m.role == "user":
                 prompt.start_turn(m.content)

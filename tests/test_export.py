@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli_helpers import cli_env, contextual, home_of, no_traceback
 from tests.fakes.llm_server import FakeLLMServer
 
@@ -97,3 +99,26 @@ def test_a_tool_output_holding_an_indented_fence_stays_inside_its_block():
     blocks = [t for t in tokens if t.type == "fence"]
     assert len(blocks) == 1 and blocks[0].content.rstrip("\n") == output
     assert [t.tag for t in tokens if t.type == "heading_open"] == ["h2"]
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_as_sent_fits_each_call_through_the_calibration_it_had_then(project: Path, tmp_path: Path, kind: str):
+    """At 4k long results are cut to a budget that goes through the calibration of our count against the
+    server's, which moves as calls report their usage: the rebuild used the home's calibration as it is at export
+    time, and its cuts differed from what was sent (small-window red team, Anthropic wire)."""
+    from tests.fakes.llm_server import Reply
+    (project / "big.py").write_text("".join(f"def function_number_{i}(value):\n    return value * {i}\n"
+                                            for i in range(1500)))
+    reads = [Reply(f'Thought: part {i}\nAction: Read[{{"file_path": "big.py", "offset": {1 + 400 * i}}}]',
+                   usage_input=usage) for i, usage in enumerate((2400, 3900, 2600, 3100))]
+    with FakeLLMServer(kind=kind, script=[*reads, "Thought: done\nAction: Finish[read it]"]) as srv:
+        env = cli_env(home_of(project), srv.base_url, kind, CONTEXTUAL_CONTEXT_WINDOW="4096",
+                      CONTEXTUAL_PERMISSION_MODE="bypass")
+        assert contextual(["-p", "read big.py"], project, env, timeout=60).returncode == 0
+        sent = list(srv.requests)
+    out = tmp_path / "sent.jsonl"
+    assert contextual(["export", "-c", "--as-sent", "-o", str(out)], project, env).returncode == 0
+    calls = [json.loads(line) for line in out.read_text().splitlines()][1:]
+    assert len(calls) == len(sent) == 5
+    for call, real in zip(calls, sent):
+        assert call["body"]["messages"] == real["messages"]
