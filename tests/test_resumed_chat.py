@@ -59,3 +59,15 @@ def test_a_resumed_turn_keeps_its_last_task_list():
               Message("assistant", "Finish", meta={"final": True, "answer": "Fixed."})]
     (turn,) = _turns(record)
     assert turn.todos == todos
+
+
+def test_a_resumed_chat_says_where_a_compaction_summarised_earlier_rounds():
+    """Live, the chat said "compacted (auto): … 1 round archived"; resumed, nothing marked where it happened."""
+    record = [Message("user", "one", meta={"raw": "one"}),
+              Message("assistant", "Finish", meta={"final": True, "answer": "First."}),
+              Message("summary", "## Summary", meta={"trigger": "auto", "rounds_archived": 1}),
+              Message("user", "two", meta={"raw": "two"}),
+              Message("assistant", "Finish", meta={"final": True, "answer": "Second."})]
+    first, second = _turns(record)
+    assert first.compacted == ["compacted (auto): 1 round archived into a summary"] and not second.compacted
+    assert first.answers == ["First."]

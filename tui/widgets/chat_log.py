@@ -14,7 +14,7 @@ from textual.widgets import Collapsible, Static
 
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.snapshot.undo import note_for_user
-from contextual.tui.format import args_label, final_answer, stored_status
+from contextual.tui.format import args_label, final_answer, plural, stored_status
 from contextual.tui.widgets.todo_list import TodoList
 from contextual.tui.widgets.tool_trail import ToolTrail
 
@@ -225,6 +225,7 @@ def _turn_widgets(turns: list["_Turn"]) -> list:
         widgets.extend(_markdown(answer, "agent") for answer in turn.answers)
         if not turn.answers:        # the live chat said why ("turn cancelled", an error); the record keeps no answer
             widgets.append(Static(Text(STOPPED_NOTE), classes="notice -warning"))
+        widgets.extend(Static(Text(line), classes="notice -info") for line in turn.compacted)
         # an undo came after the turn's answer, as the live chat showed it
         widgets.extend(Static(Text("↶ " + note), classes="notice -info") for note in turn.notes)
     return widgets
@@ -237,6 +238,7 @@ class _Turn:
     notes: list[str] = field(default_factory=list)
     answers: list[str] = field(default_factory=list)
     todos: list[dict[str, Any]] = field(default_factory=list)     # its last TodoWrite's list
+    compacted: list[str] = field(default_factory=list)            # compactions after it, as the live chat said
 
 
 def _turns(messages: list[Message]) -> list[_Turn]:
@@ -246,6 +248,11 @@ def _turns(messages: list[Message]) -> list[_Turn]:
             turns.append(_Turn(message.meta.get("raw", message.content)))
         elif not turns:
             continue
+        elif message.role == "summary":      # where a compaction put its summary
+            rounds = message.meta.get("rounds_archived")
+            archived = plural(rounds, "round") + " archived" if isinstance(rounds, int) else "older rounds archived"
+            turns[-1].compacted.append(f"compacted ({message.meta.get('trigger') or 'auto'}): {archived} "
+                                       "into a summary")
         elif message.role == "user":
             turns[-1].notes.append(note_for_user(message.content))
         elif message.role == "assistant" and message.meta.get("final"):
