@@ -203,8 +203,8 @@ def test_a_lone_surrogate_escape_in_tool_arguments_is_an_ordinary_argument(proje
     assert len(srv.requests) == 5 and (project / "w\\ud800.txt").read_text() == "x\\ud800y"
 
 
-@pytest.mark.parametrize("kind", ["openai", "anthropic"])
-@pytest.mark.parametrize("bad", ["\n", "\r", " ", "\u201c"])
+@pytest.mark.parametrize("kind, bad", [("openai", "\n"), ("anthropic", "\r"), ("openai", " "), ("anthropic", "\u201c")],
+                         ids=["newline", "return", "space", "curly-quote"])
 def test_a_key_no_header_can_carry_is_refused_in_one_line_that_does_not_show_it(project: Path, kind: str, bad: str):
     """Two keys on two lines (a pasted file): httpx's error quoted the header whole, and the newline defeated the
     redaction; it was also retried five times (hostile-input red team)."""
@@ -219,16 +219,20 @@ def test_a_key_no_header_can_carry_is_refused_in_one_line_that_does_not_show_it(
     assert "no HTTP header can carry" in one_line_error(result.stderr)
 
 
-@pytest.mark.parametrize("name, text", [
-    (".contextual/config.toml", "a = " + "[" * 3000 + "]" * 3000),
-    (".contextual/config.toml", 'model = "' + "x" * (2 << 20) + '"'),
-    (".mcp.json", '{"mcpServers": ' + "[" * 3000 + "]" * 3000 + "}"),
-    (".mcp.json", '{"mcpServers": {"s": {"command": "' + "x" * (2 << 20) + '"}}}'),
-])
-def test_a_checkouts_config_that_nests_too_deeply_or_is_too_large_is_one_line_naming_it(project: Path, name: str,
-                                                                                         text: str):
+CONFIGS = {   # built in the test: a parameter of megabytes would be the test's id
+    "toml-deep": (".contextual/config.toml", lambda: "a = " + "[" * 3000 + "]" * 3000),
+    "toml-large": (".contextual/config.toml", lambda: 'model = "' + "x" * (2 << 20) + '"'),
+    "mcp-deep": (".mcp.json", lambda: '{"mcpServers": ' + "[" * 3000 + "]" * 3000 + "}"),
+    "mcp-large": (".mcp.json", lambda: '{"mcpServers": {"s": {"command": "' + "x" * (2 << 20) + '"}}}'),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CONFIGS))
+def test_a_checkouts_config_that_nests_too_deeply_or_is_too_large_is_one_line_naming_it(project: Path, case: str):
     """Read before any trust question: 6 kB of brackets ended the launch in a 3,000-line RecursionError, and a
     400 MB .mcp.json took 1.6 GB (hostile-input red team). A config file is read up to 1 MB, its parse guarded."""
+    name, make = CONFIGS[case]
+    text = make()
     (project / name).parent.mkdir(exist_ok=True)
     (project / name).write_text(text)
     with FakeLLMServer(kind="openai", script=["Thought: ok\nAction: Finish[fine]"]) as srv:
