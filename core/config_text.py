@@ -9,11 +9,11 @@ nests too deeply is an error naming the file, as any malformed one is.
 from __future__ import annotations
 
 import json
-import os
-import stat
 import tomllib
 from pathlib import Path
 from typing import Any, Callable
+
+from contextual.core.regular_file import NotRegular, read_regular
 
 MAX_BYTES = 1 << 20            # a config file of a megabyte is already far past any real one
 
@@ -25,13 +25,11 @@ class ConfigTextError(ValueError):
 def read_config_text(path: Path) -> str:
     """The file's text; ConfigTextError past MAX_BYTES, for anything but a regular file, or not UTF-8."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)      # a FIFO planted as config.toml must not hang the launch
+        raw = read_regular(path, MAX_BYTES + 1)      # a FIFO planted as config.toml must not hang the launch
+    except NotRegular:
+        raise ConfigTextError(f"cannot read {path}: not a regular file") from None
     except OSError as exc:
         raise ConfigTextError(f"cannot read {path}: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ConfigTextError(f"cannot read {path}: not a regular file")
-        raw = handle.read(MAX_BYTES + 1)
     if len(raw) > MAX_BYTES:
         raise ConfigTextError(f"{path} is over {MAX_BYTES // (1 << 20)} MB: too large for a config file")
     try:

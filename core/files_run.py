@@ -16,9 +16,9 @@ import filecmp
 import os
 import re
 import shutil
-import stat
 from typing import Protocol, Sequence
 
+from contextual.core import regular_file
 from contextual.core.shell_nodes import Word, command_name
 from contextual.core.shell_parse import ShellParse, parse_command
 
@@ -131,15 +131,9 @@ def read_regular(full: str, limit: int) -> bytes | None:
     """Up to `limit` bytes of a regular file; None for anything else. A FIFO named as the script (`mkfifo s.sh`,
     then `bash s.sh`) would block the check for good: it is opened without waiting and not read."""
     try:
-        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        return regular_file.read_regular(full, limit)
     except OSError:
         return None
-    try:
-        return os.read(fd, limit) if stat.S_ISREG(os.fstat(fd).st_mode) else None
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _runs_in_a_shell(full: str) -> bool:
