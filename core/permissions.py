@@ -186,10 +186,11 @@ def _ignore_in_git(path: Path) -> None:
     the app's, and made in the middle of a turn it was undone with the agent's files (tmux QA: /undo deleted it,
     and the local rules became committable)."""
     ignore = path.parent / ".gitignore"
-    text = ignore.read_text(encoding="utf-8", errors="replace") if ignore.is_file() else ".gitignore\n"
+    if not ignore.is_file():
+        ignore.write_text(f".gitignore\n{path.name}\n", encoding="utf-8")
+        return
+    text = ignore.read_text(encoding="utf-8", errors="replace")
     if path.name not in text.splitlines():
-        if not ignore.is_file():
-            ignore.write_text(text, encoding="utf-8")
         with open(ignore, "a", encoding="utf-8") as handle:
             handle.write(("" if not text or text.endswith("\n") else "\n") + path.name + "\n")
 

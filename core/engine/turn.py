@@ -112,9 +112,7 @@ class TurnLoop:
                 # The app quit (or the turn was stopped) while compacting before the turn: the message was sent, so
                 # the session keeps it, as a turn stopped before its first call, and nothing typed is lost.
                 recorder.append(user())
-                if recorder.session is not None:
-                    recorder.session.append_interrupted("cancelled by the user")
-                self._controls.remind(INTERRUPTED_NOTE)
+                self._mark_stopped()
                 await recorder.flush(fsync=True)
                 raise
         elif trigger.estimate >= trigger.threshold and not config.auto_compact:
@@ -176,10 +174,14 @@ class TurnLoop:
         prompt, recorder = self._prompt, self._recorder
         for call in unanswered(prompt.history.messages[prompt.turn_start or 0:]):
             recorder.append(aborted_result(call))
-        if recorder.session is not None:
-            recorder.session.append_interrupted("cancelled by the user")
-        # Without it the next prompt holds two questions in a row and the model may answer the first as unfinished
-        # business: it is told once, with the next input (as Claude Code's "[Request interrupted by user]").
+        self._mark_stopped()
+
+    def _mark_stopped(self) -> None:
+        """The round is recorded as stopped by the user, and the model hears it with the next input: without it
+        the next prompt holds two questions in a row and the model may answer the first as unfinished business
+        (as Claude Code's "[Request interrupted by user]")."""
+        if self._recorder.session is not None:
+            self._recorder.session.append_interrupted("cancelled by the user")
         self._controls.remind(INTERRUPTED_NOTE)
 
     async def _loop(self, turn_id: str) -> AsyncGenerator[Event, None]:
