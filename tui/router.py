@@ -15,6 +15,7 @@ from contextual.core import events as ev
 from contextual.tui.format import args_label, plural, tokens
 from contextual.tui.screen_safe import stream_guard
 from contextual.tui.surfaces import Surfaces
+from contextual.tui.widgets.todo_list import todos_of
 
 if TYPE_CHECKING:       # the modals are imported when they first open: not needed for the first frame
     from contextual.core.context.compaction_review import Event
@@ -128,9 +129,8 @@ class EventRouter:
             case ev.ToolFinished():
                 self.ui.scratchpad.update_step(e.step, running=False, observation=e.full_text, status=e.status)
                 self.ui.chat.tool_finished(e.tool, e.status)
-                if e.tool == "TodoWrite" and e.status == "success" and isinstance(e.args, dict) \
-                        and isinstance(e.args.get("todos"), list):
-                    await self.ui.chat.show_todos(e.args["todos"])
+                if e.status == "success" and (todos := todos_of(e.tool, e.args)) is not None:
+                    await self.ui.chat.show_todos(todos)
                 self.ui.status.thinking()
             case ev.PermissionRequest():
                 self.on_permission_request(e)

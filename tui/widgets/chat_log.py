@@ -15,7 +15,7 @@ from textual.widgets import Collapsible, Static
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.snapshot.undo import note_for_user
 from contextual.tui.format import args_label, final_answer, plural, stored_status
-from contextual.tui.widgets.todo_list import TodoList
+from contextual.tui.widgets.todo_list import TodoList, todos_of
 from contextual.tui.widgets.tool_trail import ToolTrail
 
 if TYPE_CHECKING:           # Markdown (markdown-it, pygments) is imported with the first answer, not at launch
@@ -260,10 +260,9 @@ def _turns(messages: list[Message]) -> list[_Turn]:
         elif message.meta.get("format_error") or message.meta.get("tool_name") == FORMAT_ERROR_TOOL:
             continue        # a reply the parser refused: the live chat shows no call for it either
         elif message.role == "assistant" and message.meta.get("tool_name"):
-            args = message.meta.get("args")
-            if message.meta.get("tool_name") == "TodoWrite" and isinstance(args, dict) \
-                    and isinstance(args.get("todos"), list):
-                turns[-1].todos = [t for t in args["todos"] if isinstance(t, dict)]
+            todos = todos_of(str(message.meta.get("tool_name")), message.meta.get("args"))
+            if todos is not None:
+                turns[-1].todos = todos
             turns[-1].calls.append((message.meta.get("tool_name") or "", args_label(message.meta.get("args"), 100),
                                     "running"))
         elif message.role == "tool":

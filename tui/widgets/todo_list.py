@@ -8,6 +8,13 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
+def todos_of(tool: str, args: Any) -> list[dict[str, Any]] | None:
+    """The task list a TodoWrite call sends, None for any other call (the live chat and a resumed one ask)."""
+    if tool != "TodoWrite" or not isinstance(args, dict) or not isinstance(args.get("todos"), list):
+        return None
+    return [t for t in args["todos"] if isinstance(t, dict)]
+
+
 _MARKS = {"completed": ("✓ ", "dim"), "in_progress": ("▸ ", "bold"), "pending": ("○ ", "")}
 
 
