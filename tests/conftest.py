@@ -27,6 +27,15 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return (os.cpu_count() or 1) + 1
 
 
+# The longest tests (30–50 s each on two cores). They go first: workers steal only tests not yet started, so one of
+# these started late ends the suite up to its length after every other test is done.
+LONGEST_FIRST = ("tests/test_tui_walk.py::", "tests/test_types.py::", "tests/test_tui_walk_mid_turn.py::")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: not item.nodeid.startswith(LONGEST_FIRST))   # stable: the rest keep their order
+
+
 @pytest.fixture(scope="session", autouse=True)
 def tokenizer_loaded() -> None:
     tokens.encoding()

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from contextual.core.agent import Engine
+from contextual.core.session.schema import CompactionRecord
 from contextual.core.config import load_config
 from contextual.core.context import compressor
 from contextual.core.events import AlwaysRules, CompactionFinished
@@ -31,13 +32,16 @@ def cart_result(lines: int) -> dict:
             "text": content, "stats": {"lines": lines}, "context": {"file_path": "cart.py"}}
 
 
+COMPACTED_AT = "2026-01-02T03:04:05.000Z"      # before the turn shown: the chat shows no line for it
+
+
 def fixed_history() -> list[Message]:
     args = {"file_path": "cart.py"}
     result = cart_result(2600)
     return [
         Message("summary", "## Summary\nThe user is fixing totals in cart.py; tests/test_cart.py covers them.",
                 id="m0"),
-        Message("user", "why does total() return euros?", id="m1"),
+        Message("user", "why does total() return euros?", id="m1", meta={"timestamp": "2026-01-02T03:05:00.000Z"}),
         Message("assistant", 'Thought: read the cart\nAction: Read[{"file_path": "cart.py"}]',
                 meta={"step": 1, "call_id": "c1", "tool_name": "Read", "args": args}, id="m2"),
         Message("tool", compressor.stored_text("Read", args, result), full=compressor.full_text(result),
@@ -57,9 +61,8 @@ class FixedHost:
 
     def new_engine(self) -> Opened:
         engine = Engine(self.config, None)
-        engine.restore(fixed_history(), 4321, [], [{"timestamp": "2026-01-02T03:04:05", "trigger": "auto",
-                                                     "preTokens": 161200, "postTokens": 24700,
-                                                     "filesIncluded": ["cart.py"], "fallback": None}])
+        engine.restore(fixed_history(), 4321, [], [CompactionRecord("auto", 161200, 24700, ("cart.py",),
+                                                                    rounds_archived=2, timestamp=COMPACTED_AT)])
         return Opened(engine, transcript=fixed_history())
 
     def resume(self, session_id=None):

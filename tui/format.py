@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from contextual.core.messages import Message
+from contextual.core.session.schema import CompactionRecord
 
 
 def tokens(n: int | None) -> str:
@@ -90,3 +91,16 @@ def final_answer(message: Message) -> str:
 def plural(n: int | None, noun: str) -> str:
     """plural(1, 'round') -> '1 round'; plural(3, 'round') -> '3 rounds'."""
     return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def compaction_note(record: CompactionRecord) -> str:
+    """The chat's line for a compaction, live and in a resumed session alike: its figures, what it lost (one
+    command away) and, when it cut rounds without a summary, why."""
+    figures = (f"{tokens(record.pre_tokens)} → {tokens(record.post_tokens)} estimated tokens, "
+               if record.pre_tokens is not None and record.post_tokens is not None else "")
+    rounds = "older rounds" if record.rounds_archived is None else plural(record.rounds_archived, "round")
+    note = f"compacted ({record.trigger}): {figures}{rounds} archived"
+    ledger = record.loss_ledger
+    if ledger is not None and ledger.lost():      # issue 19.2: what it lost, one command away
+        note += f" · {ledger.score()}, {plural(ledger.lost(), 'fact')} lost (/ledger shows them, enter re-injects one)"
+    return note + (f" · fallback: {record.fallback}" if record.fallback else "")

@@ -12,7 +12,8 @@ from contextlib import aclosing
 from typing import AsyncGenerator, Callable, TYPE_CHECKING, assert_never
 
 from contextual.core import events as ev
-from contextual.tui.format import args_label, plural, tokens
+from contextual.core.session.schema import CompactionRecord
+from contextual.tui.format import args_label, compaction_note, tokens
 from contextual.tui.screen_safe import stream_guard
 from contextual.tui.surfaces import Surfaces
 from contextual.tui.widgets.todo_list import todos_of
@@ -234,14 +235,11 @@ class EventRouter:
         elif e.refused:
             await self.ui.chat.add_notice(f"nothing compacted: {e.refused}", "warning")
         if not e.refused:
-            note = f"compacted ({e.trigger}): {tokens(e.pre_tokens)} → {tokens(e.post_tokens)} estimated tokens, " \
-                   f"{plural(e.rounds_archived, 'round')} archived"
             logged = self.ui.compactions_logged()
-            ledger = logged[-1].loss_ledger if logged else None
-            if ledger is not None and ledger.lost():      # issue 19.2: what it lost, one command away
-                note += f" · {ledger.score()}, {plural(ledger.lost(), 'fact')} lost (/ledger shows them, enter re-injects one)"
-            await self.ui.chat.add_notice(note + (f" · fallback: {e.fallback}" if e.fallback else ""),
-                                          "warning" if e.fallback else "info")
+            record = CompactionRecord(e.trigger, e.pre_tokens, e.post_tokens, fallback=e.fallback,
+                                      rounds_archived=e.rounds_archived,
+                                      loss_ledger=logged[-1].loss_ledger if logged else None)
+            await self.ui.chat.add_notice(compaction_note(record), "warning" if e.fallback else "info")
         # An automatic compaction inside a turn: the turn waits until its card has been read.
         if modal is not None and e.trigger == "auto" and self._card_read is not None and modal.is_attached:
             await self._card_read.wait()

@@ -255,6 +255,7 @@ class Tail:
     from the ``turns``-th last user turn on, and how many compactions the whole file records."""
     messages: list[Message]
     compactions: int
+    records: list[schema.CompactionRecord] = field(default_factory=list)   # those among the messages read
 
 
 def read_tail(path: Path, turns: int) -> Tail:
@@ -263,6 +264,7 @@ def read_tail(path: Path, turns: int) -> Tail:
     data = Path(path).read_bytes()
     compactions = data.count(b'"subtype":"compact_boundary"')       # the writer's compact separators
     found: list[Message] = []
+    records: list[schema.CompactionRecord] = []
     users = 0
     dropping: Any = None                 # a rewind's target: earlier messages up to it are gone
     end = len(data)
@@ -277,6 +279,10 @@ def read_tail(path: Path, turns: int) -> Tail:
         if entry["type"] == "system" and entry.get("subtype") == "rewind" and dropping is None:
             dropping = entry.get("toUuid")
             continue
+        if entry["type"] == "system" and entry.get("subtype") == "compact_boundary":
+            if dropping is None:
+                records.append(schema.CompactionRecord.from_entry(entry))
+            continue
         try:
             msg = message_from_entry(entry)
         except (KeyError, TypeError, ValueError):
@@ -290,4 +296,5 @@ def read_tail(path: Path, turns: int) -> Tail:
         found.append(msg)
         users += msg.role == "user" and not msg.meta.get("undo")
     found.reverse()
-    return Tail(found, compactions)
+    records.reverse()
+    return Tail(found, compactions, records)

@@ -3,6 +3,7 @@ answers as Markdown (code fences kept), streaming in without flicker."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from typing import TYPE_CHECKING, Any
@@ -13,8 +14,9 @@ from textual.markup import escape
 from textual.widgets import Collapsible, Static
 
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
+from contextual.core.session.schema import CompactionRecord
 from contextual.core.snapshot.undo import note_for_user
-from contextual.tui.format import args_label, final_answer, plural, stored_status
+from contextual.tui.format import args_label, compaction_note, final_answer, stored_status
 from contextual.tui.widgets.todo_list import TodoList, todos_of
 from contextual.tui.widgets.tool_trail import ToolTrail
 
@@ -166,11 +168,13 @@ class ChatLog(VerticalScroll):
         return self._streamed
 
     # ----- a resumed session
-    async def show_transcript(self, messages: list[Message], keep_recent: bool = False) -> None:
+    async def show_transcript(self, messages: list[Message], compactions: Sequence[CompactionRecord] = (),
+                              keep_recent: bool = False) -> None:
         """Rebuild from the session's full record (archived rounds included, summaries not): what was said,
-        each turn's tool trail, final answers. Undo notes are the app's words, not the user's. Turns are read
-        as plain data first; widgets are made only for the recent ones a long session shows."""
-        turns = _turns(messages)
+        each turn's tool trail, final answers, where each compaction happened. Undo notes are the app's words, not
+        the user's. Turns are read as plain data first; widgets are made only for the recent ones a long session
+        shows."""
+        turns = _turns(messages, compactions)
         hidden = len(turns) - MAX_RESTORED_TURNS
         notice = (Static(Text(f"… {hidden} earlier turns: /export writes the whole transcript"), classes="notice -info")
                   if hidden > 0 else None)
@@ -225,7 +229,7 @@ def _turn_widgets(turns: list["_Turn"]) -> list:
         widgets.extend(_markdown(answer, "agent") for answer in turn.answers)
         if not turn.answers:        # the live chat said why ("turn cancelled", an error); the record keeps no answer
             widgets.append(Static(Text(STOPPED_NOTE), classes="notice -warning"))
-        widgets.extend(Static(Text(line), classes="notice -info") for line in turn.compacted)
+        widgets.extend(Static(Text(line), classes=f"notice -{level}") for line, level in turn.compacted)
         # an undo came after the turn's answer, as the live chat showed it
         widgets.extend(Static(Text("↶ " + note), classes="notice -info") for note in turn.notes)
     return widgets
@@ -238,21 +242,31 @@ class _Turn:
     notes: list[str] = field(default_factory=list)
     answers: list[str] = field(default_factory=list)
     todos: list[dict[str, Any]] = field(default_factory=list)     # its last TodoWrite's list
-    compacted: list[str] = field(default_factory=list)            # compactions after it, as the live chat said
+    compacted: list[tuple[str, str]] = field(default_factory=list)   # compactions after it: (line, level)
 
 
-def _turns(messages: list[Message]) -> list[_Turn]:
+def _turns(messages: list[Message], compactions: Sequence[CompactionRecord] = ()) -> list[_Turn]:
+    """Each compaction goes after the last message recorded before it, worded as the live chat worded it: one
+    that cut rounds without a summary leaves no message of its own, so the record is what marks it."""
     turns: list[_Turn] = []
+    pending = sorted(compactions, key=lambda r: r.timestamp or "\uffff")   # one without a time goes last
+
+    def compacted_before(timestamp: str) -> None:
+        while pending and (pending[0].timestamp or "\uffff") <= timestamp:
+            record = pending.pop(0)
+            if turns:          # one before the first turn shown belongs to turns the chat does not show
+                turns[-1].compacted.append((compaction_note(record), "warning" if record.fallback else "info"))
+
     for message in messages:
+        timestamp = message.meta.get("timestamp")
+        if isinstance(timestamp, str):
+            compacted_before(timestamp)
         if message.role == "user" and not message.meta.get("undo"):
             turns.append(_Turn(message.meta.get("raw", message.content)))
         elif not turns:
             continue
-        elif message.role == "summary":      # where a compaction put its summary
-            rounds = message.meta.get("rounds_archived")
-            archived = plural(rounds, "round") + " archived" if isinstance(rounds, int) else "older rounds archived"
-            turns[-1].compacted.append(f"compacted ({message.meta.get('trigger') or 'auto'}): {archived} "
-                                       "into a summary")
+        elif message.role == "summary":      # the compaction's record marks it
+            continue
         elif message.role == "user":
             turns[-1].notes.append(note_for_user(message.content))
         elif message.role == "assistant" and message.meta.get("final"):
@@ -271,6 +285,7 @@ def _turns(messages: list[Message]) -> list[_Turn]:
                 if calls[index][2] == "running":
                     calls[index] = (calls[index][0], calls[index][1], _status(message))
                     break
+    compacted_before("\uffff")
     return turns
 
 
