@@ -344,7 +344,7 @@ async def test_issue7_summary_request_carries_modified_files_first(tmp_path: Pat
     assert [files_part.count(f"## {name} (") for name in ("a.py", "new.py", "c.py", "b.py")] == [1, 1, 1, 0]
 
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
@@ -366,3 +366,47 @@ def test_no_summary_request_exceeds_the_window(sizes: list[int], file_lines: lis
     sent = "".join(user_text(r) for r in provider.requests)
     assert all(f"m{i} " in sent for i in range(len(sizes)))            # no message lost, at worst cut
     assert set(result.files_included) <= {f.path for f in files.files}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(window=st.integers(min_value=3000, max_value=20_000), factor=st.sampled_from([1.0, 1.3, 2.0, 3.0]),
+       reply_share=st.floats(min_value=0.1, max_value=4.0), rounds=st.integers(min_value=4, max_value=40))
+def test_merging_converges_whatever_the_replies_length(window: int, factor: float, reply_share: float,
+                                                       rounds: int) -> None:
+    """Replies up to four times max_tokens (a server ignoring it) under any calibration: one summary, every
+    request within the window, every message sent (merging partials raised "do not fit", a summary-less fallback)."""
+    reserve = window // 4
+    assume((window - reserve) / factor >= 1800)          # below, the window cannot hold the prompts at all
+    line = "- the parser handles nested brackets now\n"
+    reply = line * max(1, int(reply_share * reserve / count(line)))
+    provider = ScriptedProvider(default=reply, chunk_size=4096)
+    compressor = SummaryCompressor(provider, "summary-model", window=window, output_reserve=reserve,
+                                   token_factor=factor)
+    messages = history(rounds, filler="lorem ipsum dolor sit amet " * (window // 400))
+    result = asyncio.run(compressor.summarise(messages, start=START, cutoff=CUTOFF))
+    assert all(request_tokens(r) * factor <= window - reserve for r in provider.requests)
+    assert result.text.splitlines()[0] == HEADINGS[0] and line.strip() in result.text
+    sent = "".join(user_text(r) for r in provider.requests)
+    assert all(f"request {i} " in sent for i in range(rounds))
+
+
+async def test_at_the_smallest_merge_budget_each_summary_is_cut_to_half_so_two_still_fit() -> None:
+    """The half each summary is cut to had a floor of 32 tokens: at a merge budget under about 68 no two fit."""
+    earlier = ["earlier summary:\n" + "- the lexer is done\n" * 200] * 3
+    reserve = 200
+    window = reserve
+    while True:     # the smallest window whose merge request holds the prompt: its budget is the minimum
+        window += 1
+        try:
+            await SummaryCompressor(ScriptedProvider(), "m", window=window, output_reserve=reserve).merge(
+                earlier, start=START, cutoff=CUTOFF)
+        except SummaryFailed as exc:
+            if "cannot hold the summary prompt" in str(exc):
+                continue
+            raise
+        break
+    provider = ScriptedProvider(default=earlier[0])
+    text = await SummaryCompressor(provider, "m", window=window, output_reserve=reserve).merge(
+        earlier, start=START, cutoff=CUTOFF)
+    assert text.splitlines()[0] == HEADINGS[0] and len(provider.requests) >= 2
+    assert all(request_tokens(r) <= window - reserve for r in provider.requests)

@@ -12,6 +12,7 @@ from contextual.core.context.file_analyzer import FileReport, IncludedFile
 from contextual.core.context.summary import SummaryCompressor, SummaryFailed, SummaryTimeout, fallback_message
 from contextual.core.messages import Message
 from contextual.core.providers.factory import make_provider
+from contextual.core.tokens import count as count_tokens
 from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
 
 START = datetime(2024, 3, 1, 9, 0, 0, tzinfo=timezone.utc)
@@ -102,3 +103,35 @@ async def test_a_server_error_becomes_summary_failed(tmp_path: Path) -> None:
             await compressor.provider.aclose()
     assert "401" in str(caught.value) or "invalid api key" in str(caught.value)
     assert fallback_message(caught.value).startswith("Summary generation failed (")
+
+
+@pytest.mark.parametrize("window, factor, endless", [(4096, 1.0, False), (16384, 1.0, False),
+                                                     (4096, 2.0, True), (16384, 3.0, True)])
+async def test_summaries_longer_than_max_tokens_still_merge_into_one(tmp_path: Path, window: int, factor: float,
+                                                                     endless: bool) -> None:
+    """A server that ignores max_tokens (small-window red team): each summary ends three times past it, or never
+    ends and is cut to max_tokens (ReplyTooLong) while the calibration leaves the merge request less room than that.
+    Either way a merge's reply outgrew what a merge request holds, and the last one left was "the partial summaries
+    do not fit": a fallback with no summary."""
+    reserve, rounds = window // 4, 16 * window // 1024
+    line = "- the parser keeps nested brackets, and the tests pass again\n"
+    long_reply = line * (3 * reserve // count_tokens(line))         # three times max_tokens, under the text cap
+
+    def answer(body: dict) -> Reply | Fault:
+        tag = f"[reply {len(srv.requests)}]\n"                     # which request this answers
+        if endless:
+            return Fault("endless_text", text=tag + line * 200, interval=0.001)
+        return Reply(tag + long_reply, chunk_size=4000)
+    with FakeLLMServer(kind="openai", responder=answer, max_context_tokens=window - reserve) as srv:
+        compressor = compressor_for(srv, tmp_path, window=window, output_reserve=reserve, token_factor=factor)
+        try:
+            result = await compressor.summarise(archived(rounds, "lorem ipsum dolor sit amet " * 10), start=START,
+                                                cutoff=CUTOFF, instructions=None, files=None)
+        finally:
+            await compressor.provider.aclose()
+    assert srv.violations == [] and result.chunks >= 3
+    asked = "".join(str(body["messages"]) for body in srv.requests)
+    assert all(f"step {i}: extend the parser" in asked for i in range(rounds))      # no round lost
+    assert f"[reply {len(srv.requests)}]" in result.text          # the summary is the model's last answer
+    assert ("the summary model did not stop" in result.text) == endless
+    assert result.text.startswith("## 📌 Archived Session Summary\n" + SPAN)

@@ -179,6 +179,8 @@ class _Job:
                                            budget_scale)
         used = sum(shared_cache.count(p) + BLOCK_JOIN_TOKENS for p in partials)
         files_text, included, file_notes = files_section(self.files, merge_budget - used)
+        if used > merge_budget:   # one left, too long for a merge request: it already merges every part
+            return self.finish(partials[0], (), tuple(split_notes) + file_notes, chunks=len(chunks))
         self.report(0, f"merging {len(partials)} partial summaries")
         text = await self.call(render_merge_request(partials, files_text, self.instructions), "merge")
         return self.finish(text, included, tuple(split_notes) + file_notes, chunks=len(chunks))
@@ -203,15 +205,16 @@ class _Job:
         return chunks, notes
 
     async def reduce(self, partials: list[str], scale: float) -> list[str]:
-        """Merge partial summaries in groups until all of them fit one merge request."""
-        while True:
+        """Merge partial summaries in groups until all of them fit one merge request, or one is left: a merge's
+        reply may be longer than a merge request holds (a server ignoring max_tokens, a calibration above 1)."""
+        while len(partials) > 1:
             budget = self.content_budget(render_merge_request([""] * len(partials), "", self.instructions),
                                          scale) - self.files_floor
             sizes = [shared_cache.count(p) + BLOCK_JOIN_TOKENS for p in partials]
             if sum(sizes) <= budget:
                 return partials
-            half = max(MIN_CONTENT_BUDGET // 2, budget // 2 - BLOCK_JOIN_TOKENS - CUT_SLACK_TOKENS)
-            # At most half the budget each, so every group holds at least two and the list shrinks.
+            # At most half the budget each, at any budget (no floor), so every group holds two and the list shrinks.
+            half = budget // 2 - BLOCK_JOIN_TOKENS - CUT_SLACK_TOKENS
             partials = [p if s <= half else cut_middle(p, half) for p, s in zip(partials, sizes)]
             groups: list[list[str]] = [[]]
             used = 0
@@ -233,6 +236,7 @@ class _Job:
                 self.report(0, detail)
                 merged.append(await self.call(render_merge_request(group, "", self.instructions), detail))
             partials = merged
+        return partials
 
     def finish(self, text: str, included: tuple[str, ...], notes: tuple[str, ...] | list[str],
                chunks: int) -> SummaryResult:
