@@ -257,3 +257,47 @@ def test_a_view_is_numbered_as_the_file_is_or_not_at_all():
     assert not any(line.startswith(("1: ", "40: ")) for line in unknown.splitlines())
     spaced = dg.digest("sed -n '40,120p' 'my pkg/a.py'", output, dg.HARD)
     assert "'my pkg/a.py'` shows them" in spaced
+
+
+def test_a_range_the_agent_chose_is_kept_whole_up_to_its_bound():
+    """Round 13: a later step quotes and edits the lines of a range the agent picked (`sed -n '966,1050p'`), by
+    their numbers; a stored form that kept one line per new name dropped the statements made of known names."""
+    from contextual.core.context.turn_forms import TURN
+    body = "\n".join(f"    value_{i % 3} = compute(value_{(i + 1) % 3})" for i in range(60))
+    seen = {"value_0", "value_1", "value_2", "compute"}
+    for command in ("sed -n '120,179p' pkg/a.py", "nl -ba pkg/a.py | sed -n '120,179p'", "head -n 60 pkg/a.py",
+                    "sed -n '/def total/,/return/p' pkg/a.py", "grep -n -C 30 total pkg/a.py"):
+        assert dg.digest(command, body, TURN, seen=set(seen)) == body, command
+    assert dg.digest("cat pkg/a.py", body, TURN, seen=set(seen)) != body          # a whole file: not chosen
+    longer = "\n".join(f"    value_{i % 3} = compute(value_{(i + 1) % 3})" for i in range(TURN.chosen_lines + 1))
+    assert dg.digest("sed -n '1,200p' pkg/a.py", longer, TURN, seen=set(seen)) != longer
+
+
+def test_what_counts_as_a_range_the_agent_chose():
+    chosen = ["sed -n '120,140p' a.py", "cd /testbed && nl -ba a.py | sed -n '90,120p'", "sed -n '10,$p' a.py",
+              "sed -n '1,5p;20,30p' a.py", "tail -20 log.txt", "awk 'NR>=40 && NR<=60' a.py", "grep -A5 foo a.py",
+              "rg -C 3 foo", "str_replace_editor view /a.py --view_range '[1, 40]'"]
+    not_chosen = ["cat a.py", "grep -rn foo .", "sed -i '5s/a/b/' a.py", "sed -n '/foo/p' a.py", "nl -ba a.py",
+                  "python run.py", "ls -la"]
+    assert [c for c in chosen if not dg.chosen_range(c)] == []
+    assert [c for c in not_chosen if dg.chosen_range(c)] == []
+
+
+def test_a_search_keeps_the_matches_it_asked_for_up_to_its_bound():
+    """sympy-12489 (tune/): `grep -n "_af_new"` showed 22 matches, the form kept 8, and 37 steps later the agent ran
+    `sed -i '2737s/_af_new/self._af_new/'` on one it no longer saw."""
+    from contextual.core.context.turn_forms import TURN
+    rows = [f"{100 + 37 * i}:        return _af_new(perm)" for i in range(22)]
+    form = dg.digest('grep -n "_af_new" perm.py', "\n".join(rows), TURN, seen={"_af_new", "perm", "return"})
+    assert all(row in form for row in rows)
+    many = [f"{100 + 37 * i}:        return _af_new(perm)" for i in range(80)]
+    form = dg.digest('grep -n "_af_new" perm.py', "\n".join(many), TURN, seen={"_af_new", "perm", "return"})
+    assert sum(row in form.splitlines() for row in many) == TURN.matches + TURN.head + TURN.tail
+
+
+def test_a_file_view_keeps_its_definitions_before_its_imports():
+    imports = [f"from pkg.mod{i} import thing{i}" for i in range(12)]
+    body = imports + [f"class Widget{i}(Base):\n    size = {i}" for i in range(6)]
+    output = "\n".join(body)
+    form = dg.digest("cat pkg/w.py", output, dg.Limits(0, 0, 6, 0, 4, 300))
+    assert [line.split(": ", 1)[1] for line in form.splitlines()[1:]] == [f"class Widget{i}(Base):" for i in range(6)]

@@ -51,6 +51,9 @@ class Limits:
     whole_lines: int   # output this short is kept whole
     whole_chars: int
     line_chars: int = 300   # a kept line longer than this keeps its start (minified files, long data)
+    chosen_lines: int = 0   # a range the agent chose (`sed -n '40,80p'`, `grep -C 3`) this short is kept whole
+    chosen_chars: int = 0
+    matches: int = 0        # a search keeps this many lines its pattern matches, when more than `keep`
 
 
 NORMAL = Limits(head=3, tail=3, keep=20, cover=120, whole_lines=24, whole_chars=1_600)
@@ -133,12 +136,12 @@ def looks_like_code(name: str) -> bool:
             or any(c.isupper() for c in name[1:]))
 
 
-def _select(lines: list[str], special: Callable[[list[str]], list[int]], limits: Limits
+def _select(lines: list[str], special: Callable[[list[str]], list[int]], limits: Limits, keep: int
             ) -> tuple[list[int], list[int]]:
     """Indices kept verbatim (head, tail, and the first `keep` special lines, best first) and the dropped ones."""
     n = len(lines)
     kept = set(range(min(limits.head, n))) | set(range(max(0, n - limits.tail), n))
-    kept |= set([i for i in special(lines) if i not in kept][:limits.keep])
+    kept |= set([i for i in special(lines) if i not in kept][:keep])
     return sorted(kept), [i for i in range(n) if i not in kept]
 
 
@@ -170,8 +173,14 @@ def _failures_first(keep_line: Callable[[str], bool]) -> Callable[[list[str]], l
     return special
 
 
+def _outline(lines: list[str]) -> list[int]:
+    """A file view's definitions, then its imports: where things are defined is what a later step looks for."""
+    return ([i for i, line in enumerate(lines) if _DEF.match(line)]
+            + [i for i, line in enumerate(lines) if _IMPORT.match(line)])
+
+
 KEEPERS: dict[str, Callable[[list[str]], list[int]]] = {
-    "view": _in_order(_view_line),
+    "view": _outline,
     "search": _in_order(_search_line),
     "test": _failures_first(lambda line: bool(_FAIL.search(line))),
     "diff": _diff_ranked,
@@ -255,6 +264,33 @@ def file_origin(command: str) -> tuple[str, int] | None:
     return (args[0], 1) if len(args) == 1 and not args[0].startswith("-") else None
 
 
+_CONTEXT_OPTION = re.compile(r"-[ABC]\d*|--(?:after|before)?-?context(?:=\d+)?|-\d+")
+_AWK_RANGE = re.compile(r"\bNR\s*(?:>=?|==)")
+_SED_PRINT = re.compile(r"(?:(?:\d+|/[^/]*/),(?:\d+|\$|/[^/]*/)p;?)+")
+
+
+def chosen_range(command: str) -> bool:
+    """Whether the output is a few lines the agent picked out itself: the last command of the line prints a range
+    (`sed -n '120,140p'`, `head -n 30`, `tail -20`, `awk 'NR>=40 && NR<=60'`, a viewer's `--view_range`) or a
+    search's matches with their context (`grep -n -C 3`). It asked for these lines, so a later step is about them."""
+    if command.startswith("str_replace_editor ") and "--view_range" in command:
+        return True
+    run = [words for words in _commands(command) if _program(words) not in _SETUP]
+    if not run:
+        return False
+    words = run[-1]
+    prog, args = command_name(words[0]), words[1:]
+    if prog == "sed":          # `-n` and a range of lines or between patterns: '120,140p', '/def a/,/def b/p'
+        return "-n" in args and any(_SED_PRINT.fullmatch(a) for a in args)
+    if prog in ("head", "tail"):
+        return any(_HEAD_COUNT.fullmatch(a) for a in args)
+    if prog == "awk":
+        return any(_AWK_RANGE.search(a) for a in args)
+    if prog in ("grep", "egrep", "fgrep", "rg") or (prog == "git" and args[:1] == ("grep",)):
+        return any(_CONTEXT_OPTION.fullmatch(a) for a in args)
+    return False
+
+
 def _cover(lines: list[str], dropped: list[int], seen: set[str], limit: int,
            first: Callable[[str], bool] = lambda line: False, what: Callable[[str], str] = lambda line: line
            ) -> list[int]:
@@ -315,12 +351,17 @@ def digest(command: str, output: str, limits: Limits = NORMAL, seen: set[str] | 
     lines = output.splitlines()
     if len(lines) <= limits.whole_lines and len(output) <= limits.whole_chars:
         return output                      # small enough to keep: a digest would save little and lose much
+    if len(lines) <= limits.chosen_lines and len(output) <= limits.chosen_chars and chosen_range(command):
+        return output                      # the lines the agent asked for: later steps quote and edit them
     kind = kind_of(command)
     special = KEEPERS[kind]
     pattern = grep_pattern(command) if kind in ("view", "search") else None
+    keep = limits.keep
     if pattern is not None:                # the lines the agent grepped for come before any other
         special = _matches_first(pattern, special)
-    kept, dropped = _select(lines, special, limits)
+        if kind == "search":               # and they are what it asked for
+            keep = max(keep, min(limits.matches, sum(1 for line in lines if pattern.search(line))))
+    kept, dropped = _select(lines, special, limits, keep)
     extra = set(also) - set(kept)
     kept, dropped = sorted(set(kept) | extra), [i for i in dropped if i not in extra]
     known = name_set("\n".join(lines[i] for i in kept)) | name_set(command) | (seen or set())
