@@ -309,7 +309,7 @@ class ContextualApp(App):
         self.startup.engine_shown = True
         self.scratchpad.reset(first_turn=opened.turns_before + 1)
         await self.chat.show_transcript(opened.transcript or list(self.engine.history.messages),
-                                   self.engine.compactions, keep_recent)
+                                        self.engine.compactions, keep_recent)
         await self.startup.greet(not (opened.transcript or self.engine.history.messages), opened.notices)
         self.show_prompt()
         self.refresh_undoable(opened.undoable)
