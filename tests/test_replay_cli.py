@@ -10,6 +10,7 @@ from contextual.core.react import parse_reply
 from contextual.core.replay.cli import replay_main
 from contextual.core.replay.loaders import Step, Trajectory, load_trajectory
 from contextual.core.replay.replay_model import ReplayBash, ReplayProvider, render_step
+from contextual.core.replay.report import table, title_lines
 from contextual.core.replay.runner import replay_one, trajectory_pairs
 from contextual.core.tokens import count
 from contextual.core.tools.runner import run_tool
@@ -101,9 +102,20 @@ def test_cli_tables_json_dump_and_a_corrupt_file(tmp_path, capsys):
     entry = mask["trajectories"][NAME]
     assert entry["calls"] == steps and mask["overall"]["prompt_tokens"] == entry["prompt_tokens"]
     for key in ("prompt_tokens", "prompt_tokens_vs_raw", "billed_tokens", "billed_vs_raw", "peak_prompt",
-                "recall", "action_recall"):
+                "recall", "action_recall", "line_recall_split", "line_recall_numbers", "line_recall_quoted"):
         assert key in entry
     assert 0 < entry["prompt_tokens_vs_raw"] <= 1.0
+
+
+def test_a_title_wider_than_its_figures_goes_on_two_header_lines():
+    assert title_lines("line/numbers", 5) == ("line/", "numbers")
+    assert title_lines("billed (cache)", 9) == ("billed", "(cache)")
+    assert title_lines("tokens", 10) == ("", "tokens") and title_lines("recall", 5) == ("", "recall")
+    row = {"calls": 12, "prompt_tokens": 3456, "recall": 0.5, "line_recall_numbers": 1.0, "line_recall_quoted": None}
+    top, bottom, rule, body = table("policy", [("ours", row)])
+    assert len(top) == len(bottom) == len(rule) == len(body)
+    assert "line/numbers" not in bottom and bottom.split()[-2:] == ["numbers", "quoted"]
+    assert top.split()[-2:] == ["line/", "line/"] and body.split()[-2:] == ["1.000", "-"]
 
 
 def test_cli_usage_errors(tmp_path, capsys):

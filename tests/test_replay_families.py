@@ -133,4 +133,6 @@ def test_logs_without_a_system_prompt_are_compared_without_l1_on_both_sides(tmp_
     per = figures["policies"]["raw"]["trajectories"]["cc-session-1"]
     assert per["baseline_treatment"].startswith("system prompt not recorded")
     assert "system prompt not recorded: compared without L1 on both sides" in out
-    assert "tokens vs agent, with our L1" in out and "billed vs agent, with our L1" in out
+    heads = [line.split() for line in out.splitlines() if "tokens vs agent," in line]     # titles on two lines
+    assert heads and all(" ".join(words[-6:]) == "tokens vs agent, billed vs agent," for words in heads)
+    assert "with our L1" in out

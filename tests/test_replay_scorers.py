@@ -7,7 +7,8 @@ from contextual.core.context import compressor
 from contextual.core.context.scratchpad import ScratchStep, shorten_action
 from contextual.core.context.turn_forms import turn_stored
 from contextual.core.replay.metrics import RecallPair, identifiers, measure, recall_pairs
-from contextual.core.replay.scorers import SCORERS, alternative_pairs, short_names, split_names
+from contextual.core.replay.scorers import (SCORERS, alternative_pairs, line_number, line_text, numbers_used,
+                                            short_names, split_names)
 
 
 def _step(command: str, output: str) -> ScratchStep:
@@ -27,7 +28,7 @@ def test_each_alternative_scorer_names_differently():
     text = "see pkg/util.py and df then run_tests"
     assert {"util", "run_tests"} <= split_names(text) and "pkg/util.py" not in split_names(text)
     assert {"df", "pkg/util.py"} <= short_names(text) and "df" not in identifiers(text)
-    assert set(SCORERS) == {"split", "short", "newest"}
+    assert set(SCORERS) == {"split", "short", "newest", "numbers", "quoted"}
 
 
 def test_newest_scorer_counts_only_the_newest_version_of_a_line():
@@ -43,6 +44,78 @@ def test_newest_scorer_counts_only_the_newest_version_of_a_line():
     pairs = published + alternative_pairs([], "", responses, outputs)
     figures = measure([stale, stale, stale], [0, 1, 2], pairs).as_dict()
     assert figures["line_recall"] == 1.0 and figures["line_recall_newest"] == 0.0
+
+
+CART = ["def total(cart, tax):", "    subtotal = sum(item.price for item in cart)",
+        "    return subtotal * tax_rate(tax)", "", "def tax_rate(tax):"]
+VIEW = "\n".join(f"{n:6d}\t{code}" for n, code in enumerate(CART, start=40))     # `nl -ba shop/cart.py`
+TASK = "The cart total ignores the cart's own tax exemptions."
+
+
+def _alt_figures(actions: list[str], outputs: list[str], prompt_outputs: list[str], responses: list[str] | None = None
+                 ) -> dict:
+    """One scorer run: each step's prompt is the task, then every earlier action and `prompt_outputs` (what a
+    policy kept of each output)."""
+    pairs = alternative_pairs([], TASK, responses or actions, outputs, actions)
+    calls = []
+    for step in range(len(actions)):
+        shown = [msg("user", TASK)]
+        for action, output in zip(actions[:step], prompt_outputs):
+            shown += [msg("assistant", action), msg("user", output)]
+        calls.append(shown)
+    return measure(calls, list(range(len(actions))), pairs).as_dict()
+
+
+def test_numbered_lines_and_the_numbers_a_command_uses():
+    assert [line_number(line) for line in ["   123\tx = 1", "123:x = 1", "pkg/a.py:123:x = 1", "   123\u2192x = 1"]
+            ] == [123] * 4
+    assert line_number("   124\t") is None and line_number("version 3.10 ready") is None      # blank; no number
+    assert line_text("    42\t    return subtotal") == "return subtotal" == line_text("  return subtotal  ")
+    assert numbers_used("sed -i '607s/a/b/' x.py && head -5 y && sed -n 1280,1300p z; line_12 v3.10 x.py:88") == {
+        607, 1280, 1300, 88}
+
+
+def test_numbers_scorer_needs_the_line_a_command_names_by_its_number():
+    actions = ["nl -ba shop/cart.py", "python -m pytest -q tests/test_cart.py",
+               "sed -i '42s/tax_rate(tax)/tax_rate(tax, cart)/' shop/cart.py"]
+    outputs = [VIEW, "1 failed", ""]
+    [pair] = [p for p in alternative_pairs([], TASK, actions, outputs, actions) if p.scorer == "numbers"]
+    assert (pair.step, pair.identifier) == (2, "42") and pair.lines == ("42\t    return subtotal * tax_rate(tax)",)
+    kept = _alt_figures(actions, outputs, outputs)
+    dropped = _alt_figures(actions, outputs, ["[output dropped]", outputs[1]])
+    unnumbered = _alt_figures(actions, outputs, ["\n".join(CART), outputs[1]])     # the code, but not which line is 42
+    assert kept["line_recall_numbers"] == 1.0
+    assert dropped["line_recall_numbers"] == 0.0 and unnumbered["line_recall_numbers"] == 0.0
+
+
+def test_numbers_scorer_skips_numbers_the_task_or_an_earlier_command_gave():
+    actions = ["nl -ba shop/cart.py", "sed -n 41,44p shop/cart.py", "sed -i '41d;42d' shop/cart.py"]
+    outputs = [VIEW, "\n".join(CART[1:5]), ""]
+
+    def numbers(task: str) -> list[tuple[int, str]]:
+        return [(p.step, p.identifier) for p in alternative_pairs([], task, actions, outputs, actions)
+                if p.scorer == "numbers"]
+    assert numbers(TASK) == [(1, "41"), (1, "44"), (2, "42")]          # 41 again at step 2: step 1 gave it
+    assert numbers(TASK + " See line 42.") == [(1, "41"), (1, "44")]
+
+
+def test_quoted_scorer_needs_the_line_a_command_copies():
+    edit = ("python - <<'EOF'\nimport pathlib\np = pathlib.Path('shop/cart.py')\n"
+            "p.write_text(p.read_text().replace('return subtotal * tax_rate(tax)', 'return subtotal * 0'))\nEOF")
+    actions = ["nl -ba shop/cart.py", "python -m pytest -q tests/test_cart.py", edit]
+    outputs = [VIEW, "1 failed", ""]
+    [pair] = [p for p in alternative_pairs([], TASK, actions, outputs, actions) if p.scorer == "quoted"]
+    assert (pair.step, pair.lines) == (2, ("return subtotal * tax_rate(tax)",))     # copied without its number
+    assert _alt_figures(actions, outputs, outputs)["line_recall_quoted"] == 1.0
+    assert _alt_figures(actions, outputs, ["[output dropped]", outputs[1]])["line_recall_quoted"] == 0.0
+
+
+def test_quoted_scorer_reads_commands_not_thoughts_nor_what_the_agent_wrote_itself():
+    actions = ["cat <<'EOF' > notes.txt\nsubtotal = sum(item.price for item in cart)\nEOF", "nl -ba shop/cart.py",
+               "grep -n 'subtotal = sum(item.price for item in cart)' shop/*.py", "echo done"]
+    outputs = ["", VIEW, "shop/cart.py:41:    subtotal = sum(item.price for item in cart)", "done"]
+    thoughts = [f"Thought: {CART[2].strip()} looks wrong\n{action}" for action in actions]
+    assert not [p for p in alternative_pairs([], TASK, thoughts, outputs, actions) if p.scorer == "quoted"]
 
 
 def test_alternative_pairs_are_tagged_and_kept_apart_from_the_published_ones():

@@ -30,6 +30,8 @@ def entry(figures: Figures, agent: Figures | None, raw: Figures | None, sent: Fi
     """One row. `figures` are like for like with `agent`; `sent` (when given) are the same calls with our L1
     as sent, whose ratios to the agent are kept beside."""
     out = figures.as_dict()
+    for name in SCORERS:          # a trajectory with no pairs for a scorer still has its key, as null
+        out.setdefault(f"line_recall_{name}", None)
     out["tokens_vs_agent"] = _r(ratio(figures.prompt_tokens, agent.prompt_tokens)) if agent else None
     out["billed_vs_agent"] = _r(ratio(figures.billed_tokens, agent.billed_tokens)) if agent else None
     out["prompt_tokens_vs_raw"] = _r(ratio(figures.prompt_tokens, raw.prompt_tokens)) if raw else None
@@ -101,15 +103,29 @@ def _cells(row: dict[str, Any], columns: list[Any]) -> list[str]:
     return ["-" if row.get(key) is None else fmt.format(row[key]) for _, key, fmt in columns]
 
 
+def title_lines(title: str, width: int) -> tuple[str, str]:
+    """A title wider than its column's figures goes on two lines, broken after the space or `/` that makes the
+    longer half shortest (`line/numbers` is `line/` over `numbers`): the table is as wide as its figures, so
+    more columns fit a terminal."""
+    breaks = [(title[:i], title[i + 1:]) for i, c in enumerate(title) if c == " "]
+    breaks += [(title[:i + 1], title[i + 1:]) for i, c in enumerate(title[:-1]) if c == "/"]
+    if len(title) <= width or not breaks:
+        return "", title
+    return min(breaks, key=lambda halves: max(map(len, halves)))
+
+
 def table(first_header: str, rows: list[tuple[str, dict[str, Any]]], with_l1: bool = False) -> list[str]:
     columns = COLUMNS + (WITH_L1_COLUMNS if with_l1 else [])
-    header = [first_header] + [title for title, _, _ in columns]
     body = [[name] + _cells(row, columns) for name, row in rows]
-    widths = [max(len(row[i]) for row in [header] + body) for i in range(len(header))]
+    figures = [max((len(row[i + 1]) for row in body), default=0) for i in range(len(columns))]
+    titles = [("", first_header)] + [title_lines(title, w) for (title, _, _), w in zip(columns, figures)]
+    header = [[top for top, _ in titles], [bottom for _, bottom in titles]]
+    widths = [max(len(row[i]) for row in header + body) for i in range(len(titles))]
 
     def line(row: list[str]) -> str:
         return "  ".join(cell.ljust(widths[0]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(row))
-    return [line(header), "  ".join("-" * w for w in widths)] + [line(row) for row in body]
+    heads = [line(row) for row in header if any(row)]
+    return heads + ["  ".join("-" * w for w in widths)] + [line(row) for row in body]
 
 
 def print_tables(report: dict[str, Any], out: TextIO, per_trajectory: bool = True) -> None:

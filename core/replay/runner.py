@@ -63,7 +63,7 @@ def trajectory_pairs(traj: Trajectory, max_steps: int | None = None) -> list[Rec
     steps = traj.steps[:max_steps] if max_steps else traj.steps
     responses, outputs = [s.response for s in steps], [s.output for s in steps]
     return (recall_pairs(traj.preamble, traj.task, responses, outputs)
-            + alternative_pairs(list(traj.preamble), traj.task, responses, outputs))
+            + alternative_pairs(traj.preamble, traj.task, responses, outputs, [s.action for s in steps]))
 
 
 async def replay_one(traj: Trajectory, policy: str, config_overrides: Mapping[str, Any] | None = None,
