@@ -80,3 +80,72 @@ async def test_a_tool_result_whose_arguments_hold_brackets_opens_with_them_as_wr
             screen = await open_history_row(pilot, row)
             assert isinstance(screen, StoredFullScreen) and app.is_running
             assert "**/*[/]*" in str(screen.query_one("#stored-full-header").render())
+
+
+# Brackets no escape() can make safe: textual.markup.escape only escapes a whole tag (`[b]`), so a tag left open,
+# as typed (`[/`) or by a cut at the label's width (`[@click=app.qu…`), still reached Textual's markup parser.
+OPEN_TAGS = ("[/ what is this", "[x=1 hi", "[@click=app.bell")
+
+
+async def test_a_queued_message_with_an_open_tag_shows_on_the_inputs_border(tmp_path):
+    """Typed during a turn, `[/` and enter ended the app: the queue's line on the input's border was markup."""
+    from tests.fakes.llm_server import Reply
+    slow = Reply("Thought: " + "thinking very slowly " * 100 + "\nAction: Finish[done]", chunk_size=20, chunk_delay=0.2)
+    with FakeLLMServer(kind="openai", script=[slow]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await type_and_send(pilot, "take your time")
+            await wait_for(pilot, lambda: app.turn_running)
+            prompt = app.query_one("#prompt")
+            for text in OPEN_TAGS:
+                await type_and_send(pilot, text)
+                await pilot.pause()
+                assert app.is_running and app._exception is None, text
+            assert app.turn_running and OPEN_TAGS[0] in prompt._border_title.plain
+            app.stop_turn()
+
+
+async def test_the_palette_lists_a_project_command_whose_description_holds_markup(tmp_path):
+    """ctrl+p read each command's line as markup: a project command's argument hint `[/path/to/file]` (or `[/]` in its
+    description) ended the app at the one key, and a hint such as `[message]` vanished."""
+    from textual.command import CommandPalette
+    from textual.widgets import OptionList
+    folder = tmp_path / "proj" / ".contextual" / "commands"
+    folder.mkdir(parents=True)
+    (folder / "odd.md").write_text(f"---\ndescription: {HOSTILE} {OPEN_TAGS[0]}\n"
+                                   "argument-hint: [/path/to/file] [message]\n---\nhi\n")
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        commands.load_custom(tmp_path / "proj", tmp_path / "home")     # what the launch does
+        try:
+            async with app.run_test(size=(80, 24)) as pilot:
+                def listed() -> str:
+                    if not isinstance(app.screen, CommandPalette):
+                        return ""
+                    options = app.screen.query_one(OptionList)
+                    return "\n".join(str(options.get_option_at_index(i).prompt) for i in range(options.option_count))
+                await pilot.press("ctrl+p")
+                await wait_for(pilot, lambda: "/odd" in listed() or app._exception is not None)
+                assert app._exception is None
+                assert f"{HOSTILE} {OPEN_TAGS[0]}" in listed() and "[/path/to/file] [message]" in listed()
+                await pilot.press(*"odd")                      # the search's highlighted lines too
+                await wait_for(pilot, lambda: listed().startswith("/odd") or app._exception is not None)
+                assert app._exception is None and "[message]" in listed()
+        finally:
+            commands.use_custom([])
+
+
+async def test_the_context_screen_titles_a_message_with_an_open_tag(tmp_path):
+    """ctrl+l titles each message with its first 60 columns: a message `[/ what is this` ended the app."""
+    from textual.widgets import Collapsible
+    from contextual.tui.screens.context_view import ContextScreen
+    with FakeLLMServer(kind="openai", script=[finish("ok")] * 3) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            for text in OPEN_TAGS:
+                await run_turn(pilot, text)
+            await pilot.press("ctrl+l")
+            await wait_for(pilot, lambda: isinstance(app.screen, ContextScreen) or app._exception is not None)
+            assert app._exception is None
+            titles = " ".join(str(c.title) for c in app.screen.query(Collapsible))
+            assert all(text in titles for text in OPEN_TAGS), titles

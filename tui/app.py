@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.markup import escape
 from textual.notifications import SeverityLevel
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -29,7 +28,7 @@ from contextual.core import secrets, tokens
 from contextual.core.config import Config
 from contextual.core.messages import Message
 from contextual.tui import commands
-from contextual.tui.format import mode_line
+from contextual.tui.format import mode_line, unparsed
 from contextual.tui.host import Host, Opened, undoable_turns_of
 from contextual.tui.layout import Regions
 from contextual.tui.palette import SlashCommands
@@ -490,8 +489,8 @@ class ContextualApp(App):
         self.refresh_topbar()
 
     def show_queue(self) -> None:
-        # a border title is markup, and a queued message is whatever was typed (`[/]` ended the app)
-        self.query_one(PromptInput).border_title = escape(self.queued.label(self.size.width))
+        # a border title is markup, and a queued message is whatever was typed (`[/` ended the app)
+        self.query_one(PromptInput).border_title = unparsed(self.queued.label(self.size.width))
 
     def take_back_queued(self) -> str | None:
         text = self.queued.take_newest()

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, cast
+
+from textual.content import Content
 
 from contextual.core.messages import Message
 from contextual.core.session.schema import CompactionRecord
@@ -104,3 +106,10 @@ def compaction_note(record: CompactionRecord) -> str:
     if ledger is not None and ledger.lost():      # issue 19.2: what it lost, one command away
         note += f" · {ledger.score()}, {plural(ledger.lost(), 'fact')} lost (/ledger shows them, enter re-injects one)"
     return note + (f" · fallback: {record.fallback}" if record.fallback else "")
+
+
+def unparsed(text: str) -> str:
+    """Text for a place Textual reads as markup (a border's or a collapsible's title, a palette entry) that must be
+    shown as written: outside text (a model's, a file's, a typed message) with `[/`, or a tag a cut left open, ended
+    the app, and escape() mends only whole tags. Textual types those places str and takes Content as it is."""
+    return cast(str, Content(text))

@@ -8,8 +8,11 @@ from typing import Any, Callable, Iterable, Protocol, runtime_checkable
 
 from textual.app import App, SystemCommand
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.fuzzy import Matcher
 
 from contextual.tui import commands
+from contextual.tui.format import unparsed
 
 
 @runtime_checkable
@@ -20,22 +23,37 @@ class CommandRunner(Protocol):
 class SlashCommands(Provider):
     """The slash commands in Textual's command palette, listed before anything is typed."""
 
+    # The palette reads a str prompt or help as markup, and a custom command's description and argument hint are
+    # a file's text (`[/]` in one ended the app at ctrl+p, `[message]` vanished): each goes as plain Content.
     async def discover(self) -> Hits:
         for command in commands.all_commands():
-            yield DiscoveryHit(f"{command.name}  {command.help}", self._runner(command), help=command.usage or None)
+            yield DiscoveryHit(unparsed(f"{command.name}  {command.help}"), self._runner(command),
+                               help=unparsed(command.usage) if command.usage else None)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for command in commands.all_commands():
             score = matcher.match(f"{command.name} {command.help}")
             if score > 0:
-                yield Hit(score, matcher.highlight(f"{command.name}  {command.help}"), self._runner(command),
-                          help=command.usage or None)
+                yield Hit(score, plain_highlight(matcher, f"{command.name}  {command.help}"), self._runner(command),
+                          help=unparsed(command.usage) if command.usage else None)
 
     def _runner(self, command: commands.Command) -> Callable[[], Any]:
         app = self.app
         assert isinstance(app, CommandRunner)
         return lambda: app.run_command(command, "")
+
+
+def plain_highlight(matcher: Matcher, candidate: str) -> Content:
+    """Matcher.highlight without reading the candidate as markup: the letters matched, styled."""
+    content = Content(candidate)
+    score, offsets = matcher.fuzzy_search.match(matcher.query, candidate)
+    if not score:
+        return content
+    for offset in offsets:
+        if not candidate[offset].isspace():
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
 
 
 def system_commands(app: App[Any], textual_own: Iterable[SystemCommand], home: Path) -> Iterable[SystemCommand]:
@@ -46,7 +64,7 @@ def system_commands(app: App[Any], textual_own: Iterable[SystemCommand], home: P
             continue
         if command.title == "Screenshot":
             folder = home / "screenshots"
-            yield SystemCommand("Screenshot", f"Save an SVG of this screen in {folder}",
+            yield SystemCommand("Screenshot", unparsed(f"Save an SVG of this screen in {folder}"),
                                 lambda: app.set_timer(0.1, lambda: save_screenshot(app, folder)))
             continue
         yield command

@@ -9,7 +9,7 @@ import re
 from collections import defaultdict
 
 from contextual.tui.css import stylesheet
-from contextual.tui.format import one_line, plural, tokens
+from contextual.tui.format import one_line, plural, tokens, unparsed
 from contextual.tui.observation import readable_lines
 from contextual.tui.prompt_view import LAYERS, Shown, ShownMessage
 from rich.console import RenderableType
@@ -21,7 +21,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.markup import escape
 from textual.widgets import Collapsible, Footer, Static
 
 _DIFF = re.compile(r"^(---|\+\+\+|@@) ", re.M)
@@ -88,9 +87,9 @@ def totals_table(shown: Shown) -> Table:
 def block_title(index: int, m: ShownMessage) -> str:
     form = f" · {m.form}" if m.form else ""
     source = " · " + " ".join(x for x in (m.tool, m.path) if x) if (m.tool or m.path) else ""
-    # A title is markup: the text is escaped, or `Observation: [ok]` would lose its status as a tag.
-    title = f"#{index + 1} {m.role} · {m.layer} · {tokens(m.tokens)} tok{form}{source} · {one_line(m.content, 60)}"
-    return escape(title)
+    # A title is markup, and the text is anyone's (`Observation: [ok]`, a tag the cut at 60 columns left open)
+    return unparsed(f"#{index + 1} {m.role} · {m.layer} · {tokens(m.tokens)} tok{form}{source} · "
+                   f"{one_line(m.content, 60)}")
 
 
 class ContextScreen(Screen):

@@ -10,13 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.containers import VerticalScroll
-from textual.markup import escape
 from textual.widgets import Collapsible, Static
 
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.session.schema import CompactionRecord
 from contextual.core.snapshot.undo import note_for_user
-from contextual.tui.format import args_label, compaction_note, final_answer, stored_status
+from contextual.tui.format import args_label, compaction_note, final_answer, stored_status, unparsed
 from contextual.tui.widgets.todo_list import TodoList, todos_of
 from contextual.tui.widgets.tool_trail import ToolTrail
 
@@ -124,8 +123,8 @@ class ChatLog(VerticalScroll):
         n = len(self._adjustments)
         # A collapsible's title is one line: its head only (fits 80 columns), the whole summary in the body.
         head = line.split(" (", 1)[0].replace("the prompt was fitted to the window", "fitted to the window")
-        title = escape(f"context adjusted: {head}" if details is not None else
-                       f"context adjusted {n} time{'s' if n != 1 else ''} this turn (see History and the meter)")
+        title = unparsed(f"context adjusted: {head}" if details is not None else
+                         f"context adjusted {n} time{'s' if n != 1 else ''} this turn (see History and the meter)")
         body = Text("\n".join(([line] if details is not None else []) + self._adjustments))
         if self.adjusted is None:
             self._adjusted_body = Static(body)

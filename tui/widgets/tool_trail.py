@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections import Counter
 
 from rich.text import Text
-from textual.markup import escape
 from textual.widgets import Collapsible, Static
 
-from contextual.tui.format import args_label
+from contextual.tui.format import args_label, unparsed
 
 STATUS_MARK = {"success": ("✓", "#87af5f"), "error": ("✗", "#d75f5f"), "running": ("…", "#af87af")}
 
@@ -20,7 +19,7 @@ def trail_title(calls: list[tuple[str, str, str]]) -> str:
     failed = sum(1 for _t, _l, status in calls if status == "error")
     noun = "tool call" if len(calls) == 1 else "tool calls"
     # a title is markup, and tool names come from the model
-    return escape(f"{len(calls)} {noun} · " + ", ".join(parts) + (f" · {failed} failed" if failed else ""))
+    return unparsed(f"{len(calls)} {noun} · " + ", ".join(parts) + (f" · {failed} failed" if failed else ""))
 
 
 def call_line(tool: str, label: str, status: str) -> Text:
