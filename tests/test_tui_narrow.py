@@ -28,8 +28,8 @@ async def test_a_fitted_turn_and_its_context_read_whole_at_80_columns(tmp_path: 
         async with app.run_test(size=(80, 24)) as pilot:
             await run_turn(pilot, "read the five modules")
             adjusted = app.query_one("Collapsible.adjusted", Collapsible)
-            assert adjusted.title.startswith("context adjusted: fitted to the window at ")
-            assert len(adjusted.title) + 4 <= 78                     # its arrow and the chat's borders
+            assert str(adjusted.title).startswith("context adjusted: fitted to the window at ")
+            assert len(str(adjusted.title)) + 4 <= 78                     # its arrow and the chat's borders
             adjusted.collapsed = False
             await pilot.pause()
             body = " ".join(str(w.render()) for w in adjusted.query(Static))
@@ -70,7 +70,7 @@ async def test_the_context_adjusted_line_ends_in_an_ellipsis_where_the_chat_is_n
             await pilot.pause()
             title = app.query_one("Collapsible.adjusted CollapsibleTitle")
             shown = title.render_line(0).text.rstrip()
-            assert len(app.query_one("Collapsible.adjusted", Collapsible).title) + 2 > title.size.width
+            assert len(str(app.query_one("Collapsible.adjusted", Collapsible).title)) + 2 > title.size.width
             assert shown.endswith("…") and shown.startswith("▶ context adjusted"), shown
 
 
