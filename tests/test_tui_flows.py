@@ -471,6 +471,33 @@ async def test_a_long_command_names_what_it_runs_and_its_preview_scrolls_from_th
             await app.workers.wait_for_complete()
 
 
+async def test_the_buttons_and_the_note_stay_on_an_80x24_screen_whatever_the_command(tmp_path):
+    """A heredoc and five commands: the `what`, `runs` and rule lines took the rows the preview's 40 % cap left,
+    and the buttons fell under the box's border; after t the note was typed blind (helper-46, tmux)."""
+    import json
+    from textual.widgets import Button, Input
+    command = ("cd /work/project && cat > gen.txt <<'EOF'\n" + "\n".join(f"line {i} harmless" for i in range(30))
+               + "\nEOF\nrm -rf ./build && python -m pip install -e . && python -m pytest -q tests/ && git status"
+               " && git diff --stat")
+    bash = "Thought: w\nAction: Bash[" + json.dumps({"command": command}) + "]"
+    with server([bash, finish("done")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await type_and_send(pilot, "build it")
+            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            box = app.screen.query_one("#permission-box")
+
+            def shown(widget) -> bool:
+                return box.content_region.contains_region(widget.region)
+            await wait_for(pilot, lambda: all(shown(b) for b in app.screen.query(Button)))
+            assert shown(app.screen.query_one("#permission-runs"))
+            await pilot.press("t")
+            note = app.screen.query_one("#permission-note", Input)
+            await wait_for(pilot, lambda: note.display and note.region.height and shown(note))
+            await pilot.press(*"use make", "enter")
+            await app.workers.wait_for_complete()
+
+
 async def test_the_task_list_shows_in_the_chat_and_is_redrawn_in_place(tmp_path):
     """TodoWrite's list was only raw JSON in History and Scratchpad (tmux QA); Claude Code and Codex show theirs."""
     import json

@@ -20,6 +20,10 @@ from textual.widgets import Button, Footer, Input, Static
 
 
 
+PREVIEW_SHARE = "40vh"      # the most of the screen the preview takes (permission.tcss says the same)
+MIN_PREVIEW_ROWS = 4        # its frame and two lines, however little room the rest leaves
+
+
 def preview_renderable(tool: str, preview: str) -> Syntax:
     lexer = "bash" if tool == "Bash" else "diff"
     return Syntax(preview or "(no preview)", lexer, theme="monokai", word_wrap=True, line_numbers=False)
@@ -118,6 +122,23 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         preview = self.query_one("#permission-preview", VerticalScroll)
         self.watch(preview, "scroll_y", lambda _: self._show_position(), init=False)
         self.watch(preview, "virtual_size", lambda _: self._show_position())
+        self.call_after_refresh(self._fit_preview)
+
+    def on_resize(self) -> None:
+        self.query_one("#permission-preview").styles.max_height = PREVIEW_SHARE
+        self.call_after_refresh(self._fit_preview)
+
+    def _fit_preview(self) -> None:
+        """The preview gives up rows the box lacks, so the rule, the buttons and the note always show: a long
+        command's `what` and `runs` lines pushed the buttons under the border at 80x24 (its 40 % cap alone could
+        not know how tall the rest is)."""
+        box = self.query_one("#permission-box")
+        preview = self.query_one("#permission-preview")
+        last = [w for w in box.children if w.display][-1]
+        needed = last.region.bottom + last.styles.margin.bottom - box.content_region.y
+        over = needed - box.content_region.height
+        if over > 0:
+            preview.styles.max_height = max(MIN_PREVIEW_ROWS, preview.outer_size.height - over)
 
     def _show_position(self) -> None:
         """Says on the preview's frame that it holds more than it shows, and which keys show the rest."""
@@ -151,7 +172,9 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         if decision == "deny_tell":
             note = self.query_one("#permission-note", Input)
             note.display = True
+            self.query_one("#permission-rule").display = False     # what "always" would add: moot once denying
             note.focus()
+            self.call_after_refresh(self._fit_preview)
         elif decision == "allow_once":
             self.dismiss(PermissionAnswer("allow_once"))
         elif decision == "allow_always":
