@@ -196,3 +196,22 @@ async def test_the_tool_trail_draws_no_rule_in_the_ansi_themes(tmp_path: Path):
                 await pilot.pause()
                 trail = app.query_one(ToolTrail)
                 assert trail.styles.border_top[0] in ("", "none"), (theme, trail.styles.border_top)
+
+
+async def test_the_resume_list_shows_each_sessions_whole_id_at_80_columns(tmp_path):
+    """The title took what the other columns left, two columns too many: the id showed 6 of its 8 characters."""
+    from textual.app import App
+    from textual.widgets import DataTable
+
+    from contextual.core.session.index import SessionInfo
+    from contextual.tui.screens.session_picker import SessionPicker
+    info = SessionInfo("5f0c2a9be1d34c77", tmp_path / "s.jsonl", first_prompt="refactor the cart module " * 4,
+                       updated="2026-11-27T07:36:00.000Z", rounds=123, compactions=12, last_tokens=184_000)
+    app = App()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(SessionPicker([info]))
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        widths = sum(column.get_render_width(table) for column in table.columns.values())
+        assert widths <= table.scrollable_content_region.width
+        assert str(table.get_row_at(0)[-1]) == "5f0c2a9b"

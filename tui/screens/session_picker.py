@@ -47,7 +47,7 @@ class SessionPicker(ModalScreen[str | None]):
         for name in ("rounds", "compactions", "tokens", "id"):
             table.add_column(name, key=name)
         # the title takes what the other columns leave (at 80 columns the id was cut off)
-        width = min(60, max(16, self.app.size.width - 62))
+        width = min(60, max(12, self.app.size.width - 64))
         for info in self.sessions:
             here = str(info.id) == self.current
             table.add_row(str(getattr(info, "updated", ""))[:16].replace("T", " "),
