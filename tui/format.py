@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.content import Content
 
 from contextual.core.messages import Message
-from contextual.core.session.schema import CompactionRecord
+
+if TYPE_CHECKING:       # the session schema loads with the engine, after the first frame (test_launch_imports)
+    from contextual.core.session.schema import CompactionRecord
 
 
 def tokens(n: int | None) -> str:

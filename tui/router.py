@@ -12,7 +12,6 @@ from contextlib import aclosing
 from typing import AsyncGenerator, Callable, TYPE_CHECKING, assert_never
 
 from contextual.core import events as ev
-from contextual.core.session.schema import CompactionRecord
 from contextual.tui.format import args_label, compaction_note, tokens
 from contextual.tui.screen_safe import stream_guard
 from contextual.tui.surfaces import Surfaces
@@ -235,6 +234,7 @@ class EventRouter:
         elif e.refused:
             await self.ui.chat.add_notice(f"nothing compacted: {e.refused}", "warning")
         if not e.refused:
+            from contextual.core.session.schema import CompactionRecord
             logged = self.ui.compactions_logged()
             record = CompactionRecord(e.trigger, e.pre_tokens, e.post_tokens, fallback=e.fallback,
                                       rounds_archived=e.rounds_archived,

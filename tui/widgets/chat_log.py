@@ -13,13 +13,13 @@ from textual.containers import VerticalScroll
 from textual.widgets import Collapsible, Static
 
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
-from contextual.core.session.schema import CompactionRecord
 from contextual.core.snapshot.undo import note_for_user
 from contextual.tui.format import args_label, compaction_note, final_answer, stored_status, unparsed
 from contextual.tui.widgets.todo_list import TodoList, todos_of
 from contextual.tui.widgets.tool_trail import ToolTrail
 
 if TYPE_CHECKING:           # Markdown (markdown-it, pygments) is imported with the first answer, not at launch
+    from contextual.core.session.schema import CompactionRecord
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownStream
 
