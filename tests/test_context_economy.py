@@ -301,3 +301,22 @@ def test_a_file_view_keeps_its_definitions_before_its_imports():
     output = "\n".join(body)
     form = dg.digest("cat pkg/w.py", output, dg.Limits(0, 0, 6, 0, 4, 300))
     assert [line.split(": ", 1)[1] for line in form.splitlines()[1:]] == [f"class Widget{i}(Base):" for i in range(6)]
+
+
+def test_an_output_keeps_a_line_for_each_code_name_the_task_or_the_plan_names():
+    """Issue 28: stored forms cover "lines the task or plan names". The task's names count as shown, so a line
+    whose only names the task gave (`apply_discount` in the log) was never kept."""
+    log = "\n".join([f"step {i}: value_{i % 5} = compute(value_{(i + 1) % 5})" for i in range(40)]
+                    + ["step 40: apply_discount(cart) returns 0.0"]
+                    + [f"step {41 + i}: value_{i % 5} = compute(value_{(i + 2) % 5})" for i in range(40)])
+    after = _step("ls", "a\nb")
+    task = "Fix apply_discount: it returns 0.0 for every cart"
+    with_task = turn_stored([_step("python run.py", log), after], 1, shown=task)[0].observation
+    assert "step 40: apply_discount(cart) returns 0.0" in with_task
+    # its English words are no names: `step` would keep a line in every output
+    assert "step" not in {name for name in name_set(task)} and "compute" not in task
+    plan = ('Thought: plan\nAction: TodoWrite[{"todos": [{"content": "fix apply_discount in cart.py", '
+            '"status": "in_progress"}]}]')
+    todo = ScratchStep(plan, shorten_action(plan), "[ok]", "[ok]")
+    with_plan = turn_stored([todo, _step("python run.py", log), after], 2)[1].observation
+    assert "step 40: apply_discount(cart) returns 0.0" in with_plan

@@ -54,6 +54,7 @@ class Limits:
     chosen_lines: int = 0   # a range the agent chose (`sed -n '40,80p'`, `grep -C 3`) this short is kept whole
     chosen_chars: int = 0
     matches: int = 0        # a search keeps this many lines its pattern matches, when more than `keep`
+    focus: int = 0          # lines kept for names the task or the plan names (one a name, first shown first)
 
 
 NORMAL = Limits(head=3, tail=3, keep=20, cover=120, whole_lines=24, whole_chars=1_600)
@@ -291,6 +292,22 @@ def chosen_range(command: str) -> bool:
     return False
 
 
+def _naming_focus(lines: list[str], kept: list[int], focus: frozenset[str], limit: int) -> list[int]:
+    """Up to `limit` dropped lines, the first to show each focus name no kept line shows."""
+    if not focus or not limit:
+        return []
+    wanted = set(focus) - name_set("\n".join(lines[i] for i in kept))
+    kept_set, out = set(kept), list[int]()
+    for i, line in enumerate(lines):
+        if len(out) >= limit or not wanted:
+            break
+        named = name_set(line) & wanted if i not in kept_set else set()
+        if named:
+            out.append(i)
+            wanted -= named
+    return out
+
+
 def _cover(lines: list[str], dropped: list[int], seen: set[str], limit: int,
            first: Callable[[str], bool] = lambda line: False, what: Callable[[str], str] = lambda line: line
            ) -> list[int]:
@@ -342,12 +359,15 @@ def _clip(line: str, limit: int) -> str:
 
 
 def digest(command: str, output: str, limits: Limits = NORMAL, seen: set[str] | None = None,
-           also: Iterable[int] = (), shown_lines: frozenset[str] = frozenset()) -> str:
+           also: Iterable[int] = (), shown_lines: frozenset[str] = frozenset(),
+           focus: frozenset[str] = frozenset()) -> str:
     """A compact, deterministic form of one command's output (same input, same bytes): whole lines only.
     `seen`: names the context already shows (core/context/turn_forms.py); they need no line here.
     `also`: indices of lines kept whatever they show (the lines the next step acted on, acted_on.py).
     `shown_lines`: lines (stripped) the prompt already shows in an earlier stored form; a line that would be shown
-    here exactly so (its number included) is not repeated: the same error after a re-run, a warning banner."""
+    here exactly so (its number included) is not repeated: the same error after a re-run, a warning banner.
+    `focus`: names the task or the plan names; an output keeps a line for each it shows (they are what the work is
+    about, though the prompt shows them already)."""
     lines = output.splitlines()
     if len(lines) <= limits.whole_lines and len(output) <= limits.whole_chars:
         return output                      # small enough to keep: a digest would save little and lose much
@@ -362,7 +382,7 @@ def digest(command: str, output: str, limits: Limits = NORMAL, seen: set[str] | 
         if kind == "search":               # and they are what it asked for
             keep = max(keep, min(limits.matches, sum(1 for line in lines if pattern.search(line))))
     kept, dropped = _select(lines, special, limits, keep)
-    extra = set(also) - set(kept)
+    extra = (set(also) | set(_naming_focus(lines, kept, focus, limits.focus))) - set(kept)
     kept, dropped = sorted(set(kept) | extra), [i for i in dropped if i not in extra]
     known = name_set("\n".join(lines[i] for i in kept)) | name_set(command) | (seen or set())
     covered = _cover(lines, dropped, known, limits.cover, _view_line if kind == "view" else _search_line,

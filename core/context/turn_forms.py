@@ -107,7 +107,7 @@ def _edited_by_tool(call: Call | None, paths: Iterable[str]) -> set[str]:
 # Inside a turn the names already shown need no line, so an older output can go further than its history
 # form (dg.NORMAL): chosen on the tune/ trajectories only (README, "Context engineering, measured").
 TURN = dg.Limits(head=1, tail=1, keep=8, cover=160, whole_lines=4, whole_chars=300, line_chars=300, chosen_lines=100,
-                 chosen_chars=8_000, matches=30)
+                 chosen_chars=8_000, matches=30, focus=6)
 LONG_ACTION = 300           # shorter actions are sent as written
 COMMAND_HEAD, COMMAND_TAIL = 8, 4
 
@@ -238,7 +238,8 @@ def edited_paths(command: str, paths: Iterable[str]) -> set[str]:
 
 
 def _form(step: _Step, command: str | None, seen: set[str], limits: dg.Limits, next_action: str,
-          read: frozenset[str], shown_lines: frozenset[str] = frozenset()) -> str:
+          read: frozenset[str], shown_lines: frozenset[str] = frozenset(), focus: frozenset[str] = frozenset()
+          ) -> str:
     """`command`: the step's shell line (`shell_equivalent`); None for a tool whose A3 form is kept."""
     full = step.observation_full
     if command is None:
@@ -248,7 +249,8 @@ def _form(step: _Step, command: str | None, seen: set[str], limits: dg.Limits, n
         origin = dg.file_origin(command)
         lines = output.splitlines()
         acted = acted_on(lines, next_action, origin[1] if origin else None) + _changed(lines, read)
-        digest = dg.digest(command, output, limits, seen=seen, also=acted, shown_lines=shown_lines) if output else ""
+        digest = (dg.digest(command, output, limits, seen=seen, also=acted, shown_lines=shown_lines, focus=focus)
+                  if output else "")
         form = "\n".join(part for part in (header, digest) if part)
     # Whether a form saves enough to be sent is the cache rule's to decide (core/context/cache_rule.py).
     if len(form) >= len(full):
@@ -282,6 +284,20 @@ class _Forms(LRU[int, tuple[StepForms, _Shown]]):
 _memo = _Forms()
 
 
+def _focus(text: str) -> frozenset[str]:
+    """The names a task or a plan gives that are code (a path, snake_case, CamelCase, a dotted name): what the work
+    is about. Its English words are not: every output would keep a line for `error` or `test`."""
+    return frozenset(name for name in name_set(text) if dg.looks_like_code(name))
+
+
+def _plan_text(call: Call | None) -> str | None:
+    """A TodoWrite's task list as text (its items), None for any other call."""
+    todos = call[1].get("todos") if call is not None and call[0] == "TodoWrite" else None
+    if not isinstance(todos, list):
+        return None
+    return "\n".join(str(todo.get("content", "")) for todo in todos if isinstance(todo, dict))
+
+
 def turn_stored(steps: Sequence[_Step], upto: int, limits: dg.Limits | None = None, shown: str = ""
                 ) -> list[StepForms]:
     """The forms of steps[:upto], each aware of the ones before it and of `shown` (the turn's input, which the
@@ -289,6 +305,8 @@ def turn_stored(steps: Sequence[_Step], upto: int, limits: dg.Limits | None = No
     limits = limits or TURN
     out: list[StepForms] = []
     state = _Shown(frozenset(name_set(shown)), frozenset(), frozenset(name_set(shown)))
+    task = _focus(shown)
+    plan: frozenset[str] = frozenset()          # the names of the turn's latest task list (TodoWrite)
     key = hash((limits, shown))
     for index, step in enumerate(steps[:upto]):
         # The step after is taken before this form is first sent (its observation goes full until then): its
@@ -322,7 +340,7 @@ def turn_stored(steps: Sequence[_Step], upto: int, limits: dg.Limits | None = No
                 cover_seen -= {name for p, name in stale if p == path} - said
                 own = {name for p, name in viewed if p == path}
                 cover_seen -= {name for p, name in viewed if p != path} - own - said - before.elsewhere
-            form = _form(step, equivalent, cover_seen, limits, next_action, before.read, before.lines)
+            form = _form(step, equivalent, cover_seen, limits, next_action, before.read, before.lines, task | plan)
             form_names = name_set(form)
             if path:
                 viewed |= {(path, name) for name in form_names}
@@ -334,4 +352,7 @@ def turn_stored(steps: Sequence[_Step], upto: int, limits: dg.Limits | None = No
                 before.elsewhere if path else before.elsewhere | form_names)
         forms, state = _memo.get(form_key, make)
         out.append(forms)
+        todos = _plan_text(tool_call(step.action_full))
+        if todos is not None:
+            plan = _focus(todos)
     return out
