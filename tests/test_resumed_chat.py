@@ -3,8 +3,31 @@ chat said."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.tui.widgets.chat_log import _turns
+
+
+@asynccontextmanager
+async def chat_showing(record: list[Message], compactions: list[Any] | None = None) -> AsyncIterator[Any]:
+    """A chat alone in an app, showing `record` as a resumed session's chat is built."""
+    from textual.app import App
+
+    from contextual.tui.widgets.chat_log import ChatLog
+
+    class Host(App):
+        def compose(self):
+            yield ChatLog()
+
+    app = Host()
+    async with app.run_test() as pilot:
+        chat = app.query_one(ChatLog)
+        await chat.show_transcript(record, compactions or [])
+        await pilot.pause()
+        yield chat
 
 
 def test_a_reply_the_parser_refused_is_not_counted_as_a_tool_call():
@@ -24,25 +47,15 @@ def test_a_reply_the_parser_refused_is_not_counted_as_a_tool_call():
 async def test_a_turn_that_ended_without_an_answer_says_so_when_resumed():
     """Live, a stopped turn said "turn cancelled"; resumed, it showed the question and its calls and nothing else,
     as if the answer were still to come."""
-    from textual.app import App
     from textual.widgets import Static
 
-    from contextual.tui.widgets.chat_log import STOPPED_NOTE, ChatLog
+    from contextual.tui.widgets.chat_log import STOPPED_NOTE
     record = [Message("user", "run the tests", meta={"raw": "run the tests"}),
               Message("assistant", 'Action: Bash[{"command": "pytest"}]', meta={"tool_name": "Bash", "args": {"command": "pytest"}}),
               Message("tool", '{"status": "error", "error": {"code": "aborted"}}', meta={"tool_name": "Bash"}),
               Message("user", "go on", meta={"raw": "go on"}),
               Message("assistant", "Finish", meta={"final": True, "answer": "Done."})]
-
-    class Host(App):
-        def compose(self):
-            yield ChatLog()
-
-    app = Host()
-    async with app.run_test() as pilot:
-        chat = app.query_one(ChatLog)
-        await chat.show_transcript(record)
-        await pilot.pause()
+    async with chat_showing(record) as chat:
         notes = [str(w.render()) for w in chat.query(Static) if w.has_class("notice")]
         assert notes == [STOPPED_NOTE]
         texts = [str(w.render()) for w in chat.children if isinstance(w, Static)]
@@ -87,25 +100,14 @@ def test_a_resumed_chat_says_where_a_compaction_summarised_earlier_rounds_as_the
 
 async def test_a_compaction_that_cut_rounds_without_a_summary_is_shown_when_resumed():
     """A fallback leaves no summary message: the resumed chat showed nothing where rounds were cut."""
-    from textual.app import App
     from textual.widgets import Static
 
     from contextual.core.session.schema import CompactionRecord
-    from contextual.tui.widgets.chat_log import ChatLog
     record = [m for m in _two_turns_with_a_summary_between() if m.role != "summary"]
     cut = CompactionRecord("auto", 12_000, 2_500, fallback="no answer from the summary model after 60s",
                            rounds_archived=1, timestamp=_at(4))
     late = CompactionRecord("manual", 6_000, 1_000, rounds_archived=1, timestamp=_at(9))
-
-    class Host(App):
-        def compose(self):
-            yield ChatLog()
-
-    app = Host()
-    async with app.run_test() as pilot:
-        chat = app.query_one(ChatLog)
-        await chat.show_transcript(record, [late, cut])
-        await pilot.pause()
+    async with chat_showing(record, [late, cut]) as chat:
         texts = [str(w.render()) for w in chat.children if isinstance(w, Static)]
         warned = [w for w in chat.query(Static) if w.has_class("-warning")]
         assert [str(w.render()) for w in warned] == [

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
+
 
 import threading
 
@@ -445,57 +447,58 @@ async def test_a_draft_left_in_the_input_at_quit_is_kept_in_the_input_history(tm
         assert app.return_code == 0 and app.remembered.inputs()[-1] == "refactor the cart so that"
 
 
-async def test_a_long_command_names_what_it_runs_and_its_preview_scrolls_from_the_buttons(tmp_path):
-    """A 30-line heredoc hid `rm -rf ./important_dir` below the preview's fold, and the arrows, with the focus on
-    the buttons, did not scroll to it (tmux QA at 80x24)."""
+@asynccontextmanager
+async def asked_to_run(tmp_path, command: str):
+    """The app at 80x24, its permission dialog open on a Bash call of `command`."""
     import json
-    command = "cat > gen2.txt <<'EOF'\n" + "\n".join(f"line {i} harmless" for i in range(30)) + "\nEOF\nrm -rf ./important_dir"
     bash = "Thought: w\nAction: Bash[" + json.dumps({"command": command}) + "]"
     with server([bash, finish("done")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=(80, 24)) as pilot:
-            await type_and_send(pilot, "write it")
+            await type_and_send(pilot, "run it")
             await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
-            await pilot.pause()
-            runs = str(app.screen.query_one("#permission-runs").render())
-            assert "rm -rf ./important_dir" in runs and "line 3" not in runs, runs
-            preview = app.screen.query_one("#permission-preview")
-            assert preview.border_subtitle.startswith("lines 1–") and "of 33" in preview.border_subtitle
-            await pilot.press("end")
-            await wait_for(pilot, lambda: preview.scroll_y == preview.max_scroll_y > 0)
-            await wait_for(pilot, lambda: preview.border_subtitle.endswith("33 of 33 · ↑↓ pgup pgdn end"))
-            await pilot.press("home")
-            await wait_for(pilot, lambda: preview.scroll_y == 0)
-            assert isinstance(app.screen, PermissionModal)          # scrolling answered nothing
-            await pilot.press("n")
-            await app.workers.wait_for_complete()
+            yield app, pilot
+
+
+async def test_a_long_command_names_what_it_runs_and_its_preview_scrolls_from_the_buttons(tmp_path):
+    """A 30-line heredoc hid `rm -rf ./important_dir` below the preview's fold, and the arrows, with the focus on
+    the buttons, did not scroll to it (tmux QA at 80x24)."""
+    command = "cat > gen2.txt <<'EOF'\n" + "\n".join(f"line {i} harmless" for i in range(30)) + "\nEOF\nrm -rf ./important_dir"
+    async with asked_to_run(tmp_path, command) as (app, pilot):
+        await pilot.pause()
+        runs = str(app.screen.query_one("#permission-runs").render())
+        assert "rm -rf ./important_dir" in runs and "line 3" not in runs, runs
+        preview = app.screen.query_one("#permission-preview")
+        assert preview.border_subtitle.startswith("lines 1–") and "of 33" in preview.border_subtitle
+        await pilot.press("end")
+        await wait_for(pilot, lambda: preview.scroll_y == preview.max_scroll_y > 0)
+        await wait_for(pilot, lambda: preview.border_subtitle.endswith("33 of 33 · ↑↓ pgup pgdn end"))
+        await pilot.press("home")
+        await wait_for(pilot, lambda: preview.scroll_y == 0)
+        assert isinstance(app.screen, PermissionModal)          # scrolling answered nothing
+        await pilot.press("n")
+        await app.workers.wait_for_complete()
 
 
 async def test_the_buttons_and_the_note_stay_on_an_80x24_screen_whatever_the_command(tmp_path):
     """A heredoc and five commands: the `what`, `runs` and rule lines took the rows the preview's 40 % cap left,
     and the buttons fell under the box's border; after t the note was typed blind (helper-46, tmux)."""
-    import json
     from textual.widgets import Button, Input
     command = ("cd /work/project && cat > gen.txt <<'EOF'\n" + "\n".join(f"line {i} harmless" for i in range(30))
                + "\nEOF\nrm -rf ./build && python -m pip install -e . && python -m pytest -q tests/ && git status"
                " && git diff --stat")
-    bash = "Thought: w\nAction: Bash[" + json.dumps({"command": command}) + "]"
-    with server([bash, finish("done")]) as srv:
-        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await type_and_send(pilot, "build it")
-            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
-            box = app.screen.query_one("#permission-box")
+    async with asked_to_run(tmp_path, command) as (app, pilot):
+        box = app.screen.query_one("#permission-box")
 
-            def shown(widget) -> bool:
-                return box.content_region.contains_region(widget.region)
-            await wait_for(pilot, lambda: all(shown(b) for b in app.screen.query(Button)))
-            assert shown(app.screen.query_one("#permission-runs"))
-            await pilot.press("t")
-            note = app.screen.query_one("#permission-note", Input)
-            await wait_for(pilot, lambda: note.display and note.region.height and shown(note))
-            await pilot.press(*"use make", "enter")
-            await app.workers.wait_for_complete()
+        def shown(widget) -> bool:
+            return box.content_region.contains_region(widget.region)
+        await wait_for(pilot, lambda: all(shown(b) for b in app.screen.query(Button)))
+        assert shown(app.screen.query_one("#permission-runs"))
+        await pilot.press("t")
+        note = app.screen.query_one("#permission-note", Input)
+        await wait_for(pilot, lambda: note.display and note.region.height and shown(note))
+        await pilot.press(*"use make", "enter")
+        await app.workers.wait_for_complete()
 
 
 async def test_the_task_list_shows_in_the_chat_and_is_redrawn_in_place(tmp_path):
