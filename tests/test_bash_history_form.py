@@ -80,3 +80,36 @@ def test_a_file_view_numbers_its_lines_as_the_file_does():
     src = "\n".join(f"line {i}" for i in range(1, 301))
     form = summary("sed -n '101,400p' a.py", src)
     assert "101: line 1" in form and "400: line 300" in form
+
+
+def test_the_lines_the_task_names_are_kept_a_few_and_no_more():
+    """Issue 28: history forms cover "lines the task or plan names". A run's summary kept its first and last lines
+    and its errors; the line showing the function the user asked about went, however the task named it."""
+    lines = _distinct(300) + ["apply_discount(cart) returns 0.0 for cart_7"] + _distinct(300, 300)
+    data = {"command": "python run.py", "exit_code": 0, "stdout": "\n".join(lines), "stderr": "", "timed_out": False}
+    result = {"status": "success", "data": data, "text": data["stdout"]}
+
+    def kept(focus: frozenset[str]) -> str:
+        return json.loads(compressor.stored_text("Bash", {"command": "python run.py"}, result, focus=focus))["data"][
+            "stdout_summary"]
+    assert "apply_discount(cart) returns 0.0" not in kept(frozenset())
+    assert "named by the task:\napply_discount(cart) returns 0.0 for cart_7" in kept(frozenset({"apply_discount"}))
+    many = frozenset(f"module_{i}.handler_{i}" for i in range(0, 600, 7))    # a task naming 86 of its names
+    assert sum(f"module_{i}.handler_{i} ->" in kept(many) for i in range(3, 597)) == NORMAL.named
+
+
+async def test_a_turn_records_its_bash_results_with_the_lines_its_question_names(tmp_path):
+    from contextual.core.session import load_session
+    from tests.cli_helpers import cli_env, contextual
+    from tests.fakes.llm_server import FakeLLMServer
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "log.txt").write_text("\n".join(_distinct(300) + ["apply_discount(cart) returns 0.0"] + _distinct(300, 300)))
+    script = ['Thought: look\nAction: Bash[{"command": "cat log.txt"}]', "Thought: ok\nAction: Finish[seen]"]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        env = cli_env(tmp_path / "home", srv.base_url)
+        done = contextual(["-p", "why does apply_discount return 0.0?", "--permission-mode", "bypass"], project, env)
+    assert done.returncode == 0, done.stderr
+    from contextual.core.session import latest_session
+    tool = next(m for m in load_session(latest_session(tmp_path / "home", project)).history if m.role == "tool")
+    assert "apply_discount(cart) returns 0.0" in json.loads(tool.content)["data"]["stdout_summary"]

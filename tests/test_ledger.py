@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from contextual.core.context.digest import looks_like_code
+from contextual.core.context.names import looks_like_code
 from contextual.core.context.history import plan_compaction
 from contextual.core.context.ledger import Ledger, LostFact, loss_ledger, plain_text
 from contextual.core.messages import Message

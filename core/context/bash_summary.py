@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from contextual.core.context import failures
-from contextual.core.context.digest import file_origin, kind_of
+from contextual.core.context.digest import file_origin, kind_of, naming_focus
 
 _ERROR = re.compile(r"\b(?:error|errors|failed|failure|fatal|exception|traceback|warning|panic|denied|not found|"
                     r"no such file|cannot|segmentation fault)\b", re.IGNORECASE)
@@ -32,10 +32,11 @@ class Limits:
     errors: int = 12            # error and failure lines kept, best first (core/context/failures.py)
     changed_files: int = 10     # files named under "changed"
     line_chars: int = 200       # a kept line longer than this keeps its start
+    named: int = 4              # lines kept for code names the task or the plan names, one a name
 
 
 NORMAL = Limits()
-HARD = Limits(whole_lines=4, whole_chars=300, head=2, tail=2, errors=6, changed_files=5, line_chars=120)
+HARD = Limits(whole_lines=4, whole_chars=300, head=2, tail=2, errors=6, changed_files=5, line_chars=120, named=2)
 
 
 def _clip(line: str, limit: int) -> str:
@@ -80,8 +81,9 @@ def _changed_text(changed: dict[str, list[int]], limit: int) -> str:
     return f"changed: {len(changed)} file(s): " + ", ".join(rows) + more
 
 
-def summary(command: str, stdout: str, limits: Limits = NORMAL) -> str:
-    """A3's summary of one run's stdout; short output is kept as it is."""
+def summary(command: str, stdout: str, limits: Limits = NORMAL, focus: frozenset[str] = frozenset()) -> str:
+    """A3's summary of one run's stdout; short output is kept as it is. `focus`: code names the turn's task or plan
+    names; the first line showing each is kept (at most `limits.named`), as the lines the work is about."""
     lines = stdout.splitlines()
     if len(lines) <= limits.whole_lines and len(stdout) <= limits.whole_chars:
         return stdout
@@ -100,7 +102,8 @@ def summary(command: str, stdout: str, limits: Limits = NORMAL) -> str:
         seen_text.add(lines[i])
     errors = sorted(distinct[:limits.errors])
     changed = changes(lines)
-    kept = len(shown) + len(errors)
+    named = sorted(naming_focus(lines, shown | set(errors), focus, limits.named))
+    kept = len(shown) + len(errors) + len(named)
     # a view of a file numbers its lines as the file does (a later edit refers to them), unless they carry their own
     origin = file_origin(command) if kind_of(command) == "view" else None
     own = sum(bool(_OWN_NUMBER.match(lines[i])) for i in head) * 2 > len(head)
@@ -121,6 +124,8 @@ def summary(command: str, stdout: str, limits: Limits = NORMAL) -> str:
     parts += ["first:"] + [row(i) for i in head]
     if errors:
         parts += ["errors:"] + [error_row(i) for i in errors]
+    if named:
+        parts += ["named by the task:"] + [row(i) for i in named]
     if changed:
         parts.append(_changed_text(changed, limits.changed_files))
     if tail and tail != head:

@@ -114,7 +114,8 @@ def _write(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str,
     return out
 
 
-def _bash(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str, Any]:
+def _bash(args: dict[str, Any], data: dict[str, Any], lim: Limits, focus: frozenset[str] = frozenset()
+          ) -> dict[str, Any]:
     # The command itself is in the paired action (C1 drops what the call already says).
     command = data.get("command", args.get("command", ""))
     out: dict[str, Any] = {"exit_code": data.get("exit_code")}
@@ -122,7 +123,7 @@ def _bash(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str, 
         out["timed_out"] = True
     stdout = data.get("stdout") or ""
     if stdout:
-        out["stdout_summary"] = bash_summary.summary(command, stdout, lim.bash)
+        out["stdout_summary"] = bash_summary.summary(command, stdout, lim.bash, focus)
     stderr = _lines(data.get("stderr") or "")
     if stderr:
         tail = stderr[-lim.stderr_tail:]
@@ -162,15 +163,20 @@ def _row(tool: str) -> Callable[[dict[str, Any], Any, Limits], Any]:
     return ROWS.get(tool) or next((row for prefix, row in PREFIX_ROWS.items() if tool.startswith(prefix)), _default)
 
 
-def compress(tool: str, args: dict[str, Any], result: dict[str, Any], level: str = "normal") -> dict[str, Any]:
-    """The stored form of one result: status + compressed data + the whole error (C1)."""
+def compress(tool: str, args: dict[str, Any], result: dict[str, Any], level: str = "normal",
+             focus: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """The stored form of one result: status + compressed data + the whole error (C1). `focus`: code names the
+    turn's task or plan names (a Bash summary keeps a line for each it shows)."""
     lim = LEVELS[level]
     data = result.get("data")
     row = _row(tool)
     stored: dict[str, Any] = {"status": result.get("status", "error")}
     if data is not None:
         try:
-            stored["data"] = row(args or {}, data, lim) if isinstance(data, dict) or row is _default else _default(args, data, lim)
+            if row is _bash and isinstance(data, dict):
+                stored["data"] = _bash(args or {}, data, lim, focus)
+            else:
+                stored["data"] = row(args or {}, data, lim) if isinstance(data, dict) or row is _default else _default(args, data, lim)
         except (TypeError, AttributeError, KeyError):
             stored["data"] = _default(args, data, lim)   # an unexpected shape still gets a bounded form
     if result.get("error"):
@@ -196,20 +202,22 @@ def full_text(result: dict[str, Any]) -> str:
     return render_full(result)
 
 
-class _StoredCache(LRU[tuple[str, str, str, str], str]):
+class _StoredCache(LRU[tuple[str, str, str, str, frozenset[str]], str]):
     """Stored forms by content, bounded, least recently used out first: rebuilding a prompt, resuming
     and replaying the same results under several policies never recompute them."""
 
     def __init__(self, max_entries: int = 4_096) -> None:
         super().__init__(max_entries)
 
-    def stored(self, tool: str, args: dict[str, Any], result: dict[str, Any], level: str) -> str:
-        key = (tool, level, dumps(args), dumps(result))
-        return self.get(key, lambda: dumps(compress(tool, args, result, level)))
+    def stored(self, tool: str, args: dict[str, Any], result: dict[str, Any], level: str,
+               focus: frozenset[str] = frozenset()) -> str:
+        key = (tool, level, dumps(args), dumps(result), focus)
+        return self.get(key, lambda: dumps(compress(tool, args, result, level, focus)))
 
 
 stored_cache = _StoredCache()
 
 
-def stored_text(tool: str, args: dict[str, Any], result: dict[str, Any], level: str = "normal") -> str:
-    return stored_cache.stored(tool, args or {}, result, level)
+def stored_text(tool: str, args: dict[str, Any], result: dict[str, Any], level: str = "normal",
+                focus: frozenset[str] = frozenset()) -> str:
+    return stored_cache.stored(tool, args or {}, result, level, focus)

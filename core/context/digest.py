@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from contextual.core.context import failures
-from contextual.core.context.names import name_set
+from contextual.core.context.names import looks_like_code, name_set
 from contextual.core.context.result_lines import FILE_REF, REF_PATH
 from contextual.core.shell_nodes import command_name
 from contextual.core.shell_parse import parse_command
@@ -129,12 +129,6 @@ def kind_of(command: str) -> str:
 
 
 KEYWORDS = frozenset(keyword.kwlist) | {"self", "None", "True", "False", "print", "isinstance", "return"}
-
-
-def looks_like_code(name: str) -> bool:
-    """A name in prose that is a path, a dotted name, snake_case, CamelCase or has digits: not an English word."""
-    return (any(c in name for c in "_./") or any(c.isdigit() for c in name)
-            or any(c.isupper() for c in name[1:]))
 
 
 def _select(lines: list[str], special: Callable[[list[str]], list[int]], limits: Limits, keep: int
@@ -292,12 +286,13 @@ def chosen_range(command: str) -> bool:
     return False
 
 
-def _naming_focus(lines: list[str], kept: list[int], focus: frozenset[str], limit: int) -> list[int]:
-    """Up to `limit` dropped lines, the first to show each focus name no kept line shows."""
+def naming_focus(lines: list[str], kept: Iterable[int], focus: frozenset[str], limit: int) -> list[int]:
+    """Up to `limit` lines not kept, the first to show each focus name (the task's, the plan's) no kept line shows."""
+    kept_set = set(kept)
     if not focus or not limit:
         return []
-    wanted = set(focus) - name_set("\n".join(lines[i] for i in kept))
-    kept_set, out = set(kept), list[int]()
+    wanted = set(focus) - name_set("\n".join(lines[i] for i in kept_set))
+    out = list[int]()
     for i, line in enumerate(lines):
         if len(out) >= limit or not wanted:
             break
@@ -382,7 +377,7 @@ def digest(command: str, output: str, limits: Limits = NORMAL, seen: set[str] | 
         if kind == "search":               # and they are what it asked for
             keep = max(keep, min(limits.matches, sum(1 for line in lines if pattern.search(line))))
     kept, dropped = _select(lines, special, limits, keep)
-    extra = (set(also) | set(_naming_focus(lines, kept, focus, limits.focus))) - set(kept)
+    extra = (set(also) | set(naming_focus(lines, kept, focus, limits.focus))) - set(kept)
     kept, dropped = sorted(set(kept) | extra), [i for i in dropped if i not in extra]
     known = name_set("\n".join(lines[i] for i in kept)) | name_set(command) | (seen or set())
     covered = _cover(lines, dropped, known, limits.cover, _view_line if kind == "view" else _search_line,

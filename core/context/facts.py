@@ -22,8 +22,8 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any, Iterator, Literal, Sequence
 
-from contextual.core.context.digest import KEYWORDS, looks_like_code
-from contextual.core.context.names import name_set, names_in
+from contextual.core.context.digest import KEYWORDS
+from contextual.core.context.names import looks_like_code, name_set, names_in
 from contextual.core.context.result_lines import failed, located_lines
 from contextual.core.messages import Message
 from contextual.core.tools.base import path_of, subject_of

@@ -57,3 +57,15 @@ def names_in(text: str) -> Iterator[str]:
 
 def name_set(text: str) -> set[str]:
     return set(names_in(text))
+
+
+def looks_like_code(name: str) -> bool:
+    """A name in prose that is a path, a dotted name, snake_case, CamelCase or has digits: not an English word."""
+    return (any(c in name for c in "_./") or any(c.isdigit() for c in name)
+            or any(c.isupper() for c in name[1:]))
+
+
+def code_names(text: str) -> frozenset[str]:
+    """The names a task or a plan gives that are code: what the work is about. Its English words are not: every
+    output would keep a line for `error` or `test`."""
+    return frozenset(name for name in names_in(text) if looks_like_code(name))

@@ -25,7 +25,7 @@ from typing import Any, Iterable, NamedTuple, Protocol, Sequence
 
 from contextual.core import bounded_json
 from contextual.core.context import digest as dg
-from contextual.core.context.names import name_set
+from contextual.core.context.names import code_names, name_set
 from contextual.core.context.acted_on import acted_on
 from contextual.core.context.forms import not_larger
 from contextual.core.context.observation import split_header
@@ -284,17 +284,14 @@ class _Forms(LRU[int, tuple[StepForms, _Shown]]):
 _memo = _Forms()
 
 
-def _focus(text: str) -> frozenset[str]:
-    """The names a task or a plan gives that are code (a path, snake_case, CamelCase, a dotted name): what the work
-    is about. Its English words are not: every output would keep a line for `error` or `test`."""
-    return frozenset(name for name in name_set(text) if dg.looks_like_code(name))
-
-
 def _plan_text(call: Call | None) -> str | None:
-    """A TodoWrite's task list as text (its items), None for any other call."""
+    """A TodoWrite's task list as text, None for any other call."""
     todos = call[1].get("todos") if call is not None and call[0] == "TodoWrite" else None
-    if not isinstance(todos, list):
-        return None
+    return plan_text(todos) if isinstance(todos, list) else None
+
+
+def plan_text(todos: list[Any]) -> str:
+    """A task list's items as text: what its names are read from."""
     return "\n".join(str(todo.get("content", "")) for todo in todos if isinstance(todo, dict))
 
 
@@ -305,7 +302,7 @@ def turn_stored(steps: Sequence[_Step], upto: int, limits: dg.Limits | None = No
     limits = limits or TURN
     out: list[StepForms] = []
     state = _Shown(frozenset(name_set(shown)), frozenset(), frozenset(name_set(shown)))
-    task = _focus(shown)
+    task = code_names(shown)
     plan: frozenset[str] = frozenset()          # the names of the turn's latest task list (TodoWrite)
     key = hash((limits, shown))
     for index, step in enumerate(steps[:upto]):
@@ -354,5 +351,5 @@ def turn_stored(steps: Sequence[_Step], upto: int, limits: dg.Limits | None = No
         out.append(forms)
         todos = _plan_text(tool_call(step.action_full))
         if todos is not None:
-            plan = _focus(todos)
+            plan = code_names(todos)
     return out

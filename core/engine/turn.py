@@ -16,12 +16,14 @@ from typing import Any, AsyncGenerator
 from contextual.core import secrets
 from contextual.core.clock import now_iso
 from contextual.core.context import compressor
+from contextual.core.context.names import code_names
 from contextual.core.context.nested_rules import with_instructions
 from contextual.core.context.stored_render import sent_text
 from contextual.core.context.builder import Built
 from contextual.core.context.pairing import aborted_result, unanswered
 from contextual.core.context.preprocess import preprocess
 from contextual.core.context.scratchpad import ScratchStep, shorten_action
+from contextual.core.context.turn_forms import plan_text
 from contextual.core.engine.compactor import Compactor
 from contextual.core.engine.controls import ContextControls
 from contextual.core.engine.hook_runner import HookRunner
@@ -351,10 +353,12 @@ class TurnLoop:
             assistant_id = call.id
         full = compressor.full_text(result)
         call_args = args if isinstance(args, dict) else {}
-        stored = compressor.stored_text(tool, call_args, result)
+        # what the work is about: the code names of the turn's question and of its task list (TodoWrite)
+        focus = code_names((self._prompt.question or "") + "\n" + plan_text(self._toolbox.ctx.todos))
+        stored = compressor.stored_text(tool, call_args, result, focus=focus)
         # The harder form (A3's tighter limits) for when even the kept rounds do not fit: made now, from the
         # result itself, since history keeps only the stored and the full text.
-        hard = compressor.stored_text(tool, call_args, result, level="hard")
+        hard = compressor.stored_text(tool, call_args, result, level="hard", focus=focus)
         added: list[tuple[str, str]] = []
         nested = self._prompt.nested_rules.reminder_for(path_of(args)) if text is None else ""
         if nested:           # a sub-folder's instructions, first time it is touched: with this result, in L3
