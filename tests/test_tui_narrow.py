@@ -3,6 +3,7 @@ read whole, not cut at the border (issue 29: nothing cut without an ellipsis).""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from textual.widgets import Collapsible, Static, Tab, Tabs
@@ -38,7 +39,21 @@ async def test_a_fitted_turn_and_its_context_read_whole_at_80_columns(tmp_path: 
             await wait_for(pilot, lambda: isinstance(app.screen, ContextScreen))
             summary = app.screen.query_one("#context-summary", Static)
             await pilot.pause()
-            assert "trigger estimate" in str(summary.render()) and summary.size.height >= 2   # wrapped, not cut
+            # It wrapped mid-phrase ("trigger estimate 14.7k of" over "5.8k"); in the meter's shorter words it fits
+            lines = str(summary.render()).splitlines()
+            assert len(lines) == summary.size.height == 1 and len(lines[0]) <= 80, lines
+            assert re.search(r" · estimate \S+ / \S+ trigger$", lines[0]), lines
+            # The blocks' titles ran past the border mid-word: each is cut to the screen with an ellipsis
+            titles = list(app.screen.query("CollapsibleTitle"))
+            shown = [t.render_line(0).text.rstrip() for t in titles]
+            assert all(t.region.right <= 80 for t in titles), shown
+            assert sum(line.endswith("…") for line in shown) >= 5, shown
+            await pilot.resize_terminal(200, 50)
+            await pilot.pause()
+            header = str(summary.render())
+            assert header.startswith(" next prompt · ") and "· trigger estimate " in header and "\n" not in header
+            wide = [t.render_line(0).text.rstrip() for t in titles]          # a wide screen shows more of each
+            assert all(len(w) > len(n) for w, n in zip(wide, shown) if n.endswith("…")), wide
 
 
 async def test_the_top_bar_keeps_session_and_compactions_at_80_columns(tmp_path: Path):
@@ -215,3 +230,74 @@ async def test_the_resume_list_shows_each_sessions_whole_id_at_80_columns(tmp_pa
         widths = sum(column.get_render_width(table) for column in table.columns.values())
         assert widths <= table.scrollable_content_region.width
         assert str(table.get_row_at(0)[-1]) == "5f0c2a9b"
+
+
+def _fits(table) -> bool:
+    return sum(column.get_render_width(table) for column in table.columns.values()) <= \
+        table.scrollable_content_region.width
+
+
+async def test_a_tables_free_text_gives_way_with_an_ellipsis_at_80_columns_and_shows_whole_at_200():
+    """/compactions, /diff and the ledger scrolled sideways past their border: at 80 columns the last column was cut
+    mid-word with no ellipsis ("files inclu", /diff's tokens "1."). Their free-text columns give way instead."""
+    from textual.app import App
+    from textual.widgets import DataTable
+
+    from contextual.core.context.ledger import loss_ledger
+    from contextual.core.context.prompt_diff import diff_prompts
+    from contextual.core.prompt import PromptMessage, Source
+    from contextual.core.session.schema import CompactionRecord
+    from contextual.tui.screens.compaction_history import CompactionHistoryScreen
+    from contextual.tui.screens.loss_ledger import LossLedgerScreen
+    from contextual.tui.screens.prompt_diff import PromptDiffScreen
+    from tests.history_helpers import ledger_session
+    files = ("src/package/module_0_with_a_long_name.py", "src/package/module_1_with_a_long_name.py")
+    source = Source("m2", "Read", "src/package/a_module_with_a_rather_long_name.py")
+    diff = diff_prompts([PromptMessage("user", "Observation: " + "x " * 300, "L3", source=source)],
+                        [PromptMessage("user", "Observation: short", "L3", source=source)])
+    archive, kept = ledger_session()
+    ledger = loss_ledger(archive, "", kept)
+    cases = [(CompactionHistoryScreen([CompactionRecord("auto", 9100, 881, files, None, 1)]), 0, -1),  # files
+             (PromptDiffScreen(diff), 0, 2), (LossLedgerScreen(ledger), 3, -1)]         # message; from
+    wholes = [", ".join(files), "Read " + source.path, ledger.facts[3].source.label]
+    app = App()
+    async with app.run_test(size=(80, 24)) as pilot:
+        for (screen, row, column), whole in zip(cases, wholes):
+            await app.push_screen(screen)
+            table = screen.query_one(DataTable)
+
+            def cell() -> str:
+                return str(table.get_row_at(row)[column])
+            await wait_for(pilot, lambda: table.size.width and cell().endswith("…"), timeout=5)
+            assert whole.startswith(cell()[:-1]) and _fits(table), (column, cell())
+            await pilot.resize_terminal(200, 50)
+            await wait_for(pilot, lambda: cell() == whole)
+            assert _fits(table)
+            await pilot.resize_terminal(80, 24)
+            await wait_for(pilot, lambda: cell().endswith("…") and _fits(table))
+            screen.dismiss(None)
+            await pilot.pause()
+
+
+async def test_the_compaction_previews_keys_are_in_its_footer_at_80_columns(tmp_path: Path):
+    """Its keys were listed in its border title, cut at 80 columns ("ctrl+t a…"), and its footer said only ^q quit:
+    the footer lists every key it binds now, whole, and the title is the screen's name."""
+    from textual.widgets import Footer
+
+    from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
+    with FakeLLMServer(kind="openai", responder=lambda body: finish("ok")) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, keep_rounds=1), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "first")
+            await run_turn(pilot, "second")
+            await type_and_send(pilot, "/compact")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompactionPreviewScreen))
+            await pilot.pause()
+            screen = app.screen
+            keys = {key.description: key.region for key in screen.query_one(Footer).query("FooterKey")}
+            assert {b.description for b in screen.BINDINGS} <= keys.keys(), keys
+            assert all(region.right <= 80 for region in keys.values()), keys
+            box = screen.query_one("#preview-box")
+            assert len(str(box.border_title)) + 4 <= box.size.width
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, CompactionPreviewScreen))

@@ -10,6 +10,7 @@ from contextual.core.session.schema import CompactionRecord
 from contextual.tui.css import stylesheet
 from contextual.tui.format import tokens
 from contextual.tui.screens.loss_ledger import LossLedgerScreen
+from contextual.tui.widgets.table_fit import fit_columns
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -40,7 +41,9 @@ class CompactionHistoryScreen(ModalScreen[Any]):
     def on_mount(self) -> None:
         self.query_one("#history-box").border_title = "Compaction history · enter its card · l what it lost · esc closes"
         table = self.query_one(DataTable)
-        table.add_columns("#", "when", "trigger", "before", "after", "recall", "lost", "fallback", "files included")
+        # a short head: at 80 columns "files included" took the room its paths need (the line below says it)
+        for name in ("#", "when", "trigger", "before", "after", "recall", "lost", "fallback", "files"):
+            table.add_column(name, key=name)
         for number, record in enumerate(self.compactions, 1):
             ledger = record.loss_ledger
             lost = str(ledger.lost()) if ledger is not None else "–"
@@ -50,6 +53,14 @@ class CompactionHistoryScreen(ModalScreen[Any]):
             table.add_row(str(number), when, record.trigger,
                           tokens(record.pre_tokens), tokens(record.post_tokens), recall, lost,
                           Text(record.fallback or ""), Text(", ".join(record.files_included) or "none"))
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)        # once laid out: the table's new width is known then
+
+    def _fit(self) -> None:
+        fit_columns(self.query_one(DataTable), {
+            "fallback": [r.fallback or "" for r in self.compactions],
+            "files": [", ".join(r.files_included) or "none" for r in self.compactions]})
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         row = event.cursor_row

@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Input, Static, TextArea
+from textual.widgets import Footer, Input, Static, TextArea
 from textual.timer import Timer
 
 PREVIEW_CHARS = 400       # of each archived message; the whole text is in History
@@ -39,7 +39,7 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
     BINDINGS = [Binding("ctrl+s", "accept", "accept", priority=True),
                 Binding("ctrl+r", "retry", "retry", priority=True),
                 Binding("ctrl+l", "ledger", "what it loses", priority=True),
-                Binding("ctrl+t", "append_missing", "append the missing facts", priority=True),
+                Binding("ctrl+t", "append_missing", "add missing", priority=True),
                 Binding("escape", "cancel", "cancel", priority=True)]
 
     def __init__(self, review: CompactionReview) -> None:
@@ -66,11 +66,11 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
             yield Static(self._loss_line(r.summary), id="preview-loss", markup=False)
             yield Input(placeholder="instructions for a retry (enter or ctrl+r), e.g. keep the exact error messages",
                         id="preview-instructions")
+        yield Footer()
 
     def on_mount(self) -> None:
-        # the two ways out first: at 80 columns the end of the title is cut
-        self.query_one("#preview-box").border_title = ("Compaction preview · ctrl+s accept · esc cancel · ctrl+r retry · "
-                                                       "ctrl+t add missing · ctrl+l what it loses")
+        # the keys are the footer's: at 80 columns a list of them in the title was cut after the third
+        self.query_one("#preview-box").border_title = "Compaction preview"
         self.query_one("#preview-archive").border_title = "archived rounds"
         self.query_one("#preview-summary").border_title = "summary (editable: tab or click)"
         # What is typed first goes to the retry's instructions: in the summary it landed before its heading

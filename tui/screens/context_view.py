@@ -17,6 +17,7 @@ from rich.markdown import Markdown
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -25,6 +26,7 @@ from textual.widgets import Collapsible, Footer, Static
 
 _DIFF = re.compile(r"^(---|\+\+\+|@@) ", re.M)
 _OBSERVATION = re.compile(r"^Observation(?: \([^)]*\))?:\s*")
+TITLE_CHARS = 240        # of a message's text in its block's title: more than the widest screen shows
 
 
 def render_content(content: str) -> RenderableType:
@@ -84,12 +86,32 @@ def totals_table(shown: Shown) -> Table:
     return table
 
 
+def summary_text(s: Shown, width: int) -> Text:
+    """The header: the next prompt, then the trigger estimate against its line. Where that does not fit, in the
+    meter's shorter words; where even those do not fit, broken between phrases, never inside one (at 80 columns
+    the line broke "trigger estimate 14.7k of" from its "5.8k")."""
+    usage, estimate, line_at = s.basis == "usage", tokens(s.estimate), tokens(s.threshold)
+    phrases = ["next prompt", f"{len(s.messages)} messages", f"{tokens(s.total)} tok of {tokens(s.window)} window",
+               f"{'server usage' if usage else 'trigger estimate'} {estimate} of {line_at}"]
+    if len(" " + " · ".join(phrases)) > width:
+        phrases[2:] = [f"{tokens(s.total)} of {tokens(s.window)} window",
+                       f"{'usage' if usage else 'estimate'} {estimate} / {line_at} trigger"]
+    line = " " + phrases[0]
+    for phrase in phrases[1:]:
+        last = line.rsplit("\n", 1)[-1]
+        line += (" · " if len(last) + 3 + len(phrase) <= width else "\n ") + phrase
+    text = Text(line)
+    text.stylize("bold", 0, line.index(phrases[2]) + phrases[2].index(" of "))     # up to the prompt's size
+    return text
+
+
 def block_title(index: int, m: ShownMessage) -> str:
     form = f" · {m.form}" if m.form else ""
     source = " · " + " ".join(x for x in (m.tool, m.path) if x) if (m.tool or m.path) else ""
-    # A title is markup, and the text is anyone's (`Observation: [ok]`, a tag the cut at 60 columns left open)
+    # A title is markup, and the text is anyone's (`Observation: [ok]`, a tag a cut left open). The stylesheet
+    # cuts it to the screen with an ellipsis: a wide one shows more (at 60 characters half of 200 columns stayed empty).
     return unparsed(f"#{index + 1} {m.role} · {m.layer} · {tokens(m.tokens)} tok{form}{source} · "
-                   f"{one_line(m.content, 60)}")
+                   f"{one_line(m.content, TITLE_CHARS)}")
 
 
 class ContextScreen(Screen):
@@ -104,10 +126,7 @@ class ContextScreen(Screen):
 
     def compose(self) -> ComposeResult:
         s = self.shown
-        yield Static(Text.assemble((f" next prompt · {len(s.messages)} messages · {tokens(s.total)} tok", "bold"),
-                                   f" of {tokens(s.window)} window · {'server usage' if s.basis == 'usage' else 'trigger estimate'} "
-                                   f"{tokens(s.estimate)} "
-                                   f"of {tokens(s.threshold)}"), id="context-summary")
+        yield Static(summary_text(s, self.app.size.width), id="context-summary")
         with VerticalScroll(id="context-layers"):
             yield Static(totals_table(s), id="context-totals")
             for index, m in enumerate(s.messages):
@@ -121,6 +140,10 @@ class ContextScreen(Screen):
                 yield Static(Text(f"── not sent: {plural(len(s.dropped), 'message')} dropped to fit the window ──",
                                   style="bold #d75f5f"), classes="cache-mark")
         yield Footer()
+
+    def on_resize(self, event: events.Resize) -> None:
+        # the header spans the screen: its words, and where it breaks, follow the width
+        self.query_one("#context-summary", Static).update(summary_text(self.shown, event.size.width))
 
     def action_expand_all(self) -> None:
         for c in self.query(Collapsible):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from contextual.core.context.ledger import Ledger, LostFact
 from contextual.tui.css import stylesheet
+from contextual.tui.widgets.table_fit import fit_columns
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -57,10 +58,18 @@ class LossLedgerScreen(ModalScreen[LostFact | None]):
         self.query_one("#ledger-box").border_title = f"{self.title_text} · esc closes"
         table = self.query_one(DataTable)
         # the short columns first: at 80 columns the long ones are cut, and the line below says them whole
-        table.add_columns("kind", "seen", "lost", "from")
+        for name in ("kind", "seen", "lost", "from"):
+            table.add_column(name, key=name)
         for fact in self.ledger.facts:
-            table.add_row(fact.kind, str(fact.mentions), Text(fact.text[:70]), Text(fact.source.label[:50]))
+            table.add_row(fact.kind, str(fact.mentions), Text(fact.text), Text(fact.source.label))
         self._show_line(0)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)        # once laid out: the table's new width is known then
+
+    def _fit(self) -> None:
+        fit_columns(self.query_one(DataTable), {"lost": [f.text for f in self.ledger.facts],
+                                                "from": [f.source.label for f in self.ledger.facts]})
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_line(event.cursor_row)

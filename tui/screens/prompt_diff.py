@@ -11,6 +11,7 @@ from contextual.core.context.prompt_diff import PromptDiff
 from contextual.core.context.sent_log import SentLog
 from contextual.tui.css import stylesheet
 from contextual.tui.format import tokens
+from contextual.tui.widgets.table_fit import fit_columns
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -48,7 +49,9 @@ class PromptDiffScreen(ModalScreen[None]):
             yield DataTable(id="diff-changes", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("change", "layer", "message", "form", "tokens")
+        table = self.query_one(DataTable)
+        for name in ("change", "layer", "message", "form", "tokens"):
+            table.add_column(name, key=name)
         self._show()
 
     def _show(self) -> None:
@@ -70,8 +73,16 @@ class PromptDiffScreen(ModalScreen[None]):
         self.query_one("#diff-cache", Static).update(cache_line(d))
         for c in d.changes:
             form = " → ".join(f for f in (c.before_form, c.after_form) if f)
-            table.add_row(c.kind, c.layer, Text(c.source[:60]), form,
+            table.add_row(c.kind, c.layer, Text(c.source), form,
                           f"{tokens(c.before_tokens)} → {tokens(c.after_tokens)}")
+        self._fit()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)        # once laid out: the table's new width is known then
+
+    def _fit(self) -> None:
+        changes = self.diff.changes if self.diff is not None else ()
+        fit_columns(self.query_one(DataTable), {"message": [c.source for c in changes]})
 
     def action_step(self, delta: int) -> None:
         if self.sent is None:
