@@ -29,6 +29,10 @@ MAX_FILES = 24             # read for one check: a tree of scripts N wide and th
 # /opt are not among them: a line running as root can write there.
 SYSTEM_FOLDERS = ("/usr/bin/", "/usr/sbin/", "/usr/lib", "/usr/share/", "/bin/", "/sbin/", "/lib", "/etc/")
 _MOVES = frozenset({"cd", "pushd", "popd"})
+# commands whose words write no file (an `echo $HOME`, a `grep -r x .` beside `source venv/bin/activate`)
+_READS_ONLY = frozenset({"echo", "printf", "test", "[", "true", "false", ":", "export", "local", "declare", "set",
+                         "unset", "source", ".", "shift", "return", "exit", "ls", "cat", "grep", "rg", "head", "tail",
+                         "wc", "du", "stat", "file", "diff", "which", "type", "command"})
 # Interpreters that are not shells: what their script does is a program's business (docs/permissions.md)
 _NOT_A_SHELL = re.compile(rb"#!\s*\S*?(?:/env(?:\s+-\S+)*\s+)?\S*?(python[\d.]*|node|nodejs|deno|bun|perl|ruby|php|lua"
                           rb"|Rscript|java|tclsh|wish|expect|awk|gawk|mawk|sed|make|osascript|pwsh)\b")
@@ -59,6 +63,8 @@ class FilesRun:
         if not self._certain(parsed, programs):
             return self.rules[0]
         texts = [self._text(self._full(path)) for path in parsed.scripts]
+        # `source x.sh` reads the x.sh found on PATH before the one here (bash's sourcepath): both are read
+        texts += [self._text(on_path) for path in parsed.scripts if (on_path := _on_path(path)) is not None]
         for words in programs:
             full = self._full(str(words[0]))
             if not os.path.exists(full):
@@ -85,25 +91,67 @@ class FilesRun:
         return None
 
     def _certain(self, parsed: ShellParse, programs: list[tuple[Word, ...]]) -> bool:
-        """Whether the files the line runs are the ones on disk now: no `cd` before a relative one, and none of
-        them named by another command of the line too (it may write it first)."""
+        """Whether the files the line runs are the ones on disk now: no `cd` before a relative one, none of them
+        named by another command of the line too (it may write it first), also by another name for the same file
+        (a link) or through a folder holding it (`cp e/s.sh .`), and no word or output redirection known only
+        when the line runs (`> $F`, `cp /bin/rm s.s*`: it may name the file)."""
         run = [*parsed.scripts, *(str(words[0]) for words in programs)]
         if not run:
             return True
         if any(not os.path.isabs(os.path.expanduser(p)) for p in run) and any(
                 isinstance(words[0], str) and command_name(words[0]) in _MOVES for words in parsed.commands):
             return False
+        if parsed.writes_unknown:
+            return False
+        runs = {p: (self._identity(p), {f"below:{a}" for a in self._folders_above(p)}) for p in run}
+        identities = set().union(*(self._identity(p) for p in run))
         named: dict[str, int] = {}
         for words in parsed.commands:
+            reads_only = command_name(str(words[0])) in _READS_ONLY
+            runner = any(isinstance(w, str) and self._identity(w) & identities for w in words)
+            if not runner and not reads_only and None in words[1:]:
+                return False              # `cp /bin/rm "$F"; ./y f`: the unknown word may be ./y
             for word in words[1:]:
                 if isinstance(word, str) and not word.startswith("-"):
-                    key = self._full(word)
-                    named[key] = named.get(key, 0) + 1
+                    folder = set() if reads_only else {f"below:{f}" for f in self._folder(word)}
+                    for key in self._identity(word) | folder:
+                        named[key] = named.get(key, 0) + 1
         for path in parsed.redirected:
-            key = self._full(path)
-            named[key] = named.get(key, 0) + 2
+            for key in self._identity(path):
+                named[key] = named.get(key, 0) + 2
         # a script is named once by the shell that runs it; a program by nothing else
-        return all(named.get(self._full(p), 0) <= (1 if p in parsed.scripts else 0) for p in run)
+        return all(max(named.get(key, 0) for key in runs[p][0]) + max((named.get(key, 0) for key in runs[p][1]),
+                                                                       default=0)
+                   <= (1 if p in parsed.scripts else 0) for p in run)
+
+    def _identity(self, path: str) -> set[str]:
+        """The names of the file a word names: as written, with links resolved, and its inode (a hard link)."""
+        full = self._full(path)
+        keys = {full, os.path.realpath(full)}
+        try:
+            info = os.stat(full)
+            keys.add(f"inode:{info.st_dev}:{info.st_ino}")
+        except OSError:
+            pass
+        return keys
+
+    def _folder(self, path: str) -> set[str]:
+        """A folder a word names, as written and resolved (`cp e/s.sh .` writes ./s.sh); none for a file."""
+        full = self._full(path)
+        return {full, os.path.realpath(full)} - {"/"} if os.path.isdir(full) else set()
+
+    def _folders_above(self, path: str) -> set[str]:
+        """The folders holding the file, as written and resolved (a copy or a move into one, or of one, lands
+        there); the project root only when the file is right in it (`pip install -e .` beside `source
+        venv/bin/activate` is not a write to it)."""
+        out: set[str] = set()
+        for base in (self._full(path), os.path.realpath(self._full(path))):
+            parent, first = os.path.dirname(base), True
+            while parent and parent != "/":
+                if first or os.path.normpath(parent) != os.path.normpath(self.root):
+                    out.add(parent)
+                parent, first = os.path.dirname(parent), False
+        return out
 
     def _full(self, path: str) -> str:
         return os.path.normpath(os.path.join(self.root, os.path.expanduser(path)))
@@ -120,6 +168,17 @@ class FilesRun:
         if data is None or len(data) > MAX_BYTES or b"\0" in data:
             return None
         return data.decode("utf-8", errors="replace")
+
+
+def _on_path(name: str) -> str | None:
+    """The file `source NAME` (no slash) reads from a folder of PATH, as bash looks for it; None when none."""
+    if "/" in name or not name:
+        return None
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        candidate = os.path.join(folder or ".", name)
+        if folder and os.path.isfile(candidate):
+            return candidate
+    return None
 
 
 def _matching(rules: Sequence[DenyRule], parsed: ShellParse) -> DenyRule | None:

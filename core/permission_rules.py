@@ -63,8 +63,9 @@ class Rule:
             if deny:
                 return self.denies_command(command)
             parsed = parse_command(command)
+            # latent: `y='a[$(rm f)]'; echo $((y))` runs rm; allowing echo does not allow it
             return (parsed.certain and not parsed.writes_files and bool(parsed.commands)
-                    and all(self.matches_words(words, deny=False) for words in parsed.commands))
+                    and all(self.matches_words(words, deny=False) for words in parsed.commands + parsed.latent))
         path = args.get("file_path")
         if not isinstance(path, str) or self._glob is None:
             return False
@@ -224,7 +225,8 @@ def bash_cover(rules: tuple[Rule, ...], command: str) -> list[Rule]:
     if not parsed.certain or parsed.writes_files or not parsed.commands:
         return []
     bash = [r for r in rules if r.tool == "Bash" and r.spec is not None]
-    cover = [next((r for r in bash if r.matches_words(words, deny=False)), None) for words in parsed.commands]
+    cover = [next((r for r in bash if r.matches_words(words, deny=False)), None)
+             for words in parsed.commands + parsed.latent]       # a latent command runs too: it must be covered
     return [] if None in cover else cover                                       # type: ignore[return-value]
 
 

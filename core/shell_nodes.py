@@ -42,6 +42,49 @@ def word_value(node: Node) -> Word:
     return None
 
 
+_ANSI_C = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
+           "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+def ansi_c_value(inner: str) -> str | None:
+    """The text of `$'…'` (its inside given) as bash decodes it: `\\x24`, `\\044`, `\\u0024` are `$`; None for
+    `\\c` (a control character bash reads its own way)."""
+    out: list[str] = []
+    i = 0
+    while i < len(inner):
+        char = inner[i]
+        if char != "\\" or i + 1 >= len(inner):
+            out.append(char)
+            i += 1
+            continue
+        code = inner[i + 1]
+        if code in _ANSI_C:
+            out.append(_ANSI_C[code])
+            i += 2
+        elif code in "01234567":
+            digits = re.match(r"[0-7]{1,3}", inner[i + 1:]).group(0)       # type: ignore[union-attr]
+            out.append(chr(int(digits, 8) & 0xFF))
+            i += 1 + len(digits)
+        elif code in "xuU":
+            found = re.match(r"[0-9A-Fa-f]{1,%d}" % {"x": 2, "u": 4, "U": 8}[code], inner[i + 2:])
+            if found is None:
+                out.append(inner[i:i + 2])
+                i += 2
+                continue
+            value = int(found.group(0), 16)
+            if value > 0x10FFFF:
+                return None
+            out.append(chr(value))
+            i += 2 + len(found.group(0))
+        elif code == "c":
+            return None
+        else:
+            out.append(inner[i:i + 2])
+            i += 2
+    text = "".join(out)
+    return text.partition("\0")[0]       # bash ends the text at a NUL
+
+
 def unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text.replace("\\\n", ""), flags=re.DOTALL)
 
@@ -63,6 +106,65 @@ def heredoc_text(node: Node) -> Word:
     if any(c.type not in ("heredoc_content",) for c in body.children) or "`" in text:
         return None                       # $X, $(…), `…` inside: known only when it runs
     return re.sub(r"\\([\\$`])", r"\1", text)       # in a here-document only these are escaped
+
+
+def heredoc_delimiter(node: Node) -> str | None:
+    """The line that ends a here-document as bash reads it: the word after `<<` with its quotes removed
+    (`E"F"`, `E'F'` and `E\\F` are all `EF`), read from the text, since tree-sitter may keep the quotes or split
+    the word; None when it cannot be read plainly (`$'…'`, an unclosed quote)."""
+    operator = next((c for c in node.children if c.type in ("<<", "<<-")), None)
+    start = next((c for c in node.children if c.type == "heredoc_start"), None)
+    if operator is None or start is None:
+        return None
+    text = (node.text or b"").decode("utf-8", errors="replace")[operator.end_byte - node.start_byte:]
+    i = len(text) - len(text.lstrip(" \t"))
+    out: list[str] = []
+    while i < len(text) and text[i] not in " \t\n;&|<>()":
+        char = text[i]
+        if char == "$" and text[i + 1:i + 2] in ("'", '"'):
+            return None
+        if char == "\\":
+            out.append(text[i + 1:i + 2])
+            i += 2
+        elif char == "'":
+            end = text.find("'", i + 1)
+            if end < 0:
+                return None
+            out.append(text[i + 1:end])
+            i = end + 1
+        elif char == '"':
+            j, part = i + 1, []
+            while j < len(text) and text[j] != '"':
+                if text[j] == "\\" and text[j + 1:j + 2] in ('"', "\\", "$", "`"):
+                    j += 1
+                part.append(text[j])
+                j += 1
+            if j >= len(text):
+                return None
+            out.append("".join(part))
+            i = j + 1
+        else:
+            out.append(char)
+            i += 1
+    return "".join(out)
+
+
+def heredoc_read_as_bash(node: Node) -> bool:
+    """Whether the here-document ends where bash ends it: at the first line that is bash's delimiter (`<<-`: after
+    leading tabs). `cat <<E"F"` ends at `EF` for bash, at `E"F"` for tree-sitter: the lines between are commands."""
+    delimiter = heredoc_delimiter(node)
+    if delimiter is None:
+        return False
+    strip = any(c.type == "<<-" for c in node.children)
+    body = next((c for c in node.children if c.type == "heredoc_body"), None)
+    end = next((c for c in node.children if c.type == "heredoc_end"), None)
+    lines = (body.text or b"").decode("utf-8", errors="replace").split("\n") if body is not None else []
+    if any((line.lstrip("\t") if strip else line) == delimiter for line in lines):
+        return False
+    if end is not None:
+        ended = (end.text or b"").decode("utf-8", errors="replace")
+        return (ended.lstrip("\t") if strip else ended) == delimiter
+    return True
 
 
 def herestring_text(node: Node) -> Word:
@@ -138,15 +240,20 @@ _EVALUATING_COMMANDS = frozenset({"let", "declare", "typeset", "local", "readonl
 
 
 def evaluates(node: Node) -> bool:
+    """Whether the node evaluates text a variable holds: an arithmetic (`$(( ))`, `(( ))`, `for (( ))`, an indexed
+    array's subscript `${a[i]}` `a[i]=` `a=([i]=…)`, an offset `${x:i}`), a test, `${!x}`, `${x@P}`."""
     kind = node.type
-    if kind in ("arithmetic_expansion", "test_command"):
+    if kind in ("arithmetic_expansion", "test_command", "c_style_for_statement", "subscript"):
         return True
     text = (node.text or b"")[:3]
     if kind == "compound_statement" and text.startswith(b"(("):
         return True
+    if kind == "array" and b"[" in (node.text or b""):
+        return True                       # `a=([i]=1)`: i is an arithmetic for an indexed array
     if kind == "expansion":
         whole = (node.text or b"")
-        return whole.startswith(b"${!") or b"@P" in whole
+        # `${x:i}`, `${x:i:n}`: the offset and length are arithmetic (a child `:`, not `:-` `:=` `:+` `:?`)
+        return whole.startswith(b"${!") or b"@P" in whole or any(c.type == ":" for c in node.children)
     if kind == "command":
         name = node.child_by_field_name("name")
         return name is not None and command_name(word_value(name) or "") in _EVALUATING_COMMANDS

@@ -14,21 +14,23 @@ disagree about the words), a backtick the tree does not read as a substitution, 
 shell fed an unknown script on standard input, nesting deeper than MAX_NESTING.
 
 Text in quotes that bash may still evaluate later (`x='a[$(rm f)]'; (( x ))`, `PS4='$(rm f)'`, `${x@P}`) is
-read too: its commands are *latent*, checked by deny rules only (core/permission_rules.py)."""
+read too: its commands are *latent*, matched by deny rules and to be covered by allow rules
+(core/permission_rules.py)."""
 
 from __future__ import annotations
 
 import fnmatch
 import functools
 import re
+import shlex
 from dataclasses import dataclass, field
 
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
-from contextual.core.shell_nodes import (Word, backticks, command_name, declaration_words, escaped_string,
-                                        evaluates, heredoc_quoted, heredoc_text, herestring_text, inside,
-                                        substitution_texts, word_value)
+from contextual.core.shell_nodes import (Word, ansi_c_value, backticks, command_name, declaration_words,
+                                        escaped_string, evaluates, heredoc_quoted, heredoc_read_as_bash,
+                                        heredoc_text, herestring_text, inside, substitution_texts, word_value)
 from contextual.core.shell_options import (is_script_option, is_stdin_path, long_option, old_style, replace_string,
                                           replaced, setting_value, takes_next_word)
 from contextual.core.shell_wrappers import (COMMAND_VARIABLES, OPTION_VARIABLES, PROMPT_VARIABLES,
@@ -37,6 +39,7 @@ from contextual.core.shell_wrappers import (COMMAND_VARIABLES, OPTION_VARIABLES,
 
 MAX_NESTING = 8          # bash -c "eval 'sh -c …'": deeper than this is uncertain
 MAX_UNWRAP = 16          # sudo env nice timeout … in a row
+MAX_ALIAS_READS = 64     # a command word read again with an alias' text in its place, per line
 
 
 _SOURCES = {"source", "."}            # run a file's text in this shell: a file on disk is not read here
@@ -76,12 +79,14 @@ class ShellParse:
     # deny rule holds.
     opaque: bool = False
     redirected: tuple[str, ...] = ()         # the files redirections read or write (`< .env`, `> out`), when known
-    latent: tuple[tuple[Word, ...], ...] = ()  # commands in quoted text bash may evaluate later: deny rules only
+    latent: tuple[tuple[Word, ...], ...] = ()  # commands in quoted text bash may evaluate later
     syntax_error: bool = False               # opaque because tree-sitter found a syntax error
     scripts: tuple[str, ...] = ()            # files a shell or `source` reads as its script (`bash s.sh`)
     # opaque because the parse cannot be trusted (a syntax error, characters bash reads otherwise, a token across
     # a line end, a command word that cannot be one), not only because a value is known when it runs
     misread: bool = False
+    # an output redirection to a file known only when it runs (`> $F`, `> s.s?`): it may be a file the line runs
+    writes_unknown: bool = False
 
 
 @functools.cache
@@ -96,7 +101,7 @@ def parse_command(text: str) -> ShellParse:
     collector.resolve_quoted(0)
     return ShellParse(tuple(collector.commands), collector.certain, collector.writes_files, collector.opaque,
                       tuple(collector.redirected), tuple(collector.latent), collector.syntax_error,
-                      tuple(dict.fromkeys(collector.scripts)), collector.parse_failed)
+                      tuple(dict.fromkeys(collector.scripts)), collector.parse_failed, collector.writes_unknown)
 
 
 @dataclass
@@ -109,11 +114,15 @@ class _Collector:
     redirected: list[str] = field(default_factory=list)
     latent: list[tuple[Word, ...]] = field(default_factory=list)
     aliases: dict[str, str] = field(default_factory=dict)   # git -c alias.NAME=VALUE on this line
+    shell_aliases: dict[str, list[str]] = field(default_factory=dict)   # `alias NAME=VALUE` on this line
+    expanding: set[str] = field(default_factory=set)      # the aliases being read in their place
+    alias_reads: int = 0
     quoted: list[str] = field(default_factory=list)       # quoted text holding `$(`, read if the line evaluates
     evaluates: bool = False                                # an arithmetic, `${x@P}`, `read`, `printf -v` …
     stdin_text: dict[int, Word] = field(default_factory=dict)    # a command's here-document or here-string
     scripts: list[str] = field(default_factory=list)
     parse_failed: bool = False
+    writes_unknown: bool = False
 
     def unreadable(self) -> None:
         self.certain, self.opaque = False, True
@@ -158,6 +167,8 @@ class _Collector:
                 self._command(node, depth)
             elif kind == "redirected_statement":
                 self._note_stdin(node, literal)
+            elif kind == "heredoc_redirect" and not heredoc_read_as_bash(node):
+                self.misread()            # `cat <<E"F"`: bash ends it at `EF`, tree-sitter at `E"F"`
             elif kind == "file_redirect":
                 self._redirect(node)
             elif kind == "variable_assignment":
@@ -205,6 +216,12 @@ class _Collector:
         if node.type == "word" and "\\" not in (node.text or b"").decode("utf-8", errors="replace"):
             return
         value = word_value(node) if node.type != "string" else escaped_string(node)
+        if node.type == "ansi_c_string" and value is None:
+            # `$'a[\x24(rm f)]'` is `a[$(rm f)]`; a `\c` escape is read as unsure
+            inner = (node.text or b"").decode("utf-8", errors="replace")[2:-1]
+            value = ansi_c_value(inner)
+            if value is None:
+                value = "$(("
         if value and (any(mark in value for mark in _QUOTED_LATER) or _UNSURE_EXPANSION.search(value)):
             self.quoted.append(value)
 
@@ -237,6 +254,8 @@ class _Collector:
         if operator in _WRITE_OPERATORS or operator == ">&":
             if target is None or word_value(target) != "/dev/null":
                 self.writes_files = True
+            if named is None:
+                self.writes_unknown = True
 
     def _note_stdin(self, node: Node, literal: list[tuple[int, int]]) -> None:
         """`bash <<'EOF' … EOF`, `sh <<< 'rm f'`: the text a command reads on standard input, when it is known
@@ -278,6 +297,8 @@ class _Collector:
             self.unreadable()
         elif name in STARTUP_VARIABLES and (value is None or is_stdin_path(value)):
             self.unreadable()
+        elif name in STARTUP_VARIABLES and value:
+            self.scripts.append(value)    # `BASH_ENV=s.sh bash -c :` runs s.sh first: read from disk
 
     def _command(self, node: Node, depth: int) -> None:
         name = node.child_by_field_name("name")
@@ -293,6 +314,22 @@ class _Collector:
         here = next((c for c in node.children if c.type == "herestring_redirect"), None)   # the parser puts it here
         stdin = herestring_text(here) if here is not None else self.stdin_text.get(node.id, "")
         self._add(words, depth, stdin)
+
+    def _alias_used(self, words: list[Word], depth: int) -> None:
+        """`alias A=''`, `alias A=command`, `alias A='X=1 '`, then `A rm f`: bash puts the alias' text in the word's
+        place and reads the line on, so the words after it may be the command (`rm f`). Each value the line gave
+        the name is read with the words after it; an unknown word stays unknown."""
+        name = str(words[0])
+        values = list(dict.fromkeys(self.shell_aliases[name]))
+        self.alias_reads += len(values)
+        if depth >= MAX_NESTING or self.alias_reads > MAX_ALIAS_READS:
+            self.unreadable()             # aliases naming aliases, each with many values: k**depth readings
+            return
+        rest = " ".join('"$_"' if w is None else shlex.quote(w) for w in words[1:])
+        self.expanding.add(name)          # bash does not expand an alias in its own text (`alias ls='ls -l'`)
+        for value in values:
+            self.script(f"{value} {rest}", depth + 1)
+        self.expanding.discard(name)
 
     def _plausible(self, words: list[Word], name: str) -> bool:
         """Whether the words can be read as the command bash runs: a program's name, not an option or a value a
@@ -339,6 +376,8 @@ class _Collector:
                 self.unreadable()         # the command is only known when it runs
                 return
             self.commands.append(tuple(words))
+            if words[0] in self.shell_aliases and words[0] not in self.expanding:
+                self._alias_used(words, depth)
             name = command_name(words[0])
             if not self._plausible(words, name):
                 self.misread()
@@ -378,6 +417,9 @@ class _Collector:
             for word in rest:
                 if word is None or "=" in word:
                     self._script_word(None if word is None else word.partition("=")[2], depth)
+                if word is not None and "=" in word:
+                    name, _, value = word.partition("=")
+                    self.shell_aliases.setdefault(name, []).append(value)
             return None
         if any(w is not None and any(mark in w for mark in wrapper.opaque_markers) for w in rest):
             self.unreadable()             # git's `ext::` transport runs a command named in a URL
@@ -437,7 +479,7 @@ class _Collector:
                 self.unreadable()         # `… | parallel`: the commands are the lines it reads
                 return None
         if wrapper.default_shell and not (rest and wrapper.runs_rest) and not any(
-                w in wrapper.runs_nothing for w in original if w is not None):
+                w in wrapper.runs_nothing | wrapper.nothing_alone for w in original if w is not None):
             self._script_word(stdin or None, depth)    # `su <<< 'rm f'`: a shell reading standard input
             return None
         if wrapper.each_word_script:
@@ -490,23 +532,30 @@ class _Collector:
             option, _, attached = word.partition("=")
             option = long_option(option, wrapper) if word.startswith("--") else option
             if is_script_option(word, wrapper):
-                # bash -c [options] TEXT: the first word after -c that is not an option
-                after = list(rest[i + 1:])
-                while after and after[0] is not None and after[0].startswith(("-", "+")) and len(after[0]) > 1:
-                    after = after[1:]
+                # bash -c [options] TEXT: the first word after -c that is not an option (nor an option's value:
+                # `bash -co errexit TEXT`, `bash -c -O extglob TEXT`)
                 self._script_word(attached if "=" in word and word.startswith("--") else
-                                  (after[0] if after else None), depth)
+                                  _script_after(wrapper, word, list(rest[i + 1:])), depth)
                 return None
             if word.startswith(("-", "+")) and len(word) > 1:
                 following = rest[i + 1] if i + 1 < len(rest) else None
                 if wrapper.command_options and not wrapper.permute:      # permuted ones were read already
                     self._command_option(word, option, attached, following, wrapper, depth)
                 reads_stdin |= wrapper is SHELL and word.startswith("-") and not word.startswith("--") and "s" in word
+                bundled = _bundled_value(word, following, wrapper)
+                if bundled is not None:
+                    option, value = bundled
+                    # `ssh -F cfg`, `-qFcfg`: a config file, whose ProxyCommand or LocalCommand ssh runs
+                    if value is None or is_stdin_path(value) or value != "/dev/null":
+                        self.unreadable()
+                        return None
                 if option in wrapper.opaque_options or (wrapper is SHELL and option in ("--rcfile", "--init-file")):
                     value = attached if "=" in word else following
                     if value is None or is_stdin_path(value) or option == "--config-env":
                         self.unreadable()         # `bash --rcfile <(echo rm f) -ic :`, `ssh -F /dev/stdin`
                         return None
+                    if wrapper is SHELL:
+                        self.scripts.append(value)    # `bash --rcfile s.sh -ic :` runs s.sh: read from disk
                 takes_next = takes_next_word(word, option, attached, wrapper)
                 setting = setting_value(word, following, wrapper)
                 if setting != "":
@@ -558,6 +607,9 @@ class _Collector:
                         depth: int) -> None:
         """`rsync -e 'ssh -p 2'`, `-avze ssh`, `-essh`, `tar --to-command='sh x'` (or `--to-c=`, as getopt takes
         a long option's unique start): an option whose value is a command line the program runs."""
+        if option in wrapper.command_options and len(option) > 2 and not word.startswith("--"):
+            self._script_word(attached if "=" in word else following, depth)     # zip's `-TT CMD`: two letters
+            return
         if word.startswith("--"):
             option = long_option(option, wrapper)
             if option == "--checkpoint-action":
@@ -601,8 +653,58 @@ _SENSITIVE_VARIABLES = (COMMAND_VARIABLES | PROMPT_VARIABLES | STARTUP_VARIABLES
 _ASSIGNING = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _DECLARERS = _ASSIGNING | frozenset({"read", "printf", "mapfile", "readarray", "unset"})
 _ASSIGNING_EXPANSION = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?=")
-_UNSURE_EXPANSION = re.compile(r"\$\(\(|\\[0-7xu]")
+_UNSURE_EXPANSION = re.compile(r"\$\(\(|\\[0-7xuU]")
 _SETS_VARIABLE = frozenset({"printf", "read", "mapfile", "readarray"})     # -vNAME: the name attached
+
+
+def _script_after(wrapper: Wrapper, word: str, after: list[Word]) -> Word:
+    """The text a shell's `-c` runs: the first word after the options, each option's value skipped (`-o errexit`,
+    `+O extglob`, `-co errexit`, `--rcfile F`); None when it cannot be told (an unknown word among them)."""
+    if wrapper is not SHELL:              # getopt programs (flock, sg …): as before, the first non-option word
+        while after and after[0] is not None and after[0].startswith(("-", "+")) and len(after[0]) > 1:
+            after = after[1:]
+        return after[0] if after else None
+    pending = _values_taken(word, wrapper) if not word.startswith("--") else 0
+    i = 0
+    while i < len(after):
+        current = after[i]
+        if current is None:
+            return None                   # an unknown option, value or text: which word runs is not known
+        if pending:
+            pending, i = pending - 1, i + 1
+            continue
+        if current in ("--", "-"):        # bash reads a lone `-` as the end of its options too
+            i += 1
+            break
+        if not current.startswith(("-", "+")) or len(current) == 1:
+            break
+        if current.startswith("--"):
+            pending = 1 if current in wrapper.value_options else 0
+        else:
+            pending = _values_taken(current, wrapper)
+        i += 1
+    if pending:
+        return None
+    return after[i] if i < len(after) else None
+
+
+def _bundled_value(word: str, following: Word, wrapper: Wrapper) -> tuple[str, Word] | None:
+    """A short option of `opaque_options` and its value, alone or in a bundle as getopt reads it (`-F cfg`,
+    `-Fcfg`, `-qF cfg`); None when the word holds none."""
+    if not word.startswith("-") or word.startswith("--"):
+        return None
+    for position, letter in enumerate(word[1:], start=1):
+        if "-" + letter in wrapper.opaque_options:
+            return "-" + letter, word[position + 1:] or following
+        if "-" + letter in wrapper.value_options:
+            return None                   # an earlier letter takes the rest as its value
+    return None
+
+
+def _values_taken(word: str, wrapper: Wrapper) -> int:
+    """How many of the next words a bundle of a shell's short options takes as values (`-co`: one, for -o)."""
+    sign = word[0]
+    return sum(1 for letter in word[1:] if sign + letter in wrapper.value_options)
 
 
 def _split_string(option: str, text: Word) -> Word:

@@ -34,6 +34,8 @@ class Wrapper:
     permute: bool = False
     options_after_positional: bool = False        # ssh: options again after the host, before the remote line
     runs_nothing: frozenset[str] = frozenset()    # options after which it only looks a name up (command -v)
+    nothing_alone: frozenset[str] = frozenset()   # … or runs nothing when no command follows (`sudo -k`; `sudo -k
+                                                  # rm f` runs rm)
     appends_input: bool = False                   # xargs: words read from standard input follow the command
     replace_options: frozenset[str] = frozenset()  # xargs -I STR: words holding STR are made from its input
     named_compound: bool = False                  # coproc NAME { …; }: the parser splits the body off
@@ -72,7 +74,8 @@ GIT_COMMAND_SETTINGS = _opts(
     "interactive.difffilter credential.helper credential.*.helper trailer.*.command trailer.*.cmd "
     "remote.*.uploadpack remote.*.receivepack tar.*.command merge.*.driver sendemail.* browser.*.cmd man.*.cmd "
     "submodule.*.update")
-GIT_INCLUDES = _opts("include.path includeif.*.path")
+# … and settings naming files git runs or reads more settings from (core.hooksPath: a folder of programs)
+GIT_INCLUDES = _opts("include.path includeif.*.path core.hookspath")
 _FILTERS = _opts("--tree-filter --index-filter --msg-filter --env-filter --commit-filter --parent-filter "
                  "--tag-name-filter --setup")
 # git's sub-commands that run a command line they are given (options anywhere: git reads them so)
@@ -104,8 +107,9 @@ _TMUX_SUBCOMMANDS = {name: OPAQUE for name in (
 WRAPPERS: dict[str, Wrapper] = {
     "sudo": Wrapper(value_options=_opts("-u -g -h -p -C -D -r -t -U -T -R --user --group --host --prompt "
                                         "--chdir --role --type --other-user --command-timeout --chroot"),
-                    assignments=True, default_shell=True, runs_nothing=_opts("-v -l -k -K -V --validate --list "
-                                                                            "--reset-timestamp --version --help")),
+                    assignments=True, default_shell=True, runs_nothing=_opts("-v -l -K -V --validate --list "
+                                                                            "--remove-timestamp --version --help"),
+                    nothing_alone=_opts("-k --reset-timestamp")),
     "doas": Wrapper(value_options=_opts("-u -C")),
     "env": Wrapper(value_options=_opts("-u --unset -C --chdir -S --split-string"), assignments=True,
                    command_options=_opts("-S --split-string")),
@@ -177,6 +181,11 @@ WRAPPERS: dict[str, Wrapper] = {
     "lckdo": Wrapper(value_options=_opts("-W"), positional=1),
     **{name: RUNS_ONE for name in ("nohup", "builtin", "setsid", "unbuffer", "busybox", "valgrind", "firejail",
                                    "toybox", "catchsegv", "linux32", "linux64", "chronic", "ifne", "zrun")},
+    # setarch under an architecture's name (util-linux links): `x86_64 rm f`, `i386 rm f` run rm
+    **{name: RUNS_ONE for name in ("x86_64", "i386", "i486", "i586", "i686", "uname26", "aarch64", "arm", "armh",
+                                   "armv7l", "ppc", "ppc32", "ppc64", "ppc64le", "s390", "s390x", "sparc",
+                                   "sparc32", "sparc32bash", "sparc64", "mips", "mips32", "mips64", "parisc",
+                                   "parisc32", "parisc64", "ia64", "alpha", "loongarch64", "riscv64")},
     "entr": Wrapper(script_option="-s"),
     # more programs that run the command after their options (containers of a process, timing, init shims)
     "dbus-launch": RUNS_ONE, "eatmydata": RUNS_ONE,
@@ -232,9 +241,14 @@ WRAPPERS: dict[str, Wrapper] = {
                    runs_rest=False, permute=True, old_style=True,
                    command_options=_opts("-I -F --use-compress-program --to-command --rsh-command --info-script "
                                          "--new-volume-script")),
+    # zip tests the archive with a command line of its choosing: `zip -T -TT 'CMD' a.zip f`
+    "zip": Wrapper(value_options=_opts("-TT --unzip-command -b -n -t -tt -O -P -Z -s -sp -ll -la -lf -li -x -i"),
+                   runs_rest=False, permute=True, command_options=_opts("-TT --unzip-command")),
+    # runs every program in a folder: what they do is not read here
+    "run-parts": OPAQUE,
     "git": Wrapper(value_options=_opts("-C -c --git-dir --work-tree --namespace --exec-path --config-env"),
                    runs_rest=False, setting_option="-c", subcommands=GIT_SUBCOMMANDS,
-                   opaque_options=_opts("--config-env"), opaque_markers=frozenset({"ext::"}),
+                   opaque_options=_opts("--config-env"), opaque_markers=frozenset({"ext::", "--exec-path="}),
                    command_settings=GIT_COMMAND_SETTINGS, bang_settings=_opts("alias.*"),
                    opaque_settings=GIT_INCLUDES),
     "npm": Wrapper(value_options=_opts("--prefix --loglevel -w --workspace --cache --registry --userconfig"),
@@ -261,6 +275,10 @@ OPTION_VARIABLES = {"TAR_OPTIONS": "tar", "RSYNC_OPTIONS": "rsync"}
 # Variables that change what a name runs or which settings apply, with no command line to read: opaque.
 REBINDING_VARIABLES = frozenset({"BASH_CMDS", "BASH_ALIASES", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS",
                                  "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG",   # a config file: aliases
-                                 "PATH"})      # `PATH=. y f`: a bare name may now be a file of the project
+                                 "PATH",       # `PATH=. y f`: a bare name may now be a file of the project
+                                 "GIT_EXEC_PATH",          # git runs git-NAME from there
+                                 # startup and config files found from these: `HOME=. bash -lc :` runs
+                                 # ./.bash_profile, `HOME=. git x` reads ./.gitconfig's aliases
+                                 "HOME", "XDG_CONFIG_HOME", "ZDOTDIR"})
 # A file a shell sources before it runs: opaque when it is standard input or made when the line runs.
 STARTUP_VARIABLES = frozenset({"BASH_ENV", "ENV"})

@@ -68,3 +68,53 @@ def test_a_read_deny_rule_covers_grep_glob_ls_and_bash_naming_the_file_and_the_m
         assert "denied by the permission rule 'Read(secret.txt)'" in bash and "hidden" not in bash.lower()
     stored = "".join(p.read_text() for p in home_of(project).rglob("*.jsonl"))
     assert stored and "TOKEN-hidden-value" not in stored                    # nor in the session
+
+
+# A fourth red team (helper hE): each deleted its file through this CLI in bypass mode before the fix.
+FOURTH = {
+    "a1": "shopt -s expand_aliases\nalias A=''\nA rm a1", "a2": "shopt -s expand_aliases\nalias A=command\nA rm a2",
+    "m1": "y='a[$(rm m1)]'; s=abc; echo ${s:y}", "m2": "y='a[$(rm m2)]'; echo ${b[y]}", "m3": "y='a[$(rm m3)]'; b[y]=1",
+    "m4": "y='a[$(rm m4)]'; for ((i=y; i<1; i++)); do :; done", "c1": "bash -c -o errexit 'rm c1'",
+    "c2": "sh -co errexit 'rm c2'", "k1": "sudo -n -k rm k1 2>/dev/null || x86_64 rm k1",
+    "h1": "cat <<E\"F\"\nx\nEF\nrm h1\nE\"F\"", "s1": "BASH_ENV=s1.sh bash -c :", "s2": "HOME=. bash -lc :",
+    "t1": "F=t1.sh; echo 'rm t1' > $F; bash t1.sh", "t2": "mkdir e; echo 'rm t2' > e/t2.sh; cp e/t2.sh .; ./t2.sh",
+}
+
+
+def test_a_fourth_red_teams_evasions_are_refused_in_bypass_mode_and_the_files_survive(project: Path):
+    (project / ".contextual").mkdir()
+    (project / ".contextual" / "config.toml").write_text('[permissions]\ndeny = ["Bash(rm:*)"]\n')
+    for name in FOURTH:
+        (project / name).write_text("keep\n")
+    (project / "s1.sh").write_text("rm s1\n")                      # written by an earlier step
+    (project / ".bash_profile").write_text("rm s2\n")
+    for name in ("t1.sh", "t2.sh"):
+        (project / name).write_text("echo hi\n")
+        (project / name).chmod(0o755)
+    script = [f"Thought: go\nAction: Bash[{json.dumps({'command': c})}]" for c in FOURTH.values()] + [FINISH]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        result = contextual(["-p", "go", "--permission-mode", "bypass"], project,
+                            cli_env(home_of(project), srv.base_url))
+    assert result.returncode == 0 and result.stdout == "finished\n", result.stderr
+    heads = [r["messages"][-1]["content"].removeprefix("Observation: ").partition("\n")[0]
+             for r in srv.requests[1:]]
+    for name, head in zip(FOURTH, heads):
+        assert head.startswith("[error permission_denied: Bash is denied") and "'Bash(rm:*)'" in head, \
+            (FOURTH[name], head)
+    assert sorted(p.name for p in project.iterdir() if p.name in FOURTH) == sorted(FOURTH)
+
+
+def test_an_allow_rule_does_not_run_what_a_line_evaluates_later_without_asking(project: Path):
+    """`Bash(echo:*)` allowed `y='a[$(rm f)]'; echo $((y))`, which runs rm: headless default mode ran it."""
+    (project / ".contextual").mkdir()
+    (project / ".contextual" / "config.toml").write_text('[permissions]\nallow = ["Bash(echo:*)"]\n')
+    (project / "f").write_text("keep\n")
+    script = [f"Thought: go\nAction: Bash[{json.dumps({'command': c})}]"
+              for c in ("y='a[$(rm f)]'; echo $((y))", "y='$(rm f)'; echo ${y@P}", "echo ok")] + [FINISH]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        result = contextual(["-p", "go"], project, cli_env(home_of(project), srv.base_url))
+    assert result.returncode == 0, result.stderr
+    heads = [r["messages"][-1]["content"].removeprefix("Observation: ").partition("\n")[0]
+             for r in srv.requests[1:]]
+    assert heads[0].startswith("[error permission_denied") and heads[1].startswith("[error permission_denied")
+    assert heads[2] == "[exit 0]" and (project / "f").exists()

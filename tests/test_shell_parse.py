@@ -369,3 +369,120 @@ def test_a_program_under_home_is_found_where_the_shell_finds_it(tmp_path, monkey
     assert DENY_RM.denies("Bash", {"command": "~/.local/bin/tool --version"}, str(project)) is None
     tool.write_text("#!/bin/sh\nrm -rf \"$1\"\n")
     assert DENY_RM.denies("Bash", {"command": "~/.local/bin/tool x"}, str(project)) is not None
+
+
+# A fourth red team (helper hE): each ran a stand-in `rm` under bash, and through the CLI in bypass mode with a
+# deny rule for it, before the fix (tests/test_deny_rules_cli.py).
+FOURTH_RED_TEAM = [
+    # an alias used as a wrapper: its text goes in the word's place, and the words after it may be the command
+    "shopt -s expand_aliases\nalias A=''\nA rm x", "shopt -s expand_aliases\nalias A=command\nA rm x",
+    "shopt -s expand_aliases\nalias A='X=1 '\nA rm x", "shopt -s expand_aliases\nalias A='true;'\nA rm x",
+    "shopt -s expand_aliases\nalias A='sudo ' B=''\nA B rm x",
+    # arithmetic bash evaluates beyond (( )), $(( )) and let: an offset, a subscript, an array's index, for (( ))
+    "y='a[$(rm x)]'; s=abc; echo ${s:y}", "y='a[$(rm x)]'; echo \"${s:0:y}\"", "y='a[$(rm x)]'; echo ${b[y]}",
+    "y='a[$(rm x)]'; b[y]=1", "y='a[$(rm x)]'; b=([y]=1)", "y='a[$(rm x)]'; z=${b[y]}",
+    "y='a[$(rm x)]'; for ((i=y; i<1; i++)); do :; done",
+    # a shell's -c text after options that take a value
+    "bash -c -o errexit 'rm x'", "sh -co errexit 'rm x'", "bash -xco errexit 'rm x'", "bash -Oc extglob 'rm x'",
+    "bash -c +O extglob 'rm x'", "bash -c -O extglob -- 'rm x'", "bash -c -o $OPT 'rm x'", "bash -c - 'rm x'",
+    # sudo -k runs the command after it; setarch under an architecture's name
+    "sudo -k rm x", "sudo --reset-timestamp rm x", "x86_64 rm x", "i386 -R rm x",
+    # a here-document ends at the delimiter bash reads, quotes removed
+    "cat <<E\"F\"\nx\nEF\nrm x\nE\"F\"", "cat <<E'F'\nx\nEF\nrm x\nE'F'", "cat <<E\"\"\nx\nE\nrm x\nE\"\"",
+    "cat <<-E\"F\"\nx\n\tEF\nrm x\nE\"F\"",
+    # startup and config files found from HOME and the like; git's hooks folder and exec path; zip's test command
+    "HOME=. bash -lc :", "HOME=$PWD git x", "XDG_CONFIG_HOME=. git x", "export HOME=.; bash -ic :",
+    "git -c core.hooksPath=h commit -m m", "git config core.hooksPath h", "git --exec-path=d zz",
+    "GIT_EXEC_PATH=d git zz", "zip -T -TT 'rm x' a.zip f", "zip -T --unzip-command='rm x' a.zip f", "run-parts d",
+    # an ssh config file runs its ProxyCommand; text in $'…' with escapes that an arithmetic evaluates
+    "ssh -F cfg h true", "ssh -qFcfg h true", "scp -F cfg h:a b", "rsync -e 'ssh -F cfg' a h:b",
+    "y=$'a[\\x24(rm x)]'; echo $((y))", "y=$'a[\\044(rm x)]'; echo ${b[y]}",
+    "read y <<< $'a[\\u0024(rm x)]'; echo $((y))"]
+
+
+@pytest.mark.parametrize("command", FOURTH_RED_TEAM)
+def test_a_fourth_red_teams_ways_of_running_rm_are_denied(command: str):
+    assert DENY_RM.denies("Bash", {"command": command}, "/") is not None
+
+
+@pytest.mark.parametrize("command", ["alias ll='ls -l'; ll", "alias ls='ls --color'; ls x", "sudo -k", "sudo -v",
+                                     "x=abc; echo ${x:1} ${x:-d} ${#x}", "a=(1 2 3); echo ${a[1]}",
+                                     "for ((i=0; i<3; i++)); do echo $i; done", "cat <<'EOF'\nhi\nEOF",
+                                     "cat <<\"EOF\"\nhi\nEOF", "cat <<-EOF\n\thi\n\tEOF", "cat << E\\F\nx\nEF",
+                                     "bash -o pipefail -c 'ls | wc -l'", "bash -ec 'ls'", "zip -r a.zip src",
+                                     "git commit -m 'use ${x:1} and $(rm -rf) in docs'",
+                                     "ssh -F /dev/null h ls", "echo $'\\x41'; echo $((1 + 2))"])
+def test_what_the_fourth_red_team_fix_still_lets_through(command: str):
+    assert DENY_RM.denies("Bash", {"command": command}, "/") is None, command
+
+
+def test_an_allow_rule_does_not_allow_the_commands_a_line_evaluates_later():
+    """`y='a[$(rm x)]'; echo $((y))` runs rm: allowing echo does not allow it (they were deny-only)."""
+    allow = PermissionRules(allow=(parse_rule("Bash(echo:*)"), parse_rule("Bash(ls:*)")))
+    for command in ["y='a[$(rm x)]'; echo $((y))", "y='$(rm x)'; echo ${y@P}", "y='a[$(rm x)]'; echo $[y]",
+                    "y='a[$(rm x)]'; echo ${!y}", "y='a[$(rm x)]'; echo ${b[y]}"]:
+        assert allow.allows("Bash", {"command": command}, "/") is None, command
+    assert allow.allows("Bash", {"command": "y='a[$(ls)]'; echo $((y))"}, "/") is not None   # both covered
+
+
+@pytest.mark.parametrize("files,command,denied", [
+    # a startup file is the script a shell runs first
+    ({"s.sh": "rm -f victim\n"}, "BASH_ENV=s.sh bash -c :", True),
+    ({"s.sh": "rm -f victim\n"}, "env BASH_ENV=s.sh make", True),
+    ({"s.sh": "rm -f victim\n"}, "bash --rcfile s.sh -ic :", True),
+    ({"s.sh": "rm -f victim\n"}, "bash --init-file=s.sh -ic :", True),
+    ({"s.sh": "rm -f victim\n"}, "ENV=s.sh sh -ic :", True),
+    ({"s.sh": "echo hi\n"}, "BASH_ENV=s.sh bash -c :", False),
+    # the line changes the file it runs through a word only known when it runs, a link, or a folder
+    ({"s.sh": "echo hi\n"}, "F=s.sh; echo 'rm -f victim' > $F; bash s.sh", True),
+    ({"s.sh": "echo hi\n"}, "echo 'rm -f victim' > s.s?; bash s.sh", True),
+    ({"s.sh": "echo hi\n"}, "echo 'rm -f victim' | tee s.s?; ./s.sh", True),
+    ({"s.sh": "echo hi\n"}, "cp /bin/rm s.s*; ./s.sh victim", True),
+    ({"s.sh": "echo hi\n"}, "sed -i 's/echo hi/rm victim/' *.sh; ./s.sh", True),
+    ({"s.sh": "echo hi\n", "e/s.sh": "rm -f victim\n"}, "cp e/s.sh .; ./s.sh", True),
+    ({"s.sh": "echo hi\n", "e/s.sh": "rm -f victim\n"}, "cp e/s.sh .; bash s.sh", True),
+    ({"sub/x/s.sh": "echo hi\n", "evil/x/s.sh": "rm -f victim\n"}, "mv sub old; mv evil sub; bash sub/x/s.sh", True),
+    ({"s.sh": "echo hi\n"}, "echo $HOME; grep -r x .; ./s.sh", False),
+    ({"venv/bin/activate": VENV_ACTIVATE}, "source venv/bin/activate && pip install -e .", False)])
+def test_files_a_line_runs_first_or_changes_before_it_runs_them(tmp_path, files, command, denied):
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        path.chmod(0o755)
+    assert (DENY_RM.denies("Bash", {"command": command}, str(tmp_path)) is not None) == denied, command
+
+
+def test_a_link_made_in_an_earlier_step_is_the_file_it_names(tmp_path):
+    """`ln -s s.sh l` (or a hard link) in one step, `cp /bin/rm l; ./s.sh f` in the next: l is s.sh."""
+    (tmp_path / "s.sh").write_text("echo hi\n")
+    (tmp_path / "s.sh").chmod(0o755)
+    (tmp_path / "l").symlink_to(tmp_path / "s.sh")
+    (tmp_path / "h").hardlink_to(tmp_path / "s.sh")
+    for command in ("cp /bin/rm l; ./s.sh victim", "cat /bin/rm > h; ./s.sh victim"):
+        assert DENY_RM.denies("Bash", {"command": command}, str(tmp_path)) is not None, command
+
+
+def test_source_reads_the_file_on_path_before_the_one_here(tmp_path, monkeypatch):
+    """bash's `source x.sh` (no slash) reads the x.sh of a PATH folder first: a step wrote one there (a user's
+    ~/.local/bin), another a harmless ./x.sh, and only the second was read."""
+    folder, project = tmp_path / "bin", tmp_path / "proj"
+    folder.mkdir()
+    project.mkdir()
+    (project / "x.sh").write_text("echo hi\n")
+    monkeypatch.setenv("PATH", f"{folder}:/usr/bin:/bin")
+    assert DENY_RM.denies("Bash", {"command": "source x.sh"}, str(project)) is None
+    (folder / "x.sh").write_text("rm -f victim\n")
+    for command in ("source x.sh", ". x.sh"):
+        assert DENY_RM.denies("Bash", {"command": command}, str(project)) is not None, command
+
+
+def test_aliases_naming_aliases_are_read_within_a_budget():
+    """Seven aliases, each naming the next with six values, were read 6**7 times (47 s): past a budget the line is
+    opaque, and the check ends at once."""
+    import time
+    names = "ABCDEFGH"
+    line = "\n".join("alias " + " ".join(f"{name}='{names[i + 1]} {j}'" for j in range(6))
+                     for i, name in enumerate(names[:-1])) + "\nA x"
+    started = time.perf_counter()
+    assert parse_command.__wrapped__(line).opaque and time.perf_counter() - started < 2
