@@ -24,23 +24,29 @@ EVASIONS = {
 }
 
 
-def test_every_evasion_of_a_deny_rule_is_refused_in_bypass_mode_and_the_file_survives(project: Path):
-    (project / ".contextual").mkdir()
+def refused_in_bypass(project: Path, evasions: dict[str, str], then: tuple[str, ...] = ()) -> list[str]:
+    """Each command of `evasions` (file it would remove -> command) run in bypass mode under deny = Bash(rm:*),
+    then `then`: each is refused and every file survives. Returns the first line of each result."""
+    (project / ".contextual").mkdir(exist_ok=True)
     (project / ".contextual" / "config.toml").write_text('[permissions]\ndeny = ["Bash(rm:*)"]\n')
-    for name in EVASIONS:
+    for name in evasions:
         (project / name).write_text("keep\n")
-    script = [f"Thought: go\nAction: Bash[{json.dumps({'command': c})}]" for c in EVASIONS.values()]
-    script += ["Thought: go\nAction: Bash[{\"command\": \"touch made && echo ok\"}]", FINISH]
-    with FakeLLMServer(kind="openai", script=script) as srv:
+    script = [f"Thought: go\nAction: Bash[{json.dumps({'command': c})}]" for c in (*evasions.values(), *then)]
+    with FakeLLMServer(kind="openai", script=[*script, FINISH]) as srv:
         result = contextual(["-p", "go", "--permission-mode", "bypass"], project,
                             cli_env(home_of(project), srv.base_url))
     assert result.returncode == 0 and result.stdout == "finished\n", result.stderr
     heads = [r["messages"][-1]["content"].removeprefix("Observation: ").partition("\n")[0]
              for r in srv.requests[1:]]
-    for name, head in zip(EVASIONS, heads):
+    for name, head in zip(evasions, heads):
         assert head.startswith("[error permission_denied: Bash is denied") and "'Bash(rm:*)'" in head, \
-            (EVASIONS[name], head)
-    assert sorted(p.name for p in project.iterdir() if p.name in EVASIONS) == sorted(EVASIONS)
+            (evasions[name], head)
+    assert sorted(p.name for p in project.iterdir() if p.name in evasions) == sorted(evasions)
+    return heads
+
+
+def test_every_evasion_of_a_deny_rule_is_refused_in_bypass_mode_and_the_file_survives(project: Path):
+    heads = refused_in_bypass(project, EVASIONS, then=("touch made && echo ok",))
     assert heads[len(EVASIONS)] == "[exit 0]" and (project / "made").exists()     # other commands still run
 
 
@@ -82,26 +88,12 @@ FOURTH = {
 
 
 def test_a_fourth_red_teams_evasions_are_refused_in_bypass_mode_and_the_files_survive(project: Path):
-    (project / ".contextual").mkdir()
-    (project / ".contextual" / "config.toml").write_text('[permissions]\ndeny = ["Bash(rm:*)"]\n')
-    for name in FOURTH:
-        (project / name).write_text("keep\n")
     (project / "s1.sh").write_text("rm s1\n")                      # written by an earlier step
     (project / ".bash_profile").write_text("rm s2\n")
     for name in ("t1.sh", "t2.sh"):
         (project / name).write_text("echo hi\n")
         (project / name).chmod(0o755)
-    script = [f"Thought: go\nAction: Bash[{json.dumps({'command': c})}]" for c in FOURTH.values()] + [FINISH]
-    with FakeLLMServer(kind="openai", script=script) as srv:
-        result = contextual(["-p", "go", "--permission-mode", "bypass"], project,
-                            cli_env(home_of(project), srv.base_url))
-    assert result.returncode == 0 and result.stdout == "finished\n", result.stderr
-    heads = [r["messages"][-1]["content"].removeprefix("Observation: ").partition("\n")[0]
-             for r in srv.requests[1:]]
-    for name, head in zip(FOURTH, heads):
-        assert head.startswith("[error permission_denied: Bash is denied") and "'Bash(rm:*)'" in head, \
-            (FOURTH[name], head)
-    assert sorted(p.name for p in project.iterdir() if p.name in FOURTH) == sorted(FOURTH)
+    refused_in_bypass(project, FOURTH)
 
 
 def test_an_allow_rule_does_not_run_what_a_line_evaluates_later_without_asking(project: Path):

@@ -319,6 +319,15 @@ fi
 """
 
 
+def write_scripts(folder, files: dict[str, str]) -> None:
+    """Executable files under `folder`, by relative path."""
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        path.chmod(0o755)
+
+
 @pytest.mark.parametrize("files,command,denied", [
     # a second red team of the files read (2026-11-27): each ran rm under bash, or blocked ordinary work
     ({"s": "rm -f victim\n"}, "./s", True),                                  # no shebang: bash reads it itself
@@ -335,11 +344,7 @@ fi
     ({"scripts/test.sh": "#!/bin/bash\nset -euo pipefail\npython -m pytest \"$@\"\n"}, "bash scripts/test.sh -q",
      False)])
 def test_files_a_line_runs_are_read_as_bash_would_run_them(tmp_path, files, command, denied):
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        path.chmod(0o755)
+    write_scripts(tmp_path, files)
     assert (DENY_RM.denies("Bash", {"command": command}, str(tmp_path)) is not None) == denied
 
 
@@ -445,11 +450,7 @@ def test_an_allow_rule_does_not_allow_the_commands_a_line_evaluates_later():
     ({"s.sh": "echo hi\n"}, "echo $HOME; grep -r x .; ./s.sh", False),
     ({"venv/bin/activate": VENV_ACTIVATE}, "source venv/bin/activate && pip install -e .", False)])
 def test_files_a_line_runs_first_or_changes_before_it_runs_them(tmp_path, files, command, denied):
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        path.chmod(0o755)
+    write_scripts(tmp_path, files)
     assert (DENY_RM.denies("Bash", {"command": command}, str(tmp_path)) is not None) == denied, command
 
 
