@@ -103,21 +103,27 @@ class FilesRun:
             return False
         if parsed.writes_unknown:
             return False
-        runs = {p: (self._identity(p), {f"below:{a}" for a in self._folders_above(p)}) for p in run}
-        identities = set().union(*(self._identity(p) for p in run))
+        known: dict[str, set[str]] = {}       # each word's names, looked up on disk once (a stat, a realpath)
+
+        def identity(path: str) -> set[str]:
+            if path not in known:
+                known[path] = self._identity(path)
+            return known[path]
+        runs = {p: (identity(p), {f"below:{a}" for a in self._folders_above(p)}) for p in run}
+        identities = set().union(*(names for names, _ in runs.values()))
         named: dict[str, int] = {}
         for words in parsed.commands:
             reads_only = command_name(str(words[0])) in _READS_ONLY
-            runner = any(isinstance(w, str) and self._identity(w) & identities for w in words)
+            runner = any(isinstance(w, str) and identity(w) & identities for w in words)
             if not runner and not reads_only and None in words[1:]:
                 return False              # `cp /bin/rm "$F"; ./y f`: the unknown word may be ./y
             for word in words[1:]:
                 if isinstance(word, str) and not word.startswith("-"):
                     folder = set() if reads_only else {f"below:{f}" for f in self._folder(word)}
-                    for key in self._identity(word) | folder:
+                    for key in identity(word) | folder:
                         named[key] = named.get(key, 0) + 1
         for path in parsed.redirected:
-            for key in self._identity(path):
+            for key in identity(path):
                 named[key] = named.get(key, 0) + 2
         # a script is named once by the shell that runs it; a program by nothing else
         return all(max(named.get(key, 0) for key in runs[p][0]) + max((named.get(key, 0) for key in runs[p][1]),
