@@ -229,9 +229,10 @@ def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
         return re.compile(re.escape(pattern), flags)
 
 
-def _matches_first(pattern: re.Pattern[str], then: Callable[[list[str]], list[int]]) -> Callable[[list[str]], list[int]]:
+def _matches_first(matched: list[int], then: Callable[[list[str]], list[int]]) -> Callable[[list[str]], list[int]]:
+    """The lines the pattern matched (their indices), then the others `then` picks."""
     def special(lines: list[str]) -> list[int]:
-        return list(dict.fromkeys([i for i, line in enumerate(lines) if pattern.search(line)] + then(lines)))
+        return list(dict.fromkeys(matched + then(lines)))
     return special
 
 
@@ -373,9 +374,10 @@ def digest(command: str, output: str, limits: Limits = NORMAL, seen: set[str] | 
     pattern = grep_pattern(command) if kind in ("view", "search") else None
     keep = limits.keep
     if pattern is not None:                # the lines the agent grepped for come before any other
-        special = _matches_first(pattern, special)
+        matched = [i for i, line in enumerate(lines) if pattern.search(line)]
+        special = _matches_first(matched, special)
         if kind == "search":               # and they are what it asked for
-            keep = max(keep, min(limits.matches, sum(1 for line in lines if pattern.search(line))))
+            keep = max(keep, min(limits.matches, len(matched)))
     kept, dropped = _select(lines, special, limits, keep)
     extra = (set(also) | set(naming_focus(lines, kept, focus, limits.focus))) - set(kept)
     kept, dropped = sorted(set(kept) | extra), [i for i in dropped if i not in extra]
