@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from contextual.core.context import bash_summary
+from contextual.core.context.digest import is_definition, naming_focus
 from contextual.core.context.observation import render_full
 from contextual.core.context.truncate import head_tail, head_tail_lines
 from contextual.core.lru import LRU
@@ -28,40 +29,74 @@ class Limits:
     large_diff_lines: int = 200    # past this an Edit diff keeps its summary only
     default_chars: int = 2_000     # seed 003: anything else, head + tail
     bash: bash_summary.Limits = bash_summary.NORMAL   # A3: Bash stdout only a summary
+    # Within those caps, places chosen by meaning rather than position (issue 28): past its first lines a Read
+    # keeps its definitions and the lines naming what the task or plan names; a Grep's and a listing's last places
+    # go to definitions and named entries found further on.
+    read_outline: int = 40
+    named: int = 4
+    grep_chosen: int = 2
+    list_chosen: int = 3
 
 
 LEVELS = {
     "normal": Limits(),
     "hard": Limits(read_lines=80, grep_lines=3, list_entries=5, snippet_lines=20, stderr_tail=10,
-                   large_diff_lines=60, default_chars=600, bash=bash_summary.HARD),
+                   large_diff_lines=60, default_chars=600, bash=bash_summary.HARD, read_outline=12, named=2,
+                   grep_chosen=1, list_chosen=2),
 }
+
+
+# A row: (the call's arguments, the result's data, the level's limits, the code names the task or plan names).
+Row = Callable[[dict[str, Any], Any, Limits, frozenset[str]], Any]
 
 
 def _lines(text: str) -> list[str]:
     return text.splitlines() if text else []
 
 
-def _read(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str, Any]:
+def _give_places(count: int, cap: int, chosen: list[int]) -> list[int]:
+    """The indices a capped form keeps: the first ones, less the places `chosen` (found further on) take."""
+    chosen = list(dict.fromkeys(chosen))
+    return sorted(set(range(cap - len(chosen))) | set(chosen)) if count > cap else list(range(count))
+
+
+def _read(args: dict[str, Any], data: dict[str, Any], lim: Limits, focus: frozenset[str]) -> dict[str, Any]:
     lines = _lines(data.get("content", ""))
     out: dict[str, Any] = {k: data[k] for k in ("path", "start_line", "end_line", "total_lines", "mtime", "note", "truncated",
                                 "lines_cut") if k in data}
-    if len(lines) > lim.read_lines:
-        out["content"] = "\n".join(lines[:lim.read_lines])
-        out["omitted"] = f"lines after the first {lim.read_lines} of this range were cut; Read again with offset to see them"
-    else:
+    if len(lines) <= lim.read_lines:
         out["content"] = "\n".join(lines)
+        return out
+    # A3 caps the range at 500 lines; a longer one gives its last places to what lies further down: where its
+    # definitions are (lines keep their numbers, so the next Read knows its offset) and what the task names.
+    first = lim.read_lines - lim.read_outline - lim.named
+    defined = [i for i in range(first, len(lines)) if is_definition(lines[i])][:lim.read_outline]
+    named = naming_focus(lines, [*range(first), *defined], focus, lim.named)
+    kept = _give_places(len(lines), lim.read_lines, sorted(defined + named))
+    out["content"] = "\n".join(lines[i] for i in kept)
+    head = next(i for i, k in enumerate([*kept, -1]) if k != i)
+    found = len(kept) - head
+    out["omitted"] = (f"lines after the first {head} of this range were cut"
+                      + (f" but for {found} kept at its end with their numbers (definitions, lines the task names)" if found else "")
+                      + "; Read again with offset to see them")
     return out
 
 
-def _grep(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str, Any]:
+def _grep(args: dict[str, Any], data: dict[str, Any], lim: Limits, focus: frozenset[str]) -> dict[str, Any]:
     matches = data.get("matches") or []
     out = {"pattern": data.get("pattern", args.get("pattern")), "match_count": data.get("match_count", len(matches)),
            "file_count": data.get("file_count")}
-    out["matches"] = [f"{m.get('path')}:{m.get('line')}: {m.get('text', '')[:200]}" for m in matches[:lim.grep_lines]]
+    rows = [f"{m.get('path')}:{m.get('line')}: {m.get('text', '')[:200]}" for m in matches]
+    # the last places go to a definition or a line the task names that the first matches do not show
+    first = lim.grep_lines - lim.grep_chosen
+    later = [i for i in range(first, len(matches)) if is_definition(str(matches[i].get("text", "")))]
+    chosen = (later + naming_focus(rows, range(first), focus, lim.grep_chosen))[:lim.grep_chosen]
+    kept = _give_places(len(rows), lim.grep_lines, chosen)
+    out["matches"] = [rows[i] for i in kept]
     if len(matches) > lim.grep_lines:
         files: dict[str, int] = {}
-        for m in matches[lim.grep_lines:]:
-            files[m.get("path")] = files.get(m.get("path"), 0) + 1
+        for i in sorted(set(range(len(matches))) - set(kept)):
+            files[matches[i].get("path")] = files.get(matches[i].get("path"), 0) + 1
         out["other_files"] = [f"{p} ({n})" for p, n in list(files.items())[:lim.list_entries]]
         out["omitted"] = (f"{len(matches) - lim.grep_lines} more matches not kept (other_files counts them); "
                           "Grep again with a narrower path or glob to see them")
@@ -70,12 +105,20 @@ def _grep(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str, 
     return out
 
 
-def _listing(key: str) -> Callable[[dict[str, Any], dict[str, Any], Limits], dict[str, Any]]:
-    def row(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str, Any]:
+def _names_entry(entry: Any, focus: frozenset[str]) -> bool:
+    """Whether a listed path is one the task names: the path, its last parts, or one of its folders or files."""
+    parts = str(entry).rstrip("/").split("/")
+    return any("/".join(parts[i:]) in focus for i in range(len(parts))) or bool(set(parts) & focus)
+
+
+def _listing(key: str) -> Row:
+    def row(args: dict[str, Any], data: dict[str, Any], lim: Limits, focus: frozenset[str]) -> dict[str, Any]:
         entries = data.get(key) or []
         out: dict[str, Any] = {k: data[k] for k in ("path", "pattern", "count", "dirs", "files") if k in data}
         out.setdefault("count", len(entries))
-        out[key] = entries[:lim.list_entries]
+        first = lim.list_entries - lim.list_chosen
+        named = [i for i in range(first, len(entries)) if _names_entry(entries[i], focus)] if focus else []
+        out[key] = [entries[i] for i in _give_places(len(entries), lim.list_entries, named[:lim.list_chosen])]
         if len(entries) > lim.list_entries:
             out["omitted"] = (f"{len(entries) - lim.list_entries} more entries not kept; "
                               "list again with a narrower path or pattern to see them")
@@ -89,7 +132,7 @@ EDIT_KEYS = ("path", "replacements", "edits_applied", "first_line", "last_line",
              "lines_removed")
 
 
-def _edit(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str, Any]:
+def _edit(args: dict[str, Any], data: dict[str, Any], lim: Limits, focus: frozenset[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key in (k for k in data if k in EDIT_KEYS):      # the result's own order, so stored and full line up
         if key != "diff":
@@ -105,7 +148,7 @@ def _edit(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str, 
     return out
 
 
-def _write(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str, Any]:
+def _write(args: dict[str, Any], data: dict[str, Any], lim: Limits, focus: frozenset[str]) -> dict[str, Any]:
     out: dict[str, Any] = {k: data[k] for k in ("path", "created", "lines", "bytes") if k in data}
     head = _lines(data.get("head", "")) or _lines(args.get("content", ""))
     out["snippet"] = "\n".join(head[:lim.snippet_lines])
@@ -114,8 +157,7 @@ def _write(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str,
     return out
 
 
-def _bash(args: dict[str, Any], data: dict[str, Any], lim: Limits, focus: frozenset[str] = frozenset()
-          ) -> dict[str, Any]:
+def _bash(args: dict[str, Any], data: dict[str, Any], lim: Limits, focus: frozenset[str]) -> dict[str, Any]:
     # The command itself is in the paired action (C1 drops what the call already says).
     command = data.get("command", args.get("command", ""))
     out: dict[str, Any] = {"exit_code": data.get("exit_code")}
@@ -133,16 +175,16 @@ def _bash(args: dict[str, Any], data: dict[str, Any], lim: Limits, focus: frozen
     return out
 
 
-def _todo(args: dict[str, Any], data: dict[str, Any], lim: Limits) -> dict[str, Any]:
+def _todo(args: dict[str, Any], data: dict[str, Any], lim: Limits, focus: frozenset[str]) -> dict[str, Any]:
     return {"recap": data.get("recap", "")}
 
 
-def _default(args: dict[str, Any], data: Any, lim: Limits) -> Any:
+def _default(args: dict[str, Any], data: Any, lim: Limits, focus: frozenset[str] = frozenset()) -> Any:
     text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
     return head_tail(text, lim.default_chars)
 
 
-ROWS: dict[str, Callable[[dict[str, Any], Any, Limits], Any]] = {
+ROWS: dict[str, Row] = {
     "Read": _read,
     "Grep": _grep,
     "LS": _listing("entries"),
@@ -156,10 +198,10 @@ ROWS: dict[str, Callable[[dict[str, Any], Any, Limits], Any]] = {
 
 
 # Tools known by a name prefix rather than one name: MCP tools are `mcp__SERVER__TOOL` (core/context/mcp_stored.py).
-PREFIX_ROWS: dict[str, Callable[[dict[str, Any], Any, Limits], Any]] = {"mcp__": mcp_stored}
+PREFIX_ROWS: dict[str, Row] = {"mcp__": lambda args, data, lim, focus: mcp_stored(args, data, lim)}
 
 
-def _row(tool: str) -> Callable[[dict[str, Any], Any, Limits], Any]:
+def _row(tool: str) -> Row:
     return ROWS.get(tool) or next((row for prefix, row in PREFIX_ROWS.items() if tool.startswith(prefix)), _default)
 
 
@@ -173,10 +215,8 @@ def compress(tool: str, args: dict[str, Any], result: dict[str, Any], level: str
     stored: dict[str, Any] = {"status": result.get("status", "error")}
     if data is not None:
         try:
-            if row is _bash and isinstance(data, dict):
-                stored["data"] = _bash(args or {}, data, lim, focus)
-            else:
-                stored["data"] = row(args or {}, data, lim) if isinstance(data, dict) or row is _default else _default(args, data, lim)
+            usable = isinstance(data, dict) or row is _default
+            stored["data"] = row(args or {}, data, lim, focus) if usable else _default(args, data, lim)
         except (TypeError, AttributeError, KeyError):
             stored["data"] = _default(args, data, lim)   # an unexpected shape still gets a bounded form
     if result.get("error"):

@@ -28,7 +28,9 @@ from contextual.core.shell_nodes import command_name
 from contextual.core.shell_parse import parse_command
 from contextual.core.shell_wrappers import WRAPPERS
 
-_DEF = re.compile(r"^\s*(?:\d+[:\s\u2192-]+)?\s*(?:async\s+def|def|class|function|func|fn|interface|struct|enum|type|module|@\w)")
+# A definition: the keyword as a word (not `types = …`, `enumerate(…)`, `function(x)`), or a decorator.
+_DEF = re.compile(r"^\s*(?:\d+[:\s\u2192-]+)?\s*(?:(?:async\s+def|def|class|function|func|fn|interface|struct|enum|type|"
+                  r"module)\b(?!\s*[=(.,:)\]])|@\w)")
 _IMPORT = re.compile(r"^\s*(?:\d+[:\s\u2192-]+)?\s*(?:from\s+\S+\s+import|import\s|#include|require\(|use\s)")
 _FAIL = re.compile(r"(?:Error|Exception|FAIL|FAILED|ERROR|Traceback|assert|Assertion|Warning|error:|failed|passed|"
                    r"File \"|line \d+|^E\s|^>\s|^-+ |^=+ )")
@@ -138,6 +140,11 @@ def _select(lines: list[str], special: Callable[[list[str]], list[int]], limits:
     kept = set(range(min(limits.head, n))) | set(range(max(0, n - limits.tail), n))
     kept |= set([i for i in special(lines) if i not in kept][:keep])
     return sorted(kept), [i for i in range(n) if i not in kept]
+
+
+def is_definition(line: str) -> bool:
+    """A line that defines something (`def`, `class`, `fn`, `interface`…, or a decorator), numbered or not."""
+    return bool(_DEF.match(line))
 
 
 def _view_line(line: str) -> bool:
