@@ -106,3 +106,19 @@ async def test_a_turn_records_its_read_and_grep_with_what_lies_further_down(tmp_
     assert len(read["content"].splitlines()) == 500 and "   851\tclass Model850:" in read["content"]
     assert "   801\t    apply_discount(cart)" in read["content"]
     assert len(grep["matches"]) == 5 and any("apply_discount" in row for row in grep["matches"])
+
+
+def test_a_large_diff_keeps_where_it_changed_the_file_and_the_changed_lines_the_task_names():
+    hunks = []
+    for n in range(14):
+        hunks += [f"@@ -{n * 40 + 1},20 +{n * 40 + 1},21 @@ def block_{n}():"]
+        hunks += [f"-    old_{n}_{i} = {i}" for i in range(10)] + [f"+    new_{n}_{i} = {i}" for i in range(10)]
+    hunks[200] = "+    total = apply_discount(cart)"
+    data = {"path": "a.py", "edits_applied": 14, "diff": "\n".join(["--- a/a.py", "+++ b/a.py", *hunks]),
+            "lines_added": 141, "lines_removed": 140}
+    result = {"status": "success", "data": data}
+    kept = json.loads(compressor.stored_text("MultiEdit", {}, result, focus=frozenset({"apply_discount"})))["data"]
+    summary = kept["diff"].splitlines()
+    assert summary[0] == "(large diff: summary only)"
+    assert summary[1] == "hunks: " + " ".join(f"@@ -{n * 40 + 1},20 +{n * 40 + 1},21 @@" for n in range(10)) + " and 4 more"
+    assert summary[2:] == ["named by the task:", "+    total = apply_discount(cart)"]

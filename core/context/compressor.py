@@ -132,6 +132,21 @@ EDIT_KEYS = ("path", "replacements", "edits_applied", "first_line", "last_line",
              "lines_removed")
 
 
+def _large_diff(diff: list[str], lim: Limits, focus: frozenset[str]) -> str:
+    """A3's summary of a large diff: where it changed the file (its hunks' ranges) and the changed lines that
+    name what the task or plan names."""
+    hunks = [line.partition(" @@")[0] + " @@" for line in diff if line.startswith("@@")]
+    parts = ["(large diff: summary only)"]
+    if hunks:
+        more = len(hunks) - lim.list_entries
+        parts.append(f"hunks: {' '.join(hunks[:lim.list_entries])}" + (f" and {more} more" if more > 0 else ""))
+    changed = [line for line in diff if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    named = naming_focus(changed, [], focus, lim.named)
+    if named:
+        parts += ["named by the task:", *(changed[i][:200] for i in named)]
+    return "\n".join(parts)
+
+
 def _edit(args: dict[str, Any], data: dict[str, Any], lim: Limits, focus: frozenset[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key in (k for k in data if k in EDIT_KEYS):      # the result's own order, so stored and full line up
@@ -140,7 +155,7 @@ def _edit(args: dict[str, Any], data: dict[str, Any], lim: Limits, focus: frozen
             continue
         diff = _lines(data.get("diff") or "")
         if len(diff) > lim.large_diff_lines:
-            out["diff"] = "(large diff: summary only)"
+            out["diff"] = _large_diff(diff, lim, focus)
         elif diff:
             kept, _ = head_tail_lines(diff, lim.snippet_lines - 10, 10) if len(diff) > lim.snippet_lines else (diff, 0)
             out["diff"] = "\n".join(kept)
