@@ -106,7 +106,7 @@ def _edited_by_tool(call: Call | None, paths: Iterable[str]) -> set[str]:
 
 # Inside a turn the names already shown need no line, so an older output can go further than its history
 # form (dg.NORMAL): chosen on the tune/ trajectories only (README, "Context engineering, measured").
-TURN = dg.Limits(head=1, tail=1, keep=8, cover=160, whole_lines=4, whole_chars=300, line_chars=300, chosen_lines=100,
+TURN = dg.Limits(head=1, tail=1, keep=8, cover=160, whole_lines=4, whole_chars=300, line_chars=300, chosen_lines=160,
                  chosen_chars=8_000, matches=30, focus=6)
 LONG_ACTION = 300           # shorter actions are sent as written
 COMMAND_HEAD, COMMAND_TAIL = 8, 4
