@@ -29,7 +29,7 @@ from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.ports import SessionSink, SnapshotHook
 from contextual.core.prompt import PromptView, Trigger
 from contextual.core.providers.base import Provider
-from contextual.core.session.schema import CompactionRecord
+from contextual.core.session.schema import CompactionRecord, PermissionRecord
 from contextual.core.tools.base import Tool, ToolContext
 from contextual.core.tokens import count
 
@@ -96,6 +96,11 @@ class Engine:
     @property
     def compactions(self) -> list[CompactionRecord]:
         return self.compactor.log
+
+    @property
+    def permissions(self) -> list[PermissionRecord]:
+        """The user's answers to the permission dialog in this session, each after the call it answered."""
+        return self.gate.decided
 
     @property
     def session(self) -> SessionSink | None:
@@ -215,15 +220,18 @@ class Engine:
 
     def restore(self, history: list[Message], last_usage: int | None, todos: list[dict[str, Any]],
                 compactions: list[CompactionRecord], warnings: Sequence[str] = (),
-                calls: Sequence[UsageEvent] = (), stopped: bool = False, cut: tuple[int, str] | None = None) -> None:
+                calls: Sequence[UsageEvent] = (), stopped: bool = False, cut: tuple[int, str] | None = None,
+                permissions: Sequence[PermissionRecord] = ()) -> None:
         """Resume: history-as-stored, the last usage (so the trigger is right at once), todos, compaction log,
-        what the loader warned about (skipped lines), and every call's usage (the session's cost). The notes the
+        what the loader warned about (skipped lines), every call's usage (the session's cost) and the permission
+        answers (the chat shows them where they were given). The notes the
         session owed the model go with the next input, as they would have in it: `stopped`, the user stopped its
         last turn; `cut`, (rounds, why) its last compaction removed without a summary."""
         self.prompt.restore(history, last_usage)
         self.prompt.usage.restore(calls, self.settings.config)
         self.toolbox.ctx.todos[:] = todos
         self.compactor.log[:] = compactions
+        self.gate.decided[:] = permissions
         self.recorder.warnings += list(warnings)
         if stopped:
             self.controls.remind(INTERRUPTED_NOTE)

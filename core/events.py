@@ -133,6 +133,7 @@ class PermissionDecided:
     decision: PermissionDecision
     rules: tuple[str, ...] = ()   # what "allow always" wrote (.contextual/config.local.toml)
     once_only: str = ""           # "always" was asked for, but no rule could match the call again: why
+    note: str = ""                # with "deny": what the user told the agent to do instead
 
 
 @dataclass(frozen=True)

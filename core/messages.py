@@ -27,6 +27,7 @@ class MessageMeta(TypedDict, total=False):
     # user
     raw: str                  # what the user typed (the content has @file reminders added)
     undo: str                 # a note from /undo telling the model its changes are gone: the undone turn's id
+    sent: str                 # when it was sent, when the turn compacted first (its timestamp comes after that)
     # assistant steps and their tool results
     step: int
     call_id: str

@@ -98,6 +98,28 @@ def test_a_resumed_chat_says_where_a_compaction_summarised_earlier_rounds_as_the
     assert first.answers == ["First."]
 
 
+def test_a_compaction_made_once_an_input_was_sent_is_shown_under_it_and_one_between_steps_before_the_answer():
+    """Live, a compaction that a new message set off showed under that message (its record is older than the
+    message, which is recorded after it: meta `sent` says when it was sent), and one between two steps of a turn
+    showed before its answer; resumed, both stood after the turn before / after the answer."""
+    from contextual.core.session.schema import CompactionRecord
+    from contextual.tui.format import compaction_note
+    record = [Message("user", "one", meta={"raw": "one", "timestamp": _at(1)}),
+              Message("assistant", "Finish", meta={"final": True, "answer": "First.", "timestamp": _at(2)}),
+              Message("user", "two", meta={"raw": "two", "timestamp": _at(6), "sent": _at(4)}),
+              Message("assistant", "Action: Read", meta={"tool_name": "Read", "args": {"file_path": "a.py"},
+                                                         "timestamp": _at(7)}),
+              Message("tool", "[ok]", meta={"tool_name": "Read", "timestamp": _at(8)}),
+              Message("assistant", "Finish", meta={"final": True, "answer": "Second.", "timestamp": _at(10)})]
+    before = CompactionRecord("manual", 9_000, 3_000, rounds_archived=1, timestamp=_at(3))   # /compact, then "two"
+    sent = CompactionRecord("auto", 8_000, 2_000, rounds_archived=1, timestamp=_at(4))       # in the same ms
+    between = CompactionRecord("auto", 7_000, 1_000, rounds_archived=1, timestamp=_at(9))
+    first, second = _turns(record, [between, sent, before])
+    assert first.compacted == [(compaction_note(before), "info")] and not first.shown
+    assert [s.line for s in second.shown] == [compaction_note(sent), "", compaction_note(between)]
+    assert second.shown[1].kind == "trail" and not second.compacted and second.answers == ["Second."]
+
+
 async def test_a_compaction_that_cut_rounds_without_a_summary_is_shown_when_resumed():
     """A fallback leaves no summary message: the resumed chat showed nothing where rounds were cut."""
     from textual.widgets import Static
@@ -133,3 +155,161 @@ def test_the_first_frame_of_a_resumed_session_reads_the_compactions_among_its_la
     tail = read_tail(writer.path, 2)
     assert [m.content for m in tail.messages if m.role == "user"] == ["two", "three"]
     assert tail.compactions == 3 and [r.fallback for r in tail.records] == ["timed out", "timed out"]
+
+
+# ---- permission answers and a compaction before a turn, live and resumed (the real app, the fake server)
+
+def _bash(command: str) -> str:
+    return 'Thought: run it\nAction: Bash[{"command": "' + command + '"}]'
+
+
+def _chat_items(app: Any) -> list[str]:
+    """The chat from top to bottom: a line as shown, a tool trail by its title, an answer by its text."""
+    from textual.widgets import Markdown, Static
+
+    from contextual.tui.widgets.chat_log import ChatLog
+    from contextual.tui.widgets.tool_trail import ToolTrail
+    items = []
+    for widget in app.query_one(ChatLog).children:
+        if isinstance(widget, ToolTrail):
+            items.append(f"trail: {widget.title}")
+        elif isinstance(widget, Markdown):
+            items.append(widget.source)
+        elif isinstance(widget, Static):
+            items.append(str(widget.render()))
+    return items
+
+
+async def _answer_and_finish(pilot: Any, text: str, *keys: str) -> None:
+    """Send `text`, answer the permission dialog it opens with `keys`, and wait for the turn's end."""
+    from contextual.tui.screens.permission import PermissionModal
+    from contextual.tui.widgets.scratchpad import ScratchpadView
+    from tests.tui_helpers import type_and_send, wait_for
+    pad = pilot.app.query_one(ScratchpadView)
+    started = len(pad.turns)
+    await type_and_send(pilot, text)
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, PermissionModal))
+    await pilot.press(*keys)
+    await wait_for(pilot, lambda: len(pad.turns) > started and pad.turns[-1].outcome != "running")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_a_resumed_chat_shows_the_permission_answers_and_a_compaction_before_a_turn_where_the_live_chat_did(
+        tmp_path):
+    """Live, the chat said "Bash: allowed once" and "Bash: denied · told the agent: …" above each call, and the
+    automatic compaction a new message set off under that message; resumed, the answers were missing and the
+    compaction stood after the turn before. Both ways of opening a session (the eager one, and the first frame read
+    from the end of the record) and the redraw /rewind makes must show what the live chat showed."""
+    from contextual.tui.app import ContextualApp
+    from contextual.tui.screens.compaction import CompactionModal
+    from contextual.tui.widgets.scratchpad import ScratchpadView
+    from tests.fakes.llm_server import Reply
+    from tests.tui_helpers import SIZE, finish, make_host, server, type_and_send, wait_for
+    script = [_bash("echo hi-one"), finish("first answer"), _bash("rm -rf build"),
+              Reply(finish("second answer"), usage_input=3500),     # past the trigger: the next input compacts
+              "## Summary\nThe user ran one command; another was denied.", finish("third answer")]
+    flags = {"context_window": 4000, "keep_rounds": 1}
+    with server(script) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, **flags), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await _answer_and_finish(pilot, "run echo", "y")
+            await _answer_and_finish(pilot, "remove the build", "t", *"use make", "enter")
+            pad = app.query_one(ScratchpadView)
+            await type_and_send(pilot, "third question")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.result is not None)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: len(pad.turns) == 3 and pad.turns[-1].outcome == "finished")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            live = _chat_items(app)
+            session_id = app.engine.session_id
+            await app.host.close(app.engine)          # its lock: the session is opened again below
+        assert live[:4] == ["you  run echo", "Bash: allowed once", "trail: 1 tool call · Bash", "first answer"]
+        assert live[4:8] == ["you  remove the build", "Bash: denied · told the agent: use make",
+                             "trail: 1 tool call · Bash · 1 failed", "second answer"]
+        assert live[8] == "you  third question" and live[9].startswith("compacted (auto): ")
+        assert live[10:] == ["third answer"]
+
+        host = make_host(tmp_path, srv.base_url, **flags)
+        eager = ContextualApp(host, host.resume(session_id), animate=False)
+        async with eager.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert _chat_items(eager)[:len(live)] == live
+            await eager.show_transcript(await eager.host.transcript(eager.engine))      # as /rewind redraws it
+            await pilot.pause()
+            assert _chat_items(eager)[:len(live)] == live
+            await eager.host.close(eager.engine)
+
+        host = make_host(tmp_path, srv.base_url, **flags)
+        first_frame = ContextualApp(host, animate=False, resume=host.session_path(session_id))
+        async with first_frame.run_test(size=SIZE) as pilot:
+            await first_frame.started()
+            await wait_for(pilot, lambda: first_frame.startup.engine_shown)
+            await pilot.pause()
+            assert _chat_items(first_frame)[:len(live)] == live
+
+
+def _write_turn(writer: Any, n: int, at: int, sent: int | None = None, name: str = "") -> Message:
+    """A turn of the record at second `at`: its message, one Bash call denied with a note, the failed result, the
+    answer. Returns its message."""
+    from contextual.core.session.schema import PermissionRecord
+    name = name or str(n)
+    user = Message("user", f"q{name}", meta={"raw": f"q{name}", "timestamp": _at(at),
+                                            **({"sent": _at(sent)} if sent is not None else {})})
+    call = Message("assistant", _bash(f"echo {name}"), meta={"tool_name": "Bash", "args": {"command": f"echo {name}"},
+                                                             "call_id": f"c{name}", "timestamp": _at(at + 1)})
+    writer.append_message(user)
+    writer.append_message(call)
+    writer.append_permission(PermissionRecord("Bash", "deny", note=f"not {name}"))
+    writer.append_message(Message("tool", '{"status": "error", "error": {"code": "permission_denied"}}',
+                                  meta={"tool_name": "Bash", "call_id": f"c{name}", "timestamp": _at(at + 2)}))
+    writer.append_message(Message("assistant", "Finish", meta={"final": True, "answer": f"A{name}",
+                                                               "timestamp": _at(at + 3)}))
+    return user
+
+
+def test_the_first_frame_and_the_whole_record_place_permission_answers_and_a_turns_compaction_alike(tmp_path):
+    """What a resumed chat is built from: each permission answer after the call it answered, one /rewind took back
+    gone with it, and a compaction made after an input was sent under that input; the end of the record read alone
+    (a long session's first frame) gives the same turns as the whole record."""
+    from contextual.core.session import load_session, read_tail
+    from contextual.core.session.schema import CompactionRecord
+    from contextual.core.session.writer import SessionWriter
+    writer = SessionWriter.create(tmp_path / "home", tmp_path, session_id="s1")
+    _write_turn(writer, 1, 10)
+    _write_turn(writer, 2, 20)
+    # the third input was sent at :30, compacted at :31 (its record's time), recorded at :32
+    writer.append_entry({**CompactionRecord("auto", 9_000, 2_000, rounds_archived=1).to_entry(), "timestamp": _at(31)})
+    _write_turn(writer, 3, 32, sent=30)
+    writer.close_sync()
+    loaded = load_session(writer.path)
+    calls = [m.id for m in loaded.full_record if m.meta.get("tool_name") and m.role == "assistant"]
+    assert [(p.note, p.after) for p in loaded.permissions] == [("not 1", calls[0]), ("not 2", calls[1]),
+                                                               ("not 3", calls[2])]
+    whole = _turns(loaded.full_record, loaded.compactions, loaded.permissions)
+    assert [s.line for s in whole[0].shown] == ["Bash: denied · told the agent: not 1", ""]      # then the trail
+    assert not whole[1].compacted
+    assert [s.line for s in whole[2].shown] == ["compacted (auto): 9.0k → 2.0k estimated tokens, 1 round archived",
+                                                 "Bash: denied · told the agent: not 3", ""]
+    for turns in (1, 2, 3):
+        tail = read_tail(writer.path, turns)
+        assert _turns(tail.messages, tail.records, tail.permissions) == whole[-turns:], turns
+
+    # A rewind takes back the answers given in what it took back: in the history, and past a compaction.
+    for compacted in (False, True):
+        writer = SessionWriter.create(tmp_path / "home", tmp_path, session_id=f"rewound-{compacted}")
+        first = _write_turn(writer, 1, 10)
+        second = _write_turn(writer, 2, 20)
+        if compacted:       # both rounds summarised: the rewind goes back past the compaction
+            writer.append_compaction(CompactionRecord("manual", 9_000, 2_000, rounds_archived=2), None)
+        writer.append_entry({"type": "system", "subtype": "rewind", "toUuid": (first if compacted else second).id})
+        _write_turn(writer, 2, 40, name="again")
+        writer.close_sync()
+        loaded = load_session(writer.path)
+        assert [p.note for p in loaded.permissions] == (["not again"] if compacted else ["not 1", "not again"])
+        whole = _turns(loaded.full_record, loaded.compactions, loaded.permissions)
+        assert [t.text for t in whole] == (["qagain"] if compacted else ["q1", "qagain"])
+        for turns in (1, 2):
+            tail = read_tail(writer.path, turns)
+            assert _turns(tail.messages, tail.records, tail.permissions) == whole[-turns:], (compacted, turns)

@@ -11,7 +11,7 @@ import stat
 
 import pytest
 
-from contextual.core.session.schema import CompactionRecord
+from contextual.core.session.schema import CompactionRecord, PermissionRecord
 from contextual.core.events import UsageEvent
 from contextual.core.messages import Message
 from contextual.core.session import SessionError, SessionLocked, SessionWriter, is_locked, load_session, sessions_dir
@@ -41,7 +41,7 @@ async def test_entries_carry_the_contract_fields(tmp_path, project):
     writer.append_tool_use("t1", "Read", {"file_path": "src/utils.ts"}, step)
     writer.append_message(result)
     writer.append_usage(UsageEvent(1200, 80, cached_tokens=1000))
-    writer.append_permission("Bash", "allow_once")
+    writer.append_permission(PermissionRecord("Bash", "allow_once"))
     writer.append_entry({"type": "system", "subtype": "ghost_snapshot", "snapshot": {"tree": "abc"}})
     await writer.close()
 

@@ -308,7 +308,7 @@ class ContextualApp(App):
         self.startup.engine_shown = True
         self.scratchpad.reset(first_turn=opened.turns_before + 1)
         await self.chat.show_transcript(opened.transcript or list(self.engine.history.messages),
-                                        self.engine.compactions, keep_recent)
+                                        self.engine.compactions, keep_recent, self.engine.permissions)
         await self.startup.greet(not (opened.transcript or self.engine.history.messages), opened.notices)
         self.show_prompt()
         self.refresh_undoable(opened.undoable)
@@ -394,7 +394,7 @@ class ContextualApp(App):
         await self.chat.add_shell_output(output, exit_code)
 
     async def show_transcript(self, messages: list[Message]) -> None:
-        await self.chat.show_transcript(messages, self.engine.compactions)
+        await self.chat.show_transcript(messages, self.engine.compactions, permissions=self.engine.permissions)
         await self.chat.mount_earlier()          # counts are ready by now: all the restored turns at once
 
     def pending_input(self) -> str:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, assert_never, cast
 
 from textual.content import Content
 
 from contextual.core.messages import Message
 
 if TYPE_CHECKING:       # the session schema loads with the engine, after the first frame (test_launch_imports)
-    from contextual.core.session.schema import CompactionRecord
+    from contextual.core.session.schema import CompactionRecord, PermissionRecord
 
 
 def tokens(n: int | None) -> str:
@@ -108,6 +108,28 @@ def compaction_note(record: CompactionRecord) -> str:
     if ledger is not None and ledger.lost():      # issue 19.2: what it lost, one command away
         note += f" · {ledger.score()}, {plural(ledger.lost(), 'fact')} lost (/ledger shows them, enter re-injects one)"
     return note + (f" · fallback: {record.fallback}" if record.fallback else "")
+
+
+def permission_note(record: PermissionRecord) -> str:
+    """The chat's line for an answer to the permission dialog, live and in a resumed session alike: the tool, what
+    was decided, the rules "always" wrote, and what a denial told the agent to do instead."""
+    match record.decision:
+        case "allow_once":
+            said = f"allowed once, not always: {record.once_only}" if record.once_only else "allowed once"
+        case "allow_session":
+            said = "allowed for this session"
+        case "allow_always":
+            said = f"allowed from now on ({', '.join(record.rules)} in .contextual/config.local.toml)"
+        case "deny":
+            said = f"denied · told the agent: {one_line(record.note, 200)}" if record.note.strip() else "denied"
+        case _:
+            assert_never(record.decision)
+    return f"{record.tool}: {said}"
+
+
+def permission_level(record: PermissionRecord) -> str:
+    """A denial is a warning in the chat, an allowance an information."""
+    return "warning" if record.decision == "deny" else "info"
 
 
 def unparsed(text: str) -> str:

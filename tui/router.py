@@ -12,7 +12,7 @@ from contextlib import aclosing
 from typing import AsyncGenerator, Callable, TYPE_CHECKING, assert_never
 
 from contextual.core import events as ev
-from contextual.tui.format import args_label, compaction_note, tokens
+from contextual.tui.format import args_label, compaction_note, permission_level, permission_note, tokens
 from contextual.tui.screen_safe import stream_guard
 from contextual.tui.surfaces import Surfaces
 from contextual.tui.widgets.todo_list import todos_of
@@ -201,12 +201,9 @@ class EventRouter:
             modal.dismiss(ev.PermissionAnswer("deny"))
 
     async def on_permission_decided(self, e: ev.PermissionDecided) -> None:
-        once = f"allowed once, not always: {e.once_only}" if e.once_only else "allowed once"
-        label = {"allow_once": once, "allow_session": "allowed for this session",
-                 "allow_always": f"allowed from now on ({', '.join(e.rules)} in .contextual/config.local.toml)",
-                 "deny": "denied"}
-        await self.ui.chat.add_notice(f"{e.tool}: {label[e.decision]}",
-                                      "warning" if e.decision == "deny" else "info")
+        from contextual.core.session.schema import PermissionRecord     # as a resumed chat shows it (chat_log)
+        record = PermissionRecord(e.tool, e.decision, e.rules, e.once_only, e.note)
+        await self.ui.chat.add_notice(permission_note(record), permission_level(record))
         if e.decision != "deny":
             self.ui.status.running_tool(e.tool)
 

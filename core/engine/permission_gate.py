@@ -10,6 +10,7 @@ from contextual.core import permissions
 from contextual.core.engine.recorder import Recorder
 from contextual.core.engine.settings import Settings
 from contextual.core.events import PermissionAnswer, PermissionDecided, PermissionDecision, PermissionRequest
+from contextual.core.session.schema import PermissionRecord
 from contextual.core.tools.base import Tool
 
 
@@ -22,11 +23,15 @@ class PermissionGate:
         # A custom command's allowed-tools: rules granted without asking for the one turn it starts (TurnLoop sets
         # and clears them).
         self.turn_grants: tuple[str, ...] = ()
+        # What the user answered, each after the call it answered: a chat rebuilt from the record shows them where
+        # the live chat did (restored on resume, as the compaction log is).
+        self.decided: list[PermissionRecord] = []
 
-    async def check(self, tool: Tool, name: str, args: Any
+    async def check(self, tool: Tool, name: str, args: Any, call: str | None = None
                     ) -> AsyncGenerator[PermissionRequest | PermissionDecided | dict[str, Any], None]:
         """Yields a PermissionRequest (and waits on its future) and what was decided, or a refusal/denial result
-        (a C1 dict). ``args``: the call's arguments as the model wrote them (JSON)."""
+        (a C1 dict). ``args``: the call's arguments as the model wrote them (JSON); ``call``: the id of the
+        message that made the call (the last one recorded)."""
         config = self._settings.config
         mode, rules, root = config.permission_mode, config.permissions, config.project_root
         verdict = permissions.decide(tool, args, mode, rules, root, self.allowed_for_session | set(self.turn_grants))
@@ -50,9 +55,12 @@ class PermissionGate:
         once_only = ""
         if always is not None and not always.rules:     # no rule would match it again: allowed once, and why
             decision, once_only = "allow_once", always.why
+        note = answer.note if decision == "deny" else ""
+        record = PermissionRecord(name, decision, always.rules if always is not None else (), once_only, note, call)
+        self.decided.append(record)
         if self._recorder.session is not None:
-            self._recorder.session.append_permission(name, decision)
-        yield PermissionDecided(name, decision, always.rules if always is not None else (), once_only)
+            self._recorder.session.append_permission(record)
+        yield PermissionDecided(name, decision, record.rules, once_only, note)
         if decision == "allow_always" and always is not None:   # rules in the local project file, and this session
             try:
                 permissions.add_allow_rules(root, always.rules, config.home)

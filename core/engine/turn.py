@@ -98,12 +98,16 @@ class TurnLoop:
         typed = preprocess(text, config.project_root)
         whole = self._controls.whole_input(typed)        # the user's `!command` results whole, when any
         turn_id = uuid.uuid4().hex[:12]
+        sent = now_iso()
 
         def user() -> Message:
             # Made when recorded, after the compaction before the turn: its time and id come after the compaction's,
             # and a note that compaction left (rounds cut without a summary) goes with this input, not the next.
+            # `sent` (when it was sent, before that compaction) says the compaction came with this input: a resumed
+            # chat shows it under this message, as the live chat did, not after the turn before.
             return Message("user", self._controls.with_reminders(typed, consume=True), full=whole,
-                           meta={"turn": turn_id, "raw": secrets.redact(as_typed) or text, "timestamp": now_iso()})
+                           meta={"turn": turn_id, "raw": secrets.redact(as_typed) or text, "timestamp": now_iso(),
+                                 **({"sent": sent} if trigger.due else {})})
         trigger = prompt.compaction_due(text)
         if trigger.due:
             try:
@@ -314,7 +318,8 @@ class TurnLoop:
         if before.blocked:          # the hook's reason is what the model reads, as the call's error
             result = fail("blocked_by_hook", f"a PreToolUse hook refused this call: {before.reason}")
         else:
-            async with aclosing(self._gate.check(tools[parsed.tool], parsed.tool, parsed.args)) as answers:
+            async with aclosing(self._gate.check(tools[parsed.tool], parsed.tool, parsed.args,
+                                                 assistant.id)) as answers:
                 async for asked in answers:
                     if isinstance(asked, dict):
                         result = asked

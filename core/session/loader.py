@@ -8,6 +8,8 @@ Rebuilding rules:
   summary) cuts the same way. The latest ``pins`` entry gives the pinned ids.
 - A call (``tool_use``, or an assistant step naming a ``call_id``) without a result gets the synthetic "aborted"
   result right after its assistant message (seed 003); a result whose call appears nowhere is dropped.
+- A ``permission`` entry (the user's answer to the dialog) belongs after the message before it, the call it
+  answered; a rewind takes it back with that message.
 - A torn or corrupt line is skipped with a warning naming it; everything else loads.
 """
 
@@ -16,7 +18,7 @@ from __future__ import annotations
 import gc
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from contextual.core import bounded_json
 from contextual.core.events import UsageEvent
@@ -40,6 +42,7 @@ class LoadedSession:
     calls: list[UsageEvent] = field(default_factory=list)    # every call's usage: the session's cost on resume
     todos: list[dict[str, Any]] = field(default_factory=list)
     compactions: list[schema.CompactionRecord] = field(default_factory=list)
+    permissions: list[schema.PermissionRecord] = field(default_factory=list)   # each after the message it followed
     warnings: list[str] = field(default_factory=list)
     entries: list[dict[str, Any]] = field(default_factory=list)
     git_branch: str | None = None
@@ -193,6 +196,8 @@ def _fold(session: LoadedSession, numbered: list[tuple[int, dict[str, Any]]]) ->
         elif subtype == "usage":            # shapes were checked by schema.problem when the line was read
             session.last_usage = _usage(entry["usage"], entry.get("model"), entry.get("counted"))
             session.calls.append(session.last_usage)
+        elif subtype == "permission":
+            session.permissions.append(schema.PermissionRecord.from_entry(entry, _last_said(session.full_record)))
         elif subtype == "pins":
             session.pins = list(entry["pinned"])
         elif subtype == "fork" and isinstance(entry.get("parentSessionId"), str) and session.forked_from is None:
@@ -209,6 +214,8 @@ def _fold(session: LoadedSession, numbered: list[tuple[int, dict[str, Any]]]) ->
             kept = _before(kept, target)
             session.full_record = _before(session.full_record, entry.get("toUuid"))
             session.last_usage = None
+            said = {m.id for m in session.full_record}      # the answers given in what it took back go with it
+            session.permissions = [p for p in session.permissions if p.after in said]
 
     session.history = summaries + normalize(kept, calls)
     session.full_record = normalize(session.full_record, calls)
@@ -216,9 +223,11 @@ def _fold(session: LoadedSession, numbered: list[tuple[int, dict[str, Any]]]) ->
     return None
 
 
-# What a rewind past a compaction takes back: the conversation (messages, calls) and the compactions that
-# summarised it. Usage (the session's cost), pins, titles and snapshots stay: they happened.
+# What a rewind past a compaction takes back: the conversation (messages, calls, the user's answers to permission
+# dialogs) and the compactions that summarised it. Usage (the session's cost), pins, titles and snapshots stay: they
+# happened.
 _TAKEN_BACK = {"user", "assistant", "tool_result", "tool_use"}
+_TAKEN_BACK_SYSTEM = {"compact_boundary", "permission"}
 
 
 def _rewound(numbered: list[tuple[int, dict[str, Any]]], target: Any, rewind_at: int) -> list[tuple[int, dict[str, Any]]]:
@@ -229,9 +238,18 @@ def _rewound(numbered: list[tuple[int, dict[str, Any]]], target: Any, rewind_at:
 
     def taken_back(entry: dict[str, Any]) -> bool:
         return (entry.get("type") in _TAKEN_BACK or entry.get("isCompactSummary") is True
-                or (entry.get("type") == "system" and entry.get("subtype") == "compact_boundary"))
+                or (entry.get("type") == "system" and entry.get("subtype") in _TAKEN_BACK_SYSTEM))
     return [*numbered[:start], *[n for n in numbered[start:rewind_at + 1] if not taken_back(n[1])],
             *numbered[rewind_at + 1:]]
+
+
+def _last_said(record: list[Message]) -> str | None:
+    """The id of the last message recorded that is not a summary: the one a permission answer came after (the call
+    it answered; a summary is written by the compaction, apart from the conversation)."""
+    for msg in reversed(record):
+        if msg.role != "summary":
+            return msg.id
+    return None
 
 
 def _before(messages: list[Message], message_id: Any) -> list[Message]:
@@ -256,6 +274,18 @@ class Tail:
     messages: list[Message]
     compactions: int
     records: list[schema.CompactionRecord] = field(default_factory=list)   # those among the messages read
+    permissions: list[schema.PermissionRecord] = field(default_factory=list)   # those among them, as on load
+
+
+def _entries_backwards(data: bytes, end: int) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(where its line starts, entry) for the whole, valid lines before ``end``, last first."""
+    while end > 0:
+        start = data.rfind(b"\n", 0, end - 1) + 1
+        line, end = data[start:end], start
+        entries: list[tuple[int, dict[str, Any]]] = []
+        _parse_line(0, line.decode("utf-8", errors="replace"), -1, False, entries, [])
+        if entries:
+            yield start, entries[0][1]
 
 
 def read_tail(path: Path, turns: int) -> Tail:
@@ -265,23 +295,22 @@ def read_tail(path: Path, turns: int) -> Tail:
     compactions = data.count(b'"subtype":"compact_boundary"')       # the writer's compact separators
     found: list[Message] = []
     records: list[schema.CompactionRecord] = []
+    permissions: list[schema.PermissionRecord] = []
+    answered: list[dict[str, Any]] = []   # permission entries read, until the message before them is
     users = 0
     dropping: Any = None                 # a rewind's target: earlier messages up to it are gone
-    end = len(data)
-    while end > 0 and users < turns:
-        start = data.rfind(b"\n", 0, end - 1) + 1
-        line, end = data[start:end], start
-        entries: list[tuple[int, dict[str, Any]]] = []
-        _parse_line(0, line.decode("utf-8", errors="replace"), -1, False, entries, [])
-        if not entries:
-            continue
-        entry = entries[0][1]
+    at = len(data)                       # where the last line read starts
+    for at, entry in _entries_backwards(data, at) if turns > 0 else iter(()):
         if entry["type"] == "system" and entry.get("subtype") == "rewind" and dropping is None:
             dropping = entry.get("toUuid")
             continue
         if entry["type"] == "system" and entry.get("subtype") == "compact_boundary":
             if dropping is None:
                 records.append(schema.CompactionRecord.from_entry(entry))
+            continue
+        if entry["type"] == "system" and entry.get("subtype") == "permission":
+            if dropping is None:
+                answered.append(entry)
             continue
         try:
             msg = message_from_entry(entry)
@@ -294,7 +323,29 @@ def read_tail(path: Path, turns: int) -> Tail:
                 dropping = None
             continue
         found.append(msg)
+        if msg.role != "summary":
+            permissions.extend(schema.PermissionRecord.from_entry(e, msg.id) for e in answered)
+            answered.clear()
         users += msg.role == "user" and not msg.meta.get("undo")
+        if users >= turns:
+            break
+    sent = found[-1].meta.get("sent") if found and dropping is None else None
+    if isinstance(sent, str):        # the first turn read compacted first: that compaction is shown with it
+        records.extend(_opening(data, at, sent))
     found.reverse()
     records.reverse()
-    return Tail(found, compactions, records)
+    permissions.reverse()
+    return Tail(found, compactions, records, permissions)
+
+
+def _opening(data: bytes, end: int, sent: str) -> Iterator[schema.CompactionRecord]:
+    """The compactions a turn began with (after its input was sent, before its message, whose line starts at
+    ``end``, was recorded), last first."""
+    for _, entry in _entries_backwards(data, end):
+        if entry["type"] != "system":          # a message or a call: the turn before
+            return
+        if entry.get("subtype") == "compact_boundary":
+            record = schema.CompactionRecord.from_entry(entry)
+            if (record.timestamp or "") < sent:
+                return
+            yield record

@@ -13,8 +13,10 @@ from typing import Any, Callable, Iterable, Iterator
 
 from contextual.core import bounded_json
 from contextual.core.context.ledger import Ledger
+from contextual.core.events import PermissionDecision
 
 TODO_STATUSES = ("pending", "in_progress", "completed")
+PERMISSION_DECISIONS: tuple[PermissionDecision, ...] = ("allow_once", "allow_session", "allow_always", "deny")
 SNAPSHOT_MODES = ("git", "copy")
 
 
@@ -78,6 +80,34 @@ class CompactionRecord:
                    ledger, entry.get("keptFromUuid"),
                    tuple(entry.get("pinnedUuids") or ()), entry.get("timestamp"),
                    int(meta["summariesMerged"]) if _count(meta.get("summariesMerged")) else 0)
+
+
+@dataclass(frozen=True)
+class PermissionRecord:
+    """One answer to the permission dialog, as the session's permission entry holds it: what the chat said then, it
+    says again when the session is resumed (tui/format.py: permission_note)."""
+    tool: str
+    decision: PermissionDecision
+    rules: tuple[str, ...] = ()   # what "allow always" wrote
+    once_only: str = ""           # "always" was asked for, but no rule could match the call again: why
+    note: str = ""                # with "deny": what the user told the agent to do instead
+    # The message recorded just before it (the call it answered): where a resumed chat shows it. Not written: the
+    # entry's place in the record says it (core/session/loader.py).
+    after: str | None = None
+
+    def to_entry(self) -> dict[str, Any]:
+        return system_body("permission", permission={
+            "tool": self.tool, "decision": self.decision, **({"rules": list(self.rules)} if self.rules else {}),
+            **({"onceOnly": self.once_only} if self.once_only else {}), **({"note": self.note} if self.note else {})})
+
+    @classmethod
+    def from_entry(cls, entry: dict[str, Any], after: str | None) -> "PermissionRecord":
+        """A permission entry whose shape `problem` accepted (one written before rules, onceOnly and note were
+        recorded has none)."""
+        permission = entry["permission"]
+        decision = next(d for d in PERMISSION_DECISIONS if d == permission["decision"])
+        return cls(permission["tool"], decision, tuple(permission.get("rules") or ()),
+                   permission.get("onceOnly") or "", permission.get("note") or "", after)
 
 
 # ---- checking ---------------------------------------------------------------------------------------------------
@@ -166,8 +196,13 @@ def _pins_problem(entry: dict[str, Any]) -> str | None:
 
 def _permission_problem(entry: dict[str, Any]) -> str | None:
     permission = entry.get("permission")
-    if not isinstance(permission, dict) or not isinstance(permission.get("tool"), str):
+    if not isinstance(permission, dict) or not isinstance(permission.get("tool"), str) \
+            or permission.get("decision") not in PERMISSION_DECISIONS:
         return "permission is not {tool, decision}"
+    if permission.get("rules") is not None and not _strings(permission["rules"]):
+        return "permission.rules is not a list of rules"
+    if not all(isinstance(permission.get(k, ""), str) for k in ("onceOnly", "note")):
+        return "permission.onceOnly/note are not text"
     return None
 
 

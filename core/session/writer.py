@@ -127,8 +127,9 @@ class SessionWriter:
         self._append(schema.usage_body(usage.input_tokens, usage.output_tokens, usage.cached_tokens,
                                        usage.cache_creation_tokens, usage.model, usage.sent))
 
-    def append_permission(self, tool: str, decision: str) -> None:
-        self._system("permission", permission={"tool": tool, "decision": decision})
+    def append_permission(self, record: schema.PermissionRecord) -> None:
+        """The user's answer to the permission dialog (its place in the record says which call it answered)."""
+        self._append(record.to_entry())
 
     def append_interrupted(self, reason: str) -> None:
         self._system("interrupted", reason=reason)

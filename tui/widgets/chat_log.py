@@ -14,12 +14,13 @@ from textual.widgets import Collapsible, Static
 
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.snapshot.undo import note_for_user
-from contextual.tui.format import args_label, compaction_note, final_answer, stored_status, unparsed
+from contextual.tui.format import (args_label, compaction_note, final_answer, permission_level, permission_note,
+                                   stored_status, unparsed)
 from contextual.tui.widgets.todo_list import TodoList, todos_of
 from contextual.tui.widgets.tool_trail import ToolTrail
 
 if TYPE_CHECKING:           # Markdown (markdown-it, pygments) is imported with the first answer, not at launch
-    from contextual.core.session.schema import CompactionRecord
+    from contextual.core.session.schema import CompactionRecord, PermissionRecord
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownStream
 
@@ -168,12 +169,12 @@ class ChatLog(VerticalScroll):
 
     # ----- a resumed session
     async def show_transcript(self, messages: list[Message], compactions: Sequence[CompactionRecord] = (),
-                              keep_recent: bool = False) -> None:
+                              keep_recent: bool = False, permissions: Sequence[PermissionRecord] = ()) -> None:
         """Rebuild from the session's full record (archived rounds included, summaries not): what was said,
-        each turn's tool trail, final answers, where each compaction happened. Undo notes are the app's words, not
-        the user's. Turns are read as plain data first; widgets are made only for the recent ones a long session
-        shows."""
-        turns = _turns(messages, compactions)
+        each turn's tool trail, final answers, where each compaction happened and each permission asked was
+        answered. Undo notes are the app's words, not the user's. Turns are read as plain data first; widgets are
+        made only for the recent ones a long session shows."""
+        turns = _turns(messages, compactions, permissions)
         hidden = len(turns) - MAX_RESTORED_TURNS
         notice = (Static(Text(f"… {hidden} earlier turns: /export writes the whole transcript"), classes="notice -info")
                   if hidden > 0 else None)
@@ -216,15 +217,18 @@ def _turn_widgets(turns: list["_Turn"]) -> list:
     widgets: list = []
     for turn in turns:
         widgets.append(user_line(turn.text))
-        if turn.calls:
-            trail = ToolTrail()
-            trail.calls = turn.calls
-            trail._paint()
-            widgets.append(trail)
-        if turn.todos:                 # the turn's last task list, as the live chat left it
-            todos = TodoList(classes="todos")
-            todos.show(turn.todos)
-            widgets.append(todos)
+        for shown in turn.shown:      # in the order the live chat showed them
+            if shown.kind == "trail":
+                trail = ToolTrail()
+                trail.calls = turn.calls
+                trail._paint()
+                widgets.append(trail)
+            elif shown.kind == "todos":      # the turn's last task list, as the live chat left it
+                todos = TodoList(classes="todos")
+                todos.show(turn.todos)
+                widgets.append(todos)
+            else:
+                widgets.append(Static(Text(shown.line), classes=f"notice -{shown.level}"))
         widgets.extend(_markdown(answer, "agent") for answer in turn.answers)
         if not turn.answers:        # the live chat said why ("turn cancelled", an error); the record keeps no answer
             widgets.append(Static(Text(STOPPED_NOTE), classes="notice -warning"))
@@ -232,6 +236,17 @@ def _turn_widgets(turns: list["_Turn"]) -> list:
         # an undo came after the turn's answer, as the live chat showed it
         widgets.extend(Static(Text("↶ " + note), classes="notice -info") for note in turn.notes)
     return widgets
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """What the live chat showed between a turn's message and its answer, one thing at a time."""
+    kind: str                 # "trail" (the turn's tool calls), "todos" (its task list) or "notice"
+    line: str = ""
+    level: str = "info"
+
+
+_TRAIL, _TODOS = _Shown("trail"), _Shown("todos")
 
 
 @dataclass
@@ -242,48 +257,87 @@ class _Turn:
     answers: list[str] = field(default_factory=list)
     todos: list[dict[str, Any]] = field(default_factory=list)     # its last TodoWrite's list
     compacted: list[tuple[str, str]] = field(default_factory=list)   # compactions after it: (line, level)
+    # before its answer, in order: its trail where the first call started, its task list, the notices (permission
+    # answers, compactions during the turn or before it, once it was sent)
+    shown: list[_Shown] = field(default_factory=list)
 
 
-def _turns(messages: list[Message], compactions: Sequence[CompactionRecord] = ()) -> list[_Turn]:
+def _turns(messages: list[Message], compactions: Sequence[CompactionRecord] = (),
+           permissions: Sequence[PermissionRecord] = ()) -> list[_Turn]:
     """Each compaction goes after the last message recorded before it, worded as the live chat worded it: one
-    that cut rounds without a summary leaves no message of its own, so the record is what marks it."""
+    that cut rounds without a summary leaves no message of its own, so the record is what marks it. One made
+    after an input was sent, before its message was recorded (meta ``sent``), goes under that message. Each
+    permission answer goes after the call it answered, before the trail when that call was the turn's first (the
+    trail appeared when the call started, after the dialog)."""
     turns: list[_Turn] = []
     pending = sorted(compactions, key=lambda r: r.timestamp or "\uffff")   # one without a time goes last
+    answers: dict[str, list[PermissionRecord]] = {}
+    for record in permissions:
+        if record.after is not None:
+            answers.setdefault(record.after, []).append(record)
 
-    def compacted_before(timestamp: str) -> None:
-        while pending and (pending[0].timestamp or "\uffff") <= timestamp:
+    def compacted_before(timestamp: str, during: bool = False, at_it: bool = True) -> None:
+        """Those recorded before ``timestamp`` (or at it: ``at_it``) go to the last turn."""
+        while pending and ((pending[0].timestamp or "\uffff") < timestamp
+                           or at_it and (pending[0].timestamp or "\uffff") == timestamp):
             record = pending.pop(0)
-            if turns:          # one before the first turn shown belongs to turns the chat does not show
-                turns[-1].compacted.append((compaction_note(record), "warning" if record.fallback else "info"))
+            if not turns:      # one before the first turn shown belongs to turns the chat does not show
+                continue
+            line, level = compaction_note(record), "warning" if record.fallback else "info"
+            if during:         # within the turn: between two of its steps, or after its input was sent
+                turns[-1].shown.append(_Shown("notice", line, level))
+            else:
+                turns[-1].compacted.append((line, level))
+
+    def answered(message_id: str) -> None:
+        for record in answers.pop(message_id, ()):
+            if turns:
+                turns[-1].shown.append(_Shown("notice", permission_note(record), permission_level(record)))
 
     for message in messages:
-        timestamp = message.meta.get("timestamp")
-        if isinstance(timestamp, str):
-            compacted_before(timestamp)
+        if message.role == "summary":      # the compaction's record marks it, at its own time
+            continue
+        timestamp, sent = message.meta.get("timestamp"), message.meta.get("sent")
         if message.role == "user" and not message.meta.get("undo"):
+            if isinstance(timestamp, str):
+                # The turn before's: those recorded before this input (before it was sent, when it compacted first).
+                if isinstance(sent, str):
+                    compacted_before(sent, at_it=False)
+                else:
+                    compacted_before(timestamp)
             turns.append(_Turn(message.meta.get("raw", message.content)))
-        elif not turns:
+            if isinstance(timestamp, str):     # this input's: made once it was sent, shown under it as live
+                compacted_before(timestamp, during=True)
             continue
-        elif message.role == "summary":      # the compaction's record marks it
+        if isinstance(timestamp, str):
+            compacted_before(timestamp, during=message.role != "user")     # an undo note comes after its turn
+        if not turns:
             continue
-        elif message.role == "user":
+        if message.role == "user":
             turns[-1].notes.append(note_for_user(message.content))
         elif message.role == "assistant" and message.meta.get("final"):
             turns[-1].answers.append(final_answer(message))
         elif message.meta.get("format_error") or message.meta.get("tool_name") == FORMAT_ERROR_TOOL:
             continue        # a reply the parser refused: the live chat shows no call for it either
         elif message.role == "assistant" and message.meta.get("tool_name"):
+            turn = turns[-1]
+            turn.calls.append((message.meta.get("tool_name") or "", args_label(message.meta.get("args"), 100),
+                               "running"))
+            answered(message.id)         # the dialog came before the call started
+            if _TRAIL not in turn.shown:
+                turn.shown.append(_TRAIL)
             todos = todos_of(str(message.meta.get("tool_name")), message.meta.get("args"))
             if todos is not None:
-                turns[-1].todos = todos
-            turns[-1].calls.append((message.meta.get("tool_name") or "", args_label(message.meta.get("args"), 100),
-                                    "running"))
+                turn.todos = todos
+                if _TODOS not in turn.shown:
+                    turn.shown.append(_TODOS)
         elif message.role == "tool":
             calls = turns[-1].calls
             for index in range(len(calls) - 1, -1, -1):
                 if calls[index][2] == "running":
                     calls[index] = (calls[index][0], calls[index][1], _status(message))
                     break
+        answered(message.id)
     compacted_before("\uffff")
     return turns
 
