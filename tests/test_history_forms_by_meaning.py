@@ -46,6 +46,12 @@ def test_without_a_task_name_or_a_definition_further_down_the_first_500_lines_st
     assert kept["omitted"] == "lines after the first 500 of this range were cut; Read again with offset to see them"
 
 
+def test_definitions_the_first_lines_already_hold_take_no_place_from_them():
+    kept = _read([f"def total_{i}(): return {i}" for i in range(800)])
+    assert kept["content"].splitlines() == [f"{i:6}\tdef total_{i - 1}(): return {i - 1}" for i in range(1, 501)]
+    assert kept["omitted"].startswith("lines after the first 500 of this range were cut;")
+
+
 def test_the_harder_read_keeps_80_lines_with_at_most_12_definitions_and_2_named_lines():
     lines = _module(2000)
     kept = _read(lines, "hard", frozenset({"apply_discount", "compute_tax", "Model650"}))["content"].splitlines()

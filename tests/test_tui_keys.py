@@ -72,6 +72,28 @@ async def test_layout_keys_palette_and_footers(tmp_path):
     assert app.return_code == 0
 
 
+async def test_the_next_prompt_screen_walks_its_messages_with_tab_and_opens_them_with_enter(tmp_path):
+    from textual.widgets import Collapsible
+    from tests.tui_helpers import run_turn
+    with FakeLLMServer(kind="openai", script=[finish("first answer")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "hello there")
+            await pilot.press("ctrl+l")
+            await wait_for(pilot, lambda: isinstance(app.screen, ContextScreen))
+            blocks = list(app.screen.query(Collapsible))
+            assert len(blocks) >= 3 and all(block.collapsed for block in blocks)
+            await pilot.press("enter")                  # the first message has the focus
+            await pilot.pause()
+            assert [block.collapsed for block in blocks[:3]] == [False, True, True]
+            await pilot.press("tab", "tab", "enter")    # on to the third
+            await pilot.pause()
+            assert [block.collapsed for block in blocks[:3]] == [False, True, False]
+            await pilot.press("shift+tab", "enter")     # back to the second
+            await pilot.pause()
+            assert [block.collapsed for block in blocks[:3]] == [False, False, False]
+
+
 async def test_ctrl_c_interrupts_a_turn_and_the_status_line_shows_life(tmp_path):
     slow = slow_answer()
     with FakeLLMServer(kind="openai", script=[slow]) as srv:

@@ -55,9 +55,13 @@ def _lines(text: str) -> list[str]:
 
 
 def _give_places(count: int, cap: int, chosen: list[int]) -> list[int]:
-    """The indices a capped form keeps: the first ones, less the places `chosen` (found further on) take."""
-    chosen = list(dict.fromkeys(chosen))
-    return sorted(set(range(cap - len(chosen))) | set(chosen)) if count > cap else list(range(count))
+    """The indices a capped form keeps: as many first ones as leave room for those of `chosen` past them."""
+    if count <= cap:
+        return list(range(count))
+    head = cap
+    while head > 0 and head + sum(i >= head for i in set(chosen)) > cap:
+        head -= 1
+    return sorted(set(range(head)) | {i for i in chosen if i >= head})
 
 
 def _read(args: dict[str, Any], data: dict[str, Any], lim: Limits, focus: frozenset[str]) -> dict[str, Any]:

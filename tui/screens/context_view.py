@@ -116,8 +116,11 @@ def block_title(index: int, m: ShownMessage) -> str:
 
 class ContextScreen(Screen):
     CSS_PATH = stylesheet(__name__)
-    BINDINGS = [Binding("escape,q", "app.pop_screen", "back"), Binding("e", "expand_all", "expand all"),
-                Binding("c", "collapse_all", "collapse all")]
+    BINDINGS = [Binding("escape,q", "app.pop_screen", "back"), Binding("tab", "app.focus_next", "next, enter opens"),
+                Binding("shift+tab", "app.focus_previous", "previous", show=False),
+                # a message's title opens on enter itself, and its binding hides this one from the footer
+                Binding("enter", "toggle", "open", show=False), Binding("e", "expand_all", "open all"),
+                Binding("c", "collapse_all", "close all")]
 
     def __init__(self, shown: Shown, previous: Shown | None = None) -> None:
         super().__init__()
@@ -144,6 +147,19 @@ class ContextScreen(Screen):
     def on_resize(self, event: events.Resize) -> None:
         # the header spans the screen: its words, and where it breaks, follow the width
         self.query_one("#context-summary", Static).update(summary_text(self.shown, event.size.width))
+
+    def on_mount(self) -> None:
+        # the first message has the focus, so enter opens it and tab walks on (the footer says so)
+        titles = self.query("CollapsibleTitle")
+        if titles:
+            titles.first().focus(scroll_visible=False)
+
+    def action_toggle(self) -> None:
+        """Open or close the message that has the focus (its title handles enter itself; this is the footer's)."""
+        for node in self.focused.ancestors_with_self if self.focused is not None else ():
+            if isinstance(node, Collapsible):
+                node.collapsed = not node.collapsed
+                return
 
     def action_expand_all(self) -> None:
         for c in self.query(Collapsible):
