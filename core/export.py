@@ -2,7 +2,8 @@
 
 - `transcript`: the whole record as Markdown — every user message, the model's steps with their tool calls
   (name and arguments) and results (the full output the model saw), the final answers, each compaction's summary
-  with its trigger and recall score, and the rounds it archived (they stay in the record).
+  with its trigger and recall score, the rounds it archived (they stay in the record), and the user's answers to
+  permission dialogs after the calls they answered.
 - `as_sent`: every model request of the session's turns as it went on the wire (the provider's own request body),
   REBUILT deterministically from the session file — nothing is recorded at send time — by replaying the record
   through the engine's prompt builder with today's settings (system prompt, tools, window). Each request names
@@ -93,6 +94,9 @@ def in_order(loaded: "LoadedSession") -> Iterator[tuple["CompactionRecord | None
 def transcript(loaded: "LoadedSession") -> str:
     out = [f"# Session {loaded.session_id}", "",
            f"project: {loaded.cwd or '?'} · exported {now_iso()} · {len(loaded.full_record)} messages", ""]
+    answers: dict[str | None, list[str]] = {}       # the user's answers to permission dialogs, by the call answered
+    for given in loaded.permissions:
+        answers.setdefault(given.after, []).append(f"Permission — {given.describe()}")
     for record, m in in_order(loaded):
         if m is None:
             if record is not None:
@@ -116,6 +120,8 @@ def transcript(loaded: "LoadedSession") -> str:
             status = m.meta.get("status")
             head = f"Result of `{m.tool_name or '?'}`" + (f" ({status})" if isinstance(status, str) else "")
             out += [head + ":", "", _fence(m.full or m.content), ""]
+        for line in answers.pop(m.id, []):
+            out += [line, ""]
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -122,3 +122,27 @@ def test_as_sent_fits_each_call_through_the_calibration_it_had_then(project: Pat
     assert len(calls) == len(sent) == 5
     for call, real in zip(calls, sent):
         assert call["body"]["messages"] == real["messages"]
+
+
+def test_export_writes_each_permission_answer_after_the_call_it_answered(project: Path):
+    from contextual.core.messages import Message
+    from contextual.core.session.schema import PermissionRecord
+    from contextual.core.session.writer import SessionWriter
+    home = home_of(project)
+    writer = SessionWriter.create(home, project, session_id="answers")
+    writer.append_message(Message("user", "clean up", meta={"raw": "clean up"}))
+    for n, (command, answer) in enumerate([("rm -rf build", PermissionRecord("Bash", "deny", note="use make clean")),
+                                           ("make clean", PermissionRecord("Bash", "allow_once"))]):
+        writer.append_message(Message("assistant", f'Thought: t\nAction: Bash[{{"command": "{command}"}}]',
+                                      meta={"tool_name": "Bash", "args": {"command": command}, "call_id": f"c{n}"}))
+        writer.append_permission(answer)
+        writer.append_message(Message("tool", f'{{"status": "success", "data": {{"stdout": "ran {n}"}}}}',
+                                      meta={"tool_name": "Bash", "call_id": f"c{n}"}))
+    writer.close_sync()
+    done = contextual(["export", "-r", "answers", "-o", "-"], project, cli_env(home, "http://127.0.0.1:9/v1"))
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    denied = text.index("Permission — Bash: denied · told the agent: use make clean")
+    allowed = text.index("Permission — Bash: allowed once")
+    assert text.index('"command": "rm -rf build"') < denied < text.index("ran 0") < text.index('"command": "make clean"')
+    assert text.index('"command": "make clean"') < allowed < text.index("ran 1")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any, assert_never, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.content import Content
 
@@ -111,20 +111,9 @@ def compaction_note(record: CompactionRecord) -> str:
 
 
 def permission_note(record: PermissionRecord) -> str:
-    """The chat's line for an answer to the permission dialog, live and in a resumed session alike: the tool, what
-    was decided, the rules "always" wrote, and what a denial told the agent to do instead."""
-    match record.decision:
-        case "allow_once":
-            said = f"allowed once, not always: {record.once_only}" if record.once_only else "allowed once"
-        case "allow_session":
-            said = "allowed for this session"
-        case "allow_always":
-            said = f"allowed from now on ({', '.join(record.rules)} in .contextual/config.local.toml)"
-        case "deny":
-            said = f"denied · told the agent: {one_line(record.note, 200)}" if record.note.strip() else "denied"
-        case _:
-            assert_never(record.decision)
-    return f"{record.tool}: {said}"
+    """The chat's line for an answer to the permission dialog, live and in a resumed session alike: the record's own
+    words (core/session/schema.py), on one line."""
+    return one_line(record.describe(), 300)
 
 
 def permission_level(record: PermissionRecord) -> str:

@@ -9,7 +9,7 @@ wrong shape (``usage: "x"``, ``todos: [1, 2]``) is skipped with a warning like a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, assert_never
 
 from contextual.core import bounded_json
 from contextual.core.context.ledger import Ledger
@@ -85,7 +85,7 @@ class CompactionRecord:
 @dataclass(frozen=True)
 class PermissionRecord:
     """One answer to the permission dialog, as the session's permission entry holds it: what the chat said then, it
-    says again when the session is resumed (tui/format.py: permission_note)."""
+    says again when the session is resumed (`describe`), and the export writes it."""
     tool: str
     decision: PermissionDecision
     rules: tuple[str, ...] = ()   # what "allow always" wrote
@@ -94,6 +94,22 @@ class PermissionRecord:
     # The message recorded just before it (the call it answered): where a resumed chat shows it. Not written: the
     # entry's place in the record says it (core/session/loader.py).
     after: str | None = None
+
+    def describe(self) -> str:
+        """What was answered, in words: the chat's line for it (live and resumed) and the export's. A denial's note
+        stays whole here; the chat fits it to one line."""
+        match self.decision:
+            case "allow_once":
+                said = f"allowed once, not always: {self.once_only}" if self.once_only else "allowed once"
+            case "allow_session":
+                said = "allowed for this session"
+            case "allow_always":
+                said = f"allowed from now on ({', '.join(self.rules)} in .contextual/config.local.toml)"
+            case "deny":
+                said = f"denied · told the agent: {self.note.strip()}" if self.note.strip() else "denied"
+            case _:
+                assert_never(self.decision)
+        return f"{self.tool}: {said}"
 
     def to_entry(self) -> dict[str, Any]:
         return system_body("permission", permission={

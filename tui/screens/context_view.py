@@ -119,7 +119,7 @@ class ContextScreen(Screen):
     BINDINGS = [Binding("escape,q", "app.pop_screen", "back"), Binding("tab", "app.focus_next", "next, enter opens"),
                 Binding("shift+tab", "app.focus_previous", "previous", show=False),
                 # a message's title opens on enter itself, and its binding hides this one from the footer
-                Binding("enter", "toggle", "open", show=False), Binding("e", "expand_all", "open all"),
+                Binding("enter", "toggle_focused", "open", show=False), Binding("e", "expand_all", "open all"),
                 Binding("c", "collapse_all", "close all")]
 
     def __init__(self, shown: Shown, previous: Shown | None = None) -> None:
@@ -154,7 +154,7 @@ class ContextScreen(Screen):
         if titles:
             titles.first().focus(scroll_visible=False)
 
-    def action_toggle(self) -> None:
+    def action_toggle_focused(self) -> None:
         """Open or close the message that has the focus (its title handles enter itself; this is the footer's)."""
         for node in self.focused.ancestors_with_self if self.focused is not None else ():
             if isinstance(node, Collapsible):
