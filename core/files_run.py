@@ -1,14 +1,16 @@
 """What a Bash line runs from files, read for the deny rules (core/permission_rules.py): the script a shell or
 `source` reads (`bash s.sh`, written by an earlier step), a program named by a path (`./y`: a link to /bin/rm, a
 copy of it) and a program that is a script bash runs (a shell's shebang, another shell's, or none: bash runs a
-text file the kernel will not). Each is read as it is when the call is checked.
+text file the kernel will not); what a git command runs from files (core/git_runs.py: its hooks are programs, an
+alias or a setting from a config file a line). Each is read as it is when the call is checked.
 
 A file's own lines are matched command by command; a value known only when it runs is let be (real scripts are
 full of `"$@"` and `${PS1:-}`: refusing them refused every `source venv/bin/activate`), a parse that cannot be
 trusted (a syntax error, characters bash reads otherwise) is not. What cannot be checked
 holds every Bash deny rule: a file not there yet (the line makes it), one the line itself mentions as well (it may
 change it first: `cp /bin/rm y; ./y f`), a relative path after a `cd` on the same line (it is not the one under
-the root), a file that cannot be read, more files than MAX_FILES, scripts deeper than MAX_DEPTH."""
+the root), a file that cannot be read, more files than MAX_FILES, scripts deeper than MAX_DEPTH; a hook or git config
+file the line may write before git reads it, a folder a git command runs in that is only known when it runs."""
 
 from __future__ import annotations
 
@@ -16,9 +18,10 @@ import filecmp
 import os
 import re
 import shutil
-from typing import Protocol, Sequence
+from typing import Callable, Protocol, Sequence
 
 from contextual.core import regular_file
+from contextual.core.git_runs import GitRun, Repository, ask_git, git_run
 from contextual.core.shell_nodes import Word, command_name
 from contextual.core.shell_parse import ShellParse, parse_command
 
@@ -29,10 +32,14 @@ MAX_FILES = 24             # read for one check: a tree of scripts N wide and th
 # /opt are not among them: a line running as root can write there.
 SYSTEM_FOLDERS = ("/usr/bin/", "/usr/sbin/", "/usr/lib", "/usr/share/", "/bin/", "/sbin/", "/lib", "/etc/")
 _MOVES = frozenset({"cd", "pushd", "popd"})
+# wrappers' options naming the folder the command runs in (`env -C sub git commit`); find's -execdir: each found one
+_CHDIR_OPTIONS = {"env": ("-C", "--chdir"), "sudo": ("-D", "--chdir"), "systemd-run": ("--working-directory",),
+                  "unshare": ("-w", "--wd"), "nsenter": ("-w", "--wd"), "find": ("-execdir", "-okdir")}
+MAX_PLACES = 8             # folders a line's commands may run in (`cd a && … cd b && …`)
 # commands whose words write no file (an `echo $HOME`, a `grep -r x .` beside `source venv/bin/activate`)
 _READS_ONLY = frozenset({"echo", "printf", "test", "[", "true", "false", ":", "export", "local", "declare", "set",
                          "unset", "source", ".", "shift", "return", "exit", "ls", "cat", "grep", "rg", "head", "tail",
-                         "wc", "du", "stat", "file", "diff", "which", "type", "command"})
+                         "wc", "du", "stat", "file", "diff", "which", "type", "command", "cd", "pushd", "popd"})
 # Interpreters that are not shells: what their script does is a program's business (docs/permissions.md)
 _NOT_A_SHELL = re.compile(rb"#!\s*\S*?(?:/env(?:\s+-\S+)*\s+)?\S*?(python[\d.]*|node|nodejs|deno|bun|perl|ruby|php|lua"
                           rb"|Rscript|java|tclsh|wish|expect|awk|gawk|mawk|sed|make|osascript|pwsh)\b")
@@ -48,24 +55,41 @@ class DenyRule(Protocol):
 class FilesRun:
     """One check's reading of files, with its budget and the files already read."""
 
-    def __init__(self, rules: Sequence[DenyRule], root: str) -> None:
-        self.rules, self.root = rules, root
+    def __init__(self, rules: Sequence[DenyRule], root: str, ask: Callable[[str, tuple[str, ...]],
+                 Repository | None] = ask_git) -> None:
+        self.rules, self.root, self.ask = rules, root, ask
         self.read: set[str] = set()
         self.left = MAX_FILES
+        self.repositories: dict[tuple[str, tuple[str, ...]], Repository | None] = {}
+        self.watched: dict[str, None] = {}       # the files deciding what git runs, of every line read so far
 
     def denied_by(self, command: str, depth: int = 0) -> DenyRule | None:
-        """The deny rule what the line runs from files matches; the first one when something cannot be checked."""
+        """The deny rule what the line runs from files matches; the first one when something cannot be checked.
+        The line itself (depth 0) is held to what it may write before git reads it; a file's lines (a script, a
+        hook, an alias) only for the files they name: a value known when it runs is let be there."""
         if depth > MAX_DEPTH:
             return self.rules[0]
         parsed = parse_command(command)
         programs = [words for words in parsed.commands + parsed.latent
                     if isinstance(words[0], str) and "/" in words[0]]
-        if not self._certain(parsed, programs):
+        places = self._places(parsed)
+        if places is None and depth == 0 and (programs or parsed.scripts or self._runs_git(parsed)):
+            return self.rules[0]          # `cd "$D" && git commit`: which repository's hooks is not known
+        git = self._git(parsed, places or [self.root], strict=depth == 0)
+        if git is None:
+            return self.rules[0]
+        self.watched.update(dict.fromkeys(git.watched))
+        if not self._certain(parsed, programs, list(self.watched), places or [self.root], strict=depth == 0):
             return self.rules[0]
         texts = [self._text(self._full(path)) for path in parsed.scripts]
         # `source x.sh` reads the x.sh found on PATH before the one here (bash's sourcepath): both are read
         texts += [self._text(on_path) for path in parsed.scripts if (on_path := _on_path(path)) is not None]
-        for words in programs:
+        # what git runs: its hooks are programs; an alias or a setting's command line is a line of its own
+        for line in git.texts:
+            if f"text:{line}" not in self.read:      # each once per check, however many lines run git
+                self.read.add(f"text:{line}")
+                texts.append(line)
+        for words in [*programs, *((program, None) for program in git.programs)]:
             full = self._full(str(words[0]))
             if not os.path.exists(full):
                 if full.startswith(SYSTEM_FOLDERS):
@@ -90,49 +114,137 @@ class FilesRun:
                 return found
         return None
 
-    def _certain(self, parsed: ShellParse, programs: list[tuple[Word, ...]]) -> bool:
+    def _places(self, parsed: ShellParse) -> list[str] | None:
+        """The folders the line's commands may run in: the root, and each folder a `cd` (or a wrapper's option:
+        `env -C DIR`) names, from each folder found before; None when one is only known when it runs (`cd "$D"`,
+        `find -execdir`) or there are too many."""
+        places = [self.root]
+        for words in parsed.commands:
+            name = command_name(str(words[0]))
+            targets: list[Word] = []
+            if name in ("cd", "pushd"):
+                plain = [w for w in words[1:] if w is None or not w.startswith("-") or w == "-"]
+                targets = plain[:1] or ["~"]
+            for option in _CHDIR_OPTIONS.get(name, ()):
+                for i, word in enumerate(words[1:], start=1):
+                    if word == option:
+                        targets.append(None if name == "find" or i + 1 >= len(words) else words[i + 1])
+                    elif isinstance(word, str) and word.startswith(option + "=") and option.startswith("--"):
+                        targets.append(word.partition("=")[2])
+            for target in targets:
+                if target is None:
+                    return None
+                if target == "-":
+                    continue              # a folder it was in before
+                places += [os.path.normpath(os.path.join(place, os.path.expanduser(target))) for place in places]
+                places = list(dict.fromkeys(places))
+                if len(places) > MAX_PLACES:
+                    return None
+        return places
+
+    def _runs_git(self, parsed: ShellParse) -> bool:
+        return any(self._is_git(str(words[0])) for words in parsed.commands + parsed.latent)
+
+    def _is_git(self, word: str) -> bool:
+        """Whether the command word runs git: by its name, or a path to it, a link or a copy (`cp /usr/bin/git g`)."""
+        if command_name(word) == "git":
+            return True
+        full = self._full(word)
+        if "/" not in word or not os.path.isfile(full):
+            return False
+        program = shutil.which("git")
+        try:
+            return program is not None and (os.path.realpath(full) == os.path.realpath(program)
+                                            or filecmp.cmp(full, program, shallow=False))
+        except OSError:
+            return False
+
+    def _git(self, parsed: ShellParse, places: list[str], strict: bool) -> GitRun | None:
+        """What the line's git commands run from files (core/git_runs.py), in each folder they may run in; None
+        when it cannot be told (in a file's lines, `git "$@"` is let be)."""
+        out = GitRun()
+        for words in parsed.commands + parsed.latent:
+            if not self._is_git(str(words[0])):
+                continue
+            for place in places:
+                found = git_run(words, place, self.root, self._ask)
+                if found is None and not strict:
+                    continue
+                if found is None:
+                    return None
+                out.programs += [p for p in found.programs if p not in out.programs]
+                out.watched += [w for w in found.watched if w not in out.watched]
+                out.texts += [t for t in found.texts if t not in out.texts]
+        return out
+
+    def _ask(self, where: str, options: tuple[str, ...]) -> Repository | None:
+        """The repository git finds there (core/git_runs.ask_git), asked once per check."""
+        if (where, options) not in self.repositories:
+            self.repositories[where, options] = self.ask(where, options)
+        return self.repositories[where, options]
+
+    def _certain(self, parsed: ShellParse, programs: list[tuple[Word, ...]], watched: Sequence[str] = (),
+                 places: Sequence[str] = (), strict: bool = True) -> bool:
         """Whether the files the line runs are the ones on disk now: no `cd` before a relative one, none of them
         named by another command of the line too (it may write it first), also by another name for the same file
         (a link) or through a folder holding it (`cp e/s.sh .`), and no word or output redirection known only
-        when the line runs (`> $F`, `cp /bin/rm s.s*`: it may name the file)."""
+        when the line runs (`> $F`, `cp /bin/rm s.s*`: it may name the file). `watched`: the files deciding what
+        git runs (hooks, config files, present or not): named by no command, and, when `strict`, an unknown word
+        only in a git command; a word names a file from each folder of `places` (`cd .git && … > hooks/x`)."""
         run = [*parsed.scripts, *(str(words[0]) for words in programs)]
-        if not run:
+        if not run and not watched:
             return True
         if any(not os.path.isabs(os.path.expanduser(p)) for p in run) and any(
                 isinstance(words[0], str) and command_name(words[0]) in _MOVES for words in parsed.commands):
             return False
-        if parsed.writes_unknown:
+        if parsed.writes_unknown and (run or strict):
             return False
         known: dict[str, set[str]] = {}       # each word's names, looked up on disk once (a stat, a realpath)
+        bases = list(places) or [self.root]
 
         def identity(path: str) -> set[str]:
             if path not in known:
-                known[path] = self._identity(path)
+                known[path] = set().union(*(self._identity(path, base) for base in bases))
             return known[path]
-        runs = {p: (identity(p), {f"below:{a}" for a in self._folders_above(p)}) for p in run}
-        identities = set().union(*(names for names, _ in runs.values()))
+        runs = {p: (identity(p), {f"below:{a}" for a in self._folders_above(p)}) for p in [*run, *watched]}
+        identities = set().union(*(runs[p][0] for p in run))
+        gits = [words for words in parsed.commands if self._is_git(str(words[0]))]
         named: dict[str, int] = {}
+        written: dict[str, int] = {}          # … by a command that may write (not `cat`, `ls`, `grep`)
         for words in parsed.commands:
             reads_only = command_name(str(words[0])) in _READS_ONLY
-            runner = any(isinstance(w, str) and identity(w) & identities for w in words)
-            if not runner and not reads_only and None in words[1:]:
-                return False              # `cp /bin/rm "$F"; ./y f`: the unknown word may be ./y
-            for word in words[1:]:
-                if isinstance(word, str) and not word.startswith("-"):
-                    folder = set() if reads_only else {f"below:{f}" for f in self._folder(word)}
+            if not reads_only and None in words[1:]:
+                runner = any(isinstance(w, str) and identity(w) & identities for w in words)
+                if run and not runner:
+                    return False          # `cp /bin/rm "$F"; ./y f`: the unknown word may be ./y
+                if watched and strict and not any(words[len(words) - len(g):] == g for g in gits):
+                    return False          # `cp e "$F"; git commit`: it may be a hook (git's own, or a wrapper's)
+            for given in words[1:]:
+                # `--target-directory=.git/hooks`, dd's `of=.git/hooks/pre-commit`: the value names a file too
+                for word in {given, given.partition("=")[2]} if isinstance(given, str) and "=" in given else {given}:
+                    if not isinstance(word, str) or not word or word.startswith("-"):
+                        continue
+                    folder = set() if reads_only else {f"below:{f}" for base in bases for f in self._folder(word, base)}
                     for key in identity(word) | folder:
                         named[key] = named.get(key, 0) + 1
+                        written[key] = written.get(key, 0) + (not reads_only)
         for path in parsed.redirected:
             for key in identity(path):
                 named[key] = named.get(key, 0) + 2
-        # a script is named once by the shell that runs it; a program by nothing else
-        return all(max(named.get(key, 0) for key in runs[p][0]) + max((named.get(key, 0) for key in runs[p][1]),
-                                                                       default=0)
-                   <= (1 if p in parsed.scripts else 0) for p in run)
+                written[key] = written.get(key, 0) + 2
 
-    def _identity(self, path: str) -> set[str]:
-        """The names of the file a word names: as written, with links resolved, and its inode (a hard link)."""
-        full = self._full(path)
+        def times(p: str, counts: dict[str, int]) -> int:
+            return max(counts.get(key, 0) for key in runs[p][0]) + max((counts.get(key, 0) for key in runs[p][1]),
+                                                                       default=0)
+        # a script is named once by the shell that runs it; a program by nothing else; a hook or a config file
+        # written by nothing (`cat .git/config` only reads it)
+        return all(times(p, named) <= (1 if p in parsed.scripts else 0) for p in run) and \
+            not any(times(p, written) for p in watched)
+
+    def _identity(self, path: str, base: str | None = None) -> set[str]:
+        """The names of the file a word names (from the folder `base`, the root unless given): as written, with
+        links resolved, and its inode (a hard link)."""
+        full = self._full(path, base)
         keys = {full, os.path.realpath(full)}
         try:
             info = os.stat(full)
@@ -141,9 +253,9 @@ class FilesRun:
             pass
         return keys
 
-    def _folder(self, path: str) -> set[str]:
+    def _folder(self, path: str, base: str | None = None) -> set[str]:
         """A folder a word names, as written and resolved (`cp e/s.sh .` writes ./s.sh); none for a file."""
-        full = self._full(path)
+        full = self._full(path, base)
         return {full, os.path.realpath(full)} - {"/"} if os.path.isdir(full) else set()
 
     def _folders_above(self, path: str) -> set[str]:
@@ -159,8 +271,8 @@ class FilesRun:
                 parent, first = os.path.dirname(parent), False
         return out
 
-    def _full(self, path: str) -> str:
-        return os.path.normpath(os.path.join(self.root, os.path.expanduser(path)))
+    def _full(self, path: str, base: str | None = None) -> str:
+        return os.path.normpath(os.path.join(base or self.root, os.path.expanduser(path)))
 
     def _text(self, full: str) -> str | None:
         """The file's text; "" when this check read it already; None when it cannot be read or the budget is

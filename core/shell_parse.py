@@ -23,6 +23,7 @@ import fnmatch
 import functools
 import re
 import shlex
+import threading
 from dataclasses import dataclass, field
 
 import tree_sitter_bash
@@ -89,9 +90,21 @@ class ShellParse:
     writes_unknown: bool = False
 
 
-@functools.cache
+_thread = threading.local()
+
+
 def _parser() -> Parser:
-    return Parser(Language(tree_sitter_bash.language()))
+    """This thread's parser: a tree-sitter Parser is not to be shared between threads, and the permission check
+    runs in a worker thread (core/engine/permission_gate.py) while the screen may parse a line for a preview."""
+    parser: Parser | None = getattr(_thread, "parser", None)
+    if parser is None:
+        parser = _thread.parser = Parser(_language())
+    return parser
+
+
+@functools.cache
+def _language() -> Language:
+    return Language(tree_sitter_bash.language())
 
 
 @functools.lru_cache(maxsize=128)
@@ -445,6 +458,8 @@ class _Collector:
             return None                   # `command -v rm`: a lookup
         if wrapper.config_pair:
             plain = [w for w in rest[i:] if w is None or not w.startswith("-")]
+            if plain[:1] == ["set"]:
+                plain = plain[1:]         # git 2.46's `git config set NAME VALUE`
             if len(plain) >= 2:           # `git config alias.e '!rm f'`: a setting that later runs a command
                 self._setting(None if None in plain[:2] else f"{plain[0]}={plain[1]}", wrapper, depth)
             return None

@@ -73,9 +73,10 @@ GIT_COMMAND_SETTINGS = _opts(
     "mergetool.*.cmd diff.*.command diff.*.textconv filter.*.clean filter.*.smudge filter.*.process "
     "interactive.difffilter credential.helper credential.*.helper trailer.*.command trailer.*.cmd "
     "remote.*.uploadpack remote.*.receivepack tar.*.command merge.*.driver sendemail.* browser.*.cmd man.*.cmd "
-    "submodule.*.update")
-# … and settings naming files git runs or reads more settings from (core.hooksPath: a folder of programs)
-GIT_INCLUDES = _opts("include.path includeif.*.path core.hookspath")
+    "submodule.*.update hook.*.command uploadpack.packobjectshook")
+# … and settings naming files git runs or reads more settings from (core.hooksPath: a folder of programs;
+# init.templateDir: the hooks `git init` and `git clone` copy; core.worktree: where a relative hooksPath is)
+GIT_INCLUDES = _opts("include.path includeif.*.path core.hookspath init.templatedir core.worktree")
 _FILTERS = _opts("--tree-filter --index-filter --msg-filter --env-filter --commit-filter --parent-filter "
                  "--tag-name-filter --setup")
 # git's sub-commands that run a command line they are given (options anywhere: git reads them so)
@@ -277,6 +278,8 @@ REBINDING_VARIABLES = frozenset({"BASH_CMDS", "BASH_ALIASES", "GIT_CONFIG_COUNT"
                                  "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG",   # a config file: aliases
                                  "PATH",       # `PATH=. y f`: a bare name may now be a file of the project
                                  "GIT_EXEC_PATH",          # git runs git-NAME from there
+                                 # another repository's hooks and config; the hooks `git init` copies
+                                 "GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_TEMPLATE_DIR",
                                  # startup and config files found from these: `HOME=. bash -lc :` runs
                                  # ./.bash_profile, `HOME=. git x` reads ./.gitconfig's aliases
                                  "HOME", "XDG_CONFIG_HOME", "ZDOTDIR"})

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import base64
 import json
+import subprocess
 from pathlib import Path
+
+import pytest
 
 from tests.cli_helpers import cli_env, contextual, home_of
 from tests.fakes.llm_server import FakeLLMServer
@@ -110,3 +113,69 @@ def test_an_allow_rule_does_not_run_what_a_line_evaluates_later_without_asking(p
              for r in srv.requests[1:]]
     assert heads[0].startswith("[error permission_denied") and heads[1].startswith("[error permission_denied")
     assert heads[2] == "[exit 0]" and (project / "f").exists()
+
+
+# Programs a git command runs from files of the repository and of git's config (core/git_runs.py): each line ran
+# its `touch` through this CLI in bypass mode under deny = Bash(touch:*) before the fix. name -> (what earlier
+# steps left, the line); the stand-in file is the case's name.
+def _hook(name: str, path: str = ".git/hooks/pre-commit") -> str:
+    return f"mkdir -p {Path(path).parent}; printf '#!/bin/sh\\ntouch {name}\\n' > {path}; chmod +x {path}"
+
+
+GIT_RUNS = {
+    "g1": (_hook("g1"), "git commit -q --allow-empty -m x"),
+    "g2": (_hook("g2", ".git/hooks/post-checkout"), "git checkout -q -b feature"),
+    "g3": (_hook("g3", ".git/hooks/pre-push"), "git push -q . HEAD:refs/heads/copy"),
+    "g4": (_hook("g4", "hk/pre-commit") + "; git config core.hooksPath hk", "git commit -q --allow-empty -m x"),
+    "g5": ("", "printf '#!/bin/sh\\ntouch g5\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; "
+               "git commit -q --allow-empty -m x"),
+    "g6": ("git config alias.zap '!touch g6'", "git zap"),
+    "g7": ("git config --global alias.zap '!touch g7'", "git zap"),
+    "g8": (_hook("g8", ".git/hooks/commit-msg") + "; git config alias.ci 'commit -q --allow-empty'", "git ci -m x"),
+    "g9": ("git config core.fsmonitor 'touch g9'", "git status --short"),
+}
+
+
+@pytest.mark.parametrize("name", GIT_RUNS)
+def test_what_git_runs_from_files_is_refused_under_a_deny_rule_and_never_runs(tmp_path: Path, name: str):
+    setup, line = GIT_RUNS[name]
+    project, user = tmp_path / "proj", tmp_path / "user"
+    project.mkdir()
+    user.mkdir()
+    env = cli_env(home_of(project), None, HOME=str(user), GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="u",
+                  GIT_AUTHOR_EMAIL="u@x", GIT_COMMITTER_NAME="u", GIT_COMMITTER_EMAIL="u@x")
+    subprocess.run(f"git init -q && git commit -q --allow-empty -m init && {setup or ':'}", shell=True, cwd=project,
+                   env=env, check=True)
+    (project / ".contextual").mkdir()
+    (project / ".contextual" / "config.toml").write_text('[permissions]\ndeny = ["Bash(touch:*)"]\n')
+    script = [f"Thought: go\nAction: Bash[{json.dumps({'command': c})}]" for c in (line, "echo ok")]
+    with FakeLLMServer(kind="openai", script=[*script, FINISH]) as srv:
+        result = contextual(["-p", "go", "--permission-mode", "bypass"], project, {**env, **cli_env(
+            home_of(project), srv.base_url, HOME=str(user), GIT_CONFIG_NOSYSTEM="1")})
+    assert result.returncode == 0 and result.stdout == "finished\n", result.stderr
+    refused, after = [r["messages"][-1]["content"].removeprefix("Observation: ").partition("\n")[0]
+                      for r in srv.requests[1:]]
+    assert refused.startswith("[error permission_denied: Bash is denied") and "'Bash(touch:*)'" in refused, refused
+    assert not (project / name).exists()
+    assert after == "[exit 0]"
+
+
+def test_a_commit_with_only_git_s_sample_hooks_or_a_harmless_one_runs_under_a_deny_rule(tmp_path: Path):
+    project, user = tmp_path / "proj", tmp_path / "user"
+    project.mkdir()
+    user.mkdir()
+    env = cli_env(home_of(project), None, HOME=str(user), GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="u",
+                  GIT_AUTHOR_EMAIL="u@x", GIT_COMMITTER_NAME="u", GIT_COMMITTER_EMAIL="u@x")
+    subprocess.run("git init -q", shell=True, cwd=project, env=env, check=True)
+    (project / ".contextual").mkdir()
+    (project / ".contextual" / "config.toml").write_text('[permissions]\ndeny = ["Bash(touch:*)"]\n')
+    lines = ("git add -A && git commit -q -m \"$(cat <<'EOF'\nfirst\n\nbody\nEOF\n)\"",
+             "printf '#!/bin/sh\\necho checked > hook-ran\\n' > h && chmod +x h",
+             "mv h .git/hooks/pre-commit", "git status --short && git commit -q --allow-empty -m second")
+    script = [f"Thought: go\nAction: Bash[{json.dumps({'command': c})}]" for c in lines]
+    with FakeLLMServer(kind="openai", script=[*script, FINISH]) as srv:
+        result = contextual(["-p", "go", "--permission-mode", "bypass"], project, {**env, **cli_env(
+            home_of(project), srv.base_url, HOME=str(user), GIT_CONFIG_NOSYSTEM="1")})
+    assert result.returncode == 0, result.stderr
+    heads = [r["messages"][-1]["content"].removeprefix("Observation: ").partition("\n")[0] for r in srv.requests[1:]]
+    assert heads == ["[exit 0]"] * 4 and (project / "hook-ran").read_text() == "checked\n"

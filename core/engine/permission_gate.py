@@ -34,11 +34,14 @@ class PermissionGate:
         message that made the call (the last one recorded)."""
         config = self._settings.config
         mode, rules, root = config.permission_mode, config.permissions, config.project_root
-        verdict = permissions.decide(tool, args, mode, rules, root, self.allowed_for_session | set(self.turn_grants))
+        # In a thread: under a Bash deny rule the check reads the files a line runs and asks git about its hooks
+        # (core/files_run.py), which a slow disk or repository must not turn into a frozen screen.
+        verdict = await asyncio.to_thread(permissions.decide, tool, args, mode, rules, root,
+                                          self.allowed_for_session | set(self.turn_grants))
         if verdict == "allow":
             return
         if verdict == "deny":
-            yield permissions.rule_denial(name, args, rules, root)
+            yield await asyncio.to_thread(permissions.rule_denial, name, args, rules, root)
             return
         if verdict == "plan":
             yield permissions.plan_refusal(name)
