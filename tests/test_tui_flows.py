@@ -501,6 +501,53 @@ async def test_the_buttons_and_the_note_stay_on_an_80x24_screen_whatever_the_com
         await app.workers.wait_for_complete()
 
 
+async def test_a_denied_calls_trail_shows_its_whole_title_at_80x24(tmp_path, monkeypatch):
+    """A denied call ends as it starts. When the chat was laid out between the two, before the title's own
+    refresh (an order a busy machine sometimes gave), the title kept the width of `1 tool call · Bash` and showed
+    `▶ 1 tool call · Bas…` until the chat's next layout (seen once in tmux at 80x24)."""
+    from textual.widgets._collapsible import CollapsibleTitle
+    started = ChatLog.tool_started
+
+    async def laid_out_at_once(chat: ChatLog, tool: str, args: object) -> None:
+        await started(chat, tool, args)
+        assert chat.trail is not None
+        chat.trail.query_one(CollapsibleTitle).refresh(layout=True)     # its refresh still to come ...
+        chat.screen._refresh_layout()                                   # ... when the screen lays it out
+    monkeypatch.setattr(ChatLog, "tool_started", laid_out_at_once)
+    async with asked_to_run(tmp_path, "rm -rf build") as (app, pilot):
+        await pilot.press("n")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        trail = app.query_one(ToolTrail)
+        assert trail.calls == [("Bash", "rm -rf build", "error")]
+        title = trail.query_one(CollapsibleTitle)
+        assert title.render_line(0).text.strip() == "▶ 1 tool call · Bash · 1 failed"
+
+
+async def test_a_pasted_log_shows_its_head_in_the_chat_and_whole_from_history(tmp_path):
+    """A 1 MB log pasted and sent: the chat wrapped all of it again at every layout, 9 s to send and 8 s each
+    resize after (a monkey's paste at 80x24). The chat shows its first lines and how many more there are."""
+    from textual import events
+    from textual.widgets import Static
+    from contextual.tui.screens.info import InfoScreen
+    log = "".join(f"line {i} of the build log\n" for i in range(1000)) + "a last line without its newline"
+    with server([finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.post_message(events.Paste(log))        # as the terminal's bracketed paste arrives
+            await wait_for(pilot, lambda: app.query_one("#prompt").text == log)
+            await pilot.press("enter")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert srv.requests[0]["messages"][-1]["content"] == log        # the model has it whole
+            shown = str(app.query_one(ChatLog).query_one(".user").render())
+            assert shown.startswith("you  line 0 of the build log\n") and "line 199 of" in shown
+            assert "line 200 of" not in shown
+            assert shown.endswith("line 199 of the build log\n… 801 more lines: History opens the whole message")
+            screen = await open_history_row(pilot, 0)
+            assert isinstance(screen, InfoScreen) and str(screen.query_one(Static).render()) == log
+
+
 async def test_the_task_list_shows_in_the_chat_and_is_redrawn_in_place(tmp_path):
     """TodoWrite's list was only raw JSON in History and Scratchpad (tmux QA); Claude Code and Codex show theirs."""
     import json

@@ -279,3 +279,37 @@ async def test_esc_on_a_running_shell_command_stops_it_and_says_so_not_a_turn(tm
             await wait_for(pilot, lambda: not app.turn_running)
             said = [n.message for n in app._notifications]
             assert "Command stopped." in said and not any("Turn interrupted" in m for m in said), said
+
+
+async def test_a_file_name_that_is_not_utf8_completed_by_at_is_sent_remembered_and_noted(tmp_path):
+    """`café.py` named in Latin-1: @ completes it with a lone surrogate for the byte UTF-8 lacks, and enter ended
+    the app (the input history could not encode it); a `# note` naming it did the same in its rules file, and a
+    draft naming it at quit."""
+    import os
+
+    from contextual.tui.screens.memory_choice import MemoryChoice
+    from contextual.tui.widgets.prompt_input import PromptBox
+    from tests.tui_helpers import make_project
+    root = make_project(tmp_path)
+    (root / os.fsdecode(b"caf\xe9.py")).write_text("x = 1\n")
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            box = app.query_one(PromptBox)
+            await wait_for(pilot, lambda: box.paths is not None)
+            await pilot.press(*"read @caf", "tab")
+            assert app.query_one(PromptInput).text == "read @caf\udce9.py "
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: len(srv.requests) == 1)
+            await app.workers.wait_for_complete()
+            # as the engine sends it: the byte written out, in a text any file can hold
+            assert app.remembered.inputs()[-1] == "read @caf\\xe9.py"
+            assert srv.requests[0]["messages"][-1]["content"] == "read @caf\\xe9.py"
+            await pilot.press(*"# see @caf", "tab", "enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, MemoryChoice))
+            await pilot.press("p")
+            await wait_for(pilot, lambda: (root / "AGENTS.md").is_file())
+            assert (root / "AGENTS.md").read_text(encoding="utf-8") == "- see @caf\\xe9.py\n"
+            await pilot.press(*"then @caf", "tab", "ctrl+q")        # a draft at quit is kept for ↑ too
+            await wait_for(pilot, lambda: app.return_code is not None)
+        assert app.return_code == 0 and app.remembered.inputs()[-1] == "then @caf\\xe9.py "

@@ -133,6 +133,46 @@ async def test_every_list_screen_survives_a_terminal_a_few_columns_wide(tmp_path
                     await pilot.pause()
 
 
+async def test_history_pages_on_a_screen_too_short_to_show_a_row(tmp_path: Path):
+    """At 40x10 History's tab has no row of room: pgdn read where its rows are, never worked out there, and ended
+    the app (KeyError; found by a monkey at 60x15)."""
+    from contextual.tui.widgets.history_view import HistoryView
+    with FakeLLMServer(kind="openai", script=[finish("one"), finish("two")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "first")
+            await run_turn(pilot, "second")
+            history = app.query_one(HistoryView)
+            await pilot.press("f4")                      # narrow: the History tab, its rows have the keys
+            await wait_for(pilot, lambda: app.focused is history and history.highlighted == 3)
+            await pilot.resize_terminal(40, 10)
+            await wait_for(pilot, lambda: history.scrollable_content_region.height == 0)
+            await pilot.press("pagedown", "pageup")
+            await pilot.pause()
+            assert app._exception is None and app.is_running
+            assert history.highlighted == 3 and app.focused is history
+
+
+async def test_the_palette_pages_on_a_screen_too_short_to_list_a_command(tmp_path: Path):
+    """In a terminal 4 rows tall the palette's list has no row: pgdn ended the app there too (KeyError in
+    Textual's OptionList; found by a monkey at 8x4, the palette opened from the footer)."""
+    from textual.command import CommandList, CommandPalette
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 4)) as pilot:
+            await pilot.press("ctrl+p")
+            await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette)
+                           and app.screen.query_one(CommandList).option_count > 0)
+            assert not app.screen.query_one(CommandList).scrollable_content_region
+            await pilot.press("pagedown", "pageup")
+            await pilot.pause()
+            assert app._exception is None and isinstance(app.screen, CommandPalette)
+            await pilot.resize_terminal(80, 24)          # with room, the keys page through the commands
+            await wait_for(pilot, lambda: app.screen.query_one(CommandList).scrollable_content_region.height > 0)
+            await pilot.press("pagedown")
+            await wait_for(pilot, lambda: (app.screen.query_one(CommandList).highlighted or 0) > 0)
+
+
 async def test_the_chat_follows_the_newest_message_through_resizes(tmp_path: Path):
     """After 80x24 -> 200x50 -> 80x24 the chat stayed scrolled to an older turn, the last answer hidden below."""
     from contextual.tui.widgets.chat_log import ChatLog

@@ -27,11 +27,12 @@ from textual.worker import Worker, WorkerError, WorkerState
 from contextual.core import secrets, tokens
 from contextual.core.config import Config
 from contextual.core.messages import Message
+from contextual.core.textsafe import valid_unicode
 from contextual.tui import commands
 from contextual.tui.format import mode_line, unparsed
 from contextual.tui.host import Host, Opened, undoable_turns_of
 from contextual.tui.layout import Regions
-from contextual.tui.palette import SlashCommands
+from contextual.tui.palette import Palette, SlashCommands
 from contextual.tui.prompt_view import Shown, next_prompt
 from contextual.tui.resume_hint import resume_line
 from contextual.tui.screens.compaction import CompactionModal
@@ -142,6 +143,11 @@ class ContextualApp(App):
     def adopt(self, opened: Opened) -> None:
         self.opened = opened
         self.router.set_compaction_canceller(getattr(opened.engine, "cancel_compaction", None))
+
+    def action_command_palette(self) -> None:
+        """ctrl+p: Textual's palette, its page keys safe on a screen too short to list anything (tui/palette.py)."""
+        if self.use_command_palette and not Palette.is_open(self):
+            self.push_screen(Palette(id="--command-palette"))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         from contextual.tui.palette import system_commands
@@ -420,6 +426,9 @@ class ContextualApp(App):
     @on(PromptInput.Submitted)
     async def submitted(self, event: PromptInput.Submitted) -> None:
         text = secrets.redact(event.text)       # a key typed or pasted is neither kept in the input history nor sent
+        # A path @ completed from a name that is not UTF-8 holds a lone surrogate: every command, `# note` and the
+        # input history get the text as the engine sends it (`caf\xe9.py`), which a file can hold.
+        text = valid_unicode(text)
         self.remembered.add_input(text)
         parsed = commands.parse(text)
         if parsed is not None:

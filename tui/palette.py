@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol, runtime_checkable
 
 from textual.app import App, SystemCommand
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.command import CommandList, CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.fuzzy import Matcher
 
@@ -42,6 +42,16 @@ class SlashCommands(Provider):
         app = self.app
         assert isinstance(app, CommandRunner)
         return lambda: app.run_command(command, "")
+
+
+class Palette(CommandPalette):
+    """Textual's palette, whose page keys do nothing where its list has no row of room (a terminal 4 rows tall):
+    there OptionList's own page keys read where its rows are, never worked out without room (KeyError)."""
+
+    def _action_command_list(self, action: str) -> None:
+        if action.startswith("page_") and not self.query_one(CommandList).scrollable_content_region:
+            return
+        super()._action_command_list(action)
 
 
 def plain_highlight(matcher: Matcher, candidate: str) -> Content:

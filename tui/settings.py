@@ -11,6 +11,7 @@ from typing import Any
 
 from contextual.core.atomic import atomic_write
 from contextual.core.session.paths import sessions_dir
+from contextual.core.textsafe import valid_json_value
 
 MAX_INPUTS = 500
 
@@ -25,7 +26,9 @@ def _read(path: Path, default: Any) -> Any:
 
 def _write(path: Path, value: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, json.dumps(value, ensure_ascii=False).encode("utf-8"))
+    # as the session file does: a name Python could not decode (a project file's, completed by @) is a lone
+    # surrogate in the text, which UTF-8 cannot encode
+    atomic_write(path, json.dumps(valid_json_value(value), ensure_ascii=False).encode("utf-8"))
 
 
 class Remembered:

@@ -15,7 +15,7 @@ from textual.widgets import Collapsible, Static
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.snapshot.undo import note_for_user
 from contextual.tui.format import (args_label, compaction_note, final_answer, permission_level, permission_note,
-                                   stored_status, unparsed)
+                                   plural, stored_status, unparsed)
 from contextual.tui.widgets.todo_list import TodoList, todos_of
 from contextual.tui.widgets.tool_trail import ToolTrail
 
@@ -35,8 +35,22 @@ def _markdown(text: str, classes: str) -> "Markdown":
     return AnswerMarkdown(text, classes=classes)
 
 
+# A message's head, as a `!command`'s tail (SHELL_LINES): the chat wrapped a pasted 1 MB log again at each layout
+# (9 s to send it, 8 s every resize after). History opens it whole.
+USER_LINES = 200
+USER_CHARS = 20_000
+
+
 def user_line(text: str) -> Static:
-    return Static(Text.assemble(("you  ", "bold cyan"), text), classes="user")
+    head = "\n".join(text[:USER_CHARS].split("\n")[:USER_LINES])
+    rest = text[len(head):]
+    if not rest.strip("\n"):
+        return Static(Text.assemble(("you  ", "bold cyan"), text), classes="user")
+    # the lines left out are counted as lines, the end of one long line in characters
+    more = (plural(rest.strip("\n").count("\n") + 1, "more line") if "\n" in rest.rstrip("\n")
+            else plural(len(rest), "more character"))
+    return Static(Text.assemble(("you  ", "bold cyan"), head.rstrip("\n"),
+                                (f"\n… {more}: History opens the whole message", "dim")), classes="user")
 
 
 class ChatLog(VerticalScroll):
@@ -48,7 +62,9 @@ class ChatLog(VerticalScroll):
     ChatLog > .notice.-error { color: $error; }
     ChatLog > .adjusted { padding: 0; margin: 0 0 0 1; border-top: none; background: transparent; color: $warning; }
     ChatLog > .adjusted:ansi { border-top: none; background: transparent; }   /* outranks Collapsible's :ansi rule */
-    ChatLog > .adjusted CollapsibleTitle { max-width: 100%; text-wrap: nowrap; text-overflow: ellipsis; }
+    /* spans the row, as a tool trail's title does (tool_trail.py): sized to its text, a new title could keep the
+       width of the one before */
+    ChatLog > .adjusted CollapsibleTitle { width: 100%; text-wrap: nowrap; text-overflow: ellipsis; }
     ChatLog Markdown { margin: 0; padding: 0; }
     """
 
@@ -98,7 +114,7 @@ class ChatLog(VerticalScroll):
 
     # ----- the turn's trail and adjustments
     async def tool_started(self, tool: str, args: object) -> None:
-        if self.trail is None:                # titled before it is mounted: its width fits the title
+        if self.trail is None:                # titled before it is mounted: its first frame names the call
             self.trail = ToolTrail()
             self.trail.started(tool, args)
             await self._add(self.trail)

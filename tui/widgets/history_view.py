@@ -207,14 +207,15 @@ class HistoryView(OptionList):
 
     def _update_lines(self) -> None:
         """Every row is one line (no wrap), so its height is known without making it (OptionList's own version
-        renders every option to measure it: most of the time a long session took to open)."""
-        if not self.scrollable_content_region:
-            return
+        renders every option to measure it: most of the time a long session took to open). The lines are made
+        even where the view has no room: at 40x10 History has none, and pgdn/pgup read the lines (KeyError)."""
         cache = self._line_cache
         for index in range(cache.lines[-1][0] + 1 if cache.lines else 0, len(self.options)):
             cache.index_to_line[index] = len(cache.lines)
             cache.heights[index] = 1
             cache.lines.append((index, 0))
+        if not self.scrollable_content_region:
+            return
         size = Size(self.scrollable_content_region.width - self._get_left_gutter_width(), len(cache.lines))
         if size != self.virtual_size:
             self.virtual_size = size

@@ -34,8 +34,10 @@ class ToolTrail(Collapsible):
     ToolTrail:ansi { border-top: none; background: transparent; }
     ToolTrail > Contents { padding: 0 0 0 2; }
     ToolTrail Static { height: auto; }
-    /* a title wider than the chat ends in an ellipsis, never cut mid-name ("Read ×3, T") */
-    ToolTrail CollapsibleTitle { max-width: 100%; text-wrap: nowrap; text-overflow: ellipsis; }
+    /* a title wider than the chat ends in an ellipsis, never cut mid-name ("Read ×3, T"). It spans the row: sized
+       to its text, it kept the width Textual cached for its first text when it changed as it was first laid out
+       (a denied call ends as it starts), cut to "1 tool call · Bas…" until the chat's next layout */
+    ToolTrail CollapsibleTitle { width: 100%; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self) -> None:
@@ -58,5 +60,3 @@ class ToolTrail(Collapsible):
     def _paint(self) -> None:
         self.title = trail_title(self.calls)
         self._lines.update(Text("\n").join(call_line(*call) for call in self.calls))
-        if self.is_mounted:
-            self._title.refresh(layout=True)
