@@ -121,12 +121,18 @@ class Walker:
         await type_and_send(self.pilot, text)
 
     async def settle(self) -> None:
-        """Until no worker runs, or the ones running wait for the user on the screen on top."""
+        """Until no worker runs, or the ones running wait for the user on the screen on top. A pause lets what the
+        key or command started run; a second follows only a wait on a worker (where none ran, it found the app as
+        the first left it: an idle wait of its own, about a hundred times a test)."""
         app = self.app
+
+        def settled() -> bool:
+            return waiting_on_user(app) or not any(w.state.name in ("PENDING", "RUNNING") for w in app.workers)
+
         await self.pilot.pause()
-        await wait_for(self.pilot, lambda: waiting_on_user(app) or not any(
-            w.state.name in ("PENDING", "RUNNING") for w in app.workers))
-        await self.pilot.pause()
+        if not settled():
+            await wait_for(self.pilot, settled)
+            await self.pilot.pause()
 
     def alive(self, where: str) -> None:
         assert self.app.is_running and self.app._exception is None, where
