@@ -341,3 +341,38 @@ async def test_the_compaction_previews_keys_are_in_its_footer_at_80_columns(tmp_
             assert len(str(box.border_title)) + 4 <= box.size.width
             await pilot.press("escape")
             await wait_for(pilot, lambda: not isinstance(app.screen, CompactionPreviewScreen))
+
+
+async def test_every_region_and_the_palette_settle_at_every_width_from_twelve_columns_to_two(tmp_path: Path, monkeypatch):
+    """At 5-6 columns the chat's scrollbar took a column, its text re-wrapped shorter, the bar went, the text
+    re-wrapped taller: a new layout thirty times a second, for ever. At 4 columns the palette's list wrapped at
+    width 0 and ended the app (ValueError). Each width must settle: once laid out, frames ask for no new layout."""
+    from textual.widget import Widget
+    layouts: list[str] = []
+    refresh = Widget.refresh
+
+    def counting(self, *regions, layout=False, **kwargs):
+        if layout:
+            layouts.append(type(self).__name__)
+        return refresh(self, *regions, layout=layout, **kwargs)
+
+    monkeypatch.setattr(Widget, "refresh", counting)
+    with FakeLLMServer(kind="openai", script=[finish("one"), finish("two")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "a first message long enough to wrap in a narrow box, and then some more words")
+            await run_turn(pilot, "second")
+            for key in ("f2", "f3", "f4", "ctrl+p"):
+                await pilot.press(key)
+                await pilot.pause()
+                for width in range(12, 1, -1):
+                    await pilot.resize_terminal(width, 24)
+                    await pilot.pause()
+                    await pilot.pause()
+                    layouts.clear()
+                    for _ in range(3):                   # each pause paints a frame
+                        await pilot.pause()
+                    assert app._exception is None and app.is_running, (key, width)
+                    assert not layouts, (key, width, layouts)
+                await pilot.resize_terminal(80, 24)
+                await pilot.pause()

@@ -48,6 +48,10 @@ class Palette(CommandPalette):
     """Textual's palette, whose page keys do nothing where its list has no row of room (a terminal 4 rows tall):
     there OptionList's own page keys read where its rows are, never worked out without room (KeyError)."""
 
+    # A list with no column of room wrapped its rows at width 0 and ended the app (ValueError in Rich's chop_cells,
+    # a terminal 4 columns wide): it keeps a few columns and the screen clips it
+    DEFAULT_CSS = "Palette CommandList { min-width: 8; }"
+
     def _action_command_list(self, action: str) -> None:
         if action.startswith("page_") and not self.query_one(CommandList).scrollable_content_region:
             return
