@@ -535,7 +535,7 @@ async def test_a_pasted_log_shows_its_head_in_the_chat_and_whole_from_history(tm
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=(80, 24)) as pilot:
             app.post_message(events.Paste(log))        # as the terminal's bracketed paste arrives
-            await wait_for(pilot, lambda: app.query_one("#prompt").text == log)
+            await wait_for(pilot, lambda: app.query_one("#prompt").text == "[pasted #1 · 1,001 lines]")
             await pilot.press("enter")
             await app.workers.wait_for_complete()
             await pilot.pause()
@@ -546,6 +546,43 @@ async def test_a_pasted_log_shows_its_head_in_the_chat_and_whole_from_history(tm
             assert shown.endswith("line 199 of the build log\n… 801 more lines: History opens the whole message")
             screen = await open_history_row(pilot, 0)
             assert isinstance(screen, InfoScreen) and str(screen.query_one(Static).render()) == log
+
+
+async def test_a_long_paste_stands_as_a_tag_in_the_input_and_goes_out_whole(tmp_path):
+    """A megabyte on one line pasted into the input: Textual's TextArea re-wrapped it on every key (a monkey's
+    paste). It stands as one tag, typing goes on around it, it is sent whole, and up brings the message back as a
+    tag; a short paste goes in as it is, and a tag deleted takes its paste with it."""
+    from textual import events
+    from contextual.tui.widgets.prompt_input import PromptInput
+    blob = "x" * 1_048_576
+    with server([finish("one"), finish("two")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            prompt = app.query_one(PromptInput)
+            prompt.focus()
+            await pilot.press(*"look at ")
+            app.post_message(events.Paste(blob))
+            await wait_for(pilot, lambda: "[pasted" in prompt.text)
+            assert prompt.text == "look at [pasted #1 · 1,048,576 characters]"
+            app.post_message(events.Paste("short\nlines"))
+            await pilot.press(*" and")
+            await wait_for(pilot, lambda: prompt.text.endswith("short\nlines and"))
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: len(srv.requests) == 1)
+            await app.workers.wait_for_complete()
+            assert srv.requests[0]["messages"][-1]["content"] == f"look at {blob}short\nlines and"
+            await pilot.press("up")                         # the message back to edit: the long part a tag again
+            await wait_for(pilot, lambda: prompt.text.startswith("[pasted #1 · "))
+            assert len(prompt.text) < 80
+            prompt.clear()
+            app.post_message(events.Paste(blob))
+            await wait_for(pilot, lambda: prompt.text.startswith("[pasted"))
+            prompt.clear()                                  # the tag deleted: the paste is not sent
+            await pilot.press(*"plain")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: len(srv.requests) == 2)
+            await app.workers.wait_for_complete()
+            assert srv.requests[1]["messages"][-1]["content"] == "plain"
 
 
 async def test_the_task_list_shows_in_the_chat_and_is_redrawn_in_place(tmp_path):

@@ -160,3 +160,30 @@ def test_the_queue_joins_lines_past_twenty_into_its_last_message():
     assert len(queued.texts) == MAX_QUEUED
     assert queued.texts[-1].splitlines() == [f"line {i}" for i in range(MAX_QUEUED - 1, MAX_QUEUED + 30)]
     assert "line 0" == queued.texts[0]                                  # nothing lost
+
+
+def test_a_paste_is_held_by_its_lines_whatever_ends_them_and_expanded_once():
+    from contextual.tui.pasted import INLINE_CHARS, INLINE_LINES, Pastes, too_long
+    assert not too_long("x" * INLINE_CHARS) and too_long("x" * (INLINE_CHARS + 1))
+    assert not too_long("a\n" * INLINE_LINES) and too_long("a\r" * (INLINE_LINES + 1))   # a terminal's \r ends
+    pastes = Pastes()
+    tag = pastes.hold("one\rtwo\r\nthree")
+    assert tag == "[pasted #1 · 3 lines]"
+    sneaky = pastes.hold("[pasted #1 · 3 lines]" + "y" * INLINE_CHARS)   # a paste holding a tag's words
+    assert sneaky.startswith("[pasted #2 · ")
+    assert pastes.expand(f"see {tag} and {sneaky}") == ("see one\ntwo\nthree and [pasted #1 · 3 lines]"
+                                                          + "y" * INLINE_CHARS)
+    assert pastes.expand("[pasted #9 · 3 lines] typed") == "[pasted #9 · 3 lines] typed"   # not held: as typed
+
+
+def test_remembered_inputs_stay_small_enough_to_read_at_every_input(tmp_path):
+    from contextual.tui.settings import MAX_INPUT_CHARS, MAX_INPUTS_CHARS, Remembered
+    remembered = Remembered(tmp_path / "home", tmp_path)
+    remembered.add_input("first")
+    remembered.add_input("x" * (MAX_INPUT_CHARS + 1))            # a pasted log: this run's history only
+    assert remembered.inputs() == ["first"]
+    for i in range(15):
+        remembered.add_input(f"{i:02d}" + "y" * (MAX_INPUT_CHARS - 2))
+    kept = remembered.inputs()
+    assert sum(map(len, kept)) <= MAX_INPUTS_CHARS and kept[-1].startswith("14") and "first" not in kept
+    assert remembered.inputs_path.stat().st_size <= MAX_INPUTS_CHARS + 1_000

@@ -14,6 +14,10 @@ from contextual.core.session.paths import sessions_dir
 from contextual.core.textsafe import valid_json_value
 
 MAX_INPUTS = 500
+# The file is read and written whole at every input: a pasted log is remembered for this run only (the session
+# keeps it), and the oldest inputs go once all of them pass a megabyte
+MAX_INPUT_CHARS = 100_000
+MAX_INPUTS_CHARS = 1_000_000
 
 
 def _read(path: Path, default: Any) -> Any:
@@ -44,9 +48,12 @@ class Remembered:
 
     def add_input(self, text: str) -> None:
         past = self.inputs()
-        if past and past[-1] == text:
+        if (past and past[-1] == text) or len(text) > MAX_INPUT_CHARS:
             return
-        _write(self.inputs_path, (past + [text])[-MAX_INPUTS:])
+        kept = (past + [text])[-MAX_INPUTS:]
+        while sum(map(len, kept)) > MAX_INPUTS_CHARS:
+            kept.pop(0)
+        _write(self.inputs_path, kept)
 
     def titles(self) -> dict[str, str]:
         return {k: v for k, v in _read(self.titles_path, {}).items() if isinstance(v, str)}

@@ -16,6 +16,8 @@ from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
+from contextual.tui.pasted import Pastes, too_long
+
 
 SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache", ".contextual"}
 MAX_PATHS = 20_000
@@ -63,6 +65,7 @@ class PromptInput(TextArea):
         self.past: list[str] = []
         self._past_index: int | None = None
         self._draft = ""
+        self.pastes = Pastes()
         # The app's queue (tui/queued.py): up on an empty input takes the newest queued message back to edit.
         self.take_queued: Callable[[], str | None] = lambda: None
 
@@ -115,15 +118,23 @@ class PromptInput(TextArea):
             return
         await super()._on_key(event)
 
+    async def _on_paste(self, event: events.Paste) -> None:
+        # Textual calls TextArea's own handler after this one (it walks the classes) unless the default is prevented
+        if too_long(event.text) and not self.read_only:
+            event.stop()
+            event.prevent_default()
+            self.insert(self.pastes.hold(event.text))
+
     @staticmethod
     def _stop(event: events.Key) -> None:
         event.stop()
         event.prevent_default()
 
     def submit(self) -> None:
-        text = self.text.strip()
-        if not text:
+        text = self.pastes.expand(self.text.strip())
+        if not text.strip():
             return
+        self.pastes.clear()
         if not self.past or self.past[-1] != text:
             self.past.append(text)
         self._past_index = None
@@ -131,8 +142,9 @@ class PromptInput(TextArea):
         self.post_message(self.Submitted(self, text))
 
     def put(self, text: str) -> None:
-        """Text handed back to edit (a queued message, a rewound one): the cursor at its end, ready to go on."""
-        self.load_text(text)
+        """Text handed back to edit (a queued message, a rewound one): the cursor at its end, ready to go on. A long
+        one stands as a paste's tag, as it did when it was pasted."""
+        self.load_text(self.pastes.hold(text) if too_long(text) else text)
         self.move_cursor(self.document.end)
 
     def walk_history(self, direction: int) -> None:
