@@ -267,3 +267,12 @@ async def test_the_compaction_history_shows_the_selected_rows_files_and_fallback
         assert all(f in text_of(app, "#history-line") for f in files) and line.size.height >= 2
         await pilot.press("down")
         await wait_for(pilot, lambda: "timed out after 120 s" in text_of(app, "#history-line"))
+
+
+async def test_preview_head_says_what_it_keeps_verbatim_in_messages():
+    """The head said "replaces 9 messages (2 rounds, …); keeps 2 verbatim": 2 messages or 2 rounds? (tmux QA)"""
+    loop = asyncio.get_running_loop()
+    review = _review("Summary.", loop.create_future())
+    app = Host(CompactionPreviewScreen(review))
+    async with app.run_test(size=SIZE):
+        assert text_of(app, "#preview-head").endswith(f"; keeps {len(review.kept)} messages verbatim")

@@ -313,3 +313,34 @@ async def test_a_file_name_that_is_not_utf8_completed_by_at_is_sent_remembered_a
             await pilot.press(*"then @caf", "tab", "ctrl+q")        # a draft at quit is kept for ↑ too
             await wait_for(pilot, lambda: app.return_code is not None)
         assert app.return_code == 0 and app.remembered.inputs()[-1] == "then @caf\\xe9.py "
+
+
+async def test_wide_f3_and_f4_give_a_shown_pane_the_focus_before_hiding_it(tmp_path):
+    """120 columns: the Scratchpad's [ ] and History's enter and p need the pane focused, and only a click did it
+    (its own hint said so; tab never reached the Scratchpad; tmux QA). f3/f4 focus a shown pane; again, hide it."""
+    from tests.tui_helpers import run_turn
+    with FakeLLMServer(kind="openai", script=[finish("one"), finish("two")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "first")
+            await run_turn(pilot, "second")
+            scratchpad, history = app.query_one(ScratchpadView), app.query_one("#history")
+            prompt = app.query_one(PromptInput)
+            await pilot.press("f3")
+            await pilot.pause()
+            assert app.focused is scratchpad and scratchpad.display
+            await pilot.press("[")                            # the pane's key, not a character in the prompt
+            await pilot.pause()
+            assert scratchpad.shown_turn is not None and prompt.text == ""
+            await pilot.press("f4")
+            await pilot.pause()
+            assert app.focused is history and history.display and scratchpad.display
+            await pilot.press("f4")                           # pressed again with the focus in it: hidden
+            await pilot.pause()
+            assert not history.display and app.focused is prompt
+            await pilot.press("f4")                           # shown again, with the focus
+            await pilot.pause()
+            assert history.display and app.focused is history
+            await pilot.press("f2")                           # the chat's keys are the prompt's
+            await pilot.pause()
+            assert app.focused is prompt and app.query_one("#chat-pane").display

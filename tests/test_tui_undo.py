@@ -249,3 +249,19 @@ async def test_a_files_too_rewind_after_a_conversation_only_one_restores_every_l
             assert (repo / "one.py").exists() and not (repo / "two.py").exists() and not (repo / "three.py").exists()
             said = chat_text(app)
             assert "three.py" in said and "two.py" in said                    # each undo's files, after the redraw
+
+
+async def test_the_rewind_notice_quotes_a_multi_line_message_on_one_line(tmp_path):
+    """/rewind to before "queued one\\n\\nqueued two" (two queued messages sent as one): the notice quoted the
+    message as it was, so "(files unchanged)" landed rows below on the second message's line (tmux QA, 80x24)."""
+    repo = make_repo(tmp_path)
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        app = ContextualApp(host_for(repo, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "queued one\n\nqueued two")
+            await type_and_send(pilot, "/rewind")
+            await wait_for(pilot, lambda: isinstance(app.screen, RewindPicker))
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: "rewound to before:" in chat_text(app))
+            notice = next(line for line in chat_text(app).splitlines() if "rewound to before:" in line)
+            assert notice == "rewound to before: queued one queued two (files unchanged)"

@@ -301,8 +301,23 @@ class ContextualApp(App):
         if self.narrow:
             self.query_one("#region-tabs", Tabs).active = f"tab-{region}"
             return
+        # Wide, a shown pane without the focus gets it first: the Scratchpad's [ ] and History's enter and p
+        # needed a click there, tab never reached them (tmux QA). Pressed again with the focus in it, it hides.
+        # The chat's keys are the prompt's: f2 focuses the prompt, or hides the chat when the prompt has it.
+        prompt = self.query_one(PromptInput)
+        pane = self.query_one("#chat-pane" if region == "chat" else f"#{region}")
+        target = prompt if region == "chat" else pane
+        focused = self.focused
+        inside = focused is not None and (focused is target or pane in focused.ancestors)
+        if region not in self.regions.hidden and not inside:
+            target.focus()
+            return
         self.regions.toggle(region)
         self.apply_layout()
+        if region not in self.regions.hidden:          # shown again: its keys at hand
+            target.focus()
+        elif inside:                                   # hidden with the focus in it: back to the prompt
+            prompt.focus()
 
     def action_resize_side(self) -> None:
         self.regions.next_side_width()

@@ -55,8 +55,10 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
         r = self.review
         rounds = sum(1 for m in r.archive if m.role == "user")
         with Vertical(id="preview-box"):
+            # "keeps 2 verbatim" beside "replaces 9 messages (2 rounds": 2 of which? The unit is said (tmux QA).
             yield Static(f"{r.trigger} compaction · attempt {r.attempt} · replaces {len(r.archive)} messages "
-                         f"({plural(rounds, 'round')}, ~{tokens(self.replaced)} tokens); keeps {len(r.kept)} verbatim",
+                         f"({plural(rounds, 'round')}, ~{tokens(self.replaced)} tokens); "
+                         f"keeps {plural(len(r.kept), 'message')} verbatim",
                          id="preview-head", markup=False)
             with Horizontal(id="preview-panes"):
                 with VerticalScroll(id="preview-archive"):

@@ -17,7 +17,8 @@ KEYS = (("enter", "send · ctrl+j (shift+enter) new line · up/down past inputs 
         ("ctrl+c", "interrupt a running turn; when idle, twice quits"),
         ("enter in History", "open the row: stored vs full for tool results, the text for others"),
         ("[ ]", "browse past turns in the Scratchpad"),
-        ("f2 f3 f4 · f6", "show/hide chat, scratchpad, history (tabs below 100 columns) · resize the side"),
+        ("f2 f3 f4 · f6", "focus chat (the input), scratchpad, history; again: hide it (tabs below 100 columns) · "
+                          "resize the side"),
         ("ctrl+p", "command palette"), ("ctrl+q", "quit"))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from contextual.core.messages import Message
+from contextual.tui.format import one_line
 from contextual.tui.slash.port import AppPort
 
 
@@ -73,7 +74,8 @@ class Rewind:
         raw = str(picked.meta.get("raw", picked.content))
         files = (" (files unchanged)" if not with_files else " (files restored)" if restored
                  else " (no file changes to restore)")
-        await app.say(f"rewound to before: {raw[:80]}" + files
+        # one line: a multi-line message ("queued one\n\nqueued two") split the notice over rows (tmux QA)
+        await app.say(f"rewound to before: {one_line(raw)}" + files
                       + ("; the compactions after it are undone" if message_id not in in_history else ""))
         for line in restored:         # after the transcript is redrawn, which would wipe them
             await app.say(line, "error" if line.startswith("undo failed") else "info")

@@ -196,7 +196,7 @@ class ScratchpadView(VerticalScroll):
         if self.turns:
             last = self.turns[-1]
             hint = (f"Turn {last.number} {last.outcome}. [ shows it again, then the turns before it; ] goes back "
-                    "toward this view (the pane needs the focus: click it).")
+                    "toward this view (the pane needs the focus: f3 or a click).")
         else:
             hint = "Each step of the running turn shows here: Thought, Action, and the full observation."
         self.mount(Static(Text(hint), classes="idle"))
