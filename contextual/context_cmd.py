@@ -26,12 +26,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--input", default="", metavar="TEXT", help="the user input of the next turn (default empty)")
     p.add_argument("--json", action="store_true", help="one JSON object: provider, request, layers, tokens, "
                                                        "window, trigger")
-    for flag in ("--provider", "--model", "--base-url"):
-        p.add_argument(flag, help=argparse.SUPPRESS)
     p.add_argument("--trust-project", action="store_true",
                    help="use this project's .mcp.json servers and widening rules without approval")
-    p.add_argument("--context-window", type=int, help=argparse.SUPPRESS)
-    p.add_argument("--keep-rounds", type=int, help=argparse.SUPPRESS)
+    # Listed: a session is not tied to the settings it ran with, so `context -c` after a run with
+    # --context-window 8000 showed a 200k window unless given the same flags (QA)
+    settings = p.add_argument_group("the settings the next turn would use (as for contextual itself; a session "
+                                    "does not record them: give the ones it ran with)")
+    settings.add_argument("--provider", choices=("openai", "anthropic"))
+    settings.add_argument("--model", metavar="NAME")
+    settings.add_argument("--base-url", metavar="URL")
+    settings.add_argument("--context-window", type=int, metavar="N")
+    settings.add_argument("--keep-rounds", type=int, metavar="N")
     return p
 
 

@@ -29,7 +29,8 @@ from contextual.core.clock import now_iso
 from contextual.core.context.scratchpad import ScratchStep
 from contextual.core.context.stored_render import sent_text
 from contextual.core.context.summary_pairs import summary_records
-from contextual.core.messages import Message
+from contextual.core.messages import NO_ANSWER, Message
+from contextual.core.snapshot.undo import note_for_user
 from contextual.core.tokens import Calibration
 from contextual.core.tools.base import path_of
 
@@ -97,6 +98,7 @@ def transcript(loaded: "LoadedSession") -> str:
     answers: dict[str | None, list[str]] = {}       # the user's answers to permission dialogs, by the call answered
     for given in loaded.permissions:
         answers.setdefault(given.after, []).append(f"Permission — {given.describe()}")
+    unanswered = False              # a turn begun and not answered yet: said, as the chat says it, when the next begins
     for record, m in in_order(loaded):
         if m is None:
             if record is not None:
@@ -104,12 +106,17 @@ def transcript(loaded: "LoadedSession") -> str:
                         f"fallback: {record.fallback}", ""]
             continue
         when = f" · {m.meta['timestamp'][:19]}" if isinstance(m.meta.get("timestamp"), str) else ""
-        if m.role == "user":
+        if m.role == "user" and not m.meta.get("undo"):
+            out += [f"_{NO_ANSWER}_", ""] if unanswered else []
             out += [f"## User{when}", "", m.content.rstrip(), ""]
+            unanswered = True
+        elif m.role == "user":        # an undo's note: the app's words, after the turn it took back, as in the chat
+            out += [f"↶ {note_for_user(m.content)}", ""]
         elif m.role == "summary":
             out += [f"## Compaction summary{_compaction_line(record)}", "", m.content.rstrip(), ""]
         elif m.role == "assistant" and m.meta.get("final"):
             answer = m.meta.get("answer")
+            unanswered = False
             out += [f"## Answer{when}", "", (answer if isinstance(answer, str) else m.content).rstrip(), ""]
         elif m.role == "assistant":
             step = m.meta.get("step")
@@ -122,6 +129,7 @@ def transcript(loaded: "LoadedSession") -> str:
             out += [head + ":", "", _fence(m.full or m.content), ""]
         for line in answers.pop(m.id, []):
             out += [line, ""]
+    out += [f"_{NO_ANSWER}_", ""] if unanswered else []
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -81,3 +81,7 @@ class Message:
     @property
     def call_id(self) -> str | None:
         return self.meta.get("call_id")
+
+
+# What the chat and the export say of a turn whose record holds no answer (stopped, or failed before its end)
+NO_ANSWER = "no answer: this turn was stopped or failed before it finished"

@@ -108,3 +108,13 @@ def test_context_text_lists_layers_and_messages_without_a_model(tmp_path: Path):
     assert "── 3. user · input · input ·" in out and "hello there" in out
     missing = contextual(["context", "-c"], project, env)
     assert missing.returncode == 1 and missing.stderr.startswith("contextual: no earlier session")
+
+
+def test_context_help_lists_the_settings_a_session_does_not_record():
+    """A session ran with --context-window 8000 showed a 200k window in `context -c`: the flags that give the
+    settings it ran with were accepted but hidden from --help (QA)."""
+    from contextual.context_cmd import build_parser
+    shown = build_parser().format_help()
+    for flag in ("--provider", "--model NAME", "--base-url URL", "--context-window N", "--keep-rounds N"):
+        assert flag in shown, flag
+    assert "does not record them" in shown

@@ -146,3 +146,23 @@ def test_export_writes_each_permission_answer_after_the_call_it_answered(project
     allowed = text.index("Permission — Bash: allowed once")
     assert text.index('"command": "rm -rf build"') < denied < text.index("ran 0") < text.index('"command": "make clean"')
     assert text.index('"command": "make clean"') < allowed < text.index("ran 1")
+
+
+def test_export_says_a_turn_had_no_answer_where_the_chat_says_it(project: Path):
+    """A turn that failed before its answer read in the export as a bare '## User' (QA); the chat says why."""
+    from contextual.core.messages import NO_ANSWER
+    from tests.fakes.llm_server import Fault
+    env = cli_env(home_of(project), "http://127.0.0.1:9/v1")
+    with FakeLLMServer(kind="openai", script=[Fault("401"), "Thought: ok\nAction: Finish[answered]",
+                                              Fault("401")]) as srv:
+        env = {**env, **cli_env(home_of(project), srv.base_url)}
+        assert contextual(["-p", "first, it fails"], project, env).returncode != 0
+        assert contextual(["-p", "second, answered", "-c"], project, env).returncode == 0
+        assert contextual(["-p", "third, it fails", "-c"], project, env).returncode != 0
+    done = contextual(["export", "-c"], project, env)
+    assert done.returncode == 0, done.stderr
+    text = Path(done.stdout.strip()).read_text()
+    first, second, third = (text.index(t) for t in ("first, it fails", "second, answered", "third, it fails"))
+    notes = [i for i in range(len(text)) if text.startswith(NO_ANSWER, i)]
+    assert len(notes) == 2 and first < notes[0] < second < third < notes[1], (notes, text)
+    assert text.index("answered", second + 10) < third

@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Collapsible, Static
 
-from contextual.core.messages import FORMAT_ERROR_TOOL, Message
+from contextual.core.messages import FORMAT_ERROR_TOOL, NO_ANSWER, Message
 from contextual.core.snapshot.undo import note_for_user
 from contextual.tui.format import (args_label, compaction_note, final_answer, permission_level, permission_note,
                                    plural, stored_status, unparsed)
@@ -226,7 +226,7 @@ class ChatLog(VerticalScroll):
             self.call_after_refresh(self.scroll_end, animate=False)
 
 
-STOPPED_NOTE = "no answer: this turn was stopped or failed before it finished"
+STOPPED_NOTE = NO_ANSWER
 
 
 def _turn_widgets(turns: list["_Turn"]) -> list:
