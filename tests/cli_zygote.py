@@ -26,6 +26,8 @@ def _preload() -> None:
     import contextual.core.mcp.manager  # noqa: F401
     import contextual.core.providers.model_info  # noqa: F401
     import contextual.core.runtime  # noqa: F401
+    import contextual.core.tools.registry  # noqa: F401
+    import httpcore  # noqa: F401  (httpx loads it when a run makes its first client: ~0.1 s a run)
     # The MCP SDK, as a run imports it once a server is configured (about 0.6 s of CPU a run; dozens of runs do)
     import contextual.core.mcp.connection  # noqa: F401
     import contextual.core.mcp.http_bound  # noqa: F401

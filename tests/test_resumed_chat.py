@@ -313,3 +313,59 @@ def test_the_first_frame_and_the_whole_record_place_permission_answers_and_a_tur
         for turns in (1, 2):
             tail = read_tail(writer.path, turns)
             assert _turns(tail.messages, tail.records, tail.permissions) == whole[-turns:], (compacted, turns)
+
+
+def _steps(pad: Any) -> list[tuple]:
+    return [(turn.number, turn.prompt, turn.outcome,
+             [(s.step, s.thought, s.tool, s.args, s.observation, s.status) for s in turn.steps]) for turn in pad.turns]
+
+
+async def test_a_resumed_scratchpad_browses_the_earlier_turns_as_the_live_one_did(tmp_path):
+    """After `contextual -c` the Scratchpad said "each step of the running turn shows here" and [ had nothing to
+    show (QA): the earlier turns' thoughts, actions and full observations are read from the record, numbered as
+    they were, and a new turn numbers on."""
+    from contextual.tui.app import ContextualApp
+    import io
+
+    from rich.console import Console
+
+    from contextual.tui.widgets.scratchpad import ScratchpadView
+    from tests.tui_helpers import SIZE, finish, make_host, make_project, run_turn, server, wait_for
+    (make_project(tmp_path) / "notes.txt").write_text("alpha\nbeta\n")
+    read = 'Thought: look at the notes\nAction: Read[{"file_path": "notes.txt"}]'
+    missing = 'Thought: and the other file\nAction: Read[{"file_path": "absent.txt"}]'
+    with server([read, finish("two lines"), missing, finish("no such file"), finish("third")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "read the notes")
+            await run_turn(pilot, "and absent.txt")
+            live = _steps(app.query_one(ScratchpadView))
+            session_id = app.engine.session_id
+            await app.host.close(app.engine)
+        assert [(n, outcome) for n, _, outcome, _ in live] == [(1, "finished"), (2, "finished")]
+        assert live[0][3][0][1:] == ("look at the notes", "Read", {"file_path": "notes.txt"},
+                                     live[0][3][0][4], "success") and "beta" in live[0][3][0][4]
+        assert live[1][3][0][5] == "error"
+
+        host = make_host(tmp_path, srv.base_url)
+        first_frame = ContextualApp(host, animate=False, resume=host.session_path(session_id))
+        async with first_frame.run_test(size=SIZE) as pilot:
+            await first_frame.started()
+            await wait_for(pilot, lambda: first_frame.startup.engine_shown)
+            pad = first_frame.query_one(ScratchpadView)
+            assert _steps(pad) == live
+            await pilot.press("f3")                       # narrow: the Scratchpad's tab, the pane has the keys
+            await wait_for(pilot, lambda: first_frame.focused is pad)
+            await pilot.press("left_square_bracket")
+            await pilot.pause()
+            assert pad.title.startswith("Scratchpad · turn 2 · step 2 · finished")
+            await pilot.press("left_square_bracket")
+            await pilot.pause()
+            console = Console(width=200, record=True, file=io.StringIO())
+            for widget in pad.children:
+                console.print(widget.content)
+            shown = console.export_text()
+            assert "look at the notes" in shown and "beta" in shown and "you: read the notes" in shown
+            await pilot.press("f2")
+            await run_turn(pilot, "a third")
+            assert [t.number for t in pad.turns] == [1, 2, 3] and pad.turns[-1].outcome == "finished"

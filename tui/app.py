@@ -47,7 +47,7 @@ from contextual.tui.slash.reading import open_message, open_tool_result
 from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.history_view import HistoryView, summary_numbers
 from contextual.tui.widgets.prompt_input import PromptBox, PromptInput
-from contextual.tui.widgets.scratchpad import ScratchpadView
+from contextual.tui.widgets.scratchpad import ScratchpadView, recorded_turns
 from contextual.tui.widgets.status_line import StatusLine
 from contextual.tui.widgets.token_meter import TokenMeter
 from contextual.tui.widgets.top_bar import TopBar
@@ -328,7 +328,7 @@ class ContextualApp(App):
         the turns the chat shows stay when they are that record's last ones)."""
         self.adopt(opened)
         self.startup.engine_shown = True
-        self.scratchpad.reset(first_turn=opened.turns_before + 1)
+        self.scratchpad.reset(first_turn=opened.turns_before + 1, recorded=recorded_turns(opened.transcript))
         await self.chat.show_transcript(opened.transcript or list(self.engine.history.messages),
                                         self.engine.compactions, keep_recent, self.engine.permissions)
         await self.startup.greet(not (opened.transcript or self.engine.history.messages), opened.notices)

@@ -5,6 +5,7 @@ When a turn ends the view clears, but every turn stays browsable with [ and ].
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,7 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.tokens import shared_cache
 from contextual.tui.format import args_label, plural, tokens
 from contextual.tui.observation import gutter_width, numbered_line, readable_lines
@@ -51,6 +53,56 @@ class TurnRecord:
         record = StepRecord(number)
         self.steps.append(record)
         return record
+
+
+def recorded_turns(messages: list[Message]) -> list[TurnRecord]:
+    """A resumed session's turns as the live scratchpad had them: each step's thought, action and full
+    observation, read from the record (after `contextual -c` the pane said "each step of the running turn shows
+    here" and [ had nothing to show)."""
+    turns: list[TurnRecord] = []
+    for message in messages:
+        meta = message.meta
+        if message.role == "user" and not meta.get("undo"):
+            turns.append(TurnRecord(len(turns) + 1, str(meta.get("raw", message.content)), outcome="not finished"))
+            continue
+        if not turns or not isinstance(meta.get("step"), int) or message.role not in ("assistant", "tool"):
+            continue
+        record = turns[-1].step(meta["step"])
+        if meta.get("final"):
+            turns[-1].outcome = "finished"
+        if message.role == "tool" and meta.get("tool_name") == FORMAT_ERROR_TOOL:
+            record.format_error = message.content          # what the model was told of its reply
+        elif message.role == "tool":
+            record.observation = message.full or message.content
+            record.status = _result_status(message)
+        elif meta.get("format_error") or meta.get("tool_name") == FORMAT_ERROR_TOOL:
+            record.streamed = message.full or message.content   # the reply as written: it named no action
+        else:
+            _read_action(record, message)
+    return turns
+
+
+def _result_status(message: Message) -> str:
+    """The result's own status, as the live step showed it ("success" or "error")."""
+    try:
+        status = json.loads(message.content).get("status")
+    except (TypeError, ValueError, AttributeError):
+        return "success"
+    return status if isinstance(status, str) else "success"
+
+
+def _read_action(record: StepRecord, message: Message) -> None:
+    from contextual.core.react import ReactFormatError, parse_reply     # with the first resume, not at launch
+    text, name = message.full or message.content, message.meta.get("tool_name")
+    try:
+        parsed = parse_reply(text, frozenset({name}) if isinstance(name, str) else frozenset())
+        record.thought, record.tool, record.args = parsed.thought, parsed.tool, parsed.args
+    except ReactFormatError:          # a native call: the text beside it is its thought
+        record.thought = text.strip() or None
+    if isinstance(name, str):         # the record's name and arguments, as the engine ran them
+        record.tool, record.args = name, message.meta.get("args")
+    if isinstance(message.meta.get("thinking"), str):
+        record.reasoning = message.meta["thinking"]
 
 
 def render_step(record: StepRecord, spinner_frame: str = "") -> Group:
@@ -122,10 +174,11 @@ class ScratchpadView(VerticalScroll):
         self.current = None
         self.shown_turn = None
 
-    def reset(self, first_turn: int = 1) -> None:
-        """A new or resumed session: past turns belong to the old one; a resumed one numbers on."""
-        self.first_turn = first_turn
-        self.turns.clear()
+    def reset(self, first_turn: int = 1, recorded: list[TurnRecord] | None = None) -> None:
+        """A new or resumed session: past turns belong to the old one; a resumed one numbers on, its ``recorded``
+        turns browsable before this run's."""
+        self.turns = list(recorded or [])
+        self.first_turn = max(first_turn - len(self.turns), 1)
         self.current = None
         self.shown_turn = None
         self._show_idle()
