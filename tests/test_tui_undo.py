@@ -53,6 +53,7 @@ async def test_undo_restores_the_turns_file_and_the_history_marks_it(tmp_path):
             await type_and_send(pilot, "/undo")
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
             assert "“rewrite a.py” (" in app.screen.question
+            assert "\nIt edited a.py.\n" in app.screen.question                # what goes back, named before
             assert app.engine.history.messages[0].meta["turn"] not in app.screen.question    # not a hash
             await pilot.press("n")
             await wait_for(pilot, lambda: "undo cancelled" in chat_text(app))

@@ -187,3 +187,19 @@ def test_remembered_inputs_stay_small_enough_to_read_at_every_input(tmp_path):
     kept = remembered.inputs()
     assert sum(map(len, kept)) <= MAX_INPUTS_CHARS and kept[-1].startswith("14") and "first" not in kept
     assert remembered.inputs_path.stat().st_size <= MAX_INPUTS_CHARS + 1_000
+
+
+def test_undo_names_the_files_a_turn_edited_and_counts_its_commands():
+    from contextual.core.messages import Message
+    from contextual.tui.slash.undo import what_it_changed
+
+    def call(tool: str, turn: str = "t1", **args) -> Message:
+        return Message("assistant", "", meta={"turn": turn, "tool_name": tool, "args": args})
+    record = [Message("user", "go", meta={"turn": "t1"}), call("Write", file_path="a.py"),
+              call("Edit", file_path="a.py"), call("Bash", command="make"), call("Bash", command="make test"),
+              call("Edit", turn="t0", file_path="old.py"), call("Read", file_path="b.py")]
+    assert what_it_changed("t1", record) == ("It edited a.py and ran 2 commands, whose changes go back too.\n")
+    assert what_it_changed("t0", record) == "It edited old.py.\n"
+    assert what_it_changed("t9", record) == ""
+    many = [call("Write", file_path=f"f{i}.py") for i in range(8)]
+    assert what_it_changed("t1", many) == "It edited f0.py, f1.py, f2.py, f3.py, f4.py, f5.py and 2 more.\n"

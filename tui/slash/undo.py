@@ -101,8 +101,10 @@ class Undo:
         label = ""
         if turns:
             # Named as the user knows it (what they typed, and when), asked before any file changes.
-            label = turn_label(turns[-1], await app.host.transcript(app.engine))
-            question = f"Undo the file changes of the turn {label}?\nThe files go back to how they were before it."
+            record = await app.host.transcript(app.engine)
+            label = turn_label(turns[-1], record)
+            question = (f"Undo the file changes of the turn {label}?\n{what_it_changed(turns[-1], record)}"
+                        "The files go back to how they were before it.")
             if not await app.push_screen_wait(ConfirmModal("Undo", question, yes="Undo")):
                 await app.say("undo cancelled: no file was changed")
                 return
@@ -115,6 +117,26 @@ class Undo:
         await app.say(shown, "error" if shown.startswith("undo failed") else "info")
         app.show_prompt()
         app.refresh_undoable()
+
+
+EDITING_TOOLS = ("Write", "Edit", "MultiEdit")
+
+
+def what_it_changed(turn: str, record: list[Message]) -> str:
+    """The files the turn's edits named, and how many commands it ran (what they changed is only known once the
+    snapshot is read back): the confirmation named the turn, not what would change (QA)."""
+    calls = [m.meta for m in record if m.role == "assistant" and m.meta.get("turn") == turn]
+    paths = list(dict.fromkeys(str(c["args"]["file_path"]) for c in calls if c.get("tool_name") in EDITING_TOOLS
+                               and isinstance(c.get("args"), dict) and c["args"].get("file_path")))
+    commands = sum(1 for c in calls if c.get("tool_name") == "Bash")
+    said = []
+    if paths:
+        shown = ", ".join(paths[:6]) + (f" and {len(paths) - 6} more" if len(paths) > 6 else "")
+        said.append(f"It edited {shown}")
+    if commands:
+        said.append(f"{'and ran' if paths else 'It ran'} {commands} command{'s' if commands != 1 else ''}, whose "
+                    "changes go back too")
+    return " ".join(said) + ".\n" if said else ""
 
 
 def turn_label(turn: str, record: list[Message]) -> str:
