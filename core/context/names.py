@@ -69,3 +69,15 @@ def code_names(text: str) -> frozenset[str]:
     """The names a task or a plan gives that are code: what the work is about. Its English words are not: every
     output would keep a line for `error` or `test`."""
     return frozenset(name for name in names_in(text) if looks_like_code(name))
+
+
+def first_to_name(pieces: list[str], seen: set[str]) -> list[int]:
+    """Indices of the pieces (lines, sentences) that are the first to show a name not in `seen`, which grows:
+    a piece that names only what was shown before tells a later step nothing new."""
+    out = []
+    for i, piece in enumerate(pieces):
+        fresh = name_set(piece) - seen
+        if fresh:
+            out.append(i)
+            seen |= fresh
+    return out

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from contextual.core.context import anchors, cache_rule
-from contextual.core.context.names import name_set
+from contextual.core.context.names import first_to_name, name_set
 from contextual.core.context.forms import not_larger
 from contextual.core.context.turn_forms import StepForms, turn_stored
 from contextual.core.context.truncate import head_tail_lines
@@ -241,17 +241,6 @@ LONG_THOUGHT_CHARS = 900       # a thought this long keeps its opening and the l
 THOUGHT_KEEP_CHARS = 450
 
 
-def _naming_lines(lines: list[str], seen: set[str]) -> list[int]:
-    """Indices of the lines that are the first to show some name (whole lines: a name needs its context)."""
-    out = []
-    for i, line in enumerate(lines):
-        fresh = name_set(line) - seen
-        if fresh:
-            out.append(i)
-            seen |= fresh
-    return out
-
-
 def _short_thought(thought: str, keep_also: str) -> str:
     if len(thought) <= LONG_THOUGHT_CHARS:
         return thought
@@ -259,7 +248,7 @@ def _short_thought(thought: str, keep_also: str) -> str:
     if cut < THOUGHT_KEEP_CHARS // 3:
         return thought                             # one long paragraph: nothing whole to drop
     head, rest = thought[:cut].rstrip(), thought[cut + 1:].splitlines()
-    kept = _naming_lines(rest, name_set(head) | name_set(keep_also))
+    kept = first_to_name(rest, name_set(head) | name_set(keep_also))
     if len(kept) == len([line for line in rest if line.strip()]):
         return thought
     body = [rest[i] for i in kept]
@@ -274,7 +263,7 @@ def _short_action(action: str) -> str:
     if len(lines) <= 18:
         return action
     head, middle, tail = lines[:12], lines[12:-6], lines[-6:]
-    kept = _naming_lines(middle, name_set("\n".join(head + tail)))
+    kept = first_to_name(middle, name_set("\n".join(head + tail)))
     if len(kept) == len(middle):
         return action
     body = [f"{12 + i + 1}: {middle[i]}" for i in kept]

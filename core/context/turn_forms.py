@@ -25,7 +25,7 @@ from typing import Any, Iterable, NamedTuple, Protocol, Sequence
 
 from contextual.core import bounded_json
 from contextual.core.context import digest as dg
-from contextual.core.context.names import code_names, name_set
+from contextual.core.context.names import code_names, first_to_name, name_set
 from contextual.core.context.acted_on import acted_on
 from contextual.core.context.forms import not_larger
 from contextual.core.context.observation import split_header
@@ -112,19 +112,8 @@ LONG_ACTION = 300           # shorter actions are sent as written
 COMMAND_HEAD, COMMAND_TAIL = 8, 4
 
 
-def _naming(lines: list[str], seen: set[str]) -> list[int]:
-    """Indices of the lines (or sentences) that are the first to show a name not in `seen` (which grows).
-    English words count too: a later step's thought reuses them (action recall), and keeping only code-like
-    names cut action recall to 0.83 on tune/."""
-    out = []
-    for i, line in enumerate(lines):
-        fresh = name_set(line) - seen
-        if fresh:
-            out.append(i)
-            seen |= fresh
-    return out
-
-
+# A name may be a plain English word (core/context/names.py; not a function word): a later step's thought reuses
+# them (action recall), and keeping only code-like names cut action recall to 0.83 on tune/.
 # A sentence ends at . ! or ? before a capital or a backtick (prose; code lines rarely have that shape).
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`])")
 
@@ -138,7 +127,7 @@ def _short_thought(thought: str, seen: set[str]) -> str:
         if not line.strip():
             continue
         sentences = _SENTENCE_END.split(line)
-        kept = [sentences[i] for i in _naming(sentences, seen)]
+        kept = [sentences[i] for i in first_to_name(sentences, seen)]
         dropped += len(sentences) - len(kept)
         if kept:
             out.append(line if len(kept) == len(sentences) else " … ".join(kept))
@@ -157,7 +146,7 @@ def _short_command(command: str, seen: set[str]) -> str:
         return command
     head, middle, tail = lines[:COMMAND_HEAD], lines[COMMAND_HEAD:-COMMAND_TAIL], lines[-COMMAND_TAIL:]
     seen |= name_set("\n".join(head + tail))
-    kept = _naming(middle, seen)
+    kept = first_to_name(middle, seen)
     if len(kept) >= len(middle) - 2:
         return command
     body = [f"{COMMAND_HEAD + i + 1}: {middle[i]}" for i in kept]
