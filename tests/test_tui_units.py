@@ -203,3 +203,24 @@ def test_undo_names_the_files_a_turn_edited_and_counts_its_commands():
     assert what_it_changed("t9", record) == ""
     many = [call("Write", file_path=f"f{i}.py") for i in range(8)]
     assert what_it_changed("t1", many) == "It edited f0.py, f1.py, f2.py, f3.py, f4.py, f5.py and 2 more.\n"
+
+
+async def test_text_handed_back_with_a_paste_tag_in_it_keeps_the_paste():
+    """A queued message handed back is joined to the input's text; a tag there went inside a new tag, never to be
+    expanded again: the paste it stood for was lost."""
+    from textual.app import App
+
+    from contextual.tui.widgets.prompt_input import PromptInput
+
+    class Host(App):
+        def compose(self):
+            yield PromptInput()
+
+    async with Host().run_test() as pilot:
+        prompt = pilot.app.query_one(PromptInput)
+        tag = prompt.pastes.hold("p" * 5_000)
+        prompt.put("queued " + "q" * 3_000 + "\n\nmine: " + tag)
+        assert prompt.text.startswith("[pasted #2 · ")
+        prompt.submit()
+        await pilot.pause()
+        assert prompt.past[-1] == "queued " + "q" * 3_000 + "\n\nmine: " + "p" * 5_000

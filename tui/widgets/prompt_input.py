@@ -143,7 +143,10 @@ class PromptInput(TextArea):
 
     def put(self, text: str) -> None:
         """Text handed back to edit (a queued message, a rewound one): the cursor at its end, ready to go on. A long
-        one stands as a paste's tag, as it did when it was pasted."""
+        one stands as a paste's tag, as it did when it was pasted. Tags in it are read first: the app hands back a
+        queued message joined to the input's text, which may hold one, and one-pass expansion never opens a tag
+        inside another."""
+        text = self.pastes.expand(text)
         self.load_text(self.pastes.hold(text) if too_long(text) else text)
         self.move_cursor(self.document.end)
 
