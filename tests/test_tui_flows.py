@@ -573,6 +573,8 @@ async def test_a_long_paste_stands_as_a_tag_in_the_input_and_goes_out_whole(tmp_
             assert srv.requests[0]["messages"][-1]["content"] == f"look at {blob}short\nlines and"
             await pilot.press("up")                         # the message back to edit: the long part a tag again
             await wait_for(pilot, lambda: prompt.text.startswith("[pasted #1 · "))
+            assert app.pending_input().startswith(f"look at {blob}")     # what /context shows as the next input
+            await wait_for(pilot, lambda: prompt.text.startswith("[pasted #1 · "))
             assert len(prompt.text) < 80
             prompt.clear()
             app.post_message(events.Paste(blob))

@@ -420,7 +420,8 @@ class ContextualApp(App):
         await self.chat.mount_earlier()          # counts are ready by now: all the restored turns at once
 
     def pending_input(self) -> str:
-        return self.query_one(PromptInput).text
+        prompt = self.query_one(PromptInput)
+        return prompt.pastes.expand(prompt.text)      # /context shows what would be sent: the pastes, not their tags
 
     def load_input(self, text: str) -> None:
         self.query_one(PromptInput).put(text)
