@@ -103,3 +103,30 @@ async def test_the_older_sse_transport_lists_and_calls_with_the_configured_heade
     assert result["status"] == "success"
     assert len(json.loads(result["text"])) == sum(1 for i in range(ITEM_COUNT) if i % 3 == 0)
     assert server.headers_seen and all(h.get("authorization") == "Bearer tok" for h in server.headers_seen)
+
+
+async def test_a_start_cancelled_while_a_server_starts_ends_that_server(tmp_path: Path):
+    """Ctrl-C while `contextual context` (or `-p`) waited on a server starting: the caller never had the manager to
+    close, the server's task, cancelled by asyncio alone, waited inside the SDK until its startup timeout, and the
+    process hung after printing "interrupted" (a clean-clone CI run). The start closes what it started."""
+    from contextual.core.mcp.manager import start_servers
+    from tests.waits import alive, until_async
+    root, home = tmp_path / "proj", tmp_path / "home"
+    root.mkdir()
+    home.mkdir()
+    pid_file = tmp_path / "server.pid"
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": {"silent": {   # starts at once, never answers
+        "command": "sh", "args": ["-c", 'echo $$ > "$0"; exec sleep 120', str(pid_file)]}}}))
+
+    class Engine:
+        def attach_mcp(self, manager: MCPManager) -> None:
+            raise AssertionError("a cancelled start attaches nothing")
+
+    start = asyncio.create_task(start_servers(Engine(), root, home, wait=True))
+    await until_async(lambda: pid_file.exists() and pid_file.read_text().strip(), "the server started")
+    pid = int(pid_file.read_text())
+    start.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await start
+    assert not alive(pid)
+    assert not [t for t in asyncio.all_tasks() if t.get_name().startswith("mcp:") and not t.done()]

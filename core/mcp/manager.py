@@ -187,6 +187,13 @@ async def start_servers(engine: object, project_root: Path, home: Path, *, wait:
         return None
     manager.start()
     if wait:
-        await manager.wait_started()
+        try:
+            await manager.wait_started()
+        except BaseException:
+            # Ctrl-C while a server starts (`context`, `-p`): the caller never gets the manager to close, and a
+            # server's task cancelled by asyncio alone kept waiting inside the SDK until its startup timeout, so
+            # the process hung after "interrupted". Closing cancels its anyio scope, which the SDK does honour.
+            await manager.close()
+            raise
     engine.attach_mcp(manager)          # type: ignore[attr-defined]
     return manager
