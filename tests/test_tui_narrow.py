@@ -376,3 +376,14 @@ async def test_every_region_and_the_palette_settle_at_every_width_from_twelve_co
                     assert not layouts, (key, width, layouts)
                 await pilot.resize_terminal(80, 24)
                 await pilot.pause()
+
+
+async def test_the_chat_of_a_40x12_screen_shows_the_newest_answer_not_a_blank_row(tmp_path: Path):
+    # The answer's last paragraph kept its bottom margin: the chat's one row at 40x12 showed that blank row.
+    from contextual.tui.widgets.chat_log import ChatLog
+    with FakeLLMServer(kind="openai", script=[finish("the last answer line")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(40, 12)) as pilot:
+            await run_turn(pilot, "hello")
+            assert app.query_one(ChatLog).content_region.height == 1
+            assert "the last answer line" in app.export_screenshot().replace("&#160;", " ")

@@ -149,3 +149,78 @@ async def test_the_context_screen_titles_a_message_with_an_open_tag(tmp_path):
             assert app._exception is None
             titles = " ".join(str(c.title) for c in app.screen.query(Collapsible))
             assert all(text in titles for text in OPEN_TAGS), titles
+
+
+async def test_an_answer_nested_past_the_markdown_limit_keeps_everything_after_it(tmp_path):
+    # markdown-it stops at twenty levels of nesting (a list ten deep) and skipped the rest of the answer, the
+    # table and code after it included, without a word: the answer ended at "level 8".
+    from textual.widgets._markdown import MarkdownFence
+    deep = "".join("  " * i + f"- level {i}\n" for i in range(12))
+    answer = deep + "\n| name | value |\n|---|---|\n| tail-cell | 2 |\n\n```\nunterminated fence\n"
+    with FakeLLMServer(kind="openai", script=[finish(answer)]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "nest it")
+            shown = "\n".join(fence.code for fence in app.query(MarkdownFence))
+            assert "level 11" in shown and "tail-cell" in shown and "unterminated fence" in shown, shown
+
+
+async def test_an_escape_sequence_typed_or_pasted_into_a_message_never_reaches_the_terminal(tmp_path):
+    # The chat's "you" line and the Scratchpad showed the message as typed: a pasted coloured log's ESC[31m and an
+    # OSC title went to the terminal, which acted on them (colours, a new window title, a cleared screen).
+    import re
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "see \x1b[31mred\x1b[0m \x1b]0;title\x07 漢字\x1b[2J")
+            lines = [w.render_line(y).text for w in app.screen.query("*") for y in range(w.size.height)]
+            assert any("see red" in line and "漢字" in line for line in lines), lines
+            assert not [line for line in lines if re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", line)]
+            assert app.query_one("ScratchpadView").turns[-1].prompt == "see red  漢字"
+
+
+async def test_stored_text_with_escape_sequences_reaches_no_screen_as_written(tmp_path):
+    # History's rows, stored vs full (and its raw text), an opened message, /rewind and the compaction preview
+    # showed messages and tool output as stored: a coloured log's ESC[31m went to the terminal, which acted on it.
+    import re
+    from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
+    from contextual.tui.screens.stored_full import StoredFullScreen
+    from tests.tui_helpers import open_history_row
+
+    def leaks() -> list[str]:
+        lines = [w.render_line(y).text for w in app.screen.query("*") for y in range(w.size.height)]
+        return [line for line in lines if re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", line)]
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "build.log").write_text("".join(f"step {i} \x1b[31mFAILED\x1b[0m\x07\n" for i in range(5)))
+    script = ['Thought: read\nAction: Read[{"file_path": "build.log"}]', finish("done \x1b[32mgreen"),
+              finish("two"), "SUMMARY: the log"]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await run_turn(pilot, "read \x1b[31mbuild.log")
+            await run_turn(pilot, "and then")
+            assert not leaks()                                          # History's rows
+            for row in (0, 3):                                          # a message opened from History
+                await open_history_row(pilot, row)
+                assert not leaks()
+                await pilot.press("escape")
+            assert isinstance(await open_history_row(pilot, 2), StoredFullScreen)
+            assert not leaks() and "step 0 FAILED" in "\n".join(r.text for r in app.screen.query_one("#full").rows)
+            await pilot.press("r")                                      # its raw text
+            await pilot.pause()
+            assert not leaks()
+            await pilot.press("escape", "escape")
+            app.query_one("#prompt").focus()
+            await type_and_send(pilot, "/rewind")
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "RewindPicker")
+            assert not leaks()
+            await pilot.press("escape")
+            await type_and_send(pilot, "/compact")
+            await wait_for(pilot, lambda: type(app.screen).__name__ in ("CompactChoice", "CompactionPreviewScreen"))
+            if not isinstance(app.screen, CompactionPreviewScreen):
+                await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompactionPreviewScreen))
+            await pilot.pause()
+            assert not leaks()

@@ -585,11 +585,15 @@ class ContextualApp(App):
             self.call_later(self.run_command, *parsed)
 
     def action_interrupt_or_quit(self) -> None:
-        """ctrl+c: copy a selection in the input; else cancel a compaction preview or interrupt a running turn; when
-        idle, twice quits."""
+        """ctrl+c: copy a selection (in the input, or dragged over in a pane); else cancel a compaction preview or
+        interrupt a running turn; when idle, twice quits."""
         focused = self.focused
         if isinstance(focused, TextArea) and focused.selected_text:
             focused.action_copy()
+            return
+        if self.screen.get_selected_text():      # text dragged over in the chat: ctrl+c interrupted the turn instead
+            self.screen.action_copy_text()
+            self.screen.clear_selection()        # copied: the next ctrl+c interrupts or quits
             return
         from contextual.tui.screens.compaction_preview import CompactionPreviewScreen   # late: not at launch
         if isinstance(self.screen, CompactionPreviewScreen):    # the turn waits on its answer: cancel, as esc does

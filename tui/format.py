@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 from textual.content import Content
 
 from contextual.core.messages import Message
+from contextual.tui.screen_safe import screen_text
 
 if TYPE_CHECKING:       # the session schema loads with the engine, after the first frame (test_launch_imports)
     from contextual.core.session.schema import CompactionRecord, PermissionRecord
@@ -47,7 +48,9 @@ def mode_line(mode: str) -> str:
 
 
 def one_line(text: str, width: int = 80) -> str:
-    flat = " ".join(str(text).split())
+    # Rows (History, /rewind, /resume, tool arguments) show stored text as written: a pasted log's or a file
+    # name's escape sequences reached the terminal, which acted on them
+    flat = " ".join(screen_text(str(text)).split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 

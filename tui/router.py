@@ -13,7 +13,7 @@ from typing import AsyncGenerator, Callable, TYPE_CHECKING, assert_never
 
 from contextual.core import events as ev
 from contextual.tui.format import args_label, compaction_note, permission_level, permission_note, tokens
-from contextual.tui.screen_safe import stream_guard
+from contextual.tui.screen_safe import screen_text, stream_guard
 from contextual.tui.surfaces import Surfaces
 from contextual.tui.widgets.todo_list import todos_of
 
@@ -41,6 +41,7 @@ class EventRouter:
         self._answered = False
         self._calling_step = 0
         self.streams.reset()
+        text = screen_text(text)     # typed or pasted: an escape sequence in it reached the terminal as written
         await self.ui.chat.add_user(text)
         self.ui.scratchpad.start_turn(text)
         self.ui.status.thinking()

@@ -15,6 +15,7 @@ from contextual.core.context.ledger import Ledger, LostFact, repaired
 from contextual.core.messages import Message
 from contextual.tui.css import stylesheet
 from contextual.tui.format import plural, tokens
+from contextual.tui.screen_safe import screen_text
 from contextual.tui.screens.loss_ledger import LossLedgerScreen
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -30,7 +31,8 @@ RECOUNT_AFTER = 0.3       # seconds of no typing before "would lose" is recounte
 
 def _row(m: Message) -> str:
     head = {"user": "user", "assistant": "assistant", "tool": f"{m.tool_name or 'tool'} result"}.get(m.role, m.role)
-    text = m.content if len(m.content) <= PREVIEW_CHARS else m.content[:PREVIEW_CHARS] + " …"
+    content = screen_text(m.content)       # as stored: a pasted log's escapes would reach the terminal
+    text = content if len(content) <= PREVIEW_CHARS else content[:PREVIEW_CHARS] + " …"
     return f"── {head} ──\n{text}"
 
 

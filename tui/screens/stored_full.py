@@ -13,6 +13,7 @@ from contextual.tui.css import stylesheet
 from contextual.tui.format import args_label, plural, tokens
 from contextual.tui.observation import align, gutter_width, readable_lines
 from contextual.tui.prompt_view import Shown
+from contextual.tui.screen_safe import screen_text
 from contextual.tui.widgets.aligned_pane import AlignedPane
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -37,8 +38,10 @@ class StoredFullScreen(Screen):
         # with the prompt view's token figure, the same one History and /context show.
         self.sent = shown.by_source().get(message.id) if shown is not None else None
         self.form = self.sent.form if self.sent is not None and self.sent.form else "stored"
-        stored_lines = readable_lines(self._left_text())
-        full_lines = readable_lines(message.full) if message.full else list(stored_lines)
+        # A tool's output as stored: a file's or a command's escape sequences would reach the terminal
+        stored_lines = [screen_text(line) for line in readable_lines(self._left_text())]
+        full_lines = ([screen_text(line) for line in readable_lines(message.full)] if message.full
+                      else list(stored_lines))
         self.alignment = align(stored_lines, full_lines)
         self.stored_lines, self.full_lines = stored_lines, full_lines
 
@@ -83,8 +86,8 @@ class StoredFullScreen(Screen):
         from contextual.tui.screens.info import InfoScreen
         from rich.text import Text
         sent = self._left_text()
-        body = Text.assemble((f"sent as {self.form}\n", "bold"), sent, ("\n\nfull\n", "bold"),
-                             self.message.full or "(no full form was recorded)")
+        body = Text.assemble((f"sent as {self.form}\n", "bold"), screen_text(sent), ("\n\nfull\n", "bold"),
+                             screen_text(self.message.full or "(no full form was recorded)"))
         self.app.push_screen(InfoScreen("Raw text", body))
 
     def action_swap_focus(self) -> None:

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from contextual.core.messages import Message
 from contextual.tui.format import final_answer
+from contextual.tui.screen_safe import screen_text
 from contextual.tui.slash.port import AppPort
 
 KEYS = (("enter", "send · ctrl+j (shift+enter) new line · up/down past inputs (kept per project)"),
@@ -71,7 +72,7 @@ def open_text(app: AppPort, message: Message) -> None:
     from contextual.tui.screens.info import InfoScreen
     title = {"summary": "Summary", "user": "You",
              "assistant": "Agent"}.get(message.role, message.role)
-    body = final_answer(message) if message.meta.get("final") else message.content
+    body = screen_text(final_answer(message) if message.meta.get("final") else message.content)   # as History
     app.push_screen(InfoScreen(title, Markdown(body) if message.role != "user" else Text(body)))
 
 

@@ -4,6 +4,8 @@ answer, not at launch (markdown-it and pygments)."""
 
 from __future__ import annotations
 
+from markdown_it import MarkdownIt
+from markdown_it.token import Token as MarkdownToken
 from textual.content import Content
 # Token: pygments' token types, as Textual's highlighter names them (no direct pygments dependency of ours)
 from textual.highlight import ANSIDarkHighlightTheme, ANSILightHighlightTheme, HighlightTheme, Token, highlight
@@ -35,5 +37,31 @@ class AnswerFence(MarkdownFence):
         return highlight(code, language=language or None, theme=theme)
 
 
+class WholeParser(MarkdownIt):
+    """Textual's "gfm-like" parser, dropping no text: past markdown-it's nesting limit (a list ten levels deep, twenty
+    nested quotes) it skipped the rest of the answer without a word, tables and code after it included. That rest
+    is shown as written, in a plain code block."""
+
+    def __init__(self) -> None:
+        super().__init__("gfm-like")
+
+    def parse(self, src: str, env=None) -> list[MarkdownToken]:
+        tokens = super().parse(src, env)
+        # A quote or list item opened at the limit is where the parser stopped: the lines it spans (for a list item,
+        # the rest of the answer) were lost. They go inside that empty block, so the answer's top-level blocks stay
+        # as they were for a streamed append.
+        limit, lines = self.options["maxNesting"] - 1, src.splitlines()
+        for at in reversed(range(len(tokens))):
+            token = tokens[at]
+            if token.map and token.level >= limit and token.type in ("blockquote_open", "list_item_open"):
+                rest = "\n".join(lines[token.map[0]:token.map[1]]) + "\n"
+                tokens.insert(at + 1, MarkdownToken("code_block", "code", 0, content=rest, map=list(token.map),
+                                                    level=token.level + 1, block=True))
+        return tokens
+
+
 class AnswerMarkdown(Markdown):
     BLOCKS = {**Markdown.BLOCKS, "fence": AnswerFence, "code_block": AnswerFence}
+
+    def __init__(self, markdown: str | None = None, **kwargs) -> None:
+        super().__init__(markdown, parser_factory=WholeParser, **kwargs)

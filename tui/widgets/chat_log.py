@@ -16,6 +16,7 @@ from contextual.core.messages import FORMAT_ERROR_TOOL, NO_ANSWER, Message
 from contextual.core.snapshot.undo import note_for_user
 from contextual.tui.format import (args_label, compaction_note, final_answer, permission_level, permission_note,
                                    plural, stored_status, unparsed)
+from contextual.tui.screen_safe import screen_text
 from contextual.tui.widgets.todo_list import TodoList, todos_of
 from contextual.tui.widgets.tool_trail import ToolTrail
 
@@ -42,6 +43,7 @@ USER_CHARS = 20_000
 
 
 def user_line(text: str) -> Static:
+    text = screen_text(text)     # a restored session's message as typed: an escape in it would reach the terminal
     head = "\n".join(text[:USER_CHARS].split("\n")[:USER_LINES])
     rest = text[len(head):]
     if not rest.strip("\n"):
@@ -66,6 +68,9 @@ class ChatLog(VerticalScroll):
        width of the one before */
     ChatLog > .adjusted CollapsibleTitle { width: 100%; text-wrap: nowrap; text-overflow: ellipsis; }
     ChatLog Markdown { margin: 0; padding: 0; }
+    /* an answer's last block ends it: its bottom margin left a blank row at the chat's end, which on a short screen
+       (one row of chat at 40x12) was all the chat showed of the newest answer */
+    ChatLog Markdown > *:last-child { margin-bottom: 0; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
