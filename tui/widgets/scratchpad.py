@@ -248,11 +248,12 @@ class ScratchpadView(VerticalScroll):
         self._step_widgets.clear()
         if self.turns:
             last = self.turns[-1]
-            hint = (f"Turn {last.number} {last.outcome}. [ shows it again, then the turns before it; ] goes back "
-                    "toward this view (the pane needs the focus: f3 or a click).")
+            # short: at 100 columns the longer hint took four rows of a box sized for fewer, its start scrolled off
+            hint = f"Turn {last.number} {last.outcome}. [ ] browse the turns (f3 gives this pane the keys)."
         else:
             hint = "Each step of the running turn shows here: Thought, Action, and the full observation."
         self.mount(Static(Text(hint), classes="idle"))
+        self.scroll_home(animate=False)    # a turn shown before left the view at its end
         self._retitle()
 
     def _show_turn(self, turn: TurnRecord) -> None:
