@@ -225,11 +225,12 @@ async def test_a_dialog_spans_a_narrow_screen_and_stands_clear_of_the_borders_on
 
 
 async def test_the_palette_key_holds_the_footers_last_column(tmp_path: Path):
-    """At 40 columns the key list runs under the palette key; its last column showed a stray letter of it."""
+    """Where the key list runs under the palette key, its last column showed a stray letter of it (below 70 columns
+    the palette key goes: the next test)."""
     with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
-        async with app.run_test(size=(40, 14)) as pilot:
-            for width in (40, 50, 80):
+        async with app.run_test(size=(70, 14)) as pilot:
+            for width in (70, 80, 100):
                 await pilot.resize_terminal(width, 14)
                 await pilot.pause()
                 key = app.query_one("FooterKey.-command-palette")
@@ -387,3 +388,20 @@ async def test_the_chat_of_a_40x12_screen_shows_the_newest_answer_not_a_blank_ro
             await run_turn(pilot, "hello")
             assert app.query_one(ChatLog).content_region.height == 1
             assert "the last answer line" in app.export_screenshot().replace("&#160;", " ")
+
+
+async def test_the_footer_keys_never_lie_over_each_other(tmp_path: Path):
+    """At 40 columns the palette's key, docked right, covered `^l context`: a click there opened the palette (a
+    monkey's mouse round). Below 70 columns it goes, and at every width each key shown has its own cells."""
+    from textual.widgets._footer import FooterKey
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(40, 12)) as pilot:
+            for width in (40, 55, 69, 70, 80, 200):
+                await pilot.resize_terminal(width, 12)
+                await pilot.pause()
+                shown = [k for k in app.screen.query(FooterKey) if k.display and k.region.width]
+                palette = any("palette" in str(k.description) for k in shown)
+                assert shown and palette == (width >= 70), width
+                spans = sorted((k.region.x, k.region.right) for k in shown)
+                assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:])), (width, spans)

@@ -69,9 +69,10 @@ MAIN_ONLY = {"compact", "open_stored_full", "resume", "context", "toggle_region"
 class ContextualApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "Contextual"
-    # Screens under 120 columns or 30 rows get -narrow / -short, by which a dialog spans them (app.tcss); under 20
-    # columns -tiny, where scrollbars go (a scrollbar taking a column re-wrapped the chat, which hid it again)
-    HORIZONTAL_BREAKPOINTS = [(0, "-tiny"), (20, "-narrow"), (120, "-wide")]
+    # Screens under 120 columns or 30 rows get -narrow / -short, by which a dialog spans them (app.tcss); under 70
+    # also -slim, where the footer's palette key goes (docked right, it covered the keys under it); under 20 -tiny,
+    # where scrollbars go (a scrollbar taking a column re-wrapped the chat, which hid it again)
+    HORIZONTAL_BREAKPOINTS = [(0, "-tiny"), (20, "-slim"), (70, "-narrow"), (120, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
     COMMANDS = {SlashCommands} | App.COMMANDS
     BINDINGS = [
