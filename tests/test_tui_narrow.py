@@ -405,3 +405,35 @@ async def test_the_footer_keys_never_lie_over_each_other(tmp_path: Path):
                 assert shown and palette == (width >= 70), width
                 spans = sorted((k.region.x, k.region.right) for k in shown)
                 assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:])), (width, spans)
+
+
+async def test_the_permission_buttons_stay_on_a_40x12_screen(tmp_path: Path):
+    """At 40x12 the dialog's buttons were laid out past the screen's edge (to column 70, row 24): only the keys
+    answered it. Two by two, with the gaps gone on a short screen, each is on the screen and a click answers."""
+    from textual.widgets import Button
+
+    from contextual.tui.screens.permission import PermissionModal
+    bash = 'Thought: run it\nAction: Bash[{"command": "echo hi-from-bash && ls -la src tests docs"}]'
+    with FakeLLMServer(kind="openai", script=[bash, bash, finish("done")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(40, 12)) as pilot:
+            await type_and_send(pilot, "run echo")
+            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await pilot.pause()
+            screen = app.screen
+            for button in screen.query(Button):
+                region = button.region
+                assert region.width and 0 <= region.x and region.right <= 40 and region.bottom <= 12, button.id
+            screen._opened_at = -10.0                     # past the guard against a press meant for the screen below
+            await pilot.click("#deny")
+            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal) and app.screen is not screen)
+            tool = [m for m in app.engine.history.messages if m.role == "tool"][-1]
+            assert "denied" in tool.full.lower()
+            app.screen._opened_at = -10.0
+            await pilot.press("t")                        # the note typed after t is on the screen too
+            note = app.screen.query_one("#permission-note")
+            await wait_for(pilot, lambda: note.display and note.region.height > 0)
+            assert note.region.bottom <= 12 and note.region.right <= 40
+            await pilot.press(*"use make", "enter")
+            await wait_for(pilot, lambda: not isinstance(app.screen, PermissionModal) and not app.turn_running)
+            assert "use make" in [m for m in app.engine.history.messages if m.role == "tool"][-1].full

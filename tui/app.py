@@ -73,7 +73,7 @@ class ContextualApp(App):
     # also -slim, where the footer's palette key goes (docked right, it covered the keys under it); under 20 -tiny,
     # where scrollbars go (a scrollbar taking a column re-wrapped the chat, which hid it again)
     HORIZONTAL_BREAKPOINTS = [(0, "-tiny"), (20, "-slim"), (70, "-narrow"), (120, "-wide")]
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
+    VERTICAL_BREAKPOINTS = [(0, "-low"), (20, "-short"), (30, "-tall")]     # -low: a dialog keeps its buttons
     COMMANDS = {SlashCommands} | App.COMMANDS
     BINDINGS = [
         Binding("escape", "cancel_turn", "interrupt"),
