@@ -1,3 +1,3 @@
-from contextual.cli import main
+from contextual.entry import main
 
 raise SystemExit(main())

@@ -43,3 +43,19 @@ def test_ctrl_c_while_context_waits_on_a_silent_server_is_one_line_and_status_13
     assert [line for line in err.splitlines() if line.strip()][-1] == "contextual context: interrupted"
     assert out == "" and len([line for line in err.splitlines() if line.strip()]) == 1, err
 
+
+
+def test_ctrl_c_while_the_command_line_imports_is_one_line_and_status_130():
+    """The command line's imports take about a quarter of a second; a Ctrl-C in them printed Python's traceback
+    (exit -2, seen sending SIGINT 50 ms after start). The entry point catches it around the import."""
+    probe = ("import builtins, sys\n"
+             "real = builtins.__import__\n"
+             "def importing(name, *args, **kwargs):\n"
+             "    if name == 'contextual.cli':\n"
+             "        raise KeyboardInterrupt\n"
+             "    return real(name, *args, **kwargs)\n"
+             "builtins.__import__ = importing\n"
+             "from contextual.entry import main\n"
+             "raise SystemExit(main())\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130 and done.stderr == "contextual: interrupted\n" and done.stdout == ""
