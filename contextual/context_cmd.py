@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from contextual.core import secrets
-from contextual.core.config import ConfigError, load_config
+from contextual.core.config import PROVIDERS, ConfigError, load_config
 
 if TYPE_CHECKING:
     from contextual.core.session.schema import CompactionRecord
@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     # --context-window 8000 showed a 200k window unless given the same flags (QA)
     settings = p.add_argument_group("the settings the next turn would use (as for contextual itself; a session "
                                     "does not record them: give the ones it ran with)")
-    settings.add_argument("--provider", choices=("openai", "anthropic"))
+    settings.add_argument("--provider", choices=PROVIDERS)
     settings.add_argument("--model", metavar="NAME")
     settings.add_argument("--base-url", metavar="URL")
     settings.add_argument("--context-window", type=int, metavar="N")

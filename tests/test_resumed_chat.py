@@ -49,7 +49,7 @@ async def test_a_turn_that_ended_without_an_answer_says_so_when_resumed():
     as if the answer were still to come."""
     from textual.widgets import Static
 
-    from contextual.tui.widgets.chat_log import STOPPED_NOTE
+    from contextual.core.messages import NO_ANSWER as STOPPED_NOTE
     record = [Message("user", "run the tests", meta={"raw": "run the tests"}),
               Message("assistant", 'Action: Bash[{"command": "pytest"}]', meta={"tool_name": "Bash", "args": {"command": "pytest"}}),
               Message("tool", '{"status": "error", "error": {"code": "aborted"}}', meta={"tool_name": "Bash"}),
@@ -369,3 +369,21 @@ async def test_a_resumed_scratchpad_browses_the_earlier_turns_as_the_live_one_di
             await pilot.press("f2")
             await run_turn(pilot, "a third")
             assert [t.number for t in pad.turns] == [1, 2, 3] and pad.turns[-1].outcome == "finished"
+
+
+def test_a_resumed_chat_and_scratchpad_clean_the_escapes_a_record_holds():
+    """Live, the router cleans what was typed and every engine event; a record read back went to the chat and the
+    Scratchpad as written, so a message's or a tool output's escape sequences reached the terminal."""
+    from contextual.tui.widgets.scratchpad import recorded_turns
+    record = [Message("user", "see \x1b[31mred\x1b[0m", meta={"raw": "see \x1b[31mred\x1b[0m"}),
+              Message("assistant", 'Thought: look \x1b]0;title\x07\nAction: Read[{"file_path": "a.py"}]',
+                      meta={"step": 1, "tool_name": "Read", "args": {"file_path": "a.py"}}),
+              Message("tool", '{"status": "success"}', full="[ok]\n\x1b[31mFAILED\x1b[0m", meta={"step": 1}),
+              Message("assistant", "Finish", meta={"step": 2, "final": True, "answer": "done"})]
+    (turn,) = _turns(record)
+    assert "\x1b" not in turn.text and "red" in turn.text
+    (recorded,) = recorded_turns(record)
+    step = recorded.steps[0]
+    texts = [recorded.prompt, step.thought or "", step.observation or ""]
+    assert not any("\x1b" in t or "\x07" in t for t in texts), texts
+    assert "FAILED" in texts[2] and step.status == "success" and recorded.outcome == "finished"

@@ -42,6 +42,7 @@ class EventRouter:
         self._calling_step = 0
         self.streams.reset()
         text = screen_text(text)     # typed or pasted: an escape sequence in it reached the terminal as written
+                                     # (a restored chat cleans its messages where it reads the record)
         await self.ui.chat.add_user(text)
         self.ui.scratchpad.start_turn(text)
         self.ui.status.thinking()

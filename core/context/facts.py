@@ -26,7 +26,7 @@ from contextual.core.context.digest import KEYWORDS
 from contextual.core.context.names import looks_like_code, name_set, names_in
 from contextual.core.context.result_lines import failed, located_lines
 from contextual.core.messages import Message
-from contextual.core.tools.base import path_of, subject_of
+from contextual.core.tools.base import EDITING_TOOLS, path_of, subject_of
 from contextual.core.reminder import system_reminder
 
 Kind = Literal["constraint", "error", "path", "identifier", "number"]
@@ -57,7 +57,6 @@ _STOPWORDS = frozenset("this that with from have will would should must never al
                        "then than them they there their your yours into also just like please don't dont does "
                        "want using used use".split())
 _MAX_TEXT = 200
-EDITING_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})        # the tools whose calls change a file
 READING_TOOLS = frozenset({"Read", "LS", "Glob", "Grep"})        # their results show files, not events
 SOLVED = " — solved: "
 

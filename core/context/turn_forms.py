@@ -30,6 +30,7 @@ from contextual.core.context.acted_on import acted_on
 from contextual.core.context.forms import not_larger
 from contextual.core.context.observation import split_header
 from contextual.core.lru import LRU
+from contextual.core.tools.base import EDITING_TOOLS
 
 
 
@@ -45,7 +46,6 @@ class _Step(Protocol):
 
 
 _CALL = re.compile(r"(?:^|\n)Action: (\w+)\[")
-EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})
 Call = tuple[str, dict[str, Any]]
 
 
@@ -100,7 +100,7 @@ def shell_equivalent(action: str) -> str | None:
 
 
 def _edited_by_tool(call: Call | None, paths: Iterable[str]) -> set[str]:
-    target = call[1].get("file_path") if call and call[0] in EDIT_TOOLS else None
+    target = call[1].get("file_path") if call and call[0] in EDITING_TOOLS else None
     return {path for path in paths if path in target} if isinstance(target, str) else set()
 
 

@@ -21,6 +21,9 @@ def fail(code: str, message: str, context: dict[str, Any] | None = None, data: A
             "error": {"code": code, "message": message}}
 
 
+EDITING_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})        # the tools whose calls change a file
+
+
 def path_of(args: object) -> str | None:
     """The file or folder a tool call names (``file_path``, else ``path``), or None: the one reading of it."""
     if not isinstance(args, dict):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from contextual.core.messages import Message
+from contextual.core.tools.base import EDITING_TOOLS, path_of
 from contextual.tui.format import one_line
 from contextual.tui.slash.port import AppPort
 
@@ -119,15 +120,12 @@ class Undo:
         app.refresh_undoable()
 
 
-EDITING_TOOLS = ("Write", "Edit", "MultiEdit")
-
-
 def what_it_changed(turn: str, record: list[Message]) -> str:
     """The files the turn's edits named, and how many commands it ran (what they changed is only known once the
     snapshot is read back): the confirmation named the turn, not what would change (QA)."""
     calls = [m.meta for m in record if m.role == "assistant" and m.meta.get("turn") == turn]
-    paths = list(dict.fromkeys(str(c["args"]["file_path"]) for c in calls if c.get("tool_name") in EDITING_TOOLS
-                               and isinstance(c.get("args"), dict) and c["args"].get("file_path")))
+    paths = list(dict.fromkeys(path for c in calls if c.get("tool_name") in EDITING_TOOLS
+                               and (path := path_of(c.get("args")))))
     commands = sum(1 for c in calls if c.get("tool_name") == "Bash")
     said = []
     if paths:

@@ -43,7 +43,6 @@ USER_CHARS = 20_000
 
 
 def user_line(text: str) -> Static:
-    text = screen_text(text)     # a restored session's message as typed: an escape in it would reach the terminal
     head = "\n".join(text[:USER_CHARS].split("\n")[:USER_LINES])
     rest = text[len(head):]
     if not rest.strip("\n"):
@@ -231,9 +230,6 @@ class ChatLog(VerticalScroll):
             self.call_after_refresh(self.scroll_end, animate=False)
 
 
-STOPPED_NOTE = NO_ANSWER
-
-
 def _turn_widgets(turns: list["_Turn"]) -> list:
     widgets: list = []
     for turn in turns:
@@ -252,7 +248,7 @@ def _turn_widgets(turns: list["_Turn"]) -> list:
                 widgets.append(Static(Text(shown.line), classes=f"notice -{shown.level}"))
         widgets.extend(_markdown(answer, "agent") for answer in turn.answers)
         if not turn.answers:        # the live chat said why ("turn cancelled", an error); the record keeps no answer
-            widgets.append(Static(Text(STOPPED_NOTE), classes="notice -warning"))
+            widgets.append(Static(Text(NO_ANSWER), classes="notice -warning"))
         widgets.extend(Static(Text(line), classes=f"notice -{level}") for line, level in turn.compacted)
         # an undo came after the turn's answer, as the live chat showed it
         widgets.extend(Static(Text("↶ " + note), classes="notice -info") for note in turn.notes)
@@ -326,7 +322,9 @@ def _turns(messages: list[Message], compactions: Sequence[CompactionRecord] = ()
                     compacted_before(sent, at_it=False)
                 else:
                     compacted_before(timestamp)
-            turns.append(_Turn(message.meta.get("raw", message.content)))
+            # the message as typed, from the record: an escape in it would reach the terminal (live, the router
+            # cleans what was typed before the chat shows it)
+            turns.append(_Turn(screen_text(str(message.meta.get("raw", message.content)))))
             if isinstance(timestamp, str):     # this input's: made once it was sent, shown under it as live
                 compacted_before(timestamp, during=True)
             continue

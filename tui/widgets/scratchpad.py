@@ -5,7 +5,6 @@ When a turn ends the view clears, but every turn stays browsable with [ and ].
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +17,8 @@ from textual.widgets import Static
 
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.tokens import shared_cache
-from contextual.tui.format import args_label, plural, tokens
+from contextual.tui.format import args_label, plural, stored_status, tokens
+from contextual.tui.screen_safe import screen_text
 from contextual.tui.observation import gutter_width, numbered_line, readable_lines
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -58,12 +58,14 @@ class TurnRecord:
 def recorded_turns(messages: list[Message]) -> list[TurnRecord]:
     """A resumed session's turns as the live scratchpad had them: each step's thought, action and full
     observation, read from the record (after `contextual -c` the pane said "each step of the running turn shows
-    here" and [ had nothing to show)."""
+    here" and [ had nothing to show). Their text is cleaned as the router cleans a live turn's events: a file's or
+    a command's escape sequences would reach the terminal."""
     turns: list[TurnRecord] = []
     for message in messages:
         meta = message.meta
         if message.role == "user" and not meta.get("undo"):
-            turns.append(TurnRecord(len(turns) + 1, str(meta.get("raw", message.content)), outcome="not finished"))
+            turns.append(TurnRecord(len(turns) + 1, screen_text(str(meta.get("raw", message.content))),
+                                    outcome="not finished"))
             continue
         if not turns or not isinstance(meta.get("step"), int) or message.role not in ("assistant", "tool"):
             continue
@@ -71,29 +73,20 @@ def recorded_turns(messages: list[Message]) -> list[TurnRecord]:
         if meta.get("final"):
             turns[-1].outcome = "finished"
         if message.role == "tool" and meta.get("tool_name") == FORMAT_ERROR_TOOL:
-            record.format_error = message.content          # what the model was told of its reply
+            record.format_error = screen_text(message.content)     # what the model was told of its reply
         elif message.role == "tool":
-            record.observation = message.full or message.content
-            record.status = _result_status(message)
+            record.observation = screen_text(message.full or message.content)
+            record.status = "error" if stored_status(message).startswith("error") else "success"   # as live
         elif meta.get("format_error") or meta.get("tool_name") == FORMAT_ERROR_TOOL:
-            record.streamed = message.full or message.content   # the reply as written: it named no action
+            record.streamed = screen_text(message.full or message.content)   # the reply as written: no action
         else:
             _read_action(record, message)
     return turns
 
 
-def _result_status(message: Message) -> str:
-    """The result's own status, as the live step showed it ("success" or "error")."""
-    try:
-        status = json.loads(message.content).get("status")
-    except (TypeError, ValueError, AttributeError):
-        return "success"
-    return status if isinstance(status, str) else "success"
-
-
 def _read_action(record: StepRecord, message: Message) -> None:
     from contextual.core.react import ReactFormatError, parse_reply     # with the first resume, not at launch
-    text, name = message.full or message.content, message.meta.get("tool_name")
+    text, name = screen_text(message.full or message.content), message.meta.get("tool_name")
     try:
         parsed = parse_reply(text, frozenset({name}) if isinstance(name, str) else frozenset())
         record.thought, record.tool, record.args = parsed.thought, parsed.tool, parsed.args
@@ -102,7 +95,7 @@ def _read_action(record: StepRecord, message: Message) -> None:
     if isinstance(name, str):         # the record's name and arguments, as the engine ran them
         record.tool, record.args = name, message.meta.get("args")
     if isinstance(message.meta.get("thinking"), str):
-        record.reasoning = message.meta["thinking"]
+        record.reasoning = screen_text(message.meta["thinking"])
 
 
 def render_step(record: StepRecord, spinner_frame: str = "") -> Group:
