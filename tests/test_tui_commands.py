@@ -42,7 +42,11 @@ async def test_shell_export_history_theme_title_and_models(tmp_path):
             await type_and_send(pilot, "/title")              # bare: says the title (it wiped it: tmux QA)
             await wait_for(pilot, lambda: any("title: Printing one · /title TEXT renames it" in str(n.message)
                                               for n in app._notifications))
-            app.theme = "gruvbox"
+            await type_and_send(pilot, "/theme no-such-theme")          # a name: set at once, or listed
+            await wait_for(pilot, lambda: "no theme 'no-such-theme'; there are:" in chat_text(app))
+            assert "gruvbox" in chat_text(app) and app.theme != "gruvbox"
+            await type_and_send(pilot, "/theme Gruvbox")
+            await wait_for(pilot, lambda: app.theme == "gruvbox")
             await type_and_send(pilot, "/model")
             await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker))
             assert app.screen.names == ["fake-model"] and not app.screen.problem
@@ -57,7 +61,8 @@ async def test_shell_export_history_theme_title_and_models(tmp_path):
         app2 = ContextualApp(host, animate=False)
         async with app2.run_test(size=SIZE) as pilot:
             past = app2.query_one(PromptInput).past
-            assert past[-4:] == ["/title Printing one", "/title", "/model", "/resume"] and "print one" in past
+            assert past[-6:] == ["/title Printing one", "/title", "/theme no-such-theme", "/theme Gruvbox", "/model",
+                                "/resume"] and "print one" in past
             assert app2.theme == "gruvbox"
 
 

@@ -16,6 +16,7 @@ from contextual.tui.slash.model import Model
 from contextual.tui.slash.port import Handler, RunAction
 from contextual.tui.slash.reading import MCP, Context, Help
 from contextual.tui.slash.sessions import Clear, Fork, Resume, Title
+from contextual.tui.slash.theme import Theme
 from contextual.tui.slash.undo import Rewind, Undo
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ COMMANDS: tuple[Command, ...] = (
             "(keeping what is in it)", Init()),
     Command("/export", "[--as-sent] [file]", "write this session's transcript (or each request as sent) under "
             "$CONTEXTUAL_HOME/exports/, or to FILE", Export()),
-    Command("/theme", "", "pick a colour theme (remembered)", RunAction("change_theme")),
+    Command("/theme", "[name]", "pick a colour theme, or switch to NAME (remembered)", Theme()),
     Command("/help", "", "commands and keys", HELP),
     Command("/quit", "", "leave (the session is saved as it goes)", RunAction("quit")),
 )

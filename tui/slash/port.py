@@ -22,6 +22,10 @@ class AppPort(Protocol):
     shown: Shown | None                # the prompt shown now (meter, History)
     last_sent: Shown | None            # the prompt of the latest model call
     unsent: str                        # a message typed before any model was chosen
+    theme: str                         # Textual's colour theme (set by name from /theme)
+
+    @property
+    def available_themes(self) -> dict[str, Any]: ...
 
     @property
     def engine(self) -> Engine: ...        # opened on first use when the launch put it off (show_engine changes it)
@@ -93,7 +97,7 @@ class Handler(Protocol):
 
 
 class RunAction:
-    """A command that is one of Textual's own actions (/theme, /quit)."""
+    """A command that is one of Textual's own actions (/quit)."""
 
     def __init__(self, action: str) -> None:
         self.action = action
