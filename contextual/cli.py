@@ -151,7 +151,7 @@ def _load(args: argparse.Namespace, ask_server: bool = True) -> Config:
     if not ask_server:              # the app asks after its first frame (tui/host.py: RealHost.connect)
         return config
     from contextual.core.model_facts import resolve_window
-    return asyncio.run(resolve_window(config))   # once, 2 s at most: the server's window unless the user set one
+    return asyncio.run(resolve_window(config))   # once, 2 s at most (8 s for a local server): the server's window unless the user set one
 
 
 def _fork(args: argparse.Namespace) -> str | None:

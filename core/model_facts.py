@@ -123,10 +123,10 @@ async def resolve_window(config: Config, timeout: float | None = None) -> Config
             await _measure_tokenizer(config, timeout)
         return config
     if config.provider == "openai":   # the Anthropic API states no window: the table knows its models
-        from contextual.core.providers.model_info import PROBE_TIMEOUT, detect_window
+        from contextual.core.providers.model_info import detect_window
         try:
             found = await detect_window(config.base_url, config.model, config.api_key,
-                                        timeout=PROBE_TIMEOUT if timeout is None else timeout)
+                                        timeout=probe_timeout(config.base_url, timeout))
         except Exception:   # detection is a nicety: a surprise in it must never stop a start
             found = None
         if found is not None:
@@ -137,6 +137,14 @@ async def resolve_window(config: Config, timeout: float | None = None) -> Config
         return window_from_table(config)
     except package_data.InstallDamaged:    # the default window serves; the CLI names the damage at start
         return config
+
+
+def probe_timeout(base_url: str, asked: float | None = None) -> float:
+    """How long startup asks a server about its model: ``asked`` when given, longer for a local server."""
+    from contextual.core.providers.model_info import LOCAL_PROBE_TIMEOUT, PROBE_TIMEOUT
+    if asked is not None:
+        return asked
+    return LOCAL_PROBE_TIMEOUT if on_this_network(base_url) else PROBE_TIMEOUT
 
 
 def on_this_network(base_url: str) -> bool:
@@ -154,7 +162,7 @@ def on_this_network(base_url: str) -> bool:
 async def _measure_tokenizer(config: Config, timeout: float | None) -> None:
     """llama.cpp counts with its model's tokenizer at /tokenize: a first calibration before any call.
     The sample is the system prompt, the part of every request that is always there."""
-    from contextual.core.providers.model_info import PROBE_TIMEOUT, tokenize_count
+    from contextual.core.providers.model_info import tokenize_count
     from contextual.core.tokens import calibration_for, count
     calibration = calibration_for(config.home)
     if calibration.calibrated(config.model):
@@ -163,7 +171,7 @@ async def _measure_tokenizer(config: Config, timeout: float | None) -> None:
         from contextual.core.l1 import system_prompt as build_system_prompt
         sample = await asyncio.to_thread(build_system_prompt)
         server = await tokenize_count(config.base_url or "", sample, config.api_key,
-                                      timeout=PROBE_TIMEOUT if timeout is None else timeout)
+                                      timeout=probe_timeout(config.base_url or "", timeout))
     except Exception:   # a nicety, like detection itself
         return
     if server:      # counted in a thread: the tokenizer may still be loading, which holds no event loop

@@ -189,3 +189,18 @@ async def test_llamacpp_tokenizer_calibrates_before_the_first_call(tmp_path):
     assert "server tokenizer" in calibration.describe("fake-model")
     calibration.observe("fake-model", 2000, 2600)            # a real usage replaces the estimate
     assert calibration.factor("fake-model") == pytest.approx(1.3)
+
+
+def test_a_local_server_is_given_longer_to_say_its_window():
+    """A llama.cpp or Ollama still loading its model answers its probes slowly, and at a local model's small
+    window the 200k default is the costly guess: a server on this machine or network gets longer than a hosted
+    API, whose start should not wait. (Also what let the TUI tests fall back to the default on a loaded machine.)"""
+    from contextual.core.model_facts import probe_timeout
+    from contextual.core.providers.model_info import LOCAL_PROBE_TIMEOUT, PROBE_TIMEOUT
+    assert LOCAL_PROBE_TIMEOUT > PROBE_TIMEOUT
+    for local in ("http://127.0.0.1:8080/v1", "http://localhost:11434/v1", "http://192.168.1.20:8000/v1",
+                  "http://gpu-box.local:8080/v1"):
+        assert probe_timeout(local) == LOCAL_PROBE_TIMEOUT, local
+    for hosted in ("https://api.openai.com/v1", "https://openrouter.ai/api/v1"):
+        assert probe_timeout(hosted) == PROBE_TIMEOUT, hosted
+    assert probe_timeout("http://127.0.0.1:8080/v1", 0.5) == 0.5          # a caller's own limit stands

@@ -25,6 +25,9 @@ from contextual.core.providers.base import token_count
 from contextual.core.providers.transport import tls_context
 
 PROBE_TIMEOUT = 2.0          # seconds for all probes together
+# A server on this machine or the local network gets longer: one still loading its model answers slowly, and a
+# local model's small window is where a wrong guess (the 200k default) hurts; a refused port still fails at once.
+LOCAL_PROBE_TIMEOUT = 8.0
 _BODY_LIMIT = 1 << 20        # a /v1/models list larger than this is not read
 
 
