@@ -9,8 +9,10 @@ In any config file (TOML; Claude Code's settings.json `hooks` object, table for 
 Events: PreToolUse and PostToolUse (matched on the tool's name), PreCompact, Stop (the end of a turn). Each command
 gets one JSON object on stdin: `hook_event_name`, `session_id`, `cwd`, and `tool_name`/`tool_input` (and
 `tool_response` after the call), `trigger` for PreCompact, `answer` for Stop. A PreToolUse hook blocks the call by
-exiting 2 (its stderr is the reason) or by printing `{"decision": "block", "reason": "…"}`; the model gets the
-reason as the call's error. A PostToolUse hook that blocks sends its reason to the model with the result.
+exiting 2 (its stderr is the reason), by printing `{"decision": "block", "reason": "…"}` or Claude Code's
+`{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "…"}}`; the model gets the
+reason as the call's error. Commands see `CLAUDE_PROJECT_DIR` (and `CONTEXTUAL_PROJECT_DIR`): the project's folder,
+as Claude Code's hook commands expect (`"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh`). A PostToolUse hook that blocks sends its reason to the model with the result.
 Each run is bounded: `timeout` seconds (default 60; then its process group is killed) and 64 KB of each output
 read. A project's own hooks (its .contextual/config.toml, or a config.local.toml it shipped) are inert until the
 user approves them (core/trust.py); the user's `$CONTEXTUAL_HOME/config.toml` hooks always run.
@@ -173,22 +175,43 @@ def _decision(out: str) -> dict[str, Any] | None:
     return answer if isinstance(answer, dict) else None
 
 
+def _denied(answer: dict[str, Any] | None) -> str | None:
+    """The reason of a block in either JSON form Claude Code documents (None: no block): the older
+    `{"decision": "block", "reason"}` and PreToolUse's `{"hookSpecificOutput": {"permissionDecision": "deny",
+    "permissionDecisionReason"}}` — a guard ported from Claude Code that answers the second must not fail open."""
+    if answer is None:
+        return None
+    if answer.get("decision") == "block":
+        return str(answer.get("reason") or "")
+    specific = answer.get("hookSpecificOutput")
+    if isinstance(specific, dict) and specific.get("permissionDecision") == "deny":
+        return str(specific.get("permissionDecisionReason") or "")
+    return None
+
+
+def hook_environment(cwd: str) -> dict[str, str]:
+    """A hook's environment: this process's (the key variables are gone from it at start-up) and the project's
+    folder under the name Claude Code's hook commands use."""
+    return {**os.environ, "CLAUDE_PROJECT_DIR": cwd, "CONTEXTUAL_PROJECT_DIR": cwd}
+
+
 async def run_hooks(hooks: list[Hook], payload: Mapping[str, Any], cwd: str) -> HookOutcome:
     """Run each hook in order; the first that blocks ends the run, and its reason is the outcome's."""
     data = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8")
     notes: list[str] = []
+    env = hook_environment(cwd)
     for hook in hooks:
         try:
-            code, out, err = await run_bounded(hook.command, data, cwd, hook.timeout)
+            code, out, err = await run_bounded(hook.command, data, cwd, hook.timeout, env)
         except OSError as exc:
             notes.append(f"hook {hook.command!r} could not start: {exc}")
             continue
         if code is None:
             notes.append(f"hook {hook.command!r} ran past {hook.timeout:g} s and was stopped")
             continue
-        answer = _decision(out)
-        if code == BLOCK_EXIT or (answer is not None and answer.get("decision") == "block"):
-            said = err.strip() if code == BLOCK_EXIT else str((answer or {}).get("reason") or "")
+        denied = _denied(_decision(out))
+        if code == BLOCK_EXIT or denied is not None:
+            said = err.strip() if code == BLOCK_EXIT else str(denied)
             reason = said[:REASON_CAP] or f"blocked by the hook {hook.command!r}"
             return HookOutcome(True, reason, tuple(notes))
         if code != 0:

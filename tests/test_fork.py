@@ -41,3 +41,20 @@ def test_fork_without_a_session_to_copy_is_one_line_error(project: Path):
     missing = contextual(["-p", "x", "-r", "nope", "--fork"], project, env)
     assert missing.returncode == 1 and "no session nope" in missing.stderr
     no_traceback(missing)
+
+
+def test_continue_after_a_fork_goes_on_in_the_fork(project: Path):
+    # /fork (or /rewind then k), quit, `contextual -c`: the fork is the latest session, not its parent
+    from contextual.core.session.fork import fork_session
+    home = home_of(project)
+    with FakeLLMServer(kind="openai", script=["Thought: ok\nAction: Finish[one]", "Thought: ok\nAction: Finish[two]",
+                                              "Thought: ok\nAction: Finish[three]"]) as srv:
+        env = cli_env(home, srv.base_url)
+        assert contextual(["-p", "first question"], project, env).returncode == 0
+        [first] = session_files(home)
+        assert contextual(["-p", "second question"], project, env).returncode == 0
+        fork = fork_session(home, project, first)
+        fork.close_sync()
+        went_on = contextual(["-p", "third question", "-c", "--output-format", "json"], project, env)
+    assert went_on.returncode == 0, went_on.stderr
+    assert json.loads(went_on.stdout)["session_id"] == fork.path.name.removesuffix(".jsonl")

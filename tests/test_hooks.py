@@ -42,6 +42,30 @@ def test_a_pre_tool_use_hook_blocks_a_bash_call_and_the_model_reads_why(project:
     assert "no shell here: use Read" in _sent(srv, 1) and "blocked_by_hook" in _sent(srv, 1)
 
 
+def test_claude_codes_json_deny_blocks_the_call_and_the_model_reads_why(project: Path):
+    # Claude Code's documented PreToolUse answer; ignored, a ported guard failed open and the command ran
+    deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                   "permissionDecisionReason": "no touching in this repo"}}
+    _hooks_file(home_of(project) / "config.toml", "PreToolUse", f"echo '{json.dumps(deny)}'", "Bash")
+    result, srv = _run(project, [TOUCH, FINISH])
+    assert result.returncode == 0, result.stderr
+    assert not (project / "made.txt").exists()
+    assert "no touching in this repo" in _sent(srv, 1) and "blocked_by_hook" in _sent(srv, 1)
+
+
+def test_a_hook_command_finds_the_project_through_claude_project_dir(project: Path):
+    # the form Claude Code's docs give for a project's hook scripts; unset, it ran /.claude/hooks/… and failed open
+    guard = project / ".claude" / "hooks" / "guard.sh"
+    guard.parent.mkdir(parents=True)
+    guard.write_text("#!/bin/sh\necho 'guard says no' >&2\nexit 2\n")
+    guard.chmod(0o755)
+    _hooks_file(home_of(project) / "config.toml", "PreToolUse", '"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh', "Bash")
+    result, srv = _run(project, [TOUCH, FINISH])
+    assert result.returncode == 0, result.stderr
+    assert not (project / "made.txt").exists()
+    assert "guard says no" in _sent(srv, 1)
+
+
 def test_a_hook_for_another_tool_lets_the_call_run(project: Path):
     _hooks_file(home_of(project) / "config.toml", "PreToolUse", "exit 2", "Write|Edit")
     result, _ = _run(project, [TOUCH, FINISH])

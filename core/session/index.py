@@ -61,7 +61,9 @@ class IndexState:
         stamp = entry.get("timestamp")
         if isinstance(stamp, str):
             self.started = self.started or stamp
-            self.updated = stamp
+            # the latest time seen, not the last line's: a fork copies its parent's older stamps after its own
+            # first entry, and `-c` then continued the parent instead of the fork just made
+            self.updated = stamp if self.updated is None or stamp > self.updated else self.updated
         if self.cwd is None and isinstance(entry.get("cwd"), str):
             self.cwd = entry["cwd"]
         kind = entry.get("type")

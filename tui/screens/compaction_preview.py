@@ -42,7 +42,10 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
                 Binding("ctrl+r", "retry", "retry", priority=True),
                 Binding("ctrl+l", "ledger", "what it loses", priority=True),
                 Binding("ctrl+t", "append_missing", "add missing", priority=True),
-                Binding("escape", "cancel", "cancel", priority=True)]
+                Binding("escape", "cancel", "cancel", priority=True),
+                # The title says "tab" edits the summary: from the instructions the focus chain wrapped to the
+                # archived rounds' pane first, and what was typed next went nowhere (tmux QA).
+                Binding("tab", "tab_from_instructions", show=False)]
 
     def __init__(self, review: CompactionReview) -> None:
         super().__init__()
@@ -80,6 +83,12 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
         # What is typed first goes to the retry's instructions: in the summary it landed before its heading
         # (`typed first## 📌 Archived…`, tmux QA). Editing the summary is a choice: tab or a click.
         self.query_one("#preview-instructions", Input).focus()
+
+    def action_tab_from_instructions(self) -> None:
+        if self.focused is self.query_one("#preview-instructions", Input):
+            self.query_one(TextArea).focus()
+        else:
+            self.focus_next()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
