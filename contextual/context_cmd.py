@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from contextual.core import secrets
 from contextual.core.config import PROVIDERS, ConfigError, load_config
+from contextual.core.textsafe import strip_control
 
 if TYPE_CHECKING:
     from contextual.core.session.schema import CompactionRecord
@@ -78,7 +79,7 @@ def context_main(argv: list[str]) -> int:
         return 1
     view, listing = asyncio.run(_next_prompt(engine, config, args.input))
     for warning in [*engine.warnings, *engine.builder.rules_notices()]:
-        print(secrets.redact(f"warning: {warning}"), file=sys.stderr)
+        print(secrets.redact(strip_control(f"warning: {warning}")), file=sys.stderr)
     # Like every output path, keys are redacted: an --input or a file holding one prints [redacted].
     if args.json:
         out = as_json(view)
@@ -89,12 +90,13 @@ def context_main(argv: list[str]) -> int:
                           "summary": listing.summary()}
         print(json.dumps(secrets.redact_value(out), ensure_ascii=False))
     else:
-        print(secrets.redact(as_text(view)))
+        # a tool description or result (an MCP server's text) may hold terminal escapes: not for the terminal
+        print(secrets.redact(strip_control(as_text(view))))
         for n, record in enumerate(engine.compactions, start=1):      # each with the recall probe's score
             score = record.loss_ledger.score() if record.loss_ledger is not None else "no facts recorded"
             cut = f"cut without a summary ({record.fallback})" if record.fallback else score
             print(f"compaction {n} ({record.trigger}): {record.pre_tokens:,} -> {record.post_tokens:,} tokens, "
                   f"{record.rounds_archived} round(s) archived; {cut}")
         if listing is not None:
-            print(listing.summary())
+            print(strip_control(listing.summary()))
     return 0

@@ -27,7 +27,8 @@ _RAW_CONTROLS = re.compile("[\x7f-\x9f\u2028\u2029]")
 
 def safe_text(text: str) -> str:
     """For a terminal: no key, valid Unicode, no control sequence (newlines and tabs kept)."""
-    return strip_control(valid_unicode(secrets.redact(text)))
+    # redacted last: a key split by an escape sequence (`sk-…\x1b[m…`) is whole once the escape goes
+    return secrets.redact(strip_control(valid_unicode(text)))
 
 
 def _jsonable(value: Any, depth: int = 0) -> Any:

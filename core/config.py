@@ -111,8 +111,11 @@ class Config:
             return (f"no model configured: set CONTEXTUAL_MODEL (or pass --model, or put model = \"...\" in "
                     f"{self.home / 'config.toml'} or .contextual/config.toml)")
         if not self.base_url:
+            # the project's own endpoint, skipped for want of approval, is named: else its base_url seems ignored
+            skipped = [item.skipped(self.project_root) for item in self.unapproved if item.kind == "endpoint"]
             return (f"no endpoint configured: set CONTEXTUAL_BASE_URL (or pass --base-url, or put base_url = \"...\" "
-                    f"in {self.home / 'config.toml'}), e.g. http://localhost:11434/v1 for Ollama")
+                    f"in {self.home / 'config.toml'}), e.g. http://localhost:11434/v1 for Ollama"
+                    + "".join(f"; {line}" for line in skipped))
         return None
 
 

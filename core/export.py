@@ -31,6 +31,7 @@ from contextual.core.context.stored_render import sent_text
 from contextual.core.context.summary_pairs import summary_records
 from contextual.core.messages import NO_ANSWER, Message
 from contextual.core.snapshot.undo import note_for_user
+from contextual.core.textsafe import strip_control
 from contextual.core.tokens import Calibration
 from contextual.core.tools.base import path_of
 
@@ -130,7 +131,8 @@ def transcript(loaded: "LoadedSession") -> str:
         for line in answers.pop(m.id, []):
             out += [line, ""]
     out += [f"_{NO_ANSWER}_", ""] if unanswered else []
-    return "\n".join(out).rstrip() + "\n"
+    # a tool's output or an MCP server's text may hold terminal escapes: the Markdown is read with cat and less
+    return secrets.redact(strip_control("\n".join(out))).rstrip() + "\n"
 
 
 # --- every request as sent, rebuilt ------------------------------------------------------------------------------

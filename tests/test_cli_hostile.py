@@ -128,6 +128,19 @@ def test_escape_sequences_from_the_model_are_stripped_from_the_terminal(project:
     assert final["result"] == f"{hostile} done"            # the JSON forms keep the data exact, escaped
 
 
+def test_a_key_split_by_an_escape_sequence_reaches_no_output(project: Path):
+    """The answer was redacted, then stripped of escapes: `sk-…\x1b[m…` printed the key in use (helper57)."""
+    split = f"{USED[:7]}\x1b[m{USED[7:]}"
+    script = [f"Thought: {split}\nAction: Finish[key {split} done]"]
+    for form in ("text", "stream-json"):
+        with FakeLLMServer(kind="openai", script=script) as srv:
+            result = contextual(["-p", "hi", "--output-format", form], project, _key_env(home_of(project), srv.base_url, "openai"))
+        assert result.returncode == 0, result.stderr
+        assert USED not in result.stdout and USED not in result.stderr
+        if form == "text":
+            assert result.stdout == "key [redacted] done\n"
+
+
 @pytest.mark.parametrize("prompt", ["", "   ", " \n\t "])
 def test_empty_or_blank_prompt_is_refused_in_one_line_without_a_call(project: Path, prompt: str):
     with FakeLLMServer(kind="openai", script=["Thought: x\nAction: Finish[should not be asked]"]) as srv:

@@ -79,6 +79,32 @@ def test_a_read_deny_rule_covers_grep_glob_ls_and_bash_naming_the_file_and_the_m
     assert stored and "TOKEN-hidden-value" not in stored                    # nor in the session
 
 
+def test_a_read_deny_rule_holds_for_globs_naming_the_file_and_for_edits_whose_diff_would_show_it(project: Path):
+    """helper57: `cat secre*`, `cat s?cret.txt`, `cat {secret,x}.txt` printed the file, and Edit, Write and
+    MultiEdit of it (or of a link to it) ran and showed its old lines in their diff."""
+    (project / ".contextual").mkdir()
+    (project / ".contextual" / "config.toml").write_text('[permissions]\ndeny = ["Read(secret.txt)"]\n')
+    (project / "secret.txt").write_text("TOKEN-hidden-value\n")
+    (project / "link").symlink_to("secret.txt")
+    (project / "open.txt").write_text("TOKEN-open-value\n")
+    edit = {"old_string": "TOKEN", "new_string": "X"}
+    actions = [f"Bash[{json.dumps({'command': c})}]" for c in ("cat secre*", "cat s?cret.txt", "cat {secret,x}.txt")]
+    actions += [f"Edit[{json.dumps({'file_path': 'secret.txt', **edit})}]", f"Edit[{json.dumps({'file_path': 'link', **edit})}]",
+                f"MultiEdit[{json.dumps({'file_path': 'secret.txt', 'edits': [edit]})}]",
+                f"Write[{json.dumps({'file_path': 'secret.txt', 'content': 'new'})}]",
+                f"Bash[{json.dumps({'command': 'cat open*'})}]"]
+    script = [f"Thought: look\nAction: {action}" for action in actions] + [FINISH]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        result = contextual(["-p", "go", "--permission-mode", "bypass"], project,
+                            cli_env(home_of(project), srv.base_url))
+    assert result.returncode == 0, result.stderr
+    *refused, other = [r["messages"][-1]["content"] for r in srv.requests[1:]]
+    for text in refused:
+        assert "denied by the permission rule 'Read(secret.txt)'" in text and "hidden" not in text, text
+    assert "TOKEN-open-value" in other                                  # other globs still run
+    assert (project / "secret.txt").read_text() == "TOKEN-hidden-value\n"
+
+
 # A fourth red team (helper hE): each deleted its file through this CLI in bypass mode before the fix.
 FOURTH = {
     "a1": "shopt -s expand_aliases\nalias A=''\nA rm a1", "a2": "shopt -s expand_aliases\nalias A=command\nA rm a2",

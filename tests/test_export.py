@@ -166,3 +166,20 @@ def test_export_says_a_turn_had_no_answer_where_the_chat_says_it(project: Path):
     notes = [i for i in range(len(text)) if text.startswith(NO_ANSWER, i)]
     assert len(notes) == 2 and first < notes[0] < second < third < notes[1], (notes, text)
     assert text.index("answered", second + 10) < third
+
+
+def test_a_tools_terminal_escapes_reach_neither_the_transcript_nor_contextual_context(project: Path):
+    """A Bash result holding an OSC 52 clipboard write, a title and a screen clear was written raw into the
+    Markdown (`export -o -` printed it to the terminal) and printed by `contextual context -c` (helper57)."""
+    (project / "evil.txt").write_text("a\x1b]52;c;ZXZpbA==\x07b\x1b]0;TITLE\x07c\x1b[2Jd\n")
+    script = ['Thought: look\nAction: Bash[{"command": "cat evil.txt"}]', "Thought: done\nAction: Finish[seen]"]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        env = cli_env(home_of(project), srv.base_url)
+        assert contextual(["-p", "look", "--permission-mode", "bypass"], project, env).returncode == 0
+    printed = contextual(["export", "-o", "-"], project, env)
+    written = contextual(["export"], project, env)
+    shown = contextual(["context", "-c"], project, env)
+    for result in (printed, written, shown):
+        assert result.returncode == 0, result.stderr
+    for text in (printed.stdout, Path(written.stdout.strip()).read_text(), shown.stdout):
+        assert "abcd" in text and not any(c in text for c in "\x1b\x07\x9b"), text

@@ -81,6 +81,16 @@ def test_a_grep_gives_its_last_places_to_a_definition_and_a_line_the_task_names(
         "src/shop/pricing.py:88: def discount(cart):"]
 
 
+def test_a_grep_with_fewer_matches_than_its_first_places_keeps_them_all_when_the_task_names_something():
+    """One or two matches and a task naming a word: naming_focus read rows past the last (IndexError), and
+    `contextual -p` ended with 'internal error' at its first such Grep (helper57)."""
+    for count in (1, 2):
+        matches = [{"path": "src/a.py", "line": i + 1, "text": f"TOKEN = {i}"} for i in range(count)]
+        for level in ("normal", "hard"):
+            kept = _grep(matches, level, frozenset({"handler", "TOKEN"}))
+            assert kept["matches"] == [f"src/a.py:{i + 1}: TOKEN = {i}" for i in range(count)]
+
+
 def test_a_listing_keeps_the_entries_the_task_names_within_its_ten():
     paths = [f"src/pkg/mod_{i}.py" for i in range(200)]
     paths[150] = "src/shop/pricing.py"

@@ -196,3 +196,8 @@ async def test_a_servers_stderr_log_is_bounded_per_line_and_in_all():
     flood = io.StringIO()
     await pump(Chunks([b"line of noise\n" * 5000] * 20), ServerLog(flood, cap=50_000))
     assert len(flood.getvalue()) < 50_200 and "the log stops here" in flood.getvalue()
+    # a server's terminal escapes are not written to a log read with cat, nor do they hide a key (helper57)
+    escaped = io.StringIO()
+    await pump(Chunks([b"a\x1b]52;c;ZXZpbA==\x07b\x1b[2J " + key[:8].encode() + b"\x1b[m" + key[8:].encode() + b"\n"]),
+               ServerLog(escaped))
+    assert escaped.getvalue() == "ab [redacted]\n"

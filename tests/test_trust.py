@@ -159,6 +159,9 @@ def test_a_checkouts_endpoint_gets_no_request_and_no_key_until_approved(project:
         env.pop("CONTEXTUAL_BASE_URL")
         result = contextual(["-p", "go"], project, env)
         assert result.returncode != 0 and evil.requests == [] and "no endpoint configured" in result.stderr
+        # the one line names the checkout's endpoint it skipped (it said only "set CONTEXTUAL_BASE_URL": helper57)
+        assert len(result.stderr.splitlines()) == 1 and "not approved, so not used" in result.stderr
+        assert evil.base_url in result.stderr
         trusted = contextual(["-p", "go", "--trust-project"], project, env)
         assert trusted.returncode == 0 and len(evil.requests) == 1
         assert evil.requests[0].headers["authorization"] == "Bearer sk-user-secret-0123456789"   # what trust means

@@ -24,6 +24,13 @@ def test_a_key_and_escape_sequences_in_an_event_are_gone_before_the_screen():
     assert shown.text.startswith("use [redacted] ") and "red" in shown.text and shown.step == 1
 
 
+def test_a_key_split_by_an_escape_sequence_is_redacted_once_the_escape_goes():
+    """Redacted before the escape was stripped, `sk-…\x1b[m…` became the whole key on the screen (helper57)."""
+    secrets.remember(KEY)
+    shown = screen_text(f"a {KEY[:6]}\x1b[m{KEY[6:]} b")
+    assert KEY not in shown and shown == "a [redacted] b"
+
+
 def test_nested_values_are_cleaned_and_clean_events_come_back_unchanged():
     secrets.remember(KEY)
     event = ev.ActionEvent(tool="Bash", args={"command": f"echo {KEY}", "n": [KEY, 3]}, raw="x", step=2)

@@ -94,7 +94,8 @@ def _grep(args: dict[str, Any], data: dict[str, Any], lim: Limits, focus: frozen
     # the last places go to a definition or a line the task names that the first matches do not show
     first = lim.grep_lines - lim.grep_chosen
     later = [i for i in range(first, len(matches)) if is_definition(str(matches[i].get("text", "")))]
-    chosen = (later + naming_focus(rows, range(first), focus, lim.grep_chosen))[:lim.grep_chosen]
+    # fewer matches than the first places: those are all it has (a range past them read rows it does not hold)
+    chosen = (later + naming_focus(rows, range(min(first, len(rows))), focus, lim.grep_chosen))[:lim.grep_chosen]
     kept = _give_places(len(rows), lim.grep_lines, chosen)
     out["matches"] = [rows[i] for i in kept]
     if len(matches) > lim.grep_lines:
