@@ -272,6 +272,26 @@ async def test_a_single_message_bigger_than_the_window_is_cut_not_lost() -> None
     assert any("cut in the middle" in n for n in result.input_notes)
 
 
+async def test_a_call_before_an_oversized_result_shares_its_part_instead_of_making_one_alone() -> None:
+    """A small-window turn of long Reads: each action is followed by a result longer than a part. The result is
+    cut either way; cut to the room its action leaves, the pair is one summary call, not two (at 4,096 two parts
+    in five were a lone action of ~30 tokens, each a call to the summary model)."""
+    messages = [Message("user", "review the modules")]
+    for i in range(6):
+        args = {"file_path": f"m{i}.py"}
+        messages.append(Message("assistant", f"Thought: look at m{i}.py\nAction: Read[{{\"file_path\": \"m{i}.py\"}}]",
+                                meta={"tool_name": "Read", "call_id": f"c{i}", "args": args}))
+        messages.append(Message("tool", f"HEAD{i} " + "value = x * 3 + len('alpha')\n" * 600 + f" TAIL{i}",
+                                meta={"tool_name": "Read", "call_id": f"c{i}", "args": args}))
+    provider = ScriptedProvider()
+    result = await run(provider, messages, window=4096, output_reserve=1024)
+    parts = [r for r in provider.requests if "Merge them into ONE summary" not in user_text(r)]
+    assert all(request_tokens(r) <= 4096 - 1024 for r in provider.requests)
+    assert result.chunks == len(parts) == 6                       # one part per Read, none holding an action alone
+    sent = "".join(user_text(r) for r in parts)
+    assert all(f"HEAD{i}" in sent and f"TAIL{i}" in sent and f"m{i}.py" in sent for i in range(6))
+
+
 def report_of(*entries: tuple[str, int, bool]) -> FileReport:
     files = [IncludedFile(path, modified, 1, "".join(f"{path} line {i}\n" for i in range(lines)), lines, False, lines)
              for path, lines, modified in entries]

@@ -30,6 +30,18 @@ from contextual.core.reminder import system_reminder
 MIN_CUT_CHARS = 60        # a cut message keeps at least its first and last few characters
 HARD_FALLBACK_CHARS = 600 # a harder form where no rule-made one was recorded: seed 003's head + tail
 LAYERS = ("L1", "L2", "L3", "input", "scratchpad", "todo")
+SHARE_FLOOR = 64          # tokens each tool result keeps at least before the actions are cut too
+MIN_SHARE = 16            # and each result and action before the summaries and the user's messages are
+
+
+def _is_memory(m: PromptMessage) -> bool:
+    """A summary or a message the user wrote: cut only when nothing else can make room."""
+    return m.role == "summary" or m.layer == "input" or (m.role == "user" and not _is_result(m) and m.layer == "L3")
+
+
+def _is_result(m: PromptMessage) -> bool:
+    """A tool result: an observation of this turn, or a kept round's result in history."""
+    return m.role == "user" and (m.layer == "scratchpad" or (m.layer == "L3" and bool(m.source.tool)))
 
 
 def source_of(m: Message) -> Source:
@@ -228,28 +240,43 @@ class ContextBuilder:
         chars = max(MIN_CUT_CHARS, min(len(m.content) - 1, int(len(m.content) * tokens / max(size, 1))))
         return replace(m, content=head_tail(m.content, chars), form="cut")
 
-    def _share_room(self, msgs: list[PromptMessage]) -> tuple[list[PromptMessage], int]:
-        """Find the largest cap such that every cuttable message held to it fits, then cut those above it."""
+    def _share_room(self, msgs: list[PromptMessage]) -> tuple[list[PromptMessage], int, list[bool]]:
+        """Find the largest cap such that every cuttable message held to it fits, then cut those above it.
+
+        Tool results older than the newest observation share the room first, the rest kept whole, when each of
+        them keeps at least SHARE_FLOOR tokens; else the newest observation shares it too; else the actions too
+        (MIN_SHARE each); only then every cuttable message (the summaries and the user's messages too). Sharing among all at once cut a 4k session's
+        summaries, the user's message and each action's file name to a marker at the 30th Read of a turn,
+        while 1,000 tokens of the window went unused."""
         sizes = [self.cache.message(m.content) for m in msgs]
-        fixed = sum(size for size, m in zip(sizes, msgs) if not self._cuttable(m))
-        cuttable = [size for size, m in zip(sizes, msgs) if self._cuttable(m)]
-        room = self.limit - fixed
-        low, high = 0, max(cuttable, default=0)
-        while low < high:                                  # the largest cap whose total fits the room
-            mid = (low + high + 1) // 2
-            if sum(min(size, mid) for size in cuttable) <= room:
-                low = mid
-            else:
-                high = mid - 1
-        cap = max(low - 16, 1)                             # headroom for the cut markers
+        newest = max((i for i, m in enumerate(msgs) if _is_result(m) and m.layer == "scratchpad"), default=-1)
+        tiers = [(SHARE_FLOOR, lambda i, m: _is_result(m) and i != newest and self._cuttable(m)),
+                 (SHARE_FLOOR, lambda i, m: _is_result(m) and self._cuttable(m)),
+                 (MIN_SHARE, lambda i, m: self._cuttable(m) and not _is_memory(m)),
+                 (0, lambda i, m: self._cuttable(m))]
+        for floor, shares in tiers:
+            chosen = [shares(i, m) for i, m in enumerate(msgs)]
+            fixed = sum(size for size, pick in zip(sizes, chosen) if not pick)
+            cuttable = [size for size, pick in zip(sizes, chosen) if pick]
+            room = self.limit - fixed
+            low, high = 0, max(cuttable, default=0)
+            while low < high:                                  # the largest cap whose total fits the room
+                mid = (low + high + 1) // 2
+                if sum(min(size, mid) for size in cuttable) <= room:
+                    low = mid
+                else:
+                    high = mid - 1
+            if cuttable and sum(min(size, low) for size in cuttable) <= room and low >= floor:
+                break
+        cap = max(low - min(16, low // 8), 1)              # headroom for the cut markers
         out, cuts = [], 0
-        for size, m in zip(sizes, msgs):
-            if self._cuttable(m) and size > cap and len(m.content) > MIN_CUT_CHARS:
+        for size, m, pick in zip(sizes, msgs, chosen):
+            if pick and size > cap and len(m.content) > MIN_CUT_CHARS:
                 out.append(self._cut_to(m, cap))
                 cuts += 1
             else:
                 out.append(m)
-        return out, cuts
+        return out, cuts, chosen
 
     def _cuttable(self, m: PromptMessage) -> bool:
         return m.layer != "L1" and m.source.message_id not in self.pins
@@ -283,12 +310,16 @@ class ContextBuilder:
         # 3. Cut oversized messages head+tail until the prompt fits, sharing the room fairly: one cap for
         #    all (water-filling), so no message shrinks to a marker while another keeps thousands of tokens.
         cuts = 0
+        chosen = [True] * len(msgs)
         if total > self.limit:
-            msgs, cuts = self._share_room(msgs)
+            msgs, cuts, chosen = self._share_room(msgs)
             total = sum(self._size(msgs).values())
         while total > self.limit and cuts < 4 * len(msgs):     # rounding leftovers: trim the largest
             sizes = [(self.cache.message(m.content), i) for i, m in enumerate(msgs)
-                     if self._cuttable(m) and len(m.content) > MIN_CUT_CHARS]
+                     if chosen[i] and self._cuttable(m) and len(m.content) > MIN_CUT_CHARS]
+            if not sizes:     # those that shared the room are at their least: any cuttable message
+                sizes = [(self.cache.message(m.content), i) for i, m in enumerate(msgs)
+                         if self._cuttable(m) and len(m.content) > MIN_CUT_CHARS]
             if not sizes:     # pins alone over the window: never over it, so even a pinned message is cut
                 sizes = [(self.cache.message(m.content), i) for i, m in enumerate(msgs)
                          if m.layer != "L1" and len(m.content) > MIN_CUT_CHARS]

@@ -194,8 +194,12 @@ class _Job:
         notes: list[str] = []
         for block, size in zip(blocks, sizes):
             if size > budget:
-                block = cut_middle(block, budget - BLOCK_JOIN_TOKENS)
-                size = budget
+                # Cut anyway: to the room this part has left when that is at least half a part, so a short
+                # message before it (the call that asked for a long result) does not make a part of its own
+                # (at 4k two parts in five were one action of 30 tokens, each a call to the summary model)
+                room = budget - used if chunks[-1] and budget - used >= budget // 2 else budget
+                block = cut_middle(block, room - BLOCK_JOIN_TOKENS)
+                size = room
                 notes.append("one archived message was longer than the summary window and was cut in the middle")
             if chunks[-1] and used + size > budget:
                 chunks.append([])
