@@ -234,3 +234,19 @@ async def test_context_error_inside_a_stream_is_recognised():
 def test_the_servers_own_prompt_count_is_read_from_its_error(data, message, expected):
     from contextual.core.providers.context_errors import prompt_tokens_in
     assert prompt_tokens_in(data, message) == expected
+
+
+@pytest.mark.parametrize("data,message,expected", [
+    ({"error": {"n_ctx": 4096, "n_prompt_tokens": 5000}}, "anything", 4096),                       # llama.cpp body
+    (None, "request (5000 tokens) exceeds the available context size (4096 tokens), try increasing it", 4096),
+    (None, "input (5000 tokens) is larger than the max context size (8192 tokens). skipping", 8192),
+    (None, "This model's maximum context length is 16384 tokens. However, your messages resulted in 17000 tokens",
+     16384),
+    (None, "The decoder prompt (length 9000) is longer than the maximum model length of 8192.", 8192),
+    (None, "prompt is too long: 215000 tokens > 200000 maximum", 200000),
+    (None, "the input length exceeds the context length", None),                                # Ollama: no figure
+    ({"error": {"n_ctx": 12}}, "maximum context length is 100 tokens", None),                  # no real window
+])
+def test_the_servers_window_is_read_from_its_error(data, message, expected):
+    from contextual.core.providers.context_errors import window_in
+    assert window_in(data, message) == expected

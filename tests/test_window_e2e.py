@@ -196,3 +196,25 @@ def test_a_prompt_filled_to_the_limit_fits_on_the_anthropic_wire_too(tmp_path: P
     assert built.total == exact and not built.adjustments                      # filled exactly to the limit
     wire = {"system": render_system(built.messages), "messages": render_messages(built.messages)}
     assert request_tokens(wire) <= exact
+
+
+@pytest.mark.parametrize("flavor", ["openai", "llamacpp", "anthropic"])
+def test_a_window_set_larger_than_the_servers_is_corrected_by_what_its_error_says(project: Path, flavor: str):
+    """`--context-window 32768` against a server started with 4,096 (llama.cpp `-c 4096`): its rejection states
+    its window, the run takes it (and says how to make it the setting), compacts and goes on — every call of
+    every turn used to fail with "still too long for the model after compaction"."""
+    from tests.fakes.server_flavors import Flavor
+    for n in range(8):
+        (project / f"part{n}.py").write_text("".join(f"def handler_{n}_{i}(request):  # part {n} line {i}\n"
+                                                     for i in range(120)))
+    reads = [action(f"read part {n}", "Read", {"file_path": f"part{n}.py"}) for n in range(8)]
+    kind = "anthropic" if flavor == "anthropic" else "openai"
+    model = Model(reads[:4] + [finish("first half read")] + reads[4:] + [finish("second half read")])
+    with FakeLLMServer(kind=kind, responder=model, max_context_tokens=4096,
+                       flavor=Flavor("llamacpp", n_ctx=4096) if flavor == "llamacpp" else None) as srv:
+        env = cli_env(home_of(project), srv.base_url, kind, CONTEXTUAL_CONTEXT_WINDOW="32768")
+        results = [contextual(["-p", prompt, "--permission-mode", "bypass"] + (["-c"] if i else []), project, env,
+                              timeout=60) for i, prompt in enumerate(["read the first half", "read the rest"])]
+    assert [r.returncode for r in results] == [0, 0], [r.stderr for r in results]
+    assert [r.stdout for r in results] == ["first half read\n", "second half read\n"]
+    assert "the server's window is 4,096 tokens, not the 32,768 set (env)" in results[0].stderr

@@ -224,6 +224,9 @@ class TurnLoop:
                 retried_context = True
                 if exc.server_tokens:   # the server said how big the prompt was by its count: calibrate on it
                     prompt.calibration.observe(config.model, built.total, exc.server_tokens)
+                if exc.server_window and exc.server_window < config.context_window:
+                    yield Notice(self._smaller_window(exc.server_window), "warning")
+                    config = self._settings.config
                 prompt.aim_lower()
                 yield Notice("the server says the prompt is over the model's window: compacting and retrying once",
                              "warning")
@@ -243,6 +246,16 @@ class TurnLoop:
                         return
         yield ErrorEvent(f"step limit reached: {config.max_steps} model calls in one turn without Finish "
                          "(raise it with --max-steps)", "step_limit")
+
+    def _smaller_window(self, window: int) -> str:
+        """The server rejected a prompt and said its window, smaller than ours (a setting larger than the server
+        was started with, `-c 4096` or Ollama's num_ctx): the rest of this run uses the server's, so the turn
+        compacts and goes on instead of failing at every call, and the user is told how to make it stick."""
+        config = self._settings.config
+        self._settings.config = config.with_window(window, "server: said in its error")
+        return (f"the server's window is {window:,} tokens, not the {config.context_window:,} set "
+                f"({config.window_source}): using {window:,} from now on (--context-window {window} or "
+                f"context_window = {window} in a config makes it the setting)")
 
     async def _stream(self, built: Built, step: int, reply: list[str], thinking: list[str]
                       ) -> AsyncGenerator[Event, None]:

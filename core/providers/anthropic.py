@@ -14,7 +14,7 @@ import httpx
 from contextual.core.prompt import PromptMessage
 from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk, StreamChunk,
                                  StreamDone, TextChunk, UsageChunk, token_count)
-from contextual.core.providers.context_errors import is_context_error, prompt_tokens_in
+from contextual.core.providers.context_errors import is_context_error, prompt_tokens_in, window_in
 from contextual.core.providers.retry import RetryPolicy, TransientError, one_line, stream_with_retries
 from contextual.core.providers.transport import (check_base_url, decode_object, event_stream, make_client, model_ids,
                                       scrub)
@@ -177,7 +177,8 @@ class AnthropicProvider:
             return TransientError(message)
         if is_context_error(None, {"error": error}, str(error.get("message", ""))):
             return ContextLengthExceeded(message, status=400,
-                                         server_tokens=prompt_tokens_in(None, str(error.get("message", ""))))
+                                         server_tokens=prompt_tokens_in(None, str(error.get("message", ""))),
+                                         server_window=window_in(None, str(error.get("message", ""))))
         return ProviderError(message)
 
     async def list_models(self) -> list[str]:

@@ -26,11 +26,14 @@ class ContextLengthExceeded(ProviderError):
     """The server says the prompt is over the model's window: the context layer compacts and retries once.
 
     ``server_tokens``: the prompt's size by the server's own count when its error says it (llama.cpp
-    n_prompt_tokens, "resulted in N tokens"...), so our counts can be calibrated even before any usage."""
+    n_prompt_tokens, "resulted in N tokens"...), so our counts can be calibrated even before any usage;
+    ``server_window``: the window it says it has ("the available context size (4096 tokens)", n_ctx)."""
 
-    def __init__(self, message: str, *, status: int | None = None, server_tokens: int | None = None) -> None:
+    def __init__(self, message: str, *, status: int | None = None, server_tokens: int | None = None,
+                 server_window: int | None = None) -> None:
         super().__init__(message, status=status)
         self.server_tokens = server_tokens
+        self.server_window = server_window
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,28 @@ def prompt_tokens_in(data: Any, message: str) -> int | None:
     return None
 
 
+# "exceeds the available context size (4096 tokens)", "max context size (4096 tokens)" (llama.cpp), "maximum
+# context length is 8192 tokens" (OpenAI, vLLM, OpenRouter), "maximum model length of 8192" (vLLM v1),
+# "tokens > 200000 maximum" (Anthropic).
+_WINDOWS = (re.compile(r"context size \((\d+) tokens\)"), re.compile(r"maximum context length is (\d+)"),
+            re.compile(r"maximum model length of (\d+)"), re.compile(r"tokens > (\d+) maximum"))
+
+
+def window_in(data: Any, message: str) -> int | None:
+    """The window the server says it has, when its error says it (llama.cpp's n_ctx, or its words)."""
+    error = data.get("error") if isinstance(data, dict) else None
+    for holder in (error, data):
+        if isinstance(holder, dict):
+            n = holder.get("n_ctx")
+            if isinstance(n, int) and not isinstance(n, bool) and n >= 256:
+                return n
+    for pattern in _WINDOWS:
+        match = pattern.search(message)
+        if match and int(match.group(1)) >= 256:
+            return int(match.group(1))
+    return None
+
+
 def _codes(data: Any) -> set[str]:
     error = data.get("error") if isinstance(data, dict) else None
     found = set()

@@ -14,7 +14,7 @@ import httpx
 from contextual.core.prompt import PromptMessage
 from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk, StreamChunk,
                                  StreamDone, TextChunk, UsageChunk, token_count)
-from contextual.core.providers.context_errors import is_context_error, prompt_tokens_in
+from contextual.core.providers.context_errors import is_context_error, prompt_tokens_in, window_in
 from contextual.core.providers.retry import RetryPolicy, TransientError, one_line, stream_with_retries
 from contextual.core.providers.transport import (check_base_url, decode_object, event_stream, make_client, model_ids,
                                       scrub)
@@ -74,7 +74,8 @@ def stream_error(name: str, error: Any, api_key: str | None) -> ProviderError:
     message = error.get("message") if isinstance(error, dict) else error
     line = one_line(scrub(f"{name}: error in stream: {message if isinstance(message, str) else error}", api_key))
     if is_context_error(None, {"error": error}, str(message)):
-        return ContextLengthExceeded(line, status=400, server_tokens=prompt_tokens_in({"error": error}, str(message)))
+        return ContextLengthExceeded(line, status=400, server_tokens=prompt_tokens_in({"error": error}, str(message)),
+                                     server_window=window_in({"error": error}, str(message)))
     status = _refusal_status(error) if isinstance(error, dict) else None
     return ProviderError(line, status=status) if status is not None else TransientError(line)
 

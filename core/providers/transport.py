@@ -16,7 +16,7 @@ from httpx_sse import EventSource, ServerSentEvent
 
 from contextual.core import bounded_json, secrets
 from contextual.core.providers.base import ContextLengthExceeded, ProviderError
-from contextual.core.providers.context_errors import is_context_error, prompt_tokens_in
+from contextual.core.providers.context_errors import is_context_error, prompt_tokens_in, window_in
 from contextual.core.providers.retry import RetryPolicy, TransientError, one_line, parse_retry_after
 
 # 408/409 are what OpenAI's own clients retry; 529 is Anthropic's "overloaded".
@@ -72,7 +72,8 @@ def status_error(name: str, response: httpx.Response, body: bytes, api_key: str 
     data, message = error_message(body)
     line = one_line(scrub(f"{name}: HTTP {status}: {message}", api_key))
     if is_context_error(status, data, message):   # before the retryable check: Ollama says it with a 500
-        return ContextLengthExceeded(line, status=status, server_tokens=prompt_tokens_in(data, message))
+        return ContextLengthExceeded(line, status=status, server_tokens=prompt_tokens_in(data, message),
+                                     server_window=window_in(data, message))
     if status in RETRYABLE_STATUSES:
         return TransientError(line, status=status, retry_after=parse_retry_after(response.headers.get("retry-after")))
     return ProviderError(line, status=status)
