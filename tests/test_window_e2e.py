@@ -170,6 +170,8 @@ def test_a_huge_pasted_prompt_and_a_huge_code_law_fit(project: Path):
     assert first[0]["content"].startswith("You are Contextual")            # L1 is never the one cut
     assert first[1]["role"] == "system" and first[1]["content"].startswith("Project")   # L2 (cut) in its place
     assert "please look at this trace" in json.dumps(first)
+    # the user hears that their own message was cut, not only "fitted … (cut_observation)" (helper-58)
+    assert "your message is larger than this window allows (6,000 tokens)" in result.stderr
 
 
 def test_the_rules_file_keeps_its_share_and_the_pasted_input_gets_the_rest(project: Path):

@@ -194,6 +194,7 @@ class TurnLoop:
         config, prompt = self._settings.config, self._prompt
         ev: Event
         retried_context = False
+        told_cut_input = False
         step = 0
         while step < config.max_steps:
             for ev in self.sync_tools():
@@ -206,6 +207,10 @@ class TurnLoop:
             built = prompt.build()
             for note in prompt.builder.rules_notices():      # a rules file refused or cut: the user hears it too
                 yield Notice(note, "warning")
+            if not told_cut_input and any(m.layer == "input" and m.form == "cut" for m in built.messages):
+                told_cut_input = True     # the user's own words, not a tool's output: said plainly, once a turn
+                yield Notice(f"your message is larger than this window allows ({config.context_window:,} tokens): "
+                             "the model gets its head and tail, with a note of what was cut", "warning")
             if built.adjustments:
                 # Shown on the messages they touched (the view of this same prompt went out with the step before),
                 # summed up once at turn end: no chat line per step.
