@@ -112,7 +112,7 @@ def transcript(loaded: "LoadedSession") -> str:
             out += [f"## User{when}", "", m.content.rstrip(), ""]
             unanswered = True
         elif m.role == "user":        # an undo's note: the app's words, after the turn it took back, as in the chat
-            out += [f"↶ {note_for_user(m.content)}", ""]
+            out += [f"↶ {note_for_user(m.content, loaded.full_record)}", ""]
         elif m.role == "summary":
             out += [f"## Compaction summary{_compaction_line(record)}", "", m.content.rstrip(), ""]
         elif m.role == "assistant" and m.meta.get("final"):

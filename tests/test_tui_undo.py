@@ -38,7 +38,8 @@ def undoable_rows(history: HistoryView) -> list[str]:
 async def test_undo_restores_the_turns_file_and_the_history_marks_it(tmp_path):
     repo = make_repo(tmp_path)
     before = tree_files(repo)
-    script = [write("a.py", "rewritten by the agent\n"), finish("rewrote a.py"), finish("fine")]
+    script = [write("a.py", "rewritten by the agent\n"), finish("rewrote a.py"), finish("nothing else"),
+              finish("fine")]
     with FakeLLMServer(kind="openai", script=script) as srv:
         app = ContextualApp(host_for(repo, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
@@ -48,6 +49,7 @@ async def test_undo_restores_the_turns_file_and_the_history_marks_it(tmp_path):
             await wait_for(pilot, lambda: undoable_rows(history) == ["rewrite a.py"])
             assert UNDO_MARK in str(history.get_option_at_index(0).prompt)
             assert "undoable" in str(history.border_subtitle)
+            await run_turn(pilot, "anything else?")          # a later turn that changes no file: /undo skips it
 
             # /undo names the turn by what the user typed and its time, and asks first: "n" changes nothing.
             await type_and_send(pilot, "/undo")
@@ -83,8 +85,11 @@ async def test_undo_restores_the_turns_file_and_the_history_marks_it(tmp_path):
         async with resumed.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: "rewrote a.py" in chat_text(resumed))
             text = chat_text(resumed)
-            assert "[undo]" not in text and "Undid the file changes of this turn: restored a.py" in text
-            assert text.index("rewrote a.py") < text.index("Undid the file changes") < text.index("thanks")
+            # named: under the later turn, "this turn" credited the undo to the wrong one (helper-59)
+            assert "[undo]" not in text and "Undid the file changes of the turn “rewrite a.py” (" in text
+            assert "restored a.py" in text
+            assert (text.index("rewrote a.py") < text.index("nothing else") < text.index("Undid the file changes")
+                    < text.index("thanks"))
 
 
 @pytest.mark.parametrize("answer", ["n", "y"])
@@ -192,6 +197,8 @@ async def test_rewind_goes_back_to_an_earlier_message_with_its_files_and_a_resum
             await pilot.press("f", "down", "enter")               # back to before "write v2", files too
             await wait_for(pilot, lambda: "rewound to before: write v2" in chat_text(app))
             assert (repo / "a.py").read_text() == "first version\n"
+            await wait_for(pilot, lambda: "Undid the file changes of the turn “write v2” (" in chat_text(app))
+            assert app.engine.session_id not in chat_text(app) and "of turn " not in chat_text(app)   # no ids
             assert [m.content for m in app.engine.history.messages if m.role == "user"] == ["write v1"]
             assert app.query_one("#prompt").text == "write v2"          # the message comes back to the input
             assert "look at it" not in chat_text(app)

@@ -250,10 +250,12 @@ class ContextBuilder:
         while 1,000 tokens of the window went unused."""
         sizes = [self.cache.message(m.content) for m in msgs]
         newest = max((i for i, m in enumerate(msgs) if _is_result(m) and m.layer == "scratchpad"), default=-1)
-        tiers = [(SHARE_FLOOR, lambda i, m: _is_result(m) and i != newest and self._cuttable(m)),
-                 (SHARE_FLOOR, lambda i, m: _is_result(m) and self._cuttable(m)),
-                 (MIN_SHARE, lambda i, m: self._cuttable(m) and not _is_memory(m)),
-                 (0, lambda i, m: self._cuttable(m))]
+        Share = Callable[[int, PromptMessage], bool]
+        tiers: list[tuple[int, Share]] = [
+            (SHARE_FLOOR, lambda i, m: _is_result(m) and i != newest and self._cuttable(m)),
+            (SHARE_FLOOR, lambda i, m: _is_result(m) and self._cuttable(m)),
+            (MIN_SHARE, lambda i, m: self._cuttable(m) and not _is_memory(m)),
+            (0, lambda i, m: self._cuttable(m))]
         for floor, shares in tiers:
             chosen = [shares(i, m) for i, m in enumerate(msgs)]
             fixed = sum(size for size, pick in zip(sizes, chosen) if not pick)

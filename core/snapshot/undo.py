@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 from pathlib import Path
 
 from contextual.core.clock import now_iso
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from contextual.core.ports import SessionSink
 
 __all__ = ["UndoError", "UndoResult", "undo_last", "undoable_turns", "undo_in_open_session", "record_undo",
-           "render_result", "undo_note"]
+           "render_result", "undo_note", "turn_label", "note_for_user"]
 
 
 async def undo_last(project_root: Path, entries: list[dict[str, Any]], *, confirm_overwrite: Confirm | None = None) -> UndoResult:
@@ -97,15 +97,28 @@ async def undo_in_open_session(project_root: Path, writer: SessionSink, *,
     return result
 
 
-_NOTE = re.compile(r"^\[undo\] The user undid the file changes of turn \S+: (?P<what>.*?)\. These files")
+_NOTE = re.compile(r"^\[undo\] The user undid the file changes of turn (?P<turn>\S+): (?P<what>.*?)\. These files")
 
 
-def note_for_user(note: str) -> str:
-    """The note `undo_note` left for the model, as the user reads it in a restored chat (one line)."""
+def note_for_user(note: str, record: Sequence[Message]) -> str:
+    """The note `undo_note` left for the model, as the user reads it in a restored chat or an export (one line),
+    its turn named as the user knows it: the note follows the latest turn, not always the one it undid."""
     found = _NOTE.match(note)
     if found:
-        return f"Undid the file changes of this turn: {found.group('what')}"
+        return f"Undid the file changes of the turn {turn_label(found.group('turn'), record)}: {found.group('what')}"
     return note.splitlines()[0] if note else ""
+
+
+def turn_label(turn: str, record: Sequence[Message]) -> str:
+    """A turn as the user knows it: “what they typed” (HH:MM), or its id when the record lacks its message."""
+    message = next((m for m in record if m.role == "user" and m.meta.get("turn") == turn), None)
+    if message is None:          # /rewind took its message out of the conversation; its files are still changed
+        return f"{turn} (a turn /rewind took out of the conversation)"
+    raw = " ".join(str(message.meta.get("raw") or message.content).split())
+    text = raw if len(raw) <= 60 else raw[:59] + "…"
+    when = str(message.meta.get("timestamp") or "")
+    clock = when[11:16] if len(when) >= 16 else ""
+    return f"“{text}”" + (f" ({clock})" if clock else "")
 
 
 def render_result(result: UndoResult) -> str:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.text import Text
 
 from contextual.core.messages import Message
+from contextual.core.snapshot.undo import turn_label
 from contextual.core.tools.base import EDITING_TOOLS, path_of
 from contextual.tui.format import one_line
 from contextual.tui.slash.port import AppPort
@@ -78,7 +81,8 @@ class Rewind:
         # one line: a multi-line message ("queued one\n\nqueued two") split the notice over rows (tmux QA)
         await app.say(f"rewound to before: {one_line(raw)}" + files
                       + ("; the compactions after it are undone" if message_id not in in_history else ""))
-        for line in restored:         # after the transcript is redrawn, which would wipe them
+        for line in restored:         # after the transcript is redrawn, which would wipe them; turns by name
+            line = re.sub(r"\bturn (\S+):", lambda found: f"the turn {turn_label(found.group(1), record)}:", line)
             await app.say(line, "error" if line.startswith("undo failed") else "info")
         app.load_input(raw)
         app.show_prompt()
@@ -135,15 +139,3 @@ def what_it_changed(turn: str, record: list[Message]) -> str:
         said.append(f"{'and ran' if paths else 'It ran'} {commands} command{'s' if commands != 1 else ''}, whose "
                     "changes go back too")
     return " ".join(said) + ".\n" if said else ""
-
-
-def turn_label(turn: str, record: list[Message]) -> str:
-    """A turn as the user knows it: “what they typed” (HH:MM), or its id when the record lacks its message."""
-    message = next((m for m in record if m.role == "user" and m.meta.get("turn") == turn), None)
-    if message is None:          # /rewind took its message out of the conversation; its files are still changed
-        return f"{turn} (a turn /rewind took out of the conversation)"
-    raw = " ".join(str(message.meta.get("raw") or message.content).split())
-    text = raw if len(raw) <= 60 else raw[:59] + "…"
-    when = str(message.meta.get("timestamp") or "")
-    clock = when[11:16] if len(when) >= 16 else ""
-    return f"“{text}”" + (f" ({clock})" if clock else "")

@@ -333,7 +333,7 @@ def _turns(messages: list[Message], compactions: Sequence[CompactionRecord] = ()
         if not turns:
             continue
         if message.role == "user":
-            turns[-1].notes.append(note_for_user(message.content))
+            turns[-1].notes.append(note_for_user(message.content, messages))
         elif message.role == "assistant" and message.meta.get("final"):
             turns[-1].answers.append(final_answer(message))
         elif message.meta.get("format_error") or message.meta.get("tool_name") == FORMAT_ERROR_TOOL:
