@@ -30,3 +30,14 @@ async def test_an_empty_summary_archives_with_its_reason_recorded():
     plan = plan_compaction(_rounds(3), keep_rounds=1)
     outcome = await compaction.summarise(plan, "auto", EmptySummary(), FileReport([], []), None, lambda *_: None)
     assert outcome.summary is None and outcome.fallback == compaction.EMPTY_SUMMARY_MESSAGE
+
+
+def test_an_undo_note_belongs_to_the_round_before_it_and_is_no_round_of_its_own():
+    """/undo's note is a user-role message the app writes: counted as a round, the compaction dialog said "9 rounds
+    in history" beside the Scratchpad's "Turn 8", and keep-N kept one round fewer of the user's (helper-59)."""
+    from contextual.core.context.history import rounds
+    note = Message("user", "[undo] The user undid the file changes of turn t1: restored a.py.", meta={"undo": "t1"})
+    history = _rounds(2) + [note] + _rounds(1)
+    assert [len(r) for r in rounds(history)] == [2, 3, 2]
+    plan = plan_compaction(history, keep_rounds=1)
+    assert plan is not None and plan.rounds_archived == 2 and note in plan.archive

@@ -25,12 +25,14 @@ def split_summaries(messages: list[Message]) -> tuple[list[Message], list[Messag
 
 
 def rounds(messages: list[Message]) -> list[list[Message]]:
-    """Group non-summary messages into rounds; anything before the first user message joins the first round."""
+    """Group non-summary messages into rounds; anything before the first user message joins the first round.
+    An /undo's note (a user-role message the app wrote) joins the round before it: it is no turn of the user's,
+    and counted as one it made "9 rounds in history" beside the Scratchpad's "Turn 8"."""
     out: list[list[Message]] = []
     for m in messages:
         if m.role == "summary":
             continue
-        if m.role == "user" or not out:
+        if (m.role == "user" and not m.meta.get("undo")) or not out:
             out.append([m])
         else:
             out[-1].append(m)

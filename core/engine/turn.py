@@ -51,6 +51,10 @@ from contextual.core.reminder import system_reminder
 INTERRUPTED_NOTE = system_reminder("The user stopped your previous turn before it finished; what it did is above. "
                                    "Go on with it only if this message asks you to.")
 
+# A window a server states in its rejection is taken from this size up (llama.cpp's -c 4096, Ollama's 2048): a
+# smaller figure cannot hold the system prompt and a step, so it is more likely the prompt's own size misread.
+MIN_TAKEN_WINDOW = 2048
+
 
 class TurnLoop:
     def __init__(self, settings: Settings, prompt: PromptState, recorder: Recorder, toolbox: Toolbox,
@@ -229,7 +233,7 @@ class TurnLoop:
                 retried_context = True
                 if exc.server_tokens:   # the server said how big the prompt was by its count: calibrate on it
                     prompt.calibration.observe(config.model, built.total, exc.server_tokens)
-                if exc.server_window and exc.server_window < config.context_window:
+                if exc.server_window and MIN_TAKEN_WINDOW <= exc.server_window < config.context_window:
                     yield Notice(self._smaller_window(exc.server_window), "warning")
                     config = self._settings.config
                 prompt.aim_lower()
