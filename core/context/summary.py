@@ -39,6 +39,7 @@ MIN_FILE_LINES = 10            # fewer lines than this of a file is not worth se
 MIN_CONTENT_BUDGET = 64        # below this the window cannot hold a summary request at all
 CUT_SLACK_TOKENS = 8           # a text cut to N tokens may count a few more once re-encoded
 RETRY_BUDGET_SCALE = 0.6       # after the server says "too long": our count is low for its tokenizer
+RESULT_SHARE = 0.3             # of a summary part, the most one archived tool result takes when history is split
 
 
 class SummaryError(Exception):
@@ -167,7 +168,7 @@ class _Job:
                                    "summary")
             return self.finish(text, included, notes, chunks=1)
 
-        chunks, split_notes = self.split(blocks, sizes, budget_scale)
+        chunks, split_notes = self.split(blocks, sizes, budget_scale, [m.role == "tool" for m in archived])
         partials: list[str] = []
         for index, chunk in enumerate(chunks, 1):
             detail = f"part {index} of {len(chunks)} of the archived history"
@@ -185,13 +186,26 @@ class _Job:
         text = await self.call(render_merge_request(partials, files_text, self.instructions), "merge")
         return self.finish(text, included, tuple(split_notes) + file_notes, chunks=len(chunks))
 
-    def split(self, blocks: list[str], sizes: list[int], scale: float) -> tuple[list[list[str]], list[str]]:
-        """History parts that each fit one call, cut only between messages; an oversized message is cut."""
+    def split(self, blocks: list[str], sizes: list[int], scale: float,
+              results: list[bool] | None = None) -> tuple[list[list[str]], list[str]]:
+        """History parts that each fit one call, cut only between messages; an oversized message is cut, and a
+        tool result over RESULT_SHARE of a part keeps its head and tail within it: the summary needs what a result
+        showed, not all of it, and at a small window one long Read a part made a call to the summary model each
+        (an 8-turn session at 4k asked 213 of them)."""
         widest_note = render_summary_request("", "", self.instructions, part=(99_999, 99_999))
         budget = self.content_budget(widest_note, scale)
+        share = max(MIN_CONTENT_BUDGET, int(budget * RESULT_SHARE))
+        shared = 0
+        blocks, sizes = list(blocks), list(sizes)
+        for i, is_result in enumerate(results or []):
+            if is_result and sizes[i] > share:
+                blocks[i] = cut_middle(blocks[i], share - BLOCK_JOIN_TOKENS - CUT_SLACK_TOKENS)
+                sizes[i] = shared_cache.count(blocks[i]) + BLOCK_JOIN_TOKENS
+                shared += 1
         chunks: list[list[str]] = [[]]
         used = 0
-        notes: list[str] = []
+        notes: list[str] = ([f"{shared} tool result(s) longer than {RESULT_SHARE:.0%} of a summary part kept their "
+                             "head and tail"] if shared else [])
         for block, size in zip(blocks, sizes):
             if size > budget:
                 # Cut anyway: to the room this part has left when that is at least half a part, so a short
