@@ -29,7 +29,7 @@ from contextual.tui.widgets.scratchpad import ScratchpadView
 from contextual.tui.widgets.token_meter import TokenMeter
 from contextual.tui.widgets.tool_trail import ToolTrail
 
-from tests.tui_helpers import (READ_CART, SIZE, finish, make_host, make_project, open_history_row, run_turn, server,
+from tests.tui_helpers import (READ_CART, SIZE, chat_text, finish, make_host, make_project, open_history_row, run_turn, server,
                                slow_answer, type_and_send, wait_for)
 
 
@@ -219,9 +219,10 @@ async def queue_two_on_a_running_turn(pilot, first: str, second: str) -> Scratch
     return pad
 
 
-async def test_messages_sent_while_a_turn_runs_are_queued_and_each_sent_as_its_turn_ends(tmp_path):
+async def test_messages_sent_while_a_turn_runs_are_queued_and_sent_together_when_it_ends(tmp_path):
+    """As Claude Code does: what was typed ahead is one message (one call, one round), not a turn each."""
     gate = threading.Event()
-    with server([gated("first answer", gate), finish("second answer"), finish("third answer")]) as srv:
+    with server([gated("first answer", gate), finish("second answer"), finish("never asked")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
             pad = await queue_two_on_a_running_turn(pilot, "second question, typed early", "third question")
@@ -230,11 +231,12 @@ async def test_messages_sent_while_a_turn_runs_are_queued_and_each_sent_as_its_t
                 "queued: second question, typed early +1 · sent when the turn ends · ↑ edits"
             assert len(srv.requests) == 1                       # nothing sent while the first turn runs
             gate.set()
-            await wait_for(pilot, lambda: len(pad.turns) == 3 and pad.turns[-1].outcome == "finished")
+            await wait_for(pilot, lambda: len(pad.turns) == 2 and pad.turns[-1].outcome == "finished")
             users = [m.content for m in app.engine.history.messages if m.role == "user"]
-            assert users == ["first question", "second question, typed early", "third question"]
+            assert users == ["first question", "second question, typed early\n\nthird question"]
             assert [r["messages"][-1]["content"] for r in srv.requests[1:]] == users[1:]
-            assert prompt.border_title == ""
+            assert len(srv.requests) == 2 and prompt.border_title == ""
+            assert "second answer" in chat_text(app) and "third question" in chat_text(app)
 
 
 async def test_a_queued_message_is_shown_as_typed_whatever_its_brackets(tmp_path):

@@ -525,15 +525,14 @@ class ContextualApp(App):
         return text
 
     def after_queue(self, send_next: bool) -> None:
-        """The next queued message starts its turn; after a turn that did not finish they all go back to the
-        input, before anything typed since."""
+        """The queued messages start the next turn together; after a turn that did not finish they all go back to
+        the input, before anything typed since."""
         if not self.queued.texts:
             return
         if send_next and not self.turn_running:
-            text = self.queued.next()
+            text = self.queued.take_all()
             self.show_queue()
-            if text is not None:
-                self.start_turn(text)
+            self.start_turn(text)
             return
         prompt = self.query_one(PromptInput)
         many = len(self.queued.texts) > 1

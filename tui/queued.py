@@ -1,7 +1,7 @@
-"""Messages typed while a turn runs (Claude Code and Codex queue them too). Each is sent as a turn of its own
-when the running one finishes (at most MAX_QUEUED of them; more lines join the last); when it is interrupted,
-fails or is cancelled they go back to the input, never sent behind the user's back. The app owns one; the
-input's border says how many wait."""
+"""Messages typed while a turn runs (Claude Code and Codex queue them too). When the running turn finishes they
+are sent together as the next message, oldest first, a blank line between (as Claude Code does: one model call
+and one round for what was typed ahead, not a turn each); when it is interrupted, fails or is cancelled they go
+back to the input, never sent behind the user's back. The app owns one; the input's border says how many wait."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ class Queued:
         n = len(self.texts)
         if not n:
             return ""
-        tail = f"{' +' + str(n - 1) if n > 1 else ''} · sent when the turn ends · ↑ edits"
+        tail = f"{' +' + str(n - 1) if n > 1 else ''} · sent when the turn ends · ↑ edits"      # together
         room = max(8, width - cell_len(tail) - 16)
         first = " ".join(self.texts[0].split())
         # columns, not characters: a CJK character or an emoji takes two
