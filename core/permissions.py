@@ -14,7 +14,7 @@ import os
 import re
 import shlex
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Iterable, Literal, Protocol
 
 from contextual.core.atomic import atomic_write
 from contextual.core.config import (PERMISSION_MODES, ConfigError, approve_local_rules, local_config_path,
@@ -126,16 +126,30 @@ def _bash_rules(command: Any) -> tuple[tuple[str, ...], str]:
     rules: list[str] = []
     for words in parsed.commands:
         if len(words) >= 2 and isinstance(words[1], str) and _SUBCOMMAND.fullmatch(words[1]):
-            rule = f"Bash({shlex.join(w or '' for w in words[:2])}:*)"
+            rule = f"Bash({_join(w or '' for w in words[:2])}:*)"
         elif len(words) >= 3 and words[1] == "-m" and isinstance(words[2], str) and _SUBCOMMAND.fullmatch(words[2]):
-            rule = f"Bash({shlex.join(w or '' for w in words[:3])}:*)"          # python -m pytest
+            rule = f"Bash({_join(w or '' for w in words[:3])}:*)"          # python -m pytest
         elif None in words:
             return (), f"an argument of {words[0]} is only known when it runs"
         else:
-            rule = f"Bash({shlex.join(words)})"                # type: ignore[arg-type]
+            rule = f"Bash({_join(words)})"                # type: ignore[arg-type]
         if rule not in rules:
             rules.append(rule)
     return tuple(rules), ""
+
+
+def _join(words: Iterable[str]) -> str:
+    """A command line as a person writes it: a word holding a single quote goes in double quotes when nothing in
+    it is special there (`python -c "import sys; f('src')"`), not shlex's `'"'"'`, which the dialog showed."""
+    def quote(word: str) -> str:
+        quoted = shlex.quote(word)
+        if quoted == word or "'" not in word or _SPECIAL_IN_DOUBLE.search(word):
+            return quoted
+        return f'"{word}"'
+    return " ".join(quote(w) for w in words)
+
+
+_SPECIAL_IN_DOUBLE = re.compile(r'["$`\\!]')
 
 
 def add_allow_rules(project_root: Path, rules: tuple[str, ...] | list[str], home: Path | None = None) -> Path:

@@ -61,6 +61,9 @@ def test_deny_rules_refuse_even_read_only_tools_and_bypass():
     ("Bash", {"command": "ls -la src"}, ("Bash(ls -la src)",)),
     ("Bash", {"command": "python -m pytest -q 2>&1 | tail -3"}, ("Bash(python -m pytest:*)", "Bash(tail -3)")),
     ("Bash", {"command": "X=1 npm test && npm test"}, ("Bash(npm test:*)",)),
+    # a single quote inside: double quotes, as a person writes it (shlex's '"'"' was what the dialog showed)
+    ("Bash", {"command": "python -c \"import sys; print('hi')\""}, ("Bash(python -c \"import sys; print('hi')\")",)),
+    ("Bash", {"command": "echo 'it'\\''s \"so\"'"}, ("Bash(echo 'it'\"'\"'s \"so\"')",)),     # both: shlex's
     ("Edit", {"file_path": "src/a.py"}, ("Edit(src/a.py)",)),
     ("MultiEdit", {"file_path": str(ROOT / "src" / "a.py")}, ("Edit(src/a.py)",)),
     ("mcp__t__x", {"q": 1}, ("mcp__t__x",)),
