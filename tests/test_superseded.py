@@ -101,6 +101,7 @@ async def test_the_app_marks_a_superseded_read_and_shows_what_is_sent_for_it(tmp
             history = app.query_one(HistoryView)
             rows = [history.get_option_at_index(i).prompt.plain for i in range(len(history.messages))]
             assert rows[2].startswith("[superseded]") and "[superseded]" not in rows[4]
+            assert rows[2].count("superseded") == 1                  # marked once, not again after the name
             screen = await open_history_row(pilot, 2)
             assert isinstance(screen, StoredFullScreen)
             sent = "\n".join(str(row) for row in screen.query_one("#stored", AlignedPane).rows)
