@@ -80,8 +80,8 @@ def message_row(message: Message, index: int, width: int = 70, undoable: bool = 
         row.append(f"{label} {message.tool_name or 'tool'} ", style=style)
         row.append(args_label(message.meta.get("args"), 80) + " ")
         status = stored_status(message)
-        if form not in FORM_STYLE:          # a marked form is said once, at the row's start
-            row.append(f"· {form or 'stored'} ", style="dim")
+        # a marked form is said once, at the row's start
+        row.append("· " + (f"{form or 'stored'} " if form not in FORM_STYLE else ""), style="dim")
         row.append(tokens(size), style="bold")
         row.append(f" · {status}" if status else "", style="dim")
         if message.full:
