@@ -9,7 +9,7 @@ from textual.keys import _character_to_key
 
 from textual.widgets import Static
 
-from tests.fakes.llm_server import FakeLLMServer
+from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.tui_helpers import SIZE, finish, make_host, slow_answer, type_and_send, wait_for
 from contextual.tui.app import ContextualApp
 from contextual.tui.screens.context_view import ContextScreen
@@ -92,6 +92,21 @@ async def test_the_next_prompt_screen_walks_its_messages_with_tab_and_opens_them
             await pilot.press("shift+tab", "enter")     # back to the second
             await pilot.pause()
             assert [block.collapsed for block in blocks[:3]] == [False, False, False]
+
+
+async def test_the_status_line_says_answering_while_the_answer_streams(tmp_path):
+    """A long answer streaming into the chat read "Thinking… 14s" under it (tmux QA)."""
+    answer = Reply("Thought: done\nAction: Finish[" + "word " * 300 + "]", chunk_delay=0.02)
+    with FakeLLMServer(kind="openai", script=[answer]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "say a lot")
+            status = app.query_one(StatusLine)
+            await wait_for(pilot, lambda: status.state == "answering")
+            assert "Answering… " in str(status.render()) and "esc to interrupt" in str(status.render())
+            await wait_for(pilot, lambda: not app.turn_running)
+            await pilot.pause()
+            assert not status.display
 
 
 async def test_ctrl_c_interrupts_a_turn_and_the_status_line_shows_life(tmp_path):

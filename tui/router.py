@@ -105,6 +105,7 @@ class EventRouter:
             case ev.PromptChanged():
                 self.ui.show_prompt(e.view)
             case ev.AnswerDelta():
+                self.ui.status.answering()
                 await self.ui.chat.stream_answer(e.text)
             case ev.FinalAnswer():
                 self._answered = True

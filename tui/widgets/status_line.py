@@ -1,5 +1,6 @@
-"""The sign of life above the input while a turn runs: "Thinking… 12s · esc to interrupt", or the running
-tool with its elapsed time and the tail of its output; blank when idle."""
+"""The sign of life above the input while a turn runs: "Thinking… 12s · esc to interrupt", "Answering…" once the
+final answer streams into the chat, or the running tool with its elapsed time and the tail of its output; blank
+when idle."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ class StatusLine(Static):
     def __init__(self, *, id: str | None = None, animate: bool = True) -> None:
         super().__init__("", id=id)
         self.animated = animate       # not `animate`: that is Textual's own method
-        self.state: str = "idle"          # idle | thinking | tool | compacting
+        self.state: str = "idle"          # idle | thinking | answering | tool | compacting
         self.tool: str = ""
         self.tail: str = ""
         self._since = 0.0
@@ -34,6 +35,11 @@ class StatusLine(Static):
 
     def thinking(self) -> None:
         self._set("thinking")
+
+    def answering(self) -> None:
+        """The final answer streams into the chat (said once: its clock runs from the first words)."""
+        if self.state != "answering":
+            self._set("answering")
 
     def running_tool(self, tool: str, label: str = "") -> None:
         self.tool, self.tail = tool + (f" {label}" if label else ""), ""
@@ -70,8 +76,8 @@ class StatusLine(Static):
         spin = SPINNER[self._frame % len(SPINNER)] if self.animated else "…"
         seconds = f"{self.elapsed:.0f}s" if self.animated else ""
         line = Text()
-        if self.state == "thinking":
-            line.append(f"{spin} Thinking… ", style="bold #af87af")
+        if self.state in ("thinking", "answering"):
+            line.append(f"{spin} {'Thinking' if self.state == 'thinking' else 'Answering'}… ", style="bold #af87af")
         else:
             line.append(f"{spin} Running ", style="bold #af87af")
             line.append(one_line(self.tool, 60), style="bold")
