@@ -65,7 +65,9 @@ class Engine:
         # Headless runs say what the project's unapproved config lost; the app asks instead (tui/screens/trust.py).
         unapproved = () if interactive else self.settings.config.trust_notices
         reserve = [] if interactive or not config.reserve_notice else [config.reserve_notice]   # the app: _connect
-        self.recorder = Recorder(self.prompt.history, session, snapshots, [*unapproved, *reserve, *(warnings or [])])
+        hooks = () if interactive else config.hooks.notes     # Claude Code hooks not run here; the app: greet
+        self.recorder = Recorder(self.prompt.history, session, snapshots,
+                                 [*unapproved, *reserve, *hooks, *(warnings or [])])
         self.gate = PermissionGate(self.settings, self.recorder, interactive)
         self.compactor = Compactor(self.settings, self.prompt, self.recorder, self.controls.pins, interactive,
                                    remind=self.controls.remind)

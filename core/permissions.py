@@ -219,6 +219,17 @@ def refusal(tool: str, mode: str) -> dict[str, Any]:
                                   "--permission-mode accept-edits or bypass.")}}
 
 
+def hook_refusal(tool: str, reason: str) -> dict[str, Any]:
+    """A PreToolUse hook asked for the user's confirmation (Claude Code's permissionDecision "ask") in a run with
+    no user to ask: the call does not run, whatever the mode."""
+    return {"status": "error", "data": None, "text": "", "stats": {}, "context": {},
+            "error": {"code": "permission_denied",
+                      "message": (f"{tool} needs the user's confirmation (a PreToolUse hook asks for it"
+                                  + (f": {reason}" if reason else "") + ") and there is no user to ask in this "
+                                  "run. Do the task another way or say in your final answer what the user "
+                                  "should run.")}}
+
+
 def plan_refusal(tool: str) -> dict[str, Any]:
     """The observation for a call plan mode holds back: what to do instead."""
     return {"status": "error", "data": None, "text": "", "stats": {}, "context": {},

@@ -4,6 +4,8 @@ fake model server; a project's own hooks inert until approved (core/trust.py).""
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from pathlib import Path
 
 from tests.cli_helpers import cli_env, contextual, home_of, session_files
@@ -22,12 +24,21 @@ def _hooks_file(path: Path, event: str, command: str, matcher: str = "", timeout
                   f"hooks = [{{ type = \"command\", command = {json.dumps(command)}{extra} }}]\n")
 
 
-def _run(project: Path, script: list[str], *args: str, **env_extra: str):
+def _run(project: Path, script: list[str], *args: str, mode: str = "bypass", **env_extra: str):
     (project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     with FakeLLMServer("openai", script) as srv:
         env = cli_env(home_of(project), srv.base_url, "openai", **env_extra)
-        result = contextual(["-p", "go", "--permission-mode", "bypass", *args], project, env)
+        result = contextual(["-p", "go", "--permission-mode", mode, *args], project, env)
     return result, srv
+
+
+def _answer(answer: dict) -> str:
+    """A hook command that prints `answer` as its JSON on stdout and exits 0."""
+    return "echo " + shlex.quote(json.dumps(answer))
+
+
+def _pre(**specific: object) -> str:
+    return _answer({"hookSpecificOutput": {"hookEventName": "PreToolUse", **specific}})
 
 
 def _sent(srv: FakeLLMServer, index: int) -> str:
@@ -160,7 +171,8 @@ async def test_a_pre_compact_hook_hears_the_trigger_before_the_summary_is_asked(
     root = tmp_path / "proj"
     root.mkdir()
     (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
-    hooks = parse_hooks({"PreCompact": [{"hooks": [{"command": "cat > compact.json"}]}]}, "test")
+    hooks = parse_hooks({"PreCompact": [{"matcher": "manual", "hooks": [{"command": "cat > compact.json"}]},
+                                        {"matcher": "auto", "hooks": [{"command": "touch auto.txt"}]}]}, "test")
     model = Model([read_action("calc.py"), finish("one"), read_action("calc.py"), finish("two")])
     async with engine_with(root, [model] * 5, hooks=hooks) as (engine, srv):
         await run(engine, "first")
@@ -169,4 +181,178 @@ async def test_a_pre_compact_hook_hears_the_trigger_before_the_summary_is_asked(
         [ev async for ev in engine.compact(keep_rounds=1)]
     said = json.loads((root / "compact.json").read_text())
     assert (said["hook_event_name"], said["trigger"]) == ("PreCompact", "manual")
+    assert not (root / "auto.txt").exists()          # matched on the trigger, as Claude Code's PreCompact matchers
     assert len(model.summary_requests) == 1
+
+
+# ---- Claude Code's hook contract, as its users' scripts expect it ----------------------------------------------
+
+def test_a_hook_gets_claude_codes_common_fields_and_the_call_id(project: Path):
+    # transcript_path, permission_mode and tool_use_id were missing: a Claude Code script reading them got null
+    config = home_of(project) / "config.toml"
+    _hooks_file(config, "PreToolUse", "tee pre.json | " + shlex.quote(sys.executable) + " -c " + shlex.quote(
+        "import json, shutil, sys; shutil.copy(json.load(sys.stdin)['transcript_path'], 'seen.jsonl')"), "Read")
+    _hooks_file(config, "PostToolUse", "cat > post.json", "Read")
+    result, _ = _run(project, [READ, FINISH])
+    assert result.returncode == 0, result.stderr
+    pre, post = (json.loads((project / name).read_text()) for name in ("pre.json", "post.json"))
+    assert pre["permission_mode"] == "bypassPermissions" and pre["hook_event_name"] == "PreToolUse"
+    assert pre["tool_use_id"] and pre["tool_use_id"] == post["tool_use_id"]
+    transcript = Path(pre["transcript_path"])
+    assert transcript in session_files(home_of(project))
+    # what the transcript held when the hook ran: the call it is asked about
+    assert pre["tool_use_id"] in (project / "seen.jsonl").read_text()
+
+
+def test_permission_decision_allow_runs_a_call_the_mode_would_refuse(project: Path):
+    # in -p's default mode Bash is refused without a user; a hook's "allow" was read as nothing at all
+    _hooks_file(home_of(project) / "config.toml", "PreToolUse", _pre(permissionDecision="allow"), "Bash")
+    result, srv = _run(project, [TOUCH, FINISH], mode="default")
+    assert result.returncode == 0, result.stderr
+    assert (project / "made.txt").exists()
+
+
+def test_a_deny_rule_wins_over_a_hooks_allow(project: Path):
+    config = home_of(project) / "config.toml"
+    _hooks_file(config, "PreToolUse", _pre(permissionDecision="allow"), "Bash")
+    with config.open("a") as out:
+        out.write('[permissions]\ndeny = ["Bash(touch:*)"]\n')
+    result, srv = _run(project, [TOUCH, FINISH], mode="bypass")
+    assert result.returncode == 0, result.stderr
+    assert not (project / "made.txt").exists()
+    assert "denied by the permission rule 'Bash(touch:*)'" in _sent(srv, 1)
+
+
+def test_permission_decision_ask_holds_a_call_even_in_bypass_without_a_user(project: Path):
+    _hooks_file(home_of(project) / "config.toml", "PreToolUse",
+                _pre(permissionDecision="ask", permissionDecisionReason="touching needs a human"), "Bash")
+    result, srv = _run(project, [TOUCH, FINISH], mode="bypass")
+    assert result.returncode == 0, result.stderr
+    assert not (project / "made.txt").exists()
+    assert "needs the user's confirmation" in _sent(srv, 1) and "touching needs a human" in _sent(srv, 1)
+
+
+def test_updated_input_rewrites_the_call_and_the_model_hears_of_it(project: Path):
+    _hooks_file(home_of(project) / "config.toml", "PreToolUse",
+                _pre(permissionDecision="allow", updatedInput={"command": "touch rewritten.txt"}), "Bash")
+    result, srv = _run(project, [TOUCH, FINISH], mode="default")
+    assert result.returncode == 0, result.stderr
+    assert (project / "rewritten.txt").exists() and not (project / "made.txt").exists()
+    assert "a hook changed this call's input" in _sent(srv, 1) and "touch rewritten.txt" in _sent(srv, 1)
+
+
+def test_additional_context_and_system_message_reach_the_model_and_the_user(project: Path):
+    answer = {"systemMessage": "formatter ran", "hookSpecificOutput": {
+        "hookEventName": "PostToolUse", "additionalContext": "calc.py has a failing test"}}
+    _hooks_file(home_of(project) / "config.toml", "PostToolUse", _answer(answer), "Read")
+    result, srv = _run(project, [READ, FINISH])
+    assert result.returncode == 0, result.stderr
+    assert "calc.py has a failing test" in _sent(srv, 1)
+    assert "formatter ran" in result.stderr
+
+
+def test_continue_false_ends_the_turn_with_the_stop_reason(project: Path):
+    _hooks_file(home_of(project) / "config.toml", "PostToolUse",
+                _answer({"continue": False, "stopReason": "budget for this task is spent"}), "Bash")
+    result, srv = _run(project, [TOUCH, READ, FINISH])
+    assert (project / "made.txt").exists()          # the call had run; nothing after it is asked for
+    assert len(srv.requests) == 1
+    assert result.returncode != 0 and "budget for this task is spent" in result.stderr
+
+
+def test_json_is_read_only_on_exit_0_and_another_exit_is_a_warning(project: Path):
+    # Claude Code drops stdout on a non-zero exit: an "allow" there must not open the gate
+    _hooks_file(home_of(project) / "config.toml", "PreToolUse",
+                _pre(permissionDecision="allow") + "; echo 'lint crashed' >&2; exit 1", "Bash")
+    result, srv = _run(project, [TOUCH, FINISH], mode="default")
+    assert result.returncode == 0, result.stderr
+    assert not (project / "made.txt").exists()
+    assert "exited 1: lint crashed" in result.stderr
+
+
+def test_a_guards_json_that_does_not_parse_is_said(project: Path):
+    _hooks_file(home_of(project) / "config.toml", "PreToolUse", "echo '{\"permissionDecision\": deny}'", "Bash")
+    result, _ = _run(project, [TOUCH, FINISH], mode="default")
+    assert "printed JSON that does not parse" in result.stderr
+
+
+def test_user_prompt_submit_exit_2_keeps_the_message_from_the_model(project: Path):
+    _hooks_file(home_of(project) / "config.toml", "UserPromptSubmit",
+                "cat > prompt.json; echo 'no secrets in prompts' >&2; exit 2")
+    result, srv = _run(project, [FINISH])
+    assert srv.requests == [] and result.returncode != 0
+    assert "no secrets in prompts" in result.stderr
+    said = json.loads((project / "prompt.json").read_text())
+    assert (said["hook_event_name"], said["prompt"]) == ("UserPromptSubmit", "go")
+
+
+def test_user_prompt_submits_stdout_is_context_for_the_model(project: Path):
+    _hooks_file(home_of(project) / "config.toml", "UserPromptSubmit", "echo 'current sprint: the parser'")
+    result, srv = _run(project, [FINISH])
+    assert result.returncode == 0, result.stderr
+    assert "current sprint: the parser" in _sent(srv, 0)
+
+
+def test_claude_code_events_and_hook_types_not_run_here_are_said_once_each(project: Path):
+    # a pasted Claude Code config failed to start ("unknown hook event 'SessionStart'"); now it runs what it can
+    config = home_of(project) / "config.toml"
+    _hooks_file(config, "SessionStart", "touch started.txt")
+    with config.open("a") as out:
+        out.write('[[hooks.Stop]]\nhooks = [{ type = "prompt", prompt = "is it done?" }, '
+                  '{ command = "touch stopped.txt", async = true }]\n')
+    result, _ = _run(project, [FINISH])
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.splitlines()
+    assert sum("hooks.SessionStart" in ln and "not run" in ln for ln in lines) == 1
+    assert sum("'prompt' hook" in ln and "not run" in ln for ln in lines) == 1
+    assert sum("async not supported" in ln for ln in lines) == 1
+    assert not (project / "started.txt").exists() and (project / "stopped.txt").exists()
+
+
+def test_a_stop_hook_that_asks_to_go_on_is_said(project: Path):
+    _hooks_file(home_of(project) / "config.toml", "Stop", _answer({"decision": "block", "reason": "tests fail"}))
+    result, _ = _run(project, [FINISH])
+    assert result.returncode == 0, result.stderr
+    assert "a Stop hook asked the turn to go on (tests fail)" in result.stderr
+
+
+def test_an_invalid_matcher_is_one_clear_line(project: Path):
+    _hooks_file(home_of(project) / "config.toml", "PreToolUse", "exit 2", "Write(*.py)")
+    result, srv = _run(project, [FINISH])
+    assert result.returncode != 0 and srv.requests == []
+    assert "invalid matcher 'Write(*.py)'" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_matchers_follow_claude_codes_rule():
+    from contextual.core.hooks import Hook
+
+    def on(matcher: str, tool: str) -> bool:
+        return Hook("PreToolUse", matcher, "true", 1.0, "test").matches(tool)
+    assert on("Edit|Write", "Write") and not on("Edit|Write", "MultiEdit")       # a list of exact names
+    assert on("mcp__.*", "mcp__github__create_issue") and not on("mcp__.*", "Bash")
+    assert on("mcp__github__.*", "mcp__github__x") and not on("mcp__github", "mcp__github__x")
+    assert on("^Bash", "BashOutput") and on("Notebook.*", "NotebookEdit")           # a regex, searched
+    assert on("*", "Read") and on("", "Read")
+
+
+async def test_the_app_asks_when_a_hook_says_ask_even_in_bypass_and_says_what_it_does_not_run(tmp_path: Path,
+                                                                                              monkeypatch):
+    from contextual.tui.app import ContextualApp
+    from contextual.tui.screens.permission import PermissionModal
+    from tests.tui_helpers import SIZE, chat_text, finish, make_host, server, type_and_send, wait_for
+
+    monkeypatch.setattr(PermissionModal, "GRACE_S", 0)
+    config = tmp_path / "home" / "config.toml"
+    _hooks_file(config, "PreToolUse", _pre(permissionDecision="ask", permissionDecisionReason="a human looks first"),
+                "Bash")
+    _hooks_file(config, "SessionStart", "true")
+    with server([TOUCH, finish("done")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, permission_mode="bypass"), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: "hooks.SessionStart" in chat_text(app))
+            await type_and_send(pilot, "make the file")
+            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            assert "asks you to confirm this Bash call: a human looks first" in chat_text(app)
+            await pilot.press("n")
+            await wait_for(pilot, lambda: len(srv.requests) == 2 and not app.engine.running)
+    assert not (app.config.project_root / "made.txt").exists()

@@ -95,6 +95,8 @@ class Startup:
             await chat.mount(Welcome(classes="welcome"))
         if config.missing_model_message():
             await chat.add_notice(how_to_configure(config), "warning")
+        for note in config.hooks.notes:       # a pasted Claude Code hook that does not run here is said, once
+            await chat.add_notice(note, "warning")
         for note in notices:
             await chat.add_notice(note, "warning" if note.startswith(("read-only", "line", "skipped")) else "info")
 

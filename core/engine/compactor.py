@@ -74,8 +74,12 @@ class Compactor:
             yield CompactionFinished(trigger, pre, pre, 0, (), "", refused=refused)
             return
         yield CompactionStarted(trigger, pre, plan.rounds_archived)
-        for note in (await self._hooks.pre_compact(trigger)).notes:    # a PreCompact hook cannot stop it
+        before = await self._hooks.pre_compact(trigger, instructions)
+        for note in before.notes:
             yield Notice(note, "warning")
+        if before.blocked or before.stop is not None:       # said, not silently dropped: it cannot stop one here
+            yield Notice(f"a PreCompact hook cannot stop a compaction here; it goes on "
+                         f"({before.reason or before.stop})", "warning")
         if plan.note:                          # fewer rounds kept than keep_rounds: the user is told why
             yield Notice(f"compaction: {plan.note}", "info")
         yield CompactionProgress("choosing", time.monotonic() - started, 0,

@@ -11,6 +11,8 @@ from contextual.core.engine.settings import Settings
 from contextual.core.hooks import HookOutcome, run_hooks
 
 RESPONSE_CAP = 100_000      # characters of a tool's result a PostToolUse hook is given
+# Our permission modes in the names Claude Code gives a hook's `permission_mode`
+CLAUDE_MODES = {"default": "default", "accept-edits": "acceptEdits", "plan": "plan", "bypass": "bypassPermissions"}
 
 
 class HookRunner:
@@ -24,26 +26,39 @@ class HookRunner:
         if not hooks:
             return HookOutcome()
         session = self._recorder.session
+        if session is not None:      # the transcript a hook reads holds what came before this event
+            try:
+                await self._recorder.flush(fsync=False)
+            except Exception:        # a write that fails is reported by the turn's own flush, at its end
+                pass
         payload = {"hook_event_name": event, "session_id": session.session_id if session is not None else "",
-                   "cwd": str(config.project_root), **fields}
+                   "transcript_path": str(session.path) if session is not None else "",
+                   "cwd": str(config.project_root),
+                   "permission_mode": CLAUDE_MODES.get(config.permission_mode, config.permission_mode), **fields}
         # What leaves the process is redacted like every other output: a key never reaches a hook's stdin.
         payload = secrets.redact_value(payload)
         return await run_hooks(hooks, payload, str(config.project_root))
 
-    async def pre_tool(self, tool: str, args: Any) -> HookOutcome:
-        return await self._run("PreToolUse", tool, {"tool_name": tool, "tool_input": args})
+    async def user_prompt(self, prompt: str) -> HookOutcome:
+        return await self._run("UserPromptSubmit", None, {"prompt": prompt})
 
-    async def post_tool(self, tool: str, args: Any, result: dict[str, Any]) -> HookOutcome:
+    async def pre_tool(self, tool: str, args: Any, call_id: str = "") -> HookOutcome:
+        return await self._run("PreToolUse", tool, {"tool_name": tool, "tool_input": args, "tool_use_id": call_id})
+
+    async def post_tool(self, tool: str, args: Any, result: dict[str, Any], call_id: str = "") -> HookOutcome:
         response = json.dumps(result, ensure_ascii=False, default=str)
         if len(response) > RESPONSE_CAP:
             response_value: Any = response[:RESPONSE_CAP] + f"… [{len(response) - RESPONSE_CAP:,} characters cut]"
         else:
             response_value = result
         return await self._run("PostToolUse", tool, {"tool_name": tool, "tool_input": args,
-                                                     "tool_response": response_value})
+                                                     "tool_response": response_value, "tool_use_id": call_id})
 
-    async def pre_compact(self, trigger: str) -> HookOutcome:
-        return await self._run("PreCompact", None, {"trigger": trigger})
+    async def pre_compact(self, trigger: str, instructions: str | None = None) -> HookOutcome:
+        """Matched on the trigger (`manual` / `auto`), as Claude Code's PreCompact matchers are."""
+        return await self._run("PreCompact", trigger, {"trigger": trigger, "custom_instructions": instructions or ""})
 
     async def stop(self, answer: str) -> HookOutcome:
-        return await self._run("Stop", None, {"answer": answer})
+        """`stop_hook_active` is always false: a Stop hook here never makes the turn go on (TurnLoop says so)."""
+        return await self._run("Stop", None, {"answer": answer, "last_assistant_message": answer,
+                                              "stop_hook_active": False})

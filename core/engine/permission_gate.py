@@ -9,7 +9,8 @@ from typing import Any, AsyncGenerator
 from contextual.core import permissions
 from contextual.core.engine.recorder import Recorder
 from contextual.core.engine.settings import Settings
-from contextual.core.events import PermissionAnswer, PermissionDecided, PermissionDecision, PermissionRequest
+from contextual.core.events import (Notice, PermissionAnswer, PermissionDecided, PermissionDecision,
+                                    PermissionRequest)
 from contextual.core.session.schema import PermissionRecord
 from contextual.core.tools.base import Tool
 
@@ -27,17 +28,24 @@ class PermissionGate:
         # the live chat did (restored on resume, as the compaction log is).
         self.decided: list[PermissionRecord] = []
 
-    async def check(self, tool: Tool, name: str, args: Any, call: str | None = None
-                    ) -> AsyncGenerator[PermissionRequest | PermissionDecided | dict[str, Any], None]:
+    async def check(self, tool: Tool, name: str, args: Any, call: str | None = None, hook: str = "",
+                    hook_reason: str = ""
+                    ) -> AsyncGenerator[PermissionRequest | PermissionDecided | Notice | dict[str, Any], None]:
         """Yields a PermissionRequest (and waits on its future) and what was decided, or a refusal/denial result
-        (a C1 dict). ``args``: the call's arguments as the model wrote them (JSON); ``call``: the id of the
-        message that made the call (the last one recorded)."""
+        (a C1 dict). ``args``: the call's arguments as the model wrote them (JSON), or as a PreToolUse hook
+        rewrote them; ``call``: the id of the message that made the call (the last one recorded). ``hook``: a
+        PreToolUse hook's permissionDecision (core/hooks.py): "allow" skips the asking, "ask" asks where the rules
+        or the mode would allow; a deny rule and plan mode win over either, as in Claude Code."""
         config = self._settings.config
         mode, rules, root = config.permission_mode, config.permissions, config.project_root
         # In a thread: under a Bash deny rule the check reads the files a line runs and asks git about its hooks
         # (core/files_run.py), which a slow disk or repository must not turn into a frozen screen.
         verdict = await asyncio.to_thread(permissions.decide, tool, args, mode, rules, root,
                                           self.allowed_for_session | set(self.turn_grants))
+        if hook == "allow" and verdict == "ask":
+            verdict = "allow"
+        elif hook == "ask" and verdict == "allow":
+            verdict = "ask"
         if verdict == "allow":
             return
         if verdict == "deny":
@@ -47,8 +55,11 @@ class PermissionGate:
             yield permissions.plan_refusal(name)
             return
         if not self.interactive:
-            yield permissions.refusal(name, mode)
+            yield permissions.hook_refusal(name, hook_reason) if hook == "ask" else permissions.refusal(name, mode)
             return
+        if hook == "ask":
+            yield Notice(f"a PreToolUse hook asks you to confirm this {name} call"
+                         + (f": {hook_reason}" if hook_reason else ""), "warning")
         future: asyncio.Future[PermissionAnswer] = asyncio.get_running_loop().create_future()
         proposal = permissions.always_rules(name, args, root)
         yield PermissionRequest(name, args, permissions.preview(name, args, root), future, proposal)

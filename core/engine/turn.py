@@ -8,6 +8,7 @@ the compressed record.
 
 from __future__ import annotations
 
+import json
 import uuid
 from dataclasses import replace
 from contextlib import aclosing
@@ -99,6 +100,15 @@ class TurnLoop:
         for ev in self.sync_tools():
             yield ev
         text = secrets.redact(valid_unicode(text))      # a key in the message is never sent (nor recorded)
+        submitted = await self._hooks.user_prompt(secrets.redact(as_typed) or text)
+        for note in submitted.notes:
+            yield Notice(note, "warning")
+        if submitted.blocked or submitted.stop is not None:   # Claude Code: the prompt is not sent, nor kept
+            yield ErrorEvent(f"a UserPromptSubmit hook blocked this message: {submitted.reason or submitted.stop}; "
+                             "it was not sent", "hook")
+            return
+        for added in submitted.context:     # rides inside this message, as the other reminders do
+            self._controls.remind(system_reminder(f"UserPromptSubmit hook additional context: {added}"))
         typed = preprocess(text, config.project_root)
         whole = self._controls.whole_input(typed)        # the user's `!command` results whole, when any
         turn_id = uuid.uuid4().hex[:12]
@@ -175,8 +185,12 @@ class TurnLoop:
         for change in self.changes(force=True):       # the turn is closed: the view is the next turn's prompt
             yield change
         if isinstance(terminal, TurnFinished):
-            for note in (await self._hooks.stop(terminal.answer)).notes:
+            after = await self._hooks.stop(terminal.answer)
+            for note in after.notes:
                 yield Notice(note, "warning")
+            if after.blocked:     # Claude Code would go on with the reason as the model's next input: said, not done
+                yield Notice(f"a Stop hook asked the turn to go on ({after.reason}); Contextual does not continue a "
+                             "turn from a Stop hook: send it as your next message if it should", "warning")
         yield terminal
 
     def _interrupt(self) -> None:
@@ -251,7 +265,7 @@ class TurnLoop:
                                           secrets.redact(valid_unicode("".join(thinking))), step, turn_id)) as events:
                 async for ev in events:
                     yield ev
-                    if isinstance(ev, TurnFinished):
+                    if isinstance(ev, (TurnFinished, ErrorEvent)):     # an answer, or a hook ended the turn
                         return
         yield ErrorEvent(f"step limit reached: {config.max_steps} model calls in one turn without Finish "
                          "(raise it with --max-steps)", "step_limit")
@@ -334,40 +348,53 @@ class TurnLoop:
         if self._recorder.session is not None:
             self._recorder.session.append_tool_use(call_id, parsed.tool, parsed.args, assistant)
         result: dict[str, Any] | None = None
-        before = await self._hooks.pre_tool(parsed.tool, parsed.args)
+        args = parsed.args
+        before = await self._hooks.pre_tool(parsed.tool, args, call_id)
         for note in before.notes:
             yield Notice(note, "warning")
+        feedback = [f"[PreToolUse hook] {added}" for added in before.context]
+        if before.updated_input is not None and isinstance(args, dict) and not before.blocked:
+            # Claude Code's updatedInput: the call is checked and run with it, and the model hears of it
+            args = {**args, **before.updated_input}
+            feedback.append("[PreToolUse hook] a hook changed this call's input to: "
+                            + secrets.redact(shorten_action(json.dumps(args, ensure_ascii=False, default=str))))
         if before.blocked:          # the hook's reason is what the model reads, as the call's error
             result = fail("blocked_by_hook", f"a PreToolUse hook refused this call: {before.reason}")
+        elif before.stop is not None:
+            result = fail("blocked_by_hook", f"a PreToolUse hook stopped the turn before this call ran: {before.stop}")
         else:
-            async with aclosing(self._gate.check(tools[parsed.tool], parsed.tool, parsed.args,
-                                                 assistant.id)) as answers:
+            async with aclosing(self._gate.check(tools[parsed.tool], parsed.tool, args, assistant.id,
+                                                 before.decision, before.decision_reason)) as answers:
                 async for asked in answers:
                     if isinstance(asked, dict):
                         result = asked
                     else:
                         yield asked
-        yield ToolStarted(parsed.tool, parsed.args, step, call_id)
-        feedback = ""
+        yield ToolStarted(parsed.tool, args, step, call_id)
+        stop = before.stop
         if result is None:
             done: list[dict[str, Any]] = []
 
             def output(tail: str) -> ToolOutput:
                 return ToolOutput(parsed.tool, secrets.redact(valid_unicode(tail)), step, call_id)
-            running = run_live(self._toolbox.run(parsed.tool, parsed.args), self._toolbox.ctx, output, done)
+            running = run_live(self._toolbox.run(parsed.tool, args), self._toolbox.ctx, output, done)
             async with aclosing(running) as events:
                 async for ev in events:
                     yield ev
             result = done[0]
-            after = await self._hooks.post_tool(parsed.tool, parsed.args, result)
+            after = await self._hooks.post_tool(parsed.tool, args, result, call_id)
             for note in after.notes:
                 yield Notice(note, "warning")
-            feedback = after.reason if after.blocked else ""
-        async with aclosing(self._record_step(None, thinking, parsed.tool, parsed.args, result, step, call_id,
+            feedback += [f"[PostToolUse hook] {said}" for said in (after.reason,) if after.blocked and said]
+            feedback += [f"[PostToolUse hook] {added}" for added in after.context]
+            stop = after.stop
+        async with aclosing(self._record_step(None, thinking, parsed.tool, args, result, step, call_id,
                                               action=parsed.text, stored_action=stored_action,
-                                              assistant_id=assistant.id, feedback=feedback)) as events:
+                                              assistant_id=assistant.id, feedback="\n".join(feedback))) as events:
             async for ev in events:
                 yield ev
+        if stop is not None:        # Claude Code's `continue: false`: the turn ends here, and the user reads why
+            yield ErrorEvent(f"a hook stopped the turn: {stop}", "hook")
 
     async def _record_step(self, text: str | None, thinking: str, tool: str, args: Any, result: dict[str, Any], step: int,
                            call_id: str, action: str | None = None, stored_action: str | None = None,
@@ -390,8 +417,8 @@ class TurnLoop:
         nested = self._prompt.nested_rules.reminder_for(path_of(args)) if text is None else ""
         if nested:           # a sub-folder's instructions, first time it is touched: with this result, in L3
             added.append(("instructions", nested))
-        if feedback:         # a PostToolUse hook's reason: the model reads it with the result
-            added.append(("hook", f"[PostToolUse hook] {feedback}"))
+        if feedback:         # the hooks' reasons and added context: the model reads them with the result
+            added.append(("hook", feedback))
         for key, note in added:
             full = f"{full}\n\n{note}"
             stored, hard = with_instructions(stored, note, key=key), with_instructions(hard, note, key=key)
