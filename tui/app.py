@@ -612,11 +612,11 @@ class ContextualApp(App):
     # ----- History rows
     def action_open_stored_full(self) -> None:
         history = self.query_one(HistoryView)
-        open_tool_result(self, history.messages, history.highlighted)
+        open_tool_result(self, history.messages, history.message_index(history.highlighted))
 
     @on(HistoryView.PinMessage)
     def pin_message(self, event: HistoryView.PinMessage) -> None:
-        toggle_pin(self, event.message)
+        toggle_pin(self, event.message, event.of)
 
     @on(CompactionModal.TypedAhead)
     def typed_ahead(self, event: CompactionModal.TypedAhead) -> None:

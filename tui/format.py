@@ -64,6 +64,19 @@ def args_label(args: Any, width: int = 60) -> str:
     return one_line(str(args), width)
 
 
+CALL_LABEL = 100        # a call's label in the chat's tool trail; two calls with one tool and one label look the same
+
+
+def call_label(args: Any) -> str:
+    """A tool call's label as the chat's tool trail shows it (History groups consecutive calls on it)."""
+    return args_label(args, CALL_LABEL)
+
+
+def times(name: str, n: int) -> str:
+    """'Read' once, 'Read ×3' for three: the tool trail's count, and History's for a run of the same call."""
+    return f"{name} ×{n}" if n > 1 else name
+
+
 def stored_status(message: Message) -> str:
     """'exit 1', 'error', or '' read from a stored tool result."""
     try:

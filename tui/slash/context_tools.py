@@ -36,7 +36,8 @@ def reinject(app: AppPort, fact: LostFact | None) -> None:
     app.notify(f"re-injected into your next message: {fact.kind} {fact.text[:60]}", timeout=4)
 
 
-def toggle_pin(app: AppPort, message: Message) -> None:
+def toggle_pin(app: AppPort, message: Message, of: int = 1) -> None:
+    """p on a History row; on a run of the same call (``of`` > 1) its newest, which leaves the run for a row of its own."""
     if message.role == "summary":
         app.notify("Summaries are never compressed or archived: nothing to pin.", timeout=3)
         return
@@ -47,7 +48,8 @@ def toggle_pin(app: AppPort, message: Message) -> None:
         app.notify(str(exc), severity="warning", timeout=6)
         return
     app.show_prompt()
-    app.notify(("pinned: kept whole, never compressed or archived" if pinned else "unpinned"), timeout=3)
+    newest = f" the newest of {of}" if of > 1 else ""
+    app.notify((f"pinned{newest}: kept whole, never compressed or archived" if pinned else "unpinned"), timeout=3)
 
 
 class Compactions:

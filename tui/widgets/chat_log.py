@@ -14,7 +14,7 @@ from textual.widgets import Collapsible, Static
 
 from contextual.core.messages import FORMAT_ERROR_TOOL, NO_ANSWER, Message
 from contextual.core.snapshot.undo import note_for_user
-from contextual.tui.format import (args_label, compaction_note, final_answer, permission_level, permission_note,
+from contextual.tui.format import (call_label, compaction_note, final_answer, permission_level, permission_note,
                                    plural, stored_status, unparsed)
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.widgets.todo_list import TodoList, todos_of
@@ -340,7 +340,7 @@ def _turns(messages: list[Message], compactions: Sequence[CompactionRecord] = ()
             continue        # a reply the parser refused: the live chat shows no call for it either
         elif message.role == "assistant" and message.meta.get("tool_name"):
             turn = turns[-1]
-            turn.calls.append((message.meta.get("tool_name") or "", args_label(message.meta.get("args"), 100),
+            turn.calls.append((message.meta.get("tool_name") or "", call_label(message.meta.get("args")),
                                "running"))
             answered(message.id)         # the dialog came before the call started
             if _TRAIL not in turn.shown:

@@ -10,8 +10,11 @@ from functools import partial
 from collections.abc import Sequence
 from typing import Any, Callable
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.binding import Binding
+from textual.content import Content
+from textual.css.styles import RulesMap
 from textual.geometry import Size
 from textual.message import Message as TextualMessage
 from textual.widgets import OptionList
@@ -20,10 +23,12 @@ from textual.widgets.option_list import Option
 from contextual.core.context.summary_pairs import summary_records
 from contextual.core.messages import Message
 from contextual.core.tokens import NotCounted, known_counts_only, ready, shared_cache
-from contextual.tui.format import (args_label, final_answer, one_line, plural, stored_status, tokens,
-                                  without_markdown)
+from contextual.tui.format import (args_label, call_label, final_answer, one_line, plural, stored_status, times,
+                                  tokens, without_markdown)
 from contextual.tui.prompt_view import Shown
-from textual.visual import VisualType
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions, Visual, VisualType
 
 ROLE_STYLE = {
     "summary": ("◆ summary", "bold #d7af5f"),
@@ -55,6 +60,7 @@ def sent_form(message: Message, shown: Shown | None) -> str:
 
 UNDO_MARK = "↶"
 ROW_TEXT = 400
+TAIL = 50               # more rows than this changed at the end: History is made again, not cut back row by row
 PIN_MARK = "⚲"          # pinned: kept whole, never compressed or archived (issue 19.3)
 FORM_STYLE = {"superseded": "bold #8a8a8a", "hard": "bold #d7875f", "cut": "bold #d75f5f", "dropped": "bold #d75f5f strike"}
 
@@ -64,22 +70,69 @@ def summary_numbers(messages: Sequence[Message], compactions: Sequence[Any]) -> 
     return {key: n for key, (n, _) in summary_records(messages, compactions).items()}
 
 
+class FitRow(Text):
+    """A tool row: at the width it gets, its arguments give way, cut once with one "…", so the size, form and
+    status after them stay in view (the label cut at 80 and the row cut again at the pane read "ever… …")."""
+
+    label_span: tuple[int, int] = (0, 0)
+
+    def visualize(self) -> Visual:
+        return _FittedRow(self)
+
+
+LABEL_ROOM = 12          # fewer cells for the arguments than this: the row is cut at its end instead
+
+
+class _FittedRow(Visual):
+    def __init__(self, row: FitRow) -> None:
+        self.row = row
+
+    def fitted(self, width: int) -> Text:
+        row, (start, end) = self.row, self.row.label_span
+        label = row.plain[start:end]
+        room = cell_len(label) - (row.cell_len - width)
+        if row.cell_len <= width or room < LABEL_ROOM:
+            return row
+        return row[:start] + Text(set_cell_size(label, room - 1).rstrip() + "…") + row[end:]
+
+    def render_strips(self, width: int, height: int | None, style: Style, options: RenderOptions) -> list[Strip]:
+        return Content.from_rich_text(self.fitted(width)).render_strips(width, height, style, options)
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return self.row.cell_len
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return 1
+
+
 def message_row(message: Message, index: int, width: int = 70, undoable: bool = False,
-                shown: Shown | None = None, pinned: bool = False, number: int | None = None) -> Text:
+                shown: Shown | None = None, pinned: bool = False, number: int | None = None,
+                group: Sequence[Message] = ()) -> Text:
     """One row; ``undoable`` marks the user message of a turn whose file changes /undo can take back; a message
-    the next prompt sends harder, cut or not at all carries that mark."""
-    size = sent_tokens(message, shown)
+    the next prompt sends harder, cut or not at all carries that mark. ``group``: the run of the same call this
+    row stands for (``message`` its newest): ×N, their tokens summed, 'newest:' where they differ."""
+    members = list(group) or [message]
+    size = sum(sent_tokens(m, shown) for m in members)
     form = sent_form(message, shown)
     label, style = ROLE_STYLE.get(message.role, (message.role, ""))
     row = Text(no_wrap=True, overflow="ellipsis")
+    if message.role == "tool":
+        row = FitRow(no_wrap=True, overflow="ellipsis")
     if pinned:
         row.append(f"{PIN_MARK} ", style="bold #d7af5f")
     if form in FORM_STYLE:
         row.append(f"[{form}] ", style=FORM_STYLE[form])
+    # the row shows the newest's arguments and text: 'newest:' says so where the others' differ
+    newest = "newest: " if len({(m.content, repr(m.meta.get("args"))) for m in members}) > 1 else ""
     if message.role == "tool":
-        row.append(f"{label} {message.tool_name or 'tool'} ", style=style)
-        row.append(args_label(message.meta.get("args"), 80) + " ")
+        row.append(f"{label} {times(message.tool_name or 'tool', len(members))} ", style=style)
+        row.append(newest, style="dim")
+        start = len(row.plain)
+        row.append(args_label(message.meta.get("args"), width))
+        if isinstance(row, FitRow):
+            row.label_span = (start, len(row.plain))
         status = stored_status(message)
+        row.append(" ")
         # a marked form is said once, at the row's start
         row.append("· " + (f"{form or 'stored'} " if form not in FORM_STYLE else ""), style="dim")
         row.append(tokens(size), style="bold")
@@ -87,7 +140,7 @@ def message_row(message: Message, index: int, width: int = 70, undoable: bool = 
         if message.full:
             row.append(" ⇄", style="bold #5fafaf")
         return row
-    row.append(f"{label} ", style=style)
+    row.append(f"{times(label, len(members))} ", style=style)
     if undoable:
         row.append(f"{UNDO_MARK} ", style="bold #d7af5f")
     if message.role == "summary":           # summaries stay first in history, oldest first: #1, #2, …
@@ -95,6 +148,7 @@ def message_row(message: Message, index: int, width: int = 70, undoable: bool = 
     row.append(f"{tokens(size)}  ", style="bold")
     if message.meta.get("interrupted"):
         row.append("[interrupted] ", style="bold #d75f5f")
+    row.append(newest, style="dim")
     text = final_answer(message) if message.meta.get("final") else message.content
     # The row is plain text: a Markdown answer's or summary's raw **marks** read as noise. A Thought/Action row is
     # shown as sent (`**/*.py` in an Action's arguments is a glob, not bold).
@@ -103,6 +157,37 @@ def message_row(message: Message, index: int, width: int = 70, undoable: bool = 
         text = without_markdown(text)
     row.append(one_line(text, max(20, width)))
     return row
+
+
+def call_rows(messages: Sequence[Message], keys: Sequence[tuple]) -> list[tuple[int, ...]]:
+    """History's rows, as the indexes of the messages each stands for. A run of the same call (one tool, one
+    label as the tool trail shows it, each step and each result sent in one form, none pinned) is two rows:
+    its steps and its results, ×N. ``keys``: each message's row key (its form at [4], pinned at [6])."""
+    def pair(i: int) -> tuple | None:
+        if i + 1 >= len(messages):
+            return None
+        step, result = messages[i], messages[i + 1]
+        if (step.role != "assistant" or result.role != "tool" or step.call_id is None
+                or step.call_id != result.call_id or keys[i][6] or keys[i + 1][6]
+                or step.meta.get("final") or step.meta.get("interrupted") or step.meta.get("format_error")):
+            return None
+        return (result.tool_name, call_label(result.meta.get("args")), keys[i][4], keys[i + 1][4],
+                stored_status(result), bool(result.full))
+
+    rows: list[tuple[int, ...]] = []
+    i = 0
+    while i < len(messages):
+        same = pair(i)
+        end = i + 2
+        while same is not None and pair(end) == same:
+            end += 2
+        if same is not None and end - i > 2:
+            rows += [tuple(range(i, end, 2)), tuple(range(i + 1, end, 2))]
+            i = end
+        else:
+            rows.append((i,))
+            i += 1
+    return rows
 
 
 class LazyRow(Option):
@@ -138,9 +223,11 @@ class HistoryView(OptionList):
 
     @dataclass
     class PinMessage(TextualMessage):
-        """The user pinned or unpinned a row (issue 19.3): kept whole, never compressed or archived."""
+        """The user pinned or unpinned a row (issue 19.3): kept whole, never compressed or archived. On a run of
+        the same call, its newest (``of``: how many the row showed)."""
         history_view: "HistoryView"
         message: Message
+        of: int = 1
 
         @property
         def control(self) -> "HistoryView":
@@ -150,6 +237,8 @@ class HistoryView(OptionList):
         super().__init__(id=id)
         self.messages: list[Message] = []
         self._keys: list[tuple[str, int, bool, int, str, int, bool]] = []
+        self.rows: list[tuple[int, ...]] = []         # each row's messages (indexes): a run of one call has several
+        self._row_keys: list[tuple] = []
         self.total_tokens = 0
         self.undoable: set[str] = set()      # turn ids whose file changes can be undone
         self.shown: Shown | None = None
@@ -180,31 +269,62 @@ class HistoryView(OptionList):
             self.shown = None
             self.clear_options()
             self.messages, self._keys, self.total_tokens = messages, [], 0
+            self.rows, self._row_keys = [], []
             self._titles()
             return
         if keys == self._keys:
             self._titles()
             return
+        rows = call_rows(messages, keys)
+        row_keys = [tuple(keys[i] for i in row) for row in rows]
         common = 0
-        for old, new in zip(self._keys, keys):
+        for old, new in zip(self._row_keys, row_keys):
             if old != new:
                 break
             common += 1
         before = self.highlighted
-        at_end = before is None or before >= len(self._keys) - 1
-        if common < len(self._keys):
+        at_end = before is None or before >= len(self._row_keys) - 1
+        kept = self.newest(before).id if before is not None and before < len(self.rows) else None
+        if len(self._row_keys) - common > TAIL:
             self.clear_options()
             common = 0
-        self.add_options([LazyRow(partial(message_row, m, i, width, self.is_undoable(m), shown, m.id in self.pinned,
-                                          self.summary_numbers.get(m.id)),
-                                  id=str(i)) for i, m in enumerate(messages[common:], common)])
-        self.messages, self._keys = messages, keys
+        else:
+            for index in range(len(self._row_keys) - 1, common - 1, -1):    # a run that grew, a row that changed
+                self.remove_option_at_index(index)
+        self.add_options([LazyRow(partial(self._row, messages, row, shown), id=str(r))
+                          for r, row in enumerate(rows[common:], common)])
+        self.messages, self._keys, self.rows, self._row_keys = messages, keys, rows, row_keys
         self.total_tokens = sum(key[3] for key in keys if key[4] != "dropped")
-        if at_end and messages:
-            self.highlighted = len(messages) - 1
-        elif before is not None and before < len(messages):
-            self.highlighted = before           # a rebuild (new undo marks) keeps the user's place
+        if at_end and rows:
+            self.highlighted = len(rows) - 1
+        elif before is not None:                # a rebuild (new undo marks, a pin) keeps the user's place
+            place = next((r for r, row in enumerate(rows) if any(messages[i].id == kept for i in row)), before)
+            if place < len(rows):
+                self.highlighted = place
         self._titles()
+
+    def _row(self, messages: list[Message], row: tuple[int, ...], shown: Shown | None) -> Text:
+        newest = messages[row[-1]]
+        return message_row(newest, row[-1], ROW_TEXT, self.is_undoable(newest), shown, newest.id in self.pinned,
+                           self.summary_numbers.get(newest.id),
+                           group=[messages[i] for i in row] if len(row) > 1 else ())
+
+    def row_of(self, message: Message) -> int:
+        """The row that shows ``message`` (a run of the same call shows several on one row)."""
+        index = self.messages.index(message)
+        return next(r for r, row in enumerate(self.rows) if index in row)
+
+    def message_index(self, row: int | None) -> int | None:
+        """The message a row stands at for 'the tool result at or above it' (ctrl+o): a run's newest result, or
+        for a run's steps the message before its first."""
+        if row is None or row >= len(self.rows):
+            return None
+        members = self.rows[row]
+        return members[-1] if self.messages[members[-1]].role == "tool" else members[0]
+
+    def newest(self, row: int) -> Message:
+        """The message Enter opens and p pins on a row: a run of the same call's newest."""
+        return self.messages[self.rows[row][-1]]
 
     def _update_lines(self) -> None:
         """Every row is one line (no wrap), so its height is known without making it (OptionList's own version
@@ -235,10 +355,11 @@ class HistoryView(OptionList):
         return f"History as sent · L3 · {plural(len(self.messages), 'message')} · {size}"
 
     def action_pin(self) -> None:
-        if self.highlighted is not None and self.highlighted < len(self.messages):
-            self.post_message(self.PinMessage(self, self.messages[self.highlighted]))
+        # a run's newest: once pinned it leaves the run and shows on its own row, ⚲
+        if self.highlighted is not None and self.highlighted < len(self.rows):
+            self.post_message(self.PinMessage(self, self.newest(self.highlighted), len(self.rows[self.highlighted])))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.post_message(self.OpenMessage(self, self.messages[event.option_index]))
+        self.post_message(self.OpenMessage(self, self.newest(event.option_index)))
 

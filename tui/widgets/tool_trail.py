@@ -8,14 +8,14 @@ from collections import Counter
 from rich.text import Text
 from textual.widgets import Collapsible, Static
 
-from contextual.tui.format import args_label, unparsed
+from contextual.tui.format import call_label, times, unparsed
 
 STATUS_MARK = {"success": ("✓", "#87af5f"), "error": ("✗", "#d75f5f"), "running": ("…", "#af87af")}
 
 
 def trail_title(calls: list[tuple[str, str, str]]) -> str:
     counts = Counter(tool for tool, _label, _status in calls)
-    parts = [f"{tool} ×{n}" if n > 1 else tool for tool, n in counts.items()]
+    parts = [times(tool, n) for tool, n in counts.items()]
     failed = sum(1 for _t, _l, status in calls if status == "error")
     noun = "tool call" if len(calls) == 1 else "tool calls"
     # a title is markup, and tool names come from the model
@@ -46,7 +46,7 @@ class ToolTrail(Collapsible):
         super().__init__(self._lines, title="tool calls", collapsed=True)
 
     def started(self, tool: str, args: object) -> None:
-        self.calls.append((tool, args_label(args, 100), "running"))
+        self.calls.append((tool, call_label(args), "running"))
         self._paint()
 
     def finished(self, tool: str, status: str) -> None:
