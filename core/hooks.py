@@ -6,7 +6,8 @@ In any config file (TOML; Claude Code's settings.json `hooks` object, table for 
     matcher = "Bash|Write"                 # Claude Code's: "" or "*" every tool; only letters, digits, _ and | an
     hooks = [{ type = "command", command = "python3 ~/bin/guard.py", timeout = 30 }]    # exact list; else a regex
 
-Events: PreToolUse and PostToolUse (matched on the tool's name), UserPromptSubmit (before the user's message is
+Events: PreToolUse, PostToolUse (a call that succeeded) and PostToolUseFailure (one that failed; matched on the
+tool's name), UserPromptSubmit (before the user's message is
 sent), PreCompact (matched on its trigger, `manual` / `auto`), Stop (the end of a turn). Each command gets one JSON
 object on stdin: Claude Code's common fields (`hook_event_name`, `session_id`, `transcript_path`: the session's
 JSONL file, `cwd`, `permission_mode` in Claude Code's names) and the event's own (`tool_name`, `tool_input`,
@@ -35,9 +36,9 @@ import signal
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "PreCompact", "Stop")
+EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "PreCompact", "Stop")
 # Claude Code's other events: a config naming them still loads, and says once that they do not run here.
-NOT_RUN = ("SessionStart", "SessionEnd", "Notification", "SubagentStart", "SubagentStop", "PostToolUseFailure",
+NOT_RUN = ("SessionStart", "SessionEnd", "Notification", "SubagentStart", "SubagentStop",
            "PermissionRequest", "PermissionDenied", "PostCompact", "StopFailure", "Setup", "ConfigChange",
            "CwdChanged", "FileChanged", "InstructionsLoaded", "TaskCreated", "TaskCompleted", "TeammateIdle",
            "WorktreeCreate", "WorktreeRemove", "Elicitation", "ElicitationResult", "UserPromptExpansion")

@@ -356,3 +356,20 @@ async def test_the_app_asks_when_a_hook_says_ask_even_in_bypass_and_says_what_it
             await pilot.press("n")
             await wait_for(pilot, lambda: len(srv.requests) == 2 and not app.engine.running)
     assert not (app.config.project_root / "made.txt").exists()
+
+
+def test_post_tool_use_runs_after_a_call_that_succeeded_and_post_tool_use_failure_after_one_that_failed(project: Path):
+    """Claude Code's split: a ported formatter on PostToolUse must not run after an Edit that did not happen (it ran
+    on every result here), and PostToolUseFailure gets the error."""
+    config = home_of(project) / "config.toml"
+    _hooks_file(config, "PostToolUse", "cat >> post.jsonl; echo >> post.jsonl", "Read")
+    _hooks_file(config, "PostToolUseFailure", "cat > failed.json", "Read")
+    missing = 'Thought: read a file that is not there\nAction: Read[{"file_path": "nope.py"}]'
+    result, _ = _run(project, [READ, missing, FINISH])
+    assert result.returncode == 0, result.stderr
+    posts = [json.loads(line) for line in (project / "post.jsonl").read_text().splitlines() if line.strip()]
+    assert [p["tool_input"]["file_path"] for p in posts] == ["calc.py"]          # the failed Read ran no PostToolUse
+    failed = json.loads((project / "failed.json").read_text())
+    assert (failed["hook_event_name"], failed["tool_input"], failed["is_interrupt"]) == (
+        "PostToolUseFailure", {"file_path": "nope.py"}, False)
+    assert "nope.py" in failed["error"]

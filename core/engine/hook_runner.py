@@ -51,8 +51,15 @@ class HookRunner:
             response_value: Any = response[:RESPONSE_CAP] + f"… [{len(response) - RESPONSE_CAP:,} characters cut]"
         else:
             response_value = result
-        return await self._run("PostToolUse", tool, {"tool_name": tool, "tool_input": args,
-                                                     "tool_response": response_value, "tool_use_id": call_id})
+        fields = {"tool_name": tool, "tool_input": args, "tool_response": response_value, "tool_use_id": call_id}
+        if result.get("status") == "success":
+            return await self._run("PostToolUse", tool, fields)
+        # Claude Code runs PostToolUse on success only, and PostToolUseFailure with the error otherwise: a ported
+        # formatter or linter hook must not run after an Edit that did not happen
+        error = result.get("error") if isinstance(result.get("error"), dict) else {}
+        said = error.get("message") or result.get("text") or "the call failed"
+        return await self._run("PostToolUseFailure", tool, {**fields, "error": str(said),
+                                                            "is_interrupt": error.get("code") == "aborted"})
 
     async def pre_compact(self, trigger: str, instructions: str | None = None) -> HookOutcome:
         """Matched on the trigger (`manual` / `auto`), as Claude Code's PreCompact matchers are."""
