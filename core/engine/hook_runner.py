@@ -56,7 +56,8 @@ class HookRunner:
             return await self._run("PostToolUse", tool, fields)
         # Claude Code runs PostToolUse on success only, and PostToolUseFailure with the error otherwise: a ported
         # formatter or linter hook must not run after an Edit that did not happen
-        error = result.get("error") if isinstance(result.get("error"), dict) else {}
+        found = result.get("error")
+        error: dict[str, Any] = found if isinstance(found, dict) else {}
         said = error.get("message") or result.get("text") or "the call failed"
         return await self._run("PostToolUseFailure", tool, {**fields, "error": str(said),
                                                             "is_interrupt": error.get("code") == "aborted"})
