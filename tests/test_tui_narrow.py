@@ -173,6 +173,27 @@ async def test_the_palette_pages_on_a_screen_too_short_to_list_a_command(tmp_pat
             await wait_for(pilot, lambda: (app.screen.query_one(CommandList).highlighted or 0) > 0)
 
 
+
+async def test_the_theme_picker_holds_where_the_palette_does(tmp_path: Path):
+    """/theme opened Textual's own palette, not ours: on a screen 4 rows tall its pgdn ended the app (KeyError),
+    and at 4 columns its list wrapped at width 0 (ValueError) — both fixed in the palette already (monkey round 4).
+    Its list is still the themes, and enter on one sets it."""
+    from textual.command import CommandList, CommandPalette
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await type_and_send(pilot, "/theme")
+            await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette)
+                           and app.screen.query_one(CommandList).option_count > 0)
+            for size in ((80, 4), (4, 5), (80, 24)):
+                await pilot.resize_terminal(*size)
+                await pilot.pause()
+                await pilot.press("pagedown", "down", "pageup")
+                await pilot.pause()
+                assert app._exception is None and isinstance(app.screen, CommandPalette), size
+            await pilot.press(*"gruvbox", "enter")
+            await wait_for(pilot, lambda: app.theme == "gruvbox")
+
 async def test_the_chat_follows_the_newest_message_through_resizes(tmp_path: Path):
     """After 80x24 -> 200x50 -> 80x24 the chat stayed scrolled to an older turn, the last answer hidden below."""
     from contextual.tui.widgets.chat_log import ChatLog
@@ -437,3 +458,32 @@ async def test_the_permission_buttons_stay_on_a_40x12_screen(tmp_path: Path):
             await pilot.press(*"use make", "enter")
             await wait_for(pilot, lambda: not isinstance(app.screen, PermissionModal) and not app.turn_running)
             assert "use make" in [m for m in app.engine.history.messages if m.role == "tool"][-1].full
+
+
+async def test_the_permission_dialog_survives_every_width_under_twenty_columns(tmp_path: Path):
+    """At 6 to 11 columns the dialog's buttons, two a row, had no room inside their padding: a label wrapped at
+    width 0 and ended the app (monkey round 4), also when the screen shrank there from 40 columns at once (Textual
+    lays out before it sets the new width's classes). Under 20 columns they stand one a row; a key still answers."""
+    from textual.widgets import Button
+
+    from contextual.tui.screens.permission import PermissionModal
+    bash = 'Thought: run it\nAction: Bash[{"command": "echo hi"}]'
+    with FakeLLMServer(kind="openai", script=[bash, finish("done")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await type_and_send(pilot, "run echo")
+            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            screen = app.screen
+            for width in range(19, 1, -1):
+                for height in (4, 12):
+                    for size in ((width, height), (40, height), (width, height)):     # from two a row too
+                        await pilot.resize_terminal(*size)
+                        assert app._exception is None and app.is_running, (size, height)
+            await pilot.resize_terminal(12, 12)
+            await pilot.pause()
+            rows = {button.region.y for button in screen.query(Button)}
+            assert len(rows) == 4, rows                     # one a row
+            screen._opened_at = -10.0                       # past the guard against a press meant for the screen below
+            await pilot.press("y")
+            await wait_for(pilot, lambda: not app.turn_running)
+            assert "hi" in [m for m in app.engine.history.messages if m.role == "tool"][-1].full

@@ -151,6 +151,13 @@ class ContextualApp(App):
         if self.use_command_palette and not Palette.is_open(self):
             self.push_screen(Palette(id="--command-palette"))
 
+    def search_themes(self) -> None:
+        """/theme's picker: Textual's palette of themes, as ours (tui/palette.py). Textual's own ended the app where
+        ours holds: a page key on a screen too short to list a theme (KeyError), and its list wrapped at width 0
+        on one 4 columns wide (monkey round 4)."""
+        from textual.theme import ThemeProvider
+        self.push_screen(Palette(providers=[ThemeProvider], placeholder="Search for themes…"))
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         from contextual.tui.palette import system_commands
         return system_commands(self, super().get_system_commands(screen), self.config.home)

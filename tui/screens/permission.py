@@ -12,6 +12,7 @@ from contextual.tui.css import stylesheet
 from contextual.tui.format import args_label
 from rich.syntax import Syntax
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -124,7 +125,13 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         self.watch(preview, "virtual_size", lambda _: self._show_position())
         self.call_after_refresh(self._fit_preview)
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: events.Resize) -> None:
+        # Textual lays a screen out at its new size before it gives it the size's classes: shrunk from 40 columns
+        # (-slim: two buttons a row) to 6-11, a button's label wrapped at width 0 and ended the app (monkey round
+        # 4). This handler runs before Textual's: the classes for the new width first.
+        breakpoints = sorted(self.app.HORIZONTAL_BREAKPOINTS or [])
+        now = next((name for edge, name in reversed(breakpoints) if event.size.width >= edge), None)
+        self.update_classes({name: name == now for _, name in breakpoints}, animate=False)
         self.query_one("#permission-preview").styles.max_height = PREVIEW_SHARE
         self.call_after_refresh(self._fit_preview)
 
