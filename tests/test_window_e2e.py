@@ -220,3 +220,6 @@ def test_a_window_set_larger_than_the_servers_is_corrected_by_what_its_error_say
     assert [r.returncode for r in results] == [0, 0], [r.stderr for r in results]
     assert [r.stdout for r in results] == ["first half read\n", "second half read\n"]
     assert "the server's window is 4,096 tokens, not the 32,768 set (env)" in results[0].stderr
+    # the first turn has no older round to archive: said as a retry, not as a compaction that did nothing
+    assert "retrying once with this turn fitted lower" in results[0].stderr
+    assert "nothing compacted" not in results[0].stderr

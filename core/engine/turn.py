@@ -251,6 +251,10 @@ class TurnLoop:
                     yield Notice(self._smaller_window(exc.server_window), "warning")
                     config = self._settings.config
                 prompt.aim_lower()
+                if prompt.archive_plan() is None:    # this turn alone: "nothing compacted" read as a failure (QA)
+                    yield Notice("the server says the prompt is over the model's window: retrying once with this "
+                                 "turn fitted lower", "warning")
+                    continue
                 yield Notice("the server says the prompt is over the model's window: compacting and retrying once",
                              "warning")
                 async with aclosing(self._compactor.run("auto", None)) as events:
