@@ -107,7 +107,7 @@ def transcript(loaded: "LoadedSession") -> str:
                         f"fallback: {record.fallback}", ""]
             continue
         when = f" · {m.meta['timestamp'][:19]}" if isinstance(m.meta.get("timestamp"), str) else ""
-        if m.role == "user" and not m.meta.get("undo"):
+        if m.starts_turn:
             out += [f"_{NO_ANSWER}_", ""] if unanswered else []
             out += [f"## User{when}", "", m.content.rstrip(), ""]
             unanswered = True

@@ -82,6 +82,11 @@ class Message:
     def call_id(self) -> str | None:
         return self.meta.get("call_id")
 
+    @property
+    def starts_turn(self) -> bool:
+        """A message the user sent, which starts a turn and its round (an /undo's note is user-role, from the app)."""
+        return self.role == "user" and not self.meta.get("undo")
+
 
 # What the chat and the export say of a turn whose record holds no answer (stopped, or failed before its end)
 NO_ANSWER = "no answer: this turn was stopped or failed before it finished"

@@ -163,7 +163,7 @@ class RealHost:
             attach(engine, *open_writer(self.config, loaded.path))
         except SessionError as exc:
             notices.append(f"read-only: {exc}")
-        turns = sum(1 for m in loaded.full_record if m.role == "user" and not m.meta.get("undo"))
+        turns = sum(1 for m in loaded.full_record if m.starts_turn)
         from contextual.core.snapshot.plan import undoable_turns
         return Opened(engine, notices, list(loaded.full_record), turns, set(undoable_turns(loaded.entries)))
 

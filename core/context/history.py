@@ -32,7 +32,7 @@ def rounds(messages: list[Message]) -> list[list[Message]]:
     for m in messages:
         if m.role == "summary":
             continue
-        if (m.role == "user" and not m.meta.get("undo")) or not out:
+        if m.starts_turn or not out:
             out.append([m])
         else:
             out[-1].append(m)

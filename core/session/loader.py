@@ -326,7 +326,7 @@ def read_tail(path: Path, turns: int) -> Tail:
         if msg.role != "summary":
             permissions.extend(schema.PermissionRecord.from_entry(e, msg.id) for e in answered)
             answered.clear()
-        users += msg.role == "user" and not msg.meta.get("undo")
+        users += msg.starts_turn
         if users >= turns:
             break
     sent = found[-1].meta.get("sent") if found and dropping is None else None

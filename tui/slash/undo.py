@@ -44,7 +44,7 @@ class Rewind:
         engine = app.engine
         # The whole record (messages a compaction summarised included), not only the history.
         record = await app.host.transcript(engine)
-        mine = [m for m in record if m.role == "user" and not m.meta.get("undo")]
+        mine = [m for m in record if m.starts_turn]
         if not mine:
             app.notify("Nothing to rewind to: no message of yours in this session yet.", timeout=4)
             return

@@ -315,7 +315,7 @@ def _turns(messages: list[Message], compactions: Sequence[CompactionRecord] = ()
         if message.role == "summary":      # the compaction's record marks it, at its own time
             continue
         timestamp, sent = message.meta.get("timestamp"), message.meta.get("sent")
-        if message.role == "user" and not message.meta.get("undo"):
+        if message.starts_turn:
             if isinstance(timestamp, str):
                 # The turn before's: those recorded before this input (before it was sent, when it compacted first).
                 if isinstance(sent, str):

@@ -63,7 +63,7 @@ def recorded_turns(messages: list[Message]) -> list[TurnRecord]:
     turns: list[TurnRecord] = []
     for message in messages:
         meta = message.meta
-        if message.role == "user" and not meta.get("undo"):
+        if message.starts_turn:
             turns.append(TurnRecord(len(turns) + 1, screen_text(str(meta.get("raw", message.content))),
                                     outcome="not finished"))
             continue
