@@ -63,6 +63,9 @@ class UsageChunk:
     cache_creation_tokens: int = 0
 
 
+MIN_WINDOW = 256      # a window stated under this many tokens is a misreading (a server's probe or its error)
+
+
 def token_count(value: object) -> int | None:
     """A usage field as a count, or None when it is not one: servers send strings, lists, floats, negatives."""
     if isinstance(value, bool):

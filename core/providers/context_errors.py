@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from contextual.core.providers.base import MIN_WINDOW
+
 # Error codes/types (error.code or error.type in the JSON body).
 CONTEXT_CODES = {
     # OpenAI API: error.code for a prompt over the window.
@@ -64,14 +66,23 @@ _SIZES = (re.compile(r"\((\d+) in the messages"), re.compile(r"\((\d+) of text i
           re.compile(r"prompt is too long: (\d+) tokens"))
 
 
-def prompt_tokens_in(data: Any, message: str) -> int | None:
-    """The prompt's size by the server's count, when its error says it; None otherwise."""
+def _field(data: Any, key: str, least: int) -> int | None:
+    """An integer field of at least ``least``, in the error object or else in the body itself (llama.cpp puts
+    n_prompt_tokens and n_ctx in one or the other)."""
     error = data.get("error") if isinstance(data, dict) else None
     for holder in (error, data):
         if isinstance(holder, dict):
-            n = holder.get("n_prompt_tokens")
-            if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+            n = holder.get(key)
+            if isinstance(n, int) and not isinstance(n, bool) and n >= least:
                 return n
+    return None
+
+
+def prompt_tokens_in(data: Any, message: str) -> int | None:
+    """The prompt's size by the server's count, when its error says it; None otherwise."""
+    n = _field(data, "n_prompt_tokens", 1)
+    if n is not None:
+        return n
     for pattern in _SIZES:
         match = pattern.search(message)
         if match:
@@ -88,15 +99,12 @@ _WINDOWS = (re.compile(r"context size \((\d+) tokens\)"), re.compile(r"maximum c
 
 def window_in(data: Any, message: str) -> int | None:
     """The window the server says it has, when its error says it (llama.cpp's n_ctx, or its words)."""
-    error = data.get("error") if isinstance(data, dict) else None
-    for holder in (error, data):
-        if isinstance(holder, dict):
-            n = holder.get("n_ctx")
-            if isinstance(n, int) and not isinstance(n, bool) and n >= 256:
-                return n
+    n = _field(data, "n_ctx", MIN_WINDOW)
+    if n is not None:
+        return n
     for pattern in _WINDOWS:
         match = pattern.search(message)
-        if match and int(match.group(1)) >= 256:
+        if match and int(match.group(1)) >= MIN_WINDOW:
             return int(match.group(1))
     return None
 

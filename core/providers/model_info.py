@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 
 from contextual.core import bounded_json
-from contextual.core.providers.base import token_count
+from contextual.core.providers.base import MIN_WINDOW, token_count
 from contextual.core.providers.transport import tls_context
 
 PROBE_TIMEOUT = 2.0          # seconds for all probes together
@@ -46,7 +46,7 @@ def server_root(base_url: str) -> str:
 
 def _window(value: Any) -> int | None:
     n = token_count(value)
-    return n if n is not None and n >= 256 else None   # a window under 256 tokens is a misreading
+    return n if n is not None and n >= MIN_WINDOW else None
 
 
 def from_props(data: Any) -> list[Found]:
