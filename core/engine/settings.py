@@ -36,6 +36,13 @@ class Settings:
             from contextual.core.providers.factory import make_provider
             self.provider = self.summary_provider = await asyncio.to_thread(make_provider, config)
 
+    def take_server_window(self, window: int) -> Config:
+        """The rest of this run uses the window a server stated when it rejected a prompt (a setting larger than the
+        server was started with: llama.cpp's `-c 4096`, Ollama's num_ctx); returns the config it replaces."""
+        before = self.config
+        self.config = before.with_window(window, "server: said in its error")
+        return before
+
     async def list_models(self) -> list[str]:
         """The model ids the server lists, also before any model is chosen (a provider made only to ask);
         a server without a listing is a ProviderError of one line."""

@@ -275,11 +275,10 @@ class TurnLoop:
                          "(raise it with --max-steps)", "step_limit")
 
     def _smaller_window(self, window: int) -> str:
-        """The server rejected a prompt and said its window, smaller than ours (a setting larger than the server
-        was started with, `-c 4096` or Ollama's num_ctx): the rest of this run uses the server's, so the turn
-        compacts and goes on instead of failing at every call, and the user is told how to make it stick."""
-        config = self._settings.config
-        self._settings.config = config.with_window(window, "server: said in its error")
+        """The server rejected a prompt and said its window, smaller than ours: the rest of this run uses the
+        server's (Settings.take_server_window), so the turn compacts and goes on instead of failing at every call,
+        and the user is told how to make it stick."""
+        config = self._settings.take_server_window(window)
         return (f"the server's window is {window:,} tokens, not the {config.context_window:,} set "
                 f"({config.window_source}): using {window:,} from now on (--context-window {window} or "
                 f"context_window = {window} in a config makes it the setting)")
