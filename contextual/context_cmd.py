@@ -79,7 +79,7 @@ def context_main(argv: list[str]) -> int:
         return 1
     view, listing = asyncio.run(_next_prompt(engine, config, args.input))
     for warning in [*engine.warnings, *engine.builder.rules_notices()]:
-        print(secrets.redact(strip_control(f"warning: {warning}")), file=sys.stderr)
+        print(secrets.redact_shown(f"warning: {warning}"), file=sys.stderr)
     # Like every output path, keys are redacted: an --input or a file holding one prints [redacted].
     if args.json:
         out = as_json(view)
@@ -91,7 +91,7 @@ def context_main(argv: list[str]) -> int:
         print(json.dumps(secrets.redact_value(out), ensure_ascii=False))
     else:
         # a tool description or result (an MCP server's text) may hold terminal escapes: not for the terminal
-        print(secrets.redact(strip_control(as_text(view))))
+        print(secrets.redact_shown(as_text(view)))
         for n, record in enumerate(engine.compactions, start=1):      # each with the recall probe's score
             score = record.loss_ledger.score() if record.loss_ledger is not None else "no facts recorded"
             cut = f"cut without a summary ({record.fallback})" if record.fallback else score

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from contextual.core import secrets
-from contextual.core.textsafe import strip_control, valid_unicode
+from contextual.core.textsafe import valid_unicode
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
@@ -27,8 +27,7 @@ _RAW_CONTROLS = re.compile("[\x7f-\x9f\u2028\u2029]")
 
 def safe_text(text: str) -> str:
     """For a terminal: no key, valid Unicode, no control sequence (newlines and tabs kept)."""
-    # redacted last: a key split by an escape sequence (`sk-…\x1b[m…`) is whole once the escape goes
-    return secrets.redact(strip_control(valid_unicode(text)))
+    return secrets.redact_shown(valid_unicode(text))
 
 
 def _jsonable(value: Any, depth: int = 0) -> Any:

@@ -31,7 +31,6 @@ from contextual.core.context.stored_render import sent_text
 from contextual.core.context.summary_pairs import summary_records
 from contextual.core.messages import NO_ANSWER, Message
 from contextual.core.snapshot.undo import note_for_user
-from contextual.core.textsafe import strip_control
 from contextual.core.tokens import Calibration
 from contextual.core.tools.base import path_of
 
@@ -132,7 +131,7 @@ def transcript(loaded: "LoadedSession") -> str:
             out += [line, ""]
     out += [f"_{NO_ANSWER}_", ""] if unanswered else []
     # a tool's output or an MCP server's text may hold terminal escapes: the Markdown is read with cat and less
-    return secrets.redact(strip_control("\n".join(out))).rstrip() + "\n"
+    return secrets.redact_shown("\n".join(out)).rstrip() + "\n"
 
 
 # --- every request as sent, rebuilt ------------------------------------------------------------------------------

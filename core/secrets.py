@@ -10,6 +10,8 @@ from __future__ import annotations
 import threading
 from typing import Any, Iterable, Mapping
 
+from contextual.core.textsafe import strip_control
+
 REDACTED = "[redacted]"
 # Shorter "secrets" (test keys like "x") would shred ordinary text if redacted everywhere.
 MIN_SECRET_LENGTH = 6
@@ -50,6 +52,12 @@ def redact(text: str, keys: Iterable[str] | None = None) -> str:
         if key in text:
             text = text.replace(key, REDACTED)
     return text
+
+
+def redact_shown(text: str, keys: Iterable[str] | None = None) -> str:
+    """Text a person reads (a terminal, a log, an export): terminal escapes stripped, then keys redacted, in that
+    order, as a key split by an escape sequence (`sk-…\x1b[m…`) is whole once the escape goes."""
+    return redact(strip_control(text), keys)
 
 
 def key_start_at_end(text: str, keys: Iterable[str] | None = None) -> int:

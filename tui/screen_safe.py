@@ -22,8 +22,7 @@ def screen_text(text: str) -> str:
 @lru_cache(maxsize=4096)
 def _screen_text(text: str, keys: tuple[str, ...]) -> str:
     # Every prompt view re-shows the same history strings: scan each once (keyed by the key set in force).
-    # redacted last: a key split by an escape sequence (`sk-…\x1b[m…`) is whole once the escape goes
-    return secrets.redact(strip_control(text), keys)
+    return secrets.redact_shown(text, keys)
 
 
 def _clean(value: Any) -> Any:

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import IO, Any
 
 from contextual.core import secrets
-from contextual.core.textsafe import strip_control
 
 LOG_CAP = 8 << 20          # a server that floods stderr keeps its first 8 MB; the rest is drained, not written
 LINE_CAP = 4096            # a longer line keeps its start
@@ -37,7 +36,7 @@ class ServerLog:
     def write(self, text: str) -> None:
         if self.written >= self.cap:
             return
-        text = secrets.redact(strip_control(text))      # read with cat or less: a server's escapes are not run
+        text = secrets.redact_shown(text)      # read with cat or less: a server's escapes are not run
         if self.written + len(text) >= self.cap:
             text = text[:self.cap - self.written] + f"\n[contextual] the log stops here, at {self.cap:,} characters\n"
         self.written += len(text)
