@@ -74,7 +74,7 @@ class FixedHost:
     def ensure_session(self, engine) -> None:
         pass
 
-    async def undo(self, engine, confirm_overwrite=None) -> str:
+    async def undo(self, engine, confirm_overwrite=None, record=None) -> str:
         return "nothing to undo"
 
     async def close(self, engine) -> None:

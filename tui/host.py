@@ -46,8 +46,10 @@ class Host(Protocol):
     def list_sessions(self) -> list[SessionInfo]: ...
     def ensure_session(self, engine: Engine) -> None: ...
     async def transcript(self, engine: Engine) -> list[Message]: ...
-    async def undo(self, engine: Engine, confirm_overwrite: Confirm | None = None) -> str: ...
-    async def restore_turns(self, engine: Engine, turns: set[str], confirm_overwrite: Confirm | None = None) -> list[str]: ...
+    async def undo(self, engine: Engine, confirm_overwrite: Confirm | None = None,
+                   record: list[Message] | None = None) -> str: ...
+    async def restore_turns(self, engine: Engine, turns: set[str], confirm_overwrite: Confirm | None = None,
+                            record: list[Message] | None = None) -> list[str]: ...
     async def close(self, engine: Engine) -> None: ...
     # Project trust (core/trust.py): what the checkout's config asks for, the user's yes, and its lines said.
     def pending_trust(self) -> list[Item]: ...
@@ -173,9 +175,11 @@ class RealHost:
         from contextual.core.runtime import attach, open_writer
         attach(engine, *open_writer(self.config))
 
-    async def undo(self, engine: Engine, confirm_overwrite: Confirm | None = None) -> str:
-        """Undo the latest turn that changed files; returns what the user reads. ``confirm_overwrite`` is asked
-        (with the paths) before files edited by hand after that turn are overwritten."""
+    async def undo(self, engine: Engine, confirm_overwrite: Confirm | None = None,
+                   record: list[Message] | None = None) -> str:
+        """Undo the latest turn that changed files; returns what the user reads (its turn named from ``record``,
+        the session's messages, when given). ``confirm_overwrite`` is asked (with the paths) before files edited by
+        hand after that turn are overwritten."""
         from contextual.core.snapshot.git import GitError
         from contextual.core.snapshot.undo import UndoError, render_result, undo_in_open_session
         if engine.session is None:
@@ -187,9 +191,10 @@ class RealHost:
             return f"undo failed: {exc}"
         if result.message is not None:      # the next prompt tells the model its changes are gone
             engine.add_message(result.message)
-        return render_result(result)
+        return render_result(result, record or ())
 
-    async def restore_turns(self, engine: Engine, turns: set[str], confirm_overwrite: Confirm | None = None) -> list[str]:
+    async def restore_turns(self, engine: Engine, turns: set[str], confirm_overwrite: Confirm | None = None,
+                            record: list[Message] | None = None) -> list[str]:
         """Rewind's files: undo, newest first, every turn whose file changes can still be undone from the oldest of
         ``turns`` on, those an earlier conversation-only rewind took out of the conversation included (their
         changes are still on disk, and came after it); returns what the user reads, one block per turn."""
@@ -207,7 +212,7 @@ class RealHost:
             except (UndoError, GitError, OSError) as exc:
                 shown.append(f"undo failed: {exc}")
                 break
-            shown.append(render_result(result))
+            shown.append(render_result(result, record or ()))
             if result.turn_id is None:
                 break
         return shown

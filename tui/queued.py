@@ -44,7 +44,7 @@ class Queued:
         n = len(self.texts)
         if not n:
             return ""
-        tail = f"{' +' + str(n - 1) if n > 1 else ''} · sent when the turn ends · ↑ edits"      # together
+        tail = f"{' +' + str(n - 1) if n > 1 else ''} · sent when the turn ends · ↑ edits"
         room = max(8, width - cell_len(tail) - 16)
         first = " ".join(self.texts[0].split())
         # columns, not characters: a CJK character or an emoji takes two

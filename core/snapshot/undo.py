@@ -121,12 +121,14 @@ def turn_label(turn: str, record: Sequence[Message]) -> str:
     return f"“{text}”" + (f" ({clock})" if clock else "")
 
 
-def render_result(result: UndoResult) -> str:
-    """What the user reads: which files changed back, and which were left alone and why."""
+def render_result(result: UndoResult, record: Sequence[Message] = ()) -> str:
+    """What the user reads: which files changed back, and which were left alone and why; with the session's
+    ``record``, the turn named as the user knows it (turn_label), else by its id (the `undo` command)."""
     if result.turn_id is None:
         return result.note
-    lines = [f"Undid the file changes of turn {result.turn_id}:" if result.changed_files
-             else f"Nothing was changed back for turn {result.turn_id}:"]
+    turn = f"the turn {turn_label(result.turn_id, record)}" if record else f"turn {result.turn_id}"
+    lines = [f"Undid the file changes of {turn}:" if result.changed_files
+             else f"Nothing was changed back for {turn}:"]
     for label, names in (("restored", result.restored), ("deleted", result.deleted),
                          ("recreated", result.recreated)):
         lines += [f"  {label:<10} {name}" for name in names]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from rich.text import Text
 
 from contextual.core.messages import Message
@@ -65,7 +63,7 @@ class Rewind:
             return
         index = next(i for i, m in enumerate(record) if m.id == message_id)
         later_turns = {turn for m in record[index:] if m.role == "user" and (turn := m.meta.get("turn"))}
-        restored = (await app.host.restore_turns(engine, later_turns, lambda p: confirm_overwrite(app, p))
+        restored = (await app.host.restore_turns(engine, later_turns, lambda p: confirm_overwrite(app, p), record)
                     if with_files else [])
         if message_id in in_history:
             engine.rewind_to(message_id)
@@ -81,8 +79,7 @@ class Rewind:
         # one line: a multi-line message ("queued one\n\nqueued two") split the notice over rows (tmux QA)
         await app.say(f"rewound to before: {one_line(raw)}" + files
                       + ("; the compactions after it are undone" if message_id not in in_history else ""))
-        for line in restored:         # after the transcript is redrawn, which would wipe them; turns by name
-            line = re.sub(r"\bturn (\S+):", lambda found: f"the turn {turn_label(found.group(1), record)}:", line)
+        for line in restored:         # after the transcript is redrawn, which would wipe them
             await app.say(line, "error" if line.startswith("undo failed") else "info")
         app.load_input(raw)
         app.show_prompt()
@@ -103,7 +100,7 @@ class Undo:
             turns = await undoable_turns_ordered(app.engine)
         except Exception:                  # an unreadable session: host.undo says why below
             turns = []
-        label = ""
+        record: list[Message] = []
         if turns:
             # Named as the user knows it (what they typed, and when), asked before any file changes.
             record = await app.host.transcript(app.engine)
@@ -114,9 +111,7 @@ class Undo:
                 await app.say("undo cancelled: no file was changed")
                 return
         try:
-            shown = await app.host.undo(app.engine, lambda p: confirm_overwrite(app, p))
-            if turns:
-                shown = shown.replace(f"turn {turns[-1]}", f"the turn {label}")
+            shown = await app.host.undo(app.engine, lambda p: confirm_overwrite(app, p), record)
         except Exception as exc:      # never lose the app over an undo
             shown = f"undo failed: {type(exc).__name__}: {exc}"
         await app.say(shown, "error" if shown.startswith("undo failed") else "info")
