@@ -43,6 +43,9 @@ def repo(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     monkeypatch.delenv("GIT_TEMPLATE_DIR", raising=False)
+    for who in ("AUTHOR", "COMMITTER"):          # a machine with no git identity of its own can commit too
+        monkeypatch.setenv(f"GIT_{who}_NAME", "u")
+        monkeypatch.setenv(f"GIT_{who}_EMAIL", "u@x")
     (tmp_path / "home").mkdir()
     root = tmp_path / "proj"
     root.mkdir()

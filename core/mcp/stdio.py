@@ -187,9 +187,24 @@ async def stdio_streams(command: str, args: list[str], env: dict[str, str], log:
     listed tool dropped as malformed is said in `rejected` (its name and why)."""
     rejected = [] if rejected is None else rejected
     from mcp.client.stdio import get_default_environment
+    with anyio.CancelScope(shield=True):
+        # A cancel delivered while the process spawns would lose it, running: a loaded machine's server had
+        # written its pid before the spawn returned here (clean-clone CI)
+        process = await anyio.open_process([command, *args], env=get_default_environment() | env,
+                                           stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        async with _served(process, log, rejected) as streams:
+            yield streams
+    finally:
+        if process.returncode is None:      # cancelled before the streams' own stop ran
+            with anyio.CancelScope(shield=True):
+                await _stop(process)
+
+
+@asynccontextmanager
+async def _served(process: Any, log: IO[str], rejected: list[str]) -> AsyncIterator[Any]:
+    """The running process's streams; on the way out the process is stopped before its pipes close."""
     from mcp.shared.message import SessionMessage
-    process = await anyio.open_process([command, *args], env=get_default_environment() | env,
-                                       stderr=subprocess.PIPE, start_new_session=True)
     server_log = ServerLog(log)          # its stderr and our notes, redacted (core/mcp/server_log.py)
     read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
