@@ -114,6 +114,21 @@ async def test_choosing_a_tab_at_80_columns_and_quitting_ends_cleanly(tmp_path: 
         app.apply_layout()
 
 
+async def test_an_idle_scratchpad_alone_fills_its_region_and_beside_history_stays_a_hint(tmp_path: Path):
+    """At 80 columns the Scratchpad's tab showed its one-line idle hint in a box over twelve empty rows."""
+    with FakeLLMServer(kind="openai", responder=lambda body: finish("ok")) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: app.query("#region-tabs") and app.focused is not None)
+            await pilot.press("f3")
+            await wait_for(pilot, lambda: app.regions.tab == "scratchpad")
+            pad, side = app.query_one("#scratchpad"), app.query_one("#side")
+            await wait_for(pilot, lambda: pad.has_class("-idle") and pad.outer_size.height == side.size.height)
+            await pilot.resize_terminal(200, 50)
+            await wait_for(pilot, lambda: app.query_one("#history").display and pad.region.width > 0)
+            assert pad.outer_size.height <= 8 < side.size.height    # over History it is a hint, not a box
+
+
 async def test_every_list_screen_survives_a_terminal_a_few_columns_wide(tmp_path: Path):
     """/rewind's rows wrapped, and at 8x4 rich's wrap divided by a width of 0 and ended the app."""
     with FakeLLMServer(kind="openai", script=[finish("one"), finish("two")]) as srv:

@@ -36,4 +36,5 @@ class Regions:
         root.query_one("#history").display = "history" in shown
         side = root.query_one("#side")
         side.display = bool(shown & {"scratchpad", "history"})
+        side.set_class("history" not in shown, "-scratchpad-alone")   # an idle hint alone fills its region
         side.styles.width = "1fr" if "chat" not in shown else SIDE_WIDTHS[self.side_width]
