@@ -13,8 +13,8 @@ from typing import Any
 
 from contextual.output import Outcome, Printer, usage_fields
 from contextual.core.events import (ActionEvent, BudgetWarning, CompactionFinished, CompactionStarted, ErrorEvent, FinalAnswer,
-                         FormatErrorEvent, Notice, PermissionAnswer, PermissionRequest, ThoughtEvent, ToolFinished, ToolsChanged,
-                         TurnAdjustments, TurnFinished, UsageEvent)
+                         FormatErrorEvent, Notice, PermissionAnswer, PermissionRequest, StopHookContinued, ThoughtEvent,
+                         ToolFinished, ToolsChanged, TurnAdjustments, TurnFinished, UsageEvent)
 from contextual.core.session import SessionError
 
 
@@ -38,6 +38,9 @@ def progress_line(ev: Any) -> str | None:
         return f"! format error returned to the model: {_short(ev.message)}"
     if isinstance(ev, (BudgetWarning, Notice)):
         return f"warning: {ev.message}"
+    if isinstance(ev, StopHookContinued):
+        from contextual.core.context.continuation import notice_line
+        return notice_line(ev.reason)
     if isinstance(ev, ToolsChanged):
         change = " ".join([f"+{t}" for t in ev.added] + [f"-{t}" for t in ev.removed])
         return f"tools changed: {_short(change)}; L1 is now {ev.l1_tokens:,} tokens"

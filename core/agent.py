@@ -70,7 +70,7 @@ class Engine:
                                  [*unapproved, *reserve, *hooks, *(warnings or [])])
         self.gate = PermissionGate(self.settings, self.recorder, interactive)
         self.compactor = Compactor(self.settings, self.prompt, self.recorder, self.controls.pins, interactive,
-                                   remind=self.controls.remind)
+                                   remind=self.controls.remind, restarted=self.controls.session_started)
         self.turn = TurnLoop(self.settings, self.prompt, self.recorder, self.toolbox, self.gate, self.controls,
                              self.compactor)
 
@@ -230,6 +230,7 @@ class Engine:
         session owed the model go with the next input, as they would have in it: `stopped`, the user stopped its
         last turn; `cut`, (rounds, why) its last compaction removed without a summary."""
         self.prompt.restore(history, last_usage)
+        self.controls.session_started("resume", instead=True)      # its SessionStart hooks hear "resume"
         self.prompt.usage.restore(calls, self.settings.config)
         self.toolbox.ctx.todos[:] = todos
         self.compactor.log[:] = compactions
@@ -239,6 +240,11 @@ class Engine:
             self.controls.remind(INTERRUPTED_NOTE)
         if cut is not None:
             self.controls.remind(truncation_note(*cut))
+
+    def starts_as(self, source: str) -> None:
+        """How this session began, for its SessionStart hooks (core/hooks.py): `clear` for the app's /clear; a new
+        engine is `startup`, a restored one `resume`. They run before the session's next input is sent."""
+        self.controls.session_started(source, instead=True)
 
     def restore_pins(self, ids: list[str]) -> None:
         self.controls.restore_pins(self.prompt.history.messages, ids)

@@ -225,6 +225,15 @@ class ToolsChanged:
 
 
 @dataclass(frozen=True)
+class StopHookContinued:
+    """A Stop hook did not let the turn end at the answer of `step` (core/context/continuation.py): the model reads
+    `reason` and goes on; `count`: the turn's continuations so far."""
+    reason: str
+    step: int
+    count: int
+
+
+@dataclass(frozen=True)
 class TurnFinished:
     """The turn's answer. A turn that is interrupted ends by cancellation instead (the consumer's task is
     cancelled; the engine records the round as interrupted), so there is no interrupted TurnFinished."""
@@ -243,5 +252,5 @@ EngineEvent = Union[
     ToolOutput, ToolFinished, UsageEvent, PermissionRequest, PermissionDecided, PromptChanged,
     MessageRecorded, AnswerDelta, FinalAnswer, TurnAdjustments,
     BudgetWarning, CompactionStarted, CompactionProgress, CompactionFinished, Notice, ToolsChanged,
-    TurnFinished, ErrorEvent,
+    StopHookContinued, TurnFinished, ErrorEvent,
 ]

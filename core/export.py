@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from contextual.core import secrets
 from contextual.core.atomic import atomic_write
 from contextual.core.clock import now_iso
+from contextual.core.context import continuation
 from contextual.core.context.scratchpad import ScratchStep
 from contextual.core.context.stored_render import sent_text
 from contextual.core.context.summary_pairs import summary_records
@@ -110,6 +111,9 @@ def transcript(loaded: "LoadedSession") -> str:
             out += [f"_{NO_ANSWER}_", ""] if unanswered else []
             out += [f"## User{when}", "", m.content.rstrip(), ""]
             unanswered = True
+        elif m.role == "user" and "stop_hook" in m.meta:       # the turn goes on: its answer is still to come
+            out += [f"_{continuation.notice_line(m.meta['stop_hook'])}_", ""]
+            unanswered = True
         elif m.role == "user":        # an undo's note: the app's words, after the turn it took back, as in the chat
             out += [f"↶ {note_for_user(m.content, loaded.full_record)}", ""]
         elif m.role == "summary":
@@ -179,10 +183,14 @@ async def as_sent(loaded: "LoadedSession", config: "Config") -> str:
     lines = [json.dumps({"session": loaded.session_id, "provider": config.provider, "model": config.model or "",
                          "rebuilt": REBUILT_NOTE}, ensure_ascii=False)]
     pending: Message | None = None            # an action whose result is still to come
+    answered: Message | None = None           # an answer: its turn ends unless a Stop hook's message comes next
     previous: list[dict[str, Any]] = []
     call = 0
     try:
         for record, m in in_order(loaded):
+            if answered is not None and not (m is not None and m.role == "user" and "stop_hook" in m.meta):
+                prompt.end_turn()
+                answered = None
             if m is None:                     # a compaction cut without a summary
                 if record is not None:
                     try:
@@ -212,10 +220,13 @@ async def as_sent(loaded: "LoadedSession", config: "Config") -> str:
                 if usage is not None and usage.sent:
                     prompt.calibration.observe(config.model, usage.sent, usage.input_tokens)
             prompt.history.messages.append(m)
-            if m.role == "user":
+            if answered is not None:          # a Stop hook's message: the turn went on (core/context/continuation.py)
+                prompt.add_step(continuation.step(answered, m))
+                answered = None
+            elif m.role == "user":
                 prompt.start_turn(m.content)
             elif m.role == "assistant" and m.meta.get("final"):
-                prompt.end_turn()
+                answered = m
             elif m.role == "assistant":
                 pending = m
             elif m.role == "tool" and pending is not None:

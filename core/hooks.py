@@ -6,21 +6,23 @@ In any config file (TOML; Claude Code's settings.json `hooks` object, table for 
     matcher = "Bash|Write"                 # Claude Code's: "" or "*" every tool; only letters, digits, _ and | an
     hooks = [{ type = "command", command = "python3 ~/bin/guard.py", timeout = 30 }]    # exact list; else a regex
 
-Events: PreToolUse, PostToolUse (a call that succeeded) and PostToolUseFailure (one that failed; matched on the
-tool's name), UserPromptSubmit (before the user's message is
-sent), PreCompact (matched on its trigger, `manual` / `auto`), Stop (the end of a turn). Each command gets one JSON
-object on stdin: Claude Code's common fields (`hook_event_name`, `session_id`, `transcript_path`: the session's
-JSONL file, `cwd`, `permission_mode` in Claude Code's names) and the event's own (`tool_name`, `tool_input`,
-`tool_use_id`, `tool_response`; `prompt`; `trigger`, `custom_instructions`; `stop_hook_active`,
-`last_assistant_message` and our `answer`). Exit 2 blocks (stderr says why); another non-zero exit is a warning
-to the user; exit 0 with JSON on stdout answers as Claude Code's do: `decision: "block"` + `reason`,
-`hookSpecificOutput.permissionDecision` (`deny`, `allow`: no permission prompt, though a deny rule and plan mode
-still win, `ask`: the prompt even where a rule or mode would allow, `defer`: no say) with
-`permissionDecisionReason` and `updatedInput` (shallow-merged into the call's input, which is then checked and
-run), `additionalContext` (to the model), `continue: false` + `stopReason` (the turn ends), `systemMessage` (to
-the user). Claude Code's events and hook types we do not run are read and said once (HookSet.notes), never
-silently dropped. Commands see `CLAUDE_PROJECT_DIR` (and `CONTEXTUAL_PROJECT_DIR`): the project's folder, as
-Claude Code's hook commands expect (`"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh`).
+Events: SessionStart (before a session's first message is sent; matched on its source, `startup`, `resume`, `clear`
+or `compact`: core/engine/turn.py), UserPromptSubmit (before the user's message is sent), PreToolUse, PostToolUse
+(a call that succeeded) and PostToolUseFailure (one that failed; matched on the tool's name), PreCompact (matched
+on its trigger, `manual` / `auto`), Stop (the model answered: a block makes the turn go on, with the reason as its
+next message, core/context/continuation.py). Each command gets one JSON object on stdin: Claude Code's common
+fields (`hook_event_name`, `session_id`, `transcript_path`: the session's JSONL file, `cwd`, `permission_mode` in
+Claude Code's names) and the event's own (`source`, `model`; `prompt`; `tool_name`, `tool_input`, `tool_use_id`,
+`tool_response`; `trigger`, `custom_instructions`; `stop_hook_active`, `last_assistant_message` and our
+`answer`). Exit 2 blocks (stderr says why); another non-zero exit is a warning to the user; exit 0 with JSON on
+stdout answers as Claude Code's do: `decision: "block"` + `reason`, `hookSpecificOutput.permissionDecision`
+(`deny`, `allow`: no permission prompt, though a deny rule and plan mode still win, `ask`: the prompt even where a
+rule or mode would allow, `defer`: no say) with `permissionDecisionReason` and `updatedInput` (shallow-merged into
+the call's input, which is then checked and run), `additionalContext` (to the model; a SessionStart or
+UserPromptSubmit hook's plain stdout too), `continue: false` + `stopReason` (the turn ends; it outranks a block),
+`systemMessage` (to the user). Claude Code's events and hook types we do not run are read and said once
+(Hooks.notes), never silently dropped. Commands see `CLAUDE_PROJECT_DIR` (and `CONTEXTUAL_PROJECT_DIR`): the
+project's folder, as Claude Code's hook commands expect (`"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh`).
 Each run is bounded: `timeout` seconds (default 60; then its process group is killed) and 64 KB of each output
 read. A project's own hooks (its .contextual/config.toml, or a config.local.toml it shipped) are inert until the
 user approves them (core/trust.py); the user's `$CONTEXTUAL_HOME/config.toml` hooks always run.
@@ -36,9 +38,9 @@ import signal
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "PreCompact", "Stop")
+EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "PreCompact", "Stop")
 # Claude Code's other events: a config naming them still loads, and says once that they do not run here.
-NOT_RUN = ("SessionStart", "SessionEnd", "Notification", "SubagentStart", "SubagentStop",
+NOT_RUN = ("SessionEnd", "Notification", "SubagentStart", "SubagentStop",
            "PermissionRequest", "PermissionDenied", "PostCompact", "StopFailure", "Setup", "ConfigChange",
            "CwdChanged", "FileChanged", "InstructionsLoaded", "TaskCreated", "TaskCompleted", "TeammateIdle",
            "WorktreeCreate", "WorktreeRemove", "Elicitation", "ElicitationResult", "UserPromptExpansion")
@@ -51,6 +53,7 @@ DEFAULT_TIMEOUT = 60.0
 OUTPUT_CAP = 64 * 1024
 REASON_CAP = 2_000
 BLOCK_EXIT = 2          # Claude Code's convention: exit 2 blocks, stderr says why
+CONTEXT_STDOUT = ("SessionStart", "UserPromptSubmit")     # events whose plain stdout on exit 0 is the model's context
 
 
 @dataclass(frozen=True)
@@ -265,7 +268,7 @@ class _Answers:
             text = out.strip()
             if text.startswith("{"):      # a guard's answer that does not parse must not pass unnoticed
                 self.notes.append(f"hook {name} printed JSON that does not parse: its answer is not read")
-            elif text and self.event == "UserPromptSubmit":     # Claude Code adds it to the prompt's context
+            elif text and self.event in CONTEXT_STDOUT:      # Claude Code adds it to the model's context
                 self.context.append(text[:REASON_CAP])
             return
         if isinstance(answer.get("systemMessage"), str) and answer["systemMessage"].strip():
@@ -319,6 +322,8 @@ async def run_hooks(hooks: list[Hook], payload: Mapping[str, Any], cwd: str) -> 
         answer = _decision(out)
         denied = _denied(answer) if code != BLOCK_EXIT else None
         if code == BLOCK_EXIT or denied is not None:
+            if code == 0:        # the rest of a JSON block is read too: `continue: false` outranks it, as in Claude Code
+                said.take(hook, answer, out)
             reason = (err.strip() if code == BLOCK_EXIT else str(denied))[:REASON_CAP]
             return said.outcome(True, reason or f"blocked by the hook {hook.command!r}")
         if code != 0:

@@ -2,7 +2,7 @@
 
 Roles:
 - ``summary``   an archived-history summary (A5); never compressed again.
-- ``user``      a user input; starts a round (D1).
+- ``user``      a user input; starts a round (D1). Also a Stop hook's reason, which goes on with its turn.
 - ``assistant`` the model's ``Thought/Action`` text of one step, or the final answer.
 - ``tool``      a tool result in its *stored* (compressed) form; ``full`` keeps the whole
                 observation for browsing, it is never sent once the turn is over.
@@ -27,6 +27,7 @@ class MessageMeta(TypedDict, total=False):
     # user
     raw: str                  # what the user typed (the content has @file reminders added)
     undo: str                 # a note from /undo telling the model its changes are gone: the undone turn's id
+    stop_hook: str            # a Stop hook's reason: the message goes on with its turn (core/context/continuation.py)
     sent: str                 # when it was sent, when the turn compacted first (its timestamp comes after that)
     # assistant steps and their tool results
     step: int
@@ -84,8 +85,9 @@ class Message:
 
     @property
     def starts_turn(self) -> bool:
-        """A message the user sent, which starts a turn and its round (an /undo's note is user-role, from the app)."""
-        return self.role == "user" and not self.meta.get("undo")
+        """A message the user sent, which starts a turn and its round (an /undo's note is user-role, from the app; a
+        Stop hook's reason is user-role, within the turn it continues)."""
+        return self.role == "user" and not self.meta.get("undo") and "stop_hook" not in self.meta
 
 
 # What the chat and the export say of a turn whose record holds no answer (stopped, or failed before its end)

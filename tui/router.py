@@ -162,6 +162,12 @@ class EventRouter:
                 self.ui.show_prompt()
             case ev.Notice():
                 await self.ui.chat.add_notice(e.message, e.level)
+            case ev.StopHookContinued():           # the turn goes on: the answer's step shows what the model reads
+                from contextual.core.context import continuation
+                self._answered = False
+                self.ui.scratchpad.update_step(e.step, observation=continuation.note(e.reason))
+                await self.ui.chat.add_notice(continuation.notice_line(e.reason), "warning")
+                self.ui.status.thinking()
             case ev.TurnFinished():
                 if not self._answered:
                     await self.ui.chat.finish_answer(e.answer)

@@ -334,7 +334,7 @@ def _later_used(messages: Sequence[Message], later: Sequence[Message]) -> dict[s
     used_in: dict[str, int] = {}
     rnd = 0
     for message in messages:
-        rnd += message.role == "user"
+        rnd += message.starts_turn
         for name in _written(message):
             used_in[name] = max(used_in.get(name, rnd), rnd)
         for name, line, location in _seen(message):

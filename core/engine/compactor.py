@@ -35,9 +35,11 @@ def truncation_note(rounds: int, why: str | None) -> str:
 
 class Compactor:
     def __init__(self, settings: Settings, prompt: PromptState, recorder: Recorder, pins: Pins,
-                 interactive: bool, remind: Callable[[str], None] = lambda note: None) -> None:
+                 interactive: bool, remind: Callable[[str], None] = lambda note: None,
+                 restarted: Callable[[str], None] = lambda source: None) -> None:
         self._settings = settings
         self._remind = remind           # a note that rides on the next input (ContextControls.remind)
+        self._restarted = restarted     # SessionStart's "compact" is owed (ContextControls.session_started)
         self._prompt = prompt
         self._recorder = recorder
         self._pins = pins
@@ -173,4 +175,5 @@ class Compactor:
         self.log.append(record)
         if self._recorder.session is not None:
             self._recorder.session.append_compaction(record, outcome.summary)
+        self._restarted("compact")       # what a SessionStart hook added went with the archived rounds: it runs again
         return post

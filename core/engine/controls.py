@@ -1,4 +1,5 @@
-"""The user's hands on the context (issue 19): pins, reminders and the calls the engine sent.
+"""The user's hands on the context (issue 19): pins, reminders and the calls the engine sent; and the SessionStart
+hooks owed before the next input.
 
 The builder reads `pins` (pinned messages go whole and are never made harder, cut or dropped) and the compactor
 reads them too (pinned messages are never archived); the turn takes the reminders with its input, once.
@@ -21,6 +22,16 @@ class ContextControls:
         self.reminders: list[str] = []          # re-injected facts: they ride on the next user input, then go
         self.shell: list[tuple[str, str]] = []  # the user's `!command` results (as sent, whole): the same way
         self.sent = SentLog()
+        # SessionStart's sources not run yet (core/hooks.py): the hooks run before the next input is sent, and what
+        # they add rides on it as a reminder. A new engine is a new session until it is told otherwise.
+        self.session_starts: list[str] = ["startup"]
+
+    def session_started(self, source: str, *, instead: bool = False) -> None:
+        """The session (re)started: `resume`, `clear` (``instead`` of `startup`), or `compact` after a compaction."""
+        if instead:
+            self.session_starts = []
+        if source not in self.session_starts:
+            self.session_starts.append(source)
 
     # ----- reminders (a loss ledger item, re-injected)
     def remind(self, text: str) -> None:

@@ -66,7 +66,12 @@ class HookRunner:
         """Matched on the trigger (`manual` / `auto`), as Claude Code's PreCompact matchers are."""
         return await self._run("PreCompact", trigger, {"trigger": trigger, "custom_instructions": instructions or ""})
 
-    async def stop(self, answer: str) -> HookOutcome:
-        """`stop_hook_active` is always false: a Stop hook here never makes the turn go on (TurnLoop says so)."""
+    async def stop(self, answer: str, active: bool = False) -> HookOutcome:
+        """`active` (Claude Code's `stop_hook_active`): the turn already goes on because a Stop hook blocked it, so a
+        script can let it end rather than loop."""
         return await self._run("Stop", None, {"answer": answer, "last_assistant_message": answer,
-                                              "stop_hook_active": False})
+                                              "stop_hook_active": active})
+
+    async def session_start(self, source: str) -> HookOutcome:
+        """Matched on the source (`startup`, `resume`, `clear`, `compact`), as Claude Code's SessionStart matchers are."""
+        return await self._run("SessionStart", source, {"source": source, "model": self._settings.config.model or ""})

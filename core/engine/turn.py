@@ -16,7 +16,7 @@ from typing import Any, AsyncGenerator
 
 from contextual.core import secrets
 from contextual.core.clock import now_iso
-from contextual.core.context import compressor
+from contextual.core.context import compressor, continuation
 from contextual.core.context.names import code_names
 from contextual.core.context.nested_rules import with_instructions
 from contextual.core.context.stored_render import sent_text
@@ -35,8 +35,8 @@ from contextual.core.engine.settings import Settings
 from contextual.core.engine.toolbox import Toolbox
 from contextual.core.events import (ActionEvent, AnswerDelta, BudgetWarning, EngineEvent, ErrorEvent, FinalAnswer,
                                     FormatErrorEvent, MessageRecorded, Notice, PromptChanged, ReasoningDelta,
-                                    StreamRestarted, TextDelta, ThoughtEvent, ToolFinished, ToolOutput, ToolStarted,
-                                    TurnAdjustments, TurnFinished)
+                                    StopHookContinued, StreamRestarted, TextDelta, ThoughtEvent, ToolFinished,
+                                    ToolOutput, ToolStarted, TurnAdjustments, TurnFinished)
 from contextual.core.live_tool import run_live
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message, MessageMeta
 from contextual.core.prompt import Adjustment
@@ -100,6 +100,9 @@ class TurnLoop:
         for ev in self.sync_tools():
             yield ev
         text = secrets.redact(valid_unicode(text))      # a key in the message is never sent (nor recorded)
+        async with aclosing(self._session_starts()) as events:
+            async for ev in events:
+                yield ev
         submitted = await self._hooks.user_prompt(secrets.redact(as_typed) or text)
         for note in submitted.notes:
             yield Notice(note, "warning")
@@ -146,6 +149,9 @@ class TurnLoop:
                                 f"({share:.0%}, past the {config.warn_ratio:.0%} warning line)", trigger.estimate,
                                 config.context_window)
 
+        async with aclosing(self._session_starts()) as events:     # the compaction just made owes one ("compact")
+            async for ev in events:
+                yield ev
         self._adjustments = []
         message = user()
         recorder.append(message)
@@ -184,14 +190,49 @@ class TurnLoop:
             yield self._adjustments_summary()
         for change in self.changes(force=True):       # the turn is closed: the view is the next turn's prompt
             yield change
-        if isinstance(terminal, TurnFinished):
-            after = await self._hooks.stop(terminal.answer)
-            for note in after.notes:
-                yield Notice(note, "warning")
-            if after.blocked:     # Claude Code would go on with the reason as the model's next input: said, not done
-                yield Notice(f"a Stop hook asked the turn to go on ({after.reason}); Contextual does not continue a "
-                             "turn from a Stop hook: send it as your next message if it should", "warning")
         yield terminal
+
+    async def _session_starts(self) -> AsyncGenerator[Event, None]:
+        """The SessionStart hooks the session owes (new, resumed, cleared, or just compacted: ContextControls), run
+        before its next input is sent; what they add rides on that input as a reminder, once. One left pending
+        when the turn is stopped during it runs before the next input."""
+        controls = self._controls
+        while controls.session_starts:
+            source = controls.session_starts[0]
+            said = await self._hooks.session_start(source)
+            controls.session_starts.remove(source)
+            for note in said.notes:
+                yield Notice(note, "warning")
+            if said.blocked or said.stop is not None:     # as in Claude Code: it cannot stop a session; the user reads it
+                yield Notice(f"a SessionStart hook ({source}) said: {said.reason or said.stop}", "warning")
+            for added in said.context:
+                controls.remind(system_reminder(f"SessionStart hook additional context: {added}"))
+
+    async def _stop_hooks(self, answer: TurnFinished, step: int, continued: int, turn_id: str
+                          ) -> AsyncGenerator[Event, None]:
+        """Claude Code's Stop hooks at an answer: a block makes the turn go on with the hook's reason as the model's
+        next message (core/context/continuation.py) and ends with StopHookContinued, at most MAX_CONTINUATIONS times
+        a turn and within its step limit; else the turn ends with the answer (TurnFinished). `continue: false` ends
+        it whatever a hook said."""
+        max_steps = self._settings.config.max_steps
+        said = await self._hooks.stop(answer.answer, active=continued > 0)
+        for note in said.notes:
+            yield Notice(note, "warning")
+        if said.stop is not None:
+            yield Notice(f"a Stop hook ended the turn: {said.stop}", "info")
+        elif said.blocked and continued >= continuation.MAX_CONTINUATIONS:
+            yield Notice(continuation.cap_line(said.reason), "warning")
+        elif said.blocked and step >= max_steps:
+            yield Notice(f"a Stop hook asked the turn to go on ({said.reason}), but its {max_steps} model calls "
+                         "are spent (--max-steps): it ends with this answer", "warning")
+        elif said.blocked:
+            history = self._prompt.history.messages
+            answered = next(m for m in reversed(history) if m.role == "assistant")     # recorded by _act
+            went_on = self._recorder.append(continuation.message(said.reason, turn_id, step))
+            self._prompt.add_step(continuation.step(answered, went_on))
+            yield StopHookContinued(said.reason, step, continued + 1)
+            return
+        yield answer
 
     def _interrupt(self) -> None:
         """Esc/Ctrl-C or a crash mid-turn: give a dangling call its 'aborted' result and mark the round."""
@@ -214,6 +255,7 @@ class TurnLoop:
         retried_context = False
         told_cut_input = False
         step = 0
+        continued = 0           # times a Stop hook made this turn go on
         while step < config.max_steps:
             for ev in self.sync_tools():
                 yield ev
@@ -265,12 +307,23 @@ class TurnLoop:
                 yield ErrorEvent(str(exc), "provider")
                 return
             step += 1
+            answered: TurnFinished | None = None
             async with aclosing(self._act(secrets.redact(valid_unicode("".join(reply))),
                                           secrets.redact(valid_unicode("".join(thinking))), step, turn_id)) as events:
                 async for ev in events:
+                    if isinstance(ev, TurnFinished):       # an answer: the Stop hooks say whether the turn ends
+                        answered = ev
+                        continue
                     yield ev
-                    if isinstance(ev, (TurnFinished, ErrorEvent)):     # an answer, or a hook ended the turn
+                    if isinstance(ev, ErrorEvent):          # a hook ended the turn
                         return
+            if answered is not None:
+                async with aclosing(self._stop_hooks(answered, step, continued, turn_id)) as events:
+                    async for ev in events:
+                        yield ev
+                        if isinstance(ev, TurnFinished):
+                            return
+                continued += 1
         yield ErrorEvent(f"step limit reached: {config.max_steps} model calls in one turn without Finish "
                          "(raise it with --max-steps)", "step_limit")
 

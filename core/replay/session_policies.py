@@ -15,6 +15,7 @@ from contextlib import aclosing
 from typing import Any, AsyncGenerator, Callable, Iterable, Sequence
 
 from contextual.core.config import Config
+from contextual.core.hooks import Hooks
 from contextual.core.messages import Message
 from contextual.core.prompt import as_wire_dicts
 from contextual.core.providers.base import ChatRequest, StreamChunk
@@ -163,8 +164,10 @@ async def replay_session(turns: Sequence[RecordedTurn], policy: str, config: Con
     real = default_tools()
     tools: dict[str, Tool] = {name: RecordedTool(name, model, real.get(name))
                               for name in _tool_names(steps) - {FORMAT_ERROR_TOOL}}
+    # No hook runs again: what the session's hooks said is in its record (a Stop hook's block is the turn its
+    # reason starts here), and a replay must not run the user's commands a second time.
     replay = replace(config, context_window=REPLAY_WINDOW, max_steps=len(steps) + 5, permission_mode="bypass",
-                     auto_compact=False)
+                     auto_compact=False, hooks=Hooks())
     # The live engine described every built-in tool in L1; the replay has only the recorded ones but must
     # send the same L1 (R: Engine's default L1 now describes only the tools it is given).
     from contextual.core.l1 import system_prompt as build_system_prompt

@@ -67,7 +67,8 @@ class IndexState:
         if self.cwd is None and isinstance(entry.get("cwd"), str):
             self.cwd = entry["cwd"]
         kind = entry.get("type")
-        if kind == "user":
+        meta = entry.get("meta")
+        if kind == "user" and not (isinstance(meta, dict) and "stop_hook" in meta):   # a Stop hook's: no new round
             if self.rounds is not None:
                 self.rounds += 1
             if isinstance(entry.get("uuid"), str):

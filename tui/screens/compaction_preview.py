@@ -58,7 +58,7 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
 
     def compose(self) -> ComposeResult:
         r = self.review
-        rounds = sum(1 for m in r.archive if m.role == "user")
+        rounds = sum(1 for m in r.archive if m.starts_turn)
         with Vertical(id="preview-box"):
             # "keeps 2 verbatim" beside "replaces 9 messages (2 rounds": 2 of which? The unit is said (tmux QA).
             yield Static(f"{r.trigger} compaction · attempt {r.attempt} · replaces {len(r.archive)} messages "

@@ -10,7 +10,9 @@ class Clear:
         if app.busy("start a new session"):
             return
         await app.host.close(app.engine)
-        await app.show_engine(app.host.new_engine())
+        opened = app.host.new_engine()
+        opened.engine.starts_as("clear")          # its SessionStart hooks hear "clear", as Claude Code's do
+        await app.show_engine(opened)
         await app.say("New session. The previous one is saved: /resume reopens it.")
 
 

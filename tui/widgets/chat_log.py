@@ -12,6 +12,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Collapsible, Static
 
+from contextual.core.context.continuation import notice_line
 from contextual.core.messages import FORMAT_ERROR_TOOL, NO_ANSWER, Message
 from contextual.core.snapshot.undo import note_for_user
 from contextual.tui.format import (call_label, compaction_note, final_answer, permission_level, permission_note,
@@ -244,6 +245,8 @@ def _turn_widgets(turns: list["_Turn"]) -> list:
                 todos = TodoList(classes="todos")
                 todos.show(turn.todos)
                 widgets.append(todos)
+            elif shown.kind == "answer":     # an answer a Stop hook did not let end the turn
+                widgets.append(_markdown(shown.line, "agent"))
             else:
                 widgets.append(Static(Text(shown.line), classes=f"notice -{shown.level}"))
         widgets.extend(_markdown(answer, "agent") for answer in turn.answers)
@@ -258,7 +261,7 @@ def _turn_widgets(turns: list["_Turn"]) -> list:
 @dataclass(frozen=True)
 class _Shown:
     """What the live chat showed between a turn's message and its answer, one thing at a time."""
-    kind: str                 # "trail" (the turn's tool calls), "todos" (its task list) or "notice"
+    kind: str                 # "trail" (the turn's tool calls), "todos" (its task list), "notice" or "answer"
     line: str = ""
     level: str = "info"
 
@@ -332,7 +335,12 @@ def _turns(messages: list[Message], compactions: Sequence[CompactionRecord] = ()
             compacted_before(timestamp, during=message.role != "user")     # an undo note comes after its turn
         if not turns:
             continue
-        if message.role == "user":
+        if message.role == "user" and "stop_hook" in message.meta:     # the turn went on after this answer
+            turn = turns[-1]
+            if turn.answers:
+                turn.shown.append(_Shown("answer", turn.answers.pop()))
+            turn.shown.append(_Shown("notice", notice_line(str(message.meta["stop_hook"])), "warning"))
+        elif message.role == "user":
             turns[-1].notes.append(note_for_user(message.content, messages))
         elif message.role == "assistant" and message.meta.get("final"):
             turns[-1].answers.append(final_answer(message))

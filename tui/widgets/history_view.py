@@ -36,6 +36,7 @@ ROLE_STYLE = {
     "assistant": ("○ agent", "#87afd7"),
     "tool": ("▸", "bold #5fafaf"),
 }
+STOP_HOOK_STYLE = ("● stop hook", "bold #d7af5f")
 
 
 def sent_tokens(message: Message, shown: Shown | None = None) -> int:
@@ -115,6 +116,8 @@ def message_row(message: Message, index: int, width: int = 70, undoable: bool = 
     size = sum(sent_tokens(m, shown) for m in members)
     form = sent_form(message, shown)
     label, style = ROLE_STYLE.get(message.role, (message.role, ""))
+    if "stop_hook" in message.meta:          # user-role, but the hook's words: the turn went on with them
+        label, style = STOP_HOOK_STYLE
     row = Text(no_wrap=True, overflow="ellipsis")
     if message.role == "tool":
         row = FitRow(no_wrap=True, overflow="ellipsis")
@@ -246,7 +249,7 @@ class HistoryView(OptionList):
         self.summary_numbers: dict[str, int] = {}     # a summary's number in /compactions (fallbacks count)
 
     def is_undoable(self, message: Message) -> bool:
-        return message.role == "user" and message.meta.get("turn") in self.undoable
+        return message.starts_turn and message.meta.get("turn") in self.undoable
 
     def set_undoable(self, turns: set[str]) -> None:
         """The turns that can be undone (read from the session file): their user messages get a mark."""

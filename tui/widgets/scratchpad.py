@@ -67,7 +67,13 @@ def recorded_turns(messages: list[Message]) -> list[TurnRecord]:
             turns.append(TurnRecord(len(turns) + 1, screen_text(str(meta.get("raw", message.content))),
                                     outcome="not finished"))
             continue
-        if not turns or not isinstance(meta.get("step"), int) or message.role not in ("assistant", "tool"):
+        if not turns or not isinstance(meta.get("step"), int):
+            continue
+        if message.role == "user" and "stop_hook" in meta:       # the answer's step: what the model read, as live
+            turns[-1].step(meta["step"]).observation = screen_text(message.content)
+            turns[-1].outcome = "not finished"
+            continue
+        if message.role not in ("assistant", "tool"):
             continue
         record = turns[-1].step(meta["step"])
         if meta.get("final"):
