@@ -52,6 +52,7 @@ DECISIONS = ("allow", "deny", "ask", "defer")
 DEFAULT_TIMEOUT = 60.0
 OUTPUT_CAP = 64 * 1024
 REASON_CAP = 2_000
+CONTEXT_CAP = 10_000    # what a hook adds to the model's context, as Claude Code bounds it; beyond it, a cut is said
 BLOCK_EXIT = 2          # Claude Code's convention: exit 2 blocks, stderr says why
 CONTEXT_STDOUT = ("SessionStart", "UserPromptSubmit")     # events whose plain stdout on exit 0 is the model's context
 
@@ -269,7 +270,7 @@ class _Answers:
             if text.startswith("{"):      # a guard's answer that does not parse must not pass unnoticed
                 self.notes.append(f"hook {name} printed JSON that does not parse: its answer is not read")
             elif text and self.event in CONTEXT_STDOUT:      # Claude Code adds it to the model's context
-                self.context.append(text[:REASON_CAP])
+                self.context.append(_capped_context(text))
             return
         if isinstance(answer.get("systemMessage"), str) and answer["systemMessage"].strip():
             self.notes.append(f"hook {name}: {answer['systemMessage'].strip()[:REASON_CAP]}")
@@ -280,7 +281,7 @@ class _Answers:
         specific = specific if isinstance(specific, dict) else {}
         added = specific.get("additionalContext")
         if isinstance(added, str) and added.strip():
-            self.context.append(added.strip()[:REASON_CAP])
+            self.context.append(_capped_context(added.strip()))
         if self.event != "PreToolUse":
             return
         decision = specific.get("permissionDecision")
@@ -301,6 +302,12 @@ class _Answers:
     def outcome(self, blocked: bool = False, reason: str = "") -> HookOutcome:
         return HookOutcome(blocked, reason, tuple(self.notes), self.decision, self.decision_reason, self.updated,
                            tuple(self.context), self.stop)
+
+
+def _capped_context(text: str) -> str:
+    if len(text) <= CONTEXT_CAP:
+        return text
+    return f"{text[:CONTEXT_CAP]}\n[hook output cut: {len(text) - CONTEXT_CAP:,} more characters not shown]"
 
 
 async def run_hooks(hooks: list[Hook], payload: Mapping[str, Any], cwd: str) -> HookOutcome:

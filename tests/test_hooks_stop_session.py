@@ -200,13 +200,13 @@ def test_session_start_adds_its_stdout_to_the_sessions_first_message_and_hears_i
 
 
 def test_session_start_json_context_is_bounded_and_a_projects_hook_waits_for_trust(project: Path):
-    big = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "x" * 5000}}
+    big = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "x" * 12_000}}
     _hooks_file(home_of(project) / "config.toml", "SessionStart", _answer(big))
     _hooks_file(project / ".contextual" / "config.toml", "SessionStart", "touch ran.txt; echo 'from the checkout'")
     result, srv = _run(project, [FINISH], CONTEXTUAL_TRUST_PROJECT="")
     assert result.returncode == 0, result.stderr
     first = _first_user(srv.requests[0])
-    assert CONTEXT + "x" * 2000 in first and "x" * 2001 not in first
+    assert CONTEXT + "x" * 10_000 + "\n[hook output cut: 2,000 more characters" in first and "x" * 10_001 not in first
     assert not (project / "ran.txt").exists() and "from the checkout" not in first
     assert "not approved, so not used: hooks in" in result.stderr
 
