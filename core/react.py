@@ -19,6 +19,8 @@ _THINK = re.compile(r"<think>.*?(</think>|$)", re.S | re.I)
 _FENCE_LINE = re.compile(r"^\s*```[\w-]*\s*$", re.M)
 _ACTION = re.compile(r"^\s*\**Action\**\s*:\s*\**\s*([A-Za-z_][A-Za-z0-9_]*)\s*\[", re.M)
 _THOUGHT = re.compile(r"^\s*\**Thought\**\s*:\s*", re.M)
+# Hermes-style calls (Qwen, Hermes, their fine-tunes) written as text: a format error that names the Action line
+_TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
 
 
 @dataclass(frozen=True)
@@ -129,9 +131,7 @@ def parse_reply(reply: str, known_tools: set[str] | frozenset[str]) -> Parsed:
     visible = _visible(reply)
     match = _ACTION.search(visible)
     if not match:
-        raise ReactFormatError(
-            "Your reply had no `Action:` line. Answer with `Thought: <reasoning>` then either "
-            "`Action: <Tool>[<one JSON object>]` or `Action: Finish[<final answer>]`.")
+        return _tool_call_block(visible, known_tools)
     tool = match.group(1)
     thought = _thought_of(visible[:match.start()])
     body_start = match.end()
@@ -141,8 +141,7 @@ def parse_reply(reply: str, known_tools: set[str] | frozenset[str]) -> Parsed:
             raise ReactFormatError("`Action: Finish[` was not closed with `]`.")
         answer = body.strip()
         return Parsed(thought, FINISH, answer, _render(thought, f"Finish[{answer}]"))
-    if tool not in known_tools:
-        raise ReactFormatError(f"Unknown tool {tool!r}. Available tools: {_named(known_tools)}, or Finish.")
+    _check_known(tool, known_tools)
     stripped = visible[body_start:].lstrip()
     try:
         args, used = bounded_json.raw_decode(stripped)   # a 3,000-deep Action must not raise RecursionError
@@ -157,6 +156,49 @@ def parse_reply(reply: str, known_tools: set[str] | frozenset[str]) -> Parsed:
         raise ReactFormatError(f"`Action: {tool}[` must close with `]` right after the JSON object.")
     action = f"{tool}[{json.dumps(args, ensure_ascii=False)}]"
     return Parsed(thought, tool, args, _render(thought, action))
+
+
+def _check_known(tool: str, known_tools: set[str] | frozenset[str]) -> None:
+    if tool not in known_tools:
+        raise ReactFormatError(f"Unknown tool {tool!r}. Available tools: {_named(known_tools)}, or Finish.")
+
+
+def _tool_call_block(visible: str, known_tools: set[str] | frozenset[str]) -> Parsed:
+    """A reply with no `Action:` line. The contract makes it a format error (CONTRACT.md, E1); when it holds a
+    Hermes-style `<tool_call>{"name": …, "arguments": {…}}</tool_call>` block (Qwen, Hermes and their fine-tunes
+    write one when the server does not parse it), the error gives the `Action:` line that block means, so the
+    model's next step can be right."""
+    block = _TOOL_CALL.search(visible)
+    if block is None:
+        raise ReactFormatError(
+            "Your reply had no `Action:` line. Answer with `Thought: <reasoning>` then either "
+            "`Action: <Tool>[<one JSON object>]` or `Action: Finish[<final answer>]`.")
+    try:
+        call, _ = bounded_json.raw_decode(block.group(1))
+    except json.JSONDecodeError:
+        call = None
+    name = call.get("name") if isinstance(call, dict) else None
+    args = call.get("arguments", call.get("parameters", {})) if isinstance(call, dict) else None
+    if isinstance(args, str):      # the arguments as JSON text, as the OpenAI wire carries them
+        try:
+            args = bounded_json.loads(args or "{}")
+        except json.JSONDecodeError:
+            args = None
+    if not isinstance(name, str) or not isinstance(args, dict) or (name != FINISH and name not in known_tools):
+        raise ReactFormatError(
+            "Your reply had a `<tool_call>` block and no `Action:` line. Tools are called with "
+            f"`Action: <Tool>[<one JSON object>]` ({_named(known_tools)}), or end with `Action: Finish[<final answer>]`.")
+    if name == FINISH:
+        raise ReactFormatError("Your reply had a `<tool_call>` block and no `Action:` line: end with "
+                               "`Action: Finish[<final answer>]`.")
+    action = f"Action: {name}[{json.dumps(valid_json_value(args), ensure_ascii=False)}]"
+    raise ReactFormatError(f"Your reply had a `<tool_call>` block and no `Action:` line. Write that call as:\n{action}")
+
+
+def native_action(name: str, arguments: str) -> str:
+    """A tool call the server sent in its own field, as the `Action:` line parse_reply reads: arguments as sent, so
+    a call cut short stays cut and the parser says what is wrong; none at all is an empty object."""
+    return f"\nAction: {name}[{arguments.strip() or '{}'}]"
 
 
 def _thought_of(text: str) -> str:

@@ -28,6 +28,7 @@ OPENAI_BAD_USAGE = [
     {"prompt_tokens": None},
     {"prompt_tokens": True, "completion_tokens": 5},
     {"prompt_tokens": 12.5},
+    {"prompt_tokens": 0, "completion_tokens": 5},      # a server that does not count: not a prompt of 0 tokens
     "lots",
     [1, 2],
 ]

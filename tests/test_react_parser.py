@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -93,3 +95,19 @@ def test_the_answer_stream_stops_reading_a_tool_step():
     assert stream.feed('Thought: write\nAction: Write[{"file_path": "a", ') == ""
     assert stream._tool_step
     assert stream.feed('"content": "Action: Finish[no]"}]') == ""
+
+
+def test_a_hermes_tool_call_block_is_a_format_error_that_gives_the_action_line_it_means():
+    """CONTRACT.md: anything but `Action:` is a format error; the error names the line to write instead."""
+    tools = frozenset({"Read", "LS"})
+    with pytest.raises(ReactFormatError) as said:
+        parse_reply('<think>first</think>Let me look.\n<tool_call>\n{"name": "Read", "arguments": '
+                    '"{\\"file_path\\": \\"a.py\\"}"}\n</tool_call>', tools)
+    assert str(said.value).endswith('Write that call as:\nAction: Read[{"file_path": "a.py"}]')
+    assert parse_reply('Thought: x\nAction: LS[{}]\n<tool_call>{"name": "Read", "arguments": {}}</tool_call>',
+                       tools).tool == "LS", "an Action line comes first"
+    for broken, told in [('<tool_call>{"name": "Read", "arguments": {"file_pa', "`Action: <Tool>[<one JSON object>]` (LS, Read)"),
+                         ('<tool_call>{"name": "Finish", "arguments": {"answer": "x"}}</tool_call>', "end with `Action: Finish["),
+                         ('<tool_call>{"name": "Nope", "arguments": {}}</tool_call>', "(LS, Read)")]:
+        with pytest.raises(ReactFormatError, match=re.escape(told)):
+            parse_reply(broken, tools)

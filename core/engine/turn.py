@@ -40,9 +40,9 @@ from contextual.core.events import (ActionEvent, AnswerDelta, BudgetWarning, Eng
 from contextual.core.live_tool import run_live
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message, MessageMeta
 from contextual.core.prompt import Adjustment
-from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk,
-                                            StreamDone, TextChunk, UsageChunk)
-from contextual.core.react import FINISH, AnswerStream, ReactFormatError, parse_reply, strip_thinking
+from contextual.core.providers.base import (CUT_AT_LIMIT, ChatRequest, ContextLengthExceeded, ProviderError,
+                                            ReasoningChunk, StreamDone, TextChunk, ToolCallChunk, UsageChunk)
+from contextual.core.react import FINISH, AnswerStream, ReactFormatError, native_action, parse_reply, strip_thinking
 from contextual.core.textsafe import valid_unicode
 from contextual.core.tools.base import fail, path_of
 from contextual.core.context.compaction_review import Event
@@ -277,8 +277,9 @@ class TurnLoop:
                 self._adjustments.extend(built.adjustments)
             reply: list[str] = []
             thinking: list[str] = []
+            stops: list[str | None] = []       # the reply's stop reason (a reply cut at max_tokens is told so)
             try:
-                async with aclosing(self._stream(built, step + 1, reply, thinking)) as events:
+                async with aclosing(self._stream(built, step + 1, reply, thinking, stops)) as events:
                     async for ev in events:
                         yield ev
             except ContextLengthExceeded as exc:
@@ -308,8 +309,10 @@ class TurnLoop:
                 return
             step += 1
             answered: TurnFinished | None = None
+            cut = stops[-1] in CUT_AT_LIMIT if stops else False
             async with aclosing(self._act(secrets.redact(valid_unicode("".join(reply))),
-                                          secrets.redact(valid_unicode("".join(thinking))), step, turn_id)) as events:
+                                          secrets.redact(valid_unicode("".join(thinking))), step, turn_id,
+                                          self._max_tokens() if cut else None)) as events:
                 async for ev in events:
                     if isinstance(ev, TurnFinished):       # an answer: the Stop hooks say whether the turn ends
                         answered = ev
@@ -336,13 +339,16 @@ class TurnLoop:
                 f"({config.window_source}): using {window:,} from now on (--context-window {window} or "
                 f"context_window = {window} in a config makes it the setting)")
 
-    async def _stream(self, built: Built, step: int, reply: list[str], thinking: list[str]
+    def _max_tokens(self) -> int:
+        return min(self._settings.config.output_reserve, 8192)
+
+    async def _stream(self, built: Built, step: int, reply: list[str], thinking: list[str], stops: list[str | None]
                       ) -> AsyncGenerator[Event, None]:
         config, provider = self._settings.config, self._settings.provider
         assert provider is not None         # run() returned early without one
         if self._turn_model:    # the request, its calibration and its price name the turn's model; the window stays
             config = replace(config, model=self._turn_model)
-        request = ChatRequest(built.messages, config.model or "", max_tokens=min(config.output_reserve, 8192))
+        request = ChatRequest(built.messages, config.model or "", max_tokens=self._max_tokens())
         answer = AnswerStream()          # the final answer's text as it streams (the parser reads Finish)
         self._controls.sent.add(built.messages, config.model or "")      # /diff compares consecutive calls
         async with aclosing(provider.stream(request)) as chunks:
@@ -358,6 +364,13 @@ class TurnLoop:
                 elif isinstance(chunk, ReasoningChunk):
                     thinking.append(chunk.text)
                     yield ReasoningDelta(chunk.text, step)
+                elif isinstance(chunk, ToolCallChunk):     # the server's own tool-call field: read as the Action
+                    text = native_action(chunk.name, chunk.arguments)
+                    reply.append(text)
+                    yield TextDelta(text, step)
+                    if chunk.others:
+                        yield Notice(f"the model sent {chunk.others + 1:,} tool calls in one reply: only the first "
+                                     "runs (one action a step)", "warning")
                 elif isinstance(chunk, UsageChunk):
                     self._prompt.calibration.observe(config.model, built.total, chunk.input_tokens)
                     usage = self._prompt.usage.take(chunk, config, sent=built.total)
@@ -368,8 +381,12 @@ class TurnLoop:
                     thinking.clear()
                     answer.reset()
                     yield StreamRestarted(step)
+                elif isinstance(chunk, StreamDone):
+                    stops.append(chunk.stop_reason)
 
-    async def _act(self, raw: str, thinking: str, step: int, turn_id: str) -> AsyncGenerator[Event, None]:
+    async def _act(self, raw: str, thinking: str, step: int, turn_id: str, cut_at: int | None = None
+                   ) -> AsyncGenerator[Event, None]:
+        """``cut_at``: the max_tokens the reply was cut at, when the server says it stopped there."""
         visible, inline_thinking = strip_thinking(raw)
         thinking = "\n".join(t for t in (thinking, inline_thinking) if t)
         call_id = f"call_{uuid.uuid4().hex[:12]}"
@@ -377,9 +394,12 @@ class TurnLoop:
         try:
             parsed = parse_reply(raw, frozenset(tools))
         except ReactFormatError as exc:
-            yield FormatErrorEvent(str(exc), raw, step)
+            error = str(exc) if cut_at is None else (
+                f"Your reply was cut off at the output limit ({cut_at:,} tokens): {exc} Keep each step shorter "
+                "(less thinking; a large file in several Writes or Edits).")
+            yield FormatErrorEvent(error, raw, step)
             text = visible.strip() or "(empty reply)"
-            async with aclosing(self._record_step(text, thinking, FORMAT_ERROR_TOOL, {}, fail("format_error", str(exc)),
+            async with aclosing(self._record_step(text, thinking, FORMAT_ERROR_TOOL, {}, fail("format_error", error),
                                                   step, call_id)) as events:
                 async for ev in events:
                     yield ev

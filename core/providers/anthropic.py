@@ -142,7 +142,10 @@ class AnthropicProvider:
         stop_reason: str | None = None
         done = False
         async with event_stream(self._client, self.url, name=self.name, headers=self.headers(), body=body,
-                                api_key=self._api_key, policy=self.policy, is_progress=lambda event: event.event != "ping") as events:
+                                api_key=self._api_key, policy=self.policy,
+                                is_progress=lambda event: event.event != "ping",
+                                error_of=lambda error: self._stream_error(
+                                    error if isinstance(error, dict) else {"message": str(error)})) as events:
             async for event in events:
                 if event.event == "ping":
                     continue

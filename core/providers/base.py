@@ -56,6 +56,16 @@ class ReasoningChunk:
 
 
 @dataclass(frozen=True)
+class ToolCallChunk:
+    """A tool call the server sent in its own field (OpenAI ``tool_calls``) instead of the reply's text: servers parse
+    them out of a model's output whatever the request offered. ``arguments`` is JSON text as sent (cut short when
+    the reply was); ``others``: the further calls of the same reply, counted, not kept (one action runs per step)."""
+    name: str
+    arguments: str
+    others: int = 0
+
+
+@dataclass(frozen=True)
 class UsageChunk:
     input_tokens: int          # all prompt tokens, cached included
     output_tokens: int
@@ -80,7 +90,10 @@ class StreamDone:
     stop_reason: str | None = None
 
 
-StreamChunk = Union[TextChunk, ReasoningChunk, UsageChunk, StreamDone]
+# A reply cut at max_tokens ends with one of these stop reasons (OpenAI-compatible, Anthropic).
+CUT_AT_LIMIT = frozenset({"length", "max_tokens"})
+
+StreamChunk = Union[TextChunk, ReasoningChunk, ToolCallChunk, UsageChunk, StreamDone]
 
 
 class Provider(Protocol):

@@ -15,7 +15,9 @@ from contextual.core.prompt import PromptMessage
 from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk, StreamChunk,
                                  StreamDone, TextChunk, UsageChunk, token_count)
 from contextual.core.providers.context_errors import is_context_error, prompt_tokens_in, window_in
-from contextual.core.providers.retry import RetryPolicy, TransientError, one_line, stream_with_retries
+from contextual.core.providers.retry import (RetryPolicy, TransientError, one_line, reply_char_cap, stream_with_retries,
+                                           too_long)
+from contextual.core.providers.tool_calls import ToolCalls
 from contextual.core.providers.transport import (check_base_url, decode_object, event_stream, make_client, model_ids,
                                       scrub)
 
@@ -33,12 +35,12 @@ def prompt_fields(messages: list[PromptMessage]) -> dict[str, Any]:
 
 
 def read_usage(usage: Any) -> UsageChunk | None:
-    """None when the prompt count is missing or not a count (a string, a list, negative): usage is then
+    """None when the prompt count is missing, 0 or not a count (a string, a list, negative): usage is then
     absent, never a made-up 0 that would silence auto-compaction. Other malformed fields count as 0."""
     if not isinstance(usage, dict):
         return None
     prompt = token_count(usage.get("prompt_tokens"))
-    if prompt is None:
+    if not prompt:      # 0 too: a prompt always holds the system message, so a 0 is a server that does not count
         return None
     details = usage.get("prompt_tokens_details")
     cached = token_count(details.get("cached_tokens")) if isinstance(details, dict) else None
@@ -72,7 +74,7 @@ def stream_error(name: str, error: Any, api_key: str | None) -> ProviderError:
     """An error object sent inside a 200 stream (vLLM, older llama.cpp, proxies), keys scrubbed: a context
     overflow, a refusal (final, never retried), or anything else (a server's trouble: retried)."""
     message = error.get("message") if isinstance(error, dict) else error
-    line = one_line(scrub(f"{name}: error in stream: {message if isinstance(message, str) else error}", api_key))
+    line = one_line(scrub(f"{name}: error from the server: {message if isinstance(message, str) else error}", api_key))
     if is_context_error(None, {"error": error}, str(message)):
         return ContextLengthExceeded(line, status=400, server_tokens=prompt_tokens_in({"error": error}, str(message)),
                                      server_window=window_in({"error": error}, str(message)))
@@ -133,8 +135,10 @@ class OpenAIProvider:
         usage: UsageChunk | None = None
         finish: str | None = None
         done = False
+        calls = ToolCalls(reply_char_cap(self.policy, body["max_tokens"]))
         async with event_stream(self._client, self.url, name=self.name, headers=self.headers(), body=body,
-                                api_key=self._api_key, policy=self.policy, is_progress=lambda event: True) as events:
+                                api_key=self._api_key, policy=self.policy, is_progress=lambda event: True,
+                                error_of=lambda error: stream_error(self.name, error, self._api_key)) as events:
             async for event in events:
                 if event.data.strip() == "[DONE]":
                     done = True
@@ -155,11 +159,16 @@ class OpenAIProvider:
                         yield ReasoningChunk(reasoning)
                     if isinstance(delta.get("content"), str) and delta["content"]:
                         yield TextChunk(delta["content"])
+                    if delta.get("tool_calls") and not calls.feed(delta["tool_calls"]):
+                        raise too_long(self.name, self.policy, body["max_tokens"])
                     if isinstance(choice.get("finish_reason"), str):
                         finish = choice["finish_reason"]
         # Some servers close without [DONE]; a finish_reason still proves the answer is whole.
         if not done and finish is None:
             raise TransientError(f"{self.name}: stream ended before the answer was complete")
+        call = calls.chunk()
+        if call is not None:
+            yield call
         if usage is not None:
             yield usage
         yield StreamDone(stop_reason=finish)

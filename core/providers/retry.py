@@ -93,6 +93,13 @@ def reply_char_cap(policy: RetryPolicy, max_tokens: int) -> int:
     return max(1, max_tokens) * policy.reply_chars_per_token
 
 
+def too_long(name: str, policy: RetryPolicy, max_tokens: int) -> ReplyTooLong:
+    """A reply that passed ``reply_char_cap``: a server ignoring max_tokens would do it again, so it is not retried."""
+    return ReplyTooLong(f"{name}: the reply passed {reply_char_cap(policy, max_tokens):,} characters "
+                        f"({policy.reply_chars_per_token} per token of max_tokens {max_tokens:,}) without ending: "
+                        "stopped")
+
+
 async def stream_with_retries(open_attempt: Callable[[], AsyncGenerator[StreamChunk, None]], policy: RetryPolicy, *,
                               sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
                               clock: Callable[[], float] = time.monotonic,
@@ -116,10 +123,8 @@ async def stream_with_retries(open_attempt: Callable[[], AsyncGenerator[StreamCh
                     if isinstance(chunk, (TextChunk, ReasoningChunk)):
                         shown = True
                         size += len(chunk.text)
-                        if cap is not None and size > cap:
-                            raise ReplyTooLong(f"{name}: the reply passed {cap:,} characters "
-                                                f"({policy.reply_chars_per_token} per token of max_tokens "
-                                                f"{max_tokens:,}) without ending: stopped")
+                        if cap is not None and max_tokens is not None and size > cap:
+                            raise too_long(name, policy, max_tokens)
                     yield chunk
             return
         except TransientError as exc:

@@ -112,8 +112,10 @@ async def model_ids(client: httpx.AsyncClient, url: str, headers: dict[str, str]
 @asynccontextmanager
 async def event_stream(client: httpx.AsyncClient, url: str, *, name: str, headers: dict[str, str],
                        body: dict[str, Any], api_key: str | None, policy: RetryPolicy,
-                       is_progress: Callable[[ServerSentEvent], bool]) -> AsyncIterator[AsyncIterator[ServerSentEvent]]:
-    """POST ``body`` and give the server-sent events; every failure comes out as a ProviderError."""
+                       is_progress: Callable[[ServerSentEvent], bool], error_of: Callable[[Any], ProviderError]
+                       ) -> AsyncIterator[AsyncIterator[ServerSentEvent]]:
+    """POST ``body`` and give the server-sent events; every failure comes out as a ProviderError. ``error_of``
+    reads the API's error object, in a stream or as the whole body of a 200 that is not one."""
     headers = {**headers, "accept": "text/event-stream"}
     try:
         async with client.stream("POST", url, json=body, headers=headers) as response:
@@ -121,8 +123,7 @@ async def event_stream(client: httpx.AsyncClient, url: str, *, name: str, header
                 raise status_error(name, response, await _read_capped(response), api_key)
             content_type = response.headers.get("content-type", "")
             if "text/event-stream" not in content_type:
-                raise TransientError(f"{name}: expected an event stream, got {content_type or 'no content type'!r} "
-                                     f"from {url}", malformed=True)
+                raise _not_a_stream(name, url, content_type, await _read_capped(response), api_key, error_of)
             events = _events_with_limits(name, response, policy, is_progress)
             try:
                 yield events
@@ -133,6 +134,17 @@ async def event_stream(client: httpx.AsyncClient, url: str, *, name: str, header
     except httpx.HTTPError as exc:
         detail = one_line(scrub(str(exc), api_key), 120) or type(exc).__name__
         raise TransientError(f"{name}: connection to {url} failed: {detail}") from None
+
+
+def _not_a_stream(name: str, url: str, content_type: str, body: bytes, api_key: str | None,
+                  error_of: Callable[[Any], ProviderError]) -> ProviderError:
+    """A 200 that is no event stream: an error object (some servers and proxies answer a failure so) is the
+    server's error, read as the API's in-stream error is; anything else is a malformed answer, retried."""
+    data, message = error_message(body)
+    if isinstance(data, dict) and data.get("error"):
+        return error_of(data["error"])
+    return TransientError(one_line(scrub(f"{name}: expected an event stream, got {content_type or 'no content type'!r}"
+                                         f" from {url}: {message}", api_key)), malformed=True)
 
 
 async def _read_capped(response: httpx.Response, limit: int = ERROR_BODY_LIMIT) -> bytes:

@@ -42,12 +42,14 @@ class Reply:
     cache_creation_tokens: int = 0        # anthropic cache_creation_input_tokens
     chunk_size: int = 5                   # characters per delta
     raw_usage: Any = None                 # sent verbatim as the usage object (malformed usage tests)
+    tool_calls: tuple[Any, ...] = ()      # openai: delta.tool_calls entries, each as it is in a chunk after the text
+    finish_reason: str | None = None      # openai: the finish chunk's reason (default "stop"; "tool_calls" after calls)
 
 
 FAULT_KINDS = frozenset({
     "400", "401", "403", "404", "429", "500", "502", "503", "504", "529",
     "400_context_length", "drop_mid_stream", "slow_first_byte", "malformed_chunk", "wrong_content_type",
-    "endless", "error_event", "endless_text", "endless_line", "deep_chunk", "deep_error_body",
+    "endless", "error_event", "endless_text", "endless_line", "deep_chunk", "deep_error_body", "json_error_200",
 })
 DEEP = 3000   # nesting of the deep JSON faults: far past Python's recursion limit
 
@@ -64,7 +66,8 @@ class Fault:
     "error_event" (a mid-stream error: anthropic ``event: error`` overloaded_error, openai an error chunk;
     ``message`` sets its text, ``error_type`` its type), "endless_text" (text deltas every ``interval`` for ``seconds``, never an end),
     "endless_line" (one `data:` line that never ends: 64 KiB every ``interval`` for ``seconds``),
-    "deep_chunk" (a stream chunk nested DEEP levels), "deep_error_body" (an HTTP 400 whose body is nested DEEP).
+    "deep_chunk" (a stream chunk nested DEEP levels), "deep_error_body" (an HTTP 400 whose body is nested DEEP),
+    "json_error_200" (HTTP 200 with the API's error object as a JSON body, no stream; ``message``, ``error_type``).
     """
     kind: str
     retry_after: float | str | None = None   # sent as the Retry-After header (429/5xx)
@@ -402,6 +405,8 @@ class _Handler(BaseHTTPRequestHandler):
         for piece in _pieces(text, reply.chunk_size):
             self._pause(reply.chunk_delay)
             wire.text(piece)
+        for call in reply.tool_calls:
+            wire.tool_call(call)
         wire.finish(stop_hit, usage_input, usage_output, reply)
         self._end_stream()
 
@@ -437,6 +442,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("content-length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
+        elif kind == "json_error_200":
+            self._send_json(200, {"error": {"message": fault.message or "model not found",
+                                            "type": fault.error_type or "api_error"}})
         elif kind == "400_context_length":
             self._send_context_error(tokens, self.fake.max_context_tokens or max(1, tokens - 1))
         elif kind == "slow_first_byte":
@@ -545,8 +553,11 @@ class _OpenAIWire:
     def text(self, piece: str) -> None:
         self._chunk({"content": piece})
 
+    def tool_call(self, call: Any) -> None:
+        self._chunk({"tool_calls": [call]})
+
     def finish(self, stop_hit: str | None, usage_input: int, usage_output: int, reply: Reply) -> None:
-        self._chunk({}, "stop")
+        self._chunk({}, reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop"))
         if self.include_usage:
             self.h._event(None, {"id": "chatcmpl-fake", "object": "chat.completion.chunk",
                                  "created": int(time.time()), "model": self.h.fake.model, "choices": [],
@@ -602,6 +613,9 @@ class _AnthropicWire:
 
     def text(self, piece: str) -> None:
         self._delta({"type": "text_delta", "text": piece})
+
+    def tool_call(self, call: Any) -> None:
+        raise NotImplementedError("Reply.tool_calls: the openai kind only")
 
     def finish(self, stop_hit: str | None, usage_input: int, usage_output: int, reply: Reply) -> None:
         self._block_stop()

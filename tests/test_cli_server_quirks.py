@@ -1,0 +1,78 @@
+"""What local OpenAI-compatible servers send besides the ReAct text, through the real CLI: a tool call in the
+server's own field runs as the step's Action and is kept in the session, a Hermes `<tool_call>` block written as
+text is a format error that gives the model the Action line it means,
+a reply cut at max_tokens is told to the model, a reply of 2,000 calls is said (tests/test_provider_tool_calls.py
+has each server's dialect at the provider)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import cli_env, contextual, home_of, one_line_error, session_text
+from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
+
+DONE = "Thought: I read it.\nAction: Finish[read it]"
+READ_ARGS = json.dumps({"file_path": "notes.txt"})
+
+
+@pytest.fixture()
+def project(project: Path) -> Path:
+    (project / "notes.txt").write_text("the launch code is 7243\n")
+    return project
+
+
+def _run(project: Path, script: list) -> tuple:
+    with FakeLLMServer("openai", script) as srv:
+        result = contextual(["-p", "read notes.txt"], project, cli_env(home_of(project), srv.base_url))
+    return result, srv
+
+
+NATIVE = {
+    "delta.tool_calls in pieces": Reply("", tool_calls=(
+        {"index": 0, "id": "call_1", "type": "function", "function": {"name": "Read", "arguments": ""}},
+        *({"index": 0, "function": {"arguments": READ_ARGS[i:i + 4]}} for i in range(0, len(READ_ARGS), 4)))),
+}
+
+
+@pytest.mark.parametrize("reply", NATIVE.values(), ids=NATIVE.keys())
+def test_a_tool_call_outside_the_react_text_runs_and_the_session_keeps_it_as_an_action(project: Path, reply: Reply):
+    result, srv = _run(project, [reply, DONE])
+    assert result.returncode == 0 and result.stdout == "read it\n", result.stderr
+    assert "7243" in json.dumps(srv.requests[1]["messages"]), "the model read the tool's result"
+    assert 'Action: Read[{\\"file_path\\": \\"notes.txt\\"}]' in session_text(home_of(project))
+
+
+def test_a_hermes_tool_call_block_in_the_text_is_a_format_error_naming_the_action_line(project: Path):
+    hermes = Reply('<think>the file first</think>I will read it.\n<tool_call>\n{"name": "Read", "arguments": '
+                   f'{READ_ARGS}}}\n</tool_call>')
+    result, srv = _run(project, [hermes, DONE])
+    assert result.returncode == 0, result.stderr
+    told = srv.requests[1]["messages"][-1]["content"]
+    assert 'Write that call as:\nAction: Read[{"file_path": "notes.txt"}]' in told
+    assert "7243" not in json.dumps(srv.requests[1]["messages"]), "nothing ran"
+
+
+def test_a_reply_cut_at_max_tokens_is_told_to_the_model(project: Path):
+    cut = Reply('Thought: save it\nAction: Write[{"file_path": "big.txt", "content": "aaaa', finish_reason="length")
+    result, srv = _run(project, [cut, DONE])
+    assert result.returncode == 0, result.stderr
+    told = srv.requests[1]["messages"][-1]["content"]
+    assert "cut off at the output limit" in told and "not valid JSON" in told
+
+
+def test_two_thousand_tool_calls_run_the_first_and_say_the_rest(project: Path):
+    calls = tuple({"index": i, "id": f"c{i}", "function": {"name": "Read", "arguments": READ_ARGS}} for i in range(2000))
+    result, srv = _run(project, [Reply("", tool_calls=calls), DONE])
+    assert result.returncode == 0, result.stderr
+    assert "2,000 tool calls in one reply: only the first runs" in result.stderr and len(srv.requests) == 2
+
+
+def test_a_200_holding_an_error_object_says_the_servers_message_in_one_line(project: Path):
+    refusal = Fault("json_error_200", message="model 'qwen3:8b' not found, try pulling it first",
+                    error_type="invalid_request_error")
+    result, srv = _run(project, [refusal])
+    assert result.returncode == 1 and len(srv.requests) == 1
+    assert "model 'qwen3:8b' not found, try pulling it first" in one_line_error(result.stderr)
