@@ -6,7 +6,7 @@ import json
 import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping
 
 from contextual.core import secrets, trust
 from contextual.core.config_text import ConfigTextError, parse_toml, read_config_text
@@ -264,6 +264,54 @@ def _endpoint_item(data: dict[str, Any], path: Path) -> trust.Item | None:
                       (*details, "(takes effect at the next start)"))
 
 
+RuleSource = Literal["user", "project", "local"]
+
+
+def _rule_paths(root: Path, home: Path) -> tuple[tuple[RuleSource, Path, str | None], ...]:
+    """The three config files in load order: where each is shown as coming from, its path, and the trust kind its
+    widening part waits under (None: the user's own file, never asked about)."""
+    return (("user", home / "config.toml", None), ("project", root / ".contextual" / "config.toml", "permissions"),
+            ("local", local_config_path(root), "local_permissions"))
+
+
+@dataclass(frozen=True)
+class RuleFile:
+    """One config file's `[permissions]` as it reads now. `waiting`: its widening part not approved yet (its allow
+    rules are inert until then; core/trust.py); `problem`: the file cannot be read, so its rules are unknown."""
+    source: RuleSource
+    path: Path
+    rules: PermissionRules
+    waiting: trust.Item | None = None
+    problem: str = ""
+
+
+def rule_files(project_root: Path, home: Path, env: Mapping[str, str] | None = None) -> tuple[RuleFile, ...]:
+    """Each config file's rules and whether its allow rules wait for approval, judged as load_config judges them."""
+    root = Path(project_root).resolve()
+    out: list[RuleFile] = []
+    for source, path, kind in _rule_paths(root, home):
+        try:
+            data = _read_toml(path)
+        except ConfigError as exc:
+            out.append(RuleFile(source, path, PermissionRules(), problem=str(exc)))
+            continue
+        rules = data.get("permissions")
+        item = _permission_item(data, path, kind) if kind is not None else None
+        waiting = item if item is not None and not trust.gate(home, root, item, env) else None
+        out.append(RuleFile(source, path, rules if isinstance(rules, PermissionRules) else PermissionRules(), waiting))
+    return tuple(out)
+
+
+def rules_in_force(project_root: Path, home: Path, env: Mapping[str, str] | None = None
+                   ) -> tuple[PermissionRules, PermissionRules]:
+    """The rules of the three files as load_config puts them in force now, and as they would be once the project's
+    waiting parts are approved (ConfigError: a file cannot be read)."""
+    root, env = Path(project_root).resolve(), os.environ if env is None else env
+    now, approved = (_project_files(root, home, env, honour_all)[0].get("permissions", PermissionRules())
+                     for honour_all in (False, True))
+    return now, approved
+
+
 def _project_files(root: Path, home: Path, env: Mapping[str, str], honour_all: bool
                    ) -> tuple[dict[str, Any], dict[str, Any], list[trust.Item]]:
     """The settings of the three files merged (user, project, local), the models' tables, and the project's
@@ -275,7 +323,7 @@ def _project_files(root: Path, home: Path, env: Mapping[str, str], honour_all: b
     user_hooks, project_hooks = Hooks(), Hooks()
     # The project's files may have come with the checkout: the committed one, and a config.local.toml a repository
     # could ship too (rules "allow always" writes there are approved as written: approve_local_rules).
-    gated = {root / ".contextual" / "config.toml": "permissions", local_config_path(root): "local_permissions"}
+    gated = {path: kind for _, path, kind in _rule_paths(root, home) if kind is not None}
     for path in (home / "config.toml", *gated):
         data = _read_toml(path)
         item = _permission_item(data, path, gated[path]) if path in gated else None

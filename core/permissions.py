@@ -16,11 +16,10 @@ import shlex
 from pathlib import Path
 from typing import Any, Iterable, Literal, Protocol
 
-from contextual.core.atomic import atomic_write
-from contextual.core.config import (PERMISSION_MODES, ConfigError, approve_local_rules, local_config_path,
-                                     local_rules_item)
+from contextual.core.config import PERMISSION_MODES
 from contextual.core.events import AlwaysRules
-from contextual.core.permission_rules import PermissionRules, parse_rule
+from contextual.core.local_rules import change_local_rules
+from contextual.core.permission_rules import PermissionRules
 from contextual.core.shell_parse import parse_command
 from contextual.core.tools._regular import read_bounded
 from contextual.core.tools.base import ToolError
@@ -153,60 +152,9 @@ _SPECIAL_IN_DOUBLE = re.compile(r'["$`\\!]')
 
 
 def add_allow_rules(project_root: Path, rules: tuple[str, ...] | list[str], home: Path | None = None) -> Path:
-    """Add the rules to `allow` in the project's .contextual/config.local.toml — the user's own file, kept out
-    of git by a .gitignore beside it, never the committed config.toml — keeping everything else in the file
-    (comments and layout included); returns the file. With `home`, the file as written is approved
-    (core/trust.py): the user chose these rules. ValueError with one line when it cannot."""
-    import tomlkit                      # here: only writing a rule needs it (the app's launch does not)
-    from tomlkit.exceptions import TOMLKitError
-    parsed = [parse_rule(rule) for rule in rules]
-    path = local_config_path(Path(project_root))
-    try:
-        before = local_rules_item(project_root) if home is not None else None
-    except ConfigError as exc:
-        raise ValueError(str(exc)) from None
-    try:
-        doc = tomlkit.parse(path.read_text(encoding="utf-8")) if path.exists() else tomlkit.document()
-    except (OSError, UnicodeDecodeError, TOMLKitError) as exc:
-        raise ValueError(f"cannot read {path}: {exc}") from None
-    table = doc.get("permissions")
-    if table is None:
-        table = tomlkit.table()
-        doc["permissions"] = table
-    allow = table.get("allow") if isinstance(table, dict) else None
-    if allow is None and isinstance(table, dict):
-        allow = tomlkit.array()
-        table["allow"] = allow
-    if not isinstance(table, dict) or not isinstance(allow, list):
-        raise ValueError(f"cannot add a rule to {path}: permissions.allow there is not a list")
-    for rule in parsed:
-        if rule.text not in [str(item) for item in allow]:
-            allow.append(rule.text)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _ignore_in_git(path)
-        atomic_write(path, tomlkit.dumps(doc).encode("utf-8"))
-        if home is not None:
-            approve_local_rules(home, Path(project_root), before)
-    except OSError as exc:
-        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
-    except ConfigError as exc:
-        raise ValueError(str(exc)) from None
-    return path
-
-
-def _ignore_in_git(path: Path) -> None:
-    """Name the local file in the .gitignore of its folder, once. A .gitignore made here names itself too: it is
-    the app's, and made in the middle of a turn it was undone with the agent's files (tmux QA: /undo deleted it,
-    and the local rules became committable)."""
-    ignore = path.parent / ".gitignore"
-    if not ignore.is_file():
-        ignore.write_text(f".gitignore\n{path.name}\n", encoding="utf-8")
-        return
-    text = ignore.read_text(encoding="utf-8", errors="replace")
-    if path.name not in text.splitlines():
-        with open(ignore, "a", encoding="utf-8") as handle:
-            handle.write(("" if not text or text.endswith("\n") else "\n") + path.name + "\n")
+    """"Allow always": add the rules to `allow` in the project's .contextual/config.local.toml, through the one
+    writer of that file (core/local_rules.py); with `home`, approved as written. ValueError with one line."""
+    return change_local_rules(Path(project_root), "allow", add=rules, home=home)
 
 
 def refusal(tool: str, mode: str) -> dict[str, Any]:

@@ -136,7 +136,7 @@ async def test_every_list_screen_survives_a_terminal_a_few_columns_wide(tmp_path
         async with app.run_test(size=(80, 24)) as pilot:
             await run_turn(pilot, "a first message long enough to wrap in a narrow box, and then some more words")
             await run_turn(pilot, "second")
-            for command in ("/rewind", "/model", "/resume"):
+            for command in ("/rewind", "/model", "/resume", "/permissions"):
                 await type_and_send(pilot, command)
                 await pilot.pause()
                 for size in ((8, 4), (3, 2), (80, 24)):

@@ -13,6 +13,7 @@ from contextual.tui.slash.context_tools import Compactions, Diff, Ledger, Polici
 from contextual.tui.slash.files import Export, Init
 from contextual.tui.slash.memory import Memory
 from contextual.tui.slash.model import Model
+from contextual.tui.slash.permissions import Permissions
 from contextual.tui.slash.port import Handler, RunAction
 from contextual.tui.slash.reading import MCP, Context, Help
 from contextual.tui.slash.sessions import Clear, Fork, Resume, Title
@@ -50,6 +51,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("/diff", "", "what changed between consecutive model calls, and where the cache broke", Diff()),
     Command("/policies", "", "replay this session under every context policy; enter makes one live", Policies()),
     Command("/mcp", "", "MCP servers: status, tools, and what their descriptions cost in L1", MCP()),
+    Command("/permissions", "", "the permission rules in force and the file each comes from; a adds, d removes "
+            "(the project's local rules)", Permissions()),
     Command("/memory", "[text]", "the rules files your remembered lines go to; with text, remember it (as # text)",
             Memory()),
     Command("/init", "[AGENTS.md|CODE_LAW.md]", "the agent reads the project and writes or updates that file "

@@ -81,6 +81,19 @@ class Settings:
                               hooks=self.config.hooks)
         self.provider = self.summary_provider = provider
 
+    def reload_rules(self) -> None:
+        """The `[permissions]` rules as the config files say now, the project's widening ones only where approved
+        (core/config.py: rules_in_force), for the next tool call of every engine sharing these settings: the
+        config is read once at launch, and /permissions changes a file. ConfigError (a file cannot be read): the
+        rules stay as they were."""
+        from contextual.core.config import rules_in_force
+        now, approved = rules_in_force(self.config.project_root, self.config.home)
+        for name in ("config", "_loaded"):
+            current = getattr(self, name)
+            waiting = current.if_approved          # what approving at the trust question would put in force
+            setattr(self, name, replace(current, permissions=now,
+                                        if_approved=None if waiting is None else (approved, waiting[1])))
+
     def approve_project(self) -> None:
         """The user approved the project's widening rules and mode (core/trust.py): they apply from now on."""
         if self.config.if_approved is None:

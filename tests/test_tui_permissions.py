@@ -1,0 +1,129 @@
+"""/permissions in the app: the rules of the three config files and where each comes from, an unapproved project's
+allow rule shown inert, a local rule removed after a yes (the file no longer holds it and the next Bash call it
+allowed asks), and a typed rule added (an invalid one said and not written)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Input, Static
+from textual.widgets._footer import FooterKey
+
+from contextual.core.config import load_config
+from contextual.tui.app import ContextualApp
+from contextual.tui.host import RealHost
+from contextual.tui.screens.confirm import ConfirmModal
+from contextual.tui.screens.permission import PermissionModal
+from contextual.tui.screens.permissions import PermissionsScreen
+from contextual.tui.screens.trust import TrustModal
+from tests.fakes.llm_server import FakeLLMServer
+from tests.tui_helpers import finish, run_turn, type_and_send, wait_for
+
+ECHO = 'Thought: greet\nAction: Bash[{"command": "echo hi"}]'
+
+
+def three_files_host(tmp: Path, base_url: str) -> RealHost:
+    """User config, an unapproved project config and the user's approved local config, each with rules."""
+    from contextual.core.permissions import add_allow_rules
+    root, home = tmp / "proj", tmp / "home"
+    (root / ".contextual").mkdir(parents=True)
+    home.mkdir()
+    (home / "config.toml").write_text('[permissions]\ndeny = ["Bash(rm:*)"]\n')
+    (root / ".contextual" / "config.toml").write_text('[permissions]\nallow = ["Bash(make:*)"]\n')
+    add_allow_rules(root, ["Bash(echo:*)", "Bash(ls:*)"], home)
+    env = {"CONTEXTUAL_HOME": str(home)}
+    return RealHost(load_config(root, {"model": "fake-model", "base_url": base_url, "api_key": "sk-test"}, env=env))
+
+
+def rows(screen: PermissionsScreen) -> list[tuple[str, str, str, str]]:
+    table = screen.query_one(DataTable)
+    return [tuple(str(cell) for cell in table.get_row_at(i)) for i in range(table.row_count)]   # type: ignore[misc]
+
+
+@pytest.fixture(autouse=True)
+def untrusted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CONTEXTUAL_TRUST_PROJECT", raising=False)
+
+
+async def test_permissions_lists_removes_and_adds_rules_and_the_next_call_obeys(tmp_path: Path):
+    with FakeLLMServer(kind="openai", script=[ECHO, finish("ran"), ECHO, finish("asked")]) as srv:
+        host = three_files_host(tmp_path, srv.base_url)
+        local = host.config.project_root / ".contextual" / "config.local.toml"
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, TrustModal))
+            await pilot.press("n")                                   # not now: the project's rule stays inert
+            await wait_for(pilot, lambda: not isinstance(app.screen, TrustModal))
+            await run_turn(pilot, "greet")                            # allowed by the local rule: no question
+            assert "hi" in [m for m in app.engine.history.messages if m.role == "tool"][-1].full
+
+            await type_and_send(pilot, "/permissions")
+            await wait_for(pilot, lambda: isinstance(app.screen, PermissionsScreen))
+            screen = app.screen
+            assert rows(screen) == [("deny", "Bash(rm:*)", "user config", "in force"),
+                                    ("allow", "Bash(make:*)", "project config", "inert"),
+                                    ("allow", "Bash(echo:*)", "project local config", "in force"),
+                                    ("allow", "Bash(ls:*)", "project local config", "in force")]
+            await pilot.press("down")
+            detail = str(screen.query_one("#rules-detail", Static).render())
+            assert "inert: not approved" in detail and "--trust-project" in detail and "read-only" in detail
+            shown = {str(k.description) for k in screen.query(FooterKey) if k.region.width}
+            assert {"close", "add a rule", "remove"} <= shown and all(k.region.right <= 80
+                                                                       for k in screen.query(FooterKey))
+            await pilot.press("d")                                    # read-only: said, nothing asked
+            assert not isinstance(app.screen, ConfirmModal) and "read-only" in str(
+                screen.query_one("#rules-said", Static).render())
+
+            await pilot.press("down", "d")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+            await pilot.press("y")
+            await wait_for(pilot, lambda: app.screen is screen and len(rows(screen)) == 3)
+            assert "Bash(echo:*)" not in local.read_text() and "Bash(ls:*)" in local.read_text()
+
+            await pilot.press("a")
+            entry = screen.query_one("#rules-new", Input)
+            assert entry.display and entry.has_focus
+            before = local.read_text()
+            entry.value = "deny Bash("                                # invalid: said, not written
+            await pilot.press("enter")
+            said = str(screen.query_one("#rules-said", Static).render())
+            assert "invalid permission rule 'Bash('" in said and local.read_text() == before and entry.display
+            entry.value = "deny Bash(git push:*)"
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: not entry.display)
+            assert ("deny", "Bash(git push:*)", "project local config", "in force") in rows(screen)
+            assert 'deny = ["Bash(git push:*)"]' in local.read_text()
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, PermissionsScreen))
+
+            await type_and_send(pilot, "greet again")                 # the removed rule no longer allows it
+            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await pilot.press("n")
+            await wait_for(pilot, lambda: not app.turn_running)
+
+
+async def test_permissions_reads_at_200_columns_and_survives_a_few(tmp_path: Path):
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        host = three_files_host(tmp_path, srv.base_url)
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=(200, 50)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, TrustModal))
+            await pilot.press("n")
+            await wait_for(pilot, lambda: not isinstance(app.screen, TrustModal))
+            await type_and_send(pilot, "/permissions")
+            await wait_for(pilot, lambda: isinstance(app.screen, PermissionsScreen))
+            await pilot.pause()
+            table = app.screen.query_one(DataTable)
+            await wait_for(pilot, lambda: app.screen.query_one("#rules-box").region.height < 25)   # not half empty
+            assert table.region.width > 100 and table.region.height == 5          # the header and the 4 rules
+            for size in ((8, 4), (3, 2), (40, 12), (80, 24)):
+                await pilot.resize_terminal(*size)
+                await pilot.pause()
+                assert app._exception is None and app.is_running, size
+            await pilot.press("a", "q", "d")                          # typing: q and d are letters
+            assert app.screen.query_one("#rules-new", Input).value == "qd"
+            await pilot.press("escape")                               # esc leaves the entry, not the screen
+            assert isinstance(app.screen, PermissionsScreen) and not app.screen.query_one("#rules-new").display
+            await pilot.press("q")
+            await wait_for(pilot, lambda: not isinstance(app.screen, PermissionsScreen))

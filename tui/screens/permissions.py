@@ -1,0 +1,182 @@
+"""/permissions: every permission rule, deny first, with the file it comes from and whether it is in force; `a` adds
+a rule to the project's local file, `d` removes one of its rules (or this session's) after a yes. The listing and
+the changes are core/permission_list.py's; this screen shows them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from contextual.core.permission_list import SOURCE_NAMES, ListedRule, RuleListing
+from contextual.core.permission_rules import RuleError
+from contextual.tui.css import stylesheet
+from contextual.tui.format import mode_line, one_line
+from contextual.tui.screen_safe import screen_text
+from contextual.tui.screens.confirm import ConfirmModal
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Footer, Input, Static
+
+if TYPE_CHECKING:
+    from contextual.core.permission_list import RuleBook
+
+KIND_STYLE = {"deny": "bold red", "allow": "bold green"}
+FIXED_COLUMNS = 46          # kind, source, state, the cells' padding and the box's frame: the rule takes the rest
+
+
+class PermissionsScreen(ModalScreen[None]):
+    CSS_PATH = stylesheet(__name__)
+    BINDINGS = [Binding("escape,q", "close", "close"), Binding("a", "add", "add a rule"),
+                Binding("d,delete", "remove", "remove")]
+
+    def __init__(self, book: RuleBook) -> None:
+        super().__init__()
+        self.book = book
+        self.listing: RuleListing | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="rules-box"):
+            yield Static(id="rules-mode")
+            yield DataTable(id="rules", cursor_type="row", zebra_stripes=True)
+            yield Static(id="rules-detail")
+            yield Static(id="rules-said")
+            yield Input(placeholder="Bash(npm test:*) · deny Read(.env) · enter adds, esc cancels", id="rules-new")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#rules-box").border_title = "Permissions · a adds · d removes · esc closes"
+        self.query_one("#rules-new").display = self.query_one("#rules-said").display = False
+        table = self.query_one(DataTable)
+        for name in ("kind", "rule", "from", "state"):
+            table.add_column(name, key=name)
+        self.show_rules()
+        table.focus()
+
+    def show_rules(self, keep: ListedRule | None = None, at: int = 0) -> None:
+        """Read the rules again (the engine's too) and list them; the cursor goes to `keep`'s row when it is
+        there, else to row `at` (where a removed rule was)."""
+        self.listing = listing = self.book.listing()
+        mode = Text.assemble(("mode ", "dim"), (listing.mode, "bold"), (f" · {mode_line(listing.mode)} changes it\n",
+                                                                      "dim"),
+                             ("deny wins over allow, in every mode; read-only here (edit them yourself): ", "dim"),
+                             screen_text(" · ".join(str(p) for p in listing.read_only)))
+        self.query_one("#rules-mode", Static).update(mode)
+        table = self.query_one(DataTable)
+        table.clear()
+        width = max(12, self.app.size.width - FIXED_COLUMNS)
+        for index, rule in enumerate(listing.rules):
+            table.add_row(Text(rule.kind, style=KIND_STYLE[rule.kind]), Text(one_line(rule.text, width)),
+                          SOURCE_NAMES[rule.source],
+                          Text("in force") if rule.in_force else Text("inert", style="bold yellow"), key=str(index))
+        row = listing.rules.index(keep) if keep is not None and keep in listing.rules else at
+        table.move_cursor(row=max(0, min(row, len(listing.rules) - 1)))
+        table.display = bool(listing.rules)
+        self.show_detail()
+        self.refit()
+
+    def on_resize(self) -> None:
+        self.refit()
+
+    def refit(self) -> None:
+        self.call_after_refresh(self._fit_box)
+
+    def _fit_box(self) -> None:
+        """The box as tall as its rows and lines need (at 200x50 it stood mostly empty), at most its max-height:
+        the table takes what the rest leaves, and scrolls."""
+        if not self.is_mounted:
+            return                                  # closed before the frame came
+        box, table = self.query_one("#rules-box"), self.query_one(DataTable)
+        rest = sum(w.outer_size.height + w.styles.margin.height for w in box.children if w is not table and w.display)
+        rows = table.row_count + 1 if table.display else 0             # the header row too
+        box.styles.height = rest + rows + box.styles.border.spacing.height + box.styles.padding.height
+
+    def highlighted(self) -> ListedRule | None:
+        table = self.query_one(DataTable)
+        rules = self.listing.rules if self.listing is not None else ()
+        return rules[table.cursor_row] if rules and 0 <= table.cursor_row < len(rules) else None
+
+    def show_detail(self) -> None:
+        rule, listing = self.highlighted(), self.listing
+        detail = Text()
+        if rule is None:
+            detail.append("No permission rules. a adds one to the project's local file (.contextual/config.local."
+                          "toml), as \"allow always\" does.", style="dim")
+        else:
+            where = str(rule.path) if rule.path is not None else "this session only (in memory)"
+            detail.append(f"{rule.kind} {screen_text(rule.text)}", style=KIND_STYLE[rule.kind])
+            detail.append(f"\nfrom {where} · ")
+            detail.append("in force" if rule.in_force else f"inert: {rule.why_inert}",
+                          style="" if rule.in_force else "yellow")
+            detail.append(" · d removes it" if rule.removable else " · read-only here: edit that file",
+                          style="dim")
+        for note in listing.notes if listing is not None else ():
+            detail.append(f"\n{screen_text(note)}", style="yellow")
+        self.query_one("#rules-detail", Static).update(detail)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self.show_detail()
+
+    def say(self, text: str, error: bool = False) -> None:
+        said = self.query_one("#rules-said", Static)
+        said.update(Text(screen_text(text), style="red" if error else "green"))
+        said.display = True
+        self.refit()
+
+    def action_remove(self) -> None:
+        rule = self.highlighted()
+        if rule is None:
+            return
+        if not rule.removable:
+            self.say(f"{rule.text} is read-only here: edit {rule.path}", error=True)
+            return
+        where = str(rule.path) if rule.path is not None else "this session's grants"
+        question = Text.assemble("Remove ", (f"{rule.kind} {rule.text}", KIND_STYLE[rule.kind]), f" from {where}?",
+                                 ("\nIt stops applying from the next tool call.", "dim"))
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+            try:
+                self.say(self.book.remove(rule))
+            except ValueError as exc:
+                self.say(str(exc), error=True)
+            self.show_rules(at=self.query_one(DataTable).cursor_row)
+
+        self.app.push_screen(ConfirmModal("Remove a permission rule", question, yes="Remove"), answered)
+
+    def action_add(self) -> None:
+        entry = self.query_one("#rules-new", Input)
+        entry.display = True
+        entry.focus()
+        self.refit()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        try:
+            added = self.book.add(event.value)
+        except (RuleError, ValueError) as exc:
+            self.say(str(exc), error=True)            # not written; the text stays to correct
+            return
+        event.input.value = ""
+        event.input.display = False
+        self.say(f"added {added.kind} {added.text} to {added.path}"
+                 + ("" if added.in_force else f" · inert: {added.why_inert}"))
+        self.show_rules(keep=added)
+        self.query_one(DataTable).focus()
+
+    def action_close(self) -> None:
+        entry = self.query_one("#rules-new", Input)
+        if entry.display:
+            entry.display = False
+            self.query_one(DataTable).focus()
+            self.refit()
+            return
+        self.dismiss(None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("add", "remove") and self.is_mounted and self.query_one("#rules-new").display:
+            return None          # typing a rule: a and d are letters
+        return True
