@@ -8,15 +8,14 @@ models (core/model_table.toml, plus [models."NAME"] tables in config), else the 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import tomllib
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Mapping
-from urllib.parse import urlsplit
 
 from contextual.core import package_data
 from contextual.core.config import Config
+from contextual.core.providers.locality import on_this_network
 
 PRICE_FIELDS = ("input", "cached_input", "cache_write", "output")
 
@@ -145,18 +144,6 @@ def probe_timeout(base_url: str, asked: float | None = None) -> float:
     if asked is not None:
         return asked
     return LOCAL_PROBE_TIMEOUT if on_this_network(base_url) else PROBE_TIMEOUT
-
-
-def on_this_network(base_url: str) -> bool:
-    """A server on this machine or the local network (where llama.cpp, Ollama and vLLM run), not a hosted API."""
-    host = (urlsplit(base_url).hostname or "").lower()
-    if host == "localhost" or host.endswith(".local"):
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return address.is_loopback or address.is_private or address.is_link_local
 
 
 async def _measure_tokenizer(config: Config, timeout: float | None) -> None:

@@ -176,7 +176,7 @@ async def test_a_window_the_user_set_still_asks_a_local_server_for_its_tokenizer
                                        ("http://192.168.1.5:8000/v1", True), ("http://[::1]:8080/v1", True),
                                        ("https://api.openai.com/v1", False), ("https://openrouter.ai/api/v1", False)])
 def test_only_servers_on_this_network_are_asked_for_a_tokenizer(url, local):
-    from contextual.core.model_facts import on_this_network
+    from contextual.core.providers.locality import on_this_network
     assert on_this_network(url) is local
 
 

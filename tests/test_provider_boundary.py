@@ -65,6 +65,19 @@ async def test_factory_picks_the_provider_and_passes_settings(tmp_path):
     await anthropic.aclose()
 
 
+async def test_a_server_on_this_machine_or_network_gets_minutes_to_begin_its_reply_and_a_hosted_one_a_minute(tmp_path):
+    from contextual.core.providers.factory import LOCAL_FIRST_BYTE_TIMEOUT
+    for url, first in [("http://127.0.0.1:8080/v1", LOCAL_FIRST_BYTE_TIMEOUT), ("http://192.168.1.5:11434/v1",
+                       LOCAL_FIRST_BYTE_TIMEOUT), ("http://gpu.local:8000/v1", LOCAL_FIRST_BYTE_TIMEOUT),
+                       ("https://api.openai.com/v1", 60.0)]:
+        provider = make_provider(_config(tmp_path, base_url=url, api_key="k"))
+        assert (provider.policy.first_byte_timeout, provider.policy.read_timeout) == (first, 60.0), url
+        await provider.aclose()
+    pinned = make_provider(_config(tmp_path, base_url="http://127.0.0.1:1/v1"), first_byte_timeout=2.0)
+    assert pinned.policy.first_byte_timeout == 2.0, "a caller's own bound wins"
+    await pinned.aclose()
+
+
 def test_factory_errors_are_clear(tmp_path):
     with pytest.raises(ConfigError, match="no endpoint"):
         make_provider(_config(tmp_path))

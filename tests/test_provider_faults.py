@@ -148,6 +148,17 @@ async def test_first_byte_slower_than_read_timeout_is_retried(kind):
     assert visible_text(chunks) == ANSWER and len(srv.requests) == 2
 
 
+async def test_a_reply_may_begin_later_than_a_stream_may_stall(kind):
+    """A local model reads the whole prompt before its first token (factory.LOCAL_FIRST_BYTE_TIMEOUT): the wait
+    for the reply to begin is its own bound, and the silence allowed once it streams stays short."""
+    chunks, srv = await stream_once(kind, [Fault("slow_first_byte", seconds=1.0, text=ANSWER)], read_timeout=0.3,
+                                    first_byte_timeout=5.0)
+    assert visible_text(chunks) == ANSWER and len(srv.requests) == 1
+    error, srv = await stream_once(kind, [Fault("slow_first_byte", seconds=3.0)], read_timeout=0.3,
+                                   first_byte_timeout=0.6, max_retries=0)
+    assert isinstance(error, ProviderError) and "timed out" in str(error) and len(srv.requests) == 1
+
+
 async def test_endless_keep_alives_end_in_a_stall_error(kind):
     # The server keeps the stream alive for 5 s per attempt: a "stalled" error means the keep-alives did not
     # reset the stall timer (had they, each attempt would end with the server's close, not a stall).

@@ -10,10 +10,14 @@ from contextual.core.prompt import PromptMessage
 from contextual.core.providers import anthropic, openai
 from contextual.core.providers.anthropic import AnthropicProvider
 from contextual.core.providers.base import Provider, ProviderError
+from contextual.core.providers.locality import on_this_network
 from contextual.core.providers.openai import OpenAIProvider
 from contextual.core.providers.retry import RetryPolicy
 
 _POLICY_FIELDS = {f.name for f in fields(RetryPolicy)}
+# A model on this machine or network reads the whole prompt before its first token: llama.cpp or Ollama on a CPU
+# takes minutes on a long one, and a 60 s wait failed the turn with no retry (helper-64). Esc still stops it at once.
+LOCAL_FIRST_BYTE_TIMEOUT = 600.0
 
 
 def make_provider(config: Config, **overrides: Any) -> Provider:
@@ -22,6 +26,8 @@ def make_provider(config: Config, **overrides: Any) -> Provider:
     base_url = overrides.pop("base_url", None) or config.base_url
     api_key = overrides.pop("api_key", config.api_key)
     policy = overrides.pop("policy", None) or RetryPolicy()
+    if base_url and on_this_network(str(base_url)):
+        policy = replace(policy, first_byte_timeout=max(policy.first_byte_timeout, LOCAL_FIRST_BYTE_TIMEOUT))
     tuned = {k: overrides.pop(k) for k in list(overrides) if k in _POLICY_FIELDS}
     if tuned:
         policy = replace(policy, **tuned)

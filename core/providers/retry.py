@@ -40,7 +40,8 @@ class RetryPolicy:
     max_delay: float = 20.0           # one backoff never waits longer (a Retry-After may, within total_time)
     max_malformed_retries: int = 2    # a server that keeps answering garbage is not worth 4 retries
     connect_timeout: float = 10.0
-    read_timeout: float = 60.0        # longest silence (no content) accepted from a stream
+    read_timeout: float = 60.0        # longest silence (no content) accepted from a stream once it has begun
+    first_byte_timeout: float = 60.0  # longest wait for the reply to begin (a local model reads the prompt first)
     max_reply_seconds: float = 1800.0 # wall-clock cap on one streamed reply, however lively (slow CPUs: generous)
     reply_chars_per_token: int = 16   # text cap = this × max_tokens (4× a typical 4 characters per token)
 

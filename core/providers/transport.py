@@ -38,7 +38,8 @@ def tls_context() -> ssl.SSLContext:
 
 
 def make_client(policy: RetryPolicy) -> httpx.AsyncClient:
-    timeout = httpx.Timeout(connect=policy.connect_timeout, read=policy.read_timeout,
+    # Waiting for the response's head is a read too: a local server may send nothing until its first token
+    timeout = httpx.Timeout(connect=policy.connect_timeout, read=max(policy.read_timeout, policy.first_byte_timeout),
                             write=policy.read_timeout, pool=policy.connect_timeout)
     return httpx.AsyncClient(timeout=timeout, verify=tls_context())
 
@@ -196,12 +197,14 @@ class _BoundedLines:
 async def _events_with_limits(name: str, response: httpx.Response, policy: RetryPolicy,
                              is_progress: Callable[[ServerSentEvent], bool]) -> AsyncGenerator[ServerSentEvent, None]:
     """Keep-alive comments and pings reset httpx's read timeout, so silence is measured here too:
-    the stream fails when nothing counted as progress arrived for ``read_timeout`` seconds. A stream that
+    the stream fails when nothing counted as progress arrived for ``first_byte_timeout`` seconds before the reply
+    began, or for ``read_timeout`` seconds after. A stream that
     keeps talking is capped in wall-clock time (``max_reply_seconds``): it ends with one error, not retried."""
-    stall_timeout = policy.read_timeout
+    stall_timeout = policy.first_byte_timeout       # until the reply begins; then policy.read_timeout
     events = EventSource(cast(httpx.Response, _BoundedLines(name, response))).aiter_sse()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + stall_timeout
+    begun = False
     cap = loop.time() + policy.max_reply_seconds
     try:
         while True:
@@ -214,10 +217,13 @@ async def _events_with_limits(name: str, response: httpx.Response, policy: Retry
             except StopAsyncIteration:
                 return
             except TimeoutError:
+                if loop.time() < cap and not begun:
+                    raise TransientError(f"{name}: no reply began within {stall_timeout:g}s") from None
                 if loop.time() < cap:
                     raise TransientError(f"{name}: stream stalled: no data for {stall_timeout:g}s") from None
                 continue   # the cap: reported at the top of the loop
             if is_progress(event):
+                begun, stall_timeout = True, policy.read_timeout
                 deadline = loop.time() + stall_timeout
             yield event
     finally:

@@ -14,7 +14,8 @@ from contextual.core.providers.retry import RESTART, RetryPolicy
 from tests.fakes.llm_server import FakeLLMServer
 
 # Fast enough for tests, still exercising every branch of the retry loop.
-FAST_POLICY = RetryPolicy(base_delay=0.01, max_delay=0.05, total_time=10.0, connect_timeout=2.0, read_timeout=2.0)
+FAST_POLICY = RetryPolicy(base_delay=0.01, max_delay=0.05, total_time=10.0, connect_timeout=2.0, read_timeout=2.0,
+                          first_byte_timeout=2.0)
 
 
 class RecordingSleep:
@@ -31,6 +32,8 @@ def make_provider(kind: str, base_url: str, api_key: str | None = "sk-test-key-1
                   sleep: Any = None, **policy: Any) -> OpenAIProvider | AnthropicProvider:
     cls = OpenAIProvider if kind == "openai" else AnthropicProvider
     extra = {"sleep": sleep} if sleep is not None else {}
+    if "read_timeout" in policy:           # a test of silence means the start of the reply too, unless it says
+        policy.setdefault("first_byte_timeout", policy["read_timeout"])
     return cls(base_url, api_key, policy=replace(FAST_POLICY, **policy), **extra)
 
 
