@@ -60,6 +60,14 @@ def compaction_json(record: "CompactionRecord") -> dict[str, Any]:
             "recall": ledger.recall() if ledger is not None else None}
 
 
+def _unrun_hooks(config: Any) -> list[str]:
+    """Hooks whose output joins the next message run only when it is sent: this prompt cannot hold it, so say so."""
+    events = [e for e in ("SessionStart", "UserPromptSubmit")
+              if any(h.approved and h.event == e for h in config.hooks.hooks)]
+    return [f"{' and '.join(events)} hooks are not run here: what they print is added to the next message "
+            "when it is sent, and is not in this prompt"] if events else []
+
+
 def context_main(argv: list[str]) -> int:
     from contextual.core.context.report import as_json, as_text
     from contextual.core.model_facts import resolve_window
@@ -78,7 +86,7 @@ def context_main(argv: list[str]) -> int:
         print(f"contextual: {exc}", file=sys.stderr)
         return 1
     view, listing = asyncio.run(_next_prompt(engine, config, args.input))
-    for warning in [*engine.warnings, *engine.builder.rules_notices()]:
+    for warning in [*engine.warnings, *engine.builder.rules_notices(), *_unrun_hooks(config)]:
         print(secrets.redact_shown(f"warning: {warning}"), file=sys.stderr)
     # Like every output path, keys are redacted: an --input or a file holding one prints [redacted].
     if args.json:

@@ -197,6 +197,10 @@ def test_session_start_adds_its_stdout_to_the_sessions_first_message_and_hears_i
     assert first.startswith("go") and CONTEXT + "branch: feature-x" in first
     again = sent[1]["messages"][-1]["content"]
     assert again.startswith("again") and CONTEXT + "branch: feature-x" in again
+    # `contextual context` runs no hook: it says that the next message gets their output, which it cannot show
+    shown = contextual(["context", "-c", "--input", "next"], project, env)
+    assert shown.returncode == 0 and shown.stdout.count("branch: feature-x") == 2, "the two messages sent, not 'next'"
+    assert "SessionStart hooks are not run here: what they print is added to the next message" in shown.stderr
 
 
 def test_session_start_json_context_is_bounded_and_a_projects_hook_waits_for_trust(project: Path):
