@@ -7,7 +7,7 @@ together and passes calls through.
 from __future__ import annotations
 
 from contextlib import aclosing
-from typing import Any, AsyncGenerator, Sequence, TYPE_CHECKING
+from typing import Any, AsyncGenerator, Mapping, Sequence, TYPE_CHECKING
 
 from contextual.core.config import Config
 from contextual.core.context.builder import Built, ContextBuilder
@@ -29,7 +29,7 @@ from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.ports import SessionSink, SnapshotHook
 from contextual.core.prompt import PromptView, Trigger
 from contextual.core.providers.base import Provider
-from contextual.core.session.schema import CompactionRecord, PermissionRecord
+from contextual.core.session.schema import CompactionRecord, PermissionRecord, TurnEnd
 from contextual.core.tools.base import Tool, ToolContext
 from contextual.core.tokens import count
 
@@ -103,6 +103,11 @@ class Engine:
     def permissions(self) -> list[PermissionRecord]:
         """The user's answers to the permission dialog in this session, each after the call it answered."""
         return self.gate.decided
+
+    @property
+    def turn_ends(self) -> dict[str, TurnEnd]:
+        """Why this session's turns that ended without an answer did, by turn id (the chat says it where they end)."""
+        return self.recorder.turn_ends
 
     @property
     def session(self) -> SessionSink | None:
@@ -223,10 +228,11 @@ class Engine:
     def restore(self, history: list[Message], last_usage: int | None, todos: list[dict[str, Any]],
                 compactions: list[CompactionRecord], warnings: Sequence[str] = (),
                 calls: Sequence[UsageEvent] = (), stopped: bool = False, cut: tuple[int, str] | None = None,
-                permissions: Sequence[PermissionRecord] = ()) -> None:
+                permissions: Sequence[PermissionRecord] = (), turn_ends: Mapping[str, TurnEnd] | None = None
+                ) -> None:
         """Resume: history-as-stored, the last usage (so the trigger is right at once), todos, compaction log,
         what the loader warned about (skipped lines), every call's usage (the session's cost) and the permission
-        answers (the chat shows them where they were given). The notes the
+        answers (the chat shows them where they were given), why turns ended without an answer. The notes the
         session owed the model go with the next input, as they would have in it: `stopped`, the user stopped its
         last turn; `cut`, (rounds, why) its last compaction removed without a summary."""
         self.prompt.restore(history, last_usage)
@@ -235,6 +241,7 @@ class Engine:
         self.toolbox.ctx.todos[:] = todos
         self.compactor.log[:] = compactions
         self.gate.decided[:] = permissions
+        self.recorder.turn_ends = dict(turn_ends or {})
         self.recorder.warnings += list(warnings)
         if stopped:
             self.controls.remind(INTERRUPTED_NOTE)

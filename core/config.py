@@ -40,6 +40,7 @@ class Config:
     keep_rounds: int = 10
     permission_mode: str = "default"
     max_steps: int = 50
+    max_retries: int = 4                # attempts after the first when a call fails transiently (0: none)
     summary_model: str | None = None
     auto_compact: bool = True
     compaction_preview: bool = False      # issue 19.1: automatic compactions wait for the user's review too
@@ -120,11 +121,12 @@ class Config:
 
 
 _INT = {"context_window", "output_reserve", "keep_rounds", "max_steps", "snapshot_keep"}
+_COUNT = {"max_retries"}            # a whole number, 0 allowed
 _FLOAT = {"summary_timeout", "snapshot_max_age_days"}
 _RATIO = {"trigger_ratio"}          # a fraction in (0, 1]
 _BOOL = {"auto_compact", "compaction_preview"}
 _STR = {"provider", "base_url", "model", "api_key", "permission_mode", "summary_model"}
-KNOWN_KEYS = _INT | _FLOAT | _BOOL | _STR | _RATIO
+KNOWN_KEYS = _INT | _COUNT | _FLOAT | _BOOL | _STR | _RATIO
 TABLES = {"models"}                 # sections kept as they are, checked by their reader
 
 ENV_NAMES = {
@@ -140,6 +142,7 @@ ENV_NAMES = {
     "summary_model": "CONTEXTUAL_SUMMARY_MODEL",
     "auto_compact": "CONTEXTUAL_AUTO_COMPACT",
     "trigger_ratio": "CONTEXTUAL_TRIGGER_RATIO",
+    "max_retries": "CONTEXTUAL_MAX_RETRIES",
 }
 
 
@@ -158,6 +161,11 @@ def _coerce(key: str, value: Any, source: str) -> Any:
         if key in _INT:
             whole = int(value)
             if whole <= 0:
+                raise ValueError
+            return whole
+        if key in _COUNT:
+            whole = int(value)
+            if whole < 0:
                 raise ValueError
             return whole
         if key in _FLOAT:

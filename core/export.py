@@ -2,8 +2,8 @@
 
 - `transcript`: the whole record as Markdown — every user message, the model's steps with their tool calls
   (name and arguments) and results (the full output the model saw), the final answers, each compaction's summary
-  with its trigger and recall score, the rounds it archived (they stay in the record), and the user's answers to
-  permission dialogs after the calls they answered.
+  with its trigger and recall score, the rounds it archived (they stay in the record), the user's answers to
+  permission dialogs after the calls they answered, and why a turn ended without an answer (stopped, or failed).
 - `as_sent`: every model request of the session's turns as it went on the wire (the provider's own request body),
   REBUILT deterministically from the session file — nothing is recorded at send time — by replaying the record
   through the engine's prompt builder with today's settings (system prompt, tools, window). Each request names
@@ -100,6 +100,13 @@ def transcript(loaded: "LoadedSession") -> str:
     for given in loaded.permissions:
         answers.setdefault(given.after, []).append(f"Permission — {given.describe()}")
     unanswered = False              # a turn begun and not answered yet: said, as the chat says it, when the next begins
+    turn: str | None = None         # the id of the turn being written
+
+    def ended() -> list[str]:
+        """Why the turn just written ended without an answer, as the chat says it (its line from the record)."""
+        end = loaded.turn_ends.get(turn) if turn is not None else None
+        said = end.describe() if end is not None else NO_ANSWER if unanswered else ""
+        return [f"_{said}_", ""] if said else []
     for record, m in in_order(loaded):
         if m is None:
             if record is not None:
@@ -108,9 +115,9 @@ def transcript(loaded: "LoadedSession") -> str:
             continue
         when = f" · {m.meta['timestamp'][:19]}" if isinstance(m.meta.get("timestamp"), str) else ""
         if m.starts_turn:
-            out += [f"_{NO_ANSWER}_", ""] if unanswered else []
+            out += ended()
             out += [f"## User{when}", "", m.content.rstrip(), ""]
-            unanswered = True
+            unanswered, turn = True, m.meta.get("turn")
         elif m.role == "user" and "stop_hook" in m.meta:       # the turn goes on: its answer is still to come
             out += [f"_{continuation.notice_line(m.meta['stop_hook'])}_", ""]
             unanswered = True
@@ -133,7 +140,7 @@ def transcript(loaded: "LoadedSession") -> str:
             out += [head + ":", "", _fence(m.full or m.content), ""]
         for line in answers.pop(m.id, []):
             out += [line, ""]
-    out += [f"_{NO_ANSWER}_", ""] if unanswered else []
+    out += ended()
     # a tool's output or an MCP server's text may hold terminal escapes: the Markdown is read with cat and less
     return secrets.redact_shown("\n".join(out)).rstrip() + "\n"
 

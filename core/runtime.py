@@ -76,12 +76,12 @@ def attach(engine: Engine, writer: SessionSink | None, snapshots: SnapshotHook |
 
 
 def restore_into(engine: Engine, loaded: LoadedSession) -> None:
-    """Put a loaded session's history, usage, todos, compaction log, permission answers and load warnings into a
-    fresh engine."""
+    """Put a loaded session's history, usage, todos, compaction log, permission answers, why turns ended
+    without an answer and load warnings into a fresh engine."""
     usage = loaded.last_usage.total if loaded.last_usage is not None else None
     engine.restore(loaded.history, usage, loaded.todos, loaded.compactions, warnings=loaded.warnings,
                    calls=loaded.calls, stopped=getattr(loaded, "stopped", False), cut=getattr(loaded, "cut", None),
-                   permissions=getattr(loaded, "permissions", ()))
+                   permissions=getattr(loaded, "permissions", ()), turn_ends=getattr(loaded, "turn_ends", None))
     engine.restore_pins(getattr(loaded, "pins", []))
 
 

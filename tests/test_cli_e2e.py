@@ -187,7 +187,9 @@ def test_ctrl_c_mid_tool_records_an_interrupted_turn_that_resumes_cleanly(projec
         assert loaded.warnings == []
         tool = [m for m in loaded.history if m.role == "tool"][-1]
         assert json.loads(tool.content)["error"]["code"] == "aborted"
-        assert any(e.get("subtype") == "interrupted" for e in loaded.entries)
+        (stopped,) = [e for e in loaded.entries if e.get("subtype") == "interrupted"]
+        (turn,) = [m.meta["turn"] for m in loaded.history if m.starts_turn]
+        assert stopped["turnId"] == turn and loaded.turn_ends[turn].describe() == "turn interrupted"
         resumed = contextual(["-p", "go on", "-c"], project, env)
     assert resumed.returncode == 0 and resumed.stdout == "resumed fine\n"
     sent = json.dumps(srv.requests[-1]["messages"])

@@ -63,3 +63,14 @@ def test_compaction_preview_is_off_by_default_and_set_in_a_config_file(tmp_path:
     (root / ".contextual" / "config.toml").write_text('compaction_preview = "maybe"')
     with pytest.raises(ConfigError, match="compaction_preview"):
         load_config(root, {}, env)
+
+
+def test_max_retries_may_be_zero_and_reaches_the_providers_retry_policy(tmp_path: Path):
+    from contextual.core.providers.factory import make_provider
+    home, root = _files(tmp_path, user="max_retries = 0", project='base_url = "http://127.0.0.1:9/v1"')
+    env = {"CONTEXTUAL_HOME": str(home), "CONTEXTUAL_TRUST_PROJECT": "1"}
+    assert load_config(root, {}, env).max_retries == 0
+    cfg = load_config(root, {}, {**env, "CONTEXTUAL_MAX_RETRIES": "2"})
+    assert cfg.max_retries == 2 and make_provider(cfg).policy.max_retries == 2     # type: ignore[attr-defined]
+    with pytest.raises(ConfigError, match="CONTEXTUAL_MAX_RETRIES"):
+        load_config(root, {}, {**env, "CONTEXTUAL_MAX_RETRIES": "-1"})

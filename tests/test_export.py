@@ -149,7 +149,8 @@ def test_export_writes_each_permission_answer_after_the_call_it_answered(project
 
 
 def test_export_says_a_turn_had_no_answer_where_the_chat_says_it(project: Path):
-    """A turn that failed before its answer read in the export as a bare '## User' (QA); the chat says why."""
+    """A turn that failed before its answer read in the export as a bare '## User' (QA); the chat says why, and so
+    does the export now (the reason is recorded: tests/test_turn_end_record.py)."""
     from contextual.core.messages import NO_ANSWER
     from tests.fakes.llm_server import Fault
     env = cli_env(home_of(project), "http://127.0.0.1:9/v1")
@@ -163,8 +164,8 @@ def test_export_says_a_turn_had_no_answer_where_the_chat_says_it(project: Path):
     assert done.returncode == 0, done.stderr
     text = Path(done.stdout.strip()).read_text()
     first, second, third = (text.index(t) for t in ("first, it fails", "second, answered", "third, it fails"))
-    notes = [i for i in range(len(text)) if text.startswith(NO_ANSWER, i)]
-    assert len(notes) == 2 and first < notes[0] < second < third < notes[1], (notes, text)
+    notes = [i for i in range(len(text)) if text.startswith("_turn failed: openai: HTTP 401", i)]
+    assert NO_ANSWER not in text and len(notes) == 2 and first < notes[0] < second < third < notes[1], (notes, text)
     assert text.index("answered", second + 10) < third
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from contextual.core.session.schema import CompactionRecord
+from contextual.core.session.schema import INTERRUPTED, CompactionRecord, TurnEnd
 from contextual.core.messages import Message
 from contextual.core.session import SessionError, SessionWriter, load_session
 
@@ -80,7 +80,7 @@ def test_call_without_result_gets_aborted_result_right_after_its_assistant_messa
     writer.append_message(user)
     writer.append_message(step)
     writer.append_tool_use("c1", "Bash", {"command": "sleep 100"}, step)
-    writer.append_interrupted("user pressed Esc")
+    writer.append_turn_end(TurnEnd(None, INTERRUPTED, "user pressed Esc"))
     later = Message("user", "next question")
     writer.append_message(later)
     writer.close_sync()
@@ -181,7 +181,7 @@ def test_a_session_whose_last_turn_was_stopped_says_so_until_a_message_follows(t
     writer.append_message(step)
     writer.append_tool_use("c1", "Bash", {"command": "sleep 100"}, step)
     writer.append_message(Message("tool", '{"status": "error"}', meta={"call_id": "c1", "tool_name": "Bash"}))
-    writer.append_interrupted("cancelled by the user")
+    writer.append_turn_end(TurnEnd(None, INTERRUPTED, "cancelled by the user"))
     writer.close_sync()
     assert load_session(writer.path).stopped
     writer = SessionWriter.reopen(writer.path)

@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from contextual.core.session.schema import CompactionRecord
+from contextual.core.session.schema import INTERRUPTED, CompactionRecord, TurnEnd
 from contextual.core.events import UsageEvent
 from contextual.core.messages import Message
 from contextual.core.session import SessionWriter, load_session
@@ -92,7 +92,7 @@ async def play(operations: list, home: Path, project: Path) -> tuple[Simulator, 
                 sim.keep(result)
                 writer.append_message(result)
             else:
-                writer.append_interrupted("cancelled")
+                writer.append_turn_end(TurnEnd(None, INTERRUPTED, "cancelled"))
                 synthetic = Message("tool", json.dumps(ABORTED), full=json.dumps(ABORTED), id=f"aborted-{call_id}",
                                     meta={"tool_name": tool, "call_id": call_id, "args": args,
                                           "interrupted": True, "synthetic": True, "step": step})

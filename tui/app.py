@@ -338,7 +338,8 @@ class ContextualApp(App):
         self.startup.engine_shown = True
         self.scratchpad.reset(first_turn=opened.turns_before + 1, recorded=recorded_turns(opened.transcript))
         await self.chat.show_transcript(opened.transcript or list(self.engine.history.messages),
-                                        self.engine.compactions, keep_recent, self.engine.permissions)
+                                        self.engine.compactions, keep_recent, self.engine.permissions,
+                                        self.engine.turn_ends)
         await self.startup.greet(not (opened.transcript or self.engine.history.messages), opened.notices)
         self.show_prompt()
         self.refresh_undoable(opened.undoable)
@@ -424,7 +425,8 @@ class ContextualApp(App):
         await self.chat.add_shell_output(output, exit_code)
 
     async def show_transcript(self, messages: list[Message]) -> None:
-        await self.chat.show_transcript(messages, self.engine.compactions, permissions=self.engine.permissions)
+        await self.chat.show_transcript(messages, self.engine.compactions, permissions=self.engine.permissions,
+                                        ends=self.engine.turn_ends)
         await self.chat.mount_earlier()          # counts are ready by now: all the restored turns at once
 
     def pending_input(self) -> str:

@@ -84,7 +84,8 @@ class Startup:
         last turns, its id and compactions (show_engine then adds the rest, keeping these turns)."""
         tail = self.app.host.preview(path, FIRST_TURNS)
         self.preview = (path.name.removesuffix(".jsonl"), tail.compactions)
-        await self.app.chat.show_transcript(tail.messages, tail.records, permissions=tail.permissions)
+        await self.app.chat.show_transcript(tail.messages, tail.records, permissions=tail.permissions,
+                                            ends=tail.turn_ends)
         self.app.query_one(HistoryView).show([], None)
         self.app.refresh_topbar()
 

@@ -11,6 +11,7 @@ from contextual.core.context.history import HistoryManager
 from contextual.core.events import Notice, UsageEvent
 from contextual.core.messages import Message
 from contextual.core.ports import SessionSink, SnapshotHook
+from contextual.core.session.schema import TurnEnd
 
 
 class Recorder:
@@ -22,6 +23,9 @@ class Recorder:
         self.warnings: list[str] = list(warnings or ())   # e.g. corrupt session lines skipped on resume
         self.pending: list[str] = []             # warnings raised inside a tool call (slow snapshot), shown after it
         self._recorded: list[Message] = []       # recorded since the last MessageRecorded events went out
+        # Why the session's turns that ended without an answer did, by turn id (restored, then this run's): a chat
+        # rebuilt from the record (/undo, /rewind) says it where the live chat said it.
+        self.turn_ends: dict[str, TurnEnd] = {}
 
     def attach(self, session: SessionSink | None, snapshots: SnapshotHook | None) -> None:
         self.session, self.snapshots = session, snapshots
@@ -61,6 +65,12 @@ class Recorder:
     def entry(self, entry: dict[str, Any]) -> None:
         if self.session is not None:
             self.session.append_entry(entry)
+
+    def turn_ended(self, record: TurnEnd) -> None:
+        if record.turn_id is not None:
+            self.turn_ends[record.turn_id] = record
+        if self.session is not None:
+            self.session.append_turn_end(record)
 
     def usage(self, event: UsageEvent) -> None:
         if self.session is not None:

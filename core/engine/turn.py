@@ -42,7 +42,9 @@ from contextual.core.messages import FORMAT_ERROR_TOOL, Message, MessageMeta
 from contextual.core.prompt import Adjustment
 from contextual.core.providers.base import (CUT_AT_LIMIT, ChatRequest, ContextLengthExceeded, ProviderError,
                                             ReasoningChunk, StreamDone, TextChunk, ToolCallChunk, UsageChunk)
+from contextual.core.providers.retry import one_line
 from contextual.core.react import FINISH, AnswerStream, ReactFormatError, native_action, parse_reply, strip_thinking
+from contextual.core.session.schema import INTERRUPTED, STOPPED_BY_USER, TurnEnd
 from contextual.core.textsafe import valid_unicode
 from contextual.core.tools.base import fail, path_of
 from contextual.core.context.compaction_review import Event
@@ -51,6 +53,9 @@ from contextual.core.reminder import system_reminder
 
 INTERRUPTED_NOTE = system_reminder("The user stopped your previous turn before it finished; what it did is above. "
                                    "Go on with it only if this message asks you to.")
+
+# A failed turn's reason as recorded: the error's one line (a hook's stop reason is the hook's own text)
+MAX_REASON_CHARS = 1000
 
 # A window a server states in its rejection is taken from this size up (llama.cpp's -c 4096, Ollama's 2048): a
 # smaller figure cannot hold the system prompt and a step, so it is more likely the prompt's own size misread.
@@ -135,7 +140,7 @@ class TurnLoop:
                 # The app quit (or the turn was stopped) while compacting before the turn: the message was sent, so
                 # the session keeps it, as a turn stopped before its first call, and nothing typed is lost.
                 recorder.append(user())
-                self._mark_stopped()
+                self._mark_stopped(turn_id)
                 await recorder.flush(fsync=True)
                 raise
         elif trigger.estimate >= trigger.threshold and not config.auto_compact:
@@ -178,7 +183,10 @@ class TurnLoop:
                         yield change
         finally:
             if not finished:
-                self._interrupt()
+                self._interrupt(turn_id)
+            elif isinstance(terminal, ErrorEvent):      # a resumed chat and the export say why, as the live chat did
+                recorder.turn_ended(TurnEnd(turn_id, terminal.kind,
+                                            secrets.redact_shown(one_line(terminal.message, MAX_REASON_CHARS))))
             self.running = False
             self._gate.turn_grants = ()
             self._turn_model = ""
@@ -234,19 +242,18 @@ class TurnLoop:
             return
         yield answer
 
-    def _interrupt(self) -> None:
+    def _interrupt(self, turn_id: str) -> None:
         """Esc/Ctrl-C or a crash mid-turn: give a dangling call its 'aborted' result and mark the round."""
         prompt, recorder = self._prompt, self._recorder
         for call in unanswered(prompt.history.messages[prompt.turn_start or 0:]):
             recorder.append(aborted_result(call))
-        self._mark_stopped()
+        self._mark_stopped(turn_id)
 
-    def _mark_stopped(self) -> None:
+    def _mark_stopped(self, turn_id: str) -> None:
         """The round is recorded as stopped by the user, and the model hears it with the next input: without it
         the next prompt holds two questions in a row and the model may answer the first as unfinished business
         (as Claude Code's "[Request interrupted by user]")."""
-        if self._recorder.session is not None:
-            self._recorder.session.append_interrupted("cancelled by the user")
+        self._recorder.turn_ended(TurnEnd(turn_id, INTERRUPTED, STOPPED_BY_USER))
         self._controls.remind(INTERRUPTED_NOTE)
 
     async def _loop(self, turn_id: str) -> AsyncGenerator[Event, None]:

@@ -25,7 +25,7 @@ def make_provider(config: Config, **overrides: Any) -> Provider:
     (``read_timeout=0.5``, ``base_delay=0.01``...), which is applied on top of ``policy``."""
     base_url = overrides.pop("base_url", None) or config.base_url
     api_key = overrides.pop("api_key", config.api_key)
-    policy = overrides.pop("policy", None) or RetryPolicy()
+    policy = overrides.pop("policy", None) or RetryPolicy(max_retries=config.max_retries)
     if base_url and on_this_network(str(base_url)):
         policy = replace(policy, first_byte_timeout=max(policy.first_byte_timeout, LOCAL_FIRST_BYTE_TIMEOUT))
     tuned = {k: overrides.pop(k) for k in list(overrides) if k in _POLICY_FIELDS}

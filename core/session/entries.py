@@ -4,8 +4,11 @@ One entry per line. Common fields: uuid, parentUuid, sessionId, timestamp, type,
 - user / assistant:  ``message {role, content}``, ``meta``, ``full`` when set.
 - tool_use:          ``tool {name, input, callId}`` (the invocation; parentUuid = its assistant message).
 - tool_result:       ``toolResult {callId, name, output (full), stored, status}``, ``meta``.
-- system:            ``subtype`` usage | permission | interrupted | todos | compact_boundary | ghost_snapshot ...,
-                     or ``isCompactSummary: true`` for a summary message.
+- system:            ``subtype`` usage | permission | interrupted | turn_failed | todos | compact_boundary |
+                     ghost_snapshot ..., or ``isCompactSummary: true`` for a summary message. ``interrupted``
+                     (``reason``, ``turnId``) and ``turn_failed`` (``turnId``, ``kind``, ``reason``: the error's kind
+                     and one line) say why that turn ended without an answer (schema.TurnEnd); ``turnId`` is the
+                     turn's user message's ``meta.turn``. A reader ignores a subtype it does not know.
 """
 
 from __future__ import annotations

@@ -38,6 +38,7 @@ class SessionInfo:
     rounds: int | None = None          # None: unknown (no index, large file)
     compactions: int | None = None
     last_tokens: int | None = None
+    last_failed: bool = False          # its last turn failed (a turn_failed entry, and no turn after it)
 
 
 @dataclass
@@ -53,6 +54,7 @@ class IndexState:
     last_tokens: int | None = None
     size: int = 0                      # bytes of the session file this state describes
     user_ids: list[str] = field(default_factory=list)   # the user messages' uuids, in order: what a rewind takes back
+    last_failed: bool = False          # optional in a sidecar: one written without it reads False
     extra: dict[str, Any] = field(default_factory=dict)
 
     def observe(self, entry: dict[str, Any]) -> None:
@@ -71,6 +73,7 @@ class IndexState:
         if kind == "user" and not (isinstance(meta, dict) and "stop_hook" in meta):   # a Stop hook's: no new round
             if self.rounds is not None:
                 self.rounds += 1
+            self.last_failed = self.last_failed and isinstance(meta, dict) and "undo" in meta   # a turn begins
             if isinstance(entry.get("uuid"), str):
                 self.user_ids.append(entry["uuid"])
             if self.first_prompt is None:
@@ -84,6 +87,8 @@ class IndexState:
                     self.compactions += 1
                 post = entry.get("compactMetadata", {}).get("postTokens")     # shape checked by schema.problem
                 self.last_tokens = post if isinstance(post, int) else None
+            elif subtype == "turn_failed":
+                self.last_failed = True
             elif subtype == "usage":
                 self.last_tokens = entry["usage"]["input_tokens"] + entry["usage"]["output_tokens"]
             elif subtype == "rewind" and entry.get("toUuid") in self.user_ids:
@@ -92,13 +97,15 @@ class IndexState:
                 del self.user_ids[kept:]
                 self.rounds = kept if self.rounds is not None else None
                 self.last_tokens = None
+                self.last_failed = False
                 if not kept:
                     self.first_prompt = None
 
     def to_info(self, path: Path) -> SessionInfo:
         return SessionInfo(id=self.session_id, path=path, cwd=self.cwd, first_prompt=self.first_prompt,
                            started=self.started, updated=self.updated, rounds=self.rounds,
-                           compactions=self.compactions, last_tokens=self.last_tokens)
+                           compactions=self.compactions, last_tokens=self.last_tokens,
+                           last_failed=self.last_failed)
 
 
 def index_file(session_path: Path) -> Path:
@@ -125,7 +132,8 @@ def read_index(session_path: Path) -> IndexState | None:
                           first_prompt=raw.get("first_prompt"), started=raw.get("started"),
                           updated=raw.get("updated"), rounds=raw.get("rounds"),
                           compactions=raw.get("compactions"), last_tokens=raw.get("last_tokens"),
-                          size=int(raw["size"]), user_ids=[str(u) for u in raw.get("user_ids") or []])
+                          size=int(raw["size"]), user_ids=[str(u) for u in raw.get("user_ids") or []],
+                          last_failed=raw.get("last_failed") is True)
     except (KeyError, TypeError, ValueError):
         return None
 

@@ -10,6 +10,8 @@ Rebuilding rules:
   result right after its assistant message (seed 003); a result whose call appears nowhere is dropped.
 - A ``permission`` entry (the user's answer to the dialog) belongs after the message before it, the call it
   answered; a rewind takes it back with that message.
+- An ``interrupted`` or ``turn_failed`` entry says why the turn it names (``turnId``; an older interrupted entry
+  names none: the turn it follows) ended without an answer. Neither is a message: history is the same without.
 - A torn or corrupt line is skipped with a warning naming it; everything else loads.
 """
 
@@ -51,6 +53,7 @@ class LoadedSession:
     pins: list[str] = field(default_factory=list)            # pinned message ids (issue 19.3), latest entry wins
     forked_from: str | None = None                           # the parent session's id (issue 30.2: a fork)
     stopped: bool = False              # the user stopped the last turn: the next input tells the model so
+    turn_ends: dict[str, schema.TurnEnd] = field(default_factory=dict)   # why a turn had no answer, by turn id
     cut: tuple[int, str] | None = None  # (rounds, why): the last compaction cut them without a summary, unsaid yet
 
 
@@ -205,8 +208,11 @@ def _fold(session: LoadedSession, numbered: list[tuple[int, dict[str, Any]]]) ->
             session.forked_from = entry["parentSessionId"]
         elif subtype == "todos":
             session.todos = entry["todos"]
-        elif subtype == "interrupted":
-            session.stopped = True
+        elif subtype in ("interrupted", "turn_failed"):
+            session.stopped = session.stopped or subtype == "interrupted"
+            end = schema.TurnEnd.from_entry(entry, _last_turn(session.full_record))
+            if end.turn_id is not None:
+                session.turn_ends[end.turn_id] = end
         elif subtype == "rewind":      # the user went back to before this message: it and what followed are gone
             target = entry.get("toUuid")
             if not any(m.id == target for m in kept) and any(m.id == target for m in session.full_record):
@@ -243,6 +249,15 @@ def _rewound(numbered: list[tuple[int, dict[str, Any]]], target: Any, rewind_at:
             *numbered[rewind_at + 1:]]
 
 
+def _last_turn(record: list[Message]) -> str | None:
+    """The id of the last turn begun in the record (None: none, or one recorded before turns had ids)."""
+    for msg in reversed(record):
+        if msg.starts_turn:
+            turn = msg.meta.get("turn")
+            return turn if isinstance(turn, str) else None
+    return None
+
+
 def _last_said(record: list[Message]) -> str | None:
     """The id of the last message recorded that is not a summary: the one a permission answer came after (the call
     it answered; a summary is written by the compaction, apart from the conversation)."""
@@ -275,6 +290,7 @@ class Tail:
     compactions: int
     records: list[schema.CompactionRecord] = field(default_factory=list)   # those among the messages read
     permissions: list[schema.PermissionRecord] = field(default_factory=list)   # those among them, as on load
+    turn_ends: dict[str, schema.TurnEnd] = field(default_factory=dict)         # theirs, as on load
 
 
 def _entries_backwards(data: bytes, end: int) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -297,6 +313,8 @@ def read_tail(path: Path, turns: int) -> Tail:
     records: list[schema.CompactionRecord] = []
     permissions: list[schema.PermissionRecord] = []
     answered: list[dict[str, Any]] = []   # permission entries read, until the message before them is
+    ends: dict[str, schema.TurnEnd] = {}
+    untied: list[dict[str, Any]] = []     # older interrupted entries (no turnId), until their turn's message is
     users = 0
     dropping: Any = None                 # a rewind's target: earlier messages up to it are gone
     at = len(data)                       # where the last line read starts
@@ -312,6 +330,13 @@ def read_tail(path: Path, turns: int) -> Tail:
             if dropping is None:
                 answered.append(entry)
             continue
+        if entry["type"] == "system" and entry.get("subtype") in ("interrupted", "turn_failed"):
+            end = schema.TurnEnd.from_entry(entry)
+            if dropping is None and end.turn_id is not None:
+                ends[end.turn_id] = end
+            elif dropping is None:
+                untied.append(entry)
+            continue
         try:
             msg = message_from_entry(entry)
         except (KeyError, TypeError, ValueError):
@@ -326,6 +351,12 @@ def read_tail(path: Path, turns: int) -> Tail:
         if msg.role != "summary":
             permissions.extend(schema.PermissionRecord.from_entry(e, msg.id) for e in answered)
             answered.clear()
+        if msg.starts_turn:
+            for old in untied:
+                tied = schema.TurnEnd.from_entry(old, _last_turn([msg]))
+                if tied.turn_id is not None:
+                    ends[tied.turn_id] = tied
+            untied.clear()
         users += msg.starts_turn
         if users >= turns:
             break
@@ -335,7 +366,7 @@ def read_tail(path: Path, turns: int) -> Tail:
     found.reverse()
     records.reverse()
     permissions.reverse()
-    return Tail(found, compactions, records, permissions)
+    return Tail(found, compactions, records, permissions, ends)
 
 
 def _opening(data: bytes, end: int, sent: str) -> Iterator[schema.CompactionRecord]:

@@ -126,6 +126,49 @@ class PermissionRecord:
                    permission.get("onceOnly") or "", permission.get("note") or "", after)
 
 
+INTERRUPTED = "interrupted"        # TurnEnd.kind of a turn the user stopped (Esc, Ctrl-C, the app closed mid-turn)
+STOPPED_BY_USER = "interrupted by the user"
+
+
+@dataclass(frozen=True)
+class TurnEnd:
+    """Why a turn ended without an answer, as its session entry holds it: the user stopped it (an ``interrupted``
+    entry, which also makes the next input tell the model so) or it failed (a ``turn_failed`` entry: the
+    ErrorEvent's kind and one-line message; not a message, so no prompt holds it). A resumed chat and the export
+    say it where the live chat said it (``describe``)."""
+    turn_id: str | None      # the turn's id (its user message's meta ``turn``); None: an older interrupted entry
+    kind: str                # INTERRUPTED, or the ErrorEvent's kind: provider, step_limit, hook, context_length, ...
+    reason: str              # one line, keys redacted
+
+    @property
+    def interrupted(self) -> bool:
+        return self.kind == INTERRUPTED
+
+    @property
+    def level(self) -> str:
+        """The live chat's style for it: a stop is a warning ("turn cancelled"), a failure an error."""
+        return "warning" if self.interrupted else "error"
+
+    def describe(self) -> str:
+        return "turn interrupted" if self.interrupted else f"turn failed: {self.reason}"
+
+    def to_entry(self) -> dict[str, Any]:
+        turn = {"turnId": self.turn_id} if self.turn_id is not None else {}
+        if self.interrupted:
+            return system_body("interrupted", reason=self.reason, **turn)
+        return system_body("turn_failed", **turn, kind=self.kind, reason=self.reason)
+
+    @classmethod
+    def from_entry(cls, entry: dict[str, Any], turn_id: str | None = None) -> "TurnEnd":
+        """An interrupted or turn_failed entry whose shape `problem` accepted; ``turn_id``: the turn it follows in
+        the record, for an interrupted entry written before it named its turn."""
+        named = entry.get("turnId")
+        turn = named if isinstance(named, str) else turn_id
+        if entry.get("subtype") == "interrupted":
+            return cls(turn, INTERRUPTED, STOPPED_BY_USER)
+        return cls(turn, str(entry["kind"]), str(entry["reason"]))
+
+
 # ---- checking ---------------------------------------------------------------------------------------------------
 
 def _count(value: Any) -> bool:
@@ -222,6 +265,16 @@ def _permission_problem(entry: dict[str, Any]) -> str | None:
     return None
 
 
+def _turn_end_problem(entry: dict[str, Any]) -> str | None:
+    if not _str_or_none(entry.get("turnId")):
+        return "turnId is not text"
+    if entry.get("subtype") == "turn_failed" and not (isinstance(entry.get("turnId"), str)
+                                                      and isinstance(entry.get("kind"), str)
+                                                      and isinstance(entry.get("reason"), str)):
+        return "turn_failed is not {turnId, kind, reason}"
+    return None
+
+
 def _snapshot_problem(entry: dict[str, Any]) -> str | None:
     if not isinstance(entry.get("turnId"), str):
         return "turnId is not text"
@@ -239,6 +292,7 @@ _SYSTEM_CHECKS: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "usage": _usage_problem, "todos": _todos_problem, "compact_boundary": _boundary_problem,
     "pins": _pins_problem, "permission": _permission_problem, "ghost_snapshot": _snapshot_problem,
     "ghost_snapshot_after": _snapshot_problem, "undo": _snapshot_problem,
+    "interrupted": _turn_end_problem, "turn_failed": _turn_end_problem,
 }
 
 

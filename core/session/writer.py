@@ -131,8 +131,9 @@ class SessionWriter:
         """The user's answer to the permission dialog (its place in the record says which call it answered)."""
         self._append(record.to_entry())
 
-    def append_interrupted(self, reason: str) -> None:
-        self._system("interrupted", reason=reason)
+    def append_turn_end(self, record: schema.TurnEnd) -> None:
+        """Why the turn ended without an answer (stopped by the user, or failed), after its last message."""
+        self._append(record.to_entry())
 
     def append_todos(self, todos: list[dict[str, Any]]) -> None:
         self._system("todos", todos=todos)

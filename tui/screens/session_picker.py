@@ -1,5 +1,6 @@
 """/resume: the sessions of this project, newest first, by title (the first request until renamed); enter picks
-one, t renames the highlighted one. The session you are in is marked."""
+one, t renames the highlighted one. The session you are in is marked, and so is one whose last turn failed (the
+resumed chat says why)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,15 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Static
+
+
+FAILED_MARK = "✗"
+
+
+def _rounds(info: Any) -> Text:
+    """The rounds, marked when the last one failed: inside the column's own width, so 80 columns still fit."""
+    rounds = Text(str(getattr(info, "rounds", "")))
+    return rounds.append(f" {FAILED_MARK}", "bold red") if getattr(info, "last_failed", False) else rounds
 
 
 class SessionPicker(ModalScreen[str | None]):
@@ -32,6 +42,8 @@ class SessionPicker(ModalScreen[str | None]):
             if not self.sessions:
                 yield Static("No saved sessions for this project yet.", id="picker-empty")
             yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+            yield Static(Text.assemble((FAILED_MARK, "bold red"), " last turn failed: resume the session to read why"),
+                         id="picker-legend")
             yield Input(placeholder="title (enter saves, esc cancels)", id="picker-title")
         yield Footer()
 
@@ -41,6 +53,7 @@ class SessionPicker(ModalScreen[str | None]):
     def on_mount(self) -> None:
         self.query_one("#picker-box").border_title = "Resume a session · enter picks · t renames · esc closes"
         self.query_one("#picker-title").display = False
+        self.query_one("#picker-legend").display = any(getattr(info, "last_failed", False) for info in self.sessions)
         table = self.query_one(DataTable)
         table.add_column("updated", key="updated")
         table.add_column("title", key="title")
@@ -53,7 +66,7 @@ class SessionPicker(ModalScreen[str | None]):
             table.add_row(str(getattr(info, "updated", ""))[:16].replace("T", " "),
                           Text(("● " if here else "") + one_line(self.title_of(info), width),
                                style="bold" if here else ""),
-                          str(getattr(info, "rounds", "")), str(getattr(info, "compactions", "")),
+                          _rounds(info), str(getattr(info, "compactions", "")),
                           tokens(getattr(info, "last_tokens", None)), str(info.id)[:8], key=str(info.id))
         table.focus()
 

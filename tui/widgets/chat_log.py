@@ -3,7 +3,7 @@ answers as Markdown (code fences kept), streaming in without flicker."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from typing import TYPE_CHECKING, Any
@@ -22,7 +22,7 @@ from contextual.tui.widgets.todo_list import TodoList, todos_of
 from contextual.tui.widgets.tool_trail import ToolTrail
 
 if TYPE_CHECKING:           # Markdown (markdown-it, pygments) is imported with the first answer, not at launch
-    from contextual.core.session.schema import CompactionRecord, PermissionRecord
+    from contextual.core.session.schema import CompactionRecord, PermissionRecord, TurnEnd
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownStream
 
@@ -190,12 +190,14 @@ class ChatLog(VerticalScroll):
 
     # ----- a resumed session
     async def show_transcript(self, messages: list[Message], compactions: Sequence[CompactionRecord] = (),
-                              keep_recent: bool = False, permissions: Sequence[PermissionRecord] = ()) -> None:
+                              keep_recent: bool = False, permissions: Sequence[PermissionRecord] = (),
+                              ends: Mapping[str, TurnEnd] | None = None) -> None:
         """Rebuild from the session's full record (archived rounds included, summaries not): what was said,
         each turn's tool trail, final answers, where each compaction happened and each permission asked was
-        answered. Undo notes are the app's words, not the user's. Turns are read as plain data first; widgets are
-        made only for the recent ones a long session shows."""
-        turns = _turns(messages, compactions, permissions)
+        answered, why a turn ended without an answer (``ends``, by turn id). Undo notes are the app's words, not
+        the user's. Turns are read as plain data first; widgets are made only for the recent ones a long session
+        shows."""
+        turns = _turns(messages, compactions, permissions, ends or {})
         hidden = len(turns) - MAX_RESTORED_TURNS
         notice = (Static(Text(f"… {hidden} earlier turns: /export writes the whole transcript"), classes="notice -info")
                   if hidden > 0 else None)
@@ -250,7 +252,9 @@ def _turn_widgets(turns: list["_Turn"]) -> list:
             else:
                 widgets.append(Static(Text(shown.line), classes=f"notice -{shown.level}"))
         widgets.extend(_markdown(answer, "agent") for answer in turn.answers)
-        if not turn.answers:        # the live chat said why ("turn cancelled", an error); the record keeps no answer
+        if turn.end is not None:      # why it ended without an answer, where and as the live chat said it
+            widgets.append(Static(Text(screen_text(turn.end.describe())), classes=f"notice -{turn.end.level}"))
+        elif not turn.answers:        # a record from before turns' ends were kept: only that it has no answer
             widgets.append(Static(Text(NO_ANSWER), classes="notice -warning"))
         widgets.extend(Static(Text(line), classes=f"notice -{level}") for line, level in turn.compacted)
         # an undo came after the turn's answer, as the live chat showed it
@@ -280,10 +284,11 @@ class _Turn:
     # before its answer, in order: its trail where the first call started, its task list, the notices (permission
     # answers, compactions during the turn or before it, once it was sent)
     shown: list[_Shown] = field(default_factory=list)
+    end: TurnEnd | None = None        # why it ended without an answer (stopped, or failed), when the record says
 
 
 def _turns(messages: list[Message], compactions: Sequence[CompactionRecord] = (),
-           permissions: Sequence[PermissionRecord] = ()) -> list[_Turn]:
+           permissions: Sequence[PermissionRecord] = (), ends: Mapping[str, TurnEnd] | None = None) -> list[_Turn]:
     """Each compaction goes after the last message recorded before it, worded as the live chat worded it: one
     that cut rounds without a summary leaves no message of its own, so the record is what marks it. One made
     after an input was sent, before its message was recorded (meta ``sent``), goes under that message. Each
@@ -327,7 +332,8 @@ def _turns(messages: list[Message], compactions: Sequence[CompactionRecord] = ()
                     compacted_before(timestamp)
             # the message as typed, from the record: an escape in it would reach the terminal (live, the router
             # cleans what was typed before the chat shows it)
-            turns.append(_Turn(screen_text(str(message.meta.get("raw", message.content)))))
+            turns.append(_Turn(screen_text(str(message.meta.get("raw", message.content))),
+                               end=(ends or {}).get(str(message.meta.get("turn")))))
             if isinstance(timestamp, str):     # this input's: made once it was sent, shown under it as live
                 compacted_before(timestamp, during=True)
             continue
