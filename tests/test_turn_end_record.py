@@ -83,7 +83,7 @@ def test_the_next_prompt_is_the_same_with_and_without_the_entry(project: Path):
 def _turn(writer: SessionWriter, text: str, turn: str | None, answer: str | None = None) -> None:
     writer.append_message(Message("user", text, meta={"raw": text, **({"turn": turn} if turn else {})}))
     if answer is not None:
-        writer.append_message(Message("assistant", "Finish", meta={"final": True, "answer": answer,
+        writer.append_message(Message("assistant", "Finish", meta={"final": True, "step": 1, "answer": answer,
                                                                    **({"turn": turn} if turn else {})}))
 
 
@@ -119,7 +119,7 @@ async def test_a_resumed_app_shows_why_its_turns_failed_at_80x24(tmp_path: Path)
 
     from contextual.tui.app import ContextualApp
     from contextual.tui.widgets.chat_log import ChatLog
-    from tests.tui_helpers import make_host, make_project
+    from tests.tui_helpers import make_host, make_project, wait_for
     make_project(tmp_path, lines=3)
     host = make_host(tmp_path, "http://127.0.0.1:9/v1")
     writer = SessionWriter.create(tmp_path / "home", host.config.project_root)
@@ -144,6 +144,9 @@ async def test_a_resumed_app_shows_why_its_turns_failed_at_80x24(tmp_path: Path)
             assert notes[failed].has_class("-error") and notes["turn interrupted"].has_class("-warning")
             screen = app.export_screenshot().replace("&#160;", " ")       # on screen at 80 columns, wrapped or not
             assert "turn failed: openai: HTTP" in screen and "turn interrupted" in screen
+            # the Scratchpad names them as the live pane did ("failed", "interrupted"), not "not finished"
+            await wait_for(pilot, lambda: len(app.scratchpad.turns) == 3)
+            assert [t.outcome for t in app.scratchpad.turns] == ["finished", "failed", "interrupted"], opened
             await app.host.close(app.engine)
 
 

@@ -336,7 +336,8 @@ class ContextualApp(App):
         the turns the chat shows stay when they are that record's last ones)."""
         self.adopt(opened)
         self.startup.engine_shown = True
-        self.scratchpad.reset(first_turn=opened.turns_before + 1, recorded=recorded_turns(opened.transcript))
+        recorded = recorded_turns(opened.transcript, self.engine.turn_ends)
+        self.scratchpad.reset(first_turn=opened.turns_before + 1, recorded=recorded)
         await self.chat.show_transcript(opened.transcript or list(self.engine.history.messages),
                                         self.engine.compactions, keep_recent, self.engine.permissions,
                                         self.engine.turn_ends)

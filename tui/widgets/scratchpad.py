@@ -6,7 +6,7 @@ When a turn ends the view clears, but every turn stays browsable with [ and ].
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from rich.console import Group
 from rich.text import Text
@@ -19,6 +19,9 @@ from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.tokens import shared_cache
 from contextual.tui.format import args_label, plural, stored_status, tokens
 from contextual.tui.screen_safe import screen_text
+
+if TYPE_CHECKING:
+    from contextual.core.session.schema import TurnEnd
 from contextual.tui.observation import gutter_width, numbered_line, readable_lines
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -55,17 +58,19 @@ class TurnRecord:
         return record
 
 
-def recorded_turns(messages: list[Message]) -> list[TurnRecord]:
+def recorded_turns(messages: list[Message], ends: Mapping[str, TurnEnd] | None = None) -> list[TurnRecord]:
     """A resumed session's turns as the live scratchpad had them: each step's thought, action and full
     observation, read from the record (after `contextual -c` the pane said "each step of the running turn shows
     here" and [ had nothing to show). Their text is cleaned as the router cleans a live turn's events: a file's or
     a command's escape sequences would reach the terminal."""
     turns: list[TurnRecord] = []
+    turn_ids: list[str] = []
     for message in messages:
         meta = message.meta
         if message.starts_turn:
             turns.append(TurnRecord(len(turns) + 1, screen_text(str(meta.get("raw", message.content))),
                                     outcome="not finished"))
+            turn_ids.append(str(meta.get("turn")))
             continue
         if not turns or not isinstance(meta.get("step"), int):
             continue
@@ -87,6 +92,10 @@ def recorded_turns(messages: list[Message]) -> list[TurnRecord]:
             record.streamed = screen_text(message.full or message.content)   # the reply as written: no action
         else:
             _read_action(record, message)
+    for turn, turn_id in zip(turns, turn_ids):      # why a turn had no answer, as the live pane said it
+        end = (ends or {}).get(turn_id)
+        if end is not None and turn.outcome != "finished":
+            turn.outcome = "interrupted" if end.interrupted else "failed"
     return turns
 
 
