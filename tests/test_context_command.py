@@ -118,3 +118,22 @@ def test_context_help_lists_the_settings_a_session_does_not_record():
     for flag in ("--provider", "--model NAME", "--base-url URL", "--context-window N", "--keep-rounds N"):
         assert flag in shown, flag
     assert "does not record them" in shown
+
+
+def test_a_reader_that_stops_early_ends_the_output_quietly(tmp_path: Path):
+    """`contextual context | head -3` printed a BrokenPipeError traceback once head had its lines (helper-65)."""
+    import os
+    import subprocess
+    import sys
+    project = tmp_path / "proj"
+    project.mkdir()
+    env = cli_env(tmp_path / "home", "http://127.0.0.1:9/v1", "openai")     # nothing listens there
+    read_end, write_end = os.pipe()
+    os.close(read_end)                                      # the reader is gone before the first line
+    try:
+        done = subprocess.run([sys.executable, "-m", "contextual", "context"], cwd=project, env=env,
+                              stdin=subprocess.DEVNULL, stdout=write_end, stderr=subprocess.PIPE, text=True,
+                              timeout=60)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141 and done.stderr == "", done.stderr

@@ -64,7 +64,8 @@ def test_unknown_fault_kind_is_refused():
 def test_non_streaming_requests_get_a_whole_answer(kind, path):
     with FakeLLMServer(kind, [Reply("whole", usage_input=9, usage_output=2)]) as srv:
         root = srv.base_url.removesuffix("/v1")
-        response = httpx.post(root + path, json={"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+        response = httpx.post(root + path, json={"model": "m", "max_tokens": 16,
+                                                 "messages": [{"role": "user", "content": "hi"}]})
     data = response.json()
     text = data["choices"][0]["message"]["content"] if kind == "openai" else data["content"][0]["text"]
     assert response.status_code == 200 and text == "whole"
@@ -99,9 +100,51 @@ def test_standalone_runner_prints_its_base_url(tmp_path):
     try:
         base_url = proc.stdout.readline().strip()
         assert base_url.startswith("http://127.0.0.1:") and not base_url.endswith("/v1")
-        response = httpx.post(base_url + "/v1/messages", json={"model": "m", "messages": []})
+        body = {"model": "m", "max_tokens": 16, "messages": [{"role": "user", "content": "hi"}]}
+        response = httpx.post(base_url + "/v1/messages", json=body)
         assert response.json()["content"][0]["text"] == "hello from the script"
-        assert httpx.post(base_url + "/v1/messages", json={}).status_code == 500
+        assert httpx.post(base_url + "/v1/messages", json=body).status_code == 500
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def _anthropic(messages, **extra):
+    return {"model": "m", "max_tokens": 16, "messages": messages, **extra}
+
+
+USE = {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}]}
+RESULT = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x"}]}
+MARK = {"type": "text", "text": "a", "cache_control": {"type": "ephemeral"}}
+ASK = {"role": "user", "content": "q"}
+REFUSED = [
+    (_anthropic([ASK, RESULT]), "unexpected `tool_use_id`"),                                   # an orphan result
+    (_anthropic([ASK, USE, {"role": "user", "content": "go on"}]), "without `tool_result`"),   # a call unanswered
+    (_anthropic([{"role": "user", "content": [MARK] * 4}], system=[MARK]), "A maximum of 4 blocks with cache_control"),
+    (_anthropic([{"role": "user", "content": [{"type": "text", "text": "  "}]}]), "non-whitespace text"),
+    (_anthropic([{"role": "assistant", "content": "hi"}]), "first message must use the \"user\" role"),
+    (_anthropic([ASK, {"role": "assistant", "content": "prefill "}]), "trailing whitespace"),
+    (_anthropic([{"role": "user", "content": "q"}], max_tokens=0), "max_tokens"),
+]
+
+
+@pytest.mark.parametrize("body,says", REFUSED, ids=[says for _, says in REFUSED])
+def test_the_anthropic_fake_refuses_what_the_real_api_refuses(body, says):
+    """The fake answered any body, so a request the real API rejects with a 400 passed every test (helper-65)."""
+    with FakeLLMServer("anthropic", [Reply("answered")]) as srv:
+        refused = httpx.post(srv.base_url + "/v1/messages", json=body)
+        paired = httpx.post(srv.base_url + "/v1/messages", json=_anthropic([ASK, USE, RESULT]))
+    assert refused.status_code == 400 and refused.json()["error"]["type"] == "invalid_request_error"
+    assert says in refused.json()["error"]["message"] and srv.invalid[0]["request"] == 0
+    assert paired.status_code == 200 and paired.json()["content"][0]["text"] == "answered"   # no script item used
+
+
+def test_the_anthropic_fake_counts_max_tokens_in_the_window_when_asked():
+    with FakeLLMServer("anthropic", [Reply("fits")], max_context_tokens=100, answer_in_window=True) as srv:
+        over = httpx.post(srv.base_url + "/v1/messages", json=_anthropic([ASK], max_tokens=99))
+        fits = httpx.post(srv.base_url + "/v1/messages", json=_anthropic([ASK]))
+    prompt = srv.token_counts[0]
+    assert over.status_code == 400 and over.json()["error"]["message"].startswith(
+        f"input length and `max_tokens` exceed context limit: {prompt} + 99 > 100")
+    assert fits.status_code == 200 and srv.violations == [{"request": 0, "tokens": prompt, "limit": 100,
+                                                           "max_tokens": 99}]

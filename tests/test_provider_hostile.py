@@ -149,6 +149,8 @@ async def test_http_error_echoing_another_key_variable_is_scrubbed(kind, monkeyp
 
 
 # ---- context-length errors of real servers (18) ----------------------------------------------------------------
+ANTHROPIC_MAX_TOKENS = ("input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, decrease "
+                        "input length or `max_tokens` and try again")
 REAL_CONTEXT_ERRORS = [
     # llama.cpp server (tools/server/server-context.cpp + server-task.cpp error body)
     (400, {"error": {"code": 400, "type": "exceed_context_size_error", "n_prompt_tokens": 4122, "n_ctx": 4096,
@@ -177,6 +179,8 @@ REAL_CONTEXT_ERRORS = [
     # Anthropic
     (400, {"type": "error", "error": {"type": "invalid_request_error",
                                       "message": "prompt is too long: 215000 tokens > 200000 maximum"}}),
+    # Anthropic, Claude 3.7 and later: the prompt fits, its max_tokens does not (helper-65)
+    (400, {"type": "error", "error": {"type": "invalid_request_error", "message": ANTHROPIC_MAX_TOKENS}}),
     (413, {"type": "error", "error": {"type": "request_too_large", "message": "Request exceeds the maximum size"}}),
 ]
 NOT_CONTEXT_ERRORS = [
@@ -229,6 +233,7 @@ async def test_context_error_inside_a_stream_is_recognised():
     (None, "you requested 5000 tokens (4500 in the messages, 500 in the completion)", 4500),
     (None, "and your prompt contains at least 4500 input tokens, for a total of", 4500),
     (None, "prompt is too long: 215000 tokens > 200000 maximum", 215000),
+    (None, ANTHROPIC_MAX_TOKENS, 199759),
     (None, "you requested about 26265 tokens (26255 of text input, 10 in the output)", 26255),
     (None, "the input length exceeds the context length", None),
 ])
@@ -245,6 +250,7 @@ def test_the_servers_own_prompt_count_is_read_from_its_error(data, message, expe
      16384),
     (None, "The decoder prompt (length 9000) is longer than the maximum model length of 8192.", 8192),
     (None, "prompt is too long: 215000 tokens > 200000 maximum", 200000),
+    (None, ANTHROPIC_MAX_TOKENS, 200000),
     (None, "the input length exceeds the context length", None),                                # Ollama: no figure
     ({"error": {"n_ctx": 12}}, "maximum context length is 100 tokens", None),                  # no real window
 ])

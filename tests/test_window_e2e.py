@@ -200,20 +200,26 @@ def test_a_prompt_filled_to_the_limit_fits_on_the_anthropic_wire_too(tmp_path: P
     assert request_tokens(wire) <= exact
 
 
-@pytest.mark.parametrize("flavor", ["openai", "llamacpp", "anthropic"])
+@pytest.mark.parametrize("flavor", ["openai", "llamacpp", "anthropic", "anthropic-max-tokens"])
 def test_a_window_set_larger_than_the_servers_is_corrected_by_what_its_error_says(project: Path, flavor: str):
     """`--context-window 32768` against a server started with 4,096 (llama.cpp `-c 4096`): its rejection states
     its window, the run takes it (and says how to make it the setting), compacts and goes on — every call of
-    every turn used to fail with "still too long for the model after compaction"."""
+    every turn used to fail with "still too long for the model after compaction". anthropic-max-tokens: the
+    API of Claude 3.7 and later refuses a prompt that fits when its max_tokens does not ("input length and
+    `max_tokens` exceed context limit: 600 + 8000 > 4096"), which was not read as a context error at all: every
+    turn ended on it (helper-65)."""
     from tests.fakes.server_flavors import Flavor
     for n in range(8):
         (project / f"part{n}.py").write_text("".join(f"def handler_{n}_{i}(request):  # part {n} line {i}\n"
                                                      for i in range(120)))
     reads = [action(f"read part {n}", "Read", {"file_path": f"part{n}.py"}) for n in range(8)]
-    kind = "anthropic" if flavor == "anthropic" else "openai"
+    kind = "anthropic" if flavor.startswith("anthropic") else "openai"
+    if flavor == "anthropic-max-tokens":
+        (project / ".contextual" / "config.toml").unlink()    # max_tokens 8,000 at 32,768: every prompt refused
     model = Model(reads[:4] + [finish("first half read")] + reads[4:] + [finish("second half read")])
     with FakeLLMServer(kind=kind, responder=model, max_context_tokens=4096,
-                       flavor=Flavor("llamacpp", n_ctx=4096) if flavor == "llamacpp" else None) as srv:
+                       flavor=Flavor("llamacpp", n_ctx=4096) if flavor == "llamacpp" else None,
+                       answer_in_window=flavor == "anthropic-max-tokens") as srv:
         env = cli_env(home_of(project), srv.base_url, kind, CONTEXTUAL_CONTEXT_WINDOW="32768")
         results = [contextual(["-p", prompt, "--permission-mode", "bypass"] + (["-c"] if i else []), project, env,
                               timeout=60) for i, prompt in enumerate(["read the first half", "read the rest"])]
@@ -223,3 +229,45 @@ def test_a_window_set_larger_than_the_servers_is_corrected_by_what_its_error_say
     # the first turn has no older round to archive: said as a retry, not as a compaction that did nothing
     assert "retrying once with this turn fitted lower" in results[0].stderr
     assert "nothing compacted" not in results[0].stderr
+
+
+def test_a_rejection_the_servers_window_explains_compacts_only_when_that_windows_trigger_says_so(project: Path):
+    """`--context-window 32768` against an Anthropic model of 8,192: each run's first request (~2k tokens +
+    max_tokens 8,000) is refused although the prompt is a quarter of the window. The run takes 8,192 and retries;
+    it used to compact too, whatever that window's trigger said (a round archived at every turn, as no 8,192
+    session would), and to aim 20 % lower for the rest of the turn, so the builder cut below the trigger
+    (helper-65)."""
+    (project / ".contextual" / "config.toml").unlink()          # the answer's reserve at 32,768: 8,000
+    for n in range(3):
+        (project / f"part{n}.py").write_text("".join(f"def handler_{n}_{i}(request):  # part {n} line {i}\n"
+                                                     for i in range(60)))
+    model = Model([item for n in range(3) for item in
+                   (action(f"read part {n}", "Read", {"file_path": f"part{n}.py"}), finish(f"read {n}"))])
+    with FakeLLMServer(kind="anthropic", responder=model, max_context_tokens=8192, answer_in_window=True) as srv:
+        env = cli_env(home_of(project), srv.base_url, "anthropic", CONTEXTUAL_CONTEXT_WINDOW="32768")
+        results = [contextual(["-p", f"read part {n}", "--permission-mode", "bypass", "--keep-rounds", "1"]
+                              + (["-c"] if n else []), project, env, timeout=60) for n in range(3)]
+    assert [r.stdout for r in results] == ["read 0\n", "read 1\n", "read 2\n"], [r.stderr for r in results]
+    last = results[2].stderr
+    assert "the server's window is 8,192 tokens" in last and "retrying once" in last
+    assert model.summaries == 0 and "compacting" not in last, last     # 8,192's trigger is ~6k: nothing due
+    assert not context_lines(last)                                     # and nothing fitted
+    accepted = [r for i, r in enumerate(srv.requests) if i not in {v["request"] for v in srv.violations}]
+    assert len(accepted) == 6 and all(r.tokens + r["max_tokens"] <= 8192 for r in accepted)
+
+
+def test_a_fitted_anthropic_prompt_keeps_its_cache_breakpoints(project: Path):
+    """A turn outgrowing the window is fitted at every later step; its requests carried the system breakpoint
+    alone, so on Anthropic every step re-billed the history and the turn's steps uncached (helper-65). Fitted or
+    not, a request marks the end of history and the newest step."""
+    model = Model([finish("hello back"), READ_ALL, GREP, finish("read it")])
+    with FakeLLMServer(kind="anthropic", responder=model, max_context_tokens=PROMPT_LIMIT) as srv:
+        results = session(project, srv, ["hello", "read big.log"], "anthropic")
+    assert_within_window(srv)
+    assert [r.stdout for r in results] == ["hello back\n", "read it\n"] and context_lines(results[1].stderr)
+    last = srv.requests[-1]
+    marked = [block["text"] for m in last["messages"] if isinstance(m["content"], list)
+              for block in m["content"] if "cache_control" in block]
+    assert "cache_control" in last["system"][-1] and len(marked) == 2, marked
+    assert marked[0].endswith("Finish[hello back]")            # the end of history
+    assert marked[1].startswith("Observation: ")               # the newest step

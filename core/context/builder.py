@@ -101,6 +101,15 @@ def _named(m: PromptMessage, step: sp.ScratchStep, action: bool, tokens: Callabl
     return named
 
 
+def _stable_ends(messages: list[PromptMessage]) -> list[PromptMessage]:
+    """Anthropic breakpoints: the end of history (stable across the turn) and the newest step, so the next call
+    of the turn (same prefix plus one step) reads both back from the provider's cache. Set on the prompt as
+    sent, fitted or not: a fitted prompt (a turn outgrowing the window) used to carry the system one alone."""
+    ends = {max((i for i, m in enumerate(messages) if m.layer == layer), default=-1)
+            for layer in ("L3", "scratchpad")}
+    return [replace(m, cache_breakpoint=True) if i in ends else m for i, m in enumerate(messages)]
+
+
 @dataclass(frozen=True)
 class Built:
     messages: list[PromptMessage]          # as sent, each with its tokens, form and source
@@ -194,8 +203,6 @@ class ContextBuilder:
         head = self.head()
         history = self._supersession.applied(history, self.pins)     # the newest version of a file, not a stale one
         l3 = [self._l3_message(m) for m in history]
-        if l3:
-            l3[-1] = replace(l3[-1], cache_breakpoint=True)
         tail: list[PromptMessage] = []
         if question is not None:
             tail.append(PromptMessage("user", question, "input", form="input"))
@@ -204,10 +211,6 @@ class ContextBuilder:
         todo = ([PromptMessage("user", system_reminder(todo_recap), "todo", form="todo")]
                 if todo_recap else [])
 
-        if pad:
-            # The newest step ends the prefix this call writes to the provider's cache, so the next
-            # call of the turn (same prefix plus one step) reads it back (Anthropic breakpoints).
-            pad[-1] = replace(pad[-1], cache_breakpoint=True)
         # the scratchpad's messages are made (and counted) afresh at each call; the rest is looked up
         messages = [self._with_tokens(m) for m in head + l3 + tail] + pad + [self._with_tokens(m) for m in todo]
         total = sum(m.tokens for m in messages)
@@ -216,6 +219,7 @@ class ContextBuilder:
         if total > self.limit:
             messages, adjustments, dropped = self._fit(head, history, tail, steps, todo, total)
             messages = [self._with_tokens(m) for m in messages]
+        messages = _stable_ends(messages)
         sizes = dict.fromkeys(LAYERS, 0)
         for m in messages:
             sizes[m.layer] += m.tokens

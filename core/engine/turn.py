@@ -297,11 +297,19 @@ class TurnLoop:
                 retried_context = True
                 if exc.server_tokens:   # the server said how big the prompt was by its count: calibrate on it
                     prompt.calibration.observe(config.model, built.total, exc.server_tokens)
-                if exc.server_window and MIN_TAKEN_WINDOW <= exc.server_window < config.context_window:
-                    yield Notice(self._smaller_window(exc.server_window), "warning")
+                took_window = bool(exc.server_window and MIN_TAKEN_WINDOW <= exc.server_window
+                                   < config.context_window)
+                if took_window:
+                    yield Notice(self._smaller_window(exc.server_window or 0), "warning")
                     config = self._settings.config
-                prompt.aim_lower()
-                if prompt.archive_plan() is None:    # this turn alone: "nothing compacted" read as a failure (QA)
+                if not (took_window and exc.server_tokens):
+                    prompt.aim_lower()   # unexplained by the window: our count and the server's disagree
+                # A rejection the server's window explains (Anthropic refuses a prompt that fits when its max_tokens
+                # does not) compacts only when that window's trigger says so: compacting regardless archived a
+                # round at every turn, and aiming lower too made the builder cut below the trigger (helper-65).
+                if prompt.archive_plan() is None or (took_window and not prompt.compaction_due().due):
+                    # this turn alone: "nothing compacted" read as a failure (QA); or the server's window, now
+                    # taken, fits it without compacting: either way the retry is this turn fitted to a lower line
                     yield Notice("the server says the prompt is over the model's window: retrying once with this "
                                  "turn fitted lower", "warning")
                     continue

@@ -46,6 +46,10 @@ CONTEXT_PHRASES = (
     "greater than the context length",
     # Anthropic API: "prompt is too long: 215000 tokens > 200000 maximum".
     "prompt is too long",
+    # Anthropic API (Claude 3.7 and later), a prompt that fits but leaves less than max_tokens for the answer:
+    # "input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, decrease input length or
+    # `max_tokens` and try again" (HTTP 400 invalid_request_error).
+    "exceed context limit",
 )
 
 # Statuses these come with: 400 (most), 413 (Anthropic, proxies), 422 (some vLLM front ends), 500 (Ollama
@@ -59,11 +63,12 @@ _LOOSE = re.compile(r"context length|context window|too many tokens", re.IGNOREC
 
 # "request (4122 tokens) exceeds" (llama.cpp), "your messages resulted in 9100 tokens" (OpenAI), "you requested
 # 5000 tokens (4500 in the messages" (vLLM: the messages part), "prompt contains at least 4500 input tokens"
-# (vLLM), "prompt is too long: 215000 tokens" (Anthropic), "(26255 of text input" (OpenRouter).
+# (vLLM), "prompt is too long: 215000 tokens", "exceed context limit: 199759 + 8192" (Anthropic), "(26255 of text
+# input" (OpenRouter).
 _SIZES = (re.compile(r"\((\d+) in the messages"), re.compile(r"\((\d+) of text input"),
           re.compile(r"request \((\d+) tokens\)"), re.compile(r"input \((\d+) tokens\)"),
           re.compile(r"resulted in (\d+) tokens"), re.compile(r"contains (?:at least )?(\d+) input tokens"),
-          re.compile(r"prompt is too long: (\d+) tokens"))
+          re.compile(r"prompt is too long: (\d+) tokens"), re.compile(r"context limit: (\d+) \+ \d+ >"))
 
 
 def _field(data: Any, key: str, least: int) -> int | None:
@@ -92,9 +97,10 @@ def prompt_tokens_in(data: Any, message: str) -> int | None:
 
 # "exceeds the available context size (4096 tokens)", "max context size (4096 tokens)" (llama.cpp), "maximum
 # context length is 8192 tokens" (OpenAI, vLLM, OpenRouter), "maximum model length of 8192" (vLLM v1),
-# "tokens > 200000 maximum" (Anthropic).
+# "tokens > 200000 maximum", "199759 + 8192 > 200000" (Anthropic).
 _WINDOWS = (re.compile(r"context size \((\d+) tokens\)"), re.compile(r"maximum context length is (\d+)"),
-            re.compile(r"maximum model length of (\d+)"), re.compile(r"tokens > (\d+) maximum"))
+            re.compile(r"maximum model length of (\d+)"), re.compile(r"tokens > (\d+) maximum"),
+            re.compile(r"context limit: \d+ \+ \d+ > (\d+)"))
 
 
 def window_in(data: Any, message: str) -> int | None:

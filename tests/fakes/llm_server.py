@@ -22,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Union
 
 from contextual.core.tokens import PER_MESSAGE_OVERHEAD, count
+from tests.fakes import anthropic_rules
 from tests.fakes.server_flavors import Flavor, context_error_body, get_route, post_route
 
 EXHAUSTED_REPLY = "Thought: done\nAction: Finish[script exhausted]"
@@ -146,6 +147,12 @@ class FakeLLMServer:
       "script exhausted" answer).
     max_context_tokens: requests counted over this get the API's 400 context-length error (no script item is
       used) and are recorded in ``violations``.
+    answer_in_window: anthropic kind: max_context_tokens is the model's whole window, as the API of Claude 3.7
+      and later treats it: a prompt that fits but leaves less than its max_tokens gets the API's 400 "input
+      length and `max_tokens` exceed context limit: P + M > W" (recorded in ``violations`` too).
+    On the anthropic kind a body the real API refuses (tests.fakes.anthropic_rules: roles, blank text, more than
+    4 cache breakpoints, tool_use/tool_result pairing, …) gets its 400 invalid_request_error and is recorded in
+    ``invalid`` (no script item is used).
     model: the model name the server reports.
     flavor: a local server's extra routes and wording (tests.fakes.server_flavors), openai kind only.
     """
@@ -153,7 +160,7 @@ class FakeLLMServer:
     def __init__(self, kind: str = "openai", script: list[ScriptItem] | None = None, *,
                  responder: Responder | None = None, max_context_tokens: int | None = None,
                  model: str = "fake-model", host: str = "127.0.0.1", port: int = 0,
-                 flavor: Flavor | None = None) -> None:
+                 flavor: Flavor | None = None, answer_in_window: bool = False) -> None:
         if kind not in ("openai", "anthropic"):
             raise ValueError(f"unknown kind {kind!r}: use openai or anthropic")
         self.kind = kind
@@ -161,9 +168,11 @@ class FakeLLMServer:
         self.model = model
         self.responder = responder
         self.max_context_tokens = max_context_tokens
+        self.answer_in_window = answer_in_window and kind == "anthropic"
         self.requests: list[RecordedRequest] = []
         self.token_counts: list[int] = []
         self.violations: list[dict[str, Any]] = []
+        self.invalid: list[dict[str, Any]] = []
         self.exhausted = False
         self.active_streams = 0            # responses being written right now
         self._script: list[ScriptItem] = list(script or [])
@@ -294,10 +303,24 @@ class _Handler(BaseHTTPRequestHandler):
             fake.requests.append(RecordedRequest(body, headers, self.path, tokens))
             fake.token_counts.append(tokens)
             index = len(fake.requests) - 1
+        refused = anthropic_rules.problems(body) if fake.kind == "anthropic" else []
+        if refused:
+            with fake._lock:
+                fake.invalid.append({"request": index, "problems": refused})
+            self._send_error(400, refused[0])
+            return
         if fake.max_context_tokens is not None and tokens > fake.max_context_tokens:
             with fake._lock:
                 fake.violations.append({"request": index, "tokens": tokens, "limit": fake.max_context_tokens})
             self._send_context_error(tokens, fake.max_context_tokens)
+            return
+        too_long = (anthropic_rules.over_window(tokens, body.get("max_tokens"), fake.max_context_tokens)
+                    if fake.answer_in_window and fake.max_context_tokens is not None else None)
+        if too_long is not None:
+            with fake._lock:
+                fake.violations.append({"request": index, "tokens": tokens, "limit": fake.max_context_tokens,
+                                        "max_tokens": body.get("max_tokens")})
+            self._send_error(400, too_long)
             return
         answer = fake._next_answer(body)
         with fake._lock:
@@ -649,12 +672,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--script", help="JSON list of replies: strings, {\"text\": ...} or {\"fault\": ...}")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--max-context-tokens", type=int)
+    parser.add_argument("--answer-in-window", action="store_true",
+                        help="anthropic: prompt + max_tokens must fit --max-context-tokens, as the real API has it")
     args = parser.parse_args(argv)
     script: list[ScriptItem] = []
     if args.script:
         with open(args.script, encoding="utf-8") as handle:
             script = [_item_from_json(item) for item in json.load(handle)]
-    with FakeLLMServer(args.kind, script, port=args.port, max_context_tokens=args.max_context_tokens) as srv:
+    with FakeLLMServer(args.kind, script, port=args.port, max_context_tokens=args.max_context_tokens,
+                       answer_in_window=args.answer_in_window) as srv:
         print(srv.base_url, flush=True)
         try:
             while True:
