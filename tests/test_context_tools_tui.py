@@ -55,6 +55,8 @@ async def test_compact_previews_the_summary_the_edit_is_stored_and_a_lost_item_i
             assert app.engine.history.messages == before                      # nothing changes before accepting
             archived = " ".join(str(w.render()) for w in preview.query(".archived"))
             assert "read alpha" in archived and "read beta" in archived and "read gamma" not in archived
+            # a tool result reads as the prompt sends it: its status line and lines, not its stored JSON (helper-65)
+            assert "[ok]" in archived and '"status"' not in archived and "\\n" not in archived, archived
             assert "facts; missing:" in str(preview.query_one("#preview-loss").render())
             # The preview's ledger: enter adds the chosen item to the summary under review (it said "re-injects"
             # and did nothing)

@@ -31,7 +31,9 @@ RECOUNT_AFTER = 0.3       # seconds of no typing before "would lose" is recounte
 
 def _row(m: Message) -> str:
     head = {"user": "user", "assistant": "assistant", "tool": f"{m.tool_name or 'tool'} result"}.get(m.role, m.role)
-    content = screen_text(m.content)       # as stored: a pasted log's escapes would reach the terminal
+    # As the prompt sends it (a tool result's stored form as text, not its JSON with \n escapes; helper-65), and
+    # screen-safe: a pasted log's escapes would reach the terminal
+    content = screen_text(history_message(m).content)
     text = content if len(content) <= PREVIEW_CHARS else content[:PREVIEW_CHARS] + " …"
     return f"── {head} ──\n{text}"
 
