@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from contextual.core import secrets
-from contextual.core.config import PROVIDERS, ConfigError, load_config
+from contextual.core.config import ConfigError, load_config
 from contextual.core.textsafe import strip_control
+from contextual.settings_flags import add_settings, settings_of
 
 if TYPE_CHECKING:
     from contextual.core.session.schema import CompactionRecord
@@ -29,15 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                        "window, trigger")
     p.add_argument("--trust-project", action="store_true",
                    help="use this project's .mcp.json servers and widening rules without approval")
-    # Listed: a session is not tied to the settings it ran with, so `context -c` after a run with
-    # --context-window 8000 showed a 200k window unless given the same flags (QA)
-    settings = p.add_argument_group("the settings the next turn would use (as for contextual itself; a session "
-                                    "does not record them: give the ones it ran with)")
-    settings.add_argument("--provider", choices=PROVIDERS)
-    settings.add_argument("--model", metavar="NAME")
-    settings.add_argument("--base-url", metavar="URL")
-    settings.add_argument("--context-window", type=int, metavar="N")
-    settings.add_argument("--keep-rounds", type=int, metavar="N")
+    add_settings(p)
     return p
 
 
@@ -74,7 +67,7 @@ def context_main(argv: list[str]) -> int:
     from contextual.core.runtime import engine_for_reading
     from contextual.core.session import SessionError
     args = build_parser().parse_args(argv)
-    flags = {k: getattr(args, k) for k in ("provider", "model", "base_url", "context_window", "keep_rounds")}
+    flags = settings_of(args)
     if args.trust_project:
         from contextual.core import trust
         trust.trust_this_run()

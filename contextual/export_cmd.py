@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from contextual.core.config import ConfigError, load_config
+from contextual.settings_flags import add_settings, settings_of
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                           "deterministically from the session (JSON Lines)")
     p.add_argument("-o", "--output", metavar="FILE", help="where to write ('-' for stdout); default "
                                                           "$CONTEXTUAL_HOME/exports/<session>.md or .as-sent.jsonl")
+    add_settings(p)         # --as-sent renders each request for the provider and model the session used
     return p
 
 
@@ -31,7 +33,7 @@ def export_main(argv: list[str]) -> int:
     from contextual.core.session import SessionError, load_session
     args = build_parser().parse_args(argv)
     try:
-        config = load_config(Path.cwd(), {})
+        config = load_config(Path.cwd(), settings_of(args))
         path = session_path(config, args.resume, continue_latest=not args.resume)
         assert path is not None
         loaded = load_session(path)

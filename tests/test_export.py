@@ -56,6 +56,13 @@ def test_export_as_sent_rebuilds_each_request_with_its_cache_boundary(project: P
         assert call["body"]["messages"] == real["messages"]
     assert calls[0]["cacheBoundary"]["sharedPrefixMessages"] == 0
     assert 0 < calls[1]["cacheBoundary"]["sharedPrefixMessages"] < calls[1]["cacheBoundary"]["messages"]
+    # A session run on another provider and model is rebuilt for them when they are given, as `context` takes them
+    claude = tmp_path / "claude.jsonl"
+    done = contextual(["export", "-c", "--as-sent", "-o", str(claude), "--provider", "anthropic", "--model", "m-1"],
+                      project, env)
+    assert done.returncode == 0, done.stderr
+    _, *calls = [json.loads(line) for line in claude.read_text().splitlines()]
+    assert len(calls) == 3 and all(c["body"]["model"] == "m-1" and "system" in c["body"] for c in calls)
 
 
 def test_export_without_a_session_is_one_line_error(project: Path):
