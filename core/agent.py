@@ -29,7 +29,7 @@ from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.ports import SessionSink, SnapshotHook
 from contextual.core.prompt import PromptView, Trigger
 from contextual.core.providers.base import Provider
-from contextual.core.session.schema import CompactionRecord, PermissionRecord, TurnEnd
+from contextual.core.session.schema import CompactionRecord, PermissionRecord, TurnEnd, rewind_body
 from contextual.core.tools.base import Tool, ToolContext
 from contextual.core.tokens import count
 
@@ -218,8 +218,10 @@ class Engine:
         return self.toolbox.listing
 
     def attach_mcp(self, manager: MCPManager) -> None:
-        self.toolbox.mcp = manager
-        self.recorder.warnings += [ev.message for ev in self.sync_tools() if isinstance(ev, Notice)]
+        self.toolbox.attach(manager)
+        for ev in self.sync_tools():
+            if isinstance(ev, Notice):
+                self.recorder.warn(ev.message)
 
     def sync_tools(self) -> list[EngineEvent]:
         """Take in MCP servers that came up or went away (`Toolbox.sync`)."""
@@ -238,11 +240,10 @@ class Engine:
         self.prompt.restore(history, last_usage)
         self.controls.session_started("resume", instead=True)      # its SessionStart hooks hear "resume"
         self.prompt.usage.restore(calls, self.settings.config)
-        self.toolbox.ctx.todos[:] = todos
-        self.compactor.log[:] = compactions
-        self.gate.decided[:] = permissions
-        self.recorder.turn_ends = dict(turn_ends or {})
-        self.recorder.warnings += list(warnings)
+        self.toolbox.restore_todos(todos)
+        self.compactor.restore(compactions)
+        self.gate.restore(list(permissions))
+        self.recorder.restore(dict(turn_ends or {}), list(warnings))
         if stopped:
             self.controls.remind(INTERRUPTED_NOTE)
         if cut is not None:
@@ -263,7 +264,7 @@ class Engine:
 
     def warn(self, message: str, first: bool = False) -> None:
         """A warning for the front end to show before the next turn (e.g. the session will not be saved)."""
-        self.recorder.warnings.insert(0, message) if first else self.recorder.warnings.append(message)
+        self.recorder.warn(message, first)
 
     async def run_user_shell(self, command: str) -> dict[str, Any]:
         """The user's `!command`: run by the Bash tool (its time and output bounds, its process group, keys kept
@@ -286,14 +287,14 @@ class Engine:
         session records it so a resume agrees. Returns that message (its text goes back into the input)."""
         self._between_turns("cannot rewind")
         message = self.prompt.rewind_to(message_id)
-        self.recorder.entry({"type": "system", "subtype": "rewind", "toUuid": message_id})
+        self.recorder.entry(rewind_body(message_id))
         return message
 
     def record_rewind(self, message_id: str) -> None:
         """Rewind to a message a compaction summarised (so not in the history): only recorded here; the session
         read again (core/session/loader.py) has the history from before it, without the later compactions."""
         self._between_turns("cannot rewind")
-        self.recorder.entry({"type": "system", "subtype": "rewind", "toUuid": message_id})
+        self.recorder.entry(rewind_body(message_id))
 
     # ---- the user's hands on the context (issue 19) -------------------------------------------------
     def remind(self, text: str) -> None:

@@ -98,6 +98,12 @@ class Config:
         return budget.compaction_threshold(self.context_window, self.output_reserve, self.trigger_ratio)
 
     @property
+    def reply_max_tokens(self) -> int:
+        """A step's max_tokens: the answer's reserve, at most 8,192 (a ReAct step is one thought and one action;
+        the live turn and `export --as-sent` ask the same)."""
+        return min(self.output_reserve, REPLY_MAX_TOKENS)
+
+    @property
     def prompt_limit(self) -> int:
         """What any single prompt may use: the window minus the answer's reserve."""
         return max(1, self.context_window - self.output_reserve)
@@ -119,6 +125,8 @@ class Config:
                     + "".join(f"; {line}" for line in skipped))
         return None
 
+
+REPLY_MAX_TOKENS = 8192
 
 _INT = {"context_window", "output_reserve", "keep_rounds", "max_steps", "snapshot_keep"}
 _COUNT = {"max_retries"}            # a whole number, 0 allowed

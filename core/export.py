@@ -27,13 +27,11 @@ from contextual.core import secrets
 from contextual.core.atomic import atomic_write
 from contextual.core.clock import now_iso
 from contextual.core.context import continuation
-from contextual.core.context.scratchpad import ScratchStep
-from contextual.core.context.stored_render import sent_text
+from contextual.core.context.scratchpad import step_of
 from contextual.core.context.summary_pairs import summary_records
 from contextual.core.messages import NO_ANSWER, Message
 from contextual.core.snapshot.undo import note_for_user
 from contextual.core.tokens import Calibration
-from contextual.core.tools.base import path_of
 
 if TYPE_CHECKING:
     from contextual.core.config import Config
@@ -147,15 +145,6 @@ def transcript(loaded: "LoadedSession") -> str:
 
 # --- every request as sent, rebuilt ------------------------------------------------------------------------------
 
-def _step(action: Message, result: Message) -> ScratchStep:
-    """The scratchpad step the turn loop made from this call and its result (core/engine/turn.py)."""
-    thinking = action.meta.get("thinking")
-    return ScratchStep(action.full or action.content, action.content, result.full or result.content,
-                       sent_text(result.content),
-                       thinking if isinstance(thinking, str) else "", action.id, result.id, result.tool_name or "",
-                       path_of(result.meta.get("args")) or "")
-
-
 def _shared_prefix(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> int:
     n = 0
     for a, b in zip(before, after):
@@ -215,7 +204,7 @@ async def as_sent(loaded: "LoadedSession", config: "Config") -> str:
             if m.role == "assistant":
                 call += 1
                 request = ChatRequest(prompt.build().messages, config.model or "",
-                                      max_tokens=min(config.output_reserve, 8192))
+                                      max_tokens=config.reply_max_tokens)
                 body = wire.request_body(request)
                 messages = _messages_of(body)
                 lines.append(json.dumps({"call": call, "turn": m.meta.get("turn"), "replyId": m.id,
@@ -226,7 +215,7 @@ async def as_sent(loaded: "LoadedSession", config: "Config") -> str:
                 usage = next(usages, None)
                 if usage is not None and usage.sent:
                     prompt.calibration.observe(config.model, usage.sent, usage.input_tokens)
-            prompt.history.messages.append(m)
+            prompt.history.append(m)
             if answered is not None:          # a Stop hook's message: the turn went on (core/context/continuation.py)
                 prompt.add_step(continuation.step(answered, m))
                 answered = None
@@ -237,7 +226,7 @@ async def as_sent(loaded: "LoadedSession", config: "Config") -> str:
             elif m.role == "assistant":
                 pending = m
             elif m.role == "tool" and pending is not None:
-                prompt.add_step(_step(pending, m))
+                prompt.add_step(step_of(pending, m))
                 pending = None
     finally:
         await wire.aclose()

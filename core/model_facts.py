@@ -11,7 +11,7 @@ import asyncio
 import tomllib
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any, Mapping, Protocol
 
 from contextual.core import package_data
 from contextual.core.config import Config
@@ -29,10 +29,6 @@ class ModelFacts:
     cache_write: float | None = None
     output: float | None = None
     max_output: int | None = None    # the most tokens one answer may have (the answer's reserve never asks more)
-
-    @property
-    def priced(self) -> bool:
-        return self.input is not None and self.output is not None
 
 
 @lru_cache(maxsize=1)
@@ -74,21 +70,30 @@ def lookup(model: str | None, overrides: Mapping[str, Any] | None = None) -> Mod
                       **{f: _number(entry.get(f)) for f in PRICE_FIELDS})
 
 
-def cost(usage: Any, model: str | None, overrides: Mapping[str, Any] | None = None) -> float | None:
-    """US dollars for one call's usage (input_tokens with cached included, cached_tokens,
-    cache_creation_tokens, output_tokens); None when the model's prices are unknown."""
+class TokenUsage(Protocol):
+    """One call's token figures as a provider's UsageChunk and the engine's UsageEvent both hold them."""
+    @property
+    def input_tokens(self) -> int: ...          # cached ones included
+    @property
+    def output_tokens(self) -> int: ...
+    @property
+    def cached_tokens(self) -> int: ...
+    @property
+    def cache_creation_tokens(self) -> int: ...
+
+
+def cost(usage: TokenUsage, model: str | None, overrides: Mapping[str, Any] | None = None) -> float | None:
+    """US dollars for one call's usage; None when the model's prices are unknown."""
     facts = lookup(model, overrides)
     if facts is None or facts.input is None or facts.output is None:
         return None
     price_in, price_out = facts.input, facts.output
-    total_in = int(getattr(usage, "input_tokens", 0) or 0)
-    cached = int(getattr(usage, "cached_tokens", 0) or 0)
-    written = int(getattr(usage, "cache_creation_tokens", 0) or 0)
+    total_in, cached, written = usage.input_tokens, usage.cached_tokens, usage.cache_creation_tokens
     fresh = max(0, total_in - cached - written)
     dollars = (fresh * price_in
                + cached * (facts.cached_input if facts.cached_input is not None else price_in)
                + written * (facts.cache_write if facts.cache_write is not None else price_in)
-               + int(getattr(usage, "output_tokens", 0) or 0) * price_out)
+               + usage.output_tokens * price_out)
     return dollars / 1_000_000
 
 

@@ -87,6 +87,10 @@ class UsageFigures:
     cache_write_tokens: int = 0
     cost: float | None = None
 
+    @property
+    def cache_creation_tokens(self) -> int:      # the providers' name for it (model_facts.TokenUsage)
+        return self.cache_write_tokens
+
     def plus(self, other: "UsageFigures") -> "UsageFigures":
         # Unknown prices count as nothing; the sum stays None until some call had a price.
         known = [c for c in (self.cost, other.cost) if c is not None]

@@ -80,9 +80,9 @@ def restore_into(engine: Engine, loaded: LoadedSession) -> None:
     without an answer and load warnings into a fresh engine."""
     usage = loaded.last_usage.total if loaded.last_usage is not None else None
     engine.restore(loaded.history, usage, loaded.todos, loaded.compactions, warnings=loaded.warnings,
-                   calls=loaded.calls, stopped=getattr(loaded, "stopped", False), cut=getattr(loaded, "cut", None),
-                   permissions=getattr(loaded, "permissions", ()), turn_ends=getattr(loaded, "turn_ends", None))
-    engine.restore_pins(getattr(loaded, "pins", []))
+                   calls=loaded.calls, stopped=loaded.stopped, cut=loaded.cut, permissions=loaded.permissions,
+                   turn_ends=loaded.turn_ends)
+    engine.restore_pins(loaded.pins)
 
 
 def engine_for_reading(config: Config, *, resume_id: str | None = None, continue_latest: bool = False) -> Engine:

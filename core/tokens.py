@@ -1,8 +1,8 @@
 """Token counting with cl100k from an installed package (never a download), cached by content.
 
 The encoding is the one slow thing here (~0.15 s to load): this module is its only owner. ``encoding()`` loads it
-once under a lock (a second caller waits for the first load instead of loading it again); ``load_in_background()``
-starts that load in a thread so a screen can paint first, and ``ready()`` says whether counting would wait.
+once under a lock (a second caller waits for the first load instead of loading it again; the app starts that load
+in a thread so a screen can paint first), and ``ready()`` says whether counting would wait.
 With ``remember_counts(home)`` (the app) the counts of earlier runs are kept on disk (core/count_store.py): until the
 encoding is loaded they answer, and under ``known_counts_only()`` a text they do not know raises ``NotCounted``
 instead of waiting for the load.
@@ -72,16 +72,6 @@ def _load_cl100k() -> "tiktoken.Encoding":
 def ready() -> bool:
     """True once the encoding is loaded: counting no longer waits for it."""
     return _encoding is not None
-
-
-def load_in_background() -> threading.Thread | None:
-    """Load the encoding in a daemon thread (None when it is already loaded); ``encoding()`` callers meanwhile
-    wait for that load rather than start their own."""
-    if ready():
-        return None
-    thread = threading.Thread(target=encoding, name="tokenizer-load", daemon=True)
-    thread.start()
-    return thread
 
 
 _store: CountStore | None = None

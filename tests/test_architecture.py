@@ -146,3 +146,48 @@ def test_system_reminders_are_written_in_one_place():
                 if isinstance(node, ast.Constant) and isinstance(node.value, str) and "<system-reminder>\n" in node.value:
                     offenders.append(f"{path.relative_to(REPO)}:{node.lineno}")
     assert offenders == []
+
+
+# The engine's parts as the façade (core/agent.py) and the other parts (core/engine/) hold them.
+ENGINE_PARTS = {"settings", "prompt", "recorder", "toolbox", "gate", "controls", "compactor", "turn",
+                "_settings", "_prompt", "_recorder", "_toolbox", "_gate", "_controls", "_compactor"}
+
+
+def _part_field(target: ast.expr) -> str | None:
+    """`self.<part>.<field>` (also under a subscript: `self.gate.decided[:]`) as text, else None."""
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute) \
+            and isinstance(target.value.value, ast.Name) and target.value.value.id == "self" \
+            and target.value.attr in ENGINE_PARTS:
+        return f"self.{target.value.attr}.{target.attr}"
+    return None
+
+
+def test_each_engine_part_changes_only_its_own_state():
+    """ARCHITECTURE.md's "Engine state": each part owns its fields and the others call its methods. A field of
+    another part assigned from outside it, or the session written past the Recorder that owns it, is a second
+    owner of that state."""
+    offenders = []
+    for path in [REPO / "core" / "agent.py", *(REPO / "core" / "engine").glob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+            offenders += [f"{path.name}:{node.lineno} {found}" for found in map(_part_field, targets) if found]
+            if path.name != "recorder.py" and isinstance(node, ast.Attribute) and node.attr.startswith("append_") \
+                    and isinstance(node.value, ast.Attribute) and node.value.attr == "session":
+                offenders.append(f"{path.name}:{node.lineno} {ast.unparse(node)}")
+    assert offenders == []
+
+
+def test_session_entries_are_built_in_the_schema():
+    """core/session/schema.py builds every entry that is not a message (entries.py maps messages): a `subtype`
+    written as a dict literal elsewhere is a second definition of that entry's shape."""
+    offenders = []
+    for path in (REPO / "core").rglob("*.py"):
+        if path.relative_to(REPO).as_posix() in ("core/session/schema.py", "core/session/entries.py"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == "subtype" for k in node.keys):
+                offenders.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert offenders == []

@@ -3,6 +3,7 @@ error and failure lines, what changed — and stderr its last 20 lines. The summ
 output or with how many different names it shows."""
 
 import json
+import re
 
 from contextual.core.context import compressor
 from contextual.core.context.bash_summary import NORMAL, summary
@@ -80,6 +81,21 @@ def test_a_file_view_numbers_its_lines_as_the_file_does():
     src = "\n".join(f"line {i}" for i in range(1, 301))
     form = summary("sed -n '101,400p' a.py", src)
     assert "101: line 1" in form and "400: line 300" in form
+
+
+def test_the_history_form_and_the_in_turn_digest_number_a_view_by_one_rule():
+    """Whether a view's lines get the file's numbers (and whose) is one decision, `digest.view_numbering`: the
+    history form and the in-turn digest each had their own copy of it, and of the long-line clip."""
+    from contextual.core.context import bash_summary, digest
+    assert not hasattr(bash_summary, "_OWN_NUMBER") and not hasattr(bash_summary, "_clip")
+    src = "\n".join(f"line {i} " + "x" * 250 for i in range(1, 301))
+    numbered = "\n".join(f"{i:6}\tline {i}" for i in range(101, 401))
+    for command, output, first in (("sed -n '101,400p' a.py", src, "101: line 1 "), ("cat -n a.py", numbered, "   101\t")):
+        history, in_turn = summary(command, output), digest.digest(command, output)
+        assert f"\n{first}" in history and f"\n{first}" in in_turn       # the file's numbers, or the output's own
+    long = "\n".join(f"line {i} " + "x" * 500 for i in range(1, 301))
+    for form in (summary("python run.py", long), digest.digest("python run.py", long)):   # its start, and how much went
+        assert re.search(r"\nline 1 x+…\[\d+ chars\]\n", form)
 
 
 def test_the_lines_the_task_names_are_kept_a_few_and_no_more():

@@ -53,7 +53,7 @@ def test_export_as_sent_rebuilds_each_request_with_its_cache_boundary(project: P
     assert "rebuilt deterministically" in header["rebuilt"]
     assert len(calls) == len(sent) == 3
     for call, real in zip(calls, sent):           # the rebuilt request is the one that went on the wire
-        assert call["body"]["messages"] == real["messages"]
+        assert call["body"] == real
     assert calls[0]["cacheBoundary"]["sharedPrefixMessages"] == 0
     assert 0 < calls[1]["cacheBoundary"]["sharedPrefixMessages"] < calls[1]["cacheBoundary"]["messages"]
     # A session run on another provider and model is rebuilt for them when they are given, as `context` takes them
@@ -63,6 +63,22 @@ def test_export_as_sent_rebuilds_each_request_with_its_cache_boundary(project: P
     assert done.returncode == 0, done.stderr
     _, *calls = [json.loads(line) for line in claude.read_text().splitlines()]
     assert len(calls) == 3 and all(c["body"]["model"] == "m-1" and "system" in c["body"] for c in calls)
+
+
+def test_as_sent_rebuilds_a_format_errors_step_with_the_thinking_that_was_sent(project: Path, tmp_path: Path):
+    """A reply that is no Thought/Action is a step like any other: the next call sends it with its reasoning as a
+    <think> block. The record kept no reasoning for it, so the rebuilt call lacked the block the server received."""
+    from tests.fakes.llm_server import Reply
+    script = [Reply("I will just answer.", reasoning="weighing the options"), "Thought: ok\nAction: Finish[done]"]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        env = cli_env(home_of(project), srv.base_url)
+        assert contextual(["-p", "answer"], project, env).returncode == 0
+        sent = list(srv.requests)
+    assert "weighing the options" in json.dumps(sent[1]["messages"])
+    out = tmp_path / "sent.jsonl"
+    assert contextual(["export", "-c", "--as-sent", "-o", str(out)], project, env).returncode == 0
+    calls = [json.loads(line)["body"] for line in out.read_text().splitlines()[1:]]
+    assert calls == sent
 
 
 def test_export_without_a_session_is_one_line_error(project: Path):
@@ -127,8 +143,8 @@ def test_as_sent_fits_each_call_through_the_calibration_it_had_then(project: Pat
     assert contextual(["export", "-c", "--as-sent", "-o", str(out)], project, env).returncode == 0
     calls = [json.loads(line) for line in out.read_text().splitlines()][1:]
     assert len(calls) == len(sent) == 5
-    for call, real in zip(calls, sent):
-        assert call["body"]["messages"] == real["messages"]
+    for call, real in zip(calls, sent):           # max_tokens too: the reserve of a 4k window, not 8,192
+        assert call["body"] == real
 
 
 def test_export_writes_each_permission_answer_after_the_call_it_answered(project: Path):

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from contextual.core.config import Config
+from contextual.core.context.compaction import summariser
 from contextual.core.context.file_analyzer import FileReport, IncludedFile
 from contextual.core.context.summary import SummaryCompressor, SummaryFailed, SummaryTimeout, fallback_message
 from contextual.core.messages import Message
@@ -40,7 +41,7 @@ def compressor_for(srv: FakeLLMServer, tmp_path: Path, kind: str = "openai", **s
     config = Config(project_root=tmp_path, home=tmp_path / "home", provider=kind, base_url=srv.base_url,
                     model="fake-model", api_key="sk-test-key-123456")
     provider = make_provider(config, base_delay=0.01, max_delay=0.05, total_time=5.0)
-    compressor = SummaryCompressor.from_config(config, provider)
+    compressor = summariser(provider, config)
     for name, value in settings.items():
         setattr(compressor, name, value)
     return compressor

@@ -99,3 +99,19 @@ async def test_latin1_round_trip_and_mtime_recorded(ctx):
     assert result["status"] == "success", result
     assert path.read_bytes() == "\xe0j\xe9d lu\n".encode("latin-1")
     assert ctx.mtimes[str(path)] == path.stat().st_mtime
+
+
+@pytest.mark.parametrize("folder", ["sub", "."])
+async def test_every_editing_tool_refuses_a_folder_alike(ctx, folder):
+    """One rule for Edit, MultiEdit and Write (`ToolContext.resolve_editable`): a folder, the project's root too, is
+    no file to edit, and nothing is written."""
+    from contextual.core.tools.edit import EditTool
+    from contextual.core.tools.write import WriteTool
+    (ctx.root / "sub").mkdir()
+    edit = {"old_string": "", "new_string": "x"}
+    calls = [(EditTool(), {"file_path": folder, **edit}), (MultiEditTool(), {"file_path": folder, "edits": [edit]}),
+             (WriteTool(), {"file_path": folder, "content": "x"})]
+    for tool, args in calls:
+        result = await run_tool(tool, args, ctx)
+        assert result["error"]["code"] == "is_directory", (tool.name, result)
+    assert sorted(p.name for p in ctx.root.iterdir()) == ["sub"] and not any((ctx.root / "sub").iterdir())

@@ -14,11 +14,10 @@ import re
 from dataclasses import dataclass
 
 from contextual.core.context import failures
-from contextual.core.context.digest import file_origin, kind_of, naming_focus
+from contextual.core.context.digest import clip_line, kind_of, naming_focus, view_numbering
 
 _ERROR = re.compile(r"\b(?:error|errors|failed|failure|fatal|exception|traceback|warning|panic|denied|not found|"
                     r"no such file|cannot|segmentation fault)\b", re.IGNORECASE)
-_OWN_NUMBER = re.compile(r"^\s*\d+(?:[\t:\s]|\u2192)")
 _DIFF_FILE = re.compile(r"^diff --git a/(\S+) b/(\S+)|^\+\+\+ (?:b/)?(\S+)")
 _STATUS_PATH = re.compile(r"^\s*(?:modified|new file|deleted|renamed|both modified):\s+(.+)$|^ ?([MADRCU?]{1,2}) (\S.*)$")
 
@@ -37,10 +36,6 @@ class Limits:
 
 NORMAL = Limits()
 HARD = Limits(whole_lines=4, whole_chars=300, head=2, tail=2, errors=6, changed_files=5, line_chars=120, named=2)
-
-
-def _clip(line: str, limit: int) -> str:
-    return line if len(line) <= limit else line[:limit] + f"…[{len(line) - limit} chars]"
 
 
 def error_lines(lines: list[str]) -> list[int]:
@@ -104,13 +99,12 @@ def summary(command: str, stdout: str, limits: Limits = NORMAL, focus: frozenset
     changed = changes(lines)
     named = sorted(naming_focus(lines, shown | set(errors), focus, limits.named))
     kept = len(shown) + len(errors) + len(named)
-    # a view of a file numbers its lines as the file does (a later edit refers to them), unless they carry their own
-    origin = file_origin(command) if kind_of(command) == "view" else None
-    own = sum(bool(_OWN_NUMBER.match(lines[i])) for i in head) * 2 > len(head)
-    start = origin[1] if origin and not own else None
+    # a view of a file numbers its lines as the file does, by the in-turn digest's rule
+    origin = view_numbering(command, kind_of(command), [lines[i] for i in head])
+    start = origin[1] if origin else None
 
     def row(i: int) -> str:
-        text = _clip(lines[i], limits.line_chars)
+        text = clip_line(lines[i], limits.line_chars)
         return f"{start + i}: {text}" if start is not None else text
 
     def error_row(i: int) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from contextual.core.context import compressor, scratchpad as sp
+from contextual.core.context import scratchpad as sp
 from contextual.core.context.scratchpad import observation
 from contextual.core.context.cache_rule import DEFAULT_PRICES, CachePrices
 from contextual.core.context.forms import not_larger

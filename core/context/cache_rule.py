@@ -13,7 +13,10 @@ lengths of recorded turns (`expected_later_calls`). The prices come from the mod
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:       # the price table is read by the engine, which hands its entry here
+    from contextual.core.model_facts import ModelFacts
 
 
 @dataclass(frozen=True)
@@ -26,12 +29,11 @@ class CachePrices:
 DEFAULT_PRICES = CachePrices()
 
 
-def prices_for(facts: Any) -> CachePrices:
-    """The ratios from a model's price table entry (core/model_facts.ModelFacts); the default when it is unpriced."""
-    price_in = getattr(facts, "input", None)
-    if not price_in:
+def prices_for(facts: ModelFacts | None) -> CachePrices:
+    """The ratios from a model's price table entry; the default when it is unpriced."""
+    if facts is None or not facts.input:
         return DEFAULT_PRICES
-    cached, written = getattr(facts, "cached_input", None), getattr(facts, "cache_write", None)
+    price_in, cached, written = facts.input, facts.cached_input, facts.cache_write
     return CachePrices(read=DEFAULT_PRICES.read if cached is None else min(1.0, cached / price_in),
                        write=DEFAULT_PRICES.write if written is None else max(1.0, written / price_in))
 

@@ -249,14 +249,6 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, default=str)
 
 
-def full_view(result: dict[str, Any]) -> dict[str, Any]:
-    """What the model sees this turn: the whole result, less `text` when `data` already holds it
-    (C1: `text` is a rendering of `data`; sending both doubles every observation)."""
-    if result.get("data") is not None and "text" in result:
-        return {k: v for k, v in result.items() if k != "text"}
-    return result
-
-
 def full_text(result: dict[str, Any]) -> str:
     """The full observation as sent this step: a status line and plain text (core/context/observation.py)."""
     return render_full(result)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from contextual.core.context import failures
-from contextual.core.context.names import looks_like_code, name_set
+from contextual.core.context.names import name_set
 from contextual.core.context.result_lines import FILE_REF, REF_PATH
 from contextual.core.shell_nodes import command_name
 from contextual.core.shell_parse import parse_command
@@ -357,8 +357,18 @@ def _how_to_see(origin: tuple[str, int] | None, omitted: list[int]) -> str:
     return f"`sed -n '{first + omitted[0]},{first + omitted[-1]}p' {shlex.quote(path)}` shows them"
 
 
-def _clip(line: str, limit: int) -> str:
+def clip_line(line: str, limit: int) -> str:
+    """A kept line past `limit` characters keeps its start and says how much was left out."""
     return line if len(line) <= limit else line[:limit] + f"…[{len(line) - limit} chars]"
+
+
+def view_numbering(command: str, kind: str, sample: Iterable[str]) -> tuple[str, int] | None:
+    """(path, first line) when a view's kept lines are to be numbered as the file numbers them (a later `sed -n`
+    or edit refers to them): the command shows one range of one file and most of `sample` (its kept lines) do not
+    carry their own numbers already (`cat -n`, `grep -n`, SWE-agent's `open`)."""
+    marks = [bool(_NUMBERED.match(line)) for line in sample]
+    own_numbers = sum(marks) * 2 > len(marks)
+    return file_origin(command) if kind == "view" and not own_numbers else None
 
 
 def digest(command: str, output: str, limits: Limits = NORMAL, seen: set[str] | None = None,
@@ -395,16 +405,14 @@ def digest(command: str, output: str, limits: Limits = NORMAL, seen: set[str] | 
     # File views get line numbers (a later sed -n or edit refers to them); listings and logs do not need them.
     # ... unless they have their own: most kept lines numbered (a header first, as in SWE-agent's `open` and
     # OpenHands' `view`, does not count against it)
-    shown = [bool(_NUMBERED.match(lines[i])) for i in kept[:6] if lines[i].strip()]
-    own_numbers = sum(shown) * 2 > len(shown)
-    origin = file_origin(command) if kind == "view" and not own_numbers else None
+    origin = view_numbering(command, kind, [lines[i] for i in kept[:6] if lines[i].strip()])
     # Numbers only where they are the file's: `cd x && sed -n '40,80p' f` starts at 40, and a view whose first line
     # is not known (`awk 'NR>40' f`, `head f | tail`) gets none rather than numbers a later edit would misuse.
     number = origin is not None
     first = origin[1] if origin else 1
 
     def display(i: int) -> str:
-        text = _clip(lines[i], limits.line_chars)
+        text = clip_line(lines[i], limits.line_chars)
         return f"{first + i}: {text}" if number else text
     # A line the prompt already shows, as it would be shown here (number included), needs no second copy.
     kept = [i for i in kept if display(i).strip() not in shown_lines]

@@ -18,12 +18,6 @@ from contextual.core.messages import Message
 KeepBudget = tuple[int, Callable[[str], int]]     # (tokens the kept rounds may use, the size of a text)
 
 
-def split_summaries(messages: list[Message]) -> tuple[list[Message], list[Message]]:
-    summaries = [m for m in messages if m.role == "summary"]
-    rest = [m for m in messages if m.role != "summary"]
-    return summaries, rest
-
-
 def rounds(messages: list[Message]) -> list[list[Message]]:
     """Group non-summary messages into rounds; anything before the first user message joins the first round.
     An /undo's note (a user-role message the app wrote) joins the round before it: it is no turn of the user's,
@@ -95,10 +89,3 @@ class HistoryManager:
 
     def plan(self, keep_rounds: int, budget: KeepBudget | None = None) -> CompactionPlan | None:
         return plan_compaction(self.messages, keep_rounds, budget)
-
-    def current_round_start(self) -> int:
-        """Index of the last user message (the round in progress), or len(messages)."""
-        for i in range(len(self.messages) - 1, -1, -1):
-            if self.messages[i].role == "user":
-                return i
-        return len(self.messages)

@@ -21,8 +21,11 @@ from contextual.core.context import anchors, cache_rule
 from contextual.core.context.names import first_to_name, name_set
 from contextual.core.context.forms import not_larger
 from contextual.core.context.turn_forms import StepForms, turn_stored
+from contextual.core.context.stored_render import sent_text
 from contextual.core.context.truncate import head_tail_lines
+from contextual.core.messages import Message
 from contextual.core.prompt import PromptMessage
+from contextual.core.tools.base import path_of
 
 OBS = "Observation: "
 
@@ -49,6 +52,15 @@ class ScratchStep:
     result_id: str = ""
     tool: str = ""
     path: str = ""
+
+
+def step_of(call: Message, result: Message) -> ScratchStep:
+    """The step a recorded call (a Thought/Action, or a reply that was none) and its recorded result make: the turn
+    loop makes it live and `/export --as-sent` rebuilds it from the record, so both send the same."""
+    thinking = call.meta.get("thinking")
+    return ScratchStep(call.full or call.content, call.content, result.full or result.content, sent_text(result.content),
+                       thinking if isinstance(thinking, str) else "", call.id, result.id, result.tool_name or "",
+                       path_of(result.meta.get("args")) or "")
 
 
 @dataclass(frozen=True)
@@ -118,13 +130,6 @@ def seed004(steps: list[ScratchStep], count: Callable[[str], int], keep: int = 6
     return _messages(steps, obs, lambda i: steps[i].action_full)
 
 
-def batched_cut(n: int, params: OursParams) -> int:
-    """The cut `ours_cut` gives when no token budget intervenes: a step function of n."""
-    if n < params.keep_full + params.batch:
-        return 0
-    return ((n - params.keep_full) // params.batch) * params.batch
-
-
 def _cuts(steps: list[ScratchStep], count: Callable[[str], int], params: OursParams) -> list[int]:
     """The cut after each prefix of the turn: cuts[k] for steps[:k]. The cut moves rarely and far: only when
     the full steps reach `keep_full + batch`, or outgrow the token budget, and then it leaves just `keep_full`
@@ -141,11 +146,6 @@ def _cuts(steps: list[ScratchStep], count: Callable[[str], int], params: OursPar
             cut = new_cut
         cuts.append(cut)
     return cuts
-
-
-def ours_cut(steps: list[ScratchStep], count: Callable[[str], int], params: OursParams) -> int:
-    """How many of the oldest steps are past the point where `ours` may send them stored."""
-    return _cuts(steps, count, params)[-1]
 
 
 def _switched(steps: list[ScratchStep], forms: list[StepForms], count: Callable[[str], int], params: OursParams,

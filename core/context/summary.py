@@ -86,11 +86,6 @@ class SummaryCompressor:
         self.progress_interval = progress_interval
         self.token_factor = token_factor      # server tokens per our token (the calibration): budgets allow for it
 
-    @classmethod
-    def from_config(cls, config: Any, provider: Any) -> "SummaryCompressor":
-        return cls(provider, config.effective_summary_model, timeout=config.summary_timeout,
-                   window=config.context_window, output_reserve=config.output_reserve)
-
     async def summarise(self, messages: list[Message], *, start: datetime | str, cutoff: datetime | str,
                         instructions: str | None = None, files: FileReport | None = None,
                         on_progress: ProgressCallback | None = None) -> SummaryResult:

@@ -49,6 +49,9 @@ class Compactor:
         self._summary_task: asyncio.Task[compaction.CompactionOutcome] | None = None
         self._cancelled = False
 
+    def restore(self, log: list[CompactionRecord]) -> None:
+        self.log[:] = log
+
     def cancel(self) -> None:
         """The modal's cancel key: stop the summary call and fall back to hard truncation (UI.md: esc falls back
         to truncation; the preview's cancel is the way out that changes nothing)."""
@@ -173,7 +176,6 @@ class Compactor:
                                   outcome.plan.rounds_archived, ledger, kept_from, tuple(held), now_iso(),
                                   outcome.merged)
         self.log.append(record)
-        if self._recorder.session is not None:
-            self._recorder.session.append_compaction(record, outcome.summary)
+        self._recorder.compaction(record, outcome.summary)
         self._restarted("compact")       # what a SessionStart hook added went with the archived rounds: it runs again
         return post

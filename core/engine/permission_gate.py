@@ -21,12 +21,18 @@ class PermissionGate:
         self._recorder = recorder
         self.interactive = interactive
         self.allowed_for_session: set[str] = set()
-        # A custom command's allowed-tools: rules granted without asking for the one turn it starts (TurnLoop sets
-        # and clears them).
+        # A custom command's allowed-tools: rules granted without asking for the one turn it starts (`grant_for_turn`).
         self.turn_grants: tuple[str, ...] = ()
         # What the user answered, each after the call it answered: a chat rebuilt from the record shows them where
         # the live chat did (restored on resume, as the compaction log is).
         self.decided: list[PermissionRecord] = []
+
+    def grant_for_turn(self, grants: tuple[str, ...]) -> None:
+        """The rules that hold without asking for the turn starting now; () when it ends."""
+        self.turn_grants = grants
+
+    def restore(self, decided: list[PermissionRecord]) -> None:
+        self.decided[:] = decided
 
     async def check(self, tool: Tool, name: str, args: Any, call: str | None = None, hook: str = "",
                     hook_reason: str = ""
@@ -72,8 +78,7 @@ class PermissionGate:
         note = answer.note if decision == "deny" else ""
         record = PermissionRecord(name, decision, always.rules if always is not None else (), once_only, note, call)
         self.decided.append(record)
-        if self._recorder.session is not None:
-            self._recorder.session.append_permission(record)
+        self._recorder.permission(record)
         yield PermissionDecided(name, decision, record.rules, once_only, note)
         if decision == "allow_always" and always is not None:   # rules in the local project file, and this session
             try:

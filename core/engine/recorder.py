@@ -11,7 +11,7 @@ from contextual.core.context.history import HistoryManager
 from contextual.core.events import Notice, UsageEvent
 from contextual.core.messages import Message
 from contextual.core.ports import SessionSink, SnapshotHook
-from contextual.core.session.schema import TurnEnd
+from contextual.core.session.schema import CompactionRecord, PermissionRecord, TurnEnd
 
 
 class Recorder:
@@ -54,8 +54,13 @@ class Recorder:
         out, self._recorded = self._recorded, []
         return out
 
-    def has_recorded(self) -> bool:
-        return bool(self._recorded)
+    def warn(self, message: str, first: bool = False) -> None:
+        self.warnings.insert(0, message) if first else self.warnings.append(message)
+
+    def restore(self, turn_ends: dict[str, TurnEnd], warnings: list[str]) -> None:
+        """A resumed session's turn ends and the loader's warnings (after any this run raised)."""
+        self.turn_ends = dict(turn_ends)
+        self.warnings += warnings
 
     def notices(self) -> list[Notice]:
         out = [Notice(line, "warning") for line in self.pending]
@@ -75,6 +80,22 @@ class Recorder:
     def usage(self, event: UsageEvent) -> None:
         if self.session is not None:
             self.session.append_usage(event)
+
+    def tool_use(self, call_id: str, name: str, args: Any, parent: Message) -> None:
+        if self.session is not None:
+            self.session.append_tool_use(call_id, name, args, parent)
+
+    def permission(self, record: PermissionRecord) -> None:
+        if self.session is not None:
+            self.session.append_permission(record)
+
+    def compaction(self, record: CompactionRecord, summary: Message | None) -> None:
+        if self.session is not None:
+            self.session.append_compaction(record, summary)
+
+    def todos(self, todos: list[dict[str, Any]]) -> None:
+        if self.session is not None:
+            self.session.append_todos(todos)
 
     async def finish_snapshot(self, turn_id: str) -> None:
         if self.snapshots is None:

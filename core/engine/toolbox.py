@@ -31,6 +31,12 @@ class Toolbox:
         self.ctx = ToolContext(root=settings.config.project_root, withheld=lambda rel: settings.config.permissions
                                .withholds(rel, str(settings.config.project_root)))
 
+    def attach(self, manager: MCPManager) -> None:
+        self.mcp = manager
+
+    def restore_todos(self, todos: list[dict[str, Any]]) -> None:
+        self.ctx.todos[:] = todos
+
     def sync(self, prompt: PromptState, announce: bool) -> list[EngineEvent]:
         """Take in MCP servers that came up or went away: the tool set and L1 change together (and only then),
         announced (``announce``) once the session has sent a prompt; their one-line problems become notices."""

@@ -19,11 +19,10 @@ from contextual.core.clock import now_iso
 from contextual.core.context import compressor, continuation
 from contextual.core.context.names import code_names
 from contextual.core.context.nested_rules import with_instructions
-from contextual.core.context.stored_render import sent_text
 from contextual.core.context.builder import Built
 from contextual.core.context.pairing import aborted_result, unanswered
 from contextual.core.context.preprocess import preprocess
-from contextual.core.context.scratchpad import ScratchStep, shorten_action
+from contextual.core.context.scratchpad import shorten_action, step_of
 from contextual.core.context.turn_forms import plan_text
 from contextual.core.engine.compactor import Compactor
 from contextual.core.engine.controls import ContextControls
@@ -162,7 +161,7 @@ class TurnLoop:
         recorder.append(message)
         prompt.start_turn(message.content)
         self.running = True
-        self._gate.turn_grants = grants
+        self._gate.grant_for_turn(grants)
         self._turn_model = model
         ctx = self._toolbox.ctx
         if recorder.snapshots is not None:
@@ -188,7 +187,7 @@ class TurnLoop:
                 recorder.turn_ended(TurnEnd(turn_id, terminal.kind,
                                             secrets.redact_shown(one_line(terminal.message, MAX_REASON_CHARS))))
             self.running = False
-            self._gate.turn_grants = ()
+            self._gate.grant_for_turn(())
             self._turn_model = ""
             prompt.end_turn()
             ctx.before_change = None
@@ -327,7 +326,7 @@ class TurnLoop:
             cut = stops[-1] in CUT_AT_LIMIT if stops else False
             async with aclosing(self._act(secrets.redact(valid_unicode("".join(reply))),
                                           secrets.redact(valid_unicode("".join(thinking))), step, turn_id,
-                                          self._max_tokens() if cut else None)) as events:
+                                          self._settings.config.reply_max_tokens if cut else None)) as events:
                 async for ev in events:
                     if isinstance(ev, TurnFinished):       # an answer: the Stop hooks say whether the turn ends
                         answered = ev
@@ -354,16 +353,13 @@ class TurnLoop:
                 f"({config.window_source}): using {window:,} from now on (--context-window {window} or "
                 f"context_window = {window} in a config makes it the setting)")
 
-    def _max_tokens(self) -> int:
-        return min(self._settings.config.output_reserve, 8192)
-
     async def _stream(self, built: Built, step: int, reply: list[str], thinking: list[str], stops: list[str | None]
                       ) -> AsyncGenerator[Event, None]:
         config, provider = self._settings.config, self._settings.provider
         assert provider is not None         # run() returned early without one
         if self._turn_model:    # the request, its calibration and its price name the turn's model; the window stays
             config = replace(config, model=self._turn_model)
-        request = ChatRequest(built.messages, config.model or "", max_tokens=self._max_tokens())
+        request = ChatRequest(built.messages, config.model or "", max_tokens=config.reply_max_tokens)
         answer = AnswerStream()          # the final answer's text as it streams (the parser reads Finish)
         self._controls.sent.add(built.messages, config.model or "")      # /diff compares consecutive calls
         async with aclosing(provider.stream(request)) as chunks:
@@ -413,9 +409,12 @@ class TurnLoop:
                 f"Your reply was cut off at the output limit ({cut_at:,} tokens): {exc} Keep each step shorter "
                 "(less thinking; a large file in several Writes or Edits).")
             yield FormatErrorEvent(error, raw, step)
-            text = visible.strip() or "(empty reply)"
-            async with aclosing(self._record_step(text, thinking, FORMAT_ERROR_TOOL, {}, fail("format_error", error),
-                                                  step, call_id)) as events:
+            # the reply itself is the "call"; its reasoning is sent with it, as any step's, so it is recorded too
+            call = self._recorder.append(Message("assistant", visible.strip() or "(empty reply)", meta={
+                "step": step, "call_id": call_id, "tool_name": FORMAT_ERROR_TOOL, "args": {}, "format_error": True,
+                **({"thinking": thinking} if thinking else {})}))
+            async with aclosing(self._record_step(call, FORMAT_ERROR_TOOL, {}, fail("format_error", error), step,
+                                                  call_id)) as events:
                 async for ev in events:
                     yield ev
             return
@@ -436,8 +435,7 @@ class TurnLoop:
             "assistant", stored_action, full=parsed.text if stored_action != parsed.text else None,
             meta={"step": step, "call_id": call_id, "tool_name": parsed.tool, "args": parsed.args, "turn": turn_id,
                   **({"thinking": thinking} if thinking else {})}))
-        if self._recorder.session is not None:
-            self._recorder.session.append_tool_use(call_id, parsed.tool, parsed.args, assistant)
+        self._recorder.tool_use(call_id, parsed.tool, parsed.args, assistant)
         result: dict[str, Any] | None = None
         args = parsed.args
         before = await self._hooks.pre_tool(parsed.tool, args, call_id)
@@ -479,23 +477,17 @@ class TurnLoop:
             feedback += [f"[PostToolUse hook] {said}" for said in (after.reason,) if after.blocked and said]
             feedback += [f"[PostToolUse hook] {added}" for added in after.context]
             stop = after.stop
-        async with aclosing(self._record_step(None, thinking, parsed.tool, args, result, step, call_id,
-                                              action=parsed.text, stored_action=stored_action,
-                                              assistant_id=assistant.id, feedback="\n".join(feedback))) as events:
+        async with aclosing(self._record_step(assistant, parsed.tool, args, result, step, call_id,
+                                              feedback="\n".join(feedback))) as events:
             async for ev in events:
                 yield ev
         if stop is not None:        # Claude Code's `continue: false`: the turn ends here, and the user reads why
             yield ErrorEvent(f"a hook stopped the turn: {stop}", "hook")
 
-    async def _record_step(self, text: str | None, thinking: str, tool: str, args: Any, result: dict[str, Any], step: int,
-                           call_id: str, action: str | None = None, stored_action: str | None = None,
-                           assistant_id: str = "", feedback: str = "") -> AsyncGenerator[Event, None]:
+    async def _record_step(self, call: Message, tool: str, args: Any, result: dict[str, Any], step: int,
+                           call_id: str, feedback: str = "") -> AsyncGenerator[Event, None]:
+        """The result of ``call`` (the recorded assistant message) recorded, and the step they make added."""
         recorder = self._recorder
-        if text is not None:     # a format error: the reply itself is the "call"
-            action = stored_action = text
-            call = recorder.append(Message("assistant", text, meta={"step": step, "call_id": call_id,
-                                                                    "tool_name": tool, "args": {}, "format_error": True}))
-            assistant_id = call.id
         full = compressor.full_text(result)
         call_args = args if isinstance(args, dict) else {}
         # what the work is about: the code names of the turn's question and of its task list (TodoWrite)
@@ -505,7 +497,7 @@ class TurnLoop:
         # result itself, since history keeps only the stored and the full text.
         hard = compressor.stored_text(tool, call_args, result, level="hard", focus=focus)
         added: list[tuple[str, str]] = []
-        nested = self._prompt.nested_rules.reminder_for(path_of(args)) if text is None else ""
+        nested = "" if call.meta.get("format_error") else self._prompt.nested_rules.reminder_for(path_of(args))
         if nested:           # a sub-folder's instructions, first time it is touched: with this result, in L3
             added.append(("instructions", nested))
         if feedback:         # the hooks' reasons and added context: the model reads them with the result
@@ -517,10 +509,9 @@ class TurnLoop:
         if len(hard) < len(stored):
             meta["hard"] = hard
         message = recorder.append(Message("tool", stored, full=full, meta=meta))
-        self._prompt.add_step(ScratchStep(action or "", stored_action or action or "", full, sent_text(stored), thinking,
-                                              assistant_id, message.id, tool, path_of(args) or ""))
-        if tool == "TodoWrite" and recorder.session is not None and result.get("status") == "success":
-            recorder.session.append_todos(list(self._toolbox.ctx.todos))
+        self._prompt.add_step(step_of(call, message))
+        if tool == "TodoWrite" and result.get("status") == "success":
+            recorder.todos(list(self._toolbox.ctx.todos))
         yield ToolFinished(tool, args, step, call_id, result, full, stored, result.get("status", "error"))
         for notice in recorder.notices():
             yield notice

@@ -147,10 +147,6 @@ class MCPManager:
     def tools(self) -> dict[str, MCPTool]:
         return dict(self._tools)
 
-    def l1_section(self, budget: int | None = None) -> str:
-        """The MCP part of L1, in configuration order, byte-identical while the tool set is."""
-        return self.listing(budget).section
-
     def listing(self, budget: int | None = None) -> Listing:
         """L1's MCP part for a budget of tokens (None: no limit): every tool's entry when they fit, else the
         servers with their tool counts and a ToolSearch tool that finds the rest (core/mcp/search.py)."""

@@ -79,10 +79,6 @@ def _pieces(messages: list[dict[str, Any]]) -> list[str]:
     return [m["role"] + m["content"] for m in messages]
 
 
-def prompt_text(messages: list[dict[str, Any]]) -> str:
-    return "".join(_pieces(messages))
-
-
 def common_prefix_length(a: str, b: str) -> int:
     """Length of the longest common prefix, by binary search over slice comparisons (fast C memcmp)."""
     lo, hi = 0, min(len(a), len(b))
@@ -96,7 +92,7 @@ def common_prefix_length(a: str, b: str) -> int:
 
 
 def prompt_common_prefix(current: list[dict[str, Any]], previous: list[dict[str, Any]]) -> int:
-    """Characters of prompt_text(current) equal to prompt_text(previous) from the start.
+    """Characters of the prompt text (the messages' pieces joined) of `current` equal to that of `previous` from the start.
     Whole equal messages are skipped without building the texts."""
     cur, prev = _pieces(current), _pieces(previous)
     skipped = 0

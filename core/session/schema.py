@@ -30,6 +30,11 @@ def system_body(subtype: str, **fields: Any) -> dict[str, Any]:
     return {"type": "system", "subtype": subtype, **fields}
 
 
+def rewind_body(to_id: str) -> dict[str, Any]:
+    """History went back to just before the user message ``to_id`` (/rewind): a resume drops what follows it."""
+    return system_body("rewind", toUuid=to_id)
+
+
 def usage_body(input_tokens: int, output_tokens: int, cached_tokens: int, cache_creation_tokens: int,
                model: str = "", sent: int | None = None) -> dict[str, Any]:
     return system_body("usage", **({"model": model} if model else {}), **({"counted": sent} if sent else {}),

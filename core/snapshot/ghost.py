@@ -106,8 +106,9 @@ class GhostSnapshots:
                                                f"contextual ghost snapshot before turn {turn_id}")
         ref = self._ref(turn.number)
         await gitops.update_ref(top, ref, turn.commit)
-        entry = {"type": "system", "subtype": "ghost_snapshot", "turnId": turn_id, "mode": "git",
-                 "commit": turn.commit, "ref": ref, "timestamp": now_iso()}
+        from contextual.core.session.schema import system_body   # not at launch: the app imports this
+        entry = system_body("ghost_snapshot", turnId=turn_id, mode="git", commit=turn.commit, ref=ref,
+                            timestamp=now_iso())
         tree = turn.tree
 
         async def sizes() -> list[tuple[str, int]]:
@@ -116,8 +117,9 @@ class GhostSnapshots:
 
     def _take_copies(self, turn_id: str, turn: _Turn, paths: Iterable[Path | str] | None,
                      label: str | None) -> tuple[dict[str, Any] | None, Callable[[], Awaitable[list[tuple[str, int]]]]]:
-        entry: dict[str, Any] = {"type": "system", "subtype": "ghost_snapshot", "turnId": turn_id, "mode": "copy",
-                 "store": str(self.copy_dir(turn_id)), "files": [], "timestamp": now_iso()}
+        from contextual.core.session.schema import system_body   # not at launch: the app imports this
+        entry = system_body("ghost_snapshot", turnId=turn_id, mode="copy", store=str(self.copy_dir(turn_id)), files=[],
+                            timestamp=now_iso())
         copied_sizes: list[tuple[str, int]] = []
         listed = None if paths is None else list(paths)
         if not listed:                       # None or []: a command that may touch any file (Bash)
@@ -160,8 +162,8 @@ class GhostSnapshots:
         turn = self._turns.pop(turn_id, None)
         if turn is None:
             return None
-        entry: dict[str, Any] = {"type": "system", "subtype": "ghost_snapshot_after", "turnId": turn_id,
-                 "mode": self._mode, "timestamp": now_iso()}
+        from contextual.core.session.schema import system_body   # not at launch: the app imports this
+        entry = system_body("ghost_snapshot_after", turnId=turn_id, mode=self._mode, timestamp=now_iso())
         if self._mode == "git":
             if turn.commit is None:
                 return None

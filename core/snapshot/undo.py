@@ -45,10 +45,10 @@ async def undo_last(project_root: Path, entries: list[dict[str, Any]], *, confir
 def _finish(result: UndoResult) -> UndoResult:
     result.note = undo_note(result)
     if result.changed_files or (result.not_undoable and not result.skipped_user_modified):
-        result.entry = {"type": "system", "subtype": "undo", "turnId": result.turn_id,
-                        "restored": result.restored, "deleted": result.deleted, "recreated": result.recreated,
-                        "skippedUserModified": result.skipped_user_modified,
-                        "notUndoable": result.not_undoable, "note": result.note, "timestamp": now_iso()}
+        from contextual.core.session.schema import system_body   # not at launch: the app imports this
+        result.entry = system_body("undo", turnId=result.turn_id, restored=result.restored, deleted=result.deleted,
+                                   recreated=result.recreated, skippedUserModified=result.skipped_user_modified,
+                                   notUndoable=result.not_undoable, note=result.note, timestamp=now_iso())
         result.message = note_message(result)
     return result
 

@@ -92,13 +92,16 @@ class ToolContext:
         return resolved
 
     def resolve_editable(self, path: str | None) -> Path:
-        """`resolve` for a file edit, which may not write inside a `.git` folder: the repository's config and hooks
-        there name commands git runs (core.fsmonitor, filters, hooks), so an edit there would be a command run
-        under an edit's permission. Bash, which asks, can still change them."""
+        """`resolve` for a file edit (Edit, MultiEdit, Write), which may not write inside a `.git` folder: the
+        repository's config and hooks there name commands git runs (core.fsmonitor, filters, hooks), so an edit there
+        would be a command run under an edit's permission. Bash, which asks, can still change them. A folder is no
+        file to edit."""
         resolved = self.resolve(path)
         if ".git" in resolved.relative_to(self.root).parts:
             raise ToolError("protected_path", f"{self.relative(resolved)} is inside a .git folder, which holds the "
                                               "repository's config and hooks: edits do not write there")
+        if resolved == self.root or resolved.is_dir():
+            raise ToolError("is_directory", f"{self.relative(resolved)} is a directory, not a file")
         return resolved
 
     def relative(self, path: Path) -> str:

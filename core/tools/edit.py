@@ -91,8 +91,6 @@ class EditTool:
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         path = ctx.resolve_editable(args["file_path"])
         rel = ctx.relative(path)
-        if path.is_dir():
-            raise ToolError("is_directory", f"{rel} is a directory, not a file")
         old, new = args["old_string"], args["new_string"]
         text, style, exists = load_for_edit(path, rel, creating_allowed=old == "")
         new_text, count = apply_edit(text, old, new, bool(args.get("replace_all")), rel, style)

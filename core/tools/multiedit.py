@@ -22,8 +22,6 @@ class MultiEditTool:
         edits = args["edits"]
         path = ctx.resolve_editable(args["file_path"])
         rel = ctx.relative(path)
-        if path.is_dir():
-            raise ToolError("is_directory", f"{rel} is a directory, not a file")
         # Only a first edit with an empty old_string may create the file.
         text, style, exists = load_for_edit(path, rel, creating_allowed=edits[0]["old_string"] == "")
         current, replacements = text, 0

@@ -9,7 +9,7 @@ from contextual.core.tools._atomic import announce_change, atomic_write, record_
 from contextual.core.tools._codec import TextStyle, decode_text, encode_text, fits
 from contextual.core.tools._diff import unified_diff
 from contextual.core.tools._regular import check_regular, read_bounded
-from contextual.core.tools.base import ToolContext, ToolError, ok
+from contextual.core.tools.base import ToolContext, ok
 
 HEAD_LINES = 50
 # An existing file bigger than this is replaced without a diff (it is not read).
@@ -27,8 +27,6 @@ class WriteTool:
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         path = ctx.resolve_editable(args["file_path"])
         rel = ctx.relative(path)
-        if path == ctx.root or path.is_dir():
-            raise ToolError("is_directory", f"{rel} is a directory, not a file")
         content = args["content"]
         existing = check_regular(path, rel, missing_ok=True)      # a FIFO or device is refused here
         created = existing is None
