@@ -296,6 +296,16 @@ def test_e4_regex_and_order_dedup_max_5_and_more_line(tmp_path: Path):
     assert out.endswith("(and 2 more…)")
 
 
+def test_e4_a_quoted_path_with_a_space_is_a_mention_in_its_place(tmp_path: Path):
+    (tmp_path / "user guide").mkdir()
+    (tmp_path / "user guide" / "getting started.md").write_text("x")
+    (tmp_path / "a.py").write_text("x")
+    out = preprocess('see @"user guide/getting started.md", then @a.py and @"no such file"', tmp_path)
+    mentioned = [line.removeprefix("The user mentioned @")[:-1] for line in out.splitlines()
+                 if line.startswith("The user mentioned")]
+    assert mentioned == ["user guide/getting started.md", "a.py"]
+
+
 def test_c3_reminders_are_not_separate_messages(tmp_path: Path):
     (tmp_path / "a.py").write_text("x")
     builder = ContextBuilder("L1", tmp_path, limit=100_000)

@@ -482,6 +482,17 @@ async def test_a_long_command_names_what_it_runs_and_its_preview_scrolls_from_th
         await app.workers.wait_for_complete()
 
 
+async def test_a_long_chain_of_commands_names_its_last_ones(tmp_path):
+    """Fifteen commands: the runs line named the first eight and counted the rest, `rm -rf build` at the end
+    among them ("and 7 more"). It names the first and the last ones, and counts those between."""
+    command = " && ".join(f"python -c 'print({i})'" for i in range(13)) + " && git status && rm -rf build"
+    async with asked_to_run(tmp_path, command) as (app, pilot):
+        runs = str(app.screen.query_one("#permission-runs").render())
+        assert "print(0)" in runs and "7 more" in runs and runs.endswith("git status  ·  rm -rf build"), runs
+        await pilot.press("n")
+        await app.workers.wait_for_complete()
+
+
 async def test_the_buttons_and_the_note_stay_on_an_80x24_screen_whatever_the_command(tmp_path):
     """A heredoc and five commands: the `what`, `runs` and rule lines took the rows the preview's 40 % cap left,
     and the buttons fell under the box's border; after t the note was typed blind (helper-46, tmux)."""

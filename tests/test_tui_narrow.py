@@ -4,6 +4,7 @@ read whole, not cut at the border (issue 29: nothing cut without an ellipsis).""
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from pathlib import Path
 
 from textual.widgets import Collapsible, Static, Tab, Tabs
@@ -291,22 +292,36 @@ async def test_the_tool_trail_draws_no_rule_in_the_ansi_themes(tmp_path: Path):
 
 
 async def test_the_resume_list_shows_each_sessions_whole_id_at_80_columns(tmp_path):
-    """The title took what the other columns left, two columns too many: the id showed 6 of its 8 characters."""
+    """The title took what the other columns left, two columns too many: the id showed 6 of its 8 characters. With
+    a list long enough for a scrollbar (any daily user's), still two too many: the table scrolled sideways and
+    `end` moved the view right. The title fits what is left, whole where it can."""
     from textual.app import App
     from textual.widgets import DataTable
 
     from contextual.core.session.index import SessionInfo
     from contextual.tui.screens.session_picker import SessionPicker
-    info = SessionInfo("5f0c2a9be1d34c77", tmp_path / "s.jsonl", first_prompt="refactor the cart module " * 4,
-                       updated="2026-11-27T07:36:00.000Z", rounds=123, compactions=12, last_tokens=184_000)
+    this_year = datetime.now().year          # shown without its year, five more columns for the title
+    sessions = [SessionInfo(f"5f0c2a9be1d34c{n:02}", tmp_path / f"s{n}.jsonl",
+                            first_prompt="refactor the cart module " * 4, updated=f"{this_year}-11-27T07:36:00.000Z",
+                            rounds=123, compactions=12, last_tokens=184_000)
+                for n in range(40)]
     app = App()
     async with app.run_test(size=(80, 24)) as pilot:
-        await app.push_screen(SessionPicker([info]))
+        await app.push_screen(SessionPicker(sessions, current=sessions[0].id))
         await pilot.pause()
         table = app.screen.query_one(DataTable)
-        widths = sum(column.get_render_width(table) for column in table.columns.values())
-        assert widths <= table.scrollable_content_region.width
+        await wait_for(pilot, lambda: _fits(table))
         assert str(table.get_row_at(0)[-1]) == "5f0c2a9b"
+        title = str(table.get_row_at(0)[1])
+        assert title.startswith("● refactor the cart") and title.endswith("…"), title
+        await pilot.press("end")
+        assert table.scroll_x == 0
+    app = App()
+    async with app.run_test(size=(200, 50)) as pilot:
+        await app.push_screen(SessionPicker(sessions))
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        await wait_for(pilot, lambda: str(table.get_row_at(0)[1]) == sessions[0].first_prompt.strip())
 
 
 def _fits(table) -> bool:

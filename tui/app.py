@@ -240,6 +240,7 @@ class ContextualApp(App):
         prompt = self.query_one(PromptInput)
         prompt.past = self.remembered.inputs()
         prompt.take_queued = self.take_back_queued
+        prompt.page_chat = self.page_chat
         inert_commands = commands.load_custom(self.config.project_root, self.config.home)   # issue 30.3
         if not self.animated:
             prompt.cursor_blink = False
@@ -362,6 +363,14 @@ class ContextualApp(App):
         """shift+tab: the next permission mode (bypass only when the app was started in it)."""
         self.engine.settings.cycle_permission_mode()
         self.refresh_topbar()
+
+    def page_chat(self, direction: int) -> bool:
+        """pageup/pagedown in the input: a page of the chat, when it shows (narrow, another tab may)."""
+        if not self.query_one("#chat-pane").display:
+            return False
+        chat = self.chat
+        (chat.scroll_page_down if direction > 0 else chat.scroll_page_up)(animate=False)
+        return True
 
     # ----- the one "is something running?" guard
     @property
@@ -600,10 +609,13 @@ class ContextualApp(App):
         focused = self.focused
         if isinstance(focused, TextArea) and focused.selected_text:
             focused.action_copy()
+            self.copied(focused.selected_text)
             return
-        if self.screen.get_selected_text():      # text dragged over in the chat: ctrl+c interrupted the turn instead
+        selected = self.screen.get_selected_text()
+        if selected:                             # text dragged over in the chat: ctrl+c interrupted the turn instead
             self.screen.action_copy_text()
             self.screen.clear_selection()        # copied: the next ctrl+c interrupts or quits
+            self.copied(selected)
             return
         from contextual.tui.screens.compaction_preview import CompactionPreviewScreen   # late: not at launch
         if isinstance(self.screen, CompactionPreviewScreen):    # the turn waits on its answer: cancel, as esc does
@@ -618,6 +630,10 @@ class ContextualApp(App):
             return
         self._quit_armed_at = now
         self.notify("Press ctrl+c again to quit.", timeout=QUIT_AGAIN_WITHIN)
+
+    def copied(self, text: str) -> None:
+        """Said, as nothing on screen changed: the copy goes through the terminal (OSC 52), which may refuse it."""
+        self.notify(f"Copied {len(text):,} character{'s' if len(text) != 1 else ''}.", timeout=2)
 
     # ----- History rows
     def action_open_stored_full(self) -> None:
@@ -652,7 +668,8 @@ class ContextualApp(App):
         if self.opened is not None:          # else quit before the engine opened: nothing to close
             engine = self.opened.engine
             # Taken before the close: a closed engine no longer has its session (nor its id).
-            self.resume_hint = resume_line(engine.session_id, engine.history.messages)
+            self.resume_hint = resume_line(engine.session_id, engine.history.messages, self.config.home,
+                                           self.config.project_root)
             await self.host.close(engine)
         if hasattr(self.host, "stop_mcp"):
             await self.host.stop_mcp()

@@ -78,9 +78,15 @@ def times(name: str, n: int) -> str:
 
 
 def stored_status(message: Message) -> str:
-    """'exit 1', 'error', or '' read from a stored tool result."""
+    """'exit 1' (a command's non-zero exit), 'error …', or '' read from a stored tool result."""
+    return status_of(message.content)
+
+
+def status_of(stored: str) -> str:
+    """stored_status of a stored form's text (a live ToolFinished's `stored`). The exit code is in `data`: the
+    stored form drops `stats`, where this looked for it, so a failed command read as a success everywhere."""
     try:
-        data = json.loads(message.content)
+        data = json.loads(stored)
     except (TypeError, ValueError):
         return ""
     if not isinstance(data, dict):
@@ -88,10 +94,16 @@ def stored_status(message: Message) -> str:
     if data.get("status") == "error":
         err = data.get("error") or {}
         return f"error {err.get('code', '')}".strip()
-    stats = data.get("stats") or {}
-    if isinstance(stats, dict) and "exit_code" in stats:
-        return f"exit {stats['exit_code']}"
+    for part in (data.get("data"), data.get("stats")):
+        if isinstance(part, dict) and part.get("exit_code") not in (None, 0):
+            return f"exit {part['exit_code']}"
     return ""
+
+
+def trail_status(stored: str, status: str = "success") -> str:
+    """A call as the chat's trail marks it: 'error' (the engine's status, an error in its stored form, or a command
+    that exited non-zero, as Claude Code shows it) or 'success'; the same live and in a resumed chat."""
+    return "error" if status != "success" or status_of(stored) else "success"
 
 
 def final_answer(message: Message) -> str:

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from contextual.core.messages import Message
 
 
-def resume_line(session_id: str | None, messages: Sequence[Message]) -> str | None:
-    """What to type to come back, when there is a session with something in it."""
+def resume_line(session_id: str | None, messages: Sequence[Message], home: Path, project_root: Path) -> str | None:
+    """What to type to come back, when there is a session with something in it. `-c` only when it is the session
+    `-c` opens (the project's latest): after /resume of an older one, or with a newer session beside it (another
+    window, a `-p` run), `-c` opened another session than the line promised."""
     if not session_id or not any(m.role == "user" for m in messages):
         return None
-    return f"Resume this session with `contextual -c` (or `contextual -r {session_id[:8]}`)."
+    from contextual.core.session import latest_session      # at quit only: not a launch's import
+    try:
+        latest = latest_session(home, project_root)
+    except OSError:
+        latest = None
+    if latest is not None and latest.name.startswith(session_id):
+        return f"Resume this session with `contextual -c` (or `contextual -r {session_id[:8]}`)."
+    return f"Resume this session with `contextual -r {session_id[:8]}`."

@@ -12,7 +12,8 @@ from contextlib import aclosing
 from typing import AsyncGenerator, Callable, TYPE_CHECKING, assert_never
 
 from contextual.core import events as ev
-from contextual.tui.format import args_label, compaction_note, permission_level, permission_note, tokens
+from contextual.tui.format import (args_label, compaction_note, permission_level, permission_note, tokens,
+                                   trail_status)
 from contextual.tui.screen_safe import screen_text, stream_guard
 from contextual.tui.surfaces import Surfaces
 from contextual.tui.widgets.todo_list import todos_of
@@ -131,7 +132,7 @@ class EventRouter:
                 self.ui.status.output(e.text)
             case ev.ToolFinished():
                 self.ui.scratchpad.update_step(e.step, running=False, observation=e.full_text, status=e.status)
-                self.ui.chat.tool_finished(e.tool, e.status)
+                self.ui.chat.tool_finished(e.tool, trail_status(e.stored, e.status))   # a non-zero exit too, as resumed
                 if e.status == "success" and (todos := todos_of(e.tool, e.args)) is not None:
                     await self.ui.chat.show_todos(todos)
                 self.ui.status.thinking()

@@ -9,6 +9,8 @@ from pathlib import Path
 from contextual.core.reminder import system_reminder
 
 MENTION = re.compile(r"@([a-zA-Z0-9/._-]+(?:\.[a-zA-Z0-9]+)?)")   # the seed's MVP regex, verbatim
+# A path with a space, quoted as @ completion writes it (Claude Code's form): the seed's regex stops at the space.
+QUOTED = re.compile(r'@"([^"\n]+)"')
 MAX_REMINDERS = 5
 REMINDER = system_reminder("The user mentioned @{path}.\nYou MUST read this file with the Read tool before answering.")
 
@@ -17,11 +19,12 @@ def mentioned_paths(text: str, project_root: Path) -> list[str]:
     """Paths in order of appearance, de-duplicated, existing inside the project only."""
     root = Path(os.path.realpath(project_root))
     seen: list[str] = []
-    for match in MENTION.finditer(text):
-        start = match.start()
+    # CONTRACT: a trailing . or , is not part of the path (a quoted path ends at its quote)
+    found = [(m.start(), m.group(1).rstrip(".,")) for m in MENTION.finditer(text)]
+    found += [(m.start(), m.group(1)) for m in QUOTED.finditer(text)]
+    for start, path in sorted(found):
         if start > 0 and text[start - 1].isalnum():       # e.g. user@example.com is not a mention
             continue
-        path = match.group(1).rstrip(".,")                 # CONTRACT: a trailing . or , is not part of the path
         if not path or path in seen:
             continue
         resolved = Path(os.path.realpath(root / path))

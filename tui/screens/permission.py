@@ -30,6 +30,20 @@ def preview_renderable(tool: str, preview: str) -> Syntax:
     return Syntax(preview or "(no preview)", lexer, theme="monokai", word_wrap=True, line_numbers=False)
 
 
+def diff_shown(preview: str) -> tuple[str, Text | None]:
+    """An edit's diff without its `--- a/` `+++ b/` head (the line above names the file: at 80x24 the head took two
+    of the seven rows the preview has, and a one-line change showed only its `-` line), and the lines it adds and
+    removes, said before anything scrolls. Anything else as it is, with no count."""
+    lines = preview.splitlines(keepends=True)
+    head = [line[:4] for line in lines[:3]]
+    if head != ["--- ", "+++ ", "@@ -"]:
+        return preview, None
+    body = lines[2:]
+    added = sum(1 for line in body if line.startswith("+"))
+    removed = sum(1 for line in body if line.startswith("-"))
+    return "".join(body), Text.assemble(("  ", ""), (f"+{added}", "bold green"), " ", (f"−{removed}", "bold red"))
+
+
 # What each tool asks to do, in the user's words; an MCP or unknown tool "wants to run" with its arguments.
 _VERBS = {"Bash": "run", "Write": "write", "Edit": "edit", "MultiEdit": "edit"}
 
@@ -38,7 +52,8 @@ def asks_to(tool: str) -> str:
     return f" wants to {_VERBS.get(tool, 'run')}: "
 
 
-MAX_LISTED = 8        # commands named in the "runs" line; more are counted
+MAX_LISTED = 8        # commands named in the "runs" line; more are counted, between the first and the last ones
+LAST_LISTED = 3
 
 
 def runs_line(command: str, width: int = 48) -> Text | None:
@@ -48,13 +63,18 @@ def runs_line(command: str, width: int = 48) -> Text | None:
     commands = [c if len(c) <= width else c[:width - 1] + "…" for c in commands if c]
     if len(commands) < 2 and "\n" not in command.strip():
         return None                       # a one-line, one-command call: the line above already shows it
-    shown = commands[:MAX_LISTED]
-    more = f"  · and {len(commands) - len(shown)} more" if len(commands) > len(shown) else ""
+    # past MAX_LISTED, the first ones and the last ones: the end of a long chain (`… && rm -rf build`) was the part
+    # counted away as "and 7 more"
+    shown: list[str | None] = list(commands)
+    if len(commands) > MAX_LISTED:
+        shown = [*commands[:MAX_LISTED - LAST_LISTED], None, *commands[-LAST_LISTED:]]
     out = Text("runs ", style="dim")
     for i, c in enumerate(shown):
         out.append("  ·  " if i else "", style="dim")
-        out.append(c, style="bold")
-    out.append(more, style="dim")
+        if c is None:
+            out.append(f"{len(commands) - MAX_LISTED} more", style="dim")
+        else:
+            out.append(c, style="bold")
     return out
 
 
@@ -90,14 +110,15 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
 
     def __init__(self, tool: str, args: Any, preview: str, always: AlwaysRules = AlwaysRules(())) -> None:
         super().__init__()
-        self.tool, self.args, self.preview = tool, args, preview
+        self.tool, self.args = tool, args
+        self.preview, self.counts = diff_shown(preview) if tool != "Bash" else (preview, None)
         self._opened_at = 0.0                     # set on mount: the grace counts from there
         self.always = always_line(always)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="permission-box"):
-            yield Static(Text.assemble((self.tool, "bold"), asks_to(self.tool), args_label(self.args, 100)),
-                         id="permission-what")
+            yield Static(Text.assemble((self.tool, "bold"), asks_to(self.tool), args_label(self.args, 100),
+                                       self.counts or ""), id="permission-what")
             runs = runs_line(str(self.args.get("command", ""))) if self.tool == "Bash" and isinstance(self.args, dict) else None
             if runs is not None:
                 yield Static(runs, id="permission-runs")

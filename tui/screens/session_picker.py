@@ -4,11 +4,13 @@ resumed chat says why)."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from contextual.tui.css import stylesheet
 from contextual.tui.format import one_line, tokens
 from contextual.tui.settings import Remembered
+from contextual.tui.widgets.table_fit import fit_columns
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,6 +26,13 @@ def _rounds(info: Any) -> Text:
     """The rounds, marked when the last one failed: inside the column's own width, so 80 columns still fit."""
     rounds = Text(str(getattr(info, "rounds", "")))
     return rounds.append(f" {FAILED_MARK}", "bold red") if getattr(info, "last_failed", False) else rounds
+
+
+def when(updated: str, now: datetime | None = None) -> str:
+    """`2026-11-27 07:36`, without the year in the year it is: five more columns for the title."""
+    stamp = updated[:16].replace("T", " ")
+    year = str((now or datetime.now()).year)
+    return stamp[5:] if stamp.startswith(year + "-") else stamp
 
 
 class SessionPicker(ModalScreen[str | None]):
@@ -59,16 +68,26 @@ class SessionPicker(ModalScreen[str | None]):
         table.add_column("title", key="title")
         for name in ("rounds", "compactions", "tokens", "id"):
             table.add_column(name, key=name)
-        # the title takes what the other columns leave (at 80 columns the id was cut off)
-        width = min(60, max(12, self.app.size.width - 64))
         for info in self.sessions:
             here = str(info.id) == self.current
-            table.add_row(str(getattr(info, "updated", ""))[:16].replace("T", " "),
-                          Text(("● " if here else "") + one_line(self.title_of(info), width),
-                               style="bold" if here else ""),
+            table.add_row(when(str(getattr(info, "updated", ""))),
+                          Text(one_line(self.shown_title(info), 60), style="bold" if here else ""),
                           _rounds(info), str(getattr(info, "compactions", "")),
                           tokens(getattr(info, "last_tokens", None)), str(info.id)[:8], key=str(info.id))
         table.focus()
+
+    def shown_title(self, info: Any) -> str:
+        return ("● " if str(info.id) == self.current else "") + self.title_of(info)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)        # once laid out: the table's width, less its scrollbar, is known
+
+    def _fit(self) -> None:
+        # The title takes what the other columns leave, measured on the table as laid out: worked out from the
+        # screen's width, it forgot the scrollbar a long list has, and at 80 columns the table scrolled sideways
+        # (the id cut to 6 characters, `end` moving the view right instead of to the last session).
+        if self.sessions:
+            fit_columns(self.query_one(DataTable), {"title": [self.shown_title(info) for info in self.sessions]})
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
@@ -91,7 +110,7 @@ class SessionPicker(ModalScreen[str | None]):
         assert self.remembered is not None
         self.remembered.set_title(str(info.id), event.value)
         self.titles = self.remembered.titles()
-        table.update_cell(str(info.id), "title", Text(one_line(self.title_of(info), 60)))
+        self._fit()
         event.input.display = False
         table.focus()
 

@@ -11,11 +11,14 @@ from contextual.tui.format import final_answer
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.slash.port import AppPort
 
-KEYS = (("enter", "send · ctrl+j (shift+enter) new line · up/down past inputs (kept per project)"),
-        ("!command", "run a shell command in the project and show its output"),
+KEYS = (("enter", "send · ctrl+j (shift+enter, \\ enter) new line · up/down past inputs (kept per project)"),
+        ("pageup pagedown", "scroll the chat (scrolled up, it stays put while an answer streams)"),
+        ("!command · # text", "run a shell command in the project and show its output · remember a line"),
         ("@path /cmd", "tab completes, up/down choose, esc closes"),
-        ("esc", "interrupt the running turn (recorded as interrupted) or the compaction"),
-        ("ctrl+c", "interrupt a running turn; when idle, twice quits"),
+        ("shift+tab", "next permission mode: default, accept edits, plan"),
+        ("esc", "interrupt the running turn (recorded as interrupted) or the compaction; idle, twice: /rewind"),
+        ("ctrl+c", "copy the selection (drag over chat text; the terminal must allow OSC 52, shift+drag uses its "
+                   "own); else interrupt a running turn; when idle, twice quits"),
         ("enter in History", "open the row: stored vs full for tool results, the text for others"),
         ("[ ]", "browse past turns in the Scratchpad"),
         ("f2 f3 f4 · f6", "focus chat (the input), scratchpad, history; again: hide it (tabs below 100 columns) · "

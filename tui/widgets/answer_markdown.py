@@ -31,6 +31,13 @@ class _LightANSI(ANSILightHighlightTheme):
 
 
 class AnswerFence(MarkdownFence):
+    # A long line wraps, as in Claude Code and Codex: Textual's fence scrolls sideways with no scrollbar, so at 80
+    # columns the end of a line was cut off with nothing to say so, and no key to reach it.
+    DEFAULT_CSS = """
+    AnswerFence { overflow-x: hidden; }
+    AnswerFence > Label { width: 1fr; text-wrap: wrap; }
+    """
+
     @classmethod
     def highlight(cls, code: str, language: str, ansi: bool = False, dark: bool = False) -> Content:
         theme = (_DarkANSI if dark else _LightANSI) if ansi else _Theme

@@ -16,7 +16,7 @@ from contextual.core.context.continuation import notice_line
 from contextual.core.messages import FORMAT_ERROR_TOOL, NO_ANSWER, Message
 from contextual.core.snapshot.undo import note_for_user
 from contextual.tui.format import (call_label, compaction_note, final_answer, permission_level, permission_note,
-                                   plural, stored_status, unparsed)
+                                   plural, trail_status, unparsed)
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.widgets.todo_list import TodoList, todos_of
 from contextual.tui.widgets.tool_trail import ToolTrail
@@ -91,6 +91,10 @@ class ChatLog(VerticalScroll):
         super().watch_scroll_y(old_value, new_value)
         self._following = new_value >= self.max_scroll_y - 1     # at the end: the view follows what comes
 
+    def watch_virtual_size(self) -> None:
+        # what it holds grew (a streamed piece laid out after the call that added it): the end moved
+        self.follow()
+
     def on_resize(self) -> None:
         # a resize changes how tall every message is: a view that was at the end stays there
         if self._following:
@@ -98,11 +102,24 @@ class ChatLog(VerticalScroll):
 
     async def _add(self, widget) -> None:
         await self.mount(widget)
-        self.scroll_end(animate=False)
+        self.follow()
+
+    def follow(self) -> None:
+        """To the end, unless the reader scrolled up to read: a streamed piece, a tool call or a notice pulled them
+        back down several times a second. Back at the end (wheel, pagedown, a message sent), it follows again."""
+        if self._following:
+            # asked now, done after the layout (the new end is known then), and only if the reader has not scrolled
+            # up meanwhile: Textual's own deferred scroll_end ran even then, and undid a wheel turn at once
+            self.call_after_refresh(self._to_end)
+
+    def _to_end(self) -> None:
+        if self._following:
+            self.scroll_end(animate=False, immediate=True)
 
     async def add_user(self, text: str) -> None:
         self.trail, self.adjusted, self._adjustments, self.todos = None, None, [], None
         await self.query(".welcome").remove()          # the empty session's welcome has done its job
+        self._following = True                         # what you send, and what answers it, is what you read next
         await self._add(user_line(text))
 
     async def add_answer(self, markdown: str) -> None:
@@ -168,7 +185,7 @@ class ChatLog(VerticalScroll):
         self._streamed += fragment
         assert self._stream is not None
         await self._stream.write(fragment)
-        self.scroll_end(animate=False)
+        self.follow()
 
     async def finish_answer(self, answer: str | None) -> None:
         """Close the stream; the engine's final answer wins over what was streamed."""
@@ -182,7 +199,7 @@ class ChatLog(VerticalScroll):
                 await widget.update(answer)
         elif answer:
             await self.add_answer(answer)
-        self.scroll_end(animate=False)
+        self.follow()
 
     @property
     def streaming_text(self) -> str:
@@ -368,13 +385,8 @@ def _turns(messages: list[Message], compactions: Sequence[CompactionRecord] = ()
             calls = turns[-1].calls
             for index in range(len(calls) - 1, -1, -1):
                 if calls[index][2] == "running":
-                    calls[index] = (calls[index][0], calls[index][1], _status(message))
+                    calls[index] = (calls[index][0], calls[index][1], trail_status(message.content))
                     break
         answered(message.id)
     compacted_before("\uffff")
     return turns
-
-
-def _status(message: Message) -> str:
-    status = stored_status(message)
-    return "error" if status.startswith("error") or (status.startswith("exit") and status != "exit 0") else "success"

@@ -1,5 +1,6 @@
-"""The input: enter sends, ctrl+j (or shift+enter) adds a line, up/down walk past inputs,
-'/' completes commands and '@' completes project paths (tab accepts, up/down choose, esc closes)."""
+"""The input: enter sends, ctrl+j (or shift+enter, or a backslash then enter) adds a line, up/down walk past
+inputs, pageup/pagedown scroll the chat, '/' completes commands and '@' completes project paths (tab accepts, up/down
+choose, esc closes)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,21 @@ from contextual.tui.pasted import Pastes, too_long
 SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache", ".contextual"}
 MAX_PATHS = 20_000
 MAX_SUGGESTIONS = 8
-AT_TOKEN = re.compile(r"@([^\s@]*)$")
+# `@src/ca` being typed, or `@"docs/user gu`: a path with a space is quoted (as Claude Code writes it), and the
+# completion goes on inside the quotes
+AT_TOKEN = re.compile(r'@(?:"([^"]*)|([^\s@"]*))$')
+
+
+def at_fragment(match: re.Match[str]) -> str:
+    return match.group(1) if match.group(1) is not None else match.group(2)
+
+
+def at_inserted(path: str, quoted: bool) -> str:
+    """What replaces the fragment after `@`: a folder stays open for its files, a file ends with a space; a path
+    with a space (or typed after a quote) is quoted, a folder's quote left open."""
+    if not (quoted or " " in path):
+        return path + ("" if path.endswith("/") else " ")
+    return '"' + path + ("" if path.endswith("/") else '" ')
 
 
 def project_paths(root: Path, limit: int = MAX_PATHS) -> list[str]:
@@ -68,6 +83,9 @@ class PromptInput(TextArea):
         self.pastes = Pastes()
         # The app's queue (tui/queued.py): up on an empty input takes the newest queued message back to edit.
         self.take_queued: Callable[[], str | None] = lambda: None
+        # The app's chat, paged from here (-1 up, 1 down); False when it is not shown: the input has the focus all
+        # the time, and the chat scrolled only with the mouse
+        self.page_chat: Callable[[int], bool] = lambda direction: False
 
     @property
     def completion(self) -> "CompletionList | None":
@@ -77,8 +95,10 @@ class PromptInput(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         completion = self.completion
         if completion is not None and completion.display and event.key in ("enter", "tab") \
-                and isinstance(self.parent, PromptBox):
-            self.parent.update_completion()   # typed faster than the list followed: it must match the text now
+                and isinstance(self.parent, PromptBox) and self.parent.made_for != (self.text, self.cursor_location):
+            # typed faster than the list followed: it must match the text now. Only then: asked again, the list
+            # went back to its first row, and the row chosen with up/down was never the one taken
+            self.parent.update_completion()
         if completion is not None and completion.display:
             if event.key in ("up", "down"):
                 self._stop(event)
@@ -96,11 +116,19 @@ class PromptInput(TextArea):
                 return
         if event.key == "enter":
             self._stop(event)
+            row, col = self.cursor_location
+            if col and col == len(self.document[row]) and self.document[row].endswith("\\"):
+                # `\` then enter: a new line, as in Claude Code, where a terminal sends no shift+enter (most do not)
+                self.replace("\n", (row, col - 1), (row, col))
+                return
             self.submit()
             return
         if event.key in ("ctrl+j", "shift+enter"):
             self._stop(event)
             self.insert("\n")
+            return
+        if event.key in ("pageup", "pagedown") and self.page_chat(-1 if event.key == "pageup" else 1):
+            self._stop(event)
             return
         if event.key == "up" and not self.text:
             queued = self.take_queued()
@@ -180,8 +208,8 @@ class PromptInput(TextArea):
             match = AT_TOKEN.search(line)
             if match is None:
                 return
-            start = (row, match.start(1))
-            self.replace(value + ("" if value.endswith("/") else " "), start, (row, col))
+            start = (row, match.start() + 1)              # after the @: an open quote is written again
+            self.replace(at_inserted(value, match.group(1) is not None), start, (row, col))
         self.move_cursor(self.document.end if value.startswith("/") else self.cursor_location)
 
 
@@ -228,6 +256,7 @@ class PromptBox(Vertical):
         self.root = root
         self.complete_command = complete_command      # '/co' -> [(name, aligned row)]: the app's command table
         self.paths: list[str] | None = None
+        self.made_for: tuple[str, tuple[int, int]] | None = None     # the text and cursor the list was made for
 
     def compose(self):
         yield CompletionList()
@@ -249,11 +278,12 @@ class PromptBox(Vertical):
         row, col = area.cursor_location
         line = area.document[row][:col]
         text = area.text
+        self.made_for = (text, (row, col))
         if row == 0 and text.startswith("/") and " " not in text and "\n" not in text:
             completion.suggest(self.complete_command(text))
             return
         match = AT_TOKEN.search(line)
         if match and self.paths is not None:
-            completion.suggest([(p, "@" + p) for p in match_paths(self.paths, match.group(1))])
+            completion.suggest([(p, "@" + p) for p in match_paths(self.paths, at_fragment(match))])
             return
         completion.suggest([])
