@@ -41,3 +41,19 @@ def test_an_undo_note_belongs_to_the_round_before_it_and_is_no_round_of_its_own(
     assert [len(r) for r in rounds(history)] == [2, 3, 2]
     plan = plan_compaction(history, keep_rounds=1)
     assert plan is not None and plan.rounds_archived == 2 and note in plan.archive
+
+
+async def test_a_compaction_with_no_model_to_summarise_is_refused_and_loses_no_round(tmp_path):
+    """A session resumed in the app with no model configured: /compact fell back to archiving the rounds with no
+    summary ("Summary generation failed (AttributeError…)"), losing them for a missing setting (helper-69)."""
+    from contextual.core.agent import Engine
+    from contextual.core.events import CompactionFinished
+    from tests.engine_helpers import make_config
+    engine = Engine(make_config(tmp_path, "http://127.0.0.1:9", model=None), None)
+    for message in _rounds(8):
+        engine.prompt.history.append(message)
+    before = list(engine.history.messages)
+    events = [ev async for ev in engine.compact(keep_rounds=1)]
+    finished = [ev for ev in events if isinstance(ev, CompactionFinished)]
+    assert finished and "a summary needs a model" in finished[-1].refused and "no model" in finished[-1].refused
+    assert engine.history.messages == before and not engine.compactions

@@ -70,6 +70,11 @@ class Compactor:
         pre = prompt.compaction_due().estimate
         keep = config.keep_rounds if keep_rounds is None else keep_rounds
         plan, refused = compaction.plan(prompt.l3(), len(prompt.history.messages), keep, prompt.keep_budget())
+        if plan is not None and self._settings.summary_provider is None:
+            # No model to summarise with (a session resumed without one): the fallback would archive the rounds
+            # with no summary at all, losing them for a missing setting (helper-69). Refused, and said why.
+            plan, refused = None, (f"{config.missing_model_message() or 'no model configured'}: a summary needs "
+                                   "a model")
         held: list[str] = []
         if plan is not None:                       # pinned messages are never archived (issue 19.3)
             held = review_flow.pinned_in_archive(plan, self._pins)
