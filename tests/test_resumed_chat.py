@@ -40,7 +40,7 @@ def test_a_reply_the_parser_refused_is_not_counted_as_a_tool_call():
               Message("tool", "[ok] 1 line", meta={"tool_name": "Read"}),
               Message("assistant", "Finish", meta={"final": True, "answer": "It sets x."})]
     (turn,) = _turns(record)
-    assert [name for name, _, _ in turn.calls] == ["Read"]
+    assert [call.tool for call in turn.calls] == ["Read"]
     assert turn.calls[0][2] != "running" and turn.answers == ["It sets x."]
 
 
@@ -164,7 +164,8 @@ def _bash(command: str) -> str:
 
 
 def _chat_items(app: Any) -> list[str]:
-    """The chat from top to bottom: a line as shown, a tool trail by its title, an answer by its text."""
+    """The chat from top to bottom: a line as shown, a tool trail by its title and its rows (each call, what it
+    returned, the permission answer it ran on), an answer by its text."""
     from textual.widgets import Markdown, Static
 
     from contextual.tui.widgets.chat_log import ChatLog
@@ -173,6 +174,7 @@ def _chat_items(app: Any) -> list[str]:
     for widget in app.query_one(ChatLog).children:
         if isinstance(widget, ToolTrail):
             items.append(f"trail: {widget.title}")
+            items.append(str(widget.query_one(".trail-lines", Static).render()))
         elif isinstance(widget, Markdown):
             items.append(widget.source)
         elif isinstance(widget, Static):
@@ -225,11 +227,15 @@ async def test_a_resumed_chat_shows_the_permission_answers_and_a_compaction_befo
             live = _chat_items(app)
             session_id = app.engine.session_id
             await app.host.close(app.engine)          # its lock: the session is opened again below
-        assert live[:4] == ["you  run echo", "Bash: allowed once", "trail: 1 tool call · Bash", "first answer"]
-        assert live[4:8] == ["you  remove the build", "Bash: denied · told the agent: use make",
-                             "trail: 1 tool call · Bash · 1 failed", "second answer"]
-        assert live[8] == "you  third question" and live[9].startswith("compacted (auto): ")
-        assert live[10:] == ["third answer"]
+        # a plain "allowed once" rides on the call's row; a denial with a note keeps its line
+        assert live[:4] == ["you  run echo", "trail: 1 tool call · Bash",
+                            "✓ Bash echo hi-one · allowed once\n  ⎿ exit 0\n    hi-one", "first answer"]
+        assert live[4:9] == ["you  remove the build", "Bash: denied · told the agent: use make",
+                             "trail: 1 tool call · Bash · 1 failed",
+                             "✗ Bash rm -rf build\n  ⎿ The user denied this Bash call. The user says instead: use make",
+                             "second answer"]
+        assert live[9] == "you  third question" and live[10].startswith("compacted (auto): ")
+        assert live[11:] == ["third answer"]
 
         host = make_host(tmp_path, srv.base_url, **flags)
         eager = ContextualApp(host, host.resume(session_id), animate=False)

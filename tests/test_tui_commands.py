@@ -99,7 +99,7 @@ async def test_compact_with_few_rounds_offers_to_keep_n_and_resume_rebuilds_the_
             text = chat_text(app2)
             assert "first question" in text and "first answer" in text and "second answer" in text
             assert "summary of earlier work" not in text
-            assert app2.query_one(ToolTrail).calls == [("Read", "cart.py", "success")]
+            assert [c[:3] for c in app2.query_one(ToolTrail).calls] == [("Read", "cart.py", "success")]
             await run_turn(pilot, "third question")
             assert app2.query_one(ScratchpadView).turns[-1].number == 3
 

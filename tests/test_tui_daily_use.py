@@ -101,7 +101,7 @@ async def test_a_command_that_exits_non_zero_is_marked_failed_in_the_trail_and_h
         async with app.run_test(size=NARROW) as pilot:
             await run_turn(pilot, "run the tests")
             trail = app.query_one(ToolTrail)
-            assert [status for _tool, _label, status in trail.calls] == ["error", "success"]
+            assert [call.status for call in trail.calls] == ["error", "success"]
             assert "1 failed" in str(trail.title)
             history = app.query_one(HistoryView)
             rows = [str(history.get_option_at_index(i).prompt) for i in range(history.option_count)]
@@ -112,7 +112,7 @@ async def test_a_command_that_exits_non_zero_is_marked_failed_in_the_trail_and_h
         async with resumed.run_test(size=NARROW) as pilot:
             await pilot.pause()
             trail = resumed.query_one(ToolTrail)
-            assert [status for _tool, _label, status in trail.calls] == ["error", "success"]
+            assert [call.status for call in trail.calls] == ["error", "success"]
 
 
 async def test_the_line_at_quit_offers_dash_c_only_for_the_session_dash_c_opens(tmp_path):

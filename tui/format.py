@@ -144,6 +144,17 @@ def permission_note(record: PermissionRecord) -> str:
     return one_line(record.describe(), 300)
 
 
+def permission_mark(record: PermissionRecord) -> str:
+    """A plain answer the call's trail row carries ("allowed once", "denied") instead of a chat line of its own:
+    one per call cluttered the chat. '' for one the user needs to read there: a rule written, a session-wide
+    allowance, why "always" was not offered, a denial's note."""
+    if record.decision == "allow_once" and not record.once_only:
+        return "allowed once"
+    if record.decision == "deny" and not record.note.strip():
+        return "denied"
+    return ""
+
+
 def permission_level(record: PermissionRecord) -> str:
     """A denial is a warning in the chat, an allowance an information."""
     return "warning" if record.decision == "deny" else "info"

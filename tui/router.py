@@ -12,8 +12,8 @@ from contextlib import aclosing
 from typing import AsyncGenerator, Callable, TYPE_CHECKING, assert_never
 
 from contextual.core import events as ev
-from contextual.tui.format import (args_label, compaction_note, permission_level, permission_note, tokens,
-                                   trail_status)
+from contextual.tui.format import (args_label, compaction_note, permission_level, permission_mark, permission_note,
+                                   tokens, trail_status)
 from contextual.tui.screen_safe import screen_text, stream_guard
 from contextual.tui.surfaces import Surfaces
 from contextual.tui.widgets.todo_list import todos_of
@@ -132,7 +132,8 @@ class EventRouter:
                 self.ui.status.output(e.text)
             case ev.ToolFinished():
                 self.ui.scratchpad.update_step(e.step, running=False, observation=e.full_text, status=e.status)
-                self.ui.chat.tool_finished(e.tool, trail_status(e.stored, e.status))   # a non-zero exit too, as resumed
+                # a non-zero exit too, and what it returned, as a resumed chat reads them from the stored form
+                self.ui.chat.tool_finished(e.tool, trail_status(e.stored, e.status), e.stored)
                 if e.status == "success" and (todos := todos_of(e.tool, e.args)) is not None:
                     await self.ui.chat.show_todos(todos)
                 self.ui.status.thinking()
@@ -213,7 +214,10 @@ class EventRouter:
     async def on_permission_decided(self, e: ev.PermissionDecided) -> None:
         from contextual.core.session.schema import PermissionRecord     # as a resumed chat shows it (chat_log)
         record = PermissionRecord(e.tool, e.decision, e.rules, e.once_only, e.note)
-        await self.ui.chat.add_notice(permission_note(record), permission_level(record))
+        if mark := permission_mark(record):          # on the call's trail row, not a line per call
+            self.ui.chat.permission_answered(mark)
+        else:
+            await self.ui.chat.add_notice(permission_note(record), permission_level(record))
         if e.decision != "deny":
             self.ui.status.running_tool(e.tool)
 

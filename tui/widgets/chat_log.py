@@ -15,11 +15,12 @@ from textual.widgets import Collapsible, Static
 from contextual.core.context.continuation import notice_line
 from contextual.core.messages import FORMAT_ERROR_TOOL, NO_ANSWER, Message
 from contextual.core.snapshot.undo import note_for_user
-from contextual.tui.format import (call_label, compaction_note, final_answer, permission_level, permission_note,
-                                   plural, trail_status, unparsed)
+from contextual.tui.format import (call_label, compaction_note, final_answer, permission_level, permission_mark,
+                                   permission_note, plural, trail_status, unparsed)
+from contextual.tui.result_line import result_lines
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.widgets.todo_list import TodoList, todos_of
-from contextual.tui.widgets.tool_trail import ToolTrail
+from contextual.tui.widgets.tool_trail import ToolTrail, TrailCall
 
 if TYPE_CHECKING:           # Markdown (markdown-it, pygments) is imported with the first answer, not at launch
     from contextual.core.session.schema import CompactionRecord, PermissionRecord, TurnEnd
@@ -82,6 +83,7 @@ class ChatLog(VerticalScroll):
         self.todos: TodoList | None = None                # this turn's task list (TodoWrite), redrawn in place
         self.adjusted: Collapsible | None = None          # this turn's one "context adjusted" line
         self._adjustments: list[str] = []
+        self._permission = ""                             # an answer the next call's trail row carries
         self._earlier: list[_Turn] = []                  # restored turns not mounted yet (mount_earlier)
         self._first_recent = None                         # the first widget of the restored turns mounted
         self._recent: list[_Turn] = []                    # the restored turns mounted
@@ -118,6 +120,7 @@ class ChatLog(VerticalScroll):
 
     async def add_user(self, text: str) -> None:
         self.trail, self.adjusted, self._adjustments, self.todos = None, None, [], None
+        self._permission = ""
         await self.query(".welcome").remove()          # the empty session's welcome has done its job
         self._following = True                         # what you send, and what answers it, is what you read next
         await self._add(user_line(text))
@@ -135,17 +138,23 @@ class ChatLog(VerticalScroll):
         await self._add(_markdown(f"{fence}text\n{output or '(no output)'}\n{fence}{status}", "agent shell"))
 
     # ----- the turn's trail and adjustments
+    def permission_answered(self, mark: str) -> None:
+        """A plain answer (format.permission_mark), shown on the row of the call it was asked for, which starts
+        next."""
+        self._permission = mark
+
     async def tool_started(self, tool: str, args: object) -> None:
+        permission, self._permission = self._permission, ""
         if self.trail is None:                # titled before it is mounted: its first frame names the call
             self.trail = ToolTrail()
-            self.trail.started(tool, args)
+            self.trail.started(tool, args, permission)
             await self._add(self.trail)
             return
-        self.trail.started(tool, args)
+        self.trail.started(tool, args, permission)
 
-    def tool_finished(self, tool: str, status: str) -> None:
+    def tool_finished(self, tool: str, status: str, stored: str = "") -> None:
         if self.trail is not None:
-            self.trail.finished(tool, status)
+            self.trail.finished(tool, status, stored)
 
     async def show_todos(self, todos: list[dict[str, Any]]) -> None:
         """The task list a TodoWrite sent: the turn's list is redrawn where it first appeared."""
@@ -293,7 +302,7 @@ _TRAIL, _TODOS = _Shown("trail"), _Shown("todos")
 @dataclass
 class _Turn:
     text: str
-    calls: list[tuple[str, str, str]] = field(default_factory=list)
+    calls: list[TrailCall] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     answers: list[str] = field(default_factory=list)
     todos: list[dict[str, Any]] = field(default_factory=list)     # its last TodoWrite's list
@@ -333,7 +342,12 @@ def _turns(messages: list[Message], compactions: Sequence[CompactionRecord] = ()
 
     def answered(message_id: str) -> None:
         for record in answers.pop(message_id, ()):
-            if turns:
+            if not turns:
+                continue
+            calls, mark = turns[-1].calls, permission_mark(record)
+            if mark and calls and calls[-1].status == "running":     # on the row of the call it answered, as live
+                calls[-1] = calls[-1]._replace(permission=mark)
+            else:
                 turns[-1].shown.append(_Shown("notice", permission_note(record), permission_level(record)))
 
     for message in messages:
@@ -371,8 +385,8 @@ def _turns(messages: list[Message], compactions: Sequence[CompactionRecord] = ()
             continue        # a reply the parser refused: the live chat shows no call for it either
         elif message.role == "assistant" and message.meta.get("tool_name"):
             turn = turns[-1]
-            turn.calls.append((message.meta.get("tool_name") or "", call_label(message.meta.get("args")),
-                               "running"))
+            turn.calls.append(TrailCall(message.meta.get("tool_name") or "", call_label(message.meta.get("args")),
+                                        "running"))
             answered(message.id)         # the dialog came before the call started
             if _TRAIL not in turn.shown:
                 turn.shown.append(_TRAIL)
@@ -384,8 +398,9 @@ def _turns(messages: list[Message], compactions: Sequence[CompactionRecord] = ()
         elif message.role == "tool":
             calls = turns[-1].calls
             for index in range(len(calls) - 1, -1, -1):
-                if calls[index][2] == "running":
-                    calls[index] = (calls[index][0], calls[index][1], trail_status(message.content))
+                if calls[index].status == "running":
+                    calls[index] = calls[index]._replace(status=trail_status(message.content),
+                                                         result=result_lines(calls[index].tool, message.content))
                     break
         answered(message.id)
     compacted_before("\uffff")

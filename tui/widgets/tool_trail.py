@@ -1,30 +1,55 @@
 """The chat's compact trail of one turn's tool calls: a collapsed line ("3 tool calls · Read ×2 · Bash"),
-one line per call when expanded. It lives in the chat, so it stays when the scratchpad clears."""
+expanded one line per call with what it returned under it ("⎿ Read 24 lines") and the permission answer it was
+run on ("· allowed once"). It lives in the chat, so it stays when the scratchpad clears."""
 
 from __future__ import annotations
 
 from collections import Counter
+from typing import NamedTuple
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.widgets import Collapsible, Static
+from textual.widgets.collapsible import CollapsibleTitle
 
 from contextual.tui.format import call_label, times, unparsed
+from contextual.tui.result_line import result_lines
 
 STATUS_MARK = {"success": ("✓", "#87af5f"), "error": ("✗", "#d75f5f"), "running": ("…", "#af87af")}
 
 
-def trail_title(calls: list[tuple[str, str, str]]) -> str:
-    counts = Counter(tool for tool, _label, _status in calls)
+class TrailCall(NamedTuple):
+    """One call as its trail row shows it, the same live and resumed."""
+    tool: str
+    label: str
+    status: str                         # "running", "success" or "error" (format.trail_status)
+    result: tuple[str, ...] = ()        # result_line.result_lines of its stored result
+    permission: str = ""                # format.permission_mark of the answer it ran on
+
+
+def trail_title(calls: list[TrailCall]) -> str:
+    counts = Counter(call.tool for call in calls)
     parts = [times(tool, n) for tool, n in counts.items()]
-    failed = sum(1 for _t, _l, status in calls if status == "error")
+    failed = sum(1 for call in calls if call.status == "error")
     noun = "tool call" if len(calls) == 1 else "tool calls"
     # a title is markup, and tool names come from the model
     return unparsed(f"{len(calls)} {noun} · " + ", ".join(parts) + (f" · {failed} failed" if failed else ""))
 
 
-def call_line(tool: str, label: str, status: str) -> Text:
-    mark, colour = STATUS_MARK.get(status, ("✗", "#d75f5f"))
-    return Text.assemble((f"{mark} ", colour), (tool, "bold"), " ", label, no_wrap=True, overflow="ellipsis")
+def call_line(call: TrailCall) -> Text:
+    """The call's row, then its result's rows ("⎿ " under the tool's name), each clipped to the chat's width."""
+    mark, colour = STATUS_MARK.get(call.status, ("✗", "#d75f5f"))
+    row = Text.assemble((f"{mark} ", colour), (call.tool, "bold"), " ", call.label,
+                        (f" · {call.permission}" if call.permission else "", "dim"), no_wrap=True, overflow="ellipsis")
+    rows = [row] + [Text.assemble(("  ⎿ " if n == 0 else "    ", "dim"), (line, "dim" if n else ""), no_wrap=True,
+                                  overflow="ellipsis") for n, line in enumerate(call.result)]
+    return Text("\n").join(rows)
+
+
+class TrailTitle(CollapsibleTitle):
+    """The trail's title with its key in the footer when it has the focus (tab from the input reaches it):
+    Textual's own binding is hidden, so nothing said how to see the calls."""
+    BINDINGS = [Binding("enter", "toggle_collapsible", "show/hide calls")]
 
 
 class ToolTrail(Collapsible):
@@ -41,22 +66,29 @@ class ToolTrail(Collapsible):
     """
 
     def __init__(self) -> None:
-        self.calls: list[tuple[str, str, str]] = []        # (tool, label, status)
+        self.calls: list[TrailCall] = []
         self._lines = Static("", classes="trail-lines")
+        # collapsed by default: a turn of 40 calls is one line until asked for (enter on the title, or a click)
         super().__init__(self._lines, title="tool calls", collapsed=True)
+        # Collapsible composes its `_title` (Textual 8); another Textual keeps its own title, without the key hint
+        made = getattr(self, "_title", None)
+        if isinstance(made, CollapsibleTitle):
+            self._title = TrailTitle(label=made.label, collapsed_symbol=made.collapsed_symbol,
+                                     expanded_symbol=made.expanded_symbol, collapsed=True)
 
-    def started(self, tool: str, args: object) -> None:
-        self.calls.append((tool, call_label(args), "running"))
+    def started(self, tool: str, args: object, permission: str = "") -> None:
+        self.calls.append(TrailCall(tool, call_label(args), "running", permission=permission))
         self._paint()
 
-    def finished(self, tool: str, status: str) -> None:
+    def finished(self, tool: str, status: str, stored: str = "") -> None:
         for index in range(len(self.calls) - 1, -1, -1):
-            name, label, state = self.calls[index]
-            if name == tool and state == "running":
-                self.calls[index] = (name, label, "success" if status == "success" else "error")
+            call = self.calls[index]
+            if call.tool == tool and call.status == "running":
+                self.calls[index] = call._replace(status="success" if status == "success" else "error",
+                                                  result=result_lines(tool, stored))
                 break
         self._paint()
 
     def _paint(self) -> None:
         self.title = trail_title(self.calls)
-        self._lines.update(Text("\n").join(call_line(*call) for call in self.calls))
+        self._lines.update(Text("\n").join(call_line(call) for call in self.calls))

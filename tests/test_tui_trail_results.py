@@ -1,0 +1,81 @@
+"""The chat's tool trail says under each call what it returned (Read's lines, a command's exit and last output lines,
+an edit's +N −M), the same live and resumed, in a narrow and a wide chat; a long turn stays one collapsed line."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.tui_helpers import finish, make_host, run_turn, server, wait_for
+
+
+def _call(tool: str, **args: Any) -> str:
+    return f"Thought: go\nAction: {tool}[{json.dumps(args)}]"
+
+
+def _rows(app: Any) -> list[str]:
+    from textual.widgets import Static
+
+    from contextual.tui.widgets.tool_trail import ToolTrail
+    return [str(trail.query_one(".trail-lines", Static).render()) for trail in app.query(ToolTrail)]
+
+
+async def test_each_call_shows_what_it_returned_live_and_resumed_narrow_and_wide(tmp_path):
+    from contextual.tui.app import ContextualApp
+    from contextual.tui.widgets.tool_trail import ToolTrail
+    script = [_call("Read", file_path="cart.py", offset=3, limit=4),
+              _call("Bash", command="echo first; echo; echo second; echo oops >&2; exit 3"),
+              _call("Bash", command="printf 'a\\nb\\nc\\nd\\n'"),
+              _call("Edit", file_path="cart.py", old_string="def total_5(): return 5\n",
+                    new_string="def total_5():\n    return 5\n"),
+              finish("done")]
+    with server(script) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, permission_mode="bypass"), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "do the things")
+            [live] = _rows(app)
+            trail = app.query_one(ToolTrail)
+            assert trail.collapsed and trail.title == "4 tool calls · Read, Bash ×2, Edit · 1 failed"
+            session_id = app.engine.session_id
+            await app.host.close(app.engine)
+        assert live.split("\n") == [
+            "✓ Read cart.py", "  ⎿ Read 4 lines (3–6 of 300)",
+            "✗ Bash echo first; echo; echo second; echo oops >&2; exit 3", "  ⎿ exit 3",
+            "    first", "    second", "    oops",                      # the last non-blank lines, stderr's last
+            "✓ Bash printf 'a\\nb\\nc\\nd\\n'", "  ⎿ exit 0", "    b", "    c", "    d",
+            "✓ Edit cart.py", "  ⎿ +2 −1 lines"]
+        for size in ((80, 24), (200, 50)):
+            host = make_host(tmp_path, srv.base_url)
+            resumed = ContextualApp(host, host.resume(session_id), animate=False)
+            async with resumed.run_test(size=size) as pilot:
+                await pilot.pause()
+                assert _rows(resumed) == [live], size
+                await resumed.host.close(resumed.engine)
+
+
+async def test_a_forty_call_turn_stays_one_line_until_the_focused_title_says_enter_and_opens_it(tmp_path):
+    from textual.widgets import Footer
+
+    from contextual.tui.app import ContextualApp
+    from contextual.tui.widgets.tool_trail import ToolTrail, TrailTitle
+    script = [_call("Read", file_path="cart.py", offset=n + 1, limit=1) for n in range(40)] + [finish("read")]
+    with server(script) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, permission_mode="bypass", max_steps=60),
+                            animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "read it line by line")
+            trail = app.query_one(ToolTrail)
+            assert trail.collapsed and trail.outer_size.height == 1 and trail.title == "40 tool calls · Read ×40"
+            for _ in range(6):                   # tab from the input reaches the trail's title
+                if isinstance(app.focused, TrailTitle):
+                    break
+                await pilot.press("tab")
+            assert isinstance(app.focused, TrailTitle)
+            await pilot.pause()
+            footer = app.query_one(Footer)
+            assert any("show/hide calls" in str(key.render()) for key in footer.children)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: not trail.collapsed)
+            rows = _rows(app)[0].split("\n")
+            assert len(rows) == 80 and rows[-1] == "  ⎿ Read 1 line (40–40 of 300)"
+            await app.host.close(app.engine)
