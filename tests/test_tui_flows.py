@@ -418,6 +418,9 @@ async def test_model_command_asks_the_server_for_the_new_models_window_and_price
             assert app.engine.config.context_window == 65_536
             assert app.engine.config.window_source.startswith("server")
             assert app.engine.next_prompt().window == 65_536
+            # the chat keeps a line of the switch, not only a toast that goes
+            notices = [str(n.render()) for n in app.query(".notice")]
+            assert "model: gpt-4o-mini (window 65.5k, from the server) — for the next turns" in notices
             await run_turn(pilot, "second")
             call = app.engine.prompt.usage.last_call
             assert call is not None and call.cost is not None and call.cost > 0
@@ -538,15 +541,18 @@ async def test_a_denied_calls_trail_shows_its_whole_title_at_80x24(tmp_path, mon
         assert title.render_line(0).text.strip() == "▶ 1 tool call · Bash · 1 failed"
 
 
-async def test_a_pasted_log_shows_its_head_in_the_chat_and_whole_from_history(tmp_path):
+async def test_a_pasted_log_shows_its_head_in_the_chat_the_rest_folded_and_whole_from_history(tmp_path):
     """A 1 MB log pasted and sent: the chat wrapped all of it again at every layout, 9 s to send and 8 s each
-    resize after (a monkey's paste at 80x24). The chat shows its first lines and how many more there are."""
+    resize after (a monkey's paste at 80x24); then it showed its first 200 lines, a whole screenful of scrolling.
+    The chat shows its first lines and the rest folded (enter or a click opens it, 200 lines at most), resumed
+    alike."""
     from textual import events
-    from textual.widgets import Static
+    from textual.widgets import Collapsible, Static
     from contextual.tui.screens.info import InfoScreen
     log = "".join(f"line {i} of the build log\n" for i in range(1000)) + "a last line without its newline"
     with server([finish("ok")]) as srv:
-        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        host = make_host(tmp_path, srv.base_url)
+        app = ContextualApp(host, animate=False)
         async with app.run_test(size=(80, 24)) as pilot:
             app.post_message(events.Paste(log))        # as the terminal's bracketed paste arrives
             await wait_for(pilot, lambda: app.query_one("#prompt").text == "[pasted #1 · 1,001 lines]")
@@ -554,12 +560,26 @@ async def test_a_pasted_log_shows_its_head_in_the_chat_and_whole_from_history(tm
             await app.workers.wait_for_complete()
             await pilot.pause()
             assert srv.requests[0]["messages"][-1]["content"] == log        # the model has it whole
-            shown = str(app.query_one(ChatLog).query_one(".user").render())
-            assert shown.startswith("you  line 0 of the build log\n") and "line 199 of" in shown
-            assert "line 200 of" not in shown
-            assert shown.endswith("line 199 of the build log\n… 801 more lines: History opens the whole message")
+            message = app.query_one(ChatLog).query_one(".user")
+            head = str(message.query_one(".user-head", Static).render())
+            assert head == "you  line 0 of the build log\nline 1 of the build log\nline 2 of the build log"
+            fold = message.query_one(Collapsible)
+            assert fold.collapsed and fold.title == "… 998 more lines · enter/click expands"
+            assert message.region.height == 3 + 1           # three lines and the fold's title: not 200 lines
+            fold.query_one("CollapsibleTitle").focus()
+            await pilot.press("enter")
+            rest = str(message.query_one(".user-rest", Static).render())
+            assert not fold.collapsed and rest.startswith("line 3 of the build log\n") and "line 202 of" in rest
+            assert rest.endswith("line 202 of the build log\n… 798 more lines: History opens the whole message")
             screen = await open_history_row(pilot, 0)
             assert isinstance(screen, InfoScreen) and str(screen.query_one(Static).render()) == log
+            session_id = app.engine.session_id
+        app = ContextualApp(host, host.resume(session_id), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:          # resumed: the same head, the same fold
+            await wait_for(pilot, lambda: bool(app.query(".user-head")))
+            message = app.query_one(ChatLog).query_one(".user")
+            assert str(message.query_one(".user-head", Static).render()) == head
+            assert message.query_one(Collapsible).title == "… 998 more lines · enter/click expands"
 
 
 async def test_a_long_paste_stands_as_a_tag_in_the_input_and_goes_out_whole(tmp_path):

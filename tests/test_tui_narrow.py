@@ -324,6 +324,56 @@ async def test_the_resume_list_shows_each_sessions_whole_id_at_80_columns(tmp_pa
         await wait_for(pilot, lambda: str(table.get_row_at(0)[1]) == sessions[0].first_prompt.strip())
 
 
+async def test_typing_in_the_resume_list_filters_it_and_ctrl_t_still_renames(tmp_path):
+    """/resume had no filter: with forty sessions, finding one meant paging. Letters filter (title, first request or
+    id, any case), backspace edits, esc clears first and closes next; ctrl+t renames, t being a letter now."""
+    from textual.app import App
+    from textual.widgets import DataTable, Input
+
+    from contextual.core.session.index import SessionInfo
+    from contextual.tui.screens.session_picker import SessionPicker
+    from contextual.tui.settings import Remembered
+    sessions = [SessionInfo(f"{n:02}0c2a9be1d34c", tmp_path / f"s{n}.jsonl", first_prompt=f"task {n} of the cart",
+                            updated="2025-11-27T07:36:00.000Z", rounds=3, compactions=0, last_tokens=1_000)
+                for n in range(40)]
+    sessions[7] = SessionInfo("070c2a9be1d34c", tmp_path / "s7.jsonl", first_prompt="Fix the Checkout bug",
+                              updated="2025-11-27T07:36:00.000Z", rounds=3, compactions=0, last_tokens=1_000)
+    remembered = Remembered(tmp_path / "home", tmp_path)
+    app = App()
+    async with app.run_test(size=(80, 24)) as pilot:
+        picker = SessionPicker(sessions, remembered)
+        await app.push_screen(picker)
+        await pilot.pause()
+        table = picker.query_one(DataTable)
+        line = picker.query_one("#picker-filter")
+        assert table.row_count == 40 and not line.display
+        await pilot.press(*"CHECKO")
+        assert table.row_count == 1 and line.display and "1 of 40" in str(line.render())
+        await pilot.press("escape", *"task 3x", "backspace")          # 3, 30 … 39
+        ids = [str(table.get_row_at(i)[-1])[:2] for i in range(table.row_count)]
+        assert ids == ["03", *map(str, range(30, 40))] and picker.filter == "task 3"
+        await pilot.press("down", "ctrl+t")                  # renames the highlighted row of the filtered list
+        title = picker.query_one("#picker-title", Input)
+        assert title.has_focus and title.value == "task 30 of the cart"
+        await pilot.press("ctrl+u", *"tidy", "enter")
+        assert remembered.titles() == {sessions[30].id: "tidy"} and picker.filter == "task 3"
+        await pilot.press("escape")                          # clears the filter, the list stays open
+        assert app.screen is picker and table.row_count == 40 and not line.display
+        await pilot.press(*"0c2a9x")                         # by id; nothing matches: the line says so
+        assert table.row_count == 0 and "no session matches" in str(line.render())
+        await pilot.press("backspace", "enter")
+        assert app.screen is not picker and picker.filter == "0c2a9"     # enter picked the highlighted row
+    app = App()
+    async with app.run_test(size=(30, 8)) as pilot:            # a tiny terminal: the filter's line still fits
+        picker = SessionPicker(sessions, remembered)
+        await app.push_screen(picker)
+        await pilot.pause()
+        await pilot.press(*"fix")
+        assert picker.query_one(DataTable).row_count == 1 and picker.query_one("#picker-filter").region.height
+        await pilot.press("escape", "escape")
+        assert app.screen is not picker
+
+
 def _fits(table) -> bool:
     return sum(column.get_render_width(table) for column in table.columns.values()) <= \
         table.scrollable_content_region.width

@@ -41,7 +41,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("/context", "", "the next prompt exactly as it will be sent, message by message", CONTEXT),
     Command("/rewind", "", "go back to an earlier message: the conversation, and the files if you want", Rewind()),
     Command("/undo", "", "undo the file changes of the most recent turn that made any", Undo()),
-    Command("/resume", "", "pick a past session of this project", RESUME),
+    Command("/resume", "", "pick a past session of this project (type to filter, ctrl+t renames)", RESUME),
     Command("/fork", "", "continue in a new session holding a copy of this one (it stays as it is)", Fork()),
     Command("/clear", "", "start a new session (the current one stays on disk)", Clear()),
     Command("/title", "[text]", "name this session (shown in /resume); bare, say its title; - clears it", Title()),

@@ -30,6 +30,17 @@ _MARKS = ((re.compile(r"\*\*(.+?)\*\*"), r"\1"), (re.compile(r"(?<![\w*])\*(\S[^
           (re.compile(r"`([^`\n]+)`"), r"\1"), (re.compile(r"(?m)^#{1,6}\s+"), ""))
 
 
+# where a window came from (Config.window_source's first word), as the chat says it
+_WINDOW_FROM = {"server": "from the server", "table": "from the model table", "flag": "--context-window",
+                "env": "CONTEXTUAL_CONTEXT_WINDOW", "config": "your config", "default": "the default"}
+
+
+def model_note(model: str, window: int, window_source: str) -> str:
+    """The chat's line for a /model switch: `model: gpt-4o-mini (window 128k, from the server)`."""
+    where = window_source.split(":", 1)[0]
+    return f"model: {model} (window {tokens(window)}, {_WINDOW_FROM.get(where, where)})"
+
+
 def without_markdown(text: str) -> str:
     """An answer's or summary's words on one row: **bold**, *italic*, `code` and heading marks left out."""
     for pattern, replacement in _MARKS:

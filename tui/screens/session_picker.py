@@ -1,6 +1,7 @@
-"""/resume: the sessions of this project, newest first, by title (the first request until renamed); enter picks
-one, t renames the highlighted one. The session you are in is marked, and so is one whose last turn failed (the
-resumed chat says why)."""
+"""/resume: the sessions of this project, newest first, by title (the first request until renamed); typing filters
+them (title, first request or id, any case; backspace edits, esc clears), enter picks the highlighted one, ctrl+t
+renames it (t is a letter of the filter). The session you are in is marked, and so is one whose last turn failed
+(the resumed chat says why)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from contextual.tui.format import one_line, tokens
 from contextual.tui.settings import Remembered
 from contextual.tui.widgets.table_fit import fit_columns
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -39,17 +41,21 @@ class SessionPicker(ModalScreen[str | None]):
     """Dismisses with the chosen session id, or None."""
 
     CSS_PATH = stylesheet(__name__)
-    BINDINGS = [Binding("escape", "close", "close"), Binding("t", "rename", "rename")]
+    BINDINGS = [Binding("escape", "close", "close"), Binding("ctrl+t", "rename", "rename"),
+                Binding("backspace", "unfilter", "edit filter", show=False)]
 
     def __init__(self, sessions: list[Any], remembered: Remembered | None = None, current: str | None = None) -> None:
         super().__init__()
         self.sessions, self.remembered, self.current = sessions, remembered, current
         self.titles = remembered.titles() if remembered is not None else {}
+        self.filter = ""
+        self.shown: list[Any] = list(sessions)       # the rows, in order: the sessions the filter lets through
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-box"):
             if not self.sessions:
                 yield Static("No saved sessions for this project yet.", id="picker-empty")
+            yield Static(id="picker-filter")
             yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
             yield Static(Text.assemble((FAILED_MARK, "bold red"), " last turn failed: resume the session to read why"),
                          id="picker-legend")
@@ -60,21 +66,56 @@ class SessionPicker(ModalScreen[str | None]):
         return self.titles.get(str(info.id)) or getattr(info, "first_prompt", "") or ""
 
     def on_mount(self) -> None:
-        self.query_one("#picker-box").border_title = "Resume a session · enter picks · t renames · esc closes"
+        self.query_one("#picker-box").border_title = "Resume · type to filter · enter picks · ctrl+t renames"
         self.query_one("#picker-title").display = False
+        self.query_one("#picker-filter").display = False
         self.query_one("#picker-legend").display = any(getattr(info, "last_failed", False) for info in self.sessions)
         table = self.query_one(DataTable)
         table.add_column("updated", key="updated")
         table.add_column("title", key="title")
         for name in ("rounds", "compactions", "tokens", "id"):
             table.add_column(name, key=name)
-        for info in self.sessions:
+        self._rows()
+        table.focus()
+
+    def _rows(self) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        for info in self.shown:
             here = str(info.id) == self.current
             table.add_row(when(str(getattr(info, "updated", ""))),
                           Text(one_line(self.shown_title(info), 60), style="bold" if here else ""),
                           _rounds(info), str(getattr(info, "compactions", "")),
                           tokens(getattr(info, "last_tokens", None)), str(info.id)[:8], key=str(info.id))
-        table.focus()
+
+    def matches(self, info: Any) -> bool:
+        needle = self.filter.casefold()
+        return any(needle in str(text).casefold()
+                   for text in (self.title_of(info), getattr(info, "first_prompt", ""), info.id))
+
+    def set_filter(self, text: str) -> None:
+        """The rows the filter lets through, the first highlighted; the filter's line says what it holds."""
+        self.filter = text
+        self.shown = [info for info in self.sessions if self.matches(info)]
+        line = self.query_one("#picker-filter", Static)
+        line.display = bool(text)
+        found = (f"{len(self.shown)} of {len(self.sessions)}" if self.shown else "no session matches")
+        line.update(Text.assemble("filter: ", (text, "bold"), f"▏ {found} · backspace edits · esc clears"))
+        self._rows()
+        self._fit()
+
+    def on_key(self, event: events.Key) -> None:
+        if self.query_one("#picker-title").display or not event.is_printable or not event.character:
+            return            # typing a title, or a key of the table's own
+        if event.character == " " and not self.filter:
+            return
+        event.stop()
+        event.prevent_default()
+        self.set_filter(self.filter + event.character)
+
+    def action_unfilter(self) -> None:
+        if self.filter:
+            self.set_filter(self.filter[:-1])
 
     def shown_title(self, info: Any) -> str:
         return ("● " if str(info.id) == self.current else "") + self.title_of(info)
@@ -86,8 +127,8 @@ class SessionPicker(ModalScreen[str | None]):
         # The title takes what the other columns leave, measured on the table as laid out: worked out from the
         # screen's width, it forgot the scrollbar a long list has, and at 80 columns the table scrolled sideways
         # (the id cut to 6 characters, `end` moving the view right instead of to the last session).
-        if self.sessions:
-            fit_columns(self.query_one(DataTable), {"title": [self.shown_title(info) for info in self.sessions]})
+        if self.shown:
+            fit_columns(self.query_one(DataTable), {"title": [self.shown_title(info) for info in self.shown]})
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
@@ -95,9 +136,9 @@ class SessionPicker(ModalScreen[str | None]):
 
     def action_rename(self) -> None:
         table = self.query_one(DataTable)
-        if not self.sessions or self.remembered is None:
+        if not self.shown or self.remembered is None:
             return
-        info = self.sessions[table.cursor_row]
+        info = self.shown[table.cursor_row]
         title = self.query_one("#picker-title", Input)
         title.value = self.title_of(info)
         title.display = True
@@ -106,7 +147,7 @@ class SessionPicker(ModalScreen[str | None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         table = self.query_one(DataTable)
-        info = self.sessions[table.cursor_row]
+        info = self.shown[table.cursor_row]
         assert self.remembered is not None
         self.remembered.set_title(str(info.id), event.value)
         self.titles = self.remembered.titles()
@@ -120,9 +161,12 @@ class SessionPicker(ModalScreen[str | None]):
             title.display = False
             self.query_one(DataTable).focus()
             return
+        if self.filter:           # esc clears the filter first, then closes
+            self.set_filter("")
+            return
         self.dismiss(None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "rename" and self.is_mounted and self.query_one("#picker-title").display:
-            return None      # typing a title: t is a letter
+        if action in ("rename", "unfilter") and self.is_mounted and self.query_one("#picker-title").display:
+            return None      # typing a title: its keys are the input's
         return True

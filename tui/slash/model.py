@@ -63,11 +63,13 @@ class Model:
         app.run_worker(self._switch(app, name), group="models", exclusive=True, exit_on_error=False)
 
     async def _switch(self, app: AppPort, name: str) -> None:
+        from contextual.tui.format import model_note
         await app.engine.set_model(name)       # its window too (the server asked, 2 s at most)
         app.show_prompt()
         config = app.engine.config
-        app.notify(f"model: {name}, window {config.context_window:,} tokens ({config.window_source}) — for the "
-                   "next turns of this session")
+        # a line in the chat, not only a toast: scrolling back says which model answered what (live only: the
+        # session records no switch, each call's usage entry names its model)
+        await app.say(f"{model_note(name, config.context_window, config.window_source)} — for the next turns")
         if app.unsent and not app.pending_input().strip():      # typed before there was a model: ready to send
             app.load_input(app.unsent)
             app.unsent = ""

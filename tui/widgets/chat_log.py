@@ -16,11 +16,12 @@ from contextual.core.context.continuation import notice_line
 from contextual.core.messages import FORMAT_ERROR_TOOL, NO_ANSWER, Message
 from contextual.core.snapshot.undo import note_for_user
 from contextual.tui.format import (call_label, compaction_note, final_answer, permission_level, permission_mark,
-                                   permission_note, plural, trail_status, unparsed)
+                                   permission_note, trail_status, unparsed)
 from contextual.tui.result_line import result_lines
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.widgets.todo_list import TodoList, todos_of
 from contextual.tui.widgets.tool_trail import ToolTrail, TrailCall
+from contextual.tui.widgets.user_message import user_line
 
 if TYPE_CHECKING:           # Markdown (markdown-it, pygments) is imported with the first answer, not at launch
     from contextual.core.session.schema import CompactionRecord, PermissionRecord, TurnEnd
@@ -36,24 +37,6 @@ FIRST_TURNS = 8
 def _markdown(text: str, classes: str) -> "Markdown":
     from contextual.tui.widgets.answer_markdown import AnswerMarkdown     # fenced diffs in colour
     return AnswerMarkdown(text, classes=classes)
-
-
-# A message's head, as a `!command`'s tail (SHELL_LINES): the chat wrapped a pasted 1 MB log again at each layout
-# (9 s to send it, 8 s every resize after). History opens it whole.
-USER_LINES = 200
-USER_CHARS = 20_000
-
-
-def user_line(text: str) -> Static:
-    head = "\n".join(text[:USER_CHARS].split("\n")[:USER_LINES])
-    rest = text[len(head):]
-    if not rest.strip("\n"):
-        return Static(Text.assemble(("you  ", "bold cyan"), text), classes="user")
-    # the lines left out are counted as lines, the end of one long line in characters
-    more = (plural(rest.strip("\n").count("\n") + 1, "more line") if "\n" in rest.rstrip("\n")
-            else plural(len(rest), "more character"))
-    return Static(Text.assemble(("you  ", "bold cyan"), head.rstrip("\n"),
-                                (f"\n… {more}: History opens the whole message", "dim")), classes="user")
 
 
 class ChatLog(VerticalScroll):
