@@ -130,6 +130,10 @@ async def scenario(size: tuple[int, int], suffix: str) -> None:
             "---\ndescription: review a file for bugs, tersely\nargument-hint: FILE\n---\nReview $ARGUMENTS for bugs.\n")
         (root / "tests" / "test_cart.py").write_text("from src.cart import total_1\n\ndef test_total():\n"
                                                       "    assert total_1([]) == 0\n")
+        (Path(tmp) / "home").mkdir()          # the user's own rules, for /permissions (a project's would ask trust first)
+        (Path(tmp) / "home" / "config.toml").write_text(
+            '[permissions]\nallow = ["Bash(git status:*)", "Bash(ruff check:*)", "Edit(docs/**)"]\n'
+            'deny = ["Bash(rm:*)", "Read(.env)"]\n')
         config = load_config(root, {"model": "qwen2.5-coder", "base_url": srv.base_url, "api_key": "sk-demo",
                                     "keep_rounds": 1, "context_window": 200_000}, env={"CONTEXTUAL_HOME": str(Path(tmp) / "home")})
         # A window the scripted turns fit: no automatic compaction takes a scripted reply; /compact shows one.
@@ -204,6 +208,7 @@ async def scenario(size: tuple[int, int], suffix: str) -> None:
             await shot_of(pilot, "/ledger", f"ledger{suffix}")
             await shot_of(pilot, "/policies", f"policies{suffix}")
             await shot_of(pilot, "/diff", f"diff{suffix}")
+            await shot_of(pilot, "/permissions", f"permissions{suffix}")
 
             send(app, "run the tests")
             await pilot.press("enter")
