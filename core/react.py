@@ -29,6 +29,7 @@ class Parsed:
     tool: str
     args: Any          # dict for tools, str for Finish
     text: str          # the reply as kept in history: Thought + the first Action, nothing after
+    more_actions: int = 0   # `Action:` lines after the first, which do not run (one action a step)
 
 
 class ReactFormatError(ValueError):
@@ -155,7 +156,8 @@ def parse_reply(reply: str, known_tools: set[str] | frozenset[str]) -> Parsed:
     if not stripped[used:].lstrip().startswith("]"):
         raise ReactFormatError(f"`Action: {tool}[` must close with `]` right after the JSON object.")
     action = f"{tool}[{json.dumps(args, ensure_ascii=False)}]"
-    return Parsed(thought, tool, args, _render(thought, action))
+    rest = stripped[used:].lstrip()[1:]       # after the first Action's closing `]`
+    return Parsed(thought, tool, args, _render(thought, action), len(_ACTION.findall(rest)))
 
 
 def _check_known(tool: str, known_tools: set[str] | frozenset[str]) -> None:

@@ -76,3 +76,11 @@ def test_a_200_holding_an_error_object_says_the_servers_message_in_one_line(proj
     result, srv = _run(project, [refusal])
     assert result.returncode == 1 and len(srv.requests) == 1
     assert "model 'qwen3:8b' not found, try pulling it first" in one_line_error(result.stderr)
+
+
+def test_a_reply_of_two_actions_runs_the_first_and_tells_the_model_the_second_did_not_run(project: Path):
+    two = f'Thought: both at once\nAction: Read[{READ_ARGS}]\nAction: Bash[{{"command": "rm -rf /"}}]'
+    result, srv = _run(project, [two, DONE])
+    assert result.returncode == 0, result.stderr
+    told = json.dumps(srv.requests[1]["messages"][-1]["content"])
+    assert "7243" in told and "1 more `Action:` line after this one; only this one ran" in told

@@ -111,3 +111,13 @@ def test_a_hermes_tool_call_block_is_a_format_error_that_gives_the_action_line_i
                          ('<tool_call>{"name": "Nope", "arguments": {}}</tool_call>', "(LS, Read)")]:
         with pytest.raises(ReactFormatError, match=re.escape(told)):
             parse_reply(broken, tools)
+
+
+def test_action_lines_after_the_first_are_counted_not_run():
+    tools = frozenset({"Read", "LS"})
+    two = 'Thought: both\nAction: Read[{"file_path": "a"}]\nAction: LS[{}]\nThought: and\nAction: Read[{"file_path": "b"}]'
+    parsed = parse_reply(two, tools)
+    assert (parsed.tool, parsed.args, parsed.more_actions) == ("Read", {"file_path": "a"}, 2)
+    assert parse_reply('Thought: one\nAction: LS[{}]', tools).more_actions == 0
+    invented = 'Thought: x\nAction: LS[{}]\nObservation: made up\nAction: Read[{"file_path": "b"}]'
+    assert parse_reply(invented, tools).more_actions == 0, "what follows an invented Observation is not the model's"

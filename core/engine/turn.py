@@ -442,6 +442,10 @@ class TurnLoop:
         for note in before.notes:
             yield Notice(note, "warning")
         feedback = [f"[PreToolUse hook] {added}" for added in before.context]
+        if parsed.more_actions:     # a model that wrote several would think they all ran (local models do)
+            feedback.append(f"[note] Your reply had {parsed.more_actions} more `Action:` line"
+                            f"{'s' if parsed.more_actions != 1 else ''} after this one; only this one ran (one "
+                            "Action per reply). Send the next one now if it is still needed.")
         if before.updated_input is not None and isinstance(args, dict) and not before.blocked:
             # Claude Code's updatedInput: the call is checked and run with it, and the model hears of it
             args = {**args, **before.updated_input}
