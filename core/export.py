@@ -116,7 +116,7 @@ def transcript(loaded: "LoadedSession") -> str:
             out += ended()
             out += [f"## User{when}", "", m.content.rstrip(), ""]
             unanswered, turn = True, m.meta.get("turn")
-        elif m.role == "user" and "stop_hook" in m.meta:       # the turn goes on: its answer is still to come
+        elif m.from_stop_hook:       # the turn goes on: its answer is still to come
             out += [f"_{continuation.notice_line(m.meta['stop_hook'])}_", ""]
             unanswered = True
         elif m.role == "user":        # an undo's note: the app's words, after the turn it took back, as in the chat
@@ -184,7 +184,7 @@ async def as_sent(loaded: "LoadedSession", config: "Config") -> str:
     call = 0
     try:
         for record, m in in_order(loaded):
-            if answered is not None and not (m is not None and m.role == "user" and "stop_hook" in m.meta):
+            if answered is not None and not (m is not None and m.from_stop_hook):
                 prompt.end_turn()
                 answered = None
             if m is None:                     # a compaction cut without a summary
@@ -217,7 +217,7 @@ async def as_sent(loaded: "LoadedSession", config: "Config") -> str:
                     prompt.calibration.observe(config.model, usage.sent, usage.input_tokens)
             prompt.history.append(m)
             if answered is not None:          # a Stop hook's message: the turn went on (core/context/continuation.py)
-                prompt.add_step(continuation.step(answered, m))
+                prompt.add_step(step_of(answered, m))
                 answered = None
             elif m.role == "user":
                 prompt.start_turn(m.content)

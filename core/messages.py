@@ -87,7 +87,12 @@ class Message:
     def starts_turn(self) -> bool:
         """A message the user sent, which starts a turn and its round (an /undo's note is user-role, from the app; a
         Stop hook's reason is user-role, within the turn it continues)."""
-        return self.role == "user" and not self.meta.get("undo") and "stop_hook" not in self.meta
+        return self.role == "user" and not self.meta.get("undo") and not self.from_stop_hook
+
+    @property
+    def from_stop_hook(self) -> bool:
+        """A Stop hook's reason, which its turn goes on with (core/context/continuation.py)."""
+        return self.role == "user" and "stop_hook" in self.meta
 
 
 # What the chat and the export say of a turn whose record holds no answer (stopped, or failed before its end)

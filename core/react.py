@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from contextual.core import bounded_json
 from contextual.core.textsafe import valid_json_value
@@ -132,7 +132,7 @@ def parse_reply(reply: str, known_tools: set[str] | frozenset[str]) -> Parsed:
     visible = _visible(reply)
     match = _ACTION.search(visible)
     if not match:
-        return _tool_call_block(visible, known_tools)
+        _no_action_line(visible, known_tools)
     tool = match.group(1)
     thought = _thought_of(visible[:match.start()])
     body_start = match.end()
@@ -165,7 +165,7 @@ def _check_known(tool: str, known_tools: set[str] | frozenset[str]) -> None:
         raise ReactFormatError(f"Unknown tool {tool!r}. Available tools: {_named(known_tools)}, or Finish.")
 
 
-def _tool_call_block(visible: str, known_tools: set[str] | frozenset[str]) -> Parsed:
+def _no_action_line(visible: str, known_tools: set[str] | frozenset[str]) -> NoReturn:
     """A reply with no `Action:` line. The contract makes it a format error (CONTRACT.md, E1); when it holds a
     Hermes-style `<tool_call>{"name": …, "arguments": {…}}</tool_call>` block (Qwen, Hermes and their fine-tunes
     write one when the server does not parse it), the error gives the `Action:` line that block means, so the

@@ -4,7 +4,8 @@ The model answered with Finish and a Stop hook said why the turn must not end. I
 user-role message of the same turn: recorded in history and the session with meta `stop_hook` (the reason), so it
 starts no turn and no round (core/messages.py: Message.starts_turn) and a compaction keeps or archives it with
 its round, as any message of the round; the summary model reads it as the hook's words. In the turn's prompt the
-answer and that message are one more step of the scratchpad (the answer its action, the message its observation),
+answer and that message are one more step of the scratchpad (scratchpad.step_of: the answer its action, the
+message its observation),
 so the next call reads them where the turn's own steps are, and every context policy sends them alike.
 
 A turn goes on at most MAX_CONTINUATIONS times (a hook that always blocks cannot hold the turn forever: the next
@@ -14,12 +15,7 @@ esc / Ctrl-C stop the turn and the hook as they stop any step.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from contextual.core.messages import Message
-
-if TYPE_CHECKING:     # the chat reads notice_line at launch; the scratchpad's machinery loads with the first turn
-    from contextual.core.context.scratchpad import ScratchStep
 
 MAX_CONTINUATIONS = 5
 LINE_CHARS = 200          # the user's one line holds this much of the reason (the model reads it whole)
@@ -46,12 +42,3 @@ def notice_line(reason: str) -> str:
 def cap_line(reason: str) -> str:
     return (f"a Stop hook asked the turn to go on again ({' '.join(reason.split())[:LINE_CHARS]}); it went on "
             f"{MAX_CONTINUATIONS} times already, the most one turn does: it ends with this answer")
-
-
-def step(answer: Message, said: Message) -> ScratchStep:
-    """The scratchpad's step for a continuation: the Finish as its action, the hook's message as its observation
-    (the turn loop makes it live; /export --as-sent rebuilds it from the record)."""
-    from contextual.core.context.scratchpad import ScratchStep
-    thinking = answer.meta.get("thinking")
-    return ScratchStep(answer.full or answer.content, answer.content, said.content, said.content,
-                       thinking if isinstance(thinking, str) else "", answer.id, said.id)

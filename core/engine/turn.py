@@ -236,7 +236,7 @@ class TurnLoop:
             history = self._prompt.history.messages
             answered = next(m for m in reversed(history) if m.role == "assistant")     # recorded by _act
             went_on = self._recorder.append(continuation.message(said.reason, turn_id, step))
-            self._prompt.add_step(continuation.step(answered, went_on))
+            self._prompt.add_step(step_of(answered, went_on))
             yield StopHookContinued(said.reason, step, continued + 1)
             return
         yield answer

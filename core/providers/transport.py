@@ -217,10 +217,9 @@ async def _events_with_limits(name: str, response: httpx.Response, policy: Retry
             except StopAsyncIteration:
                 return
             except TimeoutError:
-                if loop.time() < cap and not begun:
-                    raise TransientError(f"{name}: no reply began within {stall_timeout:g}s") from None
                 if loop.time() < cap:
-                    raise TransientError(f"{name}: stream stalled: no data for {stall_timeout:g}s") from None
+                    said = "stream stalled: no data for" if begun else "no reply began within"
+                    raise TransientError(f"{name}: {said} {stall_timeout:g}s") from None
                 continue   # the cap: reported at the top of the loop
             if is_progress(event):
                 begun, stall_timeout = True, policy.read_timeout

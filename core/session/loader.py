@@ -208,7 +208,7 @@ def _fold(session: LoadedSession, numbered: list[tuple[int, dict[str, Any]]]) ->
             session.forked_from = entry["parentSessionId"]
         elif subtype == "todos":
             session.todos = entry["todos"]
-        elif subtype in ("interrupted", "turn_failed"):
+        elif subtype in schema.TURN_END_SUBTYPES:
             session.stopped = session.stopped or subtype == "interrupted"
             end = schema.TurnEnd.from_entry(entry, _last_turn(session.full_record))
             if end.turn_id is not None:
@@ -330,7 +330,7 @@ def read_tail(path: Path, turns: int) -> Tail:
             if dropping is None:
                 answered.append(entry)
             continue
-        if entry["type"] == "system" and entry.get("subtype") in ("interrupted", "turn_failed"):
+        if entry["type"] == "system" and entry.get("subtype") in schema.TURN_END_SUBTYPES:
             end = schema.TurnEnd.from_entry(entry)
             if dropping is None and end.turn_id is not None:
                 ends[end.turn_id] = end

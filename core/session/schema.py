@@ -133,6 +133,7 @@ class PermissionRecord:
 
 INTERRUPTED = "interrupted"        # TurnEnd.kind of a turn the user stopped (Esc, Ctrl-C, the app closed mid-turn)
 STOPPED_BY_USER = "interrupted by the user"
+TURN_END_SUBTYPES = ("interrupted", "turn_failed")     # the system entries a TurnEnd is written as
 
 
 @dataclass(frozen=True)

@@ -355,7 +355,7 @@ def _turns(messages: list[Message], compactions: Sequence[CompactionRecord] = ()
             compacted_before(timestamp, during=message.role != "user")     # an undo note comes after its turn
         if not turns:
             continue
-        if message.role == "user" and "stop_hook" in message.meta:     # the turn went on after this answer
+        if message.from_stop_hook:     # the turn went on after this answer
             turn = turns[-1]
             if turn.answers:
                 turn.shown.append(_Shown("answer", turn.answers.pop()))

@@ -116,7 +116,7 @@ def message_row(message: Message, index: int, width: int = 70, undoable: bool = 
     size = sum(sent_tokens(m, shown) for m in members)
     form = sent_form(message, shown)
     label, style = ROLE_STYLE.get(message.role, (message.role, ""))
-    if "stop_hook" in message.meta:          # user-role, but the hook's words: the turn went on with them
+    if message.from_stop_hook:          # user-role, but the hook's words: the turn went on with them
         label, style = STOP_HOOK_STYLE
     row = Text(no_wrap=True, overflow="ellipsis")
     if message.role == "tool":

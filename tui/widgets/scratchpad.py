@@ -74,7 +74,7 @@ def recorded_turns(messages: list[Message], ends: Mapping[str, TurnEnd] | None =
             continue
         if not turns or not isinstance(meta.get("step"), int):
             continue
-        if message.role == "user" and "stop_hook" in meta:       # the answer's step: what the model read, as live
+        if message.from_stop_hook:       # the answer's step: what the model read, as live
             turns[-1].step(meta["step"]).observation = screen_text(message.content)
             turns[-1].outcome = "not finished"
             continue
