@@ -7,6 +7,8 @@
 - any other lone surrogate (e.g. `\\ud83d` alone from a JSON escape) becomes U+FFFD;
 - a high+low surrogate pair kept as two code points is joined into the character it encodes.
 
+`one_line` puts a message or a row on one line, cut with an ellipsis.
+
 `strip_control` removes what a terminal would act on: ESC sequences (CSI, OSC, DCS/SOS/PM/APC strings and
 two-character escapes, in their 7-bit and 8-bit forms) and every other C0/C1 control and DEL, keeping \\n and \\t.
 """
@@ -65,3 +67,10 @@ def valid_json_value(value: Any) -> Any:
     if isinstance(value, tuple):
         return [valid_json_value(v) for v in value]
     return value
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """Text on one line, for a message or a row: runs of whitespace made one space, cut to `limit` characters with
+    an ellipsis."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

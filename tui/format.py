@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from textual.content import Content
 
+from contextual.core import textsafe
 from contextual.core.messages import Message
 from contextual.tui.screen_safe import screen_text
 
@@ -61,8 +62,7 @@ def mode_line(mode: str) -> str:
 def one_line(text: str, width: int = 80) -> str:
     # Rows (History, /rewind, /resume, tool arguments) show stored text as written: a pasted log's or a file
     # name's escape sequences reached the terminal, which acted on them
-    flat = " ".join(screen_text(str(text)).split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    return textsafe.one_line(screen_text(str(text)), width)
 
 
 def args_label(args: Any, width: int = 60) -> str:

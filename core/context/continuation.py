@@ -16,6 +16,7 @@ esc / Ctrl-C stop the turn and the hook as they stop any step.
 from __future__ import annotations
 
 from contextual.core.messages import Message
+from contextual.core.textsafe import one_line
 
 MAX_CONTINUATIONS = 5
 LINE_CHARS = 200          # the user's one line holds this much of the reason (the model reads it whole)
@@ -34,11 +35,10 @@ def message(reason: str, turn: str, step: int) -> Message:
 
 def notice_line(reason: str) -> str:
     """The user's one line, the same in the live chat, a resumed chat and `-p`'s stderr."""
-    text = " ".join(reason.split())
-    text = text if len(text) <= LINE_CHARS else text[:LINE_CHARS - 1] + "…"
-    return f"Stop hook: {text} — continuing"
+    return f"Stop hook: {one_line(reason, LINE_CHARS)} — continuing"
 
 
 def cap_line(reason: str) -> str:
-    return (f"a Stop hook asked the turn to go on again ({' '.join(reason.split())[:LINE_CHARS]}); it went on "
+    """Said when a Stop hook blocks once more than a turn goes on for."""
+    return (f"a Stop hook asked the turn to go on again ({one_line(reason, LINE_CHARS)}); it went on "
             f"{MAX_CONTINUATIONS} times already, the most one turn does: it ends with this answer")

@@ -41,10 +41,9 @@ from contextual.core.messages import FORMAT_ERROR_TOOL, Message, MessageMeta
 from contextual.core.prompt import Adjustment
 from contextual.core.providers.base import (CUT_AT_LIMIT, ChatRequest, ContextLengthExceeded, ProviderError,
                                             ReasoningChunk, StreamDone, TextChunk, ToolCallChunk, UsageChunk)
-from contextual.core.providers.retry import one_line
 from contextual.core.react import FINISH, AnswerStream, ReactFormatError, native_action, parse_reply, strip_thinking
 from contextual.core.session.schema import INTERRUPTED, STOPPED_BY_USER, TurnEnd
-from contextual.core.textsafe import valid_unicode
+from contextual.core.textsafe import one_line, valid_unicode
 from contextual.core.tools.base import fail, path_of
 from contextual.core.context.compaction_review import Event
 from contextual.core.reminder import system_reminder

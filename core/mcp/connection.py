@@ -14,6 +14,7 @@ from typing import Any, AsyncIterator, Callable
 
 from contextual.core.mcp.config import ServerSpec
 from contextual.core.mcp.server_log import open_log
+from contextual.core import textsafe
 
 STARTING, READY, FAILED, STOPPED = "starting", "ready", "failed", "stopped"
 LIST_PAGES = 50                       # a paginator that never ends cannot hang the start
@@ -38,8 +39,7 @@ def one_line(exc: BaseException) -> str:
     """The innermost useful message of an exception (task groups wrap the real cause)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= 200 else text[:199] + "…"
+    return textsafe.one_line(str(exc), 200) or type(exc).__name__
 
 
 class ServerConnection:

@@ -15,7 +15,8 @@ from contextual.core.prompt import PromptMessage
 from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk, StreamChunk,
                                  StreamDone, TextChunk, UsageChunk, token_count)
 from contextual.core.providers.context_errors import is_context_error, prompt_tokens_in, window_in
-from contextual.core.providers.retry import RetryPolicy, TransientError, one_line, stream_with_retries
+from contextual.core.providers.retry import RetryPolicy, TransientError, stream_with_retries
+from contextual.core.textsafe import one_line
 from contextual.core.providers.transport import (check_base_url, decode_object, event_stream, make_client, model_ids,
                                       scrub)
 

@@ -85,11 +85,6 @@ def backoff_delay(retry_number: int, policy: RetryPolicy, retry_after: float | N
     return delay
 
 
-def one_line(text: str, limit: int = 300) -> str:
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
 def reply_char_cap(policy: RetryPolicy, max_tokens: int) -> int:
     return max(1, max_tokens) * policy.reply_chars_per_token
 

@@ -17,7 +17,8 @@ from httpx_sse import EventSource, ServerSentEvent
 from contextual.core import bounded_json, secrets
 from contextual.core.providers.base import ContextLengthExceeded, ProviderError
 from contextual.core.providers.context_errors import is_context_error, prompt_tokens_in, window_in
-from contextual.core.providers.retry import RetryPolicy, TransientError, one_line, parse_retry_after
+from contextual.core.providers.retry import RetryPolicy, TransientError, parse_retry_after
+from contextual.core.textsafe import one_line
 
 # 408/409 are what OpenAI's own clients retry; 529 is Anthropic's "overloaded".
 RETRYABLE_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
