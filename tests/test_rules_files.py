@@ -56,3 +56,23 @@ async def test_a_5mb_code_law_is_cut_to_its_share_named_and_fires_no_compaction(
     assert not view.dropped and not view.adjustments                           # no history dropped for it
     assert [m["content"] for m in srv.requests[-1]["messages"] if m["role"] == "user"][:3] == [
         "question 0", "question 1", "question 2"]
+
+
+def test_started_in_a_sub_folder_the_rules_files_up_to_the_git_root_are_named_as_not_read(tmp_path: Path):
+    # Codex and Claude Code read the checkout root's AGENTS.md from a sub-folder; we do not, so the user is told.
+    from tests.cli_helpers import cli_env, contextual, home_of
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "AGENTS.md").write_text("Run make test.")
+    (root / "pkg" / "sub").mkdir(parents=True)
+    (root / "pkg" / "CLAUDE.md").write_text("Be brief.")
+    (tmp_path / "AGENTS.md").write_text("outside the checkout: never named")
+    env = cli_env(home_of(root), "http://127.0.0.1:9/v1")
+    below = contextual(["context"], root / "pkg" / "sub", env)
+    assert below.returncode == 0, below.stderr
+    line = next(ln for ln in below.stderr.splitlines() if "not read" in ln)
+    assert f"{root / 'AGENTS.md'}, {root / 'pkg' / 'CLAUDE.md'} not read" in line and f"start it in {root}" in line
+    assert str(tmp_path / "AGENTS.md") not in below.stderr
+    at_root = contextual(["context"], root, env)
+    assert at_root.returncode == 0 and "not read" not in at_root.stderr
+    assert "Run make test." in at_root.stdout

@@ -60,3 +60,23 @@ async def test_errors(ctx, tmp_path_factory):
     assert (await run_tool(LSTool(), {"path": "nope"}, ctx))["error"]["code"] == "not_found"
     assert (await run_tool(LSTool(), {"path": 1}, ctx))["error"]["code"] == "invalid_argument"
     assert (await run_tool(LSTool(), {"dir": "src"}, ctx))["error"]["code"] == "invalid_argument"
+
+
+def test_the_cli_ls_says_how_many_entries_gitignore_hid(tmp_path):
+    # Without the count the model takes an ignored .env or build/ for missing (a shell's ls would show it).
+    import json
+    from tests.cli_helpers import cli_env, contextual, home_of
+    from tests.fakes.llm_server import FakeLLMServer
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    (root / ".gitignore").write_text(".env\nbuild/\n")
+    (root / ".env").write_text("X=1\n")
+    (root / "build").mkdir()
+    (root / "app.py").write_text("x\n")
+    script = ["Thought: look\nAction: LS[{}]", "Thought: d\nAction: Finish[ok]"]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        result = contextual(["-p", "list", "--output-format", "stream-json"], root, cli_env(home_of(root), srv.base_url))
+    assert result.returncode == 0, result.stderr
+    done = next(o for o in map(json.loads, result.stdout.splitlines()) if o["type"] == "tool_finished")
+    assert done["result"]["data"]["entries"] == [".gitignore", "app.py"] and done["result"]["data"]["ignored"] == 2
+    assert "(2 more hidden by .gitignore; Read and LS still open them by path)" in done["result"]["text"]

@@ -9,6 +9,9 @@ naming the file, so a huge rules file cannot crowd out history or make compactio
 A file is read only when it resolves inside the project: a link to a file elsewhere (`AGENTS.md -> /etc/shadow`)
 is refused. A refused or cut file is named to the user once (`RulesFiles.take_notices`: stderr under -p, a notice
 in the app), as the model is told in the cut text.
+
+Started in a sub-folder of a git checkout, the project root is that folder (CONTRACT): rules files in the folders
+above it, up to the git root, are not read. Codex and Claude Code read them, so the user is told once which.
 """
 
 from __future__ import annotations
@@ -45,6 +48,18 @@ def find_rules_files(root: Path) -> list[Path]:
                 found.append(root / name)
                 break
     return found
+
+
+def rules_files_above(root: Path) -> list[Path]:
+    """Rules files in the folders above `root` up to its git checkout's root; none when `root` is not in one."""
+    found: list[Path] = []
+    if (root / ".git").exists():
+        return found
+    for folder in root.parents:
+        found[:0] = find_rules_files(folder)            # outermost first
+        if (folder / ".git").exists():
+            return found
+    return []                                           # no checkout above: the folder is a project of its own
 
 
 def heading(name: str) -> str:
@@ -85,6 +100,11 @@ class RulesFiles:
         self._cache: dict[Path, tuple[tuple[int, int, int], RulesText]] = {}
         self._notices: list[str] = []
         self._told: set[tuple[Any, ...]] = set()
+        above = rules_files_above(root)
+        if above:
+            names = ", ".join(str(path) for path in above)
+            self._tell(("above",), f"{names} not read: the project root is {root}, where contextual started "
+                                   f"(start it in {above[0].parent} for {'them' if len(above) > 1 else 'it'})")
 
     def take_notices(self) -> list[str]:
         """What the user should know about the rules files since the last call (each thing once)."""

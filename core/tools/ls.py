@@ -35,7 +35,7 @@ class LSTool:
         if not folder.is_dir():
             raise ToolError("not_a_directory", f"{rel} is a file; use Read to see it")
         stop = Stop(None, ctx.cancel, "LS")
-        dirs, files = await in_thread(_list, ctx, folder, stop, stop=stop)
+        dirs, files, ignored = await in_thread(_list, ctx, folder, stop, stop=stop)
         # Names with undecodable bytes are shown as \xNN by the runner; Read/LS accept that form back.
         # A file a Read deny rule covers is listed but marked, so the model knows it exists and is off limits.
         prefix = "" if rel == "." else rel + "/"
@@ -49,31 +49,40 @@ class LSTool:
                 "truncated": truncated}
         if marked:
             data["withheld"] = len(marked)
+        if ignored:
+            data["ignored"] = ignored
         shown = "./" if rel == "." else f"{rel}/"
         lines = [f"{shown} ({len(dirs)} folders, {len(files)} files)", *("  " + entry for entry in entries)]
         if truncated:
             lines.append(f"  … and {total - self.max_entries} more (list a subfolder, or use Glob)")
+        if ignored:     # else the model takes a .gitignore'd .env or build/ for missing; Read still opens them
+            lines.append(f"({ignored} more hidden by .gitignore; Read and LS still open them by path)")
         if marked:
             lines.append(f"({len(marked)} file(s) marked{WITHHELD_MARK}: a Read deny rule withholds their contents)")
         return ok(data, "\n".join(lines))
 
 
-def _list(ctx: ToolContext, folder: Path, stop: Stop) -> tuple[list[str], list[str]]:
-    """Folder and file names (a huge folder is listed in a worker thread that stops on cancel)."""
+def _list(ctx: ToolContext, folder: Path, stop: Stop) -> tuple[list[str], list[str], int]:
+    """Folder and file names, and how many .gitignore hid (a huge folder is listed in a worker thread that stops
+    on cancel)."""
     rules = IgnoreRules(ctx.root)
     # A folder named explicitly is listed even when .gitignore hides it (only .git stays hidden).
     explicit = rules.ignored_on_the_way(folder)
     chain = rules.chain(folder)
     dirs: list[str] = []
     files: list[str] = []
+    ignored = 0
     with os.scandir(folder) as scan:
         for entry in scan:
             stop.check()
             try:
                 is_dir = entry.is_dir()          # follows symlinks: a link to a folder lists as one
-                if entry.name == ".git" or (not explicit and rules.ignored(folder / entry.name, is_dir, chain)):
+                if entry.name == ".git":
+                    continue
+                if not explicit and rules.ignored(folder / entry.name, is_dir, chain):
+                    ignored += 1
                     continue
             except (OSError, RuntimeError):     # a symlink loop: listed as the file it claims to be; Read says why
                 is_dir = False
             (dirs if is_dir else files).append(entry.name)
-    return dirs, files
+    return dirs, files, ignored
