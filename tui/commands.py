@@ -48,7 +48,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("/model", "[name]", "pick a model the server offers, or switch to NAME", Model()),
     Command("/compactions", "", "the compaction history of this session; enter opens one's card, l what it lost", Compactions()),
     Command("/ledger", "[N]", "what the latest (or Nth) compaction lost; enter re-injects an item", Ledger()),
-    Command("/diff", "", "what changed between consecutive model calls, and where the cache broke", Diff()),
+    Command("/diff", "", "what changed in the prompt between model calls, and where the cache broke (your files: !git diff)", Diff()),
     Command("/policies", "", "replay this session under every context policy; enter makes one live", Policies()),
     Command("/mcp", "", "MCP servers: status, tools, and what their descriptions cost in L1", MCP()),
     Command("/permissions", "", "the permission rules in force and the file each comes from; a adds, d removes "
