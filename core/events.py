@@ -125,6 +125,7 @@ class PermissionRequest:
     preview: str              # a diff for edits, the command for Bash
     future: asyncio.Future[PermissionAnswer] = field(compare=False, repr=False)
     always: AlwaysRules = AlwaysRules(())   # what "allow always" would write, shown before it is chosen
+    edits_files: bool = False  # a file edit: the dialog may switch the session to accept-edits (Claude Code's offer)
 
 
 @dataclass(frozen=True)

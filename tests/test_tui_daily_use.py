@@ -241,3 +241,41 @@ async def test_a_backslash_then_enter_starts_a_new_line_as_in_claude_code(tmp_pa
             await pilot.press(*"first", "backslash", "enter", *"second", "enter")
             await wait_for(pilot, lambda: len(srv.requests) == 1)
             assert srv.requests[0]["messages"][-1]["content"] == "first\nsecond"
+
+
+async def test_shift_tab_in_an_edit_dialog_allows_it_and_the_sessions_later_edits_but_not_a_command(tmp_path):
+    """Claude Code offers "allow all edits during this session" in its edit dialog; here "always" wrote a rule for
+    good, and shift+tab there did nothing (helper-75)."""
+    import json
+
+    from contextual.tui.screens.permission import PermissionModal
+    root = tmp_path / "proj"
+    root.mkdir()
+    for name in ("a.py", "b.py"):
+        (root / name).write_text("x = 1\n")
+
+    def edit(name: str) -> str:
+        args = {"file_path": name, "old_string": "x = 1", "new_string": "x = 2"}
+        return f"Thought: fix {name}\nAction: Edit[{json.dumps(args)}]"
+    bash = 'Thought: check\nAction: Bash[{"command": "echo checked"}]'
+    with FakeLLMServer(kind="openai", script=[edit("a.py"), bash, edit("b.py"), finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            prompt = app.query_one(PromptInput)
+            prompt.load_text("fix both")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal) and app.screen.tool == "Edit")
+            first = app.screen
+            await wait_for(pilot, lambda: not first.too_soon() and app.focused is not None)
+            await pilot.press("shift+tab")
+            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal) and app.screen.tool == "Bash")
+            assert app.engine.config.permission_mode == "accept-edits" and "x = 2" in (root / "a.py").read_text()
+            command = app.screen
+            await wait_for(pilot, lambda: not command.too_soon())
+            await pilot.press("shift+tab")                      # not offered for a command: nothing happens
+            await pilot.pause()
+            assert app.screen is command and app.engine.config.permission_mode == "accept-edits"
+            await pilot.press("y")
+            await wait_for(pilot, lambda: not app.turn_running)
+            assert "x = 2" in (root / "b.py").read_text(), "the later edit ran unasked"
+            assert "accept" in str(prompt.border_subtitle)

@@ -63,7 +63,7 @@ if TYPE_CHECKING:      # annotations only: the app's first frame does not wait f
 QUIT_AGAIN_WITHIN = 3.0            # seconds: a second ctrl+c when idle quits
 REWIND_WITHIN = 0.8                # seconds: esc twice on an empty input when idle opens /rewind (as in Claude Code)
 MAIN_ONLY = {"compact", "open_stored_full", "resume", "context", "toggle_region", "resize_side", "cancel_turn",
-             "rewind", "cycle_mode"}
+             "rewind"}
 
 
 class ContextualApp(App):
@@ -203,6 +203,10 @@ class ContextualApp(App):
 
     def push_modal(self, screen: Screen, on_close: Callable[[Any], None]) -> None:
         self.push_screen(screen, on_close)
+
+    def accept_edits(self) -> None:
+        self.engine.settings.accept_edits()
+        self.refresh_topbar()
 
     def stop_turn(self) -> None:
         for worker in self.workers:
@@ -360,7 +364,12 @@ class ContextualApp(App):
         self.query_one(PromptInput).border_subtitle = mode_line(config.permission_mode)
 
     def action_cycle_mode(self) -> None:
-        """shift+tab: the next permission mode (bypass only when the app was started in it)."""
+        """shift+tab: the next permission mode (bypass only when the app was started in it); in a file edit's
+        permission dialog, allow it and accept edits from now on, as Claude Code's dialog offers."""
+        from contextual.tui.screens.permission import PermissionModal
+        if isinstance(self.screen, PermissionModal):
+            self.screen.action_decide("accept_edits")
+            return
         self.engine.settings.cycle_permission_mode()
         self.refresh_topbar()
 
@@ -388,6 +397,9 @@ class ContextualApp(App):
         # Main-screen keys neither show nor run on sub-screens (their footers list their own keys).
         if action in MAIN_ONLY:
             return self.screen is self.screen_stack[0]
+        if action == "cycle_mode" and self.screen is not self.screen_stack[0]:
+            from contextual.tui.screens.permission import PermissionModal
+            return isinstance(self.screen, PermissionModal) and self.screen.edits_files
         return True
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",

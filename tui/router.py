@@ -196,6 +196,8 @@ class EventRouter:
         future = e.future
 
         def answer(given: ev.PermissionAnswer | None) -> None:
+            if modal.accepts_edits:              # shift+tab: this edit, and the session's later ones, unasked
+                self.ui.accept_edits()
             self.permission_modal = None
             if not future.done():
                 future.set_result(given or ev.PermissionAnswer("deny"))
@@ -203,8 +205,8 @@ class EventRouter:
                 self.ui.stop_turn()
 
         self.ui.status.idle()
-        self.permission_modal = PermissionModal(e.tool, e.args, e.preview, e.always)
-        self.ui.push_modal(self.permission_modal, answer)
+        modal = self.permission_modal = PermissionModal(e.tool, e.args, e.preview, e.always, e.edits_files)
+        self.ui.push_modal(modal, answer)
 
     def dismiss_permission(self) -> None:
         modal, self.permission_modal = self.permission_modal, None

@@ -68,7 +68,8 @@ class PermissionGate:
                          + (f": {hook_reason}" if hook_reason else ""), "warning")
         future: asyncio.Future[PermissionAnswer] = asyncio.get_running_loop().create_future()
         proposal = permissions.always_rules(name, args, root)
-        yield PermissionRequest(name, args, permissions.preview(name, args, root), future, proposal)
+        yield PermissionRequest(name, args, permissions.preview(name, args, root), future, proposal,
+                                tool.edits_files and mode == "default")
         answer = await future
         decision: PermissionDecision = answer.decision
         always = proposal if decision == "allow_always" else None

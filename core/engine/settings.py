@@ -72,6 +72,11 @@ class Settings:
         self.config = replace(self.config, permission_mode=mode)
         return mode
 
+    def accept_edits(self) -> None:
+        """From the permission dialog: file edits run without asking for the rest of this run (Claude Code's
+        "allow all edits during this session"), as shift+tab's accept-edits does."""
+        self.config = replace(self.config, permission_mode="accept-edits")
+
     def connect(self, config: Config, provider: Provider | None) -> None:
         """The window found at startup and the provider (the app opens its engine before asking the server)."""
         # The permissions in force win over those of the config the caller read: the user may have approved the

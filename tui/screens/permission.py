@@ -108,9 +108,12 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
     GRACE_S = 0.6
     clock = staticmethod(time.monotonic)          # a test steps its own clock: the grace is time, not load
 
-    def __init__(self, tool: str, args: Any, preview: str, always: AlwaysRules = AlwaysRules(())) -> None:
+    def __init__(self, tool: str, args: Any, preview: str, always: AlwaysRules = AlwaysRules(()),
+                 edits_files: bool = False) -> None:
         super().__init__()
         self.tool, self.args = tool, args
+        self.edits_files = edits_files                # shift+tab: allow, and accept edits for the session
+        self.accepts_edits = False                    # what the user chose: read by whoever opened the dialog
         self.preview, self.counts = diff_shown(preview) if tool != "Bash" else (preview, None)
         self._opened_at = 0.0                     # set on mount: the grace counts from there
         self.always = always_line(always)
@@ -126,6 +129,9 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
                 yield Static(preview_renderable(self.tool, self.preview))
             # The rule has a line of its own: on the button a long one pushed "Deny + tell" off an 80-column screen.
             yield Static(self.always, id="permission-rule")
+            if self.edits_files:       # shift+tab is the app's key (the mode); here it answers (ContextualApp.action_cycle_mode)
+                yield Static(Text.assemble(("shift+tab", "bold"), " allows this and every later edit of this run"),
+                             id="permission-edits")
             with Horizontal(id="permission-buttons"):
                 # compact: one row of buttons still fits at 80 columns
                 yield Button(Text("Allow once [y]"), id="allow_once", variant="success", compact=True)
@@ -204,6 +210,9 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
             note.focus()
             self.call_after_refresh(self._fit_preview)
         elif decision == "allow_once":
+            self.dismiss(PermissionAnswer("allow_once"))
+        elif decision == "accept_edits" and self.edits_files:
+            self.accepts_edits = True
             self.dismiss(PermissionAnswer("allow_once"))
         elif decision == "allow_always":
             self.dismiss(PermissionAnswer("allow_always"))
