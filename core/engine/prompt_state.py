@@ -190,6 +190,11 @@ class PromptState:
         # the unfitted size: a prompt the builder had to fit is due whatever usage said (issue 24); the usage is
         # rebased on the next prompt as it will be sent, fitted as the last one was
         counted = built.unfitted - typed
+        riding = self._reminders("") if self.turn_start is None else ""
+        if riding:
+            # what rides on the next input (a hook's context, re-injected facts) is sent with it: the typed words'
+            # estimate alone left a SessionStart hook's 10,000 characters out of the trigger at 4k
+            counted += self.builder.cache.message(riding)
         basis = self.usage.basis(built.total - typed, self.calibration.factor(config.model))
         return compaction_due(last_usage=basis, counted=counted, input_text=input_text,
                               archivable=archivable, messages=len(self.history.messages), auto=config.auto_compact,
