@@ -86,12 +86,11 @@ async def test_the_mode_set_by_shift_tab_asks_again_in_default(tmp_path):
             assert app.engine.config.permission_mode == "default"
             await type_and_send(pilot, "write the notes")
             await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
-            before = app.focused
-            await pilot.press("shift+tab")                   # on the dialog: focus moves, the mode stays
-            assert app.engine.config.permission_mode == "default"
-            assert app.focused is not before
-            await pilot.press("escape")
-            await wait_for(pilot, lambda: not app.turn_running)     # the turn was cancelled: no wait on its worker
+            modal = app.screen
+            await wait_for(pilot, lambda: not modal.too_soon())
+            await pilot.press("shift+tab")       # on a file edit's dialog: allow it, and accept edits from now on
+            await wait_for(pilot, lambda: not app.turn_running)
+            assert app.engine.config.permission_mode == "accept-edits"
 
 
 async def test_started_in_bypass_the_cycle_comes_back_to_it(tmp_path):
