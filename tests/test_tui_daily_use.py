@@ -5,6 +5,8 @@ from the chat, and the line printed at quit."""
 
 from __future__ import annotations
 
+from textual.app import App
+
 from tests.fakes.llm_server import FakeLLMServer
 from tests.tui_helpers import finish, make_host, run_turn, wait_for
 from contextual.tui import commands
@@ -13,6 +15,12 @@ from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.prompt_input import PromptBox, PromptInput
 
 NARROW = (80, 24)
+
+
+class ChatApp(App):
+    """The chat alone, for what it does with what it is given."""
+    def compose(self):
+        yield ChatLog()
 
 
 async def test_the_completion_chosen_with_the_arrows_is_the_one_tab_and_enter_take(tmp_path):
@@ -39,12 +47,6 @@ async def test_reading_up_the_chat_while_an_answer_streams_is_not_pulled_back_to
     had scrolled up: the reader was yanked back down several times a second. The view stays where the reader put
     it, through the rest of the stream and its end; back at the end it follows again, and a message sent goes to
     the end."""
-    from textual.app import App
-
-    class ChatApp(App):
-        def compose(self):
-            yield ChatLog()
-
     app = ChatApp()
     async with app.run_test(size=NARROW) as pilot:
         chat = app.query_one(ChatLog)
@@ -170,13 +172,7 @@ async def test_an_edits_permission_shows_its_change_whole_at_80x24_with_what_it_
 async def test_a_long_line_in_an_answers_code_block_wraps_at_80_columns():
     """Textual's code block scrolls sideways with no scrollbar: at 80 columns a long line's end was cut off, with
     nothing to say so and no key to reach it. It wraps, as Claude Code's and Codex's do."""
-    from textual.app import App
-
     from contextual.tui.widgets.answer_markdown import AnswerFence
-
-    class ChatApp(App):
-        def compose(self):
-            yield ChatLog()
 
     app = ChatApp()
     async with app.run_test(size=NARROW) as pilot:
