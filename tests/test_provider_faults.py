@@ -212,6 +212,7 @@ async def test_connection_refused_is_retried_then_reported(kind):
     await provider.aclose()
     assert "connection" in str(caught.value) and len(sleep.delays) == 2
     assert KEY not in str(caught.value)
+    assert "is the server (llama-server, Ollama, vLLM…) running there?" in str(caught.value), "local: say why"
 
 
 async def test_cancelling_mid_stream_closes_the_connection(kind):

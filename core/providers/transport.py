@@ -17,6 +17,7 @@ from httpx_sse import EventSource, ServerSentEvent
 from contextual.core import bounded_json, secrets
 from contextual.core.providers.base import ContextLengthExceeded, ProviderError
 from contextual.core.providers.context_errors import is_context_error, prompt_tokens_in, window_in
+from contextual.core.providers.locality import on_this_network
 from contextual.core.providers.retry import RetryPolicy, TransientError, parse_retry_after
 from contextual.core.textsafe import one_line
 
@@ -133,6 +134,11 @@ async def event_stream(client: httpx.AsyncClient, url: str, *, name: str, header
                 await events.aclose()
     except httpx.TimeoutException as exc:
         raise TransientError(f"{name}: {_timeout_kind(exc)} timed out talking to {url}") from None
+    except httpx.ConnectError as exc:
+        detail = one_line(scrub(str(exc), api_key), 120) or type(exc).__name__
+        # Nothing listening on this machine or network is most often a local server not started (yet)
+        hint = ": is the server (llama-server, Ollama, vLLM…) running there?" if on_this_network(url) else ""
+        raise TransientError(f"{name}: connection to {url} failed: {detail}{hint}") from None
     except httpx.HTTPError as exc:
         detail = one_line(scrub(str(exc), api_key), 120) or type(exc).__name__
         raise TransientError(f"{name}: connection to {url} failed: {detail}") from None
