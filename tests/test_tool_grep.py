@@ -80,6 +80,9 @@ async def test_large_files_are_skipped(ctx):
     result = await run_tool(GrepTool(max_file_bytes=100), {"pattern": "needle"}, ctx)
     assert result["data"]["match_count"] == 0
     assert result["stats"]["skipped_large_files"] == 1 and "skipped 1 file(s)" in result["text"]
+    assert "Bash can search it" not in result["text"], "a search of the project names no one file"
+    named = await run_tool(GrepTool(max_file_bytes=100), {"pattern": "needle", "path": "huge.txt"}, ctx)
+    assert "huge.txt is too large for Grep; Bash can search it: grep -n -e PATTERN huge.txt" in named["text"]
 
 
 async def test_latin1_files_are_searched(ctx):

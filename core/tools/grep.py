@@ -5,11 +5,11 @@ Patterns run on the `regex` module with a per-line timeout and the GIL released,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
-
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
 from contextual.core.tools._args import BOOL, STR, Arg, ArgSpec
 from contextual.core.tools._cancel import Stop, in_thread
@@ -93,6 +93,9 @@ class GrepTool:
             skipped.append(f"{search.withheld} file(s) withheld by a Read deny rule")
         if skipped:
             lines.append(f"(skipped {', '.join(skipped)})")
+        if search.skipped_large and base.is_file():     # the one file asked for: how to search it after all
+            lines.append(f"({ctx.relative(base)} is too large for Grep; Bash can search it: "
+                         f"grep -n -e PATTERN {shlex.quote(ctx.relative(base))} | head -100)")
         stats = {"skipped_large_files": search.skipped_large, "skipped_binary_files": search.skipped_binary,
                  "skipped_special_files": search.skipped_special, "withheld_files": search.withheld}
         return ok(data, "\n".join(lines), stats=stats)
