@@ -22,7 +22,7 @@ from contextual.core.engine.prompt_state import PromptState
 from contextual.core.engine.recorder import Recorder
 from contextual.core.engine.settings import Settings
 from contextual.core.engine.toolbox import Toolbox
-from contextual.core.engine.turn import INTERRUPTED_NOTE, TurnLoop
+from contextual.core.engine.turn import INTERRUPTED_NOTE, TurnLoop, failed_note
 from contextual.core.context.compaction_review import Event
 from contextual.core.events import EngineEvent, ErrorEvent, Notice, UsageEvent
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
@@ -229,14 +229,15 @@ class Engine:
 
     def restore(self, history: list[Message], last_usage: int | None, todos: list[dict[str, Any]],
                 compactions: list[CompactionRecord], warnings: Sequence[str] = (),
-                calls: Sequence[UsageEvent] = (), stopped: bool = False, cut: tuple[int, str] | None = None,
+                calls: Sequence[UsageEvent] = (), stopped: bool = False, failed: str | None = None,
+                cut: tuple[int, str] | None = None,
                 permissions: Sequence[PermissionRecord] = (), turn_ends: Mapping[str, TurnEnd] | None = None
                 ) -> None:
         """Resume: history-as-stored, the last usage (so the trigger is right at once), todos, compaction log,
         what the loader warned about (skipped lines), every call's usage (the session's cost) and the permission
         answers (the chat shows them where they were given), why turns ended without an answer. The notes the
         session owed the model go with the next input, as they would have in it: `stopped`, the user stopped its
-        last turn; `cut`, (rounds, why) its last compaction removed without a summary."""
+        last turn; `failed`, the kind of failure that ended it; `cut`, (rounds, why) its last compaction removed without a summary."""
         self.prompt.restore(history, last_usage)
         self.controls.session_started("resume", instead=True)      # its SessionStart hooks hear "resume"
         self.prompt.usage.restore(calls, self.settings.config)
@@ -246,6 +247,8 @@ class Engine:
         self.recorder.restore(dict(turn_ends or {}), list(warnings))
         if stopped:
             self.controls.remind(INTERRUPTED_NOTE)
+        if failed is not None:
+            self.controls.remind(failed_note(failed))
         if cut is not None:
             self.controls.remind(truncation_note(*cut))
 

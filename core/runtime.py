@@ -80,7 +80,7 @@ def restore_into(engine: Engine, loaded: LoadedSession) -> None:
     without an answer and load warnings into a fresh engine."""
     usage = loaded.last_usage.total if loaded.last_usage is not None else None
     engine.restore(loaded.history, usage, loaded.todos, loaded.compactions, warnings=loaded.warnings,
-                   calls=loaded.calls, stopped=loaded.stopped, cut=loaded.cut, permissions=loaded.permissions,
+                   calls=loaded.calls, stopped=loaded.stopped, failed=loaded.failed, cut=loaded.cut, permissions=loaded.permissions,
                    turn_ends=loaded.turn_ends)
     engine.restore_pins(loaded.pins)
 

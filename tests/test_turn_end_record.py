@@ -62,8 +62,10 @@ def test_the_step_limit_is_exported_as_the_reason(project: Path):
     assert NO_ANSWER not in text
 
 
-def test_the_next_prompt_is_the_same_with_and_without_the_entry(project: Path):
-    """The reason is for the person: neither History nor the prompt sent holds it."""
+def test_the_next_input_tells_the_model_its_last_turn_failed_and_not_why(project: Path):
+    """The reason is for the person: neither History nor the prompt sent holds it. That the turn failed is for the
+    model too, as a stopped one is: two questions in a row read as unfinished business (the entry says it on
+    resume, the live engine after the failure)."""
     with FakeLLMServer(kind="openai", script=[Fault("401")]) as srv:
         env = cli_env(home_of(project), srv.base_url)
         assert contextual(["-p", "it fails"], project, env).returncode == 1
@@ -76,8 +78,18 @@ def test_the_next_prompt_is_the_same_with_and_without_the_entry(project: Path):
     without = contextual(["context", "-c", "--json", "--input", "again"], project, env)
     assert with_entry.returncode == without.returncode == 0, with_entry.stderr + without.stderr
     sent, plain = json.loads(with_entry.stdout), json.loads(without.stdout)
-    assert sent["request"] == plain["request"] and "it fails" in json.dumps(sent["request"])
-    assert "HTTP 401" not in json.dumps(sent["request"])
+    told = "Your previous turn ended without an answer (the model server failed)"
+    assert told in json.dumps(sent["request"]) and told not in json.dumps(plain["request"])
+    assert "it fails" in json.dumps(sent["request"]) and "HTTP 401" not in json.dumps(sent["request"])
+    with FakeLLMServer(kind="openai", script=[finish_reply("ok")]) as srv:      # what -c then sends: the same
+        env = cli_env(home_of(project), srv.base_url)
+        path.write_text("".join(lines))
+        assert contextual(["-p", "again", "-c"], project, env).returncode == 0
+        assert told in json.dumps(srv.requests[0]["messages"][-1])
+
+
+def finish_reply(answer: str) -> str:
+    return f"Thought: done\nAction: Finish[{answer}]"
 
 
 def _turn(writer: SessionWriter, text: str, turn: str | None, answer: str | None = None) -> None:
@@ -181,3 +193,14 @@ async def test_the_session_picker_marks_a_session_whose_last_turn_failed_within_
         assert sum(column.get_render_width(table) for column in table.columns.values()) <= \
             table.scrollable_content_region.width
         assert app.screen.query_one("#picker-legend").display
+
+
+async def test_in_one_run_the_message_after_a_failed_turn_tells_the_model_once(tmp_path: Path):
+    from tests.engine_helpers import engine_with, run
+    async with engine_with(tmp_path, [Fault("401"), finish_reply("a"), finish_reply("b")],
+                           max_retries=0) as (engine, srv):
+        await run(engine, "first")
+        await run(engine, "second")
+        await run(engine, "third")
+    told = "Your previous turn ended without an answer (the model server failed)"
+    assert told in json.dumps(srv.requests[1]["messages"][-1]) and told not in json.dumps(srv.requests[2]["messages"][-1])

@@ -52,6 +52,15 @@ from contextual.core.reminder import system_reminder
 INTERRUPTED_NOTE = system_reminder("The user stopped your previous turn before it finished; what it did is above. "
                                    "Go on with it only if this message asks you to.")
 
+def failed_note(kind: str) -> str:
+    """What the model hears with the next input after a turn that failed: as after one the user stopped, two
+    questions in a row would otherwise read as unfinished business (the reason itself is for the person)."""
+    why = {"provider": "the model server failed", "step_limit": "it reached the step limit",
+           "context_length": "its prompt did not fit the model's window", "hook": "a hook stopped it"}
+    return system_reminder(f"Your previous turn ended without an answer ({why.get(kind, 'it failed')}); what it "
+                           "did is above. Go on with it only if this message asks you to.")
+
+
 # A failed turn's reason as recorded: the error's one line (a hook's stop reason is the hook's own text)
 MAX_REASON_CHARS = 1000
 
@@ -185,6 +194,7 @@ class TurnLoop:
             elif isinstance(terminal, ErrorEvent):      # a resumed chat and the export say why, as the live chat did
                 recorder.turn_ended(TurnEnd(turn_id, terminal.kind,
                                             secrets.redact_shown(one_line(terminal.message, MAX_REASON_CHARS))))
+                self._controls.remind(failed_note(terminal.kind))
             self.running = False
             self._gate.grant_for_turn(())
             self._turn_model = ""

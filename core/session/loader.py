@@ -53,6 +53,7 @@ class LoadedSession:
     pins: list[str] = field(default_factory=list)            # pinned message ids (issue 19.3), latest entry wins
     forked_from: str | None = None                           # the parent session's id (issue 30.2: a fork)
     stopped: bool = False              # the user stopped the last turn: the next input tells the model so
+    failed: str | None = None          # the last turn failed (its kind): the next input tells the model so too
     turn_ends: dict[str, schema.TurnEnd] = field(default_factory=dict)   # why a turn had no answer, by turn id
     cut: tuple[int, str] | None = None  # (rounds, why): the last compaction cut them without a summary, unsaid yet
 
@@ -171,6 +172,7 @@ def _fold(session: LoadedSession, numbered: list[tuple[int, dict[str, Any]]]) ->
                 continue
             kept.append(msg)
             session.stopped = session.stopped and msg.role == "tool"     # the stopped turn's aborted results
+            session.failed = None             # a failure's entry follows its turn's last message: said once
             session.cut = None if msg.role == "user" else session.cut     # the next input said it
             call = call_of(msg)
             if call is not None and call.call_id not in calls:
@@ -211,6 +213,7 @@ def _fold(session: LoadedSession, numbered: list[tuple[int, dict[str, Any]]]) ->
         elif subtype in schema.TURN_END_SUBTYPES:
             session.stopped = session.stopped or subtype == "interrupted"
             end = schema.TurnEnd.from_entry(entry, _last_turn(session.full_record))
+            session.failed = None if end.interrupted else end.kind
             if end.turn_id is not None:
                 session.turn_ends[end.turn_id] = end
         elif subtype == "rewind":      # the user went back to before this message: it and what followed are gone

@@ -139,8 +139,8 @@ TURN_END_SUBTYPES = ("interrupted", "turn_failed")     # the system entries a Tu
 @dataclass(frozen=True)
 class TurnEnd:
     """Why a turn ended without an answer, as its session entry holds it: the user stopped it (an ``interrupted``
-    entry, which also makes the next input tell the model so) or it failed (a ``turn_failed`` entry: the
-    ErrorEvent's kind and one-line message; not a message, so no prompt holds it). A resumed chat and the export
+    entry) or it failed (a ``turn_failed`` entry: the ErrorEvent's kind and one-line message). Either makes the
+    next input tell the model so (its kind, never the reason: that is for the person). A resumed chat and the export
     say it where the live chat said it (``describe``)."""
     turn_id: str | None      # the turn's id (its user message's meta ``turn``); None: an older interrupted entry
     kind: str                # INTERRUPTED, or the ErrorEvent's kind: provider, step_limit, hook, context_length, ...
