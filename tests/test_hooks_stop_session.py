@@ -119,7 +119,7 @@ async def test_the_app_shows_the_stop_hooks_continuation_live_and_resumed(tmp_pa
     from contextual.tui.widgets.history_view import HistoryView
     from contextual.tui.widgets.scratchpad import ScratchpadView
     from tests.test_resumed_chat import _chat_items, _steps
-    from tests.tui_helpers import SIZE, make_host, run_turn, server, wait_for
+    from tests.tui_helpers import SIZE, make_host, resumed_app, run_turn, server, until_shown
 
     # blocks once (a file marks that it did), then lets the turn end
     _hooks_file(tmp_path / "home" / "config.toml", "Stop",
@@ -142,11 +142,9 @@ async def test_the_app_shows_the_stop_hooks_continuation_live_and_resumed(tmp_pa
         assert pad.turns[-1].outcome == "finished" and len(srv.requests) == 3
         assert sum(row.startswith("● stop hook") and "Stop hook feedback: lint first" in row for row in rows) == 1
 
-        host = make_host(tmp_path, srv.base_url)
-        resumed = ContextualApp(host, animate=False, resume=host.session_path(session_id))
+        resumed = resumed_app(tmp_path, srv.base_url, session_id)
         async with resumed.run_test(size=SIZE) as pilot:
-            await resumed.started()
-            await wait_for(pilot, lambda: resumed.startup.engine_shown)
+            await until_shown(pilot, resumed)
             await pilot.pause()
             assert _chat_items(resumed)[:len(live)] == live
             assert _steps(resumed.query_one(ScratchpadView)) == steps

@@ -207,7 +207,7 @@ async def test_a_resumed_chat_shows_the_permission_answers_and_a_compaction_befo
     from contextual.tui.screens.compaction import CompactionModal
     from contextual.tui.widgets.scratchpad import ScratchpadView
     from tests.fakes.llm_server import Reply
-    from tests.tui_helpers import SIZE, finish, make_host, server, type_and_send, wait_for
+    from tests.tui_helpers import SIZE, finish, make_host, resumed_app, server, type_and_send, until_shown, wait_for
     script = [_bash("echo hi-one"), finish("first answer"), _bash("rm -rf build"),
               Reply(finish("second answer"), usage_input=3500),     # past the trigger: the next input compacts
               "## Summary\nThe user ran one command; another was denied.", finish("third answer")]
@@ -247,11 +247,9 @@ async def test_a_resumed_chat_shows_the_permission_answers_and_a_compaction_befo
             assert _chat_items(eager)[:len(live)] == live
             await eager.host.close(eager.engine)
 
-        host = make_host(tmp_path, srv.base_url, **flags)
-        first_frame = ContextualApp(host, animate=False, resume=host.session_path(session_id))
+        first_frame = resumed_app(tmp_path, srv.base_url, session_id, **flags)
         async with first_frame.run_test(size=SIZE) as pilot:
-            await first_frame.started()
-            await wait_for(pilot, lambda: first_frame.startup.engine_shown)
+            await until_shown(pilot, first_frame)
             await pilot.pause()
             assert _chat_items(first_frame)[:len(live)] == live
 
@@ -336,7 +334,8 @@ async def test_a_resumed_scratchpad_browses_the_earlier_turns_as_the_live_one_di
     from rich.console import Console
 
     from contextual.tui.widgets.scratchpad import ScratchpadView
-    from tests.tui_helpers import SIZE, finish, make_host, make_project, run_turn, server, wait_for
+    from tests.tui_helpers import (SIZE, finish, make_host, make_project, resumed_app, run_turn, server, until_shown,
+                                   wait_for)
     (make_project(tmp_path) / "notes.txt").write_text("alpha\nbeta\n")
     read = 'Thought: look at the notes\nAction: Read[{"file_path": "notes.txt"}]'
     missing = 'Thought: and the other file\nAction: Read[{"file_path": "absent.txt"}]'
@@ -353,11 +352,9 @@ async def test_a_resumed_scratchpad_browses_the_earlier_turns_as_the_live_one_di
                                      live[0][3][0][4], "success") and "beta" in live[0][3][0][4]
         assert live[1][3][0][5] == "error"
 
-        host = make_host(tmp_path, srv.base_url)
-        first_frame = ContextualApp(host, animate=False, resume=host.session_path(session_id))
+        first_frame = resumed_app(tmp_path, srv.base_url, session_id)
         async with first_frame.run_test(size=SIZE) as pilot:
-            await first_frame.started()
-            await wait_for(pilot, lambda: first_frame.startup.engine_shown)
+            await until_shown(pilot, first_frame)
             pad = first_frame.query_one(ScratchpadView)
             assert _steps(pad) == live
             await pilot.press("f3")                       # narrow: the Scratchpad's tab, the pane has the keys

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from contextual.core.config import load_config
 from contextual.tui.host import RealHost
@@ -14,6 +14,9 @@ from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
 from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.scratchpad import ScratchpadView
 from tests.fakes.llm_server import FakeLLMServer, Reply
+
+if TYPE_CHECKING:
+    from contextual.tui.app import ContextualApp
 
 SIZE = (120, 40)
 READ_CART = 'Thought: the cart first\nAction: Read[{"file_path": "cart.py"}]'
@@ -40,6 +43,20 @@ def make_host(tmp: Path, base_url: str, **flags) -> RealHost:
     config = load_config(root, {"model": "fake-model", "base_url": base_url, "api_key": "sk-test", **flags},
                          env={"CONTEXTUAL_HOME": str(tmp / "home")})
     return RealHost(config)
+
+
+def resumed_app(tmp: Path, base_url: str, session_id: str | None, **flags) -> "ContextualApp":
+    """A new app resuming ``session_id`` as `contextual -r ID` does: its chat from the file's end at the first
+    frame, the engine after (``until_shown``)."""
+    from contextual.tui.app import ContextualApp
+    host = make_host(tmp, base_url, **flags)
+    return ContextualApp(host, animate=False, resume=host.session_path(session_id))
+
+
+async def until_shown(pilot, app: "ContextualApp") -> None:
+    """The resumed engine is shown everywhere (chat, Scratchpad, History)."""
+    await app.started()
+    await wait_for(pilot, lambda: app.startup.engine_shown)
 
 
 @contextmanager
