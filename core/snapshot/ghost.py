@@ -36,6 +36,11 @@ def safe_component(name: str) -> str:
     return cleaned or "unnamed"
 
 
+def _snapshot_entry(subtype: str, **fields: Any) -> dict[str, Any]:
+    from contextual.core.session.schema import system_body   # not at launch: the app imports this module
+    return system_body(subtype, **fields)
+
+
 @dataclass
 class SnapshotRecord:
     entry: dict[str, Any]                      # the session entry to append
@@ -106,8 +111,7 @@ class GhostSnapshots:
                                                f"contextual ghost snapshot before turn {turn_id}")
         ref = self._ref(turn.number)
         await gitops.update_ref(top, ref, turn.commit)
-        from contextual.core.session.schema import system_body   # not at launch: the app imports this
-        entry = system_body("ghost_snapshot", turnId=turn_id, mode="git", commit=turn.commit, ref=ref,
+        entry = _snapshot_entry("ghost_snapshot", turnId=turn_id, mode="git", commit=turn.commit, ref=ref,
                             timestamp=now_iso())
         tree = turn.tree
 
@@ -117,8 +121,7 @@ class GhostSnapshots:
 
     def _take_copies(self, turn_id: str, turn: _Turn, paths: Iterable[Path | str] | None,
                      label: str | None) -> tuple[dict[str, Any] | None, Callable[[], Awaitable[list[tuple[str, int]]]]]:
-        from contextual.core.session.schema import system_body   # not at launch: the app imports this
-        entry = system_body("ghost_snapshot", turnId=turn_id, mode="copy", store=str(self.copy_dir(turn_id)), files=[],
+        entry = _snapshot_entry("ghost_snapshot", turnId=turn_id, mode="copy", store=str(self.copy_dir(turn_id)), files=[],
                             timestamp=now_iso())
         copied_sizes: list[tuple[str, int]] = []
         listed = None if paths is None else list(paths)
@@ -162,8 +165,7 @@ class GhostSnapshots:
         turn = self._turns.pop(turn_id, None)
         if turn is None:
             return None
-        from contextual.core.session.schema import system_body   # not at launch: the app imports this
-        entry = system_body("ghost_snapshot_after", turnId=turn_id, mode=self._mode, timestamp=now_iso())
+        entry = _snapshot_entry("ghost_snapshot_after", turnId=turn_id, mode=self._mode, timestamp=now_iso())
         if self._mode == "git":
             if turn.commit is None:
                 return None
