@@ -301,6 +301,14 @@ class RuleFile:
     problem: str = ""
 
 
+def _permissions_waiting(data: dict[str, Any], path: Path, kind: str | None, home: Path, root: Path,
+                         env: Mapping[str, str] | None) -> trust.Item | None:
+    """A project file's widening part (its allow rules, its permission_mode) while the user has not approved it:
+    inert until then. None for the user's own file (`kind` None) and for one approved or holding none."""
+    item = _permission_item(data, path, kind) if kind is not None else None
+    return item if item is not None and not trust.gate(home, root, item, env) else None
+
+
 def rule_files(project_root: Path, home: Path, env: Mapping[str, str] | None = None) -> tuple[RuleFile, ...]:
     """Each config file's rules and whether its allow rules wait for approval, judged as load_config judges them."""
     root = Path(project_root).resolve()
@@ -312,8 +320,7 @@ def rule_files(project_root: Path, home: Path, env: Mapping[str, str] | None = N
             out.append(RuleFile(source, path, PermissionRules(), problem=str(exc)))
             continue
         rules = data.get("permissions")
-        item = _permission_item(data, path, kind) if kind is not None else None
-        waiting = item if item is not None and not trust.gate(home, root, item, env) else None
+        waiting = _permissions_waiting(data, path, kind, home, root, env)
         out.append(RuleFile(source, path, rules if isinstance(rules, PermissionRules) else PermissionRules(), waiting))
     return tuple(out)
 
@@ -342,8 +349,8 @@ def _project_files(root: Path, home: Path, env: Mapping[str, str], honour_all: b
     gated = {path: kind for _, path, kind in _rule_paths(root, home) if kind is not None}
     for path in (home / "config.toml", *gated):
         data = _read_toml(path)
-        item = _permission_item(data, path, gated[path]) if path in gated else None
-        if item is not None and not honour_all and not trust.gate(home, root, item, env):
+        item = None if honour_all else _permissions_waiting(data, path, gated.get(path), home, root, env)
+        if item is not None:
             unapproved.append(item)
             if isinstance(data.get("permissions"), PermissionRules):
                 data["permissions"] = PermissionRules((), data["permissions"].deny)
