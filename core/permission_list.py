@@ -136,7 +136,6 @@ class RuleBook:
         be written); returns it as now listed, in force or not."""
         kind, text = parse_entry(entry)
         path = change_local_rules(self._root, kind, add=[text], home=self._home)
-        self._reload()
-        found = list_rules(self._root, self._home, self.session, self.settings.config.permission_mode)
+        found = self.listing()
         return next((r for r in found.rules if r.kind == kind and r.text == text and r.source == "local"),
                     ListedRule(kind, text, "local", path, False, "not read back from the file"))
