@@ -129,3 +129,29 @@ async def test_matching_work_is_linear_in_the_tree_not_in_its_depth(tmp_path, mo
     result = await run_tool(GlobTool(), {"pattern": pattern}, ToolContext(root=root))
     assert result["status"] == "success" and result["data"]["count"] == 150 - 6
     assert len(steps) <= 2 * 300                     # 300 entries: one step per folder and one per file
+
+
+async def test_what_gitignore_hides_is_named_when_it_matches_or_nothing_else_does(ctx):
+    make(ctx.root, "app.log", 10)
+    make(ctx.root, ".gitignore", 10, "build/\n*.log\n")
+    hidden_match = await glob(ctx, pattern="*.log")
+    assert hidden_match["data"]["paths"] == []
+    assert hidden_match["text"].splitlines()[-1] == "(.gitignore hides matching files too: app.log; Read opens a file by path)"
+    nothing = await glob(ctx, pattern="**/*.js")
+    assert "(.gitignore hides build/, not searched; set path to a folder to look inside it)" in nothing["text"]
+    found = await glob(ctx, pattern="**/*.py")
+    assert "gitignore" not in found["text"]          # results, and nothing hidden matches: no note
+
+
+async def test_a_folder_gitignore_hides_is_searched_when_named(ctx):
+    result = await glob(ctx, pattern="**/*.py", path="build")
+    assert result["data"]["paths"] == ["build/gen.py"]
+
+
+async def test_a_withheld_file_is_not_named_as_hidden(tmp_path):
+    root = tmp_path.resolve()
+    make(root, ".env", 10)
+    make(root, ".gitignore", 10, ".env\n")
+    ctx = ToolContext(root=root, withheld=lambda rel: rel == ".env")
+    result = await glob(ctx, pattern="*.env")
+    assert ".env" not in result["text"].replace("*.env", "")

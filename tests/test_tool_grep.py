@@ -121,3 +121,22 @@ async def test_huge_counted_repeats_are_refused_before_compiling(ctx):
     assert result["error"]["code"] == "invalid_regex" and "too large to compile" in result["error"]["message"]
     fine = await run_tool(GrepTool(), {"pattern": "x{2,3}y{10}"}, ctx)
     assert fine["status"] == "success"
+
+
+async def test_a_folder_gitignore_hides_is_searched_when_named(ctx):
+    result = await grep(ctx, pattern="load_config", path="dist")
+    assert [m["path"] for m in result["data"]["matches"]] == ["dist/bundle.py"]
+
+
+async def test_no_match_names_what_gitignore_hid(ctx):
+    result = await grep(ctx, pattern="never_written")
+    assert result["text"].splitlines() == ["No matches for never_written",
+                                           "(.gitignore hid dist/ from the search; set path to one to search it)"]
+    found = await grep(ctx, pattern="load_data")
+    assert "gitignore" not in found["text"]
+
+
+async def test_a_withheld_folder_is_not_named_as_hidden(ctx):
+    withholding = ToolContext(root=ctx.root, withheld=lambda rel: rel.startswith("dist"))
+    result = await run_tool(GrepTool(), {"pattern": "never_written"}, withholding)
+    assert result["text"] == "No matches for never_written"

@@ -7,6 +7,7 @@ few files on its own chain: the cost is linear in the size of the tree, whatever
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
@@ -17,6 +18,7 @@ if TYPE_CHECKING:      # pathspec loads with the first walk, not with every engi
     import pathspec
 
 MAX_GITIGNORE_BYTES = 1024 * 1024
+MAX_HIDDEN_KEPT = 10_000      # a tree of generated files hides many: count them all, keep this many paths
 _Spec = tuple[str, "pathspec.GitIgnoreSpec"]      # (folder as a string, its rules)
 
 
@@ -80,13 +82,30 @@ def inside(root: Path, path: Path) -> bool:
     return path == root or root in path.parents
 
 
-def walk_files(root: Path, start: Path, rules: IgnoreRules, check: Callable[[], None] | None = None
-               ) -> Iterator[str]:
+@dataclass
+class Hidden:
+    """What .gitignore hid from a walk (its folders were not entered), so a search that finds nothing can say where
+    it did not look: else the model takes an ignored build/ or .env for missing."""
+    count: int = 0
+    folders: list[str] = field(default_factory=list)      # absolute, ending in '/'
+    files: list[str] = field(default_factory=list)
+
+    def add(self, path: str, is_dir: bool) -> None:
+        self.count += 1
+        kept = self.folders if is_dir else self.files
+        if len(kept) < MAX_HIDDEN_KEPT:
+            kept.append(path + "/" if is_dir else path)
+
+
+def walk_files(root: Path, start: Path, rules: IgnoreRules, check: Callable[[], None] | None = None,
+               hidden: Hidden | None = None) -> Iterator[str]:
     """Paths (strings: a deep tree must not pay for pathlib parsing per entry) of the non-folder entries under
-    `start`: each folder's files sorted by name, then its subfolders in order. Ignored entries, .git and symlinks
-    leading out of the project are skipped; symlinked folders are not entered. `check()` is called once per
+    `start`: each folder's files sorted by name, then its subfolders in order. Ignored entries (told to `hidden`),
+    .git and symlinks leading out of the project are skipped; symlinked folders are not entered. A start folder
+    that .gitignore hides was named on purpose: it is walked whole, as LS lists it. `check()` is called once per
     entry so a cancelled walk ends promptly."""
     root_str = str(root)
+    explicit = start != root and rules.ignored_on_the_way(start)
     stack: list[tuple[str, list[_Spec]]] = [(str(start), rules.chain(start.parent) if start != root else [])]
     while stack:
         folder, chain = stack.pop()
@@ -96,7 +115,7 @@ def walk_files(root: Path, start: Path, rules: IgnoreRules, check: Callable[[], 
         except OSError:
             continue
         # The folder's own .gitignore joins the rules for its entries (looked up only when it is listed).
-        if any(entry.name == ".gitignore" for entry in entries):
+        if not explicit and any(entry.name == ".gitignore" for entry in entries):
             spec = rules.spec(folder)
             if spec is not None:
                 chain = chain + [(folder, spec)]
@@ -110,7 +129,9 @@ def walk_files(root: Path, start: Path, rules: IgnoreRules, check: Callable[[], 
                 is_dir = entry.is_dir()                 # follows a symlink, as os.walk lists it
             except OSError:
                 is_dir = False
-            if _ignored(entry.path, is_dir, chain):
+            if not explicit and _ignored(entry.path, is_dir, chain):
+                if hidden is not None:
+                    hidden.add(entry.path, is_dir)
                 continue
             if is_dir:
                 if not entry.is_symlink():
@@ -122,3 +143,12 @@ def walk_files(root: Path, start: Path, rules: IgnoreRules, check: Callable[[], 
                     continue
             yield entry.path
         stack.extend((sub, chain) for sub in reversed(subfolders))
+
+
+def some_of(paths: list[str], root: Path, withholds: Callable[[str], bool], limit: int = 3) -> str:
+    """A few of `paths` (a folder's ending in '/'), project-relative, none that a Read deny rule withholds:
+    "build/, app.log and 4 more"."""
+    prefix = len(str(root)) + 1
+    names = [path[prefix:] for path in paths if not withholds(path[prefix:].rstrip("/"))]
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")

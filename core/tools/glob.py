@@ -1,6 +1,7 @@
 """Glob: files whose path below `path` matches a pattern ("**/*.py"), newest first.
 
-Files only (folders are LS's job); .gitignore'd files and .git are skipped; ties in mtime sort by path."""
+Files only (folders are LS's job); .git is skipped, and what .gitignore hides, which the result names (the files
+that match, or when nothing does, the folders not entered); ties in mtime sort by path."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 from contextual.core.tools._args import STR, Arg, ArgSpec
 from contextual.core.tools._cancel import Stop, in_thread
 from contextual.core.tools._globs import compile_glob
-from contextual.core.tools._walk import IgnoreRules, walk_files
+from contextual.core.tools._walk import Hidden, IgnoreRules, some_of, walk_files
 from contextual.core.tools.base import ToolContext, ToolError, ok
 
 MAX_PATHS = 1000
@@ -44,7 +45,8 @@ class GlobTool:
             raise ToolError("not_a_directory", f"{ctx.relative(base)} is not a directory")
         matcher = compile_glob(pattern.removeprefix("./"))
         stop = Stop(self.time_limit_s, ctx.cancel, "Glob")
-        found = await in_thread(_matching_files, ctx.root, base, matcher, stop, stop=stop)
+        hidden = Hidden()
+        found = await in_thread(_matching_files, ctx.root, base, matcher, stop, hidden, stop=stop)
         visible = [item for item in found if not ctx.withholds(item[0])]
         withheld, found = len(found) - len(visible), visible
         found.sort(key=lambda item: (-item[1], item[0]))
@@ -62,14 +64,29 @@ class GlobTool:
                 text += f"\n(showing {self.max_paths} of {total} files, newest first; narrow the pattern)"
         if withheld:
             text += f"\n({withheld} matching file(s) withheld by a Read deny rule)"
+        text += _hidden_note(hidden, base, matcher, ctx, found_any=bool(paths))
         return ok(data, text)
 
 
-def _matching_files(root: Path, base: Path, matcher: Callable[[str], bool], stop: Stop) -> list[tuple[str, float]]:
+def _hidden_note(hidden: Hidden, base: Path, matcher: Callable[[str], bool], ctx: ToolContext, found_any: bool) -> str:
+    """What .gitignore hid that the model may be looking for: matching files, else the folders not entered."""
+    prefix = len(str(base)) + 1
+    matching = [path for path in hidden.files if matcher(path[prefix:])]
+    names = some_of(matching, ctx.root, ctx.withholds)
+    if names:
+        return f"\n(.gitignore hides matching files too: {names}; Read opens a file by path)"
+    folders = some_of(hidden.folders, ctx.root, ctx.withholds)
+    if folders and not found_any:
+        return f"\n(.gitignore hides {folders}, not searched; set path to a folder to look inside it)"
+    return ""
+
+
+def _matching_files(root: Path, base: Path, matcher: Callable[[str], bool], stop: Stop, hidden: Hidden
+                    ) -> list[tuple[str, float]]:
     """(project-relative path, mtime) of each file whose path below `base` matches."""
     found = []
     base_prefix, root_prefix = len(str(base)) + 1, len(str(root)) + 1
-    for path in walk_files(root, base, IgnoreRules(root), stop.check):
+    for path in walk_files(root, base, IgnoreRules(root), stop.check, hidden):
         if matcher(path[base_prefix:]):
             try:
                 found.append((path[root_prefix:], os.stat(path).st_mtime))

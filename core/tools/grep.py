@@ -16,7 +16,7 @@ from contextual.core.tools._cancel import Stop, in_thread
 from contextual.core.tools._codec import decode_text
 from contextual.core.tools._globs import compile_glob
 from contextual.core.tools._regular import read_bounded
-from contextual.core.tools._walk import IgnoreRules, walk_files
+from contextual.core.tools._walk import Hidden, IgnoreRules, some_of, walk_files
 from contextual.core.tools.base import ToolContext, ToolError, ok
 
 if TYPE_CHECKING:      # `regex` loads with the first search, not with every engine (the app's launch)
@@ -41,6 +41,7 @@ class _Search:
     skipped_binary: int = 0
     skipped_special: int = 0
     withheld: int = 0
+    hidden: Hidden = field(default_factory=Hidden)
 
 
 class GrepTool:
@@ -80,6 +81,9 @@ class GrepTool:
         lines = [f"{m['path']}:{m['line']}: {m['text']}" for m in search.matches]
         if not lines:
             lines.append(f"No matches for {pattern}")
+            hidden = some_of(search.hidden.folders + search.hidden.files, ctx.root, ctx.withholds)
+            if hidden:      # else the model takes a match in an ignored build/ or generated file for absent
+                lines.append(f"(.gitignore hid {hidden} from the search; set path to one to search it)")
         if search.truncated:
             lines.append(f"(stopped at {self.max_matches} matches; narrow the pattern, path or glob)")
         skipped = []
@@ -111,7 +115,7 @@ class GrepTool:
                 self._search_file(str(base), ctx.relative(base), search, named=True)
             return
         base_prefix, root_prefix = len(str(base)) + 1, len(str(ctx.root)) + 1
-        for path in walk_files(ctx.root, base, IgnoreRules(ctx.root), search.stop.check):
+        for path in walk_files(ctx.root, base, IgnoreRules(ctx.root), search.stop.check, search.hidden):
             if file_filter is not None and not file_filter(path[base_prefix:]):
                 continue
             if ctx.withholds(path[root_prefix:]):
