@@ -15,6 +15,8 @@ from contextual.output import Outcome, Printer, usage_fields
 from contextual.core.events import (ActionEvent, BudgetWarning, CompactionFinished, CompactionStarted, ErrorEvent, FinalAnswer,
                          FormatErrorEvent, Notice, PermissionAnswer, PermissionRequest, StopHookContinued, ThoughtEvent,
                          ToolFinished, ToolsChanged, TurnAdjustments, TurnFinished, UsageEvent)
+from contextual.core.config import Config
+from contextual.core.model_facts import cost
 from contextual.core.session import SessionError
 
 
@@ -56,9 +58,12 @@ def progress_line(ev: Any) -> str | None:
     return None
 
 
-def add_usage(outcome: Outcome, ev: UsageEvent) -> None:
+def add_usage(outcome: Outcome, ev: UsageEvent, config: Config) -> None:
     for key, value in usage_fields(ev).items():
         outcome.usage[key] += value
+    dollars = cost(ev, ev.model or config.model, config.models)
+    # one unpriced call makes the total unknown: a partial sum would read as the whole cost
+    outcome.total_cost_usd = None if dollars is None or outcome.total_cost_usd is None else outcome.total_cost_usd + dollars
 
 
 def _finished(outcome: Outcome, printer: Printer, answer: str) -> None:
@@ -90,7 +95,7 @@ async def run_headless(engine: Any, prompt: str, printer: Printer, *, started: f
                     if not ev.future.done():
                         ev.future.set_result(PermissionAnswer("deny"))
                 elif isinstance(ev, UsageEvent):
-                    add_usage(outcome, ev)
+                    add_usage(outcome, ev, engine.config)
                 elif isinstance(ev, (ThoughtEvent, ActionEvent)):
                     outcome.num_steps = max(outcome.num_steps, ev.step)
                 elif isinstance(ev, FinalAnswer):      # kept: a session that fails to close must not cost it

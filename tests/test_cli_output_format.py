@@ -10,7 +10,7 @@ import pytest
 from tests.cli_helpers import cli_env, contextual, home_of, session_files
 from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
 
-RESULT_KEYS = {"result", "is_error", "session_id", "num_steps", "usage", "duration_ms"}
+RESULT_KEYS = {"result", "is_error", "session_id", "num_steps", "usage", "duration_ms", "total_cost_usd"}
 USAGE_KEYS = {"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"}
 
 
@@ -54,6 +54,20 @@ def test_json_prints_one_object_at_the_end_with_the_contract_fields(project: Pat
     assert obj["usage"]["cache_read_input_tokens"] == 1300
     # Only Anthropic's wire carries cache writes; the OpenAI-compatible one has no such field.
     assert obj["usage"]["cache_creation_input_tokens"] == (100 if kind == "anthropic" else 0)
+    assert obj["total_cost_usd"] is None            # "fake-model" has no prices: unknown, not $0
+
+
+def test_json_totals_the_turn_cost_at_the_model_table_prices(project: Path):
+    home = home_of(project)
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text('[models."fake-model"]\ninput = 3.0\ncached_input = 0.3\noutput = 15.0\n')
+    with FakeLLMServer(kind="openai", script=_script()) as srv:
+        result = contextual(["-p", "what do the notes say?", "--output-format", "json"], project,
+                            cli_env(home, srv.base_url))
+    assert result.returncode == 0, result.stderr
+    obj = json.loads(result.stdout)
+    # fresh input 2200 - 1300 cached at $3, cached at $0.30, output 50 at $15, per million tokens
+    assert obj["total_cost_usd"] == pytest.approx((900 * 3.0 + 1300 * 0.3 + 50 * 15.0) / 1e6)
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
