@@ -135,7 +135,7 @@ async def test_the_app_shows_the_stop_hooks_continuation_live_and_resumed(tmp_pa
             rows = [history.get_option_at_index(i).prompt.plain for i in range(history.option_count)]
             session_id = app.engine.session_id
             await app.host.close(app.engine)
-        assert live == ["you  fix it", "first try", "Stop hook: lint first — continuing", "trail: 1 tool call · Read",
+        assert live == ["you  fix it", "first try", "Stop hook: lint first — continuing", "trail: Read cart.py · Read 2 lines (1–2 of 300)",
                         "✓ Read cart.py\n  ⎿ Read 2 lines (1–2 of 300)", "second try"]
         first = pad.turns[-1].step(1)
         assert first.tool == "Finish" and "Stop hook feedback: lint first" in (first.observation or "")

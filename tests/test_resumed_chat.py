@@ -228,10 +228,10 @@ async def test_a_resumed_chat_shows_the_permission_answers_and_a_compaction_befo
             session_id = app.engine.session_id
             await app.host.close(app.engine)          # its lock: the session is opened again below
         # a plain "allowed once" rides on the call's row; a denial with a note keeps its line
-        assert live[:4] == ["you  run echo", "trail: 1 tool call · Bash",
+        assert live[:4] == ["you  run echo", "trail: Bash echo hi-one · exit 0",
                             "✓ Bash echo hi-one · allowed once\n  ⎿ exit 0\n    hi-one", "first answer"]
         assert live[4:9] == ["you  remove the build", "Bash: denied · told the agent: use make",
-                             "trail: 1 tool call · Bash · 1 failed",
+                             "trail: ✗ Bash rm -rf build · The user denied this Bash call. The user says instead: use make",
                              "✗ Bash rm -rf build\n  ⎿ The user denied this Bash call. The user says instead: use make",
                              "second answer"]
         assert live[9] == "you  third question" and live[10].startswith("compacted (auto): ")

@@ -59,7 +59,7 @@ async def test_turn_streams_into_chat_and_scratchpad(tmp_path):
             # The chat keeps a trail of the turn's tool calls after the scratchpad cleared.
             trail = app.query_one(ToolTrail)
             assert [c[:3] for c in trail.calls] == [("Read", "cart.py", "success")]
-            assert trail.title == "1 tool call · Read"
+            assert trail.title == "Read cart.py · Read 300 lines"     # one call: what it was and gave
             # The meter's "next prompt" is exactly what the server receives next (its own count of the request).
             meter = app.query_one(TokenMeter)
             history_rows = {m.id: history.get_option_at_index(i).prompt.plain for i, m in enumerate(history.messages)}
@@ -520,8 +520,8 @@ async def test_the_buttons_and_the_note_stay_on_an_80x24_screen_whatever_the_com
 
 async def test_a_denied_calls_trail_shows_its_whole_title_at_80x24(tmp_path, monkeypatch):
     """A denied call ends as it starts. When the chat was laid out between the two, before the title's own
-    refresh (an order a busy machine sometimes gave), the title kept the width of `1 tool call · Bash` and showed
-    `▶ 1 tool call · Bas…` until the chat's next layout (seen once in tmux at 80x24)."""
+    refresh (an order a busy machine sometimes gave), the title kept the width of `Bash rm -rf build` and showed
+    it cut short until the chat's next layout (seen once in tmux at 80x24)."""
     from textual.widgets._collapsible import CollapsibleTitle
     started = ChatLog.tool_started
 
@@ -538,7 +538,7 @@ async def test_a_denied_calls_trail_shows_its_whole_title_at_80x24(tmp_path, mon
         trail = app.query_one(ToolTrail)
         assert [c[:3] for c in trail.calls] == [("Bash", "rm -rf build", "error")]
         title = trail.query_one(CollapsibleTitle)
-        assert title.render_line(0).text.strip() == "▶ 1 tool call · Bash · 1 failed"
+        assert title.render_line(0).text.strip() == "▶ ✗ Bash rm -rf build · The user denied this Bash call."
 
 
 async def test_a_pasted_log_shows_its_head_in_the_chat_the_rest_folded_and_whole_from_history(tmp_path):

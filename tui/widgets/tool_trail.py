@@ -1,4 +1,5 @@
-"""The chat's compact trail of one turn's tool calls: a collapsed line ("3 tool calls · Read ×2 · Bash"),
+"""The chat's compact trail of one turn's tool calls: a collapsed line ("3 tool calls · Read ×2 · Bash", or one call
+and its result: "Read src/cart.py · Read 24 lines"),
 expanded one line per call with what it returned under it ("⎿ Read 24 lines") and the permission answer it was
 run on ("· allowed once"). It lives in the chat, so it stays when the scratchpad clears."""
 
@@ -28,12 +29,15 @@ class TrailCall(NamedTuple):
 
 
 def trail_title(calls: list[TrailCall]) -> str:
+    if len(calls) == 1:         # one call says what it was and what it gave, as its row would: nothing to expand for
+        call = calls[0]
+        said = f" · {call.result[0]}" if call.result else ""
+        return unparsed(("✗ " if call.status == "error" else "") + f"{call.tool} {call.label}".strip() + said)
     counts = Counter(call.tool for call in calls)
     parts = [times(tool, n) for tool, n in counts.items()]
     failed = sum(1 for call in calls if call.status == "error")
-    noun = "tool call" if len(calls) == 1 else "tool calls"
     # a title is markup, and tool names come from the model
-    return unparsed(f"{len(calls)} {noun} · " + ", ".join(parts) + (f" · {failed} failed" if failed else ""))
+    return unparsed(f"{len(calls)} tool calls · " + ", ".join(parts) + (f" · {failed} failed" if failed else ""))
 
 
 def call_line(call: TrailCall) -> Text:
