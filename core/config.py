@@ -21,6 +21,7 @@ class ConfigError(Exception):
 
 PERMISSION_MODES = ("default", "accept-edits", "plan", "bypass")
 PROVIDERS = ("openai", "anthropic")
+ANTHROPIC_BASE_URL = "https://api.anthropic.com"      # the anthropic provider's endpoint when none is set
 
 
 @dataclass(frozen=True)
@@ -32,8 +33,8 @@ class Config:
     model: str | None = None
     api_key: str | None = field(default=None, repr=False)
     context_window: int = 200_000
-    # The user's output_reserve (None: scaled with the window, core/context/budget.py) and the model's own
-    # output limit where the model table knows it; `output_reserve` below is what is reserved.
+    # The user's output_reserve (None: scaled with the window, core/window_budget.py: auto_reserve) and the model's
+    # own output limit where the model table knows it; `output_reserve` below is what is reserved.
     reserve_setting: int | None = None
     output_limit: int | None = None
     summary_timeout: float = 120.0
@@ -440,7 +441,7 @@ def load_config(project_root: Path, flags: Mapping[str, Any] | None = None,
     if cfg.permission_mode not in PERMISSION_MODES:
         raise ConfigError(f"unknown permission mode {cfg.permission_mode!r}: use one of {', '.join(PERMISSION_MODES)}")
     if cfg.provider == "anthropic" and not cfg.base_url:
-        cfg = replace(cfg, base_url="https://api.anthropic.com")
+        cfg = replace(cfg, base_url=ANTHROPIC_BASE_URL)
     if cfg.window_explicit and cfg.reserve_problem:     # both the user's: say so rather than guess
         raise ConfigError(cfg.reserve_problem)
     return cfg

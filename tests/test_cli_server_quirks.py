@@ -84,3 +84,8 @@ def test_a_reply_of_two_actions_runs_the_first_and_tells_the_model_the_second_di
     assert result.returncode == 0, result.stderr
     told = json.dumps(srv.requests[1]["messages"][-1]["content"])
     assert "7243" in told and "1 more `Action:` line after this one; only this one ran" in told
+    # the record keeps the engine's note under its own name: no hook said it
+    entries = [json.loads(line) for line in session_text(home_of(project)).splitlines()]
+    [result] = [e["toolResult"] for e in entries if e["type"] == "tool_result"]
+    stored = json.loads(result["stored"])
+    assert "only this one ran" in stored["note"] and "hook" not in stored

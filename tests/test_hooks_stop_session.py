@@ -241,6 +241,33 @@ async def test_session_start_runs_once_per_session_and_again_after_a_compaction(
     assert sum(CONTEXT + "ctx-7" in text for text in third) == 1
 
 
+async def test_a_compaction_before_an_input_runs_session_start_compact_whose_context_rides_on_that_input(
+        tmp_path: Path):
+    from contextual.core.events import CompactionFinished
+    from contextual.core.hooks import parse_hooks
+    from tests.engine_helpers import engine_with, finish, run
+    from tests.fakes.scripted_model import Model
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    said = ("import json, sys; s = json.load(sys.stdin)['source']; open('starts.txt', 'a').write(s + ' '); "
+            "print('ctx-' + s)")
+    command = f"{shlex.quote(sys.executable)} -c {shlex.quote(said)}"
+    hooks = parse_hooks({"SessionStart": [{"hooks": [{"command": command}]}]}, "test")
+    big = "x " * 2_500                     # ~2.5k tokens an answer: a few fill an 8k window
+    model = Model([finish(f"answer {i} {big}") for i in range(6)])
+    async with engine_with(root, [model] * 8, hooks=hooks, context_window=8192) as (engine, srv):
+        for i in range(6):
+            events = await run(engine, f"question {i}")
+            if any(isinstance(e, CompactionFinished) for e in events):
+                break
+        else:
+            raise AssertionError("no compaction before an input")
+    assert (root / "starts.txt").read_text().split() == ["startup", "compact"]
+    sent = model.turn_requests[-1]["messages"][-1]["content"]
+    assert sent.startswith(f"question {i}") and CONTEXT + "ctx-compact" in sent
+
+
 async def test_clear_in_the_app_starts_a_session_whose_hooks_hear_clear(tmp_path: Path):
     from contextual.tui.app import ContextualApp
     from tests.tui_helpers import SIZE, make_host, run_turn, server, type_and_send, wait_for

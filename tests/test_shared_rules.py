@@ -1,9 +1,10 @@
-"""Rules that several modules need, each written once: whole-file writes (core/atomic.py) and the path a tool call
-names (core/tools/base.py)."""
+"""Rules that several modules need, each written once: whole-file writes (core/atomic.py), the path a tool call
+names (core/tools/base.py) and a count with its noun (core/plural.py)."""
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 import threading
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from contextual.core.atomic import atomic_write
+from contextual.core.plural import plural
 from contextual.core.tools.base import path_of, subject_of
 
 
@@ -67,3 +69,16 @@ def test_writers_at_the_same_time_never_share_a_temp_file(tmp_path: Path):
 ])
 def test_the_path_a_call_names_is_read_one_way(args: object, path: str | None, subject: str | None):
     assert path_of(args) == path and subject_of(args) == subject
+
+
+def test_a_count_and_its_noun_are_written_one_way():
+    assert [plural(n, "round") for n in (0, 1, 2)] == ["0 rounds", "1 round", "2 rounds"]
+    assert plural(1, "match", "matches") == "1 match" and plural(3, "entry", "entries") == "3 entries"
+    assert plural(1234, "character", grouped=True) == "1,234 characters"
+    # core wrote `{n} round{'s' if n != 1 else ''}` inline while the app had its own helper
+    inline = re.compile(r"""\{\s*(['"])e?s\1 if |(['"])(\w+)\2 if [^{}]*?== 1 else (['"])\3e?s\4""")
+    repo = Path(__file__).resolve().parents[1]
+    found = [f"{path.relative_to(repo)}:{n}" for folder in ("core", "tui", "contextual")
+             for path in sorted((repo / folder).rglob("*.py"))
+             for n, line in enumerate(path.read_text().splitlines(), 1) if inline.search(line)]
+    assert found == []

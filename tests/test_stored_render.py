@@ -86,6 +86,16 @@ def test_what_the_turn_added_follows_after_a_blank_line_and_other_text_is_sent_a
         assert sent_text(text) == text
 
 
+def test_an_older_records_note_kept_under_hook_is_sent_as_the_same_text():
+    """The note about extra `Action:` lines has its own key (`note`); sessions written before it kept it under
+    `hook`. What the turn added is sent by its value, whatever its key, so both read alike."""
+    args, result = RESULTS["Read"]
+    plain = compressor.stored_text("Read", args, result)
+    note = "[note] Your reply had 1 more `Action:` line after this one; only this one ran"
+    older, newer = with_instructions(plain, note, key="hook"), with_instructions(plain, note, key="note")
+    assert older != newer and sent_text(older) == sent_text(newer)
+
+
 def test_an_exit_code_the_status_line_does_not_say_stays_in_the_text():
     """Only a Bash result's status line carries its exit code; another tool's `exit_code` field is kept."""
     text = sent_text(json.dumps({"status": "success", "data": {"exit_code": 3, "rows": ["a"]}}))

@@ -27,6 +27,7 @@ from textual.worker import Worker, WorkerError, WorkerState
 from contextual.core import secrets, tokens
 from contextual.core.config import Config
 from contextual.core.messages import Message
+from contextual.core.plural import plural
 from contextual.core.textsafe import valid_unicode
 from contextual.tui import commands
 from contextual.tui.format import mode_line, unparsed
@@ -645,7 +646,7 @@ class ContextualApp(App):
 
     def copied(self, text: str) -> None:
         """Said, as nothing on screen changed: the copy goes through the terminal (OSC 52), which may refuse it."""
-        self.notify(f"Copied {len(text):,} character{'s' if len(text) != 1 else ''}.", timeout=2)
+        self.notify(f"Copied {plural(len(text), 'character', grouped=True)}.", timeout=2)
 
     # ----- History rows
     def action_open_stored_full(self) -> None:

@@ -10,6 +10,7 @@ from textual.content import Content
 
 from contextual.core import textsafe
 from contextual.core.messages import Message
+from contextual.core.plural import plural
 from contextual.tui.screen_safe import screen_text
 
 if TYPE_CHECKING:       # the session schema loads with the engine, after the first frame (test_launch_imports)
@@ -129,11 +130,6 @@ def final_answer(message: Message) -> str:
     except ReactFormatError:
         return message.content
     return parsed.args if parsed.tool == FINISH else message.content
-
-
-def plural(n: int | None, noun: str) -> str:
-    """plural(1, 'round') -> '1 round'; plural(3, 'round') -> '3 rounds'."""
-    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def compaction_note(record: CompactionRecord) -> str:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
 from contextual.core.config import Config
 from contextual.core.messages import Message
-from contextual.tui.format import plural
+from contextual.core.plural import plural
 
 if TYPE_CHECKING:       # the engine is imported where one is made: the app's first frame does not wait for it
     from contextual.core.agent import Engine

@@ -14,6 +14,8 @@ from typing import Iterable, Literal
 
 from rich.text import Text
 
+from contextual.core.plural import plural
+
 SHORT_VALUE = 100
 
 
@@ -132,7 +134,7 @@ def align(stored_lines: list[str], full_lines: list[str]) -> Alignment:
         height = max(len(gone), len(new))
         left_rows = [Row(line, "added") for line in new]
         if len(gone) > len(new):
-            label = f"┄┄ {len(gone)} line{'s' if len(gone) != 1 else ''} not stored ┄┄"
+            label = f"┄┄ {plural(len(gone), 'line')} not stored ┄┄"
             left_rows.append(Row(label, "gap"))
         right_rows = [Row(line, "dropped") for line in gone]
         left.extend(left_rows + [Row("", "gap")] * (height - len(left_rows)))

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from contextual.tui.format import one_line, plural, status_of
+from contextual.core.plural import plural
+from contextual.tui.format import one_line, status_of
 
 OUTPUT_LINES = 3        # a command's last non-blank output lines shown under it
 WIDTH = 300             # the trail clips a row to the chat's width; this only bounds the work
@@ -45,14 +46,15 @@ def _summary(tool: str, data: dict[str, Any]) -> str:
             whole = start == 1 and end == total
             return f"Read {plural(end - start + 1, 'line')}" + ("" if whole else f" ({start}–{end} of {total})")
         case "Grep":
-            matches, files = data.get("match_count"), data.get("file_count")
-            found = f"Found {matches} {'match' if matches == 1 else 'matches'}"
+            matches: Any = data.get("match_count")      # the tool's JSON, shown as it came
+            files = data.get("file_count")
+            found = f"Found {plural(matches, 'match', 'matches')}"
             return found + (f" in {plural(files, 'file')}" if isinstance(files, int) and matches else "")
         case "Glob":
-            return f"Found {plural(data.get('count'), 'file')}" if "count" in data else ""
+            return f"Found {plural(data['count'], 'file')}" if "count" in data else ""
         case "LS":
             count = data.get("count")
-            return f"{count} {'entry' if count == 1 else 'entries'}" if isinstance(count, int) else ""
+            return plural(count, 'entry', 'entries') if isinstance(count, int) else ""
         case "Edit" | "MultiEdit":
             if "lines_added" not in data:
                 return ""

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from contextual.core.context.compaction_review import CompactionReview, ReviewDecision
+from contextual.core.context.history import CompactionPlan
 from contextual.core.context.ledger import Ledger, loss_ledger
 from contextual.core.context.pins import Pins, summary_note
 from contextual.core.messages import Message
+
+if TYPE_CHECKING:      # the summary machinery loads with the first compaction, not with this module
+    from contextual.core.context.compaction import CompactionOutcome
 
 
 def summary_instructions(instructions: str | None, pinned: Sequence[Message]) -> str | None:
@@ -33,7 +37,7 @@ class Review:
         return decision
 
 
-def start_review(trigger: str, plan: Any, summary_text: str, attempt: int,
+def start_review(trigger: str, plan: CompactionPlan, summary_text: str, attempt: int,
                  also_held: Sequence[str] = ()) -> Review:
     future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
     archive, kept = tuple(plan.archive), tuple(plan.kept)
@@ -42,7 +46,7 @@ def start_review(trigger: str, plan: Any, summary_text: str, attempt: int,
     return Review(event)
 
 
-def with_text(outcome: Any, text: str) -> Any:
+def with_text(outcome: CompactionOutcome, text: str) -> CompactionOutcome:
     """The outcome with the summary text the user accepted (edited or not): that is what is stored."""
     if outcome.summary is None or outcome.summary.content == text:
         return outcome
@@ -55,7 +59,7 @@ def ledger_of(archive: Sequence[Message], kept: Sequence[Message], summary_text:
     return loss_ledger(archive, summary_text, kept, [m.content for m in earlier_summaries])
 
 
-def pinned_in_archive(plan: Any, pins: Pins) -> list[str]:
+def pinned_in_archive(plan: CompactionPlan, pins: Pins) -> list[str]:
     """Ids of the pinned messages of a plan's archive: `protect` keeps them ahead of the kept rounds, and the
     session's boundary entry lists them (pinnedUuids)."""
     return [m.id for m in plan.archive if m.id in pins]

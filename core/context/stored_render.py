@@ -6,7 +6,8 @@ field pays for every newline, tab, quote and backslash twice over: a Bash summar
 tokens, a Read's 1.14× (tune/ trajectories and this repository's files). So the prompt gets a stored form the way
 it gets a full observation (core/context/observation.py): the status line, then each field of `data` by name in
 its own order, a multi-line one under its name as written, and what the turn added to it (a sub-folder's
-instructions, a hook's reason) after a blank line. Nothing is dropped: the rendering holds every field's value."""
+instructions, a hook's reason, the engine's note) after a blank line, by its value whatever its key. Nothing is
+dropped: the rendering holds every field's value."""
 
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ from contextual.core.events import CompactionFinished, CompactionProgress, Compa
 from contextual.core.events import CompactionTrigger as Trigger
 from contextual.core.session.schema import CompactionRecord
 from contextual.core.context.compaction_review import Event
+from contextual.core.plural import plural
 from contextual.core.reminder import system_reminder
 
 if TYPE_CHECKING:      # the summary machinery loads with the first compaction, not with every engine (the launch)
@@ -93,7 +94,7 @@ class Compactor:
         if plan.note:                          # fewer rounds kept than keep_rounds: the user is told why
             yield Notice(f"compaction: {plan.note}", "info")
         yield CompactionProgress("choosing", time.monotonic() - started, 0,
-                                 f"archiving {plan.rounds_archived} round{'s' if plan.rounds_archived != 1 else ''}, keeping "
+                                 f"archiving {plural(plan.rounds_archived, 'round')}, keeping "
                                  f"{plan.rounds_kept}"
                                  + (f" ({plan.note})" if plan.note else ""))
         files = await asyncio.to_thread(compaction.files_for, plan, config.project_root)   # disk off the loop

@@ -46,6 +46,7 @@ from contextual.core.session.schema import INTERRUPTED, STOPPED_BY_USER, TurnEnd
 from contextual.core.textsafe import one_line, valid_unicode
 from contextual.core.tools.base import fail, path_of
 from contextual.core.context.compaction_review import Event
+from contextual.core.plural import plural
 from contextual.core.reminder import system_reminder
 
 
@@ -112,7 +113,7 @@ class TurnLoop:
         for ev in self.sync_tools():
             yield ev
         text = secrets.redact(valid_unicode(text))      # a key in the message is never sent (nor recorded)
-        async with aclosing(self._session_starts()) as events:
+        async with aclosing(self._session_starts()) as events:     # new, resumed or cleared: before the trigger
             async for ev in events:
                 yield ev
         submitted = await self._hooks.user_prompt(secrets.redact(as_typed) or text)
@@ -150,6 +151,10 @@ class TurnLoop:
                 self._mark_stopped(turn_id)
                 await recorder.flush(fsync=True)
                 raise
+            # the compaction owes SessionStart ("compact"): run now, so what it adds rides on this input too
+            async with aclosing(self._session_starts()) as events:
+                async for ev in events:
+                    yield ev
         elif trigger.estimate >= trigger.threshold and not config.auto_compact:
             # the trigger's own line: at a small window the output reserve puts it below trigger_ratio (73 % at 4k)
             yield BudgetWarning(f"context at {trigger.estimate:,} of {config.context_window:,} tokens, past "
@@ -160,10 +165,6 @@ class TurnLoop:
             yield BudgetWarning(f"context at {trigger.estimate:,} of {config.context_window:,} tokens "
                                 f"({share:.0%}, past the {config.warn_ratio:.0%} warning line)", trigger.estimate,
                                 config.context_window)
-
-        async with aclosing(self._session_starts()) as events:     # the compaction just made owes one ("compact")
-            async for ev in events:
-                yield ev
         self._adjustments = []
         message = user()
         recorder.append(message)
@@ -451,10 +452,11 @@ class TurnLoop:
         for note in before.notes:
             yield Notice(note, "warning")
         feedback = [f"[PreToolUse hook] {added}" for added in before.context]
+        note = ""
         if parsed.more_actions:     # a model that wrote several would think they all ran (local models do)
-            feedback.append(f"[note] Your reply had {parsed.more_actions} more `Action:` line"
-                            f"{'s' if parsed.more_actions != 1 else ''} after this one; only this one ran (one "
-                            "Action per reply). Send the next one now if it is still needed.")
+            note = (f"[note] Your reply had {plural(parsed.more_actions, 'more `Action:` line')} after "
+                    "this one; only this one ran (one Action per reply). Send the next one now if it is still "
+                    "needed.")
         if before.updated_input is not None and isinstance(args, dict) and not before.blocked:
             # Claude Code's updatedInput: the call is checked and run with it, and the model hears of it
             args = {**args, **before.updated_input}
@@ -491,14 +493,14 @@ class TurnLoop:
             feedback += [f"[PostToolUse hook] {added}" for added in after.context]
             stop = after.stop
         async with aclosing(self._record_step(assistant, parsed.tool, args, result, step, call_id,
-                                              feedback="\n".join(feedback))) as events:
+                                              feedback="\n".join(feedback), note=note)) as events:
             async for ev in events:
                 yield ev
         if stop is not None:        # Claude Code's `continue: false`: the turn ends here, and the user reads why
             yield ErrorEvent(f"a hook stopped the turn: {stop}", "hook")
 
     async def _record_step(self, call: Message, tool: str, args: Any, result: dict[str, Any], step: int,
-                           call_id: str, feedback: str = "") -> AsyncGenerator[Event, None]:
+                           call_id: str, feedback: str = "", note: str = "") -> AsyncGenerator[Event, None]:
         """The result of ``call`` (the recorded assistant message) recorded, and the step they make added."""
         recorder = self._recorder
         full = compressor.full_text(result)
@@ -513,11 +515,13 @@ class TurnLoop:
         nested = "" if call.meta.get("format_error") else self._prompt.nested_rules.reminder_for(path_of(args))
         if nested:           # a sub-folder's instructions, first time it is touched: with this result, in L3
             added.append(("instructions", nested))
+        if note:             # the engine's own word on the reply (extra `Action:` lines that did not run)
+            added.append(("note", note))
         if feedback:         # the hooks' reasons and added context: the model reads them with the result
             added.append(("hook", feedback))
-        for key, note in added:
-            full = f"{full}\n\n{note}"
-            stored, hard = with_instructions(stored, note, key=key), with_instructions(hard, note, key=key)
+        for key, text in added:
+            full = f"{full}\n\n{text}"
+            stored, hard = with_instructions(stored, text, key=key), with_instructions(hard, text, key=key)
         meta: MessageMeta = {"tool_name": tool, "call_id": call_id, "args": args, "step": step}
         if len(hard) < len(stored):
             meta["hard"] = hard
@@ -538,6 +542,7 @@ class TurnLoop:
             counts[a.action] = counts.get(a.action, 0) + 1
         steps = ", ".join(f"{action} ×{n}" for action, n in counts.items())
         first, last = adjustments[0], adjustments[-1]
-        return TurnAdjustments(adjustments, f"the prompt was fitted to the window at {len(adjustments)} point{'s' if len(adjustments) != 1 else ''} "
-                                            f"this turn ({steps}); last {last.tokens_before:,} → "
-                                            f"{last.tokens_after:,} tokens (first {first.tokens_before:,})")
+        return TurnAdjustments(adjustments, f"the prompt was fitted to the window at "
+                                            f"{plural(len(adjustments), 'point')} this turn ({steps}); last "
+                                            f"{last.tokens_before:,} → {last.tokens_after:,} tokens (first "
+                                            f"{first.tokens_before:,})")

@@ -11,6 +11,7 @@ from typing import Any
 
 import re
 
+from contextual.core.plural import plural
 from contextual.core.tools._args import ArgSpec
 
 DESCRIPTION_CHARS = 600        # servers ship essays; the model needs the gist and the arguments
@@ -64,7 +65,7 @@ def render_index(servers: list[tuple[str, int]], cost: int, budget: int) -> str:
     """L1's MCP part when the descriptions do not fit: the servers and their tool counts, and how to find a tool
     (ToolSearch, core/mcp/search.py). A pure function of the tool set: the same servers give the same bytes."""
     total = sum(n for _, n in servers)
-    lines = [f"- {name}: {n} tool{'s' if n != 1 else ''}" for name, n in servers]
+    lines = [f"- {name}: {plural(n, 'tool')}" for name, n in servers]
     return ("\n\nMCP tools (from the user's MCP servers): " + f"{total} tools, too many to describe here (their "
             f"descriptions take about {cost} tokens, over this prompt's {budget} for them). Find the ones you need "
             "with ToolSearch — it returns their descriptions and arguments — then call them like any tool, e.g. "

@@ -97,7 +97,7 @@ def _dict(value: Any) -> dict[str, Any]:
 class AnthropicProvider:
     name = "anthropic"
 
-    def __init__(self, base_url: str = "https://api.anthropic.com", api_key: str | None = None, *,
+    def __init__(self, base_url: str, api_key: str | None = None, *,
                  policy: RetryPolicy | None = None, client: httpx.AsyncClient | None = None,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.base_url = check_base_url(self.name, base_url)

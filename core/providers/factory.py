@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from typing import Any
 
-from contextual.core.config import Config, ConfigError
+from contextual.core.config import ANTHROPIC_BASE_URL, Config, ConfigError
 from contextual.core.prompt import PromptMessage
 from contextual.core.providers import anthropic, openai
 from contextual.core.providers.anthropic import AnthropicProvider
@@ -41,7 +41,7 @@ def make_provider(config: Config, **overrides: Any) -> Provider:
                           "e.g. http://localhost:11434/v1 for Ollama")
     try:
         if config.provider == "anthropic":
-            return AnthropicProvider(base_url or "https://api.anthropic.com", api_key, policy=policy, **overrides)
+            return AnthropicProvider(base_url or ANTHROPIC_BASE_URL, api_key, policy=policy, **overrides)
         return OpenAIProvider(str(base_url), api_key, policy=policy, **overrides)
     except ProviderError as exc:   # a malformed base URL is a settings problem
         raise ConfigError(str(exc)) from None

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import AsyncGenerator, Awaitable, Callable
 
+from contextual.core.plural import plural
 from contextual.core.providers.base import (ProviderError, ReasoningChunk, ReplyTooLong, StreamChunk, StreamDone,
                                            TextChunk)
 
@@ -130,7 +131,7 @@ async def stream_with_retries(open_attempt: Callable[[], AsyncGenerator[StreamCh
         delay = backoff_delay(retries, policy, error.retry_after, rng)
         out_of_retries = retries > policy.max_retries or malformed > policy.max_malformed_retries
         if out_of_retries or clock() - started + delay > policy.total_time:
-            raise ProviderError(f"{error} (gave up after {retries} attempt{'s' if retries > 1 else ''})",
+            raise ProviderError(f"{error} (gave up after {plural(retries, 'attempt')})",
                                 status=error.status) from None
         if shown:
             yield StreamDone(stop_reason=RESTART)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from contextual.tui.css import stylesheet
-from contextual.tui.format import plural
+from contextual.core.plural import plural
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Callable
 
 from contextual.core.events import CompactionFinished
 from contextual.tui.css import stylesheet
-from contextual.tui.format import plural, tokens
+from contextual.core.plural import plural
+from contextual.tui.format import tokens
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -100,6 +101,7 @@ class CompactionModal(ModalScreen[None]):
         self.cancelling = False
         self.turn_waiting = False        # an automatic compaction's turn goes on once the card closes (key or timer)
         self._started = time.monotonic()
+        self._detail = ""                # the summary's progress line, once it reports one
 
     @classmethod
     def card_of(cls, record: CompactionRecord, number: int) -> "CompactionModal":
@@ -164,10 +166,9 @@ class CompactionModal(ModalScreen[None]):
                              else "enter or esc closes · /compactions shows the history", style="dim"))
             return
         stage_w.update(stage_line(self.stage))
-        detail = getattr(self, "_detail", "")
         figures.update(Text.assemble(("elapsed ", "dim"), (f"{self.elapsed:5.1f}s", "bold"),
                                      ("   tokens received ", "dim"), (f"{self.tokens_received:,}", "bold"),
-                                     (f"   {detail}" if detail else "", "dim")))
+                                     (f"   {self._detail}" if self._detail else "", "dim")))
         hint.update(Text("cancelling: falling back to hard truncation…" if self.cancelling
                          else "esc cancels: the history is then cut by hard truncation instead",
                          style="bold #d7875f" if self.cancelling else "dim"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from contextual.core.plural import plural
 from contextual.core.session.schema import CompactionRecord
 from contextual.tui.css import stylesheet
 from contextual.tui.format import tokens
@@ -32,7 +33,7 @@ class CompactionHistoryScreen(ModalScreen[Any]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="history-box"):
-            yield Static(f"{len(self.compactions)} compaction{'s' if len(self.compactions) != 1 else ''} in this session",
+            yield Static(f"{plural(len(self.compactions), 'compaction')} in this session",
                          id="history-count")
             yield DataTable(id="compactions", cursor_type="row", zebra_stripes=True)
             # the selected row's free-text columns, whole: at 80 columns the table cut them

@@ -14,7 +14,8 @@ from contextual.core.context.compaction_review import CompactionReview, ReviewDe
 from contextual.core.context.ledger import Ledger, LostFact, repaired
 from contextual.core.messages import Message
 from contextual.tui.css import stylesheet
-from contextual.tui.format import plural, tokens
+from contextual.core.plural import plural
+from contextual.tui.format import tokens
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.screens.loss_ledger import LossLedgerScreen
 from textual.app import ComposeResult

@@ -9,7 +9,8 @@ import re
 from collections import defaultdict
 
 from contextual.tui.css import stylesheet
-from contextual.tui.format import one_line, plural, tokens, unparsed
+from contextual.core.plural import plural
+from contextual.tui.format import one_line, tokens, unparsed
 from contextual.tui.observation import readable_lines
 from contextual.tui.prompt_view import LAYERS, Shown, ShownMessage
 from rich.console import RenderableType

@@ -8,6 +8,7 @@ itself is core.context.ledger's; this screen only shows it.
 from __future__ import annotations
 
 from contextual.core.context.ledger import Ledger, LostFact
+from contextual.core.plural import plural
 from contextual.tui.css import stylesheet
 from contextual.tui.widgets.table_fit import fit_columns
 from rich.text import Text
@@ -49,7 +50,7 @@ class LossLedgerScreen(ModalScreen[LostFact | None]):
         kinds: dict[str, int] = {}
         for fact in self.ledger.facts:
             kinds[fact.kind] = kinds.get(fact.kind, 0) + 1
-        parts = [f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in kinds.items()]
+        parts = [plural(n, kind) for kind, n in kinds.items()]
         more = sum(self.ledger.omitted.values())
         tail = f" (and {more} more not listed)" if more else ""
         return "Lost: " + ", ".join(parts) + tail + f" · enter {self.enter_does}"

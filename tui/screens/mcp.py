@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from contextual.tui.css import stylesheet
-from contextual.tui.format import one_line, plural, tokens
+from contextual.core.plural import plural
+from contextual.tui.format import one_line, tokens
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult

@@ -15,7 +15,8 @@ from contextual.core.replay.metrics import Figures
 from contextual.core.replay.runner import POLICIES
 from contextual.core.replay.session_policies import compare_policies
 from contextual.tui.css import stylesheet
-from contextual.tui.format import plural, tokens
+from contextual.core.plural import plural
+from contextual.tui.format import tokens
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding

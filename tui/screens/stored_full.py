@@ -10,7 +10,8 @@ from contextual.core.context.stored_render import sent_text
 from contextual.core.messages import Message
 from contextual.core.tokens import shared_cache
 from contextual.tui.css import stylesheet
-from contextual.tui.format import args_label, plural, tokens
+from contextual.core.plural import plural
+from contextual.tui.format import args_label, tokens
 from contextual.tui.observation import align, gutter_width, readable_lines
 from contextual.tui.prompt_view import Shown
 from contextual.tui.screen_safe import screen_text
@@ -57,7 +58,7 @@ class StoredFullScreen(Screen):
         dropped = self.alignment.dropped_lines
         yield Static(
             f" {m.tool_name or 'tool'} {args_label(m.meta.get('args'), 80)} · step {m.meta.get('step', '?')} · "
-            f"{dropped} line{'s' if dropped != 1 else ''} of the full form not sent"
+            f"{plural(dropped, 'line')} of the full form not sent"
             + ("" if m.full else " · (no full form was recorded)"),
             id="stored-full-header", markup=False,     # arguments are the model's: `[/]` ended the app
         )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contextual.tui.format import plural
+from contextual.core.plural import plural
 from contextual.tui.slash.port import AppPort
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from contextual.core.messages import Message
+from contextual.core.plural import plural
 from contextual.core.snapshot.undo import turn_label
 from contextual.core.tools.base import EDITING_TOOLS, path_of
 from contextual.tui.format import one_line
@@ -14,7 +15,7 @@ from contextual.tui.slash.port import AppPort
 def overwrite_question(paths: list[str]) -> Text:
     """The files the user edited by hand after the turn, and what overwriting them costs."""
     count = len(paths)
-    question = Text(f"{count} file{'s' if count != 1 else ''} changed by hand after the turn:\n")
+    question = Text(f"{plural(count, 'file')} changed by hand after the turn:\n")
     for path in paths:
         question.append("  ✎ ", style="bold #d7af5f")
         question.append(f"{path}\n")
@@ -131,6 +132,6 @@ def what_it_changed(turn: str, record: list[Message]) -> str:
         shown = ", ".join(paths[:6]) + (f" and {len(paths) - 6} more" if len(paths) > 6 else "")
         said.append(f"It edited {shown}")
     if commands:
-        said.append(f"{'and ran' if paths else 'It ran'} {commands} command{'s' if commands != 1 else ''}, whose "
+        said.append(f"{'and ran' if paths else 'It ran'} {plural(commands, 'command')}, whose "
                     "changes go back too")
     return " ".join(said) + ".\n" if said else ""

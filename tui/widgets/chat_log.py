@@ -14,6 +14,7 @@ from textual.widgets import Collapsible, Static
 
 from contextual.core.context.continuation import notice_line
 from contextual.core.messages import FORMAT_ERROR_TOOL, NO_ANSWER, Message
+from contextual.core.plural import plural
 from contextual.core.snapshot.undo import note_for_user
 from contextual.tui.format import (call_label, compaction_note, final_answer, permission_level, permission_mark,
                                    permission_note, trail_status, unparsed)
@@ -155,7 +156,7 @@ class ChatLog(VerticalScroll):
         # A collapsible's title is one line: its head only (fits 80 columns), the whole summary in the body.
         head = line.split(" (", 1)[0].replace("the prompt was fitted to the window", "fitted to the window")
         title = unparsed(f"context adjusted: {head}" if details is not None else
-                         f"context adjusted {n} time{'s' if n != 1 else ''} this turn (see History and the meter)")
+                         f"context adjusted {plural(n, 'time')} this turn (see History and the meter)")
         body = Text("\n".join(([line] if details is not None else []) + self._adjustments))
         if self.adjusted is None:
             self._adjusted_body = Static(body)
@@ -249,8 +250,7 @@ def _turn_widgets(turns: list["_Turn"]) -> list:
         for shown in turn.shown:      # in the order the live chat showed them
             if shown.kind == "trail":
                 trail = ToolTrail()
-                trail.calls = turn.calls
-                trail._paint()
+                trail.show(turn.calls)
                 widgets.append(trail)
             elif shown.kind == "todos":      # the turn's last task list, as the live chat left it
                 todos = TodoList(classes="todos")

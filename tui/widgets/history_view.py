@@ -23,8 +23,9 @@ from textual.widgets.option_list import Option
 from contextual.core.context.summary_pairs import summary_records
 from contextual.core.messages import Message
 from contextual.core.tokens import NotCounted, known_counts_only, ready, shared_cache
-from contextual.tui.format import (args_label, call_label, final_answer, one_line, plural, stored_status, times,
-                                  tokens, without_markdown)
+from contextual.core.plural import plural
+from contextual.tui.format import (args_label, call_label, final_answer, one_line, stored_status, times, tokens,
+                                   without_markdown)
 from contextual.tui.prompt_view import Shown
 from textual.strip import Strip
 from textual.style import Style
@@ -348,7 +349,7 @@ class HistoryView(OptionList):
     def _titles(self) -> None:
         self.border_title = self.title
         marked = sum(1 for m in self.messages if self.is_undoable(m))
-        self.border_subtitle = (f"{UNDO_MARK} {marked} turn{'s' if marked != 1 else ''} undoable · /undo"
+        self.border_subtitle = (f"{UNDO_MARK} {plural(marked, 'turn')} undoable · /undo"
                                 if marked else "")
 
     @property

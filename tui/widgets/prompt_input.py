@@ -10,14 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from rich.text import Text
 from textual import events
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import OptionList, TextArea
-from textual.widgets.option_list import Option
+from textual.widgets import TextArea
 
 from contextual.tui.pasted import Pastes, too_long
+from contextual.tui.widgets.completion_list import CompletionList
 
 
 SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache", ".contextual"}
@@ -211,34 +210,6 @@ class PromptInput(TextArea):
             start = (row, match.start() + 1)              # after the @: an open quote is written again
             self.replace(at_inserted(value, match.group(1) is not None), start, (row, col))
         self.move_cursor(self.document.end if value.startswith("/") else self.cursor_location)
-
-
-class CompletionList(OptionList):
-    """Suggestions under the input; hidden when there is nothing to suggest."""
-
-    def on_mount(self) -> None:
-        self.display = False
-        self.can_focus = False
-
-    def suggest(self, items: list[tuple[str, str]]) -> None:
-        """items: (value inserted, label shown)."""
-        self.clear_options()
-        if not items:
-            self.display = False
-            return
-        # one line each, ending in an ellipsis: at 80 columns a description wrapped to column 0
-        self.add_options([Option(Text(label, no_wrap=True, overflow="ellipsis"), id=value) for value, label in items])
-        self.highlighted = 0
-        self.display = True
-
-    def move(self, delta: int) -> None:
-        if self.option_count:
-            self.highlighted = ((self.highlighted or 0) + delta) % self.option_count
-
-    def current(self) -> str | None:
-        if self.highlighted is None:
-            return None
-        return self.get_option_at_index(self.highlighted).id
 
 
 class PromptBox(Vertical):

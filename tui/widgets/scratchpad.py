@@ -17,7 +17,8 @@ from textual.widgets import Static
 
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.tokens import shared_cache
-from contextual.tui.format import args_label, plural, stored_status, tokens
+from contextual.core.plural import plural
+from contextual.tui.format import args_label, stored_status, tokens
 from contextual.tui.screen_safe import screen_text
 
 if TYPE_CHECKING:

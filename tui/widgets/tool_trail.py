@@ -80,6 +80,11 @@ class ToolTrail(Collapsible):
             self._title = TrailTitle(label=made.label, collapsed_symbol=made.collapsed_symbol,
                                      expanded_symbol=made.expanded_symbol, collapsed=True)
 
+    def show(self, calls: list[TrailCall]) -> None:
+        """A past turn's calls at once (a resumed chat)."""
+        self.calls = calls
+        self._paint()
+
     def started(self, tool: str, args: object, permission: str = "") -> None:
         self.calls.append(TrailCall(tool, call_label(args), "running", permission=permission))
         self._paint()

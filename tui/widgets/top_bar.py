@@ -8,6 +8,8 @@ from pathlib import Path
 from rich.text import Text
 from textual.widgets import Static
 
+from contextual.core.plural import plural
+
 
 def bar_text(root: Path, model: str | None, session_id: str | None, compactions: int, running: bool,
              width: int) -> Text:
@@ -18,7 +20,7 @@ def bar_text(root: Path, model: str | None, session_id: str | None, compactions:
     def bar_with(where: str) -> Text:
         return Text.assemble((" Contextual", "bold"), " · ", where, " · ", (model or "no model", "bold #d7af5f"),
                              f" · session {session}",
-                             f" · {compactions} compaction{'s' if compactions != 1 else ''}",
+                             f" · {plural(compactions, 'compaction')}",
                              (" · running" if running else "", "bold #5fafaf"))
     bar = bar_with(shown_root)
     if bar.cell_len > width:        # narrow: the folder's name stands for its path, the rest stays whole

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Collapsible, Static
 
-from contextual.tui.format import plural
+from contextual.core.plural import plural
 from contextual.tui.pasted import too_long
 
 HEAD_LINES = 3           # shown before the fold

@@ -1,0 +1,10 @@
+"""A count and its noun, the one way every message writes it (core's notes, the app's rows and titles)."""
+
+from __future__ import annotations
+
+
+def plural(n: int, noun: str, nouns: str = "", *, grouped: bool = False) -> str:
+    """plural(1, 'round') -> '1 round'; plural(3, 'round') -> '3 rounds'; `nouns` for a noun not made with an
+    `s`: plural(2, 'match', 'matches') -> '2 matches'; `grouped`: '1,234 characters'."""
+    figure = f"{n:,}" if grouped else str(n)
+    return f"{figure} {noun if n == 1 else nouns or noun + 's'}"
