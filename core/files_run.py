@@ -18,12 +18,14 @@ import filecmp
 import os
 import re
 import shutil
-from typing import Callable, Protocol, Sequence
+from typing import Callable, NamedTuple, Protocol, Sequence
 
 from contextual.core import regular_file
 from contextual.core.git_runs import GitRun, Repository, ask_git, git_run
+from contextual.core.script_arguments import UNKNOWN, with_arguments
 from contextual.core.shell_nodes import Word, command_name
 from contextual.core.shell_parse import ShellParse, parse_command
+from contextual.core.shell_wrappers import WRAPPERS
 
 MAX_DEPTH = 3              # a script that runs a script that runs …
 MAX_BYTES = 256 * 1024     # of one script
@@ -40,6 +42,12 @@ MAX_PLACES = 8             # folders a line's commands may run in (`cd a && … 
 _READS_ONLY = frozenset({"echo", "printf", "test", "[", "true", "false", ":", "export", "local", "declare", "set",
                          "unset", "source", ".", "shift", "return", "exit", "ls", "cat", "grep", "rg", "head", "tail",
                          "wc", "du", "stat", "file", "diff", "which", "type", "command", "cd", "pushd", "popd"})
+# bash's builtins and keywords: it runs them, not a program of that name on PATH (`echo`, `test`)
+_BUILTINS = frozenset(". : [ [[ ! { alias bg bind break builtin caller cd command compgen complete compopt continue "
+                      "coproc declare dirs disown echo enable eval exec exit export false fc fg getopts hash help "
+                      "history jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly "
+                      "return select set shift shopt source suspend test time times trap true type typeset ulimit "
+                      "umask unalias unset wait".split())
 # Interpreters that are not shells: what their script does is a program's business (docs/permissions.md)
 _NOT_A_SHELL = re.compile(rb"#!\s*\S*?(?:/env(?:\s+-\S+)*\s+)?\S*?(python[\d.]*|node|nodejs|deno|bun|perl|ruby|php|lua"
                           rb"|Rscript|java|tclsh|wish|expect|awk|gawk|mawk|sed|make|osascript|pwsh)\b")
@@ -75,21 +83,36 @@ class FilesRun:
         places = self._places(parsed)
         if places is None and depth == 0 and (programs or parsed.scripts or self._runs_git(parsed)):
             return self.rules[0]          # `cd "$D" && git commit`: which repository's hooks is not known
+        # `zap f` runs the zap bash finds on PATH: outside the system's folders (~/.local/bin, ~/.cargo/bin, a
+        # virtualenv's bin) an earlier step may have made it a link to rm, or a script
+        looked_up = [(_bare(words[0], parsed.defined), words) for words in parsed.commands + parsed.latent]
+        from_path = [(bare.program, *words[1:]) for bare, words in looked_up if bare.program is not None]
+        # a name on no folder of PATH: `command not found`, or one the line makes (`ln -s /bin/rm "$D/zap"`)
+        missing = {str(words[0]) for bare, words in looked_up if bare.missing}
+        if self._made_here(parsed, [p for bare, _ in looked_up for p in [*bare.absent, bare.program] if p],
+                           places or [self.root], missing if depth == 0 else set()):
+            return self.rules[0]          # `ln -s /bin/rm ~/.local/bin/zap; zap f`: made by this line
         git = self._git(parsed, places or [self.root], strict=depth == 0)
         if git is None:
             return self.rules[0]
         self.watched.update(dict.fromkeys(git.watched))
         if not self._certain(parsed, programs, list(self.watched), places or [self.root], strict=depth == 0):
             return self.rules[0]
-        texts = [self._text(self._full(path)) for path in parsed.scripts]
+        # each text with the words it is run with (`bash s.sh rm f`, `./g rm f`): its "$@" may run them
+        texts: list[tuple[str | None, tuple[Word, ...]]] = [
+            (self._text(self._full(path)), _arguments(parsed, path)) for path in parsed.scripts]
         # `source x.sh` reads the x.sh found on PATH before the one here (bash's sourcepath): both are read
-        texts += [self._text(on_path) for path in parsed.scripts if (on_path := _on_path(path)) is not None]
+        texts += [(self._text(on_path), _arguments(parsed, path)) for path in parsed.scripts
+                  if (on_path := _on_path(path)) is not None]
         # what git runs: its hooks are programs; an alias or a setting's command line is a line of its own
         for line in git.texts:
             if f"text:{line}" not in self.read:      # each once per check, however many lines run git
                 self.read.add(f"text:{line}")
-                texts.append(line)
-        for words in [*programs, *((program, None) for program in git.programs)]:
+                texts.append((line, ()))
+        # a hook is run with words of git's choosing: (program, None) matches a rule with any words
+        runs = [*((words, words[1:]) for words in [*programs, *from_path]),
+                *(((program, None), ()) for program in git.programs)]
+        for words, arguments in runs:
             full = self._full(str(words[0]))
             if not os.path.exists(full):
                 if full.startswith(SYSTEM_FOLDERS):
@@ -101,15 +124,29 @@ class FilesRun:
             if found is not None:
                 return found
             if not program.startswith(SYSTEM_FOLDERS) and _runs_in_a_shell(program):
-                texts.append(self._text(program))
-        for text in texts:
+                texts.append((self._text(program), tuple(arguments)))
+        for text, arguments in texts:
             if text is None:
                 return self.rules[0]
             text = text.removeprefix("\ufeff")
             read = parse_command(text)
             if read.misread:              # a file no one can read as bash does: what it runs is not known
                 return self.rules[0]
-            found = _matching(self.rules, read) or self.denied_by(text, depth + 1)
+            found = _matching(self.rules, read) or self._with_arguments(text, arguments, depth) \
+                or self.denied_by(text, depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def _with_arguments(self, text: str, arguments: tuple[Word, ...], depth: int) -> DenyRule | None:
+        """The script's lines with the words it is run with in place of `"$@"`, `$1` … (core/script_arguments.py).
+        A word of the line only known when it runs, put where a command goes, holds every rule; in a file's
+        lines such a word is let be."""
+        for line in with_arguments(text, arguments, UNKNOWN if depth == 0 else ""):
+            read = parse_command(line)
+            if any(UNKNOWN in (words[0] or "") for words in read.commands):
+                return self.rules[0]      # `./g "$CMD" f` with g = `exec "$@"`
+            found = _matching(self.rules, read) or self.denied_by(line, depth + 1)
             if found is not None:
                 return found
         return None
@@ -211,7 +248,7 @@ class FilesRun:
         gits = [words for words in parsed.commands if self._is_git(str(words[0]))]
         named: dict[str, int] = {}
         written: dict[str, int] = {}          # … by a command that may write (not `cat`, `ls`, `grep`)
-        for words in parsed.commands:
+        for words in (_own_words(command, parsed.commands) for command in parsed.commands):
             reads_only = command_name(str(words[0])) in _READS_ONLY
             if not reads_only and None in words[1:]:
                 runner = any(isinstance(w, str) and identity(w) & identities for w in words)
@@ -240,6 +277,32 @@ class FilesRun:
         # written by nothing (`cat .git/config` only reads it)
         return all(times(p, named) <= (1 if p in parsed.scripts else 0) for p in run) and \
             not any(times(p, written) for p in watched)
+
+    def _made_here(self, parsed: ShellParse, paths: list[str], places: Sequence[str], missing: set[str]) -> bool:
+        """Whether a command that may write (or a redirection) names one of the programs bare names run, or would
+        run once made (the same name in each folder of PATH searched before), or the folder holding one (`cp e
+        ~/.local/bin/`); when the line (not a file's) runs a name found nowhere on PATH yet (`missing`), also a
+        word only known when it runs in another command (`ln -s /bin/rm "$D/zap"; zap f`)."""
+        if not paths:
+            return False
+        if missing and (parsed.writes_unknown or any(
+                None in words[1:] and command_name(str(words[0])) not in _READS_ONLY | missing
+                for words in parsed.commands)):
+            return True                   # `ln -s /bin/rm "$D/zap"; zap f`: the unknown word may name it
+        keys = set().union(*(self._identity(p) for p in paths))
+        folders = {os.path.dirname(p) for p in paths} | {os.path.realpath(os.path.dirname(p)) for p in paths}
+        for words in parsed.commands:
+            if command_name(str(words[0])) in _READS_ONLY:
+                continue                  # `cat ~/.local/bin/zap` does not make it
+            for given in words[1:]:
+                if not isinstance(given, str) or not given:
+                    continue
+                for word in {given, given.partition("=")[2]} - {""}:
+                    for base in places:
+                        full = self._full(word, base)
+                        if self._identity(word, base) & keys or {full, os.path.realpath(full)} & folders:
+                            return True
+        return any(self._identity(path) & keys for path in parsed.redirected)
 
     def _identity(self, path: str, base: str | None = None) -> set[str]:
         """The names of the file a word names (from the folder `base`, the root unless given): as written, with
@@ -297,6 +360,48 @@ def _on_path(name: str) -> str | None:
         if folder and os.path.isfile(candidate):
             return candidate
     return None
+
+
+def _arguments(parsed: ShellParse, script: str) -> tuple[Word, ...]:
+    """The words after the script on the command that runs it (`bash s.sh rm f`: `rm f`)."""
+    for words in parsed.commands:
+        if script in words[1:]:
+            return tuple(words[words.index(script) + 1:])
+    return ()
+
+
+def _own_words(words: tuple[Word, ...], commands: Sequence[tuple[Word, ...]]) -> tuple[Word, ...]:
+    """A wrapper's own words, without the command it runs (listed on its own): `exec ./y` and `sudo bash s.sh`
+    name ./y and s.sh only by running them."""
+    if WRAPPERS.get(command_name(str(words[0]))) is None:
+        return words
+    tails = [len(c) for c in commands if 0 < len(c) < len(words) and words[len(words) - len(c):] == c]
+    return words[:len(words) - max(tails)] if tails else words
+
+
+class _Bare(NamedTuple):
+    program: str | None                   # what bash runs, when it is not one of the system's programs
+    absent: list[str]                     # the same name in the folders of PATH searched before it
+    missing: bool = False                 # found in no folder of PATH
+
+
+def _bare(word: object, defined: Sequence[str]) -> _Bare:
+    """For a command word without a folder (not a builtin, nor a function or alias the line defines): the program
+    bash runs from PATH unless it is one of the system's, and the paths of that name in the folders of PATH
+    searched before it that are not the system's (a line may make one)."""
+    if not isinstance(word, str) or not word or "/" in word or word in _BUILTINS or word in defined:
+        return _Bare(None, [])
+    absent: list[str] = []
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        if not folder:
+            continue
+        candidate = os.path.normpath(os.path.join(folder, word))
+        system = candidate.startswith(SYSTEM_FOLDERS)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return _Bare(None if system else candidate, absent)
+        if not system:
+            absent.append(candidate)
+    return _Bare(None, absent, missing=True)
 
 
 def _matching(rules: Sequence[DenyRule], parsed: ShellParse) -> DenyRule | None:

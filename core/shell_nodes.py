@@ -172,6 +172,38 @@ def herestring_text(node: Node) -> Word:
     return word_value(word) if word is not None else None
 
 
+_INPUT_OPERATORS = frozenset({"<", "<>", "<&", "<&-"})
+
+
+def standard_input(command: Node) -> Word:
+    """What a command reads on standard input as bash sets it up: the last redirection of descriptor 0 wins
+    (`bash <<< 'ls' <<< 'rm f'` runs `rm f`, `bash <<< 'ls' < s.sh` runs s.sh). The text of a here-document or
+    here-string; "" when nothing redirects it; None when it is a file, a descriptor or made when it runs."""
+    nodes = list(command.children)
+    parent = command.parent
+    if parent is not None and parent.type == "redirected_statement":
+        body = parent.child_by_field_name("body")
+        if body is not None and body.id == command.id:
+            nodes += parent.children
+    redirects: list[Node] = []
+    for node in nodes:
+        if node.type in ("heredoc_redirect", "herestring_redirect", "file_redirect"):
+            redirects.append(node)        # the parser nests a redirection written after `<<E` in it
+            redirects += [c for c in node.children if c.type in ("herestring_redirect", "file_redirect")]
+    last: Node | None = None
+    for node in sorted(redirects, key=lambda n: n.start_byte):
+        descriptor = next((c for c in node.children if c.type == "file_descriptor"), None)
+        operator = next((c.type for c in node.children if not c.is_named), "")
+        if (descriptor is None or descriptor.text == b"0") and (node.type != "file_redirect"
+                                                                or operator in _INPUT_OPERATORS):
+            last = node
+    if last is None:
+        return ""
+    if last.type == "heredoc_redirect":
+        return heredoc_text(last)
+    return herestring_text(last) if last.type == "herestring_redirect" else None
+
+
 def declaration_words(node: Node) -> list[Word]:
     """`export A='x' B`, `declare -n v=PAGER`: the keyword, then each word as `NAME=VALUE` or as written."""
     words: list[Word] = [(node.children[0].text or b"").decode("utf-8", "replace") if node.children else ""]
@@ -234,17 +266,30 @@ def backticks(source: bytes) -> list[int]:
     return [m.start(1) for m in re.finditer(rb"(?<!\\)(?:\\\\)*(`)", source)]
 
 
-# Commands and constructs that evaluate text a variable holds: an arithmetic subscript runs its `$(…)`.
+# Commands that evaluate text a variable holds: an arithmetic subscript runs its `$(…)`; `declare -a a='(…)'` reads
+# a quoted value as an array's text, its `$(…)` included (so do `local`, `typeset`, `readonly` and `export -a`).
 _EVALUATING_COMMANDS = frozenset({"let", "declare", "typeset", "local", "readonly", "printf", "read", "test", "[",
                                   "mapfile", "readarray", "set", "unset"})
 
 
+def evaluating(words: list[Word]) -> bool:
+    """Whether the simple command (as bash runs it, after `builtin`, `command` …) evaluates text a variable holds."""
+    name = command_name(words[0] or "") if words else ""
+    if name == "export":                  # only an array's value is evaluated: `export -a a='($(…))'`
+        return any(w is None or (w.startswith("-") and ("a" in w or "A" in w)) for w in words[1:])
+    return name in _EVALUATING_COMMANDS
+
+
 def evaluates(node: Node) -> bool:
     """Whether the node evaluates text a variable holds: an arithmetic (`$(( ))`, `(( ))`, `for (( ))`, an indexed
-    array's subscript `${a[i]}` `a[i]=` `a=([i]=…)`, an offset `${x:i}`), a test, `${!x}`, `${x@P}`."""
+    array's subscript `${a[i]}` `a[i]=` `a=([i]=…)`, an offset `${x:i}`), a test, `${!x}`, `${x@P}`, a declaration
+    or an `unset` (which tree-sitter does not make commands). A simple command: `evaluating`, for each command it
+    runs (core/shell_parse.py)."""
     kind = node.type
-    if kind in ("arithmetic_expansion", "test_command", "c_style_for_statement", "subscript"):
+    if kind in ("arithmetic_expansion", "test_command", "c_style_for_statement", "subscript", "unset_command"):
         return True
+    if kind == "declaration_command":
+        return evaluating(declaration_words(node))
     text = (node.text or b"")[:3]
     if kind == "compound_statement" and text.startswith(b"(("):
         return True
@@ -254,7 +299,4 @@ def evaluates(node: Node) -> bool:
         whole = (node.text or b"")
         # `${x:i}`, `${x:i:n}`: the offset and length are arithmetic (a child `:`, not `:-` `:=` `:+` `:?`)
         return whole.startswith(b"${!") or b"@P" in whole or any(c.type == ":" for c in node.children)
-    if kind == "command":
-        name = node.child_by_field_name("name")
-        return name is not None and command_name(word_value(name) or "") in _EVALUATING_COMMANDS
     return False

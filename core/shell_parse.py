@@ -30,8 +30,9 @@ import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
 from contextual.core.shell_nodes import (Word, ansi_c_value, backticks, command_name, declaration_words,
-                                        escaped_string, evaluates, heredoc_quoted, heredoc_read_as_bash,
-                                        heredoc_text, herestring_text, inside, substitution_texts, word_value)
+                                        escaped_string, evaluates, evaluating, heredoc_quoted, heredoc_read_as_bash,
+                                        heredoc_text, herestring_text, inside, standard_input, substitution_texts,
+                                        word_value)
 from contextual.core.shell_options import (is_script_option, is_stdin_path, long_option, old_style, replace_string,
                                           replaced, setting_value, takes_next_word)
 from contextual.core.shell_wrappers import (COMMAND_VARIABLES, OPTION_VARIABLES, PROMPT_VARIABLES,
@@ -88,6 +89,7 @@ class ShellParse:
     misread: bool = False
     # an output redirection to a file known only when it runs (`> $F`, `> s.s?`): it may be a file the line runs
     writes_unknown: bool = False
+    defined: tuple[str, ...] = ()            # functions and aliases the line defines: bash runs them, not a program
 
 
 _thread = threading.local()
@@ -114,7 +116,8 @@ def parse_command(text: str) -> ShellParse:
     collector.resolve_quoted(0)
     return ShellParse(tuple(collector.commands), collector.certain, collector.writes_files, collector.opaque,
                       tuple(collector.redirected), tuple(collector.latent), collector.syntax_error,
-                      tuple(dict.fromkeys(collector.scripts)), collector.parse_failed, collector.writes_unknown)
+                      tuple(dict.fromkeys(collector.scripts)), collector.parse_failed, collector.writes_unknown,
+                      tuple(dict.fromkeys([*collector.functions, *collector.shell_aliases])))
 
 
 @dataclass
@@ -132,10 +135,10 @@ class _Collector:
     alias_reads: int = 0
     quoted: list[str] = field(default_factory=list)       # quoted text holding `$(`, read if the line evaluates
     evaluates: bool = False                                # an arithmetic, `${x@P}`, `read`, `printf -v` …
-    stdin_text: dict[int, Word] = field(default_factory=dict)    # a command's here-document or here-string
     scripts: list[str] = field(default_factory=list)
     parse_failed: bool = False
     writes_unknown: bool = False
+    functions: list[str] = field(default_factory=list)
 
     def unreadable(self) -> None:
         self.certain, self.opaque = False, True
@@ -197,6 +200,8 @@ class _Collector:
                 literal.append((node.start_byte, node.end_byte))
             elif kind == "declaration_command":
                 self._declared(declaration_words(node), depth)
+            elif kind == "function_definition" and (named := node.child_by_field_name("name")) is not None:
+                self.functions.append((named.text or b"").decode("utf-8", errors="replace"))
             elif kind == "expansion" and (assigned := _ASSIGNING_EXPANSION.match(
                     (node.text or b"").decode("utf-8", "replace"))):
                 if assigned.group(1) in _SENSITIVE_VARIABLES:
@@ -271,8 +276,8 @@ class _Collector:
                 self.writes_unknown = True
 
     def _note_stdin(self, node: Node, literal: list[tuple[int, int]]) -> None:
-        """`bash <<'EOF' … EOF`, `sh <<< 'rm f'`: the text a command reads on standard input, when it is known
-        (a quoted here-document's body, or an unquoted one without expansions; a here-string's word)."""
+        """A quoted here-document's body is text, not code; a here-document or here-string holding `$(` is kept
+        in case the line evaluates what `read` stores from it. What a command reads: `standard_input`."""
         for child in node.children:
             if child.type == "heredoc_redirect" and heredoc_quoted(child):
                 literal.extend((c.start_byte, c.end_byte) for c in child.children if c.type == "heredoc_body")
@@ -280,11 +285,8 @@ class _Collector:
         if body is None or body.type != "command":
             return
         for child in node.children:
-            if child.type == "heredoc_redirect":
-                self.stdin_text[body.id] = heredoc_text(child)
-            elif child.type == "herestring_redirect":
-                self.stdin_text[body.id] = herestring_text(child)
-            text = self.stdin_text.get(body.id)
+            text = heredoc_text(child) if child.type == "heredoc_redirect" else \
+                herestring_text(child) if child.type == "herestring_redirect" else None
             if text and any(mark in text for mark in _QUOTED_LATER):
                 self.quoted.append(text)  # `read x <<'E'` … `a[$(rm f)]`: what read stores, (( x )) may evaluate
 
@@ -322,11 +324,7 @@ class _Collector:
                 and node.parent is not None and node.parent.type == "redirected_statement":
             arguments = arguments[:-1]    # `exec {fd}>lock`: the descriptor's name, not an argument
         words = [word_value(name)] + [word_value(arg) for arg in arguments]
-        if words[0] in _DECLARERS:
-            self._declared(words, depth)
-        here = next((c for c in node.children if c.type == "herestring_redirect"), None)   # the parser puts it here
-        stdin = herestring_text(here) if here is not None else self.stdin_text.get(node.id, "")
-        self._add(words, depth, stdin)
+        self._add(words, depth, standard_input(node))
 
     def _alias_used(self, words: list[Word], depth: int) -> None:
         """`alias A=''`, `alias A=command`, `alias A='X=1 '`, then `A rm f`: bash puts the alias' text in the word's
@@ -389,6 +387,10 @@ class _Collector:
                 self.unreadable()         # the command is only known when it runs
                 return
             self.commands.append(tuple(words))
+            # each command a wrapper runs too: `builtin export GIT_SSH_COMMAND=…`, `command unset 'a[$(…)]'`
+            if words[0] in _DECLARERS:
+                self._declared(words, depth)
+            self.evaluates |= evaluating(words)
             if words[0] in self.shell_aliases and words[0] not in self.expanding:
                 self._alias_used(words, depth)
             name = command_name(words[0])
@@ -434,7 +436,8 @@ class _Collector:
                     name, _, value = word.partition("=")
                     self.shell_aliases.setdefault(name, []).append(value)
             return None
-        if any(w is not None and any(mark in w for mark in wrapper.opaque_markers) for w in rest):
+        if any(w is not None and (any(mark in w for mark in wrapper.opaque_markers) or w in wrapper.opaque_words)
+               for w in rest):
             self.unreadable()             # git's `ext::` transport runs a command named in a URL
             return None
         if wrapper.old_style and rest and rest[0] and rest[0].isalpha():

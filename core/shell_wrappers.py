@@ -42,6 +42,7 @@ class Wrapper:
     subcommands: Mapping[str, "Wrapper"] = field(default_factory=dict)   # git rebase -x, npm exec, tmux new …
     opaque_options: frozenset[str] = frozenset()  # options that bring in commands from elsewhere (ssh -F FILE
     opaque_markers: frozenset[str] = frozenset()  # … when it is stdin; git --config-env), words holding these
+    opaque_words: frozenset[str] = frozenset()    # … and words that are one of these (ip's `e`, `exec`)
     old_style: bool = False                       # tar xIf CMD a.tar: a first word of letters is an option bundle
     dashdash_shell: bool = False                  # capsh … -- -c CMD: the words after `--` are bash's
     script_long: frozenset[str] = frozenset()     # long forms of script_option (su --command TEXT)
@@ -247,6 +248,15 @@ WRAPPERS: dict[str, Wrapper] = {
                    runs_rest=False, permute=True, command_options=_opts("-TT --unzip-command")),
     # runs every program in a folder: what they do is not read here
     "run-parts": OPAQUE,
+    # `ip netns exec NS CMD`, `ip -all netns exec CMD`, `ip vrf exec VRF CMD`, and ip takes any unique start of a
+    # word (`ip net e NS CMD`); `-batch FILE` reads such lines from a file: which word runs is not read here
+    "ip": Wrapper(runs_rest=False, opaque_words=frozenset(
+        {"exec"[:n] for n in range(1, 5)} | {dashes + "batch"[:n] for n in range(1, 6) for dashes in ("-", "--")})),
+    # runcon CONTEXT CMD, or runcon -t TYPE … CMD without the context: which word runs depends on the options
+    "runcon": OPAQUE,
+    # at and batch run later what they read on standard input (a here-document is read) or from `-f FILE`
+    **{name: Wrapper(runs_rest=False, default_shell=True, value_options=_opts("-q -f -t -m"),
+                     runs_nothing=_opts("-l -d -r -c -V")) for name in ("at", "batch")},
     "git": Wrapper(value_options=_opts("-C -c --git-dir --work-tree --namespace --exec-path --config-env"),
                    runs_rest=False, setting_option="-c", subcommands=GIT_SUBCOMMANDS,
                    opaque_options=_opts("--config-env"), opaque_markers=frozenset({"ext::", "--exec-path="}),

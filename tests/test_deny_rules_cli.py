@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -27,9 +29,10 @@ EVASIONS = {
 }
 
 
-def refused_in_bypass(project: Path, evasions: dict[str, str], then: tuple[str, ...] = ()) -> list[str]:
+def refused_in_bypass(project: Path, evasions: dict[str, str], then: tuple[str, ...] = (), **env: str) -> list[str]:
     """Each command of `evasions` (file it would remove -> command) run in bypass mode under deny = Bash(rm:*),
-    then `then`: each is refused and every file survives. Returns the first line of each result."""
+    then `then`: each is refused and every file survives. Returns the first line of each result. `env`: more
+    environment for the run."""
     (project / ".contextual").mkdir(exist_ok=True)
     (project / ".contextual" / "config.toml").write_text('[permissions]\ndeny = ["Bash(rm:*)"]\n')
     for name in evasions:
@@ -37,7 +40,7 @@ def refused_in_bypass(project: Path, evasions: dict[str, str], then: tuple[str, 
     script = [f"Thought: go\nAction: Bash[{json.dumps({'command': c})}]" for c in (*evasions.values(), *then)]
     with FakeLLMServer(kind="openai", script=[*script, FINISH]) as srv:
         result = contextual(["-p", "go", "--permission-mode", "bypass"], project,
-                            cli_env(home_of(project), srv.base_url))
+                            cli_env(home_of(project), srv.base_url, **env))
     assert result.returncode == 0 and result.stdout == "finished\n", result.stderr
     heads = [r["messages"][-1]["content"].removeprefix("Observation: ").partition("\n")[0]
              for r in srv.requests[1:]]
@@ -123,6 +126,30 @@ def test_a_fourth_red_teams_evasions_are_refused_in_bypass_mode_and_the_files_su
         (project / name).write_text("echo hi\n")
         (project / name).chmod(0o755)
     refused_in_bypass(project, FOURTH)
+
+
+# A sixth red team (helper76): each deleted its file through this CLI in bypass mode before the fix. Earlier steps
+# left `zap` (a link to rm) and `clean` (a script) in a folder of PATH, as a user's ~/.local/bin, and w.sh, which
+# runs the words it is given.
+SIXTH = {
+    "d1": "declare -a a='($(rm d1))'", "d2": "a=(1); unset 'a[$(rm d2)]'", "d3": "declare -i n; n='a[$(rm d3)]'",
+    "d4": "builtin let 'a[$(rm d4)]'", "i1": "bash <<< 'ls' <<< 'rm i1'", "i2": "bash <<< 'ls' < i2.sh",
+    "p1": "zap p1", "p2": "clean p2", "w1": "bash w.sh rm w1", "w2": "./w.sh rm w2",
+}
+
+
+def test_a_sixth_red_teams_evasions_are_refused_in_bypass_mode_and_the_files_survive(project: Path):
+    folder = project.parent / "bin"
+    folder.mkdir()
+    (folder / "zap").symlink_to(shutil.which("rm") or "/bin/rm")
+    (folder / "clean").write_text('#!/bin/sh\nrm -f "$1"\n')
+    (project / "i2.sh").write_text("rm i2\n")
+    (project / "w.sh").write_text('#!/bin/sh\nexec "$@"\n')
+    for script in (folder / "clean", project / "w.sh"):
+        script.chmod(0o755)
+    heads = refused_in_bypass(project, SIXTH, then=("./w.sh touch made",),
+                              PATH=f"{folder}{os.pathsep}{os.environ['PATH']}")
+    assert heads[len(SIXTH)] == "[exit 0]" and (project / "made").exists()     # it runs what may run
 
 
 def test_an_allow_rule_does_not_run_what_a_line_evaluates_later_without_asking(project: Path):

@@ -487,3 +487,91 @@ def test_aliases_naming_aliases_are_read_within_a_budget():
                      for i, name in enumerate(names[:-1])) + "\nA x"
     started = time.perf_counter()
     assert parse_command.__wrapped__(line).opaque and time.perf_counter() - started < 2
+
+
+# A sixth red team (helper76): each ran a stand-in `rm` under bash 5.2, and deleted its file through the CLI in
+# bypass mode with a deny rule for rm before the fix (tests/test_deny_rules_cli.py's SIXTH).
+SIXTH_RED_TEAM = [
+    # a declaration reads a quoted `(…)` value as an array's text, and evaluates subscripts and -i values; so
+    # does unset: tree-sitter does not make them commands, so nothing on the line counted as evaluating text
+    "declare -a a='($(rm x))'", "export -a a='($(rm x))'", "f(){ local -a a='($(rm x))'; }; f",
+    "readonly -a r='($(rm x))'", "declare 'a[$(rm x)]=1'", "a=(1); unset 'a[$(rm x)]'",
+    "declare -i n; n='a[$(rm x)]'", "typeset -i z='a[$(rm x)]'",
+    # … and a builtin reached through `builtin` or `command` was not read as the builtin
+    "builtin let 'a[$(rm x)]'", "command declare -a a='($(rm x))'", "a=(1); builtin unset 'a[$(rm x)]'",
+    "builtin export GIT_SSH_COMMAND='rm x'; git ls-remote ssh://h/r", "command read GIT_PAGER <<< 'rm x'; git log",
+    # bash reads the last redirection of standard input, not the first here-string
+    "bash <<< 'ls' <<< 'rm x'", "bash <<'A' <<< 'rm x'\nls\nA", "bash <<< 'ls' < s.sh", "su <<< 'ls' <<< 'rm x'",
+    "source /dev/stdin <<< 'ls' <<< 'rm x'",
+    # programs that run a command: ip's netns and vrf exec (ip takes any unique start of a word), at and batch
+    # (later, what they read), runcon
+    "ip netns exec n rm x", "ip -all netns exec rm x", "ip net e n rm x", "ip vrf exec default rm x",
+    "ip -batch f", "at now <<< 'rm x'", "echo 'rm x' | batch", "runcon -t t rm x"]
+
+
+@pytest.mark.parametrize("command", SIXTH_RED_TEAM)
+def test_a_sixth_red_teams_ways_of_running_rm_are_denied(command: str):
+    assert DENY_RM.denies("Bash", {"command": command}, "/") is not None
+
+
+@pytest.mark.parametrize("command", ["export X=1; git commit -m 'explain `rm -rf build`'", "declare -A seen; ls",
+                                     "unset seen; declare -i n=3; echo $n", "bash <<< 'rm x' <<'A'\nls\nA",
+                                     "ip addr show", "ip route get 1.1.1.1", "at now <<< 'ls'", "at -l",
+                                     "echo \"rm is a command\"", "exec {fd}>/tmp/lock; flock -n $fd"])
+def test_what_the_sixth_red_team_fix_still_lets_through(command: str):
+    assert DENY_RM.denies("Bash", {"command": command}, "/") is None, command
+
+
+def test_an_allow_rule_does_not_allow_what_a_declaration_evaluates():
+    """`Bash(echo:*)` allowed `export -a a='($(rm f))'; echo hi` in default mode: the declaration is not a command
+    to cover, and the rm it runs was not read (it ran through the CLI, unasked)."""
+    allow = PermissionRules(allow=(parse_rule("Bash(echo:*)"),))
+    for command in ["export -a a='($(rm f))'; echo hi", "a=(1); unset 'a[$(rm f)]'; echo hi",
+                    "builtin let 'a[$(rm f)]'; echo hi"]:
+        assert allow.allows("Bash", {"command": command}, "/") is None, command
+    assert allow.allows("Bash", {"command": "export -a a=(1); echo hi"}, "/") is not None
+
+
+def test_a_program_found_on_path_is_read_like_one_named_by_its_path(tmp_path, monkeypatch):
+    """`ln -s /bin/rm ~/.local/bin/zap` (or a script there) in one step, `zap victim` in the next: a bare name runs
+    what bash finds on PATH, and only `./zap` was read. The system's own folders are not read."""
+    folder, project = tmp_path / "bin", tmp_path / "proj"
+    folder.mkdir()
+    project.mkdir()
+    monkeypatch.setenv("PATH", f"{folder}:/usr/bin:/bin")
+    write_scripts(folder, {"tool": "#!/bin/sh\necho 1.0\n"})
+
+    def denied(command: str) -> bool:
+        return DENY_RM.denies("Bash", {"command": command}, str(project)) is not None
+    assert not denied("tool --version") and not denied("cat " + str(folder / "tool") + "; tool") \
+        and not denied("ls -la") and not denied("cp \"$A\" b && ls") and not denied("f() { :; }; f")
+    (folder / "zap").symlink_to("/bin/rm")
+    write_scripts(folder, {"clean": "#!/bin/sh\nrm -rf \"$1\"\n"})
+    assert denied("zap victim") and denied("clean victim") and denied("sudo -n zap victim")
+    # made by the line itself, in a folder of PATH, before the name runs
+    for command in (f"ln -s /bin/rm {folder}/zap2 && zap2 victim", f"cd {folder} && ln -s /bin/rm zap3; zap3 victim",
+                    f"cp /bin/rm {folder}/ && mv {folder}/rm {folder}/tool; tool victim",
+                    "ln -s /bin/rm \"$D/zap4\"; zap4 victim"):
+        assert denied(command), command
+
+
+RUNS_ITS_WORDS = "exec \"$@\"\n"
+
+
+@pytest.mark.parametrize("files,command,denied", [
+    # a script that runs the words it is given: `./g rm f` runs rm, shifted or not, through another script too
+    ({"g.sh": RUNS_ITS_WORDS}, "bash g.sh rm victim", True), ({"g.sh": RUNS_ITS_WORDS}, "source g.sh rm victim", True),
+    ({"g.sh": RUNS_ITS_WORDS}, "bash g.sh ls -la", False), ({"g.sh": RUNS_ITS_WORDS}, "bash g.sh $CMD victim", True),
+    ({"g": "#!/bin/sh\nshift\n\"$@\"\n"}, "./g -v rm victim", True),
+    ({"g": "#!/bin/sh\nshift\n$1 $2\n"}, "./g x rm f", True),
+    ({"g": "#!/bin/sh\nshift\n\"$@\"\n", "h": "#!/bin/sh\nexec ./g x \"$@\"\n"}, "./h rm victim", True),
+    ({"g": "#!/bin/sh\nshift\n\"$@\"\n", "h": "#!/bin/sh\nexec ./g x \"$@\"\n"}, "./h ls", False),
+    ({"e.sh": "#!/bin/sh\necho \"$@\"; echo '$1'\n"}, "./e.sh rm victim", False),
+    # a wrapper running a program names it only by running it (`sudo ./y` is not a line that may change ./y)
+    ({"y": "#!/bin/sh\necho hi\n"}, "sudo -n ./y", False), ({"y": "#!/bin/sh\necho hi\n"}, "exec ./y", False),
+    ({"s.sh": "echo hi\n"}, "sudo -n bash s.sh", False),
+    ({"y": "#!/bin/sh\necho hi\n"}, "sudo -n cp /bin/rm ./y; ./y victim", True),
+    ({"y": "#!/bin/sh\necho hi\n"}, "timeout 5 cp /bin/rm y; ./y victim", True)])
+def test_a_script_runs_the_words_it_is_given(tmp_path, files, command, denied):
+    write_scripts(tmp_path, files)
+    assert (DENY_RM.denies("Bash", {"command": command}, str(tmp_path)) is not None) == denied, command
