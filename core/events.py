@@ -104,6 +104,7 @@ class UsageEvent:
     cache_creation_tokens: int = 0
     model: str = ""            # the model the call named: a resumed session prices each call at its own model's
     sent: int | None = None    # our count of the prompt it sent: a resumed session rebases A6's basis on it
+    purpose: str = ""          # "" the agent's own call; "summary" a compaction's (it costs, it is not A6's basis)
 
     @property
     def total(self) -> int:

@@ -257,3 +257,36 @@ def test_a_summary_reply_that_never_ends_is_kept_cut_to_its_budget_not_thrown_aw
     assert len(boundary) == 1 and not boundary[0].get("fallback")
     sent = wire_text(model.turn_requests[-1])
     assert "the summary model did not stop: its summary is cut here" in sent and GAMMA in sent
+
+
+def test_a_summary_calls_usage_is_in_the_turns_cost_and_the_session_but_not_the_next_prompts_basis(project: Path):
+    """The summary call cost money and nothing counted it: -p's usage and cost, the app's session cost and the
+    record left out every compaction. Its usage (here near the window) must not become the next trigger's basis."""
+    home = home_of(project)
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text('[models."fake-model"]\ninput = 3.0\noutput = 15.0\n')
+    model = Model(three_turns() + [answer("four")],
+                  summary=Reply(SUMMARY_TEXT, usage_input=19_500, usage_output=400))
+    with FakeLLMServer(kind="openai", responder=model) as srv:
+        results = run_turns(project, srv, "openai", [(ALPHA, []), (BETA, []), (GAMMA, ["--output-format", "json"]),
+                                                      ("DELTA-q7x4", [])])
+    assert len(model.summary_requests) == 1          # the summary's 19,500 did not make the fourth turn compact
+    third = json.loads(results[2].stdout)
+    gamma_call = third["usage"]["input_tokens"] - 19_500
+    assert gamma_call > 0 and third["usage"]["output_tokens"] > 400
+    assert third["total_cost_usd"] == pytest.approx(
+        (third["usage"]["input_tokens"] * 3.0 + third["usage"]["output_tokens"] * 15.0) / 1e6)
+    spent = [e for e in session_entries(project) if e.get("subtype") == "usage"]
+    assert [e.get("purpose") for e in spent] == [None, None, "summary", None, None]
+    assert spent[2]["usage"]["input_tokens"] == 19_500 and spent[2]["model"] == "fake-model"
+
+
+def test_a_resumed_session_costs_its_summary_calls_and_keeps_the_agents_call_as_the_basis(project: Path):
+    from contextual.core.session.loader import load_session
+    home = home_of(project)
+    model = Model(three_turns(), summary=Reply(SUMMARY_TEXT, usage_input=19_500, usage_output=400))
+    with FakeLLMServer(kind="openai", responder=model) as srv:
+        run_turns(project, srv, "openai", [(ALPHA, []), (BETA, []), (GAMMA, [])])
+    loaded = load_session(session_files(home)[0])
+    assert [c.purpose for c in loaded.calls].count("summary") == 1
+    assert loaded.last_usage is not None and loaded.last_usage.purpose == "" and loaded.last_usage.input_tokens != 19_500

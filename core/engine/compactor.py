@@ -15,7 +15,10 @@ from contextual.core.engine.hook_runner import HookRunner
 from contextual.core.engine.prompt_state import PromptState
 from contextual.core.engine.recorder import Recorder
 from contextual.core.engine.settings import Settings
-from contextual.core.events import CompactionFinished, CompactionProgress, CompactionStarted, Notice, PromptChanged
+from contextual.core.engine.metered import Metered
+from contextual.core.events import (CompactionFinished, CompactionProgress, CompactionStarted, Notice, PromptChanged,
+                                    UsageEvent)
+from contextual.core.providers.base import UsageChunk
 from contextual.core.events import CompactionTrigger as Trigger
 from contextual.core.session.schema import CompactionRecord
 from contextual.core.context.compaction_review import Event
@@ -138,7 +141,9 @@ class Compactor:
         """One summary call as a cancellable task with its progress; the outcome is left in ``box``."""
         from contextual.core.context import compaction
         progress: asyncio.Queue[CompactionProgress] = asyncio.Queue()
-        summariser = compaction.summariser(self._settings.summary_provider, self._settings.config)
+        assert self._settings.summary_provider is not None      # run() refuses a plan without one
+        meter = Metered(self._settings.summary_provider)
+        summariser = compaction.summariser(meter, self._settings.config)
         self._cancelled = False
         self._summary_task = asyncio.ensure_future(compaction.summarise(
             plan, trigger, summariser, files, instructions,
@@ -161,7 +166,16 @@ class Compactor:
                 raise
         finally:
             self._summary_task = None
+            spent = [self._spent(chunk, model) for chunk, model in meter.taken()]   # recorded, however it ended
+        for usage in spent:
+            yield usage
         box.append(outcome)
+
+    def _spent(self, chunk: UsageChunk, model: str) -> UsageEvent:
+        """A summary call's usage: the session's cost counts it, live and on resume."""
+        usage = self._prompt.usage.take_side(chunk, model, self._settings.config, "summary")
+        self._recorder.usage(usage)
+        return usage
 
     def _apply(self, outcome: compaction.CompactionOutcome, pre: int, held: Sequence[str] = ()) -> int:
         """Apply to history; log it (with the loss ledger: what the archived rounds held that nothing in the

@@ -27,6 +27,14 @@ class Usage:
         return UsageEvent(chunk.input_tokens, chunk.output_tokens, chunk.cached_tokens, chunk.cache_creation_tokens,
                           config.model or "", sent)
 
+    def take_side(self, chunk: UsageChunk, model: str, config: Config, purpose: str) -> UsageEvent:
+        """A call that is not the agent's (a compaction's summary): it costs, but the next prompt's basis (A6) and
+        the calibration stay the agent's last call."""
+        self.session = self.session.plus(UsageFigures(chunk.input_tokens, chunk.output_tokens, chunk.cached_tokens,
+                                                      chunk.cache_creation_tokens, cost(chunk, model, config.models)))
+        return UsageEvent(chunk.input_tokens, chunk.output_tokens, chunk.cached_tokens, chunk.cache_creation_tokens,
+                          model, None, purpose)
+
     def restore(self, calls: Sequence[UsageEvent], config: Config) -> None:
         """Resume: the session's running figures (tokens, cost at today's prices) from its recorded calls."""
         # each at its own model's prices (after /model, a fork priced them at the new one)
@@ -34,9 +42,10 @@ class Usage:
                                 cost(call, call.model or config.model, config.models)) for call in calls]
         for one in figures:
             self.session = self.session.plus(one)
-        last = calls[-1] if calls else None
+        agents = [(call, one) for call, one in zip(calls, figures) if not call.purpose]
+        last, last_figures = agents[-1] if agents else (None, None)
         if last is not None and self.last == last.total and last.sent is not None:   # still the basis: rebased
-            self.sent, self.last_call = last.sent, figures[-1]
+            self.sent, self.last_call = last.sent, last_figures
 
     def forget(self) -> None:
         """History changed under the last call (compaction, rewind): the next estimate is a count."""

@@ -89,7 +89,7 @@ class IndexState:
                 self.last_tokens = post if isinstance(post, int) else None
             elif subtype == "turn_failed":
                 self.last_failed = True
-            elif subtype == "usage":
+            elif subtype == "usage" and not entry.get("purpose"):      # a summary's call is not the prompt's size
                 self.last_tokens = entry["usage"]["input_tokens"] + entry["usage"]["output_tokens"]
             elif subtype == "rewind" and entry.get("toUuid") in self.user_ids:
                 # back to before that message: its round and the ones after are gone (the loader's `_before`)

@@ -199,8 +199,10 @@ def _fold(session: LoadedSession, numbered: list[tuple[int, dict[str, Any]]]) ->
             if record.fallback and record.rounds_archived:
                 session.cut = (record.rounds_archived, record.fallback)
         elif subtype == "usage":            # shapes were checked by schema.problem when the line was read
-            session.last_usage = _usage(entry["usage"], entry.get("model"), entry.get("counted"))
-            session.calls.append(session.last_usage)
+            spent = _usage(entry["usage"], entry.get("model"), entry.get("counted"), entry.get("purpose"))
+            session.calls.append(spent)
+            if not spent.purpose:           # a summary's call costs, but A6's basis is the agent's last call
+                session.last_usage = spent
         elif subtype == "permission":
             session.permissions.append(schema.PermissionRecord.from_entry(entry, _last_said(session.full_record)))
         elif subtype == "pins":
@@ -278,11 +280,12 @@ def _before(messages: list[Message], message_id: Any) -> list[Message]:
     return messages
 
 
-def _usage(raw: dict[str, Any], model: Any = None, counted: Any = None) -> UsageEvent:
+def _usage(raw: dict[str, Any], model: Any = None, counted: Any = None, purpose: Any = None) -> UsageEvent:
     return UsageEvent(input_tokens=raw["input_tokens"], output_tokens=raw["output_tokens"],
                       cached_tokens=raw.get("cached_tokens", 0), cache_creation_tokens=raw.get("cache_creation_tokens", 0),
                       model=model if isinstance(model, str) else "",
-                      sent=counted if isinstance(counted, int) and not isinstance(counted, bool) and counted > 0 else None)
+                      sent=counted if isinstance(counted, int) and not isinstance(counted, bool) and counted > 0 else None,
+                      purpose=purpose if isinstance(purpose, str) else "")
 
 
 @dataclass

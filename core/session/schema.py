@@ -36,8 +36,10 @@ def rewind_body(to_id: str) -> dict[str, Any]:
 
 
 def usage_body(input_tokens: int, output_tokens: int, cached_tokens: int, cache_creation_tokens: int,
-               model: str = "", sent: int | None = None) -> dict[str, Any]:
+               model: str = "", sent: int | None = None, purpose: str = "") -> dict[str, Any]:
+    """One model call's usage; `purpose` "summary" for a compaction's call (older readers count it as a call)."""
     return system_body("usage", **({"model": model} if model else {}), **({"counted": sent} if sent else {}),
+                       **({"purpose": purpose} if purpose else {}),
                        usage={"input_tokens": input_tokens, "output_tokens": output_tokens,
                                        "cached_tokens": cached_tokens, "cache_creation_tokens": cache_creation_tokens})
 

@@ -125,7 +125,7 @@ class SessionWriter:
 
     def append_usage(self, usage: UsageEvent) -> None:
         self._append(schema.usage_body(usage.input_tokens, usage.output_tokens, usage.cached_tokens,
-                                       usage.cache_creation_tokens, usage.model, usage.sent))
+                                       usage.cache_creation_tokens, usage.model, usage.sent, usage.purpose))
 
     def append_permission(self, record: schema.PermissionRecord) -> None:
         """The user's answer to the permission dialog (its place in the record says which call it answered)."""
