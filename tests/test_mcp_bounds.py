@@ -285,3 +285,38 @@ def test_a_server_flooding_notifications_ends_without_noise(project: Path):
     assert result.returncode == 0 and result.stdout.strip() == "done", result.stderr
     assert observation(requests[1]).startswith("[ok]")
     assert "Exception ignored" not in result.stderr and "Event loop is closed" not in result.stderr, result.stderr
+
+
+def test_an_embedded_text_resource_is_shown_and_held_to_the_cap(project: Path):
+    """A file's content sent as an embedded resource (as GitHub's server does) reached the model as `[resource
+    text/plain  bytes: not shown]`, and its text did not count toward max_output_tokens (helper77)."""
+    user_servers(project, {"hostile": {"command": sys.executable, "args": [HOSTILE], "max_output_tokens": 300,
+                                       "env": {"HOSTILE_RESULT": "resource:30000"}}})
+    result, requests = run(project, ['Thought: go\nAction: mcp__hostile__good[{"text": "x"}]', DONE])
+    assert result.returncode == 0, result.stderr
+    body, _, note = observation(requests[1]).rpartition("\n")
+    assert body.startswith("[ok]\n<file:///big.txt>\nrrrr") and len(body) < 300 * 8, body[:200]
+    assert note.startswith("[cut: good on MCP server hostile answered 30,018 characters; only the first 300 tokens")
+
+
+def test_requests_never_advertised_and_an_answer_that_is_not_a_result_fail_that_call_leaving_no_piece_of_a_key(
+        project: Path):
+    """Sampling, roots and elicitation requests, an answer to an id never sent, progress never asked for, and a call
+    answered with a string that repeats the server's key (its real answer after): the call is an error naming the
+    cause, the turn goes on. The cause quoted
+    pydantic's text, which repeats the input cut mid-value, and the log quoted the line cut at 200 bytes: a key
+    across either cut left its start in the server's log, where redaction no longer knew it (helper77)."""
+    secret = "tk-TRACKERSECRET-987654-abcdefghijklmnopqrstuvwxyz"
+    user_servers(project, {"hostile": {"command": sys.executable, "args": [HOSTILE],
+                                       "env": {"HOSTILE_CHATTER": "1", "HOSTILE_SAY": "${TRACKER_API_KEY}"}}})
+    result, requests = run(project, ['Thought: go\nAction: mcp__hostile__good[{"text": "x"}]', DONE],
+                           TRACKER_API_KEY=secret)
+    assert result.returncode == 0 and result.stdout.strip() == "done", result.stderr
+    seen = observation(requests[1])
+    assert seen.startswith("[error mcp_error: good on MCP server hostile: the server's answer is not valid MCP")
+    assert len(seen) < 1_000 and "Traceback" not in result.stderr
+    [session] = session_files(home_of(project))
+    written = "\n".join([seen, session.read_text(), *logs(project).values()])
+    assert "JSONRPCResponse.result: Input should be an object" in written     # the cause, without the input
+    pieces = {secret[i:i + 8] for i in range(len(secret) - 7)}
+    assert not [p for p in pieces if p in written], [p for p in pieces if p in written][:3]

@@ -201,3 +201,32 @@ async def test_a_servers_stderr_log_is_bounded_per_line_and_in_all():
     await pump(Chunks([b"a\x1b]52;c;ZXZpbA==\x07b\x1b[2J " + key[:8].encode() + b"\x1b[m" + key[8:].encode() + b"\n"]),
                ServerLog(escaped))
     assert escaped.getvalue() == "ab [redacted]\n"
+
+
+def test_every_text_a_result_carries_counts_toward_its_cap():
+    """Only text blocks were measured: a link's 200,000-character name, or an embedded resource's text, was sent
+    whole past max_output_tokens (helper77)."""
+    resource = SimpleNamespace(uri="file:///f.txt", mime_type="text/plain", text="r" * 200_000)
+    for block in (SimpleNamespace(type="resource_link", uri="file:///r", name="n" * 200_000, mime_type=None,
+                                  description=None),
+                  SimpleNamespace(type="resource", resource=resource)):
+        out = to_c1("s", "t", SimpleNamespace(content=[block], structured_content=None, is_error=False), 1,
+                    max_tokens=100)
+        assert out["stats"]["truncated"] and len(out["text"]) < 2_000, len(out["text"])
+        assert "[cut: t on MCP server s answered 2" in out["text"]
+
+
+async def test_mcp_shows_a_servers_command_and_url_as_written_not_the_tokens_they_expand_to(tmp_path: Path):
+    """/mcp showed the command line after `${VAR}` expansion: a token passed as `--token ${GITHUB_TOKEN}` (a name
+    the key rules do not redact by) was on the screen whole (helper77)."""
+    from contextual.core.mcp.manager import MCPManager
+    token = "ghp_0123456789abcdefTOKEN"
+    write(tmp_path / "home" / "mcp.json", {"mcpServers": {
+        "gh": {"command": "gh-mcp", "args": ["--token", "${GITHUB_TOKEN}"]},
+        "docs": {"url": "https://docs.example/mcp?key=${DOCS_TOKEN}"}}})
+    specs, _ = load_servers(tmp_path, tmp_path / "home", env={"GITHUB_TOKEN": token, "DOCS_TOKEN": token})
+    assert specs[0].args == ("--token", token)                   # the server still gets it
+    manager = MCPManager(specs)
+    targets = [row.target for row in manager.rows()]
+    await manager.close()
+    assert targets == ["gh-mcp --token ${GITHUB_TOKEN}", "https://docs.example/mcp?key=${DOCS_TOKEN}"]

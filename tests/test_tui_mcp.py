@@ -69,3 +69,31 @@ async def test_mcp_tools_join_l1_ask_permission_and_show_in_the_mcp_screen(tmp_p
             await pilot.press("escape")
             await app.action_quit()
         assert all(c.status == "stopped" for c in host.mcp.connections if c.spec.name == "tracker")
+
+
+async def test_a_tool_name_a_server_lists_reaches_the_mcp_screen_without_escape_sequences(tmp_path: Path):
+    """/mcp showed each tool's name as the server listed it: a name holding an OSC title and SGR 8 reached the
+    terminal, which retitled its window and hid the rest of the row (helper77)."""
+    import re
+    hostile = str(Path(__file__).parent / "fakes" / "hostile_mcp.py")
+    name = "t\x1b]0;pwned\x1b\\\x1b[8mhidden\x1b[28m"
+    root, home = tmp_path / "proj", tmp_path / "home"
+    root.mkdir()
+    home.mkdir()
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": {"hostile": {
+        "command": sys.executable, "args": [hostile], "env": {"HOSTILE_NAME": name}}}}))
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        host = RealHost(load_config(root, {"model": "fake-model", "base_url": srv.base_url, "api_key": "sk-test"},
+                                    env={"CONTEXTUAL_HOME": str(home)}))
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: host.mcp is not None)
+            await host.mcp.wait_started()
+            await wait_for(pilot, lambda: any(t.startswith("mcp__hostile__t_") for t in app.engine.tools))
+            await type_and_send(pilot, "/mcp")
+            await wait_for(pilot, lambda: isinstance(app.screen, MCPScreen))
+            await pilot.pause()
+            lines = [w.render_line(y).text for w in app.screen.query("*") for y in range(w.size.height)]
+            assert any(line.count("thidden") == 2 for line in lines), lines       # its name, and its description
+            assert not [line for line in lines if re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", line)]
+            await app.action_quit()

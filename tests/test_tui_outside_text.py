@@ -224,3 +224,68 @@ async def test_stored_text_with_escape_sequences_reaches_no_screen_as_written(tm
             await wait_for(pilot, lambda: isinstance(app.screen, CompactionPreviewScreen))
             await pilot.pause()
             assert not leaks()
+
+
+# Sequences a terminal acts on: a window title (OSC 0, ended by ST), then SGR 8, which hides what follows it.
+TERMINAL = "\x1b]0;pwned\x1b\\\x1b[8mhidden\x1b[28m"
+
+
+def control_lines(app) -> list[str]:
+    """The lines the current screen draws that still hold a control character (the terminal would act on it)."""
+    import re
+    lines = [w.render_line(y).text for w in app.screen.query("*") for y in range(w.size.height)]
+    return [line for line in lines if re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", line)]
+
+
+async def test_a_checkouts_config_and_a_servers_model_names_reach_the_terminal_without_escape_sequences(
+        tmp_path, monkeypatch):
+    """Shown outside the events the router cleans, a cloned repository's .mcp.json set the terminal's title from the
+    trust modal — before anything was approved — and SGR 8 hid part of the command it would run; its config.toml's
+    model name did the same from the top bar and the welcome line, its command's description from /help, the
+    server's model names from /model, and the "not approved" lines from the chat (helper77)."""
+    import json
+    from contextual.core.config import load_config
+    from contextual.tui.host import RealHost
+    from contextual.tui.screens.model_picker import ModelPicker
+    from contextual.tui.screens.trust import TrustModal
+    from tests.fakes.server_flavors import Flavor
+    monkeypatch.delenv("CONTEXTUAL_TRUST_PROJECT", raising=False)
+    root = tmp_path / "proj"
+    (root / ".contextual" / "commands").mkdir(parents=True)
+    servers = {f"s{TERMINAL}": {"command": f"echo{TERMINAL} rm -rf ~"}}
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    (root / ".contextual" / "config.toml").write_text(f"model = {json.dumps('m' + TERMINAL)}\n")
+    (root / ".contextual" / "commands" / "odd.md").write_text(f"---\ndescription: d{TERMINAL}\n---\nhi\n")
+    flavor = Flavor("vllm", n_ctx=32_768, others=((f"other{TERMINAL}", 65_536),))
+    with FakeLLMServer(kind="openai", script=[finish("ok")], flavor=flavor) as srv:
+        config = load_config(root, {"base_url": srv.base_url, "api_key": "sk-test"},
+                             env={"CONTEXTUAL_HOME": str(tmp_path / "home")})
+        app = ContextualApp(RealHost(config), animate=False)
+        commands.load_custom(root, tmp_path / "home")     # what the launch does
+        try:
+            async with app.run_test(size=(120, 40)) as pilot:
+                await wait_for(pilot, lambda: isinstance(app.screen, TrustModal))
+                shown = str(app.screen.query_one("#trust-question").render())
+                assert "echohidden rm -rf ~" in shown                # what would run, whole, as the terminal shows it
+                assert not control_lines(app)
+                await pilot.press("n")
+                await wait_for(pilot, lambda: any("not approved" in str(n.render()) for n in app.query(".notice")))
+                assert not control_lines(app)                        # the chat's lines, the top bar, the welcome
+                assert "mhidden" in app.query_one("#topbar").render().plain
+                await type_and_send(pilot, "/help")
+                await wait_for(pilot, lambda: isinstance(app.screen, InfoScreen))
+                assert "dhidden" in rendered(app.screen.body) and not control_lines(app)
+                await pilot.press("escape")
+                app.query_one("#prompt").focus()
+                await type_and_send(pilot, "/model")
+                await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker))
+                await pilot.pause()
+                assert not control_lines(app)
+                await pilot.press("escape")
+                app.query_one("#prompt").focus()
+                await run_turn(pilot, "hello")                         # the session gets its file: it can be titled
+                await type_and_send(pilot, f"/title t{TERMINAL}")      # a toast quotes what it was given
+                await wait_for(pilot, lambda: any("title: t" in n.message for n in app._notifications))
+                assert all("\x1b" not in n.message for n in app._notifications)
+        finally:
+            commands.use_custom([])

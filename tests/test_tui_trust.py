@@ -111,9 +111,11 @@ async def test_at_40x12_what_a_project_asks_for_scrolls_into_view_before_it_is_a
     could not be read. The question now scrolls within the screen, with the arrow keys, the buttons still shown."""
     from textual.app import App
     from textual.containers import VerticalScroll
-    items = [trust.Item("permission mode", "bypass", ("permission mode bypass: every tool call runs unasked",), "a"),
-             trust.Item("allow rules", "allow", ("allow Bash(rm:*)", "allow Bash(curl:*)"), "b"),
-             trust.Item("MCP server tracker", "mcp", ("command: node /srv/tracker.js --serve", "env: A=b"), "c")]
+    items = [trust.Item("permissions", "a", "permission mode",
+                        ("permission mode bypass: every tool call runs unasked",)),
+             trust.Item("permissions", "b", "allow rules", ("allow Bash(rm:*)", "allow Bash(curl:*)")),
+             trust.Item("mcp_servers", "c", "MCP server tracker",
+                        ("command: node /srv/tracker.js --serve", "env: A=b"))]
 
     class Host(App):
         def on_mount(self) -> None:

@@ -36,6 +36,7 @@ from contextual.tui.layout import Regions
 from contextual.tui.palette import Palette, SlashCommands
 from contextual.tui.prompt_view import Shown, next_prompt
 from contextual.tui.resume_hint import resume_line
+from contextual.tui.screen_safe import screen_text
 from contextual.tui.screens.compaction import CompactionModal
 from contextual.tui.settings import Remembered
 from contextual.tui.queued import SENDS_NEXT, Queued
@@ -406,8 +407,10 @@ class ContextualApp(App):
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = False) -> None:
         """Notices carry outside text (a title the user typed, an error, a fact the model wrote, a path): shown as
-        written. Textual reads them as markup by default, where `[/]` crashed the app and `[@click=…]` ran actions."""
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+        written. Textual reads them as markup by default, where `[/]` crashed the app and `[@click=…]` ran actions.
+        As written, but without terminal escapes and keys: a failed turn's toast quotes the exception's text."""
+        super().notify(screen_text(message), title=screen_text(title), severity=severity, timeout=timeout,
+                       markup=markup)
 
     def on_key(self, event: events.Key) -> None:
         """A character typed while a pane has the focus (after tab or a click) goes to the prompt, as in any chat

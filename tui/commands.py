@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+from contextual.tui.screen_safe import screen_text
 from contextual.tui.slash.compact import Compact
 from contextual.tui.slash.custom import CustomPrompt
 from contextual.tui.slash.context_tools import Compactions, Diff, Ledger, Policies
@@ -71,8 +72,10 @@ _custom: tuple[Command, ...] = ()
 
 def use_custom(found: "Sequence[CustomCommand]") -> None:
     global _custom
-    _custom = tuple(Command(c.name, c.argument_hint, ("(inert) " if c.inert else "") + c.description,
-                            CustomPrompt(c)) for c in found)
+    # A project's command file describes itself: shown in /help, the palette and the input's completion alike
+    _custom = tuple(Command(c.name, screen_text(c.argument_hint),
+                            ("(inert) " if c.inert else "") + screen_text(c.description), CustomPrompt(c))
+                    for c in found)
 
 
 def load_custom(project_root: Path, home: Path) -> list[Item]:

@@ -43,6 +43,7 @@ class ServerSpec:
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
     tool_timeout: float = DEFAULT_TOOL_TIMEOUT
     max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
+    written: str = ""            # the command line or URL as the file has it, `${VAR}` unexpanded: what /mcp shows
 
 
 _start_environment: dict[str, str] | None = None
@@ -122,7 +123,7 @@ def parse_entry(name: str, entry: Any, source: Path, env: Mapping[str, str]) -> 
         return ServerSpec(name, "stdio", source, command=_expand(command, env),
                           args=tuple(_expand(a, env) for a in args),
                           env={k: _expand(v, env) for k, v in extra.items()}, startup_timeout=startup,
-                          tool_timeout=tool_timeout, max_output_tokens=cap)
+                          tool_timeout=tool_timeout, max_output_tokens=cap, written=" ".join((command, *args)))
     if kind in ("http", "streamable-http", "streamable_http", "sse"):
         url = entry.get("url")
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
@@ -130,7 +131,7 @@ def parse_entry(name: str, entry: Any, source: Path, env: Mapping[str, str]) -> 
         headers = _mapping(entry.get("headers", {}), '"headers"')
         return ServerSpec(name, "sse" if kind == "sse" else "http", source, url=_expand(url, env),
                           headers={k: _expand(v, env) for k, v in headers.items()}, startup_timeout=startup,
-                          tool_timeout=tool_timeout, max_output_tokens=cap)
+                          tool_timeout=tool_timeout, max_output_tokens=cap, written=url)
     raise ValueError(f'unsupported "type" {kind!r} (use stdio, http or sse)')
 
 

@@ -25,7 +25,7 @@ class ServerRow:
     """What `/mcp` shows for one server."""
     name: str
     transport: str
-    target: str                     # the command line or the URL
+    target: str                     # the command line or the URL, as the config file writes it
     status: str
     error: str
     tools: tuple[MCPTool, ...]
@@ -167,7 +167,8 @@ class MCPManager:
         out = []
         for c in self.connections:
             s = c.spec
-            target = s.url if s.url else " ".join((s.command, *s.args))
+            # as written: a token passed as `--token ${GITHUB_TOKEN}` (no *_API_KEY name to redact it by) showed whole
+            target = s.written or (s.url if s.url else " ".join((s.command, *s.args)))
             tools = tuple(t for t in self._tools.values() if t.connection is c)
             out.append(ServerRow(s.name, s.transport, target, c.status, c.error, tools,
                                  tuple(t.tokens for t in tools), str(c.log_path or ""),

@@ -72,6 +72,10 @@ def _plain(blocks: list[dict[str, Any]], structured: Any = None) -> str:
     for b in blocks:
         if b["type"] == "text":
             parts.append(b["text"])
+        elif b["type"] == "resource" and ("text" in b or "json" in b):
+            # an embedded text resource is the answer itself (a file's content): it read "bytes: not shown"
+            said = b["text"] if "text" in b else json.dumps(b["json"], ensure_ascii=False)
+            parts.append(f"<{b['uri']}>\n{said}")
         elif "json" in b:
             parts.append(json.dumps(b["json"], ensure_ascii=False))
         elif b["type"] == "resource_link":
@@ -110,17 +114,37 @@ def _cut_note(server: str, tool: str, total: int, cap: int) -> str:
             f"shown (the server's max_output_tokens). Ask for less: a narrower query, a filter or a page]")
 
 
+def _resource_text(block: Any) -> str | None:
+    """An embedded resource's text (None for any other block, or a binary resource)."""
+    if getattr(block, "type", None) != "resource":
+        return None
+    text = getattr(getattr(block, "resource", None), "text", None)
+    return text if isinstance(text, str) else None
+
+
 def _raw_size(result: Any) -> int:
-    """Characters the content holds as text, before any parsing (a 50 MB answer is not parsed as JSON)."""
-    return sum(len(getattr(b, "text", None) or "") for b in result.content or [])
+    """Characters the content holds as text, before any parsing (a 50 MB answer is not parsed as JSON): text blocks,
+    embedded text resources, and a link's name and description."""
+    return sum(len(s) for b in result.content or []
+               for s in (getattr(b, "text", None), _resource_text(b), getattr(b, "name", None),
+                         getattr(b, "description", None)) if isinstance(s, str))
+
+
+def _unparsed(block: Any) -> dict[str, Any]:
+    """A block as the cut path reads it: text (a block's or an embedded resource's) as written, never parsed."""
+    if getattr(block, "type", None) == "text":
+        return {"type": "text", "text": getattr(block, "text", None) or ""}
+    text = _resource_text(block)
+    if text is not None:
+        return {"type": "resource", "uri": str(block.resource.uri), "text": text}
+    return block_data(block)
 
 
 def _capped(server: str, tool: str, result: Any, duration_ms: int, cap: int) -> dict[str, Any] | None:
     """The C1 result of an answer over the cap, or None when it is within it."""
     if _raw_size(result) <= cap and len(json.dumps(getattr(result, "structured_content", None))) <= cap:
         return None
-    full = _plain([{"type": "text", "text": getattr(b, "text", None) or ""} if getattr(b, "type", None) == "text"
-                   else block_data(b) for b in result.content or []],
+    full = _plain([_unparsed(b) for b in result.content or []],
                   None if result.content else getattr(result, "structured_content", None))
     cut = cut_to_tokens(full, cap)
     if cut is None:

@@ -46,10 +46,17 @@ class ServerLog:
     def line(self, raw: bytes, dropped: int = 0) -> None:
         """One stderr line (without its end); `dropped`: how many bytes of it went unkept."""
         size = len(raw) + dropped
-        text = raw[:LINE_CAP + _KEY_ROOM].decode("utf-8", "replace")
+        text = head(raw, LINE_CAP) if size > LINE_CAP else raw.decode("utf-8", "replace")
         if size > LINE_CAP:
-            text = secrets.redact(text)[:LINE_CAP] + f" [… {size - LINE_CAP:,} more bytes of this line]"
+            text += f" [… {size - LINE_CAP:,} more bytes of this line]"
         self.write(text + "\n")
+
+
+def head(raw: bytes | str, limit: int) -> str:
+    """The first `limit` characters of `raw`, redacted before the cut: a key across it leaves nothing of itself."""
+    text = raw[:limit + _KEY_ROOM]
+    text = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    return secrets.redact(text)[:limit]
 
 
 async def pump(stream: Any, log: ServerLog) -> None:

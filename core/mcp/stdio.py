@@ -19,7 +19,8 @@ from typing import IO, Any, AsyncGenerator, AsyncIterator
 
 import anyio
 
-from contextual.core.mcp.server_log import ServerLog, pump
+from contextual.core.plural import plural
+from contextual.core.mcp.server_log import ServerLog, head, pump
 
 MAX_LINE_BYTES = 64 * 1024 * 1024     # one message; the result cap (max_output_tokens) cuts far below this
 # Parsed and validated, a JSON object costs the SDK about a hundred times its bytes: 2,000,000 one-word content
@@ -133,7 +134,7 @@ def _parse(line: bytes | _TooLong, log: ServerLog, rejected: list[str]) -> Any:
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
     except ValueError as exc:
-        cause = " ".join(str(exc).split())[:200]
+        cause = _cause(exc)
     try:
         doc = json.loads(line)
     except (ValueError, RecursionError):
@@ -144,12 +145,24 @@ def _parse(line: bytes | _TooLong, log: ServerLog, rejected: list[str]) -> Any:
         try:
             return SessionMessage(types.jsonrpc_message_adapter.validate_python(doc, by_name=False))
         except ValueError as exc:
-            cause = " ".join(str(exc).split())[:200]
-    log.write(f"[contextual] skipped a line that is not a valid JSON-RPC message ({cause}): "
-              f"{line[:200].decode('utf-8', 'replace')!r}\n")
+            cause = _cause(exc)
+    log.write(f"[contextual] skipped a line that is not a valid JSON-RPC message ({cause}): {head(line, 200)!r}\n")
     if isinstance(doc, dict) and isinstance(doc.get("id"), (int, str)) and "method" not in doc:
         return _error(doc["id"], f"the server's answer is not valid MCP: {cause}")
     return None
+
+
+def _cause(exc: ValueError) -> str:
+    """Why a line is not a message, without quoting the line: pydantic's text repeats the input cut mid-value, so
+    a key the server echoed left a piece of itself that redaction no longer knew, in the log and the error."""
+    errors = getattr(exc, "errors", None)
+    found = errors(include_url=False, include_input=False) if callable(errors) else None
+    if found:
+        said = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}".lstrip(": ") for e in found)
+        text = f"{plural(len(found), 'validation error')}: {said}"
+    else:
+        text = " ".join(str(exc).split())
+    return head(text, 200)
 
 
 def _error(ident: int | str, message: str) -> Any:

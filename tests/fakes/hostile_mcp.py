@@ -1,6 +1,7 @@
 """An MCP server written without any SDK, for the hostile cases a well-behaved SDK server cannot produce: tools
 whose input schema nests HOSTILE_DEPTH levels or is not an object, beside one good tool; HOSTILE_BLOCKS=N answers
-every call with N one-letter text blocks; HOSTILE_FLOOD=1 floods log notifications from the handshake on.
+every call with N one-letter text blocks; HOSTILE_FLOOD=1 floods log notifications from the handshake on;
+HOSTILE_NAME=TEXT lists one more tool named and described TEXT; HOSTILE_RESULT and HOSTILE_CHATTER: see below.
 
     python tests/fakes/hostile_mcp.py         # stdio, one JSON-RPC message a line
 """
@@ -25,18 +26,32 @@ def tools() -> list[dict[str, Any]]:
     return [{"name": "deep", "description": "nests too deep", "inputSchema": deep(int(os.environ.get("HOSTILE_DEPTH", "200")))},
             {"name": "malformed", "description": "schema is a string", "inputSchema": "not a schema"},
             {"name": "good", "description": "Echoes its text.",
-             "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}]
+             "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
+            *([{"name": os.environ["HOSTILE_NAME"], "description": os.environ["HOSTILE_NAME"],
+                "inputSchema": {"type": "object"}}] if os.environ.get("HOSTILE_NAME") else [])]
+
+
+def hostile_content(kind: str) -> list[dict[str, Any]]:
+    """HOSTILE_RESULT: "resource:N" one embedded resource of N characters of text; "binary": an image whose
+    data is not base64 and a blob of 10 MB."""
+    if kind.startswith("resource:"):
+        return [{"type": "resource", "resource": {"uri": "file:///big.txt", "mimeType": "text/plain",
+                                                  "text": "r" * int(kind.split(":")[1])}}]
+    return [{"type": "image", "mimeType": "image/png", "data": "!!! not base64 !!!"},
+            {"type": "resource", "resource": {"uri": "file:///b.bin", "blob": "QUFB" * 2_500_000}}]
 
 
 def answer(message: dict[str, Any]) -> dict[str, Any] | None:
     method, ident = message.get("method"), message.get("id")
-    if ident is None:
+    if ident is None or method is None:         # a notification, or the client's answer to our request
         return None
     if method == "initialize":
         result: dict[str, Any] = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
                                   "serverInfo": {"name": "hostile", "version": "0"}}
     elif method == "tools/list":
         result = {"tools": tools()}
+    elif method == "tools/call" and os.environ.get("HOSTILE_RESULT"):
+        result = {"content": hostile_content(os.environ["HOSTILE_RESULT"])}
     elif method == "tools/call" and os.environ.get("HOSTILE_BLOCKS"):    # many tiny blocks: small bytes, large parse
         result = {"content": [{"type": "text", "text": "b"}] * int(os.environ["HOSTILE_BLOCKS"])}
     elif method == "tools/call":
@@ -51,6 +66,19 @@ def send(message: dict[str, Any], lock: threading.Lock = threading.Lock()) -> No
         print(json.dumps(message), flush=True)
 
 
+def chatter(call: Any) -> None:
+    """HOSTILE_CHATTER=1: before each answer, requests the client never advertised (sampling, roots, elicitation),
+    an answer to an id it never sent, progress and a log line it did not ask for, then an answer to the call that
+    is a string repeating HOSTILE_SAY across its 200th byte (the real answer follows it, too late)."""
+    for n, method in enumerate(("sampling/createMessage", "roots/list", "elicitation/create")):
+        send({"jsonrpc": "2.0", "id": f"srv-{n}", "method": method, "params": {}})
+    said = os.environ.get("HOSTILE_SAY", "")        # a value the server was given, repeated where it should not be
+    send({"jsonrpc": "2.0", "id": 424242, "result": {"content": [], "said": said}})
+    send({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "no", "progress": 1}})
+    send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "error", "data": "\x1b]0;t\x07"}})
+    send({"jsonrpc": "2.0", "id": call, "result": "not a result " + "." * 140 + said})
+
+
 def flood() -> None:
     """Log notifications of 10 kB, as fast as the pipe takes them, for as long as the server lives."""
     note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "f" * 10_000}}
@@ -62,6 +90,8 @@ if __name__ == "__main__":
     sys.setrecursionlimit(10_000)
     for line in sys.stdin:
         message = json.loads(line)
+        if message.get("method") == "tools/call" and os.environ.get("HOSTILE_CHATTER"):
+            chatter(message["id"])
         reply = answer(message)
         if reply is not None:
             send(reply)

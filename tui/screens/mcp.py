@@ -7,6 +7,7 @@ from typing import Any
 from contextual.tui.css import stylesheet
 from contextual.core.plural import plural
 from contextual.tui.format import one_line, tokens
+from contextual.tui.screen_safe import screen_text
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -52,7 +53,9 @@ def render_servers(rows: list[Any], l1_total: int, summary: str = "") -> Text | 
         if row.log:
             table.add_row("", Text(f"log: {row.log}", style="dim"), "")
         for tool, size in zip(row.tools[:SHOWN_TOOLS], row.tool_tokens):
-            table.add_row(Text(f"  {tool.listed.name}"), Text(one_line(tool.description or "", 70), style="dim"),
+            # the name as the server lists it: its escapes reached the terminal
+            table.add_row(Text(f"  {screen_text(tool.listed.name)}"),
+                          Text(one_line(tool.description or "", 70), style="dim"),
                           Text(f"{tokens(size)} tok"))
         if len(row.tools) > SHOWN_TOOLS:
             table.add_row(Text(f"  … {len(row.tools) - SHOWN_TOOLS} more", style="dim"), "", "")

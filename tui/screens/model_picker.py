@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from contextual.core.config import Config
 from contextual.tui.css import stylesheet
+from contextual.tui.screen_safe import screen_text
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -25,14 +26,16 @@ class ModelPicker(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         c = self.config
         with Vertical(id="model-box"):
-            yield Static(Text.assemble(("model     ", "dim"), (c.model or "(none)", "bold"),
-                                       ("\nendpoint  ", "dim"), c.base_url or "(none)",
+            # names as the config or the server's listing give them, terminal escapes removed
+            yield Static(Text.assemble(("model     ", "dim"), (screen_text(c.model or "(none)"), "bold"),
+                                       ("\nendpoint  ", "dim"), screen_text(c.base_url or "(none)"),
                                        ("\nwindow    ", "dim"), f"{c.context_window:,} tokens",
-                                       ("\nsummaries ", "dim"), c.effective_summary_model or "(none)"),
+                                       ("\nsummaries ", "dim"), screen_text(c.effective_summary_model or "(none)")),
                          id="model-facts")
             if self.problem:
                 yield Static(Text(self.problem, style="#d7875f"), id="model-problem")
-            yield OptionList(*[Option(Text(("● " if n == c.model else "  ") + n), id=n) for n in self.names],
+            yield OptionList(*[Option(Text(("● " if n == c.model else "  ") + screen_text(n)), id=n)
+                               for n in self.names],
                              id="models")
         yield Footer()
 

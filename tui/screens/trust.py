@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from contextual.core.trust import Item
 from contextual.tui.css import stylesheet
+from contextual.tui.screen_safe import screen_text
 from contextual.tui.screens.confirm import Answers, answer_bindings, fit_question, question_box, scroll_question
 from rich.text import Text
 from textual.app import ComposeResult
@@ -22,13 +23,15 @@ LINE_CHARS = 240
 
 
 def describe(items: list[Item], project: Path) -> Text:
+    # What a checkout's files say, shown before anything of it is approved: an escape sequence in a server's name
+    # or command set the window's title and could hide what would run (SGR 8 conceals the text after it)
     text = Text()
-    text.append(f"{project}\n", "bold")
+    text.append(f"{screen_text(str(project))}\n", "bold")
     text.append("This project's own files ask for the following. Nothing of it is used until you approve; "
                 "deny rules apply either way.\n")
     for item in items:
-        text.append(f"\n{item.what}\n", "bold")
-        for line in item.details[:SHOWN_LINES]:
+        text.append(f"\n{screen_text(item.what)}\n", "bold")
+        for line in map(screen_text, item.details[:SHOWN_LINES]):
             text.append(f"  • {line[:LINE_CHARS]}{'…' if len(line) > LINE_CHARS else ''}\n")
         if len(item.details) > SHOWN_LINES:
             text.append(f"  … and {len(item.details) - SHOWN_LINES} more\n")

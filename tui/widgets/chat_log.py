@@ -113,7 +113,8 @@ class ChatLog(VerticalScroll):
         await self._add(_markdown(markdown, "agent"))
 
     async def add_notice(self, message: str, level: str = "info") -> None:
-        await self._add(Static(Text(message), classes=f"notice -{level}"))
+        # Not only events' text: start-up lines and the trust answer name a checkout's servers and files as written
+        await self._add(Static(Text(screen_text(message)), classes=f"notice -{level}"))
 
     async def add_shell_output(self, output: str, exit_code: int) -> None:
         """A `!command`'s output, as a fenced block (the engine puts it in the user's next message)."""

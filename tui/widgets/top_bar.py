@@ -9,10 +9,12 @@ from rich.text import Text
 from textual.widgets import Static
 
 from contextual.core.plural import plural
+from contextual.tui.screen_safe import screen_text
 
 
 def bar_text(root: Path, model: str | None, session_id: str | None, compactions: int, running: bool,
              width: int) -> Text:
+    model = screen_text(model) if model else model     # a checkout's config.toml names it, or a server's listing
     home = Path.home()
     shown_root = "~/" + str(root.relative_to(home)) if root.is_relative_to(home) and root != home else str(root)
     session = (session_id or "new")[:8]
@@ -22,9 +24,9 @@ def bar_text(root: Path, model: str | None, session_id: str | None, compactions:
                              f" · session {session}",
                              f" · {plural(compactions, 'compaction')}",
                              (" · running" if running else "", "bold #5fafaf"))
-    bar = bar_with(shown_root)
+    bar = bar_with(screen_text(shown_root))
     if bar.cell_len > width:        # narrow: the folder's name stands for its path, the rest stays whole
-        bar = bar_with("…/" + root.name)
+        bar = bar_with("…/" + screen_text(root.name))
     bar.truncate(width, overflow="ellipsis")
     return bar
 

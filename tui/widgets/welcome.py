@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from contextual.tui.format import tokens
+from contextual.tui.screen_safe import screen_text
 
 # The app's own bindings (tui/app.py, the input's enter, the palette): what a new user needs before anything else.
 KEYS = (("enter", "send"), ("esc", "interrupt"), ("ctrl+p or /", "commands"))
@@ -16,7 +17,8 @@ def welcome_text(model: str | None, window: int, window_source: str, width: int 
     where = window_source.split(":", 1)[0]         # "server: llama.cpp /props" -> "server"
     source = "" if where == "default" else f" ({'model table' if where == 'table' else where})"
     head = Text.assemble(("Contextual", "bold"), " · ",
-                         (model, "bold #d7af5f") if model else ("no model yet: /model picks one", "bold #d75f5f"),
+                         (screen_text(model), "bold #d7af5f") if model
+                         else ("no model yet: /model picks one", "bold #d75f5f"),
                          f" · {tokens(window)} window{source}")
     keys = [Text.assemble((key, "bold"), f" {what}") for key, what in KEYS]
     line = Text("  ·  ").join(keys)
