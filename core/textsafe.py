@@ -11,6 +11,8 @@
 
 `strip_control` removes what a terminal would act on: ESC sequences (CSI, OSC, DCS/SOS/PM/APC strings and
 two-character escapes, in their 7-bit and 8-bit forms) and every other C0/C1 control and DEL, keeping \\n and \\t.
+Bidirectional overrides and isolates are shown as `<U+202E>`: a terminal that reorders text would otherwise show a
+command or a line of code in an order other than the one it runs in ("Trojan Source").
 """
 
 from __future__ import annotations
@@ -51,9 +53,14 @@ def valid_unicode(text: str) -> str:
         return _SURROGATES.sub(_replace_surrogate, text)
 
 
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
 def strip_control(text: str) -> str:
-    """`text` without terminal control sequences or control characters, except newline and tab."""
-    return _CONTROLS.sub("", _SEQUENCES.sub("", text))
+    """`text` without terminal control sequences or control characters, except newline and tab; bidirectional
+    controls made visible."""
+    text = _CONTROLS.sub("", _SEQUENCES.sub("", text))
+    return _BIDI.sub(lambda m: f"<U+{ord(m.group()):04X}>", text) if _BIDI.search(text) else text
 
 
 def valid_json_value(value: Any) -> Any:

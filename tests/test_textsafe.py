@@ -67,3 +67,11 @@ def test_strip_control_removes_two_character_escapes_and_a_trailing_bare_escape(
 def test_stripped_text_has_no_controls_but_newline_and_tab(text):
     out = strip_control(text)
     assert all(ch in "\n\t" or not (ord(ch) < 32 or 0x7f <= ord(ch) <= 0x9f) for ch in out)
+
+
+def test_bidirectional_controls_are_shown_not_obeyed():
+    """Trojan Source: an override makes a bidi-aware terminal show `rm -rf ~ # safe` in another order than it runs."""
+    from contextual.core.textsafe import strip_control
+    assert strip_control("echo ok \u202e# ~ fr- mr\u202c") == "echo ok <U+202E># ~ fr- mr<U+202C>"
+    assert strip_control("a\u2066b\u2069") == "a<U+2066>b<U+2069>"
+    assert strip_control("שלום world ✓") == "שלום world ✓"          # right-to-left text itself stays
