@@ -25,7 +25,7 @@ from contextual.core.permission_rules import RuleError, parse_rule
 
 MAX_FILES = 200
 MAX_BYTES = 64 * 1024
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 SHELL_LINE = re.compile(r"!`([^`\n]+)`")
 _POSITIONAL = re.compile(r"\$([1-9])")
 
@@ -129,7 +129,7 @@ def _read(path: Path, folder: Path, scope: Scope) -> CustomCommand | None:
     except OSError:
         return None
     parts = path.relative_to(folder).with_suffix("").parts
-    if not parts or not all(_NAME.match(p) for p in parts):
+    if not parts or not all(_NAME.fullmatch(p) for p in parts):
         return None
     fields, body = front_matter(text)
     inert = None

@@ -145,3 +145,11 @@ async def test_approving_in_the_modal_runs_the_commands_shell_line(tmp_path):
         sent = str(srv.requests[-1]["messages"])
     assert "Run this: status-of-main" in sent and "!`" not in sent
     assert not any(c.inert for c in load_commands(root, home))              # remembered for the next launch
+
+
+def test_a_file_name_ending_in_a_newline_is_not_a_command(tmp_path):
+    """`$` also matches before a final newline: `deploy\\n.md` became the command `/deploy\\n` (helper-77)."""
+    root, home = tmp_path / "proj", tmp_path / "home"
+    _write(root / ".contextual" / "commands", "deploy\n.md", "Deploy.\n")
+    _write(root / ".contextual" / "commands", "ok.md", "Fine.\n")
+    assert [c.name for c in load_commands(root, home, ())] == ["/ok"]
