@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Mapping
@@ -59,7 +60,19 @@ async def _ask_on_terminal(paths: list[str]) -> bool:
     if not sys.stdin.isatty():
         return False
     _say("These files were edited by hand after the turn:\n" + "\n".join(f"  {p}" for p in paths))
-    answer = await asyncio.to_thread(input, "Overwrite them with their state from before the turn? [y/N] ")
+    # Read on the main thread, under Python's own Ctrl-C (the loop has nothing else to do): in a worker thread,
+    # or under asyncio.run's handler, Ctrl-C waited for an Enter. Nothing is changed before the answer.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        answer = input("Overwrite them with their state from before the turn? [y/N] ")
+    except EOFError:                # Ctrl-D: no, and the next line on its own
+        print()
+        answer = ""
+    except KeyboardInterrupt:
+        print(file=sys.stderr)      # the shell's ^C stays on the question's line, the next line on its own
+        raise
+    finally:
+        signal.signal(signal.SIGINT, previous)
     return answer.strip().lower() in ("y", "yes")
 
 

@@ -57,7 +57,6 @@ def open_writer(config: Config, path: Path | None = None) -> tuple[SessionWriter
     Raises SessionError with one line naming the path and the cause (SessionLocked when another process holds it);
     an unwritable home (read-only, full, no permission) is a SessionError too, never a traceback."""
     from contextual.core.session import SessionError, SessionWriter
-    from contextual.core.snapshot.ghost import GhostSnapshots
     keys = list(secrets.known())
     try:
         writer = (SessionWriter.reopen(path, secrets=keys) if path is not None
@@ -65,9 +64,27 @@ def open_writer(config: Config, path: Path | None = None) -> tuple[SessionWriter
     except OSError as exc:
         where = exc.filename or path or config.home
         raise SessionError(f"cannot write the session under {where}: {exc.strerror or exc}") from None
-    snapshots = GhostSnapshots(config.project_root, writer.session_id, config.home, keep=config.snapshot_keep,
-                               max_age_days=config.snapshot_max_age_days)
-    return writer, snapshots
+    return writer, _snapshots(config, writer)
+
+
+def open_fork(config: Config, loaded: LoadedSession) -> tuple[SessionWriter, GhostSnapshots]:
+    """A new session holding a copy of ``loaded`` as it was read (core/session/fork.py), and its ghost snapshots:
+    for a session another process holds, so that what is said here keeps its past and never writes there.
+    Raises SessionError (one line) as ``open_writer`` does."""
+    from contextual.core.session import SessionError
+    from contextual.core.session.fork import fork_session
+    try:
+        writer = fork_session(config.home, config.project_root, loaded.path, entries=loaded.entries)
+    except OSError as exc:
+        raise SessionError(f"cannot write the session under {exc.filename or config.home}: "
+                           f"{exc.strerror or exc}") from None
+    return writer, _snapshots(config, writer)
+
+
+def _snapshots(config: Config, writer: SessionWriter) -> GhostSnapshots:
+    from contextual.core.snapshot.ghost import GhostSnapshots
+    return GhostSnapshots(config.project_root, writer.session_id, config.home, keep=config.snapshot_keep,
+                          max_age_days=config.snapshot_max_age_days)
 
 
 def attach(engine: Engine, writer: SessionSink | None, snapshots: SnapshotHook | None) -> None:

@@ -137,3 +137,16 @@ async def test_an_edit_a_failing_test_and_its_fix_give_the_expected_facts(tmp_pa
     assert error.text.endswith(f"— solved: `{pytest_line}` passed after changing billing.py")
     assert facts[("path", "billing.py")].line == "changed by Edit: billing.py"
     assert ledger.total == len(facts) and ledger.kept() == 0               # the summary named none of them
+
+
+
+
+def test_a_messages_names_each_keep_the_first_line_that_shows_them():
+    """What the loss ledger checks a summary against, for a user's message (its time on a long message, linear in
+    the length since helper-78: benchmarks/bench_facts_scaling.py)."""
+    from contextual.core.context.facts import _seen
+    text = "see load_config and apply_discount\napply_discount again, then cart_total\nload_config last"
+    seen = {name: line for name, line, _where in _seen(Message("user", text, meta={"turn": "t1", "raw": text}))}
+    assert seen == {"load_config": "see load_config and apply_discount",
+                    "apply_discount": "see load_config and apply_discount",
+                    "cart_total": "apply_discount again, then cart_total"}

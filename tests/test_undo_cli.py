@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import pty
+import select
+import signal
+import sys
+import time
 
 from pathlib import Path
+
+import pytest
 
 from contextual.core.session.schema import CompactionRecord
 from contextual.core.messages import Message
 from contextual.core.session import SessionWriter, load_session
 from contextual.core.snapshot import GhostSnapshots
 from contextual.undo_cmd import undo_main
+from tests.cli_helpers import cli_env
 from tests.git_helpers import make_repo, tree_files
 
 
@@ -70,6 +79,58 @@ def test_cli_without_a_session_says_so(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert undo_main(["-r", "nope"], env={"CONTEXTUAL_HOME": str(tmp_path / "home")}) == 1
     assert "no session nope found" in capsys.readouterr().err
+
+
+def _until_said(fd: int, mark: bytes, deadline: float) -> bytes:
+    """What the terminal shows until ``mark`` (all of it at the deadline, or once the child closed it)."""
+    seen = b""
+    while mark not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        try:
+            chunk = os.read(fd, 4096) if ready else b""
+        except OSError:           # the child exited: its side of the terminal is closed
+            break
+        if not chunk:
+            break
+        seen += chunk
+    return seen
+
+
+@pytest.mark.parametrize("key, code", [(b"\x03", 130), (b"\x04", 0)], ids=["ctrl-c", "ctrl-d"])
+def test_ctrl_c_or_ctrl_d_at_the_overwrite_question_ends_it_at_once_and_keeps_the_hand_edit(tmp_path, key, code):
+    """At "Overwrite them …? [y/N]" in a terminal, Ctrl-C did nothing until Enter (the question was read in a
+    worker thread) and Ctrl-D ended in an EOFError traceback. Ctrl-C now stops before any file changes; Ctrl-D is
+    a no: the other files of the turn go back, the one edited by hand stays."""
+    repo, home = make_repo(tmp_path), tmp_path / "home"
+    asyncio.run(record_turn(home, repo, "sess-q"))
+    (repo / "a.py").write_text("edited by hand after the turn\n")
+    changed = tree_files(repo)
+    pid, fd = pty.fork()
+    if pid == 0:         # the child: `contextual undo` in a terminal, Ctrl-C at its default as a shell starts it
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.chdir(repo)
+        os.execve(sys.executable, [sys.executable, "-m", "contextual", "undo"], cli_env(home))
+    try:
+        asked = _until_said(fd, b"[y/N]", time.monotonic() + 60)
+        assert b"[y/N]" in asked, asked
+        os.write(fd, key)
+        deadline = time.monotonic() + 20         # far below a hang: it waited for ever
+        said, done, status = b"", 0, 0
+        while not done and time.monotonic() < deadline:
+            said += _until_said(fd, b"\x00never", min(deadline, time.monotonic() + 0.2))
+            done, status = os.waitpid(pid, os.WNOHANG)
+        assert done, f"still waiting after the key: {said!r}"
+        assert os.waitstatus_to_exitcode(status) == code, said
+        assert b"Traceback" not in said
+        assert (repo / "a.py").read_text() == "edited by hand after the turn\n"
+        assert (tree_files(repo) == changed) == (key == b"\x03")
+    finally:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        os.close(fd)
 
 
 def test_snapshots_stay_out_of_history_and_survive_a_compaction_and_a_resume(tmp_path, monkeypatch, capsys):

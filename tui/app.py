@@ -31,6 +31,7 @@ from contextual.core.plural import plural
 from contextual.core.textsafe import valid_unicode
 from contextual.tui import commands
 from contextual.tui.format import mode_line, unparsed
+from contextual.tui.hangup import quit_on_signals
 from contextual.tui.host import Host, Opened, undoable_turns_of
 from contextual.tui.layout import Regions
 from contextual.tui.palette import Palette, SlashCommands
@@ -95,9 +96,11 @@ class ContextualApp(App):
     ]
 
     def __init__(self, host: Host, opened: Opened | None = None, *, animate: bool = True,
-                 open_after_first_frame: bool = False, resume: Path | None = None) -> None:
+                 open_after_first_frame: bool = False, resume: Path | None = None,
+                 quit_on_hangup: bool = False) -> None:
         super().__init__()
         self.host = host
+        self.quit_on_hangup = quit_on_hangup     # the launch: SIGHUP / SIGTERM end it as a quit (tui/hangup.py)
         # open_after_first_frame (the launch): the engine opens once the first frame is on screen (on_ready); its
         # imports, and a resumed session's whole record (`resume`: its file), are most of a launch. The first
         # frame of a resumed one shows the end of its record (host.preview). Else it opens now, and mounting
@@ -107,7 +110,7 @@ class ContextualApp(App):
         self.opened: Opened | None = opened or (None if deferred else host.new_engine())
         self.animated = animate       # not `animate`: that is Textual's own method
         self._router: EventRouter | None = None
-        self.remembered = Remembered(self.config.home, self.config.project_root)
+        self.remembered = Remembered(self.config.home, self.config.project_root, on_problem=self.not_remembered)
         self.regions = Regions()
         self._quit_armed_at = 0.0
         self._esc_at = 0.0
@@ -260,6 +263,8 @@ class ContextualApp(App):
 
     def on_ready(self) -> None:
         self.startup.ready()
+        if self.quit_on_hangup:
+            quit_on_signals(self)
 
     async def started(self) -> None:
         """Wait (off this thread) until the tokenizer is loaded and the server asked; at once when they are."""
@@ -273,6 +278,10 @@ class ContextualApp(App):
         for event in self.engine.sync_tools():
             await self.router.route(event)
         self.show_prompt()
+
+    def not_remembered(self, problem: str) -> None:
+        """A read-only or full home: inputs, titles and the theme are kept for this run only (said once)."""
+        self.notify(f"not remembered after this run: {problem}", severity="warning", timeout=8)
 
     def watch_theme(self, theme: str) -> None:
         if not getattr(self, "_loading_theme", True):
@@ -463,6 +472,8 @@ class ContextualApp(App):
         self.query_one(PromptInput).put(text)
 
     def start_compaction(self, instructions: str | None, keep_rounds: int | None) -> None:
+        if self.engine.history.messages:       # a resumed session held elsewhere is forked before it is compacted
+            self.ensure_session()
         self._compact(instructions, keep_rounds)
 
     # ----- keys that open what a command opens
@@ -510,11 +521,19 @@ class ContextualApp(App):
     # ----- turns and compaction (workers)
     def start_turn(self, text: str, command: CustomCommand | None = None, arguments: str = "",
                    typed: str = "") -> None:
-        try:
-            self.host.ensure_session(self.engine)
-        except Exception as exc:      # a session that cannot be written: the turn still runs, unsaved
-            self.notify(f"session not saved: {exc}", severity="error", timeout=8)
+        self.ensure_session()
         self._turn(text, command, arguments, typed)
+
+    def ensure_session(self) -> None:
+        """The session file what comes next is recorded in (made at the first input, or a fork of a session open
+        elsewhere); one that cannot be written is said, and the app goes on unsaved."""
+        try:
+            said = self.host.ensure_session(self.engine)
+        except Exception as exc:
+            self.notify(f"session not saved: {exc}", severity="error", timeout=8)
+        else:
+            if said:
+                self.notify(said, timeout=8)
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def _turn(self, text: str, command: CustomCommand | None, arguments: str, typed: str) -> None:
@@ -672,6 +691,12 @@ class ContextualApp(App):
         open_message(self, event.message)
 
     async def action_quit(self) -> None:
+        await self.close_all()
+        self.exit(0)
+
+    async def close_all(self) -> None:
+        """What a quit does before the app exits: the draft remembered, the turn stopped (a running command's
+        processes ended), the session closed, the MCP servers stopped."""
         prompts = self.query(PromptInput)
         draft = prompts.first().text if prompts else ""
         if draft.strip():            # a message being written is not lost: ↑ brings it back next time
@@ -686,7 +711,9 @@ class ContextualApp(App):
             # Taken before the close: a closed engine no longer has its session (nor its id).
             self.resume_hint = resume_line(engine.session_id, engine.history.messages, self.config.home,
                                            self.config.project_root)
-            await self.host.close(engine)
+            try:
+                await self.host.close(engine)
+            except Exception as exc:     # a full disk refused the last lines: said where the terminal is back
+                self.resume_hint = f"{self.resume_hint or ''}\nthe session's last lines were not saved: {exc}".strip()
         if hasattr(self.host, "stop_mcp"):
             await self.host.stop_mcp()
-        self.exit(0)

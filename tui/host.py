@@ -17,7 +17,7 @@ from contextual.core.plural import plural
 
 if TYPE_CHECKING:       # the engine is imported where one is made: the app's first frame does not wait for it
     from contextual.core.agent import Engine
-    from contextual.core.session import SessionInfo, Tail
+    from contextual.core.session import LoadedSession, SessionInfo, Tail
     from contextual.core.trust import Item
 
 Confirm = Callable[[list[str]], Awaitable[bool]]     # asked before undo overwrites files edited by hand
@@ -44,7 +44,7 @@ class Host(Protocol):
     def resume(self, session_id: str | None = None, path: Path | None = None) -> Opened: ...   # None: the latest
     def preview(self, path: Path, turns: int) -> Tail: ...             # a resumed session's first frame
     def list_sessions(self) -> list[SessionInfo]: ...
-    def ensure_session(self, engine: Engine) -> None: ...
+    def ensure_session(self, engine: Engine) -> str | None: ...       # what the user should read, if anything
     async def transcript(self, engine: Engine) -> list[Message]: ...
     async def undo(self, engine: Engine, confirm_overwrite: Confirm | None = None,
                    record: list[Message] | None = None) -> str: ...
@@ -68,6 +68,8 @@ class RealHost:
         if any(path.is_file() for path in config_files(config.project_root, config.home)):
             from contextual.core.mcp.manager import MCPManager
             self.mcp = MCPManager.from_config(config.project_root, config.home) or None
+        # Engines resumed from a session another process holds: their first input forks it (ensure_session)
+        self._held: dict[Engine, LoadedSession] = {}
 
     @property
     def config(self) -> Config:
@@ -155,7 +157,7 @@ class RealHost:
 
     def resume(self, session_id: str | None = None, path: Path | None = None) -> Opened:
         from contextual.core.runtime import attach, open_writer, restore_into
-        from contextual.core.session import SessionError, load_session
+        from contextual.core.session import SessionError, SessionLocked, load_session
         loaded = load_session(path or self.session_path(session_id))
         engine = self._engine()
         restore_into(engine, loaded)
@@ -163,17 +165,32 @@ class RealHost:
                    f"{plural(len(loaded.compactions), 'compaction')}"] + list(loaded.warnings)
         try:
             attach(engine, *open_writer(self.config, loaded.path))
+        except SessionLocked as exc:
+            # Two writers would interleave one file, and a new empty session would drop the past the model is
+            # shown: what is sent here goes to a copy of it, made at the first input
+            self._held[engine] = loaded
+            notices.append(f"session {loaded.session_id[:8]} is open in {exc.who}: what you send here goes to a "
+                           "new session holding a copy of it (a fork); the original stays as it is there")
         except SessionError as exc:
             notices.append(f"read-only: {exc}")
         turns = sum(1 for m in loaded.full_record if m.starts_turn)
         from contextual.core.snapshot.plan import undoable_turns
         return Opened(engine, notices, list(loaded.full_record), turns, set(undoable_turns(loaded.entries)))
 
-    def ensure_session(self, engine: Engine) -> None:
+    def ensure_session(self, engine: Engine) -> str | None:
+        """A session file for the engine's turns (raises SessionError when none can be written); returns what the
+        user should read about it (a fork of a session held elsewhere), else None."""
         if engine.session is not None:
-            return
-        from contextual.core.runtime import attach, open_writer
-        attach(engine, *open_writer(self.config))
+            return None
+        from contextual.core.runtime import attach, open_fork, open_writer
+        held = self._held.get(engine)
+        if held is None:
+            attach(engine, *open_writer(self.config))
+            return None
+        attach(engine, *open_fork(self.config, held))
+        del self._held[engine]
+        assert engine.session_id is not None
+        return f"forked session {held.session_id[:8]} into {engine.session_id[:8]}: this conversation goes on there"
 
     async def undo(self, engine: Engine, confirm_overwrite: Confirm | None = None,
                    record: list[Message] | None = None) -> str:

@@ -22,7 +22,7 @@ def run_app(config: Config, resume_id: str | None = None, continue_latest: bool 
             print(f"contextual: {exc}", file=sys.stderr)
             return 1
     # The engine, and a resumed session's whole record, are read once the first frame is on screen.
-    app = ContextualApp(host, open_after_first_frame=True, resume=path)
+    app = ContextualApp(host, open_after_first_frame=True, resume=path, quit_on_hangup=True)
     app.run()
     tokens.save_counts()
     if app.launch_error is not None:

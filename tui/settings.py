@@ -1,13 +1,15 @@
 """What the app remembers between runs: past inputs (per project), session titles (per project) and the theme.
 
-Small JSON files beside the sessions, written whole and atomically; an unreadable file is treated as empty.
+Small JSON files beside the sessions, written whole and atomically; an unreadable file is treated as empty, and
+one that cannot be written (a read-only or full home) is said once, through ``on_problem``: remembering is a
+convenience, never worth the input being typed.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from contextual.core.atomic import atomic_write
 from contextual.core.session.paths import sessions_dir
@@ -28,20 +30,33 @@ def _read(path: Path, default: Any) -> Any:
     return value if isinstance(value, type(default)) else default
 
 
-def _write(path: Path, value: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # as the session file does: a name Python could not decode (a project file's, completed by @) is a lone
-    # surrogate in the text, which UTF-8 cannot encode
-    atomic_write(path, json.dumps(valid_json_value(value), ensure_ascii=False).encode("utf-8"))
+def _write_json(path: Path, value: Any) -> str | None:
+    """Writes the file; returns why it could not be (one line), else None."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # as the session file does: a name Python could not decode (a project file's, completed by @) is a lone
+        # surrogate in the text, which UTF-8 cannot encode
+        atomic_write(path, json.dumps(valid_json_value(value), ensure_ascii=False).encode("utf-8"))
+    except OSError as exc:
+        return f"cannot write {exc.filename or path}: {exc.strerror or exc}"
+    return None
 
 
 class Remembered:
-    def __init__(self, home: Path, project_root: Path) -> None:
+    def __init__(self, home: Path, project_root: Path, on_problem: Callable[[str], None] | None = None) -> None:
         self.home = Path(home)
         project = sessions_dir(home, project_root)
         self.inputs_path = project / ".inputs.json"
         self.titles_path = project / ".titles.json"
         self.ui_path = self.home / "tui.json"
+        self.on_problem = on_problem
+        self._said = False            # the first problem is said; the same home fails alike at every input
+
+    def _write(self, path: Path, value: Any) -> None:
+        problem = _write_json(path, value)
+        if problem is not None and not self._said and self.on_problem is not None:
+            self._said = True
+            self.on_problem(problem)
 
     def inputs(self) -> list[str]:
         return [x for x in _read(self.inputs_path, []) if isinstance(x, str)]
@@ -53,7 +68,7 @@ class Remembered:
         kept = (past + [text])[-MAX_INPUTS:]
         while sum(map(len, kept)) > MAX_INPUTS_CHARS:
             kept.pop(0)
-        _write(self.inputs_path, kept)
+        self._write(self.inputs_path, kept)
 
     def titles(self) -> dict[str, str]:
         return {k: v for k, v in _read(self.titles_path, {}).items() if isinstance(v, str)}
@@ -64,7 +79,7 @@ class Remembered:
             titles[session_id] = title.strip()
         else:
             titles.pop(session_id, None)
-        _write(self.titles_path, titles)
+        self._write(self.titles_path, titles)
 
     def theme(self) -> str | None:
         value = _read(self.ui_path, {}).get("theme")
@@ -74,4 +89,4 @@ class Remembered:
         state = _read(self.ui_path, {})
         if state.get("theme") != theme:
             state["theme"] = theme
-            _write(self.ui_path, state)
+            self._write(self.ui_path, state)

@@ -312,8 +312,15 @@ def _seen(message: Message) -> Iterator[tuple[str, str, str | None]]:
                     yield name, line, location
     elif message.role in ("user", "assistant"):
         text = _raw(message) if message.role == "user" else _thought(message.content)
+        lines = text.splitlines()
+        # Each line's names read once: searching the text again for every name froze the app for seconds at the
+        # compaction of a long pasted message (a name per word, each looked for in every line)
+        first_line: dict[str, str] = {}
+        for line in lines:
+            for name in names_in(line):
+                first_line.setdefault(name, line)
         for name in _written(message):
-            yield name, next((ln for ln in text.splitlines() if name in ln), name), None
+            yield name, first_line.get(name) or next((ln for ln in lines if name in ln), name), None
 
 
 @dataclass(frozen=True)

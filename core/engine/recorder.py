@@ -110,3 +110,15 @@ class Recorder:
     async def flush(self, fsync: bool) -> None:
         if self.session is not None:
             await self.session.flush(fsync=fsync)
+
+    async def flush_or_say(self) -> str | None:
+        """flush(fsync=True) at a turn's end; a write the disk refused (full) returns why instead of raising: the
+        turn ended all the same, and the writer keeps its lines for its next write."""
+        if self.session is None:
+            return None
+        from contextual.core.session.writer import SessionWriteError     # loaded with the session already
+        try:
+            await self.session.flush(fsync=True)
+        except SessionWriteError as exc:
+            return str(exc)
+        return None

@@ -202,7 +202,10 @@ class TurnLoop:
             prompt.end_turn()
             ctx.before_change = None
             await recorder.finish_snapshot(turn_id)
-            await recorder.flush(fsync=True)
+            unwritten = await recorder.flush_or_say()
+        if unwritten is not None:
+            yield Notice(f"{unwritten}; this turn's lines are kept and written once the disk takes them",
+                         "warning")
         if self._adjustments:
             yield self._adjustments_summary()
         for change in self.changes(force=True):       # the turn is closed: the view is the next turn's prompt

@@ -10,6 +10,7 @@ lock and its index sidecar. Its first entry is `{"type": "system", "subtype": "f
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from contextual.core.session.loader import read_entries
 from contextual.core.session.lock import SessionError
@@ -17,11 +18,14 @@ from contextual.core.session.schema import system_body
 from contextual.core.session.writer import SessionWriter
 
 
-def fork_session(home: Path, project_root: Path, parent: Path, before_id: str | None = None) -> SessionWriter:
+def fork_session(home: Path, project_root: Path, parent: Path, before_id: str | None = None,
+                 entries: list[dict[str, Any]] | None = None) -> SessionWriter:
     """A new session holding the parent's entries before the message `before_id` (all of them when None).
-    Returns its writer, open and locked (close it, or go on recording into it)."""
-    numbered, _warnings = read_entries(parent)
-    entries = [entry for _, entry in numbered]
+    ``entries``: the parent's as already loaded (a fork of what the app shows, not of what the parent's own writer
+    added since); read from ``parent`` when None. Returns its writer, open and locked (close it, or go on recording
+    into it)."""
+    if entries is None:
+        entries = [entry for _, entry in read_entries(parent)[0]]
     if before_id is not None and not any(e.get("uuid") == before_id for e in entries):
         raise SessionError(f"no message {before_id} in session {parent.stem}")
     parent_id = next((e["sessionId"] for e in entries if isinstance(e.get("sessionId"), str)), parent.stem)

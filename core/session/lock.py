@@ -31,13 +31,16 @@ class SessionLocked(SessionError):
     def __init__(self, path: Path, holder: dict[str, Any] | None) -> None:
         self.path = path
         self.holder = holder
-        if holder:
-            who = f"process {holder.get('pid')} on {holder.get('host')}"
-        else:
-            who = "another process"
         super().__init__(
-            f"session {path.stem} is open in {who}; close it there, "
+            f"session {path.stem} is open in {self.who}; close it there, "
             f"or start a new session without --continue/--resume")
+
+    @property
+    def who(self) -> str:
+        """The holder as the user reads it."""
+        if self.holder:
+            return f"process {self.holder.get('pid')} on {self.holder.get('host')}"
+        return "another process"
 
 
 def holder_file(session_path: Path) -> Path:

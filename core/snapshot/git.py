@@ -41,6 +41,8 @@ async def _run(cwd: Path, args: tuple[str, ...], env: dict[str, str], stdin: byt
             stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     except FileNotFoundError as exc:
+        if not cwd.is_dir():
+            raise GitError(f"{cwd} no longer exists") from exc
         raise GitError("git is not installed") from exc
     try:
         out, err = await asyncio.wait_for(proc.communicate(stdin), TIMEOUT_S)

@@ -16,6 +16,11 @@ async def run_tool(tool: Tool, args: object, ctx: ToolContext) -> dict[str, Any]
     started = time.monotonic()
     context = dict(args) if isinstance(args, dict) else {}
     try:
+        if not ctx.root.is_dir():
+            # Deleted or moved under the running app: each tool would fail its own way (bash "cannot start",
+            # LS ". is a file", snapshots "git is not installed"), none of them saying why
+            raise ToolError("project_gone", f"the project folder {ctx.root} no longer exists (deleted or moved); "
+                                            "nothing was run")
         result = await tool.call(tool.args.validate(args), ctx)
         if not isinstance(result, dict) or result.get("status") not in ("success", "error"):
             raise TypeError(f"returned {type(result).__name__}, not a C1 result")
