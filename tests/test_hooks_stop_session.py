@@ -168,6 +168,29 @@ async def test_esc_stops_a_turn_that_a_stop_hook_holds_at_once_and_the_hook_with
     assert not (root / "finished").exists() and len(srv.requests) == 1
 
 
+
+async def test_esc_during_a_user_prompt_submit_hook_keeps_the_message_as_a_stopped_turn(tmp_path: Path):
+    """The message was shown as sent; stopped while its UserPromptSubmit hook ran, the session lost it (helper-79).
+    It is kept, as a turn stopped before its first call."""
+    from contextual.tui.app import ContextualApp
+    from tests.tui_helpers import SIZE, make_host, server, type_and_send, wait_for
+
+    _hooks_file(tmp_path / "home" / "config.toml", "UserPromptSubmit", "touch started; sleep 30")
+    with server([_finish("two")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        root = app.config.project_root
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "keep KEPTMSG")
+            await wait_for(pilot, lambda: (root / "started").exists())
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not app.turn_running, timeout=10)     # not the hook's 30 s
+            assert not srv.requests
+            session = app.engine.session.path
+    lines = session.read_text().splitlines()
+    assert any("KEPTMSG" in line and '"user"' in line for line in lines)
+    assert '"interrupted"' in lines[-1]
+
+
 # ---- SessionStart ----------------------------------------------------------------------------------------------
 
 CONTEXT = "SessionStart hook additional context: "

@@ -113,58 +113,64 @@ class TurnLoop:
         for ev in self.sync_tools():
             yield ev
         text = secrets.redact(valid_unicode(text))      # a key in the message is never sent (nor recorded)
-        async with aclosing(self._session_starts()) as events:     # new, resumed or cleared: before the trigger
-            async for ev in events:
-                yield ev
-        submitted = await self._hooks.user_prompt(secrets.redact(as_typed) or text)
-        for note in submitted.notes:
-            yield Notice(note, "warning")
-        if submitted.blocked or submitted.stop is not None:   # Claude Code: the prompt is not sent, nor kept
-            yield ErrorEvent(f"a UserPromptSubmit hook blocked this message: {submitted.reason or submitted.stop}; "
-                             "it was not sent", "hook")
-            return
-        for added in submitted.context:     # rides inside this message, as the other reminders do
-            self._controls.remind(system_reminder(f"UserPromptSubmit hook additional context: {added}"))
         typed = preprocess(text, config.project_root)
-        whole = self._controls.whole_input(typed)        # the user's `!command` results whole, when any
         turn_id = uuid.uuid4().hex[:12]
         sent = now_iso()
+        compacted_first = False
 
         def user() -> Message:
             # Made when recorded, after the compaction before the turn: its time and id come after the compaction's,
             # and a note that compaction left (rounds cut without a summary) goes with this input, not the next.
             # `sent` (when it was sent, before that compaction) says the compaction came with this input: a resumed
             # chat shows it under this message, as the live chat did, not after the turn before.
+            whole = self._controls.whole_input(typed)        # the user's `!command` results whole, when any
             return Message("user", self._controls.with_reminders(typed, consume=True), full=whole,
                            meta={"turn": turn_id, "raw": secrets.redact(as_typed) or text, "timestamp": now_iso(),
-                                 **({"sent": sent} if trigger.due else {})})
-        trigger = prompt.compaction_due(text)
-        if trigger.due:
-            try:
+                                 **({"sent": sent} if compacted_first else {})})
+        kept = True         # False once a UserPromptSubmit hook refused the message
+        try:
+            async with aclosing(self._session_starts()) as events:     # new, resumed or cleared: before the trigger
+                async for ev in events:
+                    yield ev
+            submitted = await self._hooks.user_prompt(secrets.redact(as_typed) or text)
+            for note in submitted.notes:
+                yield Notice(note, "warning")
+            if submitted.blocked or submitted.stop is not None:   # Claude Code: the prompt is not sent, nor kept
+                kept = False
+                yield ErrorEvent(f"a UserPromptSubmit hook blocked this message: "
+                                 f"{submitted.reason or submitted.stop}; it was not sent", "hook")
+                return
+            for added in submitted.context:     # rides inside this message, as the other reminders do
+                self._controls.remind(system_reminder(f"UserPromptSubmit hook additional context: {added}"))
+            trigger = prompt.compaction_due(text)
+            if trigger.due:
+                compacted_first = True
                 async with aclosing(self._compactor.run("auto", None)) as events:
                     async for ev in events:
                         yield ev
-            except BaseException:
-                # The app quit (or the turn was stopped) while compacting before the turn: the message was sent, so
-                # the session keeps it, as a turn stopped before its first call, and nothing typed is lost.
+                # the compaction owes SessionStart ("compact"): run now, so what it adds rides on this input too
+                async with aclosing(self._session_starts()) as events:
+                    async for ev in events:
+                        yield ev
+            elif trigger.estimate >= trigger.threshold and not config.auto_compact:
+                # the trigger's own line: at a small window the output reserve puts it below trigger_ratio (73 % at 4k)
+                yield BudgetWarning(f"context at {trigger.estimate:,} of {config.context_window:,} tokens, past "
+                                    f"the trigger at {trigger.threshold:,}; auto-compaction is off — run "
+                                    "/compact", trigger.estimate, config.context_window)
+            elif trigger.warn:
+                share = trigger.estimate / max(1, config.context_window)
+                yield BudgetWarning(f"context at {trigger.estimate:,} of {config.context_window:,} tokens "
+                                    f"({share:.0%}, past the {config.warn_ratio:.0%} warning line)", trigger.estimate,
+                                    config.context_window)
+        except BaseException:
+            # Stopped (or the app quit) before the message was recorded — during a SessionStart or UserPromptSubmit
+            # hook, or the compaction before the turn: it was sent, so the session keeps it, as a turn stopped before
+            # its first call, and nothing typed is lost.
+            if kept:
                 recorder.append(user())
                 self._mark_stopped(turn_id)
                 await recorder.flush(fsync=True)
-                raise
-            # the compaction owes SessionStart ("compact"): run now, so what it adds rides on this input too
-            async with aclosing(self._session_starts()) as events:
-                async for ev in events:
-                    yield ev
-        elif trigger.estimate >= trigger.threshold and not config.auto_compact:
-            # the trigger's own line: at a small window the output reserve puts it below trigger_ratio (73 % at 4k)
-            yield BudgetWarning(f"context at {trigger.estimate:,} of {config.context_window:,} tokens, past "
-                                f"the trigger at {trigger.threshold:,}; auto-compaction is off — run "
-                                "/compact", trigger.estimate, config.context_window)
-        elif trigger.warn:
-            share = trigger.estimate / max(1, config.context_window)
-            yield BudgetWarning(f"context at {trigger.estimate:,} of {config.context_window:,} tokens "
-                                f"({share:.0%}, past the {config.warn_ratio:.0%} warning line)", trigger.estimate,
-                                config.context_window)
+            raise
         self._adjustments = []
         message = user()
         recorder.append(message)
