@@ -64,7 +64,8 @@ async def test_a_run_of_the_same_call_is_one_row_and_every_row_is_cut_once(tmp_p
             # a grouped row's size is its messages' sum; the header counts every message, as before
             greps = [m for m in messages if m.role == "tool" and m.tool_name == "Grep"]
             assert rows[4].endswith(f" {sum(sent_tokens(m, history.shown) for m in greps)} ⇄")
-            assert history.title.startswith(f"History as sent · L3 · {len(messages)} messages · ")
+            assert history.title.startswith("History as sent · L3 · ")
+            assert history.title.endswith(f" tok · {len(messages)} messages")
             assert history.total_tokens == sum(sent_tokens(m, history.shown) for m in messages)
 
 
@@ -90,4 +91,4 @@ async def test_enter_opens_a_runs_newest_and_p_pins_it_on_a_row_of_its_own(tmp_p
             rows = row_texts(history)
             assert rows[2].startswith("▸ TodoWrite ×5 ") and rows[4].startswith("⚲ ▸ TodoWrite {")
             assert history.highlighted == 4 and history.newest(4) is todos[-1]    # the place follows it
-            assert history.title.split(" · ")[:3] == title.split(" · ")[:3]      # still every message
+            assert history.title.split(" · ")[-1] == title.split(" · ")[-1]      # still every message

@@ -48,6 +48,9 @@ async def test_layout_keys_palette_and_footers(tmp_path):
                 return [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
             await wait_for(pilot, lambda: any("/compact" in row for row in palette_rows()))
             assert any("/rewind" in row or "/resume" in row for row in palette_rows())
+            # Each reads as Textual's own entries do: the command as typed over what it does (its arguments came
+            # last, under the description's wrapped end)
+            assert "/compact [N] [instructions]\nsummarise older rounds now" in "\n".join(palette_rows())
             await pilot.press("escape")
             # A sub-screen's footer lists its keys, not the main screen's.
             await pilot.press("ctrl+l")

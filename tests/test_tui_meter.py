@@ -93,7 +93,7 @@ async def test_first_frame_does_not_wait_for_the_tokenizer(tmp_path, monkeypatch
             assert first.split() == ["trigger", "estimate", "counting…"]
             assert second.strip() == "next prompt counting… (loading the tokenizer)"
             history = app.query_one(HistoryView)
-            assert history.option_count == 0 and "2 messages · counting tokens…" in str(history.border_title)
+            assert history.option_count == 0 and "counting tokens… · 2 messages" in str(history.border_title)
             assert "an earlier answer" in screen_text(app)             # the chat is there already
             await type_and_send(pilot, "sent while counting")
             await wait_for(pilot, lambda: len(waiting) == 2)          # the turn waits, in a thread of its own

@@ -274,6 +274,26 @@ async def test_the_palette_key_holds_the_footers_last_column(tmp_path: Path):
                 assert key.region.right == width, (width, key.region)
 
 
+async def test_at_80_columns_every_footer_key_stands_whole_beside_the_palette_key_whatever_has_the_focus(tmp_path):
+    """With History or the Scratchpad focused their keys come first, and the app's last ones ran under the palette
+    key, cut mid-word ("^r res"). The idle footer said "esc interrupt" with nothing to interrupt; a running turn's
+    status line says "esc to interrupt", so the footer no longer does."""
+    from textual.widgets import Footer
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "hello")
+            for key in ("f2", "f3", "f4"):
+                await pilot.press(key)
+                await pilot.pause()
+                keys = list(app.screen.query_one(Footer).query("FooterKey"))
+                palette = next(k for k in keys if k.has_class("-command-palette"))
+                others = [k for k in keys if k is not palette]
+                assert "interrupt" not in {k.description for k in others}, key
+                assert others and all(k.region.right <= palette.region.x for k in others), \
+                    (key, [(k.description, k.region) for k in others], palette.region)
+
+
 async def test_the_tool_trail_draws_no_rule_in_the_ansi_themes(tmp_path: Path):
     """Textual's Collapsible draws a blue rule above itself in the ansi themes; in the chat it sat above every
     tool trail as a stray line."""

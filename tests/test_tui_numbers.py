@@ -140,7 +140,10 @@ async def test_history_header_counts_what_its_rows_show_mid_turn(tmp_path):
             rows = sum(sent_tokens(m, history.shown) for m in history.messages)
             assert rows > 1_000
             assert f"· {figure(rows)} tok" in history.border_title
+            # the rows hold the turn's input and steps, which the meter counts apart from L3: the title says so
+            assert str(history.border_title).startswith("History as sent · L3 + turn · ")
             await wait_for(pilot, lambda: not app.turn_running)      # the turn ends before the app closes
+            await wait_for(pilot, lambda: str(history.border_title).startswith("History as sent · L3 · "))
             await app.workers.wait_for_complete()
 
 

@@ -79,3 +79,24 @@ async def test_a_forty_call_turn_stays_one_line_until_the_focused_title_says_ent
             rows = _rows(app)[0].split("\n")
             assert len(rows) == 80 and rows[-1] == "  ⎿ Read 1 line (40–40 of 300)"
             await app.host.close(app.engine)
+
+
+async def test_one_calls_title_wider_than_the_chat_cuts_its_arguments_and_keeps_its_result(tmp_path):
+    """Cut at its end, a long command's title lost the exit it ran to ("… | tail -5; ls -la s…", tmux at 80x24);
+    its arguments give way instead, once, with one "…", as History's rows do."""
+    from textual.geometry import Region
+
+    from contextual.tui.app import ContextualApp
+    from contextual.tui.widgets.tool_trail import TrailTitle
+    command = "python -m pytest -q tests/test_prices.py 2>&1 | tail -5; ls -la src; echo and then some more"
+    with server([_call("Bash", command=command), finish("done")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, permission_mode="bypass"), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "run it")
+            title = app.query_one(TrailTitle)
+            await pilot.pause()
+            [line] = ["".join(s.text for s in strip)
+                      for strip in title.render_lines(Region(0, 0, *title.outer_size))]
+            assert line.rstrip().endswith("… · exit 0") and line.count("…") == 1, line
+            assert line.strip().startswith("▶ Bash python -m pytest -q "), line
+            await app.host.close(app.engine)

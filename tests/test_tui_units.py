@@ -77,6 +77,25 @@ def test_a_read_line_shows_the_files_own_number_once():
     assert numbered_line("  content:", None, width).plain == "  content:"
 
 
+def test_a_read_line_wider_than_the_scratchpad_wraps_under_its_code_not_under_the_line_numbers():
+    """At 100x30 the scratchpad's "899│return sum(i.price for i in items) *" went on at column 0 with "299", under
+    the numbers, as if it were a line of its own."""
+    from rich.console import Console
+    from contextual.tui.observation import HangingLines, gutter_width
+    lines = ["[ok]", "   898\tdef total_299(items):", "   899\t    return sum(i.price for i in items) * 299",
+             "a line that is not numbered wraps as it always did, from the start"]
+    console = Console(width=30, record=True, color_system=None)
+    console.print(HangingLines(lines, gutter_width(lines, rows=1)))
+    assert [line.rstrip() for line in console.export_text().splitlines()] == [
+        "[ok]",
+        "898│def total_299(items):",
+        "899│    return sum(i.price for",
+        "   │i in items) * 299",
+        "a line that is not numbered",
+        "wraps as it always did, from",
+        "the start"]
+
+
 def _shown(messages, **figures):
     from contextual.tui.prompt_view import Shown
     defaults = dict(layers={"L1": 100, "L3": 50}, total=150, window=20_000, estimate=15_000, threshold=16_000,

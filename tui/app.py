@@ -12,11 +12,12 @@ from __future__ import annotations
 import contextlib
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -30,6 +31,7 @@ from contextual.core.messages import Message
 from contextual.core.plural import plural
 from contextual.core.textsafe import valid_unicode
 from contextual.tui import commands
+from contextual.tui.contrast import ReadableText
 from contextual.tui.format import mode_line, unparsed
 from contextual.tui.hangup import quit_on_signals
 from contextual.tui.host import Host, Opened, undoable_turns_of
@@ -79,7 +81,9 @@ class ContextualApp(App):
     VERTICAL_BREAKPOINTS = [(0, "-low"), (20, "-short"), (30, "-tall")]     # -low: a dialog keeps its buttons
     COMMANDS = {SlashCommands} | App.COMMANDS
     BINDINGS = [
-        Binding("escape", "cancel_turn", "interrupt"),
+        # not in the footer: idle it interrupts nothing, and a running turn's status line says "esc to interrupt"
+        # (at 80 columns the footer's keys then fit beside a pane's own: "^r res" was cut under the palette key)
+        Binding("escape", "cancel_turn", "interrupt", show=False),
         Binding("ctrl+c", "interrupt_or_quit", "interrupt/quit", show=False, priority=True),
         Binding("ctrl+k", "compact", "compact", priority=True),
         Binding("ctrl+l", "context", "context"),
@@ -120,6 +124,11 @@ class ContextualApp(App):
         self.queued = Queued()                     # typed while a turn runs: sent when it finishes
         self.resume_hint: str | None = None         # set at quit: what launch prints once the terminal is back
         self._loading_theme = True
+        self._readable = ReadableText()
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        # last: it reads the colours the other filters (ANSI to truecolor) leave
+        return [*super().get_line_filters(), self._readable]
 
     @property
     def router(self) -> EventRouter:

@@ -33,6 +33,11 @@ class Command:
     help: str
     handler: Handler
 
+    @property
+    def with_usage(self) -> str:
+        """The command with its arguments, as the completion, the palette and /help show it ("/compact [N] [text]")."""
+        return f"{self.name} {self.usage}".strip()
+
 
 COMPACT, CONTEXT, RESUME = Compact(), Context(), Resume()     # also behind keys (ctrl+k, ctrl+l, ctrl+r)
 HELP = Help(lambda: all_commands())        # read when shown: the custom commands are known from launch
@@ -117,10 +122,10 @@ def complete(prefix: str) -> list[Command]:
 def completions(prefix: str) -> list[tuple[str, str]]:
     """The / completion's rows: (name, aligned label) for each command starting with ``prefix``."""
     found = complete(prefix)
-    width = max((len(f"{c.name} {c.usage}".strip()) for c in found), default=0)
+    width = max((len(c.with_usage) for c in found), default=0)
     return [(c.name, completion_label(c, width)) for c in found]
 
 
 def completion_label(command: Command, name_width: int) -> str:
     """One aligned row of the / completion: name and usage padded to the widest, then the help."""
-    return f"{(command.name + ' ' + command.usage).strip():<{name_width}}  {command.help}"
+    return f"{command.with_usage:<{name_width}}  {command.help}"

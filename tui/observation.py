@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Literal
 
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
 from contextual.core.plural import plural
@@ -93,6 +94,31 @@ def numbered_line(line: str, row_number: int | None, width: int, style: str = ""
         text.append(f"{row_number:>{width}} ", style=ROW_NUMBER_STYLE)
     text.append(line.expandtabs(4), style=style)
     return text
+
+
+class HangingLines:
+    """Lines of an observation, each wrapped at the width it gets under its own text: a long line of a Read
+    continued at column 0, under the file's line numbers (the scratchpad's "899│return … *" then "299")."""
+
+    def __init__(self, lines: list[str], width: int) -> None:
+        self.lines, self.width = lines, width
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        rows: list[Text] = []
+        for line in self.lines:
+            text = numbered_line(line, None, self.width)
+            gutter = self.width + 1 if file_numbered(line) else 0
+            room = options.max_width - gutter
+            if not gutter or room < MIN_ROOM or text.cell_len <= options.max_width:
+                rows.append(text)
+                continue
+            under = Text(" " * self.width + "│", style=FILE_NUMBER_STYLE)
+            for n, part in enumerate(text[gutter:].wrap(console, room)):
+                rows.append((text[:gutter] if n == 0 else under) + part)
+        yield Text("\n").join(rows)
+
+
+MIN_ROOM = 16           # narrower than this beside the numbers, a line wraps as plain text
 
 
 RowKind = Literal["same", "dropped", "added", "gap"]

@@ -25,18 +25,19 @@ class SlashCommands(Provider):
 
     # The palette reads a str prompt or help as markup, and a custom command's description and argument hint are
     # a file's text (`[/]` in one ended the app at ctrl+p, `[message]` vanished): each goes as plain Content.
+    # Each entry reads as Textual's own do ("Screenshot" over "Save an SVG…"): the command as typed, with its
+    # arguments, over what it does. The arguments came under the description, after its wrapped end.
     async def discover(self) -> Hits:
         for command in commands.all_commands():
-            yield DiscoveryHit(unparsed(f"{command.name}  {command.help}"), self._runner(command),
-                               help=unparsed(command.usage) if command.usage else None)
+            yield DiscoveryHit(unparsed(command.with_usage), self._runner(command), help=unparsed(command.help))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for command in commands.all_commands():
             score = matcher.match(f"{command.name} {command.help}")
             if score > 0:
-                yield Hit(score, plain_highlight(matcher, f"{command.name}  {command.help}"), self._runner(command),
-                          help=unparsed(command.usage) if command.usage else None)
+                yield Hit(score, plain_highlight(matcher, command.with_usage), self._runner(command),
+                          help=unparsed(command.help))
 
     def _runner(self, command: commands.Command) -> Callable[[], Any]:
         app = self.app

@@ -63,7 +63,7 @@ class Help:
         table.add_column()
         for c in self.commands():
             # Text, not str: a project's own commands describe themselves, and a Rich table reads str as markup
-            table.add_row(Text(f"{c.name} {c.usage}".strip()), Text(c.help))
+            table.add_row(Text(c.with_usage), Text(c.help))
         table.add_row("", "")
         for keys, what in KEYS:
             table.add_row(keys, what)

@@ -10,11 +10,8 @@ from functools import partial
 from collections.abc import Sequence
 from typing import Any, Callable
 
-from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.binding import Binding
-from textual.content import Content
-from textual.css.styles import RulesMap
 from textual.geometry import Size
 from textual.message import Message as TextualMessage
 from textual.widgets import OptionList
@@ -27,9 +24,8 @@ from contextual.core.plural import plural
 from contextual.tui.format import (args_label, call_label, final_answer, one_line, stored_status, times, tokens,
                                    without_markdown)
 from contextual.tui.prompt_view import Shown
-from textual.strip import Strip
-from textual.style import Style
-from textual.visual import RenderOptions, Visual, VisualType
+from contextual.tui.widgets.fit_row import FitRow
+from textual.visual import VisualType
 
 ROLE_STYLE = {
     "summary": ("◆ summary", "bold #d7af5f"),
@@ -70,41 +66,6 @@ FORM_STYLE = {"superseded": "bold #8a8a8a", "hard": "bold #d7875f", "cut": "bold
 def summary_numbers(messages: Sequence[Message], compactions: Sequence[Any]) -> dict[str, int]:
     """Each summary's number as /compactions gives it (compactions cut without a summary count too)."""
     return {key: n for key, (n, _) in summary_records(messages, compactions).items()}
-
-
-class FitRow(Text):
-    """A tool row: at the width it gets, its arguments give way, cut once with one "…", so the size, form and
-    status after them stay in view (the label cut at 80 and the row cut again at the pane read "ever… …")."""
-
-    label_span: tuple[int, int] = (0, 0)
-
-    def visualize(self) -> Visual:
-        return _FittedRow(self)
-
-
-LABEL_ROOM = 12          # fewer cells for the arguments than this: the row is cut at its end instead
-
-
-class _FittedRow(Visual):
-    def __init__(self, row: FitRow) -> None:
-        self.row = row
-
-    def fitted(self, width: int) -> Text:
-        row, (start, end) = self.row, self.row.label_span
-        label = row.plain[start:end]
-        room = cell_len(label) - (row.cell_len - width)
-        if row.cell_len <= width or room < LABEL_ROOM:
-            return row
-        return row[:start] + Text(set_cell_size(label, room - 1).rstrip() + "…") + row[end:]
-
-    def render_strips(self, width: int, height: int | None, style: Style, options: RenderOptions) -> list[Strip]:
-        return Content.from_rich_text(self.fitted(width)).render_strips(width, height, style, options)
-
-    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
-        return self.row.cell_len
-
-    def get_height(self, rules: RulesMap, width: int) -> int:
-        return 1
 
 
 def message_row(message: Message, index: int, width: int = 70, undoable: bool = False,
@@ -354,9 +315,18 @@ class HistoryView(OptionList):
 
     @property
     def title(self) -> str:
-        # What the rows add up to: mid-turn the turn's own messages are sent in another layer than L3 (it said 0).
+        # What the rows add up to: mid-turn the turn's own messages are sent in another layer than L3 (it said 0),
+        # and the title names them, so its figure is not read as the meter's L3
         size = "counting tokens…" if self.shown is None and not ready() else f"{tokens(self.total_tokens)} tok"
-        return f"History as sent · L3 · {plural(len(self.messages), 'message')} · {size}"
+        # the figure before the count: a side pane 50 columns wide cuts the title's end
+        return f"History as sent · {self.scope} · {size} · {plural(len(self.messages), 'message')}"
+
+    @property
+    def scope(self) -> str:
+        """'L3', or 'L3 + turn' while the rows hold the running turn's input and steps (the meter's input, scratch)."""
+        sent = self.shown.by_source() if self.shown is not None else {}
+        turn = any(sent[m.id].layer != "L3" for m in self.messages if m.id in sent)
+        return "L3 + turn" if turn else "L3"
 
     def action_pin(self) -> None:
         # a run's newest: once pinned it leaves the run and shows on its own row, ⚲

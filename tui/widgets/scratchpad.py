@@ -23,7 +23,7 @@ from contextual.tui.screen_safe import screen_text
 
 if TYPE_CHECKING:
     from contextual.core.session.schema import TurnEnd
-from contextual.tui.observation import gutter_width, numbered_line, readable_lines
+from contextual.tui.observation import HangingLines, gutter_width, readable_lines
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 MAX_OBSERVATION_LINES = 1500      # beyond this the stored-vs-full screen shows the rest
@@ -138,8 +138,7 @@ def render_step(record: StepRecord, spinner_frame: str = "") -> Group:
         shown = lines[:MAX_OBSERVATION_LINES]
         # No row numbers here: a Read's lines carry the file's own, shown once in their own column.
         width = gutter_width(shown, rows=1)
-        body = Text("\n").join(numbered_line(line, None, width) for line in shown)
-        parts.append(body)
+        parts.append(HangingLines(shown, width))
         if len(lines) > len(shown):
             parts.append(Text(f"… {len(lines) - len(shown)} more lines (open it from History: enter)", style="dim"))
     return Group(*parts)

@@ -10,11 +10,14 @@ from typing import NamedTuple
 
 from rich.text import Text
 from textual.binding import Binding
+from textual.content import Content
+from textual.visual import VisualType
 from textual.widgets import Collapsible, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
 from contextual.tui.format import call_label, times, unparsed
 from contextual.tui.result_line import result_lines
+from contextual.tui.widgets.fit_row import FitRow
 
 STATUS_MARK = {"success": ("✓", "#87af5f"), "error": ("✗", "#d75f5f"), "running": ("…", "#af87af")}
 
@@ -40,6 +43,15 @@ def trail_title(calls: list[TrailCall]) -> str:
     return unparsed(f"{len(calls)} tool calls · " + ", ".join(parts) + (f" · {failed} failed" if failed else ""))
 
 
+def label_span(calls: list[TrailCall]) -> tuple[int, int] | None:
+    """Where one call's arguments stand in its title: they give way at the chat's width, its result stays."""
+    if len(calls) != 1 or not calls[0].label.strip():
+        return None
+    label = calls[0].label.strip()
+    start = str(trail_title(calls)).find(label, len(calls[0].tool))
+    return (start, start + len(label)) if start >= 0 else None
+
+
 def call_line(call: TrailCall) -> Text:
     """The call's row, then its result's rows ("⎿ " under the tool's name), each clipped to the chat's width."""
     mark, colour = STATUS_MARK.get(call.status, ("✗", "#d75f5f"))
@@ -54,6 +66,17 @@ class TrailTitle(CollapsibleTitle):
     """The trail's title with its key in the footer when it has the focus (tab from the input reaches it):
     Textual's own binding is hidden, so nothing said how to see the calls."""
     BINDINGS = [Binding("enter", "toggle_collapsible", "show/hide calls")]
+    # One call's title, wider than the chat, cuts its arguments and keeps its result: "Bash pytest -q … · exit 0"
+    # (cut at its end, the exit went and the line read "Bash python -m pytest -q tests/test_prices.py 2>&1 | t…")
+    fit_span: tuple[int, int] | None = None
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        if self.fit_span is not None and isinstance(content, Content) and isinstance(self.label, Content):
+            shift = len(content.plain) - len(self.label.plain)          # the ▶ / ▼ before the label
+            row = FitRow(content.plain, no_wrap=True, overflow="ellipsis")
+            row.label_span = (self.fit_span[0] + shift, self.fit_span[1] + shift)
+            content = row
+        super().update(content, layout=layout)
 
 
 class ToolTrail(Collapsible):
@@ -99,5 +122,8 @@ class ToolTrail(Collapsible):
         self._paint()
 
     def _paint(self) -> None:
+        made = getattr(self, "_title", None)
+        if isinstance(made, TrailTitle):
+            made.fit_span = label_span(self.calls)
         self.title = trail_title(self.calls)
         self._lines.update(Text("\n").join(call_line(call) for call in self.calls))
