@@ -28,6 +28,9 @@ class _FittedRow(Visual):
     def __init__(self, row: FitRow) -> None:
         self.row = row
 
+    def __str__(self) -> str:           # what the row says, as a rendered Content reads (its plain text)
+        return self.row.plain
+
     def fitted(self, width: int) -> Text:
         row, (start, end) = self.row, self.row.label_span
         label = row.plain[start:end]
