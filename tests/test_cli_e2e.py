@@ -115,6 +115,10 @@ def test_version_and_help(project: Path):
                  "--summary-model", "--no-auto-compact", "replay", "context", "undo", "export",
                  "CONTEXTUAL_BASE_URL"):
         assert flag in helptext
+    # every variable the settings read (the README names them all) is listed, not only the first ones added
+    from contextual.core.config import ENV_NAMES
+    for name in (*ENV_NAMES.values(), "CONTEXTUAL_HOME", "CONTEXTUAL_TRUST_PROJECT", "CONTEXTUAL_DEBUG"):
+        assert name in helptext, name
     # an 80-column terminal shows it without wrapping a line in the middle of a word
     assert [line for line in helptext.splitlines() if len(line) > 80] == []
 

@@ -74,3 +74,14 @@ def test_max_retries_may_be_zero_and_reaches_the_providers_retry_policy(tmp_path
     assert cfg.max_retries == 2 and make_provider(cfg).policy.max_retries == 2     # type: ignore[attr-defined]
     with pytest.raises(ConfigError, match="CONTEXTUAL_MAX_RETRIES"):
         load_config(root, {}, {**env, "CONTEXTUAL_MAX_RETRIES": "-1"})
+
+
+def test_warn_ratio_is_a_config_key(tmp_path: Path):
+    """The README names `warn_ratio` (0.7) among the config keys; a file that set it was refused as unknown."""
+    home, root = _files(tmp_path, user="warn_ratio = 0.5\ncontext_window = 100000")
+    env = {"CONTEXTUAL_HOME": str(home)}
+    cfg = load_config(root, {}, env)
+    assert cfg.warn_ratio == 0.5
+    (home / "config.toml").write_text("warn_ratio = 1.5")
+    with pytest.raises(ConfigError, match="warn_ratio"):
+        load_config(root, {}, env)
