@@ -378,9 +378,8 @@ async def test_model_command_switches_the_model_for_the_next_turn(tmp_path):
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
             await run_turn(pilot, "first")
-            await type_and_send(pilot, "/model bigger-model")
-            await pilot.pause()
-            assert "bigger-model" in str(app.query_one("#topbar").render())
+            await type_and_send(pilot, "/model bigger-model")       # it asks the server for the model's window
+            await wait_for(pilot, lambda: "bigger-model" in str(app.query_one("#topbar").render()))
             await run_turn(pilot, "second")
     assert [r["model"] for r in srv.requests] == ["fake-model", "bigger-model"]
 
