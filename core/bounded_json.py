@@ -1,7 +1,8 @@
-"""JSON from untrusted text (servers, model replies) with its nesting depth bounded.
+"""JSON from untrusted text (servers, model replies, MCP results, hooks, .mcp.json) with its nesting depth bounded.
 
-Python's decoder recurses once per level: a few thousand nested brackets raise RecursionError, and a value
-that decodes at depth 900 still breaks every recursive walk after it (json.dumps, scrubbing, rendering).
+Python's decoder recurses once per level: a few thousand nested brackets raise RecursionError (about 10,000 on
+3.13, whose decoder counts C levels), and a value that decodes at depth 900 still breaks every recursive walk
+after it (json.dumps, scrubbing, rendering).
 The depth is measured first, without recursion, so deep input fails like any other bad JSON: ValueError.
 """
 

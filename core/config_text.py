@@ -3,7 +3,8 @@
 A checkout brings its own config files, and they are read before the user is asked to trust them: a 400 MB
 `.mcp.json` took 1.6 GB before its server was reported "not approved", and 6 kB of nested brackets ended the
 launch in a 3,000-line RecursionError. A config file is read up to MAX_BYTES, regular files only, and a parse that
-nests too deeply is an error naming the file, as any malformed one is.
+nests too deeply is an error naming the file, as any malformed one is. JSON's depth is bounded before it is parsed:
+Python 3.13's decoder recurses in C up to about 10,000 levels, so a RecursionError is no limit one can rely on.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ import tomllib
 from pathlib import Path
 from typing import Any, Callable
 
+from contextual.core import bounded_json
 from contextual.core.regular_file import NotRegular, read_regular
 
 MAX_BYTES = 1 << 20            # a config file of a megabyte is already far past any real one
+_TOO_DEEP = "cannot read {path}: its values nest too deeply"
 
 
 class ConfigTextError(ValueError):
@@ -44,6 +47,10 @@ def parse_toml(text: str, path: Path) -> dict[str, Any]:
 
 
 def parse_json(text: str, path: Path) -> Any:
+    try:
+        bounded_json.check_depth(text)
+    except bounded_json.JSONDepthError:
+        raise ConfigTextError(_TOO_DEEP.format(path=path)) from None
     return _parsed(json.loads, json.JSONDecodeError, text, path)
 
 
@@ -53,4 +60,4 @@ def _parsed(parse: Callable[[str], Any], malformed: type[ValueError], text: str,
     except malformed as exc:
         raise ConfigTextError(f"cannot read {path}: {exc}") from None
     except RecursionError:
-        raise ConfigTextError(f"cannot read {path}: its values nest too deeply") from None
+        raise ConfigTextError(_TOO_DEEP.format(path=path)) from None

@@ -38,6 +38,8 @@ import signal
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
+from contextual.core import bounded_json
+
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "PreCompact", "Stop")
 # Claude Code's other events: a config naming them still loads, and says once that they do not run here.
 NOT_RUN = ("SessionEnd", "Notification", "SubagentStart", "SubagentStop",
@@ -225,7 +227,7 @@ def _decision(out: str) -> dict[str, Any] | None:
     if not text.startswith("{"):
         return None
     try:
-        answer = json.loads(text)
+        answer = bounded_json.loads(text)     # nested deeper, it would break every later walk of updatedInput
     except ValueError:
         return None
     return answer if isinstance(answer, dict) else None

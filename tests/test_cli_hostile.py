@@ -236,6 +236,9 @@ CONFIGS = {   # built in the test: a parameter of megabytes would be the test's 
     "toml-deep": (".contextual/config.toml", lambda: "a = " + "[" * 3000 + "]" * 3000),
     "toml-large": (".contextual/config.toml", lambda: 'model = "' + "x" * (2 << 20) + '"'),
     "mcp-deep": (".mcp.json", lambda: '{"mcpServers": ' + "[" * 3000 + "]" * 3000 + "}"),
+    # Parses on every Python (3.13's decoder takes 3,000 too): the depth is bounded before the parse, not by it.
+    "mcp-deep-server": (".mcp.json", lambda: '{"mcpServers": {"s": {"command": "x", "args": '
+                                             + "[" * 200 + "]" * 200 + "}}}"),
     "mcp-large": (".mcp.json", lambda: '{"mcpServers": {"s": {"command": "' + "x" * (2 << 20) + '"}}}'),
 }
 

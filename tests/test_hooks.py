@@ -277,6 +277,19 @@ def test_a_guards_json_that_does_not_parse_is_said(project: Path):
     assert "printed JSON that does not parse" in result.stderr
 
 
+def test_a_guards_json_nested_too_deeply_is_said_and_the_turn_goes_on(project: Path):
+    """updatedInput nested 3,000 levels ended the run in a RecursionError on every Python: in the decoder up to 3.12,
+    in the walk of the call's input on 3.13, whose decoder takes it (helper80)."""
+    deep = "[" * 3000 + "]" * 3000
+    answer = '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", ' \
+             f'"updatedInput": {{"file_path": "calc.py", "x": {deep}}}}}}}'
+    _hooks_file(home_of(project) / "config.toml", "PreToolUse", "echo " + shlex.quote(answer), "Read")
+    result, srv = _run(project, [READ, FINISH])
+    assert result.returncode == 0 and "RecursionError" not in result.stderr, result.stderr[-2000:]
+    assert "printed JSON that does not parse" in result.stderr
+    assert "def add(a, b)" in _sent(srv, 1)          # the call ran as the model asked
+
+
 def test_user_prompt_submit_exit_2_keeps_the_message_from_the_model(project: Path):
     _hooks_file(home_of(project) / "config.toml", "UserPromptSubmit",
                 "cat > prompt.json; echo 'no secrets in prompts' >&2; exit 2")

@@ -299,6 +299,19 @@ def test_an_embedded_text_resource_is_shown_and_held_to_the_cap(project: Path):
     assert note.startswith("[cut: good on MCP server hostile answered 30,018 characters; only the first 300 tokens")
 
 
+@pytest.mark.parametrize("depth", [500, 3000])
+def test_a_text_result_of_deeply_nested_json_stays_text_and_the_turn_goes_on(project: Path, depth: int):
+    """Text that is JSON becomes JSON; nested 500 levels it ended the run in a RecursionError on every Python (the
+    result's check walks it), and 3,000 levels too on 3.13, whose decoder no longer fails first (helper80)."""
+    user_servers(project, {"hostile": {"command": sys.executable, "args": [HOSTILE],
+                                       "env": {"HOSTILE_RESULT": f"deep:{depth}"}}})
+    result, requests = run(project, ['Thought: go\nAction: mcp__hostile__good[{"text": "x"}]', DONE])
+    assert result.returncode == 0 and result.stdout.strip() == "done", result.stderr
+    assert "Traceback" not in result.stderr and "RecursionError" not in result.stderr
+    seen = observation(requests[1])
+    assert seen.startswith("[ok]") and '[[["end"]]]' in seen, seen[:300]
+
+
 def test_requests_never_advertised_and_an_answer_that_is_not_a_result_fail_that_call_leaving_no_piece_of_a_key(
         project: Path):
     """Sampling, roots and elicitation requests, an answer to an id never sent, progress never asked for, and a call

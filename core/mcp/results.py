@@ -1,6 +1,7 @@
 """An MCP `CallToolResult` as a C1 tool result (status, data, text, stats, context, error).
 
-Text that is JSON becomes JSON (so the stored form can keep its structure); images and audio are
+Text that is JSON becomes JSON (so the stored form can keep its structure; nested past bounded_json's limit it
+stays text, since every later walk of the value recurses); images and audio are
 described, never inlined; resource links keep their URI. Works on the SDK's content blocks by their
 `type` attribute, so this module needs no SDK import.
 
@@ -15,7 +16,7 @@ import binascii
 import json
 from typing import Any
 
-from contextual.core import tokens
+from contextual.core import bounded_json, tokens
 from contextual.core.tools.base import fail, ok
 
 CHARS_PER_TOKEN_AT_MOST = 8      # bounds the text the tokenizer reads to cut at the cap
@@ -25,7 +26,7 @@ def _json_or_text(text: str) -> dict[str, Any]:
     stripped = text.strip()
     if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
         try:
-            return {"type": "json", "json": json.loads(stripped)}
+            return {"type": "json", "json": bounded_json.loads(stripped)}
         except ValueError:
             pass
     return {"type": "text", "text": text}

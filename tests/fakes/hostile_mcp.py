@@ -32,8 +32,11 @@ def tools() -> list[dict[str, Any]]:
 
 
 def hostile_content(kind: str) -> list[dict[str, Any]]:
-    """HOSTILE_RESULT: "resource:N" one embedded resource of N characters of text; "binary": an image whose
-    data is not base64 and a blob of 10 MB."""
+    """HOSTILE_RESULT: "resource:N" one embedded resource of N characters of text; "deep:N" one text block of JSON
+    nested N levels; "binary": an image whose data is not base64 and a blob of 10 MB."""
+    if kind.startswith("deep:"):
+        depth = int(kind.split(":")[1])
+        return [{"type": "text", "text": "[" * depth + '"end"' + "]" * depth}]
     if kind.startswith("resource:"):
         return [{"type": "resource", "resource": {"uri": "file:///big.txt", "mimeType": "text/plain",
                                                   "text": "r" * int(kind.split(":")[1])}}]
