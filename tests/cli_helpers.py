@@ -147,3 +147,13 @@ def one_line_error(stderr: str) -> str:
     errors = [line for line in stderr.splitlines() if line.startswith(("error:", "contextual:"))]
     assert len(errors) == 1, stderr
     return errors[0]
+
+
+def end_in_terminal(pid: int, fd: int) -> None:
+    """A child started with pty.fork: killed if it still runs, reaped, and its terminal closed."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+    os.close(fd)

@@ -19,7 +19,7 @@ from contextual.core.messages import Message
 from contextual.core.session import SessionWriter, load_session
 from contextual.core.snapshot import GhostSnapshots
 from contextual.undo_cmd import undo_main
-from tests.cli_helpers import cli_env
+from tests.cli_helpers import cli_env, end_in_terminal
 from tests.git_helpers import make_repo, tree_files
 
 
@@ -125,12 +125,7 @@ def test_ctrl_c_or_ctrl_d_at_the_overwrite_question_ends_it_at_once_and_keeps_th
         assert (repo / "a.py").read_text() == "edited by hand after the turn\n"
         assert (tree_files(repo) == changed) == (key == b"\x03")
     finally:
-        try:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
-        os.close(fd)
+        end_in_terminal(pid, fd)
 
 
 def test_snapshots_stay_out_of_history_and_survive_a_compaction_and_a_resume(tmp_path, monkeypatch, capsys):

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from tests.cli_helpers import home_of
+from tests.cli_helpers import end_in_terminal, home_of
 from tests.fakes.llm_server import FakeLLMServer
 from tests.wheel_helpers import REPO, Installed
 
@@ -159,12 +159,7 @@ def app_in_pty(installed: Installed, project: Path, base_url: str) -> Iterator[t
         fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
         yield pid, fd
     finally:
-        try:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
-        os.close(fd)
+        end_in_terminal(pid, fd)
 
 
 def test_the_app_paints_its_first_frame_from_the_wheel(installed_wheel: Installed, project: Path):
