@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import select
 import signal
 import sys
 from pathlib import Path
@@ -64,10 +65,14 @@ async def _ask_on_terminal(paths: list[str]) -> bool:
     # or under asyncio.run's handler, Ctrl-C waited for an Enter. Nothing is changed before the answer.
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        answer = input("Overwrite them with their state from before the turn? [y/N] ")
-    except EOFError:                # Ctrl-D: no, and the next line on its own
-        print()
-        answer = ""
+        print("Overwrite them with their state from before the turn? [y/N] ", end="", flush=True)
+        # Waited for in short steps: the kernel may hand Ctrl-C's SIGINT to another thread of the process, and then
+        # a read on this one is not interrupted; Python acts on it here, between two waits
+        while not select.select([sys.stdin], [], [], 0.2)[0]:
+            pass
+        answer = sys.stdin.readline()
+        if not answer:              # Ctrl-D: no, and the next line on its own
+            print()
     except KeyboardInterrupt:
         print(file=sys.stderr)      # the shell's ^C stays on the question's line, the next line on its own
         raise

@@ -153,6 +153,7 @@ def test_closing_the_terminal_or_a_kill_stops_the_running_command_and_records_th
     with FakeLLMServer(kind="openai", script=[run, finish("never")]) as srv:
         pid, fd = pty.fork()
         if pid == 0:        # the child: the app in an 80x24 pseudo-terminal, as a terminal emulator starts it
+            signal.pthread_sigmask(signal.SIG_SETMASK, set())      # no signal blocked, whatever the worker blocks
             os.chdir(project)
             os.execve(sys.executable, [sys.executable, "-m", "contextual", "--permission-mode", "bypass"],
                       {**cli_env(home, srv.base_url), "TERM": "xterm-256color"})

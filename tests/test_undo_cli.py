@@ -108,6 +108,9 @@ def test_ctrl_c_or_ctrl_d_at_the_overwrite_question_ends_it_at_once_and_keeps_th
     pid, fd = pty.fork()
     if pid == 0:         # the child: `contextual undo` in a terminal, Ctrl-C at its default as a shell starts it
         signal.signal(signal.SIGINT, signal.SIG_DFL)
+        # … and unblocked: a blocked signal stays blocked across fork and exec, and the test process (an xdist worker
+        # that ran other tests) may have it blocked; the full suite then saw Ctrl-C ignored
+        signal.pthread_sigmask(signal.SIG_SETMASK, set())
         os.chdir(repo)
         os.execve(sys.executable, [sys.executable, "-m", "contextual", "undo"], cli_env(home))
     try:
