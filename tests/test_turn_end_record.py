@@ -204,3 +204,25 @@ async def test_in_one_run_the_message_after_a_failed_turn_tells_the_model_once(t
         await run(engine, "third")
     told = "Your previous turn ended without an answer (the model server failed)"
     assert told in json.dumps(srv.requests[1]["messages"][-1]) and told not in json.dumps(srv.requests[2]["messages"][-1])
+
+
+async def test_a_crash_mid_turn_is_recorded_as_an_internal_error_not_as_the_users_stop(tmp_path: Path, monkeypatch):
+    """A bug of ours that ended a turn was recorded as "interrupted by the user", and the next input told the model
+    the user had stopped it (helper-80 noticed)."""
+    import pytest
+
+    from contextual.core.engine.turn import TurnLoop
+    from tests.engine_helpers import engine_with, run
+
+    def broken(self, *args, **kwargs):
+        raise RuntimeError("a bug in the step")
+    async with engine_with(tmp_path, [READ, finish_reply("b")]) as (engine, srv):
+        with monkeypatch.context() as patched:
+            patched.setattr(TurnLoop, "_act", broken)
+            with pytest.raises(RuntimeError):
+                await run(engine, "first")
+        (end,) = engine.turn_ends.values()
+        assert (end.kind, end.reason) == ("internal", "internal error: RuntimeError: a bug in the step")
+        await run(engine, "second")
+    told = json.dumps(srv.requests[-1]["messages"][-1])
+    assert "an internal error of the agent stopped it" in told and "stopped your previous turn" not in told

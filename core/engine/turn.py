@@ -57,7 +57,8 @@ def failed_note(kind: str) -> str:
     """What the model hears with the next input after a turn that failed: as after one the user stopped, two
     questions in a row would otherwise read as unfinished business (the reason itself is for the person)."""
     why = {"provider": "the model server failed", "step_limit": "it reached the step limit",
-           "context_length": "its prompt did not fit the model's window", "hook": "a hook stopped it"}
+           "context_length": "its prompt did not fit the model's window", "hook": "a hook stopped it",
+           "internal": "an internal error of the agent stopped it"}
     return system_reminder(f"Your previous turn ended without an answer ({why.get(kind, 'it failed')}); what it "
                            "did is above. Go on with it only if this message asks you to.")
 
@@ -186,6 +187,7 @@ class TurnLoop:
             yield change
         terminal: TurnFinished | ErrorEvent = ErrorEvent("the turn ended without an answer", "interrupted")
         finished = False
+        crashed: Exception | None = None
         try:
             async with aclosing(self._loop(turn_id)) as events:
                 async for ev in events:
@@ -195,9 +197,12 @@ class TurnLoop:
                     yield ev
                     for change in self.changes():
                         yield change
+        except Exception as exc:        # a bug of ours, not the user's Esc: the record says which
+            crashed = exc
+            raise
         finally:
             if not finished:
-                self._interrupt(turn_id)
+                self._interrupt(turn_id, crashed)
             elif isinstance(terminal, ErrorEvent):      # a resumed chat and the export say why, as the live chat did
                 recorder.turn_ended(TurnEnd(turn_id, terminal.kind,
                                             secrets.redact_shown(one_line(terminal.message, MAX_REASON_CHARS))))
@@ -260,12 +265,18 @@ class TurnLoop:
             return
         yield answer
 
-    def _interrupt(self, turn_id: str) -> None:
-        """Esc/Ctrl-C or a crash mid-turn: give a dangling call its 'aborted' result and mark the round."""
+    def _interrupt(self, turn_id: str, crashed: Exception | None = None) -> None:
+        """Esc/Ctrl-C or a crash mid-turn: give a dangling call its 'aborted' result and mark the round, as stopped
+        by the user or as failed on an internal error (it was recorded as the user's stop)."""
         prompt, recorder = self._prompt, self._recorder
         for call in unanswered(prompt.history.messages[prompt.turn_start or 0:]):
             recorder.append(aborted_result(call))
-        self._mark_stopped(turn_id)
+        if crashed is None:
+            self._mark_stopped(turn_id)
+            return
+        reason = one_line(f"internal error: {type(crashed).__name__}: {crashed}", MAX_REASON_CHARS)
+        recorder.turn_ended(TurnEnd(turn_id, "internal", secrets.redact_shown(reason)))
+        self._controls.remind(failed_note("internal"))
 
     def _mark_stopped(self, turn_id: str) -> None:
         """The round is recorded as stopped by the user, and the model hears it with the next input: without it
