@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from contextlib import asynccontextmanager
 import sys
 from pathlib import Path
 
@@ -150,42 +151,41 @@ async def test_the_app_shows_the_stop_hooks_continuation_live_and_resumed(tmp_pa
             assert _steps(resumed.query_one(ScratchpadView)) == steps
 
 
-async def test_esc_stops_a_turn_that_a_stop_hook_holds_at_once_and_the_hook_with_it(tmp_path: Path):
+@asynccontextmanager
+async def _stopped_in_a_hook(tmp_path: Path, event: str, command: str, script: list[str], text: str):
+    """The app with an `event` hook running `command` (it touches `started` first), `text` sent, esc pressed once the
+    hook started and the turn over: (app, server, project), the app still running."""
     from contextual.tui.app import ContextualApp
-    from contextual.tui.widgets.scratchpad import ScratchpadView
     from tests.tui_helpers import SIZE, make_host, server, type_and_send, wait_for
 
-    _hooks_file(tmp_path / "home" / "config.toml", "Stop", "touch started; sleep 30; touch finished")
-    with server([_finish("one"), _finish("two")]) as srv:
+    _hooks_file(tmp_path / "home" / "config.toml", event, command)
+    with server(script) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         root = app.config.project_root
         async with app.run_test(size=SIZE) as pilot:
-            await type_and_send(pilot, "go")
+            await type_and_send(pilot, text)
             await wait_for(pilot, lambda: (root / "started").exists())
             await pilot.press("escape")
             await wait_for(pilot, lambda: not app.turn_running, timeout=10)     # not the hook's 30 s
-            assert app.query_one(ScratchpadView).turns[-1].outcome == "interrupted"
-    assert not (root / "finished").exists() and len(srv.requests) == 1
+            yield app, srv, root
 
+
+async def test_esc_stops_a_turn_that_a_stop_hook_holds_at_once_and_the_hook_with_it(tmp_path: Path):
+    from contextual.tui.widgets.scratchpad import ScratchpadView
+
+    async with _stopped_in_a_hook(tmp_path, "Stop", "touch started; sleep 30; touch finished",
+                                  [_finish("one"), _finish("two")], "go") as (app, srv, root):
+        assert app.query_one(ScratchpadView).turns[-1].outcome == "interrupted"
+    assert not (root / "finished").exists() and len(srv.requests) == 1
 
 
 async def test_esc_during_a_user_prompt_submit_hook_keeps_the_message_as_a_stopped_turn(tmp_path: Path):
     """The message was shown as sent; stopped while its UserPromptSubmit hook ran, the session lost it (helper-79).
     It is kept, as a turn stopped before its first call."""
-    from contextual.tui.app import ContextualApp
-    from tests.tui_helpers import SIZE, make_host, server, type_and_send, wait_for
-
-    _hooks_file(tmp_path / "home" / "config.toml", "UserPromptSubmit", "touch started; sleep 30")
-    with server([_finish("two")]) as srv:
-        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
-        root = app.config.project_root
-        async with app.run_test(size=SIZE) as pilot:
-            await type_and_send(pilot, "keep KEPTMSG")
-            await wait_for(pilot, lambda: (root / "started").exists())
-            await pilot.press("escape")
-            await wait_for(pilot, lambda: not app.turn_running, timeout=10)     # not the hook's 30 s
-            assert not srv.requests
-            session = app.engine.session.path
+    async with _stopped_in_a_hook(tmp_path, "UserPromptSubmit", "touch started; sleep 30", [_finish("two")],
+                                  "keep KEPTMSG") as (app, srv, root):
+        assert not srv.requests
+        session = app.engine.session.path
     lines = session.read_text().splitlines()
     assert any("KEPTMSG" in line and '"user"' in line for line in lines)
     assert '"interrupted"' in lines[-1]

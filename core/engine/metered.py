@@ -14,13 +14,13 @@ class Metered:
     def __init__(self, provider: Provider) -> None:
         self.name = provider.name
         self._provider = provider
-        self.calls: list[tuple[UsageChunk, str]] = []      # (usage, the model the call named), in order
+        self._calls: list[tuple[UsageChunk, str]] = []      # (usage, the model the call named), in order
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamChunk, None]:
         async with aclosing(self._provider.stream(request)) as chunks:
             async for chunk in chunks:
                 if isinstance(chunk, UsageChunk):
-                    self.calls.append((chunk, request.model))
+                    self._calls.append((chunk, request.model))
                 yield chunk
 
     async def aclose(self) -> None:
@@ -28,5 +28,5 @@ class Metered:
 
     def taken(self) -> list[tuple[UsageChunk, str]]:
         """The calls metered since the last look."""
-        calls, self.calls = self.calls, []
+        calls, self._calls = self._calls, []
         return calls

@@ -204,9 +204,7 @@ class TurnLoop:
             if not finished:
                 self._interrupt(turn_id, crashed)
             elif isinstance(terminal, ErrorEvent):      # a resumed chat and the export say why, as the live chat did
-                recorder.turn_ended(TurnEnd(turn_id, terminal.kind,
-                                            secrets.redact_shown(one_line(terminal.message, MAX_REASON_CHARS))))
-                self._controls.remind(failed_note(terminal.kind))
+                self._mark_failed(turn_id, terminal.kind, terminal.message)
             self.running = False
             self._gate.grant_for_turn(())
             self._turn_model = ""
@@ -273,10 +271,14 @@ class TurnLoop:
             recorder.append(aborted_result(call))
         if crashed is None:
             self._mark_stopped(turn_id)
-            return
-        reason = one_line(f"internal error: {type(crashed).__name__}: {crashed}", MAX_REASON_CHARS)
-        recorder.turn_ended(TurnEnd(turn_id, "internal", secrets.redact_shown(reason)))
-        self._controls.remind(failed_note("internal"))
+        else:
+            self._mark_failed(turn_id, "internal", f"internal error: {type(crashed).__name__}: {crashed}")
+
+    def _mark_failed(self, turn_id: str, kind: str, why: str) -> None:
+        """The round is recorded as failed, with why (a resumed chat and the export say it), and the model hears
+        the kind of failure with the next input (failed_note)."""
+        self._recorder.turn_ended(TurnEnd(turn_id, kind, secrets.redact_shown(one_line(why, MAX_REASON_CHARS))))
+        self._controls.remind(failed_note(kind))
 
     def _mark_stopped(self, turn_id: str) -> None:
         """The round is recorded as stopped by the user, and the model hears it with the next input: without it

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from contextual.core.config import Config
 from contextual.core.events import UsageEvent
-from contextual.core.model_facts import cost
+from contextual.core.model_facts import TokenUsage, cost
 from contextual.core.prompt import UsageFigures
 from contextual.core.providers.base import UsageChunk
 
@@ -21,8 +21,7 @@ class Usage:
     def take(self, chunk: UsageChunk, config: Config, sent: int | None = None) -> UsageEvent:
         self.last = chunk.input_tokens + chunk.output_tokens
         self.sent = sent
-        self.last_call = UsageFigures(chunk.input_tokens, chunk.output_tokens, chunk.cached_tokens,
-                                      chunk.cache_creation_tokens, cost(chunk, config.model, config.models))
+        self.last_call = _figures(chunk, config.model, config)
         self.session = self.session.plus(self.last_call)
         return UsageEvent(chunk.input_tokens, chunk.output_tokens, chunk.cached_tokens, chunk.cache_creation_tokens,
                           config.model or "", sent)
@@ -30,16 +29,14 @@ class Usage:
     def take_side(self, chunk: UsageChunk, model: str, config: Config, purpose: str) -> UsageEvent:
         """A call that is not the agent's (a compaction's summary): it costs, but the next prompt's basis (A6) and
         the calibration stay the agent's last call."""
-        self.session = self.session.plus(UsageFigures(chunk.input_tokens, chunk.output_tokens, chunk.cached_tokens,
-                                                      chunk.cache_creation_tokens, cost(chunk, model, config.models)))
+        self.session = self.session.plus(_figures(chunk, model, config))
         return UsageEvent(chunk.input_tokens, chunk.output_tokens, chunk.cached_tokens, chunk.cache_creation_tokens,
                           model, None, purpose)
 
     def restore(self, calls: Sequence[UsageEvent], config: Config) -> None:
         """Resume: the session's running figures (tokens, cost at today's prices) from its recorded calls."""
         # each at its own model's prices (after /model, a fork priced them at the new one)
-        figures = [UsageFigures(call.input_tokens, call.output_tokens, call.cached_tokens, call.cache_creation_tokens,
-                                cost(call, call.model or config.model, config.models)) for call in calls]
+        figures = [_figures(call, call.model or config.model, config) for call in calls]
         for one in figures:
             self.session = self.session.plus(one)
         agents = [(call, one) for call, one in zip(calls, figures) if not call.purpose]
@@ -61,3 +58,9 @@ class Usage:
         if self.last is None or self.sent is None or self.last_call is None:
             return self.last
         return max(0, self.last_call.input_tokens + round((counted - self.sent) * factor))
+
+
+def _figures(call: TokenUsage, model: str | None, config: Config) -> UsageFigures:
+    """One call's figures, priced as the model it named (None: unpriced)."""
+    return UsageFigures(call.input_tokens, call.output_tokens, call.cached_tokens, call.cache_creation_tokens,
+                        cost(call, model, config.models))

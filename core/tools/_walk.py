@@ -18,7 +18,7 @@ if TYPE_CHECKING:      # pathspec loads with the first walk, not with every engi
     import pathspec
 
 MAX_GITIGNORE_BYTES = 1024 * 1024
-MAX_HIDDEN_KEPT = 10_000      # a tree of generated files hides many: count them all, keep this many paths
+MAX_HIDDEN_KEPT = 10_000      # a tree of generated files hides many: the first this many paths are kept
 _Spec = tuple[str, "pathspec.GitIgnoreSpec"]      # (folder as a string, its rules)
 
 
@@ -86,12 +86,10 @@ def inside(root: Path, path: Path) -> bool:
 class Hidden:
     """What .gitignore hid from a walk (its folders were not entered), so a search that finds nothing can say where
     it did not look: else the model takes an ignored build/ or .env for missing."""
-    count: int = 0
     folders: list[str] = field(default_factory=list)      # absolute, ending in '/'
     files: list[str] = field(default_factory=list)
 
     def add(self, path: str, is_dir: bool) -> None:
-        self.count += 1
         kept = self.folders if is_dir else self.files
         if len(kept) < MAX_HIDDEN_KEPT:
             kept.append(path + "/" if is_dir else path)
