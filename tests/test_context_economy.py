@@ -276,9 +276,12 @@ def test_a_range_the_agent_chose_is_kept_whole_up_to_its_bound():
 def test_what_counts_as_a_range_the_agent_chose():
     chosen = ["sed -n '120,140p' a.py", "cd /testbed && nl -ba a.py | sed -n '90,120p'", "sed -n '10,$p' a.py",
               "sed -n '1,5p;20,30p' a.py", "tail -20 log.txt", "awk 'NR>=40 && NR<=60' a.py", "grep -A5 foo a.py",
-              "rg -C 3 foo", "str_replace_editor view /a.py --view_range '[1, 40]'"]
+              "rg -C 3 foo", "str_replace_editor view /a.py --view_range '[1, 40]'",
+              # SWE-agent's window (public demonstrations, not ../shared: `edit 26:34` after the window that
+              # showed line 34 had been shortened)
+              "open src/a.py 120", "goto 240", "scroll_down", "edit 26:34\nprint(flag)\nend_of_edit"]
     not_chosen = ["cat a.py", "grep -rn foo .", "sed -i '5s/a/b/' a.py", "sed -n '/foo/p' a.py", "nl -ba a.py",
-                  "python run.py", "ls -la"]
+                  "python run.py", "ls -la", "opener a.py", "editor a.py"]
     assert [c for c in chosen if not dg.chosen_range(c)] == []
     assert [c for c in not_chosen if dg.chosen_range(c)] == []
 

@@ -272,11 +272,18 @@ _AWK_RANGE = re.compile(r"\bNR\s*(?:>=?|==)")
 _SED_PRINT = re.compile(r"(?:(?:\d+|/[^/]*/),(?:\d+|\$|/[^/]*/)p;?)+")
 
 
+# SWE-agent's windowed viewer: each command prints the window of at most 100 numbered lines the agent moved to.
+_WINDOW_VIEWS = frozenset({"open", "goto", "scroll_up", "scroll_down", "edit"})
+
+
 def chosen_range(command: str) -> bool:
     """Whether the output is a few lines the agent picked out itself: the last command of the line prints a range
-    (`sed -n '120,140p'`, `head -n 30`, `tail -20`, `awk 'NR>=40 && NR<=60'`, a viewer's `--view_range`) or a
-    search's matches with their context (`grep -n -C 3`). It asked for these lines, so a later step is about them."""
+    (`sed -n '120,140p'`, `head -n 30`, `tail -20`, `awk 'NR>=40 && NR<=60'`, a viewer's `--view_range`, SWE-agent's
+    window after `goto 120`, `scroll_down` or `edit 12:14`) or a search's matches with their context (`grep -n -C
+    3`). It asked for these lines, so a later step is about them."""
     if command.startswith("str_replace_editor ") and "--view_range" in command:
+        return True
+    if command.partition(" ")[0].partition("\n")[0] in _WINDOW_VIEWS:
         return True
     run = [words for words in _commands(command) if _program(words) not in _SETUP]
     if not run:
