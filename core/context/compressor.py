@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from contextual.core.context import bash_summary
-from contextual.core.context.digest import is_definition, naming_focus
+from contextual.core.context.definitions import is_definition
+from contextual.core.context.digest import naming_focus
 from contextual.core.context.observation import render_full
 from contextual.core.context.truncate import head_tail, head_tail_lines
 from contextual.core.lru import LRU

@@ -22,16 +22,13 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from contextual.core.context import failures
+from contextual.core.context.definitions import is_definition, is_import
 from contextual.core.context.names import name_set
 from contextual.core.context.result_lines import FILE_REF, REF_PATH
 from contextual.core.shell_nodes import command_name
 from contextual.core.shell_parse import parse_command
 from contextual.core.shell_wrappers import WRAPPERS
 
-# A definition: the keyword as a word (not `types = …`, `enumerate(…)`, `function(x)`), or a decorator.
-_DEF = re.compile(r"^\s*(?:\d+[:\s\u2192-]+)?\s*(?:(?:async\s+def|def|class|function|func|fn|interface|struct|enum|type|"
-                  r"module)\b(?!\s*[=(.,:)\]])|@\w)")
-_IMPORT = re.compile(r"^\s*(?:\d+[:\s\u2192-]+)?\s*(?:from\s+\S+\s+import|import\s|#include|require\(|use\s)")
 _FAIL = re.compile(r"(?:Error|Exception|FAIL|FAILED|ERROR|Traceback|assert|Assertion|Warning|error:|failed|passed|"
                    r"File \"|line \d+|^E\s|^>\s|^-+ |^=+ )")
 _GREP_LINE = re.compile(r"^\d+:")
@@ -142,13 +139,8 @@ def _select(lines: list[str], special: Callable[[list[str]], list[int]], limits:
     return sorted(kept), [i for i in range(n) if i not in kept]
 
 
-def is_definition(line: str) -> bool:
-    """A line that defines something (`def`, `class`, `fn`, `interface`…, or a decorator), numbered or not."""
-    return bool(_DEF.match(line))
-
-
 def _view_line(line: str) -> bool:
-    return bool(_DEF.match(line) or _IMPORT.match(line))
+    return is_definition(line) or is_import(line)
 
 
 def _search_line(line: str) -> bool:
@@ -177,8 +169,8 @@ def _failures_first(keep_line: Callable[[str], bool]) -> Callable[[list[str]], l
 
 def _outline(lines: list[str]) -> list[int]:
     """A file view's definitions, then its imports: where things are defined is what a later step looks for."""
-    return ([i for i, line in enumerate(lines) if _DEF.match(line)]
-            + [i for i, line in enumerate(lines) if _IMPORT.match(line)])
+    return ([i for i, line in enumerate(lines) if is_definition(line)]
+            + [i for i, line in enumerate(lines) if is_import(line)])
 
 
 KEEPERS: dict[str, Callable[[list[str]], list[int]]] = {
@@ -186,7 +178,7 @@ KEEPERS: dict[str, Callable[[list[str]], list[int]]] = {
     "search": _in_order(_search_line),
     "test": _failures_first(lambda line: bool(_FAIL.search(line))),
     "diff": _diff_ranked,
-    "other": _failures_first(lambda line: bool(_FAIL.search(line) or _DEF.match(line))),
+    "other": _failures_first(lambda line: bool(_FAIL.search(line)) or is_definition(line)),
 }
 
 
