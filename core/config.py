@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
-from contextual.core import secrets, trust
+from contextual.core import credentials, secrets, trust
 from contextual.core.config_text import ConfigTextError, parse_toml, read_config_text
 from contextual.core.hooks import Hooks, parse_hooks
 from contextual.core import window_budget as budget
@@ -428,7 +428,9 @@ def load_config(project_root: Path, flags: Mapping[str, Any] | None = None,
                                  str(widened.get("permission_mode", Config.permission_mode)))
     cfg = Config(project_root=root, home=home, **{k: v for k, v in merged.items() if k in {f.name for f in fields(Config)}})
     secrets.remember_environment(env)          # every key variable seen is redacted everywhere, not only the one used
-    secrets.remember(cfg.api_key)
+    # http://user:pass@…, …?key=…; a hook's `-H "Authorization: Bearer …"` (its command is shown when it fails)
+    secrets.remember(cfg.api_key, *credentials.in_url(cfg.base_url or ""),
+                     *(found for hook in cfg.hooks.hooks for found in credentials.in_command(hook.command)))
     if cfg.api_key is not None and cfg.api_key != cfg.api_key.strip():    # " sk-…", "sk-…\r" from a CRLF .env file
         cfg = replace(cfg, api_key=cfg.api_key.strip())
     if cfg.api_key and not all("!" <= c <= "~" for c in cfg.api_key):

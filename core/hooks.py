@@ -38,7 +38,7 @@ import signal
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from contextual.core import bounded_json
+from contextual.core import bounded_json, secrets
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "PreCompact", "Stop")
 # Claude Code's other events: a config naming them still loads, and says once that they do not run here.
@@ -275,10 +275,10 @@ class _Answers:
                 self.context.append(_capped_context(text))
             return
         if isinstance(answer.get("systemMessage"), str) and answer["systemMessage"].strip():
-            self.notes.append(f"hook {name}: {answer['systemMessage'].strip()[:REASON_CAP]}")
+            self.notes.append(f"hook {name}: {secrets.head(answer['systemMessage'].strip(), REASON_CAP)}")
         if answer.get("continue") is False:
             reason = str(answer.get("stopReason") or "").strip()
-            self.stop = reason[:REASON_CAP] or f"the {self.event} hook {name} stopped the turn"
+            self.stop = secrets.head(reason, REASON_CAP) or f"the {self.event} hook {name} stopped the turn"
         specific = answer.get("hookSpecificOutput")
         specific = specific if isinstance(specific, dict) else {}
         added = specific.get("additionalContext")
@@ -309,7 +309,8 @@ class _Answers:
 def _capped_context(text: str) -> str:
     if len(text) <= CONTEXT_CAP:
         return text
-    return f"{text[:CONTEXT_CAP]}\n[hook output cut: {len(text) - CONTEXT_CAP:,} more characters not shown]"
+    return (f"{secrets.head(text, CONTEXT_CAP)}\n"
+            f"[hook output cut: {len(text) - CONTEXT_CAP:,} more characters not shown]")
 
 
 async def run_hooks(hooks: list[Hook], payload: Mapping[str, Any], cwd: str) -> HookOutcome:
@@ -333,10 +334,10 @@ async def run_hooks(hooks: list[Hook], payload: Mapping[str, Any], cwd: str) -> 
         if code == BLOCK_EXIT or denied is not None:
             if code == 0:        # the rest of a JSON block is read too: `continue: false` outranks it, as in Claude Code
                 said.take(hook, answer, out)
-            reason = (err.strip() if code == BLOCK_EXIT else str(denied))[:REASON_CAP]
+            reason = secrets.head(err.strip() if code == BLOCK_EXIT else str(denied), REASON_CAP)
             return said.outcome(True, reason or f"blocked by the hook {hook.command!r}")
         if code != 0:
-            said.notes.append(f"hook {hook.command!r} exited {code}: {err.strip()[:200]}".rstrip(": "))
+            said.notes.append(f"hook {hook.command!r} exited {code}: {secrets.head(err.strip(), 200)}".rstrip(": "))
             continue
         said.take(hook, answer, out)
         if said.stop is not None:

@@ -18,6 +18,7 @@ MIN_SECRET_LENGTH = 6
 # The variables Contextual itself reads a key from; any other *_API_KEY it sees is redacted too.
 KEY_VARIABLES = ("CONTEXTUAL_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 
+KEY_ROOM = 256           # how far past a cut `head` looks for the rest of a key (longer than any key)
 _lock = threading.Lock()
 _known: tuple[str, ...] = ()
 
@@ -58,6 +59,12 @@ def redact_shown(text: str, keys: Iterable[str] | None = None) -> str:
     """Text a person reads (a terminal, a log, an export): terminal escapes stripped, then keys redacted, in that
     order, as a key split by an escape sequence (`sk-…\x1b[m…`) is whole once the escape goes."""
     return redact(strip_control(text), keys)
+
+
+def head(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``text``, redacted before the cut: cut first, a key across the cut kept its
+    start, which redaction no longer knows (a line shown or logged at N characters)."""
+    return redact(text[:limit + KEY_ROOM])[:limit]
 
 
 def key_start_at_end(text: str, keys: Iterable[str] | None = None) -> int:

@@ -226,3 +226,27 @@ async def test_a_crash_mid_turn_is_recorded_as_an_internal_error_not_as_the_user
         await run(engine, "second")
     told = json.dumps(srv.requests[-1]["messages"][-1])
     assert "an internal error of the agent stopped it" in told and "stopped your previous turn" not in told
+
+
+async def test_a_crash_whose_message_holds_a_key_across_the_reasons_cut_records_no_piece_of_it(tmp_path: Path,
+                                                                                               monkeypatch):
+    """The reason was cut at MAX_REASON_CHARS, then redacted: a key across the cut kept its start, which redaction
+    no longer knew, in the session and the export (helper83)."""
+    import pytest
+
+    from contextual.core import secrets
+    from contextual.core.engine.turn import MAX_REASON_CHARS, TurnLoop
+    from tests.engine_helpers import engine_with, run
+    key = "sk-crash-Key-Hj3Kl5Mn7Pq9Rs"
+    secrets.remember(key)
+    said = "internal error: RuntimeError: "
+
+    def broken(self, *args, **kwargs):
+        raise RuntimeError("x" * (MAX_REASON_CHARS - len(said) - 8) + key)      # the key starts 8 before the cut
+    async with engine_with(tmp_path, [READ]) as (engine, _srv):
+        with monkeypatch.context() as patched:
+            patched.setattr(TurnLoop, "_act", broken)
+            with pytest.raises(RuntimeError):
+                await run(engine, "first")
+        (end,) = engine.turn_ends.values()
+    assert end.reason.startswith(said + "xxx") and key[:5] not in end.reason, end.reason[-40:]

@@ -277,7 +277,7 @@ class TurnLoop:
     def _mark_failed(self, turn_id: str, kind: str, why: str) -> None:
         """The round is recorded as failed, with why (a resumed chat and the export say it), and the model hears
         the kind of failure with the next input (failed_note)."""
-        self._recorder.turn_ended(TurnEnd(turn_id, kind, secrets.redact_shown(one_line(why, MAX_REASON_CHARS))))
+        self._recorder.turn_ended(TurnEnd(turn_id, kind, one_line(secrets.redact_shown(why), MAX_REASON_CHARS)))
         self._controls.remind(failed_note(kind))
 
     def _mark_stopped(self, turn_id: str) -> None:

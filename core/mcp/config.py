@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from contextual.core import secrets, trust
+from contextual.core import credentials, secrets, trust
 from contextual.core.config_text import ConfigTextError, parse_json, read_config_text
 
 DEFAULT_STARTUP_TIMEOUT = 30.0     # seconds for the handshake and the tool listing
@@ -37,9 +37,9 @@ class ServerSpec:
     source: Path                                     # the file that defined it
     command: str = ""
     args: tuple[str, ...] = ()
-    env: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict, repr=False)      # tokens: never in a repr or a traceback
     url: str = ""
-    headers: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict, repr=False)
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
     tool_timeout: float = DEFAULT_TOOL_TIMEOUT
     max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
@@ -177,9 +177,19 @@ def load_servers(project_root: Path, home: Path, env: Mapping[str, str] | None =
                 continue
             try:
                 specs[name] = parse_entry(name, entry, path, file_env)
+                secrets.remember(*given_credentials(specs[name]))
             except ValueError as exc:
                 problems.append(f"MCP server {name!r} in {path}: {exc}; skipped")
     return list(specs.values()), problems
+
+
+def given_credentials(spec: ServerSpec) -> tuple[str, ...]:
+    """The tokens a server is handed (expanded): its headers', env's, URL's and command line's credentials. They
+    are registered as secrets where the file is read, so the server's stderr, a failure quoting its URL, /mcp and
+    the session redact them as they do the API key."""
+    return (*credentials.in_url(spec.url), *credentials.in_args((spec.command, *spec.args)),
+            *(found for table in (spec.headers, spec.env) for name, value in table.items()
+              for found in credentials.in_setting(name, value)))
 
 
 def servers_item(path: Path, text: str, servers: dict[str, Any]) -> trust.Item:

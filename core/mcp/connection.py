@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable
 
 from contextual.core.mcp.config import ServerSpec
-from contextual.core.mcp.server_log import open_log
-from contextual.core import textsafe
+from contextual.core.mcp.server_log import open_log, without_inputs
+from contextual.core import secrets, textsafe
 
 STARTING, READY, FAILED, STOPPED = "starting", "ready", "failed", "stopped"
 LIST_PAGES = 50                       # a paginator that never ends cannot hang the start
@@ -39,7 +39,8 @@ def one_line(exc: BaseException) -> str:
     """The innermost useful message of an exception (task groups wrap the real cause)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
-    return textsafe.one_line(str(exc), 200) or type(exc).__name__
+    # redacted before the cut: a token in a URL the message quotes kept its start when cut first
+    return textsafe.one_line(secrets.redact(without_inputs(str(exc))), 200) or type(exc).__name__
 
 
 class ServerConnection:

@@ -17,6 +17,7 @@ from contextual.core.mcp import describe
 from contextual.core.mcp.config import ServerSpec, load_servers
 from contextual.core.mcp.connection import FAILED, READY, ServerConnection
 from contextual.core.mcp.search import ToolSearch
+from contextual.core.mcp.server_log import RecordLog
 from contextual.core.mcp.tool import MCPTool
 
 
@@ -70,8 +71,8 @@ def route_sdk_logs(folder: Path | None) -> None:
         logger.addHandler(logging.NullHandler())
         return
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.FileHandler(folder / "sdk.log", encoding="utf-8", delay=True)
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        handler: logging.Handler = RecordLog(folder / "sdk.log")
     except OSError:
         handler = logging.NullHandler()
     logger.addHandler(handler)

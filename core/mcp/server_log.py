@@ -7,7 +7,9 @@ comes through `pump`, every line redacted like the session (core/secrets.py); th
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 from pathlib import Path
 from typing import IO, Any
 
@@ -15,7 +17,14 @@ from contextual.core import secrets
 
 LOG_CAP = 8 << 20          # a server that floods stderr keeps its first 8 MB; the rest is drained, not written
 LINE_CAP = 4096            # a longer line keeps its start
-_KEY_ROOM = 256            # redacted with its start, so a key across the cut leaves nothing of itself
+_INPUT = re.compile(r"input_value=.*?, input_type=")      # pydantic's quote of what it refused
+
+
+def without_inputs(text: str) -> str:
+    """pydantic's error text repeats the input it refused, cut mid-value (`'Bearer tk-1234...wxyz'`): pieces of a
+    key that redaction cannot know. The SDK's messages and log records lose that part (stdio's own errors never
+    quote it: stdio._cause)."""
+    return _INPUT.sub("input_value=(not shown), input_type=", text)
 
 
 def open_log(path: Path) -> IO[str]:
@@ -53,10 +62,9 @@ class ServerLog:
 
 
 def head(raw: bytes | str, limit: int) -> str:
-    """The first `limit` characters of `raw`, redacted before the cut: a key across it leaves nothing of itself."""
-    text = raw[:limit + _KEY_ROOM]
-    text = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
-    return secrets.redact(text)[:limit]
+    """The first `limit` characters of `raw`, redacted before the cut (core/secrets.py: head)."""
+    text = raw[:limit + secrets.KEY_ROOM]
+    return secrets.head(text.decode("utf-8", "replace") if isinstance(text, bytes) else text, limit)
 
 
 async def pump(stream: Any, log: ServerLog) -> None:
@@ -74,8 +82,31 @@ async def pump(stream: Any, log: ServerLog) -> None:
             log.line(bytes(pending[:end]), dropped)
             del pending[:end + 1]
             dropped = 0
-        if len(pending) > LINE_CAP + _KEY_ROOM:
-            dropped += len(pending) - (LINE_CAP + _KEY_ROOM)
-            del pending[LINE_CAP + _KEY_ROOM:]
+        if len(pending) > LINE_CAP + secrets.KEY_ROOM:
+            dropped += len(pending) - (LINE_CAP + secrets.KEY_ROOM)
+            del pending[LINE_CAP + secrets.KEY_ROOM:]
     if pending:
         log.line(bytes(pending), dropped)
+
+
+class RecordLog(logging.Handler):
+    """The SDK's own log records (its tracebacks quote a server's answers and the URLs it failed on) into `path`
+    as a server's stderr goes: redacted, capped, the user's alone; the file is made at the first record."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+        self.log: ServerLog | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            if self.log is None:
+                self.log = ServerLog(open_log(self.path))
+            self.log.write(without_inputs(self.format(record)) + "\n")
+        except Exception:           # logging's own rule: a failing handler says so on stderr, never raises
+            self.handleError(record)
+
+    def close(self) -> None:
+        if self.log is not None:
+            self.log.file.close()
+        super().close()
