@@ -33,7 +33,12 @@ def progress_line(ev: Any) -> str | None:
     if isinstance(ev, ActionEvent) and ev.tool != "Finish":
         return f"→ {ev.tool} {_short(ev.args)}"
     if isinstance(ev, ToolFinished):
-        error = ev.result.get("error") if isinstance(ev.result, dict) else None
+        result = ev.result if isinstance(ev.result, dict) else {}
+        error, data = result.get("error"), result.get("data")
+        code = data.get("exit_code") if isinstance(data, dict) else None
+        if ev.status == "success" and isinstance(code, int) and code != 0:
+            # a command that failed: "Bash success" hid a failing test run the app's trail marks ✗ "exit 1"
+            return f"  {ev.tool} exit {code}"
         detail = "" if ev.status == "success" else f": {_short((error or {}).get('message', ''))}"
         return f"  {ev.tool} {ev.status}{detail}"
     if isinstance(ev, FormatErrorEvent):

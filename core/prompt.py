@@ -54,6 +54,7 @@ class Trigger:
     due: bool                               # the next input would compact first
     basis: Literal["usage", "counted"]      # where the estimate came from
     warn_at: int                            # the warning line (warn_ratio × window)
+    compactable: bool                       # a /compact now would archive something (its advice is true)
 
     @property
     def warn(self) -> bool:

@@ -153,3 +153,16 @@ def test_stream_json_never_prints_part_of_a_key_split_across_streamed_fragments(
     assert len(deltas) > 5                                   # it did stream in pieces
     assert "".join(deltas) == reply.replace(key, "[redacted]")
     assert lines[-1]["result"] == "done: [redacted] is set"
+
+
+def test_text_progress_says_a_commands_non_zero_exit_not_success(project: Path):
+    """stderr's progress line of a Bash call that exited 1 (a failing test run) read "Bash success", where the app's
+    trail marks it ✗ "exit 1" (helper-85)."""
+    script = ['Thought: run it\nAction: Bash[{"command": "echo 1 failed; exit 1"}]',
+              'Thought: and this\nAction: Bash[{"command": "echo fine"}]', "Thought: seen\nAction: Finish[done]"]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        result = contextual(["-p", "run the tests", "--permission-mode", "bypass"], project,
+                            cli_env(home_of(project), srv.base_url))
+    assert result.returncode == 0, result.stderr
+    progress = [line.strip() for line in result.stderr.splitlines() if line.startswith("  Bash")]
+    assert progress == ["Bash exit 1", "Bash success"]

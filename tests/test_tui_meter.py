@@ -145,3 +145,22 @@ async def test_a_long_session_opens_with_its_recent_turns_and_history_rows_made_
             made = [i for i in range(160) if history.get_option_at_index(i)._make is None]
             assert 0 < len(made) <= 30 and made[-1] == 159          # the rows on screen, at the end
             assert "question 0" in history.get_option_at_index(0).prompt.plain       # made when asked for
+
+
+async def test_past_the_line_the_meter_advises_compact_only_when_compact_would_archive_something(tmp_path):
+    """A 2,000-line log pasted at a 4k window, answered: one round of two messages, far past the trigger line.
+    /compact refuses there (fewer messages than the trigger's minimum), so the meter must not advise it; it
+    said "past the line: /compact" (helper-85). After a second round the next message compacts, as it says."""
+    log = "\n".join(f"line {i}: ERROR something failed at module_{i}.py" for i in range(2000))
+    with FakeLLMServer(kind="openai", script=[Reply(finish("read your log")), Reply(finish("ok"))]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=4096), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "review this log:\n" + log)
+            first, _ = meter_lines(app)
+            shown = app.query_one(TokenMeter).shown
+            assert shown.level == "due" and not shown.due and shown.total < shown.estimate
+            assert "/compact" not in first and "past the line: fitted" in first
+            await type_and_send(pilot, "/compact")
+            await wait_for(pilot, lambda: "nothing to compact yet" in screen_text(app))
+            await run_turn(pilot, "and now?")
+            assert app.query_one(TokenMeter).shown.due and "compacts at next message" in meter_lines(app)[0]

@@ -41,6 +41,7 @@ class Shown:
     threshold: int            # the trigger line
     due: bool
     warn_ratio: float = 0.7
+    compactable: bool = True  # /compact would archive something now (Trigger.compactable)
     basis: str = "counted"    # "usage": the estimate is the server's usage of the last call (labelled so)
     cached_tokens: int | None = None
     cost: float | None = None
@@ -81,6 +82,7 @@ def shown_from_view(view: PromptView) -> Shown:
     return Shown(messages=tuple(_message(m) for m in view.messages), layers=dict(view.tokens), total=view.total,
                  window=view.window, estimate=trigger.estimate, threshold=max(1, trigger.threshold),
                  due=trigger.due, warn_ratio=trigger.warn_at / max(1, trigger.threshold), basis=trigger.basis,
+                 compactable=trigger.compactable,
                  cached_tokens=usage.cached_tokens or None, cost=usage.cost, token_factor=view.token_factor,
                  last_usage=view.last_usage,
                  dropped=tuple(_message(m) for m in view.dropped))

@@ -9,7 +9,8 @@ from contextual.core.config import Config
 from contextual.core.context.builder import Built, ContextBuilder, pinned_message
 from contextual.core.context.cache_rule import DEFAULT_PRICES, CachePrices, prices_for
 from contextual.core.context import keep_fit
-from contextual.core.context.history import CompactionPlan, HistoryManager, KeepBudget, apply_compaction, plan_compaction
+from contextual.core.context.history import (CompactionPlan, HistoryManager, KeepBudget, apply_compaction,
+                                             plan_compaction, rounds)
 from contextual.core.context.pairing import normalize
 from contextual.core.context.pins import Pins
 from contextual.core.context.preprocess import preprocess
@@ -198,5 +199,5 @@ class PromptState:
         basis = self.usage.basis(built.total - typed, self.calibration.factor(config.model))
         return compaction_due(last_usage=basis, counted=counted, input_text=input_text,
                               archivable=archivable, messages=len(self.history.messages), auto=config.auto_compact,
-                              threshold=config.threshold,
+                              threshold=config.threshold, rounds=len(rounds(self.l3())),
                               warn_at=min(int(config.warn_ratio * config.context_window), config.threshold))

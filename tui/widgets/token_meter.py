@@ -32,13 +32,22 @@ def bar_cells(shown: Shown, width: int) -> list[tuple[str, str]]:
     return cells
 
 
+def past_line(shown: Shown, wide: bool) -> str:
+    """Past the trigger line with no compaction coming: /compact when it would archive something; else (nothing
+    to archive yet, e.g. one round of a pasted log) the builder fits the prompt, and /compact would only refuse."""
+    if shown.compactable:
+        return "  past the line: /compact"
+    return ("  past the line: fitted to the window" if wide else "  past the line: fitted") \
+        if shown.total < shown.estimate else "  past the line"
+
+
 def meter_text(shown: Shown, width: int) -> Text:
     colour = LEVEL_COLOUR[shown.level]
     wide = width >= 100             # below, shorter words, so that the line fits (80 columns: nothing cut)
     figures = (f" {tokens(shown.estimate)} of {tokens(shown.threshold)} trigger line " if wide else
                f" {tokens(shown.estimate)} / {tokens(shown.threshold)} trigger ") + f"({shown.trigger_share:.0%})"
     hint = ("  compaction at the next message" if wide else "  compacts at next message") if shown.due else (
-        "  past the line: /compact" if shown.level == "due" else "")   # a promise only when it will compact
+        past_line(shown, wide) if shown.level == "due" else "")   # a promise only when it will compact
     label = " trigger estimate " if width >= 90 else " estimate "
     if shown.basis == "usage":       # not our count of the next prompt: the server's usage of the last call
         label = " server usage " if width >= 90 else " usage "
