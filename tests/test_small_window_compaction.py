@@ -182,7 +182,8 @@ async def test_a_turn_that_read_a_big_file_does_not_make_the_next_message_compac
     """At 8k, a turn reads a 5k-token file: its last call's usage is past the trigger (the observation was whole
     in it), while history keeps the observation stored and the next prompt is small. The trigger's basis is that
     usage rebased on what the prompt no longer holds, so the next message does not compact (each one did, a
-    summary call per message); a prompt that really grew past the trigger still does."""
+    summary call per message); a prompt that really grew past the trigger still does. (A reserve of 1,000 puts the
+    trigger, 80 % of the window, below what a fitted prompt may use, so the read's call can pass it.)"""
     from tests.engine_helpers import engine_with
     root = tmp_path / "proj"
     root.mkdir()
@@ -190,7 +191,7 @@ async def test_a_turn_that_read_a_big_file_does_not_make_the_next_message_compac
                                          for i in range(400)))
     writer = SessionWriter.create(tmp_path / "home", root, session_id="bigread")
     async with engine_with(root, [finish("hello"), read_action("big.py"), finish("read it"), finish("three")],
-                           context_window=8000, keep_rounds=1, session=writer) as (engine, srv):
+                           context_window=8000, reserve_setting=1000, keep_rounds=1, session=writer) as (engine, srv):
         finished(await run(engine, "hi"))
         finished(await run(engine, "read big.py"))
         assert engine.last_usage is not None and engine.last_usage > engine.config.threshold
@@ -205,3 +206,30 @@ async def test_a_turn_that_read_a_big_file_does_not_make_the_next_message_compac
         assert again.basis == "usage" and abs(again.estimate - trigger.estimate) < 50 and not again.due
         events = await run(engine, "a short question")
         assert not [e for e in events if isinstance(e, CompactionStarted)]
+
+
+async def test_a_fitted_prompt_leaves_room_when_the_servers_count_drifts_up(tmp_path):
+    """The calibration is the largest ratio of the server's count to ours seen so far; the next prompt's can be a
+    little larger (Anthropic's wire merges blocks differently per prompt). A turn fitted to the last token of
+    window − reserve went 3 over at 8k, and Anthropic refuses prompt + max_tokens past the window (helper-85).
+    Here the server counts 1.2 % more at each call: fitted prompts keep the trigger's margin, and none is refused."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    for n in range(10):
+        (root / f"m{n}.py").write_text("".join(f"def handler_{n}_{i}(request):\n    return route_{n}_{i}(request)\n"
+                                                for i in range(90)))
+    replies = [read_action(f"m{n}.py") for n in range(10)] + [finish("read")]
+
+    def answer(body: dict) -> str:
+        srv.token_scale = round(srv.token_scale + 0.012, 3)
+        return replies.pop(0)
+
+    with FakeLLMServer("anthropic", responder=answer, max_context_tokens=8000, answer_in_window=True) as srv:
+        config = make_config(root, srv.base_url, provider="anthropic", context_window=8000)
+        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
+        try:
+            finished(await run(Engine(config, provider), "read every module"))
+        finally:
+            await provider.aclose()
+    assert not replies and not srv.violations, srv.violations
+    assert max(srv.token_counts) > 5_500         # the turn was fitted: its prompts reached the limit

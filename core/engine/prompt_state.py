@@ -24,6 +24,7 @@ from contextual.core.messages import Message
 from contextual.core.model_facts import lookup
 from contextual.core.package_data import InstallDamaged
 from contextual.core.prompt import PromptView, Trigger
+from contextual.core.window_budget import margin
 from contextual.core.tokens import calibration_for
 
 
@@ -125,9 +126,12 @@ class PromptState:
         return self.history.messages[:end]
 
     def fit_limit(self) -> int:
-        """The prompt limit in our tokens: the window less the reserve, through the calibration (and lower for
-        the rest of a turn the server rejected for size)."""
-        return self.calibration.fit(int(self.config.prompt_limit * self.limit_scale), self.config.model)
+        """The prompt limit in our tokens: the window less the reserve and the margin, through the calibration (and
+        lower for the rest of a turn the server rejected for size). The margin (the trigger's, 2 % of the window):
+        the calibration is the largest ratio seen so far, and the next prompt's can be a little larger (Anthropic's
+        wire merges blocks differently per prompt), so a prompt fitted to the last token went 3 over at 8k."""
+        limit = self.config.prompt_limit - margin(self.config.context_window)
+        return self.calibration.fit(max(1, int(limit * self.limit_scale)), self.config.model)
 
     def build(self, next_input: str | None = None) -> Built:
         self._follow_window()

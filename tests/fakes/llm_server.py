@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import socket
 import threading
 import time
@@ -155,6 +156,8 @@ class FakeLLMServer:
     ``invalid`` (no script item is used).
     model: the model name the server reports.
     flavor: a local server's extra routes and wording (tests.fakes.server_flavors), openai kind only.
+    token_scale: the server's tokenizer against cl100k (counts are scaled by it; a test may change it between
+      requests, as a real server's ratio to our count moves from one prompt to the next).
     """
 
     def __init__(self, kind: str = "openai", script: list[ScriptItem] | None = None, *,
@@ -169,6 +172,7 @@ class FakeLLMServer:
         self.responder = responder
         self.max_context_tokens = max_context_tokens
         self.answer_in_window = answer_in_window and kind == "anthropic"
+        self.token_scale = 1.0
         self.requests: list[RecordedRequest] = []
         self.token_counts: list[int] = []
         self.violations: list[dict[str, Any]] = []
@@ -296,6 +300,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_json(*answer)
             return
         tokens = request_tokens(body)
+        if fake.token_scale != 1.0:
+            tokens = math.ceil(tokens * fake.token_scale)
         if fake.flavor is not None:
             tokens = fake.flavor.count(tokens)
         headers = {k.lower(): v for k, v in self.headers.items()}
