@@ -22,6 +22,11 @@ class ReplyTooLong(ProviderError):
     streamed; a caller that can use part of a reply (the summary) may keep it."""
 
 
+class RoleOrderRefused(ProviderError):
+    """The model's chat template refuses two messages of one role in a row (core/providers/role_order.py): the
+    same body gets the same answer, so it is final; the OpenAI provider asks again with the runs joined."""
+
+
 class ContextLengthExceeded(ProviderError):
     """The server says the prompt is over the model's window: the context layer compacts and retries once.
 

@@ -12,9 +12,11 @@ from contextlib import aclosing
 import httpx
 
 from contextual.core.prompt import PromptMessage
-from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk, StreamChunk,
-                                 StreamDone, TextChunk, UsageChunk, token_count)
+from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk,
+                                            RoleOrderRefused, StreamChunk, StreamDone, TextChunk, UsageChunk,
+                                            token_count)
 from contextual.core.providers.context_errors import is_context_error, prompt_tokens_in, window_in
+from contextual.core.providers.role_order import refuses_role_order
 from contextual.core.providers.retry import RetryPolicy, TransientError, reply_char_cap, stream_with_retries, too_long
 from contextual.core.providers.tool_calls import ToolCalls
 from contextual.core.textsafe import one_line
@@ -24,14 +26,23 @@ from contextual.core.providers.transport import (check_base_url, decode_object, 
 MAX_STOP_SEQUENCES = 4   # OpenAI rejects more
 
 
-def render_messages(messages: list[PromptMessage]) -> list[dict[str, str]]:
-    """A summary is a system message here; consecutive messages of one role stay as they are."""
-    return [{"role": "system" if m.role == "summary" else m.role, "content": m.content} for m in messages]
+def render_messages(messages: list[PromptMessage], joined: bool = False) -> list[dict[str, str]]:
+    """A summary is a system message here. Consecutive messages of one role stay as they are (each layer its own
+    message), unless `joined`: then a run of one role is one message, its texts apart by a blank line, for a
+    server whose chat template refuses the runs (core/providers/role_order.py)."""
+    out: list[dict[str, str]] = []
+    for m in messages:
+        role = "system" if m.role == "summary" else m.role
+        if joined and out and out[-1]["role"] == role:
+            out[-1]["content"] += "\n\n" + m.content
+        else:
+            out.append({"role": role, "content": m.content})
+    return out
 
 
-def prompt_fields(messages: list[PromptMessage]) -> dict[str, Any]:
+def prompt_fields(messages: list[PromptMessage], joined: bool = False) -> dict[str, Any]:
     """The body fields that carry the prompt (also printed by `contextual context --json`)."""
-    return {"messages": render_messages(messages)}
+    return {"messages": render_messages(messages, joined)}
 
 
 def read_usage(usage: Any) -> UsageChunk | None:
@@ -75,6 +86,8 @@ def stream_error(name: str, error: Any, api_key: str | None) -> ProviderError:
     overflow, a refusal (final, never retried), or anything else (a server's trouble: retried)."""
     message = error.get("message") if isinstance(error, dict) else error
     line = one_line(scrub(f"{name}: error from the server: {message if isinstance(message, str) else error}", api_key))
+    if refuses_role_order(str(message)):
+        return RoleOrderRefused(line, status=400)
     if is_context_error(None, {"error": error}, str(message)):
         return ContextLengthExceeded(line, status=400, server_tokens=prompt_tokens_in({"error": error}, str(message)),
                                      server_window=window_in({"error": error}, str(message)))
@@ -96,11 +109,12 @@ class OpenAIProvider:
         self._client = client or make_client(self.policy)
         self._sleep = sleep
         self._usage_option = True   # cleared for servers that reject stream_options
+        self.joined_roles = False   # set for servers whose chat template refuses two messages of one role in a row
 
     def request_body(self, request: ChatRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": request.model,
-            **prompt_fields(request.messages),
+            **prompt_fields(request.messages, self.joined_roles),
             "max_tokens": request.max_tokens,
             "stream": True,
         }
@@ -123,10 +137,13 @@ class OpenAIProvider:
                 async for chunk in chunks:
                     yield chunk
         except ProviderError as exc:
-            # Older servers refuse the usage option with a 400, which comes before any chunk: ask again without it.
-            if not (exc.status == 400 and "stream_options" in str(exc) and self._usage_option):
+            # Both refusals come before any chunk: ask again, as each server needs, for the rest of the session.
+            if isinstance(exc, RoleOrderRefused) and not self.joined_roles:
+                self.joined_roles = True        # the model's template wants one message per role in a row
+            elif exc.status == 400 and "stream_options" in str(exc) and self._usage_option:
+                self._usage_option = False      # older servers refuse the usage option
+            else:
                 raise
-            self._usage_option = False
             async with aclosing(self.stream(request)) as chunks:
                 async for chunk in chunks:
                     yield chunk

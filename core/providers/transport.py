@@ -15,9 +15,10 @@ import httpx
 from httpx_sse import EventSource, ServerSentEvent
 
 from contextual.core import bounded_json, secrets
-from contextual.core.providers.base import ContextLengthExceeded, ProviderError
+from contextual.core.providers.base import ContextLengthExceeded, ProviderError, RoleOrderRefused
 from contextual.core.providers.context_errors import is_context_error, prompt_tokens_in, window_in
 from contextual.core.providers.locality import on_this_network
+from contextual.core.providers.role_order import refuses_role_order
 from contextual.core.providers.retry import RetryPolicy, TransientError, parse_retry_after
 from contextual.core.textsafe import one_line
 
@@ -77,6 +78,8 @@ def status_error(name: str, response: httpx.Response, body: bytes, api_key: str 
     if is_context_error(status, data, message):   # before the retryable check: Ollama says it with a 500
         return ContextLengthExceeded(line, status=status, server_tokens=prompt_tokens_in(data, message),
                                      server_window=window_in(data, message))
+    if refuses_role_order(message):             # before the retryable check: llama.cpp says it with a 500
+        return RoleOrderRefused(line, status=status)
     if status in RETRYABLE_STATUSES:
         return TransientError(line, status=status, retry_after=parse_retry_after(response.headers.get("retry-after")))
     return ProviderError(line, status=status)

@@ -156,6 +156,9 @@ class FakeLLMServer:
     ``invalid`` (no script item is used).
     model: the model name the server reports.
     flavor: a local server's extra routes and wording (tests.fakes.server_flavors), openai kind only.
+    strict_roles: openai kind: the model's chat template wants a system message first at most and user/assistant
+      alternating after it (Mistral's, Devstral's, Gemma's), as llama.cpp applies it: anything else gets llama.cpp's
+      HTTP 500 "Jinja Exception: …" (recorded in ``invalid``; no script item is used).
     token_scale: the server's tokenizer against cl100k (counts are scaled by it; a test may change it between
       requests, as a real server's ratio to our count moves from one prompt to the next).
     """
@@ -163,7 +166,7 @@ class FakeLLMServer:
     def __init__(self, kind: str = "openai", script: list[ScriptItem] | None = None, *,
                  responder: Responder | None = None, max_context_tokens: int | None = None,
                  model: str = "fake-model", host: str = "127.0.0.1", port: int = 0,
-                 flavor: Flavor | None = None, answer_in_window: bool = False) -> None:
+                 flavor: Flavor | None = None, answer_in_window: bool = False, strict_roles: bool = False) -> None:
         if kind not in ("openai", "anthropic"):
             raise ValueError(f"unknown kind {kind!r}: use openai or anthropic")
         self.kind = kind
@@ -173,6 +176,7 @@ class FakeLLMServer:
         self.max_context_tokens = max_context_tokens
         self.answer_in_window = answer_in_window and kind == "anthropic"
         self.token_scale = 1.0
+        self.strict_roles = strict_roles and kind == "openai"
         self.requests: list[RecordedRequest] = []
         self.token_counts: list[int] = []
         self.violations: list[dict[str, Any]] = []
@@ -310,6 +314,11 @@ class _Handler(BaseHTTPRequestHandler):
             fake.token_counts.append(tokens)
             index = len(fake.requests) - 1
         refused = anthropic_rules.problems(body) if fake.kind == "anthropic" else []
+        if fake.strict_roles and not _alternating(body.get("messages")):
+            with fake._lock:
+                fake.invalid.append({"request": index, "problems": [JINJA_ROLES]})
+            self._send_error(500, f"Jinja Exception: {JINJA_ROLES}")
+            return
         if refused:
             with fake._lock:
                 fake.invalid.append({"request": index, "problems": refused})
@@ -544,6 +553,17 @@ def _pieces(text: str, size: int) -> list[str]:
 def _openai_usage(prompt: int, completion: int, cached: int) -> dict[str, Any]:
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
             "prompt_tokens_details": {"cached_tokens": cached}}
+
+
+# llama.cpp's answer when Mistral's or Devstral's template raises (its server log: "Jinja Exception: …", HTTP 500)
+JINJA_ROLES = ("After the optional system message, conversation roles must alternate user and assistant roles except "
+               "for tool calls and results")
+
+
+def _alternating(messages: Any) -> bool:
+    roles = [m.get("role") for m in messages] if isinstance(messages, list) else []
+    rest = roles[1:] if roles[:1] == ["system"] else roles
+    return all(role == ("user" if i % 2 == 0 else "assistant") for i, role in enumerate(rest))
 
 
 def _anthropic_input_usage(total_input: int, reply: Reply) -> dict[str, int]:
