@@ -22,7 +22,8 @@ from contextual.core.engine.prompt_state import PromptState
 from contextual.core.engine.recorder import Recorder
 from contextual.core.engine.settings import Settings
 from contextual.core.engine.toolbox import Toolbox
-from contextual.core.engine.turn import INTERRUPTED_NOTE, TurnLoop, failed_note
+from contextual.core.engine.turn import TurnLoop
+from contextual.core.engine.turn_ends import INTERRUPTED_NOTE, failed_note
 from contextual.core.context.compaction_review import Event
 from contextual.core.events import EngineEvent, ErrorEvent, Notice, UsageEvent
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message

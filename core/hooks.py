@@ -7,7 +7,7 @@ In any config file (TOML; Claude Code's settings.json `hooks` object, table for 
     hooks = [{ type = "command", command = "python3 ~/bin/guard.py", timeout = 30 }]    # exact list; else a regex
 
 Events: SessionStart (before a session's first message is sent; matched on its source, `startup`, `resume`, `clear`
-or `compact`: core/engine/turn.py), UserPromptSubmit (before the user's message is sent), PreToolUse, PostToolUse
+or `compact`: core/engine/turn_input.py), UserPromptSubmit (before the user's message is sent), PreToolUse, PostToolUse
 (a call that succeeded) and PostToolUseFailure (one that failed; matched on the tool's name), PreCompact (matched
 on its trigger, `manual` / `auto`), Stop (the model answered: a block makes the turn go on, with the reason as its
 next message, core/context/continuation.py). Each command gets one JSON object on stdin: Claude Code's common

@@ -422,23 +422,7 @@ class _Collector:
                 open_tail: bool = False) -> list[Word] | None:
         """The command the wrapper runs (None when it runs none or it was handed on as shell text). `stdin`: the
         text the line hands it on standard input ("" when none is known to, None when it is made when it runs)."""
-        if wrapper.opaque:
-            self.unreadable()             # tmux run-shell, source-file …: commands from elsewhere
-            return None
-        if wrapper.exec_options:
-            self._find_exec(wrapper, rest, depth)
-            return None
-        if wrapper.alias_values:
-            for word in rest:
-                if word is None or "=" in word:
-                    self._script_word(None if word is None else word.partition("=")[2], depth)
-                if word is not None and "=" in word:
-                    name, _, value = word.partition("=")
-                    self.shell_aliases.setdefault(name, []).append(value)
-            return None
-        if any(w is not None and (any(mark in w for mark in wrapper.opaque_markers) or w in wrapper.opaque_words)
-               for w in rest):
-            self.unreadable()             # git's `ext::` transport runs a command named in a URL
+        if self._handed_elsewhere(wrapper, rest, depth):
             return None
         if wrapper.old_style and rest and rest[0] and rest[0].isalpha():
             rest = old_style(rest, wrapper)       # `tar xIf CMD a.tar` is `tar -x -I CMD -f a.tar`
@@ -451,32 +435,71 @@ class _Collector:
         if wrapper.permute and self._permuted(wrapper, rest, depth):
             return None
         original = rest
-        reads_stdin = False             # a shell's -s: the script is standard input, the words its arguments
         i = self._options(wrapper, rest, depth)
         if i is None:
             return None
-        if i < 0:                       # the shell's -s
-            reads_stdin, i = True, -i - 1
+        reads_stdin = i < 0             # a shell's -s: the script is standard input, the words its arguments
+        if reads_stdin:
+            i = -i - 1
         if any(w in wrapper.runs_nothing for w in rest[:i] if w is not None):
             return None                   # `command -v rm`: a lookup
         if wrapper.config_pair:
-            plain = [w for w in rest[i:] if w is None or not w.startswith("-")]
-            if plain[:1] == ["set"]:
-                plain = plain[1:]         # git 2.46's `git config set NAME VALUE`
-            if len(plain) >= 2:           # `git config alias.e '!rm f'`: a setting that later runs a command
-                self._setting(None if None in plain[:2] else f"{plain[0]}={plain[1]}", wrapper, depth)
+            self._config_pair(wrapper, rest[i:], depth)
             return None
         sub = rest[i] if i < len(rest) else None
         if sub is not None and sub in self.aliases and depth < MAX_NESTING:
-            # `git -c alias.r=rebase r -x 'rm f'`: the alias, then the words after it
-            value, after = self.aliases.pop(sub), rest[i + 1:]
-            if value.startswith("!"):
-                self._script_word(None if None in after else " ".join([value[1:], *after]), depth)  # type: ignore[list-item]
-            else:
-                self._add(["git", *value.split(), *after], depth + 1, stdin)     # `git -c alias.p=push p` is `git push`
+            self._git_alias(sub, rest[i + 1:], depth, stdin)
             return None
         if sub is not None and sub in wrapper.subcommands:
             return self._unwrap(wrapper.subcommands[sub], rest[i + 1:], depth, stdin)   # `git rebase -x …`
+        command = self._command_words(wrapper, rest, i, depth, open_tail)
+        if command is None:
+            return None
+        return self._what_runs(wrapper, command, original, reads_stdin, depth, stdin, open_tail)
+
+    def _handed_elsewhere(self, wrapper: Wrapper, rest: list[Word], depth: int) -> bool:
+        """A wrapper whose words name no command it runs next: commands from elsewhere, find's -exec lists,
+        alias definitions, a transport that runs a command named in a URL. True when so (what they run is read)."""
+        if wrapper.opaque:
+            self.unreadable()             # tmux run-shell, source-file …: commands from elsewhere
+            return True
+        if wrapper.exec_options:
+            self._find_exec(wrapper, rest, depth)
+            return True
+        if wrapper.alias_values:
+            for word in rest:
+                if word is None or "=" in word:
+                    self._script_word(None if word is None else word.partition("=")[2], depth)
+                if word is not None and "=" in word:
+                    name, _, value = word.partition("=")
+                    self.shell_aliases.setdefault(name, []).append(value)
+            return True
+        if any(w is not None and (any(mark in w for mark in wrapper.opaque_markers) or w in wrapper.opaque_words)
+               for w in rest):
+            self.unreadable()             # git's `ext::` transport runs a command named in a URL
+            return True
+        return False
+
+    def _config_pair(self, wrapper: Wrapper, words: list[Word], depth: int) -> None:
+        """`git config alias.e '!rm f'`: a setting that later runs a command."""
+        plain = [w for w in words if w is None or not w.startswith("-")]
+        if plain[:1] == ["set"]:
+            plain = plain[1:]         # git 2.46's `git config set NAME VALUE`
+        if len(plain) >= 2:
+            self._setting(None if None in plain[:2] else f"{plain[0]}={plain[1]}", wrapper, depth)
+
+    def _git_alias(self, name: str, after: list[Word], depth: int, stdin: Word) -> None:
+        """`git -c alias.r=rebase r -x 'rm f'`: the alias, then the words after it."""
+        value = self.aliases.pop(name)
+        if value.startswith("!"):
+            self._script_word(None if None in after else " ".join([value[1:], *after]), depth)  # type: ignore[list-item]
+        else:
+            self._add(["git", *value.split(), *after], depth + 1, stdin)     # `git -c alias.p=push p` is `git push`
+
+    def _command_words(self, wrapper: Wrapper, rest: list[Word], i: int, depth: int, open_tail: bool
+                       ) -> list[Word] | None:
+        """The words from the command the wrapper runs on (``i``: the first word after its options): past its
+        positional words and the options after them, up to the word that ends them. None when unreadable."""
         if wrapper.named_compound and len(rest) > i + 1 and rest[i + 1] in ("{", "(", None):
             self.unreadable()             # `coproc NAME { rm f; }`: the parser splits the body off the command
             return None
@@ -496,6 +519,12 @@ class _Collector:
             if not rest:
                 self.unreadable()         # `… | parallel`: the commands are the lines it reads
                 return None
+        return rest
+
+    def _what_runs(self, wrapper: Wrapper, rest: list[Word], original: list[Word], reads_stdin: bool, depth: int,
+                   stdin: Word, open_tail: bool) -> list[Word] | None:
+        """What the command words run: shell text read here (a script, standard input, each word its own line),
+        a script on disk, or the command itself (its words returned). ``original``: all the wrapper's words."""
         if wrapper.default_shell and not (rest and wrapper.runs_rest) and not any(
                 w in wrapper.runs_nothing | wrapper.nothing_alone for w in original if w is not None):
             self._script_word(stdin or None, depth)    # `su <<< 'rm f'`: a shell reading standard input

@@ -150,7 +150,8 @@ def test_system_reminders_are_written_in_one_place():
 
 # The engine's parts as the façade (core/agent.py) and the other parts (core/engine/) hold them.
 ENGINE_PARTS = {"settings", "prompt", "recorder", "toolbox", "gate", "controls", "compactor", "turn",
-                "_settings", "_prompt", "_recorder", "_toolbox", "_gate", "_controls", "_compactor"}
+                "_settings", "_prompt", "_recorder", "_toolbox", "_gate", "_controls", "_compactor",
+                "_fitted", "_ends", "_input", "_model_call", "_tool_step"}
 
 
 def _part_field(target: ast.expr) -> str | None:

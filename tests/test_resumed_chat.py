@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
-from contextual.tui.widgets.chat_log import _turns
+from contextual.tui.widgets.resumed_turns import resumed_turns
 
 
 @asynccontextmanager
@@ -39,7 +39,7 @@ def test_a_reply_the_parser_refused_is_not_counted_as_a_tool_call():
                       meta={"tool_name": "Read", "args": {"file_path": "a.py"}}),
               Message("tool", "[ok] 1 line", meta={"tool_name": "Read"}),
               Message("assistant", "Finish", meta={"final": True, "answer": "It sets x."})]
-    (turn,) = _turns(record)
+    (turn,) = resumed_turns(record)
     assert [call.tool for call in turn.calls] == ["Read"]
     assert turn.calls[0][2] != "running" and turn.answers == ["It sets x."]
 
@@ -70,7 +70,7 @@ def test_a_resumed_turn_keeps_its_last_task_list():
               Message("assistant", "Action: TodoWrite", meta={"tool_name": "TodoWrite", "args": {"todos": todos}}),
               Message("tool", "[ok]", meta={"tool_name": "TodoWrite"}),
               Message("assistant", "Finish", meta={"final": True, "answer": "Fixed."})]
-    (turn,) = _turns(record)
+    (turn,) = resumed_turns(record)
     assert turn.todos == todos
 
 
@@ -92,7 +92,7 @@ def test_a_resumed_chat_says_where_a_compaction_summarised_earlier_rounds_as_the
     from contextual.core.session.schema import CompactionRecord
     from contextual.tui.format import compaction_note
     record = CompactionRecord("auto", 12_000, 3_000, rounds_archived=1, timestamp=_at(4))
-    first, second = _turns(_two_turns_with_a_summary_between(), [record])
+    first, second = resumed_turns(_two_turns_with_a_summary_between(), [record])
     assert first.compacted == [("compacted (auto): 12.0k → 3.0k estimated tokens, 1 round archived", "info")]
     assert first.compacted[0][0] == compaction_note(record) and not second.compacted
     assert first.answers == ["First."]
@@ -114,7 +114,7 @@ def test_a_compaction_made_once_an_input_was_sent_is_shown_under_it_and_one_betw
     before = CompactionRecord("manual", 9_000, 3_000, rounds_archived=1, timestamp=_at(3))   # /compact, then "two"
     sent = CompactionRecord("auto", 8_000, 2_000, rounds_archived=1, timestamp=_at(4))       # in the same ms
     between = CompactionRecord("auto", 7_000, 1_000, rounds_archived=1, timestamp=_at(9))
-    first, second = _turns(record, [between, sent, before])
+    first, second = resumed_turns(record, [between, sent, before])
     assert first.compacted == [(compaction_note(before), "info")] and not first.shown
     assert [s.line for s in second.shown] == [compaction_note(sent), "", compaction_note(between)]
     assert second.shown[1].kind == "trail" and not second.compacted and second.answers == ["Second."]
@@ -291,14 +291,14 @@ def test_the_first_frame_and_the_whole_record_place_permission_answers_and_a_tur
     calls = [m.id for m in loaded.full_record if m.meta.get("tool_name") and m.role == "assistant"]
     assert [(p.note, p.after) for p in loaded.permissions] == [("not 1", calls[0]), ("not 2", calls[1]),
                                                                ("not 3", calls[2])]
-    whole = _turns(loaded.full_record, loaded.compactions, loaded.permissions)
+    whole = resumed_turns(loaded.full_record, loaded.compactions, loaded.permissions)
     assert [s.line for s in whole[0].shown] == ["Bash: denied · told the agent: not 1", ""]      # then the trail
     assert not whole[1].compacted
     assert [s.line for s in whole[2].shown] == ["compacted (auto): 9.0k → 2.0k estimated tokens, 1 round archived",
                                                  "Bash: denied · told the agent: not 3", ""]
     for turns in (1, 2, 3):
         tail = read_tail(writer.path, turns)
-        assert _turns(tail.messages, tail.records, tail.permissions) == whole[-turns:], turns
+        assert resumed_turns(tail.messages, tail.records, tail.permissions) == whole[-turns:], turns
 
     # A rewind takes back the answers given in what it took back: in the history, and past a compaction.
     for compacted in (False, True):
@@ -312,11 +312,11 @@ def test_the_first_frame_and_the_whole_record_place_permission_answers_and_a_tur
         writer.close_sync()
         loaded = load_session(writer.path)
         assert [p.note for p in loaded.permissions] == (["not again"] if compacted else ["not 1", "not again"])
-        whole = _turns(loaded.full_record, loaded.compactions, loaded.permissions)
+        whole = resumed_turns(loaded.full_record, loaded.compactions, loaded.permissions)
         assert [t.text for t in whole] == (["qagain"] if compacted else ["q1", "qagain"])
         for turns in (1, 2):
             tail = read_tail(writer.path, turns)
-            assert _turns(tail.messages, tail.records, tail.permissions) == whole[-turns:], (compacted, turns)
+            assert resumed_turns(tail.messages, tail.records, tail.permissions) == whole[-turns:], (compacted, turns)
 
 
 def _steps(pad: Any) -> list[tuple]:
@@ -383,7 +383,7 @@ def test_a_resumed_chat_and_scratchpad_clean_the_escapes_a_record_holds():
                       meta={"step": 1, "tool_name": "Read", "args": {"file_path": "a.py"}}),
               Message("tool", '{"status": "success"}', full="[ok]\n\x1b[31mFAILED\x1b[0m", meta={"step": 1}),
               Message("assistant", "Finish", meta={"step": 2, "final": True, "answer": "done"})]
-    (turn,) = _turns(record)
+    (turn,) = resumed_turns(record)
     assert "\x1b" not in turn.text and "red" in turn.text
     (recorded,) = recorded_turns(record)
     step = recorded.steps[0]

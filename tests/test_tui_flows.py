@@ -263,12 +263,12 @@ async def test_queued_messages_go_back_to_the_input_when_the_turn_is_interrupted
             pad = await queue_two_on_a_running_turn(pilot, "queued one", "queued two, with a typo")
             prompt = app.query_one("#prompt")
             await pilot.press("up")                         # the newest comes back to be edited
-            assert prompt.text == "queued two, with a typo" and app.queued.texts == ["queued one"]
+            assert prompt.text == "queued two, with a typo" and app.turns.queued.texts == ["queued one"]
             await pilot.press("!")                          # the cursor is at its end, where typing goes on
             assert prompt.text == "queued two, with a typo!"
             prompt.load_text("queued two")
             await pilot.press("enter")                      # queued again, edited
-            assert app.queued.texts == ["queued one", "queued two"]
+            assert app.turns.queued.texts == ["queued one", "queued two"]
             prompt.load_text("being typed")
             await pilot.press("escape")
             await wait_for(pilot, lambda: not app.turn_running and pad.turns[-1].outcome == "interrupted")
@@ -434,7 +434,7 @@ async def test_quitting_with_a_queued_message_exits_cleanly(tmp_path):
             await type_and_send(pilot, "first question")
             await wait_for(pilot, lambda: app.turn_running)
             await type_and_send(pilot, "queued one")
-            assert app.queued.texts == ["queued one"]
+            assert app.turns.queued.texts == ["queued one"]
             await pilot.press("ctrl+q")
             await wait_for(pilot, lambda: app.return_code is not None)
         gate.set()

@@ -133,15 +133,15 @@ def _write_session(home: Path, root: Path, turns: int, rewind_at: int | None = N
 
 def test_the_end_of_a_record_read_alone_is_the_end_of_the_whole_record(tmp_path):
     from contextual.core.session import load_session, read_tail
-    from contextual.tui.widgets.chat_log import _turns
+    from contextual.tui.widgets.resumed_turns import resumed_turns
     root = tmp_path / "proj"
     root.mkdir()
     for rewind_at in (None, 38, 20):          # none; one inside the last turns read; one before them
         path = _write_session(tmp_path / f"home-{rewind_at}", root, 40, rewind_at)
-        whole = _turns(load_session(path).full_record)
+        whole = resumed_turns(load_session(path).full_record)
         for turns in (1, 8, 100):
             tail = read_tail(path, turns)
-            assert _turns(tail.messages) == whole[-turns:], (rewind_at, turns)
+            assert resumed_turns(tail.messages) == whole[-turns:], (rewind_at, turns)
             assert tail.compactions == 0
 
 

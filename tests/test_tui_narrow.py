@@ -98,11 +98,11 @@ async def test_choosing_a_tab_at_80_columns_and_quitting_ends_cleanly(tmp_path: 
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: app.query("#region-tabs") and app.focused is not None)
             await pilot.press("f4")                      # narrow: f4 chooses the History tab
-            await wait_for(pilot, lambda: app.regions.tab == "history")
+            await wait_for(pilot, lambda: app.panes.regions.tab == "history")
             await pilot.press(*"/help", "enter")       # the prompt shows under every tab
-            assert app.regions.tab == "history"
+            assert app.panes.regions.tab == "history"
             await wait_for(pilot, lambda: len(app.screen_stack) > 1)
-            app.apply_layout()                           # as a resize under the open screen does
+            app.panes.apply_layout()                           # as a resize under the open screen does
             await pilot.press("escape")
             await wait_for(pilot, lambda: len(app.screen_stack) == 1)
             assert app.query_one("#history").display and not app.query_one("#chat-pane").display
@@ -112,7 +112,7 @@ async def test_choosing_a_tab_at_80_columns_and_quitting_ends_cleanly(tmp_path: 
         # of every key met it): handled then, it must change nothing and raise nothing.
         assert app._exception is None and not app.screen_stack
         app.tab_activated(late)
-        app.apply_layout()
+        app.panes.apply_layout()
 
 
 async def test_an_idle_scratchpad_alone_fills_its_region_and_beside_history_stays_a_hint(tmp_path: Path):
@@ -122,7 +122,7 @@ async def test_an_idle_scratchpad_alone_fills_its_region_and_beside_history_stay
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: app.query("#region-tabs") and app.focused is not None)
             await pilot.press("f3")
-            await wait_for(pilot, lambda: app.regions.tab == "scratchpad")
+            await wait_for(pilot, lambda: app.panes.regions.tab == "scratchpad")
             pad, side = app.query_one("#scratchpad"), app.query_one("#side")
             await wait_for(pilot, lambda: pad.has_class("-idle") and pad.outer_size.height == side.size.height)
             await pilot.resize_terminal(200, 50)

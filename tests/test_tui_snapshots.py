@@ -99,7 +99,7 @@ def test_main_view(snap_compare, size):
 @SIZES
 def test_stored_vs_full(snap_compare, size):
     async def open_tool(pilot):
-        if pilot.app.narrow:
+        if pilot.app.panes.narrow:
             pilot.app.action_toggle_region("history")      # below 100 columns: the History tab
         history = pilot.app.query_one(HistoryView)
         history.focus()

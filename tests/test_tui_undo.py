@@ -122,15 +122,15 @@ async def test_hand_edits_after_the_turn_are_listed_and_kept_unless_confirmed(tm
 
 
 async def test_only_turns_that_changed_files_are_marked_also_after_resume(tmp_path, monkeypatch):
-    import contextual.tui.app
+    import contextual.tui.shown_engine
     reads = []
-    real = contextual.tui.app.undoable_turns_of
+    real = contextual.tui.shown_engine.undoable_turns_of
 
     async def counting(engine):
         reads.append(1)
         return await real(engine)
 
-    monkeypatch.setattr(contextual.tui.app, "undoable_turns_of", counting)
+    monkeypatch.setattr(contextual.tui.shown_engine, "undoable_turns_of", counting)
     repo = make_repo(tmp_path)
     script = ['Thought: look\nAction: Read[{"file_path": "b.py"}]', finish("b.py holds a value"),
               write("c.py", "changed\n"), finish("changed c.py")]
@@ -209,8 +209,8 @@ async def test_rewind_goes_back_to_an_earlier_message_with_its_files_and_a_resum
 
 
 async def test_esc_twice_on_an_empty_input_when_idle_opens_rewind_and_once_does_nothing(tmp_path, monkeypatch):
-    import contextual.tui.app as app_module
-    monkeypatch.setattr(app_module, "REWIND_WITHIN", 60.0)      # "twice" by the key count, not the machine's speed
+    import contextual.tui.interrupt_keys as keys_module
+    monkeypatch.setattr(keys_module, "REWIND_WITHIN", 60.0)      # "twice" by the key count, not the machine's speed
     repo = make_repo(tmp_path)
     with FakeLLMServer(kind="openai", script=[finish("first"), finish("second")]) as srv:
         app = ContextualApp(host_for(repo, srv.base_url), animate=False)

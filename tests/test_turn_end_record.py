@@ -211,14 +211,14 @@ async def test_a_crash_mid_turn_is_recorded_as_an_internal_error_not_as_the_user
     the user had stopped it (helper-80 noticed)."""
     import pytest
 
-    from contextual.core.engine.turn import TurnLoop
+    from contextual.core.engine.tool_step import ToolStep
     from tests.engine_helpers import engine_with, run
 
     def broken(self, *args, **kwargs):
         raise RuntimeError("a bug in the step")
     async with engine_with(tmp_path, [READ, finish_reply("b")]) as (engine, srv):
         with monkeypatch.context() as patched:
-            patched.setattr(TurnLoop, "_act", broken)
+            patched.setattr(ToolStep, "act", broken)
             with pytest.raises(RuntimeError):
                 await run(engine, "first")
         (end,) = engine.turn_ends.values()
@@ -235,7 +235,8 @@ async def test_a_crash_whose_message_holds_a_key_across_the_reasons_cut_records_
     import pytest
 
     from contextual.core import secrets
-    from contextual.core.engine.turn import MAX_REASON_CHARS, TurnLoop
+    from contextual.core.engine.tool_step import ToolStep
+    from contextual.core.engine.turn_ends import MAX_REASON_CHARS
     from tests.engine_helpers import engine_with, run
     key = "sk-crash-Key-Hj3Kl5Mn7Pq9Rs"
     secrets.remember(key)
@@ -245,7 +246,7 @@ async def test_a_crash_whose_message_holds_a_key_across_the_reasons_cut_records_
         raise RuntimeError("x" * (MAX_REASON_CHARS - len(said) - 8) + key)      # the key starts 8 before the cut
     async with engine_with(tmp_path, [READ]) as (engine, _srv):
         with monkeypatch.context() as patched:
-            patched.setattr(TurnLoop, "_act", broken)
+            patched.setattr(ToolStep, "act", broken)
             with pytest.raises(RuntimeError):
                 await run(engine, "first")
         (end,) = engine.turn_ends.values()

@@ -1,62 +1,62 @@
 """The Contextual app: one screen of four regions (chat, live scratchpad, history as stored, token meter); below
 100 columns one region at a time, chosen by tabs.
 
-This module orchestrates only: a turn's events are consumed in a worker (``turn`` group, one at a time) and routed
-by ``EventRouter`` onto the surfaces this app provides (``tui.surfaces.Surfaces``); the slash commands are handler
-objects in ``tui.commands``' table, talking to the app through ``tui.slash.port.AppPort``; screens and widgets are
-in their own modules.
+This module orchestrates only: what it owns is in the parts it composes, each with its own state — the launch
+(``tui.startup.Startup``), the engine shown and its session (``tui.shown_engine.ShownEngine``), the turn worker
+and the queue (``tui.turn_runner.TurnRunner``), History, meter and top bar (``tui.readouts.Readouts``), the
+regions and their focus (``tui.panes.Panes``), esc and ctrl+c (``tui.interrupt_keys.InterruptKeys``). A turn's
+events are routed by ``EventRouter`` onto the surfaces this app provides (``tui.surfaces.Surfaces``); the slash
+commands are handler objects in ``tui.commands``' table, talking to the app through ``tui.slash.port.AppPort``;
+screens and widgets are in their own modules.
 """
 
 from __future__ import annotations
 
 import contextlib
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
-from textual import events, on, work
+from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widget import Widget
-from textual.widgets import Footer, Tab, Tabs, TextArea
+from textual.widgets import Footer, Tab, Tabs
 from textual.worker import Worker, WorkerError, WorkerState
 
 from contextual.core import secrets, tokens
 from contextual.core.config import Config
 from contextual.core.messages import Message
-from contextual.core.plural import plural
 from contextual.core.textsafe import valid_unicode
 from contextual.tui import commands
 from contextual.tui.contrast import ReadableText
-from contextual.tui.format import mode_line, unparsed
 from contextual.tui.hangup import quit_on_signals
-from contextual.tui.host import Host, Opened, undoable_turns_of
-from contextual.tui.layout import Regions
+from contextual.tui.host import Host, Opened
+from contextual.tui.interrupt_keys import InterruptKeys
 from contextual.tui.palette import Palette, SlashCommands
-from contextual.tui.prompt_view import Shown, next_prompt
-from contextual.tui.resume_hint import resume_line
+from contextual.tui.panes import Panes
+from contextual.tui.prompt_view import Shown
+from contextual.tui.readouts import Readouts
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.screens.compaction import CompactionModal
 from contextual.tui.settings import Remembered
-from contextual.tui.queued import SENDS_NEXT, Queued
+from contextual.tui.shown_engine import ShownEngine
 from contextual.tui.slash.memory import ask_and_remember, is_memory
 from contextual.tui.startup import Startup
-from contextual.tui.slash.context_tools import pinned_ids, toggle_pin, with_pins
+from contextual.tui.slash.context_tools import toggle_pin
 from contextual.tui.slash.files import run_shell
 from contextual.tui.slash.model import how_to_configure
 from contextual.tui.slash.reading import open_message, open_tool_result
+from contextual.tui.turn_runner import TurnRunner
 from contextual.tui.widgets.chat_log import ChatLog
-from contextual.tui.widgets.history_view import HistoryView, summary_numbers
+from contextual.tui.widgets.history_view import HistoryView
 from contextual.tui.widgets.prompt_input import PromptBox, PromptInput
-from contextual.tui.widgets.scratchpad import ScratchpadView, recorded_turns
+from contextual.tui.widgets.scratchpad import ScratchpadView
 from contextual.tui.widgets.status_line import StatusLine
 from contextual.tui.widgets.token_meter import TokenMeter
 from contextual.tui.widgets.top_bar import TopBar
-from contextual.tui.widgets.welcome import Welcome
 
 if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
     from contextual.core.session.schema import CompactionRecord
@@ -65,8 +65,6 @@ if TYPE_CHECKING:      # annotations only: the app's first frame does not wait f
     from contextual.tui.router import EventRouter
     from contextual.core.prompt import PromptView
 
-QUIT_AGAIN_WITHIN = 3.0            # seconds: a second ctrl+c when idle quits
-REWIND_WITHIN = 0.8                # seconds: esc twice on an empty input when idle opens /rewind (as in Claude Code)
 MAIN_ONLY = {"compact", "open_stored_full", "resume", "context", "toggle_region", "resize_side", "cancel_turn",
              "rewind"}
 
@@ -111,18 +109,15 @@ class ContextualApp(App):
         # shows it.
         self.startup = Startup(self, resume)
         deferred = open_after_first_frame or resume is not None
-        self.opened: Opened | None = opened or (None if deferred else host.new_engine())
+        self.shown_engine = ShownEngine(self, self.startup, opened or (None if deferred else host.new_engine()))
         self.animated = animate       # not `animate`: that is Textual's own method
         self._router: EventRouter | None = None
         self.remembered = Remembered(self.config.home, self.config.project_root, on_problem=self.not_remembered)
-        self.regions = Regions()
-        self._quit_armed_at = 0.0
-        self._esc_at = 0.0
-        self.shown: Shown | None = None
-        self.last_sent: Shown | None = None       # the prompt of the latest model call
+        self.panes = Panes(self)
+        self.turns = TurnRunner(self, self.shown_engine)
+        self.readouts = Readouts(self, self.shown_engine, self.startup, self.turns)
+        self.interrupt_keys = InterruptKeys(self, self.turns)
         self.unsent = ""                           # typed before any model was chosen (/model gives it back)
-        self.queued = Queued()                     # typed while a turn runs: sent when it finishes
-        self.resume_hint: str | None = None         # set at quit: what launch prints once the terminal is back
         self._loading_theme = True
         self._readable = ReadableText()
 
@@ -139,26 +134,19 @@ class ContextualApp(App):
         return self._router
 
     @property
-    def engine(self) -> Engine:
-        """The engine shown; asked for before the first frame opened it (a key pressed meanwhile, a test), it
-        opens now."""
-        if self.opened is None:
-            self.adopt(self.open_deferred())
-        assert self.opened is not None
-        return self.opened.engine
+    def config(self) -> Config:
+        """The host's config (the one new engines get; /model and the server's window change it there)."""
+        return self.host.config
 
     @property
     def launch_error(self) -> str | None:
         """Why the session to resume could not be opened (the app then exits with 1)."""
         return self.startup.error
 
-    def open_deferred(self) -> Opened:
-        resume = self.startup.resume
-        return self.host.resume(path=resume) if resume is not None else self.host.new_engine()
-
-    def adopt(self, opened: Opened) -> None:
-        self.opened = opened
-        self.router.set_compaction_canceller(getattr(opened.engine, "cancel_compaction", None))
+    @property
+    def resume_hint(self) -> str | None:
+        """Set at quit: what launch prints once the terminal is back."""
+        return self.shown_engine.resume_hint
 
     def action_command_palette(self) -> None:
         """ctrl+p: Textual's palette, its page keys safe on a screen too short to list anything (tui/palette.py)."""
@@ -176,10 +164,26 @@ class ContextualApp(App):
         from contextual.tui.palette import system_commands
         return system_commands(self, super().get_system_commands(screen), self.config.home)
 
+    # ----- the engine shown (tui.shown_engine), as the launch and the slash commands ask for it
     @property
-    def config(self) -> Config:
-        """The host's config (the one new engines get; /model and the server's window change it there)."""
-        return self.host.config
+    def engine(self) -> Engine:
+        return self.shown_engine.engine
+
+    @property
+    def opened(self) -> Opened | None:
+        return self.shown_engine.opened
+
+    def open_deferred(self) -> Opened:
+        return self.shown_engine.open_deferred()
+
+    def adopt(self, opened: Opened) -> None:
+        self.shown_engine.adopt(opened)
+
+    async def show_engine(self, opened: Opened, keep_recent: bool = False) -> None:
+        await self.shown_engine.show(opened, keep_recent)
+
+    def refresh_undoable(self, known: set[str] | None = None) -> None:
+        self.shown_engine.refresh_undoable(known)
 
     # ----- surfaces (what the router may touch)
     @property
@@ -194,26 +198,22 @@ class ContextualApp(App):
     def status(self) -> StatusLine:
         return self.query_one(StatusLine)
 
+    @property
+    def shown(self) -> Shown | None:
+        return self.readouts.shown
+
+    @property
+    def last_sent(self) -> Shown | None:
+        return self.readouts.last_sent
+
     def show_prompt(self, view: PromptView | None = None) -> None:
-        """History, meter and top bar from one reading of the next prompt. Nothing on this thread waits for the
-        tokenizer: until it is loaded the counts come from earlier runs (tokens.remember_counts), or placeholders
-        show when a text was never counted."""
-        from contextual.tui.prompt_view import shown_from_view
-        try:
-            with tokens.known_counts_only():
-                shown = with_pins(shown_from_view(view) if view is not None else next_prompt(self.engine), self.engine)
-        except tokens.NotCounted:
-            shown = None
-        history = self.query_one(HistoryView)
-        history.pinned = pinned_ids(self.engine)
-        history.summary_numbers = summary_numbers(self.engine.history.messages, self.engine.compactions)
-        history.show(self.engine.history.messages, shown)
-        self.shown = shown
-        self.query_one(TokenMeter).shown = shown
-        self.refresh_topbar()
+        self.readouts.show_prompt(view)
+
+    def refresh_topbar(self) -> None:
+        self.readouts.refresh_topbar()
 
     def call_started(self) -> None:
-        self.last_sent = self.shown          # the engine's PromptChanged before the call: what it sent
+        self.readouts.call_started()
 
     def push_modal(self, screen: Screen, on_close: Callable[[Any], None]) -> None:
         self.push_screen(screen, on_close)
@@ -223,9 +223,7 @@ class ContextualApp(App):
         self.refresh_topbar()
 
     def stop_turn(self) -> None:
-        for worker in self.workers:
-            if worker.group == "turn" and worker.state in (WorkerState.PENDING, WorkerState.RUNNING):
-                worker.cancel()
+        self.turns.stop()
 
     def compactions_logged(self) -> list[CompactionRecord]:
         return list(self.engine.compactions)
@@ -257,8 +255,8 @@ class ContextualApp(App):
         self._loading_theme = False
         prompt = self.query_one(PromptInput)
         prompt.past = self.remembered.inputs()
-        prompt.take_queued = self.take_back_queued
-        prompt.page_chat = self.page_chat
+        prompt.take_queued = self.turns.take_back_queued
+        prompt.page_chat = self.panes.page_chat
         inert_commands = commands.load_custom(self.config.project_root, self.config.home)   # issue 30.3
         if not self.animated:
             prompt.cursor_blink = False
@@ -266,7 +264,7 @@ class ContextualApp(App):
             await self.startup.first_frame()
         else:
             await self.show_engine(self.opened)
-        self.apply_layout()
+        self.panes.apply_layout()
         prompt.focus()
         self.startup.ask_trust(inert_commands)
 
@@ -297,91 +295,22 @@ class ContextualApp(App):
             self.remembered.set_theme(theme)
 
     def on_resize(self, event: events.Resize) -> None:
-        self.regions.width = event.size.width
-        self.apply_layout()
+        self.panes.resized(event.size.width)
         if self.query("#topbar"):
             self.call_after_refresh(self.refresh_topbar)     # at the new width
 
-    @property
-    def narrow(self) -> bool:
-        return self.regions.narrow(self.size.width)
-
-    def apply_layout(self) -> None:
-        # The regions are the first screen's: a screen may be open on top of it, and at exit none is left
-        main = self.screen_stack[0] if self.screen_stack else None
-        if main is not None and main.query("#region-tabs"):
-            self.regions.apply(main, self.narrow)
-
     @on(Tabs.TabActivated, "#region-tabs")
     def tab_activated(self, event: Tabs.TabActivated) -> None:
-        if not self.screen_stack:       # the tabs' last message, as the app exits
-            return
-        chosen = (event.tab.id or "tab-chat").removeprefix("tab-")
-        changed, self.regions.tab = chosen != self.regions.tab, chosen
-        self.apply_layout()
-        if not changed:                 # the tabs' own first activation at mount: the focus stays where it is
-            return
-        # The pane chosen has the keys (History's enter and p, the Scratchpad's [ ]); typing still reaches the
-        # prompt (on_key), and the Chat's tab gives the prompt the focus back.
-        target: Widget = self.query_one(PromptInput)
-        if self.regions.tab == "scratchpad":
-            target = self.scratchpad
-        elif self.regions.tab == "history":
-            target = self.query_one(HistoryView)
-        target.focus()
+        self.panes.tab_activated(event.tab.id)
 
     def action_toggle_region(self, region: str) -> None:     # not `toggle`: Textual's own action
-        if self.narrow:
-            self.query_one("#region-tabs", Tabs).active = f"tab-{region}"
-            return
-        # Wide, a shown pane without the focus gets it first: the Scratchpad's [ ] and History's enter and p
-        # needed a click there, tab never reached them (tmux QA). Pressed again with the focus in it, it hides.
-        # The chat's keys are the prompt's: f2 focuses the prompt, or hides the chat when the prompt has it.
-        prompt = self.query_one(PromptInput)
-        pane = self.query_one("#chat-pane" if region == "chat" else f"#{region}")
-        target = prompt if region == "chat" else pane
-        focused = self.focused
-        inside = focused is not None and (focused is target or pane in focused.ancestors)
-        if region not in self.regions.hidden and not inside:
-            target.focus()
-            return
-        self.regions.toggle(region)
-        self.apply_layout()
-        if region not in self.regions.hidden:          # shown again: its keys at hand
-            target.focus()
-        elif inside:                                   # hidden with the focus in it: back to the prompt
-            prompt.focus()
+        self.panes.toggle(region)
 
     def action_resize_side(self) -> None:
-        self.regions.next_side_width()
-        self.apply_layout()
+        self.panes.resize_side()
 
-    async def show_engine(self, opened: Opened, keep_recent: bool = False) -> None:
-        """Show a (new or resumed) engine everywhere: the chat from the session's whole record (``keep_recent``:
-        the turns the chat shows stay when they are that record's last ones)."""
-        self.adopt(opened)
-        self.startup.engine_shown = True
-        recorded = recorded_turns(opened.transcript, self.engine.turn_ends)
-        self.scratchpad.reset(first_turn=opened.turns_before + 1, recorded=recorded)
-        await self.chat.show_transcript(opened.transcript or list(self.engine.history.messages),
-                                        self.engine.compactions, keep_recent, self.engine.permissions,
-                                        self.engine.turn_ends)
-        await self.startup.greet(not (opened.transcript or self.engine.history.messages), opened.notices)
-        self.show_prompt()
-        self.refresh_undoable(opened.undoable)
-        if tokens.ready():          # else once the tokenizer is loaded (Startup.counts_ready)
-            await self.chat.mount_earlier()
-
-    def refresh_topbar(self) -> None:
-        engine = self.opened.engine if self.opened is not None else None     # None: not open yet
-        session_id, compactions = ((engine.session_id, len(engine.compactions)) if engine is not None
-                                   else self.startup.preview or (None, 0))
-        self.query_one(TopBar).show(self.config.project_root, self.config.model, session_id, compactions,
-                                    self.turn_running, self.size.width)
-        config = engine.config if engine else self.config        # the model, window and permission mode in force
-        for welcome in self.chat.query(Welcome):
-            welcome.show(config.model, config.context_window, config.window_source)
-        self.query_one(PromptInput).border_subtitle = mode_line(config.permission_mode)
+    def on_key(self, event: events.Key) -> None:
+        self.panes.stray_key(event)
 
     def action_cycle_mode(self) -> None:
         """shift+tab: the next permission mode (bypass only when the app was started in it); in a file edit's
@@ -392,26 +321,6 @@ class ContextualApp(App):
             return
         self.engine.settings.cycle_permission_mode()
         self.refresh_topbar()
-
-    def page_chat(self, direction: int) -> bool:
-        """pageup/pagedown in the input: a page of the chat, when it shows (narrow, another tab may)."""
-        if not self.query_one("#chat-pane").display:
-            return False
-        chat = self.chat
-        (chat.scroll_page_down if direction > 0 else chat.scroll_page_up)(animate=False)
-        return True
-
-    # ----- the one "is something running?" guard
-    @property
-    def turn_running(self) -> bool:
-        return self.worker_running("turn")
-
-    def busy(self, what: str) -> bool:
-        """True (and says so) when a turn or compaction runs: ``what`` cannot start now."""
-        if not self.turn_running:
-            return False
-        self.notify(f"A turn is running: {what} after it ends, or press esc to interrupt it.", severity="warning")
-        return True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Main-screen keys neither show nor run on sub-screens (their footers list their own keys).
@@ -430,37 +339,19 @@ class ContextualApp(App):
         super().notify(screen_text(message), title=screen_text(title), severity=severity, timeout=timeout,
                        markup=markup)
 
-    def on_key(self, event: events.Key) -> None:
-        """A character typed while a pane has the focus (after tab or a click) goes to the prompt, as in any chat
-        app, instead of being lost; keys a pane binds (the History's p, the Scratchpad's [ ]) stay the pane's."""
-        if self.screen is not self.screen_stack[0]:
-            return
-        if event.key == "enter" and isinstance(self.focused, PromptInput):
-            # The prompt takes its own enter: this one was queued at the pane that had the focus when a burst
-            # (`quick⏎`, a paste) arrived, before its first letter moved the focus here. It sends, as typed.
-            self.focused.submit()
-            event.stop()
-            return
-        if not (event.is_printable and event.character):
-            return
-        # A printable key that bubbles up here was typed into no text widget (they stop what they insert); in a
-        # burst the rest arrive after the first moved the focus, so this does not ask who has the focus.
-        if event.key in self.active_bindings:
-            return
-        prompts = self.query(PromptInput)
-        prompt = prompts.first() if prompts else None
-        if prompt is None or prompt.disabled or not prompt.display:
-            return
-        self.screen.set_focus(prompt)   # at once (focus() waits a frame): the rest of a burst, `[` too, is typed
-        prompt.insert(event.character)
-        event.stop()
-
     # ----- what slash commands may ask of the app (tui.slash.port.AppPort)
     async def run_command(self, command: commands.Command, argument: str) -> None:
         await command.handler.run(self, argument)
 
     def worker_running(self, group: str) -> bool:
         return any(w.group == group and w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in self.workers)
+
+    @property
+    def turn_running(self) -> bool:
+        return self.turns.running
+
+    def busy(self, what: str) -> bool:
+        return self.turns.busy(what)
 
     async def say(self, text: str, level: str = "info") -> None:
         await self.chat.add_notice(text, level)
@@ -480,10 +371,12 @@ class ContextualApp(App):
     def load_input(self, text: str) -> None:
         self.query_one(PromptInput).put(text)
 
+    def start_turn(self, text: str, command: CustomCommand | None = None, arguments: str = "",
+                   typed: str = "") -> None:
+        self.turns.start(text, command, arguments, typed)
+
     def start_compaction(self, instructions: str | None, keep_rounds: int | None) -> None:
-        if self.engine.history.messages:       # a resumed session held elsewhere is forked before it is compacted
-            self.ensure_session()
-        self._compact(instructions, keep_rounds)
+        self.turns.compact(instructions, keep_rounds)
 
     # ----- keys that open what a command opens
     def action_compact(self) -> None:
@@ -494,6 +387,12 @@ class ContextualApp(App):
 
     async def action_resume(self) -> None:
         await commands.RESUME.run(self, "")
+
+    def action_cancel_turn(self) -> None:
+        self.interrupt_keys.escape()
+
+    def action_interrupt_or_quit(self) -> None:
+        self.interrupt_keys.ctrl_c()
 
     # ----- input
     @on(PromptInput.Submitted)
@@ -506,178 +405,28 @@ class ContextualApp(App):
         parsed = commands.parse(text)
         if parsed is not None:
             await self.run_command(*parsed)
-            return
-        if text.startswith("/") and " " not in text.split("\n", 1)[0].strip():
+        elif text.startswith("/") and " " not in text.split("\n", 1)[0].strip():
             await self.chat.add_notice(f"unknown command {text.split()[0]}: /help lists them", "error")
-            return
-        if text.startswith("!"):
+        elif text.startswith("!"):
             run_shell(self, text[1:].strip())
-            return
-        if is_memory(text):
+        elif is_memory(text):
             ask_and_remember(self, text)
-            return
-        if self.turn_running:
-            self.queued.add(text)           # shown on the input's border; in the chat once its turn starts
-            self.show_queue()
-            return
-        if self.config.missing_model_message():     # shown, kept, and back in the input once /model chose one
+        elif self.turn_running:
+            self.turns.queue(text)
+        elif self.config.missing_model_message():     # shown, kept, and back in the input once /model chose one
             self.unsent = text
             await self.chat.add_notice(f"not sent yet: {text}", "warning")
             await self.chat.add_notice(how_to_configure(self.config), "error")
-            return
-        self.start_turn(text)
-
-    # ----- turns and compaction (workers)
-    def start_turn(self, text: str, command: CustomCommand | None = None, arguments: str = "",
-                   typed: str = "") -> None:
-        self.ensure_session()
-        self._turn(text, command, arguments, typed)
-
-    def ensure_session(self) -> None:
-        """The session file what comes next is recorded in (made at the first input, or a fork of a session open
-        elsewhere); one that cannot be written is said, and the app goes on unsaved."""
-        try:
-            said = self.host.ensure_session(self.engine)
-        except Exception as exc:
-            self.notify(f"session not saved: {exc}", severity="error", timeout=8)
         else:
-            if said:
-                self.notify(said, timeout=8)
-
-    @work(exclusive=True, group="turn", exit_on_error=False)
-    async def _turn(self, text: str, command: CustomCommand | None, arguments: str, typed: str) -> None:
-        await self.started()        # sent within the first second: the turn waits, off the UI thread
-        if command is not None:
-            typed = command.as_typed(arguments)
-        stream = (self.engine.run_turn(text, typed=typed) if command is None
-                  else self.engine.run_command(command, arguments))
-        await self.router.consume_turn(typed or text, stream)     # the chat shows what was typed
-
-    @work(exclusive=True, group="turn", exit_on_error=False)
-    async def _compact(self, instructions: str | None, keep_rounds: int | None = None) -> None:
-        await self.started()
-        # A manual compaction is previewed (issue 19.1): the summary waits beside the rounds it replaces.
-        stream = self.engine.compact(instructions, keep_rounds=keep_rounds, preview=True)
-        await self.router.consume_compaction(stream)
+            self.start_turn(text)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "tokenizer" and event.state == WorkerState.ERROR:
             self.startup.counted_or_not()
             self.notify(f"the tokenizer did not load, so nothing can be counted: {event.worker.error}",
                         title="token counts", severity="error", timeout=10)
-        if event.worker.group != "turn":
-            return
-        if not self.query(StatusLine):
-            return          # the app is closing: its main screen is gone, and a turn ending now has nothing to show
-        if event.state == WorkerState.ERROR:
-            error = event.worker.error
-            self.notify(f"{type(error).__name__}: {error}", title="turn failed", severity="error", timeout=10)
-            self.router.after_turn("failed")
-        if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
-            self.refresh_undoable()
-            self.after_queue(event.state == WorkerState.SUCCESS and self.router.last_outcome in SENDS_NEXT)
-        self.refresh_topbar()
-
-    def show_queue(self) -> None:
-        # a border title is markup, and a queued message is whatever was typed (`[/` ended the app)
-        self.query_one(PromptInput).border_title = unparsed(self.queued.label(self.size.width))
-
-    def take_back_queued(self) -> str | None:
-        text = self.queued.take_newest()
-        self.show_queue()
-        return text
-
-    def after_queue(self, send_next: bool) -> None:
-        """The queued messages start the next turn together; after a turn that did not finish they all go back to
-        the input, before anything typed since."""
-        if not self.queued.texts:
-            return
-        if send_next and not self.turn_running:
-            text = self.queued.take_all()
-            self.show_queue()
-            self.start_turn(text)
-            return
-        prompt = self.query_one(PromptInput)
-        many = len(self.queued.texts) > 1
-        back = self.queued.take_all()
-        prompt.put(back + ("\n\n" + prompt.text if prompt.text.strip() else ""))
-        self.show_queue()
-        self.notify(f"The turn did not finish: your queued message{'s are' if many else ' is'} back in the input.",
-                    severity="warning")
-
-    def refresh_undoable(self, known: set[str] | None = None) -> None:
-        """Mark the turns /undo can take back: ``known`` when opening the session read them from its record (a
-        long session's file is not read twice), else read from the session file off the event loop."""
-        if self.engine.session is None:
-            self.query_one(HistoryView).set_undoable(set())
-            return
-        if known is not None:
-            self.query_one(HistoryView).set_undoable(known)
-            return
-        self._load_undoable(self.engine)
-
-    @work(exclusive=True, group="undoable", exit_on_error=False)
-    async def _load_undoable(self, engine: Engine) -> None:
-        try:
-            turns = await undoable_turns_of(engine)
-        except Exception:       # a session closed meanwhile or unreadable: no marks rather than a crash
-            turns = set()
-        if engine is self.engine:        # the user may have switched sessions meanwhile
-            self.query_one(HistoryView).set_undoable(turns)
-
-    def action_cancel_turn(self) -> None:
-        modal = self.router.compaction_modal
-        if modal is not None and modal.result is None:
-            self.router.cancel_compaction()
-            return
-        if self.turn_running:
-            running = (WorkerState.PENDING, WorkerState.RUNNING)
-            shell = any(w.name == "shell" and w.group == "turn" and w.state in running for w in self.workers)
-            self.stop_turn()
-            self.notify("Command stopped." if shell else "Turn interrupted: it is recorded as interrupted.", timeout=3)
-            return
-        if self.query_one(PromptInput).text.strip():
-            return
-        now = time.monotonic()
-        if now - self._esc_at > REWIND_WITHIN:
-            self._esc_at = now
-            return
-        self._esc_at = 0.0
-        parsed = commands.parse("/rewind")
-        if parsed is not None:
-            self.call_later(self.run_command, *parsed)
-
-    def action_interrupt_or_quit(self) -> None:
-        """ctrl+c: copy a selection (in the input, or dragged over in a pane); else cancel a compaction preview or
-        interrupt a running turn; when idle, twice quits."""
-        focused = self.focused
-        if isinstance(focused, TextArea) and focused.selected_text:
-            focused.action_copy()
-            self.copied(focused.selected_text)
-            return
-        selected = self.screen.get_selected_text()
-        if selected:                             # text dragged over in the chat: ctrl+c interrupted the turn instead
-            self.screen.action_copy_text()
-            self.screen.clear_selection()        # copied: the next ctrl+c interrupts or quits
-            self.copied(selected)
-            return
-        from contextual.tui.screens.compaction_preview import CompactionPreviewScreen   # late: not at launch
-        if isinstance(self.screen, CompactionPreviewScreen):    # the turn waits on its answer: cancel, as esc does
-            self.screen.action_cancel()
-            return
-        if self.turn_running:
-            self.action_cancel_turn()
-            return
-        now = time.monotonic()
-        if now - self._quit_armed_at <= QUIT_AGAIN_WITHIN:
-            self.call_later(self.action_quit)
-            return
-        self._quit_armed_at = now
-        self.notify("Press ctrl+c again to quit.", timeout=QUIT_AGAIN_WITHIN)
-
-    def copied(self, text: str) -> None:
-        """Said, as nothing on screen changed: the copy goes through the terminal (OSC 52), which may refuse it."""
-        self.notify(f"Copied {plural(len(text), 'character', grouped=True)}.", timeout=2)
+        if event.worker.group == "turn":
+            self.turns.changed(event.worker, event.state)
 
     # ----- History rows
     def action_open_stored_full(self) -> None:
@@ -715,14 +464,6 @@ class ContextualApp(App):
             # The turn just cancelled ends as CANCELLED, and waiting on it raises: that is the quit working.
             with contextlib.suppress(WorkerError):     # cancelled, failed, or never started
                 await worker.wait()
-        if self.opened is not None:          # else quit before the engine opened: nothing to close
-            engine = self.opened.engine
-            # Taken before the close: a closed engine no longer has its session (nor its id).
-            self.resume_hint = resume_line(engine.session_id, engine.history.messages, self.config.home,
-                                           self.config.project_root)
-            try:
-                await self.host.close(engine)
-            except Exception as exc:     # a full disk refused the last lines: said where the terminal is back
-                self.resume_hint = f"{self.resume_hint or ''}\nthe session's last lines were not saved: {exc}".strip()
+        await self.shown_engine.close()
         if hasattr(self.host, "stop_mcp"):
             await self.host.stop_mcp()

@@ -1,7 +1,8 @@
 """Messages typed while a turn runs (Claude Code and Codex queue them too). When the running turn finishes they
 are sent together as the next message, oldest first, a blank line between (as Claude Code does: one model call
 and one round for what was typed ahead, not a turn each); when it is interrupted, fails or is cancelled they go
-back to the input, never sent behind the user's back. The app owns one; the input's border says how many wait."""
+back to the input, never sent behind the user's back. The app's TurnRunner owns one; the input's border says how many
+wait."""
 
 from __future__ import annotations
 

@@ -131,20 +131,13 @@ class EventRouter:
             case ev.ToolOutput():                    # a running tool's output, when the engine streams it
                 self.ui.status.output(e.text)
             case ev.ToolFinished():
-                self.ui.scratchpad.update_step(e.step, running=False, observation=e.full_text, status=e.status)
-                # a non-zero exit too, and what it returned, as a resumed chat reads them from the stored form
-                self.ui.chat.tool_finished(e.tool, trail_status(e.stored, e.status), e.stored)
-                if e.status == "success" and (todos := todos_of(e.tool, e.args)) is not None:
-                    await self.ui.chat.show_todos(todos)
-                self.ui.status.thinking()
+                await self.on_tool_finished(e)
             case ev.PermissionRequest():
                 self.on_permission_request(e)
             case ev.PermissionDecided():
                 await self.on_permission_decided(e)
             case ev.TurnAdjustments():               # the engine's once-per-turn summary
-                await self.ui.chat.context_adjusted(e.summary, [
-                    f"{a.action}: {a.detail} · {tokens(a.tokens_before)} → {tokens(a.tokens_after)} tokens"
-                    for a in e.adjustments])
+                await self.on_turn_adjustments(e)
             case ev.BudgetWarning():
                 await self.ui.chat.add_notice(e.message, "warning")
             case ev.CompactionStarted():
@@ -158,18 +151,11 @@ class EventRouter:
             case ev.CompactionFinished():
                 await self.on_compaction_finished(e)
             case ev.ToolsChanged():
-                change = " ".join([f"+{t}" for t in e.added] + [f"-{t}" for t in e.removed])
-                await self.ui.chat.add_notice(f"tools changed: {change}; L1 is now {tokens(e.l1_tokens)} tokens",
-                                              "warning")
-                self.ui.show_prompt()
+                await self.on_tools_changed(e)
             case ev.Notice():
                 await self.ui.chat.add_notice(e.message, e.level)
-            case ev.StopHookContinued():           # the turn goes on: the answer's step shows what the model reads
-                from contextual.core.context import continuation
-                self._answered = False
-                self.ui.scratchpad.update_step(e.step, observation=continuation.note(e.reason))
-                await self.ui.chat.add_notice(continuation.notice_line(e.reason), "warning")
-                self.ui.status.thinking()
+            case ev.StopHookContinued():
+                await self.on_stop_hook_continued(e)
             case ev.TurnFinished():
                 if not self._answered:
                     await self.ui.chat.finish_answer(e.answer)
@@ -185,6 +171,32 @@ class EventRouter:
         if step != self._calling_step:
             self._calling_step = step
             self.ui.call_started()
+
+    async def on_tool_finished(self, e: ev.ToolFinished) -> None:
+        self.ui.scratchpad.update_step(e.step, running=False, observation=e.full_text, status=e.status)
+        # a non-zero exit too, and what it returned, as a resumed chat reads them from the stored form
+        self.ui.chat.tool_finished(e.tool, trail_status(e.stored, e.status), e.stored)
+        if e.status == "success" and (todos := todos_of(e.tool, e.args)) is not None:
+            await self.ui.chat.show_todos(todos)
+        self.ui.status.thinking()
+
+    async def on_turn_adjustments(self, e: ev.TurnAdjustments) -> None:
+        await self.ui.chat.context_adjusted(e.summary, [
+            f"{a.action}: {a.detail} · {tokens(a.tokens_before)} → {tokens(a.tokens_after)} tokens"
+            for a in e.adjustments])
+
+    async def on_tools_changed(self, e: ev.ToolsChanged) -> None:
+        change = " ".join([f"+{t}" for t in e.added] + [f"-{t}" for t in e.removed])
+        await self.ui.chat.add_notice(f"tools changed: {change}; L1 is now {tokens(e.l1_tokens)} tokens", "warning")
+        self.ui.show_prompt()
+
+    async def on_stop_hook_continued(self, e: ev.StopHookContinued) -> None:
+        """The turn goes on after its answer: the answer's step shows what the model reads next."""
+        from contextual.core.context import continuation
+        self._answered = False
+        self.ui.scratchpad.update_step(e.step, observation=continuation.note(e.reason))
+        await self.ui.chat.add_notice(continuation.notice_line(e.reason), "warning")
+        self.ui.status.thinking()
 
     async def on_tool_started(self, e: ev.ToolStarted) -> None:
         self.ui.scratchpad.update_step(e.step, tool=e.tool, args=e.args, running=True)

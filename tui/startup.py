@@ -28,9 +28,11 @@ class LaunchedApp(Protocol):
     """What the launch may ask of the app (the app knows Startup; Startup knows only this)."""
 
     host: Host
-    opened: Opened | None
-    shown: Shown | None
 
+    @property
+    def opened(self) -> Opened | None: ...
+    @property
+    def shown(self) -> Shown | None: ...
     @property
     def config(self) -> Config: ...
     @property

@@ -231,7 +231,7 @@ class ContextBuilder:
             return m
         got = self._hard.get(m.id)
         if got is None:
-            hard = m.meta.get("hard")     # made from the result when it was recorded (core/engine/turn.py)
+            hard = m.meta.get("hard")     # made from the result when it was recorded (core/engine/tool_step.py)
             # A result recorded without one (an older session) is cut to its head and tail instead.
             got = hard if isinstance(hard, str) else head_tail(m.content, HARD_FALLBACK_CHARS)
             if len(got) > len(m.content):

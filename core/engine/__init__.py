@@ -7,5 +7,7 @@
 - `permission_gate.PermissionGate` — asks, records and remembers permission answers;
 - `controls.ContextControls` — the user's hands on the context (issue 19): pins, reminders, the calls sent;
 - `compactor.Compactor` — plan → summarise → review → apply, and the compaction log;
-- `turn.TurnLoop` — one ReAct turn.
+- `turn.TurnLoop` — one ReAct turn, composing its own parts: `turn_input.TurnInput` (the input up to its
+  recording), `model_call.ModelCall` (one call streamed), `tool_step.ToolStep` (a reply acted on and its result
+  recorded), `turn_ends.TurnEnds` (a turn without an answer recorded), `fitted.Fitted` (the fitting summed up).
 """

@@ -144,60 +144,82 @@ def _load(path: Path) -> LoadedSession:
 def _fold(session: LoadedSession, numbered: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, dict[str, Any]]] | None:
     """Read the entries into ``session``; returns the entries to read instead when a rewind goes back to a
     message a compaction summarised (``_rewound``), else None."""
-    warnings = session.warnings
-    summaries: list[Message] = []
-    kept: list[Message] = []
-    calls: dict[str, CallRef] = {}
+    return _Fold(session).read(numbered)
 
-    for at, (number, entry) in enumerate(numbered):
-        session.entries.append(entry)
-        if not session.cwd and isinstance(entry.get("cwd"), str):
-            session.cwd = entry["cwd"]
-        if isinstance(entry.get("gitBranch"), str):
-            session.git_branch = entry["gitBranch"]
-        if isinstance(entry.get("version"), str):
-            session.version = entry["version"]
-        kind = entry["type"]
-        try:
-            msg = message_from_entry(entry)
-        except (KeyError, TypeError, ValueError):
-            warnings.append(f"line {number}: malformed {kind} entry, skipped")
-            continue
-        if msg is not None:
-            session.full_record.append(msg)
-            if msg.role == "summary":
-                if msg.meta.get("merged"):          # it replaces the summaries before it (history.apply_compaction)
-                    summaries.clear()
-                summaries.append(msg)
+
+class _Fold:
+    """One reading of the entries into a session: the summaries in force, the messages kept after them, and the
+    calls by id (the pairing of calls and results, at the end)."""
+
+    def __init__(self, session: LoadedSession) -> None:
+        self.session = session
+        self.summaries: list[Message] = []
+        self.kept: list[Message] = []
+        self.calls: dict[str, CallRef] = {}
+
+    def read(self, numbered: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, dict[str, Any]]] | None:
+        session = self.session
+        for at, (number, entry) in enumerate(numbered):
+            session.entries.append(entry)
+            _where_and_which(session, entry)
+            kind = entry["type"]
+            try:
+                msg = message_from_entry(entry)
+            except (KeyError, TypeError, ValueError):
+                session.warnings.append(f"line {number}: malformed {kind} entry, skipped")
                 continue
-            kept.append(msg)
-            session.stopped = session.stopped and msg.role == "tool"     # the stopped turn's aborted results
-            session.failed = None             # a failure's entry follows its turn's last message: said once
-            session.cut = None if msg.role == "user" else session.cut     # the next input said it
-            call = call_of(msg)
-            if call is not None and call.call_id not in calls:
-                calls[call.call_id] = call
-            continue
-        if kind == "tool_use":
-            tool = entry["tool"]
-            known = calls.get(tool["callId"])
-            calls[tool["callId"]] = CallRef(tool["callId"], tool.get("name"), tool.get("input"),
-                                          entry.get("parentUuid"), known.step if known else None)
-            continue
-        if kind != "system":
-            continue
+            if msg is not None:
+                self._message(msg)
+            elif kind == "tool_use":
+                self._tool_use(entry)
+            elif kind == "system" and entry.get("subtype") == "rewind":
+                # the user went back to before this message: it and what followed are gone
+                target = entry.get("toUuid")
+                if not any(m.id == target for m in self.kept) and any(m.id == target for m in session.full_record):
+                    return _rewound(numbered, target, at)
+                self._rewind(target)
+            elif kind == "system":
+                self._system(entry, number)
+        session.history = self.summaries + normalize(self.kept, self.calls)
+        session.full_record = normalize(session.full_record, self.calls)
+        session.aborted_calls = [m.call_id for m in session.history if m.call_id and m.id == aborted_id(m.call_id)]
+        return None
+
+    def _message(self, msg: Message) -> None:
+        session = self.session
+        session.full_record.append(msg)
+        if msg.role == "summary":
+            if msg.meta.get("merged"):          # it replaces the summaries before it (history.apply_compaction)
+                self.summaries.clear()
+            self.summaries.append(msg)
+            return
+        self.kept.append(msg)
+        session.stopped = session.stopped and msg.role == "tool"     # the stopped turn's aborted results
+        session.failed = None             # a failure's entry follows its turn's last message: said once
+        session.cut = None if msg.role == "user" else session.cut     # the next input said it
+        call = call_of(msg)
+        if call is not None and call.call_id not in self.calls:
+            self.calls[call.call_id] = call
+
+    def _tool_use(self, entry: dict[str, Any]) -> None:
+        tool = entry["tool"]
+        known = self.calls.get(tool["callId"])
+        self.calls[tool["callId"]] = CallRef(tool["callId"], tool.get("name"), tool.get("input"),
+                                             entry.get("parentUuid"), known.step if known else None)
+
+    def _rewind(self, target: Any) -> None:
+        session = self.session
+        self.kept = _before(self.kept, target)
+        session.full_record = _before(session.full_record, target)
+        session.last_usage = None
+        said = {m.id for m in session.full_record}      # the answers given in what it took back go with it
+        session.permissions = [p for p in session.permissions if p.after in said]
+
+    def _system(self, entry: dict[str, Any], number: int) -> None:
+        session = self.session
         subtype = entry.get("subtype")
         if subtype == "compact_boundary":
-            record = schema.CompactionRecord.from_entry(entry)
-            cut = apply_compaction(kept, None, record.kept_from_id, record.pinned_ids)
-            if cut is None:        # the first kept message is missing (a damaged line): too much beats too little
-                warnings.append(f"line {number}: compaction keeps from {record.kept_from_id}, which is not in the "
-                                "record; kept all")
-            kept = kept if cut is None else cut
-            session.last_usage = None
-            session.compactions.append(record)
-            if record.fallback and record.rounds_archived:
-                session.cut = (record.rounds_archived, record.fallback)
+            self._compaction(schema.CompactionRecord.from_entry(entry), number)
         elif subtype == "usage":            # shapes were checked by schema.problem when the line was read
             spent = _usage(entry["usage"], entry.get("model"), entry.get("counted"), entry.get("purpose"))
             session.calls.append(spent)
@@ -218,20 +240,28 @@ def _fold(session: LoadedSession, numbered: list[tuple[int, dict[str, Any]]]) ->
             session.failed = None if end.interrupted else end.kind
             if end.turn_id is not None:
                 session.turn_ends[end.turn_id] = end
-        elif subtype == "rewind":      # the user went back to before this message: it and what followed are gone
-            target = entry.get("toUuid")
-            if not any(m.id == target for m in kept) and any(m.id == target for m in session.full_record):
-                return _rewound(numbered, target, at)
-            kept = _before(kept, target)
-            session.full_record = _before(session.full_record, entry.get("toUuid"))
-            session.last_usage = None
-            said = {m.id for m in session.full_record}      # the answers given in what it took back go with it
-            session.permissions = [p for p in session.permissions if p.after in said]
 
-    session.history = summaries + normalize(kept, calls)
-    session.full_record = normalize(session.full_record, calls)
-    session.aborted_calls = [m.call_id for m in session.history if m.call_id and m.id == aborted_id(m.call_id)]
-    return None
+    def _compaction(self, record: schema.CompactionRecord, number: int) -> None:
+        session = self.session
+        cut = apply_compaction(self.kept, None, record.kept_from_id, record.pinned_ids)
+        if cut is None:        # the first kept message is missing (a damaged line): too much beats too little
+            session.warnings.append(f"line {number}: compaction keeps from {record.kept_from_id}, which is not in "
+                                    "the record; kept all")
+        self.kept = self.kept if cut is None else cut
+        session.last_usage = None
+        session.compactions.append(record)
+        if record.fallback and record.rounds_archived:
+            session.cut = (record.rounds_archived, record.fallback)
+
+
+def _where_and_which(session: LoadedSession, entry: dict[str, Any]) -> None:
+    """The session's folder (its first), git branch and version (the latest), from any entry that says them."""
+    if not session.cwd and isinstance(entry.get("cwd"), str):
+        session.cwd = entry["cwd"]
+    if isinstance(entry.get("gitBranch"), str):
+        session.git_branch = entry["gitBranch"]
+    if isinstance(entry.get("version"), str):
+        session.version = entry["version"]
 
 
 # What a rewind past a compaction takes back: the conversation (messages, calls, the user's answers to permission

@@ -19,10 +19,14 @@ if TYPE_CHECKING:      # annotations only: the app's first frame does not wait f
 class AppPort(Protocol):
     host: Host
     remembered: Remembered
-    shown: Shown | None                # the prompt shown now (meter, History)
-    last_sent: Shown | None            # the prompt of the latest model call
     unsent: str                        # a message typed before any model was chosen
     theme: str                         # Textual's colour theme (set by name from /theme)
+
+    @property
+    def shown(self) -> Shown | None: ...      # the prompt shown now (meter, History)
+
+    @property
+    def last_sent(self) -> Shown | None: ...  # the prompt of the latest model call
 
     @property
     def available_themes(self) -> dict[str, Any]: ...

@@ -4,24 +4,19 @@ answers as Markdown (code fences kept), streaming in without flicker."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Collapsible, Static
 
-from contextual.core.context.continuation import notice_line
-from contextual.core.messages import FORMAT_ERROR_TOOL, NO_ANSWER, Message
+from contextual.core.messages import NO_ANSWER, Message
 from contextual.core.plural import plural
-from contextual.core.snapshot.undo import note_for_user
-from contextual.tui.format import (call_label, compaction_note, final_answer, permission_level, permission_mark,
-                                   permission_note, trail_status, unparsed)
-from contextual.tui.result_line import result_lines
+from contextual.tui.format import unparsed
 from contextual.tui.screen_safe import screen_text
-from contextual.tui.widgets.todo_list import TodoList, todos_of
-from contextual.tui.widgets.tool_trail import ToolTrail, TrailCall
+from contextual.tui.widgets.resumed_turns import Turn, resumed_turns
+from contextual.tui.widgets.todo_list import TodoList
+from contextual.tui.widgets.tool_trail import ToolTrail
 from contextual.tui.widgets.user_message import user_line
 
 if TYPE_CHECKING:           # Markdown (markdown-it, pygments) is imported with the first answer, not at launch
@@ -68,9 +63,9 @@ class ChatLog(VerticalScroll):
         self.adjusted: Collapsible | None = None          # this turn's one "context adjusted" line
         self._adjustments: list[str] = []
         self._permission = ""                             # an answer the next call's trail row carries
-        self._earlier: list[_Turn] = []                  # restored turns not mounted yet (mount_earlier)
+        self._earlier: list[Turn] = []                  # restored turns not mounted yet (mount_earlier)
         self._first_recent = None                         # the first widget of the restored turns mounted
-        self._recent: list[_Turn] = []                    # the restored turns mounted
+        self._recent: list[Turn] = []                    # the restored turns mounted
         self._following = True                            # the view is at the end (the user did not scroll up)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
@@ -208,7 +203,7 @@ class ChatLog(VerticalScroll):
         answered, why a turn ended without an answer (``ends``, by turn id). Undo notes are the app's words, not
         the user's. Turns are read as plain data first; widgets are made only for the recent ones a long session
         shows."""
-        turns = _turns(messages, compactions, permissions, ends or {})
+        turns = resumed_turns(messages, compactions, permissions, ends or {})
         hidden = len(turns) - MAX_RESTORED_TURNS
         notice = (Static(Text(f"… {hidden} earlier turns: /export writes the whole transcript"), classes="notice -info")
                   if hidden > 0 else None)
@@ -244,7 +239,7 @@ class ChatLog(VerticalScroll):
             self.call_after_refresh(self.scroll_end, animate=False)
 
 
-def _turn_widgets(turns: list["_Turn"]) -> list:
+def _turn_widgets(turns: list[Turn]) -> list:
     widgets: list = []
     for turn in turns:
         widgets.append(user_line(turn.text))
@@ -270,122 +265,3 @@ def _turn_widgets(turns: list["_Turn"]) -> list:
         # an undo came after the turn's answer, as the live chat showed it
         widgets.extend(Static(Text("↶ " + note), classes="notice -info") for note in turn.notes)
     return widgets
-
-
-@dataclass(frozen=True)
-class _Shown:
-    """What the live chat showed between a turn's message and its answer, one thing at a time."""
-    kind: str                 # "trail" (the turn's tool calls), "todos" (its task list), "notice" or "answer"
-    line: str = ""
-    level: str = "info"
-
-
-_TRAIL, _TODOS = _Shown("trail"), _Shown("todos")
-
-
-@dataclass
-class _Turn:
-    text: str
-    calls: list[TrailCall] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    answers: list[str] = field(default_factory=list)
-    todos: list[dict[str, Any]] = field(default_factory=list)     # its last TodoWrite's list
-    compacted: list[tuple[str, str]] = field(default_factory=list)   # compactions after it: (line, level)
-    # before its answer, in order: its trail where the first call started, its task list, the notices (permission
-    # answers, compactions during the turn or before it, once it was sent)
-    shown: list[_Shown] = field(default_factory=list)
-    end: TurnEnd | None = None        # why it ended without an answer (stopped, or failed), when the record says
-
-
-def _turns(messages: list[Message], compactions: Sequence[CompactionRecord] = (),
-           permissions: Sequence[PermissionRecord] = (), ends: Mapping[str, TurnEnd] | None = None) -> list[_Turn]:
-    """Each compaction goes after the last message recorded before it, worded as the live chat worded it: one
-    that cut rounds without a summary leaves no message of its own, so the record is what marks it. One made
-    after an input was sent, before its message was recorded (meta ``sent``), goes under that message. Each
-    permission answer goes after the call it answered, before the trail when that call was the turn's first (the
-    trail appeared when the call started, after the dialog)."""
-    turns: list[_Turn] = []
-    pending = sorted(compactions, key=lambda r: r.timestamp or "\uffff")   # one without a time goes last
-    answers: dict[str, list[PermissionRecord]] = {}
-    for record in permissions:
-        if record.after is not None:
-            answers.setdefault(record.after, []).append(record)
-
-    def compacted_before(timestamp: str, during: bool = False, at_it: bool = True) -> None:
-        """Those recorded before ``timestamp`` (or at it: ``at_it``) go to the last turn."""
-        while pending and ((pending[0].timestamp or "\uffff") < timestamp
-                           or at_it and (pending[0].timestamp or "\uffff") == timestamp):
-            record = pending.pop(0)
-            if not turns:      # one before the first turn shown belongs to turns the chat does not show
-                continue
-            line, level = compaction_note(record), "warning" if record.fallback else "info"
-            if during:         # within the turn: between two of its steps, or after its input was sent
-                turns[-1].shown.append(_Shown("notice", line, level))
-            else:
-                turns[-1].compacted.append((line, level))
-
-    def answered(message_id: str) -> None:
-        for record in answers.pop(message_id, ()):
-            if not turns:
-                continue
-            calls, mark = turns[-1].calls, permission_mark(record)
-            if mark and calls and calls[-1].status == "running":     # on the row of the call it answered, as live
-                calls[-1] = calls[-1]._replace(permission=mark)
-            else:
-                turns[-1].shown.append(_Shown("notice", permission_note(record), permission_level(record)))
-
-    for message in messages:
-        if message.role == "summary":      # the compaction's record marks it, at its own time
-            continue
-        timestamp, sent = message.meta.get("timestamp"), message.meta.get("sent")
-        if message.starts_turn:
-            if isinstance(timestamp, str):
-                # The turn before's: those recorded before this input (before it was sent, when it compacted first).
-                if isinstance(sent, str):
-                    compacted_before(sent, at_it=False)
-                else:
-                    compacted_before(timestamp)
-            # the message as typed, from the record: an escape in it would reach the terminal (live, the router
-            # cleans what was typed before the chat shows it)
-            turns.append(_Turn(screen_text(str(message.meta.get("raw", message.content))),
-                               end=(ends or {}).get(str(message.meta.get("turn")))))
-            if isinstance(timestamp, str):     # this input's: made once it was sent, shown under it as live
-                compacted_before(timestamp, during=True)
-            continue
-        if isinstance(timestamp, str):
-            compacted_before(timestamp, during=message.role != "user")     # an undo note comes after its turn
-        if not turns:
-            continue
-        if message.from_stop_hook:     # the turn went on after this answer
-            turn = turns[-1]
-            if turn.answers:
-                turn.shown.append(_Shown("answer", turn.answers.pop()))
-            turn.shown.append(_Shown("notice", notice_line(str(message.meta["stop_hook"])), "warning"))
-        elif message.role == "user":
-            turns[-1].notes.append(note_for_user(message.content, messages))
-        elif message.role == "assistant" and message.meta.get("final"):
-            turns[-1].answers.append(final_answer(message))
-        elif message.meta.get("format_error") or message.meta.get("tool_name") == FORMAT_ERROR_TOOL:
-            continue        # a reply the parser refused: the live chat shows no call for it either
-        elif message.role == "assistant" and message.meta.get("tool_name"):
-            turn = turns[-1]
-            turn.calls.append(TrailCall(message.meta.get("tool_name") or "", call_label(message.meta.get("args")),
-                                        "running"))
-            answered(message.id)         # the dialog came before the call started
-            if _TRAIL not in turn.shown:
-                turn.shown.append(_TRAIL)
-            todos = todos_of(str(message.meta.get("tool_name")), message.meta.get("args"))
-            if todos is not None:
-                turn.todos = todos
-                if _TODOS not in turn.shown:
-                    turn.shown.append(_TODOS)
-        elif message.role == "tool":
-            calls = turns[-1].calls
-            for index in range(len(calls) - 1, -1, -1):
-                if calls[index].status == "running":
-                    calls[index] = calls[index]._replace(status=trail_status(message.content),
-                                                         result=result_lines(calls[index].tool, message.content))
-                    break
-        answered(message.id)
-    compacted_before("\uffff")
-    return turns

@@ -1,0 +1,62 @@
+"""A turn that ended without an answer, recorded and told: stopped by the user (Esc, Ctrl-C, a quit), failed (the
+server, the step limit, the window, a hook) or crashed on a bug of ours. The record says why (a resumed chat and
+the export read it: ``TurnEnd``); the model hears only the kind, with the next input (``INTERRUPTED_NOTE``,
+``failed_note``), so two questions in a row do not read as unfinished business."""
+
+from __future__ import annotations
+
+from contextual.core import secrets
+from contextual.core.context.pairing import aborted_result, unanswered
+from contextual.core.engine.controls import ContextControls
+from contextual.core.engine.prompt_state import PromptState
+from contextual.core.engine.recorder import Recorder
+from contextual.core.reminder import system_reminder
+from contextual.core.session.schema import INTERRUPTED, STOPPED_BY_USER, TurnEnd
+from contextual.core.textsafe import one_line
+
+INTERRUPTED_NOTE = system_reminder("The user stopped your previous turn before it finished; what it did is above. "
+                                   "Go on with it only if this message asks you to.")
+
+# A failed turn's reason as recorded: the error's one line (a hook's stop reason is the hook's own text)
+MAX_REASON_CHARS = 1000
+
+
+def failed_note(kind: str) -> str:
+    """What the model hears with the next input after a turn that failed: as after one the user stopped, two
+    questions in a row would otherwise read as unfinished business (the reason itself is for the person)."""
+    why = {"provider": "the model server failed", "step_limit": "it reached the step limit",
+           "context_length": "its prompt did not fit the model's window", "hook": "a hook stopped it",
+           "internal": "an internal error of the agent stopped it"}
+    return system_reminder(f"Your previous turn ended without an answer ({why.get(kind, 'it failed')}); what it "
+                           "did is above. Go on with it only if this message asks you to.")
+
+
+class TurnEnds:
+    def __init__(self, prompt: PromptState, recorder: Recorder, controls: ContextControls) -> None:
+        self._prompt = prompt
+        self._recorder = recorder
+        self._controls = controls
+
+    def interrupted(self, turn_id: str, crashed: Exception | None = None) -> None:
+        """Esc/Ctrl-C or a crash mid-turn: give a dangling call its 'aborted' result and mark the round, as stopped
+        by the user or as failed on an internal error (it was recorded as the user's stop)."""
+        prompt, recorder = self._prompt, self._recorder
+        for call in unanswered(prompt.history.messages[prompt.turn_start or 0:]):
+            recorder.append(aborted_result(call))
+        if crashed is None:
+            self.stopped(turn_id)
+        else:
+            self.failed(turn_id, "internal", f"internal error: {type(crashed).__name__}: {crashed}")
+
+    def failed(self, turn_id: str, kind: str, why: str) -> None:
+        """The round is recorded as failed, with why (a resumed chat and the export say it), and the model hears
+        the kind of failure with the next input (failed_note)."""
+        self._recorder.turn_ended(TurnEnd(turn_id, kind, one_line(secrets.redact_shown(why), MAX_REASON_CHARS)))
+        self._controls.remind(failed_note(kind))
+
+    def stopped(self, turn_id: str) -> None:
+        """The round is recorded as stopped by the user, and the model hears it with the next input: without it
+        the next prompt holds two questions in a row and the model may answer the first as unfinished business
+        (as Claude Code's "[Request interrupted by user]")."""
+        self._recorder.turn_ended(TurnEnd(turn_id, INTERRUPTED, STOPPED_BY_USER))
+        self._controls.remind(INTERRUPTED_NOTE)

@@ -1,0 +1,103 @@
+"""esc and ctrl+c, whose meaning depends on what runs: a compaction preview cancelled, a turn (or `!command`)
+interrupted, a selection copied; idle, esc twice on an empty input opens /rewind and ctrl+c twice quits. Owned by
+the app (``ContextualApp.interrupt_keys``), with the times of the first press."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any, Protocol
+
+from textual.widgets import TextArea
+
+from contextual.core.plural import plural
+from contextual.tui import commands
+from contextual.tui.turn_runner import TurnRunner
+from contextual.tui.widgets.prompt_input import PromptInput
+
+if TYPE_CHECKING:
+    from contextual.tui.router import EventRouter
+
+QUIT_AGAIN_WITHIN = 3.0            # seconds: a second ctrl+c when idle quits
+REWIND_WITHIN = 0.8                # seconds: esc twice on an empty input when idle opens /rewind (as in Claude Code)
+
+
+class KeysApp(Protocol):
+    """What the two keys ask of the app (the app knows InterruptKeys; InterruptKeys knows only this)."""
+
+    @property
+    def router(self) -> EventRouter: ...
+    async def run_command(self, command: commands.Command, argument: str) -> None: ...
+    async def action_quit(self) -> None: ...
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = False) -> None: ...
+    # Textual's own, typed loosely: their stubs are generic over what they return
+    @property
+    def screen(self) -> Any: ...
+    @property
+    def focused(self) -> Any: ...
+    def query_one(self, selector: Any) -> Any: ...
+    def call_later(self, callback: Any, *args: Any) -> bool: ...
+
+
+class InterruptKeys:
+    def __init__(self, app: KeysApp, turns: TurnRunner) -> None:
+        self.app = app
+        self.turns = turns
+        self._quit_armed_at = 0.0
+        self._esc_at = 0.0
+
+    def escape(self) -> None:
+        router = self.app.router
+        modal = router.compaction_modal
+        if modal is not None and modal.result is None:
+            router.cancel_compaction()
+            return
+        if self.turns.running:
+            shell = self.turns.shell_running()
+            self.turns.stop()
+            self.app.notify("Command stopped." if shell else "Turn interrupted: it is recorded as interrupted.",
+                            timeout=3)
+            return
+        if self.app.query_one(PromptInput).text.strip():
+            return
+        now = time.monotonic()
+        if now - self._esc_at > REWIND_WITHIN:
+            self._esc_at = now
+            return
+        self._esc_at = 0.0
+        parsed = commands.parse("/rewind")
+        if parsed is not None:
+            self.app.call_later(self.app.run_command, *parsed)
+
+    def ctrl_c(self) -> None:
+        """Copy a selection (in the input, or dragged over in a pane); else cancel a compaction preview or
+        interrupt a running turn; when idle, twice quits."""
+        app = self.app
+        focused = app.focused
+        if isinstance(focused, TextArea) and focused.selected_text:
+            focused.action_copy()
+            self.copied(focused.selected_text)
+            return
+        selected = app.screen.get_selected_text()
+        if selected:                             # text dragged over in the chat: ctrl+c interrupted the turn instead
+            app.screen.action_copy_text()
+            app.screen.clear_selection()         # copied: the next ctrl+c interrupts or quits
+            self.copied(selected)
+            return
+        from contextual.tui.screens.compaction_preview import CompactionPreviewScreen   # late: not at launch
+        if isinstance(app.screen, CompactionPreviewScreen):     # the turn waits on its answer: cancel, as esc does
+            app.screen.action_cancel()
+            return
+        if self.turns.running:
+            self.escape()
+            return
+        now = time.monotonic()
+        if now - self._quit_armed_at <= QUIT_AGAIN_WITHIN:
+            app.call_later(app.action_quit)
+            return
+        self._quit_armed_at = now
+        app.notify("Press ctrl+c again to quit.", timeout=QUIT_AGAIN_WITHIN)
+
+    def copied(self, text: str) -> None:
+        """Said, as nothing on screen changed: the copy goes through the terminal (OSC 52), which may refuse it."""
+        self.app.notify(f"Copied {plural(len(text), 'character', grouped=True)}.", timeout=2)

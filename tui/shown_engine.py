@@ -1,0 +1,128 @@
+"""The engine the app shows, and its session: opened at launch or put off until the first frame is drawn (or until
+a key asks for it), shown everywhere, its session file made at the first input, the turns /undo can take back
+marked, closed at quit with the line that resumes it. Owned by the app (``ContextualApp.shown_engine``); /new,
+/resume and /fork show another one here."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
+
+from contextual.core import tokens
+from contextual.tui.host import Host, Opened, undoable_turns_of
+from contextual.tui.resume_hint import resume_line
+from contextual.tui.startup import Startup
+from contextual.tui.widgets.history_view import HistoryView
+from contextual.tui.widgets.scratchpad import recorded_turns
+
+if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
+    from contextual.core.agent import Engine
+    from contextual.core.config import Config
+    from contextual.tui.router import EventRouter
+    from contextual.tui.widgets.chat_log import ChatLog
+    from contextual.tui.widgets.scratchpad import ScratchpadView
+
+
+class EngineApp(Protocol):
+    """What the shown engine asks of the app (the app knows ShownEngine; ShownEngine knows only this)."""
+
+    host: Host
+
+    @property
+    def config(self) -> Config: ...
+    @property
+    def router(self) -> EventRouter: ...
+    @property
+    def chat(self) -> ChatLog: ...
+    @property
+    def scratchpad(self) -> ScratchpadView: ...
+    def show_prompt(self) -> None: ...
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = False) -> None: ...
+    # Textual's own, typed loosely: their stubs are generic over what they return
+    def query_one(self, selector: Any) -> Any: ...
+    def run_worker(self, work: Any, *, name: str | None = "", group: str = "default", exclusive: bool = False,
+                   exit_on_error: bool = True) -> Any: ...
+
+
+class ShownEngine:
+    def __init__(self, app: EngineApp, startup: Startup, opened: Opened | None) -> None:
+        self.app = app
+        self.startup = startup
+        self.opened = opened
+        self.resume_hint: str | None = None         # set at quit: what launch prints once the terminal is back
+
+    @property
+    def engine(self) -> Engine:
+        """The engine shown; asked for before the first frame opened it (a key pressed meanwhile, a test), it
+        opens now."""
+        if self.opened is None:
+            self.adopt(self.open_deferred())
+        assert self.opened is not None
+        return self.opened.engine
+
+    def open_deferred(self) -> Opened:
+        resume, host = self.startup.resume, self.app.host
+        return host.resume(path=resume) if resume is not None else host.new_engine()
+
+    def adopt(self, opened: Opened) -> None:
+        self.opened = opened
+        self.app.router.set_compaction_canceller(getattr(opened.engine, "cancel_compaction", None))
+
+    async def show(self, opened: Opened, keep_recent: bool = False) -> None:
+        """Show a (new or resumed) engine everywhere: the chat from the session's whole record (``keep_recent``:
+        the turns the chat shows stay when they are that record's last ones)."""
+        self.adopt(opened)
+        self.startup.engine_shown = True
+        engine, chat = opened.engine, self.app.chat
+        self.app.scratchpad.reset(first_turn=opened.turns_before + 1,
+                                  recorded=recorded_turns(opened.transcript, engine.turn_ends))
+        await chat.show_transcript(opened.transcript or list(engine.history.messages), engine.compactions,
+                                   keep_recent, engine.permissions, engine.turn_ends)
+        await self.startup.greet(not (opened.transcript or engine.history.messages), opened.notices)
+        self.app.show_prompt()
+        self.refresh_undoable(opened.undoable)
+        if tokens.ready():          # else once the tokenizer is loaded (Startup.counts_ready)
+            await chat.mount_earlier()
+
+    def ensure_session(self) -> None:
+        """The session file what comes next is recorded in (made at the first input, or a fork of a session open
+        elsewhere); one that cannot be written is said, and the app goes on unsaved."""
+        try:
+            said = self.app.host.ensure_session(self.engine)
+        except Exception as exc:
+            self.app.notify(f"session not saved: {exc}", severity="error", timeout=8)
+        else:
+            if said:
+                self.app.notify(said, timeout=8)
+
+    def refresh_undoable(self, known: set[str] | None = None) -> None:
+        """Mark the turns /undo can take back: ``known`` when opening the session read them from its record (a
+        long session's file is not read twice), else read from the session file off the event loop."""
+        if self.engine.session is None:
+            known = set()
+        if known is not None:
+            self.app.query_one(HistoryView).set_undoable(known)
+            return
+        self.app.run_worker(partial(self._load_undoable, self.engine), name="_load_undoable", group="undoable",
+                            exclusive=True, exit_on_error=False)
+
+    async def _load_undoable(self, engine: Engine) -> None:
+        try:
+            turns = await undoable_turns_of(engine)
+        except Exception:       # a session closed meanwhile or unreadable: no marks rather than a crash
+            turns = set()
+        if engine is self.engine:        # the user may have switched sessions meanwhile
+            self.app.query_one(HistoryView).set_undoable(turns)
+
+    async def close(self) -> None:
+        """The engine's session closed, and the line that resumes it kept for launch to print."""
+        if self.opened is None:          # quit before the engine opened: nothing to close
+            return
+        engine, config = self.opened.engine, self.app.config
+        # Taken before the close: a closed engine no longer has its session (nor its id).
+        self.resume_hint = resume_line(engine.session_id, engine.history.messages, config.home, config.project_root)
+        try:
+            await self.app.host.close(engine)
+        except Exception as exc:     # a full disk refused the last lines: said where the terminal is back
+            self.resume_hint = f"{self.resume_hint or ''}\nthe session's last lines were not saved: {exc}".strip()

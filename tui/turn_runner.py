@@ -1,0 +1,142 @@
+"""The app's one "is something running?": a turn or a compaction runs in the ``turn`` worker group, one at a time;
+messages typed meanwhile wait (``tui.queued.Queued``, shown on the input's border) and follow when it ends.
+Owned by the app (``ContextualApp.turns``)."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
+
+from textual.worker import Worker, WorkerState
+
+from contextual.tui.format import unparsed
+from contextual.tui.queued import SENDS_NEXT, Queued
+from contextual.tui.shown_engine import ShownEngine
+from contextual.tui.widgets.prompt_input import PromptInput
+from contextual.tui.widgets.status_line import StatusLine
+
+if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
+    from contextual.core.custom_commands import CustomCommand
+    from contextual.tui.router import EventRouter
+
+RUNNING = (WorkerState.PENDING, WorkerState.RUNNING)
+
+
+class TurnsApp(Protocol):
+    """What the turn runner asks of the app (the app knows TurnRunner; TurnRunner knows only this)."""
+
+    @property
+    def router(self) -> EventRouter: ...
+    async def started(self) -> None: ...
+    def worker_running(self, group: str) -> bool: ...
+    def refresh_topbar(self) -> None: ...
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = False) -> None: ...
+    # Textual's own, typed loosely: their stubs are generic over what they return
+    @property
+    def size(self) -> Any: ...
+    @property
+    def workers(self) -> Any: ...
+    def query(self, selector: Any) -> Any: ...
+    def query_one(self, selector: Any) -> Any: ...
+    def run_worker(self, work: Any, *, name: str | None = "", group: str = "default", exclusive: bool = False,
+                   exit_on_error: bool = True) -> Any: ...
+
+
+class TurnRunner:
+    def __init__(self, app: TurnsApp, shown: ShownEngine) -> None:
+        self.app = app
+        self.shown = shown
+        self.queued = Queued()                     # typed while a turn runs: sent when it finishes
+
+    @property
+    def running(self) -> bool:
+        return self.app.worker_running("turn")
+
+    def busy(self, what: str) -> bool:
+        """True (and says so) when a turn or compaction runs: ``what`` cannot start now."""
+        if not self.running:
+            return False
+        self.app.notify(f"A turn is running: {what} after it ends, or press esc to interrupt it.",
+                        severity="warning")
+        return True
+
+    # ----- starting and stopping
+    def start(self, text: str, command: CustomCommand | None = None, arguments: str = "", typed: str = "") -> None:
+        self.shown.ensure_session()
+        self.app.run_worker(partial(self._turn, text, command, arguments, typed), name="_turn", group="turn",
+                            exclusive=True, exit_on_error=False)
+
+    def compact(self, instructions: str | None, keep_rounds: int | None) -> None:
+        if self.shown.engine.history.messages:    # a resumed session held elsewhere is forked before it is compacted
+            self.shown.ensure_session()
+        self.app.run_worker(partial(self._compact, instructions, keep_rounds), name="_compact", group="turn",
+                            exclusive=True, exit_on_error=False)
+
+    async def _turn(self, text: str, command: CustomCommand | None, arguments: str, typed: str) -> None:
+        await self.app.started()        # sent within the first second: the turn waits, off the UI thread
+        engine = self.shown.engine
+        if command is not None:
+            typed = command.as_typed(arguments)
+        stream = (engine.run_turn(text, typed=typed) if command is None else engine.run_command(command, arguments))
+        await self.app.router.consume_turn(typed or text, stream)     # the chat shows what was typed
+
+    async def _compact(self, instructions: str | None, keep_rounds: int | None) -> None:
+        await self.app.started()
+        # A manual compaction is previewed (issue 19.1): the summary waits beside the rounds it replaces.
+        stream = self.shown.engine.compact(instructions, keep_rounds=keep_rounds, preview=True)
+        await self.app.router.consume_compaction(stream)
+
+    def stop(self) -> None:
+        for worker in self.app.workers:
+            if worker.group == "turn" and worker.state in RUNNING:
+                worker.cancel()
+
+    def shell_running(self) -> bool:
+        """A `!command` runs (its worker is in the turn group too)."""
+        return any(w.name == "shell" and w.group == "turn" and w.state in RUNNING for w in self.app.workers)
+
+    def changed(self, worker: Worker[Any], state: WorkerState) -> None:
+        """A turn's worker changed state: a failure said, the undo marks and the queue after its end."""
+        if not self.app.query(StatusLine):
+            return          # the app is closing: its main screen is gone, and a turn ending now has nothing to show
+        if state == WorkerState.ERROR:
+            error = worker.error
+            self.app.notify(f"{type(error).__name__}: {error}", title="turn failed", severity="error", timeout=10)
+            self.app.router.after_turn("failed")
+        if state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            self.shown.refresh_undoable()
+            self.after_queue(state == WorkerState.SUCCESS and self.app.router.last_outcome in SENDS_NEXT)
+        self.app.refresh_topbar()
+
+    # ----- the queue
+    def queue(self, text: str) -> None:
+        self.queued.add(text)           # shown on the input's border; in the chat once its turn starts
+        self.show_queue()
+
+    def show_queue(self) -> None:
+        # a border title is markup, and a queued message is whatever was typed (`[/` ended the app)
+        self.app.query_one(PromptInput).border_title = unparsed(self.queued.label(self.app.size.width))
+
+    def take_back_queued(self) -> str | None:
+        text = self.queued.take_newest()
+        self.show_queue()
+        return text
+
+    def after_queue(self, send_next: bool) -> None:
+        """The queued messages start the next turn together; after a turn that did not finish they all go back to
+        the input, before anything typed since."""
+        if not self.queued.texts:
+            return
+        if send_next and not self.running:
+            text = self.queued.take_all()
+            self.show_queue()
+            self.start(text)
+            return
+        prompt = self.app.query_one(PromptInput)
+        many = len(self.queued.texts) > 1
+        back = self.queued.take_all()
+        prompt.put(back + ("\n\n" + prompt.text if prompt.text.strip() else ""))
+        self.show_queue()
+        self.app.notify(f"The turn did not finish: your queued message{'s are' if many else ' is'} back in the "
+                        "input.", severity="warning")

@@ -1,0 +1,172 @@
+"""A session's record read back as the live chat showed its turns, as plain data (``ChatLog.show_transcript``
+makes the widgets): each turn's message as typed, its tool trail and task list, the notices between (permission
+answers, compactions during it, a Stop hook that made it go on), its answers, why it ended without one, and the
+compactions and undo notes after it.
+
+Each compaction goes after the last message recorded before it, worded as the live chat worded it: one that cut
+rounds without a summary leaves no message of its own, so the record is what marks it. One made after an input was
+sent, before its message was recorded (meta ``sent``), goes under that message. Each permission answer goes after
+the call it answered, before the trail when that call was the turn's first (the trail appeared when the call
+started, after the dialog)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from contextual.core.context.continuation import notice_line
+from contextual.core.messages import FORMAT_ERROR_TOOL, Message
+from contextual.core.snapshot.undo import note_for_user
+from contextual.tui.format import (call_label, compaction_note, final_answer, permission_level, permission_mark,
+                                   permission_note, trail_status)
+from contextual.tui.result_line import result_lines
+from contextual.tui.screen_safe import screen_text
+from contextual.tui.widgets.todo_list import todos_of
+from contextual.tui.widgets.tool_trail import TrailCall
+
+if TYPE_CHECKING:
+    from contextual.core.session.schema import CompactionRecord, PermissionRecord, TurnEnd
+
+LAST = "\uffff"         # a time after every recorded one: a compaction without a time goes last
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What the live chat showed between a turn's message and its answer, one thing at a time."""
+    kind: str                 # "trail" (the turn's tool calls), "todos" (its task list), "notice" or "answer"
+    line: str = ""
+    level: str = "info"
+
+
+TRAIL, TODOS = Shown("trail"), Shown("todos")
+
+
+@dataclass
+class Turn:
+    text: str
+    calls: list[TrailCall] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    answers: list[str] = field(default_factory=list)
+    todos: list[dict[str, Any]] = field(default_factory=list)     # its last TodoWrite's list
+    compacted: list[tuple[str, str]] = field(default_factory=list)   # compactions after it: (line, level)
+    # before its answer, in order: its trail where the first call started, its task list, the notices (permission
+    # answers, compactions during the turn or before it, once it was sent)
+    shown: list[Shown] = field(default_factory=list)
+    end: TurnEnd | None = None        # why it ended without an answer (stopped, or failed), when the record says
+
+
+def resumed_turns(messages: list[Message], compactions: Sequence[CompactionRecord] = (),
+                  permissions: Sequence[PermissionRecord] = (), ends: Mapping[str, TurnEnd] | None = None
+                  ) -> list[Turn]:
+    return _Reader(messages, compactions, permissions, ends or {}).read()
+
+
+class _Reader:
+    """One reading of a record: the turns so far, the compactions and permission answers not placed yet."""
+
+    def __init__(self, messages: list[Message], compactions: Sequence[CompactionRecord],
+                 permissions: Sequence[PermissionRecord], ends: Mapping[str, TurnEnd]) -> None:
+        self.messages = messages
+        self.ends = ends
+        self.turns: list[Turn] = []
+        self.pending = sorted(compactions, key=lambda r: r.timestamp or LAST)
+        self.answers: dict[str, list[PermissionRecord]] = {}
+        for record in permissions:
+            if record.after is not None:
+                self.answers.setdefault(record.after, []).append(record)
+
+    def read(self) -> list[Turn]:
+        for message in self.messages:
+            if message.role == "summary":      # the compaction's record marks it, at its own time
+                continue
+            if message.starts_turn:
+                self._start_turn(message)
+            else:
+                self._take(message)
+        self._compacted_before(LAST)
+        return self.turns
+
+    def _start_turn(self, message: Message) -> None:
+        timestamp, sent = message.meta.get("timestamp"), message.meta.get("sent")
+        if isinstance(timestamp, str):
+            # The turn before's: those recorded before this input (before it was sent, when it compacted first).
+            if isinstance(sent, str):
+                self._compacted_before(sent, at_it=False)
+            else:
+                self._compacted_before(timestamp)
+        # the message as typed, from the record: an escape in it would reach the terminal (live, the router cleans
+        # what was typed before the chat shows it)
+        self.turns.append(Turn(screen_text(str(message.meta.get("raw", message.content))),
+                               end=self.ends.get(str(message.meta.get("turn")))))
+        if isinstance(timestamp, str):     # this input's: made once it was sent, shown under it as live
+            self._compacted_before(timestamp, during=True)
+
+    def _take(self, message: Message) -> None:
+        timestamp = message.meta.get("timestamp")
+        if isinstance(timestamp, str):
+            self._compacted_before(timestamp, during=message.role != "user")     # an undo note comes after its turn
+        if not self.turns:
+            return
+        turn = self.turns[-1]
+        if message.from_stop_hook:     # the turn went on after this answer
+            if turn.answers:
+                turn.shown.append(Shown("answer", turn.answers.pop()))
+            turn.shown.append(Shown("notice", notice_line(str(message.meta["stop_hook"])), "warning"))
+        elif message.role == "user":
+            turn.notes.append(note_for_user(message.content, self.messages))
+        elif message.role == "assistant" and message.meta.get("final"):
+            turn.answers.append(final_answer(message))
+        elif message.meta.get("format_error") or message.meta.get("tool_name") == FORMAT_ERROR_TOOL:
+            return          # a reply the parser refused: the live chat shows no call for it either
+        elif message.role == "assistant" and message.meta.get("tool_name"):
+            self._call(turn, message)
+        elif message.role == "tool":
+            _result(turn, message)
+        self._answered(message.id)
+
+    def _call(self, turn: Turn, message: Message) -> None:
+        turn.calls.append(TrailCall(message.meta.get("tool_name") or "", call_label(message.meta.get("args")),
+                                    "running"))
+        self._answered(message.id)         # the dialog came before the call started
+        if TRAIL not in turn.shown:
+            turn.shown.append(TRAIL)
+        todos = todos_of(str(message.meta.get("tool_name")), message.meta.get("args"))
+        if todos is not None:
+            turn.todos = todos
+            if TODOS not in turn.shown:
+                turn.shown.append(TODOS)
+
+    def _compacted_before(self, timestamp: str, during: bool = False, at_it: bool = True) -> None:
+        """Those recorded before ``timestamp`` (or at it: ``at_it``) go to the last turn."""
+        pending = self.pending
+        while pending and ((pending[0].timestamp or LAST) < timestamp
+                           or at_it and (pending[0].timestamp or LAST) == timestamp):
+            record = pending.pop(0)
+            if not self.turns:      # one before the first turn shown belongs to turns the chat does not show
+                continue
+            line, level = compaction_note(record), "warning" if record.fallback else "info"
+            if during:         # within the turn: between two of its steps, or after its input was sent
+                self.turns[-1].shown.append(Shown("notice", line, level))
+            else:
+                self.turns[-1].compacted.append((line, level))
+
+    def _answered(self, message_id: str) -> None:
+        for record in self.answers.pop(message_id, ()):
+            if not self.turns:
+                continue
+            calls, mark = self.turns[-1].calls, permission_mark(record)
+            if mark and calls and calls[-1].status == "running":     # on the row of the call it answered, as live
+                calls[-1] = calls[-1]._replace(permission=mark)
+            else:
+                self.turns[-1].shown.append(Shown("notice", permission_note(record), permission_level(record)))
+
+
+def _result(turn: Turn, message: Message) -> None:
+    """A tool's result on the newest call still running."""
+    calls = turn.calls
+    for index in range(len(calls) - 1, -1, -1):
+        if calls[index].status == "running":
+            calls[index] = calls[index]._replace(status=trail_status(message.content),
+                                                 result=result_lines(calls[index].tool, message.content))
+            break
