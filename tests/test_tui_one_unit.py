@@ -3,6 +3,8 @@ meter and /context show the same figure, the meter promises the compaction, and 
 
 from __future__ import annotations
 
+import threading
+
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.tui_helpers import SIZE, finish, make_host, run_turn, type_and_send, wait_for
 from contextual.tui.app import ContextualApp
@@ -15,8 +17,9 @@ SUMMARY = "## Summary\nThe user asked two questions about the cart; both were an
 
 
 async def test_card_meter_and_context_agree_and_the_meters_promise_holds(tmp_path):
+    third = threading.Event()       # the turn goes on behind the card: its next answer waits until the card is read
     script = [finish("first answer"), Reply(finish("second answer"), usage_input=3500), SUMMARY,
-              finish("third answer")]
+              lambda body: finish("third answer") if third.wait(30) else "never released"]
     with FakeLLMServer(kind="openai", script=script) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=4000, keep_rounds=1), animate=False)
         async with app.run_test(size=(200, 50)) as pilot:
@@ -42,6 +45,7 @@ async def test_card_meter_and_context_agree_and_the_meters_promise_holds(tmp_pat
             await wait_for(pilot, lambda: modal.result is not None, timeout=10)
             assert modal.pre_tokens == modal.result.pre_tokens == shown.estimate      # the promise, the figure
             assert modal.result.post_tokens == app.engine.compaction_due().estimate
+            third.set()
             await pilot.press("enter")
             await app.workers.wait_for_complete()
             await pilot.pause()

@@ -29,7 +29,6 @@ class EventRouter:
         self.ui = surfaces
         self.compaction_modal: CompactionModal | None = None
         self.permission_modal: PermissionModal | None = None
-        self._card_read: asyncio.Event | None = None
         self._logged_before = 0
         self._calling_step = 0
         self._answered = False
@@ -216,6 +215,7 @@ class EventRouter:
             if given is None:                    # esc: stop the turn rather than let the model ask again
                 self.ui.stop_turn()
 
+        self.close_result_card()
         self.ui.status.idle()
         modal = self.permission_modal = PermissionModal(e.tool, e.args, e.preview, e.always, e.edits_files)
         self.ui.push_modal(modal, answer)
@@ -237,8 +237,8 @@ class EventRouter:
 
     def on_compaction_started(self, e: ev.CompactionStarted) -> None:
         from contextual.tui.screens.compaction import CompactionModal
+        self.close_result_card()              # the last compaction's card, if it is still up: this one replaces it
         self.ui.status.idle()
-        self._card_read = asyncio.Event()
         self._logged_before = len(self.ui.compactions_logged())
         self.compaction_modal = CompactionModal(e.trigger, e.pre_tokens, e.rounds_to_archive,
                                                 on_cancel=self.cancel_compaction, live_clock=self.ui.status.animated)
@@ -246,15 +246,13 @@ class EventRouter:
 
     def _modal_closed(self) -> None:
         self.compaction_modal = None
-        if self._card_read is not None:
-            self._card_read.set()
 
     async def on_compaction_finished(self, e: ev.CompactionFinished) -> None:
         # History and meter first: the new estimate shows the moment the card does.
         self.ui.show_prompt()
         modal = self.compaction_modal
         if modal is not None:
-            modal.turn_waiting = e.trigger == "auto"
+            modal.in_turn = e.trigger == "auto"
             modal.finish(e)
         elif e.refused:
             await self.ui.chat.add_notice(f"nothing compacted: {e.refused}", "warning")
@@ -265,10 +263,16 @@ class EventRouter:
                                       rounds_archived=e.rounds_archived,
                                       loss_ledger=logged[-1].loss_ledger if logged else None)
             await self.ui.chat.add_notice(compaction_note(record), "warning" if e.fallback else "info")
-        # An automatic compaction inside a turn: the turn waits until its card has been read.
-        if modal is not None and e.trigger == "auto" and self._card_read is not None and modal.is_attached:
-            await self._card_read.wait()
+        # An automatic compaction inside a turn: the turn goes on while its card shows (it closes itself, or on
+        # enter). At 4k–8k nearly every message compacts, and a turn that waited on each card lost seconds to it.
+        if modal is not None and e.trigger == "auto":
             self.ui.status.thinking()
+
+    def close_result_card(self) -> None:
+        """A compaction's card whose result is shown, closed before another modal takes the screen (a permission
+        question, the next compaction): it would be found stale beneath it."""
+        if self.compaction_modal is not None:
+            self.compaction_modal.close_if_shown()
 
     def _compaction_over(self) -> None:
         """A compaction stream ended (or was cut): a modal still spinning turns into what the engine logged."""

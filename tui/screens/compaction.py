@@ -80,7 +80,7 @@ class CompactionModal(ModalScreen[None]):
     stage: reactive[str] = reactive("choosing")
     tokens_received: reactive[int] = reactive(0)
     elapsed: reactive[float] = reactive(0.0)
-    AUTO_CONTINUE_S = 5.0          # an automatic compaction's card closes itself after this, and its turn goes on
+    AUTO_CONTINUE_S = 5.0          # an automatic compaction's card closes itself after this (its turn never waits)
 
     class TypedAhead(Message):
         """Text typed while the modal is up: the app puts it in the input beneath (the modal takes no text);
@@ -99,7 +99,7 @@ class CompactionModal(ModalScreen[None]):
         self.live_clock = live_clock
         self.result: CompactionFinished | None = None
         self.cancelling = False
-        self.turn_waiting = False        # an automatic compaction's turn goes on once the card closes (key or timer)
+        self.in_turn = False             # an automatic compaction's, in a turn: it goes on; the card closes itself
         self._started = time.monotonic()
         self._detail = ""                # the summary's progress line, once it reports one
 
@@ -140,12 +140,13 @@ class CompactionModal(ModalScreen[None]):
     def finish(self, result: CompactionFinished) -> None:
         self.result = result
         self._paint()
-        if self.turn_waiting and self.is_mounted:
-            # The figures stay in the chat's line and /compactions: an unattended turn must not stall on a card.
-            self.set_timer(self.AUTO_CONTINUE_S, self._continue)
+        if self.in_turn and self.is_mounted:
+            # The figures stay in the chat's line and /compactions: the card of a running turn goes by itself.
+            self.set_timer(self.AUTO_CONTINUE_S, self.close_if_shown)
 
-    def _continue(self) -> None:
-        if self.is_attached and self.app.screen is self:
+    def close_if_shown(self) -> None:
+        """The result card closed, when it is the screen shown (a question the turn asked since may be above it)."""
+        if self.result is not None and self.is_attached and self.app.screen is self:
             self.dismiss(None)
 
     def watch_elapsed(self) -> None:
@@ -162,8 +163,8 @@ class CompactionModal(ModalScreen[None]):
             self.query_one("#compaction-title", Static).update(Text(f"{self.trigger} compaction", style="bold"))
             stage_w.update(result_card(self.result))
             figures.update("")
-            hint.update(Text(f"enter continues the turn, or wait {self.AUTO_CONTINUE_S:g} s" if self.turn_waiting
-                             else "enter or esc closes · /compactions shows the history", style="dim"))
+            hint.update(Text(f"the turn goes on · enter closes this, or it closes in {self.AUTO_CONTINUE_S:g} s"
+                             if self.in_turn else "enter or esc closes · /compactions shows the history", style="dim"))
             return
         stage_w.update(stage_line(self.stage))
         figures.update(Text.assemble(("elapsed ", "dim"), (f"{self.elapsed:5.1f}s", "bold"),
