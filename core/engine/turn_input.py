@@ -115,8 +115,10 @@ class TurnInput:
         config = self._settings.config
         if trigger.estimate >= trigger.threshold and not config.auto_compact:
             # the trigger's own line: at a small window the output reserve puts it below trigger_ratio (73 % at 4k)
+            # /compact is advised only where it would archive something (it refuses a history of one round)
+            advice = "run /compact" if trigger.compactable else "nothing is old enough to archive: the prompt is fitted"
             return BudgetWarning(f"context at {trigger.estimate:,} of {config.context_window:,} tokens, past the "
-                                 f"trigger at {trigger.threshold:,}; auto-compaction is off — run /compact",
+                                 f"trigger at {trigger.threshold:,}; auto-compaction is off — {advice}",
                                  trigger.estimate, config.context_window)
         if trigger.warn:
             share = trigger.estimate / max(1, config.context_window)
