@@ -93,6 +93,19 @@ def in_command(line: str) -> tuple[str, ...]:
     return (*in_setting("", line), *in_args(words))
 
 
+# A token, not a word: long, without spaces, letters and digits mixed (`ghp_…`, `AKIA…`, a JWT). A variable under a
+# credential's name may hold a word (`SECRET_KEY_BASE=development`), which redacted everywhere would shred text.
+_TOKEN_LIKE = re.compile(r"(?=[^\s]*[A-Za-z])(?=[^\s]*\d)[^\s]{8,}")
+
+
+def in_environment(env: dict[str, str] | Iterable[tuple[str, str]]) -> tuple[str, ...]:
+    """The shell's own credentials: the values of variables named like one (`GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`,
+    `NPM_TOKEN`) that look like a token. A command that prints the environment (`env`, `printenv`) would otherwise
+    put them in the session file, on the screen and in the next prompt."""
+    pairs = env.items() if isinstance(env, dict) else env
+    return tuple(value for name, value in pairs if secret_name(name) and _TOKEN_LIKE.fullmatch(value.strip()))
+
+
 def _basic(token: str) -> list[str]:
     try:
         pair = base64.b64decode(token, validate=True).decode("utf-8")

@@ -216,3 +216,30 @@ def test_a_servers_tokens_are_registered_where_its_file_is_read_and_its_repr_sho
     specs, problems = load_servers(tmp_path, home, env={"WEB_TOKEN": HEADER_TOKEN}, trusted=True)
     assert not problems and not leaked(" ".join(map(repr, specs)), HEADER_TOKEN, ENV_TOKEN)
     assert secrets.redact(f"{HEADER_TOKEN} {ENV_TOKEN}") == "[redacted] [redacted]"
+
+
+SHELL_TOKEN = "ghp_ShellTokAb3Cd5Ef7Gh9Ij"
+
+
+def test_a_token_in_the_shells_environment_printed_by_a_command_is_redacted_everywhere(tmp_path: Path) -> None:
+    """`printenv` in a Bash step put the user's GITHUB_TOKEN (not a *_API_KEY, so not a key variable) in the
+    observation sent to the model, the session file and the screen (helper-83 left it)."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    script = ['Thought: check\nAction: Bash[{"command": "printenv GITHUB_TOKEN; printenv SECRET_KEY_BASE"}]',
+              "Thought: done\nAction: Finish[the token is set]"]
+    with FakeLLMServer("openai", script) as srv:
+        env = cli_env(home_of(project), srv.base_url, GITHUB_TOKEN=SHELL_TOKEN, SECRET_KEY_BASE="development")
+        result = contextual(["-p", "is the token set?", "--permission-mode", "bypass", "--output-format", "json"],
+                            project, env)
+    assert result.returncode == 0, result.stderr
+    observation = json.dumps(srv.requests[1]["messages"])
+    assert "[redacted]" in observation and "development" in observation       # a word under such a name stays
+    assert not leaked(observation + result.stdout + result.stderr + session_text(home_of(project)), SHELL_TOKEN)
+
+
+def test_which_environment_values_are_tokens() -> None:
+    env = {"GITHUB_TOKEN": SHELL_TOKEN, "NPM_TOKEN": "npm_1234abcd5678efgh", "SECRET_KEY_BASE": "development",
+           "TOKENIZERS_PARALLELISM": "false", "HOME": "/home/user1234567", "DB_PASSWORD": "hunter2",
+           "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}
+    assert set(credentials.in_environment(env)) == {SHELL_TOKEN, "npm_1234abcd5678efgh", env["AWS_SECRET_ACCESS_KEY"]}
