@@ -231,14 +231,15 @@ class Engine:
     def restore(self, history: list[Message], last_usage: int | None, todos: list[dict[str, Any]],
                 compactions: list[CompactionRecord], warnings: Sequence[str] = (),
                 calls: Sequence[UsageEvent] = (), stopped: bool = False, failed: str | None = None,
-                cut: tuple[int, str] | None = None,
+                cut: tuple[int, str, bool] | None = None,
                 permissions: Sequence[PermissionRecord] = (), turn_ends: Mapping[str, TurnEnd] | None = None
                 ) -> None:
         """Resume: history-as-stored, the last usage (so the trigger is right at once), todos, compaction log,
         what the loader warned about (skipped lines), every call's usage (the session's cost) and the permission
         answers (the chat shows them where they were given), why turns ended without an answer. The notes the
         session owed the model go with the next input, as they would have in it: `stopped`, the user stopped its
-        last turn; `failed`, the kind of failure that ended it; `cut`, (rounds, why) its last compaction removed without a summary."""
+        last turn; `failed`, the kind of failure that ended it; `cut`, (rounds, why, after a summary) its last
+        compaction removed without a summary."""
         self.prompt.restore(history, last_usage)
         self.controls.session_started("resume", instead=True)      # its SessionStart hooks hear "resume"
         self.prompt.usage.restore(calls, self.settings.config)

@@ -209,6 +209,8 @@ class CompactionFinished:
     summary: str
     fallback: str | None = None     # set when the summary failed or timed out / was cancelled
     refused: str | None = None      # set when nothing was done and why
+    parts: tuple[int, int] | None = None   # stopped with parts finished: (kept, in all); their summary is kept
+    rounds_truncated: int = 0       # then, of rounds_archived, those the kept parts did not reach
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,7 @@ async def test_an_unattended_automatic_compaction_card_closes_itself_and_the_tur
         await type_and_send(pilot, "question three")
         pad = app.query_one(ScratchpadView)
         await wait_for(pilot, lambda: len(pad.turns) == 3 and pad.turns[-1].outcome == "finished", timeout=10)
-        assert cards == [(True, "the turn goes on · enter closes this, or it closes in 0.3 s")]
+        assert cards == [(True, "the turn goes on · enter closes this (or in 0.3 s) · esc stops the turn")]
         assert not isinstance(app.screen, CompactionModal)
         assert "third answer" in app.query_one(ChatLog).children[-1].source
 

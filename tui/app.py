@@ -437,6 +437,10 @@ class ContextualApp(App):
     def pin_message(self, event: HistoryView.PinMessage) -> None:
         toggle_pin(self, event.message, event.of)
 
+    @on(CompactionModal.StopTurn)
+    def stop_turn_behind_card(self) -> None:
+        self.interrupt_keys.stop_turn()
+
     @on(CompactionModal.TypedAhead)
     def typed_ahead(self, event: CompactionModal.TypedAhead) -> None:
         prompt = self.query_one(PromptInput)

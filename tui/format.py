@@ -138,11 +138,17 @@ def compaction_note(record: CompactionRecord) -> str:
     figures = (f"{tokens(record.pre_tokens)} → {tokens(record.post_tokens)} estimated tokens, "
                if record.pre_tokens is not None and record.post_tokens is not None else "")
     rounds = "older rounds" if record.rounds_archived is None else plural(record.rounds_archived, "round")
-    note = f"compacted ({record.trigger}): {figures}{rounds} archived"
+    note = f"compacted ({record.trigger}): {figures}" + (f"stopped, {record.stopped()}" if record.stopped()
+                                                         else f"{rounds} archived")
     ledger = record.loss_ledger
     if ledger is not None and ledger.lost():      # issue 19.2: what it lost, one command away
         note += f" · {ledger.score()}, {plural(ledger.lost(), 'fact')} lost (/ledger shows them, enter re-injects one)"
     return note + (f" · fallback: {record.fallback}" if record.fallback else "")
+
+
+def compaction_level(record: CompactionRecord) -> str:
+    """A warning when rounds left without a summary (a fallback, or the rounds a stopped summary did not reach)."""
+    return "warning" if record.fallback or record.rounds_truncated else "info"
 
 
 def permission_note(record: PermissionRecord) -> str:

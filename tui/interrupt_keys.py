@@ -52,11 +52,7 @@ class InterruptKeys:
         if modal is not None and modal.result is None:
             router.cancel_compaction()
             return
-        if self.turns.running:
-            shell = self.turns.shell_running()
-            self.turns.stop()
-            self.app.notify("Command stopped." if shell else "Turn interrupted: it is recorded as interrupted.",
-                            timeout=3)
+        if self.stop_turn():
             return
         if self.app.query_one(PromptInput).text.strip():
             return
@@ -68,6 +64,15 @@ class InterruptKeys:
         parsed = commands.parse("/rewind")
         if parsed is not None:
             self.app.call_later(self.app.run_command, *parsed)
+
+    def stop_turn(self) -> bool:
+        """Interrupt the running turn (or `!command`), said in a toast; False when none runs."""
+        if not self.turns.running:
+            return False
+        shell = self.turns.shell_running()
+        self.turns.stop()
+        self.app.notify("Command stopped." if shell else "Turn interrupted: it is recorded as interrupted.", timeout=3)
+        return True
 
     def ctrl_c(self) -> None:
         """Copy a selection (in the input, or dragged over in a pane); else cancel a compaction preview or

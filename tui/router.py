@@ -12,8 +12,8 @@ from contextlib import aclosing
 from typing import AsyncGenerator, Callable, TYPE_CHECKING, assert_never
 
 from contextual.core import events as ev
-from contextual.tui.format import (args_label, compaction_note, permission_level, permission_mark, permission_note,
-                                   tokens, trail_status)
+from contextual.tui.format import (args_label, compaction_level, compaction_note, permission_level, permission_mark,
+                                   permission_note, tokens, trail_status)
 from contextual.tui.screen_safe import screen_text, stream_guard
 from contextual.tui.surfaces import Surfaces
 from contextual.tui.widgets.todo_list import todos_of
@@ -261,8 +261,9 @@ class EventRouter:
             logged = self.ui.compactions_logged()
             record = CompactionRecord(e.trigger, e.pre_tokens, e.post_tokens, fallback=e.fallback,
                                       rounds_archived=e.rounds_archived,
-                                      loss_ledger=logged[-1].loss_ledger if logged else None)
-            await self.ui.chat.add_notice(compaction_note(record), "warning" if e.fallback else "info")
+                                      loss_ledger=logged[-1].loss_ledger if logged else None, parts=e.parts,
+                                      rounds_truncated=e.rounds_truncated)
+            await self.ui.chat.add_notice(compaction_note(record), compaction_level(record))
         # An automatic compaction inside a turn: the turn goes on while its card shows (it closes itself, or on
         # enter). At 4k–8k nearly every message compacts, and a turn that waited on each card lost seconds to it.
         if modal is not None and e.trigger == "auto":

@@ -3,7 +3,7 @@
 Functions of (closed rounds, keep_rounds, summariser, files); none of them knows the Engine. The Engine owns
 the summary task (and its cancellation), applies the CompactionOutcome to its history and records it.
 A summary that times out, fails or is cancelled gives an outcome without summary: hard truncation to the
-kept rounds, saying why.
+kept rounds, saying why. Cancelled once parts of a chunked summary are finished, it keeps them (`stopped`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from typing import Any, AsyncGenerator, Callable, Sequence
 from contextual.core.config import Config
 from contextual.core.context.file_analyzer import FileReport, analyze_files
 from contextual.core.context.history import CompactionPlan, KeepBudget, plan_compaction, rounds
-from contextual.core.context.summary import SummaryCompressor, SummaryError, fallback_message
+from contextual.core.context.summary import PartsDone, SummaryCompressor, SummaryError, fallback_message
+from contextual.core.context.summary_repair import joined_parts
 from contextual.core.context.trigger import MIN_MESSAGES
 from contextual.core.events import CompactionProgress, CompactionTrigger
 from contextual.core.messages import Message
@@ -36,6 +37,8 @@ class CompactionOutcome:
     fallback: str | None
     files_included: tuple[str, ...]
     merged: int = 0                     # earlier summaries the new one replaces (merge_due)
+    parts: tuple[int, int] | None = None   # stopped by the user: (parts kept, parts in all) of a chunked summary
+    rounds_truncated: int = 0           # of the archived rounds, those the kept parts did not reach (no summary)
 
     @property
     def text(self) -> str:
@@ -85,20 +88,20 @@ def merge_due(earlier: Sequence[Message], new_text: str, window: int) -> bool:
 
 async def summarise(plan: CompactionPlan, trigger: CompactionTrigger, compressor: SummaryCompressor, files: FileReport,
                     instructions: str | None, on_progress: Callable[[int, str], None],
-                    earlier: Sequence[Message] = ()) -> CompactionOutcome:
-    """Ask the summary model; a SummaryError becomes a fallback outcome. Cancellation propagates. With the
-    ``earlier`` summaries of the history, the new one is merged with them when merge_due."""
+                    earlier: Sequence[Message] = (), done: PartsDone | None = None) -> CompactionOutcome:
+    """Ask the summary model; a SummaryError becomes a fallback outcome. Cancellation propagates (``done`` holds
+    what was finished: `stopped`). With the ``earlier`` summaries of the history, the new one is merged with them
+    when merge_due."""
     start, cutoff = span(plan.archive)
     try:
         result = await compressor.summarise(plan.archive, start=start, cutoff=cutoff, instructions=instructions,
                                             files=files,
                                             on_progress=lambda stage, elapsed, tokens, detail: on_progress(tokens,
-                                                                                                           detail))
+                                                                                                           detail),
+                                            done=done)
     except SummaryError as exc:
         return CompactionOutcome(trigger, plan, None, fallback_message(exc), ())
-    summary = Message("summary", result.text, meta={"start": start, "cutoff": cutoff, "trigger": trigger,
-                                                    "rounds_archived": plan.rounds_archived,
-                                                    "files_included": list(result.files_included)})
+    summary = _summary(result.text, start, cutoff, trigger, plan.rounds_archived, result.files_included)
     if not result.text:       # nothing to store: the archived rounds go all the same, and the record says why
         return CompactionOutcome(trigger, plan, None, EMPTY_SUMMARY_MESSAGE, ())
     if not merge_due(earlier, result.text, compressor.window):
@@ -114,8 +117,37 @@ async def summarise(plan: CompactionPlan, trigger: CompactionTrigger, compressor
     return CompactionOutcome(trigger, plan, merged, None, tuple(result.files_included), len(earlier))
 
 
+def _summary(text: str, start: str, cutoff: str, trigger: CompactionTrigger, rounds_summarised: int,
+             files: Sequence[str]) -> Message:
+    return Message("summary", text, meta={"start": start, "cutoff": cutoff, "trigger": trigger,
+                                          "rounds_archived": rounds_summarised, "files_included": list(files)})
+
+
 def cancelled(plan: CompactionPlan, trigger: CompactionTrigger) -> CompactionOutcome:
     return CompactionOutcome(trigger, plan, None, CANCELLED_MESSAGE, ())
+
+
+def stopped(plan: CompactionPlan, trigger: CompactionTrigger, done: PartsDone) -> CompactionOutcome:
+    """The user stopped the summary (esc): what was finished is kept. The whole summary, when only the merge with
+    earlier summaries was left (they stay apart, as when that merge fails); else the finished parts of a chunked
+    one, joined unmerged, archive the rounds they cover whole, and only the archived rounds they did not reach
+    leave without a summary (E2's truncation, said to the model). With no part finished, hard truncation."""
+    if done.result is not None and done.result.text:
+        start, cutoff = span(plan.archive)
+        summary = _summary(done.result.text, start, cutoff, trigger, plan.rounds_archived, done.result.files_included)
+        return CompactionOutcome(trigger, plan, summary, None, tuple(done.result.files_included))
+    if not done.texts:
+        return cancelled(plan, trigger)
+    archived = [m for m in plan.archive if m.role != "summary"]      # as the summary job numbered them
+    covered = {m.id for m in archived[:done.covered]}
+    groups = rounds(plan.archive)
+    whole = next((i for i, group in enumerate(groups) if any(m.id not in covered for m in group)), len(groups))
+    truncated = len(groups) - whole         # a round a part reached only in part goes too: it has no summary whole
+    start, cutoff = span(archived[:done.covered])
+    text = joined_parts(done.texts, start, cutoff)
+    summary = _summary(text, start, cutoff, trigger, max(plan.rounds_archived - truncated, 0), ())
+    return CompactionOutcome(trigger, plan, summary, None, (), parts=(len(done.texts), done.total),
+                             rounds_truncated=truncated)
 
 
 async def pump(task: asyncio.Future[Any], progress: asyncio.Queue[Any]) -> AsyncGenerator[CompactionProgress, None]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
 
@@ -75,6 +75,23 @@ def render_message(message: Message) -> str:
     return f"[{message.role}] {sent_text(message.content) if message.role == 'tool' else message.content}"
 
 
+@dataclass
+class PartsDone:
+    """The summary work finished so far, noted as it finishes: what a compaction the user stops still keeps
+    (the parts of a chunked summary, in order; the whole summary once it is made)."""
+    total: int = 0                                          # the parts the archived history was split into
+    texts: list[str] = field(default_factory=list)          # their partial summaries finished so far, oldest first
+    covered: int = 0                                        # the archived messages (summaries aside) those hold
+    result: SummaryResult | None = None
+
+    def begin(self, total: int) -> None:
+        self.total, self.texts, self.covered = total, [], 0
+
+    def add(self, text: str, messages: int) -> None:
+        self.texts.append(text)
+        self.covered += messages
+
+
 class SummaryCompressor:
     def __init__(self, provider: Any, model: str, timeout: float = 120.0, window: int = 200_000,
                  output_reserve: int = 8_000, *, progress_interval: float = 0.1, token_factor: float = 1.0) -> None:
@@ -88,14 +105,18 @@ class SummaryCompressor:
 
     async def summarise(self, messages: list[Message], *, start: datetime | str, cutoff: datetime | str,
                         instructions: str | None = None, files: FileReport | None = None,
-                        on_progress: ProgressCallback | None = None) -> SummaryResult:
-        job = _Job(self, start, cutoff, instructions, files or FileReport(), on_progress)
+                        on_progress: ProgressCallback | None = None, done: PartsDone | None = None
+                        ) -> SummaryResult:
+        """``done`` notes each part as it finishes, then the result: a compaction stopped meanwhile keeps them."""
+        done = done if done is not None else PartsDone()
+        job = _Job(self, start, cutoff, instructions, files or FileReport(), on_progress, done)
         archived = [m for m in messages if m.role != "summary"]   # summaries are never compressed again
         try:
             try:
-                return await job.run(archived, budget_scale=1.0)
+                done.result = await job.run(archived, budget_scale=1.0)
             except ContextLengthExceeded:
-                return await job.run(archived, budget_scale=RETRY_BUDGET_SCALE)
+                done.result = await job.run(archived, budget_scale=RETRY_BUDGET_SCALE)
+            return done.result
         except TimeoutError as exc:    # the provider's own (a read timeout), not the summary deadline
             raise SummaryFailed(f"timed out: {exc}" if str(exc) else "timed out") from exc
         except SummaryError:
@@ -109,7 +130,7 @@ class SummaryCompressor:
                     on_progress: ProgressCallback | None = None) -> str:
         """Earlier summaries and the newest as one A5 summary (issue 24: only when together they outgrow a quarter
         of the window). Each request fits the window (grouped as partials are). Errors as for summarise."""
-        job = _Job(self, start, cutoff, None, FileReport(), on_progress)
+        job = _Job(self, start, cutoff, None, FileReport(), on_progress, PartsDone())
         try:
             merged = await job.reduce(summaries, 1.0)
             text = merged[0] if len(merged) == 1 else await job.call(render_merge_request(merged, "", None, summaries=True),
@@ -125,8 +146,10 @@ class _Job:
     """One summarise() call: its budget, its progress clock and counters."""
 
     def __init__(self, owner: SummaryCompressor, start: datetime | str, cutoff: datetime | str,
-                 instructions: str | None, files: FileReport, on_progress: ProgressCallback | None) -> None:
+                 instructions: str | None, files: FileReport, on_progress: ProgressCallback | None,
+                 done: PartsDone) -> None:
         self.owner = owner
+        self.done = done
         self.start, self.cutoff = start, cutoff
         self.instructions = instructions
         self.files = files
@@ -165,11 +188,13 @@ class _Job:
 
         chunks, split_notes = self.split(blocks, sizes, budget_scale, [m.role == "tool" for m in archived])
         partials: list[str] = []
+        self.done.begin(len(chunks))
         for index, chunk in enumerate(chunks, 1):
             detail = f"part {index} of {len(chunks)} of the archived history"
             self.report(0, detail)
             partials.append(await self.call(
                 render_summary_request("\n\n".join(chunk), "", self.instructions, part=(index, len(chunks))), detail))
+            self.done.add(partials[-1], len(chunk))     # one block per archived message
         partials = await self.reduce(partials, budget_scale)
         merge_budget = self.content_budget(render_merge_request([""] * len(partials), "", self.instructions),
                                            budget_scale)

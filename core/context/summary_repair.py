@@ -18,6 +18,21 @@ def ensure_template(summary_text: str, start: datetime | str, cutoff: datetime |
     puts the header in front of a reply that lacks it (anything before the header is dropped only when
     the header is there, since then it is preamble such as "Here is the summary:").
     """
+    return f"{SUMMARY_HEADING}\n{span_line(start, cutoff)}\n\n{_body(summary_text)}".rstrip() + "\n"
+
+
+def joined_parts(partials: list[str], start: datetime | str, cutoff: datetime | str) -> str:
+    """Partial summaries as one, without the merge call: the compaction was stopped before it (each part keeps
+    its sections under a line naming it, oldest first)."""
+    if len(partials) == 1:
+        return ensure_template(partials[0], start, cutoff)
+    sections = [f"**Part {i} of {len(partials)} of the archived history (not merged)**\n\n{_body(text).strip()}"
+                for i, text in enumerate(partials, 1)]
+    return ensure_template("\n\n".join(sections), start, cutoff)
+
+
+def _body(summary_text: str) -> str:
+    """A reply without its fence, preamble, header and span line."""
     text = strip_thinking(summary_text)[0].strip()
     fenced = _CODE_FENCE.match(text)
     if fenced:
@@ -32,4 +47,4 @@ def ensure_template(summary_text: str, start: datetime | str, cutoff: datetime |
     first_line, _, rest = body.partition("\n")
     if first_line.strip().startswith("*(Contains context from"):
         body = rest.lstrip("\n")
-    return f"{SUMMARY_HEADING}\n{span_line(start, cutoff)}\n\n{body}".rstrip() + "\n"
+    return body

@@ -30,11 +30,22 @@ if TYPE_CHECKING:      # the summary machinery loads with the first compaction, 
     from contextual.core.context.file_analyzer import FileReport
 
 
-def truncation_note(rounds: int, why: str | None) -> str:
-    which = "The oldest round of this conversation was" if rounds == 1 else \
-        f"The {rounds} oldest rounds of this conversation were"
+def truncation_note(rounds: int, why: str | None, after_summary: bool = False) -> str:
+    """``after_summary``: the rounds a stopped summary did not reach, between its kept parts and the kept rounds."""
+    if after_summary:
+        which = ("The round after the last summary above was" if rounds == 1 else
+                 f"The {rounds} rounds after the last summary above were")
+    else:
+        which = "The oldest round of this conversation was" if rounds == 1 else \
+            f"The {rounds} oldest rounds of this conversation were"
     return system_reminder(f"{which} removed without a summary ({why or 'no summary'}): what "
                            f"{'it' if rounds == 1 else 'they'} held is not above. If you need it, ask the user.")
+
+
+def _stopping() -> bool:
+    """The task running this was itself cancelled (the turn stopped), beside the summary task."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 class Compactor:
@@ -57,8 +68,8 @@ class Compactor:
         self.log[:] = log
 
     def cancel(self) -> None:
-        """The modal's cancel key: stop the summary call and fall back to hard truncation (UI.md: esc falls back
-        to truncation; the preview's cancel is the way out that changes nothing)."""
+        """The modal's cancel key: stop the summary call; what it finished is kept and the rest falls back to hard
+        truncation (UI.md: esc falls back to truncation; the preview's cancel is the way out that changes nothing)."""
         self._cancelled = True
         if self._summary_task is not None:
             self._summary_task.cancel()
@@ -69,6 +80,7 @@ class Compactor:
         from contextual.core.context import compaction, review_flow
         config, prompt = self._settings.config, self._prompt
         started = time.monotonic()
+        self._cancelled = False           # esc from here on stops this compaction's summary (even before it starts)
         # Issue 24, one unit: the card's "before" and "after" are the trigger's estimate of the next prompt — the
         # figure the meter shows (our count before any fitting, or the server's usage when that is larger).
         pre = prompt.compaction_due().estimate
@@ -110,7 +122,7 @@ class Compactor:
                 async for ev in events:
                     yield ev
             outcome = box.pop()
-            if not reviewed or outcome.summary is None:
+            if not reviewed or outcome.summary is None or self._cancelled:   # stopped: applied as it stands
                 break
             review = review_flow.start_review(trigger, plan, outcome.text, attempt,
                                               [m.content for m in prompt.history.summaries])
@@ -133,23 +145,26 @@ class Compactor:
         await self._recorder.flush(fsync=True)
         yield PromptChanged(prompt.next_prompt)
         yield CompactionFinished(trigger, pre, post, plan.rounds_archived, outcome.files_included, outcome.text,
-                                 outcome.fallback)
+                                 outcome.fallback, parts=outcome.parts, rounds_truncated=outcome.rounds_truncated)
 
     async def _summarise(self, plan: CompactionPlan, trigger: Trigger, files: FileReport, instructions: str | None,
                          pre: int, started: float, box: list[compaction.CompactionOutcome], held: list[str]
                          ) -> AsyncGenerator[Event, None]:
         """One summary call as a cancellable task with its progress; the outcome is left in ``box``."""
         from contextual.core.context import compaction
+        from contextual.core.context.summary import PartsDone
         progress: asyncio.Queue[CompactionProgress] = asyncio.Queue()
         assert self._settings.summary_provider is not None      # run() refuses a plan without one
         meter = Metered(self._settings.summary_provider)
         summariser = compaction.summariser(meter, self._settings.config)
-        self._cancelled = False
+        done = PartsDone()
         self._summary_task = asyncio.ensure_future(compaction.summarise(
             plan, trigger, summariser, files, instructions,
             lambda tokens, detail: progress.put_nowait(
                 CompactionProgress("summarising", time.monotonic() - started, tokens, detail)),
-            list(self._prompt.history.summaries)))
+            list(self._prompt.history.summaries), done))
+        if self._cancelled:               # esc came while the rounds were being chosen
+            self._summary_task.cancel()
         try:
             yield CompactionProgress("summarising", time.monotonic() - started, 0, "asking the summary model")
             async with aclosing(compaction.pump(self._summary_task, progress)) as events:
@@ -157,11 +172,11 @@ class Compactor:
                     yield ev
             outcome = self._summary_task.result()
         except (asyncio.CancelledError, GeneratorExit):   # GeneratorExit: cancelled while its event was handled
-            outcome = compaction.cancelled(plan, trigger)
-            if not self._cancelled:
-                # The whole turn was stopped (ctrl+c in -p, the app quitting), not this compaction: it is abandoned
-                # and history stays whole; the next input compacts again. Cutting here dropped the archived rounds
-                # with nobody told (small-window red team).
+            outcome = compaction.stopped(plan, trigger, done)
+            if not self._cancelled or _stopping():
+                # The whole turn was stopped (ctrl+c in -p, the app quitting, esc on the card), not only this
+                # compaction: it is abandoned and history stays whole; the next input compacts again. Cutting here
+                # dropped the archived rounds with nobody told (small-window red team).
                 self._summary_task.cancel()
                 raise
         finally:
@@ -194,7 +209,9 @@ class Compactor:
         post = prompt.compaction_due().estimate
         record = CompactionRecord(outcome.trigger, pre, post, tuple(outcome.files_included), outcome.fallback,
                                   outcome.plan.rounds_archived, ledger, kept_from, tuple(held), now_iso(),
-                                  outcome.merged)
+                                  outcome.merged, outcome.parts, outcome.rounds_truncated)
+        if record.rounds_truncated:       # the rounds the kept parts did not reach: gone without a summary
+            self._remind(truncation_note(record.rounds_truncated, record.stopped_why(), after_summary=True))
         self.log.append(record)
         self._recorder.compaction(record, outcome.summary)
         self._restarted("compact")       # what a SessionStart hook added went with the archived rounds: it runs again

@@ -55,7 +55,8 @@ class LoadedSession:
     stopped: bool = False              # the user stopped the last turn: the next input tells the model so
     failed: str | None = None          # the last turn failed (its kind): the next input tells the model so too
     turn_ends: dict[str, schema.TurnEnd] = field(default_factory=dict)   # why a turn had no answer, by turn id
-    cut: tuple[int, str] | None = None  # (rounds, why): the last compaction cut them without a summary, unsaid yet
+    # (rounds, why, after a summary): the last compaction cut them without a summary, unsaid yet
+    cut: tuple[int, str, bool] | None = None
 
 
 def read_entries(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
@@ -251,7 +252,9 @@ class _Fold:
         session.last_usage = None
         session.compactions.append(record)
         if record.fallback and record.rounds_archived:
-            session.cut = (record.rounds_archived, record.fallback)
+            session.cut = (record.rounds_archived, record.fallback, False)
+        elif record.rounds_truncated:       # stopped with parts kept: the rounds they did not reach
+            session.cut = (record.rounds_truncated, record.stopped_why(), True)
 
 
 def _where_and_which(session: LoadedSession, entry: dict[str, Any]) -> None:

@@ -1,5 +1,6 @@
-"""The blocking compaction modal: stage, elapsed time, tokens received; esc falls back to truncation.
-It turns into a result card when the compaction ends, and closes on enter or esc."""
+"""The blocking compaction modal: stage, elapsed time, tokens received; esc stops the summary (the parts finished
+are kept, the rest falls back to truncation). It turns into a result card when the compaction ends, and closes on
+enter or esc; on the card of a turn that goes on behind it, esc also stops that turn (esc stops what runs)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import time
 from typing import TYPE_CHECKING, Callable
 
 from contextual.core.events import CompactionFinished
+from contextual.core.session.schema import parts_kept
 from contextual.tui.css import stylesheet
 from contextual.core.plural import plural
 from contextual.tui.format import tokens
@@ -43,7 +45,7 @@ def finished_of(record: CompactionRecord) -> CompactionFinished:
     """What a logged compaction says, as the event its card shows."""
     return CompactionFinished("manual" if record.trigger == "manual" else "auto", record.pre_tokens or 0,
                               record.post_tokens or 0, record.rounds_archived or 0, record.files_included, "",
-                              record.fallback)
+                              record.fallback, parts=record.parts, rounds_truncated=record.rounds_truncated)
 
 
 def result_card(result: CompactionFinished) -> Text:
@@ -56,6 +58,9 @@ def result_card(result: CompactionFinished) -> Text:
     pre, post, fallback = result.pre_tokens, result.post_tokens, result.fallback
     if fallback:        # cancelled or failed: the history was cut by truncation, not summarised
         card.append("Compaction fell back to truncation\n\n", style="bold #d7875f")
+    elif result.parts is not None:     # stopped with parts finished: those kept, the rest truncated
+        card.append("Compaction stopped: the finished parts are kept\n\n",
+                    style="bold #d7875f" if result.rounds_truncated else "bold #87af5f")
     else:
         card.append("Compaction done\n\n", style="bold #87af5f")
     card.append(f"{tokens(pre)} → {tokens(post)} tokens", style="bold")
@@ -63,7 +68,9 @@ def result_card(result: CompactionFinished) -> Text:
         change = 1 - (post or 0) / pre
         card.append(f"   ({change:.0%} smaller)" if change >= 0 else f"   ({-change:.0%} larger)", style="dim")
     card.append("\nthe trigger estimate of the next prompt (the meter's first line)\n", style="dim")
-    card.append(f"{plural(result.rounds_archived, 'round')} archived   trigger: {result.trigger}\n")
+    archived = (parts_kept(result.parts, result.rounds_archived, result.rounds_truncated) if result.parts is not None
+                else f"{plural(result.rounds_archived, 'round')} archived")
+    card.append(f"{archived}   trigger: {result.trigger}\n")
     files = result.files_included
     card.append("files included: ", style="dim")
     card.append(", ".join(files) if files else "none")
@@ -90,6 +97,10 @@ class CompactionModal(ModalScreen[None]):
             super().__init__()
             self.text, self.send = text, send
 
+    class StopTurn(Message):
+        """esc on the card of an automatic compaction whose turn goes on behind it: the app stops that turn, as
+        esc does anywhere while a turn runs (enter and the card's timer only close the card)."""
+
     def __init__(self, trigger: str, pre_tokens: int, rounds: int, *,
                  on_cancel: Callable[[], None], live_clock: bool = True) -> None:
         super().__init__()
@@ -99,6 +110,7 @@ class CompactionModal(ModalScreen[None]):
         self.live_clock = live_clock
         self.result: CompactionFinished | None = None
         self.cancelling = False
+        self.stop_turn = False           # esc again while cancelling: the turn stops too once the card shows
         self.in_turn = False             # an automatic compaction's, in a turn: it goes on; the card closes itself
         self._started = time.monotonic()
         self._detail = ""                # the summary's progress line, once it reports one
@@ -140,6 +152,10 @@ class CompactionModal(ModalScreen[None]):
     def finish(self, result: CompactionFinished) -> None:
         self.result = result
         self._paint()
+        if self.stop_turn and self.in_turn:     # esc came again while stopping: the turn stops too, now
+            self.app.post_message(self.StopTurn())
+            self.close_if_shown()
+            return
         if self.in_turn and self.is_mounted:
             # The figures stay in the chat's line and /compactions: the card of a running turn goes by itself.
             self.set_timer(self.AUTO_CONTINUE_S, self.close_if_shown)
@@ -163,15 +179,16 @@ class CompactionModal(ModalScreen[None]):
             self.query_one("#compaction-title", Static).update(Text(f"{self.trigger} compaction", style="bold"))
             stage_w.update(result_card(self.result))
             figures.update("")
-            hint.update(Text(f"the turn goes on · enter closes this, or it closes in {self.AUTO_CONTINUE_S:g} s"
-                             if self.in_turn else "enter or esc closes · /compactions shows the history", style="dim"))
+            hint.update(Text(f"the turn goes on · enter closes this (or in {self.AUTO_CONTINUE_S:g} s) · esc stops "
+                             "the turn" if self.in_turn else "enter or esc closes · /compactions shows the history",
+                             style="dim"))
             return
         stage_w.update(stage_line(self.stage))
         figures.update(Text.assemble(("elapsed ", "dim"), (f"{self.elapsed:5.1f}s", "bold"),
                                      ("   tokens received ", "dim"), (f"{self.tokens_received:,}", "bold"),
                                      (f"   {self._detail}" if self._detail else "", "dim")))
-        hint.update(Text("cancelling: falling back to hard truncation…" if self.cancelling
-                         else "esc cancels: the history is then cut by hard truncation instead",
+        hint.update(Text("stopping: keeping what is summarised, truncating the rest…" if self.cancelling
+                         else "esc stops it: what is summarised is kept, the rest cut by hard truncation",
                          style="bold #d7875f" if self.cancelling else "dim"))
 
     def on_key(self, event: events.Key) -> None:
@@ -184,12 +201,16 @@ class CompactionModal(ModalScreen[None]):
 
     def action_cancel_or_close(self) -> None:
         if self.result is not None:
+            if self.in_turn:           # esc stops what runs: the turn behind the card, not only the card
+                self.app.post_message(self.StopTurn())
             self.dismiss(None)
             return
-        if not self.cancelling:
-            self.cancelling = True
-            self._paint()
-            self.on_cancel()
+        if self.cancelling:
+            self.stop_turn = True
+            return
+        self.cancelling = True
+        self._paint()
+        self.on_cancel()
 
     def action_close(self) -> None:
         if self.typed:              # `question 3⏎` typed over the card: the message is sent, not left half-typed

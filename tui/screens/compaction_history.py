@@ -53,23 +53,23 @@ class CompactionHistoryScreen(ModalScreen[Any]):
             when = (record.timestamp or "")[5:16].replace("T", " ")      # 11-27 02:22: the year is not news
             table.add_row(str(number), when, record.trigger,
                           tokens(record.pre_tokens), tokens(record.post_tokens), recall, lost,
-                          Text(record.fallback or ""), Text(", ".join(record.files_included) or "none"))
+                          Text(_fallback(record)), Text(", ".join(record.files_included) or "none"))
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit)        # once laid out: the table's new width is known then
 
     def _fit(self) -> None:
         fit_columns(self.query_one(DataTable), {
-            "fallback": [r.fallback or "" for r in self.compactions],
+            "fallback": [_fallback(r) for r in self.compactions],
             "files": [", ".join(r.files_included) or "none" for r in self.compactions]})
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         row = event.cursor_row
         if 0 <= row < len(self.compactions):
             record = self.compactions[row]
-            files = ", ".join(record.files_included) or "none"
+            files, why = ", ".join(record.files_included) or "none", _fallback(record)
             self.query_one("#history-line", Static).update(
-                f"#{row + 1} · files included: {files}" + (f" · fallback: {record.fallback}" if record.fallback else ""))
+                f"#{row + 1} · files included: {files}" + (f" · fallback: {why}" if why else ""))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         # The table takes enter for itself (its own select), so the screen's binding never saw it.
@@ -97,3 +97,7 @@ class CompactionHistoryScreen(ModalScreen[Any]):
         if fact is not None:
             self.dismiss(fact)
 
+
+def _fallback(record: CompactionRecord) -> str:
+    """Why rounds left without a summary: the fallback, or what a summary stopped by the user kept."""
+    return record.fallback or (f"stopped: {record.stopped()}" if record.stopped() else "")

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 from contextual.core.context.continuation import notice_line
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.snapshot.undo import note_for_user
-from contextual.tui.format import (call_label, compaction_note, final_answer, permission_level, permission_mark,
-                                   permission_note, trail_status)
+from contextual.tui.format import (call_label, compaction_level, compaction_note, final_answer, permission_level,
+                                   permission_mark, permission_note, trail_status)
 from contextual.tui.result_line import result_lines
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.widgets.todo_list import todos_of
@@ -145,7 +145,7 @@ class _Reader:
             record = pending.pop(0)
             if not self.turns:      # one before the first turn shown belongs to turns the chat does not show
                 continue
-            line, level = compaction_note(record), "warning" if record.fallback else "info"
+            line, level = compaction_note(record), compaction_level(record)
             if during:         # within the turn: between two of its steps, or after its input was sent
                 self.turns[-1].shown.append(Shown("notice", line, level))
             else:

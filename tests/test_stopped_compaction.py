@@ -1,0 +1,229 @@
+"""Esc during a summary made in parts (a 4,096-token window): the parts finished are kept as a real summary of the
+rounds they cover, and only the archived rounds they did not reach fall back to truncation (said to the model, in
+the ledger, on the card and in the chat line). With no part finished it is the truncation it always was. Through
+the real engine and the fake server, whose answer to a later part waits on an Event the test holds."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from pathlib import Path
+
+from contextual.core.agent import Engine
+from contextual.core.context.compaction import CANCELLED_MESSAGE
+from contextual.core.events import CompactionFinished, CompactionProgress
+from contextual.core.providers.factory import make_provider
+from contextual.core.runtime import restore_into
+from contextual.core.session import SessionWriter, load_session
+from tests.engine_helpers import finish, make_config, run
+from tests.fakes.llm_server import FakeLLMServer, Reply
+
+WINDOW = 4096
+PASTE = " ".join(f"row {i}: status=ok latency={i * 37 % 1000}ms host=web-{i % 7}" for i in range(70))
+PART = re.compile(r"part (\d+) of (\d+) of the archived history")
+
+
+class Summariser:
+    """Agent calls finish at once; summary part K answers at once while K < ``hold``, and from part ``hold`` on
+    waits for ``gate`` (the test sets it once it has stopped the compaction); the merge of the parts counts as
+    part 100."""
+
+    def __init__(self, hold: int) -> None:
+        self.hold = hold
+        self.gate = threading.Event()
+        self.asked: list[str] = []          # each summary request's text
+
+    def __call__(self, body: dict) -> Reply:
+        if "Archived Session Summary" not in str(body["messages"][0]["content"]):
+            return Reply(finish("noted"))
+        text = str(body["messages"][-1]["content"])
+        self.asked.append(text)
+        part = PART.search(text)
+        index = int(part.group(1)) if part else 0 if "Merge them into ONE" not in text else 100
+        if index >= self.hold:
+            self.gate.wait(20)           # released by the test (a bound only against a hang)
+        return Reply(f"## 📌 Archived Session Summary\n\n### 🎯 Objectives & Status\n* PART-{index}-DONE\n")
+
+
+def whole_rounds_in(request: str) -> int:
+    """Rounds a part holds whole: each round here is a user message and one final answer, the answer last."""
+    return request.count("[assistant] Thought: done")
+
+
+async def stop_after(engine: Engine, part: str) -> tuple[CompactionFinished, list]:
+    """/compact keeping one round; esc (cancel_compaction) once the summary reports ``part`` under way."""
+    events: list = []
+    async for ev in engine.compact(keep_rounds=1):
+        events.append(ev)
+        if isinstance(ev, CompactionProgress) and part in ev.detail:
+            engine.cancel_compaction()
+    return next(e for e in events if isinstance(e, CompactionFinished)), events
+
+
+async def test_esc_after_two_parts_keeps_their_summary_and_truncates_only_the_rounds_they_did_not_reach(
+        tmp_path: Path):
+    root = tmp_path / "proj"
+    root.mkdir()
+    writer = SessionWriter.create(tmp_path / "home", root)
+    agent = Summariser(hold=3)
+    with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
+        config = make_config(root, srv.base_url, context_window=WINDOW, auto_compact=False)
+        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
+        engine = Engine(config, provider, session=writer)
+        try:
+            for turn in range(6):
+                await run(engine, f"turn {turn}: keep this log in mind\n{PASTE}")
+            card, _ = await stop_after(engine, "part 3 of")
+            agent.gate.set()
+            total = int(PART.search(agent.asked[0]).group(2))
+            summarised = whole_rounds_in(agent.asked[0]) + whole_rounds_in(agent.asked[1])
+            assert total >= 3 and 1 <= summarised < 5         # the case asked for: some rounds summarised, some not
+            assert card.fallback is None and card.parts == (2, total)
+            assert card.rounds_archived == 5 and card.rounds_truncated == 5 - summarised
+            record = engine.compactions[-1]
+            assert (record.parts, record.rounds_truncated) == ((2, total), 5 - summarised)
+            assert record.stopped() == f"2 of {total} parts kept; {summarised} round{'s' * (summarised > 1)} " \
+                                       f"summarised, {5 - summarised} truncated"
+            assert record.loss_ledger is not None and record.loss_ledger.total    # the ledger of what was lost
+            summary, *rest = engine.history.messages
+            assert summary.role == "summary" and "PART-1-DONE" in summary.content and "PART-2-DONE" in summary.content
+            assert "Part 2 of 2 of the archived history (not merged)" in summary.content
+            assert summary.meta["rounds_archived"] == summarised
+            assert [m.content.split(":")[0] for m in rest if m.role == "user"] == ["turn 5"]
+            # The next call sends the summary, and tells the model the rounds after it went without one.
+            await run(engine, "go on")
+            sent = srv.requests[-1]["messages"]
+            said = json.dumps(sent)
+            assert sent[1]["role"] == "system" and "PART-1-DONE" in sent[1]["content"]
+            gone = 5 - summarised
+            assert ("The round after the last summary above was" if gone == 1 else
+                    f"The {gone} rounds after the last summary above were") + " removed without a summary" in said
+            assert f"turn {summarised}: keep this log" not in said and "turn 5: keep this log" in said
+        finally:
+            agent.gate.set()
+            await provider.aclose()
+    await writer.close()
+    lines = [json.loads(line) for line in writer.path.read_text().splitlines()]
+    boundary = next(e for e in lines if e.get("subtype") == "compact_boundary")
+    assert boundary["fallback"] is None and boundary["compactMetadata"]["partsKept"] == 2     # read whole by old builds
+    assert boundary["compactMetadata"]["roundsTruncated"] == 5 - summarised
+    assert any(e.get("isCompactSummary") and "PART-1-DONE" in e["message"]["content"] for e in lines)
+
+
+async def test_a_resumed_session_shows_the_kept_parts_summary_and_owes_the_model_the_truncation_note(tmp_path: Path):
+    root = tmp_path / "proj"
+    root.mkdir()
+    writer = SessionWriter.create(tmp_path / "home", root)
+    agent = Summariser(hold=2)
+    with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
+        config = make_config(root, srv.base_url, context_window=WINDOW, auto_compact=False)
+        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
+        engine = Engine(config, provider, session=writer)
+        try:
+            for turn in range(6):
+                await run(engine, f"turn {turn}: keep this log in mind\n{PASTE}")
+            card, _ = await stop_after(engine, "part 2 of")
+        finally:
+            agent.gate.set()
+            await provider.aclose()
+        await writer.close()
+        loaded = load_session(writer.path)
+        assert [m.content for m in loaded.history] == [m.content for m in engine.history.messages]
+        assert loaded.history[0].role == "summary" and "PART-1-DONE" in loaded.history[0].content
+        assert loaded.compactions[-1].stopped() == engine.compactions[-1].stopped()
+        assert loaded.cut == (card.rounds_truncated, f"the user stopped the summary after 1 of {card.parts[1]} parts",
+                              True)
+        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
+        resumed = Engine(config, provider)
+        try:
+            restore_into(resumed, loaded)
+            await run(resumed, "go on")
+        finally:
+            await provider.aclose()
+        said = json.dumps(srv.requests[-1]["messages"])
+        assert "PART-1-DONE" in said and "rounds after the last summary above were removed" in said
+
+
+async def test_esc_before_any_part_is_finished_falls_back_to_truncation_as_before(tmp_path: Path):
+    agent = Summariser(hold=1)
+    with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
+        config = make_config(tmp_path, srv.base_url, context_window=WINDOW, auto_compact=False)
+        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
+        engine = Engine(config, provider)
+        try:
+            for turn in range(6):
+                await run(engine, f"turn {turn}: keep this log in mind\n{PASTE}")
+            card, _ = await stop_after(engine, "part 1 of")
+        finally:
+            agent.gate.set()
+            await provider.aclose()
+    assert card.fallback == CANCELLED_MESSAGE and card.parts is None and card.rounds_truncated == 0
+    assert not engine.history.summaries and engine.compactions[-1].stopped() == ""
+
+
+async def test_the_turn_stopped_right_after_esc_is_stopped_and_the_compaction_abandoned(tmp_path: Path):
+    """Esc on the summary, then the turn itself stopped before the compaction is applied (ctrl+c, quitting): the
+    turn's stop is not swallowed as the compaction's (the turn went on), and history stays whole as whenever a
+    stopped run abandons a compaction."""
+    import asyncio
+    agent = Summariser(hold=2)
+    with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
+        config = make_config(tmp_path, srv.base_url, context_window=WINDOW, auto_compact=False)
+        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
+        engine = Engine(config, provider)
+        seen: list = []
+
+        async def compact() -> None:
+            async for ev in engine.compact(keep_rounds=1):
+                seen.append(ev)
+                if isinstance(ev, CompactionProgress) and "part 2 of" in ev.detail:
+                    engine.cancel_compaction()
+                    task.cancel()
+        try:
+            for turn in range(6):
+                await run(engine, f"turn {turn}: keep this log in mind\n{PASTE}")
+            before = list(engine.history.messages)
+            task = asyncio.ensure_future(compact())
+            await asyncio.wait({task}, timeout=20)
+            assert task.cancelled()
+            assert engine.history.messages == before and not engine.compactions
+            assert not any(isinstance(ev, CompactionFinished) for ev in seen)
+        finally:
+            agent.gate.set()
+            await provider.aclose()
+
+
+async def test_esc_while_the_rounds_are_chosen_stops_the_summary_before_it_is_asked(tmp_path: Path):
+    """Esc comes before the summary call starts (the modal shows 'choosing rounds'): it was forgotten there, the
+    modal said 'stopping' and the whole summary was made all the same."""
+    agent = Summariser(hold=99)
+    with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
+        config = make_config(tmp_path, srv.base_url, context_window=WINDOW, auto_compact=False)
+        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
+        engine = Engine(config, provider)
+        try:
+            for turn in range(6):
+                await run(engine, f"turn {turn}: keep this log in mind\n{PASTE}")
+            card, _ = await stop_after(engine, "archiving 5 rounds")
+        finally:
+            await provider.aclose()
+    assert card.fallback == CANCELLED_MESSAGE and agent.asked == []
+
+
+async def test_esc_during_the_merge_of_the_parts_keeps_them_all_and_truncates_nothing(tmp_path: Path):
+    agent = Summariser(hold=100)
+    with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
+        config = make_config(tmp_path, srv.base_url, context_window=WINDOW, auto_compact=False)
+        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
+        engine = Engine(config, provider)
+        try:
+            for turn in range(6):
+                await run(engine, f"turn {turn}: keep this log in mind\n{PASTE}")
+            card, _ = await stop_after(engine, "merging 3 partial summaries")
+        finally:
+            agent.gate.set()
+            await provider.aclose()
+    assert card.fallback is None and card.parts == (3, 3) and card.rounds_truncated == 0
+    assert engine.compactions[-1].stopped() == "3 of 3 parts kept; 5 rounds summarised, 0 truncated"
+    assert all(f"PART-{i}-DONE" in engine.history.summaries[0].content for i in (1, 2, 3))

@@ -1,0 +1,103 @@
+"""Esc on the compaction modal in the real app (Pilot): after the first part of a summary made in parts, the part
+is kept (card, chat line, History); and esc on the card of a compaction whose turn goes on behind it stops that
+turn, as esc does anywhere while a turn runs (it only closed the card, and the turn went on unseen)."""
+
+from __future__ import annotations
+
+import threading
+
+from contextual.tui.app import ContextualApp
+from contextual.tui.screens.compaction import CompactionModal
+from contextual.tui.widgets.history_view import HistoryView
+from contextual.tui.widgets.scratchpad import ScratchpadView
+from tests.fakes.llm_server import FakeLLMServer, Reply
+from tests.test_stopped_compaction import PASTE, WINDOW, Summariser
+from tests.tui_helpers import SIZE, chat_text, finish, make_host, run_turn, type_and_send, wait_for
+
+
+async def test_esc_after_the_first_part_keeps_it_and_the_card_and_chat_say_what_was_kept(tmp_path):
+    agent = Summariser(hold=2)
+    with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
+        host = make_host(tmp_path, srv.base_url, context_window=WINDOW, auto_compact=False, keep_rounds=1)
+        app = ContextualApp(host, animate=False)
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                for turn in range(6):
+                    await run_turn(pilot, f"turn {turn}: keep this log in mind\n{PASTE}")
+                await type_and_send(pilot, "/compact")
+                await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal))
+                modal = app.screen
+                await wait_for(pilot, lambda: "part 2 of" in str(modal.query_one("#compaction-figures").render()))
+                await pilot.press("escape")
+                await wait_for(pilot, lambda: modal.result is not None)
+                record = app.engine.compactions[-1]
+                assert record.parts is not None and record.parts[0] == 1 and record.rounds_truncated
+                card = str(modal.query_one("#compaction-stage").render())
+                assert "Compaction stopped: the finished parts are kept" in card and record.stopped() in card
+                assert record.stopped() in chat_text(app)
+                shown = app.query_one(HistoryView).messages[0]
+                assert shown.role == "summary" and "PART-1-DONE" in shown.content
+                await pilot.press("escape")          # no turn runs behind a manual card: esc closes it
+                await wait_for(pilot, lambda: not isinstance(app.screen, CompactionModal))
+                assert not app.turns.running
+                await type_and_send(pilot, "/compactions")
+                await wait_for(pilot, lambda: app.screen.query("#history-line"))
+                await wait_for(pilot, lambda: f"stopped: {record.stopped()}"
+                               in str(app.screen.query_one("#history-line").render()))
+        finally:
+            agent.gate.set()
+
+
+def held_turn(gate: threading.Event):
+    """The turn's call after the compaction: it waits for ``gate``, so the turn still runs behind the card."""
+    return lambda body: finish("third answer") if gate.wait(20) else "never released"
+
+
+async def test_esc_on_the_card_of_a_compaction_inside_a_turn_stops_the_turn(tmp_path):
+    summary_gate, turn_gate = threading.Event(), threading.Event()
+    script = [finish("first answer"), Reply(finish("second answer"), usage_input=3500),
+              lambda body: "## Summary\nlate" if summary_gate.wait(20) else "", held_turn(turn_gate)]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=4000, keep_rounds=1), animate=False)
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                await run_turn(pilot, "question one")
+                await run_turn(pilot, "question two")
+                await type_and_send(pilot, "question three")
+                await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and len(srv.requests) == 3)
+                modal = app.screen
+                await pilot.press("escape")                   # stops the summary: the card, the turn goes on
+                await wait_for(pilot, lambda: modal.result is not None and len(srv.requests) == 4)
+                pad = app.query_one(ScratchpadView)
+                assert app.screen is modal and pad.turns[-1].outcome == "running"
+                assert "esc stops the turn" in str(modal.query_one("#compaction-hint").render())
+                await pilot.press("escape")                   # esc again: the turn behind the card stops
+                await wait_for(pilot, lambda: pad.turns[-1].outcome == "interrupted")
+                assert not isinstance(app.screen, CompactionModal)
+                assert app.engine.compactions[-1].fallback     # the compaction itself was applied
+        finally:
+            summary_gate.set()
+            turn_gate.set()
+
+
+async def test_esc_twice_in_a_row_on_an_automatic_compaction_stops_the_summary_and_then_the_turn(tmp_path):
+    """The second esc may land before the card shows (while the summary is being stopped) or on it: either way
+    the turn stops once the compaction has applied what it had."""
+    summary_gate, turn_gate = threading.Event(), threading.Event()
+    script = [finish("first answer"), Reply(finish("second answer"), usage_input=3500),
+              lambda body: "## Summary\nlate" if summary_gate.wait(20) else "", held_turn(turn_gate)]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=4000, keep_rounds=1), animate=False)
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                await run_turn(pilot, "question one")
+                await run_turn(pilot, "question two")
+                await type_and_send(pilot, "question three")
+                await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and len(srv.requests) == 3)
+                await pilot.press("escape", "escape")
+                pad = app.query_one(ScratchpadView)
+                await wait_for(pilot, lambda: pad.turns[-1].outcome == "interrupted")
+                assert not isinstance(app.screen, CompactionModal) and app.engine.compactions
+        finally:
+            summary_gate.set()
+            turn_gate.set()
