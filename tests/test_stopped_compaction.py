@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from contextual.core.agent import Engine
@@ -46,6 +48,24 @@ class Summariser:
         return Reply(f"## 📌 Archived Session Summary\n\n### 🎯 Objectives & Status\n* PART-{index}-DONE\n")
 
 
+@asynccontextmanager
+async def six_turns(root: Path, agent: "Summariser", session: SessionWriter | None = None
+                    ) -> AsyncIterator[tuple[FakeLLMServer, Engine]]:
+    """An engine at WINDOW (auto-compaction off) after six turns that each paste a log, its summaries answered by
+    `agent`; the gate is set and the provider closed on the way out."""
+    with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
+        config = make_config(root, srv.base_url, context_window=WINDOW, auto_compact=False)
+        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
+        engine = Engine(config, provider, session=session)
+        try:
+            for turn in range(6):
+                await run(engine, f"turn {turn}: keep this log in mind\n{PASTE}")
+            yield srv, engine
+        finally:
+            agent.gate.set()
+            await provider.aclose()
+
+
 def whole_rounds_in(request: str) -> int:
     """Rounds a part holds whole: each round here is a user message and one final answer, the answer last."""
     return request.count("[assistant] Thought: done")
@@ -67,42 +87,33 @@ async def test_esc_after_two_parts_keeps_their_summary_and_truncates_only_the_ro
     root.mkdir()
     writer = SessionWriter.create(tmp_path / "home", root)
     agent = Summariser(hold=3)
-    with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
-        config = make_config(root, srv.base_url, context_window=WINDOW, auto_compact=False)
-        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
-        engine = Engine(config, provider, session=writer)
-        try:
-            for turn in range(6):
-                await run(engine, f"turn {turn}: keep this log in mind\n{PASTE}")
-            card, _ = await stop_after(engine, "part 3 of")
-            agent.gate.set()
-            total = int(PART.search(agent.asked[0]).group(2))
-            summarised = whole_rounds_in(agent.asked[0]) + whole_rounds_in(agent.asked[1])
-            assert total >= 3 and 1 <= summarised < 5         # the case asked for: some rounds summarised, some not
-            assert card.fallback is None and card.parts == (2, total)
-            assert card.rounds_archived == 5 and card.rounds_truncated == 5 - summarised
-            record = engine.compactions[-1]
-            assert (record.parts, record.rounds_truncated) == ((2, total), 5 - summarised)
-            assert record.stopped() == f"2 of {total} parts kept; {summarised} round{'s' * (summarised > 1)} " \
-                                       f"summarised, {5 - summarised} truncated"
-            assert record.loss_ledger is not None and record.loss_ledger.total    # the ledger of what was lost
-            summary, *rest = engine.history.messages
-            assert summary.role == "summary" and "PART-1-DONE" in summary.content and "PART-2-DONE" in summary.content
-            assert "Part 2 of 2 of the archived history (not merged)" in summary.content
-            assert summary.meta["rounds_archived"] == summarised
-            assert [m.content.split(":")[0] for m in rest if m.role == "user"] == ["turn 5"]
-            # The next call sends the summary, and tells the model the rounds after it went without one.
-            await run(engine, "go on")
-            sent = srv.requests[-1]["messages"]
-            said = json.dumps(sent)
-            assert sent[1]["role"] == "system" and "PART-1-DONE" in sent[1]["content"]
-            gone = 5 - summarised
-            assert ("The round after the last summary above was" if gone == 1 else
-                    f"The {gone} rounds after the last summary above were") + " removed without a summary" in said
-            assert f"turn {summarised}: keep this log" not in said and "turn 5: keep this log" in said
-        finally:
-            agent.gate.set()
-            await provider.aclose()
+    async with six_turns(root, agent, writer) as (srv, engine):
+        card, _ = await stop_after(engine, "part 3 of")
+        agent.gate.set()
+        total = int(PART.search(agent.asked[0]).group(2))
+        summarised = whole_rounds_in(agent.asked[0]) + whole_rounds_in(agent.asked[1])
+        assert total >= 3 and 1 <= summarised < 5         # the case asked for: some rounds summarised, some not
+        assert card.fallback is None and card.parts == (2, total)
+        assert card.rounds_archived == 5 and card.rounds_truncated == 5 - summarised
+        record = engine.compactions[-1]
+        assert (record.parts, record.rounds_truncated) == ((2, total), 5 - summarised)
+        assert record.stopped() == f"2 of {total} parts kept; {summarised} round{'s' * (summarised > 1)} " \
+                                   f"summarised, {5 - summarised} truncated"
+        assert record.loss_ledger is not None and record.loss_ledger.total    # the ledger of what was lost
+        summary, *rest = engine.history.messages
+        assert summary.role == "summary" and "PART-1-DONE" in summary.content and "PART-2-DONE" in summary.content
+        assert "Part 2 of 2 of the archived history (not merged)" in summary.content
+        assert summary.meta["rounds_archived"] == summarised
+        assert [m.content.split(":")[0] for m in rest if m.role == "user"] == ["turn 5"]
+        # The next call sends the summary, and tells the model the rounds after it went without one.
+        await run(engine, "go on")
+        sent = srv.requests[-1]["messages"]
+        said = json.dumps(sent)
+        assert sent[1]["role"] == "system" and "PART-1-DONE" in sent[1]["content"]
+        gone = 5 - summarised
+        assert ("The round after the last summary above was" if gone == 1 else
+                f"The {gone} rounds after the last summary above were") + " removed without a summary" in said
+        assert f"turn {summarised}: keep this log" not in said and "turn 5: keep this log" in said
     await writer.close()
     lines = [json.loads(line) for line in writer.path.read_text().splitlines()]
     boundary = next(e for e in lines if e.get("subtype") == "compact_boundary")
@@ -116,17 +127,8 @@ async def test_a_resumed_session_shows_the_kept_parts_summary_and_owes_the_model
     root.mkdir()
     writer = SessionWriter.create(tmp_path / "home", root)
     agent = Summariser(hold=2)
-    with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
-        config = make_config(root, srv.base_url, context_window=WINDOW, auto_compact=False)
-        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
-        engine = Engine(config, provider, session=writer)
-        try:
-            for turn in range(6):
-                await run(engine, f"turn {turn}: keep this log in mind\n{PASTE}")
-            card, _ = await stop_after(engine, "part 2 of")
-        finally:
-            agent.gate.set()
-            await provider.aclose()
+    async with six_turns(root, agent, writer) as (srv, engine):
+        card, _ = await stop_after(engine, "part 2 of")
         await writer.close()
         loaded = load_session(writer.path)
         assert [m.content for m in loaded.history] == [m.content for m in engine.history.messages]
@@ -134,8 +136,8 @@ async def test_a_resumed_session_shows_the_kept_parts_summary_and_owes_the_model
         assert loaded.compactions[-1].stopped() == engine.compactions[-1].stopped()
         assert loaded.cut == (card.rounds_truncated, f"the user stopped the summary after 1 of {card.parts[1]} parts",
                               True)
-        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
-        resumed = Engine(config, provider)
+        provider = make_provider(engine.config, base_delay=0.01, max_delay=0.05)
+        resumed = Engine(engine.config, provider)
         try:
             restore_into(resumed, loaded)
             await run(resumed, "go on")
@@ -147,17 +149,8 @@ async def test_a_resumed_session_shows_the_kept_parts_summary_and_owes_the_model
 
 async def test_esc_before_any_part_is_finished_falls_back_to_truncation_as_before(tmp_path: Path):
     agent = Summariser(hold=1)
-    with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
-        config = make_config(tmp_path, srv.base_url, context_window=WINDOW, auto_compact=False)
-        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
-        engine = Engine(config, provider)
-        try:
-            for turn in range(6):
-                await run(engine, f"turn {turn}: keep this log in mind\n{PASTE}")
-            card, _ = await stop_after(engine, "part 1 of")
-        finally:
-            agent.gate.set()
-            await provider.aclose()
+    async with six_turns(tmp_path, agent) as (srv, engine):
+        card, _ = await stop_after(engine, "part 1 of")
     assert card.fallback == CANCELLED_MESSAGE and card.parts is None and card.rounds_truncated == 0
     assert not engine.history.summaries and engine.compactions[-1].stopped() == ""
 
@@ -198,32 +191,15 @@ async def test_esc_while_the_rounds_are_chosen_stops_the_summary_before_it_is_as
     """Esc comes before the summary call starts (the modal shows 'choosing rounds'): it was forgotten there, the
     modal said 'stopping' and the whole summary was made all the same."""
     agent = Summariser(hold=99)
-    with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
-        config = make_config(tmp_path, srv.base_url, context_window=WINDOW, auto_compact=False)
-        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
-        engine = Engine(config, provider)
-        try:
-            for turn in range(6):
-                await run(engine, f"turn {turn}: keep this log in mind\n{PASTE}")
-            card, _ = await stop_after(engine, "archiving 5 rounds")
-        finally:
-            await provider.aclose()
+    async with six_turns(tmp_path, agent) as (srv, engine):
+        card, _ = await stop_after(engine, "archiving 5 rounds")
     assert card.fallback == CANCELLED_MESSAGE and agent.asked == []
 
 
 async def test_esc_during_the_merge_of_the_parts_keeps_them_all_and_truncates_nothing(tmp_path: Path):
     agent = Summariser(hold=100)
-    with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
-        config = make_config(tmp_path, srv.base_url, context_window=WINDOW, auto_compact=False)
-        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
-        engine = Engine(config, provider)
-        try:
-            for turn in range(6):
-                await run(engine, f"turn {turn}: keep this log in mind\n{PASTE}")
-            card, _ = await stop_after(engine, "merging 3 partial summaries")
-        finally:
-            agent.gate.set()
-            await provider.aclose()
+    async with six_turns(tmp_path, agent) as (srv, engine):
+        card, _ = await stop_after(engine, "merging 3 partial summaries")
     assert card.fallback is None and card.parts == (3, 3) and card.rounds_truncated == 0
     assert engine.compactions[-1].stopped() == "3 of 3 parts kept; 5 rounds summarised, 0 truncated"
     assert all(f"PART-{i}-DONE" in engine.history.summaries[0].content for i in (1, 2, 3))

@@ -5,6 +5,11 @@ turn, as esc does anywhere while a turn runs (it only closed the card, and the t
 from __future__ import annotations
 
 import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from textual.pilot import Pilot
 
 from contextual.tui.app import ContextualApp
 from contextual.tui.screens.compaction import CompactionModal
@@ -53,7 +58,10 @@ def held_turn(gate: threading.Event):
     return lambda body: finish("third answer") if gate.wait(20) else "never released"
 
 
-async def test_esc_on_the_card_of_a_compaction_inside_a_turn_stops_the_turn(tmp_path):
+@asynccontextmanager
+async def summarising_in_a_turn(tmp_path: Path) -> AsyncIterator[tuple[FakeLLMServer, ContextualApp, Pilot]]:
+    """Question three compacts first (the second answer reported 3,500 of 4,000); its summary waits, and so does
+    the turn's next call after it: the modal is up, the summary asked for, when this yields."""
     summary_gate, turn_gate = threading.Event(), threading.Event()
     script = [finish("first answer"), Reply(finish("second answer"), usage_input=3500),
               lambda body: "## Summary\nlate" if summary_gate.wait(20) else "", held_turn(turn_gate)]
@@ -65,39 +73,31 @@ async def test_esc_on_the_card_of_a_compaction_inside_a_turn_stops_the_turn(tmp_
                 await run_turn(pilot, "question two")
                 await type_and_send(pilot, "question three")
                 await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and len(srv.requests) == 3)
-                modal = app.screen
-                await pilot.press("escape")                   # stops the summary: the card, the turn goes on
-                await wait_for(pilot, lambda: modal.result is not None and len(srv.requests) == 4)
-                pad = app.query_one(ScratchpadView)
-                assert app.screen is modal and pad.turns[-1].outcome == "running"
-                assert "esc stops the turn" in str(modal.query_one("#compaction-hint").render())
-                await pilot.press("escape")                   # esc again: the turn behind the card stops
-                await wait_for(pilot, lambda: pad.turns[-1].outcome == "interrupted")
-                assert not isinstance(app.screen, CompactionModal)
-                assert app.engine.compactions[-1].fallback     # the compaction itself was applied
+                yield srv, app, pilot
         finally:
             summary_gate.set()
             turn_gate.set()
+
+
+async def test_esc_on_the_card_of_a_compaction_inside_a_turn_stops_the_turn(tmp_path):
+    async with summarising_in_a_turn(tmp_path) as (srv, app, pilot):
+        modal = app.screen
+        await pilot.press("escape")                   # stops the summary: the card, the turn goes on
+        await wait_for(pilot, lambda: modal.result is not None and len(srv.requests) == 4)
+        pad = app.query_one(ScratchpadView)
+        assert app.screen is modal and pad.turns[-1].outcome == "running"
+        assert "esc stops the turn" in str(modal.query_one("#compaction-hint").render())
+        await pilot.press("escape")                   # esc again: the turn behind the card stops
+        await wait_for(pilot, lambda: pad.turns[-1].outcome == "interrupted")
+        assert not isinstance(app.screen, CompactionModal)
+        assert app.engine.compactions[-1].fallback     # the compaction itself was applied
 
 
 async def test_esc_twice_in_a_row_on_an_automatic_compaction_stops_the_summary_and_then_the_turn(tmp_path):
     """The second esc may land before the card shows (while the summary is being stopped) or on it: either way
     the turn stops once the compaction has applied what it had."""
-    summary_gate, turn_gate = threading.Event(), threading.Event()
-    script = [finish("first answer"), Reply(finish("second answer"), usage_input=3500),
-              lambda body: "## Summary\nlate" if summary_gate.wait(20) else "", held_turn(turn_gate)]
-    with FakeLLMServer(kind="openai", script=script) as srv:
-        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=4000, keep_rounds=1), animate=False)
-        try:
-            async with app.run_test(size=SIZE) as pilot:
-                await run_turn(pilot, "question one")
-                await run_turn(pilot, "question two")
-                await type_and_send(pilot, "question three")
-                await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and len(srv.requests) == 3)
-                await pilot.press("escape", "escape")
-                pad = app.query_one(ScratchpadView)
-                await wait_for(pilot, lambda: pad.turns[-1].outcome == "interrupted")
-                assert not isinstance(app.screen, CompactionModal) and app.engine.compactions
-        finally:
-            summary_gate.set()
-            turn_gate.set()
+    async with summarising_in_a_turn(tmp_path) as (srv, app, pilot):
+        await pilot.press("escape", "escape")
+        pad = app.query_one(ScratchpadView)
+        await wait_for(pilot, lambda: pad.turns[-1].outcome == "interrupted")
+        assert not isinstance(app.screen, CompactionModal) and app.engine.compactions
