@@ -168,7 +168,7 @@ async def scenario(size: tuple[int, int], suffix: str) -> None:
             await pilot.press("escape")
             await wait_for(pilot, lambda: not isinstance(app.screen, RewindPicker))
             await shot_of(pilot, "/help", f"help{suffix}")
-            if app.narrow:
+            if app.panes.narrow:
                 app.action_toggle_region("history")      # below 100 columns: the History tab
             history = app.query_one(HistoryView)
             history.focus()
@@ -219,7 +219,7 @@ async def scenario(size: tuple[int, int], suffix: str) -> None:
             await wait_for(pilot, lambda: not modal.too_soon())     # keys in its first moment are ignored
             await pilot.press("y")
             await wait_for(pilot, lambda: not app.turn_running)
-            if app.narrow:
+            if app.panes.narrow:
                 app.action_toggle_region("scratchpad")    # below 100 columns: the Scratchpad tab shows the live turn
             await pilot.pause()
 
@@ -233,7 +233,7 @@ async def scenario(size: tuple[int, int], suffix: str) -> None:
             # Enter during a turn queues the message: it is sent when the turn ends; up takes it back.
             send(app, "then run the whole suite")
             await pilot.press("enter")
-            await wait_for(pilot, lambda: bool(app.queued.texts))
+            await wait_for(pilot, lambda: bool(app.turns.queued.texts))
             await pilot.pause()
             app.save_screenshot(str(OUT / f"queued{suffix}.svg"))
             await pilot.press("escape")
