@@ -98,12 +98,17 @@ def in_command(line: str) -> tuple[str, ...]:
 _TOKEN_LIKE = re.compile(r"(?=[^\s]*[A-Za-z])(?=[^\s]*\d)[^\s]{8,}")
 
 
+# The shell's own places, whose names only look like a password's (`pwd`): the project path was redacted everywhere.
+_SHELL_PLACES = frozenset({"PWD", "OLDPWD"})
+
+
 def in_environment(env: dict[str, str] | Iterable[tuple[str, str]]) -> tuple[str, ...]:
     """The shell's own credentials: the values of variables named like one (`GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`,
     `NPM_TOKEN`) that look like a token. A command that prints the environment (`env`, `printenv`) would otherwise
     put them in the session file, on the screen and in the next prompt."""
     pairs = env.items() if isinstance(env, dict) else env
-    return tuple(value for name, value in pairs if secret_name(name) and _TOKEN_LIKE.fullmatch(value.strip()))
+    return tuple(value for name, value in pairs if name.upper() not in _SHELL_PLACES and secret_name(name)
+                 and _TOKEN_LIKE.fullmatch(value.strip()) and not value.strip().startswith(("/", "~", ".")))
 
 
 def _basic(token: str) -> list[str]:

@@ -229,17 +229,22 @@ def test_a_token_in_the_shells_environment_printed_by_a_command_is_redacted_ever
     script = ['Thought: check\nAction: Bash[{"command": "printenv GITHUB_TOKEN; printenv SECRET_KEY_BASE"}]',
               "Thought: done\nAction: Finish[the token is set]"]
     with FakeLLMServer("openai", script) as srv:
-        env = cli_env(home_of(project), srv.base_url, GITHUB_TOKEN=SHELL_TOKEN, SECRET_KEY_BASE="development")
+        env = cli_env(home_of(project), srv.base_url, GITHUB_TOKEN=SHELL_TOKEN, SECRET_KEY_BASE="development",
+                      PWD=str(project))
         result = contextual(["-p", "is the token set?", "--permission-mode", "bypass", "--output-format", "json"],
                             project, env)
     assert result.returncode == 0, result.stderr
     observation = json.dumps(srv.requests[1]["messages"])
     assert "[redacted]" in observation and "development" in observation       # a word under such a name stays
     assert not leaked(observation + result.stdout + result.stderr + session_text(home_of(project)), SHELL_TOKEN)
+    assert str(project) in session_text(home_of(project))       # the working directory is no secret
 
 
 def test_which_environment_values_are_tokens() -> None:
     env = {"GITHUB_TOKEN": SHELL_TOKEN, "NPM_TOKEN": "npm_1234abcd5678efgh", "SECRET_KEY_BASE": "development",
            "TOKENIZERS_PARALLELISM": "false", "HOME": "/home/user1234567", "DB_PASSWORD": "hunter2",
-           "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}
+           "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+           # the working directory (named like a password) and paths are places, not tokens (helper-84 saw the
+           # project path redacted on the top bar)
+           "PWD": "/tmp/helper84/proj1", "OLDPWD": "/home/user1", "DB_PWD_FILE": "/run/secrets/db1"}
     assert set(credentials.in_environment(env)) == {SHELL_TOKEN, "npm_1234abcd5678efgh", env["AWS_SECRET_ACCESS_KEY"]}
