@@ -8,7 +8,6 @@ import time
 from typing import TYPE_CHECKING, Callable
 
 from contextual.core.events import CompactionFinished
-from contextual.core.session.schema import parts_kept
 from contextual.tui.css import stylesheet
 from contextual.core.plural import plural
 from contextual.tui.format import tokens
@@ -68,8 +67,11 @@ def result_card(result: CompactionFinished) -> Text:
         change = 1 - (post or 0) / pre
         card.append(f"   ({change:.0%} smaller)" if change >= 0 else f"   ({-change:.0%} larger)", style="dim")
     card.append("\nthe trigger estimate of the next prompt (the meter's first line)\n", style="dim")
-    archived = (parts_kept(result.parts, result.rounds_archived, result.rounds_truncated) if result.parts is not None
-                else f"{plural(result.rounds_archived, 'round')} archived")
+    if result.parts is not None:
+        from contextual.core.session.schema import parts_kept   # late: the app launches without the session schema
+        archived = parts_kept(result.parts, result.rounds_archived, result.rounds_truncated)
+    else:
+        archived = f"{plural(result.rounds_archived, 'round')} archived"
     card.append(f"{archived}   trigger: {result.trigger}\n")
     files = result.files_included
     card.append("files included: ", style="dim")
