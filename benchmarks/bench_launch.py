@@ -12,7 +12,9 @@ the first frame). Medians, and the ratios the issue sets (first frame ≤ 1.5× 
 big's first frame ≤ 1.2× small's). Then where the time goes: the phases of each launch (the app's own marks:
 imports, app built, mounted, first frame, tokenizer, counts), `python -X importtime` (the slowest imports of the
 launch path) and cProfile of a headless start (`App.run_test`) on the big session up to its first frame.
-Every launch runs with bytecode cached (in a folder of the run), as an installed package has it.
+Every launch runs with bytecode cached (in a folder of the run), as an installed package has it, and each one's
+process is gone (killed with its tmux session, the terminal closing under it) before the next starts: how long it
+lived on after the kill is reported too.
 
     python benchmarks/bench_launch.py [runs]          # needs tmux; default 7 runs each
 """
@@ -41,6 +43,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from bench_sessions import write_big_session
 
 from tests.fakes.llm_server import FakeLLMServer
+from tests.waits import alive
 
 SIZE = (100, 30)
 TMUX = ["tmux", "-L", f"bench-launch-{os.getpid()}"]
@@ -118,32 +121,48 @@ def keep_server(name: str, env: dict[str, str]) -> None:
     raise RuntimeError("tmux would not start a server")
 
 
+def end(session: str) -> float:
+    """Kill the launch's session and wait until its process is gone: the seconds it lived on after the kill. A
+    process that lived on ran beside the next launch on this machine's two cores (a hang-up at launch once
+    finished the launch's work first: ~1 s at full CPU after a 2,000-entry session, and the next launch paid)."""
+    found = subprocess.run([*TMUX, "list-panes", "-t", session, "-F", "#{pane_pid}"], capture_output=True,
+                           text=True, check=False).stdout.split()
+    killed = time.perf_counter()
+    subprocess.run([*TMUX, "kill-session", "-t", session], capture_output=True, check=False)
+    while found and alive(int(found[0])) and time.perf_counter() - killed < 30:
+        time.sleep(0.002)
+    return time.perf_counter() - killed
+
+
 def pane(session: str) -> str:
     return subprocess.run([*TMUX, "capture-pane", "-t", session, "-p"], capture_output=True, text=True, check=False).stdout
 
 
 def one_launch(command: str, env: dict[str, str], painted: tuple[str, ...], counted: str | None,
-               size: tuple[int, int] = SIZE) -> tuple[float, float]:
-    """(first frame, counts shown) in seconds from starting the process (counts = first frame without a mark)."""
+               size: tuple[int, int] = SIZE) -> tuple[float, float, float]:
+    """(first frame, counts shown, lived on after the kill) in seconds; the first two from starting the process
+    (counts = first frame without a mark)."""
     session = f"launch-{time.monotonic_ns()}"
     started = time.perf_counter()
     # -e: a running tmux server gives new sessions its own environment, not this process's
     own = [f"-e{key}={value}" for key, value in env.items() if key.startswith(("CONTEXTUAL_", "PYTHON"))]
     subprocess.run([*TMUX, "new-session", "-d", "-s", session, "-x", str(size[0]), "-y", str(size[1]), *own,
                     command], env=env, check=True, capture_output=True)
-    first = None
+    first: float | None = None
     try:
         while True:
             screen = pane(session)
             if first is None and all(mark in screen for mark in painted):
                 first = time.perf_counter() - started
             if first is not None and (counted is None or counted in screen):
-                return first, time.perf_counter() - started
+                shown = (first, time.perf_counter() - started)
+                break
             if time.perf_counter() - started > 60:
                 raise TimeoutError(f"no frame after 60 s:\n{screen}")
             time.sleep(0.005)
     finally:
-        subprocess.run([*TMUX, "kill-session", "-t", session], capture_output=True, check=False)
+        lived_on = end(session)
+    return (*shown, lived_on)
 
 
 def phases(runner: Path, root: Path, env: dict[str, str], args: str, runs: int,
@@ -164,8 +183,7 @@ def phases(runner: Path, root: Path, env: dict[str, str], args: str, runs: int,
         deadline = time.perf_counter() + 60
         while not marks_file.exists() and time.perf_counter() < deadline:
             time.sleep(0.02)
-        subprocess.run([*TMUX, "kill-session", "-t", session], capture_output=True, check=False)
-        time.sleep(0.05)       # the runner's json.dump may still be writing
+        end(session)           # gone: the runner's json.dump has finished
         for name, at in json.loads(marks_file.read_text()).items():
             found.setdefault(name, []).append(at)
     return {name: statistics.median(ats) for name, ats in found.items()}
@@ -251,7 +269,7 @@ def main() -> None:
         }
         keep = "launch-keep"
         keep_server(keep, base)
-        times: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
+        times: dict[str, list[tuple[float, float, float]]] = {name: [] for name in variants}
         try:
             for name, (command, env, painted, counted) in variants.items():   # warm the file cache once
                 one_launch(command, env, painted, counted)
@@ -269,6 +287,7 @@ def main() -> None:
             line = f"  {name:8} first frame {first[name]:.3f} ({min(firsts):.3f}-{max(firsts):.3f})"
             if name != "minimal":
                 line += f"   counts shown {counts[name]:.3f}"
+            line += f"   lived on after the kill {statistics.median(t[2] for t in ts):.3f}"
             print(line)
         print(f"  sessions: small {small} entries, big {big} entries ({size_mb:.1f} MB)")
         print("Ratios (target):")

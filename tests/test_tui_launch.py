@@ -255,6 +255,34 @@ async def test_a_later_launch_shows_its_counts_while_the_tokenizer_is_still_load
             release.set()
 
 
+async def test_a_quit_at_launch_ends_the_app_without_waiting_for_the_launchs_own_work(tmp_path, monkeypatch):
+    """A quit (ctrl+q; a closed terminal and a kill close the same way) while the tokenizer still loads waited
+    for it, then for the counts and the server's answer that follow it, none of which a quitting app keeps:
+    killed at its first frame, a launch lived on ~0.3 s at full CPU (~1 s on a 2,000-entry session), beside
+    bench_launch.py's next launch. The launch's own work is dropped: the app ends with the tokenizer still held."""
+    from contextual.core import tokens
+    loaded = tokens.encoding()
+    release = threading.Event()
+
+    def held_back():
+        release.wait(60)             # past wait_for's bound: a quit that waits for it fails
+        return loaded
+    monkeypatch.setattr(tokens, "_store", None)
+    monkeypatch.setattr(tokens, "_encoding", None)
+    monkeypatch.setattr(tokens, "_load_cl100k", held_back)
+    with server([]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False, open_after_first_frame=True)
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                await wait_for(pilot, lambda: app.worker_running("tokenizer"))
+                await pilot.press("ctrl+q")
+                await wait_for(pilot, lambda: app.return_code is not None)
+                assert not tokens.ready() and not app.worker_running("connect")
+        finally:
+            release.set()
+    assert app.return_code == 0
+
+
 def test_the_count_store_keeps_the_newest_counts_within_its_bound(tmp_path, monkeypatch):
     from contextual.core import count_store
     monkeypatch.setattr(count_store, "MAX_ENTRIES", 10)

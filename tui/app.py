@@ -465,6 +465,7 @@ class ContextualApp(App):
         if draft.strip():            # a message being written is not lost: ↑ brings it back next time
             self.remembered.add_input(secrets.redact(draft))
         self.stop_turn()
+        self.startup.stop()
         for worker in list(self.workers):
             # The turn just cancelled ends as CANCELLED, and waiting on it raises: that is the quit working.
             with contextlib.suppress(WorkerError):     # cancelled, failed, or never started
