@@ -427,8 +427,7 @@ def load_config(project_root: Path, flags: Mapping[str, Any] | None = None,
         merged["if_approved"] = (widened.get("permissions", PermissionRules()),
                                  str(widened.get("permission_mode", Config.permission_mode)))
     cfg = Config(project_root=root, home=home, **{k: v for k, v in merged.items() if k in {f.name for f in fields(Config)}})
-    secrets.remember_environment(env)          # every key variable seen is redacted everywhere, not only the one used
-    secrets.remember(*credentials.in_environment(dict(env)))      # and the shell's tokens (GITHUB_TOKEN, NPM_TOKEN…)
+    secrets.remember_environment(env)          # every key variable and shell token seen, not only the key used
     # http://user:pass@…, …?key=…; a hook's `-H "Authorization: Bearer …"` (its command is shown when it fails)
     secrets.remember(cfg.api_key, *credentials.in_url(cfg.base_url or ""),
                      *(found for hook in cfg.hooks.hooks for found in credentials.in_command(hook.command)))

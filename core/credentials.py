@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import re
 import shlex
-from typing import Iterable
+from typing import Iterable, Mapping
 from urllib.parse import unquote, urlsplit
 
 # Words of a name that hold a credential; a part ending in one of _ENDINGS counts too (apiKey, accessToken)
@@ -102,13 +102,16 @@ _TOKEN_LIKE = re.compile(r"(?=[^\s]*[A-Za-z])(?=[^\s]*\d)[^\s]{8,}")
 _SHELL_PLACES = frozenset({"PWD", "OLDPWD"})
 
 
-def in_environment(env: dict[str, str] | Iterable[tuple[str, str]]) -> tuple[str, ...]:
+def in_environment(env: Mapping[str, str]) -> tuple[str, ...]:
     """The shell's own credentials: the values of variables named like one (`GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`,
     `NPM_TOKEN`) that look like a token. A command that prints the environment (`env`, `printenv`) would otherwise
     put them in the session file, on the screen and in the next prompt."""
-    pairs = env.items() if isinstance(env, dict) else env
-    return tuple(value for name, value in pairs if name.upper() not in _SHELL_PLACES and secret_name(name)
-                 and _TOKEN_LIKE.fullmatch(value.strip()) and not value.strip().startswith(("/", "~", ".")))
+    return tuple(value for name, value in env.items()
+                 if name.upper() not in _SHELL_PLACES and secret_name(name) and _token_like(value.strip()))
+
+
+def _token_like(value: str) -> bool:
+    return bool(_TOKEN_LIKE.fullmatch(value)) and not value.startswith(("/", "~", "."))     # a path is a place
 
 
 def _basic(token: str) -> list[str]:

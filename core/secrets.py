@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Iterable, Mapping
 
+from contextual.core import credentials
 from contextual.core.textsafe import strip_control
 
 REDACTED = "[redacted]"
@@ -39,9 +40,11 @@ def remember(*values: str | None) -> None:
 
 
 def remember_environment(env: Mapping[str, str], extra_names: Iterable[str] = ()) -> None:
-    """Every key variable in ``env`` (and any variable the config named) joins the registry."""
+    """Every key variable in ``env`` (and any variable the config named) joins the registry, and so do the shell's
+    tokens under a credential's name (core/credentials.py: in_environment; GITHUB_TOKEN, NPM_TOKEN…)."""
     names = set(extra_names)
-    remember(*(value for name, value in env.items() if is_key_variable(name) or name in names))
+    remember(*(value for name, value in env.items() if is_key_variable(name) or name in names),
+             *credentials.in_environment(env))
 
 
 def known() -> tuple[str, ...]:
