@@ -13,6 +13,7 @@ import select
 import shutil
 import signal
 import struct
+import subprocess
 import sys
 import termios
 import threading
@@ -21,6 +22,7 @@ import pytest
 
 from contextual.core.session import SessionWriter, load_session
 from contextual.tui.app import ContextualApp
+from contextual.tui.hangup import HUNG_UP_EXIT
 from tests.cli_helpers import cli_env, session_files
 from tests.fakes.llm_server import FakeLLMServer
 from tests.mounts import full_disk, read_only_dir
@@ -178,6 +180,49 @@ def test_closing_the_terminal_or_a_kill_stops_the_running_command_and_records_th
                         kill(target, signal.SIGKILL)
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
+    [session] = session_files(home)
+    subtypes = [json.loads(line).get("subtype") for line in session.read_text().splitlines()]
+    assert "interrupted" in subtypes
+
+
+@pytest.mark.parametrize("then", ["nothing", "kill"])
+def test_a_terminal_gone_without_a_hang_up_signal_ends_the_app_as_a_hang_up(tmp_path, then):
+    """A parent that closes the terminal (the pty's master) of an app it started without a controlling terminal
+    sends no SIGHUP, maybe a SIGTERM. The app ran on: Textual's input thread spun on the end of its input at a
+    whole core, the first frame after the close killed its writer thread, and once the queue to it filled the loop
+    blocked, so a later SIGTERM was never acted on; a SIGTERM soon after the close did quit, with a traceback
+    (status 1) from the resume line printed to the terminal that was gone."""
+    project, home = make_project(tmp_path), tmp_path / "home"
+    pidfile = tmp_path / "command.pid"
+    run = f'Thought: run\nAction: Bash[{{"command": "echo $$ > {pidfile} && sleep 120"}}]'
+    with FakeLLMServer(kind="openai", script=[run, finish("never")]) as srv:
+        fd, tty = pty.openpty()
+        fcntl.ioctl(tty, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        app = subprocess.Popen(        # a new session, the terminal never opened in it: not its controlling one
+            [sys.executable, "-m", "contextual", "--permission-mode", "bypass"], cwd=project,
+            env={**cli_env(home, srv.base_url), "TERM": "xterm-256color"}, stdin=tty, stdout=tty, stderr=tty,
+            start_new_session=True, preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_SETMASK, set()))
+        os.close(tty)
+        terminal, command = _Terminal(fd), 0
+        try:
+            until(lambda: b"estimate" in terminal.shown, "the first frame")
+            os.write(fd, b"run it\r")
+            until(lambda: pidfile.exists() and pidfile.read_text().strip(), "the command running")
+            command = int(pidfile.read_text())
+            terminal.close()
+            if then == "kill":
+                app.send_signal(signal.SIGTERM)
+            until(lambda: app.poll() is not None, "the app ending", 30)
+            until(lambda: not _group_alive(command), "the command ending", 30)     # it sleeps 120 s
+        finally:
+            terminal.close()
+            if app.poll() is None:          # a failed run leaves neither behind
+                app.kill()
+            app.wait()
+            with contextlib.suppress(ProcessLookupError):
+                if command:
+                    os.killpg(command, signal.SIGKILL)
+    assert app.returncode == HUNG_UP_EXIT            # ended here as a hang-up, not by a traceback
     [session] = session_files(home)
     subtypes = [json.loads(line).get("subtype") for line in session.read_text().splitlines()]
     assert "interrupted" in subtypes

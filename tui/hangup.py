@@ -1,18 +1,23 @@
-"""The terminal closed (SIGHUP) or a `kill` (SIGTERM) under the running app.
+"""The terminal gone (SIGHUP, or its input hung up with no signal) or a `kill` (SIGTERM) under the running app.
 
 Left to Python's default the app died at once: a Bash command runs in its own session, out of the terminal's
-reach, so it ran on (a `sleep`, a dev server, a test suite), and the turn was never recorded as stopped. Now both
-end the app as a quit does (tui/app.py: close_all). SIGTERM leaves a terminal to restore, so Textual exits as usual;
-after SIGHUP there is none, and Textual's own exit waited for ever to restore it (its writer thread died on the
-first write to the closed terminal, and the queue to it filled): the process ends here once everything is closed.
+reach, so it ran on, and the turn was never recorded as stopped. Now each ends the app as a quit does (tui/app.py:
+close_all). SIGTERM with the terminal there leaves one to restore, so Textual exits as usual. A terminal that is
+gone is a hang-up, whoever said so: SIGHUP, or standard input hanging up (a parent closed the pty's master and sent
+no SIGHUP, or only a SIGTERM). Textual then spun on its input at EOF (a whole core), its writer thread died at the
+first write to the gone terminal, and once the queue to it filled the loop blocked for ever: no signal was acted
+on, and its own exit would wait for ever to restore the terminal. So a hang-up first takes the terminal's
+descriptors away, then closes, and the process ends here, within CLOSE_WITHIN_S even if the loop is stuck.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import select
 import signal
-from contextlib import AbstractContextManager
+import threading
+from contextlib import AbstractContextManager, suppress
 from typing import Any, Callable, Protocol
 
 
@@ -26,22 +31,70 @@ class Quitting(Protocol):
 
 HUNG_UP_EXIT = 128 + signal.SIGHUP       # the status a shell reports for a process ended by SIGHUP
 CLOSE_WITHIN_S = 30                      # nobody is watching: a close that hangs must not keep the process
+GONE = select.POLLHUP | select.POLLERR
 
 
 def quit_on_signals(app: Quitting) -> None:
-    """Install the two handlers on the app's event loop (they run there, between its callbacks)."""
-    loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGTERM, lambda: app.call_later(app.action_quit))
-    loop.add_signal_handler(signal.SIGHUP, lambda: app.call_later(hung_up, app))
+    """Install the handlers on the app's event loop (they run there, between its callbacks), and the watch on
+    standard input (a thread: it must see the hang-up even when the loop is stuck)."""
+    ending = _Ending(app, asyncio.get_running_loop())
+    ending.loop.add_signal_handler(signal.SIGTERM, ending.terminated)
+    ending.loop.add_signal_handler(signal.SIGHUP, ending.hang_up)
+    threading.Thread(target=ending.watch_input, name="contextual-hangup", daemon=True).start()
 
 
-async def hung_up(app: Quitting) -> None:
-    # Whatever is still drawn goes nowhere instead of failing (standard input is left: Textual reads it)
+def terminal_gone() -> bool:
+    poller = select.poll()
+    poller.register(0, 0)               # no events asked: only a hang-up or an error is reported
+    return any(mask & GONE for _, mask in poller.poll(0))
+
+
+class _Ending:
+    def __init__(self, app: Quitting, loop: asyncio.AbstractEventLoop) -> None:
+        self.app, self.loop = app, loop
+        self._lock, self._hung_up = threading.Lock(), False
+
+    def terminated(self) -> None:
+        if self._hung_up:               # already ending; fd 0 is no longer the terminal to ask
+            return
+        if terminal_gone():
+            self.hang_up()
+        else:
+            self.app.call_later(self.app.action_quit)
+
+    def watch_input(self) -> None:
+        poller = select.poll()
+        poller.register(0, 0)
+        if any(mask & GONE for _, mask in poller.poll()):     # blocks until then (POLLNVAL: no input to watch)
+            self.hang_up()
+
+    def hang_up(self) -> None:
+        """From the loop (SIGHUP, SIGTERM) or the watch's thread; the first call ends the process."""
+        with self._lock:
+            if self._hung_up:
+                return
+            self._hung_up = True
+        _detach_terminal()
+        deadline = threading.Timer(CLOSE_WITHIN_S, os._exit, (HUNG_UP_EXIT,))
+        deadline.daemon = True
+        deadline.start()
+        with suppress(RuntimeError):    # the loop already closed: the app has ended and the process is ending
+            self.loop.call_soon_threadsafe(self.app.call_later, _close_and_exit, self.app)
+
+
+def _detach_terminal() -> None:
+    """Writes go to /dev/null instead of failing (Textual's writer thread died on the first, and the loop blocked
+    once its queue was full); Textual's input thread waits on a pipe nobody writes to instead of spinning at EOF."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
+    silent, _writer_kept_open = os.pipe()
+    os.dup2(silent, 0)
+
+
+async def _close_and_exit(app: Quitting) -> None:
     try:
         with app.batch_update():       # nothing is drawn for nobody (a long chat's layout took ~0.3 s)
-            await asyncio.wait_for(app.close_all(), CLOSE_WITHIN_S)
+            await app.close_all()
     finally:
         os._exit(HUNG_UP_EXIT)
