@@ -96,7 +96,7 @@ def context_main(argv: list[str]) -> int:
         for n, record in enumerate(engine.compactions, start=1):      # each with the recall probe's score
             score = record.loss_ledger.score() if record.loss_ledger is not None else "no facts recorded"
             cut = f"cut without a summary ({record.fallback})" if record.fallback else score
-            cut = f"stopped: {record.stopped()}; {cut}" if record.stopped() else cut
+            cut = f"{record.stopped()}; {cut}" if record.stopped() else cut
             print(f"compaction {n} ({record.trigger}): {record.pre_tokens:,} -> {record.post_tokens:,} tokens, "
                   f"{record.rounds_archived} round(s) archived; {cut}")
         if listing is not None:

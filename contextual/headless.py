@@ -16,6 +16,7 @@ from contextual.core.events import (ActionEvent, BudgetWarning, CompactionFinish
                          FormatErrorEvent, Notice, PermissionAnswer, PermissionRequest, StopHookContinued, ThoughtEvent,
                          ToolFinished, ToolsChanged, TurnAdjustments, TurnFinished, UsageEvent)
 from contextual.core.config import Config
+from contextual.core.context import compaction_words
 from contextual.core.model_facts import cost
 from contextual.core.session import SessionError
 
@@ -59,6 +60,8 @@ def progress_line(ev: Any) -> str | None:
         if ev.refused:
             return f"compaction: {ev.refused}"
         note = f" — {ev.fallback}" if ev.fallback else ""
+        if ev.parts is not None:        # a summary made in parts that ended early (a timeout): what it kept
+            note = " — " + compaction_words.outcome(ev.rounds_archived, ev.parts, ev.rounds_truncated, ev.ended)
         return f"compacted: {ev.pre_tokens:,} → {ev.post_tokens:,} tokens{note}"
     return None
 

@@ -209,8 +209,9 @@ class CompactionFinished:
     summary: str
     fallback: str | None = None     # set when the summary failed or timed out / was cancelled
     refused: str | None = None      # set when nothing was done and why
-    parts: tuple[int, int] | None = None   # stopped with parts finished: (kept, in all); their summary is kept
+    parts: tuple[int, int] | None = None   # ended with parts finished: (kept, in all); their summary is kept
     rounds_truncated: int = 0       # then, of rounds_archived, those the kept parts did not reach
+    ended: str = ""                 # and how: "" the user stopped it, else a timeout or failure (compaction_words)
 
 
 @dataclass(frozen=True)

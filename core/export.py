@@ -74,7 +74,7 @@ def _compaction_line(record: "CompactionRecord | None") -> str:
         return ""
     ledger = record.loss_ledger
     recall = f", {ledger.score()}" if ledger is not None and ledger.total else ""
-    stopped = f", stopped: {record.stopped()}" if record.stopped() else ""
+    stopped = f", {record.stopped()}" if record.stopped() else ""
     return f" — {record.trigger}, {record.pre_tokens:,} → {record.post_tokens:,} tokens{stopped}{recall}"
 
 

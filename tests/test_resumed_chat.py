@@ -254,6 +254,43 @@ async def test_a_resumed_chat_shows_the_permission_answers_and_a_compaction_befo
             assert _chat_items(first_frame)[:len(live)] == live
 
 
+async def test_a_compaction_between_two_steps_of_a_turn_stands_between_their_calls_live_and_resumed(tmp_path):
+    """The third turn's first call reports 3,500 of 4,000 tokens: the engine compacts before its second call. The
+    chat put the line after the whole turn's trail ("2 tool calls · Bash ×2", then "compacted"); it stands where it
+    happened, the calls after it in a trail of their own, and a resumed chat shows the same."""
+    from contextual.tui.app import ContextualApp
+    from contextual.tui.widgets.scratchpad import ScratchpadView
+    from tests.fakes.llm_server import Reply
+    from tests.tui_helpers import SIZE, finish, make_host, run_turn, server, type_and_send, wait_for
+    script = [finish("first answer"), finish("second answer"), Reply(_bash("echo one"), usage_input=3500),
+              "## Summary\nTwo questions were answered.", _bash("echo two"), finish("third answer")]
+    flags = {"context_window": 4000, "keep_rounds": 1, "permission_mode": "bypass"}
+    with server(script) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, **flags), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "question one")
+            await run_turn(pilot, "question two")
+            pad = app.query_one(ScratchpadView)
+            await type_and_send(pilot, "third question")
+            await wait_for(pilot, lambda: len(pad.turns) == 3 and pad.turns[-1].outcome == "finished")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            live = _chat_items(app)
+            session_id = app.engine.session_id
+            await app.host.close(app.engine)
+        assert len(srv.requests) == 6 and srv.remaining == 0       # the summary was asked between the two calls
+        assert live[4:6] == ["you  third question", "trail: Bash echo one · exit 0"]
+        assert live[7].startswith("compacted (auto): ") and live[8] == "trail: Bash echo two · exit 0"
+        assert live[-1] == "third answer"
+
+        host = make_host(tmp_path, srv.base_url, **flags)
+        eager = ContextualApp(host, host.resume(session_id), animate=False)
+        async with eager.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert _chat_items(eager)[:len(live)] == live
+            await eager.host.close(eager.engine)
+
+
 def _write_turn(writer: Any, n: int, at: int, sent: int | None = None, name: str = "") -> Message:
     """A turn of the record at second `at`: its message, one Bash call denied with a note, the failed result, the
     answer. Returns its message."""

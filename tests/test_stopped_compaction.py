@@ -19,7 +19,7 @@ from contextual.core.providers.factory import make_provider
 from contextual.core.runtime import restore_into
 from contextual.core.session import SessionWriter, load_session
 from tests.engine_helpers import finish, make_config, run
-from tests.fakes.llm_server import FakeLLMServer, Reply
+from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
 
 WINDOW = 4096
 PASTE = " ".join(f"row {i}: status=ok latency={i * 37 % 1000}ms host=web-{i % 7}" for i in range(70))
@@ -28,33 +28,36 @@ PART = re.compile(r"part (\d+) of (\d+) of the archived history")
 
 class Summariser:
     """Agent calls finish at once; summary part K answers at once while K < ``hold``, and from part ``hold`` on
-    waits for ``gate`` (the test sets it once it has stopped the compaction); the merge of the parts counts as
-    part 100."""
+    waits for ``gate`` (the test sets it once it has stopped the compaction), or answers with ``fault``; the merge
+    of the parts counts as part 100."""
 
-    def __init__(self, hold: int) -> None:
+    def __init__(self, hold: int, fault: Fault | None = None) -> None:
         self.hold = hold
+        self.fault = fault
         self.gate = threading.Event()
         self.asked: list[str] = []          # each summary request's text
 
-    def __call__(self, body: dict) -> Reply:
+    def __call__(self, body: dict) -> Reply | Fault:
         if "Archived Session Summary" not in str(body["messages"][0]["content"]):
             return Reply(finish("noted"))
         text = str(body["messages"][-1]["content"])
         self.asked.append(text)
         part = PART.search(text)
         index = int(part.group(1)) if part else 0 if "Merge them into ONE" not in text else 100
+        if index >= self.hold and self.fault is not None:
+            return self.fault
         if index >= self.hold:
             self.gate.wait(20)           # released by the test (a bound only against a hang)
         return Reply(f"## 📌 Archived Session Summary\n\n### 🎯 Objectives & Status\n* PART-{index}-DONE\n")
 
 
 @asynccontextmanager
-async def six_turns(root: Path, agent: "Summariser", session: SessionWriter | None = None
+async def six_turns(root: Path, agent: "Summariser", session: SessionWriter | None = None, **settings: object
                     ) -> AsyncIterator[tuple[FakeLLMServer, Engine]]:
-    """An engine at WINDOW (auto-compaction off) after six turns that each paste a log, its summaries answered by
-    `agent`; the gate is set and the provider closed on the way out."""
+    """An engine at WINDOW (auto-compaction off, ``settings`` besides) after six turns that each paste a log, its
+    summaries answered by `agent`; the gate is set and the provider closed on the way out."""
     with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
-        config = make_config(root, srv.base_url, context_window=WINDOW, auto_compact=False)
+        config = make_config(root, srv.base_url, context_window=WINDOW, auto_compact=False, **settings)
         provider = make_provider(config, base_delay=0.01, max_delay=0.05)
         engine = Engine(config, provider, session=session)
         try:
@@ -97,7 +100,7 @@ async def test_esc_after_two_parts_keeps_their_summary_and_truncates_only_the_ro
         assert card.rounds_archived == 5 and card.rounds_truncated == 5 - summarised
         record = engine.compactions[-1]
         assert (record.parts, record.rounds_truncated) == ((2, total), 5 - summarised)
-        assert record.stopped() == f"2 of {total} parts kept; {summarised} round{'s' * (summarised > 1)} " \
+        assert record.stopped() == f"stopped: 2 of {total} parts kept; {summarised} round{'s' * (summarised > 1)} " \
                                    f"summarised, {5 - summarised} truncated"
         assert record.loss_ledger is not None and record.loss_ledger.total    # the ledger of what was lost
         summary, *rest = engine.history.messages
@@ -201,5 +204,57 @@ async def test_esc_during_the_merge_of_the_parts_keeps_them_all_and_truncates_no
     async with six_turns(tmp_path, agent) as (srv, engine):
         card, _ = await stop_after(engine, "merging 3 partial summaries")
     assert card.fallback is None and card.parts == (3, 3) and card.rounds_truncated == 0
-    assert engine.compactions[-1].stopped() == "3 of 3 parts kept; 5 rounds summarised, 0 truncated"
+    assert engine.compactions[-1].stopped() == "stopped: 3 of 3 parts kept; 5 rounds summarised, 0 truncated"
+    assert all(f"PART-{i}-DONE" in engine.history.summaries[0].content for i in (1, 2, 3))
+
+
+# ---- a later part that times out or fails keeps the finished parts, as esc does (seed 002 E2: nothing summarised
+# is lost); before, every finished part was thrown away and all the archived rounds were truncated
+
+async def test_a_later_part_that_times_out_keeps_the_finished_parts_and_says_so_everywhere(tmp_path: Path):
+    from contextual.core.export import transcript
+    from contextual.headless import progress_line
+    root = tmp_path / "proj"
+    root.mkdir()
+    writer = SessionWriter.create(tmp_path / "home", root)
+    agent = Summariser(hold=2)                     # part 2 never answers (until the test ends): its deadline ends it
+    # 3 s (not 1 s): on a loaded machine part 1 must still be answered within its own deadline
+    async with six_turns(root, agent, writer, summary_timeout=3.0) as (srv, engine):
+        card = next(e for e in [ev async for ev in engine.compact(keep_rounds=1)] if isinstance(e, CompactionFinished))
+        total = int(PART.search(agent.asked[0]).group(2))
+        summarised = whole_rounds_in(agent.asked[0])
+        assert card.fallback is None and card.parts == (1, total) and card.ended == "timed out"
+        assert card.rounds_truncated == 5 - summarised
+        record = engine.compactions[-1]
+        assert record.stopped() == (f"timed out: 1 of {total} parts kept; {summarised} round{'s' * (summarised > 1)} "
+                                    f"summarised, {5 - summarised} truncated")
+        assert progress_line(card).endswith(f" tokens — {record.stopped()}")        # -p's stderr line
+        summary = engine.history.messages[0]
+        assert summary.role == "summary" and "PART-1-DONE" in summary.content
+        await run(engine, "go on")
+        said = json.dumps(srv.requests[-1]["messages"])
+        assert "PART-1-DONE" in said and f"(the summary timed out after 1 of {total} parts)" in said
+    await writer.close()
+    boundary = next(json.loads(line) for line in writer.path.read_text().splitlines() if "compact_boundary" in line)
+    assert boundary["fallback"] is None and boundary["compactMetadata"]["partsEnded"] == "timed out"
+    loaded = load_session(writer.path)
+    assert loaded.compactions[-1] == record          # read back whole: the card of /compactions says the same
+    assert f"— manual, {record.pre_tokens:,} → {record.post_tokens:,} tokens, {record.stopped()}" in transcript(loaded)
+
+
+async def test_a_later_part_that_fails_keeps_the_finished_parts_and_names_the_failure(tmp_path: Path):
+    agent = Summariser(hold=3, fault=Fault("400", message="bad part"))      # not a fault a retry cures
+    async with six_turns(tmp_path, agent) as (srv, engine):
+        card = next(e for e in [ev async for ev in engine.compact(keep_rounds=1)] if isinstance(e, CompactionFinished))
+        assert card.fallback is None and card.parts is not None and card.parts[0] == 2
+        assert card.ended.startswith("failed (") and "bad part" in card.ended
+        assert engine.compactions[-1].stopped().startswith(f"{card.ended}: 2 of ")
+        assert all(f"PART-{i}-DONE" in engine.history.summaries[0].content for i in (1, 2))
+
+
+async def test_a_merge_of_the_parts_that_fails_keeps_them_all_and_truncates_nothing(tmp_path: Path):
+    agent = Summariser(hold=100, fault=Fault("400", message="bad merge"))
+    async with six_turns(tmp_path, agent) as (srv, engine):
+        card = next(e for e in [ev async for ev in engine.compact(keep_rounds=1)] if isinstance(e, CompactionFinished))
+    assert card.fallback is None and card.parts == (3, 3) and card.rounds_truncated == 0
     assert all(f"PART-{i}-DONE" in engine.history.summaries[0].content for i in (1, 2, 3))

@@ -47,8 +47,38 @@ async def test_esc_after_the_first_part_keeps_it_and_the_card_and_chat_say_what_
                 assert not app.turns.running
                 await type_and_send(pilot, "/compactions")
                 await wait_for(pilot, lambda: app.screen.query("#history-line"))
-                await wait_for(pilot, lambda: f"stopped: {record.stopped()}"
-                               in str(app.screen.query_one("#history-line").render()))
+                await wait_for(pilot, lambda: record.stopped().startswith("stopped: ")
+                               and record.stopped() in str(app.screen.query_one("#history-line").render()))
+        finally:
+            agent.gate.set()
+
+
+async def test_a_later_part_that_times_out_keeps_the_first_and_the_card_and_chat_say_so_as_after_esc(tmp_path):
+    """No esc: part 2's deadline ends the summary. The part finished is kept, with no preview to accept (as after
+    esc) and the same words on the card, the chat line and /compactions, the cause in place of "stopped"."""
+    agent = Summariser(hold=2)
+    with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
+        host = make_host(tmp_path, srv.base_url, context_window=WINDOW, auto_compact=False, keep_rounds=1,
+                         summary_timeout=3)
+        app = ContextualApp(host, animate=False)
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                for turn in range(6):
+                    await run_turn(pilot, f"turn {turn}: keep this log in mind\n{PASTE}")
+                await type_and_send(pilot, "/compact")
+                await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.result is not None)
+                modal = app.screen
+                record = app.engine.compactions[-1]
+                assert record.stopped().startswith("timed out: 1 of ") and record.rounds_truncated
+                card = str(modal.query_one("#compaction-stage").render())
+                assert "Summary timed out: the finished parts are kept" in card and record.stopped() in card
+                assert "fallback" not in card
+                assert f"estimated tokens, {record.stopped()}" in chat_text(app)
+                assert "PART-1-DONE" in app.query_one(HistoryView).messages[0].content
+                await pilot.press("escape")
+                await type_and_send(pilot, "/compactions")
+                await wait_for(pilot, lambda: app.screen.query("#history-line"))
+                await wait_for(pilot, lambda: record.stopped() in str(app.screen.query_one("#history-line").render()))
         finally:
             agent.gate.set()
 

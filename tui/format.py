@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 from textual.content import Content
 
 from contextual.core import textsafe
+from contextual.core.context import compaction_words
 from contextual.core.messages import Message
 from contextual.core.plural import plural
 from contextual.tui.screen_safe import screen_text
@@ -137,9 +138,8 @@ def compaction_note(record: CompactionRecord) -> str:
     command away) and, when it cut rounds without a summary, why."""
     figures = (f"{tokens(record.pre_tokens)} → {tokens(record.post_tokens)} estimated tokens, "
                if record.pre_tokens is not None and record.post_tokens is not None else "")
-    rounds = "older rounds" if record.rounds_archived is None else plural(record.rounds_archived, "round")
-    note = f"compacted ({record.trigger}): {figures}" + (f"stopped, {record.stopped()}" if record.stopped()
-                                                         else f"{rounds} archived")
+    note = f"compacted ({record.trigger}): {figures}" + compaction_words.outcome(
+        record.rounds_archived, record.parts, record.rounds_truncated, record.ended)
     ledger = record.loss_ledger
     if ledger is not None and ledger.lost():      # issue 19.2: what it lost, one command away
         note += f" · {ledger.score()}, {plural(ledger.lost(), 'fact')} lost (/ledger shows them, enter re-injects one)"

@@ -262,8 +262,8 @@ class EventRouter:
             record = CompactionRecord(e.trigger, e.pre_tokens, e.post_tokens, fallback=e.fallback,
                                       rounds_archived=e.rounds_archived,
                                       loss_ledger=logged[-1].loss_ledger if logged else None, parts=e.parts,
-                                      rounds_truncated=e.rounds_truncated)
-            await self.ui.chat.add_notice(compaction_note(record), compaction_level(record))
+                                      rounds_truncated=e.rounds_truncated, ended=e.ended)
+            await self.ui.chat.add_compaction(compaction_note(record), compaction_level(record))
         # An automatic compaction inside a turn: the turn goes on while its card shows (it closes itself, or on
         # enter). At 4k–8k nearly every message compacts, and a turn that waited on each card lost seconds to it.
         if modal is not None and e.trigger == "auto":

@@ -3,7 +3,8 @@
 Functions of (closed rounds, keep_rounds, summariser, files); none of them knows the Engine. The Engine owns
 the summary task (and its cancellation), applies the CompactionOutcome to its history and records it.
 A summary that times out, fails or is cancelled gives an outcome without summary: hard truncation to the
-kept rounds, saying why. Cancelled once parts of a chunked summary are finished, it keeps them (`stopped`).
+kept rounds, saying why. Once parts of a chunked summary are finished, it keeps them instead, whether the user
+stopped it or a later request timed out or failed (`stopped`): what was summarised is never lost (seed 002 E2).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any, AsyncGenerator, Callable, Sequence
 from contextual.core.config import Config
 from contextual.core.context.file_analyzer import FileReport, analyze_files
 from contextual.core.context.history import CompactionPlan, KeepBudget, plan_compaction, rounds
-from contextual.core.context.summary import PartsDone, SummaryCompressor, SummaryError, fallback_message
+from contextual.core.context.summary import PartsDone, SummaryCompressor, SummaryError, ended_by, fallback_message
 from contextual.core.context.summary_repair import joined_parts
 from contextual.core.context.trigger import MIN_MESSAGES
 from contextual.core.events import CompactionProgress, CompactionTrigger
@@ -37,8 +38,9 @@ class CompactionOutcome:
     fallback: str | None
     files_included: tuple[str, ...]
     merged: int = 0                     # earlier summaries the new one replaces (merge_due)
-    parts: tuple[int, int] | None = None   # stopped by the user: (parts kept, parts in all) of a chunked summary
+    parts: tuple[int, int] | None = None   # ended with parts finished: (parts kept, parts in all) of a chunked summary
     rounds_truncated: int = 0           # of the archived rounds, those the kept parts did not reach (no summary)
+    ended: str = ""                     # then how it ended: "" the user stopped it, else compaction_words' cause
 
     @property
     def text(self) -> str:
@@ -89,9 +91,9 @@ def merge_due(earlier: Sequence[Message], new_text: str, window: int) -> bool:
 async def summarise(plan: CompactionPlan, trigger: CompactionTrigger, compressor: SummaryCompressor, files: FileReport,
                     instructions: str | None, on_progress: Callable[[int, str], None],
                     earlier: Sequence[Message] = (), done: PartsDone | None = None) -> CompactionOutcome:
-    """Ask the summary model; a SummaryError becomes a fallback outcome. Cancellation propagates (``done`` holds
-    what was finished: `stopped`). With the ``earlier`` summaries of the history, the new one is merged with them
-    when merge_due."""
+    """Ask the summary model; a SummaryError becomes a fallback outcome, or, once parts of a chunked summary were
+    finished, keeps them as esc does (`stopped`). Cancellation propagates (``done`` holds what was finished). With
+    the ``earlier`` summaries of the history, the new one is merged with them when merge_due."""
     start, cutoff = span(plan.archive)
     try:
         result = await compressor.summarise(plan.archive, start=start, cutoff=cutoff, instructions=instructions,
@@ -100,6 +102,11 @@ async def summarise(plan: CompactionPlan, trigger: CompactionTrigger, compressor
                                                                                                            detail),
                                             done=done)
     except SummaryError as exc:
+        if done is not None and done.texts and done.result is None:
+            # A later part (or the merge of the parts) timed out or failed: only what the finished parts did not
+            # reach is truncated. Falling back to truncation threw every finished part away (seed 002 E2's intent:
+            # never lose what was summarised).
+            return stopped(plan, trigger, done, ended_by(exc))
         return CompactionOutcome(trigger, plan, None, fallback_message(exc), ())
     summary = _summary(result.text, start, cutoff, trigger, plan.rounds_archived, result.files_included)
     if not result.text:       # nothing to store: the archived rounds go all the same, and the record says why
@@ -127,8 +134,9 @@ def cancelled(plan: CompactionPlan, trigger: CompactionTrigger) -> CompactionOut
     return CompactionOutcome(trigger, plan, None, CANCELLED_MESSAGE, ())
 
 
-def stopped(plan: CompactionPlan, trigger: CompactionTrigger, done: PartsDone) -> CompactionOutcome:
-    """The user stopped the summary (esc): what was finished is kept. The whole summary, when only the merge with
+def stopped(plan: CompactionPlan, trigger: CompactionTrigger, done: PartsDone, ended: str = "") -> CompactionOutcome:
+    """The summary ended before it was whole: the user stopped it (esc), or (``ended``, compaction_words' cause) a
+    later request timed out or failed. What was finished is kept. The whole summary, when only the merge with
     earlier summaries was left (they stay apart, as when that merge fails); else the finished parts of a chunked
     one, joined unmerged, archive the rounds they cover whole, and only the archived rounds they did not reach
     leave without a summary (E2's truncation, said to the model). With no part finished, hard truncation."""
@@ -147,7 +155,7 @@ def stopped(plan: CompactionPlan, trigger: CompactionTrigger, done: PartsDone) -
     text = joined_parts(done.texts, start, cutoff)
     summary = _summary(text, start, cutoff, trigger, max(plan.rounds_archived - truncated, 0), ())
     return CompactionOutcome(trigger, plan, summary, None, (), parts=(len(done.texts), done.total),
-                             rounds_truncated=truncated)
+                             rounds_truncated=truncated, ended=ended)
 
 
 async def pump(task: asyncio.Future[Any], progress: asyncio.Queue[Any]) -> AsyncGenerator[CompactionProgress, None]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
 
+from contextual.core.context import compaction_words
 from contextual.core.context.file_analyzer import FileReport, IncludedFile
 from contextual.core.messages import Message
 from contextual.core.prompt import PromptMessage
@@ -58,8 +59,17 @@ def fallback_message(exc: BaseException) -> str:
     """What the user reads when the summary is replaced by hard truncation (E2, seed 001 8.8)."""
     if isinstance(exc, SummaryTimeout):
         return FALLBACK_TIMEOUT_MESSAGE
-    reason = str(exc).strip() or type(exc).__name__
-    return f"Summary generation failed ({reason}), keeping recent history only."
+    return f"Summary generation failed ({_reason(exc)}), keeping recent history only."
+
+
+def ended_by(exc: BaseException) -> str:
+    """How a summary made in parts ended when a later request raised ``exc``: its finished parts are kept
+    (compaction.stopped), and the card, chat and export say this."""
+    return compaction_words.TIMED_OUT if isinstance(exc, SummaryTimeout) else compaction_words.failed(_reason(exc))
+
+
+def _reason(exc: BaseException) -> str:
+    return str(exc).strip() or type(exc).__name__
 
 
 @dataclass(frozen=True)

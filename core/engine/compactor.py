@@ -122,7 +122,8 @@ class Compactor:
                 async for ev in events:
                     yield ev
             outcome = box.pop()
-            if not reviewed or outcome.summary is None or self._cancelled:   # stopped: applied as it stands
+            # No summary, or only its finished parts (esc, a later part timed out or failed): applied as it stands
+            if not reviewed or outcome.summary is None or outcome.parts is not None or self._cancelled:
                 break
             review = review_flow.start_review(trigger, plan, outcome.text, attempt,
                                               [m.content for m in prompt.history.summaries])
@@ -145,7 +146,8 @@ class Compactor:
         await self._recorder.flush(fsync=True)
         yield PromptChanged(prompt.next_prompt)
         yield CompactionFinished(trigger, pre, post, plan.rounds_archived, outcome.files_included, outcome.text,
-                                 outcome.fallback, parts=outcome.parts, rounds_truncated=outcome.rounds_truncated)
+                                 outcome.fallback, parts=outcome.parts, rounds_truncated=outcome.rounds_truncated,
+                                 ended=outcome.ended)
 
     async def _summarise(self, plan: CompactionPlan, trigger: Trigger, files: FileReport, instructions: str | None,
                          pre: int, started: float, box: list[compaction.CompactionOutcome], held: list[str]
@@ -209,7 +211,7 @@ class Compactor:
         post = prompt.compaction_due().estimate
         record = CompactionRecord(outcome.trigger, pre, post, tuple(outcome.files_included), outcome.fallback,
                                   outcome.plan.rounds_archived, ledger, kept_from, tuple(held), now_iso(),
-                                  outcome.merged, outcome.parts, outcome.rounds_truncated)
+                                  outcome.merged, outcome.parts, outcome.rounds_truncated, outcome.ended)
         if record.rounds_truncated:       # the rounds the kept parts did not reach: gone without a summary
             self._remind(truncation_note(record.rounds_truncated, record.stopped_why(), after_summary=True))
         self.log.append(record)

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, assert_never
 
 from contextual.core import bounded_json
+from contextual.core.context import compaction_words
 from contextual.core.context.ledger import Ledger
 from contextual.core.events import PermissionDecision
-from contextual.core.plural import plural
 
 TODO_STATUSES = ("pending", "in_progress", "completed")
 PERMISSION_DECISIONS: tuple[PermissionDecision, ...] = ("allow_once", "allow_session", "allow_always", "deny")
@@ -45,12 +45,6 @@ def usage_body(input_tokens: int, output_tokens: int, cached_tokens: int, cache_
                                        "cached_tokens": cached_tokens, "cache_creation_tokens": cache_creation_tokens})
 
 
-def parts_kept(parts: tuple[int, int], rounds_archived: int, rounds_truncated: int) -> str:
-    """A summary stopped by the user, in words: "2 of 3 parts kept; 4 rounds summarised, 3 truncated"."""
-    return (f"{parts[0]} of {parts[1]} parts kept; {plural(rounds_archived - rounds_truncated, 'round')} summarised, "
-            f"{rounds_truncated} truncated")
-
-
 @dataclass(frozen=True)
 class CompactionRecord:
     """One compaction as the log (`/compactions`, `/ledger`) and the session's compact_boundary entry hold it."""
@@ -65,11 +59,14 @@ class CompactionRecord:
     pinned_ids: tuple[str, ...] = ()    # pinned messages from before kept_from_id that the compaction kept
     timestamp: str | None = None
     merged: int = 0                     # issue 24: earlier summaries merged into this one (they outgrew window/4)
-    # Stopped by the user (esc) once parts of a chunked summary were finished: (parts kept, parts in all), and of
-    # the rounds archived, those the kept parts did not reach (they left without a summary). Written as new
-    # compactMetadata keys beside a summary entry and no fallback: an older build reads it as a summarised compaction.
+    # A summary made in parts that ended before it was whole (esc, or a later request timed out or failed) once
+    # parts were finished: (parts kept, parts in all), and of the rounds archived, those the kept parts did not
+    # reach (they left without a summary); ``ended`` says how it ended ("": the user stopped it; see
+    # compaction_words). Written as new compactMetadata keys beside a summary entry and no fallback: an older build
+    # reads it as a summarised compaction.
     parts: tuple[int, int] | None = None
     rounds_truncated: int = 0
+    ended: str = ""
 
     def metadata(self) -> dict[str, Any]:
         """compactMetadata, also carried by the summary's own entry."""
@@ -78,18 +75,19 @@ class CompactionRecord:
                 **({"roundsArchived": self.rounds_archived} if self.rounds_archived is not None else {}),
                 **({"summariesMerged": self.merged} if self.merged else {}),
                 **({"partsKept": self.parts[0], "partsTotal": self.parts[1], "roundsTruncated": self.rounds_truncated}
-                   if self.parts is not None else {})}
+                   if self.parts is not None else {}),
+                **({"partsEnded": self.ended} if self.parts is not None and self.ended else {})}
 
     def stopped(self) -> str:
-        """'' unless the user stopped its summary with parts finished: then what it kept, in words."""
+        """'' unless its summary ended with parts finished (esc, a timeout, a failure): then what it kept, in words
+        ("timed out: 2 of 3 parts kept; 4 rounds summarised, 3 truncated")."""
         if self.parts is None:
             return ""
-        return parts_kept(self.parts, self.rounds_archived or 0, self.rounds_truncated)
+        return compaction_words.outcome(self.rounds_archived, self.parts, self.rounds_truncated, self.ended)
 
     def stopped_why(self) -> str:
         """Why its truncated rounds have no summary, as the model's note says it."""
-        kept, total = self.parts or (0, 0)
-        return f"the user stopped the summary after {kept} of {total} parts"
+        return compaction_words.why(self.parts, self.ended)
 
     def to_entry(self) -> dict[str, Any]:
         return system_body("compact_boundary", message={"role": "system", "content": "=== compact boundary ==="},
@@ -109,13 +107,14 @@ class CompactionRecord:
         # All three, or the record is read as an older build reads it: a summarised compaction.
         stopped = all(_count(meta.get(k)) for k in ("partsKept", "partsTotal", "roundsTruncated"))
         parts = (int(meta["partsKept"]), int(meta["partsTotal"])) if stopped else None
+        ended = meta["partsEnded"] if stopped and isinstance(meta.get("partsEnded"), str) else ""
         return cls(str(meta.get("trigger") or "?"), meta.get("preTokens"), meta.get("postTokens"),
                    tuple(meta.get("filesIncluded") or ()), entry.get("fallback"),
                    rounds if _count(rounds) else None,
                    ledger, entry.get("keptFromUuid"),
                    tuple(entry.get("pinnedUuids") or ()), entry.get("timestamp"),
                    int(meta["summariesMerged"]) if _count(meta.get("summariesMerged")) else 0,
-                   parts, int(meta["roundsTruncated"]) if stopped else 0)
+                   parts, int(meta["roundsTruncated"]) if stopped else 0, ended)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Callable
 
+from contextual.core.context import compaction_words
 from contextual.core.events import CompactionFinished
 from contextual.tui.css import stylesheet
 from contextual.core.plural import plural
@@ -44,7 +45,8 @@ def finished_of(record: CompactionRecord) -> CompactionFinished:
     """What a logged compaction says, as the event its card shows."""
     return CompactionFinished("manual" if record.trigger == "manual" else "auto", record.pre_tokens or 0,
                               record.post_tokens or 0, record.rounds_archived or 0, record.files_included, "",
-                              record.fallback, parts=record.parts, rounds_truncated=record.rounds_truncated)
+                              record.fallback, parts=record.parts, rounds_truncated=record.rounds_truncated,
+                              ended=record.ended)
 
 
 def result_card(result: CompactionFinished) -> Text:
@@ -57,8 +59,8 @@ def result_card(result: CompactionFinished) -> Text:
     pre, post, fallback = result.pre_tokens, result.post_tokens, result.fallback
     if fallback:        # cancelled or failed: the history was cut by truncation, not summarised
         card.append("Compaction fell back to truncation\n\n", style="bold #d7875f")
-    elif result.parts is not None:     # stopped with parts finished: those kept, the rest truncated
-        card.append("Compaction stopped: the finished parts are kept\n\n",
+    elif result.parts is not None:     # ended with parts finished (esc, a timeout): those kept, the rest truncated
+        card.append(f"{compaction_words.heading(result.ended)}\n\n",
                     style="bold #d7875f" if result.rounds_truncated else "bold #87af5f")
     else:
         card.append("Compaction done\n\n", style="bold #87af5f")
@@ -67,11 +69,7 @@ def result_card(result: CompactionFinished) -> Text:
         change = 1 - (post or 0) / pre
         card.append(f"   ({change:.0%} smaller)" if change >= 0 else f"   ({-change:.0%} larger)", style="dim")
     card.append("\nthe trigger estimate of the next prompt (the meter's first line)\n", style="dim")
-    if result.parts is not None:
-        from contextual.core.session.schema import parts_kept   # late: the app launches without the session schema
-        archived = parts_kept(result.parts, result.rounds_archived, result.rounds_truncated)
-    else:
-        archived = f"{plural(result.rounds_archived, 'round')} archived"
+    archived = compaction_words.outcome(result.rounds_archived, result.parts, result.rounds_truncated, result.ended)
     card.append(f"{archived}   trigger: {result.trigger}\n")
     files = result.files_included
     card.append("files included: ", style="dim")

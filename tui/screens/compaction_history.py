@@ -99,5 +99,5 @@ class CompactionHistoryScreen(ModalScreen[Any]):
 
 
 def _fallback(record: CompactionRecord) -> str:
-    """Why rounds left without a summary: the fallback, or what a summary stopped by the user kept."""
-    return record.fallback or (f"stopped: {record.stopped()}" if record.stopped() else "")
+    """Why rounds left without a summary: the fallback, or what a summary that ended before it was whole kept."""
+    return record.fallback or record.stopped()

@@ -111,6 +111,13 @@ class ChatLog(VerticalScroll):
         # Not only events' text: start-up lines and the trust answer name a checkout's servers and files as written
         await self._add(Static(Text(screen_text(message)), classes=f"notice -{level}"))
 
+    async def add_compaction(self, message: str, level: str = "info") -> None:
+        """A compaction's line where it happened: inside a turn (an automatic one before a model call) the calls
+        after it start a trail of their own below it. Added to the trail above it, they put the line after the
+        whole turn's calls."""
+        await self.add_notice(message, level)
+        self.trail = None
+
     async def add_shell_output(self, output: str, exit_code: int) -> None:
         """A `!command`'s output, as a fenced block (the engine puts it in the user's next message)."""
         fence = "~~~~" if "```" in output else "```"
@@ -243,10 +250,11 @@ def _turn_widgets(turns: list[Turn]) -> list:
     widgets: list = []
     for turn in turns:
         widgets.append(user_line(turn.text))
+        starts = [shown.start for shown in turn.shown if shown.kind == "trail"]
         for shown in turn.shown:      # in the order the live chat showed them
-            if shown.kind == "trail":
+            if shown.kind == "trail":     # its calls: up to the next trail's (a compaction's line between them)
                 trail = ToolTrail()
-                trail.show(turn.calls)
+                trail.show(turn.calls[shown.start:next((s for s in starts if s > shown.start), len(turn.calls))])
                 widgets.append(trail)
             elif shown.kind == "todos":      # the turn's last task list, as the live chat left it
                 todos = TodoList(classes="todos")

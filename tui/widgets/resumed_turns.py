@@ -37,9 +37,10 @@ class Shown:
     kind: str                 # "trail" (the turn's tool calls), "todos" (its task list), "notice" or "answer"
     line: str = ""
     level: str = "info"
+    start: int = 0            # a trail's first call (of Turn.calls): it holds those up to the next trail's start
 
 
-TRAIL, TODOS = Shown("trail"), Shown("todos")
+TODOS = Shown("todos")
 
 
 @dataclass
@@ -54,6 +55,8 @@ class Turn:
     # answers, compactions during the turn or before it, once it was sent)
     shown: list[Shown] = field(default_factory=list)
     end: TurnEnd | None = None        # why it ended without an answer (stopped, or failed), when the record says
+    # a compaction's line came after its trail: the next call starts a trail below it, as the live chat's does
+    trail_closed: bool = False
 
 
 def resumed_turns(messages: list[Message], compactions: Sequence[CompactionRecord] = (),
@@ -129,8 +132,9 @@ class _Reader:
         turn.calls.append(TrailCall(message.meta.get("tool_name") or "", call_label(message.meta.get("args")),
                                     "running"))
         self._answered(message.id)         # the dialog came before the call started
-        if TRAIL not in turn.shown:
-            turn.shown.append(TRAIL)
+        if turn.trail_closed or not any(shown.kind == "trail" for shown in turn.shown):
+            turn.shown.append(Shown("trail", start=len(turn.calls) - 1))
+            turn.trail_closed = False
         todos = todos_of(str(message.meta.get("tool_name")), message.meta.get("args"))
         if todos is not None:
             turn.todos = todos
@@ -148,6 +152,7 @@ class _Reader:
             line, level = compaction_note(record), compaction_level(record)
             if during:         # within the turn: between two of its steps, or after its input was sent
                 self.turns[-1].shown.append(Shown("notice", line, level))
+                self.turns[-1].trail_closed = True
             else:
                 self.turns[-1].compacted.append((line, level))
 

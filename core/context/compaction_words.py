@@ -1,0 +1,49 @@
+"""What a compaction did with the rounds it archived, in words: the one wording of the card, the chat line,
+/compactions, the export, `contextual context`, `-p` and the model's note. Light on purpose (only `plural`): the
+app's card imports it at launch, which the session schema must not load (tests/test_launch_imports.py).
+
+A summary made in parts may end before it is whole: the user stopped it (esc), or a later request timed out or
+failed. Its finished parts are kept either way, and ``ended`` says which: "" (the user), TIMED_OUT or failed(why).
+"""
+
+from __future__ import annotations
+
+from contextual.core.plural import plural
+
+TIMED_OUT = "timed out"
+
+
+def failed(reason: str) -> str:
+    """``ended`` for a later request of the summary that failed."""
+    return f"failed ({reason})"
+
+
+def cause(ended: str) -> str:
+    """"stopped" (by the user), "timed out" or "failed (…)"."""
+    return ended or "stopped"
+
+
+def parts_kept(parts: tuple[int, int], rounds_archived: int, rounds_truncated: int) -> str:
+    """"2 of 3 parts kept; 4 rounds summarised, 3 truncated"."""
+    return (f"{parts[0]} of {parts[1]} parts kept; {plural(rounds_archived - rounds_truncated, 'round')} summarised, "
+            f"{rounds_truncated} truncated")
+
+
+def outcome(rounds_archived: int | None, parts: tuple[int, int] | None = None, rounds_truncated: int = 0,
+            ended: str = "") -> str:
+    """"5 rounds archived"; for a summary that ended before it was whole, "timed out: 2 of 3 parts kept; …"."""
+    if parts is None:
+        return f"{'older rounds' if rounds_archived is None else plural(rounds_archived, 'round')} archived"
+    return f"{cause(ended)}: {parts_kept(parts, rounds_archived or 0, rounds_truncated)}"
+
+
+def heading(ended: str) -> str:
+    """The card's first line for such a summary."""
+    return ("Compaction stopped" if not ended else f"Summary {ended}") + ": the finished parts are kept"
+
+
+def why(parts: tuple[int, int] | None, ended: str) -> str:
+    """Why the rounds the kept parts did not reach have no summary, as the model's note says it."""
+    kept, total = parts or (0, 0)
+    who = "the user stopped the summary" if not ended else f"the summary {ended}"
+    return f"{who} after {kept} of {total} parts"
