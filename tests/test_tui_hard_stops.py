@@ -27,7 +27,7 @@ from tests.cli_helpers import cli_env, session_files
 from tests.fakes.llm_server import FakeLLMServer
 from tests.mounts import full_disk, read_only_dir
 from tests.tui_helpers import chat_text, finish, make_host, make_project, resumed_app, run_turn, until_shown, wait_for
-from tests.waits import until
+from tests.waits import alive, until
 
 NARROW = (80, 24)
 
@@ -226,3 +226,33 @@ def test_a_terminal_gone_without_a_hang_up_signal_ends_the_app_as_a_hang_up(tmp_
     [session] = session_files(home)
     subtypes = [json.loads(line).get("subtype") for line in session.read_text().splitlines()]
     assert "interrupted" in subtypes
+
+
+def test_a_byte_that_is_not_utf8_typed_into_the_app_is_read_as_a_replacement_not_a_crash(tmp_path):
+    """`é` from a Latin-1 terminal (the one byte 0xE9) and any key after it ended the app with Textual's
+    UnicodeDecodeError traceback, exit status 0, the draft lost (its input thread decoded strictly; tmux QA); a raw
+    C1 byte in a paste did the same. Now each such byte reads as U+FFFD and the app goes on."""
+    project, home = make_project(tmp_path), tmp_path / "home"
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        pid, fd = pty.fork()
+        if pid == 0:        # the child: the app in an 80x24 pseudo-terminal
+            os.chdir(project)
+            os.execve(sys.executable, [sys.executable, "-m", "contextual"],
+                      {**cli_env(home, srv.base_url), "TERM": "xterm-256color"})
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        terminal = _Terminal(fd)
+        try:
+            until(lambda: b"estimate" in terminal.shown, "the first frame")
+            os.write(fd, b"caf\xe9 \x9b still here")
+            until(lambda: b"still here" in terminal.shown or not alive(pid), "the text typed, or the app gone")
+            assert b"still here" in terminal.shown and b"Traceback" not in terminal.shown, terminal.shown[-2000:]
+            assert "caf\ufffd \ufffd still here".encode() in terminal.shown
+            os.write(fd, b"\x11")                                   # ctrl+q
+            until(lambda: not alive(pid), "the app quitting")
+            _, status = os.waitpid(pid, 0)
+            assert os.waitstatus_to_exitcode(status) == 0
+        finally:
+            terminal.close()
+            with contextlib.suppress(ProcessLookupError, ChildProcessError):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)

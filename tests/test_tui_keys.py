@@ -286,6 +286,36 @@ async def test_enter_sends_what_is_typed_even_when_the_completion_list_has_not_c
             assert app.query_one(PromptInput).text == ""
 
 
+async def test_up_and_down_walk_past_inputs_through_a_command_that_opens_the_completion_list(tmp_path):
+    """A past `/help` brought back by up opened the command list, and the list then took up and down: no older
+    input and no way back to the draft, and what was typed next joined it (`/export`, up, down, `/diff` typed:
+    the transcript went to the file /diff; tmux QA). Edited, the text's list has the keys again."""
+    from contextual.tui.widgets.completion_list import CompletionList
+    from tests.tui_helpers import run_turn
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            prompt, completion = app.query_one(PromptInput), app.query_one(CompletionList)
+            await run_turn(pilot, "first question")
+            await type_and_send(pilot, "/help")
+            await pilot.pause()
+            await pilot.press("escape")                    # the help closes
+            prompt.focus()
+            prompt.load_text("my draft")
+            walked = []
+            for key in ("up", "up", "down", "down"):
+                await pilot.press(key)
+                await pilot.pause()
+                walked.append((prompt.text, completion.display))
+            assert walked == [("/help", True), ("first question", False), ("/help", True), ("my draft", False)]
+            await pilot.press("up", *["backspace"] * 4)   # edited: up/down choose in the list again
+            await pilot.pause()
+            assert prompt.text == "/" and completion.display and completion.highlighted == 0
+            await pilot.press("down")
+            await pilot.pause()
+            assert prompt.text == "/" and completion.highlighted == 1
+
+
 async def test_esc_on_a_running_shell_command_stops_it_and_says_so_not_a_turn(tmp_path):
     """`!sleep 30` then esc: the command is ended, and the notice speaks of the command (it said a turn was
     interrupted and recorded, though no turn ran)."""

@@ -346,7 +346,9 @@ async def test_the_resume_list_shows_each_sessions_whole_id_at_80_columns(tmp_pa
 
 async def test_typing_in_the_resume_list_filters_it_and_ctrl_t_still_renames(tmp_path):
     """/resume had no filter: with forty sessions, finding one meant paging. Letters filter (title, first request or
-    id, any case), backspace edits, esc clears first and closes next; ctrl+t renames, t being a letter now."""
+    id, any case), backspace edits, esc clears first and closes next; ctrl+t renames, t being a letter now. A paste
+    filters too (tmux QA: a pasted id was dropped)."""
+    from textual import events
     from textual.app import App
     from textual.widgets import DataTable, Input
 
@@ -383,6 +385,17 @@ async def test_typing_in_the_resume_list_filters_it_and_ctrl_t_still_renames(tmp
         assert table.row_count == 0 and "no session matches" in str(line.render())
         await pilot.press("backspace", "enter")
         assert app.screen is not picker and picker.filter == "0c2a9"     # enter picked the highlighted row
+        # A paste filters as typing does (it was dropped): an id copied with its newline and a colour
+        await app.push_screen(picker := SessionPicker(sessions, remembered))
+        await pilot.pause()
+        picker.query_one(DataTable).post_message(events.Paste("\x1b[1m070c2a9b\x1b[0m\n"))
+        await pilot.pause()
+        assert picker.filter == "070c2a9b" and picker.query_one(DataTable).row_count == 1
+        await pilot.press("ctrl+t", "ctrl+u")                # renaming: the paste is the title's
+        title = picker.query_one("#picker-title", Input)
+        title.post_message(events.Paste("pasted title"))
+        await pilot.pause()
+        assert title.value == "pasted title" and picker.filter == "070c2a9b"
     app = App()
     async with app.run_test(size=(30, 8)) as pilot:            # a tiny terminal: the filter's line still fits
         picker = SessionPicker(sessions, remembered)

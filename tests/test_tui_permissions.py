@@ -41,6 +41,10 @@ def rows(screen: PermissionsScreen) -> list[tuple[str, str, str, str]]:
     return [tuple(str(cell) for cell in table.get_row_at(i)) for i in range(table.row_count)]   # type: ignore[misc]
 
 
+def footer(screen: PermissionsScreen) -> set[str]:
+    return {str(k.description) for k in screen.query(FooterKey) if k.region.width}
+
+
 @pytest.fixture(autouse=True)
 def untrusted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CONTEXTUAL_TRUST_PROJECT", raising=False)
@@ -127,3 +131,29 @@ async def test_permissions_reads_at_200_columns_and_survives_a_few(tmp_path: Pat
             assert isinstance(app.screen, PermissionsScreen) and not app.screen.query_one("#rules-new").display
             await pilot.press("q")
             await wait_for(pilot, lambda: not isinstance(app.screen, PermissionsScreen))
+
+
+async def test_the_first_rule_added_at_80x24_is_said_whole_and_only_then_d_is_offered(tmp_path: Path):
+    """The box was fitted to the sizes of the last layout, where the line just shown had none, and to the header and
+    the one row (2 lines) where the table keeps 3: it came short, and "added allow Bash(git status:*) to" showed
+    without the file (tmux QA). With no rule the footer offered `d remove`, which did nothing."""
+    from tests.tui_helpers import make_host
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await type_and_send(pilot, "/permissions")
+            await wait_for(pilot, lambda: isinstance(app.screen, PermissionsScreen))
+            screen = app.screen
+            await pilot.pause()
+            assert "remove" not in footer(screen)                    # no rule: d is not offered (it did nothing)
+            await pilot.press("a")
+            screen.query_one("#rules-new", Input).value = "Bash(git status:*)"
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: not screen.query_one("#rules-new").display)
+            await pilot.pause()
+            await pilot.pause()
+            said, box = screen.query_one("#rules-said", Static), screen.query_one("#rules-box")
+            assert "config.local.toml" in str(said.render())
+            assert said.virtual_size.height > 1 and said.region.height == said.virtual_size.height   # wrapped, whole
+            assert said.region.bottom <= box.content_region.bottom, (said.region, box.content_region)
+            assert "remove" in footer(screen)

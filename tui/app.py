@@ -46,6 +46,7 @@ from contextual.tui.shown_engine import ShownEngine
 from contextual.tui.slash.memory import ask_and_remember, is_memory
 from contextual.tui.startup import Startup
 from contextual.tui import terminal_guard  # noqa: F401 — installed on import: no line Textual writes holds a control
+from contextual.tui import input_guard  # noqa: F401 — installed on import: a byte that is not UTF-8 is read as U+FFFD
 from contextual.tui.slash.context_tools import toggle_pin
 from contextual.tui.slash.files import run_shell
 from contextual.tui.slash.model import how_to_configure

@@ -40,7 +40,9 @@ class ModelPicker(ModalScreen[str | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#model-box").border_title = "Model · enter switches for the next turns"
+        # no list (the server has none to give): nothing to pick, so the title promises no enter
+        self.query_one("#model-box").border_title = ("Model · enter switches for the next turns" if self.names
+                                                     else "Model · /model NAME switches · esc closes")
         models = self.query_one(OptionList)
         models.display = bool(self.names)
         if self.names:

@@ -16,7 +16,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.geometry import Size
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Input, Static
 
 if TYPE_CHECKING:
@@ -24,6 +26,22 @@ if TYPE_CHECKING:
 
 KIND_STYLE = {"deny": "bold red", "allow": "bold green"}
 FIXED_COLUMNS = 46          # kind, source, state, the cells' padding and the box's frame: the rule takes the rest
+
+
+def lines_needed(widget: Widget, width: int, viewport: Size) -> int:
+    """The lines a widget takes at this width, its margin included. Measured from its content, not read from the
+    last layout: a line shown since (what a key did) had no size yet, and below a box fitted without it, none
+    came; the box stayed short and cut it (tmux QA: "added allow Bash(git status:*) to" and no file)."""
+    styles = widget.styles
+    if styles.height is not None and styles.height.is_cells:
+        height = int(styles.height.value)                          # the entry: fixed
+    else:
+        gutter = styles.gutter
+        height = widget.get_content_height(Size(width, viewport.height), viewport, width - gutter.width) \
+            + gutter.height
+    if styles.max_height is not None and styles.max_height.is_cells:
+        height = min(height, int(styles.max_height.value))
+    return height + styles.margin.height
 
 
 class PermissionsScreen(ModalScreen[None]):
@@ -74,6 +92,7 @@ class PermissionsScreen(ModalScreen[None]):
         table.move_cursor(row=max(0, min(row, len(listing.rules) - 1)))
         table.display = bool(listing.rules)
         self.show_detail()
+        self.refresh_bindings()
         self.refit()
 
     def on_resize(self) -> None:
@@ -88,8 +107,10 @@ class PermissionsScreen(ModalScreen[None]):
         if not self.is_mounted:
             return                                  # closed before the frame came
         box, table = self.query_one("#rules-box"), self.query_one(DataTable)
-        rest = sum(w.outer_size.height + w.styles.margin.height for w in box.children if w is not table and w.display)
-        rows = table.row_count + 1 if table.display else 0             # the header row too
+        width = box.content_size.width
+        rest = sum(lines_needed(w, width, self.app.size) for w in box.children if w is not table and w.display)
+        least = table.styles.min_height
+        rows = max(table.row_count + 1, int(least.value) if least is not None else 0) if table.display else 0
         box.styles.height = rest + rows + box.styles.border.spacing.height + box.styles.padding.height
 
     def highlighted(self) -> ListedRule | None:
@@ -179,4 +200,6 @@ class PermissionsScreen(ModalScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("add", "remove") and self.is_mounted and self.query_one("#rules-new").display:
             return None          # typing a rule: a and d are letters
+        if action == "remove" and self.is_mounted and self.highlighted() is None:
+            return False         # no rule to remove: the footer offered d, and d did nothing
         return True

@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from contextual.core.textsafe import strip_control
 from contextual.tui.css import stylesheet
 from contextual.tui.format import one_line, tokens
 from contextual.tui.settings import Remembered
@@ -112,6 +113,15 @@ class SessionPicker(ModalScreen[str | None]):
         event.stop()
         event.prevent_default()
         self.set_filter(self.filter + event.character)
+
+    def on_paste(self, event: events.Paste) -> None:
+        # an id copied from a shell (`contextual -r 75f5b5dc`) pasted here was dropped: it filters as typed
+        if self.query_one("#picker-title").display:
+            return            # the title's input takes it
+        event.stop()
+        pasted = " ".join(strip_control(event.text).split())
+        if pasted:
+            self.set_filter(self.filter + pasted)
 
     def action_unfilter(self) -> None:
         if self.filter:

@@ -79,6 +79,7 @@ class PromptInput(TextArea):
         self.past: list[str] = []
         self._past_index: int | None = None
         self._draft = ""
+        self._recalled = ""                      # the past input up/down put in, as it was put
         self.pastes = Pastes()
         # The app's queue (tui/queued.py): up on an empty input takes the newest queued message back to edit.
         self.take_queued: Callable[[], str | None] = lambda: None
@@ -99,7 +100,7 @@ class PromptInput(TextArea):
             # went back to its first row, and the row chosen with up/down was never the one taken
             self.parent.update_completion()
         if completion is not None and completion.display:
-            if event.key in ("up", "down"):
+            if event.key in ("up", "down") and not self.recalled_as_is:
                 self._stop(event)
                 completion.move(-1 if event.key == "up" else 1)
                 return
@@ -192,6 +193,14 @@ class PromptInput(TextArea):
             self.put(self._draft)
         else:
             self.put(self.past[self._past_index])
+            self._recalled = self.text
+
+    @property
+    def recalled_as_is(self) -> bool:
+        """A past input is shown, not edited since: up/down go on walking the past. A past `/help` opens the
+        command list, and the list took up and down: neither an older input nor the draft could be reached, and
+        what was typed next joined `/help` (`/export` then `/diff` typed wrote the transcript to /diff)."""
+        return self._past_index is not None and self.text == self._recalled
 
     def accept_completion(self, value: str | None) -> None:
         completion = self.completion
