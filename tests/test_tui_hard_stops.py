@@ -17,6 +17,7 @@ import subprocess
 import sys
 import termios
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -144,6 +145,13 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
+def _command_started(terminal: _Terminal, pidfile: Path) -> int:
+    """Once the app shows, ask for the Bash step that writes its pid and sleeps; the pid of its process group."""
+    until(lambda: b"estimate" in terminal.shown, "the first frame")
+    os.write(terminal.fd, b"run it\r")
+    until(lambda: pidfile.exists() and pidfile.read_text().strip(), "the command running")
+    return int(pidfile.read_text())
+
 @pytest.mark.parametrize("how", ["terminal closed", "kill"])
 def test_closing_the_terminal_or_a_kill_stops_the_running_command_and_records_the_turn(tmp_path, how):
     """Closing the terminal (SIGHUP) ended the app at once and left the Bash command it ran alive (the command has
@@ -162,10 +170,7 @@ def test_closing_the_terminal_or_a_kill_stops_the_running_command_and_records_th
         fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
         terminal, command = _Terminal(fd), 0
         try:
-            until(lambda: b"estimate" in terminal.shown, "the first frame")
-            os.write(fd, b"run it\r")
-            until(lambda: pidfile.exists() and pidfile.read_text().strip(), "the command running")
-            command = int(pidfile.read_text())
+            command = _command_started(terminal, pidfile)
             if how == "kill":
                 os.kill(pid, signal.SIGTERM)
             else:
@@ -205,10 +210,7 @@ def test_a_terminal_gone_without_a_hang_up_signal_ends_the_app_as_a_hang_up(tmp_
         os.close(tty)
         terminal, command = _Terminal(fd), 0
         try:
-            until(lambda: b"estimate" in terminal.shown, "the first frame")
-            os.write(fd, b"run it\r")
-            until(lambda: pidfile.exists() and pidfile.read_text().strip(), "the command running")
-            command = int(pidfile.read_text())
+            command = _command_started(terminal, pidfile)
             terminal.close()
             if then == "kill":
                 app.send_signal(signal.SIGTERM)

@@ -20,6 +20,11 @@ from tests.test_stopped_compaction import PASTE, WINDOW, Summariser
 from tests.tui_helpers import SIZE, chat_text, finish, make_host, run_turn, type_and_send, wait_for
 
 
+async def six_turns_then_compact(pilot) -> None:
+    for turn in range(6):
+        await run_turn(pilot, f"turn {turn}: keep this log in mind\n{PASTE}")
+    await type_and_send(pilot, "/compact")
+
 async def test_esc_after_the_first_part_keeps_it_and_the_card_and_chat_say_what_was_kept(tmp_path):
     agent = Summariser(hold=2)
     with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
@@ -27,9 +32,7 @@ async def test_esc_after_the_first_part_keeps_it_and_the_card_and_chat_say_what_
         app = ContextualApp(host, animate=False)
         try:
             async with app.run_test(size=SIZE) as pilot:
-                for turn in range(6):
-                    await run_turn(pilot, f"turn {turn}: keep this log in mind\n{PASTE}")
-                await type_and_send(pilot, "/compact")
+                await six_turns_then_compact(pilot)
                 await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal))
                 modal = app.screen
                 await wait_for(pilot, lambda: "part 2 of" in str(modal.query_one("#compaction-figures").render()))
@@ -63,9 +66,7 @@ async def test_a_later_part_that_times_out_keeps_the_first_and_the_card_and_chat
         app = ContextualApp(host, animate=False)
         try:
             async with app.run_test(size=SIZE) as pilot:
-                for turn in range(6):
-                    await run_turn(pilot, f"turn {turn}: keep this log in mind\n{PASTE}")
-                await type_and_send(pilot, "/compact")
+                await six_turns_then_compact(pilot)
                 await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.result is not None)
                 modal = app.screen
                 record = app.engine.compactions[-1]
