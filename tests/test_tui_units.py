@@ -7,7 +7,7 @@ import json
 import pytest
 
 from contextual.tui import commands
-from contextual.tui.format import tokens
+from contextual.tui.format import call_label, tokens
 from contextual.tui.observation import align, readable_lines
 from contextual.tui.widgets.prompt_input import match_paths, project_paths
 
@@ -243,3 +243,11 @@ async def test_text_handed_back_with_a_paste_tag_in_it_keeps_the_paste():
         prompt.submit()
         await pilot.pause()
         assert prompt.past[-1] == "queued " + "q" * 3_000 + "\n\nmine: " + "p" * 5_000
+
+
+def test_a_call_label_is_its_telling_argument_and_nothing_for_a_call_without_arguments():
+    """The chat's trail read "LS {} · 2 entries" for a listing of the root."""
+    assert call_label({}) == ""
+    assert call_label({"path": "src"}) == "src"
+    assert call_label({"command": "pytest -q", "timeout": 60}) == "pytest -q"
+    assert call_label({"todos": []}) == '{"todos": []}'

@@ -68,8 +68,10 @@ def one_line(text: str, width: int = 80) -> str:
 
 
 def args_label(args: Any, width: int = 60) -> str:
-    """The most telling argument of a tool call, on one line."""
+    """The most telling argument of a tool call, on one line; none for a call with none (`LS`, not `LS {}`)."""
     if isinstance(args, dict):
+        if not args:
+            return ""
         for key in ("command", "file_path", "pattern", "path"):
             if isinstance(args.get(key), str):
                 return one_line(args[key], width)
