@@ -217,6 +217,8 @@ async def as_sent(loaded: "LoadedSession", config: "Config") -> str:
                 if usage is not None and usage.sent:
                     prompt.calibration.observe(config.model, usage.sent, usage.input_tokens)
             prompt.history.append(m)
+            if m.id in loaded.todos_after:    # the recap closes every call after a TodoWrite (A1), as it did then
+                engine.toolbox.restore_todos(list(loaded.todos_after[m.id]))
             if answered is not None:          # a Stop hook's message: the turn went on (core/context/continuation.py)
                 prompt.add_step(step_of(answered, m))
                 answered = None

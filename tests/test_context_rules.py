@@ -17,7 +17,7 @@ from contextual.core.context import compressor
 from contextual.core.context.builder import ContextBuilder
 from contextual.core.context.history import HistoryManager, apply_compaction, plan_compaction, rounds
 from contextual.core.context.pairing import normalize
-from contextual.core.context.preprocess import REMINDER, preprocess
+from contextual.core.context.preprocess import REMINDER, mentioned_paths, preprocess
 from contextual.core.events import CompactionFinished, ToolFinished
 from contextual.core.messages import Message
 from contextual.core.prompt import SUMMARY_PREFIX
@@ -284,6 +284,21 @@ def test_a7_mention_appends_the_exact_reminder_inside_the_user_message(tmp_path:
 def test_a7_preceding_alphanumeric_is_not_a_mention_and_missing_files_are_ignored(tmp_path: Path):
     (tmp_path / "a.py").write_text("x")
     assert preprocess("mail me@a.py or @nope.py", tmp_path) == "mail me@a.py or @nope.py"
+
+
+def test_a7_a_chinese_character_before_the_at_sign_still_makes_a_mention(tmp_path: Path):
+    """The seed's letters and digits are its regex's ([a-zA-Z0-9]): str.isalnum is true of every CJK character,
+    so "请看@a.py" (no space, as Chinese is written) had no reminder at all."""
+    (tmp_path / "a.py").write_text("x")
+    assert mentioned_paths("请看@a.py，谢谢", tmp_path) == ["a.py"]
+    assert mentioned_paths("mail me@a.py or x1@a.py", tmp_path) == []
+
+
+def test_a7_a_folder_gets_no_read_reminder(tmp_path: Path):
+    """The reminder tells the model to Read the file, and Read refuses a folder ("is a directory")."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "b.py").write_text("x")
+    assert mentioned_paths("look in @src/ and @src, then @src/b.py", tmp_path) == ["src/b.py"]
 
 
 def test_e4_regex_and_order_dedup_max_5_and_more_line(tmp_path: Path):

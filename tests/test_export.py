@@ -81,6 +81,27 @@ def test_as_sent_rebuilds_a_format_errors_step_with_the_thinking_that_was_sent(p
     assert calls == sent
 
 
+def test_as_sent_rebuilds_the_todo_recap_that_closed_each_call_after_a_todowrite(project: Path, tmp_path: Path):
+    """A1's last layer, the todo recap, closes every call once the model wrote a list, the next turn's too: the
+    rebuild never set the list, so every call after a TodoWrite lacked the recap the server received."""
+    todos = [{"content": "read notes", "status": "completed"}, {"content": "answer", "status": "in_progress"}]
+    script = [f"Thought: plan\nAction: TodoWrite[{json.dumps({'todos': todos})}]", READ,
+              "Thought: done\nAction: Finish[read]", "Thought: ok\nAction: Finish[again]"]
+    (project / "notes.txt").write_text("alpha\n")
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        env = cli_env(home_of(project), srv.base_url)
+        assert contextual(["-p", "read notes.txt"], project, env).returncode == 0
+        assert contextual(["-p", "and again", "-c"], project, env).returncode == 0
+        sent = list(srv.requests)
+    assert "in progress: answer" in sent[-1]["messages"][-1]["content"]        # the recap was sent last
+    out = tmp_path / "sent.jsonl"
+    assert contextual(["export", "-c", "--as-sent", "-o", str(out)], project, env).returncode == 0
+    calls = [json.loads(line)["body"] for line in out.read_text().splitlines()[1:]]
+    assert len(calls) == len(sent) == 4
+    for call, real in zip(calls, sent):
+        assert call == real
+
+
 def test_export_without_a_session_is_one_line_error(project: Path):
     done = contextual(["export", "-r", "nope"], project, cli_env(home_of(project), "http://127.0.0.1:9/v1"))
     assert done.returncode == 1 and "no session nope" in done.stderr

@@ -1,6 +1,7 @@
 """How many recent rounds a compaction keeps whole (issue 24).
 
-Seed 002 A4 keeps "at least the last 10 rounds" — which a 200k window holds. At 4k–32k ten agentic rounds can
+Seed 002 A4 keeps "at least the last 10 rounds" — which a 200k window holds for rounds of up to about 8,000 tokens
+(the budget below; larger rounds keep fewer there too: docs/small-windows.md). At 4k–32k ten agentic rounds can
 be larger than the window itself, and a compaction that keeps them all cannot help. So the kept rounds must also
 fit a budget: half of what the trigger leaves after the prompt's fixed part (system prompt, rules, input); the
 other half is room for the summaries and for the next turn to grow. The newest rounds are kept first, whole;

@@ -43,6 +43,8 @@ class LoadedSession:
     last_usage: UsageEvent | None = None
     calls: list[UsageEvent] = field(default_factory=list)    # every call's usage: the session's cost on resume
     todos: list[dict[str, Any]] = field(default_factory=list)
+    # every todo list by the message it followed (a TodoWrite's result): `export --as-sent` sends each call's recap
+    todos_after: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     compactions: list[schema.CompactionRecord] = field(default_factory=list)
     permissions: list[schema.PermissionRecord] = field(default_factory=list)   # each after the message it followed
     warnings: list[str] = field(default_factory=list)
@@ -235,6 +237,9 @@ class _Fold:
             session.forked_from = entry["parentSessionId"]
         elif subtype == "todos":
             session.todos = entry["todos"]
+            after = _last_said(session.full_record)
+            if after is not None:
+                session.todos_after[after] = entry["todos"]
         elif subtype in schema.TURN_END_SUBTYPES:
             session.stopped = session.stopped or subtype == "interrupted"
             end = schema.TurnEnd.from_entry(entry, _last_turn(session.full_record))
