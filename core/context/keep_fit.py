@@ -1,11 +1,16 @@
 """How many recent rounds a compaction keeps whole (issue 24).
 
-Seed 002 A4 keeps "at least the last 10 rounds" — which a 200k window holds for rounds of up to about 8,000 tokens
-(the budget below; larger rounds keep fewer there too: docs/small-windows.md). At 4k–32k ten agentic rounds can
-be larger than the window itself, and a compaction that keeps them all cannot help. So the kept rounds must also
-fit a budget: half of what the trigger leaves after the prompt's fixed part (system prompt, rules, input); the
-other half is room for the summaries and for the next turn to grow. The newest rounds are kept first, whole;
-the rest go into the summary, and the user is told ("the newest rounds fill the window, so 3 are kept whole").
+Seed 002 A4 keeps "at least the last 10 rounds", and C6 says the prompt after a compaction stays under the
+trigger. Both hold together while rounds are small; at 4k–32k ten agentic rounds can be larger than the window
+itself, and a compaction that keeps them all cannot help. So the rule is the seed's wherever it holds with room to
+spare, and a budget where it cannot:
+
+- the last keep_rounds rounds are kept whole when they use at most three quarters of the room (what the trigger
+  leaves after the prompt's fixed part: system prompt, rules, pins) and the quarter left holds a round as large as
+  the largest of them: the summaries and the next turn fit, so the next message does not compact again at once.
+  At 200k that is ten rounds of up to ~12,000 tokens each (ten 500-line Reads); at 4k–32k it rarely holds;
+- else as many of the newest rounds as fit half the room, whole; the rest go into the summary, and the user is
+  told ("the newest rounds fill the window, so 3 are kept whole").
 """
 
 from __future__ import annotations
@@ -15,18 +20,24 @@ from typing import Callable, Sequence
 from contextual.core.messages import Message
 
 
+SEED_SHARE = 0.75      # the seed's rounds are kept whole while they leave a quarter of the room free
+BUDGET_SHARE = 0.5     # else the newest rounds that fit half of it
+
+
 def keep_budget(threshold: int, fixed: int) -> int:
-    """Tokens the kept rounds may use: half of what the trigger leaves after the prompt's fixed part."""
-    return max(0, (threshold - fixed) // 2)
+    """The room for kept rounds: what the trigger leaves after the prompt's fixed part."""
+    return max(0, threshold - fixed)
 
 
-def rounds_that_fit(round_sizes: Sequence[int], keep_rounds: int, budget: int | None) -> int:
-    """The number of newest rounds to keep whole: at most keep_rounds, and (with a budget) as many as fit it."""
-    if budget is None:
-        return min(keep_rounds, len(round_sizes))
-    kept, used = 0, 0
-    for size in reversed(round_sizes):
-        if kept >= keep_rounds or used + size > budget:
+def rounds_that_fit(round_sizes: Sequence[int], keep_rounds: int, room: int | None) -> int:
+    """The number of newest rounds to keep whole: keep_rounds when they and one more like the largest fit the
+    room (or there is no room to respect), else as many as fit the budget's share."""
+    newest = list(round_sizes[-keep_rounds:]) if keep_rounds > 0 else []
+    if room is None or (sum(newest) <= room * SEED_SHARE and max(newest, default=0) <= room * (1 - SEED_SHARE)):
+        return len(newest)
+    budget, kept, used = room * BUDGET_SHARE, 0, 0
+    for size in reversed(newest):
+        if used + size > budget:
             break
         kept, used = kept + 1, used + size
     return kept

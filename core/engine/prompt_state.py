@@ -169,7 +169,7 @@ class PromptState:
                           self.calibration.factor(config.model), usage.last)
 
     def keep_budget(self) -> KeepBudget:
-        """What a compaction's kept rounds may use (issue 24): half the trigger less the prompt's fixed part."""
+        """The room for a compaction's kept rounds (issue 24): the trigger less the prompt's fixed part."""
         tokens = self.builder.build([], [], None, "", self.fit_limit()).tokens
         fixed = sum(n for layer, n in tokens.items() if layer.startswith(("L1", "L2")))
         size = self.builder.cache.message
