@@ -212,6 +212,8 @@ async def test_policies_screen_replays_the_session_and_enter_picks_a_policy(tmp_
     app = Host(PoliciesScreen(record, config, "ours", ("ours", "raw", "mask")))
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
+        # it ended in "· esc", a key without what it does, where every other screen says "esc closes"
+        assert str(screen.query_one("#policies-box").border_title).endswith("· enter makes one live · esc closes")
         await wait_for(pilot, lambda: "3 policies replayed" in text_of(app, "#policies-status"))
         # a peak past the session's window read as the live session having outgrown it (tmux QA)
         assert "no window and no compaction" in text_of(app, "#policies-status")

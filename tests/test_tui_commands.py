@@ -83,7 +83,7 @@ async def test_compact_with_few_rounds_offers_to_keep_n_and_resume_rebuilds_the_
             await type_and_send(pilot, "/compact")
             await wait_for(pilot, lambda: isinstance(app.screen, CompactChoice))
             choice = app.screen
-            assert "Will archive 1 round and keep the last 1 round." in str(choice.query_one("#choice-plan").render())
+            assert "Will archive 1 round and keep the last round." in str(choice.query_one("#choice-plan").render())
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, CompactionPreviewScreen))   # issue 19.1's preview
             await pilot.press("ctrl+s")
@@ -102,6 +102,30 @@ async def test_compact_with_few_rounds_offers_to_keep_n_and_resume_rebuilds_the_
             assert [c[:3] for c in app2.query_one(ToolTrail).calls] == [("Read", "cart.py", "success")]
             await run_turn(pilot, "third question")
             assert app2.query_one(ScratchpadView).turns[-1].number == 3
+
+
+async def test_compact_choice_at_80x24_shows_its_placeholder_whole_and_one_choice_is_no_range(tmp_path):
+    """At 80x24 the emptied input read "rounds to " (16 columns for a 14-letter placeholder), and with two rounds
+    the plan said "Keep between 1 and 1 rounds" (sweep, helper-90)."""
+    with FakeLLMServer(kind="openai", script=[finish("first answer"), finish("second answer")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "first question")
+            await run_turn(pilot, "second question")
+            await type_and_send(pilot, "/compact")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompactChoice))
+            choice, entry = app.screen, app.screen.query_one("#choice-keep")
+            plan = choice.query_one("#choice-plan")
+            assert str(plan.render()) == "Will archive 1 round and keep the last round."
+            entry.value = ""
+            await pilot.pause()
+            assert entry.render_line(0).text.strip() == "rounds to keep"                # the placeholder, whole
+            assert str(plan.render()) == ("1 is the only choice here: keep the last round and archive the one "
+                                          "before it.")
+            entry.value = "5"
+            await pilot.pause()
+            assert "between 1 and 1" not in str(plan.render()) and "only choice" in str(plan.render())
+            await pilot.press("escape")
 
 
 async def test_compact_at_a_small_window_archives_what_does_not_fit_without_asking_for_n(tmp_path):

@@ -456,7 +456,7 @@ async def test_a_tables_free_text_gives_way_with_an_ellipsis_at_80_columns_and_s
 
 async def test_the_compaction_previews_keys_are_in_its_footer_at_80_columns(tmp_path: Path):
     """Its keys were listed in its border title, cut at 80 columns ("ctrl+t a…"), and its footer said only ^q quit:
-    the footer lists every key it binds now, whole, and the title is the screen's name."""
+    the footer lists every key it binds now, whole, and the title is the screen's name; the input's hint is whole."""
     from textual.widgets import Footer
 
     from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
@@ -474,6 +474,8 @@ async def test_the_compaction_previews_keys_are_in_its_footer_at_80_columns(tmp_
             assert all(region.right <= 80 for region in keys.values()), keys
             box = screen.query_one("#preview-box")
             assert len(str(box.border_title)) + 4 <= box.size.width
+            entry = screen.query_one("#preview-instructions")        # its placeholder lost "messages" here
+            assert entry.render_line(0).text.rstrip() == entry.placeholder
             await pilot.press("escape")
             await wait_for(pilot, lambda: not isinstance(app.screen, CompactionPreviewScreen))
 

@@ -157,3 +157,34 @@ async def test_the_first_rule_added_at_80x24_is_said_whole_and_only_then_d_is_of
             assert said.virtual_size.height > 1 and said.region.height == said.virtual_size.height   # wrapped, whole
             assert said.region.bottom <= box.content_region.bottom, (said.region, box.content_region)
             assert "remove" in footer(screen)
+
+
+async def test_the_rule_entry_keeps_its_bottom_border_at_80x24_under_a_long_detail_and_an_error(tmp_path: Path):
+    """With the inert rule's note the detail took its 8 lines; an invalid rule's error under it, and the box, at every
+    row of the screen, cut its last line: the entry's bottom border (sweep, helper-90). The detail gives lines up."""
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        app = ContextualApp(three_files_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, TrustModal))
+            await pilot.press("n")
+            await wait_for(pilot, lambda: not isinstance(app.screen, TrustModal))
+            await type_and_send(pilot, "/permissions")
+            await wait_for(pilot, lambda: isinstance(app.screen, PermissionsScreen))
+            screen = app.screen
+            await pilot.press("a")
+            entry, said = screen.query_one("#rules-new", Input), screen.query_one("#rules-said", Static)
+            entry.value = "Bash("
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: said.display and "invalid permission rule" in str(said.render()))
+            await pilot.pause()
+            await pilot.pause()
+            inside = screen.query_one("#rules-box").content_region
+            assert entry.region.bottom <= inside.bottom, (entry.region, inside)   # its bottom border in the box
+            assert said.region.height == said.virtual_size.height                # the error whole above it
+            assert screen.query_one(DataTable).region.height >= 3                 # the table keeps its least
+            detail = screen.query_one("#rules-detail", Static)
+            shrunk = detail.region.height
+            await pilot.press("escape")                                  # the entry gone: the detail's lines back
+            await pilot.pause()
+            await pilot.pause()
+            assert detail.region.height > shrunk and detail.region.bottom <= inside.bottom

@@ -25,8 +25,8 @@ class CompactChoice(ModalScreen[int | None]):
         with Vertical(id="choice-box"):
             yield Static(Text.assemble(
                 (f"{plural(self.rounds, 'round')} in history. ", "bold"),
-                f"Automatic compaction keeps the last {self.configured_keep} rounds word for word, so it would "
-                "archive nothing yet. You can archive all but the last N rounds now: they are replaced by a "
+                f"Automatic compaction keeps the last {plural(self.configured_keep, 'round')} word for word, so it "
+                "would archive nothing yet. You can archive all but the last N rounds now: they are replaced by a "
                 "summary; the last N stay as they are."), id="choice-what")
             yield Input(value="1", id="choice-keep", type="integer", placeholder="rounds to keep")
             yield Static(id="choice-plan")
@@ -46,10 +46,15 @@ class CompactChoice(ModalScreen[int | None]):
         return int(value) if value.isdigit() and 0 < int(value) < self.rounds else None
 
     def _plan(self) -> None:
-        keep = self.keep
-        plan = (Text(f"Will archive {plural(self.rounds - keep, 'round')} and keep the last "
-                     f"{plural(keep, 'round')}.", style="bold")
-                if keep is not None else Text(f"Keep between 1 and {self.rounds - 1} rounds.", style="bold #d75f5f"))
+        keep, most = self.keep, self.rounds - 1
+        if keep is not None:
+            kept = "the last round" if keep == 1 else f"the last {keep} rounds"
+            plan = Text(f"Will archive {plural(self.rounds - keep, 'round')} and keep {kept}.", style="bold")
+        elif most == 1:        # one choice: a range "between 1 and 1" read as a slip
+            plan = Text("1 is the only choice here: keep the last round and archive the one before it.",
+                        style="bold #d75f5f")
+        else:
+            plan = Text(f"Keep between 1 and {most} rounds.", style="bold #d75f5f")
         self.query_one("#choice-plan", Static).update(plan)
 
     def on_input_changed(self, _event: Input.Changed) -> None:

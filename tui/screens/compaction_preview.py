@@ -74,7 +74,8 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
                         yield Static(_row(m), classes="archived", markup=False)
                 yield TextArea(r.summary, id="preview-summary", soft_wrap=True)
             yield Static(self._loss_line(r.summary), id="preview-loss", markup=False)
-            yield Input(placeholder="instructions for a retry (enter or ctrl+r), e.g. keep the exact error messages",
+            # at most 70 characters: what an 80-column box shows of it (it lost "messages" there)
+            yield Input(placeholder="instructions for a retry (enter or ctrl+r), e.g. keep the exact errors",
                         id="preview-instructions")
         yield Footer()
 

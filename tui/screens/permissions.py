@@ -103,15 +103,32 @@ class PermissionsScreen(ModalScreen[None]):
 
     def _fit_box(self) -> None:
         """The box as tall as its rows and lines need (at 200x50 it stood mostly empty), at most its max-height:
-        the table takes what the rest leaves, and scrolls."""
+        the table takes what the rest leaves, and scrolls. Where even the table's least leaves too little, the
+        detail gives up its last lines; else the box cut its own last line, the entry's bottom border at 80x24
+        (a long detail, an error under it)."""
         if not self.is_mounted:
             return                                  # closed before the frame came
         box, table = self.query_one("#rules-box"), self.query_one(DataTable)
+        detail = self.query_one("#rules-detail", Static)
+        detail.styles.max_height = None             # the stylesheet's bound again, before it is measured
         width = box.content_size.width
         rest = sum(lines_needed(w, width, self.app.size) for w in box.children if w is not table and w.display)
         least = table.styles.min_height
-        rows = max(table.row_count + 1, int(least.value) if least is not None else 0) if table.display else 0
-        box.styles.height = rest + rows + box.styles.border.spacing.height + box.styles.padding.height
+        fewest = int(least.value) if least is not None and table.display else 0
+        rows = max(table.row_count + 1, fewest) if table.display else 0
+        frame = box.styles.border.spacing.height + box.styles.padding.height
+        box.styles.height = rest + rows + frame
+        over = rest + fewest + frame - self._tallest(box)
+        if over > 0:
+            shown = lines_needed(detail, width, self.app.size) - detail.styles.margin.height
+            detail.styles.max_height = max(1, shown - over)
+
+    def _tallest(self, box: Widget) -> int:
+        """The most lines the box may take: its max-height of what the footer leaves of the screen."""
+        footer = self.query_one(Footer)
+        room = Size(self.size.width, self.size.height - (footer.outer_size.height if footer.display else 0))
+        bound = box.styles.max_height
+        return room.height if bound is None else int(bound.resolve(room, self.app.size))
 
     def highlighted(self) -> ListedRule | None:
         table = self.query_one(DataTable)
@@ -139,6 +156,7 @@ class PermissionsScreen(ModalScreen[None]):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
         self.show_detail()
+        self.refit()                                # another rule's detail: another height
 
     def say(self, text: str, error: bool = False) -> None:
         said = self.query_one("#rules-said", Static)

@@ -51,7 +51,8 @@ class PoliciesScreen(ModalScreen[str | None]):
             yield DataTable(id="policies", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
-        self.query_one("#policies-box").border_title = "Context policies on this session · enter makes one live · esc"
+        self.query_one("#policies-box").border_title = ("Context policies on this session · enter makes one live · "
+                                                        "esc closes")
         table = self.query_one(DataTable)
         # short heads: at 80 columns the last one was cut (billed: with the cache's prices; lines: line recall)
         table.add_columns("policy", "tokens", "vs live", "billed", "recall", "lines", "peak")
