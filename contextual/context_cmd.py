@@ -14,6 +14,7 @@ from contextual.core import secrets
 from contextual.core.config import ConfigError, load_config
 from contextual.core.textsafe import strip_control
 from contextual.settings_flags import add_settings, settings_of
+from contextual.core.context import compaction_words
 
 if TYPE_CHECKING:
     from contextual.core.session.schema import CompactionRecord
@@ -98,7 +99,7 @@ def context_main(argv: list[str]) -> int:
             cut = f"cut without a summary ({record.fallback})" if record.fallback else score
             cut = f"{record.stopped()}; {cut}" if record.stopped() else cut
             print(f"compaction {n} ({record.trigger}): {record.pre_tokens:,} -> {record.post_tokens:,} tokens, "
-                  f"{record.rounds_archived} round(s) archived; {cut}")
+                  f"{compaction_words.outcome(record.rounds_archived)}; {cut}")
         if listing is not None:
             print(strip_control(listing.summary()))
     return 0

@@ -19,6 +19,7 @@ from contextual.core.config import Config
 from contextual.core.context import compaction_words
 from contextual.core.model_facts import cost
 from contextual.core.session import SessionError
+from contextual.core.plural import plural
 
 
 def _short(value: object, limit: int = 160) -> str:
@@ -55,7 +56,7 @@ def progress_line(ev: Any) -> str | None:
     if isinstance(ev, TurnAdjustments):           # once per turn, at its end
         return f"context: {ev.summary}"
     if isinstance(ev, CompactionStarted):
-        return f"compacting ({ev.trigger}): {ev.pre_tokens:,} tokens, archiving {ev.rounds_to_archive} round(s)…"
+        return f"compacting ({ev.trigger}): {ev.pre_tokens:,} tokens, archiving {plural(ev.rounds_to_archive, 'round')}…"
     if isinstance(ev, CompactionFinished):
         if ev.refused:
             return f"compaction: {ev.refused}"

@@ -65,7 +65,7 @@ def test_what_changed_counts_a_diff_per_file_and_is_capped():
         diff += [f"diff --git a/pkg/m{f}.py b/pkg/m{f}.py", f"--- a/pkg/m{f}.py", f"+++ b/pkg/m{f}.py", "@@ -1,3 +1,4 @@",
                  " keep", "-old line", "+new line", "+another line"]
     form = _stored("git diff", "\n".join(diff))["stdout_summary"]
-    assert "changed: 40 file(s): pkg/m0.py (+2 -1), pkg/m1.py (+2 -1)" in form and "and 30 more" in form
+    assert "changed: 40 files: pkg/m0.py (+2 -1), pkg/m1.py (+2 -1)" in form and "and 30 more" in form
     assert "pkg/m10.py" not in form
 
 

@@ -71,8 +71,8 @@ def test_a_read_deny_rule_covers_grep_glob_ls_and_bash_naming_the_file_and_the_m
     assert result.returncode == 0, result.stderr
     grep, glob, ls, grep_named, read, cat, redirected = [r["messages"][-1]["content"] for r in srv.requests[1:]]
     assert "TOKEN-open-value" in grep and "hidden" not in grep and "secret.txt" not in grep
-    assert "1 file(s) withheld by a Read deny rule" in grep
-    assert "open.txt" in glob and "secret.txt" not in glob and "1 matching file(s) withheld" in glob
+    assert "1 file withheld by a Read deny rule" in grep
+    assert "open.txt" in glob and "secret.txt" not in glob and "1 matching file withheld" in glob
     assert "secret.txt  [withheld]" in ls and "a Read deny rule withholds their contents" in ls
     assert "permission_denied" in grep_named and "hidden" not in grep_named
     assert "permission_denied" in read and "hidden" not in read

@@ -79,7 +79,7 @@ async def test_large_files_are_skipped(ctx):
     make(ctx.root, "huge.txt", "needle\n" * 100)
     result = await run_tool(GrepTool(max_file_bytes=100), {"pattern": "needle"}, ctx)
     assert result["data"]["match_count"] == 0
-    assert result["stats"]["skipped_large_files"] == 1 and "skipped 1 file(s)" in result["text"]
+    assert result["stats"]["skipped_large_files"] == 1 and "skipped 1 file" in result["text"]
     assert "Bash can search it" not in result["text"], "a search of the project names no one file"
     named = await run_tool(GrepTool(max_file_bytes=100), {"pattern": "needle", "path": "huge.txt"}, ctx)
     assert "huge.txt is too large for Grep; Bash can search it: grep -n -e PATTERN huge.txt" in named["text"]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from contextual.core.context import failures
 from contextual.core.context.digest import clip_line, kind_of, naming_focus, view_numbering
+from contextual.core.plural import plural
 
 _ERROR = re.compile(r"\b(?:error|errors|failed|failure|fatal|exception|traceback|warning|panic|denied|not found|"
                     r"no such file|cannot|segmentation fault)\b", re.IGNORECASE)
@@ -73,7 +74,7 @@ def _changed_text(changed: dict[str, list[int]], limit: int) -> str:
     rows = [f"{path} (+{added} -{removed})" if added or removed else path
             for path, (added, removed) in list(changed.items())[:limit]]
     more = f", and {len(changed) - limit} more" if len(changed) > limit else ""
-    return f"changed: {len(changed)} file(s): " + ", ".join(rows) + more
+    return f"changed: {plural(len(changed), 'file')}: " + ", ".join(rows) + more
 
 
 def summary(command: str, stdout: str, limits: Limits = NORMAL, focus: frozenset[str] = frozenset()) -> str:

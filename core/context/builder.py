@@ -26,6 +26,7 @@ from contextual.core.prompt import Adjustment, Form, PromptMessage, SUMMARY_PREF
 from contextual.core.tokens import TokenCache, shared_cache
 from contextual.core.tools.base import path_of
 from contextual.core.reminder import system_reminder
+from contextual.core.plural import plural
 
 MIN_CUT_CHARS = 60        # a cut message keeps at least its first and last few characters
 HARD_FALLBACK_CHARS = 600 # a harder form where no rule-made one was recorded: seed 003's head + tail
@@ -336,6 +337,6 @@ class ContextBuilder:
             total = sum(self._size(msgs).values())
             cuts += 1
         if cuts:
-            adjustments.append(Adjustment("cut_observation", f"cut {cuts} oversized message(s) head+tail",
+            adjustments.append(Adjustment("cut_observation", f"cut {plural(cuts, 'oversized message')} head+tail",
                                           before, total, ids([m for m in msgs if m.form == "cut"])))
         return msgs, adjustments, dropped

@@ -24,6 +24,7 @@ from contextual.core.events import CompactionProgress, CompactionTrigger
 from contextual.core.messages import Message
 from contextual.core.providers.base import Provider
 from contextual.core.tokens import calibration_for, shared_cache
+from contextual.core.plural import plural
 
 CANCELLED_MESSAGE = "Summary cancelled, keeping recent history only."
 MERGE_SHARE = 0.25             # summaries past this share of the window are merged into one (merge_due)
@@ -54,7 +55,7 @@ def plan(closed: list[Message], history_len: int, keep_rounds: int, budget: Keep
         return None, f"nothing to compact yet: the history has fewer than {MIN_MESSAGES} messages"
     got = plan_compaction(closed, keep_rounds, budget)
     if got is None:
-        return None, (f"nothing older than the last {keep_rounds} rounds to archive ({len(rounds(closed))} round(s) "
+        return None, (f"nothing older than the last {keep_rounds} rounds to archive ({plural(len(rounds(closed)), 'round')} "
                       "in history); history is unchanged")
     return got, ""
 

@@ -25,6 +25,7 @@ from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, 
 from contextual.core.tokens import PER_MESSAGE_OVERHEAD, encoding, shared_cache
 from contextual.core.tokens import count as count_tokens
 from contextual.core.context.summary_repair import ensure_template
+from contextual.core.plural import plural
 from contextual.core.context.stored_render import sent_text
 from contextual.prompts.agents_prompts.summary_prompt import (render_merge_request,
                                                    render_summary_request, summary_system_prompt)
@@ -234,7 +235,7 @@ class _Job:
                 shared += 1
         chunks: list[list[str]] = [[]]
         used = 0
-        notes: list[str] = ([f"{shared} tool result(s) longer than {RESULT_SHARE:.0%} of a summary part kept their "
+        notes: list[str] = ([f"{plural(shared, 'tool result')} longer than {RESULT_SHARE:.0%} of a summary part kept their "
                              "head and tail"] if shared else [])
         for block, size in zip(blocks, sizes):
             if size > budget:
@@ -413,7 +414,7 @@ def render_file(entry: IncludedFile, lines: int) -> str:
     fence = "```"
     while fence in body:
         fence += "`"
-    return f"## {entry.path} ({state}; {entry.mentions} mention(s); {shown})\n{fence}\n{body}\n{fence}"
+    return f"## {entry.path} ({state}; {plural(entry.mentions, 'mention')}; {shown})\n{fence}\n{body}\n{fence}"
 
 
 def fitting_lines(entry: IncludedFile, budget: int) -> int:

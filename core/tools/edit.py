@@ -15,6 +15,7 @@ from contextual.core.tools._codec import TextStyle, encode_text
 from contextual.core.tools._diff import changed_line_span, unified_diff
 from contextual.core.tools._regular import check_regular, read_text_file
 from contextual.core.tools.base import ToolContext, ToolError, ok
+from contextual.core.plural import plural
 
 MAX_EDIT_BYTES = 10 * 1024 * 1024
 
@@ -71,7 +72,7 @@ async def commit_edit(ctx: ToolContext, path: Path, rel: str, old_text: str, new
 
 def edit_text(data: dict[str, Any], created: bool) -> str:
     action = "Created" if created else "Edited"
-    head = (f"{action} {data['path']}: {data['replacements']} replacement(s), lines "
+    head = (f"{action} {data['path']}: {plural(data['replacements'], 'replacement')}, lines "
             f"{data['first_line']}-{data['last_line']} (+{data['lines_added']} -{data['lines_removed']})")
     return head + ("\n" + data["diff"] if data["diff"] else "")
 

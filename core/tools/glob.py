@@ -15,6 +15,7 @@ from contextual.core.tools._cancel import Stop, in_thread
 from contextual.core.tools._globs import compile_glob
 from contextual.core.tools._walk import Hidden, IgnoreRules, some_of, walk_files
 from contextual.core.tools.base import ToolContext, ToolError, ok
+from contextual.core.plural import plural
 
 MAX_PATHS = 1000
 TIME_LIMIT_S = 60.0
@@ -63,7 +64,7 @@ class GlobTool:
             if truncated:
                 text += f"\n(showing {self.max_paths} of {total} files, newest first; narrow the pattern)"
         if withheld:
-            text += f"\n({withheld} matching file(s) withheld by a Read deny rule)"
+            text += f"\n({plural(withheld, 'matching file')} withheld by a Read deny rule)"
         text += _hidden_note(hidden, base, matcher, ctx, found_any=bool(paths))
         return ok(data, text)
 

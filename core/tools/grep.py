@@ -18,6 +18,7 @@ from contextual.core.tools._globs import compile_glob
 from contextual.core.tools._regular import read_bounded
 from contextual.core.tools._walk import Hidden, IgnoreRules, some_of, walk_files
 from contextual.core.tools.base import ToolContext, ToolError, ok
+from contextual.core.plural import plural
 
 if TYPE_CHECKING:      # `regex` loads with the first search, not with every engine (the app's launch)
     import regex
@@ -88,13 +89,13 @@ class GrepTool:
             lines.append(f"(stopped at {self.max_matches} matches; narrow the pattern, path or glob)")
         skipped = []
         if search.skipped_large:
-            skipped.append(f"{search.skipped_large} file(s) over {self.max_file_bytes // (1024 * 1024)} MB")
+            skipped.append(f"{plural(search.skipped_large, 'file')} over {self.max_file_bytes // (1024 * 1024)} MB")
         if search.skipped_binary and base.is_file():
             skipped.append("a binary file")
         if search.skipped_special:
-            skipped.append(f"{search.skipped_special} special file(s) (pipes, devices, sockets)")
+            skipped.append(f"{plural(search.skipped_special, 'special file')} (pipes, devices, sockets)")
         if search.withheld:
-            skipped.append(f"{search.withheld} file(s) withheld by a Read deny rule")
+            skipped.append(f"{plural(search.withheld, 'file')} withheld by a Read deny rule")
         if skipped:
             lines.append(f"(skipped {', '.join(skipped)})")
         if search.skipped_large and base.is_file():     # the one file asked for: how to search it after all

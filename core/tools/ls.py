@@ -12,6 +12,7 @@ from contextual.core.tools._args import STR, Arg, ArgSpec
 from contextual.core.tools._cancel import Stop, in_thread
 from contextual.core.tools._walk import IgnoreRules
 from contextual.core.tools.base import ToolContext, ToolError, ok
+from contextual.core.plural import plural
 
 MAX_ENTRIES = 1000
 WITHHELD_MARK = "  [withheld]"
@@ -58,7 +59,7 @@ class LSTool:
         if ignored:     # else the model takes a .gitignore'd .env or build/ for missing; Read still opens them
             lines.append(f"({ignored} more hidden by .gitignore; Read and LS still open them by path)")
         if marked:
-            lines.append(f"({len(marked)} file(s) marked{WITHHELD_MARK}: a Read deny rule withholds their contents)")
+            lines.append(f"({plural(len(marked), 'file')} marked{WITHHELD_MARK}: a Read deny rule withholds their contents)")
         return ok(data, "\n".join(lines))
 
 

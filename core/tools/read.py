@@ -16,6 +16,7 @@ from contextual.core.tools._cancel import Stop, in_thread
 from contextual.core.tools._codec import looks_binary
 from contextual.core.tools._regular import check_regular, open_regular
 from contextual.core.tools.base import ToolContext, ToolError, ok
+from contextual.core.plural import plural
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
@@ -92,7 +93,7 @@ class ReadTool:
                 of = f"{total}" if exact else f"at least {total} (counting stopped at {self.max_scan_bytes:,} bytes)"
                 parts.append(f"(showing lines {offset}-{end_line} of {of}; use offset={end_line + 1} to read more)")
             if cut_count:
-                parts.append(f"({cut_count} line(s) longer than {MAX_LINE_CHARS} characters were cut)")
+                parts.append(f"({plural(cut_count, 'line')} longer than {MAX_LINE_CHARS} characters were cut)")
         return ok(data, "\n".join(parts), stats={"lines": len(lines), "bytes": size})
 
 
