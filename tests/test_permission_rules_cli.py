@@ -152,3 +152,15 @@ def test_a_malformed_rule_is_one_line_naming_the_file(project: Path):
 def test_parse_rule_rejects_what_it_cannot_read(text):
     with pytest.raises(RuleError):
         parse_rule(text)
+
+
+def test_a_deny_rule_naming_a_tool_in_other_letters_is_refused_not_left_to_hold_nothing(project: Path):
+    """`bash(rm:*)` named no tool (names are case-sensitive), so it denied nothing and said nothing: the agent's
+    `rm` ran. Now the run stops before any request and says which name was meant; a tool we do not have at all
+    (Claude Code's WebFetch) still parses: no call can match it."""
+    _config(project, '[permissions]\ndeny = ["bash(rm:*)"]\nallow = ["WebFetch"]\n')
+    with FakeLLMServer(kind="openai", script=[FINISH]) as srv:
+        result = contextual(["-p", "go"], project, cli_env(home_of(project), srv.base_url))
+    assert result.returncode == 1 and "Traceback" not in result.stderr and srv.requests == []
+    [line] = [line for line in result.stderr.splitlines() if line.strip()]
+    assert "invalid permission rule 'bash(rm:*)': tool names are case-sensitive: Bash, not bash" in line
