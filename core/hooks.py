@@ -39,8 +39,10 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from contextual.core import bounded_json, secrets
+from contextual.core.tools.names import named_otherwise
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "PreCompact", "Stop")
+TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})     # their matcher names a tool
 # Claude Code's other events: a config naming them still loads, and says once that they do not run here.
 NOT_RUN = ("SessionEnd", "Notification", "SubagentStart", "SubagentStop",
            "PermissionRequest", "PermissionDenied", "PostCompact", "StopFailure", "Setup", "ConfigChange",
@@ -134,6 +136,11 @@ def parse_hooks(table: object, source: str) -> Hooks:
             if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
                 raise ValueError(f"invalid hooks.{event} in {source}: each entry needs hooks = [{{command = …}}]")
             matcher = str(group.get("matcher", ""))
+            if event in TOOL_EVENTS and _PLAIN.fullmatch(matcher):
+                for name in matcher.split("|"):
+                    if (meant := named_otherwise(name)) is not None:     # a guard matching nothing fails open
+                        raise ValueError(f"invalid matcher {matcher!r} in hooks.{event} of {source}: tool names "
+                                         f"are case-sensitive: {meant}, not {name}")
             if matcher not in ("", "*") and not _PLAIN.fullmatch(matcher):
                 try:
                     re.compile(matcher)

@@ -29,7 +29,7 @@ from contextual.core.shell_nodes import Word, command_name
 from contextual.core.shell_parse import parse_command
 from contextual.core.tools._globs import compile_glob
 from contextual.core.tools.base import EDITING_TOOLS, ToolError
-from contextual.core.tools.registry import TOOL_ORDER
+from contextual.core.tools.names import named_otherwise
 
 _RULE = re.compile(r"^(?P<tool>[A-Za-z][A-Za-z0-9_-]*)(?:\((?P<spec>.*)\))?$", re.DOTALL)
 
@@ -129,7 +129,7 @@ def parse_rule(text: object) -> Rule:
     if not isinstance(text, str) or not (found := _RULE.match(text.strip())):
         raise RuleError(f"invalid permission rule {text!r}: write Tool, Tool(specifier) or mcp__SERVER__TOOL")
     tool, spec = found.group("tool"), found.group("spec")
-    if (meant := _case_of(tool)) is not None:
+    if (meant := named_otherwise(tool)) is not None:       # as written it would match no call
         raise RuleError(f"invalid permission rule {text!r}: tool names are case-sensitive: {meant}, not {tool}")
     if spec is not None:
         spec = spec.strip()
@@ -153,17 +153,6 @@ def parse_rule(text: object) -> Rule:
         except ToolError as exc:
             raise RuleError(f"invalid permission rule {text!r}: {exc}") from None
     return Rule(text.strip(), tool, spec, glob, words, prefix)
-
-
-# `bash(rm:*)` named no tool, so as a deny rule it held nothing, silently. A name no tool has at all (Claude Code's
-# WebFetch, Task) is left alone: no call can match it, and a command written for Claude Code may list it.
-_NAMED = {name.lower(): name for name in (*TOOL_ORDER, "ToolSearch")}
-
-
-def _case_of(tool: str) -> str | None:
-    """The tool `tool` means when it is one of ours written in other letters; None when it is as written or none."""
-    meant = _NAMED.get(tool.lower())
-    return meant if meant is not None and meant != tool else None
 
 
 @dataclass(frozen=True)

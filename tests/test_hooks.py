@@ -137,6 +137,18 @@ def test_malformed_hooks_are_one_clear_line(project: Path):
     assert len(lines) == 1 and "unknown hook event 'BeforeEverything'" in lines[0]
 
 
+
+def test_a_guard_whose_matcher_names_a_tool_in_other_letters_is_refused_not_left_to_fail_open(project: Path):
+    """`matcher = "bash"` is an exact name, and no tool is called bash: the guard never ran and every command
+    went through. The run now stops before any request and names the tool meant."""
+    (home_of(project)).mkdir(parents=True, exist_ok=True)
+    (home_of(project) / "config.toml").write_text(
+        '[[hooks.PreToolUse]]\nmatcher = "bash|Write"\nhooks = [{ command = "exit 2" }]\n')
+    result, srv = _run(project, [FINISH])
+    assert result.returncode != 0 and srv.requests == [] and "Traceback" not in result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert "invalid matcher 'bash|Write' in hooks.PreToolUse" in line and "Bash, not bash" in line
+
 async def test_the_app_shows_a_projects_hooks_before_they_run_and_an_approval_runs_them(
         tmp_path: Path, monkeypatch):
     from contextual.core.config import load_config

@@ -13,6 +13,7 @@ from typing import Any, Protocol, Sequence
 
 from contextual.core.tools._args import INT, STR, Arg, ArgSpec
 from contextual.core.tools.base import ToolContext, ok
+from contextual.core.tools.names import TOOL_SEARCH
 
 DEFAULT_RESULTS = 5
 MAX_RESULTS = 20
@@ -51,7 +52,7 @@ def rank(tools: Sequence[Searchable], query: str, limit: int) -> list[Searchable
 
 
 class ToolSearch:
-    name = "ToolSearch"
+    name = TOOL_SEARCH
     example = ""
     description = ("find MCP tools by words of their name or purpose; returns their descriptions and arguments "
                    "(then call them as Action: mcp__SERVER__TOOL[{...}]).")
