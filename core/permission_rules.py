@@ -100,14 +100,41 @@ class Rule:
             return False
         if not deny and pattern[0] != words[0]:
             return False
-        starts = _after_options(words) if deny and len(pattern) > 1 else {1}
-        return any(self._rest_matches(words[start:], deny) for start in starts)
+        want = pattern[1:]
+        if deny and self._prefix and any(_flags(w) for w in want):
+            # `rm -rf:*` denies rm -fr, rm -r -f, rm -rfv and rm x -rf: its short options in any order or bundle
+            if not _shows_flags(words[1:], {f for w in want for f in _flags(w)}):
+                return False
+            want = tuple(w for w in want if not _flags(w))
+        starts = _after_options(words) if deny and want else {1}
+        return any(self._rest_matches(want, words[start:], deny) for start in starts)
 
-    def _rest_matches(self, rest: tuple[Word, ...], deny: bool) -> bool:
-        want = self._words[1:]
+    def _rest_matches(self, want: tuple[str, ...], rest: tuple[Word, ...], deny: bool) -> bool:
         if len(rest) < len(want) or (not self._prefix and len(rest) != len(want)):
             return False
         return all(word == w or (deny and word is None) for w, word in zip(want, rest))
+
+
+_SHORT_FLAGS = re.compile(r"-[A-Za-z0-9]+")
+
+
+def _flags(word: str) -> str:
+    """A bundle of short options' letters (`-rf`: "rf"); "" for any other word (`--force`, `-`, `x`)."""
+    return word[1:] if _SHORT_FLAGS.fullmatch(word) else ""
+
+
+def _shows_flags(words: tuple[Word, ...], letters: set[str]) -> bool:
+    """Whether a command's words give every one of `letters` as a short option, anywhere before `--` (getopt
+    takes options after operands too). A word known only when the shell runs may hold any of them."""
+    shown: set[str] = set()
+    for word in words:
+        if word is None:
+            return True
+        if word == "--":
+            break
+        if word.startswith("-") and not word.startswith("--"):
+            shown.update(word[1:])
+    return letters <= shown
 
 
 def _after_options(words: tuple[Word, ...]) -> set[int]:

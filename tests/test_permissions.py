@@ -87,3 +87,18 @@ def test_the_old_too_broad_proposal_is_gone():
     assert "Bash(git:*)" not in always_rules("Bash", {"command": "git status --short"}, ROOT).rules
     proposal = PermissionRules.from_tables({"allow": list(always_rules("Bash", {"command": "git status"}, ROOT).rules)})
     assert proposal.allows("Bash", {"command": "git push --force"}, str(ROOT)) is None
+
+
+@pytest.mark.parametrize("command, denied", [
+    ("rm -rf build", True), ("rm -fr build", True), ("rm -r -f build", True), ("rm -f -r build", True),
+    ("rm -rfv build", True), ("rm build -rf", True), ("sudo rm -fr build", True), ("x=$(rm -r -f build)", True),
+    ("rm -r build", False), ("rm -f build", False), ("rm -- -rf", False), ("rmdir -rf build", False),
+    ("git push -f", True), ("git push origin main -f", True), ("git -C repo push -fu origin", True),
+    ("git push origin main", False), ("git pull -f", False),
+])
+def test_a_deny_rules_short_options_hold_in_any_order_or_bundle(command, denied):
+    """`Bash(rm -rf:*)` compared its words whole, so `rm -fr build` and `rm -r -f build` went through it: a
+    user writes the options one way, the model another. Long forms (`--recursive`) are each command's own
+    spelling: docs/permissions.md says to deny the command itself to be sure."""
+    rules = PermissionRules.from_tables({"deny": ["Bash(rm -rf:*)", "Bash(git push -f:*)"]})
+    assert (rules.denies("Bash", {"command": command}, "/project") is not None) is denied
