@@ -26,7 +26,7 @@ def test_rounds_that_fit_keeps_the_newest_whole_up_to_keep_rounds():
 
 def test_at_200k_ten_rounds_are_kept_and_no_note():
     messages = _rounds(12, 200)
-    plan = plan_compaction(messages, 10, (keep_fit.keep_budget(160_000, 3_000), lambda t: len(t) // 4))
+    plan = plan_compaction(messages, 10, (keep_fit.keep_budget(160_000, 3_000), lambda m: len(m.content) // 4))
     assert plan is not None and plan.rounds_kept == 10 and plan.rounds_archived == 2 and plan.note == ""
 
 
@@ -34,16 +34,16 @@ def test_at_200k_ten_rounds_of_a_500_line_read_each_are_kept_as_the_seed_says():
     """Seed 002 A4 keeps at least 10 rounds, and they fit under the trigger with room to spare: 110k of the
     ~159k the trigger leaves. Half the room (the budget a small window needs) kept 6 (audit, helper-94)."""
     messages = _rounds(12, 11_000 * 4 // 5)                          # ~11,000 tokens a round by len/4
-    plan = plan_compaction(messages, 10, (keep_fit.keep_budget(160_000, 1_000), lambda t: len(t) // 4))
+    plan = plan_compaction(messages, 10, (keep_fit.keep_budget(160_000, 1_000), lambda m: len(m.content) // 4))
     assert plan is not None and plan.rounds_kept == 10 and plan.note == ""
     crowded = _rounds(12, 13_000 * 4 // 5)                           # 130k would leave too little: the budget
-    plan = plan_compaction(crowded, 10, (keep_fit.keep_budget(160_000, 1_000), lambda t: len(t) // 4))
+    plan = plan_compaction(crowded, 10, (keep_fit.keep_budget(160_000, 1_000), lambda m: len(m.content) // 4))
     assert plan is not None and plan.rounds_kept == 6 and plan.note.startswith("the newest rounds fill")
 
 
 def test_a_small_budget_keeps_fewer_and_says_so():
     messages = _rounds(6, 400)            # ~500 tokens a round by len/4
-    plan = plan_compaction(messages, 10, (2_200, lambda t: len(t) // 4))
+    plan = plan_compaction(messages, 10, (2_200, lambda m: len(m.content) // 4))
     assert plan is not None and plan.rounds_kept == 2 and plan.rounds_archived == 4
     assert plan.note == "the newest rounds fill the window, so 2 are kept whole (keep_rounds 10)"
     assert plan.archive + plan.kept == messages                     # every round archived or kept, none lost
@@ -122,3 +122,16 @@ async def test_esc_on_an_automatic_compaction_still_makes_room_by_truncation(tmp
                 finished_with = ev
         assert finished_with is not None and finished_with.fallback == CANCELLED_MESSAGE
         assert engine.compactions and engine.compactions[-1].fallback == CANCELLED_MESSAGE
+
+
+async def test_a_kept_round_is_measured_as_l3_sends_it_not_as_its_stored_record(tmp_path: Path):
+    """A tool result's record is JSON (status, data, text); L3 sends it rendered as text, about 5 % smaller, and
+    the budget measured the record, so a round that fitted could be archived (audit, helper-94)."""
+    from tests.engine_helpers import read_action
+    (tmp_path / "m.py").write_text("".join(f"def f{k}(x):\n    return x * {k}\n" for k in range(200)))
+    async with engine_with(tmp_path, [read_action("m.py"), finish("read")], context_window=200_000) as (engine, _):
+        await run(engine, "read m.py")
+        result = next(m for m in engine.history.messages if m.role == "tool")
+        size = engine.prompt.keep_budget()[1]
+        sent = next(m for m in engine.next_prompt().messages if m.role == "user" and "def f199" in m.content)
+        assert size(result) == sent.tokens < engine.prompt.builder.cache.message(result.content)

@@ -15,7 +15,7 @@ from typing import Callable, Collection, Sequence
 from contextual.core.context import keep_fit
 from contextual.core.messages import Message
 
-KeepBudget = tuple[int, Callable[[str], int]]     # (the room for kept rounds, keep_fit.py; the size of a text)
+KeepBudget = tuple[int, Callable[[Message], int]]     # (the room for kept rounds, keep_fit.py; a message's size as sent)
 
 
 def rounds(messages: list[Message]) -> list[list[Message]]:

@@ -43,8 +43,8 @@ def rounds_that_fit(round_sizes: Sequence[int], keep_rounds: int, room: int | No
     return kept
 
 
-def round_sizes(all_rounds: Sequence[Sequence[Message]], size: Callable[[str], int]) -> list[int]:
-    return [sum(size(m.content) for m in r) for r in all_rounds]
+def round_sizes(all_rounds: Sequence[Sequence[Message]], size: Callable[[Message], int]) -> list[int]:
+    return [sum(size(m) for m in r) for r in all_rounds]
 
 
 def kept_note(kept: int, keep_rounds: int) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Callable, Collection
 
 from contextual.core.config import Config
-from contextual.core.context.builder import Built, ContextBuilder, pinned_message
+from contextual.core.context.builder import Built, ContextBuilder, history_message, pinned_message
 from contextual.core.context.cache_rule import DEFAULT_PRICES, CachePrices, prices_for
 from contextual.core.context import keep_fit
 from contextual.core.context.history import (CompactionPlan, HistoryManager, KeepBudget, apply_compaction,
@@ -176,7 +176,8 @@ class PromptState:
         # pinned messages stay whatever is archived, sent whole: the kept rounds get what they leave (a compaction
         # that kept rounds as if no pins were there left the prompt larger than before)
         fixed += sum(size(pinned_message(m).content) for m in self.history.messages if m.id in self.builder.pins)
-        return keep_fit.keep_budget(self.config.threshold, fixed), size
+        # a kept round costs what it sends: a tool result's text as L3 renders it, not its stored JSON (~5 % more)
+        return keep_fit.keep_budget(self.config.threshold, fixed), lambda m: size(history_message(m).content)
 
     def compaction_due(self, input_text: str = "") -> Trigger:
         """A6: would this input compact first? (estimate, threshold, due)."""
