@@ -136,3 +136,35 @@ def test_ours_bills_no_more_than_raw_through_contextual_replay(tmp_path: Path, f
     assert overall["ours"]["calls"] == overall["raw"]["calls"] == 9
     assert overall["ours"]["prompt_tokens"] < overall["raw"]["prompt_tokens"]     # stored forms were sent
     assert overall["ours"]["billed_tokens"] <= overall["raw"]["billed_tokens"]
+
+
+def test_the_sessions_earlier_turns_say_how_many_calls_are_left():
+    """A turn at its third call (two made) in a session whose turns made 3 calls: this is likely its last, so no
+    switch pays; turns of 30 calls: 27 more. A turn longer than every earlier one, or the first, goes by the tail."""
+    assert cache_rule.expected_later_calls(2, (3, 3)) == 0
+    assert cache_rule.expected_later_calls(2, (30, 30, 4)) == round((27 + 27 + 1) / 3)
+    assert cache_rule.expected_later_calls(5, (3, 4)) == cache_rule.expected_later_calls(5) == 10
+    assert not cache_rule.pays(10_000, 1_500, 0, cache_rule.expected_later_calls(2, (3,)), banked=RICH)
+
+
+async def test_a_session_of_short_turns_bills_no_more_than_sent_as_written_after_its_first_turn(tmp_path: Path):
+    """Read a 900-line file, run the tests, answer: three calls a turn. The Read's stored form paid (on the tail's
+    guess of calls to come) and was sent at the turn's last call; the turn's end rewrote it into history's form all
+    the same, so each such turn billed more than sending it as written (1.08x over four turns). From the second
+    turn on, the session's own turns say this is the last call, and nothing switches there."""
+    from contextual.core.replay.session_policies import RecordedStep, RecordedTurn, replay_session
+    from tests.engine_helpers import make_config
+    text = "".join(f"def total_{n}(items):\n    return sum(i.price for i in items) * {n}\n\n" for n in range(300))
+    numbered = "".join(f"{i + 1:6}\t{line}\n" for i, line in enumerate(text.splitlines()))
+    read = RecordedStep('Thought: read it.\nAction: Read[{"file_path": "cart.py"}]', "Read",
+                        {"status": "success", "data": numbered}, numbered)
+    tests_ran = {"command": "pytest -q", "exit_code": 0, "stdout": "1 passed", "stderr": "", "timed_out": False}
+    bash = RecordedStep('Thought: run them.\nAction: Bash[{"command": "pytest -q"}]', "Bash",
+                        {"status": "success", "data": tests_ran}, "1 passed")
+    turns = [RecordedTurn(f"question {k}", (read, bash, RecordedStep(f"Thought: ok\nAction: Finish[answer {k}]")))
+             for k in range(4)]
+    config = make_config(tmp_path, "http://127.0.0.1:9/v1")
+    ours_calls = (await replay_session(turns, "ours", config)).calls
+    raw_calls = (await replay_session(turns, "raw", config)).calls
+    later_ours, later_raw = call_figures(ours_calls[3:]), call_figures(raw_calls[3:])
+    assert later_ours.billed_tokens <= later_raw.billed_tokens * 1.001, (later_ours, later_raw)

@@ -13,7 +13,7 @@ lengths of recorded turns (`expected_later_calls`). The prices come from the mod
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING:       # the price table is read by the engine, which hands its entry here
     from contextual.core.model_facts import ModelFacts
@@ -46,8 +46,17 @@ def prices_for(facts: ModelFacts | None) -> CachePrices:
 LATER_CALLS_PER_CALL_MADE = 2
 
 
-def expected_later_calls(calls_so_far: int) -> int:
-    """Calls the turn is expected to make after this one (the turn's model decides; nothing here can know)."""
+def expected_later_calls(calls_so_far: int, past_turns: Sequence[int] = ()) -> int:
+    """Calls the turn is expected to make after this one (the turn's model decides; nothing here can know).
+    `past_turns`: how many calls each earlier turn of the session made. Those that lasted past `calls_so_far` say
+    how many more are usual here (none: no switch pays): in a session of short turns (read a file, run the tests, answer) a switch paid
+    its rewrite and the turn ended, and the turn's end rewrites its steps into history's forms all the same (a
+    session of 3-call turns billed 1.08x what sending them as written did). A turn longer than every earlier one
+    goes by the tail's guess."""
+    this_call = calls_so_far + 1
+    reached = [n - this_call for n in past_turns if n >= this_call]     # 0: such a turn ended with this call
+    if reached:
+        return round(sum(reached) / len(reached))
     return max(1, LATER_CALLS_PER_CALL_MADE * calls_so_far)
 
 

@@ -149,7 +149,7 @@ def _cuts(steps: list[ScratchStep], count: Callable[[str], int], params: OursPar
 
 
 def _switched(steps: list[ScratchStep], forms: list[StepForms], count: Callable[[str], int], params: OursParams,
-              prices: cache_rule.CachePrices) -> list[bool]:
+              prices: cache_rule.CachePrices, past_turns: tuple[int, ...] = ()) -> list[bool]:
     """For each step below the cut, whether it goes stored: decided once, at the call where it passes the cut,
     by whether its stored form pays for the cache prefix it breaks and what the turn has saved so far covers it
     (core/context/cache_rule.py). A step kept full then stays full, so no later call breaks the prefix there.
@@ -174,7 +174,8 @@ def _switched(steps: list[ScratchStep], forms: list[StepForms], count: Callable[
             full = count(observation(steps[i].observation_full)) + (count(form.fresh_action) if changed_action else 0)
             stored = count(observation(form.observation)) + (count(form.action) if changed_action else 0)
             rewritten = max(0, sent_before[k - 1] - sent_before[i + 1])   # sent after it by the previous call, written again
-            out[i] = cache_rule.pays(full, stored, rewritten, cache_rule.expected_later_calls(k), prices, banked=banked)
+            out[i] = cache_rule.pays(full, stored, rewritten, cache_rule.expected_later_calls(k, past_turns), prices,
+                                     banked=banked)
             if out[i]:
                 banked -= cache_rule.up_front(full, stored, rewritten, prices)
                 saved_per_call += prices.read * (full - stored)
@@ -182,9 +183,10 @@ def _switched(steps: list[ScratchStep], forms: list[StepForms], count: Callable[
 
 
 def ours(steps: list[ScratchStep], count: Callable[[str], int], params: OursParams = OursParams(),
-         shown: str = "", prices: cache_rule.CachePrices = cache_rule.DEFAULT_PRICES) -> list[PromptMessage]:
+         shown: str = "", prices: cache_rule.CachePrices = cache_rule.DEFAULT_PRICES,
+         past_turns: tuple[int, ...] = ()) -> list[PromptMessage]:
     forms = turn_stored(steps, len(steps), shown=shown)   # aware of what the prompt already shows (turn_forms.py)
-    stored = _switched(steps, forms, count, params, prices)
+    stored = _switched(steps, forms, count, params, prices, past_turns)
     # Steps kept full send their thought already shortened (turn_forms.py): that never changes once sent.
     return _messages(steps,
                      lambda i: forms[i].observation if stored[i] else steps[i].observation_full,
@@ -215,11 +217,13 @@ def _anthropic(params: anchors.ClearToolUses) -> Callable[[list[ScratchStep], Ca
 
 
 def scratchpad(policy: str, steps: list[ScratchStep], count: Callable[[str], int], shown: str = "",
-               prices: cache_rule.CachePrices = cache_rule.DEFAULT_PRICES) -> list[PromptMessage]:
+               prices: cache_rule.CachePrices = cache_rule.DEFAULT_PRICES,
+               past_turns: tuple[int, ...] = ()) -> list[PromptMessage]:
     """The turn's steps as `policy` sends them; `shown` is the turn's input, which `ours` need not repeat;
-    `prices` the model's cache prices, by which `ours` decides whether a stored form pays."""
+    `prices` the model's cache prices and `past_turns` the calls of the session's earlier turns, by which `ours`
+    decides whether a stored form pays."""
     if policy == "ours":
-        return POLICIES["ours"](steps, count, shown=shown, prices=prices)
+        return POLICIES["ours"](steps, count, shown=shown, prices=prices, past_turns=past_turns)
     return POLICIES[policy](steps, count)
 
 
