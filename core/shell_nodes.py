@@ -284,7 +284,7 @@ def evaluates(node: Node) -> bool:
     """Whether the node evaluates text a variable holds: an arithmetic (`$(( ))`, `(( ))`, `for (( ))`, an indexed
     array's subscript `${a[i]}` `a[i]=` `a=([i]=…)`, an offset `${x:i}`), a test, `${!x}`, `${x@P}`, a declaration
     or an `unset` (which tree-sitter does not make commands). A simple command: `evaluating`, for each command it
-    runs (core/shell_parse.py)."""
+    runs (core/shell_command.py)."""
     kind = node.type
     if kind in ("arithmetic_expansion", "test_command", "c_style_for_statement", "subscript", "unset_command"):
         return True

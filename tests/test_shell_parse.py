@@ -575,3 +575,22 @@ RUNS_ITS_WORDS = "exec \"$@\"\n"
 def test_a_script_runs_the_words_it_is_given(tmp_path, files, command, denied):
     write_scripts(tmp_path, files)
     assert (DENY_RM.denies("Bash", {"command": command}, str(tmp_path)) is not None) == denied, command
+
+
+def test_text_evaluated_later_nested_past_the_limit_is_opaque():
+    """`x=$(cat <<'E'` … `a[$(…)]` … `); (( x ))` nested past MAX_NESTING: bash still runs the innermost command
+    (each `(( x ))` evaluates the next level), so the line the parse no longer reads is opaque."""
+    from contextual.core.shell_findings import MAX_NESTING
+    line = "rm x"
+    for level in range(MAX_NESTING + 2):
+        line = f"x=$(cat <<'E{level}'\na[$({line})]\nE{level}\n); (( x ))"
+    assert DENY_RM.denies("Bash", {"command": line}, "/") is not None
+
+
+def test_a_git_alias_used_at_the_nesting_limit_is_opaque():
+    """`git -c alias.r=rebase r -x CMD` eight shells deep: git runs CMD though the parse no longer expands r."""
+    from contextual.core.shell_findings import MAX_NESTING
+    line = "git -c alias.r=rebase r -x 'rm x' HEAD~1"
+    for level in range(MAX_NESTING):
+        line = f"bash <<'E{level}'\n{line}\nE{level}"
+    assert DENY_RM.denies("Bash", {"command": line}, "/") is not None

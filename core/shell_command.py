@@ -1,0 +1,95 @@
+"""One simple command of a Bash line (for core/shell_parse.py): its words listed, checked as a command bash can
+run at all, then what it runs in turn (a wrapper unwrapped, a script sourced, an alias' text, a variable set)."""
+
+from __future__ import annotations
+
+import re
+
+from contextual.core.shell_aliases import Aliases
+from contextual.core.shell_findings import Reader
+from contextual.core.shell_latent import LatentText
+from contextual.core.shell_nodes import Word, command_name
+from contextual.core.shell_options import is_stdin_path
+from contextual.core.shell_unwrap import Unwrapper
+from contextual.core.shell_variables import Variables
+from contextual.core.shell_wrappers import WRAPPERS, Wrapper
+
+MAX_UNWRAP = 16          # sudo env nice timeout … in a row
+
+_SOURCES = {"source", "."}            # run a file's text in this shell: a file on disk is not read here
+_NUMBER_LIKE = re.compile(r"[-+]\S*|[\d.,:]*\d[\d.,:]*")        # an option or a value, never a program
+_LOADER = re.compile(r"ld(-linux[-\w.]*|-musl[-\w.]*)?\.so(\.\d+)*")   # runs the program it is given
+_LOADER_WRAPPER = Wrapper(value_options=frozenset({"--library-path", "--preload", "--audit", "--argv0"}))
+# Builtins that run text later or elsewhere: `fc -s` replays history, `compgen -C CMD` and `complete -C CMD` run
+# CMD, `set -k` makes every NAME=VALUE word an assignment (GIT_SSH_COMMAND=… after `git`).
+_RUNS_LATER = frozenset({"fc", "compgen", "complete"})
+_OTHER_GRAMMARS = frozenset({"zsh", "ksh", "mksh", "tcsh", "csh", "yash", "fish"})   # not bash's quoting
+_POSIX_SHELLS = frozenset({"sh", "dash", "ash"})          # no $'…' quoting: `\$'\\'` ends differently
+
+
+class SimpleCommands:
+    def __init__(self, reader: Reader, variables: Variables, aliases: Aliases, latent: LatentText,
+                 unwrapper: Unwrapper) -> None:
+        self.reader = reader
+        self.findings = reader.findings
+        self.variables = variables
+        self.aliases = aliases
+        self.latent = latent
+        self.unwrapper = unwrapper
+
+    def add(self, words: list[Word], depth: int, stdin: Word = "") -> None:
+        open_tail = False
+        for _ in range(MAX_UNWRAP):
+            if not words or words[0] is None:
+                self.findings.unreadable()    # the command is only known when it runs
+                return
+            self.findings.commands.append(tuple(words))
+            # each command a wrapper runs too: `builtin export GIT_SSH_COMMAND=…`, `command unset 'a[$(…)]'`
+            self.variables.command(words, depth)
+            self.latent.note_command(words)
+            self.aliases.expand(words, depth)
+            name = command_name(words[0])
+            if not self._plausible(words, name):
+                self.findings.misparsed()
+                return
+            if name in _SOURCES:
+                if len(words) < 2 or words[1] is None:
+                    self.findings.unreadable()    # `source <(…)`, `. "$X"`: a script made when it runs
+                elif is_stdin_path(words[1]):
+                    self.reader.script_word(stdin or None, depth)     # `source /dev/stdin <<< 'rm f'`
+                else:
+                    self.findings.scripts.append(words[1])    # read from disk by the permission rules
+                return
+            if name == "hash" and any(w is None or (w.startswith("-") and "p" in w) for w in words[1:]):
+                self.findings.unreadable()    # `hash -p /bin/rm ls`: a name now runs another program
+                return
+            wrapper = WRAPPERS.get(name) or (_LOADER_WRAPPER if _LOADER.fullmatch(name) else None)
+            if wrapper is None:
+                return
+            # open_tail: xargs' command, whose last (unknown) word stands for the words it reads
+            inner = self.unwrapper.unwrap(wrapper, words[1:], depth, stdin, open_tail)
+            if inner is None:
+                return
+            words, open_tail = inner, wrapper.appends_input
+        self.findings.unreadable()
+
+    def _plausible(self, words: list[Word], name: str) -> bool:
+        """Whether the words can be read as the command bash runs: a program's name, not an option or a value a
+        wrapper's unknown option left in its place (`numactl -C 0 rm f`), a placeholder another program fills in
+        (`find … -exec '{}' f ';'`), a descriptor or /proc path, another shell's grammar, a builtin that runs
+        text later. `exec -a rm busybox f` and a loader's --argv0 run under a name of their choosing: that name
+        is listed too."""
+        word = str(words[0])
+        if _NUMBER_LIKE.fullmatch(word) or "{" in word or "}" in word or word.startswith(("/dev/", "/proc/")):
+            return False
+        if name in _RUNS_LATER or (name == "set" and any(w is None or (w.startswith("-") and "k" in w)
+                                                         or w == "keyword" for w in words[1:])):
+            return False
+        if name in _OTHER_GRAMMARS and any(w not in ("--version", "--help") for w in words[1:]):
+            return False
+        if name in _POSIX_SHELLS and any(w is None or "$'" in w for w in words[1:]):
+            return False
+        for option in ("-a", "--argv0"):
+            if (name == "exec" or _LOADER.fullmatch(name)) and option in words[1:-1]:
+                self.findings.commands.append(tuple(words[words.index(option) + 1:]))
+        return True

@@ -1,0 +1,60 @@
+"""What the reading of one Bash line has found so far, and the verdicts on it (for core/shell_parse.py), with the
+`Reader` its parts call back through for text they read as a line of its own."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from contextual.core.shell_nodes import Word
+
+MAX_NESTING = 8          # bash -c "eval 'sh -c …'": deeper than this is uncertain
+
+
+@dataclass
+class Findings:
+    """The fields of `ShellParse` while the line is read (core/shell_parse.py says what each one means)."""
+    commands: list[tuple[Word, ...]] = field(default_factory=list)
+    certain: bool = True
+    opaque: bool = False
+    misread: bool = False
+    syntax_error: bool = False
+    writes_files: bool = False
+    writes_unknown: bool = False
+    redirected: list[str] = field(default_factory=list)
+    scripts: list[str] = field(default_factory=list)
+    latent: list[tuple[Word, ...]] = field(default_factory=list)
+    functions: list[str] = field(default_factory=list)
+
+    def unreadable(self) -> None:
+        self.certain, self.opaque = False, True
+
+    def misparsed(self) -> None:
+        """Unreadable because the parse itself cannot be trusted (not only a value known when it runs)."""
+        self.unreadable()
+        self.misread = True
+
+    def drop_repeats(self, first: int) -> None:
+        """The commands listed from ``first`` on that were listed before it: the same line read twice."""
+        known = set(self.commands[:first])
+        self.commands[first:] = [c for c in self.commands[first:] if c not in known]
+
+
+class Reader(Protocol):
+    """The reading of one line (core/shell_parse.py), as its parts see it."""
+    findings: Findings
+
+    def script(self, text: str, depth: int) -> None:
+        """Read text as a line of its own, nested ``depth`` deep."""
+
+    def script_word(self, text: Word, depth: int) -> None:
+        """Read a word's value as shell text one level deeper; unreadable when its value is not known."""
+
+    def add(self, words: list[Word], depth: int, stdin: Word = "") -> None:
+        """A simple command: listed, checked, and what it runs read too."""
+
+    def substitutions(self, text: str, depth: int) -> None:
+        """The `$(…)` and backticks of text bash expands now, read as commands of this line."""
+
+    def latent_substitutions(self, text: str, depth: int) -> None:
+        """The `$(…)` and backticks of text bash may expand later, read apart as latent commands."""

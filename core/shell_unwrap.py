@@ -1,0 +1,177 @@
+"""What a wrapper command runs (for core/shell_parse.py): the command after its options and positional words
+(`sudo -u me rm f`), shell text read as a line of its own (`bash -c`, `eval`, a shell reading a here-document),
+a script on disk (`bash s.sh`), find's `-exec` lists, a git alias used on the line. The wrappers and how each one
+hands on a command are core/shell_wrappers.py's table."""
+
+from __future__ import annotations
+
+import re
+
+from contextual.core.shell_aliases import Aliases
+from contextual.core.shell_findings import MAX_NESTING, Reader
+from contextual.core.shell_nodes import Word
+from contextual.core.shell_options import is_stdin_path, old_style, replace_string, replaced
+from contextual.core.shell_wrapper_options import WrapperOptions
+from contextual.core.shell_wrappers import SHELL, Wrapper
+
+
+class Unwrapper:
+    def __init__(self, reader: Reader, options: WrapperOptions, aliases: Aliases) -> None:
+        self.reader = reader
+        self.findings = reader.findings
+        self.options = options
+        self.aliases = aliases
+
+    def unwrap(self, wrapper: Wrapper, rest: list[Word], depth: int, stdin: Word = "",
+               open_tail: bool = False) -> list[Word] | None:
+        """The command the wrapper runs (None when it runs none or it was handed on as shell text). `stdin`: the
+        text the line hands it on standard input ("" when none is known to, None when it is made when it runs)."""
+        if self._handed_elsewhere(wrapper, rest, depth):
+            return None
+        if wrapper.old_style and rest and rest[0] and rest[0].isalpha():
+            rest = old_style(rest, wrapper)       # `tar xIf CMD a.tar` is `tar -x -I CMD -f a.tar`
+        if wrapper.dashdash_shell and "--" in rest:
+            after = rest[rest.index("--") + 1:]
+            shell = next((w.partition("=")[2] for w in rest if w is not None and w.startswith("--shell=")), None)
+            if shell is not None:
+                return [shell, *after]    # `capsh --shell=/bin/rm -- f` runs that program with the words after --
+            return self.unwrap(SHELL, after, depth, stdin)   # `capsh -- -c 'rm f'`
+        if wrapper.permute and self.options.permuted(wrapper, rest, depth):
+            return None
+        original = rest
+        i = self.options.leading(wrapper, rest, depth)
+        if i is None:
+            return None
+        reads_stdin = i < 0             # a shell's -s: the script is standard input, the words its arguments
+        if reads_stdin:
+            i = -i - 1
+        if any(w in wrapper.runs_nothing for w in rest[:i] if w is not None):
+            return None                   # `command -v rm`: a lookup
+        if wrapper.config_pair:
+            self._config_pair(wrapper, rest[i:], depth)
+            return None
+        sub = rest[i] if i < len(rest) else None
+        if sub is not None and self.aliases.has_git_alias(sub):
+            if depth < MAX_NESTING:
+                self._git_alias(sub, rest[i + 1:], depth, stdin)
+            else:
+                self.findings.unreadable()    # too deep to read what the alias runs, yet git runs it
+            return None
+        if sub is not None and sub in wrapper.subcommands:
+            return self.unwrap(wrapper.subcommands[sub], rest[i + 1:], depth, stdin)   # `git rebase -x …`
+        command = self._command_words(wrapper, rest, i, depth, open_tail)
+        if command is None:
+            return None
+        return self._what_runs(wrapper, command, original, reads_stdin, depth, stdin, open_tail)
+
+    def _handed_elsewhere(self, wrapper: Wrapper, rest: list[Word], depth: int) -> bool:
+        """A wrapper whose words name no command it runs next: commands from elsewhere, find's -exec lists,
+        alias definitions, a transport that runs a command named in a URL. True when so (what they run is read)."""
+        if wrapper.opaque:
+            self.findings.unreadable()    # tmux run-shell, source-file …: commands from elsewhere
+            return True
+        if wrapper.exec_options:
+            self._find_exec(wrapper, rest, depth)
+            return True
+        if wrapper.alias_values:
+            self.aliases.define(rest, depth)
+            return True
+        if any(w is not None and (any(mark in w for mark in wrapper.opaque_markers) or w in wrapper.opaque_words)
+               for w in rest):
+            self.findings.unreadable()    # git's `ext::` transport runs a command named in a URL
+            return True
+        return False
+
+    def _config_pair(self, wrapper: Wrapper, words: list[Word], depth: int) -> None:
+        """`git config alias.e '!rm f'`: a setting that later runs a command."""
+        plain = [w for w in words if w is None or not w.startswith("-")]
+        if plain[:1] == ["set"]:
+            plain = plain[1:]         # git 2.46's `git config set NAME VALUE`
+        if len(plain) >= 2:
+            self.options.setting(None if None in plain[:2] else f"{plain[0]}={plain[1]}", wrapper, depth)
+
+    def _git_alias(self, name: str, after: list[Word], depth: int, stdin: Word) -> None:
+        """`git -c alias.r=rebase r -x 'rm f'`: the alias, then the words after it."""
+        value = self.aliases.take_git_alias(name)
+        if value.startswith("!"):
+            self.reader.script_word(None if None in after else " ".join([value[1:], *after]),  # type: ignore[list-item]
+                                    depth)
+        else:
+            self.reader.add(["git", *value.split(), *after], depth + 1, stdin)     # `git -c alias.p=push p`: push
+
+    def _command_words(self, wrapper: Wrapper, rest: list[Word], i: int, depth: int, open_tail: bool
+                       ) -> list[Word] | None:
+        """The words from the command the wrapper runs on (``i``: the first word after its options): past its
+        positional words and the options after them, up to the word that ends them. None when unreadable."""
+        if wrapper.named_compound and len(rest) > i + 1 and rest[i + 1] in ("{", "(", None):
+            self.findings.unreadable()    # `coproc NAME { rm f; }`: the parser splits the body off the command
+            return None
+        if wrapper.positional and (len(rest) <= i + wrapper.positional or None in rest[i:i + wrapper.positional]):
+            if open_tail or len(rest) > i + wrapper.positional:
+                self.findings.unreadable()    # `timeout $T 5 rm`, `… | xargs timeout`: which word runs is unknown
+                return None
+        rest = rest[i + wrapper.positional:]
+        if wrapper.options_after_positional:
+            j = self.options.leading(wrapper, rest, depth)
+            if j is None:
+                return None
+            rest = rest[abs(j) - 1 if j < 0 else j:]
+        if wrapper.until:
+            end = next((j for j, w in enumerate(rest) if w in wrapper.until), len(rest))
+            rest = rest[:end]
+            if not rest:
+                self.findings.unreadable()    # `… | parallel`: the commands are the lines it reads
+                return None
+        return rest
+
+    def _what_runs(self, wrapper: Wrapper, rest: list[Word], original: list[Word], reads_stdin: bool, depth: int,
+                   stdin: Word, open_tail: bool) -> list[Word] | None:
+        """What the command words run: shell text read here (a script, standard input, each word its own line),
+        a script on disk, or the command itself (its words returned). ``original``: all the wrapper's words."""
+        if wrapper.default_shell and not (rest and wrapper.runs_rest) and not any(
+                w in wrapper.runs_nothing | wrapper.nothing_alone for w in original if w is not None):
+            self.reader.script_word(stdin or None, depth)    # `su <<< 'rm f'`: a shell reading standard input
+            return None
+        if wrapper.each_word_script:
+            for word in rest:
+                self.reader.script_word(word, depth)     # pee, mispipe: each word its own command line
+            return None
+        if wrapper.script_rest:
+            if rest:
+                # parallel adds its arguments after the command: words only known then
+                tail = ' "$ARGUMENT"' if wrapper.until else ""
+                self.reader.script_word(None if None in rest else " ".join(rest) + tail,  # type: ignore[arg-type]
+                                        depth)
+            return None
+        if not wrapper.runs_rest:
+            if wrapper is SHELL and (reads_stdin or not rest or is_stdin_path(rest[0] or "")):
+                # its script is standard input: a here-document read here, anything else (`echo rm f | sh`) unknown
+                self.reader.script_word(stdin or None, depth)
+            elif wrapper is SHELL and rest[0] is not None:
+                self.findings.scripts.append(rest[0])      # `bash s.sh`: read from disk by the permission rules
+            elif wrapper is SHELL:
+                self.findings.unreadable()    # `bash "$F"`
+            return None
+        if not rest and open_tail:
+            self.findings.unreadable()    # `… | xargs sudo`: the command is what it reads
+            return None
+        if not rest:
+            return list(wrapper.default) or None
+        if wrapper.replace_options:
+            rest = replaced(rest, replace_string(original))
+        # xargs: the words it reads follow the command (`xargs env` runs what it reads)
+        return list(rest) + [None] if wrapper.appends_input else list(rest)
+
+    def _find_exec(self, wrapper: Wrapper, rest: list[Word], depth: int) -> None:
+        i = 0
+        while i < len(rest):
+            word = rest[i]
+            bundled = word is not None and re.fullmatch(r"-[A-Za-z]+", word) is not None and \
+                "-" + word[-1] in wrapper.exec_options        # fd's `-Hx rm`: the last letter of a bundle
+            if word in wrapper.exec_options or bundled:
+                end = i + 1
+                while end < len(rest) and not (rest[end] == ";" or (rest[end] == "+" and rest[end - 1] == "{}")):
+                    end += 1
+                self.reader.add(list(rest[i + 1:end]), depth)
+                i = end
+            i += 1

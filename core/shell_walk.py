@@ -1,0 +1,162 @@
+"""The walk of one Bash text's tree-sitter tree (for core/shell_parse.py): every node that runs, redirects, assigns
+or declares something handed to the part that reads it, and the parse distrusted wherever tree-sitter and bash
+read the text differently (a syntax error, a token across a line end, a backtick not read as a substitution)."""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+
+import tree_sitter_bash
+from tree_sitter import Language, Node, Parser
+
+from contextual.core.shell_findings import Reader
+from contextual.core.shell_latent import LatentText
+from contextual.core.shell_nodes import (backticks, declaration_words, heredoc_quoted, heredoc_read_as_bash,
+                                        heredoc_text, herestring_text, inside, standard_input, word_value)
+from contextual.core.shell_variables import Variables
+
+_WRITE_OPERATORS = {">", ">>", ">|", "&>", "&>>", "<>"}
+_NAMED_FD = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")     # `exec {fd}>file`: the shell picks a descriptor
+_LITERAL_SPANS = ("raw_string", "ansi_c_string", "comment")     # where a backtick is only a character
+# Nodes whose own text is one token for bash: a line end in it, or between two of their parts, means tree-sitter
+# joined what bash splits (`echo\n\\rm f`, `echo =~\nrm f`, `: <\nrm f`).
+_ONE_LINE_NODES = frozenset({"command", "command_name", "word", "regex", "number", "concatenation",
+                             "file_redirect", "herestring_redirect", "variable_assignment", "extglob_pattern"})
+# Leaves tree-sitter keeps whole where bash still expands a `$(`: `${x#$(rm f)}`
+_OPAQUE_LEAVES = frozenset({"regex", "extglob_pattern"})
+
+_thread = threading.local()
+
+
+def _parser() -> Parser:
+    """This thread's parser: a tree-sitter Parser is not to be shared between threads, and the permission check
+    runs in a worker thread (core/engine/permission_gate.py) while the screen may parse a line for a preview."""
+    parser: Parser | None = getattr(_thread, "parser", None)
+    if parser is None:
+        parser = _thread.parser = Parser(_language())
+    return parser
+
+
+@functools.cache
+def _language() -> Language:
+    return Language(tree_sitter_bash.language())
+
+
+class TreeWalk:
+    def __init__(self, reader: Reader, latent: LatentText, variables: Variables) -> None:
+        self.reader = reader
+        self.findings = reader.findings
+        self.latent = latent
+        self.variables = variables
+
+    def walk(self, text: str, depth: int) -> None:
+        source = text.encode("utf-8", errors="replace")
+        root = _parser().parse(source).root_node
+        if root.has_error:
+            self.findings.syntax_error = True
+            self.findings.misparsed()
+        literal: list[tuple[int, int]] = []       # byte spans where a backtick is a character or was read
+        stack = [root]
+        while stack:                      # iterative: a deeply nested line must not exhaust Python's stack
+            node = stack.pop()
+            kind = node.type
+            if kind == "command":
+                self._command(node, depth)
+            elif kind == "redirected_statement":
+                self._note_stdin(node, literal)
+            elif kind == "heredoc_redirect" and not heredoc_read_as_bash(node):
+                self.findings.misparsed()     # `cat <<E"F"`: bash ends it at `EF`, tree-sitter at `E"F"`
+            elif kind == "file_redirect":
+                self._redirect(node)
+            elif kind == "variable_assignment":
+                self._assignment(node, depth)
+            elif kind == "command_substitution":
+                literal.append((node.start_byte, node.end_byte))
+                self._nested_backticks(node, depth)
+            elif kind == "raw_string" and inside(node, "string"):
+                # "${x:-'$(rm f)'}": inside double quotes a ' is a character, and the $( ) runs now
+                self.reader.substitutions((node.text or b"").decode("utf-8", errors="replace")[1:-1], depth)
+                literal.append((node.start_byte, node.end_byte))
+            elif kind in _LITERAL_SPANS:
+                literal.append((node.start_byte, node.end_byte))
+            elif kind == "declaration_command":
+                self.variables.declared(declaration_words(node), depth)
+            elif kind == "function_definition" and (named := node.child_by_field_name("name")) is not None:
+                self.findings.functions.append((named.text or b"").decode("utf-8", errors="replace"))
+            elif kind == "expansion":
+                self.variables.expansion((node.text or b"").decode("utf-8", "replace"))
+            elif kind == "for_statement":
+                variable = node.child_by_field_name("variable")
+                if variable is not None:
+                    self.variables.loop((variable.text or b"").decode())
+            if kind in ("raw_string", "string", "ansi_c_string", "concatenation", "word"):
+                self.latent.keep_quoted(node)
+            if kind in _ONE_LINE_NODES and _spans_a_line_end(node, source):
+                self.findings.misparsed()
+            if kind in _OPAQUE_LEAVES and b"$(" in (node.text or b""):
+                self.findings.misparsed()
+            self.latent.note_node(node)
+            stack.extend(reversed(node.children))
+        if any(not any(a <= at < b for a, b in literal) for at in backticks(source)):
+            self.findings.misparsed()     # `${x:-`rm f`}`, an unquoted here-document's `…`: not read as code
+
+    def _nested_backticks(self, node: Node, depth: int) -> None:
+        """Inside `…`, bash turns \\` into a backtick and reads the text again: `echo \\`rm f\\``."""
+        text = (node.text or b"").decode("utf-8", errors="replace")
+        if text.startswith("`") and "\\`" in text:
+            self.reader.script(re.sub(r"\\([\\`$])", r"\1", text[1:-1]), depth + 1)
+
+    def _redirect(self, node: Node) -> None:
+        operator = next((c.type for c in node.children if not c.is_named), "")
+        target = node.child_by_field_name("destination")
+        if operator in (">&", "<&", ">&-", "<&-") and (target is None or target.type == "number"
+                                                      or word_value(target) == "-"):
+            return                        # a descriptor copied or closed: 2>&1
+        named = word_value(target) if target is not None else None
+        if named:
+            self.findings.redirected.append(named)
+        if operator in _WRITE_OPERATORS or operator == ">&":
+            if target is None or word_value(target) != "/dev/null":
+                self.findings.writes_files = True
+            if named is None:
+                self.findings.writes_unknown = True
+
+    def _note_stdin(self, node: Node, literal: list[tuple[int, int]]) -> None:
+        """A quoted here-document's body is text, not code; a here-document or here-string holding `$(` is kept
+        in case the line evaluates what `read` stores from it. What a command reads: `standard_input`."""
+        for child in node.children:
+            if child.type == "heredoc_redirect" and heredoc_quoted(child):
+                literal.extend((c.start_byte, c.end_byte) for c in child.children if c.type == "heredoc_body")
+        body = node.child_by_field_name("body")
+        if body is None or body.type != "command":
+            return
+        for child in node.children:
+            self.latent.keep_input(heredoc_text(child) if child.type == "heredoc_redirect" else
+                                   herestring_text(child) if child.type == "herestring_redirect" else None)
+
+    def _assignment(self, node: Node, depth: int) -> None:
+        name_node, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        name = (name_node.text or b"").decode("utf-8", errors="replace") if name_node is not None else ""
+        self.variables.assign(name.partition("[")[0], word_value(value) if value is not None else "", depth)
+
+    def _command(self, node: Node, depth: int) -> None:
+        name = node.child_by_field_name("name")
+        if name is None:                  # assignments only
+            return
+        arguments = node.children_by_field_name("argument")
+        if arguments and _NAMED_FD.fullmatch((arguments[-1].text or b"").decode("utf-8", errors="replace")) \
+                and node.parent is not None and node.parent.type == "redirected_statement":
+            arguments = arguments[:-1]    # `exec {fd}>lock`: the descriptor's name, not an argument
+        words = [word_value(name)] + [word_value(arg) for arg in arguments]
+        self.reader.add(words, depth, standard_input(node))
+
+
+def _spans_a_line_end(node: Node, source: bytes) -> bool:
+    """A leaf with a line end in it, or one between two of the node's parts (strings and here-documents, which
+    hold line ends, are not such nodes)."""
+    if node.child_count == 0:
+        return b"\n" in (node.text or b"")
+    children = node.children
+    return any(b"\n" in source[a.end_byte:b.start_byte] for a, b in zip(children, children[1:]))
