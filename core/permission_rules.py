@@ -16,14 +16,13 @@ needs both to match, deny either."""
 
 from __future__ import annotations
 
-import glob
-import itertools
 import os
 import re
 import shlex
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from contextual.core.bash_paths import named_paths
 from contextual.core.files_run import FilesRun
 from contextual.core.shell_nodes import Word, command_name
 from contextual.core.shell_parse import parse_command
@@ -224,17 +223,13 @@ class PermissionRules:
 
     def _withheld_in(self, command: str, root: str) -> Rule | None:
         """The Read deny rule covering a file the command line names (`cat .env`, `head -n 3 secrets/k`,
-        `< .env`, `--config=.env`) or a glob names as the project is now (`cat .en?`, `cat {.env,x}`); a variable
-        that expands to it only the shell knows."""
+        `< .env`, `--config=.env`, `cd sub && cat ../.env`, `~+/.env`) or a glob names as the project is now
+        (`cat .en?`, `cat {.env,x}`); a variable that expands to it only the shell knows."""
         reads = [r for r in self.deny if r.tool == "Read" and r.spec is not None]
         if not reads:
             return None
-        parsed = parse_command(command)
-        named = [w.partition("=")[2] if w.startswith("-") else w
-                 for words in parsed.commands for w in words[1:] if isinstance(w, str)]
-        globbed = _glob_words(command, root) if any(None in words[1:] for words in parsed.commands) else []
-        for path in dict.fromkeys(p for p in [*named, *parsed.redirected, *globbed] if p and not p.startswith("-")):
-            rule = next((r for r in reads if r.matches("Read", {"file_path": path}, root, deny=True)), None)
+        for candidate in named_paths(command, root):
+            rule = next((r for r in reads if r.matches("Read", {"file_path": candidate}, root, deny=True)), None)
             if rule is not None:
                 return rule
         return None
@@ -265,43 +260,6 @@ def bash_cover(rules: tuple[Rule, ...], command: str) -> list[Rule]:
     cover = [next((r for r in bash if r.matches_words(words, deny=False)), None)
              for words in parsed.commands + parsed.latent]       # a latent command runs too: it must be covered
     return [] if None in cover else cover                                       # type: ignore[return-value]
-
-
-_GLOB_CHARS = re.compile(r"[*?[]")
-_BRACE = re.compile(r"\{([^{}]*,[^{}]*)\}")
-GLOB_HITS = 1000          # paths one pattern may name before the rest are not looked at
-
-
-def _braces(word: str) -> list[str]:
-    """`{a,b}c` as bash expands it to words (at most 64)."""
-    words, done = [word], list[str]()
-    while words and len(words) + len(done) < 64:
-        word = words.pop()
-        found = _BRACE.search(word)
-        if found is None:
-            done.append(word)
-        else:
-            words.extend(word[:found.start()] + part + word[found.end():] for part in found.group(1).split(","))
-    return done + words
-
-
-def _glob_words(command: str, root: str) -> list[str]:
-    """The files the line's glob and brace words name in the project now, as bash expands them in its folder
-    (`cat secre*`, `cat s?cret.txt`, `cat {secret,x}.txt`). Read from the text as written, quotes removed: a
-    quoted pattern is matched too, which only refuses more."""
-    try:
-        words = shlex.split(command, comments=True)
-    except ValueError:
-        words = command.split()
-    out: list[str] = []
-    for word in words:
-        for pattern in _braces(word.partition("=")[2] if word.startswith("-") else word):
-            if not _GLOB_CHARS.search(pattern):
-                out.append(pattern)
-                continue
-            full = pattern if os.path.isabs(pattern) else os.path.join(root, pattern)
-            out.extend(itertools.islice(glob.iglob(full), GLOB_HITS))
-    return out
 
 
 def _relative_paths(path: str, root: str) -> tuple[str | None, str | None]:

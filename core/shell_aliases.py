@@ -54,8 +54,8 @@ class Aliases:
         self.git[name] = value
 
     def has_git_alias(self, name: str) -> bool:
-        return name in self.git
+        return name.lower() in self.git        # git's names ignore case: alias.P is `git p` and `git P`
 
     def take_git_alias(self, name: str) -> str:
         """The value of git's alias NAME, used once: `git -c alias.r=rebase r` expands `r` where it is met."""
-        return self.git.pop(name)
+        return self.git.pop(name.lower())

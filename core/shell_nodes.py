@@ -25,7 +25,11 @@ def word_value(node: Node) -> Word:
     if kind == "raw_string":
         return text[1:-1]
     if kind == "ansi_c_string":
-        return None if "\\" in text else text[2:-1]
+        if "\\" not in text:
+            return text[2:-1]
+        # `cat $'\x2eenv'` names .env; a byte past ASCII is bash's raw byte, not this character: unknown
+        value = ansi_c_value(text[2:-1])
+        return value if value is not None and value.isascii() else None
     if kind == "string":
         parts: list[str] = []
         for child in node.children:
@@ -170,6 +174,21 @@ def heredoc_read_as_bash(node: Node) -> bool:
 def herestring_text(node: Node) -> Word:
     word = next((c for c in node.children if c.is_named), None)
     return word_value(word) if word is not None else None
+
+
+def redirect_words(statement: Node) -> list[Node]:
+    """The words tree-sitter hangs on a statement's redirections after their target (`exec 2>/dev/null rm f`,
+    `git >/dev/null push`, `cat <<E a b`). A redirection takes one word; bash reads the words after it as the
+    command's arguments."""
+    out: list[Node] = []
+    redirects = [c for c in statement.children if c.type in ("file_redirect", "heredoc_redirect")]
+    for node in redirects:
+        if node.type == "file_redirect":
+            out += node.children_by_field_name("destination")[1:]
+        else:
+            out += node.children_by_field_name("argument")
+            redirects += [c for c in node.children if c.type == "file_redirect"]    # `<<E >f rm x`
+    return sorted(out, key=lambda n: n.start_byte)
 
 
 _INPUT_OPERATORS = frozenset({"<", "<>", "<&", "<&-"})

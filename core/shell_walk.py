@@ -14,7 +14,8 @@ from tree_sitter import Language, Node, Parser
 from contextual.core.shell_findings import Reader
 from contextual.core.shell_latent import LatentText
 from contextual.core.shell_nodes import (backticks, declaration_words, heredoc_quoted, heredoc_read_as_bash,
-                                        heredoc_text, herestring_text, inside, standard_input, word_value)
+                                        heredoc_text, herestring_text, inside, redirect_words, standard_input,
+                                        word_value)
 from contextual.core.shell_variables import Variables
 
 _WRITE_OPERATORS = {">", ">>", ">|", "&>", "&>>", "<>"}
@@ -93,6 +94,9 @@ class TreeWalk:
                     self.variables.loop((variable.text or b"").decode())
             if kind in ("raw_string", "string", "ansi_c_string", "concatenation", "word"):
                 self.latent.keep_quoted(node)
+            if kind in ("redirected_statement", "function_definition") and redirect_words(node) and \
+                    getattr(node.child_by_field_name("body"), "type", "") != "command":
+                self.findings.misparsed()   # `ls | exec >f rm x`: bash gives exec the words, tree-sitter the pipeline
             if kind in _ONE_LINE_NODES and _spans_a_line_end(node, source):
                 self.findings.misparsed()
             if kind in _OPAQUE_LEAVES and b"$(" in (node.text or b""):
@@ -149,6 +153,8 @@ class TreeWalk:
         if arguments and _NAMED_FD.fullmatch((arguments[-1].text or b"").decode("utf-8", errors="replace")) \
                 and node.parent is not None and node.parent.type == "redirected_statement":
             arguments = arguments[:-1]    # `exec {fd}>lock`: the descriptor's name, not an argument
+        if node.parent is not None and node.parent.type == "redirected_statement":
+            arguments += redirect_words(node.parent)    # `exec 2>/dev/null rm f`: tree-sitter reads rm as a target
         words = [word_value(name)] + [word_value(arg) for arg in arguments]
         self.reader.add(words, depth, standard_input(node))
 

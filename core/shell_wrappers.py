@@ -113,7 +113,8 @@ WRAPPERS: dict[str, Wrapper] = {
                                                                             "--remove-timestamp --version --help"),
                     nothing_alone=_opts("-k --reset-timestamp")),
     "doas": Wrapper(value_options=_opts("-u -C")),
-    "env": Wrapper(value_options=_opts("-u --unset -C --chdir -S --split-string"), assignments=True,
+    # newer coreutils (9.7's manual) take -a/--argv0 NAME: `env -a x rm f` runs rm
+    "env": Wrapper(value_options=_opts("-u --unset -C --chdir -S --split-string -a --argv0"), assignments=True,
                    command_options=_opts("-S --split-string")),
     "timeout": Wrapper(value_options=_opts("-s -k --signal --kill-after"), positional=1),
     "nice": Wrapper(value_options=_opts("-n --adjustment")),

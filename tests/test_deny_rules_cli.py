@@ -232,3 +232,35 @@ def test_a_commit_with_only_git_s_sample_hooks_or_a_harmless_one_runs_under_a_de
     assert result.returncode == 0, result.stderr
     heads = [r["messages"][-1]["content"].removeprefix("Observation: ").partition("\n")[0] for r in srv.requests[1:]]
     assert heads == ["[exit 0]"] * 4 and (project / "hook-ran").read_text() == "checked\n"
+
+
+# A seventh red team (helper-95): each deleted its file through this CLI in bypass mode before the fix. tree-sitter
+# read the words after a redirection's target as more targets, so the line was `exec`, `command`, `nice` alone.
+SEVENTH = {"r1": "exec 2>/dev/null rm r1", "r2": "command >/dev/null rm r2", "r3": "nice 2>/dev/null rm r3",
+           "r4": "time 2>/dev/null rm r4", "r5": "exec <<E rm r5\nE"}
+
+
+def test_a_seventh_red_teams_evasions_are_refused_in_bypass_mode_and_the_files_survive(project: Path):
+    heads = refused_in_bypass(project, SEVENTH, then=("echo >/dev/null ok",))
+    assert heads[len(SEVENTH)] == "[exit 0]"
+
+
+def test_a_read_deny_rule_holds_for_a_file_named_as_bash_reads_the_name(project: Path):
+    """helper-95: each printed .env under deny = Read(.env): a `cd` first, `~+`, an ANSI-C escape, a bracket bash
+    reads as a negation, `dotglob`."""
+    (project / ".contextual").mkdir()
+    (project / ".contextual" / "config.toml").write_text('[permissions]\ndeny = ["Read(.env)"]\n')
+    (project / ".env").write_text("TOKEN-hidden-value\n")
+    (project / "open.txt").write_text("TOKEN-open-value\n")
+    (project / "sub").mkdir()
+    lines = ("cd sub && cat ../.env", "cat ~+/.env", "cat $'\\x2eenv'", "cat .en[^x]", "shopt -s dotglob; cat *",
+             "cat *")
+    script = [f"Thought: look\nAction: Bash[{json.dumps({'command': c})}]" for c in lines] + [FINISH]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        result = contextual(["-p", "go", "--permission-mode", "bypass"], project,
+                            cli_env(home_of(project), srv.base_url))
+    assert result.returncode == 0, result.stderr
+    *refused, other = [r["messages"][-1]["content"] for r in srv.requests[1:]]
+    for line, text in zip(lines, refused):
+        assert "denied by the permission rule 'Read(.env)'" in text and "hidden" not in text, (line, text)
+    assert "TOKEN-open-value" in other and "hidden" not in other     # `*` names no .env without dotglob: it runs

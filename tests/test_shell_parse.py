@@ -594,3 +594,51 @@ def test_a_git_alias_used_at_the_nesting_limit_is_opaque():
     for level in range(MAX_NESTING):
         line = f"bash <<'E{level}'\n{line}\nE{level}"
     assert DENY_RM.denies("Bash", {"command": line}, "/") is not None
+
+
+# A seventh red team (helper-95), each run by bash: tree-sitter hangs the words after a redirection's target on
+# the redirection (`exec 2>/dev/null rm x` was the command `exec`); git's alias names ignore case; newer env's -a.
+SEVENTH_RED_TEAM = ["exec 2>/dev/null rm x", "command >/dev/null rm x", "nice 2>/dev/null rm x",
+                    "env >/dev/null rm x", "time 2>/dev/null rm x", "exec <<E rm x\nE", "exec <<E >/dev/null rm x\nE",
+                    "exec >/dev/null 3>&1 rm x", "ls | exec >f rm x", "env -a n rm x", "env --argv0 n rm x"]
+
+
+@pytest.mark.parametrize("command", SEVENTH_RED_TEAM)
+def test_a_seventh_red_teams_ways_of_running_rm_are_denied(command: str):
+    assert DENY_RM.denies("Bash", {"command": command}, "/") is not None
+
+
+@pytest.mark.parametrize("command, denied", [
+    ("git >/dev/null push", True), ("rm -r >/dev/null -f x", True),
+    ("git -c alias.P=push P", True), ("git -c alias.pu=push Pu", True), ("git config alias.P push; git P", True),
+    ("git -c alias.P=log P", False), ("echo >out rm -rf x", False), ("exec >log 2>&1; ls", False),
+    ("git log >/dev/null --oneline", False)])
+def test_words_after_a_redirection_and_git_aliases_in_other_letters_are_read(command: str, denied: bool):
+    rules = PermissionRules.from_tables({"deny": ["Bash(git push:*)", "Bash(rm -rf:*)"]})
+    assert (rules.denies("Bash", {"command": command}, "/") is not None) is denied
+
+
+def test_the_words_after_a_redirections_target_are_the_commands_arguments():
+    assert parse_command("echo >out rm -rf x").commands == (("echo", "rm", "-rf", "x"),)
+    assert parse_command("exec 2>/dev/null rm x").commands == (("exec", "rm", "x"), ("rm", "x"))
+    assert parse_command("{ ls; } >f rm x").opaque          # bash: a syntax error; tree-sitter: a target
+
+
+@pytest.mark.parametrize("command, denied", [
+    # the shell's own ways of naming .env: a `cd` first, `~+` and `~-`, ANSI-C escapes
+    ("cd sub && cat ../.env", True), ("pushd sub; cat ../.env", True), ("cd .. && cat proj/.env", True),
+    ("cat ~+/.env", True), ("cd sub && cat ~-/.env", True), ("cat ~/.env", True), ("cat $'\\x2eenv'", True),
+    ("dd if=.env", True),
+    # globs as bash reads them: `[^x]` and classes, extglob, dotglob, nocaseglob, inside `$( )` and `bash -c`
+    ("cat .en[^x]", True), ("cat .[[:alpha:]]nv", True), ("shopt -s extglob\ncat .e@(n|x)v", True),
+    ("shopt -s dotglob; cat *", True), ("GLOBIGNORE=x; cat *", True), ("BASHOPTS=dotglob bash -c 'cat *'", True),
+    ("shopt -s nocaseglob; cat .EN?", True), ("echo $(cat .en?)", True), ("bash -c 'cat .en?'", True),
+    ("cat *", False), ("cat ?env", False), ("cat [.]env", False), ("cat .EN?", False), ("cd sub && cat x", False),
+    ("cat .envx", False), ("cat $'.env\\x2e'", False)])
+def test_a_read_deny_rule_covers_a_file_a_bash_line_names_as_bash_reads_it(tmp_path, monkeypatch, command, denied):
+    project = tmp_path / "proj"
+    (project / "sub").mkdir(parents=True)
+    (project / ".env").write_text("SECRET\n")
+    monkeypatch.setenv("HOME", str(project))
+    rules = PermissionRules.from_tables({"deny": ["Read(.env)"]})
+    assert (rules.denies("Bash", {"command": command}, str(project)) is not None) is denied, command

@@ -1,0 +1,157 @@
+"""The files a Bash line names, as bash would read them: for Read deny rules (core/permission_rules.py).
+
+A word naming a path (`cat .env`, `--config=.env`, `dd if=.env`, `< .env`), seen from each folder the line moves
+to (`cd sub && cat ../.env`, `pushd`, `~+`, `~-`), and, where the line holds a word only known when it runs or a
+parse that cannot be trusted, the globs of its text as written matched against the project as it is now (`[^x]`,
+classes, extglob, `dotglob`, `nocaseglob`, inside `$( )` and `bash -c`). A variable that expands to a path only the
+shell knows."""
+
+from __future__ import annotations
+
+import glob
+import itertools
+import os
+import re
+import shlex
+
+from contextual.core.shell_nodes import Word
+from contextual.core.shell_parse import parse_command
+
+_GLOB_CHARS = re.compile(r"[*?[]")
+_BRACE = re.compile(r"\{([^{}]*,[^{}]*)\}")
+GLOB_HITS = 1000          # paths one pattern may name before the rest are not looked at
+
+def named_paths(command: str, root: str) -> list[str]:
+    """Every path the line names, once each, as seen from the folders it moves to."""
+    parsed = parse_command(command)
+    folders = _folders(parsed.commands, root)
+    named = [p for words in parsed.commands for w in words[1:] if isinstance(w, str)
+             for p in ((w, w.partition("=")[2]) if "=" in w else (w,))]       # `--config=.env`, `dd if=.env`
+    # a word only known when it runs, or a parse that cannot be trusted: the words of the text as written
+    globbed = _glob_words(command, parsed.commands, folders) \
+        if parsed.opaque or any(None in words[1:] for words in parsed.commands) else []
+    out: list[str] = []
+    for path in dict.fromkeys(p for p in [*named, *parsed.redirected, *globbed] if p and not p.startswith("-")):
+        out.extend(_in_folders(path, folders))
+    return list(dict.fromkeys(out))
+
+
+def _braces(word: str) -> list[str]:
+    """`{a,b}c` as bash expands it to words (at most 64)."""
+    words, done = [word], list[str]()
+    while words and len(words) + len(done) < 64:
+        word = words.pop()
+        found = _BRACE.search(word)
+        if found is None:
+            done.append(word)
+        else:
+            words.extend(word[:found.start()] + part + word[found.end():] for part in found.group(1).split(","))
+    return done + words
+
+
+def _glob_words(command: str, commands: tuple[tuple[Word, ...], ...], folders: list[str]) -> list[str]:
+    """The files the line's glob and brace words name in the project now, as bash expands them in its folder
+    (`cat secre*`, `cat s?cret.txt`, `cat {secret,x}.txt`). Read from the text as written, quotes removed: a
+    quoted pattern is matched too, which only refuses more. The line may turn on `dotglob` (or set
+    `GLOBIGNORE`, `BASHOPTS`), which lets `*` name `.env`, and `nocaseglob`, which lets `.EN?` name it."""
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError:
+        words = command.split()
+    said = re.sub(r"[\"'\\]", "", command) + " " + " ".join(w for c in commands for w in c if w is not None)
+    unknown_shopt = any(c and c[0] == "shopt" and None in c for c in commands)
+    hidden = unknown_shopt or any(name in said for name in ("dotglob", "GLOBIGNORE", "BASHOPTS"))
+    nocase = unknown_shopt or any(name in said for name in ("nocaseglob", "BASHOPTS"))
+    # `$(cat .en?)`, `bash -c 'cat .en?'`: the pieces of a word too
+    pieces = dict.fromkeys(p for word in words for p in (word, *_PIECES.split(word)) if p)
+    out: list[str] = []
+    for word in pieces:
+        for pattern in _braces(word.partition("=")[2] if word.startswith("-") else word):
+            if not _GLOB_CHARS.search(pattern) and not _EXTGLOB.search(pattern):
+                out.append(pattern)
+                continue
+            pattern = _python_glob(pattern, nocase)
+            for folder in folders:
+                full = pattern if os.path.isabs(pattern) else os.path.join(folder, pattern)
+                out.extend(itertools.islice(glob.iglob(full, recursive=True, include_hidden=hidden), GLOB_HITS))
+    return out
+
+
+_EXTGLOB = re.compile(r"[@!+*?]\(")
+_PIECES = re.compile(r"[\s;&|<>()`]+")
+
+
+def _python_glob(pattern: str, nocase: bool) -> str:
+    """A bash pattern as a Python glob naming at least the same files: a bracket expression (`[^x]`,
+    `[[:alpha:]]`, which Python reads otherwise) is any one character, an extglob group (`@(n|x)`) anything."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char in "@!+*?" and pattern[i + 1:i + 2] == "(":
+            depth, j = 0, i + 1
+            while j < len(pattern):
+                depth += {"(": 1, ")": -1}.get(pattern[j], 0)
+                if depth == 0:
+                    break
+                j += 1
+            out.append("*")
+            i = j + 1
+        elif char == "[":
+            end = _bracket_end(pattern, i)
+            out.append("?" if end else "[[]")
+            i = end or i + 1
+        elif nocase and char.isalpha():
+            out.append(f"[{char.lower()}{char.upper()}]")
+            i += 1
+        else:
+            out.append(char)
+            i += 1
+    return "".join(out)
+
+
+def _bracket_end(pattern: str, start: int) -> int:
+    """Where the bracket expression opening at `start` ends (past its `]`), 0 when it does not close."""
+    j = start + 1
+    j += pattern[j:j + 1] in ("!", "^")
+    j += pattern[j:j + 1] == "]"          # `[]a]`: a first `]` is a character
+    while j < len(pattern):
+        if pattern.startswith("[:", j) and (close := pattern.find(":]", j + 2)) > 0:
+            j = close + 2
+        elif pattern[j] == "]":
+            return j + 1
+        else:
+            j += 1
+    return 0
+
+
+_FOLDER_CHANGES = frozenset({"cd", "pushd"})
+MAX_FOLDERS = 16
+
+
+def _folders(commands: tuple[tuple[Word, ...], ...], root: str) -> list[str]:
+    """The folders a relative path on the line may be read in: the root, and each folder a `cd` or `pushd` on the
+    line names, from each folder before it (`cd sub && cat ../.env`). One only known when it runs is not
+    followed, as a variable naming the file is not."""
+    folders = [root]
+    for words in commands:
+        if not words or words[0] not in _FOLDER_CHANGES:
+            continue
+        plain = [w for w in words[1:] if w is None or w == "-" or not w.startswith("-")]
+        target = plain[0] if plain else "~"
+        if isinstance(target, str) and target != "-":
+            moved = [os.path.normpath(os.path.join(f, os.path.expanduser(target))) for f in folders]
+            folders = list(dict.fromkeys([*folders, *moved]))[:MAX_FOLDERS]
+    return folders
+
+
+def _in_folders(path: str, folders: list[str]) -> list[str]:
+    """The path as bash reads it from each folder: `~` is the home folder, `~+` the folder it is in, `~-` the one
+    before (either may be any of them); as written too (quoted, a `~` is a character)."""
+    head, _, tail = path.partition("/")
+    if head in ("~+", "~-"):
+        bases = [*folders, *([os.environ["OLDPWD"]] if head == "~-" and os.environ.get("OLDPWD") else [])]
+        return [os.path.join(base, tail) for base in bases] + [os.path.join(folders[0], path)]
+    if head.startswith("~"):
+        return [os.path.expanduser(path), os.path.join(folders[0], path)]
+    return [path] if os.path.isabs(path) else [os.path.join(folder, path) for folder in folders]
