@@ -3,7 +3,8 @@
 Forms: `Tool` matches every call of it; `Bash(prefix:*)` a command that is `prefix` or starts with
 `prefix ` (a word boundary), `Bash(cmd)` exactly that command; `Edit(glob)`, `Write(glob)` (and any tool with
 a `file_path` argument, e.g. `Read(glob)`) the project-relative path, with the Glob tool's glob language;
-MultiEdit follows Edit rules; `mcp__NAME__TOOL` one MCP tool and `mcp__NAME` every tool of that server.
+MultiEdit follows Edit rules, and a deny rule for Edit or Write holds for every tool that edits; `mcp__NAME__TOOL`
+one MCP tool and `mcp__NAME` every tool of that server.
 
 Shell commands are judged on a real shell parse (core/shell_parse.py): every simple command the line would run
 (inside `$(…)`, backticks, subshells, groups, pipelines, lists, and what wrappers such as `sudo`, `xargs`,
@@ -53,7 +54,10 @@ class Rule:
         return self.tool.startswith("mcp__") and "__" not in self.tool[5:] and tool_name.startswith(self.tool + "__")
 
     def matches(self, tool_name: str, args: Any, root: str, *, deny: bool) -> bool:
-        if not self.applies_to(tool_name):
+        # a deny rule for Edit or Write keeps every tool that changes files off its paths (`Edit(secrets/**)` let
+        # Write replace secrets/k); an allow rule allows only the tools it names
+        editing = deny and self.tool in EDITING_TOOLS and tool_name in EDITING_TOOLS
+        if not (editing or self.applies_to(tool_name)):
             return False
         if self.spec is None:
             return True

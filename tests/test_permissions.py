@@ -102,3 +102,17 @@ def test_a_deny_rules_short_options_hold_in_any_order_or_bundle(command, denied)
     spelling: docs/permissions.md says to deny the command itself to be sure."""
     rules = PermissionRules.from_tables({"deny": ["Bash(rm -rf:*)", "Bash(git push -f:*)"]})
     assert (rules.denies("Bash", {"command": command}, "/project") is not None) is denied
+
+
+def test_a_deny_rule_for_edit_or_write_keeps_every_editing_tool_off_its_paths_and_allow_stays_as_named():
+    """`Edit(secrets/**)` as a deny rule let Write replace secrets/k (seventh red team): the user meant "do not
+    change these files". An allow rule still allows only the tools it names."""
+    rules = PermissionRules.from_tables({"deny": ["Edit(secrets/**)", "Write(locked.txt)"], "allow": ["Edit(src/**)"]})
+    for tool, args in [("Write", {"file_path": "secrets/k", "content": "x"}),
+                       ("MultiEdit", {"file_path": "secrets/k", "edits": []}),
+                       ("Edit", {"file_path": "secrets/k", "old_string": "a", "new_string": "b"}),
+                       ("Edit", {"file_path": "locked.txt", "old_string": "a", "new_string": "b"})]:
+        assert decide(TOOLS[tool], args, "bypass", rules, ROOT, set()) == "deny", (tool, args)
+    assert rules.denies("Read", {"file_path": "secrets/k"}, str(ROOT)) is None          # reading is another rule
+    assert rules.allows("Write", {"file_path": "src/a.py", "content": ""}, str(ROOT)) is None
+    assert rules.allows("MultiEdit", {"file_path": "src/a.py", "edits": []}, str(ROOT)) is not None
