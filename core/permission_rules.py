@@ -109,6 +109,8 @@ class Rule:
             if not _shows_flags(words[1:], {f for w in want for f in _flags(w)}):
                 return False
             want = tuple(w for w in want if not _flags(w))
+        if deny and self._prefix:
+            return _in_order(want, words[1:])
         starts = _after_options(words) if deny and want else {1}
         return any(self._rest_matches(want, words[start:], deny) for start in starts)
 
@@ -138,6 +140,34 @@ def _shows_flags(words: tuple[Word, ...], letters: set[str]) -> bool:
         if word.startswith("-") and not word.startswith("--"):
             shown.update(word[1:])
     return letters <= shown
+
+
+def _in_order(want: tuple[str, ...], rest: tuple[Word, ...]) -> bool:
+    """Whether a deny prefix rule's words come in `rest` in their order, with options (each alone or with the word
+    after it) and `--` allowed before and between them: `Bash(git push origin:*)` denies `git -C r push -f origin`
+    and `git push -- origin`, not `git commit -m push origin`. One pass per rule word over the reachable places."""
+    places = {0}
+    for w in want:
+        reachable = _past_options(rest, places)
+        places = {i + 1 for i in reachable if i < len(rest) and (rest[i] == w or rest[i] is None)}
+        if not places:
+            return False
+    return True
+
+
+def _past_options(words: tuple[Word, ...], starts: set[int]) -> set[int]:
+    """Every place reached from `starts` by passing options (alone or with a value) and `--`."""
+    reached, frontier = set(starts), list(starts)
+    while frontier:
+        i = frontier.pop()
+        word = words[i] if i < len(words) else None
+        if not (isinstance(word, str) and word.startswith("-") and len(word) > 1):
+            continue
+        for nxt in (i + 1, i + 2) if "=" not in word and word != "--" else (i + 1,):
+            if nxt <= len(words) and nxt not in reached:
+                reached.add(nxt)
+                frontier.append(nxt)
+    return reached
 
 
 def _after_options(words: tuple[Word, ...]) -> set[int]:

@@ -116,3 +116,14 @@ def test_a_deny_rule_for_edit_or_write_keeps_every_editing_tool_off_its_paths_an
     assert rules.denies("Read", {"file_path": "secrets/k"}, str(ROOT)) is None          # reading is another rule
     assert rules.allows("Write", {"file_path": "src/a.py", "content": ""}, str(ROOT)) is None
     assert rules.allows("MultiEdit", {"file_path": "src/a.py", "edits": []}, str(ROOT)) is not None
+
+
+@pytest.mark.parametrize("command, denied", [
+    ("git push origin main", True), ("git push -f origin", True), ("git push -- origin", True),
+    ("git -C repo push --force-with-lease origin", True), ("git push --repo=x origin", True),
+    ("git push upstream", False), ("git commit -m push origin", False), ("git push", False)])
+def test_a_deny_rules_later_words_hold_with_options_between_them(command, denied):
+    """`Bash(git push origin:*)` compared the words after `push` in a row: `git push -f origin` went through it
+    (seventh red team)."""
+    rules = PermissionRules.from_tables({"deny": ["Bash(git push origin:*)"]})
+    assert (rules.denies("Bash", {"command": command}, "/project") is not None) is denied
