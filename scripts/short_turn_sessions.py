@@ -14,22 +14,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from contextual.core.replay.session_policies import RecordedStep, RecordedTurn, replay_session  # noqa: E402
+from contextual.core.replay.session_policies import replay_session  # noqa: E402
 from tests.engine_helpers import make_config  # noqa: E402
-
-TEXT = "".join(f"def total_{n}(items):\n    return sum(i.price for i in items) * {n}\n\n" for n in range(300))
-NUMBERED = "".join(f"{i + 1:6}\t{line}\n" for i, line in enumerate(TEXT.splitlines()))
-READ = RecordedStep('Thought: read it.\nAction: Read[{"file_path": "cart.py"}]', "Read",
-                    {"status": "success", "data": NUMBERED}, NUMBERED)
-RAN = {"command": "pytest -q", "exit_code": 0, "stdout": "1 passed", "stderr": "", "timed_out": False}
-BASH = RecordedStep('Thought: run them.\nAction: Bash[{"command": "pytest -q"}]', "Bash",
-                    {"status": "success", "data": RAN}, "1 passed")
-
-
-def session(calls: int, turns: int = 4) -> list[RecordedTurn]:
-    return [RecordedTurn(f"question {k}", (READ, *[BASH] * (calls - 2),
-                                           RecordedStep(f"Thought: ok\nAction: Finish[answer {k}]")))
-            for k in range(turns)]
+from tests.short_turns import session  # noqa: E402
 
 
 async def main(argv: list[str] | None = None) -> None:

@@ -152,17 +152,10 @@ async def test_a_session_of_short_turns_bills_no_more_than_sent_as_written_after
     guess of calls to come) and was sent at the turn's last call; the turn's end rewrote it into history's form all
     the same, so each such turn billed more than sending it as written (1.08x over four turns). From the second
     turn on, the session's own turns say this is the last call, and nothing switches there."""
-    from contextual.core.replay.session_policies import RecordedStep, RecordedTurn, replay_session
+    from contextual.core.replay.session_policies import replay_session
     from tests.engine_helpers import make_config
-    text = "".join(f"def total_{n}(items):\n    return sum(i.price for i in items) * {n}\n\n" for n in range(300))
-    numbered = "".join(f"{i + 1:6}\t{line}\n" for i, line in enumerate(text.splitlines()))
-    read = RecordedStep('Thought: read it.\nAction: Read[{"file_path": "cart.py"}]', "Read",
-                        {"status": "success", "data": numbered}, numbered)
-    tests_ran = {"command": "pytest -q", "exit_code": 0, "stdout": "1 passed", "stderr": "", "timed_out": False}
-    bash = RecordedStep('Thought: run them.\nAction: Bash[{"command": "pytest -q"}]', "Bash",
-                        {"status": "success", "data": tests_ran}, "1 passed")
-    turns = [RecordedTurn(f"question {k}", (read, bash, RecordedStep(f"Thought: ok\nAction: Finish[answer {k}]")))
-             for k in range(4)]
+    from tests.short_turns import session
+    turns = session(calls=3)
     config = make_config(tmp_path, "http://127.0.0.1:9/v1")
     ours_calls = (await replay_session(turns, "ours", config)).calls
     raw_calls = (await replay_session(turns, "raw", config)).calls

@@ -50,6 +50,15 @@ def untrusted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CONTEXTUAL_TRUST_PROJECT", raising=False)
 
 
+async def open_permissions_not_trusting(pilot) -> None:
+    """Answer the project's trust question "not now" (its allow rule stays inert), then open /permissions."""
+    app = pilot.app
+    await wait_for(pilot, lambda: isinstance(app.screen, TrustModal))
+    await pilot.press("n")
+    await wait_for(pilot, lambda: not isinstance(app.screen, TrustModal))
+    await type_and_send(pilot, "/permissions")
+    await wait_for(pilot, lambda: isinstance(app.screen, PermissionsScreen))
+
 async def test_permissions_lists_removes_and_adds_rules_and_the_next_call_obeys(tmp_path: Path):
     with FakeLLMServer(kind="openai", script=[ECHO, finish("ran"), ECHO, finish("asked")]) as srv:
         host = three_files_host(tmp_path, srv.base_url)
@@ -112,11 +121,7 @@ async def test_permissions_reads_at_200_columns_and_survives_a_few(tmp_path: Pat
         host = three_files_host(tmp_path, srv.base_url)
         app = ContextualApp(host, animate=False)
         async with app.run_test(size=(200, 50)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, TrustModal))
-            await pilot.press("n")
-            await wait_for(pilot, lambda: not isinstance(app.screen, TrustModal))
-            await type_and_send(pilot, "/permissions")
-            await wait_for(pilot, lambda: isinstance(app.screen, PermissionsScreen))
+            await open_permissions_not_trusting(pilot)
             await pilot.pause()
             table = app.screen.query_one(DataTable)
             await wait_for(pilot, lambda: app.screen.query_one("#rules-box").region.height < 25)   # not half empty
@@ -165,11 +170,7 @@ async def test_the_rule_entry_keeps_its_bottom_border_at_80x24_under_a_long_deta
     with FakeLLMServer(kind="openai", script=[]) as srv:
         app = ContextualApp(three_files_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, TrustModal))
-            await pilot.press("n")
-            await wait_for(pilot, lambda: not isinstance(app.screen, TrustModal))
-            await type_and_send(pilot, "/permissions")
-            await wait_for(pilot, lambda: isinstance(app.screen, PermissionsScreen))
+            await open_permissions_not_trusting(pilot)
             screen = app.screen
             await pilot.press("a")
             entry, said = screen.query_one("#rules-new", Input), screen.query_one("#rules-said", Static)
