@@ -185,16 +185,17 @@ def _after_options(words: tuple[Word, ...]) -> set[int]:
     return starts
 
 
-def parse_rule(text: object) -> Rule:
+def parse_rule(text: object, where: str = "") -> Rule:
+    """`where` (` in permissions.deny of FILE`) goes after the rule in an error, so a config's bad rule names its file."""
     if not isinstance(text, str) or not (found := _RULE.match(text.strip())):
-        raise RuleError(f"invalid permission rule {text!r}: write Tool, Tool(specifier) or mcp__SERVER__TOOL")
+        raise RuleError(f"invalid permission rule {text!r}{where}: write Tool, Tool(specifier) or mcp__SERVER__TOOL")
     tool, spec = found.group("tool"), found.group("spec")
     if (meant := named_otherwise(tool)) is not None:       # as written it would match no call
-        raise RuleError(f"invalid permission rule {text!r}: tool names are case-sensitive: {meant}, not {tool}")
+        raise RuleError(f"invalid permission rule {text!r}{where}: tool names are case-sensitive: {meant}, not {tool}")
     if spec is not None:
         spec = spec.strip()
         if not spec:
-            raise RuleError(f"invalid permission rule {text!r}: the part in parentheses is empty")
+            raise RuleError(f"invalid permission rule {text!r}{where}: the part in parentheses is empty")
     glob: Callable[[str], bool] | None = None
     words: tuple[str, ...] = ()
     prefix = False
@@ -206,12 +207,12 @@ def parse_rule(text: object) -> Rule:
         except ValueError:                    # an unbalanced quote: the words as written
             words = tuple(body.split())
         if not words:
-            raise RuleError(f"invalid permission rule {text!r}: no command before ':*'")
+            raise RuleError(f"invalid permission rule {text!r}{where}: no command before ':*'")
     if spec is not None and tool != "Bash":
         try:
             glob = compile_glob(spec.removeprefix("./"))
         except ToolError as exc:
-            raise RuleError(f"invalid permission rule {text!r}: {exc}") from None
+            raise RuleError(f"invalid permission rule {text!r}{where}: {exc}") from None
     return Rule(text.strip(), tool, spec, glob, words, prefix)
 
 
@@ -237,7 +238,7 @@ class PermissionRules:
                 rules = table.get(kind, [])
                 if not isinstance(rules, list):
                     raise RuleError(f"permissions.{kind} in {source} must be a list of strings")
-                out.extend(parse_rule(rule) for rule in rules)
+                out.extend(parse_rule(rule, f" in permissions.{kind} of {source}") for rule in rules)
         return cls(tuple(dict.fromkeys(allow)), tuple(dict.fromkeys(deny)))
 
     def denies(self, tool_name: str, args: Any, root: str) -> Rule | None:

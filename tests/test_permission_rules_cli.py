@@ -145,7 +145,8 @@ def test_a_malformed_rule_is_one_line_naming_the_file(project: Path):
         result = contextual(["-p", "go"], project, cli_env(home_of(project), srv.base_url))
     assert result.returncode == 1 and "Traceback" not in result.stderr
     [line] = [line for line in result.stderr.splitlines() if line.strip()]
-    assert "invalid permission rule 'Edit(src/**'" in line and srv.requests == []
+    assert "invalid permission rule 'Edit(src/**' in permissions.allow of " in line and srv.requests == []
+    assert str(project / ".contextual" / "config.toml") in line
 
 
 @pytest.mark.parametrize("text", ["", "Edit()", "Bad Name", "Edit(src/{a)", 3])
@@ -163,4 +164,15 @@ def test_a_deny_rule_naming_a_tool_in_other_letters_is_refused_not_left_to_hold_
         result = contextual(["-p", "go"], project, cli_env(home_of(project), srv.base_url))
     assert result.returncode == 1 and "Traceback" not in result.stderr and srv.requests == []
     [line] = [line for line in result.stderr.splitlines() if line.strip()]
-    assert "invalid permission rule 'bash(rm:*)': tool names are case-sensitive: Bash, not bash" in line
+    # the line names the file to fix, as a hook's matcher does (helper-96: the rule and its fix, but no file)
+    assert (f"invalid permission rule 'bash(rm:*)' in permissions.deny of {project / '.contextual' / 'config.toml'}: "
+            "tool names are case-sensitive: Bash, not bash") in line
+
+
+def test_a_bad_rule_in_the_users_file_names_that_file(project: Path):
+    _config(project, '[permissions]\ndeny = ["bash(rm:*)"]\n', user=True)
+    with FakeLLMServer(kind="openai", script=[FINISH]) as srv:
+        result = contextual(["-p", "go"], project, cli_env(home_of(project), srv.base_url))
+    assert result.returncode == 1 and srv.requests == []
+    [line] = [line for line in result.stderr.splitlines() if line.strip()]
+    assert f"'bash(rm:*)' in permissions.deny of {home_of(project) / 'config.toml'}: " in line

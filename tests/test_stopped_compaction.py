@@ -258,3 +258,11 @@ async def test_a_merge_of_the_parts_that_fails_keeps_them_all_and_truncates_noth
         card = next(e for e in [ev async for ev in engine.compact(keep_rounds=1)] if isinstance(e, CompactionFinished))
     assert card.fallback is None and card.parts == (3, 3) and card.rounds_truncated == 0
     assert all(f"PART-{i}-DONE" in engine.history.summaries[0].content for i in (1, 2, 3))
+
+
+def test_one_part_in_all_is_counted_as_one_part():
+    """A summary of one part whose merge timed out read "1 of 1 parts kept" on the card, the chat and /compactions
+    at 4k (helper-96, tmux)."""
+    from contextual.core.context.compaction_words import outcome
+    assert outcome(1, (1, 1), 0, "timed out") == "timed out: 1 of 1 part kept; 1 round summarised, 0 truncated"
+    assert outcome(5, (2, 3), 3) == "stopped: 2 of 3 parts kept; 2 rounds summarised, 3 truncated"

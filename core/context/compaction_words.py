@@ -24,8 +24,8 @@ def cause(ended: str) -> str:
 
 
 def parts_kept(parts: tuple[int, int], rounds_archived: int, rounds_truncated: int) -> str:
-    """"2 of 3 parts kept; 4 rounds summarised, 3 truncated"."""
-    return (f"{parts[0]} of {parts[1]} parts kept; {plural(rounds_archived - rounds_truncated, 'round')} summarised, "
+    """"2 of 3 parts kept; 4 rounds summarised, 3 truncated" ("1 of 1 part kept": not "1 of 1 parts")."""
+    return (f"{parts[0]} of {plural(parts[1], 'part')} kept; {plural(rounds_archived - rounds_truncated, 'round')} summarised, "
             f"{rounds_truncated} truncated")
 
 

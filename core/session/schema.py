@@ -93,7 +93,9 @@ class CompactionRecord:
         return system_body("compact_boundary", message={"role": "system", "content": "=== compact boundary ==="},
                            compactMetadata=self.metadata(), keptFromUuid=self.kept_from_id, fallback=self.fallback,
                            **({"lossLedger": self.loss_ledger.to_dict()} if self.loss_ledger is not None else {}),
-                           **({"pinnedUuids": list(self.pinned_ids)} if self.pinned_ids else {}))
+                           **({"pinnedUuids": list(self.pinned_ids)} if self.pinned_ids else {}),
+                           # the record's own time, not the write's a millisecond later: read back, it is the same
+                           **({"timestamp": self.timestamp} if self.timestamp else {}))
 
     @classmethod
     def from_entry(cls, entry: dict[str, Any]) -> "CompactionRecord":
