@@ -64,7 +64,6 @@ class PermissionsScreen(ModalScreen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#rules-box").border_title = "Permissions · a adds · d removes · esc closes"
         self.query_one("#rules-new").display = self.query_one("#rules-said").display = False
         table = self.query_one(DataTable)
         for name in ("kind", "rule", "from", "state"):
@@ -91,6 +90,9 @@ class PermissionsScreen(ModalScreen[None]):
         row = listing.rules.index(keep) if keep is not None and keep in listing.rules else at
         table.move_cursor(row=max(0, min(row, len(listing.rules) - 1)))
         table.display = bool(listing.rules)
+        # `d` only where there is a rule to remove: the footer hides it then, and so does the title
+        self.query_one("#rules-box").border_title = \
+            f"Permissions · a adds{' · d removes' if listing.rules else ''} · esc closes"
         self.show_detail()
         self.refresh_bindings()
         self.refit()
