@@ -198,7 +198,8 @@ class FilesRun:
 
     def _git(self, parsed: ShellParse, places: list[str], strict: bool) -> GitRun | None:
         """What the line's git commands run from files (core/git_runs.py), in each folder they may run in; None
-        when it cannot be told (in a file's lines, `git "$@"` is let be)."""
+        when it cannot be told, or the line's git guesses its sub-command (help.autocorrect in a config file); in a
+        file's lines, `git "$@"` is let be and a guess is read as git's aliases and a git line."""
         out = GitRun()
         for words in parsed.commands + parsed.latent:
             if not self._is_git(str(words[0])):
@@ -207,8 +208,8 @@ class FilesRun:
                 found = git_run(words, place, self.root, self._ask)
                 if found is None and not strict:
                     continue
-                if found is None:
-                    return None
+                if found is None or (found.guesses and strict):
+                    return None           # help.autocorrect's guess runs what `git rebsae -x CMD` would too
                 out.programs += [p for p in found.programs if p not in out.programs]
                 out.watched += [w for w in found.watched if w not in out.watched]
                 out.texts += [t for t in found.texts if t not in out.texts]

@@ -22,6 +22,7 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from contextual.core.git_commands import autocorrect_runs, guessed
 from contextual.core.shell_nodes import Word
 from contextual.core.shell_wrappers import GIT_COMMAND_SETTINGS
 
@@ -50,7 +51,6 @@ _VALUE_OPTIONS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace
 _NOTHING_RUNS = frozenset({"--version", "--help", "-v", "-h", "--html-path", "--man-path", "--info-path",
                            "--exec-path"})
 _GIT_FOLDER_PARTS = frozenset({"objects", "refs", "logs", "hooks", "info", "lfs", "worktrees", "rr-cache"})
-_NO_AUTOCORRECT = frozenset({"", "0", "false", "no", "off", "never", "show", "prompt"})
 TIMEOUT = 10.0
 MAX_FOLDERS = 32               # hooks folders of submodules and remotes looked at
 
@@ -60,6 +60,8 @@ class GitRun:
     programs: list[str] = field(default_factory=list)  # what git runs: each hook there and executable, a git-NAME
     watched: list[str] = field(default_factory=list)   # files deciding what it runs, there or not
     texts: list[str] = field(default_factory=list)     # shell lines it runs (an alias, a setting's command line)
+    # help.autocorrect: git runs the command or alias nearest a mistyped sub-command, only known when it runs
+    guesses: bool = False
 
 
 @dataclass(frozen=True)
@@ -125,12 +127,15 @@ def git_run(words: Sequence[Word], place: str, root: str, ask: Ask) -> GitRun | 
         if any(fnmatch.fnmatchcase(name, pattern) for pattern in GIT_COMMAND_SETTINGS) and value.strip():
             out.texts.append(value[1:] if value.startswith("!") else value)
     aliases = {name[len("alias."):]: value for _, name, value in config if name.startswith("alias.")}
-    autocorrect = next((v for _, n, v in reversed(config) if n == "help.autocorrect"), "").lower()
-    # help.autocorrect runs the alias or command nearest a mistyped one: any of them
-    for alias in [aliases[sub.lower()]] if sub.lower() in aliases else \
-            list(aliases.values()) if autocorrect not in _NO_AUTOCORRECT else []:
-        out.texts.append(_alias_line(alias, options, args, place, root, repository.top or where))
+    autocorrect = next((v for _, n, v in reversed(config) if n == "help.autocorrect"), None)
     program = shutil.which(f"git-{sub}") if "/" not in sub else None
+    # help.autocorrect runs the command or alias nearest a sub-command git has not: any of them
+    out.guesses = autocorrect is not None and autocorrect_runs(autocorrect) and guessed(sub, aliases) \
+        and program is None
+    for alias in [aliases[sub.lower()]] if sub.lower() in aliases else list(aliases.values()) if out.guesses else []:
+        out.texts.append(_alias_line(alias, options, args, place, root, repository.top or where))
+    if out.guesses:                   # a git line whose sub-command is only known when it runs: git's deny rules
+        out.texts.append(_alias_line('"$_"', options, args, place, root, repository.top or where))
     if program is not None:
         out.programs.append(program)  # `git NAME` runs git-NAME from PATH when git has no NAME of its own
     folders = [] if sub.lower() in NO_HOOKS else _hook_folders(repository, where)

@@ -1,10 +1,12 @@
 """The names a Bash line gives a new meaning (for core/shell_parse.py): `alias NAME=VALUE`, whose text bash reads
-in a later command word's place, and git's `-c alias.NAME=VALUE`, expanded where git meets NAME on the line."""
+in a later command word's place, git's `-c alias.NAME=VALUE`, expanded where git meets NAME on the line, and git's
+`help.autocorrect`, which gives a mistyped sub-command the meaning of the nearest one."""
 
 from __future__ import annotations
 
 import shlex
 
+from contextual.core.git_commands import guessed
 from contextual.core.shell_findings import MAX_NESTING, Reader
 from contextual.core.shell_nodes import Word
 
@@ -17,6 +19,9 @@ class Aliases:
         self.shell: dict[str, list[str]] = {}    # `alias NAME=VALUE` on this line
         self.git: dict[str, str] = {}            # git -c alias.NAME=VALUE on this line
         self.expanding: set[str] = set()         # the aliases being read in their place
+        # git's help.autocorrect turned on by the line (`-c`, `git config`): held for every git after it, as a
+        # `git config` earlier on the line may have written it (a later `-c help.autocorrect=0` is not trusted)
+        self.autocorrects = False
         self.reads = 0
 
     def names(self) -> list[str]:
@@ -55,6 +60,13 @@ class Aliases:
 
     def has_git_alias(self, name: str) -> bool:
         return name.lower() in self.git        # git's names ignore case: alias.P is `git p` and `git P`
+
+    def git_names(self) -> list[str]:
+        return list(self.git)
+
+    def guesses(self, name: str) -> bool:
+        """Whether git, with the line's help.autocorrect, runs the command or alias nearest `git NAME`."""
+        return self.autocorrects and guessed(name, self.git)
 
     def take_git_alias(self, name: str) -> str:
         """The value of git's alias NAME, used once: `git -c alias.r=rebase r` expands `r` where it is met."""

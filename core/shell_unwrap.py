@@ -57,6 +57,9 @@ class Unwrapper:
             else:
                 self.findings.unreadable()    # too deep to read what the alias runs, yet git runs it
             return None
+        if sub is not None and wrapper.guesses_subcommand and self.aliases.guesses(sub):
+            self._guessed(rest[:i], rest[i + 1:], depth, stdin)
+            return None
         if sub is not None and sub in wrapper.subcommands:
             return self.unwrap(wrapper.subcommands[sub], rest[i + 1:], depth, stdin)   # `git rebase -x …`
         command = self._command_words(wrapper, rest, i, depth, open_tail)
@@ -98,6 +101,16 @@ class Unwrapper:
                                     depth)
         else:
             self.reader.add(["git", *value.split(), *after], depth + 1, stdin)     # `git -c alias.p=push p`: push
+
+    def _guessed(self, options: list[Word], after: list[Word], depth: int, stdin: Word) -> None:
+        """`git -c help.autocorrect=1 psuh`: git runs the command or alias nearest the mistyped one, and which only
+        git knows. Listed with that word unknown (as `git $X`), each alias of the line read with the words after."""
+        self.findings.commands.append(("git", *options, None, *after))
+        for name in self.aliases.git_names():
+            if depth < MAX_NESTING:
+                self._git_alias(name, after, depth, stdin)
+            else:
+                self.findings.unreadable()
 
     def _command_words(self, wrapper: Wrapper, rest: list[Word], i: int, depth: int, open_tail: bool
                        ) -> list[Word] | None:

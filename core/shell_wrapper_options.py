@@ -8,6 +8,7 @@ from __future__ import annotations
 import fnmatch
 import re
 
+from contextual.core.git_commands import autocorrect_runs
 from contextual.core.shell_aliases import Aliases
 from contextual.core.shell_findings import Reader
 from contextual.core.shell_nodes import Word
@@ -107,6 +108,8 @@ class WrapperOptions:
         found = re.match(r"\s*([^=\s]*)\s*(?:=|\s)\s*(.*)\Z", setting, re.S)    # NAME=VALUE, NAME VALUE, a tab
         name, value = (found.group(1), found.group(2)) if found else (setting, "")
         name, value = name.strip().lower(), value.strip()
+        if name == "help.autocorrect" and autocorrect_runs(value):
+            self.aliases.autocorrects = True      # git guesses a mistyped sub-command (core/git_commands.py)
         if any(fnmatch.fnmatchcase(name, pattern) for pattern in wrapper.opaque_settings):
             self.findings.unreadable()    # git include.path: more settings, from a file
         elif any(fnmatch.fnmatchcase(name, pattern) for pattern in wrapper.command_settings):

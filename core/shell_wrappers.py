@@ -51,6 +51,7 @@ class Wrapper:
     opaque: bool = False                          # runs commands it reads elsewhere (tmux run-shell): opaque
     each_word_script: bool = False                # pee, mispipe: each word is a command line of its own
     config_pair: bool = False                     # git config NAME VALUE: a setting, read like git -c NAME=VALUE
+    guesses_subcommand: bool = False              # git: help.autocorrect runs the command nearest a mistyped one
 
 
 def _opts(text: str) -> frozenset[str]:
@@ -262,7 +263,7 @@ WRAPPERS: dict[str, Wrapper] = {
                    runs_rest=False, setting_option="-c", subcommands=GIT_SUBCOMMANDS,
                    opaque_options=_opts("--config-env"), opaque_markers=frozenset({"ext::", "--exec-path="}),
                    command_settings=GIT_COMMAND_SETTINGS, bang_settings=_opts("alias.*"),
-                   opaque_settings=GIT_INCLUDES),
+                   opaque_settings=GIT_INCLUDES, guesses_subcommand=True),
     "npm": Wrapper(value_options=_opts("--prefix --loglevel -w --workspace --cache --registry --userconfig"),
                    runs_rest=False, subcommands={"exec": _NPX, "exe": _NPX, "x": _NPX}),
     # tmux runs shell commands from many of its commands, their options differ, and `\;` chains them: opaque

@@ -264,3 +264,32 @@ def test_a_read_deny_rule_holds_for_a_file_named_as_bash_reads_the_name(project:
     for line, text in zip(lines, refused):
         assert "denied by the permission rule 'Read(.env)'" in text and "hidden" not in text, (line, text)
     assert "TOKEN-open-value" in other and "hidden" not in other     # `*` names no .env without dotglob: it runs
+
+
+def test_a_sub_command_git_guesses_under_help_autocorrect_is_refused_and_pushes_nothing(tmp_path: Path):
+    """helper-97: under deny = Bash(git push:*) in bypass mode, `git -c help.autocorrect=1 psuh` pushed (git runs
+    the command nearest a mistyped one); so did `git psuh` once an earlier step set it in .git/config."""
+    project, user, remote = tmp_path / "proj", tmp_path / "user", tmp_path / "remote.git"
+    project.mkdir()
+    user.mkdir()
+    env = cli_env(home_of(project), None, HOME=str(user), GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="u",
+                  GIT_AUTHOR_EMAIL="u@x", GIT_COMMITTER_NAME="u", GIT_COMMITTER_EMAIL="u@x")
+    subprocess.run(f"git init -q --bare {remote} && git init -q && git commit -q --allow-empty -m init && "
+                   f"git remote add origin {remote}", shell=True, cwd=project, env=env, check=True)
+    (project / ".contextual").mkdir()
+    (project / ".contextual" / "config.toml").write_text('[permissions]\ndeny = ["Bash(git push:*)"]\n')
+    lines = ("git -c help.autocorrect=1 psuh -q origin HEAD:refs/heads/a",
+             "git config help.autocorrect 1 && git psuh -q origin HEAD:refs/heads/b",
+             "git config help.autocorrect immediate", "git psuh -q origin HEAD:refs/heads/c", "git status --short")
+    script = [f"Thought: go\nAction: Bash[{json.dumps({'command': c})}]" for c in lines]
+    with FakeLLMServer(kind="openai", script=[*script, FINISH]) as srv:
+        result = contextual(["-p", "go", "--permission-mode", "bypass"], project, {**env, **cli_env(
+            home_of(project), srv.base_url, HOME=str(user), GIT_CONFIG_NOSYSTEM="1")})
+    assert result.returncode == 0 and result.stdout == "finished\n", result.stderr
+    heads = [r["messages"][-1]["content"].removeprefix("Observation: ").partition("\n")[0] for r in srv.requests[1:]]
+    for line, head in zip(lines[:2] + lines[3:4], heads[:2] + heads[3:4]):
+        assert head.startswith("[error permission_denied: Bash is denied"), (line, head)
+        assert "'Bash(git push:*)'" in head, (line, head)
+    assert heads[2] == heads[4] == "[exit 0]"
+    pushed = subprocess.run(["git", "for-each-ref"], cwd=remote, capture_output=True, text=True, check=True).stdout
+    assert pushed == ""

@@ -131,6 +131,11 @@ EVASIONS = [
      "git --work-tree=w commit -qm x"),                            # a relative hooksPath is in the work tree
     ({}, [], "GIT_WORK_TREE=w git commit -qm x"), ({}, [], "git -c core.worktree=w commit -qm x"),
     ({}, [["config", "alias.zap", "!rm -f victim"], ["config", "help.autocorrect", "immediate"]], "git zpa"),
+    # help.autocorrect in a config file: git runs the command nearest a mistyped one (`git rebase -x`)
+    ({}, [["config", "help.autocorrect", "1"]], "git rebsae -x 'rm -f victim' HEAD~1"),
+    ({}, [["config", "--global", "help.autocorrect", "-1"]], "git -C . rebsae -x 'rm -f victim' HEAD~1"),
+    ({"s.sh": "git zpa\n"}, [["config", "alias.zap", "!rm -f victim"], ["config", "help.autocorrect", "1"]],
+     "bash s.sh"),                                                   # in a script's lines too
 ]
 
 
@@ -237,3 +242,18 @@ def test_a_git_file_naming_the_git_folder_is_watched(repo):
     wt = repo.parent / "wt"
     assert not denied(wt, "git status")
     assert denied(wt, f"echo 'gitdir: {repo}/evil' > .git; git commit -qm x")
+
+
+def test_a_sub_command_git_guesses_from_its_config_holds_git_s_deny_rules_and_a_known_one_runs(repo):
+    """helper-97: with help.autocorrect in .git/config, `git psuh` ran `git push` under `Bash(git push:*)`; in a
+    script's lines too. git's own commands and aliases are as before."""
+    git(repo, "config", "help.autocorrect", "1")
+    git(repo, "config", "alias.st", "status")
+    write(repo, {"s.sh": "git psuh origin HEAD\n"})
+    rules = PermissionRules.from_tables({"deny": ["Bash(git push:*)"]})
+    for command in ("git psuh origin HEAD", "bash s.sh"):
+        assert rules.denies("Bash", {"command": command}, str(repo)) is not None, command
+    for command in ("git status", "git st", "git commit -qm x", "git log --oneline", "git -c help.autocorrect=0 st"):
+        assert rules.denies("Bash", {"command": command}, str(repo)) is None, command
+    git(repo, "config", "help.autocorrect", "never")
+    assert rules.denies("Bash", {"command": "git psuh origin HEAD"}, str(repo)) is None

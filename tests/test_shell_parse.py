@@ -642,3 +642,37 @@ def test_a_read_deny_rule_covers_a_file_a_bash_line_names_as_bash_reads_it(tmp_p
     monkeypatch.setenv("HOME", str(project))
     rules = PermissionRules.from_tables({"deny": ["Read(.env)"]})
     assert (rules.denies("Bash", {"command": command}, str(project)) is not None) is denied, command
+
+
+# git's help.autocorrect (helper-97): `git -c help.autocorrect=1 psuh` ran `git push` under `Bash(git push:*)`.
+@pytest.mark.parametrize("command, denied", [
+    ("git -c help.autocorrect=1 psuh origin main", True), ("git -c help.autocorrect=immediate psuh", True),
+    ("git -c help.autocorrect=-1 psuh", True), ("git -c help.autocorrect=0x1 psuh", True),
+    ("git -c help.AutoCorrect psuh", True), ("git -c help.autocorrect=true PUSH", True),
+    ("git config help.autocorrect 1; git psuh", True), ("git config --global help.autocorrect 1 && git psuh", True),
+    ("git config set help.autocorrect 1; git -c help.autocorrect=0 psuh", True),   # the file's 1 may still hold
+    ("bash -c 'git -c help.autocorrect=1 psuh'", True), ("git -c help.autocorrect=5 -C x psuh", True),
+    ("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=help.autocorrect GIT_CONFIG_VALUE_0=1 git psuh", True),
+    ("export GIT_CONFIG_PARAMETERS=\"'help.autocorrect'='1'\"; git psuh", True),
+    # git refuses a sub-command it has not, or runs the one named: let through
+    ("git psuh", False), ("git -c help.autocorrect=0 psuh", False), ("git -c help.autocorrect=never psuh", False),
+    ("git -c help.autocorrect=prompt psuh", False), ("git -c help.autocorrect=show psuh", False),
+    ("git -c help.autocorrect=00 psuh", False), ("git -c help.autocorrect=false psuh", False),
+    ("git -c help.autocorrect=1 status", False), ("git -c help.autocorrect=1 -c alias.st=status st", False),
+    ("git config help.autocorrect 1; git log --oneline", False)])
+def test_a_sub_command_git_guesses_under_help_autocorrect_holds_its_deny_rules(tmp_path, monkeypatch, command,
+                                                                               denied):
+    monkeypatch.setenv("HOME", str(tmp_path))         # no help.autocorrect from this machine's config files
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    rules = PermissionRules.from_tables({"deny": ["Bash(git push:*)"]})
+    assert (rules.denies("Bash", {"command": command}, str(tmp_path)) is not None) is denied, command
+
+
+def test_a_guessed_sub_command_is_unknown_and_may_be_any_of_the_lines_git_aliases():
+    assert ("git", "-c", "help.autocorrect=1", None, "origin") in parse_command(
+        "git -c help.autocorrect=1 psuh origin").commands
+    # the alias nearest `y` is `x`: its rebase runs rm
+    assert ("rm",) in parse_command("git -c help.autocorrect=1 -c 'alias.x=rebase -x rm' y").commands
+    assert parse_command("git -c help.autocorrect=1 status").commands == (
+        ("git", "-c", "help.autocorrect=1", "status"),)
