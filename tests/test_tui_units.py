@@ -251,3 +251,13 @@ def test_a_call_label_is_its_telling_argument_and_nothing_for_a_call_without_arg
     assert call_label({"path": "src"}) == "src"
     assert call_label({"command": "pytest -q", "timeout": 60}) == "pytest -q"
     assert call_label({"todos": []}) == '{"todos": []}'
+
+
+def test_a_history_row_for_a_call_without_arguments_has_no_gap_where_they_would_be():
+    """History read `▸ LS  · full 27` (two spaces) for a listing of the root."""
+    from contextual.core.messages import Message
+    from contextual.tui.widgets.history_view import message_row
+    plain = message_row(Message("tool", "a.py\nb.py", meta={"args": {}, "tool_name": "LS"}), 0).plain
+    assert "LS · " in plain and "  " not in plain, plain
+    named = message_row(Message("tool", "x", meta={"args": {"path": "src"}, "tool_name": "LS"}), 0).plain
+    assert "LS src · " in named, named

@@ -93,11 +93,12 @@ def message_row(message: Message, index: int, width: int = 70, undoable: bool = 
         row.append(f"{label} {times(message.tool_name or 'tool', len(members))} ", style=style)
         row.append(newest, style="dim")
         start = len(row.plain)
-        row.append(args_label(message.meta.get("args"), width))
+        arguments = args_label(message.meta.get("args"), width)
+        row.append(arguments)
         if isinstance(row, FitRow):
             row.label_span = (start, len(row.plain))
         status = stored_status(message)
-        row.append(" ")
+        row.append(" " if arguments or newest else "")      # `▸ LS · full 27`, not `▸ LS  · full 27`
         # a marked form is said once, at the row's start
         row.append("· " + (f"{form or 'stored'} " if form not in FORM_STYLE else ""), style="dim")
         row.append(tokens(size), style="bold")
