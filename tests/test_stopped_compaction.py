@@ -266,3 +266,4 @@ def test_one_part_in_all_is_counted_as_one_part():
     from contextual.core.context.compaction_words import outcome
     assert outcome(1, (1, 1), 0, "timed out") == "timed out: 1 of 1 part kept; 1 round summarised, 0 truncated"
     assert outcome(5, (2, 3), 3) == "stopped: 2 of 3 parts kept; 2 rounds summarised, 3 truncated"
+    assert outcome(1, (1, 3), 1, "timed out") == "timed out: 1 of 3 parts kept, no whole round in them; 1 round truncated"

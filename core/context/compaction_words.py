@@ -24,9 +24,12 @@ def cause(ended: str) -> str:
 
 
 def parts_kept(parts: tuple[int, int], rounds_archived: int, rounds_truncated: int) -> str:
-    """"2 of 3 parts kept; 4 rounds summarised, 3 truncated" ("1 of 1 part kept": not "1 of 1 parts")."""
-    return (f"{parts[0]} of {plural(parts[1], 'part')} kept; {plural(rounds_archived - rounds_truncated, 'round')} summarised, "
-            f"{rounds_truncated} truncated")
+    """"2 of 3 parts kept; 4 rounds summarised, 3 truncated" ("1 of 1 part kept": not "1 of 1 parts"). One large
+    round cut into parts: "1 of 3 parts kept, no whole round in them; 1 round truncated" (was "0 rounds summarised")."""
+    kept, summarised = f"{parts[0]} of {plural(parts[1], 'part')} kept", rounds_archived - rounds_truncated
+    if summarised <= 0:
+        return f"{kept}, no whole round in them; {plural(rounds_truncated, 'round')} truncated"
+    return f"{kept}; {plural(summarised, 'round')} summarised, {rounds_truncated} truncated"
 
 
 def outcome(rounds_archived: int | None, parts: tuple[int, int] | None = None, rounds_truncated: int = 0,
