@@ -21,15 +21,15 @@ import os
 import re
 import shlex
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from contextual.core.bash_paths import named_paths
-from contextual.core.files_run import FilesRun
-from contextual.core.shell_nodes import Word, command_name
-from contextual.core.shell_parse import parse_command
 from contextual.core.tools._globs import compile_glob
 from contextual.core.tools.base import EDITING_TOOLS, ToolError
 from contextual.core.tools.names import named_otherwise
+
+if TYPE_CHECKING:
+    from contextual.core.shell_nodes import Word
+    from contextual.core.shell_parse import ShellParse
 
 _RULE = re.compile(r"^(?P<tool>[A-Za-z][A-Za-z0-9_-]*)(?:\((?P<spec>.*)\))?$", re.DOTALL)
 
@@ -68,7 +68,7 @@ class Rule:
                 return False
             if deny:
                 return self.denies_command(command)
-            parsed = parse_command(command)
+            parsed = _parse(command)
             # latent: `y='a[$(rm f)]'; echo $((y))` runs rm; allowing echo does not allow it
             return (parsed.certain and not parsed.writes_files and bool(parsed.commands)
                     and all(self.matches_words(words, deny=False) for words in parsed.commands + parsed.latent))
@@ -82,7 +82,7 @@ class Rule:
         return any(hits) if deny else all(hits) and len(candidates) == 2
 
     def denies_command(self, command: str) -> bool:
-        parsed = parse_command(command)
+        parsed = _parse(command)
         # latent: commands in quoted text bash may evaluate later (`x='a[$(rm f)]'; (( x ))`)
         return parsed.opaque or any(self.matches_words(words, deny=True)
                                     for words in parsed.commands + parsed.latent)
@@ -90,6 +90,7 @@ class Rule:
     @property
     def command_word(self) -> str:
         """A Bash rule's program (`rm` of `Bash(rm:*)`), "" for any other rule."""
+        from contextual.core.shell_nodes import command_name
         return command_name(self._words[0]) if self._words else ""
 
     def matches_words(self, words: tuple[Word, ...], *, deny: bool) -> bool:
@@ -99,6 +100,7 @@ class Rule:
         pattern = self._words
         if not pattern or not words:
             return False
+        from contextual.core.shell_nodes import command_name
         if deny and command_name(pattern[0]) != command_name(str(words[0])):
             return False
         if not deny and pattern[0] != words[0]:
@@ -185,6 +187,13 @@ def _after_options(words: tuple[Word, ...]) -> set[int]:
     return starts
 
 
+def _parse(command: str) -> ShellParse:
+    # The shell parser (tree-sitter and a dozen modules, ~28 ms) loads at the first Bash line checked, not at launch:
+    # config reads the rules as the app starts, and only their text is needed then.
+    from contextual.core.shell_parse import parse_command
+    return parse_command(command)
+
+
 def parse_rule(text: object, where: str = "") -> Rule:
     """`where` (` in permissions.deny of FILE`) goes after the rule in an error, so a config's bad rule names its file."""
     if not isinstance(text, str) or not (found := _RULE.match(text.strip())):
@@ -253,6 +262,7 @@ class PermissionRules:
     def _run_from_disk(self, command: str, root: str) -> Rule | None:
         """What the line runs from files (core/files_run.py), read as it is now."""
         bash = [r for r in self.deny if r.tool == "Bash" and r.spec is not None]
+        from contextual.core.files_run import FilesRun
         found = FilesRun(bash, root).denied_by(command) if bash else None
         return found if isinstance(found, Rule) else None
 
@@ -263,6 +273,7 @@ class PermissionRules:
         reads = [r for r in self.deny if r.tool == "Read" and r.spec is not None]
         if not reads:
             return None
+        from contextual.core.bash_paths import named_paths
         for candidate in named_paths(command, root):
             rule = next((r for r in reads if r.matches("Read", {"file_path": candidate}, root, deny=True)), None)
             if rule is not None:
@@ -288,7 +299,7 @@ class PermissionRules:
 def bash_cover(rules: tuple[Rule, ...], command: str) -> list[Rule]:
     """For each simple command of the line, the first Bash allow rule matching it; [] when one is uncovered,
     the line is uncertain or it writes through a redirection."""
-    parsed = parse_command(command)
+    parsed = _parse(command)
     if not parsed.certain or parsed.writes_files or not parsed.commands:
         return []
     bash = [r for r in rules if r.tool == "Bash" and r.spec is not None]
