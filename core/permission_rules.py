@@ -17,6 +17,7 @@ needs both to match, deny either."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
@@ -79,6 +80,9 @@ class Rule:
         if not candidates:
             return False
         hits = [self._glob(p) for p in candidates]
+        if deny and not any(hits) and folds_case(root):     # macOS, Windows: `.ENV` opens `.env`
+            folded = _folded_glob(self.spec)
+            hits = [folded(p.casefold()) for p in candidates]
         return any(hits) if deny else all(hits) and len(candidates) == 2
 
     def denies_command(self, command: str) -> bool:
@@ -185,6 +189,29 @@ def _after_options(words: tuple[Word, ...]) -> set[int]:
                     starts.add(nxt)
                     frontier.append(nxt)
     return starts
+
+
+@functools.lru_cache(maxsize=64)
+def folds_case(root: str) -> bool:
+    """Whether the project's file system folds case (macOS's and Windows' do by default): there `Read(.env)` must
+    also refuse `.ENV`, the same file. Asked of the file system: a name of the root's path with its case swapped
+    is the same file."""
+    path = os.path.realpath(root)
+    while True:
+        head, name = os.path.split(path)
+        if name != name.swapcase():
+            try:
+                return os.path.samefile(path, os.path.join(head, name.swapcase()))
+            except OSError:
+                return False
+        if head == path:
+            return False
+        path = head
+
+
+@functools.lru_cache(maxsize=256)
+def _folded_glob(spec: str) -> Callable[[str], bool]:
+    return compile_glob(spec.removeprefix("./").casefold())
 
 
 def _parse(command: str) -> ShellParse:

@@ -127,3 +127,25 @@ def test_a_deny_rules_later_words_hold_with_options_between_them(command, denied
     (seventh red team)."""
     rules = PermissionRules.from_tables({"deny": ["Bash(git push origin:*)"]})
     assert (rules.denies("Bash", {"command": command}, "/project") is not None) is denied
+
+
+def test_the_file_systems_case_folding_is_read_from_the_file_system(tmp_path):
+    project = tmp_path / "Proj"
+    project.mkdir()
+    from contextual.core.permission_rules import folds_case
+    assert folds_case(str(project)) == (tmp_path / "pROJ").exists()     # ext4 here: False; macOS, Windows: True
+
+
+def test_on_a_file_system_that_folds_case_a_read_rule_covers_the_names_in_other_case(tmp_path, monkeypatch):
+    """macOS and Windows open `.env` for `.ENV`: `Read(.env)` let `Read(.ENV)` through there (seventh red team).
+    This kernel has no case-folding file system to test on, so the file system's answer is given here; the
+    question itself is asked of the real one above."""
+    from contextual.core import permission_rules
+    rules = PermissionRules.from_tables({"deny": ["Read(.env)", "Edit(Secrets/**)"]})
+    root = str(tmp_path)
+    assert rules.denies("Read", {"file_path": ".ENV"}, root) is None            # a case-keeping file system
+    monkeypatch.setattr(permission_rules, "folds_case", lambda root: True)
+    assert rules.denies("Read", {"file_path": ".ENV"}, root) is not None
+    assert rules.denies("Write", {"file_path": "secrets/k", "content": ""}, root) is not None
+    assert rules.withholds(".Env", root) and not rules.withholds(".envrc", root)
+    assert rules.denies("Bash", {"command": "cat .ENV"}, root) is not None
