@@ -73,7 +73,7 @@ async def test_compact_previews_the_summary_the_edit_is_stored_and_a_lost_item_i
             assert app.engine.history.messages[0].content == "## Summary\nEDITED: beta_handler_q2 lives in beta.py."
             await pilot.press("enter")                                          # close the result card
             chat = " ".join(str(w.render()) for w in app.chat.query("*") if hasattr(w, "render"))
-            assert "lost (/ledger" in chat
+            assert "(/ledger: the 2 facts lost, to re-inject)" in chat
             await type_and_send(pilot, "/ledger")
             await wait_for(pilot, lambda: isinstance(app.screen, LossLedgerScreen))
             facts = app.screen.ledger.facts

@@ -135,3 +135,19 @@ async def test_a_kept_round_is_measured_as_l3_sends_it_not_as_its_stored_record(
         size = engine.prompt.keep_budget()[1]
         sent = next(m for m in engine.next_prompt().messages if m.role == "user" and "def f199" in m.content)
         assert size(result) == sent.tokens < engine.prompt.builder.cache.message(result.content)
+
+
+
+async def test_why_fewer_rounds_are_kept_is_said_in_the_chat_once_not_at_every_compaction(tmp_path: Path):
+    """At a small window nearly every message compacts, each keeping what fits: the chat said "the newest rounds
+    fill the window, so 1 is kept whole" at each of them, under the compaction's own line (the card says it too)."""
+    from tests.fakes.scripted_model import Model
+    big = "x " * 2_500
+    model = Model([finish(f"answer {i} {big}") for i in range(8)])
+    async with engine_with(tmp_path, [model] * 20, context_window=8192) as (engine, srv):
+        notes = []
+        for i in range(8):
+            notes += [e.message for e in await run(engine, f"question {i}") if isinstance(e, Notice)]
+        said = [n for n in notes if "fill the window, so" in n]
+        assert len(engine.compactions) >= 3 and said, (len(engine.compactions), notes)
+        assert len(said) == len(set(said)), said               # each wording once; it changes only with the count

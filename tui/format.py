@@ -144,7 +144,7 @@ def compaction_note(record: CompactionRecord) -> str:
         record.rounds_archived, record.parts, record.rounds_truncated, record.ended)
     ledger = record.loss_ledger
     if ledger is not None and ledger.lost():      # issue 19.2: what it lost, one command away
-        note += f" · {ledger.score()}, {plural(ledger.lost(), 'fact')} lost (/ledger shows them, enter re-injects one)"
+        note += f" · {ledger.score()} (/ledger: the {plural(ledger.lost(), 'fact')} lost, to re-inject)"
     return note + (f" · fallback: {record.fallback}" if record.fallback else "")
 
 

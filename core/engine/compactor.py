@@ -63,6 +63,7 @@ class Compactor:
         self.log: list[CompactionRecord] = []                 # the compaction log (`/compactions`), newest last
         self._summary_task: asyncio.Task[compaction.CompactionOutcome] | None = None
         self._cancelled = False
+        self._kept_said = ""            # the last "fewer rounds kept" note the chat was given
 
     def restore(self, log: list[CompactionRecord]) -> None:
         self.log[:] = log
@@ -106,7 +107,8 @@ class Compactor:
         if before.blocked or before.stop is not None:       # said, not silently dropped: it cannot stop one here
             yield Notice(f"a PreCompact hook cannot stop a compaction here; it goes on "
                          f"({before.reason or before.stop})", "warning")
-        if plan.note:                          # fewer rounds kept than keep_rounds: the user is told why
+        if plan.note and plan.note != self._kept_said:   # fewer rounds kept than keep_rounds: told why, once
+            self._kept_said = plan.note        # (at 4k every message compacts; the card says it each time)
             yield Notice(f"compaction: {plan.note}", "info")
         yield CompactionProgress("choosing", time.monotonic() - started, 0,
                                  f"archiving {plural(plan.rounds_archived, 'round')}, keeping "
