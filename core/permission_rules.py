@@ -117,7 +117,8 @@ class Rule:
             want = tuple(w for w in want if not _flags(w))
         if deny and self._prefix:
             return _in_order(want, words[1:])
-        starts = _after_options(words) if deny and want else {1}
+        # a sub-command may start after the command word's own options (`git -C repo push`)
+        starts = _past_options(words, {1}, end_of_options=False) if deny and want else {1}
         return any(self._rest_matches(want, words[start:], deny) for start in starts)
 
     def _rest_matches(self, want: tuple[str, ...], rest: tuple[Word, ...], deny: bool) -> bool:
@@ -161,34 +162,22 @@ def _in_order(want: tuple[str, ...], rest: tuple[Word, ...]) -> bool:
     return True
 
 
-def _past_options(words: tuple[Word, ...], starts: set[int]) -> set[int]:
-    """Every place reached from `starts` by passing options (alone or with a value) and `--`."""
+def _past_options(words: tuple[Word, ...], starts: set[int], *, end_of_options: bool = True) -> set[int]:
+    """Every place reached from `starts` by passing options, each alone or with the value after it (`-C repo`,
+    `-c k=v`: which options take one is the command's business, so both are tried), and `--` when
+    `end_of_options`."""
     reached, frontier = set(starts), list(starts)
     while frontier:
         i = frontier.pop()
         word = words[i] if i < len(words) else None
-        if not (isinstance(word, str) and word.startswith("-") and len(word) > 1):
+        if not (isinstance(word, str) and word.startswith("-") and len(word) > 1) or (
+                word == "--" and not end_of_options):
             continue
         for nxt in (i + 1, i + 2) if "=" not in word and word != "--" else (i + 1,):
             if nxt <= len(words) and nxt not in reached:
                 reached.add(nxt)
                 frontier.append(nxt)
     return reached
-
-
-def _after_options(words: tuple[Word, ...]) -> set[int]:
-    """Where a sub-command may start after the command word's own options: each option alone, or with the
-    value after it (`-C repo`, `-c k=v`: which options take one is the command's business, so both are tried)."""
-    starts, frontier = {1}, [1]
-    while frontier:
-        i = frontier.pop()
-        word = words[i] if i < len(words) else None
-        if isinstance(word, str) and word.startswith("-") and len(word) > 1 and word != "--":
-            for nxt in (i + 1, i + 2) if "=" not in word else (i + 1,):
-                if nxt <= len(words) and nxt not in starts:
-                    starts.add(nxt)
-                    frontier.append(nxt)
-    return starts
 
 
 @functools.lru_cache(maxsize=64)
