@@ -51,6 +51,13 @@ class Summariser:
         return Reply(f"## 📌 Archived Session Summary\n\n### 🎯 Objectives & Status\n* PART-{index}-DONE\n")
 
 
+def recorded_project(tmp_path: Path) -> tuple[Path, SessionWriter]:
+    """A project folder and a session recorded for it under a home beside it."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    return root, SessionWriter.create(tmp_path / "home", root)
+
+
 @asynccontextmanager
 async def six_turns(root: Path, agent: "Summariser", session: SessionWriter | None = None, **settings: object
                     ) -> AsyncIterator[tuple[FakeLLMServer, Engine]]:
@@ -86,9 +93,7 @@ async def stop_after(engine: Engine, part: str) -> tuple[CompactionFinished, lis
 
 async def test_esc_after_two_parts_keeps_their_summary_and_truncates_only_the_rounds_they_did_not_reach(
         tmp_path: Path):
-    root = tmp_path / "proj"
-    root.mkdir()
-    writer = SessionWriter.create(tmp_path / "home", root)
+    root, writer = recorded_project(tmp_path)
     agent = Summariser(hold=3)
     async with six_turns(root, agent, writer) as (srv, engine):
         card, _ = await stop_after(engine, "part 3 of")
@@ -126,9 +131,7 @@ async def test_esc_after_two_parts_keeps_their_summary_and_truncates_only_the_ro
 
 
 async def test_a_resumed_session_shows_the_kept_parts_summary_and_owes_the_model_the_truncation_note(tmp_path: Path):
-    root = tmp_path / "proj"
-    root.mkdir()
-    writer = SessionWriter.create(tmp_path / "home", root)
+    root, writer = recorded_project(tmp_path)
     agent = Summariser(hold=2)
     async with six_turns(root, agent, writer) as (srv, engine):
         card, _ = await stop_after(engine, "part 2 of")
@@ -214,9 +217,7 @@ async def test_esc_during_the_merge_of_the_parts_keeps_them_all_and_truncates_no
 async def test_a_later_part_that_times_out_keeps_the_finished_parts_and_says_so_everywhere(tmp_path: Path):
     from contextual.core.export import transcript
     from contextual.headless import progress_line
-    root = tmp_path / "proj"
-    root.mkdir()
-    writer = SessionWriter.create(tmp_path / "home", root)
+    root, writer = recorded_project(tmp_path)
     agent = Summariser(hold=2)                     # part 2 never answers (until the test ends): its deadline ends it
     # 3 s (not 1 s): on a loaded machine part 1 must still be answered within its own deadline
     async with six_turns(root, agent, writer, summary_timeout=3.0) as (srv, engine):
