@@ -56,7 +56,8 @@ def progress_line(ev: Any) -> str | None:
     if isinstance(ev, TurnAdjustments):           # once per turn, at its end
         return f"context: {ev.summary}"
     if isinstance(ev, CompactionStarted):
-        return f"compacting ({ev.trigger}): {ev.pre_tokens:,} tokens, archiving {plural(ev.rounds_to_archive, 'round')}…"
+        return (f"compacting ({ev.trigger}): {ev.pre_tokens:,} tokens, "
+                f"archiving {plural(ev.rounds_to_archive, 'round')}…")
     if isinstance(ev, CompactionFinished):
         if ev.refused:
             return f"compaction: {ev.refused}"

@@ -211,7 +211,8 @@ def _parse(command: str) -> ShellParse:
 
 
 def parse_rule(text: object, where: str = "") -> Rule:
-    """`where` (` in permissions.deny of FILE`) goes after the rule in an error, so a config's bad rule names its file."""
+    """`where` (` in permissions.deny of FILE`) goes after the rule in an error, so a config's bad rule names its
+    file."""
     if not isinstance(text, str) or not (found := _RULE.match(text.strip())):
         raise RuleError(f"invalid permission rule {text!r}{where}: write Tool, Tool(specifier) or mcp__SERVER__TOOL")
     tool, spec = found.group("tool"), found.group("spec")

@@ -48,11 +48,11 @@ LATER_CALLS_PER_CALL_MADE = 2
 
 def expected_later_calls(calls_so_far: int, past_turns: Sequence[int] = ()) -> int:
     """Calls the turn is expected to make after this one (the turn's model decides; nothing here can know).
-    `past_turns`: how many calls each earlier turn of the session made. Those that lasted past `calls_so_far` say
-    how many more are usual here (none: no switch pays): in a session of short turns (read a file, run the tests, answer) a switch paid
-    its rewrite and the turn ended, and the turn's end rewrites its steps into history's forms all the same (a
-    session of 3-call turns billed 1.08x what sending them as written did). A turn longer than every earlier one
-    goes by the tail's guess."""
+    `past_turns`: how many calls each earlier turn of the session made. Those that reached this call say how many
+    more are usual here (none: no switch pays). In a session of short turns (read a file, run the tests, answer) a
+    switch paid its rewrite and the turn ended, and the turn's end rewrites its steps into history's forms all the
+    same (a session of 3-call turns billed 1.08x what sending them as written did). A turn longer than every
+    earlier one goes by the tail's guess."""
     this_call = calls_so_far + 1
     reached = [n - this_call for n in past_turns if n >= this_call]     # 0: such a turn ended with this call
     if reached:

@@ -55,8 +55,8 @@ def plan(closed: list[Message], history_len: int, keep_rounds: int, budget: Keep
         return None, f"nothing to compact yet: the history has fewer than {MIN_MESSAGES} messages"
     got = plan_compaction(closed, keep_rounds, budget)
     if got is None:
-        return None, (f"nothing older than the last {keep_rounds} rounds to archive ({plural(len(rounds(closed)), 'round')} "
-                      "in history); history is unchanged")
+        return None, (f"nothing older than the last {keep_rounds} rounds to archive "
+                      f"({plural(len(rounds(closed)), 'round')} in history); history is unchanged")
     return got, ""
 
 

@@ -15,7 +15,8 @@ from typing import Callable, Collection, Sequence
 from contextual.core.context import keep_fit
 from contextual.core.messages import Message
 
-KeepBudget = tuple[int, Callable[[Message], int]]     # (the room for kept rounds, keep_fit.py; a message's size as sent)
+# (the room for kept rounds: core/context/keep_fit.py; a message's size as L3 sends it)
+KeepBudget = tuple[int, Callable[[Message], int]]
 
 
 def rounds(messages: list[Message]) -> list[list[Message]]:

@@ -235,8 +235,8 @@ class _Job:
                 shared += 1
         chunks: list[list[str]] = [[]]
         used = 0
-        notes: list[str] = ([f"{plural(shared, 'tool result')} longer than {RESULT_SHARE:.0%} of a summary part kept their "
-                             "head and tail"] if shared else [])
+        notes: list[str] = ([f"{plural(shared, 'tool result')} longer than {RESULT_SHARE:.0%} of a summary part "
+                             "kept their head and tail"] if shared else [])
         for block, size in zip(blocks, sizes):
             if size > budget:
                 # Cut anyway: to the room this part has left when that is at least half a part, so a short

@@ -59,7 +59,8 @@ class LSTool:
         if ignored:     # else the model takes a .gitignore'd .env or build/ for missing; Read still opens them
             lines.append(f"({ignored} more hidden by .gitignore; Read and LS still open them by path)")
         if marked:
-            lines.append(f"({plural(len(marked), 'file')} marked{WITHHELD_MARK}: a Read deny rule withholds their contents)")
+            lines.append(f"({plural(len(marked), 'file')} marked{WITHHELD_MARK}: "
+                         "a Read deny rule withholds their contents)")
         return ok(data, "\n".join(lines))
 
 
