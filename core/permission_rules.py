@@ -48,17 +48,16 @@ class Rule:
     _words: tuple[str, ...] = field(default=(), compare=False, repr=False)     # a Bash spec's words
     _prefix: bool = field(default=False, compare=False, repr=False)           # Bash(words:*)
 
-    def applies_to(self, tool_name: str) -> bool:
+    def applies_to(self, tool_name: str, *, deny: bool) -> bool:
         if self.tool == tool_name or (self.tool == "Edit" and tool_name == "MultiEdit"):
             return True
+        if deny and self.tool in EDITING_TOOLS and tool_name in EDITING_TOOLS:
+            return True    # a deny rule for Edit or Write keeps every tool that edits off its paths (Write, MultiEdit)
         # mcp__NAME (no tool part) covers every tool of that server.
         return self.tool.startswith("mcp__") and "__" not in self.tool[5:] and tool_name.startswith(self.tool + "__")
 
     def matches(self, tool_name: str, args: Any, root: str, *, deny: bool) -> bool:
-        # a deny rule for Edit or Write keeps every tool that changes files off its paths (`Edit(secrets/**)` let
-        # Write replace secrets/k); an allow rule allows only the tools it names
-        editing = deny and self.tool in EDITING_TOOLS and tool_name in EDITING_TOOLS
-        if not (editing or self.applies_to(tool_name)):
+        if not self.applies_to(tool_name, deny=deny):
             return False
         if self.spec is None:
             return True
@@ -110,13 +109,13 @@ class Rule:
         if not deny and pattern[0] != words[0]:
             return False
         want = pattern[1:]
-        if deny and self._prefix and any(_flags(w) for w in want):
-            # `rm -rf:*` denies rm -fr, rm -r -f, rm -rfv and rm x -rf: its short options in any order or bundle
-            if not _shows_flags(words[1:], {f for w in want for f in _flags(w)}):
-                return False
-            want = tuple(w for w in want if not _flags(w))
         if deny and self._prefix:
-            return _in_order(want, words[1:])
+            # `rm -rf:*` denies rm -fr, rm -r -f, rm -rfv and rm x -rf: its short options in any order or bundle;
+            # its other words in their order, with options between them
+            letters = {f for w in want for f in _flags(w)}
+            if letters and not _shows_flags(words[1:], letters):
+                return False
+            return _in_order(tuple(w for w in want if not _flags(w)), words[1:])
         # a sub-command may start after the command word's own options (`git -C repo push`)
         starts = _past_options(words, {1}, end_of_options=False) if deny and want else {1}
         return any(self._rest_matches(want, words[start:], deny) for start in starts)
