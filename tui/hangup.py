@@ -43,10 +43,12 @@ def quit_on_signals(app: Quitting) -> None:
     threading.Thread(target=ending.watch_input, name="contextual-hangup", daemon=True).start()
 
 
-def terminal_gone() -> bool:
+def terminal_gone(wait_ms: int | None = 0) -> bool:
+    """Whether standard input has hung up, asked now (0) or waiting until it does (None; POLLNVAL: no input to
+    watch ends the wait too, as no hang-up)."""
     poller = select.poll()
     poller.register(0, 0)               # no events asked: only a hang-up or an error is reported
-    return any(mask & GONE for _, mask in poller.poll(0))
+    return any(mask & GONE for _, mask in poller.poll(wait_ms))
 
 
 class _Ending:
@@ -63,9 +65,7 @@ class _Ending:
             self.app.call_later(self.app.action_quit)
 
     def watch_input(self) -> None:
-        poller = select.poll()
-        poller.register(0, 0)
-        if any(mask & GONE for _, mask in poller.poll()):     # blocks until then (POLLNVAL: no input to watch)
+        if terminal_gone(wait_ms=None):
             self.hang_up()
 
     def hang_up(self) -> None:
