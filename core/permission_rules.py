@@ -110,12 +110,15 @@ class Rule:
             return False
         want = pattern[1:]
         if deny and self._prefix:
-            # `rm -rf:*` denies rm -fr, rm -r -f, rm -rfv and rm x -rf: its short options in any order or bundle;
-            # its other words in their order, with options between them
-            letters = {f for w in want for f in _flags(w)}
-            if letters and not _shows_flags(words[1:], letters):
+            # `rm -rf:*` denies rm -fr, rm -r -f, rm -rfv, rm x -rf, rm -R --force and rm --rec -f: its options in
+            # any order, bundle or spelling (core/option_spellings.py); its other words in their order, with
+            # options between them
+            from contextual.core.option_spellings import options_of
+            options = options_of(command_name(pattern[0]), want)
+            groups, plain = options.needed(want)
+            if groups and not options.shows(groups, _after(words, options.sub)):
                 return False
-            return _in_order(tuple(w for w in want if not _flags(w)), words[1:])
+            return _in_order(plain, words[1:])
         # a sub-command may start after the command word's own options (`git -C repo push`)
         starts = _past_options(words, {1}, end_of_options=False) if deny and want else {1}
         return any(self._rest_matches(want, words[start:], deny) for start in starts)
@@ -126,26 +129,14 @@ class Rule:
         return all(word == w or (deny and word is None) for w, word in zip(want, rest))
 
 
-_SHORT_FLAGS = re.compile(r"-[A-Za-z0-9]+")
-
-
-def _flags(word: str) -> str:
-    """A bundle of short options' letters (`-rf`: "rf"); "" for any other word (`--force`, `-`, `x`)."""
-    return word[1:] if _SHORT_FLAGS.fullmatch(word) else ""
-
-
-def _shows_flags(words: tuple[Word, ...], letters: set[str]) -> bool:
-    """Whether a command's words give every one of `letters` as a short option, anywhere before `--` (getopt
-    takes options after operands too). A word known only when the shell runs may hold any of them."""
-    shown: set[str] = set()
-    for word in words:
-        if word is None:
-            return True
-        if word == "--":
-            break
-        if word.startswith("-") and not word.startswith("--"):
-            shown.update(word[1:])
-    return letters <= shown
+def _after(words: tuple[Word, ...], sub: str) -> tuple[Word, ...]:
+    """The words a command's options are read from: after its sub-command (`git -C r branch -d x`: `-d`, not git's
+    own `-C`, which is `git branch -C`'s copy) where the table is a sub-command's, else after the command word."""
+    places = sorted(i for i in _past_options(words, {1}, end_of_options=False)
+                    if sub and i < len(words) and words[i] in (sub, None))
+    if not places:
+        return words[1:]
+    return words[places[0] + (words[places[0]] is not None):]        # `git $X -f`: $X may be anything
 
 
 def _in_order(want: tuple[str, ...], rest: tuple[Word, ...]) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Collection
 
 from contextual.core.shell_nodes import Word
 from contextual.core.shell_wrappers import STDIN_PATHS, Wrapper
@@ -42,10 +43,16 @@ def long_option(option: str, wrapper: Wrapper) -> str:
     if not option.startswith("--") or option in wrapper.value_options or option in wrapper.command_options:
         return option
     known = {o for o in wrapper.value_options | wrapper.command_options | wrapper.script_long if o.startswith("--")}
-    if option in known:
-        return option
-    starts = [o for o in known if o.startswith(option)]
+    starts = long_starts(option, known)
     return starts[0] if len(starts) == 1 else option
+
+
+def long_starts(option: str, known: Collection[str]) -> list[str]:
+    """The long options getopt_long may read `option` as: the one it names exactly, else each it is a start of
+    (one: that option; more: an ambiguous start, refused by the program)."""
+    if option in known:
+        return [option]
+    return sorted(o for o in known if o.startswith(option))
 
 
 def setting_value(word: str, following: Word, wrapper: Wrapper) -> Word:

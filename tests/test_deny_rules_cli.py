@@ -29,12 +29,13 @@ EVASIONS = {
 }
 
 
-def refused_in_bypass(project: Path, evasions: dict[str, str], then: tuple[str, ...] = (), **env: str) -> list[str]:
-    """Each command of `evasions` (file it would remove -> command) run in bypass mode under deny = Bash(rm:*),
+def refused_in_bypass(project: Path, evasions: dict[str, str], then: tuple[str, ...] = (), rule: str = "Bash(rm:*)",
+                      **env: str) -> list[str]:
+    """Each command of `evasions` (file it would remove -> command) run in bypass mode under deny = `rule`,
     then `then`: each is refused and every file survives. Returns the first line of each result. `env`: more
     environment for the run."""
     (project / ".contextual").mkdir(exist_ok=True)
-    (project / ".contextual" / "config.toml").write_text('[permissions]\ndeny = ["Bash(rm:*)"]\n')
+    (project / ".contextual" / "config.toml").write_text(f'[permissions]\ndeny = ["{rule}"]\n')
     for name in evasions:
         (project / name).write_text("keep\n")
     script = [f"Thought: go\nAction: Bash[{json.dumps({'command': c})}]" for c in (*evasions.values(), *then)]
@@ -45,7 +46,7 @@ def refused_in_bypass(project: Path, evasions: dict[str, str], then: tuple[str, 
     heads = [r["messages"][-1]["content"].removeprefix("Observation: ").partition("\n")[0]
              for r in srv.requests[1:]]
     for name, head in zip(evasions, heads):
-        assert head.startswith("[error permission_denied: Bash is denied") and "'Bash(rm:*)'" in head, \
+        assert head.startswith("[error permission_denied: Bash is denied") and f"'{rule}'" in head, \
             (evasions[name], head)
     assert sorted(p.name for p in project.iterdir() if p.name in evasions) == sorted(evasions)
     return heads
@@ -243,6 +244,16 @@ SEVENTH = {"r1": "exec 2>/dev/null rm r1", "r2": "command >/dev/null rm r2", "r3
 def test_a_seventh_red_teams_evasions_are_refused_in_bypass_mode_and_the_files_survive(project: Path):
     heads = refused_in_bypass(project, SEVENTH, then=("echo >/dev/null ok",))
     assert heads[len(SEVENTH)] == "[exit 0]"
+
+
+def test_a_deny_rules_options_hold_in_their_long_spellings_and_the_files_survive(project: Path):
+    """helper-98: under deny = Bash(rm -rf:*) each of these removed its file in bypass mode: rm reads each as -rf
+    (getopt_long takes a unique start of a long option). `rm --verbose` is no -rf: it still runs."""
+    (project / "plain").write_text("x\n")
+    heads = refused_in_bypass(project, {"l1": "rm --recursive --force l1", "l2": "rm -R -f l2",
+                                        "l3": "rm --rec --f l3", "l4": "rm l4 --force -r"},
+                              then=("rm --verbose plain",), rule="Bash(rm -rf:*)")
+    assert heads[4] == "[exit 0]" and not (project / "plain").exists()
 
 
 def test_a_read_deny_rule_holds_for_a_file_named_as_bash_reads_the_name(project: Path):

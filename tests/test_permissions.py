@@ -98,10 +98,73 @@ def test_the_old_too_broad_proposal_is_gone():
 ])
 def test_a_deny_rules_short_options_hold_in_any_order_or_bundle(command, denied):
     """`Bash(rm -rf:*)` compared its words whole, so `rm -fr build` and `rm -r -f build` went through it: a
-    user writes the options one way, the model another. Long forms (`--recursive`) are each command's own
-    spelling: docs/permissions.md says to deny the command itself to be sure."""
+    user writes the options one way, the model another."""
     rules = PermissionRules.from_tables({"deny": ["Bash(rm -rf:*)", "Bash(git push -f:*)"]})
     assert (rules.denies("Bash", {"command": command}, "/project") is not None) is denied
+
+
+@pytest.mark.parametrize("rule, command, denied", [
+    ("Bash(rm -rf:*)", "rm --recursive --force x", True), ("Bash(rm -rf:*)", "rm -R -f x", True),
+    ("Bash(rm -rf:*)", "rm --rec --f x", True), ("Bash(rm -rf:*)", "rm --force -r x", True),
+    ("Bash(rm -rf:*)", "rm --recursive=x --force y", True), ("Bash(rm -rf:*)", "sudo rm x --for -R", True),
+    ("Bash(rm -rf:*)", "rm --verbose x", False), ("Bash(rm -rf:*)", "rm --recursive --interactive x", False),
+    ("Bash(rm -rf:*)", "rm -- --recursive --force", False), ("Bash(rm -rf:*)", "rm --v -r x", False),
+    ("Bash(git push --force:*)", "git push -f", True), ("Bash(git push --force:*)", "git push --forc", True),
+    ("Bash(git push --force:*)", "git push origin main --force", True),
+    ("Bash(git push --force:*)", "git push --force-with-lease", False),     # another option; only a start is both
+    ("Bash(git push --force:*)", "git pull --force", False),
+    ("Bash(git push -f:*)", "git push --force origin", True), ("Bash(git push -f:*)", "git push --dry-run", False),
+    ("Bash(git push -f:*)", "git -C repo push --fo origin", True),
+    ("Bash(git branch -D:*)", "git branch --delete --force x", True),
+    ("Bash(git branch -D:*)", "git branch -d -f x", True),
+    ("Bash(git branch -D:*)", "git branch -d x", False),
+    ("Bash(git branch -D:*)", "git -C repo branch -d x", False),          # git's own -C is no `branch -C`
+    ("Bash(git branch -d:*)", "git branch -D x", True), ("Bash(git branch -d:*)", "git branch --del x", True),
+    ("Bash(git commit --no-verify:*)", "git commit -nm x", True),
+    ("Bash(git commit --no-verify:*)", "git commit -m x", False),
+    ("Bash(git reset --hard:*)", "git reset --har HEAD~", True),
+    ("Bash(git reset --hard:*)", "git reset --soft", False),
+    ("Bash(git clean -fd:*)", "git clean --force -d", True), ("Bash(git clean -fd:*)", "git clean -d --dry-run", False),
+    ("Bash(sed -i:*)", "sed --in-place=.bak s/a/b/ f", True), ("Bash(sed -i:*)", "sed --expression=s/a/b/ f", False),
+    ("Bash(chmod -R:*)", "chmod --rec 777 d", True), ("Bash(cp -r:*)", "cp --archive a b", True),
+    ("Bash(docker rm -f:*)", "docker rm --force c", True),
+    ("Bash(kubectl delete --force:*)", "kubectl delete -f x.yaml", False),           # kubectl's -f is --filename
+    ("Bash(pip uninstall -y:*)", "pip uninstall --yes x", True),
+    ("Bash(apt-get install -y:*)", "apt-get --assume-yes install x", True),
+    ("Bash(mytool --force:*)", "mytool -f", False),                         # not in the table: words as written
+])
+def test_a_deny_rules_options_hold_in_their_long_spellings_and_synonyms(rule, command, denied):
+    """`Bash(rm -rf:*)` let `rm --recursive --force x` and `rm -R -f x` through (helper-98): the program reads each
+    as -rf, and getopt_long takes any unique start of a long option (`--rec`). An ambiguous start (`--forc` of git
+    push: --force, --force-with-lease, --force-if-includes) counts as each; the program refuses it anyway."""
+    rules = PermissionRules.from_tables({"deny": [rule]})
+    assert (rules.denies("Bash", {"command": command}, "/project") is not None) is denied
+
+
+@pytest.mark.parametrize("rule, command, denied", [
+    ("Bash(kill -9:*)", "kill -KILL 42", True), ("Bash(kill -9:*)", "kill -SIGKILL 42", True),
+    ("Bash(kill -9:*)", "kill -s KILL 42", True), ("Bash(kill -9:*)", "kill -s 9 42", True),
+    ("Bash(kill -9:*)", "kill --signal=KILL 42", True), ("Bash(kill -9:*)", "kill -n 9 42", True),
+    ("Bash(kill -9:*)", "kill -sigkill 42", True), ("Bash(kill -9:*)", "kill -s $SIG 42", True),
+    ("Bash(kill -9:*)", "kill -TERM 42", False), ("Bash(kill -9:*)", "kill 42", False),
+    ("Bash(kill -9:*)", "kill -l", False),
+    ("Bash(kill -s KILL:*)", "kill -9 42", True), ("Bash(kill -TERM:*)", "kill 42", True),     # TERM is kill's default
+    ("Bash(pkill -9:*)", "pkill --signal KILL x", True), ("Bash(pkill -9:*)", "pkill -KILL -f x", True),
+    ("Bash(pkill -9:*)", "pkill -s 9 x", False),                             # pkill's -s is a session id
+    ("Bash(killall -KILL:*)", "killall -s 9 x", True), ("Bash(killall -KILL:*)", "killall -HUP x", False),
+])
+def test_a_deny_rules_signal_holds_in_each_spelling_of_it(rule, command, denied):
+    """`Bash(kill -9:*)` read `kill -KILL p` as the letters K, I, L and let it through (helper-98)."""
+    rules = PermissionRules.from_tables({"deny": [rule]})
+    assert (rules.denies("Bash", {"command": command}, "/project") is not None) is denied
+
+
+def test_an_allow_rule_still_compares_options_as_written():
+    """Spellings widen what a deny rule refuses; an allow rule must never grow with them."""
+    rules = PermissionRules.from_tables({"allow": ["Bash(rm -rf:*)", "Bash(kill -9:*)"]})
+    for command in ("rm --recursive --force x", "rm -fr x", "kill -KILL 42"):
+        assert rules.allows("Bash", {"command": command}, "/project") is None, command
+    assert rules.allows("Bash", {"command": "rm -rf x"}, "/project") is not None
 
 
 def test_a_deny_rule_for_edit_or_write_keeps_every_editing_tool_off_its_paths_and_allow_stays_as_named():
