@@ -12,7 +12,8 @@ from contextual.core.shell_nodes import Word, command_name
 from contextual.core.shell_options import is_stdin_path
 from contextual.core.shell_unwrap import Unwrapper
 from contextual.core.shell_variables import Variables
-from contextual.core.shell_wrappers import WRAPPERS, Wrapper
+from contextual.core.shell_wrapper import Wrapper
+from contextual.core.shell_wrappers import WRAPPERS
 
 MAX_UNWRAP = 16          # sudo env nice timeout … in a row
 

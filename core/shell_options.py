@@ -9,7 +9,8 @@ import re
 from collections.abc import Collection
 
 from contextual.core.shell_nodes import Word
-from contextual.core.shell_wrappers import STDIN_PATHS, Wrapper
+from contextual.core.shell_wrapper import Wrapper
+from contextual.core.shell_wrappers import STDIN_PATHS
 
 
 def takes_next_word(word: str, option: str, attached: str, wrapper: Wrapper) -> bool:

@@ -12,7 +12,8 @@ from contextual.core.shell_findings import MAX_NESTING, Reader
 from contextual.core.shell_nodes import Word
 from contextual.core.shell_options import is_stdin_path, old_style, replace_string, replaced
 from contextual.core.shell_wrapper_options import WrapperOptions
-from contextual.core.shell_wrappers import SHELL, Wrapper
+from contextual.core.shell_wrapper import Wrapper
+from contextual.core.shell_wrappers import SHELL
 
 
 class Unwrapper:
@@ -38,6 +39,12 @@ class Unwrapper:
             return self.unwrap(SHELL, after, depth, stdin)   # `capsh -- -c 'rm f'`
         if wrapper.permute and self.options.permuted(wrapper, rest, depth):
             return None
+        if wrapper.command_after:
+            marker = _marker(wrapper, rest)
+            if marker is not None:
+                return self._after_marker(rest, marker, depth)
+            if not wrapper.runs_rest and not wrapper.subcommands:
+                return None               # `xterm -T t`: no command given (its window runs a shell)
         original = rest
         i = self.options.leading(wrapper, rest, depth)
         if i is None:
@@ -175,6 +182,18 @@ class Unwrapper:
         # xargs: the words it reads follow the command (`xargs env` runs what it reads)
         return list(rest) + [None] if wrapper.appends_input else list(rest)
 
+    def _after_marker(self, rest: list[Word], marker: int, depth: int) -> list[Word] | None:
+        """`xterm -e rm f`, `kubectl exec P -- rm f`, `lxterminal --command='rm f'`: the command after the marker."""
+        if None in rest[:marker]:
+            self.findings.unreadable()    # `xterm $OPTS -e ls`: $OPTS may hold the -e that starts the command
+            return None
+        word = rest[marker] or ""
+        words = ([word.partition("=")[2]] if "=" in word else []) + rest[marker + 1:]
+        if len(words) == 1 and words[0] is not None and re.search(r"\s", words[0]):
+            self.reader.script_word(words[0], depth)    # `xterm -e 'rm f'`: a lone word with blanks goes to a shell
+            return None
+        return words or None
+
     def _find_exec(self, wrapper: Wrapper, rest: list[Word], depth: int) -> None:
         i = 0
         while i < len(rest):
@@ -188,3 +207,12 @@ class Unwrapper:
                 self.reader.add(list(rest[i + 1:end]), depth)
                 i = end
             i += 1
+
+
+def _marker(wrapper: Wrapper, rest: list[Word]) -> int | None:
+    """Where the command starts: the first word of `command_after`, alone or as `--long=VALUE`."""
+    for i, word in enumerate(rest):
+        if word is not None and (word in wrapper.command_after or (
+                word.startswith("--") and "=" in word and word.partition("=")[0] in wrapper.command_after)):
+            return i
+    return None

@@ -15,7 +15,8 @@ from contextual.core.shell_nodes import Word
 from contextual.core.shell_options import (is_script_option, is_stdin_path, long_option, setting_value,
                                           takes_next_word)
 from contextual.core.shell_variables import Variables
-from contextual.core.shell_wrappers import SHELL, Wrapper
+from contextual.core.shell_wrapper import Wrapper
+from contextual.core.shell_wrappers import SHELL
 
 
 class WrapperOptions:

@@ -4,64 +4,18 @@ for the permission rules and by the digests (core/context/digest.py) to find wha
 A wrapper hands on a command in one of a few ways: the words after its options (sudo, env, xargs), a word or an
 option's value that is shell text (bash -c, eval, ssh's remote line, rsync -e), a setting whose value is a
 command line (git -c core.pager=…, ssh -o ProxyCommand=…), or an environment variable a program runs
-(GIT_PAGER, EDITOR). A name not here is an ordinary command."""
+(GIT_PAGER, EDITOR). A name not here is an ordinary command. How each is read is a Wrapper
+(core/shell_wrapper.py); the programs that start a command somewhere else (a terminal window, a project's
+environment, a container) are core/shell_launchers.py's part of the table."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-
-
-@dataclass(frozen=True)
-class Wrapper:
-    """How a command word that runs another command hands it on."""
-    value_options: frozenset[str] = frozenset()   # options followed by a value, which is skipped
-    positional: int = 0                           # words before the command (timeout's duration)
-    script_option: str | None = None              # the value of this option is shell text (bash -c)
-    script_rest: bool = False                     # the remaining words, joined, are shell text (eval)
-    assignments: bool = False                     # NAME=VALUE words before the command (env)
-    default: tuple[str, ...] = ()                 # the command when none is given (xargs runs echo)
-    runs_rest: bool = True                        # False for a shell: `bash file` runs a file, not a command
-    exec_options: frozenset[str] = frozenset()    # find: -exec WORDS ; (or +)
-    alias_values: bool = False                    # alias: each NAME=VALUE's value is shell text
-    setting_option: str | None = None             # ssh -o NAME=VALUE: the settings named in command_settings
-    command_settings: frozenset[str] = frozenset()  # … whose value is a command line (lower case, fnmatch)
-    bang_settings: frozenset[str] = frozenset()   # … whose value is a command line after a leading "!" (git alias)
-    command_options: frozenset[str] = frozenset()  # options whose value is a command line it runs (rsync -e)
-    until: frozenset[str] = frozenset()           # the command ends before one of these words (parallel's :::)
-    # GNU getopt reads options after other words too (`su root -c 'rm f'`, `rsync a b -e 'rm f'`): the script
-    # option and command options are looked for among all the words.
-    permute: bool = False
-    options_after_positional: bool = False        # ssh: options again after the host, before the remote line
-    runs_nothing: frozenset[str] = frozenset()    # options after which it only looks a name up (command -v)
-    nothing_alone: frozenset[str] = frozenset()   # … or runs nothing when no command follows (`sudo -k`; `sudo -k
-                                                  # rm f` runs rm)
-    appends_input: bool = False                   # xargs: words read from standard input follow the command
-    replace_options: frozenset[str] = frozenset()  # xargs -I STR: words holding STR are made from its input
-    named_compound: bool = False                  # coproc NAME { …; }: the parser splits the body off
-    subcommands: Mapping[str, "Wrapper"] = field(default_factory=dict)   # git rebase -x, npm exec, tmux new …
-    opaque_options: frozenset[str] = frozenset()  # options that bring in commands from elsewhere (ssh -F FILE
-    opaque_markers: frozenset[str] = frozenset()  # … when it is stdin; git --config-env), words holding these
-    opaque_words: frozenset[str] = frozenset()    # … and words that are one of these (ip's `e`, `exec`)
-    old_style: bool = False                       # tar xIf CMD a.tar: a first word of letters is an option bundle
-    dashdash_shell: bool = False                  # capsh … -- -c CMD: the words after `--` are bash's
-    script_long: frozenset[str] = frozenset()     # long forms of script_option (su --command TEXT)
-    default_shell: bool = False                   # with no command it runs a shell reading stdin (su, chroot)
-    opaque_settings: frozenset[str] = frozenset()  # settings that read more settings (git include.path)
-    opaque: bool = False                          # runs commands it reads elsewhere (tmux run-shell): opaque
-    each_word_script: bool = False                # pee, mispipe: each word is a command line of its own
-    config_pair: bool = False                     # git config NAME VALUE: a setting, read like git -c NAME=VALUE
-    guesses_subcommand: bool = False              # git: help.autocorrect runs the command nearest a mistyped one
-
-
-def _opts(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
+from contextual.core.shell_launchers import LAUNCHERS
+from contextual.core.shell_wrapper import OPAQUE, RUNS_ONE, Wrapper
+from contextual.core.shell_wrapper import opts as _opts
 
 SHELL = Wrapper(value_options=_opts("-o +o -O +O --rcfile --init-file --emulate"), script_option="-c",
                 runs_rest=False)
-OPAQUE = Wrapper(opaque=True)
-RUNS_ONE = Wrapper()        # runs the rest as it is: nohup, setsid, valgrind …
 STDIN_PATHS = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})   # a script file that is stdin
 
 SSH_COMMAND_SETTINGS = _opts("proxycommand localcommand knownhostscommand remotecommand")
@@ -105,7 +59,9 @@ GIT_SUBCOMMANDS: dict[str, Wrapper] = {
 _TMUX_SUBCOMMANDS = {name: OPAQUE for name in (
     "new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp",
     "respawn-window", "respawnw", "run-shell", "run", "if-shell", "if", "pipe-pane", "pipep", "display-popup",
-    "popup", "source-file", "source", "set-option", "set", "set-hook", "bind-key", "bind")}
+    "popup", "source-file", "source", "set-option", "set", "set-hook", "bind-key", "bind",
+    # keys typed into a pane (its shell runs them), and prompts, menus and confirmations that run tmux commands
+    "send-keys", "send", "command-prompt", "confirm-before", "confirm", "display-menu", "menu")}
 
 WRAPPERS: dict[str, Wrapper] = {
     "sudo": Wrapper(value_options=_opts("-u -g -h -p -C -D -r -t -U -T -R --user --group --host --prompt "
@@ -113,7 +69,7 @@ WRAPPERS: dict[str, Wrapper] = {
                     assignments=True, default_shell=True, runs_nothing=_opts("-v -l -K -V --validate --list "
                                                                             "--remove-timestamp --version --help"),
                     nothing_alone=_opts("-k --reset-timestamp")),
-    "doas": Wrapper(value_options=_opts("-u -C")),
+    "doas": Wrapper(value_options=_opts("-a -u -C")),
     # newer coreutils (9.7's manual) take -a/--argv0 NAME: `env -a x rm f` runs rm
     "env": Wrapper(value_options=_opts("-u --unset -C --chdir -S --split-string -a --argv0"), assignments=True,
                    command_options=_opts("-S --split-string")),
@@ -208,9 +164,6 @@ WRAPPERS: dict[str, Wrapper] = {
     "perf": Wrapper(runs_rest=False, subcommands={name: Wrapper(value_options=_opts(
         "-o -e -c -F -p -t -C -G -x -r -I --output --event --cpu --pid --tid --field-separator --repeat"))
         for name in ("record", "stat", "trace")}),
-    **{name: Wrapper(runs_rest=False, subcommands={"exec": RUNS_ONE, "run": RUNS_ONE})
-       for name in ("pyenv", "poetry", "pipenv", "uv", "pnpm", "yarn", "bundle", "conda", "mise")},
-    "direnv": Wrapper(runs_rest=False, subcommands={"exec": Wrapper(positional=1)}),    # direnv exec DIR cmd
     "rg": Wrapper(runs_rest=False, permute=True, value_options=_opts("--pre -e -f -g -t -T -m -A -B -C"),
                   command_options=_opts("--pre")),
     "hyperfine": Wrapper(value_options=_opts("-r -w -m -M -p -c -S -n -s -u --runs --warmup --prepare --cleanup "
@@ -272,6 +225,7 @@ WRAPPERS: dict[str, Wrapper] = {
     "fish": Wrapper(value_options=_opts("-C --init-command -l --features --debug-output --profile"),
                     command_options=_opts("-C --init-command"), script_option="-c", script_long=_opts("--command"),
                     runs_rest=False),
+    **LAUNCHERS,        # terminals, tool and version managers, secret injectors, containers, job queues
     **{shell: SHELL for shell in ("bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "rbash", "tcsh",
                                   "csh", "yash")},
 }

@@ -107,7 +107,34 @@ EVASIONS = ["echo $(rm v5)", "echo `rm v6`", "X=1 rm f", "(rm f)", "{ rm f; }", 
             'hyperfine -N -r 1 -L c rm,x \'"{c}" x\'', 'exec 3</bin/rm; /dev/fd/3 x',
             'exec 3</bin/rm; /proc/self/fd/3 x', '/lib64/ld-linux-x86-64.so.2 /bin/rm x',
             'exec -a rm /usr/bin/busybox x', 'gdb -q -batch -ex run --args /bin/rm x',
-            "printf '[alias]\\n\\tx = !rm x\\n' > g; GIT_CONFIG_GLOBAL=g git x"]
+            "printf '[alias]\\n\\tx = !rm x\\n' > g; GIT_CONFIG_GLOBAL=g git x",
+            # programs that start a command somewhere else, missing from the table until helper-99's survey
+            "sshpass -p pw rm -rf x", "sshpass -e ssh h 'rm x'", "xterm -T t -e rm x", "xterm -e 'rm x'",
+            "urxvt -e rm x", "x-terminal-emulator -e rm x", "konsole --noclose -e rm x", "alacritty -e rm x",
+            "lxterminal --command='rm x'", "gnome-terminal --title t -- rm x", "gnome-terminal -e 'rm x'",
+            "xfce4-terminal -T t -x rm x", "terminator -e 'rm x'", "tilix -w d -e 'rm x'", "kitty -T t rm x",
+            "kitty @ launch rm x", "foot -D d rm x", "wezterm start --cwd d -- rm x", "wezterm -e rm x",
+            "wezterm cli spawn -- rm x", "tmux send-keys 'rm x' Enter", "tmux confirm-before 'run-shell \"rm x\"'",
+            "nix-shell -p a b --run 'rm x'", "nix-shell --command 'rm x'", "nix develop .#d -c rm x",
+            "nix shell nixpkgs#a --command rm x", "devbox run -e A=1 rm x", "mamba run -n env rm x",
+            "micromamba run -p /e rm x", "conda run -n env2 rm x", "uv run --with a rm x", "uv --directory d run rm x",
+            "uvx --from pkg rm", "uv tool run --python 3.12 rm", "pdm run --venv v rm x", "hatch run rm x",
+            "rye run rm x", "pixi run -e dev 'rm x && ls'", "pixi exec -s p rm x", "pnpm exec -c 'rm x'",
+            "pnpm --filter a exec rm x", "pnpm dlx --package p rm x", "yarn dlx -p p rm x", "bunx rm x",
+            "bun x rm x", "bun exec 'rm x'", "asdf exec rm x", "rbenv exec rm x", "mise x node@20 -- rm x",
+            "mise exec -c 'rm x'", "rtx exec -- rm x", "volta run --node 18 rm x", "fnm exec --using 18 rm x",
+            "nvm exec 18 rm x", "poetry -C d run rm x", "dotenv run rm x", "dotenv -e .env -- rm x",
+            "dotenvx run -f .env -- rm x", "op run --env-file e -- rm x", "aws-vault exec prof -- rm x",
+            "doppler run -p p -- rm x", "doppler run --command 'rm x'", "infisical run --env dev -- rm x",
+            "sops exec-env s.yaml 'rm x'", "sops exec-file s.yaml 'rm x {}'", "envchain ns rm x",
+            "docker exec -u me c rm x", "docker container exec c rm x", "podman exec -w d c rm x",
+            "kubectl -n ns exec p -c ctr -- rm x", "oc exec p -- rm x", "systemd-inhibit --why w rm x",
+            "cgexec -g cpu:g rm x", "setlock -n l rm x", "with-lock-ex -w l rm x", "s6-setuidgid me rm x",
+            "setuidgid me rm x", "envdir ./e rm x", "softlimit -m 100 rm x", "pgrphack rm x", "run-one rm x",
+            "torify rm x", "tsocks rm x", "rlwrap -f f rm x", "cpulimit -l 50 rm x", "trickle -d 10 rm x",
+            "nocache -n 2 rm x", "nq rm x", "tsp -L l rm x", "pueue add -g g 'rm x'", "schroot -c ch -- rm x",
+            "flatpak-spawn --host --directory d rm x", "daemonize -c / /bin/rm x", "caffeinate -t 9 rm x",
+            "sandbox-exec -n p rm x", "watchexec -e py 'rm x'", "doas -a style rm x"]
 
 
 @pytest.mark.parametrize("command", EVASIONS)
@@ -131,7 +158,17 @@ def test_every_way_of_running_rm_is_denied(command: str):
                                      "set -euo pipefail; ls", "declare -A seen; ls",
                                      "find . -name '*.py' -exec grep -l rmtree {} +", "numactl --hardware",
                                      "for f in a b; do\n  echo $f\ndone", "ls |\n  grep x", "env -S 'ls -la'",
-                                     "echo \"a\nb\" 'c\nd'", "strace -c -o /dev/null ls", "exec 3>log; ls >&3"])
+                                     "echo \"a\nb\" 'c\nd'", "strace -c -o /dev/null ls", "exec 3>log; ls >&3",
+                                     # launchers' own words that are not a command (helper-99)
+                                     "xterm -title rm", "xterm -e ls rm", "gnome-terminal --title rm",
+                                     "kitty -T rm ls", "wezterm start --cwd rm ls", "sshpass -p rm ssh h ls",
+                                     "nix-shell -p rm --run ls", "nix build .#rm", "conda run -n rm ls",
+                                     "uv run --with rm ls", "uvx --from rm ls", "mise x rm@1 -- ls",
+                                     "dotenv -f rm run ls", "op run --env-file rm -- ls", "aws-vault exec rm -- ls",
+                                     "docker exec -u rm c ls", "docker build -t rm .", "kubectl exec rm -- ls",
+                                     "kubectl -n \"$NS\" get pods", "systemd-inhibit --why rm ls",
+                                     "schroot -c rm -- ls", "tsp -r 3", "nq -w rm", "pueue add -g rm ls",
+                                     "watchexec -e rm ls", "pnpm --filter rm install"])
 def test_commands_that_only_look_alike_are_not_denied(command: str):
     assert DENY_RM.denies("Bash", {"command": command}, "/") is None
 
@@ -184,6 +221,24 @@ def test_a_shell_reading_a_here_document_runs_its_text_and_an_unknown_one_is_opa
                                      "bash -c \"$(" * 12 + "rm x" + ")\"" * 12])
 def test_lines_that_cannot_be_read_with_certainty_are_uncertain(command: str):
     assert not parse_command(command).certain
+
+
+def test_a_terminal_or_container_command_starts_after_its_marker_and_an_unknown_word_before_it_is_opaque():
+    """`xterm -e CMD`, `kubectl exec P -- CMD` (core/shell_wrapper.py: command_after): the words after the first
+    marker are the command, a lone word with blanks a shell line; a `$VAR` before it may hold the marker."""
+    assert parse_command("xterm -T t -e git push").commands[1:] == (("git", "push"),)
+    assert parse_command("xterm -e 'ls; git push'").commands[1:] == (("ls",), ("git", "push"))
+    assert parse_command("lxterminal --command='git push'").commands[1:] == (("git", "push"),)
+    assert parse_command("kubectl exec p -- sh -c 'ls -- x'").commands[1:] == (("sh", "-c", "ls -- x"),
+                                                                                ("ls", "--", "x"))
+    for unknown in ("xterm $OPTS -e ls", "kubectl exec \"$POD\" -- ls"):
+        assert parse_command(unknown).opaque, unknown
+    for plain in ("xterm -T \"$T\"", "kubectl -n \"$NS\" get pods", "docker build -t \"$TAG\" ."):
+        assert not parse_command(plain).opaque, plain
+    # allowing the launcher does not allow what it runs in the container, as with ssh
+    docker_allowed = PermissionRules(allow=(parse_rule("Bash(docker:*)"),))
+    assert docker_allowed.allows("Bash", {"command": "docker ps"}, "/")
+    assert not docker_allowed.allows("Bash", {"command": "docker exec c rm x"}, "/")
 
 
 def test_a_deeply_nested_line_is_uncertain_and_does_not_exhaust_the_stack():

@@ -1,0 +1,182 @@
+"""The programs in the wrapper table (core/shell_wrappers.py) that start a command somewhere else: in a terminal
+window, in a project's or tool manager's environment, with secrets or locks or limits set up first, in a
+container, or later from a queue. Each one's options with a value are its own documented ones; what runs is
+read as for any wrapper (core/shell_unwrap.py)."""
+
+from __future__ import annotations
+
+from contextual.core.shell_wrapper import OPAQUE, RUNS_ONE, Wrapper
+from contextual.core.shell_wrapper import opts as _opts
+
+_NOTHING = Wrapper(runs_rest=False)    # a sub-command that runs no command (`dotenv list`)
+
+# Terminal windows: the words after -e (or --, -x) are the command; gnome-terminal's -e TEXT is one command line.
+_AFTER_E = Wrapper(runs_rest=False, command_after=_opts("-e"))
+_GNOME = Wrapper(runs_rest=False, permute=True, value_options=_opts("-e --command"),
+                 command_options=_opts("-e --command"), command_after=_opts("-- -x --execute"))
+_XFCE = Wrapper(runs_rest=False, permute=True, value_options=_opts("-e --command"),
+                command_options=_opts("-e --command"), command_after=_opts("-x --execute"))
+_WEZTERM_WINDOW = _opts("--class --workspace --position")
+
+# Tool and version managers that run a command in their environment (`poetry run CMD`, `mise x -- CMD`).
+_EXEC_RUN = Wrapper(runs_rest=False, subcommands={"exec": RUNS_ONE, "run": RUNS_ONE})
+_CONDA_RUN = Wrapper(value_options=_opts("-n --name -p --prefix -r --root-prefix -a --attach --cwd"))
+_MISE_EXEC = Wrapper(runs_rest=False, permute=True, value_options=_opts("-c --command -j --jobs"),
+                     command_options=_opts("-c --command"), command_after=_opts("--"))
+_PNPM_OPTIONS = _opts("-C --dir --filter -F")
+_UV_GLOBAL = _opts("--cache-dir --color --config-file --directory --project")
+_UV_RESOLVING = _UV_GLOBAL | _opts(
+    "--allow-insecure-host --trusted-host --config-setting --config-settings -C --config-settings-package "
+    "--default-index --env-file --exclude-newer --exclude-newer-package --extra-index-url --find-links -f "
+    "--fork-strategy --index --index-strategy --index-url -i --keyring-provider --link-mode --no-binary-package "
+    "--no-build-isolation-package --no-build-package --prerelease --python -p --python-platform "
+    "--refresh-package --reinstall-package --resolution --upgrade-package -P --with -w --with-editable "
+    "--with-requirements")
+_UV_RUN = Wrapper(value_options=_UV_RESOLVING | _opts("--extra --group --no-extra --no-group --only-group --package"))
+_UVX = Wrapper(value_options=_UV_RESOLVING | _opts("--build-constraint --build-constraints -b --constraint "
+                                                   "--constraints -c --from --override --overrides"))
+_PACKAGE_RUNNER = Wrapper(value_options=_opts("-p --package"))
+_FNM = _opts("--node-dist-mirror --fnm-dir --log-level --arch --version-file-strategy")
+# pixi runs its words as one line of its own task shell
+_PIXI_RUN = Wrapper(script_rest=True, value_options=_opts(
+    "-e --environment -p --platform -m --manifest-path -w --workspace --config-file --auth-file "
+    "--concurrent-downloads --concurrent-solves --pinning-strategy --pypi-keyring-provider --tls-root-certs --color"))
+
+# Secret injectors: the command after `--` (or after the options), or a --command line.
+_SOPS_EXEC = Wrapper(positional=1, script_rest=True, value_options=_opts("--user --filename"))   # sh -c its text
+
+_DOCKER_EXEC = Wrapper(positional=1, value_options=_opts("-e --env --env-file -u --user -w --workdir --detach-keys "
+                                                         "--preserve-fds"))
+
+LAUNCHERS: dict[str, Wrapper] = {
+    **{name: _AFTER_E for name in ("xterm", "uxterm", "urxvt", "urxvtc", "rxvt", "rxvt-unicode",
+                                   "x-terminal-emulator", "konsole")},
+    **{name: Wrapper(runs_rest=False, command_after=_opts("-e --command")) for name in ("alacritty", "lxterminal")},
+    "gnome-terminal": _GNOME, "mate-terminal": _GNOME, "xfce4-terminal": _XFCE, "terminator": _XFCE,
+    "tilix": Wrapper(runs_rest=False, permute=True, value_options=_opts("-e --command"),
+                     command_options=_opts("-e --command")),
+    "kitty": Wrapper(value_options=_opts(
+        "--class --app-id --name --os-window-tag --title -T --config -c --override -o --directory "
+        "--working-directory -d --session --watcher -w --instance-group --listen-on --start-as --replay-commands "
+        "--dump-bytes --detached-log --position"), subcommands={"@": OPAQUE}),      # `kitty @ launch` remotely
+    "foot": Wrapper(value_options=_opts("-c --config -o --override -f --font -t --term -T --title -a --app-id -w "
+                                        "--window-size-pixels -W --window-size-chars -D --working-directory -d "
+                                        "--log-level -p --print-pid")),
+    # `wezterm -e CMD` is `wezterm start CMD`
+    "wezterm": Wrapper(value_options=_opts("--config-file --config"), subcommands={
+        "start": Wrapper(value_options=_WEZTERM_WINDOW | _opts("--cwd --domain")),
+        "connect": Wrapper(positional=1, value_options=_WEZTERM_WINDOW),
+        "ssh": Wrapper(positional=1, script_rest=True, value_options=_WEZTERM_WINDOW | _opts("-o --ssh-option")),
+        "cli": Wrapper(runs_rest=False, subcommands={
+            "spawn": Wrapper(value_options=_opts("--pane-id --domain-name --window-id --cwd --workspace")),
+            "split-pane": Wrapper(value_options=_opts("--pane-id --cells --percent --cwd --move-pane-id")),
+            "send-text": OPAQUE}),    # typed into a pane's shell
+        **{name: _NOTHING for name in ("ls-fonts", "show-keys", "imgcat", "set-working-directory", "record",
+                                       "replay", "shell-completion", "help", "serial")}}),
+    "nix-shell": Wrapper(runs_rest=False, permute=True, value_options=_opts(
+        "-p --packages -A --attr -I --include -i --arg --argstr -k --keep -j --max-jobs --cores --option --run "
+        "--command"), command_options=_opts("--run --command")),
+    "nix": Wrapper(runs_rest=False, command_after=_opts("-c --command")),    # nix develop|shell … -c CMD
+    **{name: _EXEC_RUN for name in ("pyenv", "pipenv", "bundle")},
+    "poetry": Wrapper(runs_rest=False, value_options=_opts("-C --directory -P --project"),
+                      subcommands={"exec": RUNS_ONE, "run": RUNS_ONE}),
+    **{name: Wrapper(runs_rest=False, subcommands={"run": _CONDA_RUN, "exec": RUNS_ONE})
+       for name in ("conda", "mamba", "micromamba")},
+    **{name: Wrapper(runs_rest=False, value_options=_opts("-C --cd -E --env -j --jobs"),
+                     subcommands={"exec": _MISE_EXEC, "x": _MISE_EXEC, "run": RUNS_ONE}) for name in ("mise", "rtx")},
+    **{name: Wrapper(runs_rest=False, subcommands={"exec": RUNS_ONE})
+       for name in ("asdf", "rbenv", "nodenv", "goenv", "jenv", "plenv")},
+    "nvm": Wrapper(runs_rest=False, subcommands={"exec": OPAQUE}),   # `nvm exec [VERSION] CMD`: which word runs?
+    "fnm": Wrapper(runs_rest=False, value_options=_FNM,
+                   subcommands={"exec": Wrapper(value_options=_FNM | {"--using"})}),
+    "volta": Wrapper(runs_rest=False, subcommands={"run": Wrapper(value_options=_opts("--node --npm --yarn --pnpm "
+                                                                                      "--env"))}),
+    "direnv": Wrapper(runs_rest=False, subcommands={"exec": Wrapper(positional=1)}),    # direnv exec DIR cmd
+    "devbox": Wrapper(runs_rest=False, subcommands={"run": Wrapper(value_options=_opts(
+        "-c --config -e --env --env-file --environment"))}),
+    "pdm": Wrapper(runs_rest=False, value_options=_opts("-p --project"),
+                   subcommands={"run": Wrapper(value_options=_opts("-p --project --venv --skip"))}),
+    # `hatch run ENV:CMD` names its environment in the command word: not read
+    "hatch": Wrapper(runs_rest=False, value_options=_opts("-e --env -p --project --data-dir --cache-dir --config"),
+                     subcommands={"run": RUNS_ONE}),
+    "rye": Wrapper(runs_rest=False, subcommands={"run": Wrapper(value_options=_opts("--pyproject"))}),
+    "pixi": Wrapper(runs_rest=False, value_options=_opts("-m --manifest-path -w --workspace"), subcommands={
+        "run": _PIXI_RUN, "r": _PIXI_RUN,
+        "exec": Wrapper(value_options=_opts("-s --spec -w --with -c --channel -p --platform"))}),
+    "uv": Wrapper(runs_rest=False, value_options=_UV_GLOBAL, subcommands={
+        "run": _UV_RUN, "tool": Wrapper(runs_rest=False, subcommands={"run": _UVX})}),
+    "uvx": _UVX,
+    # pnpm's -c/--shell-mode hands the command to /bin/sh
+    "pnpm": Wrapper(runs_rest=False, value_options=_PNPM_OPTIONS, subcommands={
+        "exec": Wrapper(value_options=_PNPM_OPTIONS | {"--resume-from"}, script_option="-c",
+                        script_long=_opts("--shell-mode")),
+        "dlx": Wrapper(value_options=_opts("--package"), script_option="-c", script_long=_opts("--shell-mode")),
+        "run": RUNS_ONE}),
+    "yarn": Wrapper(runs_rest=False, subcommands={"exec": RUNS_ONE, "run": RUNS_ONE, "dlx": _PACKAGE_RUNNER}),
+    "bunx": _PACKAGE_RUNNER,
+    "bun": Wrapper(runs_rest=False, subcommands={"x": _PACKAGE_RUNNER, "exec": Wrapper(script_rest=True)}),
+    # python-dotenv's `dotenv run CMD` and dotenv-cli's `dotenv [-e F] [--] CMD`
+    "dotenv": Wrapper(value_options=_opts("-f --file -q --quote -e --export -v -c -p"), runs_nothing=_opts("-p"),
+                      command_after=_opts("--"), subcommands={"run": RUNS_ONE, **{
+                          name: _NOTHING for name in ("list", "get", "set", "unset")}}),
+    "dotenvx": Wrapper(runs_rest=False, command_after=_opts("--")),
+    "op": Wrapper(runs_rest=False, value_options=_opts("--account --config --encoding --session"), subcommands={
+        "run": Wrapper(value_options=_opts("--env-file --account --config --encoding --session"),
+                       command_after=_opts("--"))}),
+    "aws-vault": Wrapper(runs_rest=False, value_options=_opts(
+        "--backend --prompt --keychain --secret-service-collection --pass-dir --pass-cmd --pass-prefix --file-dir"),
+        subcommands={"exec": Wrapper(positional=1, value_options=_opts("-d --duration -t --mfa-token --region"),
+                                     command_after=_opts("--"))}),
+    "doppler": Wrapper(runs_rest=False, subcommands={"run": Wrapper(value_options=_opts(
+        "-p --project -c --config --token --fallback --mount --mount-format --mount-template --name-transformer "
+        "--command"), command_options=_opts("--command"), command_after=_opts("--"))}),
+    "infisical": Wrapper(runs_rest=False, subcommands={"run": Wrapper(value_options=_opts(
+        "--env --path --projectId --token --tags --domain --command"), command_options=_opts("--command"),
+        command_after=_opts("--"))}),
+    "sops": Wrapper(runs_rest=False, value_options=_opts("--config"),
+                    subcommands={"exec-env": _SOPS_EXEC, "exec-file": _SOPS_EXEC}),
+    "envchain": Wrapper(positional=1),
+    "sshpass": Wrapper(value_options=_opts("-f -d -p -P")),
+    # a container's command, as ssh's remote line is read
+    **{name: Wrapper(runs_rest=False, value_options=_opts(
+        "-H --host -c --context --config -l --log-level --tlscacert --tlscert --tlskey --connection --url "
+        "--identity --root --runroot --storage-driver --cgroup-manager --runtime --tmpdir --module"), subcommands={
+        "exec": _DOCKER_EXEC, "container": Wrapper(runs_rest=False, subcommands={"exec": _DOCKER_EXEC})})
+       for name in ("docker", "podman")},
+    **{name: Wrapper(runs_rest=False, command_after=_opts("--")) for name in ("kubectl", "oc")},
+    # locks, limits, users, sessions and sandboxes set up before the command
+    "systemd-inhibit": Wrapper(value_options=_opts("--what --who --why --mode"), runs_nothing=_opts("--list")),
+    "cgexec": Wrapper(value_options=_opts("-g")),
+    **{name: Wrapper(positional=1) for name in ("setlock", "with-lock-ex", "s6-setuidgid", "setuidgid",
+                                                "envuidgid", "envdir")},
+    "softlimit": Wrapper(value_options=_opts("-m -d -s -l -a -o -p -f -c -r -t")),
+    **{name: RUNS_ONE for name in ("pgrphack", "run-one", "run-this-one", "keep-one-running", "run-one-constantly",
+                                   "run-one-until-success", "run-one-until-failure", "torify", "tsocks")},
+    "rlwrap": Wrapper(value_options=_opts("-b -C -D -e -f -g -H -l -M -O -P -q -s -S -t -w -z")),
+    "cpulimit": Wrapper(value_options=_opts("-l --limit -p --pid -e --exe -P --path")),
+    "trickle": Wrapper(value_options=_opts("-d -u -w -t -l -n")),
+    "nocache": Wrapper(value_options=_opts("-n")),
+    "schroot": Wrapper(value_options=_opts("-c --chroot -u --user -d --directory -o --option -n --session-name -s "
+                                           "--shell"), default_shell=True,
+                       runs_nothing=_opts("-l --list -i --info --config --location -b --begin-session -e "
+                                          "--end-session")),
+    "flatpak-spawn": Wrapper(value_options=_opts(
+        "--env --unset-env --forward-fd --directory --sandbox-expose --sandbox-expose-ro --sandbox-expose-path "
+        "--sandbox-expose-path-ro --sandbox-flag --app-path --usr-path")),
+    "daemonize": Wrapper(value_options=_opts("-c -e -o -p -l -u -E")),
+    "caffeinate": Wrapper(value_options=_opts("-t -w")),
+    "sandbox-exec": Wrapper(value_options=_opts("-f -n -p -D")),
+    # queues that run the command later; nq -w/-t and tsp's queries take job ids, not a command
+    "nq": Wrapper(runs_nothing=_opts("-w -t")),
+    "tsp": Wrapper(value_options=_opts("-L -D -N"),
+                   runs_nothing=_opts("-K -C -l -S -t -c -p -o -i -s -r -w -k -u -U -h -V")),
+    "pueue": Wrapper(runs_rest=False, value_options=_opts("-c --config -p --profile"), subcommands={
+        "add": Wrapper(script_rest=True, value_options=_opts(   # its words, joined, go to sh -c
+            "-w --working-directory -d --delay -g --group -a --after -o --priority -l --label"))}),
+    # watchexec runs its words, joined, with $SHELL -c
+    "watchexec": Wrapper(script_rest=True, runs_nothing=_opts("--completions --manual"), value_options=_opts(
+        "--completions --delay-run -E --env --socket --shell --stop-signal --stop-timeout --timeout --workdir "
+        "--wrap-process -d --debounce --emit-events-to --map-signal -o --on-busy-update -s --signal -e --exts -f "
+        "--filter --filter-file -j --filter-prog --fs-events -i --ignore --ignore-file --project-origin -w --watch "
+        "-W --watch-non-recursive -F --watch-file --color")),
+}
