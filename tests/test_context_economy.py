@@ -244,6 +244,17 @@ def test_what_a_command_is_comes_from_the_commands_it_runs_not_from_words_in_pat
     assert dg.kind_of("cd /testbed && grep -rn total src") == "search"
 
 
+def test_a_program_that_can_also_run_a_command_is_still_what_the_line_is_about():
+    """git, find, rg and fd are in the wrapper table (git's aliases, find -exec, rg --pre run commands), and the
+    digests took every program of that table for a wrapper to look past: `git diff` and `rg foo` were "other"."""
+    assert [dg.kind_of(c) for c in ("git diff", "git -C repo diff HEAD~1", "cd /testbed && git diff")] == ["diff"] * 3
+    assert [dg.kind_of(c) for c in ("git grep -n x", "rg foo src", "find . -name '*.py'", "fd conf")] == ["search"] * 4
+    assert dg.kind_of("git log -3") == "other"
+    # a wrapper whose point is the command it runs is still looked past
+    assert [dg.program_of(c) for c in ("sudo cat x", "timeout 5 rg x", "bash -c 'nl a.py'", "xargs grep y")] == [
+        "cat", "rg", "nl", "grep"]
+
+
 def test_a_view_is_numbered_as_the_file_is_or_not_at_all():
     lines = [f"value_{n} = compute_{n}(value_{n - 1})" for n in range(40, 121)]
     output = "\n".join(lines)

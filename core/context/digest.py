@@ -88,9 +88,16 @@ def program_of(command: str) -> str:
     or a set-up step (cd, export…); `python -m X` is X."""
     for words in _commands(command):
         prog = _program(words)
-        if prog and prog not in WRAPPERS and prog not in _SETUP and words != ("cat",):   # bare cat: a heredoc's writer
+        if prog and not _hands_on(prog) and prog not in _SETUP and words != ("cat",):   # bare cat: a heredoc's writer
             return prog
     return ""
+
+
+def _hands_on(prog: str) -> bool:
+    """A wrapper whose point is the command it runs (sudo, timeout, xargs, `bash -c`): the parse lists that command
+    after it. A program that can also run one (git's aliases, find -exec, rg --pre) is what the line is about."""
+    wrapper = WRAPPERS.get(prog)
+    return wrapper is not None and (wrapper.runs_rest or wrapper.script_option is not None or wrapper.script_rest)
 
 
 def runs_tests(words: tuple[str, ...]) -> bool:
