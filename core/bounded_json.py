@@ -8,14 +8,35 @@ The depth is measured first, without recursion, so deep input fails like any oth
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from typing import Any
+from typing import Any, AnyStr, Iterator
 
 MAX_DEPTH = 64
-# A JSON string literal: its brackets are text, not nesting.
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_BRACKET = re.compile(r"[\[\]{}]")
+# A JSON string literal (its brackets are text, not nesting), or an unterminated one, which runs to the end. It
+# matches at every quote and never backtracks: a pattern that could fail there was tried again from each quote
+# inside an unterminated string, quadratic — 80 kB of escaped quotes took 13 s, a 1 MB stream line about half an
+# hour, with the event loop held (hostile-input red team).
+_STRING = r'"(?:[^"\\]++|\\.)*+(?:"|\\?\Z)'
+
+
+@functools.lru_cache(maxsize=8)
+def _through_next(marks: str, binary: bool) -> re.Pattern[Any]:
+    """Everything up to and including the next of `marks` outside a string (the mark captured), strings skipped
+    whole; one match per mark, so a text of many strings costs no Python step per string."""
+    chars = re.escape(marks)
+    source = rf'(?:[^"{chars}]++|{_STRING})*+([{chars}])?'
+    return re.compile(source.encode() if binary else source, re.DOTALL)
+
+
+def outside_strings(text: AnyStr, marks: str) -> Iterator[AnyStr]:
+    """Each of `marks` (characters) that `text` holds outside its JSON string literals, in order: one linear pass
+    that copies nothing (removing the strings first held 1.3 GB for a 45 MB message of 6 million of them); also for
+    bytes (core/mcp/stdio.py counts a message's objects this way)."""
+    for match in _through_next(marks, isinstance(text, bytes)).finditer(text):
+        if match.lastindex:
+            yield match.group(1)
 
 
 class JSONDepthError(json.JSONDecodeError):
@@ -25,8 +46,8 @@ class JSONDepthError(json.JSONDecodeError):
 def nesting_depth(text: str, stop_after: int | None = None) -> int:
     """The deepest bracket nesting outside string literals (0 for a scalar), counted iteratively."""
     depth = deepest = 0
-    for match in _BRACKET.finditer(_STRING.sub("", text)):
-        if match.group() in "[{":
+    for bracket in outside_strings(text, "[]{}"):
+        if bracket in "[{":
             depth += 1
             if depth > deepest:
                 deepest = depth

@@ -228,6 +228,56 @@ async def test_an_http_answer_past_the_limit_fails_that_call_only(tmp_path: Path
             await conn.close()
 
 
+@pytest.mark.parametrize("form", ["json", "sse"])
+async def test_an_http_answer_of_too_many_objects_is_refused_before_it_is_parsed(tmp_path: Path, form: str):
+    """Over streamable HTTP only bytes were bounded: 1,500,000 tiny blocks, a 45 MB JSON body, took 4.1 GB to parse
+    (hostile-input red team). A message is refused past MAX_OBJECTS as on stdio, a JSON body or an event of an
+    event stream (its data lines joined), the call's error naming why; after a JSON body the server keeps serving
+    (a failed event stream the SDK reports as a closed connection, as it does one past the byte limit)."""
+    from contextual.core.mcp.config import ServerSpec
+    from contextual.core.mcp.connection import CallFailed, ServerConnection
+    from tests.fakes.hostile_http import HostileHTTP
+    with HostileHTTP("http", blocks=150_000, form=form) as srv:
+        conn = ServerConnection(ServerSpec("hostile", "http", tmp_path / "mcp.json", url=srv.url), lambda c: None)
+        conn.start()
+        try:
+            await conn.wait_ready()
+            assert conn.status == "ready", conn.error
+            with pytest.raises(CallFailed) as failed:
+                await conn.call("t", {})
+            assert "holds 150,002 JSON objects, over the 100,000" in str(failed.value)
+            if form == "json":
+                srv.blocks = 3
+                answer = await conn.call("t", {})
+                assert conn.status == "ready" and [block.text for block in answer.content] == ["b"] * 3
+        finally:
+            await conn.close()
+
+
+async def test_an_sse_servers_answer_to_a_post_is_bounded_too(tmp_path: Path, monkeypatch):
+    """The older SSE transport POSTs each message and read the response's body whole (the result itself comes on
+    the event stream): a server answering with an endless body took 2.8 GB in a call's 20 s (hostile-input red
+    team). That body is bounded like every answer (the limit lowered here from 64 MiB): the client stops reading it
+    and the call fails."""
+    from contextual.core.mcp import http_bound
+    from contextual.core.mcp.config import ServerSpec
+    from contextual.core.mcp.connection import CallFailed, ServerConnection
+    from tests.fakes.hostile_http import HostileHTTP
+    monkeypatch.setattr(http_bound, "MAX_RESPONSE_BYTES", 1_000_000)
+    with HostileHTTP("sse", post_body=20_000_000) as srv:
+        spec = ServerSpec("hostile", "sse", tmp_path / "mcp.json", url=srv.url, tool_timeout=3)
+        conn = ServerConnection(spec, lambda c: None)
+        conn.start()
+        try:
+            await conn.wait_ready()
+            assert conn.status == "ready", conn.error
+            with pytest.raises(CallFailed):
+                await conn.call("t", {})
+            assert srv.cut.is_set()
+        finally:
+            await conn.close()
+
+
 async def test_a_line_past_the_limit_is_read_in_bounded_memory(monkeypatch):
     """The stdio transport keeps at most the limit of one line (and its first bytes for the id), never a copy of
     it: a 30 MiB line past an 8 MiB limit peaks near 8 MiB of Python memory, not at the line's size."""
@@ -275,6 +325,38 @@ def test_an_answer_of_many_tiny_blocks_is_refused_before_it_is_parsed(project: P
     assert result.returncode == 0, result.stderr
     seen = observation(requests[1])
     assert seen.startswith("[error mcp_error:") and "300,002 JSON objects, over the 100,000" in seen, seen[:300]
+
+
+async def test_a_server_listing_page_after_page_is_offered_its_first_tools_and_the_cut_is_said(tmp_path: Path,
+                                                                                                monkeypatch):
+    """Each tools/list page is bounded, and so is their sum: 50 pages of 45,000 tiny tools took 3.3 GB and two
+    minutes before the first prompt (hostile-input red team). Past MAX_TOOLS (lowered here) the listing stops, the
+    first are offered, and a line says so."""
+    from contextual.core.mcp import connection
+    from contextual.core.mcp.config import ServerSpec
+    from contextual.core.mcp.manager import MCPManager
+    monkeypatch.setattr(connection, "MAX_TOOLS", 25)
+    manager = MCPManager([ServerSpec("pages", "stdio", tmp_path / "mcp.json", command=sys.executable, args=(HOSTILE,),
+                                     env={"HOSTILE_PAGES": "10"})])
+    manager.start()
+    try:
+        await manager.wait_started()
+        assert sorted(manager.tools()) == sorted(f"mcp__pages__p{n // 10}_{n % 10}" for n in range(25))
+        assert manager.drain_reports() == ["MCP server pages lists more than 25 tools: only the first 25 are offered"]
+    finally:
+        await manager.close()
+
+
+def test_an_answer_whose_last_string_never_ends_is_counted_in_one_pass_and_refused(project: Path):
+    """Objects are counted outside strings; the pattern that found them was tried again from each quote inside an
+    unterminated string, quadratic: a 2 MB line of escaped quotes held the event loop for hours, the call's timeout
+    and Ctrl-C unheard (hostile-input red team)."""
+    user_servers(project, {"hostile": {"command": sys.executable, "args": [HOSTILE],
+                                       "env": {"HOSTILE_QUOTES": "1000000"}}})
+    result, requests = run(project, ['Thought: go\nAction: mcp__hostile__good[{"text": "x"}]', DONE])
+    assert result.returncode == 0, result.stderr
+    seen = observation(requests[1])
+    assert seen.startswith("[error mcp_error:") and "100,002 JSON objects, over the 100,000" in seen, seen[:300]
 
 
 def test_a_server_flooding_notifications_ends_without_noise(project: Path):

@@ -89,6 +89,16 @@ async def test_deep_stream_chunk_is_a_malformed_chunk_not_a_crash(kind):
     assert len(str(error)) < 400 and "\n" not in str(error)
 
 
+async def test_a_string_of_escaped_quotes_that_never_ends_is_a_malformed_chunk_at_once(kind):
+    """Depth is read outside JSON's strings; the pattern that found them was tried again from each quote inside an
+    unterminated string, quadratic: this 200 kB line held the event loop about 80 s, one of 1 MB (under the line
+    cap) half an hour, deaf to Esc and Ctrl-C (hostile-input red team)."""
+    started = time.monotonic()
+    error, _ = await stream_once(kind, [Fault("quote_chunk")], max_retries=0)
+    assert isinstance(error, ProviderError) and "malformed stream chunk" in str(error)
+    assert time.monotonic() - started < 30
+
+
 async def test_deep_error_body_gives_one_line(kind):
     error, _ = await stream_once(kind, [Fault("deep_error_body")])
     assert type(error) is ProviderError and error.status == 400

@@ -18,6 +18,9 @@ from contextual.core import secrets, textsafe
 
 STARTING, READY, FAILED, STOPPED = "starting", "ready", "failed", "stopped"
 LIST_PAGES = 50                       # a paginator that never ends cannot hang the start
+# Each page is bounded (core/mcp/stdio.py: MAX_OBJECTS), their sum too: 50 pages of 45,000 tiny tools took 3.3 GB
+# and two minutes to list and count (hostile-input red team); one page holds at most about this many.
+MAX_TOOLS = 50_000
 
 
 class CallFailed(Exception):
@@ -59,6 +62,7 @@ class ServerConnection:
         self._scope: Any = None
         self._timed_out = False
         self.rejected: list[str] = []         # listed tools not offered, each with its name and why
+        self.too_many = False                 # it listed more than MAX_TOOLS: the first are offered
         self._stderr = self._open_log()
 
     def _open_log(self) -> Any:
@@ -86,7 +90,10 @@ class ServerConnection:
             return _http_streams(self.spec.url, self.spec.headers)
         if self.spec.transport == "sse":
             from mcp.client.sse import sse_client
-            return sse_client(self.spec.url, headers=self.spec.headers or None)
+
+            from contextual.core.mcp import http_bound
+            return sse_client(self.spec.url, headers=self.spec.headers or None,
+                              httpx_client_factory=http_bound.bounded_client)
         from contextual.core.mcp.stdio import stdio_streams
         return _watched(stdio_streams(self.spec.command, list(self.spec.args), dict(self.spec.env), self._stderr,
                                       self.rejected), self._stream_ended)
@@ -132,6 +139,9 @@ class ServerConnection:
             page = await client.list_tools(cursor=cursor)
             tools += [ListedTool(t.name, t.description, dict(t.input_schema or {})) for t in page.tools]
             cursor = page.next_cursor
+            if len(tools) > MAX_TOOLS:
+                self.too_many = True
+                return tools[:MAX_TOOLS]
             if not cursor:
                 break
         return tools
@@ -194,7 +204,9 @@ class ServerConnection:
                 raise CallFailed("timeout", f"MCP server {self.spec.name} did not answer {tool} within "
                                             f"{limit:g} s") from None
             if exc.code == CONNECTION_CLOSED:
-                self._fail(self._reason(RuntimeError("the server stopped (connection closed)")))
+                said = one_line(exc)        # the SDK's transport may say why (an event stream refused: http_bound)
+                self._fail(self._reason(RuntimeError("the server stopped (connection closed)" if said == "Connection "
+                                                     "closed" else f"the connection closed ({said})")))
                 self._stop.set()
                 raise CallFailed("server_unavailable", f"MCP server {self.spec.name} stopped during {tool}: "
                                                        f"{self.error}; its tools are removed") from None

@@ -1,6 +1,8 @@
 """A byte limit on every HTTP response an MCP server sends (streamable HTTP and SSE), like the stdio transport's
 line limit (core/mcp/stdio.py): the SDK reads a response whole before it parses it, so without a limit one answer
 could hold all of memory. Past the limit the response stream fails, and the call that waited on it fails with it.
+So it does when one of its messages holds more JSON objects than a stdio line may (core/mcp/http_messages.py),
+before the SDK parses it; on the long-lived event stream too, each of whose events the SDK bounds in bytes itself.
 
 The SDK brings its own HTTP stack (httpx2); this module wraps that stack's transport and is the only one of ours
 that touches it (the providers' httpx is separate).
@@ -12,7 +14,8 @@ from typing import Any, AsyncIterator
 
 import httpx2
 
-from contextual.core.mcp.stdio import MAX_LINE_BYTES
+from contextual.core.mcp.http_messages import Messages
+from contextual.core.mcp.stdio import MAX_LINE_BYTES, MAX_OBJECTS
 
 MAX_RESPONSE_BYTES = MAX_LINE_BYTES     # one answer, as on stdio; the result cap (max_output_tokens) cuts far below
 
@@ -22,19 +25,31 @@ class ResponseTooLarge(httpx2.StreamError):
     error naming it (a JSON body), or ends that request's event stream; the connection itself lives on."""
 
 
+class EventRefused(httpx2.SSEError):
+    """An event of an event stream went past the limit: an SSEError, which the SDK names when it fails the request
+    that waited on the stream (any other error there it reports as a stream that ended without an answer)."""
+
+
 class _Counted(httpx2.AsyncByteStream):
-    def __init__(self, inner: httpx2.AsyncByteStream, limit: int) -> None:
-        self.inner, self.limit = inner, limit
+    def __init__(self, inner: httpx2.AsyncByteStream, limit: int | None, events: bool) -> None:
+        self.inner, self.limit, self.events = inner, limit, events
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         seen = 0
+        messages = Messages(self.events)
         async for chunk in self.inner:
             seen += len(chunk)
-            if seen > self.limit:
-                await self.inner.aclose()
-                raise ResponseTooLarge(f"the server's answer passed {self.limit:,} bytes, the most a message may "
-                                       "hold; it was discarded")
+            if self.limit is not None and seen > self.limit:
+                await self._refuse(f"passed {self.limit:,} bytes, the most a message may hold")
+            if (objects := messages.feed(chunk)) > MAX_OBJECTS:     # before the chunk that ends the message
+                await self._refuse(f"holds {objects:,} JSON objects, over the {MAX_OBJECTS:,} a message may hold")
             yield chunk
+        if (objects := messages.close()) > MAX_OBJECTS:             # a JSON body is parsed once it has ended
+            await self._refuse(f"holds {objects:,} JSON objects, over the {MAX_OBJECTS:,} a message may hold")
+
+    async def _refuse(self, why: str) -> None:
+        await self.inner.aclose()
+        raise (EventRefused if self.events else ResponseTooLarge)(f"the server's answer {why}; it was discarded")
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -47,18 +62,22 @@ class BoundedTransport(httpx2.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         response = await self.inner.handle_async_request(request)
-        if request.method == "GET":     # the long-lived notification stream: the SDK bounds each of its events
-            return response
+        events = response.headers.get("content-type", "").split(";")[0].strip().lower() == "text/event-stream"
         stream: Any = response.stream
-        response.stream = _Counted(stream, self.limit)
+        # the long-lived notification stream (GET) is not bounded as a whole: the SDK bounds each of its events
+        response.stream = _Counted(stream, None if request.method == "GET" else self.limit, events)
         return response
 
     async def aclose(self) -> None:
         await self.inner.aclose()
 
 
-def bounded_client(headers: dict[str, str] | None) -> httpx2.AsyncClient:
-    """The SDK's client settings (its timeouts; redirects left to the SDK) over a bounded transport."""
+def bounded_client(headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None,
+                   auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
+    """The SDK's client settings (its timeouts; redirects left to the SDK) over a bounded transport. Its signature
+    is the SDK's client factory's: the SSE transport builds its client through it, so the body of the answer to each
+    message it POSTs (the result itself comes on the event stream) is bounded too — unbounded, a server that answered
+    a POST with an endless body grew memory until the call's timeout, and past it."""
     from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
-    return httpx2.AsyncClient(headers=headers or None, transport=BoundedTransport(MAX_RESPONSE_BYTES),
-                              timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT))
+    return httpx2.AsyncClient(headers=headers or None, transport=BoundedTransport(MAX_RESPONSE_BYTES), auth=auth,
+                              timeout=timeout or httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT))

@@ -126,6 +126,9 @@ class MCPManager:
         if conn.status == READY and conn.rejected:
             self._reports += [f"MCP server {conn.spec.name}: {problem}; that tool is not offered"
                               + (f" (log: {conn.log_path})" if conn.log_path else "") for problem in conn.rejected]
+        if conn.status == READY and conn.too_many:
+            self._reports.append(f"MCP server {conn.spec.name} lists more than {len(conn.tools):,} tools: only the "
+                                 f"first {len(conn.tools):,} are offered")
         tools: dict[str, MCPTool] = {}
         for c in self.connections:
             if c.status != READY:

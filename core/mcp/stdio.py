@@ -19,6 +19,7 @@ from typing import IO, Any, AsyncGenerator, AsyncIterator
 
 import anyio
 
+from contextual.core.bounded_json import outside_strings
 from contextual.core.plural import plural
 from contextual.core.mcp.server_log import ServerLog, head, pump
 
@@ -27,10 +28,14 @@ MAX_LINE_BYTES = 64 * 1024 * 1024     # one message; the result cap (max_output_
 # blocks in a 62 MB line took 5.3 GB (hostile-input red team). A message is refused past this many objects, counted
 # outside its strings; ten thousand tools with small schemas are about 40,000.
 MAX_OBJECTS = 100_000
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 MAX_SCHEMA_DEPTH = 32                 # a tool's input schema nesting deeper is rejected (that tool only)
 STOP_GRACE = 2.0                      # seconds after stdin closes, then after SIGTERM, before SIGKILL
 _ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
+
+
+def objects_in(message: bytes) -> int:
+    """The JSON objects a message holds, counted outside its strings; 0 when it cannot hold more than MAX_OBJECTS."""
+    return sum(1 for _ in outside_strings(message, "{")) if message.count(b"{") > MAX_OBJECTS else 0
 
 
 class _TooLong:
@@ -123,7 +128,7 @@ def _parse(line: bytes | _TooLong, log: ServerLog, rejected: list[str]) -> Any:
                                                   f"{MAX_LINE_BYTES:,} a message may hold; it was discarded")
     if not line.strip():
         return None
-    objects = _STRING.sub(b"", line).count(b"{") if line.count(b"{") > MAX_OBJECTS else 0
+    objects = objects_in(line)
     if objects > MAX_OBJECTS:
         found = _ID.search(line[:4096])
         log.write(f"[contextual] discarded a line of {objects:,} JSON objects from the server (over {MAX_OBJECTS:,})\n")

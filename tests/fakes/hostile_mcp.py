@@ -1,7 +1,9 @@
 """An MCP server written without any SDK, for the hostile cases a well-behaved SDK server cannot produce: tools
 whose input schema nests HOSTILE_DEPTH levels or is not an object, beside one good tool; HOSTILE_BLOCKS=N answers
 every call with N one-letter text blocks; HOSTILE_FLOOD=1 floods log notifications from the handshake on;
-HOSTILE_NAME=TEXT lists one more tool named and described TEXT; HOSTILE_RESULT and HOSTILE_CHATTER: see below.
+HOSTILE_NAME=TEXT lists one more tool named and described TEXT; HOSTILE_PAGES=N lists N tools a page, each page with
+a cursor to one more, without end; HOSTILE_QUOTES=N answers every call with a line of 100,001 braces then a string
+of N escaped quotes that never ends; HOSTILE_RESULT and HOSTILE_CHATTER: see below.
 
     python tests/fakes/hostile_mcp.py         # stdio, one JSON-RPC message a line
 """
@@ -51,6 +53,10 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
     if method == "initialize":
         result: dict[str, Any] = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
                                   "serverInfo": {"name": "hostile", "version": "0"}}
+    elif method == "tools/list" and os.environ.get("HOSTILE_PAGES"):
+        page, size = int((message.get("params") or {}).get("cursor") or 0), int(os.environ["HOSTILE_PAGES"])
+        result = {"tools": [{"name": f"p{page}_{n}", "inputSchema": {"type": "object"}} for n in range(size)],
+                  "nextCursor": str(page + 1)}
     elif method == "tools/list":
         result = {"tools": tools()}
     elif method == "tools/call" and os.environ.get("HOSTILE_RESULT"):
@@ -93,6 +99,10 @@ if __name__ == "__main__":
     sys.setrecursionlimit(10_000)
     for line in sys.stdin:
         message = json.loads(line)
+        if message.get("method") == "tools/call" and os.environ.get("HOSTILE_QUOTES"):
+            print(f'{{"jsonrpc": "2.0", "id": {json.dumps(message["id"])}, "result": ' + "{" * 100_001 + '"'
+                  + '\\"' * int(os.environ["HOSTILE_QUOTES"]), flush=True)
+            continue
         if message.get("method") == "tools/call" and os.environ.get("HOSTILE_CHATTER"):
             chatter(message["id"])
         reply = answer(message)

@@ -52,8 +52,10 @@ FAULT_KINDS = frozenset({
     "400", "401", "403", "404", "429", "500", "502", "503", "504", "529",
     "400_context_length", "drop_mid_stream", "slow_first_byte", "malformed_chunk", "wrong_content_type",
     "endless", "error_event", "endless_text", "endless_line", "deep_chunk", "deep_error_body", "json_error_200",
+    "quote_chunk",
 })
 DEEP = 3000   # nesting of the deep JSON faults: far past Python's recursion limit
+QUOTES = 100_000
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,7 @@ class Fault:
     ``message`` sets its text, ``error_type`` its type), "endless_text" (text deltas every ``interval`` for ``seconds``, never an end),
     "endless_line" (one `data:` line that never ends: 64 KiB every ``interval`` for ``seconds``),
     "deep_chunk" (a stream chunk nested DEEP levels), "deep_error_body" (an HTTP 400 whose body is nested DEEP),
+    "quote_chunk" (a chunk of 65 brackets then a string of QUOTES escaped quotes that never ends, under the line cap),
     "json_error_200" (HTTP 200 with the API's error object as a JSON body, no stream; ``message``, ``error_type``).
     """
     kind: str
@@ -515,6 +518,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._end_stream()
         elif fault.kind == "deep_chunk":
             self._write("data: " + "{\"a\": [" * DEEP + "]}" * DEEP + "\n\n")
+            self._end_stream()
+        elif fault.kind == "quote_chunk":
+            self._write('data: {"a": ' + "[" * 65 + '"' + '\\"' * QUOTES + "\n\n")
             self._end_stream()
         elif fault.kind == "endless_text":
             wire.text_start()

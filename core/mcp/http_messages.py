@@ -1,0 +1,61 @@
+"""The messages of an MCP server's HTTP response as the SDK will parse them — a JSON body whole, or each event of an
+event stream — gathered as the bytes arrive, so their JSON objects are counted (core/mcp/stdio.py: MAX_OBJECTS)
+before the SDK parses one: bytes alone do not bound the parse (1,500,000 tiny content blocks, a 45 MB JSON body
+under the byte limit, took 4.1 GB over streamable HTTP; hostile-input red team).
+
+An event's JSON is the text of its `data:` lines joined by line breaks; it is parsed at the blank line that ends it.
+Lines end at CR LF, CR or LF, as the SDK's decoder has them (a CR LF may be split between two chunks).
+"""
+
+from __future__ import annotations
+
+import re
+
+from contextual.core.mcp.stdio import MAX_OBJECTS, objects_in
+
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+
+
+class Messages:
+    """Feed a response's chunks in order; `feed` and `close` return how many objects the largest message completed
+    meanwhile holds (0: none completed, or none large)."""
+
+    def __init__(self, events: bool) -> None:
+        self.events = events
+        self._message: list[bytes] = []     # the data gathered for the message being received
+        self._line: list[bytes] = []        # events: the line being received
+        self._after_cr = False              # events: the last chunk ended with CR (an LF first is its pair)
+
+    def feed(self, chunk: bytes) -> int:
+        if not self.events:
+            self._message.append(chunk)
+            return 0
+        most, pos = 0, 1 if self._after_cr and chunk.startswith(b"\n") else 0
+        for end in _LINE_END.finditer(chunk, pos):
+            self._line.append(chunk[pos:end.start()])
+            most = max(most, self._end_line())
+            pos = end.end()
+        if pos < len(chunk):
+            self._line.append(chunk[pos:])
+        self._after_cr = chunk.endswith(b"\r")
+        return most
+
+    def close(self) -> int:
+        """The response ended: what is left is a message too (a JSON body; an event without its blank line)."""
+        if self.events and any(self._line):
+            self._end_line()
+        return self._end_message()
+
+    def _end_line(self) -> int:
+        line, self._line = b"".join(self._line), []
+        if not line:                        # a blank line ends the event
+            return self._end_message()
+        if line.startswith(b"data:"):
+            self._message += [line[5:], b"\n"]
+        return 0
+
+    def _end_message(self) -> int:
+        message, self._message = self._message, []
+        if sum(piece.count(b"{") for piece in message) <= MAX_OBJECTS:     # most messages: no copy to count
+            return 0
+        return objects_in(b"".join(message))
