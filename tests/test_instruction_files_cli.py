@@ -58,3 +58,16 @@ def test_context_never_prints_a_key_given_as_input_in_text_or_json(project: Path
     assert KEY not in as_json.stdout and KEY not in as_text.stdout
     assert "use [redacted] please" in json.dumps(json.loads(as_json.stdout))
     assert "use [redacted] please" in as_text.stdout
+
+
+def test_a_rules_file_that_is_not_text_is_refused_and_named(project: Path):
+    """A binary AGENTS.md (here NULs, as a sparse multi-GB file reads) was sent whole to the model as tokens of NUL
+    characters; it is named to the user and not sent, and the other rules files still are."""
+    (project / "AGENTS.md").write_bytes(b"\x00" * 100_000 + b"BINARY-TAIL")
+    (project / "CLAUDE.md").write_text("Prefer small functions.\n")
+    with FakeLLMServer(kind="openai", script=[FINISH]) as srv:
+        result = contextual(["-p", "go"], project, cli_env(home_of(project), srv.base_url))
+    sent = json.dumps(srv.requests[0]["messages"])
+    assert result.returncode == 0 and "BINARY-TAIL" not in sent and "\\u0000" not in sent
+    assert "Prefer small functions." in sent
+    assert "warning: AGENTS.md is not a text file" in result.stderr

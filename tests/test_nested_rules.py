@@ -41,3 +41,22 @@ async def test_a_sub_folders_instructions_ride_with_the_first_touch_and_again_af
             await provider.aclose()
     after = model.turn_requests[-1]
     assert "BILLING-RULE-b7" in str(after["messages"]) and "billing/AGENTS.md" in str(after["messages"])
+
+
+async def test_a_sub_folders_rules_file_that_is_not_text_is_not_given(tmp_path):
+    """A binary billing/AGENTS.md was given to the model as tens of thousands of NUL characters."""
+    root = tmp_path / "proj"
+    (root / "billing").mkdir(parents=True)
+    (root / "billing" / "AGENTS.md").write_bytes(b"\x00" * 50_000 + b"BINARY-RULE")
+    (root / "billing" / "CLAUDE.md").write_text("TEXT-RULE-c3: amounts are integer cents.\n")
+    (root / "billing" / "total.py").write_text("def total(): return 0\n")
+    model = Model([read_action("billing/total.py"), answer("read")])
+    with FakeLLMServer(kind="openai", responder=model) as srv:
+        config = make_config(root, srv.base_url)
+        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
+        try:
+            finished(await run(Engine(config, provider), "read the billing code"))
+        finally:
+            await provider.aclose()
+    sent = str(model.turn_requests[-1]["messages"])
+    assert "TEXT-RULE-c3" in sent and "BINARY-RULE" not in sent and "\\x00" not in sent

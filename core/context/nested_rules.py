@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from contextual.core.reminder import system_reminder
+from contextual.core.tools._codec import looks_binary
 
 NAMES = ("agents.md", "claude.md")
 MAX_CHARS = 8_000
@@ -55,10 +56,13 @@ class NestedRules:
                 real = file.resolve()
                 if self.root not in real.parents:
                     continue
-                with real.open("r", encoding="utf-8", errors="replace") as handle:
-                    text = handle.read(MAX_CHARS + 1).strip()
+                with real.open("rb") as handle:
+                    data = handle.read(4 * (MAX_CHARS + 1))
             except OSError:
                 continue
+            if looks_binary(data):        # not instructions: sent, it would be tokens of NULs
+                continue
+            text = data.decode("utf-8", errors="replace")[:MAX_CHARS + 1].strip()
             if len(text) > MAX_CHARS:
                 text = text[:MAX_CHARS] + f"\n[… cut at {MAX_CHARS:,} characters: read {name} for the rest …]"
             rel = file.relative_to(self.root).as_posix()

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from contextual.core.textsafe import valid_unicode
+from contextual.core.tools._codec import looks_binary
 
 RULES_FILES = ("code_law.md", "agents.md", "claude.md")
 SHARE = 0.10                 # of the context window, per file
@@ -147,10 +148,15 @@ class RulesFiles:
             cached = self._cache.get(path)
             if cached is not None and cached[0] == stamp:
                 return cached[1]
-            raw = valid_unicode(_read_bounded(real, st.st_size)).strip()
+            data = _read_bounded(real, st.st_size)
         except (OSError, RuntimeError):   # RuntimeError: a link loop
             self._dir_stamp = None        # gone or unreadable: look again next time
             return None
+        if looks_binary(data):            # a 2 GB file of NULs was sent as 19,704 tokens of them
+            self._tell(("binary", path.name, stamp), f"{path.name} is not a text file: not read, the model does not "
+                                                     "see it")
+            return None
+        raw = valid_unicode(data.decode("utf-8", errors="replace")).strip()
         if not raw:
             return None
         body, cut = fit_share(path.name, raw, budget, count)
@@ -163,7 +169,7 @@ class RulesFiles:
         return rules
 
 
-def _read_bounded(path: Path, size: int) -> str:
+def _read_bounded(path: Path, size: int) -> bytes:
     """The whole file, or its first and last READ_CAP bytes when it is larger (a multi-GB file stays cheap)."""
     with path.open("rb") as f:
         if size <= 2 * READ_CAP:
@@ -172,4 +178,4 @@ def _read_bounded(path: Path, size: int) -> str:
             head = f.read(READ_CAP)
             f.seek(size - READ_CAP)
             data = head + b"\n" + f.read(READ_CAP)
-    return data.decode("utf-8", errors="replace")
+    return data
