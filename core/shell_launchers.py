@@ -47,6 +47,14 @@ _SOPS_EXEC = Wrapper(positional=1, script_rest=True, value_options=_opts("--user
 
 _DOCKER_EXEC = Wrapper(positional=1, value_options=_opts("-e --env --env-file -u --user -w --workdir --detach-keys "
                                                          "--preserve-fds"))
+# podman's --latest names the container instead of a word: `podman exec -l rm f` runs rm
+_PODMAN_EXEC = Wrapper(positional=1, no_positional=_opts("-l --latest"),
+                       value_options=_DOCKER_EXEC.value_options | _opts("--preserve-fd --cidfile"))
+# compose runs a command in a service's container: `docker compose exec web rm f`, `docker-compose exec …`
+_COMPOSE_EXEC = Wrapper(positional=1, value_options=_opts("-e --env -u --user -w --workdir --index"))
+_COMPOSE = Wrapper(runs_rest=False, subcommands={"exec": _COMPOSE_EXEC}, value_options=_opts(
+    "-f --file -p --project-name --profile --env-file --project-directory --ansi --parallel --progress -c --context "
+    "-H --host --log-level --tlscacert --tlscert --tlskey --podman-path --podman-args --pod-args"))
 
 LAUNCHERS: dict[str, Wrapper] = {
     **{name: _AFTER_E for name in ("xterm", "uxterm", "urxvt", "urxvtc", "rxvt", "rxvt-unicode",
@@ -59,6 +67,9 @@ LAUNCHERS: dict[str, Wrapper] = {
         "--class --app-id --name --os-window-tag --title -T --config -c --override -o --directory "
         "--working-directory -d --session --watcher -w --instance-group --listen-on --start-as --replay-commands "
         "--dump-bytes --detached-log --position"), subcommands={"@": OPAQUE}),      # `kitty @ launch` remotely
+    # st runs the words after its options (or after -e); `-l LINE` opens a serial line instead
+    "st": Wrapper(value_options=_opts("-c -f -g -n -o -T -t -w"), runs_nothing=_opts("-l")),
+    "ghostty": _AFTER_E,
     "foot": Wrapper(value_options=_opts("-c --config -o --override -f --font -t --term -T --title -a --app-id -w "
                                         "--window-size-pixels -W --window-size-chars -D --working-directory -d "
                                         "--log-level -p --print-pid")),
@@ -73,9 +84,11 @@ LAUNCHERS: dict[str, Wrapper] = {
             "send-text": OPAQUE}),    # typed into a pane's shell
         **{name: _NOTHING for name in ("ls-fonts", "show-keys", "imgcat", "set-working-directory", "record",
                                        "replay", "shell-completion", "help", "serial")}}),
+    # without --run or --command its bash reads standard input
     "nix-shell": Wrapper(runs_rest=False, permute=True, value_options=_opts(
         "-p --packages -A --attr -I --include -i --arg --argstr -k --keep -j --max-jobs --cores --option --run "
-        "--command"), command_options=_opts("--run --command")),
+        "--command"), command_options=_opts("--run --command"), default_shell=True,
+        nothing_alone=_opts("--run --command")),
     "nix": Wrapper(runs_rest=False, command_after=_opts("-c --command")),    # nix develop|shell … -c CMD
     **{name: _EXEC_RUN for name in ("pyenv", "pipenv", "bundle")},
     "poetry": Wrapper(runs_rest=False, value_options=_opts("-C --directory -P --project"),
@@ -126,7 +139,7 @@ LAUNCHERS: dict[str, Wrapper] = {
     "aws-vault": Wrapper(runs_rest=False, value_options=_opts(
         "--backend --prompt --keychain --secret-service-collection --pass-dir --pass-cmd --pass-prefix --file-dir"),
         subcommands={"exec": Wrapper(positional=1, value_options=_opts("-d --duration -t --mfa-token --region"),
-                                     command_after=_opts("--"))}),
+                                     command_after=_opts("--"), default_shell=True)}),     # no command: $SHELL
     "doppler": Wrapper(runs_rest=False, subcommands={"run": Wrapper(value_options=_opts(
         "-p --project -c --config --token --fallback --mount --mount-format --mount-template --name-transformer "
         "--command"), command_options=_opts("--command"), command_after=_opts("--"))}),
@@ -141,8 +154,9 @@ LAUNCHERS: dict[str, Wrapper] = {
     **{name: Wrapper(runs_rest=False, value_options=_opts(
         "-H --host -c --context --config -l --log-level --tlscacert --tlscert --tlskey --connection --url "
         "--identity --root --runroot --storage-driver --cgroup-manager --runtime --tmpdir --module"), subcommands={
-        "exec": _DOCKER_EXEC, "container": Wrapper(runs_rest=False, subcommands={"exec": _DOCKER_EXEC})})
-       for name in ("docker", "podman")},
+        "exec": exec_, "container": Wrapper(runs_rest=False, subcommands={"exec": exec_}), "compose": _COMPOSE})
+       for name, exec_ in (("docker", _DOCKER_EXEC), ("podman", _PODMAN_EXEC))},
+    "docker-compose": _COMPOSE, "podman-compose": _COMPOSE,
     **{name: Wrapper(runs_rest=False, command_after=_opts("--")) for name in ("kubectl", "oc")},
     # locks, limits, users, sessions and sandboxes set up before the command
     "systemd-inhibit": Wrapper(value_options=_opts("--what --who --why --mode"), runs_nothing=_opts("--list")),

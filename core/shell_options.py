@@ -26,6 +26,12 @@ def takes_next_word(word: str, option: str, attached: str, wrapper: Wrapper) -> 
     return False
 
 
+def may_take_next(word: Word) -> bool:
+    """Whether an option word may take the next word as its value, whatever that is (getopt gives `tar --exclude
+    --` the value `--`): each program's options with a value are not all in the table, so any option may."""
+    return word is not None and word.startswith("-") and word != "--" and len(word) > 1 and "=" not in word
+
+
 def short_flags_hold(word: str, wrapper: Wrapper) -> bool:
     """`bash -lc 'rm f'`: the script option among bundled short flags."""
     letter = (wrapper.script_option or "")[1:]

@@ -10,7 +10,8 @@ import re
 from contextual.core.shell_aliases import Aliases
 from contextual.core.shell_findings import MAX_NESTING, Reader
 from contextual.core.shell_nodes import Word
-from contextual.core.shell_options import is_stdin_path, old_style, replace_string, replaced
+from contextual.core.shell_options import (is_stdin_path, may_take_next, old_style, replace_string, replaced,
+                                          takes_next_word)
 from contextual.core.shell_wrapper_options import WrapperOptions
 from contextual.core.shell_wrapper import Wrapper
 from contextual.core.shell_wrappers import SHELL
@@ -42,7 +43,7 @@ class Unwrapper:
         if wrapper.command_after:
             marker = _marker(wrapper, rest)
             if marker is not None:
-                return self._after_marker(rest, marker, depth)
+                return self._after_marker(wrapper, rest, marker, depth)
             if not wrapper.runs_rest and not wrapper.subcommands:
                 return None               # `xterm -T t`: no command given (its window runs a shell)
         original = rest
@@ -94,9 +95,12 @@ class Unwrapper:
 
     def _config_pair(self, wrapper: Wrapper, words: list[Word], depth: int) -> None:
         """`git config alias.e '!rm f'`: a setting that later runs a command."""
+        if words[:1] == ["set"]:      # git 2.46's `git config set [--file F] NAME VALUE`: its options after `set`
+            after = self.options.leading(wrapper, words[1:], depth)
+            if after is None:
+                return
+            words = words[1 + after:]
         plain = [w for w in words if w is None or not w.startswith("-")]
-        if plain[:1] == ["set"]:
-            plain = plain[1:]         # git 2.46's `git config set NAME VALUE`
         if len(plain) >= 2:
             self.options.setting(None if None in plain[:2] else f"{plain[0]}={plain[1]}", wrapper, depth)
 
@@ -126,11 +130,12 @@ class Unwrapper:
         if wrapper.named_compound and len(rest) > i + 1 and rest[i + 1] in ("{", "(", None):
             self.findings.unreadable()    # `coproc NAME { rm f; }`: the parser splits the body off the command
             return None
-        if wrapper.positional and (len(rest) <= i + wrapper.positional or None in rest[i:i + wrapper.positional]):
-            if open_tail or len(rest) > i + wrapper.positional:
+        positional = 0 if _given(wrapper.no_positional, wrapper, rest[:i]) else wrapper.positional
+        if positional and (len(rest) <= i + positional or None in rest[i:i + positional]):
+            if open_tail or len(rest) > i + positional:
                 self.findings.unreadable()    # `timeout $T 5 rm`, `… | xargs timeout`: which word runs is unknown
                 return None
-        rest = rest[i + wrapper.positional:]
+        rest = rest[i + positional:]
         if wrapper.options_after_positional:
             j = self.options.leading(wrapper, rest, depth)
             if j is None:
@@ -148,8 +153,8 @@ class Unwrapper:
                    stdin: Word, open_tail: bool) -> list[Word] | None:
         """What the command words run: shell text read here (a script, standard input, each word its own line),
         a script on disk, or the command itself (its words returned). ``original``: all the wrapper's words."""
-        if wrapper.default_shell and not (rest and wrapper.runs_rest) and not any(
-                w in wrapper.runs_nothing | wrapper.nothing_alone for w in original if w is not None):
+        if wrapper.default_shell and not (rest and wrapper.runs_rest) and not _given(
+                wrapper.runs_nothing | wrapper.nothing_alone, wrapper, original):
             self.reader.script_word(stdin or None, depth)    # `su <<< 'rm f'`: a shell reading standard input
             return None
         if wrapper.each_word_script:
@@ -182,11 +187,24 @@ class Unwrapper:
         # xargs: the words it reads follow the command (`xargs env` runs what it reads)
         return list(rest) + [None] if wrapper.appends_input else list(rest)
 
-    def _after_marker(self, rest: list[Word], marker: int, depth: int) -> list[Word] | None:
-        """`xterm -e rm f`, `kubectl exec P -- rm f`, `lxterminal --command='rm f'`: the command after the marker."""
-        if None in rest[:marker]:
+    def _after_marker(self, wrapper: Wrapper, rest: list[Word], marker: int, depth: int) -> list[Word] | None:
+        """`xterm -e rm f`, `kubectl exec P -- rm f`, `lxterminal --command='rm f'`: the command after the marker.
+        An option right before it may take it as its value (`kubectl --kubeconfig -- exec p x -- rm f` runs rm): the
+        command after the next marker is read too."""
+        later = [marker]
+        while may_take_next(rest[later[-1] - 1] if later[-1] else None) and (
+                found := _marker(wrapper, rest[later[-1] + 1:])) is not None:
+            later.append(later[-1] + 1 + found)
+        if None in rest[:later[-1]]:
             self.findings.unreadable()    # `xterm $OPTS -e ls`: $OPTS may hold the -e that starts the command
             return None
+        for other in later[1:]:
+            words = self._command_after(rest, other, depth)
+            if words:
+                self.reader.add(words, depth)
+        return self._command_after(rest, marker, depth)
+
+    def _command_after(self, rest: list[Word], marker: int, depth: int) -> list[Word] | None:
         word = rest[marker] or ""
         words = ([word.partition("=")[2]] if "=" in word else []) + rest[marker + 1:]
         if len(words) == 1 and words[0] is not None and re.search(r"\s", words[0]):
@@ -207,6 +225,27 @@ class Unwrapper:
                 self.reader.add(list(rest[i + 1:end]), depth)
                 i = end
             i += 1
+
+
+def _given(options: frozenset[str], wrapper: Wrapper, words: list[Word]) -> bool:
+    """Whether one of these options is among a wrapper's words, alone, with `=VALUE`, or in a bundle of short flags
+    before one taking a value (`podman exec -itl`, `ssh -fN`; not the value of `-u -l`)."""
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word is None or not word.startswith("-") or word == "--":
+            i += 1
+            continue
+        option, _, attached = word.partition("=")
+        if option in options:
+            return True
+        for letter in word[1:] if not word.startswith("--") else "":
+            if "-" + letter in options:
+                return True
+            if "-" + letter in wrapper.value_options:
+                break
+        i += 2 if takes_next_word(word, option, attached, wrapper) else 1
+    return False
 
 
 def _marker(wrapper: Wrapper, rest: list[Word]) -> int | None:

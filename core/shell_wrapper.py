@@ -12,6 +12,7 @@ class Wrapper:
     """How a command word that runs another command hands it on."""
     value_options: frozenset[str] = frozenset()   # options followed by a value, which is skipped
     positional: int = 0                           # words before the command (timeout's duration)
+    no_positional: frozenset[str] = frozenset()   # … none after one of these options (`podman exec --latest`)
     script_option: str | None = None              # the value of this option is shell text (bash -c)
     script_rest: bool = False                     # the remaining words, joined, are shell text (eval)
     assignments: bool = False                     # NAME=VALUE words before the command (env)

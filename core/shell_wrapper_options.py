@@ -12,8 +12,8 @@ from contextual.core.git_commands import autocorrect_runs
 from contextual.core.shell_aliases import Aliases
 from contextual.core.shell_findings import Reader
 from contextual.core.shell_nodes import Word
-from contextual.core.shell_options import (is_script_option, is_stdin_path, long_option, setting_value,
-                                          takes_next_word)
+from contextual.core.shell_options import (is_script_option, is_stdin_path, long_option, may_take_next,
+                                          setting_value, takes_next_word)
 from contextual.core.shell_variables import Variables
 from contextual.core.shell_wrapper import Wrapper
 from contextual.core.shell_wrappers import SHELL
@@ -92,8 +92,12 @@ class WrapperOptions:
         for i, word in enumerate(rest):
             if word is None or not word.startswith("-") or word == "-":
                 continue
-            if word == "--" and not wrapper.script_option:
-                return False              # su and runuser hand what follows `--` to the shell: read on
+            if word == "--":
+                # su and runuser hand what follows `--` to the shell, and an option may take it as its value
+                # (`tar --exclude -- --to-command=CMD`): read on
+                if not wrapper.script_option and not may_take_next(rest[i - 1] if i else None):
+                    return False
+                continue
             following = rest[i + 1] if i + 1 < len(rest) else None
             if is_script_option(word, wrapper):
                 self.reader.script_word(following, depth)

@@ -35,6 +35,7 @@ GIT_COMMAND_SETTINGS = _opts(
 GIT_INCLUDES = _opts("include.path includeif.*.path core.hookspath init.templatedir core.worktree")
 _FILTERS = _opts("--tree-filter --index-filter --msg-filter --env-filter --commit-filter --parent-filter "
                  "--tag-name-filter --setup")
+_SEND_EMAIL = _opts("--to-cmd --cc-cmd --header-cmd --sendmail-cmd")
 # git's sub-commands that run a command line they are given (options anywhere: git reads them so)
 GIT_SUBCOMMANDS: dict[str, Wrapper] = {
     "rebase": Wrapper(value_options=_opts("-x --exec -s --strategy -X --strategy-option --onto"),
@@ -45,6 +46,9 @@ GIT_SUBCOMMANDS: dict[str, Wrapper] = {
     "grep": Wrapper(value_options=_opts("-O --open-files-in-pager -e -f"), runs_rest=False, permute=True,
                     command_options=_opts("-O --open-files-in-pager")),
     "submodule": Wrapper(runs_rest=False, subcommands={"foreach": Wrapper(script_rest=True)}),
+    # the options of its sendemail.* settings that name a command line (run by sh with the patch file)
+    "send-email": Wrapper(value_options=_SEND_EMAIL | _opts("--to --cc --bcc --from"), runs_rest=False, permute=True,
+                          command_options=_SEND_EMAIL),
     "bisect": Wrapper(runs_rest=False, subcommands={"run": RUNS_ONE}),
     **{name: Wrapper(value_options=_REMOTE_PROGRAMS | _opts("-c --config"), runs_rest=False, permute=True,
                      command_options=_REMOTE_PROGRAMS, setting_option="-c", command_settings=GIT_COMMAND_SETTINGS,
@@ -97,10 +101,11 @@ WRAPPERS: dict[str, Wrapper] = {
     "sg": Wrapper(positional=1, script_option="-c", script_rest=True, default_shell=True,
                   options_after_positional=True),
     "newgrp": Wrapper(runs_rest=False, default_shell=True),
-    # The remote shell reads the words after the host as one line: `ssh host 'rm -rf x'` runs rm.
+    # The remote shell reads the words after the host as one line: `ssh host 'rm -rf x'` runs rm; with none it
+    # reads standard input (`echo 'rm f' | ssh host`), unless ssh runs no shell there (-N, -W) or none at all.
     "ssh": Wrapper(value_options=_opts("-B -b -c -D -E -e -F -I -i -J -L -l -m -O -o -P -p -Q -R -S -W -w"),
                    positional=1, script_rest=True, setting_option="-o", options_after_positional=True,
-                   opaque_options=_opts("-F"),
+                   opaque_options=_opts("-F"), default_shell=True, nothing_alone=_opts("-N -W -O -G -V -Q"),
                    command_settings=SSH_COMMAND_SETTINGS),
     "flock": Wrapper(value_options=_opts("-w -E --timeout --conflict-exit-code"), positional=1,
                      script_option="-c", script_long=_opts("--command"), options_after_positional=True),

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -304,3 +305,44 @@ def test_a_sub_command_git_guesses_under_help_autocorrect_is_refused_and_pushes_
     assert heads[2] == heads[4] == "[exit 0]"
     pushed = subprocess.run(["git", "for-each-ref"], cwd=remote, capture_output=True, text=True, check=True).stdout
     assert pushed == ""
+
+
+# An eighth red team (helper-102): each deleted its file through this CLI in bypass mode before the fix. tar and git
+# give a `--` after an option that takes a value to that option, and read the options after it; the reading stopped.
+EIGHTH = {"e1": "tar --exclude -- --to-command='rm e1' -xf a.tar", "e2": "git grep -q -e -- -O'rm e2'"}
+
+
+def test_an_eighth_red_teams_evasions_are_refused_in_bypass_mode_and_the_files_survive(project: Path):
+    (project / "m.txt").write_text("a -- b\n")
+    with tarfile.open(project / "a.tar", "w") as archive:
+        archive.add(project / "m.txt", arcname="m.txt")
+    subprocess.run("git init -q && git add m.txt", shell=True, cwd=project, check=True)
+    refused_in_bypass(project, EIGHTH)
+    assert (project / "m.txt").exists()
+
+
+def test_a_force_push_past_an_option_given_dashdash_as_its_value_is_refused_and_rewrites_nothing(tmp_path: Path):
+    """helper-102: under deny = Bash(git push --force:*) in bypass mode, `git push -o -- -f` force-pushed: `--` is
+    -o's value, so the -f after it is an option."""
+    project, user, remote = tmp_path / "proj", tmp_path / "user", tmp_path / "remote.git"
+    project.mkdir()
+    user.mkdir()
+    env = cli_env(home_of(project), None, HOME=str(user), GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="u",
+                  GIT_AUTHOR_EMAIL="u@x", GIT_COMMITTER_NAME="u", GIT_COMMITTER_EMAIL="u@x")
+    subprocess.run(f"git init -q --bare {remote} && git -C {remote} config receive.advertisePushOptions true && "
+                   f"git init -q && git commit -q --allow-empty -m a && git remote add origin {remote} && "
+                   "git push -q origin HEAD:refs/heads/main && git commit -q --amend --allow-empty -m b",
+                   shell=True, cwd=project, env=env, check=True)
+    pushed = subprocess.run(["git", "rev-parse", "main"], cwd=remote, capture_output=True, text=True).stdout
+    (project / ".contextual").mkdir()
+    (project / ".contextual" / "config.toml").write_text('[permissions]\ndeny = ["Bash(git push --force:*)"]\n')
+    lines = ("git push -q -o -- -f origin HEAD:main", "git push -q --push-option -- --force origin HEAD:main")
+    script = [f"Thought: go\nAction: Bash[{json.dumps({'command': c})}]" for c in lines]
+    with FakeLLMServer(kind="openai", script=[*script, FINISH]) as srv:
+        result = contextual(["-p", "go", "--permission-mode", "bypass"], project, {**env, **cli_env(
+            home_of(project), srv.base_url, HOME=str(user), GIT_CONFIG_NOSYSTEM="1")})
+    assert result.returncode == 0 and result.stdout == "finished\n", result.stderr
+    heads = [r["messages"][-1]["content"].removeprefix("Observation: ").partition("\n")[0] for r in srv.requests[1:]]
+    for line, head in zip(lines, heads):
+        assert head.startswith("[error permission_denied: Bash is denied"), (line, head)
+    assert subprocess.run(["git", "rev-parse", "main"], cwd=remote, capture_output=True, text=True).stdout == pushed

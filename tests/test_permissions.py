@@ -132,6 +132,12 @@ def test_a_deny_rules_short_options_hold_in_any_order_or_bundle(command, denied)
     ("Bash(pip uninstall -y:*)", "pip uninstall --yes x", True),
     ("Bash(apt-get install -y:*)", "apt-get --assume-yes install x", True),
     ("Bash(mytool --force:*)", "mytool -f", False),                         # not in the table: words as written
+    # an option that must have a value takes a `--` after it as that value (helper-102): the options go on
+    ("Bash(git push --force:*)", "git push -o -- -f origin", True),
+    ("Bash(git push -f:*)", "git push --repo -- -f", True),
+    ("Bash(git push -f:*)", "git push --push -- --force", True), ("Bash(sed -i:*)", "sed -f -- -i f", True),
+    ("Bash(git push -f:*)", "git push -v -- -f", False), ("Bash(rm -rf:*)", "rm -r -- -f", False),
+    ("Bash(rm -rf:*)", "rm -- -rf", False),                                 # a file named -rf
 ])
 def test_a_deny_rules_options_hold_in_their_long_spellings_and_synonyms(rule, command, denied):
     """`Bash(rm -rf:*)` let `rm --recursive --force x` and `rm -R -f x` through (helper-98): the program reads each
@@ -152,6 +158,12 @@ def test_a_deny_rules_options_hold_in_their_long_spellings_and_synonyms(rule, co
     ("Bash(pkill -9:*)", "pkill --signal KILL x", True), ("Bash(pkill -9:*)", "pkill -KILL -f x", True),
     ("Bash(pkill -9:*)", "pkill -s 9 x", False),                             # pkill's -s is a session id
     ("Bash(killall -KILL:*)", "killall -s 9 x", True), ("Bash(killall -KILL:*)", "killall -HUP x", False),
+    # the signal given in the option's word, after flags, or as bash reads a number (helper-102)
+    ("Bash(kill -9:*)", "kill -s9 42", True), ("Bash(kill -9:*)", "kill -sKILL 42", True),
+    ("Bash(kill -9:*)", "kill -n9 42", True), ("Bash(kill -9:*)", "kill -+9 42", True),
+    ("Bash(kill -9:*)", "kill -s ' 9' 42", True), ("Bash(kill -9:*)", "kill --signal=+9 42", True),
+    ("Bash(killall -KILL:*)", "killall -vs KILL x", True), ("Bash(killall -KILL:*)", "killall -vs9 x", True),
+    ("Bash(kill -9:*)", "kill -s15 42", False), ("Bash(kill -9:*)", "kill -- -9", False),
 ])
 def test_a_deny_rules_signal_holds_in_each_spelling_of_it(rule, command, denied):
     """`Bash(kill -9:*)` read `kill -KILL p` as the letters K, I, L and let it through (helper-98)."""

@@ -134,7 +134,19 @@ EVASIONS = ["echo $(rm v5)", "echo `rm v6`", "X=1 rm f", "(rm f)", "{ rm f; }", 
             "torify rm x", "tsocks rm x", "rlwrap -f f rm x", "cpulimit -l 50 rm x", "trickle -d 10 rm x",
             "nocache -n 2 rm x", "nq rm x", "tsp -L l rm x", "pueue add -g g 'rm x'", "schroot -c ch -- rm x",
             "flatpak-spawn --host --directory d rm x", "daemonize -c / /bin/rm x", "caffeinate -t 9 rm x",
-            "sandbox-exec -n p rm x", "watchexec -e py 'rm x'", "doas -a style rm x"]
+            "sandbox-exec -n p rm x", "watchexec -e py 'rm x'", "doas -a style rm x",
+            # eighth red team (helper-102): a `--` an option takes as its value (getopt and pflag give it to the
+            # option) ended the reading; a git config set's options; launchers' missing spellings; a remote or
+            # launched shell reading standard input
+            "tar --exclude -- --to-command='rm x' -xf a.tar", "tar -xf -- -I 'rm x'", "rsync -f -- -e 'rm x' a h:b",
+            "git grep -e -- -O'rm x'", "rg -g -- --pre 'rm x' d", "kubectl --kubeconfig -- exec p ls -- rm x",
+            "kubectl exec -f -- ls -- rm x", "git config set -f .git/config alias.x '!rm x' && git x",
+            "git send-email --to-cmd='rm x' p.patch", "git send-email --sendmail-cmd 'rm x' p.patch",
+            "podman exec -l rm x", "podman exec -itl rm x", "podman container exec --latest rm x",
+            "docker compose exec web rm x", "docker compose -f c.yml exec -T -u me web rm x",
+            "docker-compose exec web rm x", "podman-compose exec web rm x", "echo 'rm x' | ssh h",
+            "ssh h <<< 'rm x'", "echo 'rm x' | sshpass -p pw ssh h", "echo 'rm x' | aws-vault exec prof",
+            "nix-shell -p a <<< 'rm x'", "echo 'rm x' | nix-shell", "st -e rm x", "st -T t rm x", "ghostty -e rm x"]
 
 
 @pytest.mark.parametrize("command", EVASIONS)
@@ -168,7 +180,13 @@ def test_every_way_of_running_rm_is_denied(command: str):
                                      "docker exec -u rm c ls", "docker build -t rm .", "kubectl exec rm -- ls",
                                      "kubectl -n \"$NS\" get pods", "systemd-inhibit --why rm ls",
                                      "schroot -c rm -- ls", "tsp -r 3", "nq -w rm", "pueue add -g rm ls",
-                                     "watchexec -e rm ls", "pnpm --filter rm install"])
+                                     "watchexec -e rm ls", "pnpm --filter rm install",
+                                     # a `--` after an option, or alone, ends the options (helper-102)
+                                     "rg -- --pre rm", "tar -cf a.tar -- --to-command=rm", "tar -- -I rm",
+                                     "ssh -N -L 1:h:2 h", "ssh -fNL 1:h:2 h", "ssh -O exit h", "ssh h ls",
+                                     "git send-email --to=rm p.patch", "podman exec -u -l c ls",
+                                     "docker compose exec rm ls", "nix-shell --run ls", "nix-shell s.nix --run ls",
+                                     "st -T rm ls", "aws-vault exec rm -- ls"])
 def test_commands_that_only_look_alike_are_not_denied(command: str):
     assert DENY_RM.denies("Bash", {"command": command}, "/") is None
 
@@ -186,7 +204,9 @@ def test_wrappers_are_listed_with_what_they_run():
     # The remote command of ssh is a shell line; allowing `ssh` does not allow what it runs there.
     assert parse_command("ssh -i key host 'git push; ls'").commands[1:] == (("git", "push"), ("ls",))
     ssh_allowed = PermissionRules(allow=(parse_rule("Bash(ssh:*)"),))
-    assert ssh_allowed.allows("Bash", {"command": "ssh host"}, "/")
+    assert ssh_allowed.allows("Bash", {"command": "ssh -N -L 8080:db:5432 host"}, "/")
+    # with no remote command its shell reads standard input, which the line may hand it (`echo 'rm f' | ssh host`)
+    assert not ssh_allowed.allows("Bash", {"command": "ssh host"}, "/")
     assert not ssh_allowed.allows("Bash", {"command": "ssh host rm f"}, "/")
     assert {"sudo", "env", "xargs", "find", "eval", "bash", "sh", "timeout", "nice", "command", "exec",
             "nohup", "time"} <= set(WRAPPERS)
@@ -239,6 +259,7 @@ def test_a_terminal_or_container_command_starts_after_its_marker_and_an_unknown_
     docker_allowed = PermissionRules(allow=(parse_rule("Bash(docker:*)"),))
     assert docker_allowed.allows("Bash", {"command": "docker ps"}, "/")
     assert not docker_allowed.allows("Bash", {"command": "docker exec c rm x"}, "/")
+    assert not docker_allowed.allows("Bash", {"command": "docker compose exec web rm x"}, "/")     # helper-102
 
 
 def test_a_deeply_nested_line_is_uncertain_and_does_not_exhaust_the_stack():
