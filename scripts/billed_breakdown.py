@@ -5,8 +5,9 @@ start at 0.1x and the rest at 1x. For `ours` the uncached rest of call k is, in 
 step that switched at this call (its action and observation), the newest action and the newest full observation.
 This prints, pooled over all calls, how many billed tokens each part costs, beside the recorded agent's, and the
 stored forms' size against the full observations they replace, per kind of command (core/context/digest.py).
-Messages from the first one that differs count whole as uncached, so the total sits a little above the metric's
-character-level figure (0.742x here where `contextual replay` says 0.733x on tune/).
+Messages from the first one that differs count whole as uncached; the metric prices by characters, so the two
+differ a little either way (on tune/ 0.742x here against replay's 0.733x when written; 0.746x against 0.763x on
+2026-11-28).
 
     python scripts/billed_breakdown.py ../shared/trajectories/tune/ [--policy ours] [--first N | --last N]
 """

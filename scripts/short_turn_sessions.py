@@ -1,7 +1,7 @@
 """Sessions of short turns replayed under `ours` and `raw` (docs/economy.md, round 17): billed with a prompt cache.
 
-Each turn reads a 900-line file, makes N-1 more calls (a test run) and answers; four turns a session. Run from the
-repository root: python scripts/short_turn_sessions.py [--calls 2 3 4 6 10]
+Each turn reads a 900-line file, makes N-2 more calls (test runs) and answers; four turns a session. Run from the
+repository root: python scripts/short_turn_sessions.py [--calls 3 4 5 7 11]
 """
 
 from __future__ import annotations
