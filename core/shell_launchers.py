@@ -5,6 +5,7 @@ read as for any wrapper (core/shell_unwrap.py)."""
 
 from __future__ import annotations
 
+from contextual.core.shell_containers import CONTAINERS
 from contextual.core.shell_wrapper import OPAQUE, RUNS_ONE, Wrapper
 from contextual.core.shell_wrapper import opts as _opts
 
@@ -42,19 +43,21 @@ _PIXI_RUN = Wrapper(script_rest=True, value_options=_opts(
     "-e --environment -p --platform -m --manifest-path -w --workspace --config-file --auth-file "
     "--concurrent-downloads --concurrent-solves --pinning-strategy --pypi-keyring-provider --tls-root-certs --color"))
 
+_DEVBOX_OPTIONS = _opts("-c --config -e --env --env-file --environment")
+# nix's commands (src/nix/*.cc and main.cc's aliases): its settings are options too (`--max-jobs 4`, `--option N V`),
+# so the sub-command is the first word naming one
+_NIX_COMMANDS = _opts(
+    "build bundle config copy daemon derivation develop edit env eval flake fmt formatter hash help help-stores key "
+    "log nar path-info print-dev-env profile registry repl run search store upgrade-nix version why-depends "
+    "add-to-store cat-nar cat-store copy-sigs dev-shell diff-closures dump-path hash-file hash-path ls-nar ls-store "
+    "make-content-addressable optimise-store ping-store realisation sign-paths shell show-derivation show-config "
+    "verify doctor")
+_NIX_DEVELOP = Wrapper(runs_rest=False, default_shell=True, value_options=_opts("--phase"), nothing_alone=_opts(
+    "--phase --unpack --configure --build --check --install --installcheck --help"))     # phases run no shell
+_NIX_SHELL = Wrapper(runs_rest=False, default_shell=True, nothing_alone=_opts("--help"))
+
 # Secret injectors: the command after `--` (or after the options), or a --command line.
 _SOPS_EXEC = Wrapper(positional=1, script_rest=True, value_options=_opts("--user --filename"))   # sh -c its text
-
-_DOCKER_EXEC = Wrapper(positional=1, value_options=_opts("-e --env --env-file -u --user -w --workdir --detach-keys "
-                                                         "--preserve-fds"))
-# podman's --latest names the container instead of a word: `podman exec -l rm f` runs rm
-_PODMAN_EXEC = Wrapper(positional=1, no_positional=_opts("-l --latest"),
-                       value_options=_DOCKER_EXEC.value_options | _opts("--preserve-fd --cidfile"))
-# compose runs a command in a service's container: `docker compose exec web rm f`, `docker-compose exec …`
-_COMPOSE_EXEC = Wrapper(positional=1, value_options=_opts("-e --env -u --user -w --workdir --index"))
-_COMPOSE = Wrapper(runs_rest=False, subcommands={"exec": _COMPOSE_EXEC}, value_options=_opts(
-    "-f --file -p --project-name --profile --env-file --project-directory --ansi --parallel --progress -c --context "
-    "-H --host --log-level --tlscacert --tlscert --tlskey --podman-path --podman-args --pod-args"))
 
 LAUNCHERS: dict[str, Wrapper] = {
     **{name: _AFTER_E for name in ("xterm", "uxterm", "urxvt", "urxvtc", "rxvt", "rxvt-unicode",
@@ -70,6 +73,23 @@ LAUNCHERS: dict[str, Wrapper] = {
     # st runs the words after its options (or after -e); `-l LINE` opens a serial line instead
     "st": Wrapper(value_options=_opts("-c -f -g -n -o -T -t -w"), runs_nothing=_opts("-l")),
     "ghostty": _AFTER_E,
+    # GNOME Console: all after the first -e or --; --command=TEXT is one line (kgx-utils.c)
+    "kgx": Wrapper(runs_rest=False, command_after=_opts("-e -- --command")),
+    "qterminal": Wrapper(runs_rest=False, command_after=_opts("-e --execute")),     # -e's value and the rest
+    "terminology": Wrapper(runs_rest=False, command_after=_opts("-e --exec")),
+    "cool-retro-term": Wrapper(runs_rest=False, command_after=_opts("-e")),
+    # sakura: -e takes the rest (xterm's way), -x/--execute TEXT is one line (src/sakura.c)
+    "sakura": Wrapper(runs_rest=False, permute=True, command_after=_opts("-e --xterm-execute"), value_options=_opts(
+        "-t --title -f --font -n --ntabs -d --working-directory -x --execute -i --icon -c --columns -r --rows "
+        "--config-file --colorset"), command_options=_opts("-x --execute")),
+    # guake -e TEXT and tilda -c TEXT: a line typed into (or run by) the new terminal
+    "guake": Wrapper(runs_rest=False, permute=True, command_options=_opts("-e --execute-command"), value_options=_opts(
+        "-n --new-tab -s --select-tab -x --uuid-index -S --select-terminal --split-vertical --split-horizontal -e "
+        "--execute-command -i --tab-index --bgcolor --fgcolor --bgcolor-current --fgcolor-current --change-palette "
+        "--rename-tab -r --rename-current-tab --save-preferences --restore-preferences")),
+    "tilda": Wrapper(runs_rest=False, permute=True, command_options=_opts("-c --command"), value_options=_opts(
+        "-b --background-color -c --command -f --font -g --config-file -l --lines -w --working-dir -x --x-pos -y "
+        "--y-pos -t --background-alpha")),
     "foot": Wrapper(value_options=_opts("-c --config -o --override -f --font -t --term -T --title -a --app-id -w "
                                         "--window-size-pixels -W --window-size-chars -D --working-directory -d "
                                         "--log-level -p --print-pid")),
@@ -89,8 +109,14 @@ LAUNCHERS: dict[str, Wrapper] = {
         "-p --packages -A --attr -I --include -i --arg --argstr -k --keep -j --max-jobs --cores --option --run "
         "--command"), command_options=_opts("--run --command"), default_shell=True,
         nothing_alone=_opts("--run --command")),
-    "nix": Wrapper(runs_rest=False, command_after=_opts("-c --command")),    # nix develop|shell … -c CMD
-    **{name: _EXEC_RUN for name in ("pyenv", "pipenv", "bundle")},
+    # nix develop|shell … -c CMD; without one each runs a shell reading standard input (bash --rcfile, $SHELL)
+    "nix": Wrapper(runs_rest=False, command_after=_opts("-c --command"), command_names=_NIX_COMMANDS, subcommands={
+        "develop": _NIX_DEVELOP, "dev-shell": _NIX_DEVELOP, "shell": _NIX_SHELL,
+        "env": Wrapper(runs_rest=False, subcommands={"shell": _NIX_SHELL})}),
+    **{name: _EXEC_RUN for name in ("pyenv", "bundle")},
+    # pipenv shell ARGS runs $SHELL ARGS (its fancy mode; the default one needs a terminal)
+    "pipenv": Wrapper(runs_rest=False, subcommands={"exec": RUNS_ONE, "run": RUNS_ONE, "shell": Wrapper(
+        shell_rest=True, value_options=_opts("--python --pypi-mirror"))}),
     "poetry": Wrapper(runs_rest=False, value_options=_opts("-C --directory -P --project"),
                       subcommands={"exec": RUNS_ONE, "run": RUNS_ONE}),
     **{name: Wrapper(runs_rest=False, subcommands={"run": _CONDA_RUN, "exec": RUNS_ONE})
@@ -105,13 +131,17 @@ LAUNCHERS: dict[str, Wrapper] = {
     "volta": Wrapper(runs_rest=False, subcommands={"run": Wrapper(value_options=_opts("--node --npm --yarn --pnpm "
                                                                                       "--env"))}),
     "direnv": Wrapper(runs_rest=False, subcommands={"exec": Wrapper(positional=1)}),    # direnv exec DIR cmd
-    "devbox": Wrapper(runs_rest=False, subcommands={"run": Wrapper(value_options=_opts(
-        "-c --config -e --env --env-file --environment"))}),
+    "devbox": Wrapper(runs_rest=False, subcommands={
+        "run": Wrapper(value_options=_DEVBOX_OPTIONS),
+        "shell": Wrapper(runs_rest=False, value_options=_DEVBOX_OPTIONS, default_shell=True,
+                         runs_nothing=_opts("--print-env"))}),     # bash --rcfile F, its standard input passed on
     "pdm": Wrapper(runs_rest=False, value_options=_opts("-p --project"),
                    subcommands={"run": Wrapper(value_options=_opts("-p --project --venv --skip"))}),
     # `hatch run ENV:CMD` names its environment in the command word: not read
     "hatch": Wrapper(runs_rest=False, value_options=_opts("-e --env -p --project --data-dir --cache-dir --config"),
-                     subcommands={"run": RUNS_ONE}),
+                     subcommands={"run": RUNS_ONE, "shell": Wrapper(
+                         runs_rest=False, permute=True, default_shell=True, value_options=_opts("--name --path"),
+                         command_options=_opts("--path"))}),    # a shell it has no module for is run as is
     "rye": Wrapper(runs_rest=False, subcommands={"run": Wrapper(value_options=_opts("--pyproject"))}),
     "pixi": Wrapper(runs_rest=False, value_options=_opts("-m --manifest-path -w --workspace"), subcommands={
         "run": _PIXI_RUN, "r": _PIXI_RUN,
@@ -150,14 +180,7 @@ LAUNCHERS: dict[str, Wrapper] = {
                     subcommands={"exec-env": _SOPS_EXEC, "exec-file": _SOPS_EXEC}),
     "envchain": Wrapper(positional=1),
     "sshpass": Wrapper(value_options=_opts("-f -d -p -P")),
-    # a container's command, as ssh's remote line is read
-    **{name: Wrapper(runs_rest=False, value_options=_opts(
-        "-H --host -c --context --config -l --log-level --tlscacert --tlscert --tlskey --connection --url "
-        "--identity --root --runroot --storage-driver --cgroup-manager --runtime --tmpdir --module"), subcommands={
-        "exec": exec_, "container": Wrapper(runs_rest=False, subcommands={"exec": exec_}), "compose": _COMPOSE})
-       for name, exec_ in (("docker", _DOCKER_EXEC), ("podman", _PODMAN_EXEC))},
-    "docker-compose": _COMPOSE, "podman-compose": _COMPOSE,
-    **{name: Wrapper(runs_rest=False, command_after=_opts("--")) for name in ("kubectl", "oc")},
+    **CONTAINERS,       # containers, machines and remote hosts (core/shell_containers.py)
     # locks, limits, users, sessions and sandboxes set up before the command
     "systemd-inhibit": Wrapper(value_options=_opts("--what --who --why --mode"), runs_nothing=_opts("--list")),
     "cgexec": Wrapper(value_options=_opts("-g")),

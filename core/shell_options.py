@@ -26,6 +26,20 @@ def takes_next_word(word: str, option: str, attached: str, wrapper: Wrapper) -> 
     return False
 
 
+def known_option(word: str, wrapper: Wrapper) -> bool:
+    """Whether a wrapper whose options are all listed (flag_options) knows this one: `--rm`, `--name=x`, `-it`,
+    `-itv/a:/b` (getopt and pflag: the first letter taking a value takes the rest of the word)."""
+    known = wrapper.value_options | (wrapper.flag_options or frozenset())
+    if word.startswith("--"):
+        return long_option(word.partition("=")[0], wrapper) in known
+    for letter in word[1:]:
+        if "-" + letter in wrapper.value_options:
+            return True
+        if "-" + letter not in known:
+            return False
+    return True
+
+
 def may_take_next(word: Word) -> bool:
     """Whether an option word may take the next word as its value, whatever that is (getopt gives `tar --exclude
     --` the value `--`): each program's options with a value are not all in the table, so any option may."""

@@ -5,7 +5,10 @@ hands on a command are core/shell_wrappers.py's table."""
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
+from dataclasses import replace
 
 from contextual.core.shell_aliases import Aliases
 from contextual.core.shell_findings import MAX_NESTING, Reader
@@ -46,6 +49,8 @@ class Unwrapper:
                 return self._after_marker(wrapper, rest, marker, depth)
             if not wrapper.runs_rest and not wrapper.subcommands:
                 return None               # `xterm -T t`: no command given (its window runs a shell)
+        if wrapper.command_names:
+            return self._named_subcommand(wrapper, rest, depth, stdin)
         original = rest
         i = self.options.leading(wrapper, rest, depth)
         if i is None:
@@ -58,6 +63,8 @@ class Unwrapper:
         if wrapper.config_pair:
             self._config_pair(wrapper, rest[i:], depth)
             return None
+        if wrapper.shell_rest:
+            return self.unwrap(SHELL, rest[i:], depth, stdin)     # `pipenv shell -- -c 'rm f'` runs $SHELL -c …
         sub = rest[i] if i < len(rest) else None
         if sub is not None and self.aliases.has_git_alias(sub):
             if depth < MAX_NESTING:
@@ -73,6 +80,16 @@ class Unwrapper:
         command = self._command_words(wrapper, rest, i, depth, open_tail)
         if command is None:
             return None
+        if wrapper.optional_positional:
+            # `podman machine ssh [NAME] CMD`: whether the first word names a machine is known when it runs
+            other = self._command_words(replace(wrapper, positional=0), rest, i, depth, open_tail)
+            if other and other != command:
+                found = self._what_runs(wrapper, other, original, reads_stdin, depth, stdin, open_tail)
+                if found:
+                    self.reader.add(found, depth, stdin)
+        entry = _entry_words(wrapper, rest[:i])
+        if entry is not None:
+            command = entry + command     # `docker run --entrypoint rm IMAGE -rf /w` runs rm -rf /w
         return self._what_runs(wrapper, command, original, reads_stdin, depth, stdin, open_tail)
 
     def _handed_elsewhere(self, wrapper: Wrapper, rest: list[Word], depth: int) -> bool:
@@ -92,6 +109,19 @@ class Unwrapper:
             self.findings.unreadable()    # git's `ext::` transport runs a command named in a URL
             return True
         return False
+
+    def _named_subcommand(self, wrapper: Wrapper, rest: list[Word], depth: int, stdin: Word) -> list[Word] | None:
+        """`nix --option sandbox false develop`: the first word naming one of its commands is the sub-command,
+        whatever options and values come before it."""
+        for j, word in enumerate(rest):
+            if word is None:
+                self.findings.unreadable()    # `nix $ARGS develop`: $ARGS may be the sub-command
+                return None
+            if word in wrapper.subcommands:
+                return self.unwrap(wrapper.subcommands[word], rest[j + 1:], depth, stdin)
+            if word in wrapper.command_names:
+                return None
+        return None
 
     def _config_pair(self, wrapper: Wrapper, words: list[Word], depth: int) -> None:
         """`git config alias.e '!rm f'`: a setting that later runs a command."""
@@ -154,7 +184,8 @@ class Unwrapper:
         """What the command words run: shell text read here (a script, standard input, each word its own line),
         a script on disk, or the command itself (its words returned). ``original``: all the wrapper's words."""
         if wrapper.default_shell and not (rest and wrapper.runs_rest) and not _given(
-                wrapper.runs_nothing | wrapper.nothing_alone, wrapper, original):
+                wrapper.runs_nothing | wrapper.nothing_alone, wrapper, original) and (
+                not wrapper.default_shell_with or _given(wrapper.default_shell_with, wrapper, original)):
             self.reader.script_word(stdin or None, depth)    # `su <<< 'rm f'`: a shell reading standard input
             return None
         if wrapper.each_word_script:
@@ -246,6 +277,36 @@ def _given(options: frozenset[str], wrapper: Wrapper, words: list[Word]) -> bool
                 break
         i += 2 if takes_next_word(word, option, attached, wrapper) else 1
     return False
+
+
+def _entry_words(wrapper: Wrapper, options: list[Word]) -> list[Word] | None:
+    """The command words an entrypoint option gives (its last one wins): a JSON list (podman), else split as a
+    shell would (compose); None when none is given, `[]` for an empty one (the image's command then runs)."""
+    if not wrapper.entry_options:
+        return None
+    value: Word = ""
+    given = False
+    for j, word in enumerate(options):
+        if word is None:
+            continue
+        option, equals, attached = word.partition("=")
+        if option in wrapper.entry_options:
+            given = True
+            value = attached if equals else (options[j + 1] if j + 1 < len(options) else None)
+    if not given:
+        return None
+    if value is None:
+        return [None]                     # `--entrypoint "$P"`: the command is only known when it runs
+    try:
+        listed = json.loads(value) if value.lstrip().startswith("[") else None
+    except ValueError:
+        listed = None
+    if isinstance(listed, list) and all(isinstance(w, str) for w in listed):
+        return list(listed)
+    try:
+        return list(shlex.split(value))
+    except ValueError:
+        return [None]
 
 
 def _marker(wrapper: Wrapper, rest: list[Word]) -> int | None:

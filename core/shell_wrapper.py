@@ -51,6 +51,15 @@ class Wrapper:
     # the words after the first of these (or a long one's `=VALUE` and them) are the command, whatever comes
     # before: `xterm … -e rm f`, `kubectl exec P … -- rm f`; a lone word with blanks is a line for a shell
     command_after: frozenset[str] = frozenset()
+    # every option it takes is here or in value_options: another before the command makes the line opaque, since
+    # it may take the next word (`docker run --new-opt X rm f`: is rm the image or the command?)
+    flag_options: frozenset[str] | None = None
+    entry_options: frozenset[str] = frozenset()   # docker run --entrypoint PROG IMAGE ARGS: PROG is the command
+    optional_positional: bool = False             # podman machine ssh [NAME] CMD: read with the word and without
+    default_shell_with: frozenset[str] = frozenset()   # default_shell only with one of these (docker run -i)
+    # its sub-commands' names, found past options whose values are not all known (nix's settings are options)
+    command_names: frozenset[str] = frozenset()
+    shell_rest: bool = False                      # pipenv shell ARGS: the words after its options are a shell's
 
 
 def opts(text: str) -> frozenset[str]:

@@ -12,8 +12,8 @@ from contextual.core.git_commands import autocorrect_runs
 from contextual.core.shell_aliases import Aliases
 from contextual.core.shell_findings import Reader
 from contextual.core.shell_nodes import Word
-from contextual.core.shell_options import (is_script_option, is_stdin_path, long_option, may_take_next,
-                                          setting_value, takes_next_word)
+from contextual.core.shell_options import (is_script_option, is_stdin_path, known_option, long_option,
+                                          may_take_next, setting_value, takes_next_word)
 from contextual.core.shell_variables import Variables
 from contextual.core.shell_wrapper import Wrapper
 from contextual.core.shell_wrappers import SHELL
@@ -53,6 +53,9 @@ class WrapperOptions:
                                         _script_after(wrapper, word, list(rest[i + 1:])), depth)
                 return None
             if word.startswith(("-", "+")) and len(word) > 1:
+                if wrapper.flag_options is not None and not known_option(word, wrapper):
+                    self.findings.unreadable()    # `docker run --new X rm f`: which word is the image?
+                    return None
                 following = rest[i + 1] if i + 1 < len(rest) else None
                 if wrapper.command_options and not wrapper.permute:      # permuted ones were read already
                     self.command_option(word, option, attached, following, wrapper, depth)
@@ -99,10 +102,11 @@ class WrapperOptions:
                     return False
                 continue
             following = rest[i + 1] if i + 1 < len(rest) else None
-            if is_script_option(word, wrapper):
-                self.reader.script_word(following, depth)
-                return True
             option, _, attached = word.partition("=")
+            if is_script_option(word, wrapper):
+                # `vagrant ssh --command='rm f'`: a long form's value may be in the word
+                self.reader.script_word(attached if word.startswith("--") and "=" in word else following, depth)
+                return True
             self.command_option(word, option, attached, following, wrapper, depth)
         return False
 

@@ -346,3 +346,13 @@ def test_a_force_push_past_an_option_given_dashdash_as_its_value_is_refused_and_
     for line, head in zip(lines, heads):
         assert head.startswith("[error permission_denied: Bash is denied"), (line, head)
     assert subprocess.run(["git", "rev-parse", "main"], cwd=remote, capture_output=True, text=True).stdout == pushed
+
+
+# helper-104: launchers the table did not name. A container with the project mounted (`docker run -v "$PWD":/w
+# alpine rm -rf /w`) is read in tests/test_shell_parse.py; here programs that fail harmlessly where they are missing.
+NINTH = {"n1": "nix develop <<< 'rm n1'", "n2": "vagrant ssh -c 'rm n2'", "n3": "lxc exec c -- rm n3",
+         "n4": "heroku run -a app rm n4", "n5": "kgx -e rm n5", "n6": "pipenv shell -- -c 'rm n6'"}
+
+
+def test_launchers_of_containers_machines_and_terminals_are_refused_in_bypass_mode(project: Path):
+    refused_in_bypass(project, NINTH)

@@ -146,7 +146,29 @@ EVASIONS = ["echo $(rm v5)", "echo `rm v6`", "X=1 rm f", "(rm f)", "{ rm f; }", 
             "docker compose exec web rm x", "docker compose -f c.yml exec -T -u me web rm x",
             "docker-compose exec web rm x", "podman-compose exec web rm x", "echo 'rm x' | ssh h",
             "ssh h <<< 'rm x'", "echo 'rm x' | sshpass -p pw ssh h", "echo 'rm x' | aws-vault exec prof",
-            "nix-shell -p a <<< 'rm x'", "echo 'rm x' | nix-shell", "st -e rm x", "st -T t rm x", "ghostty -e rm x"]
+            "nix-shell -p a <<< 'rm x'", "echo 'rm x' | nix-shell", "st -e rm x", "st -T t rm x", "ghostty -e rm x",
+            # helper-104: containers, machines, remote hosts, terminals and shells fed on standard input that the
+            # table did not name (`docker run -v "$PWD":/w alpine rm -rf /w` deleted the project past Bash(rm:*))
+            'docker run -v "$PWD":/w alpine rm -rf /w', "docker run --rm -it -e A=1 -v /a:/b alpine rm x",
+            "podman run --rm --pod p alpine rm x", "docker container run alpine rm x", "docker create alpine rm x",
+            "docker compose run --rm -e A=1 web rm x", "docker-compose run web rm x", "podman-compose run web rm x",
+            "docker run --entrypoint rm alpine -rf /w", "docker run --entrypoint=rm alpine x",
+            "podman run --entrypoint '[\"rm\",\"-rf\"]' alpine /w", "docker compose run --entrypoint 'rm -rf' web /w",
+            "docker run --health-cmd 'rm x' alpine", "docker run -i alpine <<< 'rm x'", "nerdctl run alpine rm x",
+            "nerdctl exec c rm x", "nerdctl container run -n ns alpine rm x", "lxc exec c -- rm x", "lxc exec c rm x",
+            "incus exec c --env A=1 -- rm x", "lxc shell c <<< 'rm x'", "multipass exec vm -- rm x",
+            "distrobox enter box -- rm x", "distrobox-enter -n box -e rm x", "distrobox enter box rm x",
+            "distrobox enter box <<< 'rm x'", "toolbox run -c box rm x", "systemd-nspawn -qD /srv/c rm x",
+            "systemd-nspawn -D d <<< 'rm x'", "machinectl shell .host /usr/bin/rm x", "machinectl shell <<< 'rm x'",
+            "vagrant ssh -c 'rm x'", "vagrant ssh default --command='rm x'", "vagrant ssh <<< 'rm x'",
+            "gcloud compute ssh vm --zone z --command 'rm x'",
+            "gcloud --project p beta compute ssh vm --command='rm x'", "gcloud compute ssh vm -- rm x", "gcloud compute ssh vm <<< 'rm x'", "heroku run -a app rm x",
+            "heroku run:detached 'rm x'", "fly ssh console -C 'rm x'", "flyctl ssh console -a app --command 'rm x'",
+            "podman machine ssh rm x", "podman machine ssh vm 'rm x'", "kgx -e rm x", "kgx --command='rm x'",
+            "sakura -e rm x", "sakura -x 'rm x'", "qterminal -e rm x", "terminology -e rm x", "cool-retro-term -e rm x",
+            "guake -e 'rm x'", "tilda -c 'rm x'", "nix develop <<< 'rm x'",
+            "nix --option sandbox false develop .#dev <<< 'rm x'", "nix shell nixpkgs#hello <<< 'rm x'",
+            "pipenv shell -- -c 'rm x'", "pipenv shell <<< 'rm x'", "devbox shell <<< 'rm x'", "hatch shell <<< 'rm x'"]
 
 
 @pytest.mark.parametrize("command", EVASIONS)
@@ -186,7 +208,20 @@ def test_every_way_of_running_rm_is_denied(command: str):
                                      "ssh -N -L 1:h:2 h", "ssh -fNL 1:h:2 h", "ssh -O exit h", "ssh h ls",
                                      "git send-email --to=rm p.patch", "podman exec -u -l c ls",
                                      "docker compose exec rm ls", "nix-shell --run ls", "nix-shell s.nix --run ls",
-                                     "st -T rm ls", "aws-vault exec rm -- ls"])
+                                     "st -T rm ls", "aws-vault exec rm -- ls",
+                                     # launchers' own words, and a look-alike of each (helper-104)
+                                     "docker run --name rm alpine true", "docker run -e rm=1 alpine ls",
+                                     "vagrant status", "gcloud compute instances list",
+                                     "docker run --entrypoint ls alpine rm", "docker run --rm -v rm:/x alpine ls",
+                                     "docker compose run --name rm web ls", "podman run --pod rm alpine ls",
+                                     "lxc exec rm -- ls", "incus exec c --env rm=1 -- ls", "multipass exec rm -- ls",
+                                     "distrobox enter rm -- ls", "toolbox run -c rm ls", "systemd-nspawn -D rm ls",
+                                     "machinectl shell rm@c /bin/ls", "vagrant ssh -c ls rm",
+                                     "gcloud compute ssh rm --command ls", "heroku run -a rm ls",
+                                     "fly ssh console -a rm -C ls", "podman machine ssh --username rm vm ls",
+                                     "kgx -T rm", "sakura -t rm -x ls", "guake -n rm -e ls", "tilda -f rm -c ls",
+                                     "qterminal -w rm -e ls", "nix develop -c ls", "nix search nixpkgs shell",
+                                     "pipenv shell -- -c ls", "docker run --rm -it python:3 python -c 'print(1)'"])
 def test_commands_that_only_look_alike_are_not_denied(command: str):
     assert DENY_RM.denies("Bash", {"command": command}, "/") is None
 
@@ -260,6 +295,35 @@ def test_a_terminal_or_container_command_starts_after_its_marker_and_an_unknown_
     assert docker_allowed.allows("Bash", {"command": "docker ps"}, "/")
     assert not docker_allowed.allows("Bash", {"command": "docker exec c rm x"}, "/")
     assert not docker_allowed.allows("Bash", {"command": "docker compose exec web rm x"}, "/")     # helper-102
+
+
+def test_a_container_or_remote_command_is_read_past_the_image_and_an_unknown_option_before_it_is_opaque():
+    """helper-104 (core/shell_containers.py): `docker run [OPTS] IMAGE CMD` reads CMD, --entrypoint's value is its
+    command word; where every option is listed, an unknown one may take the next word, so which word is the image is
+    not known; `podman machine ssh [NAME] CMD` is read with and without the name."""
+    assert parse_command("docker run --rm -v /a:/b -w /b img pytest -x").commands[1:] == (("pytest", "-x"),)
+    assert parse_command("docker run --entrypoint=python img -m pytest").commands[1:] == (
+        ("python", "-m", "pytest"),)
+    assert parse_command("docker run --entrypoint '' img ls").commands[1:] == (("ls",),)   # the image's own then
+    for unknown in ("docker run --new-option x alpine ls", "docker run --entrypoint \"$E\" alpine",
+                    "podman run -Z alpine ls"):
+        assert parse_command(unknown).opaque, unknown
+    # with no command the image's default runs: opaque only when standard input is handed to it (-i)
+    assert not parse_command("docker run --rm img").opaque
+    assert parse_command("docker run --rm -i img").opaque
+    assert parse_command("docker run -i img <<< 'ls'").commands[1:] == (("ls",),)
+    assert set(parse_command("podman machine ssh vm ls").commands[1:]) == {("vm", "ls"), ("ls",)}
+    # a permuted script option's long form with its value in the word (`su --command=TEXT` was opaque)
+    for line in ("su --command='git push'", "vagrant ssh --command='git push'"):
+        assert parse_command(line).commands[-1] == ("git", "push") and not parse_command(line).opaque, line
+    # allowing the launcher does not allow what it runs there, as with ssh
+    for launcher, line in (("docker", "docker run alpine rm x"), ("docker", "docker compose run web rm x"),
+                           ("gcloud", "gcloud compute ssh vm --command 'rm x'"), ("vagrant", "vagrant ssh -c 'rm x'"),
+                           ("heroku", "heroku run rm x"), ("lxc", "lxc exec c -- rm x"), ("nix", "nix develop")):
+        allowed = PermissionRules(allow=(parse_rule(f"Bash({launcher}:*)"),))
+        assert not allowed.allows("Bash", {"command": line}, "/"), line
+    assert PermissionRules(allow=(parse_rule("Bash(docker:*)"),)).allows("Bash", {"command": "docker run --rm img"},
+                                                                          "/")
 
 
 def test_a_deeply_nested_line_is_uncertain_and_does_not_exhaust_the_stack():
