@@ -26,7 +26,7 @@ from contextual.core.context.scratchpad import ScratchStep, ours, raw, shorten_a
 from contextual.core.replay.loaders import find_trajectories, load_trajectories  # noqa: E402
 from contextual.core.replay.metrics import billed_tokens, common_prefix_length  # noqa: E402
 from contextual.core.replay.replay_model import bash_result  # noqa: E402
-from contextual.core.shell_parse import parse_command  # noqa: E402
+from contextual.core.shell.parse import parse_command  # noqa: E402
 from contextual.core.tokens import count  # noqa: E402
 
 

@@ -14,8 +14,8 @@ import os
 import re
 import shlex
 
-from contextual.core.shell_nodes import Word
-from contextual.core.shell_parse import parse_command
+from contextual.core.shell.nodes import Word
+from contextual.core.shell.parse import parse_command
 
 _GLOB_CHARS = re.compile(r"[*?[]")
 _BRACE = re.compile(r"\{([^{}]*,[^{}]*)\}")

@@ -23,9 +23,9 @@ from typing import Callable, NamedTuple, Protocol, Sequence
 from contextual.core import regular_file
 from contextual.core.git_runs import GitRun, Repository, ask_git, git_run
 from contextual.core.script_arguments import UNKNOWN, with_arguments
-from contextual.core.shell_nodes import Word, command_name
-from contextual.core.shell_parse import ShellParse, parse_command
-from contextual.core.shell_wrappers import WRAPPERS
+from contextual.core.shell.nodes import Word, command_name
+from contextual.core.shell.parse import ShellParse, parse_command
+from contextual.core.shell.wrappers import WRAPPERS
 
 MAX_DEPTH = 3              # a script that runs a script that runs …
 MAX_BYTES = 256 * 1024     # of one script

@@ -1,4 +1,4 @@
-"""git's own sub-commands and its `help.autocorrect` (for core/shell_aliases.py, core/shell_unwrap.py and
+"""git's own sub-commands and its `help.autocorrect` (for core/shell/aliases.py, core/shell/unwrap.py and
 core/git_runs.py). With autocorrect on, a sub-command that is none of git's commands nor an alias runs the command
 or alias git finds nearest to it (`git -c help.autocorrect=1 psuh` is `git push`): which one only git knows, so
 the sub-command is read as one known only when it runs (`git $X`)."""

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from contextual.core.git_commands import autocorrect_runs, guessed
-from contextual.core.shell_nodes import Word
-from contextual.core.shell_wrappers import GIT_COMMAND_SETTINGS
+from contextual.core.shell.nodes import Word
+from contextual.core.shell.wrappers import GIT_COMMAND_SETTINGS
 
 # githooks(5): every hook git runs by itself (`git hook run NAME` runs NAME)
 HOOKS = frozenset({

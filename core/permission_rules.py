@@ -6,7 +6,7 @@ a `file_path` argument, e.g. `Read(glob)`) the project-relative path, with the G
 MultiEdit follows Edit rules, and a deny rule for Edit or Write holds for every tool that edits; `mcp__NAME__TOOL`
 one MCP tool and `mcp__NAME` every tool of that server.
 
-Shell commands are judged on a real shell parse (core/shell_parse.py): every simple command the line would run
+Shell commands are judged on a real shell parse (core/shell/parse.py): every simple command the line would run
 (inside `$(…)`, backticks, subshells, groups, pipelines, lists, and what wrappers such as `sudo`, `xargs`,
 `bash -c` run) is compared word by word, quotes and escapes removed. A deny rule matches when any of them does
 (the command word also without its folder: `/bin/rm`); an allow rule set allows a line only when each of its
@@ -29,8 +29,8 @@ from contextual.core.tools.base import EDITING_TOOLS, ToolError
 from contextual.core.tools.names import named_otherwise
 
 if TYPE_CHECKING:
-    from contextual.core.shell_nodes import Word
-    from contextual.core.shell_parse import ShellParse
+    from contextual.core.shell.nodes import Word
+    from contextual.core.shell.parse import ShellParse
 
 _RULE = re.compile(r"^(?P<tool>[A-Za-z][A-Za-z0-9_-]*)(?:\((?P<spec>.*)\))?$", re.DOTALL)
 
@@ -93,7 +93,7 @@ class Rule:
     @property
     def command_word(self) -> str:
         """A Bash rule's program (`rm` of `Bash(rm:*)`), "" for any other rule."""
-        from contextual.core.shell_nodes import command_name
+        from contextual.core.shell.nodes import command_name
         return command_name(self._words[0]) if self._words else ""
 
     def matches_words(self, words: tuple[Word, ...], *, deny: bool) -> bool:
@@ -103,7 +103,7 @@ class Rule:
         pattern = self._words
         if not pattern or not words:
             return False
-        from contextual.core.shell_nodes import command_name
+        from contextual.core.shell.nodes import command_name
         if deny and command_name(pattern[0]) != command_name(str(words[0])):
             return False
         if not deny and pattern[0] != words[0]:
@@ -111,9 +111,9 @@ class Rule:
         want = pattern[1:]
         if deny and self._prefix:
             # `rm -rf:*` denies rm -fr, rm -r -f, rm -rfv, rm x -rf, rm -R --force and rm --rec -f: its options in
-            # any order, bundle or spelling (core/option_spellings.py); its other words in their order, with
+            # any order, bundle or spelling (core/shell/option_spellings.py); its other words in their order, with
             # options between them
-            from contextual.core.option_spellings import options_of
+            from contextual.core.shell.option_spellings import options_of
             options = options_of(command_name(pattern[0]), want)
             groups, plain = options.needed(want)
             if groups and not options.shows(groups, _after(words, options.sub)):
@@ -196,7 +196,7 @@ def _folded_glob(spec: str) -> Callable[[str], bool]:
 def _parse(command: str) -> ShellParse:
     # The shell parser (tree-sitter and a dozen modules, ~28 ms) loads at the first Bash line checked, not at launch:
     # config reads the rules as the app starts, and only their text is needed then.
-    from contextual.core.shell_parse import parse_command
+    from contextual.core.shell.parse import parse_command
     return parse_command(command)
 
 

@@ -20,7 +20,7 @@ from contextual.core.config import PERMISSION_MODES
 from contextual.core.events import AlwaysRules
 from contextual.core.local_rules import change_local_rules
 from contextual.core.permission_rules import PermissionRules
-from contextual.core.shell_parse import parse_command
+from contextual.core.shell.parse import parse_command
 from contextual.core.tools._regular import read_bounded
 from contextual.core.tools.base import ToolError
 from contextual.core.reminder import system_reminder
@@ -83,7 +83,7 @@ def rule_denial(tool: str, args: Any, rules: PermissionRules, root: Path) -> dic
 
 
 def opaque(args: Any) -> bool:
-    """Whether a Bash call runs text the parse cannot read (core/shell_parse.ShellParse.opaque)."""
+    """Whether a Bash call runs text the parse cannot read (core/shell/parse.ShellParse.opaque)."""
     command = args.get("command") if isinstance(args, dict) else None
     return isinstance(command, str) and parse_command(command).opaque
 

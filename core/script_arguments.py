@@ -11,7 +11,7 @@ import re
 import shlex
 from typing import Sequence
 
-from contextual.core.shell_nodes import Word
+from contextual.core.shell.nodes import Word
 
 MAX_SHIFTS = 8
 # a word only the caller's shell knows (`./g $CMD f`): as a command it may be anything

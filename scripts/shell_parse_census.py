@@ -12,7 +12,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from contextual.core.shell_parse import parse_command
+from contextual.core.shell.parse import parse_command
 
 BLOCK = re.compile(r"```bash\n(.*?)\n```", re.S)
 

@@ -16,7 +16,7 @@ def test_importing_the_app_leaves_the_engine_unloaded():
     code = ("import json, sys\nimport contextual.tui.app\n"
             "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('contextual.core.agent', "
             "'contextual.core.engine', 'contextual.core.tools.registry', 'contextual.core.session.schema', "
-            "'contextual.core.context.compaction_review', 'contextual.core.shell_parse', "
-            "'contextual.core.files_run', 'contextual.core.option_spellings')))))")
+            "'contextual.core.context.compaction_review', 'contextual.core.shell.parse', "
+            "'contextual.core.files_run', 'contextual.core.shell.option_spellings')))))")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == []

@@ -1,4 +1,4 @@
-"""The shell parse under the permission rules (core/shell_parse.py, issue 26.1): which simple commands a line
+"""The shell parse under the permission rules (core/shell/parse.py, issue 26.1): which simple commands a line
 runs, when it is uncertain, and how deny and allow rules read the result. Through the CLI:
 tests/test_deny_rules_cli.py."""
 
@@ -11,8 +11,8 @@ import pytest
 
 from contextual.core.permission_rules import PermissionRules, parse_rule
 from contextual.core.permissions import rule_denial
-from contextual.core.shell_parse import parse_command
-from contextual.core.shell_wrappers import WRAPPERS
+from contextual.core.shell.parse import parse_command
+from contextual.core.shell.wrappers import WRAPPERS
 
 DENY_RM = PermissionRules(deny=(parse_rule("Bash(rm:*)"),))
 
@@ -279,7 +279,7 @@ def test_lines_that_cannot_be_read_with_certainty_are_uncertain(command: str):
 
 
 def test_a_terminal_or_container_command_starts_after_its_marker_and_an_unknown_word_before_it_is_opaque():
-    """`xterm -e CMD`, `kubectl exec P -- CMD` (core/shell_wrapper.py: command_after): the words after the first
+    """`xterm -e CMD`, `kubectl exec P -- CMD` (core/shell/wrapper.py: command_after): the words after the first
     marker are the command, a lone word with blanks a shell line; a `$VAR` before it may hold the marker."""
     assert parse_command("xterm -T t -e git push").commands[1:] == (("git", "push"),)
     assert parse_command("xterm -e 'ls; git push'").commands[1:] == (("ls",), ("git", "push"))
@@ -298,7 +298,7 @@ def test_a_terminal_or_container_command_starts_after_its_marker_and_an_unknown_
 
 
 def test_a_container_or_remote_command_is_read_past_the_image_and_an_unknown_option_before_it_is_opaque():
-    """helper-104 (core/shell_containers.py): `docker run [OPTS] IMAGE CMD` reads CMD, --entrypoint's value is its
+    """helper-104 (core/shell/containers.py): `docker run [OPTS] IMAGE CMD` reads CMD, --entrypoint's value is its
     command word; where every option is listed, an unknown one may take the next word, so which word is the image is
     not known; `podman machine ssh [NAME] CMD` is read with and without the name."""
     assert parse_command("docker run --rm -v /a:/b -w /b img pytest -x").commands[1:] == (("pytest", "-x"),)
@@ -720,7 +720,7 @@ def test_a_script_runs_the_words_it_is_given(tmp_path, files, command, denied):
 def test_text_evaluated_later_nested_past_the_limit_is_opaque():
     """`x=$(cat <<'E'` … `a[$(…)]` … `); (( x ))` nested past MAX_NESTING: bash still runs the innermost command
     (each `(( x ))` evaluates the next level), so the line the parse no longer reads is opaque."""
-    from contextual.core.shell_findings import MAX_NESTING
+    from contextual.core.shell.findings import MAX_NESTING
     line = "rm x"
     for level in range(MAX_NESTING + 2):
         line = f"x=$(cat <<'E{level}'\na[$({line})]\nE{level}\n); (( x ))"
@@ -729,7 +729,7 @@ def test_text_evaluated_later_nested_past_the_limit_is_opaque():
 
 def test_a_git_alias_used_at_the_nesting_limit_is_opaque():
     """`git -c alias.r=rebase r -x CMD` eight shells deep: git runs CMD though the parse no longer expands r."""
-    from contextual.core.shell_findings import MAX_NESTING
+    from contextual.core.shell.findings import MAX_NESTING
     line = "git -c alias.r=rebase r -x 'rm x' HEAD~1"
     for level in range(MAX_NESTING):
         line = f"bash <<'E{level}'\n{line}\nE{level}"

@@ -25,9 +25,9 @@ from contextual.core.context import failures
 from contextual.core.context.definitions import is_definition, is_import
 from contextual.core.context.names import name_set
 from contextual.core.context.result_lines import FILE_REF, REF_PATH
-from contextual.core.shell_nodes import command_name
-from contextual.core.shell_parse import parse_command
-from contextual.core.shell_wrappers import WRAPPERS
+from contextual.core.shell.nodes import command_name
+from contextual.core.shell.parse import parse_command
+from contextual.core.shell.wrappers import WRAPPERS
 
 _FAIL = re.compile(r"(?:Error|Exception|FAIL|FAILED|ERROR|Traceback|assert|Assertion|Warning|error:|failed|passed|"
                    r"File \"|line \d+|^E\s|^>\s|^-+ |^=+ )")

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from contextual.core.events import AlwaysRules, PermissionAnswer
-from contextual.core.shell_parse import parse_command
+from contextual.core.shell.parse import parse_command
 from contextual.tui.css import stylesheet
 from contextual.tui.format import args_label
 from rich.syntax import Syntax

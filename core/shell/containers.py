@@ -1,4 +1,4 @@
-"""The launchers of the wrapper table (core/shell_launchers.py) that run a command in a container, a machine or a
+"""The launchers of the wrapper table (core/shell/launchers.py) that run a command in a container, a machine or a
 remote host: `docker|podman|nerdctl run|create|exec`, compose's `run` and `exec`, lxc/incus, multipass, distrobox,
 toolbox, systemd-nspawn, machinectl, vagrant, gcloud, heroku, fly, kubectl. Each one's options are its own
 (docker 28's --help, podman, nerdctl, compose, toolbox, lxc/incus, fly and systemd's sources, gcloud 528's --help).
@@ -9,8 +9,8 @@ after the image are read as the command, as `docker exec C CMD` is."""
 
 from __future__ import annotations
 
-from contextual.core.shell_wrapper import Wrapper
-from contextual.core.shell_wrapper import opts as _opts
+from contextual.core.shell.wrapper import Wrapper
+from contextual.core.shell.wrapper import opts as _opts
 
 _STDIN = _opts("-i --interactive")      # with no command, an image's default (often a shell) reads what it is fed
 

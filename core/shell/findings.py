@@ -1,4 +1,4 @@
-"""What the reading of one Bash line has found so far, and the verdicts on it (for core/shell_parse.py), with the
+"""What the reading of one Bash line has found so far, and the verdicts on it (for core/shell/parse.py), with the
 `Reader` its parts call back through for text they read as a line of its own."""
 
 from __future__ import annotations
@@ -6,14 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from contextual.core.shell_nodes import Word
+from contextual.core.shell.nodes import Word
 
 MAX_NESTING = 8          # bash -c "eval 'sh -c …'": deeper than this is uncertain
 
 
 @dataclass
 class Findings:
-    """The fields of `ShellParse` while the line is read (core/shell_parse.py says what each one means)."""
+    """The fields of `ShellParse` while the line is read (core/shell/parse.py says what each one means)."""
     commands: list[tuple[Word, ...]] = field(default_factory=list)
     certain: bool = True
     opaque: bool = False
@@ -41,7 +41,7 @@ class Findings:
 
 
 class Reader(Protocol):
-    """The reading of one line (core/shell_parse.py), as its parts see it."""
+    """The reading of one line (core/shell/parse.py), as its parts see it."""
     findings: Findings
 
     def script(self, text: str, depth: int) -> None:

@@ -1,7 +1,7 @@
-"""What a wrapper command runs (for core/shell_parse.py): the command after its options and positional words
+"""What a wrapper command runs (for core/shell/parse.py): the command after its options and positional words
 (`sudo -u me rm f`), shell text read as a line of its own (`bash -c`, `eval`, a shell reading a here-document),
 a script on disk (`bash s.sh`), find's `-exec` lists, a git alias used on the line. The wrappers and how each one
-hands on a command are core/shell_wrappers.py's table."""
+hands on a command are core/shell/wrappers.py's table."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ import re
 import shlex
 from dataclasses import replace
 
-from contextual.core.shell_aliases import Aliases
-from contextual.core.shell_findings import MAX_NESTING, Reader
-from contextual.core.shell_nodes import Word
-from contextual.core.shell_options import (is_stdin_path, may_take_next, old_style, replace_string, replaced,
+from contextual.core.shell.aliases import Aliases
+from contextual.core.shell.findings import MAX_NESTING, Reader
+from contextual.core.shell.nodes import Word
+from contextual.core.shell.options import (is_stdin_path, may_take_next, old_style, replace_string, replaced,
                                           takes_next_word)
-from contextual.core.shell_wrapper_options import WrapperOptions
-from contextual.core.shell_wrapper import Wrapper
-from contextual.core.shell_wrappers import SHELL
+from contextual.core.shell.wrapper_options import WrapperOptions
+from contextual.core.shell.wrapper import Wrapper
+from contextual.core.shell.wrappers import SHELL
 
 
 class Unwrapper:

@@ -1,13 +1,13 @@
-"""The programs in the wrapper table (core/shell_wrappers.py) that start a command somewhere else: in a terminal
+"""The programs in the wrapper table (core/shell/wrappers.py) that start a command somewhere else: in a terminal
 window, in a project's or tool manager's environment, with secrets or locks or limits set up first, in a
 container, or later from a queue. Each one's options with a value are its own documented ones; what runs is
-read as for any wrapper (core/shell_unwrap.py)."""
+read as for any wrapper (core/shell/unwrap.py)."""
 
 from __future__ import annotations
 
-from contextual.core.shell_containers import CONTAINERS
-from contextual.core.shell_wrapper import OPAQUE, RUNS_ONE, Wrapper
-from contextual.core.shell_wrapper import opts as _opts
+from contextual.core.shell.containers import CONTAINERS
+from contextual.core.shell.wrapper import OPAQUE, RUNS_ONE, Wrapper
+from contextual.core.shell.wrapper import opts as _opts
 
 _NOTHING = Wrapper(runs_rest=False)    # a sub-command that runs no command (`dotenv list`)
 
@@ -180,7 +180,7 @@ LAUNCHERS: dict[str, Wrapper] = {
                     subcommands={"exec-env": _SOPS_EXEC, "exec-file": _SOPS_EXEC}),
     "envchain": Wrapper(positional=1),
     "sshpass": Wrapper(value_options=_opts("-f -d -p -P")),
-    **CONTAINERS,       # containers, machines and remote hosts (core/shell_containers.py)
+    **CONTAINERS,       # containers, machines and remote hosts (core/shell/containers.py)
     # locks, limits, users, sessions and sandboxes set up before the command
     "systemd-inhibit": Wrapper(value_options=_opts("--what --who --why --mode"), runs_nothing=_opts("--list")),
     "cgexec": Wrapper(value_options=_opts("-g")),

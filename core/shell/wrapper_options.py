@@ -1,7 +1,7 @@
-"""A wrapper's options read for what they run (for core/shell_unwrap.py): a shell's `-c TEXT`, an option whose
+"""A wrapper's options read for what they run (for core/shell/unwrap.py): a shell's `-c TEXT`, an option whose
 value is a command line (`rsync -e CMD`, `tar --to-command=CMD`), a setting whose value is one (`ssh -o
 ProxyCommand=CMD`, `git -c core.pager=CMD`), env's assignments, and where the options end. How each word is
-spelled (bundles, long options' unique starts, values) is core/shell_options.py's."""
+spelled (bundles, long options' unique starts, values) is core/shell/options.py's."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ import fnmatch
 import re
 
 from contextual.core.git_commands import autocorrect_runs
-from contextual.core.shell_aliases import Aliases
-from contextual.core.shell_findings import Reader
-from contextual.core.shell_nodes import Word
-from contextual.core.shell_options import (is_script_option, is_stdin_path, known_option, long_option,
+from contextual.core.shell.aliases import Aliases
+from contextual.core.shell.findings import Reader
+from contextual.core.shell.nodes import Word
+from contextual.core.shell.options import (is_script_option, is_stdin_path, known_option, long_option,
                                           may_take_next, setting_value, takes_next_word)
-from contextual.core.shell_variables import Variables
-from contextual.core.shell_wrapper import Wrapper
-from contextual.core.shell_wrappers import SHELL
+from contextual.core.shell.variables import Variables
+from contextual.core.shell.wrapper import Wrapper
+from contextual.core.shell.wrappers import SHELL
 
 
 class WrapperOptions:

@@ -1,17 +1,17 @@
-"""What setting a variable runs (for core/shell_parse.py): a command line (`GIT_PAGER='rm f' git log`), a
+"""What setting a variable runs (for core/shell/parse.py): a command line (`GIT_PAGER='rm f' git log`), a
 program's options (TAR_OPTIONS), a startup file (BASH_ENV), a prompt bash expands (PS4); a new meaning for a name
 (`BASH_ALIASES[x]=rm`, GIT_CONFIG_COUNT) or a value from elsewhere (`read GIT_PAGER`) makes the line opaque.
-The variables are core/shell_wrappers.py's."""
+The variables are core/shell/wrappers.py's."""
 
 from __future__ import annotations
 
 import re
 
-from contextual.core.shell_findings import Reader
-from contextual.core.shell_latent import QUOTED_LATER
-from contextual.core.shell_nodes import Word
-from contextual.core.shell_options import is_stdin_path
-from contextual.core.shell_wrappers import (COMMAND_VARIABLES, OPTION_VARIABLES, PROMPT_VARIABLES,
+from contextual.core.shell.findings import Reader
+from contextual.core.shell.latent import QUOTED_LATER
+from contextual.core.shell.nodes import Word
+from contextual.core.shell.options import is_stdin_path
+from contextual.core.shell.wrappers import (COMMAND_VARIABLES, OPTION_VARIABLES, PROMPT_VARIABLES,
                                            REBINDING_VARIABLES, STARTUP_VARIABLES)
 
 _SENSITIVE_VARIABLES = (COMMAND_VARIABLES | PROMPT_VARIABLES | STARTUP_VARIABLES | REBINDING_VARIABLES

@@ -1,4 +1,4 @@
-"""How a wrapper's words are read as getopt reads them (for core/shell_parse.py): which option takes the next
+"""How a wrapper's words are read as getopt reads them (for core/shell/parse.py): which option takes the next
 word, a long option's unique start, bundled short flags, settings (`-o NAME=VALUE`), tar's old style, xargs'
 replace string, and the spellings of standard input as a file."""
 
@@ -8,9 +8,9 @@ import posixpath
 import re
 from collections.abc import Collection
 
-from contextual.core.shell_nodes import Word
-from contextual.core.shell_wrapper import Wrapper
-from contextual.core.shell_wrappers import STDIN_PATHS
+from contextual.core.shell.nodes import Word
+from contextual.core.shell.wrapper import Wrapper
+from contextual.core.shell.wrappers import STDIN_PATHS
 
 
 def takes_next_word(word: str, option: str, attached: str, wrapper: Wrapper) -> bool:

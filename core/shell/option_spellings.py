@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from contextual.core.shell_options import long_starts
+from contextual.core.shell.options import long_starts
 
 if TYPE_CHECKING:
-    from contextual.core.shell_nodes import Word
+    from contextual.core.shell.nodes import Word
 
 # A group: the options of which one must be shown (one, or each candidate of an ambiguous start in a rule).
 Group = frozenset[str]

@@ -1,18 +1,18 @@
-"""The one table of commands that run another command (issue 26), read by the shell parse (core/shell_parse.py)
+"""The one table of commands that run another command (issue 26), read by the shell parse (core/shell/parse.py)
 for the permission rules and by the digests (core/context/digest.py) to find what a line really runs.
 
 A wrapper hands on a command in one of a few ways: the words after its options (sudo, env, xargs), a word or an
 option's value that is shell text (bash -c, eval, ssh's remote line, rsync -e), a setting whose value is a
 command line (git -c core.pager=…, ssh -o ProxyCommand=…), or an environment variable a program runs
 (GIT_PAGER, EDITOR). A name not here is an ordinary command. How each is read is a Wrapper
-(core/shell_wrapper.py); the programs that start a command somewhere else (a terminal window, a project's
-environment, a container) are core/shell_launchers.py's part of the table."""
+(core/shell/wrapper.py); the programs that start a command somewhere else (a terminal window, a project's
+environment, a container) are core/shell/launchers.py's part of the table."""
 
 from __future__ import annotations
 
-from contextual.core.shell_launchers import LAUNCHERS
-from contextual.core.shell_wrapper import OPAQUE, RUNS_ONE, Wrapper
-from contextual.core.shell_wrapper import opts as _opts
+from contextual.core.shell.launchers import LAUNCHERS
+from contextual.core.shell.wrapper import OPAQUE, RUNS_ONE, Wrapper
+from contextual.core.shell.wrapper import opts as _opts
 
 SHELL = Wrapper(value_options=_opts("-o +o -O +O --rcfile --init-file --emulate"), script_option="-c",
                 runs_rest=False)

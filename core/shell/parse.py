@@ -4,7 +4,7 @@ permission rules (core/permission_rules.py).
 Every `command` node of the tree counts, wherever it sits: in `$(…)` and backticks, subshells, groups, pipelines,
 lists, if/while bodies, functions, here-documents. A word is its value after quote and escape removal; a word
 whose value is only known when the shell runs (an expansion, a substitution, a glob or brace pattern) is None.
-Leading assignments (`X=1 rm`) are not words. A command word that runs another command (core/shell_wrappers.py:
+Leading assignments (`X=1 rm`) are not words. A command word that runs another command (core/shell/wrappers.py:
 sudo, env, xargs, find -exec, bash -c, eval, rsync -e, git -c alias …) is unwrapped: both the wrapper and what it
 runs are listed. Line continuations are joined first, as bash joins them.
 
@@ -18,10 +18,10 @@ read too: its commands are *latent*, matched by deny rules and to be covered by 
 (core/permission_rules.py).
 
 The reading is composed of parts, each holding its own state, owned by one `_Reading` per line (and one more for
-each text read apart as latent): the tree walk (core/shell_walk.py), each simple command
-(core/shell_command.py), the wrappers unwrapped (core/shell_unwrap.py, their options:
-core/shell_wrapper_options.py), variables (core/shell_variables.py), aliases (core/shell_aliases.py), latent
-text (core/shell_latent.py), and what was found with its verdicts (core/shell_findings.py)."""
+each text read apart as latent): the tree walk (core/shell/walk.py), each simple command
+(core/shell/command.py), the wrappers unwrapped (core/shell/unwrap.py, their options:
+core/shell/wrapper_options.py), variables (core/shell/variables.py), aliases (core/shell/aliases.py), latent
+text (core/shell/latent.py), and what was found with its verdicts (core/shell/findings.py)."""
 
 from __future__ import annotations
 
@@ -29,15 +29,15 @@ import functools
 import re
 from dataclasses import dataclass
 
-from contextual.core.shell_aliases import Aliases
-from contextual.core.shell_command import SimpleCommands
-from contextual.core.shell_findings import MAX_NESTING, Findings
-from contextual.core.shell_latent import LatentText, expanded_substitutions
-from contextual.core.shell_nodes import Word
-from contextual.core.shell_unwrap import Unwrapper
-from contextual.core.shell_variables import Variables
-from contextual.core.shell_walk import TreeWalk
-from contextual.core.shell_wrapper_options import WrapperOptions
+from contextual.core.shell.aliases import Aliases
+from contextual.core.shell.command import SimpleCommands
+from contextual.core.shell.findings import MAX_NESTING, Findings
+from contextual.core.shell.latent import LatentText, expanded_substitutions
+from contextual.core.shell.nodes import Word
+from contextual.core.shell.unwrap import Unwrapper
+from contextual.core.shell.variables import Variables
+from contextual.core.shell.walk import TreeWalk
+from contextual.core.shell.wrapper_options import WrapperOptions
 
 # `\`+newline is removed before anything else (an even run of backslashes escapes itself, not the newline)
 _CONTINUATION = re.compile(r"(?<!\\)((?:\\\\)*)\\\n")
@@ -82,7 +82,7 @@ def parse_command(text: str) -> ShellParse:
 
 class _Reading:
     """The reading of one line: its parts, composed. Each part holds its own state and calls back through this
-    one (core/shell_findings.py: Reader) for text it reads as a line of its own."""
+    one (core/shell/findings.py: Reader) for text it reads as a line of its own."""
 
     def __init__(self) -> None:
         self.findings = Findings()

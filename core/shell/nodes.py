@@ -1,4 +1,4 @@
-"""Words and text as bash reads them, from tree-sitter-bash nodes (for core/shell_parse.py): a word's value after
+"""Words and text as bash reads them, from tree-sitter-bash nodes (for core/shell/parse.py): a word's value after
 quote and escape removal (None when only the running shell knows it), here-documents, the substitutions inside
 text bash expands, and which constructs evaluate text a variable holds."""
 
@@ -303,7 +303,7 @@ def evaluates(node: Node) -> bool:
     """Whether the node evaluates text a variable holds: an arithmetic (`$(( ))`, `(( ))`, `for (( ))`, an indexed
     array's subscript `${a[i]}` `a[i]=` `a=([i]=…)`, an offset `${x:i}`), a test, `${!x}`, `${x@P}`, a declaration
     or an `unset` (which tree-sitter does not make commands). A simple command: `evaluating`, for each command it
-    runs (core/shell_command.py)."""
+    runs (core/shell/command.py)."""
     kind = node.type
     if kind in ("arithmetic_expansion", "test_command", "c_style_for_statement", "subscript", "unset_command"):
         return True

@@ -1,4 +1,4 @@
-"""The names a Bash line gives a new meaning (for core/shell_parse.py): `alias NAME=VALUE`, whose text bash reads
+"""The names a Bash line gives a new meaning (for core/shell/parse.py): `alias NAME=VALUE`, whose text bash reads
 in a later command word's place, git's `-c alias.NAME=VALUE`, expanded where git meets NAME on the line, and git's
 `help.autocorrect`, which gives a mistyped sub-command the meaning of the nearest one."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import shlex
 
 from contextual.core.git_commands import guessed
-from contextual.core.shell_findings import MAX_NESTING, Reader
-from contextual.core.shell_nodes import Word
+from contextual.core.shell.findings import MAX_NESTING, Reader
+from contextual.core.shell.nodes import Word
 
 MAX_ALIAS_READS = 64     # a command word read again with an alias' text in its place, per line
 

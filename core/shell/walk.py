@@ -1,4 +1,4 @@
-"""The walk of one Bash text's tree-sitter tree (for core/shell_parse.py): every node that runs, redirects, assigns
+"""The walk of one Bash text's tree-sitter tree (for core/shell/parse.py): every node that runs, redirects, assigns
 or declares something handed to the part that reads it, and the parse distrusted wherever tree-sitter and bash
 read the text differently (a syntax error, a token across a line end, a backtick not read as a substitution)."""
 
@@ -11,12 +11,12 @@ import threading
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
-from contextual.core.shell_findings import Reader
-from contextual.core.shell_latent import LatentText
-from contextual.core.shell_nodes import (backticks, declaration_words, heredoc_quoted, heredoc_read_as_bash,
+from contextual.core.shell.findings import Reader
+from contextual.core.shell.latent import LatentText
+from contextual.core.shell.nodes import (backticks, declaration_words, heredoc_quoted, heredoc_read_as_bash,
                                         heredoc_text, herestring_text, inside, redirect_words, standard_input,
                                         word_value)
-from contextual.core.shell_variables import Variables
+from contextual.core.shell.variables import Variables
 
 _WRITE_OPERATORS = {">", ">>", ">|", "&>", "&>>", "<>"}
 _NAMED_FD = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")     # `exec {fd}>file`: the shell picks a descriptor

@@ -1,4 +1,4 @@
-"""Text bash may evaluate later (for core/shell_parse.py): quoted text holding `$(` or a backtick is kept while
+"""Text bash may evaluate later (for core/shell/parse.py): quoted text holding `$(` or a backtick is kept while
 the line is read, and read as latent commands once the whole line is read, if anything on it evaluates text
 (`x='a[$(rm f)]'; (( x ))`, `x='$(rm f)'; echo ${x@P}`, `read x <<'E'` … `(( x ))`)."""
 
@@ -8,8 +8,8 @@ import re
 
 from tree_sitter import Node
 
-from contextual.core.shell_findings import MAX_NESTING, Reader
-from contextual.core.shell_nodes import Word, ansi_c_value, escaped_string, evaluates, evaluating, \
+from contextual.core.shell.findings import MAX_NESTING, Reader
+from contextual.core.shell.nodes import Word, ansi_c_value, escaped_string, evaluates, evaluating, \
     substitution_texts, word_value
 
 QUOTED_LATER = ("$(", "`")                   # quoted text that runs a command if bash evaluates it later

@@ -1,5 +1,5 @@
-"""What a command word that runs another command is, for the table of them (core/shell_wrappers.py and
-core/shell_launchers.py): how it hands the command on, read by core/shell_unwrap.py and its option reading."""
+"""What a command word that runs another command is, for the table of them (core/shell/wrappers.py and
+core/shell/launchers.py): how it hands the command on, read by core/shell/unwrap.py and its option reading."""
 
 from __future__ import annotations
 

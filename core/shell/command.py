@@ -1,19 +1,19 @@
-"""One simple command of a Bash line (for core/shell_parse.py): its words listed, checked as a command bash can
+"""One simple command of a Bash line (for core/shell/parse.py): its words listed, checked as a command bash can
 run at all, then what it runs in turn (a wrapper unwrapped, a script sourced, an alias' text, a variable set)."""
 
 from __future__ import annotations
 
 import re
 
-from contextual.core.shell_aliases import Aliases
-from contextual.core.shell_findings import Reader
-from contextual.core.shell_latent import LatentText
-from contextual.core.shell_nodes import Word, command_name
-from contextual.core.shell_options import is_stdin_path
-from contextual.core.shell_unwrap import Unwrapper
-from contextual.core.shell_variables import Variables
-from contextual.core.shell_wrapper import Wrapper
-from contextual.core.shell_wrappers import WRAPPERS
+from contextual.core.shell.aliases import Aliases
+from contextual.core.shell.findings import Reader
+from contextual.core.shell.latent import LatentText
+from contextual.core.shell.nodes import Word, command_name
+from contextual.core.shell.options import is_stdin_path
+from contextual.core.shell.unwrap import Unwrapper
+from contextual.core.shell.variables import Variables
+from contextual.core.shell.wrapper import Wrapper
+from contextual.core.shell.wrappers import WRAPPERS
 
 MAX_UNWRAP = 16          # sudo env nice timeout … in a row
 
