@@ -76,8 +76,10 @@ def rule_denial(tool: str, args: Any, rules: PermissionRules, root: Path) -> dic
                    f"against it; write the command out plainly.")
     elif parsed is not None and parsed.opaque:
         message = (f"Bash is denied: part of this command is only known when it runs (a $VARIABLE as the command, "
-                   f"a script piped into a shell, eval or source of generated text), so the permission rule "
-                   f"{named!r} cannot be checked against it; write the command out plainly.")
+                   f"a script piped into a shell, a program left to read its commands from standard input such as "
+                   f"`ssh host` or `su` without one, an option of a launcher the check does not know, eval or source "
+                   f"of generated text), so the permission rule {named!r} cannot be checked against it; write the "
+                   f"command out plainly (give ssh, su or docker the command itself).")
     return {"status": "error", "data": None, "text": "", "stats": {}, "context": {},
             "error": {"code": "permission_denied", "message": message}}
 

@@ -369,6 +369,13 @@ def test_a_command_whose_text_only_the_running_shell_knows_is_denied_by_any_bash
         assert DENY_RM.denies("Bash", {"command": command}, str(tmp_path)) is None, command
 
 
+def test_a_program_left_to_read_its_commands_from_standard_input_is_named_to_the_model():
+    """`ssh host` with no command reads one from standard input, so under a deny rule it is refused: the model is
+    told why in words it can act on (give ssh the command), not only the other kinds of opaque line."""
+    message = rule_denial("Bash", {"command": "ssh host"}, DENY_RM, Path("/"))["error"]["message"]
+    assert "standard input" in message and "give ssh, su or docker the command itself" in message
+
+
 def test_a_deny_rule_skips_the_commands_own_options_before_its_sub_command():
     rules = PermissionRules(deny=(parse_rule("Bash(git push:*)"), parse_rule("Bash(docker rm:*)")))
     denied = lambda command: rules.denies("Bash", {"command": command}, "/") is not None   # noqa: E731
