@@ -32,6 +32,7 @@ from contextual.core.prompt import PromptView, Trigger
 from contextual.core.providers.base import Provider
 from contextual.core.session.schema import CompactionRecord, PermissionRecord, TurnEnd, rewind_body
 from contextual.core.tools.base import Tool, ToolContext
+from contextual.core.tools.bash import kill_running
 from contextual.core.tokens import count
 
 if TYPE_CHECKING:       # the MCP layer is imported only when a server is configured
@@ -266,6 +267,17 @@ class Engine:
         """The app opens its session at the first input (an idle launch leaves no file): between turns only."""
         self._between_turns("a session cannot be attached")
         self.recorder.attach(session, snapshots)
+
+    def abandon(self) -> None:
+        """The process ends now without its event loop (the app's close stuck past its deadline, tui/hangup.py):
+        the running commands killed and the turn recorded as stopped, as the turn's own close would have, and the
+        session written and closed. From any thread, the loop being stuck; nothing is awaited."""
+        kill_running()
+        self.turn.abandon()
+        session = self.session
+        if session is not None:
+            self.recorder.attach(None, None)        # a late close of the turn (the loop let go) records nothing more
+            session.close_sync()
 
     def warn(self, message: str, first: bool = False) -> None:
         """A warning for the front end to show before the next turn (e.g. the session will not be saved)."""

@@ -56,10 +56,16 @@ def valid_unicode(text: str) -> str:
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
+def without_sequences(text: str) -> str:
+    """`text` without its terminal control sequences (whole: `ESC [ 3 1 m`, not the ESC alone); other controls
+    kept (a paste's line ends: tui/input_guard.py)."""
+    return _SEQUENCES.sub("", text)
+
+
 def strip_control(text: str) -> str:
     """`text` without terminal control sequences or control characters, except newline and tab; bidirectional
     controls made visible."""
-    text = _CONTROLS.sub("", _SEQUENCES.sub("", text))
+    text = _CONTROLS.sub("", without_sequences(text))
     return _BIDI.sub(lambda m: f"<U+{ord(m.group()):04X}>", text) if _BIDI.search(text) else text
 
 

@@ -169,6 +169,49 @@ async def test_appending_does_not_wait_for_the_disk(tmp_path, project, monkeypat
     assert len(load_session(writer.path).history) == 100
 
 
+async def test_a_close_from_another_thread_while_a_batch_is_at_the_disk_writes_each_line_once(
+        tmp_path, project, monkeypatch):
+    """The app's hang-up deadline closes the session from its own thread while the loop is stuck (tui/hangup.py),
+    maybe with the writer task's batch written but not yet taken off the queue (that was done back on the loop):
+    the close wrote those lines a second time."""
+    writer = SessionWriter.create(tmp_path / "home", project)
+    real_write = writer._write_lines
+    written, go = threading.Event(), threading.Event()
+
+    class Watched:
+        """The writer's lock, which also says when a close waits for it (the batch's thread goes on then)."""
+        def __init__(self) -> None:
+            self.lock = threading.Lock()
+
+        def __enter__(self) -> None:
+            if not self.lock.acquire(blocking=False):
+                go.set()
+                self.lock.acquire()
+
+        def __exit__(self, *_: object) -> None:
+            self.lock.release()
+
+    def held_write(batch, fsync):
+        real_write(batch, fsync)
+        if not written.is_set():    # the task's batch: held until the close has written or waits for it
+            written.set()
+            assert go.wait(5)
+
+    monkeypatch.setattr(writer, "_writing", Watched(), raising=False)
+    monkeypatch.setattr(writer, "_write_lines", held_write)
+    for i in range(3):
+        writer.append_message(Message("user", f"m{i}"))
+    assert await asyncio.to_thread(written.wait, 5)
+
+    def close() -> None:
+        writer.close_sync()
+        go.set()
+
+    await asyncio.to_thread(close)
+    assert [m.content for m in load_session(writer.path).history] == ["m0", "m1", "m2"]
+    assert len(entries(writer.path)) == 3
+
+
 async def test_flush_reports_a_disk_error_and_keeps_the_lines(tmp_path, project, monkeypatch):
     writer = SessionWriter.create(tmp_path / "home", project)
     real_write = writer._write_lines

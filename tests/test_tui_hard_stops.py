@@ -4,6 +4,7 @@ pseudo-terminal). Each loses nothing and says why."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import json
@@ -23,12 +24,16 @@ import pytest
 
 from contextual.core.session import SessionWriter, load_session
 from contextual.tui.app import ContextualApp
+from contextual.tui import hangup
 from contextual.tui.hangup import HUNG_UP_EXIT
+from contextual.tui.input_guard import PasteGuard
+from contextual.tui.settings import Remembered
 from tests.cli_helpers import cli_env, session_files
 from tests.fakes.llm_server import FakeLLMServer
 from tests.mounts import full_disk, read_only_dir
-from tests.tui_helpers import chat_text, finish, make_host, make_project, resumed_app, run_turn, until_shown, wait_for
-from tests.waits import alive, until
+from tests.tui_helpers import (chat_text, finish, make_host, make_project, resumed_app, run_turn, type_and_send,
+                               until_shown, wait_for)
+from tests.waits import HANG_GUARD, alive, until
 
 NARROW = (80, 24)
 
@@ -258,3 +263,118 @@ def test_a_byte_that_is_not_utf8_typed_into_the_app_is_read_as_a_replacement_not
             with contextlib.suppress(ProcessLookupError, ChildProcessError):
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
+
+
+def test_input_the_terminal_reader_dies_on_ends_the_app_with_status_1_one_line_and_the_draft_kept(tmp_path):
+    """Bytes Textual's parser raises on (`ESC [ 9999999 u`, a kitty key past U+10FFFF: ValueError from chr in
+    8.2.x) killed its input thread: the app ended with a traceback and exit status 0, which a script read as
+    success, and the draft was lost. Now it closes as a quit does and says why in one line, with status 1."""
+    project, home = make_project(tmp_path), tmp_path / "home"
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        pid, fd = pty.fork()
+        if pid == 0:        # the child: the app in an 80x24 pseudo-terminal
+            os.chdir(project)
+            os.execve(sys.executable, [sys.executable, "-m", "contextual"],
+                      {**cli_env(home, srv.base_url), "TERM": "xterm-256color"})
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        terminal = _Terminal(fd)
+        try:
+            until(lambda: b"estimate" in terminal.shown, "the first frame")
+            os.write(fd, b"half a thought")
+            until(lambda: b"half a thought" in terminal.shown, "the draft shown")
+            os.write(fd, b"\x1b[9999999u")
+            # Textual fixed? Then this input no longer ends the app: pick another that kills its input thread.
+            until(lambda: not alive(pid), "the app ending on input its parser cannot read")
+            _, status = os.waitpid(pid, 0)
+            assert os.waitstatus_to_exitcode(status) == 1
+            until(lambda: b"(CONTEXTUAL_DEBUG=1 shows where)" in terminal.shown, "the line on stderr")
+        finally:
+            terminal.close()
+            with contextlib.suppress(ProcessLookupError, ChildProcessError):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+    after = terminal.shown.rsplit(b"\x1b[?1049l", 1)[-1]        # what is left on the terminal once the app is gone
+    assert b"Traceback" not in after, after
+    assert (b"contextual: the app stopped reading the terminal: ValueError: chr() arg not in range(0x110000); "
+            b"the draft and the session are kept") in after, after
+    assert Remembered(home, project).inputs() == ["half a thought"]         # ↑ brings it back
+
+
+async def test_a_close_stuck_past_the_hang_up_deadline_still_records_the_turn_and_ends_its_command(
+        tmp_path, monkeypatch):
+    """A frame written to a gone terminal before the hang-up's watch woke killed Textual's writer thread, and the
+    loop blocked on its full queue: 30 s later the deadline ended the process as it was, the command still running
+    (its own session: out of the terminal's reach) and the turn never recorded as stopped. The loop is blocked
+    here as it was there; what the process leaves is read when it would have ended."""
+    project, home = make_project(tmp_path), tmp_path / "home"
+    pidfile = tmp_path / "command.pid"
+    run = f'Thought: run\nAction: Bash[{{"command": "echo $$ > {pidfile} && sleep 120"}}]'
+    left: list[tuple[int, bool, list[str | None], list[str]]] = []     # status, command alive, subtypes, inputs
+    process_ended = threading.Event()
+    command = 0
+
+    def end_process(status: int) -> None:
+        [path] = session_files(home)
+        subtypes = [json.loads(line).get("subtype") for line in path.read_text().splitlines()]
+        left.append((status, _group_alive(command), subtypes, Remembered(home, project).inputs()))
+        process_ended.set()
+
+    monkeypatch.setattr(hangup, "CLOSE_WITHIN_S", 0)                   # the deadline at once
+    monkeypatch.setattr(hangup, "_detach_terminal", lambda: None)       # the test's own descriptors stay
+    monkeypatch.setattr(hangup, "_end_process", end_process)
+    with FakeLLMServer(kind="openai", script=[run, finish("never")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, permission_mode="bypass"), animate=False)
+        try:
+            async with app.run_test(size=NARROW) as pilot:
+                await type_and_send(pilot, "run it")
+                await wait_for(pilot, lambda: pidfile.exists() and pidfile.read_text().strip())
+                command = int(pidfile.read_text())
+                await pilot.press(*"and then")                  # a draft, typed during the turn
+                hangup._Ending(app, asyncio.get_running_loop()).hang_up()
+                assert process_ended.wait(HANG_GUARD)           # the loop stuck until the process ends
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                if command:
+                    os.killpg(command, signal.SIGKILL)
+    status, command_alive, subtypes, inputs = left[0]
+    assert status == HUNG_UP_EXIT and not command_alive
+    assert subtypes.count("interrupted") == 1, subtypes
+    assert inputs[-1] == "and then"
+
+
+def test_a_paste_holding_colour_codes_is_pasted_whole_without_them_and_sends_nothing(tmp_path):
+    """Textual's parser read an ESC inside a bracketed paste as the start of a key: pasted colour codes came out as
+    keys, the rest of the paste typed key by key. Its line end was an `enter` that sent `^[31mred^[0m text` to the
+    model, and the text before the first ESC landed after the rest (tmux `paste-buffer -p`)."""
+    project, home = make_project(tmp_path), tmp_path / "home"
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        pid, fd = pty.fork()
+        if pid == 0:        # the child: the app in an 80x24 pseudo-terminal
+            os.chdir(project)
+            os.execve(sys.executable, [sys.executable, "-m", "contextual"],
+                      {**cli_env(home, srv.base_url), "TERM": "xterm-256color"})
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        terminal = _Terminal(fd)
+        try:
+            until(lambda: b"estimate" in terminal.shown, "the first frame")
+            os.write(fd, b"\x1b[200~plain \x1b[31mred\x1b[0m text\rsecond \x1b]0;title\x07line\x1b[201~")
+            until(lambda: b"second line" in terminal.shown or srv.requests or not alive(pid), "the paste shown")
+            assert srv.requests == []                               # nothing sent
+            os.write(fd, b"\x11")                                   # ctrl+q: the draft is remembered
+            until(lambda: not alive(pid), "the app quitting")
+            _, status = os.waitpid(pid, 0)
+        finally:
+            terminal.close()
+            with contextlib.suppress(ProcessLookupError, ChildProcessError):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert Remembered(home, project).inputs() == ["plain red text\nsecond line"]
+
+
+@pytest.mark.parametrize("read", [1, 2, 5, 4096], ids=lambda n: f"{n}-char reads")
+def test_the_paste_guard_finds_the_markers_however_the_terminal_reads_are_cut(read):
+    typed = "a\x1b[200~one \x1b[1;31mtwo\x1b[m\x1b[200~\x1b\rthree\x1b[201~\x1bb\x1b[200~\x1b]8;;x\x1b\\four\x1b[201~c"
+    guard = PasteGuard()
+    out = "".join(guard.feed(typed[i:i + read]) for i in range(0, len(typed), read))
+    assert out == "a\x1b[200~one two\rthree\x1b[201~\x1bb\x1b[200~four\x1b[201~c"     # keys outside: as typed

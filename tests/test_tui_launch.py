@@ -306,3 +306,10 @@ def test_the_methods_the_launch_benchmark_wraps_exist():
     assert callable(getattr(Startup, bench.COUNTED_HOOK))
     for name in ("on_mount", "on_ready", "show_prompt"):
         assert name in bench.PHASES_RUNNER and callable(getattr(ContextualApp, name))
+
+
+def test_continue_in_a_project_without_a_session_says_so_in_plain_words(tmp_path):
+    """`contextual -c` where no session was ever held said "no a previous session found for …" (key sweep)."""
+    host = make_host(tmp_path, "http://127.0.0.1:9/v1")
+    with pytest.raises(LookupError, match=r"^no previous session found for /"):
+        host.session_path(None)

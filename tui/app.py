@@ -33,6 +33,7 @@ from contextual.core.textsafe import valid_unicode
 from contextual.tui import commands
 from contextual.tui.contrast import ReadableText
 from contextual.tui.hangup import quit_on_signals
+from contextual.tui.input_died import panicked
 from contextual.tui.host import Host, Opened
 from contextual.tui.interrupt_keys import InterruptKeys
 from contextual.tui.palette import Palette, SlashCommands
@@ -120,6 +121,7 @@ class ContextualApp(App):
         self.readouts = Readouts(self, self.shown_engine, self.startup, self.turns)
         self.interrupt_keys = InterruptKeys(self, self.turns)
         self.unsent = ""                           # typed before any model was chosen (/model gives it back)
+        self.failure: str | None = None            # why the app ended on a panic (tui/input_died.py): exit status 1
         self._loading_theme = True
         self._readable = ReadableText()
 
@@ -458,13 +460,14 @@ class ContextualApp(App):
         await self.close_all()
         self.exit(0)
 
+    def panic(self, *renderables: Any) -> None:
+        """Textual's input thread died (or an error that renders itself): closed as a quit, then status 1."""
+        panicked(self, renderables, super().panic)
+
     async def close_all(self) -> None:
         """What a quit does before the app exits: the draft remembered, the turn stopped (a running command's
         processes ended), the session closed, the MCP servers stopped."""
-        prompts = self.query(PromptInput)
-        draft = prompts.first().text if prompts else ""
-        if draft.strip():            # a message being written is not lost: ↑ brings it back next time
-            self.remembered.add_input(secrets.redact(draft))
+        self._keep_draft()
         self.stop_turn()
         self.startup.stop()
         for worker in list(self.workers):
@@ -474,3 +477,15 @@ class ContextualApp(App):
         await self.shown_engine.close()
         if hasattr(self.host, "stop_mcp"):
             await self.host.stop_mcp()
+
+    def close_now(self) -> None:
+        """What close_all keeps, at once, from any thread: a hang-up's close stuck past its deadline (tui/hangup.py;
+        MCP servers are left to see their standard input close with the process)."""
+        self._keep_draft()
+        self.shown_engine.abandon()
+
+    def _keep_draft(self) -> None:
+        prompts = self.query(PromptInput)
+        draft = prompts.first().text if prompts else ""
+        if draft.strip():            # a message being written is not lost: ↑ brings it back next time
+            self.remembered.add_input(secrets.redact(draft))

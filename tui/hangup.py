@@ -7,7 +7,10 @@ gone is a hang-up, whoever said so: SIGHUP, or standard input hanging up (a pare
 no SIGHUP, or only a SIGTERM). Textual then spun on its input at EOF (a whole core), its writer thread died at the
 first write to the gone terminal, and once the queue to it filled the loop blocked for ever: no signal was acted
 on, and its own exit would wait for ever to restore the terminal. So a hang-up first takes the terminal's
-descriptors away, then closes, and the process ends here, within CLOSE_WITHIN_S even if the loop is stuck.
+descriptors away, then closes, and the process ends here, within CLOSE_WITHIN_S even if the loop is stuck. Stuck it
+can be: a frame written before the watch wakes kills the writer thread, and the loop blocks on its full queue; the
+deadline then keeps what the close would (the turn recorded as stopped, its commands killed, the session written,
+the draft), on the loop if it still runs callbacks, else from the deadline's own thread.
 """
 
 from __future__ import annotations
@@ -26,11 +29,13 @@ class Quitting(Protocol):
     def call_later(self, callback: Callable[..., Any], *args: Any) -> bool: ...
     async def action_quit(self) -> None: ...
     async def close_all(self) -> None: ...
+    def close_now(self) -> None: ...
     def batch_update(self) -> AbstractContextManager[None]: ...
 
 
 HUNG_UP_EXIT = 128 + signal.SIGHUP       # the status a shell reports for a process ended by SIGHUP
 CLOSE_WITHIN_S = 30                      # nobody is watching: a close that hangs must not keep the process
+LOOP_ANSWERS_WITHIN_S = 2                # past the deadline: a loop that runs no callback by then is stuck
 GONE = select.POLLHUP | select.POLLERR
 
 
@@ -55,6 +60,7 @@ class _Ending:
     def __init__(self, app: Quitting, loop: asyncio.AbstractEventLoop) -> None:
         self.app, self.loop = app, loop
         self._lock, self._hung_up = threading.Lock(), False
+        self._kept = threading.Lock()        # close_now runs once: on the loop, or in the deadline's thread
 
     def terminated(self) -> None:
         if self._hung_up:               # already ending; fd 0 is no longer the terminal to ask
@@ -75,11 +81,30 @@ class _Ending:
                 return
             self._hung_up = True
         _detach_terminal()
-        deadline = threading.Timer(CLOSE_WITHIN_S, os._exit, (HUNG_UP_EXIT,))
+        deadline = threading.Timer(CLOSE_WITHIN_S, self.past_deadline)
         deadline.daemon = True
         deadline.start()
         with suppress(RuntimeError):    # the loop already closed: the app has ended and the process is ending
             self.loop.call_soon_threadsafe(self.app.call_later, _close_and_exit, self.app)
+
+    def past_deadline(self) -> None:
+        """The close has not ended the process in time: what it keeps is kept now, then the process ends."""
+        kept = threading.Event()
+        try:
+            with suppress(RuntimeError):        # the loop closed meanwhile
+                self.loop.call_soon_threadsafe(self._keep, kept)
+            if not kept.wait(LOOP_ANSWERS_WITHIN_S):
+                self._keep(kept)                # stuck: nothing of ours runs on it meanwhile
+                kept.wait(LOOP_ANSWERS_WITHIN_S)    # unless it took it up just now: its end is waited for
+        finally:
+            _end_process(HUNG_UP_EXIT)
+
+    def _keep(self, done: threading.Event) -> None:
+        if self._kept.acquire(blocking=False):
+            try:
+                self.app.close_now()
+            finally:
+                done.set()
 
 
 def _detach_terminal() -> None:
@@ -97,4 +122,9 @@ async def _close_and_exit(app: Quitting) -> None:
         with app.batch_update():       # nothing is drawn for nobody (a long chat's layout took ~0.3 s)
             await app.close_all()
     finally:
-        os._exit(HUNG_UP_EXIT)
+        _end_process(HUNG_UP_EXIT)
+
+
+def _end_process(status: int) -> None:
+    """At once: Python's exit would wait to restore a terminal that is gone."""
+    os._exit(status)

@@ -146,7 +146,7 @@ class RealHost:
         home, root = self.config.home, self.config.project_root
         path = find_session(home, root, session_id) if session_id else latest_session(home, root)
         if path is None:
-            which = f"session {session_id}" if session_id else "a previous session"
+            which = f"session {session_id}" if session_id else "previous session"
             raise LookupError(f"no {which} found for {root}")
         return path
 

@@ -35,6 +35,9 @@ def run_app(config: Config, resume_id: str | None = None, continue_latest: bool 
     # Printed once the app has left the terminal (alternate screen gone), so it stays in the scrollback.
     if app.resume_hint:
         print(app.resume_hint)
+    if app.failure is not None:         # Textual's input thread died (tui/input_died.py): not a success
+        print(f"contextual: {app.failure}", file=sys.stderr)
+        return 1
     # Textual leaves return_code at 1 when the app died of an unhandled exception (its run() returns None).
     return app.return_code or 0
 

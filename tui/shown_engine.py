@@ -115,6 +115,11 @@ class ShownEngine:
         if engine is self.engine:        # the user may have switched sessions meanwhile
             self.app.query_one(HistoryView).set_undoable(turns)
 
+    def abandon(self) -> None:
+        """What close keeps, at once and without the loop (tui/hangup.py: a close stuck past its deadline)."""
+        if self.opened is not None:
+            self.opened.engine.abandon()
+
     async def close(self) -> None:
         """The engine's session closed, and the line that resumes it kept for launch to print."""
         if self.opened is None:          # quit before the engine opened: nothing to close

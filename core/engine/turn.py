@@ -60,6 +60,7 @@ class TurnLoop:
         self._model_call = ModelCall(settings, prompt, recorder, controls, self._fitted)
         self._tool_step = ToolStep(prompt, recorder, toolbox, gate, self._hooks, self._fitted)
         self.running = False
+        self._turn_id: str | None = None     # the running turn's; None once its end is recorded
         self._turn_model = ""       # a custom command's `model:` for its one turn; "" is the session's model
 
     def sync_tools(self) -> list[EngineEvent]:
@@ -129,6 +130,7 @@ class TurnLoop:
         message = self._input.record(opening)
         self._prompt.start_turn(message.content)
         self.running = True
+        self._turn_id = opening.turn_id
         self._gate.grant_for_turn(grants)
         self._turn_model = model
         recorder, ctx = self._recorder, self._toolbox.ctx
@@ -139,7 +141,10 @@ class TurnLoop:
     async def _close(self, turn_id: str, terminal: TurnFinished | ErrorEvent | None,
                      crashed: Exception | None) -> str | None:
         """The turn closed however it ended (``terminal`` None: stopped, or ``crashed``); what the disk refused."""
-        if terminal is None:
+        abandoned, self._turn_id = self._turn_id is None, None
+        if abandoned:
+            pass                                    # abandon() recorded its end
+        elif terminal is None:
             self._ends.interrupted(turn_id, crashed)
         elif isinstance(terminal, ErrorEvent):      # a resumed chat and the export say why, as the live chat did
             self._ends.failed(turn_id, terminal.kind, terminal.message)
@@ -150,6 +155,12 @@ class TurnLoop:
         self._toolbox.ctx.before_change = None
         await self._recorder.finish_snapshot(turn_id)
         return await self._recorder.flush_or_say()
+
+    def abandon(self) -> None:
+        """The process ends before this turn's close can run (its loop is stuck): its end recorded now, as a stop."""
+        turn_id, self._turn_id = self._turn_id, None
+        if self.running and turn_id is not None:
+            self._ends.interrupted(turn_id)
 
     async def _loop(self, turn_id: str) -> AsyncGenerator[Event, None]:
         max_steps = self._settings.config.max_steps

@@ -3,14 +3,17 @@
 ``append_*`` builds and serialises the entry at once (a snapshot: later changes to a dict cannot alter what was
 recorded) and queues the line. The writer task writes queued lines with ``os.write`` on an O_APPEND fd in a worker
 thread: each line reaches the kernel as soon as it is written, so a crash of this process loses nothing already
-written; ``flush(fsync=True)`` also forces it to the disk. Without a running event loop (a CLI command, a test)
-lines are written at once, synchronously.
+written; ``flush(fsync=True)`` also forces it to the disk. Without a running event loop (a CLI command, a test, the
+app's hang-up deadline with its loop stuck: tui/hangup.py) lines are written at once, synchronously. Lines leave the
+queue in the thread that wrote them, one write at a time, so a synchronous write while the task's batch is at the
+disk neither repeats nor interleaves it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,7 +65,9 @@ class SessionWriter:
         self._fsync_due = False
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[Any] | None = None
-        self._closed = False
+        self._closed = False                # no more appends
+        self._released = False              # the fd closed and the lock let go
+        self._writing = threading.Lock()    # held while lines go to the fd and leave the queue, and at the release
 
     # ----------------------------------------------------------------- opening
 
@@ -221,23 +226,32 @@ class SessionWriter:
             await self._wake.wait()
             self._wake.clear()
             while self._pending or self._waiters:
-                batch = list(self._pending)
-                fsync = self._fsync_due or any(w.fsync for w in self._waiters if w.target <= self._written + len(batch))
+                fsync = self._fsync_due or any(w.fsync for w in self._waiters if w.target <= self._enqueued)
                 try:
-                    await asyncio.to_thread(self._write_lines, batch, fsync)
+                    await asyncio.to_thread(self._write_queued, fsync)
                 except Exception as exc:  # noqa: BLE001 - a dead writer task would hang every flush
                     reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
                     self._fail_waiters(SessionWriteError(f"cannot write session {self.path}: {reason}"))
                     break  # the lines stay queued; the next append or flush retries
-                for _ in batch:
-                    self._pending.popleft()
-                self._written += len(batch)
                 if fsync:
                     self._fsync_due = False
                 self._resolve_waiters(fsynced=fsync)
 
+    def _write_queued(self, fsync: bool) -> None:
+        """The lines queued now, written and taken off the queue (in any thread)."""
+        with self._writing:
+            if self._released:          # closed from another thread meanwhile (close_sync wrote what it could)
+                if self._pending:
+                    raise SessionWriteError(f"cannot write session {self.path}: it is closed")
+                return
+            batch = list(self._pending)
+            self._write_lines(batch, fsync)
+            for _ in batch:
+                self._pending.popleft()
+            self._written += len(batch)
+
     def _write_lines(self, batch: list[tuple[bytes, dict[str, Any]]], fsync: bool) -> None:
-        # Runs in the worker thread (one batch at a time): the index only ever counts written entries.
+        # One batch at a time (_write_queued): the index only ever counts written entries.
         if batch:
             before = self._index.size if self._index.size >= 0 else os.fstat(self._fd).st_size
             try:
@@ -258,13 +272,10 @@ class SessionWriter:
             pass    # the index is a cache rebuilt from the session file; failing here must not rewrite the lines
 
     def _write_pending_sync(self) -> None:
-        batch = list(self._pending)
         try:
-            self._write_lines(batch, self._fsync_due)
+            self._write_queued(self._fsync_due)
         except OSError as exc:
             raise SessionWriteError(f"cannot write session {self.path}: {exc.strerror or exc}") from exc
-        self._pending.clear()
-        self._written += len(batch)
         self._fsync_due = False
 
     def _resolve_waiters(self, *, fsynced: bool) -> None:
@@ -310,7 +321,8 @@ class SessionWriter:
             self._release()
 
     def close_sync(self) -> None:
-        """For code without an event loop (or an atexit hook): write what is queued, fsync, release."""
+        """For code without an event loop, or beside a loop that is stuck (any thread): write what is queued,
+        fsync, release."""
         if self._closed:
             return
         try:
@@ -321,10 +333,14 @@ class SessionWriter:
             self._release()
 
     def _release(self) -> None:
-        try:
-            session_lock.release(self._fd, self.path)
-        finally:
-            os.close(self._fd)
+        with self._writing:             # not while a batch is at the disk; once, whoever closes first
+            if self._released:
+                return
+            self._released = True
+            try:
+                session_lock.release(self._fd, self.path)
+            finally:
+                os.close(self._fd)
 
     @property
     def closed(self) -> bool:

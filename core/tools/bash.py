@@ -19,6 +19,9 @@ KEEP_HEAD = 32 * 1024
 KEEP_TAIL = 32 * 1024
 # The agent's own API keys stay out of commands' environment, so `env` cannot leak them into a session.
 SECRET_ENV = ("CONTEXTUAL_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+# The process groups of the commands running now: a process that ends without its event loop (the app's hang-up
+# deadline, tui/hangup.py) kills them as a cancel would have; each command has its own session, out of reach else.
+_RUNNING: set[int] = set()
 
 
 class CappedBuffer:
@@ -101,6 +104,12 @@ def _signal_group(pgid: int, sig: int) -> None:
         pass
 
 
+def kill_running() -> None:
+    """SIGKILL every command still running, from any thread: the process is ending, no grace can be waited out."""
+    for pgid in list(_RUNNING):
+        _signal_group(pgid, signal.SIGKILL)
+
+
 class BashTool:
     name = "Bash"
     description = "run a bash command in the project root, no stdin; timeout in seconds: 120 by default, at most 600."
@@ -149,6 +158,7 @@ class BashTool:
             await self._terminate(proc.pid, exited)
             raise
         pgid = proc.pid                      # start_new_session: the child leads its own group
+        _RUNNING.add(pgid)
         out = CappedBuffer(self.keep_head, self.keep_tail)
         err = CappedBuffer(self.keep_head, self.keep_tail)
         pumps = asyncio.gather(_pump(proc.stdout, out, ctx.on_output), _pump(proc.stderr, err, ctx.on_output))
@@ -179,6 +189,7 @@ class BashTool:
                 pumps.cancel()
             if not waiter.done():
                 _signal_group(pgid, signal.SIGKILL)
+            _RUNNING.discard(pgid)
         duration = round(time.monotonic() - started, 3)
         data = {"command": command, "exit_code": proc.returncode, "stdout": out.text(), "stderr": err.text(),
                 "timed_out": outcome == "timeout", "stdout_dropped_bytes": out.dropped,
