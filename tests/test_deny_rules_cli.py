@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import tarfile
 from pathlib import Path
+from typing import Sequence
 
 import pytest
 
@@ -191,48 +192,47 @@ GIT_RUNS = {
 }
 
 
-@pytest.mark.parametrize("name", GIT_RUNS)
-def test_what_git_runs_from_files_is_refused_under_a_deny_rule_and_never_runs(tmp_path: Path, name: str):
-    setup, line = GIT_RUNS[name]
+def _git_project(tmp_path: Path, setup: str, deny: str) -> tuple[Path, Path, dict[str, str]]:
+    """A project that is a git repository (set up by `setup`, a shell line run in it) under one deny rule, with a
+    home of its own for git (no user or system config): the project, that home, and the environment."""
     project, user = tmp_path / "proj", tmp_path / "user"
     project.mkdir()
     user.mkdir()
     env = cli_env(home_of(project), None, HOME=str(user), GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="u",
                   GIT_AUTHOR_EMAIL="u@x", GIT_COMMITTER_NAME="u", GIT_COMMITTER_EMAIL="u@x")
-    subprocess.run(f"git init -q && git commit -q --allow-empty -m init && {setup or ':'}", shell=True, cwd=project,
-                   env=env, check=True)
+    subprocess.run(setup, shell=True, cwd=project, env=env, check=True)
     (project / ".contextual").mkdir()
-    (project / ".contextual" / "config.toml").write_text('[permissions]\ndeny = ["Bash(touch:*)"]\n')
-    script = [f"Thought: go\nAction: Bash[{json.dumps({'command': c})}]" for c in (line, "echo ok")]
+    (project / ".contextual" / "config.toml").write_text(f'[permissions]\ndeny = ["{deny}"]\n')
+    return project, user, env
+
+
+def _run_in_bypass(project: Path, user: Path, env: dict[str, str], lines: Sequence[str]) -> list[str]:
+    """Each line as a Bash call of one `-p` turn in bypass mode; the first line of each observation."""
+    script = [f"Thought: go\nAction: Bash[{json.dumps({'command': c})}]" for c in lines]
     with FakeLLMServer(kind="openai", script=[*script, FINISH]) as srv:
         result = contextual(["-p", "go", "--permission-mode", "bypass"], project, {**env, **cli_env(
             home_of(project), srv.base_url, HOME=str(user), GIT_CONFIG_NOSYSTEM="1")})
     assert result.returncode == 0 and result.stdout == "finished\n", result.stderr
-    refused, after = [r["messages"][-1]["content"].removeprefix("Observation: ").partition("\n")[0]
-                      for r in srv.requests[1:]]
+    return [r["messages"][-1]["content"].removeprefix("Observation: ").partition("\n")[0] for r in srv.requests[1:]]
+
+
+@pytest.mark.parametrize("name", GIT_RUNS)
+def test_what_git_runs_from_files_is_refused_under_a_deny_rule_and_never_runs(tmp_path: Path, name: str):
+    setup, line = GIT_RUNS[name]
+    project, user, env = _git_project(tmp_path, f"git init -q && git commit -q --allow-empty -m init && "
+                                                f"{setup or ':'}", "Bash(touch:*)")
+    refused, after = _run_in_bypass(project, user, env, (line, "echo ok"))
     assert refused.startswith("[error permission_denied: Bash is denied") and "'Bash(touch:*)'" in refused, refused
     assert not (project / name).exists()
     assert after == "[exit 0]"
 
 
 def test_a_commit_with_only_git_s_sample_hooks_or_a_harmless_one_runs_under_a_deny_rule(tmp_path: Path):
-    project, user = tmp_path / "proj", tmp_path / "user"
-    project.mkdir()
-    user.mkdir()
-    env = cli_env(home_of(project), None, HOME=str(user), GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="u",
-                  GIT_AUTHOR_EMAIL="u@x", GIT_COMMITTER_NAME="u", GIT_COMMITTER_EMAIL="u@x")
-    subprocess.run("git init -q", shell=True, cwd=project, env=env, check=True)
-    (project / ".contextual").mkdir()
-    (project / ".contextual" / "config.toml").write_text('[permissions]\ndeny = ["Bash(touch:*)"]\n')
+    project, user, env = _git_project(tmp_path, "git init -q", "Bash(touch:*)")
     lines = ("git add -A && git commit -q -m \"$(cat <<'EOF'\nfirst\n\nbody\nEOF\n)\"",
              "printf '#!/bin/sh\\necho checked > hook-ran\\n' > h && chmod +x h",
              "mv h .git/hooks/pre-commit", "git status --short && git commit -q --allow-empty -m second")
-    script = [f"Thought: go\nAction: Bash[{json.dumps({'command': c})}]" for c in lines]
-    with FakeLLMServer(kind="openai", script=[*script, FINISH]) as srv:
-        result = contextual(["-p", "go", "--permission-mode", "bypass"], project, {**env, **cli_env(
-            home_of(project), srv.base_url, HOME=str(user), GIT_CONFIG_NOSYSTEM="1")})
-    assert result.returncode == 0, result.stderr
-    heads = [r["messages"][-1]["content"].removeprefix("Observation: ").partition("\n")[0] for r in srv.requests[1:]]
+    heads = _run_in_bypass(project, user, env, lines)
     assert heads == ["[exit 0]"] * 4 and (project / "hook-ran").read_text() == "checked\n"
 
 
@@ -281,24 +281,14 @@ def test_a_read_deny_rule_holds_for_a_file_named_as_bash_reads_the_name(project:
 def test_a_sub_command_git_guesses_under_help_autocorrect_is_refused_and_pushes_nothing(tmp_path: Path):
     """helper-97: under deny = Bash(git push:*) in bypass mode, `git -c help.autocorrect=1 psuh` pushed (git runs
     the command nearest a mistyped one); so did `git psuh` once an earlier step set it in .git/config."""
-    project, user, remote = tmp_path / "proj", tmp_path / "user", tmp_path / "remote.git"
-    project.mkdir()
-    user.mkdir()
-    env = cli_env(home_of(project), None, HOME=str(user), GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="u",
-                  GIT_AUTHOR_EMAIL="u@x", GIT_COMMITTER_NAME="u", GIT_COMMITTER_EMAIL="u@x")
-    subprocess.run(f"git init -q --bare {remote} && git init -q && git commit -q --allow-empty -m init && "
-                   f"git remote add origin {remote}", shell=True, cwd=project, env=env, check=True)
-    (project / ".contextual").mkdir()
-    (project / ".contextual" / "config.toml").write_text('[permissions]\ndeny = ["Bash(git push:*)"]\n')
+    remote = tmp_path / "remote.git"
+    project, user, env = _git_project(tmp_path, f"git init -q --bare {remote} && git init -q && git commit -q "
+                                                f"--allow-empty -m init && git remote add origin {remote}",
+                                      "Bash(git push:*)")
     lines = ("git -c help.autocorrect=1 psuh -q origin HEAD:refs/heads/a",
              "git config help.autocorrect 1 && git psuh -q origin HEAD:refs/heads/b",
              "git config help.autocorrect immediate", "git psuh -q origin HEAD:refs/heads/c", "git status --short")
-    script = [f"Thought: go\nAction: Bash[{json.dumps({'command': c})}]" for c in lines]
-    with FakeLLMServer(kind="openai", script=[*script, FINISH]) as srv:
-        result = contextual(["-p", "go", "--permission-mode", "bypass"], project, {**env, **cli_env(
-            home_of(project), srv.base_url, HOME=str(user), GIT_CONFIG_NOSYSTEM="1")})
-    assert result.returncode == 0 and result.stdout == "finished\n", result.stderr
-    heads = [r["messages"][-1]["content"].removeprefix("Observation: ").partition("\n")[0] for r in srv.requests[1:]]
+    heads = _run_in_bypass(project, user, env, lines)
     for line, head in zip(lines[:2] + lines[3:4], heads[:2] + heads[3:4]):
         assert head.startswith("[error permission_denied: Bash is denied"), (line, head)
         assert "'Bash(git push:*)'" in head, (line, head)
@@ -324,26 +314,15 @@ def test_an_eighth_red_teams_evasions_are_refused_in_bypass_mode_and_the_files_s
 def test_a_force_push_past_an_option_given_dashdash_as_its_value_is_refused_and_rewrites_nothing(tmp_path: Path):
     """helper-102: under deny = Bash(git push --force:*) in bypass mode, `git push -o -- -f` force-pushed: `--` is
     -o's value, so the -f after it is an option."""
-    project, user, remote = tmp_path / "proj", tmp_path / "user", tmp_path / "remote.git"
-    project.mkdir()
-    user.mkdir()
-    env = cli_env(home_of(project), None, HOME=str(user), GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="u",
-                  GIT_AUTHOR_EMAIL="u@x", GIT_COMMITTER_NAME="u", GIT_COMMITTER_EMAIL="u@x")
-    subprocess.run(f"git init -q --bare {remote} && git -C {remote} config receive.advertisePushOptions true && "
-                   f"git init -q && git commit -q --allow-empty -m a && git remote add origin {remote} && "
-                   "git push -q origin HEAD:refs/heads/main && git commit -q --amend --allow-empty -m b",
-                   shell=True, cwd=project, env=env, check=True)
+    remote = tmp_path / "remote.git"
+    project, user, env = _git_project(
+        tmp_path, f"git init -q --bare {remote} && git -C {remote} config receive.advertisePushOptions true && "
+                  f"git init -q && git commit -q --allow-empty -m a && git remote add origin {remote} && "
+                  "git push -q origin HEAD:refs/heads/main && git commit -q --amend --allow-empty -m b",
+        "Bash(git push --force:*)")
     pushed = subprocess.run(["git", "rev-parse", "main"], cwd=remote, capture_output=True, text=True).stdout
-    (project / ".contextual").mkdir()
-    (project / ".contextual" / "config.toml").write_text('[permissions]\ndeny = ["Bash(git push --force:*)"]\n')
     lines = ("git push -q -o -- -f origin HEAD:main", "git push -q --push-option -- --force origin HEAD:main")
-    script = [f"Thought: go\nAction: Bash[{json.dumps({'command': c})}]" for c in lines]
-    with FakeLLMServer(kind="openai", script=[*script, FINISH]) as srv:
-        result = contextual(["-p", "go", "--permission-mode", "bypass"], project, {**env, **cli_env(
-            home_of(project), srv.base_url, HOME=str(user), GIT_CONFIG_NOSYSTEM="1")})
-    assert result.returncode == 0 and result.stdout == "finished\n", result.stderr
-    heads = [r["messages"][-1]["content"].removeprefix("Observation: ").partition("\n")[0] for r in srv.requests[1:]]
-    for line, head in zip(lines, heads):
+    for line, head in zip(lines, _run_in_bypass(project, user, env, lines)):
         assert head.startswith("[error permission_denied: Bash is denied"), (line, head)
     assert subprocess.run(["git", "rev-parse", "main"], cwd=remote, capture_output=True, text=True).stdout == pushed
 

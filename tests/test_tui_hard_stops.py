@@ -19,6 +19,7 @@ import sys
 import termios
 import threading
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -142,6 +143,26 @@ class _Terminal:
             os.close(self.fd)
 
 
+@contextlib.contextmanager
+def _app_in_pty(project: Path, home: Path, base_url: str) -> Iterator[tuple[int, int, "_Terminal"]]:
+    """The real app in an 80x24 pseudo-terminal: its pid, the terminal's side and what it shows; killed if a test
+    leaves it running."""
+    pid, fd = pty.fork()
+    if pid == 0:        # the child: the app, as a terminal emulator starts it
+        os.chdir(project)
+        os.execve(sys.executable, [sys.executable, "-m", "contextual"],
+                  {**cli_env(home, base_url), "TERM": "xterm-256color"})
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    terminal = _Terminal(fd)
+    try:
+        yield pid, fd, terminal
+    finally:
+        terminal.close()
+        with contextlib.suppress(ProcessLookupError, ChildProcessError):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+
+
 def _group_alive(pgid: int) -> bool:
     try:
         os.killpg(pgid, 0)
@@ -241,14 +262,7 @@ def test_a_byte_that_is_not_utf8_typed_into_the_app_is_read_as_a_replacement_not
     C1 byte in a paste did the same. Now each such byte reads as U+FFFD and the app goes on."""
     project, home = make_project(tmp_path), tmp_path / "home"
     with FakeLLMServer(kind="openai", script=[]) as srv:
-        pid, fd = pty.fork()
-        if pid == 0:        # the child: the app in an 80x24 pseudo-terminal
-            os.chdir(project)
-            os.execve(sys.executable, [sys.executable, "-m", "contextual"],
-                      {**cli_env(home, srv.base_url), "TERM": "xterm-256color"})
-        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-        terminal = _Terminal(fd)
-        try:
+        with _app_in_pty(project, home, srv.base_url) as (pid, fd, terminal):
             until(lambda: b"estimate" in terminal.shown, "the first frame")
             os.write(fd, b"caf\xe9 \x9b still here")
             until(lambda: b"still here" in terminal.shown or not alive(pid), "the text typed, or the app gone")
@@ -258,11 +272,6 @@ def test_a_byte_that_is_not_utf8_typed_into_the_app_is_read_as_a_replacement_not
             until(lambda: not alive(pid), "the app quitting")
             _, status = os.waitpid(pid, 0)
             assert os.waitstatus_to_exitcode(status) == 0
-        finally:
-            terminal.close()
-            with contextlib.suppress(ProcessLookupError, ChildProcessError):
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
 
 
 def test_input_the_terminal_reader_dies_on_ends_the_app_with_status_1_one_line_and_the_draft_kept(tmp_path):
@@ -271,14 +280,7 @@ def test_input_the_terminal_reader_dies_on_ends_the_app_with_status_1_one_line_a
     success, and the draft was lost. Now it closes as a quit does and says why in one line, with status 1."""
     project, home = make_project(tmp_path), tmp_path / "home"
     with FakeLLMServer(kind="openai", script=[]) as srv:
-        pid, fd = pty.fork()
-        if pid == 0:        # the child: the app in an 80x24 pseudo-terminal
-            os.chdir(project)
-            os.execve(sys.executable, [sys.executable, "-m", "contextual"],
-                      {**cli_env(home, srv.base_url), "TERM": "xterm-256color"})
-        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-        terminal = _Terminal(fd)
-        try:
+        with _app_in_pty(project, home, srv.base_url) as (pid, fd, terminal):
             until(lambda: b"estimate" in terminal.shown, "the first frame")
             os.write(fd, b"half a thought")
             until(lambda: b"half a thought" in terminal.shown, "the draft shown")
@@ -288,11 +290,6 @@ def test_input_the_terminal_reader_dies_on_ends_the_app_with_status_1_one_line_a
             _, status = os.waitpid(pid, 0)
             assert os.waitstatus_to_exitcode(status) == 1
             until(lambda: b"(CONTEXTUAL_DEBUG=1 shows where)" in terminal.shown, "the line on stderr")
-        finally:
-            terminal.close()
-            with contextlib.suppress(ProcessLookupError, ChildProcessError):
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
     after = terminal.shown.rsplit(b"\x1b[?1049l", 1)[-1]        # what is left on the terminal once the app is gone
     assert b"Traceback" not in after, after
     assert (b"contextual: the app stopped reading the terminal: ValueError: chr() arg not in range(0x110000); "
@@ -348,14 +345,7 @@ def test_a_paste_holding_colour_codes_is_pasted_whole_without_them_and_sends_not
     model, and the text before the first ESC landed after the rest (tmux `paste-buffer -p`)."""
     project, home = make_project(tmp_path), tmp_path / "home"
     with FakeLLMServer(kind="openai", script=[]) as srv:
-        pid, fd = pty.fork()
-        if pid == 0:        # the child: the app in an 80x24 pseudo-terminal
-            os.chdir(project)
-            os.execve(sys.executable, [sys.executable, "-m", "contextual"],
-                      {**cli_env(home, srv.base_url), "TERM": "xterm-256color"})
-        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-        terminal = _Terminal(fd)
-        try:
+        with _app_in_pty(project, home, srv.base_url) as (pid, fd, terminal):
             until(lambda: b"estimate" in terminal.shown, "the first frame")
             os.write(fd, b"\x1b[200~plain \x1b[31mred\x1b[0m text\rsecond \x1b]0;title\x07line\x1b[201~")
             until(lambda: b"second line" in terminal.shown or srv.requests or not alive(pid), "the paste shown")
@@ -363,11 +353,6 @@ def test_a_paste_holding_colour_codes_is_pasted_whole_without_them_and_sends_not
             os.write(fd, b"\x11")                                   # ctrl+q: the draft is remembered
             until(lambda: not alive(pid), "the app quitting")
             _, status = os.waitpid(pid, 0)
-        finally:
-            terminal.close()
-            with contextlib.suppress(ProcessLookupError, ChildProcessError):
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     assert Remembered(home, project).inputs() == ["plain red text\nsecond line"]
 
