@@ -163,7 +163,17 @@ def test_a_deny_rules_options_hold_in_their_long_spellings_and_synonyms(rule, co
     ("Bash(kill -9:*)", "kill -n9 42", True), ("Bash(kill -9:*)", "kill -+9 42", True),
     ("Bash(kill -9:*)", "kill -s ' 9' 42", True), ("Bash(kill -9:*)", "kill --signal=+9 42", True),
     ("Bash(killall -KILL:*)", "killall -vs KILL x", True), ("Bash(killall -KILL:*)", "killall -vs9 x", True),
-    ("Bash(kill -9:*)", "kill -s15 42", False), ("Bash(kill -9:*)", "kill -- -9", False),
+    ("Bash(kill -9:*)", "kill -s15 42", False), ("Bash(kill -9:*)", "kill -- -9", True),
+    # helper-106, each killed a process with KILL here (procps-ng 4.0.2, psmisc 23.6): procps' kill and pkill take a
+    # `-SIGNAL` word anywhere (`/bin/kill -- -9 p`; bash's own `kill -- -9` is a process group, refused alike);
+    # killall reads `-signal KILL` as getopt_long_only does, and a value's leading digits (`-s 9x`) as atoi
+    ("Bash(kill -9:*)", "/bin/kill -- -9 42", True), ("Bash(kill -9:*)", "sudo kill 42 -- -KILL", True),
+    ("Bash(pkill -9:*)", "pkill -e -- -9 x", True), ("Bash(pkill -9:*)", "pkill --signal 9x x", True),
+    ("Bash(killall -9:*)", "killall -signal KILL x", True), ("Bash(killall -9:*)", "killall -sig=KILL x", True),
+    ("Bash(killall -9:*)", "killall -s 9x x", True), ("Bash(killall -9:*)", "killall -9x x", True),
+    ("Bash(killall -9:*)", "killall -Z -- -9 x", True), ("Bash(kill -TERM:*)", "kill -- -1234", True),
+    ("Bash(kill -9:*)", "kill -- -1234", False), ("Bash(killall -9:*)", "killall -- -9 x", False),
+    ("Bash(killall -9:*)", "killall -exact x", False), ("Bash(pkill -9:*)", "pkill -O 9 x", False),
 ])
 def test_a_deny_rules_signal_holds_in_each_spelling_of_it(rule, command, denied):
     """`Bash(kill -9:*)` read `kill -KILL p` as the letters K, I, L and let it through (helper-98)."""

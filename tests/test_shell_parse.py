@@ -168,7 +168,14 @@ EVASIONS = ["echo $(rm v5)", "echo `rm v6`", "X=1 rm f", "(rm f)", "{ rm f; }", 
             "sakura -e rm x", "sakura -x 'rm x'", "qterminal -e rm x", "terminology -e rm x", "cool-retro-term -e rm x",
             "guake -e 'rm x'", "tilda -c 'rm x'", "nix develop <<< 'rm x'",
             "nix --option sandbox false develop .#dev <<< 'rm x'", "nix shell nixpkgs#hello <<< 'rm x'",
-            "pipenv shell -- -c 'rm x'", "pipenv shell <<< 'rm x'", "devbox shell <<< 'rm x'", "hatch shell <<< 'rm x'"]
+            "pipenv shell -- -c 'rm x'", "pipenv shell <<< 'rm x'", "devbox shell <<< 'rm x'", "hatch shell <<< 'rm x'",
+            # helper-106: an empty `--opt=` holds its value, clap's and pflag's `-c=TEXT` is TEXT, nix-shell's
+            # two-word options may take a `--`, cobra's options before the sub-command, and table gaps
+            "docker exec --user= c rm x", "docker exec -u= c rm x", "docker run --entrypoint= alpine rm x",
+            "docker compose exec --user= web rm x", "lxc exec c --cwd= rm x", "mise exec -c='rm x'",
+            "fly ssh console -C='rm x'", "nix-shell --argstr a -- --run 'rm x'", "ghostty --command='rm x'",
+            "micromamba run -e base rm x", "pipenv --python 3.11 run rm x", "doppler -p x run -- rm x",
+            "infisical --domain x run -- rm x", "fly -a app ssh console -C 'rm x'", "fly machine exec id 'rm x'"]
 
 
 @pytest.mark.parametrize("command", EVASIONS)
@@ -221,7 +228,11 @@ def test_every_way_of_running_rm_is_denied(command: str):
                                      "fly ssh console -a rm -C ls", "podman machine ssh --username rm vm ls",
                                      "kgx -T rm", "sakura -t rm -x ls", "guake -n rm -e ls", "tilda -f rm -c ls",
                                      "qterminal -w rm -e ls", "nix develop -c ls", "nix search nixpkgs shell",
-                                     "pipenv shell -- -c ls", "docker run --rm -it python:3 python -c 'print(1)'"])
+                                     "pipenv shell -- -c ls", "docker run --rm -it python:3 python -c 'print(1)'",
+                                     # helper-106
+                                     "docker exec --user=rm c ls", "mise exec -c=ls", "ghostty --title=rm",
+                                     "nix-shell --argstr a rm --run ls", "doppler run -p rm -- ls",
+                                     "fly ssh console -a rm -C ls"])
 def test_commands_that_only_look_alike_are_not_denied(command: str):
     assert DENY_RM.denies("Bash", {"command": command}, "/") is None
 

@@ -201,13 +201,19 @@ _HEROKU = Wrapper(runs_rest=False, subcommands={
                             flag_options=_opts("--no-launcher -t --tail -h --help")),
     "run:inside": Wrapper(positional=1, script_rest=True, value_options=_HEROKU_VALUES,
                           flag_options=_opts("-x --exit-code --listen --no-launcher -h --help"))})
-# fly ssh console -C CMD (flyctl's internal/command/ssh/console.go), flags anywhere
-_FLY = Wrapper(runs_rest=False, value_options=_opts("-t --access-token"), subcommands={"ssh": Wrapper(
-    runs_rest=False, value_options=_opts("-t --access-token"), subcommands={"console": Wrapper(
-        runs_rest=False, permute=True, command_options=_opts("-C --command"), default_shell=True,
-        nothing_alone=_opts("-C --command"), value_options=_opts(
-            "-C --command --machine -A --address --container -u --user -o --org -a --app -c --config -r --region "
-            "-g --process-group -t --access-token"))})})
+# fly ssh console -C CMD (flyctl's internal/command/ssh/console.go), flags anywhere, also before `ssh console`
+# (cobra hands them to console); fly machine exec [ID] TEXT
+_FLY_CONSOLE = _opts("-C --command --machine -A --address --container -u --user -o --org -a --app -c --config -r "
+                     "--region -g --process-group -t --access-token")
+_FLY_MACHINE = Wrapper(runs_rest=False, value_options=_opts("-a --app -c --config -t --access-token"), subcommands={
+    "exec": Wrapper(positional=1, optional_positional=True, script_rest=True, value_options=_opts(
+        "-a --app -c --config --container --timeout -t --access-token"))})
+_FLY = Wrapper(runs_rest=False, value_options=_FLY_CONSOLE, command_options=_opts("-C --command"), subcommands={
+    "machine": _FLY_MACHINE, "m": _FLY_MACHINE, "ssh": Wrapper(
+        runs_rest=False, value_options=_FLY_CONSOLE, command_options=_opts("-C --command"), subcommands={
+            "console": Wrapper(runs_rest=False, permute=True, command_options=_opts("-C --command"),
+                               default_shell=True, nothing_alone=_opts("-C --command"),
+                               value_options=_FLY_CONSOLE)})})
 
 CONTAINERS: dict[str, Wrapper] = {
     **{name: Wrapper(runs_rest=False, value_options=global_, subcommands={

@@ -21,7 +21,7 @@ _WEZTERM_WINDOW = _opts("--class --workspace --position")
 
 # Tool and version managers that run a command in their environment (`poetry run CMD`, `mise x -- CMD`).
 _EXEC_RUN = Wrapper(runs_rest=False, subcommands={"exec": RUNS_ONE, "run": RUNS_ONE})
-_CONDA_RUN = Wrapper(value_options=_opts("-n --name -p --prefix -r --root-prefix -a --attach --cwd"))
+_CONDA_RUN = Wrapper(value_options=_opts("-n --name -p --prefix -r --root-prefix -a --attach --cwd -e --env --label"))
 _MISE_EXEC = Wrapper(runs_rest=False, permute=True, value_options=_opts("-c --command -j --jobs"),
                      command_options=_opts("-c --command"), command_after=_opts("--"))
 _PNPM_OPTIONS = _opts("-C --dir --filter -F")
@@ -57,6 +57,9 @@ _NIX_DEVELOP = Wrapper(runs_rest=False, default_shell=True, value_options=_opts(
 _NIX_SHELL = Wrapper(runs_rest=False, default_shell=True, nothing_alone=_opts("--help"))
 
 # Secret injectors: the command after `--` (or after the options), or a --command line.
+_DOPPLER_RUN = _opts("-p --project -c --config --token --fallback --mount --mount-format --mount-template "
+                     "--name-transformer --command --api-host --dashboard-host --configuration --scope")
+_INFISICAL_RUN = _opts("--env --path --projectId --token --tags --domain --command --log-level")
 _SOPS_EXEC = Wrapper(positional=1, script_rest=True, value_options=_opts("--user --filename"))   # sh -c its text
 
 LAUNCHERS: dict[str, Wrapper] = {
@@ -72,7 +75,9 @@ LAUNCHERS: dict[str, Wrapper] = {
         "--dump-bytes --detached-log --position"), subcommands={"@": OPAQUE}),      # `kitty @ launch` remotely
     # st runs the words after its options (or after -e); `-l LINE` opens a serial line instead
     "st": Wrapper(value_options=_opts("-c -f -g -n -o -T -t -w"), runs_nothing=_opts("-l")),
-    "ghostty": _AFTER_E,
+    # ghostty: -e takes the rest; its `command` setting (`--command=TEXT`) is a line for a shell
+    "ghostty": Wrapper(runs_rest=False, permute=True, command_after=_opts("-e"), value_options=_opts(
+        "--command --initial-command"), command_options=_opts("--command --initial-command")),
     # GNOME Console: all after the first -e or --; --command=TEXT is one line (kgx-utils.c)
     "kgx": Wrapper(runs_rest=False, command_after=_opts("-e -- --command")),
     "qterminal": Wrapper(runs_rest=False, command_after=_opts("-e --execute")),     # -e's value and the rest
@@ -108,14 +113,15 @@ LAUNCHERS: dict[str, Wrapper] = {
     "nix-shell": Wrapper(runs_rest=False, permute=True, value_options=_opts(
         "-p --packages -A --attr -I --include -i --arg --argstr -k --keep -j --max-jobs --cores --option --run "
         "--command"), command_options=_opts("--run --command"), default_shell=True,
-        nothing_alone=_opts("--run --command")),
+        nothing_alone=_opts("--run --command"), pair_options=_opts("--arg --argstr --option")),
     # nix develop|shell … -c CMD; without one each runs a shell reading standard input (bash --rcfile, $SHELL)
     "nix": Wrapper(runs_rest=False, command_after=_opts("-c --command"), command_names=_NIX_COMMANDS, subcommands={
         "develop": _NIX_DEVELOP, "dev-shell": _NIX_DEVELOP, "shell": _NIX_SHELL,
         "env": Wrapper(runs_rest=False, subcommands={"shell": _NIX_SHELL})}),
     **{name: _EXEC_RUN for name in ("pyenv", "bundle")},
     # pipenv shell ARGS runs $SHELL ARGS (its fancy mode; the default one needs a terminal)
-    "pipenv": Wrapper(runs_rest=False, subcommands={"exec": RUNS_ONE, "run": RUNS_ONE, "shell": Wrapper(
+    "pipenv": Wrapper(runs_rest=False, value_options=_opts("--python --pypi-mirror"), subcommands={
+        "exec": RUNS_ONE, "run": RUNS_ONE, "shell": Wrapper(
         shell_rest=True, value_options=_opts("--python --pypi-mirror"))}),
     "poetry": Wrapper(runs_rest=False, value_options=_opts("-C --directory -P --project"),
                       subcommands={"exec": RUNS_ONE, "run": RUNS_ONE}),
@@ -170,12 +176,13 @@ LAUNCHERS: dict[str, Wrapper] = {
         "--backend --prompt --keychain --secret-service-collection --pass-dir --pass-cmd --pass-prefix --file-dir"),
         subcommands={"exec": Wrapper(positional=1, value_options=_opts("-d --duration -t --mfa-token --region"),
                                      command_after=_opts("--"), default_shell=True)}),     # no command: $SHELL
-    "doppler": Wrapper(runs_rest=False, subcommands={"run": Wrapper(value_options=_opts(
-        "-p --project -c --config --token --fallback --mount --mount-format --mount-template --name-transformer "
-        "--command"), command_options=_opts("--command"), command_after=_opts("--"))}),
-    "infisical": Wrapper(runs_rest=False, subcommands={"run": Wrapper(value_options=_opts(
-        "--env --path --projectId --token --tags --domain --command"), command_options=_opts("--command"),
-        command_after=_opts("--"))}),
+    # cobra hands the words before `run` to run's own options too (`doppler -p x run -- CMD`)
+    "doppler": Wrapper(runs_rest=False, value_options=_DOPPLER_RUN, command_options=_opts("--command"),
+                       subcommands={"run": Wrapper(value_options=_DOPPLER_RUN, command_options=_opts("--command"),
+                                                   command_after=_opts("--"))}),
+    "infisical": Wrapper(runs_rest=False, value_options=_INFISICAL_RUN, command_options=_opts("--command"),
+                         subcommands={"run": Wrapper(value_options=_INFISICAL_RUN, command_options=_opts("--command"),
+                                                     command_after=_opts("--"))}),
     "sops": Wrapper(runs_rest=False, value_options=_opts("--config"),
                     subcommands={"exec-env": _SOPS_EXEC, "exec-file": _SOPS_EXEC}),
     "envchain": Wrapper(positional=1),

@@ -35,6 +35,11 @@ class Options:
     signal: frozenset[str] = frozenset()
     values: frozenset[str] = frozenset()
     sub: str = ""                     # the sub-command the table is for (`push` of git push): read after it
+    # procps' kill and pkill take the first `-SIGNAL` word anywhere, before getopt reads the rest: `/bin/kill -- -9
+    # p` sends KILL (bash's own kill reads -9 there as a process group)
+    signal_anywhere: bool = False
+    numbers_lead: bool = False        # psmisc, pkill's --signal: a value starting with digits is them (`-s 9x`)
+    long_only: bool = False           # getopt_long_only (killall): `-signal KILL`, `-sig=9` are long options
 
     def needed(self, want: Sequence[str]) -> tuple[tuple[Group, ...], tuple[str, ...]]:
         """A deny rule's words after the command word: the groups of options it names (short bundles, long
@@ -73,39 +78,47 @@ class Options:
             i += 1
         if self.signal and not any(s.startswith("signal ") for s in shown):
             shown.add(_signal_named(signal.SIGTERM.name))       # kill, pkill and killall send TERM by default
+        if self.signal_anywhere:
+            shown.update(self._signal(word[1:]) for word in words if word and word.startswith("-")
+                         and _names_signal(word[1:]))
         return all(group & shown for group in groups)
 
     def _read(self, word: str, following: Word) -> tuple[list[Group], int] | None:
         """The groups one option word gives and how many words after it are its value (0 or 1); None for a
         word that is no option to this table."""
-        if word.startswith("--") and len(word) > 2:
-            name, eq, value = word[2:].partition("=")
+        if (word.startswith("--") and len(word) > 2) or (self.long_only and len(word) > 2 and word[0] == "-"):
+            name, eq, value = word[2 if word.startswith("--") else 1:].partition("=")
             found = long_starts(name, self.longs)
-            if not found:
+            if not found and word.startswith("--"):
                 return None
             if len(found) == 1 and found[0] in self.signal:
                 if eq:
-                    return [frozenset({_signal_named(value)})], 0
-                return ([frozenset({_signal_named(following)})] if following else []), 1
+                    return [frozenset({self._signal(value)})], 0
+                return ([frozenset({self._signal(following)})] if following else []), 1
             gives = [self.gives.get(option, (option,)) for option in found]
             if len(found) == 1:
                 return [frozenset({g}) for g in gives[0]], 0
-            return [frozenset(g for given in gives for g in given)], 0     # ambiguous: any of them
+            if found:
+                return [frozenset(g for given in gives for g in given)], 0     # ambiguous: any of them
         if not word.startswith("-") or len(word) < 2:
             return None
-        if self.signal and _names_signal(word[1:]):
-            return [frozenset({_signal_named(word[1:])})], 0          # `kill -9`, `kill -KILL`, `pkill -hup`
+        if self.signal and (_names_signal(word[1:]) or (self.numbers_lead and word[1].isdigit())):
+            return [frozenset({self._signal(word[1:])})], 0           # `kill -9`, `kill -KILL`, `killall -9x`
         groups: list[Group] = []
         for position, letter in enumerate(word[1:], start=1):
             if letter in self.signal:         # getopt: its value is the rest of the word or the next word
                 value = word[position + 1:]
                 if value:
-                    return [*groups, frozenset({_signal_named(value)})], 0               # `kill -s9`, `-vsKILL`
-                return [*groups, *([frozenset({_signal_named(following)})] if following else [])], 1  # `-s KILL`
+                    return [*groups, frozenset({self._signal(value)})], 0               # `kill -s9`, `-vsKILL`
+                return [*groups, *([frozenset({self._signal(following)})] if following else [])], 1  # `-s KILL`
             groups.extend(frozenset({g}) for g in self.gives.get(letter, ("-" + letter,)))
             if letter in self.values:
                 break                         # the rest is its value (`killall -ns -9`: -n's value, then -9)
         return groups, 0
+
+    def _signal(self, text: str) -> str:
+        leading = re.match(r"\d+", text) if self.numbers_lead else None
+        return f"signal {int(leading.group())}" if leading else _signal_named(text)     # atoi("9x") is 9
 
     def _takes_next(self, word: Word) -> bool:
         """Whether an option word's value is the next word (`-o`, `-qo`, `--push-option`, `--push`)."""
@@ -141,16 +154,19 @@ def _signal_named(text: str) -> str:
     return f"signal {found.value}" if found is not None else f"signal {name}"
 
 
-def _options(longs: str, gives: str = "", signal_by: str = "", sub: str = "", values: str = "") -> Options:
+def _options(longs: str, gives: str = "", signal_by: str = "", sub: str = "", values: str = "",
+             **reading: bool) -> Options:
     """`longs`: every long option; `gives`: `SPELLINGS=NAMES` entries, spellings (a letter or a long name)
     split by `/`, the long names they give by `,` (`r/R=recursive D=delete,force quiet=silent`); `values`: the
-    letters and long names that must have a value (not those whose value is optional, `--backup[=CONTROL]`)."""
+    letters and long names that must have a value (not those whose value is optional, `--backup[=CONTROL]`);
+    `reading`: how it reads a signal or a single-dash word (signal_anywhere, numbers_lead, long_only)."""
     table: dict[str, tuple[str, ...]] = {}
     for entry in gives.split():
         spellings, _, names = entry.partition("=")
         for spelling in spellings.split("/"):
             table[spelling] = tuple(names.split(","))
-    return Options(frozenset(longs.split()), table, frozenset(signal_by.split()), frozenset(values.split()), sub)
+    return Options(frozenset(longs.split()), table, frozenset(signal_by.split()), frozenset(values.split()), sub,
+                   **reading)
 
 
 _RM = _options("force interactive one-file-system no-preserve-root preserve-root recursive dir verbose help version",
@@ -262,19 +278,20 @@ TABLE: dict[str, Options] = {
     "apt-get": _APT_GET, "apt": _APT_GET,
     # kill: util-linux's and bash's (-n); pkill: procps'; killall: psmisc's
     "kill": _options("signal queue list table help version", "q=queue l=list L=table h=help V=version",
-                     signal_by="s n signal", values="q queue"),
+                     signal_by="s n signal", values="q queue", signal_anywhere=True),
     "pkill": _options("signal queue echo count full pgroup group ignore-case newest oldest older parent session "
                       "terminal euid uid exact pidfile logpidfile runstates ignore-ancestors cgroup ns nslist help "
                       "version", "q=queue e=echo c=count f=full g=pgroup G=group i=ignore-case n=newest o=oldest "
                                  "O=older P=parent s=session t=terminal u=euid U=uid x=exact F=pidfile L=logpidfile "
                                  "r=runstates A=ignore-ancestors h=help V=version", signal_by="signal",
                       values="g pgroup G group P parent s session t terminal u euid U uid F pidfile r runstates "
-                             "ns nslist cgroup q queue"),
+                             "ns nslist cgroup q queue O older", signal_anywhere=True, numbers_lead=True),
     "killall": _options("exact ignore-case process-group younger-than older-than interactive list quiet regexp "
                         "signal user verbose version wait ns context",
                         "e=exact I=ignore-case g=process-group y=younger-than o=older-than i=interactive l=list "
                         "q=quiet r=regexp u=user v=verbose V=version w=wait n=ns Z=context", signal_by="s signal",
-                        values="y younger-than o older-than u user n ns"),
+                        values="y younger-than o older-than u user n ns Z context", numbers_lead=True,
+                        long_only=True),
 }
 
 LETTERS = Options()       # a program not in the table: short options as letters, long ones words

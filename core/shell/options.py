@@ -15,9 +15,10 @@ from contextual.core.shell.wrappers import STDIN_PATHS
 
 def takes_next_word(word: str, option: str, attached: str, wrapper: Wrapper) -> bool:
     """Whether the option's value is the next word: `-u me`, and in a bundle of short flags (getopt) when the
-    first letter that takes a value is the last one (`ssh -tp 22 host`; `-tp22` holds its value)."""
+    first letter that takes a value is the last one (`ssh -tp 22 host`; `-tp22` holds its value). A word with `=`
+    holds its value, empty or not (`docker exec --user= c rm f`: the container is `c`)."""
     if long_option(option, wrapper) in wrapper.value_options:
-        return not attached
+        return "=" not in word
     if word.startswith("--") or not word.startswith("-"):
         return False
     for position, letter in enumerate(word[1:], start=1):

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 class Wrapper:
     """How a command word that runs another command hands it on."""
     value_options: frozenset[str] = frozenset()   # options followed by a value, which is skipped
+    pair_options: frozenset[str] = frozenset()    # … by two (nix-shell --argstr NAME VALUE): a `--` may be one
     positional: int = 0                           # words before the command (timeout's duration)
     no_positional: frozenset[str] = frozenset()   # … none after one of these options (`podman exec --latest`)
     script_option: str | None = None              # the value of this option is shell text (bash -c)

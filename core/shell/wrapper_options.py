@@ -98,7 +98,8 @@ class WrapperOptions:
             if word == "--":
                 # su and runuser hand what follows `--` to the shell, and an option may take it as its value
                 # (`tar --exclude -- --to-command=CMD`): read on
-                if not wrapper.script_option and not may_take_next(rest[i - 1] if i else None):
+                if not wrapper.script_option and not may_take_next(rest[i - 1] if i else None) and not (
+                        i > 1 and rest[i - 2] in wrapper.pair_options):   # `nix-shell --argstr a -- --run CMD`
                     return False
                 continue
             following = rest[i + 1] if i + 1 < len(rest) else None
@@ -148,7 +149,10 @@ class WrapperOptions:
         for position, letter in enumerate(word[1:], start=1):
             if "-" + letter in wrapper.value_options:         # getopt: the first letter taking a value ends it
                 if "-" + letter in wrapper.command_options:
-                    self.reader.script_word(_split_string("-" + letter, word[position + 1:] or following), depth)
+                    value = word[position + 1:] or following
+                    self.reader.script_word(_split_string("-" + letter, value), depth)
+                    if value is not None and value.startswith("="):
+                        self.reader.script_word(value[1:], depth)    # clap and pflag: `-c='rm f'` is `rm f`
                 return
 
 
