@@ -4,7 +4,7 @@ commands less the ones the app does its own way (Theme is /theme; Screenshot sav
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol, runtime_checkable
+from typing import Any, Callable, Iterable, Protocol, Sequence, runtime_checkable
 
 from textual.app import App, SystemCommand
 from textual.command import CommandList, CommandPalette, DiscoveryHit, Hit, Hits, Provider
@@ -28,16 +28,22 @@ class SlashCommands(Provider):
     # Each entry reads as Textual's own do ("Screenshot" over "Save an SVG…"): the command as typed, with its
     # arguments, over what it does. The arguments came under the description, after its wrapped end.
     async def discover(self) -> Hits:
-        for command in commands.all_commands():
+        for command in self._offered():
             yield DiscoveryHit(unparsed(command.with_usage), self._runner(command), help=unparsed(command.help))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for command in commands.all_commands():
+        for command in self._offered():
             score = matcher.match(f"{command.name} {command.help}")
             if score > 0:
                 yield Hit(score, plain_highlight(matcher, command.with_usage), self._runner(command),
                           help=unparsed(command.help))
+
+    def _offered(self) -> Sequence[commands.Command]:
+        """The slash commands, where the palette was opened over the main screen. Over another (/help, a dialog)
+        one opened its own screen on top of it (/compact's dialog over /help) or acted behind it: they run from
+        where they are typed, as the main screen's keys do (ctrl+k, ctrl+l: the app's MAIN_ONLY)."""
+        return commands.all_commands() if self.screen is self.app.screen_stack[0] else ()
 
     def _runner(self, command: commands.Command) -> Callable[[], Any]:
         app = self.app

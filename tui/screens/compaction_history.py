@@ -17,15 +17,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Footer, Static
 from contextual.core.context.ledger import LostFact
 
 
 class CompactionHistoryScreen(ModalScreen[Any]):
     """Dismissed with the lost fact the user chose to re-inject (None when closed)."""
     CSS_PATH = stylesheet(__name__)
-    BINDINGS = [Binding("escape,q", "dismiss(None)", "close"), Binding("enter", "card", "its card"),
-                Binding("l", "ledger", "what it lost")]
+    # priority: the table's own enter (its select, not shown) hid this one from the footer; close last there
+    BINDINGS = [Binding("enter", "card", "its card", priority=True), Binding("l", "ledger", "what it lost"),
+                Binding("escape,q", "dismiss(None)", "close")]
 
     def __init__(self, compactions: list[CompactionRecord]) -> None:
         super().__init__()
@@ -38,9 +39,10 @@ class CompactionHistoryScreen(ModalScreen[Any]):
             yield DataTable(id="compactions", cursor_type="row", zebra_stripes=True)
             # the selected row's free-text columns, whole: at 80 columns the table cut them
             yield Static("", id="history-line", markup=False)
+        yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#history-box").border_title = "Compaction history · enter its card · l what it lost · esc closes"
+        self.query_one("#history-box").border_title = "Compaction history"      # its keys: the footer
         table = self.query_one(DataTable)
         # a short head: at 80 columns "files included" took the room its paths need (the line below says it)
         for name in ("#", "when", "trigger", "before", "after", "recall", "lost", "fallback", "files"):
@@ -72,7 +74,7 @@ class CompactionHistoryScreen(ModalScreen[Any]):
                 f"#{row + 1} · files included: {files}" + (f" · fallback: {why}" if why else ""))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        # The table takes enter for itself (its own select), so the screen's binding never saw it.
+        # a click on the highlighted row (enter is the screen's own binding)
         event.stop()
         self.action_card()
 

@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 
 class InfoScreen(ModalScreen[None]):
@@ -23,6 +23,7 @@ class InfoScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="info-box"):
             yield self.body if isinstance(self.body, Widget) else Static(self.body)
+        yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#info-box").border_title = f"{self.title_text} · esc closes"
+        self.query_one("#info-box").border_title = self.title_text        # its key: the footer

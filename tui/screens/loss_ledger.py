@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Footer, Static
 
 
 class LossLedgerScreen(ModalScreen[LostFact | None]):
@@ -43,6 +43,7 @@ class LossLedgerScreen(ModalScreen[LostFact | None]):
             yield Static(self._headline(), id="ledger-count", markup=False)
             yield DataTable(id="ledger", cursor_type="row", zebra_stripes=True)
             yield Static("", id="ledger-line", markup=False)
+        yield Footer()
 
     def _headline(self) -> str:
         if not self.ledger.facts:
@@ -56,7 +57,7 @@ class LossLedgerScreen(ModalScreen[LostFact | None]):
         return "Lost: " + ", ".join(parts) + tail + f" · enter {self.enter_does}"
 
     def on_mount(self) -> None:
-        self.query_one("#ledger-box").border_title = f"{self.title_text} · esc closes"
+        self.query_one("#ledger-box").border_title = self.title_text       # its keys: the footer
         table = self.query_one(DataTable)
         # the short columns first: at 80 columns the long ones are cut, and the line below says them whole
         for name in ("kind", "seen", "lost", "from"):

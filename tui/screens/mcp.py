@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 STATUS_STYLE = {"ready": "bold green", "starting": "bold yellow", "failed": "bold red", "stopped": "dim"}
 
@@ -73,6 +73,7 @@ class MCPScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="mcp-box"):
             yield Static(render_servers(self.rows, self.l1_total, self.summary), id="mcp-servers")
+        yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#mcp-box").border_title = "MCP servers · esc closes"
+        self.query_one("#mcp-box").border_title = "MCP servers"      # its key: the footer

@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Footer, Static
 
 
 def _ratio(value: float | None) -> str:
@@ -49,10 +49,10 @@ class PoliciesScreen(ModalScreen[str | None]):
             yield Static(f"Replaying this session under {len(self.policies)} policies…", id="policies-status",
                          markup=False)
             yield DataTable(id="policies", cursor_type="row", zebra_stripes=True)
+        yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#policies-box").border_title = ("Context policies on this session · enter makes one live · "
-                                                        "esc closes")
+        self.query_one("#policies-box").border_title = "Context policies on this session"    # keys: the footer
         table = self.query_one(DataTable)
         # short heads: at 80 columns the last one was cut (billed: with the cache's prices; lines: line recall)
         table.add_columns("policy", "tokens", "vs live", "billed", "recall", "lines", "peak")

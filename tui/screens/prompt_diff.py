@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Footer, Static
 
 
 def cache_line(diff: PromptDiff) -> str:
@@ -31,8 +31,10 @@ def cache_line(diff: PromptDiff) -> str:
 
 class PromptDiffScreen(ModalScreen[None]):
     CSS_PATH = stylesheet(__name__)
+    # priority: the table's own left/right (its scroll, not shown; its columns are fitted) hid these from the footer
     BINDINGS = [Binding("escape,q", "dismiss", "close"),
-                Binding("left", "step(-1)", "older call"), Binding("right", "step(1)", "newer call")]
+                Binding("left", "step(-1)", "older call", priority=True),
+                Binding("right", "step(1)", "newer call", priority=True)]
 
     def __init__(self, diff: PromptDiff | None = None, title: str = "Prompt diff: previous call → next call",
                  log: SentLog | None = None) -> None:
@@ -47,6 +49,7 @@ class PromptDiffScreen(ModalScreen[None]):
             yield Static("", id="diff-totals", markup=False)
             yield Static("", id="diff-cache", markup=False)
             yield DataTable(id="diff-changes", cursor_type="row", zebra_stripes=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -58,8 +61,8 @@ class PromptDiffScreen(ModalScreen[None]):
         title = self.title_text
         if self.sent is not None and self.diff is not None:
             call = self.sent.calls[self.position]
-            title = f"Prompt diff: call {call.number - 1} → call {call.number} of {self.sent.count} (←/→ steps)"
-        self.query_one("#diff-box").border_title = f"{title} · esc closes"
+            title = f"Prompt diff: call {call.number - 1} → call {call.number} of {self.sent.count}"
+        self.query_one("#diff-box").border_title = title        # its keys: the footer
         table = self.query_one(DataTable)
         table.clear()
         d = self.diff
