@@ -30,6 +30,10 @@ def named_paths(command: str, root: str) -> list[str]:
     # a word only known when it runs, or a parse that cannot be trusted: the words of the text as written
     globbed = _glob_words(command, parsed.commands, folders) \
         if parsed.opaque or any(None in words[1:] for words in parsed.commands) else []
+    if any(_target(words) is None for words in parsed.commands if words and words[0] in _FOLDER_CHANGES):
+        # `cd s[u]b && cat ../.env`, `D=sub; cd $D`: the folder may be any the line's words name
+        found = [os.path.normpath(p) for g in globbed for p in _in_folders(g, folders) if os.path.isdir(p)]
+        folders = list(dict.fromkeys([*folders, *found]))[:MAX_FOLDERS]
     out: list[str] = []
     for path in dict.fromkeys(p for p in [*named, *parsed.redirected, *globbed] if p and not p.startswith("-")):
         out.extend(_in_folders(path, folders))
@@ -37,16 +41,32 @@ def named_paths(command: str, root: str) -> list[str]:
 
 
 def _braces(word: str) -> list[str]:
-    """`{a,b}c` as bash expands it to words (at most 64)."""
+    """`{a,b}c` and `{d..f}`, `{1..3}` as bash expands them to words (at most 64)."""
     words, done = [word], list[str]()
     while words and len(words) + len(done) < 64:
         word = words.pop()
-        found = _BRACE.search(word)
+        found = _BRACE.search(word) or _SEQUENCE.search(word)
         if found is None:
             done.append(word)
         else:
-            words.extend(word[:found.start()] + part + word[found.end():] for part in found.group(1).split(","))
+            parts = found.group(1).split(",") if found.re is _BRACE else _sequence(*found.groups())
+            words.extend(word[:found.start()] + part + word[found.end():] for part in parts)
     return done + words
+
+
+_SEQUENCE = re.compile(r"\{(?:(-?\d+)\.\.(-?\d+)|([A-Za-z])\.\.([A-Za-z]))(?:\.\.(-?\d+))?\}")
+
+
+def _sequence(first: str | None, last: str | None, a: str | None, z: str | None, step: str | None) -> list[str]:
+    """The words of `{1..3}`, `{01..10..2}` (zero-padded as bash pads them) or `{d..f}`, 64 at most."""
+    by = abs(int(step or 1)) or 1
+    if first is None or last is None:
+        start, end = ord(a or "a"), ord(z or "a")
+        return [chr(c) for c in (range(start, end + 1, by) if start <= end else range(start, end - 1, -by))[:64]]
+    start, end = int(first), int(last)
+    width = max(len(first), len(last)) if re.match(r"-?0\d", first) or re.match(r"-?0\d", last) else 0
+    numbers = range(start, end + 1, by) if start <= end else range(start, end - 1, -by)
+    return [str(n).zfill(width) if n >= 0 else "-" + str(-n).zfill(width - 1) for n in numbers[:64]]
 
 
 def _glob_words(command: str, commands: tuple[tuple[Word, ...], ...], folders: list[str]) -> list[str]:
@@ -62,11 +82,13 @@ def _glob_words(command: str, commands: tuple[tuple[Word, ...], ...], folders: l
     unknown_shopt = any(c and c[0] == "shopt" and None in c for c in commands)
     hidden = unknown_shopt or any(name in said for name in ("dotglob", "GLOBIGNORE", "BASHOPTS"))
     nocase = unknown_shopt or any(name in said for name in ("nocaseglob", "BASHOPTS"))
-    # `$(cat .en?)`, `bash -c 'cat .en?'`: the pieces of a word too
-    pieces = dict.fromkeys(p for word in words for p in (word, *_PIECES.split(word)) if p)
+    # `$(cat .en?)`, `bash -c 'cat .en?'`: the pieces of a word too; a variable's value given on the line
+    # (`X=.env; cat $X`, `${X:-.env}`)
+    pieces = dict.fromkeys(p for word in words for piece in (word, *_PIECES.split(word), _DEFAULT.sub(r"\1", word))
+                           for p in (piece, piece.partition("=")[2]) if p)
     out: list[str] = []
     for word in pieces:
-        for pattern in _braces(word.partition("=")[2] if word.startswith("-") else word):
+        for pattern in _braces(word):
             if not _GLOB_CHARS.search(pattern) and not _EXTGLOB.search(pattern):
                 out.append(pattern)
                 continue
@@ -78,6 +100,7 @@ def _glob_words(command: str, commands: tuple[tuple[Word, ...], ...], folders: l
 
 
 _EXTGLOB = re.compile(r"[@!+*?]\(")
+_DEFAULT = re.compile(r"\$\{\w+:?[-=+?]([^{}]*)\}")         # `${X:-WORD}`: WORD where X is unset (or set, for `+`)
 _PIECES = re.compile(r"[\s;&|<>()`]+")
 
 
@@ -137,12 +160,17 @@ def _folders(commands: tuple[tuple[Word, ...], ...], root: str) -> list[str]:
     for words in commands:
         if not words or words[0] not in _FOLDER_CHANGES:
             continue
-        plain = [w for w in words[1:] if w is None or w == "-" or not w.startswith("-")]
-        target = plain[0] if plain else "~"
+        target = _target(words)
         if isinstance(target, str) and target != "-":
-            moved = [os.path.normpath(os.path.join(f, os.path.expanduser(target))) for f in folders]
+            moved = [os.path.normpath(p) for p in _in_folders(target, folders)]      # `cd ~+/sub` too
             folders = list(dict.fromkeys([*folders, *moved]))[:MAX_FOLDERS]
     return folders
+
+
+def _target(words: tuple[Word, ...]) -> Word:
+    """The folder a `cd` or `pushd` goes to (`~` without one), None when only known when it runs."""
+    plain = [w for w in words[1:] if w is None or w == "-" or not w.startswith("-")]
+    return plain[0] if plain else "~"
 
 
 def _in_folders(path: str, folders: list[str]) -> list[str]:

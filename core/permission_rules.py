@@ -21,11 +21,12 @@ import functools
 import os
 import re
 import shlex
+import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from contextual.core.tools._globs import compile_glob
-from contextual.core.tools.base import EDITING_TOOLS, ToolError
+from contextual.core.tools.base import EDITING_TOOLS, ToolError, on_disk
 from contextual.core.tools.names import named_otherwise
 
 if TYPE_CHECKING:
@@ -79,9 +80,11 @@ class Rule:
         if not candidates:
             return False
         hits = [self._glob(p) for p in candidates]
-        if deny and not any(hits) and folds_case(root):     # macOS, Windows: `.ENV` opens `.env`
-            folded = _folded_glob(self.spec)
-            hits = [folded(p.casefold()) for p in candidates]
+        # macOS, Windows: `.ENV` opens `.env`; macOS opens a name in either Unicode form (NFC `é`, NFD `e` + accent)
+        case = deny and not any(hits) and folds_case(root)
+        if case or (deny and not any(hits) and not all(p.isascii() for p in (self.spec, *candidates))):
+            folded = _folded_glob(self.spec, case)
+            hits = [folded(_folded(p, case)) for p in candidates]
         return any(hits) if deny else all(hits) and len(candidates) == 2
 
     def denies_command(self, command: str) -> bool:
@@ -189,8 +192,14 @@ def folds_case(root: str) -> bool:
 
 
 @functools.lru_cache(maxsize=256)
-def _folded_glob(spec: str) -> Callable[[str], bool]:
-    return compile_glob(spec.removeprefix("./").casefold())
+def _folded_glob(spec: str, case: bool) -> Callable[[str], bool]:
+    return compile_glob(_folded(spec.removeprefix("./"), case))
+
+
+def _folded(text: str, case: bool) -> str:
+    """A name as a file system that folds it sees it: one Unicode form (NFC), and one case where `case`."""
+    text = unicodedata.normalize("NFC", text)
+    return text.casefold() if case else text
 
 
 def _parse(command: str) -> ShellParse:
@@ -317,7 +326,7 @@ def bash_cover(rules: tuple[Rule, ...], command: str) -> list[Rule]:
 
 def _relative_paths(path: str, root: str) -> tuple[str | None, str | None]:
     """The path below the root as written (normalised) and with symlinks resolved; None when outside."""
-    full = path if os.path.isabs(path) else os.path.join(root, path)
+    full = on_disk(path if os.path.isabs(path) else os.path.join(root, path))     # `l\x80`: the tools' name
     out = []
     for candidate in (os.path.normpath(full), os.path.realpath(full)):
         rel = os.path.relpath(candidate, root)

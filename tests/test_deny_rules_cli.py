@@ -278,6 +278,34 @@ def test_a_read_deny_rule_holds_for_a_file_named_as_bash_reads_the_name(project:
     assert "TOKEN-open-value" in other and "hidden" not in other     # `*` names no .env without dotglob: it runs
 
 
+def test_a_read_rule_holds_for_a_link_with_an_undecodable_name_a_cd_to_a_glob_and_a_variable_the_line_sets(
+        project: Path):
+    """Tenth red team (helper-107), in bypass mode under Read(.env) and Edit(secrets/**): a link an earlier step
+    made with a name that is not UTF-8 (`l\\x80`, as LS shows it) let Read print .env and Write replace secrets/k;
+    `cd s[u]b && cat ../.env` and `X=.env; cat $X` printed it."""
+    (project / ".contextual").mkdir()
+    (project / ".contextual" / "config.toml").write_text(
+        '[permissions]\ndeny = ["Read(.env)", "Edit(secrets/**)"]\n')
+    (project / ".env").write_text("TOKEN-hidden-value\n")
+    (project / "secrets").mkdir()
+    (project / "secrets" / "k").write_text("keep\n")
+    (project / "sub").mkdir()
+    made = "ln -s \"$(printf .en)v\" $'l\\x80' && ln -s secrets/k $'m\\x80' && echo made"     # a value made when it runs
+    calls = [("Bash", {"command": made}), ("Read", {"file_path": "l\\x80"}),
+             ("Write", {"file_path": "m\\x80", "content": "gone\n"}),
+             ("Bash", {"command": "cd s[u]b && cat ../.env"}), ("Bash", {"command": "X=.env; cat $X"})]
+    script = [f"Thought: look\nAction: {tool}[{json.dumps(args)}]" for tool, args in calls] + [FINISH]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        result = contextual(["-p", "go", "--permission-mode", "bypass"], project,
+                            cli_env(home_of(project), srv.base_url))
+    assert result.returncode == 0, result.stderr
+    first, *refused = [r["messages"][-1]["content"] for r in srv.requests[1:]]
+    assert "made" in first, first
+    for (tool, args), text in zip(calls[1:], refused):
+        assert "permission_denied" in text and "hidden" not in text, (tool, args, text)
+    assert (project / "secrets" / "k").read_text() == "keep\n"
+
+
 def test_a_sub_command_git_guesses_under_help_autocorrect_is_refused_and_pushes_nothing(tmp_path: Path):
     """helper-97: under deny = Bash(git push:*) in bypass mode, `git -c help.autocorrect=1 psuh` pushed (git runs
     the command nearest a mistyped one); so did `git psuh` once an earlier step set it in .git/config."""

@@ -234,3 +234,37 @@ def test_on_a_file_system_that_folds_case_a_read_rule_covers_the_names_in_other_
     assert rules.denies("Write", {"file_path": "secrets/k", "content": ""}, root) is not None
     assert rules.withholds(".Env", root) and not rules.withholds(".envrc", root)
     assert rules.denies("Bash", {"command": "cat .ENV"}, root) is not None
+
+
+def test_a_path_rule_reads_the_file_a_tool_opens_for_a_name_with_an_undecodable_byte(tmp_path):
+    """LS shows a name holding a byte that is not UTF-8 as `l\\x80`, and the tools open that file for it; the check
+    read the name as written, a file that is not there: a link so named let Read through to .env and Write through
+    to secrets/k (tenth red team)."""
+    import os
+    from contextual.core.tools.base import ToolContext
+    (tmp_path / "secrets").mkdir()
+    (tmp_path / ".env").write_text("SECRET\n")
+    (tmp_path / "secrets" / "k").write_text("k\n")
+    try:
+        os.symlink(".env", os.path.join(os.fsencode(tmp_path), b"l\x80"))
+        os.symlink("secrets/k", os.path.join(os.fsencode(tmp_path), b"m\x80"))
+    except OSError:
+        pytest.skip("this file system keeps names UTF-8")
+    root = str(tmp_path)
+    assert ToolContext(root=tmp_path).resolve("l\\x80") == tmp_path / ".env"        # what the tool opens
+    rules = PermissionRules.from_tables({"deny": ["Read(.env)", "Edit(secrets/**)"]})
+    assert rules.denies("Read", {"file_path": "l\\x80"}, root) is not None
+    assert rules.denies("Write", {"file_path": "m\\x80", "content": ""}, root) is not None
+    assert rules.denies("Read", {"file_path": "x\\x80"}, root) is None             # no such file: nothing to hide
+
+
+def test_a_deny_rule_covers_a_name_in_the_other_unicode_form():
+    """macOS opens `schlüssel` for its decomposed spelling (u and a combining diaeresis): a rule written in one form
+    let the other through (tenth red team). Refused on every file system: the two look the same to the user."""
+    import unicodedata
+    rules = PermissionRules.from_tables({"deny": ["Read(schlüssel/**)", "Edit(caf\u0065\u0301.txt)"]})
+    for tool, path in [("Read", "schlüssel/k"), ("Read", unicodedata.normalize("NFD", "schlüssel/k")),
+                       ("Write", "café.txt"), ("Write", "cafe\u0301.txt")]:
+        assert rules.denies(tool, {"file_path": path, "content": ""}, str(ROOT)) is not None, (tool, ascii(path))
+    assert rules.denies("Read", {"file_path": "schlussel/k"}, str(ROOT)) is None
+    assert rules.denies("Bash", {"command": "cat " + unicodedata.normalize("NFD", "schlüssel/k")}, str(ROOT))

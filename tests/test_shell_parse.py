@@ -792,7 +792,15 @@ def test_the_words_after_a_redirections_target_are_the_commands_arguments():
     ("shopt -s dotglob; cat *", True), ("GLOBIGNORE=x; cat *", True), ("BASHOPTS=dotglob bash -c 'cat *'", True),
     ("shopt -s nocaseglob; cat .EN?", True), ("echo $(cat .en?)", True), ("bash -c 'cat .en?'", True),
     ("cat *", False), ("cat ?env", False), ("cat [.]env", False), ("cat .EN?", False), ("cd sub && cat x", False),
-    ("cat .envx", False), ("cat $'.env\\x2e'", False)])
+    ("cat .envx", False), ("cat $'.env\\x2e'", False),
+    # tenth red team (helper-107): a `cd` to a glob or through `~+`/`~-`, sequence braces, a value the line gives a
+    # variable (an assignment, a `${X:-default}`)
+    ("cd s[u]b && cat ../.env", True), ("cd s*b && cat ../.env", True), ("cd ~+/sub && cat ../.env", True),
+    ("cd ~-/sub && cat ../.env", True), ("D=sub; cd $D && cat ../.env", True), ("cat .e{n..n}v", True),
+    ("cat .{d..f}nv", True), ("X=.env; cat $X", True), ("export X=.env; cat \"$X\"", True),
+    ("cat ${X:-.env}", True), ("cat \"${X-.env}\"", True), ("cat ${X:-sub/..}/.env", True),
+    ("cd s*b && cat ../x", False), ("cat .{a..c}nv", False), ("X=.envx; cat $X", False), ("cat ${X:-x}", False),
+    ("cat .env{}", False), ("cat .e{o..p}v", False), ("cat .e{p..m}v", True)])
 def test_a_read_deny_rule_covers_a_file_a_bash_line_names_as_bash_reads_it(tmp_path, monkeypatch, command, denied):
     project = tmp_path / "proj"
     (project / "sub").mkdir(parents=True)

@@ -21,6 +21,17 @@ def fail(code: str, message: str, context: dict[str, Any] | None = None, data: A
             "error": {"code": code, "message": message}}
 
 
+def on_disk(path: str) -> str:
+    """The file a path names: as written, or, when there is none and it holds `\\xNN`, the name with that undecodable
+    byte (LS and Grep show such a name so, core/textsafe.py). The permission check reads the same file
+    (core/permission_rules.py): `l\\x80`, a link to .env, was let past `Read(.env)` (tenth red team)."""
+    if not os.path.lexists(path) and _ESCAPED_BYTE.search(path):
+        raw = _ESCAPED_BYTE.sub(lambda m: chr(0xDC00 + int(m.group(1), 16)), path)
+        if os.path.lexists(raw):
+            return raw
+    return path
+
+
 EDITING_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})        # the tools whose calls change a file
 
 
@@ -79,11 +90,7 @@ class ToolContext:
         candidate = Path(path)
         if not candidate.is_absolute():
             candidate = self.root / candidate
-        if not os.path.lexists(candidate) and _ESCAPED_BYTE.search(path):
-            # A name shown with \xNN for an undecodable byte (core/textsafe.py) still names the file.
-            raw = Path(_ESCAPED_BYTE.sub(lambda m: chr(0xDC00 + int(m.group(1), 16)), str(candidate)))
-            if os.path.lexists(raw):
-                candidate = raw
+        candidate = Path(on_disk(str(candidate)))
         resolved = Path(os.path.realpath(candidate))
         if resolved != self.root and self.root not in resolved.parents:
             raise ToolError("outside_project", f"{path} is outside the project root {self.root}")
