@@ -24,7 +24,7 @@ GLOB_HITS = 1000          # paths one pattern may name before the rest are not l
 def named_paths(command: str, root: str) -> list[str]:
     """Every path the line names, once each, as seen from the folders it moves to."""
     parsed = parse_command(command)
-    folders = _folders(parsed.commands, root)
+    folders = folders_of(parsed.commands, root)
     named = [p for words in parsed.commands for w in words[1:] if isinstance(w, str)
              for p in ((w, w.partition("=")[2]) if "=" in w else (w,))]       # `--config=.env`, `dd if=.env`
     # a word only known when it runs, or a parse that cannot be trusted: the words of the text as written
@@ -32,11 +32,11 @@ def named_paths(command: str, root: str) -> list[str]:
         if parsed.opaque or any(None in words[1:] for words in parsed.commands) else []
     if any(_target(words) is None for words in parsed.commands if words and words[0] in _FOLDER_CHANGES):
         # `cd s[u]b && cat ../.env`, `D=sub; cd $D`: the folder may be any the line's words name
-        found = [os.path.normpath(p) for g in globbed for p in _in_folders(g, folders) if os.path.isdir(p)]
+        found = [os.path.normpath(p) for g in globbed for p in in_folders(g, folders) if os.path.isdir(p)]
         folders = list(dict.fromkeys([*folders, *found]))[:MAX_FOLDERS]
     out: list[str] = []
     for path in dict.fromkeys(p for p in [*named, *parsed.redirected, *globbed] if p and not p.startswith("-")):
-        out.extend(_in_folders(path, folders))
+        out.extend(in_folders(path, folders))
     return list(dict.fromkeys(out))
 
 
@@ -152,7 +152,7 @@ _FOLDER_CHANGES = frozenset({"cd", "pushd"})
 MAX_FOLDERS = 16
 
 
-def _folders(commands: tuple[tuple[Word, ...], ...], root: str) -> list[str]:
+def folders_of(commands: tuple[tuple[Word, ...], ...], root: str) -> list[str]:
     """The folders a relative path on the line may be read in: the root, and each folder a `cd` or `pushd` on the
     line names, from each folder before it (`cd sub && cat ../.env`). One only known when it runs is not
     followed, as a variable naming the file is not."""
@@ -162,7 +162,7 @@ def _folders(commands: tuple[tuple[Word, ...], ...], root: str) -> list[str]:
             continue
         target = _target(words)
         if isinstance(target, str) and target != "-":
-            moved = [os.path.normpath(p) for p in _in_folders(target, folders)]      # `cd ~+/sub` too
+            moved = [os.path.normpath(p) for p in in_folders(target, folders)]      # `cd ~+/sub` too
             folders = list(dict.fromkeys([*folders, *moved]))[:MAX_FOLDERS]
     return folders
 
@@ -173,7 +173,7 @@ def _target(words: tuple[Word, ...]) -> Word:
     return plain[0] if plain else "~"
 
 
-def _in_folders(path: str, folders: list[str]) -> list[str]:
+def in_folders(path: str, folders: list[str]) -> list[str]:
     """The path as bash reads it from each folder: `~` is the home folder, `~+` the folder it is in, `~-` the one
     before (either may be any of them); as written too (quoted, a `~` is a character)."""
     head, _, tail = path.partition("/")

@@ -272,7 +272,9 @@ class PermissionRules:
             # an edit shows the file's old lines in its diff: a file withheld from Read is not edited either
             found = next((r for r in self.deny if r.tool == "Read" and r.matches("Read", args, root, deny=True)), None)
         if found is None and tool_name == "Bash" and isinstance(args, dict) and isinstance(args.get("command"), str):
-            found = self._withheld_in(args["command"], root) or self._run_from_disk(args["command"], root)
+            command = args["command"]
+            found = self._withheld_in(command, root) or self._written_by(command, root) or \
+                self._run_from_disk(command, root)
         return found
 
     def _run_from_disk(self, command: str, root: str) -> Rule | None:
@@ -292,6 +294,19 @@ class PermissionRules:
         from contextual.core.bash_paths import named_paths
         for candidate in named_paths(command, root):
             rule = next((r for r in reads if r.matches("Read", {"file_path": candidate}, root, deny=True)), None)
+            if rule is not None:
+                return rule
+        return None
+
+    def _written_by(self, command: str, root: str) -> Rule | None:
+        """The Edit or Write deny rule covering a file the command line writes: an output redirection's target
+        (`> secrets/k`), or a file `tee`, `sed -i`, `cp`, `mv`, `rm`, `dd of=` … name (core/bash_writes.py)."""
+        edits = [r for r in self.deny if r.tool in EDITING_TOOLS and r.spec is not None]
+        if not edits:
+            return None
+        from contextual.core.bash_writes import written_paths
+        for candidate in written_paths(command, root):
+            rule = next((r for r in edits if r.matches("Write", {"file_path": candidate}, root, deny=True)), None)
             if rule is not None:
                 return rule
         return None

@@ -363,3 +363,14 @@ NINTH = {"n1": "nix develop <<< 'rm n1'", "n2": "vagrant ssh -c 'rm n2'", "n3": 
 
 def test_launchers_of_containers_machines_and_terminals_are_refused_in_bypass_mode(project: Path):
     refused_in_bypass(project, NINTH)
+
+
+# An Edit deny rule held for the editing tools only: a Bash line replaced, edited or removed the file it protects.
+WRITES = {"keep-1": "echo gone > keep-1", "keep-2": "sed -i s/keep/gone/ keep-2", "keep-3": "echo gone | tee keep-3",
+          "keep-4": "rm keep-4", "keep-5": "cp /dev/null keep-5"}
+
+
+def test_a_bash_line_writing_a_file_an_edit_rule_protects_is_refused_and_the_file_is_unchanged(project: Path):
+    heads = refused_in_bypass(project, WRITES, then=("echo y > other && cat keep-1",), rule="Edit(keep-*)")
+    assert heads[len(WRITES)] == "[exit 0]" and (project / "other").read_text() == "y\n"
+    assert [(project / name).read_text() for name in WRITES] == ["keep\n"] * len(WRITES)

@@ -810,6 +810,27 @@ def test_a_read_deny_rule_covers_a_file_a_bash_line_names_as_bash_reads_it(tmp_p
     assert (rules.denies("Bash", {"command": command}, str(project)) is not None) is denied, command
 
 
+# An Edit deny rule held for the editing tools only: `echo x > secrets/k` replaced the file past `Edit(secrets/**)`.
+@pytest.mark.parametrize("command, denied", [
+    ("echo x > secrets/k", True), ("echo x >> ./secrets/k", True), ("ls &> secrets/log", True),
+    ("cd secrets && echo x > k", True), ("bash -c 'echo x > secrets/k'", True), ("sudo tee secrets/k < a", True),
+    ("echo x | tee -a secrets/k", True), ("sed -i 's/a/b/' secrets/k", True), ("sed -ni -e p secrets/k", True),
+    ("cp a secrets/k", True), ("cp -t secrets a", True), ("install -m 600 a secrets/k", True),
+    ("ln -sf /etc/passwd secrets/k", True), ("mv secrets/k x", True), ("rm -f secrets/k", True),
+    ("truncate -s 0 secrets/k", True), ("dd if=/dev/zero of=secrets/k", True), ("shred -u secrets/k", True),
+    # reading the file, or writing elsewhere, is not an edit of it
+    ("cat secrets/k", False), ("sed -n p secrets/k", False), ("cp secrets/k copy", False), ("echo x > other", False),
+    ("tee out < secrets/k", False), ("truncate -s 0 other", False), ("dd if=secrets/k of=copy", False),
+    ("sed -e s/a/b/ secrets/k", False)])
+def test_an_edit_deny_rule_covers_a_file_a_bash_line_writes(tmp_path, command, denied):
+    project = tmp_path / "proj"
+    (project / "secrets").mkdir(parents=True)
+    (project / "secrets" / "k").write_text("SECRET\n")
+    for rule in ("Edit(secrets/**)", "Write(secrets/**)"):
+        rules = PermissionRules.from_tables({"deny": [rule]})
+        assert (rules.denies("Bash", {"command": command}, str(project)) is not None) is denied, (rule, command)
+
+
 # git's help.autocorrect (helper-97): `git -c help.autocorrect=1 psuh` ran `git push` under `Bash(git push:*)`.
 @pytest.mark.parametrize("command, denied", [
     ("git -c help.autocorrect=1 psuh origin main", True), ("git -c help.autocorrect=immediate psuh", True),

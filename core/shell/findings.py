@@ -22,6 +22,7 @@ class Findings:
     writes_files: bool = False
     writes_unknown: bool = False
     redirected: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
     scripts: list[str] = field(default_factory=list)
     latent: list[tuple[Word, ...]] = field(default_factory=list)
     functions: list[str] = field(default_factory=list)

@@ -66,6 +66,7 @@ class ShellParse:
     # an output redirection to a file known only when it runs (`> $F`, `> s.s?`): it may be a file the line runs
     writes_unknown: bool = False
     defined: tuple[str, ...] = ()            # functions and aliases the line defines: bash runs them, not a program
+    written: tuple[str, ...] = ()            # the files output redirections write (`> out`, `>> log`), when known
 
 
 @functools.lru_cache(maxsize=128)
@@ -77,7 +78,8 @@ def parse_command(text: str) -> ShellParse:
     return ShellParse(tuple(found.commands), found.certain, found.writes_files, found.opaque,
                       tuple(found.redirected), tuple(found.latent), found.syntax_error,
                       tuple(dict.fromkeys(found.scripts)), found.misread, found.writes_unknown,
-                      tuple(dict.fromkeys([*found.functions, *reading.aliases.names()])))
+                      tuple(dict.fromkeys([*found.functions, *reading.aliases.names()])),
+                      tuple(dict.fromkeys(found.written)))
 
 
 class _Reading:

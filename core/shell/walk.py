@@ -124,6 +124,8 @@ class TreeWalk:
         if operator in _WRITE_OPERATORS or operator == ">&":
             if target is None or word_value(target) != "/dev/null":
                 self.findings.writes_files = True
+            if named:
+                self.findings.written.append(named)
             if named is None:
                 self.findings.writes_unknown = True
 
