@@ -27,6 +27,7 @@ def named_paths(command: str, root: str) -> list[str]:
     folders = folders_of(parsed.commands, root)
     named = [p for words in parsed.commands for w in words[1:] if isinstance(w, str)
              for p in ((w, w.partition("=")[2]) if "=" in w else (w,))]       # `--config=.env`, `dd if=.env`
+    named += [p for words in parsed.commands if words and words[0] == "git" for p in _git_tree_paths(words)]
     # a word only known when it runs, or a parse that cannot be trusted: the words of the text as written
     globbed = _glob_words(command, parsed.commands, folders) \
         if parsed.opaque or any(None in words[1:] for words in parsed.commands) else []
@@ -38,6 +39,18 @@ def named_paths(command: str, root: str) -> list[str]:
     for path in dict.fromkeys(p for p in [*named, *parsed.redirected, *globbed] if p and not p.startswith("-")):
         out.extend(in_folders(path, folders))
     return list(dict.fromkeys(out))
+
+
+def _git_tree_paths(words: tuple[Word, ...]) -> list[str]:
+    """The file of a `REV:PATH` word (`git show HEAD:.env`, `git cat-file -p :.env`, `git show :0:.env`): git reads
+    it from its history or index, which hold the file as it was committed or staged."""
+    out = []
+    for word in words[1:]:
+        if isinstance(word, str) and ":" in word and not word.startswith("-") and "://" not in word:
+            path = word.rsplit(":", 1)[1]
+            if path:
+                out.append(path)
+    return out
 
 
 def _braces(word: str) -> list[str]:

@@ -800,7 +800,10 @@ def test_the_words_after_a_redirections_target_are_the_commands_arguments():
     ("cat .{d..f}nv", True), ("X=.env; cat $X", True), ("export X=.env; cat \"$X\"", True),
     ("cat ${X:-.env}", True), ("cat \"${X-.env}\"", True), ("cat ${X:-sub/..}/.env", True),
     ("cd s*b && cat ../x", False), ("cat .{a..c}nv", False), ("X=.envx; cat $X", False), ("cat ${X:-x}", False),
-    ("cat .env{}", False), ("cat .e{o..p}v", False), ("cat .e{p..m}v", True)])
+    ("cat .env{}", False), ("cat .e{o..p}v", False), ("cat .e{p..m}v", True),
+    # git reads a `REV:PATH` word's file from its history or index
+    ("git show HEAD:.env", True), ("git cat-file -p :.env", True), ("git show :0:.env", True),
+    ("git show HEAD~2:./.env", True), ("git show HEAD:README", False), ("git push origin HEAD:main", False)])
 def test_a_read_deny_rule_covers_a_file_a_bash_line_names_as_bash_reads_it(tmp_path, monkeypatch, command, denied):
     project = tmp_path / "proj"
     (project / "sub").mkdir(parents=True)
