@@ -3,8 +3,8 @@
 An output redirection's target (`> secrets/k`, `>> log`, `&> out`) is shell syntax, so a rule holds for it whatever
 the program; beyond that, the programs whose words name the files they write or remove: `tee FILE…`, `sed -i …
 FILE…`, `truncate`/`shred`/`rm`/`unlink` and `mv` (each operand), `cp`/`install`/`ln` (the destination, or `-t
-DIR`), `dd of=FILE`. Seen from each folder the line moves to, as a Read rule's paths are (core/bash_paths.py). A
-program that writes a file it names in its own language (`python -c "open('k','w')"`, `git checkout -- k`) is not
+DIR`), `dd of=FILE`, `git checkout|restore|rm|mv` (their paths). Seen from each folder the line moves to, as a Read rule's paths are (core/bash_paths.py). A
+program that writes a file it names in its own language (`python -c "open('k','w')"`, `patch`) is not
 read, as a program that deletes one is not an `rm` (docs/permissions.md, "Rules are not a sandbox")."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from contextual.core.shell.nodes import Word, command_name
 from contextual.core.shell.parse import parse_command
 
 _EACH_OPERAND = frozenset({"tee", "truncate", "shred", "rm", "unlink", "mv"})
+_GIT_WRITES = frozenset({"checkout", "restore", "rm", "mv"})
 _DESTINATION = frozenset({"cp", "install", "ln"})
 # options of those programs that take the next word as their value (so it is not an operand)
 _VALUE_OPTIONS = {"truncate": {"-s", "-r", "--size", "--reference"}, "shred": {"-n", "-s", "--iterations", "--size"},
@@ -37,6 +38,12 @@ def _written_by(words: tuple[Word, ...]) -> list[str]:
     program = command_name(words[0])
     if program == "dd":
         return [w[3:] for w in words[1:] if isinstance(w, str) and w.startswith("of=")]
+    if program == "git":
+        # `git checkout -- k`, `git restore k`, `git rm k`, `git mv a k`: each word after the sub-command may be a
+        # file it writes or removes (a branch name as well: matched against the rules, it names no protected file)
+        rest = [w for w in words[1:] if isinstance(w, str) and not w.startswith("-")]
+        at = next((i for i, w in enumerate(rest) if w in _GIT_WRITES), None)    # past git's own `-C DIR`
+        return rest[at + 1:] if at is not None else []
     if program not in _EACH_OPERAND and program not in _DESTINATION and program != "sed":
         return []
     operands, target = _operands(words[1:], _VALUE_OPTIONS.get(program, set()))

@@ -824,7 +824,10 @@ def test_a_read_deny_rule_covers_a_file_a_bash_line_names_as_bash_reads_it(tmp_p
     # reading the file, or writing elsewhere, is not an edit of it
     ("cat secrets/k", False), ("sed -n p secrets/k", False), ("cp secrets/k copy", False), ("echo x > other", False),
     ("tee out < secrets/k", False), ("truncate -s 0 other", False), ("dd if=secrets/k of=copy", False),
-    ("sed -e s/a/b/ secrets/k", False)])
+    ("sed -e s/a/b/ secrets/k", False),
+    # git's sub-commands that write or remove the paths they name
+    ("git checkout -- secrets/k", True), ("git restore --source HEAD secrets/k", True), ("git rm -q secrets/k", True),
+    ("git -C . mv a secrets/k", True), ("git checkout main", False), ("git status secrets/k", False)])
 def test_an_edit_deny_rule_covers_a_file_a_bash_line_writes(tmp_path, command, denied):
     project = tmp_path / "proj"
     (project / "secrets").mkdir(parents=True)
