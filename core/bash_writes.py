@@ -2,10 +2,11 @@
 
 An output redirection's target (`> secrets/k`, `>> log`, `&> out`) is shell syntax, so a rule holds for it whatever
 the program; beyond that, the programs whose words name the files they write or remove: `tee FILE…`, `sed -i …
-FILE…`, `truncate`/`shred`/`rm`/`unlink` and `mv` (each operand), `cp`/`install`/`ln` (the destination, or `-t
-DIR`), `dd of=FILE`, `git checkout|restore|rm|mv` (their paths). Seen from each folder the line moves to, as a Read rule's paths are (core/bash_paths.py). A
-program that writes a file it names in its own language (`python -c "open('k','w')"`, `patch`) is not
-read, as a program that deletes one is not an `rm` (docs/permissions.md, "Rules are not a sandbox")."""
+FILE…`, `truncate`/`shred`/`rm`/`unlink` and `mv` (each operand), `cp`/`install`/`ln` (the destination, or `-t DIR`),
+`dd of=FILE`, `git checkout|restore|rm|mv` (their paths). Seen from each folder the line moves to, as a Read rule's
+paths are (core/bash_paths.py). A program that writes a file it names in its own language (`python -c
+"open('k','w')"`, `patch`) is not read, as a program that deletes one is not an `rm` (docs/permissions.md, "Rules are
+not a sandbox")."""
 
 from __future__ import annotations
 

@@ -23,12 +23,8 @@ import codecs
 import sys
 from collections.abc import Callable
 from encodings import utf_8
-from typing import TYPE_CHECKING
 
 from contextual.core.textsafe import without_sequences
-
-if TYPE_CHECKING:
-    from typing_extensions import Buffer     # collections.abc's from Python 3.12
 
 PASTE_START = "\x1b[200~"       # what a terminal sends around a bracketed paste (Textual asks for the mode)
 PASTE_END = "\x1b[201~"
@@ -74,7 +70,8 @@ class ReplacingUTF8Decoder(utf_8.IncrementalDecoder):
         super().__init__(errors)
         self._pastes = PasteGuard()
 
-    def decode(self, input: Buffer, final: bool = False) -> str:    # noqa: A002 — codecs' own parameter name
+    # `input`: codecs' own parameter name; bytes, where codecs says any buffer
+    def decode(self, input: bytes, final: bool = False) -> str:  # type: ignore[override]  # noqa: A002
         return self._pastes.feed(super().decode(input, final))
 
     def reset(self) -> None:
