@@ -26,10 +26,11 @@ async def test_rewind_k_forks_before_a_message_and_fork_copies_the_whole_session
             assert app.screen.query_one("#rewind-box").border_title.startswith("Rewind")
             await pilot.press("k")
             assert "Fork: a new session" in str(app.screen.query_one("#rewind-plan").render())
-            assert app.screen.query_one("#rewind-box").border_title.startswith("Fork"), "the title says what enter does"
+            assert app.screen.query_one("#rewind-box").border_title.startswith("Fork"), "the title says what it is"
             # the footer offers what k does now, and no "files too" (a fork leaves the files as they are)
             shown = {b.binding.description for b in app.screen.active_bindings.values() if b.enabled}
             assert "rewrite instead" in shown and "fork instead" not in shown and "files too" not in shown
+            assert "fork there" in shown and "go back there" not in shown       # and what enter does
             await pilot.press("f")
             assert app.screen.restore_files is False
             await pilot.press("k")

@@ -4,7 +4,7 @@ commands less the ones the app does its own way (Theme is /theme; Screenshot sav
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Iterable, Protocol, runtime_checkable
 
 from textual.app import App, SystemCommand
 from textual.command import CommandList, CommandPalette, DiscoveryHit, Hit, Hits, Provider
@@ -20,6 +20,15 @@ class CommandRunner(Protocol):
     async def run_command(self, command: commands.Command, argument: str) -> None: ...
 
 
+# the one row over a screen other than the main one: it runs nothing (choosing it only closes the palette)
+NOT_HERE = "Slash commands run from the main screen"
+NOT_HERE_HELP = "close this and the screen under it (esc, esc), then run it there"
+
+
+def _nothing() -> None:
+    """The hint's row runs nothing."""
+
+
 class SlashCommands(Provider):
     """The slash commands in Textual's command palette, listed before anything is typed."""
 
@@ -28,22 +37,32 @@ class SlashCommands(Provider):
     # Each entry reads as Textual's own do ("Screenshot" over "Save an SVG…"): the command as typed, with its
     # arguments, over what it does. The arguments came under the description, after its wrapped end.
     async def discover(self) -> Hits:
-        for command in self._offered():
+        if not self._over_main():
+            yield DiscoveryHit(NOT_HERE, _nothing, help=NOT_HERE_HELP)
+            return
+        for command in commands.all_commands():
             yield DiscoveryHit(unparsed(command.with_usage), self._runner(command), help=unparsed(command.help))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for command in self._offered():
+        if not self._over_main():
+            # `/compact` typed over /help said "No matches found", and not why: one row that says it instead (for a
+            # command's name only: its help's many letters matched nearly anything, "keys" too)
+            score = max((matcher.match(c.name) for c in commands.all_commands()), default=0)
+            if score > 0 or query.lstrip().startswith("/"):
+                yield Hit(max(score, 0.01), NOT_HERE, _nothing, help=NOT_HERE_HELP)
+            return
+        for command in commands.all_commands():
             score = matcher.match(f"{command.name} {command.help}")
             if score > 0:
                 yield Hit(score, plain_highlight(matcher, command.with_usage), self._runner(command),
                           help=unparsed(command.help))
 
-    def _offered(self) -> Sequence[commands.Command]:
-        """The slash commands, where the palette was opened over the main screen. Over another (/help, a dialog)
-        one opened its own screen on top of it (/compact's dialog over /help) or acted behind it: they run from
-        where they are typed, as the main screen's keys do (ctrl+k, ctrl+l: the app's MAIN_ONLY)."""
-        return commands.all_commands() if self.screen is self.app.screen_stack[0] else ()
+    def _over_main(self) -> bool:
+        """Whether the palette was opened over the main screen. Over another (/help, a dialog) a slash command
+        opened its own screen on top of it (/compact's dialog over /help) or acted behind it: they run from where
+        they are typed, as the main screen's keys do (ctrl+k, ctrl+l: the app's MAIN_ONLY)."""
+        return self.screen is self.app.screen_stack[0]
 
     def _runner(self, command: commands.Command) -> Callable[[], Any]:
         app = self.app

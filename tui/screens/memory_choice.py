@@ -35,7 +35,7 @@ class MemoryChoice(ModalScreen[str | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#memory-box").border_title = "Remember · esc cancels"
+        self.query_one("#memory-box").border_title = "Remember"        # its keys: the footer
         self.query_one("#project", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -17,7 +17,9 @@ from textual.widgets.option_list import Option
 
 class ModelPicker(ModalScreen[str | None]):
     CSS_PATH = stylesheet(__name__)
-    BINDINGS = [Binding("escape", "dismiss(None)", "close")]
+    # priority: the list's own enter (its select, not shown) hid this one from the footer
+    BINDINGS = [Binding("enter", "switch", "switch for the next turns", priority=True),
+                Binding("escape", "dismiss(None)", "close")]
 
     def __init__(self, config: Config, names: list[str], problem: str = "") -> None:
         super().__init__()
@@ -40,14 +42,20 @@ class ModelPicker(ModalScreen[str | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        # no list (the server has none to give): nothing to pick, so the title promises no enter
-        self.query_one("#model-box").border_title = ("Model · enter switches for the next turns" if self.names
-                                                     else "Model · /model NAME switches · esc closes")
+        # no list (the server has none to give): nothing to pick, so the title says how to switch (the footer
+        # offers no enter then); its keys are the footer's
+        self.query_one("#model-box").border_title = "Model" if self.names else "Model · /model NAME switches"
         models = self.query_one(OptionList)
         models.display = bool(self.names)
         if self.names:
             models.highlighted = self.names.index(self.config.model) if self.config.model in self.names else 0
             models.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return bool(self.names) if action == "switch" else True
+
+    def action_switch(self) -> None:
+        self.query_one(OptionList).action_select()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -144,7 +144,7 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
 
     def on_mount(self) -> None:
         self._opened_at = self.clock()
-        self.query_one("#permission-box").border_title = "Permission · esc stops the turn"
+        self.query_one("#permission-box").border_title = "Permission"        # its keys: the footer
         self.query_one("#permission-note").display = False
         self.query_one("#allow_once", Button).focus()
         preview = self.query_one("#permission-preview", VerticalScroll)

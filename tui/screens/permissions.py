@@ -90,9 +90,8 @@ class PermissionsScreen(ModalScreen[None]):
         row = listing.rules.index(keep) if keep is not None and keep in listing.rules else at
         table.move_cursor(row=max(0, min(row, len(listing.rules) - 1)))
         table.display = bool(listing.rules)
-        # `d` only where there is a rule to remove: the footer hides it then, and so does the title
-        self.query_one("#rules-box").border_title = \
-            f"Permissions · a adds{' · d removes' if listing.rules else ''} · esc closes"
+        # `d` only where there is a rule to remove: the footer hides it then (check_action)
+        self.query_one("#rules-box").border_title = "Permissions"         # its keys: the footer
         self.show_detail()
         self.refresh_bindings()
         self.refit()

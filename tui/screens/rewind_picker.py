@@ -20,7 +20,10 @@ from textual.widgets.option_list import Option
 
 class RewindPicker(ModalScreen[tuple[str, bool] | None]):
     CSS_PATH = stylesheet(__name__)
-    BINDINGS = [Binding("escape", "dismiss(None)", "cancel"), Binding("f", "toggle_files", "files too"),
+    # priority: the list's own enter (its select, not shown) hid these from the footer; one or the other shows
+    BINDINGS = [Binding("enter", "pick", "go back there", priority=True),
+                Binding("enter", "pick_fork", "fork there", priority=True),
+                Binding("escape", "dismiss(None)", "cancel"), Binding("f", "toggle_files", "files too"),
                 Binding("k", "fork", "fork instead"), Binding("k", "rewrite", "rewrite instead")]
 
     def __init__(self, messages: list[Any], changed_files: set[str], summarised: set[str] | None = None) -> None:
@@ -54,16 +57,15 @@ class RewindPicker(ModalScreen[tuple[str, bool] | None]):
         self.query_one(OptionList).focus()
 
     def _plan(self) -> None:
-        self.query_one("#rewind-box").border_title = (
-            "Fork · enter: a new session before the message · k: rewrite instead" if self.fork
-            else "Rewind · enter: back to before the message · f: files too · k: fork")
+        # the keys (what enter does too) are the footer's; the line below says what the choice does
+        self.query_one("#rewind-box").border_title = f"{'Fork' if self.fork else 'Rewind'} · your messages, newest first"
         if self.fork:
             self.query_one("#rewind-plan", Static).update(Text(
                 "Fork: a new session holds the conversation before the chosen message; this one and the files stay "
-                "as they are (k: rewrite this session instead).", style="bold"))
+                "as they are.", style="bold"))
             return
         files = ("and the files the agent changed since then are restored" if self.restore_files
-                 else "files stay as they are (f: restore them too)")
+                 else "files stay as they are")
         summarised = (" ◆ summarised: a compaction replaced it with its summary; going back to it restores the "
                       "conversation before it from the session file and undoes the later compactions."
                       if self.summarised else "")
@@ -72,11 +74,17 @@ class RewindPicker(ModalScreen[tuple[str, bool] | None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # a fork leaves the files as they are: no "files too" there; `k`'s footer says where it goes back to
-        if action in ("toggle_files", "fork"):
+        if action in ("toggle_files", "fork", "pick"):
             return not self.fork
-        if action == "rewrite":
+        if action in ("rewrite", "pick_fork"):
             return self.fork
         return True
+
+    def action_pick(self) -> None:
+        self.query_one(OptionList).action_select()
+
+    def action_pick_fork(self) -> None:
+        self.action_pick()
 
     def action_fork(self) -> None:
         self._set_fork(True)

@@ -42,7 +42,9 @@ class SessionPicker(ModalScreen[str | None]):
     """Dismisses with the chosen session id, or None."""
 
     CSS_PATH = stylesheet(__name__)
-    BINDINGS = [Binding("escape", "close", "close"), Binding("ctrl+t", "rename", "rename"),
+    # priority: the table's own enter (its select, not shown) hid this one from the footer
+    BINDINGS = [Binding("enter", "pick", "resume", priority=True), Binding("escape", "close", "close"),
+                Binding("ctrl+t", "rename", "rename"),
                 Binding("backspace", "unfilter", "edit filter", show=False)]
 
     def __init__(self, sessions: list[Any], remembered: Remembered | None = None, current: str | None = None) -> None:
@@ -67,7 +69,7 @@ class SessionPicker(ModalScreen[str | None]):
         return self.titles.get(str(info.id)) or getattr(info, "first_prompt", "") or ""
 
     def on_mount(self) -> None:
-        self.query_one("#picker-box").border_title = "Resume · type to filter · enter picks · ctrl+t renames"
+        self.query_one("#picker-box").border_title = "Resume · type to filter"     # its keys: the footer
         self.query_one("#picker-title").display = False
         self.query_one("#picker-filter").display = False
         self.query_one("#picker-legend").display = any(getattr(info, "last_failed", False) for info in self.sessions)
@@ -177,6 +179,11 @@ class SessionPicker(ModalScreen[str | None]):
         self.dismiss(None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("rename", "unfilter") and self.is_mounted and self.query_one("#picker-title").display:
-            return None      # typing a title: its keys are the input's
+        if action in ("rename", "unfilter", "pick") and self.is_mounted and self.query_one("#picker-title").display:
+            return None      # typing a title: its keys are the input's (enter saves it)
+        if action == "pick":
+            return bool(self.shown)      # no row: nothing to resume
         return True
+
+    def action_pick(self) -> None:
+        self.query_one(DataTable).action_select_cursor()
