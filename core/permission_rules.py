@@ -292,11 +292,7 @@ class PermissionRules:
         if not reads:
             return None
         from contextual.core.bash_paths import named_paths
-        for candidate in named_paths(command, root):
-            rule = next((r for r in reads if r.matches("Read", {"file_path": candidate}, root, deny=True)), None)
-            if rule is not None:
-                return rule
-        return None
+        return _covering(reads, "Read", named_paths(command, root), root)
 
     def _written_by(self, command: str, root: str) -> Rule | None:
         """The Edit or Write deny rule covering a file the command line writes: an output redirection's target
@@ -305,11 +301,7 @@ class PermissionRules:
         if not edits:
             return None
         from contextual.core.bash_writes import written_paths
-        for candidate in written_paths(command, root):
-            rule = next((r for r in edits if r.matches("Write", {"file_path": candidate}, root, deny=True)), None)
-            if rule is not None:
-                return rule
-        return None
+        return _covering(edits, "Write", written_paths(command, root), root)
 
     def withholds(self, rel: str, root: str) -> bool:
         """Whether a Read deny rule covers this project-relative path: its contents and name are not shown by
@@ -325,6 +317,11 @@ class PermissionRules:
             return found
         cover = bash_cover(self.allow, command)
         return cover[0] if cover else None
+
+
+def _covering(rules: list[Rule], tool: str, paths: list[str], root: str) -> Rule | None:
+    """The first deny rule covering one of `paths` (in their order) as a call of `tool` on that file."""
+    return next((r for path in paths for r in rules if r.matches(tool, {"file_path": path}, root, deny=True)), None)
 
 
 def bash_cover(rules: tuple[Rule, ...], command: str) -> list[Rule]:
