@@ -91,14 +91,21 @@ def _glob_words(command: str, commands: tuple[tuple[Word, ...], ...], folders: l
         words = shlex.split(command, comments=True)
     except ValueError:
         words = command.split()
+    # `$(cat .en?)`, `bash -c 'cat .en?'`: the pieces of a word too; a variable's value given on the line
+    # (`X=.env; cat $X`, `${X:-.env}`)
+    pieces = dict.fromkeys(p for word in words for piece in (word, *PIECES.split(word), DEFAULT.sub(r"\1", word))
+                           for p in (piece, piece.partition("=")[2]) if p)
+    return expand_words(list(pieces), command, commands, folders)
+
+
+def expand_words(pieces: list[str], command: str, commands: tuple[tuple[Word, ...], ...],
+                 folders: list[str]) -> list[str]:
+    """Each word as bash expands its braces and globs in the project now, from each folder; a plain word as it
+    is. The line (`command`, its `commands`) may turn on `dotglob` or `nocaseglob` (see _glob_words)."""
     said = re.sub(r"[\"'\\]", "", command) + " " + " ".join(w for c in commands for w in c if w is not None)
     unknown_shopt = any(c and c[0] == "shopt" and None in c for c in commands)
     hidden = unknown_shopt or any(name in said for name in ("dotglob", "GLOBIGNORE", "BASHOPTS"))
     nocase = unknown_shopt or any(name in said for name in ("nocaseglob", "BASHOPTS"))
-    # `$(cat .en?)`, `bash -c 'cat .en?'`: the pieces of a word too; a variable's value given on the line
-    # (`X=.env; cat $X`, `${X:-.env}`)
-    pieces = dict.fromkeys(p for word in words for piece in (word, *_PIECES.split(word), _DEFAULT.sub(r"\1", word))
-                           for p in (piece, piece.partition("=")[2]) if p)
     out: list[str] = []
     for word in pieces:
         for pattern in _braces(word):
@@ -113,8 +120,8 @@ def _glob_words(command: str, commands: tuple[tuple[Word, ...], ...], folders: l
 
 
 _EXTGLOB = re.compile(r"[@!+*?]\(")
-_DEFAULT = re.compile(r"\$\{\w+:?[-=+?]([^{}]*)\}")         # `${X:-WORD}`: WORD where X is unset (or set, for `+`)
-_PIECES = re.compile(r"[\s;&|<>()`]+")
+DEFAULT = re.compile(r"\$\{\w+:?[-=+?]([^{}]*)\}")         # `${X:-WORD}`: WORD where X is unset (or set, for `+`)
+PIECES = re.compile(r"[\s;&|<>()`]+")
 
 
 def _python_glob(pattern: str, nocase: bool) -> str:

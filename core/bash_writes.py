@@ -1,82 +1,309 @@
 """The files a Bash line writes, as far as its words say: for Edit and Write deny rules (core/permission_rules.py).
 
 An output redirection's target (`> secrets/k`, `>> log`, `&> out`) is shell syntax, so a rule holds for it whatever
-the program; beyond that, the programs whose words name the files they write or remove: `tee FILE…`, `sed -i …
-FILE…`, `truncate`/`shred`/`rm`/`unlink` and `mv` (each operand), `cp`/`install`/`ln` (the destination, or `-t DIR`),
-`dd of=FILE`, `git checkout|restore|rm|mv` (their paths). Seen from each folder the line moves to, as a Read rule's
-paths are (core/bash_paths.py). A program that writes a file it names in its own language (`python -c
-"open('k','w')"`, `patch`) is not read, as a program that deletes one is not an `rm` (docs/permissions.md, "Rules are
-not a sandbox")."""
+the program; beyond that, the programs of _PROGRAMS, whose words name the files they write, create or remove (an
+operand, a destination, an option's value, in any spelling getopt takes: `-t DIR`, `-rtDIR`, `--target=DIR`),
+`find … -delete`/`-exec rm {}` (its starting points) and git's `checkout|restore|rm|mv` (their paths). A folder
+removed, moved or restored (`rm -r d`, `mv d x`, `git checkout .`) is a *tree*: a rule covering anything below it
+holds. Seen from each folder the line moves to, as a Read rule's paths are (core/bash_paths.py). A target only
+known when it runs (`> $F`, `rm *`) is guessed from the line: its glob and brace words as the project is now, the
+values it gives variables; a line that cannot be read (opaque) is taken to write any path it names. A program
+that writes a file it names in its own language or data (`python -c "open('k','w')"`, `git apply`, `tar x`
+without `-C`) is not read, as a program that deletes one is not an `rm` (docs/permissions.md, "Rules are not a
+sandbox")."""
 
 from __future__ import annotations
 
-from contextual.core.bash_paths import folders_of, in_folders
+import itertools
+import os
+import re
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from contextual.core.bash_paths import DEFAULT, PIECES, expand_words, folders_of, in_folders, named_paths
 from contextual.core.shell.nodes import Word, command_name
-from contextual.core.shell.parse import parse_command
-
-_EACH_OPERAND = frozenset({"tee", "truncate", "shred", "rm", "unlink", "mv"})
-_GIT_WRITES = frozenset({"checkout", "restore", "rm", "mv"})
-_DESTINATION = frozenset({"cp", "install", "ln"})
-# options of those programs that take the next word as their value (so it is not an operand)
-_VALUE_OPTIONS = {"truncate": {"-s", "-r", "--size", "--reference"}, "shred": {"-n", "-s", "--iterations", "--size"},
-                  "cp": {"-S", "--suffix"}, "install": {"-m", "-o", "-g", "-S", "--mode", "--owner", "--group",
-                                                        "--suffix"},
-                  "ln": {"-S", "--suffix"}, "mv": {"-S", "--suffix"}, "sed": {"-e", "-f", "-l", "--expression",
-                                                                                "--file", "--line-length"}}
+from contextual.core.shell.parse import ShellParse, parse_command
 
 
-def written_paths(command: str, root: str) -> list[str]:
+@dataclass(frozen=True)
+class Writes:
+    files: tuple[str, ...]        # full paths the line writes, creates or removes
+    trees: tuple[str, ...]        # full paths it removes, moves or restores with all below them
+
+
+def _set(*words: str) -> frozenset[str]:
+    return frozenset(" ".join(words).split())
+
+
+@dataclass(frozen=True)
+class _Program:
+    """How a program's words name what it writes."""
+    operands: str = ""                          # each | destination | last | second | first | script ("": none)
+    values: frozenset[str] = frozenset()        # options taking a value: the next word, `-xV` or `--long=V`
+    outputs: frozenset[str] = frozenset()       # options whose value is a file written
+    into: frozenset[str] = frozenset()          # options whose value is a folder written into
+    attached: frozenset[str] = frozenset()      # options whose value, optional, is only attached (`sed -i.bak`)
+    only: frozenset[str] = frozenset()          # operands count only with one of these (`sed -i`)
+    never: frozenset[str] = frozenset()         # nor with one of these (`gzip -c`)
+    scripts: frozenset[str] = frozenset()       # options giving the script (else it is the first operand)
+    tree: bool = False                          # an operand goes with all below it (`rm -r`, `mv`)
+    when: dict[str, frozenset[str]] = field(default_factory=dict)  # an output or folder counting only with these
+    each_with: frozenset[str] = frozenset()     # with one of these each operand is written (`install -d`)
+
+    def known(self) -> frozenset[str]:
+        """Every option named here: a long one may be given by an unambiguous prefix (`--target=DIR`)."""
+        return self.values | self.outputs | self.into | self.attached | self.only | self.never | self.scripts \
+            | self.each_with
+
+
+_COMPRESS = _Program("each", _set("-S --suffix -b --block-size -T --threads --memlimit -L --level -o"),
+                     never=_set("-c --stdout --to-stdout -l --list -t --test"), tree=True)
+
+
+def _in_place(values: str, scripts: str) -> _Program:
+    """`sed -i`, `perl -pi`, `ruby -i`: the files after the script (or each, with `-e`) are edited in place."""
+    return _Program("script", _set(values), attached=_set("-i --in-place"), only=_set("-i --in-place"),
+                    scripts=_set(scripts))
+
+
+_TAR_CREATE, _TAR_EXTRACT = _set("-c --create -r --append -u --update -A --catenate --concatenate"), \
+    _set("-x --extract --get")
+_PROGRAMS: dict[str, _Program] = {
+    "tee": _Program("each"), "unlink": _Program("each"), "rmdir": _Program("each"),
+    "rm": _Program("each", tree=True),
+    "truncate": _Program("each", _set("-s -r --size --reference")),
+    "shred": _Program("each", _set("-n -s --iterations --size --random-source")),
+    "touch": _Program("each", _set("-d -r -t --date --reference")),
+    "mkdir": _Program("each", _set("-m --mode --context")),
+    "mv": _Program("destination", _set("-S --suffix"), into=_set("-t --target-directory"), tree=True),
+    "cp": _Program("destination", _set("-S --suffix"), into=_set("-t --target-directory")),
+    "ln": _Program("destination", _set("-S --suffix"), into=_set("-t --target-directory")),
+    "install": _Program("destination", _set("-m -o -g -S --mode --owner --group --suffix --strip-program"),
+                        into=_set("-t --target-directory"), each_with=_set("-d --directory")),
+    "rsync": _Program("last", _set("-e --rsh -f --filter --exclude --include -T --temp-dir --log-file "
+                                   "--partial-dir --backup-dir --compare-dest --copy-dest --link-dest")),
+    "scp": _Program("last", _set("-P -i -o -F -c -l -S -J -D -X")),
+    "sed": _in_place("-e -f -l --expression --file --line-length", "-e -f --expression --file"),
+    "perl": _in_place("-e -E -x", "-e -E"), "ruby": _in_place("-e -r -I -C -F -E --encoding", "-e"),
+    "sort": _Program(values=_set("-k -t -S -T --key --field-separator --buffer-size --temporary-directory "
+                                 "--parallel --files0-from --batch-size --compress-program --random-source"),
+                     outputs=_set("-o --output")),
+    "uniq": _Program("second", _set("-f -s -w --skip-fields --skip-chars --check-chars --group --all-repeated")),
+    "split": _Program("second", _set("-a -b -C -l -n -t --suffix-length --additional-suffix --bytes "
+                                     "--line-bytes --lines --number --separator --filter --numeric-suffixes "
+                                     "--hex-suffixes")),
+    "patch": _Program("first", _set("-i -p -d -r -B -D -F -V -z -Y -g --input --strip --directory "
+                                    "--reject-file --prefix --ifdef --fuzz --version-control --suffix "
+                                    "--basename-prefix --get"), outputs=_set("-o --output"),
+                     never=_set("-o --output")),      # `patch -o OUT FILE` writes OUT, not FILE
+    "curl": _Program(values=_set("-A -b -d -e -E -F -H -K -m -r -T -u -U -w -x -X -y -Y -z --data --header "
+                                 "--user --request --user-agent --cookie --max-time --config --form --url"),
+                     outputs=_set("-o -c -D --output --cookie-jar --dump-header --trace --trace-ascii --stderr "
+                                  "--etag-save --libcurl"), into=_set("--output-dir")),
+    "wget": _Program(values=_set("-e -i -B -t -T -w -Q -U -l -A -R -D -I -X --execute --input-file --tries "
+                                 "--timeout --wait --quota --user-agent --level --accept --reject --domains"),
+                     outputs=_set("-O -o -a --output-document --output-file --append-output "
+                                  "--save-cookies --save-headers"), into=_set("-P --directory-prefix")),
+    "unzip": _Program(values=_set("-x -P"), into=_set("-d")),
+    "tar": _Program(values=_set("-b -H -K -N -g -V -T -X --files-from --exclude-from --format --newer "
+                                "--blocking-factor --listed-incremental --label"),
+                    outputs=_set("-f --file"), into=_set("-C --directory"),
+                    only=_TAR_CREATE | _TAR_EXTRACT,
+                    when={"-f": _TAR_CREATE, "--file": _TAR_CREATE, "-C": _TAR_EXTRACT,
+                          "--directory": _TAR_EXTRACT}),
+    **{name: _COMPRESS for name in ("gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma",
+                                    "zstd", "unzstd", "compress", "uncompress", "lzip", "pigz")},
+}
+_FIND_ACTIONS = _set("-exec -execdir -ok -okdir")
+_FIND_OUTPUTS = _set("-fprint -fprint0 -fprintf -fls")
+_GIT_WRITES = _set("checkout restore rm mv")
+_GIT_VALUES = _set("-C -c --git-dir --work-tree --namespace --exec-path --config-env")
+_GLOB = re.compile(r"[*?[{]")
+TREE_ENTRIES = 2000           # entries looked through below a tree before it is taken to hold a protected file
+
+
+def written_paths(command: str, root: str) -> Writes:
     """Every path the line may write, once each, as seen from the folders it moves to."""
     parsed = parse_command(command)
     folders = folders_of(parsed.commands, root)
-    named = [*parsed.written, *(p for words in parsed.commands for p in _written_by(words))]
-    return list(dict.fromkeys(full for p in named if p for full in in_folders(p, folders)))
+    files: list[Word] = [*parsed.written]
+    trees: list[Word] = []
+    for words in parsed.commands:
+        found, removed = _written_by(words)
+        files += found
+        trees += removed
+    if parsed.opaque:          # not read as bash reads it: any path it names
+        trees += named_paths(command, root)
+    if parsed.writes_unknown or None in files or None in trees:
+        trees += _guessed(command, parsed, folders)
+    return Writes(*(tuple(dict.fromkeys(full for p in named if p for full in in_folders(p, folders)))
+                    for named in (files, trees)))
 
 
-def _written_by(words: tuple[Word, ...]) -> list[str]:
+def _guessed(command: str, parsed: ShellParse, folders: list[str]) -> list[str]:
+    """A target only known when the line runs, as its words may make it: glob and brace words as the project is
+    now (`> secre*/k`, `rm -rf *`), values the line gives variables (`F=secrets/k; > $F`, `${F:-secrets/k}`)."""
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError:
+        words = command.split()
+    pieces = [p for w in words for p in PIECES.split(w) if p]
+    chosen = [p for p in pieces if _GLOB.search(p) and "$" not in p]
+    chosen += [value for w in words for value in DEFAULT.findall(w)]
+    chosen += [p.partition("=")[2] for p in pieces if re.match(r"[A-Za-z_]\w*=", p)]
+    return expand_words(chosen, command, parsed.commands, folders)
+
+
+def _written_by(words: tuple[Word, ...]) -> tuple[list[Word], list[Word]]:
+    """What one simple command writes: (files, trees); None where a word is only known when it runs."""
     if not words or not isinstance(words[0], str):
-        return []
+        return [], []
     program = command_name(words[0])
     if program == "dd":
-        return [w[3:] for w in words[1:] if isinstance(w, str) and w.startswith("of=")]
+        return [w[3:] for w in words[1:] if isinstance(w, str) and w.startswith("of=")], []
     if program == "git":
-        # `git checkout -- k`, `git restore k`, `git rm k`, `git mv a k`: each word after the sub-command may be a
-        # file it writes or removes (a branch name as well: matched against the rules, it names no protected file)
-        rest = [w for w in words[1:] if isinstance(w, str) and not w.startswith("-")]
-        at = next((i for i, w in enumerate(rest) if w in _GIT_WRITES), None)    # past git's own `-C DIR`
-        return rest[at + 1:] if at is not None else []
-    if program not in _EACH_OPERAND and program not in _DESTINATION and program != "sed":
-        return []
-    operands, target = _operands(words[1:], _VALUE_OPTIONS.get(program, set()))
-    if program == "sed":
-        in_place = any(isinstance(w, str) and (w.startswith("-i") or w.startswith("--in-place") or
-                                                (w.startswith("-") and not w.startswith("--") and "i" in w))
-                       for w in words[1:])
-        script_given = any(w in ("-e", "-f", "--expression", "--file") or (isinstance(w, str) and (
-            w.startswith("--expression=") or w.startswith("--file="))) for w in words[1:])
-        return (operands if script_given else operands[1:]) if in_place else []
-    if program in _DESTINATION:
-        return [target] if target else operands[-1:] if len(operands) > 1 else []
-    return operands
+        return [], _git(words[1:])
+    if program == "find":
+        return _find(words[1:])
+    spec = _PROGRAMS.get(program)
+    if spec is None:
+        return [], []
+    rest = words[1:]
+    if program == "tar" and rest and isinstance(rest[0], str) and not rest[0].startswith("-"):
+        rest = ("-" + rest[0], *rest[1:])           # `tar cf out .`: the old spelling, a bundle without its `-`
+    seen, valued, operands = _options(rest, spec)
+    files = [v for o, v in valued if o in spec.outputs and seen & spec.when.get(o, frozenset({o}))]
+    into = [v for o, v in valued if o in spec.into and seen & spec.when.get(o, frozenset({o}))]
+    files += into if spec.operands != "destination" else []       # `unzip -d DIR`, `tar -x -C DIR`
+    if (spec.only and not seen & spec.only) or seen & spec.never:
+        return files, []
+    named = _named(spec, seen, operands, into)
+    if spec.tree:                   # `rm -r d`, `mv d x`: what is removed or moved goes with all below it
+        moved = operands[:-1] if spec.operands == "destination" and not into else operands
+        kept = named if spec.operands == "destination" else []
+        return files + kept + _unsuffixed(spec, operands), list(moved)
+    return files + named + _unsuffixed(spec, operands), []
 
 
-def _operands(words: tuple[Word, ...], value_options: set[str]) -> tuple[list[str], str]:
-    """The words that are not options (nor an option's value), and the value of `-t`/`--target-directory`."""
-    out: list[str] = []
-    target, i, options_end = "", 0, False
+def _named(spec: _Program, seen: set[str], operands: list[Word], into: list[Word]) -> list[Word]:
+    mode = spec.operands
+    if mode == "each" or seen & spec.each_with:
+        return list(operands)
+    if mode == "script":
+        return list(operands if seen & spec.scripts else operands[1:])
+    if mode in ("second", "first"):
+        return list(operands[1:2] if mode == "second" else operands[:1])
+    if mode in ("destination", "last"):
+        sources, dest = (operands, into[-1]) if into else (operands[:-1], operands[-1] if len(operands) > 1 else "")
+        if not isinstance(dest, str):
+            return [None]
+        if not dest or (mode == "last" and ":" in dest):         # `scp a host:b`: not here
+            return list(into)
+        # `cp a/k secrets`: a folder destination receives each source under its own name
+        inside = [os.path.join(dest, os.path.basename(s.rstrip("/"))) if isinstance(s, str) else None
+                  for s in sources]
+        return [dest, *inside]
+    return []
+
+
+def _unsuffixed(spec: _Program, operands: list[Word]) -> list[Word]:
+    """`gunzip secrets/k.gz` writes secrets/k."""
+    return [os.path.splitext(o)[0] for o in operands if isinstance(o, str)] if spec is _COMPRESS else []
+
+
+def _options(words: tuple[Word, ...], spec: _Program) -> tuple[set[str], list[tuple[str, Word]], list[Word]]:
+    """The options seen (`-x`, `--long`), those given a value, and the operands, as getopt reads them: bundles
+    (`-rtDIR`), `--long=V`, a long option's unambiguous prefix (`--target=DIR`), `--` ending options."""
+    known, takes_value = spec.known(), spec.values | spec.outputs | spec.into
+    seen: set[str] = set()
+    valued: list[tuple[str, Word]] = []
+    operands: list[Word] = []
+    i, ended = 0, False
     while i < len(words):
         word = words[i]
-        if isinstance(word, str) and not options_end and word.startswith("-") and word != "-":
-            if word == "--":
-                options_end = True
-            elif word in ("-t", "--target-directory") and i + 1 < len(words) and isinstance(words[i + 1], str):
-                target = str(words[i + 1])
-                i += 1
-            elif word.startswith("--target-directory="):
-                target = word.partition("=")[2]
-            elif word in value_options:
-                i += 1
-        elif isinstance(word, str):
-            out.append(word)
         i += 1
-    return out, target
+        if ended or not isinstance(word, str) or not word.startswith("-") or word == "-":
+            operands.append(word)
+            continue
+        if word == "--":
+            ended = True
+        elif word.startswith("--"):
+            name, eq, given = word.partition("=")
+            name = name if name in known else next((k for k in sorted(known) if k.startswith(name)), name)
+            seen.add(name)
+            if eq or name in spec.attached:
+                valued.append((name, given))
+            elif name in takes_value and i < len(words):
+                valued.append((name, words[i]))
+                i += 1
+        else:
+            for at in range(1, len(word)):
+                option = "-" + word[at]
+                seen.add(option)
+                if option in spec.attached:
+                    break
+                if option in takes_value:
+                    value: Word = word[at + 1:]
+                    if not value and i < len(words):
+                        value, i = words[i], i + 1
+                    valued.append((option, value))
+                    break
+    return seen, valued, operands
+
+
+def _git(words: tuple[Word, ...]) -> list[Word]:
+    """`git checkout -- k`, `git restore .`, `git -C sub rm -r d`: each word after the sub-command may be a path
+    it writes or removes (a branch name as well: matched against the rules, it names no protected file)."""
+    folder, i = "", 0
+    while i < len(words) and isinstance(words[i], str) and str(words[i]).startswith("-"):
+        word = str(words[i])
+        if word in _GIT_VALUES and i + 1 < len(words):
+            folder = str(words[i + 1] or "") if word == "-C" else folder
+            i += 1
+        i += 1
+    if i >= len(words) or words[i] not in _GIT_WRITES:
+        return []
+    paths = [w for w in words[i + 1:] if not (isinstance(w, str) and w.startswith("-"))]
+    return [os.path.join(folder, w) if isinstance(w, str) and folder else w for w in paths]
+
+
+def _find(words: tuple[Word, ...]) -> tuple[list[Word], list[Word]]:
+    """`find d -delete`, `find d -exec rm {} +`: its starting points go with all below them; `-fprint FILE`."""
+    at = next((i for i, w in enumerate(words) if isinstance(w, str) and w not in ("-H", "-L", "-P")), len(words))
+    starts: list[Word] = []
+    for word in words[at:]:
+        if isinstance(word, str) and (word[:1] in ("-", "(", "!", ",")):
+            break
+        starts.append(word)
+    files = [words[i + 1] for i, w in enumerate(words[:-1]) if w in _FIND_OUTPUTS]
+    writes = "-delete" in words or any(w in _FIND_ACTIONS and isinstance(p, str) and command_name(p) in _PROGRAMS
+                                      for w, p in zip(words, words[1:]))
+    return files, ((starts or ["."]) if writes else [])
+
+
+def holds_below(tree: str, root: str, spec: str, matches: Callable[[str], bool]) -> bool:
+    """Whether a path rule (its glob, and its test on a full path) covers a tree: the tree, or a path below it —
+    the rule's literal folder (`secrets` of `secrets/**`) inside it, or an entry under it on disk (past
+    TREE_ENTRIES, taken as yes: a tree too large to look through is not let through)."""
+    if matches(tree):
+        return True
+    if not os.path.isdir(tree):
+        return False
+    parts = itertools.takewhile(lambda part: not _GLOB.search(part), spec.removeprefix("./").split("/"))
+    literal, found = os.path.normpath(os.path.join(root, *parts)), {os.path.normpath(tree), os.path.realpath(tree)}
+    if any(_below(literal, t) for t in found):
+        return True
+    if literal != os.path.normpath(root) and not any(_below(t, literal) for t in found):
+        return False
+    entries = 0
+    for folder, names, files in os.walk(tree):
+        for name in [*names, *files]:
+            entries += 1
+            if entries > TREE_ENTRIES or matches(os.path.join(folder, name)):
+                return True
+    return False
+
+
+def _below(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)

@@ -296,12 +296,21 @@ class PermissionRules:
 
     def _written_by(self, command: str, root: str) -> Rule | None:
         """The Edit or Write deny rule covering a file the command line writes: an output redirection's target
-        (`> secrets/k`), or a file `tee`, `sed -i`, `cp`, `mv`, `rm`, `dd of=` … name (core/bash_writes.py)."""
+        (`> secrets/k`), a file `tee`, `sed -i`, `cp`, `mv`, `rm`, `dd of=` … name, or a folder removed or restored
+        with what is below it (`rm -r secrets`, `git checkout .`; core/bash_writes.py)."""
         edits = [r for r in self.deny if r.tool in EDITING_TOOLS and r.spec is not None]
         if not edits:
             return None
-        from contextual.core.bash_writes import written_paths
-        return _covering(edits, "Write", written_paths(command, root), root)
+        from contextual.core.bash_writes import holds_below, written_paths
+        writes = written_paths(command, root)
+        found = _covering(edits, "Write", list(writes.files), root)
+        if found is not None:
+            return found
+        for tree in writes.trees:        # `rm -r d`, `git checkout .`: a protected path below it goes too
+            for rule in edits:
+                if holds_below(tree, root, str(rule.spec), functools.partial(_written_under, rule, root)):
+                    return rule
+        return None
 
     def withholds(self, rel: str, root: str) -> bool:
         """Whether a Read deny rule covers this project-relative path: its contents and name are not shown by
@@ -334,6 +343,10 @@ def bash_cover(rules: tuple[Rule, ...], command: str) -> list[Rule]:
     cover = [next((r for r in bash if r.matches_words(words, deny=False)), None)
              for words in parsed.commands + parsed.latent]       # a latent command runs too: it must be covered
     return [] if None in cover else cover                                       # type: ignore[return-value]
+
+
+def _written_under(rule: Rule, root: str, path: str) -> bool:
+    return rule.matches("Write", {"file_path": path}, root, deny=True)
 
 
 def _relative_paths(path: str, root: str) -> tuple[str | None, str | None]:

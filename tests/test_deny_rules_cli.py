@@ -367,7 +367,8 @@ def test_launchers_of_containers_machines_and_terminals_are_refused_in_bypass_mo
 
 # An Edit deny rule held for the editing tools only: a Bash line replaced, edited or removed the file it protects.
 WRITES = {"keep-1": "echo gone > keep-1", "keep-2": "sed -i s/keep/gone/ keep-2", "keep-3": "echo gone | tee keep-3",
-          "keep-4": "rm keep-4", "keep-5": "cp /dev/null keep-5"}
+          "keep-4": "rm keep-4", "keep-5": "cp /dev/null keep-5", "keep-6": "F=keep-6; echo gone > $F",
+          "keep-7": "sort -o keep-7 /dev/null"}
 
 
 def test_a_bash_line_writing_a_file_an_edit_rule_protects_is_refused_and_the_file_is_unchanged(project: Path):

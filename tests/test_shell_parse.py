@@ -827,12 +827,55 @@ def test_a_read_deny_rule_covers_a_file_a_bash_line_names_as_bash_reads_it(tmp_p
     ("sed -e s/a/b/ secrets/k", False),
     # git's sub-commands that write or remove the paths they name
     ("git checkout -- secrets/k", True), ("git restore --source HEAD secrets/k", True), ("git rm -q secrets/k", True),
-    ("git -C . mv a secrets/k", True), ("git checkout main", False), ("git status secrets/k", False)])
+    ("git -C . mv a secrets/k", True), ("git checkout main", False), ("git status secrets/k", False),
+    # red team (helper-109): `<>`, targets only known when it runs, option spellings getopt takes, folders removed
+    # or restored with what is below them, find's actions, and more programs naming the files they write
+    ("echo x <> secrets/k", True), ("exec 3<>secrets/k", True), ("ls | xargs -I{} sh -c 'echo x > secrets/k'", True),
+    ("echo x > secre*/k", True), ("echo x > secrets/?", True), ("F=secrets/k; echo x > $F", True),
+    ("export F=secrets/k; echo x > \"$F\"", True), ("echo x > ${F:-secrets/k}", True), ("rm -rf *", True),
+    ("F=secrets/k; rm $F", True), ("mv -t secrets a", True), ("mv --target-directory=secrets a", True),
+    ("mv a -t secrets", True), ("cp -rt secrets a", True), ("cp --target=secrets a", True),
+    ("install -d secrets/new", True), ("rm -rf .", True), ("rm -rf ../proj", True), ("mv . ../other", True),
+    ("git checkout .", True), ("git restore .", True), ("git rm -rf .", True), ("git -C secrets checkout k", True),
+    ("find secrets -delete", True), ("find . -exec rm {} +", True), ("find . -fprint secrets/k", True),
+    ("curl -sSLo secrets/k http://x", True), ("curl --output secrets/k http://x", True),
+    ("wget -qO secrets/k http://x", True), ("wget --output-document=secrets/k http://x", True),
+    ("wget -P secrets http://x/k", True), ("sort a -o secrets/k", True), ("sort --out=secrets/k a", True),
+    ("uniq a secrets/k", True), ("split a secrets/k", True), ("gzip secrets/k", True), ("gunzip secrets/k.gz", True),
+    ("unzip a.zip -d secrets", True), ("tar xzf a.tgz -C secrets", True), ("tar -cf secrets/k a", True),
+    ("rsync -a a secrets/k", True), ("scp host:a secrets/k", True), ("touch secrets/new", True),
+    ("mkdir -p secrets/a", True), ("perl -pi -e s/a/b/ secrets/k", True), ("ruby -i -pe 1 secrets/k", True),
+    ("patch secrets/k d.diff", True), ("patch -o secrets/k a d.diff", True), ("cp x/k secrets/", True),
+    ("curl -o out http://x/secrets/k", False), ("wget -O out http://x", False), ("sort -o out secrets/k", False),
+    ("uniq secrets/k out", False), ("split secrets/k out", False), ("gzip -c secrets/k", False),
+    ("unzip -l a.zip", False), ("tar -C secrets -cf out.tar .", False), ("tar -tf secrets/k", False),
+    ("rsync secrets/k out", False), ("scp secrets/k host:k", False), ("touch secretsx/k", False),
+    ("perl -pe s/a/b/ secrets/k", False), ("patch -o out secrets/k d.diff", False), ("rm -rf sub", False),
+    ("find secrets -exec cat {} +", False), ("git -C sub checkout k", False), ("mv a -t sub", False),
+    ("cp -rt sub a", False), ("F=other; echo x > $F", False), ("F=secrets/k; cat $F > out", False),
+    ("echo x > ${F:-other}", False), ("sed -is/a/b/ secrets/k", False)])
 def test_an_edit_deny_rule_covers_a_file_a_bash_line_writes(tmp_path, command, denied):
     project = tmp_path / "proj"
     (project / "secrets").mkdir(parents=True)
     (project / "secrets" / "k").write_text("SECRET\n")
+    (project / "sub").mkdir()
     for rule in ("Edit(secrets/**)", "Write(secrets/**)"):
+        rules = PermissionRules.from_tables({"deny": [rule]})
+        assert (rules.denies("Bash", {"command": command}, str(project)) is not None) is denied, (rule, command)
+
+
+# A folder removed, moved or restored goes with the protected file below it (helper-109): `rm -r secrets` passed
+# `Edit(secrets/k)`, as did `rm -rf .`; a rule with no literal folder (`**/k`) is matched against what is on disk.
+@pytest.mark.parametrize("command, denied", [
+    ("rm -r secrets", True), ("rm -rf .", True), ("mv secrets x", True), ("git checkout -- .", True),
+    ("find . -delete", True), ("cp x/k secrets", True), ("gzip -r secrets", True), ("rm -rf sub", False),
+    ("mv a secrets/j", False), ("rm -r secrets/j", False), ("find sub -delete", False), ("cp a secrets", False)])
+def test_an_edit_deny_rule_covers_a_file_below_a_folder_a_bash_line_removes(tmp_path, command, denied):
+    project = tmp_path / "proj"
+    (project / "secrets" / "j").mkdir(parents=True)
+    (project / "secrets" / "k").write_text("SECRET\n")
+    (project / "sub").mkdir()
+    for rule in ("Edit(secrets/k)", "Write(**/k)"):
         rules = PermissionRules.from_tables({"deny": [rule]})
         assert (rules.denies("Bash", {"command": command}, str(project)) is not None) is denied, (rule, command)
 
