@@ -14,6 +14,7 @@ sandbox")."""
 
 from __future__ import annotations
 
+import fnmatch
 import itertools
 import os
 import re
@@ -30,6 +31,9 @@ from contextual.core.shell.parse import ShellParse, parse_command
 class Writes:
     files: tuple[str, ...]        # full paths the line writes, creates or removes
     trees: tuple[str, ...]        # full paths it removes, moves or restores with all below them
+    # `find START -name PAT … -delete`: the entries below START whose name passes every (pattern, ignore case) test
+    # go, with all below them (holds_named)
+    named: tuple[tuple[str, tuple[tuple[str, bool], ...]], ...] = ()
 
 
 def _set(*words: str) -> frozenset[str]:
@@ -129,16 +133,28 @@ def written_paths(command: str, root: str) -> Writes:
     folders = folders_of(parsed.commands, root)
     files: list[Word] = [*parsed.written]
     trees: list[Word] = []
+    named: list[tuple[Word, tuple[tuple[str, bool], ...]]] = []
     for words in parsed.commands:
+        tests = _find_names(words[1:]) if words and isinstance(words[0], str) and command_name(words[0]) == "find" \
+            else None
         found, removed = _written_by(words)
         files += found
-        trees += removed
+        if tests:           # `find . -name __pycache__ -exec rm -rf {} +`: only what is so named goes
+            named += [(start, tests) for start in removed]
+        else:
+            trees += removed
     if parsed.opaque:          # not read as bash reads it: any path it names
         trees += named_paths(command, root)
     if parsed.writes_unknown or None in files or None in trees:
         trees += _guessed(command, parsed, folders)
-    return Writes(*(tuple(dict.fromkeys(full for p in named if p for full in in_folders(p, folders)))
-                    for named in (files, trees)))
+    if any(start is None for start, _ in named):
+        trees += _guessed(command, parsed, folders)
+
+    def seen_from_folders(paths: list[Word]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(full for p in paths if p for full in in_folders(p, folders)))
+    starts = tuple(dict.fromkeys((full, tests) for start, tests in named if start
+                                 for full in in_folders(start, folders)))
+    return Writes(seen_from_folders(files), seen_from_folders(trees), starts)
 
 
 def _guessed(command: str, parsed: ShellParse, folders: list[str]) -> list[str]:
@@ -282,6 +298,71 @@ def _find(words: tuple[Word, ...]) -> tuple[list[Word], list[Word]]:
     return files, ((starts or ["."]) if writes else [])
 
 
+# find's tests that only narrow which entries its action gets (read as not narrowing: more entries, never fewer)
+_FIND_NARROWING = _set("-type -xtype -maxdepth -mindepth -size -user -group -perm -mtime -mmin -newer")
+_FIND_NAME_TESTS = {"-name": False, "-iname": True}
+
+
+def _find_names(words: tuple[Word, ...]) -> tuple[tuple[str, bool], ...] | None:
+    """The name tests every entry find acts on passes, when its expression is only tests joined by "and" before
+    its action (`find . -name __pycache__ -type d -exec rm -rf {} +`); None when it is anything else (`-o`, `!`,
+    parentheses, `-path`, …: every entry may be acted on)."""
+    tests: list[tuple[str, bool]] = []
+    i = next((k for k, w in enumerate(words) if isinstance(w, str) and w[:1] in ("-", "(", "!")), len(words))
+    while i < len(words):
+        word = words[i]
+        if word in _FIND_NAME_TESTS and i + 1 < len(words) and isinstance(words[i + 1], str):
+            tests.append((str(words[i + 1]), _FIND_NAME_TESTS[str(word)]))
+            i += 2
+        elif word in _FIND_NARROWING and i + 1 < len(words):
+            i += 2
+        elif word in ("-a", "-and", "-depth", "-xdev", "-mount", "-print", "-print0"):
+            i += 1
+        elif word == "-delete" or word in _FIND_ACTIONS:
+            return tuple(tests) or None
+        else:
+            return None
+    return None
+
+
+def holds_named(start: str, tests: tuple[tuple[str, bool], ...], root: str, spec: str,
+                matches: Callable[[str], bool]) -> bool:
+    """Whether a path rule covers what `find START -name PAT … -delete` removes: an entry at or below START whose
+    name passes every test, or a path below such an entry. Only the rule's literal folder is looked through
+    when it is below START (`secrets` of `secrets/**`); else START (past TREE_ENTRIES, taken as yes)."""
+    def named(path: str) -> bool:
+        name = os.path.basename(os.path.normpath(path))
+        return all(fnmatch.fnmatchcase(name.lower(), pattern.lower()) if fold else fnmatch.fnmatchcase(name, pattern)
+                   for pattern, fold in tests)
+
+    start, literal = os.path.normpath(start), _literal(root, spec)
+    between = [start]
+    if literal != os.path.normpath(root) and _below(literal, start):
+        parts = os.path.relpath(literal, start).split(os.sep) if literal != start else []
+        between += [os.path.join(start, *parts[:k]) for k in range(1, len(parts) + 1)]
+        top = literal             # the protected folder goes if it, or a folder above it below START, is so named
+    elif literal != os.path.normpath(root) and not _below(start, literal):
+        return False              # nothing the rule names is below START
+    else:
+        top = start
+    if any(named(p) and holds_below(p, root, spec, matches) for p in between):
+        return True
+    entries = 0
+    for folder, names, files in os.walk(top):
+        for name in [*names, *files]:
+            entries += 1
+            path = os.path.join(folder, name)
+            if entries > TREE_ENTRIES or (named(path) and holds_below(path, root, spec, matches)):
+                return True
+    return False
+
+
+def _literal(root: str, spec: str) -> str:
+    """A path rule's folder before its first glob (`secrets` of `secrets/**`; the root for `**/k`)."""
+    parts = itertools.takewhile(lambda part: not _GLOB.search(part), spec.removeprefix("./").split("/"))
+    return os.path.normpath(os.path.join(root, *parts))
+
+
 def holds_below(tree: str, root: str, spec: str, matches: Callable[[str], bool]) -> bool:
     """Whether a path rule (its glob, and its test on a full path) covers a tree: the tree, or a path below it —
     the rule's literal folder (`secrets` of `secrets/**`) inside it, or an entry under it on disk (past
@@ -290,8 +371,7 @@ def holds_below(tree: str, root: str, spec: str, matches: Callable[[str], bool])
         return True
     if not os.path.isdir(tree):
         return False
-    parts = itertools.takewhile(lambda part: not _GLOB.search(part), spec.removeprefix("./").split("/"))
-    literal, found = os.path.normpath(os.path.join(root, *parts)), {os.path.normpath(tree), os.path.realpath(tree)}
+    literal, found = _literal(root, spec), {os.path.normpath(tree), os.path.realpath(tree)}
     if any(_below(literal, t) for t in found):
         return True
     if literal != os.path.normpath(root) and not any(_below(t, literal) for t in found):

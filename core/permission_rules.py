@@ -301,15 +301,17 @@ class PermissionRules:
         edits = [r for r in self.deny if r.tool in EDITING_TOOLS and r.spec is not None]
         if not edits:
             return None
-        from contextual.core.bash_writes import holds_below, written_paths
+        from contextual.core.bash_writes import holds_below, holds_named, written_paths
         writes = written_paths(command, root)
         found = _covering(edits, "Write", list(writes.files), root)
         if found is not None:
             return found
-        for tree in writes.trees:        # `rm -r d`, `git checkout .`: a protected path below it goes too
-            for rule in edits:
-                if holds_below(tree, root, str(rule.spec), functools.partial(_written_under, rule, root)):
-                    return rule
+        for rule in edits:
+            matches = functools.partial(_written_under, rule, root)
+            # `rm -r d`, `git checkout .`: a protected path below it goes too; `find d -name x -delete`: below x
+            if any(holds_below(tree, root, str(rule.spec), matches) for tree in writes.trees) or any(
+                    holds_named(start, tests, root, str(rule.spec), matches) for start, tests in writes.named):
+                return rule
         return None
 
     def withholds(self, rel: str, root: str) -> bool:

@@ -880,6 +880,25 @@ def test_an_edit_deny_rule_covers_a_file_below_a_folder_a_bash_line_removes(tmp_
         assert (rules.denies("Bash", {"command": command}, str(project)) is not None) is denied, (rule, command)
 
 
+# find's name tests narrow what its action removes: `find . -name __pycache__ -exec rm -rf {} +` was refused under
+# any Edit rule with a folder below `.` (1 of the 3,876 recorded agent commands); it goes only where a protected path
+# is, or is below, an entry so named.
+@pytest.mark.parametrize("command, denied", [
+    ("find . -name __pycache__ -type d -exec rm -rf {} +", False), ("find . -name '*.pyc' -delete", False),
+    ("find . -name k -delete", True), ("find . -iname K -delete", True), ("find . -name secrets -exec rm -rf {} +", True),
+    ("find . -name 'sec*' -type d -exec rm -r {} +", True), ("find secrets -name '*' -delete", True),
+    ("find . -name x -o -name k -delete", True), ("find . -path '*/k' -delete", True), ("find . -delete", True),
+    ("find . -name '*.txt' -exec cat {} +", False)])
+def test_find_removes_only_what_its_name_tests_pass(tmp_path, command, denied):
+    project = tmp_path / "proj"
+    (project / "secrets").mkdir(parents=True)
+    (project / "secrets" / "k").write_text("SECRET\n")
+    (project / "src" / "__pycache__").mkdir(parents=True)
+    for rule in ("Edit(secrets/**)", "Edit(secrets/k)", "Write(**/k)"):
+        rules = PermissionRules.from_tables({"deny": [rule]})
+        assert (rules.denies("Bash", {"command": command}, str(project)) is not None) is denied, (rule, command)
+
+
 # git's help.autocorrect (helper-97): `git -c help.autocorrect=1 psuh` ran `git push` under `Bash(git push:*)`.
 @pytest.mark.parametrize("command, denied", [
     ("git -c help.autocorrect=1 psuh origin main", True), ("git -c help.autocorrect=immediate psuh", True),
