@@ -1,16 +1,16 @@
 """The files a Bash line writes, as far as its words say: for Edit and Write deny rules (core/permission_rules.py).
 
 An output redirection's target (`> secrets/k`, `>> log`, `&> out`) is shell syntax, so a rule holds for it whatever
-the program; beyond that, the programs of _PROGRAMS, whose words name the files they write, create or remove (an
-operand, a destination, an option's value, in any spelling getopt takes: `-t DIR`, `-rtDIR`, `--target=DIR`),
-`find … -delete`/`-exec rm {}` (its starting points) and git's `checkout|restore|rm|mv` (their paths). A folder
-removed, moved or restored (`rm -r d`, `mv d x`, `git checkout .`) is a *tree*: a rule covering anything below it
-holds. Seen from each folder the line moves to, as a Read rule's paths are (core/bash_paths.py). A target only
-known when it runs (`> $F`, `rm *`) is guessed from the line: its glob and brace words as the project is now, the
-values it gives variables; a line that cannot be read (opaque) is taken to write any path it names. A program
-that writes a file it names in its own language or data (`python -c "open('k','w')"`, `git apply`, `tar x`
-without `-C`) is not read, as a program that deletes one is not an `rm` (docs/permissions.md, "Rules are not a
-sandbox")."""
+the program; beyond that, the programs of core/bash_write_programs.py, whose words name the files they write, create
+or remove (an operand, a destination, an option's value, in any spelling getopt takes: `-t DIR`, `-rtDIR`,
+`--target=DIR`), `find … -delete`/`-exec rm {}` (its starting points, narrowed by its name tests) and git's
+`checkout|restore|rm|mv` (their paths). A folder removed, moved or restored (`rm -r d`, `mv d x`, `git checkout .`)
+is a *tree*: a rule covering anything below it holds. Seen from each folder the line moves to, as a Read rule's
+paths are (core/bash_paths.py). A target only known when it runs (`> $F`, `rm *`) is guessed from the line: its glob
+and brace words as the project is now, the values it gives variables; a line that cannot be read (opaque) is taken
+to write any path it names. A program that writes a file it names in its own language or data (`python -c
+"open('k','w')"`, `git apply`, `tar x` without `-C`) is not read, as a program that deletes one is not an `rm`
+(docs/permissions.md, "Rules are not a sandbox")."""
 
 from __future__ import annotations
 
@@ -20,9 +20,11 @@ import os
 import re
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from contextual.core.bash_paths import DEFAULT, PIECES, expand_words, folders_of, in_folders, named_paths
+from contextual.core.bash_write_programs import (COMPRESS, FIND_ACTIONS, FIND_NAME_TESTS, FIND_NARROWING,
+                                                 FIND_OUTPUTS, GIT_VALUES, GIT_WRITES, PROGRAMS, Program)
 from contextual.core.shell.nodes import Word, command_name
 from contextual.core.shell.parse import ShellParse, parse_command
 
@@ -36,93 +38,6 @@ class Writes:
     named: tuple[tuple[str, tuple[tuple[str, bool], ...]], ...] = ()
 
 
-def _set(*words: str) -> frozenset[str]:
-    return frozenset(" ".join(words).split())
-
-
-@dataclass(frozen=True)
-class _Program:
-    """How a program's words name what it writes."""
-    operands: str = ""                          # each | destination | last | second | first | script ("": none)
-    values: frozenset[str] = frozenset()        # options taking a value: the next word, `-xV` or `--long=V`
-    outputs: frozenset[str] = frozenset()       # options whose value is a file written
-    into: frozenset[str] = frozenset()          # options whose value is a folder written into
-    attached: frozenset[str] = frozenset()      # options whose value, optional, is only attached (`sed -i.bak`)
-    only: frozenset[str] = frozenset()          # operands count only with one of these (`sed -i`)
-    never: frozenset[str] = frozenset()         # nor with one of these (`gzip -c`)
-    scripts: frozenset[str] = frozenset()       # options giving the script (else it is the first operand)
-    tree: bool = False                          # an operand goes with all below it (`rm -r`, `mv`)
-    when: dict[str, frozenset[str]] = field(default_factory=dict)  # an output or folder counting only with these
-    each_with: frozenset[str] = frozenset()     # with one of these each operand is written (`install -d`)
-
-    def known(self) -> frozenset[str]:
-        """Every option named here: a long one may be given by an unambiguous prefix (`--target=DIR`)."""
-        return self.values | self.outputs | self.into | self.attached | self.only | self.never | self.scripts \
-            | self.each_with
-
-
-_COMPRESS = _Program("each", _set("-S --suffix -b --block-size -T --threads --memlimit -L --level -o"),
-                     never=_set("-c --stdout --to-stdout -l --list -t --test"), tree=True)
-
-
-def _in_place(values: str, scripts: str) -> _Program:
-    """`sed -i`, `perl -pi`, `ruby -i`: the files after the script (or each, with `-e`) are edited in place."""
-    return _Program("script", _set(values), attached=_set("-i --in-place"), only=_set("-i --in-place"),
-                    scripts=_set(scripts))
-
-
-_TAR_CREATE, _TAR_EXTRACT = _set("-c --create -r --append -u --update -A --catenate --concatenate"), \
-    _set("-x --extract --get")
-_PROGRAMS: dict[str, _Program] = {
-    "tee": _Program("each"), "unlink": _Program("each"), "rmdir": _Program("each"),
-    "rm": _Program("each", tree=True),
-    "truncate": _Program("each", _set("-s -r --size --reference")),
-    "shred": _Program("each", _set("-n -s --iterations --size --random-source")),
-    "touch": _Program("each", _set("-d -r -t --date --reference")),
-    "mkdir": _Program("each", _set("-m --mode --context")),
-    "mv": _Program("destination", _set("-S --suffix"), into=_set("-t --target-directory"), tree=True),
-    "cp": _Program("destination", _set("-S --suffix"), into=_set("-t --target-directory")),
-    "ln": _Program("destination", _set("-S --suffix"), into=_set("-t --target-directory")),
-    "install": _Program("destination", _set("-m -o -g -S --mode --owner --group --suffix --strip-program"),
-                        into=_set("-t --target-directory"), each_with=_set("-d --directory")),
-    "rsync": _Program("last", _set("-e --rsh -f --filter --exclude --include -T --temp-dir --log-file "
-                                   "--partial-dir --backup-dir --compare-dest --copy-dest --link-dest")),
-    "scp": _Program("last", _set("-P -i -o -F -c -l -S -J -D -X")),
-    "sed": _in_place("-e -f -l --expression --file --line-length", "-e -f --expression --file"),
-    "perl": _in_place("-e -E -x", "-e -E"), "ruby": _in_place("-e -r -I -C -F -E --encoding", "-e"),
-    "sort": _Program(values=_set("-k -t -S -T --key --field-separator --buffer-size --temporary-directory "
-                                 "--parallel --files0-from --batch-size --compress-program --random-source"),
-                     outputs=_set("-o --output")),
-    "uniq": _Program("second", _set("-f -s -w --skip-fields --skip-chars --check-chars --group --all-repeated")),
-    "split": _Program("second", _set("-a -b -C -l -n -t --suffix-length --additional-suffix --bytes "
-                                     "--line-bytes --lines --number --separator --filter --numeric-suffixes "
-                                     "--hex-suffixes")),
-    "patch": _Program("first", _set("-i -p -d -r -B -D -F -V -z -Y -g --input --strip --directory "
-                                    "--reject-file --prefix --ifdef --fuzz --version-control --suffix "
-                                    "--basename-prefix --get"), outputs=_set("-o --output"),
-                     never=_set("-o --output")),      # `patch -o OUT FILE` writes OUT, not FILE
-    "curl": _Program(values=_set("-A -b -d -e -E -F -H -K -m -r -T -u -U -w -x -X -y -Y -z --data --header "
-                                 "--user --request --user-agent --cookie --max-time --config --form --url"),
-                     outputs=_set("-o -c -D --output --cookie-jar --dump-header --trace --trace-ascii --stderr "
-                                  "--etag-save --libcurl"), into=_set("--output-dir")),
-    "wget": _Program(values=_set("-e -i -B -t -T -w -Q -U -l -A -R -D -I -X --execute --input-file --tries "
-                                 "--timeout --wait --quota --user-agent --level --accept --reject --domains"),
-                     outputs=_set("-O -o -a --output-document --output-file --append-output "
-                                  "--save-cookies --save-headers"), into=_set("-P --directory-prefix")),
-    "unzip": _Program(values=_set("-x -P"), into=_set("-d")),
-    "tar": _Program(values=_set("-b -H -K -N -g -V -T -X --files-from --exclude-from --format --newer "
-                                "--blocking-factor --listed-incremental --label"),
-                    outputs=_set("-f --file"), into=_set("-C --directory"),
-                    only=_TAR_CREATE | _TAR_EXTRACT,
-                    when={"-f": _TAR_CREATE, "--file": _TAR_CREATE, "-C": _TAR_EXTRACT,
-                          "--directory": _TAR_EXTRACT}),
-    **{name: _COMPRESS for name in ("gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma",
-                                    "zstd", "unzstd", "compress", "uncompress", "lzip", "pigz")},
-}
-_FIND_ACTIONS = _set("-exec -execdir -ok -okdir")
-_FIND_OUTPUTS = _set("-fprint -fprint0 -fprintf -fls")
-_GIT_WRITES = _set("checkout restore rm mv")
-_GIT_VALUES = _set("-C -c --git-dir --work-tree --namespace --exec-path --config-env")
 _GLOB = re.compile(r"[*?[{]")
 TREE_ENTRIES = 2000           # entries looked through below a tree before it is taken to hold a protected file
 
@@ -182,7 +97,7 @@ def _written_by(words: tuple[Word, ...]) -> tuple[list[Word], list[Word]]:
         return [], _git(words[1:])
     if program == "find":
         return _find(words[1:])
-    spec = _PROGRAMS.get(program)
+    spec = PROGRAMS.get(program)
     if spec is None:
         return [], []
     rest = words[1:]
@@ -202,7 +117,7 @@ def _written_by(words: tuple[Word, ...]) -> tuple[list[Word], list[Word]]:
     return files + named + _unsuffixed(spec, operands), []
 
 
-def _named(spec: _Program, seen: set[str], operands: list[Word], into: list[Word]) -> list[Word]:
+def _named(spec: Program, seen: set[str], operands: list[Word], into: list[Word]) -> list[Word]:
     mode = spec.operands
     if mode == "each" or seen & spec.each_with:
         return list(operands)
@@ -223,12 +138,12 @@ def _named(spec: _Program, seen: set[str], operands: list[Word], into: list[Word
     return []
 
 
-def _unsuffixed(spec: _Program, operands: list[Word]) -> list[Word]:
+def _unsuffixed(spec: Program, operands: list[Word]) -> list[Word]:
     """`gunzip secrets/k.gz` writes secrets/k."""
-    return [os.path.splitext(o)[0] for o in operands if isinstance(o, str)] if spec is _COMPRESS else []
+    return [os.path.splitext(o)[0] for o in operands if isinstance(o, str)] if spec is COMPRESS else []
 
 
-def _options(words: tuple[Word, ...], spec: _Program) -> tuple[set[str], list[tuple[str, Word]], list[Word]]:
+def _options(words: tuple[Word, ...], spec: Program) -> tuple[set[str], list[tuple[str, Word]], list[Word]]:
     """The options seen (`-x`, `--long`), those given a value, and the operands, as getopt reads them: bundles
     (`-rtDIR`), `--long=V`, a long option's unambiguous prefix (`--target=DIR`), `--` ending options."""
     known, takes_value = spec.known(), spec.values | spec.outputs | spec.into
@@ -274,11 +189,11 @@ def _git(words: tuple[Word, ...]) -> list[Word]:
     folder, i = "", 0
     while i < len(words) and isinstance(words[i], str) and str(words[i]).startswith("-"):
         word = str(words[i])
-        if word in _GIT_VALUES and i + 1 < len(words):
+        if word in GIT_VALUES and i + 1 < len(words):
             folder = str(words[i + 1] or "") if word == "-C" else folder
             i += 1
         i += 1
-    if i >= len(words) or words[i] not in _GIT_WRITES:
+    if i >= len(words) or words[i] not in GIT_WRITES:
         return []
     paths = [w for w in words[i + 1:] if not (isinstance(w, str) and w.startswith("-"))]
     return [os.path.join(folder, w) if isinstance(w, str) and folder else w for w in paths]
@@ -292,15 +207,10 @@ def _find(words: tuple[Word, ...]) -> tuple[list[Word], list[Word]]:
         if isinstance(word, str) and (word[:1] in ("-", "(", "!", ",")):
             break
         starts.append(word)
-    files = [words[i + 1] for i, w in enumerate(words[:-1]) if w in _FIND_OUTPUTS]
-    writes = "-delete" in words or any(w in _FIND_ACTIONS and isinstance(p, str) and command_name(p) in _PROGRAMS
+    files = [words[i + 1] for i, w in enumerate(words[:-1]) if w in FIND_OUTPUTS]
+    writes = "-delete" in words or any(w in FIND_ACTIONS and isinstance(p, str) and command_name(p) in PROGRAMS
                                       for w, p in zip(words, words[1:]))
     return files, ((starts or ["."]) if writes else [])
-
-
-# find's tests that only narrow which entries its action gets (read as not narrowing: more entries, never fewer)
-_FIND_NARROWING = _set("-type -xtype -maxdepth -mindepth -size -user -group -perm -mtime -mmin -newer")
-_FIND_NAME_TESTS = {"-name": False, "-iname": True}
 
 
 def _find_names(words: tuple[Word, ...]) -> tuple[tuple[str, bool], ...] | None:
@@ -311,14 +221,14 @@ def _find_names(words: tuple[Word, ...]) -> tuple[tuple[str, bool], ...] | None:
     i = next((k for k, w in enumerate(words) if isinstance(w, str) and w[:1] in ("-", "(", "!")), len(words))
     while i < len(words):
         word = words[i]
-        if word in _FIND_NAME_TESTS and i + 1 < len(words) and isinstance(words[i + 1], str):
-            tests.append((str(words[i + 1]), _FIND_NAME_TESTS[str(word)]))
+        if word in FIND_NAME_TESTS and i + 1 < len(words) and isinstance(words[i + 1], str):
+            tests.append((str(words[i + 1]), FIND_NAME_TESTS[str(word)]))
             i += 2
-        elif word in _FIND_NARROWING and i + 1 < len(words):
+        elif word in FIND_NARROWING and i + 1 < len(words):
             i += 2
         elif word in ("-a", "-and", "-depth", "-xdev", "-mount", "-print", "-print0"):
             i += 1
-        elif word == "-delete" or word in _FIND_ACTIONS:
+        elif word == "-delete" or word in FIND_ACTIONS:
             return tuple(tests) or None
         else:
             return None

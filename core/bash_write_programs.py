@@ -1,0 +1,99 @@
+"""Which programs write which of the files their words name, and how those words are spelled: the table
+core/bash_writes.py reads a Bash line with, for Edit and Write deny rules. Options are each program's real ones
+(GNU coreutils, curl, wget, tar, git, find); one a program lacks is only never given."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+def _set(*words: str) -> frozenset[str]:
+    return frozenset(" ".join(words).split())
+
+
+@dataclass(frozen=True)
+class Program:
+    """How a program's words name what it writes."""
+    operands: str = ""                          # each | destination | last | second | first | script ("": none)
+    values: frozenset[str] = frozenset()        # options taking a value: the next word, `-xV` or `--long=V`
+    outputs: frozenset[str] = frozenset()       # options whose value is a file written
+    into: frozenset[str] = frozenset()          # options whose value is a folder written into
+    attached: frozenset[str] = frozenset()      # options whose value, optional, is only attached (`sed -i.bak`)
+    only: frozenset[str] = frozenset()          # operands count only with one of these (`sed -i`)
+    never: frozenset[str] = frozenset()         # nor with one of these (`gzip -c`)
+    scripts: frozenset[str] = frozenset()       # options giving the script (else it is the first operand)
+    tree: bool = False                          # an operand goes with all below it (`rm -r`, `mv`)
+    when: dict[str, frozenset[str]] = field(default_factory=dict)  # an output or folder counting only with these
+    each_with: frozenset[str] = frozenset()     # with one of these each operand is written (`install -d`)
+
+    def known(self) -> frozenset[str]:
+        """Every option named here: a long one may be given by an unambiguous prefix (`--target=DIR`)."""
+        return self.values | self.outputs | self.into | self.attached | self.only | self.never | self.scripts \
+            | self.each_with
+
+
+COMPRESS = Program("each", _set("-S --suffix -b --block-size -T --threads --memlimit -L --level -o"),
+                   never=_set("-c --stdout --to-stdout -l --list -t --test"), tree=True)
+
+
+def _in_place(values: str, scripts: str) -> Program:
+    """`sed -i`, `perl -pi`, `ruby -i`: the files after the script (or each, with `-e`) are edited in place."""
+    return Program("script", _set(values), attached=_set("-i --in-place"), only=_set("-i --in-place"),
+                    scripts=_set(scripts))
+
+
+_TAR_CREATE, _TAR_EXTRACT = _set("-c --create -r --append -u --update -A --catenate --concatenate"), \
+    _set("-x --extract --get")
+PROGRAMS: dict[str, Program] = {
+    "tee": Program("each"), "unlink": Program("each"), "rmdir": Program("each"),
+    "rm": Program("each", tree=True),
+    "truncate": Program("each", _set("-s -r --size --reference")),
+    "shred": Program("each", _set("-n -s --iterations --size --random-source")),
+    "touch": Program("each", _set("-d -r -t --date --reference")),
+    "mkdir": Program("each", _set("-m --mode --context")),
+    "mv": Program("destination", _set("-S --suffix"), into=_set("-t --target-directory"), tree=True),
+    "cp": Program("destination", _set("-S --suffix"), into=_set("-t --target-directory")),
+    "ln": Program("destination", _set("-S --suffix"), into=_set("-t --target-directory")),
+    "install": Program("destination", _set("-m -o -g -S --mode --owner --group --suffix --strip-program"),
+                        into=_set("-t --target-directory"), each_with=_set("-d --directory")),
+    "rsync": Program("last", _set("-e --rsh -f --filter --exclude --include -T --temp-dir --log-file "
+                                   "--partial-dir --backup-dir --compare-dest --copy-dest --link-dest")),
+    "scp": Program("last", _set("-P -i -o -F -c -l -S -J -D -X")),
+    "sed": _in_place("-e -f -l --expression --file --line-length", "-e -f --expression --file"),
+    "perl": _in_place("-e -E -x", "-e -E"), "ruby": _in_place("-e -r -I -C -F -E --encoding", "-e"),
+    "sort": Program(values=_set("-k -t -S -T --key --field-separator --buffer-size --temporary-directory "
+                                 "--parallel --files0-from --batch-size --compress-program --random-source"),
+                     outputs=_set("-o --output")),
+    "uniq": Program("second", _set("-f -s -w --skip-fields --skip-chars --check-chars --group --all-repeated")),
+    "split": Program("second", _set("-a -b -C -l -n -t --suffix-length --additional-suffix --bytes "
+                                     "--line-bytes --lines --number --separator --filter --numeric-suffixes "
+                                     "--hex-suffixes")),
+    "patch": Program("first", _set("-i -p -d -r -B -D -F -V -z -Y -g --input --strip --directory "
+                                    "--reject-file --prefix --ifdef --fuzz --version-control --suffix "
+                                    "--basename-prefix --get"), outputs=_set("-o --output"),
+                     never=_set("-o --output")),      # `patch -o OUT FILE` writes OUT, not FILE
+    "curl": Program(values=_set("-A -b -d -e -E -F -H -K -m -r -T -u -U -w -x -X -y -Y -z --data --header "
+                                 "--user --request --user-agent --cookie --max-time --config --form --url"),
+                     outputs=_set("-o -c -D --output --cookie-jar --dump-header --trace --trace-ascii --stderr "
+                                  "--etag-save --libcurl"), into=_set("--output-dir")),
+    "wget": Program(values=_set("-e -i -B -t -T -w -Q -U -l -A -R -D -I -X --execute --input-file --tries "
+                                 "--timeout --wait --quota --user-agent --level --accept --reject --domains"),
+                     outputs=_set("-O -o -a --output-document --output-file --append-output "
+                                  "--save-cookies --save-headers"), into=_set("-P --directory-prefix")),
+    "unzip": Program(values=_set("-x -P"), into=_set("-d")),
+    "tar": Program(values=_set("-b -H -K -N -g -V -T -X --files-from --exclude-from --format --newer "
+                                "--blocking-factor --listed-incremental --label"),
+                    outputs=_set("-f --file"), into=_set("-C --directory"),
+                    only=_TAR_CREATE | _TAR_EXTRACT,
+                    when={"-f": _TAR_CREATE, "--file": _TAR_CREATE, "-C": _TAR_EXTRACT,
+                          "--directory": _TAR_EXTRACT}),
+    **{name: COMPRESS for name in ("gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma",
+                                    "zstd", "unzstd", "compress", "uncompress", "lzip", "pigz")},
+}
+FIND_ACTIONS = _set("-exec -execdir -ok -okdir")
+FIND_OUTPUTS = _set("-fprint -fprint0 -fprintf -fls")
+GIT_WRITES = _set("checkout restore rm mv")
+GIT_VALUES = _set("-C -c --git-dir --work-tree --namespace --exec-path --config-env")
+# find's tests that only narrow which entries its action gets (read as not narrowing: more entries, never fewer)
+FIND_NARROWING = _set("-type -xtype -maxdepth -mindepth -size -user -group -perm -mtime -mmin -newer")
+FIND_NAME_TESTS = {"-name": False, "-iname": True}
