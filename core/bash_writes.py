@@ -26,6 +26,7 @@ from contextual.core.bash_paths import DEFAULT, PIECES, expand_words, folders_of
 from contextual.core.bash_write_programs import (COMPRESS, FIND_ACTIONS, FIND_NAME_TESTS, FIND_NARROWING,
                                                  FIND_OUTPUTS, GIT_VALUES, GIT_WRITES, PROGRAMS, Program)
 from contextual.core.shell.nodes import Word, command_name
+from contextual.core.shell.options import long_starts
 from contextual.core.shell.parse import ShellParse, parse_command
 
 
@@ -161,12 +162,13 @@ def _options(words: tuple[Word, ...], spec: Program) -> tuple[set[str], list[tup
             ended = True
         elif word.startswith("--"):
             name, eq, given = word.partition("=")
-            name = name if name in known else next((k for k in sorted(known) if k.startswith(name)), name)
-            seen.add(name)
-            if eq or name in spec.attached:
-                valued.append((name, given))
-            elif name in takes_value and i < len(words):
-                valued.append((name, words[i]))
+            # an ambiguous start (a getopt program refuses it) counts as each option it may be
+            found = long_starts(name, [k for k in known if k.startswith("--")]) or [name]
+            seen.update(found)
+            if eq or any(option in spec.attached for option in found):
+                valued += [(option, given) for option in found]
+            elif any(option in takes_value for option in found) and i < len(words):
+                valued += [(option, words[i]) for option in found]
                 i += 1
         else:
             for at in range(1, len(word)):

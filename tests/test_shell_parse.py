@@ -853,7 +853,9 @@ def test_a_read_deny_rule_covers_a_file_a_bash_line_names_as_bash_reads_it(tmp_p
     ("perl -pe s/a/b/ secrets/k", False), ("patch -o out secrets/k d.diff", False), ("rm -rf sub", False),
     ("find secrets -exec cat {} +", False), ("git -C sub checkout k", False), ("mv a -t sub", False),
     ("cp -rt sub a", False), ("F=other; echo x > $F", False), ("F=secrets/k; cat $F > out", False),
-    ("echo x > ${F:-other}", False), ("sed -is/a/b/ secrets/k", False)])
+    ("echo x > ${F:-other}", False), ("sed -is/a/b/ secrets/k", False),
+    # a long option's start, as getopt_long reads it (shell/options.long_starts); an ambiguous one counts as each
+    ("cp --t secrets a", True), ("curl --outp secrets/k u", True), ("cp --verb a b", False)])
 def test_an_edit_deny_rule_covers_a_file_a_bash_line_writes(tmp_path, command, denied):
     project = tmp_path / "proj"
     (project / "secrets").mkdir(parents=True)
