@@ -39,6 +39,7 @@ class Writes:
     named: tuple[tuple[str, tuple[tuple[str, bool], ...]], ...] = ()
 
 
+_Named = tuple[Word, tuple[tuple[str, bool], ...]]     # a find's starting point and the name tests it acts under
 _GLOB = re.compile(r"[*?[{]")
 TREE_ENTRIES = 2000           # entries looked through below a tree before it is taken to hold a protected file
 
@@ -49,21 +50,15 @@ def written_paths(command: str, root: str) -> Writes:
     folders = folders_of(parsed.commands, root)
     files: list[Word] = [*parsed.written]
     trees: list[Word] = []
-    named: list[tuple[Word, tuple[tuple[str, bool], ...]]] = []
+    named: list[_Named] = []
     for words in parsed.commands:
-        tests = _find_names(words[1:]) if words and isinstance(words[0], str) and command_name(words[0]) == "find" \
-            else None
-        found, removed = _written_by(words)
+        found, removed, narrowed = _written_by(words)
         files += found
-        if tests:           # `find . -name __pycache__ -exec rm -rf {} +`: only what is so named goes
-            named += [(start, tests) for start in removed]
-        else:
-            trees += removed
+        trees += removed
+        named += narrowed
     if parsed.opaque:          # not read as bash reads it: any path it names
         trees += named_paths(command, root)
-    if parsed.writes_unknown or None in files or None in trees:
-        trees += _guessed(command, parsed, folders)
-    if any(start is None for start, _ in named):
+    if parsed.writes_unknown or None in files or None in trees or any(start is None for start, _ in named):
         trees += _guessed(command, parsed, folders)
 
     def seen_from_folders(paths: list[Word]) -> tuple[str, ...]:
@@ -87,21 +82,27 @@ def _guessed(command: str, parsed: ShellParse, folders: list[str]) -> list[str]:
     return expand_words(chosen, command, parsed.commands, folders)
 
 
-def _written_by(words: tuple[Word, ...]) -> tuple[list[Word], list[Word]]:
-    """What one simple command writes: (files, trees); None where a word is only known when it runs."""
+def _written_by(words: tuple[Word, ...]) -> tuple[list[Word], list[Word], list[_Named]]:
+    """What one simple command writes: (files, trees, find's narrowed starting points); None where a word is only
+    known when it runs."""
     if not words or not isinstance(words[0], str):
-        return [], []
+        return [], [], []
     program = command_name(words[0])
     if program == "dd":
-        return [w[3:] for w in words[1:] if isinstance(w, str) and w.startswith("of=")], []
+        return [w[3:] for w in words[1:] if isinstance(w, str) and w.startswith("of=")], [], []
     if program == "git":
-        return [], _git(words[1:])
+        return [], _git(words[1:]), []
     if program == "find":
         return _find(words[1:])
+    files, trees = _by_table(program, words[1:])
+    return files, trees, []
+
+
+def _by_table(program: str, rest: tuple[Word, ...]) -> tuple[list[Word], list[Word]]:
+    """A program of core/bash_write_programs.py: (files, trees)."""
     spec = PROGRAMS.get(program)
     if spec is None:
         return [], []
-    rest = words[1:]
     if program == "tar" and rest and isinstance(rest[0], str) and not rest[0].startswith("-"):
         rest = ("-" + rest[0], *rest[1:])           # `tar cf out .`: the old spelling, a bundle without its `-`
     seen, valued, operands = _options(rest, spec)
@@ -201,8 +202,9 @@ def _git(words: tuple[Word, ...]) -> list[Word]:
     return [os.path.join(folder, w) if isinstance(w, str) and folder else w for w in paths]
 
 
-def _find(words: tuple[Word, ...]) -> tuple[list[Word], list[Word]]:
-    """`find d -delete`, `find d -exec rm {} +`: its starting points go with all below them; `-fprint FILE`."""
+def _find(words: tuple[Word, ...]) -> tuple[list[Word], list[Word], list[_Named]]:
+    """`find d -delete`, `find d -exec rm {} +`: its starting points go with all below them, or, under name tests
+    joined by "and", what is so named below them (`find . -name __pycache__ -exec rm -rf {} +`); `-fprint FILE`."""
     at = next((i for i, w in enumerate(words) if isinstance(w, str) and w not in ("-H", "-L", "-P")), len(words))
     starts: list[Word] = []
     for word in words[at:]:
@@ -212,7 +214,10 @@ def _find(words: tuple[Word, ...]) -> tuple[list[Word], list[Word]]:
     files = [words[i + 1] for i, w in enumerate(words[:-1]) if w in FIND_OUTPUTS]
     writes = "-delete" in words or any(w in FIND_ACTIONS and isinstance(p, str) and command_name(p) in PROGRAMS
                                       for w, p in zip(words, words[1:]))
-    return files, ((starts or ["."]) if writes else [])
+    if not writes:
+        return files, [], []
+    tests = _find_names(words)
+    return (files, [], [(start, tests) for start in starts or ["."]]) if tests else (files, starts or ["."], [])
 
 
 def _find_names(words: tuple[Word, ...]) -> tuple[tuple[str, bool], ...] | None:
@@ -257,16 +262,8 @@ def holds_named(start: str, tests: tuple[tuple[str, bool], ...], root: str, spec
         return False              # nothing the rule names is below START
     else:
         top = start
-    if any(named(p) and holds_below(p, root, spec, matches) for p in between):
-        return True
-    entries = 0
-    for folder, names, files in os.walk(top):
-        for name in [*names, *files]:
-            entries += 1
-            path = os.path.join(folder, name)
-            if entries > TREE_ENTRIES or (named(path) and holds_below(path, root, spec, matches)):
-                return True
-    return False
+    return any(named(p) and holds_below(p, root, spec, matches) for p in between) or \
+        _any_below(top, lambda path: named(path) and holds_below(path, root, spec, matches))
 
 
 def _literal(root: str, spec: str) -> str:
@@ -288,11 +285,17 @@ def holds_below(tree: str, root: str, spec: str, matches: Callable[[str], bool])
         return True
     if literal != os.path.normpath(root) and not any(_below(t, literal) for t in found):
         return False
+    return _any_below(tree, matches)
+
+
+def _any_below(top: str, test: Callable[[str], bool]) -> bool:
+    """Whether an entry below `top` passes `test`; past TREE_ENTRIES, yes (a tree too large to look through is not
+    let through)."""
     entries = 0
-    for folder, names, files in os.walk(tree):
+    for folder, names, files in os.walk(top):
         for name in [*names, *files]:
             entries += 1
-            if entries > TREE_ENTRIES or matches(os.path.join(folder, name)):
+            if entries > TREE_ENTRIES or test(os.path.join(folder, name)):
                 return True
     return False
 
