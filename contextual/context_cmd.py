@@ -17,6 +17,10 @@ from contextual.settings_flags import add_settings, settings_of
 from contextual.core.context import compaction_words
 
 if TYPE_CHECKING:
+    from contextual.core.agent import Engine
+    from contextual.core.config import Config
+    from contextual.core.mcp.manager import Listing
+    from contextual.core.prompt import PromptView
     from contextual.core.session.schema import CompactionRecord
 
 
@@ -35,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-async def _next_prompt(engine, config, text: str):
+async def _next_prompt(engine: Engine, config: Config, text: str) -> tuple[PromptView, Listing | None]:
     """With the project's MCP servers started as `-p` starts them, so L1 lists the same tools (issue 17)."""
     from contextual.core.mcp.manager import start_servers
     manager = await start_servers(engine, config.project_root, config.home, wait=True)

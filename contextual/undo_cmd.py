@@ -9,7 +9,7 @@ import select
 import signal
 import sys
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, TextIO
 
 from contextual.output import safe_text
 from contextual.core.config import default_home
@@ -81,6 +81,6 @@ async def _ask_on_terminal(paths: list[str]) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
-def _say(text: str, stream=None) -> None:
+def _say(text: str, stream: TextIO | None = None) -> None:
     """File names come from the project: a hostile one must not drive the terminal."""
     print(safe_text(text), file=stream or sys.stdout)

@@ -1,6 +1,6 @@
 """The type check, as part of the suite: mypy on the installed wheel's tree (there the mapped folders are
-`contextual.core`, `.tui`, `.prompts`), with pyproject's [tool.mypy] — strict on contextual.core, checked on the
-rest. Run as a module of this interpreter, never from PATH; its cache lives in the test's own folder."""
+`contextual.core`, `.tui`, `.prompts`), with pyproject's [tool.mypy]: strict on the whole package. Run as a
+module of this interpreter, never from PATH; its cache lives in the test's own folder."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -27,15 +29,17 @@ def test_the_type_check_passes(installed_wheel, tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-def test_the_type_check_is_strict_on_the_engine(tmp_path):
-    """A planted untyped function in core fails the check (the strict settings reach the installed tree)."""
+@pytest.mark.parametrize("module", ["core/clock.py", "tui/format.py", "cli.py"])
+def test_the_type_check_is_strict_everywhere(tmp_path, module):
+    """A planted untyped function fails the check in the engine, the app and the entry code alike (the strict
+    settings reach the installed tree)."""
     site = tmp_path / "site"
     shutil.copytree(REPO / "contextual", site / "contextual", ignore=shutil.ignore_patterns("__pycache__"))
     for folder in ("core", "tui", "prompts"):
         shutil.copytree(REPO / folder, site / "contextual" / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    target = site / "contextual" / "core" / "clock.py"
+    target = site / "contextual" / module
     target.write_text(target.read_text() + "\n\ndef planted(x):\n    return x\n")
     config = tmp_path / "pyproject.toml"
     shutil.copy2(REPO / "pyproject.toml", config)
-    out = _mypy(site, config, tmp_path / "cache", "-m", "contextual.core.clock")
-    assert out.returncode != 0 and "core/clock.py" in out.stdout and "no-untyped-def" in out.stdout, out.stdout
+    out = _mypy(site, config, tmp_path / "cache", "-m", "contextual." + module.removesuffix(".py").replace("/", "."))
+    assert out.returncode != 0 and module in out.stdout and "no-untyped-def" in out.stdout, out.stdout

@@ -72,7 +72,7 @@ MAIN_ONLY = {"compact", "open_stored_full", "resume", "context", "toggle_region"
              "rewind"}
 
 
-class ContextualApp(App):
+class ContextualApp(App[object]):
     CSS_PATH = "app.tcss"
     TITLE = "Contextual"
     # Screens under 120 columns or 30 rows get -narrow / -short, by which a dialog spans them (app.tcss); under 70
@@ -164,7 +164,7 @@ class ContextualApp(App):
         from textual.theme import ThemeProvider
         self.push_screen(Palette(providers=[ThemeProvider], placeholder="Search for themes…"))
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         from contextual.tui.palette import system_commands
         return system_commands(self, super().get_system_commands(screen), self.config.home)
 
@@ -219,7 +219,7 @@ class ContextualApp(App):
     def call_started(self) -> None:
         self.readouts.call_started()
 
-    def push_modal(self, screen: Screen, on_close: Callable[[Any], None]) -> None:
+    def push_modal(self, screen: Screen[Any], on_close: Callable[[Any], None]) -> None:
         self.push_screen(screen, on_close)
 
     def accept_edits(self) -> None:

@@ -31,7 +31,7 @@ class Surfaces(Protocol):
     def call_started(self) -> None:
         """A model call began: the prompt shown now is the one it sent (the /context cache marker compares)."""
 
-    def push_modal(self, screen: Screen, on_close: Callable[[Any], None]) -> None: ...
+    def push_modal(self, screen: Screen[Any], on_close: Callable[[Any], None]) -> None: ...
 
     def stop_turn(self) -> None:
         """Cancel the running turn (its worker): the engine records it as interrupted."""

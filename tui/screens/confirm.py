@@ -4,6 +4,8 @@ parts (`answer_bindings`, `question_box`, `Answers`) are the trust question's to
 
 from __future__ import annotations
 
+from typing import Any
+
 from contextual.tui.css import stylesheet
 from rich.text import Text
 from textual.app import ComposeResult
@@ -22,13 +24,13 @@ def answer_bindings(yes_key: str, yes: str, no: str) -> list[BindingType]:
             Binding("pageup", "scroll_question(-10)", show=False)]
 
 
-def fit_question(screen: Screen, prefix: str, frame: int) -> None:
+def fit_question(screen: Screen[Any], prefix: str, frame: int) -> None:
     """The question scrolls within the screen (at 40x12 the trust list was cut off with no way to read it): at
     most the box's nine tenths of the height less its `frame` (border, buttons, margins)."""
     screen.query_one(f"#{prefix}-body").styles.max_height = max(2, screen.size.height * 9 // 10 - frame)
 
 
-def scroll_question(screen: Screen, prefix: str, lines: int) -> None:
+def scroll_question(screen: Screen[Any], prefix: str, lines: int) -> None:
     screen.query_one(f"#{prefix}-body", VerticalScroll).scroll_relative(y=lines, animate=False)
 
 

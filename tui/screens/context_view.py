@@ -115,7 +115,7 @@ def block_title(index: int, m: ShownMessage) -> str:
                    f"{one_line(m.content, TITLE_CHARS)}")
 
 
-class ContextScreen(Screen):
+class ContextScreen(Screen[None]):
     CSS_PATH = stylesheet(__name__)
     BINDINGS = [Binding("escape,q", "app.pop_screen", "back"), Binding("tab", "app.focus_next", "next, enter opens"),
                 Binding("shift+tab", "app.focus_previous", "previous", show=False),

@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 
-class StoredFullScreen(Screen):
+class StoredFullScreen(Screen[None]):
     CSS_PATH = stylesheet(__name__)
     BINDINGS = [
         Binding("escape,q", "app.pop_screen", "back"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Protocol
 
 from rich.text import Text
 
@@ -49,10 +49,18 @@ class MCP:
                                   app.shown.layers.get("L1", 0) if app.shown is not None else 0, "\n".join(said)))
 
 
+class Listed(Protocol):
+    """What /help shows of a command (tui/commands.Command; that module imports this one)."""
+    @property
+    def with_usage(self) -> str: ...
+    @property
+    def help(self) -> str: ...
+
+
 class Help:
     """Every command of the table it is given, then the keys."""
 
-    def __init__(self, commands: Callable[[], tuple]) -> None:
+    def __init__(self, commands: Callable[[], tuple[Listed, ...]]) -> None:
         self.commands = commands
 
     async def run(self, app: AppPort, argument: str) -> None:

@@ -4,8 +4,11 @@ answer, not at launch (markdown-it and pygments)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from markdown_it import MarkdownIt
 from markdown_it.token import Token as MarkdownToken
+from markdown_it.utils import EnvType
 from textual.content import Content
 # Token: pygments' token types, as Textual's highlighter names them (no direct pygments dependency of ours)
 from textual.highlight import ANSIDarkHighlightTheme, ANSILightHighlightTheme, HighlightTheme, Token, highlight
@@ -52,7 +55,7 @@ class WholeParser(MarkdownIt):
     def __init__(self) -> None:
         super().__init__("gfm-like")
 
-    def parse(self, src: str, env=None) -> list[MarkdownToken]:
+    def parse(self, src: str, env: EnvType | None = None) -> list[MarkdownToken]:
         tokens = super().parse(src, env)
         # A quote or list item opened at the limit is where the parser stopped: the lines it spans (for a list item,
         # the rest of the answer) were lost. They go inside that empty block, so the answer's top-level blocks stay
@@ -70,5 +73,5 @@ class WholeParser(MarkdownIt):
 class AnswerMarkdown(Markdown):
     BLOCKS = {**Markdown.BLOCKS, "fence": AnswerFence, "code_block": AnswerFence}
 
-    def __init__(self, markdown: str | None = None, **kwargs) -> None:
+    def __init__(self, markdown: str | None = None, **kwargs: Any) -> None:
         super().__init__(markdown, parser_factory=WholeParser, **kwargs)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.containers import VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from contextual.core.messages import NO_ANSWER, Message
@@ -64,7 +65,7 @@ class ChatLog(VerticalScroll):
         self._adjustments: list[str] = []
         self._permission = ""                             # an answer the next call's trail row carries
         self._earlier: list[Turn] = []                  # restored turns not mounted yet (mount_earlier)
-        self._first_recent = None                         # the first widget of the restored turns mounted
+        self._first_recent: Widget | None = None          # the first widget of the restored turns mounted
         self._recent: list[Turn] = []                    # the restored turns mounted
         self._following = True                            # the view is at the end (the user did not scroll up)
 
@@ -81,7 +82,7 @@ class ChatLog(VerticalScroll):
         if self._following:
             self.call_after_refresh(self.scroll_end, animate=False)
 
-    async def _add(self, widget) -> None:
+    async def _add(self, widget: Widget) -> None:
         await self.mount(widget)
         self.follow()
 
@@ -226,7 +227,7 @@ class ChatLog(VerticalScroll):
             return
         await self.remove_children()
         self.trail = self.adjusted = None
-        widgets: list = [notice] if notice is not None else []
+        widgets: list[Widget] = [notice] if notice is not None else []
         self._earlier, self._recent = earlier, recent
         widgets.extend(_turn_widgets(recent))
         if widgets:
@@ -246,8 +247,8 @@ class ChatLog(VerticalScroll):
             self.call_after_refresh(self.scroll_end, animate=False)
 
 
-def _turn_widgets(turns: list[Turn]) -> list:
-    widgets: list = []
+def _turn_widgets(turns: list[Turn]) -> list[Widget]:
+    widgets: list[Widget] = []
     for turn in turns:
         widgets.append(user_line(turn.text))
         starts = [shown.start for shown in turn.shown if shown.kind == "trail"]

@@ -59,6 +59,8 @@ def sent_form(message: Message, shown: Shown | None) -> str:
 UNDO_MARK = "↶"
 ROW_TEXT = 400
 TAIL = 50               # more rows than this changed at the end: History is made again, not cut back row by row
+# a message's row: what changes its look (its form at [4], pinned at [6]); equal keys are not drawn again
+RowKey = tuple[str, int, bool, int, str, int, bool]
 PIN_MARK = "⚲"          # pinned: kept whole, never compressed or archived (issue 19.3)
 FORM_STYLE = {"superseded": "bold #8a8a8a", "hard": "bold #d7875f", "cut": "bold #d75f5f", "dropped": "bold #d75f5f strike"}
 
@@ -125,11 +127,11 @@ def message_row(message: Message, index: int, width: int = 70, undoable: bool = 
     return row
 
 
-def call_rows(messages: Sequence[Message], keys: Sequence[tuple]) -> list[tuple[int, ...]]:
+def call_rows(messages: Sequence[Message], keys: Sequence[RowKey]) -> list[tuple[int, ...]]:
     """History's rows, as the indexes of the messages each stands for. A run of the same call (one tool, one
     label as the tool trail shows it, each step and each result sent in one form, none pinned) is two rows:
     its steps and its results, ×N. ``keys``: each message's row key (its form at [4], pinned at [6])."""
-    def pair(i: int) -> tuple | None:
+    def pair(i: int) -> tuple[object, ...] | None:
         if i + 1 >= len(messages):
             return None
         step, result = messages[i], messages[i + 1]
@@ -202,9 +204,9 @@ class HistoryView(OptionList):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.messages: list[Message] = []
-        self._keys: list[tuple[str, int, bool, int, str, int, bool]] = []
+        self._keys: list[RowKey] = []
         self.rows: list[tuple[int, ...]] = []         # each row's messages (indexes): a run of one call has several
-        self._row_keys: list[tuple] = []
+        self._row_keys: list[tuple[RowKey, ...]] = []
         self.total_tokens = 0
         self.undoable: set[str] = set()      # turn ids whose file changes can be undone
         self.shown: Shown | None = None

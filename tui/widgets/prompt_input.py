@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from textual import events
+from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import TextArea
@@ -238,7 +239,7 @@ class PromptBox(Vertical):
         self.paths: list[str] | None = None
         self.made_for: tuple[str, tuple[int, int]] | None = None     # the text and cursor the list was made for
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield CompletionList()
         yield PromptInput(id="prompt")
 

@@ -13,7 +13,7 @@ from textual.widgets.data_table import ColumnKey
 NARROWEST = 8          # a free column is never cut below this, nor below its heading (shown whole)
 
 
-def fit_columns(table: DataTable, texts: Mapping[str, Sequence[str]]) -> None:
+def fit_columns(table: DataTable[object], texts: Mapping[str, Sequence[str]]) -> None:
     """The columns keyed in `texts` share the width the other columns leave; each row's text (whole, in the order
     the rows were added) is cut to its column with an ellipsis. Call it once the table is laid out, and again on
     a resize: the whole texts are cut afresh, so a wider screen shows more."""
