@@ -41,10 +41,12 @@ class _Counted(httpx2.AsyncByteStream):
             seen += len(chunk)
             if self.limit is not None and seen > self.limit:
                 await self._refuse(f"passed {self.limit:,} bytes, the most a message may hold")
-            if (objects := messages.feed(chunk)) > MAX_OBJECTS:     # before the chunk that ends the message
-                await self._refuse(f"holds {objects:,} JSON objects, over the {MAX_OBJECTS:,} a message may hold")
+            await self._count(messages.feed(chunk))         # before the chunk that ends the message
             yield chunk
-        if (objects := messages.close()) > MAX_OBJECTS:             # a JSON body is parsed once it has ended
+        await self._count(messages.close())                 # a JSON body is parsed once it has ended
+
+    async def _count(self, objects: int) -> None:
+        if objects > MAX_OBJECTS:
             await self._refuse(f"holds {objects:,} JSON objects, over the {MAX_OBJECTS:,} a message may hold")
 
     async def _refuse(self, why: str) -> None:
