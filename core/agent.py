@@ -41,6 +41,8 @@ if TYPE_CHECKING:       # the MCP layer is imported only when a server is config
 
 __all__ = ["Engine", "Event", "FORMAT_ERROR_TOOL"]
 
+ABANDONED_SNAPSHOT_S = 5.0      # an abandoned turn's after-snapshot (git reads the tree) before the process ends
+
 
 class Engine:
     """One ReAct turn at a time (`run_turn`), compaction (`compact`), the next prompt (`next_prompt`)."""
@@ -270,10 +272,11 @@ class Engine:
 
     def abandon(self) -> None:
         """The process ends now without its event loop (the app's close stuck past its deadline, tui/hangup.py):
-        the running commands killed and the turn recorded as stopped, as the turn's own close would have, and the
-        session written and closed. From any thread, the loop being stuck; nothing is awaited."""
+        the running commands killed and the turn recorded as stopped with its snapshot's after-state, as the turn's
+        own close would have, and the session written and closed. From any thread, the loop being stuck; nothing
+        of the loop's is awaited."""
         kill_running()
-        self.turn.abandon()
+        self.turn.abandon(ABANDONED_SNAPSHOT_S)
         session = self.session
         if session is not None:
             self.recorder.attach(None, None)        # a late close of the turn (the loop let go) records nothing more

@@ -22,12 +22,13 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from textual import events
 
 from contextual.core.session import SessionWriter, load_session
 from contextual.tui.app import ContextualApp
 from contextual.tui import hangup
 from contextual.tui.hangup import HUNG_UP_EXIT
-from contextual.tui.input_guard import PasteGuard
+from contextual.tui.input_guard import IDLE_S, GuardedParser, PasteGuard
 from contextual.tui.settings import Remembered
 from tests.cli_helpers import cli_env, session_files
 from tests.fakes.llm_server import FakeLLMServer
@@ -37,6 +38,7 @@ from tests.tui_helpers import (chat_text, finish, make_host, make_project, resum
 from tests.waits import HANG_GUARD, alive, until
 
 NARROW = (80, 24)
+MCP_SERVER = str(Path(__file__).parent / "fakes" / "mcp_server.py")
 
 
 @pytest.mark.parametrize("unwritable", [read_only_dir, full_disk], ids=["read-only", "full"])
@@ -301,28 +303,37 @@ async def test_a_close_stuck_past_the_hang_up_deadline_still_records_the_turn_an
         tmp_path, monkeypatch):
     """A frame written to a gone terminal before the hang-up's watch woke killed Textual's writer thread, and the
     loop blocked on its full queue: 30 s later the deadline ended the process as it was, the command still running
-    (its own session: out of the terminal's reach) and the turn never recorded as stopped. The loop is blocked
-    here as it was there; what the process leaves is read when it would have ended."""
+    (its own session: out of the terminal's reach) and the turn never recorded as stopped; then it also left the
+    turn's snapshot without its after-state (undo could not tell later hand edits) and the MCP servers running
+    (their own sessions: a server that ignores its standard input's end ran on). The loop is blocked here as it
+    was there; what the process leaves is read when it would have ended."""
     project, home = make_project(tmp_path), tmp_path / "home"
-    pidfile = tmp_path / "command.pid"
+    pidfile, server_pidfile = tmp_path / "command.pid", tmp_path / "server.pid"
+    home.mkdir()
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": {"tracker": {
+        "command": sys.executable, "args": [MCP_SERVER], "env": {"FAKE_MCP_PIDFILE": str(server_pidfile)}}}}))
     run = f'Thought: run\nAction: Bash[{{"command": "echo $$ > {pidfile} && sleep 120"}}]'
-    left: list[tuple[int, bool, list[str | None], list[str]]] = []     # status, command alive, subtypes, inputs
+    left: list[tuple[int, bool, list[str | None], list[str], bool]] = []   # status, command, subtypes, inputs, server
     process_ended = threading.Event()
-    command = 0
+    command = server = 0
 
     def end_process(status: int) -> None:
         [path] = session_files(home)
         subtypes = [json.loads(line).get("subtype") for line in path.read_text().splitlines()]
-        left.append((status, _group_alive(command), subtypes, Remembered(home, project).inputs()))
+        left.append((status, _group_alive(command), subtypes, Remembered(home, project).inputs(), alive(server)))
         process_ended.set()
 
     monkeypatch.setattr(hangup, "CLOSE_WITHIN_S", 0)                   # the deadline at once
     monkeypatch.setattr(hangup, "_detach_terminal", lambda: None)       # the test's own descriptors stay
     monkeypatch.setattr(hangup, "_end_process", end_process)
     with FakeLLMServer(kind="openai", script=[run, finish("never")]) as srv:
-        app = ContextualApp(make_host(tmp_path, srv.base_url, permission_mode="bypass"), animate=False)
+        host = make_host(tmp_path, srv.base_url, permission_mode="bypass")
+        app = ContextualApp(host, animate=False)
         try:
             async with app.run_test(size=NARROW) as pilot:
+                await wait_for(pilot, lambda: host.mcp is not None)
+                await host.mcp.wait_started()
+                server = int(server_pidfile.read_text())
                 await type_and_send(pilot, "run it")
                 await wait_for(pilot, lambda: pidfile.exists() and pidfile.read_text().strip())
                 command = int(pidfile.read_text())
@@ -330,13 +341,16 @@ async def test_a_close_stuck_past_the_hang_up_deadline_still_records_the_turn_an
                 hangup._Ending(app, asyncio.get_running_loop()).hang_up()
                 assert process_ended.wait(HANG_GUARD)           # the loop stuck until the process ends
         finally:
-            with contextlib.suppress(ProcessLookupError):
-                if command:
-                    os.killpg(command, signal.SIGKILL)
-    status, command_alive, subtypes, inputs = left[0]
+            for target in (command, server):
+                with contextlib.suppress(ProcessLookupError):
+                    if target:
+                        os.killpg(target, signal.SIGKILL)
+    status, command_alive, subtypes, inputs, server_alive = left[0]
     assert status == HUNG_UP_EXIT and not command_alive
     assert subtypes.count("interrupted") == 1, subtypes
+    assert subtypes.count("ghost_snapshot") == subtypes.count("ghost_snapshot_after") == 1, subtypes
     assert inputs[-1] == "and then"
+    assert not server_alive
 
 
 def test_a_paste_holding_colour_codes_is_pasted_whole_without_them_and_sends_nothing(tmp_path):
@@ -363,3 +377,41 @@ def test_the_paste_guard_finds_the_markers_however_the_terminal_reads_are_cut(re
     guard = PasteGuard()
     out = "".join(guard.feed(typed[i:i + read]) for i in range(0, len(typed), read))
     assert out == "a\x1b[200~one two\rthree\x1b[201~\x1bb\x1b[200~four\x1b[201~c"     # keys outside: as typed
+
+
+def test_a_paste_start_with_no_end_holds_the_keys_after_it_only_until_the_input_goes_quiet(tmp_path):
+    """A stray `ESC [200~` (a terminal glitch, a broken tmux) with no end marker held every later key, ctrl+q
+    included, in the guard and in Textual's parser beneath it, which reads a paste to its end with no bound: the app
+    looked frozen. Once the input is quiet what was held is pasted (an `enter` in it sends nothing) and keys are
+    keys again."""
+    project, home = make_project(tmp_path), tmp_path / "home"
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        with _app_in_pty(project, home, srv.base_url) as (pid, fd, terminal):
+            until(lambda: b"estimate" in terminal.shown, "the first frame")
+            os.write(fd, b"x\x1b[200~typed\rthen")
+            until(lambda: b"then" in terminal.shown or not alive(pid), "the held text pasted", 30)
+            os.write(fd, b"\x11")                                   # ctrl+q
+            until(lambda: not alive(pid), "the app quitting", 30)
+            _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0 and srv.requests == []
+    assert Remembered(home, project).inputs() == ["xtyped\nthen"]
+
+
+def _parsed(reads: list[tuple[float, str]]) -> list[tuple[str, str]]:
+    """What Textual's parser, guarded, makes of reads from the terminal at seconds on the test's clock, its timer
+    ticking after each as the input thread ticks it."""
+    now = 0.0
+    parser = GuardedParser(clock=lambda: now)
+    made: list[events.Event] = []
+    for now, text in reads:
+        made += [*parser.feed(text), *parser.tick()] if text else parser.tick()
+    return [(type(e).__name__, e.text if isinstance(e, events.Paste) else e.key) for e in made]
+
+
+def test_a_held_paste_ends_when_the_input_goes_quiet_and_its_rest_after_a_stall_is_pasted_too():
+    stray = _parsed([(0, "\x1b[200~half\r"), (IDLE_S / 2, "more"), (IDLE_S, ""), (2 * IDLE_S, ""),
+                     (3 * IDLE_S, "\x03"), (3 * IDLE_S, "\x11"), (3 * IDLE_S, "\x1b[A")])
+    assert stray == [("Paste", "half\rmore"), ("Key", "ctrl+c"), ("Key", "ctrl+q"), ("Key", "up")]
+    stalled = _parsed([(0, "\x1b[200~one\r"), (IDLE_S, ""), (2 * IDLE_S, "two\rthree"), (4 * IDLE_S, ""),
+                       (5 * IDLE_S, "\rfour\x1b[201~"), (5 * IDLE_S, "\r")])
+    assert stalled == [("Paste", "one\r"), ("Paste", "two\rthree"), ("Paste", "\rfour"), ("Key", "enter")]

@@ -479,10 +479,12 @@ class ContextualApp(App[object]):
             await self.host.stop_mcp()
 
     def close_now(self) -> None:
-        """What close_all keeps, at once, from any thread: a hang-up's close stuck past its deadline (tui/hangup.py;
-        MCP servers are left to see their standard input close with the process)."""
+        """What close_all does, at once, from any thread: a hang-up's close stuck past its deadline
+        (tui/hangup.py)."""
         self._keep_draft()
         self.shown_engine.abandon()
+        if hasattr(self.host, "stop_mcp_now"):
+            self.host.stop_mcp_now()
 
     def _keep_draft(self) -> None:
         prompts = self.query(PromptInput)

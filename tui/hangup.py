@@ -9,8 +9,9 @@ first write to the gone terminal, and once the queue to it filled the loop block
 on, and its own exit would wait for ever to restore the terminal. So a hang-up first takes the terminal's
 descriptors away, then closes, and the process ends here, within CLOSE_WITHIN_S even if the loop is stuck. Stuck it
 can be: a frame written before the watch wakes kills the writer thread, and the loop blocks on its full queue; the
-deadline then keeps what the close would (the turn recorded as stopped, its commands killed, the session written,
-the draft), on the loop if it still runs callbacks, else from the deadline's own thread.
+deadline then keeps what the close would (the turn recorded as stopped, its commands killed, its snapshot's
+after-state and the session written, the draft, the MCP servers stopped), on the loop if it still runs callbacks,
+else from the deadline's own thread.
 """
 
 from __future__ import annotations

@@ -133,6 +133,11 @@ class RealHost:
             self.mcp.listeners.clear()        # quitting: nobody needs to hear the servers stop
             await self.mcp.close()
 
+    def stop_mcp_now(self) -> None:
+        """stop_mcp from any thread, beside a loop that is stuck (tui/hangup.py)."""
+        if self.mcp is not None:
+            self.mcp.stop_now()
+
     def new_engine(self) -> Opened:
         return Opened(self._engine())
 

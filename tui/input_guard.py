@@ -12,33 +12,56 @@ log) came out as keys, the paste in pieces. The text after the first ESC was typ
 until its end marker and handed on without its escape sequences (as the terminal showed it: `ESC [ 3 1 m red`
 pastes `red`); keys outside a paste pass at once, a lone Esc included.
 
-The thread asks the driver module for its decoder by name each time it starts, so that name is given this one:
-installed once when the app is imported, as terminal_guard.py installs its step. Windows reads keys as text
-already, and has no such module.
+A start marker whose end never came (a terminal glitch, a broken tmux, binary output echoed back) held every later
+key, ctrl+q included, and so did Textual's parser beneath, which reads a paste to its end marker with no bound: the
+app looked frozen. A terminal sends a paste in one burst, so once no byte has come for IDLE_S the paste ends as it
+stands (the thread's timer: it ticks the parser every 0.1 s) and later keys are keys. Pasted, the held text is never
+sent, and ended apart from any key the app reads it before a ctrl+q that follows. The read right after such an end,
+unless it is one key, is the same paste's rest (after a network stall): pasted too, its line ends never an `enter`.
+No size bound: the rest of a large paste cut by one would be typed, an `enter` among it sending the first part.
+
+The thread asks the driver module for its decoder and its parser by name each time it starts, so those names are
+given these: installed once when the app is imported, as terminal_guard.py installs its step. Windows reads keys as
+text already, and has no such module.
 """
 
 from __future__ import annotations
 
 import codecs
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
 from encodings import utf_8
+
+from textual._xterm_parser import XTermParser
+from textual.message import Message
 
 from contextual.core.textsafe import without_sequences
 
 PASTE_START = "\x1b[200~"       # what a terminal sends around a bracketed paste (Textual asks for the mode)
 PASTE_END = "\x1b[201~"
+IDLE_S = 0.5                    # no byte for this long inside a paste: it is over, whatever the terminal left unsaid
+KEY_MAX = 32                    # the longest escape sequence Textual's parser reads as one key or mouse report
 
 
 class PasteGuard:
     """Decoded text in, the same out, but a paste held whole and handed on without its escape sequences."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._held: list[str] | None = None     # a paste's text so far, after its start marker; None: not in one
         self._tail = ""                         # the end of what was read, where a marker split across reads begins
+        self._clock = clock
+        self._last = clock()                    # when text was last read
+        self._cut = False                       # a paste was just ended by quiet: the next read may be its rest
 
     def feed(self, text: str) -> str:
         out: list[str] = []
+        self._last = self._clock()
+        if self._cut and text:
+            self._cut = False
+            if not _one_key(text):
+                out.append(PASTE_START)
+                self._held, self._tail = [], ""
         while text:
             if self._held is None:
                 seen = self._tail + text
@@ -62,25 +85,47 @@ class PasteGuard:
                 text, self._held, self._tail = whole[at + len(PASTE_END):], None, ""
         return "".join(out)
 
+    def end_if_quiet(self) -> str:
+        """A paste's end marker, after its text, when one is held and no text has come for IDLE_S; else nothing."""
+        if self._held is None or self._clock() - self._last < IDLE_S:
+            return ""
+        ended = without_sequences("".join(self._held)) + PASTE_END
+        self._held, self._tail, self._cut = None, "", True
+        return ended
+
+
+def _one_key(text: str) -> bool:
+    """What one key press reads as: a character, or one escape sequence (a key, a mouse report)."""
+    return len(text) == 1 or (text.startswith("\x1b") and "\x1b" not in text[1:] and len(text) <= KEY_MAX)
+
+
+class GuardedParser(XTermParser):
+    """Textual's parser, reading what the guard hands on; its timer also ends a paste gone quiet."""
+
+    def __init__(self, debug: bool = False, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(debug)
+        self._pastes = PasteGuard(clock)
+
+    def feed(self, data: str) -> Iterable[Message]:
+        if not data:                                    # the end of input, as the driver says it
+            return super().feed(data)
+        guarded = self._pastes.feed(data)
+        return super().feed(guarded) if guarded else ()     # "" would read as the end of input
+
+    def tick(self) -> Iterable[Message]:
+        ended = self._pastes.end_if_quiet()
+        return [*(super().feed(ended) if ended else ()), *super().tick()]
+
 
 class ReplacingUTF8Decoder(utf_8.IncrementalDecoder):
-    """UTF-8, an invalid sequence read as U+FFFD (a split but valid one still waits for its end); pastes guarded."""
+    """UTF-8, an invalid sequence read as U+FFFD (a split but valid one still waits for its end)."""
 
     def __init__(self, errors: str = "replace") -> None:
         super().__init__(errors)
-        self._pastes = PasteGuard()
-
-    # `input`: codecs' own parameter name; bytes, where codecs says any buffer
-    def decode(self, input: bytes, final: bool = False) -> str:  # type: ignore[override]  # noqa: A002
-        return self._pastes.feed(super().decode(input, final))
-
-    def reset(self) -> None:
-        super().reset()
-        self._pastes = PasteGuard()
 
 
 def incremental_decoder(encoding: str) -> Callable[..., codecs.IncrementalDecoder]:
-    """codecs.getincrementaldecoder, with UTF-8 forgiving and pastes guarded."""
+    """codecs.getincrementaldecoder, with UTF-8 forgiving."""
     if codecs.lookup(encoding).name == "utf-8":
         return ReplacingUTF8Decoder
     return codecs.getincrementaldecoder(encoding)
@@ -90,3 +135,4 @@ if sys.platform != "win32":
     from textual.drivers import linux_driver
 
     linux_driver.getincrementaldecoder = incremental_decoder   # type: ignore[assignment]  # codecs' is overloaded
+    linux_driver.XTermParser = GuardedParser                    # type: ignore[misc]  # a subclass, built the same way

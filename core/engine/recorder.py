@@ -4,6 +4,8 @@ and the notices owed to the user."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from typing import Any
 
 from contextual.core.clock import now_iso
@@ -106,6 +108,25 @@ class Recorder:
             return
         if entry:
             self.entry(entry)
+
+    def finish_snapshot_now(self, turn_id: str, within: float) -> None:
+        """finish_snapshot from any thread, beside a loop that is stuck: on a loop of its own, in a thread of its
+        own (git runs there), given `within` seconds; the entry written here, or none when it took longer."""
+        snapshots = self.snapshots
+        if snapshots is None:
+            return
+        found: list[dict[str, Any] | None] = []
+
+        async def after() -> None:
+            try:
+                found.append(await snapshots.finish_turn(turn_id))
+            except Exception:   # a snapshot problem must never lose the turn
+                pass
+        worker = threading.Thread(target=asyncio.run, args=(after(),), name="contextual-snapshot", daemon=True)
+        worker.start()
+        worker.join(within)
+        if found and found[0]:
+            self.entry(found[0])
 
     async def flush(self, fsync: bool) -> None:
         if self.session is not None:

@@ -156,11 +156,13 @@ class TurnLoop:
         await self._recorder.finish_snapshot(turn_id)
         return await self._recorder.flush_or_say()
 
-    def abandon(self) -> None:
-        """The process ends before this turn's close can run (its loop is stuck): its end recorded now, as a stop."""
+    def abandon(self, snapshot_within: float) -> None:
+        """The process ends before this turn's close can run (its loop is stuck): its end recorded now, as a stop,
+        and the snapshot of its changes closed as the close would have (`snapshot_within` seconds at most)."""
         turn_id, self._turn_id = self._turn_id, None
         if self.running and turn_id is not None:
             self._ends.interrupted(turn_id)
+            self._recorder.finish_snapshot_now(turn_id, snapshot_within)
 
     async def _loop(self, turn_id: str) -> AsyncGenerator[Event, None]:
         max_steps = self._settings.config.max_steps

@@ -118,6 +118,11 @@ class MCPManager:
     async def close(self) -> None:
         await asyncio.gather(*(c.close() for c in self.connections), return_exceptions=True)
 
+    def stop_now(self) -> None:
+        """The servers' processes ended from any thread, the loop stuck (the process is ending: close cannot run)."""
+        from contextual.core.mcp.stdio import stop_now
+        stop_now()
+
     # ---- what the engine reads -----------------------------------------------------------------
     def _changed(self, conn: ServerConnection) -> None:
         if conn.status == FAILED:

@@ -14,6 +14,7 @@ import os
 import re
 import signal
 import subprocess
+import time
 from contextlib import aclosing, asynccontextmanager, suppress
 from typing import IO, Any, AsyncGenerator, AsyncIterator
 
@@ -30,6 +31,8 @@ MAX_LINE_BYTES = 64 * 1024 * 1024     # one message; the result cap (max_output_
 MAX_OBJECTS = 100_000
 MAX_SCHEMA_DEPTH = 32                 # a tool's input schema nesting deeper is rejected (that tool only)
 STOP_GRACE = 2.0                      # seconds after stdin closes, then after SIGTERM, before SIGKILL
+STOP_NOW_GRACE = 1.0                  # the process is ending (stop_now): SIGTERM, then SIGKILL this much later
+_RUNNING: set[int] = set()            # the process groups of the servers started and not yet stopped
 _ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
 
 
@@ -198,6 +201,31 @@ async def _stop(process: Any) -> None:
         await process.aclose()
 
 
+def stop_now(grace: float = STOP_NOW_GRACE) -> None:
+    """SIGTERM every running server's process group, SIGKILL those left after `grace`: from any thread, beside a
+    loop that is stuck (the process is ending, tui/hangup.py), where _stop cannot run."""
+    groups = list(_RUNNING)
+    for pgid in groups:
+        with suppress(OSError):
+            os.killpg(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while (left := [g for g in groups if _group_alive(g)]) and time.monotonic() < deadline:
+        time.sleep(0.02)        # no loop to wait on here
+    for pgid in left:
+        with suppress(OSError):
+            os.killpg(pgid, signal.SIGKILL)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:             # there but not ours to signal: nothing more to do
+        return False
+    return True
+
+
 @asynccontextmanager
 async def stdio_streams(command: str, args: list[str], env: dict[str, str], log: IO[str],
                         rejected: list[str] | None = None) -> AsyncIterator[Any]:
@@ -210,6 +238,7 @@ async def stdio_streams(command: str, args: list[str], env: dict[str, str], log:
         # written its pid before the spawn returned here (clean-clone CI)
         process = await anyio.open_process([command, *args], env=get_default_environment() | env,
                                            stderr=subprocess.PIPE, start_new_session=True)
+        _RUNNING.add(process.pid)           # its own session: its process group has its pid
     try:
         async with _served(process, log, rejected) as streams:
             yield streams
@@ -217,6 +246,7 @@ async def stdio_streams(command: str, args: list[str], env: dict[str, str], log:
         if process.returncode is None:      # cancelled before the streams' own stop ran
             with anyio.CancelScope(shield=True):
                 await _stop(process)
+        _RUNNING.discard(process.pid)
 
 
 @asynccontextmanager
