@@ -25,11 +25,12 @@ class Program:
     tree: bool = False                          # an operand goes with all below it (`rm -r`, `mv`)
     when: dict[str, frozenset[str]] = field(default_factory=dict)  # an output or folder counting only with these
     each_with: frozenset[str] = frozenset()     # with one of these each operand is written (`install -d`)
+    flags: frozenset[str] = frozenset()         # other options read (`xargs --null`)
 
     def known(self) -> frozenset[str]:
         """Every option named here: a long one may be given by an unambiguous prefix (`--target=DIR`)."""
         return self.values | self.outputs | self.into | self.attached | self.only | self.never | self.scripts \
-            | self.each_with
+            | self.each_with | self.flags
 
 
 COMPRESS = Program("each", _set("-S --suffix -b --block-size -T --threads --memlimit -L --level -o"),
@@ -71,7 +72,7 @@ PROGRAMS: dict[str, Program] = {
     "patch": Program("first", _set("-i -p -d -r -B -D -F -V -z -Y -g --input --strip --directory "
                                     "--reject-file --prefix --ifdef --fuzz --version-control --suffix "
                                     "--basename-prefix --get"), outputs=_set("-o --output"),
-                     never=_set("-o --output")),      # `patch -o OUT FILE` writes OUT, not FILE
+                     never=_set("-o --output --dry-run")),    # `patch -o OUT FILE` writes OUT, not FILE
     "curl": Program(values=_set("-A -b -d -e -E -F -H -K -m -r -T -u -U -w -x -X -y -Y -z --data --header "
                                  "--user --request --user-agent --cookie --max-time --config --form --url"),
                      outputs=_set("-o -c -D --output --cookie-jar --dump-header --trace --trace-ascii --stderr "
@@ -91,9 +92,38 @@ PROGRAMS: dict[str, Program] = {
                                     "zstd", "unzstd", "compress", "uncompress", "lzip", "pigz")},
 }
 FIND_ACTIONS = _set("-exec -execdir -ok -okdir")
+FIND_PRINTS = _set("-printf -ls -exec -execdir -ok -okdir")     # print more than the names of what find found
 FIND_OUTPUTS = _set("-fprint -fprint0 -fprintf -fls")
 GIT_WRITES = _set("checkout restore rm mv")
 GIT_VALUES = _set("-C -c --git-dir --work-tree --namespace --exec-path --config-env")
+# git's sub-commands that write files they do not name, with one of `only` given (and none of `never`): below each
+# pathspec (an operand, where `operands` is "each"), else the whole work tree (`reset --hard`, `stash`), or for
+# GIT_HERE the folder git runs in (`clean -f`)
+GIT_TREES: dict[str, Program] = {
+    "reset": Program(values=_set("--pathspec-from-file"), only=_set("--hard --merge --keep")),
+    "checkout": Program(values=_set("-b -B --orphan --conflict --pathspec-from-file"), only=_set("-f --force")),
+    "switch": Program(values=_set("-c -C --create --force-create --orphan --conflict"),
+                      only=_set("-f --force --discard-changes")),
+    "read-tree": Program(values=_set("--prefix --index-output --exclude-per-directory"), only=_set("-u")),
+    "clean": Program("each", _set("-e --exclude"), never=_set("-n --dry-run")),
+    "stash": Program("each", _set("-m --message --pathspec-from-file")),       # `git stash [push]`
+}
+GIT_HERE = _set("clean")
+GIT_STASH_KEEPS = _set("list show drop clear create store")     # the work tree as it is
+# a diff's files: `git apply`, `git am`; -p strips the names' leading folders, --directory puts one before them
+GIT_APPLY = Program(values=_set("-p -C --exclude --include --directory --whitespace --build-fake-ancestor"),
+                    never=_set("--check --cached"), flags=_set("--stat --numstat --summary --apply"))
+GIT_APPLY_REPORTS = _set("--stat --numstat --summary")          # print, and apply only with --apply
+GIT_AM = Program(values=_set("-p -C --exclude --include --directory --whitespace --patch-format --resolvemsg "
+                             "--empty --quoted-cr"),
+                 never=_set("--quit --show-current-patch"),
+                 flags=_set("--abort --skip --continue --resolved -r --retry"))
+GIT_AM_RESUMES = _set("--abort --skip --continue --resolved -r --retry")   # the work tree from the patches in store
+# xargs: the words it reads, split at blanks and quotes, or at -d's character, or whole (-0); -a: from a file
+XARGS = Program(values=_set("-a -d -E -I -L -n -P -s --arg-file --delimiter --replace --max-lines --max-args "
+                            "--max-procs --max-chars --process-slot-var"), attached=_set("-e -i -l --eof"),
+                flags=_set("-0 --null"))
+XARGS_SPLITS = _set("-d --delimiter")
 # find's tests that only narrow which entries its action gets (read as not narrowing: more entries, never fewer)
 FIND_NARROWING = _set("-type -xtype -maxdepth -mindepth -size -user -group -perm -mtime -mmin -newer")
 FIND_NAME_TESTS = {"-name": False, "-iname": True}

@@ -3,13 +3,16 @@
 An output redirection's target (`> secrets/k`, `>> log`, `&> out`) is shell syntax, so a rule holds for it whatever
 the program; beyond that, the programs of core/bash_write_programs.py, whose words name the files they write, create
 or remove (an operand, a destination, an option's value, in any spelling getopt takes: `-t DIR`, `-rtDIR`,
-`--target=DIR`), `find … -delete`/`-exec rm {}` (its starting points, narrowed by its name tests) and git's
-`checkout|restore|rm|mv` (their paths). A folder removed, moved or restored (`rm -r d`, `mv d x`, `git checkout .`)
-is a *tree*: a rule covering anything below it holds. Seen from each folder the line moves to, as a Read rule's
-paths are (core/bash_paths.py). A target only known when it runs (`> $F`, `rm *`) is guessed from the line: its glob
-and brace words as the project is now, the values it gives variables; a line that cannot be read (opaque) is taken
-to write any path it names. A program that writes a file it names in its own language or data (`python -c
-"open('k','w')"`, `git apply`, `tar x` without `-C`) is not read, as a program that deletes one is not an `rm`
+`--target=DIR`; core/bash_write_words.py), `find … -delete`/`-exec rm {}` (its starting points, narrowed by its name
+tests), git's sub-commands (core/bash_git_writes.py: the paths `checkout|restore|rm|mv` name, the work tree of
+`reset --hard`, `stash`, `clean -f` …), and the files a diff names for `patch`, `git apply` and `git am`
+(core/bash_diffs.py). A folder removed, moved or restored (`rm -r d`, `mv d x`, `git checkout .`) is a *tree*: a rule
+covering anything below it holds. Seen from each folder the line moves to, as a Read rule's paths are
+(core/bash_paths.py). A target only known when it runs (`> $F`, `rm *`) is guessed from the line: its glob and brace
+words as the project is now, the values it gives variables; a line that cannot be read (opaque) is taken to write
+any path it names. What `xargs` reads is the names a `find` before its `|` prints, a here-string's words, else any
+path below the folder it runs in. A program that writes a file it names in its own language or data (`python -c
+"open('k','w')"`, `tar x` without `-C`) is not read, as a program that deletes one is not an `rm`
 (docs/permissions.md, "Rules are not a sandbox")."""
 
 from __future__ import annotations
@@ -22,11 +25,13 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from contextual.core.bash_diffs import patched
+from contextual.core.bash_git_writes import git_writes, work_tree
 from contextual.core.bash_paths import DEFAULT, PIECES, expand_words, folders_of, in_folders, named_paths
-from contextual.core.bash_write_programs import (COMPRESS, FIND_ACTIONS, FIND_NAME_TESTS, FIND_NARROWING,
-                                                 FIND_OUTPUTS, GIT_VALUES, GIT_WRITES, PROGRAMS, Program)
+from contextual.core.bash_write_programs import XARGS, XARGS_SPLITS
+from contextual.core.bash_write_words import ANY, Found, by_table, find_lists, find_writes, read_options
+from contextual.core.shell.findings import Input
 from contextual.core.shell.nodes import Word, command_name
-from contextual.core.shell.options import long_starts
 from contextual.core.shell.parse import ShellParse, parse_command
 
 
@@ -39,33 +44,35 @@ class Writes:
     named: tuple[tuple[str, tuple[tuple[str, bool], ...]], ...] = ()
 
 
-_Named = tuple[Word, tuple[tuple[str, bool], ...]]     # a find's starting point and the name tests it acts under
 _GLOB = re.compile(r"[*?[{]")
 TREE_ENTRIES = 2000           # entries looked through below a tree before it is taken to hold a protected file
+STDIN = "\0"                  # a word xargs makes of what it reads (no word of a line holds a NUL)
+_SPLIT_AT = re.compile(r"[\s'\"\\]")  # where xargs without -0 splits or unquotes what it reads
 
 
 def written_paths(command: str, root: str) -> Writes:
     """Every path the line may write, once each, as seen from the folders it moves to."""
     parsed = parse_command(command)
     folders = folders_of(parsed.commands, root)
-    files: list[Word] = [*parsed.written]
-    trees: list[Word] = []
-    named: list[_Named] = []
-    for words in parsed.commands:
-        found, removed, narrowed = _written_by(words)
-        files += found
-        trees += removed
-        named += narrowed
+    found = Found([*parsed.written])
+    inputs = parsed.inputs + (Input(),) * (len(parsed.commands) - len(parsed.inputs))
+    for words, given in zip(parsed.commands, inputs):
+        found.extend(_written_by(words, given, folders))
+    if found.split and _split_names(found, folders):
+        found.trees.append(ANY)        # xargs splits a name into words that may name any path
     if parsed.opaque:          # not read as bash reads it: any path it names
-        trees += named_paths(command, root)
-    if parsed.writes_unknown or None in files or None in trees or any(start is None for start, _ in named):
-        trees += _guessed(command, parsed, folders)
+        found.trees += named_paths(command, root)
+    if parsed.writes_unknown or None in found.files or None in found.trees or \
+            any(start is None for start, _ in found.named):
+        found.trees += _guessed(command, parsed, folders)
+    found.trees += [os.path.normpath(os.path.join(work_tree(full), path)) for top, path in found.tops
+                    for full in in_folders(top, folders)]
 
     def seen_from_folders(paths: list[Word]) -> tuple[str, ...]:
         return tuple(dict.fromkeys(full for p in paths if p for full in in_folders(p, folders)))
-    starts = tuple(dict.fromkeys((full, tests) for start, tests in named if start
+    starts = tuple(dict.fromkeys((full, tests) for start, tests in found.named if start
                                  for full in in_folders(start, folders)))
-    return Writes(seen_from_folders(files), seen_from_folders(trees), starts)
+    return Writes(seen_from_folders(found.files), seen_from_folders(found.trees), starts)
 
 
 def _guessed(command: str, parsed: ShellParse, folders: list[str]) -> list[str]:
@@ -82,164 +89,88 @@ def _guessed(command: str, parsed: ShellParse, folders: list[str]) -> list[str]:
     return expand_words(chosen, command, parsed.commands, folders)
 
 
-def _written_by(words: tuple[Word, ...]) -> tuple[list[Word], list[Word], list[_Named]]:
-    """What one simple command writes: (files, trees, find's narrowed starting points); None where a word is only
-    known when it runs."""
+def _written_by(words: tuple[Word, ...], given: Input, folders: list[str]) -> Found:
+    """What one simple command writes; None where a word is only known when it runs. `given`: what it reads on
+    standard input."""
     if not words or not isinstance(words[0], str):
-        return [], [], []
+        return Found()
+    if given.xargs:
+        return _fed(words, given, folders)
     program = command_name(words[0])
     if program == "dd":
-        return [w[3:] for w in words[1:] if isinstance(w, str) and w.startswith("of=")], [], []
+        return Found([w[3:] for w in words[1:] if isinstance(w, str) and w.startswith("of=")])
     if program == "git":
-        return [], _git(words[1:]), []
+        return git_writes(words[1:], given, folders)
     if program == "find":
-        return _find(words[1:])
-    files, trees = _by_table(program, words[1:])
-    return files, trees, []
+        return Found(*find_writes(words[1:]))
+    found = Found(*by_table(program, words[1:]))
+    return found.extend(patched(words[1:], given, folders)) if program == "patch" else found
 
 
-def _by_table(program: str, rest: tuple[Word, ...]) -> tuple[list[Word], list[Word]]:
-    """A program of core/bash_write_programs.py: (files, trees)."""
-    spec = PROGRAMS.get(program)
-    if spec is None:
-        return [], []
-    if program == "tar" and rest and isinstance(rest[0], str) and not rest[0].startswith("-"):
-        rest = ("-" + rest[0], *rest[1:])           # `tar cf out .`: the old spelling, a bundle without its `-`
-    seen, valued, operands = _options(rest, spec)
-    files = [v for o, v in valued if o in spec.outputs and seen & spec.when.get(o, frozenset({o}))]
-    into = [v for o, v in valued if o in spec.into and seen & spec.when.get(o, frozenset({o}))]
-    files += into if spec.operands != "destination" else []       # `unzip -d DIR`, `tar -x -C DIR`
-    if (spec.only and not seen & spec.only) or seen & spec.never:
-        return files, []
-    named = _named(spec, seen, operands, into)
-    if spec.tree:                   # `rm -r d`, `mv d x`: what is removed or moved goes with all below it
-        moved = operands[:-1] if spec.operands == "destination" and not into else operands
-        kept = named if spec.operands == "destination" else []
-        return files + kept + _unsuffixed(spec, operands), list(moved)
-    return files + named + _unsuffixed(spec, operands), []
+def _fed(words: tuple[Word, ...], given: Input, folders: list[str]) -> Found:
+    """A command xargs runs: its last word, and each it makes with -I, is what xargs reads (STDIN), so a path made
+    of one is what the input may name: the names a find before the `|` prints, a here-string's words, else any
+    path below the folder it runs in (`ls | xargs rm`). A word only known otherwise (`$X`) is guessed too."""
+    found = _written_by(tuple(STDIN if w is None else w for w in words), Input("other", None), folders)
+    names = _xargs_names(given)
+    out = Found(tops=[(ANY if STDIN in top else top, path) for top, path in found.tops],
+                files=[None] if None in words[:-1] else [])
+    for paths, kept in ((found.files, out.files), (found.trees, out.trees)):
+        for path in paths:
+            if not (isinstance(path, str) and STDIN in path):
+                kept.append(path)
+            elif path == STDIN:
+                out.extend(names)
+            else:           # `xargs cp -t DIR`: any name in DIR
+                head, tail = os.path.split(path)
+                out.trees.append(head if tail == STDIN and head and STDIN not in head else ANY)
+    out.named += [(ANY, ()) if isinstance(start, str) and STDIN in start else (start, tests)
+                  for start, tests in found.named]
+    return out
 
 
-def _named(spec: Program, seen: set[str], operands: list[Word], into: list[Word]) -> list[Word]:
-    mode = spec.operands
-    if mode == "each" or seen & spec.each_with:
-        return list(operands)
-    if mode == "script":
-        return list(operands if seen & spec.scripts else operands[1:])
-    if mode in ("second", "first"):
-        return list(operands[1:2] if mode == "second" else operands[:1])
-    if mode in ("destination", "last"):
-        sources, dest = (operands, into[-1]) if into else (operands[:-1], operands[-1] if len(operands) > 1 else "")
-        if not isinstance(dest, str):
-            return [None]
-        if not dest or (mode == "last" and ":" in dest):         # `scp a host:b`: not here
-            return list(into)
-        # `cp a/k secrets`: a folder destination receives each source under its own name
-        inside = [os.path.join(dest, os.path.basename(s.rstrip("/"))) if isinstance(s, str) else None
-                  for s in sources]
-        return [dest, *inside]
-    return []
+def _xargs_names(given: Input) -> Found:
+    """The paths the words xargs reads may name (see _fed)."""
+    options = given.xargs[1:]
+    if None in options:
+        return Found(trees=[ANY])
+    seen, _, _ = read_options(options, XARGS)
+    if seen & ({"-a", "--arg-file"} | XARGS_SPLITS):     # read from a file; split at a character of its choosing
+        return Found(trees=[ANY])
+    whole = bool(seen & {"-0", "--null"})
+    if given.kind == "text" and isinstance(given.value, str):
+        return Found(trees=list(given.value.split("\0") if whole else _split(given.value)))
+    source = given.source
+    listed = find_lists(source[1:]) if given.kind == "pipe" and source and isinstance(source[0], str) and \
+        command_name(source[0]) == "find" else None
+    if listed is None:
+        return Found(trees=[ANY])
+    starts, tests = listed
+    found = Found(named=[(start, tests) for start in starts]) if tests else Found(trees=list(starts))
+    found.split = [] if whole else list(starts)
+    return found
 
 
-def _unsuffixed(spec: Program, operands: list[Word]) -> list[Word]:
-    """`gunzip secrets/k.gz` writes secrets/k."""
-    return [os.path.splitext(o)[0] for o in operands if isinstance(o, str)] if spec is COMPRESS else []
+def _split(text: str) -> list[str]:
+    """The words xargs makes of a text: at blanks and quotes, or (-I) at line ends."""
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        words = text.split()
+    return [*words, *text.splitlines()]
 
 
-def _options(words: tuple[Word, ...], spec: Program) -> tuple[set[str], list[tuple[str, Word]], list[Word]]:
-    """The options seen (`-x`, `--long`), those given a value, and the operands, as getopt reads them: bundles
-    (`-rtDIR`), `--long=V`, a long option's unambiguous prefix (`--target=DIR`), `--` ending options."""
-    known, takes_value = spec.known(), spec.values | spec.outputs | spec.into
-    seen: set[str] = set()
-    valued: list[tuple[str, Word]] = []
-    operands: list[Word] = []
-    i, ended = 0, False
-    while i < len(words):
-        word = words[i]
-        i += 1
-        if ended or not isinstance(word, str) or not word.startswith("-") or word == "-":
-            operands.append(word)
-            continue
-        if word == "--":
-            ended = True
-        elif word.startswith("--"):
-            name, eq, given = word.partition("=")
-            # an ambiguous start (a getopt program refuses it) counts as each option it may be
-            found = long_starts(name, [k for k in known if k.startswith("--")]) or [name]
-            seen.update(found)
-            if eq or any(option in spec.attached for option in found):
-                valued += [(option, given) for option in found]
-            elif any(option in takes_value for option in found) and i < len(words):
-                valued += [(option, words[i]) for option in found]
-                i += 1
-        else:
-            for at in range(1, len(word)):
-                option = "-" + word[at]
-                seen.add(option)
-                if option in spec.attached:
-                    break
-                if option in takes_value:
-                    value: Word = word[at + 1:]
-                    if not value and i < len(words):
-                        value, i = words[i], i + 1
-                    valued.append((option, value))
-                    break
-    return seen, valued, operands
+def _split_names(found: Found, folders: list[str]) -> bool:
+    """Whether a name xargs reads without -0 may be split into other paths: a name below a find's starting point
+    holding a blank, quote or backslash as the project is now (past TREE_ENTRIES, taken as yes), or one the line
+    writes (`mkdir "d/x secrets"`)."""
+    if any(isinstance(w, str) and _SPLIT_AT.search(w) for w in found.files + found.trees + found.split):
+        return True
 
-
-def _git(words: tuple[Word, ...]) -> list[Word]:
-    """`git checkout -- k`, `git restore .`, `git -C sub rm -r d`: each word after the sub-command may be a path
-    it writes or removes (a branch name as well: matched against the rules, it names no protected file)."""
-    folder, i = "", 0
-    while i < len(words) and isinstance(words[i], str) and str(words[i]).startswith("-"):
-        word = str(words[i])
-        if word in GIT_VALUES and i + 1 < len(words):
-            folder = str(words[i + 1] or "") if word == "-C" else folder
-            i += 1
-        i += 1
-    if i >= len(words) or words[i] not in GIT_WRITES:
-        return []
-    paths = [w for w in words[i + 1:] if not (isinstance(w, str) and w.startswith("-"))]
-    return [os.path.join(folder, w) if isinstance(w, str) and folder else w for w in paths]
-
-
-def _find(words: tuple[Word, ...]) -> tuple[list[Word], list[Word], list[_Named]]:
-    """`find d -delete`, `find d -exec rm {} +`: its starting points go with all below them, or, under name tests
-    joined by "and", what is so named below them (`find . -name __pycache__ -exec rm -rf {} +`); `-fprint FILE`."""
-    at = next((i for i, w in enumerate(words) if isinstance(w, str) and w not in ("-H", "-L", "-P")), len(words))
-    starts: list[Word] = []
-    for word in words[at:]:
-        if isinstance(word, str) and (word[:1] in ("-", "(", "!", ",")):
-            break
-        starts.append(word)
-    files = [words[i + 1] for i, w in enumerate(words[:-1]) if w in FIND_OUTPUTS]
-    writes = "-delete" in words or any(w in FIND_ACTIONS and isinstance(p, str) and command_name(p) in PROGRAMS
-                                      for w, p in zip(words, words[1:]))
-    if not writes:
-        return files, [], []
-    tests = _find_names(words)
-    return (files, [], [(start, tests) for start in starts or ["."]]) if tests else (files, starts or ["."], [])
-
-
-def _find_names(words: tuple[Word, ...]) -> tuple[tuple[str, bool], ...] | None:
-    """The name tests every entry find acts on passes, when its expression is only tests joined by "and" before
-    its action (`find . -name __pycache__ -type d -exec rm -rf {} +`); None when it is anything else (`-o`, `!`,
-    parentheses, `-path`, …: every entry may be acted on)."""
-    tests: list[tuple[str, bool]] = []
-    i = next((k for k, w in enumerate(words) if isinstance(w, str) and w[:1] in ("-", "(", "!")), len(words))
-    while i < len(words):
-        word = words[i]
-        if word in FIND_NAME_TESTS and i + 1 < len(words) and isinstance(words[i + 1], str):
-            tests.append((str(words[i + 1]), FIND_NAME_TESTS[str(word)]))
-            i += 2
-        elif word in FIND_NARROWING and i + 1 < len(words):
-            i += 2
-        elif word in ("-a", "-and", "-depth", "-xdev", "-mount", "-print", "-print0"):
-            i += 1
-        elif word == "-delete" or word in FIND_ACTIONS:
-            return tuple(tests) or None
-        else:
-            return None
-    return None
+    def holds(path: str) -> bool:
+        return bool(_SPLIT_AT.search(os.path.basename(path)))
+    return any(start is None or any(os.path.isdir(full) and _any_below(full, holds)
+                                    for full in in_folders(start, folders)) for start in found.split)
 
 
 def holds_named(start: str, tests: tuple[tuple[str, bool], ...], root: str, spec: str,

@@ -375,3 +375,21 @@ def test_a_bash_line_writing_a_file_an_edit_rule_protects_is_refused_and_the_fil
     heads = refused_in_bypass(project, WRITES, then=("echo y > other && cat keep-1",), rule="Edit(keep-*)")
     assert heads[len(WRITES)] == "[exit 0]" and (project / "other").read_text() == "y\n"
     assert [(project / name).read_text() for name in WRITES] == ["keep\n"] * len(WRITES)
+
+
+def test_whole_work_tree_git_commands_xargs_and_diffs_are_refused_under_an_edit_rule_and_the_file_is_unchanged(
+        tmp_path: Path):
+    """helper-110: under Edit(secrets/**) in bypass mode these rewrote or removed secrets/k without naming it."""
+    diff = "--- a/secrets/k\\n+++ b/secrets/k\\n@@ -1 +1 @@\\n-CHANGED\\n+PATCHED\\n"
+    project, user, env = _git_project(
+        tmp_path, "mkdir secrets && echo SECRET > secrets/k && git init -q && git add secrets && git commit -q -m a "
+                  f"&& echo CHANGED > secrets/k && echo NEW > secrets/new && printf -- '{diff}' > d.diff",
+        "Edit(secrets/**)")
+    lines = ("git reset -q --hard", "git stash -q", "git clean -fdq", "git checkout -qf HEAD",
+             "find . -name k | xargs rm", "git apply d.diff", "patch -p1 < d.diff")
+    heads = _run_in_bypass(project, user, env, (*lines, "git stash list && git reset -q --soft HEAD"))
+    for line, head in zip(lines, heads):
+        assert head.startswith("[error permission_denied: Bash is denied") and "'Edit(secrets/**)'" in head, \
+            (line, head)
+    assert heads[len(lines)] == "[exit 0]"
+    assert (project / "secrets" / "k").read_text() == "CHANGED\n" and (project / "secrets" / "new").exists()

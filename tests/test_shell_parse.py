@@ -4,6 +4,7 @@ tests/test_deny_rules_cli.py."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 from contextual.core.permission_rules import PermissionRules, parse_rule
 from contextual.core.permissions import rule_denial
+from contextual.core.shell.findings import Input
 from contextual.core.shell.parse import parse_command
 from contextual.core.shell.wrappers import WRAPPERS
 
@@ -899,6 +901,88 @@ def test_find_removes_only_what_its_name_tests_pass(tmp_path, command, denied):
     for rule in ("Edit(secrets/**)", "Edit(secrets/k)", "Write(**/k)"):
         rules = PermissionRules.from_tables({"deny": [rule]})
         assert (rules.denies("Bash", {"command": command}, str(project)) is not None) is denied, (rule, command)
+
+
+# Files written without being named (helper-110): `git reset --hard`, `git stash`, `git clean -f`, `ls | xargs rm`,
+# `git apply d.diff`, `patch -p1 < d.diff` wrote secrets/k past `Edit(secrets/**)`. The work tree goes (git's, from
+# -C or a cd), what xargs reads is what the find before its `|` prints (else any path), a diff's headers are read.
+@pytest.mark.parametrize("command, denied", [
+    # whole work-tree git commands: the repository's top (-C DIR in it too), below their pathspecs where given
+    ("git reset --hard", True), ("git reset --merge HEAD~1", True), ("git reset --ha", True),
+    ("git -C sub reset --keep", True), ("cd sub && git reset --hard", True), ("git stash", True),
+    ("git stash -u", True), ("git stash pop", True), ("git stash apply stash@{0}", True),
+    ("git stash push -m wip secrets", True), ("git clean -fdx", True), ("git clean -f -- secrets", True),
+    ("git checkout -f main", True), ("git switch --discard-changes main", True), ("git switch -f x", True),
+    ("git read-tree -u --reset HEAD", True), ("git --work-tree=. reset --hard", True),
+    ("git reset --soft HEAD~1", False), ("git reset HEAD secrets/k", False), ("git reset", False),
+    ("git stash list", False), ("git stash show -p", False), ("git stash drop", False),
+    ("git stash push -- src", False), ("git clean -n", False), ("git clean -fd sub", False),
+    ("git clean -fdx -e secrets sub", False), ("git -C inner reset --hard", False), ("git checkout main", False),
+    ("git switch -c new", False), ("git read-tree HEAD", False), ("git --work-tree=sub reset --hard", False),
+    # xargs: the names a find before its `|` prints (split at blanks unless -0), a here-string's words, else any path
+    ("ls | xargs rm", True), ("git ls-files | xargs sed -i s/a/b/", True), ("xargs rm < list", True),
+    ("find . -name k | xargs rm", True), ("find . -name '*.pyc' | grep x | xargs rm", True),
+    ("find . -name '*.pyc' -printf '%h/k\\n' | xargs rm", True), ("find . -name '*.pyc'; xargs rm < list", True),
+    ("{ echo secrets/k; find . -name '*.pyc'; } | xargs rm", True), ("find sub | xargs cp -t secrets", True),
+    ("find . -name '*.pyc' | xargs -d / rm -r", True), ("xargs rm <<< 'a secrets/k'", True), ("ls |& xargs rm", True),
+    ("mkdir -p 'e/x secrets' && find e -name k | xargs rm", True),
+    ("find . -name '*.pyc' | xargs rm", False), ("find . -name '*.pyc' -print0 | xargs -0 rm -f", False),
+    ("find src -type f | xargs rm", False), ("find . -name __pycache__ | xargs rm -rf", False),
+    ("find sub | xargs cp -t sub", False), ("xargs rm <<< 'a b'", False),
+    ("find . -name '*.txt' | xargs grep x", False),
+    # a diff's files: on disk now, a here-document or here-string; any path where it is not known now
+    ("git apply s.diff", True), ("git apply --stat --apply s.diff", True), ("git apply missing.diff", True),
+    ("patch -p1 < s.diff", True), ("patch < s.diff", True), ("patch -i s.diff", True),
+    ("cat s.diff | patch -p1", True),
+    ("git diff | git apply -R", True), ("git am s.diff", True), ("git -C sub am ../s.diff", True),
+    ("git apply fifo", True), ("patch -p1 < fifo", True), ("git apply /dev/stdin", True),
+    ("git am --abort", True), ("git apply <<'EOF'\n--- a/secrets/k\n+++ b/secrets/k\nEOF", True),
+    ("patch -p1 <<< $'--- a/secrets/k\\n+++ b/secrets/k'", True), ("git apply <<EOF\n+++ b/$X\nEOF", True),
+    ("git apply o.diff", False), ("git apply --check s.diff", False), ("git apply --stat s.diff", False),
+    ("git apply --cached s.diff", False), ("git apply -p2 s.diff", False),
+    ("git apply --directory=sub s.diff", False),
+    ("git -C sub apply ../s.diff", False), ("patch -p1 < o.diff", False), ("patch -p0 < s.diff", False),
+    ("patch -d sub -p1 < s.diff", False), ("patch --dry-run -p1 < s.diff", False), ("patch src/a.py s.diff", False),
+    ("git am --show-current-patch", False), ("git apply <<'EOF'\n--- a/src/a.py\n+++ b/src/a.py\nEOF", False)])
+def test_an_edit_deny_rule_covers_the_files_a_line_writes_without_naming_them(tmp_path, command, denied):
+    project = tmp_path / "proj"
+    for folder in ("secrets", ".git", "sub", "inner/.git", "src/__pycache__"):
+        (project / folder).mkdir(parents=True)
+    (project / "secrets" / "k").write_text("SECRET\n")
+    (project / "s.diff").write_text("--- a/secrets/k\n+++ b/secrets/k\n@@ -1 +1 @@\n-SECRET\n+T\n")
+    (project / "o.diff").write_text("diff --git a/src/a.py b/src/a.py\n--- a/src/a.py\n+++ b/src/a.py\n")
+    os.mkfifo(project / "fifo")       # read, it would block the check: not a diff known now
+    rules = PermissionRules.from_tables({"deny": ["Edit(secrets/**)"]})
+    assert (rules.denies("Bash", {"command": command}, str(project)) is not None) is denied, command
+
+
+def test_xargs_without_0_reads_a_name_holding_a_blank_as_two_that_may_name_any_path(tmp_path):
+    """`find d -name k | xargs rm` with d/"x secrets"/k on disk runs `rm d/x secrets/k`: secrets/k goes."""
+    project = tmp_path / "proj"
+    (project / "secrets").mkdir(parents=True)
+    (project / "secrets" / "k").write_text("SECRET\n")
+    (project / "d" / "x secrets").mkdir(parents=True)
+    (project / "d" / "x secrets" / "k").write_text("x\n")
+    rules = PermissionRules.from_tables({"deny": ["Edit(secrets/**)"]})
+    for command, denied in (("find d -name k | xargs rm", True), ("find . -name '*.pyc' | xargs rm", True),
+                            ("find d -name k -print0 | xargs -0 rm", False),
+                            ("find d -name k | xargs -0 rm", False)):
+        assert (rules.denies("Bash", {"command": command}, str(project)) is not None) is denied, command
+
+
+def test_what_each_command_reads_on_standard_input_is_recorded_with_the_command_before_its_pipe():
+    parsed = parse_command("find . -name x | sudo xargs -0 rm; (ls) | xargs rm; patch -p1 < d.diff; "
+                           "git apply <<< t; ls |& xargs rm")
+    find = ("find", ".", "-name", "x")
+    assert list(zip(parsed.commands, parsed.inputs)) == [
+        (find, Input()), (("sudo", "xargs", "-0", "rm"), Input("pipe", None, find)),
+        (("xargs", "-0", "rm"), Input("pipe", None, find)),
+        (("rm", None), Input("pipe", None, find, ("xargs", "-0"))),
+        (("ls",), Input()), (("xargs", "rm"), Input("pipe", None, ())),
+        (("rm", None), Input("pipe", None, (), ("xargs",))),
+        (("patch", "-p1"), Input("file", "d.diff")), (("git", "apply"), Input("text", "t")),
+        (("ls",), Input()), (("xargs", "rm"), Input("other", None)),
+        (("rm", None), Input("other", None, (), ("xargs",)))]
 
 
 # git's help.autocorrect (helper-97): `git -c help.autocorrect=1 psuh` ran `git push` under `Bash(git push:*)`.

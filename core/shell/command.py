@@ -3,10 +3,11 @@ run at all, then what it runs in turn (a wrapper unwrapped, a script sourced, an
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from contextual.core.shell.aliases import Aliases
-from contextual.core.shell.findings import Reader
+from contextual.core.shell.findings import NO_INPUT, Input, Reader
 from contextual.core.shell.latent import LatentText
 from contextual.core.shell.nodes import Word, command_name
 from contextual.core.shell.options import is_stdin_path
@@ -38,13 +39,13 @@ class SimpleCommands:
         self.latent = latent
         self.unwrapper = unwrapper
 
-    def add(self, words: list[Word], depth: int, stdin: Word = "") -> None:
+    def add(self, words: list[Word], depth: int, stdin: Word = "", given: Input = NO_INPUT) -> None:
         open_tail = False
         for _ in range(MAX_UNWRAP):
             if not words or words[0] is None:
                 self.findings.unreadable()    # the command is only known when it runs
                 return
-            self.findings.commands.append(tuple(words))
+            self.findings.listed(tuple(words), given)
             # each command a wrapper runs too: `builtin export GIT_SSH_COMMAND=…`, `command unset 'a[$(…)]'`
             self.variables.command(words, depth)
             self.latent.note_command(words)
@@ -71,6 +72,8 @@ class SimpleCommands:
             inner = self.unwrapper.unwrap(wrapper, words[1:], depth, stdin, open_tail)
             if inner is None:
                 return
+            if wrapper.appends_input:     # xargs: the command's last words are what xargs reads
+                given = dataclasses.replace(given, xargs=tuple(words[:len(words) - len(inner) + 1]))
             words, open_tail = inner, wrapper.appends_input
         self.findings.unreadable()
 
@@ -92,5 +95,5 @@ class SimpleCommands:
             return False
         for option in ("-a", "--argv0"):
             if (name == "exec" or _LOADER.fullmatch(name)) and option in words[1:-1]:
-                self.findings.commands.append(tuple(words[words.index(option) + 1:]))
+                self.findings.listed(tuple(words[words.index(option) + 1:]))
         return True

@@ -11,10 +11,24 @@ from contextual.core.shell.nodes import Word
 MAX_NESTING = 8          # bash -c "eval 'sh -c …'": deeper than this is uncertain
 
 
+@dataclass(frozen=True)
+class Input:
+    """What a simple command reads on standard input as the line sets it up (ShellParse.inputs)."""
+    kind: str = ""                    # "" not redirected | "text" a here-document or here-string | "file" `< F` |
+    #                                   "pipe" `a | b` | "other" (a descriptor)
+    value: Word = ""                  # the text, or the file's name; None when only known when it runs
+    source: tuple[Word, ...] = ()     # "pipe": the words of the simple command writing into it; () when not one
+    xargs: tuple[Word, ...] = ()      # the xargs running this command, its word and options (it adds what it reads)
+
+
+NO_INPUT = Input()
+
+
 @dataclass
 class Findings:
     """The fields of `ShellParse` while the line is read (core/shell/parse.py says what each one means)."""
     commands: list[tuple[Word, ...]] = field(default_factory=list)
+    inputs: list[Input] = field(default_factory=list)       # what each of `commands` reads on standard input
     certain: bool = True
     opaque: bool = False
     misread: bool = False
@@ -27,6 +41,11 @@ class Findings:
     latent: list[tuple[Word, ...]] = field(default_factory=list)
     functions: list[str] = field(default_factory=list)
 
+    def listed(self, words: tuple[Word, ...], given: Input = NO_INPUT) -> None:
+        """A simple command, with what it reads on standard input."""
+        self.commands.append(words)
+        self.inputs.append(given)
+
     def unreadable(self) -> None:
         self.certain, self.opaque = False, True
 
@@ -38,7 +57,9 @@ class Findings:
     def drop_repeats(self, first: int) -> None:
         """The commands listed from ``first`` on that were listed before it: the same line read twice."""
         known = set(self.commands[:first])
-        self.commands[first:] = [c for c in self.commands[first:] if c not in known]
+        kept = [(c, i) for c, i in zip(self.commands[first:], self.inputs[first:]) if c not in known]
+        self.commands[first:] = [c for c, _ in kept]
+        self.inputs[first:] = [i for _, i in kept]
 
 
 class Reader(Protocol):
@@ -51,8 +72,9 @@ class Reader(Protocol):
     def script_word(self, text: Word, depth: int) -> None:
         """Read a word's value as shell text one level deeper; unreadable when its value is not known."""
 
-    def add(self, words: list[Word], depth: int, stdin: Word = "") -> None:
-        """A simple command: listed, checked, and what it runs read too."""
+    def add(self, words: list[Word], depth: int, stdin: Word = "", given: Input = NO_INPUT) -> None:
+        """A simple command: listed, checked, and what it runs read too. `given`: what it reads on standard
+        input, as ShellParse.inputs records it."""
 
     def substitutions(self, text: str, depth: int) -> None:
         """The `$(…)` and backticks of text bash expands now, read as commands of this line."""

@@ -198,6 +198,14 @@ def standard_input(command: Node) -> Word:
     """What a command reads on standard input as bash sets it up: the last redirection of descriptor 0 wins
     (`bash <<< 'ls' <<< 'rm f'` runs `rm f`, `bash <<< 'ls' < s.sh` runs s.sh). The text of a here-document or
     here-string; "" when nothing redirects it; None when it is a file, a descriptor or made when it runs."""
+    kind, value = input_redirect(command)
+    return value if kind in ("", "text") else None
+
+
+def input_redirect(command: Node) -> tuple[str, Word]:
+    """The last redirection of a command's descriptor 0, as (kind, value): ("", "") when none; ("text", its text)
+    for a here-document or here-string, ("file", its name) for `< FILE`, ("other", None) for a descriptor (`<&3`);
+    a value only known when the line runs is None."""
     nodes = list(command.children)
     parent = command.parent
     if parent is not None and parent.type == "redirected_statement":
@@ -210,17 +218,23 @@ def standard_input(command: Node) -> Word:
             redirects.append(node)        # the parser nests a redirection written after `<<E` in it
             redirects += [c for c in node.children if c.type in ("herestring_redirect", "file_redirect")]
     last: Node | None = None
+    operator = ""
     for node in sorted(redirects, key=lambda n: n.start_byte):
         descriptor = next((c for c in node.children if c.type == "file_descriptor"), None)
-        operator = next((c.type for c in node.children if not c.is_named), "")
+        given = next((c.type for c in node.children if not c.is_named), "")
         if (descriptor is None or descriptor.text == b"0") and (node.type != "file_redirect"
-                                                                or operator in _INPUT_OPERATORS):
-            last = node
+                                                                or given in _INPUT_OPERATORS):
+            last, operator = node, given
     if last is None:
-        return ""
+        return "", ""
     if last.type == "heredoc_redirect":
-        return heredoc_text(last)
-    return herestring_text(last) if last.type == "herestring_redirect" else None
+        return "text", heredoc_text(last)
+    if last.type == "herestring_redirect":
+        return "text", herestring_text(last)
+    target = last.child_by_field_name("destination")
+    if operator in ("<", "<>") and target is not None and target.type != "number":
+        return "file", word_value(target)
+    return "other", None
 
 
 def declaration_words(node: Node) -> list[Word]:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from contextual.core.shell.aliases import Aliases
 from contextual.core.shell.command import SimpleCommands
-from contextual.core.shell.findings import MAX_NESTING, Findings
+from contextual.core.shell.findings import MAX_NESTING, NO_INPUT, Findings, Input
 from contextual.core.shell.latent import LatentText, expanded_substitutions
 from contextual.core.shell.nodes import Word
 from contextual.core.shell.unwrap import Unwrapper
@@ -67,6 +67,7 @@ class ShellParse:
     writes_unknown: bool = False
     defined: tuple[str, ...] = ()            # functions and aliases the line defines: bash runs them, not a program
     written: tuple[str, ...] = ()            # the files output redirections write (`> out`, `>> log`), when known
+    inputs: tuple[Input, ...] = ()           # what each of `commands` reads on standard input (in its order)
 
 
 @functools.lru_cache(maxsize=128)
@@ -79,7 +80,7 @@ def parse_command(text: str) -> ShellParse:
                       tuple(found.redirected), tuple(found.latent), found.syntax_error,
                       tuple(dict.fromkeys(found.scripts)), found.misread, found.writes_unknown,
                       tuple(dict.fromkeys([*found.functions, *reading.aliases.names()])),
-                      tuple(dict.fromkeys(found.written)))
+                      tuple(dict.fromkeys(found.written)), tuple(found.inputs))
 
 
 class _Reading:
@@ -112,8 +113,8 @@ class _Reading:
         else:
             self.script(text, depth + 1)
 
-    def add(self, words: list[Word], depth: int, stdin: Word = "") -> None:
-        self.simple_commands.add(words, depth, stdin)
+    def add(self, words: list[Word], depth: int, stdin: Word = "", given: Input = NO_INPUT) -> None:
+        self.simple_commands.add(words, depth, stdin, given)
 
     def substitutions(self, text: str, depth: int) -> None:
         found = expanded_substitutions(text)

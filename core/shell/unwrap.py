@@ -146,7 +146,7 @@ class Unwrapper:
     def _guessed(self, options: list[Word], after: list[Word], depth: int, stdin: Word) -> None:
         """`git -c help.autocorrect=1 psuh`: git runs the command or alias nearest the mistyped one, and which only
         git knows. Listed with that word unknown (as `git $X`), each alias of the line read with the words after."""
-        self.findings.commands.append(("git", *options, None, *after))
+        self.findings.listed(("git", *options, None, *after))
         for name in self.aliases.git_names():
             if depth < MAX_NESTING:
                 self._git_alias(name, after, depth, stdin)

@@ -11,11 +11,11 @@ import threading
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
-from contextual.core.shell.findings import Reader
+from contextual.core.shell.findings import Input, Reader
 from contextual.core.shell.latent import LatentText
 from contextual.core.shell.nodes import (backticks, declaration_words, heredoc_quoted, heredoc_read_as_bash,
-                                        heredoc_text, herestring_text, inside, redirect_words, standard_input,
-                                        word_value)
+                                        heredoc_text, herestring_text, input_redirect, inside, redirect_words,
+                                        standard_input, Word, word_value)
 from contextual.core.shell.variables import Variables
 
 _WRITE_OPERATORS = {">", ">>", ">|", "&>", "&>>", "<>"}
@@ -59,12 +59,13 @@ class TreeWalk:
             self.findings.syntax_error = True
             self.findings.misparsed()
         literal: list[tuple[int, int]] = []       # byte spans where a backtick is a character or was read
+        listed: dict[int, tuple[Word, ...]] = {}   # each command node read so far: its words (a pipe's source)
         stack = [root]
         while stack:                      # iterative: a deeply nested line must not exhaust Python's stack
             node = stack.pop()
             kind = node.type
             if kind == "command":
-                self._command(node, depth)
+                self._command(node, depth, listed)
             elif kind == "redirected_statement":
                 self._note_stdin(node, literal)
             elif kind == "heredoc_redirect" and not heredoc_read_as_bash(node):
@@ -147,7 +148,7 @@ class TreeWalk:
         name = (name_node.text or b"").decode("utf-8", errors="replace") if name_node is not None else ""
         self.variables.assign(name.partition("[")[0], word_value(value) if value is not None else "", depth)
 
-    def _command(self, node: Node, depth: int) -> None:
+    def _command(self, node: Node, depth: int, listed: dict[int, tuple[Word, ...]]) -> None:
         name = node.child_by_field_name("name")
         if name is None:                  # assignments only
             return
@@ -158,7 +159,27 @@ class TreeWalk:
         if node.parent is not None and node.parent.type == "redirected_statement":
             arguments += redirect_words(node.parent)    # `exec 2>/dev/null rm f`: tree-sitter reads rm as a target
         words = [word_value(name)] + [word_value(arg) for arg in arguments]
-        self.reader.add(words, depth, standard_input(node))
+        listed[node.id] = tuple(words)
+        self.reader.add(words, depth, standard_input(node), _input(node, listed))
+
+
+def _input(command: Node, listed: dict[int, tuple[Word, ...]]) -> Input:
+    """What the command reads on standard input: a redirection's, else the output of the command before a `|`
+    (its words when it is a simple command read already; `|&` sends its errors too: "other")."""
+    kind, value = input_redirect(command)
+    if kind:
+        return Input(kind, value)
+    element = command.parent if command.parent is not None and command.parent.type == "redirected_statement" \
+        else command
+    before = element.prev_sibling
+    if element.parent is None or element.parent.type != "pipeline" or before is None:
+        return Input()
+    if before.type != "|":
+        return Input("other", None)
+    source = before.prev_sibling
+    if source is not None and source.type == "redirected_statement":
+        source = source.child_by_field_name("body")
+    return Input("pipe", None, listed.get(source.id, ()) if source is not None else ())
 
 
 def _spans_a_line_end(node: Node, source: bytes) -> bool:
