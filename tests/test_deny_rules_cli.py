@@ -365,6 +365,16 @@ def test_launchers_of_containers_machines_and_terminals_are_refused_in_bypass_mo
     refused_in_bypass(project, NINTH)
 
 
+# helper-111: launchers and wrappers a survey found unread. As root, `runuser root -s /bin/rm u1` and `runuser root
+# <<< 'rm u2'` deleted the file and `perf stat --pre` hands its line to a shell; elsewhere each fails harmlessly.
+UNREAD = {"u1": "runuser root -s /bin/rm u1", "u2": "runuser root <<< 'rm u2'", "u3": "perf stat --pre 'rm u3' true",
+          "u4": "nix run nixpkgs#busybox -- rm u4", "u5": "kubectl exec p rm u5"}
+
+
+def test_launchers_a_survey_found_unread_are_refused_in_bypass_mode(project: Path):
+    refused_in_bypass(project, UNREAD)
+
+
 # An Edit deny rule held for the editing tools only: a Bash line replaced, edited or removed the file it protects.
 WRITES = {"keep-1": "echo gone > keep-1", "keep-2": "sed -i s/keep/gone/ keep-2", "keep-3": "echo gone | tee keep-3",
           "keep-4": "rm keep-4", "keep-5": "cp /dev/null keep-5", "keep-6": "F=keep-6; echo gone > $F",

@@ -177,7 +177,29 @@ EVASIONS = ["echo $(rm v5)", "echo `rm v6`", "X=1 rm f", "(rm f)", "{ rm f; }", 
             "docker compose exec --user= web rm x", "lxc exec c --cwd= rm x", "mise exec -c='rm x'",
             "fly ssh console -C='rm x'", "nix-shell --argstr a -- --run 'rm x'", "ghostty --command='rm x'",
             "micromamba run -e base rm x", "pipenv --python 3.11 run rm x", "doppler -p x run -- rm x",
-            "infisical --domain x run -- rm x", "fly -a app ssh console -C 'rm x'", "fly machine exec id 'rm x'"]
+            "infisical --domain x run -- rm x", "fly -a app ssh console -C 'rm x'", "fly machine exec id 'rm x'",
+            # helper-111: launchers and wrappers a survey of `X rm f` found unread (programs, spellings, options)
+            "nix run nixpkgs#busybox -- rm x", "nix run 'nixpkgs#pkgsStatic.busybox' -- rm x",
+            "nix run --impure github:NixOS/nixpkgs#toybox rm x", "nix run nixpkgs#coreutils -- rm x",
+            "coreutils --coreutils-prog=rm x", "hatch run default:rm x", "hatch run +py=3.10 -version=9 test:rm x",
+            "hatch run :rm x", "hatch env run -e test rm x", "kubectl exec p rm x", "kubectl exec -it p -c c rm x",
+            "kubectl -n ns exec p rm x", "kubectl exec p -n ns rm x", "kubectl exec -f pod.yaml rm x",
+            "kubectl run x --image=busybox --restart Never rm x", "oc exec p rm x", "oc rsh -c c p rm x",
+            "oc rsh p <<< 'rm x'", "heroku ps:exec -a app 'rm x'", "heroku ps:exec -a app <<< 'rm x'",
+            "yarn --cwd d exec rm x", "yarn exec 'rm x'", "yarn workspace w exec rm x",
+            "yarn workspaces foreach -A exec rm x", "tilix -x rm x", "tilix -w d -e rm x", "mlterm -e rm x",
+            "Eterm --exec rm x", "aterm -e rm x", "footclient -D d rm x", "chamber exec svc -- rm x",
+            "chamber -b s3 exec a b -- rm x", "teller run -- rm x", "teller run --shell -- 'rm x'",
+            "retry -t 3 -- rm x", "retry rm x", "srun rm x", "srun -p gpu -N 1 rm x", "srun --partition=gpu rm x",
+            "srun --prolog=/bin/rm hostname", "srun -n1 true : -n1 rm x", "srun --multi-prog conf",
+            "srun --new-plugin-option x rm x", "mpirun -np 2 rm x", "mpiexec -n 2 rm x",
+            "mpirun --mca btl tcp,self -np 2 rm x", "mpiexec -genv A B -n 2 rm x", "mpirun -x PATH rm x",
+            "mpirun -np 1 true : -np 1 rm x", "mpirun --app appfile", "unshare --map-users auto rm x",
+            "unshare --map-groups auto rm x", "runuser -s /bin/rm root x", "runuser root -s /bin/rm x",
+            "runuser -ls /bin/rm root x", "runuser root <<< 'rm x'", "doas -s <<< 'rm x'", "pkexec <<< 'rm x'",
+            "systemd-run --on-calendar daily rm x", "systemd-run --service-type oneshot rm x",
+            "systemd-run --timer-property A=b rm x", "systemd-run -S <<< 'rm x'", "dbus-launch --config-file f rm x",
+            "perf record --call-graph dwarf rm x", "perf stat --pre 'rm x' true", "perf stat -M m rm x"]
 
 
 @pytest.mark.parametrize("command", EVASIONS)
@@ -234,7 +256,23 @@ def test_every_way_of_running_rm_is_denied(command: str):
                                      # helper-106
                                      "docker exec --user=rm c ls", "mise exec -c=ls", "ghostty --title=rm",
                                      "nix-shell --argstr a rm --run ls", "doppler run -p rm -- ls",
-                                     "fly ssh console -a rm -C ls"])
+                                     "fly ssh console -a rm -C ls",
+                                     # helper-111: launchers' own words, and options once missing (then opaque)
+                                     "kubectl exec p ls rm", "kubectl -n rm exec p ls", "kubectl exec -c rm p ls",
+                                     "kubectl run rm --image=busybox ls", "oc rsh -c rm p ls",
+                                     "nix run nixpkgs#cowsay -- rm", "nix run . -- rm", "hatch run rm:pytest",
+                                     "hatch env run -e rm pytest", "yarn workspace rm exec ls",
+                                     "yarn --cwd rm exec ls", "tilix -t rm -e ls", "aterm -title rm -e ls",
+                                     "footclient -T rm ls", "chamber exec rm -- ls", "teller run -- ls rm",
+                                     "heroku ps:exec -a rm ls", "retry -m rm ls", "srun -J rm ls",
+                                     "srun --partition=rm -N 1 python x.py", "mpirun --mca btl rm hostname",
+                                     "mpirun -x rm hostname", "mpiexec -genv A rm -n 2 hostname",
+                                     "mpiexec -disable-x -n 1 hostname", "unshare --map-users rm -r ls",
+                                     "unshare --boottime 5 ls", "numactl -w 0 ls", "systemd-run --on-boot 5 ls",
+                                     "systemd-run --user --unit rm ls", "doas -u rm ls", "doas -C /etc/doas.conf rm",
+                                     "pkexec --user rm ls", "runuser -s /bin/bash root -c ls",
+                                     "dbus-launch --config-file rm ls", "perf record --call-graph dwarf ls",
+                                     "perf stat --pre true ls", "coreutils --coreutils-prog=ls rm"])
 def test_commands_that_only_look_alike_are_not_denied(command: str):
     assert DENY_RM.denies("Bash", {"command": command}, "/") is None
 
@@ -337,6 +375,23 @@ def test_a_container_or_remote_command_is_read_past_the_image_and_an_unknown_opt
         assert not allowed.allows("Bash", {"command": line}, "/"), line
     assert PermissionRules(allow=(parse_rule("Bash(docker:*)"),)).allows("Bash", {"command": "docker run --rm img"},
                                                                           "/")
+
+
+def test_a_launchers_command_is_read_where_its_program_puts_it():
+    """helper-111: `nix run FLAKE#ATTR` runs ATTR's program, `yarn workspace W CMD` is `yarn CMD`, hatch's `ENV:CMD`
+    names an environment, mpirun's --mca takes two words, `kubectl exec -f FILE` names no pod; a job of several
+    parts or one from a file, and an option srun does not list, are not read."""
+    assert parse_command("nix run nixpkgs#busybox -- ls -l").commands[1:] == (("busybox", "ls", "-l"), ("ls", "-l"))
+    assert parse_command("yarn workspace w exec 'ls -l'").commands[1:] == (("yarn", "exec", "ls -l"), ("ls", "-l"))
+    assert parse_command("hatch run +py=3.10 test:pytest -x").commands[1:] == (("pytest", "-x"),)
+    assert parse_command("mpirun --mca btl tcp,self -np 2 ./a.out").commands[1:] == (("./a.out",),)
+    assert parse_command("kubectl exec -f pod.yaml ls").commands[1:] == (("ls",),)
+    assert parse_command("runuser root -s /bin/bash f").commands[-1] == ("/bin/bash", "f")     # USER is optional
+    for unknown in ("srun -n1 a : -n1 b", "srun --multi-prog conf", "mpirun --app=appfile", "srun --new x ls",
+                    "nix run \"$PKG\" -- ls"):
+        assert parse_command(unknown).opaque, unknown
+    for plain in ("nix run . -- ls", "nix run nixpkgs#hello", "srun -n 2 hostname", "oc rsh p ls"):
+        assert not parse_command(plain).opaque, plain
 
 
 def test_a_deeply_nested_line_is_uncertain_and_does_not_exhaust_the_stack():

@@ -200,7 +200,10 @@ _HEROKU = Wrapper(runs_rest=False, subcommands={
     "run:detached": Wrapper(script_rest=True, value_options=_HEROKU_VALUES | _opts("-e --env -s --size --type"),
                             flag_options=_opts("--no-launcher -t --tail -h --help")),
     "run:inside": Wrapper(positional=1, script_rest=True, value_options=_HEROKU_VALUES,
-                          flag_options=_opts("-x --exit-code --listen --no-launcher -h --help"))})
+                          flag_options=_opts("-x --exit-code --listen --no-launcher -h --help")),
+    # ps:exec (commands/ps/exec.ts, not strict): its words, joined, are the remote line, else a shell is opened
+    "ps:exec": Wrapper(script_rest=True, default_shell=True, runs_nothing=_opts("--status"), value_options=(
+        _HEROKU_VALUES | _opts("-d --dyno")), flag_options=_opts("--ssh --status -h --help"))})
 # fly ssh console -C CMD (flyctl's internal/command/ssh/console.go), flags anywhere, also before `ssh console`
 # (cobra hands them to console); fly machine exec [ID] TEXT
 _FLY_CONSOLE = _opts("-C --command --machine -A --address --container -u --user -o --org -a --app -c --config -r "
@@ -215,6 +218,34 @@ _FLY = Wrapper(runs_rest=False, value_options=_FLY_CONSOLE, command_options=_opt
                                default_shell=True, nothing_alone=_opts("-C --command"),
                                value_options=_FLY_CONSOLE)})})
 
+# kubectl up to 1.30 (and oc) ran `exec POD CMD` without `--` (1.31 refuses it); `-f FILE` names the pod instead.
+# Its options (pflag) anywhere; the globals are cli-runtime's and klog's.
+_KUBE_GLOBAL = _opts(
+    "--as --as-group --as-uid --cache-dir --certificate-authority --client-certificate --client-key --cluster "
+    "--context --kubeconfig --kuberc -n --namespace --password --profile --profile-output --request-timeout -s "
+    "--server --tls-server-name --token --user --username -v --v --vmodule --log-dir --log-file "
+    "--log-file-max-size --log-flush-frequency --log-backtrace-at --stderrthreshold")
+_KUBE_FLAGS = _opts("--insecure-skip-tls-verify --match-server-version --warnings-as-errors --disable-compression "
+                    "--add-dir-header --alsologtostderr --logtostderr --one-output --skip-headers "
+                    "--skip-log-headers -h --help")
+_KUBE_EXEC = Wrapper(positional=1, options_after_positional=True, no_positional=_opts("-f --filename"),
+                     value_options=_KUBE_GLOBAL | _opts("-c --container -f --filename --pod-running-timeout"),
+                     flag_options=_KUBE_FLAGS | _opts("-i --stdin -t --tty -q --quiet"))
+# kubectl run NAME --image=IMAGE ARGS: ARGS are the container's command (as `docker run IMAGE CMD`); --overrides
+# may set one in JSON (pkg/cmd/run/run.go, with cmd/delete's and cli-runtime's print flags)
+_KUBE_RUN = Wrapper(positional=1, options_after_positional=True, opaque_markers=frozenset({"--overrides"}),
+                    value_options=_KUBE_GLOBAL | _opts(
+                        "--annotations --image --image-pull-policy --env --port -l --labels --restart --detach-keys "
+                        "--field-manager --override-type --pod-running-timeout --grace-period --timeout -f "
+                        "--filename -k --kustomize -o --output --template"),
+                    flag_options=_KUBE_FLAGS | _opts(
+                        "--rm -i --stdin -t --tty --attach --leave-stdin-open --command --expose -q --quiet "
+                        "--privileged --save-config --force --wait -R --recursive --show-managed-fields "
+                        "--allow-missing-template-keys --record --dry-run --cascade"))
+# oc rsh [OPTIONS] POD [CMD…] (pkg/cli/rsh): options before the pod only; without a command /bin/sh reads stdin
+_OC_RSH = Wrapper(positional=1, default_shell=True, value_options=_KUBE_GLOBAL | _opts(
+    "-c --container --shell --timeout --pod-running-timeout"), flag_options=_KUBE_FLAGS | _opts("-t --tty -T --no-tty"))
+
 CONTAINERS: dict[str, Wrapper] = {
     **{name: Wrapper(runs_rest=False, value_options=global_, subcommands={
         **commands, "container": Wrapper(runs_rest=False, subcommands=commands), "compose": _COMPOSE,
@@ -224,7 +255,9 @@ CONTAINERS: dict[str, Wrapper] = {
                                        ("podman", _PODMAN_GLOBAL, _CONTAINER_COMMANDS["podman"]),
                                        ("nerdctl", _NERDCTL_GLOBAL, _CONTAINER_COMMANDS["nerdctl"]))},
     "docker-compose": _COMPOSE, "podman-compose": _COMPOSE,
-    **{name: Wrapper(runs_rest=False, command_after=_opts("--")) for name in ("kubectl", "oc")},
+    **{name: Wrapper(runs_rest=False, command_after=_opts("--"), value_options=_KUBE_GLOBAL, subcommands={
+        "exec": _KUBE_EXEC, "run": _KUBE_RUN, **({"rsh": _OC_RSH} if name == "oc" else {})})
+       for name in ("kubectl", "oc")},
     "lxc": _LXC, "incus": _LXC,
     "multipass": Wrapper(runs_rest=False, subcommands={"exec": Wrapper(
         positional=1, options_after_positional=True, value_options=_opts("-d --working-directory"))}),

@@ -5,6 +5,7 @@ read as for any wrapper (core/shell/unwrap.py)."""
 
 from __future__ import annotations
 
+from contextual.core.shell.clusters import CLUSTERS
 from contextual.core.shell.containers import CONTAINERS
 from contextual.core.shell.wrapper import OPAQUE, RUNS_ONE, Wrapper
 from contextual.core.shell.wrapper import opts as _opts
@@ -18,6 +19,8 @@ _GNOME = Wrapper(runs_rest=False, permute=True, value_options=_opts("-e --comman
 _XFCE = Wrapper(runs_rest=False, permute=True, value_options=_opts("-e --command"),
                 command_options=_opts("-e --command"), command_after=_opts("-x --execute"))
 _WEZTERM_WINDOW = _opts("--class --workspace --position")
+_FOOT = _opts("-o --override -t --term -T --title -a --app-id --toplevel-tag -w --window-size-pixels -W "
+              "--window-size-chars -D --working-directory -d --log-level")
 
 # Tool and version managers that run a command in their environment (`poetry run CMD`, `mise x -- CMD`).
 _EXEC_RUN = Wrapper(runs_rest=False, subcommands={"exec": RUNS_ONE, "run": RUNS_ONE})
@@ -37,6 +40,9 @@ _UV_RUN = Wrapper(value_options=_UV_RESOLVING | _opts("--extra --group --no-extr
 _UVX = Wrapper(value_options=_UV_RESOLVING | _opts("--build-constraint --build-constraints -b --constraint "
                                                    "--constraints -c --from --override --overrides"))
 _PACKAGE_RUNNER = Wrapper(value_options=_opts("-p --package"))
+_YARN_OPTIONS = _opts("--cwd --cache-folder --modules-folder --global-folder --link-folder --preferred-cache-folder "
+                      "--mutex --network-concurrency --network-timeout --proxy --https-proxy --registry --use-yarnrc "
+                      "--otp")      # yarn 1's; berry's --cwd
 _FNM = _opts("--node-dist-mirror --fnm-dir --log-level --arch --version-file-strategy")
 # pixi runs its words as one line of its own task shell
 _PIXI_RUN = Wrapper(script_rest=True, value_options=_opts(
@@ -52,9 +58,11 @@ _NIX_COMMANDS = _opts(
     "add-to-store cat-nar cat-store copy-sigs dev-shell diff-closures dump-path hash-file hash-path ls-nar ls-store "
     "make-content-addressable optimise-store ping-store realisation sign-paths shell show-derivation show-config "
     "verify doctor")
-_NIX_DEVELOP = Wrapper(runs_rest=False, default_shell=True, value_options=_opts("--phase"), nothing_alone=_opts(
-    "--phase --unpack --configure --build --check --install --installcheck --help"))     # phases run no shell
-_NIX_SHELL = Wrapper(runs_rest=False, default_shell=True, nothing_alone=_opts("--help"))
+_NIX_COMMAND = _opts("-c --command")
+_NIX_DEVELOP = Wrapper(runs_rest=False, default_shell=True, command_after=_NIX_COMMAND, value_options=_opts("--phase"),
+                       nothing_alone=_opts("--phase --unpack --configure --build --check --install --installcheck "
+                                           "--help"))     # phases run no shell
+_NIX_SHELL = Wrapper(runs_rest=False, default_shell=True, command_after=_NIX_COMMAND, nothing_alone=_opts("--help"))
 
 # Secret injectors: the command after `--` (or after the options), or a --command line.
 _DOPPLER_RUN = _opts("-p --project -c --config --token --fallback --mount --mount-format --mount-template "
@@ -64,11 +72,13 @@ _SOPS_EXEC = Wrapper(positional=1, script_rest=True, value_options=_opts("--user
 
 LAUNCHERS: dict[str, Wrapper] = {
     **{name: _AFTER_E for name in ("xterm", "uxterm", "urxvt", "urxvtc", "rxvt", "rxvt-unicode",
-                                   "x-terminal-emulator", "konsole")},
+                                   "x-terminal-emulator", "konsole", "mlterm", "aterm")},
+    "Eterm": Wrapper(runs_rest=False, command_after=_opts("-e --exec")),
     **{name: Wrapper(runs_rest=False, command_after=_opts("-e --command")) for name in ("alacritty", "lxterminal")},
     "gnome-terminal": _GNOME, "mate-terminal": _GNOME, "xfce4-terminal": _XFCE, "terminator": _XFCE,
-    "tilix": Wrapper(runs_rest=False, permute=True, value_options=_opts("-e --command"),
-                     command_options=_opts("-e --command")),
+    # tilix: the words after the first -x or -e are the command (one word: a line); --command TEXT is a line
+    "tilix": Wrapper(runs_rest=False, permute=True, value_options=_opts("--command"), command_options=_opts(
+        "--command"), command_after=_opts("-e -x")),
     "kitty": Wrapper(value_options=_opts(
         "--class --app-id --name --os-window-tag --title -T --config -c --override -o --directory "
         "--working-directory -d --session --watcher -w --instance-group --listen-on --start-as --replay-commands "
@@ -95,9 +105,8 @@ LAUNCHERS: dict[str, Wrapper] = {
     "tilda": Wrapper(runs_rest=False, permute=True, command_options=_opts("-c --command"), value_options=_opts(
         "-b --background-color -c --command -f --font -g --config-file -l --lines -w --working-dir -x --x-pos -y "
         "--y-pos -t --background-alpha")),
-    "foot": Wrapper(value_options=_opts("-c --config -o --override -f --font -t --term -T --title -a --app-id -w "
-                                        "--window-size-pixels -W --window-size-chars -D --working-directory -d "
-                                        "--log-level -p --print-pid")),
+    "foot": Wrapper(value_options=_FOOT | _opts("-c --config -f --font -p --print-pid")),
+    "footclient": Wrapper(value_options=_FOOT | _opts("-s --server-socket")),
     # `wezterm -e CMD` is `wezterm start CMD`
     "wezterm": Wrapper(value_options=_opts("--config-file --config"), subcommands={
         "start": Wrapper(value_options=_WEZTERM_WINDOW | _opts("--cwd --domain")),
@@ -114,9 +123,11 @@ LAUNCHERS: dict[str, Wrapper] = {
         "-p --packages -A --attr -I --include -i --arg --argstr -k --keep -j --max-jobs --cores --option --run "
         "--command"), command_options=_opts("--run --command"), default_shell=True,
         nothing_alone=_opts("--run --command"), pair_options=_opts("--arg --argstr --option")),
-    # nix develop|shell … -c CMD; without one each runs a shell reading standard input (bash --rcfile, $SHELL)
-    "nix": Wrapper(runs_rest=False, command_after=_opts("-c --command"), command_names=_NIX_COMMANDS, subcommands={
+    # nix develop|shell … -c CMD; without one each runs a shell reading standard input (bash --rcfile, $SHELL);
+    # `nix run nixpkgs#busybox -- rm f` runs the package's program (unwrap.py: _installable)
+    "nix": Wrapper(runs_rest=False, command_names=_NIX_COMMANDS, subcommands={
         "develop": _NIX_DEVELOP, "dev-shell": _NIX_DEVELOP, "shell": _NIX_SHELL,
+        "run": Wrapper(runs_rest=False, installable=True, command_after=_NIX_COMMAND),
         "env": Wrapper(runs_rest=False, subcommands={"shell": _NIX_SHELL})}),
     **{name: _EXEC_RUN for name in ("pyenv", "bundle")},
     # pipenv shell ARGS runs $SHELL ARGS (its fancy mode; the default one needs a terminal)
@@ -143,9 +154,11 @@ LAUNCHERS: dict[str, Wrapper] = {
                          runs_nothing=_opts("--print-env"))}),     # bash --rcfile F, its standard input passed on
     "pdm": Wrapper(runs_rest=False, value_options=_opts("-p --project"),
                    subcommands={"run": Wrapper(value_options=_opts("-p --project --venv --skip"))}),
-    # `hatch run ENV:CMD` names its environment in the command word: not read
+    # `hatch run [+VAR|-VAR …] [ENV:]CMD`: its leading `-` words select a matrix (src/hatch/cli/run)
     "hatch": Wrapper(runs_rest=False, value_options=_opts("-e --env -p --project --data-dir --cache-dir --config"),
-                     subcommands={"run": RUNS_ONE, "shell": Wrapper(
+                     subcommands={"run": Wrapper(env_separator=":"), "env": Wrapper(runs_rest=False, subcommands={
+                         "run": Wrapper(value_options=_opts("-e --env -i --include -x --exclude -f --filter"))}),
+                                  "shell": Wrapper(
                          runs_rest=False, permute=True, default_shell=True, value_options=_opts("--name --path"),
                          command_options=_opts("--path"))}),    # a shell it has no module for is run as is
     "rye": Wrapper(runs_rest=False, subcommands={"run": Wrapper(value_options=_opts("--pyproject"))}),
@@ -161,7 +174,12 @@ LAUNCHERS: dict[str, Wrapper] = {
                         script_long=_opts("--shell-mode")),
         "dlx": Wrapper(value_options=_opts("--package"), script_option="-c", script_long=_opts("--shell-mode")),
         "run": RUNS_ONE}),
-    "yarn": Wrapper(runs_rest=False, subcommands={"exec": RUNS_ONE, "run": RUNS_ONE, "dlx": _PACKAGE_RUNNER}),
+    # berry's `yarn exec TEXT ARGS` runs TEXT in its shell, ARGS after it; `workspace W CMD` and `workspaces
+    # foreach … CMD` run `yarn CMD` in (each) workspace
+    "yarn": Wrapper(runs_rest=False, value_options=_YARN_OPTIONS, subcommands={
+        "exec": Wrapper(script_rest=True), "run": RUNS_ONE, "dlx": _PACKAGE_RUNNER,
+        "workspace": Wrapper(positional=1, reenters="yarn"), "workspaces": Wrapper(runs_rest=False, subcommands={
+            "foreach": Wrapper(value_options=_opts("--from -j --jobs --include --exclude"), reenters="yarn")})}),
     "bunx": _PACKAGE_RUNNER,
     "bun": Wrapper(runs_rest=False, subcommands={"x": _PACKAGE_RUNNER, "exec": Wrapper(script_rest=True)}),
     # python-dotenv's `dotenv run CMD` and dotenv-cli's `dotenv [-e F] [--] CMD`
@@ -187,7 +205,14 @@ LAUNCHERS: dict[str, Wrapper] = {
                     subcommands={"exec-env": _SOPS_EXEC, "exec-file": _SOPS_EXEC}),
     "envchain": Wrapper(positional=1),
     "sshpass": Wrapper(value_options=_opts("-f -d -p -P")),
+    # chamber exec SERVICE… -- CMD; teller run [-r] [-s] -- CMD (v1's --shell joins the words for sh -c)
+    "chamber": Wrapper(runs_rest=False, value_options=_opts(
+        "-r --retries --retry-mode -b --backend --backend-s3-bucket --kms-key-alias --min-throttle-delay"),
+        subcommands={"exec": Wrapper(runs_rest=False, command_after=_opts("--"))}),
+    "teller": Wrapper(runs_rest=False, value_options=_opts("-c --config"), subcommands={"run": Wrapper(
+        script_rest=True)}),
     **CONTAINERS,       # containers, machines and remote hosts (core/shell/containers.py)
+    **CLUSTERS,         # srun, mpirun, mpiexec (core/shell/clusters.py)
     # locks, limits, users, sessions and sandboxes set up before the command
     "systemd-inhibit": Wrapper(value_options=_opts("--what --who --why --mode"), runs_nothing=_opts("--list")),
     "cgexec": Wrapper(value_options=_opts("-g")),
@@ -196,6 +221,7 @@ LAUNCHERS: dict[str, Wrapper] = {
     "softlimit": Wrapper(value_options=_opts("-m -d -s -l -a -o -p -f -c -r -t")),
     **{name: RUNS_ONE for name in ("pgrphack", "run-one", "run-this-one", "keep-one-running", "run-one-constantly",
                                    "run-one-until-success", "run-one-until-failure", "torify", "tsocks")},
+    "retry": Wrapper(value_options=_opts("-d --delay -j --jitter -m --message -t --times -u --until -w --while")),
     "rlwrap": Wrapper(value_options=_opts("-b -C -D -e -f -g -H -l -M -O -P -q -s -S -t -w -z")),
     "cpulimit": Wrapper(value_options=_opts("-l --limit -p --pid -e --exe -P --path")),
     "trickle": Wrapper(value_options=_opts("-d -u -w -t -l -n")),

@@ -19,8 +19,8 @@ def takes_next_word(word: str, option: str, attached: str, wrapper: Wrapper) -> 
     holds its value, empty or not (`docker exec --user= c rm f`: the container is `c`)."""
     if long_option(option, wrapper) in wrapper.value_options:
         return "=" not in word
-    if word.startswith("--") or not word.startswith("-"):
-        return False
+    if word.startswith("--") or not word.startswith("-") or option in (wrapper.flag_options or ()):
+        return False                      # `mpiexec -disable-x CMD`: a long flag after one dash, not a bundle
     for position, letter in enumerate(word[1:], start=1):
         if "-" + letter in wrapper.value_options:
             return position == len(word) - 1
@@ -31,6 +31,8 @@ def known_option(word: str, wrapper: Wrapper) -> bool:
     """Whether a wrapper whose options are all listed (flag_options) knows this one: `--rm`, `--name=x`, `-it`,
     `-itv/a:/b` (getopt and pflag: the first letter taking a value takes the rest of the word)."""
     known = wrapper.value_options | (wrapper.flag_options or frozenset())
+    if word.partition("=")[0] in known:
+        return True                       # mpirun's `-np`, `-hostfile`: a long option after one dash
     if word.startswith("--"):
         return long_option(word.partition("=")[0], wrapper) in known
     for letter in word[1:]:

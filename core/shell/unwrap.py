@@ -33,6 +33,8 @@ class Unwrapper:
         text the line hands it on standard input ("" when none is known to, None when it is made when it runs)."""
         if self._handed_elsewhere(wrapper, rest, depth):
             return None
+        if wrapper.installable:
+            return self._installable(wrapper, rest, depth)
         if wrapper.old_style and rest and rest[0] and rest[0].isalpha():
             rest = old_style(rest, wrapper)       # `tar xIf CMD a.tar` is `tar -x -I CMD -f a.tar`
         if wrapper.dashdash_shell and "--" in rest:
@@ -47,7 +49,7 @@ class Unwrapper:
             marker = _marker(wrapper, rest)
             if marker is not None:
                 return self._after_marker(wrapper, rest, marker, depth)
-            if not wrapper.runs_rest and not wrapper.subcommands:
+            if not wrapper.runs_rest and not wrapper.subcommands and not wrapper.default_shell:
                 return None               # `xterm -T t`: no command given (its window runs a shell)
         if wrapper.command_names:
             return self._named_subcommand(wrapper, rest, depth, stdin)
@@ -87,7 +89,9 @@ class Unwrapper:
                 found = self._what_runs(wrapper, other, original, reads_stdin, depth, stdin, open_tail)
                 if found:
                     self.reader.add(found, depth, stdin)
-        entry = _entry_words(wrapper, rest[:i])
+        # getopt reads options anywhere before `--` (`runuser root -s /bin/rm f` runs /bin/rm f)
+        before = original[:original.index("--")] if "--" in original else original
+        entry = _entry_words(wrapper, before if wrapper.permute else rest[:i])
         if entry is not None:
             command = entry + command     # `docker run --entrypoint rm IMAGE -rf /w` runs rm -rf /w
         return self._what_runs(wrapper, command, original, reads_stdin, depth, stdin, open_tail)
@@ -109,6 +113,22 @@ class Unwrapper:
             self.findings.unreadable()    # git's `ext::` transport runs a command named in a URL
             return True
         return False
+
+    def _installable(self, wrapper: Wrapper, rest: list[Word], depth: int) -> list[Word] | None:
+        """`nix run nixpkgs#busybox -- rm f`: the package's program, named by the last part of its attribute (unless
+        the package names another), runs the words after `--` (or after the installable). Without a `FLAKE#ATTR`
+        (a flake's default app, `-f FILE ATTR`) the program is a file's business, not read; nix 2.3's `nix run PKG
+        -c CMD` runs CMD."""
+        end = rest.index("--") if "--" in rest else len(rest)
+        for j, word in enumerate(rest[:end]):
+            if word is None:
+                self.findings.unreadable()    # `nix run "$PKG" -- …`: which program is only known when it runs
+                return None
+            if "#" in word:
+                name = word.partition("#")[2].rpartition(".")[2]
+                return [name, *(rest[end + 1:] if end < len(rest) else rest[j + 1:])] if name else None
+        marker = _marker(wrapper, rest[:end])
+        return None if marker is None else self._after_marker(wrapper, rest, marker, depth)
 
     def _named_subcommand(self, wrapper: Wrapper, rest: list[Word], depth: int, stdin: Word) -> list[Word] | None:
         """`nix --option sandbox false develop`: the first word naming one of its commands is the sub-command,
@@ -215,6 +235,10 @@ class Unwrapper:
             return list(wrapper.default) or None
         if wrapper.replace_options:
             rest = replaced(rest, replace_string(original))
+        if wrapper.env_separator and rest[0] is not None:
+            rest = [rest[0].rpartition(wrapper.env_separator)[2], *rest[1:]]     # `hatch run test:rm f` runs rm
+        if wrapper.reenters:
+            return [wrapper.reenters, *rest]      # `yarn workspace w exec …` is `yarn exec …` there
         # xargs: the words it reads follow the command (`xargs env` runs what it reads)
         return list(rest) + [None] if wrapper.appends_input else list(rest)
 
@@ -290,9 +314,16 @@ def _entry_words(wrapper: Wrapper, options: list[Word]) -> list[Word] | None:
         if word is None:
             continue
         option, equals, attached = word.partition("=")
+        following = options[j + 1] if j + 1 < len(options) else None
         if option in wrapper.entry_options:
-            given = True
-            value = attached if equals else (options[j + 1] if j + 1 < len(options) else None)
+            given, value = True, attached if equals else following
+        elif word.startswith("-") and not word.startswith("--"):
+            for k, letter in enumerate(word[1:], start=1):       # a getopt bundle: `-ls PROG`, `-sPROG`
+                if "-" + letter in wrapper.entry_options:
+                    given, value = True, word[k + 1:] or following
+                    break
+                if "-" + letter in wrapper.value_options:
+                    break
     if not given:
         return None
     if value is None:

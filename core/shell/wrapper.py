@@ -61,6 +61,9 @@ class Wrapper:
     # its sub-commands' names, found past options whose values are not all known (nix's settings are options)
     command_names: frozenset[str] = frozenset()
     shell_rest: bool = False                      # pipenv shell ARGS: the words after its options are a shell's
+    env_separator: str = ""                       # hatch run ENV:CMD: the command word's part after the last one
+    installable: bool = False                     # nix run FLAKE#ATTR [--] ARGS: ATTR's last part runs ARGS
+    reenters: str = ""                            # yarn workspace W exec …: its words are this program's again
 
 
 def opts(text: str) -> frozenset[str]:

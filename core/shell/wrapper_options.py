@@ -79,7 +79,8 @@ class WrapperOptions:
                 if setting != "":
                     # `ssh -o ProxyCommand='rm f' host`, `-qo…`: a setting whose value is a command line it runs
                     self.setting(setting, wrapper, depth)
-                i += 2 if takes_next else 1
+                # `mpirun --mca btl tcp CMD`: an option with two values (nix-shell's --arg NAME VALUE)
+                i += (3 if option in wrapper.pair_options else 2) if takes_next else 1
                 continue
             if wrapper.assignments and "=" in word and not word.startswith("-"):   # `env 1=1 rm f` runs rm
                 name, _, value = word.partition("=")

@@ -73,7 +73,9 @@ WRAPPERS: dict[str, Wrapper] = {
                     assignments=True, default_shell=True, runs_nothing=_opts("-v -l -K -V --validate --list "
                                                                             "--remove-timestamp --version --help"),
                     nothing_alone=_opts("-k --reset-timestamp")),
-    "doas": Wrapper(value_options=_opts("-a -u -C")),
+    # doas -s runs the user's shell (it reads standard input); -C checks a config, -L forgets the login
+    "doas": Wrapper(value_options=_opts("-a -u -C"), default_shell=True, default_shell_with=_opts("-s"),
+                    runs_nothing=_opts("-C -L")),
     # newer coreutils (9.7's manual) take -a/--argv0 NAME: `env -a x rm f` runs rm
     "env": Wrapper(value_options=_opts("-u --unset -C --chdir -S --split-string -a --argv0"), assignments=True,
                    command_options=_opts("-S --split-string")),
@@ -95,9 +97,12 @@ WRAPPERS: dict[str, Wrapper] = {
     "su": Wrapper(value_options=_opts("-s -g -G -w --shell --group --supp-group --whitelist-environment"),
                   script_option="-c", runs_rest=False, permute=True, default_shell=True,
                   script_long=_opts("--command --session-command")),
-    "runuser": Wrapper(value_options=_opts("-u -s -g -G -w --user --shell --group --supp-group"),
-                       script_option="-c", permute=True, default_shell=True,
-                       script_long=_opts("--command --session-command")),
+    # runuser -u USER CMD runs CMD; without -u it is su, `runuser [-] [USER [ARGS]]`: the shell (-s SHELL) runs ARGS
+    "runuser": Wrapper(value_options=_opts("-u -s -g -G -w --user --shell --group --supp-group "
+                                           "--whitelist-environment"), script_option="-c", permute=True,
+                       default_shell=True, script_long=_opts("--command --session-command"), positional=1,
+                       no_positional=_opts("-u --user"), options_after_positional=True, optional_positional=True,
+                       entry_options=_opts("-s --shell")),
     "sg": Wrapper(positional=1, script_option="-c", script_rest=True, default_shell=True,
                   options_after_positional=True),
     "newgrp": Wrapper(runs_rest=False, default_shell=True),
@@ -114,10 +119,11 @@ WRAPPERS: dict[str, Wrapper] = {
                       script_long=_opts("--command"), default_shell=True),
     "find": Wrapper(runs_rest=False, exec_options=_opts("-exec -execdir -ok -okdir")),
     # Run a command as someone else, in a namespace, with limits, or under a tracer: options with a value skipped.
-    "pkexec": Wrapper(value_options=_opts("--user")),
+    "pkexec": Wrapper(value_options=_opts("--user"), default_shell=True, runs_nothing=_opts("--help --version")),
     "fakeroot": Wrapper(value_options=_opts("-l -s -i -b --lib --faked"), default_shell=True),
-    "unshare": Wrapper(value_options=_opts("-S -G -R -w --setuid --setgid --root --wd --map-user --map-group "
-                                           "--propagation --setgroups"), default_shell=True),
+    "unshare": Wrapper(value_options=_opts("-S -G -R -w -l --setuid --setgid --root --wd --load-interp --map-user "
+                                           "--map-users --map-group --map-groups --owner --propagation --setgroups "
+                                           "--monotonic --boottime --whitelist-env"), default_shell=True),
     "nsenter": Wrapper(value_options=_opts("-t -S -G --target --setuid --setgid"), default_shell=True),
     "strace": Wrapper(value_options=_opts("-o -e -p -s -u -E -a -b -I -O -P -S -X -U --output --trace --signal "
                                           "--status --expr --user --env --attach --string-limit --summary-columns "
@@ -126,8 +132,12 @@ WRAPPERS: dict[str, Wrapper] = {
                                           "--config --align --debug")),
     "torsocks": Wrapper(value_options=_opts("-u -p -a -P")),
     "proxychains": Wrapper(value_options=_opts("-f")), "proxychains4": Wrapper(value_options=_opts("-f")),
-    "systemd-run": Wrapper(value_options=_opts("-u -p -E -M -H --unit --property --setenv --machine --host "
-                                               "--uid --gid --nice --slice --description --working-directory")),
+    # systemd-run -S runs a shell (with --pipe, or no terminal, it reads standard input)
+    "systemd-run": Wrapper(value_options=_opts(
+        "-u -p -E -M -H -C --unit --property --setenv --machine --host --uid --gid --nice --slice --description "
+        "--working-directory --service-type --on-active --on-boot --on-startup --on-unit-active --on-unit-inactive "
+        "--on-calendar --timer-property --path-property --socket-property --expand-environment --root-directory "
+        "--json --job-mode --capsule --background"), default_shell=True, default_shell_with=_opts("-S --shell")),
     "dbus-run-session": Wrapper(value_options=_opts("--config-file --dbus-daemon")),
     "setpriv": Wrapper(value_options=_opts("--reuid --regid --ruid --rgid --euid --egid --groups --inh-caps "
                                            "--ambient-caps --bounding-set --securebits --pdeathsig "
@@ -144,6 +154,8 @@ WRAPPERS: dict[str, Wrapper] = {
                     setting_option="-o", command_settings=SSH_COMMAND_SETTINGS, opaque_options=_opts("-F"),
                     command_options=_opts("-S -D")),      # -D: a local sftp-server program, run as given
     "lckdo": Wrapper(value_options=_opts("-W"), positional=1),
+    # the multi-call coreutils runs the tool --coreutils-prog=NAME names (read as the first word without it)
+    "coreutils": Wrapper(entry_options=_opts("--coreutils-prog --coreutils-prog-shebang")),
     **{name: RUNS_ONE for name in ("nohup", "builtin", "setsid", "unbuffer", "busybox", "valgrind", "firejail",
                                    "toybox", "catchsegv", "linux32", "linux64", "chronic", "ifne", "zrun")},
     # setarch under an architecture's name (util-linux links): `x86_64 rm f`, `i386 rm f` run rm
@@ -153,21 +165,26 @@ WRAPPERS: dict[str, Wrapper] = {
                                    "parisc32", "parisc64", "ia64", "alpha", "loongarch64", "riscv64")},
     "entr": Wrapper(script_option="-s"),
     # more programs that run the command after their options (containers of a process, timing, init shims)
-    "dbus-launch": RUNS_ONE, "eatmydata": RUNS_ONE,
+    "dbus-launch": Wrapper(value_options=_opts("--autolaunch --config-file")), "eatmydata": RUNS_ONE,
     "dumb-init": Wrapper(value_options=_opts("-r --rewrite")),
     "xvfb-run": Wrapper(value_options=_opts("-n -s -f -e -p -w --server-num --server-args --auth-file "
                                             "--error-file --xauth-protocol --wait")),
     "tini": Wrapper(value_options=_opts("-e -p")),
-    "numactl": Wrapper(value_options=_opts("-C -N -m -p -i -P --physcpubind --cpunodebind --membind --preferred "
-                                           "--interleave --preferred-many")),
+    "numactl": Wrapper(value_options=_opts("-C -N -m -p -i -P -w -c -S -f -o -L -M -I --physcpubind --cpunodebind "
+                                           "--membind --preferred --interleave --preferred-many "
+                                           "--weighted-interleave --cpubind --shm --file --offset --length "
+                                           "--shmmode --shmid")),
     "chrt": Wrapper(positional=1, value_options=_opts("-T -P -D --sched-runtime --sched-period --sched-deadline")),
     "gdb": Wrapper(value_options=_opts("-ex -iex -x -ix -p -c -d -s -e -se -cd -b --eval-command --command --pid "
                                        "--core --directory --symbols --exec --cd --init-eval-command "
                                        "--init-command")),     # its program (or --args PROGRAM ARGS) runs
     "faketime": OPAQUE,                 # a timestamp, or -f SPEC instead of it: which word runs is unclear
     "gosu": Wrapper(positional=1), "su-exec": Wrapper(positional=1), "chpst": Wrapper(value_options=_opts("-u -U -e -n -l -L -m -d -o -p -f -c -r -t")),
+    # perf stat --pre/--post CMD: a line it hands to the shell around each run
     "perf": Wrapper(runs_rest=False, subcommands={name: Wrapper(value_options=_opts(
-        "-o -e -c -F -p -t -C -G -x -r -I --output --event --cpu --pid --tid --field-separator --repeat"))
+        "-o -e -c -F -p -t -C -G -x -r -I -M -m -D -j -u --output --event --cpu --pid --tid --field-separator "
+        "--repeat --call-graph --metrics --mmap-pages --delay --branch-filter --uid --cgroup --pre --post "
+        "--filter --interval-print --timeout --log-fd"), command_options=_opts("--pre --post"))
         for name in ("record", "stat", "trace")}),
     "rg": Wrapper(runs_rest=False, permute=True, value_options=_opts("--pre -e -f -g -t -T -m -A -B -C"),
                   command_options=_opts("--pre")),
