@@ -29,8 +29,8 @@ from contextual.tui.widgets.scratchpad import ScratchpadView
 from contextual.tui.widgets.token_meter import TokenMeter
 from contextual.tui.widgets.tool_trail import ToolTrail
 
-from tests.tui_helpers import (READ_CART, SIZE, chat_text, finish, make_host, make_project, open_history_row, run_turn, server,
-                               slow_answer, type_and_send, wait_for)
+from tests.tui_helpers import (READ_CART, SIZE, chat_text, finish, make_host, make_project, open_history_row,
+                               resumed_app, run_turn, server, slow_answer, type_and_send, until_shown, wait_for)
 
 
 async def test_turn_streams_into_chat_and_scratchpad(tmp_path):
@@ -203,6 +203,38 @@ async def test_cancel_mid_turn_records_interrupted(tmp_path):
             assert "stopped your previous turn" in last_user[0] and "something else" in last_user[0]
             assert "stopped your previous turn" not in last_user[1]
 
+
+
+async def test_an_answer_stopped_mid_stream_is_what_the_model_and_a_resumed_chat_see_next(tmp_path):
+    """The chat showed the answer as far as it streamed; the model's next prompt holds it too (before the note that
+    the user stopped it), History lists it, and a resumed chat shows it again. Its thinking stays out."""
+    begun = "The answer begins with the first point"
+    streaming = Reply("Thought: short.\nAction: Finish[" + begun + ", " + "and goes on at length " * 60 + "]",
+                      chunk_delay=0.02, reasoning="private notes")
+    with server([streaming, finish("shorter now")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "explain it")
+            await wait_for(pilot, lambda: begun in chat_text(app))
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not app.turn_running)
+            cut = [m for m in app.engine.history.messages if m.role == "assistant"]
+            assert len(cut) == 1 and cut[0].meta.get("interrupted") and begun in cut[0].content
+            assert "private notes" not in cut[0].content and not cut[0].meta.get("final")
+            await run_turn(pilot, "go on, but shorter")
+            session_id = app.engine.session_id
+        sent = srv.requests[-1]["messages"]
+        said = [i for i, m in enumerate(sent) if m["role"] == "assistant" and begun in str(m["content"])]
+        assert said, sent
+        after = sent[said[0] + 1]
+        assert after["role"] == "user" and "stopped your previous turn" in str(after["content"])
+        assert "go on, but shorter" in str(after["content"])
+        assert "private notes" not in str(sent)
+        app = resumed_app(tmp_path, srv.base_url, session_id)
+        async with app.run_test(size=SIZE) as pilot:
+            await until_shown(pilot, app)
+            shown = chat_text(app)
+            assert begun in shown and "shorter now" in shown
 
 def gated(answer: str, gate: threading.Event):
     """A script item the server answers only once the test opens the gate: the turn runs until then."""

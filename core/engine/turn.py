@@ -31,7 +31,7 @@ from contextual.core.engine.recorder import Recorder
 from contextual.core.engine.settings import Settings
 from contextual.core.engine.tool_step import ToolStep
 from contextual.core.engine.toolbox import Toolbox
-from contextual.core.engine.turn_ends import TurnEnds
+from contextual.core.engine.turn_ends import Said, TurnEnds
 from contextual.core.engine.turn_input import Opening, TurnInput
 from contextual.core.events import (EngineEvent, ErrorEvent, MessageRecorded, Notice, PromptChanged,
                                     StopHookContinued, TurnFinished)
@@ -62,6 +62,7 @@ class TurnLoop:
         self.running = False
         self._turn_id: str | None = None     # the running turn's; None once its end is recorded
         self._turn_model = ""       # a custom command's `model:` for its one turn; "" is the session's model
+        self._streaming: Said | None = None     # the reply streaming now: kept in history if the turn stops
 
     def sync_tools(self) -> list[EngineEvent]:
         return self._toolbox.sync(self._prompt, announce=self._controls.sent.count > 0)
@@ -145,10 +146,10 @@ class TurnLoop:
         if abandoned:
             pass                                    # abandon() recorded its end
         elif terminal is None:
-            self._ends.interrupted(turn_id, crashed)
+            self._ends.interrupted(turn_id, crashed, self._streaming)
         elif isinstance(terminal, ErrorEvent):      # a resumed chat and the export say why, as the live chat did
             self._ends.failed(turn_id, terminal.kind, terminal.message)
-        self.running = False
+        self.running, self._streaming = False, None
         self._gate.grant_for_turn(())
         self._turn_model = ""
         self._prompt.end_turn()
@@ -161,7 +162,7 @@ class TurnLoop:
         and the snapshot of its changes closed as the close would have (`snapshot_within` seconds at most)."""
         turn_id, self._turn_id = self._turn_id, None
         if self.running and turn_id is not None:
-            self._ends.interrupted(turn_id)
+            self._ends.interrupted(turn_id, said=self._streaming)
             self._recorder.finish_snapshot_now(turn_id, snapshot_within)
 
     async def _loop(self, turn_id: str) -> AsyncGenerator[Event, None]:
@@ -187,11 +188,13 @@ class TurnLoop:
             # summed up once at turn end: no chat line per step.
             self._fitted.add(built.adjustments)
             reply = Reply()
+            self._streaming = Said(reply, step + 1)
             try:
                 async with aclosing(self._model_call.stream(built, step + 1, reply, self._turn_model)) as events:
                     async for ev in events:
                         yield ev
             except ContextLengthExceeded as exc:
+                self._streaming = None
                 if retried_context:
                     yield ErrorEvent(f"the prompt is still too long for the model after compaction: {exc}",
                                      "context_length")
@@ -204,6 +207,7 @@ class TurnLoop:
             except ProviderError as exc:
                 yield ErrorEvent(str(exc), "provider")
                 return
+            self._streaming = None          # streamed whole: acted on below
             step += 1
             answered: TurnFinished | None = None
             cut_at = self._settings.config.reply_max_tokens if reply.cut else None

@@ -5,14 +5,26 @@ the export read it: ``TurnEnd``); the model hears only the kind, with the next i
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from contextual.core import secrets
 from contextual.core.context.pairing import aborted_result, unanswered
 from contextual.core.engine.controls import ContextControls
 from contextual.core.engine.prompt_state import PromptState
 from contextual.core.engine.recorder import Recorder
+from contextual.core.engine.model_call import Reply
+from contextual.core.messages import Message
+from contextual.core.react import strip_thinking
 from contextual.core.reminder import system_reminder
 from contextual.core.session.schema import INTERRUPTED, STOPPED_BY_USER, TurnEnd
-from contextual.core.textsafe import one_line
+from contextual.core.textsafe import one_line, valid_unicode
+
+
+@dataclass(frozen=True)
+class Said:
+    """A reply streaming when the turn stopped, and its step's number."""
+    reply: Reply
+    step: int
 
 INTERRUPTED_NOTE = system_reminder("The user stopped your previous turn before it finished; what it did is above. "
                                    "Go on with it only if this message asks you to.")
@@ -37,16 +49,29 @@ class TurnEnds:
         self._recorder = recorder
         self._controls = controls
 
-    def interrupted(self, turn_id: str, crashed: Exception | None = None) -> None:
-        """Esc/Ctrl-C or a crash mid-turn: give a dangling call its 'aborted' result and mark the round, as stopped
-        by the user or as failed on an internal error (it was recorded as the user's stop)."""
+    def interrupted(self, turn_id: str, crashed: Exception | None = None, said: Said | None = None) -> None:
+        """Esc/Ctrl-C or a crash mid-turn: give a dangling call its 'aborted' result, keep what the model had said of
+        a reply cut off mid-stream (`said`), and mark the round, as stopped by the user or as failed on an internal
+        error (it was recorded as the user's stop)."""
         prompt, recorder = self._prompt, self._recorder
         for call in unanswered(prompt.history.messages[prompt.turn_start or 0:]):
             recorder.append(aborted_result(call))
+        if said is not None:
+            self._cut_off(said, turn_id)
         if crashed is None:
             self.stopped(turn_id)
         else:
             self.failed(turn_id, "internal", f"internal error: {type(crashed).__name__}: {crashed}")
+
+    def _cut_off(self, said: Said, turn_id: str) -> None:
+        """The reply as far as it streamed, in history (as Claude Code keeps an interrupted message): the chat
+        showed it, and "go on, but shorter" needs the model to see what it had said. Its thinking is not kept: the
+        model's own notes, not said to the user. Never acted on: it has no call, so nothing pairs with it."""
+        visible, _ = strip_thinking(valid_unicode("".join(said.reply.text)))
+        text = secrets.redact(visible).strip()
+        if text:
+            self._recorder.append(Message("assistant", text, meta={"step": said.step, "turn": turn_id,
+                                                                   "interrupted": True}))
 
     def failed(self, turn_id: str, kind: str, why: str) -> None:
         """The round is recorded as failed, with why (a resumed chat and the export say it), and the model hears

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from contextual.core.context.continuation import notice_line
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
+from contextual.core.react import finish_so_far
 from contextual.core.snapshot.undo import note_for_user
 from contextual.tui.format import (call_label, compaction_level, compaction_note, final_answer, permission_level,
                                    permission_mark, permission_note, trail_status)
@@ -120,6 +121,10 @@ class _Reader:
             turn.notes.append(note_for_user(message.content, self.messages))
         elif message.role == "assistant" and message.meta.get("final"):
             turn.answers.append(final_answer(message))
+        elif message.role == "assistant" and message.meta.get("interrupted"):
+            answer = finish_so_far(message.content)     # an answer stopped mid-stream: as far as the chat showed it
+            if answer:
+                turn.answers.append(answer)
         elif message.meta.get("format_error") or message.meta.get("tool_name") == FORMAT_ERROR_TOOL:
             return          # a reply the parser refused: the live chat shows no call for it either
         elif message.role == "assistant" and message.meta.get("tool_name"):
