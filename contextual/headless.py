@@ -18,6 +18,7 @@ from contextual.core.events import (ActionEvent, BudgetWarning, CompactionFinish
 from contextual.core.config import Config
 from contextual.core.context import compaction_words
 from contextual.core.model_facts import cost
+from contextual.core.permissions import DENIED_CODES, refused_by_mode
 from contextual.core.session import SessionError
 from contextual.core.plural import plural
 
@@ -42,7 +43,9 @@ def progress_line(ev: Any) -> str | None:
             # a command that failed: "Bash success" hid a failing test run the app's trail marks ✗ "exit 1"
             return f"  {ev.tool} exit {code}"
         detail = "" if ev.status == "success" else f": {_short((error or {}).get('message', ''))}"
-        return f"  {ev.tool} {ev.status}{detail}"
+        # a call that was not allowed to run did not fail (the app's trail says "denied" too)
+        said = "denied" if isinstance(error, dict) and error.get("code") in DENIED_CODES else ev.status
+        return f"  {ev.tool} {said}{detail}"
     if isinstance(ev, FormatErrorEvent):
         return f"! format error returned to the model: {_short(ev.message)}"
     if isinstance(ev, (BudgetWarning, Notice)):
@@ -68,6 +71,19 @@ def progress_line(ev: Any) -> str | None:
     return None
 
 
+def refused_line(refused: list[str], mode: str) -> str:
+    """The last stderr line of a run whose mode held calls back: exit 0 (the turn ended) and an answer that may
+    claim the work done read as success (a user review)."""
+    from collections import Counter
+
+    from contextual.core.tools.base import EDITING_TOOLS
+    counts = ", ".join(f"{tool} ×{n}" if n > 1 else tool for tool, n in Counter(refused).items())
+    wider = ("--permission-mode accept-edits (file edits run) or bypass (every call runs)"
+             if mode == "default" and set(refused) <= EDITING_TOOLS else "--permission-mode bypass (every call runs)")
+    return (f"warning: {plural(len(refused), 'call')} refused (permission mode {mode}, no user to ask): {counts}; "
+            f"rerun with {wider}, or allow them in [permissions] allow")
+
+
 def add_usage(outcome: Outcome, ev: UsageEvent, config: Config) -> None:
     for key, value in usage_fields(ev).items():
         outcome.usage[key] += value
@@ -85,13 +101,18 @@ async def run_headless(engine: Any, prompt: str, printer: Printer, *, started: f
                        closer: Any = None) -> int:
     """Run one turn and report it; returns the exit code (0: the turn finished with an answer)."""
     started = time.monotonic() if started is None else started
-    outcome = Outcome(session_id=getattr(engine, "session_id", None))
+    # $0 so far where the model is priced, else unknown from the start: an error before any reply said 0.0 where
+    # the same model's success says null
+    outcome = Outcome(session_id=getattr(engine, "session_id", None),
+                      total_cost_usd=cost(UsageEvent(0, 0), engine.config.model, engine.config.models))
     printer.start({"session_id": outcome.session_id, "model": engine.config.model,
                    "provider": engine.config.provider, "cwd": str(engine.config.project_root)})
     for warning in engine.warnings:
         printer.progress(f"warning: {warning}")
     unsaved: str | None = None
     answer: str | None = None
+    refused: list[str] = []           # the calls the mode held back, by tool: said once, last
+    mode = engine.config.permission_mode
     from contextual.core.custom_commands import command_for
     custom = command_for(prompt, engine.config.project_root, engine.config.home)   # `-p "/review a.py"`
     try:
@@ -106,6 +127,8 @@ async def run_headless(engine: Any, prompt: str, printer: Printer, *, started: f
                         ev.future.set_result(PermissionAnswer("deny"))
                 elif isinstance(ev, UsageEvent):
                     add_usage(outcome, ev, engine.config)
+                elif isinstance(ev, ToolFinished) and refused_by_mode(ev.tool, ev.result, mode):
+                    refused.append(ev.tool)
                 elif isinstance(ev, (ThoughtEvent, ActionEvent)):
                     outcome.num_steps = max(outcome.num_steps, ev.step)
                 elif isinstance(ev, FinalAnswer):      # kept: a session that fails to close must not cost it
@@ -129,6 +152,8 @@ async def run_headless(engine: Any, prompt: str, printer: Printer, *, started: f
         printer.progress(f"warning: the session was not saved: {unsaved}")
         if not outcome.result:          # the write failed before any answer: that is the error to report
             outcome.result, outcome.is_error = f"the session was not saved: {unsaved}", True
+    if refused:
+        printer.progress(refused_line(refused, mode))
     outcome.duration_ms = int((time.monotonic() - started) * 1000)
     printer.finish(outcome)
     return 1 if outcome.is_error else 0

@@ -63,7 +63,8 @@ def event_type(event: Any) -> str:
 @dataclass
 class Outcome:
     """The run as the JSON forms report it (CONTRACT: result, is_error, session_id, num_steps, usage, duration_ms;
-    total_cost_usd as Claude Code's scripts read it, None when a call's model has no prices)."""
+    total_cost_usd as Claude Code's scripts read it: None when the model or a call's model has no prices, or when
+    the run failed before its model was known; success or error alike)."""
     result: str = ""
     is_error: bool = True
     session_id: str | None = None
@@ -71,7 +72,7 @@ class Outcome:
     usage: dict[str, int] = field(default_factory=lambda: {
         "input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0})
     duration_ms: int = 0
-    total_cost_usd: float | None = 0.0
+    total_cost_usd: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {"result": self.result, "is_error": self.is_error, "session_id": self.session_id,

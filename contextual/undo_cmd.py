@@ -53,7 +53,7 @@ def undo_main(argv: list[str], env: Mapping[str, str] | None = None) -> int:
         record_undo(writer, result)
     finally:
         writer.close_sync()
-    _say(render_result(result))
+    _say(render_result(result, loaded.full_record))     # the turn named as /undo names it: its prompt, its time
     return 0 if result.changed_files else 1
 
 

@@ -232,7 +232,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 def _from_env(env: Mapping[str, str], provider: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     # The ecosystem's own names first (of the provider in force), so the CONTEXTUAL_ ones win over them.
-    eco_key = "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
+    eco_key = secrets.key_variables(provider)[1]
     eco_url = "ANTHROPIC_BASE_URL" if provider == "anthropic" else "OPENAI_BASE_URL"
     if env.get(eco_key):
         out["api_key"] = env[eco_key]

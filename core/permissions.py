@@ -159,6 +159,11 @@ def add_allow_rules(project_root: Path, rules: tuple[str, ...] | list[str], home
     return change_local_rules(Path(project_root), "allow", add=rules, home=home)
 
 
+# The error codes of a call that did not run because it was not allowed (a rule, the mode, plan mode, the user, a
+# hook): denied, which the app and the trail count apart from calls that ran and failed.
+DENIED_CODES = frozenset({"permission_denied", "plan_mode", "blocked_by_hook"})
+
+
 def refusal(tool: str, mode: str) -> dict[str, Any]:
     """The observation a headless run gives the model instead of asking a user who is not there."""
     return {"status": "error", "data": None, "text": "", "stats": {}, "context": {},
@@ -167,6 +172,12 @@ def refusal(tool: str, mode: str) -> dict[str, Any]:
                                   "Do the task with the read-only tools (Read, Grep, Glob, LS) or say in "
                                   "your final answer what the user should run; the user can rerun with "
                                   "--permission-mode accept-edits or bypass.")}}
+
+
+def refused_by_mode(tool: str, result: Any, mode: str) -> bool:
+    """Whether a call's result is ``refusal``'s: held back only because no user was there to ask, so a wider
+    mode would have run it (a deny rule's or a hook's refusal would stand in any mode)."""
+    return isinstance(result, dict) and result.get("error") == refusal(tool, mode)["error"]
 
 
 def hook_refusal(tool: str, reason: str) -> dict[str, Any]:

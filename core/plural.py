@@ -8,3 +8,8 @@ def plural(n: int, noun: str, nouns: str = "", *, grouped: bool = False) -> str:
     `s`: plural(2, 'match', 'matches') -> '2 matches'; `grouped`: '1,234 characters'."""
     figure = f"{n:,}" if grouped else str(n)
     return f"{figure} {noun if n == 1 else nouns or noun + 's'}"
+
+
+def listing(names: list[str]) -> str:
+    """Names in a sentence: 'a', 'a and b', 'a, b and c'."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}" if names else ""

@@ -24,6 +24,12 @@ _lock = threading.Lock()
 _known: tuple[str, ...] = ()
 
 
+def key_variables(provider: str) -> tuple[str, str]:
+    """The variables a key is read from for ``provider``, the winner first (core/config.py reads them; a
+    refused key's error names them)."""
+    return "CONTEXTUAL_API_KEY", "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
+
+
 def is_key_variable(name: str) -> bool:
     return name in KEY_VARIABLES or name.upper().endswith("_API_KEY")
 

@@ -63,6 +63,24 @@ def test_client_errors_give_one_line_at_once_without_retry(project: Path, kind: 
     assert len(srv.requests) == 1
 
 
+@pytest.mark.parametrize("kind, fault, drop_v1, said", [
+    ("openai", "401", False, "check the key: it is read from CONTEXTUAL_API_KEY, else OPENAI_API_KEY"),
+    ("anthropic", "403", False, "the key (CONTEXTUAL_API_KEY, else ANTHROPIC_API_KEY) may not give access"),
+    ("openai", "404", False, "is the model name one the server serves? (/model in the app lists them)"),
+    ("openai", "404", True, "OpenAI-style base URLs usually end in /v1 (this one is http://127.0.0.1:"),
+], ids=["401", "403", "404-model", "404-no-v1"])
+def test_a_refused_key_or_an_unknown_model_or_route_says_what_to_do(project: Path, kind: str, fault: str,
+                                                                     drop_v1: bool, said: str):
+    # The server's own words ("Incorrect API key provided") said what failed, never which variable to fix
+    with FakeLLMServer(kind=kind, script=[Fault(fault, message="refused: sk-never-shown")]) as srv:
+        base = srv.base_url.removesuffix("/v1") if drop_v1 else srv.base_url
+        env = cli_env(home_of(project), base, kind, CONTEXTUAL_API_KEY="sk-never-shown")
+        result = contextual(["-p", "hi"], project, env)
+    assert result.returncode == 1
+    line = one_line_error(result.stderr)
+    assert said in line and f"HTTP {fault}" in line and "sk-never-shown" not in result.stderr
+
+
 @pytest.mark.parametrize("fault", ["malformed_chunk", "wrong_content_type"])
 def test_persistent_garbage_is_retried_a_few_times_then_one_line(project: Path, fault: str):
     with FakeLLMServer(kind="openai", script=[Fault(fault)] * 6) as srv:
@@ -85,6 +103,46 @@ def test_headless_default_mode_refuses_edits_with_an_observation(project: Path):
     assert result.returncode == 0
     assert "return a - b" in (project / "calc.py").read_text()
     assert "permission_denied" in srv.requests[1]["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize("mode, script, said", [
+    ("default", [EDIT_TASK[1], EDIT_TASK[1], "Thought: x\nAction: Finish[Fixed it.]"],
+     "2 calls refused (permission mode default, no user to ask): Edit ×2; rerun with --permission-mode "
+     "accept-edits (file edits run) or bypass (every call runs)"),
+    ("accept-edits", [EDIT_TASK[2], "Thought: x\nAction: Finish[Checked.]"],
+     "1 call refused (permission mode accept-edits, no user to ask): Bash; rerun with --permission-mode bypass "
+     "(every call runs)"),
+], ids=["default", "accept-edits"])
+def test_headless_says_last_on_stderr_how_many_calls_its_mode_refused_and_still_exits_0(project: Path, mode: str,
+                                                                                         script: list[str], said: str):
+    # exit 0 and an answer that claims the work done read as success though every edit was refused
+    deny = project / ".contextual" / "config.toml"
+    deny.parent.mkdir()
+    deny.write_text('[permissions]\ndeny = ["Grep"]\n')      # a deny rule's refusal stands in any mode: not counted
+    script = ['Thought: look\nAction: Grep[{"pattern": "add"}]', *script]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        result = contextual(["-p", "fix", "--permission-mode", mode], project, cli_env(home_of(project), srv.base_url))
+    assert result.returncode == 0 and result.stdout.strip() in ("Fixed it.", "Checked.")
+    assert result.stderr.splitlines()[-1] == f"warning: {said}, or allow them in [permissions] allow"
+    assert "  Grep denied: Grep is denied by the permission rule 'Grep'" in result.stderr     # not "Grep error"
+    assert "return a - b" in (project / "calc.py").read_text()
+
+
+def test_a_run_that_failed_before_any_reply_is_not_continued_by_c_but_keeps_its_prompt_for_r(project: Path):
+    # Every failed run (a refused key, no server) left a session `-c` then continued, the failed prompt inside
+    done = "Thought: ok\nAction: Finish[done]"
+    with FakeLLMServer(kind="openai", script=[done, Fault("401"), done, done]) as srv:
+        env = cli_env(home_of(project), srv.base_url)
+        assert contextual(["-p", "the first task"], project, env).returncode == 0
+        failed = contextual(["-p", "the prompt that failed", "--output-format", "json"], project, env)
+        assert failed.returncode == 1
+        failed_id = json.loads(failed.stdout)["session_id"]
+        assert contextual(["-p", "go on", "-c"], project, env).returncode == 0
+        again = contextual(["-p", "retry it", "-r", failed_id], project, env)
+    assert again.returncode == 0, again.stderr
+    continued, resumed = (json.dumps(srv.requests[n]["messages"]) for n in (2, 3))
+    assert "the first task" in continued and "the prompt that failed" not in continued
+    assert "the prompt that failed" in resumed and "retry it" in resumed
 
 
 def test_paths_outside_the_project_are_an_error_observation(project: Path):

@@ -113,6 +113,28 @@ def test_provider_errors_exit_1_and_come_as_an_error_result(project: Path, kind:
         assert any(json.loads(line)["type"] == "error" for line in result.stdout.splitlines())
 
 
+@pytest.mark.parametrize("priced", [False, True])
+def test_total_cost_usd_is_null_when_unpriced_and_a_sum_when_priced_on_an_error_as_on_a_success(project: Path,
+                                                                                                 priced: bool):
+    # An unpriced model's success said null while its failed run said 0.0: the same unknown, two answers
+    home = home_of(project)
+    home.mkdir(parents=True, exist_ok=True)
+    if priced:
+        (home / "config.toml").write_text('[models."fake-model"]\ninput = 3.0\noutput = 15.0\n')
+    with FakeLLMServer(kind="openai", script=[Fault("401")]) as srv:
+        failed = contextual(["-p", "hi", "--output-format", "json"], project, cli_env(home, srv.base_url))
+    with FakeLLMServer(kind="openai", script=_script()) as srv:
+        done = contextual(["-p", "hi", "--output-format", "json"], project, cli_env(home, srv.base_url))
+    error, success = json.loads(failed.stdout), json.loads(done.stdout)
+    assert error["is_error"] is True and success["is_error"] is False
+    if priced:
+        assert error["total_cost_usd"] == 0.0 and success["total_cost_usd"] > 0
+    else:
+        assert error["total_cost_usd"] is None and success["total_cost_usd"] is None
+    config_error = contextual(["-p", "hi", "--output-format", "json"], project, cli_env(home))   # no model known
+    assert json.loads(config_error.stdout)["total_cost_usd"] is None
+
+
 @pytest.mark.parametrize("form", ["json", "stream-json"])
 def test_a_configuration_error_is_an_error_result_too(project: Path, form: str):
     env = cli_env(home_of(project))          # no model, no endpoint

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import cli_env, contextual, home_of, no_traceback
+from tests.cli_helpers import cli_env, contextual, home_of, no_traceback, session_files
 from tests.fakes.llm_server import FakeLLMServer
 
 KEY = "sk-test-export-0123456789abcdef"
@@ -202,7 +202,8 @@ def test_export_says_a_turn_had_no_answer_where_the_chat_says_it(project: Path):
                                               Fault("401")]) as srv:
         env = {**env, **cli_env(home_of(project), srv.base_url)}
         assert contextual(["-p", "first, it fails"], project, env).returncode != 0
-        assert contextual(["-p", "second, answered", "-c"], project, env).returncode == 0
+        failed_first = session_files(home_of(project))[0].stem      # -c offers no session with no reply yet
+        assert contextual(["-p", "second, answered", "-r", failed_first], project, env).returncode == 0
         assert contextual(["-p", "third, it fails", "-c"], project, env).returncode != 0
     done = contextual(["export", "-c"], project, env)
     assert done.returncode == 0, done.stderr

@@ -48,9 +48,18 @@ def test_a_hostile_checkout_runs_nothing_and_widens_nothing_unapproved(project: 
     assert (project / "keep.txt").exists()
     skipped = [ln for ln in result.stderr.splitlines() if "not approved, so not used" in ln]
     assert len(skipped) == 2, result.stderr
-    assert any("MCP servers evil" in ln for ln in skipped)
+    assert any("the MCP server evil in" in ln for ln in skipped)      # one server: "server", not "servers"
     assert any("allow = ['Bash']" in ln and "permission_mode = 'bypass'" in ln for ln in skipped)
     assert "permission_denied" in requests[1]["messages"][-1]["content"]
+
+
+def test_the_skipped_line_names_several_servers_as_a_sentence_does(project: Path):
+    entry = {"command": sys.executable, "args": ["-c", "pass"]}
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"alpha": entry, "beta": entry, "gamma": entry}}))
+    result, _ = run(project, [DONE])
+    assert result.returncode == 0, result.stderr
+    said = f"not approved, so not used: the MCP servers alpha, beta and gamma in {project / '.mcp.json'}"
+    assert said in result.stderr
 
 
 def test_the_same_checkout_trusted_by_flag_runs_and_its_deny_rule_still_holds(project: Path):
@@ -72,7 +81,7 @@ def test_an_approval_is_kept_by_content_and_a_changed_file_needs_it_again(projec
     (project / ".mcp.json").write_text(text.replace("ran')", "ran again')"))
     result, _ = run(project, [DONE])
     assert not (project.parent / "server_ran").exists()
-    assert "MCP servers evil" in result.stderr
+    assert "MCP server evil in" in result.stderr
 
 
 def test_trusted_projects_in_the_user_config_and_the_context_command(project: Path):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.fakes.server_flavors import Flavor
 from tests.tui_helpers import chat_text, SIZE, finish, make_host, run_turn, type_and_send, wait_for
@@ -153,3 +155,20 @@ def test_the_init_starter_is_headed_with_the_file_it_is_for_and_finds_tests_at_t
     draft = starter_code_law(tmp_path, "AGENTS.md")
     assert draft.startswith("# AGENTS.md\n") and "CODE_LAW" not in draft
     assert "Run the tests with `python -m pytest -q` (they live in test_calc.py, at the top level)" in draft
+
+
+async def test_a_mistyped_command_with_arguments_is_not_sent_and_names_the_nearest_but_a_path_is_sent(tmp_path):
+    # `/compcat 3` and `/foo bar` went to the model as prompts; only a bare `/foo` got the notice
+    with FakeLLMServer(kind="openai", script=[finish("it is python"), finish("noted")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "/compcat 3")
+            await wait_for(pilot, lambda: "unknown command /compcat: did you mean /compact?" in chat_text(app))
+            await type_and_send(pilot, "/zzqx keep going")
+            await wait_for(pilot, lambda: "unknown command /zzqx Not sent" in chat_text(app))
+            assert not srv.requests
+            await run_turn(pilot, "/usr/bin/env python3 -V fails here: why?")        # a path, not a command
+            assert srv.requests[0]["messages"][-1]["content"].startswith("/usr/bin/env python3 -V")
+            top = next(Path("/").iterdir())              # a path with one slash that exists: `/tmp is full`
+            await run_turn(pilot, f"{top} is full")
+            assert len(srv.requests) == 2 and "unknown command /usr" not in chat_text(app)

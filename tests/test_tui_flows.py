@@ -567,7 +567,7 @@ async def test_a_denied_calls_trail_shows_its_whole_title_at_80x24(tmp_path, mon
         await app.workers.wait_for_complete()
         await pilot.pause()
         trail = app.query_one(ToolTrail)
-        assert [c[:3] for c in trail.calls] == [("Bash", "rm -rf build", "error")]
+        assert [c[:3] for c in trail.calls] == [("Bash", "rm -rf build", "denied")]
         title = trail.query_one(CollapsibleTitle)
         assert title.render_line(0).text.strip() == "▶ ✗ Bash rm -rf build · The user denied this Bash call."
 

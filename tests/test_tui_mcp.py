@@ -71,6 +71,35 @@ async def test_mcp_tools_join_l1_ask_permission_and_show_in_the_mcp_screen(tmp_p
         assert all(c.status == "stopped" for c in host.mcp.connections if c.spec.name == "tracker")
 
 
+async def test_an_mcp_call_is_shown_as_server_and_tool_in_the_dialog_and_the_trail_and_sent_by_its_id(tmp_path: Path):
+    # "mcp__tracker__list_items wants to run: {…}": the id the model writes, not the names /mcp shows
+    from textual.widgets import Static
+
+    from contextual.tui.widgets.tool_trail import ToolTrail
+    call = 'Thought: issues\nAction: mcp__tracker__list_items[{"state": "open"}]'
+    with FakeLLMServer(kind="openai", script=[call, call, "Thought: ok\nAction: Finish[seen]"]) as srv:
+        host = host_with_servers(tmp_path, srv.base_url)
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await host.mcp.wait_started()
+            await wait_for(pilot, lambda: "mcp__tracker__list_items" in app.engine.tools)
+            await type_and_send(pilot, "look at the open issues")
+            answered: list[object] = []
+            for _ in range(2):
+                await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal) and app.screen not in answered)
+                answered.append(app.screen)
+                what = str(app.screen.query_one("#permission-what", Static).render())
+                assert what.startswith("tracker · list_items wants to run: ") and "mcp__" not in what
+                await pilot.press("y")
+            await wait_for(pilot, lambda: not app.turn_running)
+            trail = app.query_one(ToolTrail)
+            rows = str(trail.query_one(".trail-lines", Static).render())
+            assert trail.title == "2 tool calls · tracker · list_items ×2" and "mcp__" not in rows
+            assert rows.startswith("✓ tracker · list_items ")
+            assert "mcp__tracker__list_items" in srv.requests[0]["messages"][0]["content"]      # the model's name
+            await app.action_quit()
+
+
 async def test_a_tool_name_a_server_lists_reaches_the_mcp_screen_without_escape_sequences(tmp_path: Path):
     """/mcp showed each tool's name as the server listed it: a name holding an OSC title and SGR 8 reached the
     terminal, which retitled its window and hid the rest of the row (helper77)."""

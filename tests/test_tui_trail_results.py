@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.tui_helpers import finish, make_host, run_turn, server, wait_for
+from tests.tui_helpers import finish, make_host, run_turn, server, type_and_send, wait_for
 
 
 def _call(tool: str, **args: Any) -> str:
@@ -100,3 +100,38 @@ async def test_one_calls_title_wider_than_the_chat_cuts_its_arguments_and_keeps_
             assert line.rstrip().endswith("… · exit 0") and line.count("…") == 1, line
             assert line.strip().startswith("▶ Bash python -m pytest -q "), line
             await app.host.close(app.engine)
+
+
+async def test_a_denied_call_is_counted_as_denied_not_failed_live_and_resumed(tmp_path):
+    # "2 tool calls · Bash, Edit · 1 failed" after pressing n on the Edit: nothing had failed, it never ran
+    from contextual.tui.app import ContextualApp
+    from contextual.tui.screens.permission import PermissionModal
+    from contextual.tui.widgets.scratchpad import ScratchpadView
+    from contextual.tui.widgets.tool_trail import ToolTrail
+    script = [_call("Bash", command="exit 2"),
+              _call("Edit", file_path="cart.py", old_string="def total_5(): return 5\n", new_string="x\n"),
+              _call("Read", file_path="cart.py", limit=1), finish("done")]
+    with server(script) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await type_and_send(pilot, "try things")
+            asked: list[str] = []
+            for key in ("y", "n"):
+                await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal) and app.screen.tool not in asked)
+                asked.append(app.screen.tool)
+                await pilot.press(key)
+            await wait_for(pilot, lambda: not app.turn_running)
+            trail = app.query_one(ToolTrail)
+            assert trail.title == "3 tool calls · Bash, Edit, Read · 1 failed · 1 denied"
+            [live] = _rows(app)
+            steps = app.query_one(ScratchpadView).turns[-1].steps
+            assert [s.status for s in steps[:3]] == ["success", "denied", "success"]
+            session_id = app.engine.session_id
+            await app.host.close(app.engine)
+        assert live.split("\n")[2].startswith("✗ Edit cart.py · denied")
+        host = make_host(tmp_path, srv.base_url)
+        resumed = ContextualApp(host, host.resume(session_id), animate=False)
+        async with resumed.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert resumed.query_one(ToolTrail).title == trail.title and _rows(resumed) == [live]
+            await resumed.host.close(resumed.engine)

@@ -87,7 +87,7 @@ async def test_not_now_leaves_them_inert_with_one_line_each(tmp_path: Path):
             assert all(not c.started for c in host.mcp.connections)
             await type_and_send(pilot, "/mcp")                    # /mcp says why the project's servers are absent
             await wait_for(pilot, lambda: isinstance(app.screen, MCPScreen))
-            assert "not approved, so not started: the MCP servers tracker in" in app.screen.summary
+            assert "not approved, so not started: the MCP server tracker in" in app.screen.summary
     assert not (tmp_path / "home" / "trust.json").exists()
 
 

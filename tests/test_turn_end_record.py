@@ -31,7 +31,8 @@ def test_a_turn_that_fails_every_retry_is_exported_with_its_reason_and_resumes(p
         failed = contextual(["-p", "first, it fails"], project, env)
         assert failed.returncode == 1 and "gave up after 2 attempts" in failed.stderr, failed.stderr
         assert len(srv.requests) == 2
-        resumed = contextual(["-p", "second, answered", "-c"], project, env)      # -c after a failed turn
+        # -r after a failed turn (-c offers no session whose every turn failed before a reply)
+        resumed = contextual(["-p", "second, answered", "-r", session_files(home_of(project))[0].stem], project, env)
     assert resumed.returncode == 0 and resumed.stdout == "second answer\n", resumed.stderr
     entries = _entries(home_of(project))
     (end,) = [e for e in entries if e.get("subtype") == "turn_failed"]
@@ -70,12 +71,13 @@ def test_the_next_input_tells_the_model_its_last_turn_failed_and_not_why(project
         env = cli_env(home_of(project), srv.base_url)
         assert contextual(["-p", "it fails"], project, env).returncode == 1
     (path,) = session_files(home_of(project))
-    with_entry = contextual(["context", "-c", "--json", "--input", "again"], project, env)
+    # -r: -c offers no session whose every turn failed before a reply
+    with_entry = contextual(["context", "-r", path.stem, "--json", "--input", "again"], project, env)
     lines = path.read_text().splitlines(keepends=True)
     kept = [line for line in lines if '"subtype":"turn_failed"' not in line]
     assert len(kept) == len(lines) - 1
     path.write_text("".join(kept))
-    without = contextual(["context", "-c", "--json", "--input", "again"], project, env)
+    without = contextual(["context", "-r", path.stem, "--json", "--input", "again"], project, env)
     assert with_entry.returncode == without.returncode == 0, with_entry.stderr + without.stderr
     sent, plain = json.loads(with_entry.stdout), json.loads(without.stdout)
     told = "Your previous turn ended without an answer (the model server failed)"
@@ -84,7 +86,7 @@ def test_the_next_input_tells_the_model_its_last_turn_failed_and_not_why(project
     with FakeLLMServer(kind="openai", script=[finish_reply("ok")]) as srv:      # what -c then sends: the same
         env = cli_env(home_of(project), srv.base_url)
         path.write_text("".join(lines))
-        assert contextual(["-p", "again", "-c"], project, env).returncode == 0
+        assert contextual(["-p", "again", "-r", path.stem], project, env).returncode == 0
         assert told in json.dumps(srv.requests[0]["messages"][-1])
 
 
@@ -170,17 +172,20 @@ async def test_the_session_picker_marks_a_session_whose_last_turn_failed_within_
     from contextual.tui.screens.session_picker import SessionPicker
     (tmp_path / "p").mkdir()
     ids = []
-    for failed_last in (True, False):
+    for failed_last in (True, False, None):
         writer = SessionWriter.create(tmp_path / "home", tmp_path / "p")
+        if failed_last is not None:         # None: every turn failed before any reply, a session not offered
+            _turn(writer, "hello", "t0", "Hi.")
         _turn(writer, "refactor the cart module " * 4, "t1")
         writer.append_turn_end(TurnEnd("t1", "provider", "openai: HTTP 500"))
-        if not failed_last:         # a turn after the failed one: the session's last turn is fine
+        if failed_last is False:         # a turn after the failed one: the session's last turn is fine
             _turn(writer, "again", "t2", "Done.")
         writer.close_sync()
         ids.append(writer.session_id)
     infos = {info.id: info for info in list_sessions(tmp_path / "home", tmp_path / "p")}
-    assert infos[ids[0]].last_failed and not infos[ids[1]].last_failed
-    writer.path.with_name(f"{ids[0]}.jsonl.index.json").unlink()       # read from the session file, no sidecar
+    assert infos[ids[0]].last_failed and not infos[ids[1]].last_failed and ids[2] not in infos
+    for session_id in (ids[0], ids[2]):       # read from the session file, no sidecar
+        writer.path.with_name(f"{session_id}.jsonl.index.json").unlink()
     assert {i.id: i.last_failed for i in list_sessions(tmp_path / "home", tmp_path / "p")} == {ids[0]: True,
                                                                                              ids[1]: False}
     app = App()
@@ -189,7 +194,7 @@ async def test_the_session_picker_marks_a_session_whose_last_turn_failed_within_
         await pilot.pause()
         table = app.screen.query_one(DataTable)
         rounds = {str(table.get_row_at(row)[-1]): str(table.get_row_at(row)[2]) for row in range(table.row_count)}
-        assert rounds == {ids[0][:8]: "1 ✗", ids[1][:8]: "2"}
+        assert rounds == {ids[0][:8]: "2 ✗", ids[1][:8]: "3"}
         assert sum(column.get_render_width(table) for column in table.columns.values()) <= \
             table.scrollable_content_region.width
         assert app.screen.query_one("#picker-legend").display

@@ -167,3 +167,22 @@ async def test_slash_undo_in_the_app_holding_the_session(tmp_path):
     loaded = load_session(path)
     assert [e["turnId"] for e in loaded.entries if e.get("subtype") == "undo"] == ["t1"]
     assert loaded.history[-1].id == result.message.id
+
+
+def test_the_undo_command_names_the_turn_by_its_prompt_and_time_as_slash_undo_does(tmp_path):
+    # `contextual undo` said "turn b4c4be712c56" where /undo said “make f1 add 100” (05:33)
+    from tests.cli_helpers import contextual, home_of
+    from tests.fakes.llm_server import FakeLLMServer
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    edit = ('Thought: fix\nAction: Edit[{"file_path": "calc.py", "old_string": "a - b", "new_string": "a + b"}]')
+    with FakeLLMServer(kind="openai", script=[edit, "Thought: ok\nAction: Finish[fixed]"]) as srv:
+        env = cli_env(home_of(project), srv.base_url)
+        ran = contextual(["-p", "fix   the sign\nof add", "--permission-mode", "bypass"], project, env)
+    assert ran.returncode == 0, ran.stderr
+    undone = contextual(["undo"], project, env)
+    assert undone.returncode == 0, undone.stderr
+    first = undone.stdout.splitlines()[0]
+    assert first.startswith("Undid the file changes of the turn “fix the sign of add” (") and first.endswith("):")
+    assert "return a - b" in (project / "calc.py").read_text()

@@ -409,8 +409,8 @@ class ContextualApp(App[object]):
         parsed = commands.parse(text)
         if parsed is not None:
             await self.run_command(*parsed)
-        elif text.startswith("/") and " " not in text.split("\n", 1)[0].strip():
-            await self.chat.add_notice(f"unknown command {text.split()[0]}: /help lists them", "error")
+        elif (unknown := commands.unknown(text)) is not None:
+            await self.chat.add_notice(unknown, "error")
         elif text.startswith("!"):
             run_shell(self, text[1:].strip())
         elif is_memory(text):

@@ -115,9 +115,20 @@ def status_of(stored: str) -> str:
     return ""
 
 
+def denied(stored: str) -> bool:
+    """Whether a stored result is a call that was not allowed to run (core/permissions.DENIED_CODES), not one that
+    ran and failed: a denied call was counted as failed."""
+    from contextual.core.permissions import DENIED_CODES
+    said = status_of(stored)
+    return said.startswith("error ") and said.removeprefix("error ") in DENIED_CODES
+
+
 def trail_status(stored: str, status: str = "success") -> str:
-    """A call as the chat's trail marks it: 'error' (the engine's status, an error in its stored form, or a command
-    that exited non-zero, as Claude Code shows it) or 'success'; the same live and in a resumed chat."""
+    """A call as the chat's trail marks it: 'denied' (not allowed to run), 'error' (the engine's status, an error in
+    its stored form, or a command that exited non-zero, as Claude Code shows it) or 'success'; the same live and in
+    a resumed chat."""
+    if denied(stored):
+        return "denied"
     return "error" if status != "success" or status_of(stored) else "success"
 
 

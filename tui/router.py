@@ -12,8 +12,8 @@ from contextlib import aclosing
 from typing import AsyncGenerator, Callable, TYPE_CHECKING, assert_never
 
 from contextual.core import events as ev
-from contextual.tui.format import (args_label, compaction_level, compaction_note, permission_level, permission_mark,
-                                   permission_note, tokens, trail_status)
+from contextual.tui.format import (args_label, compaction_level, compaction_note, denied, permission_level,
+                                   permission_mark, permission_note, tokens, trail_status)
 from contextual.tui.screen_safe import screen_text, stream_guard
 from contextual.tui.surfaces import Surfaces
 from contextual.tui.widgets.todo_list import todos_of
@@ -172,7 +172,8 @@ class EventRouter:
             self.ui.call_started()
 
     async def on_tool_finished(self, e: ev.ToolFinished) -> None:
-        self.ui.scratchpad.update_step(e.step, running=False, observation=e.full_text, status=e.status)
+        self.ui.scratchpad.update_step(e.step, running=False, observation=e.full_text,
+                                       status="denied" if denied(e.stored) else e.status)
         # a non-zero exit too, and what it returned, as a resumed chat reads them from the stored form
         self.ui.chat.tool_finished(e.tool, trail_status(e.stored, e.status), e.stored)
         if e.status == "success" and (todos := todos_of(e.tool, e.args)) is not None:

@@ -23,6 +23,14 @@ def tool_name(server: str, tool: str) -> str:
     return f"mcp__{_safe(server)}__{_safe(tool)}"
 
 
+def shown_name(name: str) -> str:
+    """A tool name as the user reads it: `mcp__tracker__list_items` is `tracker · list_items`, the server and the
+    tool as /mcp lists them (the id's own spelling, split at its first `__` after the prefix); any other name as
+    it is. Only the screens use it: the model, the rules and the session keep the real name."""
+    server, _, tool = name.removeprefix("mcp__").partition("__")
+    return f"{server} · {tool}" if name.startswith("mcp__") and server and tool else name
+
+
 def _safe(part: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", part) or "_"
 

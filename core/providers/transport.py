@@ -74,7 +74,9 @@ def error_message(body: bytes) -> tuple[Any, str]:
 def status_error(name: str, response: httpx.Response, body: bytes, api_key: str | None) -> ProviderError:
     status = response.status_code
     data, message = error_message(body)
-    line = one_line(scrub(f"{name}: HTTP {status}: {message}", api_key))
+    # the server's words are cut to a line; what to do about them is not
+    hint = status_hint(name, status, str(response.url), api_key)
+    line = one_line(scrub(f"{name}: HTTP {status}: {message}", api_key)) + scrub(hint, api_key)
     if is_context_error(status, data, message):   # before the retryable check: Ollama says it with a 500
         return ContextLengthExceeded(line, status=status, server_tokens=prompt_tokens_in(data, message),
                                      server_window=window_in(data, message))
@@ -83,6 +85,28 @@ def status_error(name: str, response: httpx.Response, body: bytes, api_key: str 
     if status in RETRYABLE_STATUSES:
         return TransientError(line, status=status, retry_after=parse_retry_after(response.headers.get("retry-after")))
     return ProviderError(line, status=status)
+
+
+def status_hint(provider: str, status: int, url: str, api_key: str | None) -> str:
+    """What to do about a refusal the user can fix: a key (which variables it is read from, never its value), a
+    model name, or a base URL that misses or doubles `/v1`. '' for any other status."""
+    first, second = secrets.key_variables(provider)
+    if status == 401:
+        if not api_key:
+            return f" — no key was sent: set {first} (or {second})"
+        return f" — check the key: it is read from {first}, else {second}"
+    if status == 403:
+        return f" — the key ({first}, else {second}) may not give access to this model or endpoint"
+    if status != 404:
+        return ""
+    path = url.split("://", 1)[-1].partition("/")[2]
+    if provider == "openai" and not re.search(r"(^|/)v1/", path):
+        base = url.removesuffix("/chat/completions")
+        return f" — OpenAI-style base URLs usually end in /v1 (this one is {base})"
+    if provider == "anthropic" and "/v1/v1/" in f"/{path}":
+        base = url.removesuffix("/v1/messages")
+        return f" — Anthropic base URLs end before /v1 (this one is {base})"
+    return " — is the model name one the server serves? (/model in the app lists them)"
 
 
 def decode_object(name: str, event: ServerSentEvent) -> dict[str, Any]:

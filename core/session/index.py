@@ -39,6 +39,14 @@ class SessionInfo:
     compactions: int | None = None
     last_tokens: int | None = None
     last_failed: bool = False          # its last turn failed (a turn_failed entry, and no turn after it)
+    answered: bool = True              # a model has answered in it at least once
+
+    @property
+    def offered(self) -> bool:
+        """Whether `-c` and /resume offer it: not a session whose every turn failed before any model reply (a
+        refused connection, a refused key), which `-c` then continued with the failed prompt inside. Its file
+        keeps the prompt: `-r ID` still opens it."""
+        return self.answered or not self.last_failed
 
 
 @dataclass
@@ -55,6 +63,7 @@ class IndexState:
     size: int = 0                      # bytes of the session file this state describes
     user_ids: list[str] = field(default_factory=list)   # the user messages' uuids, in order: what a rewind takes back
     last_failed: bool = False          # optional in a sidecar: one written without it reads False
+    answered: bool = False             # an assistant entry seen; optional in a sidecar: one without it reads True
     extra: dict[str, Any] = field(default_factory=dict)
 
     def observe(self, entry: dict[str, Any]) -> None:
@@ -80,6 +89,8 @@ class IndexState:
                 content = (entry.get("message") or {}).get("content")
                 if isinstance(content, str):
                     self.first_prompt = content.strip()[:FIRST_PROMPT_CHARS]
+        elif kind == "assistant":
+            self.answered = True
         elif kind == "system":
             subtype = entry.get("subtype")
             if subtype == "compact_boundary":
@@ -105,7 +116,7 @@ class IndexState:
         return SessionInfo(id=self.session_id, path=path, cwd=self.cwd, first_prompt=self.first_prompt,
                            started=self.started, updated=self.updated, rounds=self.rounds,
                            compactions=self.compactions, last_tokens=self.last_tokens,
-                           last_failed=self.last_failed)
+                           last_failed=self.last_failed, answered=self.answered)
 
 
 def index_file(session_path: Path) -> Path:
@@ -133,7 +144,7 @@ def read_index(session_path: Path) -> IndexState | None:
                           updated=raw.get("updated"), rounds=raw.get("rounds"),
                           compactions=raw.get("compactions"), last_tokens=raw.get("last_tokens"),
                           size=int(raw["size"]), user_ids=[str(u) for u in raw.get("user_ids") or []],
-                          last_failed=raw.get("last_failed") is True)
+                          last_failed=raw.get("last_failed") is True, answered=raw.get("answered") is not False)
     except (KeyError, TypeError, ValueError):
         return None
 
@@ -194,15 +205,18 @@ def session_paths(folder: Path) -> list[Path]:
 
 
 def list_sessions(home: Path, project_root: Path | None = None) -> list[SessionInfo]:
-    """Sessions of one project (or of all projects), most recently updated first."""
+    """Sessions of one project (or of all projects) that are offered (SessionInfo.offered), most recently updated
+    first."""
     folders = [sessions_dir(home, project_root)] if project_root is not None else find_sessions_dirs(home)
     infos: list[SessionInfo] = []
     for folder in folders:
         for path in session_paths(folder):
             try:
-                infos.append(current_state(path).to_info(path))
+                info = current_state(path).to_info(path)
             except OSError:
                 continue  # deleted while listing
+            if info.offered:
+                infos.append(info)
     infos.sort(key=lambda info: (info.updated or "", info.id), reverse=True)
     return infos
 

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from contextual.core.events import AlwaysRules, PermissionAnswer
+from contextual.core.mcp.describe import shown_name
 from contextual.core.shell.parse import parse_command
 from contextual.tui.css import stylesheet
 from contextual.tui.format import args_label
@@ -120,7 +121,7 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="permission-box"):
-            yield Static(Text.assemble((self.tool, "bold"), asks_to(self.tool), args_label(self.args, 100),
+            yield Static(Text.assemble((shown_name(self.tool), "bold"), asks_to(self.tool), args_label(self.args, 100),
                                        self.counts or ""), id="permission-what")
             runs = runs_line(str(self.args.get("command", ""))) if self.tool == "Bash" and isinstance(self.args, dict) else None
             if runs is not None:

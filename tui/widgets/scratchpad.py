@@ -18,7 +18,7 @@ from textual.widgets import Static
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.tokens import shared_cache
 from contextual.core.plural import plural
-from contextual.tui.format import args_label, stored_status, tokens
+from contextual.tui.format import args_label, denied, stored_status, tokens
 from contextual.tui.screen_safe import screen_text
 
 if TYPE_CHECKING:
@@ -88,7 +88,8 @@ def recorded_turns(messages: list[Message], ends: Mapping[str, TurnEnd] | None =
             record.format_error = screen_text(message.content)     # what the model was told of its reply
         elif message.role == "tool":
             record.observation = screen_text(message.full or message.content)
-            record.status = "error" if stored_status(message).startswith("error") else "success"   # as live
+            record.status = ("denied" if denied(message.content) else "error"
+                             if stored_status(message).startswith("error") else "success")   # as live
         elif meta.get("format_error") or meta.get("tool_name") == FORMAT_ERROR_TOOL:
             record.streamed = screen_text(message.full or message.content)   # the reply as written: no action
         else:

@@ -15,18 +15,20 @@ from textual.visual import VisualType
 from textual.widgets import Collapsible, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
+from contextual.core.mcp.describe import shown_name
 from contextual.tui.format import call_label, times, unparsed
 from contextual.tui.result_line import result_lines
 from contextual.tui.widgets.fit_row import FitRow
 
-STATUS_MARK = {"success": ("✓", "#87af5f"), "error": ("✗", "#d75f5f"), "running": ("…", "#af87af")}
+STATUS_MARK = {"success": ("✓", "#87af5f"), "error": ("✗", "#d75f5f"), "denied": ("✗", "#d7af5f"),
+               "running": ("…", "#af87af")}
 
 
 class TrailCall(NamedTuple):
     """One call as its trail row shows it, the same live and resumed."""
     tool: str
     label: str
-    status: str                         # "running", "success" or "error" (format.trail_status)
+    status: str                         # "running", "success", "error" or "denied" (format.trail_status)
     result: tuple[str, ...] = ()        # result_line.result_lines of its stored result
     permission: str = ""                # format.permission_mark of the answer it ran on
 
@@ -35,12 +37,15 @@ def trail_title(calls: list[TrailCall]) -> str:
     if len(calls) == 1:         # one call says what it was and what it gave, as its row would: nothing to expand for
         call = calls[0]
         said = f" · {call.result[0]}" if call.result else ""
-        return unparsed(("✗ " if call.status == "error" else "") + f"{call.tool} {call.label}".strip() + said)
-    counts = Counter(call.tool for call in calls)
+        return unparsed(("✗ " if call.status in ("error", "denied") else "")
+                        + f"{shown_name(call.tool)} {call.label}".strip() + said)
+    counts = Counter(shown_name(call.tool) for call in calls)
     parts = [times(tool, n) for tool, n in counts.items()]
-    failed = sum(1 for call in calls if call.status == "error")
+    ended = Counter(call.status for call in calls)
+    said = "".join(f" · {ended[status]} {word}" for status, word in (("error", "failed"), ("denied", "denied"))
+                   if ended[status])
     # a title is markup, and tool names come from the model
-    return unparsed(f"{len(calls)} tool calls · " + ", ".join(parts) + (f" · {failed} failed" if failed else ""))
+    return unparsed(f"{len(calls)} tool calls · " + ", ".join(parts) + said)
 
 
 def label_span(calls: list[TrailCall]) -> tuple[int, int] | None:
@@ -48,14 +53,14 @@ def label_span(calls: list[TrailCall]) -> tuple[int, int] | None:
     if len(calls) != 1 or not calls[0].label.strip():
         return None
     label = calls[0].label.strip()
-    start = str(trail_title(calls)).find(label, len(calls[0].tool))
+    start = str(trail_title(calls)).find(label, len(shown_name(calls[0].tool)))
     return (start, start + len(label)) if start >= 0 else None
 
 
 def call_line(call: TrailCall) -> Text:
     """The call's row, then its result's rows ("⎿ " under the tool's name), each clipped to the chat's width."""
     mark, colour = STATUS_MARK.get(call.status, ("✗", "#d75f5f"))
-    row = Text.assemble((f"{mark} ", colour), (call.tool, "bold"), " ", call.label,
+    row = Text.assemble((f"{mark} ", colour), (shown_name(call.tool), "bold"), " ", call.label,
                         (f" · {call.permission}" if call.permission else "", "dim"), no_wrap=True, overflow="ellipsis")
     rows = [row] + [Text.assemble(("  ⎿ " if n == 0 else "    ", "dim"), (line, "dim" if n else ""), no_wrap=True,
                                   overflow="ellipsis") for n, line in enumerate(call.result)]
@@ -116,7 +121,7 @@ class ToolTrail(Collapsible):
         for index in range(len(self.calls) - 1, -1, -1):
             call = self.calls[index]
             if call.tool == tool and call.status == "running":
-                self.calls[index] = call._replace(status="success" if status == "success" else "error",
+                self.calls[index] = call._replace(status=status if status in ("success", "denied") else "error",
                                                   result=result_lines(tool, stored))
                 break
         self._paint()
