@@ -7,7 +7,12 @@ def plural(n: int, noun: str, nouns: str = "", *, grouped: bool = False) -> str:
     """plural(1, 'round') -> '1 round'; plural(3, 'round') -> '3 rounds'; `nouns` for a noun not made with an
     `s`: plural(2, 'match', 'matches') -> '2 matches'; `grouped`: '1,234 characters'."""
     figure = f"{n:,}" if grouped else str(n)
-    return f"{figure} {noun if n == 1 else nouns or noun + 's'}"
+    return f"{figure} {noun_for(n, noun, nouns)}"
+
+
+def noun_for(n: int, noun: str, nouns: str = "") -> str:
+    """The noun alone, for a count said otherwise ('the MCP servers a and b')."""
+    return noun if n == 1 else nouns or noun + "s"
 
 
 def listing(names: list[str]) -> str:

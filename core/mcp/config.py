@@ -22,7 +22,7 @@ from typing import Any, Mapping
 
 from contextual.core import credentials, secrets, trust
 from contextual.core.config_text import ConfigTextError, parse_json, read_config_text
-from contextual.core.plural import listing
+from contextual.core.plural import listing, noun_for
 
 DEFAULT_STARTUP_TIMEOUT = 30.0     # seconds for the handshake and the tool listing
 DEFAULT_TOOL_TIMEOUT = 120.0       # seconds for one tools/call
@@ -209,5 +209,5 @@ def servers_item(path: Path, text: str, servers: dict[str, Any]) -> trust.Item:
         args: list[Any] = entry["args"] if isinstance(entry.get("args"), list) else []
         return f"{name}: runs {' '.join(str(a) for a in [entry.get('command', '?'), *args])}{given('env', '=')}"
     names = [str(n) for n in servers]        # "the MCP servers tracker in …" read wrong for one server
-    what = f"the MCP {'server' if len(names) == 1 else 'servers'} {listing(names)} in {path}"
+    what = f"the MCP {noun_for(len(names), 'server')} {listing(names)} in {path}"
     return trust.Item("mcp_servers", text, what, tuple(shown(str(n), e) for n, e in servers.items()))
