@@ -291,17 +291,17 @@ class PermissionRules:
         reads = [r for r in self.deny if r.tool == "Read" and r.spec is not None]
         if not reads:
             return None
-        from contextual.core.bash_paths import named_paths
+        from contextual.core.bash_files.reads import named_paths
         return _covering(reads, "Read", named_paths(command, root), root)
 
     def _written_by(self, command: str, root: str) -> Rule | None:
         """The Edit or Write deny rule covering a file the command line writes: an output redirection's target
         (`> secrets/k`), a file `tee`, `sed -i`, `cp`, `mv`, `rm`, `dd of=` … name, or a folder removed or restored
-        with what is below it (`rm -r secrets`, `git checkout .`; core/bash_writes.py)."""
+        with what is below it (`rm -r secrets`, `git checkout .`; core/bash_files/writes.py)."""
         edits = [r for r in self.deny if r.tool in EDITING_TOOLS and r.spec is not None]
         if not edits:
             return None
-        from contextual.core.bash_writes import holds_below, holds_named, written_paths
+        from contextual.core.bash_files.writes import holds_below, holds_named, written_paths
         writes = written_paths(command, root)
         found = _covering(edits, "Write", list(writes.files), root)
         if found is not None:

@@ -1,4 +1,4 @@
-"""The files `patch`, `git apply` and `git am` write (for core/bash_writes.py): those a diff names in its headers
+"""The files `patch`, `git apply` and `git am` write (for writes.py): those a diff names in its headers
 (`diff --git a/X b/Y`, `--- X`, `+++ Y`, `*** X` of a context diff, `Index: X`, `rename from|to X`, `copy to X`;
 every name a header gives counts, whichever the program picks; `/dev/null` is none), less the leading folders -p
 strips. The diff is read where the line says it is now: a file on disk, a here-document or here-string; anywhere
@@ -10,9 +10,9 @@ import codecs
 import os
 import re
 
-from contextual.core.bash_paths import in_folders
-from contextual.core.bash_write_programs import GIT_AM, GIT_AM_RESUMES, GIT_APPLY, GIT_APPLY_REPORTS, PROGRAMS
-from contextual.core.bash_write_words import ANY, Found, read_options
+from contextual.core.bash_files.reads import in_folders
+from contextual.core.bash_files.write_programs import GIT_AM, GIT_AM_RESUMES, GIT_APPLY, GIT_APPLY_REPORTS, PROGRAMS
+from contextual.core.bash_files.write_words import ANY, Found, read_options
 from contextual.core.regular_file import read_regular
 from contextual.core.shell.findings import Input
 from contextual.core.shell.nodes import Word

@@ -1,5 +1,5 @@
 """Which programs write which of the files their words name, and how those words are spelled: the table
-core/bash_writes.py reads a Bash line with, for Edit and Write deny rules. Options are each program's real ones
+writes.py reads a Bash line with, for Edit and Write deny rules. Options are each program's real ones
 (GNU coreutils, curl, wget, tar, git, find); one a program lacks is only never given."""
 
 from __future__ import annotations

@@ -1,15 +1,15 @@
-"""The files git's sub-commands write (for core/bash_writes.py): the paths `checkout|restore|rm|mv` name; below
+"""The files git's sub-commands write (for writes.py): the paths `checkout|restore|rm|mv` name; below
 their pathspecs, else the whole work tree, for those that write files they do not name (`reset --hard`, `stash`,
 `checkout -f`, `switch -f`, `read-tree -u`; `clean` below the folder it runs in); a diff's files for `apply` and
-`am` (core/bash_diffs.py)."""
+`am` (diffs.py)."""
 
 from __future__ import annotations
 
 import os
 
-from contextual.core.bash_diffs import git_diff
-from contextual.core.bash_write_programs import GIT_HERE, GIT_STASH_KEEPS, GIT_TREES, GIT_VALUES, GIT_WRITES
-from contextual.core.bash_write_words import ANY, Found, read_options
+from contextual.core.bash_files.diffs import git_diff
+from contextual.core.bash_files.write_programs import GIT_HERE, GIT_STASH_KEEPS, GIT_TREES, GIT_VALUES, GIT_WRITES
+from contextual.core.bash_files.write_words import ANY, Found, read_options
 from contextual.core.shell.findings import Input
 from contextual.core.shell.nodes import Word
 

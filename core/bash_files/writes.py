@@ -1,14 +1,14 @@
 """The files a Bash line writes, as far as its words say: for Edit and Write deny rules (core/permission_rules.py).
 
 An output redirection's target (`> secrets/k`, `>> log`, `&> out`) is shell syntax, so a rule holds for it whatever
-the program; beyond that, the programs of core/bash_write_programs.py, whose words name the files they write, create
+the program; beyond that, the programs of write_programs.py, whose words name the files they write, create
 or remove (an operand, a destination, an option's value, in any spelling getopt takes: `-t DIR`, `-rtDIR`,
-`--target=DIR`; core/bash_write_words.py), `find … -delete`/`-exec rm {}` (its starting points, narrowed by its name
-tests), git's sub-commands (core/bash_git_writes.py: the paths `checkout|restore|rm|mv` name, the work tree of
+`--target=DIR`; write_words.py), `find … -delete`/`-exec rm {}` (its starting points, narrowed by its name
+tests), git's sub-commands (git_writes.py: the paths `checkout|restore|rm|mv` name, the work tree of
 `reset --hard`, `stash`, `clean -f` …), and the files a diff names for `patch`, `git apply` and `git am`
-(core/bash_diffs.py). A folder removed, moved or restored (`rm -r d`, `mv d x`, `git checkout .`) is a *tree*: a rule
+(diffs.py). A folder removed, moved or restored (`rm -r d`, `mv d x`, `git checkout .`) is a *tree*: a rule
 covering anything below it holds. Seen from each folder the line moves to, as a Read rule's paths are
-(core/bash_paths.py). A target only known when it runs (`> $F`, `rm *`) is guessed from the line: its glob and brace
+(reads.py). A target only known when it runs (`> $F`, `rm *`) is guessed from the line: its glob and brace
 words as the project is now, the values it gives variables; a line that cannot be read (opaque) is taken to write
 any path it names. What `xargs` reads is the names a `find` before its `|` prints, a here-string's words, else any
 path below the folder it runs in. A program that writes a file it names in its own language or data (`python -c
@@ -25,11 +25,11 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from contextual.core.bash_diffs import patched
-from contextual.core.bash_git_writes import git_writes, work_tree
-from contextual.core.bash_paths import DEFAULT, PIECES, expand_words, folders_of, in_folders, named_paths
-from contextual.core.bash_write_programs import XARGS, XARGS_SPLITS
-from contextual.core.bash_write_words import ANY, Found, by_table, find_lists, find_writes, read_options
+from contextual.core.bash_files.diffs import patched
+from contextual.core.bash_files.git_writes import git_writes, work_tree
+from contextual.core.bash_files.reads import DEFAULT, PIECES, expand_words, folders_of, in_folders, named_paths
+from contextual.core.bash_files.write_programs import XARGS, XARGS_SPLITS
+from contextual.core.bash_files.write_words import ANY, Found, by_table, find_lists, find_writes, read_options
 from contextual.core.shell.findings import Input
 from contextual.core.shell.nodes import Word, command_name
 from contextual.core.shell.parse import ShellParse, parse_command

@@ -1,5 +1,5 @@
-"""How one program's words name what it writes (for core/bash_writes.py): its options as getopt reads them,
-what the table of core/bash_write_programs.py says of its operands and option values, and find's starting points,
+"""How one program's words name what it writes (for writes.py): its options as getopt reads them,
+what the table of write_programs.py says of its operands and option values, and find's starting points,
 actions and name tests."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from contextual.core.bash_write_programs import (COMPRESS, FIND_ACTIONS, FIND_NAME_TESTS, FIND_NARROWING,
-                                                 FIND_OUTPUTS, FIND_PRINTS, PROGRAMS, Program)
+from contextual.core.bash_files.write_programs import (COMPRESS, FIND_ACTIONS, FIND_NAME_TESTS, FIND_NARROWING,
+                                                       FIND_OUTPUTS, FIND_PRINTS, PROGRAMS, Program)
 from contextual.core.shell.nodes import Word, command_name
 from contextual.core.shell.options import long_starts
 
@@ -37,7 +37,7 @@ class Found:
 
 
 def by_table(program: str, rest: tuple[Word, ...]) -> tuple[list[Word], list[Word]]:
-    """A program of core/bash_write_programs.py: (files, trees)."""
+    """A program of core/bash_files/write_programs.py: (files, trees)."""
     spec = PROGRAMS.get(program)
     if spec is None:
         return [], []
