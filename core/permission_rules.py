@@ -297,7 +297,8 @@ class PermissionRules:
     def _written_by(self, command: str, root: str) -> Rule | None:
         """The Edit or Write deny rule covering a file the command line writes: an output redirection's target
         (`> secrets/k`), a file `tee`, `sed -i`, `cp`, `mv`, `rm`, `dd of=` … name, or a folder removed or restored
-        with what is below it (`rm -r secrets`, `git checkout .`; core/bash_files/writes.py)."""
+        with what is below it (`rm -r secrets`, `git checkout .`; core/bash_files/writes.py), or that git writes
+        of a work tree (`git stash`: a tracked file; core/bash_files/git_state.py)."""
         edits = [r for r in self.deny if r.tool in EDITING_TOOLS and r.spec is not None]
         if not edits:
             return None
@@ -312,7 +313,13 @@ class PermissionRules:
             if any(holds_below(tree, root, str(rule.spec), matches) for tree in writes.trees) or any(
                     holds_named(start, tests, root, str(rule.spec), matches) for start, tests in writes.named):
                 return rule
-        return None
+        if not writes.git_trees:
+            return None
+        # `git stash`, `git clean -f`: a protected path below, only where git's state says it writes it
+        from contextual.core.bash_files.git_state import git_touched
+        index = git_touched(writes.git_trees, writes.git_kinds,
+                            [(str(r.spec), functools.partial(_written_under, r, root)) for r in edits], root)
+        return None if index is None else edits[index]
 
     def withholds(self, rel: str, root: str) -> bool:
         """Whether a Read deny rule covers this project-relative path: its contents and name are not shown by

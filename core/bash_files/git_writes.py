@@ -1,27 +1,43 @@
 """The files git's sub-commands write (for writes.py): the paths `checkout|restore|rm|mv` name; below
 their pathspecs, else the whole work tree, for those that write files they do not name (`reset --hard`, `stash`,
-`checkout -f`, `switch -f`, `read-tree -u`; `clean` below the folder it runs in); a diff's files for `apply` and
-`am` (diffs.py)."""
+`checkout -f`, `switch -f`, `read-tree -u`; `clean` below the folder it runs in), only those of the kinds git
+lists (tracked, untracked, ignored; git_state.py) where no commit is given; a diff's files for `apply` and `am`
+(diffs.py)."""
 
 from __future__ import annotations
 
 import os
+import re
 
 from contextual.core.bash_files.diffs import git_diff
-from contextual.core.bash_files.write_programs import GIT_HERE, GIT_STASH_KEEPS, GIT_TREES, GIT_VALUES, GIT_WRITES
-from contextual.core.bash_files.write_words import ANY, Found, read_options
+from contextual.core.bash_files.write_programs import (GIT_HERE, GIT_SAME_COMMIT, GIT_STASH_ALL, GIT_STASH_KEEPS,
+                                                       GIT_STASH_UNTRACKED, GIT_TREES, GIT_VALUES, GIT_WRITES)
+from contextual.core.bash_files.write_words import ANY, Found, GitTrees, read_options
+from contextual.core.git_runs import split
 from contextual.core.shell.findings import Input
-from contextual.core.shell.nodes import Word
+from contextual.core.shell.nodes import Word, command_name
+from contextual.core.shell.parse import ShellParse
+
+TRACKED, UNTRACKED, IGNORED = "tracked", "untracked", "ignored"      # a work tree's files, as git lists them
+# git sub-commands a line may run beside one that writes some of the work tree's files: they change neither the
+# index, HEAD nor what is ignored
+GIT_READS = frozenset({"status", "diff", "log", "show", "ls-files", "rev-parse", "blame", "grep", "shortlog"})
+# what changes which repository, index or ignore files git reads: its variables (GIT_DIR, GIT_INDEX_FILE,
+# GIT_CONFIG_*), HOME and XDG_CONFIG_HOME (the global config and excludes file)
+_GIT_SETTINGS = re.compile(r"GIT_|XDG_|HOME")
+_NO_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})     # written, they change no file
 
 
 def git_writes(words: tuple[Word, ...], given: Input, folders: list[str]) -> Found:
     """`git checkout -- k`, `git restore .`, `git -C sub rm -r d`: each word after the sub-command may be a path
     it writes or removes (a branch name as well: matched against the rules, it names no protected file).
     `git reset --hard`, `git stash`, `git checkout -f`, `git clean -f`: below their pathspecs, else the whole work
-    tree (the folder, for `clean`); `git apply`, `git am`: the files their diffs name."""
-    folder, tree, i = "", "", 0
+    tree (the folder, for `clean`), given no commit only the files of the kinds git's state lists (GitTrees);
+    `git apply`, `git am`: the files their diffs name."""
+    folder, tree, i, own = "", "", 0, True       # own: no option of git's but -C (another repository, config)
     while i < len(words) and isinstance(words[i], str) and str(words[i]).startswith("-"):
         word = str(words[i])
+        own = own and word == "-C" and i + 1 < len(words) and isinstance(words[i + 1], str)
         if word in GIT_VALUES and i + 1 < len(words):
             value = str(words[i + 1] or "")
             folder = os.path.join(folder, value) if word == "-C" else folder     # each -C from the one before
@@ -47,14 +63,20 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str]) -> Fou
             spec, found = None, found.extend(Found(trees=[whole]) if whole else Found(tops=[(folder or ANY, "")]))
     if spec is not None:
         seen, _, operands = read_options(rest, spec)
+        written = Found()
         if (spec.only and not seen & spec.only) or seen & spec.never:
             pass
         elif spec.operands == "each" and operands:
-            found.trees += [os.path.join(folder, o) if isinstance(o, str) else o for o in operands]
+            written.trees += [os.path.join(folder, o) if isinstance(o, str) else o for o in operands]
         elif sub in GIT_HERE or whole:
-            found.trees.append(whole or folder or ANY)
+            written.trees.append(whole or folder or ANY)
         else:
-            found.tops.append((folder or ANY, ""))
+            written.tops.append((folder or ANY, ""))
+        kinds = _kinds(str(sub), seen, operands) if own else None
+        if kinds is not None and (written.trees or written.tops):
+            written = Found(git=[GitTrees(folder or ANY, written.trees, written.tops, kinds)])
+            found = Found()     # `checkout -f HEAD`, `checkout -f -b new`: a commit and a branch, no path
+        found.extend(written)
     if sub in ("apply", "am"):
         found.extend(git_diff(str(sub), rest, given, folders, folder))
     return found
@@ -69,3 +91,54 @@ def work_tree(folder: str) -> str:
             return start
         probe = os.path.dirname(probe)
     return probe
+
+
+def _kinds(sub: str, seen: set[str], operands: list[Word]) -> frozenset[str] | None:
+    """Which of the work tree's files a sub-command writes, by git's state: `reset --hard`, `stash`, `checkout -f`,
+    `switch -f` given no commit the tracked ones (`stash -u` the untracked too, `-a` every file); `clean` the
+    untracked that are not ignored (`-x` all untracked, `-X` the ignored: with `-e`, which it adds to them, all).
+    None: any path (a commit, `read-tree`, every kind)."""
+    if sub == "clean":
+        if "-x" in seen or ("-X" in seen and seen & {"-e", "--exclude"}):
+            return frozenset({UNTRACKED, IGNORED})
+        return frozenset({IGNORED}) if "-X" in seen else frozenset({UNTRACKED})
+    if sub == "stash":
+        if seen & GIT_STASH_ALL:
+            return None
+        return frozenset({TRACKED, UNTRACKED} if seen & GIT_STASH_UNTRACKED else {TRACKED})
+    if sub in ("reset", "checkout", "switch") and all(o in GIT_SAME_COMMIT for o in operands):
+        return frozenset({TRACKED})
+    return None
+
+
+def state_holds(command: str, parsed: ShellParse, found: Found) -> bool:
+    """Whether git's state when the line is checked is what its one git command writing some files meets: no other
+    git command but those that only read, no wrapper around it (`sudo`, `env -i`: another HOME, config), no
+    setting of git's variables or HOME, nothing else the line writes that may change what git tracks or ignores
+    (a file in a .git folder or named .git*; any other file or tree where untracked files count), and every
+    word known."""
+    if len(found.git) != 1 or not parsed.certain or parsed.writes_unknown or parsed.latent or \
+            _GIT_SETTINGS.search(command):
+        return False
+    some = found.git[0]
+    if any(not isinstance(t, str) or t.startswith("~") for t in [some.folder, *some.trees]) or \
+            found.trees or found.tops or found.named or found.split:
+        return False
+    written = [p for p in [*found.files, *parsed.written] if p not in _NO_FILES]
+    if None in written or (written and some.kinds != {TRACKED}) or any(
+            part.startswith(".git") for path in written if path for part in path.split("/")):
+        return False
+    writing = [words for words in parsed.commands if words and isinstance(words[0], str)
+               and command_name(words[0]) == "git" and not _reads(words)]
+    wrapped = any(len(words) > len(one) and words[-len(one):] == one for one in writing
+                  for words in parsed.commands)
+    return len(writing) == 1 and not wrapped
+
+
+def _reads(words: tuple[Word, ...]) -> bool:
+    """A git command that only reads (`git status`, `git stash list`), writing no file (`--output`)."""
+    parts = split(words)
+    if parts is None or any(isinstance(w, str) and w.startswith("--o") for w in parts[2]):
+        return False
+    _, sub, args = parts
+    return sub in GIT_READS or (sub == "stash" and bool(args) and args[0] in ("list", "show"))

@@ -106,10 +106,16 @@ GIT_TREES: dict[str, Program] = {
                       only=_set("-f --force --discard-changes")),
     "read-tree": Program(values=_set("--prefix --index-output --exclude-per-directory"), only=_set("-u")),
     "clean": Program("each", _set("-e --exclude"), never=_set("-n --dry-run")),
-    "stash": Program("each", _set("-m --message --pathspec-from-file")),       # `git stash [push]`
+    "stash": Program("each", _set("-m --message --pathspec-from-file"),       # `git stash [push]`
+                     flags=_set("-u --include-untracked -a --all")),
 }
 GIT_HERE = _set("clean")
 GIT_STASH_KEEPS = _set("list show drop clear create store")     # the work tree as it is
+# Which of the work tree's files those write when given no commit (a commit may bring in any path): the tracked
+# ones (in the index or HEAD) for `reset --hard`, `stash`, `checkout -f`, `switch -f`; `stash -u` the untracked
+# too, `-a` the ignored as well; `clean` the untracked that are not ignored, `-x` all untracked, `-X` the ignored
+GIT_SAME_COMMIT = _set("HEAD @")                                 # the commit checked out: as if none were given
+GIT_STASH_UNTRACKED, GIT_STASH_ALL = _set("-u --include-untracked"), _set("-a --all")
 # a diff's files: `git apply`, `git am`; -p strips the names' leading folders, --directory puts one before them
 GIT_APPLY = Program(values=_set("-p -C --exclude --include --directory --whitespace --build-fake-ancestor"),
                     never=_set("--check --cached"), flags=_set("--stat --numstat --summary --apply"))

@@ -17,15 +17,27 @@ ANY = "."                     # any path below the folder a command runs in
 
 
 @dataclass
+class GitTrees:
+    """Trees and work trees one git command writes only some files of: those of `kinds` (git_writes.py: TRACKED,
+    UNTRACKED, IGNORED), as git's state lists them when the line is checked (git_state.py)."""
+    folder: str                     # where git runs (`-C DIR`), as the trees, from the folder the line is in
+    trees: list[Word]
+    tops: list[tuple[str, str]]
+    kinds: frozenset[str]
+
+
+@dataclass
 class Found:
     """What commands write, as their words say: files, trees, find's narrowed starting points, folders whose
-    repository's whole work tree goes (`git reset --hard`), and starting points of a find whose names xargs reads
-    split at blanks (narrowed only where no name holds one)."""
+    repository's whole work tree goes (`git reset --hard`), starting points of a find whose names xargs reads
+    split at blanks (narrowed only where no name holds one), and trees git writes only some files of (`git stash`:
+    the tracked ones)."""
     files: list[Word] = field(default_factory=list)
     trees: list[Word] = field(default_factory=list)
     named: list[Named] = field(default_factory=list)
     tops: list[tuple[str, str]] = field(default_factory=list)      # (folder git runs in, path below its top)
     split: list[Word] = field(default_factory=list)
+    git: list[GitTrees] = field(default_factory=list)
 
     def extend(self, other: Found) -> Found:
         self.files += other.files
@@ -33,6 +45,16 @@ class Found:
         self.named += other.named
         self.tops += other.tops
         self.split += other.split
+        self.git += other.git
+        return self
+
+    def whole(self) -> Found:
+        """Every path below the trees git writes some files of: where git's state as it is now may not be what
+        the command meets."""
+        for some in self.git:
+            self.trees += some.trees
+            self.tops += some.tops
+        self.git = []
         return self
 
 

@@ -26,10 +26,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from contextual.core.bash_files.diffs import patched
-from contextual.core.bash_files.git_writes import git_writes, work_tree
+from contextual.core.bash_files.git_writes import git_writes, state_holds, work_tree
 from contextual.core.bash_files.reads import DEFAULT, PIECES, expand_words, folders_of, in_folders, named_paths
 from contextual.core.bash_files.write_programs import XARGS, XARGS_SPLITS
-from contextual.core.bash_files.write_words import ANY, Found, by_table, find_lists, find_writes, read_options
+from contextual.core.bash_files.write_words import (ANY, Found, GitTrees, by_table, find_lists, find_writes,
+                                                    read_options)
 from contextual.core.shell.findings import Input
 from contextual.core.shell.nodes import Word, command_name
 from contextual.core.shell.parse import ShellParse, parse_command
@@ -42,6 +43,10 @@ class Writes:
     # `find START -name PAT … -delete`: the entries below START whose name passes every (pattern, ignore case) test
     # go, with all below them (holds_named)
     named: tuple[tuple[str, tuple[tuple[str, bool], ...]], ...] = ()
+    # one git command writing only the files of git_kinds below trees (`git stash`: the tracked ones; git_state.py
+    # asks git which): for each folder it may run in, that folder and the full paths of the trees
+    git_trees: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    git_kinds: frozenset[str] = frozenset()
 
 
 _GLOB = re.compile(r"[*?[{]")
@@ -58,6 +63,8 @@ def written_paths(command: str, root: str) -> Writes:
     inputs = parsed.inputs + (Input(),) * (len(parsed.commands) - len(parsed.inputs))
     for words, given in zip(parsed.commands, inputs):
         found.extend(_written_by(words, given, folders))
+    if found.git and not state_holds(command, parsed, found):
+        found.whole()
     if found.split and _split_names(found, folders):
         found.trees.append(ANY)        # xargs splits a name into words that may name any path
     if parsed.opaque:          # not read as bash reads it: any path it names
@@ -65,14 +72,27 @@ def written_paths(command: str, root: str) -> Writes:
     if parsed.writes_unknown or None in found.files or None in found.trees or \
             any(start is None for start, _ in found.named):
         found.trees += _guessed(command, parsed, folders)
-    found.trees += [os.path.normpath(os.path.join(work_tree(full), path)) for top, path in found.tops
-                    for full in in_folders(top, folders)]
-
-    def seen_from_folders(paths: list[Word]) -> tuple[str, ...]:
+    def seen_from_folders(paths: list[Word], tops: list[tuple[str, str]]) -> tuple[str, ...]:
+        paths = paths + [os.path.normpath(os.path.join(work_tree(full), path)) for top, path in tops
+                         for full in in_folders(top, folders)]
         return tuple(dict.fromkeys(full for p in paths if p for full in in_folders(p, folders)))
     starts = tuple(dict.fromkeys((full, tests) for start, tests in found.named if start
                                  for full in in_folders(start, folders)))
-    return Writes(seen_from_folders(found.files), seen_from_folders(found.trees), starts)
+    some = found.git[0] if found.git else None
+    return Writes(seen_from_folders(found.files, []), seen_from_folders(found.trees, found.tops), starts,
+                  _git_trees(some, folders) if some else (), some.kinds if some else frozenset())
+
+
+def _git_trees(some: GitTrees, folders: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """For each folder the line may be in: the folder its git command runs in, and the full paths of the trees it
+    writes some files of (a work tree: the one found from that folder)."""
+    out = []
+    for base in folders:
+        at = os.path.normpath(os.path.join(base, some.folder))
+        trees = [os.path.normpath(os.path.join(base, t)) for t in some.trees if isinstance(t, str)]
+        trees += [os.path.normpath(os.path.join(work_tree(os.path.join(base, top)), path)) for top, path in some.tops]
+        out.append((at, tuple(dict.fromkeys(trees))))
+    return tuple(dict.fromkeys(out))
 
 
 def _guessed(command: str, parsed: ShellParse, folders: list[str]) -> list[str]:
@@ -111,7 +131,7 @@ def _fed(words: tuple[Word, ...], given: Input, folders: list[str]) -> Found:
     """A command xargs runs: its last word, and each it makes with -I, is what xargs reads (STDIN), so a path made
     of one is what the input may name: the names a find before the `|` prints, a here-string's words, else any
     path below the folder it runs in (`ls | xargs rm`). A word only known otherwise (`$X`) is guessed too."""
-    found = _written_by(tuple(STDIN if w is None else w for w in words), Input("other", None), folders)
+    found = _written_by(tuple(STDIN if w is None else w for w in words), Input("other", None), folders).whole()
     names = _xargs_names(given)
     out = Found(tops=[(ANY if STDIN in top else top, path) for top, path in found.tops],
                 files=[None] if None in words[:-1] else [])
@@ -204,31 +224,47 @@ def _literal(root: str, spec: str) -> str:
 
 
 def holds_below(tree: str, root: str, spec: str, matches: Callable[[str], bool]) -> bool:
-    """Whether a path rule (its glob, and its test on a full path) covers a tree: the tree, or a path below it —
-    the rule's literal folder (`secrets` of `secrets/**`) inside it, or an entry under it on disk (past
-    TREE_ENTRIES, taken as yes: a tree too large to look through is not let through)."""
+    """Whether a path rule (its glob, and its test on a full path) covers a tree: the tree, or a path below it
+    (protected_below; a tree too large to look through is not let through)."""
+    return protected_below(tree, root, spec, matches, first=True) != []
+
+
+def protected_below(tree: str, root: str, spec: str, matches: Callable[[str], bool],
+                    first: bool = False) -> list[str] | None:
+    """The paths a path rule covers at or below a tree: the tree, the rule's literal folder (`secrets` of
+    `secrets/**`) inside it, there or not, or the entries under it on disk; with `first`, the first found. None
+    past TREE_ENTRIES: a tree too large to look through."""
     if matches(tree):
-        return True
+        return [tree]
     if not os.path.isdir(tree):
-        return False
+        return []
     literal, found = _literal(root, spec), {os.path.normpath(tree), os.path.realpath(tree)}
     if any(_below(literal, t) for t in found):
-        return True
+        return [literal]
     if literal != os.path.normpath(root) and not any(_below(t, literal) for t in found):
-        return False
-    return _any_below(tree, matches)
+        return []
+    return _all_below(tree, matches, first)
 
 
 def _any_below(top: str, test: Callable[[str], bool]) -> bool:
     """Whether an entry below `top` passes `test`; past TREE_ENTRIES, yes (a tree too large to look through is not
     let through)."""
-    entries = 0
+    return _all_below(top, test, first=True) != []
+
+
+def _all_below(top: str, test: Callable[[str], bool], first: bool) -> list[str] | None:
+    """The entries below `top` that pass `test` (with `first`, the first found); None past TREE_ENTRIES."""
+    entries, passed = 0, []
     for folder, names, files in os.walk(top):
         for name in [*names, *files]:
             entries += 1
-            if entries > TREE_ENTRIES or test(os.path.join(folder, name)):
-                return True
-    return False
+            if entries > TREE_ENTRIES:
+                return None
+            if test(os.path.join(folder, name)):
+                passed.append(os.path.join(folder, name))
+                if first:
+                    return passed
+    return passed
 
 
 def _below(path: str, folder: str) -> bool:

@@ -1,0 +1,128 @@
+"""Edit and Write deny rules and the git commands that write files they do not name, by git's state
+(core/bash_files/git_state.py, helper-117): `git stash`, `git reset --hard`, `git checkout -f` write only tracked
+files, `git clean` only untracked ones, so with .env ignored (the usual case) `Edit(.env)` no longer refuses them.
+Through the CLI: tests/test_deny_rules_cli.py."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from contextual.core.bash_files import git_state
+from contextual.core.permission_rules import PermissionRules
+
+GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "u", "GIT_AUTHOR_EMAIL": "u@x",
+           "GIT_COMMITTER_NAME": "u", "GIT_COMMITTER_EMAIL": "u@x"}
+
+
+def _git(project: Path, line: str) -> None:
+    env = {**os.environ, **GIT_ENV, "HOME": str(project.parent / "home")}
+    subprocess.run(line, shell=True, cwd=project, env=env, check=True)
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Tracked: app.py, secrets/k; untracked: notes/todo; ignored: .env, build/out/k."""
+    project = tmp_path_factory.mktemp("git") / "proj"
+    project.mkdir()
+    _git(project, "git init -q -b main && printf '.env\\nbuild/\\n' > .gitignore && mkdir secrets notes build "
+                  "build/out && echo a > app.py && echo k > secrets/k && git add -A && git commit -q -m a && "
+                  "git branch other && echo SECRET > .env && echo t > notes/todo && echo o > build/out/k")
+    return project
+
+
+def _denied(project: Path, rule: str, command: str) -> bool:
+    rules = PermissionRules.from_tables({"deny": [rule]})
+    return rules.denies("Bash", {"command": command}, str(project)) is not None
+
+
+IGNORED, TRACKED, UNTRACKED, IGNORED_DIR = "Edit(.env)", "Edit(secrets/**)", "Edit(notes/**)", "Write(build/**)"
+
+
+@pytest.mark.parametrize("command, denied_under", [
+    # tracked files only, given no commit (HEAD is the one checked out)
+    ("git stash", {TRACKED}), ("git stash push -q", {TRACKED}), ("git stash -q -- notes", set()),
+    ("git reset --hard", {TRACKED}), ("git reset -q --hard HEAD", {TRACKED}), ("git reset --merge", {TRACKED}),
+    ("git checkout -f", {TRACKED}), ("git checkout -qf HEAD", {TRACKED}), ("git switch -f", {TRACKED}),
+    ("git -C notes reset --hard", {TRACKED}), ("cd notes && git stash", {TRACKED}),
+    # untracked too, then ignored too
+    ("git stash -u", {TRACKED, UNTRACKED}), ("git stash --include-untracked", {TRACKED, UNTRACKED}),
+    ("git stash --inc", {TRACKED, UNTRACKED}), ("git stash -ku", {TRACKED, UNTRACKED}),
+    ("git stash -a", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}), ("git stash --all", {TRACKED, UNTRACKED, IGNORED,
+                                                                                      IGNORED_DIR}),
+    # clean: the untracked that are not ignored; -x all untracked; -X the ignored (with -e, all untracked)
+    ("git clean -fd", {UNTRACKED}), ("git clean -fdq notes", {UNTRACKED}), ("git clean -fd secrets", set()),
+    ("git clean -fdx", {UNTRACKED, IGNORED, IGNORED_DIR}), ("git clean -fdX", {IGNORED, IGNORED_DIR}),
+    ("git clean -fX -e notes", {UNTRACKED, IGNORED, IGNORED_DIR}), ("git clean -n", set()),
+    # a commit, a branch or a stash can bring in any path
+    ("git reset --hard other", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
+    ("git reset --hard HEAD~1", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
+    ("git checkout -f other", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
+    ("git switch -f other", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
+    ("git stash pop", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
+    ("git stash apply", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
+    # git's state as checked may not be what the command meets: every path counts
+    ("git add -f .env && git stash", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
+    ("git rm -q --cached secrets/k; git clean -fd", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
+    ("sudo git stash", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
+    ("GIT_INDEX_FILE=i git stash", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
+    ("HOME=/ git clean -fd", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
+    ("git -c core.excludesFile=x clean -fd", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
+    ("git --git-dir=.git stash", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
+    ("printf '' > .gitignore; git clean -fd", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
+    ("echo x > .git/info/exclude; git stash", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
+    ("git clean -fd > log", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
+    ("git stash; git clean -fd", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
+    # …but not where the rest of the line only reads git's state or writes another file
+    ("git status --short && git stash && git stash list", {TRACKED}), ("git stash > log", {TRACKED}),
+    ("git clean -fd 2>/dev/null", {UNTRACKED}),
+    ("git diff --output=.gitignore; git clean -fd", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR})])
+def test_a_git_command_writing_some_of_the_work_tree_is_refused_where_git_says_it_writes_the_file(
+        repo: Path, command: str, denied_under: set[str]):
+    for rule in (IGNORED, TRACKED, UNTRACKED, IGNORED_DIR):
+        assert _denied(repo, rule, command) is (rule in denied_under), (rule, command)
+
+
+def test_a_glob_rule_is_matched_against_each_file_git_lists_up_to_tree_entries(repo: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch):
+    """`Write(**/todo)` names no folder: git lists the whole work tree's files of the kinds, each is matched (past
+    TREE_ENTRIES of them, refused as a tree too large to look through)."""
+    for command, denied in (("git stash", False), ("git reset --hard", False), ("git stash -u", True),
+                            ("git clean -fd", True), ("git clean -fdX", False)):
+        assert _denied(repo, "Write(**/todo)", command) is denied, command
+    monkeypatch.setattr(git_state, "TREE_ENTRIES", 2)         # .gitignore, app.py and secrets/k are tracked
+    assert _denied(repo, "Write(**/todo)", "git stash")
+
+
+def test_a_tracked_file_where_a_protected_folder_is_and_a_removal_only_staged_count(tmp_path: Path):
+    """HEAD holds a file `cfg` where the work tree has a folder `cfg/` with an untracked key: `git reset --hard`
+    and `git stash` replace the folder with the file. A file whose removal is only staged is written back."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    _git(project, "git init -q && echo x > cfg && echo k > old && git add -A && git commit -q -m a && "
+                  "git rm -q --cached cfg old && rm cfg && mkdir cfg && echo KEY > cfg/key")
+    for command in ("git reset --hard", "git stash", "git checkout -f"):
+        assert _denied(project, "Edit(cfg/key)", command), command
+        assert _denied(project, "Edit(old)", command), command
+    assert not _denied(project, "Edit(cfg/key)", "git clean -fdX")
+
+
+def test_a_git_that_cannot_say_leaves_every_path_counted(repo: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch):
+    """No git on PATH, a folder that is no repository, git blocked past the timeout on a .gitignore that is a
+    FIFO: `git stash` is refused as before under a rule for an ignored file."""
+    fake = tmp_path / "fake"
+    (fake / ".git").mkdir(parents=True)
+    (fake / ".env").write_text("SECRET\n")
+    assert _denied(fake, IGNORED, "git stash") and _denied(fake, IGNORED, "git clean -fd")
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    _git(blocked, "git init -q && touch .env")
+    os.mkfifo(blocked / ".gitignore")
+    monkeypatch.setattr(git_state, "TIMEOUT_S", 0.3)
+    assert _denied(blocked, IGNORED, "git clean -fd")
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+    assert _denied(repo, IGNORED, "git stash") and not _denied(repo, IGNORED, "echo git stash")
