@@ -293,7 +293,7 @@ class Engine:
         self._between_turns("a command cannot run")
         from contextual.core.context.user_shell import shell_block
         result = await self.toolbox.run("Bash", {"command": command})
-        self.controls.add_shell(*shell_block(command, result))
+        self.controls.add_shell(command, *shell_block(command, result))
         return result
 
     def add_message(self, message: Message) -> None:

@@ -19,6 +19,12 @@ Role = Literal["summary", "user", "assistant", "tool"]
 FORMAT_ERROR_TOOL = "FormatError"
 
 
+class ShellRun(TypedDict):
+    """A user's `!command` whose result rides on a user message (core/context/user_shell.py)."""
+    command: str
+    lines: int                # its block's lines at the head of the message's ``full``, in order
+
+
 class MessageMeta(TypedDict, total=False):
     """What a message carries beside its text, by role. Written to the session as ``meta`` (CONTRACT); read back
     as JSON (core/session/entries.py), so a reader checks a value's type where it matters."""
@@ -29,6 +35,7 @@ class MessageMeta(TypedDict, total=False):
     undo: str                 # a note from /undo telling the model its changes are gone: the undone turn's id
     stop_hook: str            # a Stop hook's reason: the message goes on with its turn (core/context/continuation.py)
     sent: str                 # when it was sent, when the turn compacted first (its timestamp comes after that)
+    shell: list[ShellRun]     # the `!command` results it carries, so a resumed chat shows them as the live one did
     # assistant steps and their tool results
     step: int
     call_id: str

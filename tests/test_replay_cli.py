@@ -10,7 +10,7 @@ from contextual.core.react import parse_reply
 from contextual.core.replay.cli import replay_main
 from contextual.core.replay.loaders import Step, Trajectory, load_trajectory
 from contextual.core.replay.replay_model import ReplayBash, ReplayProvider, render_step
-from contextual.core.replay.report import table, title_lines
+from contextual.core.replay.report_text import table, title_lines
 from contextual.core.replay.runner import replay_one, trajectory_pairs
 from contextual.core.tokens import count
 from contextual.core.tools.runner import run_tool
@@ -116,6 +116,33 @@ def test_a_title_wider_than_its_figures_goes_on_two_header_lines():
     assert len(top) == len(bottom) == len(rule) == len(body)
     assert "line/numbers" not in bottom and bottom.split()[-2:] == ["numbers", "quoted"]
     assert top.split()[-2:] == ["line/", "line/"] and body.split()[-2:] == ["1.000", "-"]
+
+
+def test_the_report_fits_the_terminals_width_and_its_figures_do_not_change(tmp_path, capsys, monkeypatch):
+    """Finding 11 of a user review: 316 columns at any width. Read as CLIs read it ($COLUMNS), the width splits the
+    columns into tables and wraps the headings; --json and --dump are the same at every width."""
+    families = Path(__file__).resolve().parent / "fixtures" / "trajectories"      # some without a system prompt
+    shown, written = {}, {}
+    for columns in ("80", "250"):
+        monkeypatch.setenv("COLUMNS", columns)
+        dump, report = tmp_path / f"dump-{columns}", tmp_path / f"figures-{columns}.json"
+        assert replay_main([str(families), "--policy", "ours", "--jobs", "1", "--dump", str(dump),
+                            "--json", str(report)]) == 0
+        shown[columns] = capsys.readouterr().out
+        written[columns] = (report.read_text(), sorted((p.name, p.read_text()) for p in (dump / "ours").iterdir()))
+    assert written["80"] == written["250"]
+    narrow, wide = shown["80"].splitlines(), shown["250"].splitlines()
+    assert max(map(len, narrow)) <= 80 < max(map(len, wide)) <= 250
+    for lines in (narrow, wide):        # every column is still there, and every figure of the pooled rows
+        words = " ".join(lines).split()
+        for title in ("calls", "tokens", "(cache)", "peak", "action", "split", "quoted", "agent,"):
+            assert title in words
+        assert "system prompt not recorded: compared without L1 on both sides" in "\n".join(lines)
+    # the last summary (all families): one table wide, three at 80 (tokens, billed and peak; the recalls; the
+    # ratios with our L1), the same figures
+    ours = [[line.split()[1:] for line in lines if line.startswith("ours ")] for lines in (narrow, wide)]
+    assert sum(ours[0][-3:], []) == ours[1][-1]
+    assert len(ours[1]) == len(json.loads(written["80"][0])["families"]) + 1 < len(ours[0])
 
 
 def test_cli_usage_errors(tmp_path, capsys):

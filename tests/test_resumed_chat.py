@@ -141,6 +141,25 @@ async def test_a_compaction_that_cut_rounds_without_a_summary_is_shown_when_resu
         assert texts[-1].startswith("compacted (manual): 6.0k → 1.0k")     # after the last message: at the end
 
 
+async def test_the_earlier_turns_of_a_long_resumed_chat_go_above_a_command_output_the_first_recent_turn_carried():
+    """The turns held back from the first frame mount above the first recent turn: above the `!command` output
+    shown before its message, not between the two."""
+    from contextual.core.context.user_shell import shell_block, shell_run
+    from contextual.tui.widgets.chat_log import FIRST_TURNS
+    result = {"status": "success", "data": {"stdout": "hi\n", "stderr": "", "exit_code": 0}}
+    _, whole = shell_block("echo hi", result)
+    record = []
+    for n in range(FIRST_TURNS + 2):
+        extra = {"full": f"{whole}\n\nturn {n}", "meta": {"raw": f"turn {n}", "shell": [shell_run("echo hi", whole)]}}
+        record += [Message("user", f"turn {n}", **(extra if n == 2 else {"meta": {"raw": f"turn {n}"}})),
+                   Message("assistant", "Finish", meta={"final": True, "answer": f"answer {n}"})]
+    async with chat_showing(record) as chat:
+        await chat.mount_earlier()
+        items = [str(w.render()) if not hasattr(w, "source") else w.source for w in chat.children]
+        assert items[:8] == ["you  turn 0", "answer 0", "you  turn 1", "answer 1", "$ echo hi", "```text\nhi\n```",
+                             "its output joins your next message (as a Bash result would)", "you  turn 2"]
+
+
 def test_the_first_frame_of_a_resumed_session_reads_the_compactions_among_its_last_turns(tmp_path):
     from contextual.core.session import read_tail
     from contextual.core.session.schema import CompactionRecord
@@ -427,3 +446,44 @@ def test_a_resumed_chat_and_scratchpad_clean_the_escapes_a_record_holds():
     texts = [recorded.prompt, step.thought or "", step.observation or ""]
     assert not any("\x1b" in t or "\x07" in t for t in texts), texts
     assert "FAILED" in texts[2] and step.status == "success" and recorded.outcome == "finished"
+
+
+async def test_a_resumed_chat_shows_the_command_outputs_a_message_carried_as_the_live_chat_did(tmp_path):
+    """Finding 12 of a user review: `!cmd` outputs went with the next message and are in the session file, but a
+    resumed chat showed the message alone. Two commands before one message (a multi-line output with stderr and an
+    exit code, then a short one), after a first turn: each way of opening the session shows what the live chat
+    showed, in its place."""
+    from contextual.tui.app import ContextualApp
+    from tests.tui_helpers import (SIZE, chat_text, finish, make_host, resumed_app, run_turn, server, type_and_send,
+                                   until_shown, wait_for)
+    commands = ["printf 'one\\ntwo\\n'; echo warned >&2; exit 4", "echo short"]
+    with server([finish("first answer"), finish("second answer")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "first question")
+            for n, command in enumerate(commands, 1):
+                await type_and_send(pilot, "!" + command)
+                await wait_for(pilot, lambda: chat_text(app).count("joins your next message") == n)
+                await app.workers.wait_for_complete()
+            await run_turn(pilot, "what did they print?")
+            await pilot.pause()
+            live = _chat_items(app)
+            session_id = app.engine.session_id
+            await app.host.close(app.engine)
+        at = live.index(f"$ {commands[0]}")
+        assert live[at + 1] == "```text\none\ntwo\n[stderr]\nwarned\n```\n\nexit 4"
+        assert live[at + 3:at + 7] == ["$ echo short", "```text\nshort\n```", live[at + 2], "you  what did they print?"]
+        assert live[:at] == ["you  first question", "first answer"] and live[-1] == "second answer"
+
+        host = make_host(tmp_path, srv.base_url)
+        eager = ContextualApp(host, host.resume(session_id), animate=False)
+        async with eager.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert _chat_items(eager)[:len(live)] == live
+            await eager.host.close(eager.engine)
+
+        first_frame = resumed_app(tmp_path, srv.base_url, session_id)
+        async with first_frame.run_test(size=SIZE) as pilot:
+            await until_shown(pilot, first_frame)
+            await pilot.pause()
+            assert _chat_items(first_frame)[:len(live)] == live

@@ -67,6 +67,7 @@ if TYPE_CHECKING:      # annotations only: the app's first frame does not wait f
     from contextual.core.custom_commands import CustomCommand
     from contextual.tui.router import EventRouter
     from contextual.core.prompt import PromptView
+    from contextual.tui.shell_output import ShellShown
 
 MAIN_ONLY = {"compact", "open_stored_full", "resume", "context", "toggle_region", "resize_side", "cancel_turn",
              "rewind"}
@@ -360,8 +361,8 @@ class ContextualApp(App[object]):
     async def say(self, text: str, level: str = "info") -> None:
         await self.chat.add_notice(text, level)
 
-    async def show_shell_output(self, output: str, exit_code: int) -> None:
-        await self.chat.add_shell_output(output, exit_code)
+    async def show_shell_output(self, shown: ShellShown) -> None:
+        await self.chat.add_shell_output(shown)
 
     async def show_transcript(self, messages: list[Message]) -> None:
         await self.chat.show_transcript(messages, self.engine.compactions, permissions=self.engine.permissions,

@@ -11,7 +11,8 @@ from typing import Callable, Sequence
 
 from contextual.core.context.pins import Pins
 from contextual.core.context.sent_log import SentLog
-from contextual.core.messages import Message
+from contextual.core.context.user_shell import shell_run
+from contextual.core.messages import Message, ShellRun
 from contextual.core.ports import SessionSink
 
 
@@ -20,7 +21,8 @@ class ContextControls:
         self.pins = Pins()
         self.mode_note = mode_note              # what the permission mode asks of every input (plan mode)
         self.reminders: list[str] = []          # re-injected facts: they ride on the next user input, then go
-        self.shell: list[tuple[str, str]] = []  # the user's `!command` results (as sent, whole): the same way
+        # the user's `!command` results (as sent, whole, the command): the same way
+        self.shell: list[tuple[str, str, str]] = []
         self.sent = SentLog()
         # SessionStart's sources not run yet (core/hooks.py): the hooks run before the next input is sent, and what
         # they add rides on it as a reminder. A new engine is a new session until it is told otherwise.
@@ -38,13 +40,17 @@ class ContextControls:
         if text and text not in self.reminders:
             self.reminders.append(text)
 
-    def add_shell(self, sent: str, whole: str) -> None:
-        self.shell.append((sent, whole))
+    def add_shell(self, command: str, sent: str, whole: str) -> None:
+        self.shell.append((sent, whole, command))
+
+    def shell_runs(self) -> list[ShellRun]:
+        """What the next message records of the pending commands (read before consuming)."""
+        return [shell_run(command, whole) for _, whole, command in self.shell]
 
     def with_reminders(self, question: str, consume: bool = False) -> str:
         """The input with the pending `!command` results before it (they came first) and the reminders appended
         inside it (like @file reminders); `consume` when the input is really sent, so they go once."""
-        out = _joined([sent for sent, _ in self.shell], question, [*self.reminders, self.mode_note()])
+        out = _joined([sent for sent, _, _ in self.shell], question, [*self.reminders, self.mode_note()])
         if consume:
             self.reminders, self.shell = [], []
         return out
@@ -54,7 +60,7 @@ class ContextControls:
         form; None when no command is pending (the input has no other form). Read before consuming."""
         if not self.shell:
             return None
-        return _joined([whole for _, whole in self.shell], question, [*self.reminders, self.mode_note()])
+        return _joined([whole for _, whole, _ in self.shell], question, [*self.reminders, self.mode_note()])
 
     # ----- pins
     def toggle_pin(self, messages: Sequence[Message], message_id: str, session: SessionSink | None,

@@ -62,10 +62,11 @@ class TurnInput:
         the next. `sent` (when it was sent, before that compaction) says the compaction came with this input: a
         resumed chat shows it under this message, as the live chat did, not after the turn before."""
         whole = self._controls.whole_input(opening.typed)        # the user's `!command` results whole, when any
+        shell = self._controls.shell_runs()
         return self._recorder.append(Message(
             "user", self._controls.with_reminders(opening.typed, consume=True), full=whole,
             meta={"turn": opening.turn_id, "raw": opening.raw, "timestamp": now_iso(),
-                  **({"sent": opening.sent} if opening.compacted else {})}))
+                  **({"sent": opening.sent} if opening.compacted else {}), **({"shell": shell} if shell else {})}))
 
     async def admit(self, opening: Opening) -> AsyncGenerator[Event, None]:
         try:

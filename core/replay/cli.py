@@ -2,10 +2,11 @@
 
 Every trajectory is played through the real engine once per policy; the figures (see core/replay/metrics.py)
 print as one table per policy (a row per trajectory and the pooled total) and a summary table per source
-family. Ratios are against the recorded agent's own prompts (`agent`, core/replay/baseline.py) and against our
-`raw`, which is replayed even when not asked for so that the ratios exist (core/replay/report.py). A log that
-records no system prompt is compared without L1 on both sides; the output says so and keeps the with-L1 ratios
-beside (core/replay/baseline.py, "Like for like").
+family, each split into tables that fit the terminal's width (core/replay/report_text.py). Ratios are against
+the recorded agent's own prompts (`agent`, core/replay/baseline.py) and against our `raw`, which is replayed
+even when not asked for so that the ratios exist (core/replay/report.py). A log that records no system prompt is
+compared without L1 on both sides; the output says so and keeps the with-L1 ratios beside
+(core/replay/baseline.py, "Like for like").
 A file that cannot be read or replayed costs a one-line error on stderr; the others still run.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -24,7 +26,8 @@ from contextual.core.replay.trajectory import TrajectoryError
 from contextual.core.replay.metrics import Figures
 from contextual.core.replay.pool import Job, Outcome, replay_file
 from contextual.core.replay.progress import Progress
-from contextual.core.replay.report import BASELINE, REFERENCE, build_report, print_tables
+from contextual.core.replay.report import BASELINE, REFERENCE, build_report
+from contextual.core.replay.report_text import print_tables
 from contextual.core.replay.runner import POLICIES, ReplayRun
 
 
@@ -143,7 +146,8 @@ def _run(paths: list[Path], policies: list[str], args: argparse.Namespace, out: 
         print("error: no trajectory could be replayed", file=err)
         return 1
     report = build_report(results, policies, families, with_l1, unrecorded)
-    print_tables(report, out, per_trajectory=not args.summary_only)
+    # the terminal's width, as other CLIs read it ($COLUMNS first; 80 when it is no terminal)
+    print_tables(report, out, per_trajectory=not args.summary_only, width=shutil.get_terminal_size().columns)
     if args.json_path is not None:
         try:
             args.json_path.parent.mkdir(parents=True, exist_ok=True)

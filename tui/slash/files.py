@@ -6,8 +6,6 @@ import asyncio
 
 from contextual.tui.slash.port import AppPort
 
-SHELL_LINES = 200          # the tail of a `!command`'s output the chat shows
-
 
 class Init:
     """`/init [AGENTS.md|CODE_LAW.md]`: a turn in which the agent reads the project and writes or updates that file
@@ -66,23 +64,17 @@ def run_shell(app: AppPort, command: str) -> None:
 
 
 async def _shell(app: AppPort, command: str) -> None:
-    await app.say(f"$ {command}", "info")
+    from contextual.core.context.observation import render_full
+    from contextual.tui.shell_output import JOINS, ran_line, shell_shown
+    await app.say(ran_line(command), "info")
     app.status.running_tool("!", command)
     try:
         result = await app.engine.run_user_shell(command)
     except asyncio.CancelledError:         # esc: the Bash tool stopped its process group; nothing joins the message
-        await app.say(f"$ {command}: stopped; nothing of it joins your next message", "warning")
+        await app.say(f"{ran_line(command)}: stopped; nothing of it joins your next message", "warning")
         raise
     finally:
         app.status.idle()
-    data = result.get("data") or {}
-    text = "\n".join(part.rstrip() for part in (data.get("stdout", ""), data.get("stderr", "")) if part.strip())
-    if not data:          # it could not start: the error says why
-        text = (result.get("error") or {}).get("message", "")
-    lines = text.splitlines()
-    if len(lines) > SHELL_LINES:
-        text = "\n".join(["…"] + lines[-SHELL_LINES:])
-    code = data.get("exit_code")
-    await app.show_shell_output(text, code if isinstance(code, int) else 1)
-    await app.say("its output joins your next message (as a Bash result would)", "info")
+    await app.show_shell_output(shell_shown(command, render_full(result)))
+    await app.say(JOINS, "info")
     app.show_prompt()          # the meter and History count it in the next prompt now

@@ -14,6 +14,7 @@ from contextual.tui.widgets.status_line import StatusLine
 if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
     from contextual.core.agent import Engine
     from contextual.core.custom_commands import CustomCommand
+    from contextual.tui.shell_output import ShellShown
 
 
 class AppPort(Protocol):
@@ -57,7 +58,7 @@ class AppPort(Protocol):
     async def say(self, text: str, level: str = "info") -> None:
         """A notice in the chat."""
 
-    async def show_shell_output(self, output: str, exit_code: int) -> None: ...
+    async def show_shell_output(self, shown: ShellShown) -> None: ...
 
     async def show_transcript(self, messages: list[Message]) -> None:
         """The chat rebuilt from a session's record, every turn mounted."""

@@ -15,6 +15,8 @@ from contextual.core.messages import NO_ANSWER, Message
 from contextual.core.plural import plural
 from contextual.tui.format import unparsed
 from contextual.tui.screen_safe import screen_text
+from contextual.tui.shell_output import JOINS, ShellShown, ran_line
+from contextual.tui.widgets.hanging_text import HangingStatic
 from contextual.tui.widgets.resumed_turns import Turn, resumed_turns
 from contextual.tui.widgets.todo_list import TodoList
 from contextual.tui.widgets.tool_trail import ToolTrail
@@ -34,6 +36,17 @@ FIRST_TURNS = 8
 def _markdown(text: str, classes: str) -> "Markdown":
     from contextual.tui.widgets.answer_markdown import AnswerMarkdown     # fenced diffs in colour
     return AnswerMarkdown(text, classes=classes)
+
+
+def _shell_block(shown: ShellShown) -> "Markdown":
+    """A `!command`'s output as a fenced block, and how it ended when not well."""
+    fence = "~~~~" if "```" in shown.output else "```"
+    status = f"\n\n{shown.status}" if shown.status else ""
+    return _markdown(f"{fence}text\n{shown.output or '(no output)'}\n{fence}{status}", "agent shell")
+
+
+def _notice(line: str, level: str = "info") -> Static:
+    return HangingStatic(line, classes=f"notice -{level}")      # a bullet's wrapped lines stay under its text
 
 
 class ChatLog(VerticalScroll):
@@ -110,7 +123,7 @@ class ChatLog(VerticalScroll):
 
     async def add_notice(self, message: str, level: str = "info") -> None:
         # Not only events' text: start-up lines and the trust answer name a checkout's servers and files as written
-        await self._add(Static(Text(screen_text(message)), classes=f"notice -{level}"))
+        await self._add(_notice(screen_text(message), level))
 
     async def add_compaction(self, message: str, level: str = "info") -> None:
         """A compaction's line where it happened: inside a turn (an automatic one before a model call) the calls
@@ -119,11 +132,9 @@ class ChatLog(VerticalScroll):
         await self.add_notice(message, level)
         self.trail = None
 
-    async def add_shell_output(self, output: str, exit_code: int) -> None:
-        """A `!command`'s output, as a fenced block (the engine puts it in the user's next message)."""
-        fence = "~~~~" if "```" in output else "```"
-        status = "" if exit_code == 0 else f"\n\nexit {exit_code}"
-        await self._add(_markdown(f"{fence}text\n{output or '(no output)'}\n{fence}{status}", "agent shell"))
+    async def add_shell_output(self, shown: ShellShown) -> None:
+        """A `!command`'s output (the engine puts it in the user's next message)."""
+        await self._add(_shell_block(shown))
 
     # ----- the turn's trail and adjustments
     def permission_answered(self, mark: str) -> None:
@@ -229,10 +240,12 @@ class ChatLog(VerticalScroll):
         self.trail = self.adjusted = None
         widgets: list[Widget] = [notice] if notice is not None else []
         self._earlier, self._recent = earlier, recent
-        widgets.extend(_turn_widgets(recent))
+        shown = _turn_widgets(recent)
+        widgets.extend(shown)
         if widgets:
             await self.mount_all(widgets)
-        self._first_recent = next((w for w in widgets if w.has_class("user")), None)
+        # the earlier turns go above it: above a `!command`'s output too, not between it and its message
+        self._first_recent = shown[0] if shown else None
         self.scroll_end(animate=False)
 
     async def mount_earlier(self) -> None:
@@ -250,6 +263,8 @@ class ChatLog(VerticalScroll):
 def _turn_widgets(turns: list[Turn]) -> list[Widget]:
     widgets: list[Widget] = []
     for turn in turns:
+        for ran in turn.shell:      # the `!command`s run before it, whose results it carried
+            widgets.extend([_notice(ran_line(ran.command)), _shell_block(ran), _notice(JOINS)])
         widgets.append(user_line(turn.text))
         starts = [shown.start for shown in turn.shown if shown.kind == "trail"]
         for shown in turn.shown:      # in the order the live chat showed them
@@ -264,13 +279,13 @@ def _turn_widgets(turns: list[Turn]) -> list[Widget]:
             elif shown.kind == "answer":     # an answer a Stop hook did not let end the turn
                 widgets.append(_markdown(shown.line, "agent"))
             else:
-                widgets.append(Static(Text(shown.line), classes=f"notice -{shown.level}"))
+                widgets.append(_notice(shown.line, shown.level))
         widgets.extend(_markdown(answer, "agent") for answer in turn.answers)
         if turn.end is not None:      # why it ended without an answer, where and as the live chat said it
-            widgets.append(Static(Text(screen_text(turn.end.describe())), classes=f"notice -{turn.end.level}"))
+            widgets.append(_notice(screen_text(turn.end.describe()), turn.end.level))
         elif not turn.answers:        # a record from before turns' ends were kept: only that it has no answer
-            widgets.append(Static(Text(NO_ANSWER), classes="notice -warning"))
-        widgets.extend(Static(Text(line), classes=f"notice -{level}") for line, level in turn.compacted)
+            widgets.append(_notice(NO_ANSWER, "warning"))
+        widgets.extend(_notice(line, level) for line, level in turn.compacted)
         # an undo came after the turn's answer, as the live chat showed it
-        widgets.extend(Static(Text("↶ " + note), classes="notice -info") for note in turn.notes)
+        widgets.extend(_notice("↶ " + note) for note in turn.notes)
     return widgets

@@ -1,7 +1,7 @@
 """A session's record read back as the live chat showed its turns, as plain data (``ChatLog.show_transcript``
-makes the widgets): each turn's message as typed, its tool trail and task list, the notices between (permission
-answers, compactions during it, a Stop hook that made it go on), its answers, why it ended without one, and the
-compactions and undo notes after it.
+makes the widgets): the `!command` outputs a turn's message carried (shown before it), its message as typed, its
+tool trail and task list, the notices between (permission answers, compactions during it, a Stop hook that made it
+go on), its answers, why it ended without one, and the compactions and undo notes after it.
 
 Each compaction goes after the last message recorded before it, worded as the live chat worded it: one that cut
 rounds without a summary leaves no message of its own, so the record is what marks it. One made after an input was
@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from contextual.core.context.continuation import notice_line
+from contextual.core.context.user_shell import shell_results
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.react import finish_so_far
 from contextual.core.snapshot.undo import note_for_user
@@ -23,6 +24,7 @@ from contextual.tui.format import (call_label, compaction_level, compaction_note
                                    permission_mark, permission_note, trail_status)
 from contextual.tui.result_line import result_lines
 from contextual.tui.screen_safe import screen_text
+from contextual.tui.shell_output import ShellShown, shell_shown
 from contextual.tui.widgets.todo_list import todos_of
 from contextual.tui.widgets.tool_trail import TrailCall
 
@@ -58,6 +60,7 @@ class Turn:
     end: TurnEnd | None = None        # why it ended without an answer (stopped, or failed), when the record says
     # a compaction's line came after its trail: the next call starts a trail below it, as the live chat's does
     trail_closed: bool = False
+    shell: list[ShellShown] = field(default_factory=list)     # the `!command`s shown before its message
 
 
 def resumed_turns(messages: list[Message], compactions: Sequence[CompactionRecord] = (),
@@ -102,7 +105,8 @@ class _Reader:
         # the message as typed, from the record: an escape in it would reach the terminal (live, the router cleans
         # what was typed before the chat shows it)
         self.turns.append(Turn(screen_text(str(message.meta.get("raw", message.content))),
-                               end=self.ends.get(str(message.meta.get("turn")))))
+                               end=self.ends.get(str(message.meta.get("turn"))),
+                               shell=[shell_shown(*ran) for ran in shell_results(message)]))
         if isinstance(timestamp, str):     # this input's: made once it was sent, shown under it as live
             self._compacted_before(timestamp, during=True)
 

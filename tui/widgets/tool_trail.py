@@ -19,6 +19,7 @@ from contextual.core.mcp.describe import shown_name
 from contextual.tui.format import call_label, times, unparsed
 from contextual.tui.result_line import result_lines
 from contextual.tui.widgets.fit_row import FitRow
+from contextual.tui.widgets.hanging_text import HangingStatic, hanging
 
 STATUS_MARK = {"success": ("✓", "#87af5f"), "error": ("✗", "#d75f5f"), "denied": ("✗", "#d7af5f"),
                "running": ("…", "#af87af")}
@@ -58,12 +59,12 @@ def label_span(calls: list[TrailCall]) -> tuple[int, int] | None:
 
 
 def call_line(call: TrailCall) -> Text:
-    """The call's row, then its result's rows ("⎿ " under the tool's name), each clipped to the chat's width."""
+    """The call's row, then its result's rows ("⎿ " under the tool's name)."""
     mark, colour = STATUS_MARK.get(call.status, ("✗", "#d75f5f"))
     row = Text.assemble((f"{mark} ", colour), (shown_name(call.tool), "bold"), " ", call.label,
-                        (f" · {call.permission}" if call.permission else "", "dim"), no_wrap=True, overflow="ellipsis")
-    rows = [row] + [Text.assemble(("  ⎿ " if n == 0 else "    ", "dim"), (line, "dim" if n else ""), no_wrap=True,
-                                  overflow="ellipsis") for n, line in enumerate(call.result)]
+                        (f" · {call.permission}" if call.permission else "", "dim"))
+    rows = [row] + [Text.assemble(("  ⎿ " if n == 0 else "    ", "dim"), (line, "dim" if n else ""))
+                    for n, line in enumerate(call.result)]
     return Text("\n").join(rows)
 
 
@@ -99,7 +100,7 @@ class ToolTrail(Collapsible):
 
     def __init__(self) -> None:
         self.calls: list[TrailCall] = []
-        self._lines = Static("", classes="trail-lines")
+        self._lines = HangingStatic("", classes="trail-lines")
         # collapsed by default: a turn of 40 calls is one line until asked for (enter on the title, or a click)
         super().__init__(self._lines, title="tool calls", collapsed=True)
         # Collapsible composes its `_title` (Textual 8); another Textual keeps its own title, without the key hint
@@ -131,4 +132,5 @@ class ToolTrail(Collapsible):
         if isinstance(made, TrailTitle):
             made.fit_span = label_span(self.calls)
         self.title = trail_title(self.calls)
-        self._lines.update(Text("\n").join(call_line(call) for call in self.calls))
+        # a long row wraps under its own text: a result's under "⎿ ", a call's under its tool's name
+        self._lines.update(hanging(Text("\n").join(call_line(call) for call in self.calls)))

@@ -11,6 +11,7 @@ from textual.widgets import Collapsible, Static
 
 from contextual.core.plural import plural
 from contextual.tui.pasted import too_long
+from contextual.tui.widgets.hanging_text import HangingStatic
 
 HEAD_LINES = 3           # shown before the fold
 HEAD_CHARS = 500         # ... and at most this much of them (a megabyte on one line)
@@ -19,6 +20,7 @@ HEAD_CHARS = 500         # ... and at most this much of them (a megabyte on one 
 USER_LINES = 200
 USER_CHARS = 20_000
 YOU = ("you  ", "bold cyan")
+UNDER = len(YOU[0])      # every line of a message starts under its first, after "you  "
 
 
 def _more(rest: str) -> str:
@@ -47,18 +49,18 @@ class UserMessage(Vertical):
         self.head, self.rest = head, rest
 
     def compose(self) -> ComposeResult:
-        yield Static(Text.assemble(YOU, self.head), classes="user-head")
+        yield HangingStatic(Text.assemble(YOU, self.head), UNDER, UNDER, classes="user-head")
         body, beyond = _cut(self.rest.lstrip("\n"), USER_LINES, USER_CHARS)
         more = f"\n… {_more(beyond)}: History opens the whole message" if beyond.strip("\n") else ""
         # made collapsed: its text is never laid out until asked for
-        yield Collapsible(Static(Text.assemble(body.rstrip("\n"), (more, "dim")), classes="user-rest"),
+        yield Collapsible(HangingStatic(Text.assemble(body.rstrip("\n"), (more, "dim")), UNDER, classes="user-rest"),
                           title=f"… {_more(self.rest)} · enter/click expands", collapsed=True)
 
 
 def user_line(text: str) -> Static | UserMessage:
     if not too_long(text):
-        return Static(Text.assemble(YOU, text), classes="user")
+        return HangingStatic(Text.assemble(YOU, text), UNDER, UNDER, classes="user")
     head, rest = _cut(text, HEAD_LINES, HEAD_CHARS)
     if not rest.strip("\n"):
-        return Static(Text.assemble(YOU, text), classes="user")
+        return HangingStatic(Text.assemble(YOU, text), UNDER, UNDER, classes="user")
     return UserMessage(head.rstrip("\n"), rest)
