@@ -239,8 +239,7 @@ async def _headless(config: Config, args: argparse.Namespace, printer: Printer, 
     from contextual.headless import run_headless
     from contextual.core.runtime import open_engine
     try:
-        engine, closer = await open_engine(config, resume_id=args.resume, continue_latest=args.continue_latest,
-                                           interactive=False)
+        engine, closer = await open_engine(config, resume_id=args.resume, continue_latest=args.continue_latest)
     except ConfigError as exc:
         return printer.fail(str(exc), started)
     return await run_headless(engine, args.prompt, printer, started=started, closer=closer)

@@ -189,14 +189,12 @@ def load_gated(project_root: Path, home: Path, taken: Sequence[str] = ()
     return [_gated(c, project_root, home) for c in sorted(found.values(), key=lambda c: c.name)]
 
 
-def command_for(text: str, project_root: Path, home: Path, taken: Sequence[str] = ()) -> tuple[CustomCommand, str] | None:
+def command_for(text: str, project_root: Path, home: Path) -> tuple[CustomCommand, str] | None:
     """`/name arguments` when `name` is a custom command (`-p "/review src/a.py"`): the command and its arguments;
     None for any other text."""
     stripped = text.strip()
     if not stripped.startswith("/"):
         return None
     name, _, arguments = stripped.partition(" ")
-    if name in taken:
-        return None
-    found = {c.name: c for c in load_commands(project_root, home, taken)}
+    found = {c.name: c for c in load_commands(project_root, home)}
     return (found[name], arguments.strip()) if name in found else None

@@ -72,7 +72,7 @@ LAYER_ORDER = ("L1", "L2", "L3", "input", "scratchpad", "todo")
 @dataclass(frozen=True)
 class Adjustment:
     """One 'never over the window' step the builder took for this prompt (shown on the messages it touched)."""
-    action: str               # "compress_kept", "drop_round", "cut_observation"
+    action: str               # "compress_kept", "cut_observation"
     detail: str
     tokens_before: int
     tokens_after: int
@@ -138,10 +138,6 @@ class PromptView:
             else:
                 out.append(LayerTokens(layer, self.tokens.get(layer, 0)))
         return out
-
-    def changed_messages(self) -> list[PromptMessage]:
-        """Messages sent in a harder form than stored, cut, or dropped: the marks History and the scratchpad show."""
-        return [m for m in self.messages if m.form in ("hard", "cut")] + list(self.dropped)
 
 
 def as_wire_dicts(messages: list[PromptMessage]) -> list[dict[str, str]]:

@@ -113,15 +113,15 @@ def engine_for_reading(config: Config, *, resume_id: str | None = None, continue
     return engine
 
 
-async def open_engine(config: Config, *, resume_id: str | None = None, continue_latest: bool = False,
-                      interactive: bool = True, provider: Provider | None = None) -> tuple[Engine, Callable[[], Awaitable[None]]]:
-    """Build a ready engine; the returned closer flushes the session and closes the provider.
+async def open_engine(config: Config, *, resume_id: str | None = None, continue_latest: bool = False
+                      ) -> tuple[Engine, Callable[[], Awaitable[None]]]:
+    """Build a ready engine for `-p` (not interactive: MCP servers waited for); the returned closer flushes the
+    session and closes the provider.
 
     A session held by another process is refused (ConfigError). A session that cannot be written (read-only or
     full home) is not: the engine runs without one and its first warning says the turn will not be saved."""
     from contextual.core.session import SessionError, SessionLocked, load_session
-    if provider is None:
-        provider = make_provider(config)
+    provider = make_provider(config)
     path = session_path(config, resume_id, continue_latest)
     try:
         loaded = load_session(path) if path is not None else None
@@ -135,7 +135,7 @@ async def open_engine(config: Config, *, resume_id: str | None = None, continue_
         raise ConfigError(str(exc)) from None
     except SessionError as exc:
         unsaved = f"this turn will not be saved: {exc}"
-    engine = Engine(config, provider, session=writer, interactive=interactive, snapshots=snapshots)
+    engine = Engine(config, provider, session=writer, interactive=False, snapshots=snapshots)
     if loaded is not None:
         restore_into(engine, loaded)
     if unsaved:
@@ -143,7 +143,7 @@ async def open_engine(config: Config, *, resume_id: str | None = None, continue_
     if writer is not None:
         await writer.start()
     from contextual.core.mcp.manager import start_servers
-    mcp = await start_servers(engine, config.project_root, config.home, wait=not interactive)
+    mcp = await start_servers(engine, config.project_root, config.home, wait=True)
 
     async def close() -> None:
         try:

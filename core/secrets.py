@@ -45,12 +45,10 @@ def remember(*values: str | None) -> None:
         _known = tuple(sorted(set(_known) | fresh, key=len, reverse=True))   # longest first: no partial leftovers
 
 
-def remember_environment(env: Mapping[str, str], extra_names: Iterable[str] = ()) -> None:
-    """Every key variable in ``env`` (and any variable the config named) joins the registry, and so do the shell's
-    tokens under a credential's name (core/credentials.py: in_environment; GITHUB_TOKEN, NPM_TOKEN…)."""
-    names = set(extra_names)
-    remember(*(value for name, value in env.items() if is_key_variable(name) or name in names),
-             *credentials.in_environment(env))
+def remember_environment(env: Mapping[str, str]) -> None:
+    """Every key variable in ``env`` joins the registry, and so do the shell's tokens under a credential's name
+    (core/credentials.py: in_environment; GITHUB_TOKEN, NPM_TOKEN…)."""
+    remember(*(value for name, value in env.items() if is_key_variable(name)), *credentials.in_environment(env))
 
 
 def known() -> tuple[str, ...]:

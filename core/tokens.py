@@ -213,14 +213,6 @@ class Calibration:
         """The budget in our tokens for a limit in the server's tokens."""
         return max(1, int(limit / self.factor(model)))
 
-    def describe(self, model: str | None) -> str:
-        """For the meter and `contextual context`: "calibrated ×1.07" or the margin in force."""
-        if self.calibrated(model):
-            return f"calibrated ×{self.factor(model):.2f}"
-        if (model or "") in self._measured:
-            return f"calibrated ×{self.factor(model):.2f} (server tokenizer, before any usage)"
-        return f"not calibrated yet (×{self.SAFETY_MARGIN:.2f} margin)"
-
     def _save(self) -> None:
         if self.path is None:
             return

@@ -122,7 +122,7 @@ async def test_the_preview_holds_the_summary_until_accepted_and_the_edit_is_what
             if isinstance(ev, CompactionReview):
                 reviews.append(ev)
                 assert engine.history.messages == before                      # nothing changed yet
-                assert "SUMMARY-MARKER-z9" in ev.summary and ev.ledger.facts
+                assert "SUMMARY-MARKER-z9" in ev.summary and ev.ledger_for(ev.summary).facts
                 if len(reviews) == 1:
                     ev.decide(ReviewDecision.retry("name every function"))
                 else:

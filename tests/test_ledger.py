@@ -22,6 +22,8 @@ from tests.history_helpers import ledger_session as _session, read_call as _read
 TRAJECTORIES = [Path(__file__).parent / "fixtures" / "replay" / "retry_cap.traj.json"]
 
 
+def of_kind(ledger: Ledger, kind: str) -> list[LostFact]:
+    return [f for f in ledger.facts if f.kind == kind]
 
 
 def test_lists_each_kind_with_its_source_and_location():
@@ -29,16 +31,16 @@ def test_lists_each_kind_with_its_source_and_location():
     ledger = loss_ledger(archive, "Summary: the bug is in src/net/http_client.py; pytest fails.", kept)
     by_text = {f.text: f for f in ledger.facts}
     # The user's constraint, as a sentence, from the user message.
-    constraint = next(f for f in ledger.of_kind("constraint") if "public API" in f.text)
+    constraint = next(f for f in of_kind(ledger, "constraint") if "public API" in f.text)
     assert constraint.source.role == "user" and constraint.source.message_id == archive[0].id
-    assert any("45 seconds" in f.text for f in ledger.of_kind("constraint")) and not ledger.of_kind("number")
+    assert any("45 seconds" in f.text for f in of_kind(ledger, "constraint")) and not of_kind(ledger, "number")
     # A name seen in a Read that the later round still uses: located at its file line.
     backoff = by_text["backoff_ms"]
     assert backoff.kind == "identifier"
     assert backoff.source.tool == "Read" and backoff.source.location == "src/net/http_client.py:4"
     assert backoff.source.step == 1 and "Read src/net/http_client.py:4 (step 1)" == backoff.source.label
     # The failing test's error line, located by its own path:line, from the Bash step.
-    error = next(f for f in ledger.of_kind("error") if "tests/test_http.py::test_retry" in f.text)
+    error = next(f for f in of_kind(ledger, "error") if "tests/test_http.py::test_retry" in f.text)
     assert error.source.tool == "Bash" and error.source.step == 2
     assert by_text["tests/test_http.py"].kind == "path"
 
@@ -90,7 +92,7 @@ def test_on_real_trajectories_lists_the_names_later_rounds_use_that_the_summary_
     for fact in ledger.facts:
         assert fact.text.split(" — solved: ")[0].rstrip("…") in " ".join(archived.split()) or fact.text in archived
         assert fact.source.message_id in {m.id for m in plan.archive}
-    names = {f.text for f in ledger.of_kind("identifier")}
+    names = {f.text for f in of_kind(ledger, "identifier")}
     assert not names & set(remembered)
     assert {n for n in forgotten if len(n) >= 4 and not (n.isalpha() and n.isupper())} <= names
     # Only names a later round writes: a name the archive shows and nobody writes again is no fact.

@@ -139,12 +139,11 @@ def test_cost_counts_fresh_cached_written_and_output_tokens():
 def test_calibration_uses_a_margin_until_a_usage_then_the_largest_recent_ratio(tmp_path):
     calibration = Calibration(tmp_path / "calibration.json")
     assert calibration.factor("m") == Calibration.SAFETY_MARGIN and not calibration.calibrated("m")
-    assert calibration.describe("m").startswith("not calibrated yet")
     calibration.observe("m", 100, 400)           # a tiny prompt says little about the tokenizer
     assert not calibration.calibrated("m")
     calibration.observe("m", 2000, 2140)
     calibration.observe("m", 3000, 3090)
-    assert calibration.factor("m") == pytest.approx(1.07) and calibration.describe("m") == "calibrated ×1.07"
+    assert calibration.factor("m") == pytest.approx(1.07) and calibration.calibrated("m")
     assert calibration.fit(3584, "m") == int(3584 / 1.07)
     calibration.observe("m", 2000, 100_000)      # nonsense from a server is ignored
     assert calibration.factor("m") == pytest.approx(1.07)
@@ -186,7 +185,7 @@ async def test_llamacpp_tokenizer_calibrates_before_the_first_call(tmp_path):
         config = await resolve_window(_config(tmp_path, srv.base_url))
     calibration = calibration_for(config.home)
     assert calibration.factor("fake-model") == pytest.approx(1.45, abs=0.01)
-    assert "server tokenizer" in calibration.describe("fake-model")
+    assert not calibration.calibrated("fake-model"), "the tokenizer's estimate, until a usage"
     calibration.observe("fake-model", 2000, 2600)            # a real usage replaces the estimate
     assert calibration.factor("fake-model") == pytest.approx(1.3)
 

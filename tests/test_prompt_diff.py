@@ -6,9 +6,13 @@ from dataclasses import dataclass
 
 import pytest
 
-from contextual.core.context.prompt_diff import CACHED_PRICE, diff_prompts
+from contextual.core.context.prompt_diff import CACHED_PRICE, Change, PromptDiff, diff_prompts
 from contextual.core.prompt import PromptMessage
 from contextual.core.replay import metrics
+
+
+def of_kind(diff: PromptDiff, kind: str) -> list[Change]:
+    return [c for c in diff.changes if c.kind == kind]
 
 
 @dataclass(frozen=True)
@@ -52,10 +56,10 @@ def test_an_observation_made_stored_is_compressed_and_breaks_the_cache_as_a_batc
     after = _turn("stored", 60) + [Sent("assistant", "Thought: edit", "scratchpad", "full", 12, "a2"),
                                    Sent("user", "Observation: ok", "scratchpad", "full", 8, "t2")]
     d = diff_prompts(before, after)
-    (compressed,) = d.of_kind("compressed")
+    (compressed,) = of_kind(d, "compressed")
     assert (compressed.source, compressed.before_form, compressed.after_form) == ("t1", "full", "stored")
     assert compressed.delta == -340
-    assert [c.source for c in d.of_kind("added")] == ["t2"]
+    assert [c.source for c in of_kind(d, "added")] == ["t2"]
     brk = d.cache_break
     assert (brk.index, brk.reason) == (4, "batch cut") and "t1 went from full to stored" in brk.detail
     assert brk.reused_tokens == 140 and brk.lost_tokens == 412
@@ -79,8 +83,8 @@ def test_compaction_archives_old_rounds_and_names_the_break():
     after = [SYSTEM, Sent("summary", "Summary: …", "L3", "summary", 40, "s1"),
              Sent("user", "recent", "L3", "full", 20, "m3"), Sent("user", "next", "input", "input", 5, "")]
     d = diff_prompts(before, after)
-    assert {c.source for c in d.of_kind("archived")} == {"m1", "m2"}
-    assert [c.source for c in d.of_kind("added")] == ["s1"]
+    assert {c.source for c in of_kind(d, "archived")} == {"m1", "m2"}
+    assert [c.source for c in of_kind(d, "added")] == ["s1"]
     assert d.cache_break.reason == "compaction" and d.cache_break.index == 1
     assert d.cache_break.reused_tokens == 100 and d.cache_break.lost_tokens == 105
 

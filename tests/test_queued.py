@@ -31,6 +31,6 @@ def test_messages_leave_in_order_or_all_together():
     queue = Queued()
     for text in ("a", "b", "c"):
         queue.add(text)
-    assert queue.next() == "a" and queue.take_newest() == "c"
+    assert queue.take_newest() == "c" and queue.texts == ["a", "b"]
     queue.add("c")
-    assert queue.take_all() == "b\n\nc" and queue.texts == [] and queue.next() is None
+    assert queue.take_all() == "a\n\nb\n\nc" and queue.texts == [] and queue.take_newest() is None

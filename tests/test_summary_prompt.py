@@ -5,9 +5,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from contextual.core.context.summary_repair import ensure_template
-from contextual.prompts.agents_prompts.summary_prompt import (SUMMARY_PROMPT, TEMPLATE_HEADINGS,
-                                                   render_merge_request, render_summary_request,
-                                                   summary_system_prompt)
+from contextual.prompts.agents_prompts.summary_prompt import (SUMMARY_PROMPT, render_merge_request,
+                                                   render_summary_request, summary_system_prompt)
 
 START = datetime(2024, 1, 15, 10, 0, 0, tzinfo=timezone.utc)
 CUTOFF = datetime(2024, 1, 15, 11, 30, 5, tzinfo=timezone.utc)
@@ -33,7 +32,6 @@ def test_a5_system_prompt_carries_the_template_with_times_filled_in_order() -> N
     assert found == sorted(found)
     assert "[Start Time]" not in prompt and "{start_time}" not in prompt
     assert "(Modified files in this archive segment)" in prompt
-    assert list(TEMPLATE_HEADINGS) == [A5_HEADINGS[0]] + A5_HEADINGS[2:]
 
 
 def test_a5_prompt_archives_old_history_only_and_uses_current_files() -> None:

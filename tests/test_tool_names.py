@@ -2,11 +2,11 @@
 
 from contextual.core.mcp.search import ToolSearch
 from contextual.core.tools import names
-from contextual.core.tools.registry import TOOL_ORDER
+from contextual.core.tools.registry import default_tools
 
 
 def test_the_light_list_of_names_is_the_registry_and_tool_search_as_they_name_themselves():
-    assert names.BUILTIN == TOOL_ORDER
+    assert names.BUILTIN == tuple(default_tools())
     assert names.TOOL_SEARCH == ToolSearch.name
 
 

@@ -136,7 +136,6 @@ class Alignment:
     stored: list[Row]
     full: list[Row]
     dropped_lines: int
-    added_lines: int
 
 
 def align(stored_lines: list[str], full_lines: list[str]) -> Alignment:
@@ -147,7 +146,7 @@ def align(stored_lines: list[str], full_lines: list[str]) -> Alignment:
                                       b=[line.strip() for line in stored_lines], autojunk=False)
     left: list[Row] = []      # stored
     right: list[Row] = []     # full
-    dropped = added = 0
+    dropped = 0
     for op, a0, a1, b0, b1 in matcher.get_opcodes():
         if op == "equal":
             left.extend(Row(line, "same") for line in stored_lines[b0:b1])
@@ -156,7 +155,6 @@ def align(stored_lines: list[str], full_lines: list[str]) -> Alignment:
         gone = full_lines[a0:a1]
         new = stored_lines[b0:b1]
         dropped += len(gone)
-        added += len(new)
         height = max(len(gone), len(new))
         left_rows = [Row(line, "added") for line in new]
         if len(gone) > len(new):
@@ -165,4 +163,4 @@ def align(stored_lines: list[str], full_lines: list[str]) -> Alignment:
         right_rows = [Row(line, "dropped") for line in gone]
         left.extend(left_rows + [Row("", "gap")] * (height - len(left_rows)))
         right.extend(right_rows + [Row("", "gap")] * (height - len(right_rows)))
-    return Alignment(stored=left, full=right, dropped_lines=dropped, added_lines=added)
+    return Alignment(stored=left, full=right, dropped_lines=dropped)

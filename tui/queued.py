@@ -27,9 +27,6 @@ class Queued:
         else:
             self.texts.append(text)
 
-    def next(self) -> str | None:
-        return self.texts.pop(0) if self.texts else None
-
     def take_newest(self) -> str | None:
         """The newest message, out of the queue (up on an empty input: to edit it)."""
         return self.texts.pop() if self.texts else None

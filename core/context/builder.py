@@ -1,9 +1,10 @@
 """ContextBuilder (seed 002 A1, D4): L1 → L2 → L3 → current input → scratchpad → todo recap.
 
 Every prompt it returns fits `limit` tokens. When it would not, it first compresses the kept
-history and the scratchpad harder, then drops kept rounds oldest first down to the last one, then
-cuts the largest single message head+tail (seed 003); each step is reported as an Adjustment naming
-the messages it touched, and every returned message carries its form (full/stored/hard/cut) and tokens.
+history and the scratchpad harder, then cuts oversized messages head+tail, one cap for all (seed 003);
+no round is dropped (issue 24: a round leaves the prompt only into a summary). Each step is reported as an
+Adjustment naming the messages it touched, and every returned message carries its form (full/stored/hard/cut)
+and tokens.
 """
 
 from __future__ import annotations

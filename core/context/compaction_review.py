@@ -10,7 +10,7 @@ posts a future, the UI answers it.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from contextual.core.context.ledger import Ledger, loss_ledger
@@ -49,7 +49,6 @@ class CompactionReview:
     future: asyncio.Future[Any]
     attempt: int = 1
     also_held: tuple[str, ...] = ()       # earlier summaries: still in the prompt
-    ledger: Ledger = field(default_factory=lambda: Ledger((), {}))
 
     def ledger_for(self, text: str) -> Ledger:
         """What the compaction would lose with `text` as its summary (the user may have edited it)."""

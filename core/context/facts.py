@@ -50,7 +50,6 @@ _DEFINITION = re.compile(r"^\s*(?:async\s+)?(?:def|class|function|func|fn|struct
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=\S))+[.!?]?")     # "http_client.py" does not end one
 _NUMBER = re.compile(r"(?<![\w.])(?:0[xXoObB][0-9a-fA-F_]+|\d{2,}(?:\.\d+)?)(?![\w])")   # 45, 0.25, 0o644
 _WORD = re.compile(r"[a-z0-9_]{4,}")
-_BACKTICKED = re.compile(r"`([^`\n]{2,80})`")
 _FILE_EXT = re.compile(r"\.(?:py|pyi|js|jsx|ts|tsx|json|toml|ya?ml|md|rst|txt|cfg|ini|c|h|cc|cpp|hpp|go|rs|java|"
                        r"kt|rb|php|sh|html|css|scss|sql|lock|xml|csv|ipynb|tcss)$")
 _STOPWORDS = frozenset("this that with from have will would should must never always only keep make sure what when "

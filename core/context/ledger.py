@@ -45,9 +45,6 @@ class Ledger:
         """The score as `contextual context --json` and the session show it."""
         return {"kept": self.kept(), "total": self.total, "lost": self.lost()}
 
-    def of_kind(self, kind: Kind) -> list[LostFact]:
-        return [f for f in self.facts if f.kind == kind]
-
     def to_dict(self) -> dict[str, Any]:
         return {"facts": [f.to_dict() for f in self.facts], "omitted": dict(self.omitted), "total": self.total}
 

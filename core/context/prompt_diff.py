@@ -27,8 +27,8 @@ ChangeKind = Literal["added", "compressed", "expanded", "cut", "archived", "move
 # How far each form is from the whole text; a move to a higher rank is a compression.
 FORM_RANK = {"full": 0, "input": 0, "system": 0, "todo": 0, "summary": 0, "stored": 1, "superseded": 2, "hard": 2, "cut": 3,
              "dropped": 4}
-BREAK_REASONS = ("model switch", "system prompt", "rules file edit", "compaction", "batch cut", "todo recap",
-                 "new input", "history edit")
+BreakReason = Literal["model switch", "system prompt", "rules file edit", "compaction", "batch cut", "todo recap",
+                      "new input", "history edit"]
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class Change:
 @dataclass(frozen=True)
 class CacheBreak:
     index: int              # first message of the new prompt that differs from the old one
-    reason: str             # one of BREAK_REASONS
+    reason: BreakReason
     detail: str
     reused_tokens: int      # the identical prefix: what a cache serves
     lost_tokens: int        # the old prompt's tokens after the break: cached before, billed in full now
@@ -80,9 +80,6 @@ class PromptDiff:
     before_tokens: int
     after_tokens: int
     unchanged: int                       # messages identical in both
-
-    def of_kind(self, kind: ChangeKind) -> list[Change]:
-        return [c for c in self.changes if c.kind == kind]
 
 
 def _source(m: Any) -> tuple[str, str]:
@@ -159,7 +156,7 @@ def _kind_of_change(old: Item, new: Item) -> ChangeKind | None:
 
 
 def _break_reason(old: list[Item], new: list[Item], index: int, model_changed: bool,
-                  new_summary: bool) -> tuple[str, str]:
+                  new_summary: bool) -> tuple[BreakReason, str]:
     if model_changed:
         return "model switch", "a different model has its own cache"
     at = new[index] if index < len(new) else old[index]

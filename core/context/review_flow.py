@@ -41,8 +41,7 @@ def start_review(trigger: str, plan: CompactionPlan, summary_text: str, attempt:
                  also_held: Sequence[str] = ()) -> Review:
     future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
     archive, kept = tuple(plan.archive), tuple(plan.kept)
-    event = CompactionReview(trigger, archive, kept, summary_text, future, attempt, tuple(also_held),
-                             loss_ledger(archive, summary_text, kept, also_held))
+    event = CompactionReview(trigger, archive, kept, summary_text, future, attempt, tuple(also_held))
     return Review(event)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-def head_tail(text: str, max_chars: int, *, unit: str = "chars") -> str:
+def head_tail(text: str, max_chars: int) -> str:
     """Keep the start and the end, say how much of the middle went."""
     if len(text) <= max_chars:
         return text
@@ -11,7 +11,7 @@ def head_tail(text: str, max_chars: int, *, unit: str = "chars") -> str:
     left = budget // 2
     right = budget - left
     removed = len(text) - left - right
-    return f"{text[:left]}…[{removed} {unit} truncated]…{text[len(text) - right:] if right else ''}"
+    return f"{text[:left]}…[{removed} chars truncated]…{text[len(text) - right:] if right else ''}"
 
 
 def head_tail_lines(lines: list[str], head: int, tail: int) -> tuple[list[str], int]:

@@ -99,15 +99,13 @@ def too_long(name: str, policy: RetryPolicy, max_tokens: int) -> ReplyTooLong:
 
 async def stream_with_retries(open_attempt: Callable[[], AsyncGenerator[StreamChunk, None]], policy: RetryPolicy, *,
                               sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-                              clock: Callable[[], float] = time.monotonic,
-                              rng: Callable[[], float] = random.random,
                               name: str = "provider", max_tokens: int | None = None
                               ) -> AsyncGenerator[StreamChunk, None]:
     """Run ``open_attempt()`` until one attempt completes, following the restart contract above.
 
     With ``max_tokens``, an attempt whose text outgrows ``reply_char_cap`` ends the stream with one error
     (not retried: a server that ignores max_tokens would do it again)."""
-    started = clock()
+    started = time.monotonic()
     retries = 0
     malformed = 0
     cap = reply_char_cap(policy, max_tokens) if max_tokens is not None else None
@@ -128,9 +126,9 @@ async def stream_with_retries(open_attempt: Callable[[], AsyncGenerator[StreamCh
             error = exc
         retries += 1
         malformed += error.malformed
-        delay = backoff_delay(retries, policy, error.retry_after, rng)
+        delay = backoff_delay(retries, policy, error.retry_after)
         out_of_retries = retries > policy.max_retries or malformed > policy.max_malformed_retries
-        if out_of_retries or clock() - started + delay > policy.total_time:
+        if out_of_retries or time.monotonic() - started + delay > policy.total_time:
             raise ProviderError(f"{error} (gave up after {plural(retries, 'attempt')})",
                                 status=error.status) from None
         if shown:

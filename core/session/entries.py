@@ -19,8 +19,6 @@ from typing import Any, cast
 from contextual.core.messages import Message, MessageMeta, Role
 from contextual.core.textsafe import valid_json_value
 
-MESSAGE_TYPES = {"user", "assistant", "tool_result"}
-
 
 def message_body(msg: Message) -> dict[str, Any]:
     """The type-specific part of a message entry."""

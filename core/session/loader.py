@@ -26,7 +26,7 @@ from contextual.core import bounded_json
 from contextual.core.events import UsageEvent
 from contextual.core.messages import Message
 from contextual.core.context.history import apply_compaction
-from contextual.core.context.pairing import CallRef, aborted_id, call_of, normalize
+from contextual.core.context.pairing import CallRef, call_of, normalize
 from contextual.core.session.entries import message_from_entry
 from contextual.core.session import schema
 from contextual.core.session.lock import SessionError
@@ -49,9 +49,6 @@ class LoadedSession:
     permissions: list[schema.PermissionRecord] = field(default_factory=list)   # each after the message it followed
     warnings: list[str] = field(default_factory=list)
     entries: list[dict[str, Any]] = field(default_factory=list)
-    git_branch: str | None = None
-    version: str | None = None
-    aborted_calls: list[str] = field(default_factory=list)   # calls given the synthetic "aborted" result
     pins: list[str] = field(default_factory=list)            # pinned message ids (issue 19.3), latest entry wins
     forked_from: str | None = None                           # the parent session's id (issue 30.2: a fork)
     stopped: bool = False              # the user stopped the last turn: the next input tells the model so
@@ -164,7 +161,7 @@ class _Fold:
         session = self.session
         for at, (number, entry) in enumerate(numbered):
             session.entries.append(entry)
-            _where_and_which(session, entry)
+            _folder(session, entry)
             kind = entry["type"]
             try:
                 msg = message_from_entry(entry)
@@ -185,7 +182,6 @@ class _Fold:
                 self._system(entry, number)
         session.history = self.summaries + normalize(self.kept, self.calls)
         session.full_record = normalize(session.full_record, self.calls)
-        session.aborted_calls = [m.call_id for m in session.history if m.call_id and m.id == aborted_id(m.call_id)]
         return None
 
     def _message(self, msg: Message) -> None:
@@ -262,14 +258,10 @@ class _Fold:
             session.cut = (record.rounds_truncated, record.stopped_why(), True)
 
 
-def _where_and_which(session: LoadedSession, entry: dict[str, Any]) -> None:
-    """The session's folder (its first), git branch and version (the latest), from any entry that says them."""
+def _folder(session: LoadedSession, entry: dict[str, Any]) -> None:
+    """The session's folder: the first an entry says."""
     if not session.cwd and isinstance(entry.get("cwd"), str):
         session.cwd = entry["cwd"]
-    if isinstance(entry.get("gitBranch"), str):
-        session.git_branch = entry["gitBranch"]
-    if isinstance(entry.get("version"), str):
-        session.version = entry["version"]
 
 
 # What a rewind past a compaction takes back: the conversation (messages, calls, the user's answers to permission

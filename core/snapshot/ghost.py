@@ -44,7 +44,6 @@ def _snapshot_entry(subtype: str, **fields: Any) -> dict[str, Any]:
 @dataclass
 class SnapshotRecord:
     entry: dict[str, Any]                      # the session entry to append
-    elapsed: float                   # seconds it took
     warning: str | None = None       # set when it was slow, naming the largest paths
 
 
@@ -100,7 +99,7 @@ class GhostSnapshots:
             entry = copied
         elapsed = time.monotonic() - started
         await self._prune_once(turn_id, turn)
-        return SnapshotRecord(entry, elapsed, await self._slow_warning(elapsed, sizes))
+        return SnapshotRecord(entry, await self._slow_warning(elapsed, sizes))
 
     async def _take_git(self, turn_id: str, turn: _Turn) -> tuple[dict[str, Any], Callable[[], Awaitable[list[tuple[str, int]]]]]:
         top = self._top

@@ -180,15 +180,10 @@ class TreeChange:
     old_mode: str           # "000000" when absent
     new_mode: str
     old_blob: str
-    new_blob: str
 
     @property
     def created(self) -> bool:
         return self.old_mode == "000000"
-
-    @property
-    def deleted(self) -> bool:
-        return self.new_mode == "000000"
 
 
 async def diff_trees(top: Path, old: str, new: str, scope: str = ".") -> list[TreeChange]:
@@ -201,8 +196,8 @@ async def diff_trees(top: Path, old: str, new: str, scope: str = ".") -> list[Tr
         if not header.startswith(":"):
             i += 1
             continue
-        old_mode, new_mode, old_blob, new_blob, _status = header[1:].split(" ")
-        changes.append(TreeChange(os.fsdecode(fields[i + 1]), old_mode, new_mode, old_blob, new_blob))
+        old_mode, new_mode, old_blob, _new_blob, _status = header[1:].split(" ")
+        changes.append(TreeChange(os.fsdecode(fields[i + 1]), old_mode, new_mode, old_blob))
         i += 2
     return changes
 

@@ -31,9 +31,6 @@ class Stop:
     def set(self) -> None:
         self._flag.set()
 
-    def remaining(self) -> float | None:
-        return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
-
     def check(self) -> None:
         """Raise when the work must end: Stopped on cancel, ToolError("time_limit") past the budget."""
         if self._flag.is_set() or (self._cancel is not None and self._cancel.is_set()):

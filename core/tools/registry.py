@@ -1,7 +1,7 @@
 """The tools the agent can call, keyed by the names the model writes in `Action: Name[...]`.
 
 The nine built-in tools come first in a fixed order (L1 must render the same every time); tools found at run
-time (MCP servers' `mcp__NAME__TOOL`) join with `add_tool` and follow them in the order they were added."""
+time (MCP servers' `mcp__NAME__TOOL`) follow them (core/engine/toolbox.py: Toolbox.sync)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,6 @@ from contextual.core.tools.todowrite import TodoWriteTool
 from contextual.core.tools.write import WriteTool
 
 BUILTIN_TOOLS = (LSTool, GlobTool, GrepTool, ReadTool, EditTool, MultiEditTool, WriteTool, BashTool, TodoWriteTool)
-TOOL_ORDER = tuple(cls.name for cls in BUILTIN_TOOLS)
-_REQUIRED = ("name", "description", "args", "needs_permission", "edits_files", "call")
 
 
 def default_tools() -> dict[str, Tool]:
@@ -28,13 +26,3 @@ def default_tools() -> dict[str, Tool]:
         tool: Tool = cls()
         tools[tool.name] = tool
     return tools
-
-
-def add_tool(tools: dict[str, Tool], tool: Tool) -> None:
-    """Register one more tool; a missing attribute or a name already taken is a ValueError naming it."""
-    missing = [attr for attr in _REQUIRED if not hasattr(tool, attr)]
-    if missing:
-        raise ValueError(f"tool {getattr(tool, 'name', tool)!r} lacks {', '.join(missing)}")
-    if tool.name in tools:
-        raise ValueError(f"a tool named {tool.name!r} is already registered")
-    tools[tool.name] = tool

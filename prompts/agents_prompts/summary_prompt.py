@@ -36,15 +36,6 @@ SUMMARY_TEMPLATE = f"""{SUMMARY_HEADING}
 *(Modified files in this archive segment)*
 * `path/to/file.ext`: [what changed, and its current state]"""
 
-TEMPLATE_HEADINGS = (
-    SUMMARY_HEADING,
-    "### 🎯 Objectives & Status",
-    "### 🏗️ Technical Context (Static)",
-    '### ✅ Completed Milestones (The "Done" Pile)',
-    "### 🧠 Key Insights & Decisions (Persistent Memory)",
-    "### 📂 File System State (Snapshot)",
-)
-
 SUMMARY_PROMPT = """You are archiving the OLD part of a coding-agent session so that the session can go on \
 within its context window. Another model will read your summary in place of the archived messages, \
 together with the most recent rounds, which are kept verbatim and are NOT shown to you.

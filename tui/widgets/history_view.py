@@ -277,11 +277,6 @@ class HistoryView(OptionList):
                            self.summary_numbers.get(newest.id),
                            group=[messages[i] for i in row] if len(row) > 1 else ())
 
-    def row_of(self, message: Message) -> int:
-        """The row that shows ``message`` (a run of the same call shows several on one row)."""
-        index = self.messages.index(message)
-        return next(r for r, row in enumerate(self.rows) if index in row)
-
     def message_index(self, row: int | None) -> int | None:
         """The message a row stands at for 'the tool result at or above it' (ctrl+o): a run's newest result, or
         for a run's steps the message before its first."""
