@@ -318,7 +318,8 @@ class PermissionRules:
         # `git stash`, `git clean -f`: a protected path below, only where git's state says it writes it
         from contextual.core.bash_files.git_state import git_touched
         index = git_touched(writes.git_trees, writes.git_kinds,
-                            [(str(r.spec), functools.partial(_written_under, r, root)) for r in edits], root)
+                            [(str(r.spec), functools.partial(_written_under, r, root)) for r in edits], root,
+                            writes.git_stash)
         return None if index is None else edits[index]
 
     def withholds(self, rel: str, root: str) -> bool:

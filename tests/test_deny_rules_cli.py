@@ -409,16 +409,19 @@ def test_git_stash_reset_and_clean_run_when_git_writes_no_protected_file_and_are
         tmp_path: Path):
     """helper-117: with .env ignored and untracked, `Edit(.env)` refused `git stash` and `git reset --hard`, which
     write only tracked files, and `git clean -fd`, which leaves ignored files; now they run. `git clean -fdx`
-    removes ignored files: refused; once .env is tracked, so are `git stash` and `git reset --hard`."""
+    removes ignored files: refused; once .env is tracked, so are `git stash` and `git reset --hard`. helper-119:
+    `git stash pop` was refused after `git stash` ran, leaving the edit in the stash; it holds only app.py: runs."""
     project, user, env = _git_project(
         tmp_path, "git init -q && printf '.env\\n.contextual/\\n' > .gitignore && echo a > app.py && git add -A && "
                   "git commit -q -m a && echo SECRET > .env && echo b > app.py && echo n > notes", "Edit(.env)")
-    runs = ("git stash -q", "echo c > app.py && git reset -q --hard", "git clean -fdq")
+    runs = ("git stash -q", "git stash pop -q && grep -qx b app.py", "echo c > app.py && git reset -q --hard",
+            "git clean -fdq")
     refused = ("git clean -fdxq", "git stash -q", "git reset -q --hard")
     heads = _run_in_bypass(project, user, env, (*runs, refused[0], "git add -f .env && git commit -q -m env",
                                                 *refused[1:]))
-    assert heads[:3] == ["[exit 0]"] * 3 and heads[4] == "[exit 0]", heads
-    for line, head in zip(refused, heads[3:4] + heads[5:]):
+    ran = len(runs)
+    assert heads[:ran] == ["[exit 0]"] * ran and heads[ran + 1] == "[exit 0]", heads
+    for line, head in zip(refused, heads[ran:ran + 1] + heads[ran + 2:]):
         assert head.startswith("[error permission_denied: Bash is denied") and "'Edit(.env)'" in head, (line, head)
     assert (project / "app.py").read_text() == "a\n" and not (project / "notes").exists()
     assert (project / ".env").read_text() == "SECRET\n" and (project / ".contextual").is_dir()

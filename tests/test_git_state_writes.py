@@ -126,3 +126,38 @@ def test_a_git_that_cannot_say_leaves_every_path_counted(repo: Path, tmp_path: P
     assert _denied(blocked, IGNORED, "git clean -fd")
     monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
     assert _denied(repo, IGNORED, "git stash") and not _denied(repo, IGNORED, "echo git stash")
+
+
+def test_git_stash_pop_apply_and_branch_count_only_the_files_the_stash_holds(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch):
+    """helper-119: `git stash` ran under Edit(.env) with .env ignored, `git stash pop` was refused (any path of the
+    work tree), so the edit stayed in the stash. Now pop, apply and branch count the stash's files: its tracked
+    changes, its untracked files (`-u`, not on disk until it is popped); every path where git cannot say (no such
+    stash, no git) and where HEAD renamed a file it changes or a folder where it adds one (git's merge follows)."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    _git(project, "git init -q && echo .env > .gitignore && mkdir src cfg lib && echo a > src/a.py && "
+                  "echo c > cfg/c.toml && echo y > lib/y.py && git add -A && git commit -q -m a && echo S > .env && "
+                  "echo b > lib/new.py && git add lib/new.py && git stash -q && echo b > src/a.py && git stash -q && "
+                  "mkdir notes && echo t > notes/todo && git stash -q -u && echo d > cfg/c.toml && git stash -q")
+    env, src, todo, cfg, lib = IGNORED, "Edit(src/**)", "Write(**/todo)", "Edit(cfg/**)", "Edit(lib/**)"
+    every = {env, src, todo, cfg, lib}
+    commit = subprocess.run(["git", "rev-parse", "stash@{2}"], cwd=project, capture_output=True, text=True,
+                            check=True).stdout.strip()
+    rows = [("git stash pop", {cfg}), ("git stash apply -q --index 'stash@{2}'", {src}), ("git stash apply 1", {todo}),
+            (f"git stash pop {commit}", {src}), ("git stash branch b 2", {src}), ("git stash apply 3", {lib}),
+            ("cd src && git stash pop -q", {cfg}), ("git stash list && git stash pop > log", {cfg}),
+            ("git stash pop 7", every), ("git stash pop $N", every), ("git stash pop 0 1", every),
+            ("git stash drop -q && git stash pop", every), ("git stash save x", every)]
+    for command, denied_under in rows:
+        for rule in every:
+            assert _denied(project, rule, command) is (rule in denied_under), (rule, command)
+    # HEAD renames src/a.py, and lib/ (where the oldest stash adds lib/new.py): those two stashes may write anywhere;
+    # `branch` checks the stash's base out first, so the files HEAD changed since then count too
+    _git(project, "git mv src/a.py src/b.py && git mv lib lib2 && git commit -q -m mv")
+    for command, denied_under in [("git stash pop 2", every), ("git stash apply 3", every),
+                                  ("git stash pop", {cfg}), ("git stash branch b", {src, cfg, lib})]:
+        for rule in every:
+            assert _denied(project, rule, command) is (rule in denied_under), (rule, command)
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+    assert _denied(project, env, "git stash pop")

@@ -2,26 +2,33 @@
 --hard`, `git checkout -f` write only the files git tracks, `git clean` only untracked ones (git_writes.py: the
 kinds). One `git ls-files` a check, limited to the protected paths found below the trees the command writes and the
 folders between them and the top (a tracked file where a folder is: git replaces the folder with what is below
-it); a git that fails, is missing or takes longer than TIMEOUT_S leaves every protected path counted."""
+it); `git stash pop|apply|branch` write the files the stash holds (stash_files). A git that fails, is missing or
+takes longer than TIMEOUT_S leaves every protected path counted."""
 
 from __future__ import annotations
 
 import functools
 import os
+import re
 import subprocess
+import time
 from collections.abc import Callable
 
 from contextual.core.bash_files.git_writes import IGNORED, TRACKED, UNTRACKED, work_tree
+from contextual.core.bash_files.write_words import Stash
 from contextual.core.bash_files.writes import TREE_ENTRIES, holds_below, protected_below
 
 TIMEOUT_S = 2.0         # a check waits this long for git (a FIFO where git reads .gitignore must not hang it)
+_COMMIT = re.compile(r"[0-9a-f]{40,64}")
 Covers = tuple[str, Callable[[str], bool]]      # a path rule's glob and its test on a full path
 
 
 def git_touched(trees: tuple[tuple[str, tuple[str, ...]], ...], kinds: frozenset[str], rules: list[Covers],
-                root: str) -> int | None:
+                root: str, stash: Stash | None = None) -> int | None:
     """The first rule (its index) covering a path at or below the trees that git lists among `kinds` (trees: for
-    each folder git may run in, the trees it writes there); None when none does."""
+    each folder git may run in, the trees it writes there), or a file the stash holds; None when none does."""
+    if stash is not None:
+        return _stash_touched(trees, stash, rules, root)
     found: list[list[tuple[str, list[str]]] | None] = []      # per rule: (folder git runs in, protected paths)
     for spec, matches in rules:
         per_folder: list[tuple[str, list[str]]] | None = []
@@ -41,6 +48,22 @@ def git_touched(trees: tuple[tuple[str, tuple[str, ...]], ...], kinds: frozenset
         if per_folder is None or any(_touches(listed[at], at, paths, root, rules[index])
                                      for at, paths in per_folder if paths):
             return index
+    return None
+
+
+def _stash_touched(trees: tuple[tuple[str, tuple[str, ...]], ...], stash: Stash, rules: list[Covers],
+                   root: str) -> int | None:
+    """The first rule covering a file the stash holds (a folder on disk there: a protected path below it; a file
+    not on disk yet counts too), from each folder git may run in; where git cannot say, a path below the trees."""
+    held = {at: stash_files(at, stash) for at, _ in trees}
+    for index, (spec, matches) in enumerate(rules):
+        for at, below in trees:
+            files = held[at]
+            if files is None and any(holds_below(tree, root, spec, matches) for tree in below):
+                return index
+            if files is not None and (len(files) > TREE_ENTRIES or any(
+                    holds_below(os.path.normpath(os.path.join(at, f)), root, spec, matches) for f in files)):
+                return index
     return None
 
 
@@ -83,8 +106,7 @@ def git_listed(at: str, kinds: frozenset[str], protected: list[str]) -> list[str
     """What `git ls-files`, run in the folder `at`, lists of `kinds` at the protected paths and the folders above
     them below the work tree's top, relative to `at` (a folder listed whole, ignored or a repository of its own,
     ends in `/`); None when git fails, is missing or takes longer than TIMEOUT_S. Tracked: in the index or in
-    HEAD (`--with-tree`: a path staged for removal is written back). The one call of git here: it runs no hook nor
-    configured program (core.fsmonitor off), reads pathspecs literally and takes no lock."""
+    HEAD (`--with-tree`: a path staged for removal is written back)."""
     top = work_tree(at)
     pathspecs: dict[str, None] = {}
     for path in map(os.path.normpath, protected):
@@ -100,14 +122,58 @@ def git_listed(at: str, kinds: frozenset[str], protected: list[str]) -> list[str
     flags += {frozenset({UNTRACKED}): ["--exclude-standard"], frozenset({IGNORED}): [
         "--ignored", "--exclude-standard", "--directory"], frozenset({UNTRACKED, IGNORED}): ["--directory"]}.get(
         others, [])
+    out = _git(at, ["ls-files", "-z", *flags, "--", *pathspecs], time.monotonic() + TIMEOUT_S)
+    return None if out is None else [entry for entry in out.split("\0") if entry]
+
+
+def stash_files(at: str, stash: Stash) -> list[str] | None:
+    """The files `git stash pop|apply` run in `at` writes, relative to `at`: those its tracked changes name (the
+    work tree's and the index's, against the commit it was made on) and its untracked files (a third parent);
+    for `branch`, which checks that commit out first, also those where HEAD differs from it. None when git fails
+    or takes longer than TIMEOUT_S in all, the stash is not one, or HEAD removed a file it changes, or a file in a
+    folder where it adds one, since that commit (a rename: git's merge writes the change to the new name)."""
+    deadline = time.monotonic() + TIMEOUT_S
+    revs = _git(at, ["rev-parse", "--show-cdup", "HEAD", stash.ref, stash.ref + "^@"], deadline)
+    up, *ids = (revs or "\n").split("\n")[:-1]          # the way up to the top, HEAD, the stash, its parents
+    if len(ids) not in (4, 5) or not all(_COMMIT.fullmatch(i) for i in ids):
+        return None
+    head, work, base, index, *untracked = ids
+    changes = [_changed(at, base, tip, deadline) for tip in (work, index)]
+    listed = [_git(at, ["ls-tree", "-r", "-z", "--full-tree", "--name-only", u], deadline) for u in untracked]
+    moved = _changed(at, base, head, deadline) if head != base else []
+    if None in changes or None in listed or moved is None:
+        return None
+    changed = [entry for found in changes for entry in found or []]
+    names = [path for _, path in changed] + [n for out in listed for n in (out or "").split("\0") if n]
+    gone = {path for status, path in moved if status == "D"}
+    folders = {folder for path in gone for folder in _folders_above(path) if folder}
+    if stash.branch:
+        names += [path for _, path in moved]
+    elif any(path in gone or (status == "A" and folders.intersection(_folders_above(path)))
+             for status, path in changed):
+        return None
+    return [os.path.join(up, name) for name in dict.fromkeys(names)]
+
+
+def _changed(at: str, old: str, new: str, deadline: float) -> list[tuple[str, str]] | None:
+    """The files that differ between two commits, each with its status (A, D, M …; no renames), from the top."""
+    out = _git(at, ["diff-tree", "-r", "-z", "--name-status", "--no-renames", old, new], deadline)
+    if out is None:
+        return None
+    parts = out.split("\0")[:-1]                          # status, path, status, path …
+    return list(zip(parts[::2], parts[1::2]))
+
+
+def _git(at: str, args: list[str], deadline: float) -> str | None:
+    """What git prints, run in the folder `at`; None when it fails, is missing or is still running at the deadline.
+    The one way git runs here: no hook nor configured program (core.fsmonitor off), pathspecs read literally, no
+    lock taken."""
     env = {**os.environ, "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0",
            "GIT_LITERAL_PATHSPECS": "1"}
     try:
-        done = subprocess.run(["git", "-c", "core.fsmonitor=false", "ls-files", "-z", *flags, "--", *pathspecs],
-                              cwd=at, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=TIMEOUT_S,
-                              check=False)
+        done = subprocess.run(["git", "-c", "core.fsmonitor=false", *args], cwd=at, env=env,
+                              stdin=subprocess.DEVNULL, capture_output=True, check=False,
+                              timeout=max(deadline - time.monotonic(), 0.001))
     except (OSError, subprocess.SubprocessError):
         return None
-    if done.returncode != 0:
-        return None
-    return [entry for entry in done.stdout.decode("utf-8", "surrogateescape").split("\0") if entry]
+    return done.stdout.decode("utf-8", "surrogateescape") if done.returncode == 0 else None

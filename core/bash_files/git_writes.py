@@ -1,8 +1,8 @@
 """The files git's sub-commands write (for writes.py): the paths `checkout|restore|rm|mv` name; below
 their pathspecs, else the whole work tree, for those that write files they do not name (`reset --hard`, `stash`,
 `checkout -f`, `switch -f`, `read-tree -u`; `clean` below the folder it runs in), only those of the kinds git
-lists (tracked, untracked, ignored; git_state.py) where no commit is given; a diff's files for `apply` and `am`
-(diffs.py)."""
+lists (tracked, untracked, ignored; git_state.py) where no commit is given, and for `stash pop|apply|branch` the
+stash's files; a diff's files for `apply` and `am` (diffs.py)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ import os
 import re
 
 from contextual.core.bash_files.diffs import git_diff
-from contextual.core.bash_files.write_programs import (GIT_HERE, GIT_SAME_COMMIT, GIT_STASH_ALL, GIT_STASH_KEEPS,
-                                                       GIT_STASH_UNTRACKED, GIT_TREES, GIT_VALUES, GIT_WRITES)
-from contextual.core.bash_files.write_words import ANY, Found, GitTrees, read_options
+from contextual.core.bash_files.write_programs import (GIT_HERE, GIT_SAME_COMMIT, GIT_STASH_ALL, GIT_STASH_APPLIES,
+                                                       GIT_STASH_KEEPS, GIT_STASH_UNTRACKED, GIT_TREES, GIT_VALUES,
+                                                       GIT_WRITES)
+from contextual.core.bash_files.write_words import ANY, Found, GitTrees, Stash, read_options
 from contextual.core.git_runs import split
 from contextual.core.shell.findings import Input
 from contextual.core.shell.nodes import Word, command_name
@@ -26,6 +27,8 @@ GIT_READS = frozenset({"status", "diff", "log", "show", "ls-files", "rev-parse",
 # GIT_CONFIG_*), HOME and XDG_CONFIG_HOME (the global config and excludes file)
 _GIT_SETTINGS = re.compile(r"GIT_|XDG_|HOME")
 _NO_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})     # written, they change no file
+# a stash's files are in its commits: as for tracked ones, another file the line writes does not change which
+_STASH_KINDS = frozenset({TRACKED})
 
 
 def git_writes(words: tuple[Word, ...], given: Input, folders: list[str]) -> Found:
@@ -59,8 +62,10 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str]) -> Fou
             spec = None
         elif rest[0] == "push":
             rest = rest[1:]
-        else:           # save, pop, apply, branch: the stash's files, any of the work tree
-            spec, found = None, found.extend(Found(trees=[whole]) if whole else Found(tops=[(folder or ANY, "")]))
+        else:           # save, pop, apply, branch: any of the work tree; pop, apply, branch: the stash's files
+            stash, spec = _stash(rest) if own else None, None
+            found.extend(Found(git=[GitTrees(folder or ANY, [], [(folder or ANY, "")], _STASH_KINDS, stash)]) if stash
+                         else Found(trees=[whole]) if whole else Found(tops=[(folder or ANY, "")]))
     if spec is not None:
         seen, _, operands = read_options(rest, spec)
         written = Found()
@@ -80,6 +85,20 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str]) -> Fou
     if sub in ("apply", "am"):
         found.extend(git_diff(str(sub), rest, given, folders, folder))
     return found
+
+
+def _stash(words: tuple[Word, ...]) -> Stash | None:
+    """The stash `git stash pop|apply [-q] [--index] [REF]` and `git stash branch NAME [REF]` write the files of,
+    REF as git reads it (none: the newest; a number: that entry of the stash list; else a commit); None for `save`
+    and for words only known when the line runs."""
+    operands = [w for w in words[1:] if not (isinstance(w, str) and w.startswith("-"))]
+    branch = words[0] == "branch"
+    given = operands[1:] if branch else operands
+    if words[0] not in GIT_STASH_APPLIES or (branch and not operands) or len(given) > 1 or \
+            not all(isinstance(w, str) for w in operands):
+        return None
+    ref = str(given[0]) if given else "0"
+    return Stash(f"refs/stash@{{{ref}}}" if re.fullmatch("[0-9]+", ref) else ref, branch)
 
 
 def work_tree(folder: str) -> str:

@@ -111,6 +111,7 @@ GIT_TREES: dict[str, Program] = {
 }
 GIT_HERE = _set("clean")
 GIT_STASH_KEEPS = _set("list show drop clear create store")     # the work tree as it is
+GIT_STASH_APPLIES = _set("pop apply branch")                    # the files of the stash they are given
 # Which of the work tree's files those write when given no commit (a commit may bring in any path): the tracked
 # ones (in the index or HEAD) for `reset --hard`, `stash`, `checkout -f`, `switch -f`; `stash -u` the untracked
 # too, `-a` the ignored as well; `clean` the untracked that are not ignored, `-x` all untracked, `-X` the ignored

@@ -16,14 +16,23 @@ Named = tuple[Word, tuple[tuple[str, bool], ...]]      # a find's starting point
 ANY = "."                     # any path below the folder a command runs in
 
 
+@dataclass(frozen=True)
+class Stash:
+    """The stash `git stash pop|apply|branch` writes the files of (git_state.py: stash_files)."""
+    ref: str            # as git resolves it: refs/stash@{0} when none is given, refs/stash@{n} for `n`
+    branch: bool        # `git stash branch`: the files where HEAD and the stash's base differ are written first
+
+
 @dataclass
 class GitTrees:
     """Trees and work trees one git command writes only some files of: those of `kinds` (git_writes.py: TRACKED,
-    UNTRACKED, IGNORED), as git's state lists them when the line is checked (git_state.py)."""
+    UNTRACKED, IGNORED), as git's state lists them when the line is checked (git_state.py); or, for `stash`, the
+    files that stash holds."""
     folder: str                     # where git runs (`-C DIR`), as the trees, from the folder the line is in
     trees: list[Word]
     tops: list[tuple[str, str]]
     kinds: frozenset[str]
+    stash: Stash | None = None
 
 
 @dataclass

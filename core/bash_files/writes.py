@@ -29,8 +29,8 @@ from contextual.core.bash_files.diffs import patched
 from contextual.core.bash_files.git_writes import git_writes, state_holds, work_tree
 from contextual.core.bash_files.reads import DEFAULT, PIECES, expand_words, folders_of, in_folders, named_paths
 from contextual.core.bash_files.write_programs import XARGS, XARGS_SPLITS
-from contextual.core.bash_files.write_words import (ANY, Found, GitTrees, by_table, find_lists, find_writes,
-                                                    read_options)
+from contextual.core.bash_files.write_words import (ANY, Found, GitTrees, Stash, by_table, find_lists,
+                                                    find_writes, read_options)
 from contextual.core.shell.findings import Input
 from contextual.core.shell.nodes import Word, command_name
 from contextual.core.shell.parse import ShellParse, parse_command
@@ -47,6 +47,7 @@ class Writes:
     # asks git which): for each folder it may run in, that folder and the full paths of the trees
     git_trees: tuple[tuple[str, tuple[str, ...]], ...] = ()
     git_kinds: frozenset[str] = frozenset()
+    git_stash: Stash | None = None          # `git stash pop|apply|branch`: the files of this stash instead
 
 
 _GLOB = re.compile(r"[*?[{]")
@@ -80,7 +81,8 @@ def written_paths(command: str, root: str) -> Writes:
                                  for full in in_folders(start, folders)))
     some = found.git[0] if found.git else None
     return Writes(seen_from_folders(found.files, []), seen_from_folders(found.trees, found.tops), starts,
-                  _git_trees(some, folders) if some else (), some.kinds if some else frozenset())
+                  _git_trees(some, folders) if some else (), some.kinds if some else frozenset(),
+                  some.stash if some else None)
 
 
 def _git_trees(some: GitTrees, folders: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
