@@ -1072,3 +1072,18 @@ def test_a_guessed_sub_command_is_unknown_and_may_be_any_of_the_lines_git_aliase
     assert ("rm",) in parse_command("git -c help.autocorrect=1 -c 'alias.x=rebase -x rm' y").commands
     assert parse_command("git -c help.autocorrect=1 status").commands == (
         ("git", "-c", "help.autocorrect=1", "status"),)
+
+
+@pytest.mark.parametrize("command, words", [
+    ("git stash pop stash@{2}", ("git", "stash", "pop", "stash@{2}")),      # no comma, no `..`: as written
+    ("cat a{b}c", ("cat", "a{b}c")),
+    ("find . -exec rm {} +", ("find", ".", "-exec", "rm", "{}", "+")),
+    ('cat {a","b}', ("cat", "{a,b}")),                                       # a quoted comma does not expand
+    ("cat {a,b}x", ("cat", None)),
+    ("cat .e{n..n}v", ("cat", None)),
+    ("rm x{1..3}", ("rm", None)),
+])
+def test_a_brace_is_a_pattern_only_where_bash_expands_it(command, words):
+    """Bash expands `{…}` only around a comma or a `..` sequence; `stash@{2}` is a word as written (it counted as
+    unknown, so `git stash pop stash@{2}` was refused under any Edit rule)."""
+    assert parse_command(command).commands[0] == words

@@ -9,7 +9,9 @@ import re
 from tree_sitter import Node
 
 Word = str | None
-PATTERN = re.compile(r"[*?\[{]|[@!+]\(")      # glob, brace or extglob pattern in an unquoted word
+# glob, brace or extglob pattern in an unquoted word: a brace only with a comma or a `..` sequence inside, as bash
+# expands it (`stash@{2}`, find's `{}` and `{x}` stay as written)
+PATTERN = re.compile(r"[*?\[]|[@!+]\(|\{[^{}]*(?:,|\.\.)[^{}]*\}")
 
 
 def command_name(word: str) -> str:
@@ -40,7 +42,12 @@ def word_value(node: Node) -> Word:
         return "".join(parts)
     if kind == "concatenation":
         words = [word_value(child) for child in node.children]
-        return None if any(w is None for w in words) else "".join(w for w in words if w is not None)
+        # tree-sitter splits `.e{n..n}v` into `{`, `n..n`, `}`: the braces are read across the unquoted parts
+        unquoted = "".join((child.text or b"").decode("utf-8", errors="replace") if child.type in ("word", "number")
+                           else "\0" for child in node.children)
+        if any(w is None for w in words) or PATTERN.search(re.sub(r"\\.", "", unquoted)):
+            return None
+        return "".join(w for w in words if w is not None)
     if kind == "command_name":
         return word_value(node.children[0]) if len(node.children) == 1 else None
     return None
