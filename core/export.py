@@ -35,6 +35,8 @@ from contextual.core.tokens import Calibration
 
 if TYPE_CHECKING:
     from contextual.core.config import Config
+    from contextual.core.context.sent_log import SentLog
+    from contextual.core.prompt import PromptMessage
     from contextual.core.session.loader import LoadedSession
     from contextual.core.session.schema import CompactionRecord
 
@@ -163,13 +165,43 @@ def _messages_of(body: dict[str, Any]) -> list[dict[str, Any]]:
 
 async def as_sent(loaded: "LoadedSession", config: "Config") -> str:
     """JSON Lines: a header, then each model request of the session's turns, rebuilt (see the module's doc)."""
-    from contextual.core.agent import Engine
     from contextual.core.providers.base import ChatRequest
     from contextual.core.providers.anthropic import AnthropicProvider
     from contextual.core.providers.factory import make_provider
     from contextual.core.providers.openai import OpenAIProvider
     wire = make_provider(replace(config, base_url=config.base_url or "http://127.0.0.1/v1"), api_key=None)
     assert isinstance(wire, (OpenAIProvider, AnthropicProvider))       # the two wires; each builds its own body
+    lines = [json.dumps({"session": loaded.session_id, "provider": config.provider, "model": config.model or "",
+                         "rebuilt": REBUILT_NOTE}, ensure_ascii=False)]
+    previous: list[dict[str, Any]] = []
+    try:
+        for call, (reply, prompt) in enumerate(rebuilt_prompts(loaded, config), 1):
+            body = wire.request_body(ChatRequest(prompt, config.model or "", max_tokens=config.reply_max_tokens))
+            messages = _messages_of(body)
+            lines.append(json.dumps({"call": call, "turn": reply.meta.get("turn"), "replyId": reply.id,
+                                     "cacheBoundary": {"sharedPrefixMessages": _shared_prefix(previous, messages),
+                                                       "messages": len(messages)},
+                                     "body": body}, ensure_ascii=False))
+            previous = messages
+    finally:
+        await wire.aclose()
+    return secrets.redact("\n".join(lines)) + "\n"
+
+
+def rebuilt_log(loaded: "LoadedSession", config: "Config") -> "SentLog":
+    """The prompts of the session's calls, rebuilt as `as_sent` rebuilds them, for /diff in a session this run did
+    not send (resumed: its calls were sent by an earlier run, and the log of this one was empty)."""
+    from contextual.core.context.sent_log import SentLog
+    log = SentLog()
+    for _, prompt in rebuilt_prompts(loaded, config):
+        log.add(prompt, config.model or "")
+    return log
+
+
+def rebuilt_prompts(loaded: "LoadedSession", config: "Config") -> Iterator[tuple[Message, list["PromptMessage"]]]:
+    """Each model call of the session's turns: the reply it got and the prompt the builder makes for it, replaying
+    the record through the engine's prompt (see the module's doc)."""
+    from contextual.core.agent import Engine
     engine = Engine(config, None, interactive=False)
     prompt = engine.prompt
     prompt.restore([], None)
@@ -177,60 +209,43 @@ async def as_sent(loaded: "LoadedSession", config: "Config") -> str:
     # from the usage the calls recorded (read from the home as it is now, the cuts differed; small-window red team)
     prompt.calibration = Calibration(None)
     usages = iter(loaded.calls)
-    lines = [json.dumps({"session": loaded.session_id, "provider": config.provider, "model": config.model or "",
-                         "rebuilt": REBUILT_NOTE}, ensure_ascii=False)]
     pending: Message | None = None            # an action whose result is still to come
     answered: Message | None = None           # an answer: its turn ends unless a Stop hook's message comes next
-    previous: list[dict[str, Any]] = []
-    call = 0
-    try:
-        for record, m in in_order(loaded):
-            if answered is not None and not (m is not None and m.from_stop_hook):
-                prompt.end_turn()
-                answered = None
-            if m is None:                     # a compaction cut without a summary
-                if record is not None:
-                    try:
-                        prompt.apply_compaction(None, record.kept_from_id, record.pinned_ids)
-                    except ValueError:
-                        pass
-                continue
-            if m.role == "summary":
-                if record is not None:
-                    try:
-                        prompt.apply_compaction(m, record.kept_from_id, record.pinned_ids)
-                    except ValueError:        # a damaged record: keep everything, as the loader does
-                        prompt.history.messages.insert(0, m)
-                continue
-            if m.role == "assistant":
-                call += 1
-                request = ChatRequest(prompt.build().messages, config.model or "",
-                                      max_tokens=config.reply_max_tokens)
-                body = wire.request_body(request)
-                messages = _messages_of(body)
-                lines.append(json.dumps({"call": call, "turn": m.meta.get("turn"), "replyId": m.id,
-                                         "cacheBoundary": {"sharedPrefixMessages": _shared_prefix(previous, messages),
-                                                           "messages": len(messages)},
-                                         "body": body}, ensure_ascii=False))
-                previous = messages
-                usage = next(usages, None)
-                if usage is not None and usage.sent:
-                    prompt.calibration.observe(config.model, usage.sent, usage.input_tokens)
-            prompt.history.append(m)
-            if m.id in loaded.todos_after:    # the recap closes every call after a TodoWrite (A1), as it did then
-                engine.toolbox.restore_todos(list(loaded.todos_after[m.id]))
-            if answered is not None:          # a Stop hook's message: the turn went on (core/context/continuation.py)
-                prompt.add_step(step_of(answered, m))
-                answered = None
-            elif m.role == "user":
-                prompt.start_turn(m.content)
-            elif m.role == "assistant" and m.meta.get("final"):
-                answered = m
-            elif m.role == "assistant":
-                pending = m
-            elif m.role == "tool" and pending is not None:
-                prompt.add_step(step_of(pending, m))
-                pending = None
-    finally:
-        await wire.aclose()
-    return secrets.redact("\n".join(lines)) + "\n"
+    for record, m in in_order(loaded):
+        if answered is not None and not (m is not None and m.from_stop_hook):
+            prompt.end_turn()
+            answered = None
+        if m is None:                     # a compaction cut without a summary
+            if record is not None:
+                try:
+                    prompt.apply_compaction(None, record.kept_from_id, record.pinned_ids)
+                except ValueError:
+                    pass
+            continue
+        if m.role == "summary":
+            if record is not None:
+                try:
+                    prompt.apply_compaction(m, record.kept_from_id, record.pinned_ids)
+                except ValueError:        # a damaged record: keep everything, as the loader does
+                    prompt.history.messages.insert(0, m)
+            continue
+        if m.role == "assistant":
+            yield m, prompt.build().messages
+            usage = next(usages, None)
+            if usage is not None and usage.sent:
+                prompt.calibration.observe(config.model, usage.sent, usage.input_tokens)
+        prompt.history.append(m)
+        if m.id in loaded.todos_after:    # the recap closes every call after a TodoWrite (A1), as it did then
+            engine.toolbox.restore_todos(list(loaded.todos_after[m.id]))
+        if answered is not None:          # a Stop hook's message: the turn went on (core/context/continuation.py)
+            prompt.add_step(step_of(answered, m))
+            answered = None
+        elif m.role == "user":
+            prompt.start_turn(m.content)
+        elif m.role == "assistant" and m.meta.get("final"):
+            answered = m
+        elif m.role == "assistant":
+            pending = m
+        elif m.role == "tool" and pending is not None:
+            prompt.add_step(step_of(pending, m))
+            pending = None

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from contextual.core.config import ConfigError, RuleFile, rule_files
+from contextual.core.config import ConfigError, RuleFile, local_config_path, rule_files
 from contextual.core.local_rules import RuleKind, change_local_rules
 from contextual.core.permission_rules import RuleError, parse_rule
 
@@ -42,6 +42,7 @@ class RuleListing:
     notes: tuple[str, ...]           # a project file waiting for approval (and how to give it), a file not read
     mode: str                        # the permission mode in force now
     read_only: tuple[Path, ...]      # the files whose rules are shown but not changed here
+    local: Path                      # the one file `a` adds to and `d` removes from (besides this session's grants)
 
 
 def parse_entry(entry: str) -> tuple[RuleKind, str]:
@@ -85,7 +86,8 @@ def list_rules(project_root: Path, home: Path, session: set[str], mode: str) -> 
     for text in sorted(session - local):
         listed.append(ListedRule("allow", text, "session", None, True))
     read_only = tuple(f.path for f in files if f.source in ("user", "project"))
-    return RuleListing(tuple(listed), tuple(notes), mode, read_only)
+    editable = next((f.path for f in files if f.source == "local"), local_config_path(Path(project_root).resolve()))
+    return RuleListing(tuple(listed), tuple(notes), mode, read_only, editable)
 
 
 class RuleBook:
@@ -108,7 +110,7 @@ class RuleBook:
         problem = self._reload()
         found = list_rules(self._root, self._home, self.session, self.settings.config.permission_mode)
         if problem:
-            return RuleListing(found.rules, (*found.notes, problem), found.mode, found.read_only)
+            return RuleListing(found.rules, (*found.notes, problem), found.mode, found.read_only, found.local)
         return found
 
     def _reload(self) -> str:

@@ -124,6 +124,37 @@ async def test_pin_from_history_gets_its_meter_segment_and_unpins(tmp_path):
             assert app.query_one(TokenMeter).shown.pinned == 0
 
 
+async def test_diff_and_title_after_a_resume_read_the_resumed_session(tmp_path):
+    """Resumed, /diff said "Fewer than two model calls so far" in a session of dozens (this run had sent none), and
+    a bare /title "no title yet" while /resume listed its first request as its title (user review)."""
+    with FakeLLMServer(kind="openai", script=three_rounds()) as srv:
+        host = host_for(tmp_path, srv.base_url)
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "read alpha")
+            await run_turn(pilot, "read beta")
+            session_id = app.engine.session_id
+            sent = [call.messages for call in app.engine.sent.calls]
+            await pilot.press("ctrl+q")
+        app = ContextualApp(host, host.resume(session_id), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "/diff")
+            await wait_for(pilot, lambda: isinstance(app.screen, PromptDiffScreen))
+            screen = app.screen
+            assert str(screen.query_one("#diff-box").border_title) == \
+                "Prompt diff: call 3 → call 4 of 4 · rebuilt from the session"
+            assert screen.sent is not None and len(screen.sent.calls) == 4
+            # rebuilt as they were sent: the same messages, call by call
+            assert [[m.content for m in c.messages] for c in screen.sent.calls] == \
+                [[m.content for m in c] for c in sent]
+            await pilot.press("left")
+            assert "call 2 → call 3 of 4" in str(screen.query_one("#diff-box").border_title)
+            await pilot.press("escape")
+            await type_and_send(pilot, "/title")
+            await wait_for(pilot, lambda: any("title: read alpha (its first request, as /resume lists it)"
+                                              in str(n.message) for n in app._notifications))
+
+
 async def test_diff_and_policies_from_the_command_line(tmp_path):
     with FakeLLMServer(kind="openai", script=three_rounds()) as srv:
         app = ContextualApp(host_for(tmp_path, srv.base_url), animate=False)
@@ -131,7 +162,7 @@ async def test_diff_and_policies_from_the_command_line(tmp_path):
             await run_turn(pilot, "read alpha")
             await type_and_send(pilot, "/diff")
             await wait_for(pilot, lambda: isinstance(app.screen, PromptDiffScreen))
-            assert "call 1 → call 2 of 2" in str(app.screen.query_one("#diff-box").border_title)
+            assert str(app.screen.query_one("#diff-box").border_title).endswith("call 1 → call 2 of 2")   # as sent
             await pilot.press("escape")
             await type_and_send(pilot, "/policies")
             await wait_for(pilot, lambda: isinstance(app.screen, PoliciesScreen))

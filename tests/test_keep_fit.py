@@ -38,14 +38,14 @@ def test_at_200k_ten_rounds_of_a_500_line_read_each_are_kept_as_the_seed_says():
     assert plan is not None and plan.rounds_kept == 10 and plan.note == ""
     crowded = _rounds(12, 13_000 * 4 // 5)                           # 130k would leave too little: the budget
     plan = plan_compaction(crowded, 10, (keep_fit.keep_budget(160_000, 1_000), lambda m: len(m.content) // 4))
-    assert plan is not None and plan.rounds_kept == 6 and plan.note.startswith("the newest rounds fill")
+    assert plan is not None and plan.rounds_kept == 6 and plan.note.startswith("kept the last 6 rounds whole")
 
 
 def test_a_small_budget_keeps_fewer_and_says_so():
     messages = _rounds(6, 400)            # ~500 tokens a round by len/4
     plan = plan_compaction(messages, 10, (2_200, lambda m: len(m.content) // 4))
     assert plan is not None and plan.rounds_kept == 2 and plan.rounds_archived == 4
-    assert plan.note == "the newest rounds fill the window, so 2 are kept whole (keep_rounds 10)"
+    assert plan.note == "kept the last 2 rounds whole: more do not fit in this window (keep_rounds is 10)"
     assert plan.archive + plan.kept == messages                     # every round archived or kept, none lost
 
 
@@ -58,7 +58,7 @@ async def test_engine_compacts_at_an_8k_window_keeping_what_fits(tmp_path: Path)
             events = await run(engine, f"question {i}")
             notes += [e.message for e in events if isinstance(e, Notice)]
         assert engine.compactions, notes
-        assert any("fill the window, so" in n and "(keep_rounds 10)" in n for n in notes), notes
+        assert any("whole: more do not fit in this window" in n and "(keep_rounds is 10)" in n for n in notes), notes
         assert not any("dropped" in n or "drop_round" in n for n in notes)
 
 
@@ -140,7 +140,7 @@ async def test_a_kept_round_is_measured_as_l3_sends_it_not_as_its_stored_record(
 
 async def test_why_fewer_rounds_are_kept_is_said_in_the_chat_once_not_at_every_compaction(tmp_path: Path):
     """At a small window nearly every message compacts, each keeping what fits: the chat said "the newest rounds
-    fill the window, so 1 is kept whole" at each of them, under the compaction's own line (the card says it too)."""
+    fill the window, so 1 is kept whole" at each of them, under the compaction's own line."""
     from tests.fakes.scripted_model import Model
     big = "x " * 2_500
     model = Model([finish(f"answer {i} {big}") for i in range(8)])
@@ -148,6 +148,6 @@ async def test_why_fewer_rounds_are_kept_is_said_in_the_chat_once_not_at_every_c
         notes = []
         for i in range(8):
             notes += [e.message for e in await run(engine, f"question {i}") if isinstance(e, Notice)]
-        said = [n for n in notes if "fill the window, so" in n]
+        said = [n for n in notes if "more do not fit in this window" in n]
         assert len(engine.compactions) >= 3 and said, (len(engine.compactions), notes)
         assert len(said) == len(set(said)), said               # each wording once; it changes only with the count

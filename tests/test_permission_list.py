@@ -66,6 +66,7 @@ def test_each_rule_is_listed_deny_first_with_its_file_and_an_unapproved_projects
     assert [r.removable for r in listing.rules] == [False, False, False, False, True, True, True, True]
     assert listing.rules[0].path == home / "config.toml" and listing.rules[-1].path is None
     assert listing.read_only == (home / "config.toml", root.resolve() / ".contextual" / "config.toml")
+    assert listing.local == root.resolve() / ".contextual" / "config.local.toml"     # what a and d change
     (note,) = listing.notes
     assert str(root.resolve() / ".contextual" / "config.toml") in note and "--trust-project" in note
     assert "trusted_projects" in note and "permission_mode" not in note

@@ -75,6 +75,23 @@ async def test_layout_keys_palette_and_footers(tmp_path):
     assert app.return_code == 0
 
 
+async def test_at_80_columns_each_tab_names_the_key_that_shows_it(tmp_path):
+    """At 80 columns nothing on screen said that f2 f3 f4 switch Chat, Scratchpad and History (user review)."""
+    from textual.widgets import Tab, Tabs
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            tabs = app.query_one("#region-tabs", Tabs)
+            labels = {t.id: t.label_text for t in tabs.query(Tab)}
+            assert tabs.display and labels == {"tab-chat": "Chat f2", "tab-scratchpad": "Scratchpad f3",
+                                               "tab-history": "History f4"}
+            for tab in ("history", "scratchpad", "chat"):
+                key = labels[f"tab-{tab}"].split()[-1]
+                await pilot.press(key)                             # the key a tab names shows that region
+                await wait_for(pilot, lambda: tabs.active == f"tab-{tab}" and app.query_one(f"#{tab}").display)
+
+
 async def test_the_next_prompt_screen_walks_its_messages_with_tab_and_opens_them_with_enter(tmp_path):
     from textual.widgets import Collapsible
     from tests.tui_helpers import run_turn

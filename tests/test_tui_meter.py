@@ -163,4 +163,4 @@ async def test_past_the_line_the_meter_advises_compact_only_when_compact_would_a
             await type_and_send(pilot, "/compact")
             await wait_for(pilot, lambda: "nothing to compact yet" in screen_text(app))
             await run_turn(pilot, "and now?")
-            assert app.query_one(TokenMeter).shown.due and "compacts at next message" in meter_lines(app)[0]
+            assert app.query_one(TokenMeter).shown.due and "compaction at next message" in meter_lines(app)[0]

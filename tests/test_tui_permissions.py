@@ -190,3 +190,22 @@ async def test_the_rule_entry_keeps_its_bottom_border_at_80x24_under_a_long_deta
             await pilot.pause()
             await pilot.pause()
             assert detail.region.height > shrunk and detail.region.bottom <= inside.bottom
+
+
+async def test_the_header_names_the_file_a_and_d_change_apart_from_the_read_only_ones(tmp_path: Path):
+    """The header said "read-only here (edit them yourself): …/config.toml · …/config.toml" above a footer offering
+    `a add a rule  d remove`, which change the local file; nothing said where `a` writes (user review)."""
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        host = three_files_host(tmp_path, srv.base_url)
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_permissions_not_trusting(pilot)
+            screen = app.screen
+            header = " ".join(str(screen.query_one("#rules-mode", Static).render()).split())
+            changed, _, read_only = header.partition("read-only here")
+            assert "a adds to and d removes from .contextual/config.local.toml" in changed, header
+            assert "config.local.toml" not in read_only and ".contextual/config.toml" in read_only
+            assert str(host.config.home / "config.toml") in read_only
+            await pilot.press("a")
+            entry = screen.query_one("#rules-new", Input)
+            assert entry.display and str(entry.border_title) == "adds to .contextual/config.local.toml"

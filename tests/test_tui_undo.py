@@ -208,7 +208,8 @@ async def test_rewind_goes_back_to_an_earlier_message_with_its_files_and_a_resum
         assert [m.content for m in resumed.engine.history.messages if m.role == "user"] == ["write v1"]
 
 
-async def test_esc_twice_on_an_empty_input_when_idle_opens_rewind_and_once_does_nothing(tmp_path, monkeypatch):
+async def test_esc_twice_on_an_empty_input_when_idle_opens_rewind_and_once_says_so(tmp_path, monkeypatch):
+    """The first esc did nothing visible, so nothing said that a second would open /rewind (user review)."""
     import contextual.tui.interrupt_keys as keys_module
     monkeypatch.setattr(keys_module, "REWIND_WITHIN", 60.0)      # "twice" by the key count, not the machine's speed
     repo = make_repo(tmp_path)
@@ -221,10 +222,14 @@ async def test_esc_twice_on_an_empty_input_when_idle_opens_rewind_and_once_does_
             await pilot.press("escape", "escape")                 # text in the input: esc leaves it alone
             await pilot.pause()
             assert not isinstance(app.screen, RewindPicker) and app.query_one("#prompt").text == "a draft"
+
+            def hinted() -> bool:
+                return any(str(n.message) == "esc again: /rewind" for n in app._notifications)
+            assert not hinted()                                   # a draft: esc opens nothing, so says nothing
             app.query_one("#prompt").load_text("")
             await pilot.press("escape")
             await pilot.pause()
-            assert not isinstance(app.screen, RewindPicker)
+            assert not isinstance(app.screen, RewindPicker) and hinted()
             await pilot.press("escape")
             await wait_for(pilot, lambda: isinstance(app.screen, RewindPicker))
             await pilot.press("escape")                           # closes the picker; nothing rewound

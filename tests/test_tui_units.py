@@ -136,8 +136,27 @@ def test_meter_names_both_figures_with_cache_and_cost():
         lines = meter_text(_shown([], estimate=16_500, due=True, cached_tokens=1200, cost=0.0123), width).plain
         first = lines.split("\n")[0]
         assert len(first) <= width and "16.5k" in first and "(103%)" in first, (width, first)
-        assert "compaction at the next message" in first or "compacts at next message" in first
+        assert "compaction at the next message" in first or "compaction at next message" in first
     assert _shown([], estimate=14_000).level == "warn" and _shown([], estimate=13_000).level == "ok"
+
+
+def test_the_meter_says_the_same_words_at_every_width_fewer_of_them_when_narrow():
+    """At 80 columns the meter said "estimate … / 5.8k trigger" and "sending …", at 200 "trigger estimate … of
+    160k trigger line" and "next prompt …" (user review): a narrow meter may drop words, never use others."""
+    import re
+    from contextual.tui.widgets.token_meter import meter_text
+
+    def words(text: str) -> set[str]:
+        return set(re.findall(r"[a-z]+", text.lower()))
+    states = [_shown([]), _shown([], estimate=16_500, due=True, cached_tokens=1200, cost=0.0123),
+              _shown([], estimate=17_000, compactable=False, total=12_000), _shown([], estimate=17_000),
+              _shown([], basis="usage", token_factor=1.17)]
+    for shown in states:
+        wide = words(meter_text(shown, 200).plain)
+        for width in (80, 90, 100, 120):
+            narrow = meter_text(shown, width).plain
+            assert words(narrow) <= wide, (width, words(narrow) - wide, narrow)
+            assert narrow.split("\n")[1].startswith(" next prompt "), narrow
 
 
 def test_meter_says_when_counts_are_calibrated_to_the_server():

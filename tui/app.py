@@ -16,6 +16,7 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
+from rich.text import Text
 from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -239,8 +240,9 @@ class ContextualApp(App[object]):
         # again (a restyle of the whole screen before the first frame). Modal screens keep Textual's "*".
         self.screen.AUTO_FOCUS = "#prompt"  # type: ignore[misc]  # the default screen only, not the class
         yield TopBar(id="topbar")
-        yield Tabs(Tab("Chat", id="tab-chat"), Tab("Scratchpad", id="tab-scratchpad"),
-                   Tab("History", id="tab-history"), id="region-tabs")
+        # each tab names its key: at 80 columns nothing else said that f2 f3 f4 switch them (user review)
+        yield Tabs(*(Tab(Text.assemble(f"{name} ", (key, "dim")), id=f"tab-{name.lower()}")
+                     for name, key in (("Chat", "f2"), ("Scratchpad", "f3"), ("History", "f4"))), id="region-tabs")
         with Horizontal(id="main"):
             with Vertical(id="chat-pane"):
                 yield ChatLog(id="chat")

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from contextual.tui.router import EventRouter
 
 QUIT_AGAIN_WITHIN = 3.0            # seconds: a second ctrl+c when idle quits
-REWIND_WITHIN = 0.8                # seconds: esc twice on an empty input when idle opens /rewind (as in Claude Code)
+REWIND_WITHIN = 1.5                # seconds: esc twice on an empty input when idle opens /rewind (as in Claude Code)
 
 
 class KeysApp(Protocol):
@@ -59,6 +59,8 @@ class InterruptKeys:
         now = time.monotonic()
         if now - self._esc_at > REWIND_WITHIN:
             self._esc_at = now
+            # said while a second press would still open it: the first one had done nothing visible (user review)
+            self.app.notify("esc again: /rewind", timeout=REWIND_WITHIN)
             return
         self._esc_at = 0.0
         parsed = commands.parse("/rewind")

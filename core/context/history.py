@@ -40,7 +40,7 @@ class CompactionPlan:
     kept: list[Message]          # the last rounds, verbatim
     rounds_archived: int
     rounds_kept: int
-    note: str = ""               # why fewer than keep_rounds were kept (issue 24: they fill the window)
+    note: str = ""               # why fewer than keep_rounds were kept (issue 24: more do not fit the window)
 
 
 def plan_compaction(messages: list[Message], keep_rounds: int, budget: KeepBudget | None = None

@@ -10,7 +10,7 @@ spare, and a budget where it cannot:
   the largest of them: the summaries and the next turn fit, so the next message does not compact again at once.
   At 200k that is ten rounds of up to ~12,000 tokens each (ten 500-line Reads); at 4k–32k it rarely holds;
 - else as many of the newest rounds as fit half the room, whole; the rest go into the summary, and the user is
-  told ("the newest rounds fill the window, so 3 are kept whole").
+  told ("kept the last 3 rounds whole: more do not fit in this window").
 """
 
 from __future__ import annotations
@@ -48,6 +48,9 @@ def round_sizes(all_rounds: Sequence[Sequence[Message]], size: Callable[[Message
 
 
 def kept_note(kept: int, keep_rounds: int) -> str:
-    """What the card and the notice say when the budget, not keep_rounds, decided."""
-    return (f"the newest rounds fill the window, so {kept} {'is' if kept == 1 else 'are'} kept whole "
-            f"(keep_rounds {keep_rounds})")
+    """What the chat says when the budget, not keep_rounds, decided ("the newest rounds fill the window, so 2 are
+    kept whole" read as if the rounds had decided; user review)."""
+    if kept == 0:
+        return f"no round kept whole: the last one alone does not fit in this window (keep_rounds is {keep_rounds})"
+    last = "the last round" if kept == 1 else f"the last {kept} rounds"
+    return f"kept {last} whole: more do not fit in this window (keep_rounds is {keep_rounds})"

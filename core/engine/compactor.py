@@ -111,9 +111,8 @@ class Compactor:
             self._kept_said = plan.note        # (at 4k every message compacts; the card says it each time)
             yield Notice(f"compaction: {plan.note}", "info")
         yield CompactionProgress("choosing", time.monotonic() - started, 0,
-                                 f"archiving {plural(plan.rounds_archived, 'round')}, keeping "
-                                 f"{plan.rounds_kept}"
-                                 + (f" ({plan.note})" if plan.note else ""))
+                                 f"archiving {plural(plan.rounds_archived, 'round')}; "
+                                 + (plan.note if plan.note else f"keeping {plan.rounds_kept}"))
         files = await asyncio.to_thread(compaction.files_for, plan, config.project_root)   # disk off the loop
         reviewed = self._interactive and (preview or (trigger == "auto" and config.compaction_preview))
         pinned = self._pins.pinned(prompt.history.messages)

@@ -31,7 +31,7 @@ _OPAQUE_LEAVES = frozenset({"regex", "extglob_pattern"})
 _thread = threading.local()
 
 
-def _parser() -> Parser:
+def bash_parser() -> Parser:
     """This thread's parser: a tree-sitter Parser is not to be shared between threads, and the permission check
     runs in a worker thread (core/engine/permission_gate.py) while the screen may parse a line for a preview."""
     parser: Parser | None = getattr(_thread, "parser", None)
@@ -54,7 +54,7 @@ class TreeWalk:
 
     def walk(self, text: str, depth: int) -> None:
         source = text.encode("utf-8", errors="replace")
-        root = _parser().parse(source).root_node
+        root = bash_parser().parse(source).root_node
         if root.has_error:
             self.findings.syntax_error = True
             self.findings.misparsed()

@@ -50,7 +50,10 @@ def finished_of(record: CompactionRecord) -> CompactionFinished:
 
 
 def result_card(result: CompactionFinished) -> Text:
-    """What a CompactionFinished says, as a few lines."""
+    """What a CompactionFinished says, as a few lines, in plain words: the title above names the compaction
+    ("manual compaction"), so the card says how it ended, the next prompt's size before and after, and what was
+    archived (it had said "Compaction done" under "manual compaction", "trigger: manual", and "the trigger estimate
+    of the next prompt (the meter's first line)"; user review)."""
     card = Text()
     if result.refused:
         card.append("Nothing compacted\n", style="bold #d7af5f")
@@ -58,25 +61,25 @@ def result_card(result: CompactionFinished) -> Text:
         return card
     pre, post, fallback = result.pre_tokens, result.post_tokens, result.fallback
     if fallback:        # cancelled or failed: the history was cut by truncation, not summarised
-        card.append("Compaction fell back to truncation\n\n", style="bold #d7875f")
+        card.append("Fell back to truncation: older rounds cut, not summarised\n\n", style="bold #d7875f")
     elif result.parts is not None:     # ended with parts finished (esc, a timeout): those kept, the rest truncated
         card.append(f"{compaction_words.heading(result.ended)}\n\n",
                     style="bold #d7875f" if result.rounds_truncated else "bold #87af5f")
     else:
-        card.append("Compaction done\n\n", style="bold #87af5f")
+        card.append("Done\n\n", style="bold #87af5f")
+    card.append("next prompt ", style="dim")
     card.append(f"{tokens(pre)} → {tokens(post)} tokens", style="bold")
     if pre:
         change = 1 - (post or 0) / pre
         card.append(f"   ({change:.0%} smaller)" if change >= 0 else f"   ({-change:.0%} larger)", style="dim")
-    card.append("\nthe trigger estimate of the next prompt (the meter's first line)\n", style="dim")
     archived = compaction_words.outcome(result.rounds_archived, result.parts, result.rounds_truncated, result.ended)
-    card.append(f"{archived}   trigger: {result.trigger}\n")
+    card.append(f"\n{archived}\n")
     files = result.files_included
-    card.append("files included: ", style="dim")
+    card.append("files the summary was given: ", style="dim")
     card.append(", ".join(files) if files else "none")
     if fallback:
         card.append("\n")
-        card.append(f"fallback: {fallback}", style="bold #d7875f")
+        card.append(f"why: {fallback}", style="bold #d7875f")
     return card
 
 

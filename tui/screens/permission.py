@@ -8,7 +8,7 @@ from typing import Any
 
 from contextual.core.events import AlwaysRules, PermissionAnswer
 from contextual.core.mcp.describe import shown_name
-from contextual.core.shell.parse import parse_command
+from contextual.core.shell.written import commands_as_written
 from contextual.tui.css import stylesheet
 from contextual.tui.format import args_label
 from rich.syntax import Syntax
@@ -22,7 +22,8 @@ from textual.widgets import Button, Footer, Input, Static
 
 
 
-PREVIEW_SHARE = "40vh"      # the most of the screen the preview takes (permission.tcss says the same)
+PREVIEW_SHARE = "70vh"      # the most of the screen the preview takes (permission.tcss says the same); _fit_preview
+                            # gives back what the lines around it need
 MIN_PREVIEW_ROWS = 4        # its frame and two lines, however little room the rest leaves
 
 
@@ -58,12 +59,12 @@ LAST_LISTED = 3
 
 
 def runs_line(command: str, width: int = 48) -> Text | None:
-    """What a Bash line runs, one simple command after another (heredoc bodies are text, not commands): the end
-    of a long line — `rm -rf ./important_dir` after a 30-line heredoc — is named before anything scrolls."""
-    commands = [" ".join(w for w in words if w is not None) for words in parse_command(command).commands]
-    commands = [c if len(c) <= width else c[:width - 1] + "…" for c in commands if c]
+    """What a Bash line runs, each simple command once and as written (heredoc bodies are text, not commands):
+    the end of a long line — `rm -rf ./important_dir` after a 30-line heredoc — is named before anything scrolls.
+    The dialog shows it only while the preview cannot show the whole line."""
+    commands = [c if len(c) <= width else c[:width - 1] + "…" for c in commands_as_written(command) if c]
     if len(commands) < 2 and "\n" not in command.strip():
-        return None                       # a one-line, one-command call: the line above already shows it
+        return None                       # a one-line, one-command call: the preview shows it as it is
     # past MAX_LISTED, the first ones and the last ones: the end of a long chain (`… && rm -rf build`) was the part
     # counted away as "and 7 more"
     shown: list[str | None] = list(commands)
@@ -80,10 +81,11 @@ def runs_line(command: str, width: int = 48) -> Text | None:
 
 
 def always_line(always: AlwaysRules) -> Text:
-    """What "always" would do, shown before it is pressed: the rules it writes, or why it only allows once."""
+    """What "always" would do, shown before it is pressed: the rules it writes, or why there is no "always" (the
+    button and its key are gone then: an "Always [a]" that allowed once only contradicted this line)."""
     if not always.rules:
-        return Text.assemble(("always", "bold"), f" would allow this once only, as no rule could match it again: "
-                                                 f"{always.why}")
+        return Text.assemble(("“always” is not offered", "bold"),
+                             f": no rule could match this call again — {always.why}")
     return Text.assemble(("always", "bold"), " adds the rule" + ("s " if len(always.rules) > 1 else " "),
                          (", ".join(always.rules), "bold"), " to .contextual/config.local.toml")
 
@@ -118,12 +120,17 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         self.preview, self.counts = diff_shown(preview) if tool != "Bash" else (preview, None)
         self._opened_at = 0.0                     # set on mount: the grace counts from there
         self.always = always_line(always)
+        self.has_always = bool(always.rules)          # else no "Always" button, and `a` does nothing
 
     def compose(self) -> ComposeResult:
         with Vertical(id="permission-box"):
-            yield Static(Text.assemble((shown_name(self.tool), "bold"), asks_to(self.tool), args_label(self.args, 100),
-                                       self.counts or ""), id="permission-what")
-            runs = runs_line(str(self.args.get("command", ""))) if self.tool == "Bash" and isinstance(self.args, dict) else None
+            # A Bash line is shown once, in the preview: at 80x24 the title, the runs line and the preview had
+            # shown it three times, and the preview, the one that shows it whole, got 7 rows
+            bash = self.tool == "Bash" and isinstance(self.args, dict)
+            what = (asks_to(self.tool).rstrip(), "") if bash else (asks_to(self.tool), args_label(self.args, 100))
+            yield Static(Text.assemble((shown_name(self.tool), "bold"), *what, self.counts or ""),
+                         id="permission-what")
+            runs = runs_line(str(self.args.get("command", ""))) if bash else None
             if runs is not None:
                 yield Static(runs, id="permission-runs")
             with VerticalScroll(id="permission-preview"):
@@ -136,7 +143,8 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
             with Horizontal(id="permission-buttons"):
                 # compact: one row of buttons still fits at 80 columns
                 yield Button(Text("Allow once [y]"), id="allow_once", variant="success", compact=True)
-                yield Button(Text("Always [a]"), id="allow_always", variant="primary", compact=True)
+                if self.has_always:
+                    yield Button(Text("Always [a]"), id="allow_always", variant="primary", compact=True)
                 yield Button(Text("Deny [n]"), id="deny", variant="error", compact=True)
                 yield Button(Text("Deny + tell [t]"), id="deny_tell", variant="warning", compact=True)
             yield Input(placeholder="what the agent should do instead (enter sends, esc stops the turn)",
@@ -147,6 +155,8 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         self._opened_at = self.clock()
         self.query_one("#permission-box").border_title = "Permission"        # its keys: the footer
         self.query_one("#permission-note").display = False
+        for runs in self.query("#permission-runs"):
+            runs.display = False                  # until the preview turns out too short to show the whole line
         self.query_one("#allow_once", Button).focus()
         preview = self.query_one("#permission-preview", VerticalScroll)
         self.watch(preview, "scroll_y", lambda _: self._show_position(), init=False)
@@ -161,6 +171,8 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         now = next((name for edge, name in reversed(breakpoints) if event.size.width >= edge), None)
         self.update_classes({name: name == now for _, name in breakpoints}, animate=False)
         self.query_one("#permission-preview").styles.max_height = PREVIEW_SHARE
+        for runs in self.query("#permission-runs"):
+            runs.display = False                  # judged again at this size
         self.call_after_refresh(self._fit_preview)
 
     def _fit_preview(self) -> None:
@@ -174,6 +186,17 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         over = needed - box.content_region.height
         if over > 0:
             preview.styles.max_height = max(MIN_PREVIEW_ROWS, preview.outer_size.height - over)
+        self.call_after_refresh(self._name_runs)
+
+    def _name_runs(self) -> None:
+        """The runs line, where the preview scrolls: it names what the line runs, the part below the fold too.
+        Where the preview shows the whole line the runs line would only say it again."""
+        preview = self.query_one("#permission-preview", VerticalScroll)
+        self._show_position()                         # its rows changed: "lines 1–14 of 34" had stayed on 7 rows
+        for runs in self.query("#permission-runs"):
+            if not runs.display and preview.virtual_size.height > preview.scrollable_content_region.height:
+                runs.display = True
+                self.call_after_refresh(self._fit_preview)
 
     def _show_position(self) -> None:
         """Says on the preview's frame that it holds more than it shows, and which keys show the rest."""
@@ -215,8 +238,10 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         elif decision == "accept_edits" and self.edits_files:
             self.accepts_edits = True
             self.dismiss(PermissionAnswer("allow_once"))
-        elif decision == "allow_always":
+        elif decision == "allow_always" and self.has_always:
             self.dismiss(PermissionAnswer("allow_always"))
+        elif decision == "allow_always":
+            return                                    # no rule could match it again: there is no "always" here
         else:
             self.dismiss(PermissionAnswer("deny"))
 
@@ -232,4 +257,6 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         # While the note is typed, y/a/n/t are letters: hide those keys from the footer and let them through.
         if action == "decide" and self.is_mounted and self.query_one("#permission-note").display:
             return None
+        if action == "decide" and parameters == ("allow_always",) and not self.has_always:
+            return False                              # the footer offers no `a always` that would allow once
         return True

@@ -4,6 +4,7 @@ the changes are core/permission_list.py's; this screen shows them."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from contextual.core.permission_list import SOURCE_NAMES, ListedRule, RuleListing
@@ -75,11 +76,15 @@ class PermissionsScreen(ModalScreen[None]):
         """Read the rules again (the engine's too) and list them; the cursor goes to `keep`'s row when it is
         there, else to row `at` (where a removed rule was)."""
         self.listing = listing = self.book.listing()
-        mode = Text.assemble(("mode ", "dim"), (listing.mode, "bold"), (f" · {mode_line(listing.mode)} changes it\n",
-                                                                      "dim"),
-                             ("deny wins over allow, in every mode; read-only here (edit them yourself): ", "dim"),
-                             screen_text(" · ".join(str(p) for p in listing.read_only)))
+        # which files this screen changes and which it only shows: `a` and `d` under a "read-only" line had read
+        # as if they could not change anything (user review)
+        changes = f" · {mode_line(listing.mode)} changes it · deny wins over allow, in every mode\n"
+        mode = Text.assemble(("mode ", "dim"), (listing.mode, "bold"), (changes, "dim"), ("a", "bold"), (" adds to and ", "dim"), ("d", "bold"), (" removes from ", "dim"),
+                             screen_text(self.shown_path(listing.local)),
+                             ("\nread-only here (edit them yourself): ", "dim"),
+                             screen_text(" · ".join(self.shown_path(p) for p in listing.read_only)))
         self.query_one("#rules-mode", Static).update(mode)
+        self.query_one("#rules-new", Input).border_title = f"adds to {self.shown_path(listing.local)}"
         table = self.query_one(DataTable)
         table.clear()
         width = max(12, self.app.size.width - FIXED_COLUMNS)
@@ -95,6 +100,11 @@ class PermissionsScreen(ModalScreen[None]):
         self.show_detail()
         self.refresh_bindings()
         self.refit()
+
+    def shown_path(self, path: Path) -> str:
+        """A file of this project as the project names it (`.contextual/config.local.toml`), any other whole."""
+        root = self.book.settings.config.project_root.resolve()
+        return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
 
     def on_resize(self) -> None:
         self.refit()

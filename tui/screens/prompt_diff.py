@@ -37,9 +37,10 @@ class PromptDiffScreen(ModalScreen[None]):
                 Binding("right", "step(1)", "newer call", priority=True)]
 
     def __init__(self, diff: PromptDiff | None = None, title: str = "Prompt diff: previous call → next call",
-                 log: SentLog | None = None) -> None:
+                 log: SentLog | None = None, rebuilt: bool = False) -> None:
         super().__init__()
         self.sent = log
+        self.rebuilt = rebuilt          # the calls rebuilt from the session's record (a resumed session), not kept
         self.position = len(log.calls) - 1 if log is not None else 0
         self.diff = diff if diff is not None else (log.diff(self.position) if log is not None else None)
         self.title_text = title
@@ -61,7 +62,8 @@ class PromptDiffScreen(ModalScreen[None]):
         title = self.title_text
         if self.sent is not None and self.diff is not None:
             call = self.sent.calls[self.position]
-            title = f"Prompt diff: call {call.number - 1} → call {call.number} of {self.sent.count}"
+            title = f"Prompt diff: call {call.number - 1} → call {call.number} of {self.sent.count}" + (
+                " · rebuilt from the session" if self.rebuilt else "")
         self.query_one("#diff-box").border_title = title        # its keys: the footer
         table = self.query_one(DataTable)
         table.clear()

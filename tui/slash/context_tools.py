@@ -12,6 +12,7 @@ from contextual.tui.slash.port import AppPort
 
 if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
     from contextual.core.agent import Engine
+    from contextual.core.context.sent_log import SentLog
     from contextual.core.context.ledger import LostFact
 
 
@@ -76,7 +77,32 @@ class Ledger:
 class Diff:
     async def run(self, app: AppPort, argument: str) -> None:
         from contextual.tui.screens.prompt_diff import PromptDiffScreen
-        app.push_screen(PromptDiffScreen(log=app.engine.sent))
+        log, rebuilt = await sent_or_rebuilt(app)
+        app.push_screen(PromptDiffScreen(log=log, rebuilt=rebuilt))
+
+
+async def sent_or_rebuilt(app: AppPort) -> tuple[SentLog, bool]:
+    """The prompts this run sent; where the session's record holds more calls (it was resumed: an earlier run sent
+    them, and /diff said "fewer than two model calls so far" in a session of dozens; user review), every call
+    rebuilt from the record as `export --as-sent` rebuilds them. True: rebuilt."""
+    import asyncio
+
+    from contextual.core import export
+    from contextual.core.session import SessionError, load_session
+    engine = app.engine
+    sent, session = engine.sent, engine.session
+    if session is None:
+        return sent, False
+    try:
+        await session.flush(fsync=False)
+        loaded = await asyncio.to_thread(load_session, session.path)
+        if sum(1 for m in loaded.full_record if m.role == "assistant") <= sent.count:
+            return sent, False
+        return await asyncio.to_thread(export.rebuilt_log, loaded, app.config), True
+    except (OSError, SessionError) as exc:
+        await app.say(f"/diff shows this run's calls only: the session's record could not be read ({exc})",
+                      "warning")
+        return sent, False
 
 
 class Policies:

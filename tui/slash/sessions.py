@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextual.tui.format import one_line
 from contextual.tui.slash.port import AppPort
 
 
@@ -59,11 +60,32 @@ class Title:
         text = argument.strip()
         if not text:            # a bare /title (or the palette's) wiped the title: it says it instead
             current = app.remembered.titles().get(app.engine.session_id)
-            app.notify(f"title: {current} · /title TEXT renames it, /title - clears it" if current
-                       else "no title yet · /title TEXT names this session", timeout=5)
+            if current:
+                app.notify(f"title: {current} · /title TEXT renames it, /title - clears it", timeout=5)
+                return
+            first = await first_request(app)
+            app.notify(f"title: {one_line(first, 60)} (its first request, as /resume lists it) · /title TEXT names "
+                       "it" if first else "no title yet · /title TEXT names this session", timeout=5)
             return
         app.remembered.set_title(app.engine.session_id, "" if text == "-" else text)
         app.notify(f"title: {text}" if text != "-" else "title cleared", timeout=3)
+
+
+async def first_request(app: AppPort) -> str | None:
+    """The session's first request, read from its file as /resume reads it: the title /resume lists until one is
+    given (a bare /title said "no title yet" beside it; user review)."""
+    import asyncio
+
+    from contextual.core.session.index import current_state
+    session = app.engine.session
+    if session is None:
+        return None
+    try:
+        await session.flush(fsync=False)
+        state = await asyncio.to_thread(current_state, session.path)
+    except OSError:
+        return None
+    return state.first_prompt
 
 
 class Fork:

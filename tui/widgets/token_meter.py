@@ -1,6 +1,9 @@
 """The always-visible meter. Two figures, named apart: the trigger estimate (what automatic compaction compares
 with its line: last usage + the input's estimate) drawn against the window with the trigger line marked, and the
-size of the prompt that will be sent, split by layer; cached tokens and cost when the provider reported them."""
+size of the next prompt, split by layer; cached tokens and cost when the provider reported them.
+
+One vocabulary at every width: a narrow meter drops words ("trigger estimate" → "estimate", "trigger line" →
+"trigger"), never says another (at 80 columns it had said "sending" where 200 said "next prompt"; user review)."""
 
 from __future__ import annotations
 
@@ -21,6 +24,16 @@ SEGMENTS = (
     ("todo", "todo", "#87af87"),
 )
 LEVEL_COLOUR = {"ok": "#87af5f", "warn": "#d7875f", "due": "#d75f5f"}
+LABEL_WIDE = 90             # from here the first line's label says it whole
+NEXT_PROMPT = " next prompt "
+
+
+def estimate_label(basis: str, width: int) -> str:
+    """The first line's label: whose count it is (ours, or the server's usage of the last call)."""
+    wide = width >= LABEL_WIDE
+    if basis == "usage":
+        return " server usage " if wide else " usage "
+    return " trigger estimate " if wide else " estimate "
 
 
 def bar_cells(shown: Shown, width: int) -> list[tuple[str, str]]:
@@ -46,11 +59,9 @@ def meter_text(shown: Shown, width: int) -> Text:
     wide = width >= 100             # below, shorter words, so that the line fits (80 columns: nothing cut)
     figures = (f" {tokens(shown.estimate)} of {tokens(shown.threshold)} trigger line " if wide else
                f" {tokens(shown.estimate)} / {tokens(shown.threshold)} trigger ") + f"({shown.trigger_share:.0%})"
-    hint = ("  compaction at the next message" if wide else "  compacts at next message") if shown.due else (
+    hint = ("  compaction at the next message" if wide else "  compaction at next message") if shown.due else (
         past_line(shown, wide) if shown.level == "due" else "")   # a promise only when it will compact
-    label = " trigger estimate " if width >= 90 else " estimate "
-    if shown.basis == "usage":       # not our count of the next prompt: the server's usage of the last call
-        label = " server usage " if width >= 90 else " usage "
+    label = estimate_label(shown.basis, width)
     bar_width = max(10, width - len(label) - len(figures) - len(hint) - 3)
     line = Text(label, style="bold")
     line.append("▕")
@@ -68,7 +79,7 @@ def meter_text(shown: Shown, width: int) -> Text:
 def second_line(shown: Shown, width: int) -> Text:
     """The next prompt's size, then (while they fit, most needed first) the cost, the layers, pins, the
     server's count, cached tokens; shown in reading order."""
-    head = (" next prompt " if width >= 90 else " sending ", f"{tokens(shown.total)} of {tokens(shown.window)} window")
+    head = (NEXT_PROMPT, f"{tokens(shown.total)} of {tokens(shown.window)} window")
     parts: list[tuple[int, int, list[tuple[str, str]]]] = []      # (need, order, pieces)
     for order, (layer, label, seg_colour) in enumerate(SEGMENTS):
         if shown.layers.get(layer) or (layer in shown.layers and width >= 120):
@@ -76,7 +87,7 @@ def second_line(shown: Shown, width: int) -> Text:
     if abs(shown.token_factor - 1.0) >= 0.005:       # our cl100k count scaled to the server's tokenizer (issue 18)
         served = tokens(round(shown.total * shown.token_factor))
         parts.append((4, 10, [(f"  ≈{served} server tokens (calibrated ×{shown.token_factor:.2f})" if width >= 120
-                               else f"  ≈{served} on server ×{shown.token_factor:.2f}", "dim")]))
+                               else f"  ≈{served} server ×{shown.token_factor:.2f}", "dim")]))
     if shown.pinned:
         parts.append((3, 11, [("  ", ""), ("pinned ", "bold #d7af5f"), (tokens(shown.pinned), "")]))
     if shown.cached_tokens:
@@ -111,9 +122,8 @@ class TokenMeter(Widget):
 
     def render(self) -> Text:
         if self.shown is None:       # the first second of a launch: the tokenizer loads after the first frame
-            wide = self.size.width >= 90
-            return Text.assemble((" trigger estimate " if wide else " estimate ", "bold"), ("counting…", "dim"),
-                                 "\n", (" next prompt " if wide else " sending ", "bold"),
+            return Text.assemble((estimate_label("", self.size.width), "bold"), ("counting…", "dim"),
+                                 "\n", (NEXT_PROMPT, "bold"),
                                  ("counting… (loading the tokenizer)", "dim"), no_wrap=True, overflow="ellipsis")
         return meter_text(self.shown, self.size.width)
 

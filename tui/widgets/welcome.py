@@ -1,4 +1,4 @@
-"""The chat's first lines on an empty session: the model and its window, and the three keys that matter."""
+"""The chat's first lines on an empty session: the model and its window, and the keys that matter."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from contextual.tui.format import tokens
 from contextual.tui.screen_safe import screen_text
 
 # The app's own bindings (tui/app.py, the input's enter, the palette): what a new user needs before anything else.
-KEYS = (("enter", "send"), ("esc", "interrupt"), ("ctrl+p or /", "commands"))
+# tab: from the input, on to the chat's "▶ N tool calls" rows (enter opens one); nothing said so (user review)
+KEYS = (("enter", "send"), ("esc", "interrupt"), ("ctrl+p or /", "commands"), ("tab", "to tool calls"))
 
 
 def welcome_text(model: str | None, window: int, window_source: str, width: int = 200) -> Text:
