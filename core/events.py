@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Literal, Union
 
+from contextual.core.input_cut import InputCut
 from contextual.core.prompt import Adjustment, PromptView
 from contextual.core.messages import Message
 
@@ -212,6 +213,7 @@ class CompactionFinished:
     parts: tuple[int, int] | None = None   # ended with parts finished: (kept, in all); their summary is kept
     rounds_truncated: int = 0       # then, of rounds_archived, those the kept parts did not reach
     ended: str = ""                 # and how: "" the user stopped it, else a timeout or failure (compaction_words)
+    input_cut: InputCut = InputCut()   # what the summary's input lost to fit the summary model's window
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from typing import Literal, NamedTuple
 
 PromptRole = Literal["system", "summary", "user", "assistant"]
 Layer = Literal["L1", "L2", "L3", "input", "scratchpad", "todo"]
-# full: as written; stored: the compressed (A3) form; hard: compressed harder to fit; cut: head+tail to fit;
-# dropped: left out to fit (only in PromptView.dropped, never sent).
-Form = Literal["full", "stored", "superseded", "hard", "cut", "dropped", "summary", "system", "input", "todo"]
+# full: as written; stored: the compressed (A3) form; hard: compressed harder to fit; cut: head+tail to fit.
+# Nothing is left out to fit (issue 24): a round leaves the prompt only into a summary.
+Form = Literal["full", "stored", "superseded", "hard", "cut", "summary", "system", "input", "todo"]
 
 SUMMARY_PREFIX = ("Another language model started this task and produced a summary of its work. "
                   "This is a summary of earlier work in this session; use it to continue:\n\n")
@@ -76,7 +76,7 @@ class Adjustment:
     detail: str
     tokens_before: int
     tokens_after: int
-    message_ids: tuple[str, ...] = ()     # the history messages made harder, dropped or cut
+    message_ids: tuple[str, ...] = ()     # the history messages made harder or cut
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,6 @@ class UsageFigures:
 @dataclass(frozen=True)
 class PromptView:
     messages: tuple[PromptMessage, ...]        # exactly what the next call sends, in order
-    dropped: tuple[PromptMessage, ...]         # history left out to fit the window (form "dropped", not sent)
     tokens: dict[str, int]                     # per layer (LAYER_ORDER), message overhead included
     total: int
     window: int

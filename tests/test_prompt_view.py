@@ -78,8 +78,9 @@ async def test_adjustments_are_summed_up_once_per_turn_and_marked_on_messages(tm
     assert kinds.index(TurnAdjustments) < kinds.index(AnswerDelta)      # the answer stays the last thing read
     views = [v for v in seen if v.adjustments]
     assert views, "the view of a fitted prompt carries its adjustments"
-    marked = [m for v in views for m in v.messages if m.form in ("hard", "cut")] + [m for v in views for m in v.dropped]
-    assert marked and all(m.form in ("hard", "cut", "dropped") for m in marked)
+    marked = [m for v in views for m in v.messages if m.form in ("hard", "cut")]
+    assert marked and all(m.source.message_id in {i for a in v.adjustments for i in a.message_ids}
+                          for v in views for m in v.messages if m.form in ("hard", "cut") and m.source.message_id)
     assert all(json.dumps(r["messages"]).count("Observation") >= 1 for r in srv.requests[1:])
     assert all(v.total <= v.limit for v in views)
 

@@ -12,6 +12,7 @@ import pytest
 from contextual.core.context.file_analyzer import FileReport, IncludedFile, analyze_files
 from contextual.core.context.summary import (FALLBACK_TIMEOUT_MESSAGE, SummaryCompressor, SummaryFailed, SummaryTimeout,
                                   fallback_message, render_message)
+from contextual.core.input_cut import InputCut
 from contextual.core.messages import Message
 from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk, StreamDone,
                                  TextChunk, UsageChunk)
@@ -269,7 +270,7 @@ async def test_a_single_message_bigger_than_the_window_is_cut_not_lost() -> None
     assert all(request_tokens(r) <= 1800 for r in provider.requests)
     sent = "".join(user_text(r) for r in provider.requests)
     assert "HEAD" in sent and "TAIL" in sent and "tokens cut to fit the summary window" in sent
-    assert any("kept their head and tail" in n for n in result.input_notes)
+    assert result.input_cut == InputCut(messages=1)           # the card says it (tests/test_summary_input_cut.py)
 
 
 async def test_long_results_share_a_part_instead_of_taking_one_each() -> None:
@@ -324,7 +325,7 @@ async def test_files_are_cut_before_history_and_the_cut_is_said() -> None:
     assert "edited.py line 0" in text and "edited.py line 399" not in text  # file cut
     assert "edited.py cut to its first" in text and "read.py omitted to fit the summary window" in text
     assert result.files_included == ("edited.py",)
-    assert "read.py omitted to fit the summary window" in result.input_notes
+    assert result.input_cut == InputCut(files_cut=1, files_left_out=1)
 
 
 async def test_context_length_error_retries_once_with_a_smaller_input() -> None:

@@ -6,7 +6,7 @@ The engine's PromptView is the engine's type; ``Shown`` is what the screen needs
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -25,7 +25,7 @@ class ShownMessage:
     layer: str
     content: str
     tokens: int
-    form: str = ""            # full | stored | hard | cut | dropped | summary | system | input | todo
+    form: str = ""            # full | stored | superseded | hard | cut | summary | system | input | todo
     source: str = ""          # history message id, tool name or path
     tool: str = ""
     path: str = ""
@@ -47,7 +47,6 @@ class Shown:
     cost: float | None = None
     token_factor: float = 1.0
     last_usage: int | None = None
-    dropped: tuple[ShownMessage, ...] = field(default_factory=tuple)
     pinned: int = 0           # tokens of pinned messages (issue 19.3): part of L3, shown as their own segment
 
     @property
@@ -84,8 +83,7 @@ def shown_from_view(view: PromptView) -> Shown:
                  due=trigger.due, warn_ratio=trigger.warn_at / max(1, trigger.threshold), basis=trigger.basis,
                  compactable=trigger.compactable,
                  cached_tokens=usage.cached_tokens or None, cost=usage.cost, token_factor=view.token_factor,
-                 last_usage=view.last_usage,
-                 dropped=tuple(_message(m) for m in view.dropped))
+                 last_usage=view.last_usage)
 
 
 def next_prompt(engine: Engine, input_text: str = "") -> Shown:

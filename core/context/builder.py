@@ -124,7 +124,6 @@ class Built:
     tokens: dict[str, int]                 # per layer, message overhead included
     total: int
     adjustments: list[Adjustment] = field(default_factory=list)
-    dropped: list[PromptMessage] = field(default_factory=list)     # history left out to fit (form "dropped")
 
     @property
     def unfitted(self) -> int:
@@ -234,15 +233,14 @@ class ContextBuilder:
         messages = [self._with_tokens(m) for m in head + l3 + tail] + pad + [self._with_tokens(m) for m in todo]
         total = sum(m.tokens for m in messages)
         adjustments: list[Adjustment] = []
-        dropped: list[PromptMessage] = []
         if total > self.limit:
-            messages, adjustments, dropped = self._fit(head, history, tail, steps, todo, total)
+            messages, adjustments = self._fit(head, history, tail, steps, todo, total)
             messages = [self._with_tokens(m) for m in messages]
         messages = _stable_ends(messages)
         sizes = dict.fromkeys(LAYERS, 0)
         for m in messages:
             sizes[m.layer] += m.tokens
-        return Built(messages, sizes, sum(sizes.values()), adjustments, dropped)
+        return Built(messages, sizes, sum(sizes.values()), adjustments)
 
     # ---- never over the window -------------------------------------------------------------
     def _hard_form(self, m: Message) -> Message:
@@ -308,7 +306,7 @@ class ContextBuilder:
 
     def _fit(self, head: list[PromptMessage], history: list[Message], tail: list[PromptMessage],
              steps: list[sp.ScratchStep], todo: list[PromptMessage], before: int
-             ) -> tuple[list[PromptMessage], list[Adjustment], list[PromptMessage]]:
+             ) -> tuple[list[PromptMessage], list[Adjustment]]:
         adjustments: list[Adjustment] = []
 
         def assemble(hist: list[Message], pad: list[PromptMessage]) -> tuple[list[PromptMessage], int]:
@@ -331,7 +329,6 @@ class ContextBuilder:
                                           "observations of this turn in stored form", before, total, ids(touched)))
         # 2. (Issue 24) No round is ever dropped: a round leaves the prompt only into a summary, and compaction
         #    fires before this point (core/window_budget.py); what still does not fit is cut, longest first.
-        dropped: list[PromptMessage] = []
         # 3. Cut oversized messages head+tail until the prompt fits, sharing the room fairly: one cap for
         #    all (water-filling), so no message shrinks to a marker while another keeps thousands of tokens.
         cuts = 0
@@ -357,4 +354,4 @@ class ContextBuilder:
         if cuts:
             adjustments.append(Adjustment("cut_observation", f"cut {plural(cuts, 'oversized message')} head+tail",
                                           before, total, ids([m for m in msgs if m.form == "cut"])))
-        return msgs, adjustments, dropped
+        return msgs, adjustments

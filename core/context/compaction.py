@@ -19,6 +19,7 @@ from contextual.core.context.file_analyzer import FileReport, analyze_files
 from contextual.core.context.history import CompactionPlan, KeepBudget, plan_compaction, rounds
 from contextual.core.context.summary import PartsDone, SummaryCompressor, SummaryError, ended_by, fallback_message
 from contextual.core.context.summary_repair import joined_parts
+from contextual.core.input_cut import InputCut
 from contextual.core.context.trigger import MIN_MESSAGES
 from contextual.core.events import CompactionProgress, CompactionTrigger
 from contextual.core.messages import Message
@@ -42,6 +43,7 @@ class CompactionOutcome:
     parts: tuple[int, int] | None = None   # ended with parts finished: (parts kept, parts in all) of a chunked summary
     rounds_truncated: int = 0           # of the archived rounds, those the kept parts did not reach (no summary)
     ended: str = ""                     # then how it ended: "" the user stopped it, else compaction_words' cause
+    input_cut: InputCut = InputCut()    # what the summary's input lost to fit the summary model's window
 
     @property
     def text(self) -> str:
@@ -112,17 +114,18 @@ async def summarise(plan: CompactionPlan, trigger: CompactionTrigger, compressor
     summary = _summary(result.text, start, cutoff, trigger, plan.rounds_archived, result.files_included)
     if not result.text:       # nothing to store: the archived rounds go all the same, and the record says why
         return CompactionOutcome(trigger, plan, None, EMPTY_SUMMARY_MESSAGE, ())
+    cut = result.input_cut
     if not merge_due(earlier, result.text, compressor.window):
-        return CompactionOutcome(trigger, plan, summary, None, tuple(result.files_included))
+        return CompactionOutcome(trigger, plan, summary, None, tuple(result.files_included), input_cut=cut)
     first = str(earlier[0].meta.get("start") or start)
     on_progress(0, f"merging {len(earlier) + 1} summaries: together they outgrow a quarter of the window")
     try:
         text = await compressor.merge([*(m.content for m in earlier), result.text], start=first, cutoff=cutoff,
                                       on_progress=lambda stage, elapsed, tokens, detail: on_progress(tokens, detail))
     except SummaryError:      # the summaries stay apart: nothing is lost, the prompt is only larger
-        return CompactionOutcome(trigger, plan, summary, None, tuple(result.files_included))
+        return CompactionOutcome(trigger, plan, summary, None, tuple(result.files_included), input_cut=cut)
     merged = Message("summary", text, meta={**summary.meta, "start": first, "merged": len(earlier)})
-    return CompactionOutcome(trigger, plan, merged, None, tuple(result.files_included), len(earlier))
+    return CompactionOutcome(trigger, plan, merged, None, tuple(result.files_included), len(earlier), input_cut=cut)
 
 
 def _summary(text: str, start: str, cutoff: str, trigger: CompactionTrigger, rounds_summarised: int,
@@ -144,7 +147,8 @@ def stopped(plan: CompactionPlan, trigger: CompactionTrigger, done: PartsDone, e
     if done.result is not None and done.result.text:
         start, cutoff = span(plan.archive)
         summary = _summary(done.result.text, start, cutoff, trigger, plan.rounds_archived, done.result.files_included)
-        return CompactionOutcome(trigger, plan, summary, None, tuple(done.result.files_included))
+        return CompactionOutcome(trigger, plan, summary, None, tuple(done.result.files_included),
+                                 input_cut=done.result.input_cut)
     if not done.texts:
         return cancelled(plan, trigger)
     archived = [m for m in plan.archive if m.role != "summary"]      # as the summary job numbered them

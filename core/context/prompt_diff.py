@@ -25,8 +25,7 @@ from contextual.core.tokens import PER_MESSAGE_OVERHEAD, count
 CACHED_PRICE = 0.1
 ChangeKind = Literal["added", "compressed", "expanded", "cut", "archived", "moved", "edited"]
 # How far each form is from the whole text; a move to a higher rank is a compression.
-FORM_RANK = {"full": 0, "input": 0, "system": 0, "todo": 0, "summary": 0, "stored": 1, "superseded": 2, "hard": 2, "cut": 3,
-             "dropped": 4}
+FORM_RANK = {"full": 0, "input": 0, "system": 0, "todo": 0, "summary": 0, "stored": 1, "superseded": 2, "hard": 2, "cut": 3}
 BreakReason = Literal["model switch", "system prompt", "rules file edit", "compaction", "batch cut", "todo recap",
                       "new input", "history edit"]
 
@@ -144,7 +143,7 @@ def _change(kind: ChangeKind, old: Item | None, new: Item | None) -> Change:
 
 def _kind_of_change(old: Item, new: Item) -> ChangeKind | None:
     rank_old, rank_new = FORM_RANK.get(old.form, 0), FORM_RANK.get(new.form, 0)
-    if rank_new > rank_old and new.form in ("cut", "dropped"):
+    if rank_new > rank_old and new.form == "cut":
         return "cut"
     if rank_new != rank_old:
         # by size when the sizes say so: a head-and-tail cut of 2.1k going stored at 798 was called "expanded"

@@ -42,7 +42,4 @@ def as_text(view: PromptView) -> str:
         lines += ["", f"── {i}. {m.role} · {m.layer} · {m.form} · {m.tokens:,} tokens" + (f" · {where}" if where
                                                                                                else ""),
                   m.content]
-    for m in view.dropped:
-        where = " ".join(x for x in (m.source.tool, m.source.path) if x)
-        lines += ["", f"── dropped to fit: {m.role} · {m.layer}" + (f" · {where}" if where else "")]
     return "\n".join(lines)

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Callable
 
 from contextual.core.context import compaction_words
 from contextual.core.context.file_analyzer import FileReport, IncludedFile
+from contextual.core.input_cut import InputCut
 from contextual.core.messages import Message
 from contextual.core.prompt import PromptMessage
 from contextual.core.react import strip_thinking
@@ -78,7 +79,7 @@ class SummaryResult:
     text: str
     files_included: tuple[str, ...]
     chunks: int                          # 1 for a single call; otherwise the number of history parts
-    input_notes: tuple[str, ...] = ()    # what was cut from the input to fit the window
+    input_cut: InputCut = InputCut()   # what the input lost to fit the window
 
 
 def render_message(message: Message) -> str:
@@ -191,13 +192,13 @@ class _Job:
         sizes = [shared_cache.count(b) + BLOCK_JOIN_TOKENS for b in blocks]
         single_budget = self.content_budget(render_summary_request("", "", self.instructions), budget_scale)
         if sum(sizes) <= single_budget - self.files_floor:
-            files_text, included, notes = files_section(self.files, single_budget - sum(sizes))
+            files_text, included, cut = files_section(self.files, single_budget - sum(sizes))
             self.report(0, f"summarising {len(blocks)} archived messages")
             text = await self.call(render_summary_request("\n\n".join(blocks), files_text, self.instructions),
                                    "summary")
-            return self.finish(text, included, notes, chunks=1)
+            return self.finish(text, included, cut, chunks=1)
 
-        chunks, split_notes = self.split(blocks, sizes, budget_scale, [m.role == "tool" for m in archived])
+        chunks, messages_cut = self.split(blocks, sizes, budget_scale, [m.role == "tool" for m in archived])
         partials: list[str] = []
         self.done.begin(len(chunks))
         for index, chunk in enumerate(chunks, 1):
@@ -210,19 +211,20 @@ class _Job:
         merge_budget = self.content_budget(render_merge_request([""] * len(partials), "", self.instructions),
                                            budget_scale)
         used = sum(shared_cache.count(p) + BLOCK_JOIN_TOKENS for p in partials)
-        files_text, included, file_notes = files_section(self.files, merge_budget - used)
+        files_text, included, cut = files_section(self.files, merge_budget - used)
         if used > merge_budget:   # one left, too long for a merge request: it already merges every part
-            return self.finish(partials[0], (), tuple(split_notes) + file_notes, chunks=len(chunks))
+            left_out = InputCut(messages_cut, files_left_out=len(self.files.files))
+            return self.finish(partials[0], (), left_out, chunks=len(chunks))
         self.report(0, f"merging {len(partials)} partial summaries")
         text = await self.call(render_merge_request(partials, files_text, self.instructions), "merge")
-        return self.finish(text, included, tuple(split_notes) + file_notes, chunks=len(chunks))
+        return self.finish(text, included, replace(cut, messages=messages_cut), chunks=len(chunks))
 
     def split(self, blocks: list[str], sizes: list[int], scale: float,
-              results: list[bool] | None = None) -> tuple[list[list[str]], list[str]]:
+              results: list[bool] | None = None) -> tuple[list[list[str]], int]:
         """History parts that each fit one call, cut only between messages; an oversized message is cut, and a
         tool result over RESULT_SHARE of a part keeps its head and tail within it: the summary needs what a result
         showed, not all of it, and at a small window one long Read a part made a call to the summary model each
-        (an 8-turn session at 4k asked 213 of them)."""
+        (an 8-turn session at 4k asked 213 of them). Also how many messages were cut (SummaryResult.input_cut)."""
         widest_note = render_summary_request("", "", self.instructions, part=(99_999, 99_999))
         budget = self.content_budget(widest_note, scale)
         share = max(MIN_CONTENT_BUDGET, int(budget * RESULT_SHARE))
@@ -235,8 +237,7 @@ class _Job:
                 shared += 1
         chunks: list[list[str]] = [[]]
         used = 0
-        notes: list[str] = ([f"{plural(shared, 'tool result')} longer than {RESULT_SHARE:.0%} of a summary part "
-                             "kept their head and tail"] if shared else [])
+        cut = shared
         for block, size in zip(blocks, sizes):
             if size > budget:
                 # Cut anyway: to the room this part has left when that is at least half a part, so a short
@@ -245,13 +246,13 @@ class _Job:
                 room = budget - used if chunks[-1] and budget - used >= budget // 2 else budget
                 block = cut_middle(block, room - BLOCK_JOIN_TOKENS)
                 size = room
-                notes.append("one archived message was longer than the summary window and was cut in the middle")
+                cut += 1
             if chunks[-1] and used + size > budget:
                 chunks.append([])
                 used = 0
             chunks[-1].append(block)
             used += size
-        return chunks, notes
+        return chunks, cut
 
     async def reduce(self, partials: list[str], scale: float) -> list[str]:
         """Merge partial summaries in groups until all of them fit one merge request, or one is left: a merge's
@@ -287,10 +288,10 @@ class _Job:
             partials = merged
         return partials
 
-    def finish(self, text: str, included: tuple[str, ...], notes: tuple[str, ...] | list[str],
+    def finish(self, text: str, included: tuple[str, ...], cut: InputCut,
                chunks: int) -> SummaryResult:
         self.report(0, "summary received", force=True)
-        return SummaryResult(ensure_template(text, self.start, self.cutoff), included, chunks, tuple(notes))
+        return SummaryResult(ensure_template(text, self.start, self.cutoff), included, chunks, cut)
 
     # -- the model call -------------------------------------------------------------------------
 
@@ -370,14 +371,16 @@ FILES_OMITTED = "(File contents omitted: the archived history fills the summary 
 FILES_OMITTED_TOKENS = 24
 
 
-def files_section(report: FileReport, budget: int) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    """(section text, paths included, notes about cuts) within `budget` tokens; files go whole, cut, or not."""
+def files_section(report: FileReport, budget: int) -> tuple[str, tuple[str, ...], InputCut]:
+    """(section text, paths included, the files cut and left out) within `budget` tokens; files go whole, cut, or
+    not; the section's notes tell the summary model which."""
     if not report.files and not report.notes:
-        return "", (), ()
+        return "", (), InputCut()
     fixed = shared_cache.count(FILES_HEADING) + sum(shared_cache.count(n) + 2 for n in report.notes) + 80
     if budget < fixed:
-        return FILES_OMITTED, (), (FILES_OMITTED,)
+        return FILES_OMITTED, (), InputCut(files_left_out=len(report.files))
     cut_notes: list[str] = []
+    files_cut = 0
     parts: list[str] = []
     included: list[str] = []
     remaining = budget - fixed
@@ -392,18 +395,20 @@ def files_section(report: FileReport, budget: int) -> tuple[str, tuple[str, ...]
             whole = render_file(entry, lines)
             size = count_tokens(whole) + BLOCK_JOIN_TOKENS
             cut_notes.append(f"{entry.path} cut to its first {lines} lines to fit the summary window")
+            files_cut += 1
         parts.append(whole)
         included.append(entry.path)
         remaining -= size
+    cut = InputCut(files_cut=files_cut, files_left_out=len(report.files) - len(included))
     if not parts and not report.notes and not cut_notes:
-        return "", (), ()
+        return "", (), cut
     notes = list(report.notes) + cut_notes
     text = FILES_HEADING
     if notes:
         text += "\n\nNotes:\n" + "\n".join(f"- {n}" for n in notes)
     if parts:
         text += "\n\n" + "\n\n".join(parts)
-    return text, tuple(included), tuple(cut_notes)
+    return text, tuple(included), cut
 
 
 def render_file(entry: IncludedFile, lines: int) -> str:

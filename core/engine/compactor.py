@@ -148,7 +148,7 @@ class Compactor:
         yield PromptChanged(prompt.next_prompt)
         yield CompactionFinished(trigger, pre, post, plan.rounds_archived, outcome.files_included, outcome.text,
                                  outcome.fallback, parts=outcome.parts, rounds_truncated=outcome.rounds_truncated,
-                                 ended=outcome.ended)
+                                 ended=outcome.ended, input_cut=outcome.input_cut)
 
     async def _summarise(self, plan: CompactionPlan, trigger: Trigger, files: FileReport, instructions: str | None,
                          pre: int, started: float, box: list[compaction.CompactionOutcome], held: list[str]
@@ -212,7 +212,8 @@ class Compactor:
         post = prompt.compaction_due().estimate
         record = CompactionRecord(outcome.trigger, pre, post, tuple(outcome.files_included), outcome.fallback,
                                   outcome.plan.rounds_archived, ledger, kept_from, tuple(held), now_iso(),
-                                  outcome.merged, outcome.parts, outcome.rounds_truncated, outcome.ended)
+                                  outcome.merged, outcome.parts, outcome.rounds_truncated, outcome.ended,
+                                  outcome.input_cut)
         if record.rounds_truncated:       # the rounds the kept parts did not reach: gone without a summary
             self._remind(truncation_note(record.rounds_truncated, record.stopped_why(), after_summary=True))
         self.log.append(record)

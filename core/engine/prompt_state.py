@@ -163,7 +163,7 @@ class PromptState:
         """A built prompt with the figures around it (the turn's own build, not a second one)."""
         trigger = self._trigger(input_text, built)
         config, usage = self.config, self.usage
-        return PromptView(tuple(built.messages), tuple(built.dropped), dict(built.tokens), built.total,
+        return PromptView(tuple(built.messages), dict(built.tokens), built.total,
                           config.context_window, self.fit_limit(), trigger, tuple(built.adjustments),
                           usage.last_call, usage.session, config.model or "", config.provider,
                           self.calibration.factor(config.model), usage.last)

@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable, Iterator, assert_never
 
 from contextual.core import bounded_json
 from contextual.core.context import compaction_words
+from contextual.core.input_cut import InputCut
 from contextual.core.context.ledger import Ledger
 from contextual.core.events import PermissionDecision
 
@@ -67,6 +68,7 @@ class CompactionRecord:
     parts: tuple[int, int] | None = None
     rounds_truncated: int = 0
     ended: str = ""
+    input_cut: InputCut = InputCut()    # what the summary's input lost to fit the summary model's window
 
     def metadata(self) -> dict[str, Any]:
         """compactMetadata, also carried by the summary's own entry."""
@@ -76,7 +78,8 @@ class CompactionRecord:
                 **({"summariesMerged": self.merged} if self.merged else {}),
                 **({"partsKept": self.parts[0], "partsTotal": self.parts[1], "roundsTruncated": self.rounds_truncated}
                    if self.parts is not None else {}),
-                **({"partsEnded": self.ended} if self.parts is not None and self.ended else {})}
+                **({"partsEnded": self.ended} if self.parts is not None and self.ended else {}),
+                **({"inputCut": self.input_cut.metadata()} if self.input_cut else {})}
 
     def stopped(self) -> str:
         """'' unless its summary ended with parts finished (esc, a timeout, a failure): then what it kept, in words
@@ -116,7 +119,7 @@ class CompactionRecord:
                    ledger, entry.get("keptFromUuid"),
                    tuple(entry.get("pinnedUuids") or ()), entry.get("timestamp"),
                    int(meta["summariesMerged"]) if _count(meta.get("summariesMerged")) else 0,
-                   parts, int(meta["roundsTruncated"]) if stopped else 0, ended)
+                   parts, int(meta["roundsTruncated"]) if stopped else 0, ended, InputCut.of(meta.get("inputCut")))
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ import time
 from typing import TYPE_CHECKING, Callable
 
 from contextual.core.context import compaction_words
+from contextual.core import input_cut
 from contextual.core.events import CompactionFinished
 from contextual.tui.css import stylesheet
 from contextual.core.plural import plural
@@ -46,7 +47,7 @@ def finished_of(record: CompactionRecord) -> CompactionFinished:
     return CompactionFinished("manual" if record.trigger == "manual" else "auto", record.pre_tokens or 0,
                               record.post_tokens or 0, record.rounds_archived or 0, record.files_included, "",
                               record.fallback, parts=record.parts, rounds_truncated=record.rounds_truncated,
-                              ended=record.ended)
+                              ended=record.ended, input_cut=record.input_cut)
 
 
 def result_card(result: CompactionFinished) -> Text:
@@ -77,6 +78,9 @@ def result_card(result: CompactionFinished) -> Text:
     files = result.files_included
     card.append("files the summary was given: ", style="dim")
     card.append(", ".join(files) if files else "none")
+    if result.input_cut:       # the summary was made from less than the archived rounds held: it may miss that
+        card.append(f"\n{input_cut.LABEL}", style="dim")
+        card.append(result.input_cut.words(), style="#d7af5f")
     if fallback:
         card.append("\n")
         card.append(f"why: {fallback}", style="bold #d7875f")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from contextual.core.input_cut import LABEL
 from contextual.core.plural import plural
 from contextual.core.session.schema import CompactionRecord
 from contextual.tui.css import stylesheet
@@ -69,9 +70,10 @@ class CompactionHistoryScreen(ModalScreen[Any]):
         row = event.cursor_row
         if 0 <= row < len(self.compactions):
             record = self.compactions[row]
-            files, why = ", ".join(record.files_included) or "none", _fallback(record)
+            files, why, cut = ", ".join(record.files_included) or "none", _fallback(record), record.input_cut
             self.query_one("#history-line", Static).update(
-                f"#{row + 1} · files included: {files}" + (f" · fallback: {why}" if why else ""))
+                f"#{row + 1} · files included: {files}" + (f" · fallback: {why}" if why else "")
+                + (f"\n{LABEL}{cut.words()}" if cut else ""))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         # a click on the highlighted row (enter is the screen's own binding)

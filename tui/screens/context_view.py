@@ -9,7 +9,6 @@ import re
 from collections import defaultdict
 
 from contextual.tui.css import stylesheet
-from contextual.core.plural import plural
 from contextual.tui.format import one_line, tokens, unparsed
 from contextual.tui.observation import readable_lines
 from contextual.tui.prompt_view import LAYERS, Shown, ShownMessage
@@ -140,9 +139,6 @@ class ContextScreen(Screen[None]):
                                       style="bold #d7af5f"), classes="cache-mark")
                 with Collapsible(title=block_title(index, m), collapsed=True, classes=f"-{m.form or 'plain'}"):
                     yield Static(render_content(m.content), classes="content")
-            if s.dropped:
-                yield Static(Text(f"── not sent: {plural(len(s.dropped), 'message')} dropped to fit the window ──",
-                                  style="bold #d75f5f"), classes="cache-mark")
         yield Footer()
 
     def on_resize(self, event: events.Resize) -> None:

@@ -47,13 +47,9 @@ def sent_tokens(message: Message, shown: Shown | None = None) -> int:
 
 
 def sent_form(message: Message, shown: Shown | None) -> str:
-    """How the next prompt carries the message: full, stored, hard, cut or dropped ('' when not known)."""
-    if shown is None:
-        return ""
-    sent = shown.by_source().get(message.id)
-    if sent is not None:
-        return sent.form
-    return "dropped" if any(m.source == message.id for m in shown.dropped) else ""
+    """How the next prompt carries the message: full, stored, superseded, hard or cut ('' when not known)."""
+    sent = shown.by_source().get(message.id) if shown is not None else None
+    return sent.form if sent is not None else ""
 
 
 UNDO_MARK = "↶"
@@ -62,7 +58,7 @@ TAIL = 50               # more rows than this changed at the end: History is mad
 # a message's row: what changes its look (its form at [4], pinned at [6]); equal keys are not drawn again
 RowKey = tuple[str, int, bool, int, str, int, bool]
 PIN_MARK = "⚲"          # pinned: kept whole, never compressed or archived (issue 19.3)
-FORM_STYLE = {"superseded": "bold #8a8a8a", "hard": "bold #d7875f", "cut": "bold #d75f5f", "dropped": "bold #d75f5f strike"}
+FORM_STYLE = {"superseded": "bold #8a8a8a", "hard": "bold #d7875f", "cut": "bold #d75f5f"}
 
 
 def summary_numbers(messages: Sequence[Message], compactions: Sequence[Any]) -> dict[str, int]:
@@ -74,7 +70,7 @@ def message_row(message: Message, index: int, width: int = 70, undoable: bool = 
                 shown: Shown | None = None, pinned: bool = False, number: int | None = None,
                 group: Sequence[Message] = ()) -> Text:
     """One row; ``undoable`` marks the user message of a turn whose file changes /undo can take back; a message
-    the next prompt sends harder, cut or not at all carries that mark. ``group``: the run of the same call this
+    the next prompt sends harder or cut carries that mark. ``group``: the run of the same call this
     row stands for (``message`` its newest): ×N, their tokens summed, 'newest:' where they differ."""
     members = list(group) or [message]
     size = sum(sent_tokens(m, shown) for m in members)
@@ -262,7 +258,7 @@ class HistoryView(OptionList):
         self.add_options([LazyRow(partial(self._row, messages, row, shown), id=str(r))
                           for r, row in enumerate(rows[common:], common)])
         self.messages, self._keys, self.rows, self._row_keys = messages, keys, rows, row_keys
-        self.total_tokens = sum(key[3] for key in keys if key[4] != "dropped")
+        self.total_tokens = sum(key[3] for key in keys)
         if at_end and rows:
             self.highlighted = len(rows) - 1
         elif before is not None:                # a rebuild (new undo marks, a pin) keeps the user's place
