@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING, Any, Sequence
 from pathlib import Path
 
-from contextual.core.clock import now_iso
+from contextual.core.clock import local_minutes, now_iso
 from contextual.core.messages import Message
 from contextual.core.snapshot.plan import (Confirm, UndoError, UndoResult, not_undoable, turns_with_snapshots,
                                 undoable_turns, undone_turns)
@@ -117,7 +117,7 @@ def turn_label(turn: str, record: Sequence[Message]) -> str:
     raw = " ".join(str(message.meta.get("raw") or message.content).split())
     text = raw if len(raw) <= 60 else raw[:59] + "…"
     when = str(message.meta.get("timestamp") or "")
-    clock = when[11:16] if len(when) >= 16 else ""
+    clock = local_minutes(when)[11:16] if len(when) >= 16 else ""
     return f"“{text}”" + (f" ({clock})" if clock else "")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from contextual.core.clock import local_minutes
 from contextual.core.textsafe import strip_control
 from contextual.tui.css import stylesheet
 from contextual.tui.format import one_line, tokens
@@ -32,8 +33,8 @@ def _rounds(info: Any) -> Text:
 
 
 def when(updated: str, now: datetime | None = None) -> str:
-    """`2026-11-27 07:36`, without the year in the year it is: five more columns for the title."""
-    stamp = updated[:16].replace("T", " ")
+    """`2026-11-27 07:36` in local time, without the year in the year it is: five more columns for the title."""
+    stamp = local_minutes(updated)
     year = str((now or datetime.now()).year)
     return stamp[5:] if stamp.startswith(year + "-") else stamp
 
