@@ -20,5 +20,5 @@ def test_welcome_screenshots_show_model_window_and_keys(tmp_path: Path) -> None:
         text = html.unescape((tmp_path / name).read_text()).replace("\xa0", " ")
         assert "qwen2.5-coder" in text and "200k window" in text, name
         # The welcome's own segments: one line of keys, or one key per line where the chat is narrow.
-        for part in (">enter<", "> send", "> interrupt", ">ctrl+p or /<", "> commands<"):
+        for part in (">enter<", "> send", "> interrupt", ">ctrl+p or /<", "> commands", ">tab<", "> to tool calls"):
             assert part in text, (name, part)
