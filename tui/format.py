@@ -149,7 +149,8 @@ def final_answer(message: Message) -> str:
 def compaction_note(record: CompactionRecord) -> str:
     """The chat's line for a compaction, live and in a resumed session alike: its figures, what it lost (one
     command away) and, when it cut rounds without a summary, why."""
-    figures = (f"{tokens(record.pre_tokens)} → {tokens(record.post_tokens)} estimated tokens, "
+    # the figures in the card's words (tui/screens/compaction.py)
+    figures = (f"next prompt {tokens(record.pre_tokens)} → {tokens(record.post_tokens)} tokens, "
                if record.pre_tokens is not None and record.post_tokens is not None else "")
     note = f"compacted ({record.trigger}): {figures}" + compaction_words.outcome(
         record.rounds_archived, record.parts, record.rounds_truncated, record.ended)
