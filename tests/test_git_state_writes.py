@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -161,3 +162,47 @@ def test_git_stash_pop_apply_and_branch_count_only_the_files_the_stash_holds(tmp
             assert _denied(project, rule, command) is (rule in denied_under), (rule, command)
     monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
     assert _denied(project, env, "git stash pop")
+
+
+def test_asking_git_runs_no_program_a_partial_clone_names(tmp_path: Path):
+    """helper-122: in a partial clone whose HEAD's tree is missing, `git ls-files --with-tree=HEAD` fetched it from
+    the promisor remote, running the repository config's upload-pack command at check time. No transport now."""
+    (tmp_path / "up").mkdir()
+    _git(tmp_path / "up", "git init -q --bare")
+    project = tmp_path / "proj"
+    project.mkdir()
+    marker = tmp_path / "ran"
+    _git(project, "git init -q && echo .env > .gitignore && git add -A && git commit -q -m a && echo S > .env && "
+                  "t=$(git rev-parse HEAD^{tree}) && rm .git/objects/$(echo $t | cut -c1-2)/$(echo $t | cut -c3-) && "
+                  "git config core.repositoryformatversion 1 && git config extensions.partialClone origin && "
+                  f"git config remote.origin.url {tmp_path / 'up'} && git config remote.origin.promisor true && "
+                  "git config protocol.file.allow always && "
+                  f"git config remote.origin.uploadpack 'touch {marker}; git-upload-pack'")
+    assert _denied(project, IGNORED, "git stash")           # git cannot say: every path counts
+    assert not marker.exists()
+
+
+def test_one_check_waits_for_git_once_however_many_folders_it_runs_in(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch):
+    """helper-122: each folder a `cd` names had its own 2 s: 16 folders of a repository whose index is a FIFO held
+    the check 32 s (and again for the refusal's message)."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    _git(project, "git init -q && mkdir d1 d2 d3 d4 d5 d6 && touch .env && rm -f .git/index && mkfifo .git/index")
+    monkeypatch.setattr(git_state, "TIMEOUT_S", 0.5)
+    started = time.monotonic()
+    assert _denied(project, IGNORED, "cd d1; cd d2; cd d3; cd d4; cd d5; cd d6; git stash")
+    assert time.monotonic() - started < 2.5        # one 0.5 s bound, not six
+
+
+def test_a_write_through_a_link_into_the_git_folder_changes_what_git_tracks(tmp_path: Path):
+    """helper-122: with `g` a link to .git, `cp idx g/index && git reset --hard` swapped in an index that tracks
+    .env and then removed it; a hard link to .git/index does the same. Both count as writing git's state."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    _git(project, "git init -q && echo .env > .gitignore && git add -A && git commit -q -m a && echo S > .env && "
+                  "ln -s .git g && ln .git/index hard && touch plain")
+    for command in ("cp x g/index && git reset --hard", "cp x hard; git stash", "cd g && cp ../x index; cd ..; "
+                                                                                  "git stash"):
+        assert _denied(project, IGNORED, command), command
+    assert not _denied(project, IGNORED, "cp x plain && git stash")

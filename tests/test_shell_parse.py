@@ -858,6 +858,9 @@ def test_the_words_after_a_redirections_target_are_the_commands_arguments():
     ("cat ${X:-.env}", True), ("cat \"${X-.env}\"", True), ("cat ${X:-sub/..}/.env", True),
     ("cd s*b && cat ../x", False), ("cat .{a..c}nv", False), ("X=.envx; cat $X", False), ("cat ${X:-x}", False),
     ("cat .env{}", False), ("cat .e{o..p}v", False), ("cat .e{p..m}v", True),
+    # helper-122: braces inside a listed brace (`{.env,{x}}` is `.env {x}`), a word tree-sitter splits at `{\`
+    ("cat {.env,x{y}}", True), ("cat .e{n,{x}}v", True), ("cat {a,b{.env,{c}}}", False), ("cat {\\.env,x}", True),
+    ("cat .e{\\n,x}v", True),
     # git reads a `REV:PATH` word's file from its history or index
     ("git show HEAD:.env", True), ("git cat-file -p :.env", True), ("git show :0:.env", True),
     ("git show HEAD~2:./.env", True), ("git show HEAD:README", False), ("git push origin HEAD:main", False)])
@@ -998,17 +1001,63 @@ def test_find_removes_only_what_its_name_tests_pass(tmp_path, command, denied):
     ("git apply --directory=sub s.diff", False),
     ("git -C sub apply ../s.diff", False), ("patch -p1 < o.diff", False), ("patch -p0 < s.diff", False),
     ("patch -d sub -p1 < s.diff", False), ("patch --dry-run -p1 < s.diff", False), ("patch src/a.py s.diff", False),
-    ("git am --show-current-patch", False), ("git apply <<'EOF'\n--- a/src/a.py\n+++ b/src/a.py\nEOF", False)])
+    ("git am --show-current-patch", False), ("git apply <<'EOF'\n--- a/src/a.py\n+++ b/src/a.py\nEOF", False),
+    # helper-122: git's pathspecs as git reads them (magic, globs, from a file), a .git folder git passes over
+    ("git checkout -- ':/secrets'", True), ("git restore 'secret?'", True), ("git checkout -- 's*/k'", True),
+    ("git rm -q ':(icase)SECRETS/K'", True), ("git restore --pathspec-from-file=list", True),
+    ("git checkout --pathspec-fr=list", True), ("git stash push -- ':(top)'", True), ("git clean -fdx :/", True),
+    ("git --icase-pathspecs checkout -- SECRETS", True), ("git -C fake reset --hard", True),
+    ("git checkout -- 'src/*'", False), ("git stash push -- 'src/*.py'", False),
+    # find printing other names into the pipe, following links; xargs -I making a path of a name; GNU parallel
+    ("find src -name '*.pyc' -fprintf /dev/stdout 'secrets/k\\n' | xargs rm", True),
+    ("find -L src -delete", True), ("find src -follow -name '*.pyc' | xargs rm", True),
+    ("find sub -maxdepth 0 | xargs -I{} rm -rf {}/../secrets", True),
+    ("find sub -maxdepth 0 | xargs -I % sudo rm -f %/../secrets/k", True),
+    ("find src -name '*.pyc' -print0 | xargs -0 -I{} mv {} sub/", False),
+    ("parallel rm ::: secrets/k", True), ("find src | parallel rm", True), ("parallel echo ::: secrets/k", False)])
 def test_an_edit_deny_rule_covers_the_files_a_line_writes_without_naming_them(tmp_path, command, denied):
     project = tmp_path / "proj"
-    for folder in ("secrets", ".git", "sub", "inner/.git", "src/__pycache__"):
+    for folder in ("secrets", ".git/objects", ".git/refs", "sub", "inner/.git/objects", "inner/.git/refs",
+                   "src/__pycache__", "fake/.git"):
         (project / folder).mkdir(parents=True)
+    for top in (project, project / "inner"):
+        (top / ".git" / "HEAD").write_text("ref: refs/heads/main\n")      # a git folder git takes for one
     (project / "secrets" / "k").write_text("SECRET\n")
     (project / "s.diff").write_text("--- a/secrets/k\n+++ b/secrets/k\n@@ -1 +1 @@\n-SECRET\n+T\n")
     (project / "o.diff").write_text("diff --git a/src/a.py b/src/a.py\n--- a/src/a.py\n+++ b/src/a.py\n")
     os.mkfifo(project / "fifo")       # read, it would block the check: not a diff known now
     rules = PermissionRules.from_tables({"deny": ["Edit(secrets/**)"]})
     assert (rules.denies("Bash", {"command": command}, str(project)) is not None) is denied, command
+
+
+# helper-122: a diff patch reads as it reads it (indented whole, a name ending at a blank), one too long to read
+# whole, a mail git am decodes first (base64, quoted-printable, format=flowed) and a StGit series (its patches are
+# other files) wrote secrets/k past `Edit(secrets/**)`: they may name any path below the folder.
+_HUNK = "@@ -1 +1 @@\n-SECRET\n+T\n"
+_MAIL = "From 0 Mon Sep 17 00:00:00 2001\nFrom: u <u@x>\nSubject: [PATCH] x\n"
+
+
+@pytest.mark.parametrize("name, text, command, denied", [
+    ("indented.diff", "  --- secrets/k\n  +++ secrets/k\n  @@ -1 +1 @@\n  -SECRET\n  +T\n", "patch -p0 < D", True),
+    ("blank.diff", "--- secrets/k x\n+++ secrets/k x\n" + _HUNK, "patch -p0 < D", True),
+    ("quoted.diff", '--- "secrets/\\153" x\n+++ "secrets/\\153" x\n' + _HUNK, "patch -p0 -i D", True),
+    ("long.diff", "x" * 1_000_100 + "\n--- secrets/k\n+++ secrets/k\n" + _HUNK, "patch -p0 < D", True),
+    ("b64.mbox", _MAIL + "Content-Transfer-Encoding: base64\n\nLS0tIGEvc2VjcmV0cy9rCg==\n", "git am D", True),
+    ("qp.mbox", _MAIL + "Content-Transfer-Encoding: quoted-printable\n\n+++ b/secrets/=6B\n", "git am D", True),
+    ("flowed.mbox", _MAIL + "Content-Type: text/plain; format=flowed; delsp=yes\n\n+++ b/secr \nets/k\n",
+     "git am D", True),
+    ("series", "# This series applies on GIT commit 0\np1.patch\n", "git am D", True),
+    ("list", "p1.patch\n", "git am --patch-format=stgit-series D", True),
+    ("plain.mbox", _MAIL + "Content-Transfer-Encoding: 8bit\n\n--- a/src/a.py\n+++ b/src/a.py\n", "git am D", False),
+    ("short.diff", "  --- src/a.py\n  +++ src/a.py x\n", "patch -p0 < D", False)], ids=lambda v: str(v)[:20])
+def test_a_diff_is_read_as_patch_and_git_am_read_it(tmp_path, name, text, command, denied):
+    project = tmp_path / "proj"
+    (project / "secrets").mkdir(parents=True)
+    (project / "secrets" / "k").write_text("SECRET\n")
+    (project / name).write_text(text)
+    rules = PermissionRules.from_tables({"deny": ["Edit(secrets/k)"]})
+    line = command.replace("D", name)
+    assert (rules.denies("Bash", {"command": line}, str(project)) is not None) is denied, line
 
 
 def test_xargs_without_0_reads_a_name_holding_a_blank_as_two_that_may_name_any_path(tmp_path):
@@ -1032,12 +1081,12 @@ def test_what_each_command_reads_on_standard_input_is_recorded_with_the_command_
     assert list(zip(parsed.commands, parsed.inputs)) == [
         (find, Input()), (("sudo", "xargs", "-0", "rm"), Input("pipe", None, find)),
         (("xargs", "-0", "rm"), Input("pipe", None, find)),
-        (("rm", None), Input("pipe", None, find, ("xargs", "-0"))),
+        (("rm", None), Input("pipe", None, find, ("xargs", "-0"), ("rm",))),
         (("ls",), Input()), (("xargs", "rm"), Input("pipe", None, ())),
-        (("rm", None), Input("pipe", None, (), ("xargs",))),
+        (("rm", None), Input("pipe", None, (), ("xargs",), ("rm",))),
         (("patch", "-p1"), Input("file", "d.diff")), (("git", "apply"), Input("text", "t")),
         (("ls",), Input()), (("xargs", "rm"), Input("other", None)),
-        (("rm", None), Input("other", None, (), ("xargs",)))]
+        (("rm", None), Input("other", None, (), ("xargs",), ("rm",)))]
 
 
 # git's help.autocorrect (helper-97): `git -c help.autocorrect=1 psuh` ran `git push` under `Bash(git push:*)`.
@@ -1082,6 +1131,7 @@ def test_a_guessed_sub_command_is_unknown_and_may_be_any_of_the_lines_git_aliase
     ("cat {a,b}x", ("cat", None)),
     ("cat .e{n..n}v", ("cat", None)),
     ("rm x{1..3}", ("rm", None)),
+    ("cat {.env,{x}}", ("cat", None)), ("cat .e{n,{x}}v", ("cat", None)),     # a brace inside: still a list
 ])
 def test_a_brace_is_a_pattern_only_where_bash_expands_it(command, words):
     """Bash expands `{…}` only around a comma or a `..` sequence; `stash@{2}` is a word as written (it counted as

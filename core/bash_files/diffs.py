@@ -1,8 +1,10 @@
 """The files `patch`, `git apply` and `git am` write (for writes.py): those a diff names in its headers
 (`diff --git a/X b/Y`, `--- X`, `+++ Y`, `*** X` of a context diff, `Index: X`, `rename from|to X`, `copy to X`;
-every name a header gives counts, whichever the program picks; `/dev/null` is none), less the leading folders -p
-strips. The diff is read where the line says it is now: a file on disk, a here-document or here-string; anywhere
-else (a pipe, a file not there yet) it may name any path below the folder the program runs in."""
+every name a header gives counts, whichever the program picks, and its first word too, where patch ends a name; a
+diff indented whole, or with `- ` before its lines, as patch reads it; `/dev/null` is none), less the leading folders
+-p strips. The diff is read where the line says it is now: a file on disk, a here-document or here-string; anywhere
+else (a pipe, a file not there yet, a diff longer than DIFF_BYTES, a mail git am decodes or a series of patches
+naming other files) it may name any path below the folder the program runs in."""
 
 from __future__ import annotations
 
@@ -17,25 +19,34 @@ from contextual.core.regular_file import read_regular
 from contextual.core.shell.findings import Input
 from contextual.core.shell.nodes import Word
 
-DIFF_BYTES = 1_000_000        # read of a diff; a header past it is not seen
-_HEADER = re.compile(r"^(?:--- |\+\+\+ |\*\*\* |Index: |rename from |rename to |copy to )(.+)$", re.M)
-_GIT_HEADER = re.compile(r"^diff --git (.+)$", re.M)
+DIFF_BYTES = 1_000_000        # read of a diff; a longer one may name any path
+_INDENT = r"^[ \t]*(?:- )?"   # patch reads a diff indented whole, or quoted as RFC 934 does (`- --- a/x`)
+_HEADER = re.compile(_INDENT + r"(?:--- |\+\+\+ |\*\*\* |Index: |rename from |rename to |copy to )(.+)$", re.M)
+_GIT_HEADER = re.compile(_INDENT + r"diff --git (.+)$", re.M)
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+# what git am decodes before it reads the diff (base64, quoted-printable, format=flowed lines joined), or a StGit
+# series naming the patch files it applies: the diff's names are not in the text as it is
+_AM_UNREAD = re.compile(r"^content-transfer-encoding:(?![ \t]*(?:7bit|8bit|binary)[ \t]*$)|format=flowed|"
+                        r"^# This series applies on GIT commit", re.M | re.I)
 
 
 def read_diff(path: str) -> str | None:
-    """The diff in a file as it is now (its first DIFF_BYTES); None when there is no regular file to read (a
-    FIFO would block the check, /dev/stdin is not the program's)."""
+    """The diff in a file as it is now (past DIFF_BYTES, the first bytes past them: diff_paths reads none); None
+    when there is no regular file to read (a FIFO would block the check, /dev/stdin is not the program's)."""
     try:
-        return read_regular(path, DIFF_BYTES).decode("utf-8", errors="replace")
+        return read_regular(path, DIFF_BYTES + 1).decode("utf-8", errors="replace")
     except OSError:
         return None
 
 
-def diff_paths(text: str, strip: int | None) -> list[str]:
+def diff_paths(text: str, strip: int | None) -> list[str] | None:
     """The paths the diff's headers name, less `strip` leading folders (`-p1`: a/x is x); None: each way of
-    stripping them (`patch` without -p may use the name whole or its last part)."""
-    names = [_unquoted(m.group(1).split("\t")[0].rstrip()) for m in _HEADER.finditer(text[:DIFF_BYTES])]
-    for line in _GIT_HEADER.finditer(text[:DIFF_BYTES]):
+    stripping them (`patch` without -p may use the name whole or its last part). None for a diff longer than
+    DIFF_BYTES: a header past them is not read."""
+    if len(text.encode("utf-8", errors="replace")) > DIFF_BYTES:
+        return None
+    names = [n for m in _HEADER.finditer(text) for n in _names(m.group(1))]
+    for line in _GIT_HEADER.finditer(text):
         pair = line.group(1).rstrip()
         # `a/x y b/x y`: where the two names part is not marked; each split at a blank may be it
         names += [_unquoted(part) for at, c in enumerate(pair) if c == " " for part in (pair[:at], pair[at + 1:])]
@@ -47,6 +58,15 @@ def diff_paths(text: str, strip: int | None) -> list[str]:
         elif parts:
             found.append("/".join(parts[strip:]) if strip < len(parts) else parts[-1])
     return [os.path.normpath(f) for f in dict.fromkeys(found) if f]
+
+
+def _names(header: str) -> list[str]:
+    """The names a header's text may give: up to a tab (diff's date follows one), and its first word (patch ends
+    an unquoted name at a blank, a quoted one at its closing quote: `--- ".env" x`)."""
+    whole = header.split("\t")[0].rstrip()
+    quoted = _QUOTED.match(whole)
+    first = quoted.group(0) if quoted else whole.split(" ")[0]
+    return [_unquoted(whole), _unquoted(first)]
 
 
 def _unquoted(name: str) -> str:
@@ -63,11 +83,12 @@ def git_diff(sub: str, rest: tuple[Word, ...], given: Input, folders: list[str],
     seen, valued, operands = read_options(rest, spec)
     if seen & spec.never or (sub == "apply" and seen & GIT_APPLY_REPORTS and "--apply" not in seen):
         return Found()
-    if sub == "am" and seen & GIT_AM_RESUMES:
-        return Found(tops=[(folder or ANY, "")])
+    formats = [v for o, v in valued if o == "--patch-format"]
+    if sub == "am" and (seen & GIT_AM_RESUMES or any(f not in ("mbox", "mboxrd", "stgit", "hg") for f in formats)):
+        return Found(tops=[(folder or ANY, "")])        # a series: its patches are other files
     strip = _number([v for o, v in valued if o == "-p"], 1)
     directory = next((str(v or "") for o, v in reversed(valued) if o == "--directory"), "")
-    found = _diff_writes(operands, given, folders, folder, strip, directory)
+    found = _diff_writes(operands, given, folders, folder, strip, directory, mail=sub == "am")
     if sub == "am":     # its diffs' names are below the work tree's top, from wherever it runs
         found.tops += [(folder or ANY, os.path.relpath(str(p), folder or ANY)) for p in found.files]
     return found
@@ -95,7 +116,7 @@ def _number(values: list[Word], default: int | None) -> int | None:
 
 
 def _diff_writes(sources: list[Word], given: Input, folders: list[str], folder: str, strip: int | None,
-                 directory: str) -> Found:
+                 directory: str, mail: bool = False) -> Found:
     """The files a diff writes, below `folder` (where the program runs): its headers' names, read from each
     source file as it is now (standard input with none: a here-document or here-string, `< FILE`); any path
     below `folder` where the diff is not known now (a pipe, a file not there yet)."""
@@ -111,4 +132,7 @@ def _diff_writes(sources: list[Word], given: Input, folders: list[str], folder: 
         if not read:
             return Found(trees=[folder or ANY])
         texts += read
-    return Found([os.path.join(folder, directory, p) for text in texts for p in diff_paths(text, strip)])
+    named = [diff_paths(text, strip) if not (mail and _AM_UNREAD.search(text)) else None for text in texts]
+    if None in named:
+        return Found(trees=[folder or ANY])
+    return Found([os.path.join(folder, directory, p) for paths in named for p in paths or []])

@@ -3,7 +3,7 @@
 kinds). One `git ls-files` a check, limited to the protected paths found below the trees the command writes and the
 folders between them and the top (a tracked file where a folder is: git replaces the folder with what is below
 it); `git stash pop|apply|branch` write the files the stash holds (stash_files). A git that fails, is missing or
-takes longer than TIMEOUT_S leaves every protected path counted."""
+takes longer than TIMEOUT_S (a check in all, whatever the folders) leaves every protected path counted."""
 
 from __future__ import annotations
 
@@ -27,8 +27,9 @@ def git_touched(trees: tuple[tuple[str, tuple[str, ...]], ...], kinds: frozenset
                 root: str, stash: Stash | None = None) -> int | None:
     """The first rule (its index) covering a path at or below the trees that git lists among `kinds` (trees: for
     each folder git may run in, the trees it writes there), or a file the stash holds; None when none does."""
+    deadline = time.monotonic() + TIMEOUT_S         # for the whole check, however many folders git runs in
     if stash is not None:
-        return _stash_touched(trees, stash, rules, root)
+        return _stash_touched(trees, stash, rules, root, deadline)
     found: list[list[tuple[str, list[str]]] | None] = []      # per rule: (folder git runs in, protected paths)
     for spec, matches in rules:
         per_folder: list[tuple[str, list[str]]] | None = []
@@ -43,7 +44,7 @@ def git_touched(trees: tuple[tuple[str, tuple[str, ...]], ...], kinds: frozenset
     for per_folder in found:
         for at, paths in per_folder or []:
             asked.setdefault(at, []).extend(paths)
-    listed = {at: git_listed(at, kinds, paths) for at, paths in asked.items() if paths}
+    listed = {at: git_listed(at, kinds, paths, deadline) for at, paths in asked.items() if paths}
     for index, per_folder in enumerate(found):
         if per_folder is None or any(_touches(listed[at], at, paths, root, rules[index])
                                      for at, paths in per_folder if paths):
@@ -52,10 +53,10 @@ def git_touched(trees: tuple[tuple[str, tuple[str, ...]], ...], kinds: frozenset
 
 
 def _stash_touched(trees: tuple[tuple[str, tuple[str, ...]], ...], stash: Stash, rules: list[Covers],
-                   root: str) -> int | None:
+                   root: str, deadline: float) -> int | None:
     """The first rule covering a file the stash holds (a folder on disk there: a protected path below it; a file
     not on disk yet counts too), from each folder git may run in; where git cannot say, a path below the trees."""
-    held = {at: stash_files(at, stash) for at, _ in trees}
+    held = {at: stash_files(at, stash, deadline) for at, _ in trees}
     for index, (spec, matches) in enumerate(rules):
         for at, below in trees:
             files = held[at]
@@ -102,7 +103,7 @@ def _folders_above(path: str) -> list[str]:
     return out
 
 
-def git_listed(at: str, kinds: frozenset[str], protected: list[str]) -> list[str] | None:
+def git_listed(at: str, kinds: frozenset[str], protected: list[str], deadline: float) -> list[str] | None:
     """What `git ls-files`, run in the folder `at`, lists of `kinds` at the protected paths and the folders above
     them below the work tree's top, relative to `at` (a folder listed whole, ignored or a repository of its own,
     ends in `/`); None when git fails, is missing or takes longer than TIMEOUT_S. Tracked: in the index or in
@@ -122,17 +123,16 @@ def git_listed(at: str, kinds: frozenset[str], protected: list[str]) -> list[str
     flags += {frozenset({UNTRACKED}): ["--exclude-standard"], frozenset({IGNORED}): [
         "--ignored", "--exclude-standard", "--directory"], frozenset({UNTRACKED, IGNORED}): ["--directory"]}.get(
         others, [])
-    out = _git(at, ["ls-files", "-z", *flags, "--", *pathspecs], time.monotonic() + TIMEOUT_S)
+    out = _git(at, ["ls-files", "-z", *flags, "--", *pathspecs], deadline)
     return None if out is None else [entry for entry in out.split("\0") if entry]
 
 
-def stash_files(at: str, stash: Stash) -> list[str] | None:
+def stash_files(at: str, stash: Stash, deadline: float) -> list[str] | None:
     """The files `git stash pop|apply` run in `at` writes, relative to `at`: those its tracked changes name (the
     work tree's and the index's, against the commit it was made on) and its untracked files (a third parent);
     for `branch`, which checks that commit out first, also those where HEAD differs from it. None when git fails
     or takes longer than TIMEOUT_S in all, the stash is not one, or HEAD removed a file it changes, or a file in a
     folder where it adds one, since that commit (a rename: git's merge writes the change to the new name)."""
-    deadline = time.monotonic() + TIMEOUT_S
     revs = _git(at, ["rev-parse", "--show-cdup", "HEAD", stash.ref, stash.ref + "^@"], deadline)
     up, *ids = (revs or "\n").split("\n")[:-1]          # the way up to the top, HEAD, the stash, its parents
     if len(ids) not in (4, 5) or not all(_COMMIT.fullmatch(i) for i in ids):
@@ -166,14 +166,17 @@ def _changed(at: str, old: str, new: str, deadline: float) -> list[tuple[str, st
 
 def _git(at: str, args: list[str], deadline: float) -> str | None:
     """What git prints, run in the folder `at`; None when it fails, is missing or is still running at the deadline.
-    The one way git runs here: no hook nor configured program (core.fsmonitor off), pathspecs read literally, no
-    lock taken."""
+    The one way git runs here: no hook nor configured program (core.fsmonitor off), no object fetched (a partial
+    clone's promisor remote runs its config's upload-pack command: no transport allowed, lazy fetch off), pathspecs
+    read literally, no lock taken."""
     env = {**os.environ, "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0",
-           "GIT_LITERAL_PATHSPECS": "1"}
+           "GIT_LITERAL_PATHSPECS": "1", "GIT_NO_LAZY_FETCH": "1", "GIT_ALLOW_PROTOCOL": "none"}
+    left = deadline - time.monotonic()
+    if left <= 0:
+        return None
     try:
         done = subprocess.run(["git", "-c", "core.fsmonitor=false", *args], cwd=at, env=env,
-                              stdin=subprocess.DEVNULL, capture_output=True, check=False,
-                              timeout=max(deadline - time.monotonic(), 0.001))
+                              stdin=subprocess.DEVNULL, capture_output=True, check=False, timeout=left)
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.decode("utf-8", "surrogateescape") if done.returncode == 0 else None

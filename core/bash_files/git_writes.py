@@ -10,11 +10,13 @@ import os
 import re
 
 from contextual.core.bash_files.diffs import git_diff
+from contextual.core.bash_files.reads import in_folders
 from contextual.core.bash_files.write_programs import (GIT_HERE, GIT_SAME_COMMIT, GIT_STASH_ALL, GIT_STASH_APPLIES,
                                                        GIT_STASH_KEEPS, GIT_STASH_UNTRACKED, GIT_TREES, GIT_VALUES,
                                                        GIT_WRITES)
 from contextual.core.bash_files.write_words import ANY, Found, GitTrees, Stash, read_options
 from contextual.core.git_runs import split
+from contextual.core.regular_file import read_regular
 from contextual.core.shell.findings import Input
 from contextual.core.shell.nodes import Word, command_name
 from contextual.core.shell.parse import ShellParse
@@ -52,9 +54,11 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str]) -> Fou
         return Found()
     sub, rest = words[i], words[i + 1:]
     found = Found()
+    icase = "--icase-pathspecs" in words[:i]
     if sub in GIT_WRITES:
-        paths = [w for w in rest if not (isinstance(w, str) and w.startswith("-"))]
-        found.trees += [os.path.join(folder, w) if isinstance(w, str) and folder else w for w in paths]
+        found.extend(_pathspecs([w for w in rest if not (isinstance(w, str) and w.startswith("-"))], folder, icase))
+        if any(_from_file(w) for w in rest):
+            found.tops.append((folder or ANY, ""))
     whole = os.path.join(folder, tree) if tree else None     # the work tree, when the line names it (--work-tree)
     spec = GIT_TREES.get(str(sub))
     if sub == "stash" and rest and not (isinstance(rest[0], str) and rest[0].startswith("-")):
@@ -72,7 +76,7 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str]) -> Fou
         if (spec.only and not seen & spec.only) or seen & spec.never:
             pass
         elif spec.operands == "each" and operands:
-            written.trees += [os.path.join(folder, o) if isinstance(o, str) else o for o in operands]
+            written.extend(_pathspecs(operands, folder, icase))
         elif sub in GIT_HERE or whole:
             written.trees.append(whole or folder or ANY)
         else:
@@ -85,6 +89,29 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str]) -> Fou
     if sub in ("apply", "am"):
         found.extend(git_diff(str(sub), rest, given, folders, folder))
     return found
+
+
+def _pathspecs(words: list[Word], folder: str, icase: bool) -> Found:
+    """The trees git pathspecs may name, from the folder git runs in: a literal path as written; a glob (`*`, `?`,
+    `[`: git matches them, `*` across folders too) the folder before its first glob character; a magic one (`:/`,
+    `:(top)`, `:!x`, `:(icase)…`) and any, given --icase-pathspecs, the whole work tree."""
+    found = Found()
+    for word in words:
+        if not isinstance(word, str):
+            found.trees.append(word)
+        elif word.startswith(":") or icase:
+            found.tops.append((folder or ANY, ""))
+        else:
+            literal = re.split(r"[*?[]", word, maxsplit=1)[0]
+            tree = word if literal == word else os.path.dirname(literal)
+            found.trees.append(os.path.join(folder, tree) or ANY)
+    return found
+
+
+def _from_file(word: Word) -> bool:
+    """`--pathspec-from-file=F` as git's option parser reads it (any unambiguous start: `--pathspec-fr`)."""
+    name = word.partition("=")[0] if isinstance(word, str) else ""
+    return len(name) > len("--pathspec-f") and "--pathspec-from-file".startswith(name)
 
 
 def _stash(words: tuple[Word, ...]) -> Stash | None:
@@ -103,13 +130,41 @@ def _stash(words: tuple[Word, ...]) -> Stash | None:
 
 def work_tree(folder: str) -> str:
     """The top of the work tree holding a folder, as the project is now (the nearest folder at or above it with
-    a .git); the folder itself when none has one."""
+    a .git git takes for one: _stops_git); the folder itself when none has one."""
     start = probe = os.path.normpath(folder)
-    while not os.path.lexists(os.path.join(probe, ".git")):
+    while not _stops_git(os.path.join(probe, ".git")):
         if os.path.dirname(probe) == probe:
             return start
         probe = os.path.dirname(probe)
     return probe
+
+
+def _stops_git(dot_git: str) -> bool:
+    """Whether git looking for its repository stops at this .git: a file (a `gitdir:` link; one it cannot read
+    stops it with an error), or a folder holding objects/, refs/ and a HEAD naming a ref or a commit. Git passes
+    over any other (an empty `sub/.git` folder, a link to nothing) to the folder above, so the check does too."""
+    if not os.path.exists(dot_git):
+        return False
+    if not os.path.isdir(dot_git):
+        return True
+    common = dot_git
+    try:
+        with open(os.path.join(dot_git, "commondir"), encoding="utf-8", errors="replace") as pointer:
+            common = os.path.join(dot_git, pointer.read(4096).strip())      # a worktree's git folder
+    except OSError:
+        pass
+    head = os.path.join(dot_git, "HEAD")
+    if not (os.path.isdir(os.path.join(common, "objects")) and os.path.isdir(os.path.join(common, "refs"))
+            and os.path.isfile(head)):
+        return False
+    try:
+        if os.path.islink(head) and os.readlink(head).startswith("refs/"):
+            return True
+        text = read_regular(head, 256).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return (text.startswith("ref:") and text[4:].lstrip().startswith("refs/")) or \
+        re.match("[0-9a-fA-F]{40}", text) is not None
 
 
 def _kinds(sub: str, seen: set[str], operands: list[Word]) -> frozenset[str] | None:
@@ -130,12 +185,12 @@ def _kinds(sub: str, seen: set[str], operands: list[Word]) -> frozenset[str] | N
     return None
 
 
-def state_holds(command: str, parsed: ShellParse, found: Found) -> bool:
+def state_holds(command: str, parsed: ShellParse, found: Found, folders: list[str]) -> bool:
     """Whether git's state when the line is checked is what its one git command writing some files meets: no other
     git command but those that only read, no wrapper around it (`sudo`, `env -i`: another HOME, config), no
     setting of git's variables or HOME, nothing else the line writes that may change what git tracks or ignores
-    (a file in a .git folder or named .git*; any other file or tree where untracked files count), and every
-    word known."""
+    (a file in a .git folder or named .git*, as written or through a link, or a file with another name: a hard
+    link; any other file or tree where untracked files count), and every word known."""
     if len(found.git) != 1 or not parsed.certain or parsed.writes_unknown or parsed.latent or \
             _GIT_SETTINGS.search(command):
         return False
@@ -145,13 +200,25 @@ def state_holds(command: str, parsed: ShellParse, found: Found) -> bool:
         return False
     written = [p for p in [*found.files, *parsed.written] if p not in _NO_FILES]
     if None in written or (written and some.kinds != {TRACKED}) or any(
-            part.startswith(".git") for path in written if path for part in path.split("/")):
+            _in_git(path, full, folders[0]) for path in written if path for full in in_folders(path, folders)):
         return False
     writing = [words for words in parsed.commands if words and isinstance(words[0], str)
                and command_name(words[0]) == "git" and not _reads(words)]
     wrapped = any(len(words) > len(one) and words[-len(one):] == one for one in writing
                   for words in parsed.commands)
     return len(writing) == 1 and not wrapped
+
+
+def _in_git(path: str, full: str, root: str) -> bool:
+    """Whether writing a path may change git's state: a .git* part as written or where its links lead (`g/index`
+    with g a link to .git), or a file known by another name too (a hard link to .git/index)."""
+    real = os.path.relpath(os.path.realpath(full), root)
+    if any(part.startswith(".git") for name in (path, real) for part in name.split(os.sep)):
+        return True
+    try:
+        return os.path.isfile(full) and os.stat(full).st_nlink > 1
+    except OSError:
+        return False
 
 
 def _reads(words: tuple[Word, ...]) -> bool:

@@ -18,7 +18,6 @@ from contextual.core.shell.nodes import Word
 from contextual.core.shell.parse import parse_command
 
 _GLOB_CHARS = re.compile(r"[*?[]")
-_BRACE = re.compile(r"\{([^{}]*,[^{}]*)\}")
 GLOB_HITS = 1000          # paths one pattern may name before the rest are not looked at
 
 def named_paths(command: str, root: str) -> list[str]:
@@ -54,17 +53,37 @@ def _git_tree_paths(words: tuple[Word, ...]) -> list[str]:
 
 
 def _braces(word: str) -> list[str]:
-    """`{a,b}c` and `{d..f}`, `{1..3}` as bash expands them to words (at most 64)."""
+    """`{a,b}c`, `{a,{b}}` and `{d..f}`, `{1..3}` as bash expands them to words (at most 64)."""
     words, done = [word], list[str]()
     while words and len(words) + len(done) < 64:
         word = words.pop()
-        found = _BRACE.search(word) or _SEQUENCE.search(word)
-        if found is None:
+        listed = _listed_brace(word)
+        found = _SEQUENCE.search(word) if listed is None else None
+        if listed is not None:
+            start, end, parts = listed
+            words.extend(word[:start] + part + word[end:] for part in parts)
+        elif found is None:
             done.append(word)
         else:
-            parts = found.group(1).split(",") if found.re is _BRACE else _sequence(*found.groups())
-            words.extend(word[:found.start()] + part + word[found.end():] for part in parts)
+            words.extend(word[:found.start()] + part + word[found.end():] for part in _sequence(*found.groups()))
     return done + words
+
+
+def _listed_brace(word: str) -> tuple[int, int, list[str]] | None:
+    """The first `{…}` holding a comma outside the braces nested in it (`{a,b{c}}` is `a` and `b{c}`): where it
+    starts and ends, and its parts."""
+    for start in (i for i, char in enumerate(word) if char == "{"):
+        depth, cuts = 0, [start]
+        for at in range(start, len(word)):
+            depth += {"{": 1, "}": -1}.get(word[at], 0)
+            if word[at] == "," and depth == 1:
+                cuts.append(at)
+            if depth == 0:
+                if len(cuts) > 1:
+                    cuts.append(at)
+                    return start, at + 1, [word[a + 1:b] for a, b in zip(cuts, cuts[1:])]
+                break
+    return None
 
 
 _SEQUENCE = re.compile(r"\{(?:(-?\d+)\.\.(-?\d+)|([A-Za-z])\.\.([A-Za-z]))(?:\.\.(-?\d+))?\}")

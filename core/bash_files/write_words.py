@@ -168,15 +168,24 @@ def find_writes(words: tuple[Word, ...]) -> tuple[list[Word], list[Word], list[N
     return (files, [], [(start, tests) for start in starts]) if tests else (files, starts, [])
 
 
+def _find_starts(words: tuple[Word, ...]) -> list[Word]:
+    """Where find looks: its starting points; following links (`-L`, `-follow`) also any path below the folder it
+    runs in (a link below a starting point may lead there, where the same names are)."""
+    starts = _named_starts(words)
+    at = next((i for i, w in enumerate(words) if isinstance(w, str) and w not in ("-H", "-L", "-P")), len(words))
+    follows = [w for w in words[:at] if w in ("-L", "-P")][-1:] == ["-L"] or "-follow" in words[at:]
+    return [*starts, ANY] if follows and ANY not in starts else starts
+
+
 def find_lists(words: tuple[Word, ...]) -> tuple[list[Word], tuple[tuple[str, bool], ...] | None] | None:
     """What `find` prints: the entries below its starting points, narrowed by name tests joined by "and"; None
     when it may print more (`-printf`, `-ls`, `-exec echo …`) or a word is only known when it runs."""
-    if any(w is None or w in FIND_PRINTS for w in words):
-        return None
+    if any(w is None or w in FIND_PRINTS or w in FIND_OUTPUTS for w in words):
+        return None             # `-fprintf /dev/stdout '.env'`: a file named so is the pipe
     return _find_starts(words), _find_names(words, printed=True)
 
 
-def _find_starts(words: tuple[Word, ...]) -> list[Word]:
+def _named_starts(words: tuple[Word, ...]) -> list[Word]:
     at = next((i for i, w in enumerate(words) if isinstance(w, str) and w not in ("-H", "-L", "-P")), len(words))
     starts: list[Word] = []
     for word in words[at:]:

@@ -33,6 +33,7 @@ from contextual.core.bash_files.write_words import (ANY, Found, GitTrees, Stash,
                                                     find_writes, read_options)
 from contextual.core.shell.findings import Input
 from contextual.core.shell.nodes import Word, command_name
+from contextual.core.shell.options import replace_string
 from contextual.core.shell.parse import ShellParse, parse_command
 
 
@@ -53,6 +54,7 @@ class Writes:
 _GLOB = re.compile(r"[*?[{]")
 TREE_ENTRIES = 2000           # entries looked through below a tree before it is taken to hold a protected file
 STDIN = "\0"                  # a word xargs makes of what it reads (no word of a line holds a NUL)
+_PARALLEL = frozenset({"parallel", "sem"})
 _SPLIT_AT = re.compile(r"[\s'\"\\]")  # where xargs without -0 splits or unquotes what it reads
 
 
@@ -64,7 +66,7 @@ def written_paths(command: str, root: str) -> Writes:
     inputs = parsed.inputs + (Input(),) * (len(parsed.commands) - len(parsed.inputs))
     for words, given in zip(parsed.commands, inputs):
         found.extend(_written_by(words, given, folders))
-    if found.git and not state_holds(command, parsed, found):
+    if found.git and not state_holds(command, parsed, found, folders):
         found.whole()
     if found.split and _split_names(found, folders):
         found.trees.append(ANY)        # xargs splits a name into words that may name any path
@@ -108,7 +110,10 @@ def _guessed(command: str, parsed: ShellParse, folders: list[str]) -> list[str]:
     chosen = [p for p in pieces if _GLOB.search(p) and "$" not in p]
     chosen += [value for w in words for value in DEFAULT.findall(w)]
     chosen += [p.partition("=")[2] for p in pieces if re.match(r"[A-Za-z_]\w*=", p)]
-    return expand_words(chosen, command, parsed.commands, folders)
+    # GNU parallel gives its command the words after `:::`, a file's lines, what it reads: any path
+    runs_parallel = any(words and isinstance(words[0], str) and command_name(words[0]) in _PARALLEL
+                        for words in parsed.commands)
+    return expand_words(chosen, command, parsed.commands, folders) + ([ANY] if runs_parallel else [])
 
 
 def _written_by(words: tuple[Word, ...], given: Input, folders: list[str]) -> Found:
@@ -133,7 +138,7 @@ def _fed(words: tuple[Word, ...], given: Input, folders: list[str]) -> Found:
     """A command xargs runs: its last word, and each it makes with -I, is what xargs reads (STDIN), so a path made
     of one is what the input may name: the names a find before the `|` prints, a here-string's words, else any
     path below the folder it runs in (`ls | xargs rm`). A word only known otherwise (`$X`) is guessed too."""
-    found = _written_by(tuple(STDIN if w is None else w for w in words), Input("other", None), folders).whole()
+    found = _written_by(_made(words, given), Input("other", None), folders).whole()
     names = _xargs_names(given)
     out = Found(tops=[(ANY if STDIN in top else top, path) for top, path in found.tops],
                 files=[None] if None in words[:-1] else [])
@@ -149,6 +154,20 @@ def _fed(words: tuple[Word, ...], given: Input, folders: list[str]) -> Found:
     out.named += [(ANY, ()) if isinstance(start, str) and STDIN in start else (start, tests)
                   for start, tests in found.named]
     return out
+
+
+def _made(words: tuple[Word, ...], given: Input) -> tuple[Word, ...]:
+    """The command's words with what xargs reads as STDIN: a last word after them, or under -I STR each word holding
+    STR, STR standing for it there (`{}/../k` is a path beside the name read; fed holds the words as written)."""
+    replace = replace_string(list(given.xargs[1:]))
+    made = [STDIN if w is None else w for w in words]
+    written = given.fed[len(given.fed) - len(words) + 1:] if len(given.fed) >= len(words) - 1 else None
+    if replace and written is not None and all(w is None or w == f for w, f in zip(words, written)):
+        return tuple(f.replace(replace, STDIN) if w is None and isinstance(f, str) and replace in f else m
+                     for w, f, m in zip(words, written, made))
+    if replace:             # the words as written not found (another wrapper between): any path
+        return tuple(STDIN + os.sep + STDIN if w is None else w for w in words)
+    return tuple(made)
 
 
 def _xargs_names(given: Input) -> Found:

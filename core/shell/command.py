@@ -73,7 +73,8 @@ class SimpleCommands:
             if inner is None:
                 return
             if wrapper.appends_input:     # xargs: the command's last words are what xargs reads
-                given = dataclasses.replace(given, xargs=tuple(words[:len(words) - len(inner) + 1]))
+                given = dataclasses.replace(given, xargs=tuple(words[:len(words) - len(inner) + 1]),
+                                            fed=tuple(words[len(words) - len(inner) + 1:]))
             words, open_tail = inner, wrapper.appends_input
         self.findings.unreadable()
 

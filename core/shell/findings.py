@@ -19,6 +19,7 @@ class Input:
     value: Word = ""                  # the text, or the file's name; None when only known when it runs
     source: tuple[Word, ...] = ()     # "pipe": the words of the simple command writing into it; () when not one
     xargs: tuple[Word, ...] = ()      # the xargs running this command, its word and options (it adds what it reads)
+    fed: tuple[Word, ...] = ()        # xargs: its command's words as written (-I STR made those holding STR unknown)
 
 
 NO_INPUT = Input()

@@ -10,8 +10,8 @@ from tree_sitter import Node
 
 Word = str | None
 # glob, brace or extglob pattern in an unquoted word: a brace only with a comma or a `..` sequence inside, as bash
-# expands it (`stash@{2}`, find's `{}` and `{x}` stay as written)
-PATTERN = re.compile(r"[*?\[]|[@!+]\(|\{[^{}]*(?:,|\.\.)[^{}]*\}")
+# expands it (`stash@{2}`, find's `{}` and `{x}` stay as written), braces inside it too (`{.env,{x}}` is `.env {x}`)
+PATTERN = re.compile(r"[*?\[]|[@!+]\(|\{.*(?:,|\.\.).*\}", re.S)
 
 
 def command_name(word: str) -> str:

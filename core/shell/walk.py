@@ -158,6 +158,9 @@ class TreeWalk:
             arguments = arguments[:-1]    # `exec {fd}>lock`: the descriptor's name, not an argument
         if node.parent is not None and node.parent.type == "redirected_statement":
             arguments += redirect_words(node.parent)    # `exec 2>/dev/null rm f`: tree-sitter reads rm as a target
+        parts = [name, *node.children_by_field_name("argument")]
+        if any(a.end_byte == b.start_byte for a, b in zip(parts, parts[1:])):
+            self.findings.misparsed()     # `cat {\.env,x}`: tree-sitter splits at `{\` what bash reads as one word
         words = [word_value(name)] + [word_value(arg) for arg in arguments]
         listed[node.id] = tuple(words)
         self.reader.add(words, depth, standard_input(node), _input(node, listed))
