@@ -42,7 +42,8 @@ def strip_thinking(reply: str) -> tuple[str, str]:
     return _THINK.sub("", reply), thinking
 
 
-def _visible(reply: str) -> str:
+def visible_reply(reply: str) -> str:
+    """The reply as said: without its thinking, and without an observation the model made up."""
     visible, _ = strip_thinking(reply)
     # A model that ignores the stop sequence may invent an observation: nothing after it counts.
     return visible.split("\nObservation:", 1)[0]
@@ -74,7 +75,7 @@ def finish_so_far(partial_reply: str) -> str | None:
     """While a reply streams: the final answer's text so far when its first Action is Finish, else None.
     A trailing run of `]` and spaces is held back (one of them closes the call); every value returned is a
     prefix of what parse_reply gives for the whole reply."""
-    visible = _visible(partial_reply)
+    visible = visible_reply(partial_reply)
     first = _ACTION.search(visible)
     if first is None or first.group(1) != FINISH:
         return None
@@ -108,7 +109,7 @@ class AnswerStream:
                 return ""
             self._action_seen = True
         reply = "".join(self._parts)
-        first = _ACTION.search(_visible(reply))
+        first = _ACTION.search(visible_reply(reply))
         if first is not None and first.group(1) != FINISH:
             self._tool_step = True
             return ""
@@ -129,7 +130,7 @@ def _named(tools: set[str] | frozenset[str]) -> str:
 
 
 def parse_reply(reply: str, known_tools: set[str] | frozenset[str]) -> Parsed:
-    visible = _visible(reply)
+    visible = visible_reply(reply)
     match = _ACTION.search(visible)
     if not match:
         _no_action_line(visible, known_tools)

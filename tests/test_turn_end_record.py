@@ -256,3 +256,30 @@ async def test_a_crash_whose_message_holds_a_key_across_the_reasons_cut_records_
                 await run(engine, "first")
         (end,) = engine.turn_ends.values()
     assert end.reason.startswith(said + "xxx") and key[:5] not in end.reason, end.reason[-40:]
+
+
+def test_a_reply_cut_off_mid_stream_is_kept_as_said_without_a_made_up_observation_or_a_keys_start():
+    """What a stopped reply keeps in history is what the chat could show: no observation the model invented after
+    its action (the parser ignores it), no thinking, and not the first characters of a key the stream was still
+    holding back when the user stopped it."""
+    from contextual.core import secrets
+    from contextual.core.engine.model_call import Reply
+    from contextual.core.engine.turn_ends import Said, TurnEnds
+
+    class Recorded(list):
+        def append(self, message):
+            super().append(message)
+            return message
+
+    secrets.remember("sk-live-0123456789abcdef0123")
+    ends = TurnEnds.__new__(TurnEnds)
+    ends._recorder = recorded = Recorded()
+    reply = Reply(text=["<think>private</think>Thought: run it\nAction: Bash[{\"command\": \"ls\"}]",
+                        "\nObservation: made up by the model\nThought: and the key is sk-live-0123"])
+    ends._cut_off(Said(reply, 3), "t1")
+    (message,) = recorded
+    assert message.content == 'Thought: run it\nAction: Bash[{"command": "ls"}]'
+    assert message.meta == {"step": 3, "turn": "t1", "interrupted": True}
+    reply = Reply(text=["Thought: the key starts sk-live-01"])
+    ends._cut_off(Said(reply, 4), "t1")
+    assert recorded[-1].content == "Thought: the key starts"

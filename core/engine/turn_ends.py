@@ -14,7 +14,7 @@ from contextual.core.engine.prompt_state import PromptState
 from contextual.core.engine.recorder import Recorder
 from contextual.core.engine.model_call import Reply
 from contextual.core.messages import Message
-from contextual.core.react import strip_thinking
+from contextual.core.react import visible_reply
 from contextual.core.reminder import system_reminder
 from contextual.core.session.schema import INTERRUPTED, STOPPED_BY_USER, TurnEnd
 from contextual.core.textsafe import one_line, valid_unicode
@@ -67,8 +67,8 @@ class TurnEnds:
         """The reply as far as it streamed, in history (as Claude Code keeps an interrupted message): the chat
         showed it, and "go on, but shorter" needs the model to see what it had said. Its thinking is not kept: the
         model's own notes, not said to the user. Never acted on: it has no call, so nothing pairs with it."""
-        visible, _ = strip_thinking(valid_unicode("".join(said.reply.text)))
-        text = secrets.redact(visible).strip()
+        text = secrets.redact(visible_reply(valid_unicode("".join(said.reply.text))))
+        text = text[:len(text) - secrets.key_start_at_end(text)].strip()    # a key's start at the cut, as streamed
         if text:
             self._recorder.append(Message("assistant", text, meta={"step": said.step, "turn": turn_id,
                                                                    "interrupted": True}))
