@@ -415,3 +415,15 @@ def test_a_held_paste_ends_when_the_input_goes_quiet_and_its_rest_after_a_stall_
     stalled = _parsed([(0, "\x1b[200~one\r"), (IDLE_S, ""), (2 * IDLE_S, "two\rthree"), (4 * IDLE_S, ""),
                        (5 * IDLE_S, "\rfour\x1b[201~"), (5 * IDLE_S, "\r")])
     assert stalled == [("Paste", "one\r"), ("Paste", "two\rthree"), ("Paste", "\rfour"), ("Key", "enter")]
+
+
+def test_an_end_marker_inside_pasted_text_does_not_type_the_rest_as_keys():
+    """A copied text holding `ESC [201~` ended the paste there and typed what followed, its line end an `enter`
+    that sent a message nobody pressed enter for. In one read, a second end marker with no start between makes
+    it one paste; a separate read after a paste is typed as before."""
+    crafted = _parsed([(0, "\x1b[200~hello\x1b[201~ rm -rf ~\r\x1b[201~")])
+    assert crafted == [("Paste", "hello rm -rf ~\r")]
+    typed = _parsed([(0, "\x1b[200~hello\x1b[201~"), (1, "h"), (1, "\r")])
+    assert typed == [("Paste", "hello"), ("Key", "h"), ("Key", "enter")]
+    two = _parsed([(0, "\x1b[200~a\x1b[201~\x1b[200~b\x1b[201~")])
+    assert two == [("Paste", "a"), ("Paste", "b")]

@@ -20,6 +20,10 @@ sent, and ended apart from any key the app reads it before a ctrl+q that follows
 unless it is one key, is the same paste's rest (after a network stall): pasted too, its line ends never an `enter`.
 No size bound: the rest of a large paste cut by one would be typed, an `enter` among it sending the first part.
 
+Copied text can hold an end marker itself (a crafted web page: `hello ESC[201~ rm -rf ~ CR`), and a terminal that
+does not filter it ends the paste there, the rest typed and its line end an `enter`. One read holding a second end
+marker with no start between is one paste up to its last end: a person types nothing inside a burst.
+
 The thread asks the driver module for its decoder and its parser by name each time it starts, so those names are
 given these: installed once when the app is imported, as terminal_guard.py installs its step. Windows reads keys as
 text already, and has no such module.
@@ -81,6 +85,10 @@ class PasteGuard:
                     break
                 whole = "".join(self._held) + text
                 at = whole.find(PASTE_END, max(0, len(whole) - len(seen)))
+                rest = whole[at + len(PASTE_END):]
+                last = rest.rfind(PASTE_END)
+                if last >= 0 and PASTE_START not in rest[:last]:      # an end marker inside the pasted text
+                    at += len(PASTE_END) + last
                 out.append(without_sequences(whole[:at]) + PASTE_END)
                 text, self._held, self._tail = whole[at + len(PASTE_END):], None, ""
         return "".join(out)
