@@ -15,7 +15,7 @@ from contextual.environ import drop_key_variables
 from contextual.output import OUTPUT_FORMATS, Printer, make_printer
 from contextual.piped_input import read_piped, with_piped
 from contextual.core import __version__, package_data
-from contextual.core.config import PERMISSION_MODES, PROVIDERS, Config, ConfigError, load_config
+from contextual.core.config import MODE_ALIASES, PERMISSION_MODES, PROVIDERS, Config, ConfigError, load_config
 
 DESCRIPTION = """\
 Contextual: a terminal coding agent whose context you can see.
@@ -23,9 +23,9 @@ Contextual: a terminal coding agent whose context you can see.
 Run it inside your project. With no -p it opens the full-screen app; with -p it
 runs one turn headless and prints the final answer.
 
-Configure a model once (flags > environment > .contextual/config.toml >
-$CONTEXTUAL_HOME/config.toml), e.g. for any OpenAI-compatible server (Ollama,
-llama.cpp, vLLM, OpenAI):
+Configure a model once (flags > environment > .contextual/config.local.toml >
+.contextual/config.toml > $CONTEXTUAL_HOME/config.toml), e.g. for any
+OpenAI-compatible server (Ollama, llama.cpp, vLLM, OpenAI):
   export CONTEXTUAL_BASE_URL=http://localhost:11434/v1
   export CONTEXTUAL_MODEL=qwen2.5-coder
   export CONTEXTUAL_API_KEY=...       # or OPENAI_API_KEY / ANTHROPIC_API_KEY
@@ -35,6 +35,7 @@ llama.cpp, vLLM, OpenAI):
 EPILOG = """\
 subcommands (no model is called):
   contextual replay PATH... [--policy NAME]... [--dump DIR] [--json FILE]
+                    [--jobs N] [--progress]
       replay recorded agent trajectories through the context pipeline
   contextual context [-c | -r ID] [--input TEXT] [--json]
       print the prompt the next model call would send, layer by layer
@@ -67,11 +68,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--provider", choices=PROVIDERS, help="wire protocol (default openai)")
     p.add_argument("--base-url", metavar="URL", help="endpoint, e.g. http://localhost:11434/v1")
     p.add_argument("--model", metavar="NAME", help="model name")
-    p.add_argument("--context-window", type=int, metavar="N", help="tokens (default 200000)")
-    p.add_argument("--permission-mode", choices=PERMISSION_MODES,
+    p.add_argument("--context-window", type=int, metavar="N",
+                   help="tokens (default: the window the server states, else the model table's, else 200000)")
+    p.add_argument("--permission-mode", choices=(*PERMISSION_MODES, *MODE_ALIASES),
+                   metavar="{" + ",".join(PERMISSION_MODES) + "}",
                    help="default: ask before Bash/Write/Edit/MultiEdit (headless: refuse); "
                         "accept-edits: edits allowed, Bash asks; plan: reads only, the answer is a plan; "
-                        "bypass: allow all")
+                        "bypass: allow all (Claude Code's " + " and ".join(MODE_ALIASES) + " are read as "
+                        + " and ".join(MODE_ALIASES.values()) + ")")
     p.add_argument("--summary-timeout", type=float, metavar="S", help="seconds for summary generation (default 120)")
     p.add_argument("--keep-rounds", type=int, metavar="N", help="rounds kept verbatim at compaction (default 10)")
     p.add_argument("--max-steps", type=int, metavar="N", help="model calls allowed in one turn (default 50)")

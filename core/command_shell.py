@@ -46,8 +46,9 @@ def _refused(command: str, config: Config, granted: Iterable[str]) -> str | None
         rule = config.permissions.denies("Bash", args, str(root))
         named = rule.text if rule else "Bash"
         if permissions.opaque(args):
-            return f"denied: part of it is only known when it runs, so the permission rule {named!r} cannot be checked"
-        return f"denied by the permission rule {named!r}"
+            return f"{permissions.denied_by(named)}: part of it is only known when it runs, so the rule cannot be " \
+                "checked"
+        return permissions.denied_by(named)
     if verdict == "ask":
         return "no permission rule or the command's allowed-tools allows it"
     return None

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Literal, Mapping
 
 from contextual.core import credentials, secrets, trust
-from contextual.core.config_text import ConfigTextError, parse_toml, read_config_text
+from contextual.core.config_text import ConfigTextError, parse_toml, read_config_text, unknown_keys
 from contextual.core.hooks import Hooks, parse_hooks
 from contextual.core import window_budget as budget
 from contextual.core.permission_rules import PermissionRules, RuleError
@@ -20,6 +20,11 @@ class ConfigError(Exception):
 
 
 PERMISSION_MODES = ("default", "accept-edits", "plan", "bypass")
+# Our permission modes in Claude Code's names: a hook's `permission_mode` gets them, and a flag, variable or config
+# file may use them (`--permission-mode acceptEdits` was refused though hooks are told `acceptEdits`); ours stay
+# the names shown and recorded.
+CLAUDE_MODES = {"default": "default", "accept-edits": "acceptEdits", "plan": "plan", "bypass": "bypassPermissions"}
+MODE_ALIASES = {claude: ours for ours, claude in CLAUDE_MODES.items() if claude != ours}
 PROVIDERS = ("openai", "anthropic")
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"      # the anthropic provider's endpoint when none is set
 
@@ -137,6 +142,11 @@ _BOOL = {"auto_compact", "compaction_preview"}
 _STR = {"provider", "base_url", "model", "api_key", "permission_mode", "summary_model"}
 KNOWN_KEYS = _INT | _COUNT | _FLOAT | _BOOL | _STR | _RATIO
 TABLES = {"models"}                 # sections kept as they are, checked by their reader
+SECTIONS = {"output_reserve", "permissions", "trusted_projects", "hooks"}    # read apart from the settings above
+SETTINGS = KNOWN_KEYS | TABLES | SECTIONS       # every key the top of a config file may hold
+# A [models."NAME"] table's fields (core/model_facts.py reads them): the window, the answer's limit, the prices.
+MODEL_PRICE_KEYS = ("input", "cached_input", "cache_write", "output")
+MODEL_KEYS = ("window", "max_output", *MODEL_PRICE_KEYS)
 
 ENV_NAMES = {
     "provider": "CONTEXTUAL_PROVIDER",
@@ -196,6 +206,8 @@ def _coerce(key: str, value: Any, source: str) -> Any:
             if text in ("0", "false", "no", "off"):
                 return False
             raise ValueError
+        if key == "permission_mode":
+            return MODE_ALIASES.get(str(value), str(value))
         return str(value)
     except (TypeError, ValueError):
         raise ConfigError(f"invalid value for {key} in {source}: {value!r}") from None
@@ -208,25 +220,36 @@ def _read_toml(path: Path) -> dict[str, Any]:
         data = parse_toml(read_config_text(path), path)
     except ConfigTextError as exc:
         raise ConfigError(str(exc)) from None
-    unknown = sorted(set(data) - KNOWN_KEYS - TABLES - {"output_reserve", "permissions", "trusted_projects", "hooks"})
+    unknown = set(data) - SETTINGS
     if unknown:
-        raise ConfigError(f"unknown key(s) in {path}: {', '.join(unknown)}")
-    for table in TABLES & set(data):
-        if not isinstance(data[table], dict):
-            raise ConfigError(f"invalid value for {table} in {path}: expected a table like [{table}.\"NAME\"]")
+        raise ConfigError(f"unknown key(s) in {path}: {unknown_keys(unknown, SETTINGS)}")
+    _check_models(data.get("models", {}), path)
     out = {k: v if k in TABLES else _coerce(k, v, str(path)) for k, v in data.items()
            if k not in ("permissions", "trusted_projects", "hooks")}
     if "hooks" in data:
         try:
-            out["hooks"] = parse_hooks(data["hooks"], str(path))
+            out["hooks"] = parse_hooks(data["hooks"], str(path), SETTINGS)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
     if "permissions" in data:
         try:
-            out["permissions"] = PermissionRules.from_tables(data["permissions"], source=str(path))
+            out["permissions"] = PermissionRules.from_tables(data["permissions"], source=str(path), settings=SETTINGS)
         except RuleError as exc:
             raise ConfigError(str(exc)) from None
     return out
+
+
+def _check_models(models: Any, path: Path) -> None:
+    """[models."NAME"] tables hold only MODEL_KEYS: a typo (`windw = 1000`) or a setting written below one was
+    dropped without a word, and the model ran with another window."""
+    if not isinstance(models, dict) or not all(isinstance(entry, dict) for entry in models.values()):
+        raise ConfigError(f"invalid value for models in {path}: expected a table like [models.\"NAME\"]")
+    for name, entry in models.items():
+        unknown = set(entry) - set(MODEL_KEYS)
+        if unknown:
+            table = f"[models.{json.dumps(name)}]"
+            raise ConfigError(f"unknown key(s) in {table} of {path}: "
+                              f"{unknown_keys(unknown, MODEL_KEYS, table, SETTINGS)}")
 
 
 def _from_env(env: Mapping[str, str], provider: str) -> dict[str, Any]:
@@ -244,6 +267,12 @@ def _from_env(env: Mapping[str, str], provider: str) -> dict[str, Any]:
     return out
 
 
+def _toml_value(value: Any) -> str:
+    """A string or a list of strings as the config file writes it (`["Bash(npm test:*)"]`), not as Python does
+    (`['Bash(npm test:*)']`): the trust question quotes the file."""
+    return json.dumps(value, ensure_ascii=False)
+
+
 def _permission_item(data: dict[str, Any], path: Path, kind: str = "permissions") -> trust.Item | None:
     """What the committed project file says that widens permissions (allow rules, permission_mode), as the piece
     the user approves (core/trust.py); deny rules are not in it: they always apply."""
@@ -253,7 +282,8 @@ def _permission_item(data: dict[str, Any], path: Path, kind: str = "permissions"
     if not allow and mode is None:
         return None
     content = json.dumps({"allow": allow, "permission_mode": mode}, sort_keys=True)
-    said = ([f"allow = {allow}"] if allow else []) + ([f"permission_mode = {mode!r}"] if mode is not None else [])
+    said = ([f"allow = {_toml_value(allow)}"] if allow else []) + (
+        [f"permission_mode = {_toml_value(mode)}"] if mode is not None else [])
     details = tuple(f"allow {rule} without asking" for rule in allow)
     if mode is not None:
         details += (f"permission mode {mode}" + (": every tool call runs unasked" if mode == "bypass" else ""),)
@@ -276,7 +306,7 @@ def _endpoint_item(data: dict[str, Any], path: Path) -> trust.Item | None:
         details.append(f"speak the {said['provider']} protocol")
     if "api_key" in said:
         details.append("use an API key of its own")
-    shown = ", ".join(f"{k} = {said[k]!r}" if k != "api_key" else "api_key" for k in said)
+    shown = ", ".join(f"{k} = {_toml_value(said[k])}" if k != "api_key" else "api_key" for k in said)
     return trust.Item("endpoint", json.dumps(said, sort_keys=True), f"{shown} in {path}",
                       (*details, "(takes effect at the next start)"))
 
@@ -375,7 +405,8 @@ def _project_files(root: Path, home: Path, env: Mapping[str, str], honour_all: b
         files["permissions"] = PermissionRules(tuple(dict.fromkeys(r for p in rules for r in p.allow)),
                                                tuple(dict.fromkeys(r for p in rules for r in p.deny)))
     if project_hooks:       # commands a checkout would run on our events: the user approves them first
-        item = trust.Item("hooks", project_hooks.content(), f"hooks in {root / '.contextual'}",
+        files = dict.fromkeys(hook.source for hook in project_hooks.hooks)     # the files, not their folder
+        item = trust.Item("hooks", project_hooks.content(), f"hooks in {' and '.join(files)}",
                           tuple(h.describe() for h in project_hooks.hooks))
         if not honour_all and not trust.gate(home, root, item, env):
             unapproved.append(item)

@@ -9,10 +9,11 @@ Python 3.13's decoder recurses in C up to about 10,000 levels, so a RecursionErr
 
 from __future__ import annotations
 
+import difflib
 import json
 import tomllib
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Collection, Iterable
 
 from contextual.core import bounded_json
 from contextual.core.regular_file import NotRegular, read_regular
@@ -39,6 +40,22 @@ def read_config_text(path: Path) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigTextError(f"cannot read {path}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+
+
+def unknown_keys(found: Iterable[str], known: Iterable[str], table: str = "", settings: Collection[str] = ()) -> str:
+    """The unknown keys of a config table, each with the known key it most likely meant ("context_windw (did you
+    mean context_window?)"). A key of `settings` found under the `[table]` header was meant for the top of the
+    file: TOML gives a table every key below its header (a line appended after a table), so that is said instead."""
+    choices = sorted(known)
+    named = []
+    for key in sorted(found):
+        close = difflib.get_close_matches(key, choices, n=1)
+        if table and key in settings:
+            named.append(f"{key} (a setting: TOML puts a key below {table} into that table; move it above the "
+                         "file's first table)")
+        else:
+            named.append(f"{key} (did you mean {close[0]}?)" if close else key)
+    return ", ".join(named)
 
 
 def parse_toml(text: str, path: Path) -> dict[str, Any]:

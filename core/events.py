@@ -16,7 +16,8 @@ from contextual.core.prompt import Adjustment, PromptView
 from contextual.core.messages import Message
 
 CompactionTrigger = Literal["auto", "manual"]
-PermissionDecision = Literal["allow_once", "allow_session", "allow_always", "deny"]
+# accept_edits: an edit's dialog answered with shift+tab, allowed by the accept-edits mode it turns on for the run
+PermissionDecision = Literal["allow_once", "allow_session", "allow_always", "accept_edits", "deny"]
 
 
 @dataclass(frozen=True)

@@ -36,9 +36,10 @@ import os
 import re
 import signal
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 from contextual.core import bounded_json, secrets
+from contextual.core.config_text import unknown_keys
 from contextual.core.tools.names import named_otherwise
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "PreCompact", "Stop")
@@ -52,6 +53,8 @@ NOT_RUN = ("SessionEnd", "Notification", "SubagentStart", "SubagentStop",
 # runs, on every matching event, in the foreground, with sh): said once too. `statusMessage` (a spinner's text) is
 # only not shown.
 NOT_HONOURED = ("async", "asyncRewake", "once", "if", "shell")
+GROUP_KEYS = ("matcher", "hooks")
+HOOK_KEYS = ("type", "command", "timeout", "statusMessage", *NOT_HONOURED)
 DECISIONS = ("allow", "deny", "ask", "defer")
 DEFAULT_TIMEOUT = 60.0
 OUTPUT_CAP = 64 * 1024
@@ -115,10 +118,11 @@ class Hooks:
         return bool(self.hooks)
 
 
-def parse_hooks(table: object, source: str) -> Hooks:
+def parse_hooks(table: object, source: str, settings: Collection[str] = ()) -> Hooks:
     """The `[hooks]` table of one config file; ValueError with a one-line reason when it is malformed. Claude
     Code's events, hook types and keys that are not run here load as notes (one line each), not as errors: a
-    pasted Claude Code config starts, and says what of it does nothing."""
+    pasted Claude Code config starts, and says what of it does nothing. Any other key is an error (`settings`: the
+    file's top-level keys, said to belong above the table when one is found in it)."""
     if not isinstance(table, dict):
         raise ValueError(f"invalid hooks in {source}: expected [[hooks.EVENT]] tables")
     out: list[Hook] = []
@@ -135,6 +139,7 @@ def parse_hooks(table: object, source: str) -> Hooks:
         for group in groups:
             if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
                 raise ValueError(f"invalid hooks.{event} in {source}: each entry needs hooks = [{{command = …}}]")
+            _refuse_unknown(group, GROUP_KEYS, f"[[hooks.{event}]]", source, settings)
             matcher = str(group.get("matcher", ""))
             if event in TOOL_EVENTS and _PLAIN.fullmatch(matcher):
                 for name in matcher.split("|"):
@@ -153,6 +158,8 @@ def parse_hooks(table: object, source: str) -> Hooks:
                     notes.append(f"a {kind!r} hook in hooks.{event} of {source} is not run: only type = "
                                  "\"command\" hooks run here")
                     continue
+                if isinstance(hook, dict):
+                    _refuse_unknown(hook, HOOK_KEYS, f"[[hooks.{event}.hooks]]", source, settings)
                 command = hook.get("command") if isinstance(hook, dict) else None
                 if not isinstance(command, str) or not command.strip():
                     raise ValueError(f"invalid hook in hooks.{event} of {source}: needs type = \"command\" and "
@@ -166,6 +173,16 @@ def parse_hooks(table: object, source: str) -> Hooks:
                                  "supported here; it runs on every matching event, in the foreground, with sh")
                 out.append(Hook(event, matcher, command, float(timeout), source))
     return Hooks(tuple(out), tuple(notes))
+
+
+def _refuse_unknown(entry: dict[str, Any], known: tuple[str, ...], table: str, source: str,
+                    settings: Collection[str]) -> None:
+    """A key no hook has: a typo, or a setting written below the hook's table, where TOML puts it (an appended
+    `context_window = 8192` went into the hook entry and was never seen)."""
+    unknown = set(entry) - set(known)
+    if unknown:
+        named = unknown_keys(unknown, known, table, settings)
+        raise ValueError(f"unknown key(s) in a {table} entry of {source}: {named}")
 
 
 @dataclass(frozen=True)

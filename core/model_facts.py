@@ -14,10 +14,10 @@ from functools import lru_cache
 from typing import Any, Mapping, Protocol
 
 from contextual.core import package_data
-from contextual.core.config import Config
+from contextual.core.config import MODEL_PRICE_KEYS, Config
 from contextual.core.providers.locality import on_this_network
 
-PRICE_FIELDS = ("input", "cached_input", "cache_write", "output")
+PRICE_FIELDS = MODEL_PRICE_KEYS
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,9 @@ import re
 import shlex
 import unicodedata
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Collection
 
+from contextual.core.config_text import unknown_keys
 from contextual.core.tools._globs import compile_glob
 from contextual.core.tools.base import EDITING_TOOLS, ToolError, on_disk
 from contextual.core.tools.names import named_otherwise
@@ -247,8 +248,9 @@ class PermissionRules:
     deny: tuple[Rule, ...] = ()
 
     @classmethod
-    def from_tables(cls, *tables: Any, source: str = "config") -> "PermissionRules":
-        """Union of `[permissions]` tables (user file, then project file); RuleError names a bad one."""
+    def from_tables(cls, *tables: Any, source: str = "config", settings: Collection[str] = ()) -> "PermissionRules":
+        """Union of `[permissions]` tables (user file, then project file); RuleError names a bad one (`settings`:
+        the file's top-level keys, said to belong above the table when one is found in it)."""
         allow: list[Rule] = []
         deny: list[Rule] = []
         for table in tables:
@@ -256,9 +258,10 @@ class PermissionRules:
                 continue
             if not isinstance(table, dict):
                 raise RuleError(f"[permissions] in {source} must be a table with allow and deny lists")
-            unknown = sorted(set(table) - {"allow", "deny"})
+            unknown = set(table) - {"allow", "deny"}
             if unknown:
-                raise RuleError(f"unknown key(s) in [permissions] of {source}: {', '.join(unknown)}")
+                raise RuleError(f"unknown key(s) in [permissions] of {source}: "
+                                f"{unknown_keys(unknown, ('allow', 'deny'), '[permissions]', settings)}")
             for kind, out in (("allow", allow), ("deny", deny)):
                 rules = table.get(kind, [])
                 if not isinstance(rules, list):

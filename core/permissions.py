@@ -22,7 +22,7 @@ from contextual.core.local_rules import change_local_rules
 from contextual.core.permission_rules import PermissionRules
 from contextual.core.shell.parse import parse_command
 from contextual.core.tools._regular import read_bounded
-from contextual.core.tools.base import ToolError
+from contextual.core.tools.base import ToolError, path_of
 from contextual.core.reminder import system_reminder
 
 Verdict = Literal["allow", "deny", "ask", "plan"]
@@ -63,25 +63,49 @@ def next_mode(current: str, started_in: str) -> str:
     return cycle[(cycle.index(current) + 1) % len(cycle)] if current in cycle else cycle[0]
 
 
+SHOWN_COMMAND = 100      # a denial quotes at most this much of a command: its first line, the rest cut with "…"
+
+
+def denied_by(rule: str) -> str:
+    """The words naming the deny rule a call met, wherever it is said (the model's observation, the chat's trail,
+    a `!cmd` line): `denied by Bash(rm:*)`; a rule naming a tool whole as `the rule Grep`."""
+    return f"denied by {rule}" if "(" in rule else f"denied by the rule {rule}"
+
+
+def _denied_call(tool: str, args: Any) -> str:
+    """The call a denial names: a Bash command as written (its first line, cut), a file tool's path, else the tool
+    (the call said first: "Bash is denied by …" read as if every Bash call were off)."""
+    command = args.get("command") if tool == "Bash" and isinstance(args, dict) else None
+    if isinstance(command, str) and command.strip():
+        lines = command.strip().splitlines()
+        shown = lines[0][:SHOWN_COMMAND].rstrip()
+        return f"`{shown}{'…' if len(lines) > 1 or len(lines[0]) > SHOWN_COMMAND else ''}`"
+    path = path_of(args)
+    return f"{tool} on {path}" if path is not None else tool
+
+
 def rule_denial(tool: str, args: Any, rules: PermissionRules, root: Path) -> dict[str, Any]:
+    """The observation of a call a deny rule refused: the call, then the rule whole ("`rm -rf build` is denied by
+    Bash(rm:*)"), then why or what to do. `error.rule` carries the rule for the chat's trail row, which says the
+    words up to it (tui/result_line.py) and cuts the command, not the rule, where the row is too narrow."""
     rule = rules.denies(tool, args, str(root))
-    named = rule.text if rule else "?"
-    message = (f"{tool} is denied by the permission rule {named!r} in the configuration; do the task another way "
-               "or tell the user.")
+    named = rule.text if rule else tool
+    said = f"{_denied_call(tool, args)} is {denied_by(named)}"
+    message = f"{said}; do the task another way or tell the user."
     command = args.get("command") if tool == "Bash" and isinstance(args, dict) else None
     parsed = parse_command(command) if isinstance(command, str) else None
     if parsed is not None and parsed.syntax_error:
-        message = (f"Bash is denied: this command does not parse with certainty (a syntax error, or shell syntax "
-                   f"the parser reads differently from bash), so the permission rule {named!r} cannot be checked "
-                   f"against it; write the command out plainly.")
+        message = (f"{said}: the command does not parse with certainty (a syntax error, or shell syntax the parser "
+                   f"reads differently from bash), so the rule cannot be checked against it; write the command out "
+                   f"plainly.")
     elif parsed is not None and parsed.opaque:
-        message = (f"Bash is denied: part of this command is only known when it runs (a $VARIABLE as the command, "
-                   f"a script piped into a shell, a program left to read its commands from standard input such as "
-                   f"`ssh host` or `su` without one, an option of a launcher the check does not know, eval or source "
-                   f"of generated text), so the permission rule {named!r} cannot be checked against it; write the "
-                   f"command out plainly (give ssh, su or docker the command itself).")
+        message = (f"{said}: part of the command is only known when it runs (a $VARIABLE as the command, a script "
+                   f"piped into a shell, a program left to read its commands from standard input such as `ssh host` "
+                   f"or `su` without one, an option of a launcher the check does not know, eval or source of "
+                   f"generated text), so the rule cannot be checked against it; write the command out plainly (give "
+                   f"ssh, su or docker the command itself).")
     return {"status": "error", "data": None, "text": "", "stats": {}, "context": {},
-            "error": {"code": "permission_denied", "message": message}}
+            "error": {"code": "permission_denied", "message": message, "rule": named}}
 
 
 def opaque(args: Any) -> bool:

@@ -124,7 +124,7 @@ def test_headless_says_last_on_stderr_how_many_calls_its_mode_refused_and_still_
         result = contextual(["-p", "fix", "--permission-mode", mode], project, cli_env(home_of(project), srv.base_url))
     assert result.returncode == 0 and result.stdout.strip() in ("Fixed it.", "Checked.")
     assert result.stderr.splitlines()[-1] == f"warning: {said}, or allow them in [permissions] allow"
-    assert "  Grep denied: Grep is denied by the permission rule 'Grep'" in result.stderr     # not "Grep error"
+    assert "  Grep denied: Grep is denied by the rule Grep;" in result.stderr     # not "Grep error"
     assert "return a - b" in (project / "calc.py").read_text()
 
 
@@ -179,6 +179,36 @@ def test_version_and_help(project: Path):
         assert name in helptext, name
     # an 80-column terminal shows it without wrapping a line in the middle of a word
     assert [line for line in helptext.splitlines() if len(line) > 80] == []
+
+    # the window's real default, the config files in the order they win, replay's every option
+    assert "--context-window N    tokens (default: the window the server states, else\n" in helptext
+    assert (".contextual/config.local.toml >\n.contextual/config.toml > $CONTEXTUAL_HOME/config.toml" in helptext)
+    assert "[--jobs N] [--progress]" in helptext
+    replay = contextual(["replay", "--help"], project, {**env, "COLUMNS": "80"}).stdout
+    assert "--jobs N" in replay and "--progress" in replay
+
+
+@pytest.mark.parametrize("spelling, where", [("acceptEdits", "flag"), ("acceptEdits", "env"),
+                                             ("acceptEdits", "config"), ("bypassPermissions", "flag")])
+def test_claude_codes_permission_mode_names_are_read_as_ours(project: Path, spelling: str, where: str):
+    """`--permission-mode acceptEdits` was refused, though hooks are told the mode in those names: a Claude Code
+    user's flag, variable or config file now works; the mode is shown and recorded in ours."""
+    from contextual.core.config import load_config
+    home = home_of(project)
+    home.mkdir(parents=True, exist_ok=True)
+    if where == "config":
+        (home / "config.toml").write_text(f'permission_mode = "{spelling}"\n')
+    flags = {"permission_mode": spelling} if where == "flag" else {}
+    env = {"CONTEXTUAL_HOME": str(home), **({"CONTEXTUAL_PERMISSION_MODE": spelling} if where == "env" else {})}
+    ours = {"acceptEdits": "accept-edits", "bypassPermissions": "bypass"}[spelling]
+    assert load_config(project, flags, env).permission_mode == ours
+    if where == "flag":        # through the real command line: the edit runs, the command is refused as in ours
+        with FakeLLMServer(kind="openai", script=EDIT_TASK) as srv:
+            result = contextual(["-p", "fix", "--permission-mode", spelling], project,
+                                cli_env(home, srv.base_url))
+        assert result.returncode == 0, result.stderr
+        assert "return a + b" in (project / "calc.py").read_text()
+        assert ("permission_denied" in json.dumps(srv.requests[3]["messages"][-1])) is (ours == "accept-edits")
 
 
 def test_flags_beat_environment_beat_config_files(project: Path):

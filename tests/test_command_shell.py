@@ -55,10 +55,10 @@ async def test_deny_rules_hold_and_an_unallowed_line_does_not_run(tmp_path):
     finished(events)
     assert (root / "victim").read_text() == "keep me" and not (root / "made").exists()
     sent = _sent(srv)
-    assert "A: [`rm victim` was not run: denied by the permission rule 'Bash(rm:*)']" in sent
+    assert "A: [`rm victim` was not run: denied by Bash(rm:*)]" in sent
     assert "B: [`touch made` was not run: no permission rule or the command's allowed-tools allows it]" in sent
-    assert ("C: [`echo rm victim | sh` was not run: denied: part of it is only known when it runs, so the permission "
-            "rule 'Bash(rm:*)' cannot be checked]") in sent
+    assert ("C: [`echo rm victim | sh` was not run: denied by Bash(rm:*): part of it is only known when it runs, so "
+            "the rule cannot be checked]") in sent
 
 
 async def test_a_line_is_bounded_in_time_and_never_sees_the_agents_keys(tmp_path, monkeypatch):

@@ -85,3 +85,24 @@ def test_warn_ratio_is_a_config_key(tmp_path: Path):
     (home / "config.toml").write_text("warn_ratio = 1.5")
     with pytest.raises(ConfigError, match="warn_ratio"):
         load_config(root, {}, env)
+
+
+def test_an_unknown_key_names_the_key_it_most_likely_meant(tmp_path: Path):
+    home, root = _files(tmp_path, user="context_windw = 8192")
+    with pytest.raises(ConfigError) as err:
+        load_config(root, {}, {"CONTEXTUAL_HOME": str(home)})
+    assert "context_windw (did you mean context_window?)" in str(err.value)
+
+
+@pytest.mark.parametrize("content, said", [
+    ('[models."fake"]\nwindw = 1000\n', '[models."fake"] of'),
+    # a setting appended below the table went into it: the model ran at the default window, no word said
+    ('[models."fake"]\nwindow = 1000\ncontext_window = 8192\n', "context_window (a setting: TOML puts a key below "
+                                                                '[models."fake"] into that table; move it above')])
+def test_an_unknown_key_in_a_models_table_is_an_error_not_dropped(tmp_path: Path, content: str, said: str):
+    home, root = _files(tmp_path, project=content)
+    with pytest.raises(ConfigError) as err:
+        load_config(root, {"model": "fake"}, {"CONTEXTUAL_HOME": str(home)})
+    assert said in str(err.value) and "\n" not in str(err.value)
+    if "windw" in content:
+        assert "windw (did you mean window?)" in str(err.value)

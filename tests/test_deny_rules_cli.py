@@ -48,7 +48,7 @@ def refused_in_bypass(project: Path, evasions: dict[str, str], then: tuple[str, 
     heads = [r["messages"][-1]["content"].removeprefix("Observation: ").partition("\n")[0]
              for r in srv.requests[1:]]
     for name, head in zip(evasions, heads):
-        assert head.startswith("[error permission_denied: Bash is denied") and f"'{rule}'" in head, \
+        assert head.startswith("[error permission_denied: `") and f"` is denied by {rule}" in head, \
             (evasions[name], head)
     assert sorted(p.name for p in project.iterdir() if p.name in evasions) == sorted(evasions)
     return heads
@@ -80,9 +80,32 @@ def test_a_read_deny_rule_covers_grep_glob_ls_and_bash_naming_the_file_and_the_m
     assert "permission_denied" in grep_named and "hidden" not in grep_named
     assert "permission_denied" in read and "hidden" not in read
     for bash in (cat, redirected):        # a Bash line naming the file, as an argument or a redirection
-        assert "denied by the permission rule 'Read(secret.txt)'" in bash and "hidden" not in bash.lower()
+        assert "is denied by Read(secret.txt)" in bash and "hidden" not in bash.lower()
     stored = "".join(p.read_text() for p in home_of(project).rglob("*.jsonl"))
     assert stored and "TOKEN-hidden-value" not in stored                    # nor in the session
+
+
+def test_a_grep_that_found_nothing_keeps_what_it_left_out_in_the_history_later_turns_read(project: Path):
+    """The turn's own observation said "(skipped 1 file withheld by a Read deny rule)" and what .gitignore hid;
+    history's stored form dropped both, so the next turn read a bare "No matches" as if the text were nowhere."""
+    (project / ".contextual").mkdir()
+    (project / ".contextual" / "config.toml").write_text('[permissions]\ndeny = ["Read(secret.txt)"]\n')
+    (project / "secret.txt").write_text("NEEDLE-hidden\n")
+    (project / ".gitignore").write_text("build/\n")
+    (project / "build").mkdir()
+    (project / "build" / "gen.txt").write_text("NEEDLE-generated\n")
+    script = ['Thought: look\nAction: Grep[{"pattern": "NEEDLE"}]', FINISH, FINISH]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        env = cli_env(home_of(project), srv.base_url)
+        first = contextual(["-p", "find it", "--permission-mode", "bypass"], project, env)
+        later = contextual(["-p", "and now?", "-c", "--permission-mode", "bypass"], project, env)
+    assert first.returncode == 0 and later.returncode == 0, first.stderr + later.stderr
+    said = ("(skipped 1 file withheld by a Read deny rule)", "(.gitignore hid build/ from the search")
+    assert all(note in srv.requests[1]["messages"][-1]["content"] for note in said)      # in the turn
+    [stored] = [m["content"] for m in srv.requests[2]["messages"] if "No matches" in m["content"]
+                or "match_count" in m["content"]]
+    assert all(note in stored for note in said), stored                                   # and in history
+    assert "NEEDLE-hidden" not in json.dumps(srv.requests)
 
 
 def test_a_read_deny_rule_holds_for_globs_naming_the_file_and_for_edits_whose_diff_would_show_it(project: Path):
@@ -106,7 +129,7 @@ def test_a_read_deny_rule_holds_for_globs_naming_the_file_and_for_edits_whose_di
     assert result.returncode == 0, result.stderr
     *refused, other = [r["messages"][-1]["content"] for r in srv.requests[1:]]
     for text in refused:
-        assert "denied by the permission rule 'Read(secret.txt)'" in text and "hidden" not in text, text
+        assert "is denied by Read(secret.txt)" in text and "hidden" not in text, text
     assert "TOKEN-open-value" in other                                  # other globs still run
     assert (project / "secret.txt").read_text() == "TOKEN-hidden-value\n"
 
@@ -222,7 +245,7 @@ def test_what_git_runs_from_files_is_refused_under_a_deny_rule_and_never_runs(tm
     project, user, env = _git_project(tmp_path, f"git init -q && git commit -q --allow-empty -m init && "
                                                 f"{setup or ':'}", "Bash(touch:*)")
     refused, after = _run_in_bypass(project, user, env, (line, "echo ok"))
-    assert refused.startswith("[error permission_denied: Bash is denied") and "'Bash(touch:*)'" in refused, refused
+    assert refused.startswith("[error permission_denied: `") and "` is denied by Bash(touch:*)" in refused, refused
     assert not (project / name).exists()
     assert after == "[exit 0]"
 
@@ -274,7 +297,7 @@ def test_a_read_deny_rule_holds_for_a_file_named_as_bash_reads_the_name(project:
     assert result.returncode == 0, result.stderr
     *refused, other = [r["messages"][-1]["content"] for r in srv.requests[1:]]
     for line, text in zip(lines, refused):
-        assert "denied by the permission rule 'Read(.env)'" in text and "hidden" not in text, (line, text)
+        assert "is denied by Read(.env)" in text and "hidden" not in text, (line, text)
     assert "TOKEN-open-value" in other and "hidden" not in other     # `*` names no .env without dotglob: it runs
 
 
@@ -318,8 +341,8 @@ def test_a_sub_command_git_guesses_under_help_autocorrect_is_refused_and_pushes_
              "git config help.autocorrect immediate", "git psuh -q origin HEAD:refs/heads/c", "git status --short")
     heads = _run_in_bypass(project, user, env, lines)
     for line, head in zip(lines[:2] + lines[3:4], heads[:2] + heads[3:4]):
-        assert head.startswith("[error permission_denied: Bash is denied"), (line, head)
-        assert "'Bash(git push:*)'" in head, (line, head)
+        assert head.startswith("[error permission_denied: `"), (line, head)
+        assert "` is denied by Bash(git push:*)" in head, (line, head)
     assert heads[2] == heads[4] == "[exit 0]"
     pushed = subprocess.run(["git", "for-each-ref"], cwd=remote, capture_output=True, text=True, check=True).stdout
     assert pushed == ""
@@ -351,7 +374,8 @@ def test_a_force_push_past_an_option_given_dashdash_as_its_value_is_refused_and_
     pushed = subprocess.run(["git", "rev-parse", "main"], cwd=remote, capture_output=True, text=True).stdout
     lines = ("git push -q -o -- -f origin HEAD:main", "git push -q --push-option -- --force origin HEAD:main")
     for line, head in zip(lines, _run_in_bypass(project, user, env, lines)):
-        assert head.startswith("[error permission_denied: Bash is denied"), (line, head)
+        assert head.startswith("[error permission_denied: `") and "` is denied by Bash(git push --force:*)" in head, \
+            (line, head)
     assert subprocess.run(["git", "rev-parse", "main"], cwd=remote, capture_output=True, text=True).stdout == pushed
 
 
@@ -399,7 +423,7 @@ def test_whole_work_tree_git_commands_xargs_and_diffs_are_refused_under_an_edit_
              "find . -name k | xargs rm", "git apply d.diff", "patch -p1 < d.diff")
     heads = _run_in_bypass(project, user, env, (*lines, "git stash list && git reset -q --soft HEAD"))
     for line, head in zip(lines, heads):
-        assert head.startswith("[error permission_denied: Bash is denied") and "'Edit(secrets/**)'" in head, \
+        assert head.startswith("[error permission_denied: `") and "` is denied by Edit(secrets/**)" in head, \
             (line, head)
     assert heads[len(lines)] == "[exit 0]"
     assert (project / "secrets" / "k").read_text() == "CHANGED\n" and (project / "secrets" / "new").exists()
@@ -422,6 +446,6 @@ def test_git_stash_reset_and_clean_run_when_git_writes_no_protected_file_and_are
     ran = len(runs)
     assert heads[:ran] == ["[exit 0]"] * ran and heads[ran + 1] == "[exit 0]", heads
     for line, head in zip(refused, heads[ran:ran + 1] + heads[ran + 2:]):
-        assert head.startswith("[error permission_denied: Bash is denied") and "'Edit(.env)'" in head, (line, head)
+        assert head.startswith("[error permission_denied: `") and "` is denied by Edit(.env)" in head, (line, head)
     assert (project / "app.py").read_text() == "a\n" and not (project / "notes").exists()
     assert (project / ".env").read_text() == "SECRET\n" and (project / ".contextual").is_dir()

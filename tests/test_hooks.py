@@ -138,6 +138,24 @@ def test_malformed_hooks_are_one_clear_line(project: Path):
 
 
 
+def test_a_setting_written_below_a_hook_table_is_refused_and_said_to_belong_above_it(project: Path):
+    """TOML puts `context_window = 8192` appended after a [[hooks.Stop]] entry into that entry: it was dropped
+    without a word and the window stayed 200k. A key no hook has is an error now, one line before any request."""
+    config = home_of(project) / "config.toml"
+    _hooks_file(config, "Stop", "true")
+    with config.open("a") as out:
+        out.write("context_window = 8192\n")
+    result, srv = _run(project, [FINISH])
+    assert result.returncode != 0 and srv.requests == [] and "Traceback" not in result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert "unknown key(s) in a [[hooks.Stop]] entry" in line
+    assert "context_window (a setting: TOML puts a key below [[hooks.Stop]] into that table; move it above" in line
+    config.write_text('[[hooks.Stop]]\nhooks = [{ command = "true", timout = 5 }]\n')     # a typo in a hook
+    result, srv = _run(project, [FINISH])
+    assert result.returncode != 0 and srv.requests == []
+    assert "timout (did you mean timeout?)" in result.stderr
+
+
 def test_a_guard_whose_matcher_names_a_tool_in_other_letters_is_refused_not_left_to_fail_open(project: Path):
     """`matcher = "bash"` is an exact name, and no tool is called bash: the guard never ran and every command
     went through. The run now stops before any request and names the tool meant."""
@@ -233,7 +251,7 @@ def test_a_deny_rule_wins_over_a_hooks_allow(project: Path):
     result, srv = _run(project, [TOUCH, FINISH], mode="bypass")
     assert result.returncode == 0, result.stderr
     assert not (project / "made.txt").exists()
-    assert "denied by the permission rule 'Bash(touch:*)'" in _sent(srv, 1)
+    assert "`touch made.txt` is denied by Bash(touch:*)" in _sent(srv, 1)
 
 
 def test_permission_decision_ask_holds_a_call_even_in_bypass_without_a_user(project: Path):

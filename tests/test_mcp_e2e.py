@@ -116,7 +116,7 @@ def test_rules_refuse_headless_and_contextual_context_shows_the_l1_the_next_call
     assert observation(requests[1])[0].startswith(                  # no rule: default mode asks, headless refuses
         "[error permission_denied: mcp__tracker__list_items is not allowed in permission mode 'default'")
     assert observation(requests[2])[0].startswith(
-        "[error permission_denied: mcp__tracker__broken is denied by the permission rule 'mcp__tracker__broken'")
+        "[error permission_denied: mcp__tracker__broken is denied by the rule mcp__tracker__broken;")
     # `contextual context` starts the servers too: its L1 lists their tools, as the next call sends it.
     printed = json.loads(shown.stdout)["request"]["messages"]
     assert "mcp__tracker__list_items" in printed[0]["content"]

@@ -94,7 +94,7 @@ def test_deny_wins_over_allow_in_every_mode(project: Path):
     heads = _run(project, ['Bash[{"command": "touch kept"}]', 'Bash[{"command": "rm top.py"}]',
                            'Bash[{"command": "true && rm src/app.py"}]'], "--permission-mode", "bypass")
     assert heads[0] == "[exit 0]"
-    assert heads[1].startswith("[error permission_denied: Bash is denied by the permission rule 'Bash(rm:*)'")
+    assert heads[1].startswith("[error permission_denied: `rm top.py` is denied by Bash(rm:*);")
     assert _refused(heads[2])                                  # any part of a compound command
     assert (project / "top.py").exists() and (project / "src" / "app.py").exists()
 

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from contextual.core.permission_rules import PermissionRules
-from contextual.core.permissions import always_rules, decide
+from contextual.core.permissions import always_rules, decide, rule_denial
 from contextual.core.tools.registry import default_tools
 
 TOOLS = default_tools()
@@ -48,6 +48,25 @@ def test_session_allowances_are_rules_too():
     assert decide(bash, {"command": "git log"}, "default", NONE, ROOT, {"Bash(git:*)"}) == "allow"
     assert decide(bash, {"command": "rm x"}, "default", NONE, ROOT, {"Bash(git:*)"}) == "ask"
     assert decide(bash, {"command": "rm x"}, "default", NONE, ROOT, {"Bash"}) == "allow"
+
+
+def test_a_denial_names_the_call_then_the_rule_whole():
+    """"Bash is denied by the permission rule 'Bash(rm:*)'" read as if Bash were off, and a narrow row cut the rule:
+    the call is said first (a command's first line, cut), then the rule as written."""
+    rules = PermissionRules.from_tables({"deny": ["Bash(rm:*)", "Read(.env)", "Grep"]})
+
+    def said(tool: str, **args: str) -> str:
+        error = rule_denial(tool, args, rules, Path("/project"))["error"]
+        return f"{error['message']} | {error['rule']}"
+    assert said("Bash", command="rm -rf build") == ("`rm -rf build` is denied by Bash(rm:*); do the task another way "
+                                                    "or tell the user. | Bash(rm:*)")
+    long = "cd " + "x/" * 60 + " && rm -rf build"
+    assert said("Bash", command=long).startswith(f"`{long[:100]}…` is denied by Bash(rm:*); ")
+    assert said("Bash", command="rm a\nrm b").startswith("`rm a…` is denied by Bash(rm:*); ")
+    assert said("Read", file_path=".env").startswith("Read on .env is denied by Read(.env); ")
+    assert said("Edit", file_path=".env", old_string="a", new_string="b").startswith("Edit on .env is denied by "
+                                                                                     "Read(.env); ")
+    assert said("Grep", pattern="x").startswith("Grep is denied by the rule Grep; ")
 
 
 def test_deny_rules_refuse_even_read_only_tools_and_bypass():

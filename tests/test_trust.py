@@ -49,7 +49,7 @@ def test_a_hostile_checkout_runs_nothing_and_widens_nothing_unapproved(project: 
     skipped = [ln for ln in result.stderr.splitlines() if "not approved, so not used" in ln]
     assert len(skipped) == 2, result.stderr
     assert any("the MCP server evil in" in ln for ln in skipped)      # one server: "server", not "servers"
-    assert any("allow = ['Bash']" in ln and "permission_mode = 'bypass'" in ln for ln in skipped)
+    assert any('allow = ["Bash"]' in ln and 'permission_mode = "bypass"' in ln for ln in skipped)
     assert "permission_denied" in requests[1]["messages"][-1]["content"]
 
 
@@ -130,7 +130,7 @@ def test_a_shipped_config_local_is_gated_and_allow_always_approves_what_it_write
     (project / ".contextual" / "config.local.toml").write_text('[permissions]\nallow = ["Bash"]\n')
     result, requests = run(project, [TOUCH, DONE])
     assert not (project / "made_by_bash").exists()
-    assert any("allow = ['Bash']" in ln and "config.local.toml" in ln for ln in result.stderr.splitlines())
+    assert any('allow = ["Bash"]' in ln and "config.local.toml" in ln for ln in result.stderr.splitlines())
     (project / ".contextual" / "config.local.toml").unlink()
     add_allow_rules(project, ["Bash(touch:*)"], home_of(project))
     result, _ = run(project, [TOUCH, DONE])

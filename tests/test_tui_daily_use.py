@@ -8,7 +8,7 @@ from __future__ import annotations
 from textual.app import App
 
 from tests.fakes.llm_server import FakeLLMServer
-from tests.tui_helpers import finish, make_host, run_turn, wait_for
+from tests.tui_helpers import chat_text, finish, make_host, run_turn, wait_for
 from contextual.tui import commands
 from contextual.tui.app import ContextualApp
 from contextual.tui.widgets.chat_log import ChatLog
@@ -275,3 +275,14 @@ async def test_shift_tab_in_an_edit_dialog_allows_it_and_the_sessions_later_edit
             await wait_for(pilot, lambda: not app.turn_running)
             assert "x = 2" in (root / "b.py").read_text(), "the later edit ran unasked"
             assert "accept" in str(prompt.border_subtitle)
+            # the chat said "✓ Edit a.py · allowed once", and nothing that accept-edits was now on
+            said = "Edit: permission mode changed to accept-edits, which allowed this call"
+            assert said in chat_text(app) and "Edit a.py · allowed once" not in chat_text(app)
+            session_id = app.engine.session_id
+            await app.host.close(app.engine)
+        host = make_host(tmp_path, srv.base_url)
+        resumed = ContextualApp(host, host.resume(session_id), animate=False)
+        async with resumed.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert said in chat_text(resumed)                  # the session recorded it so
+            await resumed.host.close(resumed.engine)

@@ -135,3 +135,38 @@ async def test_a_denied_call_is_counted_as_denied_not_failed_live_and_resumed(tm
             await pilot.pause()
             assert resumed.query_one(ToolTrail).title == trail.title and _rows(resumed) == [live]
             await resumed.host.close(resumed.engine)
+
+
+async def test_a_call_a_deny_rule_refused_names_the_rule_whole_at_80_columns_live_and_resumed(tmp_path):
+    """The row said the model's sentence, "Bash is denied by the permission rule 'Bas…" at 80 columns: the rule
+    was cut and it read as if Bash were off. It says the call (its label, which gives way) and the rule whole."""
+    from textual.geometry import Region
+
+    from contextual.tui.app import ContextualApp
+    from contextual.tui.widgets.tool_trail import TrailTitle
+    from tests.tui_helpers import make_project
+    root = make_project(tmp_path)
+    (root / ".contextual").mkdir(exist_ok=True)
+    (root / ".contextual" / "config.toml").write_text('[permissions]\ndeny = ["Bash(rm -rf:*)"]\n')
+    command = "cd build/output/of/the/last/release && rm -rf ./generated-artifacts --verbose"
+    with server([_call("Bash", command=command), finish("done")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, permission_mode="bypass"), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "clean up")
+            title = app.query_one(TrailTitle)
+            await pilot.pause()
+            [line] = ["".join(s.text for s in strip) for strip in title.render_lines(Region(0, 0, *title.outer_size))]
+            assert line.strip().startswith("▶ ✗ Bash cd build/") and line.count("…") == 1, line
+            assert line.rstrip().endswith("… · denied by Bash(rm -rf:*)"), line
+            [live] = _rows(app)
+            session_id = app.engine.session_id
+            await app.host.close(app.engine)
+        assert live.split("\n")[1] == "  ⎿ denied by Bash(rm -rf:*)"
+        sent = srv.requests[1]["messages"][-1]["content"]          # the model reads the call, then the rule whole
+        assert f"`{command}` is denied by Bash(rm -rf:*); do the task another way" in sent
+        host = make_host(tmp_path, srv.base_url)
+        resumed = ContextualApp(host, host.resume(session_id), animate=False)
+        async with resumed.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert _rows(resumed) == [live]
+            await resumed.host.close(resumed.engine)

@@ -130,3 +130,31 @@ async def test_at_40x12_what_a_project_asks_for_scrolls_into_view_before_it_is_a
         await pilot.press("pagedown", "pagedown", "pagedown")
         assert body.scroll_y == body.max_scroll_y          # the end of the list, its server's command, is reachable
         assert app.screen.query_one("#yes").region.bottom <= 12
+
+
+async def test_the_question_quotes_the_files_as_written_names_them_and_wraps_a_hook_under_its_text(tmp_path: Path):
+    """It said `allow = ['Bash(npm test:*)'] and permission_mode = 'accept-edits'` (Python's reprs, not the file's
+    TOML), "hooks in …/proj/.contextual" (a folder), and a hook command too long for the line went on at the
+    box's edge, under the bullet."""
+    from textual.geometry import Region
+    root = tmp_path / "proj"
+    (root / ".contextual").mkdir(parents=True)
+    config = root / ".contextual" / "config.toml"
+    hook = "python3 scripts/check_the_change.py --strict --report build/reports/pre-tool-use.json --verbose"
+    config.write_text('permission_mode = "accept-edits"\n[permissions]\nallow = ["Bash(npm test:*)"]\n'
+                      f'[[hooks.PreToolUse]]\nmatcher = "Bash"\nhooks = [{{ command = "{hook}" }}]\n')
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        host = RealHost(load_config(root, {"model": "fake-model", "base_url": srv.base_url, "api_key": "sk-test"},
+                                    env={"CONTEXTUAL_HOME": str(tmp_path / "home")}))
+        assert [item.what for item in host.config.unapproved] == [
+            f'allow = ["Bash(npm test:*)"] and permission_mode = "accept-edits" in {config}', f"hooks in {config}"]
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, TrustModal))
+            question = app.screen.query_one("#trust-question")
+            await pilot.pause()
+            lines = ["".join(s.text for s in strip).rstrip()
+                     for strip in question.render_lines(Region(0, 0, *question.outer_size))]
+            [at] = [n for n, line in enumerate(lines) if line.startswith("  • on PreToolUse Bash: run python3")]
+            assert hook not in lines[at] and lines[at + 1].startswith("    ") and lines[at + 1].strip(), lines
+            await pilot.press("n")

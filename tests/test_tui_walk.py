@@ -250,7 +250,7 @@ async def test_every_history_row_and_key_of_a_resumed_compacted_session(tmp_path
         # Each answer of the permission modal.
         await walker.walk(lambda: walker.send("please write the notes"))
         # The project-trust question (asked at launch when a checkout's config wants something; core/trust.py).
-        item = Item("permissions", "{}", "allow = ['Bash'] in .contextual/config.toml", ("allow Bash without asking",))
+        item = Item("permissions", "{}", 'allow = ["Bash"] in .contextual/config.toml', ("allow Bash without asking",))
 
         async def ask_trust() -> None:
             app.push_screen(TrustModal([item], app.config.project_root), lambda _: None)

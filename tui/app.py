@@ -224,8 +224,7 @@ class ContextualApp(App[object]):
     def push_modal(self, screen: Screen[Any], on_close: Callable[[Any], None]) -> None:
         self.push_screen(screen, on_close)
 
-    def accept_edits(self) -> None:
-        self.engine.settings.accept_edits()
+    def mode_changed(self) -> None:
         self.refresh_topbar()
 
     def stop_turn(self) -> None:

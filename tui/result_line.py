@@ -26,6 +26,11 @@ def result_lines(tool: str, stored: str) -> tuple[str, ...]:
     data = result.get("data")
     if result.get("status") == "error":
         error = result.get("error") or {}
+        if isinstance(error, dict) and isinstance(error.get("rule"), str):
+            # a deny rule's refusal: the row after the call names the rule whole; the command is the call's label,
+            # which gives way first where the row is narrow (the model's sentence cut the rule: "…rule 'Bas…")
+            from contextual.core.permissions import denied_by
+            return (one_line(denied_by(error["rule"]), WIDTH),)
         message = _first(str(error.get("message") or "")) if isinstance(error, dict) else ""
         return (one_line(message or status_of(stored) or "error", WIDTH),)
     if tool == "Bash" and isinstance(data, dict):

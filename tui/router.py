@@ -208,8 +208,6 @@ class EventRouter:
         future = e.future
 
         def answer(given: ev.PermissionAnswer | None) -> None:
-            if modal.accepts_edits:              # shift+tab: this edit, and the session's later ones, unasked
-                self.ui.accept_edits()
             self.permission_modal = None
             if not future.done():
                 future.set_result(given or ev.PermissionAnswer("deny"))
@@ -233,6 +231,8 @@ class EventRouter:
             self.ui.chat.permission_answered(mark)
         else:
             await self.ui.chat.add_notice(permission_note(record), permission_level(record))
+        if e.decision == "accept_edits":        # the engine changed the mode: the line under the input says so
+            self.ui.mode_changed()
         if e.decision != "deny":
             self.ui.status.running_tool(e.tool)
 

@@ -36,8 +36,8 @@ class Surfaces(Protocol):
     def stop_turn(self) -> None:
         """Cancel the running turn (its worker): the engine records it as interrupted."""
 
-    def accept_edits(self) -> None:
-        """File edits run without asking from now on (the permission dialog's shift+tab), said under the input."""
+    def mode_changed(self) -> None:
+        """The permission mode changed inside a turn (the edit dialog's shift+tab): said under the input."""
 
     def compactions_logged(self) -> list[CompactionRecord]:
         """The engine's compaction log, newest last (what a cut compaction stream left behind)."""

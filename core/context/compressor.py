@@ -108,6 +108,8 @@ def _grep(args: dict[str, Any], data: dict[str, Any], lim: Limits, focus: frozen
                           "Grep again with a narrower path or glob to see them")
     if data.get("truncated"):
         out["truncated"] = True
+    if isinstance(data.get("notes"), list):       # files withheld, skipped or ignored: a "No matches" is not absence
+        out["notes"] = [str(note) for note in data["notes"]]
     return out
 
 

@@ -6,13 +6,12 @@ import json
 from typing import Any
 
 from contextual.core import secrets
+from contextual.core.config import CLAUDE_MODES
 from contextual.core.engine.recorder import Recorder
 from contextual.core.engine.settings import Settings
 from contextual.core.hooks import HookOutcome, run_hooks
 
 RESPONSE_CAP = 100_000      # characters of a tool's result a PostToolUse hook is given
-# Our permission modes in the names Claude Code gives a hook's `permission_mode`
-CLAUDE_MODES = {"default": "default", "accept-edits": "acceptEdits", "plan": "plan", "bypass": "bypassPermissions"}
 
 
 class HookRunner:

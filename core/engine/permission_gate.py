@@ -89,5 +89,7 @@ class PermissionGate:
             self.allowed_for_session.update(always.rules)
         elif decision == "allow_session":
             self.allowed_for_session.add(name)
+        elif decision == "accept_edits":        # for this edit and every later one of the run, as shift+tab's mode
+            self._settings.accept_edits()
         elif decision != "allow_once":
             yield permissions.denial(name, answer.note)

@@ -18,7 +18,8 @@ from contextual.core.context.ledger import Ledger
 from contextual.core.events import PermissionDecision
 
 TODO_STATUSES = ("pending", "in_progress", "completed")
-PERMISSION_DECISIONS: tuple[PermissionDecision, ...] = ("allow_once", "allow_session", "allow_always", "deny")
+PERMISSION_DECISIONS: tuple[PermissionDecision, ...] = ("allow_once", "allow_session", "allow_always", "accept_edits",
+                                                         "deny")
 SNAPSHOT_MODES = ("git", "copy")
 
 
@@ -145,6 +146,8 @@ class PermissionRecord:
                 said = "allowed for this session"
             case "allow_always":
                 said = f"allowed from now on ({', '.join(self.rules)} in .contextual/config.local.toml)"
+            case "accept_edits":        # not "allowed once": the mode changed, and the later edits run unasked too
+                said = "permission mode changed to accept-edits, which allowed this call (file edits run unasked now)"
             case "deny":
                 said = f"denied · told the agent: {self.note.strip()}" if self.note.strip() else "denied"
             case _:

@@ -80,11 +80,14 @@ class GrepTool:
         data = {"pattern": pattern, "matches": search.matches, "match_count": len(search.matches),
                 "file_count": len(search.files), "truncated": search.truncated}
         lines = [f"{m['path']}:{m['line']}: {m['text']}" for m in search.matches]
+        # What the search left out, said with the result and kept in data: history's form (core/context/compressor.py)
+        # keeps them, so a later turn never reads a bare "No matches" where a file was withheld or ignored.
+        notes = []
         if not lines:
             lines.append(f"No matches for {pattern}")
             hidden = some_of(search.hidden.folders + search.hidden.files, ctx.root, ctx.withholds)
             if hidden:      # else the model takes a match in an ignored build/ or generated file for absent
-                lines.append(f"(.gitignore hid {hidden} from the search; set path to one to search it)")
+                notes.append(f"(.gitignore hid {hidden} from the search; set path to one to search it)")
         if search.truncated:
             lines.append(f"(stopped at {self.max_matches} matches; narrow the pattern, path or glob)")
         skipped = []
@@ -97,10 +100,13 @@ class GrepTool:
         if search.withheld:
             skipped.append(f"{plural(search.withheld, 'file')} withheld by a Read deny rule")
         if skipped:
-            lines.append(f"(skipped {', '.join(skipped)})")
+            notes.append(f"(skipped {', '.join(skipped)})")
         if search.skipped_large and base.is_file():     # the one file asked for: how to search it after all
-            lines.append(f"({ctx.relative(base)} is too large for Grep; Bash can search it: "
+            notes.append(f"({ctx.relative(base)} is too large for Grep; Bash can search it: "
                          f"grep -n -e PATTERN {shlex.quote(ctx.relative(base))} | head -100)")
+        lines += notes
+        if notes:
+            data["notes"] = notes
         stats = {"skipped_large_files": search.skipped_large, "skipped_binary_files": search.skipped_binary,
                  "skipped_special_files": search.skipped_special, "withheld_files": search.withheld}
         return ok(data, "\n".join(lines), stats=stats)

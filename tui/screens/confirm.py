@@ -12,7 +12,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Static
+from textual.widgets import Button
+
+from contextual.tui.widgets.hanging_text import HangingStatic
 
 
 def answer_bindings(yes_key: str, yes: str, no: str) -> list[BindingType]:
@@ -63,7 +65,8 @@ def question_box(prefix: str, title: str, question: Text, answers: Answers) -> C
     box.border_title = title
     with box:
         with VerticalScroll(id=f"{prefix}-body"):
-            yield Static(question, id=f"{prefix}-question")
+            # a bullet that wraps (a long hook command, a file's path) goes on under its text, not the bullet
+            yield HangingStatic(question, id=f"{prefix}-question")
         yield answers
 
 

@@ -116,7 +116,6 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         super().__init__()
         self.tool, self.args = tool, args
         self.edits_files = edits_files                # shift+tab: allow, and accept edits for the session
-        self.accepts_edits = False                    # what the user chose: read by whoever opened the dialog
         self.preview, self.counts = diff_shown(preview) if tool != "Bash" else (preview, None)
         self._opened_at = 0.0                     # set on mount: the grace counts from there
         self.always = always_line(always)
@@ -236,8 +235,7 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         elif decision == "allow_once":
             self.dismiss(PermissionAnswer("allow_once"))
         elif decision == "accept_edits" and self.edits_files:
-            self.accepts_edits = True
-            self.dismiss(PermissionAnswer("allow_once"))
+            self.dismiss(PermissionAnswer("accept_edits"))
         elif decision == "allow_always" and self.has_always:
             self.dismiss(PermissionAnswer("allow_always"))
         elif decision == "allow_always":
