@@ -206,3 +206,14 @@ def test_a_write_through_a_link_into_the_git_folder_changes_what_git_tracks(tmp_
                                                                                   "git stash"):
         assert _denied(project, IGNORED, command), command
     assert not _denied(project, IGNORED, "cp x plain && git stash")
+
+
+def test_git_told_to_match_pathspecs_in_any_case_writes_what_another_spelling_names(repo: Path,
+                                                                                    monkeypatch: pytest.MonkeyPatch):
+    """`GIT_ICASE_PATHSPECS=1 git checkout -- .ENV` restored .env past `Edit(.env)` (the words name `.ENV`)."""
+    for command in ("GIT_ICASE_PATHSPECS=1 git checkout -- .ENV", "export GIT_ICASE_PATHSPECS=1; git restore .ENV"):
+        assert _denied(repo, IGNORED, command), command
+    assert not _denied(repo, IGNORED, "git checkout -- .ENV")                  # git matches it as written
+    assert not _denied(repo, IGNORED, "GIT_ICASE_PATHSPECS=1 git log -- .ENV")  # reads only
+    monkeypatch.setenv("GIT_ICASE_PATHSPECS", "1")                             # inherited by the Bash tool
+    assert _denied(repo, IGNORED, "git checkout -- .ENV")

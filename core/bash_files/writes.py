@@ -64,10 +64,16 @@ def written_paths(command: str, root: str) -> Writes:
     folders = folders_of(parsed.commands, root)
     found = Found([*parsed.written])
     inputs = parsed.inputs + (Input(),) * (len(parsed.commands) - len(parsed.inputs))
+    git_writes_some = False
     for words, given in zip(parsed.commands, inputs):
-        found.extend(_written_by(words, given, folders))
+        one = _written_by(words, given, folders)
+        git_writes_some |= bool(words and words[0] is not None and command_name(words[0]) == "git" and (
+            one.files or one.trees or one.tops or one.git))
+        found.extend(one)
     if found.git and not state_holds(command, parsed, found, folders):
         found.whole()
+    if git_writes_some and _icase_pathspecs(command):
+        found.tops.append((ANY, ""))      # `.ENV` names .env to git: its work tree, whatever the words say
     if found.split and _split_names(found, folders):
         found.trees.append(ANY)        # xargs splits a name into words that may name any path
     if parsed.opaque:          # not read as bash reads it: any path it names
@@ -85,6 +91,12 @@ def written_paths(command: str, root: str) -> Writes:
     return Writes(seen_from_folders(found.files, []), seen_from_folders(found.trees, found.tops), starts,
                   _git_trees(some, folders) if some else (), some.kinds if some else frozenset(),
                   some.stash if some else None)
+
+
+def _icase_pathspecs(command: str) -> bool:
+    """Whether git may match pathspecs in any case: GIT_ICASE_PATHSPECS on the line (`X=1 git …`, `export`) or
+    inherited by the Bash tool from this process."""
+    return "ICASE_PATHSPECS" in command or os.environ.get("GIT_ICASE_PATHSPECS", "") not in ("", "0")
 
 
 def _git_trees(some: GitTrees, folders: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
