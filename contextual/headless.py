@@ -13,11 +13,11 @@ from typing import Any
 
 from contextual.output import Outcome, Printer, usage_fields
 from contextual.core.events import (ActionEvent, BudgetWarning, CompactionFinished, CompactionStarted, ErrorEvent, FinalAnswer,
-                         FormatErrorEvent, Notice, PermissionAnswer, PermissionRequest, StopHookContinued, ThoughtEvent,
-                         ToolFinished, ToolsChanged, TurnAdjustments, TurnFinished, UsageEvent)
+                         FormatErrorEvent, Notice, PermissionAnswer, PermissionRequest, Retrying, StopHookContinued,
+                         ThoughtEvent, ToolFinished, ToolsChanged, TurnAdjustments, TurnFinished, UsageEvent)
 from contextual.core.config import Config
 from contextual.core.context import compaction_words
-from contextual.core.model_facts import cost
+from contextual.core.model_facts import cost, unreached_note
 from contextual.core.permissions import DENIED_CODES, refused_by_mode
 from contextual.core.session import SessionError
 from contextual.core.plural import plural
@@ -46,6 +46,8 @@ def progress_line(ev: Any) -> str | None:
         # a call that was not allowed to run did not fail (the app's trail says "denied" too)
         said = "denied" if isinstance(error, dict) and error.get("code") in DENIED_CODES else ev.status
         return f"  {ev.tool} {said}{detail}"
+    if isinstance(ev, Retrying):        # one line per retry: a failing server is not a silent wait
+        return ev.words()
     if isinstance(ev, FormatErrorEvent):
         return f"! format error returned to the model: {_short(ev.message)}"
     if isinstance(ev, (BudgetWarning, Notice)):
@@ -109,6 +111,8 @@ async def run_headless(engine: Any, prompt: str, printer: Printer, *, started: f
                    "provider": engine.config.provider, "cwd": str(engine.config.project_root)})
     for warning in engine.warnings:
         printer.progress(f"warning: {warning}")
+    if engine.config.server_unreached:      # the window is a guess until a call succeeds (then asked again)
+        printer.progress(f"warning: {unreached_note(engine.config)}")
     unsaved: str | None = None
     answer: str | None = None
     refused: list[str] = []           # the calls the mode held back, by tool: said once, last

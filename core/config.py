@@ -57,6 +57,9 @@ class Config:
     # Where context_window came from: "flag", "env", "config" (the user's: detection never overrides them),
     # "default", or what core.model_facts found ("server: llama.cpp /props", "table").
     window_source: str = "default"
+    # The window probe had no answer at all (the server was down at launch): the window is the table's or the
+    # default, said so, and the server is asked again after the first call that succeeds (Settings.recheck_window).
+    server_unreached: bool = False
     # [models."NAME"] tables of the config files: window and prices per model (core.model_facts reads them).
     models: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
 

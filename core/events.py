@@ -7,6 +7,7 @@ A front end answers questions (permissions) by resolving the future a request ca
 from __future__ import annotations
 
 import asyncio
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Literal, Union
@@ -45,6 +46,26 @@ class ReasoningDelta:
 class StreamRestarted:
     """The stream was cut after some text arrived and is being retried: drop this step's partial text."""
     step: int
+
+
+@dataclass(frozen=True)
+class Retrying:
+    """The step's call failed transiently and is tried again after ``wait`` seconds (core/providers/retry.py): the
+    answer is late, and this says why (a spinner running on in silence read as a hang: a user review)."""
+    step: int
+    attempt: int                      # the attempt about to start: 2 is the first retry
+    attempts: int                     # the most there will be
+    reason: str                       # why the last one failed, in a few words
+    wait: float                       # seconds until it starts
+    retry_after: float | None = None  # the server's Retry-After, when it sent one
+
+    def words(self, left: float | None = None) -> str:
+        """`retrying 2/5 in 4s: connection refused`; ``left``: the seconds still to wait (none left: the attempt
+        runs, `retrying 2/5: …`); a wait the server asked for says so: `in 30s (Retry-After)`."""
+        left = self.wait if left is None else left
+        when = f" in {math.ceil(left)}s" if left > 0 else ""
+        asked = " (Retry-After)" if when and self.retry_after is not None and self.retry_after >= self.wait else ""
+        return f"retrying {self.attempt}/{self.attempts}{when}{asked}: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -256,7 +277,7 @@ class ErrorEvent:
 
 
 EngineEvent = Union[
-    TextDelta, ReasoningDelta, StreamRestarted, ThoughtEvent, ActionEvent, FormatErrorEvent, ToolStarted,
+    TextDelta, ReasoningDelta, StreamRestarted, Retrying, ThoughtEvent, ActionEvent, FormatErrorEvent, ToolStarted,
     ToolOutput, ToolFinished, UsageEvent, PermissionRequest, PermissionDecided, PromptChanged,
     MessageRecorded, AnswerDelta, FinalAnswer, TurnAdjustments,
     BudgetWarning, CompactionStarted, CompactionProgress, CompactionFinished, Notice, ToolsChanged,

@@ -116,8 +116,9 @@ def window_from_table(config: Config) -> Config:
 
 
 async def resolve_window(config: Config, timeout: float | None = None) -> Config:
-    """The config with the best window we can know; never raises, never waits past ``timeout``."""
-    config = with_output_limit(config)
+    """The config with the best window we can know; never raises, never waits past ``timeout``. A server that did
+    not answer at all is marked (``server_unreached``): the window it would have stated is asked for again later."""
+    config = replace(with_output_limit(config), server_unreached=False)
     if not config.model or not config.base_url:
         return config
     if config.window_explicit:
@@ -129,18 +130,35 @@ async def resolve_window(config: Config, timeout: float | None = None) -> Config
     if config.provider == "openai":   # the Anthropic API states no window: the table knows its models
         from contextual.core.providers.model_info import detect_window
         try:
-            found = await detect_window(config.base_url, config.model, config.api_key,
+            probe = await detect_window(config.base_url, config.model, config.api_key,
                                         timeout=probe_timeout(config.base_url, timeout))
         except Exception:   # detection is a nicety: a surprise in it must never stop a start
-            found = None
+            probe = None
+        found = probe.found if probe is not None else None
         if found is not None:
             if found.source.startswith("llama.cpp"):
                 await _measure_tokenizer(config, timeout)
             return config.with_window(found.window, f"server: {found.source}")
+        config = replace(config, server_unreached=probe is not None and not probe.reached)
     try:
         return window_from_table(config)
     except package_data.InstallDamaged:    # the default window serves; the CLI names the damage at start
         return config
+
+
+def unreached_note(config: Config) -> str:
+    """What the app and `-p` say when the server did not answer at launch: the window used and where it is from."""
+    where = config.window_source.split(":", 1)
+    source = f"the model table's ({where[1].strip()})" if where[0] == "table" and len(where) > 1 else "the default"
+    return (f"the server at {config.base_url} did not answer: using {source} window of {config.context_window:,} "
+            "tokens; its own is asked for after the first call that succeeds")
+
+
+def recheck_note(before: Config, after: Config) -> str:
+    """What is said when the server, down at launch, states a window other than the one used so far."""
+    where = after.window_source.split(": ", 1)[-1]
+    return (f"the server answers now and states a window of {after.context_window:,} tokens ({where}), not the "
+            f"{before.context_window:,} used so far: using {after.context_window:,} from now on")
 
 
 def probe_timeout(base_url: str, asked: float | None = None) -> float:

@@ -76,9 +76,9 @@ async def test_a_hung_server_gives_up_within_the_timeout_and_keeps_the_default(t
         silent.listen(16)
         # A server that never answers: only the probe's own timeout can end this (the guard only turns a hang
         # into a failure).
-        found = await asyncio.wait_for(
+        probe = await asyncio.wait_for(
             detect_window(f"http://127.0.0.1:{silent.getsockname()[1]}/v1", "m", timeout=0.5), HANG_GUARD)
-    assert found is None
+    assert probe.found is None and not probe.reached
 
 
 async def test_a_closed_port_is_no_window(tmp_path):

@@ -251,7 +251,7 @@ async def test_list_models_reads_the_servers_listing_and_a_missing_one_is_an_err
     with FakeLLMServer(kind, [], flavor=Flavor("vllm", n_ctx=4096)) as srv:
         provider = make_provider(kind, srv.base_url)
         try:
-            assert await provider.list_models() == [srv.model]
+            assert [(m.id, m.window) for m in await provider.list_models()] == [(srv.model, 4096)]
         finally:
             await provider.aclose()
     with FakeLLMServer(kind, []) as srv:                      # no flavor: the server has no listing (404)

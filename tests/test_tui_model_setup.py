@@ -65,3 +65,39 @@ async def test_with_no_model_the_message_waits_and_model_picks_one_without_resta
             assert "hello back" in chat_text(app)
     chats = [r for r in srv.requests if r.path.endswith("/chat/completions")]
     assert [r["model"] for r in chats] == ["served-model"]
+
+
+async def test_a_name_the_server_does_not_list_is_refused_with_its_list_and_used_when_typed_again(tmp_path):
+    """`/model nosuch-model` switched although the server lists its models, and every later call failed (a user
+    review, finding 5): now it is refused with what the server lists (the closest first), and the same command
+    again uses it anyway (a server may serve names it does not list)."""
+    flavor = Flavor("vllm", n_ctx=32_768, others=(("other-model", 65_536),))
+    with FakeLLMServer(kind="openai", script=[], flavor=flavor) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await app.started()
+            await type_and_send(pilot, "/model other-modle")
+            await wait_for(pilot, lambda: "the server does not list other-modle" in chat_text(app))
+            assert ("the server does not list other-modle — did you mean other-model? It lists other-model, "
+                    "fake-model. /model picks one; /model other-modle again uses it anyway") in chat_text(app)
+            await type_and_send(pilot, "/model nosuch-model")
+            await wait_for(pilot, lambda: "the server does not list nosuch-model. It lists fake-model, other-model." in chat_text(app))
+            assert app.engine.config.model == "fake-model", "refused: the model in force stays"
+            await type_and_send(pilot, "/model nosuch-model")                  # insisted: used
+            await wait_for(pilot, lambda: app.engine.config.model == "nosuch-model")
+            await type_and_send(pilot, "/model other-model")                   # listed: at once, its window
+            await wait_for(pilot, lambda: app.engine.config.model == "other-model")
+            assert app.engine.config.context_window == 65_536
+            await type_and_send(pilot, "/model")
+            await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker) and app.screen.names)
+            options = app.screen.query_one("#models")
+            rows = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+            assert [" ".join(row.split()) for row in rows] == ["fake-model 32.8k window", "● other-model 65.5k window"]
+            await pilot.press("escape")
+
+
+def test_a_name_a_server_accepts_for_a_listed_one_counts_as_listed():
+    from contextual.tui.slash.model import listed_as
+    assert listed_as("qwen2.5-coder", ["qwen2.5-coder:latest"])                      # Ollama's tag
+    assert listed_as("claude-sonnet-4-5", ["claude-sonnet-4-5-20250929"])            # Anthropic's alias
+    assert not listed_as("gpt", ["gpt-4o"]) and not listed_as("fake", ["fake-model"])

@@ -79,5 +79,5 @@ class Readouts:
                                         self.turns.running, self.app.size.width)
         in_force = engine.config if engine else config        # the model, window and permission mode in force
         for welcome in self.app.chat.query(Welcome):
-            welcome.show(in_force.model, in_force.context_window, in_force.window_source)
+            welcome.show(in_force.model, in_force.context_window, in_force.window_source, in_force.server_unreached)
         self.app.query_one(PromptInput).border_subtitle = mode_line(in_force.permission_mode)

@@ -112,11 +112,15 @@ class EventRouter:
                 await self.ui.chat.finish_answer(e.text)
             case ev.TextDelta():
                 self._call_started(e.step)
+                self.ui.status.retried()
                 self.ui.scratchpad.update_step(e.step, streamed=e.text)
             case ev.StreamRestarted():
                 self.ui.scratchpad.reset_step(e.step)
+            case ev.Retrying():                      # the call is tried again: the status line says why and when
+                self.ui.status.retrying(e)
             case ev.ReasoningDelta():
                 self._call_started(e.step)
+                self.ui.status.retried()
                 self.ui.scratchpad.update_step(e.step, reasoning=e.text)
             case ev.ThoughtEvent():
                 self.ui.scratchpad.update_step(e.step, thought=e.text)
@@ -161,7 +165,9 @@ class EventRouter:
             case ev.ErrorEvent():
                 await self.ui.chat.finish_answer(None)
                 await self.ui.chat.add_notice(f"error ({e.kind}): {e.message}", "error")
-            case ev.UsageEvent() | ev.MessageRecorded():
+            case ev.UsageEvent():
+                self.ui.status.retried()      # a reply that streamed no text still ends a retry's wait
+            case ev.MessageRecorded():
                 pass          # shown through the PromptChanged that follows (meter, History)
             case _:
                 assert_never(e)

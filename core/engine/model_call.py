@@ -1,6 +1,6 @@
 """One model call of a turn: the prompt built for the step sent, its reply streamed as events (text, the answer
 as it forms, reasoning, a server's own tool-call field read as the `Action:` line, usage), and what the reply
-was when it ended (``Reply``). A provider's restart drops the partial text."""
+was when it ended (``Reply``). A provider's restart drops the partial text; its retry is said (``Retrying``)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from contextual.core.engine.fitted import Fitted
 from contextual.core.engine.prompt_state import PromptState
 from contextual.core.engine.recorder import Recorder
 from contextual.core.engine.settings import Settings
-from contextual.core.events import AnswerDelta, Notice, ReasoningDelta, StreamRestarted, TextDelta
-from contextual.core.providers.base import (CUT_AT_LIMIT, ChatRequest, ReasoningChunk, StreamDone, TextChunk,
-                                            ToolCallChunk, UsageChunk)
+from contextual.core.events import AnswerDelta, Notice, ReasoningDelta, Retrying, StreamRestarted, TextDelta
+from contextual.core.providers.base import (CUT_AT_LIMIT, ChatRequest, ReasoningChunk, RetryChunk, StreamDone,
+                                            TextChunk, ToolCallChunk, UsageChunk)
 from contextual.core.react import AnswerStream, native_action
 
 
@@ -82,6 +82,8 @@ class ModelCall:
                     usage = self._prompt.usage.take(chunk, config, sent=built.total)
                     self._recorder.usage(usage)
                     yield usage
+                elif isinstance(chunk, RetryChunk):
+                    yield Retrying(step, chunk.attempt, chunk.attempts, chunk.reason, chunk.wait, chunk.retry_after)
                 elif isinstance(chunk, StreamDone) and chunk.stop_reason == "restart":
                     reply.restart()
                     answer.reset()

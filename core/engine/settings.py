@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from contextual.core.config import Config
 
 if TYPE_CHECKING:      # the app's host makes its Settings before the first frame; providers load with connect()
-    from contextual.core.providers.base import Provider
+    from contextual.core.providers.base import ListedModel, Provider
 
 
 class Settings:
@@ -36,6 +36,25 @@ class Settings:
             from contextual.core.providers.factory import make_provider
             self.provider = self.summary_provider = await asyncio.to_thread(make_provider, config)
 
+    async def recheck_window(self) -> str | None:
+        """After a call that succeeded: a server that did not answer at launch (not started yet) is asked for its
+        window once more, as the launch would have; a window other than the one in use is taken for the rest of
+        this run. Returns the line that says so, or None (asked once: a server that answers calls but states no
+        window is not asked at every step)."""
+        before = self.config
+        if not before.server_unreached:
+            return None
+        from contextual.core.model_facts import recheck_note, resolve_window
+        loaded = self._loaded
+        found = await resolve_window(replace(before, context_window=loaded.context_window,
+                                             window_source=loaded.window_source))
+        self.config = replace(self.config, server_unreached=False)
+        if found.window_source.startswith("server") and found.context_window != before.context_window:
+            self.config = replace(self.config, context_window=found.context_window,
+                                  window_source=found.window_source, output_limit=found.output_limit)
+            return recheck_note(before, found)
+        return None
+
     def take_server_window(self, window: int) -> Config:
         """The rest of this run uses the window a server stated when it rejected a prompt (a setting larger than the
         server was started with: llama.cpp's `-c 4096`, Ollama's num_ctx); returns the config it replaces."""
@@ -43,9 +62,9 @@ class Settings:
         self.config = before.with_window(window, "server: said in its error")
         return before
 
-    async def list_models(self) -> list[str]:
-        """The model ids the server lists, also before any model is chosen (a provider made only to ask);
-        a server without a listing is a ProviderError of one line."""
+    async def list_models(self) -> list[ListedModel]:
+        """The models the server lists (with the window each entry states), also before any model is chosen (a
+        provider made only to ask); a server without a listing is a ProviderError of one line."""
         from contextual.core.providers.base import ProviderError
         provider, asking = self.provider, None
         if provider is None:

@@ -208,6 +208,9 @@ class TurnLoop:
                 yield ErrorEvent(str(exc), "provider")
                 return
             self._streaming = None          # streamed whole: acted on below
+            said = await self._settings.recheck_window()     # a server down at launch states its window now
+            if said is not None:
+                yield Notice(said, "warning")
             step += 1
             answered: TurnFinished | None = None
             cut_at = self._settings.config.reply_max_tokens if reply.cut else None

@@ -12,12 +12,13 @@ from contextlib import aclosing
 import httpx
 
 from contextual.core.prompt import PromptMessage
-from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk, StreamChunk,
-                                 StreamDone, TextChunk, UsageChunk, token_count)
+from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ListedModel, ProviderError,
+                                            ReasoningChunk, StreamChunk, StreamDone, TextChunk, UsageChunk, token_count)
 from contextual.core.providers.context_errors import is_context_error, prompt_tokens_in, window_in
 from contextual.core.providers.retry import RetryPolicy, TransientError, stream_with_retries
 from contextual.core.textsafe import one_line
-from contextual.core.providers.transport import (check_base_url, decode_object, event_stream, make_client, model_ids,
+from contextual.core.providers.model_info import listed_models
+from contextual.core.providers.transport import (check_base_url, decode_object, event_stream, make_client, model_listing,
                                       scrub)
 
 API_VERSION = "2023-06-01"
@@ -185,9 +186,9 @@ class AnthropicProvider:
                                          server_window=window_in(None, str(error.get("message", ""))))
         return ProviderError(message)
 
-    async def list_models(self) -> list[str]:
+    async def list_models(self) -> list[ListedModel]:
         """The model ids the API offers (GET /v1/models), for the TUI's /model picker."""
-        return await model_ids(self._client, self.base_url + "/v1/models", self.headers())
+        return listed_models(await model_listing(self._client, self.base_url + "/v1/models", self.headers()))
 
     async def aclose(self) -> None:
         if self._owns_client:

@@ -95,10 +95,28 @@ class StreamDone:
     stop_reason: str | None = None
 
 
+@dataclass(frozen=True)
+class RetryChunk:
+    """The attempt that failed transiently is tried again after ``wait`` seconds (core/providers/retry.py): yielded
+    before the wait, so a front end can say why the answer is late."""
+    attempt: int                      # the attempt about to start: 2 is the first retry
+    attempts: int                     # the most there will be (the first and max_retries more)
+    reason: str                       # why the last one failed, short: "connection refused", "HTTP 429 …"
+    wait: float                       # seconds until it starts
+    retry_after: float | None = None  # the server's Retry-After, when it sent one
+
+
+@dataclass(frozen=True)
+class ListedModel:
+    """A model a server's listing offers, with the window the listing states for it (None: it states none)."""
+    id: str
+    window: int | None = None
+
+
 # A reply cut at max_tokens ends with one of these stop reasons (OpenAI-compatible, Anthropic).
 CUT_AT_LIMIT = frozenset({"length", "max_tokens"})
 
-StreamChunk = Union[TextChunk, ReasoningChunk, ToolCallChunk, UsageChunk, StreamDone]
+StreamChunk = Union[TextChunk, ReasoningChunk, ToolCallChunk, UsageChunk, StreamDone, RetryChunk]
 
 
 class Provider(Protocol):

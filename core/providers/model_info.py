@@ -9,7 +9,8 @@ describes the running server (the window the server enforces beats the one the m
    (or ``max_context_length``), llama.cpp ``meta.n_ctx``.
 4. Ollama model_info ``<arch>.context_length``; llama.cpp ``meta.n_ctx_train`` (what the model was trained for).
 
-Every probe runs at once; any failure (refused, 404, timeout, garbage) just means "the server did not say".
+Every probe runs at once; any failure (refused, 404, timeout, garbage) just means "the server did not say", and
+whether any probe had an answer at all (a 404 is one) tells a server that is up from one that is not (``Probe``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 import httpx
 
 from contextual.core import bounded_json
-from contextual.core.providers.base import MIN_WINDOW, token_count
+from contextual.core.providers.base import MIN_WINDOW, ListedModel, token_count
 from contextual.core.providers.transport import tls_context
 
 PROBE_TIMEOUT = 2.0          # seconds for all probes together
@@ -36,6 +37,17 @@ class Found:
     window: int
     source: str              # e.g. "llama.cpp /props"
     rank: int                # lower wins
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What asking the server gave: the best window it states (None: none), and whether it answered at all (False:
+    refused or silent, as a server not started yet is: its window is asked again once a call succeeds)."""
+    found: Found | None
+    reached: bool
+
+
+_UNREACHED = object()        # a probe with no HTTP answer at all (refused, timed out): not "the server did not say"
 
 
 def server_root(base_url: str) -> str:
@@ -101,6 +113,19 @@ def from_models(data: Any, model: str) -> list[Found]:
     return found
 
 
+def listed_models(listing: dict[str, Any]) -> list[ListedModel]:
+    """The models a listing offers, sorted by id, each with the window its entry states (read as the window probe
+    reads the running model's entry: from_models)."""
+    entries = listing.get("data")
+    listed: dict[str, ListedModel] = {}
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and "id" in entry:
+            name = str(entry["id"])
+            found = from_models({"data": [entry]}, name)
+            listed[name] = ListedModel(name, min(found, key=lambda f: f.rank).window if found else None)
+    return [listed[name] for name in sorted(listed)]
+
+
 async def tokenize_count(base_url: str, text: str, api_key: str | None = None, *,
                          timeout: float = PROBE_TIMEOUT) -> int | None:
     """How many tokens llama.cpp's ``POST /tokenize`` makes of ``text`` (its model's own tokenizer), or None."""
@@ -116,6 +141,7 @@ async def tokenize_count(base_url: str, text: str, api_key: str | None = None, *
 
 
 async def _json(client: httpx.AsyncClient, method: str, url: str, **kwargs: Any) -> Any:
+    """The JSON of a 200 answer; None for any other answer; _UNREACHED when no answer came."""
     try:
         async with client.stream(method, url, **kwargs) as response:
             if response.status_code != 200:
@@ -126,13 +152,16 @@ async def _json(client: httpx.AsyncClient, method: str, url: str, **kwargs: Any)
                 if len(body) > _BODY_LIMIT:
                     return None
         return bounded_json.loads(body.decode("utf-8", "replace"))
+    except httpx.TransportError:
+        return _UNREACHED
     except (httpx.HTTPError, ValueError):
         return None
 
 
 async def detect_window(base_url: str, model: str, api_key: str | None = None, *,
-                        timeout: float = PROBE_TIMEOUT) -> Found | None:
-    """The best window the server states for ``model``, or None when it states none in ``timeout`` seconds."""
+                        timeout: float = PROBE_TIMEOUT) -> Probe:
+    """The best window the server states for ``model`` (none when it states none in ``timeout`` seconds), and
+    whether it answered at all."""
     root = server_root(base_url)
     headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
     async with httpx.AsyncClient(timeout=httpx.Timeout(timeout), headers=headers, verify=tls_context()) as client:
@@ -143,9 +172,10 @@ async def detect_window(base_url: str, model: str, api_key: str | None = None, *
         ]
         tasks = [asyncio.ensure_future(probe) for _, probe in probes]
         await asyncio.wait(tasks, timeout=timeout)   # what answered in time counts; the rest is dropped
-        answers = [t.result() if t.done() and t.exception() is None else None for t in tasks]
+        answers = [t.result() if t.done() and t.exception() is None else _UNREACHED for t in tasks]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-    found = [f for (read, _), data in zip(probes, answers) for f in read(data)]
-    return min(found, key=lambda f: f.rank) if found else None
+    reached = any(data is not _UNREACHED for data in answers)
+    found = [f for (read, _), data in zip(probes, answers) if data is not _UNREACHED for f in read(data)]
+    return Probe(min(found, key=lambda f: f.rank) if found else None, reached)

@@ -12,15 +12,16 @@ from contextlib import aclosing
 import httpx
 
 from contextual.core.prompt import PromptMessage
-from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk,
-                                            RoleOrderRefused, StreamChunk, StreamDone, TextChunk, UsageChunk,
-                                            token_count)
+from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ListedModel, ProviderError,
+                                            ReasoningChunk, RoleOrderRefused, StreamChunk, StreamDone, TextChunk,
+                                            UsageChunk, token_count)
 from contextual.core.providers.context_errors import is_context_error, prompt_tokens_in, window_in
 from contextual.core.providers.role_order import refuses_role_order
 from contextual.core.providers.retry import RetryPolicy, TransientError, reply_char_cap, stream_with_retries, too_long
 from contextual.core.providers.tool_calls import ToolCalls
 from contextual.core.textsafe import one_line
-from contextual.core.providers.transport import (check_base_url, decode_object, event_stream, make_client, model_ids,
+from contextual.core.providers.model_info import listed_models
+from contextual.core.providers.transport import (check_base_url, decode_object, event_stream, make_client, model_listing,
                                       scrub)
 
 MAX_STOP_SEQUENCES = 4   # OpenAI rejects more
@@ -190,9 +191,9 @@ class OpenAIProvider:
             yield usage
         yield StreamDone(stop_reason=finish)
 
-    async def list_models(self) -> list[str]:
+    async def list_models(self) -> list[ListedModel]:
         """The model ids the server offers (GET /models), for the TUI's /model picker."""
-        return await model_ids(self._client, self.base_url + "/models", self.headers())
+        return listed_models(await model_listing(self._client, self.base_url + "/models", self.headers()))
 
     async def aclose(self) -> None:
         if self._owns_client:

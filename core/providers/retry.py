@@ -8,6 +8,9 @@ Chunks stream live: the consumer sees text as it arrives. When an attempt fails 
 * if it had, a ``StreamDone(stop_reason="restart")`` chunk is yielded first. It means "discard everything
   this stream gave you so far and start again"; the chunks of the new attempt follow.
 
+Either way a ``RetryChunk`` (the attempt, the limit, why, the wait) comes before the wait: a front end says why the
+answer is late instead of a spinner that runs on in silence (a user review).
+
 A final ``StreamDone`` with any other stop reason ends a complete answer. Errors that retrying cannot fix
 (400/401/403/404, context length) raise at once. Retries are bounded in count and in total time, and a
 ``Retry-After`` header is honoured.
@@ -24,11 +27,13 @@ import time
 from contextlib import aclosing
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
+from http import HTTPStatus
 from typing import AsyncGenerator, Awaitable, Callable
 
 from contextual.core.plural import plural
-from contextual.core.providers.base import (ProviderError, ReasoningChunk, ReplyTooLong, StreamChunk, StreamDone,
-                                           TextChunk)
+from contextual.core.providers.base import (ProviderError, ReasoningChunk, ReplyTooLong, RetryChunk, StreamChunk,
+                                           StreamDone, TextChunk)
+from contextual.core.textsafe import one_line
 
 RESTART = "restart"
 
@@ -51,10 +56,23 @@ class TransientError(ProviderError):
     """A failure worth another attempt."""
 
     def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None,
-                 malformed: bool = False) -> None:
+                 malformed: bool = False, reason: str = "") -> None:
         super().__init__(message, status=status, retryable=True)
         self.retry_after = retry_after
         self.malformed = malformed
+        self._reason = reason            # a few words for a status line; else made from the status or message
+
+    @property
+    def reason(self) -> str:
+        """Why the attempt failed, in a few words: "connection refused", "HTTP 429 Too Many Requests"."""
+        if self._reason:
+            return self._reason
+        if self.status is not None:
+            try:
+                return f"HTTP {self.status} {HTTPStatus(self.status).phrase}"
+            except ValueError:      # 529, Anthropic's "overloaded", is no standard status
+                return f"HTTP {self.status}"
+        return one_line(str(self).split(": ", 1)[-1], 60)     # "openai: stream ended …" without the provider
 
 
 def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
@@ -133,4 +151,5 @@ async def stream_with_retries(open_attempt: Callable[[], AsyncGenerator[StreamCh
                                 status=error.status) from None
         if shown:
             yield StreamDone(stop_reason=RESTART)
+        yield RetryChunk(retries + 1, policy.max_retries + 1, error.reason, delay, error.retry_after)
         await sleep(delay)

@@ -116,12 +116,13 @@ def decode_object(name: str, event: ServerSentEvent) -> dict[str, Any]:
     except ValueError:
         data = None
     if not isinstance(data, dict):
-        raise TransientError(f"{name}: malformed stream chunk: {one_line(event.data, 80)!r}", malformed=True)
+        raise TransientError(f"{name}: malformed stream chunk: {one_line(event.data, 80)!r}", malformed=True,
+                             reason="malformed stream chunk")
     return data
 
 
-async def model_ids(client: httpx.AsyncClient, url: str, headers: dict[str, str]) -> list[str]:
-    """The model ids a models listing (``{"data": [{"id": ...}]}``, both wires) offers, sorted; a server that
+async def model_listing(client: httpx.AsyncClient, url: str, headers: dict[str, str]) -> dict[str, Any]:
+    """A models listing (``{"data": [{"id": ...}]}``, both wires; read by model_info.listed_models); a server that
     has no listing, cannot be reached or answers something else is a ProviderError of one line."""
     try:
         response = await client.get(url, headers=headers, timeout=10)
@@ -136,7 +137,7 @@ async def model_ids(client: httpx.AsyncClient, url: str, headers: dict[str, str]
         listing = None
     if not isinstance(listing, dict):
         raise ProviderError(f"GET {url} did not answer a JSON model listing")
-    return sorted(str(m["id"]) for m in listing.get("data") or [] if isinstance(m, dict) and "id" in m)
+    return listing
 
 
 @asynccontextmanager
@@ -160,15 +161,29 @@ async def event_stream(client: httpx.AsyncClient, url: str, *, name: str, header
             finally:
                 await events.aclose()
     except httpx.TimeoutException as exc:
-        raise TransientError(f"{name}: {_timeout_kind(exc)} timed out talking to {url}") from None
+        raise TransientError(f"{name}: {_timeout_kind(exc)} timed out talking to {url}",
+                             reason=f"{_timeout_kind(exc)} timed out") from None
     except httpx.ConnectError as exc:
         detail = one_line(scrub(str(exc), api_key), 120) or type(exc).__name__
         # Nothing listening on this machine or network is most often a local server not started (yet)
         hint = ": is the server (llama-server, Ollama, vLLM…) running there?" if on_this_network(url) else ""
-        raise TransientError(f"{name}: connection to {url} failed: {detail}{hint}") from None
+        raise TransientError(f"{name}: connection to {url} failed: {detail}{hint}",
+                             reason="connection refused" if _refused(exc) else "cannot connect") from None
     except httpx.HTTPError as exc:
         detail = one_line(scrub(str(exc), api_key), 120) or type(exc).__name__
-        raise TransientError(f"{name}: connection to {url} failed: {detail}") from None
+        raise TransientError(f"{name}: connection to {url} failed: {detail}", reason="connection lost") from None
+
+
+def _refused(exc: BaseException) -> bool:
+    """Nothing listens there: httpx says "All connection attempts failed", the refusal is in its causes."""
+    seen: BaseException | None = exc
+    for _ in range(8):          # a chain is short; a loop in one is not followed
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionRefusedError) or "refused" in str(seen).lower():
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _not_a_stream(name: str, url: str, content_type: str, body: bytes, api_key: str | None,
@@ -179,7 +194,8 @@ def _not_a_stream(name: str, url: str, content_type: str, body: bytes, api_key: 
     if isinstance(data, dict) and data.get("error"):
         return error_of(data["error"])
     return TransientError(one_line(scrub(f"{name}: expected an event stream, got {content_type or 'no content type'!r}"
-                                         f" from {url}: {message}", api_key)), malformed=True)
+                                         f" from {url}: {message}", api_key)), malformed=True,
+                          reason=f"not an event stream ({one_line(content_type, 30) or 'no content type'})")
 
 
 async def _read_capped(response: httpx.Response, limit: int = ERROR_BODY_LIMIT) -> bytes:
@@ -253,7 +269,8 @@ async def _events_with_limits(name: str, response: httpx.Response, policy: Retry
             except TimeoutError:
                 if loop.time() < cap:
                     said = "stream stalled: no data for" if begun else "no reply began within"
-                    raise TransientError(f"{name}: {said} {stall_timeout:g}s") from None
+                    raise TransientError(f"{name}: {said} {stall_timeout:g}s",
+                                         reason=f"{said} {stall_timeout:g}s") from None
                 continue   # the cap: reported at the top of the loop
             if is_progress(event):
                 begun, stall_timeout = True, policy.read_timeout

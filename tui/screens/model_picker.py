@@ -1,10 +1,14 @@
-"""/model: the models the server lists (its /v1/models), the current one marked; enter switches.
+"""/model: the models the server lists (its /v1/models), the current one marked, each with the window the listing
+states for it (vLLM's max_model_len, OpenRouter's context_length, llama.cpp's n_ctx); enter switches.
 Dismisses with the chosen name, or None."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from contextual.core.config import Config
 from contextual.tui.css import stylesheet
+from contextual.tui.format import tokens
 from contextual.tui.screen_safe import screen_text
 from rich.text import Text
 from textual.app import ComposeResult
@@ -14,6 +18,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+if TYPE_CHECKING:
+    from contextual.core.providers.base import ListedModel
+
+NAME_COLUMN = 48        # a longer name pushes its own window along rather than every row's
+
 
 class ModelPicker(ModalScreen[str | None]):
     CSS_PATH = stylesheet(__name__)
@@ -21,9 +30,20 @@ class ModelPicker(ModalScreen[str | None]):
     BINDINGS = [Binding("enter", "switch", "switch for the next turns", priority=True),
                 Binding("escape", "dismiss(None)", "close")]
 
-    def __init__(self, config: Config, names: list[str], problem: str = "") -> None:
+    def __init__(self, config: Config, models: list[ListedModel], problem: str = "") -> None:
         super().__init__()
-        self.config, self.names, self.problem = config, names, problem
+        self.config, self.problem = config, problem
+        self.names = [model.id for model in models]
+        self.windows = {model.id: model.window for model in models}
+
+    def row(self, name: str, width: int) -> Text:
+        """`● name    32.8k window`: the window where the listing states one."""
+        mark = "● " if name == self.config.model else "  "
+        window = self.windows.get(name)
+        shown = screen_text(name)
+        if window is None:
+            return Text(mark + shown)
+        return Text.assemble(mark + shown.ljust(width), ("  " + f"{tokens(window)} window", "dim"))
 
     def compose(self) -> ComposeResult:
         c = self.config
@@ -36,9 +56,8 @@ class ModelPicker(ModalScreen[str | None]):
                          id="model-facts")
             if self.problem:
                 yield Static(Text(self.problem, style="#d7875f"), id="model-problem")
-            yield OptionList(*[Option(Text(("● " if n == c.model else "  ") + screen_text(n)), id=n)
-                               for n in self.names],
-                             id="models")
+            width = min(NAME_COLUMN, max((len(screen_text(n)) for n in self.names), default=0))
+            yield OptionList(*[Option(self.row(n, width), id=n) for n in self.names], id="models")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import difflib
+import re
+import weakref
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 
 from contextual.core.config import Config
 from contextual.tui.slash.port import AppPort
+
+if TYPE_CHECKING:
+    from contextual.core.providers.base import ListedModel
+
+SHOWN_NAMES = 8        # the listed names a refusal names (OpenRouter lists hundreds): the closest first
 
 
 def how_to_configure(config: Config) -> str:
@@ -27,7 +37,30 @@ def no_endpoint(config: Config) -> bool:
     return not config.base_url and config.provider != "anthropic"
 
 
+def listed_as(name: str, listed: list[str]) -> bool:
+    """NAME is one the server serves: listed as written, or as the names servers accept for a listed one (Ollama's
+    NAME for NAME:latest, Anthropic's alias NAME for NAME-20250929)."""
+    return any(name == entry or entry == f"{name}:latest" or re.fullmatch(re.escape(name) + r"-\d{6,}", entry)
+               for entry in listed)
+
+
+def unlisted_line(name: str, listed: list[str]) -> str:
+    """The chat's line for `/model NAME` the server does not list: what it lists (the closest first), and how to
+    use NAME anyway."""
+    close = difflib.get_close_matches(name, listed, n=3, cutoff=0.8)     # a typo, not a shared "-model"
+    names = close + [entry for entry in listed if entry not in close]
+    shown = ", ".join(names[:SHOWN_NAMES]) + (f" and {len(names) - SHOWN_NAMES} more" if len(names) > SHOWN_NAMES
+                                               else "")
+    guess = f" — did you mean {close[0]}?" if close else "."
+    return (f"the server does not list {name}{guess} It lists {shown}. /model picks one; /model {name} again uses "
+            "it anyway (a server may serve names it does not list)")
+
+
 class Model:
+    def __init__(self) -> None:
+        # per app: the name last refused as unlisted; the same /model NAME again switches to it
+        self._refused: weakref.WeakKeyDictionary[AppPort, str] = weakref.WeakKeyDictionary()
+
     async def run(self, app: AppPort, argument: str) -> None:
         from contextual.tui.screens.info import InfoScreen
         if argument:
@@ -42,7 +75,7 @@ class Model:
         from contextual.tui.screens.model_picker import ModelPicker
         from contextual.core.providers.base import ProviderError
         from contextual.tui.format import one_line
-        names: list[str] = []
+        names: list[ListedModel] = []
         problem = ""
         try:
             names = await app.engine.settings.list_models()
@@ -60,7 +93,21 @@ class Model:
         if app.engine.provider is None and no_endpoint(app.config):
             app.notify("No endpoint is configured: set CONTEXTUAL_BASE_URL first (see /model).", severity="warning")
             return
-        app.run_worker(self._switch(app, name), group="models", exclusive=True, exit_on_error=False)
+        app.run_worker(self._checked(app, name), group="models", exclusive=True, exit_on_error=False)
+
+    async def _checked(self, app: AppPort, name: str) -> None:
+        """A name the server's listing lacks is refused once, with what it lists (a typo switched and every later
+        call failed: a user review); typed again, it is used. A server without a listing switches as before."""
+        try:
+            listed = [entry.id for entry in await app.engine.settings.list_models()]
+        except Exception:       # no listing, or no server now (never a traceback): nothing to check the name against
+            listed = []
+        insisted = self._refused.pop(app, None) == name
+        if listed and not listed_as(name, listed) and not insisted:
+            self._refused[app] = name
+            await app.say(unlisted_line(name, listed), "warning")
+            return
+        await self._switch(app, name)
 
     async def _switch(self, app: AppPort, name: str) -> None:
         from contextual.tui.format import model_note

@@ -1,15 +1,19 @@
 """The sign of life above the input while a turn runs: "Thinking… 12s · esc to interrupt", "Answering…" once the
-final answer streams into the chat, or the running tool with its elapsed time and the tail of its output; blank
-when idle."""
+final answer streams into the chat, the running tool with its elapsed time and the tail of its output, or a call
+tried again ("retrying 2/5 in 3s: connection refused", counting down); blank when idle."""
 
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets import Static
 
 from contextual.tui.format import one_line
+
+if TYPE_CHECKING:
+    from contextual.core.events import Retrying
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -22,7 +26,8 @@ class StatusLine(Static):
     def __init__(self, *, id: str | None = None, animate: bool = True) -> None:
         super().__init__("", id=id)
         self.animated = animate       # not `animate`: that is Textual's own method
-        self.state: str = "idle"          # idle | thinking | answering | tool | compacting
+        self.state: str = "idle"          # idle | thinking | answering | tool | retrying
+        self.retry: Retrying | None = None   # while retrying: the attempt, why, and its wait
         self.tool: str = ""
         self.tail: str = ""
         self._since = 0.0
@@ -32,6 +37,11 @@ class StatusLine(Static):
         self._paint()
         if self.animated:
             self.set_interval(0.5, self._tick)
+
+    def on_resize(self) -> None:
+        """Shown again (hidden when idle) or resized: the line is fitted to its width now (a retry's hint)."""
+        if self.state != "idle":
+            self._paint()
 
     def thinking(self) -> None:
         self._set("thinking")
@@ -51,6 +61,16 @@ class StatusLine(Static):
         if lines:
             self.tail = lines[-1]
             self._paint()
+
+    def retrying(self, retry: Retrying) -> None:
+        """A call failed and is tried again: which attempt, why, and the wait counted down."""
+        self.retry = retry
+        self._set("retrying")
+
+    def retried(self) -> None:
+        """The retried call answers: back to thinking (the answer's own events set the rest)."""
+        if self.state == "retrying":
+            self._set("thinking")
 
     def idle(self) -> None:
         self._set("idle")
@@ -76,7 +96,12 @@ class StatusLine(Static):
         spin = SPINNER[self._frame % len(SPINNER)] if self.animated else "…"
         seconds = f"{self.elapsed:.0f}s" if self.animated else ""
         line = Text()
-        if self.state in ("thinking", "answering"):
+        if self.state == "retrying" and self.retry is not None:
+            line.append(f"{spin} ", style="bold #af87af")
+            line.append(one_line(self.retry.words(self.retry.wait - self.elapsed), 100), style="bold #d7875f")
+            line.append(" ")
+            seconds = ""        # the wait counts down in the words
+        elif self.state in ("thinking", "answering"):
             line.append(f"{spin} {'Thinking' if self.state == 'thinking' else 'Answering'}… ", style="bold #af87af")
         else:
             line.append(f"{spin} Running ", style="bold #af87af")
@@ -84,7 +109,10 @@ class StatusLine(Static):
             line.append(" ")
         if seconds:
             line.append(seconds + " ", style="bold")
-        line.append("· esc to interrupt", style="dim")
+        hint, width = "· esc to interrupt", self.content_region.width
+        # a retry's words come first: at 80 columns a 429's Retry-After line leaves the hint no room (tmux)
+        if self.state != "retrying" or not width or line.cell_len + len(hint) <= width:
+            line.append(hint, style="dim")
         if self.state == "tool" and self.tail:
             line.append("  │ " + one_line(self.tail, 80), style="dim italic")
         self.update(line)

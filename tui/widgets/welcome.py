@@ -13,10 +13,13 @@ from contextual.tui.screen_safe import screen_text
 KEYS = (("enter", "send"), ("esc", "interrupt"), ("ctrl+p or /", "commands"), ("tab", "to tool calls"))
 
 
-def welcome_text(model: str | None, window: int, window_source: str, width: int = 200) -> Text:
-    """Two lines, or one line per key when the keys' line is wider than ``width`` (a key is never split)."""
+def welcome_text(model: str | None, window: int, window_source: str, width: int = 200,
+                 unreached: bool = False) -> Text:
+    """Two lines, or one line per key when the keys' line is wider than ``width`` (a key is never split).
+    ``unreached``: the server did not answer at launch, so the window is a guess and says so."""
     where = window_source.split(":", 1)[0]         # "server: llama.cpp /props" -> "server"
-    source = "" if where == "default" else f" ({'model table' if where == 'table' else where})"
+    named = "model table" if where == "table" else where
+    source = (f" ({named}, server not reached)" if unreached else "" if where == "default" else f" ({named})")
     head = Text.assemble(("Contextual", "bold"), " · ",
                          (screen_text(model), "bold #d7af5f") if model
                          else ("no model yet: /model picks one", "bold #d75f5f"),
@@ -33,11 +36,13 @@ class Welcome(Static):
 
     def __init__(self, *, classes: str | None = None) -> None:
         super().__init__(classes=classes)
-        self._facts: tuple[str | None, int, str] = (None, 0, "default")
+        self._facts: tuple[str | None, int, str, bool] = (None, 0, "default", False)
 
-    def show(self, model: str | None, window: int, window_source: str) -> None:
-        self._facts = (model, window, window_source)
+    def show(self, model: str | None, window: int, window_source: str, unreached: bool = False) -> None:
+        self._facts = (model, window, window_source, unreached)
         self.refresh(layout=True)
 
     def render(self) -> Text:
-        return welcome_text(*self._facts, width=max(1, self.content_region.width or 200))
+        model, window, source, unreached = self._facts
+        return welcome_text(model, window, source, width=max(1, self.content_region.width or 200),
+                            unreached=unreached)
