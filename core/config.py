@@ -369,6 +369,15 @@ def rules_in_force(project_root: Path, home: Path, env: Mapping[str, str] | None
     return now, approved
 
 
+def hooks_in_force(project_root: Path, home: Path, env: Mapping[str, str] | None = None) -> Hooks:
+    """The `[hooks]` of the three files as load_config puts them in force now: a project's own held back
+    (`approved=False`) unless approved as they read (core/trust.py). ConfigError: a file cannot be read."""
+    root, env = Path(project_root).resolve(), os.environ if env is None else env
+    hooks: Hooks = _project_files(root, home, env, honour_all=False)[0]["hooks"]
+    secrets.remember(*(found for hook in hooks.hooks for found in credentials.in_command(hook.command)))
+    return hooks
+
+
 def _project_files(root: Path, home: Path, env: Mapping[str, str], honour_all: bool
                    ) -> tuple[dict[str, Any], dict[str, Any], list[trust.Item]]:
     """The settings of the three files merged (user, project, local), the models' tables, and the project's

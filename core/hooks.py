@@ -83,6 +83,11 @@ class Hook:
             return subject in self.matcher.split("|")
         return re.search(self.matcher, subject) is not None
 
+    @property
+    def key(self) -> tuple[str, str, str, float, str]:
+        """The hook as configured, whether approved or not."""
+        return self.event, self.matcher, self.command, self.timeout, self.source
+
     def describe(self) -> str:
         on = f"{self.event} {self.matcher}" if self.matcher not in ("", "*") else self.event
         return f"on {on}: run {self.command}"

@@ -29,7 +29,7 @@ KEYS = {"/compactions": ("#history-box", {"close", "its card", "what it lost"}),
         "/ledger": ("#ledger-box", {"close", "re-inject"}),
         "/diff": ("#diff-box", {"close", "older call", "newer call"}),
         "/policies": ("#policies-box", {"close", "make live"}),
-        "/help": ("#info-box", {"close"}), "/mcp": ("#mcp-box", {"close"})}
+        "/help": ("#info-box", {"close"}), "/mcp": ("#mcp-box", {"close"}), "/hooks": ("#hooks-box", {"close"})}
 
 
 # the screens that had a footer: their box, and the keys it names (enter's own description among them)

@@ -315,6 +315,9 @@ class ContextualApp(App[object]):
     def action_resize_side(self) -> None:
         self.panes.resize_side()
 
+    def page_chat(self, direction: int) -> bool:
+        return self.panes.page_chat(direction)
+
     def on_key(self, event: events.Key) -> None:
         self.panes.stray_key(event)
 

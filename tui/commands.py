@@ -13,6 +13,7 @@ from contextual.tui.slash.compact import Compact
 from contextual.tui.slash.custom import CustomPrompt
 from contextual.tui.slash.context_tools import Compactions, Diff, Ledger, Policies
 from contextual.tui.slash.files import Export, Init
+from contextual.tui.slash.hooks import HooksList
 from contextual.tui.slash.memory import Memory
 from contextual.tui.slash.model import Model
 from contextual.tui.slash.permissions import Permissions
@@ -60,6 +61,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("/mcp", "", "MCP servers: status, tools, and what their descriptions cost in L1", MCP()),
     Command("/permissions", "", "the permission rules in force and the file each comes from; a adds, d removes "
             "(the project's local rules)", Permissions()),
+    Command("/hooks", "", "the hooks in force: event, matcher, command, file, approved or not (re-read from the "
+            "files on opening)", HooksList()),
     Command("/memory", "[text]", "the rules files your remembered lines go to; with text, remember it (as # text)",
             Memory()),
     Command("/init", "[AGENTS.md|CODE_LAW.md]", "the agent reads the project and writes or updates that file "

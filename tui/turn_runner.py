@@ -41,6 +41,8 @@ class TurnsApp(Protocol):
     def query_one(self, selector: Any) -> Any: ...
     def run_worker(self, work: Any, *, name: str | None = "", group: str = "default", exclusive: bool = False,
                    exit_on_error: bool = True) -> Any: ...
+    def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
+    def page_chat(self, direction: int) -> bool: ...
 
 
 class TurnRunner:
@@ -48,6 +50,7 @@ class TurnRunner:
         self.app = app
         self.shown = shown
         self.queued = Queued()                     # typed while a turn runs: sent when it finishes
+        self.planning = False                      # the running (or latest) turn started in plan mode
 
     @property
     def running(self) -> bool:
@@ -76,6 +79,7 @@ class TurnRunner:
     async def _turn(self, text: str, command: CustomCommand | None, arguments: str, typed: str) -> None:
         await self.app.started()        # sent within the first second: the turn waits, off the UI thread
         engine = self.shown.engine
+        self.planning = engine.config.permission_mode == "plan"
         if command is not None:
             typed = command.as_typed(arguments)
         stream = (engine.run_turn(text, typed=typed) if command is None else engine.run_command(command, arguments))
@@ -106,8 +110,36 @@ class TurnRunner:
             self.app.router.after_turn("failed")
         if state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             self.shown.refresh_undoable()
+            plan_ready = self.plan_ready(worker, state)
             self.after_queue(state == WorkerState.SUCCESS and self.app.router.last_outcome in SENDS_NEXT)
+            if plan_ready:
+                self.offer_plan()
         self.app.refresh_topbar()
+
+    # ----- plan mode's end
+    def plan_ready(self, worker: Worker[Any], state: WorkerState) -> bool:
+        """A turn begun and ended in plan mode answered, and nothing was typed ahead: its answer is the plan, and
+        the user is asked whether to carry it out. A message queued or being written is their answer already (and
+        its letters, typed on into the question, would answer it: `a` accepts edits)."""
+        return (worker.name == "_turn" and state == WorkerState.SUCCESS and self.planning
+                and self.app.router.last_outcome == "finished" and not self.queued.texts
+                and not self.app.query_one(PromptInput).text.strip()
+                and self.shown.engine.config.permission_mode == "plan")
+
+    def offer_plan(self) -> None:
+        from contextual.tui.screens.plan_ready import PlanReady
+        self.app.push_screen(PlanReady(self.app.page_chat), self.plan_answered)
+
+    def plan_answered(self, mode: str | None) -> None:
+        """Carry the plan out in `mode` (the mode line says it), the approval sent as the user's message; None
+        keeps planning, nothing sent."""
+        if mode is None:
+            self.app.notify("Still in plan mode: say what to change, or shift+tab to leave it.")
+            return
+        from contextual.tui.screens.plan_ready import APPROVED
+        self.shown.engine.settings.leave_plan(mode)
+        self.app.refresh_topbar()
+        self.start(APPROVED)
 
     # ----- the queue
     def queue(self, text: str) -> None:

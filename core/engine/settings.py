@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from contextual.core.config import Config
+from contextual.core.hooks import Hooks
 
 if TYPE_CHECKING:      # the app's host makes its Settings before the first frame; providers load with connect()
     from contextual.core.providers.base import ListedModel, Provider
@@ -95,6 +96,27 @@ class Settings:
         """From the permission dialog: file edits run without asking for the rest of this run (Claude Code's
         "allow all edits during this session"), as shift+tab's accept-edits does."""
         self.config = replace(self.config, permission_mode="accept-edits")
+
+    def leave_plan(self, mode: str) -> None:
+        """The user approved the plan a plan-mode turn answered with: its work runs in `mode`, asking before edits
+        (default) or not (accept-edits); never wider, as a key press never widens to bypass."""
+        if mode not in ("default", "accept-edits"):
+            raise ValueError(f"a plan is carried out in default or accept-edits mode, not {mode}")
+        self.config = replace(self.config, permission_mode=mode)
+
+    def reload_hooks(self) -> Hooks:
+        """The hooks as the config files say now, for the next event of every engine sharing these settings (/hooks
+        re-reads them when it opens: edits apply without a restart, once seen). A project's hook runs as at launch,
+        only approved as it reads (core/trust.py), or identical to one running now (an approval the trust store
+        could not keep holds for this run). ConfigError (a file cannot be read): the hooks stay as they were."""
+        from contextual.core.config import hooks_in_force
+        running = {h.key for h in self.config.hooks.hooks if h.approved}
+        read = hooks_in_force(self.config.project_root, self.config.home)
+        hooks = Hooks(tuple(replace(h, approved=h.approved or h.key in running) for h in read.hooks),
+                      read.notes)
+        for name in ("config", "_loaded"):
+            setattr(self, name, replace(getattr(self, name), hooks=hooks))
+        return hooks
 
     def connect(self, config: Config, provider: Provider | None) -> None:
         """The window found at startup and the provider (the app opens its engine before asking the server)."""

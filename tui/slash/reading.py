@@ -15,7 +15,8 @@ KEYS = (("enter", "send · ctrl+j (shift+enter, \\ enter) new line · up/down pa
         ("pageup pagedown", "scroll the chat (scrolled up, it stays put while an answer streams)"),
         ("!command · # text", "run a shell command in the project and show its output · remember a line"),
         ("@path /cmd", "tab completes, up/down choose, esc closes"),
-        ("shift+tab", "next permission mode: default, accept edits, plan"),
+        ("shift+tab", "next permission mode: default, accept edits, plan (a plan-mode answer asks: y go on asking "
+                      "before edits, a go on accepting them, esc keep planning)"),
         ("esc", "interrupt the running turn (recorded as interrupted) or the compaction; idle, twice: /rewind"),
         ("ctrl+c", "copy the selection (drag over chat text; the terminal must allow OSC 52, shift+drag uses its "
                    "own); else interrupt a running turn; when idle, twice quits"),
