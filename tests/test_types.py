@@ -40,7 +40,8 @@ def test_the_type_check_is_strict_everywhere(tmp_path):
         target.write_text(target.read_text() + "\n\ndef planted(x):\n    return x\n")
     config = tmp_path / "pyproject.toml"
     shutil.copy2(REPO / "pyproject.toml", config)
-    modules = [arg for module in planted for arg in ("-m", "contextual." + module.removesuffix(".py").replace("/", "."))]
-    out = _mypy(site, config, tmp_path / "cache", *modules)
+    names = ["contextual." + module.removesuffix(".py").replace("/", ".") for module in planted]
+    modules = [arg for name in names for arg in ("-m", name)]
+    out = _mypy(site, config, tmp_path / "cache", "--follow-imports=skip", *modules)     # the planted files only
     untyped = [line for line in out.stdout.splitlines() if "no-untyped-def" in line]
     assert out.returncode != 0 and all(any(module in line for line in untyped) for module in planted), out.stdout
