@@ -320,6 +320,13 @@ class Engine:
     def remind(self, text: str) -> None:
         self.controls.remind(text)
 
+    def carry_pending(self, other: Engine) -> None:
+        """What was to ride on ``other``'s next input (re-injected ledger facts, `!command` results) rides on this
+        one's: a /fork opened a new engine and they were silently dropped (user review, helper-121)."""
+        for text in other.reminders:
+            self.controls.remind(text)
+        self.controls.shell.extend(run for run in other.controls.shell if run not in self.controls.shell)
+
     def toggle_pin(self, message_id: str) -> bool:
         return self.controls.toggle_pin(self.prompt.history.messages, message_id, self.recorder.session, count,
                                         self.settings.config.context_window)

@@ -106,6 +106,9 @@ def test_a6_no_compaction_while_the_reported_usage_stays_below_the_threshold(pro
     assert not model.summary_requests and "compact" not in results[2].stderr
     assert ALPHA in wire_text(model.turn_requests[-1])
     assert "past the 70% warning line" in results[2].stderr                                 # 14,010 + 3 ≥ 0.7 × 20,000 (the trigger: 14,600)
+    # in the meter's words, with the line it warns of (it said "context at", a third name: helper-121)
+    said = results[2].stderr
+    assert "trigger estimate 14,0" in said and "warning line; the trigger line is at 14,600)" in said, said
 
 
 def test_a4_a_second_compaction_appends_its_summary_and_never_resummarises_the_first(project: Path):

@@ -279,3 +279,37 @@ async def test_preview_head_says_what_it_keeps_verbatim_in_messages():
     app = Host(CompactionPreviewScreen(review))
     async with app.run_test(size=SIZE):
         assert text_of(app, "#preview-head").endswith(f"; keeps {len(review.kept)} messages verbatim")
+
+
+async def test_a_cache_break_on_an_unpriced_model_speaks_of_time_not_of_billing():
+    """A local llama.cpp model has no prices: /diff spoke of tokens "billed in full again (≈4.5k extra at full
+    price)" (user review, helper-121)."""
+    before = [PromptMessage("system", "L1", "L1"), PromptMessage("user", "Observation: " + "x " * 500, "scratchpad")]
+    after = [PromptMessage("system", "L1", "L1"), PromptMessage("user", "Observation: short", "scratchpad")]
+    diff = diff_prompts(before, after)
+    for priced, said, unsaid in ((False, "are read again (this model has no prices", "billed"),
+                                 (True, "are billed in full again (≈", "no prices")):
+        app = Host(PromptDiffScreen(diff, priced=priced))
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            line = text_of(app, "#diff-cache")
+            assert said in line and unsaid not in line, line
+
+
+async def test_the_card_opened_from_compactions_gives_the_chat_lines_figures_and_points_back_to_the_list():
+    """It lacked the "keeps N of M facts" the chat line gave, and its footer said "/compactions shows the history"
+    inside /compactions (user review, helper-121)."""
+    from contextual.core.session.schema import CompactionRecord
+    from contextual.tui.format import compaction_note
+    from contextual.tui.screens.compaction import CompactionModal
+    archive, kept = _session()
+    ledger = loss_ledger(archive, "", kept)
+    record = CompactionRecord("auto", 6_700, 4_300, (), None, 1, loss_ledger=ledger)
+    assert ledger.lost() and ledger.score() in compaction_note(record)
+    app = Host(CompactionModal.card_of(record, 1))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        card, hint = text_of(app, "#compaction-stage"), text_of(app, "#compaction-hint")
+    assert "next prompt 6.7k → 4.3k tokens" in card and "next prompt 6.7k → 4.3k tokens" in compaction_note(record)
+    assert f"{ledger.score()} (l in the list: the {ledger.lost()} facts lost, to re-inject)" in card, card
+    assert hint == "enter or esc: back to the list" and "/compactions" not in hint

@@ -163,6 +163,7 @@ async def test_diff_and_policies_from_the_command_line(tmp_path):
             await type_and_send(pilot, "/diff")
             await wait_for(pilot, lambda: isinstance(app.screen, PromptDiffScreen))
             assert str(app.screen.query_one("#diff-box").border_title).endswith("call 1 → call 2 of 2")   # as sent
+            assert app.screen.priced is False          # fake-model has no prices: no "billed … at full price"
             await pilot.press("escape")
             await type_and_send(pilot, "/policies")
             await wait_for(pilot, lambda: isinstance(app.screen, PoliciesScreen))

@@ -153,3 +153,33 @@ def test_a_file_name_ending_in_a_newline_is_not_a_command(tmp_path):
     _write(root / ".contextual" / "commands", "deploy\n.md", "Deploy.\n")
     _write(root / ".contextual" / "commands", "ok.md", "Fine.\n")
     assert [c.name for c in load_commands(root, home, ())] == ["/ok"]
+
+
+async def test_a_custom_command_typed_during_a_turn_waits_in_the_queue_and_runs_as_itself(tmp_path):
+    """It was refused with a toast ("send it after it ends") and the text was gone (user review, helper-121).
+    Queued like a message, it runs alone once the turn ends, as its own prompt; a message typed after it waits for
+    the end of the command's turn."""
+    import threading
+    gate = threading.Event()
+    held = lambda body: finish("first") if gate.wait(30) else "Thought: gate never opened"     # noqa: E731
+    with FakeLLMServer(kind="openai", script=[held, finish("reviewed"), finish("after")]) as srv:
+        host = make_host(tmp_path, srv.base_url)
+        _write(host.config.project_root / ".contextual" / "commands", "review.md", "Review $ARGUMENTS for bugs.\n")
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "first question")
+            await wait_for(pilot, lambda: app.turn_running and bool(srv.requests))
+            try:
+                await type_and_send(pilot, "/review src/a.py")
+                await type_and_send(pilot, "and then this")
+                assert app.turns.queued.texts == ["/review src/a.py", "and then this"]
+                assert "queued: /review src/a.py +1" in str(app.query_one("#prompt").border_title)
+            finally:
+                gate.set()                  # a failure ends the held turn, not the test run
+            await wait_for(pilot, lambda: len(srv.requests) == 3 and not app.turn_running
+                           and not app.turns.queued.texts)
+            shown = chat_text(app)
+        review, after = (str(r["messages"][-1].get("content")) for r in srv.requests[1:])
+    assert "Review src/a.py for bugs." in review and "and then this" not in review
+    assert "and then this" in after
+    assert "/review src/a.py" in shown                                  # the chat shows what was typed

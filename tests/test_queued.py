@@ -34,3 +34,17 @@ def test_messages_leave_in_order_or_all_together():
     assert queue.take_newest() == "c" and queue.texts == ["a", "b"]
     queue.add("c")
     assert queue.take_all() == "a\n\nb\n\nc" and queue.texts == [] and queue.take_newest() is None
+
+
+def test_a_custom_command_leaves_alone_and_in_its_place():
+    """Messages before a queued custom command go together; the command alone; those after it at the next end."""
+    review = (object(), "a.py")
+    queue = Queued()
+    queue.add("a")
+    queue.add("b")
+    queue.add("/review a.py", review)
+    queue.add("c")
+    assert queue.take_next() == ("a\n\nb", None)
+    assert queue.take_next() == ("/review a.py", review)
+    assert queue.take_next() == ("c", None) and queue.texts == [] == queue.runs
+    assert Queued(texts=["x", "y"]).take_next() == ("x\n\ny", None)

@@ -487,3 +487,44 @@ async def test_a_resumed_chat_shows_the_command_outputs_a_message_carried_as_the
             await until_shown(pilot, first_frame)
             await pilot.pause()
             assert _chat_items(first_frame)[:len(live)] == live
+
+
+async def test_esc_at_a_permission_question_shows_the_turn_live_as_it_reads_resumed(tmp_path):
+    """Live, esc at Bash's question left the call out ("▶ 3 tool calls · LS, Read, Grep") and said "turn cancelled
+    (recorded as interrupted)"; resumed, the record's aborted call was there ("▶ 4 tool calls · … Bash · 1 failed")
+    and the line said "turn interrupted" (user review, helper-121)."""
+    import json
+
+    from contextual.tui.app import ContextualApp
+    from contextual.tui.screens.permission import PermissionModal
+    from contextual.tui.widgets.tool_trail import ToolTrail
+    from tests.fakes.llm_server import FakeLLMServer
+    from tests.tui_helpers import chat_text, finish, make_host, type_and_send, wait_for
+
+    def call(tool: str, **args: Any) -> str:
+        return f"Thought: go\nAction: {tool}[{json.dumps(args)}]"
+
+    def shown(app: Any) -> tuple[list[str], list[str]]:
+        lines = chat_text(app).splitlines()
+        return [str(trail.title) for trail in app.query(ToolTrail)], [line for line in lines if "turn " in line]
+
+    script = [call("LS"), call("Grep", pattern="total_1"), call("Bash", command="rm -rf build"), finish("never")]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await type_and_send(pilot, "look around")
+            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not app.turn_running and "turn interrupted" in chat_text(app))
+            live = shown(app)
+            rows = str(app.query_one(ToolTrail).query_one(".trail-lines").render())
+            session_id = app.engine.session_id
+            await app.host.close(app.engine)
+        host = make_host(tmp_path, srv.base_url)
+        resumed = ContextualApp(host, host.resume(session_id), animate=False)
+        async with resumed.run_test(size=(100, 30)) as pilot:
+            await wait_for(pilot, lambda: bool(resumed.query(ToolTrail)))
+            again = shown(resumed)
+            await resumed.host.close(resumed.engine)
+    assert live == again == (["3 tool calls · LS, Grep, Bash · 1 failed"], ["turn interrupted"]), (live, again)
+    assert rows.endswith("✗ Bash rm -rf build\n  ⎿ aborted")

@@ -52,8 +52,28 @@ async def test_rewind_k_forks_before_a_message_and_fork_copies_the_whole_session
             assert whole == ["first ask", "another way"]
             await pilot.pause()
             chat = "\n".join(str(w.render()) for w in app.query_one(ChatLog).query(Static))
-            assert f"forked session {child} into" in chat and "resumed session" not in chat   # one line, the fork's
+            # one line, the fork's, with short ids as "resumed session 1a2b3c4d" (two whole UUIDs: helper-121)
+            assert f"forked session {child[:8]} into {app.engine.session_id[:8]};" in chat, chat
+            assert "resumed session" not in chat and child not in chat
             grandchild = app.engine.session.path
             await pilot.press("ctrl+q")
     loaded = load_session(grandchild)
     assert loaded.forked_from == child and [m.content for m in loaded.history if m.role == "user"] == whole
+
+
+async def test_fork_keeps_what_rides_on_the_next_message(tmp_path):
+    """A ledger fact re-injected for the next message (the meter's "input" segment) was dropped by /fork without a
+    word: the fork's engine started with nothing to send along (user review, helper-121)."""
+    from tests.fakes.llm_server import FakeLLMServer
+    with FakeLLMServer(kind="openai", script=[finish("one"), finish("two")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "first ask")
+            parent = app.engine.session_id
+            app.engine.remind("<system-reminder>re-injected: cart.py:12 total_12 returns 12</system-reminder>")
+            await type_and_send(pilot, "/fork")
+            await wait_for(pilot, lambda: app.engine.session_id not in (None, parent))
+            assert app.shown is not None and app.shown.layers.get("input")      # the meter still counts it
+            await run_turn(pilot, "second ask")
+            await pilot.press("ctrl+q")
+    assert "re-injected: cart.py:12 total_12 returns 12" in str(srv.requests[-1]["messages"][-1]["content"])

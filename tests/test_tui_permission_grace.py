@@ -37,3 +37,25 @@ async def test_keys_in_the_first_moment_are_ignored_then_the_answer_counts(tmp_p
             await pilot.pause()
             tool = [m for m in app.engine.history.messages if m.role == "tool"][-1]
             assert "denied" in tool.full.lower() and not rules.exists()
+
+
+async def test_a_dialog_dismissed_before_its_layout_fit_ran_does_not_end_the_app():
+    """esc as the dialog opened (tmux at 100x30, helper-125): its preview fit, queued for after the next refresh,
+    ran on a box whose widgets were being removed and ended the app (IndexError in _fit_preview)."""
+    from textual.app import App
+    modal = PermissionModal("Bash", {"command": "rm -rf build"}, "rm -rf build")
+    answers: list = []
+
+    class Host(App):
+        def on_mount(self) -> None:
+            self.push_screen(modal, answers.append)
+
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        modal.dismiss(None)
+        await pilot.pause()
+        modal._fit_preview()             # what the queued callback does once the dialog is gone
+        modal._name_runs()
+        await pilot.pause()
+        assert app.is_running and answers == [None]

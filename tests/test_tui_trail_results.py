@@ -66,10 +66,7 @@ async def test_a_forty_call_turn_stays_one_line_until_the_focused_title_says_ent
             await run_turn(pilot, "read it line by line")
             trail = app.query_one(ToolTrail)
             assert trail.collapsed and trail.outer_size.height == 1 and trail.title == "40 tool calls · Read ×40"
-            for _ in range(6):                   # tab from the input reaches the trail's title
-                if isinstance(app.focused, TrailTitle):
-                    break
-                await pilot.press("tab")
+            await pilot.press("tab")             # one tab from the input reaches the trail's title
             assert isinstance(app.focused, TrailTitle)
             await pilot.pause()
             footer = app.query_one(Footer)
@@ -170,3 +167,33 @@ async def test_a_call_a_deny_rule_refused_names_the_rule_whole_at_80_columns_liv
             await pilot.pause()
             assert _rows(resumed) == [live]
             await resumed.host.close(resumed.engine)
+
+
+async def test_one_tab_from_the_input_reaches_the_newest_trail_and_up_the_older_ones(tmp_path):
+    """The focus chain passed the chat (and, narrow, the region tabs) first: two stops that showed nothing, then
+    the oldest trail, where the README says tab goes on to the rows (user review, helper-121; tests looped up to
+    6 tabs). shift+tab is the permission mode's: ↑ ↓ walk the rows."""
+    from contextual.tui.app import ContextualApp
+    from contextual.tui.widgets.prompt_input import PromptInput
+    from contextual.tui.widgets.tool_trail import TrailTitle
+    script = [_call("Read", file_path="cart.py", limit=2), finish("one"), _call("LS"), _call("Glob", pattern="*.py"),
+              finish("two")]
+    with server(script) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, permission_mode="bypass"), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "first")
+            await run_turn(pilot, "second")
+            for size in ((80, 24), (120, 40)):          # narrow (the region tabs) and wide
+                await pilot.resize_terminal(*size)
+                app.query_one(PromptInput).focus()
+                await pilot.pause()
+                await pilot.press("tab")
+                await pilot.pause()
+                assert isinstance(app.focused, TrailTitle) and "LS, Glob" in str(app.focused.label), size
+                await pilot.press("up")
+                await pilot.pause()
+                assert isinstance(app.focused, TrailTitle) and "Read cart.py" in str(app.focused.label), size
+                await pilot.press("down")
+                await pilot.pause()
+                assert isinstance(app.focused, TrailTitle) and "LS, Glob" in str(app.focused.label), size
+            await app.host.close(app.engine)

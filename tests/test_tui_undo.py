@@ -171,6 +171,8 @@ async def test_ctrl_z_never_reverts_files(tmp_path):
             await pilot.pause()
             assert prompt.text == ""                            # the typing is undone
             await pilot.press("ctrl+z")
+            await pilot.pause()
+            assert prompt.text == ""            # not the message sent before (helper-121: it walked back into them)
             app.query_one(HistoryView).focus()
             await pilot.press("ctrl+z")
             await pilot.pause()

@@ -263,6 +263,7 @@ class ContextualApp(App[object]):
         prompt.past = self.remembered.inputs()
         prompt.take_queued = self.turns.take_back_queued
         prompt.page_chat = self.panes.page_chat
+        prompt.to_chat_rows = self.panes.to_newest_trail
         inert_commands = commands.load_custom(self.config.project_root, self.config.home)   # issue 30.3
         if not self.animated:
             prompt.cursor_blink = False
@@ -383,6 +384,9 @@ class ContextualApp(App[object]):
     def start_turn(self, text: str, command: CustomCommand | None = None, arguments: str = "",
                    typed: str = "") -> None:
         self.turns.start(text, command, arguments, typed)
+
+    def queue_turn(self, typed: str, command: CustomCommand, arguments: str) -> None:
+        self.turns.queue(typed, command, arguments)
 
     def start_compaction(self, instructions: str | None, keep_rounds: int | None) -> None:
         self.turns.compact(instructions, keep_rounds)

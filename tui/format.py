@@ -15,6 +15,7 @@ from contextual.core.plural import plural
 from contextual.tui.screen_safe import screen_text
 
 if TYPE_CHECKING:       # the session schema loads with the engine, after the first frame (test_launch_imports)
+    from contextual.core.context.ledger import Ledger
     from contextual.core.session.schema import CompactionRecord, PermissionRecord
 
 
@@ -154,10 +155,17 @@ def compaction_note(record: CompactionRecord) -> str:
                if record.pre_tokens is not None and record.post_tokens is not None else "")
     note = f"compacted ({record.trigger}): {figures}" + compaction_words.outcome(
         record.rounds_archived, record.parts, record.rounds_truncated, record.ended)
-    ledger = record.loss_ledger
-    if ledger is not None and ledger.lost():      # issue 19.2: what it lost, one command away
-        note += f" · {ledger.score()} (/ledger: the {plural(ledger.lost(), 'fact')} lost, to re-inject)"
+    lost = ledger_line(record.loss_ledger)       # issue 19.2: what it lost, one command away
+    if lost:
+        note += f" · {lost}"
     return note + (f" · fallback: {record.fallback}" if record.fallback else "")
+
+
+def ledger_line(ledger: Ledger | None, where: str = "/ledger") -> str:
+    """What a compaction lost, in the same words on the chat's line and its card; ``where`` lists them."""
+    if ledger is None or not ledger.lost():
+        return ""
+    return f"{ledger.score()} ({where}: the {plural(ledger.lost(), 'fact')} lost, to re-inject)"
 
 
 def compaction_level(record: CompactionRecord) -> str:

@@ -16,6 +16,7 @@ from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.history_view import HistoryView
 from contextual.tui.widgets.prompt_input import PromptInput
 from contextual.tui.widgets.scratchpad import ScratchpadView
+from contextual.tui.widgets.tool_trail import TrailTitle
 
 
 class Panes:
@@ -87,6 +88,18 @@ class Panes:
             return False
         chat = self.app.query_one(ChatLog)
         (chat.scroll_page_down if direction > 0 else chat.scroll_page_up)(animate=False)
+        return True
+
+    def to_newest_trail(self) -> bool:
+        """tab in the input: the newest "▶ N tool calls" row, when the chat shows one (shift+tab walks to older
+        ones). The focus chain passed the chat (and, narrow, the tabs) first: two stops that changed nothing
+        visible, where the README promised the rows (user review, helper-121)."""
+        if not self.app.query_one("#chat-pane").display:
+            return False
+        rows = self.app.query_one(ChatLog).query(TrailTitle)
+        if not rows:
+            return False
+        rows.last().focus()
         return True
 
     def stray_key(self, event: events.Key) -> None:

@@ -48,6 +48,8 @@ class Shown:
     token_factor: float = 1.0
     last_usage: int | None = None
     pinned: int = 0           # tokens of pinned messages (issue 19.3): part of L3, shown as their own segment
+    fitted: int = 0           # tokens the builder fitted away from this prompt (0: sent as counted)
+    limit: int = 0            # the largest prompt: the window less the answer's reserve
 
     @property
     def trigger_share(self) -> float:
@@ -83,7 +85,8 @@ def shown_from_view(view: PromptView) -> Shown:
                  due=trigger.due, warn_ratio=trigger.warn_at / max(1, trigger.threshold), basis=trigger.basis,
                  compactable=trigger.compactable,
                  cached_tokens=usage.cached_tokens or None, cost=usage.cost, token_factor=view.token_factor,
-                 last_usage=view.last_usage)
+                 last_usage=view.last_usage, limit=view.limit,
+                 fitted=max(0, view.adjustments[0].tokens_before - view.total) if view.adjustments else 0)
 
 
 def next_prompt(engine: Engine, input_text: str = "") -> Shown:

@@ -12,8 +12,8 @@ from contextlib import aclosing
 from typing import AsyncGenerator, Callable, TYPE_CHECKING, assert_never
 
 from contextual.core import events as ev
-from contextual.tui.format import (args_label, compaction_level, compaction_note, denied, permission_level,
-                                   permission_mark, permission_note, tokens, trail_status)
+from contextual.tui.format import (args_label, compaction_level, compaction_note, denied, ledger_line,
+                                   permission_level, permission_mark, permission_note, tokens, trail_status)
 from contextual.tui.screen_safe import screen_text, stream_guard
 from contextual.tui.surfaces import Surfaces
 from contextual.tui.widgets.todo_list import todos_of
@@ -29,6 +29,7 @@ class EventRouter:
         self.ui = surfaces
         self.compaction_modal: CompactionModal | None = None
         self.permission_modal: PermissionModal | None = None
+        self._asked: tuple[str, object] | None = None     # the call a permission question is about, till answered
         self._logged_before = 0
         self._calling_step = 0
         self._answered = False
@@ -40,6 +41,7 @@ class EventRouter:
     async def consume_turn(self, text: str, stream: AsyncGenerator[Event, None]) -> None:
         self._answered = False
         self._calling_step = 0
+        self._asked = None
         self.streams.reset()
         text = screen_text(text)     # typed or pasted: an escape sequence in it reached the terminal as written
                                      # (a restored chat cleans its messages where it reads the record)
@@ -57,7 +59,10 @@ class EventRouter:
                         outcome = "failed"
         except asyncio.CancelledError:
             await self.ui.chat.finish_answer(None)
-            await self.ui.chat.add_notice("turn cancelled (recorded as interrupted)", "warning")
+            # as the record will read on resume: the call asked about and those running end aborted, and the
+            # turn "interrupted" (live it said "turn cancelled (recorded as interrupted)" and left the call out)
+            await self.ui.chat.calls_stopped(self._asked)
+            await self.ui.chat.add_notice("turn interrupted", "warning")
             raise
         finally:
             self.after_turn(outcome)
@@ -222,6 +227,7 @@ class EventRouter:
 
         self.close_result_card()
         self.ui.status.idle()
+        self._asked = (e.tool, e.args)
         modal = self.permission_modal = PermissionModal(e.tool, e.args, e.preview, e.always, e.edits_files)
         self.ui.push_modal(modal, answer)
 
@@ -232,6 +238,7 @@ class EventRouter:
 
     async def on_permission_decided(self, e: ev.PermissionDecided) -> None:
         from contextual.core.session.schema import PermissionRecord     # as a resumed chat shows it (chat_log)
+        self._asked = None
         record = PermissionRecord(e.tool, e.decision, e.rules, e.once_only, e.note)
         if mark := permission_mark(record):          # on the call's trail row, not a line per call
             self.ui.chat.permission_answered(mark)
@@ -258,14 +265,15 @@ class EventRouter:
         # History and meter first: the new estimate shows the moment the card does.
         self.ui.show_prompt()
         modal = self.compaction_modal
+        logged = self.ui.compactions_logged()
         if modal is not None:
             modal.in_turn = e.trigger == "auto"
+            modal.lost = ledger_line(logged[-1].loss_ledger) if logged and not e.refused else ""
             modal.finish(e)
         elif e.refused:
             await self.ui.chat.add_notice(f"nothing compacted: {e.refused}", "warning")
         if not e.refused:
             from contextual.core.session.schema import CompactionRecord
-            logged = self.ui.compactions_logged()
             record = CompactionRecord(e.trigger, e.pre_tokens, e.post_tokens, fallback=e.fallback,
                                       rounds_archived=e.rounds_archived,
                                       loss_ledger=logged[-1].loss_ledger if logged else None, parts=e.parts,

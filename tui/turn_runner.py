@@ -142,8 +142,9 @@ class TurnRunner:
         self.start(APPROVED)
 
     # ----- the queue
-    def queue(self, text: str) -> None:
-        self.queued.add(text)           # shown on the input's border; in the chat once its turn starts
+    def queue(self, text: str, command: CustomCommand | None = None, arguments: str = "") -> None:
+        # shown on the input's border; in the chat once its turn starts
+        self.queued.add(text, (command, arguments) if command is not None else None)
         self.show_queue()
 
     def show_queue(self) -> None:
@@ -161,9 +162,12 @@ class TurnRunner:
         if not self.queued.texts:
             return
         if send_next and not self.running:
-            text = self.queued.take_all()
+            text, run = self.queued.take_next()     # the rest waits for the end of this one
             self.show_queue()
-            self.start(text)
+            if run is None:
+                self.start(text)
+            else:
+                self.start(run[0].expand(run[1]), run[0], run[1])
             return
         prompt = self.app.query_one(PromptInput)
         many = len(self.queued.texts) > 1

@@ -10,13 +10,17 @@ Summaries are never compressed again: they stay at the front and are only append
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Collection, Sequence
+from typing import Callable, Collection, NamedTuple, Sequence
 
 from contextual.core.context import keep_fit
 from contextual.core.messages import Message
 
-# (the room for kept rounds: core/context/keep_fit.py; a message's size as L3 sends it)
-KeepBudget = tuple[int, Callable[[Message], int]]
+
+class KeepBudget(NamedTuple):
+    """What a compaction's kept rounds may use (core/context/keep_fit.py)."""
+    room: int                              # the trigger less the prompt's fixed part (L1, L2, pins)
+    size: Callable[[Message], int]         # a message's size as L3 sends it
+    staying: int = 0                       # what stays beside the kept rounds: summaries, the turn in progress
 
 
 def rounds(messages: list[Message]) -> list[list[Message]]:
@@ -48,8 +52,9 @@ def plan_compaction(messages: list[Message], keep_rounds: int, budget: KeepBudge
     """None when nothing is older than the kept rounds. With a budget (tokens, size of a text) the kept rounds
     are also as many of the newest as fit it (core/context/keep_fit.py)."""
     all_rounds = rounds(messages)
-    sizes = keep_fit.round_sizes(all_rounds, budget[1]) if budget is not None else [0] * len(all_rounds)
-    keep = keep_fit.rounds_that_fit(sizes, keep_rounds, budget[0] if budget is not None else None)
+    sizes = keep_fit.round_sizes(all_rounds, budget.size) if budget is not None else [0] * len(all_rounds)
+    keep = keep_fit.rounds_that_fit(sizes, keep_rounds, budget.room if budget is not None else None,
+                                    budget.staying if budget is not None else 0)
     if len(all_rounds) <= keep:
         return None
     cut = len(all_rounds) - keep

@@ -27,6 +27,8 @@ from contextual.core.prompt import PromptView, Trigger
 from contextual.core.window_budget import margin
 from contextual.core.tokens import calibration_for
 
+UNFITTED = 1 << 40       # a build limit nothing reaches: sizes as they would be sent whole
+
 
 def _todo_recap(todos: list[dict[str, Any]]) -> str:
     if not todos:
@@ -169,15 +171,21 @@ class PromptState:
                           self.calibration.factor(config.model), usage.last)
 
     def keep_budget(self) -> KeepBudget:
-        """The room for a compaction's kept rounds (issue 24): the trigger less the prompt's fixed part."""
-        tokens = self.builder.build([], [], None, "", self.fit_limit()).tokens
+        """The room for a compaction's kept rounds (issue 24): the trigger less the prompt's fixed part, and what
+        else stays after it (the summaries, the turn in progress and the todo recap, unfitted)."""
+        in_turn = self.turn_start is not None
+        tokens = self.builder.build([], self.steps if in_turn else [], self.question if in_turn else None,
+                                    _todo_recap(self._todos()), UNFITTED).tokens
         fixed = sum(n for layer, n in tokens.items() if layer.startswith(("L1", "L2")))
+        staying = sum(n for layer, n in tokens.items() if not layer.startswith(("L1", "L2", "L3")))
         size = self.builder.cache.message
         # pinned messages stay whatever is archived, sent whole: the kept rounds get what they leave (a compaction
         # that kept rounds as if no pins were there left the prompt larger than before)
         fixed += sum(size(pinned_message(m).content) for m in self.history.messages if m.id in self.builder.pins)
+        staying += sum(size(history_message(m).content) for m in self.history.summaries)
         # a kept round costs what it sends: a tool result's text as L3 renders it, not its stored JSON (~5 % more)
-        return keep_fit.keep_budget(self.config.threshold, fixed), lambda m: size(history_message(m).content)
+        return KeepBudget(keep_fit.keep_budget(self.config.threshold, fixed),
+                          lambda m: size(history_message(m).content), staying)
 
     def compaction_due(self, input_text: str = "") -> Trigger:
         """A6: would this input compact first? (estimate, threshold, due)."""

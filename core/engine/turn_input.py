@@ -118,14 +118,16 @@ class TurnInput:
             # the trigger's own line: at a small window the output reserve puts it below trigger_ratio (73 % at 4k)
             # /compact is advised only where it would archive something (it refuses a history of one round)
             advice = "run /compact" if trigger.compactable else "nothing is old enough to archive: the prompt is fitted"
-            return BudgetWarning(f"context at {trigger.estimate:,} of {config.context_window:,} tokens, past the "
-                                 f"trigger at {trigger.threshold:,}; auto-compaction is off — {advice}",
+            return BudgetWarning(f"trigger estimate {trigger.estimate:,} of {config.context_window:,} tokens, "
+                                 f"past the trigger at {trigger.threshold:,}; auto-compaction is off — {advice}",
                                  trigger.estimate, config.context_window)
         if trigger.warn:
             share = trigger.estimate / max(1, config.context_window)
-            return BudgetWarning(f"context at {trigger.estimate:,} of {config.context_window:,} tokens "
-                                 f"({share:.0%}, past the {config.warn_ratio:.0%} warning line)", trigger.estimate,
-                                 config.context_window)
+            # in the meter's words, with its line: "context at" beside the meter's "trigger estimate" and "next
+            # prompt" read as a third figure (user review, helper-121)
+            return BudgetWarning(f"trigger estimate {trigger.estimate:,} of {config.context_window:,} tokens "
+                                 f"({share:.0%}, past the {config.warn_ratio:.0%} warning line; the trigger line is at "
+                                 f"{trigger.threshold:,})", trigger.estimate, config.context_window)
         return None
 
     async def session_starts(self) -> AsyncGenerator[Event, None]:

@@ -12,7 +12,7 @@ from contextual.core import input_cut
 from contextual.core.events import CompactionFinished
 from contextual.tui.css import stylesheet
 from contextual.core.plural import plural
-from contextual.tui.format import tokens
+from contextual.tui.format import ledger_line, tokens
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -50,7 +50,7 @@ def finished_of(record: CompactionRecord) -> CompactionFinished:
                               ended=record.ended, input_cut=record.input_cut)
 
 
-def result_card(result: CompactionFinished) -> Text:
+def result_card(result: CompactionFinished, lost: str = "") -> Text:
     """What a CompactionFinished says, as a few lines, in plain words: the title above names the compaction
     ("manual compaction"), so the card says how it ended, the next prompt's size before and after, and what was
     archived (it had said "Compaction done" under "manual compaction", "trigger: manual", and "the trigger estimate
@@ -75,6 +75,8 @@ def result_card(result: CompactionFinished) -> Text:
         card.append(f"   ({change:.0%} smaller)" if change >= 0 else f"   ({-change:.0%} larger)", style="dim")
     archived = compaction_words.outcome(result.rounds_archived, result.parts, result.rounds_truncated, result.ended)
     card.append(f"\n{archived}\n")
+    if lost:            # the chat's line gave it, and the card opened from /compactions did not (helper-121)
+        card.append(f"{lost}\n")
     files = result.files_included
     card.append("files the summary was given: ", style="dim")
     card.append(", ".join(files) if files else "none")
@@ -121,6 +123,8 @@ class CompactionModal(ModalScreen[None]):
         self.in_turn = False             # an automatic compaction's, in a turn: it goes on; the card closes itself
         self._started = time.monotonic()
         self._detail = ""                # the summary's progress line, once it reports one
+        self.lost = ""                   # what it lost, as the chat's line says it (ledger_line)
+        self.from_history = False        # opened from /compactions: closing goes back to that list
 
     @classmethod
     def card_of(cls, record: CompactionRecord, number: int) -> "CompactionModal":
@@ -129,6 +133,8 @@ class CompactionModal(ModalScreen[None]):
         modal = cls(f"#{number} {result.trigger}", result.pre_tokens, result.rounds_archived, on_cancel=lambda: None,
                     live_clock=False)
         modal.result = result
+        modal.lost = ledger_line(record.loss_ledger, "l in the list")
+        modal.from_history = True
         return modal
 
     def compose(self) -> ComposeResult:
@@ -184,11 +190,13 @@ class CompactionModal(ModalScreen[None]):
         if self.result is not None:
             self.query_one("#compaction-box").border_title = "Compaction result"
             self.query_one("#compaction-title", Static).update(Text(f"{self.trigger} compaction", style="bold"))
-            stage_w.update(result_card(self.result))
+            stage_w.update(result_card(self.result, self.lost))
             figures.update("")
+            # opened from /compactions, it pointed to /compactions ("shows the history") from inside it
+            closes = ("enter or esc: back to the list" if self.from_history else
+                      "enter or esc closes · /compactions shows the history")
             hint.update(Text(f"the turn goes on · enter closes this (or in {self.AUTO_CONTINUE_S:g} s) · esc stops "
-                             "the turn" if self.in_turn else "enter or esc closes · /compactions shows the history",
-                             style="dim"))
+                             "the turn" if self.in_turn else closes, style="dim"))
             return
         stage_w.update(stage_line(self.stage))
         figures.update(Text.assemble(("elapsed ", "dim"), (f"{self.elapsed:5.1f}s", "bold"),

@@ -10,6 +10,7 @@ from collections import defaultdict
 
 from contextual.tui.css import stylesheet
 from contextual.tui.format import one_line, tokens, unparsed
+from contextual.tui.meter_words import figures_explained
 from contextual.tui.observation import readable_lines
 from contextual.tui.prompt_view import LAYERS, Shown, ShownMessage
 from rich.console import RenderableType
@@ -75,6 +76,7 @@ def totals_table(shown: Shown) -> Table:
     table.add_column()
     sums = totals(shown)
     layers = "  ".join(f"{k} {tokens(v)}" for k in LAYERS for kk, v in sums["layer"].items() if kk == k)
+    table.add_row("figures", Text("\n".join(figures_explained(shown)), style="dim"))
     table.add_row("per layer", layers)
     # Text, not str: a Rich table reads a str as markup, and tool names and paths come from outside.
     if sums["tool"]:

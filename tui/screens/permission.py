@@ -178,9 +178,16 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         """The preview gives up rows the box lacks, so the rule, the buttons and the note always show: a long
         command's `what` and `runs` lines pushed the buttons under the border at 80x24 (its 40 % cap alone could
         not know how tall the rest is)."""
+        if self.app.screen is not self:
+            # dismissed before this ran (esc as it opened): its widgets are going, and the fit crashed the app on
+            # an empty box (tmux, helper-125)
+            return
         box = self.query_one("#permission-box")
         preview = self.query_one("#permission-preview")
-        last = [w for w in box.children if w.display][-1]
+        shown = [w for w in box.children if w.display]
+        if not shown:
+            return
+        last = shown[-1]
         needed = last.region.bottom + last.styles.margin.bottom - box.content_region.y
         over = needed - box.content_region.height
         if over > 0:
@@ -190,6 +197,8 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
     def _name_runs(self) -> None:
         """The runs line, where the preview scrolls: it names what the line runs, the part below the fold too.
         Where the preview shows the whole line the runs line would only say it again."""
+        if self.app.screen is not self:              # dismissed meanwhile: nothing to name
+            return
         preview = self.query_one("#permission-preview", VerticalScroll)
         self._show_position()                         # its rows changed: "lines 1–14 of 34" had stayed on 7 rows
         for runs in self.query("#permission-runs"):

@@ -20,13 +20,17 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
 
-def cache_line(diff: PromptDiff) -> str:
+def cache_line(diff: PromptDiff, priced: bool = True) -> str:
+    """``priced``: the model has prices; a local server's bills nothing, and its cache saves time, not money (it
+    spoke of tokens "billed in full … at full price" for an unpriced llama.cpp model: helper-121)."""
     brk = diff.cache_break
     if brk is None:
         return "Cache: the whole previous prompt is the start of this one — a provider cache reuses all of it."
-    return (f"Cache broke at message {brk.index + 1}: {brk.reason} — {brk.detail}. "
-            f"Reused {tokens(brk.reused_tokens)}; {tokens(brk.lost_tokens)} that were cached are billed in full "
-            f"again (≈ {tokens(round(brk.cost))} extra at full price).")
+    head = (f"Cache broke at message {brk.index + 1}: {brk.reason} — {brk.detail}. "
+            f"Reused {tokens(brk.reused_tokens)}; {tokens(brk.lost_tokens)} that were cached ")
+    if not priced:
+        return head + "are read again (this model has no prices: the server spends time on them, not money)."
+    return head + f"are billed in full again (≈ {tokens(round(brk.cost))} extra at full price)."
 
 
 class PromptDiffScreen(ModalScreen[None]):
@@ -37,8 +41,9 @@ class PromptDiffScreen(ModalScreen[None]):
                 Binding("right", "step(1)", "newer call", priority=True)]
 
     def __init__(self, diff: PromptDiff | None = None, title: str = "Prompt diff: previous call → next call",
-                 log: SentLog | None = None, rebuilt: bool = False) -> None:
+                 log: SentLog | None = None, rebuilt: bool = False, priced: bool = True) -> None:
         super().__init__()
+        self.priced = priced            # the model has prices (cache_line)
         self.sent = log
         self.rebuilt = rebuilt          # the calls rebuilt from the session's record (a resumed session), not kept
         self.position = len(log.calls) - 1 if log is not None else 0
@@ -75,7 +80,7 @@ class PromptDiffScreen(ModalScreen[None]):
         self.query_one("#diff-totals", Static).update(
             f"{tokens(d.before_tokens)} → {tokens(d.after_tokens)} tokens · {d.unchanged} messages unchanged · "
             f"{len(d.changes)} changed")
-        self.query_one("#diff-cache", Static).update(cache_line(d))
+        self.query_one("#diff-cache", Static).update(cache_line(d, self.priced))
         for c in d.changes:
             form = " → ".join(f for f in (c.before_form, c.after_form) if f)
             table.add_row(c.kind, c.layer, Text(c.source), form,

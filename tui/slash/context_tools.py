@@ -76,9 +76,16 @@ class Ledger:
 
 class Diff:
     async def run(self, app: AppPort, argument: str) -> None:
+        from contextual.core.model_facts import lookup
+        from contextual.core.package_data import InstallDamaged
         from contextual.tui.screens.prompt_diff import PromptDiffScreen
         log, rebuilt = await sent_or_rebuilt(app)
-        app.push_screen(PromptDiffScreen(log=log, rebuilt=rebuilt))
+        try:
+            facts = lookup(app.config.model, app.config.models)
+        except InstallDamaged:        # no price table: no prices known
+            facts = None
+        priced = facts is not None and facts.input is not None
+        app.push_screen(PromptDiffScreen(log=log, rebuilt=rebuilt, priced=priced))
 
 
 async def sent_or_rebuilt(app: AppPort) -> tuple[SentLog, bool]:

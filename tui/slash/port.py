@@ -93,6 +93,9 @@ class AppPort(Protocol):
         (its shell lines, its granted tools); the chat and the record show what was typed (`typed`, or the
         command's name and arguments), not the prompt made from it."""
 
+    def queue_turn(self, typed: str, command: CustomCommand, arguments: str) -> None:
+        """A custom command typed while a turn runs: it waits in the queue, shown as typed, and runs alone."""
+
     def start_compaction(self, instructions: str | None, keep_rounds: int | None) -> None:
         """The compaction worker (previewed, in the turn group)."""
 

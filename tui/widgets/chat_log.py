@@ -155,6 +155,15 @@ class ChatLog(VerticalScroll):
         if self.trail is not None:
             self.trail.finished(tool, status, stored)
 
+    async def calls_stopped(self, asked: tuple[str, object] | None) -> None:
+        """The turn was stopped: the call a permission question was about (it never started) and the calls still
+        running end as the record keeps them, aborted."""
+        from contextual.core.context.pairing import ABORTED_CONTENT
+        if asked is not None:
+            await self.tool_started(*asked)
+        if self.trail is not None:
+            self.trail.stopped(ABORTED_CONTENT)
+
     async def show_todos(self, todos: list[dict[str, Any]]) -> None:
         """The task list a TodoWrite sent: the turn's list is redrawn where it first appeared."""
         if self.todos is None or not self.todos.is_attached:

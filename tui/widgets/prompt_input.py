@@ -87,6 +87,8 @@ class PromptInput(TextArea):
         # The app's chat, paged from here (-1 up, 1 down); False when it is not shown: the input has the focus all
         # the time, and the chat scrolled only with the mouse
         self.page_chat: Callable[[int], bool] = lambda direction: False
+        # The app's chat: tab (with no list open) goes to its newest "▶ N tool calls" row; False when there is none
+        self.to_chat_rows: Callable[[], bool] = lambda: False
 
     @property
     def completion(self) -> "CompletionList | None":
@@ -128,6 +130,9 @@ class PromptInput(TextArea):
             self._stop(event)
             self.insert("\n")
             return
+        if event.key == "tab" and self.to_chat_rows():
+            self._stop(event)
+            return
         if event.key in ("pageup", "pagedown") and self.page_chat(-1 if event.key == "pageup" else 1):
             self._stop(event)
             return
@@ -168,6 +173,9 @@ class PromptInput(TextArea):
             self.past.append(text)
         self._past_index = None
         self.clear()
+        # what was sent is gone from the input for good: ctrl+z on the empty input walked back into the messages
+        # sent before (user review, helper-121); ↑ recalls them instead
+        self.history.clear()
         self.post_message(self.Submitted(self, text))
 
     def put(self, text: str) -> None:

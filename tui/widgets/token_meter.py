@@ -12,6 +12,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from contextual.tui.format import tokens
+from contextual.tui.meter_words import figures_explained
 from contextual.tui.prompt_view import Shown
 
 # (layer, label, colour) in prompt order.
@@ -119,6 +120,10 @@ class TokenMeter(Widget):
     """
 
     shown: reactive[Shown | None] = reactive(None, always_update=True)
+
+    def watch_shown(self, shown: Shown | None) -> None:
+        # what each figure is, on hover (/context's "figures" row says the same)
+        self.tooltip = "\n".join(figures_explained(shown)) if shown is not None else None
 
     def render(self) -> Text:
         if self.shown is None:       # the first second of a launch: the tokenizer loads after the first frame

@@ -69,12 +69,20 @@ def call_line(call: TrailCall) -> Text:
 
 
 class TrailTitle(CollapsibleTitle):
-    """The trail's title with its key in the footer when it has the focus (tab from the input reaches it):
-    Textual's own binding is hidden, so nothing said how to see the calls."""
-    BINDINGS = [Binding("enter", "toggle_collapsible", "show/hide calls")]
+    """The trail's title with its key in the footer when it has the focus (tab from the input reaches the newest):
+    Textual's own binding is hidden, so nothing said how to see the calls. ↑ ↓ walk to the older and newer ones
+    (shift+tab is the permission mode's, so the older ones had no key once tab went to the newest first)."""
+    BINDINGS = [Binding("enter", "toggle_collapsible", "show/hide calls"),
+                Binding("up", "walk(-1)", "older", show=False), Binding("down", "walk(1)", "newer", show=False)]
     # One call's title, wider than the chat, cuts its arguments and keeps its result: "Bash pytest -q … · exit 0"
     # (cut at its end, the exit went and the line read "Bash python -m pytest -q tests/test_prices.py 2>&1 | t…")
     fit_span: tuple[int, int] | None = None
+
+    def action_walk(self, by: int) -> None:
+        titles = list(self.screen.query(TrailTitle))
+        at = titles.index(self) + by if self in titles else -1
+        if 0 <= at < len(titles):
+            titles[at].focus()
 
     def update(self, content: VisualType = "", *, layout: bool = True) -> None:
         if self.fit_span is not None and isinstance(content, Content) and isinstance(self.label, Content):
@@ -125,6 +133,12 @@ class ToolTrail(Collapsible):
                 self.calls[index] = call._replace(status=status if status in ("success", "denied") else "error",
                                                   result=result_lines(tool, stored))
                 break
+        self._paint()
+
+    def stopped(self, stored: str) -> None:
+        """The turn was stopped: every call still running ends with ``stored`` (the aborted result)."""
+        self.calls = [call._replace(status="error", result=result_lines(call.tool, stored))
+                      if call.status == "running" else call for call in self.calls]
         self._paint()
 
     def _paint(self) -> None:

@@ -1,0 +1,50 @@
+"""The meter's figures explained where a user reads them: its tooltip and /context's "figures" row (user review,
+helper-121: "trigger estimate 8.6k of 6.0k (143%)" beside "next prompt 5.8k of 8.2k window" and a chat line
+"context at 5,753 of 8,192", three figures, nothing saying the first is counted before the prompt is fitted)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from contextual.tui.meter_words import figures_explained
+from contextual.tui.prompt_view import Shown
+from tests.fakes.llm_server import FakeLLMServer
+from tests.tui_helpers import finish, make_host, run_turn, type_and_send, wait_for
+
+
+def _shown(**figures) -> Shown:
+    defaults = dict(messages=(), layers={"L1": 600, "L3": 5_200}, total=5_800, window=8_192, estimate=8_600,
+                    threshold=5_981, due=True, limit=5_980)
+    defaults.update(figures)
+    return Shown(**defaults)
+
+
+def test_each_figure_says_what_it_counts():
+    first, second, third = figures_explained(_shown(fitted=2_800))
+    assert first.startswith("trigger estimate 8.6k: the next prompt counted whole, before anything is fitted")
+    assert "compaction runs when it reaches the trigger line, 6.0k" in first
+    assert second.startswith("next prompt 5.8k: what will be sent, 2.8k smaller than counted because it was fitted")
+    assert third == "window 8.2k: the model's whole context: a prompt is at most 6.0k, the rest is kept for the answer."
+    # not fitted: the two are one figure; the server's usage says whose count it is
+    assert "the estimate until something must be fitted" in figures_explained(_shown(estimate=5_800, due=False))[1]
+    usage = figures_explained(_shown(basis="usage", estimate=6_100))
+    assert usage[0].startswith("server usage 6.1k: the server's own count of the last call")
+
+
+async def test_the_meter_and_context_explain_their_figures(tmp_path):
+    from contextual.tui.app import ContextualApp
+    from contextual.tui.screens.context_view import ContextScreen
+    from contextual.tui.widgets.token_meter import TokenMeter
+    with FakeLLMServer(kind="openai", script=[finish("one")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=8192), animate=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await run_turn(pilot, "first")
+            meter = app.query_one(TokenMeter)
+            assert meter.shown is not None
+            assert str(meter.tooltip).split("\n") == figures_explained(meter.shown)
+            await type_and_send(pilot, "/context")
+            await wait_for(pilot, lambda: isinstance(app.screen, ContextScreen))
+            table = app.screen.query_one("#context-totals").content   # the Rich table the Static holds
+            cells = [c.plain if isinstance(c, Text) else str(c) for column in table.columns for c in column.cells]
+            assert "figures" in cells, cells
+            assert "\n".join(figures_explained(app.screen.shown)) in cells, cells

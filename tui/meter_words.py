@@ -1,0 +1,31 @@
+"""What the meter's figures mean, in the user's words: the meter's tooltip and /context's "figures" row.
+
+At 8k a user saw "trigger estimate 8.6k of 6.0k (143%)" beside "next prompt 5.8k of 8.2k window" and nothing said
+that the first is the prompt counted before anything is fitted to the window (user review, helper-121)."""
+
+from __future__ import annotations
+
+from contextual.tui.format import tokens
+from contextual.tui.prompt_view import Shown
+
+
+def figures_explained(shown: Shown) -> list[str]:
+    """One line per figure: the estimate against the trigger line, the next prompt, the window."""
+    line = f"automatic compaction runs when it reaches the trigger line, {tokens(shown.threshold)}"
+    if shown.basis == "usage":
+        first = (f"server usage {tokens(shown.estimate)}: the server's own count of the last call, with what has "
+                 f"changed since; it stands for the estimate while it is larger than ours. {line[0].upper()}"
+                 f"{line[1:]}.")
+    else:
+        first = (f"trigger estimate {tokens(shown.estimate)}: the next prompt counted whole, before anything is "
+                 f"fitted to the window, with what you are typing; {line}.")
+    if shown.fitted:
+        second = (f"next prompt {tokens(shown.total)}: what will be sent, {tokens(shown.fitted)} smaller than "
+                  "counted because it was fitted to the window (older tool results shortened or cut); a compaction "
+                  "brings the estimate back under the line.")
+    else:
+        second = (f"next prompt {tokens(shown.total)}: what will be sent"
+                  + ("; the estimate until something must be fitted to the window." if shown.basis != "usage" else
+                     ", by our count (the server's tokenizer counts differently)."))
+    room = f": a prompt is at most {tokens(shown.limit)}, the rest is kept for the answer" if shown.limit else ""
+    return [first, second, f"window {tokens(shown.window)}: the model's whole context{room}."]
