@@ -129,9 +129,3 @@ def kind(request: pytest.FixtureRequest) -> str:
 def ctx(tmp_path: Path) -> ToolContext:
     """What a tool runs with, its project root an empty folder (tool modules that need files override it)."""
     return ToolContext(root=tmp_path.resolve())
-
-
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """`-n auto`: at least four workers. Most tests wait on a server or a subprocess, so on a 2-core machine four
-    workers ran the suite in 229-234 s (three runs) where two took 269 s (2026-11-28); more cores, more."""
-    return max(4, os.cpu_count() or 1)
