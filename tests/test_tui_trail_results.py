@@ -81,8 +81,6 @@ async def test_a_forty_call_turn_stays_one_line_until_the_focused_title_says_ent
 async def test_one_calls_title_wider_than_the_chat_cuts_its_arguments_and_keeps_its_result(tmp_path):
     """Cut at its end, a long command's title lost the exit it ran to ("… | tail -5; ls -la s…", tmux at 80x24);
     its arguments give way instead, once, with one "…", as History's rows do."""
-    from textual.geometry import Region
-
     from contextual.tui.app import ContextualApp
     from contextual.tui.widgets.tool_trail import TrailTitle
     command = "python -m pytest -q tests/test_prices.py 2>&1 | tail -5; ls -la src; echo and then some more"
@@ -92,8 +90,7 @@ async def test_one_calls_title_wider_than_the_chat_cuts_its_arguments_and_keeps_
             await run_turn(pilot, "run it")
             title = app.query_one(TrailTitle)
             await pilot.pause()
-            [line] = ["".join(s.text for s in strip)
-                      for strip in title.render_lines(Region(0, 0, *title.outer_size))]
+            line = _title_line(title)
             assert line.rstrip().endswith("… · exit 0") and line.count("…") == 1, line
             assert line.strip().startswith("▶ Bash python -m pytest -q "), line
             await app.host.close(app.engine)
@@ -137,8 +134,6 @@ async def test_a_denied_call_is_counted_as_denied_not_failed_live_and_resumed(tm
 async def test_a_call_a_deny_rule_refused_names_the_rule_whole_at_80_columns_live_and_resumed(tmp_path):
     """The row said the model's sentence, "Bash is denied by the permission rule 'Bas…" at 80 columns: the rule
     was cut and it read as if Bash were off. It says the call (its label, which gives way) and the rule whole."""
-    from textual.geometry import Region
-
     from contextual.tui.app import ContextualApp
     from contextual.tui.widgets.tool_trail import TrailTitle
     from tests.tui_helpers import make_project
@@ -152,7 +147,7 @@ async def test_a_call_a_deny_rule_refused_names_the_rule_whole_at_80_columns_liv
             await run_turn(pilot, "clean up")
             title = app.query_one(TrailTitle)
             await pilot.pause()
-            [line] = ["".join(s.text for s in strip) for strip in title.render_lines(Region(0, 0, *title.outer_size))]
+            line = _title_line(title)
             assert line.strip().startswith("▶ ✗ Bash cd build/") and line.count("…") == 1, line
             assert line.rstrip().endswith("… · denied by Bash(rm -rf:*)"), line
             [live] = _rows(app)
@@ -197,3 +192,10 @@ async def test_one_tab_from_the_input_reaches_the_newest_trail_and_up_the_older_
                 await pilot.pause()
                 assert isinstance(app.focused, TrailTitle) and "LS, Glob" in str(app.focused.label), size
             await app.host.close(app.engine)
+
+
+def _title_line(title) -> str:
+    """The trail title's one row as the screen draws it (the cut with its "…" included)."""
+    from textual.geometry import Region
+    [line] = ["".join(s.text for s in strip) for strip in title.render_lines(Region(0, 0, *title.outer_size))]
+    return line
