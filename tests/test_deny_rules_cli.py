@@ -413,14 +413,19 @@ def test_a_bash_line_writing_a_file_an_edit_rule_protects_is_refused_and_the_fil
 
 def test_whole_work_tree_git_commands_xargs_and_diffs_are_refused_under_an_edit_rule_and_the_file_is_unchanged(
         tmp_path: Path):
-    """helper-110: under Edit(secrets/**) in bypass mode these rewrote or removed secrets/k without naming it."""
+    """helper-110: under Edit(secrets/**) in bypass mode these rewrote or removed secrets/k without naming it.
+    helper-128: so did `git checkout-index -f -a`, and `git -C inner reset --hard` with inner a repository whose
+    core.worktree is the project."""
     diff = "--- a/secrets/k\\n+++ b/secrets/k\\n@@ -1 +1 @@\\n-CHANGED\\n+PATCHED\\n"
     project, user, env = _git_project(
         tmp_path, "mkdir secrets && echo SECRET > secrets/k && git init -q && git add secrets && git commit -q -m a "
+                  "&& git init -q inner && git -C inner config core.worktree ../.. && git -C inner add ../secrets/k "
+                  "&& git -C inner commit -q -m i "
                   f"&& echo CHANGED > secrets/k && echo NEW > secrets/new && printf -- '{diff}' > d.diff",
         "Edit(secrets/**)")
     lines = ("git reset -q --hard", "git stash -q", "git clean -fdq", "git checkout -qf HEAD",
-             "find . -name k | xargs rm", "git apply d.diff", "patch -p1 < d.diff")
+             "find . -name k | xargs rm", "git apply d.diff", "patch -p1 < d.diff", "git checkout-index -f -a",
+             "git -C inner reset -q --hard")
     heads = _run_in_bypass(project, user, env, (*lines, "git stash list && git reset -q --soft HEAD"))
     for line, head in zip(lines, heads):
         assert head.startswith("[error permission_denied: `") and "` is denied by Edit(secrets/**)" in head, \

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from contextual.core.bash_files import git_state
+from contextual.core.bash_files import git_state, git_tree
 from contextual.core.permission_rules import PermissionRules
 
 GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "u", "GIT_AUTHOR_EMAIL": "u@x",
@@ -41,6 +41,7 @@ def _denied(project: Path, rule: str, command: str) -> bool:
 
 
 IGNORED, TRACKED, UNTRACKED, IGNORED_DIR = "Edit(.env)", "Edit(secrets/**)", "Edit(notes/**)", "Write(build/**)"
+EVERY = {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}
 
 
 @pytest.mark.parametrize("command, denied_under", [
@@ -62,6 +63,15 @@ IGNORED, TRACKED, UNTRACKED, IGNORED_DIR = "Edit(.env)", "Edit(secrets/**)", "Ed
     ("git reset --hard other", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
     ("git reset --hard HEAD~1", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
     ("git checkout -f other", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
+    # checkout-index: the index's files (tracked), named or all; with --prefix new files below its folder (from the
+    # top), with --temp new `.merge_file_*` files at the top
+    ("git checkout-index -f -a", {TRACKED}), ("git checkout-index -qfa", {TRACKED}), ("git checkout-index -f --stdin",
+                                                                                      {TRACKED}),
+    ("git checkout-index -f -- secrets/k", {TRACKED}), ("git checkout-index -f -- .env app.py", set()),
+    ("cd notes && git checkout-index -f -- ../secrets/k", {TRACKED}), ("git checkout-index -a --temp", set()),
+    ("git checkout-index -a --prefix=secrets/", {TRACKED}), ("git checkout-index -a --prefix build/x/", {IGNORED_DIR}),
+    ("cd notes && git checkout-index -a --prefix=out/", set()), ("git checkout-index -a --prefix=x", EVERY),
+    ("git add -f .env && git checkout-index -f -a", EVERY), ("git --work-tree=. checkout-index -f -a", EVERY),
     ("git switch -f other", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
     ("git stash pop", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
     ("git stash apply", {TRACKED, UNTRACKED, IGNORED, IGNORED_DIR}),
@@ -217,3 +227,67 @@ def test_git_told_to_match_pathspecs_in_any_case_writes_what_another_spelling_na
     assert not _denied(repo, IGNORED, "GIT_ICASE_PATHSPECS=1 git log -- .ENV")  # reads only
     monkeypatch.setenv("GIT_ICASE_PATHSPECS", "1")                             # inherited by the Bash tool
     assert _denied(repo, IGNORED, "git checkout -- .ENV")
+
+
+def test_git_writes_the_work_tree_its_repository_or_the_line_names_not_the_one_above_the_folder(tmp_path: Path):
+    """helper-128: `git -C inner reset --hard`, inner's core.worktree being the project (`../..`: from its git
+    folder), rewrote .env past `Edit(.env)`; so did a `.git` file pointing to a git folder elsewhere whose config
+    names the project (a submodule's, `--separate-git-dir`'s), `--git-dir` naming such a repository, and
+    `--work-tree=secrets checkout -- k` run outside that work tree (git reads the pathspec from its top). The work
+    tree is now the one git uses: any path where its config cannot be read here (a quoted value) or the line sets
+    GIT_DIR. A linked work tree reads no core.worktree from the shared config. GIT_ICASE_PATHSPECS was read for
+    the whole line, so `-C plain` (a repository of its own) counted the project's .env too."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    _git(project, "git init -q && echo .env > .gitignore && mkdir secrets && echo k > secrets/k && git add -A && "
+                  "git commit -q -m a && echo S > .env && git init -q inner && git -C inner config core.worktree "
+                  "../.. && git -C inner add -f ../.env && git -C inner commit -q -m e && "
+                  f"git init -q --separate-git-dir={tmp_path / 'store'} sub && git -C sub config core.worktree "
+                  f"{project} && git -C sub add -f ../.env && git -C sub commit -q -m e && git init -q quoted && "
+                  "git init -q plain && echo P > plain/.env && git -C plain add .env && git -C plain commit -q -m p && "
+                  "git init -q o && echo O > o/k && git -C o add k && git -C o commit -q -m o && "
+                  "git worktree add -q linked")
+    with open(project / "quoted" / ".git" / "config", "a") as config:
+        config.write('[core]\n\tworktree = "../.."\n')         # git reads it: this check does not
+    for nested in ("inner", "sub", "quoted"):
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=project / nested, capture_output=True,
+                             text=True, check=True).stdout.strip()
+        assert top == str(project), nested          # git's own answer: the project is their work tree
+    rows = [("git -C inner reset --hard", True), ("git -C inner stash", True), ("git -C sub reset --hard", True),
+            ("cd inner && git checkout-index -f -a", True), ("git -C quoted reset --hard", True),
+            ("git -C plain --git-dir=../inner/.git reset --hard", True),
+            ("GIT_DIR=../inner/.git git -C plain reset --hard", True),
+            ("GIT_ICASE_PATHSPECS=1 git checkout -- .ENV", True),
+            ("git -C plain reset --hard", False), ("git -C linked stash", False), ("git -C inner status", False),
+            ("GIT_ICASE_PATHSPECS=1 git -C plain checkout -- .ENV", False), ("git stash", False),
+            ("git status", False), ("git diff", False), ("git checkout -b x", False)]
+    for command, denied in rows:
+        assert _denied(project, IGNORED, command) is denied, command
+    for command, denied in [("git --git-dir=o/.git --work-tree=secrets checkout -- k", True),
+                            ("git --git-dir=o/.git --work-tree=o checkout -- k", False)]:
+        assert _denied(project, TRACKED, command) is denied, command
+
+
+@pytest.mark.parametrize("text, top", [
+    ("", "nested"), ("[CORE]\n\tWorkTree = ../..\n", "proj"), ("[core] worktree = ../..\n", "proj"),
+    ("[core]\n\tworktree = ..\n", "nested"), ('[core "x"]\n\tworktree = ../..\n', "nested"),
+    ("[core]\n\tworktree = ../.. ; here\n", None), ('[core]\n\tworktree = "../.."\n', None),
+    ("[core]\n\tx = a \\\n\tworktree = ../..\n", None), ("[include]\n\tpath = more\n", None),
+    ('[includeIf "gitdir:/"]\n\tpath = more\n', None), ("[core]\n\tx = a\fworktree = ../..\n", "nested")])
+def test_a_repository_s_config_names_its_work_tree_as_git_reads_it_or_is_not_read(tmp_path: Path, text: str,
+                                                                                  top: str | None):
+    """git_tree.py reads core.worktree from the repository's config (relative to its git folder, the last one
+    given; a line ends at a newline only: a form feed is in the value); what it does not read as git does (a
+    comment after the value, quotes, a continued line, an include) leaves the work tree not known: any path."""
+    project = tmp_path / "proj"
+    (project / "nested").mkdir(parents=True)
+    _git(project / "nested", "git init -q")
+    with open(project / "nested" / ".git" / "config", "a") as config:
+        config.write(text)
+    found = git_tree.work_tree(str(project / "nested"))
+    if top is None:
+        assert found is None
+    else:
+        git_top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=project / "nested",
+                                 capture_output=True, text=True, check=True).stdout.strip()
+        assert found == git_top == str(project if top == "proj" else project / "nested")

@@ -14,7 +14,8 @@ import subprocess
 import time
 from collections.abc import Callable
 
-from contextual.core.bash_files.git_writes import IGNORED, TRACKED, UNTRACKED, work_tree
+from contextual.core.bash_files.git_tree import work_tree
+from contextual.core.bash_files.git_writes import IGNORED, TRACKED, UNTRACKED
 from contextual.core.bash_files.write_words import Stash
 from contextual.core.bash_files.writes import TREE_ENTRIES, holds_below, protected_below
 
@@ -109,6 +110,8 @@ def git_listed(at: str, kinds: frozenset[str], protected: list[str], deadline: f
     ends in `/`); None when git fails, is missing or takes longer than TIMEOUT_S. Tracked: in the index or in
     HEAD (`--with-tree`: a path staged for removal is written back)."""
     top = work_tree(at)
+    if top is None or not (at == top or at.startswith(top.rstrip(os.sep) + os.sep)):
+        return None             # a work tree not known here, or one git reads pathspecs from the top of
     pathspecs: dict[str, None] = {}
     for path in map(os.path.normpath, protected):
         if path != top and not path.startswith(top.rstrip(os.sep) + os.sep):

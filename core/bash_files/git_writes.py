@@ -1,22 +1,24 @@
 """The files git's sub-commands write (for writes.py): the paths `checkout|restore|rm|mv` name; below
 their pathspecs, else the whole work tree, for those that write files they do not name (`reset --hard`, `stash`,
-`checkout -f`, `switch -f`, `read-tree -u`; `clean` below the folder it runs in), only those of the kinds git
-lists (tracked, untracked, ignored; git_state.py) where no commit is given, and for `stash pop|apply|branch` the
-stash's files; a diff's files for `apply` and `am` (diffs.py)."""
+`checkout -f`, `switch -f`, `read-tree -u`, `checkout-index`; `clean` below the folder it runs in), only those of
+the kinds git lists (tracked, untracked, ignored; git_state.py) where no commit is given, and for `stash
+pop|apply|branch` the stash's files; a diff's files for `apply` and `am` (diffs.py). The work tree is the one git
+uses (git_tree.py, the line's `--work-tree`, `--git-dir` and git variables)."""
 
 from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 
 from contextual.core.bash_files.diffs import git_diff
+from contextual.core.bash_files.git_tree import repository_tree, under, work_tree
 from contextual.core.bash_files.reads import in_folders
-from contextual.core.bash_files.write_programs import (GIT_HERE, GIT_SAME_COMMIT, GIT_STASH_ALL, GIT_STASH_APPLIES,
-                                                       GIT_STASH_KEEPS, GIT_STASH_UNTRACKED, GIT_TREES, GIT_VALUES,
-                                                       GIT_WRITES)
+from contextual.core.bash_files.write_programs import (GIT_CHECKOUT_INDEX, GIT_HERE, GIT_INDEX_ALL, GIT_SAME_COMMIT,
+                                                       GIT_STASH_ALL, GIT_STASH_APPLIES, GIT_STASH_KEEPS,
+                                                       GIT_STASH_UNTRACKED, GIT_TREES, GIT_VALUES, GIT_WRITES)
 from contextual.core.bash_files.write_words import ANY, Found, GitTrees, Stash, read_options
 from contextual.core.git_runs import split
-from contextual.core.regular_file import read_regular
 from contextual.core.shell.findings import Input
 from contextual.core.shell.nodes import Word, command_name
 from contextual.core.shell.parse import ShellParse
@@ -33,13 +35,34 @@ _NO_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})     # written
 _STASH_KINDS = frozenset({TRACKED})
 
 
-def git_writes(words: tuple[Word, ...], given: Input, folders: list[str]) -> Found:
+@dataclass(frozen=True)
+class GitEnv:
+    """What the line's environment tells its git commands (an assignment before one, `export`, `env VAR=1 git`),
+    or the Bash tool inherits from this process (line_env)."""
+    icase: bool = False         # GIT_ICASE_PATHSPECS: pathspecs match in any case
+    elsewhere: bool = False     # GIT_DIR, GIT_WORK_TREE, GIT_COMMON_DIR: another work tree, not known here
+
+
+def line_env(command: str, commands: tuple[tuple[Word, ...], ...]) -> GitEnv:
+    """The git variables a line may set for its commands, named anywhere on it (`X=1 git`, `export X=1`, `env X=1
+    git`, `export GIT_"DIR"=x` as its words read; a value of 0 too), or the Bash tool inherits from this process."""
+    text = " ".join([command, *(w for words in commands for w in words if isinstance(w, str))])
+
+    def given(*names: str) -> bool:
+        return any(name in text or os.environ.get(name, "") not in ("", "0") for name in names)
+    return GitEnv(given("GIT_ICASE_PATHSPECS") or "ICASE_PATHSPECS" in text,
+                  given("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"))
+
+
+def git_writes(words: tuple[Word, ...], given: Input, folders: list[str], env: GitEnv) -> Found:
     """`git checkout -- k`, `git restore .`, `git -C sub rm -r d`: each word after the sub-command may be a path
     it writes or removes (a branch name as well: matched against the rules, it names no protected file).
     `git reset --hard`, `git stash`, `git checkout -f`, `git clean -f`: below their pathspecs, else the whole work
     tree (the folder, for `clean`), given no commit only the files of the kinds git's state lists (GitTrees);
-    `git apply`, `git am`: the files their diffs name."""
-    folder, tree, i, own = "", "", 0, True       # own: no option of git's but -C (another repository, config)
+    `git checkout-index`: tracked files (below --prefix's folder instead, any path); `git apply`, `git am`: the
+    files their diffs name. The work tree is the one git uses (_work_trees)."""
+    folder, tree, git_dir, i = "", "", "", 0
+    own = not env.elsewhere     # no option of git's but -C, no variable (another repository, config)
     while i < len(words) and isinstance(words[i], str) and str(words[i]).startswith("-"):
         word = str(words[i])
         own = own and word == "-C" and i + 1 < len(words) and isinstance(words[i + 1], str)
@@ -47,19 +70,27 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str]) -> Fou
             value = str(words[i + 1] or "")
             folder = os.path.join(folder, value) if word == "-C" else folder     # each -C from the one before
             tree = value if word == "--work-tree" else tree
+            git_dir = value if word == "--git-dir" else git_dir
             i += 1
         tree = word.partition("=")[2] if word.startswith("--work-tree=") else tree
+        git_dir = word.partition("=")[2] if word.startswith("--git-dir=") else git_dir
         i += 1
     if i >= len(words):
         return Found()
     sub, rest = words[i], words[i + 1:]
+    if not (sub in GIT_WRITES or sub in GIT_TREES or sub in ("checkout-index", "apply", "am")):
+        return Found()
+    tops = _work_trees(folder, tree, git_dir, folders, env)
+    # the line names the work tree (its full paths), or git finds it from the folder it runs in (tops)
+    named = [top for _, top in tops] if tree or git_dir or env.elsewhere else None
+    outside = [top for at, top in tops if top is None or not _below(at, top)]    # pathspecs read from the top
     found = Found()
-    icase = "--icase-pathspecs" in words[:i]
+    icase = env.icase or "--icase-pathspecs" in words[:i]
     if sub in GIT_WRITES:
-        found.extend(_pathspecs([w for w in rest if not (isinstance(w, str) and w.startswith("-"))], folder, icase))
+        found.extend(_pathspecs([w for w in rest if not (isinstance(w, str) and w.startswith("-"))], folder, icase,
+                                named, outside))
         if any(_from_file(w) for w in rest):
-            found.tops.append((folder or ANY, ""))
-    whole = os.path.join(folder, tree) if tree else None     # the work tree, when the line names it (--work-tree)
+            found.extend(_whole(folder, named))
     spec = GIT_TREES.get(str(sub))
     if sub == "stash" and rest and not (isinstance(rest[0], str) and rest[0].startswith("-")):
         if rest[0] in GIT_STASH_KEEPS:
@@ -69,16 +100,18 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str]) -> Fou
         else:           # save, pop, apply, branch: any of the work tree; pop, apply, branch: the stash's files
             stash, spec = _stash(rest) if own else None, None
             found.extend(Found(git=[GitTrees(folder or ANY, [], [(folder or ANY, "")], _STASH_KINDS, stash)]) if stash
-                         else Found(trees=[whole]) if whole else Found(tops=[(folder or ANY, "")]))
+                         else _whole(folder, named))
     if spec is not None:
         seen, _, operands = read_options(rest, spec)
         written = Found()
         if (spec.only and not seen & spec.only) or seen & spec.never:
             pass
         elif spec.operands == "each" and operands:
-            written.extend(_pathspecs(operands, folder, icase))
-        elif sub in GIT_HERE or whole:
-            written.trees.append(whole or folder or ANY)
+            written.extend(_pathspecs(operands, folder, icase, named, outside))
+        elif named:
+            written.extend(_whole(folder, named))
+        elif sub in GIT_HERE:
+            written.trees.append(folder or ANY)
         else:
             written.tops.append((folder or ANY, ""))
         kinds = _kinds(str(sub), seen, operands) if own else None
@@ -86,26 +119,84 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str]) -> Fou
             written = Found(git=[GitTrees(folder or ANY, written.trees, written.tops, kinds)])
             found = Found()     # `checkout -f HEAD`, `checkout -f -b new`: a commit and a branch, no path
         found.extend(written)
+    if sub == "checkout-index":
+        found.extend(_index_files(rest, folder, own, named, outside))
     if sub in ("apply", "am"):
         found.extend(git_diff(str(sub), rest, given, folders, folder))
     return found
 
 
-def _pathspecs(words: list[Word], folder: str, icase: bool) -> Found:
-    """The trees git pathspecs may name, from the folder git runs in: a literal path as written; a glob (`*`, `?`,
-    `[`: git matches them, `*` across folders too) the folder before its first glob character; a magic one (`:/`,
-    `:(top)`, `:!x`, `:(icase)…`) and any, given --icase-pathspecs, the whole work tree."""
+def _work_trees(folder: str, tree: str, git_dir: str, folders: list[str],
+                env: GitEnv) -> list[tuple[str, str | None]]:
+    """For each folder the line may be in: the folder git runs in and the top of the work tree it uses there,
+    full paths: --work-tree's, else the one --git-dir's repository names (else the folder git runs in), else
+    the one found from that folder (git_tree.py); None where not known here, or where the line sets GIT_DIR or
+    GIT_WORK_TREE."""
+    out = []
+    for base in folders:
+        at = os.path.normpath(os.path.join(base, folder))
+        if tree:
+            top: str | None = os.path.normpath(os.path.join(at, tree))
+        elif env.elsewhere:
+            top = None
+        else:
+            top = repository_tree(os.path.join(at, git_dir), at) if git_dir else work_tree(at)
+        out.append((at, top))
+    return out
+
+
+def _whole(folder: str, named: list[str | None] | None) -> Found:
+    """The whole work tree: the one the line names, else the one found from the folder git runs in."""
+    return _at_top(folder, named, "")
+
+
+def _at_top(folder: str, named: list[str | None] | None, path: str) -> Found:
+    """A path below the top of the work tree: the one the line names, else the one found from the folder git runs
+    in."""
+    return Found(trees=[under(top, path) for top in named]) if named else Found(tops=[(folder or ANY, path)])
+
+
+def _pathspecs(words: list[Word], folder: str, icase: bool, named: list[str | None] | None,
+               outside: list[str | None]) -> Found:
+    """The trees git pathspecs may name, from the folder git runs in (from the top too, where that folder is not
+    in the work tree: `git --work-tree=secrets checkout -- k` writes secrets/k): a literal path as written; a glob
+    (`*`, `?`, `[`: git matches them, `*` across folders too) the folder before its first glob character; a magic
+    one (`:/`, `:(top)`, `:!x`, `:(icase)…`) and any, given icase (--icase-pathspecs, GIT_ICASE_PATHSPECS), the
+    whole work tree."""
     found = Found()
     for word in words:
         if not isinstance(word, str):
             found.trees.append(word)
         elif word.startswith(":") or icase:
-            found.tops.append((folder or ANY, ""))
+            found.extend(_whole(folder, named))
+            found.trees += [under(top, "") for top in outside]
         else:
             literal = re.split(r"[*?[]", word, maxsplit=1)[0]
             tree = word if literal == word else os.path.dirname(literal)
             found.trees.append(os.path.join(folder, tree) or ANY)
+            found.trees += [under(top, tree) for top in outside]
     return found
+
+
+def _index_files(rest: tuple[Word, ...], folder: str, own: bool, named: list[str | None] | None,
+                 outside: list[str | None]) -> Found:
+    """What `git checkout-index` writes: the index's files it names (paths from the folder it runs in) or all of
+    them (`-a`, `--stdin`), where they are in the work tree, so only tracked ones (GitTrees; any of them where git's
+    state may not hold); with `--prefix=P` new files below P's folder (from the top), with `--temp` new
+    `.merge_file_XXXXXX` files at the top instead."""
+    seen, valued, operands = read_options(rest, GIT_CHECKOUT_INDEX)
+    if "--temp" in seen:
+        return _at_top(folder, named, ".merge_file_XXXXXX")
+    if "--prefix" in seen:
+        prefix = next((value for option, value in reversed(valued) if option == "--prefix"), "")
+        return _at_top(folder, named, os.path.dirname(prefix)) if isinstance(prefix, str) else Found(trees=[None])
+    written = Found(trees=[os.path.join(folder, w) if isinstance(w, str) else w for w in operands])
+    written.trees += [under(top, w) for top in outside for w in operands if isinstance(w, str)]
+    if seen & GIT_INDEX_ALL:
+        written.extend(_whole(folder, named))
+    if own and (written.trees or written.tops):
+        return Found(git=[GitTrees(folder or ANY, written.trees, written.tops, frozenset({TRACKED}))])
+    return written
 
 
 def _from_file(word: Word) -> bool:
@@ -126,45 +217,6 @@ def _stash(words: tuple[Word, ...]) -> Stash | None:
         return None
     ref = str(given[0]) if given else "0"
     return Stash(f"refs/stash@{{{ref}}}" if re.fullmatch("[0-9]+", ref) else ref, branch)
-
-
-def work_tree(folder: str) -> str:
-    """The top of the work tree holding a folder, as the project is now (the nearest folder at or above it with
-    a .git git takes for one: _stops_git); the folder itself when none has one."""
-    start = probe = os.path.normpath(folder)
-    while not _stops_git(os.path.join(probe, ".git")):
-        if os.path.dirname(probe) == probe:
-            return start
-        probe = os.path.dirname(probe)
-    return probe
-
-
-def _stops_git(dot_git: str) -> bool:
-    """Whether git looking for its repository stops at this .git: a file (a `gitdir:` link; one it cannot read
-    stops it with an error), or a folder holding objects/, refs/ and a HEAD naming a ref or a commit. Git passes
-    over any other (an empty `sub/.git` folder, a link to nothing) to the folder above, so the check does too."""
-    if not os.path.exists(dot_git):
-        return False
-    if not os.path.isdir(dot_git):
-        return True
-    common = dot_git
-    try:
-        with open(os.path.join(dot_git, "commondir"), encoding="utf-8", errors="replace") as pointer:
-            common = os.path.join(dot_git, pointer.read(4096).strip())      # a worktree's git folder
-    except OSError:
-        pass
-    head = os.path.join(dot_git, "HEAD")
-    if not (os.path.isdir(os.path.join(common, "objects")) and os.path.isdir(os.path.join(common, "refs"))
-            and os.path.isfile(head)):
-        return False
-    try:
-        if os.path.islink(head) and os.readlink(head).startswith("refs/"):
-            return True
-        text = read_regular(head, 256).decode("utf-8", errors="replace")
-    except OSError:
-        return False
-    return (text.startswith("ref:") and text[4:].lstrip().startswith("refs/")) or \
-        re.match("[0-9a-fA-F]{40}", text) is not None
 
 
 def _kinds(sub: str, seen: set[str], operands: list[Word]) -> frozenset[str] | None:
@@ -228,3 +280,7 @@ def _reads(words: tuple[Word, ...]) -> bool:
         return False
     _, sub, args = parts
     return sub in GIT_READS or (sub == "stash" and bool(args) and args[0] in ("list", "show"))
+
+
+def _below(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)

@@ -110,6 +110,10 @@ GIT_TREES: dict[str, Program] = {
                      flags=_set("-u --include-untracked -a --all")),
 }
 GIT_HERE = _set("clean")
+# `git checkout-index`: the index's files named (paths, not pathspecs), `-a` all, `--stdin` those it reads; with
+# `--prefix=P` (from the top) or `--temp` (`.merge_file_*` at the top) new files instead
+GIT_CHECKOUT_INDEX = Program(values=_set("--prefix --stage"), flags=_set("-a --all --stdin --temp"))
+GIT_INDEX_ALL = _set("-a --all --stdin")
 GIT_STASH_KEEPS = _set("list show drop clear create store")     # the work tree as it is
 GIT_STASH_APPLIES = _set("pop apply branch")                    # the files of the stash they are given
 # Which of the work tree's files those write when given no commit (a commit may bring in any path): the tracked

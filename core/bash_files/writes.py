@@ -26,7 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from contextual.core.bash_files.diffs import patched
-from contextual.core.bash_files.git_writes import git_writes, state_holds, work_tree
+from contextual.core.bash_files.git_tree import under, work_tree
+from contextual.core.bash_files.git_writes import GitEnv, git_writes, line_env, state_holds
 from contextual.core.bash_files.reads import DEFAULT, PIECES, expand_words, folders_of, in_folders, named_paths
 from contextual.core.bash_files.write_programs import XARGS, XARGS_SPLITS
 from contextual.core.bash_files.write_words import (ANY, Found, GitTrees, Stash, by_table, find_lists,
@@ -64,16 +65,11 @@ def written_paths(command: str, root: str) -> Writes:
     folders = folders_of(parsed.commands, root)
     found = Found([*parsed.written])
     inputs = parsed.inputs + (Input(),) * (len(parsed.commands) - len(parsed.inputs))
-    git_writes_some = False
+    env = line_env(command, parsed.commands)
     for words, given in zip(parsed.commands, inputs):
-        one = _written_by(words, given, folders)
-        git_writes_some |= bool(words and words[0] is not None and command_name(words[0]) == "git" and (
-            one.files or one.trees or one.tops or one.git))
-        found.extend(one)
+        found.extend(_written_by(words, given, folders, env))
     if found.git and not state_holds(command, parsed, found, folders):
         found.whole()
-    if git_writes_some and _icase_pathspecs(command):
-        found.tops.append((ANY, ""))      # `.ENV` names .env to git: its work tree, whatever the words say
     if found.split and _split_names(found, folders):
         found.trees.append(ANY)        # xargs splits a name into words that may name any path
     if parsed.opaque:          # not read as bash reads it: any path it names
@@ -82,8 +78,7 @@ def written_paths(command: str, root: str) -> Writes:
             any(start is None for start, _ in found.named):
         found.trees += _guessed(command, parsed, folders)
     def seen_from_folders(paths: list[Word], tops: list[tuple[str, str]]) -> tuple[str, ...]:
-        paths = paths + [os.path.normpath(os.path.join(work_tree(full), path)) for top, path in tops
-                         for full in in_folders(top, folders)]
+        paths = paths + [under(work_tree(full), path) for top, path in tops for full in in_folders(top, folders)]
         return tuple(dict.fromkeys(full for p in paths if p for full in in_folders(p, folders)))
     starts = tuple(dict.fromkeys((full, tests) for start, tests in found.named if start
                                  for full in in_folders(start, folders)))
@@ -93,20 +88,15 @@ def written_paths(command: str, root: str) -> Writes:
                   some.stash if some else None)
 
 
-def _icase_pathspecs(command: str) -> bool:
-    """Whether git may match pathspecs in any case: GIT_ICASE_PATHSPECS on the line (`X=1 git …`, `export`) or
-    inherited by the Bash tool from this process."""
-    return "ICASE_PATHSPECS" in command or os.environ.get("GIT_ICASE_PATHSPECS", "") not in ("", "0")
-
-
 def _git_trees(some: GitTrees, folders: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """For each folder the line may be in: the folder its git command runs in, and the full paths of the trees it
-    writes some files of (a work tree: the one found from that folder)."""
+    writes some files of (a work tree: the one found from that folder; any path, the file system's root, where it
+    is not known)."""
     out = []
     for base in folders:
         at = os.path.normpath(os.path.join(base, some.folder))
         trees = [os.path.normpath(os.path.join(base, t)) for t in some.trees if isinstance(t, str)]
-        trees += [os.path.normpath(os.path.join(work_tree(os.path.join(base, top)), path)) for top, path in some.tops]
+        trees += [under(work_tree(os.path.join(base, top)), path) for top, path in some.tops]
         out.append((at, tuple(dict.fromkeys(trees))))
     return tuple(dict.fromkeys(out))
 
@@ -128,29 +118,29 @@ def _guessed(command: str, parsed: ShellParse, folders: list[str]) -> list[str]:
     return expand_words(chosen, command, parsed.commands, folders) + ([ANY] if runs_parallel else [])
 
 
-def _written_by(words: tuple[Word, ...], given: Input, folders: list[str]) -> Found:
+def _written_by(words: tuple[Word, ...], given: Input, folders: list[str], env: GitEnv) -> Found:
     """What one simple command writes; None where a word is only known when it runs. `given`: what it reads on
-    standard input."""
+    standard input; `env`: the git variables the line sets."""
     if not words or not isinstance(words[0], str):
         return Found()
     if given.xargs:
-        return _fed(words, given, folders)
+        return _fed(words, given, folders, env)
     program = command_name(words[0])
     if program == "dd":
         return Found([w[3:] for w in words[1:] if isinstance(w, str) and w.startswith("of=")])
     if program == "git":
-        return git_writes(words[1:], given, folders)
+        return git_writes(words[1:], given, folders, env)
     if program == "find":
         return Found(*find_writes(words[1:]))
     found = Found(*by_table(program, words[1:]))
     return found.extend(patched(words[1:], given, folders)) if program == "patch" else found
 
 
-def _fed(words: tuple[Word, ...], given: Input, folders: list[str]) -> Found:
+def _fed(words: tuple[Word, ...], given: Input, folders: list[str], env: GitEnv) -> Found:
     """A command xargs runs: its last word, and each it makes with -I, is what xargs reads (STDIN), so a path made
     of one is what the input may name: the names a find before the `|` prints, a here-string's words, else any
     path below the folder it runs in (`ls | xargs rm`). A word only known otherwise (`$X`) is guessed too."""
-    found = _written_by(_made(words, given), Input("other", None), folders).whole()
+    found = _written_by(_made(words, given), Input("other", None), folders, env).whole()
     names = _xargs_names(given)
     out = Found(tops=[(ANY if STDIN in top else top, path) for top, path in found.tops],
                 files=[None] if None in words[:-1] else [])
