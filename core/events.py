@@ -50,22 +50,26 @@ class StreamRestarted:
 
 @dataclass(frozen=True)
 class Retrying:
-    """The step's call failed transiently and is tried again after ``wait`` seconds (core/providers/retry.py): the
-    answer is late, and this says why (a spinner running on in silence read as a hang: a user review)."""
-    step: int
+    """The step's call, or a compaction's summary request (``call``), failed transiently and is tried again after
+    ``wait`` seconds (core/providers/retry.py): the answer is late, and this says why (a spinner running on in
+    silence read as a hang: a user review)."""
+    step: int                         # the turn's step; 0 for a summary request (a compaction's, not a step's)
     attempt: int                      # the attempt about to start: 2 is the first retry
     attempts: int                     # the most there will be
     reason: str                       # why the last one failed, in a few words
     wait: float                       # seconds until it starts
     retry_after: float | None = None  # the server's Retry-After, when it sent one
+    call: Literal["step", "summary"] = "step"
 
     def words(self, left: float | None = None) -> str:
-        """`retrying 2/5 in 4s: connection refused`; ``left``: the seconds still to wait (none left: the attempt
-        runs, `retrying 2/5: …`); a wait the server asked for says so: `in 30s (Retry-After)`."""
+        """`retrying 2/5 in 4s: connection refused` (a summary request's: `retrying the summary 2/5 …`);
+        ``left``: the seconds still to wait (none left: the attempt runs, `retrying 2/5: …`); a wait the server
+        asked for says so: `in 30s (Retry-After)`."""
         left = self.wait if left is None else left
         when = f" in {math.ceil(left)}s" if left > 0 else ""
         asked = " (Retry-After)" if when and self.retry_after is not None and self.retry_after >= self.wait else ""
-        return f"retrying {self.attempt}/{self.attempts}{when}{asked}: {self.reason}"
+        what = " the summary" if self.call == "summary" else ""
+        return f"retrying{what} {self.attempt}/{self.attempts}{when}{asked}: {self.reason}"
 
 
 @dataclass(frozen=True)

@@ -223,7 +223,7 @@ async def test_a_key_typed_while_a_pane_has_the_focus_goes_to_the_prompt(tmp_pat
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=(80, 24)) as pilot:
             prompt = app.query_one(PromptInput)
-            await pilot.press("tab")              # 80x24: the focus moves to the region tabs
+            await pilot.press("tab")              # the focus moves to the chat (no tool call rows yet)
             await pilot.pause()
             assert app.focused is not prompt
             await pilot.press("f", "i", "x", "space", "i", "t")

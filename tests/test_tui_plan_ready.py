@@ -116,3 +116,39 @@ async def test_a_key_typed_as_the_question_opens_answers_nothing(tmp_path, monke
             await pilot.press("escape")                                # keep planning is never held back
             await wait_for(pilot, lambda: app.screen is app.screen_stack[0])
             assert len(srv.requests) == 1
+
+
+def covers_the_input(app) -> bool:
+    """The question stands where the input and the meter are, all of it, and over none of the chat's text."""
+    main = app.screen_stack[0]
+    box = app.screen.query_one("#plan-box").region
+    return (box.y <= main.query_one("#prompt-box").region.y and box.bottom == main.query_one(Footer).region.y
+            and box.y >= main.query_one("#chat-pane").region.bottom - 1)
+
+
+async def test_the_question_takes_the_inputs_place_and_a_letter_that_answers_nothing_is_said(tmp_path, monkeypatch):
+    """At 200x50 the box stood a row lower than the input, whose top border showed above it, and a letter typed
+    into it went nowhere, silently (user review)."""
+    monkeypatch.setattr(PermissionModal, "GRACE_S", 0.5)
+    now = [100.0]
+    monkeypatch.setattr(PermissionModal, "clock", staticmethod(lambda: now[0]))
+    with server([PLAN, finish("done")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, permission_mode="plan"), animate=False)
+        async with app.run_test(size=(200, 50)) as pilot:
+            await type_and_send(pilot, "document the cart")
+            await wait_for(pilot, lambda: isinstance(app.screen, PlanReady))
+            await wait_for(pilot, lambda: covers_the_input(app))
+            await pilot.resize_terminal(80, 24)
+            await wait_for(pilot, lambda: app.screen.size.width == 80 and covers_the_input(app))
+            now[0] += 1                                                # the opening's grace is over
+            box = app.screen.query_one("#plan-box")
+            await pilot.press("m")                                     # "make it shorter", typed into it
+            assert "'m' answers nothing here · to change the plan: esc" in str(box.border_subtitle)
+            await pilot.press("a")                                     # the a of "make": held back, not an answer
+            await pilot.pause()
+            assert isinstance(app.screen, PlanReady) and app.engine.config.permission_mode == "plan"
+            assert app.screen_stack[0].query_one("#prompt").text == "" and len(srv.requests) == 1
+            now[0] += 1
+            await pilot.press("a")                                     # a moment later it answers
+            await wait_for(pilot, lambda: len(srv.requests) == 2 and not app.turn_running)
+            assert app.engine.config.permission_mode == "accept-edits"

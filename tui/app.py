@@ -263,7 +263,7 @@ class ContextualApp(App[object]):
         prompt.past = self.remembered.inputs()
         prompt.take_queued = self.turns.take_back_queued
         prompt.page_chat = self.panes.page_chat
-        prompt.to_chat_rows = self.panes.to_newest_trail
+        prompt.to_chat = self.panes.to_chat
         inert_commands = commands.load_custom(self.config.project_root, self.config.home)   # issue 30.3
         if not self.animated:
             prompt.cursor_blink = False
@@ -318,6 +318,9 @@ class ContextualApp(App[object]):
 
     def page_chat(self, direction: int) -> bool:
         return self.panes.page_chat(direction)
+
+    def input_rows(self) -> int:
+        return self.panes.input_rows()
 
     def on_key(self, event: events.Key) -> None:
         self.panes.stray_key(event)

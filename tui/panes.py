@@ -9,7 +9,7 @@ from typing import Any
 from textual import events
 from textual.app import App
 from textual.widget import Widget
-from textual.widgets import Tabs
+from textual.widgets import Footer, Tabs
 
 from contextual.tui.layout import Regions
 from contextual.tui.widgets.chat_log import ChatLog
@@ -90,16 +90,21 @@ class Panes:
         (chat.scroll_page_down if direction > 0 else chat.scroll_page_up)(animate=False)
         return True
 
-    def to_newest_trail(self) -> bool:
-        """tab in the input: the newest "▶ N tool calls" row, when the chat shows one (shift+tab walks to older
-        ones). The focus chain passed the chat (and, narrow, the tabs) first: two stops that changed nothing
-        visible, where the README promised the rows (user review, helper-121)."""
+    def input_rows(self) -> int:
+        """The main screen's rows from the input's top border down to the footer (the input and the meter)."""
+        main = self.app.screen_stack[0]
+        return main.query_one(Footer).region.y - main.query_one("#prompt-box").region.y
+
+    def to_chat(self) -> bool:
+        """tab in the input: the newest "▶ N tool calls" row, when the chat shows one (↑ ↓ walk to the others; tab
+        again: the chat), else the chat itself, where the arrows scroll it. The focus chain passed the chat (and,
+        narrow, the tabs) first: stops that changed nothing visible, where the README promised the rows (user
+        review, helper-121); the chat is one now, its border lit and its keys in the footer."""
         if not self.app.query_one("#chat-pane").display:
             return False
-        rows = self.app.query_one(ChatLog).query(TrailTitle)
-        if not rows:
-            return False
-        rows.last().focus()
+        chat = self.app.query_one(ChatLog)
+        rows = chat.query(TrailTitle)
+        (rows.last() if rows else chat).focus()
         return True
 
     def stray_key(self, event: events.Key) -> None:

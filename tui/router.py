@@ -121,6 +121,9 @@ class EventRouter:
                 self.ui.scratchpad.update_step(e.step, streamed=e.text)
             case ev.StreamRestarted():
                 self.ui.scratchpad.reset_step(e.step)
+            case ev.Retrying() if e.call == "summary":   # a compaction's summary request: its card says it
+                if self.compaction_modal is not None:
+                    self.compaction_modal.retrying(e)
             case ev.Retrying():                      # the call is tried again: the status line says why and when
                 self.ui.status.retrying(e)
             case ev.ReasoningDelta():

@@ -43,6 +43,7 @@ class TurnsApp(Protocol):
                    exit_on_error: bool = True) -> Any: ...
     def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
     def page_chat(self, direction: int) -> bool: ...
+    def input_rows(self) -> int: ...
 
 
 class TurnRunner:
@@ -128,7 +129,7 @@ class TurnRunner:
 
     def offer_plan(self) -> None:
         from contextual.tui.screens.plan_ready import PlanReady
-        self.app.push_screen(PlanReady(self.app.page_chat), self.plan_answered)
+        self.app.push_screen(PlanReady(self.app.page_chat, self.app.input_rows), self.plan_answered)
 
     def plan_answered(self, mode: str | None) -> None:
         """Carry the plan out in `mode` (the mode line says it), the approval sent as the user's message; None

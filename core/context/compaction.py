@@ -17,11 +17,12 @@ from typing import Any, AsyncGenerator, Callable, Sequence
 from contextual.core.config import Config
 from contextual.core.context.file_analyzer import FileReport, analyze_files
 from contextual.core.context.history import CompactionPlan, KeepBudget, plan_compaction, rounds
-from contextual.core.context.summary import PartsDone, SummaryCompressor, SummaryError, ended_by, fallback_message
+from contextual.core.context.summary import (PartsDone, RetryCallback, SummaryCompressor, SummaryError, ended_by,
+                                             fallback_message)
 from contextual.core.context.summary_repair import joined_parts
 from contextual.core.input_cut import InputCut
 from contextual.core.context.trigger import MIN_MESSAGES
-from contextual.core.events import CompactionProgress, CompactionTrigger
+from contextual.core.events import CompactionProgress, CompactionTrigger, Retrying
 from contextual.core.messages import Message
 from contextual.core.providers.base import Provider
 from contextual.core.tokens import calibration_for, shared_cache
@@ -93,7 +94,8 @@ def merge_due(earlier: Sequence[Message], new_text: str, window: int) -> bool:
 
 async def summarise(plan: CompactionPlan, trigger: CompactionTrigger, compressor: SummaryCompressor, files: FileReport,
                     instructions: str | None, on_progress: Callable[[int, str], None],
-                    earlier: Sequence[Message] = (), done: PartsDone | None = None) -> CompactionOutcome:
+                    earlier: Sequence[Message] = (), done: PartsDone | None = None,
+                    on_retry: RetryCallback | None = None) -> CompactionOutcome:
     """Ask the summary model; a SummaryError becomes a fallback outcome, or, once parts of a chunked summary were
     finished, keeps them as esc does (`stopped`). Cancellation propagates (``done`` holds what was finished). With
     the ``earlier`` summaries of the history, the new one is merged with them when merge_due."""
@@ -103,7 +105,7 @@ async def summarise(plan: CompactionPlan, trigger: CompactionTrigger, compressor
                                             files=files,
                                             on_progress=lambda stage, elapsed, tokens, detail: on_progress(tokens,
                                                                                                            detail),
-                                            done=done)
+                                            done=done, on_retry=on_retry)
     except SummaryError as exc:
         if done is not None and done.texts and done.result is None:
             # A later part (or the merge of the parts) timed out or failed: only what the finished parts did not
@@ -121,7 +123,8 @@ async def summarise(plan: CompactionPlan, trigger: CompactionTrigger, compressor
     on_progress(0, f"merging {len(earlier) + 1} summaries: together they outgrow a quarter of the window")
     try:
         text = await compressor.merge([*(m.content for m in earlier), result.text], start=first, cutoff=cutoff,
-                                      on_progress=lambda stage, elapsed, tokens, detail: on_progress(tokens, detail))
+                                      on_progress=lambda stage, elapsed, tokens, detail: on_progress(tokens, detail),
+                                      on_retry=on_retry)
     except SummaryError:      # the summaries stay apart: nothing is lost, the prompt is only larger
         return CompactionOutcome(trigger, plan, summary, None, tuple(result.files_included), input_cut=cut)
     merged = Message("summary", text, meta={**summary.meta, "start": first, "merged": len(earlier)})
@@ -163,8 +166,9 @@ def stopped(plan: CompactionPlan, trigger: CompactionTrigger, done: PartsDone, e
                              rounds_truncated=truncated, ended=ended)
 
 
-async def pump(task: asyncio.Future[Any], progress: asyncio.Queue[Any]) -> AsyncGenerator[CompactionProgress, None]:
-    """Yield progress reports while the summary task runs, then any left over."""
+async def pump(task: asyncio.Future[Any], progress: asyncio.Queue[Any]
+               ) -> AsyncGenerator[CompactionProgress | Retrying, None]:
+    """Yield progress reports (and the summary requests' retries) while the summary task runs, then any left over."""
     while not task.done():
         getter = asyncio.ensure_future(progress.get())
         done, _ = await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)

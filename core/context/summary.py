@@ -22,7 +22,7 @@ from contextual.core.messages import Message
 from contextual.core.prompt import PromptMessage
 from contextual.core.react import strip_thinking
 from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk,
-                                 ReplyTooLong, StreamDone, TextChunk)
+                                 ReplyTooLong, RetryChunk, StreamDone, TextChunk)
 from contextual.core.tokens import PER_MESSAGE_OVERHEAD, encoding, shared_cache
 from contextual.core.tokens import count as count_tokens
 from contextual.core.context.summary_repair import ensure_template
@@ -34,6 +34,7 @@ from contextual.prompts.agents_prompts.summary_prompt import (render_merge_reque
 FALLBACK_TIMEOUT_MESSAGE = "Summary generation timed out, keeping recent history only."
 
 ProgressCallback = Callable[[str, float, int, str], None]   # (stage, elapsed s, tokens received, detail)
+RetryCallback = Callable[[RetryChunk], None]                # a summary request tried again: why, and its wait
 
 STAGE = "summarising"          # the CompactionProgress stage these reports belong to
 BLOCK_JOIN_TOKENS = 2          # the blank line between two rendered messages
@@ -117,11 +118,11 @@ class SummaryCompressor:
 
     async def summarise(self, messages: list[Message], *, start: datetime | str, cutoff: datetime | str,
                         instructions: str | None = None, files: FileReport | None = None,
-                        on_progress: ProgressCallback | None = None, done: PartsDone | None = None
-                        ) -> SummaryResult:
+                        on_progress: ProgressCallback | None = None, done: PartsDone | None = None,
+                        on_retry: RetryCallback | None = None) -> SummaryResult:
         """``done`` notes each part as it finishes, then the result: a compaction stopped meanwhile keeps them."""
         done = done if done is not None else PartsDone()
-        job = _Job(self, start, cutoff, instructions, files or FileReport(), on_progress, done)
+        job = _Job(self, start, cutoff, instructions, files or FileReport(), on_progress, done, on_retry)
         archived = [m for m in messages if m.role != "summary"]   # summaries are never compressed again
         try:
             try:
@@ -139,10 +140,10 @@ class SummaryCompressor:
             raise SummaryFailed(f"{type(exc).__name__}: {exc}") from exc
 
     async def merge(self, summaries: list[str], *, start: datetime | str, cutoff: datetime | str,
-                    on_progress: ProgressCallback | None = None) -> str:
+                    on_progress: ProgressCallback | None = None, on_retry: RetryCallback | None = None) -> str:
         """Earlier summaries and the newest as one A5 summary (issue 24: only when together they outgrow a quarter
         of the window). Each request fits the window (grouped as partials are). Errors as for summarise."""
-        job = _Job(self, start, cutoff, None, FileReport(), on_progress, PartsDone())
+        job = _Job(self, start, cutoff, None, FileReport(), on_progress, PartsDone(), on_retry)
         try:
             merged = await job.reduce(summaries, 1.0)
             text = merged[0] if len(merged) == 1 else await job.call(render_merge_request(merged, "", None, summaries=True),
@@ -159,8 +160,9 @@ class _Job:
 
     def __init__(self, owner: SummaryCompressor, start: datetime | str, cutoff: datetime | str,
                  instructions: str | None, files: FileReport, on_progress: ProgressCallback | None,
-                 done: PartsDone) -> None:
+                 done: PartsDone, on_retry: RetryCallback | None = None) -> None:
         self.owner = owner
+        self.on_retry = on_retry
         self.done = done
         self.start, self.cutoff = start, cutoff
         self.instructions = instructions
@@ -332,6 +334,9 @@ class _Job:
                 if isinstance(chunk, TextChunk):
                     text.append(chunk.text)
                 self.report(count_tokens(chunk.text), detail)
+            elif isinstance(chunk, RetryChunk):     # said as a turn's retry is: a summary late without a word
+                if self.on_retry is not None:        # read as a hang
+                    self.on_retry(chunk)
             elif isinstance(chunk, StreamDone):
                 if chunk.stop_reason == "restart":   # the provider retries: what came so far is void
                     text.clear()

@@ -17,7 +17,7 @@ from contextual.core.engine.recorder import Recorder
 from contextual.core.engine.settings import Settings
 from contextual.core.engine.metered import Metered
 from contextual.core.events import (CompactionFinished, CompactionProgress, CompactionStarted, Notice, PromptChanged,
-                                    UsageEvent)
+                                    Retrying, UsageEvent)
 from contextual.core.providers.base import UsageChunk
 from contextual.core.events import CompactionTrigger as Trigger
 from contextual.core.session.schema import CompactionRecord
@@ -156,7 +156,7 @@ class Compactor:
         """One summary call as a cancellable task with its progress; the outcome is left in ``box``."""
         from contextual.core.context import compaction
         from contextual.core.context.summary import PartsDone
-        progress: asyncio.Queue[CompactionProgress] = asyncio.Queue()
+        progress: asyncio.Queue[CompactionProgress | Retrying] = asyncio.Queue()
         assert self._settings.summary_provider is not None      # run() refuses a plan without one
         meter = Metered(self._settings.summary_provider)
         summariser = compaction.summariser(meter, self._settings.config)
@@ -165,7 +165,9 @@ class Compactor:
             plan, trigger, summariser, files, instructions,
             lambda tokens, detail: progress.put_nowait(
                 CompactionProgress("summarising", time.monotonic() - started, tokens, detail)),
-            list(self._prompt.history.summaries), done))
+            list(self._prompt.history.summaries), done,
+            lambda retry: progress.put_nowait(Retrying(0, retry.attempt, retry.attempts, retry.reason, retry.wait,
+                                                       retry.retry_after, call="summary"))))
         if self._cancelled:               # esc came while the rounds were being chosen
             self._summary_task.cancel()
         try:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable
 
 from contextual.core.context import compaction_words
 from contextual.core import input_cut
-from contextual.core.events import CompactionFinished
+from contextual.core.events import CompactionFinished, Retrying
 from contextual.tui.css import stylesheet
 from contextual.core.plural import plural
 from contextual.tui.format import ledger_line, tokens
@@ -123,6 +123,7 @@ class CompactionModal(ModalScreen[None]):
         self.in_turn = False             # an automatic compaction's, in a turn: it goes on; the card closes itself
         self._started = time.monotonic()
         self._detail = ""                # the summary's progress line, once it reports one
+        self._retry: tuple[Retrying, float] | None = None     # a summary request tried again, and since when
         self.lost = ""                   # what it lost, as the chat's line says it (ledger_line)
         self.from_history = False        # opened from /compactions: closing goes back to that list
 
@@ -160,6 +161,13 @@ class CompactionModal(ModalScreen[None]):
     def progress(self, stage: str, elapsed: float, tokens_received: int, detail: str = "") -> None:
         self.stage, self.elapsed, self.tokens_received = stage, elapsed, tokens_received
         self._detail = detail
+        self._retry = None               # the request tried again answers (or the next one began)
+        self._paint()
+
+    def retrying(self, retry: Retrying) -> None:
+        """A summary request failed and is tried again: which attempt, why, and the wait counted down, as the
+        status line says a turn's (the summary had sat on "asking the summary model" in silence)."""
+        self._retry = (retry, time.monotonic())
         self._paint()
 
     def finish(self, result: CompactionFinished) -> None:
@@ -199,9 +207,13 @@ class CompactionModal(ModalScreen[None]):
                              "the turn" if self.in_turn else closes, style="dim"))
             return
         stage_w.update(stage_line(self.stage))
-        figures.update(Text.assemble(("elapsed ", "dim"), (f"{self.elapsed:5.1f}s", "bold"),
-                                     ("   tokens received ", "dim"), (f"{self.tokens_received:,}", "bold"),
-                                     (f"   {self._detail}" if self._detail else "", "dim")))
+        line = Text.assemble(("elapsed ", "dim"), (f"{self.elapsed:5.1f}s", "bold"),
+                             ("   tokens received ", "dim"), (f"{self.tokens_received:,}", "bold"),
+                             (f"   {self._detail}" if self._detail else "", "dim"))
+        if self._retry is not None:         # on a line of its own: whole at 80 columns
+            retry, since = self._retry
+            line.append(f"\n{retry.words(retry.wait - (time.monotonic() - since))}", style="bold #d7875f")
+        figures.update(line)
         hint.update(Text("stopping: keeping what is summarised, truncating the rest…" if self.cancelling
                          else "esc stops it: what is summarised is kept, the rest cut by hard truncation",
                          style="bold #d7875f" if self.cancelling else "dim"))

@@ -21,7 +21,8 @@ KEYS = (("enter", "send · ctrl+j (shift+enter, \\ enter) new line · up/down pa
         ("ctrl+c", "copy the selection (drag over chat text; the terminal must allow OSC 52, shift+drag uses its "
                    "own); else interrupt a running turn; when idle, twice quits"),
         ("tab", "from the input, on to the chat's newest \"▶ N tool calls\" row (↑ ↓ the others; enter opens one: "
-                "each call and its result), then the panes"),
+                "each call and its result), then the chat itself (↑ ↓ pageup pagedown home end scroll it), then the "
+                "panes"),
         ("enter in History", "open the row: stored vs full for tool results, the text for others"),
         ("[ ]", "browse past turns in the Scratchpad"),
         ("f2 f3 f4 · f6", "focus chat (the input), scratchpad, history; again: hide it (below 100 columns: the "

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
@@ -66,6 +67,14 @@ class ChatLog(VerticalScroll):
        (one row of chat at 40x12) was all the chat showed of the newest answer */
     ChatLog Markdown > *:last-child { margin-bottom: 0; }
     """
+    # The chat is a focus stop of its own: tab from the input, after its newest "▶ N tool calls" row (or at once
+    # with none). The arrows scroll it there (in the input they recall past inputs), and the footer names its keys:
+    # without a mouse it had scrolled by pageup/pagedown from the input only, said nowhere but /help (user review).
+    # (home and end are in /help and the README: named here too, the keys at 80 columns ran under the palette's)
+    BINDINGS = [Binding("up", "line(-1)", "scroll", key_display="↑↓ pgup pgdn"),
+                Binding("down", "line(1)", show=False), Binding("pageup", "page(-1)", show=False),
+                Binding("pagedown", "page(1)", show=False), Binding("home", "edge(0)", "oldest", show=False),
+                Binding("end", "edge(1)", "newest", show=False), Binding("tab", "leave", "next", show=False)]
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -81,6 +90,23 @@ class ChatLog(VerticalScroll):
         self._first_recent: Widget | None = None          # the first widget of the restored turns mounted
         self._recent: list[Turn] = []                    # the restored turns mounted
         self._following = True                            # the view is at the end (the user did not scroll up)
+
+    # ----- its keys, when it has the focus (at once, not animated: the next key reads where it is)
+    def action_line(self, by: int) -> None:
+        self.scroll_relative(y=by, animate=False)
+
+    def action_page(self, by: int) -> None:
+        (self.scroll_page_down if by > 0 else self.scroll_page_up)(animate=False)
+
+    def action_edge(self, end: int) -> None:
+        (self.scroll_end if end else self.scroll_home)(animate=False)
+
+    def action_leave(self) -> None:
+        """tab: on to what follows the chat (the side's panes, else the input), not into its rows again."""
+        chain = self.screen.focus_chain
+        after = [w for w in chain[chain.index(self) + 1:] if self not in w.ancestors] if self in chain else []
+        if after:
+            after[0].focus()
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)

@@ -12,6 +12,7 @@ from typing import Callable
 
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import TextArea
@@ -66,6 +67,11 @@ def match_paths(paths: list[str], fragment: str, limit: int = MAX_SUGGESTIONS) -
 
 
 class PromptInput(TextArea):
+    # in the footer ("scroll": the chat's word too; "scroll chat" ran under the palette's key at 70 columns): the
+    # one way the chat scrolled from here was said only in /help (user review)
+    BINDINGS = [Binding("pageup", "chat_page(-1)", "scroll", key_display="pgup pgdn"),
+                Binding("pagedown", "chat_page(1)", show=False)]
+
     @dataclass
     class Submitted(Message):
         prompt_input: "PromptInput"
@@ -87,8 +93,18 @@ class PromptInput(TextArea):
         # The app's chat, paged from here (-1 up, 1 down); False when it is not shown: the input has the focus all
         # the time, and the chat scrolled only with the mouse
         self.page_chat: Callable[[int], bool] = lambda direction: False
-        # The app's chat: tab (with no list open) goes to its newest "▶ N tool calls" row; False when there is none
-        self.to_chat_rows: Callable[[], bool] = lambda: False
+        # The app's chat: tab (with no list open) goes to its newest "▶ N tool calls" row, else to the chat itself;
+        # False when it is not shown
+        self.to_chat: Callable[[], bool] = lambda: False
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # a dialog's backdrop shows this screen's footer: there the key is the dialog's, not named
+        return action != "chat_page" or self.screen is self.app.screen
+
+    def action_chat_page(self, direction: int) -> None:
+        """A page of the chat; where it is not shown (narrow, another tab), the input's own page."""
+        if not self.page_chat(direction):
+            (self.action_cursor_page_down if direction > 0 else self.action_cursor_page_up)()
 
     @property
     def completion(self) -> "CompletionList | None":
@@ -130,10 +146,7 @@ class PromptInput(TextArea):
             self._stop(event)
             self.insert("\n")
             return
-        if event.key == "tab" and self.to_chat_rows():
-            self._stop(event)
-            return
-        if event.key in ("pageup", "pagedown") and self.page_chat(-1 if event.key == "pageup" else 1):
+        if event.key == "tab" and self.to_chat():
             self._stop(event)
             return
         if event.key == "up" and not self.text:

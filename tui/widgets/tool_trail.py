@@ -12,6 +12,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.content import Content
 from textual.visual import VisualType
+from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
@@ -73,10 +74,17 @@ class TrailTitle(CollapsibleTitle):
     Textual's own binding is hidden, so nothing said how to see the calls. ↑ ↓ walk to the older and newer ones
     (shift+tab is the permission mode's, so the older ones had no key once tab went to the newest first)."""
     BINDINGS = [Binding("enter", "toggle_collapsible", "show/hide calls"),
-                Binding("up", "walk(-1)", "older", show=False), Binding("down", "walk(1)", "newer", show=False)]
+                Binding("up", "walk(-1)", "older", show=False), Binding("down", "walk(1)", "newer", show=False),
+                Binding("tab", "to_chat", "chat", show=False)]     # named, it ran under the palette's key at 70
     # One call's title, wider than the chat, cuts its arguments and keeps its result: "Bash pytest -q … · exit 0"
     # (cut at its end, the exit went and the line read "Bash python -m pytest -q tests/test_prices.py 2>&1 | t…")
     fit_span: tuple[int, int] | None = None
+
+    def action_to_chat(self) -> None:
+        """tab: the chat holding the rows, a focus stop of its own (its arrows scroll it)."""
+        holder = next((node for node in self.ancestors if isinstance(node, Widget) and node.focusable), None)
+        if holder is not None:
+            holder.focus()
 
     def action_walk(self, by: int) -> None:
         titles = list(self.screen.query(TrailTitle))
