@@ -83,6 +83,8 @@ def test_deny_rules_refuse_even_read_only_tools_and_bypass():
     # a single quote inside: double quotes, as a person writes it (shlex's '"'"' was what the dialog showed)
     ("Bash", {"command": "python -c \"import sys; print('hi')\""}, ("Bash(python -c \"import sys; print('hi')\")",)),
     ("Bash", {"command": "echo 'it'\\''s \"so\"'"}, ("Bash(echo 'it'\"'\"'s \"so\"')",)),     # both: shlex's
+    # an agent's test run that prints its status: echo only prints, so any echo is as harmless as this one
+    ("Bash", {"command": "python test_calc.py; echo exit=$?"}, ("Bash(python test_calc.py)", "Bash(echo:*)")),
     ("Edit", {"file_path": "src/a.py"}, ("Edit(src/a.py)",)),
     ("MultiEdit", {"file_path": str(ROOT / "src" / "a.py")}, ("Edit(src/a.py)",)),
     ("mcp__t__x", {"q": 1}, ("mcp__t__x",)),
@@ -106,6 +108,9 @@ def test_the_old_too_broad_proposal_is_gone():
     assert "Bash(git:*)" not in always_rules("Bash", {"command": "git status --short"}, ROOT).rules
     proposal = PermissionRules.from_tables({"allow": list(always_rules("Bash", {"command": "git status"}, ROOT).rules)})
     assert proposal.allows("Bash", {"command": "git push --force"}, str(ROOT)) is None
+    echoes = PermissionRules.from_tables({"allow": list(always_rules("Bash", {"command": "echo $?"}, ROOT).rules)})
+    for command in ("echo $(rm -rf build)", "echo $X > out.txt", "echo `rm x`"):
+        assert echoes.allows("Bash", {"command": command}, str(ROOT)) is None
 
 
 @pytest.mark.parametrize("command, denied", [
