@@ -151,12 +151,12 @@ def _bash_rules(command: Any) -> tuple[tuple[str, ...], str]:
         return (), "it writes a file through a redirection (>), which no rule allows"
     rules: list[str] = []
     for words in parsed.commands:
-        if len(words) >= 2 and isinstance(words[1], str) and _SUBCOMMAND.fullmatch(words[1]):
+        if words[0] in _PRINTS_ITS_WORDS:
+            rule = f"Bash({words[0]}:*)"     # `echo exit=$?`, `echo passed`: any echo is as harmless as this one
+        elif len(words) >= 2 and isinstance(words[1], str) and _SUBCOMMAND.fullmatch(words[1]):
             rule = f"Bash({_join(w or '' for w in words[:2])}:*)"
         elif len(words) >= 3 and words[1] == "-m" and isinstance(words[2], str) and _SUBCOMMAND.fullmatch(words[2]):
             rule = f"Bash({_join(w or '' for w in words[:3])}:*)"          # python -m pytest
-        elif None in words and words[0] in _PRINTS_ITS_WORDS:
-            rule = f"Bash({words[0]}:*)"     # `echo exit=$?` after a test run: any echo is as harmless as this one
         elif None in words:
             return (), f"an argument of {words[0]} is only known when it runs"
         else:

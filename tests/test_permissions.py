@@ -82,9 +82,10 @@ def test_deny_rules_refuse_even_read_only_tools_and_bypass():
     ("Bash", {"command": "X=1 npm test && npm test"}, ("Bash(npm test:*)",)),
     # a single quote inside: double quotes, as a person writes it (shlex's '"'"' was what the dialog showed)
     ("Bash", {"command": "python -c \"import sys; print('hi')\""}, ("Bash(python -c \"import sys; print('hi')\")",)),
-    ("Bash", {"command": "echo 'it'\\''s \"so\"'"}, ("Bash(echo 'it'\"'\"'s \"so\"')",)),     # both: shlex's
+    ("Bash", {"command": "grep -c 'it'\\''s \"so\"'"}, ("Bash(grep -c 'it'\"'\"'s \"so\"')",)),     # both: shlex's
     # an agent's test run that prints its status: echo only prints, so any echo is as harmless as this one
     ("Bash", {"command": "python test_calc.py; echo exit=$?"}, ("Bash(python test_calc.py)", "Bash(echo:*)")),
+    ("Bash", {"command": "pytest -q && echo passed"}, ("Bash(pytest -q)", "Bash(echo:*)")),
     ("Edit", {"file_path": "src/a.py"}, ("Edit(src/a.py)",)),
     ("MultiEdit", {"file_path": str(ROOT / "src" / "a.py")}, ("Edit(src/a.py)",)),
     ("mcp__t__x", {"q": 1}, ("mcp__t__x",)),
