@@ -23,6 +23,7 @@ from typing import Callable, NamedTuple, Protocol, Sequence
 from contextual.core import regular_file
 from contextual.core.git_runs import GitRun, Repository, ask_git, git_run
 from contextual.core.script_arguments import UNKNOWN, with_arguments
+from contextual.core.shell.folder_options import chdir_targets
 from contextual.core.shell.nodes import Word, command_name
 from contextual.core.shell.parse import ShellParse, parse_command
 from contextual.core.shell.wrappers import WRAPPERS
@@ -34,9 +35,6 @@ MAX_FILES = 24             # read for one check: a tree of scripts N wide and th
 # /opt are not among them: a line running as root can write there.
 SYSTEM_FOLDERS = ("/usr/bin/", "/usr/sbin/", "/usr/lib", "/usr/share/", "/bin/", "/sbin/", "/lib", "/etc/")
 _MOVES = frozenset({"cd", "pushd", "popd"})
-# wrappers' options naming the folder the command runs in (`env -C sub git commit`); find's -execdir: each found one
-_CHDIR_OPTIONS = {"env": ("-C", "--chdir"), "sudo": ("-D", "--chdir"), "systemd-run": ("--working-directory",),
-                  "unshare": ("-w", "--wd"), "nsenter": ("-w", "--wd"), "find": ("-execdir", "-okdir")}
 MAX_PLACES = 8             # folders a line's commands may run in (`cd a && … cd b && …`)
 # commands whose words write no file (an `echo $HOME`, a `grep -r x .` beside `source venv/bin/activate`)
 _READS_ONLY = frozenset({"echo", "printf", "test", "[", "true", "false", ":", "export", "local", "declare", "set",
@@ -162,12 +160,7 @@ class FilesRun:
             if name in ("cd", "pushd"):
                 plain = [w for w in words[1:] if w is None or not w.startswith("-") or w == "-"]
                 targets = plain[:1] or ["~"]
-            for option in _CHDIR_OPTIONS.get(name, ()):
-                for i, word in enumerate(words[1:], start=1):
-                    if word == option:
-                        targets.append(None if name == "find" or i + 1 >= len(words) else words[i + 1])
-                    elif isinstance(word, str) and word.startswith(option + "=") and option.startswith("--"):
-                        targets.append(word.partition("=")[2])
+            targets += chdir_targets(words)
             for target in targets:
                 if target is None:
                     return None

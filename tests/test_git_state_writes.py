@@ -6,6 +6,7 @@ Through the CLI: tests/test_deny_rules_cli.py."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -291,3 +292,117 @@ def test_a_repository_s_config_names_its_work_tree_as_git_reads_it_or_is_not_rea
         git_top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=project / "nested",
                                  capture_output=True, text=True, check=True).stdout.strip()
         assert found == git_top == str(project if top == "proj" else project / "nested")
+
+
+def _store(git_dir: Path, env_text: str = "PWNED") -> None:
+    """A git folder at `git_dir` whose index and HEAD hold `.env` (a repository made elsewhere, its .git moved)."""
+    scratch = git_dir.parent / (git_dir.name + ".scratch")
+    scratch.mkdir(parents=True)
+    _git(scratch, f"git init -q && echo {env_text} > .env && git add .env && git commit -q -m e")
+    (scratch / ".git").rename(git_dir)
+    shutil.rmtree(scratch)
+
+
+def _layouts(project: Path) -> dict[str, str]:
+    """helper-131: hostile layouts where git's work tree is the project but the files, read otherwise than git
+    reads them, named a folder below it; each with the line that then wrote .env past `Edit(.env)`."""
+    x = project / "x"
+    x.mkdir()
+    # a `.git` file's path keeps its blanks (git strips line ends only): ` g` is another folder than `g`
+    _store(x / " g")
+    _git(project, "git --git-dir='x/ g' config core.worktree ../.. && printf 'gitdir:  g\\n' > x/.git")
+    # a `.git` that is no file nor folder is passed over by git, to the project's
+    (project / "f").mkdir()
+    os.mkfifo(project / "f" / ".git")
+    (project / "n").mkdir()
+    os.symlink("/dev/null", project / "n" / ".git")
+    # git resolves a relative core.worktree, and a gitdir, through their links: `..` of a link is its target's
+    _store(project / "g1" / "g2")
+    _git(project, "git --git-dir=g1/g2 config core.worktree ../.. && mkdir -p s/y t/y && ln -s ../../g1/g2 s/y/.git "
+                  "&& ln -s ../../g1 t/y/L && echo 'gitdir: L/g2' > t/y/.git")
+    # git walks up from where `-C k/link` leads, not from k (a repository of its own)
+    _git(project, "mkdir -p y && git init -q k && ln -s ../y k/link")
+    # a folder that is itself a git folder is a bare repository git finds first; core.bare false, core.worktree
+    _git(project, "git init -q b")
+    _store(project / "b" / "bare")
+    _git(project, "git --git-dir=b/bare config core.bare false && git --git-dir=b/bare config core.worktree ../..")
+    # a linked work tree reads the shared config's core.worktree under extensions.worktreeConfig
+    _store(project / "store")
+    _git(project, f"git --git-dir=store worktree add -q {project / 'w' / 'lt'} && "
+                  f"git --git-dir=store config extensions.worktreeConfig true && "
+                  f"git --git-dir=store config core.worktree {project}")
+    # a git folder whose HEAD is a link elsewhere than refs/ is none to git: it goes on to the project's
+    _git(project, "git init -q h && printf 'ref: refs/heads/main\\n' > headfile && rm h/.git/HEAD && "
+                  "ln -s ../../headfile h/.git/HEAD")
+    return {"x": "git -C x reset --hard", "f": "git -C f clean -fdx :/", "n": "git -C n clean -fdx :/",
+            "s/y": "git -C s/y reset --hard", "t/y": "git -C t/y reset --hard", "k/link": "git -C k/link clean -fdx :/",
+            "b/bare": "git -C b/bare reset --hard", "w/lt": "git -C w/lt reset --hard", "h": "git -C h clean -fdx :/"}
+
+
+def test_the_work_tree_is_the_one_git_finds_through_links_blanks_and_other_files(tmp_path: Path):
+    """helper-131: each line below ran past `Edit(.env)` and git wrote (or removed) the project's .env: the reader
+    took `gitdir:  g` for `g`, stopped at a FIFO `.git`, joined `..` after a link as written, walked up from
+    `k/link` as written, passed over a bare repository, read no shared core.worktree in a linked work tree under
+    extensions.worktreeConfig, took a HEAD linked outside refs/ for a repository's. git's own answer is the
+    project for each; the check now refuses them, and a line in a repository of its own still runs."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    _git(project, "git init -q && echo .env > .gitignore && git add -A && git commit -q -m a && echo S > .env")
+    for folder, command in _layouts(project).items():
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=project / folder, capture_output=True,
+                             text=True, check=True, timeout=10).stdout.strip()
+        assert top == str(project), folder
+        assert _denied(project, IGNORED, command), command
+    _git(project, "git init -q plain && echo P > plain/.env && git -C plain add .env && git -C plain commit -q -m p")
+    assert not _denied(project, IGNORED, "git -C plain reset --hard")
+
+
+def test_a_ls_files_pathspec_and_a_stash_s_paths_are_read_where_git_runs_through_a_link(tmp_path: Path):
+    """helper-131: with `a/link` leading to c/d/e, git run there read the pathspec `../../.env` (the project's .env
+    as the path is written) as c/.env, said it tracked none, and `git -C a/link reset --hard` rewrote the tracked
+    .env; `git -C a/link stash pop` counted a/.env for the stash's .env. Both refused now; from c/d/e they run as
+    before where .env is not tracked."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    _git(project, "git init -q && mkdir -p a c/d/e && echo k > c/d/e/k && echo T > .env && git add -A && "
+                  "git commit -q -m a && ln -s ../c/d/e a/link && echo S > .env && git stash -q && echo S2 > .env")
+    for command in ("git -C a/link reset --hard", "git -C a/link stash pop"):
+        assert _denied(project, IGNORED, command), command
+    assert not _denied(project, "Edit(a/.env)", "git -C c/d/e stash pop")
+
+
+@pytest.mark.parametrize("text", ["[core]\n\tworktree = ..\0/x\n", "[core]\n\tworktree = ../..\n"])
+def test_a_config_git_reads_no_work_tree_from_or_that_holds_a_nul_leaves_any_path(tmp_path: Path, text: str):
+    """helper-131: a NUL in core.worktree crashed the check (ValueError out of realpath); a config without
+    core.repositoryformatversion, whose core.worktree git reads in no version alike, was read. Both: any path."""
+    project = tmp_path / "proj"
+    (project / "x").mkdir(parents=True)
+    _git(project / "x", "git init -q")
+    (project / "x" / ".git" / "config").write_text(text)
+    assert git_tree.work_tree(str(project / "x")) is None
+
+
+@pytest.mark.parametrize("command, denied", [
+    ("export GIT_{WORK_TREE,X}=..; git -C x reset --hard", True), ("V=GIT_WORK_T; export ${V}REE=..; git -C x "
+                                                                    "reset --hard", True),
+    (". ./vars.sh; git -C x reset --hard", True), ("source vars.sh && git -C x reset --hard", True),
+    ('env "$A" git -C x reset --hard', True), ("git --work-tree ~/p -C x reset --hard", True),
+    ('git --work-tree="$W" -C x reset --hard', True), ('git $OPTS -C x clean -fdx :/', True),
+    ('git -C "$D" clean -fdx', True),
+    ("source ./venv/activate && git stash", False), ("export A=1 B='x y'; git stash", False),
+    ("git -C x reset --hard", False)])
+def test_a_line_that_may_set_git_s_variables_or_folders_where_they_are_not_read_leaves_any_path(
+        tmp_path: Path, command: str, denied: bool):
+    """helper-128 read GIT_DIR/GIT_WORK_TREE named on the line: a name made by braces or a variable, a sourced file
+    setting one, `env` with a word only known when it runs, and git's own `--work-tree ~/p` (bash's `~`), `"$W"` or
+    an unknown option word went unread (the last two documented as not read); `GIT_WORK_TREE=proj git -C x reset
+    --hard` rewrites the project's .env from x's index. A sourced file that sets none of git's runs as before."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    _git(project, "git init -q && echo .env > .gitignore && git add -A && git commit -q -m a && echo S > .env")
+    _store(project / "x" / ".git")
+    (project / "vars.sh").write_text(f"export GIT_WORK_TREE={project}\n")
+    (project / "venv").mkdir()
+    (project / "venv" / "activate").write_text('VIRTUAL_ENV=/v\nexport VIRTUAL_ENV\nPATH="$VIRTUAL_ENV/bin:$PATH"\n'
+                                               'export PATH\nunset PYTHONHOME\n')
+    assert _denied(project, IGNORED, command) is denied, command

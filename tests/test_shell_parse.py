@@ -915,7 +915,16 @@ def test_a_read_deny_rule_covers_a_file_a_bash_line_names_as_bash_reads_it(tmp_p
     ("cp -rt sub a", False), ("F=other; echo x > $F", False), ("F=secrets/k; cat $F > out", False),
     ("echo x > ${F:-other}", False), ("sed -is/a/b/ secrets/k", False),
     # a long option's start, as getopt_long reads it (shell/options.long_starts); an ambiguous one counts as each
-    ("cp --t secrets a", True), ("curl --outp secrets/k u", True), ("cp --verb a b", False)])
+    ("cp --t secrets a", True), ("curl --outp secrets/k u", True), ("cp --verb a b", False),
+    # helper-131: a wrapper's folder is one its command's paths are read from, as cd's; git's sub-commands writing
+    # a file an option or operand names
+    ("env -C secrets rm k", True), ("env --chdir=secrets git checkout -- k", True), ("env -Csecrets tee k", True),
+    ("sudo -D secrets rm k", True), ("env -C sub rm k", False), ("git merge-file secrets/k a b", True),
+    ("git merge-file -p secrets/k a b", False), ("git diff --output=secrets/k", True),
+    ("git -C sub log --output ../secrets/k", True), ("git archive -o secrets/k HEAD", True),
+    ("git format-patch -o secrets HEAD~1", True), ("git worktree add secrets/wt", True),
+    ("git worktree remove --force secrets", True), ("git worktree add ../wt", False), ("git diff --stat", False),
+    ("git diff --output=out", False)])
 def test_an_edit_deny_rule_covers_a_file_a_bash_line_writes(tmp_path, command, denied):
     project = tmp_path / "proj"
     (project / "secrets").mkdir(parents=True)

@@ -105,41 +105,46 @@ def _folders_above(path: str) -> list[str]:
 
 
 def git_listed(at: str, kinds: frozenset[str], protected: list[str], deadline: float) -> list[str] | None:
-    """What `git ls-files`, run in the folder `at`, lists of `kinds` at the protected paths and the folders above
-    them below the work tree's top, relative to `at` (a folder listed whole, ignored or a repository of its own,
+    """What `git ls-files` lists of `kinds` at the protected paths and the folders above them below the top of the
+    work tree found from the folder `at`, as full paths (a folder listed whole, ignored or a repository of its own,
     ends in `/`); None when git fails, is missing or takes longer than TIMEOUT_S. Tracked: in the index or in
     HEAD (`--with-tree`: a path staged for removal is written back)."""
     top = work_tree(at)
     if top is None or not (at == top or at.startswith(top.rstrip(os.sep) + os.sep)):
         return None             # a work tree not known here, or one git reads pathspecs from the top of
-    pathspecs: dict[str, None] = {}
+    pathspecs: dict[str, str] = {}         # each as git reads it from `at`, and the path it stands for
     for path in map(os.path.normpath, protected):
         if path != top and not path.startswith(top.rstrip(os.sep) + os.sep):
             return None         # outside the work tree found from `at`: git cannot say
         chain = [path]
         while chain[-1] != top:
             chain.append(os.path.dirname(chain[-1]))
-        pathspecs.update(dict.fromkeys(os.path.relpath(p, at) for p in chain[:-1] or chain))
+        pathspecs.update((os.path.relpath(p, at), p) for p in chain[:-1] or chain)
     others = kinds - {TRACKED}
     flags = ["--cached", "--with-tree=HEAD"] if TRACKED in kinds else []
     flags += ["--others"] if others else []
     flags += {frozenset({UNTRACKED}): ["--exclude-standard"], frozenset({IGNORED}): [
         "--ignored", "--exclude-standard", "--directory"], frozenset({UNTRACKED, IGNORED}): ["--directory"]}.get(
         others, [])
-    out = _git(at, ["ls-files", "-z", *flags, "--", *pathspecs], deadline)
-    return None if out is None else [entry for entry in out.split("\0") if entry]
+    if any(not _same(os.path.join(at, spec), path) for spec, path in pathspecs.items()):
+        return None             # git reads `..` where `at`'s links lead (`-C x/link`), not as the path is written
+    out = _git(at, ["ls-files", "-z", "--full-name", *flags, "--", *pathspecs], deadline)
+    return None if out is None else [os.path.join(top, entry) for entry in out.split("\0") if entry]
 
 
 def stash_files(at: str, stash: Stash, deadline: float) -> list[str] | None:
-    """The files `git stash pop|apply` run in `at` writes, relative to `at`: those its tracked changes name (the
+    """The files `git stash pop|apply` run in `at` writes, as full paths below the top of the work tree found from
+    `at` (git's own top, or None): those its tracked changes name (the
     work tree's and the index's, against the commit it was made on) and its untracked files (a third parent);
     for `branch`, which checks that commit out first, also those where HEAD differs from it. None when git fails
     or takes longer than TIMEOUT_S in all, the stash is not one, or HEAD removed a file it changes, or a file in a
     folder where it adds one, since that commit (a rename: git's merge writes the change to the new name)."""
-    revs = _git(at, ["rev-parse", "--show-cdup", "HEAD", stash.ref, stash.ref + "^@"], deadline)
+    top = work_tree(at)
+    revs = _git(at, ["rev-parse", "--show-cdup", "HEAD", stash.ref, stash.ref + "^@"], deadline) if top else None
     up, *ids = (revs or "\n").split("\n")[:-1]          # the way up to the top, HEAD, the stash, its parents
-    if len(ids) not in (4, 5) or not all(_COMMIT.fullmatch(i) for i in ids):
-        return None
+    if top is None or not _same(os.path.join(at, up), top) or len(ids) not in (4, 5) or \
+            not all(_COMMIT.fullmatch(i) for i in ids):
+        return None             # git's top is not the one found here (`at` through a link): it cannot say
     head, work, base, index, *untracked = ids
     changes = [_changed(at, base, tip, deadline) for tip in (work, index)]
     listed = [_git(at, ["ls-tree", "-r", "-z", "--full-tree", "--name-only", u], deadline) for u in untracked]
@@ -155,7 +160,13 @@ def stash_files(at: str, stash: Stash, deadline: float) -> list[str] | None:
     elif any(path in gone or (status == "A" and folders.intersection(_folders_above(path)))
              for status, path in changed):
         return None
-    return [os.path.join(up, name) for name in dict.fromkeys(names)]
+    return [os.path.join(top, name) for name in dict.fromkeys(names)]
+
+
+def _same(path: str, other: str) -> bool:
+    """Whether two paths are one file as git reaches them (through links, a `..` after a link to its target's
+    parent)."""
+    return os.path.realpath(path) == os.path.realpath(other)
 
 
 def _changed(at: str, old: str, new: str, deadline: float) -> list[tuple[str, str]] | None:

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
 from contextual.core.bash_files.diffs import git_diff
-from contextual.core.bash_files.git_tree import repository_tree, under, work_tree
+from contextual.core.bash_files.git_env import GitEnv
+from contextual.core.bash_files.git_tree import joined, repository_tree, under, work_tree
 from contextual.core.bash_files.reads import in_folders
-from contextual.core.bash_files.write_programs import (GIT_CHECKOUT_INDEX, GIT_HERE, GIT_INDEX_ALL, GIT_SAME_COMMIT,
-                                                       GIT_STASH_ALL, GIT_STASH_APPLIES, GIT_STASH_KEEPS,
-                                                       GIT_STASH_UNTRACKED, GIT_TREES, GIT_VALUES, GIT_WRITES)
-from contextual.core.bash_files.write_words import ANY, Found, GitTrees, Stash, read_options
+from contextual.core.bash_files.write_programs import (GIT_CHECKOUT_INDEX, GIT_HERE, GIT_INDEX_ALL, GIT_NAMED,
+                                                       GIT_SAME_COMMIT, GIT_STASH_ALL, GIT_STASH_APPLIES,
+                                                       GIT_STASH_KEEPS, GIT_STASH_UNTRACKED, GIT_TREES, GIT_VALUES,
+                                                       GIT_WRITES)
+from contextual.core.bash_files.write_words import ANY, Found, GitTrees, Stash, by_table, read_options
 from contextual.core.git_runs import split
 from contextual.core.shell.findings import Input
 from contextual.core.shell.nodes import Word, command_name
@@ -30,28 +31,10 @@ GIT_READS = frozenset({"status", "diff", "log", "show", "ls-files", "rev-parse",
 # what changes which repository, index or ignore files git reads: its variables (GIT_DIR, GIT_INDEX_FILE,
 # GIT_CONFIG_*), HOME and XDG_CONFIG_HOME (the global config and excludes file)
 _GIT_SETTINGS = re.compile(r"GIT_|XDG_|HOME")
+GIT_PLACES = frozenset({"-C", "--work-tree", "--git-dir"})   # git's options naming its folders
 _NO_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})     # written, they change no file
 # a stash's files are in its commits: as for tracked ones, another file the line writes does not change which
 _STASH_KINDS = frozenset({TRACKED})
-
-
-@dataclass(frozen=True)
-class GitEnv:
-    """What the line's environment tells its git commands (an assignment before one, `export`, `env VAR=1 git`),
-    or the Bash tool inherits from this process (line_env)."""
-    icase: bool = False         # GIT_ICASE_PATHSPECS: pathspecs match in any case
-    elsewhere: bool = False     # GIT_DIR, GIT_WORK_TREE, GIT_COMMON_DIR: another work tree, not known here
-
-
-def line_env(command: str, commands: tuple[tuple[Word, ...], ...]) -> GitEnv:
-    """The git variables a line may set for its commands, named anywhere on it (`X=1 git`, `export X=1`, `env X=1
-    git`, `export GIT_"DIR"=x` as its words read; a value of 0 too), or the Bash tool inherits from this process."""
-    text = " ".join([command, *(w for words in commands for w in words if isinstance(w, str))])
-
-    def given(*names: str) -> bool:
-        return any(name in text or os.environ.get(name, "") not in ("", "0") for name in names)
-    return GitEnv(given("GIT_ICASE_PATHSPECS") or "ICASE_PATHSPECS" in text,
-                  given("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"))
 
 
 def git_writes(words: tuple[Word, ...], given: Input, folders: list[str], env: GitEnv) -> Found:
@@ -63,9 +46,14 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str], env: G
     files their diffs name. The work tree is the one git uses (_work_trees)."""
     folder, tree, git_dir, i = "", "", "", 0
     own = not env.elsewhere     # no option of git's but -C, no variable (another repository, config)
-    while i < len(words) and isinstance(words[i], str) and str(words[i]).startswith("-"):
+    while i < len(words) and (words[i] is None or str(words[i]).startswith("-")):
         word = str(words[i])
         own = own and word == "-C" and i + 1 < len(words) and isinstance(words[i + 1], str)
+        # an option only known when the line runs (`git $OPTS stash`), a folder too (`-C "$D"`) or one bash may
+        # make another (`--work-tree ~/p`): any work tree
+        if words[i] is None or (word in GIT_PLACES and i + 1 < len(words) and (
+                not isinstance(words[i + 1], str) or str(words[i + 1]).startswith("~"))):
+            env = GitEnv(env.icase, elsewhere=True, unread=True)
         if word in GIT_VALUES and i + 1 < len(words):
             value = str(words[i + 1] or "")
             folder = os.path.join(folder, value) if word == "-C" else folder     # each -C from the one before
@@ -78,6 +66,10 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str], env: G
     if i >= len(words):
         return Found()
     sub, rest = words[i], words[i + 1:]
+    listed = GIT_NAMED.get(f"{sub} {rest[0]}" if sub == "worktree" and rest else str(sub))
+    if listed is not None:      # `git diff --output=F`, `git merge-file F B O`: as they name them
+        files, trees = by_table(str(sub), rest[1:] if sub == "worktree" else rest, listed)
+        return Found([_from(folder, w) for w in files], [_from(folder, w) for w in trees])
     if not (sub in GIT_WRITES or sub in GIT_TREES or sub in ("checkout-index", "apply", "am")):
         return Found()
     tops = _work_trees(folder, tree, git_dir, folders, env)
@@ -135,12 +127,13 @@ def _work_trees(folder: str, tree: str, git_dir: str, folders: list[str],
     out = []
     for base in folders:
         at = os.path.normpath(os.path.join(base, folder))
-        if tree:
-            top: str | None = os.path.normpath(os.path.join(at, tree))
-        elif env.elsewhere:
+        git = joined(os.path.join(base, folder), git_dir) if git_dir else None
+        if tree and not env.unread:     # a `..` after a link, in it or in -C's folder, as git reaches it: joined
+            top = joined(os.path.join(base, folder), tree)
+        elif env.elsewhere or (git_dir and git is None):
             top = None
         else:
-            top = repository_tree(os.path.join(at, git_dir), at) if git_dir else work_tree(at)
+            top = repository_tree(git, at) if git else work_tree(os.path.join(base, folder))
         out.append((at, top))
     return out
 
@@ -280,6 +273,11 @@ def _reads(words: tuple[Word, ...]) -> bool:
         return False
     _, sub, args = parts
     return sub in GIT_READS or (sub == "stash" and bool(args) and args[0] in ("list", "show"))
+
+
+def _from(folder: str, word: Word) -> Word:
+    """A path as git reads it from the folder it runs in (-C)."""
+    return os.path.join(folder, word) if isinstance(word, str) else word
 
 
 def _below(path: str, folder: str) -> bool:

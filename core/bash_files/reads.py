@@ -14,6 +14,7 @@ import os
 import re
 import shlex
 
+from contextual.core.shell.folder_options import chdir_targets
 from contextual.core.shell.nodes import Word
 from contextual.core.shell.parse import parse_command
 
@@ -193,16 +194,15 @@ MAX_FOLDERS = 16
 
 def folders_of(commands: tuple[tuple[Word, ...], ...], root: str) -> list[str]:
     """The folders a relative path on the line may be read in: the root, and each folder a `cd` or `pushd` on the
-    line names, from each folder before it (`cd sub && cat ../.env`). One only known when it runs is not
-    followed, as a variable naming the file is not."""
+    line names, or a wrapper's option (`env -C sub`), from each folder before it (`cd sub && cat ../.env`). One only
+    known when it runs is not followed, as a variable naming the file is not."""
     folders = [root]
     for words in commands:
-        if not words or words[0] not in _FOLDER_CHANGES:
-            continue
-        target = _target(words)
-        if isinstance(target, str) and target != "-":
-            moved = [os.path.normpath(p) for p in in_folders(target, folders)]      # `cd ~+/sub` too
-            folders = list(dict.fromkeys([*folders, *moved]))[:MAX_FOLDERS]
+        targets = [_target(words)] if words and words[0] in _FOLDER_CHANGES else chdir_targets(words)
+        for target in targets:
+            if isinstance(target, str) and target != "-":
+                moved = [os.path.normpath(p) for p in in_folders(target, folders)]      # `cd ~+/sub` too
+                folders = list(dict.fromkeys([*folders, *moved]))[:MAX_FOLDERS]
     return folders
 
 

@@ -95,6 +95,21 @@ FIND_ACTIONS = _set("-exec -execdir -ok -okdir")
 FIND_PRINTS = _set("-printf -ls -exec -execdir -ok -okdir")     # print more than the names of what find found
 FIND_OUTPUTS = _set("-fprint -fprint0 -fprintf -fls")
 GIT_WRITES = _set("checkout restore rm mv")
+# git's sub-commands writing the files their other words name, from the folder git runs in: the diff family's
+# `--output=F`, `archive -o F`, `merge-file F BASE OTHER` (not with -p), `format-patch -o DIR`, `worktree add DIR`
+# (a new work tree), `worktree move|remove DIR` (one with all below it)
+_GIT_DIFF_OUTPUT = Program(outputs=_set("--output"))
+GIT_NAMED: dict[str, Program] = {
+    **{sub: _GIT_DIFF_OUTPUT for sub in ("diff", "log", "show", "whatchanged", "diff-tree", "diff-index",
+                                         "diff-files", "range-diff")},
+    "format-patch": Program(outputs=_set("--output"), into=_set("-o --output-directory")),
+    "archive": Program(values=_set("--format --prefix --remote --exec --add-file --add-virtual-file"),
+                       outputs=_set("-o --output")),
+    "merge-file": Program("first", _set("-L"), never=_set("-p --stdout")),
+    "worktree add": Program("first", _set("-b -B --reason")),
+    "worktree move": Program("destination", tree=True),
+    "worktree remove": Program("each", flags=_set("-f --force"), tree=True),
+}
 GIT_VALUES = _set("-C -c --git-dir --work-tree --namespace --exec-path --config-env")
 # git's sub-commands that write files they do not name, with one of `only` given (and none of `never`): below each
 # pathspec (an operand, where `operands` is "each"), else the whole work tree (`reset --hard`, `stash`), or for

@@ -67,9 +67,10 @@ class Found:
         return self
 
 
-def by_table(program: str, rest: tuple[Word, ...]) -> tuple[list[Word], list[Word]]:
-    """A program of core/bash_files/write_programs.py: (files, trees)."""
-    spec = PROGRAMS.get(program)
+def by_table(program: str, rest: tuple[Word, ...], spec: Program | None = None) -> tuple[list[Word], list[Word]]:
+    """A program of core/bash_files/write_programs.py, or one given its table row (a git sub-command's): (files,
+    trees)."""
+    spec = spec or PROGRAMS.get(program)
     if spec is None:
         return [], []
     if program == "tar" and rest and isinstance(rest[0], str) and not rest[0].startswith("-"):

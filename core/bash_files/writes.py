@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 from contextual.core.bash_files.diffs import patched
 from contextual.core.bash_files.git_tree import under, work_tree
-from contextual.core.bash_files.git_writes import GitEnv, git_writes, line_env, state_holds
+from contextual.core.bash_files.git_env import GitEnv, line_env
+from contextual.core.bash_files.git_writes import git_writes, state_holds
 from contextual.core.bash_files.reads import DEFAULT, PIECES, expand_words, folders_of, in_folders, named_paths
 from contextual.core.bash_files.write_programs import XARGS, XARGS_SPLITS
 from contextual.core.bash_files.write_words import (ANY, Found, GitTrees, Stash, by_table, find_lists,
@@ -65,7 +66,7 @@ def written_paths(command: str, root: str) -> Writes:
     folders = folders_of(parsed.commands, root)
     found = Found([*parsed.written])
     inputs = parsed.inputs + (Input(),) * (len(parsed.commands) - len(parsed.inputs))
-    env = line_env(command, parsed.commands)
+    env = line_env(command, parsed.commands, folders) if "git" in command else GitEnv()      # git's alone read it
     for words, given in zip(parsed.commands, inputs):
         found.extend(_written_by(words, given, folders, env))
     if found.git and not state_holds(command, parsed, found, folders):
@@ -130,6 +131,10 @@ def _written_by(words: tuple[Word, ...], given: Input, folders: list[str], env: 
         return Found([w[3:] for w in words[1:] if isinstance(w, str) and w.startswith("of=")])
     if program == "git":
         return git_writes(words[1:], given, folders, env)
+    if program == "env" and None in words:      # `env "$A" git …`: the parse has no git ($A may be its command)
+        runs_git = [i for i, w in enumerate(words) if isinstance(w, str) and command_name(w) == "git"]
+        if runs_git:                            # …and $A may be GIT_DIR=…: any work tree
+            return git_writes(words[runs_git[0] + 1:], given, folders, GitEnv(env.icase, True, True))
     if program == "find":
         return Found(*find_writes(words[1:]))
     found = Found(*by_table(program, words[1:]))
