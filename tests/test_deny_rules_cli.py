@@ -161,6 +161,8 @@ SIXTH = {
     "d1": "declare -a a='($(rm d1))'", "d2": "a=(1); unset 'a[$(rm d2)]'", "d3": "declare -i n; n='a[$(rm d3)]'",
     "d4": "builtin let 'a[$(rm d4)]'", "i1": "bash <<< 'ls' <<< 'rm i1'", "i2": "bash <<< 'ls' < i2.sh",
     "p1": "zap p1", "p2": "clean p2", "w1": "bash w.sh rm w1", "w2": "./w.sh rm w2",
+    # a name a declaration builds (helper-131): `export ${V}V=…` set BASH_ENV, which the next bash ran
+    "e1": "V=BASH_EN; export ${V}V=e1.sh; bash -c :",
 }
 
 
@@ -170,6 +172,7 @@ def test_a_sixth_red_teams_evasions_are_refused_in_bypass_mode_and_the_files_sur
     (folder / "zap").symlink_to(shutil.which("rm") or "/bin/rm")
     (folder / "clean").write_text('#!/bin/sh\nrm -f "$1"\n')
     (project / "i2.sh").write_text("rm i2\n")
+    (project / "e1.sh").write_text("rm e1\n")
     (project / "w.sh").write_text('#!/bin/sh\nexec "$@"\n')
     for script in (folder / "clean", project / "w.sh"):
         script.chmod(0o755)

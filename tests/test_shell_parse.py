@@ -721,7 +721,10 @@ SIXTH_RED_TEAM = [
     # programs that run a command: ip's netns and vrf exec (ip takes any unique start of a word), at and batch
     # (later, what they read), runcon
     "ip netns exec n rm x", "ip -all netns exec rm x", "ip net e n rm x", "ip vrf exec default rm x",
-    "ip -batch f", "at now <<< 'rm x'", "echo 'rm x' | batch", "runcon -t t rm x"]
+    "ip -batch f", "at now <<< 'rm x'", "echo 'rm x' | batch", "runcon -t t rm x",
+    # a declaration whose name is known only when it runs (helper-131): any variable, GIT_EXTERNAL_DIFF too
+    "V=GIT_EXTERNAL_DIF; export ${V}F='rm x;:'; git diff", "V=BASH_EN; export ${V}V=s.sh; bash -c :",
+    "declare -x \"GIT_PAGER=$P\"; git log", "export \"$N\"; git log"]
 
 
 @pytest.mark.parametrize("command", SIXTH_RED_TEAM)

@@ -61,6 +61,8 @@ class Variables:
             return
         for word in words[1:]:
             if word is None:
+                if words[0] in _ASSIGNING:
+                    self.findings.unreadable()     # `export ${V}F='rm f'`: the name is known only when it runs
                 continue
             name, sep, value = word.partition("=")
             names = _variable_names(words[0], name)
