@@ -66,7 +66,7 @@ def written_paths(command: str, root: str) -> Writes:
     folders = folders_of(parsed.commands, root)
     found = Found([*parsed.written])
     inputs = parsed.inputs + (Input(),) * (len(parsed.commands) - len(parsed.inputs))
-    env = line_env(command, parsed.commands, folders) if "git" in command else GitEnv()      # git's alone read it
+    env = line_env(command, parsed, folders) if "git" in command else GitEnv()      # git's alone read it
     for words, given in zip(parsed.commands, inputs):
         found.extend(_written_by(words, given, folders, env))
     if found.git and not state_holds(command, parsed, found, folders):

@@ -36,6 +36,7 @@ class Findings:
     syntax_error: bool = False
     writes_files: bool = False
     writes_unknown: bool = False
+    exports_unknown: bool = False
     redirected: list[str] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
     scripts: list[str] = field(default_factory=list)

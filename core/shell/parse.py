@@ -68,6 +68,8 @@ class ShellParse:
     defined: tuple[str, ...] = ()            # functions and aliases the line defines: bash runs them, not a program
     written: tuple[str, ...] = ()            # the files output redirections write (`> out`, `>> log`), when known
     inputs: tuple[Input, ...] = ()           # what each of `commands` reads on standard input (in its order)
+    # a declaration of a variable whose name is known only when it runs (`export ${V}F=…`): any variable, so opaque
+    exports_unknown: bool = False
 
 
 @functools.lru_cache(maxsize=128)
@@ -80,7 +82,7 @@ def parse_command(text: str) -> ShellParse:
                       tuple(found.redirected), tuple(found.latent), found.syntax_error,
                       tuple(dict.fromkeys(found.scripts)), found.misread, found.writes_unknown,
                       tuple(dict.fromkeys([*found.functions, *reading.aliases.names()])),
-                      tuple(dict.fromkeys(found.written)), tuple(found.inputs))
+                      tuple(dict.fromkeys(found.written)), tuple(found.inputs), found.exports_unknown)
 
 
 class _Reading:

@@ -61,8 +61,9 @@ class Variables:
             return
         for word in words[1:]:
             if word is None:
-                if words[0] in _ASSIGNING:
-                    self.findings.unreadable()     # `export ${V}F='rm f'`: the name is known only when it runs
+                if words[0] in _ASSIGNING:      # `export ${V}F='rm f'`: the name is known only when it runs
+                    self.findings.unreadable()
+                    self.findings.exports_unknown = True
                 continue
             name, sep, value = word.partition("=")
             names = _variable_names(words[0], name)
