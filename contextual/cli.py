@@ -12,7 +12,7 @@ from pathlib import Path
 from types import FrameType
 
 from contextual.environ import drop_key_variables
-from contextual.output import OUTPUT_FORMATS, Printer, make_printer
+from contextual.output import INTERRUPTED, OUTPUT_FORMATS, Printer, make_printer
 from contextual.piped_input import read_piped, with_piped
 from contextual.core import __version__, package_data
 from contextual.core.config import MODE_ALIASES, PERMISSION_MODES, PROVIDERS, Config, ConfigError, load_config
@@ -59,7 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="contextual", description=DESCRIPTION, epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-p", "--print", dest="prompt", metavar="TEXT", help="run one turn headless and print the answer; piped standard input is added after TEXT "
-                        "(read only when something arrives within 1 s), and -p - takes the task from it")
+                        "(read only when something arrives within 1 s), and -p - takes the task from it; "
+                        "-c -p '/compact [N] [instructions]' compacts the session instead (the app's other "
+                        "/commands are refused)")
     p.add_argument("-c", "--continue", dest="continue_latest", action="store_true",
                    help="continue the most recent session of this project")
     p.add_argument("-r", "--resume", metavar="ID", help="continue session ID")
@@ -217,7 +219,7 @@ def _print_mode(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(_headless(config, args, printer, started))
     except KeyboardInterrupt:
-        return printer.fail("interrupted; the turn is recorded as interrupted (resume with -c)", started)
+        return printer.fail(INTERRUPTED, started)     # a second Ctrl-C: the result keeps what the run had
     except package_data.InstallDamaged as exc:
         return printer.fail(str(exc), started)
     except Exception as exc:        # a bug must still end in one line (and a JSON result), never a traceback
@@ -241,7 +243,11 @@ def _end_as_interrupted_on(*signals: signal.Signals) -> None:
 
 async def _headless(config: Config, args: argparse.Namespace, printer: Printer, started: float) -> int:
     from contextual.headless import run_headless
+    from contextual.print_commands import refusal
     from contextual.core.runtime import open_engine
+    refused = refusal(args.prompt, config, bool(args.resume or args.continue_latest))
+    if refused is not None:         # before any session is opened
+        return printer.fail(refused, started)
     try:
         engine, closer = await open_engine(config, resume_id=args.resume, continue_latest=args.continue_latest)
     except ConfigError as exc:

@@ -6,12 +6,13 @@ one line says the session was not saved.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from contextlib import aclosing
 from typing import Any
 
-from contextual.output import Outcome, Printer, usage_fields
+from contextual.output import COMPACTION_INTERRUPTED, INTERRUPTED, Outcome, Printer, usage_fields
 from contextual.core.events import (ActionEvent, BudgetWarning, CompactionFinished, CompactionStarted, ErrorEvent, FinalAnswer,
                          FormatErrorEvent, Notice, PermissionAnswer, PermissionRequest, Retrying, StopHookContinued,
                          ThoughtEvent, ToolFinished, ToolsChanged, TurnAdjustments, TurnFinished, UsageEvent)
@@ -94,6 +95,22 @@ def add_usage(outcome: Outcome, ev: UsageEvent, config: Config) -> None:
     outcome.total_cost_usd = None if dollars is None or outcome.total_cost_usd is None else outcome.total_cost_usd + dollars
 
 
+def _uncancel() -> None:
+    """This task goes on after its cancellation (to close the session and print the result), as if never cancelled."""
+    task = asyncio.current_task()
+    if task is not None:
+        task.uncancel()
+
+
+def _compact_result(engine: Any, ev: CompactionFinished, keep: int | None) -> str:
+    """What `-p "/compact"` answers: the chat's line for the compaction, or why nothing was compacted."""
+    from contextual.print_commands import compacted, not_compacted
+    if ev.refused:
+        from contextual.core.context.history import rounds
+        return not_compacted(ev.refused, keep, len(rounds(engine.history.messages)))
+    return compacted(engine.compactions[-1])
+
+
 def _finished(outcome: Outcome, printer: Printer, answer: str) -> None:
     outcome.result, outcome.is_error = answer, False
     printer.answer(answer)
@@ -107,6 +124,7 @@ async def run_headless(engine: Any, prompt: str, printer: Printer, *, started: f
     # the same model's success says null
     outcome = Outcome(session_id=getattr(engine, "session_id", None),
                       total_cost_usd=cost(UsageEvent(0, 0), engine.config.model, engine.config.models))
+    printer.outcome = outcome
     printer.start({"session_id": outcome.session_id, "model": engine.config.model,
                    "provider": engine.config.provider, "cwd": str(engine.config.project_root)})
     for warning in engine.warnings:
@@ -118,13 +136,22 @@ async def run_headless(engine: Any, prompt: str, printer: Printer, *, started: f
     refused: list[str] = []           # the calls the mode held back, by tool: said once, last
     mode = engine.config.permission_mode
     from contextual.core.custom_commands import command_for
-    custom = command_for(prompt, engine.config.project_root, engine.config.home)   # `-p "/review a.py"`
+    from contextual.print_commands import compact_request
+    compact = compact_request(prompt)           # `-p "/compact 2"`: the built-in, never the model's message
+    custom = None if compact is not None else command_for(prompt, engine.config.project_root, engine.config.home)
+    stopped = INTERRUPTED if compact is None else COMPACTION_INTERRUPTED
     try:
-        async with aclosing(engine.run_turn(prompt) if custom is None else engine.run_command(*custom)) as events:
+        if compact is not None:
+            events_of = engine.compact(*compact)
+        else:
+            events_of = engine.run_turn(prompt) if custom is None else engine.run_command(*custom)
+        async with aclosing(events_of) as events:
             async for ev in events:
                 printer.event(ev)
                 line = progress_line(ev)
-                if line is not None:
+                if compact is not None and isinstance(ev, CompactionFinished):
+                    _finished(outcome, printer, _compact_result(engine, ev, compact[1]))   # its line is the answer
+                elif line is not None:
                     printer.progress(line)
                 if isinstance(ev, PermissionRequest):       # headless never asks; answer defensively
                     if not ev.future.done():
@@ -147,6 +174,13 @@ async def run_headless(engine: Any, prompt: str, printer: Printer, *, started: f
         unsaved = str(exc)
         if answer is not None and outcome.is_error and not outcome.result:
             _finished(outcome, printer, answer)     # the turn ended; only its recording failed
+    except asyncio.CancelledError:
+        # Stopped (asyncio.run cancels this task at SIGINT): the session, the steps made and the usage spent so far
+        # are the result, so a wrapper can resume by id and bill the spend; the cli's catch-all made a new one
+        # with none of them (a user review). The turn was recorded as interrupted on the way out.
+        _uncancel()
+        outcome.result, outcome.is_error = stopped, True
+        printer.error(stopped)
     if closer is not None:
         try:
             await closer()
@@ -159,5 +193,5 @@ async def run_headless(engine: Any, prompt: str, printer: Printer, *, started: f
     if refused:
         printer.progress(refused_line(refused, mode))
     outcome.duration_ms = int((time.monotonic() - started) * 1000)
-    printer.finish(outcome)
+    printer.report(outcome)
     return 1 if outcome.is_error else 0

@@ -20,6 +20,9 @@ from contextual.core import secrets
 from contextual.core.textsafe import valid_unicode
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
+# The result of a run Ctrl-C, SIGTERM or SIGHUP stopped (cli.py sends the last two to SIGINT's handler)
+INTERRUPTED = "interrupted; the turn is recorded as interrupted (resume with -c)"
+COMPACTION_INTERRUPTED = "interrupted; the compaction is abandoned and the history unchanged"
 
 # json.dumps(ensure_ascii=False) leaves DEL and the C1 controls raw; a terminal may act on them.
 _RAW_CONTROLS = re.compile("[\x7f-\x9f\u2028\u2029]")
@@ -93,6 +96,8 @@ class Printer:
     def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
+        self.outcome: Outcome | None = None     # the run's so far, once its engine is open (headless.run_headless)
+        self.finished = False
 
     def progress(self, line: str) -> None:
         """A human line for stderr (progress, warnings)."""
@@ -105,11 +110,22 @@ class Printer:
         self._write(self.out, text)
 
     def fail(self, message: str, started: float | None = None) -> int:
-        """An error before or around the turn: one line on stderr (and, in the JSON forms, a result). Exit 1."""
+        """An error before or around the turn: one line on stderr (and, in the JSON forms, a result). Exit 1.
+        Around the turn (a second Ctrl-C), the result keeps what the run had: its session, steps and usage."""
         self.error(message)
+        if self.finished:               # the result is out already: one result per run
+            return 1
         elapsed = 0 if started is None else int((time.monotonic() - started) * 1000)
-        self.finish(Outcome(result=message, is_error=True, duration_ms=elapsed))
+        outcome = self.outcome or Outcome()
+        outcome.result, outcome.is_error, outcome.duration_ms = message, True, elapsed
+        self.report(outcome)
         return 1
+
+    def report(self, outcome: Outcome) -> None:
+        """The result, once: ``finish`` in the form's own way."""
+        if not self.finished:
+            self.finished = True
+            self.finish(outcome)
 
     def event(self, event: Any) -> None:
         """Structured forms stream events; text shows them through ``progress`` (see headless)."""

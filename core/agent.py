@@ -234,7 +234,7 @@ class Engine:
     def restore(self, history: list[Message], last_usage: int | None, todos: list[dict[str, Any]],
                 compactions: list[CompactionRecord], warnings: Sequence[str] = (),
                 calls: Sequence[UsageEvent] = (), stopped: bool = False, failed: str | None = None,
-                cut: tuple[int, str, bool] | None = None,
+                cut: tuple[int, str, bool, bool] | None = None,
                 permissions: Sequence[PermissionRecord] = (), turn_ends: Mapping[str, TurnEnd] | None = None
                 ) -> None:
         """Resume: history-as-stored, the last usage (so the trigger is right at once), todos, compaction log,

@@ -107,7 +107,7 @@ class PromptView:
     tokens: dict[str, int]                     # per layer (LAYER_ORDER), message overhead included
     total: int
     window: int
-    limit: int                                 # window minus the output reserve: no prompt is larger
+    limit: int                                 # by our count, no prompt is larger (PromptState.fit_limit)
     trigger: Trigger
     adjustments: tuple[Adjustment, ...] = ()
     last_call: UsageFigures | None = None
@@ -116,6 +116,8 @@ class PromptView:
     provider: str = ""
     token_factor: float = 1.0                  # server tokens per our token (core.tokens.Calibration)
     last_usage: int | None = None              # the last call's usage, the base of the A6 estimate
+    reserve: int = 0                           # the answer's share of the window (server tokens)
+    room: int = 0                              # the largest prompt in the server's tokens (``limit`` before calibration)
 
     @property
     def cached_tokens(self) -> int | None:

@@ -173,7 +173,7 @@ def test_a6_no_auto_compact_warns_and_keeps_the_whole_history(project: Path):
     assert "warning:" in results[2].stderr and "auto-compaction is off" in results[2].stderr
     # the trigger's own line, not trigger_ratio: the output reserve puts it lower at this window (red team)
     import re
-    said = re.search(r"past the trigger at ([\d,]+); auto-compaction is off — run /compact", results[2].stderr)
+    said = re.search(r"past the trigger at ([\d,]+); auto-compaction is off — compact between turns with", results[2].stderr)
     assert said and int(said.group(1).replace(",", "")) < 0.8 * WINDOW, results[2].stderr
     assert "compacting" not in results[2].stderr
     sent = wire_text(model.turn_requests[-1])
@@ -189,7 +189,7 @@ def test_no_auto_compact_advises_compact_only_when_it_would_archive_something(pr
     with FakeLLMServer(kind="openai", responder=model) as srv:
         results = run_turns(project, srv, "openai", [(ALPHA, []), (pasted, ["--no-auto-compact"])])
     assert "auto-compaction is off — nothing is old enough to archive" in results[1].stderr, results[1].stderr
-    assert "run /compact" not in results[1].stderr
+    assert "run /compact" not in results[1].stderr and "-p /compact" not in results[1].stderr
 
 
 # ---- a context-length error from the provider ------------------------------------------------------------

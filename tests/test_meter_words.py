@@ -14,7 +14,7 @@ from tests.tui_helpers import finish, make_host, run_turn, type_and_send, wait_f
 
 def _shown(**figures) -> Shown:
     defaults = dict(messages=(), layers={"L1": 600, "L3": 5_200}, total=5_800, window=8_192, estimate=8_600,
-                    threshold=5_981, due=True, limit=5_980)
+                    threshold=5_981, due=True, limit=5_980, reserve=2_048, room=5_981)
     defaults.update(figures)
     return Shown(**defaults)
 
@@ -24,11 +24,38 @@ def test_each_figure_says_what_it_counts():
     assert first.startswith("trigger estimate 8.6k: the next prompt counted whole, before anything is fitted")
     assert "compaction runs when it reaches the trigger line, 6.0k" in first
     assert second.startswith("next prompt 5.8k: what will be sent, 2.8k smaller than counted because it was fitted")
-    assert third == "window 8.2k: the model's whole context: a prompt is at most 6.0k, the rest is kept for the answer."
+    assert third == ("window 8.2k: the model's whole context: a prompt may use 6.0k of it, 2,048 is kept for the "
+                     "answer and 163 as a margin for counting errors.")
     # not fitted: the two are one figure; the server's usage says whose count it is
     assert "the estimate until something must be fitted" in figures_explained(_shown(estimate=5_800, due=False))[1]
     usage = figures_explained(_shown(basis="usage", estimate=6_100))
     assert usage[0].startswith("server usage 6.1k: the server's own count of the last call")
+
+
+def test_the_window_is_shared_in_its_own_tokens_and_our_counts_limit_is_said_apart():
+    """At 4k before the first reply /context said "a prompt is at most 2.6k, the rest is kept for the answer" (our
+    count's limit, under the 1.15 guess) beside a 3.0k trigger and a 1,024 reserve (a user review, helper-130)."""
+    third = figures_explained(_shown(window=4_096, threshold=2_991, reserve=1_024, room=2_991, limit=2_600,
+                                     token_factor=1.15))[2]
+    assert third == ("window 4.1k: the model's whole context: a prompt may use 3.0k of it, 1,024 is kept for the "
+                     "answer and 81 as a margin for counting errors (by our count 2.6k: the server's tokenizer is "
+                     "taken to count 1.15× ours).")
+
+
+async def test_context_says_the_same_window_before_the_first_reply_and_after(tmp_path):
+    from contextual.tui.app import ContextualApp
+    from contextual.tui.widgets.token_meter import TokenMeter
+    with FakeLLMServer(kind="openai", script=[finish("one")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=4096), animate=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            meter = app.query_one(TokenMeter)
+            await wait_for(pilot, lambda: meter.shown is not None and meter.shown.room)
+            before = figures_explained(meter.shown)[2]
+            await run_turn(pilot, "first")
+            after = figures_explained(meter.shown)[2]
+    said = "window 4.1k: the model's whole context: a prompt may use 3.0k of it, 1,024 is kept for the answer"
+    assert before.startswith(said) and after.startswith(said), (before, after)
+    assert meter.shown.threshold == 2_991        # the trigger line /context gives beside it: the same 3.0k
 
 
 async def test_the_meter_and_context_explain_their_figures(tmp_path):

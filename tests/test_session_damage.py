@@ -201,7 +201,7 @@ def test_a_compaction_cut_without_a_summary_is_owed_to_the_next_input_of_a_resum
     writer.append_compaction(CompactionRecord("auto", 9000, 800, (), "Summary generation failed (HTTP 500)", 1),
                              None)
     writer.close_sync()
-    assert load_session(writer.path).cut == (1, "Summary generation failed (HTTP 500)", False)
+    assert load_session(writer.path).cut == (1, "Summary generation failed (HTTP 500)", False, False)
     writer = SessionWriter.reopen(writer.path)
     writer.append_message(Message("user", "two"))
     writer.close_sync()

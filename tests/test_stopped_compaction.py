@@ -141,7 +141,7 @@ async def test_a_resumed_session_shows_the_kept_parts_summary_and_owes_the_model
         assert loaded.history[0].role == "summary" and "PART-1-DONE" in loaded.history[0].content
         assert loaded.compactions[-1].stopped() == engine.compactions[-1].stopped()
         assert loaded.cut == (card.rounds_truncated, f"the user stopped the summary after 1 of {card.parts[1]} parts",
-                              True)
+                              True, engine.compactions[-1].partly)
         provider = make_provider(engine.config, base_delay=0.01, max_delay=0.05)
         resumed = Engine(engine.config, provider)
         try:
@@ -268,3 +268,49 @@ def test_one_part_in_all_is_counted_as_one_part():
     assert outcome(1, (1, 1), 0, "timed out") == "timed out: 1 of 1 part kept; 1 round summarised, 0 truncated"
     assert outcome(5, (2, 3), 3) == "stopped: 2 of 3 parts kept; 2 rounds summarised, 3 truncated"
     assert outcome(1, (1, 3), 1, "timed out") == "timed out: 1 of 3 parts kept, no whole round in them; 1 round truncated"
+
+
+# ---- esc inside one large round: its start is in the kept part, and the model is told so (a user review,
+# helper-130: "what it held is not above", right under the part's summary of it)
+class OneLongRound(Summariser):
+    """The agent's first turn reads the four logs (one round of ten messages); every other call as Summariser."""
+
+    def __init__(self, hold: int) -> None:
+        super().__init__(hold)
+        self.steps = [f'Thought: read\nAction: Read[{{"file_path": "log{i}.txt"}}]' for i in range(4)]
+
+    def __call__(self, body: dict) -> Reply | Fault:
+        if "Archived Session Summary" not in str(body["messages"][0]["content"]) and self.steps:
+            return Reply(self.steps.pop(0))
+        return super().__call__(body)
+
+
+async def test_esc_inside_one_round_says_its_start_is_summarised_and_only_the_rest_removed(tmp_path: Path):
+    root, writer = recorded_project(tmp_path)
+    for i in range(4):
+        (root / f"log{i}.txt").write_text(PASTE.replace(" row", "\nrow"))
+    agent = OneLongRound(hold=2)
+    with FakeLLMServer("openai", responder=agent, max_context_tokens=WINDOW) as srv:
+        config = make_config(root, srv.base_url, context_window=WINDOW, auto_compact=False)
+        provider = make_provider(config, base_delay=0.01, max_delay=0.05)
+        engine = Engine(config, provider, session=writer)
+        try:
+            await run(engine, "read the four logs")
+            await run(engine, "and now?")
+            card, _ = await stop_after(engine, "part 2 of")
+            agent.gate.set()
+            record = engine.compactions[-1]
+            assert card.rounds_archived == 1 and card.rounds_truncated == 1 and card.parts[0] == 1, card
+            assert record.partly and "no whole round in them" in record.stopped()
+            assert "PART-1-DONE" in engine.history.messages[0].content
+            await run(engine, "go on")
+        finally:
+            agent.gate.set()
+            await provider.aclose()
+    said = json.dumps(srv.requests[-1]["messages"])
+    assert "PART-1-DONE" in said
+    assert ("The round after the last summary above is summarised there only in part (the user stopped the "
+            f"summary after 1 of {card.parts[1]} parts): the rest of it was removed without a summary") in said
+    assert "what it held is not above" not in said
+    await writer.close()
+    assert load_session(writer.path).compactions[-1].partly         # read back: a resumed session says it too

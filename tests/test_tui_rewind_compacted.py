@@ -76,6 +76,7 @@ async def test_rewind_to_a_summarised_message_restores_what_came_before_it(tmp_p
             assert "first" in shown[2] and "summarised" in shown[2]
             await pilot.press("down", "enter")                         # back to before "second"
             await wait_for(pilot, lambda: "rewound to before: read the cart, second" in chat_text(app))
+            assert "resumed session" not in chat_text(app)       # nothing was resumed
 
             history = app.engine.history.messages
             assert [m.content for m in history if m.role == "user"] == ["read the cart, first"]

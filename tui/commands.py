@@ -3,7 +3,6 @@ names its handler object (`tui/slash/`), which talks to the app through `tui.sla
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -121,16 +120,13 @@ def parse(text: str) -> tuple[Command, str] | None:
 
 def unknown(text: str) -> str | None:
     """The notice for a message that starts with a `/word` naming no command, with the nearest command; None when
-    it is no such message. A path (`/usr/bin/python fails`, `/tmp/x.py`: a second `/` in the word, or a file that
-    exists) goes to the model: a mistyped `/compcat 3` was sent as a prompt."""
-    words = text.split(maxsplit=1)
-    first = words[0] if words else ""
-    if not first.startswith("/") or "/" in first[1:] or (len(first) > 1 and Path(first).exists()):
+    it is no such message (the rule: core/slash_commands.py: unknown)."""
+    from contextual.core.slash_commands import unknown as unknown_word
+    found = unknown_word(text, [c.name for c in all_commands()])
+    if found is None:
         return None
-    if first == "/" and len(words) > 1:         # "/ is this right?": a sentence
-        return None
-    near = difflib.get_close_matches(first, [c.name for c in all_commands()], n=1, cutoff=0.6)
-    return (f"unknown command {first}" + (f": did you mean {near[0]}?" if near else "")
+    first, near = found
+    return (f"unknown command {first}" + (f": did you mean {near}?" if near else "")
             + " Not sent (↑ brings it back); /help lists the commands.")
 
 

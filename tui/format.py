@@ -148,17 +148,9 @@ def final_answer(message: Message) -> str:
 
 
 def compaction_note(record: CompactionRecord) -> str:
-    """The chat's line for a compaction, live and in a resumed session alike: its figures, what it lost (one
-    command away) and, when it cut rounds without a summary, why."""
-    # the figures in the card's words (tui/screens/compaction.py)
-    figures = (f"next prompt {tokens(record.pre_tokens)} → {tokens(record.post_tokens)} tokens, "
-               if record.pre_tokens is not None and record.post_tokens is not None else "")
-    note = f"compacted ({record.trigger}): {figures}" + compaction_words.outcome(
-        record.rounds_archived, record.parts, record.rounds_truncated, record.ended)
-    lost = ledger_line(record.loss_ledger)       # issue 19.2: what it lost, one command away
-    if lost:
-        note += f" · {lost}"
-    return note + (f" · fallback: {record.fallback}" if record.fallback else "")
+    """The chat's line for a compaction, live and in a resumed session alike (`-p "/compact"` prints the same words),
+    what it lost one command away (issue 19.2)."""
+    return compaction_words.line(record, tokens, ledger_line(record.loss_ledger))
 
 
 def ledger_line(ledger: Ledger | None, where: str = "/ledger") -> str:

@@ -27,5 +27,18 @@ def figures_explained(shown: Shown) -> list[str]:
         second = (f"next prompt {tokens(shown.total)}: what will be sent"
                   + ("; the estimate until something must be fitted to the window." if shown.basis != "usage" else
                      ", by our count (the server's tokenizer counts differently)."))
-    room = f": a prompt is at most {tokens(shown.limit)}, the rest is kept for the answer" if shown.limit else ""
-    return [first, second, f"window {tokens(shown.window)}: the model's whole context{room}."]
+    return [first, second, f"window {tokens(shown.window)}: the model's whole context{_room(shown)}."]
+
+
+def _room(shown: Shown) -> str:
+    """How the window is shared, in its own (the server's) tokens, the same before the first reply and after: before,
+    "a prompt is at most 2.6k, the rest is kept for the answer" gave our count's limit against a 3.0k trigger, as if
+    1.5k were the answer's 1,024 (a user review, helper-130); then the calibration, when it moves our count's."""
+    if not shown.room:
+        return ""
+    said = (f": a prompt may use {tokens(shown.room)} of it, {shown.reserve:,} is kept for the answer and "
+            f"{max(0, shown.window - shown.reserve - shown.room):,} as a margin for counting errors")
+    if abs(shown.limit - shown.room) > 0.02 * shown.room:      # the server's tokenizer is taken to count otherwise
+        said += (f" (by our count {tokens(shown.limit)}: the server's tokenizer is taken to count "
+                 f"{shown.token_factor:.2f}× ours)")
+    return said

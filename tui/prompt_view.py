@@ -49,7 +49,9 @@ class Shown:
     last_usage: int | None = None
     pinned: int = 0           # tokens of pinned messages (issue 19.3): part of L3, shown as their own segment
     fitted: int = 0           # tokens the builder fitted away from this prompt (0: sent as counted)
-    limit: int = 0            # the largest prompt: the window less the answer's reserve
+    limit: int = 0            # the largest prompt by our count: the window less the reserve and a margin, calibrated
+    reserve: int = 0          # the answer's share of the window
+    room: int = 0             # the largest prompt in the server's tokens (``limit`` before the calibration)
 
     @property
     def trigger_share(self) -> float:
@@ -85,7 +87,7 @@ def shown_from_view(view: PromptView) -> Shown:
                  due=trigger.due, warn_ratio=trigger.warn_at / max(1, trigger.threshold), basis=trigger.basis,
                  compactable=trigger.compactable,
                  cached_tokens=usage.cached_tokens or None, cost=usage.cost, token_factor=view.token_factor,
-                 last_usage=view.last_usage, limit=view.limit,
+                 last_usage=view.last_usage, limit=view.limit, reserve=view.reserve, room=view.room,
                  fitted=max(0, view.adjustments[0].tokens_before - view.total) if view.adjustments else 0)
 
 

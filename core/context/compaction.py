@@ -45,6 +45,7 @@ class CompactionOutcome:
     rounds_truncated: int = 0           # of the archived rounds, those the kept parts did not reach (no summary)
     ended: str = ""                     # then how it ended: "" the user stopped it, else compaction_words' cause
     input_cut: InputCut = InputCut()    # what the summary's input lost to fit the summary model's window
+    partly: bool = False                # the first truncated round's start is in the kept parts (the rest is gone)
 
     @property
     def text(self) -> str:
@@ -159,11 +160,12 @@ def stopped(plan: CompactionPlan, trigger: CompactionTrigger, done: PartsDone, e
     groups = rounds(plan.archive)
     whole = next((i for i, group in enumerate(groups) if any(m.id not in covered for m in group)), len(groups))
     truncated = len(groups) - whole         # a round a part reached only in part goes too: it has no summary whole
+    partly = whole < len(groups) and any(m.id in covered for m in groups[whole])     # its start is summarised
     start, cutoff = span(archived[:done.covered])
     text = joined_parts(done.texts, start, cutoff)
     summary = _summary(text, start, cutoff, trigger, max(plan.rounds_archived - truncated, 0), ())
     return CompactionOutcome(trigger, plan, summary, None, (), parts=(len(done.texts), done.total),
-                             rounds_truncated=truncated, ended=ended)
+                             rounds_truncated=truncated, ended=ended, partly=partly)
 
 
 async def pump(task: asyncio.Future[Any], progress: asyncio.Queue[Any]

@@ -8,6 +8,8 @@ failed. Its finished parts are kept either way, and ``ended`` says which: "" (th
 
 from __future__ import annotations
 
+from typing import Callable, Protocol
+
 from contextual.core.plural import plural
 
 TIMED_OUT = "timed out"
@@ -50,3 +52,34 @@ def why(parts: tuple[int, int] | None, ended: str) -> str:
     kept, total = parts or (0, 0)
     who = "the user stopped the summary" if not ended else f"the summary {ended}"
     return f"{who} after {kept} of {total} parts"
+
+
+class Logged(Protocol):
+    """What `line` reads of a compaction (core/session/schema.py: CompactionRecord, whose module imports this one)."""
+    @property
+    def trigger(self) -> str: ...
+    @property
+    def pre_tokens(self) -> int | None: ...
+    @property
+    def post_tokens(self) -> int | None: ...
+    @property
+    def rounds_archived(self) -> int | None: ...
+    @property
+    def parts(self) -> tuple[int, int] | None: ...
+    @property
+    def rounds_truncated(self) -> int: ...
+    @property
+    def ended(self) -> str: ...
+    @property
+    def fallback(self) -> str | None: ...
+
+
+def line(record: Logged, figure: Callable[[int], str], lost: str = "") -> str:
+    """The chat's line for a compaction, live and resumed, and `-p "/compact"`'s result: its figures (``figure``:
+    each front end's way with a number), what it did, what it lost (``lost``, in the front end's words) and, when it
+    cut rounds without a summary, why."""
+    figures = (f"next prompt {figure(record.pre_tokens)} → {figure(record.post_tokens)} tokens, "
+               if record.pre_tokens is not None and record.post_tokens is not None else "")
+    note = f"compacted ({record.trigger}): {figures}" + outcome(record.rounds_archived, record.parts,
+                                                               record.rounds_truncated, record.ended)
+    return note + (f" · {lost}" if lost else "") + (f" · fallback: {record.fallback}" if record.fallback else "")

@@ -30,8 +30,17 @@ if TYPE_CHECKING:      # the summary machinery loads with the first compaction, 
     from contextual.core.context.file_analyzer import FileReport
 
 
-def truncation_note(rounds: int, why: str | None, after_summary: bool = False) -> str:
-    """``after_summary``: the rounds a stopped summary did not reach, between its kept parts and the kept rounds."""
+def truncation_note(rounds: int, why: str | None, after_summary: bool = False, partly: bool = False) -> str:
+    """``after_summary``: the rounds a stopped summary did not reach, between its kept parts and the kept rounds;
+    ``partly``: the kept parts reached into the first of them, so its start is in the summary above (the note said
+    "what it held is not above" right under the summary of its start: a user review, helper-130)."""
+    if after_summary and partly:
+        rest = "the rest of it" if rounds == 1 else f"the rest of it and the {plural(rounds - 1, 'round')} after it"
+        which = ("The round after the last summary above is" if rounds == 1 else
+                 f"Of the {rounds} rounds after the last summary above, the first is")
+        return system_reminder(f"{which} summarised there only in part ({why or 'no summary'}): {rest} "
+                               f"{'was' if rounds == 1 else 'were'} removed without a summary and "
+                               f"{'is' if rounds == 1 else 'are'} not above. If you need it, ask the user.")
     if after_summary:
         which = ("The round after the last summary above was" if rounds == 1 else
                  f"The {rounds} rounds after the last summary above were")
@@ -67,6 +76,11 @@ class Compactor:
 
     def restore(self, log: list[CompactionRecord]) -> None:
         self.log[:] = log
+
+    @property
+    def interactive(self) -> bool:
+        """A user can review a summary here (the app); headless runs (`-p`) accept it."""
+        return self._interactive
 
     def cancel(self) -> None:
         """The modal's cancel key: stop the summary call; what it finished is kept and the rest falls back to hard
@@ -215,9 +229,10 @@ class Compactor:
         record = CompactionRecord(outcome.trigger, pre, post, tuple(outcome.files_included), outcome.fallback,
                                   outcome.plan.rounds_archived, ledger, kept_from, tuple(held), now_iso(),
                                   outcome.merged, outcome.parts, outcome.rounds_truncated, outcome.ended,
-                                  outcome.input_cut)
+                                  outcome.input_cut, outcome.partly)
         if record.rounds_truncated:       # the rounds the kept parts did not reach: gone without a summary
-            self._remind(truncation_note(record.rounds_truncated, record.stopped_why(), after_summary=True))
+            self._remind(truncation_note(record.rounds_truncated, record.stopped_why(), after_summary=True,
+                                         partly=record.partly))
         self.log.append(record)
         self._recorder.compaction(record, outcome.summary)
         self._restarted("compact")       # what a SessionStart hook added went with the archived rounds: it runs again

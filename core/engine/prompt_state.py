@@ -132,8 +132,13 @@ class PromptState:
         lower for the rest of a turn the server rejected for size). The margin (the trigger's, 2 % of the window):
         the calibration is the largest ratio seen so far, and the next prompt's can be a little larger (Anthropic's
         wire merges blocks differently per prompt), so a prompt fitted to the last token went 3 over at 8k."""
+        return self.calibration.fit(self.room(), self.config.model)
+
+    def room(self) -> int:
+        """The prompt limit in the server's tokens (``fit_limit`` before the calibration): what /context says a
+        prompt may use."""
         limit = self.config.prompt_limit - margin(self.config.context_window)
-        return self.calibration.fit(max(1, int(limit * self.limit_scale)), self.config.model)
+        return max(1, int(limit * self.limit_scale))
 
     def build(self, next_input: str | None = None) -> Built:
         self._follow_window()
@@ -168,7 +173,7 @@ class PromptState:
         return PromptView(tuple(built.messages), dict(built.tokens), built.total,
                           config.context_window, self.fit_limit(), trigger, tuple(built.adjustments),
                           usage.last_call, usage.session, config.model or "", config.provider,
-                          self.calibration.factor(config.model), usage.last)
+                          self.calibration.factor(config.model), usage.last, config.output_reserve, self.room())
 
     def keep_budget(self) -> KeepBudget:
         """The room for a compaction's kept rounds (issue 24): the trigger less the prompt's fixed part, and what

@@ -117,7 +117,8 @@ class TurnInput:
         if trigger.estimate >= trigger.threshold and not config.auto_compact:
             # the trigger's own line: at a small window the output reserve puts it below trigger_ratio (73 % at 4k)
             # /compact is advised only where it would archive something (it refuses a history of one round)
-            advice = "run /compact" if trigger.compactable else "nothing is old enough to archive: the prompt is fitted"
+            advice = (self._compact_advice() if trigger.compactable else
+                      "nothing is old enough to archive: the prompt is fitted")
             return BudgetWarning(f"trigger estimate {trigger.estimate:,} of {config.context_window:,} tokens, "
                                  f"past the trigger at {trigger.threshold:,}; auto-compaction is off — {advice}",
                                  trigger.estimate, config.context_window)
@@ -129,6 +130,15 @@ class TurnInput:
                                  f"({share:.0%}, past the {config.warn_ratio:.0%} warning line; the trigger line is at "
                                  f"{trigger.threshold:,})", trigger.estimate, config.context_window)
         return None
+
+    def _compact_advice(self) -> str:
+        """How this user compacts: the app's /compact, or, headless, the -p run that does it (`-p` said "run
+        /compact" at every turn, which it had no way to run: a user review, helper-130)."""
+        if self._compactor.interactive:
+            return "run /compact"
+        session = self._recorder.session_id
+        which = f"-r {session}" if session else "-c"
+        return f"compact between turns with `contextual {which} -p /compact`"
 
     async def session_starts(self) -> AsyncGenerator[Event, None]:
         """The SessionStart hooks the session owes (new, resumed, cleared, or just compacted: ContextControls), run

@@ -54,8 +54,9 @@ class LoadedSession:
     stopped: bool = False              # the user stopped the last turn: the next input tells the model so
     failed: str | None = None          # the last turn failed (its kind): the next input tells the model so too
     turn_ends: dict[str, schema.TurnEnd] = field(default_factory=dict)   # why a turn had no answer, by turn id
-    # (rounds, why, after a summary): the last compaction cut them without a summary, unsaid yet
-    cut: tuple[int, str, bool] | None = None
+    # (rounds, why, after a summary, the first of them partly in it): the last compaction cut them without a
+    # summary, unsaid yet (core/engine/compactor.py: truncation_note)
+    cut: tuple[int, str, bool, bool] | None = None
 
 
 def read_entries(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
@@ -253,9 +254,9 @@ class _Fold:
         session.last_usage = None
         session.compactions.append(record)
         if record.fallback and record.rounds_archived:
-            session.cut = (record.rounds_archived, record.fallback, False)
+            session.cut = (record.rounds_archived, record.fallback, False, False)
         elif record.rounds_truncated:       # stopped with parts kept: the rounds they did not reach
-            session.cut = (record.rounds_truncated, record.stopped_why(), True)
+            session.cut = (record.rounds_truncated, record.stopped_why(), True, record.partly)
 
 
 def _folder(session: LoadedSession, entry: dict[str, Any]) -> None:

@@ -70,6 +70,9 @@ class CompactionRecord:
     rounds_truncated: int = 0
     ended: str = ""
     input_cut: InputCut = InputCut()    # what the summary's input lost to fit the summary model's window
+    # The kept parts reached into the first truncated round: its start is in the summary, its rest gone (written as
+    # compactMetadata.roundPartlySummarised, only when true).
+    partly: bool = False
 
     def metadata(self) -> dict[str, Any]:
         """compactMetadata, also carried by the summary's own entry."""
@@ -80,6 +83,7 @@ class CompactionRecord:
                 **({"partsKept": self.parts[0], "partsTotal": self.parts[1], "roundsTruncated": self.rounds_truncated}
                    if self.parts is not None else {}),
                 **({"partsEnded": self.ended} if self.parts is not None and self.ended else {}),
+                **({"roundPartlySummarised": True} if self.parts is not None and self.partly else {}),
                 **({"inputCut": self.input_cut.metadata()} if self.input_cut else {})}
 
     def stopped(self) -> str:
@@ -120,7 +124,8 @@ class CompactionRecord:
                    ledger, entry.get("keptFromUuid"),
                    tuple(entry.get("pinnedUuids") or ()), entry.get("timestamp"),
                    int(meta["summariesMerged"]) if _count(meta.get("summariesMerged")) else 0,
-                   parts, int(meta["roundsTruncated"]) if stopped else 0, ended, InputCut.of(meta.get("inputCut")))
+                   parts, int(meta["roundsTruncated"]) if stopped else 0, ended, InputCut.of(meta.get("inputCut")),
+                   stopped and meta.get("roundPartlySummarised") is True)
 
 
 @dataclass(frozen=True)

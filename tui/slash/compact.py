@@ -8,9 +8,8 @@ from contextual.tui.slash.port import AppPort
 
 class Compact:
     async def run(self, app: AppPort, argument: str) -> None:
-        first, _, rest = argument.partition(" ")
-        keep = int(first) if first.isdigit() else None
-        self.start(app, rest.strip() if keep is not None else argument or None, keep)
+        from contextual.core.slash_commands import compact_arguments
+        self.start(app, *compact_arguments(argument))
 
     def start(self, app: AppPort, instructions: str | None = None, keep: int | None = None) -> None:
         from contextual.tui.screens.compact_choice import CompactChoice

@@ -73,7 +73,11 @@ class Rewind:
             engine.record_rewind(message_id)
             session_id = engine.session_id
             await app.host.close(engine)
-            await app.show_engine(app.host.resume(session_id))
+            opened = app.host.resume(session_id)
+            # nothing was resumed ("resumed session 69c887c3: 1 message, 1 compaction" said so: a user review,
+            # helper-130): the line below says what happened
+            opened.notices[:1] = []
+            await app.show_engine(opened)
         raw = str(picked.meta.get("raw", picked.content))
         files = (" (files unchanged)" if not with_files else " (files restored)" if restored
                  else " (no file changes to restore)")
