@@ -68,7 +68,9 @@ class Engine:
                                   lambda: self.toolbox.ctx.todos, self.controls.with_reminders)
         # Headless runs say what the project's unapproved config lost; the app asks instead (tui/screens/trust.py).
         unapproved = () if interactive else self.settings.config.trust_notices
-        reserve = [] if interactive or not config.reserve_notice else [config.reserve_notice]   # the app: _connect
+        # where the window came from, when that needs words, and a reserve it leaves no room: the app says both
+        # once it has asked the server (tui/startup.py: _connect)
+        reserve = [] if interactive else [n for n in (config.window_note, config.reserve_notice) if n]
         hooks = () if interactive else config.hooks.notes     # Claude Code hooks not run here; the app: greet
         self.recorder = Recorder(self.prompt.history, session, snapshots,
                                  [*unapproved, *reserve, *hooks, *(warnings or [])])

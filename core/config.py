@@ -60,6 +60,14 @@ class Config:
     # The window probe had no answer at all (the server was down at launch): the window is the table's or the
     # default, said so, and the server is asked again after the first call that succeeds (Settings.recheck_window).
     server_unreached: bool = False
+    # The window (and its source) that a window a server stated in its error replaced, this run or an earlier one
+    # (core/server_windows.py keeps it per server and model for the next runs).
+    window_replaced: tuple[int, str] | None = None
+    # The window is Ollama's default num_ctx, not one the server stated: asked again, like an unreached server's,
+    # after the first call that succeeds (the model is loaded then, and /api/ps states the window it runs with).
+    window_guessed: bool = False
+    # What the launch says about the window when where it came from needs words (the app's chat, -p's stderr).
+    window_note: str | None = None
     # [models."NAME"] tables of the config files: window and prices per model (core.model_facts reads them).
     models: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
 

@@ -117,8 +117,16 @@ def window_from_table(config: Config) -> Config:
 
 async def resolve_window(config: Config, timeout: float | None = None) -> Config:
     """The config with the best window we can know; never raises, never waits past ``timeout``. A server that did
-    not answer at all is marked (``server_unreached``): the window it would have stated is asked for again later."""
-    config = replace(with_output_limit(config), server_unreached=False)
+    not answer at all is marked (``server_unreached``): the window it would have stated is asked for again later.
+    A window the server stated in an earlier run's error replaces the one that error replaced
+    (core/server_windows.py)."""
+    from contextual.core.server_windows import with_kept_window
+    return with_kept_window(await _resolve(config, timeout))
+
+
+async def _resolve(config: Config, timeout: float | None) -> Config:
+    config = replace(with_output_limit(config), server_unreached=False, window_replaced=None, window_guessed=False,
+                     window_note=None)
     if not config.model or not config.base_url:
         return config
     if config.window_explicit:
@@ -138,7 +146,9 @@ async def resolve_window(config: Config, timeout: float | None = None) -> Config
         if found is not None:
             if found.source.startswith("llama.cpp"):
                 await _measure_tokenizer(config, timeout)
-            return config.with_window(found.window, f"server: {found.source}")
+            config = config.with_window(found.window, f"server: {found.source}")
+            return config if found.trained is None else replace(
+                config, window_guessed=True, window_note=ollama_default_note(found.window, found.trained))
         config = replace(config, server_unreached=probe is not None and not probe.reached)
     try:
         return window_from_table(config)
@@ -155,10 +165,26 @@ def unreached_note(config: Config) -> str:
 
 
 def recheck_note(before: Config, after: Config) -> str:
-    """What is said when the server, down at launch, states a window other than the one used so far."""
+    """What is said when the server, down at launch (or Ollama, its model not loaded then), states a window other
+    than the one used so far."""
     where = after.window_source.split(": ", 1)[-1]
-    return (f"the server answers now and states a window of {after.context_window:,} tokens ({where}), not the "
+    now = "answers now and states" if before.server_unreached else "has loaded the model and states"
+    return (f"the server {now} a window of {after.context_window:,} tokens ({where}), not the "
             f"{before.context_window:,} used so far: using {after.context_window:,} from now on")
+
+
+def ollama_default_note(window: int, trained: int) -> str:
+    """What the launch says when Ollama states no num_ctx: the window is its default, not the model's length."""
+    return (f"Ollama serves num_ctx {window:,} unless it is set (not the model's own {trained:,}) and past it drops "
+            f"the oldest messages without an error: using {window:,} until the loaded model states its window; "
+            f"set OLLAMA_CONTEXT_LENGTH or num_ctx (and --context-window) to use more")
+
+
+def smaller_window_note(before: Config, window: int) -> str:
+    """What is said when a server rejected a prompt and stated a smaller window than ``before``'s, now in use."""
+    return (f"the server's window is {window:,} tokens, not the {before.context_window:,} set "
+            f"({before.window_source}): using {window:,} from now on (--context-window {window} or "
+            f"context_window = {window} in a config makes it the setting)")
 
 
 def probe_timeout(base_url: str, asked: float | None = None) -> float:

@@ -118,6 +118,13 @@ class PromptView:
     last_usage: int | None = None              # the last call's usage, the base of the A6 estimate
     reserve: int = 0                           # the answer's share of the window (server tokens)
     room: int = 0                              # the largest prompt in the server's tokens (``limit`` before calibration)
+    server_factor: float = 1.0                 # the same as measured (1.0 before): window's unit against ours
+
+    @property
+    def counted_window(self) -> int:
+        """The window in our tokens, the unit of every other figure here (the trigger, the limit, the layers):
+        `window` is the server's count."""
+        return max(1, int(self.window / self.server_factor))
 
     @property
     def cached_tokens(self) -> int | None:

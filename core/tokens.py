@@ -189,6 +189,13 @@ class Calibration:
             return max(ratios)
         return self._measured.get(model or "", self.SAFETY_MARGIN)
 
+    def measured(self, model: str | None) -> float:
+        """The server's tokens per ours as measured (usages, else its tokenizer endpoint); 1.0 until then. The unit
+        the window and the trigger line are shown and compared in our tokens with: the safety margin before any
+        measurement fits prompts, it is no unit (a window shown as 15 % smaller until the first call, then not)."""
+        ratios = self._load().get(model or "")
+        return max(ratios) if ratios else self._measured.get(model or "", 1.0)
+
     def measure(self, model: str | None, counted: int, server_count: int) -> None:
         """The server's tokenizer endpoint counted a sample text (llama.cpp /tokenize): a first estimate,
         plus a small margin for the chat template, used until a real usage arrives."""

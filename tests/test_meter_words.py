@@ -35,11 +35,15 @@ def test_each_figure_says_what_it_counts():
 def test_the_window_is_shared_in_its_own_tokens_and_our_counts_limit_is_said_apart():
     """At 4k before the first reply /context said "a prompt is at most 2.6k, the rest is kept for the answer" (our
     count's limit, under the 1.15 guess) beside a 3.0k trigger and a 1,024 reserve (a user review, helper-130)."""
-    third = figures_explained(_shown(window=4_096, threshold=2_991, reserve=1_024, room=2_991, limit=2_600,
-                                     token_factor=1.15))[2]
+    third = figures_explained(_shown(window=4_096, threshold=2_991, reserve=1_024, room=2_991, limit=2_600))[2]
     assert third == ("window 4.1k: the model's whole context: a prompt may use 3.0k of it, 1,024 is kept for the "
                      "answer and 81 as a margin for counting errors (by our count 2.6k: the server's tokenizer is "
                      "taken to count 1.15× ours).")
+    # measured apart (×1.30): the window in our count first, the server's beside it, its shares in its own tokens
+    measured = figures_explained(_shown(window=8_192, threshold=4_600, reserve=2_048, room=5_980, limit=4_600,
+                                        token_factor=1.3))[2]
+    assert measured.startswith("window 6.3k: the model's whole context (8.2k by the server's count, ×1.30 ours")
+    assert "a prompt may use 6.0k of the server's 8.2k, 2,048 is kept for the answer" in measured
 
 
 async def test_context_says_the_same_window_before_the_first_reply_and_after(tmp_path):

@@ -163,7 +163,10 @@ def test_meter_says_when_counts_are_calibrated_to_the_server():
     from contextual.tui.widgets.token_meter import meter_text
     assert "calibrated" not in meter_text(_shown([]), 120).plain
     calibrated = meter_text(_shown([], token_factor=1.17), 160).plain
-    assert "≈176 server tokens (calibrated ×1.17)" in calibrated      # 150 counted × 1.17
+    # one unit on the line, ours (the window of 20,000 server tokens holds 17,094 of ours), and both figures again
+    # in the server's (helper-133: "next prompt 4.5k of 8.2k window" compared ours with the server's)
+    assert "next prompt 150 of 17.1k window" in calibrated
+    assert "≈176 of 20.0k server tokens (×1.17)" in calibrated      # 150 counted × 1.17
 
 
 async def test_the_router_refuses_an_event_kind_it_does_not_know():

@@ -245,8 +245,13 @@ def test_a_rejection_the_servers_window_explains_compacts_only_when_that_windows
                    (action(f"read part {n}", "Read", {"file_path": f"part{n}.py"}), finish(f"read {n}"))])
     with FakeLLMServer(kind="anthropic", responder=model, max_context_tokens=8192, answer_in_window=True) as srv:
         env = cli_env(home_of(project), srv.base_url, "anthropic", CONTEXTUAL_CONTEXT_WINDOW="32768")
-        results = [contextual(["-p", f"read part {n}", "--permission-mode", "bypass", "--keep-rounds", "1"]
-                              + (["-c"] if n else []), project, env, timeout=60) for n in range(3)]
+        results = []
+        for n in range(3):
+            # each run learns the window again, as one whose home cannot keep it (tests/test_server_windows.py
+            # tests the keeping): a rejection after earlier rounds must not compact them
+            (home_of(project) / "server-windows.json").unlink(missing_ok=True)
+            results.append(contextual(["-p", f"read part {n}", "--permission-mode", "bypass", "--keep-rounds", "1"]
+                                      + (["-c"] if n else []), project, env, timeout=60))
     assert [r.stdout for r in results] == ["read 0\n", "read 1\n", "read 2\n"], [r.stderr for r in results]
     last = results[2].stderr
     assert "the server's window is 8,192 tokens" in last and "retrying once" in last

@@ -12,9 +12,10 @@ from contextual.tui.prompt_view import Shown
 def figures_explained(shown: Shown) -> list[str]:
     """One line per figure: the estimate against the trigger line, the next prompt, the window."""
     line = f"automatic compaction runs when it reaches the trigger line, {tokens(shown.threshold)}"
+    ours = " in our tokens" if shown.server_counts_apart else ""
     if shown.basis == "usage":
-        first = (f"server usage {tokens(shown.estimate)}: the server's own count of the last call, with what has "
-                 f"changed since; it stands for the estimate while it is larger than ours. {line[0].upper()}"
+        first = (f"server usage {tokens(shown.estimate)}: the server's own count of the last call{ours}, with what "
+                 f"has changed since; it stands for the estimate while it is larger than ours. {line[0].upper()}"
                  f"{line[1:]}.")
     else:
         first = (f"trigger estimate {tokens(shown.estimate)}: the next prompt counted whole, before anything is "
@@ -27,18 +28,22 @@ def figures_explained(shown: Shown) -> list[str]:
         second = (f"next prompt {tokens(shown.total)}: what will be sent"
                   + ("; the estimate until something must be fitted to the window." if shown.basis != "usage" else
                      ", by our count (the server's tokenizer counts differently)."))
-    return [first, second, f"window {tokens(shown.window)}: the model's whole context{_room(shown)}."]
+    # every figure here is our count; a server whose tokenizer counts otherwise has its window said in its own
+    server = (f" ({tokens(shown.window)} by the server's count, ×{shown.token_factor:.2f} ours: every figure here is "
+              "ours)" if shown.server_counts_apart else "")
+    return [first, second, f"window {tokens(shown.counted_window)}: the model's whole context{server}{_room(shown)}."]
 
 
 def _room(shown: Shown) -> str:
-    """How the window is shared, in its own (the server's) tokens, the same before the first reply and after: before,
-    "a prompt is at most 2.6k, the rest is kept for the answer" gave our count's limit against a 3.0k trigger, as if
-    1.5k were the answer's 1,024 (a user review, helper-130); then the calibration, when it moves our count's."""
+    """How the window is shared, in the server's tokens, the same before the first reply and after: before, "a
+    prompt is at most 2.6k, the rest is kept for the answer" gave our count's limit against a 3.0k trigger, as if
+    1.5k were the answer's 1,024 (a user review, helper-130); then our count's limit, where the calibration moves it."""
     if not shown.room:
         return ""
-    said = (f": a prompt may use {tokens(shown.room)} of it, {shown.reserve:,} is kept for the answer and "
+    of = f" of the server's {tokens(shown.window)}" if shown.server_counts_apart else " of it"
+    said = (f": a prompt may use {tokens(shown.room)}{of}, {shown.reserve:,} is kept for the answer and "
             f"{max(0, shown.window - shown.reserve - shown.room):,} as a margin for counting errors")
     if abs(shown.limit - shown.room) > 0.02 * shown.room:      # the server's tokenizer is taken to count otherwise
         said += (f" (by our count {tokens(shown.limit)}: the server's tokenizer is taken to count "
-                 f"{shown.token_factor:.2f}× ours)")
+                 f"{shown.room / max(1, shown.limit):.2f}× ours)")
     return said

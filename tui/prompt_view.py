@@ -36,7 +36,7 @@ class Shown:
     messages: tuple[ShownMessage, ...]
     layers: dict[str, int]
     total: int                # the prompt that will be sent
-    window: int
+    window: int               # the server's count (the setting, what the server states)
     estimate: int             # the A6 trigger estimate (last usage + input estimate)
     threshold: int            # the trigger line
     due: bool
@@ -45,13 +45,23 @@ class Shown:
     basis: str = "counted"    # "usage": the estimate is the server's usage of the last call (labelled so)
     cached_tokens: int | None = None
     cost: float | None = None
-    token_factor: float = 1.0
+    token_factor: float = 1.0  # the server's tokens per ours, as measured: every other figure is ours
     last_usage: int | None = None
     pinned: int = 0           # tokens of pinned messages (issue 19.3): part of L3, shown as their own segment
     fitted: int = 0           # tokens the builder fitted away from this prompt (0: sent as counted)
     limit: int = 0            # the largest prompt by our count: the window less the reserve and a margin, calibrated
     reserve: int = 0          # the answer's share of the window
     room: int = 0             # the largest prompt in the server's tokens (``limit`` before the calibration)
+
+    @property
+    def counted_window(self) -> int:
+        """The window in our tokens, the unit of the prompt, the trigger line and the estimate shown beside it."""
+        return max(1, int(self.window / self.token_factor))
+
+    @property
+    def server_counts_apart(self) -> bool:
+        """The server's tokenizer counts otherwise than ours (measured): its figures are named beside ours."""
+        return abs(self.token_factor - 1.0) >= 0.005
 
     @property
     def trigger_share(self) -> float:
@@ -86,7 +96,7 @@ def shown_from_view(view: PromptView) -> Shown:
                  window=view.window, estimate=trigger.estimate, threshold=max(1, trigger.threshold),
                  due=trigger.due, warn_ratio=trigger.warn_at / max(1, trigger.threshold), basis=trigger.basis,
                  compactable=trigger.compactable,
-                 cached_tokens=usage.cached_tokens or None, cost=usage.cost, token_factor=view.token_factor,
+                 cached_tokens=usage.cached_tokens or None, cost=usage.cost, token_factor=view.server_factor,
                  last_usage=view.last_usage, limit=view.limit, reserve=view.reserve, room=view.room,
                  fitted=max(0, view.adjustments[0].tokens_before - view.total) if view.adjustments else 0)
 

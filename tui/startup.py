@@ -210,6 +210,8 @@ class Startup:
         if app.engine.config.server_unreached:     # a guessed window, said, not a silent 200k (a user review)
             from contextual.core.model_facts import unreached_note
             await app.chat.add_notice(unreached_note(app.engine.config), "warning")
+        if app.engine.config.window_note:          # a window kept from an earlier error, Ollama's default num_ctx
+            await app.chat.add_notice(app.engine.config.window_note, "warning")
         if app.engine.config.reserve_notice:       # the server's window leaves the user's reserve no prompt
             await app.chat.add_notice(app.engine.config.reserve_notice, "warning")
         await app.mcp_changed()          # the window the server states: the meter shows it

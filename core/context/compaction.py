@@ -75,7 +75,8 @@ def summariser(provider: Provider | None, config: Config) -> SummaryCompressor:
     model = config.effective_summary_model or ""
     return SummaryCompressor(provider, model, timeout=config.summary_timeout, window=config.context_window,
                              output_reserve=config.output_reserve,
-                             token_factor=calibration_for(config.home).factor(model))
+                             token_factor=calibration_for(config.home).factor(model),
+                             reserve_for=lambda window: config.with_window(window, config.window_source).output_reserve)
 
 
 def span(messages: list[Message]) -> tuple[str, str]:

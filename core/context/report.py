@@ -28,8 +28,10 @@ def as_json(view: PromptView) -> dict[str, Any]:
 def as_text(view: PromptView) -> str:
     t = view.trigger
     due = "compaction is due before this input" if t.due else "no compaction due"
+    server = (f" ({view.window:,} by the server's count, ×{view.server_factor:.2f} ours)"
+              if abs(view.server_factor - 1.0) >= 0.005 else "")
     lines = [f"next prompt ({view.provider}, {view.model or 'no model'}): {view.total:,} tokens; window "
-             f"{view.window:,}, at most {view.limit:,} per prompt",
+             f"{view.counted_window:,}{server}, at most {view.limit:,} per prompt",
              f"trigger: estimate {t.estimate:,} of {t.threshold:,} ({t.basis}) — {due}",
              f"calibration: ×{view.token_factor:.2f} server tokens per counted token (the limit above allows for it)",
              "", "layers:"]

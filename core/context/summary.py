@@ -23,6 +23,7 @@ from contextual.core.prompt import PromptMessage
 from contextual.core.react import strip_thinking
 from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk,
                                  ReplyTooLong, RetryChunk, StreamDone, TextChunk)
+from contextual.core.server_windows import takes
 from contextual.core.tokens import PER_MESSAGE_OVERHEAD, encoding, shared_cache
 from contextual.core.tokens import count as count_tokens
 from contextual.core.context.summary_repair import ensure_template
@@ -107,7 +108,8 @@ class PartsDone:
 
 class SummaryCompressor:
     def __init__(self, provider: Any, model: str, timeout: float = 120.0, window: int = 200_000,
-                 output_reserve: int = 8_000, *, progress_interval: float = 0.1, token_factor: float = 1.0) -> None:
+                 output_reserve: int = 8_000, *, progress_interval: float = 0.1, token_factor: float = 1.0,
+                 reserve_for: Callable[[int], int] | None = None) -> None:
         self.provider = provider
         self.model = model
         self.timeout = timeout
@@ -115,6 +117,21 @@ class SummaryCompressor:
         self.output_reserve = output_reserve
         self.progress_interval = progress_interval
         self.token_factor = token_factor      # server tokens per our token (the calibration): budgets allow for it
+        # the answer's reserve at another window (the config's rule), for a smaller window a rejection states
+        self.reserve_for = reserve_for or (lambda window: min(output_reserve, window // 4))
+        self.learned: int | None = None       # a smaller window the server stated in its error: the caller keeps it
+
+    def over_window(self, exc: ContextLengthExceeded) -> float:
+        """A summary request the server rejected for its size, read as a turn reads its own: a smaller window it
+        states is taken (and the answer's reserve with it) for the one retry, aimed lower unless that window
+        explains the rejection. A vLLM-style server counts max_tokens in: the summary asked 2,048 of a 4,096
+        window the turn had learned, failed, and a whole round was dropped at every turn (helper-133).
+        Returns the retry's budget scale."""
+        if not takes(exc.server_window, self.window) or exc.server_window is None:
+            return RETRY_BUDGET_SCALE
+        self.window = self.learned = exc.server_window
+        self.output_reserve = self.reserve_for(self.window)
+        return 1.0 if exc.server_tokens else RETRY_BUDGET_SCALE
 
     async def summarise(self, messages: list[Message], *, start: datetime | str, cutoff: datetime | str,
                         instructions: str | None = None, files: FileReport | None = None,
@@ -127,8 +144,8 @@ class SummaryCompressor:
         try:
             try:
                 done.result = await job.run(archived, budget_scale=1.0)
-            except ContextLengthExceeded:
-                done.result = await job.run(archived, budget_scale=RETRY_BUDGET_SCALE)
+            except ContextLengthExceeded as exc:
+                done.result = await job.run(archived, budget_scale=self.over_window(exc))
             return done.result
         except TimeoutError as exc:    # the provider's own (a read timeout), not the summary deadline
             raise SummaryFailed(f"timed out: {exc}" if str(exc) else "timed out") from exc
@@ -145,14 +162,21 @@ class SummaryCompressor:
         of the window). Each request fits the window (grouped as partials are). Errors as for summarise."""
         job = _Job(self, start, cutoff, None, FileReport(), on_progress, PartsDone(), on_retry)
         try:
-            merged = await job.reduce(summaries, 1.0)
-            text = merged[0] if len(merged) == 1 else await job.call(render_merge_request(merged, "", None, summaries=True),
-                                                                     "merging the summaries")
+            try:
+                text = await self._merged(job, summaries, 1.0)
+            except ContextLengthExceeded as exc:
+                text = await self._merged(job, summaries, self.over_window(exc))
         except SummaryError:
             raise
         except Exception as exc:   # noqa: BLE001 - the caller keeps the summaries apart instead
             raise SummaryFailed(f"{type(exc).__name__}: {exc}") from exc
         return ensure_template(text, start, cutoff)
+
+    @staticmethod
+    async def _merged(job: _Job, summaries: list[str], scale: float) -> str:
+        merged = await job.reduce(summaries, scale)
+        return merged[0] if len(merged) == 1 else await job.call(render_merge_request(merged, "", None, summaries=True),
+                                                                 "merging the summaries")
 
 
 class _Job:

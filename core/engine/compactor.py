@@ -20,6 +20,7 @@ from contextual.core.events import (CompactionFinished, CompactionProgress, Comp
                                     Retrying, UsageEvent)
 from contextual.core.providers.base import UsageChunk
 from contextual.core.events import CompactionTrigger as Trigger
+from contextual.core.server_windows import takes
 from contextual.core.session.schema import CompactionRecord
 from contextual.core.context.compaction_review import Event
 from contextual.core.plural import plural
@@ -203,6 +204,10 @@ class Compactor:
             spent = [self._spent(chunk, model) for chunk, model in meter.taken()]   # recorded, however it ended
         for usage in spent:
             yield usage
+        config = self._settings.config
+        if config.effective_summary_model == config.model and takes(summariser.learned, config.context_window):
+            # the summary request's rejection stated the model's window: the turn's calls and the next runs use it
+            yield Notice(self._settings.take_server_window(summariser.learned or 0), "warning")
         box.append(outcome)
 
     def _spent(self, chunk: UsageChunk, model: str) -> UsageEvent:

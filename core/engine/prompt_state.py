@@ -173,7 +173,8 @@ class PromptState:
         return PromptView(tuple(built.messages), dict(built.tokens), built.total,
                           config.context_window, self.fit_limit(), trigger, tuple(built.adjustments),
                           usage.last_call, usage.session, config.model or "", config.provider,
-                          self.calibration.factor(config.model), usage.last, config.output_reserve, self.room())
+                          self.calibration.factor(config.model), usage.last, config.output_reserve, self.room(),
+                          self.calibration.measured(config.model))
 
     def keep_budget(self) -> KeepBudget:
         """The room for a compaction's kept rounds (issue 24): the trigger less the prompt's fixed part, and what
@@ -189,7 +190,7 @@ class PromptState:
         fixed += sum(size(pinned_message(m).content) for m in self.history.messages if m.id in self.builder.pins)
         staying += sum(size(history_message(m).content) for m in self.history.summaries)
         # a kept round costs what it sends: a tool result's text as L3 renders it, not its stored JSON (~5 % more)
-        return KeepBudget(keep_fit.keep_budget(self.config.threshold, fixed),
+        return KeepBudget(keep_fit.keep_budget(self.in_our_tokens(self.config.threshold), fixed),
                           lambda m: size(history_message(m).content), staying)
 
     def compaction_due(self, input_text: str = "") -> Trigger:
@@ -214,8 +215,17 @@ class PromptState:
             # what rides on the next input (a hook's context, re-injected facts) is sent with it: the typed words'
             # estimate alone left a SessionStart hook's 10,000 characters out of the trigger at 4k
             counted += self.builder.cache.message(riding)
-        basis = self.usage.basis(built.total - typed, self.calibration.factor(config.model))
-        return compaction_due(last_usage=basis, counted=counted, input_text=input_text,
-                              archivable=archivable, messages=len(self.history.messages), auto=config.auto_compact,
-                              threshold=config.threshold, rounds=len(rounds(self.l3())),
-                              warn_at=min(int(config.warn_ratio * config.context_window), config.threshold))
+        # One unit, ours: the usage (the server's count) and the lines (of the server's window) through the
+        # calibration. A server counting ×1.3 compacted only once our count passed its line, past where the
+        # builder had cut, and its card's "before" (a usage) and "after" (a count) were in two units.
+        factor = self.calibration.measured(config.model)
+        basis = self.usage.basis(built.total - typed, factor)
+        warn_line = min(int(config.warn_ratio * config.context_window), config.threshold)
+        return compaction_due(last_usage=None if basis is None else round(basis / factor), counted=counted,
+                              input_text=input_text, archivable=archivable, messages=len(self.history.messages),
+                              auto=config.auto_compact, threshold=self.in_our_tokens(config.threshold),
+                              rounds=len(rounds(self.l3())), warn_at=self.in_our_tokens(warn_line))
+
+    def in_our_tokens(self, server_tokens: int) -> int:
+        """A figure of the server's window (the trigger line, the warning line) in our tokens, as measured."""
+        return max(1, int(server_tokens / self.calibration.measured(self.config.model)))

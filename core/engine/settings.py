@@ -38,30 +38,38 @@ class Settings:
             self.provider = self.summary_provider = await asyncio.to_thread(make_provider, config)
 
     async def recheck_window(self) -> str | None:
-        """After a call that succeeded: a server that did not answer at launch (not started yet) is asked for its
+        """After a call that succeeded: a server that did not answer at launch (not started yet), or Ollama whose
+        window was its default num_ctx (the model loads at the first call, then /api/ps states it), is asked for its
         window once more, as the launch would have; a window other than the one in use is taken for the rest of
         this run. Returns the line that says so, or None (asked once: a server that answers calls but states no
         window is not asked at every step)."""
         before = self.config
-        if not before.server_unreached:
+        if not (before.server_unreached or before.window_guessed):
             return None
         from contextual.core.model_facts import recheck_note, resolve_window
         loaded = self._loaded
         found = await resolve_window(replace(before, context_window=loaded.context_window,
                                              window_source=loaded.window_source))
-        self.config = replace(self.config, server_unreached=False)
+        self.config = replace(self.config, server_unreached=False, window_guessed=False)
         if found.window_source.startswith("server") and found.context_window != before.context_window:
             self.config = replace(self.config, context_window=found.context_window,
-                                  window_source=found.window_source, output_limit=found.output_limit)
+                                  window_source=found.window_source, output_limit=found.output_limit,
+                                  window_replaced=found.window_replaced)
             return recheck_note(before, found)
         return None
 
-    def take_server_window(self, window: int) -> Config:
+    def take_server_window(self, window: int) -> str:
         """The rest of this run uses the window a server stated when it rejected a prompt (a setting larger than the
-        server was started with: llama.cpp's `-c 4096`, Ollama's num_ctx); returns the config it replaces."""
+        server was started with: llama.cpp's `-c 4096`, Ollama's num_ctx), and the next runs start with it
+        (core/server_windows.py); returns the line that says so."""
+        from contextual.core import server_windows
+        from contextual.core.model_facts import smaller_window_note
         before = self.config
-        self.config = before.with_window(window, "server: said in its error")
-        return before
+        server_windows.remember(before, window)
+        self.config = replace(before.with_window(window, server_windows.TAKEN_SOURCE), window_guessed=False,
+                              window_replaced=before.window_replaced or (before.context_window,
+                                                                         before.window_source))
+        return smaller_window_note(before, window)
 
     async def list_models(self) -> list[ListedModel]:
         """The models the server lists (with the window each entry states), also before any model is chosen (a

@@ -36,11 +36,8 @@ from contextual.core.engine.turn_input import Opening, TurnInput
 from contextual.core.events import (EngineEvent, ErrorEvent, MessageRecorded, Notice, PromptChanged,
                                     StopHookContinued, TurnFinished)
 from contextual.core.providers.base import ContextLengthExceeded, ProviderError
+from contextual.core.server_windows import takes
 from contextual.core.textsafe import valid_unicode
-
-# A window a server states in its rejection is taken from this size up (llama.cpp's -c 4096, Ollama's 2048): a
-# smaller figure cannot hold the system prompt and a step, so it is more likely the prompt's own size misread.
-MIN_TAKEN_WINDOW = 2048
 
 
 class TurnLoop:
@@ -253,9 +250,9 @@ class TurnLoop:
         config, prompt = self._settings.config, self._prompt
         if exc.server_tokens:   # the server said how big the prompt was by its count: calibrate on it
             prompt.calibration.observe(config.model, built.total, exc.server_tokens)
-        took_window = bool(exc.server_window and MIN_TAKEN_WINDOW <= exc.server_window < config.context_window)
+        took_window = takes(exc.server_window, config.context_window)
         if took_window:
-            yield Notice(self._smaller_window(exc.server_window or 0), "warning")
+            yield Notice(self._settings.take_server_window(exc.server_window or 0), "warning")
         if not (took_window and exc.server_tokens):
             prompt.aim_lower()   # unexplained by the window: our count and the server's disagree
         # A rejection the server's window explains (Anthropic refuses a prompt that fits when its max_tokens
@@ -272,15 +269,6 @@ class TurnLoop:
         async with aclosing(self._compactor.run("auto", None)) as events:
             async for ev in events:
                 yield ev
-
-    def _smaller_window(self, window: int) -> str:
-        """The server rejected a prompt and said its window, smaller than ours: the rest of this run uses the
-        server's (Settings.take_server_window), so the turn compacts and goes on instead of failing at every call,
-        and the user is told how to make it stick."""
-        config = self._settings.take_server_window(window)
-        return (f"the server's window is {window:,} tokens, not the {config.context_window:,} set "
-                f"({config.window_source}): using {window:,} from now on (--context-window {window} or "
-                f"context_window = {window} in a config makes it the setting)")
 
     async def _stop_hooks(self, answer: TurnFinished, step: int, continued: int, turn_id: str
                           ) -> AsyncGenerator[Event, None]:

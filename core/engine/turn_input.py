@@ -114,21 +114,25 @@ class TurnInput:
 
     def _budget_warning(self, trigger: Trigger) -> BudgetWarning | None:
         config = self._settings.config
+        # the trigger's figures are our count: the window too, the server's own figure named where it differs
+        window = self._prompt.in_our_tokens(config.context_window)
+        server = "" if window == config.context_window else \
+            f"; our count: the server counts the window as {config.context_window:,}"
         if trigger.estimate >= trigger.threshold and not config.auto_compact:
             # the trigger's own line: at a small window the output reserve puts it below trigger_ratio (73 % at 4k)
             # /compact is advised only where it would archive something (it refuses a history of one round)
             advice = (self._compact_advice() if trigger.compactable else
                       "nothing is old enough to archive: the prompt is fitted")
-            return BudgetWarning(f"trigger estimate {trigger.estimate:,} of {config.context_window:,} tokens, "
-                                 f"past the trigger at {trigger.threshold:,}; auto-compaction is off — {advice}",
-                                 trigger.estimate, config.context_window)
+            return BudgetWarning(f"trigger estimate {trigger.estimate:,} of {window:,} tokens, "
+                                 f"past the trigger at {trigger.threshold:,}{server}; auto-compaction is off — {advice}",
+                                 trigger.estimate, window)
         if trigger.warn:
-            share = trigger.estimate / max(1, config.context_window)
+            share = trigger.estimate / max(1, window)
             # in the meter's words, with its line: "context at" beside the meter's "trigger estimate" and "next
             # prompt" read as a third figure (user review, helper-121)
-            return BudgetWarning(f"trigger estimate {trigger.estimate:,} of {config.context_window:,} tokens "
+            return BudgetWarning(f"trigger estimate {trigger.estimate:,} of {window:,} tokens "
                                  f"({share:.0%}, past the {config.warn_ratio:.0%} warning line; the trigger line is at "
-                                 f"{trigger.threshold:,})", trigger.estimate, config.context_window)
+                                 f"{trigger.threshold:,}{server})", trigger.estimate, window)
         return None
 
     def _compact_advice(self) -> str:

@@ -4,10 +4,13 @@ Local servers say it in their own places; each probe below reads one, in the ord
 describes the running server (the window the server enforces beats the one the model was trained for):
 
 1. llama.cpp ``GET /props``: default_generation_settings.n_ctx, the slot's window (what ``-c`` set).
-2. Ollama ``POST /api/show``: ``num_ctx`` in parameters when the model sets it.
+2. Ollama ``GET /api/ps``: ``context_length`` of the model while it is loaded (the window it was loaded with);
+   ``POST /api/show``: ``num_ctx`` in parameters when the model sets it.
 3. ``GET /v1/models`` entry of the model: vLLM ``max_model_len``, OpenRouter/LM Studio ``context_length``
    (or ``max_context_length``), llama.cpp ``meta.n_ctx``.
-4. Ollama model_info ``<arch>.context_length``; llama.cpp ``meta.n_ctx_train`` (what the model was trained for).
+4. Ollama with neither: its default num_ctx (``OLLAMA_DEFAULT_NUM_CTX``), at most the model's own
+   ``<arch>.context_length``, which is what the model was trained for, not what Ollama runs it with;
+   llama.cpp ``meta.n_ctx_train`` (what the model was trained for).
 
 Every probe runs at once; any failure (refused, 404, timeout, garbage) just means "the server did not say", and
 whether any probe had an answer at all (a 404 is one) tells a server that is up from one that is not (``Probe``).
@@ -32,11 +35,18 @@ LOCAL_PROBE_TIMEOUT = 8.0
 _BODY_LIMIT = 1 << 20        # a /v1/models list larger than this is not read
 
 
+# Ollama's num_ctx when neither the model nor the request sets it: 4k below 24 GiB of VRAM (32k up to 48 GiB, 256k
+# above; docs/context-length.mdx of ollama/ollama), and 4,096 flat before that; a window too small is the safe guess.
+OLLAMA_DEFAULT_NUM_CTX = 4096
+OLLAMA_DEFAULT_SOURCE = "ollama default num_ctx"
+
+
 @dataclass(frozen=True)
 class Found:
     window: int
     source: str              # e.g. "llama.cpp /props"
     rank: int                # lower wins
+    trained: int | None = None   # Ollama's default num_ctx: the model's own context length, beyond it
 
 
 @dataclass(frozen=True)
@@ -70,6 +80,9 @@ def from_props(data: Any) -> list[Found]:
 
 
 def from_show(data: Any) -> list[Found]:
+    """Ollama's num_ctx when the model sets it. Its model_info context_length is what the model was trained for:
+    Ollama runs it at num_ctx, by default OLLAMA_DEFAULT_NUM_CTX (at most that length), and past it drops the
+    oldest messages without an error (ollama/ollama#4967, #14259), so nothing here would ever compact."""
     if not isinstance(data, dict):
         return []
     found: list[Found] = []
@@ -84,9 +97,20 @@ def from_show(data: Any) -> list[Found]:
         for key, value in info.items():
             window = _window(value)
             if isinstance(key, str) and key.endswith(".context_length") and window:
-                found.append(Found(window, "ollama /api/show context_length", 4))
+                found.append(Found(min(window, OLLAMA_DEFAULT_NUM_CTX), OLLAMA_DEFAULT_SOURCE, 4, trained=window))
                 break
     return found
+
+
+def from_ps(data: Any, model: str) -> list[Found]:
+    """Ollama's ``/api/ps``: the window the model is loaded with now (``ollama ps``'s CONTEXT), while it is."""
+    entries = data.get("models") if isinstance(data, dict) else None
+    names = {model, model if ":" in model else model + ":latest"}
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and names & {entry.get("name"), entry.get("model")}:
+            window = _window(entry.get("context_length"))
+            return [Found(window, "ollama /api/ps context_length", 2)] if window else []
+    return []
 
 
 def from_models(data: Any, model: str) -> list[Found]:
@@ -168,6 +192,7 @@ async def detect_window(base_url: str, model: str, api_key: str | None = None, *
         probes = [
             (from_props, _json(client, "GET", root + "/props")),
             (from_show, _json(client, "POST", root + "/api/show", json={"model": model})),
+            (lambda d: from_ps(d, model), _json(client, "GET", root + "/api/ps")),
             (lambda d: from_models(d, model), _json(client, "GET", base_url.rstrip("/") + "/models")),
         ]
         tasks = [asyncio.ensure_future(probe) for _, probe in probes]

@@ -24,7 +24,7 @@ from typing import Any, Callable, Union
 
 from contextual.core.tokens import PER_MESSAGE_OVERHEAD, count
 from tests.fakes import anthropic_rules
-from tests.fakes.server_flavors import Flavor, context_error_body, get_route, post_route
+from tests.fakes.server_flavors import Flavor, context_error_body, get_route, post_route, vllm_over_window
 
 EXHAUSTED_REPLY = "Thought: done\nAction: Finish[script exhausted]"
 DEFAULT_REPLY = "Thought: done\nAction: Finish[ok]"
@@ -151,9 +151,11 @@ class FakeLLMServer:
       "script exhausted" answer).
     max_context_tokens: requests counted over this get the API's 400 context-length error (no script item is
       used) and are recorded in ``violations``.
-    answer_in_window: anthropic kind: max_context_tokens is the model's whole window, as the API of Claude 3.7
-      and later treats it: a prompt that fits but leaves less than its max_tokens gets the API's 400 "input
-      length and `max_tokens` exceed context limit: P + M > W" (recorded in ``violations`` too).
+    answer_in_window: max_context_tokens is the model's whole window, prompt and answer: a prompt that fits but
+      leaves less than its max_tokens gets a 400 (recorded in ``violations`` too), on the anthropic kind the API's
+      (Claude 3.7 and later) "input length and `max_tokens` exceed context limit: P + M > W", on the openai kind
+      vLLM's "maximum context length is W tokens. However, you requested … (P in the messages, M in the
+      completion)".
     On the anthropic kind a body the real API refuses (tests.fakes.anthropic_rules: roles, blank text, more than
     4 cache breakpoints, tool_use/tool_result pairing, …) gets its 400 invalid_request_error and is recorded in
     ``invalid`` (no script item is used).
@@ -177,7 +179,7 @@ class FakeLLMServer:
         self.model = model
         self.responder = responder
         self.max_context_tokens = max_context_tokens
-        self.answer_in_window = answer_in_window and kind == "anthropic"
+        self.answer_in_window = answer_in_window
         self.token_scale = 1.0
         self.strict_roles = strict_roles and kind == "openai"
         self.requests: list[RecordedRequest] = []
@@ -282,7 +284,7 @@ class _Handler(BaseHTTPRequestHandler):
     # -- request ---------------------------------------------------------------------------------------
     def do_GET(self) -> None:
         fake = self.fake
-        answer = get_route(fake.flavor, self.path, fake.model) if fake.flavor is not None else None
+        answer = get_route(fake.flavor, self.path, fake.model, bool(fake.requests)) if fake.flavor is not None else None
         if answer is None:
             self._send_error(404, f"no route for GET {self.path}")
             return
@@ -332,7 +334,8 @@ class _Handler(BaseHTTPRequestHandler):
                 fake.violations.append({"request": index, "tokens": tokens, "limit": fake.max_context_tokens})
             self._send_context_error(tokens, fake.max_context_tokens)
             return
-        too_long = (anthropic_rules.over_window(tokens, body.get("max_tokens"), fake.max_context_tokens)
+        over_window = anthropic_rules.over_window if fake.kind == "anthropic" else vllm_over_window
+        too_long = (over_window(tokens, body.get("max_tokens"), fake.max_context_tokens)
                     if fake.answer_in_window and fake.max_context_tokens is not None else None)
         if too_long is not None:
             with fake._lock:

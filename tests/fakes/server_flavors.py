@@ -6,7 +6,8 @@ A FakeLLMServer(kind="openai", flavor=Flavor(...)) answers, besides /v1/chat/com
   (default_generation_settings.n_ctx), ``POST /tokenize`` ({"tokens": [...]}), and over-window requests get
   llama.cpp's own 400 body (type ``exceed_context_size_error``, n_prompt_tokens, n_ctx);
 * ollama: ``GET /v1/models`` (no window), ``POST /api/show`` (model_info.<arch>.context_length, parameters
-  with num_ctx);
+  with num_ctx), ``GET /api/ps`` (the model with the window it runs with, ``n_ctx`` else num_ctx else Ollama's
+  default 4,096, once a chat request has loaded it);
 * vllm: ``GET /v1/models`` with data[].max_model_len;
 * openrouter: ``GET /v1/models`` with data[].context_length.
 
@@ -42,9 +43,18 @@ class Flavor:
         return math.ceil(cl100k_tokens * self.token_ratio)
 
 
-def get_route(flavor: Flavor, path: str, model: str) -> tuple[int, dict[str, Any]] | None:
-    """(status, JSON payload) for a GET this flavor serves, or None (404)."""
+OLLAMA_DEFAULT_NUM_CTX = 4096      # ollama/ollama docs/context-length.mdx: below 24 GiB of VRAM
+
+
+def get_route(flavor: Flavor, path: str, model: str, loaded: bool = False) -> tuple[int, dict[str, Any]] | None:
+    """(status, JSON payload) for a GET this flavor serves, or None (404). ``loaded``: a chat request was served
+    (Ollama loads a model at its first request; /api/ps lists it from then on)."""
     path = path.split("?")[0]
+    if path == "/api/ps" and flavor.name == "ollama":
+        running = flavor.n_ctx or flavor.num_ctx or OLLAMA_DEFAULT_NUM_CTX
+        entry = {"name": f"{model}:latest", "model": f"{model}:latest", "size": 1, "size_vram": 0,
+                 "details": {"format": "gguf", "family": "gemma3"}, "context_length": running}
+        return 200, {"models": [entry] if loaded else []}
     if path == "/v1/models":
         entry: dict[str, Any] = {"id": model, "object": "model", "created": 1700000000, "owned_by": flavor.name}
         if flavor.name == "llamacpp":
@@ -83,6 +93,16 @@ def post_route(flavor: Flavor, path: str, body: dict[str, Any], count_text) -> t
                                     "gemma3.context_length": flavor.n_ctx_train,
                                     "gemma3.embedding_length": 640}}
     return None
+
+
+def vllm_over_window(tokens: int, max_tokens: Any, window: int) -> str | None:
+    """vLLM's refusal of a prompt whose max_tokens does not fit beside it (it checks prompt + max_tokens against
+    max_model_len; vllm/entrypoints/openai/serving_engine.py, _validate_input)."""
+    if not isinstance(max_tokens, int) or tokens + max_tokens <= window:
+        return None
+    return (f"This model's maximum context length is {window} tokens. However, you requested {tokens + max_tokens} "
+            f"tokens ({tokens} in the messages, {max_tokens} in the completion). Please reduce the length of the "
+            f"messages or completion.")
 
 
 def context_error_body(flavor: Flavor, tokens: int, limit: int) -> dict[str, Any] | None:

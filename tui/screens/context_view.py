@@ -93,10 +93,11 @@ def summary_text(s: Shown, width: int) -> Text:
     meter's shorter words; where even those do not fit, broken between phrases, never inside one (at 80 columns
     the line broke "trigger estimate 14.7k of" from its "5.8k")."""
     usage, estimate, line_at = s.basis == "usage", tokens(s.estimate), tokens(s.threshold)
-    phrases = ["next prompt", f"{len(s.messages)} messages", f"{tokens(s.total)} tok of {tokens(s.window)} window",
+    window = tokens(s.counted_window)
+    phrases = ["next prompt", f"{len(s.messages)} messages", f"{tokens(s.total)} tok of {window} window",
                f"{'server usage' if usage else 'trigger estimate'} {estimate} of {line_at}"]
     if len(" " + " · ".join(phrases)) > width:
-        phrases[2:] = [f"{tokens(s.total)} of {tokens(s.window)} window",
+        phrases[2:] = [f"{tokens(s.total)} of {window} window",
                        f"{'usage' if usage else 'estimate'} {estimate} / {line_at} trigger"]
     line = " " + phrases[0]
     for phrase in phrases[1:]:

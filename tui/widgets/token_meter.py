@@ -39,7 +39,7 @@ def estimate_label(basis: str, width: int) -> str:
 
 def bar_cells(shown: Shown, width: int) -> list[tuple[str, str]]:
     """The trigger estimate against the window, in the level's colour, with the trigger line marked."""
-    window = max(1, shown.window)
+    window = shown.counted_window
     filled = min(width, round(width * shown.estimate / window))
     cells = [("█", LEVEL_COLOUR[shown.level])] * filled + [("░", "#4e4e4e")] * (width - filled)
     cells[min(width - 1, int(width * shown.threshold / window))] = ("│", "bold #d75f5f")
@@ -80,15 +80,16 @@ def meter_text(shown: Shown, width: int) -> Text:
 def second_line(shown: Shown, width: int) -> Text:
     """The next prompt's size, then (while they fit, most needed first) the cost, the layers, pins, the
     server's count, cached tokens; shown in reading order."""
-    head = (NEXT_PROMPT, f"{tokens(shown.total)} of {tokens(shown.window)} window")
+    head = (NEXT_PROMPT, f"{tokens(shown.total)} of {tokens(shown.counted_window)} window")
     parts: list[tuple[int, int, list[tuple[str, str]]]] = []      # (need, order, pieces)
     for order, (layer, label, seg_colour) in enumerate(SEGMENTS):
         if shown.layers.get(layer) or (layer in shown.layers and width >= 120):
             parts.append((2, order, [("  ", ""), (f"{label} ", f"bold {seg_colour}"), (tokens(shown.layers[layer]), "")]))
-    if abs(shown.token_factor - 1.0) >= 0.005:       # our cl100k count scaled to the server's tokenizer (issue 18)
-        served = tokens(round(shown.total * shown.token_factor))
-        parts.append((4, 10, [(f"  ≈{served} server tokens (calibrated ×{shown.token_factor:.2f})" if width >= 120
-                               else f"  ≈{served} server ×{shown.token_factor:.2f}", "dim")]))
+    if shown.server_counts_apart:       # the same two figures by the server's tokenizer (issue 18): one unit each
+        served, window = tokens(round(shown.total * shown.token_factor)), tokens(shown.window)
+        # before the layers: without it "of 6.3k window" reads as a wrong setting of 8,192
+        parts.append((1, 10, [(f"  ≈{served} of {window} server tokens (×{shown.token_factor:.2f})" if width >= 120
+                               else f"  ≈{served}/{window} server", "dim")]))
     if shown.pinned:
         parts.append((3, 11, [("  ", ""), ("pinned ", "bold #d7af5f"), (tokens(shown.pinned), "")]))
     if shown.cached_tokens:
