@@ -202,6 +202,7 @@ class TurnAdjustments:
     """At turn end, at most once: what the builder did to fit the window during the turn, summed up."""
     adjustments: tuple[Adjustment, ...]
     summary: str
+    headline: str = ""        # the summary's gist on one short line (the app's collapsible title)
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,10 @@ from typing import Literal, NamedTuple
 
 PromptRole = Literal["system", "summary", "user", "assistant"]
 Layer = Literal["L1", "L2", "L3", "input", "scratchpad", "todo"]
-# full: as written; stored: the compressed (A3) form; hard: compressed harder to fit; cut: head+tail to fit.
-# Nothing is left out to fit (issue 24): a round leaves the prompt only into a summary.
-Form = Literal["full", "stored", "superseded", "hard", "cut", "summary", "system", "input", "todo"]
+# full: as written; stored: the compressed (A3) form; hard: compressed harder to fit; cut: head+tail (or, a step of
+# the turn, a one-line stub or its action line alone) to fit; folded: the turn's oldest steps as one line each.
+# No round is left out to fit (issue 24): a round leaves the prompt only into a summary.
+Form = Literal["full", "stored", "superseded", "hard", "cut", "folded", "summary", "system", "input", "todo"]
 
 SUMMARY_PREFIX = ("Another language model started this task and produced a summary of its work. "
                   "This is a summary of earlier work in this session; use it to continue:\n\n")
@@ -72,11 +73,12 @@ LAYER_ORDER = ("L1", "L2", "L3", "input", "scratchpad", "todo")
 @dataclass(frozen=True)
 class Adjustment:
     """One 'never over the window' step the builder took for this prompt (shown on the messages it touched)."""
-    action: str               # "compress_kept", "cut_observation"
+    action: str               # "compress_kept", "fold_steps", "cut_observation", "cut_rules"
     detail: str
     tokens_before: int
     tokens_after: int
     message_ids: tuple[str, ...] = ()     # the history messages made harder or cut
+    given: tuple[int, ...] = ()           # fold_steps: the turn's oldest steps stubbed, bare, folded, grouped
 
 
 @dataclass(frozen=True)

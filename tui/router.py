@@ -195,7 +195,7 @@ class EventRouter:
         self.ui.status.thinking()
 
     async def on_turn_adjustments(self, e: ev.TurnAdjustments) -> None:
-        await self.ui.chat.context_adjusted(e.summary, [
+        await self.ui.chat.context_adjusted(e.summary, e.headline, [
             f"{a.action}: {a.detail} · {tokens(a.tokens_before)} → {tokens(a.tokens_after)} tokens"
             for a in e.adjustments])
 

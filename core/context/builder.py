@@ -1,10 +1,11 @@
 """ContextBuilder (seed 002 A1, D4): L1 → L2 → L3 → current input → scratchpad → todo recap.
 
-Every prompt it returns fits `limit` tokens. When it would not, it first compresses the kept
-history and the scratchpad harder, then cuts oversized messages head+tail, one cap for all (seed 003);
+Every prompt it returns fits `limit` tokens. When it would not, it gives up room in an order (`_fit`): the kept
+history and the scratchpad in harder forms, the kept rounds' results cut, the turn's oldest steps as whole units
+(core/context/turn_fold.py), and only then head+tail cuts (seed 003), the session's memory and the rules last;
 no round is dropped (issue 24: a round leaves the prompt only into a summary). Each step is reported as an
-Adjustment naming the messages it touched, and every returned message carries its form (full/stored/hard/cut)
-and tokens.
+Adjustment naming the messages it touched, and every returned message carries its form (full/stored/hard/cut/
+folded) and tokens.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from contextual.core.context.scratchpad import observation
 from contextual.core.context.cache_rule import DEFAULT_PRICES, CachePrices
 from contextual.core.context.forms import not_larger
 from contextual.core.context.pins import pinned_form
-from contextual.core.context.rules import RulesFiles
+from contextual.core.context.rules import USER_NAME, RulesFiles
 from contextual.core.context.stored_render import sent_text
 from contextual.core.context.superseded import Supersession
 from contextual.core.context.truncate import head_tail
+from contextual.core.context.turn_fold import give_way
 from contextual.core.messages import Message
 from contextual.core.prompt import Adjustment, Form, PromptMessage, SUMMARY_PREFIX, Source
 from contextual.core.tokens import TokenCache, shared_cache
@@ -33,18 +35,24 @@ from contextual.core.plural import plural
 MIN_CUT_CHARS = 60        # a cut message keeps at least its first and last few characters
 HARD_FALLBACK_CHARS = 600 # a harder form where no rule-made one was recorded: seed 003's head + tail
 LAYERS = ("L1", "L2", "L3", "input", "scratchpad", "todo")
-SHARE_FLOOR = 64          # tokens each tool result keeps at least before the actions are cut too
-MIN_SHARE = 16            # and each result and action before the summaries and the user's messages are
+SHARE_FLOOR = 64          # tokens each kept round's result (and the newest observation) keeps before more gives way
+MIN_SHARE = 16            # and each result and action before the summaries, the user's messages and L2 are
 
 
 def _is_memory(m: PromptMessage) -> bool:
-    """A summary or a message the user wrote: cut only when nothing else can make room."""
-    return m.role == "summary" or m.layer == "input" or (m.role == "user" and not _is_result(m) and m.layer == "L3")
+    """A summary, a message the user wrote, the rules (L2, kept like the user's own words), the note of the turn's
+    folded steps: cut only when nothing else can make room."""
+    return (m.role == "summary" or m.layer in ("input", "L2") or m.form == "folded"
+            or (m.role == "user" and not _is_result(m) and m.layer == "L3"))
 
 
 def _is_result(m: PromptMessage) -> bool:
     """A tool result: an observation of this turn, or a kept round's result in history."""
-    return m.role == "user" and (m.layer == "scratchpad" or (m.layer == "L3" and bool(m.source.tool)))
+    return m.role == "user" and m.form != "folded" and (m.layer == "scratchpad" or
+                                                        (m.layer == "L3" and bool(m.source.tool)))
+
+
+Share = Callable[[int, PromptMessage], bool]
 
 
 def source_of(m: Message) -> Source:
@@ -261,45 +269,36 @@ class ContextBuilder:
         chars = max(MIN_CUT_CHARS, min(len(m.content) - 1, int(len(m.content) * tokens / max(size, 1))))
         return replace(m, content=head_tail(m.content, chars), form="cut")
 
-    def _share_room(self, msgs: list[PromptMessage]) -> tuple[list[PromptMessage], int, list[bool]]:
-        """Find the largest cap such that every cuttable message held to it fits, then cut those above it.
-
-        Tool results older than the newest observation share the room first, the rest kept whole, when each of
-        them keeps at least SHARE_FLOOR tokens; else the newest observation shares it too; else the actions too
-        (MIN_SHARE each); only then every cuttable message (the summaries and the user's messages too). Sharing among all at once cut a 4k session's
-        summaries, the user's message and each action's file name to a marker at the 30th Read of a turn,
-        while 1,000 tokens of the window went unused."""
+    def _share_room(self, msgs: list[PromptMessage], tiers: list[tuple[int, Share]]
+                    ) -> tuple[list[PromptMessage], list[bool]]:
+        """Find the largest cap such that every message a tier picks, held to it, fits; cut those above it. The
+        first tier whose cap keeps its floor is taken; when none does, the last one's cap (it may be tiny)."""
         sizes = [self.cache.message(m.content) for m in msgs]
-        newest = max((i for i, m in enumerate(msgs) if _is_result(m) and m.layer == "scratchpad"), default=-1)
-        Share = Callable[[int, PromptMessage], bool]
-        tiers: list[tuple[int, Share]] = [
-            (SHARE_FLOOR, lambda i, m: _is_result(m) and i != newest and self._cuttable(m)),
-            (SHARE_FLOOR, lambda i, m: _is_result(m) and self._cuttable(m)),
-            (MIN_SHARE, lambda i, m: self._cuttable(m) and not _is_memory(m)),
-            (0, lambda i, m: self._cuttable(m))]
         for floor, shares in tiers:
             chosen = [shares(i, m) for i, m in enumerate(msgs)]
-            fixed = sum(size for size, pick in zip(sizes, chosen) if not pick)
-            cuttable = [size for size, pick in zip(sizes, chosen) if pick]
-            room = self.limit - fixed
-            low, high = 0, max(cuttable, default=0)
-            while low < high:                                  # the largest cap whose total fits the room
-                mid = (low + high + 1) // 2
-                if sum(min(size, mid) for size in cuttable) <= room:
-                    low = mid
-                else:
-                    high = mid - 1
-            if cuttable and sum(min(size, low) for size in cuttable) <= room and low >= floor:
+            cap, fits = self._largest_cap(sizes, chosen)
+            if fits and cap >= floor:
                 break
-        cap = max(low - min(16, low // 8), 1)              # headroom for the cut markers
-        out, cuts = [], 0
-        for size, m, pick in zip(sizes, msgs, chosen):
-            if pick and size > cap and len(m.content) > MIN_CUT_CHARS:
-                out.append(self._cut_to(m, cap))
-                cuts += 1
+        return self._held_to(msgs, sizes, chosen, cap), chosen
+
+    def _largest_cap(self, sizes: list[int], chosen: list[bool]) -> tuple[int, bool]:
+        """The largest cap the chosen messages can be held to so that the whole fits, and whether any does."""
+        room = self.limit - sum(size for size, pick in zip(sizes, chosen) if not pick)
+        cuttable = [size for size, pick in zip(sizes, chosen) if pick]
+        low, high = 0, max(cuttable, default=0)
+        while low < high:
+            mid = (low + high + 1) // 2
+            if sum(min(size, mid) for size in cuttable) <= room:
+                low = mid
             else:
-                out.append(m)
-        return out, cuts, chosen
+                high = mid - 1
+        return low, bool(cuttable) and sum(min(size, low) for size in cuttable) <= room
+
+    def _held_to(self, msgs: list[PromptMessage], sizes: list[int], chosen: list[bool], cap: int
+                 ) -> list[PromptMessage]:
+        cap = max(cap - min(16, cap // 8), 1)              # headroom for the cut markers
+        return [self._cut_to(m, cap) if pick and size > cap and len(m.content) > MIN_CUT_CHARS else m
+                for size, m, pick in zip(sizes, msgs, chosen)]
 
     def _cuttable(self, m: PromptMessage) -> bool:
         return m.layer != "L1" and m.source.message_id not in self.pins
@@ -307,6 +306,16 @@ class ContextBuilder:
     def _fit(self, head: list[PromptMessage], history: list[Message], tail: list[PromptMessage],
              steps: list[sp.ScratchStep], todo: list[PromptMessage], before: int
              ) -> tuple[list[PromptMessage], list[Adjustment]]:
+        """Give up room in an order, each stage only when the one before did not make the prompt fit:
+        1. the kept rounds' tool results in their harder form, the turn's older observations in stored form;
+        2. the kept rounds' tool results cut head+tail (each keeping at least SHARE_FLOOR tokens);
+        3. the turn's oldest steps, as whole units (core/context/turn_fold.py): outputs to a one-line stub, then
+           thoughts, then folded into one note;
+        4. the newest observation cut head+tail, then every action (MIN_SHARE each), and only then the memory of
+           the session: the summaries, the user's messages, the rules files (L2) and the fold note.
+        Sharing one cap among all at once had cut every action's file name to a marker at the 30th Read of a 4k
+        turn (helper-58); cutting every step a little had left 39 of 40 actions unreadable and AGENTS.md cut to
+        67 characters at the 40th call of a 4k turn (helper-130)."""
         adjustments: list[Adjustment] = []
 
         def assemble(hist: list[Message], pad: list[PromptMessage]) -> tuple[list[PromptMessage], int]:
@@ -327,31 +336,91 @@ class ContextBuilder:
             touched = [m for m in msgs if m.form == "hard" or (m.layer == "scratchpad" and m.form == "stored")]
             adjustments.append(Adjustment("compress_kept", "kept tool results compressed harder; older "
                                           "observations of this turn in stored form", before, total, ids(touched)))
-        # 2. (Issue 24) No round is ever dropped: a round leaves the prompt only into a summary, and compaction
-        #    fires before this point (core/window_budget.py); what still does not fit is cut, longest first.
-        # 3. Cut oversized messages head+tail until the prompt fits, sharing the room fairly: one cap for
-        #    all (water-filling), so no message shrinks to a marker while another keeps thousands of tokens.
-        cuts = 0
-        chosen = [True] * len(msgs)
-        if total > self.limit:
-            msgs, cuts, chosen = self._share_room(msgs)
+        # (Issue 24) No round is ever dropped: a round leaves the prompt only into a summary, and compaction
+        # fires before this point (core/window_budget.py); what still does not fit gives way below.
+        fitted = list(msgs)                 # as they were before any cut: what the cuts are told against
+        if total > self.limit:              # 2. the kept rounds' results, older than anything of this turn
+            older = [_is_result(m) and m.layer == "L3" and self._cuttable(m) for m in msgs]
+            sizes = [self.cache.message(m.content) for m in msgs]
+            cap, fits = self._largest_cap(sizes, older)
+            msgs = self._held_to(msgs, sizes, older, cap if fits and cap >= SHARE_FLOOR else SHARE_FLOOR)
             total = sum(self._size(msgs).values())
-        while total > self.limit and cuts < 4 * len(msgs):     # rounding leftovers: trim the largest
-            sizes = [(self.cache.message(m.content), i) for i, m in enumerate(msgs)
-                     if chosen[i] and self._cuttable(m) and len(m.content) > MIN_CUT_CHARS]
-            if not sizes:     # those that shared the room are at their least: any cuttable message
-                sizes = [(self.cache.message(m.content), i) for i, m in enumerate(msgs)
-                         if self._cuttable(m) and len(m.content) > MIN_CUT_CHARS]
-            if not sizes:     # pins alone over the window: never over it, so even a pinned message is cut
-                sizes = [(self.cache.message(m.content), i) for i, m in enumerate(msgs)
-                         if m.layer != "L1" and len(m.content) > MIN_CUT_CHARS]
-            if not sizes:
+        if total > self.limit and steps:    # 3. the turn's oldest steps, whole units
+            at, end = len(msgs) - len(todo) - len(pad), len(msgs) - len(todo)
+            room = self.limit - (total - sum(self.cache.message(m.content) for m in msgs[at:end]))
+            pinned = frozenset(i for i, s in enumerate(steps)
+                               if any(part and part in self.pins for part in (s.assistant_id, s.result_id)))
+            given, gave = give_way(steps, msgs[at:end], room, self.cache.message, pinned)
+            msgs, fitted = msgs[:at] + given + msgs[end:], fitted[:at] + given + fitted[end:]
+            total = sum(self._size(msgs).values())
+            if gave:
+                folded = tuple(i for s in steps[:gave.folded] for i in (s.assistant_id, s.result_id) if i)
+                adjustments.append(Adjustment("fold_steps", gave.words(), before, total,
+                                              folded + ids([m for m in given if m.form == "cut"]),
+                                              (gave.stubbed, gave.bare, gave.folded, gave.grouped)))
+        chosen = [True] * len(msgs)
+        if total > self.limit:              # 4. the newest observation, the actions, then the memory
+            msgs, chosen = self._share_room(msgs, [
+                (SHARE_FLOOR, lambda i, m: _is_result(m) and self._cuttable(m)),
+                (MIN_SHARE, lambda i, m: self._cuttable(m) and not _is_memory(m)),
+                (0, lambda i, m: self._cuttable(m))])
+            total = sum(self._size(msgs).values())
+        tries = 0
+        while total > self.limit and tries < 4 * len(msgs):     # rounding leftovers: trim the largest
+            sizes_at = [(self.cache.message(m.content), i) for i, m in enumerate(msgs)
+                        if chosen[i] and self._cuttable(m) and len(m.content) > MIN_CUT_CHARS]
+            if not sizes_at:     # those that shared the room are at their least: any cuttable message
+                sizes_at = [(self.cache.message(m.content), i) for i, m in enumerate(msgs)
+                            if self._cuttable(m) and len(m.content) > MIN_CUT_CHARS]
+            if not sizes_at:     # pins alone over the window: never over it, so even a pinned message is cut
+                sizes_at = [(self.cache.message(m.content), i) for i, m in enumerate(msgs)
+                            if m.layer != "L1" and len(m.content) > MIN_CUT_CHARS]
+            if not sizes_at:
                 break
-            size, index = max(sizes)
+            size, index = max(sizes_at)
             msgs[index] = self._cut_to(msgs[index], max(1, size - (total - self.limit) - 8))
             total = sum(self._size(msgs).values())
-            cuts += 1
-        if cuts:
-            adjustments.append(Adjustment("cut_observation", f"cut {plural(cuts, 'oversized message')} head+tail",
-                                          before, total, ids([m for m in msgs if m.form == "cut"])))
+            tries += 1
+        adjustments += self._cuts_said(fitted, msgs, before, total, ids)
         return msgs, adjustments
+
+    def _cuts_said(self, fitted: list[PromptMessage], msgs: list[PromptMessage], before: int, total: int,
+                   ids: Callable[[list[PromptMessage]], tuple[str, ...]]) -> list[Adjustment]:
+        """What the cuts took, named for the user: a rules file by its name and the tokens it kept ("project rules
+        (AGENTS.md) cut to 62 tokens"); it had read "cut 77 oversized messages head+tail" (helper-130)."""
+        newest = max((i for i, m in enumerate(msgs) if _is_result(m) and m.layer == "scratchpad"), default=-1)
+        cut = [(i, m) for i, (was, m) in enumerate(zip(fitted, msgs)) if m.content != was.content]
+        out = []
+        others = [(i, m) for i, m in cut if m.layer != "L2"]
+        if others:
+            kinds: dict[tuple[str, str], int] = {}
+            for i, m in others:
+                kind = _kind(m, i == newest)
+                kinds[kind] = kinds.get(kind, 0) + 1
+            said = ", ".join(one if n == 1 else f"{n} {many}" for (one, many), n in kinds.items())
+            out.append(Adjustment("cut_observation", f"cut head+tail: {said}", before, total,
+                                  ids([m for _, m in others])))
+        for _, m in cut:
+            if m.layer == "L2":
+                kept = self.cache.count(m.content)
+                out.append(Adjustment("cut_rules", f"{rules_words(m.source.path or '')} cut to "
+                                                   f"{plural(kept, 'token')}", before, total, given=(kept,)))
+        return out
+
+
+def _kind(m: PromptMessage, newest: bool) -> tuple[str, str]:
+    """What a cut message is, said of one and of several."""
+    if _is_result(m):
+        return ("the newest observation", "") if newest else ("1 earlier tool result", "earlier tool results")
+    if m.role == "summary":
+        return "the summary", "summaries"
+    if m.form == "folded":
+        return "the note of folded steps", ""
+    if _is_memory(m):
+        return "your message", "messages of yours"
+    return ("1 action", "actions") if m.role == "assistant" else ("1 message", "messages")
+
+
+def rules_words(name: str) -> str:
+    """A rules file as the user calls it: 'project rules (AGENTS.md)', 'your own rules (AGENTS.md in …)'."""
+    return "your own rules (AGENTS.md in $CONTEXTUAL_HOME)" if name == USER_NAME else f"project rules ({name})"

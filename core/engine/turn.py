@@ -51,7 +51,7 @@ class TurnLoop:
         self._controls = controls
         self._compactor = compactor
         self._hooks = HookRunner(settings, recorder)
-        self._fitted = Fitted()
+        self._fitted = Fitted(lambda: self._settings.config.context_window)
         self._ends = TurnEnds(prompt, recorder, controls)
         self._input = TurnInput(settings, prompt, recorder, controls, compactor, self._hooks, self._ends)
         self._model_call = ModelCall(settings, prompt, recorder, controls, self._fitted)
@@ -167,6 +167,7 @@ class TurnLoop:
         ev: Event
         retried_context = False
         told_cut_input = False
+        told_cut_rules = False
         step = 0
         continued = 0           # times a Stop hook made this turn go on
         while step < max_steps:
@@ -181,6 +182,13 @@ class TurnLoop:
                 yield Notice(f"your message is larger than this window allows "
                              f"({self._settings.config.context_window:,} tokens): the model gets its head and tail, "
                              "with a note of what was cut", "warning")
+            rules_cut = [a.detail for a in built.adjustments if a.action == "cut_rules"]
+            if rules_cut and not told_cut_rules:
+                told_cut_rules = True     # the rules, kept like the user's words, cut anyway: said by name, once a turn
+                folded = any(a.action == "fold_steps" for a in built.adjustments)
+                yield Notice(f"{'; '.join(rules_cut)} to fit the {self._settings.config.context_window:,}-token "
+                             f"window{', after the earlier steps of this turn were folded' if folded else ''}: the "
+                             "model gets its head and tail", "warning")
             # Shown on the messages they touched (the view of this same prompt went out with the step before),
             # summed up once at turn end: no chat line per step.
             self._fitted.add(built.adjustments)

@@ -199,13 +199,12 @@ class ChatLog(VerticalScroll):
             return
         self.todos.show(todos)
 
-    async def context_adjusted(self, line: str, details: list[str] | None = None) -> None:
-        """One collapsible line per turn: its title sums the adjustments up, its body lists them."""
+    async def context_adjusted(self, line: str, headline: str = "", details: list[str] | None = None) -> None:
+        """One collapsible line per turn: its title the adjustments' gist ("steps 1–25 folded to fit the 4,096-token
+        window", one line at 80 columns), its body the summary and each adjustment."""
         self._adjustments.extend(details if details is not None else [line])
         n = len(self._adjustments)
-        # A collapsible's title is one line: its head only (fits 80 columns), the whole summary in the body.
-        head = line.split(" (", 1)[0].replace("the prompt was fitted to the window", "fitted to the window")
-        title = unparsed(f"context adjusted: {head}" if details is not None else
+        title = unparsed(f"context adjusted: {headline or line.split(' (', 1)[0]}" if details is not None else
                          f"context adjusted {plural(n, 'time')} this turn (see History and the meter)")
         body = Text("\n".join(([line] if details is not None else []) + self._adjustments))
         if self.adjusted is None:

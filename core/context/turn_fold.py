@@ -1,0 +1,184 @@
+"""The turn in progress outgrowing the window: its oldest steps give way first, as whole units (helper-132).
+
+A 41-call turn at 4k used to be fitted by shaving every message to one cap: by the 40th call 39 of 40 actions no
+longer showed which tool they called, and the newest observation was cut too. Here the turn's older steps (every
+step but the newest) give way oldest first, in an order a reader can follow:
+
+1. their outputs become a one-line stub (the status line and the output's size: the model can read it again);
+2. their thoughts go: the step is its `Action: Tool[args]` line alone (the arguments bounded), so every action of
+   the turn stays readable longer than any thought;
+3. the oldest steps are folded into one note, one line per step (tool, main argument, status), that says how many
+   and that the full record is in the session;
+4. only when that note itself is too large are its oldest lines counted together on one line.
+
+Each move touches the oldest steps first, so what comes before the boundary is the same text at the next call (a
+provider's cached prefix stays valid up to it). The newest step is never touched here: the builder cuts it
+head+tail only when it alone cannot fit (`ContextBuilder._share_room`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Callable, Sequence
+
+from contextual.core.context.observation import split_header
+from contextual.core.context.scratchpad import ScratchStep, observation
+from contextual.core.context.truncate import head_tail
+from contextual.core.context.turn_forms import tool_call
+from contextual.core.plural import plural
+from contextual.core.prompt import PromptMessage
+from contextual.core.reminder import system_reminder
+from contextual.core.textsafe import one_line
+from contextual.core.tools.base import subject_of
+
+ACTION_ARGS_CHARS = 200   # an action line sent alone keeps this much of its arguments (head and tail)
+SUBJECT_CHARS = 60        # a folded step's main argument on its line
+STATUS_CHARS = 60         # and its status (an error's message is cut here)
+FOLD_HEAD = ("Earlier steps of this turn, folded to one line each to fit the context window (their full record is "
+             "in the session: re-read or re-run what you need):")
+
+
+@dataclass(frozen=True)
+class GaveWay:
+    """How many of the turn's oldest steps gave way, at each stage (folded ≤ bare ≤ stubbed)."""
+    steps: int = 0          # the turn's steps
+    stubbed: int = 0        # the oldest steps whose output is a one-line stub
+    bare: int = 0           # ... sent as their action line alone
+    folded: int = 0         # ... folded into the note
+    grouped: int = 0        # of the folded, the oldest counted together on one line of the note
+
+    def __bool__(self) -> bool:
+        return self.stubbed > 0
+
+    def words(self) -> str:
+        """What gave way, in the user's words: 'steps 1–25 of this turn folded to one line each; …'."""
+        said = []
+        if self.folded:
+            said.append(f"{_steps(1, self.folded)} of this turn folded to one line each")
+        if self.grouped:
+            said.append(f"{_steps(1, self.grouped)} of them counted together on one line")
+        if self.bare > self.folded:
+            said.append(f"{_steps(self.folded + 1, self.bare)} sent as their action line alone")
+        if self.stubbed > self.bare:
+            said.append(f"the output of {_steps(self.bare + 1, self.stubbed)} left out (a one-line stub)")
+        return "; ".join(said)
+
+    def headline(self) -> str:
+        """The strongest of them, short: 'steps 1–25 folded'."""
+        if self.folded:
+            return f"{_steps(1, self.folded)} folded"
+        return f"{_steps(1, self.stubbed)} shortened"
+
+
+def _steps(first: int, last: int) -> str:
+    return f"step {first}" if first == last else f"steps {first}–{last}"
+
+
+def _status(step: ScratchStep) -> str:
+    head, _ = split_header(step.observation_full)
+    return one_line(head[1:-1], STATUS_CHARS) if head else "done"
+
+
+def stub(step: ScratchStep) -> str:
+    """A step's output as one line: its status and size, and that it was left out."""
+    lines = len(split_header(step.observation_full)[1].splitlines())
+    return observation(f"[{_status(step)}; {plural(lines, 'line')} left out to fit the window]")
+
+
+def action_line(step: ScratchStep) -> str:
+    """The step's last `Action: …` line, its arguments bounded; the thought (and any thinking) left out."""
+    text = step.action_stored
+    at = text.rfind("\nAction: ")
+    action = text[at + 1:] if at >= 0 else text if text.startswith("Action: ") else ""
+    if not action:                 # a reply that was no action (a format error's): its head and tail
+        return head_tail(text, ACTION_ARGS_CHARS)
+    name, bracket, args = action.partition("[")
+    return f"{name}{bracket}{head_tail(args, ACTION_ARGS_CHARS)}" if bracket else head_tail(action, ACTION_ARGS_CHARS)
+
+
+def fold_line(number: int, step: ScratchStep) -> str:
+    """'12. Read pkg/colorsys.py → ok': the tool, its main argument, the status."""
+    call = tool_call(step.action_stored)
+    tool = step.tool or (call[0] if call else "") or "reply"
+    args = call[1] if call else {}
+    subject = subject_of(args) or ""
+    pattern = args.get("pattern")
+    if isinstance(pattern, str) and subject and subject != pattern:
+        subject = f"{pattern} in {subject}"
+    offset = args.get("offset")
+    if isinstance(offset, int) and offset > 1 and subject:      # which part of a file a Read saw
+        subject = f"{subject} from line {offset}"
+    said = f" {one_line(subject, SUBJECT_CHARS)}" if subject else ""
+    return f"{number}. {tool}{said} → {_status(step)}"
+
+
+def _group_line(steps: Sequence[ScratchStep]) -> str:
+    tools = Counter(step.tool or ((tool_call(step.action_stored) or ("reply",))[0]) for step in steps)
+    counted = ", ".join(f"{tool} ×{n}" if n > 1 else tool for tool, n in tools.items())
+    return f"1–{len(steps)}. {counted}"
+
+
+def fold_note(steps: Sequence[ScratchStep], grouped: int = 0) -> str:
+    lines = ([_group_line(steps[:grouped])] if grouped else []) + \
+        [fold_line(i + 1, step) for i, step in enumerate(steps) if i >= grouped]
+    return system_reminder("\n".join([FOLD_HEAD, *lines, f"({plural(len(steps), 'step')} folded.)"]))
+
+
+def give_way(steps: Sequence[ScratchStep], pad: list[PromptMessage], room: int, size: Callable[[str], int],
+             pinned: frozenset[int] = frozenset()) -> tuple[list[PromptMessage], GaveWay]:
+    """The pad (two messages a step) within `room` tokens, giving up as little as it takes, oldest steps first;
+    the most it can give when even that is over (the builder then cuts). A step the user pinned (`pinned`: its
+    index) is sent as it is and never folded, so no step after it is folded either."""
+    older = len(steps) - 1
+    if older < 1 or len(pad) != 2 * len(steps):
+        return pad, GaveWay(len(steps))
+    stubs = [stub(s) for s in steps[:older]]
+    bares = [action_line(s) for s in steps[:older]]
+    sizes = [size(m.content) for m in pad]
+    stub_sizes = [sizes[2 * i + 1] if i in pinned else min(sizes[2 * i + 1], size(stubs[i])) for i in range(older)]
+    bare_sizes = [sizes[2 * i] if i in pinned else min(sizes[2 * i], size(bares[i])) for i in range(older)]
+    total = sum(sizes)
+
+    def shaped(stubbed: int, bare: int, folded: int = 0, grouped: int = 0) -> tuple[list[PromptMessage], GaveWay]:
+        out = []
+        if folded:
+            out.append(PromptMessage("user", fold_note(steps[:folded], grouped), "scratchpad", form="folded"))
+        for i in range(folded, len(steps)):
+            action, result = pad[2 * i], pad[2 * i + 1]
+            if i < bare and bare_sizes[i] < sizes[2 * i]:
+                action = replace(action, content=bares[i], form="cut")
+            if i < stubbed and stub_sizes[i] < sizes[2 * i + 1]:
+                result = replace(result, content=stubs[i], form="cut")
+            out += [action, result]
+        return out, GaveWay(len(steps), stubbed, bare, folded, grouped)
+
+    for stubbed in range(1, older + 1):          # 1. the outputs, oldest first
+        total -= sizes[2 * stubbed - 1] - stub_sizes[stubbed - 1]
+        if total <= room:
+            return shaped(stubbed, 0)
+    for bare in range(1, older + 1):             # 2. then the thoughts
+        total -= sizes[2 * bare - 2] - bare_sizes[bare - 1]
+        if total <= room:
+            return shaped(older, bare)
+    after = [0] * (older + 1)                    # what the steps from i on cost, bare and stubbed
+    for i in range(older - 1, -1, -1):
+        after[i] = after[i + 1] + bare_sizes[i] + stub_sizes[i]
+    newest = sizes[-2] + sizes[-1]
+
+    def folded_size(folded: int, grouped: int = 0) -> int:
+        return size(fold_note(steps[:folded], grouped)) + after[folded] + newest
+
+    def least(low: int, high: int, fits: Callable[[int], bool]) -> int:
+        while low < high:                        # the least that fits, `high` known to
+            mid = (low + high) // 2
+            low, high = (low, mid) if fits(mid) else (mid + 1, high)
+        return high
+    foldable = min([older, *pinned])
+    if foldable < 1:
+        return shaped(older, older)
+    if folded_size(foldable) <= room:            # 3. the oldest steps folded, one line each
+        return shaped(older, older, least(1, foldable, lambda f: folded_size(f) <= room))
+    if folded_size(foldable, foldable) > room:   # 4. the note itself: its oldest lines counted together
+        return shaped(older, older, foldable, foldable)
+    return shaped(older, older, foldable, least(2, foldable, lambda g: folded_size(foldable, g) <= room))
