@@ -603,3 +603,22 @@ async def test_the_permission_dialog_survives_every_width_under_twenty_columns(t
             await pilot.press("y")
             await wait_for(pilot, lambda: not app.turn_running)
             assert "hi" in [m for m in app.engine.history.messages if m.role == "tool"][-1].full
+
+
+async def test_the_context_adjusted_row_is_reached_from_the_tool_calls_row_by_keys(tmp_path: Path):
+    """↓ from the turn's tool-call row went nowhere: the "context adjusted" row had no key to reach or open it."""
+    from contextual.tui.widgets.tool_trail import AdjustedTitle, TrailTitle
+    with FakeLLMServer(kind="openai", script=five_reads(tmp_path)) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=8192), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "read the five modules")
+            await pilot.press("tab")
+            await wait_for(pilot, lambda: isinstance(app.focused, TrailTitle))
+            await pilot.press("down")
+            await wait_for(pilot, lambda: isinstance(app.focused, AdjustedTitle))
+            adjusted = app.query_one("Collapsible.adjusted", Collapsible)
+            assert adjusted.collapsed
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: not adjusted.collapsed)
+            await pilot.press("up")
+            await wait_for(pilot, lambda: isinstance(app.focused, TrailTitle))

@@ -20,7 +20,7 @@ from contextual.tui.shell_output import JOINS, ShellShown, ran_line
 from contextual.tui.widgets.hanging_text import HangingStatic
 from contextual.tui.widgets.resumed_turns import Turn, resumed_turns
 from contextual.tui.widgets.todo_list import TodoList
-from contextual.tui.widgets.tool_trail import ToolTrail
+from contextual.tui.widgets.tool_trail import AdjustedTitle, ToolTrail, with_row_title
 from contextual.tui.widgets.user_message import user_line
 
 if TYPE_CHECKING:           # Markdown (markdown-it, pygments) is imported with the first answer, not at launch
@@ -210,6 +210,7 @@ class ChatLog(VerticalScroll):
         if self.adjusted is None:
             self._adjusted_body = Static(body)
             self.adjusted = Collapsible(self._adjusted_body, title=title, collapsed=True, classes="adjusted")
+            with_row_title(self.adjusted, AdjustedTitle)       # ↑ ↓ from a tool-call row reach it, enter opens it
             await self._add(self.adjusted)
         else:
             self.adjusted.title = title

@@ -69,16 +69,12 @@ def call_line(call: TrailCall) -> Text:
     return Text("\n").join(rows)
 
 
-class TrailTitle(CollapsibleTitle):
-    """The trail's title with its key in the footer when it has the focus (tab from the input reaches the newest):
-    Textual's own binding is hidden, so nothing said how to see the calls. ↑ ↓ walk to the older and newer ones
-    (shift+tab is the permission mode's, so the older ones had no key once tab went to the newest first)."""
-    BINDINGS = [Binding("enter", "toggle_collapsible", "show/hide calls"),
-                Binding("up", "walk(-1)", "older", show=False), Binding("down", "walk(1)", "newer", show=False),
+class ChatRowTitle(CollapsibleTitle):
+    """A "▶" row of the chat (a turn's tool calls, its "context adjusted" line): ↑ ↓ walk to the older and newer
+    rows (shift+tab is the permission mode's, so the older ones had no key once tab went to the newest first), tab
+    on to the chat itself."""
+    BINDINGS = [Binding("up", "walk(-1)", "older", show=False), Binding("down", "walk(1)", "newer", show=False),
                 Binding("tab", "to_chat", "chat", show=False)]     # named, it ran under the palette's key at 70
-    # One call's title, wider than the chat, cuts its arguments and keeps its result: "Bash pytest -q … · exit 0"
-    # (cut at its end, the exit went and the line read "Bash python -m pytest -q tests/test_prices.py 2>&1 | t…")
-    fit_span: tuple[int, int] | None = None
 
     def action_to_chat(self) -> None:
         """tab: the chat holding the rows, a focus stop of its own (its arrows scroll it)."""
@@ -87,10 +83,33 @@ class TrailTitle(CollapsibleTitle):
             holder.focus()
 
     def action_walk(self, by: int) -> None:
-        titles = list(self.screen.query(TrailTitle))
+        titles = list(self.screen.query(ChatRowTitle))
         at = titles.index(self) + by if self in titles else -1
         if 0 <= at < len(titles):
             titles[at].focus()
+
+
+def with_row_title(collapsible: Collapsible, kind: type[ChatRowTitle]) -> None:
+    """Give a collapsible row of the chat its walking title. Collapsible composes its `_title` (Textual 8); another
+    Textual keeps its own title, without the keys."""
+    made = getattr(collapsible, "_title", None)
+    if isinstance(made, CollapsibleTitle):
+        setattr(collapsible, "_title", kind(label=made.label, collapsed_symbol=made.collapsed_symbol,
+                                            expanded_symbol=made.expanded_symbol, collapsed=collapsible.collapsed))
+
+
+class AdjustedTitle(ChatRowTitle):
+    """The "context adjusted" row's title: its key in the footer, as a tool-call row has."""
+    BINDINGS = [Binding("enter", "toggle_collapsible", "show/hide what was fitted")]
+
+
+class TrailTitle(ChatRowTitle):
+    """The trail's title with its key in the footer when it has the focus (tab from the input reaches the newest):
+    Textual's own binding is hidden, so nothing said how to see the calls."""
+    BINDINGS = [Binding("enter", "toggle_collapsible", "show/hide calls")]
+    # One call's title, wider than the chat, cuts its arguments and keeps its result: "Bash pytest -q … · exit 0"
+    # (cut at its end, the exit went and the line read "Bash python -m pytest -q tests/test_prices.py 2>&1 | t…")
+    fit_span: tuple[int, int] | None = None
 
     def update(self, content: VisualType = "", *, layout: bool = True) -> None:
         if self.fit_span is not None and isinstance(content, Content) and isinstance(self.label, Content):
@@ -119,11 +138,7 @@ class ToolTrail(Collapsible):
         self._lines = HangingStatic("", classes="trail-lines")
         # collapsed by default: a turn of 40 calls is one line until asked for (enter on the title, or a click)
         super().__init__(self._lines, title="tool calls", collapsed=True)
-        # Collapsible composes its `_title` (Textual 8); another Textual keeps its own title, without the key hint
-        made = getattr(self, "_title", None)
-        if isinstance(made, CollapsibleTitle):
-            self._title = TrailTitle(label=made.label, collapsed_symbol=made.collapsed_symbol,
-                                     expanded_symbol=made.expanded_symbol, collapsed=True)
+        with_row_title(self, TrailTitle)
 
     def show(self, calls: list[TrailCall]) -> None:
         """A past turn's calls at once (a resumed chat)."""
