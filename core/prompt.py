@@ -12,10 +12,12 @@ from typing import Literal, NamedTuple
 
 PromptRole = Literal["system", "summary", "user", "assistant"]
 Layer = Literal["L1", "L2", "L3", "input", "scratchpad", "todo"]
-# full: as written; stored: the compressed (A3) form; hard: compressed harder to fit; cut: head+tail (or, a step of
-# the turn, a one-line stub or its action line alone) to fit; folded: the turn's oldest steps as one line each.
-# No round is left out to fit (issue 24): a round leaves the prompt only into a summary.
-Form = Literal["full", "stored", "superseded", "hard", "cut", "folded", "summary", "system", "input", "todo"]
+# full: as written; stored: the compressed (A3) form; hard: compressed harder to fit; cut: head+tail to fit; a step
+# of the turn given way to fit: stub (its output as one line), action-only (its action line without the thought),
+# folded (the turn's oldest steps as one line each, in one note). No round is left out to fit (issue 24): a round
+# leaves the prompt only into a summary.
+Form = Literal["full", "stored", "superseded", "hard", "cut", "stub", "action-only", "folded", "summary", "system",
+               "input", "todo"]
 
 SUMMARY_PREFIX = ("Another language model started this task and produced a summary of its work. "
                   "This is a summary of earlier work in this session; use it to continue:\n\n")
@@ -42,6 +44,7 @@ class PromptMessage:
     form: Form = "full"
     source: Source = Source()
     tokens: int = 0                # set by the builder on what it returns
+    covers: tuple[str, ...] = ()   # the note of folded steps: the history messages it stands for
 
     @property
     def tool(self) -> str:
@@ -78,7 +81,8 @@ class Adjustment:
     tokens_before: int
     tokens_after: int
     message_ids: tuple[str, ...] = ()     # the history messages made harder or cut
-    given: tuple[int, ...] = ()           # fold_steps: the turn's oldest steps stubbed, bare, folded, grouped
+    given: tuple[int, ...] = ()           # fold_steps: the turn's oldest steps stubbed, bare, folded, grouped,
+                                          # then the pinned steps among them (sent whole)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,9 @@ A user's review (helper-130) found the model nearly blind by the 40th call of su
 cut to a marker that hid their tool, the newest observation cut, the project's AGENTS.md cut to 67 characters, and
 the user told only "fitted to the window at 54 points". Here every request must show each earlier step's tool (on
 its own Action line, or on its line of the note of folded steps), the newest observation whole, AGENTS.md whole,
-and stderr must say in words what was folded.
+and stderr must say in words what was folded. And what gave way stays given for the rest of the turn, so each call
+resends the last call's prompt, unchanged, up to its newest step: the server's prompt cache (llama.cpp's KV cache, a
+provider's prefix cache) stays valid; the fold had moved with each call's newest output (helper-135).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.cli_helpers import cli_env, contextual, home_of
 from tests.fakes.llm_server import FakeLLMServer
@@ -71,8 +75,11 @@ def steps_shown(messages: list[dict[str, Any]]) -> list[str]:
     return tools
 
 
-def test_a_40_call_turn_at_4k_keeps_every_action_readable_the_newest_observation_and_the_rules_whole(project: Path):
-    (project / "pkg").mkdir()
+@pytest.fixture(scope="module")
+def long_turn(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, FakeLLMServer]:
+    """The 40-call turn, run once for the tests of this module: the CLI's result and the server that heard it."""
+    project = tmp_path_factory.mktemp("long") / "proj"
+    (project / "pkg").mkdir(parents=True)
     for i, path in enumerate(MODULES):
         (project / path).write_text("".join(f"def f{i}_{k}(x):\n    return x * {k} + {i}\n" for k in range(100)))
     (project / "AGENTS.md").write_text(RULES)
@@ -81,6 +88,12 @@ def test_a_40_call_turn_at_4k_keeps_every_action_readable_the_newest_observation
         result = contextual(["-p", "read the modules", "--permission-mode", "bypass", "--max-steps", "60",
                              "--base-url", srv.base_url, "--model", "fake", "--context-window", str(WINDOW)],
                             project, env, timeout=240)
+    return result, srv
+
+
+def test_a_40_call_turn_at_4k_keeps_every_action_readable_the_newest_observation_and_the_rules_whole(
+        long_turn: tuple[Any, FakeLLMServer]) -> None:
+    result, srv = long_turn
     assert result.returncode == 0, result.stderr
     assert result.stdout == "read them all\n"
     assert srv.violations == []
@@ -122,3 +135,26 @@ def test_rules_cut_anyway_are_said_by_name_with_what_they_kept(project: Path):
     sent = next(m["content"] for m in srv.requests[0]["messages"] if m["content"].startswith("Project rules"))
     assert "truncated]" in sent and "Rule 1:" in sent
     assert re.search(r"^context: .*project rules \(AGENTS\.md\) cut to \d+ tokens", result.stderr, re.M), result.stderr
+
+
+def folded(messages: list[dict[str, Any]]) -> int:
+    note = next((m["content"] for m in messages if "folded to one line each" in m["content"]), "")
+    found = re.search(r"\((\d+) steps? folded\.\)", note)
+    return int(found.group(1)) if found else 0
+
+
+def test_what_gave_way_stays_given_so_each_call_resends_the_last_prompt_up_to_its_newest_step(
+        long_turn: tuple[Any, FakeLLMServer]) -> None:
+    """From the request bodies: the fold only moves forward, and most calls keep the previous call's messages, as
+    sent, up to the previous newest step (that step may change: `ours` stores an output one call after it is new).
+    Before, 5 of 40 calls did and the last call had unfolded everything (the fold moved with each newest output: a
+    long Grep folded steps, the next short output unfolded them); now 24, the others a forward move."""
+    result, srv = long_turn
+    assert result.returncode == 0, result.stderr
+    requests = [r["messages"] for r in srv.requests]
+    kept = 0
+    for before, after in zip(requests, requests[1:]):
+        assert folded(after) >= folded(before)                     # the boundary only moves forward
+        newest = max(i for i, m in enumerate(before) if m["role"] == "assistant") if len(before) > 3 else len(before)
+        kept += after[:newest] == before[:newest]
+    assert folded(requests[-1]) >= 10 and kept >= 20, kept

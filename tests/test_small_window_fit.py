@@ -85,16 +85,17 @@ def readable(built, steps: int) -> None:
 
 
 def test_a_long_turn_at_4k_folds_its_oldest_steps_and_keeps_the_memory_every_action_and_the_newest_whole(tmp_path):
-    """Forty Reads with a model's usual thoughts (about 90 tokens each)."""
-    steps = long_turn(40, THOUGHT)
-    built = built_for(40, tmp_path, thought=THOUGHT)
+    """Forty-eight Reads with a model's usual thoughts (about 90 tokens each). (Forty folded before the turn's older
+    steps kept the smaller forms `ours` made for them when fitting began, helper-135.)"""
+    steps = long_turn(48, THOUGHT)
+    built = built_for(48, tmp_path, thought=THOUGHT)
     assert built.total <= LIMIT
     assert [a.action for a in built.adjustments] == ["compress_kept", "fold_steps"]     # nothing was cut
     sent = {m.content for m in built.messages}
     assert SUMMARY_PREFIX + SUMMARY in sent and TASK in sent                      # the session's memory, whole
-    readable(built, 40)
+    readable(built, 48)
     assert turn_of(built)[-1].content.endswith(steps[-1].observation_full)      # the newest observation, whole
-    level = levels(built, 40)
+    level = levels(built, 48)
     assert level[0] == 3 and level[-2] == 2 and level[-1] == 0                  # folded, action line alone, whole
     assert built.total >= LIMIT * 0.9                                             # the room is used, not wasted
 
@@ -170,7 +171,7 @@ def test_the_note_lists_each_step_with_its_tool_main_argument_and_status():
 
 def test_the_turns_summary_says_what_gave_way_in_words(tmp_path):
     fitted = Fitted(lambda: 4_096)
-    for steps in (20, 40, 30):
+    for steps in (20, 48, 30):
         fitted.add(built_for(steps, tmp_path, thought=THOUGHT).adjustments)
     fitted.add([])                                                        # a call whose prompt fitted as built
     said = fitted.summary()
@@ -181,12 +182,16 @@ def test_the_turns_summary_says_what_gave_way_in_words(tmp_path):
     assert re.fullmatch(r"steps 1–\d+ folded to fit the 4,096-token window", said.headline)
 
 
-def test_a_step_the_user_pinned_is_sent_as_it_is_and_nothing_after_it_is_folded(tmp_path):
+def test_a_step_the_user_pinned_is_sent_whole_nothing_after_it_is_folded_and_it_is_not_said_given_way(tmp_path):
     steps = long_turn(30, THOUGHT)
     builder = ContextBuilder("You are Contextual, a coding agent.", tmp_path, 2_000)
-    builder.pins = frozenset({"r5"})                                     # the sixth step's result (issue 19.3)
+    builder.pins = frozenset({"a7", "r7"})                               # the eighth step (issue 19.3)
     built = builder.build([Message("summary", SUMMARY), Message("user", TASK)], steps, None)
     assert built.total <= 2_000
     level = levels(built, 30)
-    assert level[5] == 0 and level[:5] == [3] * 5 and max(level[6:]) <= 2
-    assert steps[5].action_stored in [m.content for m in built.messages]
+    assert level[7] == 0 and level[:7] == [3] * 7 and max(level[8:]) <= 2
+    sent = {m.source.message_id: m for m in built.messages if m.source.message_id in ("a7", "r7")}
+    assert sent["a7"].content == steps[7].action_full and sent["a7"].form == "full"     # whole, not stored
+    assert sent["r7"].content.endswith(steps[7].observation_full) and sent["r7"].form == "full"
+    said = next(a.detail for a in built.adjustments if a.action == "fold_steps")
+    assert "steps 9–29 sent as their action line alone" in said, said                # not 8–29: step 8 went whole

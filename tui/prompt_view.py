@@ -25,7 +25,7 @@ class ShownMessage:
     layer: str
     content: str
     tokens: int
-    form: str = ""            # full | stored | superseded | hard | cut | summary | system | input | todo
+    form: str = ""            # full | stored | superseded | hard | cut | stub | action-only | folded | summary | …
     source: str = ""          # history message id, tool name or path
     tool: str = ""
     path: str = ""
@@ -74,9 +74,11 @@ class Shown:
             return "due"
         return "warn" if self.estimate >= self.warn_ratio * self.threshold else "ok"
 
+    covered: tuple[tuple[str, ShownMessage], ...] = ()   # a folded step's messages: the note's line stands for them
+
     @cached_property
     def _sources(self) -> dict[str, ShownMessage]:
-        return {m.source: m for m in self.messages if m.source}
+        return {**dict(self.covered), **{m.source: m for m in self.messages if m.source}}
 
     def by_source(self) -> dict[str, ShownMessage]:
         return self._sources
@@ -86,6 +88,14 @@ def _message(m: PromptMessage) -> ShownMessage:
     src = m.source
     return ShownMessage(role=m.role, layer=m.layer, content=screen_text(m.content), tokens=m.tokens, form=m.form,
                         source=src.message_id or src.path or src.tool or "", tool=src.tool or "", path=src.path or "")
+
+
+def _covered(view: PromptView) -> tuple[tuple[str, ShownMessage], ...]:
+    """Each message the note of folded steps stands for: form folded, no tokens of its own (its line is the
+    note's)."""
+    return tuple((covered, ShownMessage(role=m.role, layer=m.layer, content="", tokens=0, form="folded",
+                                        source=covered))
+                 for m in view.messages for covered in m.covers)
 
 
 def shown_from_view(view: PromptView) -> Shown:
@@ -98,6 +108,7 @@ def shown_from_view(view: PromptView) -> Shown:
                  compactable=trigger.compactable,
                  cached_tokens=usage.cached_tokens or None, cost=usage.cost, token_factor=view.server_factor,
                  last_usage=view.last_usage, limit=view.limit, reserve=view.reserve, room=view.room,
+                 covered=_covered(view),
                  fitted=max(0, view.adjustments[0].tokens_before - view.total) if view.adjustments else 0)
 
 

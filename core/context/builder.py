@@ -24,7 +24,7 @@ from contextual.core.context.rules import USER_NAME, RulesFiles
 from contextual.core.context.stored_render import sent_text
 from contextual.core.context.superseded import Supersession
 from contextual.core.context.truncate import head_tail
-from contextual.core.context.turn_fold import give_way
+from contextual.core.context.turn_fold import GaveWay, Held, give_way
 from contextual.core.messages import Message
 from contextual.core.prompt import Adjustment, Form, PromptMessage, SUMMARY_PREFIX, Source
 from contextual.core.tokens import TokenCache, shared_cache
@@ -35,6 +35,8 @@ from contextual.core.plural import plural
 MIN_CUT_CHARS = 60        # a cut message keeps at least its first and last few characters
 HARD_FALLBACK_CHARS = 600 # a harder form where no rule-made one was recorded: seed 003's head + tail
 LAYERS = ("L1", "L2", "L3", "input", "scratchpad", "todo")
+UNFOLD_UNDER = 4          # a held turn is sent afresh when it would fill less than a quarter of the limit (_steady)
+MOVE_SLACK = 8            # a move of the turn's fold past the last call's gives an eighth of the limit more (_fit)
 SHARE_FLOOR = 64          # tokens each kept round's result (and the newest observation) keeps before more gives way
 MIN_SHARE = 16            # and each result and action before the summaries, the user's messages and L2 are
 
@@ -151,6 +153,7 @@ class ContextBuilder:
     _rendered: dict[str, tuple[str, PromptMessage, bool]] = field(default_factory=dict)
     _tokened: dict[int, tuple[PromptMessage, PromptMessage]] = field(default_factory=dict)
     _pad_made: dict[int, tuple[str, sp.ScratchStep, PromptMessage]] = field(default_factory=dict)
+    _held: Held = field(default_factory=Held)       # what the turn's last fitted call gave way (turn_fold.Held)
     _turn_calls: dict[tuple[int, str], tuple[int, ...]] = field(default_factory=dict)    # by history's end
     _rules: RulesFiles | None = None
     _supersession: Supersession = field(default_factory=Supersession)
@@ -219,12 +222,15 @@ class ContextBuilder:
         return self._rules.take_notices() if self._rules is not None else []
 
     def build(self, history: list[Message], steps: list[sp.ScratchStep], question: str | None,
-              todo_recap: str = "", limit: int | None = None) -> Built:
-        """The prompt for these parts, within `limit` tokens (default: the builder's own)."""
+              todo_recap: str = "", limit: int | None = None, steady: bool = True) -> Built:
+        """The prompt for these parts, within `limit` tokens (default: the builder's own). `steady`: a call of the
+        turn, which gives way at least as much as the turn's last fitted call did (`_steady`); False for a size
+        asked of the parts alone (the room a compaction keeps)."""
         if limit is not None and limit != self.limit:
             if self._rules is None:      # made here, so the copy shares its cache and its notices
                 self._rules = RulesFiles(self.project_root, self.home)
-            return replace(self, limit=limit, _rules=self._rules).build(history, steps, question, todo_recap)
+            return replace(self, limit=limit, _rules=self._rules).build(history, steps, question, todo_recap,
+                                                                        steady=steady)
         head = self.head()
         history = self._supersession.applied(history, self.pins)     # the newest version of a file, not a stale one
         l3 = [self._l3_message(m) for m in history]
@@ -233,7 +239,7 @@ class ContextBuilder:
             tail.append(PromptMessage("user", question, "input", form="input"))
         pad = sp.scratchpad(self.policy, steps, self.cache.count, shown=question or "", prices=self.prices,
                             past_turns=self._past_turns(history))
-        pad = _scratch_forms(pad, steps, self.cache.message, self._pad_made)
+        pad = _scratch_forms(self._pinned_whole(pad, steps), steps, self.cache.message, self._pad_made)
         todo = ([PromptMessage("user", system_reminder(todo_recap), "todo", form="todo")]
                 if todo_recap else [])
 
@@ -241,14 +247,48 @@ class ContextBuilder:
         messages = [self._with_tokens(m) for m in head + l3 + tail] + pad + [self._with_tokens(m) for m in todo]
         total = sum(m.tokens for m in messages)
         adjustments: list[Adjustment] = []
-        if total > self.limit:
-            messages, adjustments = self._fit(head, history, tail, steps, todo, total)
-            messages = [self._with_tokens(m) for m in messages]
+        held = self._held.of(steps) if steady else None
+        if total > self.limit or held is not None:
+            messages, adjustments = self._steady(messages, head, history, tail, steps, todo, total, held, steady)
+        elif steady:
+            self._held.keep(steps, None, None)
         messages = _stable_ends(messages)
         sizes = dict.fromkeys(LAYERS, 0)
         for m in messages:
             sizes[m.layer] += m.tokens
         return Built(messages, sizes, sum(sizes.values()), adjustments)
+
+    def _pinned_whole(self, pad: list[PromptMessage], steps: list[sp.ScratchStep]) -> list[PromptMessage]:
+        """A step of the turn the user pinned goes whole, as a pinned history message does (issue 19.3)."""
+        if not self.pins or len(pad) != 2 * len(steps):
+            return pad
+        out = list(pad)
+        for i, step in enumerate(steps):
+            if any(part and part in self.pins for part in (step.assistant_id, step.result_id)):
+                out[2 * i] = replace(pad[2 * i], content=step.action_full)
+                out[2 * i + 1] = replace(pad[2 * i + 1], content=observation(step.observation_full))
+        return out
+
+    def _steady(self, messages: list[PromptMessage], head: list[PromptMessage], history: list[Message],
+                tail: list[PromptMessage], steps: list[sp.ScratchStep], todo: list[PromptMessage], total: int,
+                held: Held | None, steady: bool) -> tuple[list[PromptMessage], list[Adjustment]]:
+        """Fit the prompt, at least as the turn's last fitted call did (`held`): a step once stubbed, sent as its
+        action line or folded stays so for the turn, so the prompt up to the newest step is the text the server
+        has cached (llama.cpp's KV cache, a provider's prefix cache); moving with each call's newest output had
+        rewritten the prompt from the first step at nearly every call of a 4k turn (helper-135). The turn is sent
+        afresh only when what it holds would leave more than three quarters of the limit unused (a compaction
+        mid-turn, a larger window learned): at half, a 4k turn unfolded after each short output and folded again
+        at the next long one, two rewrites for one call's detail."""
+        got, adjustments, given, cap = self._fit(head, history, tail, steps, todo, total, messages, held)
+        gave: GaveWay | None = given
+        if held is not None and sum(self._size(got).values()) < self.limit // UNFOLD_UNDER:
+            if total <= self.limit:
+                got, adjustments, gave, cap = messages, [], None, None
+            else:
+                got, adjustments, gave, cap = self._fit(head, history, tail, steps, todo, total, messages)
+        if steady:
+            self._held.keep(steps, gave, cap)
+        return [self._with_tokens(m) for m in got], adjustments
 
     # ---- never over the window -------------------------------------------------------------
     def _hard_form(self, m: Message) -> Message:
@@ -304,8 +344,8 @@ class ContextBuilder:
         return m.layer != "L1" and m.source.message_id not in self.pins
 
     def _fit(self, head: list[PromptMessage], history: list[Message], tail: list[PromptMessage],
-             steps: list[sp.ScratchStep], todo: list[PromptMessage], before: int
-             ) -> tuple[list[PromptMessage], list[Adjustment]]:
+             steps: list[sp.ScratchStep], todo: list[PromptMessage], before: int, built: list[PromptMessage],
+             held: Held | None = None) -> tuple[list[PromptMessage], list[Adjustment], GaveWay, int | None]:
         """Give up room in an order, each stage only when the one before did not make the prompt fit:
         1. the kept rounds' tool results in their harder form, the turn's older observations in stored form;
         2. the kept rounds' tool results cut head+tail (each keeping at least SHARE_FLOOR tokens);
@@ -315,7 +355,9 @@ class ContextBuilder:
            the session: the summaries, the user's messages, the rules files (L2) and the fold note.
         Sharing one cap among all at once had cut every action's file name to a marker at the 30th Read of a 4k
         turn (helper-58); cutting every step a little had left 39 of 40 actions unreadable and AGENTS.md cut to
-        67 characters at the 40th call of a 4k turn (helper-130)."""
+        67 characters at the 40th call of a 4k turn (helper-130). `built`: the prompt as built; `held`: what the turn's last fitted call gave
+        (stages 2 and 3 give at least as much; a move past it gives a MOVE_SLACK-th of the limit more). Returns what
+        stage 3 gave and stage 2's cap, for the next call."""
         adjustments: list[Adjustment] = []
 
         def assemble(hist: list[Message], pad: list[PromptMessage]) -> tuple[list[PromptMessage], int]:
@@ -330,7 +372,7 @@ class ContextBuilder:
         # 1. Compress the kept rounds' tool results harder, and store all but the newest observation.
         hist = [self._hard_form(m) for m in history]
         harder = {h.id for h, m in zip(hist, history) if h.content != m.content}
-        pad = _scratch_forms(sp.stored_only(steps, self.cache.count), steps, self.cache.message)
+        pad = self._stored_pad([m for m in built if m.layer == "scratchpad"], steps)
         msgs, total = assemble(hist, pad)
         if total < before:
             touched = [m for m in msgs if m.form == "hard" or (m.layer == "scratchpad" and m.form == "stored")]
@@ -339,25 +381,31 @@ class ContextBuilder:
         # (Issue 24) No round is ever dropped: a round leaves the prompt only into a summary, and compaction
         # fires before this point (core/window_budget.py); what still does not fit gives way below.
         fitted = list(msgs)                 # as they were before any cut: what the cuts are told against
-        if total > self.limit:              # 2. the kept rounds' results, older than anything of this turn
+        kept_cap = held.cap if held is not None else None
+        if total > self.limit or kept_cap is not None:   # 2. the kept rounds' results, older than this turn's
             older = [_is_result(m) and m.layer == "L3" and self._cuttable(m) for m in msgs]
             sizes = [self.cache.message(m.content) for m in msgs]
             cap, fits = self._largest_cap(sizes, older)
-            msgs = self._held_to(msgs, sizes, older, cap if fits and cap >= SHARE_FLOOR else SHARE_FLOOR)
+            cap = cap if fits and cap >= SHARE_FLOOR else SHARE_FLOOR
+            kept_cap = cap if kept_cap is None or total > self.limit and cap < kept_cap else kept_cap
+            msgs = self._held_to(msgs, sizes, older, kept_cap)
             total = sum(self._size(msgs).values())
-        if total > self.limit and steps:    # 3. the turn's oldest steps, whole units
+        gave = GaveWay(len(steps))
+        if (total > self.limit or held is not None) and steps:    # 3. the turn's oldest steps, whole units
             at, end = len(msgs) - len(todo) - len(pad), len(msgs) - len(todo)
             room = self.limit - (total - sum(self.cache.message(m.content) for m in msgs[at:end]))
             pinned = frozenset(i for i, s in enumerate(steps)
                                if any(part and part in self.pins for part in (s.assistant_id, s.result_id)))
-            given, gave = give_way(steps, msgs[at:end], room, self.cache.message, pinned)
+            floor = held.gave if held is not None else GaveWay()
+            slack = self.limit // MOVE_SLACK if floor else 0
+            given, gave = give_way(steps, msgs[at:end], room, self.cache.message, pinned, floor, slack)
             msgs, fitted = msgs[:at] + given + msgs[end:], fitted[:at] + given + fitted[end:]
             total = sum(self._size(msgs).values())
             if gave:
                 folded = tuple(i for s in steps[:gave.folded] for i in (s.assistant_id, s.result_id) if i)
                 adjustments.append(Adjustment("fold_steps", gave.words(), before, total,
-                                              folded + ids([m for m in given if m.form == "cut"]),
-                                              (gave.stubbed, gave.bare, gave.folded, gave.grouped)))
+                                              folded + ids([m for m in given if m.form in ("stub", "action-only")]),
+                                              (gave.stubbed, gave.bare, gave.folded, gave.grouped, *gave.kept)))
         chosen = [True] * len(msgs)
         if total > self.limit:              # 4. the newest observation, the actions, then the memory
             msgs, chosen = self._share_room(msgs, [
@@ -382,7 +430,18 @@ class ContextBuilder:
             total = sum(self._size(msgs).values())
             tries += 1
         adjustments += self._cuts_said(fitted, msgs, before, total, ids)
-        return msgs, adjustments
+        return msgs, adjustments, gave, kept_cap
+
+    def _stored_pad(self, built: list[PromptMessage], steps: list[sp.ScratchStep]) -> list[PromptMessage]:
+        """The turn in its stored forms to fit: each message the smaller of the policy's and the stored form (a
+        form `ours` made aware of the turn is often the smaller, and it is the text the last call sent), a pinned
+        step whole. Always the stored forms had swapped `ours`'s forms for larger ones (helper-132)."""
+        stored = _scratch_forms(self._pinned_whole(sp.stored_only(steps, self.cache.count), steps), steps,
+                                self.cache.message)
+        if len(built) != len(stored):
+            return stored
+        size = self.cache.message
+        return [b if size(b.content) <= size(s.content) else s for b, s in zip(built, stored)]
 
     def _cuts_said(self, fitted: list[PromptMessage], msgs: list[PromptMessage], before: int, total: int,
                    ids: Callable[[list[PromptMessage]], tuple[str, ...]]) -> list[Adjustment]:

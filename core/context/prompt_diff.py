@@ -25,7 +25,8 @@ from contextual.core.tokens import PER_MESSAGE_OVERHEAD, count
 CACHED_PRICE = 0.1
 ChangeKind = Literal["added", "compressed", "expanded", "cut", "archived", "moved", "edited"]
 # How far each form is from the whole text; a move to a higher rank is a compression.
-FORM_RANK = {"full": 0, "input": 0, "system": 0, "todo": 0, "summary": 0, "stored": 1, "superseded": 2, "hard": 2, "cut": 3}
+FORM_RANK = {"full": 0, "input": 0, "system": 0, "todo": 0, "summary": 0, "stored": 1, "superseded": 2, "hard": 2, "cut": 3,
+             "stub": 3, "action-only": 3, "folded": 4}
 BreakReason = Literal["model switch", "system prompt", "rules file edit", "compaction", "batch cut", "todo recap",
                       "new input", "history edit"]
 

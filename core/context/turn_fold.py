@@ -47,9 +47,14 @@ class GaveWay:
     bare: int = 0           # ... sent as their action line alone
     folded: int = 0         # ... folded into the note
     grouped: int = 0        # of the folded, the oldest counted together on one line of the note
+    kept: tuple[int, ...] = ()   # steps (0-based) the user pinned among them: sent whole, never said given way
 
     def __bool__(self) -> bool:
         return self.stubbed > 0
+
+    def at_least(self, floor: GaveWay) -> bool:
+        return (self.stubbed, self.bare, self.folded, self.grouped) >= (floor.stubbed, floor.bare, floor.folded,
+                                                                       floor.grouped)
 
     def words(self) -> str:
         """What gave way, in the user's words: 'steps 1–25 of this turn folded to one line each; …'."""
@@ -58,17 +63,36 @@ class GaveWay:
             said.append(f"{_steps(1, self.folded)} of this turn folded to one line each")
         if self.grouped:
             said.append(f"{_steps(1, self.grouped)} of them counted together on one line")
-        if self.bare > self.folded:
-            said.append(f"{_steps(self.folded + 1, self.bare)} sent as their action line alone")
-        if self.stubbed > self.bare:
-            said.append(f"the output of {_steps(self.bare + 1, self.stubbed)} left out (a one-line stub)")
+        bare = _spans(self.folded + 1, self.bare, self.kept)
+        if bare:
+            said.append(f"{bare} sent as their action line alone")
+        stubbed = _spans(self.bare + 1, self.stubbed, self.kept)
+        if stubbed:
+            said.append(f"the output of {stubbed} left out (a one-line stub)")
         return "; ".join(said)
 
     def headline(self) -> str:
         """The strongest of them, short: 'steps 1–25 folded'."""
         if self.folded:
             return f"{_steps(1, self.folded)} folded"
-        return f"{_steps(1, self.stubbed)} shortened"
+        return f"{_spans(1, self.stubbed, self.kept) or _steps(1, self.stubbed)} shortened"
+
+
+def _spans(first: int, last: int, kept: tuple[int, ...]) -> str:
+    """Steps first..last (1-based) less the pinned ones, which were sent whole: 'steps 6–11, 13–29'."""
+    runs: list[tuple[int, int]] = []
+    for n in range(first, last + 1):
+        if n - 1 in kept:
+            continue
+        if runs and runs[-1][1] == n - 1:
+            runs[-1] = (runs[-1][0], n)
+        else:
+            runs.append((n, n))
+    if not runs:
+        return ""
+    if len(runs) == 1:
+        return _steps(*runs[0])
+    return "steps " + ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in runs)
 
 
 def _steps(first: int, last: int) -> str:
@@ -126,10 +150,16 @@ def fold_note(steps: Sequence[ScratchStep], grouped: int = 0) -> str:
 
 
 def give_way(steps: Sequence[ScratchStep], pad: list[PromptMessage], room: int, size: Callable[[str], int],
-             pinned: frozenset[int] = frozenset()) -> tuple[list[PromptMessage], GaveWay]:
+             pinned: frozenset[int] = frozenset(), floor: GaveWay = GaveWay(), slack: int = 0
+             ) -> tuple[list[PromptMessage], GaveWay]:
     """The pad (two messages a step) within `room` tokens, giving up as little as it takes, oldest steps first;
     the most it can give when even that is over (the builder then cuts). A step the user pinned (`pinned`: its
-    index) is sent as it is and never folded, so no step after it is folded either."""
+    index) is sent as it is and never folded, so no step after it is folded either.
+
+    `floor`: what gave way at the turn's previous call. It stays given (the boundary only moves forward, so the
+    prompt up to it is the text the server cached), and when more must give way, `slack` tokens more than the call
+    needs are given within the stage the call needs (never a stage further for them), so the next calls append to
+    the same prefix instead of each moving the boundary a step."""
     older = len(steps) - 1
     if older < 1 or len(pad) != 2 * len(steps):
         return pad, GaveWay(len(steps))
@@ -138,47 +168,102 @@ def give_way(steps: Sequence[ScratchStep], pad: list[PromptMessage], room: int, 
     sizes = [size(m.content) for m in pad]
     stub_sizes = [sizes[2 * i + 1] if i in pinned else min(sizes[2 * i + 1], size(stubs[i])) for i in range(older)]
     bare_sizes = [sizes[2 * i] if i in pinned else min(sizes[2 * i], size(bares[i])) for i in range(older)]
-    total = sum(sizes)
+    kept = tuple(sorted(i for i in pinned if i < older))
+    foldable = min([older, *pinned])
+    newest = sizes[-2] + sizes[-1]
+
+    def sums(values: Sequence[int]) -> list[int]:
+        out = [0]
+        for v in values:
+            out.append(out[-1] + v)
+        return out
+    acts, outs = sums(sizes[0:2 * older:2]), sums(sizes[1:2 * older:2])
+    bare_at, stub_at = sums(bare_sizes), sums(stub_sizes)
+
+    def cost(stubbed: int, bare: int, folded: int = 0, grouped: int = 0) -> int:
+        """The pad's tokens with the oldest `stubbed` outputs stubbed, `bare` thoughts gone, `folded` in the note."""
+        note = size(fold_note(steps[:folded], grouped)) if folded else 0
+        actions = bare_at[bare] - bare_at[folded] + acts[older] - acts[bare]
+        results = stub_at[stubbed] - stub_at[folded] + outs[older] - outs[stubbed]
+        return note + actions + results + newest
 
     def shaped(stubbed: int, bare: int, folded: int = 0, grouped: int = 0) -> tuple[list[PromptMessage], GaveWay]:
         out = []
         if folded:
-            out.append(PromptMessage("user", fold_note(steps[:folded], grouped), "scratchpad", form="folded"))
+            covers = tuple(i for s in steps[:folded] for i in (s.assistant_id, s.result_id) if i)
+            out.append(PromptMessage("user", fold_note(steps[:folded], grouped), "scratchpad", form="folded",
+                                     covers=covers))
         for i in range(folded, len(steps)):
             action, result = pad[2 * i], pad[2 * i + 1]
             if i < bare and bare_sizes[i] < sizes[2 * i]:
-                action = replace(action, content=bares[i], form="cut")
+                action = replace(action, content=bares[i], form="action-only")
             if i < stubbed and stub_sizes[i] < sizes[2 * i + 1]:
-                result = replace(result, content=stubs[i], form="cut")
+                result = replace(result, content=stubs[i], form="stub")
             out += [action, result]
-        return out, GaveWay(len(steps), stubbed, bare, folded, grouped)
+        return out, GaveWay(len(steps), stubbed, bare, folded, grouped, kept)
 
-    for stubbed in range(1, older + 1):          # 1. the outputs, oldest first
-        total -= sizes[2 * stubbed - 1] - stub_sizes[stubbed - 1]
-        if total <= room:
-            return shaped(stubbed, 0)
-    for bare in range(1, older + 1):             # 2. then the thoughts
-        total -= sizes[2 * bare - 2] - bare_sizes[bare - 1]
-        if total <= room:
-            return shaped(older, bare)
-    after = [0] * (older + 1)                    # what the steps from i on cost, bare and stubbed
-    for i in range(older - 1, -1, -1):
-        after[i] = after[i + 1] + bare_sizes[i] + stub_sizes[i]
-    newest = sizes[-2] + sizes[-1]
-
-    def folded_size(folded: int, grouped: int = 0) -> int:
-        return size(fold_note(steps[:folded], grouped)) + after[folded] + newest
-
-    def least(low: int, high: int, fits: Callable[[int], bool]) -> int:
-        while low < high:                        # the least that fits, `high` known to
+    def least(low: int, high: int, fits: Callable[[int], bool]) -> int | None:
+        """The least of low..high that fits (each fits when the one before does), None when none does."""
+        if low > high or not fits(high):
+            return None
+        while low < high:
             mid = (low + high) // 2
             low, high = (low, mid) if fits(mid) else (mid + 1, high)
         return high
-    foldable = min([older, *pinned])
-    if foldable < 1:
-        return shaped(older, older)
-    if folded_size(foldable) <= room:            # 3. the oldest steps folded, one line each
-        return shaped(older, older, least(1, foldable, lambda f: folded_size(f) <= room))
-    if folded_size(foldable, foldable) > room:   # 4. the note itself: its oldest lines counted together
-        return shaped(older, older, foldable, foldable)
-    return shaped(older, older, foldable, least(2, foldable, lambda g: folded_size(foldable, g) <= room))
+
+    # the floor, held within this turn (a pinned step is never folded: the fold stops before it)
+    s0, b0 = min(floor.stubbed, older), min(floor.bare, older)
+    f0 = min(floor.folded, foldable if foldable >= 1 else 0)
+    g0 = min(floor.grouped, f0)
+    if cost(s0, b0, f0, g0) <= room:
+        return shaped(s0, b0, f0, g0)
+
+    def within(low: int, high: int, cost_at: Callable[[int], int], spare: int) -> int | None:
+        """The least of a stage that fits the room, `spare` tokens under it when the stage can (never a stage
+        further for the spare)."""
+        exact = least(low, high, lambda x: cost_at(x) <= room)
+        if exact is None or not spare:
+            return exact
+        return least(exact, high, lambda x: cost_at(x) <= room - spare) or exact
+
+    def first_fit() -> tuple[int, int, int, int] | None:
+        """The least that gives way from the floor on, in the order: outputs, thoughts, folds, the note's lines."""
+        got = within(s0, older, lambda s: cost(s, b0, f0, g0), slack)            # 1. the outputs, oldest first
+        if got is not None:
+            return got, b0, f0, g0
+        got = within(b0, older, lambda b: cost(older, b, f0, g0), slack)         # 2. then the thoughts
+        if got is not None:
+            return older, got, f0, g0
+        if foldable < 1:
+            return None
+        got = within(max(f0, 1), foldable, lambda f: cost(older, older, f, min(g0, f)), slack)   # 3. folded
+        if got is not None:
+            return older, older, got, min(g0, got)
+        got = within(max(g0, 2), foldable, lambda g: cost(older, older, foldable, g), 0)   # 4. the note's lines
+        return None if got is None else (older, older, foldable, got)
+
+    shape = first_fit()
+    if shape is None:            # the most it can give: every older step folded, the note's lines counted together
+        shape = (older, older, foldable, foldable) if foldable >= 1 else (older, older, 0, 0)
+    return shaped(*shape)
+
+
+@dataclass
+class Held:
+    """What gave way at the turn's last fitted call, so the next call gives way at least as much (the builder's
+    memory within one turn; a new turn, or a turn sent whole again, starts it afresh)."""
+    first: ScratchStep | None = None    # the turn's first step: which turn it is
+    steps: int = 0                      # the steps the turn had then
+    gave: GaveWay = GaveWay()
+    cap: int | None = None              # the kept rounds' tool results were cut to this many tokens
+
+    def of(self, steps: Sequence[ScratchStep]) -> Held | None:
+        """This memory when it is of this turn (the same first step, no fewer steps), else None."""
+        if self.first is None or not steps or len(steps) < self.steps or steps[0] != self.first:
+            return None
+        return self
+
+    def keep(self, steps: Sequence[ScratchStep], gave: GaveWay | None, cap: int | None) -> None:
+        """What this call gave way (gave None: the turn went whole, nothing held)."""
+        self.first, self.steps = (steps[0], len(steps)) if gave is not None and steps else (None, 0)
+        self.gave, self.cap = gave or GaveWay(), cap

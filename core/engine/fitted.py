@@ -53,7 +53,8 @@ def _said(adjustments: tuple[Adjustment, ...]) -> tuple[list[str], str]:
     short = ""
     folds = [a for a in adjustments if a.action == "fold_steps"]
     if folds:             # the call where the most gave way: folded first, then bare, then stubbed
-        gave = GaveWay(0, *max(folds, key=lambda a: (a.given[2], a.given[1], a.given[0], a.given[3])).given)
+        most = max(folds, key=lambda a: (a.given[2], a.given[1], a.given[0], a.given[3])).given
+        gave = GaveWay(0, most[0], most[1], most[2], most[3], tuple(most[4:]))     # then the pinned steps
         said += gave.words().split("; ")
         short = gave.headline()
     rules = [a for a in adjustments if a.action == "cut_rules"]

@@ -181,7 +181,7 @@ class PromptState:
         else stays after it (the summaries, the turn in progress and the todo recap, unfitted)."""
         in_turn = self.turn_start is not None
         tokens = self.builder.build([], self.steps if in_turn else [], self.question if in_turn else None,
-                                    _todo_recap(self._todos()), UNFITTED).tokens
+                                    _todo_recap(self._todos()), UNFITTED, steady=False).tokens
         fixed = sum(n for layer, n in tokens.items() if layer.startswith(("L1", "L2")))
         staying = sum(n for layer, n in tokens.items() if not layer.startswith(("L1", "L2", "L3")))
         size = self.builder.cache.message

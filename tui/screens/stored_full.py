@@ -49,7 +49,7 @@ class StoredFullScreen(Screen[None]):
     def _left_text(self) -> str:
         """What the builder made of it when it had to (superseded, harder, cut), else its stored form as the prompt
         reads it (C1's fields as text, core/context/stored_render.py)."""
-        if self.sent is not None and self.form in ("superseded", "hard", "cut"):
+        if self.sent is not None and self.form in ("superseded", "hard", "cut", "stub"):
             return self.sent.content.removeprefix(OBS)      # lined up with the full form, which has no prefix
         return sent_text(self.message.content)
 

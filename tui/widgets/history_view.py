@@ -47,7 +47,8 @@ def sent_tokens(message: Message, shown: Shown | None = None) -> int:
 
 
 def sent_form(message: Message, shown: Shown | None) -> str:
-    """How the next prompt carries the message: full, stored, superseded, hard or cut ('' when not known)."""
+    """How the next prompt carries the message: full, stored, superseded, hard, cut, or a step of the turn given way
+    (stub, action-only, folded into the note) ('' when not known)."""
     sent = shown.by_source().get(message.id) if shown is not None else None
     return sent.form if sent is not None else ""
 
@@ -58,7 +59,9 @@ TAIL = 50               # more rows than this changed at the end: History is mad
 # a message's row: what changes its look (its form at [4], pinned at [6]); equal keys are not drawn again
 RowKey = tuple[str, int, bool, int, str, int, bool]
 PIN_MARK = "⚲"          # pinned: kept whole, never compressed or archived (issue 19.3)
-FORM_STYLE = {"superseded": "bold #8a8a8a", "hard": "bold #d7875f", "cut": "bold #d75f5f"}
+FORM_STYLE = {"superseded": "bold #8a8a8a", "hard": "bold #d7875f", "cut": "bold #d75f5f",
+              # a step of the turn given way to fit (core/context/turn_fold.py), in the prompt's own words
+              "stub": "bold #d75f5f", "action-only": "bold #d75f5f", "folded": "bold #d75f5f"}
 
 
 def summary_numbers(messages: Sequence[Message], compactions: Sequence[Any]) -> dict[str, int]:
