@@ -503,12 +503,24 @@ async def asked_to_run(tmp_path, command: str):
             yield app, pilot
 
 
+def fitted(app) -> bool:
+    """The dialog is done fitting itself: its runs line and every button stand inside its box. The runs line is
+    shown once the preview turns out too short, and the preview then gives up rows to it: on a busy machine a test
+    that went on at the runs line's display pressed `end` on a preview about to shrink (it stopped short of the
+    end), or found the runs line not yet laid out."""
+    from textual.widgets import Button
+    box = app.screen.query_one("#permission-box")
+    parts = [app.screen.query_one("#permission-runs"), *app.screen.query(Button)]
+    return all(part.display and part.region.height and box.content_region.contains_region(part.region)
+               for part in parts)
+
+
 async def test_a_long_command_names_what_it_runs_and_its_preview_scrolls_from_the_buttons(tmp_path):
     """A 30-line heredoc hid `rm -rf ./important_dir` below the preview's fold, and the arrows, with the focus on
     the buttons, did not scroll to it (tmux QA at 80x24)."""
     command = "cat > gen2.txt <<'EOF'\n" + "\n".join(f"line {i} harmless" for i in range(30)) + "\nEOF\nrm -rf ./important_dir"
     async with asked_to_run(tmp_path, command) as (app, pilot):
-        await wait_for(pilot, lambda: app.screen.query_one("#permission-runs").display)
+        await wait_for(pilot, lambda: fitted(app))
         runs = str(app.screen.query_one("#permission-runs").render())
         assert "rm -rf ./important_dir" in runs and "line 3" not in runs, runs
         preview = app.screen.query_one("#permission-preview")
@@ -587,20 +599,17 @@ async def test_an_edit_of_eleven_diff_rows_is_shown_whole_at_80x24(tmp_path):
 async def test_the_buttons_and_the_note_stay_on_an_80x24_screen_whatever_the_command(tmp_path):
     """A heredoc and five commands: the `what`, `runs` and rule lines took the rows the preview's 40 % cap left,
     and the buttons fell under the box's border; after t the note was typed blind (helper-46, tmux)."""
-    from textual.widgets import Button, Input
+    from textual.widgets import Input
     command = ("cd /work/project && cat > gen.txt <<'EOF'\n" + "\n".join(f"line {i} harmless" for i in range(30))
                + "\nEOF\nrm -rf ./build && python -m pip install -e . && python -m pytest -q tests/ && git status"
                " && git diff --stat")
     async with asked_to_run(tmp_path, command) as (app, pilot):
-        box = app.screen.query_one("#permission-box")
-
-        def shown(widget) -> bool:
-            return box.content_region.contains_region(widget.region)
-        await wait_for(pilot, lambda: all(shown(b) for b in app.screen.query(Button)))
-        assert shown(app.screen.query_one("#permission-runs"))
+        await wait_for(pilot, lambda: fitted(app))                 # the runs line and the buttons, in the box
         await pilot.press("t")
         note = app.screen.query_one("#permission-note", Input)
-        await wait_for(pilot, lambda: note.display and note.region.height and shown(note))
+        box = app.screen.query_one("#permission-box")
+        await wait_for(pilot, lambda: note.display and note.region.height
+                       and box.content_region.contains_region(note.region))
         await pilot.press(*"use make", "enter")
         await app.workers.wait_for_complete()
 

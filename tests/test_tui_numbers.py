@@ -4,6 +4,8 @@ after a compaction, mid-turn, and after a resume."""
 
 from __future__ import annotations
 
+import threading
+
 from contextual.tui.app import ContextualApp
 from contextual.tui.format import tokens as figure
 from contextual.tui.screens.compaction import CompactionModal
@@ -19,6 +21,7 @@ from tests.fakes.scripted_model import is_summary_request
 from tests.tui_helpers import (
     READ_CART,
     finish,
+    held,
     make_host,
     run_turn,
     type_and_send,
@@ -131,22 +134,26 @@ def plain_card(app) -> str:
 
 
 async def test_history_header_counts_what_its_rows_show_mid_turn(tmp_path):
-    slow = Reply(finish("late"), chunk_delay=0.2, chunk_size=4)
-    with FakeLLMServer(kind="openai", script=[READ_CART, slow]) as srv:
+    read = threading.Event()                     # the answer after the Read waits for the mid-turn checks
+    with FakeLLMServer(kind="openai", script=[READ_CART, held(read, "late")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
-        async with app.run_test(size=SIZE) as pilot:
-            await type_and_send(pilot, "read the cart")
-            history = app.query_one(HistoryView)
-            await wait_for(pilot, lambda: any(m.role == "tool" for m in history.messages))
-            assert app.turn_running
-            rows = sum(sent_tokens(m, history.shown) for m in history.messages)
-            assert rows > 1_000
-            assert f"· {figure(rows)} tok" in history.border_title
-            # the rows hold the turn's input and steps, which the meter counts apart from L3: the title says so
-            assert str(history.border_title).startswith("History as sent · L3 + turn · ")
-            await wait_for(pilot, lambda: not app.turn_running)      # the turn ends before the app closes
-            await wait_for(pilot, lambda: str(history.border_title).startswith("History as sent · L3 · "))
-            await app.workers.wait_for_complete()
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                await type_and_send(pilot, "read the cart")
+                history = app.query_one(HistoryView)
+                await wait_for(pilot, lambda: any(m.role == "tool" for m in history.messages))
+                assert app.turn_running
+                rows = sum(sent_tokens(m, history.shown) for m in history.messages)
+                assert rows > 1_000
+                assert f"· {figure(rows)} tok" in history.border_title
+                # the rows hold the turn's input and steps, which the meter counts apart from L3: the title says so
+                assert str(history.border_title).startswith("History as sent · L3 + turn · ")
+                read.set()
+                await wait_for(pilot, lambda: not app.turn_running)      # the turn ends before the app closes
+                await wait_for(pilot, lambda: str(history.border_title).startswith("History as sent · L3 · "))
+                await app.workers.wait_for_complete()
+        finally:
+            read.set()
 
 
 def test_the_meter_fits_80_columns_with_the_cost_when_everything_is_shown():

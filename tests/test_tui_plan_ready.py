@@ -4,6 +4,8 @@ message, which the model reads and the session keeps. Through the real app, engi
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from textual.widgets import Footer
 
@@ -11,8 +13,8 @@ from contextual.tui.app import ContextualApp
 from contextual.tui.format import MODE_LINES
 from contextual.tui.screens.permission import PermissionModal
 from contextual.tui.screens.plan_ready import APPROVED, PlanReady
-from tests.tui_helpers import chat_text, finish, make_host, resumed_app, run_turn, server, slow_answer, \
-    type_and_send, until_shown, wait_for
+from tests.tui_helpers import chat_text, finish, held, make_host, resumed_app, run_turn, server, type_and_send, \
+    until_shown, wait_for
 
 PLAN = finish("Plan: write notes.txt saying what the cart does, then read it back.")
 WRITE = 'Thought: write it\nAction: Write[{"file_path": "notes.txt", "content": "the cart\\n"}]'
@@ -76,29 +78,38 @@ async def test_keep_planning_sends_nothing_and_stays_in_plan_mode(tmp_path, key)
 
 
 async def test_no_offer_outside_plan_mode_nor_over_a_message_typed_ahead_or_being_written(tmp_path):
-    script = [PLAN, slow_answer("Plan: A"), finish("Plan: B"), slow_answer("Plan: C")]
+    typed_ahead, being_written = threading.Event(), threading.Event()
+    script = [PLAN, held(typed_ahead, "Plan: A"), finish("Plan: B"), held(being_written, "Plan: C")]
     with server(script) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
-        async with app.run_test(size=(80, 24)) as pilot:
-            offers: list[int] = []
-            offer = app.turns.offer_plan
-            app.turns.offer_plan = lambda: (offers.append(len(srv.requests)), offer())   # type: ignore[method-assign]
-            await run_turn(pilot, "document the cart")                 # default mode: the answer is just that
-            await pilot.press("shift+tab", "shift+tab")
-            assert app.engine.config.permission_mode == "plan" and offers == []
-            await type_and_send(pilot, "plan it")
-            await wait_for(pilot, lambda: app.turn_running and len(srv.requests) == 2)
-            await type_and_send(pilot, "and keep it short")            # queued: the user's answer already
-            await wait_for(pilot, lambda: isinstance(app.screen, PlanReady))
-            assert offers == [3]                                       # after the queued turn's plan only
-            await pilot.press("escape")
-            await type_and_send(pilot, "once more")
-            await wait_for(pilot, lambda: app.turn_running and len(srv.requests) == 4)
-            app.query_one("#prompt").load_text("actually, shorter")    # being written as the plan comes
-            await wait_for(pilot, lambda: not app.turn_running)
-            await pilot.pause()
-            assert offers == [3] and app.screen is app.screen_stack[0]
-            assert app.query_one("#prompt").text == "actually, shorter"
+        try:
+            async with app.run_test(size=(80, 24)) as pilot:
+                offers: list[int] = []
+                offer = app.turns.offer_plan
+                app.turns.offer_plan = (                                    # type: ignore[method-assign]
+                    lambda: (offers.append(len(srv.requests)), offer()))
+                await run_turn(pilot, "document the cart")                 # default mode: the answer is just that
+                await pilot.press("shift+tab", "shift+tab")
+                assert app.engine.config.permission_mode == "plan" and offers == []
+                await type_and_send(pilot, "plan it")
+                await wait_for(pilot, lambda: app.turn_running and len(srv.requests) == 2)
+                await type_and_send(pilot, "and keep it short")            # queued: the user's answer already
+                await wait_for(pilot, lambda: app.turns.queued.texts == ["and keep it short"])
+                typed_ahead.set()
+                await wait_for(pilot, lambda: isinstance(app.screen, PlanReady) and not app.turn_running)
+                assert offers == [3]                                       # after the queued turn's plan only
+                await pilot.press("escape")
+                await type_and_send(pilot, "once more")
+                await wait_for(pilot, lambda: app.turn_running and len(srv.requests) == 4)
+                app.query_one("#prompt").load_text("actually, shorter")    # being written as the plan comes
+                being_written.set()
+                await wait_for(pilot, lambda: not app.turn_running)
+                await pilot.pause()
+                assert offers == [3] and app.screen is app.screen_stack[0]
+                assert app.query_one("#prompt").text == "actually, shorter"
+        finally:
+            typed_ahead.set()
+            being_written.set()
 
 
 async def test_a_key_typed_as_the_question_opens_answers_nothing(tmp_path, monkeypatch):

@@ -2,7 +2,8 @@
 
 A session of three turns (each reads a file) is compacted through the real engine and the fake server, closed,
 and resumed in a new app. Then every History row is opened, every key of the app and of the main screen's own
-widgets is pressed, every slash command is run, and every screen any of these opens has each of its keys pressed
+widgets is pressed (with the widget focused and its region shown; of a widget shown many times, at its first and
+last), every slash command is run, and every screen any of these opens has each of its keys pressed
 (the keys are read from the classes' BINDINGS, so a new key or screen is walked without touching this test); a
 screen a key opens from another screen is walked the same way, from where it was opened. At the end every screen
 class under contextual.tui.screens must have been walked."""
@@ -47,6 +48,9 @@ WRITE = 'Thought: write it\nAction: Write[{"file_path": "notes.txt", "content": 
 WALK_SIZE = (80, 24)       # the smallest screen users have: every key walked where space is tightest
 LEAVE = {"ctrl+q", "ctrl+c"}           # they leave the app (tests/test_tui_keys.py presses them)
 LAST_ACTIONS = ("accept", "decide('allow_always')")   # would stop the screen from coming back: pressed last
+# Actions that end the screen they are pressed on go after its other keys, so one opening serves those (each such
+# key pressed first cost a reopening: about 4 s of the two tests)
+ENDING = ("dismiss", "app.pop_screen", "close", "cancel", "stop", "answer", "decide", "pick", "switch", "choose")
 # Slash commands that leave or switch the session run last; /quit leaves (covered by the quit tests).
 LAST_COMMANDS = ("/compact", "/init", "/undo", "/rewind", "/fork", "/clear")
 SKIP_COMMANDS = {"/quit"}
@@ -80,9 +84,11 @@ def own_bindings(cls: type) -> list[Binding]:
 
 
 def keys_of(cls: type) -> list[str]:
-    """One key per binding (the first: the others of 'escape,q' run the same action), state-using ones last."""
+    """One key per binding (the first: the others of 'escape,q' run the same action), the ending ones after the
+    others, state-using ones last."""
     keys: list[str] = []
-    for binding in sorted(own_bindings(cls), key=lambda b: b.action in LAST_ACTIONS):
+    for binding in sorted(own_bindings(cls), key=lambda b: (b.action in LAST_ACTIONS,
+                                                            b.action.split("(")[0] in ENDING)):
         key = next((k.strip() for k in binding.key.split(",") if k.strip() not in LEAVE), None)
         if key is not None and key not in keys:
             keys.append(key)
@@ -196,9 +202,34 @@ class Walker:
 
 
 def own_widgets_with_keys(app) -> list[Widget]:
-    """The main screen's widgets of ours that declare keys (History, the scratchpad, ...)."""
-    return [w for w in app.screen.query("*") if type(w).__module__.startswith("contextual.")
-            and type(w).__dict__.get("BINDINGS")]
+    """The main screen's widgets of ours that declare keys (History, the scratchpad, a tool trail's title...). A
+    class shown many times (a trail a turn: nine here) is walked at its first and its last: the same code answers
+    each, those two are where its keys meet an end (up at the oldest, down at the newest), and the first is a
+    resumed turn's, the last this run's. Walking all nine took about 10 of the test's 38 s."""
+    by_class: dict[type, list[Widget]] = {}
+    for widget in app.screen.query("*"):
+        if type(widget).__module__.startswith("contextual.") and type(widget).__dict__.get("BINDINGS"):
+            by_class.setdefault(type(widget), []).append(widget)
+    return [w for shown in by_class.values() for w in dict.fromkeys((shown[0], shown[-1]))]
+
+
+async def region_shown(pilot, widget: Widget) -> None:
+    """The region holding ``widget`` shown, as f2–f4 show it: at 80x24 its tab, wide every region a key hid. Each
+    region had been shown again by its display after each key: at 80x24, where one shows, that chose the
+    Scratchpad's tab, then History's, after every key (0.3 s of underline animation each), and the tab's
+    activation took the focus, so most keys meant for a trail's title or the prompt reached History (a crash
+    planted in a title's up/down went unseen)."""
+    app = pilot.app
+    panes = app.panes
+    if not panes.narrow:
+        for region in sorted(panes.regions.hidden):
+            app.action_toggle_region(region)
+        return
+    region = next((r for r in ("scratchpad", "history") if app.query_one(f"#{r}") in (widget, *widget.ancestors)),
+                  "chat")
+    if panes.regions.tab != region:
+        app.action_toggle_region(region)
+        await wait_for(pilot, lambda: panes.regions.tab == region)
 
 
 BY_ROWS_AND_KEYS = {"InfoScreen", "StoredFullScreen", "PermissionModal", "TrustModal",   # the first test walks these
@@ -265,12 +296,10 @@ async def test_every_history_row_and_key_of_a_resumed_compacted_session(tmp_path
         for widget, keys in targets:
             for key in keys:
                 async def press(key: str = key, widget: Widget = widget) -> None:
+                    await region_shown(pilot, widget)
                     widget.focus()
                     await pilot.press(key)
                 await walker.walk(press)
-                for region in ("chat", "scratchpad", "history"):      # f2–f4 hide one: show all again
-                    if not app.query_one("#chat-pane" if region == "chat" else f"#{region}").display:
-                        app.action_toggle_region(region)
         assert BY_ROWS_AND_KEYS <= walker.screens, BY_ROWS_AND_KEYS - walker.screens
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
@@ -14,6 +15,7 @@ from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
 from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.scratchpad import ScratchpadView
 from tests.fakes.llm_server import FakeLLMServer, Reply
+from tests.waits import HANG_GUARD
 
 if TYPE_CHECKING:
     from contextual.tui.app import ContextualApp
@@ -29,6 +31,13 @@ def finish(text: str) -> str:
 def slow_answer(answer: str = "never") -> Reply:
     """A reply that streams for a while (840 characters, a pause between chunks): a turn still running."""
     return Reply("Thought: " + "thinking very slowly " * 40 + f"\nAction: Finish[{answer}]", chunk_delay=0.02)
+
+
+def held(gate: threading.Event, answer: str):
+    """A script item answering ``finish(answer)`` once ``gate`` is set: the turn runs until the test has done what
+    it does meanwhile, however loaded the machine (a stream slow enough for that cost seconds of waiting it out).
+    Set the gate in a ``finally`` too: a failed test must not leave the server's thread waiting."""
+    return lambda body: finish(answer) if gate.wait(HANG_GUARD) else "never released"
 
 
 def make_project(tmp: Path, lines: int = 300) -> Path:
