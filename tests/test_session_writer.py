@@ -288,3 +288,18 @@ async def test_fsync_at_turn_end_and_right_after_a_compaction(tmp_path, project,
     await writer.flush()   # a plain flush, yet the compaction is forced to disk
     assert len(synced) == 2
     await writer.close()
+
+
+async def test_a_flush_waiting_when_the_writer_is_stopped_fails_instead_of_waiting_forever(tmp_path, project):
+    """An event loop closing mid-turn cancelled the writer's task while a flush waited on it: the flush, and the
+    session's close behind it, never returned (found by helper-127)."""
+    writer = SessionWriter.create(tmp_path / "home", project)
+    writer.append_message(Message(role="user", content="hello"))
+    flushing = asyncio.create_task(writer.flush())
+    await asyncio.sleep(0)                      # the flush has queued its waiter and woken the writer
+    assert writer._task is not None
+    writer._task.cancel()
+    with pytest.raises(SessionError, match="its writer was stopped"):
+        await asyncio.wait_for(flushing, timeout=10)
+    await writer.close()                        # a new writer task writes what stayed queued
+    assert any(e.get("type") == "user" for e in entries(writer.path))

@@ -221,6 +221,15 @@ class SessionWriter:
             self._wake.set()
 
     async def _run(self) -> None:
+        try:
+            await self._serve()
+        except asyncio.CancelledError:
+            # a flush waiting on this task would wait forever (an event loop closing mid-turn hung its close): it
+            # fails, and what is queued stays queued for the next flush, close or close_sync
+            self._fail_waiters(SessionWriteError(f"cannot write session {self.path}: its writer was stopped"))
+            raise
+
+    async def _serve(self) -> None:
         assert self._wake is not None
         while True:
             await self._wake.wait()
