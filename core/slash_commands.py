@@ -17,6 +17,7 @@ _IN_THE_APP = "open the app (`contextual -c`) and type it there"
 # Every built-in but /compact, with what a headless user does instead.
 HEADLESS: dict[str, str] = {
     "/context": "`contextual context -c` prints the next prompt layer by layer (no model called)",
+    "/cost": "`--output-format json` gives each run's usage and total_cost_usd",
     "/rewind": f"{_IN_THE_APP}; `contextual undo` takes back the latest turn's file changes",
     "/undo": "`contextual undo` (this project's latest session; `-r ID` another)",
     "/resume": "`-r ID` continues that session (`-c` the latest)",
@@ -41,9 +42,7 @@ HEADLESS: dict[str, str] = {
 NAMES: tuple[str, ...] = (COMPACT, *HEADLESS)
 
 # Other agents' commands a user may send out of habit: not commands here, so never sent either.
-ELSEWHERE: dict[str, str] = {
-    "/cost": "`--output-format json` gives each run's usage and total_cost_usd; the app's meter the session's cost",
-}
+ELSEWHERE: dict[str, str] = {}
 
 
 def compact_arguments(argument: str) -> tuple[str | None, int | None]:

@@ -65,7 +65,7 @@ def test_compact_with_nothing_to_archive_says_so_and_how_to_archive_more(project
     ("/compact", "/compact compacts a session: add -c (this project's latest) or -r ID"),
     ("/context", "/context is the app's command, not run by -p: `contextual context -c` prints the next prompt"),
     ("/export notes.md", "/export is the app's command, not run by -p: `contextual export -c"),
-    ("/cost", "unknown command /cost: `--output-format json` gives each run's usage and total_cost_usd"),
+    ("/cost", "/cost is the app's command, not run by -p: `--output-format json` gives each run's usage and total_cost_usd"),
     ("/compcat 3", "unknown command /compcat: did you mean /compact?"),
 ])
 def test_other_commands_are_refused_in_one_line_and_nothing_is_sent_or_opened(project: Path, prompt: str, said: str):

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Sequence
 
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.slash.compact import Compact
-from contextual.tui.slash.custom import CustomPrompt
 from contextual.tui.slash.context_tools import Compactions, Diff, Ledger, Policies
+from contextual.tui.slash.cost import Cost
+from contextual.tui.slash.custom import CustomPrompt
 from contextual.tui.slash.files import Export, Init
 from contextual.tui.slash.hooks import HooksList
 from contextual.tui.slash.memory import Memory
@@ -46,6 +47,8 @@ HELP = Help(lambda: all_commands())        # read when shown: the custom command
 COMMANDS: tuple[Command, ...] = (
     Command("/compact", "[N] [instructions]", "summarise older rounds now; N: keep only the last N rounds", COMPACT),
     Command("/context", "", "the next prompt exactly as it will be sent, message by message", CONTEXT),
+    Command("/cost", "", "what this session has used so far: input, cached and output tokens, and $ where priced",
+            Cost()),
     Command("/rewind", "", "go back to an earlier message: the conversation, and the files if you want", Rewind()),
     Command("/undo", "", "undo the file changes of the most recent turn that made any", Undo()),
     Command("/resume", "", "pick a past session of this project (type to filter, ctrl+t renames)", RESUME),

@@ -1,0 +1,21 @@
+"""/cost: what this session has used so far, and what it cost where the model has prices (Claude Code's /cost; -p
+gives the same per run in its json result)."""
+
+from __future__ import annotations
+
+from contextual.tui.slash.port import AppPort
+
+
+class Cost:
+    async def run(self, app: AppPort, argument: str) -> None:
+        used = app.engine.prompt.usage.session       # every call of the session, summaries included
+        if not used.input_tokens and not used.output_tokens:
+            await app.say("nothing used yet: no model call in this session")
+            return
+        cache = ([f"{used.cached_tokens:,} read from the cache"] if used.cached_tokens else []) + \
+                ([f"{used.cache_write_tokens:,} written to it"] if used.cache_write_tokens else [])
+        said = (f"this session: {used.input_tokens:,} input tokens"
+                + (f" ({', '.join(cache)})" if cache else "") + f", {used.output_tokens:,} output tokens")
+        price = (f"; cost ${used.cost:.4f}" if used.cost is not None else
+                 f"; cost unknown: no prices for {app.config.model or 'this model'} (docs/models.md: prices)")
+        await app.say(said + price)
