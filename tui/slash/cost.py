@@ -16,6 +16,8 @@ class Cost:
                 ([f"{used.cache_write_tokens:,} written to it"] if used.cache_write_tokens else [])
         said = (f"this session: {used.input_tokens:,} input tokens"
                 + (f" ({', '.join(cache)})" if cache else "") + f", {used.output_tokens:,} output tokens")
+        model = app.config.model or "NAME"
         price = (f"; cost ${used.cost:.4f}" if used.cost is not None else
-                 f"; cost unknown: no prices for {app.config.model or 'this model'} (docs/models.md: prices)")
+                 f'; cost unknown: no prices for {model} (config: [models."{model}"] input = …, output = …, US$ '
+                 "per million tokens)")
         await app.say(said + price)
