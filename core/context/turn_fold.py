@@ -52,10 +52,6 @@ class GaveWay:
     def __bool__(self) -> bool:
         return self.stubbed > 0
 
-    def at_least(self, floor: GaveWay) -> bool:
-        return (self.stubbed, self.bare, self.folded, self.grouped) >= (floor.stubbed, floor.bare, floor.folded,
-                                                                       floor.grouped)
-
     def words(self) -> str:
         """What gave way, in the user's words: 'steps 1–25 of this turn folded to one line each; …'."""
         said = []
