@@ -134,6 +134,7 @@ async def _resolve(config: Config, timeout: float | None) -> Config:
         # first request of a small window is fitted by its count, not by a guess
         if config.provider == "openai" and on_this_network(config.base_url):
             await _measure_tokenizer(config, timeout)
+            return replace(config, window_note=await _set_over_stated(config, timeout))
         return config
     if config.provider == "openai":   # the Anthropic API states no window: the table knows its models
         from contextual.core.providers.model_info import detect_window
@@ -154,6 +155,24 @@ async def _resolve(config: Config, timeout: float | None) -> Config:
         return window_from_table(config)
     except package_data.InstallDamaged:    # the default window serves; the CLI names the damage at start
         return config
+
+
+async def _set_over_stated(config: Config, timeout: float | None) -> str | None:
+    """A window set larger than the one a local server states (`--context-window 8192` against llama.cpp's `-c
+    4096`): said at launch, as every prompt past the server's would be rejected until one teaches it. The setting
+    stands (a server may state a figure that is not the one it enforces, as per-slot windows are not)."""
+    from contextual.core.providers.model_info import detect_window
+    try:
+        probe = await detect_window(config.base_url or "", config.model or "", config.api_key,
+                                    timeout=probe_timeout(config.base_url or "", timeout))
+    except Exception:   # detection is a nicety: a surprise in it must never stop a start
+        return None
+    found = probe.found if probe is not None else None
+    if found is None or found.trained is not None or found.window >= config.context_window:
+        return None
+    return (f"the server states a window of {found.window:,} tokens ({found.source}), smaller than the "
+            f"{config.context_window:,} set ({config.window_source}): a prompt past {found.window:,} will be rejected "
+            f"and the window learned from the error; --context-window {found.window} avoids that")
 
 
 def unreached_note(config: Config) -> str:

@@ -61,6 +61,16 @@ async def test_the_users_window_always_wins(tmp_path, how):
             config = _config(tmp_path, srv.base_url, CONTEXTUAL_CONTEXT_WINDOW="50000")
         resolved = await resolve_window(config)
     assert resolved.context_window == 50000 and resolved.window_source == how and resolved.window_explicit
+    # ... and the launch says the server states less (it said nothing: five requests were rejected first)
+    assert resolved.window_note is not None
+    assert resolved.window_note.startswith("the server states a window of 4,096 tokens (llama.cpp")
+    assert f"smaller than the 50,000 set ({how})" in resolved.window_note
+
+
+async def test_a_window_set_within_the_servers_is_not_remarked(tmp_path):
+    with FakeLLMServer("openai", [], flavor=Flavor("llamacpp", n_ctx=4096)) as srv:
+        resolved = await resolve_window(_config(tmp_path, srv.base_url, CONTEXTUAL_CONTEXT_WINDOW="2048"))
+    assert resolved.context_window == 2048 and resolved.window_note is None
 
 
 async def test_flag_window_wins(tmp_path):
