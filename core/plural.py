@@ -15,6 +15,12 @@ def noun_for(n: int, noun: str, nouns: str = "") -> str:
     return noun if n == 1 else nouns or noun + "s"
 
 
+def times(name: str, n: int) -> str:
+    """'Read' once, 'Read ×3' for three: the tool trail's count, History's for a run of the same call, the fold
+    note's for the steps it counts together."""
+    return f"{name} ×{n}" if n > 1 else name
+
+
 def listing(names: list[str]) -> str:
     """Names in a sentence: 'a', 'a and b', 'a, b and c'."""
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}" if names else ""

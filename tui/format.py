@@ -88,11 +88,6 @@ def call_label(args: Any) -> str:
     return args_label(args, CALL_LABEL)
 
 
-def times(name: str, n: int) -> str:
-    """'Read' once, 'Read ×3' for three: the tool trail's count, and History's for a run of the same call."""
-    return f"{name} ×{n}" if n > 1 else name
-
-
 def stored_status(message: Message) -> str:
     """'exit 1' (a command's non-zero exit), 'error …', or '' read from a stored tool result."""
     return status_of(message.content)

@@ -260,14 +260,19 @@ class ContextBuilder:
 
     def _pinned_whole(self, pad: list[PromptMessage], steps: list[sp.ScratchStep]) -> list[PromptMessage]:
         """A step of the turn the user pinned goes whole, as a pinned history message does (issue 19.3)."""
-        if not self.pins or len(pad) != 2 * len(steps):
+        pinned = self._pinned_steps(steps)
+        if not pinned or len(pad) != 2 * len(steps):
             return pad
         out = list(pad)
-        for i, step in enumerate(steps):
-            if any(part and part in self.pins for part in (step.assistant_id, step.result_id)):
-                out[2 * i] = replace(pad[2 * i], content=step.action_full)
-                out[2 * i + 1] = replace(pad[2 * i + 1], content=observation(step.observation_full))
+        for i in pinned:
+            out[2 * i] = replace(pad[2 * i], content=steps[i].action_full)
+            out[2 * i + 1] = replace(pad[2 * i + 1], content=observation(steps[i].observation_full))
         return out
+
+    def _pinned_steps(self, steps: list[sp.ScratchStep]) -> frozenset[int]:
+        """The steps of the turn (their index) the user pinned, by their call or its result."""
+        return frozenset(i for i, s in enumerate(steps)
+                         if any(part and part in self.pins for part in (s.assistant_id, s.result_id)))
 
     def _steady(self, messages: list[PromptMessage], head: list[PromptMessage], history: list[Message],
                 tail: list[PromptMessage], steps: list[sp.ScratchStep], todo: list[PromptMessage], total: int,
@@ -394,8 +399,7 @@ class ContextBuilder:
         if (total > self.limit or held is not None) and steps:    # 3. the turn's oldest steps, whole units
             at, end = len(msgs) - len(todo) - len(pad), len(msgs) - len(todo)
             room = self.limit - (total - sum(self.cache.message(m.content) for m in msgs[at:end]))
-            pinned = frozenset(i for i, s in enumerate(steps)
-                               if any(part and part in self.pins for part in (s.assistant_id, s.result_id)))
+            pinned = self._pinned_steps(steps)
             floor = held.gave if held is not None else GaveWay()
             slack = self.limit // MOVE_SLACK if floor else 0
             given, gave = give_way(steps, msgs[at:end], room, self.cache.message, pinned, floor, slack)

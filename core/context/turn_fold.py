@@ -26,7 +26,7 @@ from contextual.core.context.observation import split_header
 from contextual.core.context.scratchpad import ScratchStep, observation
 from contextual.core.context.truncate import head_tail
 from contextual.core.context.turn_forms import tool_call
-from contextual.core.plural import plural
+from contextual.core.plural import plural, times
 from contextual.core.prompt import PromptMessage
 from contextual.core.reminder import system_reminder
 from contextual.core.textsafe import one_line
@@ -135,7 +135,7 @@ def fold_line(number: int, step: ScratchStep) -> str:
 
 def _group_line(steps: Sequence[ScratchStep]) -> str:
     tools = Counter(step.tool or ((tool_call(step.action_stored) or ("reply",))[0]) for step in steps)
-    counted = ", ".join(f"{tool} ×{n}" if n > 1 else tool for tool, n in tools.items())
+    counted = ", ".join(times(tool, n) for tool, n in tools.items())
     return f"1–{len(steps)}. {counted}"
 
 

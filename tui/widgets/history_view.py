@@ -20,8 +20,8 @@ from textual.widgets.option_list import Option
 from contextual.core.context.summary_pairs import summary_records
 from contextual.core.messages import Message
 from contextual.core.tokens import NotCounted, known_counts_only, ready, shared_cache
-from contextual.core.plural import plural
-from contextual.tui.format import (args_label, call_label, final_answer, one_line, stored_status, times, tokens,
+from contextual.core.plural import plural, times
+from contextual.tui.format import (args_label, call_label, final_answer, one_line, stored_status, tokens,
                                    without_markdown)
 from contextual.tui.prompt_view import Shown
 from contextual.tui.widgets.fit_row import FitRow

@@ -17,7 +17,8 @@ from textual.widgets import Collapsible, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
 from contextual.core.mcp.describe import shown_name
-from contextual.tui.format import call_label, times, unparsed
+from contextual.core.plural import times
+from contextual.tui.format import call_label, unparsed
 from contextual.tui.result_line import result_lines
 from contextual.tui.widgets.fit_row import FitRow
 from contextual.tui.widgets.hanging_text import HangingStatic, hanging
