@@ -11,11 +11,14 @@ import asyncio
 import tomllib
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
 from contextual.core import package_data
 from contextual.core.config import MODEL_PRICE_KEYS, Config
 from contextual.core.providers.locality import on_this_network
+
+if TYPE_CHECKING:      # the probe's module pulls in httpx: imported when the server is asked
+    from contextual.core.providers.model_info import Probe
 
 PRICE_FIELDS = MODEL_PRICE_KEYS
 
@@ -132,17 +135,13 @@ async def _resolve(config: Config, timeout: float | None) -> Config:
     if config.window_explicit:
         # the user's window stands, but the tokenizer is still unknown: a local server may count for us, so the
         # first request of a small window is fitted by its count, not by a guess
+        # (both asked at once: a server still loading its model would make the launch wait for each in turn)
         if config.provider == "openai" and on_this_network(config.base_url):
-            await _measure_tokenizer(config, timeout)
-            return replace(config, window_note=await _set_over_stated(config, timeout))
+            _, probe = await asyncio.gather(_measure_tokenizer(config, timeout), _probe(config, timeout))
+            return replace(config, window_note=_set_over_stated(config, probe))
         return config
     if config.provider == "openai":   # the Anthropic API states no window: the table knows its models
-        from contextual.core.providers.model_info import detect_window
-        try:
-            probe = await detect_window(config.base_url, config.model, config.api_key,
-                                        timeout=probe_timeout(config.base_url, timeout))
-        except Exception:   # detection is a nicety: a surprise in it must never stop a start
-            probe = None
+        probe = await _probe(config, timeout)
         found = probe.found if probe is not None else None
         if found is not None:
             if found.source.startswith("llama.cpp"):
@@ -157,16 +156,20 @@ async def _resolve(config: Config, timeout: float | None) -> Config:
         return config
 
 
-async def _set_over_stated(config: Config, timeout: float | None) -> str | None:
+async def _probe(config: Config, timeout: float | None) -> Probe | None:
+    """What the server states about its window; None when asking it failed in a way it should not."""
+    from contextual.core.providers.model_info import detect_window
+    try:
+        return await detect_window(config.base_url or "", config.model or "", config.api_key,
+                                   timeout=probe_timeout(config.base_url or "", timeout))
+    except Exception:   # detection is a nicety: a surprise in it must never stop a start
+        return None
+
+
+def _set_over_stated(config: Config, probe: Probe | None) -> str | None:
     """A window set larger than the one a local server states (`--context-window 8192` against llama.cpp's `-c
     4096`): said at launch, as every prompt past the server's would be rejected until one teaches it. The setting
     stands (a server may state a figure that is not the one it enforces, as per-slot windows are not)."""
-    from contextual.core.providers.model_info import detect_window
-    try:
-        probe = await detect_window(config.base_url or "", config.model or "", config.api_key,
-                                    timeout=probe_timeout(config.base_url or "", timeout))
-    except Exception:   # detection is a nicety: a surprise in it must never stop a start
-        return None
     found = probe.found if probe is not None else None
     if found is None or found.trained is not None or found.window >= config.context_window:
         return None
