@@ -14,7 +14,7 @@ from contextual.core.bash_files.diffs import git_diff
 from contextual.core.bash_files.git_env import GitEnv
 from contextual.core.bash_files.git_tree import joined, repository_tree, under, work_tree
 from contextual.core.bash_files.reads import in_folders
-from contextual.core.bash_files.write_programs import (GIT_CHECKOUT_INDEX, GIT_HERE, GIT_INDEX_ALL, GIT_NAMED,
+from contextual.core.bash_files.write_programs import (GIT_CHECKOUT_INDEX, GIT_HERE, GIT_INDEX_ALL, GIT_MADE, GIT_NAMED,
                                                        GIT_SAME_COMMIT, GIT_STASH_ALL, GIT_STASH_APPLIES,
                                                        GIT_STASH_KEEPS, GIT_STASH_UNTRACKED, GIT_TREES, GIT_VALUES,
                                                        GIT_WRITES)
@@ -70,6 +70,8 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str], env: G
     if listed is not None:      # `git diff --output=F`, `git merge-file F B O`: as they name them
         files, trees = by_table(str(sub), rest[1:] if sub == "worktree" else rest, listed)
         return Found([_from(folder, w) for w in files], [_from(folder, w) for w in trees])
+    if sub in GIT_MADE:
+        return _made(str(sub), rest, folder)
     if not (sub in GIT_WRITES or sub in GIT_TREES or sub in ("checkout-index", "apply", "am")):
         return Found()
     tops = _work_trees(folder, tree, git_dir, folders, env)
@@ -190,6 +192,32 @@ def _index_files(rest: tuple[Word, ...], folder: str, own: bool, named: list[str
     if own and (written.trees or written.tops):
         return Found(git=[GitTrees(folder or ANY, written.trees, written.tops, frozenset({TRACKED}))])
     return written
+
+
+def _made(sub: str, rest: tuple[Word, ...], folder: str) -> Found:
+    """The folder `git clone URL [DIR]` or `git init [DIR]` makes or fills, with all below it: DIR, else a clone's
+    named as git names it from the URL (`…/y.git/` → `y`, `y.git` for `--bare`), an init's `.git` where it runs;
+    and `--separate-git-dir`'s folder."""
+    spec = GIT_MADE[sub]
+    seen, valued, operands = read_options(rest, spec)
+    made: list[Word] = list(operands[1:2] if sub == "clone" else operands[:1])
+    if not made and sub == "init":
+        made = [".git"]
+    elif not made and operands:
+        url = operands[0]
+        made = [_clone_name(url, bool(seen & {"--bare", "--mirror"})) if isinstance(url, str) else None]
+    into = [value for option, value in valued if option in spec.into]
+    return Found([_from(folder, w) for w in into], [_from(folder, w) for w in made])
+
+
+def _clone_name(url: str, bare: bool) -> str:
+    """The folder git clones URL into when none is given: its last part, without `/.git` or `.git`/`.bundle`."""
+    name = url.rstrip("/")
+    name = name[:-len("/.git")] if name.endswith("/.git") else name
+    name = re.split(r"[/:\\]", name.rstrip("/"))[-1]
+    for suffix in (".git", ".bundle"):
+        name = name[:-len(suffix)] if name.endswith(suffix) and len(name) > len(suffix) else name
+    return name + ".git" if bare else name
 
 
 def _from_file(word: Word) -> bool:

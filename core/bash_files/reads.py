@@ -1,7 +1,7 @@
 """The files a Bash line names, as bash would read them: for Read deny rules (core/permission_rules.py).
 
 A word naming a path (`cat .env`, `--config=.env`, `dd if=.env`, `< .env`), seen from each folder the line moves
-to (`cd sub && cat ../.env`, `pushd`, `~+`, `~-`), and, where the line holds a word only known when it runs or a
+to (`cd sub && cat ../.env`, `pushd`, `~+`, `~-`, each submodule's for `git submodule foreach`), and, where the line holds a word only known when it runs or a
 parse that cannot be trusted, the globs of its text as written matched against the project as it is now (`[^x]`,
 classes, extglob, `dotglob`, `nocaseglob`, inside `$( )` and `bash -c`). A variable that expands to a path only the
 shell knows."""
@@ -14,6 +14,7 @@ import os
 import re
 import shlex
 
+from contextual.core.bash_files.git_submodules import foreach_folders, foreach_script
 from contextual.core.shell.folder_options import chdir_targets
 from contextual.core.shell.nodes import Word
 from contextual.core.shell.parse import parse_command
@@ -28,6 +29,9 @@ def named_paths(command: str, root: str) -> list[str]:
     named = [p for words in parsed.commands for w in words[1:] if isinstance(w, str)
              for p in ((w, w.partition("=")[2]) if "=" in w else (w,))]       # `--config=.env`, `dd if=.env`
     named += [p for words in parsed.commands if words and words[0] == "git" for p in _git_tree_paths(words)]
+    if any(foreach_script(words) for words in parsed.commands):
+        # a submodule's folder the files do not say: `../.env` there may be the project's own
+        named += [_above_removed(p) for p in named if os.path.normpath(p).startswith("../")]
     # a word only known when it runs, or a parse that cannot be trusted: the words of the text as written
     globbed = _glob_words(command, parsed.commands, folders) \
         if parsed.opaque or any(None in words[1:] for words in parsed.commands) else []
@@ -39,6 +43,14 @@ def named_paths(command: str, root: str) -> list[str]:
     for path in dict.fromkeys(p for p in [*named, *parsed.redirected, *globbed] if p and not p.startswith("-")):
         out.extend(in_folders(path, folders))
     return list(dict.fromkeys(out))
+
+
+def _above_removed(path: str) -> str:
+    """`../../secrets/k` as `secrets/k`: a path from a folder below the project, the folder not known."""
+    path = os.path.normpath(path)
+    while path.startswith("../"):
+        path = path[3:]
+    return path
 
 
 def _git_tree_paths(words: tuple[Word, ...]) -> list[str]:
@@ -203,6 +215,9 @@ def folders_of(commands: tuple[tuple[Word, ...], ...], root: str) -> list[str]:
             if isinstance(target, str) and target != "-":
                 moved = [os.path.normpath(p) for p in in_folders(target, folders)]      # `cd ~+/sub` too
                 folders = list(dict.fromkeys([*folders, *moved]))[:MAX_FOLDERS]
+        each = foreach_script(words)
+        if each is not None:        # `git submodule foreach CMD`: CMD runs in each submodule's folder
+            folders = list(dict.fromkeys([*folders, *(foreach_folders(each, folders) or [])]))
     return folders
 
 

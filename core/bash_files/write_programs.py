@@ -110,6 +110,16 @@ GIT_NAMED: dict[str, Program] = {
     "worktree move": Program("destination", tree=True),
     "worktree remove": Program("each", flags=_set("-f --force"), tree=True),
 }
+# `git clone URL [DIR]`, `git init [DIR]`: the folder they make or fill (a clone's named from its URL when not
+# given), with all below it, and `--separate-git-dir`'s
+GIT_MADE: dict[str, Program] = {
+    "clone": Program("each", _set("-o --origin -b --branch -u --upload-pack --reference --reference-if-able --depth "
+                                  "--shallow-since --shallow-exclude -c --config --server-option -j --jobs --filter "
+                                  "--bundle-uri --template --ref-format --revision"),
+                     into=_set("--separate-git-dir"), attached=_set("--recurse-submodules"), tree=True),
+    "init": Program("each", _set("--template --object-format --ref-format -b --initial-branch"),
+                    into=_set("--separate-git-dir"), attached=_set("--shared"), tree=True),
+}
 GIT_VALUES = _set("-C -c --git-dir --work-tree --namespace --exec-path --config-env")
 # git's sub-commands that write files they do not name, with one of `only` given (and none of `never`): below each
 # pathspec (an operand, where `operands` is "each"), else the whole work tree (`reset --hard`, `stash`), or for

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from contextual.core.bash_files.diffs import patched
+from contextual.core.bash_files.git_submodules import foreach_folders, foreach_script
 from contextual.core.bash_files.git_tree import under, work_tree
 from contextual.core.bash_files.git_env import GitEnv, line_env
 from contextual.core.bash_files.git_writes import git_writes, state_holds
@@ -73,6 +74,8 @@ def written_paths(command: str, root: str) -> Writes:
         found.whole()
     if found.split and _split_names(found, folders):
         found.trees.append(ANY)        # xargs splits a name into words that may name any path
+    if _foreach_writes_unknown(parsed, folders, root):
+        found.trees.append(ANY)
     if parsed.opaque:          # not read as bash reads it: any path it names
         found.trees += named_paths(command, root)
     if parsed.writes_unknown or None in found.files or None in found.trees or \
@@ -87,6 +90,21 @@ def written_paths(command: str, root: str) -> Writes:
     return Writes(seen_from_folders(found.files, []), seen_from_folders(found.trees, found.tops), starts,
                   _git_trees(some, folders) if some else (), some.kinds if some else frozenset(),
                   some.stash if some else None)
+
+
+def _foreach_writes_unknown(parsed: ShellParse, folders: list[str], root: str) -> bool:
+    """Whether a `git submodule foreach CMD` whose submodules the files do not say writes anything: from a folder
+    not known, any path of the project. (Where they say, reads.folders_of has their folders.)"""
+    for words in parsed.commands:
+        each = foreach_script(words)
+        if each is None or foreach_folders(each, folders) is not None:
+            continue
+        if each.script is None:
+            return True
+        some = written_paths(each.script, root)
+        if some.files or some.trees or some.named or some.git_trees:
+            return True
+    return False
 
 
 def _git_trees(some: GitTrees, folders: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
