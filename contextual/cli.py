@@ -15,7 +15,8 @@ from contextual.environ import drop_key_variables
 from contextual.output import INTERRUPTED, OUTPUT_FORMATS, Printer, make_printer
 from contextual.piped_input import read_piped, with_piped
 from contextual.core import __version__, package_data
-from contextual.core.config import MODE_ALIASES, PERMISSION_MODES, PROVIDERS, Config, ConfigError, load_config
+from contextual.core.config import PROVIDERS, Config, ConfigError, load_config
+from contextual.core.config_files import MODE_ALIASES, PERMISSION_MODES
 
 DESCRIPTION = """\
 Contextual: a terminal coding agent whose context you can see.

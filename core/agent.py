@@ -30,8 +30,8 @@ from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.ports import SessionSink, SnapshotHook
 from contextual.core.prompt import PromptView, Trigger
 from contextual.core.providers.base import Provider
-from contextual.core.session.schema import CompactionRecord, PermissionRecord, TurnEnd, rewind_body
-from contextual.core.tools.base import Tool, ToolContext
+from contextual.core.session.schema import CompactionRecord, PermissionRecord, Truncation, TurnEnd, rewind_body
+from contextual.core.tools.base import Todo, Tool, ToolContext
 from contextual.core.tools.bash import kill_running
 from contextual.core.tokens import count
 
@@ -233,18 +233,18 @@ class Engine:
         """Take in MCP servers that came up or went away (`Toolbox.sync`)."""
         return self.turn.sync_tools()
 
-    def restore(self, history: list[Message], last_usage: int | None, todos: list[dict[str, Any]],
+    def restore(self, history: list[Message], last_usage: int | None, todos: list[Todo],
                 compactions: list[CompactionRecord], warnings: Sequence[str] = (),
                 calls: Sequence[UsageEvent] = (), stopped: bool = False, failed: str | None = None,
-                cut: tuple[int, str, bool, bool] | None = None,
+                cut: Truncation | None = None,
                 permissions: Sequence[PermissionRecord] = (), turn_ends: Mapping[str, TurnEnd] | None = None
                 ) -> None:
         """Resume: history-as-stored, the last usage (so the trigger is right at once), todos, compaction log,
         what the loader warned about (skipped lines), every call's usage (the session's cost) and the permission
         answers (the chat shows them where they were given), why turns ended without an answer. The notes the
         session owed the model go with the next input, as they would have in it: `stopped`, the user stopped its
-        last turn; `failed`, the kind of failure that ended it; `cut`, (rounds, why, after a summary) its last
-        compaction removed without a summary."""
+        last turn; `failed`, the kind of failure that ended it; `cut`, the rounds its last compaction removed
+        without a summary."""
         self.prompt.restore(history, last_usage)
         self.controls.session_started("resume", instead=True)      # its SessionStart hooks hear "resume"
         self.prompt.usage.restore(calls, self.settings.config)
@@ -257,7 +257,7 @@ class Engine:
         if failed is not None:
             self.controls.remind(failed_note(failed))
         if cut is not None:
-            self.controls.remind(truncation_note(*cut))
+            self.controls.remind(truncation_note(cut))
 
     def starts_as(self, source: str) -> None:
         """How this session began, for its SessionStart hooks (core/hooks.py): `clear` for the app's /clear; a new

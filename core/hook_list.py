@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from contextual.core.config import ConfigError, local_config_path
+from contextual.core.config_files import ConfigError, local_config_path
 from contextual.core.hooks import EVENTS, Hook
 from contextual.core.plural import plural
 

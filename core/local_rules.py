@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Literal, Sequence
 
 from contextual.core.atomic import atomic_write
-from contextual.core.config import ConfigError, approve_local_rules, local_config_path, local_rules_item
+from contextual.core.config_files import ConfigError, approve_local_rules, local_config_path, local_rules_item
 from contextual.core.permission_rules import parse_rule
 
 RuleKind = Literal["allow", "deny"]

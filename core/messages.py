@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import uuid as _uuid
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, TypedDict, Unpack
 
 Role = Literal["summary", "user", "assistant", "tool"]
 # The "tool" of a reply the parser refused: its error goes back to the model as that call's result
@@ -78,9 +78,10 @@ class Message:
     def with_content(self, content: str) -> "Message":
         return replace(self, content=content)
 
-    def with_meta(self, **meta: Any) -> "Message":
+    def with_meta(self, **meta: Unpack[MessageMeta]) -> "Message":
         """A copy with these meta fields added (a message is never changed in place: history shares it)."""
-        return replace(self, meta=MessageMeta(**{**self.meta, **meta}))  # type: ignore[typeddict-item]
+        merged: MessageMeta = {**self.meta, **meta}
+        return replace(self, meta=merged)
 
     @property
     def tool_name(self) -> str | None:

@@ -14,7 +14,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
 from contextual.core import package_data
-from contextual.core.config import MODEL_PRICE_KEYS, Config
+from contextual.core.config import Config
+from contextual.core.config_files import MODEL_PRICE_KEYS
 from contextual.core.providers.locality import on_this_network
 
 if TYPE_CHECKING:      # the probe's module pulls in httpx: imported when the server is asked

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from contextual.core.config import ConfigError, RuleFile, local_config_path, rule_files
+from contextual.core.config_files import ConfigError, RuleFile, local_config_path, rule_files
 from contextual.core.local_rules import RuleKind, change_local_rules
 from contextual.core.permission_rules import RuleError, parse_rule
 

@@ -16,7 +16,7 @@ import shlex
 from pathlib import Path
 from typing import Any, Iterable, Literal, Protocol
 
-from contextual.core.config import PERMISSION_MODES
+from contextual.core.config_files import PERMISSION_MODES
 from contextual.core.events import AlwaysRules
 from contextual.core.local_rules import change_local_rules
 from contextual.core.permission_rules import PermissionRules

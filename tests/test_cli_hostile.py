@@ -199,6 +199,37 @@ def test_wrong_shaped_session_lines_are_skipped_with_a_warning_and_the_session_c
     assert "first" in json.dumps(srv.requests[1]["messages"])
 
 
+def test_a_message_whose_meta_has_a_wrong_type_is_skipped_with_the_field_named(project: Path):
+    """A message's meta is checked as it is read (core/session/meta_check.py), like the rest of its entry: a field of
+    the wrong type skips that line with a warning naming the field; the session goes on without it."""
+    home = home_of(project)
+    script = ["Thought: a\nAction: Finish[first]", "Thought: b\nAction: Finish[second]"]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        env = cli_env(home, srv.base_url)
+        assert contextual(["-p", "one"], project, env).returncode == 0
+        [path] = session_files(home)
+        good = len(path.read_text().splitlines())
+        user = {"type": "user", "message": {"role": "user", "content": "planted question"}}
+        bad = [{**user, "uuid": "u1", "meta": {"turn": 5}},
+               {**user, "uuid": "u2", "meta": {"shell": [{"command": ["not", "text"], "lines": 1}]}},
+               {"type": "assistant", "uuid": "a1", "message": {"role": "assistant", "content": "Thought: x"},
+                "meta": {"step": True}},
+               {"type": "tool_result", "uuid": "r1", "toolResult": {"callId": "c1", "stored": "planted result"},
+                "meta": {"tool_name": 7}}]
+        with path.open("a") as handle:
+            handle.writelines(json.dumps(entry) + "\n" for entry in bad)
+        result = contextual(["-p", "two", "-c"], project, env)
+    assert result.returncode == 0 and result.stdout == "second\n", result.stderr
+    no_traceback(result)
+    warned = [line.split("line ", 1)[1] for line in result.stderr.splitlines() if "malformed" in line]
+    assert warned == [f"{good + 1}: malformed user entry (meta.turn is not str), skipped",
+                      f"{good + 2}: malformed user entry (meta.shell is not list[ShellRun]), skipped",
+                      f"{good + 3}: malformed assistant entry (meta.step is not int), skipped",
+                      f"{good + 4}: malformed tool_result entry (meta.tool_name is not str | null), skipped"]
+    sent = json.dumps(srv.requests[1]["messages"])
+    assert "first" in sent and "planted" not in sent
+
+
 def test_a_lone_surrogate_escape_in_tool_arguments_is_an_ordinary_argument(project: Path):
     """`"\\ud800"` is valid JSON but no path, file or request body can hold what it decodes to: every tool gets
     the argument made valid (the surrogate written out as `\\ud800`, core/textsafe.py) instead of the run ending

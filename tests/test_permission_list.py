@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from contextual.core.config import approve_local_rules, load_config
+from contextual.core.config import load_config
+from contextual.core.config_files import approve_local_rules
 from contextual.core.engine.settings import Settings
 from contextual.core.permission_list import RuleBook, list_rules, parse_entry
 from contextual.core.permission_rules import RuleError

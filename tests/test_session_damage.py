@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from contextual.core.session.schema import INTERRUPTED, CompactionRecord, TurnEnd
+from contextual.core.session.schema import INTERRUPTED, CompactionRecord, Truncation, TurnEnd
 from contextual.core.messages import Message
 from contextual.core.session import SessionError, SessionWriter, load_session
 
@@ -201,7 +201,7 @@ def test_a_compaction_cut_without_a_summary_is_owed_to_the_next_input_of_a_resum
     writer.append_compaction(CompactionRecord("auto", 9000, 800, (), "Summary generation failed (HTTP 500)", 1),
                              None)
     writer.close_sync()
-    assert load_session(writer.path).cut == (1, "Summary generation failed (HTTP 500)", False, False)
+    assert load_session(writer.path).cut == Truncation(1, "Summary generation failed (HTTP 500)")
     writer = SessionWriter.reopen(writer.path)
     writer.append_message(Message("user", "two"))
     writer.close_sync()

@@ -18,6 +18,7 @@ from contextual.core.events import CompactionFinished, CompactionProgress
 from contextual.core.providers.factory import make_provider
 from contextual.core.runtime import restore_into
 from contextual.core.session import SessionWriter, load_session
+from contextual.core.session.schema import Truncation
 from tests.engine_helpers import finish, make_config, run
 from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
 
@@ -140,8 +141,9 @@ async def test_a_resumed_session_shows_the_kept_parts_summary_and_owes_the_model
         assert [m.content for m in loaded.history] == [m.content for m in engine.history.messages]
         assert loaded.history[0].role == "summary" and "PART-1-DONE" in loaded.history[0].content
         assert loaded.compactions[-1].stopped() == engine.compactions[-1].stopped()
-        assert loaded.cut == (card.rounds_truncated, f"the user stopped the summary after 1 of {card.parts[1]} parts",
-                              True, engine.compactions[-1].partly)
+        assert loaded.cut == Truncation(card.rounds_truncated,
+                                        f"the user stopped the summary after 1 of {card.parts[1]} parts", True,
+                                        engine.compactions[-1].partly)
         provider = make_provider(engine.config, base_delay=0.01, max_delay=0.05)
         resumed = Engine(engine.config, provider)
         try:

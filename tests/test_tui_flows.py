@@ -735,3 +735,26 @@ async def test_the_task_list_shows_in_the_chat_and_is_redrawn_in_place(tmp_path)
             assert len(lists) == 1
             shown = str(lists[0].render())
             assert "1 of 3 done" in shown and "✓ step 0" in shown and "▸ step 1" in shown and "○ step 2" in shown
+
+
+async def test_the_task_list_live_and_resumed_is_the_list_the_tool_kept_not_the_arguments_sent(tmp_path):
+    """TodoWrite trims each item and refuses an empty one (the model is told, the list stays): the chat showed the
+    arguments as sent, padded, and a resumed chat the refused list too."""
+    import json
+    from contextual.tui.widgets.todo_list import TodoList
+
+    def todo_write(content: str) -> str:
+        todos = [{"content": content, "status": "in_progress"}]
+        return "Thought: plan\nAction: TodoWrite[" + json.dumps({"todos": todos}) + "]"
+    with server([todo_write("   write the test   "), todo_write("   "), finish("done")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "plan it")
+            [live] = app.query_one(ChatLog).query(TodoList)
+            assert str(live.render()) == "tasks · 0 of 1 done\n▸ write the test"
+            session_id = app.engine.session_id
+        app = resumed_app(tmp_path, srv.base_url, session_id)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until_shown(pilot, app)
+            [resumed] = app.query_one(ChatLog).query(TodoList)
+            assert str(resumed.render()) == "tasks · 0 of 1 done\n▸ write the test"

@@ -12,11 +12,11 @@ from contextlib import aclosing
 from typing import AsyncGenerator, Callable, TYPE_CHECKING, assert_never
 
 from contextual.core import events as ev
+from contextual.core.tools.todowrite import todos_sent
 from contextual.tui.format import (args_label, compaction_level, compaction_note, denied, ledger_line,
                                    permission_level, permission_mark, permission_note, tokens, trail_status)
 from contextual.tui.screen_safe import screen_text, stream_guard
 from contextual.tui.surfaces import Surfaces
-from contextual.tui.widgets.todo_list import todos_of
 
 if TYPE_CHECKING:       # the modals are imported when they first open: not needed for the first frame
     from contextual.core.context.compaction_review import Event
@@ -190,7 +190,7 @@ class EventRouter:
                                        status="denied" if denied(e.stored) else e.status)
         # a non-zero exit too, and what it returned, as a resumed chat reads them from the stored form
         self.ui.chat.tool_finished(e.tool, trail_status(e.stored, e.status), e.stored)
-        if e.status == "success" and (todos := todos_of(e.tool, e.args)) is not None:
+        if e.status == "success" and (todos := todos_sent(e.tool, e.args)) is not None:
             await self.ui.chat.show_todos(todos)
         self.ui.status.thinking()
 

@@ -21,7 +21,7 @@ from contextual.core.events import (CompactionFinished, CompactionProgress, Comp
 from contextual.core.providers.base import UsageChunk
 from contextual.core.events import CompactionTrigger as Trigger
 from contextual.core.server_windows import takes
-from contextual.core.session.schema import CompactionRecord
+from contextual.core.session.schema import CompactionRecord, Truncation
 from contextual.core.context.compaction_review import Event
 from contextual.core.plural import plural
 from contextual.core.reminder import system_reminder
@@ -31,10 +31,10 @@ if TYPE_CHECKING:      # the summary machinery loads with the first compaction, 
     from contextual.core.context.file_analyzer import FileReport
 
 
-def truncation_note(rounds: int, why: str | None, after_summary: bool = False, partly: bool = False) -> str:
-    """``after_summary``: the rounds a stopped summary did not reach, between its kept parts and the kept rounds;
-    ``partly``: the kept parts reached into the first of them, so its start is in the summary above (the note said
-    "what it held is not above" right under the summary of its start: a user review, helper-130)."""
+def truncation_note(cut: Truncation) -> str:
+    """With ``cut.partly`` the first round's start is in the summary above (the note said "what it held is not above"
+    right under the summary of its start: a user review, helper-130)."""
+    rounds, why, after_summary, partly = cut.rounds, cut.why, cut.after_summary, cut.partly
     if after_summary and partly:
         rest = "the rest of it" if rounds == 1 else f"the rest of it and the {plural(rounds - 1, 'round')} after it"
         which = ("The round after the last summary above is" if rounds == 1 else
@@ -229,15 +229,15 @@ class Compactor:
         prompt.apply_compaction(outcome.summary, kept_from, held)
         if outcome.summary is None and outcome.plan.rounds_archived:
             # E2's truncation leaves no summary: without a word the model takes the kept rounds for the start
-            self._remind(truncation_note(outcome.plan.rounds_archived, outcome.fallback))
+            self._remind(truncation_note(Truncation(outcome.plan.rounds_archived, outcome.fallback)))
         post = prompt.compaction_due().estimate
         record = CompactionRecord(outcome.trigger, pre, post, tuple(outcome.files_included), outcome.fallback,
                                   outcome.plan.rounds_archived, ledger, kept_from, tuple(held), now_iso(),
                                   outcome.merged, outcome.parts, outcome.rounds_truncated, outcome.ended,
                                   outcome.input_cut, outcome.partly)
         if record.rounds_truncated:       # the rounds the kept parts did not reach: gone without a summary
-            self._remind(truncation_note(record.rounds_truncated, record.stopped_why(), after_summary=True,
-                                         partly=record.partly))
+            self._remind(truncation_note(Truncation(record.rounds_truncated, record.stopped_why(), after_summary=True,
+                                                    partly=record.partly)))
         self.log.append(record)
         self._recorder.compaction(record, outcome.summary)
         self._restarted("compact")       # what a SessionStart hook added went with the archived rounds: it runs again

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from contextual.core import secrets
-from contextual.core.config import CLAUDE_MODES
+from contextual.core.config_files import CLAUDE_MODES
 from contextual.core.engine.recorder import Recorder
 from contextual.core.engine.settings import Settings
 from contextual.core.hooks import HookOutcome, run_hooks

@@ -3,7 +3,7 @@ and what is read from them — the next prompt (`PromptView`) and the trigger (A
 
 from __future__ import annotations
 
-from typing import Any, Callable, Collection
+from typing import TYPE_CHECKING, Callable, Collection
 
 from contextual.core.config import Config
 from contextual.core.context.builder import Built, ContextBuilder, history_message, pinned_message
@@ -27,10 +27,13 @@ from contextual.core.prompt import PromptView, Trigger
 from contextual.core.window_budget import margin
 from contextual.core.tokens import calibration_for
 
+if TYPE_CHECKING:
+    from contextual.core.tools.base import Todo
+
 UNFITTED = 1 << 40       # a build limit nothing reaches: sizes as they would be sent whole
 
 
-def _todo_recap(todos: list[dict[str, Any]]) -> str:
+def _todo_recap(todos: list[Todo]) -> str:
     if not todos:
         return ""
     from contextual.core.tools.todowrite import todo_recap
@@ -47,7 +50,7 @@ def _cache_prices(config: Config) -> CachePrices:
 
 class PromptState:
     def __init__(self, settings: Settings, system_prompt: str, policy: str, pins: Pins,
-                 todos: Callable[[], list[dict[str, Any]]], reminders: Callable[[str], str]) -> None:
+                 todos: Callable[[], list[Todo]], reminders: Callable[[str], str]) -> None:
         config = settings.config
         self._settings = settings
         self._todos = todos                  # the ToolContext's todo list (the Toolbox owns it)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contextual.core.clock import now_iso
 from contextual.core.context.history import HistoryManager
@@ -14,6 +14,9 @@ from contextual.core.events import Notice, UsageEvent
 from contextual.core.messages import Message
 from contextual.core.ports import SessionSink, SnapshotHook
 from contextual.core.session.schema import CompactionRecord, PermissionRecord, TurnEnd
+
+if TYPE_CHECKING:
+    from contextual.core.tools.base import Todo
 
 
 class Recorder:
@@ -95,7 +98,7 @@ class Recorder:
         if self.session is not None:
             self.session.append_compaction(record, summary)
 
-    def todos(self, todos: list[dict[str, Any]]) -> None:
+    def todos(self, todos: list[Todo]) -> None:
         if self.session is not None:
             self.session.append_todos(todos)
 

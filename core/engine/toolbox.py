@@ -9,7 +9,7 @@ from contextual.core import secrets
 from contextual.core.engine.prompt_state import PromptState
 from contextual.core.engine.settings import Settings
 from contextual.core.events import EngineEvent, Notice, PromptChanged, ToolsChanged
-from contextual.core.tools.base import Tool, ToolContext
+from contextual.core.tools.base import Todo, Tool, ToolContext
 from contextual.core.tools.runner import run_tool
 
 
@@ -34,7 +34,7 @@ class Toolbox:
     def attach(self, manager: MCPManager) -> None:
         self.mcp = manager
 
-    def restore_todos(self, todos: list[dict[str, Any]]) -> None:
+    def restore_todos(self, todos: list[Todo]) -> None:
         self.ctx.todos[:] = todos
 
     def sync(self, prompt: PromptState, announce: bool) -> list[EngineEvent]:

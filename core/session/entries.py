@@ -14,9 +14,10 @@ One entry per line. Common fields: uuid, parentUuid, sessionId, timestamp, type,
 from __future__ import annotations
 
 import json
-from typing import Any, cast
+from typing import Any
 
 from contextual.core.messages import Message, MessageMeta, Role
+from contextual.core.session.meta_check import is_message_meta, meta_problem
 from contextual.core.textsafe import valid_json_value
 
 
@@ -71,18 +72,24 @@ def is_summary_entry(entry: dict[str, Any]) -> bool:
 def message_from_entry(entry: dict[str, Any]) -> Message | None:
     """The Message an entry records, or None when it records something else. Raises on a malformed entry."""
     kind = entry.get("type")
-    meta = entry.get("meta") or {}
-    if not isinstance(meta, dict):
-        raise ValueError("meta is not an object")
     if kind == "tool_result":
         result = entry["toolResult"]
         return Message(role="tool", content=_text(result["stored"]), full=result.get("output"),
-                       meta=cast(MessageMeta, meta), id=_text(entry["uuid"]))
+                       meta=_meta(entry), id=_text(entry["uuid"]))
     if kind in ("user", "assistant") or is_summary_entry(entry):
         role: Role = "summary" if kind == "system" else "user" if kind == "user" else "assistant"
         return Message(role=role, content=_text(entry["message"]["content"]), full=entry.get("full"),
-                       meta=cast(MessageMeta, meta), id=_text(entry["uuid"]))    # JSON: read by need
+                       meta=_meta(entry), id=_text(entry["uuid"]))
     return None
+
+
+def _meta(entry: dict[str, Any]) -> MessageMeta:
+    meta = entry.get("meta") or {}
+    if not isinstance(meta, dict):
+        raise ValueError("meta is not an object")
+    if not is_message_meta(meta):
+        raise ValueError(meta_problem(meta))
+    return meta
 
 
 def _text(value: Any) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import gc
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from contextual.core import bounded_json
 from contextual.core.events import UsageEvent
@@ -32,6 +32,9 @@ from contextual.core.session import schema
 from contextual.core.session.lock import SessionError
 from contextual.core.textsafe import valid_json_value
 
+if TYPE_CHECKING:
+    from contextual.core.tools.base import Todo
+
 
 @dataclass
 class LoadedSession:
@@ -42,9 +45,9 @@ class LoadedSession:
     full_record: list[Message] = field(default_factory=list)
     last_usage: UsageEvent | None = None
     calls: list[UsageEvent] = field(default_factory=list)    # every call's usage: the session's cost on resume
-    todos: list[dict[str, Any]] = field(default_factory=list)
+    todos: list[Todo] = field(default_factory=list)
     # every todo list by the message it followed (a TodoWrite's result): `export --as-sent` sends each call's recap
-    todos_after: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    todos_after: dict[str, list[Todo]] = field(default_factory=dict)
     compactions: list[schema.CompactionRecord] = field(default_factory=list)
     permissions: list[schema.PermissionRecord] = field(default_factory=list)   # each after the message it followed
     warnings: list[str] = field(default_factory=list)
@@ -54,9 +57,7 @@ class LoadedSession:
     stopped: bool = False              # the user stopped the last turn: the next input tells the model so
     failed: str | None = None          # the last turn failed (its kind): the next input tells the model so too
     turn_ends: dict[str, schema.TurnEnd] = field(default_factory=dict)   # why a turn had no answer, by turn id
-    # (rounds, why, after a summary, the first of them partly in it): the last compaction cut them without a
-    # summary, unsaid yet (core/engine/compactor.py: truncation_note)
-    cut: tuple[int, str, bool, bool] | None = None
+    cut: schema.Truncation | None = None       # the rounds the last compaction cut without a summary, unsaid yet
 
 
 def read_entries(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
@@ -254,9 +255,9 @@ class _Fold:
         session.last_usage = None
         session.compactions.append(record)
         if record.fallback and record.rounds_archived:
-            session.cut = (record.rounds_archived, record.fallback, False, False)
+            session.cut = schema.Truncation(record.rounds_archived, record.fallback)
         elif record.rounds_truncated:       # stopped with parts kept: the rounds they did not reach
-            session.cut = (record.rounds_truncated, record.stopped_why(), True, record.partly)
+            session.cut = schema.Truncation(record.rounds_truncated, record.stopped_why(), True, record.partly)
 
 
 def _folder(session: LoadedSession, entry: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ from contextual.core.context import compaction_words
 from contextual.core.input_cut import InputCut
 from contextual.core.context.ledger import Ledger
 from contextual.core.events import PermissionDecision
+from contextual.core.session.meta_check import meta_problem
 
 TODO_STATUSES = ("pending", "in_progress", "completed")
 PERMISSION_DECISIONS: tuple[PermissionDecision, ...] = ("allow_once", "allow_session", "allow_always", "accept_edits",
@@ -45,6 +46,16 @@ def usage_body(input_tokens: int, output_tokens: int, cached_tokens: int, cache_
                        **({"purpose": purpose} if purpose else {}),
                        usage={"input_tokens": input_tokens, "output_tokens": output_tokens,
                                        "cached_tokens": cached_tokens, "cache_creation_tokens": cache_creation_tokens})
+
+
+@dataclass(frozen=True)
+class Truncation:
+    """Rounds a compaction removed without a summary, which the model is told with the next input
+    (core/engine/compactor.py: truncation_note); a resumed session owes it until a user message follows."""
+    rounds: int
+    why: str | None                     # the fallback's reason, or why a summary made in parts stopped
+    after_summary: bool = False         # they are the rounds a stopped summary's kept parts did not reach
+    partly: bool = False                # and those parts reached into the first of them
 
 
 @dataclass(frozen=True)
@@ -236,7 +247,7 @@ def _message_problem(entry: dict[str, Any]) -> str | None:
     message = entry.get("message")
     if not isinstance(message, dict) or not isinstance(message.get("content"), str):
         return "message.content is not text"
-    return None
+    return meta_problem(entry.get("meta") or {})
 
 
 def _common_problem(entry: dict[str, Any]) -> str | None:
@@ -253,7 +264,7 @@ def _tool_result_problem(entry: dict[str, Any]) -> str | None:
         return "toolResult is not an object"
     if not isinstance(result.get("stored"), str) or not _str_or_none(result.get("callId")):
         return "toolResult.stored/callId have the wrong type"
-    return None
+    return meta_problem(entry.get("meta") or {})
 
 
 def _tool_use_problem(entry: dict[str, Any]) -> str | None:

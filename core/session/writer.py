@@ -17,7 +17,7 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import contextual.core
 from contextual.core.events import UsageEvent
@@ -32,6 +32,9 @@ from contextual.core.session.index import IndexState, current_state, write_index
 from contextual.core.session.lock import SessionError
 from contextual.core.session.paths import (FILE_MODE, GitBranch, is_valid_session_id, make_private_dirs,
                                 project_real_path, session_file)
+
+if TYPE_CHECKING:
+    from contextual.core.tools.base import Todo
 
 
 class SessionWriteError(SessionError):
@@ -140,7 +143,7 @@ class SessionWriter:
         """Why the turn ended without an answer (stopped by the user, or failed), after its last message."""
         self._append(record.to_entry())
 
-    def append_todos(self, todos: list[dict[str, Any]]) -> None:
+    def append_todos(self, todos: list[Todo]) -> None:
         self._system("todos", todos=todos)
 
     def append_compaction(self, record: schema.CompactionRecord, summary: Message | None) -> None:

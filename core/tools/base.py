@@ -7,7 +7,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Awaitable, Callable, NotRequired, Protocol, TypedDict
 
 _ESCAPED_BYTE = re.compile(r"\\x([89a-f][0-9a-f])")
 
@@ -62,11 +62,20 @@ class ToolError(Exception):
 BeforeChange = Callable[..., Awaitable[None]]
 
 
+class Todo(TypedDict):
+    """One item of the model's task list as TodoWrite cleaned it (core/tools/todowrite.py), which the engine, the
+    session and the chat hold. Here, not in todowrite.py, because ToolContext holds the list and todowrite imports
+    this module."""
+    content: str
+    status: str                     # one of todowrite.STATUSES
+    activeForm: NotRequired[str]    # Claude Code's form for the item in progress, when the model sent one
+
+
 @dataclass
 class ToolContext:
     root: Path                                   # resolved project root
     mtimes: dict[str, float] = field(default_factory=dict)   # A8/C4: last seen mtime per file, memory only
-    todos: list[dict[str, Any]] = field(default_factory=list)
+    todos: list[Todo] = field(default_factory=list)
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     # Called with the list of paths a tool is about to change, before it changes them (ghost snapshots).
     before_change: BeforeChange | None = None

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from contextual.core.tools._args import LIST, STR, Arg, ArgSpec
-from contextual.core.tools.base import ToolContext, ToolError, ok
+from contextual.core.tools.base import Todo, ToolContext, ToolError, ok
 
 STATUSES = ("pending", "in_progress", "completed")
 
 
-def todo_recap(todos: list[dict[str, Any]]) -> str:
+def todo_recap(todos: list[Todo]) -> str:
     """One short line: progress, what is in progress, what is pending."""
     if not todos:
         return "Todos: none"
@@ -23,15 +23,29 @@ def todo_recap(todos: list[dict[str, Any]]) -> str:
     return "; ".join(parts)
 
 
-def _clean(todos: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _clean(todos: list[dict[str, Any]]) -> list[Todo]:
     clean = []
     for number, todo in enumerate(todos, start=1):
         content = todo["content"].strip()
         if not content:
             raise ToolError("invalid_argument", f"todo {number}: content is empty")
+        item: Todo = {"content": content, "status": todo["status"]}
         active = (todo.get("activeForm") or "").strip()
-        clean.append({"content": content, "status": todo["status"], **({"activeForm": active} if active else {})})
+        if active:
+            item["activeForm"] = active
+        clean.append(item)
     return clean
+
+
+def todos_sent(tool: str, args: Any) -> list[Todo] | None:
+    """The list a call leaves when it is a TodoWrite the tool takes, as the tool cleans it; None for any other call
+    (the live chat and a resumed one show it)."""
+    if tool != TodoWriteTool.name:
+        return None
+    try:
+        return _clean(TodoWriteTool.args.validate(args)["todos"])
+    except ToolError:
+        return None
 
 
 class TodoWriteTool:

@@ -4,7 +4,7 @@ answers as Markdown (code fences kept), streaming in without flicker."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.binding import Binding
@@ -25,6 +25,7 @@ from contextual.tui.widgets.user_message import user_line
 
 if TYPE_CHECKING:           # Markdown (markdown-it, pygments) is imported with the first answer, not at launch
     from contextual.core.session.schema import CompactionRecord, PermissionRecord, TurnEnd
+    from contextual.core.tools.base import Todo
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownStream
 
@@ -190,7 +191,7 @@ class ChatLog(VerticalScroll):
         if self.trail is not None:
             self.trail.stopped(ABORTED_CONTENT)
 
-    async def show_todos(self, todos: list[dict[str, Any]]) -> None:
+    async def show_todos(self, todos: list[Todo]) -> None:
         """The task list a TodoWrite sent: the turn's list is redrawn where it first appeared."""
         if self.todos is None or not self.todos.is_attached:
             self.todos = TodoList(classes="todos")

@@ -13,23 +13,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from contextual.core.context.continuation import notice_line
 from contextual.core.context.user_shell import shell_results
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.react import finish_so_far
 from contextual.core.snapshot.undo import note_for_user
+from contextual.core.tools.todowrite import todos_sent
 from contextual.tui.format import (call_label, compaction_level, compaction_note, final_answer, permission_level,
                                    permission_mark, permission_note, trail_status)
 from contextual.tui.result_line import result_lines
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.shell_output import ShellShown, shell_shown
-from contextual.tui.widgets.todo_list import todos_of
 from contextual.tui.widgets.tool_trail import TrailCall
 
 if TYPE_CHECKING:
     from contextual.core.session.schema import CompactionRecord, PermissionRecord, TurnEnd
+    from contextual.core.tools.base import Todo
 
 LAST = "\uffff"         # a time after every recorded one: a compaction without a time goes last
 
@@ -52,7 +53,7 @@ class Turn:
     calls: list[TrailCall] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     answers: list[str] = field(default_factory=list)
-    todos: list[dict[str, Any]] = field(default_factory=list)     # its last TodoWrite's list
+    todos: list[Todo] = field(default_factory=list)     # its last TodoWrite's list
     compacted: list[tuple[str, str]] = field(default_factory=list)   # compactions after it: (line, level)
     # before its answer, in order: its trail where the first call started, its task list, the notices (permission
     # answers, compactions during the turn or before it, once it was sent)
@@ -144,7 +145,7 @@ class _Reader:
         if turn.trail_closed or not any(shown.kind == "trail" for shown in turn.shown):
             turn.shown.append(Shown("trail", start=len(turn.calls) - 1))
             turn.trail_closed = False
-        todos = todos_of(str(message.meta.get("tool_name")), message.meta.get("args"))
+        todos = todos_sent(str(message.meta.get("tool_name")), message.meta.get("args"))
         if todos is not None:
             turn.todos = todos
             if TODOS not in turn.shown:

@@ -3,28 +3,24 @@ in place at each TodoWrite, so the chat shows where the work stands without a JS
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets import Static
 
-def todos_of(tool: str, args: Any) -> list[dict[str, Any]] | None:
-    """The task list a TodoWrite call sends, None for any other call (the live chat and a resumed one ask)."""
-    if tool != "TodoWrite" or not isinstance(args, dict) or not isinstance(args.get("todos"), list):
-        return None
-    return [t for t in args["todos"] if isinstance(t, dict)]
-
+if TYPE_CHECKING:
+    from contextual.core.tools.base import Todo
 
 _MARKS = {"completed": ("✓ ", "dim"), "in_progress": ("▸ ", "bold"), "pending": ("○ ", "")}
 
 
-def todo_text(todos: list[dict[str, Any]]) -> Text:
-    done = sum(1 for t in todos if t.get("status") == "completed")
+def todo_text(todos: list[Todo]) -> Text:
+    done = sum(1 for t in todos if t["status"] == "completed")
     out = Text(f"tasks · {done} of {len(todos)} done", style="dim")
     for todo in todos:
-        mark, style = _MARKS.get(str(todo.get("status")), ("○ ", ""))
+        mark, style = _MARKS.get(todo["status"], ("○ ", ""))
         out.append("\n" + mark, style=style or "")
-        out.append(str(todo.get("content", "")), style=style + (" strike" if todo.get("status") == "completed" else ""))
+        out.append(todo["content"], style=style + (" strike" if todo["status"] == "completed" else ""))
     return out
 
 
@@ -33,5 +29,5 @@ class TodoList(Static):
     TodoList { height: auto; margin: 0 0 0 1; padding: 0 1; }
     """
 
-    def show(self, todos: list[dict[str, Any]]) -> None:
+    def show(self, todos: list[Todo]) -> None:
         self.update(todo_text(todos))
