@@ -9,19 +9,27 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Awaitable, Callable
 from contextlib import aclosing
-from typing import Any
+from typing import TYPE_CHECKING, assert_never
 
-from contextual.output import COMPACTION_INTERRUPTED, INTERRUPTED, Outcome, Printer, usage_fields
-from contextual.core.events import (ActionEvent, BudgetWarning, CompactionFinished, CompactionStarted, ErrorEvent, FinalAnswer,
-                         FormatErrorEvent, Notice, PermissionAnswer, PermissionRequest, Retrying, StopHookContinued,
-                         ThoughtEvent, ToolFinished, ToolsChanged, TurnAdjustments, TurnFinished, UsageEvent)
-from contextual.core.config import Config
+from contextual.output import COMPACTION_INTERRUPTED, INTERRUPTED, Outcome, Printer
+from contextual.core.context.compaction_review import CompactionReview, Event
+from contextual.core.events import (ActionEvent, AnswerDelta, BudgetWarning, CompactionFinished, CompactionProgress,
+                                    CompactionStarted, ErrorEvent, FinalAnswer, FormatErrorEvent, MessageRecorded,
+                                    Notice, PermissionAnswer, PermissionDecided, PermissionRequest, PromptChanged,
+                                    ReasoningDelta, Retrying, StopHookContinued, StreamRestarted, TextDelta,
+                                    ThoughtEvent, ToolFinished, ToolOutput, ToolStarted, ToolsChanged, TurnAdjustments,
+                                    TurnFinished, UsageEvent)
+from contextual.core.prompt import UsageFigures
 from contextual.core.context import compaction_words
 from contextual.core.model_facts import cost, unreached_note
 from contextual.core.permissions import DENIED_CODES, refused_by_mode
 from contextual.core.session import SessionError
 from contextual.core.plural import plural
+
+if TYPE_CHECKING:
+    from contextual.core.agent import Engine
 
 
 def _short(value: object, limit: int = 160) -> str:
@@ -30,48 +38,62 @@ def _short(value: object, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def progress_line(ev: Any) -> str | None:
-    """The stderr line for an event, or None when it has none."""
-    if isinstance(ev, ThoughtEvent):
-        return f"· {_short(ev.text)}"
-    if isinstance(ev, ActionEvent) and ev.tool != "Finish":
-        return f"→ {ev.tool} {_short(ev.args)}"
-    if isinstance(ev, ToolFinished):
-        result = ev.result if isinstance(ev.result, dict) else {}
-        error, data = result.get("error"), result.get("data")
-        code = data.get("exit_code") if isinstance(data, dict) else None
-        if ev.status == "success" and isinstance(code, int) and code != 0:
-            # a command that failed: "Bash success" hid a failing test run the app's trail marks ✗ "exit 1"
-            return f"  {ev.tool} exit {code}"
-        detail = "" if ev.status == "success" else f": {_short((error or {}).get('message', ''))}"
-        # a call that was not allowed to run did not fail (the app's trail says "denied" too)
-        said = "denied" if isinstance(error, dict) and error.get("code") in DENIED_CODES else ev.status
-        return f"  {ev.tool} {said}{detail}"
-    if isinstance(ev, Retrying):        # one line per retry: a failing server is not a silent wait
-        return ev.words()
-    if isinstance(ev, FormatErrorEvent):
-        return f"! format error returned to the model: {_short(ev.message)}"
-    if isinstance(ev, (BudgetWarning, Notice)):
-        return f"warning: {ev.message}"
-    if isinstance(ev, StopHookContinued):
-        from contextual.core.context.continuation import notice_line
-        return notice_line(ev.reason)
-    if isinstance(ev, ToolsChanged):
-        change = " ".join([f"+{t}" for t in ev.added] + [f"-{t}" for t in ev.removed])
-        return f"tools changed: {_short(change)}; L1 is now {ev.l1_tokens:,} tokens"
-    if isinstance(ev, TurnAdjustments):           # once per turn, at its end
-        return f"context: {ev.summary}"
-    if isinstance(ev, CompactionStarted):
-        return (f"compacting ({ev.trigger}): {ev.pre_tokens:,} tokens, "
-                f"archiving {plural(ev.rounds_to_archive, 'round')}…")
-    if isinstance(ev, CompactionFinished):
-        if ev.refused:
-            return f"compaction: {ev.refused}"
-        note = f" — {ev.fallback}" if ev.fallback else ""
-        if ev.parts is not None:        # a summary made in parts that ended early (a timeout): what it kept
-            note = " — " + compaction_words.outcome(ev.rounds_archived, ev.parts, ev.rounds_truncated, ev.ended)
-        return f"compacted: {ev.pre_tokens:,} → {ev.post_tokens:,} tokens{note}"
-    return None
+def progress_line(ev: Event) -> str | None:
+    """The stderr line for an event, or None when it has none (the answer and an error are run_headless's)."""
+    match ev:
+        case ThoughtEvent():
+            return f"· {_short(ev.text)}"
+        case ActionEvent():
+            return None if ev.tool == "Finish" else f"→ {ev.tool} {_short(ev.args)}"
+        case ToolFinished():
+            return _finished_line(ev)
+        case Retrying():        # one line per retry: a failing server is not a silent wait
+            return ev.words()
+        case FormatErrorEvent():
+            return f"! format error returned to the model: {_short(ev.message)}"
+        case BudgetWarning() | Notice():
+            return f"warning: {ev.message}"
+        case StopHookContinued():
+            from contextual.core.context.continuation import notice_line
+            return notice_line(ev.reason)
+        case ToolsChanged():
+            change = " ".join([f"+{t}" for t in ev.added] + [f"-{t}" for t in ev.removed])
+            return f"tools changed: {_short(change)}; L1 is now {ev.l1_tokens:,} tokens"
+        case TurnAdjustments():           # once per turn, at its end
+            return f"context: {ev.summary}"
+        case CompactionStarted():
+            return (f"compacting ({ev.trigger}): {ev.pre_tokens:,} tokens, "
+                    f"archiving {plural(ev.rounds_to_archive, 'round')}…")
+        case CompactionFinished():
+            return _compacted_line(ev)
+        case (TextDelta() | ReasoningDelta() | StreamRestarted() | ToolStarted() | ToolOutput() | UsageEvent()
+              | PermissionRequest() | PermissionDecided() | PromptChanged() | MessageRecorded() | AnswerDelta()
+              | FinalAnswer() | CompactionProgress() | TurnFinished() | ErrorEvent() | CompactionReview()):
+            return None
+        case _:
+            assert_never(ev)
+
+
+def _finished_line(ev: ToolFinished) -> str:
+    result = ev.result if isinstance(ev.result, dict) else {}
+    error, data = result.get("error"), result.get("data")
+    code = data.get("exit_code") if isinstance(data, dict) else None
+    if ev.status == "success" and isinstance(code, int) and code != 0:
+        # a command that failed: "Bash success" hid a failing test run the app's trail marks ✗ "exit 1"
+        return f"  {ev.tool} exit {code}"
+    detail = "" if ev.status == "success" else f": {_short((error or {}).get('message', ''))}"
+    # a call that was not allowed to run did not fail (the app's trail says "denied" too)
+    said = "denied" if isinstance(error, dict) and error.get("code") in DENIED_CODES else ev.status
+    return f"  {ev.tool} {said}{detail}"
+
+
+def _compacted_line(ev: CompactionFinished) -> str:
+    if ev.refused:
+        return f"compaction: {ev.refused}"
+    note = f" — {ev.fallback}" if ev.fallback else ""
+    if ev.parts is not None:        # a summary made in parts that ended early (a timeout): what it kept
+        note = " — " + compaction_words.outcome(ev.rounds_archived, ev.parts, ev.rounds_truncated, ev.ended)
+    return f"compacted: {ev.pre_tokens:,} → {ev.post_tokens:,} tokens{note}"
 
 
 def refused_line(refused: list[str], mode: str) -> str:
@@ -87,14 +109,6 @@ def refused_line(refused: list[str], mode: str) -> str:
             f"rerun with {wider}, or allow them in [permissions] allow")
 
 
-def add_usage(outcome: Outcome, ev: UsageEvent, config: Config) -> None:
-    for key, value in usage_fields(ev).items():
-        outcome.usage[key] += value
-    dollars = cost(ev, ev.model or config.model, config.models)
-    # one unpriced call makes the total unknown: a partial sum would read as the whole cost
-    outcome.total_cost_usd = None if dollars is None or outcome.total_cost_usd is None else outcome.total_cost_usd + dollars
-
-
 def _uncancel() -> None:
     """This task goes on after its cancellation (to close the session and print the result), as if never cancelled."""
     task = asyncio.current_task()
@@ -102,7 +116,7 @@ def _uncancel() -> None:
         task.uncancel()
 
 
-def _compact_result(engine: Any, ev: CompactionFinished, keep: int | None) -> str:
+def _compact_result(engine: Engine, ev: CompactionFinished, keep: int | None) -> str:
     """What `-p "/compact"` answers: the chat's line for the compaction, or why nothing was compacted."""
     from contextual.print_commands import compacted, not_compacted
     if ev.refused:
@@ -116,14 +130,15 @@ def _finished(outcome: Outcome, printer: Printer, answer: str) -> None:
     printer.answer(answer)
 
 
-async def run_headless(engine: Any, prompt: str, printer: Printer, *, started: float | None = None,
-                       closer: Any = None) -> int:
+async def run_headless(engine: Engine, prompt: str, printer: Printer, *, started: float | None = None,
+                       closer: Callable[[], Awaitable[None]] | None = None) -> int:
     """Run one turn and report it; returns the exit code (0: the turn finished with an answer)."""
     started = time.monotonic() if started is None else started
-    # $0 so far where the model is priced, else unknown from the start: an error before any reply said 0.0 where
-    # the same model's success says null
-    outcome = Outcome(session_id=getattr(engine, "session_id", None),
-                      total_cost_usd=cost(UsageEvent(0, 0), engine.config.model, engine.config.models))
+    # the run's usage and cost are what it adds to the engine's session figures (a resumed session's are there)
+    at_start = engine.session_usage
+    outcome = Outcome(session_id=engine.session_id,
+                      spent=lambda: engine.session_usage.since(at_start),
+                      priced=cost(UsageFigures(), engine.config.model, engine.config.models) is not None)
     printer.outcome = outcome
     printer.start({"session_id": outcome.session_id, "model": engine.config.model,
                    "provider": engine.config.provider, "cwd": str(engine.config.project_root)})
@@ -156,8 +171,6 @@ async def run_headless(engine: Any, prompt: str, printer: Printer, *, started: f
                 if isinstance(ev, PermissionRequest):       # headless never asks; answer defensively
                     if not ev.future.done():
                         ev.future.set_result(PermissionAnswer("deny"))
-                elif isinstance(ev, UsageEvent):
-                    add_usage(outcome, ev, engine.config)
                 elif isinstance(ev, ToolFinished) and refused_by_mode(ev.tool, ev.result, mode):
                     refused.append(ev.tool)
                 elif isinstance(ev, (ThoughtEvent, ActionEvent)):

@@ -13,11 +13,19 @@ import math
 import re
 import sys
 import time
-from dataclasses import dataclass, field
-from typing import Any, TextIO
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO
 
 from contextual.core import secrets
+from contextual.core.prompt import UsageFigures
 from contextual.core.textsafe import valid_unicode
+
+if TYPE_CHECKING:       # `contextual` (the app) reads only this module's formats; the events load with -p
+    from _typeshed import DataclassInstance
+
+    from contextual.core.context.compaction_review import Event
+    from contextual.core.events import UsageEvent
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 # The result of a run Ctrl-C, SIGTERM or SIGHUP stopped (cli.py sends the last two to SIGINT's handler)
@@ -33,7 +41,7 @@ def safe_text(text: str) -> str:
     return secrets.redact_shown(valid_unicode(text))
 
 
-def _jsonable(value: Any, depth: int = 0) -> Any:
+def _jsonable(value: object, depth: int = 0) -> object:
     if depth > 64:                  # a hostile, deeply nested argument must not exhaust the stack
         return "…"
     if isinstance(value, float) and not math.isfinite(value):
@@ -47,43 +55,49 @@ def _jsonable(value: Any, depth: int = 0) -> Any:
     if isinstance(value, (list, tuple, set, frozenset)):
         return [_jsonable(v, depth + 1) for v in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _jsonable(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value)
-                if f.repr or f.compare}
+        return _fields(value, depth + 1)
     return _jsonable(str(value), depth + 1)
 
 
-def json_line(value: Any) -> str:
+def _fields(record: DataclassInstance, depth: int) -> dict[str, object]:
+    """A dataclass's shown fields, each made JSON (at ``depth``: a field of a top-level record is at 1)."""
+    return {f.name: _jsonable(getattr(record, f.name), depth) for f in dataclasses.fields(record)
+            if f.repr or f.compare}
+
+
+def json_line(value: object) -> str:
     text = json.dumps(_jsonable(value), ensure_ascii=False, separators=(",", ":"))
     return _RAW_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def event_type(event: Any) -> str:
-    """ThoughtEvent -> "thought", ToolFinished -> "tool_finished"."""
-    name = type(event).__name__.removesuffix("Event") or type(event).__name__
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
 @dataclass
 class Outcome:
-    """The run as the JSON forms report it (CONTRACT: result, is_error, session_id, num_steps, usage, duration_ms;
-    total_cost_usd as Claude Code's scripts read it: None when the model or a call's model has no prices, or when
-    the run failed before its model was known; success or error alike)."""
+    """The run as the JSON forms report it (CONTRACT: result, is_error, session_id, num_steps, usage, duration_ms).
+    Its usage is the engine's session figures that the run added (`spent`, read when reported: a stop keeps the
+    calls made). total_cost_usd as Claude Code's scripts read it: the priced calls' sum, with `unpriced_calls` the
+    calls whose model has no prices (the sum is partial then); None when no call was priced, or when the run made
+    none and its model has no prices or is not known; success or error alike."""
     result: str = ""
     is_error: bool = True
     session_id: str | None = None
     num_steps: int = 0
-    usage: dict[str, int] = field(default_factory=lambda: {
-        "input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0})
     duration_ms: int = 0
-    total_cost_usd: float | None = None
+    spent: Callable[[], UsageFigures] = UsageFigures
+    priced: bool = False                # the model has prices: a run that made no call cost $0, not an unknown
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
+        spent = self.spent()
+        made_calls = spent.priced_calls + spent.unpriced_calls
+        dollars = spent.cost if made_calls else 0.0 if self.priced else None
+        usage = {"input_tokens": spent.input_tokens, "output_tokens": spent.output_tokens,
+                 "cache_read_input_tokens": spent.cached_tokens, "cache_creation_input_tokens": spent.cache_write_tokens}
         return {"result": self.result, "is_error": self.is_error, "session_id": self.session_id,
-                "num_steps": self.num_steps, "usage": dict(self.usage), "duration_ms": self.duration_ms,
-                "total_cost_usd": None if self.total_cost_usd is None else round(self.total_cost_usd, 6)}
+                "num_steps": self.num_steps, "usage": usage, "duration_ms": self.duration_ms,
+                "total_cost_usd": None if dollars is None else round(dollars, 6),
+                "unpriced_calls": spent.unpriced_calls}
 
 
-def usage_fields(ev: Any) -> dict[str, int]:
+def usage_fields(ev: UsageEvent) -> dict[str, int]:
     """A UsageEvent under the result's names; malformed or negative counts count as 0."""
     pairs = (("input_tokens", ev.input_tokens), ("output_tokens", ev.output_tokens),
              ("cache_read_input_tokens", ev.cached_tokens), ("cache_creation_input_tokens", ev.cache_creation_tokens))
@@ -127,10 +141,10 @@ class Printer:
             self.finished = True
             self.finish(outcome)
 
-    def event(self, event: Any) -> None:
+    def event(self, event: Event) -> None:
         """Structured forms stream events; text shows them through ``progress`` (see headless)."""
 
-    def start(self, info: dict[str, Any]) -> None:
+    def start(self, info: dict[str, str | None]) -> None:
         """Called once the engine is open (stream-json announces the session)."""
 
     def finish(self, outcome: Outcome) -> None:
@@ -159,32 +173,30 @@ class StreamJsonPrinter(JsonPrinter):
     def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
         super().__init__(out, err)
         # Imported here: `contextual` (the app) reads only this module's formats, and these import every event.
-        from contextual.core import events as ev
+        from contextual.core.events import UsageEvent
         from contextual.core.stream_guard import StreamGuard
+        from contextual.wire_types import WIRE_TYPES
         self._guard = StreamGuard()     # a key split across two streamed fragments never reaches a line in part
-        # Events a script has no use for line by line (PermissionRequest carries a future; headless answers it).
-        self._not_streamed = (ev.PermissionRequest, ev.PromptChanged, ev.ToolOutput)
-        self._usage = ev.UsageEvent
+        self._types = WIRE_TYPES
+        self._usage = UsageEvent
 
-    def start(self, info: dict[str, Any]) -> None:
+    def start(self, info: dict[str, str | None]) -> None:
         self._emit({"type": "system", "subtype": "init", **info})
 
-    def event(self, event: Any) -> None:
-        if isinstance(event, self._not_streamed) or not dataclasses.is_dataclass(event):
+    def event(self, event: Event) -> None:
+        if self._types[type(event)] is None:
             return
         for released in self._guard.safe(event):
             self._emit_event(released)
 
-    def _emit_event(self, event: Any) -> None:
-        body = _jsonable(event)
-        if isinstance(event, self._usage):      # the same names as the result's usage
-            body = usage_fields(event)
-        self._emit({"type": event_type(event), **{k: v for k, v in body.items() if k != "type"}})
+    def _emit_event(self, event: Event) -> None:
+        body: dict[str, object] = dict(usage_fields(event)) if isinstance(event, self._usage) else _fields(event, 1)
+        self._emit({"type": self._types[type(event)], **{k: v for k, v in body.items() if k != "type"}})
 
     def finish(self, outcome: Outcome) -> None:
         self._emit({"type": "result", **outcome.as_dict()})
 
-    def _emit(self, value: dict[str, Any]) -> None:
+    def _emit(self, value: dict[str, object]) -> None:
         self.out.write(json_line(value) + "\n")
         self.out.flush()
 

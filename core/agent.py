@@ -7,7 +7,7 @@ together and passes calls through.
 from __future__ import annotations
 
 from contextlib import aclosing
-from typing import Any, AsyncGenerator, Mapping, Sequence, TYPE_CHECKING
+from typing import Any, AsyncGenerator, Collection, Mapping, Sequence, TYPE_CHECKING
 
 from contextual.core.config import Config
 from contextual.core.context.builder import Built, ContextBuilder
@@ -28,7 +28,7 @@ from contextual.core.context.compaction_review import Event
 from contextual.core.events import EngineEvent, ErrorEvent, Notice, UsageEvent
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.ports import SessionSink, SnapshotHook
-from contextual.core.prompt import PromptView, Trigger
+from contextual.core.prompt import PromptView, Trigger, UsageFigures
 from contextual.core.providers.base import Provider
 from contextual.core.session.schema import CompactionRecord, PermissionRecord, Truncation, TurnEnd, rewind_body
 from contextual.core.tools.base import Todo, Tool, ToolContext
@@ -100,6 +100,12 @@ class Engine:
     @property
     def last_usage(self) -> int | None:
         return self.prompt.usage.last
+
+    @property
+    def session_usage(self) -> UsageFigures:
+        """Every call of the session so far (summaries included, resumed ones at their models' prices): /cost, the
+        meter and `-p`'s result read these figures, never a sum of their own."""
+        return self.prompt.usage.session
 
     @property
     def compactions(self) -> list[CompactionRecord]:
@@ -288,6 +294,10 @@ class Engine:
         """A warning for the front end to show before the next turn (e.g. the session will not be saved)."""
         self.recorder.warn(message, first)
 
+    def drop_warnings(self, said: Collection[str]) -> None:
+        """Warnings the front end has said in its own way, no longer to be shown."""
+        self.recorder.drop_warnings(said)
+
     async def run_user_shell(self, command: str) -> dict[str, Any]:
         """The user's `!command`: run by the Bash tool (its time and output bounds, its process group, keys kept
         out); the result joins the user's next message, stored as a Bash result (core/context/user_shell.py).
@@ -327,7 +337,7 @@ class Engine:
         one's: a /fork opened a new engine and they were silently dropped (user review, helper-121)."""
         for text in other.reminders:
             self.controls.remind(text)
-        self.controls.shell.extend(run for run in other.controls.shell if run not in self.controls.shell)
+        self.controls.take_shell(other.controls.shell)
 
     def toggle_pin(self, message_id: str) -> bool:
         return self.controls.toggle_pin(self.prompt.history.messages, message_id, self.recorder.session, count,

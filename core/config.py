@@ -10,9 +10,8 @@ from typing import Any, Mapping
 from contextual.core import credentials, secrets, trust
 from contextual.core import window_budget as budget
 from contextual.core.config_files import KNOWN_KEYS, PERMISSION_MODES, coerce, project_files
-# Re-exported: the error load_config raises, for its many callers; the readers core/engine/settings.py takes from here.
+# Re-exported: the error load_config raises, for its many callers
 from contextual.core.config_files import ConfigError as ConfigError
-from contextual.core.config_files import hooks_in_force as hooks_in_force, rules_in_force as rules_in_force
 from contextual.core.hooks import Hooks
 from contextual.core.permission_rules import PermissionRules
 

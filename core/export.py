@@ -31,7 +31,6 @@ from contextual.core.context.scratchpad import step_of
 from contextual.core.context.summary_pairs import summary_records
 from contextual.core.messages import NO_ANSWER, Message
 from contextual.core.snapshot.undo import note_for_user
-from contextual.core.tokens import Calibration
 
 if TYPE_CHECKING:
     from contextual.core.config import Config
@@ -204,10 +203,9 @@ def rebuilt_prompts(loaded: "LoadedSession", config: "Config") -> Iterator[tuple
     from contextual.core.agent import Engine
     engine = Engine(config, None, interactive=False)
     prompt = engine.prompt
-    prompt.restore([], None)
     # Each call was fitted through the calibration of our count against the server's as it stood then: replayed
     # from the usage the calls recorded (read from the home as it is now, the cuts differed; small-window red team)
-    prompt.calibration = Calibration(None)
+    prompt.start_replay()
     usages = iter(loaded.calls)
     pending: Message | None = None            # an action whose result is still to come
     answered: Message | None = None           # an answer: its turn ends unless a Stop hook's message comes next
@@ -215,26 +213,16 @@ def rebuilt_prompts(loaded: "LoadedSession", config: "Config") -> Iterator[tuple
         if answered is not None and not (m is not None and m.from_stop_hook):
             prompt.end_turn()
             answered = None
-        if m is None:                     # a compaction cut without a summary
+        if m is None or m.role == "summary":       # a compaction, with its summary or cut without one
             if record is not None:
-                try:
-                    prompt.apply_compaction(None, record.kept_from_id, record.pinned_ids)
-                except ValueError:
-                    pass
-            continue
-        if m.role == "summary":
-            if record is not None:
-                try:
-                    prompt.apply_compaction(m, record.kept_from_id, record.pinned_ids)
-                except ValueError:        # a damaged record: keep everything, as the loader does
-                    prompt.history.messages.insert(0, m)
+                prompt.replay_compaction(m, record.kept_from_id, record.pinned_ids)
             continue
         if m.role == "assistant":
             yield m, prompt.build().messages
             usage = next(usages, None)
             if usage is not None and usage.sent:
-                prompt.calibration.observe(config.model, usage.sent, usage.input_tokens)
-        prompt.history.append(m)
+                prompt.calibrate(usage.sent, usage.input_tokens)
+        prompt.replay_message(m)
         if m.id in loaded.todos_after:    # the recap closes every call after a TodoWrite (A1), as it did then
             engine.toolbox.restore_todos(list(loaded.todos_after[m.id]))
         if answered is not None:          # a Stop hook's message: the turn went on (core/context/continuation.py)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
+from contextual.core.plural import plural
+
 PromptRole = Literal["system", "summary", "user", "assistant"]
 Layer = Literal["L1", "L2", "L3", "input", "scratchpad", "todo"]
 # full: as written; stored: the compressed (A3) form; hard: compressed harder to fit; cut: head+tail to fit; a step
@@ -87,24 +89,45 @@ class Adjustment:
 
 @dataclass(frozen=True)
 class UsageFigures:
-    """Cache-aware usage (issue 12.6): input includes cached tokens; cost is None when prices are unknown."""
+    """Cache-aware usage (issue 12.6): input includes cached tokens. `cost` is the priced calls' sum (None: no call
+    priced); a call whose model has no prices counts in `unpriced_calls`, so a partial sum is said as one."""
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
     cache_write_tokens: int = 0
     cost: float | None = None
+    priced_calls: int = 0
+    unpriced_calls: int = 0
 
     @property
     def cache_creation_tokens(self) -> int:      # the providers' name for it (model_facts.TokenUsage)
         return self.cache_write_tokens
 
     def plus(self, other: "UsageFigures") -> "UsageFigures":
-        # Unknown prices count as nothing; the sum stays None until some call had a price.
         known = [c for c in (self.cost, other.cost) if c is not None]
-        cost = sum(known) if known else None
         return UsageFigures(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens,
                             self.cached_tokens + other.cached_tokens,
-                            self.cache_write_tokens + other.cache_write_tokens, cost)
+                            self.cache_write_tokens + other.cache_write_tokens, sum(known) if known else None,
+                            self.priced_calls + other.priced_calls, self.unpriced_calls + other.unpriced_calls)
+
+    def since(self, earlier: "UsageFigures") -> "UsageFigures":
+        """The calls added after ``earlier``, a figure this one grew from (`-p`'s run inside a resumed session)."""
+        priced = self.priced_calls - earlier.priced_calls
+        cost = max(0.0, (self.cost or 0.0) - (earlier.cost or 0.0)) if priced else None
+        return UsageFigures(self.input_tokens - earlier.input_tokens, self.output_tokens - earlier.output_tokens,
+                            self.cached_tokens - earlier.cached_tokens,
+                            self.cache_write_tokens - earlier.cache_write_tokens, cost, priced,
+                            self.unpriced_calls - earlier.unpriced_calls)
+
+
+def said_cost(cost: float | None, unpriced_calls: int, short: bool = False) -> str | None:
+    """A cost as said: "$0.5000", a partial sum as one ("≥ $0.5000 (1 call not priced)", short: "≥$0.5000"); None
+    when no call was priced. /cost and the meter say it so."""
+    if cost is None:
+        return None
+    if not unpriced_calls:
+        return f"${cost:.4f}"
+    return f"≥${cost:.4f}" if short else f"≥ ${cost:.4f} ({plural(unpriced_calls, 'call')} not priced)"
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 import pkgutil
+import re
 import os
 import shutil
 import subprocess
@@ -163,37 +164,103 @@ def test_system_reminders_are_written_in_one_place():
     assert offenders == []
 
 
-# The engine's parts as the façade (core/agent.py) and the other parts (core/engine/) hold them.
+# The engine's parts as the façade (core/agent.py) and the other parts (core/engine/) hold them; elsewhere the same
+# names reach them (`engine.prompt`, a local `prompt = engine.prompt`).
 ENGINE_PARTS = {"settings", "prompt", "recorder", "toolbox", "gate", "controls", "compactor", "turn",
                 "_settings", "_prompt", "_recorder", "_toolbox", "_gate", "_controls", "_compactor",
                 "_fitted", "_ends", "_input", "_model_call", "_tool_step"}
+# The calls that change a list, dict or set in place.
+MUTATING = {"append", "extend", "insert", "remove", "clear", "pop"}
 
 
-def _part_field(target: ast.expr) -> str | None:
-    """`self.<part>.<field>` (also under a subscript: `self.gate.decided[:]`) as text, else None."""
-    while isinstance(target, ast.Subscript):
+def _facade_fields() -> set[str]:
+    """The Engine's properties that hand out a part's field itself (`warnings` is `self.recorder.warnings`)."""
+    tree = ast.parse((REPO / "core" / "agent.py").read_text())
+    engine = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Engine")
+    out = set()
+    for method in engine.body:
+        if isinstance(method, ast.FunctionDef) and any(isinstance(d, ast.Name) and d.id == "property"
+                                                       for d in method.decorator_list):
+            returned = method.body[-1]
+            if isinstance(returned, ast.Return) and isinstance(returned.value, ast.Attribute) \
+                    and _names_part(returned.value.value, set()):
+                out.add(method.name)
+    return out
+
+
+def _names_part(node: ast.expr, parts: set[str]) -> bool:
+    """`self.prompt`, `engine.prompt`, or a name bound to a part in the function (`prompt = engine.prompt`, a
+    parameter `prompt: PromptState`)."""
+    return isinstance(node, ast.Name) and node.id in parts or \
+        isinstance(node, ast.Attribute) and node.attr in ENGINE_PARTS
+
+
+def _names_engine(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id.endswith("engine") or \
+        isinstance(node, ast.Attribute) and node.attr.endswith("engine")
+
+
+def _part_field(target: ast.expr, facade: set[str], parts: set[str], fields: set[str]) -> str | None:
+    """A part's field, or what lies inside it, as text (`self.gate.decided[:]`, `prompt.history.messages`,
+    `engine.warnings`, a name bound to one of them: `fields`), else None."""
+    while isinstance(target, (ast.Subscript, ast.Attribute)):
+        if isinstance(target, ast.Attribute) and (_names_part(target.value, parts) or
+                                                  target.attr in facade and _names_engine(target.value)):
+            return ast.unparse(target)
         target = target.value
-    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute) \
-            and isinstance(target.value.value, ast.Name) and target.value.value.id == "self" \
-            and target.value.attr in ENGINE_PARTS:
-        return f"self.{target.value.attr}.{target.attr}"
-    return None
+    return ast.unparse(target) if isinstance(target, ast.Name) and target.id in fields else None
+
+
+PART_TYPES = {"Settings", "PromptState", "Recorder", "Toolbox", "PermissionGate", "ContextControls", "Compactor",
+              "TurnLoop"}
+
+
+def _changes_in(scope: ast.AST, facade: set[str]) -> list[tuple[int, str]]:
+    """Where ``scope`` changes a part's state from outside it: an assignment, a deletion or a call of MUTATING."""
+    parts: set[str] = set()         # local names bound to a part
+    fields: set[str] = set()        # local names bound to a part's field
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        parts |= {a.arg for a in scope.args.args + scope.args.kwonlyargs
+                  if a.annotation is not None and ast.unparse(a.annotation).strip("'\"") in PART_TYPES}
+        for node in ast.walk(scope):
+            pairs = zip(node.targets[0].elts, node.value.elts) if isinstance(node, ast.Assign) \
+                and isinstance(node.targets[0], ast.Tuple) and isinstance(node.value, ast.Tuple) else \
+                [(node.targets[0], node.value)] if isinstance(node, ast.Assign) else []
+            for name, value in pairs:
+                if isinstance(name, ast.Name) and isinstance(value, ast.Attribute):
+                    if value.attr in ENGINE_PARTS:
+                        parts.add(name.id)
+                    elif _part_field(value, facade, parts, set()):
+                        fields.add(name.id)
+    out = []
+    for node in ast.walk(scope):
+        targets = [t for t in node.targets if not isinstance(t, ast.Name)] if isinstance(node, ast.Assign) else \
+            node.targets if isinstance(node, ast.Delete) else \
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATING:
+            targets = [node.func.value]
+        out += [(node.lineno, found) for found in (_part_field(t, facade, parts, fields) for t in targets) if found]
+    return out
 
 
 def test_each_engine_part_changes_only_its_own_state():
     """ARCHITECTURE.md's "Engine state": each part owns its fields and the others call its methods. A field of
-    another part assigned from outside it, or the session written past the Recorder that owns it, is a second
+    another part assigned, deleted or changed in place (`.append`, `.remove`, an item set) from outside it —
+    anywhere in core/, tui/ or contextual/ —, or the session written past the Recorder that owns it, is a second
     owner of that state."""
-    offenders = []
-    for path in [REPO / "core" / "agent.py", *(REPO / "core" / "engine").glob("*.py")]:
-        for node in ast.walk(ast.parse(path.read_text())):
-            targets = node.targets if isinstance(node, ast.Assign) else \
-                [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
-            offenders += [f"{path.name}:{node.lineno} {found}" for found in map(_part_field, targets) if found]
+    facade = _facade_fields()
+    assert {"warnings", "history", "reminders"} <= facade
+    offenders: set[str] = set()
+    for path in sorted(p for folder in ("core", "tui", "contextual") for p in (REPO / folder).rglob("*.py")):
+        where = path.relative_to(REPO).as_posix()
+        tree = ast.parse(path.read_text())
+        for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]:
+            offenders |= {f"{where}:{line} {found}" for line, found in _changes_in(scope, facade)}
+        for node in ast.walk(tree):
             if path.name != "recorder.py" and isinstance(node, ast.Attribute) and node.attr.startswith("append_") \
                     and isinstance(node.value, ast.Attribute) and node.value.attr == "session":
-                offenders.append(f"{path.name}:{node.lineno} {ast.unparse(node)}")
-    assert offenders == []
+                offenders.add(f"{where}:{node.lineno} {ast.unparse(node)}")
+    assert sorted(offenders) == []
 
 
 def test_session_entries_are_built_in_the_schema():
@@ -207,3 +274,33 @@ def test_session_entries_are_built_in_the_schema():
             if isinstance(node, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == "subtype" for k in node.keys):
                 offenders.append(f"{path.relative_to(REPO)}:{node.lineno}")
     assert offenders == []
+
+
+def _changed_by(cell: str) -> set[str]:
+    """The method names a "changed only by" cell lists (`name`, before any parenthesis)."""
+    return set(re.findall(r"`(\w+)`", re.sub(r"\([^)]*\)", "", cell)))
+
+
+def test_settings_is_changed_only_by_the_methods_its_row_lists():
+    """Settings' row in ARCHITECTURE.md's "Engine state" names every method that reassigns its state, and no field
+    is written by a name in a string (`setattr`), which mypy cannot check: it said `set_model` and `connect` while
+    nine methods rewrote `config`, and a second Config beside it was kept in step by a setattr loop."""
+    text = (REPO / "ARCHITECTURE.md").read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| `settings.Settings`"))
+    listed = _changed_by(row.strip().strip("|").split("|")[2])
+    tree = ast.parse((REPO / "core" / "engine" / "settings.py").read_text())
+    settings = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Settings")
+    writers, by_name = set(), []
+    for method in settings.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or method.name == "__init__":
+            continue
+        for node in ast.walk(method):
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+            if any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+                   for t in targets):
+                writers.add(method.name)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
+                by_name.append(f"{method.name}:{node.lineno}")
+    assert by_name == []
+    assert writers == listed

@@ -10,7 +10,8 @@ import pytest
 from tests.cli_helpers import cli_env, contextual, home_of, session_files
 from tests.fakes.llm_server import Fault, FakeLLMServer, Reply
 
-RESULT_KEYS = {"result", "is_error", "session_id", "num_steps", "usage", "duration_ms", "total_cost_usd"}
+RESULT_KEYS = {"result", "is_error", "session_id", "num_steps", "usage", "duration_ms", "total_cost_usd",
+               "unpriced_calls"}
 USAGE_KEYS = {"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"}
 
 
@@ -55,6 +56,7 @@ def test_json_prints_one_object_at_the_end_with_the_contract_fields(project: Pat
     # Only Anthropic's wire carries cache writes; the OpenAI-compatible one has no such field.
     assert obj["usage"]["cache_creation_input_tokens"] == (100 if kind == "anthropic" else 0)
     assert obj["total_cost_usd"] is None            # "fake-model" has no prices: unknown, not $0
+    assert obj["unpriced_calls"] == 2
 
 
 def test_json_totals_the_turn_cost_at_the_model_table_prices(project: Path):
@@ -188,3 +190,38 @@ def test_text_progress_says_a_commands_non_zero_exit_not_success(project: Path):
     assert result.returncode == 0, result.stderr
     progress = [line.strip() for line in result.stderr.splitlines() if line.startswith("  Bash")]
     assert progress == ["Bash exit 1", "Bash success"]
+
+
+# stream-json's "type" of each event as scripts read it (the names the class names gave before the table).
+WIRE_NAMES = {"text_delta", "reasoning_delta", "stream_restarted", "retrying", "thought", "action", "format_error",
+              "tool_started", "tool_finished", "usage", "permission_decided", "message_recorded", "answer_delta",
+              "final_answer", "turn_adjustments", "budget_warning", "compaction_started", "compaction_progress",
+              "compaction_finished", "notice", "tools_changed", "stop_hook_continued", "turn_finished", "error",
+              "compaction_review"}
+
+
+def test_every_event_has_its_stream_json_type_written_out_and_the_names_are_unchanged():
+    """The "type" came from the class name by a regex: renaming an event changed the wire. Every event the
+    engine's streams yield has an entry (None: not streamed), each name once."""
+    import typing
+
+    from contextual.core import events as ev
+    from contextual.core.context.compaction_review import Event
+    from contextual.wire_types import WIRE_TYPES
+    assert set(WIRE_TYPES) == set(typing.get_args(Event))
+    streamed = [name for name in WIRE_TYPES.values() if name is not None]
+    assert len(streamed) == len(set(streamed)) and set(streamed) == WIRE_NAMES
+    assert {kind for kind, name in WIRE_TYPES.items() if name is None} == {ev.PermissionRequest, ev.PromptChanged,
+                                                                           ev.ToolOutput}
+
+
+def test_the_progress_lines_match_every_event_and_one_they_do_not_know_fails_loudly():
+    """-p's printers are an exhaustive match (assert_never, proved whole by mypy): an event kind added to the
+    engine and forgotten here is an error, not a silent line less."""
+    from contextual.headless import progress_line
+
+    class Unknown:
+        pass
+
+    with pytest.raises(AssertionError):
+        progress_line(Unknown())        # type: ignore[arg-type]

@@ -124,9 +124,7 @@ class RealHost:
 
     def forget_skipped(self, engine: Engine, items: list[Item]) -> None:
         """The engine's own "not approved" warnings: the app says them itself once answered (or they no longer hold)."""
-        for said in (item.skipped(self.config.project_root) for item in items):
-            while said in engine.warnings:
-                engine.warnings.remove(said)
+        engine.drop_warnings({item.skipped(self.config.project_root) for item in items})
 
     async def stop_mcp(self) -> None:
         if self.mcp is not None:

@@ -45,6 +45,7 @@ class Shown:
     basis: str = "counted"    # "usage": the estimate is the server's usage of the last call (labelled so)
     cached_tokens: int | None = None
     cost: float | None = None
+    unpriced_calls: int = 0   # calls whose model has no prices: `cost` is a partial sum (said "≥")
     token_factor: float = 1.0  # the server's tokens per ours, as measured: every other figure is ours
     last_usage: int | None = None
     pinned: int = 0           # tokens of pinned messages (issue 19.3): part of L3, shown as their own segment
@@ -106,7 +107,8 @@ def shown_from_view(view: PromptView) -> Shown:
                  window=view.window, estimate=trigger.estimate, threshold=max(1, trigger.threshold),
                  due=trigger.due, warn_ratio=trigger.warn_at / max(1, trigger.threshold), basis=trigger.basis,
                  compactable=trigger.compactable,
-                 cached_tokens=usage.cached_tokens or None, cost=usage.cost, token_factor=view.server_factor,
+                 cached_tokens=usage.cached_tokens or None, cost=usage.cost, unpriced_calls=usage.unpriced_calls,
+                 token_factor=view.server_factor,
                  last_usage=view.last_usage, limit=view.limit, reserve=view.reserve, room=view.room,
                  covered=_covered(view),
                  fitted=max(0, view.adjustments[0].tokens_before - view.total) if view.adjustments else 0)

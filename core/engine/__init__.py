@@ -1,6 +1,6 @@
 """The engine's parts, composed by `core.agent.Engine` (a thin façade): each owns its own fields.
 
-- `settings.Settings` — the config in force and the providers (changed by `set_model` and `connect` only);
+- `settings.Settings` — the config in force and the providers (its methods that change them: ARCHITECTURE.md);
 - `prompt_state.PromptState` — history as stored, the builder, the turn in progress, usage, the view and trigger;
 - `recorder.Recorder` — appends to history and the session, the messages not yet announced, notices owed;
 - `toolbox.Toolbox` — the tools (built-in and MCP), their ToolContext and L1;

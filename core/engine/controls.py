@@ -40,6 +40,14 @@ class ContextControls:
         if text and text not in self.reminders:
             self.reminders.append(text)
 
+    def session_start_ran(self, source: str) -> None:
+        """The SessionStart hooks owed for ``source`` ran (`TurnInput.session_starts`)."""
+        self.session_starts.remove(source)
+
+    def take_shell(self, runs: Sequence[tuple[str, str, str]]) -> None:
+        """`!command` results another engine held for its next message (a fork), after this one's own."""
+        self.shell.extend(run for run in runs if run not in self.shell)
+
     def add_shell(self, command: str, sent: str, whole: str) -> None:
         self.shell.append((sent, whole, command))
 

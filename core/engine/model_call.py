@@ -78,7 +78,7 @@ class ModelCall:
                         yield Notice(f"the model sent {chunk.others + 1:,} tool calls in one reply: only the first "
                                      "runs (one action a step)", "warning")
                 elif isinstance(chunk, UsageChunk):
-                    self._prompt.calibration.observe(config.model, built.total, chunk.input_tokens)
+                    self._prompt.calibrate(built.total, chunk.input_tokens)
                     usage = self._prompt.usage.take(chunk, config, sent=built.total)
                     self._recorder.usage(usage)
                     yield usage

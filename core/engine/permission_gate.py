@@ -85,7 +85,7 @@ class PermissionGate:
             try:
                 permissions.add_allow_rules(root, always.rules, config.home)
             except ValueError as exc:
-                self._recorder.pending.append(str(exc))
+                self._recorder.warn_after_call(str(exc))
             self.allowed_for_session.update(always.rules)
         elif decision == "allow_session":
             self.allowed_for_session.add(name)

@@ -25,7 +25,7 @@ from contextual.core.model_facts import lookup
 from contextual.core.package_data import InstallDamaged
 from contextual.core.prompt import PromptView, Trigger
 from contextual.core.window_budget import margin
-from contextual.core.tokens import calibration_for
+from contextual.core.tokens import Calibration, calibration_for
 
 if TYPE_CHECKING:
     from contextual.core.tools.base import Todo
@@ -104,6 +104,10 @@ class PromptState:
         self.turn_start = None
         self.limit_scale = 1.0
 
+    def calibrate(self, ours: int, servers: int) -> None:
+        """A prompt of ``ours`` tokens by our count was ``servers`` by the server's (its usage, or its error)."""
+        self.calibration.observe(self.config.model, ours, servers)
+
     def rewind_to(self, message_id: str) -> Message:
         index = next(i for i, m in enumerate(self.history.messages) if m.id == message_id and m.role == "user")
         message = self.history.messages[index]
@@ -124,6 +128,27 @@ class PromptState:
         if self.turn_start is not None:
             self.turn_start = len(applied) - in_turn
         self.usage.forget()      # stale now: the next estimate is the counted size of the next prompt
+
+    # ---- a session's record replayed (core/export.py: the prompts its calls were sent) ------------------
+    def start_replay(self) -> None:
+        """Empty, and calibrated only by the replayed calls (`calibrate`): the home's calibration as it is now would
+        fit the prompts otherwise than when they were sent."""
+        self.restore([], None)
+        self.calibration = Calibration(None)
+
+    def replay_message(self, message: Message) -> None:
+        """A recorded message, into history as the Recorder put it there when it was made (no session to write)."""
+        self.history.append(message)
+
+    def replay_compaction(self, summary: Message | None, kept_from_id: str | None, pinned_ids: Collection[str]
+                          ) -> None:
+        """A recorded compaction; a damaged record (its kept message not in history) keeps everything, the summary
+        first, as the loader does."""
+        try:
+            self.apply_compaction(summary, kept_from_id, pinned_ids)
+        except ValueError:
+            if summary is not None:
+                self.history.messages.insert(0, summary)
 
     # ---- what is read from it -----------------------------------------------------------------------
     def l3(self) -> list[Message]:

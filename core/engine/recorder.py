@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Collection
 
 from contextual.core.clock import now_iso
 from contextual.core.context.history import HistoryManager
@@ -61,6 +61,14 @@ class Recorder:
 
     def warn(self, message: str, first: bool = False) -> None:
         self.warnings.insert(0, message) if first else self.warnings.append(message)
+
+    def warn_after_call(self, message: str) -> None:
+        """A warning raised inside a tool call (a slow snapshot, a rule that could not be saved): said after it."""
+        self.pending.append(message)
+
+    def drop_warnings(self, said: Collection[str]) -> None:
+        """Warnings the front end has said in its own way (the app's answer to the trust question)."""
+        self.warnings[:] = [w for w in self.warnings if w not in said]
 
     def restore(self, turn_ends: dict[str, TurnEnd], warnings: list[str]) -> None:
         """A resumed session's turn ends and the loader's warnings (after any this run raised)."""

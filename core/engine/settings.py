@@ -3,7 +3,7 @@ app's host shares with every engine it opens (`/clear`, `/resume`), so no copy i
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from contextual.core.config import Config
@@ -13,12 +13,25 @@ if TYPE_CHECKING:      # the app's host makes its Settings before the first fram
     from contextual.core.providers.base import ListedModel, Provider
 
 
+@dataclass(frozen=True)
+class Launched:
+    """What the user configured, read again later: the window before any was found for a model (a model without a
+    window of its own starts from it) and the mode (whether shift+tab's cycle reaches bypass)."""
+    context_window: int
+    window_source: str
+    permission_mode: str
+
+    @classmethod
+    def of(cls, config: Config) -> Launched:
+        return cls(config.context_window, config.window_source, config.permission_mode)
+
+
 class Settings:
     def __init__(self, config: Config, provider: Provider | None, summary_provider: Provider | None = None) -> None:
         self.config = config
         self.provider = provider
         self.summary_provider = summary_provider or provider
-        self._loaded = config          # as the user configured it, before any window was found for a model
+        self._launched = Launched.of(config)
 
     async def set_model(self, model: str) -> None:
         """`/model NAME`: the next calls use it, and its own window (the user's setting, else the server's, else
@@ -27,9 +40,9 @@ class Settings:
         from contextual.core.model_facts import resolve_window
         config = replace(self.config, model=model)
         if not config.window_explicit:      # the old model's window is not the new one's
-            loaded = self._loaded
-            config = await resolve_window(replace(config, context_window=loaded.context_window,
-                                                  window_source=loaded.window_source))
+            launched = self._launched
+            config = await resolve_window(replace(config, context_window=launched.context_window,
+                                                  window_source=launched.window_source))
         self.config = config
         if self.provider is None and config.missing_model_message() is None:   # the first model of this run
             import asyncio
@@ -47,9 +60,9 @@ class Settings:
         if not (before.server_unreached or before.window_guessed):
             return None
         from contextual.core.model_facts import recheck_note, resolve_window
-        loaded = self._loaded
-        found = await resolve_window(replace(before, context_window=loaded.context_window,
-                                             window_source=loaded.window_source))
+        launched = self._launched
+        found = await resolve_window(replace(before, context_window=launched.context_window,
+                                             window_source=launched.window_source))
         self.config = replace(self.config, server_unreached=False, window_guessed=False)
         if found.window_source.startswith("server") and found.context_window != before.context_window:
             self.config = replace(self.config, context_window=found.context_window,
@@ -96,7 +109,7 @@ class Settings:
         """The next permission mode (``permissions.next_mode``; bypass only when configured so), in force for
         the next tool call of every engine sharing these settings; returns it."""
         from contextual.core.permissions import next_mode
-        mode = next_mode(self.config.permission_mode, self._loaded.permission_mode)
+        mode = next_mode(self.config.permission_mode, self._launched.permission_mode)
         self.config = replace(self.config, permission_mode=mode)
         return mode
 
@@ -117,13 +130,12 @@ class Settings:
         re-reads them when it opens: edits apply without a restart, once seen). A project's hook runs as at launch,
         only approved as it reads (core/trust.py), or identical to one running now (an approval the trust store
         could not keep holds for this run). ConfigError (a file cannot be read): the hooks stay as they were."""
-        from contextual.core.config import hooks_in_force
+        from contextual.core.config_files import hooks_in_force
         running = {h.key for h in self.config.hooks.hooks if h.approved}
         read = hooks_in_force(self.config.project_root, self.config.home)
         hooks = Hooks(tuple(replace(h, approved=h.approved or h.key in running) for h in read.hooks),
                       read.notes)
-        for name in ("config", "_loaded"):
-            setattr(self, name, replace(getattr(self, name), hooks=hooks))
+        self.config = replace(self.config, hooks=hooks)
         return hooks
 
     def connect(self, config: Config, provider: Provider | None) -> None:
@@ -137,23 +149,20 @@ class Settings:
 
     def reload_rules(self) -> None:
         """The `[permissions]` rules as the config files say now, the project's widening ones only where approved
-        (core/config.py: rules_in_force), for the next tool call of every engine sharing these settings: the
+        (core/config_files.py: rules_in_force), for the next tool call of every engine sharing these settings: the
         config is read once at launch, and /permissions changes a file. ConfigError (a file cannot be read): the
         rules stay as they were."""
-        from contextual.core.config import rules_in_force
+        from contextual.core.config_files import rules_in_force
         now, approved = rules_in_force(self.config.project_root, self.config.home)
-        for name in ("config", "_loaded"):
-            current = getattr(self, name)
-            waiting = current.if_approved          # what approving at the trust question would put in force
-            setattr(self, name, replace(current, permissions=now,
-                                        if_approved=None if waiting is None else (approved, waiting[1])))
+        waiting = self.config.if_approved          # what approving at the trust question would put in force
+        self.config = replace(self.config, permissions=now,
+                              if_approved=None if waiting is None else (approved, waiting[1]))
 
     def approve_project(self) -> None:
         """The user approved the project's widening rules and mode (core/trust.py): they apply from now on."""
         if self.config.if_approved is None:
             return
         rules, mode = self.config.if_approved
-        for name in ("config", "_loaded"):
-            current = getattr(self, name)
-            setattr(self, name, replace(current, permissions=rules, permission_mode=mode, unapproved=(),
-                                        if_approved=None, hooks=current.hooks.all_approved()))
+        self.config = replace(self.config, permissions=rules, permission_mode=mode, unapproved=(), if_approved=None,
+                              hooks=self.config.hooks.all_approved())
+        self._launched = replace(self._launched, permission_mode=mode)     # the project's mode, as if launched so

@@ -9,7 +9,7 @@ from contextual.core import secrets
 from contextual.core.engine.prompt_state import PromptState
 from contextual.core.engine.settings import Settings
 from contextual.core.events import EngineEvent, Notice, PromptChanged, ToolsChanged
-from contextual.core.tools.base import Todo, Tool, ToolContext
+from contextual.core.tools.base import BeforeChange, Todo, Tool, ToolContext
 from contextual.core.tools.runner import run_tool
 
 
@@ -33,6 +33,10 @@ class Toolbox:
 
     def attach(self, manager: MCPManager) -> None:
         self.mcp = manager
+
+    def guard_changes(self, hook: BeforeChange | None) -> None:
+        """What runs before a tool changes a file (the turn's snapshot), or None between turns."""
+        self.ctx.before_change = hook
 
     def restore_todos(self, todos: list[Todo]) -> None:
         self.ctx.todos[:] = todos

@@ -131,10 +131,10 @@ class TurnLoop:
         self._turn_id = opening.turn_id
         self._gate.grant_for_turn(grants)
         self._turn_model = model
-        recorder, ctx = self._recorder, self._toolbox.ctx
+        recorder = self._recorder
         if recorder.snapshots is not None:
-            ctx.before_change = recorder.snapshots.before_change_hook(opening.turn_id, recorder.entry,
-                                                                      on_warning=recorder.pending.append)
+            self._toolbox.guard_changes(recorder.snapshots.before_change_hook(opening.turn_id, recorder.entry,
+                                                                             on_warning=recorder.warn_after_call))
 
     async def _close(self, turn_id: str, terminal: TurnFinished | ErrorEvent | None,
                      crashed: Exception | None) -> str | None:
@@ -150,7 +150,7 @@ class TurnLoop:
         self._gate.grant_for_turn(())
         self._turn_model = ""
         self._prompt.end_turn()
-        self._toolbox.ctx.before_change = None
+        self._toolbox.guard_changes(None)
         await self._recorder.finish_snapshot(turn_id)
         return await self._recorder.flush_or_say()
 
@@ -257,7 +257,7 @@ class TurnLoop:
         can go, a compaction first."""
         config, prompt = self._settings.config, self._prompt
         if exc.server_tokens:   # the server said how big the prompt was by its count: calibrate on it
-            prompt.calibration.observe(config.model, built.total, exc.server_tokens)
+            prompt.calibrate(built.total, exc.server_tokens)
         took_window = takes(exc.server_window, config.context_window)
         if took_window:
             yield Notice(self._settings.take_server_window(exc.server_window or 0), "warning")

@@ -152,7 +152,7 @@ class TurnInput:
         while controls.session_starts:
             source = controls.session_starts[0]
             said = await self._hooks.session_start(source)
-            controls.session_starts.remove(source)
+            controls.session_start_ran(source)
             for note in said.notes:
                 yield Notice(note, "warning")
             if said.blocked or said.stop is not None:     # as in Claude Code: it cannot stop a session; the user reads it

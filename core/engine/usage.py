@@ -62,5 +62,6 @@ class Usage:
 
 def _figures(call: TokenUsage, model: str | None, config: Config) -> UsageFigures:
     """One call's figures, priced as the model it named (None: unpriced)."""
+    dollars = cost(call, model, config.models)
     return UsageFigures(call.input_tokens, call.output_tokens, call.cached_tokens, call.cache_creation_tokens,
-                        cost(call, model, config.models))
+                        dollars, int(dollars is not None), int(dollars is None))

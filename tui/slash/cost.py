@@ -3,12 +3,13 @@ gives the same per run in its json result)."""
 
 from __future__ import annotations
 
+from contextual.core.prompt import said_cost
 from contextual.tui.slash.port import AppPort
 
 
 class Cost:
     async def run(self, app: AppPort, argument: str) -> None:
-        used = app.engine.prompt.usage.session       # every call of the session, summaries included
+        used = app.engine.session_usage       # every call of the session, summaries included
         if not used.input_tokens and not used.output_tokens:
             await app.say("nothing used yet: no model call in this session")
             return
@@ -17,7 +18,8 @@ class Cost:
         said = (f"this session: {used.input_tokens:,} input tokens"
                 + (f" ({', '.join(cache)})" if cache else "") + f", {used.output_tokens:,} output tokens")
         model = app.config.model or "NAME"
-        price = (f"; cost ${used.cost:.4f}" if used.cost is not None else
+        dollars = said_cost(used.cost, used.unpriced_calls)      # a call whose model has no prices: the priced sum, said as partial
+        price = (f"; cost {dollars}" if dollars is not None else
                  f'; cost unknown: no prices for {model} (config: [models."{model}"] input = …, output = …, US$ '
                  "per million tokens)")
         await app.say(said + price)

@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from contextual.core.prompt import said_cost
 from contextual.tui.format import tokens
 from contextual.tui.meter_words import figures_explained
 from contextual.tui.prompt_view import Shown
@@ -94,8 +95,9 @@ def second_line(shown: Shown, width: int) -> Text:
         parts.append((3, 11, [("  ", ""), ("pinned ", "bold #d7af5f"), (tokens(shown.pinned), "")]))
     if shown.cached_tokens:
         parts.append((5, 12, [(f"  cached {tokens(shown.cached_tokens)}", "dim")]))
-    if shown.cost is not None:
-        parts.append((1, 13, [(f"  ${shown.cost:.4f}", "dim")]))
+    dollars = said_cost(shown.cost, shown.unpriced_calls, short=True)
+    if dollars is not None:
+        parts.append((1, 13, [(f"  {dollars}", "dim")]))
     room = width - len(head[0]) - len(head[1]) - 1
     kept = []
     for part in sorted(parts):
