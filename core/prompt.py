@@ -53,6 +53,24 @@ class PromptMessage:
         return self.source.tool or ""
 
 
+def in_our_tokens(server_tokens: int, server_factor: float) -> int:
+    """A figure of the server's (the window, the trigger and warning lines) in our tokens, as measured."""
+    return max(1, int(server_tokens / server_factor))
+
+
+def counts_apart(server_factor: float) -> bool:
+    """The server's tokenizer counts otherwise than ours (measured): its figures are named beside ours."""
+    return abs(server_factor - 1.0) >= 0.005
+
+
+def trigger_level(estimate: int, threshold: int, warn_at: int, due: bool) -> Literal["ok", "warn", "due"]:
+    """ok | warn (at or past the warning line) | due (at or past the trigger line): the meter's colour and the
+    turn's warning read it alike."""
+    if due or estimate >= threshold:
+        return "due"
+    return "warn" if estimate >= warn_at else "ok"
+
+
 @dataclass(frozen=True)
 class Trigger:
     estimate: int                           # what A6 compares with the threshold
@@ -64,7 +82,7 @@ class Trigger:
 
     @property
     def warn(self) -> bool:
-        return self.estimate >= self.warn_at
+        return trigger_level(self.estimate, self.threshold, self.warn_at, False) != "ok"
 
 
 class LayerTokens(NamedTuple):
@@ -153,7 +171,7 @@ class PromptView:
     def counted_window(self) -> int:
         """The window in our tokens, the unit of every other figure here (the trigger, the limit, the layers):
         `window` is the server's count."""
-        return max(1, int(self.window / self.server_factor))
+        return in_our_tokens(self.window, self.server_factor)
 
     @property
     def cached_tokens(self) -> int | None:

@@ -41,7 +41,7 @@ def test_the_window_is_shared_in_its_own_tokens_and_our_counts_limit_is_said_apa
                      "taken to count 1.15× ours).")
     # measured apart (×1.30): the window in our count first, the server's beside it, its shares in its own tokens
     measured = figures_explained(_shown(window=8_192, threshold=4_600, reserve=2_048, room=5_980, limit=4_600,
-                                        token_factor=1.3))[2]
+                                        server_factor=1.3))[2]
     assert measured.startswith("window 6.3k: the model's whole context (8.2k by the server's count, ×1.30 ours")
     assert "a prompt may use 6.0k of the server's 8.2k, 2,048 is kept for the answer" in measured
 

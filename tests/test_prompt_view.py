@@ -163,3 +163,16 @@ async def test_a_kept_round_too_large_for_the_window_is_sent_in_its_harder_a3_fo
     hard = next(m for m in engine.history.messages if m.role == "tool").meta["hard"]
     assert json.loads(hard)["data"]["content"].count("\n") == 79        # history keeps C1's JSON
     assert view.total <= view.limit
+
+
+@pytest.mark.parametrize("estimate, due, level", [(507, False, "ok"), (508, False, "warn"), (1006, False, "warn"),
+                                                   (1007, False, "due"), (10, True, "due")])
+def test_the_meter_and_the_turn_s_warning_read_one_warning_line(estimate: int, due: bool, level: str):
+    """The meter rebuilt the warning line as a share of the trigger line, rounded: at 508 of a line at 508 the turn
+    warned while the meter said ok."""
+    from contextual.core.prompt import PromptView, Trigger
+    from contextual.tui.prompt_view import shown_from_view
+    trigger = Trigger(estimate=estimate, threshold=1007, due=due, basis="counted", warn_at=508, compactable=True)
+    shown = shown_from_view(PromptView(messages=(), tokens={}, total=0, window=1400, limit=1000, trigger=trigger))
+    assert shown.level == level
+    assert trigger.warn is (level != "ok") or due

@@ -160,8 +160,8 @@ def test_the_meter_fits_80_columns_with_the_cost_when_everything_is_shown():
     from contextual.tui.prompt_view import Shown
     from contextual.tui.widgets.token_meter import meter_text
     shown = Shown(messages=(), layers={"L1": 919, "L2": 1_200, "L3": 27_000, "input": 40, "scratchpad": 3_100},
-                  total=32_259, window=32_768, estimate=27_900, threshold=24_100, due=True, warn_ratio=0.7,
-                  cached_tokens=12_000, cost=0.0123, token_factor=1.15, last_usage=27_900)
+                  total=32_259, window=32_768, estimate=27_900, threshold=24_100, due=True, warn_at=16_870,
+                  cached_tokens=12_000, cost=0.0123, server_factor=1.15, last_usage=27_900)
     for width in (80, 100, 120, 200):
         first, second = meter_text(shown, width).plain.split("\n")
         assert len(first) <= width and len(second) <= width, (width, first, second)

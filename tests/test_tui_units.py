@@ -99,7 +99,7 @@ def test_a_read_line_wider_than_the_scratchpad_wraps_under_its_code_not_under_th
 def _shown(messages, **figures):
     from contextual.tui.prompt_view import Shown
     defaults = dict(layers={"L1": 100, "L3": 50}, total=150, window=20_000, estimate=15_000, threshold=16_000,
-                    due=False, warn_ratio=0.875)
+                    due=False, warn_at=14_000)
     defaults.update(figures)
     return Shown(messages=tuple(messages), **defaults)
 
@@ -150,7 +150,7 @@ def test_the_meter_says_the_same_words_at_every_width_fewer_of_them_when_narrow(
         return set(re.findall(r"[a-z]+", text.lower()))
     states = [_shown([]), _shown([], estimate=16_500, due=True, cached_tokens=1200, cost=0.0123),
               _shown([], estimate=17_000, compactable=False, total=12_000), _shown([], estimate=17_000),
-              _shown([], basis="usage", token_factor=1.17)]
+              _shown([], basis="usage", server_factor=1.17)]
     for shown in states:
         wide = words(meter_text(shown, 200).plain)
         for width in (80, 90, 100, 120):
@@ -162,7 +162,7 @@ def test_the_meter_says_the_same_words_at_every_width_fewer_of_them_when_narrow(
 def test_meter_says_when_counts_are_calibrated_to_the_server():
     from contextual.tui.widgets.token_meter import meter_text
     assert "calibrated" not in meter_text(_shown([]), 120).plain
-    calibrated = meter_text(_shown([], token_factor=1.17), 160).plain
+    calibrated = meter_text(_shown([], server_factor=1.17), 160).plain
     # one unit on the line, ours (the window of 20,000 server tokens holds 17,094 of ours), and both figures again
     # in the server's (helper-133: "next prompt 4.5k of 8.2k window" compared ours with the server's)
     assert "next prompt 150 of 17.1k window" in calibrated

@@ -29,7 +29,7 @@ def figures_explained(shown: Shown) -> list[str]:
                   + ("; the estimate until something must be fitted to the window." if shown.basis != "usage" else
                      ", by our count (the server's tokenizer counts differently)."))
     # every figure here is our count; a server whose tokenizer counts otherwise has its window said in its own
-    server = (f" ({tokens(shown.window)} by the server's count, ×{shown.token_factor:.2f} ours: every figure here is "
+    server = (f" ({tokens(shown.window)} by the server's count, ×{shown.server_factor:.2f} ours: every figure here is "
               "ours)" if shown.server_counts_apart else "")
     return [first, second, f"window {tokens(shown.counted_window)}: the model's whole context{server}{_room(shown)}."]
 

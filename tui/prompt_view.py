@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from contextual.core.prompt import counts_apart, in_our_tokens, trigger_level
 from contextual.tui.screen_safe import screen_text
 
 if TYPE_CHECKING:      # the engine's types: the meter's first frame does not import them
@@ -40,13 +41,13 @@ class Shown:
     estimate: int             # the A6 trigger estimate (last usage + input estimate)
     threshold: int            # the trigger line
     due: bool
-    warn_ratio: float = 0.7
+    warn_at: int = 0          # the warning line, our tokens (Trigger.warn_at)
     compactable: bool = True  # /compact would archive something now (Trigger.compactable)
     basis: str = "counted"    # "usage": the estimate is the server's usage of the last call (labelled so)
     cached_tokens: int | None = None
     cost: float | None = None
     unpriced_calls: int = 0   # calls whose model has no prices: `cost` is a partial sum (said "≥")
-    token_factor: float = 1.0  # the server's tokens per ours, as measured: every other figure is ours
+    server_factor: float = 1.0  # the server's tokens per ours, as measured: every other figure is ours
     last_usage: int | None = None
     pinned: int = 0           # tokens of pinned messages (issue 19.3): part of L3, shown as their own segment
     fitted: int = 0           # tokens the builder fitted away from this prompt (0: sent as counted)
@@ -57,12 +58,12 @@ class Shown:
     @property
     def counted_window(self) -> int:
         """The window in our tokens, the unit of the prompt, the trigger line and the estimate shown beside it."""
-        return max(1, int(self.window / self.token_factor))
+        return in_our_tokens(self.window, self.server_factor)
 
     @property
     def server_counts_apart(self) -> bool:
         """The server's tokenizer counts otherwise than ours (measured): its figures are named beside ours."""
-        return abs(self.token_factor - 1.0) >= 0.005
+        return counts_apart(self.server_factor)
 
     @property
     def trigger_share(self) -> float:
@@ -70,10 +71,8 @@ class Shown:
 
     @property
     def level(self) -> str:
-        """ok | warn (past 70 % of the trigger line) | due (at or past it)."""
-        if self.due or self.estimate >= self.threshold:
-            return "due"
-        return "warn" if self.estimate >= self.warn_ratio * self.threshold else "ok"
+        """ok | warn (past the warning line) | due (at or past the trigger line)."""
+        return trigger_level(self.estimate, self.threshold, self.warn_at, self.due)
 
     covered: tuple[tuple[str, ShownMessage], ...] = ()   # a folded step's messages: the note's line stands for them
 
@@ -105,10 +104,10 @@ def shown_from_view(view: PromptView) -> Shown:
     usage = view.session_usage
     return Shown(messages=tuple(_message(m) for m in view.messages), layers=dict(view.tokens), total=view.total,
                  window=view.window, estimate=trigger.estimate, threshold=max(1, trigger.threshold),
-                 due=trigger.due, warn_ratio=trigger.warn_at / max(1, trigger.threshold), basis=trigger.basis,
+                 due=trigger.due, warn_at=trigger.warn_at, basis=trigger.basis,
                  compactable=trigger.compactable,
                  cached_tokens=usage.cached_tokens or None, cost=usage.cost, unpriced_calls=usage.unpriced_calls,
-                 token_factor=view.server_factor,
+                 server_factor=view.server_factor,
                  last_usage=view.last_usage, limit=view.limit, reserve=view.reserve, room=view.room,
                  covered=_covered(view),
                  fitted=max(0, view.adjustments[0].tokens_before - view.total) if view.adjustments else 0)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from contextual.core.prompt import PromptView
+from contextual.core.prompt import PromptView, counts_apart
 from contextual.core.providers.factory import prompt_fields
 
 
@@ -29,7 +29,7 @@ def as_text(view: PromptView) -> str:
     t = view.trigger
     due = "compaction is due before this input" if t.due else "no compaction due"
     server = (f" ({view.window:,} by the server's count, ×{view.server_factor:.2f} ours)"
-              if abs(view.server_factor - 1.0) >= 0.005 else "")
+              if counts_apart(view.server_factor) else "")
     lines = [f"next prompt ({view.provider}, {view.model or 'no model'}): {view.total:,} tokens; window "
              f"{view.counted_window:,}{server}, at most {view.limit:,} per prompt",
              f"trigger: estimate {t.estimate:,} of {t.threshold:,} ({t.basis}) — {due}",

@@ -23,7 +23,7 @@ from contextual.core.engine.usage import Usage
 from contextual.core.messages import Message
 from contextual.core.model_facts import lookup
 from contextual.core.package_data import InstallDamaged
-from contextual.core.prompt import PromptView, Trigger
+from contextual.core.prompt import PromptView, Trigger, in_our_tokens
 from contextual.core.window_budget import margin
 from contextual.core.tokens import Calibration, calibration_for
 
@@ -256,4 +256,4 @@ class PromptState:
 
     def in_our_tokens(self, server_tokens: int) -> int:
         """A figure of the server's window (the trigger line, the warning line) in our tokens, as measured."""
-        return max(1, int(server_tokens / self.calibration.measured(self.config.model)))
+        return in_our_tokens(server_tokens, self.calibration.measured(self.config.model))

@@ -87,9 +87,9 @@ def second_line(shown: Shown, width: int) -> Text:
         if shown.layers.get(layer) or (layer in shown.layers and width >= 120):
             parts.append((2, order, [("  ", ""), (f"{label} ", f"bold {seg_colour}"), (tokens(shown.layers[layer]), "")]))
     if shown.server_counts_apart:       # the same two figures by the server's tokenizer (issue 18): one unit each
-        served, window = tokens(round(shown.total * shown.token_factor)), tokens(shown.window)
+        served, window = tokens(round(shown.total * shown.server_factor)), tokens(shown.window)
         # before the layers: without it "of 6.3k window" reads as a wrong setting of 8,192
-        parts.append((1, 10, [(f"  ≈{served} of {window} server tokens (×{shown.token_factor:.2f})" if width >= 120
+        parts.append((1, 10, [(f"  ≈{served} of {window} server tokens (×{shown.server_factor:.2f})" if width >= 120
                                else f"  ≈{served}/{window} server", "dim")]))
     if shown.pinned:
         parts.append((3, 11, [("  ", ""), ("pinned ", "bold #d7af5f"), (tokens(shown.pinned), "")]))
