@@ -10,8 +10,10 @@ from typing import Literal, Sequence
 from contextual.core.atomic import atomic_write
 from contextual.core.config_files import ConfigError, approve_local_rules, local_config_path, local_rules_item
 from contextual.core.permission_rules import parse_rule
+from contextual.core.regular_file import read_regular
 
 RuleKind = Literal["allow", "deny"]
+MAX_IGNORE_BYTES = 1 << 20      # of the .gitignore read to find our line (past it, the line is added again)
 
 
 def change_local_rules(project_root: Path, kind: RuleKind, add: Sequence[str] = (), remove: Sequence[str] = (),
@@ -24,6 +26,10 @@ def change_local_rules(project_root: Path, kind: RuleKind, add: Sequence[str] = 
     from tomlkit.exceptions import TOMLKitError
     parsed = [parse_rule(rule) for rule in add]
     path = local_config_path(Path(project_root))
+    folder = path.parent.resolve()
+    if Path(project_root).resolve() not in folder.parents:
+        # a checkout's `.contextual` that links elsewhere would have us write there (red team)
+        raise ValueError(f"cannot write {path}: {path.parent.name} is a link to {folder}, outside the project")
     try:
         before = local_rules_item(project_root) if home is not None else None
     except ConfigError as exc:
@@ -69,10 +75,12 @@ def _ignore_in_git(path: Path) -> None:
     the app's, and made in the middle of a turn it was undone with the agent's files (tmux QA: /undo deleted it,
     and the local rules became committable)."""
     ignore = path.parent / ".gitignore"
-    if not ignore.is_file():
+    if ignore.is_symlink() or (ignore.exists() and not ignore.is_file()):
+        return          # a checkout's link (or FIFO) there: followed, our line went into any file it named (red team)
+    if not ignore.exists():
         ignore.write_text(f".gitignore\n{path.name}\n", encoding="utf-8")
         return
-    text = ignore.read_text(encoding="utf-8", errors="replace")
+    text = read_regular(ignore, MAX_IGNORE_BYTES).decode("utf-8", errors="replace")
     if path.name not in text.splitlines():
         with open(ignore, "a", encoding="utf-8") as handle:
             handle.write(("" if not text or text.endswith("\n") else "\n") + path.name + "\n")

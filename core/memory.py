@@ -8,6 +8,7 @@ point anywhere."""
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from contextual.core.context.rules import USER_RULES, find_rules_files
@@ -35,9 +36,15 @@ def remember(text: str, path: Path) -> Path:
         raise NotRemembered("nothing to remember")
     if path.is_symlink():
         raise NotRemembered(f"{path.name} is a link: add the line to the file it points to yourself")
+    if path.exists() and not path.is_file():
+        raise NotRemembered(f"{path.name} is not a regular file (a FIFO, a device or a folder): nothing written")
     path.parent.mkdir(parents=True, exist_ok=True)
     ends_open = path.is_file() and path.stat().st_size > 0 and _last_byte(path) != b"\n"
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    # without waiting: a checkout's AGENTS.md that is a FIFO held open() for a reader for good, the app frozen
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise NotRemembered(f"{path.name} is not a regular file: nothing written")
     with os.fdopen(fd, "ab") as handle:
         handle.write((("\n" if ends_open else "") + f"- {line}\n").encode("utf-8"))
     return path

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from contextual.core.context.file_analyzer import analyze_files
+from contextual.core.context.file_analyzer import MAX_CHARS_PER_FILE, analyze_files
 from contextual.core.messages import Message
 
 
@@ -163,3 +163,11 @@ def test_grep_and_glob_results_list_paths(project: Path) -> None:
 def test_summaries_are_ignored(project: Path) -> None:
     messages = [Message("summary", "## 📌 Archived Session Summary\n* `src/a.py`: done")]
     assert analyze_files(messages, project).files == []
+
+
+def test_a_line_past_the_cap_ends_what_is_kept_and_the_lines_after_it_are_still_counted(project: Path) -> None:
+    """A file of one 200 MB line was held whole to be skipped, and the lines after a skipped one were kept, so
+    the summary saw the file with a hole in it that nothing marked."""
+    write(project, "min.js", "first\n" + "x" * (MAX_CHARS_PER_FILE + 1) + "\nafter\nlast")
+    got = analyze_files(Session().call("Read", {"file_path": "min.js"}).messages, project).files[0]
+    assert (got.content, got.lines, got.total_lines, got.truncated) == ("first\n", 1, 4, True)

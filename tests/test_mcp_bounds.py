@@ -347,6 +347,17 @@ async def test_a_server_listing_page_after_page_is_offered_its_first_tools_and_t
         await manager.close()
 
 
+def test_an_answer_of_millions_of_values_in_few_objects_is_refused_before_it_is_parsed(project: Path):
+    """Objects alone did not bound the parse: 9,000,000 two-letter strings in one array (a 54 MB line of 4 objects)
+    took 14 s to parse on the event loop, deaf to Esc and Ctrl-C (red team)."""
+    user_servers(project, {"hostile": {"command": sys.executable, "args": [HOSTILE],
+                                       "env": {"HOSTILE_ITEMS": "1500000"}}})
+    result, requests = run(project, ['Thought: go\nAction: mcp__hostile__good[{"text": "x"}]', DONE])
+    assert result.returncode == 0, result.stderr
+    seen = observation(requests[1])
+    assert seen.startswith("[error mcp_error:") and "more than 1,000,000 JSON values" in seen, seen[:300]
+
+
 def test_an_answer_whose_last_string_never_ends_is_counted_in_one_pass_and_refused(project: Path):
     """Objects are counted outside strings; the pattern that found them was tried again from each quote inside an
     unterminated string, quadratic: a 2 MB line of escaped quotes held the event loop for hours, the call's timeout
@@ -415,3 +426,33 @@ def test_requests_never_advertised_and_an_answer_that_is_not_a_result_fail_that_
     assert "JSONRPCResponse.result: Input should be an object" in written     # the cause, without the input
     pieces = {secret[i:i + 8] for i in range(len(secret) - 7)}
     assert not [p for p in pieces if p in written], [p for p in pieces if p in written][:3]
+
+
+def test_a_server_that_exits_mid_call_leaving_a_child_on_its_output_fails_the_call_at_once_and_the_child_ends(
+        project: Path):
+    """Its output stayed open (the child held it), so the call waited its whole timeout on a server that was gone;
+    and since the server had exited, stopping it signalled nobody: the child outlived contextual (red team)."""
+    pidfile = project.parent / "orphan.pid"
+    user_servers(project, {"hostile": {"command": sys.executable, "args": [HOSTILE], "tool_timeout_sec": 120,
+                                       "env": {"HOSTILE_ORPHAN": str(pidfile)}}})
+    result, requests = run(project, ['Thought: go\nAction: mcp__hostile__good[{"text": "x"}]', DONE])
+    assert result.returncode == 0 and result.stdout.strip() == "done", result.stderr
+    seen = observation(requests[1])
+    assert seen.startswith("[error server_unavailable:") and "stopped during good" in seen, seen
+    until(lambda: not alive(int(pidfile.read_text())), "the child the server left behind ended")
+
+
+def test_one_tools_entry_is_bounded_whatever_its_schema_and_an_overlong_name_is_not_offered(project: Path):
+    """20,000 properties with long names made one tool's entry 44 MB (11 million tokens, 28 s to count at launch,
+    and ToolSearch returned it whole); a name of a million characters cost 500,000 tokens in L1 (red team)."""
+    user_servers(project, {"hostile": {"command": sys.executable, "args": [HOSTILE],
+                                       "env": {"HOSTILE_WIDE": "2000", "HOSTILE_NAME": "n" * 5000}}})
+    result, requests = run(project, [DONE])
+    assert result.returncode == 0, result.stderr
+    l1 = requests[0]["messages"][0]["content"]
+    entry = l1[l1.index("mcp__hostile__wide"):]
+    assert "mcp__hostile__good" in l1 and len(entry) < 16_000, len(entry)
+    assert "(and 1960 more described arguments)" in entry and "… [cut: the arguments take" in entry
+    assert "nnnnn" not in l1
+    [said] = [ln for ln in result.stderr.splitlines() if "(5,000 characters, over 128)" in ln]
+    assert "that tool is not offered" in said

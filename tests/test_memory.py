@@ -51,6 +51,30 @@ async def test_slash_memory_shows_the_files_and_with_text_remembers_it(tmp_path)
             assert (root / "AGENTS.md").read_text().endswith("- keep the tests fast\n") and not srv.requests
 
 
+async def test_slash_memory_reads_only_the_head_of_a_huge_rules_file(tmp_path):
+    """A checkout's AGENTS.md of 5 GB (sparse: no disk) was read whole, and decoded, to show 4,000 characters."""
+    import os
+    import tracemalloc
+    from contextual.tui.screens.info import InfoScreen
+    from tests.test_tui_outside_text import rendered
+    with server([finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            agents = app.config.project_root / "AGENTS.md"
+            with open(agents, "wb") as handle:
+                handle.write(b"- the first rule\n")
+                handle.truncate(64 * 1024 * 1024)
+            tracemalloc.start()
+            try:
+                await type_and_send(pilot, "/memory")
+                await wait_for(pilot, lambda: isinstance(app.screen, InfoScreen))
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+            assert "- the first rule" in rendered(app.screen.body) and os.path.getsize(agents) == 64 * 1024 * 1024
+            assert peak < 64 * 1024 * 1024, f"{peak:,} bytes held to show the head of {agents.name}"   # whole: 135 MB
+
+
 async def test_u_goes_to_the_users_own_file_and_esc_gives_the_line_back(tmp_path):
     with server([finish("ok")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
@@ -87,3 +111,18 @@ def test_a_link_is_never_written_through(tmp_path):
     with pytest.raises(NotRemembered, match="is a link"):
         remember("x", link)
     assert outside.read_text() == "keep\n"
+
+
+def test_a_rules_file_that_is_a_fifo_is_refused_in_one_line_without_waiting_for_a_reader(tmp_path):
+    """A checkout's AGENTS.md that is a FIFO: appending opened it for writing, which waits for a reader for good,
+    the app frozen under the `# text` question (red team)."""
+    import os
+    os.mkfifo(tmp_path / "AGENTS.md")
+    assert project_file(tmp_path) == tmp_path / "AGENTS.md"
+    reader = os.open(tmp_path / "AGENTS.md", os.O_RDONLY | os.O_NONBLOCK)   # so a regression fails, not hangs
+    try:
+        with pytest.raises(NotRemembered, match="AGENTS.md is not a regular file"):
+            remember("keep it short", tmp_path / "AGENTS.md")
+        assert os.read(reader, 100) == b""
+    finally:
+        os.close(reader)

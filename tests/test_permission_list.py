@@ -144,3 +144,23 @@ def test_a_waiting_project_mode_is_named_with_its_rules(tmp_path: Path, monkeypa
     listing = list_rules(root, home, set(), "default")
     assert [(r.text, r.in_force) for r in listing.rules] == [("Bash", False)]
     assert "the allow rules and permission_mode of" in listing.notes[0]
+
+
+def test_a_checkouts_links_in_dot_contextual_never_have_a_rule_written_outside_the_project(tmp_path: Path):
+    """The local file's .gitignore was written through a link a checkout shipped there (to ~/.bashrc, say: our
+    line went into it), and a `.contextual` linking elsewhere had the rules file itself written there (red team)."""
+    from contextual.core.local_rules import change_local_rules
+    outside, root = tmp_path / "outside", tmp_path / "proj"
+    outside.mkdir()
+    (outside / "victim").write_text("# the user's own file\n")
+    (root / ".contextual").mkdir(parents=True)
+    (root / ".contextual" / ".gitignore").symlink_to(outside / "victim")
+    written = change_local_rules(root, "allow", ["Bash(git status:*)"])
+    assert "Bash(git status:*)" in written.read_text() and written.parent == root / ".contextual"
+    assert (outside / "victim").read_text() == "# the user's own file\n"
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / ".contextual").symlink_to(outside)
+    with pytest.raises(ValueError, match="is a link to .*outside, outside the project"):
+        change_local_rules(other, "allow", ["Bash(git status:*)"])
+    assert sorted(p.name for p in outside.iterdir()) == ["victim"]

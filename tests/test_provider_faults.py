@@ -59,6 +59,7 @@ async def test_retry_after_longer_than_the_time_budget_gives_up_without_waiting(
     sleep = RecordingSleep()
     error, srv = await stream_once(kind, [Fault("429", retry_after=120), ANSWER], sleep=sleep, total_time=5.0)
     assert isinstance(error, ProviderError) and "429" in str(error)
+    assert "the server asked to wait 120 s (Retry-After), past the 5 s retries may take" in str(error), str(error)
     assert len(srv.requests) == 1 and sleep.delays == []
 
 

@@ -125,6 +125,17 @@ async def test_endless_text_stream_ends_at_the_wall_clock_cap(kind):
     assert time.monotonic() - started < 30       # the server would stream for 60 s: the cap ended it, not the server
 
 
+async def test_an_endless_stream_of_events_carrying_nothing_ends_at_the_event_cap(kind):
+    """Empty deltas (openai) or a tool's input the agent does not read (anthropic) add no character to the reply,
+    yet each is progress: without a cap on the events themselves the stream ran until max_reply_seconds (30 min)."""
+    started = time.monotonic()
+    error, srv = await stream_once(kind, [Fault("endless_empty", seconds=60, interval=0.0005)],
+                                   request=simple_request(max_tokens=20))
+    assert isinstance(error, ProviderError) and "passed 320 events without ending" in str(error), error
+    assert len(srv.requests) == 1, "not retried: the server would do it again"
+    assert time.monotonic() - started < 30       # the server would stream for 60 s: the cap ended it, not the server
+
+
 async def test_one_endless_line_is_stopped_at_the_line_cap_before_memory_fills(kind):
     """A server sending one `data:` line that never ends: the event decoder buffers a line whole, so the stream
     ends when the line passes MAX_LINE_CHARS (about 1M characters), not when memory runs out; not retried."""

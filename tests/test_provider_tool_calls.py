@@ -73,6 +73,14 @@ async def test_endless_arguments_end_at_the_character_cap():
     assert isinstance(result, ReplyTooLong) and "without ending" in str(result) and len(srv.requests) == 1
 
 
+async def test_a_tool_name_past_the_character_cap_ends_the_reply_like_endless_arguments():
+    """The name comes back as the Action's text: a name of 900 kB (one line, under the stream's line cap) went
+    into history whole, past the cap a reply's text is held to."""
+    result, srv = await stream_once("openai", [Reply("", tool_calls=(_call(0, "c1", "N" * 500, "{}"),))],
+                                    request=simple_request(max_tokens=10))
+    assert isinstance(result, ReplyTooLong) and "without ending" in str(result) and len(srv.requests) == 1
+
+
 @pytest.mark.parametrize("error_type, attempts", [("invalid_request_error", 1), ("api_error", 3)])
 async def test_a_200_with_an_error_body_gives_the_servers_message(error_type, attempts):
     fault = Fault("json_error_200", message="model 'qwen3' not found, try pulling it first", error_type=error_type)

@@ -164,3 +164,27 @@ def test_a_symlink_loop_a_nul_or_an_overlong_name_is_a_tool_error_not_the_end_of
         assert "[error " in observation, observation[-400:]
     listing = seen[4]
     assert "a.txt" in listing, listing[-600:]
+
+
+def test_a_checkout_whose_git_head_is_a_fifo_starts_its_session_and_answers(project: Path):
+    """An unpacked archive can make .git/HEAD a FIFO: reading the branch for the session file blocked open() for
+    good, before the first model call (the app's event loop with it; red team)."""
+    (project / ".git").mkdir()
+    os.mkfifo(project / ".git" / "HEAD")
+    _result, seen = _run(project, ['LS[{}]'], timeout=20)
+    assert "a.txt" in seen[0]
+
+
+def test_a_file_the_turn_wrote_then_made_a_fifo_holds_neither_the_turns_end_nor_a_compaction(project: Path):
+    """Outside git a turn's snapshot hashes the files it changed when it ends, and a compaction reads the files the
+    archived rounds touched: both opened a FIFO a command had put there, and waited for a writer for good."""
+    _run(project, ['Write[{"file_path": "p.txt", "content": "x"}]', 'Bash[{"command": "rm p.txt && mkfifo p.txt"}]'],
+         timeout=20)
+    assert stat.S_ISFIFO(os.stat(project / "p.txt").st_mode)
+    with FakeLLMServer(kind="openai", script=[FINISH, "## Summary\nwrote p.txt"]) as srv:
+        env = cli_env(home_of(project), srv.base_url)
+        assert contextual(["-c", "-p", "next"], project, env, timeout=20).returncode == 0
+        result = contextual(["-c", "-p", "/compact 1"], project, env, timeout=20)
+    assert result.returncode == 0 and "compacted" in result.stdout, result.stderr
+    summary_request = json.dumps(srv.requests[-1]["messages"])
+    assert "p.txt could not be read (not a regular file); skipped" in summary_request, summary_request[-800:]

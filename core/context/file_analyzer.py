@@ -7,12 +7,14 @@ file, then the most recent mention. Only files inside the project root (symlinks
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, BinaryIO, Iterable
 
 from contextual.core.messages import Message
 from contextual.core.tools.registry import BUILTIN_TOOLS
@@ -261,21 +263,35 @@ def _read_ranked(collector: _Collector, limit: int, max_lines: int) -> FileRepor
 
 
 def _read_text(path: Path, max_lines: int) -> tuple[str, int, int, bool] | None:
-    """(content, lines included, total lines, truncated), or None for a binary file."""
-    with open(path, "rb") as handle:
+    """(content, lines included, total lines, truncated), or None for a binary file; OSError for anything that is
+    not a regular file. Opened without waiting (a file the turn wrote that a command made a FIFO held the
+    compaction, and the process's exit, for good), and no line is held whole past what can be kept (a file of one
+    200 MB line)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file")
+    with os.fdopen(fd, "rb") as handle:
         if b"\x00" in handle.read(_BINARY_PROBE):
             return None
         handle.seek(0)
         kept: list[bytes] = []
         size = 0
         total = 0
-        truncated = False
-        for raw_line in handle:
+        while raw_line := handle.readline(MAX_CHARS_PER_FILE + 1):
+            if len(kept) >= max_lines or size + len(raw_line) > MAX_CHARS_PER_FILE:
+                total += _lines_from(raw_line, handle)
+                break
+            kept.append(raw_line)
+            size += len(raw_line)
             total += 1
-            if len(kept) < max_lines and size + len(raw_line) <= MAX_CHARS_PER_FILE:
-                kept.append(raw_line)
-                size += len(raw_line)
-            else:
-                truncated = True
     content = b"".join(kept).decode("utf-8", errors="replace")
-    return content, len(kept), total, truncated
+    return content, len(kept), total, total > len(kept)
+
+
+def _lines_from(start: bytes, handle: BinaryIO) -> int:
+    """The lines from `start` (a line, or its first part) to the file's end, counted a block at a time."""
+    newlines, last = start.count(b"\n"), start
+    for block in iter(lambda: handle.read(1 << 20), b""):
+        newlines, last = newlines + block.count(b"\n"), block
+    return newlines + (0 if last.endswith(b"\n") else 1)

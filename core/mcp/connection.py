@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable
 
+from contextual.core.mcp import describe
 from contextual.core.mcp.config import ServerSpec
 from contextual.core.mcp.server_log import open_log, without_inputs
 from contextual.core import secrets, textsafe
@@ -137,7 +138,12 @@ class ServerConnection:
         cursor = None
         for _ in range(LIST_PAGES):
             page = await client.list_tools(cursor=cursor)
-            tools += [ListedTool(t.name, t.description, dict(t.input_schema or {})) for t in page.tools]
+            for t in page.tools:
+                if len(t.name) > describe.NAME_CHARS:       # an id no model would write back, cost in L1 for nothing
+                    self.rejected.append(f"a tool named {textsafe.one_line(t.name, 40)!r} ({len(t.name):,} "
+                                         f"characters, over {describe.NAME_CHARS})")
+                    continue
+                tools.append(ListedTool(t.name, t.description, dict(t.input_schema or {})))
             cursor = page.next_cursor
             if len(tools) > MAX_TOOLS:
                 self.too_many = True

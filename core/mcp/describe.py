@@ -16,6 +16,11 @@ from contextual.core.tools._args import ArgSpec
 
 DESCRIPTION_CHARS = 600        # servers ship essays; the model needs the gist and the arguments
 PROPERTY_CHARS = 160
+# One tool's entry is bounded whatever its schema holds: 20,000 properties with long names made one tool's entry
+# 44 MB (11 million tokens, 28 s to count at launch, and ToolSearch returned it whole; hostile-input red team).
+ARGUMENTS_CHARS = 2000         # the Arguments line
+PROPERTY_LINES = 40            # the arguments described on lines of their own
+NAME_CHARS = 128               # a tool name longer than MCP's own recommended bound is not offered
 
 
 def tool_name(server: str, tool: str) -> str:
@@ -44,12 +49,18 @@ def render_tool(server: str, name: str, description: str | None, schema: dict[st
     """The L1 entry of one MCP tool; ``args``: the ArgSpec built from ``schema`` (what the runner checks)."""
     schema = schema if isinstance(schema, dict) else {}
     props = schema.get("properties")
+    arguments = args.render()
+    if len(arguments) > ARGUMENTS_CHARS:
+        arguments = f"{arguments[:ARGUMENTS_CHARS]} … [cut: the arguments take {len(arguments):,} characters]"
     lines = [f"{tool_name(server, name)} — {_clip(description or '(no description)', DESCRIPTION_CHARS)} "
              f"[MCP server {server}]",
-             f"Arguments: {args.render()}"]
-    for key, prop in (props if isinstance(props, dict) else {}).items():
-        if isinstance(prop, dict) and isinstance(prop.get("description"), str) and prop["description"].strip():
-            lines.append(f"  {key}: {_clip(prop['description'], PROPERTY_CHARS)}")
+             f"Arguments: {arguments}"]
+    described = [(key, prop["description"]) for key, prop in (props if isinstance(props, dict) else {}).items()
+                 if isinstance(prop, dict) and isinstance(prop.get("description"), str) and prop["description"].strip()]
+    lines += [f"  {_clip(key, PROPERTY_CHARS)}: {_clip(text, PROPERTY_CHARS)}"
+              for key, text in described[:PROPERTY_LINES]]
+    if len(described) > PROPERTY_LINES:
+        lines.append(f"  (and {plural(len(described) - PROPERTY_LINES, 'more described argument')})")
     return "\n".join(lines)
 
 

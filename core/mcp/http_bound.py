@@ -15,7 +15,7 @@ from typing import Any, AsyncIterator
 import httpx2
 
 from contextual.core.mcp.http_messages import Messages
-from contextual.core.mcp.stdio import MAX_LINE_BYTES, MAX_OBJECTS
+from contextual.core.mcp.stdio import MAX_LINE_BYTES
 
 MAX_RESPONSE_BYTES = MAX_LINE_BYTES     # one answer, as on stdio; the result cap (max_output_tokens) cuts far below
 
@@ -45,9 +45,9 @@ class _Counted(httpx2.AsyncByteStream):
             yield chunk
         await self._count(messages.close())                 # a JSON body is parsed once it has ended
 
-    async def _count(self, objects: int) -> None:
-        if objects > MAX_OBJECTS:
-            await self._refuse(f"holds {objects:,} JSON objects, over the {MAX_OBJECTS:,} a message may hold")
+    async def _count(self, why: str | None) -> None:
+        if why is not None:
+            await self._refuse(why)
 
     async def _refuse(self, why: str) -> None:
         await self.inner.aclose()

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import re
 
-from contextual.core.mcp.stdio import MAX_OBJECTS, objects_in
+from contextual.core.mcp.stdio import MAX_OBJECTS, MAX_VALUES, refusal
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
 class Messages:
-    """Feed a response's chunks in order; `feed` and `close` return how many objects the largest message completed
-    meanwhile holds (0: none completed, or none large)."""
+    """Feed a response's chunks in order; `feed` and `close` return why a message completed meanwhile is refused
+    (core/mcp/stdio.py: refusal), or None."""
 
     def __init__(self, events: bool) -> None:
         self.events = events
@@ -26,36 +26,36 @@ class Messages:
         self._line: list[bytes] = []        # events: the line being received
         self._after_cr = False              # events: the last chunk ended with CR (an LF first is its pair)
 
-    def feed(self, chunk: bytes) -> int:
+    def feed(self, chunk: bytes) -> str | None:
         if not self.events:
             self._message.append(chunk)
-            return 0
-        most, pos = 0, 1 if self._after_cr and chunk.startswith(b"\n") else 0
+            return None
+        why, pos = None, 1 if self._after_cr and chunk.startswith(b"\n") else 0
         for end in _LINE_END.finditer(chunk, pos):
             self._line.append(chunk[pos:end.start()])
-            most = max(most, self._end_line())
+            why = why or self._end_line()
             pos = end.end()
         if pos < len(chunk):
             self._line.append(chunk[pos:])
         self._after_cr = chunk.endswith(b"\r")
-        return most
+        return why
 
-    def close(self) -> int:
+    def close(self) -> str | None:
         """The response ended: what is left is a message too (a JSON body; an event without its blank line)."""
-        if self.events and any(self._line):
-            self._end_line()
-        return self._end_message()
+        why = self._end_line() if self.events and any(self._line) else None
+        return why or self._end_message()
 
-    def _end_line(self) -> int:
+    def _end_line(self) -> str | None:
         line, self._line = b"".join(self._line), []
         if not line:                        # a blank line ends the event
             return self._end_message()
         if line.startswith(b"data:"):
             self._message += [line[5:], b"\n"]
-        return 0
+        return None
 
-    def _end_message(self) -> int:
+    def _end_message(self) -> str | None:
         message, self._message = self._message, []
-        if sum(piece.count(b"{") for piece in message) <= MAX_OBJECTS:     # most messages: no copy to count
-            return 0
-        return objects_in(b"".join(message))
+        if sum(piece.count(b"{") for piece in message) <= MAX_OBJECTS and \
+                sum(piece.count(b",") for piece in message) <= MAX_VALUES:      # most messages: no copy to count
+            return None
+        return refusal(b"".join(message))

@@ -16,6 +16,7 @@ import signal
 import subprocess
 import time
 from contextlib import aclosing, asynccontextmanager, suppress
+from itertools import islice
 from typing import IO, Any, AsyncGenerator, AsyncIterator
 
 import anyio
@@ -29,6 +30,10 @@ MAX_LINE_BYTES = 64 * 1024 * 1024     # one message; the result cap (max_output_
 # blocks in a 62 MB line took 5.3 GB (hostile-input red team). A message is refused past this many objects, counted
 # outside its strings; ten thousand tools with small schemas are about 40,000.
 MAX_OBJECTS = 100_000
+# Nor do objects alone: 9,000,000 two-letter strings in an array, a 54 MB line of 4 objects, took 14 s to parse, the
+# event loop held and Ctrl-C unheard (red team). A message is refused past this many values, counted as the commas
+# outside its strings (each array item and object member but the first); a 60 MB string alone parses in about 2 s.
+MAX_VALUES = 1_000_000
 MAX_SCHEMA_DEPTH = 32                 # a tool's input schema nesting deeper is rejected (that tool only)
 STOP_GRACE = 2.0                      # seconds after stdin closes, then after SIGTERM, before SIGKILL
 STOP_NOW_GRACE = 1.0                  # the process is ending (stop_now): SIGTERM, then SIGKILL this much later
@@ -39,6 +44,17 @@ _ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
 def objects_in(message: bytes) -> int:
     """The JSON objects a message holds, counted outside its strings; 0 when it cannot hold more than MAX_OBJECTS."""
     return sum(1 for _ in outside_strings(message, "{")) if message.count(b"{") > MAX_OBJECTS else 0
+
+
+def refusal(message: bytes) -> str | None:
+    """Why a message is refused before it is parsed (it would cost too much to parse), or None."""
+    objects = objects_in(message)
+    if objects > MAX_OBJECTS:
+        return f"holds {objects:,} JSON objects, over the {MAX_OBJECTS:,} a message may hold"
+    if message.count(b",") > MAX_VALUES and sum(1 for _ in islice(outside_strings(message, ","), MAX_VALUES)) \
+            >= MAX_VALUES:
+        return f"holds more than {MAX_VALUES:,} JSON values, the most a message may hold"
+    return None
 
 
 class _TooLong:
@@ -131,14 +147,13 @@ def _parse(line: bytes | _TooLong, log: ServerLog, rejected: list[str]) -> Any:
                                                   f"{MAX_LINE_BYTES:,} a message may hold; it was discarded")
     if not line.strip():
         return None
-    objects = objects_in(line)
-    if objects > MAX_OBJECTS:
+    why = refusal(line)
+    if why is not None:
         found = _ID.search(line[:4096])
-        log.write(f"[contextual] discarded a line of {objects:,} JSON objects from the server (over {MAX_OBJECTS:,})\n")
+        log.write(f"[contextual] discarded a line from the server: it {why}\n")
         if found is None:
             return None
-        return _error(json.loads(found.group(1)), f"the server's answer holds {objects:,} JSON objects, over the "
-                                                  f"{MAX_OBJECTS:,} a message may hold; it was discarded")
+        return _error(json.loads(found.group(1)), f"the server's answer {why}; it was discarded")
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
     except ValueError as exc:
@@ -180,15 +195,21 @@ def _error(ident: int | str, message: str) -> Any:
     return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=ident, error=error))
 
 
+def _ended(process: Any) -> bool:
+    """The server and everything it started in its process group are gone."""
+    return process.returncode is not None and not _group_alive(process.pid)
+
+
 async def _stop(process: Any) -> None:
-    """Close stdin; then SIGTERM, then SIGKILL the server's process group, each after STOP_GRACE seconds."""
+    """Close stdin; then SIGTERM, then SIGKILL the server's process group, each after STOP_GRACE seconds. The group
+    is ended even when the server itself already has: a child it left behind ran on after we did (red team)."""
     with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.stdin.aclose()
     for sig in (signal.SIGTERM, signal.SIGKILL):
         with anyio.move_on_after(STOP_GRACE):
-            while process.returncode is None:
+            while not _ended(process):
                 await anyio.sleep(0.02)
-        if process.returncode is not None:
+        if _ended(process):
             break
         with suppress(OSError):
             os.killpg(process.pid, sig)
@@ -276,9 +297,16 @@ async def _served(process: Any, log: IO[str], rejected: list[str]) -> AsyncItera
                     await process.stdin.send((data + "\n").encode())
         await read_writer.aclose()          # a server that stopped reading ends the session, no request hangs
 
+    async def watcher() -> None:
+        # The server exited: what it started may still hold its stdout open, and a call would wait its whole
+        # timeout on a server that is gone. Ending the group ends the output, which ends the session (red team).
+        await process.wait()
+        await _stop(process)
+
     async with anyio.create_task_group() as tg:
         tg.start_soon(reader)
         tg.start_soon(writer)
+        tg.start_soon(watcher)
         tg.start_soon(pump, process.stderr, server_log)
         try:
             yield read_stream, write_stream

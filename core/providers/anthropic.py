@@ -15,7 +15,7 @@ from contextual.core.prompt import PromptMessage
 from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ListedModel, ProviderError,
                                             ReasoningChunk, StreamChunk, StreamDone, TextChunk, UsageChunk, token_count)
 from contextual.core.providers.context_errors import is_context_error, prompt_tokens_in, window_in
-from contextual.core.providers.retry import RetryPolicy, TransientError, stream_with_retries
+from contextual.core.providers.retry import RetryPolicy, TransientError, reply_char_cap, stream_with_retries
 from contextual.core.textsafe import one_line
 from contextual.core.providers.model_info import listed_models
 from contextual.core.providers.transport import (check_base_url, decode_object, event_stream, make_client, model_listing,
@@ -147,7 +147,8 @@ class AnthropicProvider:
                                 api_key=self._api_key, policy=self.policy,
                                 is_progress=lambda event: event.event != "ping",
                                 error_of=lambda error: self._stream_error(
-                                    error if isinstance(error, dict) else {"message": str(error)})) as events:
+                                    error if isinstance(error, dict) else {"message": str(error)}),
+                                max_events=reply_char_cap(self.policy, body["max_tokens"])) as events:
             async for event in events:
                 if event.event == "ping":
                     continue

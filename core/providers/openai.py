@@ -156,7 +156,8 @@ class OpenAIProvider:
         calls = ToolCalls(reply_char_cap(self.policy, body["max_tokens"]))
         async with event_stream(self._client, self.url, name=self.name, headers=self.headers(), body=body,
                                 api_key=self._api_key, policy=self.policy, is_progress=lambda event: True,
-                                error_of=lambda error: stream_error(self.name, error, self._api_key)) as events:
+                                error_of=lambda error: stream_error(self.name, error, self._api_key),
+                                max_events=reply_char_cap(self.policy, body["max_tokens"])) as events:
             async for event in events:
                 if event.data.strip() == "[DONE]":
                     done = True

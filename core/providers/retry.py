@@ -147,7 +147,11 @@ async def stream_with_retries(open_attempt: Callable[[], AsyncGenerator[StreamCh
         delay = backoff_delay(retries, policy, error.retry_after)
         out_of_retries = retries > policy.max_retries or malformed > policy.max_malformed_retries
         if out_of_retries or time.monotonic() - started + delay > policy.total_time:
-            raise ProviderError(f"{error} (gave up after {plural(retries, 'attempt')})",
+            # a Retry-After of ten years was "gave up after 1 attempt", not why
+            asked = error.retry_after
+            why = (f": the server asked to wait {asked:,.0f} s (Retry-After), past the {policy.total_time:g} s retries "
+                   "may take" if not out_of_retries and asked is not None and asked >= delay else "")
+            raise ProviderError(f"{error} (gave up after {plural(retries, 'attempt')}{why})",
                                 status=error.status) from None
         if shown:
             yield StreamDone(stop_reason=RESTART)

@@ -57,6 +57,8 @@ class ToolCalls:
             function = function if isinstance(function, dict) else {}
             index, ident, name = _int(delta.get("index")), _text(delta.get("id")), _text(function.get("name"))
             call = self._call_for(index, ident, name)
+            if call.kept and not call.name and name:
+                self.chars += len(name)          # the name is sent back as text too: a 900 kB one passed the cap
             call.name = call.name or name or ""
             call.id = call.id or ident
             arguments = function.get("arguments")

@@ -143,10 +143,11 @@ async def model_listing(client: httpx.AsyncClient, url: str, headers: dict[str, 
 @asynccontextmanager
 async def event_stream(client: httpx.AsyncClient, url: str, *, name: str, headers: dict[str, str],
                        body: dict[str, Any], api_key: str | None, policy: RetryPolicy,
-                       is_progress: Callable[[ServerSentEvent], bool], error_of: Callable[[Any], ProviderError]
-                       ) -> AsyncIterator[AsyncIterator[ServerSentEvent]]:
+                       is_progress: Callable[[ServerSentEvent], bool], error_of: Callable[[Any], ProviderError],
+                       max_events: int | None = None) -> AsyncIterator[AsyncIterator[ServerSentEvent]]:
     """POST ``body`` and give the server-sent events; every failure comes out as a ProviderError. ``error_of``
-    reads the API's error object, in a stream or as the whole body of a 200 that is not one."""
+    reads the API's error object, in a stream or as the whole body of a 200 that is not one; ``max_events``: the
+    events counted as progress one reply may hold (``_events_with_limits``)."""
     headers = {**headers, "accept": "text/event-stream"}
     try:
         async with client.stream("POST", url, json=body, headers=headers) as response:
@@ -155,7 +156,7 @@ async def event_stream(client: httpx.AsyncClient, url: str, *, name: str, header
             content_type = response.headers.get("content-type", "")
             if "text/event-stream" not in content_type:
                 raise _not_a_stream(name, url, content_type, await _read_capped(response), api_key, error_of)
-            events = _events_with_limits(name, response, policy, is_progress)
+            events = _events_with_limits(name, response, policy, is_progress, max_events)
             try:
                 yield events
             finally:
@@ -245,16 +246,21 @@ class _BoundedLines:
 
 
 async def _events_with_limits(name: str, response: httpx.Response, policy: RetryPolicy,
-                             is_progress: Callable[[ServerSentEvent], bool]) -> AsyncGenerator[ServerSentEvent, None]:
+                             is_progress: Callable[[ServerSentEvent], bool], max_events: int | None = None
+                             ) -> AsyncGenerator[ServerSentEvent, None]:
     """Keep-alive comments and pings reset httpx's read timeout, so silence is measured here too:
     the stream fails when nothing counted as progress arrived for ``first_byte_timeout`` seconds before the reply
     began, or for ``read_timeout`` seconds after. A stream that
-    keeps talking is capped in wall-clock time (``max_reply_seconds``): it ends with one error, not retried."""
+    keeps talking is capped in wall-clock time (``max_reply_seconds``) and, with ``max_events``, in events: either
+    ends it with one error, not retried. (The reply's characters are capped where they are read, but an event may
+    carry none: empty deltas, or tool input the agent does not read, kept a reply going for the whole
+    ``max_reply_seconds``, half an hour; hostile-input red team.)"""
     stall_timeout = policy.first_byte_timeout       # until the reply begins; then policy.read_timeout
     events = EventSource(cast(httpx.Response, _BoundedLines(name, response))).aiter_sse()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + stall_timeout
     begun = False
+    counted = 0
     cap = loop.time() + policy.max_reply_seconds
     try:
         while True:
@@ -275,6 +281,10 @@ async def _events_with_limits(name: str, response: httpx.Response, policy: Retry
             if is_progress(event):
                 begun, stall_timeout = True, policy.read_timeout
                 deadline = loop.time() + stall_timeout
+                counted += 1
+                if max_events is not None and counted > max_events:
+                    raise ProviderError(f"{name}: the reply passed {max_events:,} events without ending: stopped (a "
+                                        "server that never ends its answer)")
             yield event
     finally:
         await events.aclose()

@@ -6,9 +6,14 @@ import os
 import re
 from pathlib import Path
 
+from contextual.core.regular_file import read_regular
+
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 SESSION_SUFFIX = ".jsonl"
+# A HEAD or a `.git` file is one line. A checkout unpacked from an archive can make either a FIFO (open() blocked the
+# session's start for good, the app's event loop with it) or a link to /dev/zero (read to the end: all of memory).
+GIT_POINTER_BYTES = 4096
 
 # Session ids become file names: no separators, no dot-dot, nothing a shell would trip on.
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
@@ -56,7 +61,7 @@ def _find_git_dir(start: Path) -> Path | None:
             return candidate
         if candidate.is_file():  # worktree or submodule: "gitdir: <path>"
             try:
-                text = candidate.read_text(encoding="utf-8", errors="replace").strip()
+                text = _pointer_text(candidate)
             except OSError:
                 return None
             if text.startswith("gitdir:"):
@@ -83,7 +88,7 @@ class GitBranch:
             mtime = self._head.stat().st_mtime
             if mtime != self._mtime:
                 self._mtime = mtime
-                self._branch = _branch_from_head(self._head.read_text(encoding="utf-8", errors="replace"))
+                self._branch = _branch_from_head(_pointer_text(self._head))
         except OSError:
             self._branch = None
         return self._branch
@@ -91,6 +96,12 @@ class GitBranch:
     @property
     def branch(self) -> str | None:
         return self._branch
+
+
+def _pointer_text(path: Path) -> str:
+    """A HEAD's or a `.git` file's text: a regular file's first GIT_POINTER_BYTES, never waiting on a FIFO (an
+    OSError, as for a file that cannot be read)."""
+    return read_regular(path, GIT_POINTER_BYTES).decode("utf-8", errors="replace").strip()
 
 
 def _branch_from_head(text: str) -> str | None:

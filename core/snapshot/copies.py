@@ -5,9 +5,11 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import stat
 from pathlib import Path
 
 DIRECTORY = "<directory>"   # the path is a directory: not a file we can restore
+SPECIAL = "<special>"       # a FIFO, a device or a socket: nothing to hash or copy
 
 
 def fingerprint(path: Path) -> str | None:
@@ -18,8 +20,14 @@ def fingerprint(path: Path) -> str | None:
         return None
     if path.is_dir():
         return DIRECTORY
+    # Without waiting in open(): a file the turn wrote that a command then made a FIFO (`mkfifo`) blocked the turn's
+    # end on the event loop for good, deaf to Esc and Ctrl-C (hostile-input red team)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return SPECIAL
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    with os.fdopen(fd, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()

@@ -149,8 +149,9 @@ class GhostSnapshots:
         if rel in turn.copied:
             return None
         before = copies.fingerprint(absolute)
-        if before == copies.DIRECTORY:
-            entry.setdefault("notUndoable", []).append(f"{rel} (a directory)")
+        if before in (copies.DIRECTORY, copies.SPECIAL):
+            kind = "a directory" if before == copies.DIRECTORY else "not a regular file"
+            entry.setdefault("notUndoable", []).append(f"{rel} ({kind})")
             return None
         turn.copied[rel] = before
         if before is None:

@@ -3,7 +3,10 @@ whose input schema nests HOSTILE_DEPTH levels or is not an object, beside one go
 every call with N one-letter text blocks; HOSTILE_FLOOD=1 floods log notifications from the handshake on;
 HOSTILE_NAME=TEXT lists one more tool named and described TEXT; HOSTILE_PAGES=N lists N tools a page, each page with
 a cursor to one more, without end; HOSTILE_QUOTES=N answers every call with a line of 100,001 braces then a string
-of N escaped quotes that never ends; HOSTILE_RESULT and HOSTILE_CHATTER: see below.
+of N escaped quotes that never ends; HOSTILE_WIDE=N lists one more tool of N described properties with long names;
+HOSTILE_ITEMS=N answers every call with an array of N short strings beside its text; HOSTILE_ORPHAN=PATH
+answers a call by starting a child that writes its pid to PATH and holds the server's output open, then exiting;
+HOSTILE_RESULT and HOSTILE_CHATTER: see below.
 
     python tests/fakes/hostile_mcp.py         # stdio, one JSON-RPC message a line
 """
@@ -14,6 +17,7 @@ import json
 import os
 import sys
 import threading
+import time
 from typing import Any
 
 
@@ -30,7 +34,15 @@ def tools() -> list[dict[str, Any]]:
             {"name": "good", "description": "Echoes its text.",
              "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
             *([{"name": os.environ["HOSTILE_NAME"], "description": os.environ["HOSTILE_NAME"],
-                "inputSchema": {"type": "object"}}] if os.environ.get("HOSTILE_NAME") else [])]
+                "inputSchema": {"type": "object"}}] if os.environ.get("HOSTILE_NAME") else []),
+            *([{"name": "wide", "description": "takes every argument there is", "inputSchema": wide(
+                int(os.environ["HOSTILE_WIDE"]))}] if os.environ.get("HOSTILE_WIDE") else [])]
+
+
+def wide(count: int) -> dict[str, Any]:
+    """An object schema of `count` described string properties, each named by 200 characters more than it needs."""
+    names = [f"argument_{n:06d}_" + "x" * 200 for n in range(count)]
+    return {"type": "object", "properties": {name: {"type": "string", "description": "d" * 100} for name in names}}
 
 
 def hostile_content(kind: str) -> list[dict[str, Any]]:
@@ -61,6 +73,9 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
         result = {"tools": tools()}
     elif method == "tools/call" and os.environ.get("HOSTILE_RESULT"):
         result = {"content": hostile_content(os.environ["HOSTILE_RESULT"])}
+    elif method == "tools/call" and os.environ.get("HOSTILE_ITEMS"):     # one block, and an array of N short strings
+        items = ["ab"] * int(os.environ["HOSTILE_ITEMS"])
+        result = {"content": [{"type": "text", "text": "t"}], "_meta": {"items": items}}
     elif method == "tools/call" and os.environ.get("HOSTILE_BLOCKS"):    # many tiny blocks: small bytes, large parse
         result = {"content": [{"type": "text", "text": "b"}] * int(os.environ["HOSTILE_BLOCKS"])}
     elif method == "tools/call":
@@ -103,6 +118,12 @@ if __name__ == "__main__":
             print(f'{{"jsonrpc": "2.0", "id": {json.dumps(message["id"])}, "result": ' + "{" * 100_001 + '"'
                   + '\\"' * int(os.environ["HOSTILE_QUOTES"]), flush=True)
             continue
+        if message.get("method") == "tools/call" and os.environ.get("HOSTILE_ORPHAN"):
+            if os.fork() == 0:                  # the child keeps stdout open, in the server's process group
+                with open(os.environ["HOSTILE_ORPHAN"], "w") as pidfile:
+                    pidfile.write(str(os.getpid()))
+                time.sleep(120)
+            os._exit(0)
         if message.get("method") == "tools/call" and os.environ.get("HOSTILE_CHATTER"):
             chatter(message["id"])
         reply = answer(message)

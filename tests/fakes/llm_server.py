@@ -52,7 +52,7 @@ FAULT_KINDS = frozenset({
     "400", "401", "403", "404", "429", "500", "502", "503", "504", "529",
     "400_context_length", "drop_mid_stream", "slow_first_byte", "malformed_chunk", "wrong_content_type",
     "endless", "error_event", "endless_text", "endless_line", "deep_chunk", "deep_error_body", "json_error_200",
-    "quote_chunk",
+    "quote_chunk", "endless_empty",
 })
 DEEP = 3000   # nesting of the deep JSON faults: far past Python's recursion limit
 QUOTES = 100_000
@@ -70,6 +70,8 @@ class Fault:
     "error_event" (a mid-stream error: anthropic ``event: error`` overloaded_error, openai an error chunk;
     ``message`` sets its text, ``error_type`` its type), "endless_text" (text deltas every ``interval`` for ``seconds``, never an end),
     "endless_line" (one `data:` line that never ends: 64 KiB every ``interval`` for ``seconds``),
+    "endless_empty" (events that carry nothing the agent reads — openai an empty delta, anthropic a tool's input
+    piece — every ``interval`` for ``seconds``, never an end),
     "deep_chunk" (a stream chunk nested DEEP levels), "deep_error_body" (an HTTP 400 whose body is nested DEEP),
     "quote_chunk" (a chunk of 65 brackets then a string of QUOTES escaped quotes that never ends, under the line cap),
     "json_error_200" (HTTP 200 with the API's error object as a JSON body, no stream; ``message``, ``error_type``).
@@ -530,6 +532,16 @@ class _Handler(BaseHTTPRequestHandler):
             deadline = time.monotonic() + (fault.seconds or 30.0)
             while time.monotonic() < deadline:
                 wire.text(fault.text or "and on ")
+                self._pause(fault.interval)
+            self._hang_up()
+        elif fault.kind == "endless_empty":
+            wire.text_start()
+            piece = {"type": "input_json_delta", "partial_json": ""}
+            empty = ({"choices": [{"index": 0, "delta": {}}]} if self.fake.kind == "openai" else
+                     {"type": "content_block_delta", "index": 0, "delta": piece})
+            deadline = time.monotonic() + (fault.seconds or 30.0)
+            while time.monotonic() < deadline:
+                self._event(None if self.fake.kind == "openai" else "content_block_delta", empty)
                 self._pause(fault.interval)
             self._hang_up()
         elif fault.kind == "endless_line":

@@ -47,13 +47,16 @@ class Memory:
         from rich.text import Text
 
         from contextual.core import memory
+        from contextual.core.regular_file import read_regular
         from contextual.tui.screens.info import InfoScreen
         body = Text()
         for label, path in (("this project", memory.project_file(app.config.project_root)),
                             ("every project", memory.user_file(app.config.home))):
             body.append(f"{label}: {path}\n", style="bold")
             try:
-                text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+                # its head only: a checkout's AGENTS.md of 5 GB was read whole to show 4,000 characters of it
+                raw = read_regular(path, 4 * MEMORY_SHOWN_CHARS + 4) if path.is_file() else b""
+                text = raw.decode("utf-8", errors="replace")
             except OSError as exc:
                 text = f"(cannot be read: {exc})"
             body.append((text[:MEMORY_SHOWN_CHARS] + (" …" if len(text) > MEMORY_SHOWN_CHARS else "")
