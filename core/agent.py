@@ -243,14 +243,14 @@ class Engine:
                 compactions: list[CompactionRecord], warnings: Sequence[str] = (),
                 calls: Sequence[UsageEvent] = (), stopped: bool = False, failed: str | None = None,
                 cut: Truncation | None = None,
-                permissions: Sequence[PermissionRecord] = (), turn_ends: Mapping[str, TurnEnd] | None = None
-                ) -> None:
+                permissions: Sequence[PermissionRecord] = (), turn_ends: Mapping[str, TurnEnd] | None = None,
+                notes: Sequence[str] = ()) -> None:
         """Resume: history-as-stored, the last usage (so the trigger is right at once), todos, compaction log,
         what the loader warned about (skipped lines), every call's usage (the session's cost) and the permission
         answers (the chat shows them where they were given), why turns ended without an answer. The notes the
         session owed the model go with the next input, as they would have in it: `stopped`, the user stopped its
         last turn; `failed`, the kind of failure that ended it; `cut`, the rounds its last compaction removed
-        without a summary."""
+        without a summary; `notes`, what rode on a message the user rewound to before."""
         self.prompt.restore(history, last_usage)
         self.controls.session_started("resume", instead=True)      # its SessionStart hooks hear "resume"
         self.prompt.usage.restore(calls, self.settings.config)
@@ -264,6 +264,8 @@ class Engine:
             self.controls.remind(failed_note(failed))
         if cut is not None:
             self.controls.remind(truncation_note(cut))
+        for note in notes:
+            self.controls.remind(note)
 
     def starts_as(self, source: str) -> None:
         """How this session began, for its SessionStart hooks (core/hooks.py): `clear` for the app's /clear; a new
@@ -316,10 +318,14 @@ class Engine:
 
     def rewind_to(self, message_id: str) -> Message:
         """Rewind (the TUI's /rewind): history goes back to just before the user message ``message_id``; the
-        session records it so a resume agrees. Returns that message (its text goes back into the input)."""
+        session records it so a resume agrees. Returns that message (its text goes back into the input). What rode
+        on it (a note of rounds cut without a summary, of a stopped turn) rides on the next input: the model had
+        been told only in the message taken back."""
         self._between_turns("cannot rewind")
         message = self.prompt.rewind_to(message_id)
         self.recorder.entry(rewind_body(message_id))
+        for note in message.notes:
+            self.controls.remind(note)
         return message
 
     def record_rewind(self, message_id: str) -> None:

@@ -36,6 +36,8 @@ class MessageMeta(TypedDict, total=False):
     stop_hook: str            # a Stop hook's reason: the message goes on with its turn (core/context/continuation.py)
     sent: str                 # when it was sent, when the turn compacted first (its timestamp comes after that)
     shell: list[ShellRun]     # the `!command` results it carries, so a resumed chat shows them as the live one did
+    notes: list[str]          # the reminders that rode on it (a round cut without a summary, a stopped turn, a fact):
+                              # owed again when the user rewinds to before it (`Message.notes`)
     # assistant steps and their tool results
     step: int
     call_id: str
@@ -96,6 +98,14 @@ class Message:
         """A message the user sent, which starts a turn and its round (an /undo's note is user-role, from the app; a
         Stop hook's reason is user-role, within the turn it continues)."""
         return self.role == "user" and not self.meta.get("undo") and not self.from_stop_hook
+
+    @property
+    def notes(self) -> list[str]:
+        """The reminders that rode on this user message (meta ``notes``, read back as JSON: strings only). A rewind to
+        before it owes them to the next input: the state they told of (a round cut without a summary) is still
+        there, and the model had heard of it only in the message taken back."""
+        said = self.meta.get("notes")
+        return [n for n in said if isinstance(n, str) and n] if isinstance(said, list) else []
 
     @property
     def from_stop_hook(self) -> bool:

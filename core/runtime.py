@@ -97,8 +97,8 @@ def restore_into(engine: Engine, loaded: LoadedSession) -> None:
     without an answer and load warnings into a fresh engine."""
     usage = loaded.last_usage.total if loaded.last_usage is not None else None
     engine.restore(loaded.history, usage, loaded.todos, loaded.compactions, warnings=loaded.warnings,
-                   calls=loaded.calls, stopped=loaded.stopped, failed=loaded.failed, cut=loaded.cut, permissions=loaded.permissions,
-                   turn_ends=loaded.turn_ends)
+                   calls=loaded.calls, stopped=loaded.stopped, failed=loaded.failed, cut=loaded.cut,
+                   permissions=loaded.permissions, turn_ends=loaded.turn_ends, notes=loaded.notes)
     engine.restore_pins(loaded.pins)
 
 

@@ -158,3 +158,36 @@ def test_what_gave_way_stays_given_so_each_call_resends_the_last_prompt_up_to_it
         newest = max(i for i, m in enumerate(before) if m["role"] == "assistant") if len(before) > 3 else len(before)
         kept += after[:newest] == before[:newest]
     assert folded(requests[-1]) >= 10 and kept >= 20, kept
+
+
+def test_a_message_larger_than_the_window_is_cut_the_same_at_the_turns_later_calls(project: Path):
+    """A paste larger than the window (a 50k-token log at 8k, helper-139): the message is cut to what the room left
+    beside the turn, and that cut moved with each call's newest output, so the prompt went out anew from the user's
+    message, near its head, at 34 of 35 calls (a local server re-reads all of it each time). The cut holds for the
+    turn while it fits, and moves an eighth of the limit at a time when it must."""
+    (project / "pkg").mkdir()
+    for i, path in enumerate(MODULES):
+        (project / path).write_text("".join(f"def f{i}_{k}(x):\n    return x * {k} + {i}\n" for k in range(100)))
+    calls = plan()[:30]
+    answered: list[int] = []
+
+    def model(body: dict[str, Any]) -> str:
+        answered.append(1)
+        if len(answered) > len(calls):
+            return "Thought: done\nAction: Finish[read them all]"
+        tool, args = calls[len(answered) - 1]
+        return f"Thought: step {len(answered)}.\nAction: {tool}[{json.dumps(args)}]"
+
+    pasted = "read the log:\n" + "\n".join(f"{i:05d} worker {i % 7} took {i * 37 % 1000} ms on job {i}"
+                                           for i in range(2500))
+    with FakeLLMServer(kind="openai", responder=model, max_context_tokens=PROMPT_LIMIT) as srv:
+        result = contextual(["-p", pasted, "--permission-mode", "bypass", "--max-steps", "60",
+                             "--base-url", srv.base_url, "--model", "fake", "--context-window", str(WINDOW)],
+                            project, cli_env(home_of(project)), timeout=240)
+    assert result.returncode == 0 and result.stdout == "read them all\n", result.stderr
+    assert srv.violations == []
+    sent = [next(m["content"] for m in r["messages"] if m["content"].startswith("read the log:"))
+            for r in srv.requests]
+    assert all("truncated]" in text for text in sent)
+    moves = sum(before != after for before, after in zip(sent, sent[1:]))
+    assert len(sent) == len(calls) + 1 and moves <= 4, moves

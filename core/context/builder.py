@@ -284,15 +284,15 @@ class ContextBuilder:
         afresh only when what it holds would leave more than three quarters of the limit unused (a compaction
         mid-turn, a larger window learned): at half, a 4k turn unfolded after each short output and folded again
         at the next long one, two rewrites for one call's detail."""
-        got, adjustments, given, cap = self._fit(head, history, tail, steps, todo, total, messages, held)
+        got, adjustments, given, cap, shared = self._fit(head, history, tail, steps, todo, total, messages, held)
         gave: GaveWay | None = given
         if held is not None and sum(self._size(got).values()) < self.limit // UNFOLD_UNDER:
             if total <= self.limit:
-                got, adjustments, gave, cap = messages, [], None, None
+                got, adjustments, gave, cap, shared = messages, [], None, None, None
             else:
-                got, adjustments, gave, cap = self._fit(head, history, tail, steps, todo, total, messages)
+                got, adjustments, gave, cap, shared = self._fit(head, history, tail, steps, todo, total, messages)
         if steady:
-            self._held.keep(steps, gave, cap)
+            self._held.keep(steps, gave, cap, shared)
         return [self._with_tokens(m) for m in got], adjustments
 
     # ---- never over the window -------------------------------------------------------------
@@ -314,17 +314,27 @@ class ContextBuilder:
         chars = max(MIN_CUT_CHARS, min(len(m.content) - 1, int(len(m.content) * tokens / max(size, 1))))
         return replace(m, content=head_tail(m.content, chars), form="cut")
 
-    def _share_room(self, msgs: list[PromptMessage], tiers: list[tuple[int, Share]]
-                    ) -> tuple[list[PromptMessage], list[bool]]:
+    def _share_room(self, msgs: list[PromptMessage], tiers: list[tuple[int, Share]],
+                    held: tuple[int, int] | None = None
+                    ) -> tuple[list[PromptMessage], list[bool], tuple[int, int] | None]:
         """Find the largest cap such that every message a tier picks, held to it, fits; cut those above it. The
-        first tier whose cap keeps its floor is taken; when none does, the last one's cap (it may be tiny)."""
+        first tier whose cap keeps its floor is taken; when none does, the last one's cap (it may be tiny).
+        A tier past the first (every action; then the memory at the prompt's head) keeps the cap the turn's last
+        call shared it at (`held`: tier, cap) while that fits, and one that must go lower goes a MOVE_SLACK-th of the
+        limit lower: the largest cap moved with each call's newest output, so a 50k-token paste at 8k was cut anew,
+        and the prompt sent afresh from its third message, at 34 of 35 calls (helper-139). Returns (tier, cap)."""
         sizes = [self.cache.message(m.content) for m in msgs]
-        for floor, shares in tiers:
+        tier, fits, cap = 0, False, 0
+        for tier, (floor, shares) in enumerate(tiers):
             chosen = [shares(i, m) for i, m in enumerate(msgs)]
             cap, fits = self._largest_cap(sizes, chosen)
             if fits and cap >= floor:
                 break
-        return self._held_to(msgs, sizes, chosen, cap), chosen
+        if not (tier and fits):
+            return self._held_to(msgs, sizes, chosen, cap), chosen, None
+        if held is not None and held[0] == tier:
+            cap = held[1] if held[1] <= cap else max(floor, cap - self.limit // MOVE_SLACK)
+        return self._held_to(msgs, sizes, chosen, cap), chosen, (tier, cap)
 
     def _largest_cap(self, sizes: list[int], chosen: list[bool]) -> tuple[int, bool]:
         """The largest cap the chosen messages can be held to so that the whole fits, and whether any does."""
@@ -350,7 +360,8 @@ class ContextBuilder:
 
     def _fit(self, head: list[PromptMessage], history: list[Message], tail: list[PromptMessage],
              steps: list[sp.ScratchStep], todo: list[PromptMessage], before: int, built: list[PromptMessage],
-             held: Held | None = None) -> tuple[list[PromptMessage], list[Adjustment], GaveWay, int | None]:
+             held: Held | None = None
+             ) -> tuple[list[PromptMessage], list[Adjustment], GaveWay, int | None, tuple[int, int] | None]:
         """Give up room in an order, each stage only when the one before did not make the prompt fit:
         1. the kept rounds' tool results in their harder form, the turn's older observations in stored form;
         2. the kept rounds' tool results cut head+tail (each keeping at least SHARE_FLOOR tokens);
@@ -362,7 +373,7 @@ class ContextBuilder:
         turn (helper-58); cutting every step a little had left 39 of 40 actions unreadable and AGENTS.md cut to
         67 characters at the 40th call of a 4k turn (helper-130). `built`: the prompt as built; `held`: what the turn's last fitted call gave
         (stages 2 and 3 give at least as much; a move past it gives a MOVE_SLACK-th of the limit more). Returns what
-        stage 3 gave and stage 2's cap, for the next call."""
+        stage 3 gave, stage 2's cap and where stage 4 shared the room, for the next call."""
         adjustments: list[Adjustment] = []
 
         def assemble(hist: list[Message], pad: list[PromptMessage]) -> tuple[list[PromptMessage], int]:
@@ -411,11 +422,12 @@ class ContextBuilder:
                                               folded + ids([m for m in given if m.form in ("stub", "action-only")]),
                                               (gave.stubbed, gave.bare, gave.folded, gave.grouped, *gave.kept)))
         chosen = [True] * len(msgs)
+        shared: tuple[int, int] | None = None
         if total > self.limit:              # 4. the newest observation, the actions, then the memory
-            msgs, chosen = self._share_room(msgs, [
+            msgs, chosen, shared = self._share_room(msgs, [
                 (SHARE_FLOOR, lambda i, m: _is_result(m) and self._cuttable(m)),
                 (MIN_SHARE, lambda i, m: self._cuttable(m) and not _is_memory(m)),
-                (0, lambda i, m: self._cuttable(m))])
+                (0, lambda i, m: self._cuttable(m))], held.shared if held is not None else None)
             total = sum(self._size(msgs).values())
         tries = 0
         while total > self.limit and tries < 4 * len(msgs):     # rounding leftovers: trim the largest
@@ -434,7 +446,7 @@ class ContextBuilder:
             total = sum(self._size(msgs).values())
             tries += 1
         adjustments += self._cuts_said(fitted, msgs, before, total, ids)
-        return msgs, adjustments, gave, kept_cap
+        return msgs, adjustments, gave, kept_cap, shared
 
     def _stored_pad(self, built: list[PromptMessage], steps: list[sp.ScratchStep]) -> list[PromptMessage]:
         """The turn in its stored forms to fit: each message the smaller of the policy's and the stored form (a

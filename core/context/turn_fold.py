@@ -252,6 +252,7 @@ class Held:
     steps: int = 0                      # the steps the turn had then
     gave: GaveWay = GaveWay()
     cap: int | None = None              # the kept rounds' tool results were cut to this many tokens
+    shared: tuple[int, int] | None = None   # the last stage shared the room at (its tier, the cap)
 
     def of(self, steps: Sequence[ScratchStep]) -> Held | None:
         """This memory when it is of this turn (the same first step, no fewer steps), else None."""
@@ -259,7 +260,8 @@ class Held:
             return None
         return self
 
-    def keep(self, steps: Sequence[ScratchStep], gave: GaveWay | None, cap: int | None) -> None:
+    def keep(self, steps: Sequence[ScratchStep], gave: GaveWay | None, cap: int | None,
+             shared: tuple[int, int] | None = None) -> None:
         """What this call gave way (gave None: the turn went whole, nothing held)."""
         self.first, self.steps = (steps[0], len(steps)) if gave is not None and steps else (None, 0)
-        self.gave, self.cap = gave or GaveWay(), cap
+        self.gave, self.cap, self.shared = gave or GaveWay(), cap, shared if gave is not None else None

@@ -228,8 +228,10 @@ class Compactor:
         kept_from = next((m.id for m in [*outcome.plan.kept, *current] if m.id not in held), None)
         prompt.apply_compaction(outcome.summary, kept_from, held)
         if outcome.summary is None and outcome.plan.rounds_archived:
-            # E2's truncation leaves no summary: without a word the model takes the kept rounds for the start
-            self._remind(truncation_note(Truncation(outcome.plan.rounds_archived, outcome.fallback)))
+            # E2's truncation leaves no summary: without a word the model takes the kept rounds for the start. Under
+            # an earlier summary they are the rounds after it, not the conversation's oldest
+            self._remind(truncation_note(Truncation(outcome.plan.rounds_archived, outcome.fallback,
+                                                    after_summary=bool(prompt.history.summaries))))
         post = prompt.compaction_due().estimate
         record = CompactionRecord(outcome.trigger, pre, post, tuple(outcome.files_included), outcome.fallback,
                                   outcome.plan.rounds_archived, ledger, kept_from, tuple(held), now_iso(),

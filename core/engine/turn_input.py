@@ -63,10 +63,12 @@ class TurnInput:
         resumed chat shows it under this message, as the live chat did, not after the turn before."""
         whole = self._controls.whole_input(opening.typed)        # the user's `!command` results whole, when any
         shell = self._controls.shell_runs()
+        notes = list(self._controls.reminders)       # owed again if the user rewinds to before this message
         return self._recorder.append(Message(
             "user", self._controls.with_reminders(opening.typed, consume=True), full=whole,
             meta={"turn": opening.turn_id, "raw": opening.raw, "timestamp": now_iso(),
-                  **({"sent": opening.sent} if opening.compacted else {}), **({"shell": shell} if shell else {})}))
+                  **({"sent": opening.sent} if opening.compacted else {}), **({"shell": shell} if shell else {}),
+                  **({"notes": notes} if notes else {})}))
 
     async def admit(self, opening: Opening) -> AsyncGenerator[Event, None]:
         try:

@@ -58,6 +58,7 @@ class LoadedSession:
     failed: str | None = None          # the last turn failed (its kind): the next input tells the model so too
     turn_ends: dict[str, schema.TurnEnd] = field(default_factory=dict)   # why a turn had no answer, by turn id
     cut: schema.Truncation | None = None       # the rounds the last compaction cut without a summary, unsaid yet
+    notes: list[str] = field(default_factory=list)   # what rode on the message last rewound to: owed again
 
 
 def read_entries(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
@@ -198,6 +199,7 @@ class _Fold:
         session.stopped = session.stopped and msg.role == "tool"     # the stopped turn's aborted results
         session.failed = None             # a failure's entry follows its turn's last message: said once
         session.cut = None if msg.role == "user" else session.cut     # the next input said it
+        session.notes = [] if msg.role == "user" else session.notes
         call = call_of(msg)
         if call is not None and call.call_id not in self.calls:
             self.calls[call.call_id] = call
@@ -210,6 +212,8 @@ class _Fold:
 
     def _rewind(self, target: Any) -> None:
         session = self.session
+        # what rode on the message taken back is owed to the next input (core/agent.py: Engine.rewind_to)
+        session.notes = next((m.notes for m in self.kept if m.id == target), session.notes)
         self.kept = _before(self.kept, target)
         session.full_record = _before(session.full_record, target)
         session.last_usage = None
@@ -255,7 +259,7 @@ class _Fold:
         session.last_usage = None
         session.compactions.append(record)
         if record.fallback and record.rounds_archived:
-            session.cut = schema.Truncation(record.rounds_archived, record.fallback)
+            session.cut = schema.Truncation(record.rounds_archived, record.fallback, bool(self.summaries))
         elif record.rounds_truncated:       # stopped with parts kept: the rounds they did not reach
             session.cut = schema.Truncation(record.rounds_truncated, record.stopped_why(), True, record.partly)
 
