@@ -27,15 +27,14 @@ from contextual.core.model_facts import cost, unreached_note
 from contextual.core.permissions import DENIED_CODES, refused_by_mode
 from contextual.core.session import SessionError
 from contextual.core.plural import plural
+from contextual.core.textsafe import one_line
 
 if TYPE_CHECKING:
     from contextual.core.agent import Engine
 
 
 def _short(value: object, limit: int = 160) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    text = text.replace("\n", " ")
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return one_line(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str), limit)
 
 
 def progress_line(ev: Event) -> str | None:

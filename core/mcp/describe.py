@@ -12,6 +12,7 @@ from typing import Any
 import re
 
 from contextual.core.plural import plural
+from contextual.core.textsafe import one_line
 from contextual.core.tools._args import ArgSpec
 
 DESCRIPTION_CHARS = 600        # servers ship essays; the model needs the gist and the arguments
@@ -40,11 +41,6 @@ def _safe(part: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", part) or "_"
 
 
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
-
-
 def render_tool(server: str, name: str, description: str | None, schema: dict[str, Any] | None, args: ArgSpec) -> str:
     """The L1 entry of one MCP tool; ``args``: the ArgSpec built from ``schema`` (what the runner checks)."""
     schema = schema if isinstance(schema, dict) else {}
@@ -52,12 +48,12 @@ def render_tool(server: str, name: str, description: str | None, schema: dict[st
     arguments = args.render()
     if len(arguments) > ARGUMENTS_CHARS:
         arguments = f"{arguments[:ARGUMENTS_CHARS]} … [cut: the arguments take {len(arguments):,} characters]"
-    lines = [f"{tool_name(server, name)} — {_clip(description or '(no description)', DESCRIPTION_CHARS)} "
+    lines = [f"{tool_name(server, name)} — {one_line(description or '(no description)', DESCRIPTION_CHARS)} "
              f"[MCP server {server}]",
              f"Arguments: {arguments}"]
     described = [(key, prop["description"]) for key, prop in (props if isinstance(props, dict) else {}).items()
                  if isinstance(prop, dict) and isinstance(prop.get("description"), str) and prop["description"].strip()]
-    lines += [f"  {_clip(key, PROPERTY_CHARS)}: {_clip(text, PROPERTY_CHARS)}"
+    lines += [f"  {one_line(key, PROPERTY_CHARS)}: {one_line(text, PROPERTY_CHARS)}"
               for key, text in described[:PROPERTY_LINES]]
     if len(described) > PROPERTY_LINES:
         lines.append(f"  (and {plural(len(described) - PROPERTY_LINES, 'more described argument')})")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from contextual.core.clock import local_minutes, now_iso
 from contextual.core.messages import Message
+from contextual.core.textsafe import one_line
 from contextual.core.snapshot.plan import (Confirm, UndoError, UndoResult, not_undoable, turns_with_snapshots,
                                 undoable_turns, undone_turns)
 from contextual.core.snapshot.restore import restore_copies, restore_git
@@ -114,8 +115,7 @@ def turn_label(turn: str, record: Sequence[Message]) -> str:
     message = next((m for m in record if m.role == "user" and m.meta.get("turn") == turn), None)
     if message is None:          # /rewind took its message out of the conversation; its files are still changed
         return f"{turn} (a turn /rewind took out of the conversation)"
-    raw = " ".join(str(message.meta.get("raw") or message.content).split())
-    text = raw if len(raw) <= 60 else raw[:59] + "…"
+    text = one_line(str(message.meta.get("raw") or message.content), 60)
     when = str(message.meta.get("timestamp") or "")
     clock = local_minutes(when)[11:16] if len(when) >= 16 else ""
     return f"“{text}”" + (f" ({clock})" if clock else "")
