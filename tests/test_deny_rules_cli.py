@@ -402,6 +402,35 @@ def test_launchers_a_survey_found_unread_are_refused_in_bypass_mode(project: Pat
     refused_in_bypass(project, UNREAD)
 
 
+# helper-137: tree-sitter read these as text where bash runs them; each deleted its file through this CLI in bypass
+# mode under deny = Bash(rm:*) before the fix (a process substitution runs beside the line: the `wait` lets it).
+MISREAD = {"z1": "cat <<EOF\n  $(rm z1)\nEOF", "z2": "echo $(cat <<E\n`rm z2`\nE\n)", "z3": "echo x$'\\\\'; rm z3 #'",
+           "z4": "x=${y:-<(rm z4)}; wait", "z5": "! ! rm z5", "z6": "set -o history -H\nhistory -s 'rm z6'\n!!",
+           "z7": "echo a]\\ #; rm z7", "z8": "echo x >$\nrm z8"}
+
+
+def test_lines_tree_sitter_reads_otherwise_than_bash_are_refused_in_bypass_mode(project: Path):
+    heads = refused_in_bypass(project, MISREAD, then=("cat <<EOF\n  ${HOME}\nEOF",))
+    assert heads[len(MISREAD)] == "[exit 0]"
+
+
+def test_an_allow_rule_does_not_run_what_tree_sitter_read_as_text_without_asking(project: Path):
+    """`Bash(cat:*)` and `Bash(echo:*)` ran these in headless default mode, unasked: each runs rm."""
+    (project / ".contextual").mkdir()
+    (project / ".contextual" / "config.toml").write_text('[permissions]\nallow = ["Bash(cat:*)", "Bash(echo:*)"]\n')
+    (project / "f").write_text("keep\n")
+    script = [f"Thought: go\nAction: Bash[{json.dumps({'command': c})}]"
+              for c in ("cat <<EOF\n  $(rm f)\nEOF", "echo x$'\\\\'; rm f #'", "echo a]\\ #; rm f", "echo ok")]
+    script.append(FINISH)
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        result = contextual(["-p", "go"], project, cli_env(home_of(project), srv.base_url))
+    assert result.returncode == 0, result.stderr
+    heads = [r["messages"][-1]["content"].removeprefix("Observation: ").partition("\n")[0]
+             for r in srv.requests[1:]]
+    assert all(head.startswith("[error permission_denied") for head in heads[:3]), heads
+    assert heads[3] == "[exit 0]" and (project / "f").exists()
+
+
 # An Edit deny rule held for the editing tools only: a Bash line replaced, edited or removed the file it protects.
 WRITES = {"keep-1": "echo gone > keep-1", "keep-2": "sed -i s/keep/gone/ keep-2", "keep-3": "echo gone | tee keep-3",
           "keep-4": "rm keep-4", "keep-5": "cp /dev/null keep-5", "keep-6": "F=keep-6; echo gone > $F",

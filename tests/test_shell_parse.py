@@ -1149,3 +1149,61 @@ def test_a_brace_is_a_pattern_only_where_bash_expands_it(command, words):
     """Bash expands `{…}` only around a comma or a `..` sequence; `stash@{2}` is a word as written (it counted as
     unknown, so `git stash pop stash@{2}` was refused under any Edit rule)."""
     assert parse_command(command).commands[0] == words
+
+
+# helper-137 (2026-11-29): each ran `rm x` under bash 5.2 and was let past `Bash(rm:*)`; the first rows were allowed by
+# `Bash(cat:*)`/`Bash(echo:*)` too. Mostly found by a fuzzer running random lines in bash against the parse.
+HELPER_137 = [
+    # tree-sitter drops a here-document's `$(` on a line starting with a blank, or after an empty first line
+    "cat <<EOF\n  $(rm x)\nEOF", "cat <<-EOF\n\t$(rm x)\nEOF", "cat <<EOF\n\nx\n $(rm x)\nEOF",
+    "y='a[$(rm x)]'; cat <<EOF\n  ${!y}\nEOF",
+    # a backtick in a here-document inside `$(…)` was taken as read; bash ends `…` at its first backtick
+    "echo $(cat <<E\n`rm x`\nE\n)", "echo `cat <<\\E\n  `rm x`\nE`",
+    # `$((…))` is an arithmetic to bash, whose quotes and here-documents are text
+    "cat <<E\nx$(( cat <<\\E\n`rm x`\nE ))\nE",
+    # tree-sitter ends a here-document at a line `E && …`, bash does not
+    "cat <<E\nx\nE && cat <<'F'\n`rm x`\nF\nE",
+    # a process substitution in a `${…}` word, quoted for some operators, or after `<` in [[ ]]
+    "x=${y:-<(rm x)}", "echo ${y:=<(rm x)}", "[[ a<(rm${IFS}x) ]]", "echo \"${y:?<(rm x)}\"",
+    "y=a; echo \"${y/a/<(rm x)}\"", "case a in ${y:-<(rm x)}) ;; esac",
+    # a quote inside `${…}` in a here-document is a character
+    "cat <<E\n${y:-'$(rm x)'}\nE", "cat <<E\n\"${y:-'`rm x`'}\"\nE",
+    # tree-sitter runs a `$'…'` after a word past its closing quote
+    "echo x$'\\\\'; rm x #'", "echo a$'\\\\' && rm x; echo '",
+    # a `$` ending its line joined to the next line's word; a `#` after an escaped blank; a target ending early
+    "echo x >$\nrm x", "x=$\nrm x", "cat <<<$\nrm x", "echo a]\\ #; rm x", ">$'$'\\$ rm x", "x=$'$'\\$ rm x",
+    ">$ rm x", "ls >\\  rm x", "x=\\\t rm x",
+    # `!` twice, `time !`; history expansion turned on
+    "! ! rm x", "time ! rm x", "set -o history -H\nhistory -s 'rm x'\n!!",
+    "shopt -so history histexpand\nhistory -s 'rm x'\n!!",
+    # BSD's and macOS' env -P and xargs -J; perf's recorders
+    "env -P /bin rm x", "echo x | xargs -J % rm %", "perf stat record rm x", "perf sched record rm x",
+    "perf trace record rm x", "perf ftrace -G f rm x", "perf kvm stat record rm x",
+    # a library every program loads first
+    "LD_PRELOAD=./x.so ls", "env LD_PRELOAD=./x.so ls", "export DYLD_INSERT_LIBRARIES=x.dylib; ls"]
+
+
+@pytest.mark.parametrize("command", HELPER_137)
+def test_helper_137s_ways_of_running_rm_are_denied(command: str):
+    assert DENY_RM.denies("Bash", {"command": command}, "/") is not None
+
+
+def test_an_allow_rule_does_not_allow_what_tree_sitter_read_as_text():
+    allow = PermissionRules(allow=(parse_rule("Bash(cat:*)"), parse_rule("Bash(echo:*)"), parse_rule("Bash(ls:*)")))
+    for command in ["cat <<EOF\n  $(rm x)\nEOF", "echo $(cat <<E\n`rm x`\nE\n)", "echo x$'\\\\'; rm x #'",
+                    "cat <<E\n${y:-'$(rm x)'}\nE", "LD_PRELOAD=./x.so ls", "cat <<<$\nrm x", "echo x <$\nrm x"]:
+        assert allow.allows("Bash", {"command": command}, "/") is None, command
+    for command in ["cat <<EOF\n  ${HOME}/x $HOME\nEOF", "cat <<'EOF'\n  $(rm x)\nEOF", "echo $'it\\'s' 'a'"]:
+        assert allow.allows("Bash", {"command": command}, "/") is not None, command
+
+
+@pytest.mark.parametrize("command", ["cat <<EOF\n  ${HOME}/x\n  $HOME\nEOF", "cat <<'EOF'\n  $(rm -rf x)\nEOF",
+                                     "(( a<(b) ))", "for ((i=0; i<(3); i++)); do :; done", "a[x<(1)]=2",
+                                     "diff <(sort a) <(sort b)", "echo \"$(cat <(ls))\"", "grep '<(' f",
+                                     "set +H; ls", "set -euo pipefail; ls", "echo $'it\\'s' 'a' $'\\\\'",
+                                     "cat <<E\nx\nE\nls", "env -i ls", "perf stat -e cycles ls",
+                                     "echo x | xargs -I % echo %", "LD_LIBRARY_PATH=build ls", "ls  # a comment",
+                                     "echo a;#b", "echo a\\\\ #c", "echo x>f;ls", "echo `cat <f`"])
+def test_what_the_helper_137_fix_still_lets_through(command: str):
+    assert not parse_command(command).opaque, command
+    assert DENY_RM.denies("Bash", {"command": command}, "/") is None, command

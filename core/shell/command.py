@@ -23,7 +23,8 @@ _NUMBER_LIKE = re.compile(r"[-+]\S*|[\d.,:]*\d[\d.,:]*")        # an option or a
 _LOADER = re.compile(r"ld(-linux[-\w.]*|-musl[-\w.]*)?\.so(\.\d+)*")   # runs the program it is given
 _LOADER_WRAPPER = Wrapper(value_options=frozenset({"--library-path", "--preload", "--audit", "--argv0"}))
 # Builtins that run text later or elsewhere: `fc -s` replays history, `compgen -C CMD` and `complete -C CMD` run
-# CMD, `set -k` makes every NAME=VALUE word an assignment (GIT_SSH_COMMAND=… after `git`).
+# CMD, `set -k` makes every NAME=VALUE word an assignment (GIT_SSH_COMMAND=… after `git`), `set -H` turns on
+# history expansion (`history -s 'rm f'` on one line, `!!` on the next runs it).
 _RUNS_LATER = frozenset({"fc", "compgen", "complete"})
 _OTHER_GRAMMARS = frozenset({"zsh", "ksh", "mksh", "tcsh", "csh", "yash", "fish"})   # not bash's quoting
 _POSIX_SHELLS = frozenset({"sh", "dash", "ash"})          # no $'…' quoting: `\$'\\'` ends differently
@@ -87,9 +88,11 @@ class SimpleCommands:
         word = str(words[0])
         if _NUMBER_LIKE.fullmatch(word) or "{" in word or "}" in word or word.startswith(("/dev/", "/proc/")):
             return False
-        if name in _RUNS_LATER or (name == "set" and any(w is None or (w.startswith("-") and "k" in w)
-                                                         or w == "keyword" for w in words[1:])):
+        if name in _RUNS_LATER or (name == "set" and any(w is None or (w.startswith("-") and ("k" in w or "H" in w))
+                                                         or w in ("keyword", "histexpand") for w in words[1:])):
             return False
+        if name == "shopt" and any(w is None or w == "histexpand" for w in words[1:]):
+            return False          # `shopt -so histexpand`: as `set -H`
         if name in _OTHER_GRAMMARS and any(w not in ("--version", "--help") for w in words[1:]):
             return False
         if name in _POSIX_SHELLS and any(w is None or "$'" in w for w in words[1:]):

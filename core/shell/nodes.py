@@ -160,9 +160,10 @@ def heredoc_delimiter(node: Node) -> str | None:
     return "".join(out)
 
 
-def heredoc_read_as_bash(node: Node) -> bool:
+def heredoc_read_as_bash(node: Node, source: bytes) -> bool:
     """Whether the here-document ends where bash ends it: at the first line that is bash's delimiter (`<<-`: after
-    leading tabs). `cat <<E"F"` ends at `EF` for bash, at `E"F"` for tree-sitter: the lines between are commands."""
+    leading tabs). `cat <<E"F"` ends at `EF` for bash, at `E"F"` for tree-sitter: the lines between are commands;
+    tree-sitter also ends one at a line `E && …`, which bash reads as text of it."""
     delimiter = heredoc_delimiter(node)
     if delimiter is None:
         return False
@@ -174,7 +175,8 @@ def heredoc_read_as_bash(node: Node) -> bool:
         return False
     if end is not None:
         ended = (end.text or b"").decode("utf-8", errors="replace")
-        return (ended.lstrip("\t") if strip else ended) == delimiter
+        return (ended.lstrip("\t") if strip else ended) == delimiter and \
+            source[end.end_byte:end.end_byte + 1] in (b"", b"\n")
     return True
 
 

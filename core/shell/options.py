@@ -124,9 +124,9 @@ def replace_string(words: list[Word]) -> str | None:
     for i, word in enumerate(words):
         if word is None or not word.startswith("-") or word == "--":
             break
-        if word == "-I":
+        if word in ("-I", "-J"):         # BSD's -J STR: the word STR
             return words[i + 1] if i + 1 < len(words) else None
-        if word.startswith("-I"):
+        if word.startswith(("-I", "-J")):
             return word[2:]
         if word.startswith("--replace="):
             return word.partition("=")[2]

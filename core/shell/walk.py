@@ -1,6 +1,7 @@
 """The walk of one Bash text's tree-sitter tree (for core/shell/parse.py): every node that runs, redirects, assigns
 or declares something handed to the part that reads it, and the parse distrusted wherever tree-sitter and bash
-read the text differently (a syntax error, a token across a line end, a backtick not read as a substitution)."""
+read the text differently (a syntax error, a token across a line end, a backtick not read as a substitution; the
+rest of those checks: core/shell/misreads.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from tree_sitter import Language, Node, Parser
 
 from contextual.core.shell.findings import Input, Reader
 from contextual.core.shell.latent import LatentText
+from contextual.core.shell.misreads import misread_node, unread_positions
 from contextual.core.shell.nodes import (backticks, declaration_words, heredoc_quoted, heredoc_read_as_bash,
                                         heredoc_text, herestring_text, input_redirect, inside, redirect_words,
                                         standard_input, Word, word_value)
@@ -21,10 +23,12 @@ from contextual.core.shell.variables import Variables
 _WRITE_OPERATORS = {">", ">>", ">|", "&>", "&>>", "<>"}
 _NAMED_FD = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")     # `exec {fd}>file`: the shell picks a descriptor
 _LITERAL_SPANS = ("raw_string", "ansi_c_string", "comment")     # where a backtick is only a character
+_EXPANSIONS = frozenset({"command_substitution", "arithmetic_expansion", "expansion"})   # `$(` `$((` `$[` `${`
 # Nodes whose own text is one token for bash: a line end in it, or between two of their parts, means tree-sitter
 # joined what bash splits (`echo\n\\rm f`, `echo =~\nrm f`, `: <\nrm f`).
 _ONE_LINE_NODES = frozenset({"command", "command_name", "word", "regex", "number", "concatenation",
-                             "file_redirect", "herestring_redirect", "variable_assignment", "extglob_pattern"})
+                             "file_redirect", "herestring_redirect", "variable_assignment", "extglob_pattern",
+                             "simple_expansion"})       # `> $`⏎`rm f`: a `$` ends its line, `rm` is a command
 # Leaves tree-sitter keeps whole where bash still expands a `$(`: `${x#$(rm f)}`
 _OPAQUE_LEAVES = frozenset({"regex", "extglob_pattern"})
 
@@ -58,7 +62,8 @@ class TreeWalk:
         if root.has_error:
             self.findings.syntax_error = True
             self.findings.misparsed()
-        literal: list[tuple[int, int]] = []       # byte spans where a backtick is a character or was read
+        literal: list[tuple[int, int]] = []       # byte spans where a backtick or `$(` is a character or was read
+        expanded: set[int] = set()                # where each `$(`, `${`, `$[` the tree reads as one starts
         listed: dict[int, tuple[Word, ...]] = {}   # each command node read so far: its words (a pipe's source)
         stack = [root]
         while stack:                      # iterative: a deeply nested line must not exhaust Python's stack
@@ -68,17 +73,20 @@ class TreeWalk:
                 self._command(node, depth, listed)
             elif kind == "redirected_statement":
                 self._note_stdin(node, literal)
-            elif kind == "heredoc_redirect" and not heredoc_read_as_bash(node):
+            elif kind == "heredoc_redirect" and not heredoc_read_as_bash(node, source):
                 self.findings.misparsed()     # `cat <<E"F"`: bash ends it at `EF`, tree-sitter at `E"F"`
             elif kind == "file_redirect":
                 self._redirect(node)
             elif kind == "variable_assignment":
                 self._assignment(node, depth)
             elif kind == "command_substitution":
-                literal.append((node.start_byte, node.end_byte))
+                # only a backtick pair is read here: the text inside is walked as nodes of its own (`$(cat <<E`
+                # … `` `rm f` `` … `E`)`: a backtick the tree leaves as text in it is not read)
+                literal += [(node.start_byte, node.start_byte + 1), (node.end_byte - 1, node.end_byte)]
                 self._nested_backticks(node, depth)
-            elif kind == "raw_string" and inside(node, "string"):
-                # "${x:-'$(rm f)'}": inside double quotes a ' is a character, and the $( ) runs now
+            elif kind == "raw_string" and (inside(node, "string") or inside(node, "heredoc_body")):
+                # "${x:-'$(rm f)'}": inside double quotes (or an unquoted here-document) a ' is a character, and
+                # the $( ) runs now
                 self.reader.substitutions((node.text or b"").decode("utf-8", errors="replace")[1:-1], depth)
                 literal.append((node.start_byte, node.end_byte))
             elif kind in _LITERAL_SPANS:
@@ -102,10 +110,16 @@ class TreeWalk:
                 self.findings.misparsed()
             if kind in _OPAQUE_LEAVES and b"$(" in (node.text or b""):
                 self.findings.misparsed()
+            if misread_node(node, source):
+                self.findings.misparsed()
+            if kind in _EXPANSIONS:
+                expanded.add(node.start_byte)
             self.latent.note_node(node)
             stack.extend(reversed(node.children))
         if any(not any(a <= at < b for a, b in literal) for at in backticks(source)):
             self.findings.misparsed()     # `${x:-`rm f`}`, an unquoted here-document's `…`: not read as code
+        if unread_positions(root, source, literal, expanded):
+            self.findings.misparsed()     # a `$(` or `<(` bash runs that the tree reads as text
 
     def _nested_backticks(self, node: Node, depth: int) -> None:
         """Inside `…`, bash turns \\` into a backtick and reads the text again: `echo \\`rm f\\``."""

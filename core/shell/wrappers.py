@@ -10,6 +10,8 @@ environment, a container) are core/shell/launchers.py's part of the table."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from contextual.core.shell.launchers import LAUNCHERS
 from contextual.core.shell.wrapper import OPAQUE, RUNS_ONE, Wrapper
 from contextual.core.shell.wrapper import opts as _opts
@@ -59,6 +61,17 @@ GIT_SUBCOMMANDS: dict[str, Wrapper] = {
                       command_settings=GIT_COMMAND_SETTINGS, bang_settings=_opts("alias.*"),
                       opaque_settings=GIT_INCLUDES),
 }
+_PERF_RUN = Wrapper(value_options=_opts(
+    "-o -e -c -F -p -t -C -G -x -r -I -M -m -D -j -u --output --event --cpu --pid --tid --field-separator --repeat "
+    "--call-graph --metrics --mmap-pages --delay --branch-filter --uid --cgroup --pre --post --filter "
+    "--interval-print --timeout --log-fd"), command_options=_opts("--pre --post"))
+# perf ftrace's -g names a function (record's -g is a flag)
+_PERF_FTRACE = Wrapper(value_options=_opts(
+    "-t --tracer -p --pid -C --cpu -D --delay -T --trace-funcs -N --notrace-funcs -G --graph-funcs -g "
+    "--nograph-funcs -m --buffer-size --graph-opts --func-opts -e --event -s --sort --bucket-range --min-latency "
+    "--max-latency"), subcommands={name: Wrapper() for name in ("trace", "latency", "profile")})
+_PERF_TOOL = Wrapper(runs_rest=False, value_options=_opts("-t --type -k --kwork"), subcommands={
+    "record": _PERF_RUN, "stat": Wrapper(runs_rest=False, subcommands={"record": _PERF_RUN})})
 # tmux's commands that start a shell command or read commands and settings from elsewhere
 _TMUX_SUBCOMMANDS = {name: OPAQUE for name in (
     "new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp",
@@ -77,18 +90,21 @@ WRAPPERS: dict[str, Wrapper] = {
     "doas": Wrapper(value_options=_opts("-a -u -C"), default_shell=True, default_shell_with=_opts("-s"),
                     runs_nothing=_opts("-C -L")),
     # newer coreutils (9.7's manual) take -a/--argv0 NAME: `env -a x rm f` runs rm
-    "env": Wrapper(value_options=_opts("-u --unset -C --chdir -S --split-string -a --argv0"), assignments=True,
-                   command_options=_opts("-S --split-string")),
+    # BSD's and macOS' env: -P PATH (where it looks for the program), FreeBSD's -L/-U USER
+    "env": Wrapper(value_options=_opts("-u --unset -C --chdir -S --split-string -a --argv0 -P -L -U"),
+                   assignments=True, command_options=_opts("-S --split-string")),
     "timeout": Wrapper(value_options=_opts("-s -k --signal --kill-after"), positional=1),
     "nice": Wrapper(value_options=_opts("-n --adjustment")),
     "ionice": Wrapper(value_options=_opts("-c -n -p --class --classdata --pid")),
     "stdbuf": Wrapper(value_options=_opts("-i -o -e --input --output --error")),
     "chroot": Wrapper(value_options=_opts("--userspec --groups"), positional=1, default_shell=True),
     # -e, -l and -i take an attached value only (`-l5`): the next word is the command.
+    # BSD's and macOS' xargs: -J STR (the word STR is what it reads), -R and -S take a number
     "xargs": Wrapper(value_options=_opts("-a -d -E -I -L -n -P -s --arg-file --delimiter --replace --max-lines "
-                                         "--max-args --max-procs --max-chars --process-slot-var"),
-                     default=("echo",), appends_input=True, replace_options=_opts("-I --replace")),
+                                         "--max-args --max-procs --max-chars --process-slot-var -J -R -S"),
+                     default=("echo",), appends_input=True, replace_options=_opts("-I --replace -J")),
     "time": Wrapper(value_options=_opts("-f -o --format --output"), assignments=True),
+    "!": RUNS_ONE,      # `! ! rm f`, `time ! rm f`: tree-sitter makes a second `!` the command word
     "command": Wrapper(runs_nothing=_opts("-v -V")), "exec": Wrapper(value_options=_opts("-a")),
     "coproc": Wrapper(named_compound=True, assignments=True),
     "eval": Wrapper(script_rest=True),
@@ -180,12 +196,12 @@ WRAPPERS: dict[str, Wrapper] = {
                                        "--init-command")),     # its program (or --args PROGRAM ARGS) runs
     "faketime": OPAQUE,                 # a timestamp, or -f SPEC instead of it: which word runs is unclear
     "gosu": Wrapper(positional=1), "su-exec": Wrapper(positional=1), "chpst": Wrapper(value_options=_opts("-u -U -e -n -l -L -m -d -o -p -f -c -r -t")),
-    # perf stat --pre/--post CMD: a line it hands to the shell around each run
-    "perf": Wrapper(runs_rest=False, subcommands={name: Wrapper(value_options=_opts(
-        "-o -e -c -F -p -t -C -G -x -r -I -M -m -D -j -u --output --event --cpu --pid --tid --field-separator "
-        "--repeat --call-graph --metrics --mmap-pages --delay --branch-filter --uid --cgroup --pre --post "
-        "--filter --interval-print --timeout --log-fd"), command_options=_opts("--pre --post"))
-        for name in ("record", "stat", "trace")}),
+    # perf stat --pre/--post CMD: a line it hands to the shell around each run; `perf stat record`, `perf trace
+    # record`, its other tools' recorders (`perf sched record CMD`) and `perf ftrace [trace|…] CMD` run one too
+    "perf": Wrapper(runs_rest=False, subcommands={
+        "record": _PERF_RUN, "ftrace": _PERF_FTRACE,
+        **{name: replace(_PERF_RUN, subcommands={"record": _PERF_RUN}) for name in ("stat", "trace")},
+        **{name: _PERF_TOOL for name in ("c2c", "mem", "sched", "lock", "kmem", "timechart", "kwork", "kvm")}}),
     "rg": Wrapper(runs_rest=False, permute=True, value_options=_opts("--pre -e -f -g -t -T -m -A -B -C"),
                   command_options=_opts("--pre")),
     "hyperfine": Wrapper(value_options=_opts("-r -w -m -M -p -c -S -n -s -u --runs --warmup --prepare --cleanup "
@@ -270,6 +286,8 @@ REBINDING_VARIABLES = frozenset({"BASH_CMDS", "BASH_ALIASES", "GIT_CONFIG_COUNT"
                                  "GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_TEMPLATE_DIR",
                                  # startup and config files found from these: `HOME=. bash -lc :` runs
                                  # ./.bash_profile, `HOME=. git x` reads ./.gitconfig's aliases
-                                 "HOME", "XDG_CONFIG_HOME", "ZDOTDIR"})
+                                 "HOME", "XDG_CONFIG_HOME", "ZDOTDIR",
+                                 # a library every program loads first: `LD_PRELOAD=./x.so ls` is x.so's code
+                                 "LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES"})
 # A file a shell sources before it runs: opaque when it is standard input or made when the line runs.
 STARTUP_VARIABLES = frozenset({"BASH_ENV", "ENV"})
