@@ -8,6 +8,12 @@ from __future__ import annotations
 import re
 from collections.abc import Container
 
+# git's own options before its sub-command that take the next word as their value (`--exec-path` alone prints a
+# path and runs nothing: its value is then no sub-command either). One list: the deny rules' reading of a git line
+# (core/shell/wrappers.py), what its files run (core/git_runs.py) and what it writes (core/bash_files/) split alike.
+GIT_VALUE_OPTIONS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
+                               "--config-env", "--attr-source", "--exec-path"})
+
 # `git --list-cmds=main` of git 2.39 without its internal helpers (`submodule--helper` …) and contrib's subtree.
 # A command a newer git adds is taken for a mistyped one (refused, not let through).
 GIT_COMMANDS = frozenset("""

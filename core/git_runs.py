@@ -22,7 +22,7 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from contextual.core.git_commands import autocorrect_runs, guessed
+from contextual.core.git_commands import GIT_VALUE_OPTIONS, autocorrect_runs, guessed
 from contextual.core.shell.nodes import Word
 from contextual.core.shell.wrappers import GIT_COMMAND_SETTINGS
 
@@ -44,10 +44,7 @@ NO_HOOKS = frozenset({
 CHANGES_TREE = frozenset({
     "checkout", "switch", "restore", "reset", "merge", "pull", "rebase", "cherry-pick", "revert", "stash", "am",
     "apply", "read-tree", "checkout-index", "clone", "worktree", "submodule", "sparse-checkout", "bisect", "mv"})
-# git's own options before the sub-command that take the next word as their value …
-_VALUE_OPTIONS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
-                            "--config-env", "--attr-source"})
-# … and those after which it runs no sub-command
+# git's own options after which it runs no sub-command (read before those that take a value: GIT_VALUE_OPTIONS)
 _NOTHING_RUNS = frozenset({"--version", "--help", "-v", "-h", "--html-path", "--man-path", "--info-path",
                            "--exec-path"})
 _GIT_FOLDER_PARTS = frozenset({"objects", "refs", "logs", "hooks", "info", "lfs", "worktrees", "rr-cache"})
@@ -87,7 +84,7 @@ def split(words: Sequence[Word]) -> tuple[list[str], Word, list[Word]] | None:
             return options, word, list(words[i + 1:])
         if word in _NOTHING_RUNS or word.startswith("--list-cmds"):
             return options, "", []
-        if word in _VALUE_OPTIONS:
+        if word in GIT_VALUE_OPTIONS:
             value = words[i + 1] if i + 1 < len(words) else ""
             if value is None:
                 return None

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from contextual.core.git_commands import GIT_VALUE_OPTIONS
+from contextual.core.shell.wrappers import WRAPPERS
+
 
 def _set(*words: str) -> frozenset[str]:
     return frozenset(" ".join(words).split())
@@ -120,7 +123,7 @@ GIT_MADE: dict[str, Program] = {
     "init": Program("each", _set("--template --object-format --ref-format -b --initial-branch"),
                     into=_set("--separate-git-dir"), attached=_set("--shared"), tree=True),
 }
-GIT_VALUES = _set("-C -c --git-dir --work-tree --namespace --exec-path --config-env")
+GIT_VALUES = GIT_VALUE_OPTIONS
 # git's sub-commands that write files they do not name, with one of `only` given (and none of `never`): below each
 # pathspec (an operand, where `operands` is "each"), else the whole work tree (`reset --hard`, `stash`), or for
 # GIT_HERE the folder git runs in (`clean -f`)
@@ -156,8 +159,7 @@ GIT_AM = Program(values=_set("-p -C --exclude --include --directory --whitespace
                  flags=_set("--abort --skip --continue --resolved -r --retry"))
 GIT_AM_RESUMES = _set("--abort --skip --continue --resolved -r --retry")   # the work tree from the patches in store
 # xargs: the words it reads, split at blanks and quotes, or at -d's character, or whole (-0); -a: from a file
-XARGS = Program(values=_set("-a -d -E -I -L -n -P -s --arg-file --delimiter --replace --max-lines --max-args "
-                            "--max-procs --max-chars --process-slot-var"), attached=_set("-e -i -l --eof"),
+XARGS = Program(values=WRAPPERS["xargs"].value_options, attached=_set("-e -i -l --eof"),
                 flags=_set("-0 --null"))
 XARGS_SPLITS = _set("-d --delimiter")
 # find's tests that only narrow which entries its action gets (read as not narrowing: more entries, never fewer)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from contextual.core.git_commands import GIT_VALUE_OPTIONS
 from contextual.core.shell.launchers import LAUNCHERS
 from contextual.core.shell.wrapper import OPAQUE, RUNS_ONE, Wrapper
 from contextual.core.shell.wrapper import opts as _opts
@@ -250,7 +251,7 @@ WRAPPERS: dict[str, Wrapper] = {
     # at and batch run later what they read on standard input (a here-document is read) or from `-f FILE`
     **{name: Wrapper(runs_rest=False, default_shell=True, value_options=_opts("-q -f -t -m"),
                      runs_nothing=_opts("-l -d -r -c -V")) for name in ("at", "batch")},
-    "git": Wrapper(value_options=_opts("-C -c --git-dir --work-tree --namespace --exec-path --config-env"),
+    "git": Wrapper(value_options=GIT_VALUE_OPTIONS,
                    runs_rest=False, setting_option="-c", subcommands=GIT_SUBCOMMANDS,
                    opaque_options=_opts("--config-env"), opaque_markers=frozenset({"ext::", "--exec-path="}),
                    command_settings=GIT_COMMAND_SETTINGS, bang_settings=_opts("alias.*"),
