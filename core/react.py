@@ -1,7 +1,8 @@
 """The ReAct text protocol (seed 002 E1, CONTRACT): parse one model reply into Thought + Action.
 
-The only place that reads `Finish[...]`: the engine turns what this module finds into AnswerDelta/FinalAnswer
-events, and nothing downstream parses model text again.
+The only place that reads `Finish[...]` or an `Action:` line: the engine turns what this module finds into
+AnswerDelta/FinalAnswer events, and a step's stored text (`Thought: …` / `Action: Tool[{…}]`, written by `step_text`)
+is read back through `stored_action`, so a thought quoting "Action:" reads the same everywhere.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from contextual.core import bounded_json
 from contextual.core.textsafe import valid_json_value
 
 FINISH = "Finish"
+THOUGHT_LABEL, ACTION_LABEL = "Thought: ", "Action: "      # as a step's stored text writes them (step_text)
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.S | re.I)
 _FENCE_LINE = re.compile(r"^\s*```[\w-]*\s*$", re.M)
 _ACTION = re.compile(r"^\s*\**Action\**\s*:\s*\**\s*([A-Za-z_][A-Za-z0-9_]*)\s*\[", re.M)
@@ -142,7 +144,7 @@ def parse_reply(reply: str, known_tools: set[str] | frozenset[str]) -> Parsed:
         if not closed:
             raise ReactFormatError("`Action: Finish[` was not closed with `]`.")
         answer = body.strip()
-        return Parsed(thought, FINISH, answer, _render(thought, f"Finish[{answer}]"))
+        return Parsed(thought, FINISH, answer, step_text(thought, f"Finish[{answer}]"))
     _check_known(tool, known_tools)
     stripped = visible[body_start:].lstrip()
     try:
@@ -158,7 +160,7 @@ def parse_reply(reply: str, known_tools: set[str] | frozenset[str]) -> Parsed:
         raise ReactFormatError(f"`Action: {tool}[` must close with `]` right after the JSON object.")
     action = f"{tool}[{json.dumps(args, ensure_ascii=False)}]"
     rest = stripped[used:].lstrip()[1:]       # after the first Action's closing `]`
-    return Parsed(thought, tool, args, _render(thought, action), len(_ACTION.findall(rest)))
+    return Parsed(thought, tool, args, step_text(thought, action), len(_ACTION.findall(rest)))
 
 
 def _check_known(tool: str, known_tools: set[str] | frozenset[str]) -> None:
@@ -201,7 +203,7 @@ def _no_action_line(visible: str, known_tools: set[str] | frozenset[str]) -> NoR
 def native_action(name: str, arguments: str) -> str:
     """A tool call the server sent in its own field, as the `Action:` line parse_reply reads: arguments as sent, so
     a call cut short stays cut and the parser says what is wrong; none at all is an empty object."""
-    return f"\nAction: {name}[{arguments.strip() or '{}'}]"
+    return f"\n{ACTION_LABEL}{name}[{arguments.strip() or '{}'}]"
 
 
 def _thought_of(text: str) -> str:
@@ -215,8 +217,61 @@ def _thought_of(text: str) -> str:
     return (_FENCE_LINE.sub("", head) + body).strip()
 
 
-def _render(thought: str, action: str) -> str:
-    return f"Thought: {thought}\nAction: {action}" if thought else f"Action: {action}"
+def step_text(thought: str, action: str) -> str:
+    """A step as history keeps it: `Thought: …` (none when empty), then `Action: Tool[…]`."""
+    return f"{THOUGHT_LABEL}{thought}\n{ACTION_LABEL}{action}" if thought else f"{ACTION_LABEL}{action}"
+
+
+# The Action line of a stored step: the first line that starts as step_text writes it. Its thought holds no line
+# parse_reply would have read as an Action (it took the first), and the thought's first line carries its label.
+_STORED_ACTION = re.compile("^" + re.escape(ACTION_LABEL) + r"([A-Za-z_][A-Za-z0-9_]*)\[", re.M)
+
+
+@dataclass(frozen=True)
+class StoredAction:
+    """A step's stored text (step_text's, or a shortened form of it) read back."""
+    head: str                       # the text before the Action line, without its newline: `Thought: …`, or ""
+    tool: str
+    call: str                       # the Action line after its label, to the end of the text: `Tool[…]`
+    args: dict[str, Any] | None     # the JSON object in the brackets; None where there is none (Finish, a cut call)
+
+    @property
+    def thought(self) -> str:
+        return self.head.removeprefix(THOUGHT_LABEL)
+
+    @property
+    def line(self) -> str:
+        return ACTION_LABEL + self.call
+
+    def rewritten(self, thought: str, call: str) -> str:
+        """The same step with another thought and call (a shorter form), labelled as this one is (a step without a
+        thought stays without one)."""
+        head = f"{THOUGHT_LABEL}{thought}" if self.head.startswith(THOUGHT_LABEL) else thought
+        return f"{head}\n{ACTION_LABEL}{call}" if self.head else ACTION_LABEL + call
+
+
+def stored_action(text: str) -> StoredAction | None:
+    """The Action of a step's stored text (a format error's reply may hold one that did not run); None if none."""
+    found = _STORED_ACTION.search(text)
+    if found is None:
+        return None
+    body = text[found.end():].rstrip()
+    try:
+        args = bounded_json.loads(body[:-1]) if body.endswith("]") else None
+    except ValueError:
+        args = None
+    return StoredAction(text[:found.start()].removesuffix("\n"), found.group(1), text[found.start(1):],
+                        args if isinstance(args, dict) else None)
+
+
+# Lines of a recorded thought the parser would take for its own markers (an Action line, or the Observation
+# visible_reply cuts at).
+_MARKER_LINE = re.compile(r"^(\s*\**)(Action|Observation)(\**\s*):", re.M)
+
+
+def inert_thought(thought: str) -> str:
+    """A thought written into a reply (a replayed recording's) that parse_reply reads as a thought, whole."""
+    return _MARKER_LINE.sub(r"\1\2\3 -", thought)
 
 
 def render_action(tool: str, args: Any) -> str:

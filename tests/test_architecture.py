@@ -164,6 +164,48 @@ def test_system_reminders_are_written_in_one_place():
     assert offenders == []
 
 
+# What reads a text: a string naming the Action line given to one of these reads the ReAct protocol.
+TEXT_READS = {"find", "rfind", "index", "rindex", "partition", "rpartition", "split", "rsplit", "startswith",
+              "endswith", "removeprefix", "removesuffix", "count", "replace", "compile", "search", "match",
+              "fullmatch", "findall", "finditer", "sub", "subn"}
+ACTION_WORD = re.compile(r"\bAction\b")
+ACTION_LINE = re.compile(r"^\s*\**Action\**\s*:", re.M)
+
+
+def _strings(node: ast.AST, docstrings: set[int]) -> list[ast.Constant]:
+    return [n for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            and id(n) not in docstrings]
+
+
+def test_the_action_line_is_read_and_written_only_in_core_react():
+    """core/react.py parses a reply and writes the step text history keeps (`step_text`); everything else reads it
+    back through `stored_action`. The turn's forms, the fold, the summary's facts and files and the history screen
+    each had their own reader (first match, last match, any "Action:" at all), and a thought quoting "Action:" cut
+    the file analyzer's short. prompts/ writes the protocol into the model's instructions; prose elsewhere may
+    name it mid-line ("one Action per reply", "e.g. Action: mcp__SERVER__TOOL[…]")."""
+    readers, writers = [], []
+    for folder in ("core", "tui", "contextual", "prompts"):
+        for path in (REPO / folder).rglob("*.py"):
+            if path == REPO / "core" / "react.py":
+                continue
+            tree = ast.parse(path.read_text())
+            docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                          if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                          and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+            for node in ast.walk(tree):
+                read: list[ast.AST] = []
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in TEXT_READS:
+                    read = [*node.args, *(k.value for k in node.keywords)]
+                elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+                    read = [node.left]
+                readers += [f"{path.relative_to(REPO)}:{c.lineno}" for arg in read for c in _strings(arg, docstrings)
+                            if ACTION_WORD.search(c.value)]
+            if folder != "prompts":
+                writers += [f"{path.relative_to(REPO)}:{c.lineno}" for c in _strings(tree, docstrings)
+                            if ACTION_LINE.search(c.value)]
+    assert readers == [] and writers == []
+
+
 # The engine's parts as the façade (core/agent.py) and the other parts (core/engine/) hold them; elsewhere the same
 # names reach them (`engine.prompt`, a local `prompt = engine.prompt`).
 ENGINE_PARTS = {"settings", "prompt", "recorder", "toolbox", "gate", "controls", "compactor", "turn",

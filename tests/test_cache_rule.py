@@ -101,10 +101,10 @@ def test_a_turn_never_bills_more_than_sent_as_written_whenever_it_ends():
 
 def test_the_live_builder_decides_with_its_models_prices(tmp_path):
     steps = [_read_step(0, 100, 70)] + [_read_step(i, 3, 1) for i in range(1, 6)]
-    builder = ContextBuilder("L1", tmp_path, 1_000_000, "ours")
-    first = [m for m in builder.build([], steps, "q").messages if m.layer == "scratchpad" and m.role == "user"][0]
+    builder = ContextBuilder("L1", tmp_path, "ours")
+    first = [m for m in builder.build([], steps, "q", limit=1_000_000).messages if m.layer == "scratchpad" and m.role == "user"][0]
     builder.prices = GPT_4O
-    again = [m for m in builder.build([], steps, "q").messages if m.layer == "scratchpad" and m.role == "user"][0]
+    again = [m for m in builder.build([], steps, "q", limit=1_000_000).messages if m.layer == "scratchpad" and m.role == "user"][0]
     assert first.content == OBS + steps[0].observation_full and again.content == OBS + steps[0].observation_stored
 
 

@@ -122,6 +122,17 @@ def test_newest_action_sends_its_thought_shortened_and_its_command_whole():
     assert forms.fresh.startswith(thought_part) and "We already know" not in thought_part   # a switch keeps it
 
 
+def test_a_step_without_a_thought_is_its_action_with_a_long_command_shortened_never_a_thought():
+    """A step whose reply had no thought was read as a thought whole: a long command naming only what the turn
+    had shown was sent as "[1 more sentences omitted]", its call gone, even as the newest step."""
+    script = "\n".join(f"value_{i % 3} = compute(value_{i % 3})" for i in range(40))
+    command = f"cat <<'EOF' > make_values.py\n{script}\nEOF"
+    action = f"Action: Bash[{json.dumps({'command': command})}]"
+    forms = action_forms(action, name_set(action))
+    assert bash_command(forms.fresh) == command
+    assert "of this command:" in (bash_command(forms.stored) or "") and forms.stored.startswith("Action: Bash[")
+
+
 def test_ours_sends_the_newest_full_and_older_ones_stored():
     steps = [_step(f"cat f{i}.py", _source()) for i in range(3)]
     sent = ours(steps, count)

@@ -15,6 +15,8 @@ The profile is applied per test (not loaded globally) so other test modules keep
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import json
 import os
 import tempfile
@@ -304,11 +306,20 @@ def _recount(messages) -> int:
 @given(build_inputs(), st.sampled_from(["ours", "raw", "mask", "seed004"]))
 def test_never_over_the_window_no_built_prompt_exceeds_its_limit(inputs, policy):
     l1, limit, history, steps, question, todo, root = inputs
-    built = ContextBuilder(l1, root, limit, policy).build(history, steps, question, todo)
+    built = ContextBuilder(l1, root, policy).build(history, steps, question, todo, limit=limit)
     assert built.total <= limit, [a.detail for a in built.adjustments]
     assert _recount(built.messages) == built.total          # the reported size is the real (cl100k) size
     assert request_tokens({"messages": openai_wire(built.messages)}) == built.total   # as the server counts it
     assert built.messages[0].content == l1 and built.messages[0].layer == "L1"   # L1 is never cut
+
+
+def test_the_builder_keeps_no_limit_of_its_own_each_build_is_given_one():
+    """The engine fits each prompt to its limit in our tokens (PromptState.fit_limit, through the calibration); a
+    second limit on the builder, in the server's tokens, was never the one used, and each engine build ran on a copy
+    of the builder made to swap it."""
+    assert "limit" not in {f.name for f in dataclasses.fields(ContextBuilder)}
+    limit = inspect.signature(ContextBuilder.build).parameters["limit"]
+    assert limit.kind is limit.KEYWORD_ONLY and limit.default is limit.empty
 
 
 def _observations_sent(built) -> list[str]:
@@ -335,7 +346,7 @@ def assert_ours_keeps_recent_full(steps: list[ScratchStep], sent: list[str]) -> 
 @given(build_inputs(), st.sampled_from(["ours", "raw", "mask", "seed004"]))
 def test_a2_the_most_recent_observation_is_full_unless_a_cut_was_needed(inputs, policy):
     l1, limit, history, steps, question, todo, root = inputs
-    built = ContextBuilder(l1, root, limit, policy).build(history, steps, question, todo)
+    built = ContextBuilder(l1, root, policy).build(history, steps, question, todo, limit=limit)
     if not steps:
         return
     sent = _observations_sent(built)
@@ -349,7 +360,7 @@ def test_a2_the_most_recent_observation_is_full_unless_a_cut_was_needed(inputs, 
 @PROFILE
 @given(scratch_steps(max_steps=40))
 def test_a2_ours_keeps_the_last_keep_full_observations_full_when_the_window_is_large(steps):
-    built = ContextBuilder("L1", NO_RULES, 10_000_000, "ours").build([], steps, "q")
+    built = ContextBuilder("L1", NO_RULES, "ours").build([], steps, "q", limit=10_000_000)
     assert not built.adjustments
     sent = _observations_sent(built)
     assert_ours_keeps_recent_full(steps, sent)

@@ -239,8 +239,9 @@ def test_d2_normalize_adds_aborted_result_and_drops_orphan_results():
 
 # ---- A5 / C2 / E2: summary is a system message in L3 ----------------------------------------------
 def test_a5_summary_is_a_system_message_in_l3_introduced_as_earlier_work(tmp_path: Path):
-    builder = ContextBuilder("L1", tmp_path, limit=100_000)
-    built = builder.build([Message("summary", "## 📌 Archived Session Summary"), *_round(1)], [], "now")
+    builder = ContextBuilder("L1", tmp_path)
+    built = builder.build([Message("summary", "## 📌 Archived Session Summary"), *_round(1)], [], "now",
+                          limit=100_000)
     summary = built.messages[1]
     assert summary.role == "summary" and summary.layer == "L3"
     assert summary.content.startswith(SUMMARY_PREFIX)
@@ -323,8 +324,8 @@ def test_e4_a_quoted_path_with_a_space_is_a_mention_in_its_place(tmp_path: Path)
 
 def test_c3_reminders_are_not_separate_messages(tmp_path: Path):
     (tmp_path / "a.py").write_text("x")
-    builder = ContextBuilder("L1", tmp_path, limit=100_000)
-    built = builder.build([], [], preprocess("see @a.py", tmp_path))
+    builder = ContextBuilder("L1", tmp_path)
+    built = builder.build([], [], preprocess("see @a.py", tmp_path), limit=100_000)
     assert [m.layer for m in built.messages] == ["L1", "input"]
     assert REMINDER.format(path="a.py") in built.messages[1].content
 
@@ -396,8 +397,8 @@ async def test_e1_format_error_goes_back_to_the_model_as_an_observation(tmp_path
 
 
 def test_e1_tool_messages_serialise_as_observations_in_react_text(tmp_path: Path):
-    builder = ContextBuilder("L1", tmp_path, limit=100_000)
-    built = builder.build(_round(1), [], None)
+    builder = ContextBuilder("L1", tmp_path)
+    built = builder.build(_round(1), [], None, limit=100_000)
     assert built.messages[3].role == "user" and built.messages[3].content.startswith("Observation: [ok]\n")
 
 
@@ -448,4 +449,4 @@ async def test_context_length_error_compacts_and_retries_once_aiming_lower(tmp_p
     async with engine_with(tmp_path, [Fault("400_context_length"), finish("fits now")]) as (engine, srv):
         events = await run(engine, "hi")
     assert finished(events).answer == "fits now" and len(srv.requests) == 2
-    assert engine.builder.limit == engine.config.prompt_limit        # restored after the turn
+    assert engine.prompt.limit_scale == 1.0          # aiming lower ends with the turn

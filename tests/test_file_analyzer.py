@@ -149,6 +149,16 @@ def test_action_arguments_are_not_counted_twice(project: Path) -> None:
     assert report.files[0].mentions == 2
 
 
+def test_a_thought_quoting_action_is_read_to_its_action_line(project: Path) -> None:
+    """The thought ends at the step's Action line (core/react.py reads it), not at the first "Action:" it
+    quotes: the files it named after the quote went uncounted."""
+    s = Session().call("Read", {"file_path": "src/a.py"},
+                       thought="That Action: failed, so src/b.py is read before src/a.py.")
+    report = analyze_files(s.messages, project)
+    assert set(report.paths) == {"src/a.py", "src/b.py"}
+    assert next(f for f in report.files if f.path == "src/a.py").mentions == 2    # the thought's, the call's
+
+
 def test_grep_and_glob_results_list_paths(project: Path) -> None:
     s = Session()
     s.call("Grep", {"pattern": "value", "path": "."},

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from contextual.core.react import AnswerStream, ReactFormatError, finish_so_far, parse_reply
+from contextual.core.react import AnswerStream, ReactFormatError, finish_so_far, parse_reply, step_text, stored_action
 
 TOOLS = frozenset({"Read", "Bash", "Grep"})
 
@@ -121,3 +122,33 @@ def test_action_lines_after_the_first_are_counted_not_run():
     assert parse_reply('Thought: one\nAction: LS[{}]', tools).more_actions == 0
     invented = 'Thought: x\nAction: LS[{}]\nObservation: made up\nAction: Read[{"file_path": "b"}]'
     assert parse_reply(invented, tools).more_actions == 0, "what follows an invented Observation is not the model's"
+
+
+# thought lines that quote the protocol: the parser takes none of them for the step's Action
+QUOTING = st.sampled_from(["That Action: failed.", "Action: read it again", "  Action: Read next", "Action:",
+                           "see `Action: Bash[{}]` above", "**Action**: look", "Thought: again", "```", ""])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(QUOTING, st.text(max_size=12)), max_size=6),
+       st.dictionaries(st.text(max_size=4), st.text(max_size=8), max_size=2), st.sampled_from(sorted(TOOLS)))
+def test_a_stored_step_reads_back_as_it_was_parsed_whatever_its_thought_quotes(lines, args, tool):
+    """History keeps the step text parse_reply wrote; every module reads it back through stored_action (the turn's
+    forms, the fold, the summary's facts and files, the history screen), so all read the Action parse_reply ran."""
+    reply = "Thought: " + "\n".join(lines) + f"\nAction: {tool}[{json.dumps(args)}]"
+    try:
+        parsed = parse_reply(reply, TOOLS)
+    except ReactFormatError:        # a quoted line the parser reads as the Action, cut short: no step is stored
+        return
+    found = stored_action(parsed.text)
+    assert found is not None and (found.thought, found.tool, found.args) == (parsed.thought, parsed.tool, parsed.args)
+    assert step_text(found.thought, found.call) == parsed.text
+
+
+def test_a_stored_step_with_a_quoting_thought_reads_its_real_action():
+    parsed = parse_reply('Thought: That Action: failed.\nAction: read a.py again\nAction: Read[{"file_path": "a.py"}]',
+                         TOOLS)
+    found = stored_action(parsed.text)
+    assert found is not None and found.tool == "Read" and found.args == {"file_path": "a.py"}
+    assert found.thought == "That Action: failed.\nAction: read a.py again"
+    assert stored_action("I will read it. Action: later") is None      # a reply that was no action

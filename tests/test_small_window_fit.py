@@ -50,8 +50,8 @@ def long_turn(steps: int, thought: str = "") -> list[ScratchStep]:
 
 def built_for(steps: int, root: Path, limit: int = LIMIT, thought: str = ""):
     history = [Message("summary", SUMMARY), Message("user", TASK)]
-    builder = ContextBuilder("You are Contextual, a coding agent.", root, limit)
-    return builder.build(history, long_turn(steps, thought), None)
+    builder = ContextBuilder("You are Contextual, a coding agent.", root)
+    return builder.build(history, long_turn(steps, thought), None, limit=limit)
 
 
 def turn_of(built) -> list:
@@ -184,9 +184,9 @@ def test_the_turns_summary_says_what_gave_way_in_words(tmp_path):
 
 def test_a_step_the_user_pinned_is_sent_whole_nothing_after_it_is_folded_and_it_is_not_said_given_way(tmp_path):
     steps = long_turn(30, THOUGHT)
-    builder = ContextBuilder("You are Contextual, a coding agent.", tmp_path, 2_000)
+    builder = ContextBuilder("You are Contextual, a coding agent.", tmp_path)
     builder.pins = frozenset({"a7", "r7"})                               # the eighth step (issue 19.3)
-    built = builder.build([Message("summary", SUMMARY), Message("user", TASK)], steps, None)
+    built = builder.build([Message("summary", SUMMARY), Message("user", TASK)], steps, None, limit=2_000)
     assert built.total <= 2_000
     level = levels(built, 30)
     assert level[7] == 0 and level[:7] == [3] * 7 and max(level[8:]) <= 2

@@ -193,8 +193,8 @@ def test_a_prompt_filled_to_the_limit_fits_on_the_anthropic_wire_too(tmp_path: P
 
     history = [Message("summary", "first summary"), Message("summary", "second summary"),
                Message("user", "an earlier question"), Message("assistant", "its answer", meta={"final": True})]
-    exact = ContextBuilder("You are Contextual.", tmp_path, 100_000).build(history, [], "the question").total
-    built = ContextBuilder("You are Contextual.", tmp_path, exact).build(history, [], "the question")
+    exact = ContextBuilder("You are Contextual.", tmp_path).build(history, [], "the question", limit=100_000).total
+    built = ContextBuilder("You are Contextual.", tmp_path).build(history, [], "the question", limit=exact)
     assert built.total == exact and not built.adjustments                      # filled exactly to the limit
     wire = {"system": render_system(built.messages), "messages": render_messages(built.messages)}
     assert request_tokens(wire) <= exact

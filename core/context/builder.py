@@ -145,7 +145,6 @@ class Built:
 class ContextBuilder:
     system_prompt: str                     # L1: byte-identical for the whole session
     project_root: Path
-    limit: int                             # window minus the output reserve
     policy: str = "ours"
     rules_share: int = 20_000              # tokens each rules file may use (SHARE of the window)
     cache: TokenCache = field(default_factory=lambda: shared_cache)
@@ -222,15 +221,11 @@ class ContextBuilder:
         return self._rules.take_notices() if self._rules is not None else []
 
     def build(self, history: list[Message], steps: list[sp.ScratchStep], question: str | None,
-              todo_recap: str = "", limit: int | None = None, steady: bool = True) -> Built:
-        """The prompt for these parts, within `limit` tokens (default: the builder's own). `steady`: a call of the
-        turn, which gives way at least as much as the turn's last fitted call did (`_steady`); False for a size
-        asked of the parts alone (the room a compaction keeps)."""
-        if limit is not None and limit != self.limit:
-            if self._rules is None:      # made here, so the copy shares its cache and its notices
-                self._rules = RulesFiles(self.project_root, self.home)
-            return replace(self, limit=limit, _rules=self._rules).build(history, steps, question, todo_recap,
-                                                                        steady=steady)
+              todo_recap: str = "", *, limit: int, steady: bool = True) -> Built:
+        """The prompt for these parts, within `limit` tokens (the caller's: the engine's is in our tokens, through
+        the calibration, so the builder keeps none of its own). `steady`: a call of the turn, which gives way at
+        least as much as the turn's last fitted call did (`_steady`); False for a size asked of the parts alone
+        (the room a compaction keeps)."""
         head = self.head()
         history = self._supersession.applied(history, self.pins)     # the newest version of a file, not a stale one
         l3 = [self._l3_message(m) for m in history]
@@ -248,8 +243,9 @@ class ContextBuilder:
         total = sum(m.tokens for m in messages)
         adjustments: list[Adjustment] = []
         held = self._held.of(steps) if steady else None
-        if total > self.limit or held is not None:
-            messages, adjustments = self._steady(messages, head, history, tail, steps, todo, total, held, steady)
+        if total > limit or held is not None:
+            messages, adjustments = self._steady(messages, head, history, tail, steps, todo, total, held, steady,
+                                                 limit)
         elif steady:
             self._held.keep(steps, None, None)
         messages = _stable_ends(messages)
@@ -276,7 +272,7 @@ class ContextBuilder:
 
     def _steady(self, messages: list[PromptMessage], head: list[PromptMessage], history: list[Message],
                 tail: list[PromptMessage], steps: list[sp.ScratchStep], todo: list[PromptMessage], total: int,
-                held: Held | None, steady: bool) -> tuple[list[PromptMessage], list[Adjustment]]:
+                held: Held | None, steady: bool, limit: int) -> tuple[list[PromptMessage], list[Adjustment]]:
         """Fit the prompt, at least as the turn's last fitted call did (`held`): a step once stubbed, sent as its
         action line or folded stays so for the turn, so the prompt up to the newest step is the text the server
         has cached (llama.cpp's KV cache, a provider's prefix cache); moving with each call's newest output had
@@ -284,13 +280,15 @@ class ContextBuilder:
         afresh only when what it holds would leave more than three quarters of the limit unused (a compaction
         mid-turn, a larger window learned): at half, a 4k turn unfolded after each short output and folded again
         at the next long one, two rewrites for one call's detail."""
-        got, adjustments, given, cap, shared = self._fit(head, history, tail, steps, todo, total, messages, held)
+        got, adjustments, given, cap, shared = self._fit(head, history, tail, steps, todo, total, messages, limit,
+                                                         held)
         gave: GaveWay | None = given
-        if held is not None and sum(self._size(got).values()) < self.limit // UNFOLD_UNDER:
-            if total <= self.limit:
+        if held is not None and sum(self._size(got).values()) < limit // UNFOLD_UNDER:
+            if total <= limit:
                 got, adjustments, gave, cap, shared = messages, [], None, None, None
             else:
-                got, adjustments, gave, cap, shared = self._fit(head, history, tail, steps, todo, total, messages)
+                got, adjustments, gave, cap, shared = self._fit(head, history, tail, steps, todo, total, messages,
+                                                                limit)
         if steady:
             self._held.keep(steps, gave, cap, shared)
         return [self._with_tokens(m) for m in got], adjustments
@@ -314,7 +312,7 @@ class ContextBuilder:
         chars = max(MIN_CUT_CHARS, min(len(m.content) - 1, int(len(m.content) * tokens / max(size, 1))))
         return replace(m, content=head_tail(m.content, chars), form="cut")
 
-    def _share_room(self, msgs: list[PromptMessage], tiers: list[tuple[int, Share]],
+    def _share_room(self, msgs: list[PromptMessage], tiers: list[tuple[int, Share]], limit: int,
                     held: tuple[int, int] | None = None
                     ) -> tuple[list[PromptMessage], list[bool], tuple[int, int] | None]:
         """Find the largest cap such that every message a tier picks, held to it, fits; cut those above it. The
@@ -327,18 +325,18 @@ class ContextBuilder:
         tier, fits, cap = 0, False, 0
         for tier, (floor, shares) in enumerate(tiers):
             chosen = [shares(i, m) for i, m in enumerate(msgs)]
-            cap, fits = self._largest_cap(sizes, chosen)
+            cap, fits = self._largest_cap(sizes, chosen, limit)
             if fits and cap >= floor:
                 break
         if not (tier and fits):
             return self._held_to(msgs, sizes, chosen, cap), chosen, None
         if held is not None and held[0] == tier:
-            cap = held[1] if held[1] <= cap else max(floor, cap - self.limit // MOVE_SLACK)
+            cap = held[1] if held[1] <= cap else max(floor, cap - limit // MOVE_SLACK)
         return self._held_to(msgs, sizes, chosen, cap), chosen, (tier, cap)
 
-    def _largest_cap(self, sizes: list[int], chosen: list[bool]) -> tuple[int, bool]:
+    def _largest_cap(self, sizes: list[int], chosen: list[bool], limit: int) -> tuple[int, bool]:
         """The largest cap the chosen messages can be held to so that the whole fits, and whether any does."""
-        room = self.limit - sum(size for size, pick in zip(sizes, chosen) if not pick)
+        room = limit - sum(size for size, pick in zip(sizes, chosen) if not pick)
         cuttable = [size for size, pick in zip(sizes, chosen) if pick]
         low, high = 0, max(cuttable, default=0)
         while low < high:
@@ -360,7 +358,7 @@ class ContextBuilder:
 
     def _fit(self, head: list[PromptMessage], history: list[Message], tail: list[PromptMessage],
              steps: list[sp.ScratchStep], todo: list[PromptMessage], before: int, built: list[PromptMessage],
-             held: Held | None = None
+             limit: int, held: Held | None = None
              ) -> tuple[list[PromptMessage], list[Adjustment], GaveWay, int | None, tuple[int, int] | None]:
         """Give up room in an order, each stage only when the one before did not make the prompt fit:
         1. the kept rounds' tool results in their harder form, the turn's older observations in stored form;
@@ -398,21 +396,21 @@ class ContextBuilder:
         # fires before this point (core/window_budget.py); what still does not fit gives way below.
         fitted = list(msgs)                 # as they were before any cut: what the cuts are told against
         kept_cap = held.cap if held is not None else None
-        if total > self.limit or kept_cap is not None:   # 2. the kept rounds' results, older than this turn's
+        if total > limit or kept_cap is not None:   # 2. the kept rounds' results, older than this turn's
             older = [_is_result(m) and m.layer == "L3" and self._cuttable(m) for m in msgs]
             sizes = [self.cache.message(m.content) for m in msgs]
-            cap, fits = self._largest_cap(sizes, older)
+            cap, fits = self._largest_cap(sizes, older, limit)
             cap = cap if fits and cap >= SHARE_FLOOR else SHARE_FLOOR
-            kept_cap = cap if kept_cap is None or total > self.limit and cap < kept_cap else kept_cap
+            kept_cap = cap if kept_cap is None or total > limit and cap < kept_cap else kept_cap
             msgs = self._held_to(msgs, sizes, older, kept_cap)
             total = sum(self._size(msgs).values())
         gave = GaveWay(len(steps))
-        if (total > self.limit or held is not None) and steps:    # 3. the turn's oldest steps, whole units
+        if (total > limit or held is not None) and steps:    # 3. the turn's oldest steps, whole units
             at, end = len(msgs) - len(todo) - len(pad), len(msgs) - len(todo)
-            room = self.limit - (total - sum(self.cache.message(m.content) for m in msgs[at:end]))
+            room = limit - (total - sum(self.cache.message(m.content) for m in msgs[at:end]))
             pinned = self._pinned_steps(steps)
             floor = held.gave if held is not None else GaveWay()
-            slack = self.limit // MOVE_SLACK if floor else 0
+            slack = limit // MOVE_SLACK if floor else 0
             given, gave = give_way(steps, msgs[at:end], room, self.cache.message, pinned, floor, slack)
             msgs, fitted = msgs[:at] + given + msgs[end:], fitted[:at] + given + fitted[end:]
             total = sum(self._size(msgs).values())
@@ -423,14 +421,14 @@ class ContextBuilder:
                                               (gave.stubbed, gave.bare, gave.folded, gave.grouped, *gave.kept)))
         chosen = [True] * len(msgs)
         shared: tuple[int, int] | None = None
-        if total > self.limit:              # 4. the newest observation, the actions, then the memory
+        if total > limit:              # 4. the newest observation, the actions, then the memory
             msgs, chosen, shared = self._share_room(msgs, [
                 (SHARE_FLOOR, lambda i, m: _is_result(m) and self._cuttable(m)),
                 (MIN_SHARE, lambda i, m: self._cuttable(m) and not _is_memory(m)),
-                (0, lambda i, m: self._cuttable(m))], held.shared if held is not None else None)
+                (0, lambda i, m: self._cuttable(m))], limit, held.shared if held is not None else None)
             total = sum(self._size(msgs).values())
         tries = 0
-        while total > self.limit and tries < 4 * len(msgs):     # rounding leftovers: trim the largest
+        while total > limit and tries < 4 * len(msgs):     # rounding leftovers: trim the largest
             sizes_at = [(self.cache.message(m.content), i) for i, m in enumerate(msgs)
                         if chosen[i] and self._cuttable(m) and len(m.content) > MIN_CUT_CHARS]
             if not sizes_at:     # those that shared the room are at their least: any cuttable message
@@ -442,7 +440,7 @@ class ContextBuilder:
             if not sizes_at:
                 break
             size, index = max(sizes_at)
-            msgs[index] = self._cut_to(msgs[index], max(1, size - (total - self.limit) - 8))
+            msgs[index] = self._cut_to(msgs[index], max(1, size - (total - limit) - 8))
             total = sum(self._size(msgs).values())
             tries += 1
         adjustments += self._cuts_said(fitted, msgs, before, total, ids)

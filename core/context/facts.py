@@ -26,6 +26,7 @@ from contextual.core.context.digest import KEYWORDS
 from contextual.core.context.names import looks_like_code, name_set, names_in
 from contextual.core.context.result_lines import failed, located_lines
 from contextual.core.messages import Message
+from contextual.core.react import stored_action
 from contextual.core.tools.base import EDITING_TOOLS, path_of, subject_of
 from contextual.core.reminder import system_reminder
 
@@ -199,8 +200,8 @@ def _user_facts(text: str) -> Iterator[tuple[Kind, str, str]]:
 
 def _thought(content: str) -> str:
     """An action step's own words: the text before its `Action:` line (the call's JSON is read from meta)."""
-    at = re.search(r"^\s*Action\s*:", content, re.M)
-    return content[:at.start()] if at else content
+    found = stored_action(content)
+    return content if found is None else found.head
 
 
 def _edit_texts(args: object, subject: str | None) -> list[str]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Iterable
 
 from contextual.core.messages import Message
+from contextual.core.react import stored_action
 from contextual.core.tools.registry import BUILTIN_TOOLS
 
 # Read from the tools' own flags (history names the tool; the flag says whether it changes files).
@@ -212,8 +213,9 @@ def _strings(value: Any, depth: int = 0) -> Iterable[str]:
 
 
 def _thought_only(text: str) -> str:
-    cut = text.find("Action:")
-    return text if cut < 0 else text[:cut]
+    """A step's words before its Action line (a thought may quote "Action:": it is still the thought)."""
+    found = stored_action(text)
+    return text if found is None else found.head
 
 
 def _text_candidates(text: str) -> Iterable[str]:

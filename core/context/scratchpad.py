@@ -25,6 +25,7 @@ from contextual.core.context.stored_render import sent_text
 from contextual.core.context.truncate import head_tail_lines
 from contextual.core.messages import Message
 from contextual.core.prompt import PromptMessage
+from contextual.core.react import step_text, stored_action
 from contextual.core.tools.base import path_of
 
 OBS = "Observation: "
@@ -281,9 +282,7 @@ def shorten_action(text: str) -> str:
     a long thought keeps its opening, a bulky action (a file written inline) its head and tail, and both
     keep every line that is the first to show a name, whole, so later steps can still use it. Short steps
     stay as they are."""
-    head, sep, action = text.partition("\nAction: ")
-    if not sep:
+    found = stored_action(text)
+    if found is None or not found.head:
         return _short_action(text)
-    thought = head.removeprefix("Thought: ")
-    short_thought = _short_thought(thought, action)
-    return f"Thought: {short_thought}\nAction: {_short_action(action)}"
+    return step_text(_short_thought(found.thought, found.call), _short_action(found.call))

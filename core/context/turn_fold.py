@@ -28,6 +28,7 @@ from contextual.core.context.truncate import head_tail
 from contextual.core.context.turn_forms import tool_call
 from contextual.core.plural import plural, times
 from contextual.core.prompt import PromptMessage
+from contextual.core.react import stored_action
 from contextual.core.reminder import system_reminder
 from contextual.core.textsafe import one_line
 from contextual.core.tools.base import subject_of
@@ -107,14 +108,12 @@ def stub(step: ScratchStep) -> str:
 
 
 def action_line(step: ScratchStep) -> str:
-    """The step's last `Action: …` line, its arguments bounded; the thought (and any thinking) left out."""
-    text = step.action_stored
-    at = text.rfind("\nAction: ")
-    action = text[at + 1:] if at >= 0 else text if text.startswith("Action: ") else ""
-    if not action:                 # a reply that was no action (a format error's): its head and tail
-        return head_tail(text, ACTION_ARGS_CHARS)
-    name, bracket, args = action.partition("[")
-    return f"{name}{bracket}{head_tail(args, ACTION_ARGS_CHARS)}" if bracket else head_tail(action, ACTION_ARGS_CHARS)
+    """The step's `Action: …` line, its arguments bounded; the thought (and any thinking) left out."""
+    found = stored_action(step.action_stored)
+    if found is None:              # a reply that was no action (a format error's): its head and tail
+        return head_tail(step.action_stored, ACTION_ARGS_CHARS)
+    name, bracket, args = found.line.partition("[")
+    return f"{name}{bracket}{head_tail(args, ACTION_ARGS_CHARS)}"
 
 
 def fold_line(number: int, step: ScratchStep) -> str:

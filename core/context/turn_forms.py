@@ -23,13 +23,13 @@ import re
 import shlex
 from typing import Any, Iterable, NamedTuple, Protocol, Sequence
 
-from contextual.core import bounded_json
 from contextual.core.context import digest as dg
 from contextual.core.context.names import code_names, first_to_name, name_set
 from contextual.core.context.acted_on import acted_on
 from contextual.core.context.forms import not_larger
 from contextual.core.context.observation import split_header
 from contextual.core.lru import LRU
+from contextual.core.react import THOUGHT_LABEL, stored_action
 from contextual.core.tools.base import EDITING_TOOLS
 
 
@@ -45,23 +45,13 @@ class _Step(Protocol):
     def observation_stored(self) -> str: ...
 
 
-_CALL = re.compile(r"(?:^|\n)Action: (\w+)\[")
 Call = tuple[str, dict[str, Any]]
 
 
 def tool_call(action: str) -> Call | None:
-    """The tool and the arguments of a step's last `Action: Name[{…}]`."""
-    found = None
-    for found in _CALL.finditer(action):
-        pass
-    if found is None:
-        return None
-    body = action[found.end():].rstrip()
-    try:
-        args = bounded_json.loads(body[:-1]) if body.endswith("]") else None
-    except ValueError:
-        return None
-    return (found.group(1), args) if isinstance(args, dict) else None
+    """The tool and the arguments of a step's `Action: Name[{…}]` (core/react.py reads it)."""
+    found = stored_action(action)
+    return (found.tool, found.args) if found is not None and found.args is not None else None
 
 
 def _command_of(call: Call | None) -> str | None:
@@ -171,22 +161,27 @@ def action_forms(action: str, seen: set[str]) -> ActionForms:
     observation answers, stays whole until the step switches. Both begin alike, so a switch keeps the prefix."""
     if len(action) <= LONG_ACTION:
         return ActionForms(action, action)
-    head, sep, call = action.partition("\nAction: ")
-    thought = head.removeprefix("Thought: ")
+    found = stored_action(action)
+    if found is None:     # a reply that was no action (a format error's): its words
+        short = _short_thought(action.removeprefix(THOUGHT_LABEL), seen)
+        said = _worth(action, f"{THOUGHT_LABEL}{short}" if action.startswith(THOUGHT_LABEL) else short)
+        return ActionForms(said, said)
     command = bash_command(action)
-    stored_call, shown = call, call
+    stored_call, shown = found.call, found.call
     if command is not None:
         shown = _short_command(command, set(seen))
         stored_call = "Bash[" + json.dumps({"command": shown}, ensure_ascii=False) + "]"
     # the command goes first: a sentence of the thought whose only new names its own command shows says nothing new
-    if sep:
-        seen |= name_set(shown)
+    seen |= name_set(shown)
+    thought = found.thought
     short = _short_thought(thought, seen) if thought else thought
-    said = (f"Thought: {short}" if head.startswith("Thought: ") else short) + sep
+    return ActionForms(_worth(action, found.rewritten(short, stored_call)),
+                       _worth(action, found.rewritten(short, found.call)))
 
-    def worth(text: str) -> str:
-        return text if len(text) < len(action) else action
-    return ActionForms(worth(said + (stored_call if sep else "")), worth(said + (call if sep else "")))
+
+def _worth(action: str, form: str) -> str:
+    """A form only where it is shorter than the action as written."""
+    return form if len(form) < len(action) else action
 
 
 CHANGED_LINES = 12        # at most this many lines kept because a re-read shows them changed

@@ -58,7 +58,7 @@ class PromptState:
         self.history = HistoryManager()
         # Our cl100k count is not the server's: prompts are fitted through the learned ratio (issue 18.1).
         self.calibration = calibration_for(config.home)
-        self.builder = ContextBuilder(system_prompt, config.project_root, config.prompt_limit, policy,
+        self.builder = ContextBuilder(system_prompt, config.project_root, policy,
                                       rules_share=int(RULES_SHARE * config.context_window), home=config.home)
         self.builder.pins = pins
         self.nested_rules = NestedRules(config.project_root)   # sub-folders' AGENTS.md/CLAUDE.md, given in L3
@@ -173,17 +173,16 @@ class PromptState:
         limit = self.fit_limit()
         todos = _todo_recap(self._todos())
         if self.turn_start is not None:
-            return self.builder.build(self.l3(), self.steps, self.question, todos, limit)
+            return self.builder.build(self.l3(), self.steps, self.question, todos, limit=limit)
         # What rides on the next input (re-injected facts, `!command` results) is in the next prompt even before
         # anything is typed: the meter and /context count it.
         question = self._reminders(preprocess(next_input, self.config.project_root) if next_input else "") or None
-        return self.builder.build(self.history.messages, [], question, todos, limit)
+        return self.builder.build(self.history.messages, [], question, todos, limit=limit)
 
     def _follow_window(self) -> None:
-        """The builder's defaults follow the settings' window (the server's, found after launch; a /model)."""
+        """The builder's rules share and prices follow the settings' window and model (the server's window, found
+        after launch; a /model); its limit is each build's own (``fit_limit``)."""
         config = self.config
-        if self.builder.limit != config.prompt_limit:
-            self.builder.limit = config.prompt_limit
         share = int(RULES_SHARE * config.context_window)
         if self.builder.rules_share != share:
             self.builder.rules_share = share
@@ -209,7 +208,7 @@ class PromptState:
         else stays after it (the summaries, the turn in progress and the todo recap, unfitted)."""
         in_turn = self.turn_start is not None
         tokens = self.builder.build([], self.steps if in_turn else [], self.question if in_turn else None,
-                                    _todo_recap(self._todos()), UNFITTED, steady=False).tokens
+                                    _todo_recap(self._todos()), limit=UNFITTED, steady=False).tokens
         fixed = sum(n for layer, n in tokens.items() if layer.startswith(("L1", "L2")))
         staying = sum(n for layer, n in tokens.items() if not layer.startswith(("L1", "L2", "L3")))
         size = self.builder.cache.message

@@ -9,28 +9,18 @@ Bash tool's result shape, so compression and storage see what a live session wou
 from __future__ import annotations
 
 import json
-import re
 from contextlib import aclosing
 from typing import Any, AsyncGenerator
 
 from contextual.core.prompt import as_wire_dicts
 from contextual.core.providers.base import ChatRequest, ProviderError, StreamChunk, StreamDone, TextChunk, UsageChunk
-from contextual.core.react import FINISH, render_action
+from contextual.core.react import FINISH, inert_thought, render_action, step_text
 from contextual.core.replay.trajectory import Step, Trajectory
 from contextual.core.tokens import TokenCache, shared_cache
 from contextual.core.tools._args import ANY, Arg, ArgSpec
 from contextual.core.tools.base import ToolContext, fail, ok
 
 from contextual.core.tools.bash import _render as _render_bash_text   # a replayed observation reads like a live one
-
-# Lines of a recorded thought that the ReAct parser would take for its own markers.
-_MARKER_LINE = re.compile(r"^(\s*\**)(Action|Observation)(\**\s*):", re.M)
-
-
-def _neutral(thought: str) -> str:
-    """Keep a recorded thought from being parsed as an Action or cut at an Observation line."""
-    return _MARKER_LINE.sub(r"\1\2\3 -", thought)
-
 
 async def recorded_reply(cache: TokenCache, request: ChatRequest, text: str) -> AsyncGenerator[StreamChunk, None]:
     """A recorded reply as a stream, with the usage a server would report for this request."""
@@ -41,14 +31,12 @@ async def recorded_reply(cache: TokenCache, request: ChatRequest, text: str) -> 
 
 
 def render_step(step: Step) -> str:
-    action = "Action: " + render_action("Bash", {"command": step.action})
-    thought = _neutral(step.thought).strip()
-    return f"Thought: {thought}\n{action}" if thought else action
+    return step_text(inert_thought(step.thought).strip(), render_action("Bash", {"command": step.action}))
 
 
 def render_finish(traj: Trajectory) -> str:
-    return (f"Thought: the recorded trajectory has no more steps.\n"
-            f"Action: {FINISH}[replay of {traj.instance_id} finished after {len(traj.steps)} recorded steps]")
+    return step_text("the recorded trajectory has no more steps.",
+                     f"{FINISH}[replay of {traj.instance_id} finished after {len(traj.steps)} recorded steps]")
 
 
 class ReplayProvider:

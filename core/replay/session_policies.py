@@ -19,7 +19,7 @@ from contextual.core.hooks import Hooks
 from contextual.core.messages import Message
 from contextual.core.prompt import as_wire_dicts
 from contextual.core.providers.base import ChatRequest, StreamChunk
-from contextual.core.react import FINISH
+from contextual.core.react import FINISH, step_text
 from contextual.core.replay.metrics import Figures, measure, recall_pairs
 from contextual.core.replay.replay_model import recorded_reply
 from contextual.core.replay.runner import POLICIES, REPLAY_WINDOW
@@ -27,7 +27,7 @@ from contextual.core.tokens import TokenCache, shared_cache
 from contextual.core.tools._args import ArgSpec
 from contextual.core.tools.base import Tool, ToolContext, fail
 
-ENDED = f"Thought: the recording ends here.\nAction: {FINISH}[(the recorded turn ended without an answer)]"
+ENDED = step_text("the recording ends here.", f"{FINISH}[(the recorded turn ended without an answer)]")
 
 
 @dataclass(frozen=True)

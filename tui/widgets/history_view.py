@@ -21,6 +21,7 @@ from contextual.core.context.summary_pairs import summary_records
 from contextual.core.messages import Message
 from contextual.core.tokens import NotCounted, known_counts_only, ready, shared_cache
 from contextual.core.plural import plural, times
+from contextual.core.react import stored_action
 from contextual.tui.format import (args_label, call_label, final_answer, one_line, stored_status, tokens,
                                    without_markdown)
 from contextual.tui.prompt_view import Shown
@@ -119,7 +120,7 @@ def message_row(message: Message, index: int, width: int = 70, undoable: bool = 
     text = final_answer(message) if message.meta.get("final") else message.content
     # The row is plain text: a Markdown answer's or summary's raw **marks** read as noise. A Thought/Action row is
     # shown as sent (`**/*.py` in an Action's arguments is a glob, not bold).
-    step = message.role == "assistant" and not message.meta.get("final") and "Action:" in text
+    step = message.role == "assistant" and not message.meta.get("final") and stored_action(text) is not None
     if message.role in ("assistant", "summary") and not step:
         text = without_markdown(text)
     row.append(one_line(text, max(20, width)))
