@@ -230,10 +230,17 @@ class Engine:
         return self.toolbox.listing
 
     def attach_mcp(self, manager: MCPManager) -> None:
+        """The servers' tools taken in; what the manager has to say is printed by -p at start (warnings). The app
+        never showed warnings of a new session: its lines (a malformed or FIFO `.mcp.json`) wait in the manager for
+        the app's next sync, which puts them in the chat; those of servers it asks about are its own (tui trust)."""
         self.toolbox.attach(manager)
+        asked = {item.skipped(self.settings.config.project_root) for item in manager.unapproved}
         for ev in self.sync_tools():
             if isinstance(ev, Notice):
-                self.recorder.warn(ev.message)
+                if self.gate.interactive and ev.message not in asked:
+                    manager.report(ev.message)
+                else:
+                    self.recorder.warn(ev.message)
 
     def sync_tools(self) -> list[EngineEvent]:
         """Take in MCP servers that came up or went away (`Toolbox.sync`)."""

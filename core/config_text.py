@@ -30,8 +30,8 @@ def read_config_text(path: Path) -> str:
     """The file's text; ConfigTextError past MAX_BYTES, for anything but a regular file, or not UTF-8."""
     try:
         raw = read_regular(path, MAX_BYTES + 1)      # a FIFO planted as config.toml must not hang the launch
-    except NotRegular:
-        raise ConfigTextError(f"cannot read {path}: not a regular file") from None
+    except NotRegular as exc:
+        raise ConfigTextError(f"cannot read {path}: it is {exc.kind}, not a regular file") from None
     except OSError as exc:
         raise ConfigTextError(f"cannot read {path}: {exc.strerror or exc}") from None
     if len(raw) > MAX_BYTES:

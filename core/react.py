@@ -73,6 +73,16 @@ def _finish_body(visible: str, body_start: int) -> tuple[str, bool]:
     return visible[body_start:close], True
 
 
+def has_action_line(reply: str) -> bool:
+    """Whether the reply as said (no thinking, nothing after a made-up observation) holds an `Action:` line at all."""
+    return _ACTION.search(visible_reply(reply)) is not None
+
+
+def has_tool_call_block(reply: str) -> bool:
+    """Whether the reply writes a Hermes-style `<tool_call>` block (a model trained on native tool calls)."""
+    return _TOOL_CALL.search(visible_reply(reply)) is not None
+
+
 def finish_so_far(partial_reply: str) -> str | None:
     """While a reply streams: the final answer's text so far when its first Action is Finish, else None.
     A trailing run of `]` and spaces is held back (one of them closes the call); every value returned is a

@@ -4,6 +4,7 @@ an answer or a session, never show a key. Each test drives the real CLI against 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -292,3 +293,33 @@ def test_a_checkouts_config_that_nests_too_deeply_or_is_too_large_is_one_line_na
         assert result.returncode == 0 and result.stdout == "fine\n"
     else:                                # a project's config that cannot be read stops the launch, as a malformed one does
         assert result.returncode != 0 and not srv.requests
+
+
+SPECIAL = {"fifo": "a named pipe (FIFO)", "folder": "a directory"}
+
+
+@pytest.mark.parametrize("name, kind, app", [
+    (".contextual/config.toml", "fifo", False), (".contextual/config.toml", "fifo", True),
+    (".contextual/config.local.toml", "fifo", False), (".contextual/config.toml", "folder", False),
+    ("HOME/config.toml", "fifo", False), ("HOME/config.toml", "folder", True),
+    (".mcp.json", "fifo", False), (".mcp.json", "folder", False), ("HOME/mcp.json", "fifo", False)])
+def test_a_config_file_that_is_a_fifo_or_a_folder_is_said_in_one_line_as_an_unreadable_one(
+        project: Path, name: str, kind: str, app: bool):
+    """Only a regular file was read: a FIFO or a folder where a config file goes was skipped without a word, its
+    settings and deny rules with it (red team). It is said as any unreadable config file is: a settings file stops
+    the launch (app or -p) in one line, an MCP file's servers are skipped with one line and the turn goes on."""
+    home = home_of(project)
+    path = home / name.removeprefix("HOME/") if name.startswith("HOME/") else project / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path) if kind == "fifo" else path.mkdir()
+    with FakeLLMServer(kind="openai", script=["Thought: ok\nAction: Finish[fine]"]) as srv:
+        result = contextual([] if app else ["-p", "hi"], project, cli_env(home, srv.base_url), timeout=20)
+    no_traceback(result)
+    said = [line for line in result.stderr.splitlines() if str(path) in line]
+    assert len(said) == 1 and f"cannot read {path}: it is {SPECIAL[kind]}, not a regular file" in said[0], \
+        result.stderr
+    if name.endswith("mcp.json"):
+        assert said[0].endswith("its servers are skipped")
+        assert result.returncode == 0 and result.stdout == "fine\n"
+    else:
+        assert result.returncode == 1 and said == [one_line_error(result.stderr)] and not srv.requests

@@ -89,3 +89,46 @@ def test_a_reply_of_two_actions_runs_the_first_and_tells_the_model_the_second_di
     [result] = [e["toolResult"] for e in entries if e["type"] == "tool_result"]
     stored = json.loads(result["stored"])
     assert "only this one ran" in stored["note"] and "hook" not in stored
+
+
+def test_an_anthropic_tool_use_block_runs_as_the_action_and_the_session_keeps_it(project: Path):
+    """A tool_use block's input was dropped: the reply read as no Action, and 50 such replies spent the turn."""
+    use = Reply("Thought: read the notes", tool_calls=({"name": "Read", "input": {"file_path": "notes.txt"}},))
+    with FakeLLMServer("anthropic", [use, DONE]) as srv:
+        result = contextual(["-p", "read notes.txt"], project, cli_env(home_of(project), srv.base_url, "anthropic"))
+    assert result.returncode == 0 and result.stdout == "read it\n", result.stderr
+    assert "7243" in json.dumps(srv.requests[1]["messages"]), "the model read the tool's result"
+    assert 'Thought: read the notes\\nAction: Read[{\\"file_path\\": \\"notes.txt\\"}]' in session_text(home_of(project))
+
+
+PROSE = "I would read notes.txt now, then tell you what it says."
+NO_ACTION = {
+    "prose": ("openai", Reply(PROSE), f"it sent prose: “{PROSE}”"),
+    "tool_use of a tool not here": ("anthropic", Reply("", tool_calls=({"name": "str_replace_based_edit_tool",
+                                                                        "input": {"command": "view"}},)),
+                                    "it sent tool_use blocks (str_replace_based_edit_tool) that do not read as a call"
+                                    " of this agent's tools: this model may need native tool calls"),
+    "empty": ("openai", Reply(""), "it sent empty replies"),
+}
+
+
+@pytest.mark.parametrize("kind, reply, said", NO_ACTION.values(), ids=NO_ACTION.keys())
+def test_three_replies_in_a_row_without_an_action_end_the_turn_naming_what_the_model_sent(
+        project: Path, kind: str, reply: Reply, said: str):
+    """Each was a format error and the turn went on: a model that never writes an Action used up all 50 steps
+    (76 s; red team). The third in a row ends the turn in one line; the script's Finish is never asked for."""
+    with FakeLLMServer(kind, [reply] * 3 + [DONE]) as srv:
+        result = contextual(["-p", "read notes.txt"], project, cli_env(home_of(project), srv.base_url, kind))
+    assert result.returncode == 1 and len(srv.requests) == 3, result.stderr
+    line = one_line_error(result.stderr)
+    assert line.startswith("error: the model answered 3 times in a row without an Action line (") and said in line
+    assert result.stderr.count("! format error returned to the model") == 3
+
+
+def test_a_reply_without_an_action_between_working_steps_is_only_a_format_error(project: Path):
+    """One slip, or two, is the model's to correct: a step that runs a tool starts the count again."""
+    read = f"Thought: read it\nAction: Read[{READ_ARGS}]"
+    with FakeLLMServer("openai", [PROSE, PROSE, read, PROSE, PROSE, DONE]) as srv:
+        result = contextual(["-p", "read notes.txt"], project, cli_env(home_of(project), srv.base_url))
+    assert result.returncode == 0 and result.stdout == "read it\n", result.stderr
+    assert "had no `Action:` line" in srv.requests[1]["messages"][-1]["content"]

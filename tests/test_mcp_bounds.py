@@ -8,6 +8,7 @@ import json
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -456,3 +457,24 @@ def test_one_tools_entry_is_bounded_whatever_its_schema_and_an_overlong_name_is_
     assert "nnnnn" not in l1
     [said] = [ln for ln in result.stderr.splitlines() if "(5,000 characters, over 128)" in ln]
     assert "that tool is not offered" in said
+
+
+def test_two_stuck_servers_are_stopped_together_at_the_end_within_one_grace(project: Path):
+    """A server that outlives its input and ignores SIGTERM was waited for twice (STOP_GRACE after stdin closed,
+    again after SIGTERM) before SIGKILL: every exit after a stuck server took 4 s (red team). The servers stop
+    together, and a stop ends within one grace: half after stdin closes, half after SIGTERM."""
+    from contextual.core.mcp.stdio import STOP_GRACE
+    logs = {name: project.parent / f"{name}.log" for name in ("one", "two")}
+    user_servers(project, {name: {"command": sys.executable, "args": [HOSTILE], "env": {"HOSTILE_STUCK": str(log)}}
+                           for name, log in logs.items()})
+    with FakeLLMServer(kind="openai", script=[DONE]) as srv:
+        result = contextual(["-p", "look"], project, cli_env(home_of(project), srv.base_url, "openai"))
+        ended = time.time()
+    assert result.returncode == 0 and result.stdout.strip() == "done", result.stderr
+    stamps = [{event: float(at) for event, at in (line.split() for line in log.read_text().splitlines())}
+              for log in logs.values()]
+    assert all(set(stamp) == {"eof", "term"} for stamp in stamps), stamps
+    assert max(s["eof"] for s in stamps) < min(s["term"] for s in stamps), stamps    # the two stops overlap
+    assert all(s["term"] - s["eof"] < STOP_GRACE for s in stamps), stamps
+    # SIGKILL leaves no stamp: the process's end bounds it (2 graces before, one grace and the exit now)
+    assert ended - min(s["eof"] for s in stamps) < 2 * STOP_GRACE, (ended, stamps)

@@ -87,3 +87,17 @@ async def test_a_200_with_an_error_body_gives_the_servers_message(error_type, at
     result, srv = await stream_once("openai", [fault] * 3, max_retries=2)
     assert isinstance(result, ProviderError) and "model 'qwen3' not found, try pulling it first" in str(result)
     assert len(srv.requests) == attempts, "a refusal is final; a server's other trouble is retried"
+
+
+async def test_an_anthropic_tool_use_block_comes_as_the_first_call_with_its_input_put_together():
+    """Its input streams as input_json_delta pieces; it was dropped, and the reply read as having no Action."""
+    uses = ({"name": "Read", "input": {"file_path": "a.txt"}}, {"name": "LS", "input": {}})
+    chunks, _ = await stream_once("anthropic", [Reply("Thought: read it", tool_calls=uses)])
+    assert [c for c in chunks if isinstance(c, ToolCallChunk)] == [ToolCallChunk("Read", ARGS, others=1)]
+    assert chunks[-1] == StreamDone("tool_use")
+
+
+async def test_an_anthropic_tool_input_without_end_ends_at_the_character_cap():
+    endless = ({"name": "Write", "input": {"file_path": "b.txt", "content": "x" * 5000}},)
+    result, srv = await stream_once("anthropic", [Reply("", tool_calls=endless)], request=simple_request(max_tokens=10))
+    assert isinstance(result, ReplyTooLong) and "without ending" in str(result) and len(srv.requests) == 1

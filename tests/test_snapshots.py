@@ -55,6 +55,31 @@ async def test_turn_that_changed_nothing_is_marked_unchanged(tmp_path):
     assert await snaps.finish_turn("never-started") is None
 
 
+async def test_a_head_made_a_fifo_mid_session_turns_snapshots_into_copies_said_once(tmp_path):
+    """A command of the session can put a FIFO where git reads HEAD: each later snapshot's git call waited its 60 s
+    timeout. It is refused before git runs, the session goes on with copies, and the reason is said once."""
+    import os
+    repo = make_repo(tmp_path)
+    snaps = GhostSnapshots(repo, "s", tmp_path / "home")
+    entries: list[dict] = []
+    warnings: list[str] = []
+    assert (await snaps.take("t1", None)).entry["mode"] == "git"
+    await snaps.finish_turn("t1")
+    (repo / ".git" / "HEAD").unlink()
+    os.mkfifo(repo / ".git" / "HEAD")
+    hook = snaps.before_change_hook("t2", entries.append, on_warning=warnings.append)
+    await hook([repo / "a.py"])
+    await hook([repo / "b.py"])
+    await hook(None)
+    assert [(e["mode"], [f["path"] for f in e["files"]]) for e in entries] == [
+        ("copy", ["a.py"]), ("copy", ["b.py"]), ("copy", [])]
+    assert warnings == [f"ghost snapshots: git cannot read this repository: {repo / '.git' / 'HEAD'} is a named "
+                        "pipe (FIFO); this session's edits are saved as copies of the files they change instead (a "
+                        "Bash command's changes cannot be undone)"]
+    (repo / "a.py").write_text("changed\n")
+    assert (await snaps.finish_turn("t2"))["changed"] is True
+
+
 async def test_slow_snapshot_warns_naming_the_largest_paths(tmp_path):
     repo = make_repo(tmp_path)
     (repo / "big.bin").write_bytes(b"x" * 300_000)

@@ -188,3 +188,24 @@ def test_a_file_the_turn_wrote_then_made_a_fifo_holds_neither_the_turns_end_nor_
     assert result.returncode == 0 and "compacted" in result.stdout, result.stderr
     summary_request = json.dumps(srv.requests[-1]["messages"])
     assert "p.txt could not be read (not a regular file); skipped" in summary_request, summary_request[-800:]
+
+
+def test_a_real_repository_whose_head_became_a_fifo_snapshots_by_copies_at_once_and_says_why_once(project: Path):
+    """git opens .git/HEAD to tell a repository: each snapshot's git call waited its 60 s timeout, and the warning
+    blamed large files ("no large files found"; red team). The FIFO is seen before git runs, said once by name, and
+    the turn's edits are saved as copies, so undo still works."""
+    for args in (["init", "-q"], ["add", "a.txt"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "a"]):
+        subprocess.run(["git", *args], cwd=project, check=True, capture_output=True)
+    (project / ".git" / "HEAD").unlink()
+    os.mkfifo(project / ".git" / "HEAD")
+    result, _seen = _run(project, ['Write[{"file_path": "b.txt", "content": "b"}]',
+                                   'Edit[{"file_path": "a.txt", "old_string": "hello", "new_string": "bye"}]'],
+                         timeout=40)
+    said = [line for line in result.stderr.splitlines() if "ghost snapshot" in line]
+    assert len(said) == 1, result.stderr
+    assert f"git cannot read this repository: {project / '.git' / 'HEAD'} is a named pipe (FIFO)" in said[0]
+    assert "copies" in said[0] and "large" not in said[0]
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        undone = contextual(["undo"], project, cli_env(home_of(project), srv.base_url), timeout=20)
+    assert undone.returncode == 0, undone.stderr
+    assert (project / "a.txt").read_text() == "hello\n" and not (project / "b.txt").exists()

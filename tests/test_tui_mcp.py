@@ -126,3 +126,24 @@ async def test_a_tool_name_a_server_lists_reaches_the_mcp_screen_without_escape_
             assert any(line.count("thidden") == 2 for line in lines), lines       # its name, and its description
             assert not [line for line in lines if re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", line)]
             await app.action_quit()
+
+
+async def test_a_project_mcp_json_that_is_a_fifo_is_said_in_the_chat_at_launch(tmp_path: Path):
+    """A FIFO `.mcp.json` was skipped without a word (red team): the app says it as an unreadable file, once."""
+    import os
+    root, home = tmp_path / "proj", tmp_path / "home"
+    root.mkdir()
+    home.mkdir()
+    os.mkfifo(root / ".mcp.json")
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        host = RealHost(load_config(root, {"model": "fake-model", "base_url": srv.base_url, "api_key": "sk-test"},
+                                    env={"CONTEXTUAL_HOME": str(home)}))
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            said = f"MCP config: cannot read {root / '.mcp.json'}: it is a named pipe (FIFO), not a regular file"
+
+            def notices() -> list[str]:
+                return [str(n.render()) for n in app.query(".notice") if ".mcp.json" in str(n.render())]
+            await wait_for(pilot, lambda: bool(notices()))
+            assert len(notices()) == 1 and notices()[0].startswith(said), notices()
+            await app.action_quit()

@@ -65,7 +65,7 @@ class RealHost:
         self.settings = Settings(config, None)
         from contextual.core.mcp.config import config_files
         self.mcp = None        # one set per app run; without a config file the manager (and SDK) never loads
-        if any(path.is_file() for path in config_files(config.project_root, config.home)):
+        if any(path.exists() for path in config_files(config.project_root, config.home)):   # a FIFO one is said
             from contextual.core.mcp.manager import MCPManager
             self.mcp = MCPManager.from_config(config.project_root, config.home) or None
         # Engines resumed from a session another process holds: their first input forks it (ensure_session)

@@ -27,6 +27,7 @@ class Reply:
     text: list[str] = field(default_factory=list)
     thinking: list[str] = field(default_factory=list)
     stops: list[str | None] = field(default_factory=list)
+    native: list[str] = field(default_factory=list)     # the names of tool calls sent in the server's own field
 
     @property
     def cut(self) -> bool:
@@ -36,6 +37,7 @@ class Reply:
     def restart(self) -> None:
         self.text.clear()
         self.thinking.clear()
+        self.native.clear()
 
 
 class ModelCall:
@@ -73,6 +75,7 @@ class ModelCall:
                 elif isinstance(chunk, ToolCallChunk):     # the server's own tool-call field: read as the Action
                     text = native_action(chunk.name, chunk.arguments)
                     reply.text.append(text)
+                    reply.native.append(chunk.name)
                     yield TextDelta(text, step)
                     if chunk.others:
                         yield Notice(f"the model sent {chunk.others + 1:,} tool calls in one reply: only the first "

@@ -7,7 +7,8 @@ the compressed record.
 
 The loop is this module's; its parts are their own: the input up to its recording (``turn_input.TurnInput``), one
 model call (``model_call.ModelCall``), a reply acted on (``tool_step.ToolStep``), a turn without an answer recorded
-(``turn_ends.TurnEnds``), the prompt's fitting summed up (``fitted.Fitted``).
+(``turn_ends.TurnEnds``), the prompt's fitting summed up (``fitted.Fitted``), replies without an Action in a row
+(``no_action.NoActionStreak``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from contextual.core.engine.controls import ContextControls
 from contextual.core.engine.fitted import Fitted
 from contextual.core.engine.hook_runner import HookRunner
 from contextual.core.engine.model_call import ModelCall, Reply
+from contextual.core.engine.no_action import NoActionStreak
 from contextual.core.engine.permission_gate import PermissionGate
 from contextual.core.engine.prompt_state import PromptState
 from contextual.core.engine.recorder import Recorder
@@ -33,8 +35,8 @@ from contextual.core.engine.tool_step import ToolStep
 from contextual.core.engine.toolbox import Toolbox
 from contextual.core.engine.turn_ends import Said, TurnEnds
 from contextual.core.engine.turn_input import Opening, TurnInput
-from contextual.core.events import (EngineEvent, ErrorEvent, MessageRecorded, Notice, PromptChanged,
-                                    StopHookContinued, TurnFinished)
+from contextual.core.events import (EngineEvent, ErrorEvent, FormatErrorEvent, MessageRecorded, Notice,
+                                    PromptChanged, StopHookContinued, TurnFinished)
 from contextual.core.providers.base import ContextLengthExceeded, ProviderError
 from contextual.core.server_windows import takes
 from contextual.core.textsafe import valid_unicode
@@ -170,6 +172,7 @@ class TurnLoop:
         told_cut_rules = False
         step = 0
         continued = 0           # times a Stop hook made this turn go on
+        streak = NoActionStreak(self._settings.config.provider)
         while step < max_steps:
             async with aclosing(self._before_call(step)) as events:
                 async for ev in events:
@@ -218,6 +221,7 @@ class TurnLoop:
                 yield Notice(said, "warning")
             step += 1
             answered: TurnFinished | None = None
+            format_error = False
             cut_at = self._settings.config.reply_max_tokens if reply.cut else None
             async with aclosing(self._tool_step.act(secrets.redact(valid_unicode("".join(reply.text))),
                                                     secrets.redact(valid_unicode("".join(reply.thinking))), step,
@@ -226,9 +230,14 @@ class TurnLoop:
                     if isinstance(ev, TurnFinished):       # an answer: the Stop hooks say whether the turn ends
                         answered = ev
                         continue
+                    format_error = format_error or isinstance(ev, FormatErrorEvent)
                     yield ev
                     if isinstance(ev, ErrorEvent):          # a hook ended the turn
                         return
+            no_action = streak.see(reply, format_error, cut_at)
+            if no_action is not None:
+                yield ErrorEvent(secrets.redact(no_action), "no_action")
+                return
             if answered is not None:
                 async with aclosing(self._stop_hooks(answered, step, continued, turn_id)) as events:
                     async for ev in events:

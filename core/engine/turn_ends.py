@@ -38,7 +38,8 @@ def failed_note(kind: str) -> str:
     questions in a row would otherwise read as unfinished business (the reason itself is for the person)."""
     why = {"provider": "the model server failed", "step_limit": "it reached the step limit",
            "context_length": "its prompt did not fit the model's window", "hook": "a hook stopped it",
-           "internal": "an internal error of the agent stopped it"}
+           "internal": "an internal error of the agent stopped it",
+           "no_action": "your replies in a row had no `Action:` line"}
     return system_reminder(f"Your previous turn ended without an answer ({why.get(kind, 'it failed')}); what it "
                            "did is above. Go on with it only if this message asks you to.")
 

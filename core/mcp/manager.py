@@ -167,6 +167,10 @@ class MCPManager:
                    if (n := sum(1 for t in tools if t.connection is c))]
         return Listing(describe.render_index(servers, cost, budget), ToolSearch(tools), cost, budget, len(tools))
 
+    def report(self, line: str) -> None:
+        """A line to say with the next drain (one taken back by an engine that leaves it to the app)."""
+        self._reports.append(line)
+
     def drain_reports(self) -> list[str]:
         """One-line problems (bad config, failed starts, lost servers) not yet shown."""
         out, self._reports = self._reports, []

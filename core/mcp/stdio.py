@@ -35,7 +35,9 @@ MAX_OBJECTS = 100_000
 # outside its strings (each array item and object member but the first); a 60 MB string alone parses in about 2 s.
 MAX_VALUES = 1_000_000
 MAX_SCHEMA_DEPTH = 32                 # a tool's input schema nesting deeper is rejected (that tool only)
-STOP_GRACE = 2.0                      # seconds after stdin closes, then after SIGTERM, before SIGKILL
+# The whole of a stop before SIGKILL: half after stdin closes, half after SIGTERM. Each wait was this long, so every
+# exit after a stuck server took twice it (red team); the servers are stopped together, so ending takes one.
+STOP_GRACE = 2.0
 STOP_NOW_GRACE = 1.0                  # the process is ending (stop_now): SIGTERM, then SIGKILL this much later
 _RUNNING: set[int] = set()            # the process groups of the servers started and not yet stopped
 _ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
@@ -201,12 +203,12 @@ def _ended(process: Any) -> bool:
 
 
 async def _stop(process: Any) -> None:
-    """Close stdin; then SIGTERM, then SIGKILL the server's process group, each after STOP_GRACE seconds. The group
+    """Close stdin; then SIGTERM, then SIGKILL the server's process group, each after half of STOP_GRACE. The group
     is ended even when the server itself already has: a child it left behind ran on after we did (red team)."""
     with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.stdin.aclose()
     for sig in (signal.SIGTERM, signal.SIGKILL):
-        with anyio.move_on_after(STOP_GRACE):
+        with anyio.move_on_after(STOP_GRACE / 2):
             while not _ended(process):
                 await anyio.sleep(0.02)
         if _ended(process):

@@ -15,7 +15,8 @@ from contextual.core.prompt import PromptMessage
 from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ListedModel, ProviderError,
                                             ReasoningChunk, StreamChunk, StreamDone, TextChunk, UsageChunk, token_count)
 from contextual.core.providers.context_errors import is_context_error, prompt_tokens_in, window_in
-from contextual.core.providers.retry import RetryPolicy, TransientError, reply_char_cap, stream_with_retries
+from contextual.core.providers.retry import RetryPolicy, TransientError, reply_char_cap, stream_with_retries, too_long
+from contextual.core.providers.tool_calls import ToolCalls
 from contextual.core.textsafe import one_line
 from contextual.core.providers.model_info import listed_models
 from contextual.core.providers.transport import (check_base_url, decode_object, event_stream, make_client, model_listing,
@@ -143,6 +144,7 @@ class AnthropicProvider:
         usage: dict[str, Any] = {}
         stop_reason: str | None = None
         done = False
+        calls = ToolCalls(reply_char_cap(self.policy, body["max_tokens"]))
         async with event_stream(self._client, self.url, name=self.name, headers=self.headers(), body=body,
                                 api_key=self._api_key, policy=self.policy,
                                 is_progress=lambda event: event.event != "ping",
@@ -157,7 +159,10 @@ class AnthropicProvider:
                 if kind == "message_start":
                     usage.update(_dict(_dict(data.get("message")).get("usage")))
                 elif kind in ("content_block_start", "content_block_delta"):
-                    chunk = _content_chunk(_dict(data.get("content_block") or data.get("delta")))
+                    block = _dict(data.get("content_block") or data.get("delta"))
+                    if not calls.feed(_tool_delta(block, data.get("index"))):
+                        raise too_long(self.name, self.policy, body["max_tokens"])
+                    chunk = _content_chunk(block)
                     if chunk is not None:
                         yield chunk
                 elif kind == "message_delta":
@@ -171,6 +176,9 @@ class AnthropicProvider:
                     raise self._stream_error(_dict(data.get("error")))
         if not done and stop_reason is None:
             raise TransientError(f"{self.name}: stream ended before the answer was complete")
+        call = calls.chunk()
+        if call is not None:
+            yield call
         read = read_usage(usage) if usage else None
         if read is not None:
             yield read
@@ -202,4 +210,18 @@ def _content_chunk(block: dict[str, Any]) -> StreamChunk | None:
         return TextChunk(block["text"])
     if kind in ("thinking", "thinking_delta") and isinstance(block.get("thinking"), str) and block["thinking"]:
         return ReasoningChunk(block["thinking"])
-    return None   # signatures, tool input, redacted thinking: nothing to show
+    return None   # signatures, tool input (read by _tool_delta), redacted thinking: nothing to show
+
+
+def _tool_delta(block: dict[str, Any], index: Any) -> list[dict[str, Any]]:
+    """A `tool_use` block, or a piece of its input, as a chat-completions tool-call delta (core/providers/tool_calls.py
+    puts them together): a model that calls a tool natively still takes its step, as the OpenAI wire's does. Its
+    input streams as `input_json_delta` pieces after a start whose `input` is empty; one given whole comes there."""
+    kind = block.get("type")
+    if kind == "tool_use":
+        given = block.get("input")
+        return [{"index": index, "id": block.get("id"), "function": {
+            "name": block.get("name"), "arguments": given if isinstance(given, dict) and given else None}}]
+    if kind == "input_json_delta":
+        return [{"index": index, "function": {"arguments": block.get("partial_json")}}]
+    return []

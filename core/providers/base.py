@@ -62,9 +62,10 @@ class ReasoningChunk:
 
 @dataclass(frozen=True)
 class ToolCallChunk:
-    """A tool call the server sent in its own field (OpenAI ``tool_calls``) instead of the reply's text: servers parse
-    them out of a model's output whatever the request offered. ``arguments`` is JSON text as sent (cut short when
-    the reply was); ``others``: the further calls of the same reply, counted, not kept (one action runs per step)."""
+    """A tool call the server sent in its own field (OpenAI ``tool_calls``, an Anthropic ``tool_use`` block) instead of
+    the reply's text: servers parse them out of a model's output whatever the request offered. ``arguments`` is JSON
+    text as sent (cut short when the reply was); ``others``: the further calls of the same reply, counted, not kept
+    (one action runs per step)."""
     name: str
     arguments: str
     others: int = 0

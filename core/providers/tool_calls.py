@@ -1,7 +1,8 @@
 """Tool calls a chat-completions stream sends in their own field (``delta.tool_calls``), put together whatever the
 server's dialect: arguments as string pieces or as one JSON object, the id and name only in a call's first delta,
 an index missing, or every call at index 0 (each with its own id). Local servers parse a model's tool calls out of
-its output even when the request offered no tools; the agent reads the first one as the step's Action.
+its output even when the request offered no tools; the agent reads the first one as the step's Action. Anthropic's
+`tool_use` blocks are fed here in the same shape (core/providers/anthropic.py: _tool_delta).
 
 Only the first call is kept (one action runs per step); the others are counted, never held, so a reply of
 thousands of calls costs no memory.

@@ -54,20 +54,23 @@ def make_private_dirs(folder: Path) -> None:
         os.chmod(parent, DIR_MODE)
 
 
-def _find_git_dir(start: Path) -> Path | None:
+def find_git_dir(start: Path) -> Path | None:
+    """The git directory of the repository `start` is in, as git finds it from there; a `.git` that is neither a
+    folder nor a file (a FIFO an archive made) is returned as it is, for the caller to refuse (git would hang)."""
     for folder in (start, *start.parents):
         candidate = folder / ".git"
-        if candidate.is_dir():
+        if not candidate.exists():
+            continue
+        if not candidate.is_file():
             return candidate
-        if candidate.is_file():  # worktree or submodule: "gitdir: <path>"
-            try:
-                text = _pointer_text(candidate)
-            except OSError:
-                return None
-            if text.startswith("gitdir:"):
-                target = Path(text[len("gitdir:"):].strip())
-                return target if target.is_absolute() else (folder / target).resolve()
+        try:            # worktree or submodule: "gitdir: <path>"
+            text = pointer_text(candidate)
+        except OSError:
             return None
+        if text.startswith("gitdir:"):
+            target = Path(text[len("gitdir:"):].strip())
+            return target if target.is_absolute() else (folder / target).resolve()
+        return None
     return None
 
 
@@ -75,7 +78,7 @@ class GitBranch:
     """Reads .git/HEAD (never spawns git); re-reads only when HEAD's mtime changes."""
 
     def __init__(self, project_root: Path) -> None:
-        git_dir = _find_git_dir(Path(project_root).resolve())
+        git_dir = find_git_dir(Path(project_root).resolve())
         self._head = git_dir / "HEAD" if git_dir else None
         self._mtime: float | None = None
         self._branch: str | None = None
@@ -88,7 +91,7 @@ class GitBranch:
             mtime = self._head.stat().st_mtime
             if mtime != self._mtime:
                 self._mtime = mtime
-                self._branch = _branch_from_head(_pointer_text(self._head))
+                self._branch = _branch_from_head(pointer_text(self._head))
         except OSError:
             self._branch = None
         return self._branch
@@ -98,7 +101,7 @@ class GitBranch:
         return self._branch
 
 
-def _pointer_text(path: Path) -> str:
+def pointer_text(path: Path) -> str:
     """A HEAD's or a `.git` file's text: a regular file's first GIT_POINTER_BYTES, never waiting on a FIFO (an
     OSError, as for a file that cannot be read)."""
     return read_regular(path, GIT_POINTER_BYTES).decode("utf-8", errors="replace").strip()

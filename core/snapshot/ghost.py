@@ -43,8 +43,8 @@ def _snapshot_entry(subtype: str, **fields: Any) -> dict[str, Any]:
 
 @dataclass
 class SnapshotRecord:
-    entry: dict[str, Any]                      # the session entry to append
-    warning: str | None = None       # set when it was slow, naming the largest paths
+    entry: dict[str, Any] | None               # the session entry to append (None: nothing to record)
+    warning: str | None = None       # set when it was slow, naming the largest paths, or git could not be used
 
 
 @dataclass
@@ -68,13 +68,24 @@ class GhostSnapshots:
         self._turns: dict[str, _Turn] = {}
         self.keep, self.max_age_days = keep, max_age_days
         self._pruned = False
+        self._unusable: str | None = None       # why git could not be used: said with the next snapshot, once
 
     async def mode(self) -> str:
-        """"git" inside a git work tree, else "copy" (decided once)."""
+        """"git" inside a git work tree git can read, else "copy" (decided once)."""
         if self._mode is None:
-            self._top = await gitops.toplevel(self.root)
+            try:
+                self._top = await gitops.toplevel(self.root)
+            except gitops.GitUnusable as exc:
+                self._to_copies(exc)
             self._mode = "git" if self._top is not None else "copy"
         return self._mode
+
+    def _to_copies(self, exc: gitops.GitUnusable) -> None:
+        """The rest of this session's snapshots are copies: a repository git waits on would cost each edit the
+        git timeout (the real reason said once, not "large files")."""
+        self._top, self._mode = None, "copy"
+        self._unusable = (f"ghost snapshots: {exc}; this session's edits are saved as copies of the files "
+                          "they change instead (a Bash command's changes cannot be undone)")
 
     def copy_dir(self, turn_id: str) -> Path:
         return self.home / "snapshots" / safe_component(self.session_id) / safe_component(turn_id)
@@ -88,18 +99,22 @@ class GhostSnapshots:
         """
         turn = self._turns.setdefault(turn_id, _Turn())
         started = time.monotonic()
+        entry: dict[str, Any] | None = None
         if await self.mode() == "git":
             if turn.commit is not None:
                 return None
-            entry, sizes = await self._take_git(turn_id, turn)
-        else:
-            copied, sizes = self._take_copies(turn_id, turn, paths, label)
-            if copied is None:
-                return None
-            entry = copied
+            try:
+                entry, sizes = await self._take_git(turn_id, turn)
+            except gitops.GitUnusable as exc:     # made unreadable since (a command put a FIFO there)
+                self._to_copies(exc)
+        if entry is None:
+            entry, sizes = self._take_copies(turn_id, turn, paths, label)
         elapsed = time.monotonic() - started
+        said, self._unusable = self._unusable, None
+        if entry is None:
+            return None if said is None else SnapshotRecord(None, said)
         await self._prune_once(turn_id, turn)
-        return SnapshotRecord(entry, await self._slow_warning(elapsed, sizes))
+        return SnapshotRecord(entry, said or await self._slow_warning(elapsed, sizes))
 
     async def _take_git(self, turn_id: str, turn: _Turn) -> tuple[dict[str, Any], Callable[[], Awaitable[list[tuple[str, int]]]]]:
         top = self._top
@@ -199,7 +214,8 @@ class GhostSnapshots:
                 return
             if record is None:
                 return
-            record_entry(record.entry)
+            if record.entry is not None:
+                record_entry(record.entry)
             if record.warning and on_warning is not None:
                 on_warning(record.warning)
         return before_change

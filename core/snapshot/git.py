@@ -14,6 +14,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from contextual.core.snapshot import git_files
+
 # Snapshots must not depend on the user having configured an identity.
 _IDENTITY = {
     "GIT_AUTHOR_NAME": "contextual", "GIT_AUTHOR_EMAIL": "snapshots@contextual.invalid",
@@ -23,6 +25,11 @@ _IDENTITY = {
 
 class GitError(Exception):
     """A git command failed; the message is one line."""
+
+
+class GitUnusable(GitError):
+    """git cannot be used in this repository without waiting (a FIFO where it reads, a call past its timeout):
+    snapshots are copies instead; the message says why."""
 
 
 # A repository's own config can name commands that git runs while it reads the work tree: `core.fsmonitor` on
@@ -51,7 +58,7 @@ async def _run(cwd: Path, args: tuple[str, ...], env: dict[str, str], stdin: byt
         await proc.wait()
         if isinstance(exc, asyncio.CancelledError):
             raise
-        raise GitError(f"git {args[0]} took longer than {TIMEOUT_S} s") from None
+        raise GitUnusable(f"git {args[0]} took longer than {TIMEOUT_S} s") from None
     return proc.returncode or 0, out, err
 
 
@@ -79,6 +86,9 @@ async def _commands_off(cwd: Path, env: dict[str, str]) -> dict[str, str]:
 
 async def git(cwd: Path, *args: str, env: dict[str, str] | None = None, ok_codes: tuple[int, ...] = (0,),
               stdin: bytes | None = None) -> bytes:
+    why = git_files.unreadable(cwd)      # before any git runs: each would wait its whole timeout
+    if why is not None:
+        raise GitUnusable(f"git cannot read this repository: {why}")
     # Literal pathspecs: a project folder named "a*b" means that folder, not a glob.
     full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_LITERAL_PATHSPECS": "1", **(env or {})}
     full_env.update(await _commands_off(cwd, full_env))
@@ -95,11 +105,14 @@ def scope_of(top: Path, root: Path) -> str:
 
 
 async def toplevel(root: Path) -> Path | None:
-    """The work tree that contains ``root``, or None when ``root`` is not inside a git work tree."""
+    """The work tree that contains ``root``, or None when ``root`` is not inside a git work tree; GitUnusable when
+    it is in one git cannot read without waiting."""
     if shutil.which("git") is None:
         return None
     try:
         out = await git(root, "rev-parse", "--is-inside-work-tree", "--show-toplevel")
+    except GitUnusable:
+        raise
     except GitError:
         return None
     lines = out.decode().splitlines()

@@ -11,21 +11,15 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
+from contextual.core.regular_file import kind_of
 from contextual.core.tools._codec import TextStyle, decode_text
 from contextual.core.tools.base import ToolError
-
-_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-
-
-def _kind(mode: int) -> str:
-    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
 def _refuse(mode: int, rel: str) -> ToolError:
     if stat.S_ISDIR(mode):
         return ToolError("is_directory", f"{rel} is a directory; use LS to list it")
-    return ToolError("not_regular_file", f"{rel} is {_kind(mode)}, not a regular file; tools only read and "
+    return ToolError("not_regular_file", f"{rel} is {kind_of(mode)}, not a regular file; tools only read and "
                                          "write regular files")
 
 

@@ -6,7 +6,8 @@ a cursor to one more, without end; HOSTILE_QUOTES=N answers every call with a li
 of N escaped quotes that never ends; HOSTILE_WIDE=N lists one more tool of N described properties with long names;
 HOSTILE_ITEMS=N answers every call with an array of N short strings beside its text; HOSTILE_ORPHAN=PATH
 answers a call by starting a child that writes its pid to PATH and holds the server's output open, then exiting;
-HOSTILE_RESULT and HOSTILE_CHATTER: see below.
+HOSTILE_STUCK=PATH outlives its input's end and ignores SIGTERM, writing to PATH when each came ("eof T", "term T",
+T from time.time()), so only SIGKILL ends it; HOSTILE_RESULT and HOSTILE_CHATTER: see below.
 
     python tests/fakes/hostile_mcp.py         # stdio, one JSON-RPC message a line
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -110,8 +112,16 @@ def flood() -> None:
         send(note)
 
 
+def stamp(event: str) -> None:
+    """HOSTILE_STUCK: when `event` came, in the file it names."""
+    with open(os.environ["HOSTILE_STUCK"], "a") as log:
+        log.write(f"{event} {time.time()}\n")
+
+
 if __name__ == "__main__":
     sys.setrecursionlimit(10_000)
+    if os.environ.get("HOSTILE_STUCK"):
+        signal.signal(signal.SIGTERM, lambda signum, frame: stamp("term"))
     for line in sys.stdin:
         message = json.loads(line)
         if message.get("method") == "tools/call" and os.environ.get("HOSTILE_QUOTES"):
@@ -131,3 +141,7 @@ if __name__ == "__main__":
             send(reply)
         if message.get("method") == "initialize" and os.environ.get("HOSTILE_FLOOD"):
             threading.Thread(target=flood, daemon=True).start()
+    if os.environ.get("HOSTILE_STUCK"):
+        stamp("eof")
+        while True:
+            time.sleep(1)

@@ -44,7 +44,9 @@ class Reply:
     cache_creation_tokens: int = 0        # anthropic cache_creation_input_tokens
     chunk_size: int = 5                   # characters per delta
     raw_usage: Any = None                 # sent verbatim as the usage object (malformed usage tests)
-    tool_calls: tuple[Any, ...] = ()      # openai: delta.tool_calls entries, each as it is in a chunk after the text
+    # openai: delta.tool_calls entries, each as it is in a chunk after the text; anthropic: tool_use blocks
+    # ({"name", "input"}, an "id" optional), each streamed as its start and its input in input_json_delta pieces
+    tool_calls: tuple[Any, ...] = ()
     finish_reason: str | None = None      # openai: the finish chunk's reason (default "stop"; "tool_calls" after calls)
 
 
@@ -685,12 +687,17 @@ class _AnthropicWire:
         self._delta({"type": "text_delta", "text": piece})
 
     def tool_call(self, call: Any) -> None:
-        raise NotImplementedError("Reply.tool_calls: the openai kind only")
+        self._block_stop()
+        self._block_start({"type": "tool_use", "id": call.get("id", f"toolu_fake{self.index + 1}"),
+                           "name": call["name"], "input": {}})
+        for piece in _pieces(json.dumps(call.get("input", {})), 7):
+            self._delta({"type": "input_json_delta", "partial_json": piece})
 
     def finish(self, stop_hit: str | None, usage_input: int, usage_output: int, reply: Reply) -> None:
         self._block_stop()
+        reason = "tool_use" if reply.tool_calls else "stop_sequence" if stop_hit else "end_turn"
         self.h._event("message_delta", {"type": "message_delta",
-                                        "delta": {"stop_reason": "stop_sequence" if stop_hit else "end_turn",
+                                        "delta": {"stop_reason": reason,
                                                   "stop_sequence": stop_hit},
                                         "usage": {"output_tokens": usage_output}
                                         if reply.raw_usage is None else reply.raw_usage})
