@@ -28,7 +28,9 @@ def _imported_top_levels() -> set[str]:
                     tops.update(alias.name.split(".")[0] for alias in node.names)
                 elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                     tops.add(node.module.split(".")[0])
-    return {top for top in tops if top not in sys.stdlib_module_names and top not in ("__future__", "contextual")}
+    # `_typeshed`: the type checker's own stubs, imported under TYPE_CHECKING only; no distribution ships it
+    return {top for top in tops
+            if top not in sys.stdlib_module_names and top not in ("__future__", "contextual", "_typeshed")}
 
 
 def test_pyproject_declares_every_package_the_code_imports_and_no_other():
