@@ -164,6 +164,38 @@ def test_e2_summary_timeout_falls_back_to_the_kept_round_without_a_summary(proje
     assert not [e for e in session_entries(project) if e.get("isCompactSummary")]
 
 
+@pytest.mark.parametrize("filler", [0, 9_000])
+def test_e2_fallbacks_in_a_row_tell_the_model_of_every_round_gone(project: Path, filler: int):
+    """The second fallback's note counts the first's rounds too. With GAMMA too large to keep whole, the first note
+    rode on GAMMA, which the second compaction archived unsummarised: the model was told of one round where two were
+    gone (a user review, helper-139); with GAMMA kept, it read "the oldest round" twice. Each -p resumes."""
+    gamma = GAMMA + " filler" * filler
+    model = Model([Reply(answer("one"), usage_input=300), Reply(answer("two"), usage_input=19_000),
+                   Reply(answer("three"), usage_input=19_000), answer("four")], summary=Fault("400"))
+    with FakeLLMServer(kind="openai", responder=model) as srv:
+        run_turns(project, srv, "openai", [(ALPHA, []), (BETA, []), (gamma, []), ("DELTA-q7x4", [])])
+    sent = wire_text(model.turn_requests[-1])
+    boundaries = [e for e in session_entries(project) if e.get("subtype") == "compact_boundary"]
+    archived = [b["compactMetadata"]["roundsArchived"] for b in boundaries]
+    assert len(archived) == 2 and ALPHA not in sent and BETA not in sent and (GAMMA in sent) == (not filler)
+    assert f"The {sum(archived)} oldest rounds of this conversation were removed without a summary" in sent
+    assert [b["compactMetadata"]["cut"]["rounds"] for b in boundaries] == [archived[0], sum(archived)]
+
+
+def test_e2_a_fallback_that_archives_an_earlier_fallbacks_note_says_the_round_before_the_summary(project: Path):
+    """ALPHA cut without a summary (the note on GAMMA), BETA summarised, GAMMA cut without one: the note about ALPHA
+    went with GAMMA unread, so the last note says a round before the summary's went too."""
+    model = Model([Reply(answer(word), usage_input=usage) for word, usage in
+                   (("one", 300), ("two", 19_000), ("three", 19_000), ("four", 19_000), ("five", 300))],
+                  summary=[Fault("400"), SUMMARY_TEXT, Fault("400")])
+    with FakeLLMServer(kind="openai", responder=model) as srv:
+        run_turns(project, srv, "openai", [(word, []) for word in (ALPHA, BETA, GAMMA, "DELTA-q7x4", "EPS-q7x5")])
+    sent = wire_text(model.turn_requests[-1])
+    assert "SUMMARY-MARKER-z9" in sent and GAMMA not in sent
+    assert ("The round after the last summary above was removed without a summary (Summary generation failed" in sent
+            and "Before the rounds that summary holds, 1 more round was removed without a summary too." in sent)
+
+
 # ---- auto-compaction switched off -------------------------------------------------------------------------
 def test_a6_no_auto_compact_warns_and_keeps_the_whole_history(project: Path):
     model = Model(three_turns())

@@ -97,4 +97,5 @@ def test_a_round_cut_below_a_summary_is_said_to_be_the_one_after_it_live_and_res
         shown = contextual(["context", "-c", "--input", "sixth", "--json"], project, env)
         assert shown.returncode == 0, shown.stderr
         said = json.loads(shown.stdout)["request"]["messages"][-1]["content"]
-        assert said.startswith("sixth") and "The round after the last summary above was removed" in said, said
+        # with the two before it, whose note rode on "fourth" (helper-144: the note counts every round gone since)
+        assert said.startswith("sixth") and "The 3 rounds after the last summary above were removed" in said, said

@@ -52,6 +52,17 @@ class CompactionOutcome:
         return self.summary.content if self.summary is not None else ""
 
 
+def unread(outcome: CompactionOutcome) -> list[Message]:
+    """The archived messages no summary read: all of them when it fell back, else those of the rounds the kept parts
+    did not reach (the first one's start read when they reached into it). What rode on them is told nowhere now."""
+    if outcome.summary is None:
+        return list(outcome.plan.archive)
+    if not outcome.rounds_truncated:
+        return []
+    gone = [m for group in rounds(outcome.plan.archive)[-outcome.rounds_truncated:] for m in group]
+    return gone[1:] if outcome.partly else gone
+
+
 def plan(closed: list[Message], history_len: int, keep_rounds: int, budget: KeepBudget | None = None
          ) -> tuple[CompactionPlan | None, str]:
     """The rounds to archive (whole closed rounds only), or None and the reason for the user."""

@@ -3,12 +3,17 @@
 One row per tool. Every stored form keeps `status` and the whole `error`, compresses `data` by the
 row's rule, drops `text`, `stats` and `context`, and says what it cut. Two levels: `normal` (the
 seed's limits) and `hard` (used when even the kept rounds would not fit the window).
+
+A3 bounds lines; lines can be long (a Read of 500 lines of 500 characters was stored as 254 KB, ~60k tokens, and
+its harder form as 2.5 windows at 4k). So each level also bounds characters: a fixed cap, and below a middling
+window a share of it (`chars_for`). A Read keeps fewer whole lines and says so; any other row's longest text is
+cut head+tail with a marker.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from contextual.core.context import bash_summary
@@ -37,14 +42,30 @@ class Limits:
     named: int = 4
     grep_chosen: int = 2
     list_chosen: int = 3
+    # The most characters a form holds (as JSON, the session's form: the prompt's text is no longer): A3's 500 lines
+    # of ~96 characters, ~12k tokens; and at most this share of a smaller window (`chars_for`).
+    chars: int = 48_000
+    window_share: float = 0.5
 
 
 LEVELS = {
     "normal": Limits(),
     "hard": Limits(read_lines=80, grep_lines=3, list_entries=5, snippet_lines=20, stderr_tail=10,
                    large_diff_lines=60, default_chars=600, bash=bash_summary.HARD, read_outline=12, named=2,
-                   grep_chosen=1, list_chosen=2),
+                   grep_chosen=1, list_chosen=2, chars=8_000, window_share=0.25),
 }
+CHARS_PER_TOKEN = 4         # of the window's tokens, as characters (cl100k reads 3.5-4.5 of code and prose)
+MIN_CHARS = 256             # a form says at least what it is and how to see the rest
+
+
+def chars_for(level: str, window: int | None) -> int:
+    """The characters a form of ``level`` holds at ``window`` (None: no window known, the fixed cap): at 4,096 a
+    stored form is at most 8,192 characters (~2k tokens) and its harder form 4,096 (~1k, A3's 80 lines of code);
+    from a 24k and an 8k window up, the caps."""
+    lim = LEVELS[level]
+    if not window:
+        return lim.chars
+    return max(MIN_CHARS, min(lim.chars, int(window * lim.window_share * CHARS_PER_TOKEN)))
 
 
 # A row: (the call's arguments, the result's data, the level's limits, the code names the task or plan names).
@@ -65,23 +86,68 @@ def _give_places(count: int, cap: int, chosen: list[int]) -> list[int]:
     return sorted(set(range(head)) | {i for i in chosen if i >= head})
 
 
+def _cost(line: str) -> int:
+    """A line's characters in the form as history keeps it (JSON: a tab, a quote are escaped; the newline after it)."""
+    return len(json.dumps(line, ensure_ascii=False))
+
+
+def _within(lines: list[str], kept: list[int], room: int) -> list[int]:
+    """Of ``kept`` (the first lines, then those chosen further on), what ``room`` characters hold: first lines within
+    half of it, then the chosen ones, then more first lines. Empty when not even the first line fits."""
+    head = next(i for i, k in enumerate([*kept, -1]) if k != i)
+    taken: list[int] = []
+    used = 0
+
+    def take(indices: list[int], limit: int) -> None:
+        nonlocal used
+        for i in indices:
+            if used + _cost(lines[i]) > limit:
+                return
+            taken.append(i)
+            used += _cost(lines[i])
+    take(kept[:head], room // 2)
+    if not taken:
+        take(kept[:1], room)
+        if not taken:
+            return []
+    first = len(taken)
+    take(kept[head:], room)
+    take(kept[first:head], room)
+    return sorted(taken)
+
+
 def _read(args: dict[str, Any], data: dict[str, Any], lim: Limits, focus: frozenset[str]) -> dict[str, Any]:
     lines = _lines(data.get("content", ""))
     out: dict[str, Any] = {k: data[k] for k in ("path", "start_line", "end_line", "total_lines", "mtime", "note", "truncated",
                                 "lines_cut") if k in data}
-    if len(lines) <= lim.read_lines:
+    room = max(200, lim.chars - len(dumps(out)) - 400)     # what the other fields and the note of the cut leave
+    if len(lines) <= lim.read_lines and sum(map(_cost, lines)) <= room:
         out["content"] = "\n".join(lines)
         return out
-    # A3 caps the range at 500 lines; a longer one gives its last places to what lies further down: where its
-    # definitions are (lines keep their numbers, so the next Read knows its offset) and what the task names.
-    first = lim.read_lines - lim.read_outline - lim.named
-    defined = [i for i in range(first, len(lines)) if is_definition(lines[i])][:lim.read_outline]
-    named = naming_focus(lines, [*range(first), *defined], focus, lim.named)
-    kept = _give_places(len(lines), lim.read_lines, sorted(defined + named))
+    kept = list(range(len(lines)))
+    if len(lines) > lim.read_lines:
+        # A3 caps the range at 500 lines; a longer one gives its last places to what lies further down: where its
+        # definitions are (lines keep their numbers, so the next Read knows its offset) and what the task names.
+        first = lim.read_lines - lim.read_outline - lim.named
+        defined = [i for i in range(first, len(lines)) if is_definition(lines[i])][:lim.read_outline]
+        named = naming_focus(lines, [*range(first), *defined], focus, lim.named)
+        kept = _give_places(len(lines), lim.read_lines, sorted(defined + named))
+    by_lines = len(kept)
+    kept = _within(lines, kept, room)          # and long lines: fewer of them
+    within = f" to keep this form within {lim.chars:,} characters"
+    if not kept:                               # a first line longer than the room: its start
+        keep = max(0, room - 60)
+        out["content"] = lines[0][:keep] + f"… [{len(lines[0]):,} characters, the first {keep:,} kept]"
+        out["omitted"] = (f"the first line of this range was cut to its first {keep:,} characters"
+                          + (" and the lines after it left out" if len(lines) > 1 else "") + within
+                          + "; Bash (cut -c, head -c) shows the rest of it"
+                          + ("; Read again with offset to see the lines after it" if len(lines) > 1 else ""))
+        return out
     out["content"] = "\n".join(lines[i] for i in kept)
     head = next(i for i, k in enumerate([*kept, -1]) if k != i)
     found = len(kept) - head
-    out["omitted"] = (f"lines after the first {head} of this range were cut"
+    chars = f"{within} (its lines are long)" if len(kept) < by_lines else ""
+    out["omitted"] = (f"lines after the first {head} of this range were cut{chars}"
                       + (f" but for {found} kept at its end with their numbers (definitions, lines the task names)" if found else "")
                       + "; Read again with offset to see them")
     return out
@@ -228,11 +294,31 @@ def _row(tool: str) -> Row:
     return ROWS.get(tool) or next((row for prefix, row in PREFIX_ROWS.items() if tool.startswith(prefix)), _default)
 
 
+def _held(data: Any, chars: int) -> Any:
+    """Any row's form within ``chars``: its longest text fields cut head+tail, longest first (a row's caps count lines
+    and entries, which can be long: a Bash stderr tail, an Edit's diff, a Write's snippet)."""
+    over = len(dumps(data)) - chars
+    if over <= 0:
+        return data
+    if isinstance(data, str):
+        return head_tail(data, max(MIN_CHARS, len(data) - over))
+    if not isinstance(data, dict):
+        return data                         # a list or scalar from a row that bounds its own items (MCP)
+    out = dict(data)
+    for key in sorted((k for k, v in out.items() if isinstance(v, str)), key=lambda k: -len(out[k])):
+        over = len(dumps(out)) - chars
+        if over <= 0:
+            break
+        out[key] = head_tail(out[key], max(MIN_CHARS // 2, len(out[key]) - over))
+    return out
+
+
 def compress(tool: str, args: dict[str, Any], result: dict[str, Any], level: str = "normal",
-             focus: frozenset[str] = frozenset()) -> dict[str, Any]:
+             focus: frozenset[str] = frozenset(), window: int | None = None) -> dict[str, Any]:
     """The stored form of one result: status + compressed data + the whole error (C1). `focus`: code names the
-    turn's task or plan names (a Bash summary keeps a line for each it shows)."""
-    lim = LEVELS[level]
+    turn's task or plan names (a Bash summary keeps a line for each it shows); `window`: the model's, which bounds
+    the form's characters when small (`chars_for`)."""
+    lim = replace(LEVELS[level], chars=chars_for(level, window))
     data = result.get("data")
     row = _row(tool)
     stored: dict[str, Any] = {"status": result.get("status", "error")}
@@ -242,6 +328,7 @@ def compress(tool: str, args: dict[str, Any], result: dict[str, Any], level: str
             stored["data"] = row(args or {}, data, lim, focus) if usable else _default(args, data, lim)
         except (TypeError, AttributeError, KeyError):
             stored["data"] = _default(args, data, lim)   # an unexpected shape still gets a bounded form
+        stored["data"] = _held(stored["data"], lim.chars)
     if result.get("error"):
         stored["error"] = result["error"]
     return stored
@@ -257,7 +344,7 @@ def full_text(result: dict[str, Any]) -> str:
     return render_full(result)
 
 
-class _StoredCache(LRU[tuple[str, str, str, str, frozenset[str]], str]):
+class _StoredCache(LRU[tuple[str, str, str, str, frozenset[str], int], str]):
     """Stored forms by content, bounded, least recently used out first: rebuilding a prompt, resuming
     and replaying the same results under several policies never recompute them."""
 
@@ -265,14 +352,14 @@ class _StoredCache(LRU[tuple[str, str, str, str, frozenset[str]], str]):
         super().__init__(max_entries)
 
     def stored(self, tool: str, args: dict[str, Any], result: dict[str, Any], level: str,
-               focus: frozenset[str] = frozenset()) -> str:
-        key = (tool, level, dumps(args), dumps(result), focus)
-        return self.get(key, lambda: dumps(compress(tool, args, result, level, focus)))
+               focus: frozenset[str] = frozenset(), window: int | None = None) -> str:
+        key = (tool, level, dumps(args), dumps(result), focus, chars_for(level, window))
+        return self.get(key, lambda: dumps(compress(tool, args, result, level, focus, window)))
 
 
 stored_cache = _StoredCache()
 
 
 def stored_text(tool: str, args: dict[str, Any], result: dict[str, Any], level: str = "normal",
-                focus: frozenset[str] = frozenset()) -> str:
-    return stored_cache.stored(tool, args or {}, result, level, focus)
+                focus: frozenset[str] = frozenset(), window: int | None = None) -> str:
+    return stored_cache.stored(tool, args or {}, result, level, focus, window)

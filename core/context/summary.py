@@ -1,6 +1,6 @@
 """SummaryCompressor (seed 002 A5, C2, E2; seed 001 8.7–8.9): archives old history with a separate model call.
 
-The whole input fits the summary model's window (window − output reserve − prompt): file contents are cut
+The whole input fits the summary model's window (window − output reserve − the trigger's margin − prompt): file contents are cut
 before the history is, and the cut is said in the input. History too big for one call is summarised in
 chunks split at message boundaries, then the partial summaries are merged into one A5 summary.
 A deadline over the whole job raises SummaryTimeout; anything else raises SummaryFailed. The caller
@@ -26,6 +26,7 @@ from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, 
 from contextual.core.server_windows import takes
 from contextual.core.tokens import PER_MESSAGE_OVERHEAD, encoding, shared_cache
 from contextual.core.tokens import count as count_tokens
+from contextual.core.window_budget import margin
 from contextual.core.context.summary_repair import ensure_template
 from contextual.core.plural import plural
 from contextual.core.context.stored_render import sent_text
@@ -205,7 +206,10 @@ class _Job:
         """Tokens left for history/files/partials in one request whose fixed text is `wrapper`."""
         fixed = (shared_cache.count(self.system) + shared_cache.count(wrapper)
                  + 2 * PER_MESSAGE_OVERHEAD + SAFETY_TOKENS)
-        budget = int((self.owner.window - self.owner.output_reserve) * scale / self.owner.token_factor) - fixed
+        # less the margin the agent's prompts keep (window_budget.margin, 2 %): a request filled to window − reserve
+        # left 187 tokens of 128,000, nothing for a server that counts a little more than ours (helper-139)
+        room = self.owner.window - self.owner.output_reserve - margin(self.owner.window)
+        budget = int(room * scale / self.owner.token_factor) - fixed
         if budget < MIN_CONTENT_BUDGET:
             raise SummaryFailed(f"the summary model's window ({self.owner.window} tokens, "
                                 f"{self.owner.output_reserve} reserved for the answer) cannot hold the summary prompt")

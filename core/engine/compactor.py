@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from contextlib import aclosing
+from dataclasses import replace
 from typing import TYPE_CHECKING, AsyncGenerator, Callable, Sequence
 
 from contextual.core.clock import now_iso
@@ -20,6 +21,7 @@ from contextual.core.events import (CompactionFinished, CompactionProgress, Comp
                                     Retrying, UsageEvent)
 from contextual.core.providers.base import UsageChunk
 from contextual.core.events import CompactionTrigger as Trigger
+from contextual.core.messages import Message
 from contextual.core.server_windows import takes
 from contextual.core.session.schema import CompactionRecord, Truncation
 from contextual.core.context.compaction_review import Event
@@ -35,13 +37,17 @@ def truncation_note(cut: Truncation) -> str:
     """With ``cut.partly`` the first round's start is in the summary above (the note said "what it held is not above"
     right under the summary of its start: a user review, helper-130)."""
     rounds, why, after_summary, partly = cut.rounds, cut.why, cut.after_summary, cut.partly
+    # rounds gone before those the summary above holds, whose own note left unread with these (told)
+    earlier = "" if not cut.earlier else (
+        f" Before the rounds that summary holds, {plural(cut.earlier, 'more round')} "
+        f"{'was' if cut.earlier == 1 else 'were'} removed without a summary too.")
     if after_summary and partly:
         rest = "the rest of it" if rounds == 1 else f"the rest of it and the {plural(rounds - 1, 'round')} after it"
         which = ("The round after the last summary above is" if rounds == 1 else
                  f"Of the {rounds} rounds after the last summary above, the first is")
         return system_reminder(f"{which} summarised there only in part ({why or 'no summary'}): {rest} "
                                f"{'was' if rounds == 1 else 'were'} removed without a summary and "
-                               f"{'is' if rounds == 1 else 'are'} not above. If you need it, ask the user.")
+                               f"{'is' if rounds == 1 else 'are'} not above.{earlier} If you need it, ask the user.")
     if after_summary:
         which = ("The round after the last summary above was" if rounds == 1 else
                  f"The {rounds} rounds after the last summary above were")
@@ -49,7 +55,24 @@ def truncation_note(cut: Truncation) -> str:
         which = "The oldest round of this conversation was" if rounds == 1 else \
             f"The {rounds} oldest rounds of this conversation were"
     return system_reminder(f"{which} removed without a summary ({why or 'no summary'}): what "
-                           f"{'it' if rounds == 1 else 'they'} held is not above. If you need it, ask the user.")
+                           f"{'it' if rounds == 1 else 'they'} held is not above.{earlier} If you need it, ask the "
+                           "user.")
+
+
+def told(own: Truncation, log: Sequence[CompactionRecord], unread: Sequence[Message], summarised: bool) -> Truncation:
+    """What the model is told after a compaction that removed ``own`` without a summary, counting in what earlier
+    cuts told it where that note would be lost or contradicted: two fallbacks in a row told of one round where two
+    were gone, the first note having ridden on a message the second archived unread (a user review, helper-139).
+    With no summary made since the last compaction's cut, its rounds lie just before these (the oldest rounds after
+    the summaries go first): one span, counted together. Otherwise an earlier cut whose note rode on a message no
+    summary read (``unread``) lies before the rounds the last summary holds: said as ``earlier``."""
+    previous = log[-1].cut if log else None
+    if previous is not None and not summarised:
+        return Truncation(previous.rounds + own.rounds, own.why, previous.after_summary, previous.partly,
+                          previous.earlier)
+    notes = {note for m in unread for note in m.notes}
+    gone = [r.cut for r in log if r.cut is not None and truncation_note(r.cut) in notes]
+    return replace(own, earlier=own.earlier + sum(c.rounds + c.earlier for c in gone))
 
 
 def _stopping() -> bool:
@@ -219,7 +242,7 @@ class Compactor:
     def _apply(self, outcome: compaction.CompactionOutcome, pre: int, held: Sequence[str] = ()) -> int:
         """Apply to history; log it (with the loss ledger: what the archived rounds held that nothing in the
         prompt holds now) and record it in the session."""
-        from contextual.core.context import review_flow
+        from contextual.core.context import compaction, review_flow
         prompt = self._prompt
         ledger = review_flow.ledger_of(outcome.plan.archive, outcome.plan.kept, outcome.text,
                                        prompt.history.summaries)
@@ -227,19 +250,18 @@ class Compactor:
         current = prompt.history.messages[prompt.turn_start:] if prompt.turn_start is not None else []
         kept_from = next((m.id for m in [*outcome.plan.kept, *current] if m.id not in held), None)
         prompt.apply_compaction(outcome.summary, kept_from, held)
-        if outcome.summary is None and outcome.plan.rounds_archived:
-            # E2's truncation leaves no summary: without a word the model takes the kept rounds for the start. Under
-            # an earlier summary they are the rounds after it, not the conversation's oldest
-            self._remind(truncation_note(Truncation(outcome.plan.rounds_archived, outcome.fallback,
-                                                    after_summary=bool(prompt.history.summaries))))
-        post = prompt.compaction_due().estimate
-        record = CompactionRecord(outcome.trigger, pre, post, tuple(outcome.files_included), outcome.fallback,
+        record = CompactionRecord(outcome.trigger, pre, None, tuple(outcome.files_included), outcome.fallback,
                                   outcome.plan.rounds_archived, ledger, kept_from, tuple(held), now_iso(),
                                   outcome.merged, outcome.parts, outcome.rounds_truncated, outcome.ended,
                                   outcome.input_cut, outcome.partly)
-        if record.rounds_truncated:       # the rounds the kept parts did not reach: gone without a summary
-            self._remind(truncation_note(Truncation(record.rounds_truncated, record.stopped_why(), after_summary=True,
-                                                    partly=record.partly)))
+        # E2's truncation leaves no summary (or only the finished parts'): without a word the model takes the kept
+        # rounds for the start. Under an earlier summary they are the rounds after it, not the conversation's oldest
+        own = record.own_cut(after_summary=bool(prompt.history.summaries))
+        cut = None if own is None else told(own, self.log, compaction.unread(outcome), outcome.summary is not None)
+        if cut is not None:
+            self._remind(truncation_note(cut))
+        post = prompt.compaction_due().estimate
+        record = replace(record, post_tokens=post, cut=cut)
         self.log.append(record)
         self._recorder.compaction(record, outcome.summary)
         self._restarted("compact")       # what a SessionStart hook added went with the archived rounds: it runs again

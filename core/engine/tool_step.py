@@ -184,10 +184,11 @@ class ToolStep:
         call_args = args if isinstance(args, dict) else {}
         # what the work is about: the code names of the turn's question and of its task list (TodoWrite)
         focus = code_names((self._prompt.question or "") + "\n" + plan_text(self._toolbox.ctx.todos))
-        stored = compressor.stored_text(tool, call_args, result, focus=focus)
+        window = self._prompt.config.context_window       # bounds a form's characters when small
+        stored = compressor.stored_text(tool, call_args, result, focus=focus, window=window)
         # The harder form (A3's tighter limits) for when even the kept rounds do not fit: made now, from the
         # result itself, since history keeps only the stored and the full text.
-        hard = compressor.stored_text(tool, call_args, result, level="hard", focus=focus)
+        hard = compressor.stored_text(tool, call_args, result, level="hard", focus=focus, window=window)
         added: list[tuple[str, str]] = []
         nested = "" if call.meta.get("format_error") else self._prompt.nested_rules.reminder_for(path_of(args))
         if nested:           # a sub-folder's instructions, first time it is touched: with this result, in L3

@@ -18,7 +18,7 @@ Rebuilding rules:
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
@@ -257,11 +257,11 @@ class _Fold:
                                     "the record; kept all")
         self.kept = self.kept if cut is None else cut
         session.last_usage = None
-        session.compactions.append(record)
-        if record.fallback and record.rounds_archived:
-            session.cut = schema.Truncation(record.rounds_archived, record.fallback, bool(self.summaries))
-        elif record.rounds_truncated:       # stopped with parts kept: the rounds they did not reach
-            session.cut = schema.Truncation(record.rounds_truncated, record.stopped_why(), True, record.partly)
+        if record.cut is None:       # written before the record said it: its own figures
+            record = replace(record, cut=record.own_cut(bool(self.summaries)))
+        session.compactions.append(record)       # the compactor counts a later cut on from it (told)
+        if record.cut is not None:
+            session.cut = record.cut
 
 
 def _folder(session: LoadedSession, entry: dict[str, Any]) -> None:

@@ -56,6 +56,22 @@ class Truncation:
     why: str | None                     # the fallback's reason, or why a summary made in parts stopped
     after_summary: bool = False         # they are the rounds a stopped summary's kept parts did not reach
     partly: bool = False                # and those parts reached into the first of them
+    # Rounds removed without a summary before those the last summary holds, whose note left with these rounds
+    # unread by any summary (core/engine/compactor.py: told)
+    earlier: int = 0
+
+    def metadata(self) -> dict[str, Any]:
+        return {"rounds": self.rounds, "afterSummary": self.after_summary, "partly": self.partly,
+                "earlier": self.earlier}
+
+    @classmethod
+    def of(cls, value: Any, why: str | None) -> "Truncation | None":
+        """From compactMetadata's `cut`; none (written before it, malformed) is None: the record's own figures say it."""
+        if not isinstance(value, dict) or not _count(value.get("rounds")) or not value["rounds"] \
+                or not _count(value.get("earlier", 0)):
+            return None
+        return cls(value["rounds"], why, value.get("afterSummary") is True, value.get("partly") is True,
+                   value.get("earlier", 0))
 
 
 @dataclass(frozen=True)
@@ -84,6 +100,19 @@ class CompactionRecord:
     # The kept parts reached into the first truncated round: its start is in the summary, its rest gone (written as
     # compactMetadata.roundPartlySummarised, only when true).
     partly: bool = False
+    # What the model is told was removed without a summary after it (truncation_note): its own rounds, and the rounds
+    # earlier ones removed whose note it took away unread (core/engine/compactor.py: told). None: nothing, or a
+    # record written before it (the loader reads the record's own figures then: own_cut).
+    cut: Truncation | None = None
+
+    def own_cut(self, after_summary: bool) -> Truncation | None:
+        """The rounds this compaction itself removed without a summary: all it archived when it fell back, or those a
+        summary made in parts did not reach. ``after_summary``: the history holds a summary above them."""
+        if self.fallback and self.rounds_archived:
+            return Truncation(self.rounds_archived, self.fallback, after_summary)
+        if self.rounds_truncated:
+            return Truncation(self.rounds_truncated, self.stopped_why(), True, self.partly)
+        return None
 
     def metadata(self) -> dict[str, Any]:
         """compactMetadata, also carried by the summary's own entry."""
@@ -95,7 +124,8 @@ class CompactionRecord:
                    if self.parts is not None else {}),
                 **({"partsEnded": self.ended} if self.parts is not None and self.ended else {}),
                 **({"roundPartlySummarised": True} if self.parts is not None and self.partly else {}),
-                **({"inputCut": self.input_cut.metadata()} if self.input_cut else {})}
+                **({"inputCut": self.input_cut.metadata()} if self.input_cut else {}),
+                **({"cut": self.cut.metadata()} if self.cut is not None else {})}
 
     def stopped(self) -> str:
         """'' unless its summary ended with parts finished (esc, a timeout, a failure): then what it kept, in words
@@ -136,7 +166,8 @@ class CompactionRecord:
                    tuple(entry.get("pinnedUuids") or ()), entry.get("timestamp"),
                    int(meta["summariesMerged"]) if _count(meta.get("summariesMerged")) else 0,
                    parts, int(meta["roundsTruncated"]) if stopped else 0, ended, InputCut.of(meta.get("inputCut")),
-                   stopped and meta.get("roundPartlySummarised") is True)
+                   stopped and meta.get("roundPartlySummarised") is True,
+                   Truncation.of(meta.get("cut"), entry.get("fallback") or compaction_words.why(parts, ended)))
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ class Model:
     """Answers summary requests with `summary`, every other request with the next of `answers`."""
 
     def __init__(self, answers: list[str | Reply | Fault],
-                 summary: str | Reply | Fault | list[str] = SUMMARY_TEXT) -> None:
+                 summary: str | Reply | Fault | list[str | Reply | Fault] = SUMMARY_TEXT) -> None:
         self.answers = list(answers)
         self.summary = summary
         self.summary_requests: list[dict[str, Any]] = []
