@@ -376,7 +376,7 @@ async def test_the_app_asks_when_a_hook_says_ask_even_in_bypass_and_says_what_it
                                                                                               monkeypatch):
     from contextual.tui.app import ContextualApp
     from contextual.tui.screens.permission import PermissionModal
-    from tests.tui_helpers import SIZE, chat_text, finish, make_host, server, type_and_send, wait_for
+    from tests.tui_helpers import SIZE, chat_text, finish, make_host, server, type_and_send, wait_for, shown_screen
 
     monkeypatch.setattr(PermissionModal, "GRACE_S", 0)
     config = tmp_path / "home" / "config.toml"
@@ -388,7 +388,7 @@ async def test_the_app_asks_when_a_hook_says_ask_even_in_bypass_and_says_what_it
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: "hooks.SessionEnd" in chat_text(app))
             await type_and_send(pilot, "make the file")
-            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
             assert "asks you to confirm this Bash call: a human looks first" in chat_text(app)
             await pilot.press("n")
             await wait_for(pilot, lambda: len(srv.requests) == 2 and not app.engine.running)

@@ -499,7 +499,7 @@ async def test_esc_at_a_permission_question_shows_the_turn_live_as_it_reads_resu
     from contextual.tui.screens.permission import PermissionModal
     from contextual.tui.widgets.tool_trail import ToolTrail
     from tests.fakes.llm_server import FakeLLMServer
-    from tests.tui_helpers import chat_text, finish, make_host, type_and_send, wait_for
+    from tests.tui_helpers import chat_text, finish, make_host, type_and_send, wait_for, shown_screen
 
     def call(tool: str, **args: Any) -> str:
         return f"Thought: go\nAction: {tool}[{json.dumps(args)}]"
@@ -513,7 +513,7 @@ async def test_esc_at_a_permission_question_shows_the_turn_live_as_it_reads_resu
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=(100, 30)) as pilot:
             await type_and_send(pilot, "look around")
-            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
             await pilot.press("escape")
             await wait_for(pilot, lambda: not app.turn_running and "turn interrupted" in chat_text(app))
             live = shown(app)

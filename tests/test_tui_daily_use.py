@@ -8,7 +8,7 @@ from __future__ import annotations
 from textual.app import App
 
 from tests.fakes.llm_server import FakeLLMServer
-from tests.tui_helpers import chat_text, finish, make_host, run_turn, wait_for
+from tests.tui_helpers import chat_text, finish, make_host, run_turn, wait_for, shown_screen
 from contextual.tui import commands
 from contextual.tui.app import ContextualApp
 from contextual.tui.widgets.chat_log import ChatLog
@@ -156,7 +156,7 @@ async def test_an_edits_permission_shows_its_change_whole_at_80x24_with_what_it_
             prompt = app.query_one(PromptInput)
             prompt.load_text("fix it")
             await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
             modal = app.screen
             await pilot.pause()
             what = str(modal.query_one("#permission-what").render())

@@ -30,7 +30,7 @@ from contextual.tui.widgets.token_meter import TokenMeter
 from contextual.tui.widgets.tool_trail import ToolTrail
 
 from tests.tui_helpers import (READ_CART, SIZE, chat_text, finish, make_host, make_project, open_history_row,
-                               resumed_app, run_turn, server, slow_answer, type_and_send, until_shown, wait_for)
+                               resumed_app, run_turn, server, slow_answer, type_and_send, until_shown, wait_for, shown_screen)
 
 
 async def test_turn_streams_into_chat_and_scratchpad(tmp_path):
@@ -126,7 +126,7 @@ async def test_permission_answered_each_way(tmp_path, key, decision, expect):
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
             await type_and_send(pilot, "run echo")
-            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
             assert "echo hi-from-bash" in str(app.screen.preview)
             await pilot.press(key)
             await app.workers.wait_for_complete()
@@ -148,7 +148,7 @@ async def test_allow_always_for_a_pipeline_writes_one_rule_per_command_and_never
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
             await type_and_send(pilot, "run both")
-            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
             shown = str(app.screen.query_one("#permission-rule").render())
             assert "Bash(echo:*), Bash(tail -1)" in shown                     # shown before it is written
             await pilot.press("a")
@@ -499,7 +499,7 @@ async def asked_to_run(tmp_path, command: str):
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=(80, 24)) as pilot:
             await type_and_send(pilot, "run it")
-            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
             yield app, pilot
 
 
@@ -584,7 +584,7 @@ async def test_an_edit_of_eleven_diff_rows_is_shown_whole_at_80x24(tmp_path):
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=(80, 24)) as pilot:
             await type_and_send(pilot, "fix it")
-            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
             preview = app.screen.query_one("#permission-preview")
             await wait_for(pilot, lambda: preview.virtual_size.height >= 11)      # @@, 3 + 2 + 2 + 3 lines
             await pilot.pause()

@@ -10,7 +10,7 @@ from textual.keys import _character_to_key
 from textual.widgets import Static
 
 from tests.fakes.llm_server import FakeLLMServer, Reply
-from tests.tui_helpers import SIZE, finish, make_host, slow_answer, type_and_send, wait_for
+from tests.tui_helpers import SIZE, finish, make_host, slow_answer, type_and_send, wait_for, shown_screen
 from contextual.tui.app import ContextualApp
 from contextual.tui.screens.context_view import ContextScreen
 from contextual.tui.screens.permission import PermissionModal
@@ -173,7 +173,7 @@ async def test_permission_deny_and_tell_reaches_the_model_and_esc_stops_the_turn
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
             await type_and_send(pilot, "run echo")
-            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
             modal = app.screen
             labels = [str(b.label) for b in modal.query("Button")]
             assert "Allow once [y]" in labels and "Deny [n]" in labels       # the key hints survive
@@ -192,7 +192,7 @@ async def test_permission_deny_and_tell_reaches_the_model_and_esc_stops_the_turn
             assert "denied" in sent and "use ls" in sent
             # Esc in the modal stops the turn instead of letting the model ask again.
             await type_and_send(pilot, "run it again")
-            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
             await pilot.press("escape")
             await wait_for(pilot, lambda: not app.turn_running)     # the turn was cancelled: no wait on its worker
             await pilot.pause()

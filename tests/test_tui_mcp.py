@@ -10,7 +10,7 @@ from pathlib import Path
 from contextual.core.config import load_config
 from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.mcp_server import ITEM_COUNT
-from tests.tui_helpers import SIZE, type_and_send, wait_for
+from tests.tui_helpers import SIZE, type_and_send, wait_for, shown_screen
 from contextual.tui.app import ContextualApp
 from contextual.tui.host import RealHost
 from contextual.tui.screens.mcp import MCPScreen
@@ -46,7 +46,7 @@ async def test_mcp_tools_join_l1_ask_permission_and_show_in_the_mcp_screen(tmp_p
                 next(n for n in notices if n.startswith("MCP server gone failed: ") and "No such file" in n)]
 
             await type_and_send(pilot, "look at the open issues")
-            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
             assert '"state": "open"' in str(app.screen.preview)
             await pilot.press("y")
             await app.workers.wait_for_complete()

@@ -12,7 +12,7 @@ from textual.widgets import Collapsible, Static, Tab, Tabs
 from contextual.tui.app import ContextualApp
 from contextual.tui.screens.context_view import ContextScreen
 from tests.fakes.llm_server import FakeLLMServer
-from tests.tui_helpers import finish, make_host, run_turn, type_and_send, wait_for
+from tests.tui_helpers import finish, make_host, run_turn, type_and_send, wait_for, shown_screen
 
 
 def five_reads(tmp_path: Path) -> list[str]:
@@ -555,7 +555,7 @@ async def test_the_permission_buttons_stay_on_a_40x12_screen(tmp_path: Path):
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=(40, 12)) as pilot:
             await type_and_send(pilot, "run echo")
-            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
             await pilot.pause()
             screen = app.screen
             for button in screen.query(Button):
@@ -588,7 +588,7 @@ async def test_the_permission_dialog_survives_every_width_under_twenty_columns(t
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=(80, 24)) as pilot:
             await type_and_send(pilot, "run echo")
-            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
             screen = app.screen
             # the band that crashed (6-11) and its edges, low and not; every width 2-19 was swept when it was found
             for width, height in ((19, 12), (11, 12), (9, 12), (7, 12), (6, 12), (3, 12), (11, 4), (6, 4), (2, 4)):

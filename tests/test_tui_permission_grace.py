@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from contextual.tui.app import ContextualApp
 from contextual.tui.screens.permission import PermissionModal
-from tests.tui_helpers import SIZE, finish, make_host, server, type_and_send, wait_for
+from tests.tui_helpers import SIZE, finish, make_host, server, type_and_send, wait_for, shown_screen
 
 BASH = 'Thought: run it\nAction: Bash[{"command": "echo hi-from-bash"}]'
 
@@ -19,7 +19,7 @@ async def test_keys_in_the_first_moment_are_ignored_then_the_answer_counts(tmp_p
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
             await type_and_send(pilot, "run echo")
-            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
             modal = app.screen
             assert modal.too_soon()
             await pilot.press("a", "enter")           # "add a test" + enter, typed on as the modal opened

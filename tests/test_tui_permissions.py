@@ -18,7 +18,7 @@ from contextual.tui.screens.permission import PermissionModal
 from contextual.tui.screens.permissions import PermissionsScreen
 from contextual.tui.screens.trust import TrustModal
 from tests.fakes.llm_server import FakeLLMServer
-from tests.tui_helpers import finish, run_turn, type_and_send, wait_for
+from tests.tui_helpers import finish, run_turn, type_and_send, wait_for, shown_screen
 
 ECHO = 'Thought: greet\nAction: Bash[{"command": "echo hi"}]'
 
@@ -111,7 +111,7 @@ async def test_permissions_lists_removes_and_adds_rules_and_the_next_call_obeys(
             await wait_for(pilot, lambda: not isinstance(app.screen, PermissionsScreen))
 
             await type_and_send(pilot, "greet again")                 # the removed rule no longer allows it
-            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
             await pilot.press("n")
             await wait_for(pilot, lambda: not app.turn_running)
 

@@ -14,7 +14,7 @@ from contextual.tui.format import MODE_LINES
 from contextual.tui.screens.permission import PermissionModal
 from contextual.tui.screens.plan_ready import APPROVED, PlanReady
 from tests.tui_helpers import chat_text, finish, held, make_host, resumed_app, run_turn, server, type_and_send, \
-    until_shown, wait_for
+    until_shown, wait_for, shown_screen
 
 PLAN = finish("Plan: write notes.txt saying what the cart does, then read it back.")
 WRITE = 'Thought: write it\nAction: Write[{"file_path": "notes.txt", "content": "the cart\\n"}]'
@@ -39,7 +39,7 @@ async def test_a_plan_carried_out_leaves_plan_mode_and_sends_the_approval_as_the
             assert app.screen.query_one("#plan-box").region.y >= app.query_one("#chat-pane").region.bottom - 1
             await pilot.press(key)
             if mode == "default":                       # edits are asked again
-                await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+                await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
                 modal = app.screen
                 await wait_for(pilot, lambda: not modal.too_soon())
                 await pilot.press("y")

@@ -22,7 +22,7 @@ from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.server_flavors import Flavor
 from tests.fakes.scripted_model import is_summary_request
 from tests.tui_helpers import READ_CART, compact_through_preview, finish, make_host, run_turn, \
-    type_and_send, wait_for
+    type_and_send, wait_for, shown_screen
 
 # each screen's box, and what its footer must name: its own keys, which its title used to list
 KEYS = {"/compactions": ("#history-box", {"close", "its card", "what it lost"}),
@@ -110,7 +110,7 @@ async def test_the_screens_that_had_a_footer_name_their_keys_there_and_not_in_th
                 await pilot.press("escape")
                 await wait_for(pilot, lambda: app.screen is app.screen_stack[0])
             await type_and_send(pilot, "run echo")
-            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
             await pilot.pause()
             shown = footer_keys(app.screen)
             assert {"allow once", "always", "deny", "deny + tell", "stop the turn"} <= shown.keys(), shown

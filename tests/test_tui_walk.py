@@ -40,8 +40,7 @@ from tests.tui_helpers import (
     make_host,
     run_turn,
     type_and_send,
-    wait_for,
-)
+    wait_for, shown_screen)
 
 SUMMARY = "## Summary\nThe user asked about **the cart**; `cart.py` defines 300 totals."
 WRITE = 'Thought: write it\nAction: Write[{"file_path": "notes.txt", "content": "from the agent\\n"}]'
@@ -260,7 +259,7 @@ async def resumed_compacted(tmp_path: Path) -> AsyncIterator[tuple[Any, Walker]]
             walker = Walker(pilot)
             await run_turn(pilot, "please read the cart once more")
             await walker.send("please write the notes")
-            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
             await pilot.press("y")
             await walker.settle()
             (host.config.project_root / "notes.txt").write_text("edited by hand\n")   # /undo asks before

@@ -10,7 +10,7 @@ from contextual.tui.format import MODE_LINES
 from contextual.tui.screens.permission import PermissionModal
 from contextual.tui.widgets.welcome import KEYS, Welcome
 
-from tests.tui_helpers import SIZE, chat_text, finish, make_host, run_turn, server, type_and_send, wait_for
+from tests.tui_helpers import SIZE, chat_text, finish, make_host, run_turn, server, type_and_send, wait_for, shown_screen
 
 WRITE = 'Thought: write it\nAction: Write[{"file_path": "notes.txt", "content": "from the agent\\n"}]'
 
@@ -85,7 +85,7 @@ async def test_the_mode_set_by_shift_tab_asks_again_in_default(tmp_path):
             await pilot.press("shift+tab", "shift+tab", "shift+tab")
             assert app.engine.config.permission_mode == "default"
             await type_and_send(pilot, "write the notes")
-            await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal))
+            await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
             modal = app.screen
             await wait_for(pilot, lambda: not modal.too_soon())
             await pilot.press("shift+tab")       # on a file edit's dialog: allow it, and accept edits from now on

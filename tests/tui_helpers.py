@@ -89,6 +89,11 @@ async def wait_for(pilot, predicate, timeout: float = 30.0) -> None:
         await pilot.pause(0.01)
 
 
+def shown_screen(app, kind: type) -> bool:
+    """The app shows a screen of this kind, composed: `app.screen` is the new one before its widgets are there."""
+    return isinstance(app.screen, kind) and app.screen.is_mounted
+
+
 async def run_turn(pilot, text: str) -> None:
     pad = pilot.app.query_one(ScratchpadView)
     started = len(pad.turns)
