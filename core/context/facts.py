@@ -29,6 +29,7 @@ from contextual.core.messages import Message
 from contextual.core.react import stored_action
 from contextual.core.tools.base import EDITING_TOOLS, path_of, subject_of
 from contextual.core.reminder import system_reminder
+from contextual.core.textsafe import one_line
 
 Kind = Literal["constraint", "error", "path", "identifier", "number"]
 KINDS: tuple[Kind, ...] = ("constraint", "error", "path", "identifier", "number")
@@ -171,8 +172,7 @@ def _is_path(name: str) -> bool:
 
 
 def _clip(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= _MAX_TEXT else text[:_MAX_TEXT - 1] + "…"
+    return one_line(text, _MAX_TEXT)
 
 
 def _worth(name: str) -> bool:
@@ -404,4 +404,4 @@ def _subject(args: object) -> str | None:
     if subject is None:
         return None
     value = subject.strip().splitlines()[0] if subject.strip() else subject
-    return value if len(value) <= 60 else value[:57] + "…"
+    return one_line(value, 60)
