@@ -154,6 +154,8 @@ async def run_headless(engine: Engine, prompt: str, printer: Printer, *, started
     compact = compact_request(prompt)           # `-p "/compact 2"`: the built-in, never the model's message
     custom = None if compact is not None else command_for(prompt, engine.config.project_root, engine.config.home)
     stopped = INTERRUPTED if compact is None else COMPACTION_INTERRUPTED
+    fitted_before = len(engine.fittings)         # a stopped turn's fitting is recorded at its close, unsaid
+    said: list[TurnAdjustments] = []
     try:
         if compact is not None:
             events_of = engine.compact(*compact)
@@ -167,6 +169,8 @@ async def run_headless(engine: Engine, prompt: str, printer: Printer, *, started
                     _finished(outcome, printer, _compact_result(engine, ev, compact[1]))   # its line is the answer
                 elif line is not None:
                     printer.progress(line)
+                if isinstance(ev, TurnAdjustments):
+                    said.append(ev)
                 if isinstance(ev, PermissionRequest):       # headless never asks; answer defensively
                     if not ev.future.done():
                         ev.future.set_result(PermissionAnswer("deny"))
@@ -191,6 +195,10 @@ async def run_headless(engine: Engine, prompt: str, printer: Printer, *, started
         # are the result, so a wrapper can resume by id and bill the spend; the cli's catch-all made a new one
         # with none of them (a user review). The turn was recorded as interrupted on the way out.
         _uncancel()
+        for record in engine.fittings[fitted_before:]:      # what the turn's end would have said of its steps
+            if not any(record.fitting is ev for ev in said):
+                printer.event(record.fitting)
+                printer.progress(progress_line(record.fitting) or "")
         outcome.result, outcome.is_error = stopped, True
         printer.error(stopped)
     if closer is not None:

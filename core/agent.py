@@ -30,7 +30,8 @@ from contextual.core.messages import FORMAT_ERROR_TOOL, Message
 from contextual.core.ports import SessionSink, SnapshotHook
 from contextual.core.prompt import PromptView, Trigger, UsageFigures
 from contextual.core.providers.base import Provider
-from contextual.core.session.schema import CompactionRecord, PermissionRecord, Truncation, TurnEnd, rewind_body
+from contextual.core.session.schema import (CompactionRecord, FittedRecord, PermissionRecord, Truncation, TurnEnd,
+                                           rewind_body)
 from contextual.core.tools.base import Todo, Tool, ToolContext
 from contextual.core.tools.bash import kill_running
 from contextual.core.tokens import count
@@ -120,6 +121,12 @@ class Engine:
     def turn_ends(self) -> dict[str, TurnEnd]:
         """Why this session's turns that ended without an answer did, by turn id (the chat says it where they end)."""
         return self.recorder.turn_ends
+
+    @property
+    def fittings(self) -> list[FittedRecord]:
+        """Each turn's fitting to the window summed up, after the message it followed (the chat's "context
+        adjusted" rows); a stopped turn's is recorded at its close, after its events stopped."""
+        return self.recorder.fittings
 
     @property
     def session(self) -> SessionSink | None:
@@ -251,11 +258,12 @@ class Engine:
                 calls: Sequence[UsageEvent] = (), stopped: bool = False, failed: str | None = None,
                 cut: Truncation | None = None,
                 permissions: Sequence[PermissionRecord] = (), turn_ends: Mapping[str, TurnEnd] | None = None,
-                notes: Sequence[str] = ()) -> None:
+                notes: Sequence[str] = (), fittings: Sequence[FittedRecord] = ()) -> None:
         """Resume: history-as-stored, the last usage (so the trigger is right at once), todos, compaction log,
         what the loader warned about (skipped lines), every call's usage (the session's cost) and the permission
-        answers (the chat shows them where they were given), why turns ended without an answer. The notes the
-        session owed the model go with the next input, as they would have in it: `stopped`, the user stopped its
+        answers (the chat shows them where they were given), why turns ended without an answer and how they were
+        fitted to the window (``fittings``). The notes the session owed the model go with the next input, as they
+        would have in it: `stopped`, the user stopped its
         last turn; `failed`, the kind of failure that ended it; `cut`, the rounds its last compaction removed
         without a summary; `notes`, what rode on a message the user rewound to before."""
         self.prompt.restore(history, last_usage)
@@ -264,7 +272,7 @@ class Engine:
         self.toolbox.restore_todos(todos)
         self.compactor.restore(compactions)
         self.gate.restore(list(permissions))
-        self.recorder.restore(dict(turn_ends or {}), list(warnings))
+        self.recorder.restore(dict(turn_ends or {}), list(warnings), list(fittings))
         if stopped:
             self.controls.remind(INTERRUPTED_NOTE)
         if failed is not None:

@@ -94,11 +94,12 @@ def attach(engine: Engine, writer: SessionSink | None, snapshots: SnapshotHook |
 
 def restore_into(engine: Engine, loaded: LoadedSession) -> None:
     """Put a loaded session's history, usage, todos, compaction log, permission answers, why turns ended
-    without an answer and load warnings into a fresh engine."""
+    without an answer, how they were fitted to the window and load warnings into a fresh engine."""
     usage = loaded.last_usage.total if loaded.last_usage is not None else None
     engine.restore(loaded.history, usage, loaded.todos, loaded.compactions, warnings=loaded.warnings,
                    calls=loaded.calls, stopped=loaded.stopped, failed=loaded.failed, cut=loaded.cut,
-                   permissions=loaded.permissions, turn_ends=loaded.turn_ends, notes=loaded.notes)
+                   permissions=loaded.permissions, turn_ends=loaded.turn_ends, notes=loaded.notes,
+                   fittings=loaded.fittings)
     engine.restore_pins(loaded.pins)
 
 

@@ -184,8 +184,9 @@ def _bash(command: str) -> str:
 
 def _chat_items(app: Any) -> list[str]:
     """The chat from top to bottom: a line as shown, a tool trail by its title and its rows (each call, what it
-    returned, the permission answer it ran on), an answer by its text."""
-    from textual.widgets import Markdown, Static
+    returned, the permission answer it ran on), a "context adjusted" row by its title and body, an answer by its
+    text."""
+    from textual.widgets import Collapsible, Markdown, Static
 
     from contextual.tui.widgets.chat_log import ChatLog
     from contextual.tui.widgets.tool_trail import ToolTrail
@@ -194,6 +195,9 @@ def _chat_items(app: Any) -> list[str]:
         if isinstance(widget, ToolTrail):
             items.append(f"trail: {widget.title}")
             items.append(str(widget.query_one(".trail-lines", Static).render()))
+        elif isinstance(widget, Collapsible) and widget.has_class("adjusted"):
+            items.append(f"adjusted: {widget.title}")
+            items.append(str(widget.query_one(Collapsible.Contents).query_one(Static).render()))
         elif isinstance(widget, Markdown):
             items.append(widget.source)
         elif isinstance(widget, Static):
@@ -528,3 +532,107 @@ async def test_esc_at_a_permission_question_shows_the_turn_live_as_it_reads_resu
             await resumed.host.close(resumed.engine)
     assert live == again == (["3 tool calls · LS, Grep, Bash · 1 failed"], ["turn interrupted"]), (live, again)
     assert rows.endswith("✗ Bash rm -rf build\n  ⎿ aborted")
+
+
+def _five_reads(tmp_path: Any) -> list[str]:
+    """Five modules of 240 lines and the calls that read them all: at an 8k window the turn must be fitted."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    for i in range(5):
+        (root / f"m{i}.py").write_text("".join(f"def f{i}_{k}(x):\n    return x * {k} + {i}\n" for k in range(120)))
+    return [f'Thought: read m{i}\nAction: Read[{{"file_path": "m{i}.py"}}]' for i in range(5)]
+
+
+async def test_a_resumed_chat_shows_the_turns_context_adjusted_row_and_the_compactions_kept_note_as_live(tmp_path):
+    """Live at 8k, a turn of five 240-line Reads read "▶ context adjusted: steps 1–… to fit the 8,192-token window",
+    and the next message's compaction "compaction: no round kept whole: …" above its line; resumed (-c, a long
+    session's first frame, the redraw /rewind makes), neither was there: the session did not record them (user
+    review, helper-139). The row opens with enter, as live."""
+    from textual.widgets import Collapsible
+
+    from contextual.tui.app import ContextualApp
+    from contextual.tui.screens.compaction import CompactionModal
+    from contextual.tui.widgets.scratchpad import ScratchpadView
+    from contextual.tui.widgets.tool_trail import AdjustedTitle, TrailTitle
+    from tests.fakes.llm_server import Reply
+    from tests.tui_helpers import finish, make_host, resumed_app, run_turn, server, type_and_send, until_shown, wait_for
+    script = [*_five_reads(tmp_path), Reply(finish("read them"), usage_input=7000),   # past the trigger: compacts
+              "## Summary\nThe five modules were read.", finish("second answer")]
+    flags = {"context_window": 8192, "permission_mode": "bypass"}
+    size = (100, 40)
+    with server(script) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, **flags), animate=False)
+        async with app.run_test(size=size) as pilot:
+            await run_turn(pilot, "read the five modules")
+            pad = app.query_one(ScratchpadView)
+            await type_and_send(pilot, "and now?")
+            await wait_for(pilot, lambda: len(pad.turns) == 2 and pad.turns[-1].outcome == "finished"
+                           or isinstance(app.screen, CompactionModal) and app.screen.result is not None)
+            if isinstance(app.screen, CompactionModal):     # the card of a compaction at a new message waits
+                await pilot.press("enter")
+            await wait_for(pilot, lambda: len(pad.turns) == 2 and pad.turns[-1].outcome == "finished")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            live = _chat_items(app)
+            session_id = app.engine.session_id
+            await app.host.close(app.engine)
+        assert srv.remaining == 0
+        rows = [i for i, item in enumerate(live) if item.startswith("adjusted: ")]
+        assert len(rows) == 1 and live[rows[0]].endswith("to fit the 8,192-token window"), live
+        assert live[rows[0] + 1].count(" tokens") >= 2 and live[rows[0] + 2] == "read them"    # before the answer
+        kept = live.index("you  and now?") + 1
+        assert live[kept].startswith("compaction: no round kept whole: ") and live[kept + 1].startswith("compacted")
+
+        host = make_host(tmp_path, srv.base_url, **flags)
+        eager = ContextualApp(host, host.resume(session_id), animate=False)      # -c
+        async with eager.run_test(size=size) as pilot:
+            await pilot.pause()
+            assert _chat_items(eager)[:len(live)] == live
+            await pilot.press("tab")              # to the turn's tool-call row, down to its adjusted row, enter
+            await wait_for(pilot, lambda: isinstance(eager.focused, TrailTitle))
+            await pilot.press("down")
+            await wait_for(pilot, lambda: isinstance(eager.focused, AdjustedTitle))
+            adjusted = eager.query_one("Collapsible.adjusted", Collapsible)
+            assert adjusted.collapsed
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: not adjusted.collapsed)
+            await eager.show_transcript(await eager.host.transcript(eager.engine))      # as /rewind redraws it
+            await pilot.pause()
+            assert _chat_items(eager)[:len(live)] == live
+            await eager.host.close(eager.engine)
+
+        first_frame = resumed_app(tmp_path, srv.base_url, session_id, **flags)
+        async with first_frame.run_test(size=size) as pilot:
+            await until_shown(pilot, first_frame)
+            await pilot.pause()
+            assert _chat_items(first_frame)[:len(live)] == live
+
+
+async def test_a_turn_stopped_after_its_steps_were_folded_shows_its_context_adjusted_row_live_and_resumed(tmp_path):
+    """esc during the sixth call of the five-Read turn at 8k: the row came only at a turn's end, which a stopped
+    turn never reaches; its fitting is summed up at its close, recorded, and shown above "turn interrupted", live
+    and resumed alike."""
+    from contextual.tui.app import ContextualApp
+    from tests.fakes.llm_server import Fault
+    from tests.tui_helpers import chat_text, finish, make_host, server, type_and_send, wait_for
+    script = [*_five_reads(tmp_path), Fault("slow_first_byte", seconds=30, text=finish("too late"))]
+    flags = {"context_window": 8192, "permission_mode": "bypass"}
+    with server(script) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, **flags), animate=False)
+        async with app.run_test(size=(100, 40)) as pilot:
+            await type_and_send(pilot, "read the five modules")
+            await wait_for(pilot, lambda: len(srv.requests) == 6)
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not app.turn_running and "turn interrupted" in chat_text(app))
+            await pilot.pause()
+            live = _chat_items(app)
+            session_id = app.engine.session_id
+            await app.host.close(app.engine)
+        assert live[-3] == "adjusted: context adjusted: steps 1–4 shortened to fit the 8,192-token window", live
+        assert live[-2].startswith("the output of steps 1–4 left out") and live[-1] == "turn interrupted"
+        host = make_host(tmp_path, srv.base_url, **flags)
+        eager = ContextualApp(host, host.resume(session_id), animate=False)
+        async with eager.run_test(size=(100, 40)) as pilot:
+            await pilot.pause()
+            assert _chat_items(eager)[:len(live)] == live
+            await eager.host.close(eager.engine)

@@ -63,7 +63,7 @@ from contextual.tui.widgets.token_meter import TokenMeter
 from contextual.tui.widgets.top_bar import TopBar
 
 if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
-    from contextual.core.session.schema import CompactionRecord
+    from contextual.core.session.schema import CompactionRecord, FittedRecord
     from contextual.core.agent import Engine
     from contextual.core.custom_commands import CustomCommand
     from contextual.tui.router import EventRouter
@@ -233,6 +233,9 @@ class ContextualApp(App[object]):
     def compactions_logged(self) -> list[CompactionRecord]:
         return list(self.engine.compactions)
 
+    def fittings_recorded(self) -> list[FittedRecord]:
+        return list(self.engine.fittings)
+
     # ----- layout
     def compose(self) -> ComposeResult:
         # The input has the focus from the start: focused after another widget took it, every style is worked out
@@ -374,7 +377,7 @@ class ContextualApp(App[object]):
 
     async def show_transcript(self, messages: list[Message]) -> None:
         await self.chat.show_transcript(messages, self.engine.compactions, permissions=self.engine.permissions,
-                                        ends=self.engine.turn_ends)
+                                        ends=self.engine.turn_ends, fittings=self.engine.fittings)
         await self.chat.mount_earlier()          # counts are ready by now: all the restored turns at once
 
     def pending_input(self) -> str:

@@ -33,6 +33,7 @@ class EventRouter:
         self._logged_before = 0
         self._calling_step = 0
         self._answered = False
+        self._fitted: list[ev.TurnAdjustments] = []      # the turn's fittings shown (its "context adjusted" row)
         self.events_seen = 0
         self.last_outcome = ""            # how the latest turn or compaction ended (tui/queued.py reads it)
         self.streams = stream_guard()     # keys redacted, and never shown in part across streamed fragments
@@ -49,6 +50,8 @@ class EventRouter:
         self.ui.scratchpad.start_turn(text)
         self.ui.status.thinking()
         outcome = "interrupted"
+        self._fitted = []
+        fitted_before = len(self.ui.fittings_recorded())
         try:
             async with aclosing(stream) as events:
                 async for event in events:
@@ -62,6 +65,9 @@ class EventRouter:
             # as the record will read on resume: the call asked about and those running end aborted, and the
             # turn "interrupted" (live it said "turn cancelled (recorded as interrupted)" and left the call out)
             await self.ui.chat.calls_stopped(self._asked)
+            for record in self.ui.fittings_recorded()[fitted_before:]:     # summed up at its close, after its events
+                if not any(record.fitting is said for said in self._fitted):
+                    await self.ui.chat.context_adjusted(record.fitting)
             await self.ui.chat.add_notice("turn interrupted", "warning")
             raise
         finally:
@@ -195,9 +201,8 @@ class EventRouter:
         self.ui.status.thinking()
 
     async def on_turn_adjustments(self, e: ev.TurnAdjustments) -> None:
-        await self.ui.chat.context_adjusted(e.summary, e.headline, [
-            f"{a.action}: {a.detail} · {tokens(a.tokens_before)} → {tokens(a.tokens_after)} tokens"
-            for a in e.adjustments])
+        self._fitted.append(e)
+        await self.ui.chat.context_adjusted(e)
 
     async def on_tools_changed(self, e: ev.ToolsChanged) -> None:
         change = " ".join([f"+{t}" for t in e.added] + [f"-{t}" for t in e.removed])

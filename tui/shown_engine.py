@@ -78,7 +78,7 @@ class ShownEngine:
         self.app.scratchpad.reset(first_turn=opened.turns_before + 1,
                                   recorded=recorded_turns(opened.transcript, engine.turn_ends))
         await chat.show_transcript(opened.transcript or list(engine.history.messages), engine.compactions,
-                                   keep_recent, engine.permissions, engine.turn_ends)
+                                   keep_recent, engine.permissions, engine.turn_ends, engine.fittings)
         await self.startup.greet(not (opened.transcript or engine.history.messages), opened.notices)
         self.app.show_prompt()
         self.refresh_undoable(opened.undoable)

@@ -90,7 +90,7 @@ class Startup:
         tail = self.app.host.preview(path, FIRST_TURNS)
         self.preview = (path.name.removesuffix(".jsonl"), tail.compactions)
         await self.app.chat.show_transcript(tail.messages, tail.records, permissions=tail.permissions,
-                                            ends=tail.turn_ends)
+                                            ends=tail.turn_ends, fittings=tail.fittings)
         self.app.query_one(HistoryView).show([], None)
         self.app.refresh_topbar()
 

@@ -12,7 +12,7 @@ from contextual.tui.widgets.scratchpad import ScratchpadView
 from contextual.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
-    from contextual.core.session.schema import CompactionRecord
+    from contextual.core.session.schema import CompactionRecord, FittedRecord
 
 
 class Surfaces(Protocol):
@@ -41,3 +41,6 @@ class Surfaces(Protocol):
 
     def compactions_logged(self) -> list[CompactionRecord]:
         """The engine's compaction log, newest last (what a cut compaction stream left behind)."""
+
+    def fittings_recorded(self) -> list[FittedRecord]:
+        """The engine's turns' fittings to the window, newest last (a stopped turn's is recorded after its events)."""

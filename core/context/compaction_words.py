@@ -54,6 +54,11 @@ def why(parts: tuple[int, int] | None, ended: str) -> str:
     return f"{who} after {kept} of {total} parts"
 
 
+def kept_line(note: str) -> str:
+    """The chat's line for why fewer rounds were kept whole than asked (keep_fit.kept_note), live and resumed."""
+    return f"compaction: {note}"
+
+
 class Logged(Protocol):
     """What `line` reads of a compaction (core/session/schema.py: CompactionRecord, whose module imports this one)."""
     @property

@@ -24,6 +24,7 @@ from contextual.core.events import CompactionTrigger as Trigger
 from contextual.core.messages import Message
 from contextual.core.server_windows import takes
 from contextual.core.session.schema import CompactionRecord, Truncation
+from contextual.core.context import compaction_words
 from contextual.core.context.compaction_review import Event
 from contextual.core.plural import plural
 from contextual.core.reminder import system_reminder
@@ -145,9 +146,10 @@ class Compactor:
         if before.blocked or before.stop is not None:       # said, not silently dropped: it cannot stop one here
             yield Notice(f"a PreCompact hook cannot stop a compaction here; it goes on "
                          f"({before.reason or before.stop})", "warning")
-        if plan.note and plan.note != self._kept_said:   # fewer rounds kept than keep_rounds: told why, once
-            self._kept_said = plan.note        # (at 4k every message compacts; the card says it each time)
-            yield Notice(f"compaction: {plan.note}", "info")
+        said = plan.note if plan.note != self._kept_said else ""    # fewer rounds kept than keep_rounds: told
+        if said:                                  # why, once (at 4k every message compacts; the card says it each time)
+            self._kept_said = said
+            yield Notice(compaction_words.kept_line(said), "info")
         yield CompactionProgress("choosing", time.monotonic() - started, 0,
                                  f"archiving {plural(plan.rounds_archived, 'round')}; "
                                  + (plan.note if plan.note else f"keeping {plan.rounds_kept}"))
@@ -181,7 +183,7 @@ class Compactor:
                          "info")
         yield CompactionProgress("rebuilding", time.monotonic() - started, 0, "rebuilding the prompt")
         await self._recorder.flush(fsync=True)
-        post = self._apply(outcome, pre, held)
+        post = self._apply(outcome, pre, held, said)
         await self._recorder.flush(fsync=True)
         yield PromptChanged(prompt.next_prompt)
         yield CompactionFinished(trigger, pre, post, plan.rounds_archived, outcome.files_included, outcome.text,
@@ -239,9 +241,10 @@ class Compactor:
         self._recorder.usage(usage)
         return usage
 
-    def _apply(self, outcome: compaction.CompactionOutcome, pre: int, held: Sequence[str] = ()) -> int:
+    def _apply(self, outcome: compaction.CompactionOutcome, pre: int, held: Sequence[str] = (), said: str = ""
+               ) -> int:
         """Apply to history; log it (with the loss ledger: what the archived rounds held that nothing in the
-        prompt holds now) and record it in the session."""
+        prompt holds now, and ``said``: the chat's note on the rounds kept) and record it in the session."""
         from contextual.core.context import compaction, review_flow
         prompt = self._prompt
         ledger = review_flow.ledger_of(outcome.plan.archive, outcome.plan.kept, outcome.text,
@@ -253,7 +256,7 @@ class Compactor:
         record = CompactionRecord(outcome.trigger, pre, None, tuple(outcome.files_included), outcome.fallback,
                                   outcome.plan.rounds_archived, ledger, kept_from, tuple(held), now_iso(),
                                   outcome.merged, outcome.parts, outcome.rounds_truncated, outcome.ended,
-                                  outcome.input_cut, outcome.partly)
+                                  outcome.input_cut, outcome.partly, kept_note=said)
         # E2's truncation leaves no summary (or only the finished parts'): without a word the model takes the kept
         # rounds for the start. Under an earlier summary they are the rounds after it, not the conversation's oldest
         own = record.own_cut(after_summary=bool(prompt.history.summaries))

@@ -15,8 +15,10 @@ from contextual.core.prompt import Adjustment
 
 
 class Fitted:
-    def __init__(self, window: Callable[[], int] = lambda: 0) -> None:
+    def __init__(self, window: Callable[[], int] = lambda: 0,
+                 taken: Callable[[TurnAdjustments], None] = lambda summary: None) -> None:
         self._window = window             # read at the summary: a window learned mid-turn is the one fitted to
+        self._taken = taken               # each summary as taken (the session records it: a resumed chat shows it)
         self._adjustments: list[Adjustment] = []
         self._calls = 0
         self._fitted = 0
@@ -42,9 +44,11 @@ class Fitted:
         said, short = _said(adjustments)
         last = adjustments[-1]
         record = " (their full record is in the session)" if "folded" in short else ""
-        return TurnAdjustments(adjustments, "; ".join([f"{said[0]} {fit}{record}", *said[1:]]) +
-                               f" (at {fitted} of {plural(calls, 'call')}; last {last.tokens_before:,} → "
-                               f"{last.tokens_after:,} tokens)", f"{short} {fit}")
+        summary = TurnAdjustments(adjustments, "; ".join([f"{said[0]} {fit}{record}", *said[1:]]) +
+                                  f" (at {fitted} of {plural(calls, 'call')}; last {last.tokens_before:,} → "
+                                  f"{last.tokens_after:,} tokens)", f"{short} {fit}")
+        self._taken(summary)
+        return summary
 
 
 def _said(adjustments: tuple[Adjustment, ...]) -> tuple[list[str], str]:

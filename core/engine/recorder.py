@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any, Collection
 
 from contextual.core.clock import now_iso
 from contextual.core.context.history import HistoryManager
-from contextual.core.events import Notice, UsageEvent
+from contextual.core.events import Notice, TurnAdjustments, UsageEvent
 from contextual.core.messages import Message
 from contextual.core.ports import SessionSink, SnapshotHook
-from contextual.core.session.schema import CompactionRecord, PermissionRecord, TurnEnd
+from contextual.core.session.schema import CompactionRecord, FittedRecord, PermissionRecord, TurnEnd
 
 if TYPE_CHECKING:
     from contextual.core.tools.base import Todo
@@ -31,6 +31,10 @@ class Recorder:
         # Why the session's turns that ended without an answer did, by turn id (restored, then this run's): a chat
         # rebuilt from the record (/undo, /rewind) says it where the live chat said it.
         self.turn_ends: dict[str, TurnEnd] = {}
+        # Each turn's fitting to the window summed up, after the message it followed (restored, then this run's):
+        # a chat rebuilt from the record shows its "context adjusted" row where the live chat did.
+        self.fittings: list[FittedRecord] = []
+        self._last_said: str | None = None       # the id of the message recorded last (a fitting follows it)
 
     def attach(self, session: SessionSink | None, snapshots: SnapshotHook | None) -> None:
         self.session, self.snapshots = session, snapshots
@@ -46,6 +50,7 @@ class Recorder:
             message = message.with_meta(timestamp=now_iso())
         self._history.append(message)
         self._recorded.append(message)
+        self._last_said = message.id
         if self.session is not None:
             self.session.append_message(message)
         return message
@@ -54,6 +59,7 @@ class Recorder:
         """A message made outside a turn and already written to the session by its maker."""
         self._history.append(message)
         self._recorded.append(message)
+        self._last_said = message.id
 
     def take_recorded(self) -> list[Message]:
         out, self._recorded = self._recorded, []
@@ -70,9 +76,10 @@ class Recorder:
         """Warnings the front end has said in its own way (the app's answer to the trust question)."""
         self.warnings[:] = [w for w in self.warnings if w not in said]
 
-    def restore(self, turn_ends: dict[str, TurnEnd], warnings: list[str]) -> None:
-        """A resumed session's turn ends and the loader's warnings (after any this run raised)."""
+    def restore(self, turn_ends: dict[str, TurnEnd], warnings: list[str], fittings: list[FittedRecord]) -> None:
+        """A resumed session's turn ends, fittings and the loader's warnings (after any this run raised)."""
         self.turn_ends = dict(turn_ends)
+        self.fittings = list(fittings)
         self.warnings += warnings
 
     def notices(self) -> list[Notice]:
@@ -89,6 +96,12 @@ class Recorder:
             self.turn_ends[record.turn_id] = record
         if self.session is not None:
             self.session.append_turn_end(record)
+
+    def fitted(self, fitting: TurnAdjustments) -> None:
+        """The turn's fitting summed up (once before its answer, or at its close however it ended)."""
+        record = FittedRecord(fitting, self._last_said)
+        self.fittings.append(record)
+        self.entry(record.to_entry())
 
     def usage(self, event: UsageEvent) -> None:
         if self.session is not None:

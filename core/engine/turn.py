@@ -53,7 +53,7 @@ class TurnLoop:
         self._controls = controls
         self._compactor = compactor
         self._hooks = HookRunner(settings, recorder)
-        self._fitted = Fitted(lambda: self._settings.config.context_window)
+        self._fitted = Fitted(lambda: self._settings.config.context_window, recorder.fitted)
         self._ends = TurnEnds(prompt, recorder, controls)
         self._input = TurnInput(settings, prompt, recorder, controls, compactor, self._hooks, self._ends)
         self._model_call = ModelCall(settings, prompt, recorder, controls, self._fitted)
@@ -113,11 +113,12 @@ class TurnLoop:
             crashed = exc
             raise
         finally:
+            # summed up and recorded however the turn ended: a stopped one's too (-p says it from the record)
+            summary = self._fitted.summary()
             unwritten = await self._close(opening.turn_id, terminal, crashed)
         if unwritten is not None:
             yield Notice(f"{unwritten}; this turn's lines are kept and written once the disk takes them",
                          "warning")
-        summary = self._fitted.summary()
         if summary is not None:
             yield summary
         for change in self.changes(force=True):       # the turn is closed: the view is the next turn's prompt

@@ -10,6 +10,8 @@ Rebuilding rules:
   result right after its assistant message (seed 003); a result whose call appears nowhere is dropped.
 - A ``permission`` entry (the user's answer to the dialog) belongs after the message before it, the call it
   answered; a rewind takes it back with that message.
+- A ``context_adjusted`` entry (a turn's fitting to the window summed up) belongs after the message before it,
+  as a permission entry does; neither is a message.
 - An ``interrupted`` or ``turn_failed`` entry says why the turn it names (``turnId``; an older interrupted entry
   names none: the turn it follows) ended without an answer. Neither is a message: history is the same without.
 - A torn or corrupt line is skipped with a warning naming it; everything else loads.
@@ -50,6 +52,7 @@ class LoadedSession:
     todos_after: dict[str, list[Todo]] = field(default_factory=dict)
     compactions: list[schema.CompactionRecord] = field(default_factory=list)
     permissions: list[schema.PermissionRecord] = field(default_factory=list)   # each after the message it followed
+    fittings: list[schema.FittedRecord] = field(default_factory=list)          # each after the message it followed
     warnings: list[str] = field(default_factory=list)
     entries: list[dict[str, Any]] = field(default_factory=list)
     pins: list[str] = field(default_factory=list)            # pinned message ids (issue 19.3), latest entry wins
@@ -219,6 +222,7 @@ class _Fold:
         session.last_usage = None
         said = {m.id for m in session.full_record}      # the answers given in what it took back go with it
         session.permissions = [p for p in session.permissions if p.after in said]
+        session.fittings = [f for f in session.fittings if f.after in said]
 
     def _system(self, entry: dict[str, Any], number: int) -> None:
         session = self.session
@@ -232,6 +236,8 @@ class _Fold:
                 session.last_usage = spent
         elif subtype == "permission":
             session.permissions.append(schema.PermissionRecord.from_entry(entry, _last_said(session.full_record)))
+        elif subtype == "context_adjusted":
+            session.fittings.append(schema.FittedRecord.from_entry(entry, _last_said(session.full_record)))
         elif subtype == "pins":
             session.pins = list(entry["pinned"])
         elif subtype == "fork" and isinstance(entry.get("parentSessionId"), str) and session.forked_from is None:
@@ -274,7 +280,7 @@ def _folder(session: LoadedSession, entry: dict[str, Any]) -> None:
 # dialogs) and the compactions that summarised it. Usage (the session's cost), pins, titles and snapshots stay: they
 # happened.
 _TAKEN_BACK = {"user", "assistant", "tool_result", "tool_use"}
-_TAKEN_BACK_SYSTEM = {"compact_boundary", "permission"}
+_TAKEN_BACK_SYSTEM = {"compact_boundary", "permission", "context_adjusted"}
 
 
 def _rewound(numbered: list[tuple[int, dict[str, Any]]], target: Any, rewind_at: int) -> list[tuple[int, dict[str, Any]]]:
@@ -333,6 +339,7 @@ class Tail:
     records: list[schema.CompactionRecord] = field(default_factory=list)   # those among the messages read
     permissions: list[schema.PermissionRecord] = field(default_factory=list)   # those among them, as on load
     turn_ends: dict[str, schema.TurnEnd] = field(default_factory=dict)         # theirs, as on load
+    fittings: list[schema.FittedRecord] = field(default_factory=list)          # those among them, as on load
 
 
 def _entries_backwards(data: bytes, end: int) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -354,7 +361,8 @@ def read_tail(path: Path, turns: int) -> Tail:
     found: list[Message] = []
     records: list[schema.CompactionRecord] = []
     permissions: list[schema.PermissionRecord] = []
-    answered: list[dict[str, Any]] = []   # permission entries read, until the message before them is
+    answered: list[dict[str, Any]] = []   # permission and context_adjusted entries, until the message before them is
+    fittings: list[schema.FittedRecord] = []
     ends: dict[str, schema.TurnEnd] = {}
     untied: list[dict[str, Any]] = []     # older interrupted entries (no turnId), until their turn's message is
     users = 0
@@ -368,7 +376,7 @@ def read_tail(path: Path, turns: int) -> Tail:
             if dropping is None:
                 records.append(schema.CompactionRecord.from_entry(entry))
             continue
-        if entry["type"] == "system" and entry.get("subtype") == "permission":
+        if entry["type"] == "system" and entry.get("subtype") in ("permission", "context_adjusted"):
             if dropping is None:
                 answered.append(entry)
             continue
@@ -391,7 +399,11 @@ def read_tail(path: Path, turns: int) -> Tail:
             continue
         found.append(msg)
         if msg.role != "summary":
-            permissions.extend(schema.PermissionRecord.from_entry(e, msg.id) for e in answered)
+            for e in answered:
+                if e["subtype"] == "permission":
+                    permissions.append(schema.PermissionRecord.from_entry(e, msg.id))
+                else:
+                    fittings.append(schema.FittedRecord.from_entry(e, msg.id))
             answered.clear()
         if msg.starts_turn:
             for old in untied:
@@ -408,7 +420,8 @@ def read_tail(path: Path, turns: int) -> Tail:
     found.reverse()
     records.reverse()
     permissions.reverse()
-    return Tail(found, compactions, records, permissions, ends)
+    fittings.reverse()
+    return Tail(found, compactions, records, permissions, ends, fittings)
 
 
 def _opening(data: bytes, end: int, sent: str) -> Iterator[schema.CompactionRecord]:

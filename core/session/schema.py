@@ -15,7 +15,8 @@ from contextual.core import bounded_json
 from contextual.core.context import compaction_words
 from contextual.core.input_cut import InputCut
 from contextual.core.context.ledger import Ledger
-from contextual.core.events import PermissionDecision
+from contextual.core.events import PermissionDecision, TurnAdjustments
+from contextual.core.prompt import Adjustment
 from contextual.core.session.meta_check import meta_problem
 
 TODO_STATUSES = ("pending", "in_progress", "completed")
@@ -104,6 +105,9 @@ class CompactionRecord:
     # earlier ones removed whose note it took away unread (core/engine/compactor.py: told). None: nothing, or a
     # record written before it (the loader reads the record's own figures then: own_cut).
     cut: Truncation | None = None
+    # Why fewer rounds than keep_rounds were kept, when the chat was told (keep_fit.kept_note; said once while it
+    # stays the same): a resumed chat says it where the live one did. compactMetadata.keptNote, only when said.
+    kept_note: str = ""
 
     def own_cut(self, after_summary: bool) -> Truncation | None:
         """The rounds this compaction itself removed without a summary: all it archived when it fell back, or those a
@@ -125,7 +129,8 @@ class CompactionRecord:
                 **({"partsEnded": self.ended} if self.parts is not None and self.ended else {}),
                 **({"roundPartlySummarised": True} if self.parts is not None and self.partly else {}),
                 **({"inputCut": self.input_cut.metadata()} if self.input_cut else {}),
-                **({"cut": self.cut.metadata()} if self.cut is not None else {})}
+                **({"cut": self.cut.metadata()} if self.cut is not None else {}),
+                **({"keptNote": self.kept_note} if self.kept_note else {})}
 
     def stopped(self) -> str:
         """'' unless its summary ended with parts finished (esc, a timeout, a failure): then what it kept, in words
@@ -167,7 +172,8 @@ class CompactionRecord:
                    int(meta["summariesMerged"]) if _count(meta.get("summariesMerged")) else 0,
                    parts, int(meta["roundsTruncated"]) if stopped else 0, ended, InputCut.of(meta.get("inputCut")),
                    stopped and meta.get("roundPartlySummarised") is True,
-                   Truncation.of(meta.get("cut"), entry.get("fallback") or compaction_words.why(parts, ended)))
+                   Truncation.of(meta.get("cut"), entry.get("fallback") or compaction_words.why(parts, ended)),
+                   meta["keptNote"] if isinstance(meta.get("keptNote"), str) else "")
 
 
 @dataclass(frozen=True)
@@ -214,6 +220,29 @@ class PermissionRecord:
         decision = next(d for d in PERMISSION_DECISIONS if d == permission["decision"])
         return cls(permission["tool"], decision, tuple(permission.get("rules") or ()),
                    permission.get("onceOnly") or "", permission.get("note") or "", after)
+
+
+@dataclass(frozen=True)
+class FittedRecord:
+    """A turn's prompt fitted to the window, summed up (the TurnAdjustments event), as its ``context_adjusted``
+    entry holds it: the live chat's "context adjusted" row, which a resumed chat shows again where it was. Each
+    adjustment keeps what the row lists (action, detail, tokens before and after), not the messages it touched.
+    An older reader passes the entry by (an unknown subtype)."""
+    fitting: TurnAdjustments
+    # The message recorded just before it: where a resumed chat shows it. Not written: the entry's place says it.
+    after: str | None = None
+
+    def to_entry(self) -> dict[str, Any]:
+        return system_body("context_adjusted", summary=self.fitting.summary, headline=self.fitting.headline,
+                           adjustments=[{"action": a.action, "detail": a.detail, "tokensBefore": a.tokens_before,
+                                         "tokensAfter": a.tokens_after} for a in self.fitting.adjustments])
+
+    @classmethod
+    def from_entry(cls, entry: dict[str, Any], after: str | None) -> "FittedRecord":
+        """A context_adjusted entry whose shape `problem` accepted."""
+        adjustments = tuple(Adjustment(a["action"], a["detail"], a["tokensBefore"], a["tokensAfter"])
+                            for a in entry["adjustments"])
+        return cls(TurnAdjustments(adjustments, entry["summary"], entry["headline"]), after)
 
 
 INTERRUPTED = "interrupted"        # TurnEnd.kind of a turn the user stopped (Esc, Ctrl-C, the app closed mid-turn)
@@ -366,6 +395,17 @@ def _turn_end_problem(entry: dict[str, Any]) -> str | None:
     return None
 
 
+def _fitted_problem(entry: dict[str, Any]) -> str | None:
+    if not (isinstance(entry.get("summary"), str) and isinstance(entry.get("headline"), str)):
+        return "summary/headline are not text"
+    adjustments = entry.get("adjustments")
+    if not isinstance(adjustments, list) or not all(
+            isinstance(a, dict) and isinstance(a.get("action"), str) and isinstance(a.get("detail"), str)
+            and _count(a.get("tokensBefore")) and _count(a.get("tokensAfter")) for a in adjustments):
+        return "adjustments is not a list of {action, detail, tokensBefore, tokensAfter}"
+    return None
+
+
 def _snapshot_problem(entry: dict[str, Any]) -> str | None:
     if not isinstance(entry.get("turnId"), str):
         return "turnId is not text"
@@ -383,7 +423,7 @@ _SYSTEM_CHECKS: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "usage": _usage_problem, "todos": _todos_problem, "compact_boundary": _boundary_problem,
     "pins": _pins_problem, "permission": _permission_problem, "ghost_snapshot": _snapshot_problem,
     "ghost_snapshot_after": _snapshot_problem, "undo": _snapshot_problem,
-    "interrupted": _turn_end_problem, "turn_failed": _turn_end_problem,
+    "interrupted": _turn_end_problem, "turn_failed": _turn_end_problem, "context_adjusted": _fitted_problem,
 }
 
 

@@ -13,8 +13,7 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from contextual.core.messages import NO_ANSWER, Message
-from contextual.core.plural import plural
-from contextual.tui.format import unparsed
+from contextual.tui.format import tokens, unparsed
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.shell_output import JOINS, ShellShown, ran_line
 from contextual.tui.widgets.hanging_text import HangingStatic
@@ -24,7 +23,8 @@ from contextual.tui.widgets.tool_trail import AdjustedTitle, ToolTrail, with_row
 from contextual.tui.widgets.user_message import user_line
 
 if TYPE_CHECKING:           # Markdown (markdown-it, pygments) is imported with the first answer, not at launch
-    from contextual.core.session.schema import CompactionRecord, PermissionRecord, TurnEnd
+    from contextual.core.events import TurnAdjustments
+    from contextual.core.session.schema import CompactionRecord, FittedRecord, PermissionRecord, TurnEnd
     from contextual.core.tools.base import Todo
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownStream
@@ -45,6 +45,25 @@ def _shell_block(shown: ShellShown) -> "Markdown":
     fence = "~~~~" if "```" in shown.output else "```"
     status = f"\n\n{shown.status}" if shown.status else ""
     return _markdown(f"{fence}text\n{shown.output or '(no output)'}\n{fence}{status}", "agent shell")
+
+
+def _fitted_text(said: Sequence[TurnAdjustments]) -> tuple[str, Text]:
+    """The "context adjusted" row of a turn, live and resumed: its title the newest summary's gist ("steps 1–25
+    folded to fit the 4,096-token window", one line at 80 columns), its body that summary and every adjustment."""
+    last = said[-1]
+    title = unparsed(f"context adjusted: {last.headline or last.summary.split(' (', 1)[0]}")
+    details = [f"{a.action}: {a.detail} · {tokens(a.tokens_before)} → {tokens(a.tokens_after)} tokens"
+               for e in said for a in e.adjustments]
+    return title, Text("\n".join([last.summary, *details]))
+
+
+def _fitted_row(said: Sequence[TurnAdjustments]) -> tuple[Collapsible, Static]:
+    """The row and its body (updated in place when the turn is fitted again)."""
+    title, text = _fitted_text(said)
+    body = Static(text)
+    row = Collapsible(body, title=title, collapsed=True, classes="adjusted")
+    with_row_title(row, AdjustedTitle)       # ↑ ↓ from a tool-call row reach it, enter opens it
+    return row, body
 
 
 def _notice(line: str, level: str = "info") -> Static:
@@ -85,7 +104,8 @@ class ChatLog(VerticalScroll):
         self.trail: ToolTrail | None = None              # this turn's tool calls
         self.todos: TodoList | None = None                # this turn's task list (TodoWrite), redrawn in place
         self.adjusted: Collapsible | None = None          # this turn's one "context adjusted" line
-        self._adjustments: list[str] = []
+        self._adjusted_body: Static | None = None
+        self._adjustments: list[TurnAdjustments] = []     # what it sums up
         self._permission = ""                             # an answer the next call's trail row carries
         self._earlier: list[Turn] = []                  # restored turns not mounted yet (mount_earlier)
         self._first_recent: Widget | None = None          # the first widget of the restored turns mounted
@@ -200,22 +220,16 @@ class ChatLog(VerticalScroll):
             return
         self.todos.show(todos)
 
-    async def context_adjusted(self, line: str, headline: str = "", details: list[str] | None = None) -> None:
-        """One collapsible line per turn: its title the adjustments' gist ("steps 1–25 folded to fit the 4,096-token
-        window", one line at 80 columns), its body the summary and each adjustment."""
-        self._adjustments.extend(details if details is not None else [line])
-        n = len(self._adjustments)
-        title = unparsed(f"context adjusted: {headline or line.split(' (', 1)[0]}" if details is not None else
-                         f"context adjusted {plural(n, 'time')} this turn (see History and the meter)")
-        body = Text("\n".join(([line] if details is not None else []) + self._adjustments))
-        if self.adjusted is None:
-            self._adjusted_body = Static(body)
-            self.adjusted = Collapsible(self._adjusted_body, title=title, collapsed=True, classes="adjusted")
-            with_row_title(self.adjusted, AdjustedTitle)       # ↑ ↓ from a tool-call row reach it, enter opens it
+    async def context_adjusted(self, fitting: TurnAdjustments) -> None:
+        """One collapsible line per turn (``_fitted_text``); a second summary in the turn updates it."""
+        self._adjustments.append(fitting)
+        if self.adjusted is None or self._adjusted_body is None:
+            self.adjusted, self._adjusted_body = _fitted_row(self._adjustments)
             await self._add(self.adjusted)
         else:
+            title, text = _fitted_text(self._adjustments)
             self.adjusted.title = title
-            self._adjusted_body.update(body)
+            self._adjusted_body.update(text)
 
     # ----- the answer
     async def stream_answer(self, fragment: str) -> None:
@@ -252,13 +266,15 @@ class ChatLog(VerticalScroll):
     # ----- a resumed session
     async def show_transcript(self, messages: list[Message], compactions: Sequence[CompactionRecord] = (),
                               keep_recent: bool = False, permissions: Sequence[PermissionRecord] = (),
-                              ends: Mapping[str, TurnEnd] | None = None) -> None:
+                              ends: Mapping[str, TurnEnd] | None = None, fittings: Sequence[FittedRecord] = ()
+                              ) -> None:
         """Rebuild from the session's full record (archived rounds included, summaries not): what was said,
         each turn's tool trail, final answers, where each compaction happened and each permission asked was
-        answered, why a turn ended without an answer (``ends``, by turn id). Undo notes are the app's words, not
+        answered, how a turn was fitted to the window (``fittings``), why a turn ended without an answer (``ends``,
+        by turn id). Undo notes are the app's words, not
         the user's. Turns are read as plain data first; widgets are made only for the recent ones a long session
         shows."""
-        turns = resumed_turns(messages, compactions, permissions, ends or {})
+        turns = resumed_turns(messages, compactions, permissions, ends or {}, fittings)
         hidden = len(turns) - MAX_RESTORED_TURNS
         notice = (Static(Text(f"… {hidden} earlier turns: /export writes the whole transcript"), classes="notice -info")
                   if hidden > 0 else None)
@@ -274,6 +290,7 @@ class ChatLog(VerticalScroll):
             return
         await self.remove_children()
         self.trail = self.adjusted = None
+        self._adjusted_body, self._adjustments = None, []
         widgets: list[Widget] = [notice] if notice is not None else []
         self._earlier, self._recent = earlier, recent
         shown = _turn_widgets(recent)
@@ -312,6 +329,8 @@ def _turn_widgets(turns: list[Turn]) -> list[Widget]:
                 todos = TodoList(classes="todos")
                 todos.show(turn.todos)
                 widgets.append(todos)
+            elif shown.kind == "fitted":     # its "context adjusted" row, as live
+                widgets.append(_fitted_row(turn.fittings)[0])
             elif shown.kind == "answer":     # an answer a Stop hook did not let end the turn
                 widgets.append(_markdown(shown.line, "agent"))
             else:

@@ -1,13 +1,17 @@
 """A session's record read back as the live chat showed its turns, as plain data (``ChatLog.show_transcript``
 makes the widgets): the `!command` outputs a turn's message carried (shown before it), its message as typed, its
 tool trail and task list, the notices between (permission answers, compactions during it, a Stop hook that made it
-go on), its answers, why it ended without one, and the compactions and undo notes after it.
+go on), its "context adjusted" row, its answers, why it ended without one, and the compactions and undo notes
+after it.
 
 Each compaction goes after the last message recorded before it, worded as the live chat worded it: one that cut
 rounds without a summary leaves no message of its own, so the record is what marks it. One made after an input was
 sent, before its message was recorded (meta ``sent``), goes under that message. Each permission answer goes after
 the call it answered, before the trail when that call was the turn's first (the trail appeared when the call
-started, after the dialog)."""
+started, after the dialog). A turn's fitting to the window goes after the message it followed, as the live chat's row
+came before the answer it preceded (or at the turn's end); a second one in the turn (a Stop hook made it go on)
+joins the first row, as live. Each compaction that kept fewer rounds than asked is preceded by its note, when the
+live chat said it."""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from contextual.core.context.compaction_words import kept_line
 from contextual.core.context.continuation import notice_line
 from contextual.core.context.user_shell import shell_results
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
@@ -29,7 +34,8 @@ from contextual.tui.shell_output import ShellShown, shell_shown
 from contextual.tui.widgets.tool_trail import TrailCall
 
 if TYPE_CHECKING:
-    from contextual.core.session.schema import CompactionRecord, PermissionRecord, TurnEnd
+    from contextual.core.events import TurnAdjustments
+    from contextual.core.session.schema import CompactionRecord, FittedRecord, PermissionRecord, TurnEnd
     from contextual.core.tools.base import Todo
 
 LAST = "\uffff"         # a time after every recorded one: a compaction without a time goes last
@@ -38,13 +44,15 @@ LAST = "\uffff"         # a time after every recorded one: a compaction without 
 @dataclass(frozen=True)
 class Shown:
     """What the live chat showed between a turn's message and its answer, one thing at a time."""
-    kind: str                 # "trail" (the turn's tool calls), "todos" (its task list), "notice" or "answer"
+    kind: str                 # "trail" (the turn's tool calls), "todos" (its task list), "fitted" (its "context
+                              # adjusted" row), "notice" or "answer"
     line: str = ""
     level: str = "info"
     start: int = 0            # a trail's first call (of Turn.calls): it holds those up to the next trail's start
 
 
 TODOS = Shown("todos")
+FITTED = Shown("fitted")
 
 
 @dataclass
@@ -62,19 +70,21 @@ class Turn:
     # a compaction's line came after its trail: the next call starts a trail below it, as the live chat's does
     trail_closed: bool = False
     shell: list[ShellShown] = field(default_factory=list)     # the `!command`s shown before its message
+    fittings: list[TurnAdjustments] = field(default_factory=list)     # its fitting to the window, summed up
 
 
 def resumed_turns(messages: list[Message], compactions: Sequence[CompactionRecord] = (),
-                  permissions: Sequence[PermissionRecord] = (), ends: Mapping[str, TurnEnd] | None = None
-                  ) -> list[Turn]:
-    return _Reader(messages, compactions, permissions, ends or {}).read()
+                  permissions: Sequence[PermissionRecord] = (), ends: Mapping[str, TurnEnd] | None = None,
+                  fittings: Sequence[FittedRecord] = ()) -> list[Turn]:
+    return _Reader(messages, compactions, permissions, ends or {}, fittings).read()
 
 
 class _Reader:
     """One reading of a record: the turns so far, the compactions and permission answers not placed yet."""
 
     def __init__(self, messages: list[Message], compactions: Sequence[CompactionRecord],
-                 permissions: Sequence[PermissionRecord], ends: Mapping[str, TurnEnd]) -> None:
+                 permissions: Sequence[PermissionRecord], ends: Mapping[str, TurnEnd],
+                 fittings: Sequence[FittedRecord] = ()) -> None:
         self.messages = messages
         self.ends = ends
         self.turns: list[Turn] = []
@@ -83,6 +93,10 @@ class _Reader:
         for record in permissions:
             if record.after is not None:
                 self.answers.setdefault(record.after, []).append(record)
+        self.fittings: dict[str, list[TurnAdjustments]] = {}
+        for fitted in fittings:
+            if fitted.after is not None:
+                self.fittings.setdefault(fitted.after, []).append(fitted.fitting)
 
     def read(self) -> list[Turn]:
         for message in self.messages:
@@ -92,6 +106,7 @@ class _Reader:
                 self._start_turn(message)
             else:
                 self._take(message)
+            self._fitted(message.id)
         self._compacted_before(LAST)
         return self.turns
 
@@ -159,12 +174,24 @@ class _Reader:
             record = pending.pop(0)
             if not self.turns:      # one before the first turn shown belongs to turns the chat does not show
                 continue
-            line, level = compaction_note(record), compaction_level(record)
+            # the note on the rounds kept came first, live, as the compaction began
+            lines = [*([(kept_line(record.kept_note), "info")] if record.kept_note else []),
+                     (compaction_note(record), compaction_level(record))]
             if during:         # within the turn: between two of its steps, or after its input was sent
-                self.turns[-1].shown.append(Shown("notice", line, level))
+                self.turns[-1].shown.extend(Shown("notice", line, level) for line, level in lines)
                 self.turns[-1].trail_closed = True
             else:
-                self.turns[-1].compacted.append((line, level))
+                self.turns[-1].compacted.extend(lines)
+
+    def _fitted(self, message_id: str) -> None:
+        """The turn's fitting summed up after this message: its row where the first one came, as the live chat's."""
+        fittings = self.fittings.pop(message_id, [])
+        if not fittings or not self.turns:
+            return
+        turn = self.turns[-1]
+        if FITTED not in turn.shown:
+            turn.shown.append(FITTED)
+        turn.fittings.extend(fittings)
 
     def _answered(self, message_id: str) -> None:
         for record in self.answers.pop(message_id, ()):
