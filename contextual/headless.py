@@ -97,7 +97,7 @@ def _compacted_line(ev: CompactionFinished) -> str:
 
 def refused_line(refused: list[str], mode: str) -> str:
     """The last stderr line of a run whose mode held calls back: exit 0 (the turn ended) and an answer that may
-    claim the work done read as success (a user review)."""
+    claim the work done read as success."""
     from collections import Counter
 
     from contextual.core.tools.base import EDITING_TOOLS
@@ -193,7 +193,7 @@ async def run_headless(engine: Engine, prompt: str, printer: Printer, *, started
     except asyncio.CancelledError:
         # Stopped (asyncio.run cancels this task at SIGINT): the session, the steps made and the usage spent so far
         # are the result, so a wrapper can resume by id and bill the spend; the cli's catch-all made a new one
-        # with none of them (a user review). The turn was recorded as interrupted on the way out.
+        # with none of them. The turn was recorded as interrupted on the way out.
         _uncancel()
         for record in engine.fittings[fitted_before:]:      # what the turn's end would have said of its steps
             if not any(record.fitting is ev for ev in said):

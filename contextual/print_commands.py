@@ -1,7 +1,6 @@
 """A slash command given to `-p` (core/slash_commands.py): `/compact [N] [instructions]` runs headless, its summary
 accepted without a preview; any other built-in command, or a `/word` naming no command, is refused in one line
-that says how to do it from the shell. Neither reaches the model: `-p "/compact"` was sent as the user's message
-(a user review, helper-130)."""
+that says how to do it from the shell. Neither reaches the model: `-p "/compact"` was sent as the user's message."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The settings a session ran with, given again to a command that rebuilds its prompts (`contextual context`,
 `contextual export --as-sent`): a session does not record them, so `context -c` after a run with
---context-window 8000 showed a 200k window unless given the same flags (QA)."""
+--context-window 8000 showed a 200k window unless given the same flags."""
 
 from __future__ import annotations
 

@@ -355,7 +355,7 @@ class Engine:
 
     def carry_pending(self, other: Engine) -> None:
         """What was to ride on ``other``'s next input (re-injected ledger facts, `!command` results) rides on this
-        one's: a /fork opened a new engine and they were silently dropped (user review, helper-121)."""
+        one's: a /fork opened a new engine and they were silently dropped."""
         for text in other.reminders:
             self.controls.remind(text)
         self.controls.take_shell(other.controls.shell)

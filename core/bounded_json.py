@@ -17,7 +17,7 @@ MAX_DEPTH = 64
 # A JSON string literal (its brackets are text, not nesting), or an unterminated one, which runs to the end. It
 # matches at every quote and never backtracks: a pattern that could fail there was tried again from each quote
 # inside an unterminated string, quadratic — 80 kB of escaped quotes took 13 s, a 1 MB stream line about half an
-# hour, with the event loop held (hostile-input red team).
+# hour, with the event loop held.
 _STRING = r'"(?:[^"\\]++|\\.)*+(?:"|\\?\Z)'
 
 

@@ -88,7 +88,7 @@ def coerce(key: str, value: Any, source: str) -> Any:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     # Only an absent file is no settings: a FIFO, a device or a folder where the file should be was skipped
-    # without a word (and its deny rules with it); it is an unreadable file, said as any other (red team)
+    # without a word (and its deny rules with it); it is an unreadable file, said as any other
     if not path.exists():
         return {}
     try:

@@ -52,7 +52,7 @@ class StreamRestarted:
 class Retrying:
     """The step's call, or a compaction's summary request (``call``), failed transiently and is tried again after
     ``wait`` seconds (core/providers/retry.py): the answer is late, and this says why (a spinner running on in
-    silence read as a hang: a user review)."""
+    silence read as a hang)."""
     step: int                         # the turn's step; 0 for a summary request (a compaction's, not a step's)
     attempt: int                      # the attempt about to start: 2 is the first retry
     attempts: int                     # the most there will be

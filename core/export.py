@@ -204,7 +204,7 @@ def rebuilt_prompts(loaded: "LoadedSession", config: "Config") -> Iterator[tuple
     engine = Engine(config, None, interactive=False)
     prompt = engine.prompt
     # Each call was fitted through the calibration of our count against the server's as it stood then: replayed
-    # from the usage the calls recorded (read from the home as it is now, the cuts differed; small-window red team)
+    # from the usage the calls recorded (read from the home as it is now, the cuts differed)
     prompt.start_replay()
     usages = iter(loaded.calls)
     pending: Message | None = None            # an action whose result is still to come

@@ -28,7 +28,7 @@ def change_local_rules(project_root: Path, kind: RuleKind, add: Sequence[str] = 
     path = local_config_path(Path(project_root))
     folder = path.parent.resolve()
     if Path(project_root).resolve() not in folder.parents:
-        # a checkout's `.contextual` that links elsewhere would have us write there (red team)
+        # a checkout's `.contextual` that links elsewhere would have us write there
         raise ValueError(f"cannot write {path}: {path.parent.name} is a link to {folder}, outside the project")
     try:
         before = local_rules_item(project_root) if home is not None else None
@@ -72,11 +72,11 @@ def change_local_rules(project_root: Path, kind: RuleKind, add: Sequence[str] = 
 
 def _ignore_in_git(path: Path) -> None:
     """Name the local file in the .gitignore of its folder, once. A .gitignore made here names itself too: it is
-    the app's, and made in the middle of a turn it was undone with the agent's files (tmux QA: /undo deleted it,
+    the app's, and made in the middle of a turn it was undone with the agent's files (/undo deleted it,
     and the local rules became committable)."""
     ignore = path.parent / ".gitignore"
     if ignore.is_symlink() or (ignore.exists() and not ignore.is_file()):
-        return          # a checkout's link (or FIFO) there: followed, our line went into any file it named (red team)
+        return          # a checkout's link (or FIFO) there: followed, our line went into any file it named
     if not ignore.exists():
         ignore.write_text(f".gitignore\n{path.name}\n", encoding="utf-8")
         return

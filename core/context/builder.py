@@ -276,7 +276,7 @@ class ContextBuilder:
         """Fit the prompt, at least as the turn's last fitted call did (`held`): a step once stubbed, sent as its
         action line or folded stays so for the turn, so the prompt up to the newest step is the text the server
         has cached (llama.cpp's KV cache, a provider's prefix cache); moving with each call's newest output had
-        rewritten the prompt from the first step at nearly every call of a 4k turn (helper-135). The turn is sent
+        rewritten the prompt from the first step at nearly every call of a 4k turn. The turn is sent
         afresh only when what it holds would leave more than three quarters of the limit unused (a compaction
         mid-turn, a larger window learned): at half, a 4k turn unfolded after each short output and folded again
         at the next long one, two rewrites for one call's detail."""
@@ -320,7 +320,7 @@ class ContextBuilder:
         A tier past the first (every action; then the memory at the prompt's head) keeps the cap the turn's last
         call shared it at (`held`: tier, cap) while that fits, and one that must go lower goes a MOVE_SLACK-th of the
         limit lower: the largest cap moved with each call's newest output, so a 50k-token paste at 8k was cut anew,
-        and the prompt sent afresh from its third message, at 34 of 35 calls (helper-139). Returns (tier, cap)."""
+        and the prompt sent afresh from its third message, at 34 of 35 calls. Returns (tier, cap)."""
         sizes = [self.cache.message(m.content) for m in msgs]
         tier, fits, cap = 0, False, 0
         for tier, (floor, shares) in enumerate(tiers):
@@ -368,8 +368,8 @@ class ContextBuilder:
         4. the newest observation cut head+tail, then every action (MIN_SHARE each), and only then the memory of
            the session: the summaries, the user's messages, the rules files (L2) and the fold note.
         Sharing one cap among all at once had cut every action's file name to a marker at the 30th Read of a 4k
-        turn (helper-58); cutting every step a little had left 39 of 40 actions unreadable and AGENTS.md cut to
-        67 characters at the 40th call of a 4k turn (helper-130). `built`: the prompt as built; `held`: what the turn's last fitted call gave
+        turn; cutting every step a little had left 39 of 40 actions unreadable and AGENTS.md cut to
+        67 characters at the 40th call of a 4k turn. `built`: the prompt as built; `held`: what the turn's last fitted call gave
         (stages 2 and 3 give at least as much; a move past it gives a MOVE_SLACK-th of the limit more). Returns what
         stage 3 gave, stage 2's cap and where stage 4 shared the room, for the next call."""
         adjustments: list[Adjustment] = []
@@ -449,7 +449,7 @@ class ContextBuilder:
     def _stored_pad(self, built: list[PromptMessage], steps: list[sp.ScratchStep]) -> list[PromptMessage]:
         """The turn in its stored forms to fit: each message the smaller of the policy's and the stored form (a
         form `ours` made aware of the turn is often the smaller, and it is the text the last call sent), a pinned
-        step whole. Always the stored forms had swapped `ours`'s forms for larger ones (helper-132)."""
+        step whole. Always the stored forms had swapped `ours`'s forms for larger ones."""
         stored = _scratch_forms(self._pinned_whole(sp.stored_only(steps, self.cache.count), steps), steps,
                                 self.cache.message)
         if len(built) != len(stored):
@@ -460,7 +460,7 @@ class ContextBuilder:
     def _cuts_said(self, fitted: list[PromptMessage], msgs: list[PromptMessage], before: int, total: int,
                    ids: Callable[[list[PromptMessage]], tuple[str, ...]]) -> list[Adjustment]:
         """What the cuts took, named for the user: a rules file by its name and the tokens it kept ("project rules
-        (AGENTS.md) cut to 62 tokens"); it had read "cut 77 oversized messages head+tail" (helper-130)."""
+        (AGENTS.md) cut to 62 tokens"); it had read "cut 77 oversized messages head+tail"."""
         newest = max((i for i, m in enumerate(msgs) if _is_result(m) and m.layer == "scratchpad"), default=-1)
         cut = [(i, m) for i, (was, m) in enumerate(zip(fitted, msgs)) if m.content != was.content]
         out = []

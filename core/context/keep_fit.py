@@ -12,7 +12,7 @@ spare, and a budget where it cannot:
 - else as many of the newest rounds as fit half the room together with what stays beside them (the summaries, the
   turn in progress, the todo recap), whole; the rest go into the summary, and the user is told ("kept the last 3
   rounds whole: more do not fit in this window"). Counting only the rounds against that half left the next prompt
-  at 94-110 % of the trigger at 8k (a summary at every message, mid-turn too: user review, helper-121); now it
+  at 94-110 % of the trigger at 8k (a summary at every message, mid-turn too); now it
   lands near half of it, a turn or two of room.
 """
 
@@ -54,8 +54,8 @@ def round_sizes(all_rounds: Sequence[Sequence[Message]], size: Callable[[Message
 
 def kept_note(kept: int, keep_rounds: int) -> str:
     """What the chat says when the budget, not keep_rounds, decided ("the newest rounds fill the window, so 2 are
-    kept whole" read as if the rounds had decided; user review). keep_rounds is named only when it is not the
-    seed's 10: "(keep_rounds is 10)" named a setting the user never chose (helper-121)."""
+    kept whole" read as if the rounds had decided). keep_rounds is named only when it is not the
+    seed's 10: "(keep_rounds is 10)" named a setting the user never chose."""
     room = "in this window with room left for the next turns"
     asked = f" (you asked for {keep_rounds})" if keep_rounds != SEED_KEEP_ROUNDS else ""
     if kept == 0:

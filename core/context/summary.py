@@ -126,7 +126,7 @@ class SummaryCompressor:
         """A summary request the server rejected for its size, read as a turn reads its own: a smaller window it
         states is taken (and the answer's reserve with it) for the one retry, aimed lower unless that window
         explains the rejection. A vLLM-style server counts max_tokens in: the summary asked 2,048 of a 4,096
-        window the turn had learned, failed, and a whole round was dropped at every turn (helper-133).
+        window the turn had learned, failed, and a whole round was dropped at every turn.
         Returns the retry's budget scale."""
         if not takes(exc.server_window, self.window) or exc.server_window is None:
             return RETRY_BUDGET_SCALE
@@ -207,7 +207,7 @@ class _Job:
         fixed = (shared_cache.count(self.system) + shared_cache.count(wrapper)
                  + 2 * PER_MESSAGE_OVERHEAD + SAFETY_TOKENS)
         # less the margin the agent's prompts keep (window_budget.margin, 2 %): a request filled to window − reserve
-        # left 187 tokens of 128,000, nothing for a server that counts a little more than ours (helper-139)
+        # left 187 tokens of 128,000, nothing for a server that counts a little more than ours
         room = self.owner.window - self.owner.output_reserve - margin(self.owner.window)
         budget = int(room * scale / self.owner.token_factor) - fixed
         if budget < MIN_CONTENT_BUDGET:
@@ -341,7 +341,7 @@ class _Job:
                 await self._read(stream, text, detail)
         except ReplyTooLong:
             # A server ignoring max_tokens: the summary so far, cut to the budget, beats none (every compaction
-            # fell back to cutting rounds without a summary; small-window red team)
+            # fell back to cutting rounds without a summary)
             cut = True
         except TimeoutError as exc:
             if deadline.expired():

@@ -1,4 +1,4 @@
-"""The turn in progress outgrowing the window: its oldest steps give way first, as whole units (helper-132).
+"""The turn in progress outgrowing the window: its oldest steps give way first, as whole units.
 
 A 41-call turn at 4k used to be fitted by shaving every message to one cap: by the 40th call 39 of 40 actions no
 longer showed which tool they called, and the newest observation was cut too. Here the turn's older steps (every

@@ -36,7 +36,7 @@ if TYPE_CHECKING:      # the summary machinery loads with the first compaction, 
 
 def truncation_note(cut: Truncation) -> str:
     """With ``cut.partly`` the first round's start is in the summary above (the note said "what it held is not above"
-    right under the summary of its start: a user review, helper-130)."""
+    right under the summary of its start)."""
     rounds, why, after_summary, partly = cut.rounds, cut.why, cut.after_summary, cut.partly
     # rounds gone before those the summary above holds, whose own note left unread with these (told)
     earlier = "" if not cut.earlier else (
@@ -63,7 +63,7 @@ def truncation_note(cut: Truncation) -> str:
 def told(own: Truncation, log: Sequence[CompactionRecord], unread: Sequence[Message], summarised: bool) -> Truncation:
     """What the model is told after a compaction that removed ``own`` without a summary, counting in what earlier
     cuts told it where that note would be lost or contradicted: two fallbacks in a row told of one round where two
-    were gone, the first note having ridden on a message the second archived unread (a user review, helper-139).
+    were gone, the first note having ridden on a message the second archived unread.
     With no summary made since the last compaction's cut, its rounds lie just before these (the oldest rounds after
     the summaries go first): one span, counted together. Otherwise an earlier cut whose note rode on a message no
     summary read (``unread``) lies before the rounds the last summary holds: said as ``earlier``."""
@@ -128,7 +128,7 @@ class Compactor:
         plan, refused = compaction.plan(prompt.l3(), len(prompt.history.messages), keep, prompt.keep_budget())
         if plan is not None and self._settings.summary_provider is None:
             # No model to summarise with (a session resumed without one): the fallback would archive the rounds
-            # with no summary at all, losing them for a missing setting (helper-69). Refused, and said why.
+            # with no summary at all, losing them for a missing setting. Refused, and said why.
             plan, refused = None, (f"{config.missing_model_message() or 'no model configured'}: a summary needs "
                                    "a model")
         held: list[str] = []
@@ -221,7 +221,7 @@ class Compactor:
             if not self._cancelled or _stopping():
                 # The whole turn was stopped (ctrl+c in -p, the app quitting, esc on the card), not only this
                 # compaction: it is abandoned and history stays whole; the next input compacts again. Cutting here
-                # dropped the archived rounds with nobody told (small-window red team).
+                # dropped the archived rounds with nobody told.
                 self._summary_task.cancel()
                 raise
         finally:

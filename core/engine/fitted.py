@@ -2,7 +2,7 @@
 they touched as they happen, and summed up once — before the answer, or at the turn's end when it ends otherwise —
 so the chat gets no line per step. Summed up in words a user reads ("steps 1–25 of this turn folded to one line
 each to fit the 4,096-token window"): "fitted to the window at 54 points (cut_observation ×36, …)" said neither
-what went nor where it is (helper-130)."""
+what went nor where it is."""
 
 from __future__ import annotations
 

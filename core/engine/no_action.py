@@ -1,7 +1,7 @@
 """Replies without a readable Action, in a row (CONTRACT E1: each is a format error and the turn goes on).
 
 A model that never writes an `Action:` line (it calls tools natively, or only talks) used up all 50 steps of a
-turn, 76 s against a fast server (red team). One slip is a format error the model reads and corrects; NO_ACTION_LIMIT
+turn, 76 s against a fast server. One slip is a format error the model reads and corrects; NO_ACTION_LIMIT
 in a row end the turn, with a line naming what the model sent instead.
 """
 

@@ -275,9 +275,9 @@ class TurnLoop:
             prompt.aim_lower()   # unexplained by the window: our count and the server's disagree
         # A rejection the server's window explains (Anthropic refuses a prompt that fits when its max_tokens
         # does not) compacts only when that window's trigger says so: compacting regardless archived a
-        # round at every turn, and aiming lower too made the builder cut below the trigger (helper-65).
+        # round at every turn, and aiming lower too made the builder cut below the trigger.
         if prompt.archive_plan() is None or (took_window and not prompt.compaction_due().due):
-            # this turn alone: "nothing compacted" read as a failure (QA); or the server's window, now
+            # this turn alone: "nothing compacted" read as a failure; or the server's window, now
             # taken, fits it without compacting: either way the retry is this turn fitted to a lower line
             yield Notice("the server says the prompt is over the model's window: retrying once with this "
                          "turn fitted lower", "warning")

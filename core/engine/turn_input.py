@@ -131,7 +131,7 @@ class TurnInput:
         if trigger.warn:
             share = trigger.estimate / max(1, window)
             # in the meter's words, with its line: "context at" beside the meter's "trigger estimate" and "next
-            # prompt" read as a third figure (user review, helper-121)
+            # prompt" read as a third figure
             return BudgetWarning(f"trigger estimate {trigger.estimate:,} of {window:,} tokens "
                                  f"({share:.0%}, past the {config.warn_ratio:.0%} warning line; the trigger line is at "
                                  f"{trigger.threshold:,}{server})", trigger.estimate, window)
@@ -139,7 +139,7 @@ class TurnInput:
 
     def _compact_advice(self) -> str:
         """How this user compacts: the app's /compact, or, headless, the -p run that does it (`-p` said "run
-        /compact" at every turn, which it had no way to run: a user review, helper-130)."""
+        /compact" at every turn, which it had no way to run)."""
         if self._compactor.interactive:
             return "run /compact"
         session = self._recorder.session_id

@@ -146,7 +146,7 @@ def load_servers(project_root: Path, home: Path, env: Mapping[str, str] | None =
     specs: dict[str, ServerSpec] = {}
     problems: list[str] = []
     for path in config_files(project_root, home):
-        if not path.exists():       # a FIFO or a folder there is said below, as an unreadable file (red team)
+        if not path.exists():       # a FIFO or a folder there is said below, as an unreadable file
             continue
         try:
             text = read_config_text(path)

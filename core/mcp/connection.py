@@ -20,7 +20,7 @@ from contextual.core import secrets, textsafe
 STARTING, READY, FAILED, STOPPED = "starting", "ready", "failed", "stopped"
 LIST_PAGES = 50                       # a paginator that never ends cannot hang the start
 # Each page is bounded (core/mcp/stdio.py: MAX_OBJECTS), their sum too: 50 pages of 45,000 tiny tools took 3.3 GB
-# and two minutes to list and count (hostile-input red team); one page holds at most about this many.
+# and two minutes to list and count; one page holds at most about this many.
 MAX_TOOLS = 50_000
 
 

@@ -18,7 +18,7 @@ from contextual.core.tools._args import ArgSpec
 DESCRIPTION_CHARS = 600        # servers ship essays; the model needs the gist and the arguments
 PROPERTY_CHARS = 160
 # One tool's entry is bounded whatever its schema holds: 20,000 properties with long names made one tool's entry
-# 44 MB (11 million tokens, 28 s to count at launch, and ToolSearch returned it whole; hostile-input red team).
+# 44 MB (11 million tokens, 28 s to count at launch, and ToolSearch returned it whole).
 ARGUMENTS_CHARS = 2000         # the Arguments line
 PROPERTY_LINES = 40            # the arguments described on lines of their own
 NAME_CHARS = 128               # a tool name longer than MCP's own recommended bound is not offered

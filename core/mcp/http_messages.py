@@ -1,7 +1,7 @@
 """The messages of an MCP server's HTTP response as the SDK will parse them — a JSON body whole, or each event of an
 event stream — gathered as the bytes arrive, so their JSON objects are counted (core/mcp/stdio.py: MAX_OBJECTS)
 before the SDK parses one: bytes alone do not bound the parse (1,500,000 tiny content blocks, a 45 MB JSON body
-under the byte limit, took 4.1 GB over streamable HTTP; hostile-input red team).
+under the byte limit, took 4.1 GB over streamable HTTP).
 
 An event's JSON is the text of its `data:` lines joined by line breaks; it is parsed at the blank line that ends it.
 Lines end at CR LF, CR or LF, as the SDK's decoder has them (a CR LF may be split between two chunks).

@@ -1,7 +1,7 @@
 """A server's log file: its stderr and what we skipped of its stdout, redacted and bounded.
 
 A server given `${TRACKER_API_KEY}` in its env printed it to stderr, and the child's stderr went straight to a file
-anyone could read: the one place a key reached the disk whole (hostile-input red team). The child's stderr now
+anyone could read: the one place a key reached the disk whole. The child's stderr now
 comes through `pump`, every line redacted like the session (core/secrets.py); the file is the user's alone.
 """
 

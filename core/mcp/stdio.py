@@ -27,16 +27,16 @@ from contextual.core.mcp.server_log import ServerLog, head, pump
 
 MAX_LINE_BYTES = 64 * 1024 * 1024     # one message; the result cap (max_output_tokens) cuts far below this
 # Parsed and validated, a JSON object costs the SDK about a hundred times its bytes: 2,000,000 one-word content
-# blocks in a 62 MB line took 5.3 GB (hostile-input red team). A message is refused past this many objects, counted
+# blocks in a 62 MB line took 5.3 GB. A message is refused past this many objects, counted
 # outside its strings; ten thousand tools with small schemas are about 40,000.
 MAX_OBJECTS = 100_000
 # Nor do objects alone: 9,000,000 two-letter strings in an array, a 54 MB line of 4 objects, took 14 s to parse, the
-# event loop held and Ctrl-C unheard (red team). A message is refused past this many values, counted as the commas
+# event loop held and Ctrl-C unheard. A message is refused past this many values, counted as the commas
 # outside its strings (each array item and object member but the first); a 60 MB string alone parses in about 2 s.
 MAX_VALUES = 1_000_000
 MAX_SCHEMA_DEPTH = 32                 # a tool's input schema nesting deeper is rejected (that tool only)
 # The whole of a stop before SIGKILL: half after stdin closes, half after SIGTERM. Each wait was this long, so every
-# exit after a stuck server took twice it (red team); the servers are stopped together, so ending takes one.
+# exit after a stuck server took twice it; the servers are stopped together, so ending takes one.
 STOP_GRACE = 2.0
 STOP_NOW_GRACE = 1.0                  # the process is ending (stop_now): SIGTERM, then SIGKILL this much later
 _RUNNING: set[int] = set()            # the process groups of the servers started and not yet stopped
@@ -204,7 +204,7 @@ def _ended(process: Any) -> bool:
 
 async def _stop(process: Any) -> None:
     """Close stdin; then SIGTERM, then SIGKILL the server's process group, each after half of STOP_GRACE. The group
-    is ended even when the server itself already has: a child it left behind ran on after we did (red team)."""
+    is ended even when the server itself already has: a child it left behind ran on after we did."""
     with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.stdin.aclose()
     for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -219,7 +219,7 @@ async def _stop(process: Any) -> None:
         while process.returncode is None:       # the loop must see the death before the pipes close
             await anyio.sleep(0.02)
     # Every pipe, stderr's too, closed here: a transport left open is closed by the garbage collector after the
-    # event loop, which printed "Event loop is closed" at exit (a server flooding notifications; red team)
+    # event loop, which printed "Event loop is closed" at exit (a server flooding notifications)
     with anyio.move_on_after(STOP_GRACE), suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         await process.aclose()
 
@@ -301,7 +301,7 @@ async def _served(process: Any, log: IO[str], rejected: list[str]) -> AsyncItera
 
     async def watcher() -> None:
         # The server exited: what it started may still hold its stdout open, and a call would wait its whole
-        # timeout on a server that is gone. Ending the group ends the output, which ends the session (red team).
+        # timeout on a server that is gone. Ending the group ends the output, which ends the session.
         await process.wait()
         await _stop(process)
 

@@ -16,7 +16,7 @@ from contextual.core.providers.retry import RetryPolicy
 
 _POLICY_FIELDS = {f.name for f in fields(RetryPolicy)}
 # A model on this machine or network reads the whole prompt before its first token: llama.cpp or Ollama on a CPU
-# takes minutes on a long one, and a 60 s wait failed the turn with no retry (helper-64). Esc still stops it at once.
+# takes minutes on a long one, and a 60 s wait failed the turn with no retry. Esc still stops it at once.
 LOCAL_FIRST_BYTE_TIMEOUT = 600.0
 
 

@@ -9,7 +9,7 @@ Chunks stream live: the consumer sees text as it arrives. When an attempt fails 
   this stream gave you so far and start again"; the chunks of the new attempt follow.
 
 Either way a ``RetryChunk`` (the attempt, the limit, why, the wait) comes before the wait: a front end says why the
-answer is late instead of a spinner that runs on in silence (a user review).
+answer is late instead of a spinner that runs on in silence.
 
 A final ``StreamDone`` with any other stop reason ends a complete answer. Errors that retrying cannot fix
 (400/401/403/404, context length) raise at once. Retries are bounded in count and in total time, and a

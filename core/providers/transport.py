@@ -254,7 +254,7 @@ async def _events_with_limits(name: str, response: httpx.Response, policy: Retry
     keeps talking is capped in wall-clock time (``max_reply_seconds``) and, with ``max_events``, in events: either
     ends it with one error, not retried. (The reply's characters are capped where they are read, but an event may
     carry none: empty deltas, or tool input the agent does not read, kept a reply going for the whole
-    ``max_reply_seconds``, half an hour; hostile-input red team.)"""
+    ``max_reply_seconds``, half an hour.)"""
     stall_timeout = policy.first_byte_timeout       # until the reply begins; then policy.read_timeout
     events = EventSource(cast(httpx.Response, _BoundedLines(name, response))).aiter_sse()
     loop = asyncio.get_running_loop()

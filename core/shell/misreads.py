@@ -1,5 +1,5 @@
 """Where tree-sitter and bash read a line apart (for core/shell/walk.py), found by running random lines in bash
-against the parse (helper-137): a node whose text bash reads otherwise, and a `$(`, `${`, `$[`, `<(` or `>(` that
+against the parse: a node whose text bash reads otherwise, and a `$(`, `${`, `$[`, `<(` or `>(` that
 bash expands where the tree reads text. A line holding one is not read (core/shell/findings.py: misparsed)."""
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ def fingerprint(path: Path) -> str | None:
     if path.is_dir():
         return DIRECTORY
     # Without waiting in open(): a file the turn wrote that a command then made a FIFO (`mkfifo`) blocked the turn's
-    # end on the event loop for good, deaf to Esc and Ctrl-C (hostile-input red team)
+    # end on the event loop for good, deaf to Esc and Ctrl-C
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)

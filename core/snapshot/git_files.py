@@ -2,7 +2,7 @@
 
 git opens `.git/HEAD` (and the index) to decide that a folder is a repository at all. An archive can unpack a FIFO
 there: every git call then waited its whole timeout (60 s) on each edit's snapshot, and the warning blamed large
-files (red team). Such a repository is said once, by what is wrong, and snapshots are copies of the files instead.
+files. Such a repository is said once, by what is wrong, and snapshots are copies of the files instead.
 """
 
 from __future__ import annotations

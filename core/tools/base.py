@@ -24,7 +24,7 @@ def fail(code: str, message: str, context: dict[str, Any] | None = None, data: A
 def on_disk(path: str) -> str:
     """The file a path names: as written, or, when there is none and it holds `\\xNN`, the name with that undecodable
     byte (LS and Grep show such a name so, core/textsafe.py). The permission check reads the same file
-    (core/permission_rules.py): `l\\x80`, a link to .env, was let past `Read(.env)` (tenth red team)."""
+    (core/permission_rules.py): `l\\x80`, a link to .env, was let past `Read(.env)`."""
     if not os.path.lexists(path) and _ESCAPED_BYTE.search(path):
         raw = _ESCAPED_BYTE.sub(lambda m: chr(0xDC00 + int(m.group(1), 16)), path)
         if os.path.lexists(raw):
