@@ -99,3 +99,11 @@ def test_where_gitmodules_does_not_say_a_path_may_be_the_project_s_own(tmp_path:
 ])
 def test_clone_and_init_write_the_folder_they_make(repo: Path, rule: str, command: str, denied: bool) -> None:
     assert _denied(repo, rule, command) is denied
+
+
+def test_a_line_that_rewrites_gitmodules_first_leaves_the_submodules_unsaid(repo: Path):
+    """The files as they are say where CMD runs only until the line changes them: a new .gitmodules may name a
+    submodule folder it did not."""
+    line = "printf '[submodule \"x\"]\\n\\tpath = libs/a/deep\\n' > .gitmodules; git submodule foreach 'echo x > log'"
+    assert _denied(repo, "Edit(.env)", line)
+    assert not _denied(repo, "Edit(.env)", "git submodule foreach 'echo x > log'")

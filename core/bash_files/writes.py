@@ -74,7 +74,7 @@ def written_paths(command: str, root: str) -> Writes:
         found.whole()
     if found.split and _split_names(found, folders):
         found.trees.append(ANY)        # xargs splits a name into words that may name any path
-    if _foreach_writes_unknown(parsed, folders, root):
+    if _foreach_writes_unknown(parsed, folders, root, found):
         found.trees.append(ANY)
     if parsed.opaque:          # not read as bash reads it: any path it names
         found.trees += named_paths(command, root)
@@ -92,12 +92,15 @@ def written_paths(command: str, root: str) -> Writes:
                   some.stash if some else None)
 
 
-def _foreach_writes_unknown(parsed: ShellParse, folders: list[str], root: str) -> bool:
+def _foreach_writes_unknown(parsed: ShellParse, folders: list[str], root: str, found: Found) -> bool:
     """Whether a `git submodule foreach CMD` whose submodules the files do not say writes anything: from a folder
-    not known, any path of the project. (Where they say, reads.folders_of has their folders.)"""
+    not known, any path of the project. (Where they say, reads.folders_of has their folders; a line that may
+    rewrite a `.gitmodules` first leaves them unsaid.)"""
+    rewritten = any(not isinstance(p, str) or os.path.basename(p.rstrip("/")) in (".gitmodules", "", ".")
+                    for p in [*found.files, *found.trees])
     for words in parsed.commands:
         each = foreach_script(words)
-        if each is None or foreach_folders(each, folders) is not None:
+        if each is None or (foreach_folders(each, folders) is not None and not rewritten):
             continue
         if each.script is None:
             return True
