@@ -9,6 +9,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from textual import events
+
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.tui_helpers import (READ_CART, SIZE, compact_through_preview, finish, make_host, run_turn, type_and_send,
                                wait_for)
@@ -130,6 +132,23 @@ async def test_text_typed_over_an_automatic_compaction_goes_to_the_input_and_ent
                                                                                             "next one"]
         assert app.query_one("#prompt").text == ""
 
+
+
+async def test_a_paste_over_an_automatic_compaction_goes_to_the_input_as_typed_text_does(tmp_path):
+    """A paste while the card was up was lost (the modal holds no text), the keys typed around it kept: it goes to
+    the input beneath in its place, a long one as its tag, and enter sends it whole."""
+    pasted = "\n".join(f"log line {i}" for i in range(100))
+    async with past_the_trigger(tmp_path, more=(finish("fourth answer"),)) as (srv, app, pilot):
+        await type_and_send(pilot, "question three")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal), timeout=10)
+        await pilot.press("s", "e", "e", "space")
+        app.post_message(events.Paste(pasted))        # as the terminal's bracketed paste arrives
+        await pilot.press("space", "o", "k")
+        assert app.query_one("#prompt").text == "see [pasted #1 · 100 lines] ok"
+        await pilot.press("enter")
+        pad = app.query_one(ScratchpadView)
+        await wait_for(pilot, lambda: len(pad.turns) == 4 and pad.turns[-1].outcome == "finished", timeout=10)
+        assert [m.content for m in app.engine.history.messages if m.role == "user"][-1] == f"see {pasted} ok"
 
 
 async def test_quitting_on_a_card_inside_a_turn_closes_the_turn_before_the_session(tmp_path):

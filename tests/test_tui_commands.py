@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from tests.cli_helpers import session_files
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.fakes.server_flavors import Flavor
 from tests.tui_helpers import chat_text, SIZE, finish, make_host, run_turn, type_and_send, wait_for
@@ -172,3 +174,25 @@ async def test_a_mistyped_command_with_arguments_is_not_sent_and_names_the_neare
             top = next(Path("/").iterdir())              # a path with one slash that exists: `/tmp is full`
             await run_turn(pilot, f"{top} is full")
             assert len(srv.requests) == 2 and "unknown command /usr" not in chat_text(app)
+
+
+async def test_resume_lists_a_session_whose_line_holds_brackets_as_written(tmp_path):
+    """The picker's table read its str cells as markup: a session line whose time read `[/]…` (a damaged or
+    hand-edited file) ended the app as /resume opened (MarkupError)."""
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "hello")
+            await app.engine.session.flush()
+        [path] = session_files(tmp_path / "home")
+        last = json.loads(path.read_text().splitlines()[-1])
+        with path.open("a") as out:
+            out.write(json.dumps({**last, "uuid": "hand-edited", "timestamp": "[/]damaged"}) + "\n")
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_and_send(pilot, "/resume")
+            await wait_for(pilot, lambda: isinstance(app.screen, SessionPicker))
+            await pilot.pause()
+            table = app.screen.query_one("DataTable")
+            assert str(table.get_row_at(0)[0]) == "[/]damaged"
+            assert app.is_running and app._exception is None

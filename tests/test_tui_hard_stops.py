@@ -427,3 +427,55 @@ def test_an_end_marker_inside_pasted_text_does_not_type_the_rest_as_keys():
     assert typed == [("Paste", "hello"), ("Key", "h"), ("Key", "enter")]
     two = _parsed([(0, "\x1b[200~a\x1b[201~\x1b[200~b\x1b[201~")])
     assert two == [("Paste", "a"), ("Paste", "b")]
+
+
+def _stopped(pid: int) -> bool:
+    with open(f"/proc/{pid}/stat") as handle:
+        return handle.read().rsplit(")", 1)[1].split()[0] == "T"
+
+
+def test_a_stop_and_continue_from_outside_leaves_one_reader_so_a_long_paste_sends_nothing(tmp_path):
+    """`kill -STOP` then `kill -CONT`: Textual's driver started application mode again on the SIGCONT, a second
+    thread reading the terminal beside the first, each with its own parser. A long paste split between them came
+    out partly as keys, each line end an `enter` that sent a message (tmux: 20 queued)."""
+    project, home = make_project(tmp_path), tmp_path / "home"
+    pasted = b"\r".join(b"pasted line %d" % i for i in range(3000))
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        with _app_in_pty(project, home, srv.base_url) as (pid, fd, terminal):
+            until(lambda: b"estimate" in terminal.shown, "the first frame")
+            os.kill(pid, signal.SIGSTOP)
+            until(lambda: _stopped(pid), "the app stopped")
+            os.kill(pid, signal.SIGCONT)
+            os.write(fd, b"qz7")                    # read once the continue's handler has run
+            until(lambda: b"qz7" in terminal.shown, "the app reading again")
+            os.write(fd, b"\x1b[200~" + pasted + b"\x1b[201~")
+            until(lambda: b"[pasted #1" in terminal.shown or srv.requests or not alive(pid), "the paste shown")
+            os.write(fd, b"\x11")                                   # ctrl+q: the draft is remembered
+            until(lambda: not alive(pid), "the app quitting")
+            _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert srv.requests == [], len(srv.requests)
+    assert Remembered(home, project).inputs() == ["qz7[pasted #1 · 3,000 lines]"]
+
+
+def test_back_from_a_terminal_stop_the_whole_screen_is_drawn_again(tmp_path):
+    """`kill -TSTP` then `fg` (SIGCONT): the app leaves the alternate screen, and coming back finds it cleared;
+    Textual drew only what changed after, so the app stood blank but for its top bar and input until a resize."""
+    project, home = make_project(tmp_path), tmp_path / "home"
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        with _app_in_pty(project, home, srv.base_url) as (pid, fd, terminal):
+            until(lambda: b"L1 " in terminal.shown, "the counts shown: nothing left to draw")
+            os.kill(pid, signal.SIGTSTP)
+            until(lambda: _stopped(pid), "the app stopped")
+            before = len(terminal.shown)
+            os.kill(pid, signal.SIGCONT)
+            # Textual's last word on starting application mode again (the terminal is raw: typing is not echoed)
+            until(lambda: b"\x1b[?2026$p" in terminal.shown[before:] or not alive(pid), "application mode again")
+            os.write(fd, b"qz7")                    # drawn after what the continue drew
+            until(lambda: b"qz7" in terminal.shown[before:] or not alive(pid), "the app reading again")
+            drawn = terminal.shown[before:]
+            assert b"estimate" in drawn and b"Scratchpad" in drawn, drawn        # the meter, the tabs
+            os.write(fd, b"\x11")
+            until(lambda: not alive(pid), "the app quitting")
+            _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

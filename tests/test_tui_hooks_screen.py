@@ -116,3 +116,17 @@ async def test_opening_hooks_puts_the_files_edits_in_force_and_a_changed_project
             await pilot.press("escape")
             await run_turn(pilot, "third")
             assert not (root / "changed.txt").exists()
+
+
+async def test_a_command_or_matcher_with_brackets_is_listed_as_written(tmp_path):
+    """The table read its str cells as markup: a command holding `[/]` (or a matcher `[/x]`) ended the app as
+    /hooks opened (MarkupError), and `[b]` would have vanished into bold."""
+    make_project(tmp_path)
+    command = 'echo "[/] done [b]now[/b]" >&2'
+    add_hook(tmp_path / "home" / "config.toml", "PreToolUse", command, "[/x]")
+    with server([finish("ok")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(120, 24)) as pilot:
+            screen = await open_hooks(pilot)
+            assert rows(screen) == [["PreToolUse", "[/x]", command, "user", "runs"]]
+            assert app.is_running and app._exception is None

@@ -49,6 +49,7 @@ from contextual.tui.slash.memory import ask_and_remember, is_memory
 from contextual.tui.startup import Startup
 from contextual.tui import terminal_guard  # noqa: F401 — installed on import: no line Textual writes holds a control
 from contextual.tui import input_guard  # noqa: F401 — installed on import: a byte that is not UTF-8 is read as U+FFFD
+from contextual.tui import stop_continue  # installed on import: a SIGCONT after a SIGSTOP starts no second reader
 from contextual.tui.slash.context_tools import toggle_pin
 from contextual.tui.slash.files import run_shell
 from contextual.tui.slash.model import how_to_configure
@@ -279,6 +280,7 @@ class ContextualApp(App[object]):
         self.startup.ask_trust(inert_commands)
 
     def on_ready(self) -> None:
+        self.app_resume_signal.subscribe(self, stop_continue.redraw)      # back from SIGTSTP: the screen was cleared
         self.startup.ready()
         if self.quit_on_hangup:
             quit_on_signals(self)
@@ -463,7 +465,10 @@ class ContextualApp(App[object]):
     @on(CompactionModal.TypedAhead)
     def typed_ahead(self, event: CompactionModal.TypedAhead) -> None:
         prompt = self.query_one(PromptInput)
-        prompt.insert(event.text)
+        if event.pasted:
+            prompt.paste(event.text)
+        else:
+            prompt.insert(event.text)
         if event.send:
             prompt.submit()
 

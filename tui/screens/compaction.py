@@ -100,11 +100,12 @@ class CompactionModal(ModalScreen[None]):
 
     class TypedAhead(Message):
         """Text typed while the modal is up: the app puts it in the input beneath (the modal takes no text);
-        `send`: enter came after it, so the input is sent (queued behind the running turn)."""
+        `send`: enter came after it, so the input is sent (queued behind the running turn); `pasted`: it came as
+        a paste, held there as one (a long one as its tag)."""
 
-        def __init__(self, text: str, send: bool = False) -> None:
+        def __init__(self, text: str, send: bool = False, pasted: bool = False) -> None:
             super().__init__()
-            self.text, self.send = text, send
+            self.text, self.send, self.pasted = text, send, pasted
 
     class StopTurn(Message):
         """esc on the card of an automatic compaction whose turn goes on behind it: the app stops that turn, as
@@ -225,6 +226,13 @@ class CompactionModal(ModalScreen[None]):
             event.stop()
             self.typed = True
             self.post_message(self.TypedAhead(event.character))
+
+    def on_paste(self, event: events.Paste) -> None:
+        # Pasted over the card is typed too: it was lost (the modal has nothing to hold it), keys beside it kept
+        event.stop()
+        if event.text:
+            self.typed = True
+            self.post_message(self.TypedAhead(event.text, pasted=True))
 
     def action_cancel_or_close(self) -> None:
         if self.result is not None:

@@ -68,8 +68,9 @@ class HooksScreen(ModalScreen[None]):
         # scrollbar, once it scrolls, two more (else the state column went under it)
         command_width = max(LEAST_COMMAND, box - event_width - max(7, matcher_width) - 7 - 5 - 2 * 5 - 2)
         for index, listed in enumerate(hooks):
-            table.add_row(listed.hook.event, one_line(matcher_of(listed), matcher_width),
-                          one_line(listed.hook.command, command_width), listed.source,
+            # Text, not str: a DataTable reads a str cell as markup, where a command's `[/]` ended the app
+            table.add_row(Text(listed.hook.event), Text(one_line(matcher_of(listed), matcher_width)),
+                          Text(one_line(listed.hook.command, command_width)), Text(listed.source),
                           Text("runs", style="green") if listed.runs else Text("inert", style="bold yellow"),
                           key=str(index))
         table.move_cursor(row=max(0, row))

@@ -87,10 +87,12 @@ class SessionPicker(ModalScreen[str | None]):
         table.clear()
         for info in self.shown:
             here = str(info.id) == self.current
-            table.add_row(when(str(getattr(info, "updated", ""))),
+            # Text, not str: a DataTable reads a str cell as markup, and a session line's time `[/]…` ended the app
+            table.add_row(Text(one_line(when(str(getattr(info, "updated", ""))), 16)),
                           Text(one_line(self.shown_title(info), 60), style="bold" if here else ""),
-                          _rounds(info), str(getattr(info, "compactions", "")),
-                          tokens(getattr(info, "last_tokens", None)), str(info.id)[:8], key=str(info.id))
+                          _rounds(info), Text(one_line(str(getattr(info, "compactions", "")), 8)),
+                          Text(tokens(getattr(info, "last_tokens", None))), Text(one_line(str(info.id)[:8], 8)),
+                          key=str(info.id))
 
     def matches(self, info: Any) -> bool:
         needle = self.filter.casefold()

@@ -170,7 +170,12 @@ class PromptInput(TextArea):
         if too_long(event.text) and not self.read_only:
             event.stop()
             event.prevent_default()
-            self.insert(self.pastes.hold(event.text))
+            self.paste(event.text)
+
+    def paste(self, text: str) -> None:
+        """A paste at the cursor, a long one as its tag: this input's own, and one made over a dialog that takes no
+        text (the compaction card)."""
+        self.insert(self.pastes.hold(text) if too_long(text) else text)
 
     @staticmethod
     def _stop(event: events.Key) -> None:
