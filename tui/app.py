@@ -163,7 +163,7 @@ class ContextualApp(App[object]):
     def search_themes(self) -> None:
         """/theme's picker: Textual's palette of themes, as ours (tui/palette.py). Textual's own ended the app where
         ours holds: a page key on a screen too short to list a theme (KeyError), and its list wrapped at width 0
-        on one 4 columns wide (monkey round 4)."""
+        on one 4 columns wide."""
         from textual.theme import ThemeProvider
         self.push_screen(Palette(providers=[ThemeProvider], placeholder="Search for themes…"))
 
@@ -243,7 +243,7 @@ class ContextualApp(App[object]):
         # again (a restyle of the whole screen before the first frame). Modal screens keep Textual's "*".
         self.screen.AUTO_FOCUS = "#prompt"  # type: ignore[misc]  # the default screen only, not the class
         yield TopBar(id="topbar")
-        # each tab names its key: at 80 columns nothing else said that f2 f3 f4 switch them (user review)
+        # each tab names its key: at 80 columns nothing else said that f2 f3 f4 switch them
         yield Tabs(*(Tab(Text.assemble(f"{name} ", (key, "dim")), id=f"tab-{name.lower()}")
                      for name, key in (("Chat", "f2"), ("Scratchpad", "f3"), ("History", "f4"))), id="region-tabs")
         with Horizontal(id="main"):

@@ -59,7 +59,7 @@ class InterruptKeys:
         now = time.monotonic()
         if now - self._esc_at > REWIND_WITHIN:
             self._esc_at = now
-            # said while a second press would still open it: the first one had done nothing visible (user review)
+            # said while a second press would still open it: the first one had done nothing visible
             self.app.notify("esc again: /rewind", timeout=REWIND_WITHIN)
             return
         self._esc_at = 0.0

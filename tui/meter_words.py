@@ -1,7 +1,7 @@
 """What the meter's figures mean, in the user's words: the meter's tooltip and /context's "figures" row.
 
 At 8k a user saw "trigger estimate 8.6k of 6.0k (143%)" beside "next prompt 5.8k of 8.2k window" and nothing said
-that the first is the prompt counted before anything is fitted to the window (user review, helper-121)."""
+that the first is the prompt counted before anything is fitted to the window."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def figures_explained(shown: Shown) -> list[str]:
 def _room(shown: Shown) -> str:
     """How the window is shared, in the server's tokens, the same before the first reply and after: before, "a
     prompt is at most 2.6k, the rest is kept for the answer" gave our count's limit against a 3.0k trigger, as if
-    1.5k were the answer's 1,024 (a user review, helper-130); then our count's limit, where the calibration moves it."""
+    1.5k were the answer's 1,024; then our count's limit, where the calibration moves it."""
     if not shown.room:
         return ""
     of = f" of the server's {tokens(shown.window)}" if shown.server_counts_apart else " of it"

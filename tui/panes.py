@@ -61,7 +61,7 @@ class Panes:
             self.app.query_one("#region-tabs", Tabs).active = f"tab-{region}"
             return
         # Wide, a shown pane without the focus gets it first: the Scratchpad's [ ] and History's enter and p
-        # needed a click there, tab never reached them (tmux QA). Pressed again with the focus in it, it hides.
+        # needed a click there, tab never reached them. Pressed again with the focus in it, it hides.
         # The chat's keys are the prompt's: f2 focuses the prompt, or hides the chat when the prompt has it.
         prompt = self.app.query_one(PromptInput)
         pane = self.app.query_one("#chat-pane" if region == "chat" else f"#{region}")
@@ -98,8 +98,8 @@ class Panes:
     def to_chat(self) -> bool:
         """tab in the input: the newest "▶ N tool calls" row, when the chat shows one (↑ ↓ walk to the others; tab
         again: the chat), else the chat itself, where the arrows scroll it. The focus chain passed the chat (and,
-        narrow, the tabs) first: stops that changed nothing visible, where the README promised the rows (user
-        review, helper-121); the chat is one now, its border lit and its keys in the footer."""
+        narrow, the tabs) first: stops that changed nothing visible, where the README promised the rows; the chat is
+        one now, its border lit and its keys in the footer."""
         if not self.app.query_one("#chat-pane").display:
             return False
         chat = self.app.query_one(ChatLog)

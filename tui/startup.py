@@ -207,7 +207,7 @@ class Startup:
             await app.chat.add_notice(f"cannot reach the model: {exc}", "error")
         finally:
             self.connected.set()
-        if app.engine.config.server_unreached:     # a guessed window, said, not a silent 200k (a user review)
+        if app.engine.config.server_unreached:     # a guessed window, said, not a silent 200k
             from contextual.core.model_facts import unreached_note
             await app.chat.add_notice(unreached_note(app.engine.config), "warning")
         if app.engine.config.window_note:          # a window kept from an earlier error, Ollama's default num_ctx

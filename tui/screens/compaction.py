@@ -54,7 +54,7 @@ def result_card(result: CompactionFinished, lost: str = "") -> Text:
     """What a CompactionFinished says, as a few lines, in plain words: the title above names the compaction
     ("manual compaction"), so the card says how it ended, the next prompt's size before and after, and what was
     archived (it had said "Compaction done" under "manual compaction", "trigger: manual", and "the trigger estimate
-    of the next prompt (the meter's first line)"; user review)."""
+    of the next prompt (the meter's first line)")."""
     card = Text()
     if result.refused:
         card.append("Nothing compacted\n", style="bold #d7af5f")
@@ -75,7 +75,7 @@ def result_card(result: CompactionFinished, lost: str = "") -> Text:
         card.append(f"   ({change:.0%} smaller)" if change >= 0 else f"   ({-change:.0%} larger)", style="dim")
     archived = compaction_words.outcome(result.rounds_archived, result.parts, result.rounds_truncated, result.ended)
     card.append(f"\n{archived}\n")
-    if lost:            # the chat's line gave it, and the card opened from /compactions did not (helper-121)
+    if lost:            # the chat's line gave it, and the card opened from /compactions did not
         card.append(f"{lost}\n")
     files = result.files_included
     card.append("files the summary was given: ", style="dim")

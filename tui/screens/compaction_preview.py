@@ -32,7 +32,7 @@ RECOUNT_AFTER = 0.3       # seconds of no typing before "would lose" is recounte
 
 def _row(m: Message) -> str:
     head = {"user": "user", "assistant": "assistant", "tool": f"{m.tool_name or 'tool'} result"}.get(m.role, m.role)
-    # As the prompt sends it (a tool result's stored form as text, not its JSON with \n escapes; helper-65), and
+    # As the prompt sends it (a tool result's stored form as text, not its JSON with \n escapes), and
     # screen-safe: a pasted log's escapes would reach the terminal
     content = screen_text(history_message(m).content)
     text = content if len(content) <= PREVIEW_CHARS else content[:PREVIEW_CHARS] + " …"
@@ -47,7 +47,7 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
                 Binding("ctrl+t", "append_missing", "add missing", priority=True),
                 Binding("escape", "cancel", "cancel", priority=True),
                 # The title says "tab" edits the summary: from the instructions the focus chain wrapped to the
-                # archived rounds' pane first, and what was typed next went nowhere (tmux QA).
+                # archived rounds' pane first, and what was typed next went nowhere.
                 Binding("tab", "tab_from_instructions", show=False)]
 
     def __init__(self, review: CompactionReview) -> None:
@@ -63,7 +63,7 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
         r = self.review
         rounds = sum(1 for m in r.archive if m.starts_turn)
         with Vertical(id="preview-box"):
-            # "keeps 2 verbatim" beside "replaces 9 messages (2 rounds": 2 of which? The unit is said (tmux QA).
+            # "keeps 2 verbatim" beside "replaces 9 messages (2 rounds": 2 of which? The unit is said.
             yield Static(f"{r.trigger} compaction · attempt {r.attempt} · replaces {len(r.archive)} messages "
                          f"({plural(rounds, 'round')}, ~{tokens(self.replaced)} tokens); "
                          f"keeps {plural(len(r.kept), 'message')} verbatim",
@@ -85,7 +85,7 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
         self.query_one("#preview-archive").border_title = "archived rounds"
         self.query_one("#preview-summary").border_title = "summary (editable: tab or click)"
         # What is typed first goes to the retry's instructions: in the summary it landed before its heading
-        # (`typed first## 📌 Archived…`, tmux QA). Editing the summary is a choice: tab or a click.
+        # (`typed first## 📌 Archived…`). Editing the summary is a choice: tab or a click.
         self.query_one("#preview-instructions", Input).focus()
 
     def action_tab_from_instructions(self) -> None:

@@ -164,8 +164,8 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
 
     def on_resize(self, event: events.Resize) -> None:
         # Textual lays a screen out at its new size before it gives it the size's classes: shrunk from 40 columns
-        # (-slim: two buttons a row) to 6-11, a button's label wrapped at width 0 and ended the app (monkey round
-        # 4). This handler runs before Textual's: the classes for the new width first.
+        # (-slim: two buttons a row) to 6-11, a button's label wrapped at width 0 and ended the app. This
+        # handler runs before Textual's: the classes for the new width first.
         breakpoints = sorted(self.app.HORIZONTAL_BREAKPOINTS or [])
         now = next((name for edge, name in reversed(breakpoints) if event.size.width >= edge), None)
         self.update_classes({name: name == now for _, name in breakpoints}, animate=False)
@@ -180,7 +180,7 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         not know how tall the rest is)."""
         if self.app.screen is not self:
             # dismissed before this ran (esc as it opened): its widgets are going, and the fit crashed the app on
-            # an empty box (tmux, helper-125)
+            # an empty box (tmux)
             return
         box = self.query_one("#permission-box")
         preview = self.query_one("#permission-preview")

@@ -32,7 +32,7 @@ FIXED_COLUMNS = 46          # kind, source, state, the cells' padding and the bo
 def lines_needed(widget: Widget, width: int, viewport: Size) -> int:
     """The lines a widget takes at this width, its margin included. Measured from its content, not read from the
     last layout: a line shown since (what a key did) had no size yet, and below a box fitted without it, none
-    came; the box stayed short and cut it (tmux QA: "added allow Bash(git status:*) to" and no file)."""
+    came; the box stayed short and cut it ("added allow Bash(git status:*) to" and no file)."""
     styles = widget.styles
     if styles.height is not None and styles.height.is_cells:
         height = int(styles.height.value)                          # the entry: fixed
@@ -77,7 +77,7 @@ class PermissionsScreen(ModalScreen[None]):
         there, else to row `at` (where a removed rule was)."""
         self.listing = listing = self.book.listing()
         # which files this screen changes and which it only shows: `a` and `d` under a "read-only" line had read
-        # as if they could not change anything (user review)
+        # as if they could not change anything
         changes = f" · {mode_line(listing.mode)} changes it · deny wins over allow, in every mode\n"
         mode = Text.assemble(("mode ", "dim"), (listing.mode, "bold"), (changes, "dim"), ("a", "bold"), (" adds to and ", "dim"), ("d", "bold"), (" removes from ", "dim"),
                              screen_text(self.shown_path(listing.local)),

@@ -66,7 +66,7 @@ class PlanReady(ModalScreen[str | None]):
 
     def _cover_input(self) -> None:
         # The box takes the input's place, all of it: at 200x50 it was a row lower than the input and the meter
-        # and the input's top border stood above it (user review).
+        # and the input's top border stood above it.
         self.query_one("#plan-box").styles.min_height = self.input_rows()
 
     def too_soon(self) -> bool:

@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Footer, Static
 
 def cache_line(diff: PromptDiff, priced: bool = True) -> str:
     """``priced``: the model has prices; a local server's bills nothing, and its cache saves time, not money (it
-    spoke of tokens "billed in full … at full price" for an unpriced llama.cpp model: helper-121)."""
+    spoke of tokens "billed in full … at full price" for an unpriced llama.cpp model)."""
     brk = diff.cache_break
     if brk is None:
         return "Cache: the whole previous prompt is the start of this one — a provider cache reuses all of it."

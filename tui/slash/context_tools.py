@@ -90,7 +90,7 @@ class Diff:
 
 async def sent_or_rebuilt(app: AppPort) -> tuple[SentLog, bool]:
     """The prompts this run sent; where the session's record holds more calls (it was resumed: an earlier run sent
-    them, and /diff said "fewer than two model calls so far" in a session of dozens; user review), every call
+    them, and /diff said "fewer than two model calls so far" in a session of dozens), every call
     rebuilt from the record as `export --as-sent` rebuilds them. True: rebuilt."""
     import asyncio
 

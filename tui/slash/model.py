@@ -97,7 +97,7 @@ class Model:
 
     async def _checked(self, app: AppPort, name: str) -> None:
         """A name the server's listing lacks is refused once, with what it lists (a typo switched and every later
-        call failed: a user review); typed again, it is used. A server without a listing switches as before."""
+        call failed); typed again, it is used. A server without a listing switches as before."""
         try:
             listed = [entry.id for entry in await app.engine.settings.list_models()]
         except Exception:       # no listing, or no server now (never a traceback): nothing to check the name against

@@ -73,7 +73,7 @@ class Title:
 
 async def first_request(app: AppPort) -> str | None:
     """The session's first request, read from its file as /resume reads it: the title /resume lists until one is
-    given (a bare /title said "no title yet" beside it; user review)."""
+    given (a bare /title said "no title yet" beside it)."""
     import asyncio
 
     from contextual.core.session.index import current_state

@@ -74,14 +74,14 @@ class Rewind:
             session_id = engine.session_id
             await app.host.close(engine)
             opened = app.host.resume(session_id)
-            # nothing was resumed ("resumed session 69c887c3: 1 message, 1 compaction" said so: a user review,
-            # helper-130): the line below says what happened
+            # nothing was resumed ("resumed session 69c887c3: 1 message, 1 compaction" said so): the line below says
+            # what happened
             opened.notices[:1] = []
             await app.show_engine(opened)
         raw = str(picked.meta.get("raw", picked.content))
         files = (" (files unchanged)" if not with_files else " (files restored)" if restored
                  else " (no file changes to restore)")
-        # one line: a multi-line message ("queued one\n\nqueued two") split the notice over rows (tmux QA)
+        # one line: a multi-line message ("queued one\n\nqueued two") split the notice over rows
         await app.say(f"rewound to before: {one_line(raw)}" + files
                       + ("; the compactions after it are undone" if message_id not in in_history else ""))
         for line in restored:         # after the transcript is redrawn, which would wipe them
@@ -126,7 +126,7 @@ class Undo:
 
 def what_it_changed(turn: str, record: list[Message]) -> str:
     """The files the turn's edits named, and how many commands it ran (what they changed is only known once the
-    snapshot is read back): the confirmation named the turn, not what would change (QA)."""
+    snapshot is read back): the confirmation named the turn, not what would change."""
     calls = [m.meta for m in record if m.role == "assistant" and m.meta.get("turn") == turn]
     paths = list(dict.fromkeys(path for c in calls if c.get("tool_name") in EDITING_TOOLS
                                and (path := path_of(c.get("args")))))

@@ -89,7 +89,7 @@ class ChatLog(VerticalScroll):
     """
     # The chat is a focus stop of its own: tab from the input, after its newest "▶ N tool calls" row (or at once
     # with none). The arrows scroll it there (in the input they recall past inputs), and the footer names its keys:
-    # without a mouse it had scrolled by pageup/pagedown from the input only, said nowhere but /help (user review).
+    # without a mouse it had scrolled by pageup/pagedown from the input only, said nowhere but /help.
     # (home and end are in /help and the README: named here too, the keys at 80 columns ran under the palette's)
     BINDINGS = [Binding("up", "line(-1)", "scroll", key_display="↑↓ pgup pgdn"),
                 Binding("down", "line(1)", show=False), Binding("pageup", "page(-1)", show=False),

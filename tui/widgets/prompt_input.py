@@ -68,7 +68,7 @@ def match_paths(paths: list[str], fragment: str, limit: int = MAX_SUGGESTIONS) -
 
 class PromptInput(TextArea):
     # in the footer ("scroll": the chat's word too; "scroll chat" ran under the palette's key at 70 columns): the
-    # one way the chat scrolled from here was said only in /help (user review)
+    # one way the chat scrolled from here was said only in /help
     BINDINGS = [Binding("pageup", "chat_page(-1)", "scroll", key_display="pgup pgdn"),
                 Binding("pagedown", "chat_page(1)", show=False)]
 
@@ -192,7 +192,7 @@ class PromptInput(TextArea):
         self._past_index = None
         self.clear()
         # what was sent is gone from the input for good: ctrl+z on the empty input walked back into the messages
-        # sent before (user review, helper-121); ↑ recalls them instead
+        # sent before; ↑ recalls them instead
         self.history.clear()
         self.post_message(self.Submitted(self, text))
 

@@ -3,7 +3,7 @@ with its line: last usage + the input's estimate) drawn against the window with 
 size of the next prompt, split by layer; cached tokens and cost when the provider reported them.
 
 One vocabulary at every width: a narrow meter drops words ("trigger estimate" → "estimate", "trigger line" →
-"trigger"), never says another (at 80 columns it had said "sending" where 200 said "next prompt"; user review)."""
+"trigger"), never says another (at 80 columns it had said "sending" where 200 said "next prompt")."""
 
 from __future__ import annotations
 

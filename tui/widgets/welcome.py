@@ -9,7 +9,7 @@ from contextual.tui.format import tokens
 from contextual.tui.screen_safe import screen_text
 
 # The app's own bindings (tui/app.py, the input's enter, the palette): what a new user needs before anything else.
-# tab: from the input, on to the chat's "▶ N tool calls" rows (enter opens one); nothing said so (user review)
+# tab: from the input, on to the chat's "▶ N tool calls" rows (enter opens one); nothing said so
 KEYS = (("enter", "send"), ("esc", "interrupt"), ("ctrl+p or /", "commands"), ("tab", "to tool calls"))
 
 
