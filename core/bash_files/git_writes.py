@@ -14,11 +14,11 @@ from contextual.core.bash_files.diffs import git_diff
 from contextual.core.bash_files.git_env import GitEnv
 from contextual.core.bash_files.git_tree import joined, repository_tree, under, work_tree
 from contextual.core.bash_files.reads import in_folders
-from contextual.core.bash_files.write_programs import (GIT_CHECKOUT_INDEX, GIT_HERE, GIT_INDEX_ALL, GIT_MADE, GIT_NAMED,
-                                                       GIT_SAME_COMMIT, GIT_STASH_ALL, GIT_STASH_APPLIES,
-                                                       GIT_STASH_KEEPS, GIT_STASH_UNTRACKED, GIT_TREES, GIT_VALUES,
-                                                       GIT_WRITES)
+from contextual.core.bash_files.write_programs import (GIT_CHECKOUT_INDEX, GIT_HERE, GIT_INDEX_ALL, GIT_MADE,
+                                                       GIT_NAMED, GIT_SAME_COMMIT, GIT_STASH_ALL, GIT_STASH_APPLIES,
+                                                       GIT_STASH_KEEPS, GIT_STASH_UNTRACKED, GIT_TREES, GIT_WRITES)
 from contextual.core.bash_files.write_words import ANY, Found, GitTrees, Stash, by_table, read_options
+from contextual.core.git_commands import GIT_VALUE_OPTIONS
 from contextual.core.git_runs import split
 from contextual.core.shell.findings import Input
 from contextual.core.shell.nodes import Word, command_name
@@ -54,7 +54,7 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str], env: G
         if words[i] is None or (word in GIT_PLACES and i + 1 < len(words) and (
                 not isinstance(words[i + 1], str) or str(words[i + 1]).startswith("~"))):
             env = GitEnv(env.icase, elsewhere=True, unread=True)
-        if word in GIT_VALUES and i + 1 < len(words):
+        if word in GIT_VALUE_OPTIONS and i + 1 < len(words):
             value = str(words[i + 1] or "")
             folder = os.path.join(folder, value) if word == "-C" else folder     # each -C from the one before
             tree = value if word == "--work-tree" else tree

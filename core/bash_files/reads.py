@@ -1,10 +1,10 @@
 """The files a Bash line names, as bash would read them: for Read deny rules (core/permission_rules.py).
 
 A word naming a path (`cat .env`, `--config=.env`, `dd if=.env`, `< .env`), seen from each folder the line moves
-to (`cd sub && cat ../.env`, `pushd`, `~+`, `~-`, each submodule's for `git submodule foreach`), and, where the line holds a word only known when it runs or a
-parse that cannot be trusted, the globs of its text as written matched against the project as it is now (`[^x]`,
-classes, extglob, `dotglob`, `nocaseglob`, inside `$( )` and `bash -c`). A variable that expands to a path only the
-shell knows."""
+to (`cd sub && cat ../.env`, `pushd`, `~+`, `~-`, each submodule's for `git submodule foreach`), and, where the
+line holds a word only known when it runs or a parse that cannot be trusted, the globs of its text as written
+matched against the project as it is now (`[^x]`, classes, extglob, `dotglob`, `nocaseglob`, inside `$( )` and
+`bash -c`). A variable that expands to a path only the shell knows."""
 
 from __future__ import annotations
 
@@ -206,10 +206,17 @@ MAX_FOLDERS = 16
 
 def folders_of(commands: tuple[tuple[Word, ...], ...], root: str) -> list[str]:
     """The folders a relative path on the line may be read in: the root, and each folder a `cd` or `pushd` on the
-    line names, or a wrapper's option (`env -C sub`), from each folder before it (`cd sub && cat ../.env`). One only
-    known when it runs is not followed, as a variable naming the file is not."""
-    folders = [root]
-    for words in commands:
+    line names, or a wrapper's option (`env -C sub`), from each folder before it (`cd sub && cat ../.env`), and each
+    submodule's a `git submodule foreach` runs in. One only known when it runs is not followed, as a variable naming
+    the file is not."""
+    return line_folders(commands, root)[0]
+
+
+def line_folders(commands: tuple[tuple[Word, ...], ...], root: str) -> tuple[list[str], frozenset[int]]:
+    """folders_of's folders, and the commands (their places in `commands`) that are a `git submodule foreach`
+    whose submodules the files do not say (git_submodules.py)."""
+    folders, unsaid = [root], set()
+    for index, words in enumerate(commands):
         targets = [_target(words)] if words and words[0] in _FOLDER_CHANGES else chdir_targets(words)
         for target in targets:
             if isinstance(target, str) and target != "-":
@@ -217,8 +224,11 @@ def folders_of(commands: tuple[tuple[Word, ...], ...], root: str) -> list[str]:
                 folders = list(dict.fromkeys([*folders, *moved]))[:MAX_FOLDERS]
         each = foreach_script(words)
         if each is not None:        # `git submodule foreach CMD`: CMD runs in each submodule's folder
-            folders = list(dict.fromkeys([*folders, *(foreach_folders(each, folders) or [])]))
-    return folders
+            found = foreach_folders(each, folders)
+            if found is None:
+                unsaid.add(index)
+            folders = list(dict.fromkeys([*folders, *(found or [])]))
+    return folders, frozenset(unsaid)
 
 
 def _target(words: tuple[Word, ...]) -> Word:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from contextual.core.git_commands import GIT_VALUE_OPTIONS
 from contextual.core.shell.wrappers import WRAPPERS
 
 
@@ -123,7 +122,6 @@ GIT_MADE: dict[str, Program] = {
     "init": Program("each", _set("--template --object-format --ref-format -b --initial-branch"),
                     into=_set("--separate-git-dir"), attached=_set("--shared"), tree=True),
 }
-GIT_VALUES = GIT_VALUE_OPTIONS
 # git's sub-commands that write files they do not name, with one of `only` given (and none of `never`): below each
 # pathspec (an operand, where `operands` is "each"), else the whole work tree (`reset --hard`, `stash`), or for
 # GIT_HERE the folder git runs in (`clean -f`)

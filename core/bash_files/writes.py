@@ -26,11 +26,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from contextual.core.bash_files.diffs import patched
-from contextual.core.bash_files.git_submodules import foreach_folders, foreach_script
+from contextual.core.bash_files.git_submodules import foreach_script
 from contextual.core.bash_files.git_tree import under, work_tree
 from contextual.core.bash_files.git_env import GitEnv, line_env
 from contextual.core.bash_files.git_writes import git_writes, state_holds
-from contextual.core.bash_files.reads import DEFAULT, PIECES, expand_words, folders_of, in_folders, named_paths
+from contextual.core.bash_files.reads import DEFAULT, PIECES, expand_words, in_folders, line_folders, named_paths
 from contextual.core.bash_files.write_programs import XARGS, XARGS_SPLITS
 from contextual.core.bash_files.write_words import (ANY, Found, GitTrees, Stash, by_table, find_lists,
                                                     find_writes, read_options)
@@ -64,7 +64,7 @@ _SPLIT_AT = re.compile(r"[\s'\"\\]")  # where xargs without -0 splits or unquote
 def written_paths(command: str, root: str) -> Writes:
     """Every path the line may write, once each, as seen from the folders it moves to."""
     parsed = parse_command(command)
-    folders = folders_of(parsed.commands, root)
+    folders, unsaid = line_folders(parsed.commands, root)
     found = Found([*parsed.written])
     inputs = parsed.inputs + (Input(),) * (len(parsed.commands) - len(parsed.inputs))
     env = line_env(command, parsed, folders) if "git" in command else GitEnv()      # git's alone read it
@@ -74,7 +74,7 @@ def written_paths(command: str, root: str) -> Writes:
         found.whole()
     if found.split and _split_names(found, folders):
         found.trees.append(ANY)        # xargs splits a name into words that may name any path
-    if _foreach_writes_unknown(parsed, folders, root, found):
+    if _foreach_writes_unknown(parsed, unsaid, root, found):
         found.trees.append(ANY)
     if parsed.opaque:          # not read as bash reads it: any path it names
         found.trees += named_paths(command, root)
@@ -92,15 +92,15 @@ def written_paths(command: str, root: str) -> Writes:
                   some.stash if some else None)
 
 
-def _foreach_writes_unknown(parsed: ShellParse, folders: list[str], root: str, found: Found) -> bool:
-    """Whether a `git submodule foreach CMD` whose submodules the files do not say writes anything: from a folder
-    not known, any path of the project. (Where they say, reads.folders_of has their folders; a line that may
-    rewrite a `.gitmodules` first leaves them unsaid.)"""
+def _foreach_writes_unknown(parsed: ShellParse, unsaid: frozenset[int], root: str, found: Found) -> bool:
+    """Whether a `git submodule foreach CMD` whose submodules the files do not say (`unsaid`: reads.line_folders)
+    writes anything: from a folder not known, any path of the project. (Where they say, the line's folders hold
+    theirs; a line that may rewrite a `.gitmodules` first leaves them unsaid.)"""
     rewritten = any(not isinstance(p, str) or os.path.basename(p.rstrip("/")) in (".gitmodules", "", ".")
                     for p in [*found.files, *found.trees])
-    for words in parsed.commands:
+    for index, words in enumerate(parsed.commands):
         each = foreach_script(words)
-        if each is None or (foreach_folders(each, folders) is not None and not rewritten):
+        if each is None or (index not in unsaid and not rewritten):
             continue
         if each.script is None:
             return True
