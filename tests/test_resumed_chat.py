@@ -182,6 +182,17 @@ def _bash(command: str) -> str:
     return 'Thought: run it\nAction: Bash[{"command": "' + command + '"}]'
 
 
+async def _first_frame_reads_as_live(tmp_path: Any, base_url: str, session_id: str, live: list[str],
+                                     size: tuple[int, int], **flags: Any) -> None:
+    """The session opened as a launch opens it (its first frame, then the rest): the chat reads as it did live."""
+    from tests.tui_helpers import resumed_app, until_shown
+    first_frame = resumed_app(tmp_path, base_url, session_id, **flags)
+    async with first_frame.run_test(size=size) as pilot:
+        await until_shown(pilot, first_frame)
+        await pilot.pause()
+        assert _chat_items(first_frame)[:len(live)] == live
+
+
 def _chat_items(app: Any) -> list[str]:
     """The chat from top to bottom: a line as shown, a tool trail by its title and its rows (each call, what it
     returned, the permission answer it ran on), a "context adjusted" row by its title and body, an answer by its
@@ -230,7 +241,7 @@ async def test_a_resumed_chat_shows_the_permission_answers_and_a_compaction_befo
     from contextual.tui.screens.compaction import CompactionModal
     from contextual.tui.widgets.scratchpad import ScratchpadView
     from tests.fakes.llm_server import Reply
-    from tests.tui_helpers import SIZE, finish, make_host, resumed_app, server, type_and_send, until_shown, wait_for
+    from tests.tui_helpers import SIZE, finish, make_host, server, type_and_send, wait_for
     script = [_bash("echo hi-one"), finish("first answer"), _bash("rm -rf build"),
               Reply(finish("second answer"), usage_input=3500),     # past the trigger: the next input compacts
               "## Summary\nThe user ran one command; another was denied.", finish("third answer")]
@@ -270,11 +281,7 @@ async def test_a_resumed_chat_shows_the_permission_answers_and_a_compaction_befo
             assert _chat_items(eager)[:len(live)] == live
             await eager.host.close(eager.engine)
 
-        first_frame = resumed_app(tmp_path, srv.base_url, session_id, **flags)
-        async with first_frame.run_test(size=SIZE) as pilot:
-            await until_shown(pilot, first_frame)
-            await pilot.pause()
-            assert _chat_items(first_frame)[:len(live)] == live
+        await _first_frame_reads_as_live(tmp_path, srv.base_url, session_id, live, SIZE, **flags)
 
 
 async def test_a_compaction_between_two_steps_of_a_turn_stands_between_their_calls_live_and_resumed(tmp_path):
@@ -458,8 +465,7 @@ async def test_a_resumed_chat_shows_the_command_outputs_a_message_carried_as_the
     exit code, then a short one), after a first turn: each way of opening the session shows what the live chat
     showed, in its place."""
     from contextual.tui.app import ContextualApp
-    from tests.tui_helpers import (SIZE, chat_text, finish, make_host, resumed_app, run_turn, server, type_and_send,
-                                   until_shown, wait_for)
+    from tests.tui_helpers import SIZE, chat_text, finish, make_host, run_turn, server, type_and_send, wait_for
     commands = ["printf 'one\\ntwo\\n'; echo warned >&2; exit 4", "echo short"]
     with server([finish("first answer"), finish("second answer")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
@@ -486,11 +492,7 @@ async def test_a_resumed_chat_shows_the_command_outputs_a_message_carried_as_the
             assert _chat_items(eager)[:len(live)] == live
             await eager.host.close(eager.engine)
 
-        first_frame = resumed_app(tmp_path, srv.base_url, session_id)
-        async with first_frame.run_test(size=SIZE) as pilot:
-            await until_shown(pilot, first_frame)
-            await pilot.pause()
-            assert _chat_items(first_frame)[:len(live)] == live
+        await _first_frame_reads_as_live(tmp_path, srv.base_url, session_id, live, SIZE)
 
 
 async def test_esc_at_a_permission_question_shows_the_turn_live_as_it_reads_resumed(tmp_path):
@@ -548,14 +550,12 @@ async def test_a_resumed_chat_shows_the_turns_context_adjusted_row_and_the_compa
     and the next message's compaction "compaction: no round kept whole: …" above its line; resumed (-c, a long
     session's first frame, the redraw /rewind makes), neither was there: the session did not record them (user
     review, helper-139). The row opens with enter, as live."""
-    from textual.widgets import Collapsible
 
     from contextual.tui.app import ContextualApp
     from contextual.tui.screens.compaction import CompactionModal
     from contextual.tui.widgets.scratchpad import ScratchpadView
-    from contextual.tui.widgets.tool_trail import AdjustedTitle, TrailTitle
     from tests.fakes.llm_server import Reply
-    from tests.tui_helpers import finish, make_host, resumed_app, run_turn, server, type_and_send, until_shown, wait_for
+    from tests.tui_helpers import finish, make_host, open_adjusted_row, run_turn, server, type_and_send, wait_for
     script = [*_five_reads(tmp_path), Reply(finish("read them"), usage_input=7000),   # past the trigger: compacts
               "## Summary\nThe five modules were read.", finish("second answer")]
     flags = {"context_window": 8192, "permission_mode": "bypass"}
@@ -588,24 +588,13 @@ async def test_a_resumed_chat_shows_the_turns_context_adjusted_row_and_the_compa
         async with eager.run_test(size=size) as pilot:
             await pilot.pause()
             assert _chat_items(eager)[:len(live)] == live
-            await pilot.press("tab")              # to the turn's tool-call row, down to its adjusted row, enter
-            await wait_for(pilot, lambda: isinstance(eager.focused, TrailTitle))
-            await pilot.press("down")
-            await wait_for(pilot, lambda: isinstance(eager.focused, AdjustedTitle))
-            adjusted = eager.query_one("Collapsible.adjusted", Collapsible)
-            assert adjusted.collapsed
-            await pilot.press("enter")
-            await wait_for(pilot, lambda: not adjusted.collapsed)
+            await open_adjusted_row(pilot, eager)
             await eager.show_transcript(await eager.host.transcript(eager.engine))      # as /rewind redraws it
             await pilot.pause()
             assert _chat_items(eager)[:len(live)] == live
             await eager.host.close(eager.engine)
 
-        first_frame = resumed_app(tmp_path, srv.base_url, session_id, **flags)
-        async with first_frame.run_test(size=size) as pilot:
-            await until_shown(pilot, first_frame)
-            await pilot.pause()
-            assert _chat_items(first_frame)[:len(live)] == live
+        await _first_frame_reads_as_live(tmp_path, srv.base_url, session_id, live, size, **flags)
 
 
 async def test_a_turn_stopped_after_its_steps_were_folded_shows_its_context_adjusted_row_live_and_resumed(tmp_path):

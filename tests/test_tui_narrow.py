@@ -12,7 +12,7 @@ from textual.widgets import Collapsible, Static, Tab, Tabs
 from contextual.tui.app import ContextualApp
 from contextual.tui.screens.context_view import ContextScreen
 from tests.fakes.llm_server import FakeLLMServer
-from tests.tui_helpers import finish, make_host, run_turn, type_and_send, wait_for, shown_screen
+from tests.tui_helpers import finish, make_host, open_adjusted_row, run_turn, shown_screen, type_and_send, wait_for
 
 
 def five_reads(tmp_path: Path) -> list[str]:
@@ -607,18 +607,11 @@ async def test_the_permission_dialog_survives_every_width_under_twenty_columns(t
 
 async def test_the_context_adjusted_row_is_reached_from_the_tool_calls_row_by_keys(tmp_path: Path):
     """↓ from the turn's tool-call row went nowhere: the "context adjusted" row had no key to reach or open it."""
-    from contextual.tui.widgets.tool_trail import AdjustedTitle, TrailTitle
+    from contextual.tui.widgets.tool_trail import TrailTitle
     with FakeLLMServer(kind="openai", script=five_reads(tmp_path)) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=8192), animate=False)
         async with app.run_test(size=(80, 24)) as pilot:
             await run_turn(pilot, "read the five modules")
-            await pilot.press("tab")
-            await wait_for(pilot, lambda: isinstance(app.focused, TrailTitle))
-            await pilot.press("down")
-            await wait_for(pilot, lambda: isinstance(app.focused, AdjustedTitle))
-            adjusted = app.query_one("Collapsible.adjusted", Collapsible)
-            assert adjusted.collapsed
-            await pilot.press("enter")
-            await wait_for(pilot, lambda: not adjusted.collapsed)
+            adjusted = await open_adjusted_row(pilot, app)
             await pilot.press("up")
             await wait_for(pilot, lambda: isinstance(app.focused, TrailTitle))

@@ -89,6 +89,22 @@ async def wait_for(pilot, predicate, timeout: float = 30.0) -> None:
         await pilot.pause(0.01)
 
 
+async def open_adjusted_row(pilot, app):
+    """tab from the input to the turn's tool-call row, down to its "context adjusted" row (closed), enter: the row,
+    open."""
+    from textual.widgets import Collapsible
+    from contextual.tui.widgets.tool_trail import AdjustedTitle, TrailTitle
+    await pilot.press("tab")
+    await wait_for(pilot, lambda: isinstance(app.focused, TrailTitle))
+    await pilot.press("down")
+    await wait_for(pilot, lambda: isinstance(app.focused, AdjustedTitle))
+    adjusted = app.query_one("Collapsible.adjusted", Collapsible)
+    assert adjusted.collapsed
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: not adjusted.collapsed)
+    return adjusted
+
+
 def shown_screen(app, kind: type) -> bool:
     """The app shows a screen of this kind, composed: `app.screen` is the new one before its widgets are there."""
     return isinstance(app.screen, kind) and app.screen.is_mounted
