@@ -517,14 +517,18 @@ async def test_every_region_and_the_palette_settle_at_every_width_from_twelve_co
 
 
 async def test_the_chat_of_a_40x12_screen_shows_the_newest_answer_not_a_blank_row(tmp_path: Path):
-    # The answer's last paragraph kept its bottom margin: the chat's one row at 40x12 showed that blank row.
+    # The answer's last paragraph kept its bottom margin: the chat's one row at 40x12 showed that blank row. Blocks
+    # before it keep theirs (said by a class the streamed blocks move, not by an order-dependent rule).
     from contextual.tui.widgets.chat_log import ChatLog
-    with FakeLLMServer(kind="openai", script=[finish("the last answer line")]) as srv:
+    answer = "a first paragraph\n\n- a listed point\n\nthe last answer line"
+    with FakeLLMServer(kind="openai", script=[finish(answer)]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=(40, 12)) as pilot:
             await run_turn(pilot, "hello")
             assert app.query_one(ChatLog).content_region.height == 1
             assert "the last answer line" in app.export_screenshot().replace("&#160;", " ")
+            blocks = app.query_one(ChatLog).query_one("AnswerMarkdown").children
+            assert [block.styles.margin.bottom for block in blocks] == [1, 1, 0]
 
 
 async def test_the_footer_keys_never_lie_over_each_other(tmp_path: Path):

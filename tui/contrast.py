@@ -7,6 +7,7 @@ near-white read at a contrast ratio of 1.5 to 2. One filter over every line, not
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -50,9 +51,12 @@ def readable(foreground: Color, background: Color) -> Color:
     return max((white, black), key=lambda end: contrast(end, background))
 
 
+# Box drawing, block elements and shades (borders, bars, scrollbars) draw with colour on colour on purpose
+_TEXT = re.compile(r"[^\s\u2500-\u259f▏▕]")
+
+
 def _is_text(text: str) -> bool:
-    # Box drawing, block elements and shades (borders, bars, scrollbars) draw with colour on colour on purpose
-    return any(not ch.isspace() and not "\u2500" <= ch <= "\u259f" and ch not in "▏▕" for ch in text)
+    return _TEXT.search(text) is not None
 
 
 @lru_cache(maxsize=4096)

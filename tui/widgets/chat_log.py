@@ -29,10 +29,17 @@ if TYPE_CHECKING:           # Markdown (markdown-it, pygments) is imported with 
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownStream
 
-# A long session's chat mounts only its recent turns so it opens fast; /export writes them all. The newest few are
-# mounted before the first frame, the others once the counts are shown (mount_earlier).
-MAX_RESTORED_TURNS = 30
+# The chat holds its newest turns only, resumed or live; /export writes them all. Textual lays out and maps every
+# widget of a container at each change, so a chat holding every turn made each turn slower than the one before
+# (2.5 s at the 60th with an instant model, keys at 0.2-1.8 s): past MAX_SHOWN_TURNS the oldest turn leaves as a
+# new one comes. A resumed session's newest few are mounted before the first frame, the others once the counts are
+# shown (mount_earlier).
+MAX_SHOWN_TURNS = 30
 FIRST_TURNS = 8
+
+
+def _hidden_line(turns: int) -> Text:
+    return Text(f"… {turns} earlier turns: /export writes the whole transcript")
 
 
 def _markdown(text: str, classes: str) -> "Markdown":
@@ -83,9 +90,6 @@ class ChatLog(VerticalScroll):
        width of the one before */
     ChatLog > .adjusted CollapsibleTitle { width: 100%; text-wrap: nowrap; text-overflow: ellipsis; }
     ChatLog Markdown { margin: 0; padding: 0; }
-    /* an answer's last block ends it: its bottom margin left a blank row at the chat's end, which on a short screen
-       (one row of chat at 40x12) was all the chat showed of the newest answer */
-    ChatLog Markdown > *:last-child { margin-bottom: 0; }
     """
     # The chat is a focus stop of its own: tab from the input, after its newest "▶ N tool calls" row (or at once
     # with none). The arrows scroll it there (in the input they recall past inputs), and the footer names its keys:
@@ -111,6 +115,8 @@ class ChatLog(VerticalScroll):
         self._first_recent: Widget | None = None          # the first widget of the restored turns mounted
         self._recent: list[Turn] = []                    # the restored turns mounted
         self._following = True                            # the view is at the end (the user did not scroll up)
+        self._hidden = 0                                  # turns of this session the chat no longer holds
+        self._hidden_notice: Static | None = None         # the line above the oldest turn held, saying so
 
     # ----- its keys, when it has the focus (at once, not animated: the next key reads where it is)
     def action_line(self, by: int) -> None:
@@ -164,6 +170,28 @@ class ChatLog(VerticalScroll):
         await self.query(".welcome").remove()          # the empty session's welcome has done its job
         self._following = True                         # what you send, and what answers it, is what you read next
         await self._add(user_line(text))
+        await self._drop_oldest_turns()
+
+    async def _drop_oldest_turns(self) -> None:
+        """Past MAX_SHOWN_TURNS, the oldest turns leave the chat (from their message to the next turn's), counted in
+        the line above the oldest held."""
+        starts = [child for child in self.children if child.has_class("user")]
+        if len(starts) <= MAX_SHOWN_TURNS:
+            return
+        keep_from = self.children.index(starts[-MAX_SHOWN_TURNS])
+        leaving = [child for child in self.children[:keep_from] if child is not self._hidden_notice]
+        # restored turns not mounted yet were older still
+        self._hidden += len(starts) - MAX_SHOWN_TURNS + len(self._earlier)
+        self._earlier = []
+        await self.remove_children(leaving)
+        await self._say_hidden(starts[-MAX_SHOWN_TURNS])
+
+    async def _say_hidden(self, oldest: Widget) -> None:
+        if self._hidden_notice is not None and self._hidden_notice.is_attached:
+            self._hidden_notice.update(_hidden_line(self._hidden))
+            return
+        self._hidden_notice = Static(_hidden_line(self._hidden), classes="notice -info")
+        await self.mount(self._hidden_notice, before=oldest)
 
     async def add_answer(self, markdown: str) -> None:
         await self._add(_markdown(markdown, "agent"))
@@ -275,15 +303,15 @@ class ChatLog(VerticalScroll):
         the user's. Turns are read as plain data first; widgets are made only for the recent ones a long session
         shows."""
         turns = resumed_turns(messages, compactions, permissions, ends or {}, fittings)
-        hidden = len(turns) - MAX_RESTORED_TURNS
-        notice = (Static(Text(f"… {hidden} earlier turns: /export writes the whole transcript"), classes="notice -info")
-                  if hidden > 0 else None)
+        hidden = len(turns) - MAX_SHOWN_TURNS
+        notice = Static(_hidden_line(hidden), classes="notice -info") if hidden > 0 else None
         earlier, recent = turns[max(hidden, 0):-FIRST_TURNS], turns[-FIRST_TURNS:]
         if keep_recent and recent and recent == self._recent and self._first_recent is not None \
                 and self._first_recent.is_attached:
             # The recent turns shown already (a resumed session's first frame, read from the end of its record):
             # they stay; what is above them comes now.
             self._earlier = earlier
+            self._hidden, self._hidden_notice = max(hidden, 0), notice
             if notice is not None:
                 await self.mount(notice, before=self._first_recent)
             self.scroll_end(animate=False)
@@ -293,6 +321,7 @@ class ChatLog(VerticalScroll):
         self._adjusted_body, self._adjustments = None, []
         widgets: list[Widget] = [notice] if notice is not None else []
         self._earlier, self._recent = earlier, recent
+        self._hidden, self._hidden_notice = max(hidden, 0), notice
         shown = _turn_widgets(recent)
         widgets.extend(shown)
         if widgets:
