@@ -18,12 +18,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from contextual.core.atomic import atomic_write
+from contextual.core.config_text import parse_json, parse_toml, read_config_text
 
 KINDS = ("mcp_servers", "permissions", "local_permissions", "hooks", "commands", "endpoint")
 TRUST_ENV = "CONTEXTUAL_TRUST_PROJECT"
@@ -69,9 +69,11 @@ def _store(home: Path) -> Path:
 
 
 def _approvals(home: Path) -> dict[str, Any]:
+    # Read as a config file is (bounded, regular files only): a FIFO named trust.json hung every launch that had a
+    # piece to check; unreadable, nothing is approved (each piece is asked again, and an approval rewrites the file)
     try:
-        doc = json.loads(_store(home).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        doc = parse_json(read_config_text(_store(home)), _store(home))
+    except ValueError:
         return {}
     projects = doc.get("projects") if isinstance(doc, dict) else None
     return projects if isinstance(projects, dict) else {}
@@ -79,8 +81,8 @@ def _approvals(home: Path) -> dict[str, Any]:
 
 def _listed_trusted(home: Path, project: Path) -> bool:
     try:
-        doc = tomllib.loads((home / "config.toml").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        doc = parse_toml(read_config_text(home / "config.toml"), home / "config.toml")
+    except ValueError:
         return False
     listed = doc.get("trusted_projects", [])
     if not isinstance(listed, list):

@@ -5,6 +5,7 @@ widens a permission ([permissions] allow, permission_mode in .contextual/config.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -174,3 +175,17 @@ def test_a_checkouts_endpoint_gets_no_request_and_no_key_until_approved(project:
         trusted = contextual(["-p", "go", "--trust-project"], project, env)
         assert trusted.returncode == 0 and len(evil.requests) == 1
         assert evil.requests[0].headers["authorization"] == "Bearer sk-user-secret-0123456789"   # what trust means
+
+
+def test_a_fifo_where_the_approvals_are_kept_does_not_hang_the_launch(project: Path):
+    """trust.json was read with a plain read: a FIFO there blocked every launch that had a piece to check. Read as
+    a config file is (bounded, regular files only), an unreadable one approves nothing."""
+    hostile_checkout(project)
+    home_of(project).mkdir()
+    os.mkfifo(home_of(project) / "trust.json")
+    with FakeLLMServer(kind="openai", script=[DONE]) as srv:
+        env = cli_env(home_of(project), srv.base_url, "openai", CONTEXTUAL_TRUST_PROJECT="")
+        result = contextual(["-p", "go"], project, env, timeout=20)      # a hang: TimeoutExpired, not a wait
+    assert result.returncode == 0, result.stderr
+    assert not (project.parent / "server_ran").exists()
+    assert sum("not approved, so not used" in ln for ln in result.stderr.splitlines()) == 2, result.stderr

@@ -53,7 +53,7 @@ async def test_rewind_k_forks_before_a_message_and_fork_copies_the_whole_session
             await pilot.pause()
             chat = "\n".join(str(w.render()) for w in app.query_one(ChatLog).query(Static))
             # one line, the fork's, with short ids as "resumed session 1a2b3c4d" (two whole UUIDs: helper-121)
-            assert f"forked session {child[:8]} into {app.engine.session_id[:8]};" in chat, chat
+            assert f"forked session {child[:8]} into {app.engine.session_id[:8]}:" in chat, chat
             assert "resumed session" not in chat and child not in chat
             grandchild = app.engine.session.path
             await pilot.press("ctrl+q")

@@ -29,7 +29,7 @@ from contextual.tui.app import ContextualApp
 from contextual.tui import hangup
 from contextual.tui.hangup import HUNG_UP_EXIT
 from contextual.tui.input_guard import IDLE_S, GuardedParser, PasteGuard
-from contextual.tui.settings import Remembered
+from contextual.tui.remembered import Remembered
 from tests.cli_helpers import cli_env, session_files
 from tests.fakes.llm_server import FakeLLMServer
 from tests.mounts import full_disk, read_only_dir

@@ -355,7 +355,7 @@ async def test_typing_in_the_resume_list_filters_it_and_ctrl_t_still_renames(tmp
 
     from contextual.core.session.index import SessionInfo
     from contextual.tui.screens.session_picker import SessionPicker
-    from contextual.tui.settings import Remembered
+    from contextual.tui.remembered import Remembered
     sessions = [SessionInfo(f"{n:02}0c2a9be1d34c", tmp_path / f"s{n}.jsonl", first_prompt=f"task {n} of the cart",
                             updated="2025-11-27T07:36:00.000Z", rounds=3, compactions=0, last_tokens=1_000)
                 for n in range(40)]

@@ -21,6 +21,7 @@ import contextual.tui
 from contextual.tui import terminal_guard
 from contextual.tui.app import ContextualApp
 from contextual.tui.terminal_guard import CONTROL, without_controls
+from contextual.tui.textual_patches import PATCHES
 from tests.tui_helpers import finish, make_host, server, wait_for
 
 # One of each kind: OSC title (BEL and ST ends), SGR conceal, 8-bit CSI, C1 NEL, DEL, C0 (NUL, VT, SO), a bare ESC.
@@ -115,7 +116,8 @@ def test_every_screen_writes_through_the_guard_by_construction():
     for name in textual.widgets.__all__:           # Textual's widgets load lazily: load them all
         getattr(textual.widgets, name)
     importlib.import_module("textual.command")
-    assert Strip.render is terminal_guard.render
+    assert any(p.owner is Strip and p.name == "render" and p.replacement is terminal_guard.render
+               for p in PATCHES)                # put in place by every app (tests/test_textual_patches.py)
     assert ContextualApp._display is App._display
     screens = _classes_under(Screen)
     assert {"TrustModal", "ConfirmModal", "PermissionModal", "MCPScreen", "ModelPicker", "ContextScreen",

@@ -65,6 +65,24 @@ def test_token_figures():
     assert [tokens(n) for n in (None, 12, 1234, 200_000)] == ["–", "12", "1.2k", "200k"]
 
 
+def test_a_project_file_is_named_from_the_project_through_a_link_and_any_other_whole(tmp_path):
+    """/permissions and /hooks name files one way: the project's from its folder, even where the folder was given
+    through a link (the files are found resolved), a file elsewhere by its whole path."""
+    from contextual.tui.format import project_path
+    real = tmp_path / "real"
+    (real / ".contextual").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(real)
+    assert project_path(real / ".contextual" / "config.toml", tmp_path / "link") == ".contextual/config.toml"
+    assert project_path(tmp_path / "home" / "config.toml", real) == str(tmp_path / "home" / "config.toml")
+
+
+def test_a_fork_is_said_with_short_ids_in_one_wording():
+    from contextual.tui.format import forked_line, short_id
+    parent, child = "1a2b3c4d-0000-4000-8000-000000000001", "5e6f7a8b-0000-4000-8000-000000000002"
+    assert short_id(parent) == "1a2b3c4d"
+    assert forked_line(parent, child, "goes on") == "forked session 1a2b3c4d into 5e6f7a8b: goes on"
+
+
 def test_a_read_line_shows_the_files_own_number_once():
     from contextual.tui.observation import file_numbered, gutter_width, numbered_line
     read_line = "    " + "  1482\tdef total_494(items):"
@@ -218,7 +236,7 @@ def test_a_paste_is_held_by_its_lines_whatever_ends_them_and_expanded_once():
 
 
 def test_remembered_inputs_stay_small_enough_to_read_at_every_input(tmp_path):
-    from contextual.tui.settings import MAX_INPUT_CHARS, MAX_INPUTS_CHARS, Remembered
+    from contextual.tui.remembered import MAX_INPUT_CHARS, MAX_INPUTS_CHARS, Remembered
     remembered = Remembered(tmp_path / "home", tmp_path)
     remembered.add_input("first")
     remembered.add_input("x" * (MAX_INPUT_CHARS + 1))            # a pasted log: this run's history only

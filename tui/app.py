@@ -43,13 +43,11 @@ from contextual.tui.prompt_view import Shown
 from contextual.tui.readouts import Readouts
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.screens.compaction import CompactionModal
-from contextual.tui.settings import Remembered
+from contextual.tui.remembered import Remembered
 from contextual.tui.shown_engine import ShownEngine
 from contextual.tui.slash.memory import ask_and_remember, is_memory
 from contextual.tui.startup import Startup
-from contextual.tui import terminal_guard  # noqa: F401 — installed on import: no line Textual writes holds a control
-from contextual.tui import input_guard  # noqa: F401 — installed on import: a byte that is not UTF-8 is read as U+FFFD
-from contextual.tui import stop_continue  # installed on import: a SIGCONT after a SIGSTOP starts no second reader
+from contextual.tui import stop_continue, textual_patches
 from contextual.tui.slash.context_tools import toggle_pin
 from contextual.tui.slash.files import run_shell
 from contextual.tui.slash.model import how_to_configure
@@ -106,6 +104,7 @@ class ContextualApp(App[object]):
     def __init__(self, host: Host, opened: Opened | None = None, *, animate: bool = True,
                  open_after_first_frame: bool = False, resume: Path | None = None,
                  quit_on_hangup: bool = False) -> None:
+        textual_patches.install()       # here, not on import: the launch's app and every test's run patched alike
         super().__init__()
         self.host = host
         self.quit_on_hangup = quit_on_hangup     # the launch: SIGHUP / SIGTERM end it as a quit (tui/hangup.py)

@@ -16,7 +16,6 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.color import Color
 from textual.filter import LineFilter
-from textual.screen import Screen
 from textual.widget import Widget
 
 MIN_CONTRAST = 4.0          # between WCAG's 3 (large text) and 4.5 (body text): hues stay recognisable
@@ -79,10 +78,8 @@ class ReadableText(LineFilter):
                 for text, style, control in segments]
 
 
-def _backdrop_filters(screen: Widget) -> Sequence[LineFilter]:
+def backdrop_filters(screen: Widget) -> Sequence[LineFilter]:
+    """Screen.get_line_filters (installed by tui/textual_patches.py): a screen's own lines are its backdrop, under a
+    dialog the screen beneath drawn faded on purpose (Textual's BackgroundScreen tint); lifting that text undid the
+    fading. The widgets on every screen keep the filter."""
     return [f for f in Widget.get_line_filters(screen) if not isinstance(f, ReadableText)]
-
-
-# A screen's own lines are its backdrop: under a dialog, the screen beneath drawn faded on purpose (Textual's
-# BackgroundScreen tint); lifting that text undid the fading. The widgets on every screen keep the filter.
-Screen.get_line_filters = _backdrop_filters     # type: ignore[method-assign,assignment]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from textual.content import Content
@@ -37,6 +38,25 @@ _MARKS = ((re.compile(r"\*\*(.+?)\*\*"), r"\1"), (re.compile(r"(?<![\w*])\*(\S[^
 # where a window came from (Config.window_source's first word), as the chat says it
 _WINDOW_FROM = {"server": "from the server", "table": "from the model table", "flag": "--context-window",
                 "env": "CONTEXTUAL_CONTEXT_WINDOW", "config": "your config", "default": "the default"}
+
+
+SHORT_ID = 8        # a session's id as the chat, the top bar, /resume and the resume hint say it
+
+
+def short_id(session_id: str) -> str:
+    """A session's short id (`1a2b3c4d`): the whole UUID filled a line, and `contextual -r` takes the prefix."""
+    return session_id[:SHORT_ID]
+
+
+def forked_line(parent: str, child: str, then: str) -> str:
+    """The chat's line for a fork, /fork's and a held session's alike: `forked session 1a2b3c4d into 5e6f7a8b: …`."""
+    return f"forked session {short_id(parent)} into {short_id(child)}: {then}"
+
+
+def project_path(path: Path, root: Path) -> str:
+    """A file of the project as the project names it (`.contextual/config.toml`), any other file whole."""
+    root = root.resolve()
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
 
 
 def model_note(model: str, window: int, window_source: str) -> str:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 from contextual.core.config import Config
 from contextual.core.messages import Message
 from contextual.core.plural import plural
+from contextual.tui.format import forked_line, short_id
 
 if TYPE_CHECKING:       # the engine is imported where one is made: the app's first frame does not wait for it
     from contextual.core.agent import Engine
@@ -164,7 +165,7 @@ class RealHost:
         loaded = load_session(path or self.session_path(session_id))
         engine = self._engine()
         restore_into(engine, loaded)
-        notices = [f"resumed session {loaded.session_id[:8]}: {plural(len(loaded.history), 'message')}, "
+        notices = [f"resumed session {short_id(loaded.session_id)}: {plural(len(loaded.history), 'message')}, "
                    f"{plural(len(loaded.compactions), 'compaction')}"] + list(loaded.warnings)
         try:
             attach(engine, *open_writer(self.config, loaded.path))
@@ -172,7 +173,7 @@ class RealHost:
             # Two writers would interleave one file, and a new empty session would drop the past the model is
             # shown: what is sent here goes to a copy of it, made at the first input
             self._held[engine] = loaded
-            notices.append(f"session {loaded.session_id[:8]} is open in {exc.who}: what you send here goes to a "
+            notices.append(f"session {short_id(loaded.session_id)} is open in {exc.who}: what you send here goes to a "
                            "new session holding a copy of it (a fork); the original stays as it is there")
         except SessionError as exc:
             notices.append(f"read-only: {exc}")
@@ -193,7 +194,7 @@ class RealHost:
         attach(engine, *open_fork(self.config, held))
         del self._held[engine]
         assert engine.session_id is not None
-        return f"forked session {held.session_id[:8]} into {engine.session_id[:8]}: this conversation goes on there"
+        return forked_line(held.session_id, engine.session_id, "this conversation goes on there")
 
     async def undo(self, engine: Engine, confirm_overwrite: Confirm | None = None,
                    record: list[Message] | None = None) -> str:

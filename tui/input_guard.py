@@ -25,14 +25,13 @@ does not filter it ends the paste there, the rest typed and its line end an `ent
 marker with no start between is one paste up to its last end: a person types nothing inside a burst.
 
 The thread asks the driver module for its decoder and its parser by name each time it starts, so those names are
-given these: installed once when the app is imported, as terminal_guard.py installs its step. Windows reads keys as
+given these (tui/textual_patches.py installs them with the app's other patches of Textual). Windows reads keys as
 text already, and has no such module.
 """
 
 from __future__ import annotations
 
 import codecs
-import sys
 import time
 from collections.abc import Callable, Iterable
 from encodings import utf_8
@@ -137,10 +136,3 @@ def incremental_decoder(encoding: str) -> Callable[..., codecs.IncrementalDecode
     if codecs.lookup(encoding).name == "utf-8":
         return ReplacingUTF8Decoder
     return codecs.getincrementaldecoder(encoding)
-
-
-if sys.platform != "win32":
-    from textual.drivers import linux_driver
-
-    linux_driver.getincrementaldecoder = incremental_decoder   # type: ignore[assignment]  # codecs' is overloaded
-    linux_driver.XTermParser = GuardedParser                    # type: ignore[misc]  # a subclass, built the same way

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from contextual.core.messages import Message
+from contextual.tui.format import short_id
 
 
 def resume_line(session_id: str | None, messages: Sequence[Message], home: Path, project_root: Path) -> str | None:
@@ -20,5 +21,5 @@ def resume_line(session_id: str | None, messages: Sequence[Message], home: Path,
     except OSError:
         latest = None
     if latest is not None and latest.name.startswith(session_id):
-        return f"Resume this session with `contextual -c` (or `contextual -r {session_id[:8]}`)."
-    return f"Resume this session with `contextual -r {session_id[:8]}`."
+        return f"Resume this session with `contextual -c` (or `contextual -r {short_id(session_id)}`)."
+    return f"Resume this session with `contextual -r {short_id(session_id)}`."

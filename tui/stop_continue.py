@@ -12,8 +12,8 @@ Back from SIGTSTP, application mode starts on a cleared alternate screen, and Te
 after: the app stood blank but for its top bar and input until a resize. `redraw` (on the app's resume signal)
 draws it whole.
 
-Installed once when the app is imported, as input_guard.py installs its parser: the driver binds the handlers
-when it is made.
+Installed with the app's other patches of Textual (tui/textual_patches.py), before the driver is made: it binds
+the handlers then.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def redraw(app: App[Any]) -> None:
 if sys.platform != "win32":
     from textual.drivers.linux_driver import LinuxDriver
 
-    _leave = LinuxDriver._sigtstp_application
+    _leave = LinuxDriver._sigtstp_application      # Textual's own, read before textual_patches.install
     _return = LinuxDriver._sigcont_application
 
 
@@ -48,8 +48,3 @@ def continued(driver: Any, *signal: Any) -> None:
     if getattr(driver, "_contextual_left", False):
         driver._contextual_left = False
         _return(driver, *signal)
-
-
-if sys.platform != "win32":
-    LinuxDriver._sigtstp_application = stopped      # type: ignore[method-assign,assignment]
-    LinuxDriver._sigcont_application = continued    # type: ignore[method-assign,assignment]

@@ -1,5 +1,5 @@
 """No control character reaches the terminal from any screen: a step in the one place Textual turns a line into
-what it writes (`Strip.render`), installed once when the app is imported, as contrast.py installs its filter.
+what it writes (`Strip.render`), installed with the app's other patches of Textual (tui/textual_patches.py).
 
 Each screen still cleans the outside text it shows (`core/textsafe.strip_control` through `screen_text`: whole
 sequences removed, bidi controls made visible, newlines handled); this is what holds when a screen forgets. Rich
@@ -55,7 +55,7 @@ def without_controls(strip: Strip) -> Strip:
     return Strip([segment for segment in cleaned if segment.text], strip.cell_length)   # no empty segments
 
 
-_textual_render = Strip.render
+_textual_render = Strip.render        # Textual's own, read before textual_patches.install replaces it
 
 
 def render(strip: Strip, console: Console) -> str:
@@ -65,6 +65,3 @@ def render(strip: Strip, console: Console) -> str:
         if clean is not strip:
             strip._render_cache = _textual_render(clean, console)
     return _textual_render(strip, console)
-
-
-Strip.render = render     # type: ignore[method-assign,assignment]

@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from contextual.core.hook_list import HookListing, ListedHook
 from contextual.tui.css import stylesheet
-from contextual.tui.format import one_line
+from contextual.tui.format import one_line, project_path
 from contextual.tui.screen_safe import screen_text
 
 FRAME = 4               # the box's border and padding
@@ -91,9 +91,7 @@ class HooksScreen(ModalScreen[None]):
         return said
 
     def shown_path(self, path: Path) -> str:
-        """A file of this project as the project names it (`.contextual/config.toml`), any other whole."""
-        root = self.listing.root
-        return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+        return project_path(path, self.listing.root)
 
     def highlighted(self) -> ListedHook | None:
         row, hooks = self.query_one(DataTable).cursor_row, self.listing.hooks

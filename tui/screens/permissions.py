@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from contextual.core.permission_list import SOURCE_NAMES, ListedRule, RuleListing
 from contextual.core.permission_rules import RuleError
 from contextual.tui.css import stylesheet
-from contextual.tui.format import mode_line, one_line
+from contextual.tui.format import mode_line, one_line, project_path
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.screens.confirm import ConfirmModal
 from rich.text import Text
@@ -102,9 +102,7 @@ class PermissionsScreen(ModalScreen[None]):
         self.refit()
 
     def shown_path(self, path: Path) -> str:
-        """A file of this project as the project names it (`.contextual/config.local.toml`), any other whole."""
-        root = self.book.settings.config.project_root.resolve()
-        return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+        return project_path(path, self.book.settings.config.project_root)
 
     def on_resize(self) -> None:
         self.refit()

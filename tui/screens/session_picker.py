@@ -11,8 +11,8 @@ from typing import Any
 from contextual.core.clock import local_minutes
 from contextual.core.textsafe import strip_control
 from contextual.tui.css import stylesheet
-from contextual.tui.format import one_line, tokens
-from contextual.tui.settings import Remembered
+from contextual.tui.format import one_line, short_id, tokens
+from contextual.tui.remembered import Remembered
 from contextual.tui.widgets.table_fit import fit_columns
 from rich.text import Text
 from textual import events
@@ -91,7 +91,7 @@ class SessionPicker(ModalScreen[str | None]):
             table.add_row(Text(one_line(when(str(getattr(info, "updated", ""))), 16)),
                           Text(one_line(self.shown_title(info), 60), style="bold" if here else ""),
                           _rounds(info), Text(one_line(str(getattr(info, "compactions", "")), 8)),
-                          Text(tokens(getattr(info, "last_tokens", None))), Text(one_line(str(info.id)[:8], 8)),
+                          Text(tokens(getattr(info, "last_tokens", None))), Text(one_line(short_id(str(info.id)), 8)),
                           key=str(info.id))
 
     def matches(self, info: Any) -> bool:

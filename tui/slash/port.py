@@ -8,7 +8,7 @@ from contextual.core.config import Config
 from contextual.core.messages import Message
 from contextual.tui.host import Host, Opened
 from contextual.tui.prompt_view import Shown
-from contextual.tui.settings import Remembered
+from contextual.tui.remembered import Remembered
 from contextual.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports

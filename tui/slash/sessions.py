@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contextual.tui.format import one_line
+from contextual.tui.format import forked_line, one_line
 from contextual.tui.slash.port import AppPort
 
 
@@ -120,9 +120,8 @@ async def fork(app: AppPort, before_id: str | None, text: str) -> None:
     if title:                          # /resume lists the fork under the title, not its first message
         app.remembered.set_title(writer.session_id, f"{title} (fork)")
     before = app.engine
-    # short ids, as "resumed session 1a2b3c4d" says them (two whole UUIDs filled the line)
-    await resume(app, writer.session_id, f"forked session {(parent or '')[:8]} into {writer.session_id[:8]}; the "
-                                         f"original is unchanged (/resume goes back to it)")
+    await resume(app, writer.session_id, forked_line(parent or "", writer.session_id,
+                                                     "the original is unchanged (/resume goes back to it)"))
     if app.engine is not before:      # what was to ride on the next message (a re-injected fact) rides on the fork's
         app.engine.carry_pending(before)
         app.show_prompt()

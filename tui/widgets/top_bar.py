@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from contextual.core.plural import plural
+from contextual.tui.format import short_id
 from contextual.tui.screen_safe import screen_text
 
 
@@ -17,7 +18,7 @@ def bar_text(root: Path, model: str | None, session_id: str | None, compactions:
     model = screen_text(model) if model else model     # a checkout's config.toml names it, or a server's listing
     home = Path.home()
     shown_root = "~/" + str(root.relative_to(home)) if root.is_relative_to(home) and root != home else str(root)
-    session = (session_id or "new")[:8]
+    session = short_id(session_id) if session_id else "new"
 
     def bar_with(where: str) -> Text:
         return Text.assemble((" Contextual", "bold"), " · ", where, " · ", (model or "no model", "bold #d7af5f"),
