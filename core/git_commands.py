@@ -9,10 +9,11 @@ import re
 from collections.abc import Container
 
 # git's own options before its sub-command that take the next word as their value (`--exec-path` alone prints a
-# path and runs nothing: its value is then no sub-command either). One list: the deny rules' reading of a git line
-# (core/shell/wrappers.py), what its files run (core/git_runs.py) and what it writes (core/bash_files/) split alike.
+# path and runs nothing: its value is then no sub-command either; `--shallow-file F`, git's own for its fetches, is
+# taken by any git). One list: the deny rules' reading of a git line (core/shell/wrappers.py) and the one walker of
+# its options for what its files run, what it writes and where a submodule's command runs (core/git_line.py).
 GIT_VALUE_OPTIONS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
-                               "--config-env", "--attr-source", "--exec-path"})
+                               "--config-env", "--attr-source", "--exec-path", "--shallow-file"})
 
 # `git --list-cmds=main` of git 2.39 without its internal helpers (`submodule--helper` …) and contrib's subtree.
 # A command a newer git adds is taken for a mistyped one (refused, not let through).

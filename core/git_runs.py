@@ -22,7 +22,8 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from contextual.core.git_commands import GIT_VALUE_OPTIONS, autocorrect_runs, guessed
+from contextual.core.git_commands import autocorrect_runs, guessed
+from contextual.core.git_line import git_line
 from contextual.core.shell.nodes import Word
 from contextual.core.shell.wrappers import GIT_COMMAND_SETTINGS
 
@@ -44,9 +45,6 @@ NO_HOOKS = frozenset({
 CHANGES_TREE = frozenset({
     "checkout", "switch", "restore", "reset", "merge", "pull", "rebase", "cherry-pick", "revert", "stash", "am",
     "apply", "read-tree", "checkout-index", "clone", "worktree", "submodule", "sparse-checkout", "bisect", "mv"})
-# git's own options after which it runs no sub-command (read before those that take a value: GIT_VALUE_OPTIONS)
-_NOTHING_RUNS = frozenset({"--version", "--help", "-v", "-h", "--html-path", "--man-path", "--info-path",
-                           "--exec-path"})
 _GIT_FOLDER_PARTS = frozenset({"objects", "refs", "logs", "hooks", "info", "lfs", "worktrees", "rr-cache"})
 TIMEOUT = 10.0
 MAX_FOLDERS = 32               # hooks folders of submodules and remotes looked at
@@ -72,47 +70,21 @@ class Repository:
 Ask = Callable[[str, tuple[str, ...]], "Repository | None"]
 
 
-def split(words: Sequence[Word]) -> tuple[list[str], Word, list[Word]] | None:
-    """git's own options, its sub-command and the words after it; None when an unknown word hides which is which.
-    A line that runs no sub-command (`git --version`) has the sub-command ""."""
-    i, options = 1, list[str]()
-    while i < len(words):
-        word = words[i]
-        if word is None:
-            return None
-        if not word.startswith("-"):
-            return options, word, list(words[i + 1:])
-        if word in _NOTHING_RUNS or word.startswith("--list-cmds"):
-            return options, "", []
-        if word in GIT_VALUE_OPTIONS:
-            value = words[i + 1] if i + 1 < len(words) else ""
-            if value is None:
-                return None
-            options += [word, value]
-            i += 2
-            continue
-        options.append(word)
-        i += 1
-    return options, "", []
-
-
 def git_run(words: Sequence[Word], place: str, root: str, ask: Ask) -> GitRun | None:
     """What the git command `words` runs from files when the line runs it in the folder `place` (the line is
     checked in `root`); None when it cannot be told (an unknown sub-command or option value, a git that fails in an
     unexpected way, a hook the command itself may write)."""
-    parts = split(words)
-    if parts is None:
+    line = git_line(words[1:])
+    if line.unknown:
         return None
-    options, sub, args = parts
+    sub, args, options = line.sub, list(line.args), [str(w) for w in line.options]
     if not sub:
         return GitRun()
     where = place
-    for option, value in zip(options, options[1:]):
-        if option == "-C" and value:
-            where = os.path.normpath(os.path.join(where, os.path.expanduser(value)))
-    passed = tuple(w for i, w in enumerate(options)
-                   if w not in ("-C", "-c") and (i == 0 or options[i - 1] not in ("-C", "-c")))
-    repository = ask(where, passed)
+    for folder in line.folders:
+        if folder:                      # `-C ""`: git stays where it is
+            where = os.path.normpath(os.path.join(where, os.path.expanduser(folder)))
+    repository = ask(where, tuple(str(w) for w in line.others))
     if repository is None:
         return None
     config = [(origin, name.lower(), value) for origin, name, value in repository.config

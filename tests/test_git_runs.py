@@ -210,13 +210,6 @@ def test_git_is_asked_once_per_folder_and_options_and_a_failing_git_holds(repo):
     assert FilesRun(DENY_RM.deny, str(repo), lambda where, options: None).denied_by("git status") is not None
 
 
-def test_git_s_own_options_and_its_sub_command_are_told_apart():
-    assert git_runs.split(["git", "-C", "a", "-c", "x.y=1", "--no-pager", "--git-dir", "g", "commit", "-m", "m"]) \
-        == (["-C", "a", "-c", "x.y=1", "--no-pager", "--git-dir", "g"], "commit", ["-m", "m"])
-    assert git_runs.split(["git", "--version"]) == ([], "", [])
-    assert git_runs.split(["git", "-C", None, "commit"]) is None and git_runs.split(["git", None]) is None
-
-
 def test_a_line_without_git_runs_no_git(repo, monkeypatch):
     """The census lines without git cost no process: git is asked only for a line that runs it."""
     monkeypatch.setattr(git_runs.subprocess, "run", lambda *a, **k: pytest.fail("git was run"))

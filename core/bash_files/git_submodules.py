@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from contextual.core.bash_files.git_config import read_values
 from contextual.core.bash_files.git_tree import work_tree
-from contextual.core.git_runs import split
+from contextual.core.git_line import git_line
 from contextual.core.shell.nodes import Word, command_name
 
 MAX_SUBMODULES = 64
@@ -22,7 +22,7 @@ _FOREACH_FLAGS = frozenset({"-q", "--quiet", "--recursive"})
 class Foreach:
     script: Word            # CMD's text as the shell reads it; None when a word is only known when the line runs
     recursive: bool
-    folder: str | None      # -C's folder (from the one git runs in); None: the line names another repository
+    folder: str | None      # -C's folder (from the one git runs in); None: another repository, or one not known
 
 
 def foreach_script(words: tuple[Word, ...]) -> Foreach | None:
@@ -30,22 +30,20 @@ def foreach_script(words: tuple[Word, ...]) -> Foreach | None:
     command."""
     if not words or not isinstance(words[0], str) or command_name(words[0]) != "git":
         return None
-    parts = split(words)
-    if parts is None:       # `git $OPTS submodule foreach …`: CMD and where it runs only known then
+    line = git_line(words[1:])
+    if line.unknown:        # `git $OPTS submodule foreach …`: CMD and where it runs only known then
         return Foreach(None, True, None) if "foreach" in words else None
-    options, sub, args = parts
-    if sub != "submodule" or "foreach" not in args:
+    if line.sub != "submodule" or "foreach" not in line.args:
         return None
-    rest = list(args[args.index("foreach") + 1:])
+    rest = list(line.args[line.args.index("foreach") + 1:])
     recursive = False
     while rest and rest[0] in _FOREACH_FLAGS:
         recursive = recursive or rest[0] == "--recursive"
         rest = rest[1:]
-    folder: str | None = ""
-    for option, value in zip(options, options[1:]):
-        folder = os.path.join(str(folder), value) if option == "-C" else folder
-    if any(o.partition("=")[0] in ("--git-dir", "--work-tree") for o in options):
-        folder = None
+    # -C's folders, each from the one before; not known where the line names another repository or work tree, or
+    # bash makes -C's folder one of $HOME (`-C ~/p`)
+    unread = line.git_dirs or line.work_trees or line.folders_unknown
+    folder = None if unread else os.path.join("", *(str(each) for each in line.folders))
     return Foreach(None if None in rest else " ".join(str(w) for w in rest), recursive, folder)
 
 

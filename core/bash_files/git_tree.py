@@ -27,7 +27,10 @@ def work_tree(folder: str) -> str | None:
     """The top of the work tree git uses from a folder: the one the repository found from it names, else the
     folder holding its .git (the nearest at or above it that git takes for one: _stops_git); the folder itself
     when none has one. None: not known here (also where git, walking up the folder's real path, would find
-    another repository than the one found from the path as written, or a bare one)."""
+    another repository than the one found from the path as written, or a bare one).
+    Not the question of core/session/paths.py: find_git_dir (the git folder whose HEAD git opens first, for the
+    branch shown and the snapshots' check that git will not wait on a FIFO): that one stops at any `.git` and
+    reads a `gitdir:` leniently; here the answer is exact or None, since a deny rule then holds for any path."""
     start = os.path.normpath(folder)
     try:
         found = _found_from(start)

@@ -18,8 +18,7 @@ from contextual.core.bash_files.write_programs import (GIT_CHECKOUT_INDEX, GIT_H
                                                        GIT_NAMED, GIT_SAME_COMMIT, GIT_STASH_ALL, GIT_STASH_APPLIES,
                                                        GIT_STASH_KEEPS, GIT_STASH_UNTRACKED, GIT_TREES, GIT_WRITES)
 from contextual.core.bash_files.write_words import ANY, Found, GitTrees, Stash, by_table, read_options
-from contextual.core.git_commands import GIT_VALUE_OPTIONS
-from contextual.core.git_runs import split
+from contextual.core.git_line import git_line
 from contextual.core.shell.findings import Input
 from contextual.core.shell.nodes import Word, command_name
 from contextual.core.shell.parse import ShellParse
@@ -31,7 +30,6 @@ GIT_READS = frozenset({"status", "diff", "log", "show", "ls-files", "rev-parse",
 # what changes which repository, index or ignore files git reads: its variables (GIT_DIR, GIT_INDEX_FILE,
 # GIT_CONFIG_*), HOME and XDG_CONFIG_HOME (the global config and excludes file)
 _GIT_SETTINGS = re.compile(r"GIT_|XDG_|HOME")
-GIT_PLACES = frozenset({"-C", "--work-tree", "--git-dir"})   # git's options naming its folders
 _NO_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})     # written, they change no file
 # a stash's files are in its commits: as for tracked ones, another file the line writes does not change which
 _STASH_KINDS = frozenset({TRACKED})
@@ -44,34 +42,26 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str], env: G
     tree (the folder, for `clean`), given no commit only the files of the kinds git's state lists (GitTrees);
     `git checkout-index`: tracked files (below --prefix's folder instead, any path); `git apply`, `git am`: the
     files their diffs name. The work tree is the one git uses (_work_trees)."""
-    folder, tree, git_dir, i = "", "", "", 0
-    own = not env.elsewhere     # no option of git's but -C, no variable (another repository, config)
-    while i < len(words) and (words[i] is None or str(words[i]).startswith("-")):
-        word = str(words[i])
-        own = own and word == "-C" and i + 1 < len(words) and isinstance(words[i + 1], str)
-        # an option only known when the line runs (`git $OPTS stash`), a folder too (`-C "$D"`) or one bash may
-        # make another (`--work-tree ~/p`): any work tree
-        if words[i] is None or (word in GIT_PLACES and i + 1 < len(words) and (
-                not isinstance(words[i + 1], str) or str(words[i + 1]).startswith("~"))):
-            env = GitEnv(env.icase, elsewhere=True, unread=True)
-        if word in GIT_VALUE_OPTIONS and i + 1 < len(words):
-            value = str(words[i + 1] or "")
-            folder = os.path.join(folder, value) if word == "-C" else folder     # each -C from the one before
-            tree = value if word == "--work-tree" else tree
-            git_dir = value if word == "--git-dir" else git_dir
-            i += 1
-        tree = word.partition("=")[2] if word.startswith("--work-tree=") else tree
-        git_dir = word.partition("=")[2] if word.startswith("--git-dir=") else git_dir
-        i += 1
-    if i >= len(words):
+    line = git_line(words)
+    if not line.sub:
         return Found()
-    sub, rest = words[i], words[i + 1:]
-    listed = GIT_NAMED.get(f"{sub} {rest[0]}" if sub == "worktree" and rest else str(sub))
+    # no option of git's but -C, no variable (another repository, config)
+    own = not env.elsewhere and not (line.unknown or line.others or line.settings)
+    # an option only known when the line runs (`git $OPTS stash`), a folder too (`-C "$D"`) or one bash may make
+    # another (`--work-tree ~/p`): any work tree
+    env = GitEnv(env.icase, elsewhere=True, unread=True) if line.folders_unknown else env
+    folder = ""
+    for each in line.folders:
+        folder = os.path.join(folder, each or "")       # each -C from the one before
+    tree = str(line.work_trees[-1] or "") if line.work_trees else ""
+    git_dir = str(line.git_dirs[-1] or "") if line.git_dirs else ""
+    sub, rest = line.sub, line.args
+    listed = GIT_NAMED.get(f"{sub} {rest[0]}" if sub == "worktree" and rest else sub)
     if listed is not None:      # `git diff --output=F`, `git merge-file F B O`: as they name them
-        files, trees = by_table(str(sub), rest[1:] if sub == "worktree" else rest, listed)
+        files, trees = by_table(sub, rest[1:] if sub == "worktree" else rest, listed)
         return Found([_from(folder, w) for w in files], [_from(folder, w) for w in trees])
     if sub in GIT_MADE:
-        return _made(str(sub), rest, folder)
+        return _made(sub, rest, folder)
     if not (sub in GIT_WRITES or sub in GIT_TREES or sub in ("checkout-index", "apply", "am")):
         return Found()
     tops = _work_trees(folder, tree, git_dir, folders, env)
@@ -79,13 +69,13 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str], env: G
     named = [top for _, top in tops] if tree or git_dir or env.elsewhere else None
     outside = [top for at, top in tops if top is None or not _below(at, top)]    # pathspecs read from the top
     found = Found()
-    icase = env.icase or "--icase-pathspecs" in words[:i]
+    icase = env.icase or "--icase-pathspecs" in line.options
     if sub in GIT_WRITES:
         found.extend(_pathspecs([w for w in rest if not (isinstance(w, str) and w.startswith("-"))], folder, icase,
                                 named, outside))
         if any(_from_file(w) for w in rest):
             found.extend(_whole(folder, named))
-    spec = GIT_TREES.get(str(sub))
+    spec = GIT_TREES.get(sub)
     if sub == "stash" and rest and not (isinstance(rest[0], str) and rest[0].startswith("-")):
         if rest[0] in GIT_STASH_KEEPS:
             spec = None
@@ -108,7 +98,7 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str], env: G
             written.trees.append(folder or ANY)
         else:
             written.tops.append((folder or ANY, ""))
-        kinds = _kinds(str(sub), seen, operands) if own else None
+        kinds = _kinds(sub, seen, operands) if own else None
         if kinds is not None and (written.trees or written.tops):
             written = Found(git=[GitTrees(folder or ANY, written.trees, written.tops, kinds)])
             found = Found()     # `checkout -f HEAD`, `checkout -f -b new`: a commit and a branch, no path
@@ -116,7 +106,7 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str], env: G
     if sub == "checkout-index":
         found.extend(_index_files(rest, folder, own, named, outside))
     if sub in ("apply", "am"):
-        found.extend(git_diff(str(sub), rest, given, folders, folder))
+        found.extend(git_diff(sub, rest, given, folders, folder))
     return found
 
 
@@ -296,11 +286,10 @@ def _in_git(path: str, full: str, root: str) -> bool:
 
 def _reads(words: tuple[Word, ...]) -> bool:
     """A git command that only reads (`git status`, `git stash list`), writing no file (`--output`)."""
-    parts = split(words)
-    if parts is None or any(isinstance(w, str) and w.startswith("--o") for w in parts[2]):
+    line = git_line(words[1:])
+    if line.unknown or any(isinstance(w, str) and w.startswith("--o") for w in line.args):
         return False
-    _, sub, args = parts
-    return sub in GIT_READS or (sub == "stash" and bool(args) and args[0] in ("list", "show"))
+    return line.sub in GIT_READS or (line.sub == "stash" and bool(line.args) and line.args[0] in ("list", "show"))
 
 
 def _from(folder: str, word: Word) -> Word:

@@ -55,8 +55,14 @@ def make_private_dirs(folder: Path) -> None:
 
 
 def find_git_dir(start: Path) -> Path | None:
-    """The git directory of the repository `start` is in, as git finds it from there; a `.git` that is neither a
-    folder nor a file (a FIFO an archive made) is returned as it is, for the caller to refuse (git would hang)."""
+    """The git directory whose HEAD and index git opens first from `start` (the branch shown; the snapshots' check
+    that git will not wait on them, core/snapshot/git_files.py): the nearest `.git` in any form, a `gitdir:` file
+    followed. A `.git` that is neither a folder nor a file (a FIFO an archive made) is returned as it is, for the
+    caller to refuse (git would hang); a HEAD alone still shows its branch.
+    Not the question of core/bash_files/git_tree.py: work_tree (the top of the work tree git writes, for the deny
+    rules): that one passes over a `.git` git does not take for a repository (a HEAD that is no regular file
+    among them), follows commondir and core.worktree, and answers "not known" wherever links or the files leave a
+    doubt; here such a `.git` must stop the walk, and a doubt must not hide it."""
     for folder in (start, *start.parents):
         candidate = folder / ".git"
         if not candidate.exists():
