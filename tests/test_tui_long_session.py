@@ -17,8 +17,7 @@ from contextual.tui.app import ContextualApp
 from contextual.tui.widgets import chat_log
 from contextual.tui.widgets.chat_log import ChatLog
 from tests.fakes.llm_server import FakeLLMServer
-from tests.test_tui_meter import long_session
-from tests.tui_helpers import finish, make_host, run_turn, type_and_send, wait_for
+from tests.tui_helpers import app_with_history, finish, long_session, make_host, run_turn, type_and_send, wait_for
 
 ORDER_PSEUDO_CLASSES = {"first-child", "last-child", "first-of-type", "last-of-type", "odd", "even", "empty"}
 
@@ -33,10 +32,7 @@ async def test_the_chat_holds_its_newest_turns_and_counts_the_rest_resumed_and_l
     monkeypatch.setattr(chat_log, "MAX_SHOWN_TURNS", 10)
     script = [finish(f"live answer {n}") for n in range(3)]
     with FakeLLMServer(kind="openai", script=script) as srv:
-        host = make_host(tmp_path, srv.base_url)
-        opened = host.new_engine()
-        opened.engine.restore(long_session(12), None, [], [])
-        app = ContextualApp(host, opened, animate=False)
+        app = app_with_history(tmp_path, srv.base_url, long_session(12))
         async with app.run_test(size=(120, 30)) as pilot:
             await app.workers.wait_for_complete()
             await pilot.pause()

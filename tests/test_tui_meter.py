@@ -10,7 +10,7 @@ from contextual.core import tokens
 from contextual.core.messages import Message
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.fakes.server_flavors import Flavor
-from tests.tui_helpers import finish, make_host, run_turn, type_and_send, wait_for
+from tests.tui_helpers import app_with_history, finish, long_session, make_host, run_turn, type_and_send, wait_for
 from contextual.tui.app import ContextualApp
 from contextual.tui.format import tokens as figure
 from contextual.tui.widgets.chat_log import ChatLog
@@ -81,12 +81,10 @@ async def test_first_frame_does_not_wait_for_the_tokenizer(tmp_path, monkeypatch
     monkeypatch.setattr(tokens, "encoding", gated_encoding)
     with FakeLLMServer(kind="openai", script=[Reply(finish("loaded and answered"))],
                        flavor=Flavor("vllm", n_ctx=32768)) as srv:
-        host = make_host(tmp_path, srv.base_url)
-        opened = host.new_engine()
-        opened.engine.restore([Message("user", "an earlier question"),
-                               Message("assistant", "Thought: done\nAction: Finish[an earlier answer]",
-                                       meta={"final": True, "answer": "an earlier answer"})], None, [], [])
-        app = ContextualApp(host, opened, animate=False)
+        app = app_with_history(tmp_path, srv.base_url, [
+            Message("user", "an earlier question"),
+            Message("assistant", "Thought: done\nAction: Finish[an earlier answer]",
+                    meta={"final": True, "answer": "an earlier answer"})])
         async with app.run_test(size=(120, 30)) as pilot:
             await wait_for(pilot, lambda: waiting)           # the load has started: the first frame is up
             first, second = meter_lines(app)
@@ -111,28 +109,11 @@ async def test_first_frame_does_not_wait_for_the_tokenizer(tmp_path, monkeypatch
             assert app.engine.config.context_window == 32768 and "of 32.8k window" in meter_lines(app)[1]
 
 
-def long_session(turns: int) -> list[Message]:
-    out: list[Message] = []
-    for i in range(turns):
-        args = {"file_path": f"mod_{i}.py"}
-        out += [Message("user", f"question {i}"),
-                Message("assistant", f'Thought: read it\nAction: Read[{{"file_path": "mod_{i}.py"}}]',
-                        meta={"step": 1, "call_id": f"c{i}", "tool_name": "Read", "args": args}),
-                Message("tool", '{"status": "success", "text": "ok"}',
-                        meta={"tool_name": "Read", "call_id": f"c{i}", "args": args, "step": 1}),
-                Message("assistant", f"Thought: ok\nAction: Finish[answer {i}]",
-                        meta={"step": 2, "final": True, "answer": f"answer {i}"})]
-    return out
-
-
 async def test_a_long_session_opens_with_its_recent_turns_and_history_rows_made_when_shown(tmp_path):
     """40 turns: the chat holds the newest 30 in order under a note for the 10 older ones (the newest first, the
     rest mounted once counts are shown); History has a row per message but makes only those it shows."""
     with FakeLLMServer(kind="openai", script=[]) as srv:
-        host = make_host(tmp_path, srv.base_url)
-        opened = host.new_engine()
-        opened.engine.restore(long_session(40), None, [], [])
-        app = ContextualApp(host, opened, animate=False)
+        app = app_with_history(tmp_path, srv.base_url, long_session(40))
         async with app.run_test(size=(120, 30)) as pilot:
             await app.workers.wait_for_complete()
             await pilot.pause()

@@ -62,6 +62,31 @@ def resumed_app(tmp: Path, base_url: str, session_id: str | None, **flags) -> "C
     return ContextualApp(host, animate=False, resume=host.session_path(session_id))
 
 
+def app_with_history(tmp: Path, base_url: str, messages: list) -> "ContextualApp":
+    """An app whose engine starts with ``messages`` as its history (no session file: the chat is made from them)."""
+    from contextual.tui.app import ContextualApp
+    host = make_host(tmp, base_url)
+    opened = host.new_engine()
+    opened.engine.restore(messages, None, [], [])
+    return ContextualApp(host, opened, animate=False)
+
+
+def long_session(turns: int) -> list:
+    """``turns`` turns of a question, a Read and its answer ("answer N")."""
+    from contextual.core.messages import Message
+    out: list[Message] = []
+    for i in range(turns):
+        args = {"file_path": f"mod_{i}.py"}
+        out += [Message("user", f"question {i}"),
+                Message("assistant", f'Thought: read it\nAction: Read[{{"file_path": "mod_{i}.py"}}]',
+                        meta={"step": 1, "call_id": f"c{i}", "tool_name": "Read", "args": args}),
+                Message("tool", '{"status": "success", "text": "ok"}',
+                        meta={"tool_name": "Read", "call_id": f"c{i}", "args": args, "step": 1}),
+                Message("assistant", f"Thought: ok\nAction: Finish[answer {i}]",
+                        meta={"step": 2, "final": True, "answer": f"answer {i}"})]
+    return out
+
+
 async def until_shown(pilot, app: "ContextualApp") -> None:
     """The resumed engine is shown everywhere (chat, Scratchpad, History)."""
     await app.started()
