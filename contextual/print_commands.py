@@ -52,7 +52,7 @@ def compacted(record: CompactionRecord) -> str:
     ledger = record.loss_ledger
     lost = (f"{ledger.score()} (the app's /ledger lists the {ledger.lost()} lost)"
             if ledger is not None and ledger.lost() else "")
-    return compaction_words.line(record, lambda n: f"{n:,}", lost)
+    return compaction_words.written(record, lost)
 
 
 def not_compacted(why: str, keep: int | None, rounds: int) -> str:

@@ -77,7 +77,8 @@ class Engine:
                                  [*unapproved, *reserve, *hooks, *(warnings or [])])
         self.gate = PermissionGate(self.settings, self.recorder, interactive)
         self.compactor = Compactor(self.settings, self.prompt, self.recorder, self.controls.pins, interactive,
-                                   remind=self.controls.remind, restarted=self.controls.session_started)
+                                   remind=self.controls.remind, withdraw=self.controls.withdraw,
+                                   restarted=self.controls.session_started)
         self.turn = TurnLoop(self.settings, self.prompt, self.recorder, self.toolbox, self.gate, self.controls,
                              self.compactor)
 

@@ -204,6 +204,10 @@ class TurnAdjustments:
     summary: str
     headline: str = ""        # the summary's gist on one short line (the app's collapsible title)
 
+    def title(self) -> str:
+        """The turn's "context adjusted" line: the chat's row title (live and resumed) and the export's line."""
+        return f"context adjusted: {self.headline or self.summary.split(' (', 1)[0]}"
+
 
 @dataclass(frozen=True)
 class BudgetWarning:

@@ -2,8 +2,9 @@
 
 - `transcript`: the whole record as Markdown — every user message, the model's steps with their tool calls
   (name and arguments) and results (the full output the model saw), the final answers, each compaction's summary
-  with its trigger and recall score, the rounds it archived (they stay in the record), the user's answers to
-  permission dialogs after the calls they answered, and why a turn ended without an answer (stopped, or failed).
+  with what the chat said of it (its line, its hooks' notes, the rounds kept, a merge), the rounds it archived (they
+  stay in the record), the user's answers to permission dialogs after the calls they answered, each turn's
+  "context adjusted" line where the chat's row stood, and why a turn ended without an answer (stopped, or failed).
 - `as_sent`: every model request of the session's turns as it went on the wire (the provider's own request body),
   REBUILT deterministically from the session file — nothing is recorded at send time — by replaying the record
   through the engine's prompt builder with today's settings (system prompt, tools, window). Each request names
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from contextual.core import secrets
 from contextual.core.atomic import atomic_write
 from contextual.core.clock import now_iso
-from contextual.core.context import continuation
+from contextual.core.context import compaction_words, continuation
 from contextual.core.context.scratchpad import step_of
 from contextual.core.context.summary_pairs import summary_records
 from contextual.core.messages import NO_ANSWER, Message
@@ -34,6 +35,7 @@ from contextual.core.snapshot.undo import note_for_user
 
 if TYPE_CHECKING:
     from contextual.core.config import Config
+    from contextual.core.events import TurnAdjustments
     from contextual.core.context.sent_log import SentLog
     from contextual.core.prompt import PromptMessage
     from contextual.core.session.loader import LoadedSession
@@ -70,13 +72,31 @@ def _args(args: object) -> str:
     return json.dumps(args, ensure_ascii=False, indent=2) if args is not None else "{}"
 
 
-def _compaction_line(record: "CompactionRecord | None") -> str:
+def _compaction_lines(record: "CompactionRecord | None") -> list[str]:
+    """What the chat said of a compaction, its figures written out: its hooks' notes, the rounds kept, a merge, then
+    its line (what it did, the facts it kept, why it cut rounds without a summary)."""
     if record is None:
-        return ""
-    ledger = record.loss_ledger
-    recall = f", {ledger.score()}" if ledger is not None and ledger.total else ""
-    stopped = f", {record.stopped()}" if record.stopped() else ""
-    return f" — {record.trigger}, {record.pre_tokens:,} → {record.post_tokens:,} tokens{stopped}{recall}"
+        return []
+    lost = record.loss_ledger.lost_line() if record.loss_ledger is not None else ""
+    said = [line for line, _ in record.said_before()] + [compaction_words.written(record, lost)]
+    return [f"_{line}_" for line in said] + [""]
+
+
+def _fitted_at(loaded: "LoadedSession") -> dict[str, "TurnAdjustments"]:
+    """Each turn's "context adjusted" line where the chat's row stands, after the message its first fitting
+    followed, worded as the row's title: the turn's newest fitting (a Stop hook's going on fits it again)."""
+    turn_of: dict[str, int] = {}
+    turn = -1
+    for m in loaded.full_record:
+        if m.starts_turn:
+            turn += 1
+        turn_of[m.id] = turn
+    rows: dict[int, tuple[str, "TurnAdjustments"]] = {}
+    for fitted in loaded.fittings:
+        if fitted.after is not None and fitted.after in turn_of:
+            first = rows.get(turn_of[fitted.after], (fitted.after, fitted.fitting))[0]
+            rows[turn_of[fitted.after]] = (first, fitted.fitting)
+    return dict(rows.values())
 
 
 def in_order(loaded: "LoadedSession") -> Iterator[tuple["CompactionRecord | None", Message | None]]:
@@ -99,6 +119,7 @@ def transcript(loaded: "LoadedSession") -> str:
     answers: dict[str | None, list[str]] = {}       # the user's answers to permission dialogs, by the call answered
     for given in loaded.permissions:
         answers.setdefault(given.after, []).append(f"Permission — {given.describe()}")
+    fitted = _fitted_at(loaded)
     unanswered = False              # a turn begun and not answered yet: said, as the chat says it, when the next begins
     turn: str | None = None         # the id of the turn being written
 
@@ -110,8 +131,7 @@ def transcript(loaded: "LoadedSession") -> str:
     for record, m in in_order(loaded):
         if m is None:
             if record is not None:
-                out += [f"## Compaction, cut without a summary{_compaction_line(record)}", "",
-                        f"fallback: {record.fallback}", ""]
+                out += ["## Compaction, cut without a summary", "", *_compaction_lines(record)]
             continue
         when = f" · {m.meta['timestamp'][:19]}" if isinstance(m.meta.get("timestamp"), str) else ""
         if m.starts_turn:
@@ -124,7 +144,7 @@ def transcript(loaded: "LoadedSession") -> str:
         elif m.role == "user":        # an undo's note: the app's words, after the turn it took back, as in the chat
             out += [f"↶ {note_for_user(m.content, loaded.full_record)}", ""]
         elif m.role == "summary":
-            out += [f"## Compaction summary{_compaction_line(record)}", "", m.content.rstrip(), ""]
+            out += ["## Compaction summary", "", *_compaction_lines(record), m.content.rstrip(), ""]
         elif m.role == "assistant" and m.meta.get("final"):
             answer = m.meta.get("answer")
             unanswered = False
@@ -140,6 +160,8 @@ def transcript(loaded: "LoadedSession") -> str:
             out += [head + ":", "", _fence(m.full or m.content), ""]
         for line in answers.pop(m.id, []):
             out += [line, ""]
+        if m.id in fitted:
+            out += [f"_{fitted.pop(m.id).title()}_", ""]
     out += ended()
     # a tool's output or an MCP server's text may hold terminal escapes: the Markdown is read with cat and less
     return secrets.redact_shown("\n".join(out)).rstrip() + "\n"

@@ -229,3 +229,59 @@ def test_a_tools_terminal_escapes_reach_neither_the_transcript_nor_contextual_co
         assert result.returncode == 0, result.stderr
     for text in (printed.stdout, Path(written.stdout.strip()).read_text(), shown.stdout):
         assert "abcd" in text and not any(c in text for c in "\x1b\x07\x9b"), text
+
+
+async def test_the_export_says_a_turns_context_adjusted_line_and_a_compactions_lines_where_the_chat_does(
+        tmp_path: Path):
+    """At 8k a turn of five Reads shows "▶ context adjusted: steps 1–… to fit the 8,192-token window" before its
+    answer, and the next message's compaction "compaction: no round kept whole: …" above "compacted (auto): …";
+    /export and `contextual export` wrote neither (a long-session review, helper-139). They are in the transcript
+    where the chat shows them, in its words, the compaction's figures written out (14,600, not 14.6k)."""
+    import re
+
+    from contextual.tui.app import ContextualApp
+    from contextual.tui.format import tokens
+    from contextual.tui.screens.compaction import CompactionModal
+    from contextual.tui.widgets.scratchpad import ScratchpadView
+    from tests.fakes.llm_server import Reply
+    from tests.fakes.scripted_model import Model
+    from tests.test_resumed_chat import _chat_items, _five_reads
+    from tests.tui_helpers import finish, make_host, run_turn, type_and_send, wait_for
+    model = Model([*_five_reads(tmp_path), Reply(finish("read them"), usage_input=7000),   # past the trigger
+                   finish("second answer")], summary="## Summary\nThe five modules were read.")
+    out = tmp_path / "chat.md"
+    with FakeLLMServer(kind="openai", responder=model) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=8192, permission_mode="bypass"),
+                            animate=False)
+        async with app.run_test(size=(100, 40)) as pilot:
+            await run_turn(pilot, "read the five modules")
+            pad = app.query_one(ScratchpadView)
+            await type_and_send(pilot, "and now?")
+            await wait_for(pilot, lambda: len(pad.turns) == 2 and pad.turns[-1].outcome == "finished"
+                           or isinstance(app.screen, CompactionModal) and app.screen.result is not None)
+            if isinstance(app.screen, CompactionModal):     # the card of a compaction at a new message waits
+                await pilot.press("enter")
+            await wait_for(pilot, lambda: len(pad.turns) == 2 and pad.turns[-1].outcome == "finished")
+            await app.workers.wait_for_complete()
+            live = _chat_items(app)
+            await type_and_send(pilot, f"/export {out}")
+            await wait_for(pilot, out.exists)
+            await app.host.close(app.engine)
+    assert not model.answers and live[-1] == "second answer"
+    [title] = [item.removeprefix("adjusted: ") for item in live if item.startswith("adjusted: ")]
+    kept = live.index("you  and now?") + 1
+    said, compacted = live[kept], live[kept + 1]
+    assert said.startswith("compaction: no round kept whole: ") and compacted.startswith("compacted (auto): ")
+    text = out.read_text()
+    assert text.count("context adjusted") == 1 and f"\n_{title}_\n" in text
+    assert text.rindex("Result of `Read`") < text.index(f"_{title}_") < text.index("## Answer")
+    written = re.search(r"\n_(compacted \(auto\): .*)_\n", text)
+    assert written and f"\n_{said}_\n" in text and text.index(f"_{said}_") < written.start()
+    # the chat's line, each figure as the chat shows it
+    assert re.sub(r"\d[\d,]*", lambda n: tokens(int(n.group().replace(",", ""))), written.group(1)) == compacted
+    assert "," in written.group(1) and "k tokens" not in written.group(1)
+    # `contextual export` writes the same transcript (its header line has its own time)
+    cli = contextual(["export", "-c", "-o", "-"], tmp_path / "proj",
+                     cli_env(tmp_path / "home", "http://127.0.0.1:9/v1"))
+    assert cli.returncode == 0, cli.stderr
+    assert cli.stdout.splitlines()[3:] == text.splitlines()[3:]

@@ -625,3 +625,53 @@ async def test_a_turn_stopped_after_its_steps_were_folded_shows_its_context_adju
             await pilot.pause()
             assert _chat_items(eager)[:len(live)] == live
             await eager.host.close(eager.engine)
+
+
+async def test_a_resumed_chat_says_what_a_precompact_hook_said_and_a_merge_of_summaries_as_live(tmp_path):
+    """Live, a compaction's PreCompact hook said its note ("hook …: …") and a second summary at 4k said "compaction:
+    2 summaries outgrew a quarter of the window: merged into one", both above its line; resumed (-c, the first
+    frame), neither: the session kept no hook note and the loader did not say the merge (helper-139's review). The
+    record keeps the hooks' notes (compactMetadata.hookNotes) and a resumed chat and the export say both as live."""
+    import json
+
+    from contextual.core.export import transcript
+    from contextual.core.session import load_session
+    from contextual.tui.app import ContextualApp
+    from contextual.tui.screens.compaction import CompactionModal
+    from tests.fakes.llm_server import FakeLLMServer
+    from tests.test_small_window_compaction import Agent
+    from tests.tui_helpers import SIZE, compact_through_preview, make_host, make_project, run_turn, wait_for
+    make_project(tmp_path)
+    (tmp_path / "home").mkdir()
+    hook = "echo '{\"systemMessage\": \"PRECOMPACT-NOTE-k2\"}'"
+    (tmp_path / "home" / "config.toml").write_text(
+        f'[[hooks.PreCompact]]\nmatcher = "manual"\nhooks = [{{ type = "command", command = {json.dumps(hook)} }}]\n')
+    flags = {"context_window": 4096, "auto_compact": False, "keep_rounds": 1}
+    with FakeLLMServer("openai", responder=Agent()) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, **flags), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            for turns in (range(3), range(3, 5)):
+                for turn in turns:
+                    await run_turn(pilot, f"turn {turn}")
+                await compact_through_preview(pilot)
+                await pilot.press("enter")
+                await wait_for(pilot, lambda: not isinstance(app.screen, CompactionModal))
+            await run_turn(pilot, "turn 5")
+            live = _chat_items(app)
+            session_id = app.engine.session_id
+            await app.host.close(app.engine)
+        said = f"hook {hook!r}: PRECOMPACT-NOTE-k2"
+        merged = "compaction: 2 summaries outgrew a quarter of the window: merged into one"
+        assert [item for item in live if item in (said, merged) or item.startswith("compacted")] == [
+            said, live[live.index(said) + 1], said, merged, live[live.index(merged) + 1]]
+        assert live[live.index(merged) + 1].startswith("compacted (manual): ")
+
+        host = make_host(tmp_path, srv.base_url, **flags)
+        eager = ContextualApp(host, host.resume(session_id), animate=False)      # -c
+        async with eager.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert _chat_items(eager)[:len(live)] == live
+            await eager.host.close(eager.engine)
+        await _first_frame_reads_as_live(tmp_path, srv.base_url, session_id, live, SIZE, **flags)
+    text = transcript(load_session(host.session_path(session_id)))
+    assert text.count(f"_{said}_") == 2 and text.count(f"_{merged}_") == 1

@@ -242,7 +242,9 @@ async def test_a_later_part_that_times_out_keeps_the_finished_parts_and_says_so_
     assert boundary["fallback"] is None and boundary["compactMetadata"]["partsEnded"] == "timed out"
     loaded = load_session(writer.path)
     assert loaded.compactions[-1] == record          # read back whole: the card of /compactions says the same
-    assert f"— manual, {record.pre_tokens:,} → {record.post_tokens:,} tokens, {record.stopped()}" in transcript(loaded)
+    written = (f"compacted (manual): next prompt {record.pre_tokens:,} → {record.post_tokens:,} tokens, "
+               f"{record.stopped()}")
+    assert written in transcript(loaded)          # the chat's line, its figures written out
 
 
 async def test_a_later_part_that_fails_keeps_the_finished_parts_and_names_the_failure(tmp_path: Path):
@@ -316,3 +318,4 @@ async def test_esc_inside_one_round_says_its_start_is_summarised_and_only_the_re
     assert "what it held is not above" not in said
     await writer.close()
     assert load_session(writer.path).compactions[-1].partly         # read back: a resumed session says it too
+

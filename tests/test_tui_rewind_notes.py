@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from contextual.tui.app import ContextualApp
+from contextual.tui.screens.compaction import CompactionModal
 from contextual.tui.screens.rewind_picker import RewindPicker
 
 from tests.cli_helpers import cli_env, contextual, home_of, session_files
 from tests.fakes.llm_server import Fault, FakeLLMServer
 from tests.fakes.scripted_model import is_summary_request
-from tests.tui_helpers import SIZE, chat_text, finish, make_project, resumed_app, run_turn, type_and_send, wait_for
+from tests.tui_helpers import (SIZE, chat_text, finish, make_host, make_project, resumed_app, run_turn,
+                               type_and_send, wait_for)
 
 CUT = "removed without a summary"
 
@@ -99,3 +103,30 @@ def test_a_round_cut_below_a_summary_is_said_to_be_the_one_after_it_live_and_res
         said = json.loads(shown.stdout)["request"]["messages"][-1]["content"]
         # with the two before it, whose note rode on "fourth" (helper-144: the note counts every round gone since)
         assert said.startswith("sixth") and "The 3 rounds after the last summary above were removed" in said, said
+
+
+@pytest.mark.parametrize("then", ["in the app", "after -c"])
+async def test_two_fallbacks_before_an_input_send_one_note_that_counts_both(tmp_path, then: str):
+    """Two /compact in the app whose summaries fail, before any input: the next message carried two notes, "The 2
+    oldest rounds … were removed" beside "The 3 oldest rounds …" (the first still waited for an input when the
+    second was made; helper-139's review). One note now, counting every round gone, in the app as after -c."""
+    project = make_project(tmp_path)
+    with FakeLLMServer(kind="openai", responder=model) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, auto_compact=False, keep_rounds=1), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            for word in ("one", "two", "three", "four"):
+                await run_turn(pilot, word)
+            for command in ("/compact 2", "/compact 1"):       # "one" and "two", then "three": no summary
+                await type_and_send(pilot, command)
+                await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.result is not None)
+                await pilot.press("escape")
+                await wait_for(pilot, lambda: not isinstance(app.screen, CompactionModal))
+            if then == "in the app":
+                await run_turn(pilot, "five")
+            await app.host.close(app.engine)
+        if then == "after -c":
+            result = contextual(["-c", "-p", "five"], project, cli_env(home_of(project), srv.base_url))
+            assert result.returncode == 0, result.stderr
+        sent = last_input(srv)
+    assert sent.startswith("five") and sent.count(CUT) == 1, sent
+    assert "The 3 oldest rounds of this conversation were removed without a summary" in sent, sent

@@ -12,7 +12,6 @@ from textual.content import Content
 from contextual.core import textsafe
 from contextual.core.context import compaction_words
 from contextual.core.messages import Message
-from contextual.core.plural import plural
 from contextual.tui.screen_safe import screen_text
 
 if TYPE_CHECKING:       # the session schema loads with the engine, after the first frame (test_launch_imports)
@@ -170,9 +169,7 @@ def compaction_note(record: CompactionRecord) -> str:
 
 def ledger_line(ledger: Ledger | None, where: str = "/ledger") -> str:
     """What a compaction lost, in the same words on the chat's line and its card; ``where`` lists them."""
-    if ledger is None or not ledger.lost():
-        return ""
-    return f"{ledger.score()} ({where}: the {plural(ledger.lost(), 'fact')} lost, to re-inject)"
+    return "" if ledger is None else ledger.lost_line(where)
 
 
 def compaction_level(record: CompactionRecord) -> str:

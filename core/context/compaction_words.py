@@ -59,6 +59,11 @@ def kept_line(note: str) -> str:
     return f"compaction: {note}"
 
 
+def merged_line(merged: int) -> str:
+    """The chat's line for a summary that replaced ``merged`` earlier ones (issue 24), live and resumed."""
+    return f"compaction: {merged + 1} summaries outgrew a quarter of the window: merged into one"
+
+
 class Logged(Protocol):
     """What `line` reads of a compaction (core/session/schema.py: CompactionRecord, whose module imports this one)."""
     @property
@@ -88,3 +93,8 @@ def line(record: Logged, figure: Callable[[int], str], lost: str = "") -> str:
     note = f"compacted ({record.trigger}): {figures}" + outcome(record.rounds_archived, record.parts,
                                                                record.rounds_truncated, record.ended)
     return note + (f" · {lost}" if lost else "") + (f" · fallback: {record.fallback}" if record.fallback else "")
+
+
+def written(record: Logged, lost: str = "") -> str:
+    """The chat's line with its figures written out (14,600, not 14.6k): `-p "/compact"`'s result and the export's."""
+    return line(record, lambda n: f"{n:,}", lost)

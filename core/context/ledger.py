@@ -14,6 +14,7 @@ from typing import Any, Sequence
 from contextual.core.context.facts import KINDS, Fact, Held, Kind, Source, extract_facts
 from contextual.core.context.result_lines import plain_text
 from contextual.core.messages import Message
+from contextual.core.plural import plural
 
 __all__ = ["CAPS", "KINDS", "Kind", "Ledger", "LostFact", "Source", "loss_ledger", "plain_text", "repaired"]
 
@@ -40,6 +41,13 @@ class Ledger:
     def score(self) -> str:
         """The recall probe's line: "keeps 41 of 47 facts"."""
         return f"keeps {self.kept()} of {self.total} facts" if self.total else "no facts to keep"
+
+    def lost_line(self, where: str = "/ledger") -> str:
+        """What it lost, in the same words on the chat's line, its card and the export ("keeps 41 of 47 facts
+        (/ledger: the 6 facts lost, to re-inject)"); '' when nothing was. ``where`` lists them."""
+        if not self.lost():
+            return ""
+        return f"{self.score()} ({where}: the {plural(self.lost(), 'fact')} lost, to re-inject)"
 
     def recall(self) -> dict[str, int]:
         """The score as `contextual context --json` and the session show it."""

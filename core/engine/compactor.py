@@ -85,9 +85,11 @@ def _stopping() -> bool:
 class Compactor:
     def __init__(self, settings: Settings, prompt: PromptState, recorder: Recorder, pins: Pins,
                  interactive: bool, remind: Callable[[str], None] = lambda note: None,
+                 withdraw: Callable[[str], None] = lambda note: None,
                  restarted: Callable[[str], None] = lambda source: None) -> None:
         self._settings = settings
         self._remind = remind           # a note that rides on the next input (ContextControls.remind)
+        self._withdraw = withdraw       # one not sent yet, taken back (ContextControls.withdraw)
         self._restarted = restarted     # SessionStart's "compact" is owed (ContextControls.session_started)
         self._prompt = prompt
         self._recorder = recorder
@@ -141,11 +143,12 @@ class Compactor:
             return
         yield CompactionStarted(trigger, pre, plan.rounds_archived)
         before = await self._hooks.pre_compact(trigger, instructions)
-        for note in before.notes:
-            yield Notice(note, "warning")
+        hooks_said = [*before.notes]
         if before.blocked or before.stop is not None:       # said, not silently dropped: it cannot stop one here
-            yield Notice(f"a PreCompact hook cannot stop a compaction here; it goes on "
-                         f"({before.reason or before.stop})", "warning")
+            hooks_said.append(f"a PreCompact hook cannot stop a compaction here; it goes on "
+                              f"({before.reason or before.stop})")
+        for note in hooks_said:                             # recorded with it: a resumed chat says them too
+            yield Notice(note, "warning")
         said = plan.note if plan.note != self._kept_said else ""    # fewer rounds kept than keep_rounds: told
         if said:                                  # why, once (at 4k every message compacts; the card says it each time)
             self._kept_said = said
@@ -179,11 +182,10 @@ class Compactor:
                 return
             attempt, instructions = attempt + 1, decision.instructions or instructions
         if outcome.merged:                     # issue 24: the one place summaries are compressed again
-            yield Notice(f"compaction: {outcome.merged + 1} summaries outgrew a quarter of the window: merged into one",
-                         "info")
+            yield Notice(compaction_words.merged_line(outcome.merged), "info")
         yield CompactionProgress("rebuilding", time.monotonic() - started, 0, "rebuilding the prompt")
         await self._recorder.flush(fsync=True)
-        post = self._apply(outcome, pre, held, said)
+        post = self._apply(outcome, pre, held, said, hooks_said)
         await self._recorder.flush(fsync=True)
         yield PromptChanged(prompt.next_prompt)
         yield CompactionFinished(trigger, pre, post, plan.rounds_archived, outcome.files_included, outcome.text,
@@ -241,10 +243,11 @@ class Compactor:
         self._recorder.usage(usage)
         return usage
 
-    def _apply(self, outcome: compaction.CompactionOutcome, pre: int, held: Sequence[str] = (), said: str = ""
-               ) -> int:
+    def _apply(self, outcome: compaction.CompactionOutcome, pre: int, held: Sequence[str] = (), said: str = "",
+               hooks_said: Sequence[str] = ()) -> int:
         """Apply to history; log it (with the loss ledger: what the archived rounds held that nothing in the
-        prompt holds now, and ``said``: the chat's note on the rounds kept) and record it in the session."""
+        prompt holds now, ``said``: the chat's note on the rounds kept, ``hooks_said``: its PreCompact hooks' notes)
+        and record it in the session."""
         from contextual.core.context import compaction, review_flow
         prompt = self._prompt
         ledger = review_flow.ledger_of(outcome.plan.archive, outcome.plan.kept, outcome.text,
@@ -256,12 +259,18 @@ class Compactor:
         record = CompactionRecord(outcome.trigger, pre, None, tuple(outcome.files_included), outcome.fallback,
                                   outcome.plan.rounds_archived, ledger, kept_from, tuple(held), now_iso(),
                                   outcome.merged, outcome.parts, outcome.rounds_truncated, outcome.ended,
-                                  outcome.input_cut, outcome.partly, kept_note=said)
+                                  outcome.input_cut, outcome.partly, kept_note=said, hook_notes=tuple(hooks_said))
         # E2's truncation leaves no summary (or only the finished parts'): without a word the model takes the kept
         # rounds for the start. Under an earlier summary they are the rounds after it, not the conversation's oldest
         own = record.own_cut(after_summary=bool(prompt.history.summaries))
-        cut = None if own is None else told(own, self.log, compaction.unread(outcome), outcome.summary is not None)
-        if cut is not None:
+        cut = None
+        if own is not None:
+            summarised, previous = outcome.summary is not None, self.log[-1].cut if self.log else None
+            if previous is not None and not summarised:
+                # one span with the last cut (told): its note, when it still waits for an input (two /compact
+                # before one), is taken back, or the model read "the oldest round" beside "the 2 oldest rounds"
+                self._withdraw(truncation_note(previous))
+            cut = told(own, self.log, compaction.unread(outcome), summarised)
             self._remind(truncation_note(cut))
         post = prompt.compaction_due().estimate
         record = replace(record, post_tokens=post, cut=cut)

@@ -40,6 +40,11 @@ class ContextControls:
         if text and text not in self.reminders:
             self.reminders.append(text)
 
+    def withdraw(self, text: str) -> None:
+        """Take back a reminder not sent yet: a later note says it instead."""
+        if text in self.reminders:
+            self.reminders.remove(text)
+
     def session_start_ran(self, source: str) -> None:
         """The SessionStart hooks owed for ``source`` ran (`TurnInput.session_starts`)."""
         self.session_starts.remove(source)

@@ -108,6 +108,16 @@ class CompactionRecord:
     # Why fewer rounds than keep_rounds were kept, when the chat was told (keep_fit.kept_note; said once while it
     # stays the same): a resumed chat says it where the live one did. compactMetadata.keptNote, only when said.
     kept_note: str = ""
+    # What its PreCompact hooks said (a systemMessage, a failure, a block it cannot make here), as the chat said it
+    # before its line: a resumed chat and the export say it there too. compactMetadata.hookNotes, only when said.
+    hook_notes: tuple[str, ...] = ()
+
+    def said_before(self) -> list[tuple[str, str]]:
+        """The chat's lines before its own, live and resumed alike, with their level, in the order they came: its
+        hooks' notes (as it began), why fewer rounds were kept, the summaries merged (as it ended)."""
+        return [*((note, "warning") for note in self.hook_notes),
+                *([(compaction_words.kept_line(self.kept_note), "info")] if self.kept_note else []),
+                *([(compaction_words.merged_line(self.merged), "info")] if self.merged else [])]
 
     def own_cut(self, after_summary: bool) -> Truncation | None:
         """The rounds this compaction itself removed without a summary: all it archived when it fell back, or those a
@@ -130,7 +140,8 @@ class CompactionRecord:
                 **({"roundPartlySummarised": True} if self.parts is not None and self.partly else {}),
                 **({"inputCut": self.input_cut.metadata()} if self.input_cut else {}),
                 **({"cut": self.cut.metadata()} if self.cut is not None else {}),
-                **({"keptNote": self.kept_note} if self.kept_note else {})}
+                **({"keptNote": self.kept_note} if self.kept_note else {}),
+                **({"hookNotes": list(self.hook_notes)} if self.hook_notes else {})}
 
     def stopped(self) -> str:
         """'' unless its summary ended with parts finished (esc, a timeout, a failure): then what it kept, in words
@@ -173,7 +184,8 @@ class CompactionRecord:
                    parts, int(meta["roundsTruncated"]) if stopped else 0, ended, InputCut.of(meta.get("inputCut")),
                    stopped and meta.get("roundPartlySummarised") is True,
                    Truncation.of(meta.get("cut"), entry.get("fallback") or compaction_words.why(parts, ended)),
-                   meta["keptNote"] if isinstance(meta.get("keptNote"), str) else "")
+                   meta["keptNote"] if isinstance(meta.get("keptNote"), str) else "",
+                   tuple(meta["hookNotes"]) if _strings(meta.get("hookNotes")) else ())
 
 
 @dataclass(frozen=True)

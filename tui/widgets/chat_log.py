@@ -58,7 +58,7 @@ def _fitted_text(said: Sequence[TurnAdjustments]) -> tuple[str, Text]:
     """The "context adjusted" row of a turn, live and resumed: its title the newest summary's gist ("steps 1–25
     folded to fit the 4,096-token window", one line at 80 columns), its body that summary and every adjustment."""
     last = said[-1]
-    title = unparsed(f"context adjusted: {last.headline or last.summary.split(' (', 1)[0]}")
+    title = unparsed(last.title())
     details = [f"{a.action}: {a.detail} · {tokens(a.tokens_before)} → {tokens(a.tokens_after)} tokens"
                for e in said for a in e.adjustments]
     return title, Text("\n".join([last.summary, *details]))

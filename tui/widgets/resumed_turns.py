@@ -10,8 +10,8 @@ sent, before its message was recorded (meta ``sent``), goes under that message. 
 the call it answered, before the trail when that call was the turn's first (the trail appeared when the call
 started, after the dialog). A turn's fitting to the window goes after the message it followed, as the live chat's row
 came before the answer it preceded (or at the turn's end); a second one in the turn (a Stop hook made it go on)
-joins the first row, as live. Each compaction that kept fewer rounds than asked is preceded by its note, when the
-live chat said it."""
+joins the first row, as live. Each compaction is preceded by what the live chat said before its line (its PreCompact
+hooks' notes, why it kept fewer rounds than asked, a merge of summaries)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from contextual.core.context.compaction_words import kept_line
 from contextual.core.context.continuation import notice_line
 from contextual.core.context.user_shell import shell_results
 from contextual.core.messages import FORMAT_ERROR_TOOL, Message
@@ -174,9 +173,8 @@ class _Reader:
             record = pending.pop(0)
             if not self.turns:      # one before the first turn shown belongs to turns the chat does not show
                 continue
-            # the note on the rounds kept came first, live, as the compaction began
-            lines = [*([(kept_line(record.kept_note), "info")] if record.kept_note else []),
-                     (compaction_note(record), compaction_level(record))]
+            # what the live chat said before the compaction's line: its hooks' notes, the rounds kept, a merge
+            lines = [*record.said_before(), (compaction_note(record), compaction_level(record))]
             if during:         # within the turn: between two of its steps, or after its input was sent
                 self.turns[-1].shown.extend(Shown("notice", line, level) for line, level in lines)
                 self.turns[-1].trail_closed = True
