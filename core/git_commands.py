@@ -33,6 +33,18 @@ shell shortlog show show-branch show-index show-ref sparse-checkout stage stash 
 symbolic-ref tag unpack-file unpack-objects update-index update-ref update-server-info upload-archive upload-pack var
 verify-commit verify-pack verify-tag version whatchanged worktree write-tree""".split())
 
+# git's own helpers a line may name as a sub-command: `git submodule--helper foreach CMD` runs CMD
+GIT_HELPERS = frozenset({"submodule--helper"})
+
+
+def dashed(name: str) -> str | None:
+    """The sub-command git runs when started under the name `git-SUB` (its own program in its exec path,
+    /usr/lib/git-core/git-push; a link or copy of it so named; `exec -a git-push git`): SUB, for git's commands and
+    helpers; None for any other name (`git-lfs` is a program of its own)."""
+    sub = name[len("git-"):] if name.startswith("git-") else ""
+    return sub if sub in GIT_COMMANDS or sub in GIT_HELPERS else None
+
+
 # Values that run no guess: false/no/off (newer gits: show it), never, show, prompt (it asks only on a terminal;
 # the Bash tool's standard input is /dev/null), and 0 however git's integer parser spells it (`00`, `+0`, `0x0`,
 # `0k`). Anything else runs one: a number after that many tenths of a second (a negative one at once),

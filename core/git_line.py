@@ -2,7 +2,9 @@
 a git line: what it runs from files (core/git_runs.py), what it writes (core/bash_files/git_writes.py) and where
 `git submodule foreach` runs (core/bash_files/git_submodules.py). Read as git's option parser reads them (git.c,
 handle_options): an option that takes a value takes the next word whatever it is (GIT_VALUE_OPTIONS), a few end git
-with nothing run, and the first other word is the sub-command."""
+with nothing run, `--help`/`-h` and `--version`/`-v` are the `help` and `version` sub-commands, and the first other
+word is the sub-command. The deny rules' reading of what a git line runs (core/shell/wrapper_options.py) reads it
+too, so this module imports nothing of core/shell."""
 
 from __future__ import annotations
 
@@ -10,12 +12,15 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from contextual.core.git_commands import GIT_VALUE_OPTIONS
-from contextual.core.shell.nodes import Word
+
+Word = str | None       # core/shell/nodes.py's: a word, None where only known when the line runs
 
 # git's own options after which it runs no sub-command (read before those that take a value: `--exec-path` alone
 # prints a folder, `--exec-path=D` sets one)
-NOTHING_RUNS = frozenset({"--version", "--help", "-v", "-h", "--html-path", "--man-path", "--info-path",
-                          "--exec-path"})
+NOTHING_RUNS = frozenset({"--html-path", "--man-path", "--info-path", "--exec-path"})
+# … and those git runs as a sub-command with the words after them (`git --help push` is `git help push`, which runs
+# the man viewer a config names)
+NAMED_SUBS = {"--help": "help", "-h": "help", "--version": "version", "-v": "version"}
 _FOLDER_OPTIONS = frozenset({"-C", "--git-dir", "--work-tree"})
 
 
@@ -32,6 +37,7 @@ class GitLine:
     # a word before the sub-command only known when the line runs: an option (which word is the sub-command is
     # then a guess) or a value
     unknown: bool = False
+    unknown_option: bool = False       # … one that is an option's place, not a value: the sub-command is a guess
     # the folders git runs in or uses are not known here: an option only known when the line runs, or a -C,
     # --git-dir or --work-tree word that is, or that bash makes a folder of $HOME (`-C ~/p`; not `--git-dir=~/p`)
     folders_unknown: bool = False
@@ -45,11 +51,11 @@ def git_line(args: Sequence[Word]) -> GitLine:
     options: list[Word] = []
     valued: dict[str, list[Word]] = {"-C": [], "-c": [], "--git-dir": [], "--work-tree": []}
     others: list[Word] = []
-    unknown = folders_unknown = False
+    unknown = unknown_option = folders_unknown = False
     i = 0
     while i < len(args):
         word = args[i]
-        if word is not None and not word.startswith("-"):
+        if word is not None and (not word.startswith("-") or word in NAMED_SUBS):
             break
         if word is not None and (word in NOTHING_RUNS or word.startswith("--list-cmds")):
             i = len(args)
@@ -69,10 +75,11 @@ def git_line(args: Sequence[Word]) -> GitLine:
         if word not in ("-C", "-c"):
             others += taken
         unknown = unknown or None in taken
+        unknown_option = unknown_option or word is None
         folders_unknown = folders_unknown or word is None or (takes and name in _FOLDER_OPTIONS and (
             value is None or value.startswith("~")))
         i += len(taken)
     sub = args[i] if i < len(args) else ""
     return GitLine(tuple(options), tuple(valued["-C"]), tuple(valued["-c"]), tuple(valued["--git-dir"]),
-                   tuple(valued["--work-tree"]), tuple(others), unknown, folders_unknown, sub or "",
-                   tuple(args[i + 1:]))
+                   tuple(valued["--work-tree"]), tuple(others), unknown, unknown_option, folders_unknown,
+                   NAMED_SUBS.get(sub or "", sub or ""), tuple(args[i + 1:]))

@@ -486,3 +486,27 @@ def test_git_stash_reset_and_clean_run_when_git_writes_no_protected_file_and_are
         assert head.startswith("[error permission_denied: `") and "` is denied by Edit(.env)" in head, (line, head)
     assert (project / "app.py").read_text() == "a\n" and not (project / "notes").exists()
     assert (project / ".env").read_text() == "SECRET\n" and (project / ".contextual").is_dir()
+
+
+def test_git_under_its_other_names_and_spellings_is_refused_in_bypass_mode(tmp_path: Path):
+    """helper-151's red team, through `-p`: git run as `git-push` (`exec -a`), `git bundle create` over a protected
+    file, git by its full path showing one as committed, `git submodule--helper foreach`: each ran past its rule;
+    refused now, and nothing they aimed at happened (tests/test_git_other_names.py: each with the real git)."""
+    project, user, env = _git_project(
+        tmp_path, "git init -q --bare ../remote.git && git init -q -b main && mkdir secrets && echo k > secrets/k && "
+                  "echo TOKEN > .env && "
+                  "printf '.contextual/\\n' > .gitignore && git add -A && git commit -q -m a && "
+                  "git remote add origin ../remote.git", "Bash(touch:*)")
+    rules = ["Bash(touch:*)", "Bash(git push:*)", "Edit(secrets/**)", "Read(.env)"]
+    (project / ".contextual" / "config.toml").write_text(f"[permissions]\ndeny = {json.dumps(rules)}\n")
+    refused = {"exec -a git-push git origin main": "Bash(git push:*)",
+               "git bundle create secrets/k HEAD": "Edit(secrets/**)",
+               f"{shutil.which('git')} show HEAD:.env": "Read(.env)",
+               "git submodule--helper foreach 'touch made'": "Bash(touch:*)"}
+    heads = _run_in_bypass(project, user, env, (*refused, "git log -1 --format=%s"))
+    for (line, rule), head in zip(refused.items(), heads):
+        assert head.startswith("[error permission_denied: `") and f"` is denied by {rule}" in head, (line, head)
+    assert heads[len(refused)] == "[exit 0]"
+    assert not (project / "made").exists() and (project / "secrets" / "k").read_text() == "k\n"
+    assert subprocess.run(["git", "--git-dir=../remote.git", "rev-parse", "-q", "--verify", "main"], cwd=project,
+                          capture_output=True).returncode != 0        # nothing pushed

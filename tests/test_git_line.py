@@ -95,13 +95,17 @@ def test_git_s_own_options_its_folders_settings_and_sub_command_are_told_apart()
     assert line == GitLine(options=("-C", "a", "-c", "x.y=1", "--no-pager", "--git-dir", "g", "-C", "b"),
                            folders=("a", "b"), settings=("x.y=1",), git_dirs=("g",),
                            others=("--no-pager", "--git-dir", "g"), sub="commit", args=("-m", "m"))
-    assert git_line(["--version"]) == GitLine(options=()) and git_line(["-C"]).sub == ""
+    assert git_line(["--html-path"]) == GitLine(options=()) and git_line(["-C"]).sub == ""
+    assert git_line(["-C", "a", "--help", "push"]) == GitLine(options=("-C", "a"), folders=("a",), sub="help",
+                                                              args=("push",))
+    assert git_line(["-v", "push"]).sub == "version" and git_line(["-h"]).sub == "help"
     assert git_line(["--work-tree=w", "--shallow-file", "f", "status"]).work_trees == ("w",)
     assert git_line(["--shallow-file", "f", "status"]).sub == "status"
     unknown = git_line(["-C", None, "commit"])
     assert unknown.unknown and unknown.folders_unknown and unknown.sub == "commit"
     guessed = git_line([None, "stash"])                      # `git $OPTS stash`: stash, taken for the sub-command
-    assert guessed.unknown and guessed.sub == "stash"
+    assert guessed.unknown and guessed.unknown_option and guessed.sub == "stash"
+    assert not git_line(["-C", None, "stash"]).unknown_option          # a value: the sub-command is known
     assert not git_line(["-c", None, "stash"]).folders_unknown    # a setting: no folder of git's
     assert git_line(["-C", "~/p", "stash"]).folders_unknown       # bash makes it $HOME's
     assert not git_line(["--work-tree=~/p", "stash"]).folders_unknown     # git reads `~` here as a folder's name

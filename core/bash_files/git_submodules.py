@@ -33,7 +33,7 @@ def foreach_script(words: tuple[Word, ...]) -> Foreach | None:
     line = git_line(words[1:])
     if line.unknown:        # `git $OPTS submodule foreach …`: CMD and where it runs only known then
         return Foreach(None, True, None) if "foreach" in words else None
-    if line.sub != "submodule" or "foreach" not in line.args:
+    if line.sub not in ("submodule", "submodule--helper") or "foreach" not in line.args:
         return None
     rest = list(line.args[line.args.index("foreach") + 1:])
     recursive = False

@@ -14,9 +14,10 @@ from contextual.core.bash_files.diffs import git_diff
 from contextual.core.bash_files.git_env import GitEnv
 from contextual.core.bash_files.git_tree import joined, repository_tree, under, work_tree
 from contextual.core.bash_files.reads import in_folders
-from contextual.core.bash_files.write_programs import (GIT_CHECKOUT_INDEX, GIT_HERE, GIT_INDEX_ALL, GIT_MADE,
-                                                       GIT_NAMED, GIT_SAME_COMMIT, GIT_STASH_ALL, GIT_STASH_APPLIES,
-                                                       GIT_STASH_KEEPS, GIT_STASH_UNTRACKED, GIT_TREES, GIT_WRITES)
+from contextual.core.bash_files.write_programs import (GIT_CHECKOUT_INDEX, GIT_FILE_OPTIONS, GIT_HERE,
+                                                       GIT_INDEX_ALL, GIT_MADE, GIT_NAMED, GIT_SAME_COMMIT,
+                                                       GIT_STASH_ALL, GIT_STASH_APPLIES, GIT_STASH_KEEPS,
+                                                       GIT_STASH_UNTRACKED, GIT_TREES, GIT_WRITES)
 from contextual.core.bash_files.write_words import ANY, Found, GitTrees, Stash, by_table, read_options
 from contextual.core.git_line import git_line
 from contextual.core.shell.findings import Input
@@ -41,7 +42,7 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str], env: G
     `git reset --hard`, `git stash`, `git checkout -f`, `git clean -f`: below their pathspecs, else the whole work
     tree (the folder, for `clean`), given no commit only the files of the kinds git's state lists (GitTrees);
     `git checkout-index`: tracked files (below --prefix's folder instead, any path); `git apply`, `git am`: the
-    files their diffs name. The work tree is the one git uses (_work_trees)."""
+    files their diffs name; any sub-command's `--output=F`. The work tree is the one git uses (_work_trees)."""
     line = git_line(words)
     if not line.sub:
         return Found()
@@ -56,14 +57,16 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str], env: G
     tree = str(line.work_trees[-1] or "") if line.work_trees else ""
     git_dir = str(line.git_dirs[-1] or "") if line.git_dirs else ""
     sub, rest = line.sub, line.args
-    listed = GIT_NAMED.get(f"{sub} {rest[0]}" if sub == "worktree" and rest else sub)
-    if listed is not None:      # `git diff --output=F`, `git merge-file F B O`: as they name them
-        files, trees = by_table(sub, rest[1:] if sub == "worktree" else rest, listed)
-        return Found([_from(folder, w) for w in files], [_from(folder, w) for w in trees])
+    named_files = Found([_from(folder, w) for w in _outputs(rest, GIT_FILE_OPTIONS.get(sub, frozenset()))])
+    two_words = sub in ("worktree", "bundle") and rest
+    listed = GIT_NAMED.get(f"{sub} {rest[0]}" if two_words else sub)
+    if listed is not None:      # `git merge-file F B O`, `git bundle create F`: as they name them
+        files, trees = by_table(sub, rest[1:] if two_words else rest, listed)
+        return named_files.extend(Found([_from(folder, w) for w in files], [_from(folder, w) for w in trees]))
     if sub in GIT_MADE:
-        return _made(sub, rest, folder)
+        return named_files.extend(_made(sub, rest, folder))
     if not (sub in GIT_WRITES or sub in GIT_TREES or sub in ("checkout-index", "apply", "am")):
-        return Found()
+        return named_files
     tops = _work_trees(folder, tree, git_dir, folders, env)
     # the line names the work tree (its full paths), or git finds it from the folder it runs in (tops)
     named = [top for _, top in tops] if tree or git_dir or env.elsewhere else None
@@ -107,7 +110,21 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str], env: G
         found.extend(_index_files(rest, folder, own, named, outside))
     if sub in ("apply", "am"):
         found.extend(git_diff(sub, rest, given, folders, folder))
-    return found
+    return found.extend(named_files)
+
+
+def _outputs(words: tuple[Word, ...], options: frozenset[str]) -> list[Word]:
+    """The files `--output=F` (`--output F`) names, an option of every sub-command taking diff or revision options
+    (`git rev-list --all --output F`, `git blame --output=F`, `git stash show --output=F`), and those of `options`
+    (no start of the word: git's diff options take none)."""
+    out: list[Word] = []
+    for i, word in enumerate(words):
+        if word == "--":
+            break
+        name, equals, value = word.partition("=") if isinstance(word, str) else ("", "", "")
+        if name in ("--output", *options):
+            out.append(value if equals else words[i + 1] if i + 1 < len(words) else "")
+    return [w for w in out if w != ""]
 
 
 def _work_trees(folder: str, tree: str, git_dir: str, folders: list[str],
@@ -145,9 +162,9 @@ def _pathspecs(words: list[Word], folder: str, icase: bool, named: list[str | No
                outside: list[str | None]) -> Found:
     """The trees git pathspecs may name, from the folder git runs in (from the top too, where that folder is not
     in the work tree: `git --work-tree=secrets checkout -- k` writes secrets/k): a literal path as written; a glob
-    (`*`, `?`, `[`: git matches them, `*` across folders too) the folder before its first glob character; a magic
-    one (`:/`, `:(top)`, `:!x`, `:(icase)…`) and any, given icase (--icase-pathspecs, GIT_ICASE_PATHSPECS), the
-    whole work tree."""
+    (`*`, `?`, `[`, a backslash: git matches them, `*` across folders too) the folder before its first glob
+    character; a magic one (`:/`, `:(top)`, `:!x`, `:(icase)…`) and any, given icase (--icase-pathspecs,
+    GIT_ICASE_PATHSPECS), the whole work tree."""
     found = Found()
     for word in words:
         if not isinstance(word, str):
@@ -156,7 +173,7 @@ def _pathspecs(words: list[Word], folder: str, icase: bool, named: list[str | No
             found.extend(_whole(folder, named))
             found.trees += [under(top, "") for top in outside]
         else:
-            literal = re.split(r"[*?[]", word, maxsplit=1)[0]
+            literal = re.split(r"[*?[\\]", word, maxsplit=1)[0]     # `secrets\/k` is a glob of `secrets/k`
             tree = word if literal == word else os.path.dirname(literal)
             found.trees.append(os.path.join(folder, tree) or ANY)
             found.trees += [under(top, tree) for top in outside]

@@ -15,8 +15,10 @@ import re
 import shlex
 
 from contextual.core.bash_files.git_submodules import foreach_folders, foreach_script
+from contextual.core.git_line import git_line
+from contextual.core.shell.findings import Input
 from contextual.core.shell.folder_options import chdir_targets
-from contextual.core.shell.nodes import Word
+from contextual.core.shell.nodes import Word, command_name
 from contextual.core.shell.parse import parse_command
 
 _GLOB_CHARS = re.compile(r"[*?[]")
@@ -28,7 +30,9 @@ def named_paths(command: str, root: str) -> list[str]:
     folders = folders_of(parsed.commands, root)
     named = [p for words in parsed.commands for w in words[1:] if isinstance(w, str)
              for p in ((w, w.partition("=")[2]) if "=" in w else (w,))]       # `--config=.env`, `dd if=.env`
-    named += [p for words in parsed.commands if words and words[0] == "git" for p in _git_tree_paths(words)]
+    gits = [(words, given) for words, given in zip(parsed.commands, parsed.inputs)
+            if words and isinstance(words[0], str) and command_name(words[0]) == "git"]    # `/usr/bin/git` too
+    named += [p for words, given in gits for p in _git_tree_paths((*words, *_stdin_names(words, given)))]
     if any(foreach_script(words) for words in parsed.commands):
         # a submodule's folder the files do not say: `../.env` there may be the project's own
         named += [_above_removed(p) for p in named if os.path.normpath(p).startswith("../")]
@@ -63,6 +67,20 @@ def _git_tree_paths(words: tuple[Word, ...]) -> list[str]:
             if path:
                 out.append(path)
     return out
+
+
+def _stdin_names(words: tuple[Word, ...], given: Input) -> list[str]:
+    """The words a git command that prints the objects named on its standard input (`cat-file --batch`, `show
+    --stdin`) reads there when the line gives them: a here-string's or here-document's, the words of the command
+    piped into it (`echo HEAD:.env | git cat-file --batch`); none from a file or another program's output."""
+    line = git_line(words[1:])
+    batch = line.sub == "cat-file" and any(isinstance(w, str) and w.startswith("--batch") and
+                                           not w.startswith("--batch-check") for w in line.args)
+    if not (batch or (line.sub in ("show", "log") and "--stdin" in line.args)):
+        return []
+    if given.kind == "text" and isinstance(given.value, str):
+        return given.value.split()
+    return [w for w in given.source[1:] if isinstance(w, str)] if given.kind == "pipe" else []
 
 
 def _braces(word: str) -> list[str]:

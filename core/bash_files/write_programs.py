@@ -97,13 +97,13 @@ FIND_ACTIONS = _set("-exec -execdir -ok -okdir")
 FIND_PRINTS = _set("-printf -ls -exec -execdir -ok -okdir")     # print more than the names of what find found
 FIND_OUTPUTS = _set("-fprint -fprint0 -fprintf -fls")
 GIT_WRITES = _set("checkout restore rm mv")
-# git's sub-commands writing the files their other words name, from the folder git runs in: the diff family's
-# `--output=F`, `archive -o F`, `merge-file F BASE OTHER` (not with -p), `format-patch -o DIR`, `worktree add DIR`
-# (a new work tree), `worktree move|remove DIR` (one with all below it)
-_GIT_DIFF_OUTPUT = Program(outputs=_set("--output"))
+# git's sub-commands writing the files their other words name, from the folder git runs in (besides the `--output=F`
+# every sub-command that takes diff or revision options has: git_writes.py): `archive -o F`, `merge-file F BASE
+# OTHER` (not with -p), `format-patch -o DIR`, `worktree add DIR` (a new work tree), `worktree move|remove DIR` (one
+# with all below it), `bundle create F`, `config -f F`, the marks file of `fast-export|fast-import`, `mailinfo MSG
+# PATCH`, `mailsplit -oDIR`, `credential-store --file F`, `index-pack -o F`, `pack-objects BASE` (BASE-*.pack), the
+# folder `bugreport -o` and `diagnose -o` write into
 GIT_NAMED: dict[str, Program] = {
-    **{sub: _GIT_DIFF_OUTPUT for sub in ("diff", "log", "show", "whatchanged", "diff-tree", "diff-index",
-                                         "diff-files", "range-diff")},
     "format-patch": Program(outputs=_set("--output"), into=_set("-o --output-directory")),
     "archive": Program(values=_set("--format --prefix --remote --exec --add-file --add-virtual-file"),
                        outputs=_set("-o --output")),
@@ -111,7 +111,20 @@ GIT_NAMED: dict[str, Program] = {
     "worktree add": Program("first", _set("-b -B --reason")),
     "worktree move": Program("destination", tree=True),
     "worktree remove": Program("each", flags=_set("-f --force"), tree=True),
+    "bundle create": Program("first", _set("--version")),
+    "config": Program(values=_set("--blob --type --default --comment"), outputs=_set("-f --file")),
+    **{sub: Program(outputs=_set("--export-marks")) for sub in ("fast-export", "fast-import")},
+    "mailinfo": Program("each", _set("--encoding --quoted-cr")),
+    "mailsplit": Program(into=_set("-o")),
+    "credential-store": Program(outputs=_set("--file")),
+    "index-pack": Program(outputs=_set("-o")),
+    "pack-objects": Program("first"),
+    **{sub: Program(values=_set("-s --suffix --mode"), into=_set("-o --output-directory"))
+       for sub in ("bugreport", "diagnose")},
 }
+# options of git's tree-writing sub-commands naming a file they write besides: `read-tree --index-output=F`,
+# `apply --build-fake-ancestor=F`
+GIT_FILE_OPTIONS = {"read-tree": _set("--index-output"), "apply": _set("--build-fake-ancestor")}
 # `git clone URL [DIR]`, `git init [DIR]`: the folder they make or fill (a clone's named from its URL when not
 # given), with all below it, and `--separate-git-dir`'s
 GIT_MADE: dict[str, Program] = {

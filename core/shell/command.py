@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from contextual.core.git_commands import dashed
 from contextual.core.shell.aliases import Aliases
 from contextual.core.shell.findings import NO_INPUT, Input, Reader
 from contextual.core.shell.latent import LatentText
@@ -66,6 +67,9 @@ class SimpleCommands:
             if name == "hash" and any(w is None or (w.startswith("-") and "p" in w) for w in words[1:]):
                 self.findings.unreadable()    # `hash -p /bin/rm ls`: a name now runs another program
                 return
+            if (sub := dashed(name)) is not None:
+                words = ["git", sub, *words[1:]]      # /usr/lib/git-core/git-push, a link named git-push: git push
+                continue
             wrapper = WRAPPERS.get(name) or (_LOADER_WRAPPER if _LOADER.fullmatch(name) else None)
             if wrapper is None:
                 return
@@ -73,6 +77,10 @@ class SimpleCommands:
             inner = self.unwrapper.unwrap(wrapper, words[1:], depth, stdin, open_tail)
             if inner is None:
                 return
+            at = _argv0_at(words, name)
+            argv0 = words[at + 1] if at is not None else None
+            if inner and inner[0] is not None and argv0 is not None and (sub := dashed(command_name(argv0))):
+                inner = ["git", sub, *inner[1:]]      # `exec -a git-push git origin`: git reads its name first
             if wrapper.appends_input:     # xargs: the command's last words are what xargs reads
                 given = dataclasses.replace(given, xargs=tuple(words[:len(words) - len(inner) + 1]),
                                             fed=tuple(words[len(words) - len(inner) + 1:]))
@@ -97,7 +105,14 @@ class SimpleCommands:
             return False
         if name in _POSIX_SHELLS and any(w is None or "$'" in w for w in words[1:]):
             return False
-        for option in ("-a", "--argv0"):
-            if (name == "exec" or _LOADER.fullmatch(name)) and option in words[1:-1]:
-                self.findings.listed(tuple(words[words.index(option) + 1:]))
+        if (at := _argv0_at(words, name)) is not None:
+            self.findings.listed(tuple(words[at + 1:]))
         return True
+
+
+def _argv0_at(words: list[Word], name: str) -> int | None:
+    """Where `exec -a NAME PROG` or a loader's `--argv0 NAME` gives the name PROG runs under; None when not."""
+    for option in ("-a", "--argv0"):
+        if (name == "exec" or _LOADER.fullmatch(name)) and option in words[1:-1]:
+            return words.index(option)
+    return None

@@ -49,6 +49,7 @@ class Wrapper:
     each_word_script: bool = False                # pee, mispipe: each word is a command line of its own
     config_pair: bool = False                     # git config NAME VALUE: a setting, read like git -c NAME=VALUE
     guesses_subcommand: bool = False              # git: help.autocorrect runs the command nearest a mistyped one
+    git_options: bool = False                     # git: its own options before the sub-command, as git_line reads them
     # the words after the first of these (or a long one's `=VALUE` and them) are the command, whatever comes
     # before: `xterm … -e rm f`, `kubectl exec P … -- rm f`; a lone word with blanks is a line for a shell
     command_after: frozenset[str] = frozenset()

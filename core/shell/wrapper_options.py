@@ -9,6 +9,7 @@ import fnmatch
 import re
 
 from contextual.core.git_commands import autocorrect_runs
+from contextual.core.git_line import git_line
 from contextual.core.shell.aliases import Aliases
 from contextual.core.shell.findings import Reader
 from contextual.core.shell.nodes import Word
@@ -29,6 +30,8 @@ class WrapperOptions:
     def leading(self, wrapper: Wrapper, rest: list[Word], depth: int) -> int | None:
         """Read the wrapper's leading options: the index of the first other word (-(index + 1) when a shell's -s
         was among them), or None when the wrapper was handed on as shell text or cannot be read."""
+        if wrapper.git_options:
+            return self._git_leading(wrapper, rest, depth)
         reads_stdin = False
         i = 0
         while i < len(rest):
@@ -89,6 +92,18 @@ class WrapperOptions:
                 continue
             break
         return -(i + 1) if reads_stdin else i
+
+    def _git_leading(self, wrapper: Wrapper, rest: list[Word], depth: int) -> int | None:
+        """git's own options (core/git_line.py): each `-c` setting read, the index of the sub-command (`--help` is
+        `help`'s, which runs nothing of the line's), the end where none runs (`git --version`, `git -C`)."""
+        line = git_line(rest)
+        if line.unknown_option or any(w is not None and w.partition("=")[0] in wrapper.opaque_options
+                                      for w in line.others):
+            self.findings.unreadable()    # `git $OPTS push`; `--config-env` takes a setting from a variable
+            return None
+        for setting in line.settings:
+            self.setting(setting, wrapper, depth)
+        return len(line.options) if line.sub else len(rest)
 
     def permuted(self, wrapper: Wrapper, rest: list[Word], depth: int) -> bool:
         """GNU getopt reads options anywhere (`su root -c 'rm f'`, `rsync a b -e 'rm f'`): the script option

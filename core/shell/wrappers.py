@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from contextual.core.git_commands import GIT_VALUE_OPTIONS
 from contextual.core.shell.launchers import LAUNCHERS
 from contextual.core.shell.wrapper import OPAQUE, RUNS_ONE, Wrapper
 from contextual.core.shell.wrapper import opts as _opts
@@ -25,9 +24,11 @@ SSH_COMMAND_SETTINGS = _opts("proxycommand localcommand knownhostscommand remote
 _NPX = Wrapper(value_options=_opts("-p --package -w --workspace --prefix --loglevel --cache --registry"),
                script_option="-c", script_long=_opts("--call"))
 _REMOTE_PROGRAMS = _opts("--upload-pack --receive-pack --exec -u")     # the program git runs on the other side
-# git settings whose value is a command line (fnmatch, lower case); those that read more settings from a file
+# git settings whose value is a command line (fnmatch, lower case), or a program git runs (a viewer's or tool's
+# `.path`: `git -c man.viewer=man -c man.man.path=./x help push` runs ./x); those that read more settings from a file
 GIT_COMMAND_SETTINGS = _opts(
     "core.sshcommand core.pager core.editor core.fsmonitor core.askpass core.gitproxy core.alternaterefscommand "
+    "man.*.path browser.*.path difftool.*.path mergetool.*.path imap.tunnel instaweb.httpd guitool.*.cmd "
     "sequence.editor diff.external gpg.program gpg.*.program gpg.ssh.defaultkeycommand pager.* difftool.*.cmd "
     "mergetool.*.cmd diff.*.command diff.*.textconv filter.*.clean filter.*.smudge filter.*.process "
     "interactive.difffilter credential.helper credential.*.helper trailer.*.command trailer.*.cmd "
@@ -48,7 +49,9 @@ GIT_SUBCOMMANDS: dict[str, Wrapper] = {
     "mergetool": Wrapper(value_options=_opts("-t --tool"), runs_rest=False),
     "grep": Wrapper(value_options=_opts("-O --open-files-in-pager -e -f"), runs_rest=False, permute=True,
                     command_options=_opts("-O --open-files-in-pager")),
-    "submodule": Wrapper(runs_rest=False, subcommands={"foreach": Wrapper(script_rest=True)}),
+    # `submodule--helper foreach` is what `submodule foreach` runs: a line may name it too
+    **{name: Wrapper(runs_rest=False, subcommands={"foreach": Wrapper(script_rest=True)})
+       for name in ("submodule", "submodule--helper")},
     # the options of its sendemail.* settings that name a command line (run by sh with the patch file)
     "send-email": Wrapper(value_options=_SEND_EMAIL | _opts("--to --cc --bcc --from"), runs_rest=False, permute=True,
                           command_options=_SEND_EMAIL),
@@ -251,8 +254,8 @@ WRAPPERS: dict[str, Wrapper] = {
     # at and batch run later what they read on standard input (a here-document is read) or from `-f FILE`
     **{name: Wrapper(runs_rest=False, default_shell=True, value_options=_opts("-q -f -t -m"),
                      runs_nothing=_opts("-l -d -r -c -V")) for name in ("at", "batch")},
-    "git": Wrapper(value_options=GIT_VALUE_OPTIONS,
-                   runs_rest=False, setting_option="-c", subcommands=GIT_SUBCOMMANDS,
+    # its own options are read by the walker every reader of a git line shares (core/git_line.py)
+    "git": Wrapper(git_options=True, runs_rest=False, setting_option="-c", subcommands=GIT_SUBCOMMANDS,
                    opaque_options=_opts("--config-env"), opaque_markers=frozenset({"ext::", "--exec-path="}),
                    command_settings=GIT_COMMAND_SETTINGS, bang_settings=_opts("alias.*"),
                    opaque_settings=GIT_INCLUDES, guesses_subcommand=True),
