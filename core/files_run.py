@@ -2,7 +2,9 @@
 `source` reads (`bash s.sh`, written by an earlier step), a program named by a path (`./y`: a link to /bin/rm, a
 copy of it) and a program that is a script bash runs (a shell's shebang, another shell's, or none: bash runs a
 text file the kernel will not); what a git command runs from files (core/git_runs.py: its hooks are programs, an
-alias or a setting from a config file a line). Each is read as it is when the call is checked.
+alias or a setting from a config file a line); what npm, yarn, pnpm and bun run from package.json's scripts
+(core/package_scripts.py: each a line, run in the package's folder). Each is read as it is when the call is
+checked.
 
 A file's own lines are matched command by command; a value known only when it runs is let be (real scripts are
 full of `"$@"` and `${PS1:-}`: refusing them refused every `source venv/bin/activate`), a parse that cannot be
@@ -10,7 +12,12 @@ trusted (a syntax error, characters bash reads otherwise) is not. What cannot be
 holds every Bash deny rule: a file not there yet (the line makes it), one the line itself mentions as well (it may
 change it first: `cp /bin/rm y; ./y f`), a relative path after a `cd` on the same line (it is not the one under
 the root), a file that cannot be read, more files than MAX_FILES, scripts deeper than MAX_DEPTH; a hook or git config
-file the line may write before git reads it, a folder a git command runs in that is only known when it runs."""
+file the line may write before git reads it, a folder a git command runs in that is only known when it runs.
+
+The lines of each file read are also judged for the files they read and write (`lines`: the Read and Edit deny
+rules; a script holding `cat secrets/k` is refused as `bash -c 'cat secrets/k'` is), from each folder the line
+may run them in; where there is no Bash deny rule, what cannot be checked is let be, as those rules let an opaque
+line be."""
 
 from __future__ import annotations
 
@@ -22,6 +29,7 @@ from typing import Callable, NamedTuple, Protocol, Sequence
 
 from contextual.core import regular_file
 from contextual.core.git_runs import GitRun, Repository, ask_git, git_run
+from contextual.core.package_scripts import RUNNERS, Scripts, scripts_run
 from contextual.core.script_arguments import UNKNOWN, with_arguments
 from contextual.core.shell.folder_options import chdir_targets
 from contextual.core.shell.nodes import Word, command_name
@@ -58,102 +66,158 @@ class DenyRule(Protocol):
     def command_word(self) -> str: ...
 
 
+# A file's line judged for what it reads and writes, from a folder it may run in: the deny rule it meets, if any.
+LineJudge = Callable[[str, str], DenyRule | None]
+
+
 class FilesRun:
-    """One check's reading of files, with its budget and the files already read."""
+    """One check's reading of files, with its budget and the files already read. `rules`: the Bash deny rules
+    (what cannot be checked holds the first: `held`); `lines`: the judge of a file's lines for the files they read
+    and write (the Read and Edit deny rules). With no Bash deny rule what can be read is judged and the rest let
+    be, as those rules let an opaque line be."""
 
     def __init__(self, rules: Sequence[DenyRule], root: str, ask: Callable[[str, tuple[str, ...]],
-                 Repository | None] = ask_git) -> None:
-        self.rules, self.root, self.ask = rules, root, ask
+                 Repository | None] = ask_git, lines: LineJudge | None = None) -> None:
+        self.rules, self.root, self.ask, self.lines = rules, root, ask, lines
+        self.held: DenyRule | None = rules[0] if rules else None
         self.read: set[str] = set()
         self.left = MAX_FILES
         self.repositories: dict[tuple[str, tuple[str, ...]], Repository | None] = {}
         self.watched: dict[str, None] = {}       # the files deciding what git runs, of every line read so far
 
-    def denied_by(self, command: str, depth: int = 0) -> DenyRule | None:
-        """The deny rule what the line runs from files matches; the first one when something cannot be checked.
+    def denied_by(self, command: str, depth: int = 0, start: str | None = None) -> DenyRule | None:
+        """The deny rule what the line runs from files matches; `held` when something cannot be checked.
         The line itself (depth 0) is held to what it may write before git reads it; a file's lines (a script, a
-        hook, an alias) only for the files they name: a value known when it runs is let be there."""
+        hook, an alias) only for the files they name: a value known when it runs is let be there. `start`: the
+        folder it runs in, when not the root."""
         if depth > MAX_DEPTH:
-            return self.rules[0]
+            return self.held
         parsed = parse_command(command)
         programs = [words for words in parsed.commands + parsed.latent
                     if isinstance(words[0], str) and "/" in words[0]]
-        places = self._places(parsed)
-        if places is None and depth == 0 and (programs or parsed.scripts or self._runs_git(parsed)):
-            return self.rules[0]          # `cd "$D" && git commit`: which repository's hooks is not known
+        places = self._places(parsed, start or self.root)
+        if places is None and depth == 0 and (programs or parsed.scripts or self._runs_git(parsed)) and self.held:
+            return self.held              # `cd "$D" && git commit`: which repository's hooks is not known
+        folders = places or [start or self.root]
         # `zap f` runs the zap bash finds on PATH: outside the system's folders (~/.local/bin, ~/.cargo/bin, a
         # virtualenv's bin) an earlier step may have made it a link to rm, or a script
         looked_up = [(_bare(words[0], parsed.defined), words) for words in parsed.commands + parsed.latent]
         from_path = [(bare.program, *words[1:]) for bare, words in looked_up if bare.program is not None]
         # a name on no folder of PATH: `command not found`, or one the line makes (`ln -s /bin/rm "$D/zap"`)
         missing = {str(words[0]) for bare, words in looked_up if bare.missing}
-        if self._made_here(parsed, [p for bare, _ in looked_up for p in [*bare.absent, bare.program] if p],
-                           places or [self.root], missing if depth == 0 else set()):
-            return self.rules[0]          # `ln -s /bin/rm ~/.local/bin/zap; zap f`: made by this line
-        git = self._git(parsed, places or [self.root], strict=depth == 0)
-        if git is None:
-            return self.rules[0]
+        if self.held and self._made_here(parsed, [p for bare, _ in looked_up for p in [*bare.absent, bare.program]
+                                                  if p], folders, missing if depth == 0 else set()):
+            return self.held              # `ln -s /bin/rm ~/.local/bin/zap; zap f`: made by this line
+        git = self._git(parsed, folders, strict=depth == 0)
+        if git is None and self.held:
+            return self.held
+        git = git or GitRun()
         self.watched.update(dict.fromkeys(git.watched))
-        if not self._certain(parsed, programs, list(self.watched), places or [self.root], strict=depth == 0):
-            return self.rules[0]
-        # each text with the words it is run with (`bash s.sh rm f`, `./g rm f`): its "$@" may run them
-        texts: list[tuple[str | None, tuple[Word, ...]]] = [
-            (self._text(self._full(path)), _arguments(parsed, path)) for path in parsed.scripts]
+        packages = self._packages(parsed, folders)
+        if packages is None and self.held:
+            return self.held              # `npm --prefix "$D" test`, `npm run "$X"`: which scripts is not known
+        for scripts in packages or []:
+            self.watched[scripts.package] = None      # package.json: a file the line must not write first
+        if self.held and not self._certain(parsed, programs, list(self.watched), folders, strict=depth == 0):
+            return self.held
+        # each text with the words it is run with (`bash s.sh rm f`, `./g rm f`): its "$@" may run them; and the
+        # folder it runs in, when it is not the line's (a package's scripts run in the package's folder)
+        texts: list[tuple[str | None, tuple[Word, ...], str | None]] = [
+            (self._text(full), _arguments(parsed, path), None)
+            for path in parsed.scripts for full in self._fulls(path, folders)]
         # `source x.sh` reads the x.sh found on PATH before the one here (bash's sourcepath): both are read
-        texts += [(self._text(on_path), _arguments(parsed, path)) for path in parsed.scripts
+        texts += [(self._text(on_path), _arguments(parsed, path), None) for path in parsed.scripts
                   if (on_path := _on_path(path)) is not None]
-        # what git runs: its hooks are programs; an alias or a setting's command line is a line of its own
-        for line in git.texts:
-            if f"text:{line}" not in self.read:      # each once per check, however many lines run git
-                self.read.add(f"text:{line}")
-                texts.append((line, ()))
+        # what git runs: its hooks are programs; an alias or a setting's command line is a line of its own; what
+        # npm runs: package.json's scripts, each a line for `sh -c`
+        given: list[tuple[str, str | None]] = [(line, None) for line in git.texts]
+        given += [(line, scripts.folder) for scripts in packages or [] for line in scripts.lines]
+        for line, runs_in in given:
+            if f"text:{runs_in}:{line}" not in self.read:      # each once per check, however many lines run it
+                self.read.add(f"text:{runs_in}:{line}")
+                texts.append((line, (), runs_in))
         # a hook is run with words of git's choosing: (program, None) matches a rule with any words
         runs = [*((words, words[1:]) for words in [*programs, *from_path]),
                 *(((program, None), ()) for program in git.programs)]
         for words, arguments in runs:
-            full = self._full(str(words[0]))
-            if not os.path.exists(full):
-                if full.startswith(SYSTEM_FOLDERS):
-                    continue              # `command not found`
-                return self.rules[0]      # made by this line: only known when it runs
-            program = os.path.realpath(full)       # `ln -s /bin/rm y` earlier, then `./y f`
-            found = next((r for r in self.rules if r.matches_words((program, *words[1:]), deny=True)
-                          or r.matches_words((_copy_of(program, r), *words[1:]), deny=True)), None)
-            if found is not None:
-                return found
-            if not program.startswith(SYSTEM_FOLDERS) and _runs_in_a_shell(program):
-                texts.append((self._text(program), tuple(arguments)))
-        for text, arguments in texts:
+            for full in self._fulls(str(words[0]), folders):
+                if not os.path.exists(full):
+                    if full.startswith(SYSTEM_FOLDERS) or not self.held:
+                        continue          # `command not found`
+                    return self.held      # made by this line: only known when it runs
+                program = os.path.realpath(full)       # `ln -s /bin/rm y` earlier, then `./y f`
+                found = next((r for r in self.rules if r.matches_words((program, *words[1:]), deny=True)
+                              or r.matches_words((_copy_of(program, r), *words[1:]), deny=True)), None)
+                if found is not None:
+                    return found
+                if not program.startswith(SYSTEM_FOLDERS) and _runs_in_a_shell(program):
+                    texts.append((self._text(program), tuple(arguments), None))
+        for text, arguments, runs_in in texts:
             if text is None:
-                return self.rules[0]
+                if self.held:
+                    return self.held
+                continue
             text = text.removeprefix("\ufeff")
             read = parse_command(text)
             if read.misread:              # a file no one can read as bash does: what it runs is not known
-                return self.rules[0]
-            found = _matching(self.rules, read) or self._with_arguments(text, arguments, depth) \
-                or self.denied_by(text, depth + 1)
+                if self.held:
+                    return self.held
+                continue
+            where = [runs_in] if runs_in else folders
+            found = self._judged(text, read, where) or \
+                self._with_arguments(text, arguments, depth, where, runs_in or start) or \
+                self.denied_by(text, depth + 1, runs_in or start)
             if found is not None:
                 return found
         return None
 
-    def _with_arguments(self, text: str, arguments: tuple[Word, ...], depth: int) -> DenyRule | None:
+    def _judged(self, text: str, read: ShellParse, folders: Sequence[str]) -> DenyRule | None:
+        """A file's text: its commands against the Bash deny rules, the files it reads and writes (from each
+        folder it may run in) against the others."""
+        found = _matching(self.rules, read)
+        if found is None and self.lines is not None:
+            found = next((rule for folder in folders if (rule := self.lines(text, folder)) is not None), None)
+        return found
+
+    def _with_arguments(self, text: str, arguments: tuple[Word, ...], depth: int, folders: Sequence[str],
+                        start: str | None = None) -> DenyRule | None:
         """The script's lines with the words it is run with in place of `"$@"`, `$1` … (core/script_arguments.py).
         A word of the line only known when it runs, put where a command goes, holds every rule; in a file's
         lines such a word is let be."""
         for line in with_arguments(text, arguments, UNKNOWN if depth == 0 else ""):
             read = parse_command(line)
-            if any(UNKNOWN in (words[0] or "") for words in read.commands):
-                return self.rules[0]      # `./g "$CMD" f` with g = `exec "$@"`
-            found = _matching(self.rules, read) or self.denied_by(line, depth + 1)
+            if any(UNKNOWN in (words[0] or "") for words in read.commands) and self.held:
+                return self.held          # `./g "$CMD" f` with g = `exec "$@"`
+            found = self._judged(line, read, folders) or self.denied_by(line, depth + 1, start)
             if found is not None:
                 return found
         return None
 
-    def _places(self, parsed: ShellParse) -> list[str] | None:
-        """The folders the line's commands may run in: the root, and each folder a `cd` (or a wrapper's option:
+    def _packages(self, parsed: ShellParse, folders: Sequence[str]) -> list[Scripts] | None:
+        """The package.json scripts the line's npm, pnpm, yarn and bun commands run, from each folder they may run
+        in (core/package_scripts.py); None when that is not known."""
+        out: list[Scripts] = []
+        for words in parsed.commands + parsed.latent:
+            if command_name(str(words[0])) not in RUNNERS:
+                continue
+            for place in folders:
+                found = scripts_run(words, place)
+                if found is None:
+                    return None
+                if found.package:
+                    out.append(found)
+        return out
+
+    def _fulls(self, path: str, folders: Sequence[str]) -> list[str]:
+        """The files a path names from each folder the line may be in (one for an absolute path)."""
+        return list(dict.fromkeys(self._full(path, folder) for folder in folders))
+
+    def _places(self, parsed: ShellParse, start: str) -> list[str] | None:
+        """The folders the line's commands may run in: `start` (the root, or a package's folder for its scripts),
+        and each folder a `cd` (or a wrapper's option:
         `env -C DIR`) names, from each folder found before; None when one is only known when it runs (`cd "$D"`,
         `find -execdir`) or there are too many."""
-        places = [self.root]
+        places = [start]
         for words in parsed.commands:
             name = command_name(str(words[0]))
             targets: list[Word] = []

@@ -281,32 +281,41 @@ class PermissionRules:
         return found
 
     def _run_from_disk(self, command: str, root: str) -> Rule | None:
-        """What the line runs from files (core/files_run.py), read as it is now."""
+        """What the line runs from files (core/files_run.py), read as it is now: their commands against the Bash
+        deny rules, the files their lines read and write against the Read and Edit ones (a script holding `cat
+        secrets/k`, a hook writing `.env`)."""
         bash = [r for r in self.deny if r.tool == "Bash" and r.spec is not None]
+        paths = [r for r in self.deny if r.tool in ("Read", *EDITING_TOOLS) and r.spec is not None]
+        if not bash and not paths:
+            return None
         from contextual.core.files_run import FilesRun
-        found = FilesRun(bash, root).denied_by(command) if bash else None
+
+        def lines(text: str, folder: str) -> Rule | None:      # a file's words, as it says them
+            return self._withheld_in(text, root, folder) or self._written_by(text, root, folder)
+        found = FilesRun(bash, root, lines=lines if paths else None).denied_by(command)
         return found if isinstance(found, Rule) else None
 
-    def _withheld_in(self, command: str, root: str) -> Rule | None:
+    def _withheld_in(self, command: str, root: str, folder: str | None = None) -> Rule | None:
         """The Read deny rule covering a file the command line names (`cat .env`, `head -n 3 secrets/k`,
         `< .env`, `--config=.env`, `cd sub && cat ../.env`, `~+/.env`) or a glob names as the project is now
-        (`cat .en?`, `cat {.env,x}`); a variable that expands to it only the shell knows."""
+        (`cat .en?`, `cat {.env,x}`); a variable that expands to it only the shell knows. `folder`: where a file's
+        lines run (core/files_run.py), read for the words they say, a word only known when they run let be."""
         reads = [r for r in self.deny if r.tool == "Read" and r.spec is not None]
         if not reads:
             return None
         from contextual.core.bash_files.reads import named_paths
-        return _covering(reads, "Read", named_paths(command, root), root)
+        return _covering(reads, "Read", named_paths(command, folder or root, guess=folder is None), root)
 
-    def _written_by(self, command: str, root: str) -> Rule | None:
+    def _written_by(self, command: str, root: str, folder: str | None = None) -> Rule | None:
         """The Edit or Write deny rule covering a file the command line writes: an output redirection's target
         (`> secrets/k`), a file `tee`, `sed -i`, `cp`, `mv`, `rm`, `dd of=` … name, or a folder removed or restored
         with what is below it (`rm -r secrets`, `git checkout .`; core/bash_files/writes.py), or that git writes
-        of a work tree (`git stash`: a tracked file; core/bash_files/git_state.py)."""
+        of a work tree (`git stash`: a tracked file; core/bash_files/git_state.py). `folder`: as for _withheld_in."""
         edits = [r for r in self.deny if r.tool in EDITING_TOOLS and r.spec is not None]
         if not edits:
             return None
         from contextual.core.bash_files.writes import holds_below, holds_named, written_paths
-        writes = written_paths(command, root)
+        writes = written_paths(command, folder or root, guess=folder is None)      # a file's: from where it runs
         found = _covering(edits, "Write", list(writes.files), root)
         if found is not None:
             return found

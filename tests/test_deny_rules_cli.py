@@ -489,7 +489,7 @@ def test_git_stash_reset_and_clean_run_when_git_writes_no_protected_file_and_are
 
 
 def test_git_under_its_other_names_and_spellings_is_refused_in_bypass_mode(tmp_path: Path):
-    """helper-151's red team, through `-p`: git run as `git-push` (`exec -a`), `git bundle create` over a protected
+    """Through `-p`: git run as `git-push` (`exec -a`), `git bundle create` over a protected
     file, git by its full path showing one as committed, `git submodule--helper foreach`: each ran past its rule;
     refused now, and nothing they aimed at happened (tests/test_git_other_names.py: each with the real git)."""
     project, user, env = _git_project(
@@ -510,3 +510,42 @@ def test_git_under_its_other_names_and_spellings_is_refused_in_bypass_mode(tmp_p
     assert not (project / "made").exists() and (project / "secrets" / "k").read_text() == "k\n"
     assert subprocess.run(["git", "--git-dir=../remote.git", "rev-parse", "-q", "--verify", "main"], cwd=project,
                           capture_output=True).returncode != 0        # nothing pushed
+
+
+def test_files_a_line_has_a_program_read_by_itself_are_refused_in_bypass_mode_and_nothing_leaks(project: Path):
+    """Files the model wrote (Write is allowed outside the protected paths) and then had a program
+    read: a script printing secrets/k ran past Read(secrets/**) and one writing .env past Edit(.env) (their lines
+    were read for Bash rules only), as did a startup file named in a variable (`BASH_ENV=secrets/k`), xargs's list
+    (`-a FILE`), less's key file (its `#env` LESSOPEN ran rm), the program SHELL names (`flock -c` runs it) and
+    package.json's scripts (`npm run build`)."""
+    (project / ".contextual").mkdir()
+    (project / ".contextual" / "config.toml").write_text(
+        '[permissions]\ndeny = ["Bash(rm:*)", "Read(secrets/**)", "Edit(.env)"]\n')
+    (project / "secrets").mkdir()
+    (project / "secrets" / "k").write_text("TOKEN-hidden-value\n")
+    (project / ".env").write_text("E=1\n")
+    (project / "victim").write_text("keep\n")
+    written = {"check.sh": "cat secrets/k\n", "env.sh": "echo gone > .env\n", "list": "secrets/k\n",
+               "lk": "#env\nLESSOPEN=|rm victim; echo %s\n", "sh.sh": "#!/bin/sh\nrm victim\n",
+               "package.json": json.dumps({"scripts": {"build": "tsc && rm victim"}})}
+    refused = {"bash check.sh": "Read(secrets/**)", "BASH_ENV=env.sh bash -c true": "Edit(.env)",
+               "BASH_ENV=secrets/k bash -c true": "Read(secrets/**)", "xargs -a list cat": "Read(secrets/**)",
+               "LESSKEYIN=lk less list": "Bash(rm:*)", "SHELL=./sh.sh flock lk -c true": "Bash(rm:*)",
+               "npm run build": "Bash(rm:*)"}
+    calls = [*(("Write", {"file_path": name, "content": text}) for name, text in written.items()),
+             ("Bash", {"command": "chmod +x sh.sh"}), *(("Bash", {"command": line}) for line in refused),
+             ("Bash", {"command": "cat list"})]
+    script = [f"Thought: go\nAction: {tool}[{json.dumps(args)}]" for tool, args in calls] + [FINISH]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        result = contextual(["-p", "go", "--permission-mode", "bypass"], project,
+                            cli_env(home_of(project), srv.base_url))
+    assert result.returncode == 0 and result.stdout == "finished\n", result.stderr
+    seen = [r["messages"][-1]["content"] for r in srv.requests[1:]]
+    made, heads, last = seen[:len(written) + 1], seen[len(written) + 1:-1], seen[-1]
+    assert not any("permission_denied" in text for text in made), made
+    assert len(heads) == len(refused)
+    for (line, rule), text in zip(refused.items(), heads):
+        assert f"`{line}` is denied by {rule}" in text, (line, text)
+    assert "[exit 0]" in last and "secrets/k" in last                        # other lines still run
+    assert "TOKEN-hidden-value" not in json.dumps(srv.requests)
+    assert (project / ".env").read_text() == "E=1\n" and (project / "victim").read_text() == "keep\n"

@@ -15,7 +15,10 @@ import re
 import shlex
 
 from contextual.core.bash_files.git_submodules import foreach_folders, foreach_script
+from contextual.core.bash_files.write_programs import XARGS
+from contextual.core.bash_files.write_words import read_options
 from contextual.core.git_line import git_line
+from contextual.core.regular_file import read_regular
 from contextual.core.shell.findings import Input
 from contextual.core.shell.folder_options import chdir_targets
 from contextual.core.shell.nodes import Word, command_name
@@ -24,8 +27,10 @@ from contextual.core.shell.parse import parse_command
 _GLOB_CHARS = re.compile(r"[*?[]")
 GLOB_HITS = 1000          # paths one pattern may name before the rest are not looked at
 
-def named_paths(command: str, root: str) -> list[str]:
-    """Every path the line names, once each, as seen from the folders it moves to."""
+def named_paths(command: str, root: str, guess: bool = True) -> list[str]:
+    """Every path the line names, once each, as seen from the folders it moves to. `guess`: also what its words
+    only known when it runs may name (the line itself); a file's lines (core/files_run.py) are read for the words
+    they say, as their commands are."""
     parsed = parse_command(command)
     folders = folders_of(parsed.commands, root)
     named = [p for words in parsed.commands for w in words[1:] if isinstance(w, str)
@@ -33,12 +38,17 @@ def named_paths(command: str, root: str) -> list[str]:
     gits = [(words, given) for words, given in zip(parsed.commands, parsed.inputs)
             if words and isinstance(words[0], str) and command_name(words[0]) == "git"]    # `/usr/bin/git` too
     named += [p for words, given in gits for p in _git_tree_paths((*words, *_stdin_names(words, given)))]
+    # a value the line gives a variable, or a part of a list of them (`BASH_ENV=.env bash`, `PYTHONPATH=a:secrets`):
+    # the program it is handed to may open it
+    named += [p for _, value in parsed.assigned for p in dict.fromkeys((value, *value.split(":")))]
+    # `xargs -a list cat`, `xargs cat < list`: the words it hands its command, read from the file as it is now
+    named += [w for given in parsed.inputs if given.xargs for w in _xargs_file_words(given, folders)]
     if any(foreach_script(words) for words in parsed.commands):
         # a submodule's folder the files do not say: `../.env` there may be the project's own
         named += [_above_removed(p) for p in named if os.path.normpath(p).startswith("../")]
     # a word only known when it runs, or a parse that cannot be trusted: the words of the text as written
     globbed = _glob_words(command, parsed.commands, folders) \
-        if parsed.opaque or any(None in words[1:] for words in parsed.commands) else []
+        if guess and (parsed.opaque or any(None in words[1:] for words in parsed.commands)) else []
     if any(_target(words) is None for words in parsed.commands if words and words[0] in _FOLDER_CHANGES):
         # `cd s[u]b && cat ../.env`, `D=sub; cd $D`: the folder may be any the line's words name
         found = [os.path.normpath(p) for g in globbed for p in in_folders(g, folders) if os.path.isdir(p)]
@@ -47,6 +57,35 @@ def named_paths(command: str, root: str) -> list[str]:
     for path in dict.fromkeys(p for p in [*named, *parsed.redirected, *globbed] if p and not p.startswith("-")):
         out.extend(in_folders(path, folders))
     return list(dict.fromkeys(out))
+
+
+XARGS_FILE_BYTES = 64 * 1024     # of the file xargs reads its words from, looked at for the paths it names
+
+
+def _xargs_file_words(given: Input, folders: list[str]) -> list[str]:
+    """The words xargs reads from a file the line names (`-a FILE`, `--arg-file=FILE`, `< FILE`), from each folder,
+    as the file is now; none from a pipe (a command's output, as `cat $(ls)` is not read) or a file not there."""
+    _, valued, _ = read_options(given.xargs[1:], XARGS)
+    files = [value for option, value in valued if option in ("-a", "--arg-file")]
+    files += [given.value] if given.kind == "file" and not files else []
+    out: list[str] = []
+    for name in files:
+        for full in in_folders(name, folders) if isinstance(name, str) else []:
+            try:
+                data = read_regular(full, XARGS_FILE_BYTES)
+            except OSError:
+                continue
+            out += xargs_words(data.decode("utf-8", errors="replace"))
+    return out
+
+
+def xargs_words(text: str) -> list[str]:
+    """The words xargs makes of a text: at blanks and quotes, or (-I) at line ends."""
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        words = text.split()
+    return [*words, *text.splitlines()]
 
 
 def _above_removed(path: str) -> str:

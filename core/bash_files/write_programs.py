@@ -176,3 +176,8 @@ XARGS_SPLITS = _set("-d --delimiter")
 # find's tests that only narrow which entries its action gets (read as not narrowing: more entries, never fewer)
 FIND_NARROWING = _set("-type -xtype -maxdepth -mindepth -size -user -group -perm -mtime -mmin -newer")
 FIND_NAME_TESTS = {"-name": False, "-iname": True}
+# Variables naming a file a program writes (`GIT_TRACE=/p/.env git status` appends its trace there; git's index,
+# a shell's or pager's history, TLS keys, coverage data), and ones naming a folder written into (Python's caches)
+WRITTEN_VARIABLES = _set("GIT_INDEX_FILE HISTFILE LESSHISTFILE SSLKEYLOGFILE COVERAGE_FILE PYTHON_HISTORY")
+WRITTEN_VARIABLE_PREFIXES = ("GIT_TRACE",)     # GIT_TRACE, GIT_TRACE2_EVENT, GIT_TRACE_PACKET …: a path is a file
+WRITTEN_INTO_VARIABLES = _set("PYTHONPYCACHEPREFIX")

@@ -30,8 +30,10 @@ from contextual.core.bash_files.git_submodules import foreach_script
 from contextual.core.bash_files.git_tree import under, work_tree
 from contextual.core.bash_files.git_env import GitEnv, line_env
 from contextual.core.bash_files.git_writes import git_writes, state_holds
-from contextual.core.bash_files.reads import DEFAULT, PIECES, expand_words, in_folders, line_folders, named_paths
-from contextual.core.bash_files.write_programs import XARGS, XARGS_SPLITS
+from contextual.core.bash_files.reads import (DEFAULT, PIECES, expand_words, in_folders, line_folders, named_paths,
+                                             xargs_words)
+from contextual.core.bash_files.write_programs import (WRITTEN_INTO_VARIABLES, WRITTEN_VARIABLE_PREFIXES,
+                                                      WRITTEN_VARIABLES, XARGS, XARGS_SPLITS)
 from contextual.core.bash_files.write_words import (ANY, Found, GitTrees, Stash, by_table, find_lists,
                                                     find_writes, read_options)
 from contextual.core.shell.findings import Input
@@ -61,11 +63,17 @@ _PARALLEL = frozenset({"parallel", "sem"})
 _SPLIT_AT = re.compile(r"[\s'\"\\]")  # where xargs without -0 splits or unquotes what it reads
 
 
-def written_paths(command: str, root: str) -> Writes:
-    """Every path the line may write, once each, as seen from the folders it moves to."""
+def written_paths(command: str, root: str, guess: bool = True) -> Writes:
+    """Every path the line may write, once each, as seen from the folders it moves to. `guess`: also what its
+    words only known when it runs may name (reads.named_paths)."""
     parsed = parse_command(command)
     folders, unsaid = line_folders(parsed.commands, root)
     found = Found([*parsed.written])
+    for name, value in parsed.assigned:         # `GIT_TRACE=/p/.env git status`: the program writes it
+        if name in WRITTEN_VARIABLES or name.startswith(WRITTEN_VARIABLE_PREFIXES):
+            found.files.append(value)
+        elif name in WRITTEN_INTO_VARIABLES:
+            found.trees.append(value)
     inputs = parsed.inputs + (Input(),) * (len(parsed.commands) - len(parsed.inputs))
     env = line_env(command, parsed, folders) if "git" in command else GitEnv()      # git's alone read it
     for words, given in zip(parsed.commands, inputs):
@@ -76,10 +84,10 @@ def written_paths(command: str, root: str) -> Writes:
         found.trees.append(ANY)        # xargs splits a name into words that may name any path
     if _foreach_writes_unknown(parsed, unsaid, root, found):
         found.trees.append(ANY)
-    if parsed.opaque:          # not read as bash reads it: any path it names
+    if parsed.opaque and guess:          # not read as bash reads it: any path it names
         found.trees += named_paths(command, root)
-    if parsed.writes_unknown or None in found.files or None in found.trees or \
-            any(start is None for start, _ in found.named):
+    if guess and (parsed.writes_unknown or None in found.files or None in found.trees or
+                  any(start is None for start, _ in found.named)):
         found.trees += _guessed(command, parsed, folders)
     def seen_from_folders(paths: list[Word], tops: list[tuple[str, str]]) -> tuple[str, ...]:
         paths = paths + [under(work_tree(full), path) for top, path in tops for full in in_folders(top, folders)]
@@ -208,7 +216,7 @@ def _xargs_names(given: Input) -> Found:
         return Found(trees=[ANY])
     whole = bool(seen & {"-0", "--null"})
     if given.kind == "text" and isinstance(given.value, str):
-        return Found(trees=list(given.value.split("\0") if whole else _split(given.value)))
+        return Found(trees=list(given.value.split("\0") if whole else xargs_words(given.value)))
     source = given.source
     listed = find_lists(source[1:]) if given.kind == "pipe" and source and isinstance(source[0], str) and \
         command_name(source[0]) == "find" else None
@@ -218,15 +226,6 @@ def _xargs_names(given: Input) -> Found:
     found = Found(named=[(start, tests) for start in starts]) if tests else Found(trees=list(starts))
     found.split = [] if whole else list(starts)
     return found
-
-
-def _split(text: str) -> list[str]:
-    """The words xargs makes of a text: at blanks and quotes, or (-I) at line ends."""
-    try:
-        words = shlex.split(text)
-    except ValueError:
-        words = text.split()
-    return [*words, *text.splitlines()]
 
 
 def _split_names(found: Found, folders: list[str]) -> bool:

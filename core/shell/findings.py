@@ -42,6 +42,7 @@ class Findings:
     scripts: list[str] = field(default_factory=list)
     latent: list[tuple[Word, ...]] = field(default_factory=list)
     functions: list[str] = field(default_factory=list)
+    assigned: list[tuple[str, str]] = field(default_factory=list)
 
     def listed(self, words: tuple[Word, ...], given: Input = NO_INPUT) -> None:
         """A simple command, with what it reads on standard input."""

@@ -70,6 +70,9 @@ class ShellParse:
     inputs: tuple[Input, ...] = ()           # what each of `commands` reads on standard input (in its order)
     # a declaration of a variable whose name is known only when it runs (`export ${V}F=…`): any variable, so opaque
     exports_unknown: bool = False
+    # the variables the line sets to a known value, as (name, value): a program may open the file it names
+    # (`BASH_ENV=secrets/k bash`, `GIT_TRACE=/p/.env git status`; core/bash_files/)
+    assigned: tuple[tuple[str, str], ...] = ()
 
 
 @functools.lru_cache(maxsize=128)
@@ -82,7 +85,8 @@ def parse_command(text: str) -> ShellParse:
                       tuple(found.redirected), tuple(found.latent), found.syntax_error,
                       tuple(dict.fromkeys(found.scripts)), found.misread, found.writes_unknown,
                       tuple(dict.fromkeys([*found.functions, *reading.aliases.names()])),
-                      tuple(dict.fromkeys(found.written)), tuple(found.inputs), found.exports_unknown)
+                      tuple(dict.fromkeys(found.written)), tuple(found.inputs), found.exports_unknown,
+                      tuple(dict.fromkeys(found.assigned)))
 
 
 class _Reading:

@@ -108,8 +108,9 @@ class Unwrapper:
         if wrapper.alias_values:
             self.aliases.define(rest, depth)
             return True
-        if any(w is not None and (any(mark in w for mark in wrapper.opaque_markers) or w in wrapper.opaque_words)
-               for w in rest):
+        # in any case: less reads `--LESSKEY-SRC` as `--lesskey-src`
+        if any(w is not None and (any(mark in w.lower() for mark in wrapper.opaque_markers)
+                                  or w in wrapper.opaque_words) for w in rest):
             self.findings.unreadable()    # git's `ext::` transport runs a command named in a URL
             return True
         return False

@@ -6,16 +6,17 @@ The variables are core/shell/wrappers.py's."""
 from __future__ import annotations
 
 import re
+import shlex
 
 from contextual.core.shell.findings import Reader
 from contextual.core.shell.latent import QUOTED_LATER
 from contextual.core.shell.nodes import Word
 from contextual.core.shell.options import is_stdin_path
-from contextual.core.shell.wrappers import (COMMAND_VARIABLES, OPTION_VARIABLES, PROMPT_VARIABLES,
-                                           REBINDING_VARIABLES, STARTUP_VARIABLES)
+from contextual.core.shell.wrappers import (COMMAND_VARIABLES, OPTION_VARIABLES, PROGRAM_VARIABLES,
+                                           PROMPT_VARIABLES, REBINDING_VARIABLES, STARTUP_VARIABLES)
 
 _SENSITIVE_VARIABLES = (COMMAND_VARIABLES | PROMPT_VARIABLES | STARTUP_VARIABLES | REBINDING_VARIABLES
-                        | frozenset(OPTION_VARIABLES))
+                        | PROGRAM_VARIABLES | frozenset(OPTION_VARIABLES))
 _ASSIGNING = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _DECLARERS = _ASSIGNING | frozenset({"read", "printf", "mapfile", "readarray", "unset"})
 _ASSIGNING_EXPANSION = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?=")
@@ -30,6 +31,8 @@ class Variables:
     def assign(self, name: str, value: Word, depth: int) -> None:
         """What setting a variable runs: a command line (GIT_PAGER), a program's options (TAR_OPTIONS), a startup
         file (BASH_ENV); a new meaning for a name (BASH_ALIASES[x]=rm, GIT_CONFIG_COUNT) makes the line opaque."""
+        if value:
+            self.findings.assigned.append((name, value))
         if name in PROMPT_VARIABLES:                 # expanded, not run: only its substitutions run
             if value is None:
                 self.findings.unreadable()
@@ -40,6 +43,8 @@ class Variables:
             self.reader.script_word(None if value is None else value.lstrip("|-").strip(), depth)
         elif name in OPTION_VARIABLES:
             self.reader.script_word(None if value is None else f"{OPTION_VARIABLES[name]} {value}", depth)
+        elif name in PROGRAM_VARIABLES:
+            self.reader.script_word(None if value is None else f"{shlex.quote(value)} -c :", depth)
         elif name in REBINDING_VARIABLES or name.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "BASH_FUNC_")):
             self.findings.unreadable()
         elif name in STARTUP_VARIABLES and (value is None or is_stdin_path(value)):
@@ -70,6 +75,8 @@ class Variables:
             sensitive = names & _SENSITIVE_VARIABLES
             if sensitive and sep and words[0] in _ASSIGNING:
                 self.assign(min(sensitive), value, depth)
+            elif sep and value and words[0] in _ASSIGNING:
+                self.findings.assigned.append((name, value))      # `export GIT_TRACE=/p/.env`
             elif sensitive or _variable_names(words[0], value) & _SENSITIVE_VARIABLES:
                 self.findings.unreadable()
 

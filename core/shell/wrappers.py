@@ -261,6 +261,9 @@ WRAPPERS: dict[str, Wrapper] = {
                    opaque_settings=GIT_INCLUDES, guesses_subcommand=True),
     "npm": Wrapper(value_options=_opts("--prefix --loglevel -w --workspace --cache --registry --userconfig"),
                    runs_rest=False, subcommands={"exec": _NPX, "exe": _NPX, "x": _NPX}),
+    # less's key files set its environment (`#env LESSOPEN=|CMD %s`, run on opening a file, output a terminal or
+    # not); its long options go in any case and by a unique start (`--LESSKEY-S=k`): opaque
+    "less": Wrapper(runs_rest=False, opaque_options=_opts("-k"), opaque_markers=frozenset({"--lesskey"})),
     # tmux runs shell commands from many of its commands, their options differ, and `\;` chains them: opaque
     "tmux": Wrapper(value_options=_opts("-L -S -f -T"), script_option="-c", runs_rest=False,
                     subcommands=_TMUX_SUBCOMMANDS, opaque_markers=frozenset({";"})),
@@ -280,7 +283,10 @@ COMMAND_VARIABLES = frozenset({
     "FCEDIT", "RSYNC_RSH", "RSYNC_CONNECT_PROG", "PROMPT_COMMAND", "LESSOPEN", "LESSCLOSE", "SUDO_EDITOR"})
 PROMPT_VARIABLES = frozenset({"PS0", "PS1", "PS2", "PS3", "PS4"})   # expanded: their substitutions run
 # Variables that are a program's options (their value is read as if written after it).
-OPTION_VARIABLES = {"TAR_OPTIONS": "tar", "RSYNC_OPTIONS": "rsync"}
+OPTION_VARIABLES = {"TAR_OPTIONS": "tar", "RSYNC_OPTIONS": "rsync", "LESS": "less"}
+# Variables naming a program others run as `$SHELL -c TEXT` (flock -c, script -c, sudo -s, parallel): read as
+# that program's command (`SHELL=./s.sh flock l -c :` runs ./s.sh)
+PROGRAM_VARIABLES = frozenset({"SHELL"})
 # Variables that change what a name runs or which settings apply, with no command line to read: opaque.
 REBINDING_VARIABLES = frozenset({"BASH_CMDS", "BASH_ALIASES", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS",
                                  "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG",   # a config file: aliases
@@ -292,6 +298,10 @@ REBINDING_VARIABLES = frozenset({"BASH_CMDS", "BASH_ALIASES", "GIT_CONFIG_COUNT"
                                  # ./.bash_profile, `HOME=. git x` reads ./.gitconfig's aliases
                                  "HOME", "XDG_CONFIG_HOME", "ZDOTDIR",
                                  # a library every program loads first: `LD_PRELOAD=./x.so ls` is x.so's code
-                                 "LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES"})
+                                 "LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES",
+                                 # … and one any program converting characters loads (`GCONV_PATH=. iconv`)
+                                 "GCONV_PATH",
+                                 # less's key files, whose `#env` section sets LESSOPEN (`LESSKEYIN=k less f`)
+                                 "LESSKEY", "LESSKEYIN", "LESSKEY_CONTENT", "LESSKEY_SYSTEM", "LESSKEYIN_SYSTEM"})
 # A file a shell sources before it runs: opaque when it is standard input or made when the line runs.
 STARTUP_VARIABLES = frozenset({"BASH_ENV", "ENV"})
