@@ -5,7 +5,8 @@ Markdown; how long a turn takes and how long a key takes to be handled, early an
 
 What a turn costs grows while the chat fills and stops growing once it holds its MAX_SHOWN_TURNS turns (the oldest
 leave as new ones come). Targets: the last ten turns within 1.2x of the ten up to MAX_SHOWN_TURNS; a key in the input
-(Pilot's press, which waits for the app to be idle) under 100 ms at any length.
+(Pilot's press, which waits for the app to be idle) under 100 ms at any length, ↑ ↓ across the chat's rows too (tab
+into the chat and a letter out of it change the footer's keys: a layout of the whole screen, more).
 """
 
 from __future__ import annotations
@@ -37,15 +38,17 @@ def reply(body: dict) -> str:
     return 'Thought: look\nAction: Read[{"file_path": "src/module.py"}]'
 
 
-async def keys(pilot, app: ContextualApp) -> list[float]:
-    prompt = app.query_one("#prompt")
-    prompt.focus()
+async def keys(pilot, app: ContextualApp, pressed: list[str]) -> list[float]:
     taken = []
-    for key in ["a", "b", "c", "backspace", "backspace", "backspace"]:
+    for key in pressed:
         started = time.perf_counter()
         await pilot.press(key)
         taken.append(time.perf_counter() - started)
     return taken
+
+
+TYPED = ["a", "b", "c", "backspace", "backspace", "backspace"]       # in the input
+WALK = ["up", "up", "down", "down"]        # across the chat's rows, from the newest (tab from the input)
 
 
 async def main(turns: int, size: tuple[int, int]) -> None:
@@ -64,10 +67,16 @@ async def main(turns: int, size: tuple[int, int]) -> None:
                 took.append(time.perf_counter() - started)
                 if turn in marks:
                     window = took[max(0, turn - 5):turn]
-                    pressed = await keys(pilot, app)
+                    app.query_one("#prompt").focus()
+                    pressed = await keys(pilot, app, TYPED)
+                    into = await keys(pilot, app, ["tab"])
+                    walk = await keys(pilot, app, WALK)
+                    into += await keys(pilot, app, ["tab", "x", "backspace"])     # to the chat, back to the input
                     print(f"turn {turn:4}: turn median {statistics.median(window) * 1000:7.0f} ms · key median "
                           f"{statistics.median(pressed) * 1000:5.0f} ms, worst {max(pressed) * 1000:5.0f} ms · "
-                          f"{len(app.chat.children)} chat widgets", flush=True)
+                          f"↑↓ rows median {statistics.median(walk) * 1000:4.0f} ms · tab, tab, x median "
+                          f"{statistics.median(into[:3]) * 1000:4.0f} ms · {len(app.chat.children)} chat widgets",
+                          flush=True)
             first, full = statistics.median(took[:10]), statistics.median(took[MAX_SHOWN_TURNS - 10:MAX_SHOWN_TURNS])
             late = statistics.median(took[-10:])
             print(f"last ten turns / ten turns up to {MAX_SHOWN_TURNS}: {late / full:.2f}x (target <= 1.2x); "

@@ -50,6 +50,21 @@ def test_the_parsers_overrides_are_still_textuals_methods_taking_the_same():
         assert params(getattr(XTermParser, name)) == params(getattr(GuardedParser, name)), name
 
 
+def test_what_our_subclasses_of_textual_widgets_override_is_still_textuals():
+    """KeysFooter and the chat's widgets replace Textual's methods by name and read one of the footer's attributes: a
+    rename would leave the footer made at every focus change again, or the chat restyled whole."""
+    from textual.dom import DOMNode
+    from textual.widgets import Footer
+
+    from contextual.tui.widgets.chat_log import ChatLog
+    from contextual.tui.widgets.chat_pane import ChatPane
+    from contextual.tui.widgets.keys_footer import KeysFooter
+    assert params(Footer.bindings_changed) == params(KeysFooter.bindings_changed) == "self, screen"
+    assert "_bindings_ready" in inspect.getsource(Footer)
+    for widget in (ChatLog, ChatPane):
+        assert params(DOMNode.update_node_styles) == params(widget.update_node_styles) == "self, animate"
+
+
 INSTALLED_BY_THE_APP = """
 import sys
 from pathlib import Path

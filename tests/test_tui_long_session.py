@@ -6,18 +6,27 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 from pathlib import Path
 
 from textual.app import App
+from textual.css.model import RuleSet, Selector, SelectorType
 from textual.css.stylesheet import Stylesheet
+from textual.dom import DOMNode
 from textual.widget import Widget
+from textual.widgets import Footer, Markdown
 
 import contextual.tui
+from contextual.tui import startup
 from contextual.tui.app import ContextualApp
+from contextual.tui.shell_output import JOINS
 from contextual.tui.widgets import chat_log
 from contextual.tui.widgets.chat_log import ChatLog
+from contextual.tui.widgets.chat_pane import ChatPane
+from contextual.tui.widgets.tool_trail import TrailTitle
 from tests.fakes.llm_server import FakeLLMServer
-from tests.tui_helpers import app_with_history, finish, long_session, make_host, run_turn, type_and_send, wait_for
+from tests.tui_helpers import (app_with_history, chat_text, finish, held, long_session, make_host, resumed_app, run_turn,
+                               type_and_send, until_shown, wait_for)
 
 ORDER_PSEUDO_CLASSES = {"first-child", "last-child", "first-of-type", "last-of-type", "odd", "even", "empty"}
 
@@ -54,9 +63,11 @@ async def test_a_live_session_past_the_limit_says_how_many_turns_it_no_longer_ho
     with FakeLLMServer(kind="openai", script=[finish(f"answer {n}") for n in range(4)]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=(80, 24)) as pilot:
-            for n in range(4):
+            for n in range(3):
                 await run_turn(pilot, f"question {n}")
             chat = app.query_one(ChatLog)
+            assert str(chat.children[0].render()) == "… 1 earlier turn: /export writes the whole transcript"
+            await run_turn(pilot, "question 3")
             assert _user_lines(chat) == ["you  question 2", "you  question 3"]
             assert str(chat.children[0].render()) == "… 2 earlier turns: /export writes the whole transcript"
             assert [m.source for m in chat.query("Markdown")] == ["answer 2", "answer 3"]
@@ -104,3 +115,134 @@ async def test_no_widget_on_the_main_screen_carries_an_order_dependent_style(tmp
             ordered = [type(w).__name__ for w in app.screen.walk_children(with_self=True)
                        if w._has_order_style or w._has_odd_or_even]
             assert not ordered
+
+
+async def test_the_command_output_a_message_carried_leaves_with_its_turn_live_as_resumed(tmp_path, monkeypatch):
+    """A `!command` run before a turn is that turn's (its message carried the output): it stays above it while the
+    turn is held, as a resumed chat shows it, and leaves with it, not with the turn before (the oldest turn held
+    lost what its message carried)."""
+    monkeypatch.setattr(chat_log, "MAX_SHOWN_TURNS", 2)
+    monkeypatch.setattr(startup, "FIRST_TURNS", 1)           # a resumed chat's first frame: under the 2 held
+    monkeypatch.setattr(chat_log, "FIRST_TURNS", 1)
+    with FakeLLMServer(kind="openai", script=[finish(f"answer {n}") for n in range(4)]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await run_turn(pilot, "question 0")
+            await type_and_send(pilot, "!echo carried-by-1")
+            await wait_for(pilot, lambda: JOINS in chat_text(app))
+            for n in (1, 2):
+                await run_turn(pilot, f"question {n}")
+            live = _items(app.query_one(ChatLog))
+            assert live[:5] == ["… 1 earlier turn: /export writes the whole transcript", "$ echo carried-by-1",
+                                "```text\ncarried-by-1\n```", JOINS, "you  question 1"]
+            session_id = app.engine.session_id
+            await app.host.close(app.engine)
+        resumed = resumed_app(tmp_path, srv.base_url, session_id)
+        async with resumed.run_test(size=(80, 24)) as pilot:
+            await until_shown(pilot, resumed)
+            await pilot.pause()
+            chat = resumed.query_one(ChatLog)
+            assert _items(chat)[:len(live)] == live
+            await run_turn(pilot, "question 3")
+            assert "carried-by-1" not in chat_text(resumed)
+            assert _items(chat)[:2] == ["… 2 earlier turns: /export writes the whole transcript", "you  question 2"]
+
+
+def _items(chat: ChatLog) -> list[str]:
+    return [widget.source if isinstance(widget, Markdown) else str(widget.render()) for widget in chat.children]
+
+
+READ = 'Thought: look\nAction: Read[{"file_path": "cart.py"}]'
+
+
+async def test_a_focused_row_whose_turn_leaves_hands_the_focus_to_the_oldest_row_held(tmp_path, monkeypatch):
+    """↑ to the oldest row while a queued message waits: when it is sent that row's turn leaves, and the focus goes
+    to the oldest row held (↑ ↓ still walk the rows; Textual gave it to the chat, where they scroll), the view at
+    the new message."""
+    monkeypatch.setattr(chat_log, "MAX_SHOWN_TURNS", 2)
+    gate = threading.Event()
+    script = [READ, finish("answer 0"), READ, finish("answer 1"), READ, held(gate, "answer 2"),
+              READ, finish("answer 3")]
+    try:
+        with FakeLLMServer(kind="openai", script=script) as srv:
+            app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+            async with app.run_test(size=(80, 24)) as pilot:
+                for n in range(2):
+                    await run_turn(pilot, f"question {n}")
+                chat = app.query_one(ChatLog)
+                await type_and_send(pilot, "question 2")
+                await wait_for(pilot, lambda: len(srv.requests) == 6)         # its answer held at the gate
+                await type_and_send(pilot, "question 3")                      # queued
+                await pilot.press("tab", "up")
+                rows = list(chat.query(TrailTitle))
+                assert len(rows) == 2 and app.focused is rows[0]              # question 1's, the oldest held
+                gate.set()
+                await wait_for(pilot, lambda: "answer 3" in chat_text(app))
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+                assert "you  question 1" not in chat_text(app)
+                rows = list(chat.query(TrailTitle))
+                assert app.focused is rows[0] and chat.scroll_y == chat.max_scroll_y
+                await pilot.press("down")
+                assert app.focused is rows[1]
+    finally:
+        gate.set()
+
+
+ANSWER = "The **parser**:\n\n| step | what |\n|---|---|\n| 1 | tokens |\n\n```python\nparse(text)\n```\n\n- done"
+
+
+async def test_moving_the_focus_in_and_out_of_the_chat_restyles_no_answer_and_keeps_the_footer(tmp_path):
+    """Textual restyles the whole subtree of the outermost `:focus-within` ancestor at every focus change, and of a
+    widget whose focus changes, and makes its footer again: `#chat-pane:focus-within` restyled every answer of the
+    chat at each tab, ↑ ↓ between its rows and letter typed there (0.9 s a key at the 30th turn, 0.1 s at the
+    first). The pane is still lit while the focus is inside it."""
+    with FakeLLMServer(kind="openai", script=[READ, finish(ANSWER), READ, finish(ANSWER)]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(120, 30)) as pilot:
+            for n in range(2):
+                await run_turn(pilot, f"question {n}")
+            chat, pane = app.query_one(ChatLog), app.query_one(ChatPane)
+            answers = {node for node in chat.walk_children() if isinstance(node, Markdown) or
+                       isinstance(node.parent, Markdown)}
+            restyled: set[DOMNode] = set()
+            update_nodes = app.stylesheet.update_nodes
+
+            def counted(nodes, animate=False):
+                nodes = list(nodes)
+                restyled.update(nodes)
+                return update_nodes(nodes, animate=animate)
+            app.stylesheet.update_nodes = counted
+            await pilot.press("tab")
+            assert isinstance(app.focused, TrailTitle) and pane.has_class("-lit")
+            keys = list(app.screen.query_one(Footer).query("FooterKey"))
+            await pilot.press("up")
+            await pilot.pause()
+            assert isinstance(app.focused, TrailTitle)
+            assert list(app.screen.query_one(Footer).query("FooterKey")) == keys    # the same keys, not made again
+            await pilot.press("tab")
+            assert app.focused is chat and pane.has_class("-lit")
+            assert list(app.screen.query_one(Footer).query("FooterKey")) != keys    # the chat's keys
+            # which rests on this: no rule reads the chat's or its pane's state above another widget (they restyle
+            # only themselves when it changes: widgets/chat_pane.py)
+            assert not [rule.css for rule in app.stylesheet.rules if _reads_state_of(rule, (chat, pane))]
+            await pilot.press("x")
+            await pilot.pause()
+            assert app.focused is app.query_one("#prompt") and not pane.has_class("-lit")
+            assert restyled and not restyled & answers
+
+
+def _reads_state_of(rule: RuleSet, nodes: tuple[DOMNode, ...]) -> bool:
+    """Whether a compound before the last in one of the rule's selectors matches one of ``nodes`` (as they are, the
+    pane lit) and reads a class or pseudo-class (a compound's selectors all advance 0 but its last)."""
+    for selector_set in rule.selector_set:
+        compounds: list[list[Selector]] = [[]]
+        for selector in selector_set.selectors:
+            compounds[-1].append(selector)
+            if selector.advance:
+                compounds.append([])
+        for compound in [c for c in compounds if c][:-1]:
+            if any(s.pseudo_classes or s.type == SelectorType.CLASS for s in compound) and any(
+                    all(s._check(node) for s in compound) for node in nodes):
+                return True
+    return False

@@ -24,7 +24,7 @@ from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Tab, Tabs
+from textual.widgets import Tab, Tabs
 from textual.worker import Worker, WorkerError, WorkerState
 
 from contextual.core import secrets, tokens
@@ -54,7 +54,9 @@ from contextual.tui.slash.model import how_to_configure
 from contextual.tui.slash.reading import open_message, open_tool_result
 from contextual.tui.turn_runner import TurnRunner
 from contextual.tui.widgets.chat_log import ChatLog
+from contextual.tui.widgets.chat_pane import ChatPane
 from contextual.tui.widgets.history_view import HistoryView
+from contextual.tui.widgets.keys_footer import KeysFooter
 from contextual.tui.widgets.prompt_input import PromptBox, PromptInput
 from contextual.tui.widgets.scratchpad import ScratchpadView
 from contextual.tui.widgets.status_line import StatusLine
@@ -246,7 +248,7 @@ class ContextualApp(App[object]):
         yield Tabs(*(Tab(Text.assemble(f"{name} ", (key, "dim")), id=f"tab-{name.lower()}")
                      for name, key in (("Chat", "f2"), ("Scratchpad", "f3"), ("History", "f4"))), id="region-tabs")
         with Horizontal(id="main"):
-            with Vertical(id="chat-pane"):
+            with ChatPane(id="chat-pane"):
                 yield ChatLog(id="chat")
             with Vertical(id="side"):
                 yield ScratchpadView(id="scratchpad", animate_spinner=self.animated)
@@ -254,7 +256,7 @@ class ContextualApp(App[object]):
         yield StatusLine(id="status", animate=self.animated)
         yield PromptBox(self.config.project_root, commands.completions, id="prompt-box")
         yield TokenMeter(id="meter")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     async def on_mount(self) -> None:
         self.query_one("#chat-pane").border_title = "Chat"

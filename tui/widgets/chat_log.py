@@ -13,13 +13,15 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from contextual.core.messages import NO_ANSWER, Message
+from contextual.core.plural import plural
 from contextual.tui.format import tokens, unparsed
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.shell_output import JOINS, ShellShown, ran_line
+from contextual.tui.widgets.chat_pane import restyle_alone
 from contextual.tui.widgets.hanging_text import HangingStatic
 from contextual.tui.widgets.resumed_turns import Turn, resumed_turns
 from contextual.tui.widgets.todo_list import TodoList
-from contextual.tui.widgets.tool_trail import AdjustedTitle, ToolTrail, with_row_title
+from contextual.tui.widgets.tool_trail import AdjustedTitle, ChatRowTitle, ToolTrail, with_row_title
 from contextual.tui.widgets.user_message import user_line
 
 if TYPE_CHECKING:           # Markdown (markdown-it, pygments) is imported with the first answer, not at launch
@@ -39,7 +41,7 @@ FIRST_TURNS = 8
 
 
 def _hidden_line(turns: int) -> Text:
-    return Text(f"… {turns} earlier turns: /export writes the whole transcript")
+    return Text(f"… {plural(turns, 'earlier turn')}: /export writes the whole transcript")
 
 
 def _markdown(text: str, classes: str) -> "Markdown":
@@ -99,6 +101,9 @@ class ChatLog(VerticalScroll):
                 Binding("down", "line(1)", show=False), Binding("pageup", "page(-1)", show=False),
                 Binding("pagedown", "page(1)", show=False), Binding("home", "edge(0)", "oldest", show=False),
                 Binding("end", "edge(1)", "newest", show=False), Binding("tab", "leave", "next", show=False)]
+
+    def update_node_styles(self, animate: bool = True) -> None:
+        restyle_alone(self, animate)       # its focus restyled every block of 30 turns (chat_pane.py)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -173,18 +178,30 @@ class ChatLog(VerticalScroll):
         await self._drop_oldest_turns()
 
     async def _drop_oldest_turns(self) -> None:
-        """Past MAX_SHOWN_TURNS, the oldest turns leave the chat (from their message to the next turn's), counted in
-        the line above the oldest held."""
+        """Past MAX_SHOWN_TURNS, the oldest turns leave the chat (from their message, or the `!command`s it carried,
+        to the next turn's), counted in the line above the oldest held."""
         starts = [child for child in self.children if child.has_class("user")]
         if len(starts) <= MAX_SHOWN_TURNS:
             return
-        keep_from = self.children.index(starts[-MAX_SHOWN_TURNS])
-        leaving = [child for child in self.children[:keep_from] if child is not self._hidden_notice]
+        oldest = _turn_start(self.children, self.children.index(starts[-MAX_SHOWN_TURNS]))
+        leaving = [child for child in self.children[:oldest] if child is not self._hidden_notice]
         # restored turns not mounted yet were older still
         self._hidden += len(starts) - MAX_SHOWN_TURNS + len(self._earlier)
         self._earlier = []
+        self._keep_focus(leaving)
+        first_held = self.children[oldest]
         await self.remove_children(leaving)
-        await self._say_hidden(starts[-MAX_SHOWN_TURNS])
+        await self._say_hidden(first_held)
+
+    def _keep_focus(self, leaving: list[Widget]) -> None:
+        """A row of a turn that leaves had the focus (tab, ↑ to the oldest, while a queued message waited): it goes
+        to the oldest row held, where ↑ ↓ still walk the rows (Textual gave it to the chat, whose ↑ ↓ scroll), and
+        the view stays where the new message is."""
+        focused = self.screen.focused
+        if focused is None or not any(focused is w or w in focused.ancestors for w in leaving):
+            return
+        rows = [row for row in self.query(ChatRowTitle) if not any(w in row.ancestors for w in leaving)]
+        self.screen.set_focus(rows[0] if rows else self, scroll_visible=False)
 
     async def _say_hidden(self, oldest: Widget) -> None:
         if self._hidden_notice is not None and self._hidden_notice.is_attached:
@@ -340,6 +357,16 @@ class ChatLog(VerticalScroll):
         await self.mount_all(_turn_widgets(earlier), before=self._first_recent)
         if at_end:
             self.call_after_refresh(self.scroll_end, animate=False)
+
+
+def _turn_start(children: Sequence[Widget], at: int) -> int:
+    """Where the turn whose message is ``children[at]`` starts: at the `!command`s run before it, whose output it
+    carried, each shown as its line, its output and the line saying it joins (live and resumed alike, _turn_widgets),
+    so that they leave with it, not with the turn before."""
+    while at >= 3 and children[at - 2].has_class("shell") and children[at - 1].has_class("notice") \
+            and children[at - 3].has_class("notice"):
+        at -= 3
+    return at
 
 
 def _turn_widgets(turns: list[Turn]) -> list[Widget]:
