@@ -9,6 +9,7 @@ import pkgutil
 import threading
 from pathlib import Path
 
+from textual import events
 from textual.app import App
 from textual.css.model import RuleSet, Selector, SelectorType
 from textual.css.stylesheet import Stylesheet
@@ -246,3 +247,29 @@ def _reads_state_of(rule: RuleSet, nodes: tuple[DOMNode, ...]) -> bool:
                     all(s._check(node) for s in compound) for node in nodes):
                 return True
     return False
+
+
+async def test_pageup_pressed_again_and_again_moves_a_page_each_time(tmp_path):
+    """Textual's page scroll waits for the next refresh and reads the position then: a held pageup (keys faster than
+    frames) read the same position each time, and 40 presses moved the chat three pages. From the input and in the
+    chat, by pages and by lines."""
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        app = app_with_history(tmp_path, srv.base_url, long_session(30))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            chat = app.query_one(ChatLog)
+            await wait_for(pilot, lambda: chat.max_scroll_y > 0 and chat.scroll_y == chat.max_scroll_y)
+            page, end = chat.scrollable_content_region.height, chat.scroll_y
+            app.query_one("#prompt").focus()
+            for _ in range(3):             # three keys before the screen is drawn again
+                app.post_message(events.Key("pageup", None))
+            await wait_for(pilot, lambda: chat.scroll_y < end)
+            await pilot.pause()
+            assert chat.scroll_y == end - 3 * page
+            chat.focus()
+            for _ in range(4):
+                app.post_message(events.Key("up", None))
+            await wait_for(pilot, lambda: chat.scroll_y < end - 3 * page)
+            await pilot.pause()
+            assert chat.scroll_y == end - 3 * page - 4

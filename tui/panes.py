@@ -87,7 +87,7 @@ class Panes:
         if not self.app.query_one("#chat-pane").display:
             return False
         chat = self.app.query_one(ChatLog)
-        (chat.scroll_page_down if direction > 0 else chat.scroll_page_up)(animate=False)
+        chat.action_page(direction)
         return True
 
     def input_rows(self) -> int:

@@ -33,7 +33,7 @@ def fit_question(screen: Screen[Any], prefix: str, frame: int) -> None:
 
 
 def scroll_question(screen: Screen[Any], prefix: str, lines: int) -> None:
-    screen.query_one(f"#{prefix}-body", VerticalScroll).scroll_relative(y=lines, animate=False)
+    screen.query_one(f"#{prefix}-body", VerticalScroll).scroll_relative(y=lines, animate=False, immediate=True)
 
 
 class Answers(Horizontal):

@@ -220,7 +220,7 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
     def action_scroll_preview(self, lines: int) -> None:
         if self.query_one("#permission-note").display:      # typing the note: the keys move its cursor
             return
-        self.query_one("#permission-preview", VerticalScroll).scroll_relative(y=lines, animate=False)
+        self.query_one("#permission-preview", VerticalScroll).scroll_relative(y=lines, animate=False, immediate=True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -125,10 +125,15 @@ class ChatLog(VerticalScroll):
 
     # ----- its keys, when it has the focus (at once, not animated: the next key reads where it is)
     def action_line(self, by: int) -> None:
-        self.scroll_relative(y=by, animate=False)
+        self.scroll_lines(by)
 
     def action_page(self, by: int) -> None:
-        (self.scroll_page_down if by > 0 else self.scroll_page_up)(animate=False)
+        self.scroll_lines(by * self.scrollable_content_region.height)
+
+    def scroll_lines(self, by: int) -> None:
+        """Now, not after the next refresh: Textual's deferred scroll read the same position for every key of a held
+        pageup until the screen was drawn (40 presses moved the chat three pages)."""
+        self.scroll_to(y=self.scroll_y + by, animate=False, immediate=True)
 
     def action_edge(self, end: int) -> None:
         (self.scroll_end if end else self.scroll_home)(animate=False)
