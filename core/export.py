@@ -113,6 +113,25 @@ def in_order(loaded: "LoadedSession") -> Iterator[tuple["CompactionRecord | None
         yield record, None
 
 
+def _as_the_chat_shows(loaded: "LoadedSession") -> Iterator[tuple["CompactionRecord | None", Message | None]]:
+    """``in_order``, with each compaction made once an input was sent (before its message was recorded: the
+    message's ``sent``) under that message, where the chat shows it (tui/widgets/resumed_turns.py), not above its
+    heading. The --as-sent rebuild keeps the record's order: the summary was in the prompt that message went in."""
+    held: list[tuple["CompactionRecord | None", Message | None]] = []
+    for record, m in in_order(loaded):
+        if m is None or m.role == "summary":
+            held.append((record, m))
+            continue
+        sent = m.meta.get("sent") if m.starts_turn else None
+        with_it = [item for item in held if isinstance(sent, str) and item[0] is not None
+                   and (item[0].timestamp or "~") >= sent]          # ISO 8601 sorts by time
+        yield from (item for item in held if not any(item is later for later in with_it))
+        yield record, m
+        yield from with_it
+        held = []
+    yield from held
+
+
 def transcript(loaded: "LoadedSession") -> str:
     out = [f"# Session {loaded.session_id}", "",
            f"project: {loaded.cwd or '?'} · exported {now_iso()} · {len(loaded.full_record)} messages", ""]
@@ -128,7 +147,7 @@ def transcript(loaded: "LoadedSession") -> str:
         end = loaded.turn_ends.get(turn) if turn is not None else None
         said = end.describe() if end is not None else NO_ANSWER if unanswered else ""
         return [f"_{said}_", ""] if said else []
-    for record, m in in_order(loaded):
+    for record, m in _as_the_chat_shows(loaded):
         if m is None:
             if record is not None:
                 out += ["## Compaction, cut without a summary", "", *_compaction_lines(record)]

@@ -111,8 +111,12 @@ def test_export_without_a_session_is_one_line_error(project: Path):
 def test_export_places_a_compaction_cut_without_a_summary_and_pairs_each_summary_with_its_own(project: Path,
                                                                                             tmp_path: Path):
     """A summary that failed leaves a compaction without a summary message: the transcript shows it where it
-    happened, the next summary keeps its own figures, and --as-sent rebuilds the requests actually sent."""
+    happened, the next summary keeps its own figures, and --as-sent rebuilds the requests actually sent. Each was
+    made once the next input was sent, and the chat shows it under that message: the transcript put it above the
+    message's heading, as if the turn before had ended with it."""
     from tests.fakes.llm_server import Fault, Reply
+    from contextual.core.session.loader import load_session
+    from contextual.tui.widgets.resumed_turns import resumed_turns
     from tests.fakes.scripted_model import SUMMARY_TEXT, Model, answer
     model = Model([Reply(answer("one"), usage_input=300, usage_output=10),
                    Reply(answer("two"), usage_input=19_000, usage_output=10),
@@ -126,7 +130,12 @@ def test_export_places_a_compaction_cut_without_a_summary_and_pairs_each_summary
     done = contextual(["export", "-c"], project, env)
     text = Path(done.stdout.strip()).read_text()
     cut, summary = text.index("## Compaction, cut without a summary"), text.index("## Compaction summary")
-    assert text.index("BETA-e2") < cut < text.index("GAMMA-e3") < summary < text.index("DELTA-e4")
+    gamma, delta = text.index("GAMMA-e3"), text.index("DELTA-e4")
+    assert gamma < cut < text.index("\nthree\n") < delta < summary < text.index("\nfour\n")
+    loaded = load_session(session_files(home_of(project))[0])
+    under = {turn.text: [shown.line.split(":")[0] for shown in turn.shown] for turn in
+             resumed_turns(loaded.full_record, loaded.compactions)}            # as a resumed chat shows them
+    assert under["GAMMA-e3"] == under["DELTA-e4"] == ["compacted (auto)"]
     out = tmp_path / "sent.jsonl"
     assert contextual(["export", "-c", "--as-sent", "-o", str(out)], project, env).returncode == 0
     calls = [json.loads(line) for line in out.read_text().splitlines()][1:]

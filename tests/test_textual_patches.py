@@ -52,7 +52,8 @@ def test_the_parsers_overrides_are_still_textuals_methods_taking_the_same():
 
 def test_what_our_subclasses_of_textual_widgets_override_is_still_textuals():
     """KeysFooter and the chat's widgets replace Textual's methods by name and read one of the footer's attributes: a
-    rename would leave the footer made at every focus change again, or the chat restyled whole."""
+    rename would leave the footer made at every focus change again, the chat restyled whole, or not following what
+    comes after a pagedown at its end."""
     from textual.dom import DOMNode
     from textual.widgets import Footer
 
@@ -63,6 +64,11 @@ def test_what_our_subclasses_of_textual_widgets_override_is_still_textuals():
     assert "_bindings_ready" in inspect.getsource(Footer)
     for widget in (ChatLog, ChatPane):
         assert params(DOMNode.update_node_styles) == params(widget.update_node_styles) == "self, animate"
+    # the chat holds its end by Textual's anchor: every scroll releases it, and its offset is clamped at the top
+    from textual.widget import Widget
+    assert params(Widget.release_anchor) == params(ChatLog.release_anchor) == "self"
+    assert "self.release_anchor()" in inspect.getsource(Widget.scroll_to)
+    assert isinstance(vars(Widget)["scroll_offset"], property) and isinstance(vars(ChatLog)["scroll_offset"], property)
 
 
 INSTALLED_BY_THE_APP = """

@@ -72,6 +72,39 @@ async def test_reading_up_the_chat_while_an_answer_streams_is_not_pulled_back_to
         await wait_for(pilot, lambda: chat.scroll_y == chat.max_scroll_y > 2)
 
 
+async def test_a_chat_shorter_than_its_pane_starts_at_its_top():
+    """The chat holds its end with Textual's anchor, which scrolls a chat shorter than its pane to a negative
+    offset (textual#6652): its first lines stood at the bottom of an empty pane."""
+    app = ChatApp()
+    async with app.run_test(size=NARROW) as pilot:
+        chat = app.query_one(ChatLog)
+        await chat.add_user("hello")
+        await chat.add_answer("Hi.")
+        await pilot.pause()
+        assert chat.children[0].region.y == chat.content_region.y + 1         # under its top margin
+        assert chat.is_vertical_scroll_end
+
+
+async def test_a_page_down_at_the_end_of_the_chat_leaves_it_following_what_streams():
+    """Each scroll asked for releases Textual's anchor, which only a move back to the end takes again: pagedown or
+    ↓ at the end moved nothing, and the answer streaming after it grew under the view, out of sight."""
+    app = ChatApp()
+    async with app.run_test(size=NARROW) as pilot:
+        chat = app.query_one(ChatLog)
+        await chat.add_user("tell me more")
+        for n in range(12):
+            await chat.stream_answer(f"Paragraph {n}: " + "words to read slowly " * 8 + "\n\n")
+        await wait_for(pilot, lambda: chat.scroll_y == chat.max_scroll_y > 2)
+        chat.focus()
+        for key in ("pagedown", "down"):
+            await pilot.press(key)
+            await pilot.pause()
+            end = chat.max_scroll_y
+            await chat.stream_answer(f"After {key}: " + "words to read slowly " * 8 + "\n\n")
+            await wait_for(pilot, lambda: chat.max_scroll_y > end and chat.scroll_y == chat.max_scroll_y)
+        await chat.finish_answer(None)
+
+
 async def test_page_up_and_down_in_the_input_scroll_the_chat(tmp_path):
     """The input has the focus all the time, and the chat scrolled only with the mouse: pageup/pagedown in the
     input did nothing a reader could see (they moved the cursor of a one-line input)."""

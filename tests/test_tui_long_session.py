@@ -24,6 +24,7 @@ from contextual.tui.shell_output import JOINS
 from contextual.tui.widgets import chat_log
 from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.chat_pane import ChatPane
+from contextual.tui.widgets.prompt_input import PromptInput
 from contextual.tui.widgets.tool_trail import TrailTitle
 from tests.fakes.llm_server import FakeLLMServer
 from tests.tui_helpers import (app_with_history, chat_text, finish, held, long_session, make_host, resumed_app, run_turn,
@@ -77,6 +78,66 @@ async def test_a_live_session_past_the_limit_says_how_many_turns_it_no_longer_ho
             exported = tmp_path / "proj" / "all.md"
             await wait_for(pilot, exported.exists)
             assert all(f"question {n}" in exported.read_text() for n in range(4))
+
+
+PASSES = ("The **parser** reads it in two passes:\n\n```python\ndef parse(text):\n    return tree(tokens(text))\n```"
+          "\n\nNothing else changes.")
+
+
+async def _written_session(tmp_path: Path, turns: int) -> str:
+    """A session file of ``turns`` turns, each a Read and an answer of several lines."""
+    from contextual.core.messages import Message
+    from contextual.core.session.writer import SessionWriter
+    from tests.tui_helpers import make_project
+    writer = SessionWriter.create(tmp_path / "home", make_project(tmp_path).resolve(), session_id="long")
+    for message in long_session(turns):
+        if message.meta.get("final"):
+            message.meta["answer"] += "\n\n" + PASSES
+        writer.append_message(message)
+    await writer.close()
+    return "long"
+
+
+def _frames_at_the_end(app: ContextualApp) -> list[tuple[int, bool]]:
+    """Each frame the app writes from now on: how many widgets the chat holds, and whether its view is at the end,
+    its last widget laid out in sight (a resumed session's first frame is drawn before its answers are)."""
+    frames: list[tuple[int, bool]] = []
+    display = app._display                  # Textual's one door to the driver
+
+    def spy(screen, update) -> None:
+        if update is not None and screen is app.screen_stack[0]:
+            chat = app.query_one(ChatLog)
+            laid_out = [widget.region for widget in chat.children if widget.region]
+            seen = bool(laid_out) and laid_out[-1].overlaps(chat.content_region)
+            frames.append((len(chat.children), seen and chat.is_vertical_scroll_end))
+        display(screen, update)
+    app._display = spy
+    return frames
+
+
+async def test_a_chat_rebuilt_shows_its_end_from_the_first_frame_through_every_mount(tmp_path):
+    """A resumed session's first frame, then /fork of it: the chat showed its top, then its middle, then its end
+    over 2.5 s (/fork of 35 turns at 200x50): its scroll to the end came after the frame that laid the turns out,
+    the earlier turns mounted above moved what was in view, and each answer laid out grew the chat under the view.
+    Each frame now shows the end: no frame of the chat emptied either."""
+    session_id = await _written_session(tmp_path, 12)
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        app = resumed_app(tmp_path, srv.base_url, session_id)
+        frames = _frames_at_the_end(app)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until_shown(pilot, app)
+            await app.workers.wait_for_complete()
+            chat = app.query_one(ChatLog)
+            await wait_for(pilot, lambda: len(_user_lines(chat)) == 12 and chat.max_scroll_y > 100)
+            await pilot.pause()
+            opened = [at_end for held, at_end in frames if held]
+            assert opened and all(opened), frames
+            frames.clear()
+            await type_and_send(pilot, "/fork")
+            await wait_for(pilot, lambda: "forked session" in chat_text(app) and len(_user_lines(chat)) == 12)
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert frames and all(at_end for held, at_end in frames), frames
 
 
 def _rules_with_order(css: str, path: str) -> list[str]:
@@ -156,10 +217,11 @@ def _items(chat: ChatLog) -> list[str]:
 READ = 'Thought: look\nAction: Read[{"file_path": "cart.py"}]'
 
 
-async def test_a_focused_row_whose_turn_leaves_hands_the_focus_to_the_oldest_row_held(tmp_path, monkeypatch):
-    """↑ to the oldest row while a queued message waits: when it is sent that row's turn leaves, and the focus goes
-    to the oldest row held (↑ ↓ still walk the rows; Textual gave it to the chat, where they scroll), the view at
-    the new message."""
+async def test_a_focused_row_whose_turn_leaves_hands_the_focus_back_to_the_input(tmp_path, monkeypatch):
+    """↑ to the oldest row while a queued message waits: when it is sent that row's turn leaves. The focus went to
+    the oldest row held, off screen once the view is at the new message (↑ ↓ and enter acted out of sight; before
+    that Textual gave it to the chat, where they scroll): it goes back to the input, the view at the new message,
+    and tab reaches the newest row again."""
     monkeypatch.setattr(chat_log, "MAX_SHOWN_TURNS", 2)
     gate = threading.Event()
     script = [READ, finish("answer 0"), READ, finish("answer 1"), READ, held(gate, "answer 2"),
@@ -170,7 +232,7 @@ async def test_a_focused_row_whose_turn_leaves_hands_the_focus_to_the_oldest_row
             async with app.run_test(size=(80, 24)) as pilot:
                 for n in range(2):
                     await run_turn(pilot, f"question {n}")
-                chat = app.query_one(ChatLog)
+                chat, prompt = app.query_one(ChatLog), app.query_one(PromptInput)
                 await type_and_send(pilot, "question 2")
                 await wait_for(pilot, lambda: len(srv.requests) == 6)         # its answer held at the gate
                 await type_and_send(pilot, "question 3")                      # queued
@@ -182,10 +244,11 @@ async def test_a_focused_row_whose_turn_leaves_hands_the_focus_to_the_oldest_row
                 await app.workers.wait_for_complete()
                 await pilot.pause()
                 assert "you  question 1" not in chat_text(app)
-                rows = list(chat.query(TrailTitle))
-                assert app.focused is rows[0] and chat.scroll_y == chat.max_scroll_y
-                await pilot.press("down")
-                assert app.focused is rows[1]
+                assert app.focused is prompt and chat.is_vertical_scroll_end
+                await pilot.press("x")
+                assert prompt.text == "x"
+                await pilot.press("backspace", "tab")
+                assert app.focused is list(chat.query(TrailTitle))[-1]
     finally:
         gate.set()
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.geometry import Offset
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
@@ -19,9 +20,10 @@ from contextual.tui.screen_safe import screen_text
 from contextual.tui.shell_output import JOINS, ShellShown, ran_line
 from contextual.tui.widgets.chat_pane import restyle_alone
 from contextual.tui.widgets.hanging_text import HangingStatic
+from contextual.tui.widgets.prompt_input import PromptInput
 from contextual.tui.widgets.resumed_turns import Turn, resumed_turns
 from contextual.tui.widgets.todo_list import TodoList
-from contextual.tui.widgets.tool_trail import AdjustedTitle, ChatRowTitle, ToolTrail, with_row_title
+from contextual.tui.widgets.tool_trail import AdjustedTitle, ToolTrail, with_row_title
 from contextual.tui.widgets.user_message import user_line
 
 if TYPE_CHECKING:           # Markdown (markdown-it, pygments) is imported with the first answer, not at launch
@@ -119,7 +121,6 @@ class ChatLog(VerticalScroll):
         self._earlier: list[Turn] = []                  # restored turns not mounted yet (mount_earlier)
         self._first_recent: Widget | None = None          # the first widget of the restored turns mounted
         self._recent: list[Turn] = []                    # the restored turns mounted
-        self._following = True                            # the view is at the end (the user did not scroll up)
         self._hidden = 0                                  # turns of this session the chat no longer holds
         self._hidden_notice: Static | None = None         # the line above the oldest turn held, saying so
 
@@ -145,41 +146,38 @@ class ChatLog(VerticalScroll):
         if after:
             after[0].focus()
 
-    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        super().watch_scroll_y(old_value, new_value)
-        self._following = new_value >= self.max_scroll_y - 1     # at the end: the view follows what comes
+    # ----- where the view is: at the end, kept there by Textual's anchor, until the reader scrolls up
+    def on_mount(self) -> None:
+        self.anchor()
 
-    def watch_virtual_size(self) -> None:
-        # what it holds grew (a streamed piece laid out after the call that added it): the end moved
-        self.follow()
+    @property
+    def scroll_offset(self) -> Offset:
+        # The anchor puts the end at the bottom in the layout that moved it (a scroll asked for after the layout
+        # came a frame late: a rebuilt chat showed its top, then its middle, then its end), but while the chat is
+        # shorter than its pane that offset is negative (textual#6652): its few lines stood at the pane's bottom.
+        offset = super().scroll_offset
+        return offset if offset.y >= 0 else Offset(offset.x, 0)
 
-    def on_resize(self) -> None:
-        # a resize changes how tall every message is: a view that was at the end stays there
-        if self._following:
-            self.call_after_refresh(self.scroll_end, animate=False)
+    def release_anchor(self) -> None:
+        """Every scroll asked for releases the anchor first, and only a move back to the end takes it again: a
+        pagedown or ↓ at the end, or a row's scroll_visible that did not move, left the view there but no longer
+        following what comes. Once the scroll is done, a view still at the end holds the end again."""
+        super().release_anchor()
+        self.call_after_refresh(self._anchor_at_end)
 
-    async def _add(self, widget: Widget) -> None:
-        await self.mount(widget)
-        self.follow()
-
-    def follow(self) -> None:
-        """To the end, unless the reader scrolled up to read: a streamed piece, a tool call or a notice pulled them
-        back down several times a second. Back at the end (wheel, pagedown, a message sent), it follows again."""
-        if self._following:
-            # asked now, done after the layout (the new end is known then), and only if the reader has not scrolled
-            # up meanwhile: Textual's own deferred scroll_end ran even then, and undid a wheel turn at once
-            self.call_after_refresh(self._to_end)
-
-    def _to_end(self) -> None:
-        if self._following:
-            self.scroll_end(animate=False, immediate=True)
+    def _anchor_at_end(self) -> None:
+        if self.is_vertical_scroll_end and not self.is_vertical_scrollbar_grabbed:
+            self.anchor()
 
     async def add_user(self, text: str) -> None:
         self.trail, self.adjusted, self._adjustments, self.todos = None, None, [], None
         self._permission = ""
         await self.query(".welcome").remove()          # the empty session's welcome has done its job
-        self._following = True                         # what you send, and what answers it, is what you read next
-        await self._add(user_line(text))
+        # what you send, and what answers it, is what you read next: at once, and again once a scroll asked for
+        # before it (a key's, done after the next refresh) is done
+        self.anchor()
+        self.call_after_refresh(self.anchor)
+        await self.mount(user_line(text))
         await self._drop_oldest_turns()
 
     async def _drop_oldest_turns(self) -> None:
@@ -200,13 +198,14 @@ class ChatLog(VerticalScroll):
 
     def _keep_focus(self, leaving: list[Widget]) -> None:
         """A row of a turn that leaves had the focus (tab, ↑ to the oldest, while a queued message waited): it goes
-        to the oldest row held, where ↑ ↓ still walk the rows (Textual gave it to the chat, whose ↑ ↓ scroll), and
-        the view stays where the new message is."""
+        back to the input, as when the chat is hidden with the focus in it. The view is at the message just sent:
+        the oldest row held, given the focus before, was off screen there (↑ ↓ and enter acted out of sight), and
+        Textual gave it to the chat, whose keys scroll; the input is in sight, and tab reaches the newest row."""
         focused = self.screen.focused
         if focused is None or not any(focused is w or w in focused.ancestors for w in leaving):
             return
-        rows = [row for row in self.query(ChatRowTitle) if not any(w in row.ancestors for w in leaving)]
-        self.screen.set_focus(rows[0] if rows else self, scroll_visible=False)
+        inputs = [prompt for prompt in self.screen.query(PromptInput) if prompt.focusable]
+        self.screen.set_focus(inputs[0] if inputs else self, scroll_visible=False)
 
     async def _say_hidden(self, oldest: Widget) -> None:
         if self._hidden_notice is not None and self._hidden_notice.is_attached:
@@ -216,11 +215,11 @@ class ChatLog(VerticalScroll):
         await self.mount(self._hidden_notice, before=oldest)
 
     async def add_answer(self, markdown: str) -> None:
-        await self._add(_markdown(markdown, "agent"))
+        await self.mount(_markdown(markdown, "agent"))
 
     async def add_notice(self, message: str, level: str = "info") -> None:
         # Not only events' text: start-up lines and the trust answer name a checkout's servers and files as written
-        await self._add(_notice(screen_text(message), level))
+        await self.mount(_notice(screen_text(message), level))
 
     async def add_compaction(self, message: str, level: str = "info") -> None:
         """A compaction's line where it happened: inside a turn (an automatic one before a model call) the calls
@@ -231,7 +230,7 @@ class ChatLog(VerticalScroll):
 
     async def add_shell_output(self, shown: ShellShown) -> None:
         """A `!command`'s output (the engine puts it in the user's next message)."""
-        await self._add(_shell_block(shown))
+        await self.mount(_shell_block(shown))
 
     # ----- the turn's trail and adjustments
     def permission_answered(self, mark: str) -> None:
@@ -244,7 +243,7 @@ class ChatLog(VerticalScroll):
         if self.trail is None:                # titled before it is mounted: its first frame names the call
             self.trail = ToolTrail()
             self.trail.started(tool, args, permission)
-            await self._add(self.trail)
+            await self.mount(self.trail)
             return
         self.trail.started(tool, args, permission)
 
@@ -266,7 +265,7 @@ class ChatLog(VerticalScroll):
         if self.todos is None or not self.todos.is_attached:
             self.todos = TodoList(classes="todos")
             self.todos.show(todos)
-            await self._add(self.todos)
+            await self.mount(self.todos)
             return
         self.todos.show(todos)
 
@@ -275,7 +274,7 @@ class ChatLog(VerticalScroll):
         self._adjustments.append(fitting)
         if self.adjusted is None or self._adjusted_body is None:
             self.adjusted, self._adjusted_body = _fitted_row(self._adjustments)
-            await self._add(self.adjusted)
+            await self.mount(self.adjusted)
         else:
             title, text = _fitted_text(self._adjustments)
             self.adjusted.title = title
@@ -293,7 +292,6 @@ class ChatLog(VerticalScroll):
         self._streamed += fragment
         assert self._stream is not None
         await self._stream.write(fragment)
-        self.follow()
 
     async def finish_answer(self, answer: str | None) -> None:
         """Close the stream; the engine's final answer wins over what was streamed."""
@@ -307,7 +305,6 @@ class ChatLog(VerticalScroll):
                 await widget.update(answer)
         elif answer:
             await self.add_answer(answer)
-        self.follow()
 
     @property
     def streaming_text(self) -> str:
@@ -334,11 +331,9 @@ class ChatLog(VerticalScroll):
             # they stay; what is above them comes now.
             self._earlier = earlier
             self._hidden, self._hidden_notice = max(hidden, 0), notice
-            if notice is not None:
+            if notice is not None:      # the anchor holds the end, unless the reader has scrolled up meanwhile
                 await self.mount(notice, before=self._first_recent)
-            self.scroll_end(animate=False)
             return
-        await self.remove_children()
         self.trail = self.adjusted = None
         self._adjusted_body, self._adjustments = None, []
         widgets: list[Widget] = [notice] if notice is not None else []
@@ -346,22 +341,23 @@ class ChatLog(VerticalScroll):
         self._hidden, self._hidden_notice = max(hidden, 0), notice
         shown = _turn_widgets(recent)
         widgets.extend(shown)
-        if widgets:
-            await self.mount_all(widgets)
+        # no frame of the chat emptied, or of its turns mounting (their answers blank): the next is the rebuilt
+        # chat, at its end (the anchor, kept as its turns lay out)
+        with self.app.batch_update():
+            await self.remove_children()
+            self.anchor()
+            if widgets:
+                await self.mount_all(widgets)
         # the earlier turns go above it: above a `!command`'s output too, not between it and its message
         self._first_recent = shown[0] if shown else None
-        self.scroll_end(animate=False)
 
     async def mount_earlier(self) -> None:
-        """The restored turns held back from the first frame, above the recent ones (the view stays at the end
-        when it was there)."""
+        """The restored turns held back from the first frame, above the recent ones (the anchor keeps the view at
+        the end when it was there)."""
         earlier, self._earlier = self._earlier, []
         if not earlier or self._first_recent is None or not self._first_recent.is_attached:
             return
-        at_end = self.is_vertical_scroll_end
         await self.mount_all(_turn_widgets(earlier), before=self._first_recent)
-        if at_end:
-            self.call_after_refresh(self.scroll_end, animate=False)
 
 
 def _turn_start(children: Sequence[Widget], at: int) -> int:
