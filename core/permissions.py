@@ -102,8 +102,10 @@ def rule_denial(tool: str, args: Any, rules: PermissionRules, root: Path) -> dic
         message = (f"{said}: part of the command is only known when it runs (a $VARIABLE as the command, a script "
                    f"piped into a shell, a program left to read its commands from standard input such as `ssh host` "
                    f"or `su` without one, an option of a launcher the check does not know, eval or source of "
-                   f"generated text), so the rule cannot be checked against it; write the command out plainly (give "
-                   f"ssh, su or docker the command itself).")
+                   f"generated text, a command a program builds from its data or takes from a file: awk's "
+                   f"`system($0)`, sed's `s///e` or `-f`, vim's `-S`), so the rule cannot be checked against it; "
+                   f"write the command out plainly (give ssh, su or docker the command itself; give awk, sed or vim "
+                   f"the command as one string).")
     return {"status": "error", "data": None, "text": "", "stats": {}, "context": {},
             "error": {"code": "permission_denied", "message": message, "rule": named}}
 

@@ -549,3 +549,58 @@ def test_files_a_line_has_a_program_read_by_itself_are_refused_in_bypass_mode_an
     assert "[exit 0]" in last and "secrets/k" in last                        # other lines still run
     assert "TOKEN-hidden-value" not in json.dumps(srv.requests)
     assert (project / ".env").read_text() == "E=1\n" and (project / "victim").read_text() == "keep\n"
+
+
+def test_what_a_programs_own_language_runs_reads_or_writes_is_refused_in_bypass_mode_and_nothing_happens(
+        project: Path):
+    """awk's `system()` and `getline`, sed's `e`, `s///e`, `r` and `w`, split's `--filter`, vim's `:!`: each ran its
+    rm, printed the secret or wrote .env through this CLI in bypass mode (core/shell/languages.py reads them now)."""
+    (project / ".contextual").mkdir()
+    (project / ".contextual" / "config.toml").write_text(
+        '[permissions]\ndeny = ["Bash(rm:*)", "Read(secrets/**)", "Edit(.env)"]\n')
+    (project / "secrets").mkdir()
+    (project / "secrets" / "k").write_text("TOKEN-hidden-value\n")
+    (project / ".env").write_text("E=1\n")
+    (project / "victim").write_text("keep\n")
+    (project / "x").write_text("a\n")
+    refused = {"awk 'BEGIN { system(\"rm victim\") }'": "Bash(rm:*)", "awk 'BEGIN { \"rm victim\" | getline }'":
+               "Bash(rm:*)", "sed -n '1e rm victim' x": "Bash(rm:*)", "sed 's/.*/rm victim/e' x": "Bash(rm:*)",
+               "split --filter='rm victim' x": "Bash(rm:*)", "sed -n 'r secrets/k' x": "Read(secrets/**)",
+               "awk 'BEGIN { getline l < \"secrets/k\"; print l }'": "Read(secrets/**)",
+               "sed -n 'w .env' x": "Edit(.env)", "awk '{ print > \".env\" }' x": "Edit(.env)"}
+    if shutil.which("vim"):
+        refused["vim -es -u NONE -c '!rm victim' -c 'q!'"] = "Bash(rm:*)"
+    script = [f"Thought: go\nAction: Bash[{json.dumps({'command': c})}]"
+              for c in (*refused, "awk '{ print $1 }' x && sed -n 1p x")] + [FINISH]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        result = contextual(["-p", "go", "--permission-mode", "bypass"], project,
+                            cli_env(home_of(project), srv.base_url))
+    assert result.returncode == 0 and result.stdout == "finished\n", result.stderr
+    *heads, last = [r["messages"][-1]["content"] for r in srv.requests[1:]]
+    for (line, rule), text in zip(refused.items(), heads):
+        assert f"`{line}` is denied by {rule}" in text, (line, text)
+    assert "[exit 0]" in last and "a\na" in last                               # other awk and sed lines run
+    assert "TOKEN-hidden-value" not in json.dumps(srv.requests)
+    assert (project / ".env").read_text() == "E=1\n" and (project / "victim").read_text() == "keep\n"
+
+
+def test_an_allow_rule_for_awk_or_sed_does_not_run_what_their_language_runs_without_asking(project: Path):
+    """`Bash(awk:*)`, `Bash(sed:*)` and `Bash(split:*)` ran each of these unasked in headless default mode, and each
+    removed f: what the program runs is a command of the line, which no allow rule here covers, so it is asked
+    (headless: refused for want of a user). Their plain uses still run."""
+    (project / ".contextual").mkdir()
+    (project / ".contextual" / "config.toml").write_text(
+        '[permissions]\nallow = ["Bash(awk:*)", "Bash(sed:*)", "Bash(split:*)"]\n')
+    (project / "f").write_text("keep\n")
+    (project / "x").write_text("a\n")
+    asked = ("awk 'BEGIN { system(\"rm f\") }'", "sed -n '1e rm f' x", "split --filter='rm f' x",
+             "sed 's/.*/rm f/e' x")
+    script = [f"Thought: go\nAction: Bash[{json.dumps({'command': c})}]"
+              for c in (*asked, "awk '{ print $1 }' x && sed -n 1p x")] + [FINISH]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        result = contextual(["-p", "go"], project, cli_env(home_of(project), srv.base_url))
+    assert result.returncode == 0, result.stderr
+    *heads, last = [r["messages"][-1]["content"] for r in srv.requests[1:]]
+    for line, text in zip(asked, heads):
+        assert "not allowed in permission mode 'default' without a user to ask" in text, (line, text)
+    assert "[exit 0]" in last and (project / "f").read_text() == "keep\n"

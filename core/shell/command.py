@@ -9,9 +9,11 @@ import re
 from contextual.core.git_commands import dashed
 from contextual.core.shell.aliases import Aliases
 from contextual.core.shell.findings import NO_INPUT, Input, Reader
+from contextual.core.shell.languages import LANGUAGES
 from contextual.core.shell.latent import LatentText
 from contextual.core.shell.nodes import Word, command_name
 from contextual.core.shell.options import is_stdin_path
+from contextual.core.shell.said import Said
 from contextual.core.shell.unwrap import Unwrapper
 from contextual.core.shell.variables import Variables
 from contextual.core.shell.wrapper import Wrapper
@@ -70,6 +72,9 @@ class SimpleCommands:
             if (sub := dashed(name)) is not None:
                 words = ["git", sub, *words[1:]]      # /usr/lib/git-core/git-push, a link named git-push: git push
                 continue
+            if (language := LANGUAGES.get(name)) is not None:
+                self._said(language(words[1:], stdin if given.kind == "text" else None), depth)
+                return
             wrapper = WRAPPERS.get(name) or (_LOADER_WRAPPER if _LOADER.fullmatch(name) else None)
             if wrapper is None:
                 return
@@ -86,6 +91,21 @@ class SimpleCommands:
                                             fed=tuple(words[len(words) - len(inner) + 1:]))
             words, open_tail = inner, wrapper.appends_input
         self.findings.unreadable()
+
+    def _said(self, said: Said, depth: int) -> None:
+        """What a program's own language runs (awk's `system("rm f")`, sed's `e`, vim's `:!`): each command line
+        read as `sh -c` text is, its files as a redirection's; one made when it runs leaves the line unreadable."""
+        for line in said.lines:
+            self.reader.script_word(line, depth)
+        self.findings.redirected += said.reads
+        for path in said.writes:
+            if path is None:
+                self.findings.writes_unknown = True
+            else:
+                self.findings.written.append(path)
+                self.findings.redirected.append(path)
+        if said.elsewhere:
+            self.findings.unreadable()
 
     def _plausible(self, words: list[Word], name: str) -> bool:
         """Whether the words can be read as the command bash runs: a program's name, not an option or a value a

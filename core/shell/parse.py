@@ -6,7 +6,9 @@ lists, if/while bodies, functions, here-documents. A word is its value after quo
 whose value is only known when the shell runs (an expansion, a substitution, a glob or brace pattern) is None.
 Leading assignments (`X=1 rm`) are not words. A command word that runs another command (core/shell/wrappers.py:
 sudo, env, xargs, find -exec, bash -c, eval, rsync -e, git -c alias …) is unwrapped: both the wrapper and what it
-runs are listed. Line continuations are joined first, as bash joins them.
+runs are listed. What a program's own language runs (awk's `system()`, sed's `e`, vim's `:!`;
+core/shell/languages.py) is read as a nested line, and the files it names as a redirection's. Line continuations are
+joined first, as bash joins them.
 
 The line is *opaque* (no rule can be checked against it, so every Bash deny rule holds) when some of what it runs
 is only known when it runs, or when the parse cannot be trusted: a syntax error (tree-sitter and bash then
@@ -56,17 +58,20 @@ class ShellParse:
     # <(…)`), or the parse cannot be trusted (a syntax error). No rule can be checked against it, so every Bash
     # deny rule holds.
     opaque: bool = False
-    redirected: tuple[str, ...] = ()         # the files redirections read or write (`< .env`, `> out`), when known
+    # the files redirections read or write (`< .env`, `> out`), and a program's language (`sed 'r F'`), when known
+    redirected: tuple[str, ...] = ()
     latent: tuple[tuple[Word, ...], ...] = ()  # commands in quoted text bash may evaluate later
     syntax_error: bool = False               # opaque because tree-sitter found a syntax error
     scripts: tuple[str, ...] = ()            # files a shell or `source` reads as its script (`bash s.sh`)
     # opaque because the parse cannot be trusted (a syntax error, characters bash reads otherwise, a token across
     # a line end, a command word that cannot be one), not only because a value is known when it runs
     misread: bool = False
-    # an output redirection to a file known only when it runs (`> $F`, `> s.s?`): it may be a file the line runs
+    # an output redirection (or awk's `> $1`) to a file known only when it runs (`> $F`, `> s.s?`): it may be a
+    # file the line runs
     writes_unknown: bool = False
     defined: tuple[str, ...] = ()            # functions and aliases the line defines: bash runs them, not a program
-    written: tuple[str, ...] = ()            # the files output redirections write (`> out`, `>> log`), when known
+    # the files output redirections write (`> out`, `>> log`), and a program's language (awk's `> "F"`), when known
+    written: tuple[str, ...] = ()
     inputs: tuple[Input, ...] = ()           # what each of `commands` reads on standard input (in its order)
     # a declaration of a variable whose name is known only when it runs (`export ${V}F=…`): any variable, so opaque
     exports_unknown: bool = False

@@ -240,6 +240,20 @@ WRAPPERS: dict[str, Wrapper] = {
                    runs_rest=False, permute=True, old_style=True,
                    command_options=_opts("-I -F --use-compress-program --to-command --rsh-command --info-script "
                                          "--new-volume-script")),
+    # sort runs a compressor for its temporary files (`sort --compress-program=PROG`, PROG and `PROG -d`), split a
+    # line for each part (`split --filter=CMD`, through $SHELL), man a pager (`man -P CMD`, split into words and run;
+    # its config file may name others)
+    "sort": Wrapper(value_options=_opts("-k -t -o -S -T --key --field-separator --output --buffer-size "
+                                        "--temporary-directory --compress-program --files0-from --batch-size "
+                                        "--parallel --random-source --sort"), runs_rest=False, permute=True,
+                    command_options=_opts("--compress-program")),
+    "split": Wrapper(value_options=_opts("-a -b -C -l -n -t --suffix-length --additional-suffix --bytes "
+                                         "--line-bytes --lines --number --separator --filter"), runs_rest=False,
+                     permute=True, command_options=_opts("--filter")),
+    "man": Wrapper(value_options=_opts("-C -M -P -r -R -L -m -S -s -e -E -p --config-file --manpath --pager --prompt "
+                                       "--recode --locale --systems --sections --extension --encoding "
+                                       "--preprocessor"), runs_rest=False, permute=True,
+                   command_options=_opts("-P --pager"), opaque_options=_opts("-C --config-file")),
     # zip tests the archive with a command line of its choosing: `zip -T -TT 'CMD' a.zip f`
     "zip": Wrapper(value_options=_opts("-TT --unzip-command -b -n -t -tt -O -P -Z -s -sp -ll -la -lf -li -x -i"),
                    runs_rest=False, permute=True, command_options=_opts("-TT --unzip-command")),
@@ -283,7 +297,7 @@ COMMAND_VARIABLES = frozenset({
     "FCEDIT", "RSYNC_RSH", "RSYNC_CONNECT_PROG", "PROMPT_COMMAND", "LESSOPEN", "LESSCLOSE", "SUDO_EDITOR"})
 PROMPT_VARIABLES = frozenset({"PS0", "PS1", "PS2", "PS3", "PS4"})   # expanded: their substitutions run
 # Variables that are a program's options (their value is read as if written after it).
-OPTION_VARIABLES = {"TAR_OPTIONS": "tar", "RSYNC_OPTIONS": "rsync", "LESS": "less"}
+OPTION_VARIABLES = {"TAR_OPTIONS": "tar", "RSYNC_OPTIONS": "rsync", "LESS": "less", "MANOPT": "man"}
 # Variables naming a program others run as `$SHELL -c TEXT` (flock -c, script -c, sudo -s, parallel): read as
 # that program's command (`SHELL=./s.sh flock l -c :` runs ./s.sh)
 PROGRAM_VARIABLES = frozenset({"SHELL"})
@@ -302,6 +316,8 @@ REBINDING_VARIABLES = frozenset({"BASH_CMDS", "BASH_ALIASES", "GIT_CONFIG_COUNT"
                                  # … and one any program converting characters loads (`GCONV_PATH=. iconv`)
                                  "GCONV_PATH",
                                  # less's key files, whose `#env` section sets LESSOPEN (`LESSKEYIN=k less f`)
-                                 "LESSKEY", "LESSKEYIN", "LESSKEY_CONTENT", "LESSKEY_SYSTEM", "LESSKEYIN_SYSTEM"})
+                                 "LESSKEY", "LESSKEYIN", "LESSKEY_CONTENT", "LESSKEY_SYSTEM", "LESSKEYIN_SYSTEM",
+                                 # Ex commands vim and ex run first (`VIMINIT='!rm f' vim -c q`)
+                                 "VIMINIT", "EXINIT"})
 # A file a shell sources before it runs: opaque when it is standard input or made when the line runs.
 STARTUP_VARIABLES = frozenset({"BASH_ENV", "ENV"})
