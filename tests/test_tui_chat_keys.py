@@ -6,13 +6,18 @@ scrolled the chat, and nothing on screen named a key that did."""
 
 from __future__ import annotations
 
+import threading
+
+from textual import events
 from textual.widgets import Footer
 
 from contextual.tui.app import ContextualApp
 from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.prompt_input import PromptInput
 from contextual.tui.widgets.tool_trail import TrailTitle
-from tests.tui_helpers import READ_CART, finish, make_host, run_turn, server
+from tests.fakes.llm_server import FakeLLMServer
+from tests.tui_helpers import (READ_CART, app_with_history, chat_text, finish, held, long_session, make_host, run_turn,
+                               server, type_and_send, wait_for)
 
 LONG = finish("\n\n".join(f"paragraph {i}: " + "the cart keeps its items in a list " * 3 for i in range(30)))
 
@@ -80,3 +85,71 @@ async def test_with_no_tool_calls_tab_goes_to_the_chat_itself(tmp_path):
             assert app.focused is chat
             await pilot.press("home")
             assert chat.scroll_y == 0
+
+
+async def test_keys_sent_together_walk_the_rows_one_row_each(tmp_path):
+    """↑ ↓ on a row focused the next one after the app's queue, behind the rest of a burst: each of those keys
+    walked from the row it left, and ten ↑ sent together (a held key, tmux send-keys) moved one row. The view follows
+    the row: from the chat's end, its animated scroll was taken for one that stayed there and stopped."""
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        app = app_with_history(tmp_path, srv.base_url, long_session(30))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await app.workers.wait_for_complete()
+            chat = app.query_one(ChatLog)
+            await wait_for(pilot, lambda: chat.max_scroll_y > 0 and chat.scroll_y == chat.max_scroll_y)
+            await pilot.press("tab")
+            rows = list(chat.query(TrailTitle))
+            assert len(rows) == 30 and app.focused is rows[-1]
+            for keys, row in ((["up"] * 10, rows[-11]), (["down"] * 3, rows[-8]), (["up"] * 25, rows[0])):
+                for key in keys:                 # all before the app reads the first
+                    app.post_message(events.Key(key, None))
+                await wait_for(pilot, lambda: app.focused is row)
+                await wait_for(pilot, lambda: chat.scrollable_content_region.contains_region(row.region))
+                assert app.focused is row
+            prompt = app.query_one(PromptInput)
+            prompt.past = ["an earlier input"]          # ↑ in the input: past inputs
+            prompt.focus()
+            await pilot.pause()
+            for key in ("tab", "up", "up", "up"):       # tab's focus at once too: the ↑ after it walked past inputs
+                app.post_message(events.Key(key, None))
+            await wait_for(pilot, lambda: app.focused is rows[-4])
+            assert not prompt.text
+            await wait_for(pilot, lambda: chat.scrollable_content_region.contains_region(rows[-4].region))
+            await wait_for(pilot, lambda: not app.animator.is_being_animated(chat, "scroll_y"))
+            at = round(chat.scroll_y)
+            for key in ("tab", "up", "up"):              # on to the chat, whose ↑ scrolls it, not to an older row
+                app.post_message(events.Key(key, None))
+            await wait_for(pilot, lambda: round(chat.scroll_y) == at - 2)
+            assert app.focused is chat
+
+
+async def test_a_message_sent_moves_the_focus_from_a_row_of_the_chat_to_the_input(tmp_path):
+    """tab and ↑ to a row while a queued message waits: its turn stays in the chat, but the view goes to the message
+    sent, the row off screen (↑ jumped the view back up, enter toggled a row out of sight). The focus goes to the
+    input, the view stays at the new message, and tab reaches the newest row."""
+    gate = threading.Event()
+    long = finish("\n\n".join(f"paragraph {i}" for i in range(12)))
+    script = [READ_CART, long, READ_CART, held(gate, "answer 1"), READ_CART, finish("answer 2")]
+    try:
+        with server(script) as srv:
+            app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+            async with app.run_test(size=(80, 24)) as pilot:
+                await run_turn(pilot, "question 0")
+                chat, prompt = app.query_one(ChatLog), app.query_one(PromptInput)
+                await type_and_send(pilot, "question 1")
+                await wait_for(pilot, lambda: len(srv.requests) == 4)         # its answer held at the gate
+                await type_and_send(pilot, "question 2")                      # queued
+                await pilot.press("tab", "up")
+                rows = list(chat.query(TrailTitle))
+                assert len(rows) == 2 and app.focused is rows[0]              # question 0's
+                gate.set()
+                await wait_for(pilot, lambda: "answer 2" in chat_text(app))
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+                assert rows[0].is_attached and not chat.scrollable_content_region.contains_region(rows[0].region)
+                assert app.focused is prompt and chat.is_vertical_scroll_end
+                await pilot.press("tab")
+                newest = chat.query(TrailTitle).last()
+                assert app.focused is newest and chat.scrollable_content_region.contains_region(newest.region)
+    finally:
+        gate.set()

@@ -104,7 +104,8 @@ class Panes:
             return False
         chat = self.app.query_one(ChatLog)
         rows = chat.query(TrailTitle)
-        (rows.last() if rows else chat).focus()
+        # at once (focus() waits for the app's queue): a ↑ sent with the tab walks the rows, not past inputs
+        self.app.screen.set_focus(rows.last() if rows else chat)
         return True
 
     def stray_key(self, event: events.Key) -> None:

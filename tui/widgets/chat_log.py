@@ -166,13 +166,17 @@ class ChatLog(VerticalScroll):
         self.call_after_refresh(self._anchor_at_end)
 
     def _anchor_at_end(self) -> None:
-        if self.is_vertical_scroll_end and not self.is_vertical_scrollbar_grabbed:
+        # An animated scroll (to a row given the focus) has only begun after the refresh: taken for one that stayed
+        # at the end, it was stopped there, and ↑ walked the rows off screen with the view left at the end
+        if self.is_vertical_scroll_end and self.scroll_target_y >= self.max_scroll_y \
+                and not self.is_vertical_scrollbar_grabbed:
             self.anchor()
 
     async def add_user(self, text: str) -> None:
         self.trail, self.adjusted, self._adjustments, self.todos = None, None, [], None
         self._permission = ""
         await self.query(".welcome").remove()          # the empty session's welcome has done its job
+        self._focus_to_input()
         # what you send, and what answers it, is what you read next: at once, and again once a scroll asked for
         # before it (a key's, done after the next refresh) is done
         self.anchor()
@@ -191,18 +195,18 @@ class ChatLog(VerticalScroll):
         # restored turns not mounted yet were older still
         self._hidden += len(starts) - MAX_SHOWN_TURNS + len(self._earlier)
         self._earlier = []
-        self._keep_focus(leaving)
         first_held = self.children[oldest]
         await self.remove_children(leaving)
         await self._say_hidden(first_held)
 
-    def _keep_focus(self, leaving: list[Widget]) -> None:
-        """A row of a turn that leaves had the focus (tab, ↑ to the oldest, while a queued message waited): it goes
-        back to the input, as when the chat is hidden with the focus in it. The view is at the message just sent:
-        the oldest row held, given the focus before, was off screen there (↑ ↓ and enter acted out of sight), and
-        Textual gave it to the chat, whose keys scroll; the input is in sight, and tab reaches the newest row."""
+    def _focus_to_input(self) -> None:
+        """A message sent (a queued one, as a turn ends) while a row of the chat had the focus (tab, ↑): the focus
+        goes to the input, as when the chat is hidden with the focus in it. The view moves to the new message, and
+        the row stayed behind off screen (↑ then jumped the view back up, enter toggled a row out of sight), or left
+        with its turn (Textual gave the focus to the chat, whose keys scroll). The input is in sight, and tab
+        reaches the newest row. The chat itself keeps the focus: its keys scroll from where the view is."""
         focused = self.screen.focused
-        if focused is None or not any(focused is w or w in focused.ancestors for w in leaving):
+        if focused is None or focused is self or self not in focused.ancestors:
             return
         inputs = [prompt for prompt in self.screen.query(PromptInput) if prompt.focusable]
         self.screen.set_focus(inputs[0] if inputs else self, scroll_visible=False)

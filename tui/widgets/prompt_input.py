@@ -112,6 +112,10 @@ class PromptInput(TextArea):
         return box.query_one(CompletionList) if box is not None and box.query(CompletionList) else None
 
     async def _on_key(self, event: events.Key) -> None:
+        if event.key in ("up", "down") and self.screen.focused is not self:
+            # sent with a tab that took the focus to the chat's rows (tmux send-keys Tab Up Up): Textual handed it
+            # here before the tab was read, and it walked past inputs. It is the rows' (the app reads its binding)
+            return
         completion = self.completion
         if completion is not None and completion.display and event.key in ("enter", "tab") \
                 and isinstance(self.parent, PromptBox) and self.parent.made_for != (self.text, self.cursor_location):

@@ -81,13 +81,15 @@ class ChatRowTitle(CollapsibleTitle):
         """tab: the chat holding the rows, a focus stop of its own (its arrows scroll it)."""
         holder = next((node for node in self.ancestors if isinstance(node, Widget) and node.focusable), None)
         if holder is not None:
-            holder.focus()
+            self.screen.set_focus(holder)       # at once, as the walk: the ↑ sent with tab scrolls the chat
 
     def action_walk(self, by: int) -> None:
         titles = list(self.screen.query(ChatRowTitle))
         at = titles.index(self) + by if self in titles else -1
         if 0 <= at < len(titles):
-            titles[at].focus()
+            # at once: focus() waits for the app's queue, behind the rest of a burst of ↑, and each of those keys
+            # walked from the row this one left (ten ↑ sent together moved one row)
+            self.screen.set_focus(titles[at])
 
 
 def with_row_title(collapsible: Collapsible, kind: type[ChatRowTitle]) -> None:
