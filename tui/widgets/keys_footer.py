@@ -22,3 +22,13 @@ class KeysFooter(Footer):
         if screen.app.app_focus and self.is_attached and screen is self.screen:    # Footer recomposes only then
             self._shown = keys
         super().bindings_changed(screen)
+
+    def on_mount(self) -> None:         # Footer's own on_mount runs too (Textual calls each class's handler)
+        self.watch(self.app, "app_focus", self._app_focus_changed, init=False)
+
+    def _app_focus_changed(self, focused: bool) -> None:
+        """While the terminal is in the background no footer is made again; back by a key or a click with no focus
+        report first, Textual makes none either: a focus moved meanwhile (a dialog closed by itself, a row's turn
+        left) left the keys of the widget focused before."""
+        if focused:
+            self.bindings_changed(self.screen)
