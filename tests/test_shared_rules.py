@@ -89,20 +89,11 @@ def test_a_line_is_cut_with_an_ellipsis_one_way():
     """Six modules cut a text to N characters with "…" each its own way (a 57-character cut under a 60 bound, one
     keeping blanks); core/textsafe.py: one_line is the one."""
     assert one_line("a  b\n c", 300) == "a b c" and one_line("x" * 10, 5) == "xxxx…"
-<<<<<<< Updated upstream
     cut = re.compile(r"""\[\s*:\s*[\w.]+(?:\s*-\s*\d+)?\s*\]\s*(?:\.rstrip\(\)\s*)?\+\s*(['"])…\1""")
     repo = Path(__file__).resolve().parents[1]
     # permission.py cuts to the dialog's cells, its own measure; grep.py keeps a match's blanks (its indentation)
     found = [f"{path.relative_to(repo)}:{n}" for folder in ("core", "tui", "contextual")
              for path in sorted((repo / folder).rglob("*.py"))
              if path.name not in ("textsafe.py", "permission.py", "grep.py")
-=======
-    cut = re.compile(r"""\[\s*:\s*[\w.]+\s*-\s*\d+\s*\]\s*(?:\.rstrip\(\)\s*)?\+\s*(['"])…\1""")
-    repo = Path(__file__).resolve().parents[1]
-    # permission.py cuts to the dialog's cells, its own measure
-    found = [f"{path.relative_to(repo)}:{n}" for folder in ("core", "tui", "contextual")
-             for path in sorted((repo / folder).rglob("*.py"))
-             if path.name not in ("textsafe.py", "permission.py")
->>>>>>> Stashed changes
              for n, line in enumerate(path.read_text().splitlines(), 1) if cut.search(line)]
     assert found == []
