@@ -31,7 +31,7 @@ from contextual.core import secrets, tokens
 from contextual.core.config import Config
 from contextual.core.messages import Message
 from contextual.core.textsafe import valid_unicode
-from contextual.tui import commands
+from contextual.tui import collector, commands
 from contextual.tui.contrast import ReadableText
 from contextual.tui.hangup import quit_on_signals
 from contextual.tui.input_died import panicked
@@ -107,6 +107,7 @@ class ContextualApp(App[object]):
                  open_after_first_frame: bool = False, resume: Path | None = None,
                  quit_on_hangup: bool = False) -> None:
         textual_patches.install()       # here, not on import: the launch's app and every test's run patched alike
+        collector.tune()                # here too: the benchmarks' apps are built as a test's are
         super().__init__()
         self.host = host
         self.quit_on_hangup = quit_on_hangup     # the launch: SIGHUP / SIGTERM end it as a quit (tui/hangup.py)

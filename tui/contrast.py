@@ -59,23 +59,31 @@ def _is_text(text: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _style(style: Style, background: Color) -> Style:
+def _lifted(style: Style, background: Color) -> Style | None:
+    """The style with its colour made readable, or None where it reads as it is."""
     if style.color is None or style.reverse or style.color.is_default:
-        return style
+        return None
     back = Color.from_rich_color(style.bgcolor) if style.bgcolor is not None and not style.bgcolor.is_default \
         else background
     fore = Color.from_rich_color(style.color)
     fixed = readable(fore.blend(back, 1 - fore.a) if fore.a < 1 else fore, back)
-    return style if fixed == fore else style + Style(color=RichColor.from_rgb(fixed.r, fixed.g, fixed.b))
+    return None if fixed == fore else style + Style(color=RichColor.from_rgb(fixed.r, fixed.g, fixed.b))
 
 
 class ReadableText(LineFilter):
     """Lifts every run of text to MIN_CONTRAST against the cell's background (ContextualApp.get_line_filters)."""
 
     def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
-        return [Segment(text, _style(style, background), control)
-                if style is not None and not control and _is_text(text) else Segment(text, style, control)
-                for text, style, control in segments]
+        # Every line painted passes here: a run that reads as it is stays the same segment (most do), and a line
+        # with none to lift is handed back whole, not copied segment by segment
+        lifted_line = segments
+        for index, (text, style, control) in enumerate(segments):
+            lifted = _lifted(style, background) if style is not None and not control else None
+            if lifted is not None and _is_text(text):
+                if lifted_line is segments:
+                    lifted_line = list(segments)
+                lifted_line[index] = Segment(text, lifted, control)
+        return lifted_line
 
 
 def backdrop_filters(screen: Widget) -> Sequence[LineFilter]:

@@ -126,8 +126,7 @@ class Panes:
         # burst the rest arrive after the first moved the focus, so this does not ask who has the focus.
         if event.key in app.active_bindings:
             return
-        prompts = app.query(PromptInput)
-        prompt = prompts.first() if prompts else None
+        prompt = app.query_one_optional(PromptInput)      # near the screen's top: not a walk of every chat row
         if prompt is None or prompt.disabled or not prompt.display:
             return
         app.screen.set_focus(prompt)   # at once (focus() waits a frame): the rest of a burst, `[` too, is typed

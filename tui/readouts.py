@@ -78,6 +78,6 @@ class Readouts:
         self.app.query_one(TopBar).show(config.project_root, config.model, session_id, compactions,
                                         self.turns.running, self.app.size.width)
         in_force = engine.config if engine else config        # the model, window and permission mode in force
-        for welcome in self.app.chat.query(Welcome):
+        for welcome in self.app.chat.query_children(Welcome):      # its own rows only: not every answer's blocks
             welcome.show(in_force.model, in_force.context_window, in_force.window_source, in_force.server_unreached)
         self.app.query_one(PromptInput).border_subtitle = mode_line(in_force.permission_mode)

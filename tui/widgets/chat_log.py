@@ -175,7 +175,7 @@ class ChatLog(VerticalScroll):
     async def add_user(self, text: str) -> None:
         self.trail, self.adjusted, self._adjustments, self.todos = None, None, [], None
         self._permission = ""
-        await self.query(".welcome").remove()          # the empty session's welcome has done its job
+        await self.query_children(".welcome").remove()      # the empty session's welcome has done its job
         self._focus_to_input()
         # what you send, and what answers it, is what you read next: at once, and again once a scroll asked for
         # before it (a key's, done after the next refresh) is done

@@ -306,10 +306,13 @@ class HistoryView(OptionList):
             self._scroll_update(size)
 
     def _titles(self) -> None:
-        self.border_title = self.title
+        # at every event of a turn: each setting repaints the whole pane, so only a title that changed is set
         marked = sum(1 for m in self.messages if self.is_undoable(m))
-        self.border_subtitle = (f"{UNDO_MARK} {plural(marked, 'turn')} undoable · /undo"
-                                if marked else "")
+        title, subtitle = self.title, f"{UNDO_MARK} {plural(marked, 'turn')} undoable · /undo" if marked else ""
+        if self.border_title != title:
+            self.border_title = title
+        if self.border_subtitle != subtitle:
+            self.border_subtitle = subtitle
 
     @property
     def title(self) -> str:

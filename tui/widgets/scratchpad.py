@@ -20,6 +20,7 @@ from contextual.core.tokens import shared_cache
 from contextual.core.plural import plural
 from contextual.tui.format import args_label, denied, stored_status, tokens
 from contextual.tui.screen_safe import screen_text
+from contextual.tui.widgets.in_place import update_in_place
 
 if TYPE_CHECKING:
     from contextual.core.session.schema import TurnEnd
@@ -248,7 +249,8 @@ class ScratchpadView(VerticalScroll):
 
     # ----- painting
     def _retitle(self) -> None:
-        if self.parent is not None:
+        # at every streamed fragment of a step: the pane is repainted whole only when its title changed
+        if self.parent is not None and self.border_title != self.title:
             self.border_title = self.title
 
     def _show_idle(self) -> None:
@@ -283,7 +285,7 @@ class ScratchpadView(VerticalScroll):
             self._step_widgets[record.step] = widget
             self.mount(widget)
         else:
-            widget.update(renderable)
+            update_in_place(widget, renderable)     # a layout only when the step grew a line
         self._retitle()
         self.scroll_end(animate=False)
 

@@ -91,7 +91,7 @@ class StatusLine(Static):
     def _paint(self) -> None:
         self.display = self.state != "idle"        # no blank row when nothing runs
         if self.state == "idle":
-            self.update("")
+            self.update("", layout=False)
             return
         spin = SPINNER[self._frame % len(SPINNER)] if self.animated else "…"
         seconds = f"{self.elapsed:.0f}s" if self.animated else ""
@@ -115,4 +115,4 @@ class StatusLine(Static):
             line.append(hint, style="dim")
         if self.state == "tool" and self.tail:
             line.append("  │ " + one_line(self.tail, 80), style="dim italic")
-        self.update(line)
+        self.update(line, layout=False)     # one row whatever it says: no layout of the whole screen for a tick

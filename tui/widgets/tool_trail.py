@@ -22,6 +22,7 @@ from contextual.tui.format import call_label, unparsed
 from contextual.tui.result_line import result_lines
 from contextual.tui.widgets.fit_row import FitRow
 from contextual.tui.widgets.hanging_text import HangingStatic, hanging
+from contextual.tui.widgets.in_place import resized, update_in_place
 
 STATUS_MARK = {"success": ("✓", "#87af5f"), "error": ("✗", "#d75f5f"), "denied": ("✗", "#d7af5f"),
                "running": ("…", "#af87af")}
@@ -120,7 +121,10 @@ class TrailTitle(ChatRowTitle):
             row = FitRow(content.plain, no_wrap=True, overflow="ellipsis")
             row.label_span = (self.fit_span[0] + shift, self.fit_span[1] + shift)
             content = row
-        super().update(content, layout=layout)
+        # one row, whatever it says (nowrap): a layout of the screen only if that ever changes
+        super().update(content, layout=False)
+        if layout and resized(self):
+            self.refresh(layout=True)
 
 
 class ToolTrail(Collapsible):
@@ -173,4 +177,4 @@ class ToolTrail(Collapsible):
             made.fit_span = label_span(self.calls)
         self.title = trail_title(self.calls)
         # a long row wraps under its own text: a result's under "⎿ ", a call's under its tool's name
-        self._lines.update(hanging(Text("\n").join(call_line(call) for call in self.calls)))
+        update_in_place(self._lines, hanging(Text("\n").join(call_line(call) for call in self.calls)))

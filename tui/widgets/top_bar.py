@@ -33,6 +33,14 @@ def bar_text(root: Path, model: str | None, session_id: str | None, compactions:
 
 
 class TopBar(Static):
+    DEFAULT_CSS = "TopBar { height: 1; }"
+    _bar: Text | None = None
+
     def show(self, root: Path, model: str | None, session_id: str | None, compactions: int, running: bool,
              width: int) -> None:
-        self.update(bar_text(root, model, session_id, compactions, running, width))
+        # asked again at each event of a turn: painted only when it changed, and one row whatever it says (no
+        # layout of the whole screen for it)
+        bar = bar_text(root, model, session_id, compactions, running, width)
+        if bar != self._bar:
+            self._bar = bar
+            self.update(bar, layout=False)
