@@ -142,6 +142,33 @@ def test_an_allow_rule_for_the_program_does_not_allow_what_its_language_runs():
     assert allow("Bash(python:*)").allows("Bash", {"command": python}, "/") is not None
 
 
+def test_a_long_options_start_naming_several_hides_nothing_gawk_runs(tmp_path):
+    """`--s` starts both --sandbox and --source: gawk (5.2) takes it for an option it does not know, ends its
+    options there and runs `-e`'s program, unsandboxed. The one getopt reading (core/shell/getopt_words.py) keeps
+    such a start as given for a language's program; had it counted it as each option, as it does for what a line
+    writes, --sandbox would have hidden the rm (helper-160)."""
+    line = "gawk -e 'BEGIN { system(\"rm victim\") }' --s"
+    folder = _folder(tmp_path)
+    if shutil.which("gawk"):
+        ran = _bash(line, folder)
+        assert not (folder / "victim").exists(), ran.stderr
+    parsed = parse_command(line)
+    assert ["rm", "victim"] in [list(words) for words in parsed.commands] and not parsed.opaque, parsed.commands
+    assert DENY_RM.denies("Bash", {"command": line}, str(folder)) is not None
+
+
+@pytest.mark.parametrize("after", ["-Q --sandbox", "--sandbox", "--foo --version"])
+def test_an_awk_sandbox_or_version_option_is_not_taken_to_run_nothing(tmp_path, after):
+    """gawk ends its options at one it does not know and runs `-e`'s program with the rest as its arguments: `-Q
+    --sandbox` ran the rm, which the reading took for sandboxed; BWK awk ignores options it does not know."""
+    line = f"gawk -e 'BEGIN {{ system(\"rm victim\") }}' {after}"
+    folder = _folder(tmp_path)
+    if shutil.which("gawk") and after.startswith("-Q"):
+        _bash(line, folder)
+        assert not (folder / "victim").exists()
+    assert DENY_RM.denies("Bash", {"command": line}, str(folder)) is not None, line
+
+
 # Each prints the secret or changes .env in bash, through a file the program's language names.
 READS = ["sed -n 'r secrets/k' x", "awk 'BEGIN { getline l < \"secrets/k\"; print l }'",
          "vim -es -u NONE -c 'r secrets/k' -c '%p' -c 'q!'", "awk 'BEGIN { system(\"cat secrets/k\") }'",

@@ -917,7 +917,8 @@ def test_a_read_deny_rule_covers_a_file_a_bash_line_names_as_bash_reads_it(tmp_p
     ("find secrets -exec cat {} +", False), ("git -C sub checkout k", False), ("mv a -t sub", False),
     ("cp -rt sub a", False), ("F=other; echo x > $F", False), ("F=secrets/k; cat $F > out", False),
     ("echo x > ${F:-other}", False), ("sed -is/a/b/ secrets/k", False),
-    # a long option's start, as getopt_long reads it (shell/options.long_starts); an ambiguous one counts as each
+    # a long option's start, as getopt_long reads it (shell/getopt_words.py); an ambiguous one counts as each: curl
+    # refuses `--outp` (--output, --output-dir) since 7.73, before it wrote the file
     ("cp --t secrets a", True), ("curl --outp secrets/k u", True), ("cp --verb a b", False),
     # helper-131: a wrapper's folder is one its command's paths are read from, as cd's; git's sub-commands writing
     # a file an option or operand names

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from contextual.core.shell.getopt_words import Getopt
 from contextual.core.shell.wrappers import WRAPPERS
 
 
@@ -33,6 +34,13 @@ class Program:
         """Every option named here: a long one may be given by an unambiguous prefix (`--target=DIR`)."""
         return self.values | self.outputs | self.into | self.attached | self.only | self.never | self.scripts \
             | self.each_with | self.flags
+
+    def getopt(self) -> Getopt:
+        """Its options for the one getopt reading: every option named here, those of `outputs` and `into` taking a
+        value as `values` do; an ambiguous start as each option it may be, so that no version's reading of it is
+        missed."""
+        takes_value = self.values | self.outputs | self.into
+        return Getopt(takes_value, self.attached, self.known() - takes_value - self.attached, ambiguous_each=True)
 
 
 COMPRESS = Program("each", _set("-S --suffix -b --block-size -T --threads --memlimit -L --level -o"),

@@ -1,6 +1,6 @@
-"""How one program's words name what it writes (for writes.py): its options as getopt reads them,
-what the table of write_programs.py says of its operands and option values, and find's starting points,
-actions and name tests."""
+"""How one program's words name what it writes (for writes.py): its options as getopt reads them
+(core/shell/getopt_words.py), what the table of write_programs.py says of its operands and option values, and
+find's starting points, actions and name tests."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from contextual.core.bash_files.write_programs import (COMPRESS, FIND_ACTIONS, FIND_NAME_TESTS, FIND_NARROWING,
                                                        FIND_OUTPUTS, FIND_PRINTS, PROGRAMS, Program)
 from contextual.core.shell.nodes import Word, command_name
-from contextual.core.shell.options import long_starts
 
 Named = tuple[Word, tuple[tuple[str, bool], ...]]      # a find's starting point and the name tests it acts under
 ANY = "."                     # any path below the folder a command runs in
@@ -116,44 +115,11 @@ def _unsuffixed(spec: Program, operands: list[Word]) -> list[Word]:
 
 
 def read_options(words: tuple[Word, ...], spec: Program) -> tuple[set[str], list[tuple[str, Word]], list[Word]]:
-    """The options seen (`-x`, `--long`), those given a value, and the operands, as getopt reads them: bundles
-    (`-rtDIR`), `--long=V`, a long option's unambiguous prefix (`--target=DIR`), `--` ending options."""
-    known, takes_value = spec.known(), spec.values | spec.outputs | spec.into
-    seen: set[str] = set()
-    valued: list[tuple[str, Word]] = []
-    operands: list[Word] = []
-    i, ended = 0, False
-    while i < len(words):
-        word = words[i]
-        i += 1
-        if ended or not isinstance(word, str) or not word.startswith("-") or word == "-":
-            operands.append(word)
-            continue
-        if word == "--":
-            ended = True
-        elif word.startswith("--"):
-            name, eq, given = word.partition("=")
-            # an ambiguous start (a getopt program refuses it) counts as each option it may be
-            found = long_starts(name, [k for k in known if k.startswith("--")]) or [name]
-            seen.update(found)
-            if eq or any(option in spec.attached for option in found):
-                valued += [(option, given) for option in found]
-            elif any(option in takes_value for option in found) and i < len(words):
-                valued += [(option, words[i]) for option in found]
-                i += 1
-        else:
-            for at in range(1, len(word)):
-                option = "-" + word[at]
-                seen.add(option)
-                if option in spec.attached:
-                    break
-                if option in takes_value:
-                    value: Word = word[at + 1:]
-                    if not value and i < len(words):
-                        value, i = words[i], i + 1
-                    valued.append((option, value))
-                    break
-    return seen, valued, operands
+    """The options seen (`-x`, `--long`), those taking a value with it, and the operands, as the one getopt reading
+    gives them (core/shell/getopt_words.py)."""
+    getopt = spec.getopt()
+    options, operands = getopt.read(words)
+    return {o for o, _ in options}, [(o, v) for o, v in options if o in getopt.values], operands
 
 
 def find_writes(words: tuple[Word, ...]) -> tuple[list[Word], list[Word], list[Named]]:

@@ -2,22 +2,23 @@
 `CMD | getline` hand CMD to /bin/sh, `print … > FILE` (or `>>`) writes FILE, `getline < FILE` reads it. CMD and FILE
 are read where the program gives them as one string; built from data or variables they are only known when it runs.
 gawk's `@` (an indirect call may name `system`; `@include`, `@load`), a program from a file (`-f`, `-E`, `-i`, `-l`)
-and the debugger (`-D`) bring in code from elsewhere; with `--sandbox` gawk refuses all of it."""
+and the debugger (`-D`) bring in code from elsewhere. `--sandbox` (and `--help`, `--version`) are not taken to run
+nothing: gawk ends its options at one it does not know (`-Q --sandbox` runs the program unsandboxed) and other awks
+do not know them (BWK awk ignores an unknown option and runs on)."""
 
 from __future__ import annotations
 
 import re
 
 from contextual.core.shell.nodes import Word
-from contextual.core.shell.said import Getopt, Said
+from contextual.core.shell.getopt_words import Getopt
+from contextual.core.shell.said import Said
 
-_OPTIONS = Getopt(
-    values="FfveEilW", attached="dDLop", permute=False,
-    long_values=frozenset({"--field-separator", "--file", "--assign", "--source", "--exec", "--include", "--load"}),
-    long_attached=frozenset({"--dump-variables", "--debug", "--lint", "--pretty-print", "--profile"}),
-    long_flags=frozenset({"--sandbox", "--characters-as-bytes", "--traditional", "--copyright", "--gen-pot",
-                          "--help", "--usage", "--version", "--bignum", "--use-lc-numeric", "--non-decimal-data",
-                          "--optimize", "--no-optimize", "--posix", "--re-interval", "--trace", "--csv"}))
+_OPTIONS = Getopt.spelled(
+    "-F -f -v -e -E -i -l -W --field-separator --file --assign --source --exec --include --load",
+    "-d -D -L -o -p --dump-variables --debug --lint --pretty-print --profile",
+    "--sandbox --characters-as-bytes --traditional --copyright --gen-pot --help --usage --version --bignum "
+    "--use-lc-numeric --non-decimal-data --optimize --no-optimize --posix --re-interval --trace --csv", permute=False)
 # a program or library from a file; gawk's debugger (-D), whose commands (its `eval` among them) come from stdin
 _ELSEWHERE = frozenset({"-f", "--file", "-E", "--exec", "-i", "--include", "-l", "--load", "-D", "--debug"})
 # gawk writes these where its option names no file: -d awkvars.out, -o and -p awkprof.out
@@ -49,8 +50,6 @@ def awk(words: list[Word]) -> Said:
     operand; a program it cannot read here (not awk as awk reads it, a word only known when it runs) is unknown."""
     options, operands = _OPTIONS.read(words)
     names = {name for name, _ in options}
-    if names & {"--sandbox", "-S", "--help", "--usage", "--version", "-V", "--copyright", "-C"}:
-        return Said()
     said = Said(elsewhere=bool(names & _ELSEWHERE) or any(     # mawk's `-W exec F`, gawk's `-W source=…`
         name == "-W" and (value is None or value[:1] in "efls" or value.startswith("inc")) for name, value in options))
     said.writes += [value or _WRITTEN[name] for name, value in options if name in _WRITTEN]

@@ -9,14 +9,12 @@ from __future__ import annotations
 import re
 
 from contextual.core.shell.nodes import Word
-from contextual.core.shell.said import Getopt, Said
+from contextual.core.shell.getopt_words import Getopt
+from contextual.core.shell.said import Said
 
-_OPTIONS = Getopt(values="efl", attached="i",
-                  long_values=frozenset({"--expression", "--file", "--line-length"}),
-                  long_attached=frozenset({"--in-place"}),
-                  long_flags=frozenset({"--quiet", "--silent", "--debug", "--follow-symlinks", "--posix",
-                                        "--regexp-extended", "--separate", "--sandbox", "--unbuffered", "--null-data",
-                                        "--zero-terminated", "--binary", "--help", "--version"}))
+_OPTIONS = Getopt.spelled("-e -f -l --expression --file --line-length", "-i --in-place",
+                          "--quiet --silent --debug --follow-symlinks --posix --regexp-extended --separate --sandbox "
+                          "--unbuffered --null-data --zero-terminated --binary --help --version")
 _BARE = frozenset("=dDgGhHnNpPxzF{}")          # commands without an argument
 _END = ";\n}#"                                  # what may follow a command
 _SPACE = " \t\n\r\v\f"                            # between commands
