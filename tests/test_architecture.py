@@ -121,8 +121,67 @@ def test_tokenizer_loads_from_an_installed_package_without_network():
 
 
 def test_one_module_per_tool():
-    tools = {p.stem for p in (REPO / "core" / "tools").glob("*.py")}
-    assert {"ls", "glob", "grep", "read", "edit", "multiedit", "write", "bash", "todowrite"} <= tools
+    """Each built-in tool is in a module of its own, named after it (core/tools/multiedit.py: MultiEdit), and no
+    module of core/tools holds two tools (a class with a `name` and a `call`)."""
+    from contextual.core.tools.registry import BUILTIN_TOOLS
+    assert [tool.__module__ for tool in BUILTIN_TOOLS] == \
+        [f"contextual.core.tools.{tool.name.lower()}" for tool in BUILTIN_TOOLS]
+    tools = [c for c in _our_classes() if c.__module__.startswith("contextual.core.tools.")
+             and isinstance(getattr(c, "name", None), str) and callable(getattr(c, "call", None))]
+    modules = [tool.__module__ for tool in tools]
+    assert set(tools) == set(BUILTIN_TOOLS) and len(set(modules)) == len(modules), modules
+
+
+def _our_classes() -> list[type]:
+    """Every class defined in our packages (core, tui, prompts and the entry code), imported as the app runs."""
+    import importlib
+    import inspect
+    import contextual.prompts
+    import contextual.tui
+    # the entry modules are contextual/'s own files (__main__ runs the CLI); a checkout's contextual.__path__ also
+    # holds the repository's root, so the subpackages are walked by their own paths
+    names = [f"contextual.{m.name}" for m in pkgutil.iter_modules([str(REPO / "contextual")]) if m.name != "__main__"]
+    for package in (contextual.core, contextual.tui, contextual.prompts):
+        names += [m.name for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
+    found = []
+    for name in names:
+        module = importlib.import_module(name)
+        found += [c for _, c in inspect.getmembers(module, inspect.isclass) if c.__module__ == name]
+    return found
+
+
+def _ours(cls: type) -> bool:
+    return cls.__module__.split(".")[0] == "contextual"
+
+
+def test_no_class_of_ours_is_made_of_mixins():
+    """Composition, not inheritance (ARCHITECTURE.md, round 3): `Engine` and `ContextualApp` were once spread over
+    files by mixins to meet the file-size rule. No class of ours has two bases of ours, nor is a mixin by name; a
+    part Protocol extending one Protocol of ours (`tui/textual_app.py: TextualApp`) is one base."""
+    classes = _our_classes()
+    assert len(classes) > 300
+    offenders = [f"{c.__module__}.{c.__qualname__}" for c in classes
+                 if sum(map(_ours, c.__bases__)) > 1 or "mixin" in c.__name__.lower()]
+    assert offenders == []
+
+
+# The HTTP stacks, and the one place of ours that may import each: the providers' httpx, the MCP SDK's httpx2.
+HTTP_STACKS = {"httpx": "core/providers/", "httpx_sse": "core/providers/", "httpx2": "core/mcp/http_bound.py"}
+
+
+def test_only_the_provider_modules_touch_httpx():
+    """Only core/providers/* speaks HTTP to the model servers; the MCP SDK's own stack is wrapped in one module."""
+    offenders = []
+    for folder in ("core", "tui", "contextual", "prompts"):
+        for path in (REPO / folder).rglob("*.py"):
+            where = path.relative_to(REPO).as_posix()
+            for node in ast.walk(ast.parse(path.read_text())):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                    [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+                offenders += [f"{where}:{node.lineno} {name}" for name in names
+                              if name.split(".")[0] in HTTP_STACKS
+                              and not where.startswith(HTTP_STACKS[name.split(".")[0]])]
+    assert offenders == []
 
 
 def test_compression_rules_are_a_table_with_one_row_per_tool():
@@ -346,3 +405,34 @@ def test_settings_is_changed_only_by_the_methods_its_row_lists():
                 by_name.append(f"{method.name}:{node.lineno}")
     assert by_name == []
     assert writers == listed
+
+
+def test_no_module_of_the_app_keeps_state_in_a_global():
+    """The app's state lives in the app and its parts: the run's custom commands were a module global of
+    tui/commands.py, which every app in a process shared (tests reset it by hand); now each app has its
+    `command_table`."""
+    offenders = [f"{path.relative_to(REPO)}:{node.lineno}" for path in (REPO / "tui").rglob("*.py")
+                 for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.Global)]
+    assert offenders == []
+
+
+def _members(cls: ast.ClassDef) -> set[str]:
+    return {n.name for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))} | \
+        {n.target.id for n in cls.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
+
+
+def test_textuals_own_app_api_is_declared_once_for_the_apps_parts():
+    """The Protocols through which the app's parts and commands reach it list what is ours and extend
+    `tui/textual_app.py: TextualApp` for Textual's own methods: re-declared in each, loosely (`query_one(...) ->
+    Any`), every widget reached through a part escaped the type check."""
+    textual = next(n for n in ast.parse((REPO / "tui" / "textual_app.py").read_text()).body
+                   if isinstance(n, ast.ClassDef) and n.name == "TextualApp")
+    api = _members(textual)
+    assert {"query_one", "run_worker", "push_screen", "call_later", "size"} <= api
+    offenders = []
+    for path in sorted((REPO / "tui").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef) and node.name != "TextualApp" and \
+                    any(ast.unparse(b) == "Protocol" for b in node.bases):
+                offenders += [f"{path.relative_to(REPO)}: {node.name}.{name}" for name in sorted(_members(node) & api)]
+    assert offenders == []

@@ -115,10 +115,10 @@ async def test_a_custom_command_is_completed_listed_and_sends_its_prompt(tmp_pat
             assert "runs before sending: echo status-of-$ARGUMENTS" in shown
             await pilot.press("n")
             await wait_for(pilot, lambda: not isinstance(app.screen, TrustModal))
-            rows = dict(commands.completions("/rev"))
+            rows = dict(app.command_table.completions("/rev"))
             assert "review a file for bugs" in rows["/review"]
-            assert "(inert)" in dict(commands.completions("/dep"))["/deploy"]
-            assert "/git:commit" in [c.name for c in commands.all_commands()]
+            assert "(inert)" in dict(app.command_table.completions("/dep"))["/deploy"]
+            assert "/git:commit" in [c.name for c in app.command_table.all()]
             await type_and_send(pilot, "/deploy")
             await wait_for(pilot, lambda: "inert until you approve it" in chat_text(app))
             assert not srv.requests                                           # nothing sent, nothing run
@@ -138,7 +138,7 @@ async def test_approving_in_the_modal_runs_the_commands_shell_line(tmp_path):
             await wait_for(pilot, lambda: isinstance(app.screen, TrustModal))
             await pilot.press("a")
             await wait_for(pilot, lambda: not isinstance(app.screen, TrustModal))
-            assert "(inert)" not in dict(commands.completions("/sta"))["/status"]
+            assert "(inert)" not in dict(app.command_table.completions("/sta"))["/status"]
             await type_and_send(pilot, "/status main")
             await wait_for(pilot, lambda: bool(srv.requests) and not app.turn_running)
             assert "put into the prompt" in chat_text(app)

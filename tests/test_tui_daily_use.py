@@ -26,7 +26,7 @@ class ChatApp(App):
 async def test_the_completion_chosen_with_the_arrows_is_the_one_tab_and_enter_take(tmp_path):
     """`/co`, down, tab gave `/compact`, the first row, whatever row was chosen: tab asked for the list again and
     it went back to its first row. The same for `@` paths."""
-    second = [c.name for c in commands.complete("/co")][1]
+    second = [c.name for c in commands.CommandTable().complete("/co")][1]
     (tmp_path / "proj").mkdir()
     for name in ("alpha.py", "beta.py"):
         (tmp_path / "proj" / name).write_text("")

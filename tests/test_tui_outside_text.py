@@ -6,7 +6,6 @@ from __future__ import annotations
 from rich.console import Console
 from textual.widgets._toast import Toast
 
-from contextual.tui import commands
 from contextual.tui.app import ContextualApp
 from contextual.tui.prompt_view import Shown, ShownMessage
 from contextual.tui.screens.context_view import totals_table
@@ -29,20 +28,16 @@ async def test_a_notice_and_a_project_commands_help_line_show_brackets_as_writte
     (folder / "odd.md").write_text(f"---\ndescription: {HOSTILE}\n---\nsay hi\n")
     with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
-        commands.load_custom(tmp_path / "proj", tmp_path / "home")     # what the launch does
-        try:
-            async with app.run_test(size=(120, 40)) as pilot:
-                await run_turn(pilot, "hello")
-                await type_and_send(pilot, f"/title {HOSTILE}")
-                await wait_for(pilot, lambda: any(HOSTILE in n.message for n in app._notifications))
-                notice = next(n for n in app._notifications if HOSTILE in n.message)
-                assert HOSTILE in str(Toast(notice).render())       # it raised MarkupError and ended the app
-                await type_and_send(pilot, "/help")
-                await wait_for(pilot, lambda: isinstance(app.screen, InfoScreen))
-                assert HOSTILE in rendered(app.screen.body)
-                assert app.is_running
-        finally:
-            commands.use_custom([])
+        async with app.run_test(size=(120, 40)) as pilot:
+            await run_turn(pilot, "hello")
+            await type_and_send(pilot, f"/title {HOSTILE}")
+            await wait_for(pilot, lambda: any(HOSTILE in n.message for n in app._notifications))
+            notice = next(n for n in app._notifications if HOSTILE in n.message)
+            assert HOSTILE in str(Toast(notice).render())       # it raised MarkupError and ended the app
+            await type_and_send(pilot, "/help")
+            await wait_for(pilot, lambda: isinstance(app.screen, InfoScreen))
+            assert HOSTILE in rendered(app.screen.body)
+            assert app.is_running
 
 
 def test_the_context_totals_show_a_tool_name_and_a_path_as_written():
@@ -116,23 +111,19 @@ async def test_the_palette_lists_a_project_command_whose_description_holds_marku
                                    "argument-hint: [/path/to/file] [message]\n---\nhi\n")
     with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
-        commands.load_custom(tmp_path / "proj", tmp_path / "home")     # what the launch does
-        try:
-            async with app.run_test(size=(80, 24)) as pilot:
-                def listed() -> str:
-                    if not isinstance(app.screen, CommandPalette):
-                        return ""
-                    options = app.screen.query_one(OptionList)
-                    return "\n".join(str(options.get_option_at_index(i).prompt) for i in range(options.option_count))
-                await pilot.press("ctrl+p")
-                await wait_for(pilot, lambda: "/odd" in listed() or app._exception is not None)
-                assert app._exception is None
-                assert f"{HOSTILE} {OPEN_TAGS[0]}" in listed() and "[/path/to/file] [message]" in listed()
-                await pilot.press(*"odd")                      # the search's highlighted lines too
-                await wait_for(pilot, lambda: listed().startswith("/odd") or app._exception is not None)
-                assert app._exception is None and "[message]" in listed()
-        finally:
-            commands.use_custom([])
+        async with app.run_test(size=(80, 24)) as pilot:
+            def listed() -> str:
+                if not isinstance(app.screen, CommandPalette):
+                    return ""
+                options = app.screen.query_one(OptionList)
+                return "\n".join(str(options.get_option_at_index(i).prompt) for i in range(options.option_count))
+            await pilot.press("ctrl+p")
+            await wait_for(pilot, lambda: "/odd" in listed() or app._exception is not None)
+            assert app._exception is None
+            assert f"{HOSTILE} {OPEN_TAGS[0]}" in listed() and "[/path/to/file] [message]" in listed()
+            await pilot.press(*"odd")                      # the search's highlighted lines too
+            await wait_for(pilot, lambda: listed().startswith("/odd") or app._exception is not None)
+            assert app._exception is None and "[message]" in listed()
 
 
 async def test_the_context_screen_titles_a_message_with_an_open_tag(tmp_path):
@@ -261,31 +252,27 @@ async def test_a_checkouts_config_and_a_servers_model_names_reach_the_terminal_w
         config = load_config(root, {"base_url": srv.base_url, "api_key": "sk-test"},
                              env={"CONTEXTUAL_HOME": str(tmp_path / "home")})
         app = ContextualApp(RealHost(config), animate=False)
-        commands.load_custom(root, tmp_path / "home")     # what the launch does
-        try:
-            async with app.run_test(size=(120, 40)) as pilot:
-                await wait_for(pilot, lambda: isinstance(app.screen, TrustModal))
-                shown = str(app.screen.query_one("#trust-question").render())
-                assert "echohidden rm -rf ~" in shown                # what would run, whole, as the terminal shows it
-                assert not control_lines(app)
-                await pilot.press("n")
-                await wait_for(pilot, lambda: any("not approved" in str(n.render()) for n in app.query(".notice")))
-                assert not control_lines(app)                        # the chat's lines, the top bar, the welcome
-                assert "mhidden" in app.query_one("#topbar").render().plain
-                await type_and_send(pilot, "/help")
-                await wait_for(pilot, lambda: isinstance(app.screen, InfoScreen))
-                assert "dhidden" in rendered(app.screen.body) and not control_lines(app)
-                await pilot.press("escape")
-                app.query_one("#prompt").focus()
-                await type_and_send(pilot, "/model")
-                await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker))
-                await pilot.pause()
-                assert not control_lines(app)
-                await pilot.press("escape")
-                app.query_one("#prompt").focus()
-                await run_turn(pilot, "hello")                         # the session gets its file: it can be titled
-                await type_and_send(pilot, f"/title t{TERMINAL}")      # a toast quotes what it was given
-                await wait_for(pilot, lambda: any("title: t" in n.message for n in app._notifications))
-                assert all("\x1b" not in n.message for n in app._notifications)
-        finally:
-            commands.use_custom([])
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, TrustModal))
+            shown = str(app.screen.query_one("#trust-question").render())
+            assert "echohidden rm -rf ~" in shown                # what would run, whole, as the terminal shows it
+            assert not control_lines(app)
+            await pilot.press("n")
+            await wait_for(pilot, lambda: any("not approved" in str(n.render()) for n in app.query(".notice")))
+            assert not control_lines(app)                        # the chat's lines, the top bar, the welcome
+            assert "mhidden" in app.query_one("#topbar").render().plain
+            await type_and_send(pilot, "/help")
+            await wait_for(pilot, lambda: isinstance(app.screen, InfoScreen))
+            assert "dhidden" in rendered(app.screen.body) and not control_lines(app)
+            await pilot.press("escape")
+            app.query_one("#prompt").focus()
+            await type_and_send(pilot, "/model")
+            await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker))
+            await pilot.pause()
+            assert not control_lines(app)
+            await pilot.press("escape")
+            app.query_one("#prompt").focus()
+            await run_turn(pilot, "hello")                         # the session gets its file: it can be titled
+            await type_and_send(pilot, f"/title t{TERMINAL}")      # a toast quotes what it was given
+            await wait_for(pilot, lambda: any("title: t" in n.message for n in app._notifications))
+            assert all("\x1b" not in n.message for n in app._notifications)

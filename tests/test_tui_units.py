@@ -40,11 +40,12 @@ def test_final_answer_is_read_by_the_react_parser_unless_the_engine_gave_it():
 
 
 def test_commands_parse_and_complete():
-    command, argument = commands.parse("/compact keep the API notes")
+    table = commands.CommandTable()
+    command, argument = table.parse("/compact keep the API notes")
     assert command.name == "/compact" and argument == "keep the API notes"
-    assert commands.parse("/nope") is None and commands.parse("hello") is None
-    assert [c.name for c in commands.complete("/comp")] == ["/compact", "/compactions"]
-    found = commands.complete("/c")
+    assert table.parse("/nope") is None and table.parse("hello") is None
+    assert [c.name for c in table.complete("/comp")] == ["/compact", "/compactions"]
+    found = table.complete("/c")
     width = max(len(f"{c.name} {c.usage}".strip()) for c in found)
     labels = [commands.completion_label(c, width) for c in found]
     assert len({label.index(c.help) for label, c in zip(labels, found)}) == 1      # descriptions aligned

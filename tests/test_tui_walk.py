@@ -21,7 +21,6 @@ from typing import Any
 import contextual.tui.screens as screens_package
 from contextual.core.trust import Item
 from contextual.tui.app import ContextualApp
-from contextual.tui.commands import all_commands
 from contextual.tui.screens.compaction import CompactionModal
 from contextual.tui.screens.permission import PermissionModal
 from contextual.tui.screens.trust import TrustModal
@@ -303,9 +302,9 @@ async def test_every_history_row_and_key_of_a_resumed_compacted_session(tmp_path
 
 
 async def test_every_slash_command_and_what_it_opens_on_a_resumed_compacted_session(tmp_path):
-    async with resumed_compacted(tmp_path) as (_, walker):
+    async with resumed_compacted(tmp_path) as (pilot, walker):
         # Every command without an argument, the ones that change the session last; '/compact 1' previews.
-        commands = [c.name for c in all_commands() if c.name not in SKIP_COMMANDS]
+        commands = [c.name for c in pilot.app.command_table.all() if c.name not in SKIP_COMMANDS]
         commands.sort(key=lambda name: LAST_COMMANDS.index(name) if name in LAST_COMMANDS else -1)
         commands.insert(commands.index("/compact") + 1, "/compact 1")
         for command in commands:

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from contextual.tui.app import ContextualApp
-from contextual.tui.commands import all_commands
 from contextual.tui.widgets.scratchpad import ScratchpadView
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.fakes.scripted_model import is_summary_request
@@ -68,7 +67,7 @@ async def test_every_key_and_slash_command_on_a_running_turn(tmp_path):
                     for region in ("chat", "scratchpad", "history"):      # f2–f4 hide one: show all again
                         if not app.query_one("#chat-pane" if region == "chat" else f"#{region}").display:
                             app.action_toggle_region(region)
-            for command in sorted(c.name for c in all_commands() if c.name not in SKIP_COMMANDS):
+            for command in sorted(c.name for c in app.command_table.all() if c.name not in SKIP_COMMANDS):
                 await a_turn_runs()
                 prompt.load_text("")
                 prompt.focus()

@@ -125,6 +125,7 @@ class ContextualApp(App[object]):
         self.turns = TurnRunner(self, self.shown_engine)
         self.readouts = Readouts(self, self.shown_engine, self.startup, self.turns)
         self.interrupt_keys = InterruptKeys(self, self.turns)
+        self.command_table = commands.CommandTable()   # built-ins and this run's custom commands (on mount)
         self.unsent = ""                           # typed before any model was chosen (/model gives it back)
         self.failure: str | None = None            # why the app ended on a panic (tui/input_died.py): exit status 1
         self._loading_theme = True
@@ -255,7 +256,7 @@ class ContextualApp(App[object]):
                 yield ScratchpadView(id="scratchpad", animate_spinner=self.animated)
                 yield HistoryView(id="history")
         yield StatusLine(id="status", animate=self.animated)
-        yield PromptBox(self.config.project_root, commands.completions, id="prompt-box")
+        yield PromptBox(self.config.project_root, self.command_table.completions, id="prompt-box")
         yield TokenMeter(id="meter")
         yield KeysFooter(compact=True)
 
@@ -270,7 +271,7 @@ class ContextualApp(App[object]):
         prompt.take_queued = self.turns.take_back_queued
         prompt.page_chat = self.panes.page_chat
         prompt.to_chat = self.panes.to_chat
-        inert_commands = commands.load_custom(self.config.project_root, self.config.home)   # issue 30.3
+        inert_commands = self.command_table.load_custom(self.config.project_root, self.config.home)   # issue 30.3
         if not self.animated:
             prompt.cursor_blink = False
         if self.opened is None:
@@ -425,10 +426,10 @@ class ContextualApp(App[object]):
         # input history get the text as the engine sends it (`caf\xe9.py`), which a file can hold.
         text = valid_unicode(text)
         self.remembered.add_input(text)
-        parsed = commands.parse(text)
+        parsed = self.command_table.parse(text)
         if parsed is not None:
             await self.run_command(*parsed)
-        elif (unknown := commands.unknown(text)) is not None:
+        elif (unknown := self.command_table.unknown(text)) is not None:
             await self.chat.add_notice(unknown, "error")
         elif text.startswith("!"):
             run_shell(self, text[1:].strip())

@@ -42,7 +42,6 @@ class Command:
 
 
 COMPACT, CONTEXT, RESUME = Compact(), Context(), Resume()     # also behind keys (ctrl+k, ctrl+l, ctrl+r)
-HELP = Help(lambda: all_commands())        # read when shown: the custom commands are known from launch
 
 COMMANDS: tuple[Command, ...] = (
     Command("/compact", "[N] [instructions]", "summarise older rounds now; N: keep only the last N rounds", COMPACT),
@@ -72,76 +71,72 @@ COMMANDS: tuple[Command, ...] = (
     Command("/export", "[--as-sent] [file]", "write this session's transcript (or each request as sent) under "
             "$CONTEXTUAL_HOME/exports/, or to FILE", Export()),
     Command("/theme", "[name]", "pick a colour theme, or switch to NAME (remembered)", Theme()),
-    Command("/help", "", "commands and keys", HELP),
+    Command("/help", "", "commands and keys", Help()),
     Command("/quit", "", "leave (the session is saved as it goes)", RunAction("quit")),
 )
 BY_NAME = {c.name: c for c in COMMANDS}
-# This app run's custom commands (issue 30.3: Markdown files, core/custom_commands.py), set once at launch by
-# use_custom; the built-ins above always win a name.
-_custom: tuple[Command, ...] = ()
 
 
-def use_custom(found: "Sequence[CustomCommand]") -> None:
-    global _custom
-    # A project's command file describes itself: shown in /help, the palette and the input's completion alike
-    _custom = tuple(Command(c.name, screen_text(c.argument_hint),
-                            ("(inert) " if c.inert else "") + screen_text(c.description), CustomPrompt(c))
-                    for c in found)
+class CommandTable:
+    """One app run's commands (the app's ``command_table``): the built-ins above, then the run's custom commands
+    (issue 30.3: Markdown files, core/custom_commands.py), read at launch; the built-ins always win a name."""
 
+    def __init__(self) -> None:
+        self.custom: tuple[Command, ...] = ()
 
-def load_custom(project_root: Path, home: Path) -> list[Item]:
-    """Read the custom commands for this app run; returns the trust Items of the project commands left inert for
-    want of approval (asked with the project's other pieces, core/trust.py)."""
-    from contextual.core.custom_commands import load_gated
-    gated = load_gated(project_root, home, tuple(BY_NAME))
-    use_custom([command for command, _ in gated])
-    return [item for _, item in gated if item is not None]
+    def use_custom(self, found: "Sequence[CustomCommand]") -> None:
+        # A project's command file describes itself: shown in /help, the palette and the input's completion alike
+        self.custom = tuple(Command(c.name, screen_text(c.argument_hint),
+                                    ("(inert) " if c.inert else "") + screen_text(c.description), CustomPrompt(c))
+                            for c in found)
 
+    def load_custom(self, project_root: Path, home: Path) -> list[Item]:
+        """Read the custom commands for this app run; returns the trust Items of the project commands left inert
+        for want of approval (asked with the project's other pieces, core/trust.py)."""
+        from contextual.core.custom_commands import load_gated
+        gated = load_gated(project_root, home, tuple(BY_NAME))
+        self.use_custom([command for command, _ in gated])
+        return [item for _, item in gated if item is not None]
 
-def approve_custom(items: Sequence[Item], project_root: Path) -> None:
-    """The user approved these pieces as shown: the project commands among them work from now on in this run (the
-    trust store keeps the approval for the next; it holds here even when that could not be written)."""
-    from contextual.core.custom_commands import approved
-    use_custom([approved(c.handler.command, items, project_root) for c in _custom
-                if isinstance(c.handler, CustomPrompt)])
+    def approve_custom(self, items: Sequence[Item], project_root: Path) -> None:
+        """The user approved these pieces as shown: the project commands among them work from now on in this run
+        (the trust store keeps the approval for the next; it holds here even when that could not be written)."""
+        from contextual.core.custom_commands import approved
+        self.use_custom([approved(c.handler.command, items, project_root) for c in self.custom
+                         if isinstance(c.handler, CustomPrompt)])
 
+    def all(self) -> tuple[Command, ...]:
+        """The built-ins, then the custom commands: what completion, the palette, /help and the dispatcher read."""
+        return COMMANDS + self.custom
 
-def all_commands() -> tuple[Command, ...]:
-    """The built-ins, then the custom commands: what completion, the palette and the dispatcher read."""
-    return COMMANDS + _custom
+    def parse(self, text: str) -> tuple[Command, str] | None:
+        """'/compact keep the API notes' -> (compact, 'keep the API notes'); None when not a known command."""
+        stripped = text.strip()
+        if not stripped.startswith("/"):
+            return None
+        name, _, rest = stripped.partition(" ")
+        command = BY_NAME.get(name) or next((c for c in self.custom if c.name == name), None)
+        return (command, rest.strip()) if command else None
 
+    def unknown(self, text: str) -> str | None:
+        """The notice for a message that starts with a `/word` naming no command, with the nearest command; None
+        when it is no such message (the rule: core/slash_commands.py: unknown)."""
+        from contextual.core.slash_commands import unknown as unknown_word
+        found = unknown_word(text, [c.name for c in self.all()])
+        if found is None:
+            return None
+        first, near = found
+        return (f"unknown command {first}" + (f": did you mean {near}?" if near else "")
+                + " Not sent (↑ brings it back); /help lists the commands.")
 
-def parse(text: str) -> tuple[Command, str] | None:
-    """'/compact keep the API notes' -> (compact, 'keep the API notes'); None when not a known command."""
-    stripped = text.strip()
-    if not stripped.startswith("/"):
-        return None
-    name, _, rest = stripped.partition(" ")
-    command = BY_NAME.get(name) or next((c for c in _custom if c.name == name), None)
-    return (command, rest.strip()) if command else None
+    def complete(self, prefix: str) -> list[Command]:
+        return [c for c in self.all() if c.name.startswith(prefix)]
 
-
-def unknown(text: str) -> str | None:
-    """The notice for a message that starts with a `/word` naming no command, with the nearest command; None when
-    it is no such message (the rule: core/slash_commands.py: unknown)."""
-    from contextual.core.slash_commands import unknown as unknown_word
-    found = unknown_word(text, [c.name for c in all_commands()])
-    if found is None:
-        return None
-    first, near = found
-    return (f"unknown command {first}" + (f": did you mean {near}?" if near else "")
-            + " Not sent (↑ brings it back); /help lists the commands.")
-
-
-def complete(prefix: str) -> list[Command]:
-    return [c for c in all_commands() if c.name.startswith(prefix)]
-
-
-def completions(prefix: str) -> list[tuple[str, str]]:
-    """The / completion's rows: (name, aligned label) for each command starting with ``prefix``."""
-    found = complete(prefix)
-    width = max((len(c.with_usage) for c in found), default=0)
-    return [(c.name, completion_label(c, width)) for c in found]
+    def completions(self, prefix: str) -> list[tuple[str, str]]:
+        """The / completion's rows: (name, aligned label) for each command starting with ``prefix``."""
+        found = self.complete(prefix)
+        width = max((len(c.with_usage) for c in found), default=0)
+        return [(c.name, completion_label(c, width)) for c in found]
 
 
 def completion_label(command: Command, name_width: int) -> str:

@@ -21,17 +21,17 @@ import os
 import select
 import signal
 import threading
-from contextlib import AbstractContextManager, suppress
-from typing import Any, Callable, Protocol
+from contextlib import suppress
+from typing import Protocol
+
+from contextual.tui.textual_app import TextualApp
 
 
-class Quitting(Protocol):
+class Quitting(TextualApp, Protocol):
     """What of the app (tui/app.py) the handlers use."""
-    def call_later(self, callback: Callable[..., Any], *args: Any) -> bool: ...
     async def action_quit(self) -> None: ...
     async def close_all(self) -> None: ...
     def close_now(self) -> None: ...
-    def batch_update(self) -> AbstractContextManager[None]: ...
 
 
 HUNG_UP_EXIT = 128 + signal.SIGHUP       # the status a shell reports for a process ended by SIGHUP

@@ -15,16 +15,15 @@ import os
 from typing import Any, Callable, Protocol
 
 from contextual.core.textsafe import one_line
+from contextual.tui.textual_app import TextualApp
 
 FAILED_EXIT = 1
 
 
-class Panicking(Protocol):
+class Panicking(TextualApp, Protocol):
     """What of the app (tui/app.py) a panic uses."""
     failure: str | None
-    def call_later(self, callback: Callable[..., Any], *args: Any) -> bool: ...
     async def close_all(self) -> None: ...
-    def exit(self, result: Any = None, return_code: int = 0, message: Any = None) -> None: ...
 
 
 def what_failed(renderables: tuple[Any, ...]) -> str:

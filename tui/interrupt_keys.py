@@ -5,12 +5,13 @@ the app (``ContextualApp.interrupt_keys``), with the times of the first press.""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from textual.widgets import TextArea
 
 from contextual.core.plural import plural
 from contextual.tui import commands
+from contextual.tui.textual_app import TextualApp
 from contextual.tui.turn_runner import TurnRunner
 from contextual.tui.widgets.prompt_input import PromptInput
 
@@ -21,22 +22,13 @@ QUIT_AGAIN_WITHIN = 3.0            # seconds: a second ctrl+c when idle quits
 REWIND_WITHIN = 1.5                # seconds: esc twice on an empty input when idle opens /rewind (as in Claude Code)
 
 
-class KeysApp(Protocol):
+class KeysApp(TextualApp, Protocol):
     """What the two keys ask of the app (the app knows InterruptKeys; InterruptKeys knows only this)."""
 
     @property
     def router(self) -> EventRouter: ...
     async def run_command(self, command: commands.Command, argument: str) -> None: ...
     async def action_quit(self) -> None: ...
-    def notify(self, message: str, *, title: str = "", severity: Any = "information",
-               timeout: float | None = None, markup: bool = False) -> None: ...
-    # Textual's own, typed loosely: their stubs are generic over what they return
-    @property
-    def screen(self) -> Any: ...
-    @property
-    def focused(self) -> Any: ...
-    def query_one(self, selector: Any) -> Any: ...
-    def call_later(self, callback: Any, *args: Any) -> bool: ...
 
 
 class InterruptKeys:
@@ -63,9 +55,7 @@ class InterruptKeys:
             self.app.notify("esc again: /rewind", timeout=REWIND_WITHIN)
             return
         self._esc_at = 0.0
-        parsed = commands.parse("/rewind")
-        if parsed is not None:
-            self.app.call_later(self.app.run_command, *parsed)
+        self.app.call_later(self.app.run_command, commands.BY_NAME["/rewind"], "")
 
     def stop_turn(self) -> bool:
         """Interrupt the running turn (or `!command`), said in a toast; False when none runs."""

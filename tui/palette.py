@@ -17,6 +17,8 @@ from contextual.tui.format import unparsed
 
 @runtime_checkable
 class CommandRunner(Protocol):
+    command_table: commands.CommandTable
+
     async def run_command(self, command: commands.Command, argument: str) -> None: ...
 
 
@@ -40,7 +42,7 @@ class SlashCommands(Provider):
         if not self._over_main():
             yield DiscoveryHit(NOT_HERE, _nothing, help=NOT_HERE_HELP)
             return
-        for command in commands.all_commands():
+        for command in self._table().all():
             yield DiscoveryHit(unparsed(command.with_usage), self._runner(command), help=unparsed(command.help))
 
     async def search(self, query: str) -> Hits:
@@ -48,11 +50,11 @@ class SlashCommands(Provider):
         if not self._over_main():
             # `/compact` typed over /help said "No matches found", and not why: one row that says it instead (for a
             # command's name only: its help's many letters matched nearly anything, "keys" too)
-            score = max((matcher.match(c.name) for c in commands.all_commands()), default=0)
+            score = max((matcher.match(c.name) for c in self._table().all()), default=0)
             if score > 0 or query.lstrip().startswith("/"):
                 yield Hit(max(score, 0.01), NOT_HERE, _nothing, help=NOT_HERE_HELP)
             return
-        for command in commands.all_commands():
+        for command in self._table().all():
             score = matcher.match(f"{command.name} {command.help}")
             if score > 0:
                 yield Hit(score, plain_highlight(matcher, command.with_usage), self._runner(command),
@@ -64,9 +66,16 @@ class SlashCommands(Provider):
         they are typed, as the main screen's keys do (ctrl+k, ctrl+l: the app's MAIN_ONLY)."""
         return self.screen is self.app.screen_stack[0]
 
-    def _runner(self, command: commands.Command) -> Callable[[], Any]:
+    def _app(self) -> CommandRunner:
         app = self.app
         assert isinstance(app, CommandRunner)
+        return app
+
+    def _table(self) -> commands.CommandTable:
+        return self._app().command_table
+
+    def _runner(self, command: commands.Command) -> Callable[[], Any]:
+        app = self._app()
         return lambda: app.run_command(command, "")
 
 

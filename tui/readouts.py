@@ -4,7 +4,7 @@ welcome's model line and the mode line under the input. Owned by the app (``Cont
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from contextual.core import tokens
 from contextual.tui.format import mode_line
@@ -12,6 +12,7 @@ from contextual.tui.prompt_view import Shown, next_prompt
 from contextual.tui.shown_engine import ShownEngine
 from contextual.tui.slash.context_tools import pinned_ids, with_pins
 from contextual.tui.startup import Startup
+from contextual.tui.textual_app import TextualApp
 from contextual.tui.turn_runner import TurnRunner
 from contextual.tui.widgets.history_view import HistoryView, summary_numbers
 from contextual.tui.widgets.prompt_input import PromptInput
@@ -25,17 +26,13 @@ if TYPE_CHECKING:      # annotations only: the app's first frame does not wait f
     from contextual.tui.widgets.chat_log import ChatLog
 
 
-class ReadoutsApp(Protocol):
+class ReadoutsApp(TextualApp, Protocol):
     """What the readouts ask of the app (the app knows Readouts; Readouts knows only this)."""
 
     @property
     def config(self) -> Config: ...
     @property
     def chat(self) -> ChatLog: ...
-    # Textual's own, typed loosely: their stubs are generic over what they return
-    @property
-    def size(self) -> Any: ...
-    def query_one(self, selector: Any) -> Any: ...
 
 
 class Readouts:

@@ -6,12 +6,13 @@ marked, closed at quit with the line that resumes it. Owned by the app (``Contex
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from contextual.core import tokens
 from contextual.tui.host import Host, Opened, undoable_turns_of
 from contextual.tui.resume_hint import resume_line
 from contextual.tui.startup import Startup
+from contextual.tui.textual_app import TextualApp
 from contextual.tui.widgets.history_view import HistoryView
 from contextual.tui.widgets.scratchpad import recorded_turns
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:      # annotations only: the app's first frame does not wait f
     from contextual.tui.widgets.scratchpad import ScratchpadView
 
 
-class EngineApp(Protocol):
+class EngineApp(TextualApp, Protocol):
     """What the shown engine asks of the app (the app knows ShownEngine; ShownEngine knows only this)."""
 
     host: Host
@@ -37,12 +38,6 @@ class EngineApp(Protocol):
     @property
     def scratchpad(self) -> ScratchpadView: ...
     def show_prompt(self) -> None: ...
-    def notify(self, message: str, *, title: str = "", severity: Any = "information",
-               timeout: float | None = None, markup: bool = False) -> None: ...
-    # Textual's own, typed loosely: their stubs are generic over what they return
-    def query_one(self, selector: Any) -> Any: ...
-    def run_worker(self, work: Any, *, name: str | None = "", group: str = "default", exclusive: bool = False,
-                   exit_on_error: bool = True) -> Any: ...
 
 
 class ShownEngine:

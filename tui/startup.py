@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from contextual.core import tokens
 from contextual.tui import commands
 from contextual.tui.slash.model import how_to_configure
+from contextual.tui.textual_app import TextualApp
 from contextual.tui.widgets.chat_log import FIRST_TURNS
 from contextual.tui.widgets.history_view import HistoryView
 from contextual.tui.widgets.welcome import Welcome
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from contextual.tui.widgets.chat_log import ChatLog
 
 
-class LaunchedApp(Protocol):
+class LaunchedApp(TextualApp, Protocol):
     """What the launch may ask of the app (the app knows Startup; Startup knows only this)."""
 
     host: Host
@@ -35,6 +36,8 @@ class LaunchedApp(Protocol):
     def shown(self) -> Shown | None: ...
     @property
     def config(self) -> Config: ...
+    @property
+    def command_table(self) -> commands.CommandTable: ...
     @property
     def chat(self) -> ChatLog: ...
     @property
@@ -47,17 +50,6 @@ class LaunchedApp(Protocol):
     def refresh_undoable(self, known: set[str] | None = None) -> None: ...
     async def mcp_changed(self) -> None: ...
     def worker_running(self, group: str) -> bool: ...
-    # Textual's own (App / DOMNode), typed loosely: their stubs are generic over what they return
-    def query_one(self, selector: Any) -> Any: ...
-    def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
-    def call_later(self, callback: Callable[..., Any], *args: Any) -> bool: ...
-    def call_after_refresh(self, callback: Callable[..., Any], *args: Any) -> bool: ...
-    def call_from_thread(self, callback: Callable[..., Any], *args: Any) -> Any: ...
-    def run_worker(self, work: Any, *, thread: bool = False, exclusive: bool = False, group: str = "default",
-                   exit_on_error: bool = True) -> Any: ...
-    @property
-    def workers(self) -> Any: ...
-    def exit(self, result: Any = None, return_code: int = 0) -> None: ...
 
 
 class Startup:
@@ -126,7 +118,7 @@ class Startup:
         for text, level in answered(self.app.host, self.app.engine, items, yes):
             await self.app.chat.add_notice(text, level)
         if yes:
-            commands.approve_custom(items, self.app.config.project_root)
+            self.app.command_table.approve_custom(items, self.app.config.project_root)
         self.start_mcp()
         await self.app.mcp_changed()
 
@@ -222,8 +214,9 @@ class Startup:
         at its first frame, a launch lived on ~0.3 s at full CPU (~1 s on a 2,000-entry session), and
         bench_launch.py's next launch ran beside it."""
         self.stopped = True
-        for group in ("tokenizer", "connect"):
-            self.app.workers.cancel_group(self.app, group)
+        for worker in self.app.workers:          # the app's own: no other node runs these groups
+            if worker.group in ("tokenizer", "connect"):
+                worker.cancel()
 
     async def started(self) -> None:
         """Wait (off this thread) until the tokenizer is loaded and the server asked; at once when they are."""

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 from contextual.core.config import Config
 from contextual.core.messages import Message
 from contextual.tui.host import Host, Opened
 from contextual.tui.prompt_view import Shown
 from contextual.tui.remembered import Remembered
+from contextual.tui.textual_app import TextualApp
 from contextual.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
@@ -17,7 +18,19 @@ if TYPE_CHECKING:      # annotations only: the app's first frame does not wait f
     from contextual.tui.shell_output import ShellShown
 
 
-class AppPort(Protocol):
+class Listed(Protocol):
+    """What /help shows of a command (tui/commands.Command; that module imports this one)."""
+    @property
+    def with_usage(self) -> str: ...
+    @property
+    def help(self) -> str: ...
+
+
+class Listing(Protocol):
+    def all(self) -> Sequence[Listed]: ...
+
+
+class AppPort(TextualApp, Protocol):
     host: Host
     remembered: Remembered
     unsent: str                        # a message typed before any model was chosen
@@ -39,6 +52,9 @@ class AppPort(Protocol):
     def config(self) -> Config: ...
 
     @property
+    def command_table(self) -> Listing: ...   # this run's commands (tui/commands.py: CommandTable)
+
+    @property
     def status(self) -> StatusLine:
         """The line above the input: what runs now."""
 
@@ -52,9 +68,6 @@ class AppPort(Protocol):
         """Wait until the tokenizer is loaded and the server asked."""
 
     # ----- showing
-    def notify(self, message: str, *, title: str = "", severity: Any = "information",
-               timeout: float | None = None, markup: bool = False) -> None: ...
-
     async def say(self, text: str, level: str = "info") -> None:
         """A notice in the chat."""
 
@@ -73,13 +86,8 @@ class AppPort(Protocol):
     async def mcp_changed(self) -> None: ...
 
     # ----- screens, input, work
-    def push_screen(self, screen: Any, callback: Callable[[Any], Any] | None = None) -> Any: ...
-
     async def push_screen_wait(self, screen: Any) -> Any:
         """Only from a worker: the screen's result."""
-
-    def run_worker(self, work: Awaitable[Any], *, name: str | None = "", group: str = "default",
-                   exclusive: bool = False, exit_on_error: bool = True) -> Any: ...
 
     async def run_action(self, action: str) -> Any: ...
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Callable, Protocol
-
 from rich.text import Text
 
 from contextual.core.messages import Message
@@ -53,19 +51,8 @@ class MCP:
                                   app.shown.layers.get("L1", 0) if app.shown is not None else 0, "\n".join(said)))
 
 
-class Listed(Protocol):
-    """What /help shows of a command (tui/commands.Command; that module imports this one)."""
-    @property
-    def with_usage(self) -> str: ...
-    @property
-    def help(self) -> str: ...
-
-
 class Help:
-    """Every command of the table it is given, then the keys."""
-
-    def __init__(self, commands: Callable[[], tuple[Listed, ...]]) -> None:
-        self.commands = commands
+    """Every command of the app's table, then the keys."""
 
     async def run(self, app: AppPort, argument: str) -> None:
         from rich.table import Table
@@ -73,7 +60,7 @@ class Help:
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold cyan", no_wrap=True)
         table.add_column()
-        for c in self.commands():
+        for c in app.command_table.all():
             # Text, not str: a project's own commands describe themselves, and a Rich table reads str as markup
             table.add_row(Text(c.with_usage), Text(c.help))
         table.add_row("", "")
