@@ -69,6 +69,14 @@ def test_what_our_subclasses_of_textual_widgets_override_is_still_textuals():
     assert params(Widget.release_anchor) == params(ChatLog.release_anchor) == "self"
     assert "self.release_anchor()" in inspect.getsource(Widget.scroll_to)
     assert isinstance(vars(Widget)["scroll_offset"], property) and isinstance(vars(ChatLog)["scroll_offset"], property)
+    # and lays it out by arrange(), which sets the view's height the anchor reads next (Textual sets it after the
+    # layout), and holds what a reader scrolled up reads
+    from textual._compositor import Compositor
+    assert params(Widget.arrange) == params(ChatLog.arrange) == "self, size, optimal"
+    laying_out = inspect.getsource(Compositor._arrange_root)
+    assert laying_out.index("widget.arrange(child_region.size)") < laying_out.index("widget.container_size.height")
+    assert "self._container_size = container_size" in inspect.getsource(Widget._size_updated)
+    assert "self._anchor_released = True" in inspect.getsource(Widget.release_anchor)
 
 
 INSTALLED_BY_THE_APP = """

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.geometry import Offset
+from textual.geometry import Offset, Size
+from textual.layout import DockArrangeResult
+from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
@@ -123,6 +125,7 @@ class ChatLog(VerticalScroll):
         self._recent: list[Turn] = []                    # the restored turns mounted
         self._hidden = 0                                  # turns of this session the chat no longer holds
         self._hidden_notice: Static | None = None         # the line above the oldest turn held, saying so
+        self._read: tuple[Widget, int] | None = None      # scrolled up: the first widget in view, and where it was
 
     # ----- its keys, when it has the focus (at once, not animated: the next key reads where it is)
     def action_line(self, by: int) -> None:
@@ -149,6 +152,41 @@ class ChatLog(VerticalScroll):
     # ----- where the view is: at the end, kept there by Textual's anchor, until the reader scrolls up
     def on_mount(self) -> None:
         self.anchor()
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        """Each layout of the chat: at the end, the end at the bottom of the view as laid out now; scrolled up, what
+        is read where it was."""
+        arranged = super().arrange(size, optimal)
+        if optimal:
+            return arranged
+        if self._anchor_released:
+            self._hold_what_is_read(arranged)
+        else:
+            # Textual's anchor puts the end at the bottom of the view as the last layout left it (a widget's
+            # container size is set after the layout): the layout that made the chat shorter (the completion list
+            # opening above the input, a taller input) drew its last rows below the view, one that made it taller
+            # blank rows past its end, until the next layout. The height laid out now is the one the anchor reads.
+            self._container_size = self._container_size.with_height(size.height + self.scrollbar_size_horizontal)
+            self._read = None
+        return arranged
+
+    def _hold_what_is_read(self, arranged: DockArrangeResult) -> None:
+        """Scrolled up, the view moves with what changes above it, in the layout that changes it: the earlier turns
+        of a resumed chat mounted above the recent ones (and their answers laid out after) moved what the reader had
+        scrolled to."""
+        y = self.scroll_y
+        if self._read is not None:
+            widget, was = self._read
+            now = next((p.region.y for p in arranged.placements if p.widget is widget), was)
+            if now != was:
+                y = max(0, y + now - was)
+                # as Textual's anchor sets them: not clamped to the height before this layout, nothing redrawn
+                # while it is laid out
+                self.set_reactive(ChatLog.scroll_y, y)
+                self.set_reactive(ChatLog.scroll_target_y, y)
+                self.vertical_scrollbar.set_reactive(ScrollBar.position, y)
+        top = next((p for p in arranged.placements if p.region.bottom > y), None)
+        self._read = (top.widget, top.region.y) if top is not None else None
 
     @property
     def scroll_offset(self) -> Offset:
