@@ -3,8 +3,10 @@
 copy of it) and a program that is a script bash runs (a shell's shebang, another shell's, or none: bash runs a
 text file the kernel will not); what a git command runs from files (core/git_runs.py: its hooks are programs, an
 alias or a setting from a config file a line); what npm, yarn, pnpm and bun run from package.json's scripts
-(core/package_scripts.py: each a line, run in the package's folder). Each is read as it is when the call is
-checked.
+(core/package_scripts.py: each a line, run in the package's folder) and make from its makefile's recipes
+(core/make_recipes.py); the file a program takes its own commands
+from (`awk -f F`, `sed -f F`, `ed f < F`: read as that program given the text on its line). Each is read as it is
+when the call is checked.
 
 A file's own lines are matched command by command; a value known only when it runs is let be (real scripts are
 full of `"$@"` and `${PS1:-}`: refusing them refused every `source venv/bin/activate`), a parse that cannot be
@@ -24,16 +26,19 @@ from __future__ import annotations
 import filecmp
 import os
 import re
+import shlex
 import shutil
 from typing import Callable, NamedTuple, Protocol, Sequence
 
 from contextual.core import regular_file
 from contextual.core.git_runs import GitRun, Repository, ask_git, git_run
+from contextual.core.make_recipes import MAKES, recipes_run
 from contextual.core.package_scripts import RUNNERS, Scripts, scripts_run
 from contextual.core.script_arguments import UNKNOWN, with_arguments
 from contextual.core.shell.folder_options import chdir_targets
 from contextual.core.shell.nodes import Word, command_name
 from contextual.core.shell.parse import ShellParse, parse_command
+from contextual.core.shell.said import TEXT, ProgramFile
 from contextual.core.shell.wrappers import WRAPPERS
 
 MAX_DEPTH = 3              # a script that runs a script that runs …
@@ -96,7 +101,8 @@ class FilesRun:
         programs = [words for words in parsed.commands + parsed.latent
                     if isinstance(words[0], str) and "/" in words[0]]
         places = self._places(parsed, start or self.root)
-        if places is None and depth == 0 and (programs or parsed.scripts or self._runs_git(parsed)) and self.held:
+        if places is None and depth == 0 and (programs or parsed.scripts or parsed.program_files or
+                                              self._runs_git(parsed)) and self.held:
             return self.held              # `cd "$D" && git commit`: which repository's hooks is not known
         folders = places or [start or self.root]
         # `zap f` runs the zap bash finds on PATH: outside the system's folders (~/.local/bin, ~/.cargo/bin, a
@@ -128,6 +134,9 @@ class FilesRun:
         # `source x.sh` reads the x.sh found on PATH before the one here (bash's sourcepath): both are read
         texts += [(self._text(on_path), _arguments(parsed, path), None) for path in parsed.scripts
                   if (on_path := _on_path(path)) is not None]
+        # `awk -f p.awk`, `sed -f s.sed`, `ed f < s.ed`: the program's own commands, as its line with them written out
+        texts += [(_program_line(given, self._text(full)), (), None)
+                  for given in parsed.program_files for full in self._fulls(given.path, folders)]
         # what git runs: its hooks are programs; an alias or a setting's command line is a line of its own; what
         # npm runs: package.json's scripts, each a line for `sh -c`
         given: list[tuple[str, str | None]] = [(line, None) for line in git.texts]
@@ -194,14 +203,16 @@ class FilesRun:
         return None
 
     def _packages(self, parsed: ShellParse, folders: Sequence[str]) -> list[Scripts] | None:
-        """The package.json scripts the line's npm, pnpm, yarn and bun commands run, from each folder they may run
-        in (core/package_scripts.py); None when that is not known."""
+        """The package.json scripts the line's npm, pnpm, yarn and bun commands run (core/package_scripts.py), and
+        the makefile recipes its make commands run (core/make_recipes.py), from each folder they may run in; None
+        when that is not known."""
         out: list[Scripts] = []
         for words in parsed.commands + parsed.latent:
-            if command_name(str(words[0])) not in RUNNERS:
+            name = command_name(str(words[0]))
+            if name not in RUNNERS and name not in MAKES:
                 continue
             for place in folders:
-                found = scripts_run(words, place)
+                found = scripts_run(words, place) if name in RUNNERS else recipes_run(words, place, parsed.assigned)
                 if found is None:
                     return None
                 if found.package:
@@ -286,7 +297,8 @@ class FilesRun:
         when the line runs (`> $F`, `cp /bin/rm s.s*`: it may name the file). `watched`: the files deciding what
         git runs (hooks, config files, present or not): named by no command, and, when `strict`, an unknown word
         only in a git command; a word names a file from each folder of `places` (`cd .git && … > hooks/x`)."""
-        run = [*parsed.scripts, *(str(words[0]) for words in programs)]
+        mentions = {p.path: p.mentions for p in parsed.program_files}    # `awk -f p.awk` names it by giving it
+        run = [*parsed.scripts, *mentions, *(str(words[0]) for words in programs)]
         if not run and not watched:
             return True
         if any(not os.path.isabs(os.path.expanduser(p)) for p in run) and any(
@@ -307,7 +319,8 @@ class FilesRun:
         named: dict[str, int] = {}
         written: dict[str, int] = {}          # … by a command that may write (not `cat`, `ls`, `grep`)
         for words in (_own_words(command, parsed.commands) for command in parsed.commands):
-            reads_only = command_name(str(words[0])) in _READS_ONLY
+            # make reads the makefile `-f` names; what it writes is in its recipes, read as lines of their own
+            reads_only = command_name(str(words[0])) in _READS_ONLY | MAKES
             if not reads_only and None in words[1:]:
                 runner = any(isinstance(w, str) and identity(w) & identities for w in words)
                 if run and not runner:
@@ -331,9 +344,9 @@ class FilesRun:
         def times(p: str, counts: dict[str, int]) -> int:
             return max(counts.get(key, 0) for key in runs[p][0]) + max((counts.get(key, 0) for key in runs[p][1]),
                                                                        default=0)
-        # a script is named once by the shell that runs it; a program by nothing else; a hook or a config file
-        # written by nothing (`cat .git/config` only reads it)
-        return all(times(p, named) <= (1 if p in parsed.scripts else 0) for p in run) and \
+        # a script is named once by the shell that runs it, a program file as its program's words give it; a
+        # program by nothing else; a hook or a config file written by nothing (`cat .git/config` only reads it)
+        return all(times(p, named) <= max(mentions.get(p, 0), p in parsed.scripts) for p in run) and \
             not any(times(p, written) for p in watched)
 
     def _made_here(self, parsed: ShellParse, paths: list[str], places: Sequence[str], missing: set[str]) -> bool:
@@ -407,6 +420,12 @@ class FilesRun:
         if data is None or len(data) > MAX_BYTES or b"\0" in data:
             return None
         return data.decode("utf-8", errors="replace")
+
+
+def _program_line(given: ProgramFile, text: str | None) -> str | None:
+    """The line a program file's text is judged as (`awk -- 'TEXT'`); None when it cannot be read, "" when this
+    check read it already."""
+    return text and given.line.replace(TEXT, shlex.quote(text))
 
 
 def _on_path(name: str) -> str | None:

@@ -72,7 +72,7 @@ class Rule:
                 return self.denies_command(command)
             parsed = _parse(command)
             # latent: `y='a[$(rm f)]'; echo $((y))` runs rm; allowing echo does not allow it
-            return (parsed.certain and not parsed.writes_files and bool(parsed.commands)
+            return (parsed.certain and not parsed.writes_files and bool(parsed.commands) and not loads_code(parsed)
                     and all(self.matches_words(words, deny=False) for words in parsed.commands + parsed.latent))
         path = args.get("file_path")
         if not isinstance(path, str) or self._glob is None:
@@ -269,7 +269,9 @@ class PermissionRules:
                 out.extend(parse_rule(rule, f" in permissions.{kind} of {source}") for rule in rules)
         return cls(tuple(dict.fromkeys(allow)), tuple(dict.fromkeys(deny)))
 
-    def denies(self, tool_name: str, args: Any, root: str) -> Rule | None:
+    def denies(self, tool_name: str, args: Any, root: str, expand: bool = True) -> Rule | None:
+        """The deny rule the call meets. `expand`: also a Bash line as bash hands its programs a word that becomes
+        an option (_as_expanded), which is judged so without expanding again."""
         found = next((r for r in self.deny if r.matches(tool_name, args, root, deny=True)), None)
         if found is None and tool_name in EDITING_TOOLS and isinstance(args, dict):
             # an edit shows the file's old lines in its diff: a file withheld from Read is not edited either
@@ -277,8 +279,20 @@ class PermissionRules:
         if found is None and tool_name == "Bash" and isinstance(args, dict) and isinstance(args.get("command"), str):
             command = args["command"]
             found = self._withheld_in(command, root) or self._written_by(command, root) or \
-                self._run_from_disk(command, root)
+                self._run_from_disk(command, root) or (self._as_expanded(command, root) if expand else None)
         return found
+
+    def _as_expanded(self, command: str, root: str) -> Rule | None:
+        """The line as bash hands its programs a glob or variable word that becomes an option (`tar cf a.tar *`
+        beside a file named `--checkpoint-action=exec=…`; core/bash_files/option_words.py), judged as written
+        out; where such a word cannot be written out, what the line runs is only known when it runs."""
+        if not self.deny:
+            return None
+        from contextual.core.bash_files.option_words import expanded_line
+        expanded = expanded_line(command, root)
+        if not expanded.certain:
+            return next((r for r in self.deny if r.tool == "Bash" and r.spec is not None), None)
+        return self.denies("Bash", {"command": expanded.line}, root, expand=False) if expanded.line else None
 
     def _run_from_disk(self, command: str, root: str) -> Rule | None:
         """What the line runs from files (core/files_run.py), read as it is now: their commands against the Bash
@@ -359,12 +373,26 @@ def bash_cover(rules: tuple[Rule, ...], command: str) -> list[Rule]:
     """For each simple command of the line, the first Bash allow rule matching it; [] when one is uncovered,
     the line is uncertain or it writes through a redirection."""
     parsed = _parse(command)
-    if not parsed.certain or parsed.writes_files or not parsed.commands:
+    if not parsed.certain or parsed.writes_files or not parsed.commands or loads_code(parsed):
         return []
     bash = [r for r in rules if r.tool == "Bash" and r.spec is not None]
     cover = [next((r for r in bash if r.matches_words(words, deny=False)), None)
              for words in parsed.commands + parsed.latent]       # a latent command runs too: it must be covered
     return [] if None in cover else cover                                       # type: ignore[return-value]
+
+
+def loads_code(parsed: ShellParse) -> bool:
+    """Whether the line sets a variable that makes a program other than that language's interpreter load code from
+    files (`LD_LIBRARY_PATH=. ls`, `PYTHONPATH=. pip list`; core/shell/wrappers.py: LOADING_VARIABLES): no allow
+    rule allows it."""
+    from contextual.core.shell.nodes import command_name
+    from contextual.core.shell.wrappers import LOADING_VARIABLES
+    names = [re.sub(r"[\d.]+$", "", command_name(str(words[0]))) for words in parsed.commands]
+    run = [n for n in names if n not in _DECLARING]
+    return any(not all(n in LOADING_VARIABLES[variable] for n in run) for variable in parsed.loading)
+
+
+_DECLARING = frozenset({"env", "export", "declare", "typeset", "local", "readonly"})
 
 
 def _written_under(rule: Rule, root: str, path: str) -> bool:

@@ -103,7 +103,7 @@ def rule_denial(tool: str, args: Any, rules: PermissionRules, root: Path) -> dic
                    f"piped into a shell, a program left to read its commands from standard input such as `ssh host` "
                    f"or `su` without one, an option of a launcher the check does not know, eval or source of "
                    f"generated text, a command a program builds from its data or takes from a file: awk's "
-                   f"`system($0)`, sed's `s///e` or `-f`, vim's `-S`), so the rule cannot be checked against it; "
+                   f"`system($0)`, sed's `s///e`, vim's `-S`), so the rule cannot be checked against it; "
                    f"write the command out plainly (give ssh, su or docker the command itself; give awk, sed or vim "
                    f"the command as one string).")
     return {"status": "error", "data": None, "text": "", "stats": {}, "context": {},
@@ -148,7 +148,8 @@ def _bash_rules(command: Any) -> tuple[tuple[str, ...], str]:
         return (), "the command is empty"
     parsed = parse_command(command)
     if not parsed.certain:
-        return (), "the command cannot be read with certainty (a syntax error or a command known only when it runs)"
+        return (), ("the command cannot be read with certainty (a syntax error, a command known only when it runs, "
+                    "or a program's commands taken from a file)")
     if parsed.writes_files:
         return (), "it writes a file through a redirection (>), which no rule allows"
     rules: list[str] = []

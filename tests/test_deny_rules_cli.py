@@ -604,3 +604,30 @@ def test_an_allow_rule_for_awk_or_sed_does_not_run_what_their_language_runs_with
     for line, text in zip(asked, heads):
         assert "not allowed in permission mode 'default' without a user to ask" in text, (line, text)
     assert "[exit 0]" in last and (project / "f").read_text() == "keep\n"
+
+
+def test_what_the_latest_review_found_through_ed_program_files_make_option_words_and_git_is_refused_in_bypass_mode(
+        tmp_path: Path):
+    """Each ran in bash through this CLI in bypass mode before: ed's `!`, `awk -f` reading secrets/k, a Makefile's
+    `rm`, a file named as sed's `-e` option beside a glob, `git config` into .git/config, `git sparse-checkout`
+    removing secrets/k, `git grep` with git's own glob printing it. A plain make, ed and git grep still run."""
+    project, user, env = _git_project(
+        tmp_path, "mkdir secrets sub && echo TOKEN-hidden-value > secrets/k && echo a > x && echo keep > victim && "
+                  "printf 'BEGIN { getline l < \"secrets/k\"; print l }' > k.awk && "
+                  "printf 'zap:\\n\\trm victim\\nok:\\n\\t@echo made\\n' > Makefile && "
+                  "touch 'sub/-e1e cd ..;rm victim' sub/a && git init -q && git add -A && git commit -qm a",
+        "Bash(rm:*)")
+    (project / ".contextual" / "config.toml").write_text(
+        '[permissions]\ndeny = ["Bash(rm:*)", "Read(secrets/**)", "Edit(.git/config)", "Edit(secrets/**)"]\n')
+    refused = {"printf '!rm victim\\nq\\n' | ed": "Bash(rm:*)", "awk -f k.awk": "Read(secrets/**)",
+               "make zap": "Bash(rm:*)", "cd sub && sed -n p -* a": "Bash(rm:*)",
+               "git config alias.x '!echo hi'": "Edit(.git/config)",
+               "git sparse-checkout set --no-cone /x": "Edit(.git/config)",     # and secrets/k
+               "git grep TOKEN -- 'sec*'": "Read(secrets/**)"}
+    config = (project / ".git" / "config").read_text()
+    heads = _run_in_bypass(project, user, env, (*refused, "make ok && ed -s x <<< ',p' && git grep -c a -- 'x*'"))
+    for (line, rule), head in zip(refused.items(), heads):
+        assert head.startswith("[error permission_denied: `") and f"` is denied by {rule}" in head, (line, head)
+    assert heads[len(refused)] == "[exit 0]"
+    assert (project / "victim").exists() and (project / "secrets" / "k").exists()
+    assert (project / ".git" / "config").read_text() == config

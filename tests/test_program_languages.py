@@ -79,8 +79,8 @@ def test_a_command_a_programs_own_language_gives_as_a_literal_is_read_as_a_neste
 OPAQUE = [
     "awk '{ system($0) }' cmds", "awk -v c='rm victim' 'BEGIN { system(c) }'",
     "awk 'BEGIN { c = \"rm victim\"; c | getline }'", "awk '{ print \"\" | $0 }' cmds",
-    "awk 'BEGIN { system(\"rm \" \"victim\") }'", "printf 'BEGIN { system(\"rm victim\") }' > p.awk; awk -f p.awk",
-    "sed 's/.*/rm victim/e' cmds", "sed -n 'e' cmds", "printf '1e rm victim\\n' > s.sed; sed -n -f s.sed x",
+    "awk 'BEGIN { system(\"rm \" \"victim\") }'",
+    "sed 's/.*/rm victim/e' cmds", "sed -n 'e' cmds",
     "S='1e rm victim'; sed -n \"$S\" x", "printf '!rm victim\\nq!\\n' > s.vim; vim -es -u NONE -S s.vim",
     "vim -es -u NONE -c 'call system(\"rm victim\")' -c 'q!'",
     "vim -es -u NONE -c 'exe \"!rm victim\"' -c 'q!'",
@@ -146,7 +146,7 @@ def test_a_long_options_start_naming_several_hides_nothing_gawk_runs(tmp_path):
     """`--s` starts both --sandbox and --source: gawk (5.2) takes it for an option it does not know, ends its
     options there and runs `-e`'s program, unsandboxed. The one getopt reading (core/shell/getopt_words.py) keeps
     such a start as given for a language's program; had it counted it as each option, as it does for what a line
-    writes, --sandbox would have hidden the rm (helper-160)."""
+    writes, --sandbox would have hidden the rm."""
     line = "gawk -e 'BEGIN { system(\"rm victim\") }' --s"
     folder = _folder(tmp_path)
     if shutil.which("gawk"):
@@ -220,3 +220,93 @@ def test_the_command_of_sed_s_e_is_the_text_gnu_sed_hands_the_shell(tmp_path, te
     by_sed = subprocess.run(["sed", "-n", script], input="x\n", capture_output=True, text=True, cwd=tmp_path)
     by_sh = subprocess.run(["sh", "-c", line], capture_output=True, text=True, cwd=tmp_path)
     assert by_sed.stdout == by_sh.stdout, (script, line)
+
+
+# ed takes its commands on standard input: a here-document, a here-string, the text printf or echo pipes in (each
+# removed `victim` in bash, past `Bash(rm:*)`, before ed was read).
+ED_RUNS = ["printf '!rm victim\\nq\\n' | ed", "ed -s x <<< '!rm victim'", "echo -e '1r !rm victim\\nq' | ed -s x",
+           "ed -s x <<'E'\nr !rm victim\nq\nE", "ed -s x <<< 'g/a/!rm victim'", "ed -s x <<< '  !rm victi\\m'",
+           "printf '999a\\n!rm victim\\n.\\nq\\n' | ed -s x",     # ed goes on past the `a` it refuses
+           "ed -s x <<< 'w !rm victim'", "ed -s victim <<< '!rm %'", "ed -s '!rm victim' <<< q"]
+
+
+@pytest.mark.parametrize("line", ED_RUNS)
+def test_what_ed_runs_from_its_standard_input_is_read_as_a_nested_line(tmp_path, line):
+    _present(line)
+    folder = _folder(tmp_path)
+    ran = _bash(line, folder)
+    assert not (folder / "victim").exists(), (line, ran.stderr)
+    parsed = parse_command(line)
+    assert any(words[0] == "rm" for words in parsed.commands) and not parsed.opaque, (line, parsed.commands)
+    assert DENY_RM.denies("Bash", {"command": line}, str(folder)) is not None, line
+    assert PermissionRules.from_tables({"allow": ["Bash(ed:*)", "Bash(printf:*)", "Bash(echo:*)"]}).allows(
+        "Bash", {"command": line}, str(folder)) is None, line
+
+
+ED_FILES = [("ed -s x <<< 'r secrets/k\n,p\nq'", "Read(secrets/**)"), ("printf '!cat secrets/k\\nq\\n' | ed -s x",
+            "Read(secrets/**)"), ("ed -s x <<< 'w .env'", "Edit(.env)"), ("ed -s .env <<< $'1d\\nw'", "Edit(.env)"),
+            ("ed -s x <<< $'f .env\\nw'", "Edit(.env)"), ("printf '1d\\nw\\n' | ed -s .env", "Edit(.env)")]
+
+
+@pytest.mark.parametrize("line,rule", ED_FILES)
+def test_the_files_an_ed_script_reads_and_writes_hold_the_read_and_edit_rules(tmp_path, line, rule):
+    _present(line)
+    folder = _folder(tmp_path)
+    ran = _bash(line, folder)
+    assert "TOKEN-hidden" in ran.stdout if rule.startswith("Read") else (folder / ".env").read_text() != "E=1\n"
+    found = PermissionRules.from_tables({"deny": [rule]}).denies("Bash", {"command": line}, str(folder))
+    assert found is not None and found.text == rule, line
+
+
+def test_ed_fed_text_only_known_when_it_runs_is_opaque_and_a_plain_edit_is_not():
+    for line in ("cat cmds | ed -s x", "ed -s x", "ed -s x <<< \"$S\"", "ed -s x <<E\n$a\nE",
+                 "printf '%d\\n' 1 | ed -s x", "ed -s x <<< '!!'"):
+        assert parse_command(line).opaque, line
+    for line in ("printf '1d\\nw\\nq\\n' | ed -s x", "ed -s x <<< $'2a\\n    raise e\\n.\\nw'", "ed -s x < /dev/null"):
+        parsed = parse_command(line)
+        assert not parsed.opaque and [w[0] for w in parsed.commands if w[0] != "printf"] == ["ed"], line
+        assert PermissionRules.from_tables({"allow": ["Bash(ed:*)", "Bash(printf:*)"]}).allows(
+            "Bash", {"command": line}, "/") is not None, line
+
+
+# A program's commands from a file (`awk -f`, `sed -f`, `ed < F`) are read from disk as they are when the line is
+# checked, as that program given the text on its line (`awk -f` reading secrets/k passed `Read(secrets/**)`: the
+# line was opaque, which only the Bash rules hold).
+PROGRAM_FILES = {"r.awk": 'BEGIN { system("rm victim") }', "k.awk": 'BEGIN { getline l < "secrets/k"; print l }',
+                 "e.awk": 'BEGIN { print "x" > ".env" }', "r.sed": "1e rm victim\n", "k.sed": "r secrets/k\n",
+                 "r.ed": "!rm victim\nq\n", "e.ed": "w .env\nq\n", "ok.awk": "{ print $1 }", "ok.sed": "s/a/b/\n"}
+FROM_FILES = [("awk -f r.awk", "Bash(rm:*)"), ("awk -f k.awk x", "Read(secrets/**)"), ("awk -fe.awk", "Edit(.env)"),
+              ("sed -n -f r.sed x", "Bash(rm:*)"), ("sed -fk.sed x", "Read(secrets/**)"),
+              ("ed -s x < r.ed", "Bash(rm:*)"), ("cat x && ed -s x < e.ed", "Edit(.env)")]
+
+
+@pytest.mark.parametrize("line,rule", FROM_FILES)
+def test_a_programs_commands_in_a_file_are_read_from_disk_for_every_deny_rule(tmp_path, line, rule):
+    _present(line.replace("cat x && ", ""))
+    folder = _folder(tmp_path)
+    for name, text in PROGRAM_FILES.items():
+        (folder / name).write_text(text)
+    ran = _bash(line, folder)
+    assert not (folder / "victim").exists() or "TOKEN-hidden" in ran.stdout or \
+        (folder / ".env").read_text() != "E=1\n", (line, ran.stderr)
+    parsed = parse_command(line)
+    assert not parsed.opaque and not parsed.certain, line       # no allow rule allows it: it is asked
+    found = PermissionRules.from_tables({"deny": ["Bash(rm:*)", "Read(secrets/**)", "Edit(.env)"]}).denies(
+        "Bash", {"command": line}, str(folder))
+    assert found is not None and found.text == rule, line
+
+
+def test_a_program_file_the_line_makes_or_that_is_not_there_holds_every_bash_rule_and_a_plain_one_runs(tmp_path):
+    folder = _folder(tmp_path)
+    for name, text in PROGRAM_FILES.items():
+        (folder / name).write_text(text)
+    held = ["printf 'BEGIN { system(\"rm victim\") }' > p.awk; awk -f p.awk", "awk -f new.awk",
+            "printf '1e rm victim\\n' > s.sed; sed -n -f s.sed x", "cp r.sed ok.sed; sed -f ok.sed x",
+            "echo q > s.ed && ed -s x < s.ed", "awk -f - x", "sed -f /dev/stdin x"]
+    for line in held:
+        assert DENY_RM.denies("Bash", {"command": line}, str(folder)) is not None, line
+    for line in ("awk -f ok.awk x", "sed -f ok.sed x", "sudo awk -f ok.awk x", "ed -s x < ok.sed"):
+        assert DENY_RM.denies("Bash", {"command": line}, str(folder)) is None, line
+        assert PermissionRules.from_tables({"allow": ["Bash"]}).allows("Bash", {"command": line}, str(folder))
+        assert PermissionRules.from_tables({"allow": ["Bash(awk:*)", "Bash(sed:*)", "Bash(ed:*)"]}).allows(
+            "Bash", {"command": line}, str(folder)) is None, line

@@ -43,6 +43,21 @@ def work_tree(folder: str) -> str | None:
     return repository_tree(os.path.join(found, ".git"), found)
 
 
+def git_folder(folder: str, git_dir: str | None = None) -> str | None:
+    """The git folder whose config git reads and writes from a folder (a linked work tree's common one): the one
+    `git_dir` (a full path, --git-dir's) names, else the one found from the folder; "" where there is none (git
+    refuses to run); None where it is not known here."""
+    try:
+        if git_dir is not None:
+            return _common(_pointed(git_dir))
+        found = _found_from(os.path.normpath(folder))
+        if found is not None and _real(found) != _real(_found_from(os.path.realpath(folder))):
+            return None
+        return "" if found is None else _common(_pointed(os.path.join(found, ".git")))
+    except _Unknown:
+        return None
+
+
 def _found_from(start: str) -> str | None:
     """The folder whose .git git stops at, walking up from `start`; None where none does."""
     probe = start

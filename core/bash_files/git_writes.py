@@ -12,9 +12,11 @@ import re
 
 from contextual.core.bash_files.diffs import git_diff
 from contextual.core.bash_files.git_env import GitEnv
-from contextual.core.bash_files.git_tree import joined, repository_tree, under, work_tree
+from contextual.core.bash_files.git_tree import git_folder, joined, repository_tree, under, work_tree
 from contextual.core.bash_files.reads import in_folders
-from contextual.core.bash_files.write_programs import (GIT_CHECKOUT_INDEX, GIT_FILE_OPTIONS, GIT_HERE,
+from contextual.core.bash_files.write_programs import (GIT_CHECKOUT_INDEX, GIT_CONFIG, GIT_CONFIG_ACTIONS,
+                                                       GIT_CONFIG_EDITS, GIT_CONFIG_ELSEWHERE, GIT_CONFIG_READS,
+                                                       GIT_CONFIG_SUBS, GIT_CONFIG_WRITERS, GIT_FILE_OPTIONS, GIT_HERE,
                                                        GIT_INDEX_ALL, GIT_MADE, GIT_NAMED, GIT_SAME_COMMIT,
                                                        GIT_STASH_ALL, GIT_STASH_APPLIES, GIT_STASH_KEEPS,
                                                        GIT_STASH_UNTRACKED, GIT_TREES, GIT_WRITES)
@@ -58,6 +60,11 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str], env: G
     git_dir = str(line.git_dirs[-1] or "") if line.git_dirs else ""
     sub, rest = line.sub, line.args
     named_files = Found([_from(folder, w) for w in _outputs(rest, GIT_FILE_OPTIONS.get(sub, frozenset()))])
+    named_files.extend(_in_git_folder(_git_folder_files(sub, rest), folder, git_dir, folders, env))
+    if sub == "sparse-checkout" and rest and rest[0] in GIT_CONFIG_SUBS[sub]:
+        # `set`, `reapply` …: the work tree's files left out are removed, those let in written
+        named_files.extend(_whole(folder, [top for _, top in _work_trees(folder, tree, git_dir, folders, env)]
+                                  if tree or git_dir or env.elsewhere else None))
     two_words = sub in ("worktree", "bundle") and rest
     listed = GIT_NAMED.get(f"{sub} {rest[0]}" if two_words else sub)
     if listed is not None:      # `git merge-file F B O`, `git bundle create F`: as they name them
@@ -111,6 +118,45 @@ def git_writes(words: tuple[Word, ...], given: Input, folders: list[str], env: G
     if sub in ("apply", "am"):
         found.extend(git_diff(sub, rest, given, folders, folder))
     return found.extend(named_files)
+
+
+def _git_folder_files(sub: str, rest: tuple[Word, ...]) -> list[str]:
+    """The files in the repository's git folder a sub-command writes (write_programs.py: GIT_CONFIG_WRITERS):
+    `config` for `git config NAME VALUE`, `git remote add …`, `git branch -u …`; `info/sparse-checkout` too for
+    `git sparse-checkout set …`."""
+    if sub == "config":
+        seen, _, operands = read_options(rest, GIT_CONFIG)
+        action = GIT_CONFIG_ACTIONS.get(str(operands[0])) if operands else None
+        if seen & GIT_CONFIG_ELSEWHERE or action is False or (action is None and (
+                seen & GIT_CONFIG_READS or (len(operands) < 2 and not seen & GIT_CONFIG_EDITS))):
+            return []
+        return ["config"]
+    if sub in GIT_CONFIG_SUBS:
+        first = next((w for w in rest if not (isinstance(w, str) and w.startswith("-"))), "")
+        writes = first in GIT_CONFIG_SUBS[sub] or (sub == "submodule" and first == "update" and "--init" in rest)
+        return ["config", "info/sparse-checkout"] if writes and sub == "sparse-checkout" else ["config"] * writes
+    spec = GIT_CONFIG_WRITERS.get(sub)
+    if spec is None:
+        return []
+    seen, valued, _ = read_options(rest, spec)
+    return ["config"] if seen & spec.flags or any(option in spec.flags for option, _ in valued) else []
+
+
+def _in_git_folder(names: list[str], folder: str, git_dir: str, folders: list[str], env: GitEnv) -> Found:
+    """Files in the git folder git uses from each folder the line may be in (--git-dir's; any path where the line
+    sets GIT_DIR or the folder is not known here)."""
+    if not names:
+        return Found()
+    found = Found()
+    for base in folders:
+        at = os.path.join(base, folder)
+        named = joined(at, git_dir) if git_dir else None
+        common = None if env.elsewhere or (git_dir and named is None) else git_folder(at, named)
+        if common is None:
+            found.trees.append(under(None, ""))
+        elif common:
+            found.files += [os.path.join(common, name) for name in names]
+    return found
 
 
 def _outputs(words: tuple[Word, ...], options: frozenset[str]) -> list[Word]:

@@ -14,6 +14,7 @@ import os
 import re
 import shlex
 
+from contextual.core.bash_files.git_pathspecs import pathspec_paths
 from contextual.core.bash_files.git_submodules import foreach_folders, foreach_script
 from contextual.core.bash_files.write_programs import XARGS
 from contextual.core.bash_files.write_words import read_options
@@ -38,6 +39,8 @@ def named_paths(command: str, root: str, guess: bool = True) -> list[str]:
     gits = [(words, given) for words, given in zip(parsed.commands, parsed.inputs)
             if words and isinstance(words[0], str) and command_name(words[0]) == "git"]    # `/usr/bin/git` too
     named += [p for words, given in gits for p in _git_tree_paths((*words, *_stdin_names(words, given)))]
+    # `git grep x -- 'sec*'`, `git log -p -- ':(glob)**/k'`: git's own globs, as the project is now
+    named += [p for words, _ in gits for p in pathspec_paths(words, folders)]
     # a value the line gives a variable, or a part of a list of them (`BASH_ENV=.env bash`, `PYTHONPATH=a:secrets`):
     # the program it is handed to may open it
     named += [p for _, value in parsed.assigned for p in dict.fromkeys((value, *value.split(":")))]

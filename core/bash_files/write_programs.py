@@ -130,6 +130,37 @@ GIT_NAMED: dict[str, Program] = {
     **{sub: Program(values=_set("-s --suffix --mode"), into=_set("-o --output-directory"))
        for sub in ("bugreport", "diagnose")},
 }
+# git's sub-commands that write the repository's own config file (its git folder's `config`; the one git_tree.py
+# finds), read with these options (`flags`: any one makes it a write): `config` setting a value (`git config NAME
+# VALUE`, `--add`, `--unset`, `set`, `edit` …; not `--get`, `--list`, `get`, `list`, nor a `--global`, `--system`,
+# `-f F` or `--blob` one), `remote add|rename|rm|set-url|set-branches`, `branch -u|-m|-c|-d|--edit-description|-t`,
+# `checkout|switch -t`, `push|fetch|pull -u|--set-upstream`, `submodule init|add|deinit|sync|set-url|set-branch`
+# (and `update --init`), `sparse-checkout set|add|init|reapply|disable` (also its `info/sparse-checkout`),
+# `maintenance register|start|unregister|stop`. Not read: a new branch's tracking settings written by itself
+# (`git checkout BRANCH` guessing a remote one, `git branch NEW origin/x`).
+GIT_CONFIG_READS = _set("--get --get-all --get-regexp --get-urlmatch --get-color --get-colorbool -l --list")
+GIT_CONFIG_ELSEWHERE = _set("--global --system -f --file --blob")
+GIT_CONFIG_EDITS = _set("--add --replace-all --unset --unset-all --rename-section --remove-section -e --edit")
+GIT_CONFIG = Program(values=_set("--blob --type --default --comment -f --file"),
+                     flags=GIT_CONFIG_READS | GIT_CONFIG_ELSEWHERE | GIT_CONFIG_EDITS)
+GIT_CONFIG_ACTIONS = {"set": True, "unset": True, "rename-section": True, "remove-section": True, "edit": True,
+                      "get": False, "list": False}
+GIT_CONFIG_WRITERS: dict[str, Program] = {
+    "branch": Program(values=_set("--contains --no-contains --merged --no-merged --points-at --format --sort "
+                                  "--column"),
+                      flags=_set("-u --set-upstream-to --unset-upstream -m -M --move -c -C --copy -d -D --delete "
+                                 "--edit-description -t --track")),
+    "checkout": Program(values=_set("-b -B --orphan --conflict --pathspec-from-file"), flags=_set("-t --track")),
+    "switch": Program(values=_set("-c -C --create --force-create --orphan --conflict"), flags=_set("-t --track")),
+    "push": Program(values=_set("-o --push-option --repo --receive-pack --exec"), flags=_set("-u --set-upstream")),
+    **{sub: Program(values=_set("-o --server-option --upload-pack --depth --deepen --shallow-since "
+                                "--shallow-exclude --refmap --recurse-submodules -j --jobs"),
+                    flags=_set("--set-upstream")) for sub in ("fetch", "pull")},
+}
+GIT_CONFIG_SUBS = {"remote": _set("add rename remove rm set-url set-branches"),
+                   "submodule": _set("init add deinit sync set-url set-branch"),
+                   "sparse-checkout": _set("set add init reapply disable"),
+                   "maintenance": _set("register start unregister stop")}
 # options of git's tree-writing sub-commands naming a file they write besides: `read-tree --index-output=F`,
 # `apply --build-fake-ancestor=F`
 GIT_FILE_OPTIONS = {"read-tree": _set("--index-output"), "apply": _set("--build-fake-ancestor")}

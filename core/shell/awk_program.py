@@ -1,10 +1,10 @@
 """What an awk program runs, reads and writes (for core/shell/languages.py): `system(CMD)`, `print … | CMD` and
 `CMD | getline` hand CMD to /bin/sh, `print … > FILE` (or `>>`) writes FILE, `getline < FILE` reads it. CMD and FILE
 are read where the program gives them as one string; built from data or variables they are only known when it runs.
-gawk's `@` (an indirect call may name `system`; `@include`, `@load`), a program from a file (`-f`, `-E`, `-i`, `-l`)
-and the debugger (`-D`) bring in code from elsewhere. `--sandbox` (and `--help`, `--version`) are not taken to run
-nothing: gawk ends its options at one it does not know (`-Q --sandbox` runs the program unsandboxed) and other awks
-do not know them (BWK awk ignores an unknown option and runs on)."""
+gawk's `@` (an indirect call may name `system`; `@include`, `@load`), a library (`-i`, `-l`) and the debugger
+(`-D`) bring in code from elsewhere; a program from a file (`-f`, `-E`) is read from disk apart (said.ProgramFile).
+`--sandbox` (and `--help`, `--version`) are not taken to run nothing: gawk ends its options at one it does not know
+(`-Q --sandbox` runs the program unsandboxed) and other awks do not know them (BWK awk ignores an unknown option)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import re
 
 from contextual.core.shell.nodes import Word
 from contextual.core.shell.getopt_words import Getopt
-from contextual.core.shell.said import Said
+from contextual.core.shell.options import is_stdin_path
+from contextual.core.shell.said import TEXT, Said, program_file
 
 _OPTIONS = Getopt.spelled(
     "-F -f -v -e -E -i -l -W --field-separator --file --assign --source --exec --include --load",
@@ -20,7 +21,8 @@ _OPTIONS = Getopt.spelled(
     "--sandbox --characters-as-bytes --traditional --copyright --gen-pot --help --usage --version --bignum "
     "--use-lc-numeric --non-decimal-data --optimize --no-optimize --posix --re-interval --trace --csv", permute=False)
 # a program or library from a file; gawk's debugger (-D), whose commands (its `eval` among them) come from stdin
-_ELSEWHERE = frozenset({"-f", "--file", "-E", "--exec", "-i", "--include", "-l", "--load", "-D", "--debug"})
+_ELSEWHERE = frozenset({"-i", "--include", "-l", "--load", "-D", "--debug"})
+_FROM_FILE = frozenset({"-f", "--file", "-E", "--exec"})        # a program from a file named on the line
 # gawk writes these where its option names no file: -d awkvars.out, -o and -p awkprof.out
 _WRITTEN = {"-d": "awkvars.out", "--dump-variables": "awkvars.out", "-o": "awkprof.out",
             "--pretty-print": "awkprof.out", "-p": "awkprof.out", "--profile": "awkprof.out"}
@@ -53,8 +55,14 @@ def awk(words: list[Word]) -> Said:
     said = Said(elsewhere=bool(names & _ELSEWHERE) or any(     # mawk's `-W exec F`, gawk's `-W source=…`
         name == "-W" and (value is None or value[:1] in "efls" or value.startswith("inc")) for name, value in options))
     said.writes += [value or _WRITTEN[name] for name, value in options if name in _WRITTEN]
+    # `-f F`, `-E F`: the program in a file on disk, read apart (core/files_run.py) as `awk -- TEXT`
+    for name, value in options:
+        if name in _FROM_FILE and isinstance(value, str) and value and not is_stdin_path(value):
+            said.files.append(program_file(value, f"awk -- {TEXT}", words))
+    said.elsewhere |= any(name in _FROM_FILE and (value is None or not value or is_stdin_path(value))
+                          for name, value in options)
     texts = [value for name, value in options if name in ("-e", "--source")]
-    if not texts and not said.elsewhere:
+    if not texts and not said.elsewhere and not names & _FROM_FILE:
         texts = operands[:1]
     for text in texts:
         found = None if text is None else read_program(text)

@@ -73,7 +73,7 @@ class SimpleCommands:
                 words = ["git", sub, *words[1:]]      # /usr/lib/git-core/git-push, a link named git-push: git push
                 continue
             if (language := LANGUAGES.get(name)) is not None:
-                self._said(language(words[1:], stdin if given.kind == "text" else None), depth)
+                self._said(language(words[1:], given, stdin), depth)
                 return
             wrapper = WRAPPERS.get(name) or (_LOADER_WRAPPER if _LOADER.fullmatch(name) else None)
             if wrapper is None:
@@ -104,6 +104,10 @@ class SimpleCommands:
             else:
                 self.findings.written.append(path)
                 self.findings.redirected.append(path)
+        if said.files:
+            # read from disk by the permission rules (core/files_run.py); no allow rule allows the line
+            self.findings.program_files += said.files
+            self.findings.certain = False
         if said.elsewhere:
             self.findings.unreadable()
 

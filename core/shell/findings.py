@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from contextual.core.shell.nodes import Word
+from contextual.core.shell.said import ProgramFile
 
 MAX_NESTING = 8          # bash -c "eval 'sh -c …'": deeper than this is uncertain
 
@@ -43,6 +44,8 @@ class Findings:
     latent: list[tuple[Word, ...]] = field(default_factory=list)
     functions: list[str] = field(default_factory=list)
     assigned: list[tuple[str, str]] = field(default_factory=list)
+    program_files: list[ProgramFile] = field(default_factory=list)
+    loading: list[str] = field(default_factory=list)
 
     def listed(self, words: tuple[Word, ...], given: Input = NO_INPUT) -> None:
         """A simple command, with what it reads on standard input."""

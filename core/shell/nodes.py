@@ -216,10 +216,15 @@ def input_redirect(command: Node) -> tuple[str, Word]:
     for a here-document or here-string, ("file", its name) for `< FILE`, ("other", None) for a descriptor (`<&3`);
     a value only known when the line runs is None."""
     nodes = list(command.children)
-    parent = command.parent
+    element = command
+    # tree-sitter hangs a redirection after `a && b` or `a | b` on the list or pipeline; bash gives it to `b`
+    while element.parent is not None and element.parent.type in ("list", "pipeline") and \
+            element.parent.named_children and element.parent.named_children[-1].id == element.id:
+        element = element.parent
+    parent = element.parent
     if parent is not None and parent.type == "redirected_statement":
         body = parent.child_by_field_name("body")
-        if body is not None and body.id == command.id:
+        if body is not None and body.id == element.id:
             nodes += parent.children
     redirects: list[Node] = []
     for node in nodes:

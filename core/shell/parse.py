@@ -36,6 +36,7 @@ from contextual.core.shell.command import SimpleCommands
 from contextual.core.shell.findings import MAX_NESTING, NO_INPUT, Findings, Input
 from contextual.core.shell.latent import LatentText, expanded_substitutions
 from contextual.core.shell.nodes import Word
+from contextual.core.shell.said import ProgramFile
 from contextual.core.shell.unwrap import Unwrapper
 from contextual.core.shell.variables import Variables
 from contextual.core.shell.walk import TreeWalk
@@ -78,6 +79,12 @@ class ShellParse:
     # the variables the line sets to a known value, as (name, value): a program may open the file it names
     # (`BASH_ENV=secrets/k bash`, `GIT_TRACE=/p/.env git status`; core/bash_files/)
     assigned: tuple[tuple[str, str], ...] = ()
+    # the files a program takes its own commands from (`awk -f F`, `sed -f F`, `ed < F`), read from disk by the
+    # permission rules (core/files_run.py); a line with one is not certain: no allow rule allows it
+    program_files: tuple[ProgramFile, ...] = ()
+    # the variables set on the line that make a program load code from files (`LD_LIBRARY_PATH`, `PYTHONPATH`:
+    # core/shell/wrappers.py's LOADING_VARIABLES), whatever their value
+    loading: tuple[str, ...] = ()
 
 
 @functools.lru_cache(maxsize=128)
@@ -91,7 +98,8 @@ def parse_command(text: str) -> ShellParse:
                       tuple(dict.fromkeys(found.scripts)), found.misread, found.writes_unknown,
                       tuple(dict.fromkeys([*found.functions, *reading.aliases.names()])),
                       tuple(dict.fromkeys(found.written)), tuple(found.inputs), found.exports_unknown,
-                      tuple(dict.fromkeys(found.assigned)))
+                      tuple(dict.fromkeys(found.assigned)), tuple(dict.fromkeys(found.program_files)),
+                      tuple(dict.fromkeys(found.loading)))
 
 
 class _Reading:

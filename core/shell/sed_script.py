@@ -1,6 +1,7 @@
 """What a sed script runs, reads and writes (for core/shell/languages.py), as GNU sed reads it: `e COMMAND` runs
 COMMAND (a bare `e`, and `s///e`, run the pattern space: a command made from the data), `r`/`R FILE` read FILE,
-`w`/`W FILE` and `s///w FILE` write it, each to the end of its line; `-f FILE` takes the script from a file; with
+`w`/`W FILE` and `s///w FILE` write it, each to the end of its line; `-f FILE` takes the script from a file (read
+from disk apart: said.ProgramFile); with
 `--sandbox` sed refuses all of these. sed reads its whole script before it reads any input, and one it refuses runs
 nothing."""
 
@@ -10,7 +11,8 @@ import re
 
 from contextual.core.shell.nodes import Word
 from contextual.core.shell.getopt_words import Getopt
-from contextual.core.shell.said import Said
+from contextual.core.shell.options import is_stdin_path
+from contextual.core.shell.said import TEXT, Said, program_file
 
 _OPTIONS = Getopt.spelled("-e -f -l --expression --file --line-length", "-i --in-place",
                           "--quiet --silent --debug --follow-symlinks --posix --regexp-extended --separate --sandbox "
@@ -27,9 +29,16 @@ def sed(words: list[Word]) -> Said:
     names = {name for name, _ in options}
     if "--sandbox" in names or names & {"--help", "--version"}:
         return Said()
-    said = Said(elsewhere=bool(names & {"-f", "--file"}))
+    said = Said()
+    # `-f F`: script text from a file on disk, read apart (core/files_run.py) as `sed -e TEXT`
+    for name, value in options:
+        if name in ("-f", "--file"):
+            if isinstance(value, str) and value and not is_stdin_path(value):
+                said.files.append(program_file(value, f"sed -e {TEXT}", words))
+            else:
+                said.elsewhere = True
     pieces = [value for name, value in options if name in ("-e", "--expression")]
-    if said.elsewhere or pieces:
+    if names & {"-f", "--file"} or pieces:
         scripts: list[Word] = [None if None in pieces else "\n".join(p or "" for p in pieces)] if pieces else []
     else:
         scripts = operands[:1]

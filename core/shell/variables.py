@@ -12,8 +12,9 @@ from contextual.core.shell.findings import Reader
 from contextual.core.shell.latent import QUOTED_LATER
 from contextual.core.shell.nodes import Word
 from contextual.core.shell.options import is_stdin_path
-from contextual.core.shell.wrappers import (COMMAND_VARIABLES, OPTION_VARIABLES, PROGRAM_VARIABLES,
-                                           PROMPT_VARIABLES, REBINDING_VARIABLES, STARTUP_VARIABLES)
+from contextual.core.shell.wrappers import (COMMAND_VARIABLES, LOADING_VARIABLES, OPTION_VARIABLES,
+                                           PROGRAM_VARIABLES, PROMPT_VARIABLES, REBINDING_VARIABLES,
+                                           STARTUP_VARIABLES)
 
 _SENSITIVE_VARIABLES = (COMMAND_VARIABLES | PROMPT_VARIABLES | STARTUP_VARIABLES | REBINDING_VARIABLES
                         | PROGRAM_VARIABLES | frozenset(OPTION_VARIABLES))
@@ -33,6 +34,8 @@ class Variables:
         file (BASH_ENV); a new meaning for a name (BASH_ALIASES[x]=rm, GIT_CONFIG_COUNT) makes the line opaque."""
         if value:
             self.findings.assigned.append((name, value))
+        if name in LOADING_VARIABLES:
+            self.findings.loading.append(name)
         if name in PROMPT_VARIABLES:                 # expanded, not run: only its substitutions run
             if value is None:
                 self.findings.unreadable()
@@ -72,6 +75,8 @@ class Variables:
                 continue
             name, sep, value = word.partition("=")
             names = _variable_names(words[0], name)
+            if words[0] in _DECLARERS and words[0] != "unset":     # `export PYTHONPATH=$PYTHONPATH:.`, `read …`
+                self.findings.loading += sorted(names & set(LOADING_VARIABLES))
             sensitive = names & _SENSITIVE_VARIABLES
             if sensitive and sep and words[0] in _ASSIGNING:
                 self.assign(min(sensitive), value, depth)

@@ -35,8 +35,9 @@ GIT_COMMAND_SETTINGS = _opts(
     "remote.*.uploadpack remote.*.receivepack tar.*.command merge.*.driver sendemail.* browser.*.cmd man.*.cmd "
     "submodule.*.update hook.*.command uploadpack.packobjectshook")
 # … and settings naming files git runs or reads more settings from (core.hooksPath: a folder of programs;
-# init.templateDir: the hooks `git init` and `git clone` copy; core.worktree: where a relative hooksPath is)
-GIT_INCLUDES = _opts("include.path includeif.*.path core.hookspath init.templatedir core.worktree")
+# init.templateDir: the hooks `git init` and `git clone` copy; core.worktree: where a relative hooksPath is;
+# remote.*.vcs: the remote helper `git-remote-VALUE` git runs from PATH for that remote)
+GIT_INCLUDES = _opts("include.path includeif.*.path core.hookspath init.templatedir core.worktree remote.*.vcs")
 _FILTERS = _opts("--tree-filter --index-filter --msg-filter --env-filter --commit-filter --parent-filter "
                  "--tag-name-filter --setup")
 _SEND_EMAIL = _opts("--to-cmd --cc-cmd --header-cmd --sendmail-cmd")
@@ -319,5 +320,21 @@ REBINDING_VARIABLES = frozenset({"BASH_CMDS", "BASH_ALIASES", "GIT_CONFIG_COUNT"
                                  "LESSKEY", "LESSKEYIN", "LESSKEY_CONTENT", "LESSKEY_SYSTEM", "LESSKEYIN_SYSTEM",
                                  # Ex commands vim and ex run first (`VIMINIT='!rm f' vim -c q`)
                                  "VIMINIT", "EXINIT"})
+# Variables that make a program load code from the files they name (a folder of libraries or modules, an option
+# that loads one): set on the line, they make an innocent program run a file the model may have written
+# (`LD_LIBRARY_PATH=. ls` with a libc of the folder, `PYTHONPATH=. pip list` with a sitecustomize.py), so no allow
+# rule allows the line (core/permission_rules.py), unless each command is the language's own interpreter, which
+# runs any code it is given anyway. Deny rules do not read the code they load, as they do not read a script's.
+_PYTHON = frozenset({"python", "python2", "python3", "pytest", "py.test", "pypy", "pypy3"})
+LOADING_VARIABLES: dict[str, frozenset[str]] = {
+    **{name: frozenset() for name in ("LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "DYLD_FALLBACK_LIBRARY_PATH",
+                                      "DYLD_FRAMEWORK_PATH")},
+    **{name: _PYTHON for name in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE")},
+    **{name: frozenset({"node", "nodejs"}) for name in ("NODE_OPTIONS", "NODE_PATH")},
+    **{name: frozenset({"perl"}) for name in ("PERL5OPT", "PERL5LIB", "PERLLIB")},
+    **{name: frozenset({"ruby"}) for name in ("RUBYOPT", "RUBYLIB")},
+    **{name: frozenset({"lua"}) for name in ("LUA_INIT", "LUA_PATH", "LUA_CPATH")},
+    **{name: frozenset({"java"}) for name in ("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS")},
+}
 # A file a shell sources before it runs: opaque when it is standard input or made when the line runs.
 STARTUP_VARIABLES = frozenset({"BASH_ENV", "ENV"})

@@ -1,0 +1,345 @@
+"""What `make` runs from its makefile, for the deny rules (core/files_run.py reads each recipe line as a line of its
+own, as package.json's scripts are): the recipes of the targets named (else the first target), of their
+prerequisites in turn and of the pattern rules they match, from the makefile `-f` names or the first of GNUmakefile,
+makefile, Makefile in the folder it runs in (`-C DIR`), read as it is when the call is checked, with what `include`
+brings in; the commands `$(shell …)` and `!=` run while make reads it. A recipe's variables are made as make makes
+them (`$(RM)` is `rm -f`, `$@` the target, `VAR=VALUE` on the line and in the environment the line gives); a variable
+given several values (in both branches of an `ifeq`, which are both read) is read with each; a function's result is
+a word only known when it runs, let be as a script's `$X` is; a target or prerequisite so made may be any target.
+Every recipe of those targets counts, whether or not make finds its target out of date.
+
+Which recipes run is not known (None) where make's words are only known when it runs, where the makefile cannot be
+read (a FIFO, too large), where it evaluates text (`$(eval …)`, `--eval`), writes a file (`$(file …)`), runs
+Guile, includes a file named by a variable, or runs its recipes with a shell other than sh or bash (`SHELL = ./x`,
+`.RECIPEPREFIX`)."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from contextual.core.package_scripts import Scripts
+from contextual.core.regular_file import read_regular
+from contextual.core.shell.nodes import Word, command_name
+
+MAKES = frozenset({"make", "gmake", "bmake", "pmake"})
+MAX_BYTES = 1024 * 1024          # of one makefile
+MAX_FILES = 8                    # a makefile and what it includes
+MAX_TARGETS = 256                # targets followed from the goals
+MAX_READINGS = 16                # of one recipe line, where its variables have several values
+_VALUED = frozenset("CfIjloWE")              # make's short options that take a value
+_LONG_VALUED = frozenset({"--directory", "--file", "--makefile", "--include-dir", "--jobs", "--load-average",
+                          "--old-file", "--assume-old", "--what-if", "--new-file", "--assume-new", "--eval",
+                          "--debug", "--output-sync", "--jobserver-style", "--shuffle"})
+_DEFAULTS = {"RM": "rm -f", "MAKE": "make", "CC": "cc", "CXX": "g++", "CPP": "$(CC) -E", "AR": "ar", "AS": "as",
+             "LD": "ld", "FC": "f77", "LEX": "lex", "YACC": "yacc", "SHELL": "/bin/sh", "ARFLAGS": "rv"}
+_SHELLS = frozenset({"/bin/sh", "/bin/bash", "/usr/bin/sh", "/usr/bin/bash", "sh", "bash"})
+_ASSIGN = re.compile(r"^(?:(?:override|export|private)\s+)*([^\s:#=!?+$()]+|\$[({][^)}]*[)}])\s*"
+                     r"(:::=|::=|:=|\?=|\+=|!=|=)\s*(.*)$", re.S)
+_RULE = re.compile(r"^([^:=#]+?)\s*(::?)(?!=)\s*(.*)$", re.S)
+_DEFINE = re.compile(r"(?:(?:override|export)\s+)*define\s+(\S+?)\s*(?::::=|::=|:=|\?=|\+=|!=|=)?\s*$")
+_UNREADABLE = ("eval", "file", "guile", "load")
+_REFERENCE = re.compile(r"([^\s:$(){}]+):([^\s=$]*)=([^\s$]*)")
+UNKNOWN = '"$__MAKE__"'          # a word only known when make runs (a function's result)
+
+
+Rule = tuple[list[str], list[str], list[str]]        # targets, prerequisites, recipe lines
+
+
+class _Unknown(Exception):
+    """Which recipes run cannot be told from the files."""
+
+
+@dataclass
+class _Makefile:
+    values: dict[str, list[str]] = field(default_factory=dict)      # each variable's values, in order
+    rules: list[Rule] = field(default_factory=list)
+    parsed: list[str] = field(default_factory=list)                # `!=` lines, run by the shell while reading
+    read: list[str] = field(default_factory=list)                  # lines whose `$(shell …)` may run then
+    files: list[str] = field(default_factory=list)
+
+
+def recipes_run(words: Sequence[Word], place: str, environment: Sequence[tuple[str, str]] = ()) -> Scripts | None:
+    """The recipe lines the command `words` (make) runs in the folder `place`, the variables the line gives
+    (`environment`) in make's environment; None when that is not known."""
+    if command_name(str(words[0])) not in MAKES:
+        return Scripts()
+    goals: list[str] = []
+    files: list[str] = []
+    overrides: dict[str, list[str]] = {}
+    rest = list(words[1:])
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        i += 1
+        if word is None:
+            return None                                   # `make $T`, `make $OPTS`
+        option, value = "", ""
+        value_word: Word = ""
+        if word.startswith("--"):
+            option, eq, value = word.partition("=")
+            if option in _LONG_VALUED and not eq:
+                value_word, i = (rest[i] if i < len(rest) else ""), i + 1
+        elif word.startswith("-") and len(word) > 1:
+            at = next((at for at in range(1, len(word)) if word[at] in _VALUED), 0)
+            if at:
+                option, value = "-" + word[at], word[at + 1:]
+                if not value:
+                    value_word, i = (rest[i] if i < len(rest) else ""), i + 1
+        elif (assigned := _ASSIGN.match(word)) is not None:
+            overrides[assigned.group(1)] = [assigned.group(3)]
+        else:
+            goals.append(word)
+        if value_word is None or option == "--eval":
+            return None                                   # `make -C "$D"`; `--eval`: text for make to evaluate
+        value = value or value_word
+        if option in ("-C", "--directory"):
+            place = os.path.join(place, value)
+        elif option in ("-f", "--file", "--makefile"):
+            files.append(value)
+    try:
+        return _run(place, [os.path.join(place, f) for f in files], goals, overrides, dict(environment))
+    except _Unknown:
+        return None
+
+
+def _run(place: str, files: list[str], goals: list[str], overrides: dict[str, list[str]],
+         environment: dict[str, str]) -> Scripts:
+    named = files or [p for p in (os.path.join(place, n) for n in ("GNUmakefile", "makefile", "Makefile"))
+                      if os.path.lexists(p)][:1]
+    if not named:
+        return Scripts()                                  # make's built-in rules only: the compilers
+    made = _Makefile()
+    for path in named:
+        _read(path, place, made)
+    values = {k: [v] for k, v in _DEFAULTS.items()} | {k: [v] for k, v in environment.items()}
+    values |= made.values
+    values |= overrides
+    if any(v.strip() not in _SHELLS for v in values.get("SHELL", [])) or ".RECIPEPREFIX" in values:
+        raise _Unknown
+    lines: list[str] = []
+    shells: list[str] = []
+    for text in made.parsed:
+        shells += _expanded(text, values, {}, shells)
+    for text in made.read:
+        _expanded(text, values, {}, shells)
+    # a rule's targets and prerequisites are made as make reads them (`$(PROG): $(OBJS:.c=.o)`)
+    rules = [(_words(targets, values, shells), _words(prerequisites, values, shells), recipe)
+             for targets, prerequisites, recipe in made.rules]
+    first = next((t for targets, _, _ in rules for t in targets if not t.startswith(".") and "%" not in t), "")
+    for target, prerequisites, recipe in _followed(rules, goals or [first, *values.get(".DEFAULT_GOAL", [])]):
+        automatic = {"@": target, "<": prerequisites[0] if prerequisites else "", "^": " ".join(prerequisites),
+                     "+": " ".join(prerequisites), "?": " ".join(prerequisites), "*": "", "|": "", "%": ""}
+        for raw in recipe:
+            lines += _expanded(raw.lstrip("@+- \t"), values, automatic, shells)
+    return Scripts(tuple(dict.fromkeys(shells + lines)), place, named[0])
+
+
+def _read(path: str, place: str, made: _Makefile) -> None:
+    """A makefile's variables and rules, joined into `made`; an `include` read in turn."""
+    if len(made.files) >= MAX_FILES:
+        raise _Unknown
+    made.files.append(path)
+    try:
+        data = read_regular(path, MAX_BYTES + 1)
+    except OSError:
+        raise _Unknown from None
+    if len(data) > MAX_BYTES:
+        raise _Unknown
+    text = data.decode("utf-8", errors="replace")
+    recipe: list[str] | None = None
+    defining: tuple[str, list[str]] | None = None
+    for line in _logical_lines(text):
+        if defining is not None:
+            if line.strip() == "endef":
+                made.values.setdefault(defining[0], []).append("\n".join(defining[1]))
+                defining = None
+            else:
+                defining[1].append(line)
+            continue
+        stripped = _uncommented(line).strip()
+        if line.startswith("\t") and recipe is not None:
+            recipe.append(line[1:])
+            # …and as make may read it instead, out of a rule's context: a variable's value
+            if (assigned := _ASSIGN.match(stripped)) is not None and "$" not in assigned.group(1):
+                _assign(made, *assigned.groups())
+            continue
+        if not stripped:
+            continue
+        keyword = stripped.split(None, 1)[0]
+        if "$" in stripped:
+            made.read.append(stripped)        # made as make reads it (`X := $(shell …)`, a rule's words)
+        if (define := _DEFINE.match(stripped)) is not None:
+            defining = (define.group(1), [])
+            continue
+        if keyword in ("include", "-include", "sinclude"):
+            for name in stripped.split()[1:]:
+                if "$" in name:
+                    raise _Unknown            # a file named by a variable or a function
+                full = os.path.join(place, name)
+                if os.path.lexists(full) or keyword == "include":
+                    _read(full, place, made)
+            continue
+        if keyword in ("ifeq", "ifneq", "ifdef", "ifndef", "else", "endif", "vpath", "unexport", "undefine"):
+            continue                          # both branches of a conditional are read
+        if any(f"$({name} " in stripped or f"${{{name} " in stripped for name in _UNREADABLE):
+            raise _Unknown
+        assigned = _ASSIGN.match(stripped)
+        rule = _RULE.match(stripped)
+        if assigned and not (rule and rule.start(2) < assigned.start(2)):
+            name, operator, value = assigned.groups()
+            if "$" in name:
+                raise _Unknown                # a variable whose name is made when make runs
+            _assign(made, name, operator, value)
+            continue
+        if rule is None:
+            continue
+        targets, rest = rule.group(1).split(), rule.group(3)
+        prerequisites, _, inline = rest.partition(";")
+        if (own := _ASSIGN.match(prerequisites.strip())) is not None:
+            recipe = None                     # `target: VAR = value`, a target's own variable: one more value
+            _assign(made, *own.groups())
+            continue
+        if prerequisites.count(":"):          # a static pattern rule: `objs: %.o: %.c`
+            prerequisites = prerequisites.split(":", 1)[1]
+        recipe = [inline] if inline.strip() else []
+        made.rules.append((targets, prerequisites.replace("|", " ").split(), recipe))
+
+
+def _assign(made: _Makefile, name: str, operator: str, value: str) -> None:
+    values = made.values.setdefault(name, [])
+    if operator == "!=":
+        made.parsed.append(value)             # run by the shell while make reads the makefile
+        values.append(UNKNOWN)
+    elif operator == "+=" and values:
+        values[:] = [f"{v} {value}" for v in values]
+    else:
+        values.append(value)
+
+
+def _logical_lines(text: str) -> list[str]:
+    """The makefile's lines, a `\\`+newline joined as make joins them (a blank in place; a recipe's kept for its
+    shell, which joins it the same)."""
+    return re.sub(r"\\\n[ \t]*", " ", text).split("\n")
+
+
+def _uncommented(line: str) -> str:
+    found = re.search(r"(?<!\\)#", line)
+    return line[:found.start()] if found else line
+
+
+def _words(words: list[str], values: dict[str, list[str]], shells: list[str]) -> list[str]:
+    """A rule's targets or prerequisites as make makes them, every reading's; a word only known when make runs (a
+    function's result) is UNKNOWN."""
+    made = [w for text in _expanded(" ".join(words), values, {}, shells) for w in text.split()]
+    return list(dict.fromkeys(UNKNOWN if UNKNOWN in w else w for w in made))
+
+
+def _followed(rules: list[Rule], goals: list[str]) -> list[tuple[str, list[str], list[str]]]:
+    """Each target make may build for the goals, with its prerequisites and recipe: an explicit rule's, else the
+    pattern rules it matches; then their prerequisites in turn. A target only known when make runs may be any
+    (its rule counts for every target), and so may such a prerequisite (every rule's target follows)."""
+    out: list[tuple[str, list[str], list[str]]] = []
+    queue, seen = list(goals), set[str]()
+    while queue and len(seen) < MAX_TARGETS:
+        target = queue.pop(0)
+        if target in seen or not target:
+            continue
+        seen.add(target)
+        if target == UNKNOWN:
+            queue += [t for targets, _, _ in rules for t in targets if "%" not in t]
+            out += [(UNKNOWN, p, r) for targets, p, r in rules if any("%" in t for t in targets)]
+            continue
+        explicit = [(p, r) for targets, p, r in rules if target in targets or UNKNOWN in targets]
+        matched = [] if any(r for _, r in explicit) else [
+            ([p.replace("%", stem) for p in prerequisites], recipe) for targets, prerequisites, recipe in rules
+            for pattern in targets if "%" in pattern and (stem := _stem(pattern, target)) is not None]
+        for prerequisites, recipe in explicit + matched:
+            out.append((target, prerequisites, recipe))
+            queue += prerequisites
+    if queue:
+        raise _Unknown                        # too many targets to follow
+    return out
+
+
+def _stem(pattern: str, target: str) -> str | None:
+    before, _, after = pattern.partition("%")
+    if target.startswith(before) and target.endswith(after) and len(target) >= len(before) + len(after):
+        return target[len(before):len(target) - len(after)]
+    return None
+
+
+def _expanded(text: str, values: dict[str, list[str]], automatic: dict[str, str], shells: list[str],
+              depth: int = 0) -> list[str]:
+    """A recipe line with its variables made (each reading of one with several values); the command of a
+    `$(shell CMD)` goes to `shells`, another function's result is a word only known when make runs."""
+    if depth > 8:
+        raise _Unknown
+    pieces: list[list[str]] = []
+    i = 0
+    while i < len(text):
+        if text[i] != "$" or i + 1 >= len(text):
+            pieces.append([text[i]])
+            i += 1
+            continue
+        char = text[i + 1]
+        if char == "$":
+            pieces.append(["$"])
+            i += 2
+        elif char in "({":
+            end = _closing(text, i + 1)
+            inner = text[i + 2:end]
+            head, _, argument = inner.partition(" ")
+            if head in _UNREADABLE:
+                raise _Unknown
+            if head == "shell":
+                shells += _expanded(argument, values, automatic, shells, depth + 1)
+                pieces.append([UNKNOWN])
+            elif (reference := _REFERENCE.fullmatch(inner)) is not None:
+                name, before, after = reference.groups()      # `$(OBJS:.c=.o)`, `$(SRC:%.c=build/%.o)`
+                pieces.append([" ".join(_substituted(w, before, after) for w in value.split())
+                               for value in _value(name, values, automatic, shells, depth)])
+            elif " " in inner or "," in inner or ":" in inner or "$" in inner:
+                pieces.append([UNKNOWN])      # a function, a computed name
+            else:
+                pieces.append(_value(inner, values, automatic, shells, depth))
+            i = end + 1
+        else:
+            pieces.append(_value(char, values, automatic, shells, depth))
+            i += 2
+    readings = list(itertools.islice(("".join(p) for p in itertools.product(*pieces)), MAX_READINGS + 1))
+    if len(readings) > MAX_READINGS:
+        raise _Unknown
+    return readings
+
+
+def _value(name: str, values: dict[str, list[str]], automatic: dict[str, str], shells: list[str],
+           depth: int) -> list[str]:
+    """A variable's values, each made in turn (`$@`, `$(@D)`: the target's)."""
+    if name in automatic or (name[:1] in automatic and name[1:] in ("D", "F")):
+        return [automatic.get(name, UNKNOWN)]
+    if name not in values:
+        return [UNKNOWN if name[:1].isalpha() or name[:1] == "_" else ""]
+    return list(dict.fromkeys(out for value in values[name]
+                              for out in _expanded(value, values, automatic, shells, depth + 1)))
+
+
+def _substituted(word: str, before: str, after: str) -> str:
+    """A word of a substitution reference: `a.c` of `$(X:.c=.o)` is `a.o`, of `$(X:%.c=b/%.o)` `b/a.o`."""
+    if "%" not in before:
+        before, after = "%" + before, "%" + after
+    stem = _stem(before, word)
+    return word if stem is None else after.replace("%", stem, 1)
+
+
+def _closing(text: str, at: int) -> int:
+    """Where the `(` or `{` at `at` closes (nested ones counted)."""
+    opening, closing, depth = text[at], ")" if text[at] == "(" else "}", 0
+    for j in range(at, len(text)):
+        depth += (text[j] == opening) - (text[j] == closing)
+        if depth == 0:
+            return j
+    raise _Unknown
