@@ -7,7 +7,7 @@ import os
 
 from hypothesis import given, strategies as st
 
-from contextual.core.textsafe import REPLACEMENT, strip_control, valid_json_value, valid_unicode
+from contextual.core.textsafe import REPLACEMENT, one_line, strip_control, valid_json_value, valid_unicode
 
 
 def test_valid_text_is_returned_unchanged():
@@ -75,3 +75,24 @@ def test_bidirectional_controls_are_shown_not_obeyed():
     assert strip_control("echo ok \u202e# ~ fr- mr\u202c") == "echo ok <U+202E># ~ fr- mr<U+202C>"
     assert strip_control("a\u2066b\u2069") == "a<U+2066>b<U+2069>"
     assert strip_control("שלום world ✓") == "שלום world ✓"          # right-to-left text itself stays
+
+
+@given(st.text(alphabet=st.sampled_from("ab \n\t\u00a0\u2028\x1c"), max_size=40), st.integers(1, 20))
+def test_one_line_is_the_text_s_words_joined_by_one_space_and_cut(text: str, limit: int):
+    flat = " ".join(text.split())
+    assert one_line(text, limit) == (flat if len(flat) <= limit else flat[:limit - 1] + "…")
+
+
+def test_one_line_of_megabytes_of_short_words_takes_only_what_shows():
+    """An MCP server's 50 MB description of two-letter words, split whole for a row of 600 characters, made 16
+    million strings (1.3 GB)."""
+    import tracemalloc
+    essay = "ab " * 3_000_000
+    tracemalloc.start()
+    try:
+        row = one_line(essay, 600)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert row == ("ab " * 200)[:599] + "…"
+    assert peak < 1_000_000, peak

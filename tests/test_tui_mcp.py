@@ -147,3 +147,33 @@ async def test_a_project_mcp_json_that_is_a_fifo_is_said_in_the_chat_at_launch(t
             await wait_for(pilot, lambda: bool(notices()))
             assert len(notices()) == 1 and notices()[0].startswith(said), notices()
             await app.action_quit()
+
+
+async def test_a_long_wide_tool_name_leaves_the_mcp_screen_its_status_and_command_and_rejected_tools_are_capped(
+        tmp_path: Path):
+    """One tool named by 100 wide characters (200 cells, in a column that does not wrap) took the whole width: every
+    server's status, command line and error showed as nothing (red team, helper-164). Each tool rejected was a row;
+    the screen lists as many of them as it lists tools, and says how many more."""
+    hostile = str(Path(__file__).parent / "fakes" / "hostile_mcp.py")
+    root, home = tmp_path / "proj", tmp_path / "home"
+    root.mkdir()
+    home.mkdir()
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": {"hostile": {
+        "command": sys.executable, "args": [hostile], "env": {"HOSTILE_NAME": "😀" * 100, "HOSTILE_LONG": "150", "HOSTILE_DEPTH": "1"}}}}))
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        host = RealHost(load_config(root, {"model": "fake-model", "base_url": srv.base_url, "api_key": "sk-test"},
+                                    env={"CONTEXTUAL_HOME": str(home)}))
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: host.mcp is not None)
+            await host.mcp.wait_started()
+            await wait_for(pilot, lambda: "mcp__hostile__good" in app.engine.tools)
+            await type_and_send(pilot, "/mcp")
+            await wait_for(pilot, lambda: isinstance(app.screen, MCPScreen))
+            await pilot.pause()
+            text = "\n".join(w.render_line(y).text for w in app.screen.query("#mcp-servers")
+                             for y in range(w.size.height))
+            assert "stdio · " in text and "ready" in text and "Echoes its text." in text, text
+            # 151 rejected: the 150 names and the tool whose schema is a string
+            assert text.count("rejected a tool named") == 99 and "… 51 more rejected" in text, text
+            await app.action_quit()

@@ -14,7 +14,7 @@ from typing import Any, AsyncIterator, Callable
 
 from contextual.core.mcp import describe
 from contextual.core.mcp.config import ServerSpec
-from contextual.core.mcp.server_log import open_log, without_inputs
+from contextual.core.mcp.server_log import ServerLog, open_log, without_inputs
 from contextual.core import secrets, textsafe
 
 STARTING, READY, FAILED, STOPPED = "starting", "ready", "failed", "stopped"
@@ -88,16 +88,30 @@ class ServerConnection:
     def _transport(self) -> Any:
         """An async context manager yielding the SDK's (read, write) streams."""
         if self.spec.transport == "http":
-            return _http_streams(self.spec.url, self.spec.headers)
+            return _watched(_http_streams(self.spec.url, self.spec.headers), each=self._listing_checker())
         if self.spec.transport == "sse":
             from mcp.client.sse import sse_client
 
             from contextual.core.mcp import http_bound
-            return sse_client(self.spec.url, headers=self.spec.headers or None,
-                              httpx_client_factory=http_bound.bounded_client)
+            return _watched(sse_client(self.spec.url, headers=self.spec.headers or None,
+                                       httpx_client_factory=http_bound.bounded_client), each=self._listing_checker())
         from contextual.core.mcp.stdio import stdio_streams
         return _watched(stdio_streams(self.spec.command, list(self.spec.args), dict(self.spec.env), self._stderr,
                                       self.rejected), self._stream_ended)
+
+    def _listing_checker(self) -> Callable[[Any], None]:
+        """Over HTTP the SDK parses the messages itself: a tools/list answer loses its malformed tools here, as a
+        stdio server's do in our transport (one inputSchema that was a string failed the whole server)."""
+        from mcp import types
+
+        from contextual.core.mcp.stdio import without_bad_tools
+        log = ServerLog(self._stderr)
+
+        def check(item: Any) -> None:
+            message = getattr(item, "message", None)
+            if isinstance(message, types.JSONRPCResponse):
+                without_bad_tools(message.result, self.rejected, log)
+        return check
 
     def _stream_ended(self) -> None:
         """The server's stdout ended while we were not closing it: the process is gone, even between calls."""
@@ -143,7 +157,8 @@ class ServerConnection:
                     self.rejected.append(f"a tool named {textsafe.one_line(t.name, 40)!r} ({len(t.name):,} "
                                          f"characters, over {describe.NAME_CHARS})")
                     continue
-                tools.append(ListedTool(t.name, t.description, dict(t.input_schema or {})))
+                tools.append(ListedTool(t.name, t.description and t.description[:describe.DESCRIPTION_KEPT],
+                                        dict(t.input_schema or {})))
             cursor = page.next_cursor
             if len(tools) > MAX_TOOLS:
                 self.too_many = True
@@ -196,7 +211,7 @@ class ServerConnection:
     async def call(self, tool: str, args: dict[str, Any], timeout: float | None = None) -> Any:
         """The SDK's CallToolResult; CallFailed for timeouts and lost servers (which are marked failed)."""
         from mcp.shared.exceptions import MCPError
-        from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+        from mcp.types import CONNECTION_CLOSED
         client = self._client
         if client is None or self.status != READY:
             raise CallFailed("server_unavailable", f"MCP server {self.spec.name} is not running"
@@ -206,7 +221,9 @@ class ServerConnection:
         try:
             return await client.call_tool(tool, args, read_timeout_seconds=limit)
         except MCPError as exc:
-            if exc.code == REQUEST_TIMEOUT or time.monotonic() - started >= limit:
+            # by the clock, not the code: a server's own error with the SDK's timeout code (-32001, in the range
+            # JSON-RPC leaves to servers) read as "did not answer within 120 s" at once
+            if time.monotonic() - started >= limit:
                 raise CallFailed("timeout", f"MCP server {self.spec.name} did not answer {tool} within "
                                             f"{limit:g} s") from None
             if exc.code == CONNECTION_CLOSED:
@@ -220,8 +237,10 @@ class ServerConnection:
 
 
 @asynccontextmanager
-async def _watched(transport: Any, on_end: Callable[[], None]) -> AsyncIterator[Any]:
-    """The transport's streams, with the end of the server's output reported as it happens (not at the next call)."""
+async def _watched(transport: Any, on_end: Callable[[], None] | None = None,
+                   each: Callable[[Any], None] | None = None) -> AsyncIterator[Any]:
+    """The transport's streams, with the end of the server's output reported as it happens (not at the next call)
+    and `each` message seen before the SDK reads it."""
     import anyio
     async with transport as (read, write):
         send, receive = anyio.create_memory_object_stream[Any](0)
@@ -229,8 +248,11 @@ async def _watched(transport: Any, on_end: Callable[[], None]) -> AsyncIterator[
         async def pump() -> None:
             async with send:
                 async for item in read:
+                    if each is not None:
+                        each(item)
                     await send.send(item)
-            on_end()
+            if on_end is not None:
+                on_end()
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(pump)

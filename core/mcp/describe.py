@@ -16,6 +16,9 @@ from contextual.core.textsafe import one_line
 from contextual.core.tools._args import ArgSpec
 
 DESCRIPTION_CHARS = 600        # servers ship essays; the model needs the gist and the arguments
+# What is kept of a listed description at all: a server's 50 MB one held the app's loop 3 s to open /mcp (its
+# escapes stripped before the cut) and ToolSearch read all its words at every search.
+DESCRIPTION_KEPT = 20 * DESCRIPTION_CHARS
 PROPERTY_CHARS = 160
 # One tool's entry is bounded whatever its schema holds: 20,000 properties with long names made one tool's entry
 # 44 MB (11 million tokens, 28 s to count at launch, and ToolSearch returned it whole).

@@ -21,6 +21,17 @@ from contextual.core.mcp.server_log import RecordLog
 from contextual.core.mcp.tool import MCPTool
 
 
+SAID_ONE_BY_ONE = 5      # a server's tools left out, a line each; past this, one line for the rest (a server that
+                         # listed 30,000 of them froze the app adding 30,000 rows to the chat)
+
+
+def at_most(lines: list[str], rest: str) -> list[str]:
+    """`lines`, or their first SAID_ONE_BY_ONE and one more line: `rest` with `{n}` for how many are left out."""
+    if len(lines) <= SAID_ONE_BY_ONE:
+        return lines
+    return lines[:SAID_ONE_BY_ONE] + [rest.format(n=f"{len(lines) - SAID_ONE_BY_ONE:,} more")]
+
+
 @dataclass(frozen=True)
 class ServerRow:
     """What `/mcp` shows for one server."""
@@ -90,6 +101,7 @@ class MCPManager:
         self._tools: dict[str, MCPTool] = {}
         self.listeners: list[Callable[[], None]] = []    # told after any status change (the app refreshes)
         self.unapproved: list[trust.Item] = []           # project files left out for want of approval
+        self._said_twice: set[str] = set()               # tool names already said to be offered more than once
 
     @classmethod
     def from_config(cls, project_root: Path, home: Path, trusted: bool | None = None) -> "MCPManager":
@@ -129,21 +141,27 @@ class MCPManager:
             self._reports.append(f"MCP server {conn.spec.name} {'stopped' if self._offers(conn) else 'failed'}: "
                                  f"{conn.error}; its tools are not available")
         if conn.status == READY and conn.rejected:
-            self._reports += [f"MCP server {conn.spec.name}: {problem}; that tool is not offered"
-                              + (f" (log: {conn.log_path})" if conn.log_path else "") for problem in conn.rejected]
+            log = f" (log: {conn.log_path})" if conn.log_path else ""
+            self._reports += at_most([f"MCP server {conn.spec.name}: {problem}; that tool is not offered{log}"
+                                      for problem in conn.rejected],
+                                     f"MCP server {conn.spec.name}: {{n}} of its tools are not offered{log}")
         if conn.status == READY and conn.too_many:
             self._reports.append(f"MCP server {conn.spec.name} lists more than {len(conn.tools):,} tools: only the "
                                  f"first {len(conn.tools):,} are offered")
         tools: dict[str, MCPTool] = {}
+        twice: list[str] = []       # each said once a session, not again at every change of any server
         for c in self.connections:
             if c.status != READY:
                 continue
             for listed in c.tools:
                 name = describe.tool_name(c.spec.name, listed.name)
                 if name in tools:
-                    self._reports.append(f"MCP tool {name} is offered twice; the second is ignored")
+                    if name not in self._said_twice:
+                        self._said_twice.add(name)
+                        twice.append(f"MCP tool {name} is offered more than once; only the first is kept")
                     continue
                 tools[name] = MCPTool(c, listed)
+        self._reports += at_most(twice, "{n} MCP tool names are offered more than once; only the first of each is kept")
         if list(tools) != list(self._tools):
             self._tools = tools
             self.version += 1

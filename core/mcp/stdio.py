@@ -118,21 +118,24 @@ def _tool_problem(tool: Any) -> str | None:
     return None
 
 
-def _without_bad_tools(doc: Any, rejected: list[str]) -> bool:
-    """Drop from a tools/list answer each tool that cannot be offered, saying why in `rejected`; whether any was."""
-    result = doc.get("result") if isinstance(doc, dict) else None
+def without_bad_tools(result: Any, rejected: list[str], log: ServerLog) -> bool:
+    """Drop from a tools/list answer's result each tool that cannot be offered, saying why in `rejected` and the
+    log; whether any was."""
     listed = result.get("tools") if isinstance(result, dict) else None
     if not isinstance(result, dict) or not isinstance(listed, list):
         return False
-    kept = []
+    kept: list[Any] = []
+    problems: list[str] = []
     for tool in listed:
         problem = _tool_problem(tool)
         if problem is None:
             kept.append(tool)
         else:
-            rejected.append(problem)
+            problems.append(problem)
     result["tools"] = kept
-    return len(kept) < len(listed)
+    rejected += problems
+    log.write("".join(f"[contextual] rejected {problem}\n" for problem in problems))
+    return bool(problems)
 
 
 def _parse(line: bytes | _TooLong, log: ServerLog, rejected: list[str]) -> Any:
@@ -157,16 +160,23 @@ def _parse(line: bytes | _TooLong, log: ServerLog, rejected: list[str]) -> Any:
             return None
         return _error(json.loads(found.group(1)), f"the server's answer {why}; it was discarded")
     try:
-        return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValueError as exc:
         cause = _cause(exc)
+    else:
+        # Valid JSON-RPC, a tools/list answer may still hold a tool the SDK refuses: one inputSchema that was a
+        # string failed the whole listing, and the server with it. Each tool is checked; only the bad ones leave.
+        without_bad_tools(getattr(message, "result", None), rejected, log)
+        if isinstance(message, types.JSONRPCError) and message.error.code == types.CONNECTION_CLOSED:
+            # The SDK's own code for a connection that closed; JSON-RPC leaves -32000 to a server's own errors, and
+            # one answered with it read as a server gone: its tools left L1 while it ran on.
+            message.error.code = types.INTERNAL_ERROR
+        return SessionMessage(message)
     try:
         doc = json.loads(line)
     except (ValueError, RecursionError):
         doc = None
-    before = len(rejected)
-    if isinstance(doc, dict) and _without_bad_tools(doc, rejected):
-        log.write("".join(f"[contextual] rejected {problem}\n" for problem in rejected[before:]))
+    if isinstance(doc, dict) and without_bad_tools(doc.get("result"), rejected, log):
         try:
             return SessionMessage(types.jsonrpc_message_adapter.validate_python(doc, by_name=False))
         except ValueError as exc:

@@ -5,7 +5,7 @@ N bytes before the call's result comes on the event stream; a client that stops 
 connection under the server's write, and `cut` is set.
 HostileHTTP("http", blocks=N, form=...): streamable HTTP, whose answer to `tools/call` is N one-letter text blocks,
 as a JSON body (form "json") or as one event of an event stream, a `data:` line per block, lines ending in CR LF
-(form "sse").
+(form "sse"). `malformed=True` lists, beside tool `t`, a tool whose inputSchema is a string.
 
     with HostileHTTP("http", blocks=150_000, form="sse") as srv:     # srv.url
         ...
@@ -23,8 +23,10 @@ CHUNK = 65536
 
 
 class HostileHTTP:
-    def __init__(self, transport: str, *, post_body: int = 0, blocks: int = 0, form: str = "json") -> None:
+    def __init__(self, transport: str, *, post_body: int = 0, blocks: int = 0, form: str = "json",
+                 malformed: bool = False) -> None:
         self.transport, self.post_body, self.blocks, self.form = transport, post_body, blocks, form
+        self.malformed = malformed
         self.cut = threading.Event()
         self._events: queue.Queue[str | None] = queue.Queue()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (_Handler,), {"fake": self}))
@@ -47,7 +49,8 @@ class HostileHTTP:
             return {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
                     "serverInfo": {"name": "hostile-http", "version": "0"}}
         if method == "tools/list":
-            return {"tools": [{"name": "t", "description": "Answers.", "inputSchema": {"type": "object"}}]}
+            bad = [{"name": "malformed", "inputSchema": "not a schema"}] if self.malformed else []
+            return {"tools": [{"name": "t", "description": "Answers.", "inputSchema": {"type": "object"}}, *bad]}
         return {"content": [{"type": "text", "text": "b"}] * self.blocks or [{"type": "text", "text": "ok"}]}
 
 

@@ -7,7 +7,10 @@ of N escaped quotes that never ends; HOSTILE_WIDE=N lists one more tool of N des
 HOSTILE_ITEMS=N answers every call with an array of N short strings beside its text; HOSTILE_ORPHAN=PATH
 answers a call by starting a child that writes its pid to PATH and holds the server's output open, then exiting;
 HOSTILE_STUCK=PATH outlives its input's end and ignores SIGTERM, writing to PATH when each came ("eof T", "term T",
-T from time.time()), so only SIGKILL ends it; HOSTILE_RESULT and HOSTILE_CHATTER: see below.
+T from time.time()), so only SIGKILL ends it; HOSTILE_CLASH=N lists N pairs of tools whose names differ only where
+mcp__ ids write '_' ("c-0" and "c.0"); HOSTILE_LONG=N lists N tools of 200-character names; HOSTILE_ESSAY=N lists
+one more tool described by N characters of two-letter words; HOSTILE_ERROR=CODE answers every call with a JSON-RPC
+error of that code; HOSTILE_RESULT and HOSTILE_CHATTER: see below.
 
     python tests/fakes/hostile_mcp.py         # stdio, one JSON-RPC message a line
 """
@@ -38,7 +41,13 @@ def tools() -> list[dict[str, Any]]:
             *([{"name": os.environ["HOSTILE_NAME"], "description": os.environ["HOSTILE_NAME"],
                 "inputSchema": {"type": "object"}}] if os.environ.get("HOSTILE_NAME") else []),
             *([{"name": "wide", "description": "takes every argument there is", "inputSchema": wide(
-                int(os.environ["HOSTILE_WIDE"]))}] if os.environ.get("HOSTILE_WIDE") else [])]
+                int(os.environ["HOSTILE_WIDE"]))}] if os.environ.get("HOSTILE_WIDE") else []),
+            *[{"name": f"c{sep}{n}", "inputSchema": {"type": "object"}}
+              for n in range(int(os.environ.get("HOSTILE_CLASH", "0"))) for sep in "-."],
+            *[{"name": f"long{n}_" + "n" * 200, "inputSchema": {"type": "object"}}
+              for n in range(int(os.environ.get("HOSTILE_LONG", "0")))],
+            *([{"name": "essay", "description": "ab " * (int(os.environ["HOSTILE_ESSAY"]) // 3),
+                "inputSchema": {"type": "object"}}] if os.environ.get("HOSTILE_ESSAY") else [])]
 
 
 def wide(count: int) -> dict[str, Any]:
@@ -73,6 +82,9 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
                   "nextCursor": str(page + 1)}
     elif method == "tools/list":
         result = {"tools": tools()}
+    elif method == "tools/call" and os.environ.get("HOSTILE_ERROR"):
+        error = {"code": int(os.environ["HOSTILE_ERROR"]), "message": "busy: try again later"}
+        return {"jsonrpc": "2.0", "id": ident, "error": error}
     elif method == "tools/call" and os.environ.get("HOSTILE_RESULT"):
         result = {"content": hostile_content(os.environ["HOSTILE_RESULT"])}
     elif method == "tools/call" and os.environ.get("HOSTILE_ITEMS"):     # one block, and an array of N short strings

@@ -19,7 +19,10 @@ from textual.widgets import Footer, Static
 STATUS_STYLE = {"ready": "bold green", "starting": "bold yellow", "failed": "bold red", "stopped": "dim"}
 
 
-SHOWN_TOOLS = 100       # per server: a server may list ten thousand
+SHOWN_TOOLS = 100       # per server, of its tools and of those rejected: a server may list ten thousand
+# The names' column: one tool's name of 128 wide characters took the whole width, and every server's status,
+# command line and error (the middle column) showed as nothing.
+NAME_CELLS = 32
 
 
 def render_servers(rows: list[Any], l1_total: int, summary: str = "") -> Text | Table:
@@ -30,7 +33,7 @@ def render_servers(rows: list[Any], l1_total: int, summary: str = "") -> Text | 
         return Text("No MCP servers configured. Add them to .mcp.json at the project root or to "
                     "$CONTEXTUAL_HOME/mcp.json: {\"mcpServers\": {\"NAME\": {\"command\": ..., \"args\": [...]}}}")
     table = Table.grid(padding=(0, 2))
-    table.add_column(no_wrap=True)
+    table.add_column(no_wrap=True, max_width=NAME_CELLS, overflow="ellipsis")
     table.add_column()
     table.add_column(justify="right", no_wrap=True)
     mcp_total = sum(sum(r.tool_tokens) for r in rows)
@@ -48,8 +51,10 @@ def render_servers(rows: list[Any], l1_total: int, summary: str = "") -> Text | 
                                                                      one_line(row.target, 60)),
                       Text(f"{tokens(sum(row.tool_tokens))} tok"))
         table.add_row("", status, "")
-        for problem in row.rejected:
+        for problem in row.rejected[:SHOWN_TOOLS]:
             table.add_row("", Text(f"rejected {one_line(problem, 90)}", style="red"), "")
+        if len(row.rejected) > SHOWN_TOOLS:
+            table.add_row("", Text(f"… {len(row.rejected) - SHOWN_TOOLS} more rejected", style="red"), "")
         if row.log:
             table.add_row("", Text(f"log: {row.log}", style="dim"), "")
         for tool, size in zip(row.tools[:SHOWN_TOOLS], row.tool_tokens):
