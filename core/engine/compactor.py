@@ -100,9 +100,21 @@ class Compactor:
         self._summary_task: asyncio.Task[compaction.CompactionOutcome] | None = None
         self._cancelled = False
         self._kept_said = ""            # the last "fewer rounds kept" note the chat was given
+        # an automatic compaction the user cancelled in the preview: the turn makes no other for the rest of it (it
+        # was made again, every summary part asked for again, and the preview back, at each step)
+        self._declined = False
 
     def restore(self, log: list[CompactionRecord]) -> None:
         self.log[:] = log
+
+    @property
+    def declined(self) -> bool:
+        """An automatic compaction was cancelled in the preview since the turn began (``new_turn``)."""
+        return self._declined
+
+    def new_turn(self) -> None:
+        """A turn begins: an automatic compaction declined in the one before is made (and previewed) again."""
+        self._declined = False
 
     @property
     def interactive(self) -> bool:
@@ -177,6 +189,7 @@ class Compactor:
                 outcome = review_flow.with_text(outcome, decision.text)
                 break
             if decision.action == "cancel":
+                self._declined = self._declined or trigger == "auto"
                 yield CompactionFinished(trigger, pre, pre, 0, (), "", refused="cancelled in the preview; "
                                          "history is unchanged")
                 return

@@ -89,6 +89,7 @@ class TurnLoop:
             return
         for ev in self.sync_tools():
             yield ev
+        self._compactor.new_turn()
         opening = self._input.open(text, as_typed)
         async with aclosing(self._input.admit(opening)) as events:
             async for ev in events:
@@ -171,6 +172,7 @@ class TurnLoop:
         retried_context = False
         told_cut_input = False
         told_cut_rules = False
+        outgrown = False        # compacted once this turn because the fitted prompt was still over the window
         step = 0
         continued = 0           # times a Stop hook made this turn go on
         streak = NoActionStreak(self._settings.config.provider)
@@ -179,6 +181,12 @@ class TurnLoop:
                 async for ev in events:
                     yield ev
             built = self._prompt.build()
+            if not outgrown and built.total > self._prompt.fit_limit() and self._prompt.archive_plan() is not None:
+                outgrown = True
+                async with aclosing(self._outgrown(built)) as events:
+                    async for ev in events:
+                        yield ev
+                built = self._prompt.build()
             for note in self._prompt.builder.rules_notices():      # a rules file refused or cut: the user hears it too
                 yield Notice(note, "warning")
             if not told_cut_input and any(m.layer == "input" and m.form == "cut" for m in built.messages):
@@ -255,11 +263,25 @@ class TurnLoop:
         for ev in self.sync_tools():
             yield ev
         prompt = self._prompt
-        if step and self._settings.config.auto_compact and prompt.compaction_due().due \
-                and prompt.archive_plan() is not None:
+        if step and self._settings.config.auto_compact and not self._compactor.declined \
+                and prompt.compaction_due().due and prompt.archive_plan() is not None:
             async with aclosing(self._compactor.run("auto", None)) as events:
                 async for event in events:
                     yield event
+
+    async def _outgrown(self, built: Built) -> AsyncGenerator[Event, None]:
+        """The prompt is over what the window leaves it even fitted (each closed round's messages cut to a marker
+        still fill it) while no automatic compaction runs: switched off, or declined in the preview. Sent, the server
+        refuses it and the turn compacts then (``_over_the_window``): compacted now instead, and said why."""
+        config = self._settings.config
+        why = ("auto-compaction is off" if not config.auto_compact else
+               "the compaction was declined in the preview" if self._compactor.declined else "")
+        yield Notice(f"the next prompt is {built.total:,} tokens even fitted, over the {self._prompt.fit_limit():,} "
+                     f"a prompt may use in the {config.context_window:,}-token window (by our count): compacting "
+                     "before it is sent" + (f" ({why}, but the server would refuse it)" if why else ""), "warning")
+        async with aclosing(self._compactor.run("auto", None)) as events:
+            async for ev in events:
+                yield ev
 
     async def _over_the_window(self, exc: ContextLengthExceeded, built: Built) -> AsyncGenerator[Event, None]:
         """The server said the prompt is over the model's window (the turn retries once): its count calibrates
