@@ -74,6 +74,7 @@ def mark(what):
 import contextual.cli
 import contextual.tui.launch
 from contextual.tui.app import ContextualApp
+from contextual.tui.readouts import Readouts
 from contextual.tui.startup import Startup
 mark("imports done")
 def wrap(name, before=None, after=None, quit=False, owner=ContextualApp):
@@ -95,12 +96,12 @@ ContextualApp.__init__ = init
 wrap("on_mount", after="mounted")
 wrap("on_ready", before="first frame")
 wrap("COUNTED_HOOK", before="tokenizer loaded", quit=True, owner=Startup)
-original_show = ContextualApp.show_prompt
+original_show = Readouts.show_prompt
 def show_prompt(self, *args, **kwargs):
     original_show(self, *args, **kwargs)
     if self.shown is not None:        # the meter shows counts (of earlier runs, or the tokenizer's)
         mark("counts shown")
-ContextualApp.show_prompt = show_prompt
+Readouts.show_prompt = show_prompt
 try:
     contextual.cli.main(sys.argv[1:])
 finally:

@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from contextual.tui.app import ContextualApp  # noqa: E402
-from contextual.tui.widgets.chat_log import MAX_SHOWN_TURNS  # noqa: E402
+from contextual.tui.widgets.chat_log import MAX_SHOWN_TURNS, ChatLog  # noqa: E402
 from tests.fakes.llm_server import FakeLLMServer  # noqa: E402
 from tests.tui_helpers import finish, make_host, make_project, type_and_send, wait_for  # noqa: E402
 
@@ -58,12 +58,12 @@ async def main(turns: int, size: tuple[int, int]) -> None:
     with FakeLLMServer(kind="openai", responder=reply) as server:
         app = ContextualApp(make_host(root, server.base_url, context_window=1_000_000), animate=False)
         async with app.run_test(size=size) as pilot:
-            await app.started()
+            await app.startup.started()
             took: list[float] = []
             for turn in range(1, turns + 1):
                 started = time.perf_counter()
                 await type_and_send(pilot, f"question {turn}: how does the parser work?")
-                await wait_for(pilot, lambda: not app.turn_running, 120)
+                await wait_for(pilot, lambda: not app.turns.running, 120)
                 took.append(time.perf_counter() - started)
                 if turn in marks:
                     window = took[max(0, turn - 5):turn]
@@ -75,7 +75,8 @@ async def main(turns: int, size: tuple[int, int]) -> None:
                     print(f"turn {turn:4}: turn median {statistics.median(window) * 1000:7.0f} ms · key median "
                           f"{statistics.median(pressed) * 1000:5.0f} ms, worst {max(pressed) * 1000:5.0f} ms · "
                           f"↑↓ rows median {statistics.median(walk) * 1000:4.0f} ms · tab, tab, x median "
-                          f"{statistics.median(into[:3]) * 1000:4.0f} ms · {len(app.chat.children)} chat widgets",
+                          f"{statistics.median(into[:3]) * 1000:4.0f} ms · "
+                          f"{len(app.query_one(ChatLog).children)} chat widgets",
                           flush=True)
             first, full = statistics.median(took[:10]), statistics.median(took[MAX_SHOWN_TURNS - 10:MAX_SHOWN_TURNS])
             late = statistics.median(took[-10:])

@@ -124,94 +124,125 @@ def _compact_result(engine: Engine, ev: CompactionFinished, keep: int | None) ->
     return compacted(engine.compactions[-1])
 
 
-def _finished(outcome: Outcome, printer: Printer, answer: str) -> None:
-    outcome.result, outcome.is_error = answer, False
-    printer.answer(answer)
-
-
 async def run_headless(engine: Engine, prompt: str, printer: Printer, *, started: float | None = None,
                        closer: Callable[[], Awaitable[None]] | None = None) -> int:
     """Run one turn and report it; returns the exit code (0: the turn finished with an answer)."""
-    started = time.monotonic() if started is None else started
-    # the run's usage and cost are what it adds to the engine's session figures (a resumed session's are there)
-    at_start = engine.session_usage
-    outcome = Outcome(session_id=engine.session_id,
-                      spent=lambda: engine.session_usage.since(at_start),
-                      priced=cost(UsageFigures(), engine.config.model, engine.config.models) is not None)
-    printer.outcome = outcome
-    printer.start({"session_id": outcome.session_id, "model": engine.config.model,
-                   "provider": engine.config.provider, "cwd": str(engine.config.project_root)})
-    for warning in engine.warnings:
-        printer.progress(f"warning: {warning}")
-    if engine.config.server_unreached:      # the window is a guess until a call succeeds (then asked again)
-        printer.progress(f"warning: {unreached_note(engine.config)}")
-    unsaved: str | None = None
-    answer: str | None = None
-    refused: list[str] = []           # the calls the mode held back, by tool: said once, last
-    mode = engine.config.permission_mode
-    from contextual.core.custom_commands import command_for
-    from contextual.print_commands import compact_request
-    compact = compact_request(prompt)           # `-p "/compact 2"`: the built-in, never the model's message
-    custom = None if compact is not None else command_for(prompt, engine.config.project_root, engine.config.home)
-    stopped = INTERRUPTED if compact is None else COMPACTION_INTERRUPTED
-    fitted_before = len(engine.fittings)         # a stopped turn's fitting is recorded at its close, unsaid
-    said: list[TurnAdjustments] = []
-    try:
-        if compact is not None:
-            events_of = engine.compact(*compact)
-        else:
-            events_of = engine.run_turn(prompt) if custom is None else engine.run_command(*custom)
-        async with aclosing(events_of) as events:
-            async for ev in events:
-                printer.event(ev)
-                line = progress_line(ev)
-                if compact is not None and isinstance(ev, CompactionFinished):
-                    _finished(outcome, printer, _compact_result(engine, ev, compact[1]))   # its line is the answer
-                elif line is not None:
-                    printer.progress(line)
-                if isinstance(ev, TurnAdjustments):
-                    said.append(ev)
-                if isinstance(ev, PermissionRequest):       # headless never asks; answer defensively
-                    if not ev.future.done():
-                        ev.future.set_result(PermissionAnswer("deny"))
-                elif isinstance(ev, ToolFinished) and refused_by_mode(ev.tool, ev.result, mode):
-                    refused.append(ev.tool)
-                elif isinstance(ev, (ThoughtEvent, ActionEvent)):
-                    outcome.num_steps = max(outcome.num_steps, ev.step)
-                elif isinstance(ev, FinalAnswer):      # kept: a session that fails to close must not cost it
-                    answer, outcome.num_steps = ev.text, max(outcome.num_steps, ev.step)
-                elif isinstance(ev, TurnFinished):
-                    answer, outcome.num_steps = ev.answer, ev.steps
-                    _finished(outcome, printer, answer)
-                elif isinstance(ev, ErrorEvent):
-                    outcome.result, outcome.is_error = ev.message, True
-                    printer.progress(f"error: {ev.message}")
-    except SessionError as exc:
-        unsaved = str(exc)
-        if answer is not None and outcome.is_error and not outcome.result:
-            _finished(outcome, printer, answer)     # the turn ended; only its recording failed
-    except asyncio.CancelledError:
-        # Stopped (asyncio.run cancels this task at SIGINT): the session, the steps made and the usage spent so far
-        # are the result, so a wrapper can resume by id and bill the spend; the cli's catch-all made a new one
-        # with none of them. The turn was recorded as interrupted on the way out.
-        _uncancel()
-        for record in engine.fittings[fitted_before:]:      # what the turn's end would have said of its steps
-            if not any(record.fitting is ev for ev in said):
-                printer.event(record.fitting)
-                printer.progress(progress_line(record.fitting) or "")
-        outcome.result, outcome.is_error = stopped, True
-        printer.error(stopped)
-    if closer is not None:
+    run = _Run(engine, prompt, printer, time.monotonic() if started is None else started)
+    await run.events()
+    await run.close(closer)
+    return run.report()
+
+
+class _Run:
+    """One `-p` run: its outcome, and what each kind of event adds to it (`take`)."""
+
+    def __init__(self, engine: Engine, prompt: str, printer: Printer, started: float) -> None:
+        self.engine, self.prompt, self.printer, self.started = engine, prompt, printer, started
+        # the run's usage and cost are what it adds to the engine's session figures (a resumed session's are there)
+        at_start = engine.session_usage
+        self.outcome = Outcome(session_id=engine.session_id,
+                               spent=lambda: engine.session_usage.since(at_start),
+                               priced=cost(UsageFigures(), engine.config.model, engine.config.models) is not None)
+        printer.outcome = self.outcome
+        printer.start({"session_id": self.outcome.session_id, "model": engine.config.model,
+                       "provider": engine.config.provider, "cwd": str(engine.config.project_root)})
+        for warning in engine.warnings:
+            printer.progress(f"warning: {warning}")
+        if engine.config.server_unreached:      # the window is a guess until a call succeeds (then asked again)
+            printer.progress(f"warning: {unreached_note(engine.config)}")
+        self.unsaved: str | None = None
+        self.answer: str | None = None
+        self.refused: list[str] = []           # the calls the mode held back, by tool: said once, last
+        self.mode = engine.config.permission_mode
+        from contextual.core.custom_commands import command_for
+        from contextual.print_commands import compact_request
+        self.compact = compact_request(prompt)      # `-p "/compact 2"`: the built-in, never the model's message
+        self.custom = (None if self.compact is not None
+                       else command_for(prompt, engine.config.project_root, engine.config.home))
+        self.fitted_before = len(engine.fittings)    # a stopped turn's fitting is recorded at its close, unsaid
+        self.said: list[TurnAdjustments] = []
+
+    async def events(self) -> None:
+        """The turn's (or `/compact`'s) events, each printed and taken in; a failed write or a stop kept as such."""
+        engine, compact = self.engine, self.compact
         try:
-            await closer()
+            if compact is not None:
+                events_of = engine.compact(*compact)
+            else:
+                events_of = engine.run_turn(self.prompt) if self.custom is None else engine.run_command(*self.custom)
+            async with aclosing(events_of) as events:
+                async for ev in events:
+                    self.printer.event(ev)
+                    self.say(ev)
+                    self.take(ev)
         except SessionError as exc:
-            unsaved = unsaved or str(exc)
-    if unsaved is not None:
-        printer.progress(f"warning: the session was not saved: {unsaved}")
-        if not outcome.result:          # the write failed before any answer: that is the error to report
-            outcome.result, outcome.is_error = f"the session was not saved: {unsaved}", True
-    if refused:
-        printer.progress(refused_line(refused, mode))
-    outcome.duration_ms = int((time.monotonic() - started) * 1000)
-    printer.report(outcome)
-    return 1 if outcome.is_error else 0
+            self.unsaved = str(exc)
+            if self.answer is not None and self.outcome.is_error and not self.outcome.result:
+                self.finished(self.answer)     # the turn ended; only its recording failed
+        except asyncio.CancelledError:
+            self.stopped()
+
+    def say(self, ev: Event) -> None:
+        """Its stderr line; a `/compact`'s end is the answer instead."""
+        if self.compact is not None and isinstance(ev, CompactionFinished):
+            self.finished(_compact_result(self.engine, ev, self.compact[1]))   # its line is the answer
+        elif (line := progress_line(ev)) is not None:
+            self.printer.progress(line)
+
+    def take(self, ev: Event) -> None:
+        """What the outcome keeps of an event (the steps, the answer, an error, a refused call)."""
+        outcome = self.outcome
+        match ev:
+            case TurnAdjustments():
+                self.said.append(ev)
+            case PermissionRequest():       # headless never asks; answer defensively
+                if not ev.future.done():
+                    ev.future.set_result(PermissionAnswer("deny"))
+            case ToolFinished() if refused_by_mode(ev.tool, ev.result, self.mode):
+                self.refused.append(ev.tool)
+            case ThoughtEvent() | ActionEvent():
+                outcome.num_steps = max(outcome.num_steps, ev.step)
+            case FinalAnswer():      # kept: a session that fails to close must not cost it
+                self.answer, outcome.num_steps = ev.text, max(outcome.num_steps, ev.step)
+            case TurnFinished():
+                self.answer, outcome.num_steps = ev.answer, ev.steps
+                self.finished(ev.answer)
+            case ErrorEvent():
+                outcome.result, outcome.is_error = ev.message, True
+                self.printer.progress(f"error: {ev.message}")
+
+    def finished(self, answer: str) -> None:
+        self.outcome.result, self.outcome.is_error = answer, False
+        self.printer.answer(answer)
+
+    def stopped(self) -> None:
+        """Stopped (asyncio.run cancels this task at SIGINT): the session, the steps made and the usage spent so
+        far are the result, so a wrapper can resume by id and bill the spend; the cli's catch-all made a new one
+        with none of them. The turn was recorded as interrupted on the way out."""
+        _uncancel()
+        for record in self.engine.fittings[self.fitted_before:]:      # what the turn's end would have said of its steps
+            if not any(record.fitting is ev for ev in self.said):
+                self.printer.event(record.fitting)
+                self.printer.progress(progress_line(record.fitting) or "")
+        stopped = INTERRUPTED if self.compact is None else COMPACTION_INTERRUPTED
+        self.outcome.result, self.outcome.is_error = stopped, True
+        self.printer.error(stopped)
+
+    async def close(self, closer: Callable[[], Awaitable[None]] | None) -> None:
+        """The session closed; a write that failed is said, and is the error when there was no answer."""
+        if closer is not None:
+            try:
+                await closer()
+            except SessionError as exc:
+                self.unsaved = self.unsaved or str(exc)
+        if self.unsaved is not None:
+            self.printer.progress(f"warning: the session was not saved: {self.unsaved}")
+            if not self.outcome.result:          # the write failed before any answer: that is the error to report
+                self.outcome.result, self.outcome.is_error = f"the session was not saved: {self.unsaved}", True
+
+    def report(self) -> int:
+        if self.refused:
+            self.printer.progress(refused_line(self.refused, self.mode))
+        self.outcome.duration_ms = int((time.monotonic() - self.started) * 1000)
+        self.printer.report(self.outcome)
+        return 1 if self.outcome.is_error else 0

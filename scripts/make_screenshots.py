@@ -29,6 +29,7 @@ from contextual.tui.screens.compaction_preview import CompactionPreviewScreen  #
 from contextual.tui.screens.memory_choice import MemoryChoice  # noqa: E402
 from contextual.tui.screens.permission import PermissionModal  # noqa: E402
 from contextual.tui.screens.rewind_picker import RewindPicker  # noqa: E402
+from contextual.tui.widgets.chat_log import ChatLog  # noqa: E402
 from contextual.tui.widgets.history_view import HistoryView  # noqa: E402
 from contextual.tui.widgets.scratchpad import ScratchpadView  # noqa: E402
 from contextual.tui.widgets.welcome import Welcome  # noqa: E402
@@ -112,7 +113,7 @@ async def welcome(size: tuple[int, int], suffix: str) -> None:
                                     "context_window": 200_000}, env={"CONTEXTUAL_HOME": str(Path(tmp) / "home")})
         app = ContextualApp(RealHost(config), animate=False)
         async with app.run_test(size=size) as pilot:
-            await wait_for(pilot, lambda: bool(app.chat.query(Welcome)) and app.opened is not None)
+            await wait_for(pilot, lambda: bool(app.query_one(ChatLog).query(Welcome)) and app.shown_engine.opened is not None)
             await app.workers.wait_for_complete()
             await pilot.pause()
             app.save_screenshot(str(OUT / f"welcome{suffix}.svg"))
@@ -218,7 +219,7 @@ async def scenario(size: tuple[int, int], suffix: str) -> None:
             modal = app.screen
             await wait_for(pilot, lambda: not modal.too_soon())     # keys in its first moment are ignored
             await pilot.press("y")
-            await wait_for(pilot, lambda: not app.turn_running)
+            await wait_for(pilot, lambda: not app.turns.running)
             if app.panes.narrow:
                 app.action_toggle_region("scratchpad")    # below 100 columns: the Scratchpad tab shows the live turn
             await pilot.pause()
@@ -238,7 +239,7 @@ async def scenario(size: tuple[int, int], suffix: str) -> None:
             app.save_screenshot(str(OUT / f"queued{suffix}.svg"))
             await pilot.press("escape")
             await app.workers.wait_for_complete()
-            await wait_for(pilot, lambda: not app.turn_running)
+            await wait_for(pilot, lambda: not app.turns.running)
             app.query_one("#prompt").clear()
             # `# text` remembers a line: the project's AGENTS.md or yours, the user chooses.
             send(app, "# prices are integer cents, never floats")

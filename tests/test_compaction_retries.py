@@ -37,7 +37,7 @@ async def test_the_card_says_the_summary_requests_retry_and_the_compaction_lands
             assert not card.result.fallback and card.result.rounds_archived == 1
             assert "retrying" not in str(figures.render())
             assert str(card.query_one("#compaction-stage").render()).startswith("Done\n")
-            await wait_for(pilot, lambda: not app.turn_running)
+            await wait_for(pilot, lambda: not app.turns.running)
             summaries = [m for m in app.engine.history.messages if m.role == "summary"]
             assert len(summaries) == 1 and "both were answered." in summaries[0].content
             assert len(srv.requests) == 5 and "third answer" in chat_text(app)

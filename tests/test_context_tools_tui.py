@@ -17,6 +17,7 @@ from contextual.tui.screens.policies import PoliciesScreen
 from contextual.tui.screens.prompt_diff import PromptDiffScreen
 from contextual.tui.widgets.history_view import HistoryView
 from contextual.tui.widgets.token_meter import TokenMeter
+from contextual.tui.widgets.chat_log import ChatLog
 
 FILES = {"alpha.py": "def alpha_handler_q1(x):\n    return x\n", "beta.py": "def beta_handler_q2(y):\n    return y\n",
          "gamma.py": "def gamma_handler_q3(z):\n    return z\n"}
@@ -72,7 +73,7 @@ async def test_compact_previews_the_summary_the_edit_is_stored_and_a_lost_item_i
             await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.result is not None)
             assert app.engine.history.messages[0].content == "## Summary\nEDITED: beta_handler_q2 lives in beta.py."
             await pilot.press("enter")                                          # close the result card
-            chat = " ".join(str(w.render()) for w in app.chat.query("*") if hasattr(w, "render"))
+            chat = " ".join(str(w.render()) for w in app.query_one(ChatLog).query("*") if hasattr(w, "render"))
             assert "(/ledger: the 2 facts lost, to re-inject)" in chat
             await type_and_send(pilot, "/ledger")
             await wait_for(pilot, lambda: isinstance(app.screen, LossLedgerScreen))

@@ -123,7 +123,7 @@ async def test_a_custom_command_is_completed_listed_and_sends_its_prompt(tmp_pat
             await wait_for(pilot, lambda: "inert until you approve it" in chat_text(app))
             assert not srv.requests                                           # nothing sent, nothing run
             await type_and_send(pilot, "/review src/a.py")
-            await wait_for(pilot, lambda: bool(srv.requests) and not app.turn_running)
+            await wait_for(pilot, lambda: bool(srv.requests) and not app.turns.running)
         sent = srv.requests[-1]["messages"]
     assert any("Review src/a.py for bugs. Be terse." in str(m.get("content")) for m in sent)
 
@@ -140,7 +140,7 @@ async def test_approving_in_the_modal_runs_the_commands_shell_line(tmp_path):
             await wait_for(pilot, lambda: not isinstance(app.screen, TrustModal))
             assert "(inert)" not in dict(app.command_table.completions("/sta"))["/status"]
             await type_and_send(pilot, "/status main")
-            await wait_for(pilot, lambda: bool(srv.requests) and not app.turn_running)
+            await wait_for(pilot, lambda: bool(srv.requests) and not app.turns.running)
             assert "put into the prompt" in chat_text(app)
         sent = str(srv.requests[-1]["messages"])
     assert "Run this: status-of-main" in sent and "!`" not in sent
@@ -168,7 +168,7 @@ async def test_a_custom_command_typed_during_a_turn_waits_in_the_queue_and_runs_
         app = ContextualApp(host, animate=False)
         async with app.run_test(size=SIZE) as pilot:
             await type_and_send(pilot, "first question")
-            await wait_for(pilot, lambda: app.turn_running and bool(srv.requests))
+            await wait_for(pilot, lambda: app.turns.running and bool(srv.requests))
             try:
                 await type_and_send(pilot, "/review src/a.py")
                 await type_and_send(pilot, "and then this")
@@ -176,7 +176,7 @@ async def test_a_custom_command_typed_during_a_turn_waits_in_the_queue_and_runs_
                 assert "queued: /review src/a.py +1" in str(app.query_one("#prompt").border_title)
             finally:
                 gate.set()                  # a failure ends the held turn, not the test run
-            await wait_for(pilot, lambda: len(srv.requests) == 3 and not app.turn_running
+            await wait_for(pilot, lambda: len(srv.requests) == 3 and not app.turns.running
                            and not app.turns.queued.texts)
             shown = chat_text(app)
         review, after = (str(r["messages"][-1].get("content")) for r in srv.requests[1:])

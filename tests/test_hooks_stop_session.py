@@ -166,7 +166,7 @@ async def _stopped_in_a_hook(tmp_path: Path, event: str, command: str, script: l
             await type_and_send(pilot, text)
             await wait_for(pilot, lambda: (root / "started").exists())
             await pilot.press("escape")
-            await wait_for(pilot, lambda: not app.turn_running, timeout=10)     # not the hook's 30 s
+            await wait_for(pilot, lambda: not app.turns.running, timeout=10)     # not the hook's 30 s
             yield app, srv, root
 
 

@@ -28,7 +28,7 @@ async def test_init_runs_a_turn_that_writes_the_chosen_file_and_keeps_an_existin
             await wait_for(pilot, lambda: "not README.txt" in chat_text(app))
             assert not srv.requests
             await type_and_send(pilot, "/init AGENTS.md")
-            await wait_for(pilot, lambda: (root / "AGENTS.md").exists() and not app.turn_running)
+            await wait_for(pilot, lambda: (root / "AGENTS.md").exists() and not app.turns.running)
             first = srv.requests[0]["messages"][-1]["content"]
             assert "AGENTS.md does not exist yet" in first and "python -m pytest" in first   # the starter draft
             # the chat and the record say what was typed, not the prompt made from it
@@ -37,7 +37,7 @@ async def test_init_runs_a_turn_that_writes_the_chosen_file_and_keeps_an_existin
             assert asked.meta["raw"] == "/init AGENTS.md" and "does not exist yet" in asked.content
             await wait_for(pilot, lambda: len(srv.requests) == 2)
             await type_and_send(pilot, "/init")                             # AGENTS.md exists: it is the default
-            await wait_for(pilot, lambda: len(srv.requests) == 3 and not app.turn_running)
+            await wait_for(pilot, lambda: len(srv.requests) == 3 and not app.turns.running)
         again = srv.requests[2]["messages"]
     assert "AGENTS.md exists: read it first and KEEP everything" in again[-1]["content"]
     assert (root / "AGENTS.md").read_text() == LAW
@@ -53,10 +53,10 @@ async def test_init_without_a_name_updates_the_file_the_project_has_else_writes_
         app = ContextualApp(host, animate=False)
         async with app.run_test(size=SIZE) as pilot:
             await type_and_send(pilot, "/init")                    # neither file: AGENTS.md, created
-            await wait_for(pilot, lambda: len(srv.requests) == 1 and not app.turn_running)
+            await wait_for(pilot, lambda: len(srv.requests) == 1 and not app.turns.running)
             (root / "CODE_LAW.md").write_text(LAW)
             await type_and_send(pilot, "/init")                    # the project has CODE_LAW.md: that one, kept
-            await wait_for(pilot, lambda: len(srv.requests) == 2 and not app.turn_running)
+            await wait_for(pilot, lambda: len(srv.requests) == 2 and not app.turns.running)
     first, second = (r["messages"][-1]["content"] for r in srv.requests)
     assert "AGENTS.md does not exist yet: create it" in first
     assert "CODE_LAW.md exists: read it first and KEEP everything" in second

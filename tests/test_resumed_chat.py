@@ -276,7 +276,7 @@ async def test_a_resumed_chat_shows_the_permission_answers_and_a_compaction_befo
         async with eager.run_test(size=SIZE) as pilot:
             await pilot.pause()
             assert _chat_items(eager)[:len(live)] == live
-            await eager.show_transcript(await eager.host.transcript(eager.engine))      # as /rewind redraws it
+            await eager.shown_engine.show_transcript(await eager.host.transcript(eager.engine))      # as /rewind redraws it
             await pilot.pause()
             assert _chat_items(eager)[:len(live)] == live
             await eager.host.close(eager.engine)
@@ -521,7 +521,7 @@ async def test_esc_at_a_permission_question_shows_the_turn_live_as_it_reads_resu
             await type_and_send(pilot, "look around")
             await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
             await pilot.press("escape")
-            await wait_for(pilot, lambda: not app.turn_running and "turn interrupted" in chat_text(app))
+            await wait_for(pilot, lambda: not app.turns.running and "turn interrupted" in chat_text(app))
             live = shown(app)
             rows = str(app.query_one(ToolTrail).query_one(".trail-lines").render())
             session_id = app.engine.session_id
@@ -589,7 +589,7 @@ async def test_a_resumed_chat_shows_the_turns_context_adjusted_row_and_the_compa
             await pilot.pause()
             assert _chat_items(eager)[:len(live)] == live
             await open_adjusted_row(pilot, eager)
-            await eager.show_transcript(await eager.host.transcript(eager.engine))      # as /rewind redraws it
+            await eager.shown_engine.show_transcript(await eager.host.transcript(eager.engine))      # as /rewind redraws it
             await pilot.pause()
             assert _chat_items(eager)[:len(live)] == live
             await eager.host.close(eager.engine)
@@ -612,7 +612,7 @@ async def test_a_turn_stopped_after_its_steps_were_folded_shows_its_context_adju
             await type_and_send(pilot, "read the five modules")
             await wait_for(pilot, lambda: len(srv.requests) == 6)
             await pilot.press("escape")
-            await wait_for(pilot, lambda: not app.turn_running and "turn interrupted" in chat_text(app))
+            await wait_for(pilot, lambda: not app.turns.running and "turn interrupted" in chat_text(app))
             await pilot.pause()
             live = _chat_items(app)
             session_id = app.engine.session_id

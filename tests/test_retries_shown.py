@@ -69,12 +69,12 @@ async def test_the_status_line_says_the_retry_while_it_waits_then_thinks_again(t
     with FakeLLMServer("openai", [Fault("429", retry_after=2), finish("recovered")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=(80, 24)) as pilot:
-            await app.started()
+            await app.startup.started()
             status = app.query_one(StatusLine)
             await type_and_send(pilot, "hello")
             await wait_for(pilot, lambda: status.state == "retrying")
             shown = str(status.render())
             # whole at 80 columns: the esc hint gives way (it cut the reason to "HTTP 429 Too Many Requests · esc to")
             assert shown.strip() == "… retrying 2/5 in 2s (Retry-After): HTTP 429 Too Many Requests", shown
-            await wait_for(pilot, lambda: not app.turn_running)      # the second attempt answered
+            await wait_for(pilot, lambda: not app.turns.running)      # the second attempt answered
             assert status.state == "idle" and len(srv.requests) == 2 and "recovered" in chat_text(app)

@@ -160,7 +160,7 @@ async def test_the_app_starts_with_the_window_an_earlier_run_learned(tmp_path: P
         server_windows.remember(host.config, 4096)            # as an earlier run's rejection did
         app = ContextualApp(host, animate=False)
         async with app.run_test(size=SIZE) as pilot:
-            await app.started()
+            await app.startup.started()
             await wait_for(pilot, lambda: f"{KEPT} (flag)" in chat_text(app))
             await wait_for(pilot, lambda: "of 4.1k window" in str(app.query_one(TokenMeter).render()))
             await run_turn(pilot, "hello")

@@ -195,7 +195,7 @@ async def test_quitting_while_compacting_before_a_turn_keeps_the_message(tmp_pat
         host = make_host(tmp_path, srv.base_url, context_window=100_000)
         resumed = ContextualApp(host, animate=False, resume=session)
         async with resumed.run_test(size=SIZE) as pilot:
-            await resumed.started()
+            await resumed.startup.started()
             await wait_for(pilot, lambda: "LOSTMSG" in " ".join(str(w.render()) for w in resumed.query_one(ChatLog).children))
             await run_turn(pilot, "go on")
             sent = srv.requests[0]["messages"]

@@ -164,7 +164,7 @@ async def test_the_line_at_quit_offers_dash_c_only_for_the_session_dash_c_opens(
                 session_id = app.engine.session_id
                 await pilot.press("ctrl+q")
                 await wait_for(pilot, lambda: app.return_code is not None)
-            hints.append((session_id, app.resume_hint))
+            hints.append((session_id, app.shown_engine.resume_hint))
     (first, first_hint), (second, second_hint), (again, again_hint) = hints
     assert f"`contextual -c` (or `contextual -r {first[:8]}`)" in first_hint
     assert f"`contextual -c` (or `contextual -r {second[:8]}`)" in second_hint
@@ -198,7 +198,7 @@ async def test_an_edits_permission_shows_its_change_whole_at_80x24_with_what_it_
             preview = modal.query_one("#permission-preview", VerticalScroll)
             assert preview.virtual_size.height <= preview.scrollable_content_region.height   # no scrolling needed
             await pilot.press("y")
-            await wait_for(pilot, lambda: not app.turn_running)
+            await wait_for(pilot, lambda: not app.turns.running)
             assert "total * qty" in (root / "cart.py").read_text()
 
 
@@ -305,7 +305,7 @@ async def test_shift_tab_in_an_edit_dialog_allows_it_and_the_sessions_later_edit
             await pilot.pause()
             assert app.screen is command and app.engine.config.permission_mode == "accept-edits"
             await pilot.press("y")
-            await wait_for(pilot, lambda: not app.turn_running)
+            await wait_for(pilot, lambda: not app.turns.running)
             assert "x = 2" in (root / "b.py").read_text(), "the later edit ran unasked"
             assert "accept" in str(prompt.border_subtitle)
             # the chat said "✓ Edit a.py · allowed once", and nothing that accept-edits was now on

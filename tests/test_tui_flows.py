@@ -192,10 +192,10 @@ async def test_cancel_mid_turn_records_interrupted(tmp_path):
             await wait_for(pilot, lambda: pad.current is not None and pad.current.steps and pad.current.steps[0].streamed)
             await pilot.press("escape")
             # the turn's worker is cancelled: waiting on it raises WorkerCancelled when the wait starts first
-            await wait_for(pilot, lambda: not app.turn_running)
+            await wait_for(pilot, lambda: not app.turns.running)
             await pilot.pause()
             assert pad.turns[-1].outcome == "interrupted"
-            assert not app.turn_running
+            assert not app.turns.running
             notes = [str(w.render()) for w in app.query_one(ChatLog).children]
             assert any(n == "turn interrupted" for n in notes)      # as a resumed chat says it (helper-121)
             assert app.engine.history.messages[0].content == "take your time"
@@ -220,7 +220,7 @@ async def test_an_answer_stopped_mid_stream_is_what_the_model_and_a_resumed_chat
             await type_and_send(pilot, "explain it")
             await wait_for(pilot, lambda: begun in chat_text(app))
             await pilot.press("escape")
-            await wait_for(pilot, lambda: not app.turn_running)
+            await wait_for(pilot, lambda: not app.turns.running)
             cut = [m for m in app.engine.history.messages if m.role == "assistant"]
             assert len(cut) == 1 and cut[0].meta.get("interrupted") and begun in cut[0].content
             assert "private notes" not in cut[0].content and not cut[0].meta.get("final")
@@ -249,7 +249,7 @@ async def queue_two_on_a_running_turn(pilot, first: str, second: str) -> Scratch
     app = pilot.app
     await type_and_send(pilot, "first question")
     pad = app.query_one(ScratchpadView)
-    await wait_for(pilot, lambda: app.turn_running and pad.current is not None)
+    await wait_for(pilot, lambda: app.turns.running and pad.current is not None)
     await type_and_send(pilot, first)
     await type_and_send(pilot, second)
     return pad
@@ -281,13 +281,13 @@ async def test_a_queued_message_is_shown_as_typed_whatever_its_brackets(tmp_path
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
             await type_and_send(pilot, "first question")
-            await wait_for(pilot, lambda: app.turn_running)
+            await wait_for(pilot, lambda: app.turns.running)
             await type_and_send(pilot, "fix [/] this [x]")   # `[/]` in the border title ended the app
             await pilot.pause()
             title = app.query_one("#prompt").border_title
             assert app.is_running and "queued: fix [/] this [x]" in Content.from_markup(title).plain
             gate.set()
-            await wait_for(pilot, lambda: len(srv.requests) == 2 and not app.turn_running)
+            await wait_for(pilot, lambda: len(srv.requests) == 2 and not app.turns.running)
 
 
 async def test_queued_messages_go_back_to_the_input_when_the_turn_is_interrupted(tmp_path):
@@ -306,7 +306,7 @@ async def test_queued_messages_go_back_to_the_input_when_the_turn_is_interrupted
             assert app.turns.queued.texts == ["queued one", "queued two"]
             prompt.load_text("being typed")
             await pilot.press("escape")
-            await wait_for(pilot, lambda: not app.turn_running and pad.turns[-1].outcome == "interrupted")
+            await wait_for(pilot, lambda: not app.turns.running and pad.turns[-1].outcome == "interrupted")
             await pilot.pause()
             assert prompt.text == "queued one\n\nqueued two\n\nbeing typed"      # nothing lost, nothing sent
             assert prompt.cursor_location == prompt.document.end
@@ -405,7 +405,7 @@ async def test_without_a_model_the_app_opens_and_explains(tmp_path):
         text = " ".join(str(w.render()) for w in app.query_one(ChatLog).children)
         assert "CONTEXTUAL_MODEL" in text and "11434" in text and "8080" in text
         await type_and_send(pilot, "hello")
-        assert not app.turn_running
+        assert not app.turns.running
         await pilot.press("ctrl+r")
         await pilot.pause()
         assert app.screen.__class__.__name__ == "SessionPicker"
@@ -426,7 +426,7 @@ async def test_model_command_takes_the_new_models_window_and_new_sessions_keep_i
     with server([finish("one")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
-            await app.started()
+            await app.startup.started()
             before = app.engine.config.context_window
             await type_and_send(pilot, "/model gpt-4o-mini")        # 128,000 tokens in the model table
             await wait_for(pilot, lambda: app.engine.config.model == "gpt-4o-mini")
@@ -446,7 +446,7 @@ async def test_model_command_asks_the_server_for_the_new_models_window_and_price
     with FakeLLMServer(kind="openai", script=[finish("one"), finish("two")], flavor=flavor) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
-            await app.started()
+            await app.startup.started()
             assert app.engine.config.context_window == 32_768
             await run_turn(pilot, "first")
             assert app.engine.prompt.usage.last_call is not None and app.engine.prompt.usage.last_call.cost is None
@@ -470,7 +470,7 @@ async def test_quitting_with_a_queued_message_exits_cleanly(tmp_path):
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
             await type_and_send(pilot, "first question")
-            await wait_for(pilot, lambda: app.turn_running)
+            await wait_for(pilot, lambda: app.turns.running)
             await type_and_send(pilot, "queued one")
             assert app.turns.queued.texts == ["queued one"]
             await pilot.press("ctrl+q")
@@ -703,7 +703,8 @@ async def test_a_long_paste_stands_as_a_tag_in_the_input_and_goes_out_whole(tmp_
             assert srv.requests[0]["messages"][-1]["content"] == f"look at {blob}short\nlines and"
             await pilot.press("up")                         # the message back to edit: the long part a tag again
             await wait_for(pilot, lambda: prompt.text.startswith("[pasted #1 · "))
-            assert app.pending_input().startswith(f"look at {blob}")     # what /context shows as the next input
+            # what /context shows as the next input
+            assert app.query_one(PromptInput).pending().startswith(f"look at {blob}")
             await wait_for(pilot, lambda: prompt.text.startswith("[pasted #1 · "))
             assert len(prompt.text) < 80
             prompt.clear()

@@ -73,7 +73,8 @@ async def test_fork_keeps_what_rides_on_the_next_message(tmp_path):
             app.engine.remind("<system-reminder>re-injected: cart.py:12 total_12 returns 12</system-reminder>")
             await type_and_send(pilot, "/fork")
             await wait_for(pilot, lambda: app.engine.session_id not in (None, parent))
-            assert app.shown is not None and app.shown.layers.get("input")      # the meter still counts it
+            shown = app.readouts.shown
+            assert shown is not None and shown.layers.get("input")      # the meter still counts it
             await run_turn(pilot, "second ask")
             await pilot.press("ctrl+q")
     assert "re-injected: cart.py:12 total_12 returns 12" in str(srv.requests[-1]["messages"][-1]["content"])

@@ -60,7 +60,7 @@ async def test_a_multi_line_message_and_a_wrapped_result_row_keep_their_indent(t
 async def test_the_no_model_welcome_keeps_its_bullets_hanging(tmp_path):
     app = ContextualApp(make_host(tmp_path, None, model=None), animate=False)
     async with app.run_test(size=SIZE) as pilot:
-        await app.started()
+        await app.startup.started()
         chat = app.query_one(ChatLog)
         await wait_for(pilot, lambda: any("Set a model" in str(w.render()) for w in chat.query(Static)))
         notice = next(w for w in chat.query(Static) if "Set a model" in str(w.render()))

@@ -62,7 +62,7 @@ async def test_an_unwritable_home_never_costs_the_input_nor_the_turn_nor_the_qui
             await wait_for(pilot, lambda: app.return_code is not None)
         assert app.return_code == 0
         if app.engine.session_id is not None:       # the full disk: made, but nothing written
-            assert "the session's last lines were not saved" in (app.resume_hint or "")
+            assert "the session's last lines were not saved" in (app.shown_engine.resume_hint or "")
 
 
 async def test_a_session_open_in_another_app_is_forked_at_the_first_input_with_its_past(tmp_path):

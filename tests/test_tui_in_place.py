@@ -6,6 +6,7 @@ row lays the screen out and the row shows it."""
 from __future__ import annotations
 
 from contextual.tui.app import ContextualApp
+from contextual.tui.widgets.scratchpad import ScratchpadView
 from tests.fakes.llm_server import FakeLLMServer
 from tests.tui_helpers import make_host
 
@@ -16,7 +17,7 @@ async def test_a_streamed_step_lays_out_the_screen_only_when_it_grows_a_row_and_
     with FakeLLMServer(kind="openai", script=[]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=(120, 40)) as pilot:
-            pad = app.scratchpad
+            pad = app.query_one(ScratchpadView)
             pad.start_turn("how?")
             pad.update_step(1, thought="look")
             await pilot.pause()

@@ -125,7 +125,7 @@ async def test_the_status_line_says_answering_while_the_answer_streams(tmp_path)
             await wait_for(pilot, lambda: status.state == "answering")
             assert "Answering… " in str(status.render()) and "esc to interrupt" in str(status.render())
             await pilot.press("escape")                  # no need to wait out the rest of the answer
-            await wait_for(pilot, lambda: not app.turn_running)
+            await wait_for(pilot, lambda: not app.turns.running)
             await pilot.pause()
             assert not status.display
 
@@ -143,7 +143,7 @@ async def test_ctrl_c_interrupts_a_turn_and_the_status_line_shows_life(tmp_path)
             await wait_for(pilot, lambda: pad.current is not None and pad.current.steps and pad.current.steps[0].streamed)
             await pilot.press("ctrl+c")
             # the turn's worker is cancelled: waiting on it raises WorkerCancelled when the wait starts first
-            await wait_for(pilot, lambda: not app.turn_running)
+            await wait_for(pilot, lambda: not app.turns.running)
             await pilot.pause()
             assert pad.turns[-1].outcome == "interrupted" and app.is_running
             assert not status.display
@@ -162,7 +162,7 @@ async def test_ctrl_q_during_a_turn_quits_cleanly_and_records_it_interrupted(tmp
             await pilot.press("ctrl+q")
             await wait_for(pilot, lambda: app.return_code is not None)
         assert app.return_code == 0 and app._exception is None
-        assert app.resume_hint is not None and "contextual -c" in app.resume_hint
+        assert app.shown_engine.resume_hint is not None and "contextual -c" in app.shown_engine.resume_hint
         entries = [json.loads(line) for line in session.read_text().splitlines()]
         assert any(e.get("subtype") == "interrupted" for e in entries)
 
@@ -194,10 +194,10 @@ async def test_permission_deny_and_tell_reaches_the_model_and_esc_stops_the_turn
             await type_and_send(pilot, "run it again")
             await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
             await pilot.press("escape")
-            await wait_for(pilot, lambda: not app.turn_running)     # the turn was cancelled: no wait on its worker
+            await wait_for(pilot, lambda: not app.turns.running)     # the turn was cancelled: no wait on its worker
             await pilot.pause()
             assert app.query_one(ScratchpadView).turns[-1].outcome == "interrupted"
-            assert len(srv.requests) == 3 and not app.turn_running
+            assert len(srv.requests) == 3 and not app.turns.running
 
 
 async def test_a_running_tool_shows_its_latest_output_line_in_the_status_line(tmp_path):
@@ -213,7 +213,7 @@ async def test_a_running_tool_shows_its_latest_output_line_in_the_status_line(tm
             await wait_for(pilot, lambda: status.state == "tool" and status.tail == "compiling-step-1")
             assert "Running Bash" in str(status.render()) and "compiling-step-1" in str(status.render())
             (host.config.project_root / "go").write_text("")
-            await wait_for(pilot, lambda: not app.turn_running)
+            await wait_for(pilot, lambda: not app.turns.running)
             assert not status.display
 
 
@@ -248,12 +248,12 @@ async def test_a_line_typed_in_one_burst_while_the_history_has_the_focus_is_sent
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=(80, 24)) as pilot:
             await type_and_send(pilot, "hello")
-            await wait_for(pilot, lambda: not app.turn_running and len(srv.requests) == 1)
+            await wait_for(pilot, lambda: not app.turns.running and len(srv.requests) == 1)
             app.query_one(HistoryView).focus()
             await pilot.pause()
             for key, character in [*((c, c) for c in "quick"), ("enter", "\r")]:
                 app.post_message(events.Key(key, character))       # all queued before the first is handled
-            await wait_for(pilot, lambda: len(srv.requests) == 2 and not app.turn_running)
+            await wait_for(pilot, lambda: len(srv.requests) == 2 and not app.turns.running)
             assert app.query_one(PromptInput).text == ""
             last = [m for m in srv.requests[-1]["messages"] if m["role"] == "user"][-1]["content"]
             assert last.startswith("quick")
@@ -340,9 +340,9 @@ async def test_esc_on_a_running_shell_command_stops_it_and_says_so_not_a_turn(tm
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
             await type_and_send(pilot, "!sleep 30")
-            await wait_for(pilot, lambda: app.turn_running)
+            await wait_for(pilot, lambda: app.turns.running)
             await pilot.press("escape")
-            await wait_for(pilot, lambda: not app.turn_running)
+            await wait_for(pilot, lambda: not app.turns.running)
             said = [n.message for n in app._notifications]
             assert "Command stopped." in said and not any("Turn interrupted" in m for m in said), said
 

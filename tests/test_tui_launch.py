@@ -17,6 +17,7 @@ from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.history_view import HistoryView
 from contextual.tui.widgets.token_meter import TokenMeter
 from contextual.tui.widgets.top_bar import TopBar
+from contextual.tui.workers import worker_running
 from tests.tui_helpers import SIZE, chat_text, finish, make_host, run_turn, server, wait_for
 
 REPO = Path(__file__).resolve().parents[1]
@@ -53,9 +54,9 @@ def test_a_new_sessions_first_frame_is_drawn_before_the_engine_is_imported(tmp_p
         async def main():
             app = ContextualApp(RealHost(config), animate=False, open_after_first_frame=True)
             async with app.run_test(size=(100, 30)) as pilot:
-                await app.started()
+                await app.startup.started()
                 seen["ready"] = [m for m in HEAVY if m in sys.modules]
-                seen["engine"] = app.opened is not None
+                seen["engine"] = app.shown_engine.opened is not None
         asyncio.run(main())
         print(json.dumps(seen))
     """)
@@ -72,7 +73,7 @@ async def test_a_new_session_opened_after_its_first_frame_runs_a_turn_and_shows_
     with server([finish("done: **42**")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False, open_after_first_frame=True)
         async with app.run_test(size=SIZE) as pilot:
-            await app.started()
+            await app.startup.started()
             await wait_for(pilot, lambda: app.query_one(TokenMeter).shown is not None)
             assert "session new" in str(app.query_one(TopBar).render())
             await run_turn(pilot, "what is the answer?")
@@ -93,7 +94,7 @@ async def test_an_engine_asked_for_before_the_first_frame_is_opened_once_and_sho
         app = ContextualApp(host, animate=False, open_after_first_frame=True)
         engine = app.engine
         async with app.run_test(size=SIZE) as pilot:
-            await app.started()
+            await app.startup.started()
             await wait_for(pilot, lambda: app.query_one(TokenMeter).shown is not None)
             assert app.engine is engine and opened == [1]
             await run_turn(pilot, "hello")
@@ -153,7 +154,7 @@ async def test_a_resumed_session_opened_after_its_first_frame_shows_what_an_eage
         _write_session(host.config.home, host.config.project_root, 40)
         eager = ContextualApp(host, host.resume(None), animate=False)
         async with eager.run_test(size=SIZE) as pilot:
-            await eager.started()
+            await eager.startup.started()
             await wait_for(pilot, lambda: eager.query_one(TokenMeter).shown is not None)
             await pilot.pause()
             shown = (chat_text(eager), eager.query_one(HistoryView).messages, str(eager.query_one(TopBar).render()))
@@ -161,7 +162,7 @@ async def test_a_resumed_session_opened_after_its_first_frame_shows_what_an_eage
         host = make_host(tmp_path, srv.base_url)
         app = ContextualApp(host, animate=False, resume=host.session_path(None))
         async with app.run_test(size=SIZE) as pilot:
-            await app.started()
+            await app.startup.started()
             await wait_for(pilot, lambda: app.query_one(TokenMeter).shown is not None)
             await pilot.pause()
             assert (chat_text(app), app.query_one(HistoryView).messages, str(app.query_one(TopBar).render())) == shown
@@ -181,8 +182,8 @@ async def test_a_session_that_cannot_be_read_after_the_first_frame_ends_the_app_
             raise OSError("the disk went away")
         host.resume = unreadable                    # type: ignore[method-assign]
         async with app.run_test(size=SIZE) as pilot:
-            await wait_for(pilot, lambda: app.launch_error is not None)
-        assert app.launch_error == "the disk went away" and app.return_code == 1
+            await wait_for(pilot, lambda: app.startup.error is not None)
+        assert app.startup.error == "the disk went away" and app.return_code == 1
 
 
 def test_counts_kept_on_disk_answer_before_the_tokenizer_and_only_for_the_same_tokenizer(tmp_path, monkeypatch):
@@ -227,7 +228,7 @@ async def test_a_later_launch_shows_its_counts_while_the_tokenizer_is_still_load
         tokens.remember_counts(host.config.home)
         first = ContextualApp(host, animate=False, open_after_first_frame=True)
         async with first.run_test(size=SIZE) as pilot:
-            await first.started()
+            await first.startup.started()
             await wait_for(pilot, lambda: first.query_one(TokenMeter).shown is not None)
             total = first.query_one(TokenMeter).shown.total
         tokens.save_counts()
@@ -248,7 +249,7 @@ async def test_a_later_launch_shows_its_counts_while_the_tokenizer_is_still_load
                 await wait_for(pilot, lambda: second.query_one(TokenMeter).shown is not None)
                 assert not tokens.ready() and second.query_one(TokenMeter).shown.total == total
                 release.set()
-                await second.started()
+                await second.startup.started()
                 await run_turn(pilot, "hello")
                 assert "ok" in chat_text(second)
         finally:
@@ -274,10 +275,10 @@ async def test_a_quit_at_launch_ends_the_app_without_waiting_for_the_launchs_own
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False, open_after_first_frame=True)
         try:
             async with app.run_test(size=SIZE) as pilot:
-                await wait_for(pilot, lambda: app.worker_running("tokenizer"))
+                await wait_for(pilot, lambda: worker_running(app, "tokenizer"))
                 await pilot.press("ctrl+q")
                 await wait_for(pilot, lambda: app.return_code is not None)
-                assert not tokens.ready() and not app.worker_running("connect")
+                assert not tokens.ready() and not worker_running(app, "connect")
         finally:
             release.set()
     assert app.return_code == 0
@@ -298,14 +299,15 @@ def test_the_methods_the_launch_benchmark_wraps_exist():
     # benchmarks/bench_launch.py times the phases by wrapping these; a rename broke its phase report once.
     import importlib.util
 
+    from contextual.tui.readouts import Readouts
     from contextual.tui.startup import Startup
     path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_launch.py"
     spec = importlib.util.spec_from_file_location("bench_launch", path)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     assert callable(getattr(Startup, bench.COUNTED_HOOK))
-    for name in ("on_mount", "on_ready", "show_prompt"):
-        assert name in bench.PHASES_RUNNER and callable(getattr(ContextualApp, name))
+    for owner, name in ((ContextualApp, "on_mount"), (ContextualApp, "on_ready"), (Readouts, "show_prompt")):
+        assert name in bench.PHASES_RUNNER and callable(getattr(owner, name))
 
 
 def test_continue_in_a_project_without_a_session_says_so_in_plain_words(tmp_path):

@@ -91,7 +91,7 @@ async def test_an_mcp_call_is_shown_as_server_and_tool_in_the_dialog_and_the_tra
                 what = str(app.screen.query_one("#permission-what", Static).render())
                 assert what.startswith("tracker · list_items wants to run: ") and "mcp__" not in what
                 await pilot.press("y")
-            await wait_for(pilot, lambda: not app.turn_running)
+            await wait_for(pilot, lambda: not app.turns.running)
             trail = app.query_one(ToolTrail)
             rows = str(trail.query_one(".trail-lines", Static).render())
             assert trail.title == "2 tool calls · tracker · list_items ×2" and "mcp__" not in rows

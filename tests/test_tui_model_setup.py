@@ -16,7 +16,7 @@ async def test_a_server_without_a_model_list_is_one_clear_line(tmp_path):
     with server([]) as srv:                     # the plain fake server answers GET /v1/models with 404
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
-            await app.started()
+            await app.startup.started()
             await type_and_send(pilot, "/model")
             await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker))
             problem = app.screen.problem
@@ -34,7 +34,7 @@ async def test_an_unreachable_server_is_one_clear_line_too(tmp_path):
         gone = srv.base_url
     app = ContextualApp(make_host(tmp_path, gone), animate=False)
     async with app.run_test(size=SIZE) as pilot:
-        await app.started()
+        await app.startup.started()
         await type_and_send(pilot, "/model")
         await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker))
         problem = app.screen.problem
@@ -47,7 +47,7 @@ async def test_with_no_model_the_message_waits_and_model_picks_one_without_resta
     with FakeLLMServer(kind="openai", script=[finish("hello back")], model="served-model", flavor=flavor) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url, model=None), animate=False)
         async with app.run_test(size=SIZE) as pilot:
-            await app.started()
+            await app.startup.started()
             await type_and_send(pilot, "hello there")
             await wait_for(pilot, lambda: "no model chosen yet" in chat_text(app))
             assert "not sent yet: hello there" in chat_text(app)          # shown, not lost
@@ -75,7 +75,7 @@ async def test_a_name_the_server_does_not_list_is_refused_with_its_list_and_used
     with FakeLLMServer(kind="openai", script=[], flavor=flavor) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
-            await app.started()
+            await app.startup.started()
             await type_and_send(pilot, "/model other-modle")
             await wait_for(pilot, lambda: "the server does not list other-modle" in chat_text(app))
             assert ("the server does not list other-modle — did you mean other-model? It lists other-model, "

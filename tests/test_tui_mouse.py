@@ -19,14 +19,14 @@ async def test_ctrl_c_copies_text_dragged_over_in_the_chat_and_the_turn_runs_on(
             await run_turn(pilot, "first")
             answer = app.query_one(ChatLog).query("Markdown").last().region
             await type_and_send(pilot, "take your time")
-            await wait_for(pilot, lambda: app.turn_running)
+            await wait_for(pilot, lambda: app.turns.running)
             await pilot.mouse_down(offset=(answer.x, answer.y))
             await pilot.hover(offset=(answer.x + 12, answer.y))
             await pilot.mouse_up(offset=(answer.x + 12, answer.y))
             await wait_for(pilot, lambda: bool(app.screen.get_selected_text()))
             await pilot.press("ctrl+c")
             await pilot.pause()
-            assert app.clipboard == "copy this s" and app.turn_running
+            assert app.clipboard == "copy this s" and app.turns.running
             await pilot.press("ctrl+c")              # the selection was copied and cleared: now it interrupts
-            await wait_for(pilot, lambda: not app.turn_running)
+            await wait_for(pilot, lambda: not app.turns.running)
             assert app.is_running

@@ -576,7 +576,7 @@ async def test_the_permission_buttons_stay_on_a_40x12_screen(tmp_path: Path):
             await wait_for(pilot, lambda: note.display and note.region.height > 0)
             assert note.region.bottom <= 12 and note.region.right <= 40
             await pilot.press(*"use make", "enter")
-            await wait_for(pilot, lambda: not isinstance(app.screen, PermissionModal) and not app.turn_running)
+            await wait_for(pilot, lambda: not isinstance(app.screen, PermissionModal) and not app.turns.running)
             assert "use make" in [m for m in app.engine.history.messages if m.role == "tool"][-1].full
 
 
@@ -605,7 +605,7 @@ async def test_the_permission_dialog_survives_every_width_under_twenty_columns(t
             assert len(rows) == 4, rows                     # one a row
             screen._opened_at = -10.0                       # past the guard against a press meant for the screen below
             await pilot.press("y")
-            await wait_for(pilot, lambda: not app.turn_running)
+            await wait_for(pilot, lambda: not app.turns.running)
             assert "hi" in [m for m in app.engine.history.messages if m.role == "tool"][-1].full
 
 

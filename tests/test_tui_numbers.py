@@ -121,7 +121,7 @@ async def test_every_figure_on_screen_is_the_engines_through_a_compaction_and_a_
         # Resumed: the cost and tokens of the session so far are still there, and every figure still agrees.
         app = ContextualApp(host, host.resume(session_id), animate=False)
         async with app.run_test(size=SIZE) as pilot:
-            await app.started()
+            await app.startup.started()
             await wait_for(pilot, lambda: app.query_one(TokenMeter).shown is not None)
             assert app.engine.prompt.usage.session == calls
             assert f"${cost:.4f}" in plain(app.query_one(TokenMeter))
@@ -142,14 +142,14 @@ async def test_history_header_counts_what_its_rows_show_mid_turn(tmp_path):
                 await type_and_send(pilot, "read the cart")
                 history = app.query_one(HistoryView)
                 await wait_for(pilot, lambda: any(m.role == "tool" for m in history.messages))
-                assert app.turn_running
+                assert app.turns.running
                 rows = sum(sent_tokens(m, history.shown) for m in history.messages)
                 assert rows > 1_000
                 assert f"· {figure(rows)} tok" in history.border_title
                 # the rows hold the turn's input and steps, which the meter counts apart from L3: the title says so
                 assert str(history.border_title).startswith("History as sent · L3 + turn · ")
                 read.set()
-                await wait_for(pilot, lambda: not app.turn_running)      # the turn ends before the app closes
+                await wait_for(pilot, lambda: not app.turns.running)      # the turn ends before the app closes
                 await wait_for(pilot, lambda: str(history.border_title).startswith("History as sent · L3 · "))
                 await app.workers.wait_for_complete()
         finally:

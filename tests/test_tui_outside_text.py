@@ -90,14 +90,14 @@ async def test_a_queued_message_with_an_open_tag_shows_on_the_inputs_border(tmp_
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=(80, 24)) as pilot:
             await type_and_send(pilot, "take your time")
-            await wait_for(pilot, lambda: app.turn_running)
+            await wait_for(pilot, lambda: app.turns.running)
             prompt = app.query_one("#prompt")
             for text in OPEN_TAGS:
                 await type_and_send(pilot, text)
                 await pilot.pause()
                 assert app.is_running and app._exception is None, text
-            assert app.turn_running and OPEN_TAGS[0] in prompt._border_title.plain
-            app.stop_turn()
+            assert app.turns.running and OPEN_TAGS[0] in prompt._border_title.plain
+            app.turns.stop()
 
 
 async def test_the_palette_lists_a_project_command_whose_description_holds_markup(tmp_path):

@@ -113,7 +113,7 @@ async def test_permissions_lists_removes_and_adds_rules_and_the_next_call_obeys(
             await type_and_send(pilot, "greet again")                 # the removed rule no longer allows it
             await wait_for(pilot, lambda: shown_screen(app, PermissionModal))
             await pilot.press("n")
-            await wait_for(pilot, lambda: not app.turn_running)
+            await wait_for(pilot, lambda: not app.turns.running)
 
 
 async def test_permissions_reads_at_200_columns_and_survives_a_few(tmp_path: Path):

@@ -43,7 +43,7 @@ async def test_a_plan_carried_out_leaves_plan_mode_and_sends_the_approval_as_the
                 modal = app.screen
                 await wait_for(pilot, lambda: not modal.too_soon())
                 await pilot.press("y")
-            await wait_for(pilot, lambda: len(srv.requests) >= 3 and not app.turn_running)
+            await wait_for(pilot, lambda: len(srv.requests) >= 3 and not app.turns.running)
             assert app.engine.config.permission_mode == mode
             assert MODE_LINES[mode] in str(app.query_one("#prompt").border_subtitle)
             sent = user_texts(srv.requests[1])
@@ -92,18 +92,18 @@ async def test_no_offer_outside_plan_mode_nor_over_a_message_typed_ahead_or_bein
                 await pilot.press("shift+tab", "shift+tab")
                 assert app.engine.config.permission_mode == "plan" and offers == []
                 await type_and_send(pilot, "plan it")
-                await wait_for(pilot, lambda: app.turn_running and len(srv.requests) == 2)
+                await wait_for(pilot, lambda: app.turns.running and len(srv.requests) == 2)
                 await type_and_send(pilot, "and keep it short")            # queued: the user's answer already
                 await wait_for(pilot, lambda: app.turns.queued.texts == ["and keep it short"])
                 typed_ahead.set()
-                await wait_for(pilot, lambda: isinstance(app.screen, PlanReady) and not app.turn_running)
+                await wait_for(pilot, lambda: isinstance(app.screen, PlanReady) and not app.turns.running)
                 assert offers == [3]                                       # after the queued turn's plan only
                 await pilot.press("escape")
                 await type_and_send(pilot, "once more")
-                await wait_for(pilot, lambda: app.turn_running and len(srv.requests) == 4)
+                await wait_for(pilot, lambda: app.turns.running and len(srv.requests) == 4)
                 app.query_one("#prompt").load_text("actually, shorter")    # being written as the plan comes
                 being_written.set()
-                await wait_for(pilot, lambda: not app.turn_running)
+                await wait_for(pilot, lambda: not app.turns.running)
                 await pilot.pause()
                 assert offers == [3] and app.screen is app.screen_stack[0]
                 assert app.query_one("#prompt").text == "actually, shorter"
@@ -161,5 +161,5 @@ async def test_the_question_takes_the_inputs_place_and_a_letter_that_answers_not
             assert app.screen_stack[0].query_one("#prompt").text == "" and len(srv.requests) == 1
             now[0] += 1
             await pilot.press("a")                                     # a moment later it answers
-            await wait_for(pilot, lambda: len(srv.requests) == 2 and not app.turn_running)
+            await wait_for(pilot, lambda: len(srv.requests) == 2 and not app.turns.running)
             assert app.engine.config.permission_mode == "accept-edits"

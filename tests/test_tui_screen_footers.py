@@ -117,7 +117,7 @@ async def test_the_screens_that_had_a_footer_name_their_keys_there_and_not_in_th
             assert all(0 < region.right <= 80 for region in shown.values()), shown
             assert str(app.screen.query_one("#permission-box").border_title) == "Permission"
             await pilot.press("escape")
-            await wait_for(pilot, lambda: app.screen is app.screen_stack[0] and not app.turn_running)
+            await wait_for(pilot, lambda: app.screen is app.screen_stack[0] and not app.turns.running)
 
 
 async def test_enter_in_the_footer_resumes_the_highlighted_session(tmp_path):

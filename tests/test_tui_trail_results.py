@@ -114,7 +114,7 @@ async def test_a_denied_call_is_counted_as_denied_not_failed_live_and_resumed(tm
                 await wait_for(pilot, lambda: isinstance(app.screen, PermissionModal) and app.screen.tool not in asked)
                 asked.append(app.screen.tool)
                 await pilot.press(key)
-            await wait_for(pilot, lambda: not app.turn_running)
+            await wait_for(pilot, lambda: not app.turns.running)
             trail = app.query_one(ToolTrail)
             assert trail.title == "3 tool calls · Bash, Edit, Read · 1 failed · 1 denied"
             [live] = _rows(app)

@@ -195,7 +195,8 @@ async def test_the_router_refuses_an_event_kind_it_does_not_know():
     class Unknown:
         pass
 
-    router = EventRouter(None)      # type: ignore[arg-type]  # no surface is touched before the match fails
+    # nothing is touched before the match fails
+    router = EventRouter(None, None, None, None)      # type: ignore[arg-type]
     with pytest.raises(AssertionError):
         await router.route(Unknown())      # type: ignore[arg-type]
 

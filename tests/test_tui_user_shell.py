@@ -5,6 +5,7 @@ app, engine and fake server, reading the request body the server received."""
 from __future__ import annotations
 
 from contextual.tui.app import ContextualApp
+from contextual.tui.widgets.status_line import StatusLine
 
 from tests.tui_helpers import SIZE, chat_text, finish, make_host, run_turn, server, type_and_send, wait_for
 
@@ -34,9 +35,9 @@ async def test_shell_output_rides_on_the_next_user_message(tmp_path):
             assert "shell-said-this" in chat_text(app)
             assert not srv.requests                      # nothing sent on its own
             assert app.engine.controls.shell                  # held for the next message, and counted already:
-            await wait_for(pilot, lambda: app.shown is not None and any(
-                "shell-said-this" in m.content for m in app.shown.messages if m.layer == "input"))
-            assert app.shown.layers["input"] > 0              # the meter's input figure
+            await wait_for(pilot, lambda: app.readouts.shown is not None and any(
+                "shell-said-this" in m.content for m in app.readouts.shown.messages if m.layer == "input"))
+            assert app.readouts.shown.layers["input"] > 0              # the meter's input figure
             await run_turn(pilot, "what did it print?")
             assert len(srv.requests) == 1
             last_user = user_texts(srv.requests[0])[-1]
@@ -79,8 +80,8 @@ async def test_esc_stops_a_command_and_nothing_of_it_joins_the_message(tmp_path)
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
         async with app.run_test(size=SIZE) as pilot:
             await type_and_send(pilot, "!echo started; sleep 60")
-            await wait_for(pilot, lambda: app.turn_running and app.status.state == "tool")
+            await wait_for(pilot, lambda: app.turns.running and app.query_one(StatusLine).state == "tool")
             await pilot.press("escape")
             await wait_for(pilot, lambda: "stopped; nothing of it joins" in chat_text(app))
             await app.workers.wait_for_complete()
-            assert not app.engine.controls.shell and not app.turn_running
+            assert not app.engine.controls.shell and not app.turns.running

@@ -44,12 +44,12 @@ async def test_every_key_and_slash_command_on_a_running_turn(tmp_path):
 
             async def a_turn_runs() -> None:
                 await close_screens()
-                if not app.turn_running:
-                    await wait_for(pilot, lambda: not app.turn_running)
+                if not app.turns.running:
+                    await wait_for(pilot, lambda: not app.turns.running)
                     prompt.load_text("")
                     prompt.focus()
                     await type_and_send(pilot, "take your time")
-                await wait_for(pilot, lambda: app.turn_running and pad.current is not None)
+                await wait_for(pilot, lambda: app.turns.running and pad.current is not None)
 
             def alive(what: str) -> None:
                 assert app.is_running and app._exception is None, what

@@ -30,7 +30,7 @@ async def test_welcome_names_model_window_and_keys_and_goes_with_the_first_messa
     with server([finish("hello")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=32_000), animate=False)
         async with app.run_test(size=(80, 24)) as pilot:
-            await app.started()
+            await app.startup.started()
             await pilot.pause()
             welcome = app.query_one(Welcome)
             shown = str(welcome.render())
@@ -89,7 +89,7 @@ async def test_the_mode_set_by_shift_tab_asks_again_in_default(tmp_path):
             modal = app.screen
             await wait_for(pilot, lambda: not modal.too_soon())
             await pilot.press("shift+tab")       # on a file edit's dialog: allow it, and accept edits from now on
-            await wait_for(pilot, lambda: not app.turn_running)
+            await wait_for(pilot, lambda: not app.turns.running)
             assert app.engine.config.permission_mode == "accept-edits"
 
 

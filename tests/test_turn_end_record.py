@@ -11,6 +11,7 @@ from pathlib import Path
 from contextual.core.messages import NO_ANSWER, Message
 from contextual.core.session import SessionWriter, load_session
 from contextual.core.session.schema import INTERRUPTED, TurnEnd
+from contextual.tui.widgets.scratchpad import ScratchpadView
 from tests.cli_helpers import cli_env, contextual, home_of, session_files, session_text
 from tests.fakes.llm_server import Fault, FakeLLMServer
 
@@ -150,7 +151,7 @@ async def test_a_resumed_app_shows_why_its_turns_failed_at_80x24(tmp_path: Path)
                ContextualApp(host, animate=False, resume=host.session_path(session_id)))
         async with app.run_test(size=(80, 24)) as pilot:
             if opened == "first frame":
-                await app.started()
+                await app.startup.started()
             await pilot.pause()
             notes = {str(w.render()): w for w in app.query_one(ChatLog).query(Static) if w.has_class("notice")}
             failed = "turn failed: openai: HTTP 503: overloaded (gave up after 5 attempts)"
@@ -159,8 +160,9 @@ async def test_a_resumed_app_shows_why_its_turns_failed_at_80x24(tmp_path: Path)
             screen = app.export_screenshot().replace("&#160;", " ")       # on screen at 80 columns, wrapped or not
             assert "turn failed: openai: HTTP" in screen and "turn interrupted" in screen
             # the Scratchpad names them as the live pane did ("failed", "interrupted"), not "not finished"
-            await wait_for(pilot, lambda: len(app.scratchpad.turns) == 3)
-            assert [t.outcome for t in app.scratchpad.turns] == ["finished", "failed", "interrupted"], opened
+            await wait_for(pilot, lambda: len(app.query_one(ScratchpadView).turns) == 3)
+            pad = app.query_one(ScratchpadView)
+            assert [t.outcome for t in pad.turns] == ["finished", "failed", "interrupted"], opened
             await app.host.close(app.engine)
 
 

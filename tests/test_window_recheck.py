@@ -40,7 +40,7 @@ async def test_a_server_started_after_the_app_gives_its_window_after_the_first_c
     port = _closed_port()
     app = ContextualApp(make_host(tmp_path, f"http://127.0.0.1:{port}/v1"), animate=False)
     async with app.run_test(size=SIZE) as pilot:
-        await app.started()
+        await app.startup.started()
         welcome = app.query_one(Welcome)
         await wait_for(pilot, lambda: "200k window (default, server not reached)" in str(welcome.render()))
         await wait_for(pilot, lambda: "did not answer: using the default window of 200,000 tokens" in chat_text(app))

@@ -89,8 +89,8 @@ def long_session(turns: int) -> list:
 
 async def until_shown(pilot, app: "ContextualApp") -> None:
     """The resumed engine is shown everywhere (chat, Scratchpad, History)."""
-    await app.started()
-    await wait_for(pilot, lambda: app.startup.engine_shown)
+    await app.startup.started()
+    await wait_for(pilot, lambda: app.shown_engine.engine_shown)
 
 
 @contextmanager

@@ -4,17 +4,17 @@
 This module orchestrates only: what it owns is in the parts it composes, each with its own state — the launch
 (``tui.startup.Startup``), the engine shown and its session (``tui.shown_engine.ShownEngine``), the turn worker
 and the queue (``tui.turn_runner.TurnRunner``), History, meter and top bar (``tui.readouts.Readouts``), the
-regions and their focus (``tui.panes.Panes``), esc and ctrl+c (``tui.interrupt_keys.InterruptKeys``). A turn's
-events are routed by ``EventRouter`` onto the surfaces this app provides (``tui.surfaces.Surfaces``); the slash
-commands are handler objects in ``tui.commands``' table, talking to the app through ``tui.slash.port.AppPort``;
-screens and widgets are in their own modules.
+regions and their focus (``tui.panes.Panes``), esc and ctrl+c (``tui.interrupt_keys.InterruptKeys``), the close at
+quit (``tui.closing.Closing``). Each part is handed the parts it uses when it is made; the app does not forward to
+them. A turn's events are routed by ``EventRouter`` onto the widgets and parts it is handed (``tui.surfaces``); the
+slash commands are handler objects in ``tui.commands``' table, talking to the app and its parts through
+``tui.slash.port.AppPort``; screens and widgets are in their own modules.
 """
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from rich.text import Text
 from textual import events, on
@@ -25,13 +25,13 @@ from textual.notifications import SeverityLevel
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Tab, Tabs
-from textual.worker import Worker, WorkerError, WorkerState
+from textual.worker import Worker, WorkerState
 
 from contextual.core import secrets, tokens
 from contextual.core.config import Config
-from contextual.core.messages import Message
 from contextual.core.textsafe import valid_unicode
 from contextual.tui import collector, commands
+from contextual.tui.closing import Closing
 from contextual.tui.contrast import ReadableText
 from contextual.tui.hangup import quit_on_signals
 from contextual.tui.input_died import panicked
@@ -39,7 +39,6 @@ from contextual.tui.host import Host, Opened
 from contextual.tui.interrupt_keys import InterruptKeys
 from contextual.tui.palette import Palette, SlashCommands
 from contextual.tui.panes import Panes
-from contextual.tui.prompt_view import Shown
 from contextual.tui.readouts import Readouts
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.screens.compaction import CompactionModal
@@ -62,14 +61,11 @@ from contextual.tui.widgets.scratchpad import ScratchpadView
 from contextual.tui.widgets.status_line import StatusLine
 from contextual.tui.widgets.token_meter import TokenMeter
 from contextual.tui.widgets.top_bar import TopBar
+from contextual.tui.workers import TURN
 
 if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
-    from contextual.core.session.schema import CompactionRecord, FittedRecord
     from contextual.core.agent import Engine
-    from contextual.core.custom_commands import CustomCommand
     from contextual.tui.router import EventRouter
-    from contextual.core.prompt import PromptView
-    from contextual.tui.shell_output import ShellShown
 
 MAIN_ONLY = {"compact", "open_stored_full", "resume", "context", "toggle_region", "resize_side", "cancel_turn",
              "rewind"}
@@ -115,16 +111,19 @@ class ContextualApp(App[object]):
         # imports, and a resumed session's whole record (`resume`: its file), are most of a launch. The first
         # frame of a resumed one shows the end of its record (host.preview). Else it opens now, and mounting
         # shows it.
-        self.startup = Startup(self, resume)
+        # Each part is handed the parts it uses that are made before it; one made after it (the readouts, which the
+        # shown engine updates) or on first use (the router) it reaches through the app by name, as its Protocol says.
         deferred = open_after_first_frame or resume is not None
-        self.shown_engine = ShownEngine(self, self.startup, opened or (None if deferred else host.new_engine()))
+        self.shown_engine = ShownEngine(self, resume, opened or (None if deferred else host.new_engine()))
+        self.readouts = Readouts(self, self.shown_engine)
+        self.startup = Startup(self, self.shown_engine, self.readouts)
+        self.panes = Panes(self)
+        self.turns = TurnRunner(self, self.shown_engine, self.startup, self.readouts, self.panes)
+        self.interrupt_keys = InterruptKeys(self, self.turns)
         self.animated = animate       # not `animate`: that is Textual's own method
         self._router: EventRouter | None = None
         self.remembered = Remembered(self.config.home, self.config.project_root, on_problem=self.not_remembered)
-        self.panes = Panes(self)
-        self.turns = TurnRunner(self, self.shown_engine)
-        self.readouts = Readouts(self, self.shown_engine, self.startup, self.turns)
-        self.interrupt_keys = InterruptKeys(self, self.turns)
+        self.closing = Closing(self, self.turns, self.startup, self.shown_engine)
         self.command_table = commands.CommandTable()   # built-ins and this run's custom commands (on mount)
         self.unsent = ""                           # typed before any model was chosen (/model gives it back)
         self.failure: str | None = None            # why the app ended on a panic (tui/input_died.py): exit status 1
@@ -140,23 +139,13 @@ class ContextualApp(App[object]):
         """What routes a turn's events onto the screen; made (and its imports done) when first needed."""
         if self._router is None:
             from contextual.tui.router import EventRouter
-            self._router = EventRouter(self)
+            self._router = EventRouter(self, self.readouts, self.turns, self.shown_engine)
         return self._router
 
     @property
     def config(self) -> Config:
         """The host's config (the one new engines get; /model and the server's window change it there)."""
         return self.host.config
-
-    @property
-    def launch_error(self) -> str | None:
-        """Why the session to resume could not be opened (the app then exits with 1)."""
-        return self.startup.error
-
-    @property
-    def resume_hint(self) -> str | None:
-        """Set at quit: what launch prints once the terminal is back."""
-        return self.shown_engine.resume_hint
 
     def action_command_palette(self) -> None:
         """ctrl+p: Textual's palette, its page keys safe on a screen too short to list anything (tui/palette.py)."""
@@ -174,71 +163,10 @@ class ContextualApp(App[object]):
         from contextual.tui.palette import system_commands
         return system_commands(self, super().get_system_commands(screen), self.config.home)
 
-    # ----- the engine shown (tui.shown_engine), as the launch and the slash commands ask for it
     @property
     def engine(self) -> Engine:
+        """The engine shown (tui.shown_engine): opened now when asked for before the first frame opened it."""
         return self.shown_engine.engine
-
-    @property
-    def opened(self) -> Opened | None:
-        return self.shown_engine.opened
-
-    def open_deferred(self) -> Opened:
-        return self.shown_engine.open_deferred()
-
-    def adopt(self, opened: Opened) -> None:
-        self.shown_engine.adopt(opened)
-
-    async def show_engine(self, opened: Opened, keep_recent: bool = False) -> None:
-        await self.shown_engine.show(opened, keep_recent)
-
-    def refresh_undoable(self, known: set[str] | None = None) -> None:
-        self.shown_engine.refresh_undoable(known)
-
-    # ----- surfaces (what the router may touch)
-    @property
-    def chat(self) -> ChatLog:
-        return self.query_one(ChatLog)
-
-    @property
-    def scratchpad(self) -> ScratchpadView:
-        return self.query_one(ScratchpadView)
-
-    @property
-    def status(self) -> StatusLine:
-        return self.query_one(StatusLine)
-
-    @property
-    def shown(self) -> Shown | None:
-        return self.readouts.shown
-
-    @property
-    def last_sent(self) -> Shown | None:
-        return self.readouts.last_sent
-
-    def show_prompt(self, view: PromptView | None = None) -> None:
-        self.readouts.show_prompt(view)
-
-    def refresh_topbar(self) -> None:
-        self.readouts.refresh_topbar()
-
-    def call_started(self) -> None:
-        self.readouts.call_started()
-
-    def push_modal(self, screen: Screen[Any], on_close: Callable[[Any], None]) -> None:
-        self.push_screen(screen, on_close)
-
-    def mode_changed(self) -> None:
-        self.refresh_topbar()
-
-    def stop_turn(self) -> None:
-        self.turns.stop()
-
-    def compactions_logged(self) -> list[CompactionRecord]:
-        return list(self.engine.compactions)
-
-    def fittings_recorded(self) -> list[FittedRecord]:
-        return list(self.engine.fittings)
 
     # ----- layout
     def compose(self) -> ComposeResult:
@@ -274,10 +202,11 @@ class ContextualApp(App[object]):
         inert_commands = self.command_table.load_custom(self.config.project_root, self.config.home)   # issue 30.3
         if not self.animated:
             prompt.cursor_blink = False
-        if self.opened is None:
+        opened = self.shown_engine.opened
+        if opened is None:
             await self.startup.first_frame()
         else:
-            await self.show_engine(self.opened)
+            await self.shown_engine.show(opened)
         self.panes.apply_layout()
         prompt.focus()
         self.startup.ask_trust(inert_commands)
@@ -288,18 +217,14 @@ class ContextualApp(App[object]):
         if self.quit_on_hangup:
             quit_on_signals(self)
 
-    async def started(self) -> None:
-        """Wait (off this thread) until the tokenizer is loaded and the server asked; at once when they are."""
-        await self.startup.started()
-
     async def mcp_changed(self) -> None:
         """An MCP server came up or went away (or counts became ready): between turns, take its tools in now and
         show the prompt (in a turn the engine does)."""
-        if self.turn_running or not tokens.ready():
+        if self.turns.running or not tokens.ready():
             return
         for event in self.engine.sync_tools():
             await self.router.route(event)
-        self.show_prompt()
+        self.readouts.show_prompt()
 
     def not_remembered(self, problem: str) -> None:
         """A read-only or full home: inputs, titles and the theme are kept for this run only (said once)."""
@@ -312,7 +237,7 @@ class ContextualApp(App[object]):
     def on_resize(self, event: events.Resize) -> None:
         self.panes.resized(event.size.width)
         if self.query("#topbar"):
-            self.call_after_refresh(self.refresh_topbar)     # at the new width
+            self.call_after_refresh(self.readouts.refresh_topbar)     # at the new width
 
     @on(Tabs.TabActivated, "#region-tabs")
     def tab_activated(self, event: Tabs.TabActivated) -> None:
@@ -323,12 +248,6 @@ class ContextualApp(App[object]):
 
     def action_resize_side(self) -> None:
         self.panes.resize_side()
-
-    def page_chat(self, direction: int) -> bool:
-        return self.panes.page_chat(direction)
-
-    def input_rows(self) -> int:
-        return self.panes.input_rows()
 
     def on_key(self, event: events.Key) -> None:
         self.panes.stray_key(event)
@@ -341,7 +260,7 @@ class ContextualApp(App[object]):
             self.screen.action_decide("accept_edits")
             return
         self.engine.settings.cycle_permission_mode()
-        self.refresh_topbar()
+        self.readouts.refresh_topbar()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Main-screen keys neither show nor run on sub-screens (their footers list their own keys).
@@ -364,43 +283,8 @@ class ContextualApp(App[object]):
     async def run_command(self, command: commands.Command, argument: str) -> None:
         await command.handler.run(self, argument)
 
-    def worker_running(self, group: str) -> bool:
-        return any(w.group == group and w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in self.workers)
-
-    @property
-    def turn_running(self) -> bool:
-        return self.turns.running
-
-    def busy(self, what: str) -> bool:
-        return self.turns.busy(what)
-
     async def say(self, text: str, level: str = "info") -> None:
-        await self.chat.add_notice(text, level)
-
-    async def show_shell_output(self, shown: ShellShown) -> None:
-        await self.chat.add_shell_output(shown)
-
-    async def show_transcript(self, messages: list[Message]) -> None:
-        await self.chat.show_transcript(messages, self.engine.compactions, permissions=self.engine.permissions,
-                                        ends=self.engine.turn_ends, fittings=self.engine.fittings)
-        await self.chat.mount_earlier()          # counts are ready by now: all the restored turns at once
-
-    def pending_input(self) -> str:
-        prompt = self.query_one(PromptInput)
-        return prompt.pastes.expand(prompt.text)      # /context shows what would be sent: the pastes, not their tags
-
-    def load_input(self, text: str) -> None:
-        self.query_one(PromptInput).put(text)
-
-    def start_turn(self, text: str, command: CustomCommand | None = None, arguments: str = "",
-                   typed: str = "") -> None:
-        self.turns.start(text, command, arguments, typed)
-
-    def queue_turn(self, typed: str, command: CustomCommand, arguments: str) -> None:
-        self.turns.queue(typed, command, arguments)
-
-    def start_compaction(self, instructions: str | None, keep_rounds: int | None) -> None:
-        self.turns.compact(instructions, keep_rounds)
+        await self.query_one(ChatLog).add_notice(text, level)
 
     # ----- keys that open what a command opens
     def action_compact(self) -> None:
@@ -430,26 +314,26 @@ class ContextualApp(App[object]):
         if parsed is not None:
             await self.run_command(*parsed)
         elif (unknown := self.command_table.unknown(text)) is not None:
-            await self.chat.add_notice(unknown, "error")
+            await self.say(unknown, "error")
         elif text.startswith("!"):
             run_shell(self, text[1:].strip())
         elif is_memory(text):
             ask_and_remember(self, text)
-        elif self.turn_running:
+        elif self.turns.running:
             self.turns.queue(text)
         elif self.config.missing_model_message():     # shown, kept, and back in the input once /model chose one
             self.unsent = text
-            await self.chat.add_notice(f"not sent yet: {text}", "warning")
-            await self.chat.add_notice(how_to_configure(self.config), "error")
+            await self.say(f"not sent yet: {text}", "warning")
+            await self.say(how_to_configure(self.config), "error")
         else:
-            self.start_turn(text)
+            self.turns.start(text)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "tokenizer" and event.state == WorkerState.ERROR:
             self.startup.counted_or_not()
             self.notify(f"the tokenizer did not load, so nothing can be counted: {event.worker.error}",
                         title="token counts", severity="error", timeout=10)
-        if event.worker.group == "turn":
+        if event.worker.group == TURN:
             self.turns.changed(event.worker, event.state)
 
     # ----- History rows
@@ -480,37 +364,9 @@ class ContextualApp(App[object]):
         open_message(self, event.message)
 
     async def action_quit(self) -> None:
-        await self.close_all()
+        await self.closing.close_all()
         self.exit(0)
 
     def panic(self, *renderables: Any) -> None:
         """Textual's input thread died (or an error that renders itself): closed as a quit, then status 1."""
         panicked(self, renderables, super().panic)
-
-    async def close_all(self) -> None:
-        """What a quit does before the app exits: the draft remembered, the turn stopped (a running command's
-        processes ended), the session closed, the MCP servers stopped."""
-        self._keep_draft()
-        self.stop_turn()
-        self.startup.stop()
-        for worker in list(self.workers):
-            # The turn just cancelled ends as CANCELLED, and waiting on it raises: that is the quit working.
-            with contextlib.suppress(WorkerError):     # cancelled, failed, or never started
-                await worker.wait()
-        await self.shown_engine.close()
-        if hasattr(self.host, "stop_mcp"):
-            await self.host.stop_mcp()
-
-    def close_now(self) -> None:
-        """What close_all does, at once, from any thread: a hang-up's close stuck past its deadline
-        (tui/hangup.py)."""
-        self._keep_draft()
-        self.shown_engine.abandon()
-        if hasattr(self.host, "stop_mcp_now"):
-            self.host.stop_mcp_now()
-
-    def _keep_draft(self) -> None:
-        prompts = self.query(PromptInput)
-        draft = prompts.first().text if prompts else ""
-        if draft.strip():            # a message being written is not lost: ↑ brings it back next time
-            self.remembered.add_input(secrets.redact(draft))

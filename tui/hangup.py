@@ -1,8 +1,8 @@
 """The terminal gone (SIGHUP, or its input hung up with no signal) or a `kill` (SIGTERM) under the running app.
 
 Left to Python's default the app died at once: a Bash command runs in its own session, out of the terminal's
-reach, so it ran on, and the turn was never recorded as stopped. Now each ends the app as a quit does (tui/app.py:
-close_all). SIGTERM with the terminal there leaves one to restore, so Textual exits as usual. A terminal that is
+reach, so it ran on, and the turn was never recorded as stopped. Now each ends the app as a quit does (tui/closing.py:
+Closing.close_all). SIGTERM with the terminal there leaves one to restore, so Textual exits as usual. A terminal that is
 gone is a hang-up, whoever said so: SIGHUP, or standard input hanging up (a parent closed the pty's master and sent
 no SIGHUP, or only a SIGTERM). Textual then spun on its input at EOF (a whole core), its writer thread died at the
 first write to the gone terminal, and once the queue to it filled the loop blocked for ever: no signal was acted
@@ -27,11 +27,17 @@ from typing import Protocol
 from contextual.tui.textual_app import TextualApp
 
 
+class Closes(Protocol):
+    """tui/closing.py: Closing."""
+    async def close_all(self) -> None: ...
+    def close_now(self) -> None: ...
+
+
 class Quitting(TextualApp, Protocol):
     """What of the app (tui/app.py) the handlers use."""
     async def action_quit(self) -> None: ...
-    async def close_all(self) -> None: ...
-    def close_now(self) -> None: ...
+    @property
+    def closing(self) -> Closes: ...
 
 
 HUNG_UP_EXIT = 128 + signal.SIGHUP       # the status a shell reports for a process ended by SIGHUP
@@ -103,7 +109,7 @@ class _Ending:
     def _keep(self, done: threading.Event) -> None:
         if self._kept.acquire(blocking=False):
             try:
-                self.app.close_now()
+                self.app.closing.close_now()
             finally:
                 done.set()
 
@@ -121,7 +127,7 @@ def _detach_terminal() -> None:
 async def _close_and_exit(app: Quitting) -> None:
     try:
         with app.batch_update():       # nothing is drawn for nobody (a long chat's layout took ~0.3 s)
-            await app.close_all()
+            await app.closing.close_all()
     finally:
         _end_process(HUNG_UP_EXIT)
 

@@ -6,7 +6,7 @@ exit status 0 (a script or a wrapper read success), the draft lost, a running tu
 parser raises on bytes a terminal or a program can send: `ESC [ 9999999 u` (a kitty key past U+10FFFF, ValueError
 from chr in 8.2.x), a mouse report after an in-band size of 0 (ZeroDivisionError). tui/input_guard.py forgives the
 one fault it can fix at the source (bytes that are not UTF-8); for every other, no key can reach the app any more,
-so it closes (tui/app.py: close_all) and ends. The traceback is printed as well with CONTEXTUAL_DEBUG=1.
+so it closes (tui/closing.py: Closing.close_all) and ends. The traceback is printed as well with CONTEXTUAL_DEBUG=1.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import os
 from typing import Any, Callable, Protocol
 
 from contextual.core.textsafe import one_line
+from contextual.tui.hangup import Closes
 from contextual.tui.textual_app import TextualApp
 
 FAILED_EXIT = 1
@@ -23,7 +24,8 @@ FAILED_EXIT = 1
 class Panicking(TextualApp, Protocol):
     """What of the app (tui/app.py) a panic uses."""
     failure: str | None
-    async def close_all(self) -> None: ...
+    @property
+    def closing(self) -> Closes: ...
 
 
 def what_failed(renderables: tuple[Any, ...]) -> str:
@@ -54,7 +56,7 @@ def panicked(app: Panicking, renderables: tuple[Any, ...], panic: Callable[..., 
 
 async def _close_and_end(app: Panicking, renderables: tuple[Any, ...], panic: Callable[..., None]) -> None:
     try:
-        await app.close_all()
+        await app.closing.close_all()
     finally:
         if os.environ.get("CONTEXTUAL_DEBUG"):
             panic(*renderables)

@@ -25,16 +25,16 @@ def run_app(config: Config, resume_id: str | None = None, continue_latest: bool 
     app = ContextualApp(host, open_after_first_frame=True, resume=path, quit_on_hangup=True)
     app.run()
     tokens.save_counts()
-    if app.launch_error is not None:
-        print(f"contextual: {app.launch_error}", file=sys.stderr)
+    if app.startup.error is not None:
+        print(f"contextual: {app.startup.error}", file=sys.stderr)
         return 1
     try:
         asyncio.run(host.aclose())
     except Exception:
         pass
     # Printed once the app has left the terminal (alternate screen gone), so it stays in the scrollback.
-    if app.resume_hint:
-        print(app.resume_hint)
+    if app.shown_engine.resume_hint:
+        print(app.shown_engine.resume_hint)
     if app.failure is not None:         # Textual's input thread died (tui/input_died.py): not a success
         print(f"contextual: {app.failure}", file=sys.stderr)
         return 1

@@ -11,19 +11,18 @@ from contextual.tui.format import mode_line
 from contextual.tui.prompt_view import Shown, next_prompt
 from contextual.tui.shown_engine import ShownEngine
 from contextual.tui.slash.context_tools import pinned_ids, with_pins
-from contextual.tui.startup import Startup
 from contextual.tui.textual_app import TextualApp
-from contextual.tui.turn_runner import TurnRunner
+from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.history_view import HistoryView, summary_numbers
 from contextual.tui.widgets.prompt_input import PromptInput
 from contextual.tui.widgets.token_meter import TokenMeter
 from contextual.tui.widgets.top_bar import TopBar
 from contextual.tui.widgets.welcome import Welcome
+from contextual.tui.workers import turn_running
 
 if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
     from contextual.core.config import Config
     from contextual.core.prompt import PromptView
-    from contextual.tui.widgets.chat_log import ChatLog
 
 
 class ReadoutsApp(TextualApp, Protocol):
@@ -31,16 +30,13 @@ class ReadoutsApp(TextualApp, Protocol):
 
     @property
     def config(self) -> Config: ...
-    @property
-    def chat(self) -> ChatLog: ...
 
 
 class Readouts:
-    def __init__(self, app: ReadoutsApp, shown_engine: ShownEngine, startup: Startup, turns: TurnRunner) -> None:
+    def __init__(self, app: ReadoutsApp, shown_engine: ShownEngine) -> None:
         self.app = app
         self.shown_engine = shown_engine
-        self.startup = startup
-        self.turns = turns
+        self.preview: tuple[str, int] | None = None     # (session id, compactions) a resumed launch's first frame shows
         self.shown: Shown | None = None
         self.last_sent: Shown | None = None       # the prompt of the latest model call
 
@@ -70,11 +66,12 @@ class Readouts:
         opened = self.shown_engine.opened
         engine = opened.engine if opened is not None else None     # None: not open yet
         session_id, compactions = ((engine.session_id, len(engine.compactions)) if engine is not None
-                                   else self.startup.preview or (None, 0))
+                                   else self.preview or (None, 0))
         config = self.app.config
         self.app.query_one(TopBar).show(config.project_root, config.model, session_id, compactions,
-                                        self.turns.running, self.app.size.width)
+                                        turn_running(self.app), self.app.size.width)
         in_force = engine.config if engine else config        # the model, window and permission mode in force
-        for welcome in self.app.chat.query_children(Welcome):      # its own rows only: not every answer's blocks
+        # its own rows only: not every answer's blocks
+        for welcome in self.app.query_one(ChatLog).query_children(Welcome):
             welcome.show(in_force.model, in_force.context_window, in_force.window_source, in_force.server_unreached)
         self.app.query_one(PromptInput).border_subtitle = mode_line(in_force.permission_mode)

@@ -1,8 +1,10 @@
 """Routes the engine's events onto the surfaces (chat, scratchpad, status line, history and meter, modals).
 
-It runs inside the app's `turn` worker, on the event loop, so it may touch widgets directly. It knows only the
-``Surfaces`` protocol, never the app; it never re-parses model text (the engine sends the answer as events) and
-never waits on the user except where the user must read something (a permission, an auto-compaction card).
+It runs inside the app's `turn` worker, on the event loop, so it may touch widgets directly. It knows the app only
+as Textual's (``tui.textual_app.TextualApp``: the widgets it queries, the modals it pushes) and the parts it is
+handed through the narrow protocols of ``tui.surfaces``, never the app itself; it never re-parses model text (the
+engine sends the answer as events) and never waits on the user except where the user must read something (a
+permission, an auto-compaction card).
 """
 
 from __future__ import annotations
@@ -16,7 +18,11 @@ from contextual.core.tools.todowrite import todos_sent
 from contextual.tui.format import (args_label, compaction_level, compaction_note, denied, ledger_line,
                                    permission_level, permission_mark, permission_note, tokens, trail_status)
 from contextual.tui.screen_safe import screen_text, stream_guard
-from contextual.tui.surfaces import Surfaces
+from contextual.tui.surfaces import Readings, Showing, Stopping
+from contextual.tui.textual_app import TextualApp
+from contextual.tui.widgets.chat_log import ChatLog
+from contextual.tui.widgets.scratchpad import ScratchpadView
+from contextual.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:       # the modals are imported when they first open: not needed for the first frame
     from contextual.core.context.compaction_review import Event
@@ -25,8 +31,11 @@ if TYPE_CHECKING:       # the modals are imported when they first open: not need
 
 
 class EventRouter:
-    def __init__(self, surfaces: Surfaces) -> None:
-        self.ui = surfaces
+    def __init__(self, app: TextualApp, readouts: Readings, turns: Stopping, shown: Showing) -> None:
+        self.app = app
+        self.readouts = readouts
+        self.turns = turns
+        self.shown = shown
         self.compaction_modal: CompactionModal | None = None
         self.permission_modal: PermissionModal | None = None
         self._asked: tuple[str, object] | None = None     # the call a permission question is about, till answered
@@ -38,6 +47,19 @@ class EventRouter:
         self.last_outcome = ""            # how the latest turn or compaction ended (tui/queued.py reads it)
         self.streams = stream_guard()     # keys redacted, and never shown in part across streamed fragments
 
+    # ----- the surfaces: rows of the main screen, found when used (the router may be made before they mount)
+    @property
+    def chat(self) -> ChatLog:
+        return self.app.query_one(ChatLog)
+
+    @property
+    def scratchpad(self) -> ScratchpadView:
+        return self.app.query_one(ScratchpadView)
+
+    @property
+    def status(self) -> StatusLine:
+        return self.app.query_one(StatusLine)
+
     # ----- whole streams
     async def consume_turn(self, text: str, stream: AsyncGenerator[Event, None]) -> None:
         self._answered = False
@@ -46,12 +68,12 @@ class EventRouter:
         self.streams.reset()
         text = screen_text(text)     # typed or pasted: an escape sequence in it reached the terminal as written
                                      # (a restored chat cleans its messages where it reads the record)
-        await self.ui.chat.add_user(text)
-        self.ui.scratchpad.start_turn(text)
-        self.ui.status.thinking()
+        await self.chat.add_user(text)
+        self.scratchpad.start_turn(text)
+        self.status.thinking()
         outcome = "interrupted"
         self._fitted = []
-        fitted_before = len(self.ui.fittings_recorded())
+        fitted_before = len(list(self.shown.engine.fittings))
         try:
             async with aclosing(stream) as events:
                 async for event in events:
@@ -61,14 +83,15 @@ class EventRouter:
                     elif isinstance(event, ev.ErrorEvent):
                         outcome = "failed"
         except asyncio.CancelledError:
-            await self.ui.chat.finish_answer(None)
+            await self.chat.finish_answer(None)
             # as the record will read on resume: the call asked about and those running end aborted, and the
             # turn "interrupted" (live it said "turn cancelled (recorded as interrupted)" and left the call out)
-            await self.ui.chat.calls_stopped(self._asked)
-            for record in self.ui.fittings_recorded()[fitted_before:]:     # summed up at its close, after its events
+            await self.chat.calls_stopped(self._asked)
+            # summed up at its close, after its events
+            for record in list(self.shown.engine.fittings)[fitted_before:]:
                 if not any(record.fitting is said for said in self._fitted):
-                    await self.ui.chat.context_adjusted(record.fitting)
-            await self.ui.chat.add_notice("turn interrupted", "warning")
+                    await self.chat.context_adjusted(record.fitting)
+            await self.chat.add_notice("turn interrupted", "warning")
             raise
         finally:
             self.after_turn(outcome)
@@ -82,16 +105,16 @@ class EventRouter:
             self.last_outcome = "compacted"
         finally:
             self._compaction_over()
-            self.ui.status.idle()
-            self.ui.show_prompt()
+            self.status.idle()
+            self.readouts.show_prompt()
 
     def after_turn(self, outcome: str) -> None:
         self.last_outcome = outcome
         self.dismiss_permission()
         self._compaction_over()
-        self.ui.scratchpad.end_turn(outcome)
-        self.ui.status.idle()
-        self.ui.show_prompt()
+        self.scratchpad.end_turn(outcome)
+        self.status.idle()
+        self.readouts.show_prompt()
 
     def cancel_compaction(self) -> None:
         if self._cancel_hook is not None:
@@ -114,39 +137,39 @@ class EventRouter:
         from contextual.core.context.compaction_review import CompactionReview   # loaded by the first turn, not at launch
         match e:
             case ev.PromptChanged():
-                self.ui.show_prompt(e.view)
+                self.readouts.show_prompt(e.view)
             case ev.AnswerDelta():
-                self.ui.status.answering()
-                await self.ui.chat.stream_answer(e.text)
+                self.status.answering()
+                await self.chat.stream_answer(e.text)
             case ev.FinalAnswer():
                 self._answered = True
-                await self.ui.chat.finish_answer(e.text)
+                await self.chat.finish_answer(e.text)
             case ev.TextDelta():
                 self._call_started(e.step)
-                self.ui.status.retried()
-                self.ui.scratchpad.update_step(e.step, streamed=e.text)
+                self.status.retried()
+                self.scratchpad.update_step(e.step, streamed=e.text)
             case ev.StreamRestarted():
-                self.ui.scratchpad.reset_step(e.step)
+                self.scratchpad.reset_step(e.step)
             case ev.Retrying() if e.call == "summary":   # a compaction's summary request: its card says it
                 if self.compaction_modal is not None:
                     self.compaction_modal.retrying(e)
             case ev.Retrying():                      # the call is tried again: the status line says why and when
-                self.ui.status.retrying(e)
+                self.status.retrying(e)
             case ev.ReasoningDelta():
                 self._call_started(e.step)
-                self.ui.status.retried()
-                self.ui.scratchpad.update_step(e.step, reasoning=e.text)
+                self.status.retried()
+                self.scratchpad.update_step(e.step, reasoning=e.text)
             case ev.ThoughtEvent():
-                self.ui.scratchpad.update_step(e.step, thought=e.text)
+                self.scratchpad.update_step(e.step, thought=e.text)
             case ev.ActionEvent():
-                self.ui.scratchpad.update_step(e.step, tool=e.tool, args=e.args)
+                self.scratchpad.update_step(e.step, tool=e.tool, args=e.args)
             case ev.FormatErrorEvent():
-                self.ui.scratchpad.update_step(e.step, format_error=e.message)
-                self.ui.status.thinking()
+                self.scratchpad.update_step(e.step, format_error=e.message)
+                self.status.thinking()
             case ev.ToolStarted():
                 await self.on_tool_started(e)
             case ev.ToolOutput():                    # a running tool's output, when the engine streams it
-                self.ui.status.output(e.text)
+                self.status.output(e.text)
             case ev.ToolFinished():
                 await self.on_tool_finished(e)
             case ev.PermissionRequest():
@@ -156,12 +179,12 @@ class EventRouter:
             case ev.TurnAdjustments():               # the engine's once-per-turn summary
                 await self.on_turn_adjustments(e)
             case ev.BudgetWarning():
-                await self.ui.chat.add_notice(e.message, "warning")
+                await self.chat.add_notice(e.message, "warning")
             case ev.CompactionStarted():
                 self.on_compaction_started(e)
             case CompactionReview():                 # issue 19.1: the engine awaits the user's answer
                 from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
-                self.ui.push_modal(CompactionPreviewScreen(e), e.decide)
+                self.app.push_screen(CompactionPreviewScreen(e), e.decide)
             case ev.CompactionProgress():
                 if self.compaction_modal is not None:
                     self.compaction_modal.progress(e.stage, e.elapsed, e.tokens_received, e.detail)
@@ -170,17 +193,17 @@ class EventRouter:
             case ev.ToolsChanged():
                 await self.on_tools_changed(e)
             case ev.Notice():
-                await self.ui.chat.add_notice(e.message, e.level)
+                await self.chat.add_notice(e.message, e.level)
             case ev.StopHookContinued():
                 await self.on_stop_hook_continued(e)
             case ev.TurnFinished():
                 if not self._answered:
-                    await self.ui.chat.finish_answer(e.answer)
+                    await self.chat.finish_answer(e.answer)
             case ev.ErrorEvent():
-                await self.ui.chat.finish_answer(None)
-                await self.ui.chat.add_notice(f"error ({e.kind}): {e.message}", "error")
+                await self.chat.finish_answer(None)
+                await self.chat.add_notice(f"error ({e.kind}): {e.message}", "error")
             case ev.UsageEvent():
-                self.ui.status.retried()      # a reply that streamed no text still ends a retry's wait
+                self.status.retried()      # a reply that streamed no text still ends a retry's wait
             case ev.MessageRecorded():
                 pass          # shown through the PromptChanged that follows (meter, History)
             case _:
@@ -189,38 +212,38 @@ class EventRouter:
     def _call_started(self, step: int) -> None:
         if step != self._calling_step:
             self._calling_step = step
-            self.ui.call_started()
+            self.readouts.call_started()
 
     async def on_tool_finished(self, e: ev.ToolFinished) -> None:
-        self.ui.scratchpad.update_step(e.step, running=False, observation=e.full_text,
+        self.scratchpad.update_step(e.step, running=False, observation=e.full_text,
                                        status="denied" if denied(e.stored) else e.status)
         # a non-zero exit too, and what it returned, as a resumed chat reads them from the stored form
-        self.ui.chat.tool_finished(e.tool, trail_status(e.stored, e.status), e.stored)
+        self.chat.tool_finished(e.tool, trail_status(e.stored, e.status), e.stored)
         if e.status == "success" and (todos := todos_sent(e.tool, e.args)) is not None:
-            await self.ui.chat.show_todos(todos)
-        self.ui.status.thinking()
+            await self.chat.show_todos(todos)
+        self.status.thinking()
 
     async def on_turn_adjustments(self, e: ev.TurnAdjustments) -> None:
         self._fitted.append(e)
-        await self.ui.chat.context_adjusted(e)
+        await self.chat.context_adjusted(e)
 
     async def on_tools_changed(self, e: ev.ToolsChanged) -> None:
         change = " ".join([f"+{t}" for t in e.added] + [f"-{t}" for t in e.removed])
-        await self.ui.chat.add_notice(f"tools changed: {change}; L1 is now {tokens(e.l1_tokens)} tokens", "warning")
-        self.ui.show_prompt()
+        await self.chat.add_notice(f"tools changed: {change}; L1 is now {tokens(e.l1_tokens)} tokens", "warning")
+        self.readouts.show_prompt()
 
     async def on_stop_hook_continued(self, e: ev.StopHookContinued) -> None:
         """The turn goes on after its answer: the answer's step shows what the model reads next."""
         from contextual.core.context import continuation
         self._answered = False
-        self.ui.scratchpad.update_step(e.step, observation=continuation.note(e.reason))
-        await self.ui.chat.add_notice(continuation.notice_line(e.reason), "warning")
-        self.ui.status.thinking()
+        self.scratchpad.update_step(e.step, observation=continuation.note(e.reason))
+        await self.chat.add_notice(continuation.notice_line(e.reason), "warning")
+        self.status.thinking()
 
     async def on_tool_started(self, e: ev.ToolStarted) -> None:
-        self.ui.scratchpad.update_step(e.step, tool=e.tool, args=e.args, running=True)
-        self.ui.status.running_tool(e.tool, args_label(e.args, 50))
-        await self.ui.chat.tool_started(e.tool, e.args)
+        self.scratchpad.update_step(e.step, tool=e.tool, args=e.args, running=True)
+        self.status.running_tool(e.tool, args_label(e.args, 50))
+        await self.chat.tool_started(e.tool, e.args)
 
     def on_permission_request(self, e: ev.PermissionRequest) -> None:
         from contextual.tui.screens.permission import PermissionModal
@@ -231,13 +254,13 @@ class EventRouter:
             if not future.done():
                 future.set_result(given or ev.PermissionAnswer("deny"))
             if given is None:                    # esc: stop the turn rather than let the model ask again
-                self.ui.stop_turn()
+                self.turns.stop()
 
         self.close_result_card()
-        self.ui.status.idle()
+        self.status.idle()
         self._asked = (e.tool, e.args)
         modal = self.permission_modal = PermissionModal(e.tool, e.args, e.preview, e.always, e.edits_files)
-        self.ui.push_modal(modal, answer)
+        self.app.push_screen(modal, answer)
 
     def dismiss_permission(self) -> None:
         modal, self.permission_modal = self.permission_modal, None
@@ -249,48 +272,48 @@ class EventRouter:
         self._asked = None
         record = PermissionRecord(e.tool, e.decision, e.rules, e.once_only, e.note)
         if mark := permission_mark(record):          # on the call's trail row, not a line per call
-            self.ui.chat.permission_answered(mark)
+            self.chat.permission_answered(mark)
         else:
-            await self.ui.chat.add_notice(permission_note(record), permission_level(record))
+            await self.chat.add_notice(permission_note(record), permission_level(record))
         if e.decision == "accept_edits":        # the engine changed the mode: the line under the input says so
-            self.ui.mode_changed()
+            self.readouts.refresh_topbar()
         if e.decision != "deny":
-            self.ui.status.running_tool(e.tool)
+            self.status.running_tool(e.tool)
 
     def on_compaction_started(self, e: ev.CompactionStarted) -> None:
         from contextual.tui.screens.compaction import CompactionModal
         self.close_result_card()              # the last compaction's card, if it is still up: this one replaces it
-        self.ui.status.idle()
-        self._logged_before = len(self.ui.compactions_logged())
+        self.status.idle()
+        self._logged_before = len(list(self.shown.engine.compactions))
         self.compaction_modal = CompactionModal(e.trigger, e.pre_tokens, e.rounds_to_archive,
-                                                on_cancel=self.cancel_compaction, live_clock=self.ui.status.animated)
-        self.ui.push_modal(self.compaction_modal, lambda _: self._modal_closed())
+                                                on_cancel=self.cancel_compaction, live_clock=self.status.animated)
+        self.app.push_screen(self.compaction_modal, lambda _: self._modal_closed())
 
     def _modal_closed(self) -> None:
         self.compaction_modal = None
 
     async def on_compaction_finished(self, e: ev.CompactionFinished) -> None:
         # History and meter first: the new estimate shows the moment the card does.
-        self.ui.show_prompt()
+        self.readouts.show_prompt()
         modal = self.compaction_modal
-        logged = self.ui.compactions_logged()
+        logged = list(self.shown.engine.compactions)
         if modal is not None:
             modal.in_turn = e.trigger == "auto"
             modal.lost = ledger_line(logged[-1].loss_ledger) if logged and not e.refused else ""
             modal.finish(e)
         elif e.refused:
-            await self.ui.chat.add_notice(f"nothing compacted: {e.refused}", "warning")
+            await self.chat.add_notice(f"nothing compacted: {e.refused}", "warning")
         if not e.refused:
             from contextual.core.session.schema import CompactionRecord
             record = CompactionRecord(e.trigger, e.pre_tokens, e.post_tokens, fallback=e.fallback,
                                       rounds_archived=e.rounds_archived,
                                       loss_ledger=logged[-1].loss_ledger if logged else None, parts=e.parts,
                                       rounds_truncated=e.rounds_truncated, ended=e.ended)
-            await self.ui.chat.add_compaction(compaction_note(record), compaction_level(record))
+            await self.chat.add_compaction(compaction_note(record), compaction_level(record))
         # An automatic compaction inside a turn: the turn goes on while its card shows (it closes itself, or on
         # enter). At 4k–8k nearly every message compacts, and a turn that waited on each card lost seconds to it.
         if modal is not None and e.trigger == "auto":
-            self.ui.status.thinking()
+            self.status.thinking()
 
     def close_result_card(self) -> None:
         """A compaction's card whose result is shown, closed before another modal takes the screen (a permission
@@ -303,7 +326,7 @@ class EventRouter:
         modal = self.compaction_modal
         if modal is None or modal.result is not None or not modal.is_attached:
             return
-        logged = self.ui.compactions_logged()[self._logged_before:]
+        logged = list(self.shown.engine.compactions)[self._logged_before:]
         if logged:
             from contextual.tui.screens.compaction import finished_of
             modal.finish(finished_of(logged[-1]))

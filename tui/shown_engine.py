@@ -1,31 +1,38 @@
 """The engine the app shows, and its session: opened at launch or put off until the first frame is drawn (or until
 a key asks for it), shown everywhere, its session file made at the first input, the turns /undo can take back
 marked, closed at quit with the line that resumes it. Owned by the app (``ContextualApp.shown_engine``); /new,
-/resume and /fork show another one here."""
+/resume and /fork show another one here (``show``)."""
 
 from __future__ import annotations
 
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from contextual.core import tokens
+from contextual.tui.greeting import greet
 from contextual.tui.host import Host, Opened, undoable_turns_of
 from contextual.tui.resume_hint import resume_line
-from contextual.tui.startup import Startup
 from contextual.tui.textual_app import TextualApp
+from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.history_view import HistoryView
-from contextual.tui.widgets.scratchpad import recorded_turns
+from contextual.tui.widgets.scratchpad import ScratchpadView, recorded_turns
 
 if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
     from contextual.core.agent import Engine
     from contextual.core.config import Config
+    from contextual.core.messages import Message
     from contextual.tui.router import EventRouter
-    from contextual.tui.widgets.chat_log import ChatLog
-    from contextual.tui.widgets.scratchpad import ScratchpadView
+
+
+class PromptReadout(Protocol):
+    """tui/readouts.py: Readouts, made after this part (it reads the engine shown here)."""
+    def show_prompt(self) -> None: ...
 
 
 class EngineApp(TextualApp, Protocol):
-    """What the shown engine asks of the app (the app knows ShownEngine; ShownEngine knows only this)."""
+    """What the shown engine asks of the app (the app knows ShownEngine; ShownEngine knows only this): the host,
+    and the parts made after it or on first use, by name."""
 
     host: Host
 
@@ -34,17 +41,15 @@ class EngineApp(TextualApp, Protocol):
     @property
     def router(self) -> EventRouter: ...
     @property
-    def chat(self) -> ChatLog: ...
-    @property
-    def scratchpad(self) -> ScratchpadView: ...
-    def show_prompt(self) -> None: ...
+    def readouts(self) -> PromptReadout: ...
 
 
 class ShownEngine:
-    def __init__(self, app: EngineApp, startup: Startup, opened: Opened | None) -> None:
+    def __init__(self, app: EngineApp, resume: Path | None, opened: Opened | None) -> None:
         self.app = app
-        self.startup = startup
+        self.resume = resume                        # the session file a resumed launch opens
         self.opened = opened
+        self.engine_shown = False                   # show ran (else the first frame was a preview, or nothing yet)
         self.resume_hint: str | None = None         # set at quit: what launch prints once the terminal is back
 
     @property
@@ -57,7 +62,7 @@ class ShownEngine:
         return self.opened.engine
 
     def open_deferred(self) -> Opened:
-        resume, host = self.startup.resume, self.app.host
+        resume, host = self.resume, self.app.host
         return host.resume(path=resume) if resume is not None else host.new_engine()
 
     def adopt(self, opened: Opened) -> None:
@@ -68,17 +73,24 @@ class ShownEngine:
         """Show a (new or resumed) engine everywhere: the chat from the session's whole record (``keep_recent``:
         the turns the chat shows stay when they are that record's last ones)."""
         self.adopt(opened)
-        self.startup.engine_shown = True
-        engine, chat = opened.engine, self.app.chat
-        self.app.scratchpad.reset(first_turn=opened.turns_before + 1,
+        self.engine_shown = True
+        engine, chat = opened.engine, self.app.query_one(ChatLog)
+        self.app.query_one(ScratchpadView).reset(first_turn=opened.turns_before + 1,
                                   recorded=recorded_turns(opened.transcript, engine.turn_ends))
         await chat.show_transcript(opened.transcript or list(engine.history.messages), engine.compactions,
                                    keep_recent, engine.permissions, engine.turn_ends, engine.fittings)
-        await self.startup.greet(not (opened.transcript or engine.history.messages), opened.notices)
-        self.app.show_prompt()
+        await greet(chat, self.app.config, not (opened.transcript or engine.history.messages), opened.notices)
+        self.app.readouts.show_prompt()
         self.refresh_undoable(opened.undoable)
         if tokens.ready():          # else once the tokenizer is loaded (Startup.counts_ready)
             await chat.mount_earlier()
+
+    async def show_transcript(self, messages: list[Message]) -> None:
+        """The chat rebuilt from ``messages`` of the engine shown (/undo's restored record), every turn mounted."""
+        engine, chat = self.engine, self.app.query_one(ChatLog)
+        await chat.show_transcript(messages, engine.compactions, permissions=engine.permissions,
+                                   ends=engine.turn_ends, fittings=engine.fittings)
+        await chat.mount_earlier()          # counts are ready by now: all the restored turns at once
 
     def ensure_session(self) -> None:
         """The session file what comes next is recorded in (made at the first input, or a fork of a session open

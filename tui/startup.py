@@ -5,62 +5,56 @@ earlier runs, the tokenizer, the server. Owned by the app (``ContextualApp.start
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from contextual.core import tokens
 from contextual.tui import commands
-from contextual.tui.slash.model import how_to_configure
+from contextual.tui.greeting import greet
+from contextual.tui.readouts import Readouts
+from contextual.tui.shown_engine import ShownEngine
 from contextual.tui.textual_app import TextualApp
-from contextual.tui.widgets.chat_log import FIRST_TURNS
+from contextual.tui.widgets.chat_log import FIRST_TURNS, ChatLog
 from contextual.tui.widgets.history_view import HistoryView
-from contextual.tui.widgets.welcome import Welcome
+from contextual.tui.workers import worker_running
 
 if TYPE_CHECKING:
-    from contextual.core.agent import Engine
+    from pathlib import Path
+
     from contextual.core.config import Config
     from contextual.core.trust import Item
-    from contextual.tui.host import Host, Opened
-    from contextual.tui.prompt_view import Shown
-    from contextual.tui.widgets.chat_log import ChatLog
+    from contextual.tui.host import Host
 
 
 class LaunchedApp(TextualApp, Protocol):
-    """What the launch may ask of the app (the app knows Startup; Startup knows only this)."""
+    """What the launch may ask of the app (the app knows Startup; Startup knows only this and the parts it is
+    handed)."""
 
     host: Host
 
     @property
-    def opened(self) -> Opened | None: ...
-    @property
-    def shown(self) -> Shown | None: ...
-    @property
     def config(self) -> Config: ...
     @property
     def command_table(self) -> commands.CommandTable: ...
-    @property
-    def chat(self) -> ChatLog: ...
-    @property
-    def engine(self) -> Engine: ...
-    def open_deferred(self) -> Opened: ...
-    def adopt(self, opened: Opened) -> None: ...
-    async def show_engine(self, opened: Opened, keep_recent: bool = False) -> None: ...
-    def show_prompt(self) -> None: ...
-    def refresh_topbar(self) -> None: ...
-    def refresh_undoable(self, known: set[str] | None = None) -> None: ...
     async def mcp_changed(self) -> None: ...
-    def worker_running(self, group: str) -> bool: ...
 
 
 class Startup:
-    def __init__(self, app: LaunchedApp, resume: Path | None) -> None:
+    def __init__(self, app: LaunchedApp, shown: ShownEngine, readouts: Readouts) -> None:
         self.app = app
-        self.resume = resume                               # the session file a resumed launch opens
-        self.preview: tuple[str, int] | None = None        # (session id, compactions) the first frame shows
+        self.shown = shown
+        self.readouts = readouts
         self.error: str | None = None                      # the session to resume could not be opened
         self.connected = asyncio.Event()                   # set once the host found the window and the provider
-        self.engine_shown = False                          # show_engine ran (else the first frame was a preview)
         self.stopped = False                               # the app is quitting: nothing more of the launch starts
+
+    @property
+    def chat(self) -> ChatLog:
+        return self.app.query_one(ChatLog)
+
+    @property
+    def resume(self) -> Path | None:
+        """The session file a resumed launch opens."""
+        return self.shown.resume
 
     # ----- the first frame
     async def first_frame(self) -> None:
@@ -72,31 +66,19 @@ class Startup:
     async def show_new_session(self) -> None:
         """A new session's first frame, drawn before its engine exists: nothing on it needs one (an empty chat and
         History, the meter's placeholder, the top bar's "session new")."""
-        await self.greet(True, [])
+        await greet(self.chat, self.app.config, True, [])
         self.app.query_one(HistoryView).show([], None)
-        self.app.refresh_topbar()
+        self.readouts.refresh_topbar()
 
     async def show_preview(self, path: Path) -> None:
         """A resumed session's first frame, drawn from the end of its record before the whole of it is read: its
         last turns, its id and compactions (show_engine then adds the rest, keeping these turns)."""
         tail = self.app.host.preview(path, FIRST_TURNS)
-        self.preview = (path.name.removesuffix(".jsonl"), tail.compactions)
-        await self.app.chat.show_transcript(tail.messages, tail.records, permissions=tail.permissions,
-                                            ends=tail.turn_ends, fittings=tail.fittings)
+        self.readouts.preview = (path.name.removesuffix(".jsonl"), tail.compactions)
+        await self.chat.show_transcript(tail.messages, tail.records, permissions=tail.permissions,
+                                        ends=tail.turn_ends, fittings=tail.fittings)
         self.app.query_one(HistoryView).show([], None)
-        self.app.refresh_topbar()
-
-    async def greet(self, empty: bool, notices: list[str]) -> None:
-        """What the chat opens with: how to start (an empty session), a missing model, how it was opened."""
-        chat, config = self.app.chat, self.app.config
-        if empty:
-            await chat.mount(Welcome(classes="welcome"))
-        if config.missing_model_message():
-            await chat.add_notice(how_to_configure(config), "warning")
-        for note in config.hooks.notes:       # a pasted Claude Code hook that does not run here is said, once
-            await chat.add_notice(note, "warning")
-        for note in notices:
-            await chat.add_notice(note, "warning" if note.startswith(("read-only", "line", "skipped")) else "info")
+        self.readouts.refresh_topbar()
 
     # ----- the project's trust, then its MCP servers
     def ask_trust(self, inert_commands: list[Item]) -> None:
@@ -115,8 +97,8 @@ class Startup:
 
     async def trust_answered(self, items: list[Item], yes: bool) -> None:
         from contextual.tui.screens.trust import answered
-        for text, level in answered(self.app.host, self.app.engine, items, yes):
-            await self.app.chat.add_notice(text, level)
+        for text, level in answered(self.app.host, self.shown.engine, items, yes):
+            await self.chat.add_notice(text, level)
         if yes:
             self.app.command_table.approve_custom(items, self.app.config.project_root)
         self.start_mcp()
@@ -138,26 +120,26 @@ class Startup:
         (tokens.remember_counts), the tokenizer (a thread), the counts it gives, then the server's window and the
         provider (httpx; a turn waits for them). The tokenizer's load holds the GIL in long stretches (one C call
         parses its ranks): it starts once counts of earlier runs are painted, at once when there are none."""
-        app = self.app
+        app, shown = self.app, self.shown
         if self.stopped:
             return
-        if not self.engine_shown:     # opened after the first frame (or by a key pressed before it)
+        if not shown.engine_shown:     # opened after the first frame (or by a key pressed before it)
             try:
-                opened = app.opened or app.open_deferred()
+                opened = shown.opened or shown.open_deferred()
             except Exception as exc:      # the session to resume cannot be read: said once the app has left
                 self.error = str(exc)
                 app.exit(return_code=1)
                 return
             if self.resume is not None:
-                await app.show_engine(opened, keep_recent=True)     # the preview's turns stay; earlier ones join
+                await shown.show(opened, keep_recent=True)     # the preview's turns stay; earlier ones join
             else:
-                app.adopt(opened)
-                self.engine_shown = True
-                app.show_prompt()
-                app.refresh_undoable()
+                shown.adopt(opened)
+                shown.engine_shown = True
+                self.readouts.show_prompt()
+                shown.refresh_undoable()
         if tokens.ready():
             self.connect()
-        elif app.shown is not None:
+        elif self.readouts.shown is not None:
             app.call_after_refresh(self.load_tokenizer)
         else:
             self.load_tokenizer()
@@ -165,7 +147,7 @@ class Startup:
     def counted_or_not(self) -> None:
         """The tokenizer loaded or failed: the server is asked now (asked earlier, its imports would hold the GIL
         the counts need)."""
-        if not self.app.worker_running("connect") and not self.connected.is_set():
+        if not worker_running(self.app, "connect") and not self.connected.is_set():
             self.connect()
 
     def load_tokenizer(self) -> None:
@@ -183,7 +165,7 @@ class Startup:
         await self.app.mcp_changed()              # the meter and History show the counts
         tokens.save_counts()                      # now, not only at exit: a killed terminal keeps them too
         self.counted_or_not()
-        await self.app.chat.mount_earlier()       # then the older restored turns
+        await self.chat.mount_earlier()       # then the older restored turns
 
     def connect(self) -> None:
         if self.stopped:
@@ -196,16 +178,17 @@ class Startup:
             if hasattr(app.host, "connect"):
                 await app.host.connect()
         except Exception as exc:          # a provider that cannot be built: said once, the app stays open
-            await app.chat.add_notice(f"cannot reach the model: {exc}", "error")
+            await self.chat.add_notice(f"cannot reach the model: {exc}", "error")
         finally:
             self.connected.set()
-        if app.engine.config.server_unreached:     # a guessed window, said, not a silent 200k
+        config = self.shown.engine.config
+        if config.server_unreached:     # a guessed window, said, not a silent 200k
             from contextual.core.model_facts import unreached_note
-            await app.chat.add_notice(unreached_note(app.engine.config), "warning")
-        if app.engine.config.window_note:          # a window kept from an earlier error, Ollama's default num_ctx
-            await app.chat.add_notice(app.engine.config.window_note, "warning")
-        if app.engine.config.reserve_notice:       # the server's window leaves the user's reserve no prompt
-            await app.chat.add_notice(app.engine.config.reserve_notice, "warning")
+            await self.chat.add_notice(unreached_note(config), "warning")
+        if config.window_note:          # a window kept from an earlier error, Ollama's default num_ctx
+            await self.chat.add_notice(config.window_note, "warning")
+        if config.reserve_notice:       # the server's window leaves the user's reserve no prompt
+            await self.chat.add_notice(config.reserve_notice, "warning")
         await app.mcp_changed()          # the window the server states: the meter shows it
 
     def stop(self) -> None:

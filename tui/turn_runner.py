@@ -10,41 +10,43 @@ from typing import TYPE_CHECKING, Any, Protocol
 from textual.worker import Worker, WorkerState
 
 from contextual.tui.format import unparsed
+from contextual.tui.panes import Panes
 from contextual.tui.queued import SENDS_NEXT, Queued
+from contextual.tui.readouts import Readouts
 from contextual.tui.shown_engine import ShownEngine
+from contextual.tui.startup import Startup
 from contextual.tui.textual_app import TextualApp
 from contextual.tui.widgets.prompt_input import PromptInput
 from contextual.tui.widgets.status_line import StatusLine
+from contextual.tui.workers import RUNNING, TURN, turn_running
 
 if TYPE_CHECKING:      # annotations only: the app's first frame does not wait for the engine's imports
     from contextual.core.custom_commands import CustomCommand
     from contextual.tui.router import EventRouter
 
-RUNNING = (WorkerState.PENDING, WorkerState.RUNNING)
-
 
 class TurnsApp(TextualApp, Protocol):
-    """What the turn runner asks of the app (the app knows TurnRunner; TurnRunner knows only this)."""
+    """What the turn runner asks of the app (the app knows TurnRunner; TurnRunner knows only this and the parts it
+    is handed)."""
 
     @property
     def router(self) -> EventRouter: ...
-    async def started(self) -> None: ...
-    def worker_running(self, group: str) -> bool: ...
-    def refresh_topbar(self) -> None: ...
-    def page_chat(self, direction: int) -> bool: ...
-    def input_rows(self) -> int: ...
 
 
 class TurnRunner:
-    def __init__(self, app: TurnsApp, shown: ShownEngine) -> None:
+    def __init__(self, app: TurnsApp, shown: ShownEngine, startup: Startup, readouts: Readouts,
+                 panes: Panes) -> None:
         self.app = app
         self.shown = shown
+        self.startup = startup
+        self.readouts = readouts
+        self.panes = panes
         self.queued = Queued()                     # typed while a turn runs: sent when it finishes
         self.planning = False                      # the running (or latest) turn started in plan mode
 
     @property
     def running(self) -> bool:
-        return self.app.worker_running("turn")
+        return turn_running(self.app)
 
     def busy(self, what: str) -> bool:
         """True (and says so) when a turn or compaction runs: ``what`` cannot start now."""
@@ -57,17 +59,17 @@ class TurnRunner:
     # ----- starting and stopping
     def start(self, text: str, command: CustomCommand | None = None, arguments: str = "", typed: str = "") -> None:
         self.shown.ensure_session()
-        self.app.run_worker(partial(self._turn, text, command, arguments, typed), name="_turn", group="turn",
+        self.app.run_worker(partial(self._turn, text, command, arguments, typed), name="_turn", group=TURN,
                             exclusive=True, exit_on_error=False)
 
     def compact(self, instructions: str | None, keep_rounds: int | None) -> None:
         if self.shown.engine.history.messages:    # a resumed session held elsewhere is forked before it is compacted
             self.shown.ensure_session()
-        self.app.run_worker(partial(self._compact, instructions, keep_rounds), name="_compact", group="turn",
+        self.app.run_worker(partial(self._compact, instructions, keep_rounds), name="_compact", group=TURN,
                             exclusive=True, exit_on_error=False)
 
     async def _turn(self, text: str, command: CustomCommand | None, arguments: str, typed: str) -> None:
-        await self.app.started()        # sent within the first second: the turn waits, off the UI thread
+        await self.startup.started()        # sent within the first second: the turn waits, off the UI thread
         engine = self.shown.engine
         self.planning = engine.config.permission_mode == "plan"
         if command is not None:
@@ -76,19 +78,19 @@ class TurnRunner:
         await self.app.router.consume_turn(typed or text, stream)     # the chat shows what was typed
 
     async def _compact(self, instructions: str | None, keep_rounds: int | None) -> None:
-        await self.app.started()
+        await self.startup.started()
         # A manual compaction is previewed (issue 19.1): the summary waits beside the rounds it replaces.
         stream = self.shown.engine.compact(instructions, keep_rounds=keep_rounds, preview=True)
         await self.app.router.consume_compaction(stream)
 
     def stop(self) -> None:
         for worker in self.app.workers:
-            if worker.group == "turn" and worker.state in RUNNING:
+            if worker.group == TURN and worker.state in RUNNING:
                 worker.cancel()
 
     def shell_running(self) -> bool:
         """A `!command` runs (its worker is in the turn group too)."""
-        return any(w.name == "shell" and w.group == "turn" and w.state in RUNNING for w in self.app.workers)
+        return any(w.name == "shell" and w.group == TURN and w.state in RUNNING for w in self.app.workers)
 
     def changed(self, worker: Worker[Any], state: WorkerState) -> None:
         """A turn's worker changed state: a failure said, the undo marks and the queue after its end."""
@@ -104,7 +106,7 @@ class TurnRunner:
             self.after_queue(state == WorkerState.SUCCESS and self.app.router.last_outcome in SENDS_NEXT)
             if plan_ready:
                 self.offer_plan()
-        self.app.refresh_topbar()
+        self.readouts.refresh_topbar()
 
     # ----- plan mode's end
     def plan_ready(self, worker: Worker[Any], state: WorkerState) -> bool:
@@ -118,7 +120,7 @@ class TurnRunner:
 
     def offer_plan(self) -> None:
         from contextual.tui.screens.plan_ready import PlanReady
-        self.app.push_screen(PlanReady(self.app.page_chat, self.app.input_rows), self.plan_answered)
+        self.app.push_screen(PlanReady(self.panes.page_chat, self.panes.input_rows), self.plan_answered)
 
     def plan_answered(self, mode: str | None) -> None:
         """Carry the plan out in `mode` (the mode line says it), the approval sent as the user's message; None
@@ -128,7 +130,7 @@ class TurnRunner:
             return
         from contextual.tui.screens.plan_ready import APPROVED
         self.shown.engine.settings.leave_plan(mode)
-        self.app.refresh_topbar()
+        self.readouts.refresh_topbar()
         self.start(APPROVED)
 
     # ----- the queue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from contextual.core.plural import plural
 from contextual.tui.slash.port import AppPort
+from contextual.tui.widgets.prompt_input import PromptInput
 
 
 class Compact:
@@ -13,7 +14,7 @@ class Compact:
 
     def start(self, app: AppPort, instructions: str | None = None, keep: int | None = None) -> None:
         from contextual.tui.screens.compact_choice import CompactChoice
-        if app.busy("compact"):
+        if app.turns.busy("compact"):
             return
         from contextual.core.context.history import rounds
         closed = len(rounds(app.engine.history.messages))
@@ -23,10 +24,10 @@ class Compact:
         if keep is None and closed <= configured and not fits_fewer:
             if closed < 2:
                 app.notify(f"Nothing to compact yet: {plural(closed, 'round')} in history.", timeout=4)
-                if instructions and not app.pending_input().strip():
-                    app.load_input(f"/compact {instructions}")     # what was typed is not thrown away
+                if instructions and not app.query_one(PromptInput).pending().strip():
+                    app.query_one(PromptInput).put(f"/compact {instructions}")     # what was typed is not thrown away
                 return
             app.push_screen(CompactChoice(closed, configured),
-                            lambda n: app.start_compaction(instructions, n) if n else None)
+                            lambda n: app.turns.compact(instructions, n) if n else None)
             return
-        app.start_compaction(instructions, keep)
+        app.turns.compact(instructions, keep)

@@ -33,7 +33,7 @@ def reinject(app: AppPort, fact: LostFact | None) -> None:
     if fact is None:
         return
     app.engine.remind(fact.reminder())
-    app.show_prompt()
+    app.readouts.show_prompt()
     app.notify(f"re-injected into your next message: {fact.kind} {fact.text[:60]}", timeout=4)
 
 
@@ -48,7 +48,7 @@ def toggle_pin(app: AppPort, message: Message, of: int = 1) -> None:
     except PinRefused as exc:
         app.notify(str(exc), severity="warning", timeout=6)
         return
-    app.show_prompt()
+    app.readouts.show_prompt()
     newest = f" the newest of {of}" if of > 1 else ""
     app.notify((f"pinned{newest}: kept whole, never compressed or archived" if pinned else "unpinned"), timeout=3)
 
@@ -114,9 +114,9 @@ async def sent_or_rebuilt(app: AppPort) -> tuple[SentLog, bool]:
 
 class Policies:
     async def run(self, app: AppPort, argument: str) -> None:
-        if app.busy("replay the session under each policy"):
+        if app.turns.busy("replay the session under each policy"):
             return
-        await app.started()
+        await app.startup.started()
         from contextual.tui.screens.policies import PoliciesScreen      # the replay machinery: loaded when asked for
         record = await app.host.transcript(app.engine)
         app.push_screen(PoliciesScreen(record, app.config, app.engine.policy), lambda p: self.picked(app, p))
@@ -125,5 +125,5 @@ class Policies:
         if not policy or policy == app.engine.policy:
             return
         app.engine.set_policy(policy)
-        app.show_prompt()
+        app.readouts.show_prompt()
         app.notify(f"context policy: {policy} (from the next call of this session)", timeout=4)

@@ -20,7 +20,7 @@ class CustomPrompt:
         if self.command.inert:
             await app.say(f"{self.command.name} does nothing: {self.command.inert}", "warning")
             return
-        if app.worker_running("turn"):     # queued as a typed message is (it was refused, and the text lost)
-            app.queue_turn(self.command.as_typed(argument), self.command, argument)
+        if app.turns.running:     # queued as a typed message is (it was refused, and the text lost)
+            app.turns.queue(self.command.as_typed(argument), self.command, argument)
             return
-        app.start_turn(self.command.expand(argument), self.command, argument)
+        app.turns.start(self.command.expand(argument), self.command, argument)

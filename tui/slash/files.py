@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 
 from contextual.tui.slash.port import AppPort
+from contextual.tui.widgets.chat_log import ChatLog
+from contextual.tui.widgets.status_line import StatusLine
 
 
 class Init:
@@ -20,10 +22,10 @@ class Init:
         if name not in INIT_FILES:
             await app.say(f"/init writes one of {' or '.join(INIT_FILES)}, not {name}", "error")
             return
-        if app.busy("/init"):
+        if app.turns.busy("/init"):
             return
         draft = await asyncio.to_thread(starter_code_law, root, name)
-        app.start_turn(init_prompt(name, (root / name).exists(), draft), typed=f"/init {name}")
+        app.turns.start(init_prompt(name, (root / name).exists(), draft), typed=f"/init {name}")
 
 
 class Export:
@@ -59,7 +61,7 @@ class Export:
 def run_shell(app: AppPort, command: str) -> None:
     """`!command`: the user's own command, run in the project by the engine's Bash tool (esc stops it, like a
     turn); its output is shown here and joins the user's next message (Engine.run_user_shell)."""
-    if command and not app.busy("a ! command"):
+    if command and not app.turns.busy("a ! command"):
         app.run_worker(_shell(app, command), name="shell", group="turn", exit_on_error=False)
 
 
@@ -67,14 +69,14 @@ async def _shell(app: AppPort, command: str) -> None:
     from contextual.core.context.observation import render_full
     from contextual.tui.shell_output import JOINS, ran_line, shell_shown
     await app.say(ran_line(command), "info")
-    app.status.running_tool("!", command)
+    app.query_one(StatusLine).running_tool("!", command)
     try:
         result = await app.engine.run_user_shell(command)
     except asyncio.CancelledError:         # esc: the Bash tool stopped its process group; nothing joins the message
         await app.say(f"{ran_line(command)}: stopped; nothing of it joins your next message", "warning")
         raise
     finally:
-        app.status.idle()
-    await app.show_shell_output(shell_shown(command, render_full(result)))
+        app.query_one(StatusLine).idle()
+    await app.query_one(ChatLog).add_shell_output(shell_shown(command, render_full(result)))
     await app.say(JOINS, "info")
-    app.show_prompt()          # the meter and History count it in the next prompt now
+    app.readouts.show_prompt()          # the meter and History count it in the next prompt now

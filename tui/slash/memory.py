@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from contextual.tui.slash.port import AppPort
+from contextual.tui.widgets.prompt_input import PromptInput
 
 
 def is_memory(text: str) -> bool:
@@ -19,7 +20,7 @@ def ask_and_remember(app: AppPort, text: str) -> None:
 
     async def chosen(where: str | None) -> None:
         if where is None:
-            app.load_input(text)                            # cancelled: nothing lost
+            app.query_one(PromptInput).put(text)                            # cancelled: nothing lost
             return
         path = project if where == "project" else user
         try:
@@ -28,7 +29,7 @@ def ask_and_remember(app: AppPort, text: str) -> None:
             await app.say(f"not remembered: {exc}", "error")
             return
         await app.say(f"remembered in {path}: - {line} (sent from the next call on)")
-        app.show_prompt()
+        app.readouts.show_prompt()
 
     app.push_screen(MemoryChoice(line, project, user), chosen)
 

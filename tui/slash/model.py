@@ -11,6 +11,7 @@ from rich.text import Text
 
 from contextual.core.config import Config
 from contextual.tui.slash.port import AppPort
+from contextual.tui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
     from contextual.core.providers.base import ListedModel
@@ -84,11 +85,11 @@ class Model:
         except Exception as exc:              # never a traceback or a library's text for a listing
             problem = f"no model list from the server ({type(exc).__name__}): type /model NAME"
         chosen = await app.push_screen_wait(ModelPicker(app.config, names, problem))
-        if chosen and not app.busy("switch the model"):
+        if chosen and not app.turns.busy("switch the model"):
             await self._switch(app, chosen)
 
     def switch(self, app: AppPort, name: str) -> None:
-        if app.busy("switch the model"):
+        if app.turns.busy("switch the model"):
             return
         if app.engine.provider is None and no_endpoint(app.config):
             app.notify("No endpoint is configured: set CONTEXTUAL_BASE_URL first (see /model).", severity="warning")
@@ -112,12 +113,13 @@ class Model:
     async def _switch(self, app: AppPort, name: str) -> None:
         from contextual.tui.format import model_note
         await app.engine.set_model(name)       # its window too (the server asked, 2 s at most)
-        app.show_prompt()
+        app.readouts.show_prompt()
         config = app.engine.config
         # a line in the chat, not only a toast: scrolling back says which model answered what (live only: the
         # session records no switch, each call's usage entry names its model)
         await app.say(f"{model_note(name, config.context_window, config.window_source)} — for the next turns")
-        if app.unsent and not app.pending_input().strip():      # typed before there was a model: ready to send
-            app.load_input(app.unsent)
+        # typed before there was a model: ready to send
+        if app.unsent and not app.query_one(PromptInput).pending().strip():
+            app.query_one(PromptInput).put(app.unsent)
             app.unsent = ""
             await app.say("your message is back in the input: enter sends it")

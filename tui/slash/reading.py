@@ -8,6 +8,7 @@ from contextual.core.messages import Message
 from contextual.tui.format import final_answer
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.slash.port import AppPort
+from contextual.tui.widgets.prompt_input import PromptInput
 
 KEYS = (("enter", "send · ctrl+j (shift+enter, \\ enter) new line · up/down past inputs (kept per project)"),
         ("pageup pagedown", "scroll the chat (scrolled up, it stays put while an answer streams)"),
@@ -32,10 +33,10 @@ class Context:
     async def run(self, app: AppPort, argument: str) -> None:
         from contextual.tui.prompt_view import next_prompt
         from contextual.tui.screens.context_view import ContextScreen
-        await app.started()
-        pending = app.pending_input()
+        await app.startup.started()
+        pending = app.query_one(PromptInput).pending()
         shown = next_prompt(app.engine, pending if not pending.startswith(("/", "!")) else "")
-        app.push_screen(ContextScreen(shown, app.last_sent))
+        app.push_screen(ContextScreen(shown, app.readouts.last_sent))
 
 
 class MCP:
@@ -47,8 +48,9 @@ class MCP:
         said = [listing.summary()] if listing is not None else []
         said += [f"not approved, so not started: {item.what} (the next launch asks again)"
                  for item in (manager.unapproved if manager is not None else [])]
+        shown = app.readouts.shown
         app.push_screen(MCPScreen(manager.rows() if manager is not None else [],
-                                  app.shown.layers.get("L1", 0) if app.shown is not None else 0, "\n".join(said)))
+                                  shown.layers.get("L1", 0) if shown is not None else 0, "\n".join(said)))
 
 
 class Help:
@@ -82,7 +84,7 @@ def open_message(app: AppPort, message: Message) -> None:
     """A History row opened: a tool result stored vs full, any other message's text."""
     if message.role == "tool":
         from contextual.tui.screens.stored_full import StoredFullScreen
-        app.push_screen(StoredFullScreen(message, app.shown))
+        app.push_screen(StoredFullScreen(message, app.readouts.shown))
     else:
         open_text(app, message)
 

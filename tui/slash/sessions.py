@@ -4,23 +4,24 @@ from __future__ import annotations
 
 from contextual.tui.format import forked_line, one_line
 from contextual.tui.slash.port import AppPort
+from contextual.tui.widgets.prompt_input import PromptInput
 
 
 class Clear:
     async def run(self, app: AppPort, argument: str) -> None:
-        if app.busy("start a new session"):
+        if app.turns.busy("start a new session"):
             return
         await app.host.close(app.engine)
         opened = app.host.new_engine()
         opened.engine.starts_as("clear")          # its SessionStart hooks hear "clear", as Claude Code's do
-        await app.show_engine(opened)
+        await app.shown_engine.show(opened)
         await app.say("New session. The previous one is saved: /resume reopens it.")
 
 
 class Resume:
     async def run(self, app: AppPort, argument: str) -> None:
         from contextual.tui.screens.session_picker import SessionPicker
-        if app.busy("resume"):
+        if app.turns.busy("resume"):
             return
         try:
             sessions = app.host.list_sessions()
@@ -49,7 +50,7 @@ async def resume(app: AppPort, session_id: str | None, opening: str | None = Non
     if opening is not None:
         opened.notices[:1] = [opening]
     await app.host.close(app.engine)
-    await app.show_engine(opened)
+    await app.shown_engine.show(opened)
 
 
 class Title:
@@ -93,7 +94,7 @@ class Fork:
     before an earlier message instead."""
 
     async def run(self, app: AppPort, argument: str) -> None:
-        if not app.busy("fork"):
+        if not app.turns.busy("fork"):
             await fork(app, None, "")
 
 
@@ -124,6 +125,6 @@ async def fork(app: AppPort, before_id: str | None, text: str) -> None:
                                                      "the original is unchanged (/resume goes back to it)"))
     if app.engine is not before:      # what was to ride on the next message (a re-injected fact) rides on the fork's
         app.engine.carry_pending(before)
-        app.show_prompt()
+        app.readouts.show_prompt()
     if text:
-        app.load_input(text)
+        app.query_one(PromptInput).put(text)

@@ -10,6 +10,8 @@ from contextual.core.snapshot.undo import turn_label
 from contextual.core.tools.base import EDITING_TOOLS, path_of
 from contextual.tui.format import one_line
 from contextual.tui.slash.port import AppPort
+from contextual.tui.widgets.prompt_input import PromptInput
+from contextual.tui.workers import worker_running
 
 
 def overwrite_question(paths: list[str]) -> Text:
@@ -33,7 +35,7 @@ async def confirm_overwrite(app: AppPort, paths: list[str]) -> bool:
 
 class Rewind:
     async def run(self, app: AppPort, argument: str) -> None:
-        if app.busy("rewind"):
+        if app.turns.busy("rewind"):
             return
         app.run_worker(self._rewind(app), group="undo", exclusive=True, exit_on_error=False)
 
@@ -68,7 +70,7 @@ class Rewind:
                     if with_files else [])
         if message_id in in_history:
             engine.rewind_to(message_id)
-            await app.show_transcript(await app.host.transcript(engine))
+            await app.shown_engine.show_transcript(await app.host.transcript(engine))
         else:               # summarised: the session is read again, the history from before that message
             engine.record_rewind(message_id)
             session_id = engine.session_id
@@ -77,7 +79,7 @@ class Rewind:
             # nothing was resumed ("resumed session 69c887c3: 1 message, 1 compaction" said so): the line below says
             # what happened
             opened.notices[:1] = []
-            await app.show_engine(opened)
+            await app.shown_engine.show(opened)
         raw = str(picked.meta.get("raw", picked.content))
         files = (" (files unchanged)" if not with_files else " (files restored)" if restored
                  else " (no file changes to restore)")
@@ -86,14 +88,14 @@ class Rewind:
                       + ("; the compactions after it are undone" if message_id not in in_history else ""))
         for line in restored:         # after the transcript is redrawn, which would wipe them
             await app.say(line, "error" if line.startswith("undo failed") else "info")
-        app.load_input(raw)
-        app.show_prompt()
-        app.refresh_undoable()
+        app.query_one(PromptInput).put(raw)
+        app.readouts.show_prompt()
+        app.shown_engine.refresh_undoable()
 
 
 class Undo:
     async def run(self, app: AppPort, argument: str) -> None:
-        if app.busy("undo") or app.worker_running("undo"):
+        if app.turns.busy("undo") or worker_running(app, "undo"):
             return
         # A worker: the confirmation modal is awaited there, and the app keeps handling keys meanwhile.
         app.run_worker(self._undo(app), group="undo", exclusive=True, exit_on_error=False)
@@ -120,8 +122,8 @@ class Undo:
         except Exception as exc:      # never lose the app over an undo
             shown = f"undo failed: {type(exc).__name__}: {exc}"
         await app.say(shown, "error" if shown.startswith("undo failed") else "info")
-        app.show_prompt()
-        app.refresh_undoable()
+        app.readouts.show_prompt()
+        app.shown_engine.refresh_undoable()
 
 
 def what_it_changed(turn: str, record: list[Message]) -> str:

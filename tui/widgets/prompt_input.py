@@ -200,6 +200,10 @@ class PromptInput(TextArea):
         self.history.clear()
         self.post_message(self.Submitted(self, text))
 
+    def pending(self) -> str:
+        """What would be sent now: the pastes, not their tags (/context shows it)."""
+        return self.pastes.expand(self.text)
+
     def put(self, text: str) -> None:
         """Text handed back to edit (a queued message, a rewound one): the cursor at its end, ready to go on. A long
         one stands as a paste's tag, as it did when it was pasted. Tags in it are read first: the app hands back a
