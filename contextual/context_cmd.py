@@ -102,7 +102,9 @@ def context_main(argv: list[str]) -> int:
             score = record.loss_ledger.score() if record.loss_ledger is not None else "no facts recorded"
             cut = f"cut without a summary ({record.fallback})" if record.fallback else score
             cut = f"{record.stopped()}; {cut}" if record.stopped() else cut
-            print(f"compaction {n} ({record.trigger}): {record.pre_tokens:,} -> {record.post_tokens:,} tokens, "
+            figures = (compaction_words.before_after(record.pre_tokens, record.post_tokens, lambda n: f"{n:,}")
+                       if record.pre_tokens is not None and record.post_tokens is not None else "")
+            print(f"compaction {n} ({record.trigger}): {figures + ', ' if figures else ''}"
                   f"{compaction_words.outcome(record.rounds_archived)}; {cut}")
         if listing is not None:
             print(strip_control(listing.summary()))

@@ -61,7 +61,7 @@ def progress_line(ev: Event) -> str | None:
         case TurnAdjustments():           # once per turn, at its end
             return f"context: {ev.summary}"
         case CompactionStarted():
-            return (f"compacting ({ev.trigger}): {ev.pre_tokens:,} tokens, "
+            return (f"compacting ({ev.trigger}): {compaction_words.ESTIMATE} {ev.pre_tokens:,} tokens, "
                     f"archiving {plural(ev.rounds_to_archive, 'round')}…")
         case CompactionFinished():
             return _compacted_line(ev)
@@ -92,7 +92,7 @@ def _compacted_line(ev: CompactionFinished) -> str:
     note = f" — {ev.fallback}" if ev.fallback else ""
     if ev.parts is not None:        # a summary made in parts that ended early (a timeout): what it kept
         note = " — " + compaction_words.outcome(ev.rounds_archived, ev.parts, ev.rounds_truncated, ev.ended)
-    return f"compacted: {ev.pre_tokens:,} → {ev.post_tokens:,} tokens{note}"
+    return f"compacted: {compaction_words.before_after(ev.pre_tokens, ev.post_tokens, lambda n: f'{n:,}')}{note}"
 
 
 def refused_line(refused: list[str], mode: str) -> str:

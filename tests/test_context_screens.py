@@ -310,6 +310,7 @@ async def test_the_card_opened_from_compactions_gives_the_chat_lines_figures_and
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         card, hint = text_of(app, "#compaction-stage"), text_of(app, "#compaction-hint")
-    assert "next prompt 6.7k → 4.3k tokens" in card and "next prompt 6.7k → 4.3k tokens" in compaction_note(record)
+    figures = "trigger estimate 6.7k → 4.3k tokens"           # the meter's name for them, in the card and the chat
+    assert figures in card and figures in compaction_note(record)
     assert f"{ledger.score()} (l in the list: the {ledger.lost()} facts lost, to re-inject)" in card, card
     assert hint == "enter or esc: back to the list" and "/compactions" not in hint

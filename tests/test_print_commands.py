@@ -38,7 +38,7 @@ def test_compact_under_p_runs_the_compaction_and_prints_its_chat_line(project: P
     (boundary,) = [e for e in session_entries(project) if e.get("subtype") == "compact_boundary"]
     assert boundary["compactMetadata"]["trigger"] == "manual" and not boundary.get("fallback")
     meta = boundary["compactMetadata"]
-    line = (f"compacted (manual): next prompt {meta['preTokens']:,} → {meta['postTokens']:,} tokens, "
+    line = (f"compacted (manual): trigger estimate {meta['preTokens']:,} → {meta['postTokens']:,} tokens, "
             f"1 round archived")
     if form == "text":
         assert done.stdout.startswith(line), done.stdout

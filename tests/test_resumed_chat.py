@@ -87,13 +87,13 @@ def _two_turns_with_a_summary_between() -> list[Message]:
 
 
 def test_a_resumed_chat_says_where_a_compaction_summarised_earlier_rounds_as_the_live_chat_did():
-    """Live, the chat said "compacted (auto): next prompt 12.0k → 3.0k tokens, 1 round archived"; resumed, it once said
-    nothing, then a line without the figures."""
+    """Live, the chat said "compacted (auto): trigger estimate 12.0k → 3.0k tokens, 1 round archived"; resumed, it
+    once said nothing, then a line without the figures."""
     from contextual.core.session.schema import CompactionRecord
     from contextual.tui.format import compaction_note
     record = CompactionRecord("auto", 12_000, 3_000, rounds_archived=1, timestamp=_at(4))
     first, second = resumed_turns(_two_turns_with_a_summary_between(), [record])
-    assert first.compacted == [("compacted (auto): next prompt 12.0k → 3.0k tokens, 1 round archived", "info")]
+    assert first.compacted == [("compacted (auto): trigger estimate 12.0k → 3.0k tokens, 1 round archived", "info")]
     assert first.compacted[0][0] == compaction_note(record) and not second.compacted
     assert first.answers == ["First."]
 
@@ -133,12 +133,13 @@ async def test_a_compaction_that_cut_rounds_without_a_summary_is_shown_when_resu
         texts = [str(w.render()) for w in chat.children if isinstance(w, Static)]
         warned = [w for w in chat.query(Static) if w.has_class("-warning")]
         assert [str(w.render()) for w in warned] == [
-            "compacted (auto): next prompt 12.0k → 2.5k tokens, 1 round archived · fallback: no answer from the "
-            "summary model after 60s"]
+            "compacted (auto): trigger estimate 12.0k → 2.5k tokens, 1 round archived · fallback: no answer from "
+            "the summary model after 60s"]
         where = texts.index(str(warned[0].render()))
         users = [i for i, t in enumerate(texts) if t.endswith(("one", "two"))]
         assert len(users) == 2 and users[0] < where < users[1]
-        assert texts[-1].startswith("compacted (manual): next prompt 6.0k → 1.0k")     # after the last message: at the end
+        # after the last message: at the end
+        assert texts[-1].startswith("compacted (manual): trigger estimate 6.0k → 1.0k")
 
 
 async def test_the_earlier_turns_of_a_long_resumed_chat_go_above_a_command_output_the_first_recent_turn_carried():
@@ -361,8 +362,8 @@ def test_the_first_frame_and_the_whole_record_place_permission_answers_and_a_tur
     whole = resumed_turns(loaded.full_record, loaded.compactions, loaded.permissions)
     assert [s.line for s in whole[0].shown] == ["Bash: denied · told the agent: not 1", ""]      # then the trail
     assert not whole[1].compacted
-    assert [s.line for s in whole[2].shown] == ["compacted (auto): next prompt 9.0k → 2.0k tokens, 1 round archived",
-                                                 "Bash: denied · told the agent: not 3", ""]
+    assert [s.line for s in whole[2].shown] == ["compacted (auto): trigger estimate 9.0k → 2.0k tokens, 1 round "
+                                                "archived", "Bash: denied · told the agent: not 3", ""]
     for turns in (1, 2, 3):
         tail = read_tail(writer.path, turns)
         assert resumed_turns(tail.messages, tail.records, tail.permissions) == whole[-turns:], turns

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from contextual.core.context.builder import ContextBuilder
 from contextual.core.context.scratchpad import ScratchStep, shorten_action
-from contextual.core.context.turn_fold import fold_note
+from contextual.core.context.turn_fold import GaveWay, fold_note
 from contextual.core.engine.fitted import Fitted
 from contextual.core.messages import Message
 from contextual.core.prompt import SUMMARY_PREFIX
@@ -153,6 +153,22 @@ def test_a_note_too_large_for_the_window_counts_its_oldest_lines_together(tmp_pa
     note = turn_of(built)[0].content
     assert re.search(r"^1–\d+\. Read ×\d+$", note, re.M) and "(59 steps folded.)" in note
     assert note.splitlines()[-3].startswith("59. Read src/m58.py")              # the newest folded keep their line
+
+
+def test_what_was_folded_is_said_in_words_that_read_right_for_one_step_and_for_many(tmp_path):
+    """At 16k a user read "step 1 of this turn folded to one line each; step 1 of them counted together on one line"
+   , and the note's line for it was "1–1. Read"."""
+    def said(built) -> str:
+        return next(a.detail for a in built.adjustments if a.action == "fold_steps")
+    one = built_for(2, tmp_path, 300)                   # the one older step folded, its line its tool alone
+    assert said(one) == "step 1 of this turn folded to one line"
+    assert "\n1. Read\n(1 step folded.)" in turn_of(one)[0].content
+    assert said(built_for(10, tmp_path, 600)) == "steps 1–9 of this turn folded together into one line"
+    assert re.fullmatch(r"steps 1–59 of this turn folded to one line each; of those, steps 1–\d+ counted together "
+                        r"on one line", said(built_for(60, tmp_path, 1_700)))
+    # held from an earlier call (Held): one step's line given its tool alone, then more steps folded after it
+    assert GaveWay(80, 79, 79, 5, 1).words().startswith("steps 1–5 of this turn folded to one line each; of those, "
+                                                          "step 1 shortened to its tool's name; steps 6–79 sent as")
 
 
 def test_the_note_lists_each_step_with_its_tool_main_argument_and_status():

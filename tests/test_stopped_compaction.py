@@ -242,7 +242,7 @@ async def test_a_later_part_that_times_out_keeps_the_finished_parts_and_says_so_
     assert boundary["fallback"] is None and boundary["compactMetadata"]["partsEnded"] == "timed out"
     loaded = load_session(writer.path)
     assert loaded.compactions[-1] == record          # read back whole: the card of /compactions says the same
-    written = (f"compacted (manual): next prompt {record.pre_tokens:,} → {record.post_tokens:,} tokens, "
+    written = (f"compacted (manual): trigger estimate {record.pre_tokens:,} → {record.post_tokens:,} tokens, "
                f"{record.stopped()}")
     assert written in transcript(loaded)          # the chat's line, its figures written out
 

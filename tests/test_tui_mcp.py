@@ -152,7 +152,7 @@ async def test_a_project_mcp_json_that_is_a_fifo_is_said_in_the_chat_at_launch(t
 async def test_a_long_wide_tool_name_leaves_the_mcp_screen_its_status_and_command_and_rejected_tools_are_capped(
         tmp_path: Path):
     """One tool named by 100 wide characters (200 cells, in a column that does not wrap) took the whole width: every
-    server's status, command line and error showed as nothing (red team, helper-164). Each tool rejected was a row;
+    server's status, command line and error showed as nothing (red team). Each tool rejected was a row;
     the screen lists as many of them as it lists tools, and says how many more."""
     hostile = str(Path(__file__).parent / "fakes" / "hostile_mcp.py")
     root, home = tmp_path / "proj", tmp_path / "home"

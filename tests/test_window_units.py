@@ -40,5 +40,5 @@ def test_the_window_and_the_trigger_line_are_said_in_our_tokens_beside_the_serve
     line = int(compaction_threshold(8192, auto_reserve(8192)) / max(factor))
     assert (data["window"], data["trigger"]["threshold"]) == (8192, line)       # the setting; the line in ours
     assert (f"window {ours:,} (8,192 by the server's count, ×{max(factor):.2f} ours)" in text.stdout
-            and f"of {line:,} (" in text.stdout), text.stdout
+            and f"of the {line:,} trigger line" in text.stdout), text.stdout[:400]
     assert data["trigger"]["estimate"] == data["tokens"]      # our count of the next prompt, as the line is

@@ -5,6 +5,7 @@ that the first is the prompt counted before anything is fitted to the window."""
 
 from __future__ import annotations
 
+from contextual.core.context.compaction_words import ESTIMATE
 from contextual.tui.format import tokens
 from contextual.tui.prompt_view import Shown
 
@@ -18,7 +19,7 @@ def figures_explained(shown: Shown) -> list[str]:
                  f"has changed since; it stands for the estimate while it is larger than ours. {line[0].upper()}"
                  f"{line[1:]}.")
     else:
-        first = (f"trigger estimate {tokens(shown.estimate)}: the next prompt counted whole, before anything is "
+        first = (f"{ESTIMATE} {tokens(shown.estimate)}: the next prompt counted whole, before anything is "
                  f"fitted to the window, with what you are typing; {line}.")
     if shown.fitted:
         second = (f"next prompt {tokens(shown.total)}: what will be sent, {tokens(shown.fitted)} smaller than "

@@ -200,6 +200,8 @@ class EventRouter:
                 if not self._answered:
                     await self.chat.finish_answer(e.answer)
             case ev.ErrorEvent():
+                # a compaction's card saying "the turn goes on" over the chat: the turn ended, the error is the news
+                self.close_result_card()
                 await self.chat.finish_answer(None)
                 await self.chat.add_notice(f"error ({e.kind}): {e.message}", "error")
             case ev.UsageEvent():
@@ -285,12 +287,17 @@ class EventRouter:
         self.close_result_card()              # the last compaction's card, if it is still up: this one replaces it
         self.status.idle()
         self._logged_before = len(list(self.shown.engine.compactions))
-        self.compaction_modal = CompactionModal(e.trigger, e.pre_tokens, e.rounds_to_archive,
-                                                on_cancel=self.cancel_compaction, live_clock=self.status.animated)
-        self.app.push_screen(self.compaction_modal, lambda _: self._modal_closed())
+        modal = self.compaction_modal = CompactionModal(e.trigger, e.pre_tokens, e.rounds_to_archive,
+                                                        on_cancel=self.cancel_compaction,
+                                                        live_clock=self.status.animated)
+        self.app.push_screen(modal, lambda _: self._modal_closed(modal))
 
-    def _modal_closed(self) -> None:
-        self.compaction_modal = None
+    def _modal_closed(self, modal: CompactionModal) -> None:
+        # The card closed above may be the last compaction's, closed as the next one started (its dismissal lands
+        # after): the next one's modal stays the one its events go to. It was forgotten, and stayed on screen
+        # "summarising" for good once the turn ended (three compactions in one turn at 4k).
+        if self.compaction_modal is modal:
+            self.compaction_modal = None
 
     async def on_compaction_finished(self, e: ev.CompactionFinished) -> None:
         # History and meter first: the new estimate shows the moment the card does.
@@ -301,8 +308,8 @@ class EventRouter:
             modal.in_turn = e.trigger == "auto"
             modal.lost = ledger_line(logged[-1].loss_ledger) if logged and not e.refused else ""
             modal.finish(e)
-        elif e.refused:
-            await self.chat.add_notice(f"nothing compacted: {e.refused}", "warning")
+        if e.refused:       # a cancel in the preview too: the card goes by itself, the chat keeps what happened
+            await self.chat.add_notice(f"nothing compacted: {e.refused}", "info" if modal is not None else "warning")
         if not e.refused:
             from contextual.core.session.schema import CompactionRecord
             record = CompactionRecord(e.trigger, e.pre_tokens, e.post_tokens, fallback=e.fallback,

@@ -13,6 +13,15 @@ from typing import Callable, Protocol
 from contextual.core.plural import plural
 
 TIMED_OUT = "timed out"
+# The name of a compaction's "before → after" wherever it is said: the meter's first figure (the next prompt counted
+# whole, before anything is fitted to the window). "next prompt" is the meter's second figure, what is sent after
+# fitting: the card and the chat line said "next prompt 121k → 702" beside a meter's "next prompt 5.9k".
+ESTIMATE = "trigger estimate"
+
+
+def before_after(pre: int, post: int, figure: Callable[[int], str]) -> str:
+    """"trigger estimate 121k → 702 tokens": the card's, the chat line's, the export's, `-p`'s and `context`'s."""
+    return f"{ESTIMATE} {figure(pre)} → {figure(post)} tokens"
 
 
 def failed(reason: str) -> str:
@@ -88,7 +97,7 @@ def line(record: Logged, figure: Callable[[int], str], lost: str = "") -> str:
     """The chat's line for a compaction, live and resumed, and `-p "/compact"`'s result: its figures (``figure``:
     each front end's way with a number), what it did, what it lost (``lost``, in the front end's words) and, when it
     cut rounds without a summary, why."""
-    figures = (f"next prompt {figure(record.pre_tokens)} → {figure(record.post_tokens)} tokens, "
+    figures = (before_after(record.pre_tokens, record.post_tokens, figure) + ", "
                if record.pre_tokens is not None and record.post_tokens is not None else "")
     note = f"compacted ({record.trigger}): {figures}" + outcome(record.rounds_archived, record.parts,
                                                                record.rounds_truncated, record.ended)

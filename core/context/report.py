@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from contextual.core.context.compaction_words import ESTIMATE
 from contextual.core.prompt import PromptView, counts_apart
 from contextual.core.providers.factory import prompt_fields
 
@@ -32,7 +33,9 @@ def as_text(view: PromptView) -> str:
               if counts_apart(view.server_factor) else "")
     lines = [f"next prompt ({view.provider}, {view.model or 'no model'}): {view.total:,} tokens; window "
              f"{view.counted_window:,}{server}, at most {view.limit:,} per prompt",
-             f"trigger: estimate {t.estimate:,} of {t.threshold:,} ({t.basis}) — {due}",
+             # the meter's names: its first figure, by whose count (the server's usage when that is larger)
+             f"{'server usage' if t.basis == 'usage' else ESTIMATE} {t.estimate:,} of the {t.threshold:,} trigger "
+             f"line — {due}",
              f"calibration: ×{view.token_factor:.2f} server tokens per counted token (the limit above allows for it)",
              "", "layers:"]
     width = max(len(name) for name, _ in view.layers)

@@ -57,9 +57,10 @@ class GaveWay:
         """What gave way, in the user's words: 'steps 1–25 of this turn folded to one line each; …'."""
         said = []
         if self.folded:
-            said.append(f"{_steps(1, self.folded)} of this turn folded to one line each")
-        if self.grouped:
-            said.append(f"{_steps(1, self.grouped)} of them counted together on one line")
+            said.append(_folded_words(self.folded, self.grouped))
+        if 0 < self.grouped < self.folded:
+            said.append("of those, step 1 shortened to its tool's name" if self.grouped == 1 else
+                        f"of those, {_steps(1, self.grouped)} counted together on one line")
         bare = _spans(self.folded + 1, self.bare, self.kept)
         if bare:
             said.append(f"{bare} sent as their action line alone")
@@ -90,6 +91,16 @@ def _spans(first: int, last: int, kept: tuple[int, ...]) -> str:
     if len(runs) == 1:
         return _steps(*runs[0])
     return "steps " + ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in runs)
+
+
+def _folded_words(folded: int, grouped: int) -> str:
+    """Said for 1 and for N: it read "step 1 of this turn folded to one line each; step 1 of them counted together
+    on one line"."""
+    if folded == 1:
+        return "step 1 of this turn folded to one line"
+    if grouped == folded:
+        return f"{_steps(1, folded)} of this turn folded together into one line"
+    return f"{_steps(1, folded)} of this turn folded to one line each"
 
 
 def _steps(first: int, last: int) -> str:
@@ -135,7 +146,7 @@ def fold_line(number: int, step: ScratchStep) -> str:
 def _group_line(steps: Sequence[ScratchStep]) -> str:
     tools = Counter(step.tool or ((tool_call(step.action_stored) or ("reply",))[0]) for step in steps)
     counted = ", ".join(times(tool, n) for tool, n in tools.items())
-    return f"1–{len(steps)}. {counted}"
+    return f"{'1' if len(steps) == 1 else f'1–{len(steps)}'}. {counted}"       # one step: '1', not '1–1'
 
 
 def fold_note(steps: Sequence[ScratchStep], grouped: int = 0) -> str:

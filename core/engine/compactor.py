@@ -103,6 +103,7 @@ class Compactor:
         # an automatic compaction the user cancelled in the preview: the turn makes no other for the rest of it (it
         # was made again, every summary part asked for again, and the preview back, at each step)
         self._declined = False
+        self.cancels = 0                # compactions cancelled in the preview: a turn that needed one sees it did
 
     def restore(self, log: list[CompactionRecord]) -> None:
         self.log[:] = log
@@ -161,10 +162,9 @@ class Compactor:
                               f"({before.reason or before.stop})")
         for note in hooks_said:                             # recorded with it: a resumed chat says them too
             yield Notice(note, "warning")
-        said = plan.note if plan.note != self._kept_said else ""    # fewer rounds kept than keep_rounds: told
-        if said:                                  # why, once (at 4k every message compacts; the card says it each time)
-            self._kept_said = said
-            yield Notice(compaction_words.kept_line(said), "info")
+        # fewer rounds kept than keep_rounds: the chat is told why, once (at 4k every message compacts; the card says
+        # it each time), when the compaction is applied: said before the preview, it stayed after a cancel
+        said = plan.note if plan.note != self._kept_said else ""
         yield CompactionProgress("choosing", time.monotonic() - started, 0,
                                  f"archiving {plural(plan.rounds_archived, 'round')}; "
                                  + (plan.note if plan.note else f"keeping {plan.rounds_kept}"))
@@ -190,10 +190,14 @@ class Compactor:
                 break
             if decision.action == "cancel":
                 self._declined = self._declined or trigger == "auto"
+                self.cancels += 1
                 yield CompactionFinished(trigger, pre, pre, 0, (), "", refused="cancelled in the preview; "
                                          "history is unchanged")
                 return
             attempt, instructions = attempt + 1, decision.instructions or instructions
+        if said:
+            self._kept_said = said
+            yield Notice(compaction_words.kept_line(said), "info")
         if outcome.merged:                     # issue 24: the one place summaries are compressed again
             yield Notice(compaction_words.merged_line(outcome.merged), "info")
         yield CompactionProgress("rebuilding", time.monotonic() - started, 0, "rebuilding the prompt")

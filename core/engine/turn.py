@@ -173,6 +173,9 @@ class TurnLoop:
         told_cut_input = False
         told_cut_rules = False
         outgrown = False        # compacted once this turn because the fitted prompt was still over the window
+        # A compaction this turn needed to send its prompt (``_outgrown``, ``_over_the_window``) was cancelled in the
+        # preview: a prompt still over the window is not sent, nor previewed again (three previews came in a row)
+        declined = False
         step = 0
         continued = 0           # times a Stop hook made this turn go on
         streak = NoActionStreak(self._settings.config.provider)
@@ -181,12 +184,18 @@ class TurnLoop:
                 async for ev in events:
                     yield ev
             built = self._prompt.build()
-            if not outgrown and built.total > self._prompt.fit_limit() and self._prompt.archive_plan() is not None:
-                outgrown = True
+            over = built.total > self._prompt.fit_limit() and self._prompt.archive_plan() is not None
+            if over and not outgrown and not declined:
+                outgrown, cancels = True, self._compactor.cancels
                 async with aclosing(self._outgrown(built)) as events:
                     async for ev in events:
                         yield ev
+                declined = self._compactor.cancels > cancels
                 built = self._prompt.build()
+                over = built.total > self._prompt.fit_limit() and self._prompt.archive_plan() is not None
+            if over and declined:
+                yield ErrorEvent(self._cannot_fit(built), "context_length")
+                return
             for note in self._prompt.builder.rules_notices():      # a rules file refused or cut: the user hears it too
                 yield Notice(note, "warning")
             if not told_cut_input and any(m.layer == "input" and m.form == "cut" for m in built.messages):
@@ -213,13 +222,14 @@ class TurnLoop:
             except ContextLengthExceeded as exc:
                 self._streaming = None
                 if retried_context:
-                    yield ErrorEvent(f"the prompt is still too long for the model after compaction: {exc}",
-                                     "context_length")
+                    after = " (its compaction was cancelled in the preview)" if declined else " after compaction"
+                    yield ErrorEvent(f"the prompt is still too long for the model{after}: {exc}", "context_length")
                     return
-                retried_context = True
+                retried_context, cancels = True, self._compactor.cancels
                 async with aclosing(self._over_the_window(exc, built)) as events:
                     async for ev in events:
                         yield ev
+                declined = declined or self._compactor.cancels > cancels
                 continue
             except ProviderError as exc:
                 yield ErrorEvent(str(exc), "provider")
@@ -282,6 +292,14 @@ class TurnLoop:
         async with aclosing(self._compactor.run("auto", None)) as events:
             async for ev in events:
                 yield ev
+
+    def _cannot_fit(self, built: Built) -> str:
+        """The turn's end when the compaction its prompt needs was cancelled in the preview: why, and what to do."""
+        config = self._settings.config
+        return (f"not sent: the next prompt is {built.total:,} tokens even fitted, over the "
+                f"{self._prompt.fit_limit():,} a prompt may use in the {config.context_window:,}-token window (the "
+                "server would refuse it), and its compaction was cancelled in the preview. To go on: /compact, then "
+                "accept or edit its summary, or a larger window (--context-window, /model)")
 
     async def _over_the_window(self, exc: ContextLengthExceeded, built: Built) -> AsyncGenerator[Event, None]:
         """The server said the prompt is over the model's window (the turn retries once): its count calibrates

@@ -52,9 +52,10 @@ def finished_of(record: CompactionRecord) -> CompactionFinished:
 
 def result_card(result: CompactionFinished, lost: str = "") -> Text:
     """What a CompactionFinished says, as a few lines, in plain words: the title above names the compaction
-    ("manual compaction"), so the card says how it ended, the next prompt's size before and after, and what was
-    archived (it had said "Compaction done" under "manual compaction", "trigger: manual", and "the trigger estimate
-    of the next prompt (the meter's first line)")."""
+    ("manual compaction"), so the card says how it ended, the trigger estimate before and after (the meter's first
+    figure, by the meter's name: "next prompt 121k → 702" stood beside the meter's "next prompt 5.9k", its second),
+    and what was archived (it had said "Compaction done" under "manual compaction", "trigger: manual", and "the
+    trigger estimate of the next prompt (the meter's first line)")."""
     card = Text()
     if result.refused:
         card.append("Nothing compacted\n", style="bold #d7af5f")
@@ -68,7 +69,7 @@ def result_card(result: CompactionFinished, lost: str = "") -> Text:
                     style="bold #d7875f" if result.rounds_truncated else "bold #87af5f")
     else:
         card.append("Done\n\n", style="bold #87af5f")
-    card.append("next prompt ", style="dim")
+    card.append(f"{compaction_words.ESTIMATE} ", style="dim")      # the meter's first figure, by its name
     card.append(f"{tokens(pre)} → {tokens(post)} tokens", style="bold")
     if pre:
         change = 1 - (post or 0) / pre
@@ -149,7 +150,7 @@ class CompactionModal(ModalScreen[None]):
     def on_mount(self) -> None:
         self.query_one("#compaction-box").border_title = "Compacting the history"
         self.query_one("#compaction-title", Static).update(Text.assemble(
-            (f"{self.trigger} compaction", "bold"), f" · {tokens(self.pre_tokens)} tokens · ",
+            (f"{self.trigger} compaction", "bold"), f" · {compaction_words.ESTIMATE} {tokens(self.pre_tokens)} · ",
             f"{plural(self.rounds, 'round')} to archive"))
         if self.live_clock:
             self.set_interval(0.25, self._tick)

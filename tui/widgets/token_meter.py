@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from contextual.core.context.compaction_words import ESTIMATE
 from contextual.core.prompt import said_cost
 from contextual.tui.format import tokens
 from contextual.tui.meter_words import figures_explained
@@ -35,7 +36,7 @@ def estimate_label(basis: str, width: int) -> str:
     wide = width >= LABEL_WIDE
     if basis == "usage":
         return " server usage " if wide else " usage "
-    return " trigger estimate " if wide else " estimate "
+    return f" {ESTIMATE} " if wide else " estimate "
 
 
 def bar_cells(shown: Shown, width: int) -> list[tuple[str, str]]:
