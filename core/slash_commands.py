@@ -35,6 +35,7 @@ HEADLESS: dict[str, str] = {
     "/memory": "add the line to AGENTS.md yourself (or $CONTEXTUAL_HOME/AGENTS.md, yours for every project)",
     "/init": _IN_THE_APP,
     "/export": "`contextual export -c [--as-sent] [-o FILE]`",
+    "/copy": "`-p` prints the answer on stdout: pipe it to your clipboard (`| pbcopy`, `| wl-copy`, `| xclip`)",
     "/theme": _IN_THE_APP,
     "/help": "`contextual --help`",
     "/quit": "-p ends by itself when its turn does",

@@ -1,7 +1,7 @@
 """What a daily user of Claude Code or Codex does without thinking, driven through the real app: choosing a
 completion with the arrows, `@` a path with a space, a backslash for a new line, reading up the chat while an answer
-streams, paging it from the input, a failed command's mark, an edit's permission at 80x24, a long code line, copying
-from the chat, and the line printed at quit."""
+streams, paging it from the input, a failed command's mark, an edit's permission at 80x24, a long code line, a
+table's long cell, copying from the chat, and the line printed at quit."""
 
 from __future__ import annotations
 
@@ -215,6 +215,26 @@ async def test_a_long_line_in_an_answers_code_block_wraps_at_80_columns():
         fence = chat.query_one(AnswerFence)
         assert fence.max_scroll_x == 0
         assert "THE_END" in app.export_screenshot()
+
+
+async def test_a_tables_cell_longer_than_its_column_folds_whole_at_80_columns():
+    """Textual cut a cell to its column with an ellipsis: at 80 columns a `| file | change |` table lost its files'
+    names and a table of many columns read `c…` in every cell, with nothing on screen to read the rest. A cell
+    folds onto more rows, as Claude Code's do."""
+    from textual.widgets._markdown import MarkdownTableCellContents
+
+    path = "src/contextual/tui/widgets/answer_markdown_a_rather_long_module_name.py"
+    wide = "| " + " | ".join(f"column{i}" for i in range(12)) + " |\n|" + "---|" * 12 + "\n| " + \
+        " | ".join(f"value{i}" for i in range(12)) + " |"
+    app = ChatApp()
+    async with app.run_test(size=NARROW) as pilot:
+        chat = app.query_one(ChatLog)
+        await chat.add_answer(f"| file | change |\n|---|---|\n| {path} | the cells wrap |\n\n{wide}")
+        await pilot.pause()
+        cells = list(chat.query(MarkdownTableCellContents))
+        assert len(cells) == 2 + 2 + 12 + 12 and "…" not in app.export_screenshot()
+        folded = [c for c in cells if c.size.height > 1]
+        assert cells[2] in folded and {str(c.render()) for c in folded} >= {path, "column11", "value11"}
 
 
 async def test_ctrl_c_on_text_dragged_over_in_the_chat_copies_it_and_says_so(tmp_path):

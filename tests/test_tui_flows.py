@@ -290,6 +290,30 @@ async def test_a_queued_message_is_shown_as_typed_whatever_its_brackets(tmp_path
             await wait_for(pilot, lambda: len(srv.requests) == 2 and not app.turns.running)
 
 
+async def test_the_queued_label_is_fitted_again_when_the_terminal_is_resized(tmp_path):
+    """The label was fitted once, at the width the message was queued at: widened to 200 columns it still read
+    `queued: also check the READ…`, narrowed to 80 it ran past the border and lost `↑ edits`."""
+    gate = threading.Event()
+    with server([gated("first answer", gate), finish("second answer")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            try:
+                await type_and_send(pilot, "first question")
+                await wait_for(pilot, lambda: app.turns.running)
+                typed = "also check the README and the changelog for the release notes"
+                await type_and_send(pilot, typed)
+                prompt = app.query_one("#prompt")
+                assert "…" in prompt.border_title
+                await pilot.resize_terminal(200, 50)
+                await wait_for(pilot, lambda: f"queued: {typed} · sent" in prompt.border_title)
+                await pilot.resize_terminal(80, 24)
+                await wait_for(pilot, lambda: "…" in prompt.border_title)
+                assert len(prompt.border_title) <= 80 - 4 and prompt.border_title.endswith("↑ edits")
+            finally:
+                gate.set()
+            await wait_for(pilot, lambda: len(srv.requests) == 2 and not app.turns.running)
+
+
 async def test_queued_messages_go_back_to_the_input_when_the_turn_is_interrupted(tmp_path):
     gate = threading.Event()
     with server([gated("never", gate), finish("unused")]) as srv:

@@ -238,6 +238,9 @@ class ContextualApp(App[object]):
         self.panes.resized(event.size.width)
         if self.query("#topbar"):
             self.call_after_refresh(self.readouts.refresh_topbar)     # at the new width
+        if self.turns.queued.texts:
+            # fitted to the width it was queued at, it was cut to 26 columns at 200 and ran past the border at 80
+            self.call_after_refresh(self.turns.show_queue)
 
     @on(Tabs.TabActivated, "#region-tabs")
     def tab_activated(self, event: Tabs.TabActivated) -> None:
@@ -287,7 +290,13 @@ class ContextualApp(App[object]):
         await self.query_one(ChatLog).add_notice(text, level)
 
     # ----- keys that open what a command opens
-    def action_compact(self) -> None:
+    async def action_compact(self) -> None:
+        # In text being written ctrl+k kills to the line's end, as in a shell, Claude Code and Codex: a compaction
+        # (its dialog over the draft) came instead, and the line stayed. An empty input's ctrl+k compacts.
+        prompt = self.query_one(PromptInput)
+        if self.focused is prompt and prompt.text:
+            await prompt.action_delete_to_end_of_line_or_delete_line()
+            return
         commands.COMPACT.start(self)
 
     async def action_context(self) -> None:

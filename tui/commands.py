@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Sequence
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.slash.compact import Compact
 from contextual.tui.slash.context_tools import Compactions, Diff, Ledger, Policies
+from contextual.tui.slash.copy import Copy
 from contextual.tui.slash.cost import Cost
 from contextual.tui.slash.custom import CustomPrompt
 from contextual.tui.slash.files import Export, Init
@@ -70,6 +71,7 @@ COMMANDS: tuple[Command, ...] = (
             "(keeping what is in it)", Init()),
     Command("/export", "[--as-sent] [file]", "write this session's transcript (or each request as sent) under "
             "$CONTEXTUAL_HOME/exports/, or to FILE", Export()),
+    Command("/copy", "[N]", "copy the latest answer (or the Nth newest) to the clipboard", Copy()),
     Command("/theme", "[name]", "pick a colour theme, or switch to NAME (remembered)", Theme()),
     Command("/help", "", "commands and keys", Help()),
     Command("/quit", "", "leave (the session is saved as it goes)", RunAction("quit")),

@@ -68,7 +68,7 @@ class InterruptKeys:
 
     def ctrl_c(self) -> None:
         """Copy a selection (in the input, or dragged over in a pane); else cancel a compaction preview or
-        interrupt a running turn; when idle, twice quits."""
+        interrupt a running turn; when idle, clear a draft, else twice quits."""
         app = self.app
         focused = app.focused
         if isinstance(focused, TextArea) and focused.selected_text:
@@ -87,6 +87,10 @@ class InterruptKeys:
             return
         if self.turns.running:
             self.escape()
+            return
+        if app.screen is app.screen_stack[0] and app.query_one(PromptInput).text.strip():
+            app.query_one(PromptInput).set_aside()
+            app.notify("Input cleared: ctrl+z or ↑ brings it back.", timeout=QUIT_AGAIN_WITHIN)
             return
         now = time.monotonic()
         if now - self._quit_armed_at <= QUIT_AGAIN_WITHIN:

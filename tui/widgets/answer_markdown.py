@@ -77,7 +77,13 @@ class AnswerMarkdown(Markdown):
     blocks change moves, not by `:last-child`: any order-dependent rule makes Textual restyle every sibling, and
     everything under it, of every widget mounted anywhere (a turn took 2.5 s by the 60th)."""
 
-    DEFAULT_CSS = "AnswerMarkdown > .-ends-answer { margin-bottom: 0; }"
+    # A table's cell folds a word longer than its column onto the next rows, as Claude Code wraps them: Textual cut
+    # it with an ellipsis, so at 80 columns a `| file | change |` table lost its files' names (`…answer_markdo…`)
+    # and a table of many columns showed `c…` for each, with nothing on screen that read the rest.
+    DEFAULT_CSS = """
+    AnswerMarkdown > .-ends-answer { margin-bottom: 0; }
+    AnswerMarkdown MarkdownTableContent > .cell, AnswerMarkdown MarkdownTableContent > .header { text-overflow: fold; }
+    """
     BLOCKS = {**Markdown.BLOCKS, "fence": AnswerFence, "code_block": AnswerFence}
 
     def __init__(self, markdown: str | None = None, **kwargs: Any) -> None:

@@ -204,6 +204,15 @@ class PromptInput(TextArea):
         """What would be sent now: the pastes, not their tags (/context shows it)."""
         return self.pastes.expand(self.text)
 
+    def set_aside(self) -> None:
+        """ctrl+c on a draft empties the input, as in Claude Code and Codex (here it said "press again to quit",
+        and a second press left with the draft). It stays one ctrl+z, or one ↑, away."""
+        text = self.pastes.expand(self.text.strip())
+        if not self.past or self.past[-1] != text:
+            self.past.append(text)
+        self._past_index = None
+        self.clear()
+
     def put(self, text: str) -> None:
         """Text handed back to edit (a queued message, a rewound one): the cursor at its end, ready to go on. A long
         one stands as a paste's tag, as it did when it was pasted. Tags in it are read first: the app hands back a
