@@ -1,5 +1,5 @@
 """What a shell, Claude Code or Codex user's hands do in the input without thinking, on the real app: ctrl+k kills to
-the line's end, ctrl+c empties a draft, and /copy takes an answer out of a full-screen chat (helper-168)."""
+the line's end, ctrl+c empties a draft, and /copy takes an answer out of a full-screen chat."""
 
 from __future__ import annotations
 
