@@ -46,7 +46,8 @@ def undo_main(argv: list[str], env: Mapping[str, str] | None = None) -> int:
         loaded = load_session(path)
         project = Path(loaded.cwd) if loaded.cwd and Path(loaded.cwd).is_dir() else root
         try:
-            result = asyncio.run(undo_last(project, loaded.entries, confirm_overwrite=_ask_on_terminal))
+            result = asyncio.run(undo_last(project, loaded.entries, confirm_overwrite=_ask_on_terminal,
+                                             record=loaded.full_record))
         except (UndoError, gitops.GitError, OSError) as exc:
             _say(f"contextual undo: {exc}", sys.stderr)
             return 1

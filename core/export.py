@@ -161,7 +161,7 @@ def transcript(loaded: "LoadedSession") -> str:
             out += [f"_{continuation.notice_line(m.meta['stop_hook'])}_", ""]
             unanswered = True
         elif m.role == "user":        # an undo's note: the app's words, after the turn it took back, as in the chat
-            out += [f"↶ {note_for_user(m.content, loaded.full_record)}", ""]
+            out += [f"↶ {note_for_user(m, loaded.full_record)}", ""]
         elif m.role == "summary":
             out += ["## Compaction summary", "", *_compaction_lines(record), m.content.rstrip(), ""]
         elif m.role == "assistant" and m.meta.get("final"):

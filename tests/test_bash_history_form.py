@@ -53,6 +53,31 @@ def test_errors_are_capped_however_many_fail():
     assert len(kept) == NORMAL.errors and f"{3000 - 3 - 3 - NORMAL.errors} more distinct error/failure lines" in form
 
 
+def test_the_header_says_what_was_left_out_for_one_line_and_many():
+    """A single 5,000-character line was "1 lines … 0 lines not kept; run the command again": the plural wrong, and
+    nothing said about the 4,800 characters cut off the one line it kept (user review)."""
+    one = summary("python gen.py", "x" * 5_000)
+    assert one.splitlines()[0] == ("[stdout: 1 line, 5,000 chars; 4,800 chars cut off the end of the line; "
+                                   "run the command again to see them]")
+    assert one.splitlines()[2] == "x" * NORMAL.line_chars + "…[4800 chars]"
+    many = summary("python gen.py", "\n".join(["y" * 300, *_distinct(20), "z" * 250]))
+    assert many.splitlines()[0].startswith("[stdout: 22 lines, ") and many.splitlines()[0].endswith(
+        "; 16 lines not kept, 150 chars cut off the end of 2 long lines; run the command again to see them]")
+    lost_one = summary("make", "\n".join(f"line {i} " + "w" * 150 for i in range(7)))       # past whole_chars
+    assert "; 1 line not kept; run the command" in lost_one
+    failed = [f"FAILED tests/test_{i}.py::test_case_{i} - AssertionError: value_{i}" for i in range(NORMAL.errors + 3)]
+    errors = summary("pytest", "\n".join(["start", *failed, *"abc"]))       # 2 shown first, 1 past the cap
+    assert "; 1 line not kept, 1 more distinct error/failure line; run the command" in errors
+
+
+def test_an_output_the_summary_would_keep_whole_stays_as_it_is():
+    """Six lines of 190 characters are past `whole_chars` yet all kept whole: a header saying "0 lines not kept;
+    run the command again" added words and told the model it missed something."""
+    stdout = "\n".join(_distinct(6, 1_000)).replace("->", "-" * 130 + ">")
+    assert len(stdout) > NORMAL.whole_chars and all(len(line) <= NORMAL.line_chars for line in stdout.splitlines())
+    assert summary("python gen.py", stdout) == stdout
+
+
 def test_a_repeated_error_line_is_kept_once_with_its_count():
     lines = ["step ok"] * 40 + ["WARNING: deprecated call in pkg/io.py"] * 500 + ["step ok"] * 40
     form = summary("make", "\n".join(lines))

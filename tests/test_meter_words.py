@@ -29,7 +29,17 @@ def test_each_figure_says_what_it_counts():
     # not fitted: the two are one figure; the server's usage says whose count it is
     assert "the estimate until something must be fitted" in figures_explained(_shown(estimate=5_800, due=False))[1]
     usage = figures_explained(_shown(basis="usage", estimate=6_100))
-    assert usage[0].startswith("server usage 6.1k: the server's own count of the last call")
+    assert usage[0].startswith("trigger estimate 6.1k, the server's usage: the server's own count of the last call")
+
+
+def test_the_meter_names_its_first_figure_one_way_whichever_count_it_came_from():
+    """At 80 columns the meter said "usage 6.1k / 6.0k trigger" where the compaction card, for the same number, said
+    "trigger estimate" (user review): one name, at every width; the tooltip says whose count it is."""
+    from contextual.tui.widgets.token_meter import meter_text
+    for width, label in ((80, " estimate ▕"), (200, " trigger estimate ▕")):
+        ours, server = (str(meter_text(_shown(basis=basis, estimate=6_100), width)) for basis in ("counted", "usage"))
+        assert ours.startswith(label) and server.startswith(label) and "usage" not in server, server
+        assert len(server.split("\n")[0]) <= width
 
 
 def test_the_window_is_shared_in_its_own_tokens_and_our_counts_limit_is_said_apart():

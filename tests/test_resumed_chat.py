@@ -93,8 +93,8 @@ def test_a_resumed_chat_says_where_a_compaction_summarised_earlier_rounds_as_the
     from contextual.tui.format import compaction_note
     record = CompactionRecord("auto", 12_000, 3_000, rounds_archived=1, timestamp=_at(4))
     first, second = resumed_turns(_two_turns_with_a_summary_between(), [record])
-    assert first.compacted == [("compacted (auto): trigger estimate 12.0k → 3.0k tokens, 1 round archived", "info")]
-    assert first.compacted[0][0] == compaction_note(record) and not second.compacted
+    assert first.after == [("compacted (auto): trigger estimate 12.0k → 3.0k tokens, 1 round archived", "info")]
+    assert first.after[0][0] == compaction_note(record) and not second.after
     assert first.answers == ["First."]
 
 
@@ -115,9 +115,9 @@ def test_a_compaction_made_once_an_input_was_sent_is_shown_under_it_and_one_betw
     sent = CompactionRecord("auto", 8_000, 2_000, rounds_archived=1, timestamp=_at(4))       # in the same ms
     between = CompactionRecord("auto", 7_000, 1_000, rounds_archived=1, timestamp=_at(9))
     first, second = resumed_turns(record, [between, sent, before])
-    assert first.compacted == [(compaction_note(before), "info")] and not first.shown
+    assert first.after == [(compaction_note(before), "info")] and not first.shown
     assert [s.line for s in second.shown] == [compaction_note(sent), "", compaction_note(between)]
-    assert second.shown[1].kind == "trail" and not second.compacted and second.answers == ["Second."]
+    assert second.shown[1].kind == "trail" and not second.after and second.answers == ["Second."]
 
 
 async def test_a_compaction_that_cut_rounds_without_a_summary_is_shown_when_resumed():
@@ -361,7 +361,7 @@ def test_the_first_frame_and_the_whole_record_place_permission_answers_and_a_tur
                                                                ("not 3", calls[2])]
     whole = resumed_turns(loaded.full_record, loaded.compactions, loaded.permissions)
     assert [s.line for s in whole[0].shown] == ["Bash: denied · told the agent: not 1", ""]      # then the trail
-    assert not whole[1].compacted
+    assert not whole[1].after
     assert [s.line for s in whole[2].shown] == ["compacted (auto): trigger estimate 9.0k → 2.0k tokens, 1 round "
                                                 "archived", "Bash: denied · told the agent: not 3", ""]
     for turns in (1, 2, 3):

@@ -70,3 +70,26 @@ async def test_a_trail_wider_than_the_chat_ends_in_an_ellipsis(tmp_path):
             shown = title.render_line(0).text.rstrip()
             assert title.size.width <= trail.size.width
             assert shown.endswith("…") and "8 tool calls · Read ×3" in shown
+
+
+HEADINGS = "\n\n".join(f"{'#' * level} Heading {level}\n\nText under {level}." for level in range(1, 7))
+
+
+async def test_headings_in_an_answer_start_at_the_left_edge_and_stay_distinct(tmp_path):
+    """A `# heading` was centred (Textual's default for H1), where Claude Code and Codex put every heading at the
+    left edge, as the text under it (user review)."""
+    from textual.widgets._markdown import MarkdownHeader, MarkdownParagraph
+    with server([finish(HEADINGS)]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "show headings")
+            await wait_for(pilot, lambda: len(app.query(MarkdownHeader)) == 6)
+            await pilot.pause()
+            headers = list(app.query(MarkdownHeader))
+            text_x = app.query(MarkdownParagraph).first().content_region.x
+            for level, header in enumerate(headers, 1):
+                line = header.render_line(0).text
+                assert line.startswith(f"Heading {level}"), (level, line)
+                assert header.content_region.x == text_x
+            looks = {(str(h.styles.color), str(h.styles.text_style)) for h in headers[:2]}
+            assert len(looks) == 2             # H1 and H2 still read apart (colour or weight), not as plain text

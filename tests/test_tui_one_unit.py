@@ -32,11 +32,14 @@ async def test_card_meter_and_context_agree_and_the_meters_promise_holds(tmp_pat
             line = str(meter.render()).split("\n")[0]
             assert shown.due and "compaction at the next message" in line
             assert f"{tokens(shown.estimate)} of {tokens(shown.threshold)}" in line
-            assert shown.basis == "usage" and "server usage" in line      # the server's figure, said so
+            # the server's figure keeps the name the card gives it (the meter said "server usage", the card "trigger
+            # estimate" for the same number); whose count it is, the tooltip and /context say
+            assert shown.basis == "usage" and line.startswith(" trigger estimate ▕") and "usage" not in line
+            assert str(meter.tooltip).startswith(f"trigger estimate {tokens(shown.estimate)}, the server's usage: ")
             await pilot.press("ctrl+l")
             await wait_for(pilot, lambda: isinstance(app.screen, ContextScreen), timeout=10)
             header = str(app.screen.query_one("#context-summary").render())
-            assert f"server usage {tokens(shown.estimate)} of {tokens(shown.threshold)}" in header
+            assert f"trigger estimate {tokens(shown.estimate)} (server usage) of {tokens(shown.threshold)}" in header
             assert f"{tokens(shown.total)} tok of {tokens(shown.window)} window" in header
             await pilot.press("escape")
             await type_and_send(pilot, "question three")
@@ -44,6 +47,8 @@ async def test_card_meter_and_context_agree_and_the_meters_promise_holds(tmp_pat
             modal = app.screen
             await wait_for(pilot, lambda: modal.result is not None, timeout=10)
             assert modal.pre_tokens == modal.result.pre_tokens == shown.estimate      # the promise, the figure
+            card = str(modal.query_one("#compaction-stage").render())
+            assert f"trigger estimate {tokens(shown.estimate)} → " in card            # by the meter's name
             assert modal.result.post_tokens == app.engine.compaction_due().estimate
             third.set()
             await pilot.press("enter")

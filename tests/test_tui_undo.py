@@ -280,3 +280,43 @@ async def test_the_rewind_notice_quotes_a_multi_line_message_on_one_line(tmp_pat
             await wait_for(pilot, lambda: "rewound to before:" in chat_text(app))
             notice = next(line for line in chat_text(app).splitlines() if "rewound to before:" in line)
             assert notice == "rewound to before: queued one queued two (files unchanged)"
+
+
+async def test_an_undo_then_a_compaction_read_in_that_order_live_and_resumed(tmp_path):
+    """/undo, then /compact: live the chat said "Undid …" above "compacted (manual) …"; resumed (or forked) the
+    compaction's line came first, as every compaction after a turn went before its undo notes (user review)."""
+    from contextual.tui.screens.compaction import CompactionModal
+    from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
+    from tests.test_resumed_chat import _chat_items
+    repo = make_repo(tmp_path)
+    script = [write("a.py", "rewritten by the agent\n"), finish("rewrote a.py"), finish("nothing else"),
+              "## Summary\nThe agent rewrote a.py; the user undid it."]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        host = host_for(repo, srv.base_url)
+        app = ContextualApp(host, animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "rewrite a.py")
+            await run_turn(pilot, "anything else?")
+            await type_and_send(pilot, "/undo")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+            await pilot.press("y")
+            await wait_for(pilot, lambda: "Undid the file changes" in chat_text(app))
+            await type_and_send(pilot, "/compact 1")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompactionPreviewScreen))
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.result is not None)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: "compacted (manual)" in chat_text(app))
+            live = _chat_items(app)
+            session_id = app.engine.session_id
+            await app.host.close(app.engine)
+        said = [item.split(" ")[0] for item in live if item.startswith(("Undid", "compacted"))]
+        assert said == ["Undid", "compacted"], live
+        resumed = ContextualApp(host, host.resume(session_id), animate=False)
+        async with resumed.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: "compacted (manual)" in chat_text(resumed))
+            items = _chat_items(resumed)
+            # resumed, the undo reads as one line (`note_for_user`), in the same place: after the turn's answer
+            after = items[items.index("nothing else") + 1:][:2]         # then "resumed session …"
+            assert after[0].startswith("↶ Undid the file changes of the turn “rewrite a.py”")
+            assert after[1] == live[-1], items

@@ -186,3 +186,34 @@ def test_the_undo_command_names_the_turn_by_its_prompt_and_time_as_slash_undo_do
     first = undone.stdout.splitlines()[0]
     assert first.startswith("Undid the file changes of the turn “fix the sign of add” (") and first.endswith("):")
     assert "return a - b" in (project / "calc.py").read_text()
+
+
+def test_the_note_to_the_model_names_the_turn_by_its_number_and_first_words(tmp_path):
+    """The model was told "the file changes of turn 555704035999": an id it never saw. It is told the turn's number
+    in the session and its first words, and the resumed chat still names the turn as the user knows it."""
+    import json
+
+    from tests.cli_helpers import contextual, home_of
+    from tests.fakes.llm_server import FakeLLMServer
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    edit = ('Thought: fix\nAction: Edit[{"file_path": "calc.py", "old_string": "a - b", "new_string": "a + b"}]')
+    script = ["Thought: ok\nAction: Finish[looked]", edit, "Thought: ok\nAction: Finish[fixed]",
+              "Thought: ok\nAction: Finish[noted]"]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        env = cli_env(home_of(project), srv.base_url)
+        for argv in (["-p", "look around"], ["-c", "-p", "fix   the sign of add, the one in calc.py that subtracts "
+                                                         "where it should add", "--permission-mode", "bypass"]):
+            assert contextual(argv, project, env).returncode == 0
+        assert contextual(["undo"], project, env).returncode == 0
+        assert contextual(["-c", "-p", "what now?"], project, env).returncode == 0
+        sent = json.dumps(srv.requests[-1]["messages"], ensure_ascii=False)
+    turn = load_session(next((home_of(project) / "projects").glob("*/*.jsonl"))).full_record[2].meta["turn"]
+    assert ("[undo] The user undid the file changes of turn 2 (“fix the sign of add, the one in calc.py…”): "
+            "restored calc.py.") in sent
+    assert turn not in sent
+    exported = contextual(["export", "-c", "-o", str(tmp_path / "t.md")], project, env)
+    assert exported.returncode == 0, exported.stderr
+    assert "↶ Undid the file changes of the turn “fix the sign of add, the one in calc.py that subtracts" \
+        in (tmp_path / "t.md").read_text()            # the user's label (turn_label), read back from the new note

@@ -15,9 +15,9 @@ def figures_explained(shown: Shown) -> list[str]:
     line = f"automatic compaction runs when it reaches the trigger line, {tokens(shown.threshold)}"
     ours = " in our tokens" if shown.server_counts_apart else ""
     if shown.basis == "usage":
-        first = (f"server usage {tokens(shown.estimate)}: the server's own count of the last call{ours}, with what "
-                 f"has changed since; it stands for the estimate while it is larger than ours. {line[0].upper()}"
-                 f"{line[1:]}.")
+        first = (f"{ESTIMATE} {tokens(shown.estimate)}, the server's usage: the server's own count of the last "
+                 f"call{ours}, with what has changed since; it stands for our count while it is larger. "
+                 f"{line[0].upper()}{line[1:]}.")
     else:
         first = (f"{ESTIMATE} {tokens(shown.estimate)}: the next prompt counted whole, before anything is "
                  f"fitted to the window, with what you are typing; {line}.")

@@ -77,6 +77,19 @@ def _changed_text(changed: dict[str, list[int]], limit: int) -> str:
     return f"changed: {plural(len(changed), 'file')}: " + ", ".join(rows) + more
 
 
+def _left_out(lines: int, errors: int, kept: list[str], line_chars: int) -> str:
+    """What the summary's header says it left out: lines, the distinct error lines past the cap, and the characters
+    cut off the end of the long lines it kept (a single long line loses only those)."""
+    cut = [len(line) - line_chars for line in kept if len(line) > line_chars]
+    said = [f"{plural(lines, 'line')} not kept"] if lines else []
+    if errors:
+        said.append(f"{errors} more distinct error/failure {'line' if errors == 1 else 'lines'}")
+    if cut:
+        said.append(f"{plural(sum(cut), 'char', grouped=True)} cut off the end of "
+                    + ("the line" if len(kept) == 1 else plural(len(cut), "long line")))
+    return ", ".join(said)
+
+
 def summary(command: str, stdout: str, limits: Limits = NORMAL, focus: frozenset[str] = frozenset()) -> str:
     """A3's summary of one run's stdout; short output is kept as it is. `focus`: code names the turn's task or plan
     names; the first line showing each is kept (at most `limits.named`), as the lines the work is about."""
@@ -113,9 +126,10 @@ def summary(command: str, stdout: str, limits: Limits = NORMAL, focus: frozenset
         return row(i) + (f"  [x{times}]" if times > 1 else "")
 
     unshown = len(distinct) - len(errors)             # distinct error lines past the cap
-    parts = [f"[stdout: {n} lines, {len(stdout):,} chars; {n - kept} lines not kept"
-             + (f", {unshown} more distinct error/failure lines" if unshown else "")
-             + "; run the command again to see them]"]
+    left = _left_out(n - kept, unshown, [lines[i] for i in shown | set(errors) | set(named)], limits.line_chars)
+    if not left:            # every line kept whole: the output itself says it best
+        return stdout
+    parts = [f"[stdout: {plural(n, 'line')}, {len(stdout):,} chars; {left}; run the command again to see them]"]
     parts += ["first:"] + [row(i) for i in head]
     if errors:
         parts += ["errors:"] + [error_row(i) for i in errors]

@@ -33,9 +33,9 @@ def as_text(view: PromptView) -> str:
               if counts_apart(view.server_factor) else "")
     lines = [f"next prompt ({view.provider}, {view.model or 'no model'}): {view.total:,} tokens; window "
              f"{view.counted_window:,}{server}, at most {view.limit:,} per prompt",
-             # the meter's names: its first figure, by whose count (the server's usage when that is larger)
-             f"{'server usage' if t.basis == 'usage' else ESTIMATE} {t.estimate:,} of the {t.threshold:,} trigger "
-             f"line — {due}",
+             # the meter's name for its first figure, and whose count it is when the server's usage is larger
+             f"{ESTIMATE} {t.estimate:,}{' (server usage)' if t.basis == 'usage' else ''} of the {t.threshold:,} "
+             f"trigger line — {due}",
              f"calibration: ×{view.token_factor:.2f} server tokens per counted token (the limit above allows for it)",
              "", "layers:"]
     width = max(len(name) for name, _ in view.layers)

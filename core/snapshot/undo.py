@@ -18,11 +18,13 @@ if TYPE_CHECKING:
     from contextual.core.ports import SessionSink
 
 __all__ = ["UndoError", "UndoResult", "undo_last", "undoable_turns", "undo_in_open_session", "record_undo",
-           "render_result", "undo_note", "turn_label", "note_for_user"]
+           "render_result", "undo_note", "turn_label", "turn_for_model", "note_for_user"]
 
 
-async def undo_last(project_root: Path, entries: list[dict[str, Any]], *, confirm_overwrite: Confirm | None = None) -> UndoResult:
-    """Restore the files of the most recent turn that changed any and is not undone yet."""
+async def undo_last(project_root: Path, entries: list[dict[str, Any]], *, confirm_overwrite: Confirm | None = None,
+                    record: Sequence[Message] = ()) -> UndoResult:
+    """Restore the files of the most recent turn that changed any and is not undone yet; ``record`` (the session's
+    messages) names that turn in the note to the model."""
     root = Path(os.path.realpath(project_root))
     undone = undone_turns(entries)
     for turn in reversed(turns_with_snapshots(entries)):
@@ -39,12 +41,12 @@ async def undo_last(project_root: Path, entries: list[dict[str, Any]], *, confir
             raise UndoError(f"turn {turn.turn_id}: unknown snapshot mode {mode!r}")
         if result is None:          # it turned out to change nothing: look further back
             continue
-        return _finish(result)
+        return _finish(result, record)
     return UndoResult(turn_id=None, note="Nothing to undo: no earlier turn changed any file.")
 
 
-def _finish(result: UndoResult) -> UndoResult:
-    result.note = undo_note(result)
+def _finish(result: UndoResult, record: Sequence[Message]) -> UndoResult:
+    result.note = undo_note(result, record)
     if result.changed_files or (result.not_undoable and not result.skipped_user_modified):
         from contextual.core.session.schema import system_body   # not at launch: the app imports this
         result.entry = system_body("undo", turnId=result.turn_id, restored=result.restored, deleted=result.deleted,
@@ -54,18 +56,20 @@ def _finish(result: UndoResult) -> UndoResult:
     return result
 
 
-def undo_note(result: UndoResult) -> str:
-    """What the model is told, so it knows its changes are gone."""
+def undo_note(result: UndoResult, record: Sequence[Message] = ()) -> str:
+    """What the model is told, so it knows its changes are gone: the turn named as the user knows it
+    (`turn_for_model`), not by its id."""
+    turn = turn_for_model(result.turn_id or "", record)
     parts = []
     for label, names in (("restored", result.restored), ("deleted", result.deleted),
                          ("recreated", result.recreated)):
         if names:
             parts.append(f"{label} {', '.join(names)}")
     if parts:
-        text = (f"[undo] The user undid the file changes of turn {result.turn_id}: {'; '.join(parts)}. "
+        text = (f"[undo] The user undid the file changes of {turn}: {'; '.join(parts)}. "
                 f"These files are back to how they were before that turn.")
     else:
-        text = f"[undo] The user tried to undo turn {result.turn_id}, but no file was changed back."
+        text = f"[undo] The user tried to undo {turn}, but no file was changed back."
     if result.skipped_user_modified:
         text += (f" Left as they are because they were edited by hand after that turn: "
                  f"{', '.join(result.skipped_user_modified)}.")
@@ -93,21 +97,36 @@ async def undo_in_open_session(project_root: Path, writer: SessionSink, *,
     from contextual.core.session.loader import load_session
 
     await writer.flush()
-    result = await undo_last(project_root, load_session(writer.path).entries, confirm_overwrite=confirm_overwrite)
+    loaded = load_session(writer.path)
+    result = await undo_last(project_root, loaded.entries, confirm_overwrite=confirm_overwrite,
+                             record=loaded.full_record)
     record_undo(writer, result)
     return result
 
 
-_NOTE = re.compile(r"^\[undo\] The user undid the file changes of turn (?P<turn>\S+): (?P<what>.*?)\. These files")
+# the turn as named to the model (`turn 2 (“fix …”)`), or by its id in a note written before that
+_NOTE = re.compile(r"^\[undo\] The user undid the file changes of (?P<turn>.+): "
+                   r"(?P<what>(?:restored|deleted|recreated) .*?)\. These files")
 
 
-def note_for_user(note: str, record: Sequence[Message]) -> str:
+def note_for_user(note: Message, record: Sequence[Message]) -> str:
     """The note `undo_note` left for the model, as the user reads it in a restored chat or an export (one line),
     its turn named as the user knows it: the note follows the latest turn, not always the one it undid."""
-    found = _NOTE.match(note)
+    found = _NOTE.match(note.content)
     if found:
-        return f"Undid the file changes of the turn {turn_label(found.group('turn'), record)}: {found.group('what')}"
-    return note.splitlines()[0] if note else ""
+        turn = str(note.meta.get("undo") or found.group("turn").removeprefix("turn "))
+        return f"Undid the file changes of the turn {turn_label(turn, record)}: {found.group('what')}"
+    return note.content.splitlines()[0] if note.content else ""
+
+
+def turn_for_model(turn: str, record: Sequence[Message]) -> str:
+    """A turn as the model can tell it: its number in the session (as the scratchpad counts) and its first words;
+    a turn /rewind took out of the conversation (or none recorded) is only an earlier one."""
+    started = [m for m in record if m.starts_turn]
+    number = next((n for n, m in enumerate(started, 1) if m.meta.get("turn") == turn), None)
+    if number is None:
+        return "an earlier turn"
+    return f"turn {number} (“{one_line(str(started[number - 1].meta.get('raw') or started[number - 1].content), 40)}”)"
 
 
 def turn_label(turn: str, record: Sequence[Message]) -> str:

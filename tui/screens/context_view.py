@@ -8,6 +8,7 @@ import json
 import re
 from collections import defaultdict
 
+from contextual.core.context.compaction_words import ESTIMATE
 from contextual.tui.css import stylesheet
 from contextual.tui.format import one_line, tokens, unparsed
 from contextual.tui.meter_words import figures_explained
@@ -95,10 +96,9 @@ def summary_text(s: Shown, width: int) -> Text:
     usage, estimate, line_at = s.basis == "usage", tokens(s.estimate), tokens(s.threshold)
     window = tokens(s.counted_window)
     phrases = ["next prompt", f"{len(s.messages)} messages", f"{tokens(s.total)} tok of {window} window",
-               f"{'server usage' if usage else 'trigger estimate'} {estimate} of {line_at}"]
-    if len(" " + " · ".join(phrases)) > width:
-        phrases[2:] = [f"{tokens(s.total)} of {window} window",
-                       f"{'usage' if usage else 'estimate'} {estimate} / {line_at} trigger"]
+               f"{ESTIMATE} {estimate}{' (server usage)' if usage else ''} of {line_at}"]
+    if len(" " + " · ".join(phrases)) > width:      # the meter's narrow words; whose count: the figures row says
+        phrases[2:] = [f"{tokens(s.total)} of {window} window", f"estimate {estimate} / {line_at} trigger"]
     line = " " + phrases[0]
     for phrase in phrases[1:]:
         last = line.rsplit("\n", 1)[-1]

@@ -80,8 +80,11 @@ class AnswerMarkdown(Markdown):
     # A table's cell folds a word longer than its column onto the next rows, as Claude Code wraps them: Textual cut
     # it with an ellipsis, so at 80 columns a `| file | change |` table lost its files' names (`…answer_markdo…`)
     # and a table of many columns showed `c…` for each, with nothing on screen that read the rest.
+    # Every heading starts at the left edge, as in Claude Code and Codex (Textual centres an H1); each level keeps
+    # the theme's colour and weight.
     DEFAULT_CSS = """
     AnswerMarkdown > .-ends-answer { margin-bottom: 0; }
+    AnswerMarkdown MarkdownHeader { content-align: left top; }
     AnswerMarkdown MarkdownTableContent > .cell, AnswerMarkdown MarkdownTableContent > .header { text-overflow: fold; }
     """
     BLOCKS = {**Markdown.BLOCKS, "fence": AnswerFence, "code_block": AnswerFence}

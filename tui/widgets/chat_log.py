@@ -439,7 +439,6 @@ def _turn_widgets(turns: list[Turn]) -> list[Widget]:
             widgets.append(_notice(screen_text(turn.end.describe()), turn.end.level))
         elif not turn.answers:        # a record from before turns' ends were kept: only that it has no answer
             widgets.append(_notice(NO_ANSWER, "warning"))
-        widgets.extend(_notice(line, level) for line, level in turn.compacted)
-        # an undo came after the turn's answer, as the live chat showed it
-        widgets.extend(_notice("↶ " + note) for note in turn.notes)
+        # its compactions and undos came after its answer, in the order the live chat showed them
+        widgets.extend(_notice(line, level) for line, level in turn.after)
     return widgets

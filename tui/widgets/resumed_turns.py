@@ -2,7 +2,7 @@
 makes the widgets): the `!command` outputs a turn's message carried (shown before it), its message as typed, its
 tool trail and task list, the notices between (permission answers, compactions during it, a Stop hook that made it
 go on), its "context adjusted" row, its answers, why it ended without one, and the compactions and undo notes
-after it.
+after it, in the order they happened.
 
 Each compaction goes after the last message recorded before it, worded as the live chat worded it: one that cut
 rounds without a summary leaves no message of its own, so the record is what marks it. One made after an input was
@@ -58,10 +58,10 @@ FITTED = Shown("fitted")
 class Turn:
     text: str
     calls: list[TrailCall] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
     answers: list[str] = field(default_factory=list)
     todos: list[Todo] = field(default_factory=list)     # its last TodoWrite's list
-    compacted: list[tuple[str, str]] = field(default_factory=list)   # compactions after it: (line, level)
+    # after its answer, in the order they happened: its compactions' lines and undo notes, as (line, level)
+    after: list[tuple[str, str]] = field(default_factory=list)
     # before its answer, in order: its trail where the first call started, its task list, the notices (permission
     # answers, compactions during the turn or before it, once it was sent)
     shown: list[Shown] = field(default_factory=list)
@@ -137,7 +137,7 @@ class _Reader:
                 turn.shown.append(Shown("answer", turn.answers.pop()))
             turn.shown.append(Shown("notice", notice_line(str(message.meta["stop_hook"])), "warning"))
         elif message.role == "user":
-            turn.notes.append(note_for_user(message.content, self.messages))
+            turn.after.append(("↶ " + note_for_user(message, self.messages), "info"))
         elif message.role == "assistant" and message.meta.get("final"):
             turn.answers.append(final_answer(message))
         elif message.role == "assistant" and message.meta.get("interrupted"):
@@ -179,7 +179,7 @@ class _Reader:
                 self.turns[-1].shown.extend(Shown("notice", line, level) for line, level in lines)
                 self.turns[-1].trail_closed = True
             else:
-                self.turns[-1].compacted.extend(lines)
+                self.turns[-1].after.extend(lines)
 
     def _fitted(self, message_id: str) -> None:
         """The turn's fitting summed up after this message: its row where the first one came, as the live chat's."""

@@ -3,7 +3,9 @@ with its line: last usage + the input's estimate) drawn against the window with 
 size of the next prompt, split by layer; cached tokens and cost when the provider reported them.
 
 One vocabulary at every width: a narrow meter drops words ("trigger estimate" → "estimate", "trigger line" →
-"trigger"), never says another (at 80 columns it had said "sending" where 200 said "next prompt")."""
+"trigger"), never says another (at 80 columns it had said "sending" where 200 said "next prompt"). The first figure
+keeps its name when it is the server's usage of the last call (the card and /compactions name it so whichever count
+it came from); its tooltip says whose count it is."""
 
 from __future__ import annotations
 
@@ -31,12 +33,9 @@ LABEL_WIDE = 90             # from here the first line's label says it whole
 NEXT_PROMPT = " next prompt "
 
 
-def estimate_label(basis: str, width: int) -> str:
-    """The first line's label: whose count it is (ours, or the server's usage of the last call)."""
-    wide = width >= LABEL_WIDE
-    if basis == "usage":
-        return " server usage " if wide else " usage "
-    return f" {ESTIMATE} " if wide else " estimate "
+def estimate_label(width: int) -> str:
+    """The first line's label, the figure's one name (compaction_words.ESTIMATE), shorter when narrow."""
+    return f" {ESTIMATE} " if width >= LABEL_WIDE else " estimate "
 
 
 def bar_cells(shown: Shown, width: int) -> list[tuple[str, str]]:
@@ -64,7 +63,7 @@ def meter_text(shown: Shown, width: int) -> Text:
                f" {tokens(shown.estimate)} / {tokens(shown.threshold)} trigger ") + f"({shown.trigger_share:.0%})"
     hint = ("  compaction at the next message" if wide else "  compaction at next message") if shown.due else (
         past_line(shown, wide) if shown.level == "due" else "")   # a promise only when it will compact
-    label = estimate_label(shown.basis, width)
+    label = estimate_label(width)
     bar_width = max(10, width - len(label) - len(figures) - len(hint) - 3)
     line = Text(label, style="bold")
     line.append("▕")
@@ -131,7 +130,7 @@ class TokenMeter(Widget):
 
     def render(self) -> Text:
         if self.shown is None:       # the first second of a launch: the tokenizer loads after the first frame
-            return Text.assemble((estimate_label("", self.size.width), "bold"), ("counting…", "dim"),
+            return Text.assemble((estimate_label(self.size.width), "bold"), ("counting…", "dim"),
                                  "\n", (NEXT_PROMPT, "bold"),
                                  ("counting… (loading the tokenizer)", "dim"), no_wrap=True, overflow="ellipsis")
         return meter_text(self.shown, self.size.width)
