@@ -89,9 +89,11 @@ class ContextualApp(App[object]):
         Binding("ctrl+l", "context", "context"),
         Binding("ctrl+r", "resume", "resume"),
         Binding("ctrl+o", "open_stored_full", "stored vs full", show=False),
-        Binding("f2", "toggle_region('chat')", "chat", show=False),
-        Binding("f3", "toggle_region('scratchpad')", "scratchpad", show=False),
-        Binding("f4", "toggle_region('history')", "history", show=False),
+        # priority: run as the app takes the key, before it hands the next key of a burst to what has the focus
+        # (f3 [ typed the [ in the input); over a dialog check_action refuses them and the key goes on as before
+        Binding("f2", "toggle_region('chat')", "chat", show=False, priority=True),
+        Binding("f3", "toggle_region('scratchpad')", "scratchpad", show=False, priority=True),
+        Binding("f4", "toggle_region('history')", "history", show=False, priority=True),
         # priority: the input (a TextArea) would take f6 for its select-line
         Binding("f6", "resize_side", "resize", show=False, priority=True),
         Binding("ctrl+q", "quit", "quit", priority=True),

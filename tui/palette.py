@@ -6,10 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol, runtime_checkable
 
+from textual import on
 from textual.app import App, SystemCommand
 from textual.command import CommandList, CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.fuzzy import Matcher
+from textual.widgets import Input, OptionList
 
 from contextual.tui import commands
 from contextual.tui.format import unparsed
@@ -86,6 +88,16 @@ class Palette(CommandPalette):
     # A list with no column of room wrapped its rows at width 0 and ended the app (ValueError in Rich's chop_cells,
     # a terminal 4 columns wide): it keeps a few columns and the screen clips it
     DEFAULT_CSS = "Palette CommandList { min-width: 8; }"
+
+    # A double click (or a second enter) is handed to the palette twice before the first closes it: the second ran
+    # the command chosen again (two /help screens) and said the palette closed again. Once closed (the close itself
+    # happens once: tui/dismiss_once.py), these are not the palette's: Textual's own handlers, after these, skipped.
+    @on(OptionList.OptionSelected)
+    @on(Input.Submitted)
+    def _closed_already(self, event: OptionList.OptionSelected | Input.Submitted) -> None:
+        if not self.is_active:
+            event.prevent_default()
+            event.stop()
 
     def _action_command_list(self, action: str) -> None:
         if action.startswith("page_") and not self.query_one(CommandList).scrollable_content_region:

@@ -54,11 +54,14 @@ class Panes:
             target = self.app.query_one(ScratchpadView)
         elif self.regions.tab == "history":
             target = self.app.query_one(HistoryView)
-        target.focus()
+        # at once, as the keys below: focus() waits for the app's queue, behind the rest of a burst
+        target.screen.set_focus(target)
 
     def toggle(self, region: str) -> None:
         if self.narrow:
             self.app.query_one("#region-tabs", Tabs).active = f"tab-{region}"
+            # now, not at the tabs' message: that comes after the rest of a burst (f3 [ typed the [ in the input)
+            self.tab_activated(f"tab-{region}")
             return
         # Wide, a shown pane without the focus gets it first: the Scratchpad's [ ] and History's enter and p
         # needed a click there, tab never reached them. Pressed again with the focus in it, it hides.
@@ -68,15 +71,17 @@ class Panes:
         target = prompt if region == "chat" else pane
         focused = self.app.focused
         inside = focused is not None and (focused is target or pane in focused.ancestors)
+        # The focus moves at once (focus() waits for the app's queue): the rest of a burst, f3 [ or tmux send-keys,
+        # reached the widget that had it
         if region not in self.regions.hidden and not inside:
-            target.focus()
+            target.screen.set_focus(target)
             return
         self.regions.toggle(region)
         self.apply_layout()
         if region not in self.regions.hidden:          # shown again: its keys at hand
-            target.focus()
+            target.screen.set_focus(target)
         elif inside:                                   # hidden with the focus in it: back to the prompt
-            prompt.focus()
+            prompt.screen.set_focus(prompt)
 
     def resize_side(self) -> None:
         self.regions.next_side_width()

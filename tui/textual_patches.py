@@ -2,7 +2,8 @@
 
 Each fills a gap Textual has no hook for (the rule table names the rules): no control character in a line it
 writes (terminal_guard), a dialog's backdrop left faded by the contrast filter (contrast), a byte that is not UTF-8
-and a bracketed paste read safely (input_guard), one terminal reader after a stop from outside (stop_continue).
+and a bracketed paste read safely (input_guard), one terminal reader after a stop from outside (stop_continue), a
+screen dismissed once (dismiss_once).
 Importing those modules changes nothing; `ContextualApp.__init__` installs the table, so the launch (run_app)
 and every app a test builds run with the same Textual. Installing again changes nothing.
 
@@ -20,7 +21,7 @@ from typing import Any
 from textual.screen import Screen
 from textual.strip import Strip
 
-from contextual.tui import contrast, input_guard, stop_continue, terminal_guard
+from contextual.tui import contrast, dismiss_once, input_guard, stop_continue, terminal_guard
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,8 @@ def _patch(owner: Any, name: str, replacement: Any, params: str) -> Patch:
 
 def _table() -> tuple[Patch, ...]:
     table = [_patch(Strip, "render", terminal_guard.render, "self, console"),
-             _patch(Screen, "get_line_filters", contrast.backdrop_filters, "self")]
+             _patch(Screen, "get_line_filters", contrast.backdrop_filters, "self"),
+             _patch(Screen, "dismiss", dismiss_once.dismiss, "self, result")]
     if sys.platform != "win32":         # Windows reads keys as text, through another driver
         from textual.drivers import linux_driver
         from textual.drivers.linux_driver import LinuxDriver

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from contextual.core.context import failures
 from contextual.core.context.digest import clip_line, kind_of, naming_focus, view_numbering
-from contextual.core.plural import plural
+from contextual.core.plural import noun_for, plural
 
 _ERROR = re.compile(r"\b(?:error|errors|failed|failure|fatal|exception|traceback|warning|panic|denied|not found|"
                     r"no such file|cannot|segmentation fault)\b", re.IGNORECASE)
@@ -83,7 +83,7 @@ def _left_out(lines: int, errors: int, kept: list[str], line_chars: int) -> str:
     cut = [len(line) - line_chars for line in kept if len(line) > line_chars]
     said = [f"{plural(lines, 'line')} not kept"] if lines else []
     if errors:
-        said.append(f"{errors} more distinct error/failure {'line' if errors == 1 else 'lines'}")
+        said.append(f"{errors} more distinct error/failure {noun_for(errors, 'line')}")
     if cut:
         said.append(f"{plural(sum(cut), 'char', grouped=True)} cut off the end of "
                     + ("the line" if len(kept) == 1 else plural(len(cut), "long line")))

@@ -147,7 +147,8 @@ class ChatLog(VerticalScroll):
         chain = self.screen.focus_chain
         after = [w for w in chain[chain.index(self) + 1:] if self not in w.ancestors] if self in chain else []
         if after:
-            after[0].focus()
+            # at once (focus() waits for the app's queue): a key sent with the tab is the next pane's
+            self.screen.set_focus(after[0])
 
     # ----- where the view is: at the end, kept there by Textual's anchor, until the reader scrolls up
     def on_mount(self) -> None:

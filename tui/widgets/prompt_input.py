@@ -112,9 +112,11 @@ class PromptInput(TextArea):
         return box.query_one(CompletionList) if box is not None and box.query(CompletionList) else None
 
     async def _on_key(self, event: events.Key) -> None:
-        if event.key in ("up", "down") and self.screen.focused is not self:
-            # sent with a tab that took the focus to the chat's rows (tmux send-keys Tab Up Up): Textual handed it
-            # here before the tab was read, and it walked past inputs. It is the rows' (the app reads its binding)
+        if self.screen.focused is not self:
+            # sent with a key that took the focus away (tmux send-keys Tab Up Up, tab ⏎): Textual handed it here
+            # before that key was read, and it walked past inputs or sent the input. It is what has the focus now:
+            # the app reads that one's binding, and a character it does not bind is typed here still (stray_key)
+            event.prevent_default()
             return
         completion = self.completion
         if completion is not None and completion.display and event.key in ("enter", "tab") \
