@@ -65,7 +65,7 @@ def test_a_variable_that_makes_a_program_load_the_folder_s_code_is_allowed_by_no
     """`LD_LIBRARY_PATH=. ls` loads a libc the folder may hold, `PYTHONPATH=. pip list` a sitecustomize.py: the
     allow rule named ls and pip. Python under PYTHONPATH runs what it runs anyway (its own code)."""
     allow = PermissionRules.from_tables({"allow": ["Bash(ls:*)", "Bash(pip list)", "Bash(python -m pytest:*)",
-                                                   "Bash(node:*)", "Bash(python3:*)"]})
+                                                   "Bash(node:*)", "Bash(python3:*)", "Bash(export:*)"]})
     for line in ("LD_LIBRARY_PATH=. ls", "PYTHONPATH=. pip list", "export PYTHONPATH=$PWD; pip list",
                  "env NODE_OPTIONS=--require=./x.js ls", "LD_LIBRARY_PATH=. python -m pytest"):
         assert allow.allows("Bash", {"command": line}, str(tmp_path)) is None, line

@@ -67,6 +67,20 @@ def test_bash_prefix_rule_allows_commands_starting_with_the_prefix_only(project:
     assert _refused(heads[3]) and not (project / "sneaky").exists()         # a shell operator never matches allow
 
 
+def test_a_declaration_rule_allows_a_line_of_declarations_headless(project: Path):
+    """`export PATH=$PATH:/x` was refused under `Bash(export:*)`: a declaration was no command a rule could match.
+    What a later command on the line may run through it, and what its value runs, stay refused."""
+    _config(project, '[permissions]\nallow = ["Bash(export:*)", "Bash(touch made:*)"]\n')
+    heads = _run(project, ['Bash[{"command": "export PATH=$PATH:/x"}]',
+                           'Bash[{"command": "export MARK=1 && touch made"}]',
+                           'Bash[{"command": "export PATH=.:$PATH && touch made"}]',
+                           'Bash[{"command": "export X=$(rm top.py)"}]'])
+    assert heads[0] == "[exit 0]"
+    assert heads[1] == "[exit 0]" and (project / "made").exists()
+    assert _refused(heads[2])                      # ./touch would run: the line is opaque, as before
+    assert _refused(heads[3]) and (project / "top.py").exists()
+
+
 def test_edit_glob_rule_allows_edits_under_the_glob_and_multiedit_follows_it(project: Path):
     _config(project, '[permissions]\nallow = ["Edit(src/**)"]\n')
     heads = _run(project, ['Edit[{"file_path": "src/app.py", "old_string": "x = 1", "new_string": "x = 2"}]',

@@ -741,12 +741,15 @@ def test_what_the_sixth_red_team_fix_still_lets_through(command: str):
 
 
 def test_an_allow_rule_does_not_allow_what_a_declaration_evaluates():
-    """`Bash(echo:*)` allowed `export -a a='($(rm f))'; echo hi` in default mode: the declaration is not a command
-    to cover, and the rm it runs was not read (it ran through the CLI, unasked)."""
+    """`Bash(echo:*)` allowed `export -a a='($(rm f))'; echo hi` in default mode: the rm the declaration runs was
+    not read (it ran through the CLI, unasked)."""
     allow = PermissionRules(allow=(parse_rule("Bash(echo:*)"),))
     for command in ["export -a a='($(rm f))'; echo hi", "a=(1); unset 'a[$(rm f)]'; echo hi",
                     "builtin let 'a[$(rm f)]'; echo hi"]:
         assert allow.allows("Bash", {"command": command}, "/") is None, command
+    # the declaration is a command to cover, as any other (`Bash(export:*)`)
+    assert allow.allows("Bash", {"command": "export -a a=(1); echo hi"}, "/") is None
+    allow = PermissionRules(allow=(parse_rule("Bash(echo:*)"), parse_rule("Bash(export:*)")))
     assert allow.allows("Bash", {"command": "export -a a=(1); echo hi"}, "/") is not None
 
 

@@ -10,6 +10,8 @@ from contextual.core.shell.nodes import Word
 from contextual.core.shell.said import ProgramFile
 
 MAX_NESTING = 8          # bash -c "eval 'sh -c …'": deeper than this is uncertain
+# The builtins that only set, declare or unset variables: they run no program a variable could change
+DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly", "unset"})
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,9 @@ class Findings:
     assigned: list[tuple[str, str]] = field(default_factory=list)
     program_files: list[ProgramFile] = field(default_factory=list)
     loading: list[str] = field(default_factory=list)
+    # a variable set that changes what later commands run (PATH, LD_PRELOAD, GIT_DIR, GIT_PAGER=$X …) to a value
+    # not read here: the line is unreadable once it runs a command other than a declaration (`rebinding_settled`)
+    rebinds: bool = False
 
     def listed(self, words: tuple[Word, ...], given: Input = NO_INPUT) -> None:
         """A simple command, with what it reads on standard input."""
@@ -54,6 +59,17 @@ class Findings:
 
     def unreadable(self) -> None:
         self.certain, self.opaque = False, True
+
+    def rebinding(self) -> None:
+        self.rebinds = True
+
+    def rebinding_settled(self) -> None:
+        """A variable set that changes what later commands run leaves the line unreadable when it runs anything
+        but declarations (`export PATH=$P:/x; make`): each Bash tool call is a shell of its own, so on a line of
+        declarations alone (`export PATH=$PATH:/x`) it changes nothing. The command word as written: `./export`
+        is a program."""
+        if self.rebinds and any(words[0] not in DECLARATIONS for words in self.commands + self.latent):
+            self.unreadable()
 
     def misparsed(self) -> None:
         """Unreadable because the parse itself cannot be trusted (not only a value known when it runs)."""

@@ -251,15 +251,20 @@ def input_redirect(command: Node) -> tuple[str, Word]:
     return "other", None
 
 
-def declaration_words(node: Node) -> list[Word]:
-    """`export A='x' B`, `declare -n v=PAGER`: the keyword, then each word as `NAME=VALUE` or as written; `NAME`
-    where only the value is known when it runs; None where the name is (`export "$A"`, `export ${V}F=…`)."""
+def declaration_words(node: Node, *, listed: bool = False) -> list[Word]:
+    """`export A='x' B`, `declare -n v=PAGER`, `unset A`: the keyword, then each word as `NAME=VALUE` or as
+    written; `NAME` where only the value is known when it runs; None where the name is (`export "$A"`, `export
+    ${V}F=…`). `listed`: the words as the command a rule matches, where an assignment whose value or subscript is
+    known only when it runs is None (`export X=$Y` is not `export X`)."""
     words: list[Word] = [(node.children[0].text or b"").decode("utf-8", "replace") if node.children else ""]
     for child in node.children[1:]:
         if child.type == "variable_assignment":
             name, value = child.child_by_field_name("name"), child.child_by_field_name("value")
             known = word_value(value) if value is not None else ""
             named = (name.text or b"").decode("utf-8", "replace") if name else ""
+            if listed and (known is None or name is None or name.type != "variable_name"):
+                words.append(None)
+                continue
             # a value known only when it runs: the name alone, as `export NAME` (its assignment is read apart)
             words.append(named if known is None else f"{named}={known}")
         elif child.type == "variable_name":

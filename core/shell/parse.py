@@ -1,9 +1,10 @@
 """The simple commands a Bash command line would run, read from a real shell parse (tree-sitter-bash), for the
 permission rules (core/permission_rules.py).
 
-Every `command` node of the tree counts, wherever it sits: in `$(…)` and backticks, subshells, groups, pipelines,
-lists, if/while bodies, functions, here-documents. A word is its value after quote and escape removal; a word
-whose value is only known when the shell runs (an expansion, a substitution, a glob or brace pattern) is None.
+Every `command` node of the tree counts, and every declaration (`export X=1`, `unset X`), wherever it sits: in
+`$(…)` and backticks, subshells, groups, pipelines, lists, if/while bodies, functions, here-documents. A word is
+its value after quote and escape removal; a word whose value is only known when the shell runs (an expansion, a
+substitution, a glob or brace pattern) is None.
 Leading assignments (`X=1 rm`) are not words. A command word that runs another command (core/shell/wrappers.py:
 sudo, env, xargs, find -exec, bash -c, eval, rsync -e, git -c alias …) is unwrapped: both the wrapper and what it
 runs are listed. What a program's own language runs (awk's `system()`, sed's `e`, vim's `:!`;
@@ -93,6 +94,7 @@ def parse_command(text: str) -> ShellParse:
     reading.script(text, 0)
     reading.latent.resolve(0)
     found = reading.findings
+    found.rebinding_settled()
     return ShellParse(tuple(found.commands), found.certain, found.writes_files, found.opaque,
                       tuple(found.redirected), tuple(found.latent), found.syntax_error,
                       tuple(dict.fromkeys(found.scripts)), found.misread, found.writes_unknown,
@@ -153,5 +155,6 @@ class _Reading:
             apart.script(inner, depth + 1)
         apart.latent.resolve(depth + 1)
         self.findings.latent.extend(apart.findings.commands + apart.findings.latent)
+        self.findings.rebinds |= apart.findings.rebinds        # settled with the whole line's commands
         if apart.findings.opaque:
             self.findings.unreadable()

@@ -1,7 +1,8 @@
 """What setting a variable runs (for core/shell/parse.py): a command line (`GIT_PAGER='rm f' git log`), a
 program's options (TAR_OPTIONS), a startup file (BASH_ENV), a prompt bash expands (PS4); a new meaning for a name
-(`BASH_ALIASES[x]=rm`, GIT_CONFIG_COUNT) or a value from elsewhere (`read GIT_PAGER`) makes the line opaque.
-The variables are core/shell/wrappers.py's."""
+(`BASH_ALIASES[x]=rm`) makes the line opaque, and so does a new meaning for what later commands run (PATH,
+GIT_CONFIG_COUNT) or such a value from elsewhere (`read GIT_PAGER`, `export PAGER=$P`) once the line runs more than
+declarations (core/shell/findings.py: Findings.rebinding_settled). The variables are core/shell/wrappers.py's."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from contextual.core.shell.wrappers import (COMMAND_VARIABLES, LOADING_VARIABLES
 
 _SENSITIVE_VARIABLES = (COMMAND_VARIABLES | PROMPT_VARIABLES | STARTUP_VARIABLES | REBINDING_VARIABLES
                         | PROGRAM_VARIABLES | frozenset(OPTION_VARIABLES))
+# A new meaning for a name (`BASH_ALIASES=([y]=rm)`, `BASH_CMDS[ls]=/bin/rm`) is not followed: opaque wherever set
+_NEW_MEANINGS = frozenset({"BASH_CMDS", "BASH_ALIASES"})
 _ASSIGNING = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _DECLARERS = _ASSIGNING | frozenset({"read", "printf", "mapfile", "readarray", "unset"})
 _ASSIGNING_EXPANSION = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?=")
@@ -31,27 +34,32 @@ class Variables:
 
     def assign(self, name: str, value: Word, depth: int) -> None:
         """What setting a variable runs: a command line (GIT_PAGER), a program's options (TAR_OPTIONS), a startup
-        file (BASH_ENV); a new meaning for a name (BASH_ALIASES[x]=rm, GIT_CONFIG_COUNT) makes the line opaque."""
+        file (BASH_ENV); a new meaning for a name (BASH_ALIASES[x]=rm) makes the line opaque, one for what later
+        commands run (PATH, GIT_CONFIG_COUNT, GIT_PAGER=$X) once the line runs more than declarations."""
         if value:
             self.findings.assigned.append((name, value))
         if name in LOADING_VARIABLES:
             self.findings.loading.append(name)
         if name in PROMPT_VARIABLES:                 # expanded, not run: only its substitutions run
             if value is None:
-                self.findings.unreadable()
+                self.findings.rebinding()
             elif any(mark in value for mark in QUOTED_LATER):
                 self.reader.latent_substitutions(value, depth)
-        elif name in COMMAND_VARIABLES:
+        elif value is None and (name in COMMAND_VARIABLES or name in OPTION_VARIABLES or name in PROGRAM_VARIABLES):
+            self.findings.rebinding()
+        elif name in COMMAND_VARIABLES and value is not None:
             # LESSOPEN='| lesspipe %s': a leading | or - says how less reads the command's output
-            self.reader.script_word(None if value is None else value.lstrip("|-").strip(), depth)
+            self.reader.script_word(value.lstrip("|-").strip(), depth)
         elif name in OPTION_VARIABLES:
-            self.reader.script_word(None if value is None else f"{OPTION_VARIABLES[name]} {value}", depth)
+            self.reader.script_word(f"{OPTION_VARIABLES[name]} {value}", depth)
         elif name in PROGRAM_VARIABLES:
-            self.reader.script_word(None if value is None else f"{shlex.quote(value)} -c :", depth)
-        elif name in REBINDING_VARIABLES or name.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "BASH_FUNC_")):
+            self.reader.script_word(f"{shlex.quote(str(value))} -c :", depth)
+        elif name in _NEW_MEANINGS or name.startswith("BASH_FUNC_"):
             self.findings.unreadable()
+        elif name in REBINDING_VARIABLES or name.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")):
+            self.findings.rebinding()
         elif name in STARTUP_VARIABLES and (value is None or is_stdin_path(value)):
-            self.findings.unreadable()
+            self.findings.rebinding()
         elif name in STARTUP_VARIABLES and value:
             self.findings.scripts.append(value)    # `BASH_ENV=s.sh bash -c :` runs s.sh first: read from disk
 
@@ -82,8 +90,10 @@ class Variables:
                 self.assign(min(sensitive), value, depth)
             elif sep and value and words[0] in _ASSIGNING:
                 self.findings.assigned.append((name, value))      # `export GIT_TRACE=/p/.env`
-            elif sensitive or _variable_names(words[0], value) & _SENSITIVE_VARIABLES:
+            elif (sensitive | _variable_names(words[0], value)) & _NEW_MEANINGS:
                 self.findings.unreadable()
+            elif sensitive or _variable_names(words[0], value) & _SENSITIVE_VARIABLES:
+                self.findings.rebinding()       # `export PATH=$PATH:/x`, `read PAGER`: the value is not known
 
     def expansion(self, text: str) -> None:
         """`: ${GIT_PAGER:=rm f}` sets the variable it names."""

@@ -93,6 +93,9 @@ class TreeWalk:
                 literal.append((node.start_byte, node.end_byte))
             elif kind == "declaration_command":
                 self.variables.declared(declaration_words(node), depth)
+                self._declaration(node, listed)
+            elif kind == "unset_command":
+                self._declaration(node, listed)
             elif kind == "function_definition" and (named := node.child_by_field_name("name")) is not None:
                 self.findings.functions.append((named.text or b"").decode("utf-8", errors="replace"))
             elif kind == "expansion":
@@ -161,6 +164,14 @@ class TreeWalk:
         name_node, value = node.child_by_field_name("name"), node.child_by_field_name("value")
         name = (name_node.text or b"").decode("utf-8", errors="replace") if name_node is not None else ""
         self.variables.assign(name.partition("[")[0], word_value(value) if value is not None else "", depth)
+
+    def _declaration(self, node: Node, listed: dict[int, tuple[Word, ...]]) -> None:
+        """`export X=1`, `declare -x`, `unset X`: a command as any other for the rules (`Bash(export:*)`), though
+        tree-sitter makes it no `command` node. What its values run is read as their nodes are; what the variables
+        it sets change: core/shell/variables.py."""
+        words = tuple(declaration_words(node, listed=True))
+        listed[node.id] = words
+        self.findings.listed(words, _input(node, listed))
 
     def _command(self, node: Node, depth: int, listed: dict[int, tuple[Word, ...]]) -> None:
         name = node.child_by_field_name("name")
