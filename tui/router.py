@@ -25,9 +25,19 @@ from contextual.tui.widgets.scratchpad import ScratchpadView
 from contextual.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:       # the modals are imported when they first open: not needed for the first frame
-    from contextual.core.context.compaction_review import Event
+    from contextual.core.context.compaction_review import CompactionReview, Event
     from contextual.tui.screens.compaction import CompactionModal
     from contextual.tui.screens.permission import PermissionModal
+
+    # The events by what shows them (EventRouter._dispatch): the reply streaming, a tool's call, a compaction,
+    # the turn's course.
+    _ReplyEvent = (ev.TextDelta | ev.ReasoningDelta | ev.StreamRestarted | ev.Retrying | ev.ThoughtEvent
+                   | ev.ActionEvent | ev.FormatErrorEvent | ev.UsageEvent | ev.AnswerDelta | ev.FinalAnswer)
+    _ToolEvent = (ev.ToolStarted | ev.ToolOutput | ev.ToolFinished | ev.PermissionRequest | ev.PermissionDecided
+                  | ev.ToolsChanged)
+    _CompactionEvent = ev.CompactionStarted | CompactionReview | ev.CompactionProgress | ev.CompactionFinished
+    _TurnEvent = (ev.PromptChanged | ev.MessageRecorded | ev.TurnAdjustments | ev.BudgetWarning | ev.Notice
+                  | ev.StopHookContinued | ev.TurnFinished | ev.ErrorEvent)
 
 
 class EventRouter:
@@ -133,11 +143,27 @@ class EventRouter:
             await self._dispatch(safe)
 
     async def _dispatch(self, e: Event) -> None:
-        """Every kind of event, each to its handler; an unknown one is a programming error (assert_never)."""
+        """Every kind of event, to the handler of what shows it; an unknown one is a programming error
+        (assert_never)."""
         from contextual.core.context.compaction_review import CompactionReview   # loaded by the first turn, not at launch
         match e:
-            case ev.PromptChanged():
-                self.readouts.show_prompt(e.view)
+            case ev.TextDelta() | ev.ReasoningDelta() | ev.StreamRestarted() | ev.Retrying() | ev.ThoughtEvent() \
+                    | ev.ActionEvent() | ev.FormatErrorEvent() | ev.UsageEvent() | ev.AnswerDelta() | ev.FinalAnswer():
+                await self._on_reply(e)
+            case ev.ToolStarted() | ev.ToolOutput() | ev.ToolFinished() | ev.PermissionRequest() \
+                    | ev.PermissionDecided() | ev.ToolsChanged():
+                await self._on_tool(e)
+            case ev.CompactionStarted() | CompactionReview() | ev.CompactionProgress() | ev.CompactionFinished():
+                await self._on_compaction(e)
+            case ev.PromptChanged() | ev.MessageRecorded() | ev.TurnAdjustments() | ev.BudgetWarning() | ev.Notice() \
+                    | ev.StopHookContinued() | ev.TurnFinished() | ev.ErrorEvent():
+                await self._on_turn(e)
+            case _:
+                assert_never(e)
+
+    async def _on_reply(self, e: _ReplyEvent) -> None:
+        """The model's reply as it streams: its step on the scratchpad, its answer in the chat, the status line."""
+        match e:
             case ev.AnswerDelta():
                 self.status.answering()
                 await self.chat.stream_answer(e.text)
@@ -166,6 +192,14 @@ class EventRouter:
             case ev.FormatErrorEvent():
                 self.scratchpad.update_step(e.step, format_error=e.message)
                 self.status.thinking()
+            case ev.UsageEvent():
+                self.status.retried()      # a reply that streamed no text still ends a retry's wait
+            case _:
+                assert_never(e)
+
+    async def _on_tool(self, e: _ToolEvent) -> None:
+        """A tool's call: its run, the permission it asks, the tools in force changing."""
+        match e:
             case ev.ToolStarted():
                 await self.on_tool_started(e)
             case ev.ToolOutput():                    # a running tool's output, when the engine streams it
@@ -176,22 +210,37 @@ class EventRouter:
                 self.on_permission_request(e)
             case ev.PermissionDecided():
                 await self.on_permission_decided(e)
-            case ev.TurnAdjustments():               # the engine's once-per-turn summary
-                await self.on_turn_adjustments(e)
-            case ev.BudgetWarning():
-                await self.chat.add_notice(e.message, "warning")
+            case ev.ToolsChanged():
+                await self.on_tools_changed(e)
+            case _:
+                assert_never(e)
+
+    async def _on_compaction(self, e: _CompactionEvent) -> None:
+        """A compaction: its card from start to finish, and the preview the engine awaits."""
+        from contextual.core.context.compaction_review import CompactionReview
+        match e:
             case ev.CompactionStarted():
                 self.on_compaction_started(e)
-            case CompactionReview():                 # issue 19.1: the engine awaits the user's answer
-                from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
-                self.app.push_screen(CompactionPreviewScreen(e), e.decide)
             case ev.CompactionProgress():
                 if self.compaction_modal is not None:
                     self.compaction_modal.progress(e.stage, e.elapsed, e.tokens_received, e.detail)
             case ev.CompactionFinished():
                 await self.on_compaction_finished(e)
-            case ev.ToolsChanged():
-                await self.on_tools_changed(e)
+            case CompactionReview():                 # issue 19.1: the engine awaits the user's answer
+                from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
+                self.app.push_screen(CompactionPreviewScreen(e), e.decide)
+            case _:
+                assert_never(e)
+
+    async def _on_turn(self, e: _TurnEvent) -> None:
+        """The turn's course: the prompt it will send, its notices, its end."""
+        match e:
+            case ev.PromptChanged():
+                self.readouts.show_prompt(e.view)
+            case ev.TurnAdjustments():               # the engine's once-per-turn summary
+                await self.on_turn_adjustments(e)
+            case ev.BudgetWarning():
+                await self.chat.add_notice(e.message, "warning")
             case ev.Notice():
                 await self.chat.add_notice(e.message, e.level)
             case ev.StopHookContinued():
@@ -204,8 +253,6 @@ class EventRouter:
                 self.close_result_card()
                 await self.chat.finish_answer(None)
                 await self.chat.add_notice(f"error ({e.kind}): {e.message}", "error")
-            case ev.UsageEvent():
-                self.status.retried()      # a reply that streamed no text still ends a retry's wait
             case ev.MessageRecorded():
                 pass          # shown through the PromptChanged that follows (meter, History)
             case _:

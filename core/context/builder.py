@@ -142,6 +142,21 @@ class Built:
 
 
 @dataclass
+class _Fitting:
+    """The prompt while `ContextBuilder._fit` gives up room, stage by stage."""
+    msgs: list[PromptMessage]
+    total: int                             # its tokens now
+    before: int                            # and as built, before any fitting
+    fitted: list[PromptMessage]            # as they were before any cut: what the cuts are told against
+    adjustments: list[Adjustment]
+    pad: tuple[int, int]                   # where the turn's steps are among `msgs` (start, end)
+
+
+def _ids(msgs: list[PromptMessage]) -> tuple[str, ...]:
+    return tuple(m.source.message_id for m in msgs if m.source.message_id)
+
+
+@dataclass
 class ContextBuilder:
     system_prompt: str                     # L1: byte-identical for the whole session
     project_root: Path
@@ -372,79 +387,104 @@ class ContextBuilder:
         67 characters at the 40th call of a 4k turn. `built`: the prompt as built; `held`: what the turn's last fitted call gave
         (stages 2 and 3 give at least as much; a move past it gives a MOVE_SLACK-th of the limit more). Returns what
         stage 3 gave, stage 2's cap and where stage 4 shared the room, for the next call."""
-        adjustments: list[Adjustment] = []
+        fit = self._compress_kept(head, history, tail, steps, todo, before, built)
+        # (Issue 24) No round is ever dropped: a round leaves the prompt only into a summary, and compaction
+        # fires before this point (core/window_budget.py); what still does not fit gives way below.
+        kept_cap = self._cut_kept_results(fit, limit, held)
+        gave = self._fold_turn(fit, steps, limit, held)
+        chosen, shared = self._share_the_rest(fit, limit, held)
+        self._trim_leftovers(fit, chosen, limit)
+        return fit.msgs, fit.adjustments + self._cuts_said(fit), gave, kept_cap, shared
 
-        def assemble(hist: list[Message], pad: list[PromptMessage]) -> tuple[list[PromptMessage], int]:
-            l3 = [replace(history_message(m), form="hard") if m.id in harder else self._l3_message(m)
-                  for m in hist]
-            msgs = head + l3 + tail + pad + todo
-            return msgs, sum(self._size(msgs).values())
-
-        def ids(msgs: list[PromptMessage]) -> tuple[str, ...]:
-            return tuple(m.source.message_id for m in msgs if m.source.message_id)
-
-        # 1. Compress the kept rounds' tool results harder, and store all but the newest observation.
+    def _compress_kept(self, head: list[PromptMessage], history: list[Message], tail: list[PromptMessage],
+                       steps: list[sp.ScratchStep], todo: list[PromptMessage], before: int,
+                       built: list[PromptMessage]) -> _Fitting:
+        """Stage 1: the kept rounds' tool results in their harder form, all but the newest observation stored."""
         hist = [self._hard_form(m) for m in history]
         harder = {h.id for h, m in zip(hist, history) if h.content != m.content}
         pad = self._stored_pad([m for m in built if m.layer == "scratchpad"], steps)
-        msgs, total = assemble(hist, pad)
+        l3 = [replace(history_message(m), form="hard") if m.id in harder else self._l3_message(m) for m in hist]
+        msgs = head + l3 + tail + pad + todo
+        total = sum(self._size(msgs).values())
+        adjustments: list[Adjustment] = []
         if total < before:
             touched = [m for m in msgs if m.form == "hard" or (m.layer == "scratchpad" and m.form == "stored")]
             adjustments.append(Adjustment("compress_kept", "kept tool results compressed harder; older "
-                                          "observations of this turn in stored form", before, total, ids(touched)))
-        # (Issue 24) No round is ever dropped: a round leaves the prompt only into a summary, and compaction
-        # fires before this point (core/window_budget.py); what still does not fit gives way below.
-        fitted = list(msgs)                 # as they were before any cut: what the cuts are told against
+                                          "observations of this turn in stored form", before, total, _ids(touched)))
+        pad_at = len(msgs) - len(todo) - len(pad)
+        return _Fitting(msgs, total, before, list(msgs), adjustments, (pad_at, pad_at + len(pad)))
+
+    def _cut_kept_results(self, fit: _Fitting, limit: int, held: Held | None) -> int | None:
+        """Stage 2: the kept rounds' results, older than this turn's, cut head+tail to one cap (at least
+        SHARE_FLOOR tokens), never above the cap the turn's last call cut them to. Returns the cap."""
         kept_cap = held.cap if held is not None else None
-        if total > limit or kept_cap is not None:   # 2. the kept rounds' results, older than this turn's
-            older = [_is_result(m) and m.layer == "L3" and self._cuttable(m) for m in msgs]
-            sizes = [self.cache.message(m.content) for m in msgs]
-            cap, fits = self._largest_cap(sizes, older, limit)
-            cap = cap if fits and cap >= SHARE_FLOOR else SHARE_FLOOR
-            kept_cap = cap if kept_cap is None or total > limit and cap < kept_cap else kept_cap
-            msgs = self._held_to(msgs, sizes, older, kept_cap)
-            total = sum(self._size(msgs).values())
-        gave = GaveWay(len(steps))
-        if (total > limit or held is not None) and steps:    # 3. the turn's oldest steps, whole units
-            at, end = len(msgs) - len(todo) - len(pad), len(msgs) - len(todo)
-            room = limit - (total - sum(self.cache.message(m.content) for m in msgs[at:end]))
-            pinned = self._pinned_steps(steps)
-            floor = held.gave if held is not None else GaveWay()
-            slack = limit // MOVE_SLACK if floor else 0
-            given, gave = give_way(steps, msgs[at:end], room, self.cache.message, pinned, floor, slack)
-            msgs, fitted = msgs[:at] + given + msgs[end:], fitted[:at] + given + fitted[end:]
-            total = sum(self._size(msgs).values())
-            if gave:
-                folded = tuple(i for s in steps[:gave.folded] for i in (s.assistant_id, s.result_id) if i)
-                adjustments.append(Adjustment("fold_steps", gave.words(), before, total,
-                                              folded + ids([m for m in given if m.form in ("stub", "action-only")]),
+        if not (fit.total > limit or kept_cap is not None):
+            return kept_cap
+        older = [_is_result(m) and m.layer == "L3" and self._cuttable(m) for m in fit.msgs]
+        sizes = [self.cache.message(m.content) for m in fit.msgs]
+        cap, fits = self._largest_cap(sizes, older, limit)
+        cap = cap if fits and cap >= SHARE_FLOOR else SHARE_FLOOR
+        kept_cap = cap if kept_cap is None or fit.total > limit and cap < kept_cap else kept_cap
+        fit.msgs = self._held_to(fit.msgs, sizes, older, kept_cap)
+        fit.total = sum(self._size(fit.msgs).values())
+        return kept_cap
+
+    def _fold_turn(self, fit: _Fitting, steps: list[sp.ScratchStep], limit: int, held: Held | None) -> GaveWay:
+        """Stage 3: the turn's oldest steps give way as whole units (core/context/turn_fold.py), at least as much as
+        at the turn's last call. Returns what gave way."""
+        if not ((fit.total > limit or held is not None) and steps):
+            return GaveWay(len(steps))
+        (at, end), msgs = fit.pad, fit.msgs
+        room = limit - (fit.total - sum(self.cache.message(m.content) for m in msgs[at:end]))
+        pinned = self._pinned_steps(steps)
+        floor = held.gave if held is not None else GaveWay()
+        slack = limit // MOVE_SLACK if floor else 0
+        given, gave = give_way(steps, msgs[at:end], room, self.cache.message, pinned, floor, slack)
+        fit.msgs, fit.fitted = msgs[:at] + given + msgs[end:], fit.fitted[:at] + given + fit.fitted[end:]
+        fit.total = sum(self._size(fit.msgs).values())
+        if gave:
+            folded = tuple(i for s in steps[:gave.folded] for i in (s.assistant_id, s.result_id) if i)
+            fit.adjustments.append(Adjustment("fold_steps", gave.words(), fit.before, fit.total,
+                                              folded + _ids([m for m in given if m.form in ("stub", "action-only")]),
                                               (gave.stubbed, gave.bare, gave.folded, gave.grouped, *gave.kept)))
-        chosen = [True] * len(msgs)
-        shared: tuple[int, int] | None = None
-        if total > limit:              # 4. the newest observation, the actions, then the memory
-            msgs, chosen, shared = self._share_room(msgs, [
-                (SHARE_FLOOR, lambda i, m: _is_result(m) and self._cuttable(m)),
-                (MIN_SHARE, lambda i, m: self._cuttable(m) and not _is_memory(m)),
-                (0, lambda i, m: self._cuttable(m))], limit, held.shared if held is not None else None)
-            total = sum(self._size(msgs).values())
-        tries = 0
-        while total > limit and tries < 4 * len(msgs):     # rounding leftovers: trim the largest
-            sizes_at = [(self.cache.message(m.content), i) for i, m in enumerate(msgs)
-                        if chosen[i] and self._cuttable(m) and len(m.content) > MIN_CUT_CHARS]
-            if not sizes_at:     # those that shared the room are at their least: any cuttable message
-                sizes_at = [(self.cache.message(m.content), i) for i, m in enumerate(msgs)
-                            if self._cuttable(m) and len(m.content) > MIN_CUT_CHARS]
-            if not sizes_at:     # pins alone over the window: never over it, so even a pinned message is cut
-                sizes_at = [(self.cache.message(m.content), i) for i, m in enumerate(msgs)
-                            if m.layer != "L1" and len(m.content) > MIN_CUT_CHARS]
+        return gave
+
+    def _share_the_rest(self, fit: _Fitting, limit: int, held: Held | None
+                        ) -> tuple[list[bool], tuple[int, int] | None]:
+        """Stage 4: the newest observation, the actions, then the memory, cut to a shared cap (`_share_room`).
+        Returns which messages shared the room and where (tier, cap)."""
+        if fit.total <= limit:
+            return [True] * len(fit.msgs), None
+        fit.msgs, chosen, shared = self._share_room(fit.msgs, [
+            (SHARE_FLOOR, lambda i, m: _is_result(m) and self._cuttable(m)),
+            (MIN_SHARE, lambda i, m: self._cuttable(m) and not _is_memory(m)),
+            (0, lambda i, m: self._cuttable(m))], limit, held.shared if held is not None else None)
+        fit.total = sum(self._size(fit.msgs).values())
+        return chosen, shared
+
+    def _trim_leftovers(self, fit: _Fitting, chosen: list[bool], limit: int) -> None:
+        """Rounding leftovers: the largest trimmable message cut by what is still over, a few tries a message."""
+        msgs, tries = fit.msgs, 0
+        while fit.total > limit and tries < 4 * len(msgs):
+            sizes_at = self._trimmable(msgs, chosen)
             if not sizes_at:
                 break
             size, index = max(sizes_at)
-            msgs[index] = self._cut_to(msgs[index], max(1, size - (total - limit) - 8))
-            total = sum(self._size(msgs).values())
+            msgs[index] = self._cut_to(msgs[index], max(1, size - (fit.total - limit) - 8))
+            fit.total = sum(self._size(msgs).values())
             tries += 1
-        adjustments += self._cuts_said(fitted, msgs, before, total, ids)
-        return msgs, adjustments, gave, kept_cap, shared
+
+    def _trimmable(self, msgs: list[PromptMessage], chosen: list[bool]) -> list[tuple[int, int]]:
+        """(tokens, index) of the messages a leftover may be trimmed from: those that shared the room first."""
+        sizes_at = [(self.cache.message(m.content), i) for i, m in enumerate(msgs)
+                    if chosen[i] and self._cuttable(m) and len(m.content) > MIN_CUT_CHARS]
+        if not sizes_at:     # those that shared the room are at their least: any cuttable message
+            sizes_at = [(self.cache.message(m.content), i) for i, m in enumerate(msgs)
+                        if self._cuttable(m) and len(m.content) > MIN_CUT_CHARS]
+        if not sizes_at:     # pins alone over the window: never over it, so even a pinned message is cut
+            sizes_at = [(self.cache.message(m.content), i) for i, m in enumerate(msgs)
+                        if m.layer != "L1" and len(m.content) > MIN_CUT_CHARS]
+        return sizes_at
 
     def _stored_pad(self, built: list[PromptMessage], steps: list[sp.ScratchStep]) -> list[PromptMessage]:
         """The turn in its stored forms to fit: each message the smaller of the policy's and the stored form (a
@@ -457,10 +497,10 @@ class ContextBuilder:
         size = self.cache.message
         return [b if size(b.content) <= size(s.content) else s for b, s in zip(built, stored)]
 
-    def _cuts_said(self, fitted: list[PromptMessage], msgs: list[PromptMessage], before: int, total: int,
-                   ids: Callable[[list[PromptMessage]], tuple[str, ...]]) -> list[Adjustment]:
+    def _cuts_said(self, fit: _Fitting) -> list[Adjustment]:
         """What the cuts took, named for the user: a rules file by its name and the tokens it kept ("project rules
         (AGENTS.md) cut to 62 tokens"); it had read "cut 77 oversized messages head+tail"."""
+        fitted, msgs, before, total = fit.fitted, fit.msgs, fit.before, fit.total
         newest = max((i for i, m in enumerate(msgs) if _is_result(m) and m.layer == "scratchpad"), default=-1)
         cut = [(i, m) for i, (was, m) in enumerate(zip(fitted, msgs)) if m.content != was.content]
         out = []
@@ -472,7 +512,7 @@ class ContextBuilder:
                 kinds[kind] = kinds.get(kind, 0) + 1
             said = ", ".join(one if n == 1 else f"{n} {many}" for (one, many), n in kinds.items())
             out.append(Adjustment("cut_observation", f"cut head+tail: {said}", before, total,
-                                  ids([m for _, m in others])))
+                                  _ids([m for _, m in others])))
         for _, m in cut:
             if m.layer == "L2":
                 kept = self.cache.count(m.content)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from contextual.core.context.observation import split_header
 from contextual.core.context.scratchpad import ScratchStep, observation
@@ -155,6 +155,126 @@ def fold_note(steps: Sequence[ScratchStep], grouped: int = 0) -> str:
     return system_reminder("\n".join([FOLD_HEAD, *lines, f"({plural(len(steps), 'step')} folded.)"]))
 
 
+class _Shape(NamedTuple):
+    """How far the turn's oldest steps give way: the oldest `stubbed` outputs stubbed, `bare` thoughts gone,
+    `folded` steps in the note, of which the oldest `grouped` counted together on one line."""
+    stubbed: int
+    bare: int
+    folded: int = 0
+    grouped: int = 0
+
+
+def _sums(values: Sequence[int]) -> list[int]:
+    """Running totals from 0: the sum of the first n values is at n."""
+    out = [0]
+    for v in values:
+        out.append(out[-1] + v)
+    return out
+
+
+class _TurnPad:
+    """The turn's pad measured once (its messages, their stubbed and bare forms): each shape tried costs sums of
+    these, not a count of any text but the fold note."""
+
+    def __init__(self, steps: Sequence[ScratchStep], pad: list[PromptMessage], size: Callable[[str], int],
+                 pinned: frozenset[int]) -> None:
+        older = self.older = len(steps) - 1       # every step but the newest may give way
+        self.steps, self.pad, self.size = steps, pad, size
+        self.stubs = [stub(s) for s in steps[:older]]
+        self.bares = [action_line(s) for s in steps[:older]]
+        sizes = self.sizes = [size(m.content) for m in pad]
+        # a pinned step is sent as it is: its stub and bare forms are its own
+        self.stub_sizes = [sizes[2 * i + 1] if i in pinned else min(sizes[2 * i + 1], size(self.stubs[i]))
+                           for i in range(older)]
+        self.bare_sizes = [sizes[2 * i] if i in pinned else min(sizes[2 * i], size(self.bares[i]))
+                           for i in range(older)]
+        self.kept = tuple(sorted(i for i in pinned if i < older))
+        self.foldable = min([older, *pinned])     # no step from the first pinned one on is folded
+        self.newest = sizes[-2] + sizes[-1]
+        self.acts, self.outs = _sums(sizes[0:2 * older:2]), _sums(sizes[1:2 * older:2])
+        self.bare_at, self.stub_at = _sums(self.bare_sizes), _sums(self.stub_sizes)
+
+    def held(self, floor: GaveWay) -> _Shape:
+        """What gave way at the turn's last call, held within this turn (a pinned step is never folded: the fold
+        stops before it)."""
+        older = self.older
+        folded = min(floor.folded, self.foldable if self.foldable >= 1 else 0)
+        return _Shape(min(floor.stubbed, older), min(floor.bare, older), folded, min(floor.grouped, folded))
+
+    def most(self) -> _Shape:
+        """The most it can give: every older step folded, the note's lines counted together."""
+        older, foldable = self.older, self.foldable
+        return _Shape(older, older, foldable, foldable) if foldable >= 1 else _Shape(older, older, 0, 0)
+
+    def cost(self, shape: _Shape) -> int:
+        """The pad's tokens given way to `shape`."""
+        stubbed, bare, folded, grouped = shape
+        note = self.size(fold_note(self.steps[:folded], grouped)) if folded else 0
+        actions = self.bare_at[bare] - self.bare_at[folded] + self.acts[self.older] - self.acts[bare]
+        results = self.stub_at[stubbed] - self.stub_at[folded] + self.outs[self.older] - self.outs[stubbed]
+        return note + actions + results + self.newest
+
+    def shaped(self, shape: _Shape) -> tuple[list[PromptMessage], GaveWay]:
+        """The pad given way to `shape`, and what gave way."""
+        stubbed, bare, folded, grouped = shape
+        steps, pad, sizes = self.steps, self.pad, self.sizes
+        out = []
+        if folded:
+            covers = tuple(i for s in steps[:folded] for i in (s.assistant_id, s.result_id) if i)
+            out.append(PromptMessage("user", fold_note(steps[:folded], grouped), "scratchpad", form="folded",
+                                     covers=covers))
+        for i in range(folded, len(steps)):
+            action, result = pad[2 * i], pad[2 * i + 1]
+            if i < bare and self.bare_sizes[i] < sizes[2 * i]:
+                action = replace(action, content=self.bares[i], form="action-only")
+            if i < stubbed and self.stub_sizes[i] < sizes[2 * i + 1]:
+                result = replace(result, content=self.stubs[i], form="stub")
+            out += [action, result]
+        return out, GaveWay(len(steps), stubbed, bare, folded, grouped, self.kept)
+
+
+def _least(low: int, high: int, fits: Callable[[int], bool]) -> int | None:
+    """The least of low..high that fits (each fits when the one before does), None when none does."""
+    if low > high or not fits(high):
+        return None
+    while low < high:
+        mid = (low + high) // 2
+        low, high = (low, mid) if fits(mid) else (mid + 1, high)
+    return high
+
+
+def _within(low: int, high: int, cost_at: Callable[[int], int], room: int, spare: int) -> int | None:
+    """The least of a stage that fits the room, `spare` tokens under it when the stage can (never a stage
+    further for the spare)."""
+    exact = _least(low, high, lambda x: cost_at(x) <= room)
+    if exact is None or not spare:
+        return exact
+    return _least(exact, high, lambda x: cost_at(x) <= room - spare) or exact
+
+
+def _first_fit(turn: _TurnPad, held: _Shape, room: int, slack: int) -> _Shape | None:
+    """The least that gives way from what is held on, in the order: outputs, thoughts, folds, the note's lines."""
+    older, foldable = turn.older, turn.foldable
+    s0, b0, f0, g0 = held
+    # 1. the outputs, oldest first
+    got = _within(s0, older, lambda s: turn.cost(_Shape(s, b0, f0, g0)), room, slack)
+    if got is not None:
+        return _Shape(got, b0, f0, g0)
+    # 2. then the thoughts
+    got = _within(b0, older, lambda b: turn.cost(_Shape(older, b, f0, g0)), room, slack)
+    if got is not None:
+        return _Shape(older, got, f0, g0)
+    if foldable < 1:
+        return None
+    # 3. the oldest steps folded into the note
+    got = _within(max(f0, 1), foldable, lambda f: turn.cost(_Shape(older, older, f, min(g0, f))), room, slack)
+    if got is not None:
+        return _Shape(older, older, got, min(g0, got))
+    # 4. the note's oldest lines counted together
+    got = _within(max(g0, 2), foldable, lambda g: turn.cost(_Shape(older, older, foldable, g)), room, 0)
+    return None if got is None else _Shape(older, older, foldable, got)
+
+
 def give_way(steps: Sequence[ScratchStep], pad: list[PromptMessage], room: int, size: Callable[[str], int],
              pinned: frozenset[int] = frozenset(), floor: GaveWay = GaveWay(), slack: int = 0
              ) -> tuple[list[PromptMessage], GaveWay]:
@@ -166,92 +286,14 @@ def give_way(steps: Sequence[ScratchStep], pad: list[PromptMessage], room: int, 
     prompt up to it is the text the server cached), and when more must give way, `slack` tokens more than the call
     needs are given within the stage the call needs (never a stage further for them), so the next calls append to
     the same prefix instead of each moving the boundary a step."""
-    older = len(steps) - 1
-    if older < 1 or len(pad) != 2 * len(steps):
+    if len(steps) < 2 or len(pad) != 2 * len(steps):
         return pad, GaveWay(len(steps))
-    stubs = [stub(s) for s in steps[:older]]
-    bares = [action_line(s) for s in steps[:older]]
-    sizes = [size(m.content) for m in pad]
-    stub_sizes = [sizes[2 * i + 1] if i in pinned else min(sizes[2 * i + 1], size(stubs[i])) for i in range(older)]
-    bare_sizes = [sizes[2 * i] if i in pinned else min(sizes[2 * i], size(bares[i])) for i in range(older)]
-    kept = tuple(sorted(i for i in pinned if i < older))
-    foldable = min([older, *pinned])
-    newest = sizes[-2] + sizes[-1]
-
-    def sums(values: Sequence[int]) -> list[int]:
-        out = [0]
-        for v in values:
-            out.append(out[-1] + v)
-        return out
-    acts, outs = sums(sizes[0:2 * older:2]), sums(sizes[1:2 * older:2])
-    bare_at, stub_at = sums(bare_sizes), sums(stub_sizes)
-
-    def cost(stubbed: int, bare: int, folded: int = 0, grouped: int = 0) -> int:
-        """The pad's tokens with the oldest `stubbed` outputs stubbed, `bare` thoughts gone, `folded` in the note."""
-        note = size(fold_note(steps[:folded], grouped)) if folded else 0
-        actions = bare_at[bare] - bare_at[folded] + acts[older] - acts[bare]
-        results = stub_at[stubbed] - stub_at[folded] + outs[older] - outs[stubbed]
-        return note + actions + results + newest
-
-    def shaped(stubbed: int, bare: int, folded: int = 0, grouped: int = 0) -> tuple[list[PromptMessage], GaveWay]:
-        out = []
-        if folded:
-            covers = tuple(i for s in steps[:folded] for i in (s.assistant_id, s.result_id) if i)
-            out.append(PromptMessage("user", fold_note(steps[:folded], grouped), "scratchpad", form="folded",
-                                     covers=covers))
-        for i in range(folded, len(steps)):
-            action, result = pad[2 * i], pad[2 * i + 1]
-            if i < bare and bare_sizes[i] < sizes[2 * i]:
-                action = replace(action, content=bares[i], form="action-only")
-            if i < stubbed and stub_sizes[i] < sizes[2 * i + 1]:
-                result = replace(result, content=stubs[i], form="stub")
-            out += [action, result]
-        return out, GaveWay(len(steps), stubbed, bare, folded, grouped, kept)
-
-    def least(low: int, high: int, fits: Callable[[int], bool]) -> int | None:
-        """The least of low..high that fits (each fits when the one before does), None when none does."""
-        if low > high or not fits(high):
-            return None
-        while low < high:
-            mid = (low + high) // 2
-            low, high = (low, mid) if fits(mid) else (mid + 1, high)
-        return high
-
-    # the floor, held within this turn (a pinned step is never folded: the fold stops before it)
-    s0, b0 = min(floor.stubbed, older), min(floor.bare, older)
-    f0 = min(floor.folded, foldable if foldable >= 1 else 0)
-    g0 = min(floor.grouped, f0)
-    if cost(s0, b0, f0, g0) <= room:
-        return shaped(s0, b0, f0, g0)
-
-    def within(low: int, high: int, cost_at: Callable[[int], int], spare: int) -> int | None:
-        """The least of a stage that fits the room, `spare` tokens under it when the stage can (never a stage
-        further for the spare)."""
-        exact = least(low, high, lambda x: cost_at(x) <= room)
-        if exact is None or not spare:
-            return exact
-        return least(exact, high, lambda x: cost_at(x) <= room - spare) or exact
-
-    def first_fit() -> tuple[int, int, int, int] | None:
-        """The least that gives way from the floor on, in the order: outputs, thoughts, folds, the note's lines."""
-        got = within(s0, older, lambda s: cost(s, b0, f0, g0), slack)            # 1. the outputs, oldest first
-        if got is not None:
-            return got, b0, f0, g0
-        got = within(b0, older, lambda b: cost(older, b, f0, g0), slack)         # 2. then the thoughts
-        if got is not None:
-            return older, got, f0, g0
-        if foldable < 1:
-            return None
-        got = within(max(f0, 1), foldable, lambda f: cost(older, older, f, min(g0, f)), slack)   # 3. folded
-        if got is not None:
-            return older, older, got, min(g0, got)
-        got = within(max(g0, 2), foldable, lambda g: cost(older, older, foldable, g), 0)   # 4. the note's lines
-        return None if got is None else (older, older, foldable, got)
-
-    shape = first_fit()
-    if shape is None:            # the most it can give: every older step folded, the note's lines counted together
-        shape = (older, older, foldable, foldable) if foldable >= 1 else (older, older, 0, 0)
-    return shaped(*shape)
+    turn = _TurnPad(steps, pad, size, pinned)
+    held = turn.held(floor)
+    if turn.cost(held) <= room:
+        return turn.shaped(held)
+    shape = _first_fit(turn, held, room, slack)
+    return turn.shaped(turn.most() if shape is None else shape)
 
 
 @dataclass

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from contextlib import aclosing
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, AsyncGenerator, Callable, Sequence
 
 from contextual.core.clock import now_iso
@@ -82,6 +82,19 @@ def _stopping() -> bool:
     return task is not None and task.cancelling() > 0
 
 
+@dataclass
+class _Run:
+    """One compaction from its plan to its application."""
+    trigger: Trigger
+    pre: int                        # the trigger's estimate of the next prompt before it
+    started: float                  # time.monotonic() at its start: the card's elapsed time
+    plan: CompactionPlan
+    held: list[str]                 # the pinned messages among the archived rounds': they stay
+    hooks_said: list[str] = field(default_factory=list)     # the PreCompact hooks' notes, recorded with it
+    kept_said: str = ""             # why fewer rounds are kept than asked, when the chat has not been told
+    outcome: compaction.CompactionOutcome | None = None      # the summary to apply; None: cancelled in the preview
+
+
 class Compactor:
     def __init__(self, settings: Settings, prompt: PromptState, recorder: Recorder, pins: Pins,
                  interactive: bool, remind: Callable[[str], None] = lambda note: None,
@@ -132,14 +145,46 @@ class Compactor:
     async def run(self, trigger: Trigger, instructions: str | None, keep_rounds: int | None = None,
                   preview: bool = False) -> AsyncGenerator[Event, None]:
         """Plan → summarise (cancellable) → review (issue 19.1) → apply the outcome."""
-        from contextual.core.context import compaction, review_flow
-        config, prompt = self._settings.config, self._prompt
+        from contextual.core.context import compaction
+        config = self._settings.config
         started = time.monotonic()
         self._cancelled = False           # esc from here on stops this compaction's summary (even before it starts)
         # Issue 24, one unit: the card's "before" and "after" are the trigger's estimate of the next prompt — the
         # figure the meter shows (our count before any fitting, or the server's usage when that is larger).
-        pre = prompt.compaction_due().estimate
-        keep = config.keep_rounds if keep_rounds is None else keep_rounds
+        pre = self._prompt.compaction_due().estimate
+        plan, refused, held = self._plan(config.keep_rounds if keep_rounds is None else keep_rounds)
+        if plan is None:
+            yield CompactionFinished(trigger, pre, pre, 0, (), "", refused=refused)
+            return
+        run = _Run(trigger, pre, started, plan, held)
+        yield CompactionStarted(trigger, pre, plan.rounds_archived)
+        run.hooks_said = await self._pre_compact(trigger, instructions)
+        for note in run.hooks_said:                         # recorded with it: a resumed chat says them too
+            yield Notice(note, "warning")
+        # fewer rounds kept than keep_rounds: the chat is told why, once (at 4k every message compacts; the card says
+        # it each time), when the compaction is applied: said before the preview, it stayed after a cancel
+        run.kept_said = plan.note if plan.note != self._kept_said else ""
+        yield CompactionProgress("choosing", time.monotonic() - started, 0,
+                                 f"archiving {plural(plan.rounds_archived, 'round')}; "
+                                 + (plan.note if plan.note else f"keeping {plan.rounds_kept}"))
+        files = await asyncio.to_thread(compaction.files_for, plan, config.project_root)   # disk off the loop
+        reviewed = self._interactive and (preview or (trigger == "auto" and config.compaction_preview))
+        async with aclosing(self._summarised(run, instructions, files, reviewed)) as events:
+            async for ev in events:
+                yield ev
+        if run.outcome is None:
+            yield CompactionFinished(trigger, pre, pre, 0, (), "", refused="cancelled in the preview; "
+                                     "history is unchanged")
+            return
+        async with aclosing(self._applied(run, run.outcome)) as events:
+            async for ev in events:
+                yield ev
+
+    def _plan(self, keep: int) -> tuple[CompactionPlan | None, str, list[str]]:
+        """The rounds to archive, keeping `keep`, with the pinned messages among them (which stay); else None and
+        why not."""
+        from contextual.core.context import compaction, review_flow
+        config, prompt = self._settings.config, self._prompt
         plan, refused = compaction.plan(prompt.l3(), len(prompt.history.messages), keep, prompt.keep_budget())
         if plan is not None and self._settings.summary_provider is None:
             # No model to summarise with (a session resumed without one): the fallback would archive the rounds
@@ -151,63 +196,66 @@ class Compactor:
             held = review_flow.pinned_in_archive(plan, self._pins)
             plan = protect(plan, self._pins)
             refused = refused or "every message older than the kept rounds is pinned: nothing to summarise"
-        if plan is None:
-            yield CompactionFinished(trigger, pre, pre, 0, (), "", refused=refused)
-            return
-        yield CompactionStarted(trigger, pre, plan.rounds_archived)
+        return plan, refused, held
+
+    async def _pre_compact(self, trigger: Trigger, instructions: str | None) -> list[str]:
+        """What the PreCompact hooks said; one that would stop the compaction is said, not silently dropped: it
+        cannot stop one here."""
         before = await self._hooks.pre_compact(trigger, instructions)
         hooks_said = [*before.notes]
-        if before.blocked or before.stop is not None:       # said, not silently dropped: it cannot stop one here
+        if before.blocked or before.stop is not None:
             hooks_said.append(f"a PreCompact hook cannot stop a compaction here; it goes on "
                               f"({before.reason or before.stop})")
-        for note in hooks_said:                             # recorded with it: a resumed chat says them too
-            yield Notice(note, "warning")
-        # fewer rounds kept than keep_rounds: the chat is told why, once (at 4k every message compacts; the card says
-        # it each time), when the compaction is applied: said before the preview, it stayed after a cancel
-        said = plan.note if plan.note != self._kept_said else ""
-        yield CompactionProgress("choosing", time.monotonic() - started, 0,
-                                 f"archiving {plural(plan.rounds_archived, 'round')}; "
-                                 + (plan.note if plan.note else f"keeping {plan.rounds_kept}"))
-        files = await asyncio.to_thread(compaction.files_for, plan, config.project_root)   # disk off the loop
-        reviewed = self._interactive and (preview or (trigger == "auto" and config.compaction_preview))
+        return hooks_said
+
+    async def _summarised(self, run: _Run, instructions: str | None, files: FileReport, reviewed: bool
+                          ) -> AsyncGenerator[Event, None]:
+        """The summary in `run.outcome`: asked again with the user's instructions until accepted in the preview
+        (`reviewed`); left None when the preview was cancelled."""
+        from contextual.core.context import compaction, review_flow
+        prompt = self._prompt
         pinned = self._pins.pinned(prompt.history.messages)
         attempt, box = 1, list[compaction.CompactionOutcome]()
         while True:
-            async with aclosing(self._summarise(plan, trigger, files, review_flow.summary_instructions(
-                        instructions, pinned), pre, started, box, held)) as events:
+            async with aclosing(self._summarise(run.plan, run.trigger, files, review_flow.summary_instructions(
+                        instructions, pinned), run.pre, run.started, box, run.held)) as events:
                 async for ev in events:
                     yield ev
             outcome = box.pop()
             # No summary, or only its finished parts (esc, a later part timed out or failed): applied as it stands
             if not reviewed or outcome.summary is None or outcome.parts is not None or self._cancelled:
-                break
-            review = review_flow.start_review(trigger, plan, outcome.text, attempt,
+                run.outcome = outcome
+                return
+            review = review_flow.start_review(run.trigger, run.plan, outcome.text, attempt,
                                               [m.content for m in prompt.history.summaries])
             yield review.event
             decision = await review.decision()
             if decision.action == "accept":
-                outcome = review_flow.with_text(outcome, decision.text)
-                break
+                run.outcome = review_flow.with_text(outcome, decision.text)
+                return
             if decision.action == "cancel":
-                self._declined = self._declined or trigger == "auto"
+                self._declined = self._declined or run.trigger == "auto"
                 self.cancels += 1
-                yield CompactionFinished(trigger, pre, pre, 0, (), "", refused="cancelled in the preview; "
-                                         "history is unchanged")
                 return
             attempt, instructions = attempt + 1, decision.instructions or instructions
+
+    async def _applied(self, run: _Run, outcome: compaction.CompactionOutcome) -> AsyncGenerator[Event, None]:
+        """The outcome applied to history and recorded, and the prompt rebuilt on it."""
+        said = run.kept_said
         if said:
             self._kept_said = said
             yield Notice(compaction_words.kept_line(said), "info")
         if outcome.merged:                     # issue 24: the one place summaries are compressed again
             yield Notice(compaction_words.merged_line(outcome.merged), "info")
-        yield CompactionProgress("rebuilding", time.monotonic() - started, 0, "rebuilding the prompt")
+        yield CompactionProgress("rebuilding", time.monotonic() - run.started, 0, "rebuilding the prompt")
         await self._recorder.flush(fsync=True)
-        post = self._apply(outcome, pre, held, said, hooks_said)
+        post = self._apply(outcome, run.pre, run.held, said, run.hooks_said)
         await self._recorder.flush(fsync=True)
-        yield PromptChanged(prompt.next_prompt)
-        yield CompactionFinished(trigger, pre, post, plan.rounds_archived, outcome.files_included, outcome.text,
-                                 outcome.fallback, parts=outcome.parts, rounds_truncated=outcome.rounds_truncated,
-                                 ended=outcome.ended, input_cut=outcome.input_cut)
+        yield PromptChanged(self._prompt.next_prompt)
+        yield CompactionFinished(run.trigger, run.pre, post, run.plan.rounds_archived, outcome.files_included,
+                                 outcome.text, outcome.fallback, parts=outcome.parts,
+                                 rounds_truncated=outcome.rounds_truncated, ended=outcome.ended,
+                                 input_cut=outcome.input_cut)
 
     async def _summarise(self, plan: CompactionPlan, trigger: Trigger, files: FileReport, instructions: str | None,
                          pre: int, started: float, box: list[compaction.CompactionOutcome], held: list[str]

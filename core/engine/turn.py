@@ -8,12 +8,13 @@ the compressed record.
 The loop is this module's; its parts are their own: the input up to its recording (``turn_input.TurnInput``), one
 model call (``model_call.ModelCall``), a reply acted on (``tool_step.ToolStep``), a turn without an answer recorded
 (``turn_ends.TurnEnds``), the prompt's fitting summed up (``fitted.Fitted``), replies without an Action in a row
-(``no_action.NoActionStreak``).
+(``no_action.NoActionStreak``), the user's own words or rules cut, said once a turn (``cut_notices.CutNotices``).
 """
 
 from __future__ import annotations
 
 from contextlib import aclosing
+from dataclasses import dataclass, field
 from typing import AsyncGenerator
 
 from contextual.core import secrets
@@ -23,6 +24,7 @@ from contextual.core.context.compaction_review import Event
 from contextual.core.context.scratchpad import step_of
 from contextual.core.engine.compactor import Compactor
 from contextual.core.engine.controls import ContextControls
+from contextual.core.engine.cut_notices import CutNotices
 from contextual.core.engine.fitted import Fitted
 from contextual.core.engine.hook_runner import HookRunner
 from contextual.core.engine.model_call import ModelCall, Reply
@@ -40,6 +42,22 @@ from contextual.core.events import (EngineEvent, ErrorEvent, FormatErrorEvent, M
 from contextual.core.providers.base import ContextLengthExceeded, ProviderError
 from contextual.core.server_windows import takes
 from contextual.core.textsafe import valid_unicode
+
+
+@dataclass
+class _TurnRun:
+    """What one turn's loop carries from step to step."""
+    streak: NoActionStreak          # replies without an Action in a row
+    step: int = 0                   # model calls whose reply was acted on
+    continued: int = 0              # times a Stop hook made this turn go on
+    retried_context: bool = False   # the server refused a prompt as over its window once already
+    outgrown: bool = False          # compacted once this turn because the fitted prompt was still over the window
+    # A compaction this turn needed to send its prompt (``_outgrown``, ``_over_the_window``) was cancelled in the
+    # preview: a prompt still over the window is not sent, nor previewed again (three previews came in a row)
+    declined: bool = False
+    cuts: CutNotices = field(default_factory=CutNotices)
+    built: Built | None = None      # the step's prompt, once sendable
+    ended: bool = False             # the turn's last event is out
 
 
 class TurnLoop:
@@ -167,105 +185,133 @@ class TurnLoop:
             self._recorder.finish_snapshot_now(turn_id, snapshot_within)
 
     async def _loop(self, turn_id: str) -> AsyncGenerator[Event, None]:
+        """The turn's steps, each one model call and what its reply does, until one ends the turn or the step
+        limit does."""
         max_steps = self._settings.config.max_steps
-        ev: Event
-        retried_context = False
-        told_cut_input = False
-        told_cut_rules = False
-        outgrown = False        # compacted once this turn because the fitted prompt was still over the window
-        # A compaction this turn needed to send its prompt (``_outgrown``, ``_over_the_window``) was cancelled in the
-        # preview: a prompt still over the window is not sent, nor previewed again (three previews came in a row)
-        declined = False
-        step = 0
-        continued = 0           # times a Stop hook made this turn go on
-        streak = NoActionStreak(self._settings.config.provider)
-        while step < max_steps:
-            async with aclosing(self._before_call(step)) as events:
+        run = _TurnRun(NoActionStreak(self._settings.config.provider))
+        while run.step < max_steps:
+            async with aclosing(self._step(run, turn_id)) as events:
                 async for ev in events:
                     yield ev
-            built = self._prompt.build()
-            over = built.total > self._prompt.fit_limit() and self._prompt.archive_plan() is not None
-            if over and not outgrown and not declined:
-                outgrown, cancels = True, self._compactor.cancels
-                async with aclosing(self._outgrown(built)) as events:
-                    async for ev in events:
-                        yield ev
-                declined = self._compactor.cancels > cancels
-                built = self._prompt.build()
-                over = built.total > self._prompt.fit_limit() and self._prompt.archive_plan() is not None
-            if over and declined:
-                yield ErrorEvent(self._cannot_fit(built), "context_length")
+            if run.ended:
                 return
-            for note in self._prompt.builder.rules_notices():      # a rules file refused or cut: the user hears it too
-                yield Notice(note, "warning")
-            if not told_cut_input and any(m.layer == "input" and m.form == "cut" for m in built.messages):
-                told_cut_input = True     # the user's own words, not a tool's output: said plainly, once a turn
-                yield Notice(f"your message is larger than this window allows "
-                             f"({self._settings.config.context_window:,} tokens): the model gets its head and tail, "
-                             "with a note of what was cut", "warning")
-            rules_cut = [a.detail for a in built.adjustments if a.action == "cut_rules"]
-            if rules_cut and not told_cut_rules:
-                told_cut_rules = True     # the rules, kept like the user's words, cut anyway: said by name, once a turn
-                folded = any(a.action == "fold_steps" for a in built.adjustments)
-                yield Notice(f"{'; '.join(rules_cut)} to fit the {self._settings.config.context_window:,}-token "
-                             f"window{', after the earlier steps of this turn were folded' if folded else ''}: the "
-                             "model gets its head and tail", "warning")
-            # Shown on the messages they touched (the view of this same prompt went out with the step before),
-            # summed up once at turn end: no chat line per step.
-            self._fitted.add(built.adjustments)
-            reply = Reply()
-            self._streaming = Said(reply, step + 1)
-            try:
-                async with aclosing(self._model_call.stream(built, step + 1, reply, self._turn_model)) as events:
-                    async for ev in events:
-                        yield ev
-            except ContextLengthExceeded as exc:
-                self._streaming = None
-                if retried_context:
-                    after = " (its compaction was cancelled in the preview)" if declined else " after compaction"
-                    yield ErrorEvent(f"the prompt is still too long for the model{after}: {exc}", "context_length")
-                    return
-                retried_context, cancels = True, self._compactor.cancels
-                async with aclosing(self._over_the_window(exc, built)) as events:
-                    async for ev in events:
-                        yield ev
-                declined = declined or self._compactor.cancels > cancels
-                continue
-            except ProviderError as exc:
-                yield ErrorEvent(str(exc), "provider")
-                return
-            self._streaming = None          # streamed whole: acted on below
-            said = await self._settings.recheck_window()     # a server down at launch states its window now
-            if said is not None:
-                yield Notice(said, "warning")
-            step += 1
-            answered: TurnFinished | None = None
-            format_error = False
-            cut_at = self._settings.config.reply_max_tokens if reply.cut else None
-            async with aclosing(self._tool_step.act(secrets.redact(valid_unicode("".join(reply.text))),
-                                                    secrets.redact(valid_unicode("".join(reply.thinking))), step,
-                                                    turn_id, cut_at)) as events:
-                async for ev in events:
-                    if isinstance(ev, TurnFinished):       # an answer: the Stop hooks say whether the turn ends
-                        answered = ev
-                        continue
-                    format_error = format_error or isinstance(ev, FormatErrorEvent)
-                    yield ev
-                    if isinstance(ev, ErrorEvent):          # a hook ended the turn
-                        return
-            no_action = streak.see(reply, format_error, cut_at)
-            if no_action is not None:
-                yield ErrorEvent(secrets.redact(no_action), "no_action")
-                return
-            if answered is not None:
-                async with aclosing(self._stop_hooks(answered, step, continued, turn_id)) as events:
-                    async for ev in events:
-                        yield ev
-                        if isinstance(ev, TurnFinished):
-                            return
-                continued += 1
         yield ErrorEvent(f"step limit reached: {max_steps} model calls in one turn without Finish "
                          "(raise it with --max-steps)", "step_limit")
+
+    async def _step(self, run: _TurnRun, turn_id: str) -> AsyncGenerator[Event, None]:
+        """One model call: the prompt made sendable, streamed, and the reply acted on. A refusal as over the
+        server's window leaves `run.step` as it was, so the loop tries the call again (once a turn)."""
+        ev: Event
+        async with aclosing(self._before_call(run.step)) as events:
+            async for ev in events:
+                yield ev
+        async with aclosing(self._sendable(run)) as events:
+            async for ev in events:
+                yield ev
+        if run.ended or run.built is None:
+            return
+        built = run.built
+        for note in self._prompt.builder.rules_notices():      # a rules file refused or cut: the user hears it too
+            yield Notice(note, "warning")
+        for notice in run.cuts.of(built, self._settings.config.context_window):
+            yield notice
+        # Shown on the messages they touched (the view of this same prompt went out with the step before),
+        # summed up once at turn end: no chat line per step.
+        self._fitted.add(built.adjustments)
+        reply = Reply()
+        self._streaming = Said(reply, run.step + 1)
+        try:
+            async with aclosing(self._model_call.stream(built, run.step + 1, reply, self._turn_model)) as events:
+                async for ev in events:
+                    yield ev
+        except ContextLengthExceeded as exc:
+            self._streaming = None
+            async with aclosing(self._refused(run, exc, built)) as events:
+                async for ev in events:
+                    yield ev
+            return
+        except ProviderError as exc:
+            run.ended = True
+            yield ErrorEvent(str(exc), "provider")
+            return
+        self._streaming = None          # streamed whole: acted on below
+        said = await self._settings.recheck_window()     # a server down at launch states its window now
+        if said is not None:
+            yield Notice(said, "warning")
+        run.step += 1
+        async with aclosing(self._act(run, reply, turn_id)) as events:
+            async for ev in events:
+                yield ev
+
+    async def _sendable(self, run: _TurnRun) -> AsyncGenerator[Event, None]:
+        """The step's prompt in `run.built`: a prompt still over the window fitted compacts first (once a turn);
+        when that compaction was cancelled in the preview, the turn ends instead (`run.ended`)."""
+        built = self._prompt.build()
+        over = self._over(built)
+        if over and not run.outgrown and not run.declined:
+            run.outgrown, cancels = True, self._compactor.cancels
+            async with aclosing(self._outgrown(built)) as events:
+                async for ev in events:
+                    yield ev
+            run.declined = self._compactor.cancels > cancels
+            built = self._prompt.build()
+            over = self._over(built)
+        run.built = built
+        if over and run.declined:
+            run.ended = True
+            yield ErrorEvent(self._cannot_fit(built), "context_length")
+
+    def _over(self, built: Built) -> bool:
+        """Over what the window leaves the prompt even fitted, while closed rounds could be compacted."""
+        return built.total > self._prompt.fit_limit() and self._prompt.archive_plan() is not None
+
+    async def _refused(self, run: _TurnRun, exc: ContextLengthExceeded, built: Built
+                       ) -> AsyncGenerator[Event, None]:
+        """The server refused the prompt as over its window: made ready for one retry, or the turn's end when the
+        retry was refused too."""
+        if run.retried_context:
+            run.ended = True
+            after = " (its compaction was cancelled in the preview)" if run.declined else " after compaction"
+            yield ErrorEvent(f"the prompt is still too long for the model{after}: {exc}", "context_length")
+            return
+        run.retried_context, cancels = True, self._compactor.cancels
+        async with aclosing(self._over_the_window(exc, built)) as events:
+            async for ev in events:
+                yield ev
+        run.declined = run.declined or self._compactor.cancels > cancels
+
+    async def _act(self, run: _TurnRun, reply: Reply, turn_id: str) -> AsyncGenerator[Event, None]:
+        """The whole reply acted on (step `run.step`): its tool run, or its answer put to the Stop hooks; the turn
+        ends (`run.ended`) on a hook's stop, on too many replies without an Action, or on an answer that stands."""
+        ev: Event
+        answered: TurnFinished | None = None
+        format_error = False
+        cut_at = self._settings.config.reply_max_tokens if reply.cut else None
+        async with aclosing(self._tool_step.act(secrets.redact(valid_unicode("".join(reply.text))),
+                                                secrets.redact(valid_unicode("".join(reply.thinking))), run.step,
+                                                turn_id, cut_at)) as events:
+            async for ev in events:
+                if isinstance(ev, TurnFinished):       # an answer: the Stop hooks say whether the turn ends
+                    answered = ev
+                    continue
+                format_error = format_error or isinstance(ev, FormatErrorEvent)
+                yield ev
+                if isinstance(ev, ErrorEvent):          # a hook ended the turn
+                    run.ended = True
+                    return
+        no_action = run.streak.see(reply, format_error, cut_at)
+        if no_action is not None:
+            run.ended = True
+            yield ErrorEvent(secrets.redact(no_action), "no_action")
+            return
+        if answered is not None:
+            async with aclosing(self._stop_hooks(answered, run.step, run.continued, turn_id)) as events:
+                async for ev in events:
+                    yield ev
+                    if isinstance(ev, TurnFinished):    # the answer stands: the turn is over
+                        run.ended = True
+                        return
+            run.continued += 1
 
     async def _before_call(self, step: int) -> AsyncGenerator[Event, None]:
         """The tools in force before each call (an MCP server may have come or gone); a turn that outgrew the trigger
