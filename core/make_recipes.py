@@ -2,19 +2,24 @@
 own, as package.json's scripts are): the recipes of the targets named (else the first target), of their
 prerequisites in turn and of the pattern rules they match, from the makefile `-f` names or the first of GNUmakefile,
 makefile, Makefile in the folder it runs in (`-C DIR`), read as it is when the call is checked, with what `include`
-brings in; the commands `$(shell …)` and `!=` run while make reads it. A recipe's variables are made as make makes
-them (`$(RM)` is `rm -f`, `$@` the target, `VAR=VALUE` on the line and in the environment the line gives); a variable
-given several values (in both branches of an `ifeq`, which are both read) is read with each; a function's result is
-a word only known when it runs, let be as a script's `$X` is; a target or prerequisite so made may be any target.
-Every recipe of those targets counts, whether or not make finds its target out of date.
+brings in (its words made as make makes them: variables, `$(wildcard …)` as the folder is now; found in the folder,
+then in `-I`'s and the system's) and the files MAKEFILES names; the commands `$(shell …)` and `!=` run while make
+reads it. Each makefile is a target make updates before the goals (`Makefile: gen` runs gen's recipe); one a recipe
+may rewrite (make then reads it again) leaves what runs unknown. MAKEFLAGS' options count as the line's. A recipe's
+variables are made as make makes them (`$(RM)` is `rm -f`, `$@` the target, `VAR=VALUE` on the line and in the
+environment the line gives); a variable given several values (in both branches of an `ifeq`, which are both read)
+is read with each; a function's result is a word only known when it runs, let be as a script's `$X` is; a target or
+prerequisite so made may be any target. Every recipe of those targets counts, whether or not make finds its target
+out of date.
 
 Which recipes run is not known (None) where make's words are only known when it runs, where the makefile cannot be
-read (a FIFO, too large), where it evaluates text (`$(eval …)`, `--eval`), writes a file (`$(file …)`), runs
-Guile, includes a file named by a variable, or runs its recipes with a shell other than sh or bash (`SHELL = ./x`,
-`.RECIPEPREFIX`)."""
+read (a FIFO, too large, more than MAX_FILES with what it includes), where it evaluates text (`$(eval …)`, `--eval`),
+writes a file (`$(file …)`), runs Guile, includes a file named by a function other than `wildcard` or by a variable
+with no value here, or runs its recipes with a shell other than sh or bash (`SHELL = ./x`, `.RECIPEPREFIX`)."""
 
 from __future__ import annotations
 
+import glob
 import itertools
 import os
 import re
@@ -26,8 +31,8 @@ from contextual.core.regular_file import read_regular
 from contextual.core.shell.nodes import Word, command_name
 
 MAKES = frozenset({"make", "gmake", "bmake", "pmake"})
-MAX_BYTES = 1024 * 1024          # of one makefile
-MAX_FILES = 8                    # a makefile and what it includes
+MAX_BYTES = 1024 * 1024          # of the makefile and what it includes, all together
+MAX_FILES = 32                   # a makefile and what it includes (`include $(wildcard *.d)`)
 MAX_TARGETS = 256                # targets followed from the goals
 MAX_READINGS = 16                # of one recipe line, where its variables have several values
 _VALUED = frozenset("CfIjloWE")              # make's short options that take a value
@@ -42,6 +47,9 @@ _ASSIGN = re.compile(r"^(?:(?:override|export|private)\s+)*([^\s:#=!?+$()]+|\$[(
 _RULE = re.compile(r"^([^:=#]+?)\s*(::?)(?!=)\s*(.*)$", re.S)
 _DEFINE = re.compile(r"(?:(?:override|export)\s+)*define\s+(\S+?)\s*(?::::=|::=|:=|\?=|\+=|!=|=)?\s*$")
 _UNREADABLE = ("eval", "file", "guile", "load")
+_WILDCARD = re.compile(r"\$[({]wildcard\s")
+_SYSTEM_INCLUDES = ("/usr/local/include", "/usr/gnu/include", "/usr/include")     # where make looks for an include
+_FLAG_VARIABLES = ("MAKEFLAGS", "GNUMAKEFLAGS", "MFLAGS")         # make's options, from its environment
 _REFERENCE = re.compile(r"([^\s:$(){}]+):([^\s=$]*)=([^\s$]*)")
 UNKNOWN = '"$__MAKE__"'          # a word only known when make runs (a function's result)
 
@@ -60,6 +68,20 @@ class _Makefile:
     parsed: list[str] = field(default_factory=list)                # `!=` lines, run by the shell while reading
     read: list[str] = field(default_factory=list)                  # lines whose `$(shell …)` may run then
     files: list[str] = field(default_factory=list)
+    # each makefile as make names it (`Makefile`, `-f x.mk`, an include's word): a target make updates first
+    names: list[str] = field(default_factory=list)
+    size: int = 0                                                  # bytes read of them all
+
+
+@dataclass(frozen=True)
+class _Where:
+    """What make reads its makefiles with: the folder it runs in, the folders `-I` names (an include not found
+    there is looked for in them, then in the system's), and the values it has from elsewhere (its own, the
+    environment's, the line's) for an include's words."""
+    place: str
+    folders: tuple[str, ...]
+    given: dict[str, list[str]]
+    overrides: dict[str, list[str]]
 
 
 def recipes_run(words: Sequence[Word], place: str, environment: Sequence[tuple[str, str]] = ()) -> Scripts | None:
@@ -69,8 +91,13 @@ def recipes_run(words: Sequence[Word], place: str, environment: Sequence[tuple[s
         return Scripts()
     goals: list[str] = []
     files: list[str] = []
+    folders: list[str] = []
     overrides: dict[str, list[str]] = {}
-    rest = list(words[1:])
+    flags = [w for name in _FLAG_VARIABLES for value in [dict(environment).get(name)] if value
+             for w in _flag_words(value)]
+    if None in flags:
+        return None
+    rest: list[Word] = [*flags, *words[1:]]
     i = 0
     while i < len(rest):
         word = rest[i]
@@ -100,23 +127,41 @@ def recipes_run(words: Sequence[Word], place: str, environment: Sequence[tuple[s
             place = os.path.join(place, value)
         elif option in ("-f", "--file", "--makefile"):
             files.append(value)
+        elif option in ("-I", "--include-dir"):
+            folders.append(value)
     try:
-        return _run(place, [os.path.join(place, f) for f in files], goals, overrides, dict(environment))
+        return _run(place, files, goals, overrides, dict(environment), folders)
     except _Unknown:
         return None
 
 
+def _flag_words(value: str) -> list[Word]:
+    """MAKEFLAGS' words as make's options (a first word without `-` is single-letter flags: `ks` is `-ks`); None
+    where make unescapes a word (`\\ `), which is not read here."""
+    if "\\" in value:
+        return [None]
+    words = value.split()
+    if words and not words[0].startswith("-") and "=" not in words[0]:
+        words[0] = "-" + words[0]
+    return list(words)
+
+
 def _run(place: str, files: list[str], goals: list[str], overrides: dict[str, list[str]],
-         environment: dict[str, str]) -> Scripts:
-    named = files or [p for p in (os.path.join(place, n) for n in ("GNUmakefile", "makefile", "Makefile"))
-                      if os.path.lexists(p)][:1]
+         environment: dict[str, str], folders: list[str]) -> Scripts:
+    named = [os.path.join(place, f) for f in files] or [
+        p for p in (os.path.join(place, n) for n in ("GNUmakefile", "makefile", "Makefile")) if os.path.lexists(p)][:1]
     if not named:
         return Scripts()                                  # make's built-in rules only: the compilers
     made = _Makefile()
+    given = {k: [v] for k, v in _DEFAULTS.items()} | {k: [v] for k, v in environment.items()}
+    where = _Where(place, tuple(os.path.join(place, f) for f in folders), given, overrides)
+    # MAKEFILES' files are read first, as `-include` reads them; the default goal is not one of theirs
+    for name in environment.get("MAKEFILES", "").split():
+        _include(name, where, made, missing_ok=True)
+    skipped = len(made.rules)
     for path in named:
-        _read(path, place, made)
-    values = {k: [v] for k, v in _DEFAULTS.items()} | {k: [v] for k, v in environment.items()}
-    values |= made.values
+        _read(path, os.path.relpath(path, place), made, where)
+    values = given | made.values
     values |= overrides
     if any(v.strip() not in _SHELLS for v in values.get("SHELL", [])) or ".RECIPEPREFIX" in values:
         raise _Unknown
@@ -129,8 +174,13 @@ def _run(place: str, files: list[str], goals: list[str], overrides: dict[str, li
     # a rule's targets and prerequisites are made as make reads them (`$(PROG): $(OBJS:.c=.o)`)
     rules = [(_words(targets, values, shells), _words(prerequisites, values, shells), recipe)
              for targets, prerequisites, recipe in made.rules]
-    first = next((t for targets, _, _ in rules for t in targets if not t.startswith(".") and "%" not in t), "")
-    for target, prerequisites, recipe in _followed(rules, goals or [first, *values.get(".DEFAULT_GOAL", [])]):
+    first = next((t for targets, _, _ in rules[skipped:] for t in targets if not t.startswith(".") and "%" not in t),
+                 "")
+    if any(_remade(name, rules, place) for name in made.names):
+        raise _Unknown                # a recipe may rewrite a makefile, which make then reads again
+    # make first updates each makefile it read as a target (`Makefile: gen` runs gen's recipe), then the goals
+    for target, prerequisites, recipe in _followed(rules, [*made.names,
+                                                           *(goals or [first, *values.get(".DEFAULT_GOAL", [])])]):
         automatic = {"@": target, "<": prerequisites[0] if prerequisites else "", "^": " ".join(prerequisites),
                      "+": " ".join(prerequisites), "?": " ".join(prerequisites), "*": "", "|": "", "%": ""}
         for raw in recipe:
@@ -138,16 +188,19 @@ def _run(place: str, files: list[str], goals: list[str], overrides: dict[str, li
     return Scripts(tuple(dict.fromkeys(shells + lines)), place, named[0])
 
 
-def _read(path: str, place: str, made: _Makefile) -> None:
-    """A makefile's variables and rules, joined into `made`; an `include` read in turn."""
+def _read(path: str, name: str, made: _Makefile, where: _Where) -> None:
+    """A makefile's variables and rules, joined into `made`; an `include` read in turn (`name`: the makefile as make
+    names it)."""
     if len(made.files) >= MAX_FILES:
         raise _Unknown
     made.files.append(path)
+    made.names.append(name)
     try:
-        data = read_regular(path, MAX_BYTES + 1)
+        data = read_regular(path, MAX_BYTES - made.size + 1)
     except OSError:
         raise _Unknown from None
-    if len(data) > MAX_BYTES:
+    made.size += len(data)
+    if made.size > MAX_BYTES:
         raise _Unknown
     text = data.decode("utf-8", errors="replace")
     recipe: list[str] | None = None
@@ -176,12 +229,9 @@ def _read(path: str, place: str, made: _Makefile) -> None:
             defining = (define.group(1), [])
             continue
         if keyword in ("include", "-include", "sinclude"):
-            for name in stripped.split()[1:]:
-                if "$" in name:
-                    raise _Unknown            # a file named by a variable or a function
-                full = os.path.join(place, name)
-                if os.path.lexists(full) or keyword == "include":
-                    _read(full, place, made)
+            for included in _included(stripped.split(None, 1)[1] if " " in stripped else "", where.place,
+                                      _every_value(where.given, made.values, where.overrides)):
+                _include(included, where, made, missing_ok=keyword != "include")
             continue
         if keyword in ("ifeq", "ifneq", "ifdef", "ifndef", "else", "endif", "vpath", "unexport", "undefine"):
             continue                          # both branches of a conditional are read
@@ -207,6 +257,78 @@ def _read(path: str, place: str, made: _Makefile) -> None:
             prerequisites = prerequisites.split(":", 1)[1]
         recipe = [inline] if inline.strip() else []
         made.rules.append((targets, prerequisites.replace("|", " ").split(), recipe))
+
+
+def _include(name: str, where: _Where, made: _Makefile, missing_ok: bool) -> None:
+    """An included makefile, found as make finds it: in the folder make runs in, else (a relative name) in the
+    folders `-I` names, then the system's; not found, `include` is _Unknown (make makes it or stops) and `-include`
+    leaves a name make still tries to make with a rule it has (_remade)."""
+    folders = () if os.path.isabs(name) else (*where.folders, *_SYSTEM_INCLUDES)
+    found = next((p for p in (os.path.join(where.place, name), *(os.path.join(f, name) for f in folders))
+                  if os.path.lexists(p)), None)
+    if found is not None:
+        _read(found, name, made, where)
+    elif missing_ok:
+        made.names.append(name)
+    else:
+        raise _Unknown
+
+
+def _every_value(*tables: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Each variable with every value it may have where an include is read (the makefile's so far, the line's and
+    the environment's, make's own): each is read."""
+    out: dict[str, list[str]] = {}
+    for table in tables:
+        for name, values in table.items():
+            out[name] = list(dict.fromkeys([*out.get(name, []), *values]))
+    return out
+
+
+def _included(text: str, place: str, values: dict[str, list[str]]) -> list[str]:
+    """The files an `include` names, as make expands its words when it reads the line: variables with each value
+    they may have, `$(wildcard PATTERN …)` as the folder is now; any other function, or a name not known, is
+    _Unknown (which file is read is only known when make runs)."""
+    out: list[str] = []
+    for reading in _expanded(_wildcards(text, place, values), values, {}, []):
+        if UNKNOWN in reading:
+            raise _Unknown
+        out += reading.split()
+    return list(dict.fromkeys(out))
+
+
+def _wildcards(text: str, place: str, values: dict[str, list[str]]) -> str:
+    """The text with each `$(wildcard …)` (or `${wildcard …}`) replaced by the names it finds in `place`, sorted as
+    make 3.82 and later sort them; a pattern starting at `~` (make's home folder) is _Unknown."""
+    out, i = [], 0
+    while (found := _WILDCARD.search(text, i)) is not None:
+        end = _closing(text, found.start() + 1)
+        patterns = [p for reading in _expanded(text[found.end():end], values, {}, []) for p in reading.split()]
+        if any(UNKNOWN in p or p.startswith("~") for p in patterns):
+            raise _Unknown
+        names = sorted({os.path.relpath(hit, place) if not os.path.isabs(p) else hit
+                        for p in patterns for hit in glob.glob(os.path.join(place, p))})
+        out += [text[i:found.start()], " ".join(names)]
+        i = end + 1
+    return "".join(out) + text[i:]
+
+
+def _remade(name: str, rules: list[Rule], place: str) -> bool:
+    """Whether a rule with a recipe may make the makefile `name` (explicitly, or by a pattern whose prerequisites
+    are there or are targets): make runs it, and if the file changes, reads it again as that recipe left it."""
+    plain = os.path.normpath(name)
+    targets = {os.path.normpath(t) for ts, _, _ in rules for t in ts if "%" not in t}
+    for names, prerequisites, recipe in rules:
+        if not any(line.strip() for line in recipe):
+            continue
+        for target in names:
+            if UNKNOWN in target or os.path.normpath(target) == plain:
+                return True
+            stem = _stem(target, plain) if "%" in target else None
+            if stem is not None and all(UNKNOWN in p or os.path.normpath(p.replace("%", stem)) in targets
+                                        or os.path.lexists(os.path.join(place, p.replace("%", stem)))
+                                        for p in prerequisites):
+                return True
+    return False
 
 
 def _assign(made: _Makefile, name: str, operator: str, value: str) -> None:

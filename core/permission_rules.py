@@ -102,8 +102,9 @@ class Rule:
 
     def matches_words(self, words: tuple[Word, ...], *, deny: bool) -> bool:
         """One simple command against this Bash rule. A word only known when the shell runs (None) matches
-        anything for deny and nothing for allow; deny compares command words without their folders, and
-        skips options between the command word and the rule's next word (`git -C repo push` is a `git push`)."""
+        anything for deny (any number of words: bash splits an unquoted one) and nothing for allow; deny compares
+        command words without their folders, and skips options between the command word and the rule's next word
+        (`git -C repo push` is a `git push`)."""
         pattern = self._words
         if not pattern or not words:
             return False
@@ -128,9 +129,25 @@ class Rule:
         return any(self._rest_matches(want, words[start:], deny) for start in starts)
 
     def _rest_matches(self, want: tuple[str, ...], rest: tuple[Word, ...], deny: bool) -> bool:
+        if deny and None in rest:
+            return _spread(want, rest)
         if len(rest) < len(want) or (not self._prefix and len(rest) != len(want)):
             return False
-        return all(word == w or (deny and word is None) for w, word in zip(want, rest))
+        return all(word == w for w, word in zip(want, rest))
+
+
+def _spread(want: tuple[str, ...], rest: tuple[Word, ...]) -> bool:
+    """Whether the words are an exact deny rule's, each unknown one (None) standing for any number of words: bash
+    splits an unquoted `$X` at blanks (`git push $R` with R='origin main'), and an empty one is no word."""
+    places = {0}                          # how many of the rule's words the words so far may have matched
+    for word in rest:
+        if word is None:
+            places = set(range(min(places), len(want) + 1))
+        else:
+            places = {k + 1 for k in places if k < len(want) and want[k] == word}
+        if not places:
+            return False
+    return len(want) in places
 
 
 def _after(words: tuple[Word, ...], sub: str) -> tuple[Word, ...]:
@@ -150,7 +167,9 @@ def _in_order(want: tuple[str, ...], rest: tuple[Word, ...]) -> bool:
     places = {0}
     for w in want:
         reachable = _past_options(rest, places)
-        places = {i + 1 for i in reachable if i < len(rest) and (rest[i] == w or rest[i] is None)}
+        # an unknown word may be several (an unquoted `$X` split at blanks): it may match the next rule word too
+        places = {i + 1 for i in reachable if i < len(rest) and (rest[i] == w or rest[i] is None)} | \
+            {i for i in reachable if i < len(rest) and rest[i] is None}
         if not places:
             return False
     return True
@@ -379,6 +398,16 @@ def bash_cover(rules: tuple[Rule, ...], command: str) -> list[Rule]:
     cover = [next((r for r in bash if r.matches_words(words, deny=False)), None)
              for words in parsed.commands + parsed.latent]       # a latent command runs too: it must be covered
     return [] if None in cover else cover                                       # type: ignore[return-value]
+
+
+def runs_nothing(command: str) -> bool:
+    """Whether a Bash line runs no command and opens no file: assignments of values known now (`X=1`), a test, a
+    comment. Each call is a shell of its own, so what it sets is gone after; a value's `$(…)` is a command of the
+    line, judged as any (`X=$(rm f)` runs rm)."""
+    parsed = _parse(command)
+    return parsed.certain and not parsed.opaque and not (
+        parsed.commands or parsed.latent or parsed.redirected or parsed.writes_files or parsed.writes_unknown
+        or parsed.scripts or parsed.program_files or parsed.loading)
 
 
 def loads_code(parsed: ShellParse) -> bool:

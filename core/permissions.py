@@ -1,7 +1,8 @@
 """Who may run what: the permission mode (CONTRACT --permission-mode), the `[permissions]` allow/deny rules
 and the tools' own flags (`needs_permission`, `edits_files`); the preview a user approves; "allow always".
 
-The order: a deny rule refuses (in every mode); plan mode refuses file edits; an allow rule runs; then plan mode
+The order: a deny rule refuses (in every mode); plan mode refuses file edits; an allow rule runs, and so does a
+Bash line that runs nothing (`X=1`: permission_rules.runs_nothing); then plan mode
 refuses anything else that needs permission (the model reads and proposes, the user carries out), bypass runs
 everything, a tool that does not need permission runs, a tool allowed for the session runs, accept-edits runs
 file edits; anything else asks the user (headless: refused with an observation)."""
@@ -19,7 +20,7 @@ from typing import Any, Iterable, Literal, Protocol
 from contextual.core.config_files import PERMISSION_MODES
 from contextual.core.events import AlwaysRules
 from contextual.core.local_rules import change_local_rules
-from contextual.core.permission_rules import PermissionRules
+from contextual.core.permission_rules import PermissionRules, runs_nothing
 from contextual.core.shell.parse import parse_command
 from contextual.core.tools._regular import read_bounded
 from contextual.core.tools.base import ToolError, path_of
@@ -47,6 +48,9 @@ def decide(tool: Judged, args: Any, mode: str, rules: PermissionRules, root: Pat
     # One set: `a | b` is allowed when a config rule covers a and a session rule covers b.
     if PermissionRules(rules.allow + session.allow).allows(tool.name, args, str(root)):
         return "allow"
+    if tool.name == "Bash" and isinstance(args, dict) and isinstance(args.get("command"), str) and \
+            runs_nothing(args["command"]):
+        return "allow"            # `X=1`: nothing to ask about (a `$(…)` in it is a command, judged as any)
     if mode == "plan":
         return "plan" if tool.needs_permission else "allow"
     if mode == "bypass" or not tool.needs_permission:

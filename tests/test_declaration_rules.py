@@ -12,9 +12,13 @@ from pathlib import Path
 import pytest
 
 from contextual.core.permission_rules import PermissionRules
+from contextual.core.permissions import decide
 from contextual.core.shell.parse import parse_command
+from contextual.core.tools.registry import default_tools
 
 DENY_RM = PermissionRules.from_tables({"deny": ["Bash(rm:*)"]})
+
+_BASH = default_tools()["Bash"]
 
 
 def _allow(*rules: str) -> PermissionRules:
@@ -125,6 +129,42 @@ def test_a_line_of_declarations_alone_changes_nothing_after_it_and_its_rules_all
 def test_a_bare_assignment_alone_is_not_opaque_and_no_rule_names_it():
     assert not parse_command("PATH=/x").opaque and parse_command("PATH=/x").commands == ()
     assert parse_command("PATH=/x; ls").opaque
+
+
+@pytest.mark.parametrize("line", ["X=1", "A=1 B='two words'", "PATH=/x", "X=1; Y=$X", "n=$((1 + 2))"])
+def test_a_line_that_runs_nothing_needs_no_rule_in_any_mode(tmp_path: Path, line: str):
+    """Each Bash call is a shell of its own: assignments alone run nothing and leave nothing set after the call."""
+    folder = _folder(tmp_path)
+    assert _bash(line, folder).returncode == 0 and (folder / "victim").exists()
+    for mode in ("default", "plan", "accept-edits"):
+        assert decide(_BASH, {"command": line}, mode, PermissionRules(), folder, set()) == "allow", (line, mode)
+        assert decide(_BASH, {"command": line}, mode, DENY_RM, folder, set()) == "allow", (line, mode)
+    assert decide(_BASH, {"command": line}, "default", PermissionRules.from_tables({"deny": ["Bash"]}), folder,
+                  set()) == "deny"
+
+
+@pytest.mark.parametrize("line", ["X=$(rm victim)", "X=`rm victim`", "a[$(rm victim)]=1", "X=1 > out",
+                                  "x='a[$(rm victim)]'; (( x ))", "X=$(./ls)"])
+def test_an_assignment_that_runs_a_command_or_writes_a_file_is_judged_as_any_line(tmp_path: Path, line: str):
+    folder = _folder(tmp_path)
+    assert decide(_BASH, {"command": line}, "default", PermissionRules(), folder, set()) == "ask", line
+    if "rm" in line:
+        ran = _bash(line, folder)
+        assert not (folder / "victim").exists(), (line, ran.stderr)      # bash ran rm from the assignment
+        assert decide(_BASH, {"command": line}, "bypass", DENY_RM, folder, set()) == "deny", line
+
+
+def test_export_n_only_stops_exporting_and_is_matched_by_its_own_rule(tmp_path: Path):
+    """`export -n X` is not a nameref (only declare, typeset and local take -n so): the child sees no X after it."""
+    ran = _bash("export X=1; export -n X; bash -c 'echo ${X-unset}'; export -n Y=2; echo $Y", tmp_path)
+    assert ran.stdout.split() == ["unset", "2"]
+    for line in ("export -n X", "export -n X=1", "export -nf f"):
+        assert not parse_command(line).opaque, line
+        assert _allow("Bash(export:*)").allows("Bash", {"command": line}, "/") is not None, line
+        assert DENY_RM.denies("Bash", {"command": line}, "/") is None, line
+        assert PermissionRules.from_tables({"deny": ["Bash(export:*)"]}).denies("Bash", {"command": line}, "/")
+    assert DENY_RM.denies("Bash", {"command": "export -n X=$(rm f)"}, "/") is not None
+    assert parse_command("declare -n r=PATH; ls").opaque and parse_command("local -n r=X").opaque
 
 
 def test_a_new_meaning_for_a_name_stays_opaque_alone():

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from contextual.core.make_recipes import recipes_run
+from contextual.core.make_recipes import MAX_FILES, recipes_run
 from contextual.core.permission_rules import PermissionRules
 
 RULES = PermissionRules.from_tables({"deny": ["Bash(rm:*)", "Read(secrets/**)", "Edit(.env)"]})
@@ -122,3 +122,78 @@ def test_a_makefile_s_variables_functions_and_includes_are_read_as_make_reads_th
     (root / "sub" / "Makefile").write_text("x:\n\t$(CMD) f\n")                 # the line's values, then make's
     assert recipes_run(("make", "CMD=rm", "x"), str(root / "sub"), [("CMD", "ls")]).lines == ("rm f",)
     assert recipes_run(("make", "x"), str(root / "sub"), [("CMD", "rm")]).lines == ("rm f",)
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> Path:
+    folder = tmp_path / "q"
+    folder.mkdir(parents=True)
+    (folder / "victim").write_text("keep\n")
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    return folder
+
+
+ALL = "all:\n\t@echo all\n"
+ZAP = "all: zap\nzap:\n\trm -f victim\n"
+
+
+@pytest.mark.parametrize("line, files", [
+    # an include's words as make expands them: `$(wildcard …)` as the folder is now, a variable with each value
+    ("make", {"Makefile": ALL + "include $(wildcard *.d)\n", "a.d": ZAP, "b.d": "x.o: x.c\n"}),
+    ("make INC=b.mk", {"Makefile": "INC = a.mk\ninclude $(INC)\n" + ALL, "a.mk": "X = 1\n", "b.mk": ZAP}),
+    ("make -I inc", {"Makefile": ALL + "-include z.mk\n", "inc/z.mk": ZAP}),
+    # make updates each makefile first, as a target: a prerequisite's recipe runs
+    ("make", {"Makefile": ALL + "Makefile: gen\ngen:\n\trm -f victim\n"}),
+    # … and tries to make an `-include`d one that is not there, with a rule it has
+    ("make", {"Makefile": ALL + "-include x.d\n%.d:\n\trm -f victim\n"}),
+    # MAKEFILES' files are read first; MAKEFLAGS holds make's options
+    ("MAKEFILES=x.mk make", {"Makefile": ALL, "x.mk": ZAP}),
+    ("export MAKEFILES=x.mk; make", {"Makefile": ALL, "x.mk": ZAP}),
+    ("MAKEFLAGS='--eval=$(shell rm -f victim)' make", {"Makefile": ALL}),
+])
+def test_what_make_reads_besides_its_makefile_is_read_for_the_deny_rules(tmp_path: Path, line: str,
+                                                                           files: dict[str, str]):
+    folder = _project(tmp_path, files)
+    assert RULES.denies("Bash", {"command": line}, str(folder)) is not None, line
+    ran = _make(line, folder)
+    assert not (folder / "victim").exists(), (line, ran.stdout, ran.stderr)      # make ran rm
+
+
+def test_a_recipe_that_may_rewrite_a_makefile_leaves_what_make_runs_unknown(tmp_path: Path):
+    """make rewrites an included makefile a rule makes and reads it again: the recipes it then runs are in no file
+    when the line is checked (the generating recipe itself runs only printf)."""
+    generated = "-include gen.mk\ngen.mk:\n\tprintf 'all: zap\\nzap:\\n\\trm -f victim\\n' > $@\n"
+    folder = _project(tmp_path, {"Makefile": ALL + generated})
+    assert recipes_run(("make",), str(folder)) is None
+    assert PermissionRules.from_tables({"deny": ["Bash(curl:*)"]}).denies("Bash", {"command": "make"}, str(folder))
+    _make("make", folder)
+    assert not (folder / "victim").exists()
+    # a dependency file a pattern rule makes from a source that is there: the same
+    folder = _project(tmp_path / "d", {"Makefile": ALL + "-include x.d\n%.d: %.c\n\tcc -MM $< > $@\n", "x.c": ""})
+    assert recipes_run(("make",), str(folder)) is None
+
+
+@pytest.mark.parametrize("files", [
+    {"Makefile": "SRCS = a.c b.c\n" + ALL + "-include $(SRCS:.c=.d)\ninclude $(wildcard mk/*.mk)\n",
+     "a.d": "a.o: a.c a.h\na.h:\n", "mk/x.mk": "CFLAGS += -O2\n"},
+    {"Makefile": ALL + "-include $(wildcard *.d)\n"},         # no dependency file yet
+])
+def test_includes_that_run_nothing_denied_leave_make_allowed(tmp_path: Path, files: dict[str, str]):
+    folder = _project(tmp_path, files)
+    assert RULES.denies("Bash", {"command": "make"}, str(folder)) is None
+    assert recipes_run(("make",), str(folder)).lines == ("echo all",)
+    assert _make("make", folder).stdout == "all\n"
+
+
+@pytest.mark.parametrize("include", ["include $(INC)", "include $(shell echo a.mk)", "include $(wildcard ~/*.mk)",
+                                     "include $(firstword a.mk)"])
+def test_an_include_named_only_when_make_runs_is_unknown(tmp_path: Path, include: str):
+    folder = _project(tmp_path, {"Makefile": f"{include}\n{ALL}", "a.mk": "X = 1\n"})
+    assert recipes_run(("make",), str(folder)) is None, include
+
+
+def test_an_include_of_more_files_than_are_read_is_unknown(tmp_path: Path):
+    folder = _project(tmp_path, {"Makefile": ALL + "include $(wildcard *.mk)\n",
+                                 **{f"{n}.mk": "" for n in range(MAX_FILES)}})
+    assert recipes_run(("make",), str(folder)) is None

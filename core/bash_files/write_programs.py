@@ -29,6 +29,7 @@ class Program:
     when: dict[str, frozenset[str]] = field(default_factory=dict)  # an output or folder counting only with these
     each_with: frozenset[str] = frozenset()     # with one of these each operand is written (`install -d`)
     flags: frozenset[str] = frozenset()         # other options read (`xargs --null`)
+    permute: bool = True                        # options after operands too (GNU getopt); perl stops at its first
 
     def known(self) -> frozenset[str]:
         """Every option named here: a long one may be given by an unambiguous prefix (`--target=DIR`)."""
@@ -40,17 +41,18 @@ class Program:
         value as `values` do; an ambiguous start as each option it may be, so that no version's reading of it is
         missed."""
         takes_value = self.values | self.outputs | self.into
-        return Getopt(takes_value, self.attached, self.known() - takes_value - self.attached, ambiguous_each=True)
+        return Getopt(takes_value, self.attached, self.known() - takes_value - self.attached, self.permute,
+                      ambiguous_each=True)
 
 
 COMPRESS = Program("each", _set("-S --suffix -b --block-size -T --threads --memlimit -L --level -o"),
                    never=_set("-c --stdout --to-stdout -l --list -t --test"), tree=True)
 
 
-def _in_place(values: str, scripts: str) -> Program:
+def _in_place(values: str, scripts: str, attached: str = "", permute: bool = True) -> Program:
     """`sed -i`, `perl -pi`, `ruby -i`: the files after the script (or each, with `-e`) are edited in place."""
-    return Program("script", _set(values), attached=_set("-i --in-place"), only=_set("-i --in-place"),
-                    scripts=_set(scripts))
+    return Program("script", _set(values), attached=_set("-i --in-place", attached), only=_set("-i --in-place"),
+                   scripts=_set(scripts), permute=permute)
 
 
 _TAR_CREATE, _TAR_EXTRACT = _set("-c --create -r --append -u --update -A --catenate --concatenate"), \
@@ -71,7 +73,11 @@ PROGRAMS: dict[str, Program] = {
                                    "--partial-dir --backup-dir --compare-dest --copy-dest --link-dest")),
     "scp": Program("last", _set("-P -i -o -F -c -l -S -J -D -X")),
     "sed": _in_place("-e -f -l --expression --file --line-length", "-e -f --expression --file"),
-    "perl": _in_place("-e -E -x", "-e -E"), "ruby": _in_place("-e -r -I -C -F -E --encoding", "-e"),
+    # perl (perl.c's switches): -e, -E and -I take the next word when nothing follows them; -x, -M, -m, -F, -V the
+    # rest of the word only (`-x s.pl f`: s.pl is the script, f edited); its switches end at the first operand
+    # (`perl -pe 1 f -i`: -i is the script's argument)
+    "perl": _in_place("-e -E -I", "-e -E", attached="-x -M -m -F -V", permute=False),
+    "ruby": _in_place("-e -r -I -C -F -E --encoding", "-e"),
     "sort": Program(values=_set("-k -t -S -T --key --field-separator --buffer-size --temporary-directory "
                                  "--parallel --files0-from --batch-size --compress-program --random-source"),
                      outputs=_set("-o --output")),
@@ -209,7 +215,7 @@ GIT_AM = Program(values=_set("-p -C --exclude --include --directory --whitespace
                  flags=_set("--abort --skip --continue --resolved -r --retry"))
 GIT_AM_RESUMES = _set("--abort --skip --continue --resolved -r --retry")   # the work tree from the patches in store
 # xargs: the words it reads, split at blanks and quotes, or at -d's character, or whole (-0); -a: from a file
-XARGS = Program(values=WRAPPERS["xargs"].value_options, attached=_set("-e -i -l --eof"),
+XARGS = Program(values=WRAPPERS["xargs"].value_options, attached=_set("-e -i -l --eof --max-lines --replace"),
                 flags=_set("-0 --null"))
 XARGS_SPLITS = _set("-d --delimiter")
 # find's tests that only narrow which entries its action gets (read as not narrowing: more entries, never fewer)

@@ -127,11 +127,31 @@ class SimpleCommands:
             return False          # `shopt -so histexpand`: as `set -H`
         if name in _OTHER_GRAMMARS and any(w not in ("--version", "--help") for w in words[1:]):
             return False
-        if name in _POSIX_SHELLS and any(w is None or "$'" in w for w in words[1:]):
+        if name in _POSIX_SHELLS and not _text_read_alike(words[1:]):
             return False
         if (at := _argv0_at(words, name)) is not None:
             self.findings.listed(tuple(words[at + 1:]))
         return True
+
+
+def _text_read_alike(words: list[Word]) -> bool:
+    """Whether sh, dash or ash read their text (the `-c` text or the script, their first operand) as bash reads it:
+    known, and without bash's `$'…'`. Their options before it must be known too (`sh $X -c …`: $X may be the
+    text); the words after it are the text's arguments, any value (`xargs sh -c 'rm "$1"' _`)."""
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word is None:
+            return False
+        if word == "--" or word[:1] not in ("-", "+") or len(word) == 1:
+            text = words[i + 1] if word == "--" and i + 1 < len(words) else word
+            return text is not None and "$'" not in text
+        if "o" in word[1:] or "O" in word[1:]:         # `-o NAME`, `-eo pipefail`: the name is no operand
+            if i + 1 < len(words) and words[i + 1] is None:
+                return False
+            i += 1
+        i += 1
+    return True
 
 
 def _argv0_at(words: list[Word], name: str) -> int | None:

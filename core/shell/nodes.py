@@ -53,6 +53,22 @@ def word_value(node: Node) -> Word:
     return None
 
 
+def may_be_several(node: Node) -> bool:
+    """Whether bash may make an argument whose value is only known when it runs several words, or none: an unquoted
+    expansion, substitution or pattern is split at blanks and globbed (`-n $N` with N='1 rm' is `-n 1 rm`), and so
+    are `"$@"` and `"${a[@]}"`; any other quoted text is one word."""
+    kind = node.type
+    if kind in ("raw_string", "ansi_c_string", "process_substitution"):
+        return False
+    if kind in ("string", "translated_string"):
+        return b"@" in (node.text or b"")
+    if kind == "concatenation":
+        return any(may_be_several(child) if child.type != "word" else PATTERN.search(
+            re.sub(r"\\.", "", (child.text or b"").decode("utf-8", errors="replace"))) is not None
+            for child in node.children)
+    return True
+
+
 _ANSI_C = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
            "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
 

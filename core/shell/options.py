@@ -10,7 +10,7 @@ from collections.abc import Collection
 
 from contextual.core.shell.nodes import Word
 from contextual.core.shell.wrapper import Wrapper
-from contextual.core.shell.wrappers import STDIN_PATHS
+from contextual.core.shell.wrappers import STDIN_PATHS, WRAPPERS
 
 
 def takes_next_word(word: str, option: str, attached: str, wrapper: Wrapper) -> bool:
@@ -120,21 +120,38 @@ def old_style(words: list[Word], wrapper: Wrapper) -> list[Word]:
 
 
 def replace_string(words: list[Word]) -> str | None:
-    """xargs' replace string: `-I STR`, `-ISTR`, `--replace=STR`, or `{}` for `-i` and `--replace` alone."""
-    for i, word in enumerate(words):
-        if word is None or not word.startswith("-") or word == "--":
+    """xargs' replace string, as its getopt reads its options (bundles, values skipped, the last one given wins):
+    `-I STR`, `-ISTR`, `-0I{}`, `--replace=STR` (or a unique start: `--re=STR`), `{}` for `-i` and `--replace`
+    alone; BSD's `-J STR`. None when none is given."""
+    xargs = WRAPPERS["xargs"]
+    found: str | None = None
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if word is None or word in ("-", "--") or not word.startswith("-"):
             break
-        if word in ("-I", "-J"):         # BSD's -J STR: the word STR
-            return words[i + 1] if i + 1 < len(words) else None
-        if word.startswith(("-I", "-J")):
-            return word[2:]
-        if word.startswith("--replace="):
-            return word.partition("=")[2]
-        if word in ("-i", "--replace"):
-            return "{}"
-        if word.startswith("-i") and not word.startswith("--"):
-            return word[2:]
-    return None
+        if word.startswith("--"):
+            name, equals, value = word.partition("=")
+            if len(name) > 3 and "--replace".startswith(name):
+                found = value if equals else "{}"
+            elif not equals and long_option(name, xargs) in xargs.value_options:
+                i += 1
+            continue
+        for at, letter in enumerate(word[1:], start=1):
+            rest = word[at + 1:]
+            if letter in "IJ":
+                found, i = (rest, i) if rest else (words[i] if i < len(words) else None, i + 1)
+                break
+            if letter == "i":
+                found = rest or "{}"
+                break
+            if letter in "el":             # an optional value, only in the word
+                break
+            if "-" + letter in xargs.value_options:
+                i += 0 if rest else 1
+                break
+    return found
 
 
 def replaced(words: list[Word], replace: str | None) -> list[Word]:

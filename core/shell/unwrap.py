@@ -269,6 +269,11 @@ class Unwrapper:
         return words or None
 
     def _find_exec(self, wrapper: Wrapper, rest: list[Word], depth: int) -> None:
+        if None in rest:
+            # `find . $X`, `find . -exec echo "$X" -exec rm f ';'`: a word only known when it runs may be (or split
+            # into) an action or the end of one, so which words are commands is not known
+            self.findings.unreadable()
+            return
         i = 0
         while i < len(rest):
             word = rest[i]

@@ -22,6 +22,8 @@ _SENSITIVE_VARIABLES = (COMMAND_VARIABLES | PROMPT_VARIABLES | STARTUP_VARIABLES
 # A new meaning for a name (`BASH_ALIASES=([y]=rm)`, `BASH_CMDS[ls]=/bin/rm`) is not followed: opaque wherever set
 _NEW_MEANINGS = frozenset({"BASH_CMDS", "BASH_ALIASES"})
 _ASSIGNING = frozenset({"export", "declare", "typeset", "local", "readonly"})
+# those whose -n makes a name for another variable (`export -n X` only stops exporting X)
+_NAMING = _ASSIGNING - {"export"}
 _DECLARERS = _ASSIGNING | frozenset({"read", "printf", "mapfile", "readarray", "unset"})
 _ASSIGNING_EXPANSION = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?=")
 _SETS_VARIABLE = frozenset({"printf", "read", "mapfile", "readarray"})     # -vNAME: the name attached
@@ -72,7 +74,7 @@ class Variables:
     def declared(self, words: list[Word], depth: int) -> None:
         """`export 'GIT_PAGER=rm f'`, `declare -x …`: the same as an assignment; `read GIT_PAGER`, `printf -v
         PAGER …`, `declare -n v=PAGER`: the value comes from elsewhere, so the line is opaque."""
-        if words[0] in _ASSIGNING and any(w is not None and w.startswith("-") and "n" in w for w in words[1:]):
+        if words[0] in _NAMING and any(w is not None and w.startswith("-") and "n" in w for w in words[1:]):
             self.findings.unreadable()    # `declare -n r=BASH_CMDS`: a name for another variable
             return
         for word in words[1:]:

@@ -15,10 +15,12 @@ from tree_sitter import Language, Node, Parser
 from contextual.core.shell.findings import Input, Reader
 from contextual.core.shell.latent import LatentText
 from contextual.core.shell.misreads import misread_node, unread_positions
-from contextual.core.shell.nodes import (backticks, declaration_words, heredoc_quoted, heredoc_read_as_bash,
-                                        heredoc_text, herestring_text, input_redirect, inside, redirect_words,
-                                        standard_input, Word, word_value)
+from contextual.core.shell.languages import LANGUAGES
+from contextual.core.shell.nodes import (backticks, command_name, declaration_words, heredoc_quoted,
+                                        heredoc_read_as_bash, heredoc_text, herestring_text, input_redirect, inside,
+                                        may_be_several, redirect_words, standard_input, Word, word_value)
 from contextual.core.shell.variables import Variables
+from contextual.core.shell.wrappers import WRAPPERS
 
 _WRITE_OPERATORS = {">", ">>", ">|", "&>", "&>>", "<>"}
 _NAMED_FD = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")     # `exec {fd}>file`: the shell picks a descriptor
@@ -70,7 +72,7 @@ class TreeWalk:
             node = stack.pop()
             kind = node.type
             if kind == "command":
-                self._command(node, depth, listed)
+                self._command(node, depth, listed, source)
             elif kind == "redirected_statement":
                 self._note_stdin(node, literal)
             elif kind == "heredoc_redirect" and not heredoc_read_as_bash(node, source):
@@ -173,7 +175,7 @@ class TreeWalk:
         listed[node.id] = words
         self.findings.listed(words, _input(node, listed))
 
-    def _command(self, node: Node, depth: int, listed: dict[int, tuple[Word, ...]]) -> None:
+    def _command(self, node: Node, depth: int, listed: dict[int, tuple[Word, ...]], source: bytes) -> None:
         name = node.child_by_field_name("name")
         if name is None:                  # assignments only
             return
@@ -186,7 +188,11 @@ class TreeWalk:
         parts = [name, *node.children_by_field_name("argument")]
         if any(a.end_byte == b.start_byte for a, b in zip(parts, parts[1:])):
             self.findings.misparsed()     # `cat {\.env,x}`: tree-sitter splits at `{\` what bash reads as one word
-        words = [word_value(name)] + [word_value(arg) for arg in arguments]
+        words = [word_value(name)]
+        for arg in arguments:
+            words.append(word_value(arg))
+            if words[-1] is None and _unwrapped(words[0]) and may_be_several(arg) and not _descriptor(arg, source):
+                words.append(None)        # `nice -n $N echo f`: N='1 rm' shifts which word is the command
         listed[node.id] = tuple(words)
         self.reader.add(words, depth, standard_input(node), _input(node, listed))
 
@@ -208,6 +214,24 @@ def _input(command: Node, listed: dict[int, tuple[Word, ...]]) -> Input:
     if source is not None and source.type == "redirected_statement":
         source = source.child_by_field_name("body")
     return Input("pipe", None, listed.get(source.id, ()) if source is not None else ())
+
+
+def _descriptor(arg: Node, source: bytes) -> bool:
+    """Whether the argument is `$fd` (or `${fd}`) for a descriptor `{fd}>FILE` opened on the line, and the line
+    spells fd nowhere else (it may set it otherwise: `fd='1 rm'`, `printf -vfd …`) nor IFS: then it holds the
+    number bash picked, one word (`exec {fd}>lock; flock -n $fd`)."""
+    found = re.fullmatch(rb"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})", arg.text or b"")
+    if found is None:
+        return False
+    name = found.group(1) or found.group(2)
+    opened = len(re.findall(rb"(?<!\$)\{" + name + rb"\}[<>]", source))
+    used = len(re.findall(rb"\$" + name + rb"(?![A-Za-z0-9_])|\$\{" + name + rb"\}", source))
+    return opened > 0 and source.count(name) == opened + used and b"IFS" not in source    # `IFS=1` splits 10
+
+
+def _unwrapped(word: Word) -> bool:
+    """Whether the command's words are read by position for what it runs in turn: a wrapper's or a language's."""
+    return word is not None and (command_name(word) in WRAPPERS or command_name(word) in LANGUAGES)
 
 
 def _spans_a_line_end(node: Node, source: bytes) -> bool:

@@ -108,6 +108,10 @@ class WrapperOptions:
     def permuted(self, wrapper: Wrapper, rest: list[Word], depth: int) -> bool:
         """GNU getopt reads options anywhere (`su root -c 'rm f'`, `rsync a b -e 'rm f'`): the script option
         and the command options among all the words. True when the script option handed the rest on."""
+        if None in rest[:_options_end(wrapper, rest)] and (
+                wrapper.script_option or wrapper.script_long or wrapper.command_options or wrapper.entry_options):
+            self.findings.unreadable()    # `su root -c ls "$X"`: X='-crm f' is an option too, read later: it wins
+            return True
         for i, word in enumerate(rest):
             if word is None or not word.startswith("-") or word == "-":
                 continue
@@ -170,6 +174,15 @@ class WrapperOptions:
                     if value is not None and value.startswith("="):
                         self.reader.script_word(value[1:], depth)    # clap and pflag: `-c='rm f'` is `rm f`
                 return
+
+
+def _options_end(wrapper: Wrapper, rest: list[Word]) -> int:
+    """Where getopt stops reading options: at a `--` no option takes as its value (`tar --exclude -- --to-command=C`
+    reads on); su and runuser hand the words after it to the shell, whose options they are (`su root -- -c TEXT`)."""
+    if wrapper.script_option:
+        return len(rest)
+    return next((i for i, w in enumerate(rest) if w == "--" and not may_take_next(rest[i - 1] if i else None)
+                 and not (i > 1 and rest[i - 2] in wrapper.pair_options)), len(rest))
 
 
 def _script_after(wrapper: Wrapper, word: str, after: list[Word]) -> Word:

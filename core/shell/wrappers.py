@@ -103,10 +103,11 @@ WRAPPERS: dict[str, Wrapper] = {
     "ionice": Wrapper(value_options=_opts("-c -n -p --class --classdata --pid")),
     "stdbuf": Wrapper(value_options=_opts("-i -o -e --input --output --error")),
     "chroot": Wrapper(value_options=_opts("--userspec --groups"), positional=1, default_shell=True),
-    # -e, -l and -i take an attached value only (`-l5`): the next word is the command.
-    # BSD's and macOS' xargs: -J STR (the word STR is what it reads), -R and -S take a number
-    "xargs": Wrapper(value_options=_opts("-a -d -E -I -L -n -P -s --arg-file --delimiter --replace --max-lines "
-                                         "--max-args --max-procs --max-chars --process-slot-var -J -R -S"),
+    # -e, -l and -i take an attached value only (`-l5`), and so do --eof, --max-lines and --replace (`--replace=R`):
+    # the next word is the command. BSD's and macOS' xargs: -J STR (the word STR is what it reads), -R and -S take
+    # a number
+    "xargs": Wrapper(value_options=_opts("-a -d -E -I -L -n -P -s --arg-file --delimiter --max-args --max-procs "
+                                         "--max-chars --process-slot-var -J -R -S"),
                      default=("echo",), appends_input=True, replace_options=_opts("-I --replace -J")),
     "time": Wrapper(value_options=_opts("-f -o --format --output"), assignments=True),
     "!": RUNS_ONE,      # `! ! rm f`, `time ! rm f`: tree-sitter makes a second `!` the command word
