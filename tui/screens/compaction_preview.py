@@ -18,6 +18,7 @@ from contextual.core.plural import plural
 from contextual.tui.format import tokens
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.screens.loss_ledger import LossLedgerScreen
+from contextual.tui.text_box import composed
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -47,8 +48,9 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
                 Binding("ctrl+t", "append_missing", "add missing", priority=True),
                 Binding("escape", "cancel", "cancel", priority=True),
                 # The title says "tab" edits the summary: from the instructions the focus chain wrapped to the
-                # archived rounds' pane first, and what was typed next went nowhere.
-                Binding("tab", "tab_from_instructions", show=False)]
+                # archived rounds' pane first, and what was typed next went nowhere. Priority, and the focus moves
+                # at once: what is typed with the tab is the summary's, not the instructions' (tui/text_box.py)
+                Binding("tab", "tab_from_instructions", show=False, priority=True)]
 
     def __init__(self, review: CompactionReview) -> None:
         super().__init__()
@@ -85,12 +87,15 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
         self.query_one("#preview-archive").border_title = "archived rounds"
         self.query_one("#preview-summary").border_title = "summary (editable: tab or click)"
         # What is typed first goes to the retry's instructions: in the summary it landed before its heading
-        # (`typed first## 📌 Archived…`). Editing the summary is a choice: tab or a click.
-        self.query_one("#preview-instructions", Input).focus()
+        # (`typed first## 📌 Archived…`). Editing the summary is a choice: tab or a click. At once: a tab read as
+        # the preview opened moves on to the summary after this.
+        self.set_focus(self.query_one("#preview-instructions", Input))
 
     def action_tab_from_instructions(self) -> None:
+        if not composed(self, self.action_tab_from_instructions):
+            return
         if self.focused is self.query_one("#preview-instructions", Input):
-            self.query_one(TextArea).focus()
+            self.set_focus(self.query_one(TextArea))
         else:
             self.focus_next()
 

@@ -11,6 +11,7 @@ from contextual.core.mcp.describe import shown_name
 from contextual.core.shell.written import commands_as_written
 from contextual.tui.css import stylesheet
 from contextual.tui.format import args_label
+from contextual.tui.text_box import composed, show_box
 from rich.syntax import Syntax
 from rich.text import Text
 from textual import events
@@ -95,10 +96,12 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
 
     CSS_PATH = stylesheet(__name__)
     BINDINGS = [
-        Binding("y,1", "decide('allow_once')", "allow once"),
-        Binding("a,2", "decide('allow_always')", "always"),
-        Binding("n,3", "decide('deny')", "deny"),
-        Binding("t,4", "decide('deny_tell')", "deny + tell"),
+        # priority: t opens the note, and what is typed with it is the note's (tui/text_box.py); the other answers
+        # too, so a burst's keys are read in the order typed (`n t` denies, the t after it is no note)
+        Binding("y,1", "decide('allow_once')", "allow once", priority=True),
+        Binding("a,2", "decide('allow_always')", "always", priority=True),
+        Binding("n,3", "decide('deny')", "deny", priority=True),
+        Binding("t,4", "decide('deny_tell')", "deny + tell", priority=True),
         Binding("escape", "stop", "stop the turn"),
         # the preview scrolls from the buttons: a long command's end is often what matters
         Binding("down", "scroll_preview(1)", show=False), Binding("up", "scroll_preview(-1)", show=False),
@@ -156,7 +159,8 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         self.query_one("#permission-note").display = False
         for runs in self.query("#permission-runs"):
             runs.display = False                  # until the preview turns out too short to show the whole line
-        self.query_one("#allow_once", Button).focus()
+        # at once: a `t` read as the dialog opened opens the note after this, and a deferred focus took it back
+        self.set_focus(self.query_one("#allow_once", Button))
         preview = self.query_one("#permission-preview", VerticalScroll)
         self.watch(preview, "scroll_y", lambda _: self._show_position(), init=False)
         self.watch(preview, "virtual_size", lambda _: self._show_position())
@@ -230,16 +234,16 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         return self.clock() - self._opened_at < self.GRACE_S
 
     def action_decide(self, decision: str) -> None:
+        if not composed(self, self.action_decide, decision):
+            return
         if self.query_one("#permission-note").display:     # typing the note: letters are text, not keys
             return
         if self.too_soon():
             self.query_one("#permission-box").border_subtitle = "a key typed as this opened was ignored: read, then answer"
             return
         if decision == "deny_tell":
-            note = self.query_one("#permission-note", Input)
-            note.display = True
             self.query_one("#permission-rule").display = False     # what "always" would add: moot once denying
-            note.focus()
+            show_box(self.query_one("#permission-note", Input))
             self.call_after_refresh(self._fit_preview)
         elif decision == "allow_once":
             self.dismiss(PermissionAnswer("allow_once"))

@@ -13,6 +13,7 @@ from contextual.tui.css import stylesheet
 from contextual.tui.format import mode_line, one_line, project_path
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.screens.confirm import ConfirmModal
+from contextual.tui.text_box import composed, hide_box, show_box
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -47,7 +48,8 @@ def lines_needed(widget: Widget, width: int, viewport: Size) -> int:
 
 class PermissionsScreen(ModalScreen[None]):
     CSS_PATH = stylesheet(__name__)
-    BINDINGS = [Binding("escape,q", "close", "close"), Binding("a", "add", "add a rule"),
+    # priority for a: what is typed with it is the new rule's (tui/text_box.py)
+    BINDINGS = [Binding("escape,q", "close", "close"), Binding("a", "add", "add a rule", priority=True),
                 Binding("d,delete", "remove", "remove")]
 
     def __init__(self, book: RuleBook) -> None:
@@ -70,7 +72,7 @@ class PermissionsScreen(ModalScreen[None]):
         for name in ("kind", "rule", "from", "state"):
             table.add_column(name, key=name)
         self.show_rules()
-        table.focus()
+        self.set_focus(table)              # at once: an `a` read as the screen opened focuses its entry after this
 
     def show_rules(self, keep: ListedRule | None = None, at: int = 0) -> None:
         """Read the rules again (the engine's too) and list them; the cursor goes to `keep`'s row when it is
@@ -196,9 +198,9 @@ class PermissionsScreen(ModalScreen[None]):
         self.app.push_screen(ConfirmModal("Remove a permission rule", question, yes="Remove"), answered)
 
     def action_add(self) -> None:
-        entry = self.query_one("#rules-new", Input)
-        entry.display = True
-        entry.focus()
+        if not composed(self, self.action_add):
+            return
+        show_box(self.query_one("#rules-new", Input))
         self.refit()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -209,17 +211,15 @@ class PermissionsScreen(ModalScreen[None]):
             self.say(str(exc), error=True)            # not written; the text stays to correct
             return
         event.input.value = ""
-        event.input.display = False
+        hide_box(event.input, self.query_one(DataTable))
         self.say(f"added {added.kind} {added.text} to {added.path}"
                  + ("" if added.in_force else f" · inert: {added.why_inert}"))
         self.show_rules(keep=added)
-        self.query_one(DataTable).focus()
 
     def action_close(self) -> None:
         entry = self.query_one("#rules-new", Input)
         if entry.display:
-            entry.display = False
-            self.query_one(DataTable).focus()
+            hide_box(entry, self.query_one(DataTable))
             self.refit()
             return
         self.dismiss(None)

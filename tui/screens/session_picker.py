@@ -13,6 +13,7 @@ from contextual.core.textsafe import strip_control
 from contextual.tui.css import stylesheet
 from contextual.tui.format import one_line, short_id, tokens
 from contextual.tui.remembered import Remembered
+from contextual.tui.text_box import composed, hide_box, show_box
 from contextual.tui.widgets.table_fit import fit_columns
 from rich.text import Text
 from textual import events
@@ -44,8 +45,9 @@ class SessionPicker(ModalScreen[str | None]):
 
     CSS_PATH = stylesheet(__name__)
     # priority: the table's own enter (its select, not shown) hid this one from the footer
+    # ctrl+t too: what is typed with it is the title's (tui/text_box.py)
     BINDINGS = [Binding("enter", "pick", "resume", priority=True), Binding("escape", "close", "close"),
-                Binding("ctrl+t", "rename", "rename"),
+                Binding("ctrl+t", "rename", "rename", priority=True),
                 Binding("backspace", "unfilter", "edit filter", show=False)]
 
     def __init__(self, sessions: list[Any], remembered: Remembered | None = None, current: str | None = None) -> None:
@@ -54,6 +56,7 @@ class SessionPicker(ModalScreen[str | None]):
         self.titles = remembered.titles() if remembered is not None else {}
         self.filter = ""
         self.shown: list[Any] = list(sessions)       # the rows, in order: the sessions the filter lets through
+        self.offered = ""                            # the title the rename box opened with
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-box"):
@@ -80,7 +83,7 @@ class SessionPicker(ModalScreen[str | None]):
         for name in ("rounds", "compactions", "tokens", "id"):
             table.add_column(name, key=name)
         self._rows()
-        table.focus()
+        self.set_focus(table)              # at once: a ctrl+t read as the list opened focuses the title after this
 
     def _rows(self) -> None:
         table = self.query_one(DataTable)
@@ -109,10 +112,18 @@ class SessionPicker(ModalScreen[str | None]):
         line.update(Text.assemble("filter: ", (text, "bold"), f"▏ {found} · backspace edits · esc clears"))
         self._rows()
         self._fit()
+        title = self.query_one("#picker-title", Input)
+        if title.display and title.value == self.offered:
+            # letters typed before ctrl+t, read after it (one burst): the rename is the highlighted row's, and its
+            # title, untouched yet, follows it, selected as on opening (typing replaces it)
+            self._offer_title()
+            title.select_all()
 
     def on_key(self, event: events.Key) -> None:
-        if self.query_one("#picker-title").display or not event.is_printable or not event.character:
-            return            # typing a title, or a key of the table's own
+        # A letter that reaches the screen was typed into no title (the input keeps what it types): it filters, also
+        # one typed before ctrl+t in its burst and read after it opened the title
+        if not event.is_printable or not event.character:
+            return            # a key of the table's own
         if event.character == " " and not self.filter:
             return
         event.stop()
@@ -120,9 +131,8 @@ class SessionPicker(ModalScreen[str | None]):
         self.set_filter(self.filter + event.character)
 
     def on_paste(self, event: events.Paste) -> None:
-        # an id copied from a shell (`contextual -r 75f5b5dc`) pasted here was dropped: it filters as typed
-        if self.query_one("#picker-title").display:
-            return            # the title's input takes it
+        # an id copied from a shell (`contextual -r 75f5b5dc`) pasted here was dropped: it filters as typed (a paste
+        # into the title stays the title's input's)
         event.stop()
         pasted = " ".join(strip_control(event.text).split())
         if pasted:
@@ -150,31 +160,30 @@ class SessionPicker(ModalScreen[str | None]):
         self.dismiss(event.row_key.value)
 
     def action_rename(self) -> None:
-        table = self.query_one(DataTable)
-        if not self.shown or self.remembered is None:
+        if not composed(self, self.action_rename) or not self.shown or self.remembered is None:
             return
-        info = self.shown[table.cursor_row]
-        title = self.query_one("#picker-title", Input)
-        title.value = self.title_of(info)
-        title.display = True
-        title.focus()
+        self._offer_title()
+        show_box(self.query_one("#picker-title", Input))
+
+    def _offer_title(self) -> None:
+        """The rename box holds the highlighted row's title, to edit."""
+        info = self.shown[self.query_one(DataTable).cursor_row] if self.shown else None
+        self.offered = self.query_one("#picker-title", Input).value = self.title_of(info) if info else ""
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         table = self.query_one(DataTable)
-        info = self.shown[table.cursor_row]
-        assert self.remembered is not None
-        self.remembered.set_title(str(info.id), event.value)
-        self.titles = self.remembered.titles()
-        self._fit()
-        event.input.display = False
-        table.focus()
+        if self.shown:          # none when letters typed before ctrl+t, read after it, filtered every row away
+            assert self.remembered is not None
+            self.remembered.set_title(str(self.shown[table.cursor_row].id), event.value)
+            self.titles = self.remembered.titles()
+            self._fit()
+        hide_box(event.input, table)
 
     def action_close(self) -> None:
         title = self.query_one("#picker-title", Input)
         if title.display:
-            title.display = False
-            self.query_one(DataTable).focus()
+            hide_box(title, self.query_one(DataTable))
             return
         if self.filter:           # esc clears the filter first, then closes
             self.set_filter("")
