@@ -43,7 +43,7 @@ async def test_tab_reaches_the_chat_after_its_rows_where_the_keys_scroll_it_and_
             chat, prompt = app.query_one(ChatLog), app.query_one(PromptInput)
             assert chat.max_scroll_y > 30 and chat.scroll_y == chat.max_scroll_y
             pane = app.query_one("#chat-pane")
-            unlit = pane.styles.border_top
+            unlit = pane.styles.border_left         # under 30 rows the line at its left (app.tcss)
             assert footer(app)["scroll"][0] == "pgup pgdn" and fits(app)
             await pilot.press("pageup")                            # from the input, as before
             assert chat.scroll_y < chat.max_scroll_y and app.focused is prompt
@@ -55,7 +55,7 @@ async def test_tab_reaches_the_chat_after_its_rows_where_the_keys_scroll_it_and_
                 await pilot.resize_terminal(width, 24)
                 assert fits(app), width
             await pilot.pause()
-            assert pane.styles.border_top != unlit                  # its border lit, as the input's is
+            assert pane.styles.border_left != unlit                 # its line lit, as the input's border is
             await pilot.press("end")
             bottom = chat.max_scroll_y
             assert chat.scroll_y == bottom

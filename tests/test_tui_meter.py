@@ -23,11 +23,9 @@ def screen_text(app) -> str:
     return app.export_screenshot().replace("&#160;", " ")
 
 
-def meter_lines(app) -> tuple[str, str]:
-    meter = app.query_one(TokenMeter)
-    text = meter.render()
-    first, second = text.plain.split("\n")
-    return first, second
+def meter_lines(app) -> list[str]:
+    """The meter's lines as shown: two, one under 30 rows."""
+    return app.query_one(TokenMeter).render().plain.split("\n")
 
 
 async def test_meter_warns_then_announces_compaction_at_a_20k_window(tmp_path):
@@ -137,7 +135,7 @@ async def test_past_the_line_the_meter_advises_compact_only_when_compact_would_a
         app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=4096), animate=False)
         async with app.run_test(size=(80, 24)) as pilot:
             await run_turn(pilot, "review this log:\n" + log)
-            first, _ = meter_lines(app)
+            first = meter_lines(app)[0]
             shown = app.query_one(TokenMeter).shown
             assert shown.level == "due" and not shown.due and shown.total < shown.estimate
             assert "/compact" not in first and "past the line: fitted" in first

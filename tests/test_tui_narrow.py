@@ -151,8 +151,8 @@ async def test_every_list_screen_survives_a_terminal_a_few_columns_wide(tmp_path
 
 
 async def test_history_pages_on_a_screen_too_short_to_show_a_row(tmp_path: Path):
-    """At 40x10 History's tab has no row of room: pgdn read where its rows are, never worked out there, and ended
-    the app (KeyError; found by a monkey at 60x15)."""
+    """At 40x8 History's tab has no row of room (at 40x10 before short screens lost the boxes' bottom rows): pgdn
+    read where its rows are, never worked out there, and ended the app (KeyError; found by a monkey at 60x15)."""
     from contextual.tui.widgets.history_view import HistoryView
     with FakeLLMServer(kind="openai", script=[finish("one"), finish("two")]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
@@ -162,7 +162,7 @@ async def test_history_pages_on_a_screen_too_short_to_show_a_row(tmp_path: Path)
             history = app.query_one(HistoryView)
             await pilot.press("f4")                      # narrow: the History tab, its rows have the keys
             await wait_for(pilot, lambda: app.focused is history and history.highlighted == 3)
-            await pilot.resize_terminal(40, 10)
+            await pilot.resize_terminal(40, 8)
             await wait_for(pilot, lambda: history.scrollable_content_region.height == 0)
             await pilot.press("pagedown", "pageup")
             await pilot.pause()
@@ -516,14 +516,15 @@ async def test_every_region_and_the_palette_settle_at_every_width_from_twelve_co
                 await pilot.pause()
 
 
-async def test_the_chat_of_a_40x12_screen_shows_the_newest_answer_not_a_blank_row(tmp_path: Path):
-    # The answer's last paragraph kept its bottom margin: the chat's one row at 40x12 showed that blank row. Blocks
-    # before it keep theirs (said by a class the streamed blocks move, not by an order-dependent rule).
+async def test_a_chat_of_one_row_shows_the_newest_answer_not_a_blank_row(tmp_path: Path):
+    # The answer's last paragraph kept its bottom margin: the chat's one row at 40x12 (40x8 since short screens lost
+    # the boxes' rows) showed that blank row. Blocks before it keep theirs (said by a class the streamed blocks
+    # move, not by an order-dependent rule).
     from contextual.tui.widgets.chat_log import ChatLog
     answer = "a first paragraph\n\n- a listed point\n\nthe last answer line"
     with FakeLLMServer(kind="openai", script=[finish(answer)]) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
-        async with app.run_test(size=(40, 12)) as pilot:
+        async with app.run_test(size=(40, 8)) as pilot:
             await run_turn(pilot, "hello")
             assert app.query_one(ChatLog).content_region.height == 1
             assert "the last answer line" in app.export_screenshot().replace("&#160;", " ")

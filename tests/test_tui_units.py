@@ -178,6 +178,31 @@ def test_the_meter_says_the_same_words_at_every_width_fewer_of_them_when_narrow(
             assert narrow.split("\n")[1].startswith(" next prompt "), narrow
 
 
+def test_the_one_line_meter_fits_and_says_the_two_lines_words_first_things_first():
+    """Under 30 rows the meter is one line: the first line whole, then the next prompt's size and the cost while
+    the bar keeps its columns; a compaction's hint before the next prompt's size, and no word the two lines do not
+    say."""
+    import re
+    from contextual.tui.widgets.token_meter import ONE_LINE_BAR, meter_line, meter_text
+    states = [_shown([]), _shown([], estimate=16_500, due=True, cached_tokens=1200, cost=0.0123),
+              _shown([], estimate=17_000, compactable=False, total=12_000), _shown([], basis="usage", server_factor=1.17)]
+    for shown in states:
+        wide = set(re.findall(r"[a-z]+", meter_text(shown, 200).plain.lower()))
+        for width in (40, 60, 80, 100, 120, 200):
+            line, first = meter_line(shown, width).plain, meter_text(shown, width).plain.split("\n")[0]
+            # no longer than the screen, or than the first line where that is cut (an ellipsis, as it was)
+            assert "\n" not in line and len(line) <= max(width, len(first)), (width, line)
+            assert set(re.findall(r"[a-z]+", line.lower())) <= wide, (width, line)
+            assert line.startswith(first.split("▕")[0] + "▕") and first.split("▏")[1] in line, (width, line)
+            if "next prompt" in line:
+                assert line.index("▏") - line.index("▕") - 1 >= ONE_LINE_BAR, (width, line)
+    assert "next prompt 150 of 20.0k window" in meter_line(_shown([]), 120).plain
+    # at 80 columns the cost stays, as on the two lines: the size gives up "of … window" for it
+    assert meter_line(_shown([], cost=0.0123), 80).plain.endswith("  next prompt 150  $0.0123")
+    due = meter_line(_shown([], estimate=16_500, due=True), 80).plain
+    assert "compaction at next message" in due and "(103%)" in due and "next prompt" not in due
+
+
 def test_meter_says_when_counts_are_calibrated_to_the_server():
     from contextual.tui.widgets.token_meter import meter_text
     assert "calibrated" not in meter_text(_shown([]), 120).plain

@@ -31,6 +31,10 @@ class Regions:
     def apply(self, root: DOMNode, narrow: bool) -> None:
         shown = {self.tab} if narrow else set(REGIONS) - self.hidden
         root.query_one("#region-tabs").display = narrow
+        # app.tcss: under 30 rows, less of a box under a tab. On the panes, not on #main: a class of #main restyles
+        # every turn of the chat (the pane restyles alone: widgets/chat_pane.py)
+        for pane in ("#chat-pane", "#side"):
+            root.query_one(pane).set_class(narrow, "-tabbed")
         root.query_one("#chat-pane").display = "chat" in shown
         root.query_one("#scratchpad").display = "scratchpad" in shown
         root.query_one("#history").display = "history" in shown

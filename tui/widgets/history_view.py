@@ -313,6 +313,7 @@ class HistoryView(OptionList):
             self.border_title = title
         if self.border_subtitle != subtitle:
             self.border_subtitle = subtitle
+            self.set_class(bool(subtitle), "-undoable")     # under 30 rows its bottom border shows only for it
 
     @property
     def title(self) -> str:
