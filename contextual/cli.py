@@ -21,8 +21,9 @@ from contextual.core.config_files import MODE_ALIASES, PERMISSION_MODES
 DESCRIPTION = """\
 Contextual: a terminal coding agent whose context you can see.
 
-Run it inside your project. With no -p it opens the full-screen app; with -p it
-runs one turn headless and prints the final answer.
+Run it inside your project. With no -p it opens the full-screen app (sending
+PROMPT first when given); with -p it runs one turn headless and prints the final
+answer.
 
 Configure a model once (flags > environment > .contextual/config.local.toml >
 .contextual/config.toml > $CONTEXTUAL_HOME/config.toml), e.g. for any
@@ -63,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(read only when something arrives within 1 s), and -p - takes the task from it; "
                         "-c -p '/compact [N] [instructions]' compacts the session instead (the app's other "
                         "/commands are refused)")
+    p.add_argument("first_message", nargs="?", metavar="PROMPT",
+                   help="open the app with PROMPT sent as its first message (as `claude \"…\"` does)")
     p.add_argument("-c", "--continue", dest="continue_latest", action="store_true",
                    help="continue the most recent session of this project")
     p.add_argument("-r", "--resume", metavar="ID", help="continue session ID")
@@ -122,6 +125,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"contextual {argv[0]}: interrupted", file=sys.stderr)
             return 130
     args = build_parser().parse_args(argv)
+    if args.first_message is not None and args.prompt is not None:
+        return make_printer(args.output_format).fail(
+            f"two tasks: -p {args.prompt!r} runs one headless, {args.first_message!r} opens the app with it; "
+            "give one (quote a task of several words)")
     if args.fork:
         failed = _fork(args)
         if failed is not None:
@@ -189,7 +196,8 @@ def _open_app(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return make_printer("text").fail(str(exc))
     from contextual.tui.launch import run_app   # imported only when the app is asked for: -p never loads textual
-    return run_app(config, resume_id=args.resume, continue_latest=args.continue_latest)
+    return run_app(config, resume_id=args.resume, continue_latest=args.continue_latest,
+                   first_message=args.first_message or "")
 
 
 def _print_mode(args: argparse.Namespace) -> int:

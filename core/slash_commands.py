@@ -43,7 +43,7 @@ HEADLESS: dict[str, str] = {
 NAMES: tuple[str, ...] = (COMPACT, *HEADLESS)
 
 # Other agents' commands a user may send out of habit: not commands here, so never sent either.
-ELSEWHERE: dict[str, str] = {}
+ELSEWHERE: dict[str, str] = {"/exit": HEADLESS["/quit"]}
 
 
 def compact_arguments(argument: str) -> tuple[str | None, int | None]:

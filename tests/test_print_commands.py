@@ -67,6 +67,7 @@ def test_compact_with_nothing_to_archive_says_so_and_how_to_archive_more(project
     ("/export notes.md", "/export is the app's command, not run by -p: `contextual export -c"),
     ("/cost", "/cost is the app's command, not run by -p: `--output-format json` gives each run's usage and total_cost_usd"),
     ("/compcat 3", "unknown command /compcat: did you mean /compact?"),
+    ("/exit", "unknown command /exit: -p ends by itself when its turn does"),     # not "did you mean /export?"
 ])
 def test_other_commands_are_refused_in_one_line_and_nothing_is_sent_or_opened(project: Path, prompt: str, said: str):
     with FakeLLMServer(kind="openai", script=[answer("sent after all")]) as srv:
@@ -99,3 +100,11 @@ def test_no_auto_compact_under_p_names_the_run_that_compacts_and_it_does(project
         args = advice.group(1).split()[1:]
         done = contextual([*args[:-1], "/compact 1"], project, _env(project, srv))
     assert done.returncode == 0 and done.stdout.startswith("compacted (manual)"), done.stderr
+
+
+def test_a_prompt_beside_p_is_refused_naming_both_tasks(project: Path):
+    """`contextual -p fix it`: the shell gives -p `fix` and leaves `it`, now the app's PROMPT. Neither is guessed."""
+    with FakeLLMServer(kind="openai", script=[answer("sent after all")]) as srv:
+        done = contextual(["-p", "fix", "it"], project, cli_env(home_of(project), srv.base_url))
+    assert done.returncode == 1 and not srv.requests, done.stderr
+    assert "two tasks: -p 'fix' runs one headless, 'it' opens the app with it" in done.stderr

@@ -5,10 +5,11 @@ table's long cell, copying from the chat, and the line printed at quit."""
 
 from __future__ import annotations
 
+import pytest
 from textual.app import App
 
 from tests.fakes.llm_server import FakeLLMServer
-from tests.tui_helpers import chat_text, finish, make_host, run_turn, wait_for, shown_screen
+from tests.tui_helpers import chat_text, finish, make_host, run_turn, shown_screen, type_and_send, wait_for
 from contextual.tui import commands
 from contextual.tui.app import ContextualApp
 from contextual.tui.widgets.chat_log import ChatLog
@@ -121,6 +122,52 @@ async def test_page_up_and_down_in_the_input_scroll_the_chat(tmp_path):
             await pilot.press("pagedown")
             await wait_for(pilot, lambda: chat.scroll_y == bottom)
             assert app.focused is app.query_one(PromptInput)
+
+
+@pytest.mark.parametrize("sent, said", [("/cost", "this session:"), ("!echo from the shell", "from the shell"),
+                                         ("/nosuch", "unknown command /nosuch")])
+async def test_a_command_sent_with_the_chat_scrolled_up_brings_its_answer_into_view(tmp_path, sent, said):
+    """Scrolled up to read, `/cost`, a `!command` or a mistyped command said its answer below the view and the chat
+    stayed put: the command looked like a key that did nothing. What is sent from the input goes to the end, as a
+    message does."""
+    with FakeLLMServer(kind="openai", script=[finish("\n\n".join(f"line {n}" for n in range(80)))]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=NARROW) as pilot:
+            chat = app.query_one(ChatLog)
+            await run_turn(pilot, "hello")
+            await pilot.press("pageup", "pageup")
+            await wait_for(pilot, lambda: chat.scroll_y < chat.max_scroll_y - 10)
+            await type_and_send(pilot, sent)
+            await wait_for(pilot, lambda: said in chat_text(app))
+            await wait_for(pilot, lambda: chat.scroll_y == chat.max_scroll_y, timeout=5)
+
+
+async def test_slash_exit_leaves_as_in_claude_code_and_codex(tmp_path):
+    """/exit, the way out of Claude Code and Codex, was an unknown command here: "did you mean /export?"."""
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=NARROW) as pilot:
+            await type_and_send(pilot, "/exit")
+            await wait_for(pilot, lambda: app.return_code is not None or "/export" in chat_text(app), timeout=10)
+    assert app.return_code == 0
+
+
+async def test_context_says_one_cached_message_in_the_singular():
+    """After a compaction only the system prompt is the previous call's: /context said "the 1 messages above are"."""
+    from contextual.tui.prompt_view import Shown, ShownMessage
+    from contextual.tui.screens.context_view import ContextScreen
+
+    def shown(*texts: str) -> Shown:
+        messages = tuple(ShownMessage("user" if i else "system", "L1" if i == 0 else "L3", t, 5)
+                         for i, t in enumerate(texts))
+        return Shown(messages, {}, 15, 8000, 15, 6000, False)
+
+    app = App()
+    async with app.run_test(size=NARROW) as pilot:
+        await app.push_screen(ContextScreen(shown("rules", "summary", "next"), shown("rules", "old", "older")))
+        await pilot.pause()
+        [mark] = [str(w.render()) for w in app.screen.query(".cache-mark")]
+        assert "the 1 message above is a prefix a provider cache can reuse" in mark, mark
 
 
 async def test_a_command_that_exits_non_zero_is_marked_failed_in_the_trail_and_history_live_and_resumed(tmp_path):

@@ -28,7 +28,7 @@ from contextual.core.session import SessionWriter, load_session
 from contextual.tui.app import ContextualApp
 from contextual.tui import hangup
 from contextual.tui.hangup import HUNG_UP_EXIT
-from contextual.tui.input_guard import IDLE_S, GuardedParser, PasteGuard
+from contextual.tui.input_guard import IDLE_S, TYPE_AHEAD_S, GuardedParser, PasteGuard
 from contextual.tui.remembered import Remembered
 from tests.cli_helpers import cli_env, session_files
 from tests.fakes.llm_server import FakeLLMServer
@@ -146,14 +146,15 @@ class _Terminal:
 
 
 @contextlib.contextmanager
-def _app_in_pty(project: Path, home: Path, base_url: str) -> Iterator[tuple[int, int, "_Terminal"]]:
-    """The real app in an 80x24 pseudo-terminal: its pid, the terminal's side and what it shows; killed if a test
-    leaves it running."""
+def _app_in_pty(project: Path, home: Path, base_url: str, *args: str,
+                **env: str) -> Iterator[tuple[int, int, "_Terminal"]]:
+    """The real app (`contextual ARGS`) in an 80x24 pseudo-terminal: its pid, the terminal's side and what it
+    shows; killed if a test leaves it running."""
     pid, fd = pty.fork()
     if pid == 0:        # the child: the app, as a terminal emulator starts it
         os.chdir(project)
-        os.execve(sys.executable, [sys.executable, "-m", "contextual"],
-                  {**cli_env(home, base_url), "TERM": "xterm-256color"})
+        os.execve(sys.executable, [sys.executable, "-m", "contextual", *args],
+                  {**cli_env(home, base_url, **env), "TERM": "xterm-256color"})
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     terminal = _Terminal(fd)
     try:
@@ -427,6 +428,55 @@ def test_an_end_marker_inside_pasted_text_does_not_type_the_rest_as_keys():
     assert typed == [("Paste", "hello"), ("Key", "h"), ("Key", "enter")]
     two = _parsed([(0, "\x1b[200~a\x1b[201~\x1b[200~b\x1b[201~")])
     assert two == [("Paste", "a"), ("Paste", "b")]
+
+
+def test_enter_typed_before_the_app_took_the_terminal_sends_the_message(tmp_path):
+    """`contextual`, enter, and the question typed at once: the terminal, still in its cooked mode, turned the
+    question's enter into a line feed, which the app read as ctrl+j: a new line in the input, and nothing sent."""
+    project, home = make_project(tmp_path), tmp_path / "home"
+    with FakeLLMServer(kind="openai", script=[finish("typed ahead")]) as srv:
+        with _app_in_pty(project, home, srv.base_url) as (pid, fd, terminal):
+            os.write(fd, b"hello\r")                                # before the app has even started
+            until(lambda: srv.requests or b"estimate" in terminal.shown or not alive(pid), "the first frame", 30)
+            until(lambda: srv.requests or not alive(pid), "the message sent", 30)
+            os.write(fd, b"\x11")                                   # ctrl+q
+            until(lambda: not alive(pid), "the app quitting")
+    assert srv.requests[0]["messages"][-1]["content"] == "hello"
+
+
+def test_words_typed_before_the_first_frame_never_answer_the_projects_trust_question(tmp_path):
+    """The trust question opens as the app starts: the `a` of `can you help`, typed ahead, approved the checkout's
+    MCP server, which ran unread. Keys read before the question was on screen, or in its first moment, answer
+    nothing, and the box says so."""
+    project, home = make_project(tmp_path), tmp_path / "home"
+    ran = project / "server-ran"
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"tracker": {
+        "command": sys.executable, "args": ["-c", f"open({str(ran)!r}, 'w')"]}}}))
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        with _app_in_pty(project, home, srv.base_url, CONTEXTUAL_TRUST_PROJECT="") as (pid, fd, terminal):
+            os.write(fd, b"can you help\r")                         # before the app has even started
+            until(lambda: b"was ignored" in terminal.shown or ran.exists() or not alive(pid), "the keys read", 30)
+            os.write(fd, b"\x11")                                   # ctrl+q
+            until(lambda: not alive(pid), "the app quitting")
+    assert not ran.exists() and not srv.requests
+
+
+def test_a_prompt_on_the_command_line_opens_the_app_and_is_sent_as_its_first_message(tmp_path):
+    """`contextual "explain the cart"`, as `claude "…"` and `codex "…"` take it, was refused with argparse's
+    usage: the app opens and sends it."""
+    project, home = make_project(tmp_path), tmp_path / "home"
+    with FakeLLMServer(kind="openai", script=[finish("it adds up")]) as srv:
+        with _app_in_pty(project, home, srv.base_url, "explain the cart") as (pid, fd, terminal):
+            until(lambda: b"it adds up" in terminal.shown or not alive(pid), "the answer shown", 30)
+            os.write(fd, b"\x11")                                   # ctrl+q
+            until(lambda: not alive(pid), "the app quitting")
+    assert [r["messages"][-1]["content"] for r in srv.requests] == ["explain the cart"]
+
+
+def test_only_the_first_read_as_the_reader_starts_is_type_ahead():
+    """Its line feeds are enters; a later ctrl+j, or a first one pressed once the app is up, starts a new line."""
+    assert _parsed([(0, "hi\n"), (1, "\n")]) == [("Key", "h"), ("Key", "i"), ("Key", "enter"), ("Key", "ctrl+j")]
+    assert _parsed([(TYPE_AHEAD_S, "\n")]) == [("Key", "ctrl+j")]
 
 
 def _stopped(pid: int) -> bool:

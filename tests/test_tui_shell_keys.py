@@ -1,5 +1,6 @@
 """What a shell, Claude Code or Codex user's hands do in the input without thinking, on the real app: ctrl+k kills to
-the line's end, ctrl+c empties a draft, and /copy takes an answer out of a full-screen chat."""
+the line's end, ctrl+c empties a draft, ctrl+d on an empty input leaves, and /copy takes an answer out of a
+full-screen chat."""
 
 from __future__ import annotations
 
@@ -55,6 +56,22 @@ async def test_ctrl_c_on_a_draft_empties_the_input_which_ctrl_z_or_up_brings_bac
             await pilot.press("ctrl+c")
             await wait_for(pilot, lambda: not app.is_running or app._exit_renderables is not None
                            or app.return_code == 0)
+
+
+async def test_ctrl_d_deletes_at_the_cursor_and_on_an_empty_input_twice_quits(tmp_path):
+    """ctrl+d on an empty input, which leaves a shell, Claude Code, Codex and aider, did nothing here."""
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=NARROW) as pilot:
+            prompt = app.query_one(PromptInput)
+            await pilot.press(*"fix it", "home", "ctrl+d")
+            assert prompt.text == "ix it" and toasts(app) == []
+            prompt.clear()
+            await pilot.press("ctrl+d")
+            assert app.is_running and toasts(app)[-1] == "Press ctrl+d again to quit."
+            await pilot.press("ctrl+d")
+            await wait_for(pilot, lambda: app.return_code is not None)
+    assert app.return_code == 0
 
 
 async def test_copy_puts_the_latest_or_the_nth_answer_on_the_clipboard_as_markdown(tmp_path):

@@ -158,3 +158,17 @@ async def test_the_question_quotes_the_files_as_written_names_them_and_wraps_a_h
             [at] = [n for n, line in enumerate(lines) if line.startswith("  • on PreToolUse Bash: run python3")]
             assert hook not in lines[at] and lines[at + 1].startswith("    ") and lines[at + 1].strip(), lines
             await pilot.press("n")
+
+
+async def test_a_prompt_from_the_command_line_waits_for_the_trust_answer(tmp_path: Path):
+    """`contextual "PROMPT"` in a checkout that asks for trust: sent at once, its turn would run without the servers
+    an approval starts. It goes once the question is answered."""
+    with FakeLLMServer(kind="openai", script=[finish("ok")]) as srv:
+        app = ContextualApp(checkout_host(tmp_path, srv.base_url), animate=False, first_message="list the items")
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, TrustModal))
+            await pilot.pause()
+            assert not app.turns.running and not srv.requests
+            await pilot.press("n")
+            await wait_for(pilot, lambda: len(srv.requests) == 1 and not app.turns.running)
+    assert srv.requests[0]["messages"][-1]["content"] == "list the items"

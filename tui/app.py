@@ -103,7 +103,7 @@ class ContextualApp(App[object]):
 
     def __init__(self, host: Host, opened: Opened | None = None, *, animate: bool = True,
                  open_after_first_frame: bool = False, resume: Path | None = None,
-                 quit_on_hangup: bool = False) -> None:
+                 quit_on_hangup: bool = False, first_message: str = "") -> None:
         textual_patches.install()       # here, not on import: the launch's app and every test's run patched alike
         collector.tune()                # here too: the benchmarks' apps are built as a test's are
         super().__init__()
@@ -118,7 +118,7 @@ class ContextualApp(App[object]):
         deferred = open_after_first_frame or resume is not None
         self.shown_engine = ShownEngine(self, resume, opened or (None if deferred else host.new_engine()))
         self.readouts = Readouts(self, self.shown_engine)
-        self.startup = Startup(self, self.shown_engine, self.readouts)
+        self.startup = Startup(self, self.shown_engine, self.readouts, first_message)
         self.panes = Panes(self)
         self.turns = TurnRunner(self, self.shown_engine, self.startup, self.readouts, self.panes)
         self.interrupt_keys = InterruptKeys(self, self.turns)
@@ -201,6 +201,7 @@ class ContextualApp(App[object]):
         prompt.take_queued = self.turns.take_back_queued
         prompt.page_chat = self.panes.page_chat
         prompt.to_chat = self.panes.to_chat
+        prompt.end_of_input = self.interrupt_keys.ctrl_d
         inert_commands = self.command_table.load_custom(self.config.project_root, self.config.home)   # issue 30.3
         if not self.animated:
             prompt.cursor_blink = False
@@ -322,9 +323,13 @@ class ContextualApp(App[object]):
         text = valid_unicode(text)
         self.remembered.add_input(text)
         parsed = self.command_table.parse(text)
+        unknown = None if parsed is not None else self.command_table.unknown(text)
+        message = parsed is None and unknown is None and not text.startswith("!") and not is_memory(text)
+        if not (message and self.turns.running):     # a message queued leaves the chat where it is being read
+            self.query_one(ChatLog).follow_end()
         if parsed is not None:
             await self.run_command(*parsed)
-        elif (unknown := self.command_table.unknown(text)) is not None:
+        elif unknown is not None:
             await self.say(unknown, "error")
         elif text.startswith("!"):
             run_shell(self, text[1:].strip())

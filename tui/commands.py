@@ -74,9 +74,13 @@ COMMANDS: tuple[Command, ...] = (
     Command("/copy", "[N]", "copy the latest answer (or the Nth newest) to the clipboard", Copy()),
     Command("/theme", "[name]", "pick a colour theme, or switch to NAME (remembered)", Theme()),
     Command("/help", "", "commands and keys", Help()),
-    Command("/quit", "", "leave (the session is saved as it goes)", RunAction("quit")),
+    Command("/quit", "", "leave, as /exit does (the session is saved as it goes)", RunAction("quit")),
 )
+# Other agents' names for a command, run as it (Claude Code and Codex leave by /exit): not listed, so `/ex` still
+# completes to /export alone; a mistyped /exit had answered "did you mean /export?"
+ALIASES = {"/exit": "/quit"}
 BY_NAME = {c.name: c for c in COMMANDS}
+BY_NAME |= {alias: BY_NAME[name] for alias, name in ALIASES.items()}
 
 
 class CommandTable:

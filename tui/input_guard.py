@@ -24,6 +24,10 @@ Copied text can hold an end marker itself (a crafted web page: `hello ESC[201~ r
 does not filter it ends the paste there, the rest typed and its line end an `enter`. One read holding a second end
 marker with no start between is one paste up to its last end: a person types nothing inside a burst.
 
+Keys typed before the app took the terminal (`contextual`, enter, then the question at once) wait in the terminal's
+line discipline, which turned each enter into a line feed: read as ctrl+j, the question's enter started a new line
+and nothing was sent. What the reader reads first, right as it starts, is that type-ahead: its line feeds are enters.
+
 The thread asks the driver module for its decoder and its parser by name each time it starts, so those names are
 given these (tui/textual_patches.py installs them with the app's other patches of Textual). Windows reads keys as
 text already, and has no such module.
@@ -45,6 +49,7 @@ PASTE_START = "\x1b[200~"       # what a terminal sends around a bracketed paste
 PASTE_END = "\x1b[201~"
 IDLE_S = 0.5                    # no byte for this long inside a paste: it is over, whatever the terminal left unsaid
 KEY_MAX = 32                    # the longest escape sequence Textual's parser reads as one key or mouse report
+TYPE_AHEAD_S = 0.5              # a first read this soon after the reader starts was typed before the app started
 
 
 class PasteGuard:
@@ -112,10 +117,16 @@ class GuardedParser(XTermParser):
     def __init__(self, debug: bool = False, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(debug)
         self._pastes = PasteGuard(clock)
+        self._clock = clock
+        self._started: float | None = clock()      # until the first read: when the reader started
 
     def feed(self, data: str) -> Iterable[Message]:
         if not data:                                    # the end of input, as the driver says it
             return super().feed(data)
+        if self._started is not None:
+            if self._clock() - self._started < TYPE_AHEAD_S:
+                data = data.replace("\n", "\r")          # the terminal's cooked mode made each enter a line feed
+            self._started = None
         guarded = self._pastes.feed(data)
         return super().feed(guarded) if guarded else ()     # "" would read as the end of input
 

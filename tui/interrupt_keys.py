@@ -1,6 +1,6 @@
 """esc and ctrl+c, whose meaning depends on what runs: a compaction preview cancelled, a turn (or `!command`)
-interrupted, a selection copied; idle, esc twice on an empty input opens /rewind and ctrl+c twice quits. Owned by
-the app (``ContextualApp.interrupt_keys``), with the times of the first press."""
+interrupted, a selection copied; idle, esc twice on an empty input opens /rewind and ctrl+c (or ctrl+d, there)
+twice quits. Owned by the app (``ContextualApp.interrupt_keys``), with the times of the first press."""
 
 from __future__ import annotations
 
@@ -92,12 +92,21 @@ class InterruptKeys:
             app.query_one(PromptInput).set_aside()
             app.notify("Input cleared: ctrl+z or ↑ brings it back.", timeout=QUIT_AGAIN_WITHIN)
             return
+        self.quit_twice("ctrl+c")
+
+    def ctrl_d(self) -> None:
+        """ctrl+d on an empty input: idle, twice quits, as ctrl+c does (either key arms the other); in a turn,
+        nothing (ctrl+c and esc interrupt it)."""
+        if not self.turns.running and self.app.screen is self.app.screen_stack[0]:
+            self.quit_twice("ctrl+d")
+
+    def quit_twice(self, key: str) -> None:
         now = time.monotonic()
         if now - self._quit_armed_at <= QUIT_AGAIN_WITHIN:
-            app.call_later(app.action_quit)
+            self.app.call_later(self.app.action_quit)
             return
         self._quit_armed_at = now
-        app.notify("Press ctrl+c again to quit.", timeout=QUIT_AGAIN_WITHIN)
+        self.app.notify(f"Press {key} again to quit.", timeout=QUIT_AGAIN_WITHIN)
 
     def copied(self, text: str) -> None:
         """Said, as nothing on screen changed: the copy goes through the terminal (OSC 52), which may refuse it."""

@@ -10,8 +10,9 @@ from contextual.tui.app import ContextualApp
 from contextual.tui.host import RealHost
 
 
-def run_app(config: Config, resume_id: str | None = None, continue_latest: bool = False) -> int:
-    """`contextual` (and -c / -r): open the app; returns the exit code."""
+def run_app(config: Config, resume_id: str | None = None, continue_latest: bool = False,
+            first_message: str = "") -> int:
+    """`contextual` (and -c / -r, and a PROMPT sent first): open the app; returns the exit code."""
     host = RealHost(config)
     tokens.remember_counts(config.home)     # counts of earlier runs show before the tokenizer has loaded
     path = None
@@ -22,7 +23,8 @@ def run_app(config: Config, resume_id: str | None = None, continue_latest: bool 
             print(f"contextual: {exc}", file=sys.stderr)
             return 1
     # The engine, and a resumed session's whole record, are read once the first frame is on screen.
-    app = ContextualApp(host, open_after_first_frame=True, resume=path, quit_on_hangup=True)
+    app = ContextualApp(host, open_after_first_frame=True, resume=path, quit_on_hangup=True,
+                        first_message=first_message)
     app.run()
     tokens.save_counts()
     if app.startup.error is not None:

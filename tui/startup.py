@@ -15,6 +15,7 @@ from contextual.tui.shown_engine import ShownEngine
 from contextual.tui.textual_app import TextualApp
 from contextual.tui.widgets.chat_log import FIRST_TURNS, ChatLog
 from contextual.tui.widgets.history_view import HistoryView
+from contextual.tui.widgets.prompt_input import PromptInput
 from contextual.tui.workers import worker_running
 
 if TYPE_CHECKING:
@@ -39,10 +40,12 @@ class LaunchedApp(TextualApp, Protocol):
 
 
 class Startup:
-    def __init__(self, app: LaunchedApp, shown: ShownEngine, readouts: Readouts) -> None:
+    def __init__(self, app: LaunchedApp, shown: ShownEngine, readouts: Readouts, first_message: str = "") -> None:
         self.app = app
         self.shown = shown
         self.readouts = readouts
+        self.first_message = first_message                 # `contextual "PROMPT"`: sent once the launch allows
+        self.trust_settled = False                         # the project's trust question is answered, or was none
         self.error: str | None = None                      # the session to resume could not be opened
         self.connected = asyncio.Event()                   # set once the host found the window and the provider
         self.stopped = False                               # the app is quitting: nothing more of the launch starts
@@ -92,8 +95,21 @@ class Startup:
             self.start_mcp()
 
     def start_mcp(self) -> None:
+        self.trust_settled = True
         if hasattr(self.app.host, "start_mcp"):       # servers come up in the background (core/mcp)
             self.app.host.start_mcp(lambda: self.app.call_later(self.app.mcp_changed))
+        self.send_first_message()
+
+    def send_first_message(self) -> None:
+        """`contextual "PROMPT"`: sent as if typed, once the session is shown (a resumed chat is rebuilt when its
+        engine is) and the project's trust question is answered (sent before, its turn ran without the servers
+        the answer starts)."""
+        if self.stopped or not (self.first_message and self.trust_settled and self.shown.engine_shown):
+            return
+        text, self.first_message = self.first_message, ""
+        prompt = self.app.query_one(PromptInput)
+        prompt.put(text)
+        prompt.submit()
 
     async def trust_answered(self, items: list[Item], yes: bool) -> None:
         from contextual.tui.screens.trust import answered
@@ -137,6 +153,7 @@ class Startup:
                 shown.engine_shown = True
                 self.readouts.show_prompt()
                 shown.refresh_undoable()
+        self.send_first_message()
         if tokens.ready():
             self.connect()
         elif self.readouts.shown is not None:

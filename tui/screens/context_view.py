@@ -9,6 +9,7 @@ import re
 from collections import defaultdict
 
 from contextual.core.context.compaction_words import ESTIMATE
+from contextual.core.plural import plural
 from contextual.tui.css import stylesheet
 from contextual.tui.format import one_line, tokens, unparsed
 from contextual.tui.meter_words import figures_explained
@@ -95,7 +96,7 @@ def summary_text(s: Shown, width: int) -> Text:
     the line broke "trigger estimate 14.7k of" from its "5.8k")."""
     usage, estimate, line_at = s.basis == "usage", tokens(s.estimate), tokens(s.threshold)
     window = tokens(s.counted_window)
-    phrases = ["next prompt", f"{len(s.messages)} messages", f"{tokens(s.total)} tok of {window} window",
+    phrases = ["next prompt", plural(len(s.messages), "message"), f"{tokens(s.total)} tok of {window} window",
                f"{ESTIMATE} {estimate}{' (server usage)' if usage else ''} of {line_at}"]
     if len(" " + " · ".join(phrases)) > width:      # the meter's narrow words; whose count: the figures row says
         phrases[2:] = [f"{tokens(s.total)} of {window} window", f"estimate {estimate} / {line_at} trigger"]
@@ -137,9 +138,10 @@ class ContextScreen(Screen[None]):
             yield Static(totals_table(s), id="context-totals")
             for index, m in enumerate(s.messages):
                 if index == self.changed_at:
-                    yield Static(Text(f"── the prompt differs from the previous call from here: the {index} "
-                                      "messages above are a prefix a provider cache can reuse ──",
-                                      style="bold #d7af5f"), classes="cache-mark")
+                    above = f"{plural(index, 'message')} above {'is' if index == 1 else 'are'}"
+                    yield Static(Text(f"── the prompt differs from the previous call from here: the {above} a "
+                                      "prefix a provider cache can reuse ──", style="bold #d7af5f"),
+                                 classes="cache-mark")
                 with Collapsible(title=block_title(index, m), collapsed=True, classes=f"-{m.form or 'plain'}"):
                     yield Static(render_content(m.content), classes="content")
         yield Footer()

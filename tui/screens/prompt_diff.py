@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from contextual.core.context.prompt_diff import PromptDiff
 from contextual.core.context.sent_log import SentLog
+from contextual.core.plural import plural
 from contextual.tui.css import stylesheet
 from contextual.tui.format import tokens
 from contextual.tui.widgets.table_fit import fit_columns
@@ -78,8 +79,8 @@ class PromptDiffScreen(ModalScreen[None]):
             self.query_one("#diff-cache", Static).update("")
             return
         self.query_one("#diff-totals", Static).update(
-            f"{tokens(d.before_tokens)} → {tokens(d.after_tokens)} tokens · {d.unchanged} messages unchanged · "
-            f"{len(d.changes)} changed")
+            f"{tokens(d.before_tokens)} → {tokens(d.after_tokens)} tokens · "
+            f"{plural(d.unchanged, 'message')} unchanged · {len(d.changes)} changed")
         self.query_one("#diff-cache", Static).update(cache_line(d, self.priced))
         for c in d.changes:
             form = " → ".join(f for f in (c.before_form, c.after_form) if f)

@@ -1,5 +1,9 @@
 """The one question a project's committed config asks before it can run a command or widen a permission
-(core/trust.py): what each piece would run or allow, as read from the files; dismisses True (approve) or False."""
+(core/trust.py): what each piece would run or allow, as read from the files; dismisses True (approve) or False.
+
+It opens as the app starts, and words typed ahead of the first frame (`contextual`, enter, `can you…`) answered it:
+the `a` of `can` approved the project's servers and hooks unread. A key read before the question was on screen, or in
+its first moment (the permission dialog's grace), is ignored, and the box says so."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from contextual.tui.css import stylesheet
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.screens.confirm import Answers, answer_bindings, fit_question, question_box, scroll_question
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.screen import ModalScreen
 
@@ -46,6 +51,18 @@ class TrustModal(ModalScreen[bool]):
     def __init__(self, items: list[Item], project: Path) -> None:
         super().__init__()
         self.items, self.project = items, project
+        self._opened_at: float | None = None        # on Textual's clock, as a key's time: when it was read
+
+    def on_mount(self, event: events.Mount) -> None:
+        self._opened_at = event.time
+
+    def on_key(self, event: events.Key) -> None:
+        from contextual.tui.screens.permission import PermissionModal      # late: it pulls the shell parser in
+        if self._opened_at is not None and event.time - self._opened_at >= PermissionModal.GRACE_S:
+            return
+        event.stop()            # before the app's bindings and the focused button's own enter
+        event.prevent_default()
+        self.query_one("#trust-box").border_subtitle = "a key typed as this opened was ignored: read, then answer"
 
     def compose(self) -> ComposeResult:
         answers = Answers(Text("Not now [n]"), Text("Approve [a]"), id="trust-buttons", compact=True)

@@ -19,7 +19,7 @@ KEYS = (("enter", "send · ctrl+j (shift+enter, \\ enter) new line · up/down pa
         ("esc", "interrupt the running turn (recorded as interrupted) or the compaction; idle, twice: /rewind"),
         ("ctrl+c", "copy the selection (drag over chat text; the terminal must allow OSC 52, shift+drag uses its "
                    "own; /copy: the latest answer); else interrupt a running turn; when idle, empty the input "
-                   "(ctrl+z or up brings it back), and on an empty one twice quits"),
+                   "(ctrl+z or up brings it back), and on an empty one twice quits (ctrl+d there too)"),
         ("ctrl+a ctrl+e ctrl+k", "in the input: to the line's start, its end, cut to its end (on an empty input: "
                                  "compact) · ctrl+u ctrl+w cut to the start, the word before · ctrl+z undo"),
         ("tab", "from the input, on to the chat's newest \"▶ N tool calls\" row (↑ ↓ the others; enter opens one: "

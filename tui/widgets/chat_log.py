@@ -211,15 +211,19 @@ class ChatLog(VerticalScroll):
                 and not self.is_vertical_scrollbar_grabbed:
             self.anchor()
 
+    def follow_end(self) -> None:
+        """What you send, and what answers it, is what you read next: at once, and again once a scroll asked for
+        before it (a key's, done after the next refresh) is done. A command's answer too: scrolled up, `/cost`
+        or `!ls` said it below the view and looked like a key that did nothing."""
+        self.anchor()
+        self.call_after_refresh(self.anchor)
+
     async def add_user(self, text: str) -> None:
         self.trail, self.adjusted, self._adjustments, self.todos = None, None, [], None
         self._permission = ""
         await self.query_children(".welcome").remove()      # the empty session's welcome has done its job
         self._focus_to_input()
-        # what you send, and what answers it, is what you read next: at once, and again once a scroll asked for
-        # before it (a key's, done after the next refresh) is done
-        self.anchor()
-        self.call_after_refresh(self.anchor)
+        self.follow_end()
         await self.mount(user_line(text))
         await self._drop_oldest_turns()
 

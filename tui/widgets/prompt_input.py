@@ -70,7 +70,8 @@ class PromptInput(TextArea):
     # in the footer ("scroll": the chat's word too; "scroll chat" ran under the palette's key at 70 columns): the
     # one way the chat scrolled from here was said only in /help
     BINDINGS = [Binding("pageup", "chat_page(-1)", "scroll", key_display="pgup pgdn"),
-                Binding("pagedown", "chat_page(1)", show=False)]
+                Binding("pagedown", "chat_page(1)", show=False),
+                Binding("ctrl+d", "delete_right_or_end", show=False)]
 
     @dataclass
     class Submitted(Message):
@@ -96,10 +97,20 @@ class PromptInput(TextArea):
         # The app's chat: tab (with no list open) goes to its newest "▶ N tool calls" row, else to the chat itself;
         # False when it is not shown
         self.to_chat: Callable[[], bool] = lambda: False
+        # The app's quit, asked by ctrl+d on an empty input: a shell's end of input (twice, as ctrl+c)
+        self.end_of_input: Callable[[], None] = lambda: None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # a dialog's backdrop shows this screen's footer: there the key is the dialog's, not named
         return action != "chat_page" or self.screen is self.app.screen
+
+    def action_delete_right_or_end(self) -> None:
+        """ctrl+d deletes the character at the cursor, as in a shell; on an empty input it is the end of input that
+        leaves a shell, Claude Code, Codex and aider (here it did nothing)."""
+        if self.text:
+            self.action_delete_right()
+        else:
+            self.end_of_input()
 
     def action_chat_page(self, direction: int) -> None:
         """A page of the chat; where it is not shown (narrow, another tab), the input's own page."""
