@@ -3,7 +3,7 @@
     python benchmarks/bench_tool_turns.py [DIR]      # default ../shared/trajectories/tune
 
 `contextual replay` plays every recorded step as Bash, so its figures are those of Bash-driven turns. Here each
-recorded step that shows one file (`cat F`, `sed -n 'A,Bp' F`, `head -n N F` as digest.file_origin reads them,
+recorded step that shows one file (`cat F`, `sed -n 'A,Bp' F`, `head -n N F` as command_kind.file_origin reads them,
 `nl -ba F [| sed -n 'A,Bp']`) becomes a Read step whose observation is Read's own text (lines numbered as the tool numbers them);
 every other step stays Bash. The turn's scratchpad is then sent as `ours` and as `raw` would send it at each call
 (core/context/scratchpad.py, no engine, no L1 or task), and the script prints prompt tokens and billed tokens
@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from contextual.core.context import compressor, digest as dg, turn_forms  # noqa: E402
+from contextual.core.context import command_kind as ck, compressor, turn_forms  # noqa: E402
 from contextual.core.context.scratchpad import ScratchStep, ours, raw, shorten_action  # noqa: E402
 from contextual.core.replay.loaders import find_trajectories, load_trajectories  # noqa: E402
 from contextual.core.replay.metrics import billed_tokens, common_prefix_length  # noqa: E402
@@ -52,10 +52,10 @@ _NL = re.compile(r"^\s*\d+\t", re.M)
 
 
 def shown_file(command: str, output: str) -> tuple[str, int, str] | None:
-    """(path, first line, the file's lines) when the command shows one range of one file: what digest.file_origin
+    """(path, first line, the file's lines) when the command shows one range of one file: what command_kind.file_origin
     reads, and `nl -ba F | sed -n 'A,Bp'` with nl's numbers taken off."""
-    origin = dg.file_origin(command) if dg.kind_of(command) == "view" else None
-    if origin is not None and dg.program_of(command) != "nl":
+    origin = ck.file_origin(command) if ck.kind_of(command) == "view" else None
+    if origin is not None and ck.program_of(command) != "nl":
         return origin[0], origin[1], output
     words = [w for w in parse_command(command).commands]
     if len(words) in (1, 2) and words[0][:2] == ("nl", "-ba") and len(words[0]) == 3:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from contextual.core.context.digest import kind_of  # noqa: E402
+from contextual.core.context.command_kind import kind_of  # noqa: E402
 from contextual.core.context.turn_forms import bash_command  # noqa: E402
 from contextual.core.replay.baseline import agent_calls  # noqa: E402
 from contextual.core.replay.loaders import find_trajectories, load_trajectories  # noqa: E402

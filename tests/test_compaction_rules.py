@@ -6,7 +6,7 @@ from __future__ import annotations
 from contextual.core.context import compaction
 from contextual.core.context.file_analyzer import FileReport
 from contextual.core.context.history import plan_compaction
-from contextual.core.context.summary import SummaryResult
+from contextual.core.context.summary_outcome import SummaryResult
 from contextual.core.context.trigger import MIN_MESSAGES
 from contextual.core.messages import Message
 

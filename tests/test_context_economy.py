@@ -2,7 +2,7 @@
 
 import json
 
-from contextual.core.context import compressor, digest as dg
+from contextual.core.context import command_kind as ck, compressor, digest as dg
 from contextual.core.context.names import name_set
 from contextual.core.context.observation import header, render_full, split_header
 from contextual.core.context.scratchpad import OBS, ScratchStep, ours, shorten_action
@@ -63,9 +63,9 @@ def test_history_form_has_no_bag_of_names():
 
 
 def test_swe_agent_and_openhands_file_commands_are_views():
-    assert dg.kind_of("open django/forms.py 120") == "view" and dg.kind_of("goto 300") == "view"
-    assert dg.kind_of('str_replace_editor {"command": "view", "path": "/x.py"}') == "view"
-    assert dg.kind_of('search_file "def foo"') == "search" and dg.kind_of("find_file x.py") == "search"
+    assert ck.kind_of("open django/forms.py 120") == "view" and ck.kind_of("goto 300") == "view"
+    assert ck.kind_of('str_replace_editor {"command": "view", "path": "/x.py"}') == "view"
+    assert ck.kind_of('search_file "def foo"') == "search" and ck.kind_of("find_file x.py") == "search"
 
 
 def _step(command: str, output: str, thought: str = "look", exit_code: int | None = 0) -> ScratchStep:
@@ -249,29 +249,29 @@ def test_what_a_command_is_comes_from_the_commands_it_runs_not_from_words_in_pat
              "python -m unittest tests.x", "sudo -u ci pytest", "python setup.py test"]
     others = ["pip install pytest-xdist", "cat <<'EOF' > check.py\nimport unittest\nEOF\npython check.py",
               "python reproduce.py", "python -c 'import pytest'"]
-    assert [dg.kind_of(c) for c in views] == ["view"] * len(views)
-    assert [dg.kind_of(c) for c in tests] == ["test"] * len(tests)
-    assert [dg.kind_of(c) for c in others] == ["other", "other", "other", "other"]
-    assert dg.kind_of("cd /testbed && grep -rn total src") == "search"
+    assert [ck.kind_of(c) for c in views] == ["view"] * len(views)
+    assert [ck.kind_of(c) for c in tests] == ["test"] * len(tests)
+    assert [ck.kind_of(c) for c in others] == ["other", "other", "other", "other"]
+    assert ck.kind_of("cd /testbed && grep -rn total src") == "search"
 
 
 def test_a_program_that_can_also_run_a_command_is_still_what_the_line_is_about():
     """git, find, rg and fd are in the wrapper table (git's aliases, find -exec, rg --pre run commands), and the
     digests took every program of that table for a wrapper to look past: `git diff` and `rg foo` were "other"."""
-    assert [dg.kind_of(c) for c in ("git diff", "git -C repo diff HEAD~1", "cd /testbed && git diff")] == ["diff"] * 3
-    assert [dg.kind_of(c) for c in ("git grep -n x", "rg foo src", "find . -name '*.py'", "fd conf")] == ["search"] * 4
-    assert dg.kind_of("git log -3") == "other"
+    assert [ck.kind_of(c) for c in ("git diff", "git -C repo diff HEAD~1", "cd /testbed && git diff")] == ["diff"] * 3
+    assert [ck.kind_of(c) for c in ("git grep -n x", "rg foo src", "find . -name '*.py'", "fd conf")] == ["search"] * 4
+    assert ck.kind_of("git log -3") == "other"
     # a wrapper whose point is the command it runs is still looked past
-    assert [dg.program_of(c) for c in ("sudo cat x", "timeout 5 rg x", "bash -c 'nl a.py'", "xargs grep y")] == [
+    assert [ck.program_of(c) for c in ("sudo cat x", "timeout 5 rg x", "bash -c 'nl a.py'", "xargs grep y")] == [
         "cat", "rg", "nl", "grep"]
 
 
 def test_a_view_is_numbered_as_the_file_is_or_not_at_all():
     lines = [f"value_{n} = compute_{n}(value_{n - 1})" for n in range(40, 121)]
     output = "\n".join(lines)
-    assert dg.file_origin("cd /testbed && sed -n '40,120p' pkg/a.py") == ("pkg/a.py", 40)
-    assert dg.file_origin("head -n 20 pkg/a.py") == ("pkg/a.py", 1)
-    assert dg.file_origin("cat a.py b.py") is None and dg.file_origin("cat a.py > b.py") is None
+    assert ck.file_origin("cd /testbed && sed -n '40,120p' pkg/a.py") == ("pkg/a.py", 40)
+    assert ck.file_origin("head -n 20 pkg/a.py") == ("pkg/a.py", 1)
+    assert ck.file_origin("cat a.py b.py") is None and ck.file_origin("cat a.py > b.py") is None
     numbered = dg.digest("cd /testbed && sed -n '40,120p' pkg/a.py", output, dg.HARD)
     assert "\n40: value_40 = compute_40(value_39)" in numbered and "sed -n '" in numbered
     unknown = dg.digest("awk 'NR>=40 && NR<=120' pkg/a.py", output, dg.HARD)
@@ -304,8 +304,8 @@ def test_what_counts_as_a_range_the_agent_chose():
               "open src/a.py 120", "goto 240", "scroll_down", "edit 26:34\nprint(flag)\nend_of_edit"]
     not_chosen = ["cat a.py", "grep -rn foo .", "sed -i '5s/a/b/' a.py", "sed -n '/foo/p' a.py", "nl -ba a.py",
                   "python run.py", "ls -la", "opener a.py", "editor a.py"]
-    assert [c for c in chosen if not dg.chosen_range(c)] == []
-    assert [c for c in not_chosen if dg.chosen_range(c)] == []
+    assert [c for c in chosen if not ck.chosen_range(c)] == []
+    assert [c for c in not_chosen if ck.chosen_range(c)] == []
 
 
 def test_a_search_keeps_the_matches_it_asked_for_up_to_its_bound():

@@ -1,7 +1,7 @@
 """Stored forms of failing runs keep what a later step reads: the exception, the innermost project frames with
 their source line, pytest's E / > / location lines and the summary (core/context/failures.py, digest.py)."""
 
-from contextual.core.context import digest as dg
+from contextual.core.context import command_kind, digest as dg
 from contextual.core.context.failures import ranked
 
 TRACEBACK = """Traceback (most recent call last):
@@ -81,10 +81,10 @@ def test_the_lines_a_command_grepped_for_come_first_even_when_their_names_are_kn
     lines = [f"{100 + i}\t    value_{i} = other(value_{i - 1})" for i in range(60)]
     lines[30] = "130\t        if self.can_delete and (self.can_delete_extra or index < count):"
     command = 'nl -ba pkg/formsets.py | grep -C 30 "can_delete_extra"'
-    assert dg.grep_pattern(command).pattern == "can_delete_extra"
-    assert dg.grep_pattern('grep -rn "def foo\\|class Bar" src').pattern == "def foo|class Bar"
-    assert dg.grep_pattern("ls -la") is None
-    assert dg.grep_pattern("rg -t py -C 2 'def clean' src").pattern == "def clean"
+    assert command_kind.grep_pattern(command).pattern == "can_delete_extra"
+    assert command_kind.grep_pattern('grep -rn "def foo\\|class Bar" src').pattern == "def foo|class Bar"
+    assert command_kind.grep_pattern("ls -la") is None
+    assert command_kind.grep_pattern("rg -t py -C 2 'def clean' src").pattern == "def clean"
     seen = {"self", "can_delete", "can_delete_extra", "index", "count"}
     stored = dg.digest(command, "\n".join(lines),
                        dg.Limits(head=2, tail=2, keep=3, cover=0, whole_lines=4, whole_chars=300), seen=seen)

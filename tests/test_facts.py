@@ -7,7 +7,8 @@ import json
 import sys
 
 from contextual.core.agent import Engine
-from contextual.core.context.facts import Held, extract_facts, normalise_path
+from contextual.core.context.fact_match import Held, normalise_path
+from contextual.core.context.facts import extract_facts
 from contextual.core.context.ledger import REPAIR_HEADING, Ledger, loss_ledger, repaired
 from contextual.core.events import CompactionFinished
 from contextual.core.messages import Message

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from contextual.core.context.digest import digest, kind_of
+from contextual.core.context.command_kind import kind_of
+from contextual.core.context.digest import digest
 from contextual.core.replay.baseline import agent_calls
 from contextual.core.replay.load_events import TASK_NOT_RECORDED, action_text
 from contextual.core.replay.loaders import (CLAUDE_CODE_FORMAT, CODEX_FORMAT, MINI_FORMAT, OPENHANDS_FORMAT, TrajectoryError,

@@ -10,8 +10,10 @@ from typing import Any, Callable, Union
 import pytest
 
 from contextual.core.context.file_analyzer import FileReport, IncludedFile, analyze_files
-from contextual.core.context.summary import (FALLBACK_TIMEOUT_MESSAGE, SummaryCompressor, SummaryFailed, SummaryTimeout,
-                                  fallback_message, render_message)
+from contextual.core.context.summary import SummaryCompressor
+from contextual.core.context.summary_job import render_message
+from contextual.core.context.summary_outcome import (FALLBACK_TIMEOUT_MESSAGE, SummaryFailed, SummaryTimeout,
+                                                     fallback_message)
 from contextual.core.input_cut import InputCut
 from contextual.core.messages import Message
 from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ProviderError, ReasoningChunk, StreamDone,

@@ -10,7 +10,8 @@ import pytest
 from contextual.core.config import Config
 from contextual.core.context.compaction import summariser
 from contextual.core.context.file_analyzer import FileReport, IncludedFile
-from contextual.core.context.summary import SummaryCompressor, SummaryFailed, SummaryTimeout, fallback_message
+from contextual.core.context.summary import SummaryCompressor
+from contextual.core.context.summary_outcome import SummaryFailed, SummaryTimeout, fallback_message
 from contextual.core.messages import Message
 from contextual.core.providers.factory import make_provider
 from contextual.core.tokens import count as count_tokens

@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass
 
 from contextual.core.context import failures
-from contextual.core.context.digest import clip_line, kind_of, naming_focus, view_numbering
+from contextual.core.context.command_kind import kind_of
+from contextual.core.context.digest import clip_line, naming_focus, view_numbering
 from contextual.core.plural import noun_for, plural
 
 _ERROR = re.compile(r"\b(?:error|errors|failed|failure|fatal|exception|traceback|warning|panic|denied|not found|"

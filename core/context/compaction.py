@@ -17,8 +17,9 @@ from typing import Any, AsyncGenerator, Callable, Sequence
 from contextual.core.config import Config
 from contextual.core.context.file_analyzer import FileReport, analyze_files
 from contextual.core.context.history import CompactionPlan, KeepBudget, plan_compaction, rounds
-from contextual.core.context.summary import (PartsDone, RetryCallback, SummaryCompressor, SummaryError, ended_by,
-                                             fallback_message)
+from contextual.core.context.summary import SummaryCompressor
+from contextual.core.context.summary_job import RetryCallback
+from contextual.core.context.summary_outcome import PartsDone, SummaryError, ended_by, fallback_message
 from contextual.core.context.summary_repair import joined_parts
 from contextual.core.input_cut import InputCut
 from contextual.core.context.trigger import MIN_MESSAGES

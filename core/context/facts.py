@@ -11,33 +11,27 @@ Facts come by structure, not from every identifier in every output:
   or the model writes again in a later round or in the rounds kept after a compaction. A Read's file content
   gives nothing else — five files read are five paths, not their hundred definitions.
 
-Matching is deterministic: each fact has a normalised key, and `Held` answers whether a text still holds it
-(a name or number as a token, a path or any tail of two or more of its parts, an error by its exception name or
-test id, a user's sentence whole or by three quarters of its content words). Pure: no engine, no I/O.
+Whether a text still holds a fact is core/context/fact_match.py's (`Held`). Pure: no engine, no I/O.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
-from typing import Any, Iterator, Literal, Sequence
+from dataclasses import dataclass
+from typing import Iterator, Sequence
 
 from contextual.core.context.digest import KEYWORDS
-from contextual.core.context.names import looks_like_code, name_set, names_in
+from contextual.core.context.fact_match import ERROR_KEY, SOLVED, Fact, Kind, Source, fact_key, normalise_path
+from contextual.core.context.names import looks_like_code, names_in
 from contextual.core.context.result_lines import failed, located_lines
 from contextual.core.messages import Message
 from contextual.core.react import stored_action
 from contextual.core.tools.base import EDITING_TOOLS, path_of, subject_of
-from contextual.core.reminder import system_reminder
 from contextual.core.textsafe import one_line
-
-Kind = Literal["constraint", "error", "path", "identifier", "number"]
-KINDS: tuple[Kind, ...] = ("constraint", "error", "path", "identifier", "number")
 
 _DIFF_PATH = re.compile(r"^(?:\+\+\+|---) (?:[ab]/)?(\S+)|^diff --git a/(\S+) b/")
 _ERROR = re.compile(r"(?:\b[A-Z]\w*(?:Error|Exception|Failure)\b|Traceback \(most recent|\bFAILED\b|\berror:|"
                     r"\bfatal:|No such file|Permission denied|command not found|\bfailed\b)")
-_ERROR_KEY = re.compile(r"\b[\w./-]+::[\w\[\]./-]+|\b[A-Z]\w*(?:Error|Exception|Failure)\b")
 _CONSTRAINT = re.compile(r"\b(?:must|never|always|don'?t|do not|only|should|shouldn'?t|without|avoid|keep|"
                          r"make sure|required?|prefer|no more than|at most|at least|instead of|use|let'?s|"
                          r"decided?|go with|want)\b", re.I)
@@ -50,116 +44,10 @@ _CODE_LINE = re.compile(r"^\s*(?:except|raise|class|def|import|from|with|assert|
 _DEFINITION = re.compile(r"^\s*(?:async\s+)?(?:def|class|function|func|fn|struct|interface|type|const|let|var)\s+"
                          r"([A-Za-z_]\w*)|^\s*([A-Za-z_][\w.]*)\s*(?::\s*[\w\[\], .]+)?=(?!=)")
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=\S))+[.!?]?")     # "http_client.py" does not end one
-_NUMBER = re.compile(r"(?<![\w.])(?:0[xXoObB][0-9a-fA-F_]+|\d{2,}(?:\.\d+)?)(?![\w])")   # 45, 0.25, 0o644
-_WORD = re.compile(r"[a-z0-9_]{4,}")
 _FILE_EXT = re.compile(r"\.(?:py|pyi|js|jsx|ts|tsx|json|toml|ya?ml|md|rst|txt|cfg|ini|c|h|cc|cpp|hpp|go|rs|java|"
                        r"kt|rb|php|sh|html|css|scss|sql|lock|xml|csv|ipynb|tcss)$")
-_STOPWORDS = frozenset("this that with from have will would should must never always only keep make sure what when "
-                       "then than them they there their your yours into also just like please don't dont does "
-                       "want using used use".split())
 _MAX_TEXT = 200
 READING_TOOLS = frozenset({"Read", "LS", "Glob", "Grep"})        # their results show files, not events
-SOLVED = " — solved: "
-
-
-@dataclass(frozen=True)
-class Source:
-    message_id: str
-    role: str
-    step: int | None = None
-    tool: str | None = None
-    subject: str | None = None       # the tool call's path, command or pattern
-    location: str | None = None      # path:line, when the line's place in a file is known
-
-    @property
-    def label(self) -> str:
-        step = f" (step {self.step})" if self.step is not None else ""
-        if self.role == "assistant":
-            return f"the model's action {self.tool or ''} {self.subject or ''}".rstrip() + step
-        if self.role == "tool":
-            return f"{self.tool} {self.location or self.subject or ''}".rstrip() + step
-        return "a user message"
-
-
-@dataclass(frozen=True)
-class Fact:
-    kind: Kind
-    text: str
-    source: Source
-    line: str          # the whole line it came from, so a reminder carries its context
-    mentions: int = 1  # archived messages that held it
-
-    @property
-    def key(self) -> str:
-        return fact_key(self.kind, self.text)
-
-    def reminder(self) -> str:
-        """The text that re-injects this fact into the next input."""
-        context = f"\nIt came from {self.source.label}: {self.line}" if self.line and self.line != self.text else (
-            f"\nIt came from {self.source.label}.")
-        return system_reminder("A compaction dropped this from the history; the user brought it back:\n"
-                               f"{self.kind}: {self.text}{context}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Fact":
-        return cls(d["kind"], d["text"], Source(**d["source"]), d.get("line", ""), d.get("mentions", 1))
-
-
-# --- normalised keys and what a text holds ---------------------------------------------------------------------
-
-def normalise_path(path: str) -> str:
-    path = path.strip().strip("`'\",;:()")
-    if path.startswith("./"):
-        path = path[2:]
-    elif path[:2] in ("a/", "b/") and "/" in path[2:]:       # a diff's side prefix
-        path = path[2:]
-    return path.rstrip("/")
-
-
-def fact_key(kind: Kind, text: str) -> str:
-    if kind == "path":
-        return normalise_path(text)
-    if kind == "error":
-        text = text.split(SOLVED)[0]               # how it was solved is said, not matched
-        m = _ERROR_KEY.search(text)
-        return m.group(0) if m else " ".join(text.rstrip("…").lower().split())
-    if kind == "constraint":
-        return " ".join(text.rstrip("…").lower().split())
-    return text
-
-
-def _content_words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS}
-
-
-class Held:
-    """What a set of texts (a summary, the kept rounds, earlier summaries) holds, for deterministic matching."""
-
-    def __init__(self, texts: Sequence[str]) -> None:
-        joined = "\n".join(texts).replace("`", " ")
-        self.flat = " ".join(joined.split())
-        self.lower = self.flat.lower()
-        self.names = name_set(joined)
-        self.numbers = set(_NUMBER.findall(joined))
-        self.words = _content_words(joined)
-
-    def holds(self, fact: Fact) -> bool:
-        kind, key = fact.kind, fact.key
-        if kind == "identifier":
-            return key in self.names
-        if kind == "number":
-            return key in self.numbers
-        if kind == "path":
-            parts = key.lstrip("/").split("/")
-            tails = ["/".join(parts[i:]) for i in range(len(parts) - 1)] or parts
-            return any(t in self.flat for t in tails)
-        if kind == "error":
-            return key.lower() in self.lower
-        words = _content_words(key)
-        return key in self.lower or (bool(words) and len(words & self.words) >= 0.75 * len(words))
 
 
 def _is_path(name: str) -> bool:
@@ -271,7 +159,7 @@ def _result_facts(message: Message) -> Iterator[tuple[Kind, str, str, str | None
 
 
 def _names_a_test(line: str) -> bool:
-    key = _ERROR_KEY.search(line)
+    key = ERROR_KEY.search(line)
     return key is not None and "::" in key.group(0)
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from contextual.core.context.facts import KINDS, Fact, Held, Kind, Source, extract_facts
+from contextual.core.context.fact_match import KINDS, Fact, Held, Kind, Source
+from contextual.core.context.facts import extract_facts
 from contextual.core.context.result_lines import plain_text
 from contextual.core.messages import Message
 from contextual.core.plural import plural

@@ -13,7 +13,7 @@ step but the newest) give way oldest first, in an order a reader can follow:
 
 Each move touches the oldest steps first, so what comes before the boundary is the same text at the next call (a
 provider's cached prefix stays valid up to it). The newest step is never touched here: the builder cuts it
-head+tail only when it alone cannot fit (`ContextBuilder._share_room`).
+head+tail only when it alone cannot fit (core/context/fitting.py: `_Fitting.share_room`).
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ import shlex
 from typing import Any, Iterable, NamedTuple, Protocol, Sequence
 
 from contextual.core.context import digest as dg
+from contextual.core.context.command_kind import file_origin, kind_of
 from contextual.core.context.names import code_names, first_to_name, name_set
 from contextual.core.context.acted_on import acted_on
 from contextual.core.context.forms import not_larger
@@ -208,7 +209,7 @@ _PATHISH = re.compile(r"(?:^|(?<=[\s'\"=(]))((?:[\w.-]+/)*[\w-]+\.[A-Za-z]\w*)(?
 
 def viewed_path(command: str) -> str | None:
     """The file a view command shows (`nl -ba a/b.py | sed -n '1,9p'`, `cat a/b.py`): its first path."""
-    if dg.kind_of(command) != "view":
+    if kind_of(command) != "view":
         return None
     found = _PATHISH.findall(command)
     return found[0] if found else None
@@ -230,7 +231,7 @@ def _form(step: _Step, command: str | None, seen: set[str], limits: dg.Limits, n
         form = step.observation_stored          # another tool's C1 stored form, as the prompt reads it
     else:
         header, output = split_header(full)       # no header: a replayed log that recorded no exit code
-        origin = dg.file_origin(command)
+        origin = file_origin(command)
         lines = output.splitlines()
         acted = acted_on(lines, next_action, origin[1] if origin else None) + _changed(lines, read)
         digest = (dg.digest(command, output, limits, seen=seen, also=acted, shown_lines=shown_lines, focus=focus)

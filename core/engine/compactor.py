@@ -262,7 +262,7 @@ class Compactor:
                          ) -> AsyncGenerator[Event, None]:
         """One summary call as a cancellable task with its progress; the outcome is left in ``box``."""
         from contextual.core.context import compaction
-        from contextual.core.context.summary import PartsDone
+        from contextual.core.context.summary_outcome import PartsDone
         progress: asyncio.Queue[CompactionProgress | Retrying] = asyncio.Queue()
         assert self._settings.summary_provider is not None      # run() refuses a plan without one
         meter = Metered(self._settings.summary_provider)

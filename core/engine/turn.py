@@ -8,27 +8,27 @@ the compressed record.
 The loop is this module's; its parts are their own: the input up to its recording (``turn_input.TurnInput``), one
 model call (``model_call.ModelCall``), a reply acted on (``tool_step.ToolStep``), a turn without an answer recorded
 (``turn_ends.TurnEnds``), the prompt's fitting summed up (``fitted.Fitted``), replies without an Action in a row
-(``no_action.NoActionStreak``), the user's own words or rules cut, said once a turn (``cut_notices.CutNotices``).
+(``no_action.NoActionStreak``), the user's own words or rules cut, said once a turn (``cut_notices.CutNotices``),
+the prompt against the window (``over_window.OverWindow``), what the loop carries from step to step
+(``turn_run.TurnRun``).
 """
 
 from __future__ import annotations
 
 from contextlib import aclosing
-from dataclasses import dataclass, field
 from typing import AsyncGenerator
 
 from contextual.core import secrets
 from contextual.core.context import continuation
-from contextual.core.context.builder import Built
 from contextual.core.context.compaction_review import Event
 from contextual.core.context.scratchpad import step_of
 from contextual.core.engine.compactor import Compactor
 from contextual.core.engine.controls import ContextControls
-from contextual.core.engine.cut_notices import CutNotices
 from contextual.core.engine.fitted import Fitted
 from contextual.core.engine.hook_runner import HookRunner
 from contextual.core.engine.model_call import ModelCall, Reply
 from contextual.core.engine.no_action import NoActionStreak
+from contextual.core.engine.over_window import OverWindow
 from contextual.core.engine.permission_gate import PermissionGate
 from contextual.core.engine.prompt_state import PromptState
 from contextual.core.engine.recorder import Recorder
@@ -37,27 +37,11 @@ from contextual.core.engine.tool_step import ToolStep
 from contextual.core.engine.toolbox import Toolbox
 from contextual.core.engine.turn_ends import Said, TurnEnds
 from contextual.core.engine.turn_input import Opening, TurnInput
+from contextual.core.engine.turn_run import TurnRun
 from contextual.core.events import (EngineEvent, ErrorEvent, FormatErrorEvent, MessageRecorded, Notice,
                                     PromptChanged, StopHookContinued, TurnFinished)
 from contextual.core.providers.base import ContextLengthExceeded, ProviderError
-from contextual.core.server_windows import takes
 from contextual.core.textsafe import valid_unicode
-
-
-@dataclass
-class _TurnRun:
-    """What one turn's loop carries from step to step."""
-    streak: NoActionStreak          # replies without an Action in a row
-    step: int = 0                   # model calls whose reply was acted on
-    continued: int = 0              # times a Stop hook made this turn go on
-    retried_context: bool = False   # the server refused a prompt as over its window once already
-    outgrown: bool = False          # compacted once this turn because the fitted prompt was still over the window
-    # A compaction this turn needed to send its prompt (``_outgrown``, ``_over_the_window``) was cancelled in the
-    # preview: a prompt still over the window is not sent, nor previewed again (three previews came in a row)
-    declined: bool = False
-    cuts: CutNotices = field(default_factory=CutNotices)
-    built: Built | None = None      # the step's prompt, once sendable
-    ended: bool = False             # the turn's last event is out
 
 
 class TurnLoop:
@@ -76,6 +60,7 @@ class TurnLoop:
         self._input = TurnInput(settings, prompt, recorder, controls, compactor, self._hooks, self._ends)
         self._model_call = ModelCall(settings, prompt, recorder, controls, self._fitted)
         self._tool_step = ToolStep(prompt, recorder, toolbox, gate, self._hooks, self._fitted)
+        self._window = OverWindow(settings, prompt, compactor)
         self.running = False
         self._turn_id: str | None = None     # the running turn's; None once its end is recorded
         self._turn_model = ""       # a custom command's `model:` for its one turn; "" is the session's model
@@ -188,7 +173,7 @@ class TurnLoop:
         """The turn's steps, each one model call and what its reply does, until one ends the turn or the step
         limit does."""
         max_steps = self._settings.config.max_steps
-        run = _TurnRun(NoActionStreak(self._settings.config.provider))
+        run = TurnRun(NoActionStreak(self._settings.config.provider))
         while run.step < max_steps:
             async with aclosing(self._step(run, turn_id)) as events:
                 async for ev in events:
@@ -198,14 +183,14 @@ class TurnLoop:
         yield ErrorEvent(f"step limit reached: {max_steps} model calls in one turn without Finish "
                          "(raise it with --max-steps)", "step_limit")
 
-    async def _step(self, run: _TurnRun, turn_id: str) -> AsyncGenerator[Event, None]:
+    async def _step(self, run: TurnRun, turn_id: str) -> AsyncGenerator[Event, None]:
         """One model call: the prompt made sendable, streamed, and the reply acted on. A refusal as over the
         server's window leaves `run.step` as it was, so the loop tries the call again (once a turn)."""
         ev: Event
         async with aclosing(self._before_call(run.step)) as events:
             async for ev in events:
                 yield ev
-        async with aclosing(self._sendable(run)) as events:
+        async with aclosing(self._window.sendable(run)) as events:
             async for ev in events:
                 yield ev
         if run.ended or run.built is None:
@@ -226,7 +211,7 @@ class TurnLoop:
                     yield ev
         except ContextLengthExceeded as exc:
             self._streaming = None
-            async with aclosing(self._refused(run, exc, built)) as events:
+            async with aclosing(self._window.refused(run, exc, built)) as events:
                 async for ev in events:
                     yield ev
             return
@@ -243,44 +228,7 @@ class TurnLoop:
             async for ev in events:
                 yield ev
 
-    async def _sendable(self, run: _TurnRun) -> AsyncGenerator[Event, None]:
-        """The step's prompt in `run.built`: a prompt still over the window fitted compacts first (once a turn);
-        when that compaction was cancelled in the preview, the turn ends instead (`run.ended`)."""
-        built = self._prompt.build()
-        over = self._over(built)
-        if over and not run.outgrown and not run.declined:
-            run.outgrown, cancels = True, self._compactor.cancels
-            async with aclosing(self._outgrown(built)) as events:
-                async for ev in events:
-                    yield ev
-            run.declined = self._compactor.cancels > cancels
-            built = self._prompt.build()
-            over = self._over(built)
-        run.built = built
-        if over and run.declined:
-            run.ended = True
-            yield ErrorEvent(self._cannot_fit(built), "context_length")
-
-    def _over(self, built: Built) -> bool:
-        """Over what the window leaves the prompt even fitted, while closed rounds could be compacted."""
-        return built.total > self._prompt.fit_limit() and self._prompt.archive_plan() is not None
-
-    async def _refused(self, run: _TurnRun, exc: ContextLengthExceeded, built: Built
-                       ) -> AsyncGenerator[Event, None]:
-        """The server refused the prompt as over its window: made ready for one retry, or the turn's end when the
-        retry was refused too."""
-        if run.retried_context:
-            run.ended = True
-            after = " (its compaction was cancelled in the preview)" if run.declined else " after compaction"
-            yield ErrorEvent(f"the prompt is still too long for the model{after}: {exc}", "context_length")
-            return
-        run.retried_context, cancels = True, self._compactor.cancels
-        async with aclosing(self._over_the_window(exc, built)) as events:
-            async for ev in events:
-                yield ev
-        run.declined = run.declined or self._compactor.cancels > cancels
-
-    async def _act(self, run: _TurnRun, reply: Reply, turn_id: str) -> AsyncGenerator[Event, None]:
+    async def _act(self, run: TurnRun, reply: Reply, turn_id: str) -> AsyncGenerator[Event, None]:
         """The whole reply acted on (step `run.step`): its tool run, or its answer put to the Stop hooks; the turn
         ends (`run.ended`) on a hook's stop, on too many replies without an Action, or on an answer that stands."""
         ev: Event
@@ -324,55 +272,6 @@ class TurnLoop:
             async with aclosing(self._compactor.run("auto", None)) as events:
                 async for event in events:
                     yield event
-
-    async def _outgrown(self, built: Built) -> AsyncGenerator[Event, None]:
-        """The prompt is over what the window leaves it even fitted (each closed round's messages cut to a marker
-        still fill it) while no automatic compaction runs: switched off, or declined in the preview. Sent, the server
-        refuses it and the turn compacts then (``_over_the_window``): compacted now instead, and said why."""
-        config = self._settings.config
-        why = ("auto-compaction is off" if not config.auto_compact else
-               "the compaction was declined in the preview" if self._compactor.declined else "")
-        yield Notice(f"the next prompt is {built.total:,} tokens even fitted, over the {self._prompt.fit_limit():,} "
-                     f"a prompt may use in the {config.context_window:,}-token window (by our count): compacting "
-                     "before it is sent" + (f" ({why}, but the server would refuse it)" if why else ""), "warning")
-        async with aclosing(self._compactor.run("auto", None)) as events:
-            async for ev in events:
-                yield ev
-
-    def _cannot_fit(self, built: Built) -> str:
-        """The turn's end when the compaction its prompt needs was cancelled in the preview: why, and what to do."""
-        config = self._settings.config
-        return (f"not sent: the next prompt is {built.total:,} tokens even fitted, over the "
-                f"{self._prompt.fit_limit():,} a prompt may use in the {config.context_window:,}-token window (the "
-                "server would refuse it), and its compaction was cancelled in the preview. To go on: /compact, then "
-                "accept or edit its summary, or a larger window (--context-window, /model)")
-
-    async def _over_the_window(self, exc: ContextLengthExceeded, built: Built) -> AsyncGenerator[Event, None]:
-        """The server said the prompt is over the model's window (the turn retries once): its count calibrates
-        ours, a smaller window it states is taken, and the retry is this turn fitted lower or, when closed rounds
-        can go, a compaction first."""
-        config, prompt = self._settings.config, self._prompt
-        if exc.server_tokens:   # the server said how big the prompt was by its count: calibrate on it
-            prompt.calibrate(built.total, exc.server_tokens)
-        took_window = takes(exc.server_window, config.context_window)
-        if took_window:
-            yield Notice(self._settings.take_server_window(exc.server_window or 0), "warning")
-        if not (took_window and exc.server_tokens):
-            prompt.aim_lower()   # unexplained by the window: our count and the server's disagree
-        # A rejection the server's window explains (Anthropic refuses a prompt that fits when its max_tokens
-        # does not) compacts only when that window's trigger says so: compacting regardless archived a
-        # round at every turn, and aiming lower too made the builder cut below the trigger.
-        if prompt.archive_plan() is None or (took_window and not prompt.compaction_due().due):
-            # this turn alone: "nothing compacted" read as a failure; or the server's window, now
-            # taken, fits it without compacting: either way the retry is this turn fitted to a lower line
-            yield Notice("the server says the prompt is over the model's window: retrying once with this "
-                         "turn fitted lower", "warning")
-            return
-        yield Notice("the server says the prompt is over the model's window: compacting and retrying once",
-                     "warning")
-        async with aclosing(self._compactor.run("auto", None)) as events:
-            async for ev in events:
-                yield ev
 
     async def _stop_hooks(self, answer: TurnFinished, step: int, continued: int, turn_id: str
                           ) -> AsyncGenerator[Event, None]:

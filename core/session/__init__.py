@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 _WHERE = {
     "SessionInfo": "index", "find_session": "index", "latest_session": "index", "list_sessions": "index",
-    "LoadedSession": "loader", "load_session": "loader", "Tail": "loader", "read_tail": "loader",
+    "LoadedSession": "loader", "load_session": "loader", "Tail": "tail", "read_tail": "tail",
     "SessionError": "lock", "SessionLocked": "lock", "is_locked": "lock",
     "sessions_dir": "paths",
     "SessionWriteError": "writer", "SessionWriter": "writer",
@@ -20,7 +20,8 @@ __all__ = ["LoadedSession", "SessionError", "SessionInfo", "SessionLocked", "Ses
 
 if TYPE_CHECKING:
     from contextual.core.session.index import SessionInfo, find_session, latest_session, list_sessions
-    from contextual.core.session.loader import LoadedSession, Tail, load_session, read_tail
+    from contextual.core.session.loader import LoadedSession, load_session
+    from contextual.core.session.tail import Tail, read_tail
     from contextual.core.session.lock import SessionError, SessionLocked, is_locked
     from contextual.core.session.paths import sessions_dir
     from contextual.core.session.writer import SessionWriteError, SessionWriter

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from contextual.core.session.schema import json_objects
+from contextual.core.session.entry_lines import json_objects
 
 
 def write_all(fd: int, data: bytes) -> None:

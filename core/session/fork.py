@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from contextual.core.session.loader import read_entries
+from contextual.core.session.entry_lines import read_entries
 from contextual.core.session.lock import SessionError
 from contextual.core.session.schema import system_body
 from contextual.core.session.writer import SessionWriter

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from contextual.core.atomic import atomic_write
-from contextual.core.session import schema
+from contextual.core.session.entry_checks import problem
+from contextual.core.session.entry_lines import json_objects
 from contextual.core.session.paths import (FILE_MODE, SESSION_SUFFIX, find_sessions_dirs, project_real_path,
                                 is_valid_session_id, sessions_dir)
 
@@ -67,7 +68,7 @@ class IndexState:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def observe(self, entry: dict[str, Any]) -> None:
-        if schema.problem(entry) is not None:       # a line the loader skips counts for nothing here either
+        if problem(entry) is not None:       # a line the loader skips counts for nothing here either
             return
         stamp = entry.get("timestamp")
         if isinstance(stamp, str):
@@ -96,7 +97,7 @@ class IndexState:
             if subtype == "compact_boundary":
                 if self.compactions is not None:
                     self.compactions += 1
-                post = entry.get("compactMetadata", {}).get("postTokens")     # shape checked by schema.problem
+                post = entry.get("compactMetadata", {}).get("postTokens")     # shape checked by entry_checks.problem
                 self.last_tokens = post if isinstance(post, int) else None
             elif subtype == "turn_failed":
                 self.last_failed = True
@@ -150,7 +151,7 @@ def read_index(session_path: Path) -> IndexState | None:
 
 
 def _observe_bytes(state: IndexState, data: bytes) -> None:
-    for entry in schema.json_objects(data.split(b"\n")):
+    for entry in json_objects(data.split(b"\n")):
         state.observe(entry)
 
 

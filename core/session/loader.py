@@ -14,7 +14,9 @@ Rebuilding rules:
   as a permission entry does; neither is a message.
 - An ``interrupted`` or ``turn_failed`` entry says why the turn it names (``turnId``; an older interrupted entry
   names none: the turn it follows) ended without an answer. Neither is a message: history is the same without.
-- A torn or corrupt line is skipped with a warning naming it; everything else loads.
+- A torn or corrupt line is skipped with a warning naming it; everything else loads (core/session/entry_lines.py).
+
+A long session's first frame reads only the end of the record, by the same rules (core/session/tail.py).
 """
 
 from __future__ import annotations
@@ -22,17 +24,15 @@ from __future__ import annotations
 import gc
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
-from contextual.core import bounded_json
 from contextual.core.events import UsageEvent
 from contextual.core.messages import Message
 from contextual.core.context.history import apply_compaction
 from contextual.core.context.pairing import CallRef, call_of, normalize
 from contextual.core.session.entries import message_from_entry
+from contextual.core.session.entry_lines import read_entries
 from contextual.core.session import schema
-from contextual.core.session.lock import SessionError
-from contextual.core.textsafe import valid_json_value
 
 if TYPE_CHECKING:
     from contextual.core.tools.base import Todo
@@ -62,67 +62,6 @@ class LoadedSession:
     turn_ends: dict[str, schema.TurnEnd] = field(default_factory=dict)   # why a turn had no answer, by turn id
     cut: schema.Truncation | None = None       # the rounds the last compaction cut without a summary, unsaid yet
     notes: list[str] = field(default_factory=list)   # what rode on the message last rewound to: owed again
-
-
-def read_entries(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
-    """(line number, entry) for every whole, valid line, and a warning for each one skipped."""
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise SessionError(f"no session file at {path}") from None
-    except OSError as exc:
-        raise SessionError(f"cannot read session {path}: {exc.strerror or exc}") from None
-    # One decode for the whole file is much cheaper than one per line; a file with a damaged byte somewhere
-    # falls back to line by line so that only the damaged line is lost.
-    # A torn tail may end inside a UTF-8 character: it is decoded apart, leniently (it is skipped anyway).
-    cut = data.rfind(b"\n") + 1
-    torn_tail = cut < len(data)
-    lines: list[str | bytes]
-    try:
-        # Only "\n" ends a line: JSON escapes it inside strings, while splitlines would also cut at U+2028.
-        lines = [*data[:cut].decode("utf-8").split("\n")]
-        lines.pop()
-        if torn_tail:
-            lines.append(data[cut:].decode("utf-8", errors="replace"))
-    except UnicodeDecodeError:
-        lines = [*data.split(b"\n")]
-        if not torn_tail:
-            lines.pop()
-    entries: list[tuple[int, dict[str, Any]]] = []
-    warnings: list[str] = []
-    last = len(lines)
-    for number, line in enumerate(lines, start=1):
-        _parse_line(number, line, last, torn_tail, entries, warnings)
-    return entries, warnings
-
-
-def _parse_line(number: int, line: str | bytes, last: int, torn_tail: bool,
-                entries: list[tuple[int, dict[str, Any]]], warnings: list[str]) -> None:
-    if not line.strip():
-        return
-    try:
-        entry = bounded_json.loads(line if isinstance(line, str) else line.decode("utf-8"), schema.SESSION_MAX_DEPTH)
-    except bounded_json.JSONDepthError:
-        warnings.append(f"line {number}: nested deeper than {schema.SESSION_MAX_DEPTH} levels, skipped")
-        return
-    except ValueError:
-        if number == last and torn_tail:
-            warnings.append(f"line {number}: torn last line (the write was cut off), skipped")
-        else:
-            warnings.append(f"line {number}: corrupt JSON, skipped")
-        return
-    if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
-        warnings.append(f"line {number}: not a session entry, skipped")
-        return
-    lone_surrogate = (("\\ud" in line or "\\uD" in line) if isinstance(line, str)
-                      else (b"\\ud" in line or b"\\uD" in line))
-    if lone_surrogate:
-        entry = valid_json_value(entry)     # a lone surrogate written by an older version: make it valid text
-    reason = schema.problem(entry)
-    if reason is not None:
-        warnings.append(f"line {number}: malformed {entry['type']} entry ({reason}), skipped")
-        return
-    entries.append((number, entry))
 
 
 def load_session(path: Path) -> LoadedSession:
@@ -229,7 +168,7 @@ class _Fold:
         subtype = entry.get("subtype")
         if subtype == "compact_boundary":
             self._compaction(schema.CompactionRecord.from_entry(entry), number)
-        elif subtype == "usage":            # shapes were checked by schema.problem when the line was read
+        elif subtype == "usage":            # shapes were checked by entry_checks.problem when the line was read
             spent = _usage(entry["usage"], entry.get("model"), entry.get("counted"), entry.get("purpose"))
             session.calls.append(spent)
             if not spent.purpose:           # a summary's call costs, but A6's basis is the agent's last call
@@ -250,7 +189,7 @@ class _Fold:
                 session.todos_after[after] = entry["todos"]
         elif subtype in schema.TURN_END_SUBTYPES:
             session.stopped = session.stopped or subtype == "interrupted"
-            end = schema.TurnEnd.from_entry(entry, _last_turn(session.full_record))
+            end = schema.TurnEnd.from_entry(entry, last_turn(session.full_record))
             session.failed = None if end.interrupted else end.kind
             if end.turn_id is not None:
                 session.turn_ends[end.turn_id] = end
@@ -296,7 +235,7 @@ def _rewound(numbered: list[tuple[int, dict[str, Any]]], target: Any, rewind_at:
             *numbered[rewind_at + 1:]]
 
 
-def _last_turn(record: list[Message]) -> str | None:
+def last_turn(record: list[Message]) -> str | None:
     """The id of the last turn begun in the record (None: none, or one recorded before turns had ids)."""
     for msg in reversed(record):
         if msg.starts_turn:
@@ -328,129 +267,3 @@ def _usage(raw: dict[str, Any], model: Any = None, counted: Any = None, purpose:
                       model=model if isinstance(model, str) else "",
                       sent=counted if isinstance(counted, int) and not isinstance(counted, bool) and counted > 0 else None,
                       purpose=purpose if isinstance(purpose, str) else "")
-
-
-@dataclass
-class Tail:
-    """The end of a session's record, read without building the rest (a long session's first frame): its messages
-    from the ``turns``-th last user turn on, and how many compactions the whole file records."""
-    messages: list[Message]
-    compactions: int
-    records: list[schema.CompactionRecord] = field(default_factory=list)   # those among the messages read
-    permissions: list[schema.PermissionRecord] = field(default_factory=list)   # those among them, as on load
-    turn_ends: dict[str, schema.TurnEnd] = field(default_factory=dict)         # theirs, as on load
-    fittings: list[schema.FittedRecord] = field(default_factory=list)          # those among them, as on load
-
-
-def _entries_backwards(data: bytes, end: int) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(where its line starts, entry) for the whole, valid lines before ``end``, last first."""
-    while end > 0:
-        start = data.rfind(b"\n", 0, end - 1) + 1
-        line, end = data[start:end], start
-        entries: list[tuple[int, dict[str, Any]]] = []
-        _parse_line(0, line.decode("utf-8", errors="replace"), -1, False, entries, [])
-        if entries:
-            yield start, entries[0][1]
-
-
-@dataclass
-class _TailRead:
-    """What ``read_tail`` gathers, line by line from the end: each list last first."""
-    found: list[Message] = field(default_factory=list)
-    records: list[schema.CompactionRecord] = field(default_factory=list)
-    permissions: list[schema.PermissionRecord] = field(default_factory=list)
-    fittings: list[schema.FittedRecord] = field(default_factory=list)
-    ends: dict[str, schema.TurnEnd] = field(default_factory=dict)
-    # permission and context_adjusted entries, until the message before them is
-    answered: list[dict[str, Any]] = field(default_factory=list)
-    # older interrupted entries (no turnId), until their turn's message is
-    untied: list[dict[str, Any]] = field(default_factory=list)
-    users: int = 0                      # user turns begun among the messages found
-    dropping: Any = None                # a rewind's target: earlier messages up to it are gone
-
-    def system(self, entry: dict[str, Any]) -> bool:
-        """A system entry that is no message, taken in (or dropped with a rewind); False for any other entry."""
-        if entry["type"] != "system":
-            return False
-        subtype = entry.get("subtype")
-        if subtype == "rewind" and self.dropping is None:
-            self.dropping = entry.get("toUuid")
-        elif subtype == "compact_boundary":
-            if self.dropping is None:
-                self.records.append(schema.CompactionRecord.from_entry(entry))
-        elif subtype in ("permission", "context_adjusted"):
-            if self.dropping is None:
-                self.answered.append(entry)
-        elif subtype in schema.TURN_END_SUBTYPES:
-            end = schema.TurnEnd.from_entry(entry)
-            if self.dropping is None and end.turn_id is not None:
-                self.ends[end.turn_id] = end
-            elif self.dropping is None:
-                self.untied.append(entry)
-        else:
-            return False
-        return True
-
-    def message(self, entry: dict[str, Any]) -> None:
-        """A message's entry: kept unless a rewind dropped it, with the entries read after it tied to it."""
-        try:
-            msg = message_from_entry(entry)
-        except (KeyError, TypeError, ValueError):
-            return
-        if msg is None:
-            return
-        if self.dropping is not None:
-            if msg.id == self.dropping:
-                self.dropping = None
-            return
-        self.found.append(msg)
-        if msg.role != "summary":
-            for e in self.answered:
-                if e["subtype"] == "permission":
-                    self.permissions.append(schema.PermissionRecord.from_entry(e, msg.id))
-                else:
-                    self.fittings.append(schema.FittedRecord.from_entry(e, msg.id))
-            self.answered.clear()
-        if msg.starts_turn:
-            for old in self.untied:
-                tied = schema.TurnEnd.from_entry(old, _last_turn([msg]))
-                if tied.turn_id is not None:
-                    self.ends[tied.turn_id] = tied
-            self.untied.clear()
-        self.users += msg.starts_turn
-
-    def tail(self, compactions: int) -> Tail:
-        """In file order."""
-        return Tail(self.found[::-1], compactions, self.records[::-1], self.permissions[::-1], self.ends,
-                    self.fittings[::-1])
-
-
-def read_tail(path: Path, turns: int) -> Tail:
-    """Lines are parsed from the end until ``turns`` user turns are whole; a rewind drops what it dropped on load.
-    Damaged lines are skipped silently here: the full load that follows says which."""
-    data = Path(path).read_bytes()
-    compactions = data.count(b'"subtype":"compact_boundary"')       # the writer's compact separators
-    read = _TailRead()
-    at = len(data)                       # where the last line read starts
-    for at, entry in _entries_backwards(data, at) if turns > 0 else iter(()):
-        if not read.system(entry):
-            read.message(entry)
-            if read.users >= turns:
-                break
-    sent = read.found[-1].meta.get("sent") if read.found and read.dropping is None else None
-    if isinstance(sent, str):        # the first turn read compacted first: that compaction is shown with it
-        read.records.extend(_opening(data, at, sent))
-    return read.tail(compactions)
-
-
-def _opening(data: bytes, end: int, sent: str) -> Iterator[schema.CompactionRecord]:
-    """The compactions a turn began with (after its input was sent, before its message, whose line starts at
-    ``end``, was recorded), last first."""
-    for _, entry in _entries_backwards(data, end):
-        if entry["type"] != "system":          # a message or a call: the turn before
-            return
-        if entry.get("subtype") == "compact_boundary":
-            record = schema.CompactionRecord.from_entry(entry)
-            if (record.timestamp or "") < sent:
-                return
-            yield record
