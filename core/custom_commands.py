@@ -10,11 +10,12 @@ takes its place (core/command_shell.py).
 
 A project's command that grants tools or runs shell lines is inert until the user approves that file as it reads
 (core/trust.py, one Item per file keyed by its content), or the project is trusted; the user's own commands need no
-approval. Bounded: 200 files, 64 KB each.
+approval. Bounded: 200 files per folder, 64 KB each; a project's folder that links outside it is not read.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,7 +24,8 @@ from typing import Literal, Sequence
 from contextual.core import trust
 from contextual.core.permission_rules import RuleError, parse_rule
 
-MAX_FILES = 200
+MAX_FILES = 200             # per folder: a checkout's 200 files left none of the user's own
+MAX_ENTRIES = 10_000        # looked at in one folder's walk
 MAX_BYTES = 64 * 1024
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 SHELL_LINE = re.compile(r"!`([^`\n]+)`")
@@ -173,20 +175,32 @@ def load_gated(project_root: Path, home: Path, taken: Sequence[str] = ()
     """Every custom command with, for one left inert for want of approval, the trust Item approving it."""
     project_root = Path(project_root).resolve()
     found: dict[str, CustomCommand] = {}
-    seen = 0
     for folder, scope in folders(project_root, home):
         if not folder.is_dir():
             continue
-        for path in sorted(folder.rglob("*.md")):
-            seen += 1
-            if seen > MAX_FILES:
-                break
+        if scope == "project" and project_root not in folder.resolve().parents:
+            continue        # a checkout's `.claude/commands -> /` was walked whole at every launch
+        for path in _markdown_files(folder):
             # a checkout's link (its commands folder or one file) to a file outside it must not be read and sent
             outside = scope == "project" and project_root not in path.resolve().parents
             command = _read(path, folder, scope) if path.is_file() and not outside else None
             if command is not None and command.name not in taken and command.name not in found:
                 found[command.name] = command
     return [_gated(c, project_root, home) for c in sorted(found.values(), key=lambda c: c.name)]
+
+
+def _markdown_files(folder: Path) -> list[Path]:
+    """The first MAX_FILES `.md` files below `folder`, sorted, from a walk of at most MAX_ENTRIES entries that goes
+    into no link to a folder and passes over a folder it cannot list (one that vanished under it ended the app)."""
+    found: list[Path] = []
+    seen = 0
+    for top, subfolders, files in os.walk(folder):
+        subfolders.sort()
+        seen += len(subfolders) + len(files)
+        found += [Path(top) / name for name in sorted(files) if name.endswith(".md")]
+        if seen > MAX_ENTRIES or len(found) > MAX_FILES:
+            break
+    return sorted(found)[:MAX_FILES]
 
 
 def command_for(text: str, project_root: Path, home: Path) -> tuple[CustomCommand, str] | None:

@@ -10,11 +10,11 @@ when the call is checked.
 
 A file's own lines are matched command by command; a value known only when it runs is let be (real scripts are
 full of `"$@"` and `${PS1:-}`: refusing them refused every `source venv/bin/activate`), a parse that cannot be
-trusted (a syntax error, characters bash reads otherwise) is not. What cannot be checked
-holds every Bash deny rule: a file not there yet (the line makes it), one the line itself mentions as well (it may
-change it first: `cp /bin/rm y; ./y f`), a relative path after a `cd` on the same line (it is not the one under
-the root), a file that cannot be read, more files than MAX_FILES, scripts deeper than MAX_DEPTH; a hook or git config
-file the line may write before git reads it, a folder a git command runs in that is only known when it runs.
+trusted (a syntax error, characters bash reads otherwise) is not. What cannot be checked holds every Bash deny
+rule: a file not there yet (the line makes it), one the line itself mentions as well (it may change it first: `cp
+/bin/rm y; ./y f`), a relative path after a `cd` on the same line (it is not the one under the root), a file that
+cannot be read, more files than MAX_FILES or more text than MAX_TEXT, scripts deeper than MAX_DEPTH; a hook or git
+config file the line may write before git reads it, a folder a git command runs in that is only known when it runs.
 
 The lines of each file read are also judged for the files they read and write (`lines`: the Read and Edit deny
 rules; a script holding `cat secrets/k` is refused as `bash -c 'cat secrets/k'` is), from each folder the line
@@ -44,6 +44,10 @@ from contextual.core.shell.wrappers import WRAPPERS
 MAX_DEPTH = 3              # a script that runs a script that runs …
 MAX_BYTES = 256 * 1024     # of one script
 MAX_FILES = 24             # read for one check: a tree of scripts N wide and three deep took minutes at N = 1000
+# Characters of text read as lines for one check, all its files and lines together: each command costs about a
+# millisecond to read, and a checkout's package.json script of 500,000 `a;` (1 MB) held the check for minutes
+# (50,000 of them took 38 s on a 2-core machine under a load of 15)
+MAX_TEXT = 128 * 1024
 # The system's own programs and scripts are programs, not read (/usr/bin/lesspipe holds an `rm`); /usr/local and
 # /opt are not among them: a line running as root can write there.
 SYSTEM_FOLDERS = ("/usr/bin/", "/usr/sbin/", "/usr/lib", "/usr/share/", "/bin/", "/sbin/", "/lib", "/etc/")
@@ -87,6 +91,7 @@ class FilesRun:
         self.held: DenyRule | None = rules[0] if rules else None
         self.read: set[str] = set()
         self.left = MAX_FILES
+        self.text_left = MAX_TEXT
         self.repositories: dict[tuple[str, tuple[str, ...]], Repository | None] = {}
         self.watched: dict[str, None] = {}       # the files deciding what git runs, of every line read so far
 
@@ -107,12 +112,17 @@ class FilesRun:
         folders = places or [start or self.root]
         # `zap f` runs the zap bash finds on PATH: outside the system's folders (~/.local/bin, ~/.cargo/bin, a
         # virtualenv's bin) an earlier step may have made it a link to rm, or a script
-        looked_up = [(_bare(words[0], parsed.defined), words) for words in parsed.commands + parsed.latent]
+        # each name looked up once: a script's pipeline of thousands of commands looked up PATH for each (and the
+        # paths found were checked as often), seconds per hundred
+        bares = {word: _bare(word, parsed.defined) for word in dict.fromkeys(
+            words[0] for words in parsed.commands + parsed.latent)}
+        looked_up = [(bares[words[0]], words) for words in parsed.commands + parsed.latent]
         from_path = [(bare.program, *words[1:]) for bare, words in looked_up if bare.program is not None]
         # a name on no folder of PATH: `command not found`, or one the line makes (`ln -s /bin/rm "$D/zap"`)
         missing = {str(words[0]) for bare, words in looked_up if bare.missing}
-        if self.held and self._made_here(parsed, [p for bare, _ in looked_up for p in [*bare.absent, bare.program]
-                                                  if p], folders, missing if depth == 0 else set()):
+        if self.held and self._made_here(parsed, list(dict.fromkeys(p for bare in bares.values()
+                                                                  for p in [*bare.absent, bare.program] if p)),
+                                         folders, missing if depth == 0 else set()):
             return self.held              # `ln -s /bin/rm ~/.local/bin/zap; zap f`: made by this line
         git = self._git(parsed, folders, strict=depth == 0)
         if git is None and self.held:
@@ -162,7 +172,8 @@ class FilesRun:
                 if not program.startswith(SYSTEM_FOLDERS) and _runs_in_a_shell(program):
                     texts.append((self._text(program), tuple(arguments), None))
         for text, arguments, runs_in in texts:
-            if text is None:
+            self.text_left -= len(text or "")
+            if text is None or self.text_left < 0:
                 if self.held:
                     return self.held
                 continue

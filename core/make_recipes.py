@@ -13,9 +13,10 @@ prerequisite so made may be any target. Every recipe of those targets counts, wh
 out of date.
 
 Which recipes run is not known (None) where make's words are only known when it runs, where the makefile cannot be
-read (a FIFO, too large, more than MAX_FILES with what it includes), where it evaluates text (`$(eval …)`, `--eval`),
-writes a file (`$(file …)`), runs Guile, includes a file named by a function other than `wildcard` or by a variable
-with no value here, or runs its recipes with a shell other than sh or bash (`SHELL = ./x`, `.RECIPEPREFIX`)."""
+read (a FIFO, too large, more than MAX_FILES with what it includes), where making its variables takes more than
+MAX_WORK, where it evaluates text (`$(eval …)`, `--eval`), writes a file (`$(file …)`), runs Guile, includes a file
+named by a function other than `wildcard` or by a variable with no value here, or runs its recipes with a shell other
+than sh or bash (`SHELL = ./x`, `.RECIPEPREFIX`)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,13 @@ MAX_BYTES = 1024 * 1024          # of the makefile and what it includes, all tog
 MAX_FILES = 32                   # a makefile and what it includes (`include $(wildcard *.d)`)
 MAX_TARGETS = 256                # targets followed from the goals
 MAX_READINGS = 16                # of one recipe line, where its variables have several values
+# Work of one check, in characters read and made while making variables, and rules looked through: variables
+# that refer to each other many times (`A2 := $(A1)$(A1)…`, each a few thousand times) made terabytes, and the
+# check held the app, deaf to Ctrl-C, for good. Past it which recipes run is not known. CPython's own Makefile
+# (115 kB) takes 5.1 million.
+MAX_WORK = 8_000_000
+CALL_WORK = 64                   # of MAX_WORK, each variable made or referred to (half a million `$a` on a
+                                 # line, 100,000 values of one variable each took seconds)
 _VALUED = frozenset("CfIjloWE")              # make's short options that take a value
 _LONG_VALUED = frozenset({"--directory", "--file", "--makefile", "--include-dir", "--jobs", "--load-average",
                           "--old-file", "--assume-old", "--what-if", "--new-file", "--assume-new", "--eval",
@@ -71,6 +79,7 @@ class _Makefile:
     # each makefile as make names it (`Makefile`, `-f x.mk`, an include's word): a target make updates first
     names: list[str] = field(default_factory=list)
     size: int = 0                                                  # bytes read of them all
+    grown: int = 0          # characters `+=` made, of the check's MAX_WORK: it grows every value of its variable
 
 
 @dataclass(frozen=True)
@@ -82,6 +91,20 @@ class _Where:
     folders: tuple[str, ...]
     given: dict[str, list[str]]
     overrides: dict[str, list[str]]
+
+
+@dataclass
+class _Making:
+    """One check's making of variables: their values, the commands of `$(shell …)` found on the way, and the work
+    left (MAX_WORK; past it which recipes run is not known)."""
+    values: dict[str, list[str]]
+    shells: list[str] = field(default_factory=list)
+    left: int = MAX_WORK
+
+    def spend(self, amount: int) -> None:
+        self.left -= amount
+        if self.left < 0:
+            raise _Unknown
 
 
 def recipes_run(words: Sequence[Word], place: str, environment: Sequence[tuple[str, str]] = ()) -> Scripts | None:
@@ -166,13 +189,13 @@ def _run(place: str, files: list[str], goals: list[str], overrides: dict[str, li
     if any(v.strip() not in _SHELLS for v in values.get("SHELL", [])) or ".RECIPEPREFIX" in values:
         raise _Unknown
     lines: list[str] = []
-    shells: list[str] = []
+    making = _Making(values, left=MAX_WORK - made.grown)
     for text in made.parsed:
-        shells += _expanded(text, values, {}, shells)
+        making.shells += _expanded(text, making, {})
     for text in made.read:
-        _expanded(text, values, {}, shells)
+        _expanded(text, making, {})
     # a rule's targets and prerequisites are made as make reads them (`$(PROG): $(OBJS:.c=.o)`)
-    rules = [(_words(targets, values, shells), _words(prerequisites, values, shells), recipe)
+    rules = [(_words(targets, making), _words(prerequisites, making), recipe)
              for targets, prerequisites, recipe in made.rules]
     first = next((t for targets, _, _ in rules[skipped:] for t in targets if not t.startswith(".") and "%" not in t),
                  "")
@@ -180,12 +203,13 @@ def _run(place: str, files: list[str], goals: list[str], overrides: dict[str, li
         raise _Unknown                # a recipe may rewrite a makefile, which make then reads again
     # make first updates each makefile it read as a target (`Makefile: gen` runs gen's recipe), then the goals
     for target, prerequisites, recipe in _followed(rules, [*made.names,
-                                                           *(goals or [first, *values.get(".DEFAULT_GOAL", [])])]):
+                                                           *(goals or [first, *values.get(".DEFAULT_GOAL", [])])],
+                                                   making):
         automatic = {"@": target, "<": prerequisites[0] if prerequisites else "", "^": " ".join(prerequisites),
                      "+": " ".join(prerequisites), "?": " ".join(prerequisites), "*": "", "|": "", "%": ""}
         for raw in recipe:
-            lines += _expanded(raw.lstrip("@+- \t"), values, automatic, shells)
-    return Scripts(tuple(dict.fromkeys(shells + lines)), place, named[0])
+            lines += _expanded(raw.lstrip("@+- \t"), making, automatic)
+    return Scripts(tuple(dict.fromkeys(making.shells + lines)), place, named[0])
 
 
 def _read(path: str, name: str, made: _Makefile, where: _Where) -> None:
@@ -229,8 +253,8 @@ def _read(path: str, name: str, made: _Makefile, where: _Where) -> None:
             defining = (define.group(1), [])
             continue
         if keyword in ("include", "-include", "sinclude"):
-            for included in _included(stripped.split(None, 1)[1] if " " in stripped else "", where.place,
-                                      _every_value(where.given, made.values, where.overrides)):
+            making = _Making(_every_value(where.given, made.values, where.overrides), left=MAX_WORK - made.grown)
+            for included in _included(stripped.split(None, 1)[1] if " " in stripped else "", where.place, making):
                 _include(included, where, made, missing_ok=keyword != "include")
             continue
         if keyword in ("ifeq", "ifneq", "ifdef", "ifndef", "else", "endif", "vpath", "unexport", "undefine"):
@@ -284,25 +308,25 @@ def _every_value(*tables: dict[str, list[str]]) -> dict[str, list[str]]:
     return out
 
 
-def _included(text: str, place: str, values: dict[str, list[str]]) -> list[str]:
+def _included(text: str, place: str, making: _Making) -> list[str]:
     """The files an `include` names, as make expands its words when it reads the line: variables with each value
     they may have, `$(wildcard PATTERN …)` as the folder is now; any other function, or a name not known, is
     _Unknown (which file is read is only known when make runs)."""
     out: list[str] = []
-    for reading in _expanded(_wildcards(text, place, values), values, {}, []):
+    for reading in _expanded(_wildcards(text, place, making), making, {}):
         if UNKNOWN in reading:
             raise _Unknown
         out += reading.split()
     return list(dict.fromkeys(out))
 
 
-def _wildcards(text: str, place: str, values: dict[str, list[str]]) -> str:
+def _wildcards(text: str, place: str, making: _Making) -> str:
     """The text with each `$(wildcard …)` (or `${wildcard …}`) replaced by the names it finds in `place`, sorted as
     make 3.82 and later sort them; a pattern starting at `~` (make's home folder) is _Unknown."""
     out, i = [], 0
     while (found := _WILDCARD.search(text, i)) is not None:
         end = _closing(text, found.start() + 1)
-        patterns = [p for reading in _expanded(text[found.end():end], values, {}, []) for p in reading.split()]
+        patterns = [p for reading in _expanded(text[found.end():end], making, {}) for p in reading.split()]
         if any(UNKNOWN in p or p.startswith("~") for p in patterns):
             raise _Unknown
         names = sorted({os.path.relpath(hit, place) if not os.path.isabs(p) else hit
@@ -338,6 +362,9 @@ def _assign(made: _Makefile, name: str, operator: str, value: str) -> None:
         values.append(UNKNOWN)
     elif operator == "+=" and values:
         values[:] = [f"{v} {value}" for v in values]
+        made.grown += sum(map(len, values))
+        if made.grown > MAX_WORK:
+            raise _Unknown                    # `X += …` thousands of times, over as many values of X
     else:
         values.append(value)
 
@@ -353,14 +380,14 @@ def _uncommented(line: str) -> str:
     return line[:found.start()] if found else line
 
 
-def _words(words: list[str], values: dict[str, list[str]], shells: list[str]) -> list[str]:
+def _words(words: list[str], making: _Making) -> list[str]:
     """A rule's targets or prerequisites as make makes them, every reading's; a word only known when make runs (a
     function's result) is UNKNOWN."""
-    made = [w for text in _expanded(" ".join(words), values, {}, shells) for w in text.split()]
+    made = [w for text in _expanded(" ".join(words), making, {}) for w in text.split()]
     return list(dict.fromkeys(UNKNOWN if UNKNOWN in w else w for w in made))
 
 
-def _followed(rules: list[Rule], goals: list[str]) -> list[tuple[str, list[str], list[str]]]:
+def _followed(rules: list[Rule], goals: list[str], making: _Making) -> list[tuple[str, list[str], list[str]]]:
     """Each target make may build for the goals, with its prerequisites and recipe: an explicit rule's, else the
     pattern rules it matches; then their prerequisites in turn. A target only known when make runs may be any
     (its rule counts for every target), and so may such a prerequisite (every rule's target follows)."""
@@ -371,6 +398,7 @@ def _followed(rules: list[Rule], goals: list[str]) -> list[tuple[str, list[str],
         if target in seen or not target:
             continue
         seen.add(target)
+        making.spend(len(rules))              # each target looks through every rule
         if target == UNKNOWN:
             queue += [t for targets, _, _ in rules for t in targets if "%" not in t]
             out += [(UNKNOWN, p, r) for targets, p, r in rules if any("%" in t for t in targets)]
@@ -394,18 +422,20 @@ def _stem(pattern: str, target: str) -> str | None:
     return None
 
 
-def _expanded(text: str, values: dict[str, list[str]], automatic: dict[str, str], shells: list[str],
-              depth: int = 0) -> list[str]:
+def _expanded(text: str, making: _Making, automatic: dict[str, str], depth: int = 0) -> list[str]:
     """A recipe line with its variables made (each reading of one with several values); the command of a
     `$(shell CMD)` goes to `shells`, another function's result is a word only known when make runs."""
     if depth > 8:
         raise _Unknown
+    making.spend(len(text) + CALL_WORK)
     pieces: list[list[str]] = []
     i = 0
     while i < len(text):
         if text[i] != "$" or i + 1 >= len(text):
-            pieces.append([text[i]])
-            i += 1
+            end = text.find("$", i + 1)       # the text up to the next `$` is one piece, as it is
+            end = len(text) if end < 0 else end
+            pieces.append([text[i:end]])
+            i = end
             continue
         char = text[i + 1]
         if char == "$":
@@ -418,35 +448,56 @@ def _expanded(text: str, values: dict[str, list[str]], automatic: dict[str, str]
             if head in _UNREADABLE:
                 raise _Unknown
             if head == "shell":
-                shells += _expanded(argument, values, automatic, shells, depth + 1)
+                making.shells += _expanded(argument, making, automatic, depth + 1)
                 pieces.append([UNKNOWN])
             elif (reference := _REFERENCE.fullmatch(inner)) is not None:
                 name, before, after = reference.groups()      # `$(OBJS:.c=.o)`, `$(SRC:%.c=build/%.o)`
                 pieces.append([" ".join(_substituted(w, before, after) for w in value.split())
-                               for value in _value(name, values, automatic, shells, depth)])
+                               for value in _value(name, making, automatic, depth)])
             elif " " in inner or "," in inner or ":" in inner or "$" in inner:
                 pieces.append([UNKNOWN])      # a function, a computed name
             else:
-                pieces.append(_value(inner, values, automatic, shells, depth))
+                pieces.append(_value(inner, making, automatic, depth))
             i = end + 1
         else:
-            pieces.append(_value(char, values, automatic, shells, depth))
+            pieces.append(_value(char, making, automatic, depth))
             i += 2
-    readings = list(itertools.islice(("".join(p) for p in itertools.product(*pieces)), MAX_READINGS + 1))
+    count = 1                                 # the readings made, each as long as its longest pieces at most
+    for piece in pieces:
+        count = min(count * len(piece), MAX_READINGS + 1)
+    making.spend(count * sum(max(map(len, piece), default=0) for piece in pieces))
+    readings = list(itertools.islice(("".join(p) for p in itertools.product(*_runs_joined(pieces))),
+                                     MAX_READINGS + 1))
     if len(readings) > MAX_READINGS:
         raise _Unknown
     return readings
 
 
-def _value(name: str, values: dict[str, list[str]], automatic: dict[str, str], shells: list[str],
-           depth: int) -> list[str]:
+def _runs_joined(pieces: list[list[str]]) -> list[list[str]]:
+    """The pieces with each run of single readings joined into one: a product over a million pieces of one value
+    each cost seconds a line."""
+    out: list[list[str]] = []
+    run: list[str] = []
+    for piece in pieces:
+        if len(piece) == 1:
+            run.append(piece[0])
+            continue
+        if run:
+            out.append(["".join(run)])
+            run = []
+        out.append(piece)
+    return out + [["".join(run)]] if run else out
+
+
+def _value(name: str, making: _Making, automatic: dict[str, str], depth: int) -> list[str]:
     """A variable's values, each made in turn (`$@`, `$(@D)`: the target's)."""
+    making.spend(CALL_WORK)
     if name in automatic or (name[:1] in automatic and name[1:] in ("D", "F")):
         return [automatic.get(name, UNKNOWN)]
-    if name not in values:
+    if name not in making.values:
         return [UNKNOWN if name[:1].isalpha() or name[:1] == "_" else ""]
-    return list(dict.fromkeys(out for value in values[name]
-                              for out in _expanded(value, values, automatic, shells, depth + 1)))
+    return list(dict.fromkeys(out for value in making.values[name]
+                              for out in _expanded(value, making, automatic, depth + 1)))
 
 
 def _substituted(word: str, before: str, after: str) -> str:

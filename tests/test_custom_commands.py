@@ -77,6 +77,27 @@ def test_a_checkouts_command_file_or_folder_linking_outside_it_is_not_read(tmp_p
     assert set(names) == {"/inside", "/mine"} and names["/mine"] == "the outside secret\n"
 
 
+def test_a_checkouts_commands_folder_linking_outside_is_not_walked_and_its_files_leave_the_users_theirs(tmp_path):
+    """`.claude/commands -> /` walked the whole disk at every launch (and a folder of /proc vanishing under the walk
+    ended the app with a traceback): a project's folder that resolves outside it is not walked at all, so a file
+    there linking back into the project is not found either. And the 200 files read are per folder: a checkout's
+    200 left none of the user's own commands."""
+    root, home = tmp_path / "proj", tmp_path / "home"
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "text.md").write_text("a note of the project")
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "deep").mkdir(parents=True)
+    (elsewhere / "deep" / "back.md").symlink_to(root / "notes" / "text.md")
+    (root / ".claude").mkdir()
+    (root / ".claude" / "commands").symlink_to(elsewhere)
+    for n in range(201):
+        _write(root / ".contextual" / "commands", f"c{n:03}.md", "a project command\n")
+    _write(home / "commands", "mine.md", "the user's own\n")
+    names = {c.name for c in load_commands(root, home)}
+    assert "/deep:back" not in names and "/mine" in names
+    assert len(names) == 201 and "/c199" in names and "/c200" not in names
+
+
 def test_approval_is_per_file_and_bound_to_its_text(tmp_path):
     root, home = tmp_path / "proj", tmp_path / "home"
     _files(root, home)

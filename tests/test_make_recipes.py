@@ -197,3 +197,15 @@ def test_an_include_of_more_files_than_are_read_is_unknown(tmp_path: Path):
     folder = _project(tmp_path, {"Makefile": ALL + "include $(wildcard *.mk)\n",
                                  **{f"{n}.mk": "" for n in range(MAX_FILES)}})
     assert recipes_run(("make",), str(folder)) is None
+
+
+def test_a_makefile_whose_variables_multiply_is_not_made_and_holds_every_bash_rule(root: Path):
+    """A checkout's makefile whose variables refer to each other thousands of times made terabytes when `make` was
+    checked, holding the app for good (its own deny rule is enough to have `make` checked): past a bounded work
+    which recipes run is not known, and every Bash deny rule holds it; a `+=` grown over many values alike."""
+    (root / "Makefile").write_text(f"A0 := {'x' * 1000}\nA1 := {'$(A0)' * 1000}\nA2 := {'$(A1)' * 9}\n"
+                                   "all:\n\techo $(A2)\n")
+    assert recipes_run(("make",), str(root)) is None
+    assert PermissionRules.from_tables({"deny": ["Bash(curl:*)"]}).denies("Bash", {"command": "make"}, str(root))
+    (root / "Makefile").write_text("X = a\n" * 300 + f"X += {'b' * 40}\n" * 3000 + "all:\n\techo hi\n")
+    assert recipes_run(("make",), str(root)) is None

@@ -79,6 +79,16 @@ def test_a_projects_servers_are_not_given_contextuals_own_keys_and_the_approval_
     assert "headers Authorization: Bearer ${OPENAI_API_KEY:-none}" in details[1]
 
 
+def test_a_checkouts_file_of_many_servers_is_named_in_a_line_of_bounded_length():
+    """40,000 servers in a checkout's .mcp.json (under the 1 MB a config file may have) made -p's one line saying
+    they were not approved 269 kB long, every name in it: the first nine are named, the rest counted."""
+    from contextual.core.mcp.config import servers_item
+    servers = {f"s{n}": {"command": "x"} for n in range(40_000)}
+    item = servers_item(Path("/p/.mcp.json"), "", servers)
+    assert item.what == "the MCP servers s0, s1, s2, s3, s4, s5, s6, s7, s8 and 39,991 more in /p/.mcp.json"
+    assert len(item.details) == 40_000                    # the modal shows the first 40 of them and counts the rest
+
+
 def test_env_variables_expand_from_the_environment_at_start_under_p(project: Path):
     """-p drops the key variables from its environment before MCP servers start; ${OPENAI_API_KEY} still expands."""
     user_servers(project, {"tracker": stdio(FAKE_MCP_MODE="env:SEEN", SEEN="${OPENAI_API_KEY}")})

@@ -93,6 +93,37 @@ def test_a_servers_own_error_code_reads_as_its_error_not_a_closed_connection_or_
     assert "stopped" not in result.stderr and "tools changed" not in result.stderr, result.stderr
 
 
+@pytest.mark.parametrize("form", ["json", "sse"])
+async def test_a_servers_own_minus_32000_over_streamable_http_is_that_calls_error_and_a_cut_stream_still_ends_it(
+        tmp_path: Path, form: str):
+    """Over streamable HTTP the SDK answers a request whose event stream was cut with -32000 itself, so a live
+    server's own "-32000: busy" (as a JSON body or as an event) read as a closed connection: the server was marked
+    stopped and its tools left L1. The server's own bytes say which it is: its error is the call's, the server
+    serves the next call; a stream cut before any answer still ends it."""
+    from contextual.core.mcp.config import ServerSpec
+    from contextual.core.mcp.connection import CallFailed, ServerConnection
+    from tests.fakes.hostile_http import HostileHTTP
+    for cut in (False, True):
+        with HostileHTTP("http", form=form, error=-32000, cut=cut) as srv:
+            conn = ServerConnection(ServerSpec("hostile", "http", tmp_path / "mcp.json", url=srv.url), lambda c: None)
+            conn.start()
+            try:
+                await conn.wait_ready()
+                assert conn.status == "ready", conn.error
+                with pytest.raises(CallFailed) as first:
+                    await conn.call("t", {})
+                if cut:
+                    assert first.value.code == "server_unavailable" and conn.status == "failed", str(first.value)
+                    continue
+                with pytest.raises(CallFailed) as second:        # still serving: the next call reaches it too
+                    await conn.call("t", {})
+                for failed in (first.value, second.value):
+                    assert failed.code == "mcp_error" and "busy: try again later" in str(failed), str(failed)
+                assert conn.status == "ready" and [t.name for t in conn.tools] == ["t"] and srv.calls == 2
+            finally:
+                await conn.close()
+
+
 async def test_a_10_mb_description_costs_no_copy_of_each_of_its_words(tmp_path: Path):
     """A description of 10 MB of two-letter words was split whole, 3.3 million strings, wherever it was put on one
     line (the L1 entry, the /mcp row) and read whole by every ToolSearch: 50 MB took `-p` to 1.45 GB. What the

@@ -66,3 +66,13 @@ def test_a_package_json_that_is_not_a_file_or_not_json_is_not_read_as_scripts(tm
     (root / "package.json").unlink()
     (root / "package.json").write_text("{not json")      # npm stops at it: no script runs
     assert scripts_run(("npm", "test"), str(root)).lines == ()
+
+
+def test_more_script_text_than_a_check_reads_holds_every_bash_rule(tmp_path):
+    """Each command read costs about a millisecond: a checkout's test script of 500,000 harmless `true;` (under the
+    1 MB a package.json may have) held the check of `npm test` for minutes once its own deny rule had it checked.
+    Past MAX_TEXT of text in one check, what runs is not known: every Bash deny rule holds it."""
+    from contextual.core.files_run import MAX_TEXT
+    root = package(tmp_path / "p", test="true;" * (MAX_TEXT // 5 + 1))
+    assert RULES.denies("Bash", {"command": "npm test"}, str(root)).text == "Bash(rm:*)"
+    assert RULES.denies("Bash", {"command": "npm test"}, str(package(tmp_path / "q", test="true;" * 1000))) is None

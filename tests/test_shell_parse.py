@@ -401,6 +401,21 @@ def test_a_deeply_nested_line_is_uncertain_and_does_not_exhaust_the_stack():
     assert parsed.commands                                   # read without a RecursionError
 
 
+def test_a_line_nested_past_the_tree_depth_is_opaque_whatever_it_runs():
+    """tree-sitter finds a node's parent from the root down, so each command of a line nested N deep cost N steps:
+    a checkout's script of 40,000 `$(` (run as `bash build.sh`, read for the deny rules) held the check for hours.
+    Past MAX_TREE_DEPTH the line is unreadable: every deny rule holds it, no allow rule matches it."""
+    from contextual.core.shell.walk import MAX_TREE_DEPTH
+    allow_echo = PermissionRules(allow=(parse_rule("Bash(echo:*)"), parse_rule("Bash(true)")))
+    for line in ("if true; then " * MAX_TREE_DEPTH + "echo; " + "fi; " * MAX_TREE_DEPTH,
+                 "true && " * MAX_TREE_DEPTH + "true"):
+        assert parse_command(line).opaque
+        assert DENY_RM.denies("Bash", {"command": line}, "/") is not None
+        assert not allow_echo.allows("Bash", {"command": line}, "/")
+    shallow = "echo $(echo $(true)) && " + "true && " * 100 + "true"      # 100 deep
+    assert not parse_command(shallow).opaque and allow_echo.allows("Bash", {"command": shallow}, "/")
+
+
 def test_a_line_with_a_syntax_error_is_opaque_and_says_so():
     """tree-sitter and bash can disagree on a line tree-sitter cannot parse (`[ a \\< b ]; r$'m' x` ran rm past a
     word search), so no rule is checked against it: every deny rule holds, no allow rule matches."""

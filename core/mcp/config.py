@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -28,6 +29,7 @@ DEFAULT_STARTUP_TIMEOUT = 30.0     # seconds for the handshake and the tool list
 DEFAULT_TOOL_TIMEOUT = 120.0       # seconds for one tools/call
 DEFAULT_MAX_OUTPUT_TOKENS = 25_000  # one result's cap, as Claude Code's MAX_MCP_OUTPUT_TOKENS; "max_output_tokens"
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
+LISTED_NAMES = 10                  # servers named in the line that says what the file asks for; then a count
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
@@ -106,12 +108,17 @@ def _tokens(entry: dict[str, Any]) -> int:
     return value
 
 
+def _kind(entry: dict[str, Any]) -> Any:
+    """The entry's transport as written: its `type`, else http when it has a `url`, else stdio."""
+    return entry.get("type", "http" if "url" in entry else "stdio")
+
+
 def parse_entry(name: str, entry: Any, source: Path, env: Mapping[str, str]) -> ServerSpec:
     """One `mcpServers` entry; ValueError with a short reason when it is not usable."""
     check_name(name)
     if not isinstance(entry, dict):
         raise ValueError("the entry must be an object")
-    kind = entry.get("type", "http" if "url" in entry else "stdio")
+    kind = _kind(entry)
     startup = _seconds(entry, "startup_timeout_sec", DEFAULT_STARTUP_TIMEOUT)
     tool_timeout = _seconds(entry, "tool_timeout_sec", DEFAULT_TOOL_TIMEOUT)
     cap = _tokens(entry)
@@ -195,19 +202,30 @@ def given_credentials(spec: ServerSpec) -> tuple[str, ...]:
 
 def servers_item(path: Path, text: str, servers: dict[str, Any]) -> trust.Item:
     """A project's `.mcp.json` as the piece the user approves: bound to the file's exact text; the details say
-    what each server would start (the command line as written, or the URL)."""
+    what each server would start, its transport read as parse_entry reads it (a `url` beside `"type": "stdio"` was
+    shown as a connection while its command ran), the command line quoted word by word as the file has it (a
+    blank or `;` inside a word shows as part of it)."""
     def shown(name: str, entry: Any) -> str:
         if not isinstance(entry, dict):
             return f"{name}: (not an object)"
+        if entry.get("disabled") is True:
+            return f"{name}: disabled, not started"
+
         def given(key: str, sep: str) -> str:      # what it is given besides: `${VAR}`s read from your environment
             table = entry.get(key)
             if not isinstance(table, dict) or not table:
                 return ""
             return f"; {key} {', '.join(f'{k}{sep}{v}' for k, v in table.items())}"
-        if entry.get("url"):
-            return f"{name}: connects to {entry['url']}{given('headers', ': ')}"
-        args: list[Any] = entry["args"] if isinstance(entry.get("args"), list) else []
-        return f"{name}: runs {' '.join(str(a) for a in [entry.get('command', '?'), *args])}{given('env', '=')}"
+        kind = _kind(entry)
+        if kind == "stdio":
+            args = entry.get("args", [])
+            words = [str(w) for w in [entry.get("command", "?"), *(args if isinstance(args, list) else [args])]]
+            return f"{name}: runs {shlex.join(words)}{given('env', '=')}"
+        if kind in ("http", "streamable-http", "streamable_http", "sse"):
+            return f"{name}: connects to {entry.get('url', '?')}{given('headers', ': ')}"
+        return f"{name}: not started (unsupported \"type\" {kind!r})"
     names = [str(n) for n in servers]        # "the MCP servers tracker in …" read wrong for one server
-    what = f"the MCP {noun_for(len(names), 'server')} {listing(names)} in {path}"
+    if len(names) > LISTED_NAMES:            # 40,000 of them made -p's line 269 kB long
+        names = [*names[:LISTED_NAMES - 1], f"{len(names) - LISTED_NAMES + 1:,} more"]
+    what = f"the MCP {noun_for(len(servers), 'server')} {listing(names)} in {path}"
     return trust.Item("mcp_servers", text, what, tuple(shown(str(n), e) for n, e in servers.items()))

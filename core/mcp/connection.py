@@ -5,17 +5,21 @@ from any task, and closed by setting an event so the SDK unwinds its transport i
 from __future__ import annotations
 
 import asyncio
+import functools
 import tempfile
 import time
 from pathlib import Path
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
 from contextual.core.mcp import describe
 from contextual.core.mcp.config import ServerSpec
 from contextual.core.mcp.server_log import ServerLog, open_log, without_inputs
 from contextual.core import secrets, textsafe
+
+if TYPE_CHECKING:       # the HTTP transport's modules load with an HTTP server only
+    from contextual.core.mcp.http_messages import ServerClosedCodes
 
 STARTING, READY, FAILED, STOPPED = "starting", "ready", "failed", "stopped"
 LIST_PAGES = 50                       # a paginator that never ends cannot hang the start
@@ -87,21 +91,25 @@ class ServerConnection:
 
     def _transport(self) -> Any:
         """An async context manager yielding the SDK's (read, write) streams."""
-        if self.spec.transport == "http":
-            return _watched(_http_streams(self.spec.url, self.spec.headers), each=self._listing_checker())
-        if self.spec.transport == "sse":
+        if self.spec.transport in ("http", "sse"):
+            from contextual.core.mcp.http_messages import ServerClosedCodes
+            closed = ServerClosedCodes()
+            if self.spec.transport == "http":
+                return _watched(_http_streams(self.spec.url, self.spec.headers, closed), each=self._checker(closed))
             from mcp.client.sse import sse_client
 
             from contextual.core.mcp import http_bound
-            return _watched(sse_client(self.spec.url, headers=self.spec.headers or None,
-                                       httpx_client_factory=http_bound.bounded_client), each=self._listing_checker())
+            factory = functools.partial(http_bound.bounded_client, closed=closed)
+            return _watched(sse_client(self.spec.url, headers=self.spec.headers or None, httpx_client_factory=factory),
+                            each=self._checker(closed))
         from contextual.core.mcp.stdio import stdio_streams
         return _watched(stdio_streams(self.spec.command, list(self.spec.args), dict(self.spec.env), self._stderr,
                                       self.rejected), self._stream_ended)
 
-    def _listing_checker(self) -> Callable[[Any], None]:
+    def _checker(self, closed: ServerClosedCodes) -> Callable[[Any], None]:
         """Over HTTP the SDK parses the messages itself: a tools/list answer loses its malformed tools here, as a
-        stdio server's do in our transport (one inputSchema that was a string failed the whole server)."""
+        stdio server's do in our transport (one inputSchema that was a string failed the whole server), and an
+        error -32000 the server itself sent (`closed`) is its error, not the SDK's word for a cut stream."""
         from mcp import types
 
         from contextual.core.mcp.stdio import without_bad_tools
@@ -111,6 +119,9 @@ class ServerConnection:
             message = getattr(item, "message", None)
             if isinstance(message, types.JSONRPCResponse):
                 without_bad_tools(message.result, self.rejected, log)
+            elif isinstance(message, types.JSONRPCError) and message.error.code == types.CONNECTION_CLOSED and \
+                    closed.taken(message.id):
+                message.error.code = types.INTERNAL_ERROR
         return check
 
     def _stream_ended(self) -> None:
@@ -263,15 +274,15 @@ async def _watched(transport: Any, on_end: Callable[[], None] | None = None,
 
 
 @asynccontextmanager
-async def _http_streams(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
+async def _http_streams(url: str, headers: dict[str, str], closed: ServerClosedCodes) -> AsyncIterator[Any]:
     """Streamable HTTP with the configured headers (auth tokens) on every request, the SDK's timeouts and
-    redirect policy, and a bound on each answer (core/mcp/http_bound.py)."""
+    redirect policy, and a bound on each answer (core/mcp/http_bound.py), which notes the server's own -32000s."""
     from mcp.client.streamable_http import streamable_http_client
 
     from contextual.core.mcp import http_bound
     # Every answer bounded alike: a JSON body by our transport, an event of a streamed answer by the SDK (whose own
     # default, 1 MiB, would refuse a result stdio takes).
-    async with http_bound.bounded_client(headers or None) as http:
+    async with http_bound.bounded_client(headers or None, closed=closed) as http:
         async with streamable_http_client(url, http_client=http,
                                           max_sse_event_size=http_bound.MAX_RESPONSE_BYTES) as streams:
             yield streams

@@ -14,7 +14,7 @@ from typing import Any, AsyncIterator
 
 import httpx2
 
-from contextual.core.mcp.http_messages import Messages
+from contextual.core.mcp.http_messages import Messages, ServerClosedCodes
 from contextual.core.mcp.stdio import MAX_LINE_BYTES
 
 MAX_RESPONSE_BYTES = MAX_LINE_BYTES     # one answer, as on stdio; the result cap (max_output_tokens) cuts far below
@@ -31,12 +31,13 @@ class EventRefused(httpx2.SSEError):
 
 
 class _Counted(httpx2.AsyncByteStream):
-    def __init__(self, inner: httpx2.AsyncByteStream, limit: int | None, events: bool) -> None:
-        self.inner, self.limit, self.events = inner, limit, events
+    def __init__(self, inner: httpx2.AsyncByteStream, limit: int | None, events: bool,
+                 closed: ServerClosedCodes | None) -> None:
+        self.inner, self.limit, self.events, self.closed = inner, limit, events, closed
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         seen = 0
-        messages = Messages(self.events)
+        messages = Messages(self.events, self.closed)
         async for chunk in self.inner:
             seen += len(chunk)
             if self.limit is not None and seen > self.limit:
@@ -58,16 +59,17 @@ class _Counted(httpx2.AsyncByteStream):
 
 
 class BoundedTransport(httpx2.AsyncBaseTransport):
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, closed: ServerClosedCodes | None = None) -> None:
         self.inner = httpx2.AsyncHTTPTransport()
         self.limit = limit
+        self.closed = closed
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         response = await self.inner.handle_async_request(request)
         events = response.headers.get("content-type", "").split(";")[0].strip().lower() == "text/event-stream"
         stream: Any = response.stream
         # the long-lived notification stream (GET) is not bounded as a whole: the SDK bounds each of its events
-        response.stream = _Counted(stream, None if request.method == "GET" else self.limit, events)
+        response.stream = _Counted(stream, None if request.method == "GET" else self.limit, events, self.closed)
         return response
 
     async def aclose(self) -> None:
@@ -75,11 +77,13 @@ class BoundedTransport(httpx2.AsyncBaseTransport):
 
 
 def bounded_client(headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None,
-                   auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
+                   auth: httpx2.Auth | None = None, closed: ServerClosedCodes | None = None) -> httpx2.AsyncClient:
     """The SDK's client settings (its timeouts; redirects left to the SDK) over a bounded transport. Its signature
     is the SDK's client factory's: the SSE transport builds its client through it, so the body of the answer to each
     message it POSTs (the result itself comes on the event stream) is bounded too — unbounded, a server that answered
-    a POST with an endless body grew memory until the call's timeout, and past it."""
+    a POST with an endless body grew memory until the call's timeout, and past it. `closed` notes the requests the
+    server itself answered with error -32000."""
     from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
-    return httpx2.AsyncClient(headers=headers or None, transport=BoundedTransport(MAX_RESPONSE_BYTES), auth=auth,
+    return httpx2.AsyncClient(headers=headers or None, transport=BoundedTransport(MAX_RESPONSE_BYTES, closed),
+                              auth=auth,
                               timeout=timeout or httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT))

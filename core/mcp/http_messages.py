@@ -11,17 +11,59 @@ from __future__ import annotations
 
 import re
 
+from typing import Any
+
+from contextual.core import bounded_json
 from contextual.core.mcp.stdio import MAX_OBJECTS, MAX_VALUES, refusal
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
+CLOSED_CODE = -32000            # the SDK's CONNECTION_CLOSED, a code JSON-RPC leaves to servers' own errors
+
+
+class ServerClosedCodes:
+    """The ids of the requests a server itself answered with error -32000, read from its bytes before the SDK parses
+    them. The SDK answers a request whose event stream was cut with the same code, so a server's own "-32000: busy"
+    read as a closed connection and took its tools out of L1; an error with that code and an id noted here is the
+    server's (core/mcp/connection.py makes it the call's error). Each id is taken once."""
+
+    def __init__(self) -> None:
+        self._ids: set[tuple[type, Any]] = set()
+
+    def note(self, message: list[bytes]) -> None:
+        """A message as it arrived (its pieces); only one holding the code's digits is parsed."""
+        if not any(b"32000" in piece for piece in [*message, *_seams(message)]):
+            return
+        try:
+            doc = bounded_json.loads(b"".join(message).decode("utf-8", "replace"))
+        except ValueError:
+            return                  # not JSON: the SDK says so itself
+        for each in doc if isinstance(doc, list) else [doc]:
+            error = each.get("error") if isinstance(each, dict) else None
+            request = each.get("id") if isinstance(each, dict) else None
+            if isinstance(error, dict) and error.get("code") == CLOSED_CODE and isinstance(request, (int, str)):
+                self._ids.add((type(request), request))
+
+    def taken(self, request: Any) -> bool:
+        """Whether the server itself sent error -32000 for this request id (then forgotten)."""
+        key = (type(request), request)
+        if key not in self._ids:
+            return False
+        self._ids.discard(key)
+        return True
+
+
+def _seams(pieces: list[bytes]) -> list[bytes]:
+    """The bytes around each joint of the pieces, where a code split between two chunks is whole."""
+    return [a[-8:] + b[:8] for a, b in zip(pieces, pieces[1:])]
 
 
 class Messages:
     """Feed a response's chunks in order; `feed` and `close` return why a message completed meanwhile is refused
     (core/mcp/stdio.py: refusal), or None."""
 
-    def __init__(self, events: bool) -> None:
+    def __init__(self, events: bool, closed: ServerClosedCodes | None = None) -> None:
         self.events = events
+        self.closed = closed
         self._message: list[bytes] = []     # the data gathered for the message being received
         self._line: list[bytes] = []        # events: the line being received
         self._after_cr = False              # events: the last chunk ended with CR (an LF first is its pair)
@@ -55,6 +97,8 @@ class Messages:
 
     def _end_message(self) -> str | None:
         message, self._message = self._message, []
+        if self.closed is not None and message:
+            self.closed.note(message)
         if sum(piece.count(b"{") for piece in message) <= MAX_OBJECTS and \
                 sum(piece.count(b",") for piece in message) <= MAX_VALUES:      # most messages: no copy to count
             return None

@@ -234,8 +234,9 @@ def input_redirect(command: Node) -> tuple[str, Word]:
     nodes = list(command.children)
     element = command
     # tree-sitter hangs a redirection after `a && b` or `a | b` on the list or pipeline; bash gives it to `b`
+    # (the last of them: its next sibling, not the parent's children listed, which was quadratic in a long pipeline)
     while element.parent is not None and element.parent.type in ("list", "pipeline") and \
-            element.parent.named_children and element.parent.named_children[-1].id == element.id:
+            element.next_named_sibling is None:
         element = element.parent
     parent = element.parent
     if parent is not None and parent.type == "redirected_statement":

@@ -34,6 +34,11 @@ _ONE_LINE_NODES = frozenset({"command", "command_name", "word", "regex", "number
 # Leaves tree-sitter keeps whole where bash still expands a `$(`: `${x#$(rm f)}`
 _OPAQUE_LEAVES = frozenset({"regex", "extglob_pattern"})
 
+# Nodes deeper than this make the line unreadable: each node's parent (asked of a command, its redirections, its
+# pipe) is found by tree-sitter from the root down, so a line nested N deep cost N² (a checkout's script of 40,000
+# `$(` held the permission check for hours; 2,000 `a && ` took 5 s). Real lines and scripts stay far below it.
+MAX_TREE_DEPTH = 256
+
 _thread = threading.local()
 
 
@@ -67,9 +72,12 @@ class TreeWalk:
         literal: list[tuple[int, int]] = []       # byte spans where a backtick or `$(` is a character or was read
         expanded: set[int] = set()                # where each `$(`, `${`, `$[` the tree reads as one starts
         listed: dict[int, tuple[Word, ...]] = {}   # each command node read so far: its words (a pipe's source)
-        stack = [root]
+        stack = [(root, 0)]
         while stack:                      # iterative: a deeply nested line must not exhaust Python's stack
-            node = stack.pop()
+            node, level = stack.pop()
+            if level > MAX_TREE_DEPTH:
+                self.findings.misparsed()
+                return
             kind = node.type
             if kind == "command":
                 self._command(node, depth, listed, source)
@@ -120,7 +128,7 @@ class TreeWalk:
             if kind in _EXPANSIONS:
                 expanded.add(node.start_byte)
             self.latent.note_node(node)
-            stack.extend(reversed(node.children))
+            stack.extend((child, level + 1) for child in reversed(node.children))
         if any(not any(a <= at < b for a, b in literal) for at in backticks(source)):
             self.findings.misparsed()     # `${x:-`rm f`}`, an unquoted here-document's `…`: not read as code
         if unread_positions(root, source, literal, expanded):

@@ -5,7 +5,9 @@ N bytes before the call's result comes on the event stream; a client that stops 
 connection under the server's write, and `cut` is set.
 HostileHTTP("http", blocks=N, form=...): streamable HTTP, whose answer to `tools/call` is N one-letter text blocks,
 as a JSON body (form "json") or as one event of an event stream, a `data:` line per block, lines ending in CR LF
-(form "sse"). `malformed=True` lists, beside tool `t`, a tool whose inputSchema is a string.
+(form "sse"). `malformed=True` lists, beside tool `t`, a tool whose inputSchema is a string. `error=CODE` answers
+each `tools/call` with JSON-RPC error CODE ("busy: try again later") instead, in the form asked; `cut=True` answers
+it with an event stream that ends before any message (the SDK's own -32000).
 
     with HostileHTTP("http", blocks=150_000, form="sse") as srv:     # srv.url
         ...
@@ -24,9 +26,10 @@ CHUNK = 65536
 
 class HostileHTTP:
     def __init__(self, transport: str, *, post_body: int = 0, blocks: int = 0, form: str = "json",
-                 malformed: bool = False) -> None:
+                 malformed: bool = False, error: int | None = None, cut: bool = False) -> None:
         self.transport, self.post_body, self.blocks, self.form = transport, post_body, blocks, form
-        self.malformed = malformed
+        self.malformed, self.error, self.cut_calls = malformed, error, cut
+        self.calls = 0
         self.cut = threading.Event()
         self._events: queue.Queue[str | None] = queue.Queue()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (_Handler,), {"fake": self}))
@@ -89,6 +92,13 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         message = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
         answer = json.dumps({"jsonrpc": "2.0", "id": message.get("id"), "result": self.fake.result(message)})
+        if message.get("method") == "tools/call":
+            self.fake.calls += 1
+            if self.fake.cut_calls:
+                return self._send(200, b": nothing follows\r\n\r\n", "text/event-stream")
+            if self.fake.error is not None:
+                answer = json.dumps({"jsonrpc": "2.0", "id": message.get("id"),
+                                     "error": {"code": self.fake.error, "message": "busy: try again later"}})
         if self.fake.transport == "sse":
             return self._post_sse(message, answer)
         if "id" not in message:

@@ -7,6 +7,7 @@ its first moment (the permission dialog's grace), is ignored, and the box says s
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,7 +25,24 @@ if TYPE_CHECKING:
     from contextual.tui.host import Host
 
 SHOWN_LINES = 40        # per piece: a .mcp.json with a thousand servers still fits on one screen
-LINE_CHARS = 240
+LINE_CHARS = 240        # of one line shown: its head and its tail, what is between counted
+_BLANKS = re.compile(r" {4,}|[\t\n\r\f\v]")
+
+
+def _blank(run: re.Match[str]) -> str:
+    text = run.group()
+    return {"\n": " ⏎ ", "\t": " ⇥ "}.get(text, f" ⟨{len(text)} spaces⟩ " if text[0] == " " else " ⟨blank⟩ ")
+
+
+def one_line(line: str) -> str:
+    """A line of what would run or be allowed, nothing of it out of sight: blanks that would push the rest past the
+    box's edge (`sh -c '<300 spaces>; curl … | sh'`) and line ends are shown as marks, and a line past LINE_CHARS
+    keeps its head and its tail (where such a payload would be) with the count of what is between."""
+    line = _BLANKS.sub(_blank, line)
+    if len(line) <= LINE_CHARS:
+        return line
+    head, tail = LINE_CHARS * 2 // 3, LINE_CHARS // 3
+    return f"{line[:head]} ⟨{len(line) - head - tail:,} characters not shown⟩ {line[-tail:]}"
 
 
 def describe(items: list[Item], project: Path) -> Text:
@@ -36,10 +54,11 @@ def describe(items: list[Item], project: Path) -> Text:
                 "deny rules apply either way.\n")
     for item in items:
         text.append(f"\n{screen_text(item.what)}\n", "bold")
-        for line in map(screen_text, item.details[:SHOWN_LINES]):
-            text.append(f"  • {line[:LINE_CHARS]}{'…' if len(line) > LINE_CHARS else ''}\n")
+        for line in item.details[:SHOWN_LINES]:
+            text.append(f"  • {one_line(screen_text(line))}\n")
         if len(item.details) > SHOWN_LINES:
-            text.append(f"  … and {len(item.details) - SHOWN_LINES} more\n")
+            text.append(f"  … and {len(item.details) - SHOWN_LINES:,} more, not shown here: read the file before "
+                        "approving\n")
     text.append("\nApproving is remembered for these exact files; a change to them asks again.")
     return text
 
