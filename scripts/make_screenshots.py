@@ -192,11 +192,18 @@ async def scenario(size: tuple[int, int], suffix: str) -> None:
             await pilot.pause()
             app.save_screenshot(str(OUT / f"compaction_preview{suffix}.svg"))
             await pilot.press("ctrl+s")
+            # A manual compaction's result is the chat's line as it ends; its card is one key away in /compactions.
+            await wait_for(pilot, lambda: app.screen is app.screen_stack[0] and bool(app.engine.compactions))
+            send(app, "/compactions")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: len(app.screen_stack) > 1)
+            await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.result is not None)
-            modal = app.screen
             await pilot.pause()
             app.save_screenshot(str(OUT / f"compaction_result{suffix}.svg"))
-            await pilot.press("enter")
+            await pilot.press("escape")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is app.screen_stack[0])
 
             await pilot.press("ctrl+l")
             await pilot.pause()

@@ -6,7 +6,6 @@ from __future__ import annotations
 from textual.widgets import TextArea
 
 from contextual.tui.app import ContextualApp
-from contextual.tui.screens.compaction import CompactionModal
 from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
 from tests.tui_helpers import READ_CART, finish, make_host, run_turn, server, type_and_send, wait_for
 
@@ -25,6 +24,6 @@ async def test_tab_then_typing_edits_the_summary_that_is_kept(tmp_path):
             assert preview.focused is preview.query_one(TextArea)
             await pilot.press("ctrl+home", *"EDITED ")
             await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.result is not None)
+            await wait_for(pilot, lambda: app.engine.compactions and app.screen is app.screen_stack[0])
             summary = app.engine.history.messages[0]
             assert summary.role == "summary" and summary.content.startswith("EDITED ")

@@ -10,7 +10,6 @@ from tests.fakes.llm_server import FakeLLMServer
 from tests.tui_helpers import SIZE, finish, run_turn, type_and_send, wait_for
 from contextual.tui.app import ContextualApp
 from contextual.tui.host import RealHost
-from contextual.tui.screens.compaction import CompactionModal
 from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
 from contextual.tui.screens.loss_ledger import LossLedgerScreen
 from contextual.tui.screens.policies import PoliciesScreen
@@ -59,6 +58,8 @@ async def test_compact_previews_the_summary_the_edit_is_stored_and_a_lost_item_i
             # a tool result reads as the prompt sends it: its status line and lines, not its stored JSON (helper-65)
             assert "[ok]" in archived and '"status"' not in archived and "\\n" not in archived, archived
             assert "facts; missing:" in str(preview.query_one("#preview-loss").render())
+            footer = {str(key.description) for key in preview.query("FooterKey")}
+            assert {"what it loses", "add missing"} <= footer, footer         # facts missing: their keys
             # The preview's ledger: enter adds the chosen item to the summary under review (it said "re-injects"
             # and did nothing)
             await pilot.press("ctrl+l")
@@ -70,9 +71,8 @@ async def test_compact_previews_the_summary_the_edit_is_stored_and_a_lost_item_i
             assert chosen in preview.query_one("#preview-summary").text
             preview.query_one("#preview-summary").load_text("## Summary\nEDITED: beta_handler_q2 lives in beta.py.")
             await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.result is not None)
+            await wait_for(pilot, lambda: app.engine.compactions and app.screen is app.screen_stack[0])  # no card
             assert app.engine.history.messages[0].content == "## Summary\nEDITED: beta_handler_q2 lives in beta.py."
-            await pilot.press("enter")                                          # close the result card
             chat = " ".join(str(w.render()) for w in app.query_one(ChatLog).query("*") if hasattr(w, "render"))
             assert "(/ledger: the 2 facts lost, to re-inject)" in chat
             await type_and_send(pilot, "/ledger")

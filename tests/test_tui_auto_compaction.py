@@ -12,8 +12,8 @@ from typing import Any
 from textual import events
 
 from tests.fakes.llm_server import FakeLLMServer, Reply
-from tests.tui_helpers import (READ_CART, SIZE, compact_through_preview, finish, make_host, run_turn, type_and_send,
-                               wait_for)
+from tests.tui_helpers import (READ_CART, SIZE, chat_text, compact_through_preview, finish, make_host, run_turn,
+                               type_and_send, wait_for)
 from contextual.tui.app import ContextualApp
 from contextual.tui.screens.compaction import CompactionModal
 from contextual.tui.widgets.chat_log import ChatLog
@@ -101,7 +101,9 @@ async def test_an_unattended_automatic_compaction_card_closes_itself_and_the_tur
         await wait_for(pilot, lambda: not isinstance(app.screen, CompactionModal), timeout=10)
 
 
-async def test_a_manual_compaction_card_stays_until_closed(tmp_path):
+async def test_a_manual_compactions_card_closes_as_it_ends_and_the_chat_keeps_its_result(tmp_path):
+    """It stayed until closed by enter, every /compact, though its summary had just been approved in the preview:
+    the chat's line is its card now, and /compactions opens the dialog's."""
     script = [finish("first answer"), finish("second answer"), SUMMARY]
     with FakeLLMServer(kind="openai", script=script) as srv:
         app = ContextualApp(make_host(tmp_path, srv.base_url, keep_rounds=1), animate=False)
@@ -111,9 +113,8 @@ async def test_a_manual_compaction_card_stays_until_closed(tmp_path):
             card = await compact_through_preview(pilot)
             assert card.trigger == "manual"
             await app.workers.wait_for_complete()
-            # No turn waits on a manual card, so no timer closes it: the user reads it and closes it.
-            assert isinstance(app.screen, CompactionModal) and not app.screen.in_turn
-            assert "enter or esc closes" in str(app.screen.query_one("#compaction-hint").render())
+            assert app.screen is app.screen_stack[0]
+            assert "compacted (manual)" in chat_text(app) and "files the summary was given" in chat_text(app)
 
 
 async def test_text_typed_over_an_automatic_compaction_goes_to_the_input_and_enter_sends_it(tmp_path):

@@ -11,7 +11,6 @@ from tests.fakes.server_flavors import Flavor
 from tests.tui_helpers import chat_text, SIZE, finish, make_host, run_turn, type_and_send, wait_for
 from contextual.tui.app import ContextualApp
 from contextual.tui.screens.compact_choice import CompactChoice
-from contextual.tui.screens.compaction import CompactionModal
 from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
 from contextual.tui.screens.model_picker import ModelPicker
 from contextual.tui.screens.session_picker import SessionPicker
@@ -91,9 +90,8 @@ async def test_compact_with_few_rounds_offers_to_keep_n_and_resume_rebuilds_the_
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, CompactionPreviewScreen))   # issue 19.1's preview
             await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.result is not None)
-            assert app.screen.result.rounds_archived == 1
-            await pilot.press("enter")
+            await wait_for(pilot, lambda: app.engine.compactions and app.screen is app.screen_stack[0])
+            assert app.engine.compactions[0].rounds_archived == 1
             assert app.engine.history.messages[0].role == "summary"
             session_id = app.engine.session_id
             await pilot.press("ctrl+q")

@@ -16,7 +16,7 @@ from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.fakes.server_flavors import Flavor
 from contextual.tui.app import ContextualApp
 from contextual.tui.host import RealHost
-from contextual.tui.screens.compaction import CompactionModal
+from contextual.tui.screens.compaction import CompactionModal, result_card
 from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
 from contextual.tui.screens.permission import PermissionModal
 from contextual.tui.screens.stored_full import StoredFullScreen
@@ -348,6 +348,8 @@ def compaction_script(rounds: int) -> list:
 
 
 async def test_manual_compaction_modal_result_card_and_resume(tmp_path):
+    """The progress modal, the preview over it, then the result: the modal goes as the compaction ends (it waited
+    for enter), the chat's line holds its card's figures, and /compactions opens the card."""
     summary = "## Summary\nThe user asked about the cart; cart.py defines 300 totals."
     with server(compaction_script(3) + [Reply(summary, chunk_delay=0.01)]) as srv:
         host = make_host(tmp_path, srv.base_url, keep_rounds=1)
@@ -359,28 +361,31 @@ async def test_manual_compaction_modal_result_card_and_resume(tmp_path):
             await type_and_send(pilot, "/compact keep the totals")
             # A manual compaction shows its summary first, over the progress modal (issue 19.1): accepted as is.
             await wait_for(pilot, lambda: isinstance(app.screen, CompactionPreviewScreen))
-            assert isinstance(app.screen_stack[-2], CompactionModal)
+            modal = app.screen_stack[-2]
+            assert isinstance(modal, CompactionModal)
             await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal))
-            modal = app.screen
             await wait_for(pilot, lambda: modal.result is not None)
             assert modal.result.rounds_archived == 2
-            card = str(modal.query_one("#compaction-stage").render())
-            assert card.startswith("Done\n") and "2 rounds archived" in card and "→" in card
-            # plain words, each said once: the title names the compaction; no "trigger: manual", no meter jargon; the
-            # figures by the meter's name for them (it said "next prompt", the meter's name for another)
-            assert str(modal.query_one("#compaction-title").render()) == "manual compaction"
-            assert card.count("trigger") == card.count("trigger estimate ") == 1, card
-            assert "manual" not in card and "meter" not in card, card
+            await wait_for(pilot, lambda: app.screen is app.screen_stack[0])       # no key: it went as it ended
+            line = next(line for line in chat_text(app).split("\n") if line.startswith("compacted (manual)"))
+            assert f"trigger estimate {tokens(modal.result.pre_tokens)} → " in line and "2 rounds archived" in line
             history = app.query_one(HistoryView)
             assert history.messages[0].role == "summary"
             assert app.query_one(TokenMeter).shown.total < before     # the meter shows the new prompt at once
-            await pilot.press("enter")
-            assert not isinstance(app.screen, CompactionModal)
             await type_and_send(pilot, "/compactions")
             await pilot.pause()
             assert len(app.screen.compactions) == 1
-            await pilot.press("escape")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.is_mounted)
+            await pilot.pause()
+            card = str(app.screen.query_one("#compaction-stage").render())
+            assert card.startswith("Done\n") and "2 rounds archived" in card and "→" in card
+            # plain words, each said once: the title names the compaction; no "trigger: manual", no meter jargon; the
+            # figures by the meter's name for them (it said "next prompt", the meter's name for another)
+            assert str(app.screen.query_one("#compaction-title").render()) == "#1 manual compaction"
+            assert card.count("trigger") == card.count("trigger estimate ") == 1, card
+            assert "manual" not in card and "meter" not in card, card
+            await pilot.press("escape", "escape")
             session_id = app.engine.session_id
             await pilot.press("ctrl+q")
         # A new app resumes the session with its compaction in it.
@@ -413,10 +418,10 @@ async def test_compaction_cancel_falls_back_to_truncation(tmp_path):
             await pilot.press("escape")
             await wait_for(pilot, lambda: modal.result is not None)
             assert modal.result.fallback
-            card = str(modal.query_one("#compaction-stage").render())
+            card = str(result_card(modal.result))               # its words, as /compactions opens it
             assert card.startswith("Fell back to truncation") and "Done" not in card
-            await pilot.press("escape")
-            assert not isinstance(app.screen, CompactionModal)
+            await wait_for(pilot, lambda: not isinstance(app.screen, CompactionModal))    # it went as it ended
+            assert f"fallback: {modal.result.fallback}" in chat_text(app)
             # the model is told, once, that older rounds left without a summary
             await run_turn(pilot, "what now")
             sent = [m["content"] for m in srv.requests[-1]["messages"] if m["role"] == "user"][-1]

@@ -36,8 +36,6 @@ async def three_turns_compacted(pilot) -> None:
     for word in ("first", "second", "third"):
         await run_turn(pilot, f"read the cart, {word}")
     await compact_through_preview(pilot)
-    await pilot.press("enter")
-    await wait_for(pilot, lambda: app.screen is app.screen_stack[0])
 
 
 async def test_compactions_enter_opens_the_selected_compactions_card(tmp_path):

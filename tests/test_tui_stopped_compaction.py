@@ -12,7 +12,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 
 from contextual.tui.app import ContextualApp
-from contextual.tui.screens.compaction import CompactionModal
+from contextual.tui.screens.compaction import CompactionModal, result_card
 from contextual.tui.widgets.history_view import HistoryView
 from contextual.tui.widgets.scratchpad import ScratchpadView
 from tests.fakes.llm_server import FakeLLMServer, Reply
@@ -40,12 +40,12 @@ async def test_esc_after_the_first_part_keeps_it_and_the_card_and_chat_say_what_
                 await wait_for(pilot, lambda: modal.result is not None)
                 record = app.engine.compactions[-1]
                 assert record.parts is not None and record.parts[0] == 1 and record.rounds_truncated
-                card = str(modal.query_one("#compaction-stage").render())
+                card = str(result_card(modal.result))           # its words, as /compactions opens it
                 assert "Compaction stopped: the finished parts are kept" in card and record.stopped() in card
-                assert record.stopped() in chat_text(app)
+                await wait_for(pilot, lambda: record.stopped() in chat_text(app))
                 shown = app.query_one(HistoryView).messages[0]
                 assert shown.role == "summary" and "PART-1-DONE" in shown.content
-                await pilot.press("escape")          # no turn runs behind a manual card: esc closes it
+                # no turn runs behind a manual compaction's card: it goes as it ends, the chat's line holds it
                 await wait_for(pilot, lambda: not isinstance(app.screen, CompactionModal))
                 assert not app.turns.running
                 await type_and_send(pilot, "/compactions")
@@ -67,16 +67,17 @@ async def test_a_later_part_that_times_out_keeps_the_first_and_the_card_and_chat
         try:
             async with app.run_test(size=SIZE) as pilot:
                 await six_turns_then_compact(pilot)
-                await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.result is not None)
+                await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal))
                 modal = app.screen
+                await wait_for(pilot, lambda: modal.result is not None)
                 record = app.engine.compactions[-1]
                 assert record.stopped().startswith("timed out: 1 of ") and record.rounds_truncated
-                card = str(modal.query_one("#compaction-stage").render())
+                card = str(result_card(modal.result))           # its words, as /compactions opens it
                 assert "Summary timed out: the finished parts are kept" in card and record.stopped() in card
                 assert "fallback" not in card
-                assert f" tokens, {record.stopped()}" in chat_text(app)
+                await wait_for(pilot, lambda: f" tokens, {record.stopped()}" in chat_text(app))
                 assert "PART-1-DONE" in app.query_one(HistoryView).messages[0].content
-                await pilot.press("escape")
+                await wait_for(pilot, lambda: app.screen is app.screen_stack[0])      # the card went as it ended
                 await type_and_send(pilot, "/compactions")
                 await wait_for(pilot, lambda: app.screen.query("#history-line"))
                 await wait_for(pilot, lambda: record.stopped() in str(app.screen.query_one("#history-line").render()))

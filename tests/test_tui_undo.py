@@ -285,7 +285,6 @@ async def test_the_rewind_notice_quotes_a_multi_line_message_on_one_line(tmp_pat
 async def test_an_undo_then_a_compaction_read_in_that_order_live_and_resumed(tmp_path):
     """/undo, then /compact: live the chat said "Undid …" above "compacted (manual) …"; resumed (or forked) the
     compaction's line came first, as every compaction after a turn went before its undo notes (user review)."""
-    from contextual.tui.screens.compaction import CompactionModal
     from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
     from tests.test_resumed_chat import _chat_items
     repo = make_repo(tmp_path)
@@ -304,9 +303,8 @@ async def test_an_undo_then_a_compaction_read_in_that_order_live_and_resumed(tmp
             await type_and_send(pilot, "/compact 1")
             await wait_for(pilot, lambda: isinstance(app.screen, CompactionPreviewScreen))
             await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.result is not None)
-            await pilot.press("enter")
             await wait_for(pilot, lambda: "compacted (manual)" in chat_text(app))
+            await wait_for(pilot, lambda: app.screen is app.screen_stack[0])
             live = _chat_items(app)
             session_id = app.engine.session_id
             await app.host.close(app.engine)

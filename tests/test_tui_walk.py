@@ -247,7 +247,6 @@ async def resumed_compacted(tmp_path: Path) -> AsyncIterator[tuple[Any, Walker]]
             for i in range(3):
                 await run_turn(pilot, f"please read the cart, {i}")
             await compact_through_preview(pilot)
-            await pilot.press("enter")
             session_id = app.engine.session_id
         assert app.return_code in (None, 0) and app._exception is None
 

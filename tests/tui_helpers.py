@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Iterator
 
 from contextual.core.config import load_config
 from contextual.tui.host import RealHost
-from contextual.tui.screens.compaction import CompactionModal
 from contextual.tui.screens.compaction_preview import CompactionPreviewScreen
 from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.scratchpad import ScratchpadView
@@ -145,13 +144,17 @@ async def run_turn(pilot, text: str) -> None:
 
 
 async def compact_through_preview(pilot, command: str = "/compact"):
-    """A manual compaction accepted as previewed; returns the result card (its modal still open)."""
+    """A manual compaction accepted as previewed, ended: no dialog left (its result is the chat's line); returns
+    what it did, as its card (/compactions, enter) says it."""
+    from contextual.tui.screens.compaction import finished_of
     app = pilot.app
+    logged = len(list(app.engine.compactions))
     await type_and_send(pilot, command)
     await wait_for(pilot, lambda: isinstance(app.screen, CompactionPreviewScreen))
     await pilot.press("ctrl+s")
-    await wait_for(pilot, lambda: isinstance(app.screen, CompactionModal) and app.screen.result is not None)
-    return app.screen.result
+    await wait_for(pilot, lambda: len(list(app.engine.compactions)) > logged and not app.turns.running
+                   and app.screen is app.screen_stack[0])
+    return finished_of(list(app.engine.compactions)[-1])
 
 
 def chat_text(app) -> str:

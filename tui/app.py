@@ -175,6 +175,7 @@ class ContextualApp(App[object]):
         # The input has the focus from the start: focused after another widget took it, every style is worked out
         # again (a restyle of the whole screen before the first frame). Modal screens keep Textual's "*".
         self.screen.AUTO_FOCUS = "#prompt"  # type: ignore[misc]  # the default screen only, not the class
+        self.screen.add_class("-main")      # its notices stand under the top bar (app.tcss), a dialog's at its foot
         yield TopBar(id="topbar")
         # each tab names its key: at 80 columns nothing else said that f2 f3 f4 switch them
         yield Tabs(*(Tab(Text.assemble(f"{name} ", (key, "dim")), id=f"tab-{name.lower()}")
@@ -290,7 +291,11 @@ class ContextualApp(App[object]):
         await command.handler.run(self, argument)
 
     async def say(self, text: str, level: str = "info") -> None:
-        await self.query_one(ChatLog).add_notice(text, level)
+        await self.query_one(ChatLog).add_notice(text, level, replied=True)
+
+    @on(ChatLog.Replied)
+    def chat_replied(self) -> None:
+        self.panes.show_chat()
 
     # ----- keys that open what a command opens
     async def action_compact(self) -> None:

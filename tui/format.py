@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from textual.content import Content
 
-from contextual.core import textsafe
+from contextual.core import input_cut, textsafe
 from contextual.core.context import compaction_words
 from contextual.core.messages import Message
 from contextual.tui.screen_safe import screen_text
@@ -163,8 +163,32 @@ def final_answer(message: Message) -> str:
 
 def compaction_note(record: CompactionRecord) -> str:
     """The chat's line for a compaction, live and in a resumed session alike (`-p "/compact"` prints the same words),
-    what it lost one command away (issue 19.2)."""
-    return compaction_words.line(record, tokens, ledger_line(record.loss_ledger))
+    what it lost one command away (issue 19.2). A manual one's is its card: its result no longer waits on a dialog
+    for enter, so the lines under it say what that card said beside the line (how much smaller, the files the
+    summary was given, what its input lost); an automatic one's card shows itself for a few seconds."""
+    line = compaction_words.line(record, tokens, ledger_line(record.loss_ledger))
+    if record.trigger != "manual":
+        return line
+    files = f"{SUMMARY_FILES}{files_named(record.files_included)}"
+    details = [" · ".join(filter(None, (size_change(record.pre_tokens, record.post_tokens), files)))]
+    if record.input_cut:
+        details.append(f"{input_cut.LABEL}{record.input_cut.words()}")
+    return "\n".join([line, *(f"  {detail}" for detail in details)])
+
+
+def size_change(pre: int | None, post: int | None) -> str:
+    """"92% smaller" (or larger) from the trigger estimate before to after; '' without a figure before."""
+    if not pre:
+        return ""
+    change = 1 - (post or 0) / pre
+    return f"{change:.0%} smaller" if change >= 0 else f"{-change:.0%} larger"
+
+
+SUMMARY_FILES = "files the summary was given: "       # the card's words and the chat's, before the files
+
+
+def files_named(files: tuple[str, ...]) -> str:
+    return ", ".join(files) if files else "none"
 
 
 def ledger_line(ledger: Ledger | None, where: str = "/ledger") -> str:

@@ -13,6 +13,7 @@ from contextual.core.plural import plural
 from contextual.tui import commands
 from contextual.tui.textual_app import TextualApp
 from contextual.tui.turn_runner import TurnRunner
+from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
@@ -46,7 +47,10 @@ class InterruptKeys:
             return
         if self.stop_turn():
             return
-        if self.app.query_one(PromptInput).text.strip():
+        prompt = self.app.query_one(PromptInput)
+        if self.leave_chat(prompt):
+            return
+        if prompt.text.strip():
             return
         now = time.monotonic()
         if now - self._esc_at > REWIND_WITHIN:
@@ -56,6 +60,18 @@ class InterruptKeys:
             return
         self._esc_at = 0.0
         self.app.call_later(self.app.run_command, commands.BY_NAME["/rewind"], "")
+
+    def leave_chat(self, prompt: PromptInput) -> bool:
+        """esc on a row of the chat (a tool call's, tab from the input) or on the chat itself: back to the input, and
+        nothing else. It was the first esc toward /rewind ("esc again: /rewind"), as if pressed in the input."""
+        focused = self.app.focused
+        if focused is None or focused is prompt or self.app.screen is not self.app.screen_stack[0]:
+            return False
+        if not isinstance(focused, ChatLog) and not any(isinstance(node, ChatLog) for node in focused.ancestors):
+            return False
+        # at once, as the chat's other keys: focus() waits for the app's queue, behind the rest of a burst
+        self.app.screen.set_focus(prompt)
+        return True
 
     def stop_turn(self) -> bool:
         """Interrupt the running turn (or `!command`), said in a toast; False when none runs."""

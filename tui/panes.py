@@ -83,6 +83,21 @@ class Panes:
         elif inside:                                   # hidden with the focus in it: back to the prompt
             prompt.screen.set_focus(prompt)
 
+    def show_chat(self) -> None:
+        """The chat into sight for a reply to what the user asked (tui/widgets/chat_log.py: ChatLog.Replied): below 100
+        columns its tab, from Scratchpad's or History's (`/model NAME`'s confirmation went to a chat not shown);
+        wide, the chat the user hid. Nothing moves when it shows already."""
+        stack = self.app.screen_stack
+        if not stack or not stack[0].query("#region-tabs"):
+            return
+        if self.narrow:
+            if self.regions.tab != "chat":
+                stack[0].query_one("#region-tabs", Tabs).active = "tab-chat"
+                self.tab_activated("tab-chat")
+        elif "chat" in self.regions.hidden:
+            self.regions.toggle("chat")
+            self.apply_layout()
+
     def resize_side(self) -> None:
         self.regions.next_side_width()
         self.apply_layout()

@@ -355,15 +355,21 @@ class EventRouter:
             modal.in_turn = e.trigger == "auto"
             modal.lost = ledger_line(logged[-1].loss_ledger) if logged and not e.refused else ""
             modal.finish(e)
+        asked = e.trigger == "manual"        # /compact or ctrl+k: the user waits for its answer
         if e.refused:       # a cancel in the preview too: the card goes by itself, the chat keeps what happened
-            await self.chat.add_notice(f"nothing compacted: {e.refused}", "info" if modal is not None else "warning")
+            await self.chat.add_notice(f"nothing compacted: {e.refused}", "info" if modal is not None else "warning",
+                                       replied=asked)
         if not e.refused:
             from contextual.core.session.schema import CompactionRecord
-            record = CompactionRecord(e.trigger, e.pre_tokens, e.post_tokens, fallback=e.fallback,
+            record = CompactionRecord(e.trigger, e.pre_tokens, e.post_tokens, e.files_included, fallback=e.fallback,
                                       rounds_archived=e.rounds_archived,
                                       loss_ledger=logged[-1].loss_ledger if logged else None, parts=e.parts,
-                                      rounds_truncated=e.rounds_truncated, ended=e.ended)
-            await self.chat.add_compaction(compaction_note(record), compaction_level(record))
+                                      rounds_truncated=e.rounds_truncated, ended=e.ended, input_cut=e.input_cut)
+            await self.chat.add_compaction(compaction_note(record), compaction_level(record), replied=asked)
+        if modal is not None and asked:
+            # Its result is the chat's card (compaction_note): the summary was just approved in the preview, and a
+            # dialog that waited for enter after every /compact decided nothing. /compactions opens the card.
+            modal.close_if_shown()
         # An automatic compaction inside a turn: the turn goes on while its card shows (it closes itself, or on
         # enter). At 4k–8k nearly every message compacts, and a turn that waited on each card lost seconds to it.
         if modal is not None and e.trigger == "auto":

@@ -1,6 +1,8 @@
 """The blocking compaction modal: stage, elapsed time, tokens received; esc stops the summary (the parts finished
-are kept, the rest falls back to truncation). It turns into a result card when the compaction ends, and closes on
-enter or esc; on the card of a turn that goes on behind it, esc also stops that turn (esc stops what runs)."""
+are kept, the rest falls back to truncation). It turns into a result card when the compaction ends: a manual
+compaction's closes at once (the router: its result is the chat's line), an automatic one's after a few seconds or
+on enter or esc, one opened from /compactions on enter or esc; on the card of a turn that goes on behind it, esc
+also stops that turn (esc stops what runs)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from contextual.core import input_cut
 from contextual.core.events import CompactionFinished, Retrying
 from contextual.tui.css import stylesheet
 from contextual.core.plural import plural
-from contextual.tui.format import ledger_line, tokens
+from contextual.tui.format import SUMMARY_FILES, files_named, ledger_line, size_change, tokens
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -72,15 +74,13 @@ def result_card(result: CompactionFinished, lost: str = "") -> Text:
     card.append(f"{compaction_words.ESTIMATE} ", style="dim")      # the meter's first figure, by its name
     card.append(f"{tokens(pre)} → {tokens(post)} tokens", style="bold")
     if pre:
-        change = 1 - (post or 0) / pre
-        card.append(f"   ({change:.0%} smaller)" if change >= 0 else f"   ({-change:.0%} larger)", style="dim")
+        card.append(f"   ({size_change(pre, post)})", style="dim")
     archived = compaction_words.outcome(result.rounds_archived, result.parts, result.rounds_truncated, result.ended)
     card.append(f"\n{archived}\n")
     if lost:            # the chat's line gave it, and the card opened from /compactions did not
         card.append(f"{lost}\n")
-    files = result.files_included
-    card.append("files the summary was given: ", style="dim")
-    card.append(", ".join(files) if files else "none")
+    card.append(SUMMARY_FILES, style="dim")
+    card.append(files_named(result.files_included))
     if result.input_cut:       # the summary was made from less than the archived rounds held: it may miss that
         card.append(f"\n{input_cut.LABEL}", style="dim")
         card.append(result.input_cut.words(), style="#d7af5f")

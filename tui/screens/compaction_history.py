@@ -22,6 +22,9 @@ from textual.widgets import DataTable, Footer, Static
 from contextual.core.context.ledger import LostFact
 
 
+EMPTY = "No compaction in this session yet: /compact or ctrl+k makes one."     # one line at 80 columns
+
+
 class CompactionHistoryScreen(ModalScreen[Any]):
     """Dismissed with the lost fact the user chose to re-inject (None when closed)."""
     CSS_PATH = stylesheet(__name__)
@@ -33,17 +36,25 @@ class CompactionHistoryScreen(ModalScreen[Any]):
         super().__init__()
         self.compactions = compactions
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # none yet: a table of headers only, and keys in the footer that did nothing; one line says so instead
+        return bool(self.compactions) or action not in ("card", "ledger")
+
     def compose(self) -> ComposeResult:
-        with Vertical(id="history-box"):
-            yield Static(f"{plural(len(self.compactions), 'compaction')} in this session",
-                         id="history-count")
-            yield DataTable(id="compactions", cursor_type="row", zebra_stripes=True)
-            # the selected row's free-text columns, whole: at 80 columns the table cut them
-            yield Static("", id="history-line", markup=False)
+        with Vertical(id="history-box", classes="" if self.compactions else "-empty"):
+            if not self.compactions:
+                yield Static(EMPTY, id="history-count")
+            else:
+                yield Static(f"{plural(len(self.compactions), 'compaction')} in this session", id="history-count")
+                yield DataTable(id="compactions", cursor_type="row", zebra_stripes=True)
+                # the selected row's free-text columns, whole: at 80 columns the table cut them
+                yield Static("", id="history-line", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#history-box").border_title = "Compaction history"      # its keys: the footer
+        if not self.compactions:
+            return
         table = self.query_one(DataTable)
         # a short head: at 80 columns "files included" took the room its paths need (the line below says it)
         for name in ("#", "when", "trigger", "before", "after", "recall", "lost", "fallback", "files"):
@@ -62,6 +73,8 @@ class CompactionHistoryScreen(ModalScreen[Any]):
         self.call_after_refresh(self._fit)        # once laid out: the table's new width is known then
 
     def _fit(self) -> None:
+        if not self.compactions:
+            return
         fit_columns(self.query_one(DataTable), {
             "fallback": [_fallback(r) for r in self.compactions],
             "files": [", ".join(r.files_included) or "none" for r in self.compactions]})

@@ -57,6 +57,7 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
         self.review = review
         self._recount: Timer | None = None
         self._retry_asked = False
+        self._missing = False       # the summary as it stands misses facts: ctrl+l lists them, ctrl+t appends them
         # What the archived rounds cost in the prompt now, as the builder sends them unfitted (stored forms as text,
         # the units of the trigger estimate): a summary no smaller saves nothing.
         self.replaced = sum(counts.count(history_message(m).content) for m in review.archive)
@@ -108,6 +109,7 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
         """The recall probe (issue 30): how many of the archived rounds' facts this summary keeps, and which not;
         then what the summary costs against what it replaces."""
         ledger = self.review.ledger_for(text)
+        self._missing = bool(ledger.facts)
         if not ledger.total:
             probe = "The archived rounds held no facts the probe checks; this summary loses none."
         elif not ledger.lost():
@@ -134,6 +136,11 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
     def _update_loss(self) -> None:
         self._recount = None
         self.query_one("#preview-loss", Static).update(self._loss_line(self.query_one(TextArea).text))
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Nothing missing: no list to open and nothing to append, so no key for them in the footer
+        return self._missing or action not in ("ledger", "append_missing")
 
     def action_accept(self) -> None:
         text = self.query_one(TextArea).text.strip()

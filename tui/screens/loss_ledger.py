@@ -34,20 +34,22 @@ class LossLedgerScreen(ModalScreen[LostFact | None]):
         self.enter_does = "adds one to the summary" if for_summary else "re-injects one into your next message"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("choose", "choose_for_summary"):
-            return (action == "choose_for_summary") == self.for_summary
+        if action in ("choose", "choose_for_summary"):      # nothing lost: no item to choose, no key for it
+            return bool(self.ledger.facts) and (action == "choose_for_summary") == self.for_summary
         return True
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="ledger-box"):
+        # Nothing lost: the headline alone says so (a table of headers only stood under it)
+        with Vertical(id="ledger-box", classes="" if self.ledger.facts else "-empty"):
             yield Static(self._headline(), id="ledger-count", markup=False)
-            yield DataTable(id="ledger", cursor_type="row", zebra_stripes=True)
-            yield Static("", id="ledger-line", markup=False)
+            if self.ledger.facts:
+                yield DataTable(id="ledger", cursor_type="row", zebra_stripes=True)
+                yield Static("", id="ledger-line", markup=False)
         yield Footer()
 
     def _headline(self) -> str:
         if not self.ledger.facts:
-            return "Nothing lost: the summary and the kept rounds hold every fact the archived rounds had."
+            return "Nothing lost: the summary and the kept rounds hold every archived fact."     # one line at 80
         kinds: dict[str, int] = {}
         for fact in self.ledger.facts:
             kinds[fact.kind] = kinds.get(fact.kind, 0) + 1
@@ -58,6 +60,8 @@ class LossLedgerScreen(ModalScreen[LostFact | None]):
 
     def on_mount(self) -> None:
         self.query_one("#ledger-box").border_title = self.title_text       # its keys: the footer
+        if not self.ledger.facts:
+            return
         table = self.query_one(DataTable)
         # the short columns first: at 80 columns the long ones are cut, and the line below says them whole
         for name in ("kind", "seen", "lost", "from"):
@@ -70,6 +74,8 @@ class LossLedgerScreen(ModalScreen[LostFact | None]):
         self.call_after_refresh(self._fit)        # once laid out: the table's new width is known then
 
     def _fit(self) -> None:
+        if not self.ledger.facts:
+            return
         fit_columns(self.query_one(DataTable), {"lost": [f.text for f in self.ledger.facts],
                                                 "from": [f.source.label for f in self.ledger.facts]})
 

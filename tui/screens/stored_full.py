@@ -62,7 +62,8 @@ class StoredFullScreen(Screen[None]):
             + ("" if m.full else " · (no full form was recorded)"),
             id="stored-full-header", markup=False,     # arguments are the model's: `[/]` ended the app
         )
-        gutter = gutter_width(self.stored_lines, self.full_lines, rows=len(self.alignment.full))
+        lines = max(len(self.stored_lines), len(self.full_lines))      # each pane numbers its own lines
+        gutter = gutter_width(self.stored_lines, self.full_lines, rows=lines)
         stored = AlignedPane(self.alignment.stored, gutter=gutter, id="stored")
         full = AlignedPane(self.alignment.full, gutter=gutter, id="full")
         stored.partner, full.partner = full, stored

@@ -108,7 +108,7 @@ class AppPort(TextualApp, Protocol):
 
     # ----- the app's own
     async def say(self, text: str, level: str = "info") -> None:
-        """A notice in the chat."""
+        """A notice in the chat, which is brought into sight: the command's reply (another tab may show)."""
 
     async def mcp_changed(self) -> None: ...
 

@@ -31,6 +31,11 @@ class AlignedPane(ScrollView):
         super().__init__(id=id)
         self.can_focus = True
         self.rows = rows
+        # Each row's number is its line's in this pane's own text ("full · 12 lines" numbers 1–12): the gap rows
+        # that line it up with its partner have none and count for none (its lines were numbered up to 15)
+        self.line_numbers: list[int] = []
+        for row in rows:
+            self.line_numbers.append((self.line_numbers[-1] if self.line_numbers else 0) + (row.kind != "gap"))
         self.partner: AlignedPane | None = None
         self._width = gutter or gutter_width((r.text for r in rows), rows=len(rows))
         self._mirroring = False
@@ -54,7 +59,7 @@ class AlignedPane(ScrollView):
                 cached = Text(" " * (self._width + 1), no_wrap=True)
                 cached.append(row.text, style=ROW_STYLE[row.kind])
             else:
-                cached = numbered_line(row.text, index + 1, self._width, ROW_STYLE[row.kind])
+                cached = numbered_line(row.text, self.line_numbers[index], self._width, ROW_STYLE[row.kind])
             self._rendered[index] = cached
         return cached
 

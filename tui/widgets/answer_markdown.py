@@ -81,10 +81,11 @@ class AnswerMarkdown(Markdown):
     # it with an ellipsis, so at 80 columns a `| file | change |` table lost its files' names (`…answer_markdo…`)
     # and a table of many columns showed `c…` for each, with nothing on screen that read the rest.
     # Every heading starts at the left edge, as in Claude Code and Codex (Textual centres an H1); each level keeps
-    # the theme's colour and weight.
+    # the theme's colour and weight, and one blank row above it (Textual's two for H1 and H2 stood under the
+    # paragraph's own blank row).
     DEFAULT_CSS = """
     AnswerMarkdown > .-ends-answer { margin-bottom: 0; }
-    AnswerMarkdown MarkdownHeader { content-align: left top; }
+    AnswerMarkdown MarkdownHeader { content-align: left top; margin: 1 0 1 0; }
     AnswerMarkdown MarkdownTableContent > .cell, AnswerMarkdown MarkdownTableContent > .header { text-overflow: fold; }
     """
     BLOCKS = {**Markdown.BLOCKS, "fence": AnswerFence, "code_block": AnswerFence}

@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.geometry import Offset, Size
 from textual.layout import DockArrangeResult
+from textual.message import Message as TextualMessage
 from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
@@ -105,6 +106,9 @@ class ChatLog(VerticalScroll):
                 Binding("down", "line(1)", show=False), Binding("pageup", "page(-1)", show=False),
                 Binding("pagedown", "page(1)", show=False), Binding("home", "edge(0)", "oldest", show=False),
                 Binding("end", "edge(1)", "newest", show=False), Binding("tab", "leave", "next", show=False)]
+
+    class Replied(TextualMessage):
+        """A reply to what the user asked was added: the chat should be in sight (tui/panes.py: Panes.show_chat)."""
 
     def update_node_styles(self, animate: bool = True) -> None:
         restyle_alone(self, animate)       # its focus restyled every block of 30 turns (chat_pane.py)
@@ -264,15 +268,19 @@ class ChatLog(VerticalScroll):
     async def add_answer(self, markdown: str) -> None:
         await self.mount(_markdown(markdown, "agent"))
 
-    async def add_notice(self, message: str, level: str = "info") -> None:
+    async def add_notice(self, message: str, level: str = "info", *, replied: bool = False) -> None:
+        """``replied``: the answer to what the user just asked (a command's reply): the app brings the chat into
+        sight (Replied), as another tab may show below 100 columns and the reply went unseen there."""
         # Not only events' text: start-up lines and the trust answer name a checkout's servers and files as written
         await self.mount(_notice(screen_text(message), level))
+        if replied:
+            self.post_message(self.Replied())
 
-    async def add_compaction(self, message: str, level: str = "info") -> None:
+    async def add_compaction(self, message: str, level: str = "info", *, replied: bool = False) -> None:
         """A compaction's line where it happened: inside a turn (an automatic one before a model call) the calls
         after it start a trail of their own below it. Added to the trail above it, they put the line after the
         whole turn's calls."""
-        await self.add_notice(message, level)
+        await self.add_notice(message, level, replied=replied)
         self.trail = None
 
     async def add_shell_output(self, shown: ShellShown) -> None:

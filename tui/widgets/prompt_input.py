@@ -130,10 +130,12 @@ class PromptInput(TextArea):
             event.prevent_default()
             return
         completion = self.completion
-        if completion is not None and completion.display and event.key in ("enter", "tab") \
+        if completion is not None and event.key in ("enter", "tab") \
                 and isinstance(self.parent, PromptBox) and self.parent.made_for != (self.text, self.cursor_location):
-            # typed faster than the list followed: it must match the text now. Only then: asked again, the list
-            # went back to its first row, and the row chosen with up/down was never the one taken
+            # typed faster than the list followed: it must match the text now, shown or not yet (`/exp` and tab in
+            # one burst: the list came after the tab, which went on to the chat, and no `/export ` was completed).
+            # Only then: asked again, the list went back to its first row, and the row chosen with up/down was
+            # never the one taken
             self.parent.update_completion()
         if completion is not None and completion.display:
             if event.key in ("up", "down") and not self.recalled_as_is:
