@@ -55,7 +55,8 @@ async def test_with_no_model_the_message_waits_and_model_picks_one_without_resta
             await type_and_send(pilot, "/model")
             await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker) and app.screen.names)
             assert app.screen.names == ["other-model", "served-model"] and not app.screen.problem
-            assert app.screen.query_one("#model-box").border_title == "Model"      # enter: the footer's
+            # the title is set once the listing is shown, in the frame after `names`
+            await wait_for(pilot, lambda: app.screen.query_one("#model-box").border_title == "Model")
             assert app.screen.active_bindings["enter"].binding.description == "switch for the next turns"
             await pilot.press("down", "enter")                            # served-model
             await wait_for(pilot, lambda: app.engine.config.model == "served-model")
