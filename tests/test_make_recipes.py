@@ -4,6 +4,7 @@ Each case is first run by the real make, where it does what it is said to do."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -72,8 +73,10 @@ def root(tmp_path: Path) -> Path:
 
 
 def _make(line: str, folder: Path) -> subprocess.CompletedProcess[str]:
+    # SHELL as a login shell sets it: make's `--eval` in MAKEFLAGS runs `$(shell …)` before make's own default exists
+    env = {**os.environ, "SHELL": "/bin/sh"}
     return subprocess.run(["bash", "-c", line], cwd=folder, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=30, check=False)
+                          timeout=30, check=False, env=env)
 
 
 @pytest.mark.parametrize("line, rule", [

@@ -115,7 +115,10 @@ async def test_keys_sent_together_walk_the_rows_one_row_each(tmp_path):
             await wait_for(pilot, lambda: app.focused is rows[-4])
             assert not prompt.text
             await wait_for(pilot, lambda: chat.scrollable_content_region.contains_region(rows[-4].region))
-            await wait_for(pilot, lambda: not app.animator.is_being_animated(chat, "scroll_y"))
+            for _ in range(3):      # Textual's own scroll to a focused widget starts a refresh later: let it land
+                await pilot.pause()
+                await wait_for(pilot, lambda: not app.animator.is_being_animated(chat, "scroll_y")
+                               and chat.scroll_y == chat.scroll_target_y)
             at = round(chat.scroll_y)
             for key in ("tab", "up", "up"):              # on to the chat, whose ↑ scrolls it, not to an older row
                 app.post_message(events.Key(key, None))
