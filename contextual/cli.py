@@ -253,9 +253,11 @@ def _end_as_interrupted_on(*signals: signal.Signals) -> None:
 async def _headless(config: Config, args: argparse.Namespace, printer: Printer, started: float) -> int:
     from contextual.headless import run_headless
     from contextual.print_commands import refusal
-    from contextual.core.runtime import open_engine
+    from contextual.core.runtime import open_engine, window_problem
     refused = refusal(args.prompt, config, bool(args.resume or args.continue_latest))
-    if refused is not None:         # before any session is opened
+    if refused is None and not args.prompt.startswith("/"):     # a command's text is known once it is expanded
+        refused = window_problem(config, args.prompt)
+    if refused is not None:         # before any session is opened (the turn says a too small window again, with MCP)
         return printer.fail(refused, started)
     try:
         engine, closer = await open_engine(config, resume_id=args.resume, continue_latest=args.continue_latest)

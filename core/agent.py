@@ -166,6 +166,11 @@ class Engine:
         return self.controls.reminders
 
     @property
+    def pending_shell(self) -> list[tuple[str, str, str]]:
+        """The user's `!command` results waiting for the next message: (as sent, whole, the command)."""
+        return list(self.controls.shell)
+
+    @property
     def sent(self) -> SentLog:
         return self.controls.sent
 
@@ -259,14 +264,16 @@ class Engine:
                 calls: Sequence[UsageEvent] = (), stopped: bool = False, failed: str | None = None,
                 cut: Truncation | None = None,
                 permissions: Sequence[PermissionRecord] = (), turn_ends: Mapping[str, TurnEnd] | None = None,
-                notes: Sequence[str] = (), fittings: Sequence[FittedRecord] = ()) -> None:
+                notes: Sequence[str] = (), fittings: Sequence[FittedRecord] = (),
+                shell: Sequence[tuple[str, str, str]] = ()) -> None:
         """Resume: history-as-stored, the last usage (so the trigger is right at once), todos, compaction log,
         what the loader warned about (skipped lines), every call's usage (the session's cost) and the permission
         answers (the chat shows them where they were given), why turns ended without an answer and how they were
         fitted to the window (``fittings``). The notes the session owed the model go with the next input, as they
         would have in it: `stopped`, the user stopped its
         last turn; `failed`, the kind of failure that ended it; `cut`, the rounds its last compaction removed
-        without a summary; `notes`, what rode on a message the user rewound to before."""
+        without a summary; `notes`, what rode on a message the user rewound to before; `shell`, the user's `!command`
+        results no message took yet (as sent, whole, the command)."""
         self.prompt.restore(history, last_usage)
         self.controls.session_started("resume", instead=True)      # its SessionStart hooks hear "resume"
         self.prompt.usage.restore(calls, self.settings.config)
@@ -282,6 +289,7 @@ class Engine:
             self.controls.remind(truncation_note(cut))
         for note in notes:
             self.controls.remind(note)
+        self.controls.take_shell(shell)
 
     def starts_as(self, source: str) -> None:
         """How this session began, for its SessionStart hooks (core/hooks.py): `clear` for the app's /clear; a new
@@ -322,8 +330,11 @@ class Engine:
         Returns the C1 result for the screen."""
         self._between_turns("a command cannot run")
         from contextual.core.context.user_shell import shell_block
+        from contextual.core.session.schema import shell_body
         result = await self.toolbox.run("Bash", {"command": command})
-        self.controls.add_shell(command, *shell_block(command, result))
+        sent, whole = shell_block(command, result)
+        self.controls.add_shell(command, sent, whole)
+        self.recorder.entry(shell_body(command, sent, whole))     # a quit, then `-c`, still sends it
         return result
 
     def add_message(self, message: Message) -> None:
@@ -354,12 +365,22 @@ class Engine:
     def remind(self, text: str) -> None:
         self.controls.remind(text)
 
-    def carry_pending(self, other: Engine) -> None:
+    def window_problem(self, text: str = "") -> str | None:
+        """One line when the window cannot hold L1 and ``text`` with the answer's room (PromptState.window_problem):
+        a turn refuses to start then, and the app says it once the window is known."""
+        return self.prompt.window_problem(text)
+
+    def carry_pending(self, other: Engine) -> list[tuple[str, str, str]]:
         """What was to ride on ``other``'s next input (re-injected ledger facts, `!command` results) rides on this
-        one's: a /fork opened a new engine and they were silently dropped."""
+        one's: a /fork opened a new engine and they were silently dropped. Returns the `!command` results this one
+        did not hold yet (a fork before an earlier message copies none of them), recorded in its session."""
         for text in other.reminders:
             self.controls.remind(text)
-        self.controls.take_shell(other.controls.shell)
+        from contextual.core.session.schema import shell_body
+        taken = self.controls.take_shell(other.controls.shell)
+        for sent, whole, command in taken:
+            self.recorder.entry(shell_body(command, sent, whole))
+        return taken
 
     def toggle_pin(self, message_id: str) -> bool:
         return self.controls.toggle_pin(self.prompt.history.messages, message_id, self.recorder.session, count,

@@ -94,13 +94,20 @@ def attach(engine: Engine, writer: SessionSink | None, snapshots: SnapshotHook |
 
 def restore_into(engine: Engine, loaded: LoadedSession) -> None:
     """Put a loaded session's history, usage, todos, compaction log, permission answers, why turns ended
-    without an answer, how they were fitted to the window and load warnings into a fresh engine."""
+    without an answer, how they were fitted to the window, the `!command` results owed to the next message and load
+    warnings into a fresh engine."""
     usage = loaded.last_usage.total if loaded.last_usage is not None else None
     engine.restore(loaded.history, usage, loaded.todos, loaded.compactions, warnings=loaded.warnings,
                    calls=loaded.calls, stopped=loaded.stopped, failed=loaded.failed, cut=loaded.cut,
                    permissions=loaded.permissions, turn_ends=loaded.turn_ends, notes=loaded.notes,
-                   fittings=loaded.fittings)
+                   fittings=loaded.fittings, shell=loaded.shell)
     engine.restore_pins(loaded.pins)
+
+
+def window_problem(config: Config, text: str) -> str | None:
+    """The window too small for L1 and ``text`` (PromptState.window_problem), asked before a session is opened:
+    L1 without the MCP servers' tools, which the turn counts too."""
+    return Engine(config, None, interactive=False).window_problem(text)
 
 
 def engine_for_reading(config: Config, *, resume_id: str | None = None, continue_latest: bool = False) -> Engine:

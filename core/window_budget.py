@@ -48,3 +48,18 @@ def margin(window: int) -> int:
 def compaction_threshold(window: int, reserve: int, ratio: float = 0.8) -> int:
     """The estimate (input included) at which compaction fires: never past what a prompt may use."""
     return max(1, min(int(ratio * window), window - reserve - margin(window)))
+
+
+def prompt_room(window: int, setting: int | None = None, output_limit: int | None = None) -> int:
+    """What a prompt may use in this window, in the server's tokens: less the answer's reserve and the margin."""
+    return max(1, window - answer_reserve(window, setting, output_limit) - margin(window))
+
+
+def least_window(room: int, setting: int | None = None, output_limit: int | None = None) -> int:
+    """The smallest window whose prompt room holds ``room`` tokens. Walked up from ``room`` (a window never gives
+    a prompt more than itself): the user's reserve applies only from where it leaves a prompt MIN_PROMPT, so the
+    room does not grow steadily with the window, and this runs only when a window is found too small."""
+    window = max(1, room)
+    while prompt_room(window, setting, output_limit) < room:
+        window += 1
+    return window

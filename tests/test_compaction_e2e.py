@@ -105,10 +105,13 @@ def test_a6_no_compaction_while_the_reported_usage_stays_below_the_threshold(pro
         results = run_turns(project, srv, "openai", [(ALPHA, []), (BETA, []), (GAMMA, [])])
     assert not model.summary_requests and "compact" not in results[2].stderr
     assert ALPHA in wire_text(model.turn_requests[-1])
-    assert "past the 70% warning line" in results[2].stderr                                 # 14,010 + 3 ≥ 0.7 × 20,000 (the trigger: 14,600)
-    # in the meter's words, with the line it warns of (it said "context at", a third name: helper-121)
+    # 14,010 + 3 ≥ 0.7 × 20,000 (the trigger: 14,600); in the meter's words, a share of the trigger line, not of the
+    # window (it said "context at", a third name: helper-121; then "(70%, …" beside the meter's 96 %)
     said = results[2].stderr
-    assert "trigger estimate 14,0" in said and "warning line; the trigger line is at 14,600)" in said, said
+    import re
+    found = re.search(r"trigger estimate (14,0\d\d) of 14,600 trigger line \((\d+)%\): past the warning line at "
+                      r"14,000 \(70% of the 20,000-token window\)", said)
+    assert found and int(found.group(2)) == round(100 * int(found.group(1).replace(",", "")) / 14_600), said
 
 
 def test_a4_a_second_compaction_appends_its_summary_and_never_resummarises_the_first(project: Path):
@@ -205,7 +208,8 @@ def test_a6_no_auto_compact_warns_and_keeps_the_whole_history(project: Path):
     assert "warning:" in results[2].stderr and "auto-compaction is off" in results[2].stderr
     # the trigger's own line, not trigger_ratio: the output reserve puts it lower at this window (red team)
     import re
-    said = re.search(r"past the trigger at ([\d,]+); auto-compaction is off — compact between turns with", results[2].stderr)
+    said = re.search(r"of ([\d,]+) trigger line \(\d+%\), past the trigger line; auto-compaction is off — compact "
+                     r"between turns with", results[2].stderr)
     assert said and int(said.group(1).replace(",", "")) < 0.8 * WINDOW, results[2].stderr
     assert "compacting" not in results[2].stderr
     sent = wire_text(model.turn_requests[-1])

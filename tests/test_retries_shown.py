@@ -9,11 +9,11 @@ import socket
 from pathlib import Path
 
 from contextual.core.events import Retrying
-from contextual.core.providers.base import RetryChunk
+from contextual.core.providers.base import ProviderError, RetryChunk
 from contextual.tui.app import ContextualApp
 from contextual.tui.widgets.status_line import StatusLine
 from tests.cli_helpers import cli_env, contextual, home_of
-from tests.fakes.llm_helpers import RecordingSleep, stream_once, visible_text
+from tests.fakes.llm_helpers import RecordingSleep, collect, make_provider, simple_request, stream_once, visible_text
 from tests.fakes.llm_server import Fault, FakeLLMServer
 from tests.tui_helpers import chat_text, finish, make_host, type_and_send, wait_for
 
@@ -47,15 +47,61 @@ def _closed_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_print_mode_says_each_retry_on_stderr_then_the_error(project: Path):
+def test_print_mode_says_at_once_that_nothing_listens_where_no_server_ever_answered(project: Path):
+    """Nothing listening at the first call was ~14 s of backoff (1+2+4+8 s) before `-p` said so: a refused
+    connection to a server that has not answered once this run is tried once more, its line said, then the error."""
     base = f"http://127.0.0.1:{_closed_port()}/v1"
-    env = cli_env(home_of(project), base, CONTEXTUAL_MAX_RETRIES="2")
+    env = cli_env(home_of(project), base, CONTEXTUAL_MAX_RETRIES="4")
     result = contextual(["-p", "hi"], project, env)
     assert result.returncode == 1 and result.stdout == ""
     retries = [line for line in result.stderr.splitlines() if line.startswith("retrying ")]
-    assert [line.split(" in ")[0] for line in retries] == ["retrying 2/3", "retrying 3/3"], result.stderr
+    assert [line.split(" in ")[0] for line in retries] == ["retrying 2/2"], result.stderr
     assert all(line.endswith("s: connection refused") for line in retries), result.stderr
-    assert "gave up after 3 attempts" in result.stderr.splitlines()[-1]
+    last = result.stderr.splitlines()[-1]
+    assert "is the server" in last and "gave up after 2 attempts: nothing has answered at this address yet" in last
+
+
+async def test_a_server_that_answered_once_is_retried_max_retries_times_when_it_refuses_later(kind):
+    """A refused connection is only cut short before the server has ever answered: one that answered and then
+    refuses (restarting) gets every retry max_retries allows, each said."""
+    sleep = RecordingSleep()
+    with FakeLLMServer(kind, [ANSWER]) as srv:
+        provider = make_provider(kind, srv.base_url, sleep=sleep, max_retries=3)
+        assert visible_text(await collect(provider)) == ANSWER
+    chunks: list = []                       # the server is gone now: nothing listens on its port
+    try:
+        async for chunk in provider.stream(simple_request()):
+            chunks.append(chunk)
+    except ProviderError as exc:
+        error = exc
+    finally:
+        await provider.aclose()
+    retries = [c for c in chunks if isinstance(c, RetryChunk)]
+    assert [(r.attempt, r.attempts, r.reason) for r in retries] == [
+        (2, 4, "connection refused"), (3, 4, "connection refused"), (4, 4, "connection refused")]
+    assert "gave up after 4 attempts)" in str(error)
+
+
+async def test_a_refused_connection_before_any_answer_is_tried_once_more_whatever_max_retries_allows(kind):
+    sleep = RecordingSleep()
+    provider = make_provider(kind, f"http://127.0.0.1:{_closed_port()}", sleep=sleep, max_retries=4)
+    chunks: list = []
+    try:
+        async for chunk in provider.stream(simple_request()):
+            chunks.append(chunk)
+    except ProviderError as exc:
+        error = exc
+    finally:
+        await provider.aclose()
+    assert [(c.attempt, c.attempts) for c in chunks if isinstance(c, RetryChunk)] == [(2, 2)]
+    assert len(sleep.delays) == 1 and "gave up after 2 attempts: nothing has answered at this address yet" in str(error)
+    never = make_provider(kind, f"http://127.0.0.1:{_closed_port()}", sleep=sleep, max_retries=0)
+    try:
+        await collect(never)
+    except ProviderError as exc:
+        assert "gave up after 1 attempt)" in str(exc)       # max_retries 0 still means none
+    finally:
+        await never.aclose()
 
 
 def test_print_mode_says_a_429s_retry_after(project: Path):

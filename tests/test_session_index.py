@@ -168,3 +168,43 @@ def test_a_rewind_takes_its_rounds_back_from_the_listing(tmp_path):
     writer.close_sync()
     [info] = list_sessions(home, project)
     assert info.rounds == 0 and info.first_prompt is None and not load_session(writer.path).history
+
+
+def test_a_commands_result_waits_in_the_record_until_a_message_the_user_sends_takes_it(tmp_path):
+    """`!command` results are kept with the session until a message takes them, as the live engine holds them: a
+    session begun by one is listed by it and `-c` opens it; an undo's note takes none; a rewind, to before a message
+    or past a compaction, leaves waiting only those no message it kept had taken (a message taken back took its own
+    with it, live too)."""
+    from contextual.core.session.schema import shell_body
+    home, project = tmp_path / "home", tmp_path / "p"
+    project.mkdir()
+    writer = SessionWriter.create(home, project, session_id="s")
+    writer.append_entry(shell_body("ls", "sent ls", "whole ls"))
+    writer.close_sync()
+    [info] = list_sessions(home, project)
+    assert info.first_prompt == "!ls" and latest_session(home, project) == writer.path
+    assert load_session(writer.path).shell == [("sent ls", "whole ls", "ls")]
+    first, second = Message("user", "one", meta={"turn": "t1"}), Message("user", "two", meta={"turn": "t2"})
+    writer = SessionWriter.reopen(writer.path)
+    writer.append_message(first)                                          # took `ls`
+    writer.append_message(Message("assistant", "ok", meta={"final": True}))
+    writer.append_entry(shell_body("pwd", "sent pwd", "whole pwd"))
+    writer.append_message(Message("user", "[undo] the user undid turn 1", meta={"undo": "t1"}))
+    writer.close_sync()
+    assert load_session(writer.path).shell == [("sent pwd", "whole pwd", "pwd")]
+    writer = SessionWriter.reopen(writer.path)
+    writer.append_message(second)                                         # took `pwd`
+    writer.append_message(Message("assistant", "ok", meta={"final": True}))
+    writer.append_entry(shell_body("date", "sent date", "whole date"))
+    writer.close_sync()
+    assert load_session(writer.path).shell == [("sent date", "whole date", "date")]
+    for compacted in (False, True):
+        copy = SessionWriter.create(home, project, session_id=f"c{compacted:d}")
+        for entry in load_session(writer.path).entries:
+            copy.append_entry({k: v for k, v in entry.items() if k != "sessionId"})
+        if compacted:           # `second` archived: the rewind reads the record again without it
+            copy.append_compaction(CompactionRecord("auto", 1000, 100, kept_from_id=None, rounds_archived=2),
+                                   Message("summary", "## Summary\nTwo questions, both answered."))
+        copy.append_entry({"type": "system", "subtype": "rewind", "toUuid": second.id})
+        copy.close_sync()
+        assert load_session(copy.path).shell == [("sent date", "whole date", "date")], compacted

@@ -102,3 +102,18 @@ def test_a_name_a_server_accepts_for_a_listed_one_counts_as_listed():
     assert listed_as("qwen2.5-coder", ["qwen2.5-coder:latest"])                      # Ollama's tag
     assert listed_as("claude-sonnet-4-5", ["claude-sonnet-4-5-20250929"])            # Anthropic's alias
     assert not listed_as("gpt", ["gpt-4o"]) and not listed_as("fake", ["fake-model"])
+
+
+async def test_a_window_too_small_for_the_system_prompt_is_said_at_launch_and_nothing_is_sent(tmp_path):
+    """The app warned at the first message and sent a prompt over the window: the window's problem is said once it
+    is known, in the words `-p` uses, and a message sent anyway is refused before any request."""
+    with server([finish("never")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=100), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await app.startup.started()
+            said = "a 100-token window is too small: the system prompt and tools ("
+            await wait_for(pilot, lambda: said in chat_text(app))
+            assert "need a window of at least " in chat_text(app)
+            await run_turn(pilot, "hello")
+            assert chat_text(app).count(said) == 2 and "your message (" in chat_text(app)
+            assert not srv.requests and not app.engine.history.messages

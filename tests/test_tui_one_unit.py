@@ -67,3 +67,27 @@ async def test_a_server_window_too_small_for_the_users_reserve_is_one_warning_in
             await wait_for(pilot, lambda: bool(said()), timeout=10)
             assert len(said()) == 1 and "output_reserve 8,000" in said()[0] and "using 1,024 for now" in said()[0]
             assert app.engine.config.output_reserve == 1024
+
+
+async def test_the_turns_warning_says_the_meters_figure_as_the_meter_does(tmp_path):
+    """A user read "trigger estimate … (71%, past the 70% warning line …)" in the chat beside the meter's 97 % for
+    the same figure: the warning gave a share of the window, the meter a share of the trigger line. One figure, one
+    way of saying it: the estimate against the trigger line, with its share, in both."""
+    from contextual.tui.widgets.chat_log import ChatLog
+    script = [finish("first answer"), finish("second answer"), finish("third answer")]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url, context_window=4000, warn_ratio=0.5), animate=False)
+        async with app.run_test(size=(200, 50)) as pilot:
+            meter = app.query_one(TokenMeter)
+            await run_turn(pilot, "question one")
+            await run_turn(pilot, "question two about " + "words " * 1500)      # past 2,000, under 2,920
+            shown = meter.shown
+            assert shown.level == "warn" and not shown.due
+            share = f"({shown.estimate / shown.threshold:.0%})"
+            line = str(meter.render()).split("\n")[0]
+            assert f"{tokens(shown.estimate)} of {tokens(shown.threshold)} trigger line {share}" in line, line
+            await run_turn(pilot, "go")          # two letters: the estimate the turn warns with is the meter's
+            warned = [str(w.render()) for w in app.query_one(ChatLog).children if "warning line" in str(w.render())]
+            assert warned == [f"trigger estimate {shown.estimate:,} of {shown.threshold:,} trigger line {share}: past "
+                              f"the warning line at {shown.warn_at:,} (50% of the {shown.counted_window:,}-token "
+                              "window)"], warned

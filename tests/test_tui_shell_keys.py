@@ -4,7 +4,7 @@ full-screen chat."""
 
 from __future__ import annotations
 
-from tests.fakes.llm_server import FakeLLMServer
+from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.tui_helpers import chat_text, finish, make_host, run_turn, type_and_send, wait_for
 from contextual.tui.app import ContextualApp
 from contextual.tui.widgets.prompt_input import PromptInput
@@ -97,3 +97,26 @@ async def test_copy_puts_the_latest_or_the_nth_answer_on_the_clipboard_as_markdo
             await type_and_send(pilot, "/copy last")
             await wait_for(pilot, lambda: "/copy N copies the Nth answer from the newest" in chat_text(app))
             assert app.clipboard == first
+
+
+async def test_copy_takes_an_answer_cut_off_by_esc_as_far_as_the_chat_shows_it(tmp_path):
+    """An answer stopped mid-stream stays on screen (and in history, for the model), but /copy said "no answer to
+    copy yet (older ones were compacted…)" beside it: it copies what the chat shows, and says it was cut off."""
+    from contextual.tui.widgets.status_line import StatusLine
+    words = " ".join(f"word{i}" for i in range(400))
+    slow = Reply(f"Thought: done\nAction: Finish[{words}]", chunk_delay=0.02)
+    with FakeLLMServer(kind="openai", script=[slow]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=NARROW) as pilot:
+            await type_and_send(pilot, "say a lot")
+            await wait_for(pilot, lambda: "word20 " in chat_text(app))
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not app.turns.running and not app.query_one(StatusLine).display)
+            kept = next(m for m in app.engine.history.messages if m.meta.get("interrupted"))
+            await type_and_send(pilot, "/copy")
+            await wait_for(pilot, lambda: app.clipboard is not None and app.clipboard.startswith("word0 word1"))
+            assert app.clipboard in kept.content and "word399" not in app.clipboard
+            assert app.clipboard.split()[-1] in chat_text(app)          # as far as the chat showed it
+            assert toasts(app)[-1] == (f"Copied the latest answer, cut off where the turn was interrupted: "
+                                       f"{len(app.clipboard):,} characters.")
+            assert "no answer to copy" not in chat_text(app)

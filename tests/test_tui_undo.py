@@ -318,3 +318,29 @@ async def test_an_undo_then_a_compaction_read_in_that_order_live_and_resumed(tmp
             after = items[items.index("nothing else") + 1:][:2]         # then "resumed session …"
             assert after[0].startswith("↶ Undid the file changes of the turn “rewrite a.py”")
             assert after[1] == live[-1], items
+
+
+def bash(command: str) -> str:
+    return f"Thought: run it\nAction: Bash[{json.dumps({'command': command})}]"
+
+
+@pytest.mark.parametrize("command, said", [
+    ("ls", "\nIt edited a.py and ran 1 command.\n"),            # `ls` changed nothing: nothing of it goes back
+    ("echo made > b.txt", "\nIt edited a.py and ran 1 command, which changed b.txt: it goes back too.\n"),
+])
+async def test_the_undo_question_says_a_commands_changes_go_back_only_when_it_made_some(tmp_path, command, said):
+    """"ran 1 command, whose changes go back too" was said of a turn whose only command was `ls`: what the commands
+    changed is read from the snapshot's difference before the question is asked."""
+    repo = make_repo(tmp_path)
+    script = [write("a.py", "rewritten\n"), bash(command), finish("done")]
+    with FakeLLMServer(kind="openai", script=script) as srv:
+        app = ContextualApp(host_for(repo, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await run_turn(pilot, "rewrite a.py and look around")
+            await wait_for(pilot, lambda: undoable_rows(app.query_one(HistoryView)) == ["rewrite a.py and look around"])
+            await type_and_send(pilot, "/undo")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+            assert said in app.screen.question, app.screen.question
+            await pilot.press("y")
+            await wait_for(pilot, lambda: "Undid the file changes" in chat_text(app))
+            assert not (repo / "b.txt").exists()

@@ -284,7 +284,14 @@ def test_undo_names_the_files_a_turn_edited_and_counts_its_commands():
     record = [Message("user", "go", meta={"turn": "t1"}), call("Write", file_path="a.py"),
               call("Edit", file_path="a.py"), call("Bash", command="make"), call("Bash", command="make test"),
               call("Edit", turn="t0", file_path="old.py"), call("Read", file_path="b.py")]
-    assert what_it_changed("t1", record) == ("It edited a.py and ran 2 commands, whose changes go back too.\n")
+    # what the commands changed unknown (no snapshot read): said so that it holds either way
+    assert what_it_changed("t1", record) == "It edited a.py and ran 2 commands, whose changes, if any, go back too.\n"
+    from contextual.core.snapshot.turn_diff import TurnDiff
+    assert what_it_changed("t1", record, TurnDiff("git", ("a.py",))) == "It edited a.py and ran 2 commands.\n"
+    assert what_it_changed("t1", record, TurnDiff("git", ("a.py", "out/b", "c"))) == (
+        "It edited a.py and ran 2 commands, which changed out/b, c: they go back too.\n")
+    assert what_it_changed("t1", record, TurnDiff("copy", ("a.py",))) == (
+        "It edited a.py and ran 2 commands; what commands change outside git is not recorded, so it stays.\n")
     assert what_it_changed("t0", record) == "It edited old.py.\n"
     assert what_it_changed("t9", record) == ""
     many = [call("Write", file_path=f"f{i}.py") for i in range(8)]

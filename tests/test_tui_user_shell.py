@@ -86,3 +86,38 @@ async def test_esc_stops_a_command_and_nothing_of_it_joins_the_message(tmp_path)
             # the shell's worker ends cancelled or done, whichever the stop reached first: over either way
             await wait_for(pilot, lambda: not app.turns.running)
             assert not app.engine.controls.shell and not app.turns.running
+
+
+async def test_a_commands_output_waiting_for_the_next_message_outlives_a_quit_and_c_brings_it_back(tmp_path):
+    """`!command` output waiting to join the next message was lost at a quit: it lived only in the app's memory.
+    It is kept with the session (and the line at quit says so): `contextual -c` shows it waiting and sends it with
+    the next message, the app's or `-p`'s, once."""
+    from tests.cli_helpers import cli_env, contextual
+    from tests.tui_helpers import resumed_app, until_shown
+    with server([finish("seen it"), finish("again")]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await shell(pilot, "echo kept-across-quit")
+            session_id = app.engine.session_id
+            await pilot.press("ctrl+q")
+            await wait_for(pilot, lambda: app.return_code is not None)
+        assert session_id and not srv.requests
+        hint = app.shown_engine.resume_hint or ""
+        assert "`contextual -c`" in hint and "The output of your `!command` waits there for your next message." in hint, hint
+        resumed = resumed_app(tmp_path, srv.base_url, None)         # `contextual -c`: the project's latest
+        async with resumed.run_test(size=SIZE) as pilot:
+            await until_shown(pilot, resumed)
+            assert resumed.engine.session_id == session_id
+            shown = chat_text(resumed)
+            assert "$ echo kept-across-quit" in shown and "kept-across-quit" in shown.split("$ echo")[-1]
+            assert "joins your next message" in shown
+            await pilot.press("ctrl+q")                             # left again unsent: still waiting
+            await wait_for(pilot, lambda: resumed.return_code is not None)
+        project, home = tmp_path / "proj", tmp_path / "home"
+        printed = contextual(["-c", "-p", "what did it print?"], project, cli_env(home, srv.base_url))
+        assert printed.returncode == 0 and printed.stdout == "seen it\n", printed.stderr
+        again = contextual(["-c", "-p", "and now?"], project, cli_env(home, srv.base_url))
+        assert again.returncode == 0, again.stderr
+    sent = user_texts(srv.requests[0])[-1]
+    assert "what did it print?" in sent and "kept-across-quit" in sent and "`echo kept-across-quit`" in sent
+    assert "kept-across-quit" not in user_texts(srv.requests[1])[-1]          # it went once

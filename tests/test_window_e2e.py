@@ -276,3 +276,26 @@ def test_a_fitted_anthropic_prompt_keeps_its_cache_breakpoints(project: Path):
     assert "cache_control" in last["system"][-1] and len(marked) == 2, marked
     assert marked[0].endswith("Finish[hello back]")            # the end of history
     assert marked[1].startswith("Observation: ")               # the newest step
+
+
+def test_a_window_too_small_for_the_system_prompt_and_the_message_fails_at_once_naming_the_least_that_works(
+        tmp_path: Path):
+    """`--context-window 100` warned, then sent a 602-token prompt: the builder cuts history, rules and the message,
+    never L1. A window that cannot hold L1 and the message beside the answer's room is a one-line error before
+    anything is sent or a session opened, naming the least window that works; that one works, one less does not."""
+    import re
+    root = tmp_path / "proj"
+    root.mkdir()
+    with FakeLLMServer(kind="openai", script=[finish("fits")]) as srv:
+        env = cli_env(home_of(root), srv.base_url)
+        small = contextual(["-p", "hello there", "--context-window", "100"], root, env)
+        assert small.returncode == 1 and small.stdout == "" and len(small.stderr.splitlines()) == 1, small.stderr
+        assert small.stderr.startswith("contextual: a 100-token window is too small: the system prompt and tools (")
+        least = int(re.search(r"need a window of at least ([\d,]+) tokens \(--context-window\)$",
+                              small.stderr.strip()).group(1).replace(",", ""))
+        assert not srv.requests and not list(home_of(root).rglob("*.jsonl"))     # nothing sent, no session
+        short = contextual(["-p", "hello there", "--context-window", str(least - 1)], root, env)
+        assert short.returncode == 1 and f"at least {least:,} tokens" in short.stderr and not srv.requests
+        fits = contextual(["-p", "hello there", "--context-window", str(least)], root, env)
+    assert fits.returncode == 0 and fits.stdout == "fits\n", fits.stderr
+    assert len(srv.token_counts) == 1 and srv.token_counts[0] < least

@@ -19,6 +19,7 @@ from contextual.tui.format import forked_line, short_id
 if TYPE_CHECKING:       # the engine is imported where one is made: the app's first frame does not wait for it
     from contextual.core.agent import Engine
     from contextual.core.session import LoadedSession, SessionInfo, Tail
+    from contextual.core.snapshot.turn_diff import TurnDiff
     from contextual.core.trust import Item
 
 Confirm = Callable[[list[str]], Awaitable[bool]]     # asked before undo overwrites files edited by hand
@@ -274,6 +275,19 @@ async def undoable_turns_ordered(engine: Engine) -> list[str]:
     await engine.session.flush(fsync=False)
     path = engine.session.path
     return list(await asyncio.to_thread(lambda: undoable_turns(load_session(path).entries)))
+
+
+async def turn_diff_of(engine: Engine, turn_id: str) -> TurnDiff:
+    """The files a turn changed, by its snapshots (core/snapshot/turn_diff.py); unknown without a session."""
+    from contextual.core.snapshot.turn_diff import TurnDiff, turn_diff
+    if engine.session is None:
+        return TurnDiff("", None)
+    import asyncio
+    from contextual.core.session import load_session
+    await engine.session.flush(fsync=False)
+    path = engine.session.path
+    entries = await asyncio.to_thread(lambda: load_session(path).entries)
+    return await turn_diff(engine.config.project_root, entries, turn_id)
 
 
 async def undoable_turns_of(engine: Engine) -> set[str]:

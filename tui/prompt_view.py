@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from contextual.core.context.compaction_words import trigger_share
 from contextual.core.prompt import counts_apart, in_our_tokens, trigger_level
 from contextual.tui.screen_safe import screen_text
 
@@ -67,7 +68,7 @@ class Shown:
 
     @property
     def trigger_share(self) -> float:
-        return self.estimate / max(1, self.threshold)
+        return trigger_share(self.estimate, self.threshold)
 
     @property
     def level(self) -> str:

@@ -5,6 +5,7 @@ marked, closed at quit with the line that resumes it. Owned by the app (``Contex
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -13,6 +14,7 @@ from contextual.core import tokens
 from contextual.tui.greeting import greet
 from contextual.tui.host import Host, Opened, undoable_turns_of
 from contextual.tui.resume_hint import resume_line
+from contextual.tui.shell_output import JOINS, ran_line, shell_shown
 from contextual.tui.textual_app import TextualApp
 from contextual.tui.widgets.chat_log import ChatLog
 from contextual.tui.widgets.history_view import HistoryView
@@ -80,10 +82,21 @@ class ShownEngine:
         await chat.show_transcript(opened.transcript or list(engine.history.messages), engine.compactions,
                                    keep_recent, engine.permissions, engine.turn_ends, engine.fittings)
         await greet(chat, self.app.config, not (opened.transcript or engine.history.messages), opened.notices)
+        await self.show_waiting(engine.pending_shell)
         self.app.readouts.show_prompt()
         self.refresh_undoable(opened.undoable)
         if tokens.ready():          # else once the tokenizer is loaded (Startup.counts_ready)
             await chat.mount_earlier()
+
+    async def show_waiting(self, runs: Sequence[tuple[str, str, str]]) -> None:
+        """`!command` results waiting for the next message (a resumed session's, a fork's: as sent, whole, the
+        command), shown as the live chat showed them when they ran."""
+        from contextual.core.context.user_shell import waiting_result
+        chat = self.app.query_one(ChatLog)
+        for _, whole, command in runs:
+            await chat.add_notice(ran_line(command), "info")
+            await chat.add_shell_output(shell_shown(command, waiting_result(command, whole)))
+            await chat.add_notice(JOINS, "info")
 
     async def show_transcript(self, messages: list[Message]) -> None:
         """The chat rebuilt from ``messages`` of the engine shown (/undo's restored record), every turn mounted."""
@@ -133,7 +146,8 @@ class ShownEngine:
             return
         engine, config = self.opened.engine, self.app.config
         # Taken before the close: a closed engine no longer has its session (nor its id).
-        self.resume_hint = resume_line(engine.session_id, engine.history.messages, config.home, config.project_root)
+        self.resume_hint = resume_line(engine.session_id, engine.history.messages, config.home, config.project_root,
+                                       waiting=len(engine.pending_shell))
         try:
             await self.app.host.close(engine)
         except Exception as exc:     # a full disk refused the last lines: said where the terminal is back

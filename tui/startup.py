@@ -206,6 +206,10 @@ class Startup:
             await self.chat.add_notice(config.window_note, "warning")
         if config.reserve_notice:       # the server's window leaves the user's reserve no prompt
             await self.chat.add_notice(config.reserve_notice, "warning")
+        # said before anything is sent (a turn refuses to start), when the tokenizer could count L1
+        too_small = self.shown.engine.window_problem() if tokens.ready() else None
+        if too_small is not None:
+            await self.chat.add_notice(too_small, "error")
         await app.mcp_changed()          # the window the server states: the meter shows it
 
     def stop(self) -> None:

@@ -19,6 +19,17 @@ TIMED_OUT = "timed out"
 ESTIMATE = "trigger estimate"
 
 
+def trigger_share(estimate: int, threshold: int) -> float:
+    """The trigger estimate as a share of the trigger line, the one share it is said with: the meter's "(97%)" and
+    the turn's warning's (which had said 71 %, a share of the window, beside the meter's 97 % for the same figure)."""
+    return estimate / max(1, threshold)
+
+
+def against_trigger(estimate: int, threshold: int, figure: Callable[[int], str]) -> str:
+    """"7.1k of 7.3k trigger line (97%)": the wide meter's words, and the turn's warning's."""
+    return f"{figure(estimate)} of {figure(threshold)} trigger line ({trigger_share(estimate, threshold):.0%})"
+
+
 def before_after(pre: int, post: int, figure: Callable[[int], str]) -> str:
     """"trigger estimate 121k → 702 tokens": the card's, the chat line's, the export's, `-p`'s and `context`'s."""
     return f"{ESTIMATE} {figure(pre)} → {figure(post)} tokens"

@@ -32,6 +32,13 @@ def shell_run(command: str, whole: str) -> ShellRun:
     return ShellRun(command=command, lines=whole.count("\n") + 1)
 
 
+def waiting_result(command: str, whole: str) -> str:
+    """A result waiting for the next message, as the model will read it whole (its block less the line saying who
+    ran what): what a resumed chat shows of it, as the live one did."""
+    head = _head(command) + "\n"
+    return whole[len(head):] if whole.startswith(head) else whole
+
+
 def shell_results(message: Message) -> list[tuple[str, str]]:
     """(command, its whole result as the model read it) for each `!command` the message carries, read back from
     its ``full`` (the blocks come first, a blank line after each); none when the record names none."""

@@ -49,9 +49,12 @@ class ContextControls:
         """The SessionStart hooks owed for ``source`` ran (`TurnInput.session_starts`)."""
         self.session_starts.remove(source)
 
-    def take_shell(self, runs: Sequence[tuple[str, str, str]]) -> None:
-        """`!command` results another engine held for its next message (a fork), after this one's own."""
-        self.shell.extend(run for run in runs if run not in self.shell)
+    def take_shell(self, runs: Sequence[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+        """`!command` results held for the next message elsewhere (another engine's: a fork; the session's: a
+        resume), after this one's own; returns those it did not hold yet."""
+        taken = [run for run in dict.fromkeys(runs) if run not in self.shell]
+        self.shell.extend(taken)
+        return taken
 
     def add_shell(self, command: str, sent: str, whole: str) -> None:
         self.shell.append((sent, whole, command))

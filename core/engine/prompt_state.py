@@ -3,6 +3,7 @@ and what is read from them — the next prompt (`PromptView`) and the trigger (A
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Callable, Collection
 
 from contextual.core.config import Config
@@ -24,13 +25,16 @@ from contextual.core.messages import Message
 from contextual.core.model_facts import lookup
 from contextual.core.package_data import InstallDamaged
 from contextual.core.prompt import PromptView, Trigger, in_our_tokens
-from contextual.core.window_budget import margin
+from contextual.core.window_budget import least_window, margin
 from contextual.core.tokens import Calibration, calibration_for
 
 if TYPE_CHECKING:
     from contextual.core.tools.base import Todo
 
 UNFITTED = 1 << 40       # a build limit nothing reaches: sizes as they would be sent whole
+# window_problem reads a long message's head and tail only: cut to fit, it keeps no more of it
+STAND_IN = 8_000
+MARKER_SLACK = 4         # tokens its cut form's "[N chars truncated]" may take beyond the stand-in's
 
 
 def _todo_recap(todos: list[Todo]) -> str:
@@ -38,6 +42,17 @@ def _todo_recap(todos: list[Todo]) -> str:
         return ""
     from contextual.core.tools.todowrite import todo_recap
     return todo_recap(todos)
+
+
+def _set_by(source: str) -> str:
+    """Where the window came from, as the user changes it."""
+    if source == "flag":
+        return " (--context-window)"
+    if source == "env":
+        return " (CONTEXTUAL_CONTEXT_WINDOW)"
+    if source == "config":
+        return " (context_window in the config)"
+    return " (the server's window: give the model a larger context there)" if source.startswith("server") else ""
 
 
 def _cache_prices(config: Config) -> CachePrices:
@@ -167,6 +182,39 @@ class PromptState:
         prompt may use."""
         limit = self.config.prompt_limit - margin(self.config.context_window)
         return max(1, int(limit * self.limit_scale))
+
+    def window_problem(self, text: str = "") -> str | None:
+        """One line when the window cannot hold even the least prompt for ``text`` (L1 whole, the rules and the
+        message as far as the builder cuts them, what rides on it) beside the answer's reserve and the margin,
+        naming the least window that does; else None. The builder cuts history, the rules and the message to fit,
+        never L1: `--context-window 100` sent a 602-token prompt after a warning."""
+        config = self.config
+        question = self._reminders(preprocess(text, config.project_root) if text else "") or None
+        slack = 0
+        if question is not None and len(question) > 2 * STAND_IN:
+            # cut, a long message keeps its head and tail whatever its length: read from those (counting 1.9 MB
+            # took seconds), its marker's count of the characters cut taking a token or two more
+            question, slack = question[:STAND_IN] + question[-STAND_IN:], MARKER_SLACK
+        limit = self.calibration.fit(config.prompt_limit - margin(config.context_window), config.model)
+        whole = self.builder.build([], [], question, limit=UNFITTED, steady=False)
+        if not slack and whole.total <= limit:
+            return None                     # whole: nothing to cut (the usual case, and the cheap one)
+        least = self.builder.build([], [], question, limit=1, steady=False)      # all cut as far as it goes
+        if least.total + slack <= limit:
+            return None
+        factor = self.calibration.factor(config.model)
+
+        def needs(tokens: int) -> int:
+            return least_window(math.ceil(tokens * factor), config.reserve_setting, config.output_limit)
+        sizes, cut = least.tokens, slack > 0 or least.tokens["input"] < whole.tokens["input"]
+        parts = [f"the system prompt and tools ({sizes['L1']:,} tokens)",
+                 *([f"the rules files ({sizes['L2']:,})"] if sizes["L2"] else []),
+                 *([f"your message ({sizes['input'] + slack:,}{', cut' if cut else ''})"] if text else [])]
+        # cut, the message is sent in part: the window that sends it whole is said too (a long one's is not counted)
+        whole_too = f", {needs(whole.total):,} to send your message whole" if cut and not slack else ""
+        return (f"a {config.context_window:,}-token window is too small: {', '.join(parts)} and room for the answer "
+                f"need a window of at least {needs(least.total + slack):,} tokens{whole_too}"
+                f"{_set_by(config.window_source)}")
 
     def build(self, next_input: str | None = None) -> Built:
         self._follow_window()

@@ -92,6 +92,10 @@ class TurnLoop:
             return
         for ev in self.sync_tools():
             yield ev
+        too_small = self._prompt.window_problem(text)      # L1 with the tools in force; nothing sent nor recorded
+        if too_small is not None:
+            yield ErrorEvent(too_small, "config")
+            return
         self._compactor.new_turn()
         opening = self._input.open(text, as_typed)
         async with aclosing(self._input.admit(opening)) as events:

@@ -13,6 +13,7 @@ from typing import AsyncGenerator
 from contextual.core import secrets
 from contextual.core.clock import now_iso
 from contextual.core.context.compaction_review import Event
+from contextual.core.context.compaction_words import ESTIMATE, against_trigger
 from contextual.core.context.preprocess import preprocess
 from contextual.core.engine.compactor import Compactor
 from contextual.core.engine.controls import ContextControls
@@ -115,26 +116,26 @@ class TurnInput:
                 yield ev
 
     def _budget_warning(self, trigger: Trigger) -> BudgetWarning | None:
+        """The meter's words (compaction_words.against_trigger): the estimate as a share of the trigger line, never
+        of the window (the warning said 71 % where the meter said 97 % of the same figure); the warning line is the
+        one figure said against the window, as warn_ratio is set."""
         config = self._settings.config
         # the trigger's figures are our count: the window too, the server's own figure named where it differs
         window = self._prompt.in_our_tokens(config.context_window)
         server = "" if window == config.context_window else \
             f"; our count: the server counts the window as {config.context_window:,}"
-        if trigger.estimate >= trigger.threshold and not config.auto_compact:
-            # the trigger's own line: at a small window the output reserve puts it below trigger_ratio (73 % at 4k)
-            # /compact is advised only where it would archive something (it refuses a history of one round)
+        said = f"{ESTIMATE} {against_trigger(trigger.estimate, trigger.threshold, '{:,}'.format)}"
+        if trigger.estimate >= trigger.threshold:
+            # not compacting at the trigger line: switched off, or nothing old enough to archive; /compact is advised
+            # only where it would archive something (it refuses a history of one round)
+            off = "" if config.auto_compact else "auto-compaction is off — "
             advice = (self._compact_advice() if trigger.compactable else
                       "nothing is old enough to archive: the prompt is fitted")
-            return BudgetWarning(f"trigger estimate {trigger.estimate:,} of {window:,} tokens, "
-                                 f"past the trigger at {trigger.threshold:,}{server}; auto-compaction is off — {advice}",
-                                 trigger.estimate, window)
+            return BudgetWarning(f"{said}, past the trigger line; {off}{advice}", trigger.estimate, window)
         if trigger.warn:
-            share = trigger.estimate / max(1, window)
-            # in the meter's words, with its line: "context at" beside the meter's "trigger estimate" and "next
-            # prompt" read as a third figure
-            return BudgetWarning(f"trigger estimate {trigger.estimate:,} of {window:,} tokens "
-                                 f"({share:.0%}, past the {config.warn_ratio:.0%} warning line; the trigger line is at "
-                                 f"{trigger.threshold:,}{server})", trigger.estimate, window)
+            # the warning line is min(warn_ratio × window, the trigger line): below the trigger line here
+            return BudgetWarning(f"{said}: past the warning line at {trigger.warn_at:,} ({config.warn_ratio:.0%} of "
+                                 f"the {window:,}-token window{server})", trigger.estimate, window)
         return None
 
     def _compact_advice(self) -> str:

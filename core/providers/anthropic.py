@@ -15,7 +15,8 @@ from contextual.core.prompt import PromptMessage
 from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, ListedModel, ProviderError,
                                             ReasoningChunk, StreamChunk, StreamDone, TextChunk, UsageChunk, token_count)
 from contextual.core.providers.context_errors import is_context_error, prompt_tokens_in, window_in
-from contextual.core.providers.retry import RetryPolicy, TransientError, reply_char_cap, stream_with_retries, too_long
+from contextual.core.providers.retry import (Contact, RetryPolicy, TransientError, reply_char_cap,
+                                             stream_with_retries, too_long)
 from contextual.core.providers.tool_calls import ToolCalls
 from contextual.core.textsafe import one_line
 from contextual.core.providers.model_info import listed_models
@@ -106,6 +107,7 @@ class AnthropicProvider:
         self.url = self.base_url + "/v1/messages"
         self._api_key = api_key or None
         self.policy = policy or RetryPolicy()
+        self.contact = Contact()            # the server answered once: a refused connection is retried as usual then
         self._owns_client = client is None
         self._client = client or make_client(self.policy)
         self._sleep = sleep
@@ -136,7 +138,8 @@ class AnthropicProvider:
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamChunk, None]:
         body = self.request_body(request)
         async with aclosing(stream_with_retries(lambda: self._attempt(body), self.policy, sleep=self._sleep,
-                                          name=self.name, max_tokens=request.max_tokens)) as chunks:
+                                          name=self.name, max_tokens=request.max_tokens,
+                                          contact=self.contact)) as chunks:
             async for chunk in chunks:
                 yield chunk
 

@@ -17,7 +17,8 @@ from contextual.core.providers.base import (ChatRequest, ContextLengthExceeded, 
                                             UsageChunk, token_count)
 from contextual.core.providers.context_errors import is_context_error, prompt_tokens_in, window_in
 from contextual.core.providers.role_order import refuses_role_order
-from contextual.core.providers.retry import RetryPolicy, TransientError, reply_char_cap, stream_with_retries, too_long
+from contextual.core.providers.retry import (Contact, RetryPolicy, TransientError, reply_char_cap,
+                                             stream_with_retries, too_long)
 from contextual.core.providers.tool_calls import ToolCalls
 from contextual.core.textsafe import one_line
 from contextual.core.providers.model_info import listed_models
@@ -106,6 +107,7 @@ class OpenAIProvider:
         self.url = self.base_url + "/chat/completions"
         self._api_key = api_key or None
         self.policy = policy or RetryPolicy()
+        self.contact = Contact()            # the server answered once: a refused connection is retried as usual then
         self._owns_client = client is None
         self._client = client or make_client(self.policy)
         self._sleep = sleep
@@ -134,7 +136,8 @@ class OpenAIProvider:
         body = self.request_body(request)
         try:
             async with aclosing(stream_with_retries(lambda: self._attempt(body), self.policy, sleep=self._sleep,
-                                          name=self.name, max_tokens=request.max_tokens)) as chunks:
+                                          name=self.name, max_tokens=request.max_tokens,
+                                          contact=self.contact)) as chunks:
                 async for chunk in chunks:
                     yield chunk
         except ProviderError as exc:

@@ -13,7 +13,10 @@ answer is late instead of a spinner that runs on in silence.
 
 A final ``StreamDone`` with any other stop reason ends a complete answer. Errors that retrying cannot fix
 (400/401/403/404, context length) raise at once. Retries are bounded in count and in total time, and a
-``Retry-After`` header is honoured.
+``Retry-After`` header is honoured. A refused connection to a server that has not answered once this run (nothing
+listens there: a local server not started) is tried ``refused_retries`` more times, not ``max_retries``: it was
+~14 s of backoff before a `-p` said so. Once the server has answered, a refusal is retried like any transient
+failure (a server restarting).
 
 tenacity is not used: its attempt context swallows every exception (GeneratorExit and CancelledError
 included), which breaks an async generator that yields from inside the attempt.
@@ -45,6 +48,7 @@ class RetryPolicy:
     base_delay: float = 1.0           # first backoff, doubled each retry
     max_delay: float = 20.0           # one backoff never waits longer (a Retry-After may, within total_time)
     max_malformed_retries: int = 2    # a server that keeps answering garbage is not worth 4 retries
+    refused_retries: int = 1          # a refused connection before the server ever answered (within max_retries)
     connect_timeout: float = 10.0
     read_timeout: float = 60.0        # longest silence (no content) accepted from a stream once it has begun
     first_byte_timeout: float = 60.0  # longest wait for the reply to begin (a local model reads the prompt first)
@@ -56,10 +60,11 @@ class TransientError(ProviderError):
     """A failure worth another attempt."""
 
     def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None,
-                 malformed: bool = False, reason: str = "") -> None:
+                 malformed: bool = False, reason: str = "", refused: bool = False) -> None:
         super().__init__(message, status=status, retryable=True)
         self.retry_after = retry_after
         self.malformed = malformed
+        self.refused = refused           # the connection was refused: nothing listens at that address
         self._reason = reason            # a few words for a status line; else made from the status or message
 
     @property
@@ -104,6 +109,20 @@ def backoff_delay(retry_number: int, policy: RetryPolicy, retry_after: float | N
     return delay
 
 
+@dataclass
+class Contact:
+    """Whether a provider's server has answered once this run (any answer: a reply, an error status, a stream cut
+    after it began). One per provider, kept across its calls."""
+    made: bool = False
+
+
+def retry_limit(policy: RetryPolicy, error: TransientError, contact: Contact) -> int:
+    """The retries this error allows: fewer for a refused connection to a server that has never answered."""
+    if error.refused and not contact.made:
+        return min(policy.max_retries, policy.refused_retries)
+    return policy.max_retries
+
+
 def reply_char_cap(policy: RetryPolicy, max_tokens: int) -> int:
     return max(1, max_tokens) * policy.reply_chars_per_token
 
@@ -117,12 +136,14 @@ def too_long(name: str, policy: RetryPolicy, max_tokens: int) -> ReplyTooLong:
 
 async def stream_with_retries(open_attempt: Callable[[], AsyncGenerator[StreamChunk, None]], policy: RetryPolicy, *,
                               sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-                              name: str = "provider", max_tokens: int | None = None
-                              ) -> AsyncGenerator[StreamChunk, None]:
+                              name: str = "provider", max_tokens: int | None = None,
+                              contact: Contact | None = None) -> AsyncGenerator[StreamChunk, None]:
     """Run ``open_attempt()`` until one attempt completes, following the restart contract above.
 
     With ``max_tokens``, an attempt whose text outgrows ``reply_char_cap`` ends the stream with one error
-    (not retried: a server that ignores max_tokens would do it again)."""
+    (not retried: a server that ignores max_tokens would do it again). ``contact``: whether the server has answered
+    this run (the provider's; a refused connection before it has is retried ``refused_retries`` times)."""
+    contact = Contact() if contact is None else contact
     started = time.monotonic()
     retries = 0
     malformed = 0
@@ -138,22 +159,30 @@ async def stream_with_retries(open_attempt: Callable[[], AsyncGenerator[StreamCh
                         size += len(chunk.text)
                         if cap is not None and max_tokens is not None and size > cap:
                             raise too_long(name, policy, max_tokens)
+                    contact.made = True
                     yield chunk
+            contact.made = True           # an answer with no chunk at all is an answer too
             return
         except TransientError as exc:
             error = exc
+        except ProviderError as exc:
+            contact.made = contact.made or exc.status is not None      # refused with a status: it answered
+            raise
+        contact.made = contact.made or error.status is not None or error.malformed or shown
         retries += 1
         malformed += error.malformed
         delay = backoff_delay(retries, policy, error.retry_after)
-        out_of_retries = retries > policy.max_retries or malformed > policy.max_malformed_retries
+        limit = retry_limit(policy, error, contact)
+        out_of_retries = retries > limit or malformed > policy.max_malformed_retries
         if out_of_retries or time.monotonic() - started + delay > policy.total_time:
             # a Retry-After of ten years was "gave up after 1 attempt", not why
             asked = error.retry_after
             why = (f": the server asked to wait {asked:,.0f} s (Retry-After), past the {policy.total_time:g} s retries "
-                   "may take" if not out_of_retries and asked is not None and asked >= delay else "")
+                   "may take" if not out_of_retries and asked is not None and asked >= delay else
+                   ": nothing has answered at this address yet" if limit < policy.max_retries else "")
             raise ProviderError(f"{error} (gave up after {plural(retries, 'attempt')}{why})",
                                 status=error.status) from None
         if shown:
             yield StreamDone(stop_reason=RESTART)
-        yield RetryChunk(retries + 1, policy.max_retries + 1, error.reason, delay, error.retry_after)
+        yield RetryChunk(retries + 1, limit + 1, error.reason, delay, error.retry_after)
         await sleep(delay)

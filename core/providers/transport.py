@@ -168,8 +168,9 @@ async def event_stream(client: httpx.AsyncClient, url: str, *, name: str, header
         detail = one_line(scrub(str(exc), api_key), 120) or type(exc).__name__
         # Nothing listening on this machine or network is most often a local server not started (yet)
         hint = ": is the server (llama-server, Ollama, vLLM…) running there?" if on_this_network(url) else ""
+        refused = _refused(exc)
         raise TransientError(f"{name}: connection to {url} failed: {detail}{hint}",
-                             reason="connection refused" if _refused(exc) else "cannot connect") from None
+                             reason="connection refused" if refused else "cannot connect", refused=refused) from None
     except httpx.HTTPError as exc:
         detail = one_line(scrub(str(exc), api_key), 120) or type(exc).__name__
         raise TransientError(f"{name}: connection to {url} failed: {detail}", reason="connection lost") from None

@@ -96,6 +96,13 @@ def _boundary_problem(entry: dict[str, Any]) -> str | None:
     return None
 
 
+def _shell_problem(entry: dict[str, Any]) -> str | None:
+    shell = entry.get("shell")
+    if not isinstance(shell, dict) or not all(isinstance(shell.get(k), str) for k in ("command", "sent", "whole")):
+        return "shell is not {command, sent, whole}"
+    return None
+
+
 def _pins_problem(entry: dict[str, Any]) -> str | None:
     return None if are_strings(entry.get("pinned")) else "pinned is not a list of ids"
 
@@ -151,6 +158,7 @@ _SYSTEM_CHECKS: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "pins": _pins_problem, "permission": _permission_problem, "ghost_snapshot": _snapshot_problem,
     "ghost_snapshot_after": _snapshot_problem, "undo": _snapshot_problem,
     "interrupted": _turn_end_problem, "turn_failed": _turn_end_problem, "context_adjusted": _fitted_problem,
+    "user_shell": _shell_problem,
 }
 
 

@@ -101,6 +101,8 @@ class IndexState:
                 self.last_tokens = post if isinstance(post, int) else None
             elif subtype == "turn_failed":
                 self.last_failed = True
+            elif subtype == "user_shell" and self.first_prompt is None:     # a session begun by a `!command`
+                self.first_prompt = f"!{entry['shell']['command']}"[:FIRST_PROMPT_CHARS]
             elif subtype == "usage" and not entry.get("purpose"):      # a summary's call is not the prompt's size
                 self.last_tokens = entry["usage"]["input_tokens"] + entry["usage"]["output_tokens"]
             elif subtype == "rewind" and entry.get("toUuid") in self.user_ids:

@@ -14,6 +14,9 @@ Rebuilding rules:
   as a permission entry does; neither is a message.
 - An ``interrupted`` or ``turn_failed`` entry says why the turn it names (``turnId``; an older interrupted entry
   names none: the turn it follows) ended without an answer. Neither is a message: history is the same without.
+- A ``user_shell`` entry is a `!command`'s result waiting for the user's next message: the next message the user
+  sends takes it (``LoadedSession.shell`` holds those none took yet); a rewind past a compaction takes back with
+  its messages the results they carried, as the live rewind did.
 - A torn or corrupt line is skipped with a warning naming it; everything else loads (core/session/entry_lines.py).
 
 A long session's first frame reads only the end of the record, by the same rules (core/session/tail.py).
@@ -62,6 +65,8 @@ class LoadedSession:
     turn_ends: dict[str, schema.TurnEnd] = field(default_factory=dict)   # why a turn had no answer, by turn id
     cut: schema.Truncation | None = None       # the rounds the last compaction cut without a summary, unsaid yet
     notes: list[str] = field(default_factory=list)   # what rode on the message last rewound to: owed again
+    # the user's `!command` results no message took yet (as sent, whole, the command): owed to the next input
+    shell: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 def load_session(path: Path) -> LoadedSession:
@@ -142,6 +147,7 @@ class _Fold:
         session.failed = None             # a failure's entry follows its turn's last message: said once
         session.cut = None if msg.role == "user" else session.cut     # the next input said it
         session.notes = [] if msg.role == "user" else session.notes
+        session.shell = [] if msg.starts_turn else session.shell       # the user's next message took them
         call = call_of(msg)
         if call is not None and call.call_id not in self.calls:
             self.calls[call.call_id] = call
@@ -179,6 +185,9 @@ class _Fold:
             session.fittings.append(schema.FittedRecord.from_entry(entry, _last_said(session.full_record)))
         elif subtype == "pins":
             session.pins = list(entry["pinned"])
+        elif subtype == "user_shell":
+            shell = entry["shell"]
+            session.shell.append((shell["sent"], shell["whole"], shell["command"]))
         elif subtype == "fork" and isinstance(entry.get("parentSessionId"), str) and session.forked_from is None:
             # The first fork entry is this file's own; later ones were copied from its ancestors.
             session.forked_from = entry["parentSessionId"]
@@ -227,12 +236,39 @@ def _rewound(numbered: list[tuple[int, dict[str, Any]]], target: Any, rewind_at:
     been: the history is then what it was before that message, with only the compactions made before it. The
     rewind entry stays (its target gone, it only forgets the last usage)."""
     start = next(i for i, (_, e) in enumerate(numbered) if e.get("uuid") == target)
+    carried = _carried_shell(numbered, start, rewind_at)
 
-    def taken_back(entry: dict[str, Any]) -> bool:
+    def taken_back(at: int, entry: dict[str, Any]) -> bool:
         return (entry.get("type") in _TAKEN_BACK or entry.get("isCompactSummary") is True
-                or (entry.get("type") == "system" and entry.get("subtype") in _TAKEN_BACK_SYSTEM))
-    return [*numbered[:start], *[n for n in numbered[start:rewind_at + 1] if not taken_back(n[1])],
+                or (entry.get("type") == "system" and entry.get("subtype") in _TAKEN_BACK_SYSTEM) or at in carried)
+    return [*[n for at, n in enumerate(numbered[:start]) if at not in carried],
+            *[n for at, n in enumerate(numbered[start:rewind_at + 1], start) if not taken_back(at, n[1])],
             *numbered[rewind_at + 1:]]
+
+
+def _carried_shell(numbered: list[tuple[int, dict[str, Any]]], start: int, rewind_at: int) -> set[int]:
+    """Where the `!command` results are that a message taken back (from ``start`` on) carried: they went with it,
+    as they did live (a rewind keeps only those no message took yet); without their message, the re-read would
+    owe them to the next input again."""
+    waiting: list[int] = []
+    carried: set[int] = set()
+    for at, (_, entry) in enumerate(numbered[:rewind_at]):
+        if entry.get("type") == "system" and entry.get("subtype") == "user_shell":
+            waiting.append(at)
+        elif _sent_by_user(entry):
+            if at >= start:
+                carried.update(waiting)
+            waiting = []
+    return carried
+
+
+def _sent_by_user(entry: dict[str, Any]) -> bool:
+    """A message entry the user sent (Message.starts_turn, read from the entry): it took the `!command` results
+    waiting before it."""
+    meta = entry.get("meta")
+    meta = meta if isinstance(meta, dict) else {}
+    return entry.get("type") == "user" and entry.get("isCompactSummary") is not True \
+        and not meta.get("undo") and "stop_hook" not in meta
 
 
 def last_turn(record: list[Message]) -> str | None:

@@ -34,6 +34,13 @@ def rewind_body(to_id: str) -> dict[str, Any]:
     return system_body("rewind", toUuid=to_id)
 
 
+def shell_body(command: str, sent: str, whole: str) -> dict[str, Any]:
+    """A `!command`'s result waiting for the user's next message (core/context/user_shell.py): as it will be sent and
+    whole. The message that takes it records it as its own (meta ``shell``); until one does, a resume (`-c`) owes it to
+    the next input, as the live app would have sent it."""
+    return system_body("user_shell", shell={"command": command, "sent": sent, "whole": whole})
+
+
 def usage_body(input_tokens: int, output_tokens: int, cached_tokens: int, cache_creation_tokens: int,
                model: str = "", sent: int | None = None, purpose: str = "") -> dict[str, Any]:
     """One model call's usage; `purpose` "summary" for a compaction's call (older readers count it as a call)."""

@@ -4,7 +4,11 @@ own selection (shift+drag) takes the borders, the side pane and the wrapping wit
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from contextual.core.messages import Message
 from contextual.core.plural import plural
+from contextual.core.react import finish_so_far
 from contextual.tui.format import final_answer
 from contextual.tui.slash.port import AppPort
 
@@ -17,8 +21,7 @@ class Copy:
         if not wanted.isdigit() or int(wanted) < 1:
             await app.say(USAGE, "error")
             return
-        answers = [final_answer(m) for m in app.engine.history.messages
-                   if m.role == "assistant" and m.meta.get("final")]
+        answers = copyable(app.engine.history.messages)
         n = int(wanted)
         if n > len(answers):
             held = f"only {plural(len(answers), 'answer')} to copy" if answers else "no answer to copy yet"
@@ -26,8 +29,24 @@ class Copy:
             older = " (older ones were compacted: /export writes them all)" if app.engine.compactions else ""
             await app.say(held + older, "warning")
             return
-        text = answers[-n]
+        text, cut_off = answers[-n]
         app.copy_to_clipboard(text)
         which = "the latest answer" if n == 1 else f"answer {n} from the newest"
+        cut = ", cut off where the turn was interrupted" if cut_off else ""
         # said: the copy goes through the terminal (OSC 52) and nothing on screen changes
-        app.notify(f"Copied {which}: {plural(len(text), 'character', grouped=True)}.", timeout=3)
+        app.notify(f"Copied {which}{cut}: {plural(len(text), 'character', grouped=True)}.", timeout=3)
+
+
+def copyable(messages: Sequence[Message]) -> list[tuple[str, bool]]:
+    """The answers the chat shows, oldest first, each with whether it was cut off: the final ones, and one an
+    interrupt stopped mid-stream as far as it went (the chat shows it, live and resumed: /copy had said "no answer
+    to copy yet" beside it)."""
+    out: list[tuple[str, bool]] = []
+    for m in messages:
+        if m.role != "assistant":
+            continue
+        if m.meta.get("final"):
+            out.append((final_answer(m), False))
+        elif m.meta.get("interrupted") and (so_far := finish_so_far(m.content)):
+            out.append((so_far, True))
+    return out

@@ -62,6 +62,7 @@ def run_shell(app: AppPort, command: str) -> None:
     """`!command`: the user's own command, run in the project by the engine's Bash tool (esc stops it, like a
     turn); its output is shown here and joins the user's next message (Engine.run_user_shell)."""
     if command and not app.turns.busy("a ! command"):
+        app.shown_engine.ensure_session()       # its output is kept there until a message takes it (a quit, `-c`)
         app.run_worker(_shell(app, command), name="shell", group="turn", exit_on_error=False)
 
 

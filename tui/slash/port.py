@@ -39,6 +39,12 @@ class ShownPort(Protocol):
     async def show_transcript(self, messages: list[Message]) -> None:
         """The chat rebuilt from a session's record, every turn mounted."""
 
+    async def show_waiting(self, runs: Sequence[tuple[str, str, str]]) -> None:
+        """`!command` results waiting for the next message, shown as when they ran."""
+
+    def ensure_session(self) -> None:
+        """The session file what comes next is recorded in (made at the first input)."""
+
 
 class ReadoutsPort(Protocol):
     """tui/readouts.py: Readouts."""

@@ -124,7 +124,7 @@ async def fork(app: AppPort, before_id: str | None, text: str) -> None:
     await resume(app, writer.session_id, forked_line(parent or "", writer.session_id,
                                                      "the original is unchanged (/resume goes back to it)"))
     if app.engine is not before:      # what was to ride on the next message (a re-injected fact) rides on the fork's
-        app.engine.carry_pending(before)
+        await app.shown_engine.show_waiting(app.engine.carry_pending(before))
         app.readouts.show_prompt()
     if text:
         app.query_one(PromptInput).put(text)

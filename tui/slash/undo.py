@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 
 from contextual.core.messages import Message
@@ -12,6 +16,9 @@ from contextual.tui.format import one_line
 from contextual.tui.slash.port import AppPort
 from contextual.tui.widgets.prompt_input import PromptInput
 from contextual.tui.workers import worker_running
+
+if TYPE_CHECKING:
+    from contextual.core.snapshot.turn_diff import TurnDiff
 
 
 def overwrite_question(paths: list[str]) -> Text:
@@ -101,7 +108,7 @@ class Undo:
         app.run_worker(self._undo(app), group="undo", exclusive=True, exit_on_error=False)
 
     async def _undo(self, app: AppPort) -> None:
-        from contextual.tui.host import undoable_turns_ordered
+        from contextual.tui.host import turn_diff_of, undoable_turns_ordered
         from contextual.tui.screens.confirm import ConfirmModal
         try:
             turns = await undoable_turns_ordered(app.engine)
@@ -112,7 +119,12 @@ class Undo:
             # Named as the user knows it (what they typed, and when), asked before any file changes.
             record = await app.host.transcript(app.engine)
             label = turn_label(turns[-1], record)
-            question = (f"Undo the file changes of the turn {label}?\n{what_it_changed(turns[-1], record)}"
+            try:
+                diff = await turn_diff_of(app.engine, turns[-1])
+            except Exception:              # an unreadable session: the question says less, host.undo says why
+                diff = None
+            changed = what_it_changed(turns[-1], record, diff, app.config.project_root)
+            question = (f"Undo the file changes of the turn {label}?\n{changed}"
                         "The files go back to how they were before it.")
             if not await app.push_screen_wait(ConfirmModal("Undo", question, yes="Undo")):
                 await app.say("undo cancelled: no file was changed")
@@ -126,18 +138,43 @@ class Undo:
         app.shown_engine.refresh_undoable()
 
 
-def what_it_changed(turn: str, record: list[Message]) -> str:
-    """The files the turn's edits named, and how many commands it ran (what they changed is only known once the
-    snapshot is read back): the confirmation named the turn, not what would change."""
+def what_it_changed(turn: str, record: list[Message], diff: TurnDiff | None = None, root: Path | None = None) -> str:
+    """The files the turn's edits named, how many commands it ran, and what those changed besides, read from the
+    snapshot's difference (``diff``): "whose changes go back too" was said of a turn whose only command was `ls`."""
     calls = [m.meta for m in record if m.role == "assistant" and m.meta.get("turn") == turn]
     paths = list(dict.fromkeys(path for c in calls if c.get("tool_name") in EDITING_TOOLS
                                and (path := path_of(c.get("args")))))
     commands = sum(1 for c in calls if c.get("tool_name") == "Bash")
     said = []
     if paths:
-        shown = ", ".join(paths[:6]) + (f" and {len(paths) - 6} more" if len(paths) > 6 else "")
-        said.append(f"It edited {shown}")
+        said.append(f"It edited {_listed(paths)}")
     if commands:
-        said.append(f"{'and ran' if paths else 'It ran'} {plural(commands, 'command')}, whose "
-                    "changes go back too")
+        said.append(f"{'and ran' if paths else 'It ran'} {plural(commands, 'command')}"
+                    + _commands_changed(paths, diff, root))
     return " ".join(said) + ".\n" if said else ""
+
+
+def _listed(paths: list[str]) -> str:
+    return ", ".join(paths[:6]) + (f" and {len(paths) - 6} more" if len(paths) > 6 else "")
+
+
+def _commands_changed(edited: list[str], diff: TurnDiff | None, root: Path | None) -> str:
+    """What the commands changed that goes back, as far as the snapshots say: files the edits did not name (only a
+    git snapshot records a command's changes; none known: said so it holds either way)."""
+    if diff is not None and diff.mode == "copy":
+        return "; what commands change outside git is not recorded, so it stays"
+    if diff is None or diff.paths is None:
+        return ", whose changes, if any, go back too"
+    named = {_in_project(p, root) for p in edited}
+    others = [p for p in diff.paths if p not in named]
+    if not others:
+        return ""
+    return f", which changed {_listed(others)}: {'it goes' if len(others) == 1 else 'they go'} back too"
+
+
+def _in_project(path: str, root: Path | None) -> str:
+    """An edit's path as the snapshot's difference names it: relative to the project."""
+    if root is None:
+        return path
+    real = os.path.realpath(root)
+    return os.path.relpath(os.path.realpath(os.path.join(real, path)), real)

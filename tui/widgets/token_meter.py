@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from contextual.core.context.compaction_words import ESTIMATE
+from contextual.core.context.compaction_words import ESTIMATE, against_trigger
 from contextual.core.prompt import said_cost
 from contextual.tui.format import tokens
 from contextual.tui.meter_words import figures_explained
@@ -60,8 +60,8 @@ def past_line(shown: Shown, wide: bool) -> str:
 def first_words(shown: Shown, width: int) -> tuple[str, str, str]:
     """The first line's label, figures and hint (empty unless compaction is coming or the line is passed)."""
     wide = width >= 100             # below, shorter words, so that the line fits (80 columns: nothing cut)
-    figures = (f" {tokens(shown.estimate)} of {tokens(shown.threshold)} trigger line " if wide else
-               f" {tokens(shown.estimate)} / {tokens(shown.threshold)} trigger ") + f"({shown.trigger_share:.0%})"
+    figures = (f" {against_trigger(shown.estimate, shown.threshold, tokens)}" if wide else
+               f" {tokens(shown.estimate)} / {tokens(shown.threshold)} trigger ({shown.trigger_share:.0%})")
     hint = ("  compaction at the next message" if wide else "  compaction at next message") if shown.due else (
         past_line(shown, wide) if shown.level == "due" else "")   # a promise only when it will compact
     return estimate_label(width), figures, hint
