@@ -6,10 +6,12 @@ screen whichever it is, so over the main screen the app ended (ScreenStackError)
 from __future__ import annotations
 
 from textual import events
-from textual.command import CommandList, CommandPalette
+from textual.widgets import Input
+from textual.command import CommandInput, CommandList, CommandPalette
 from textual.keys import _character_to_key
 
 from contextual.tui.app import ContextualApp
+from contextual.tui.palette import Palette
 from contextual.tui.screens.info import InfoScreen
 from tests.tui_helpers import SIZE, make_host, server, type_and_send, wait_for
 
@@ -71,3 +73,27 @@ async def test_a_command_chosen_twice_at_once_runs_once_and_closes_only_the_pale
                 assert [type(s).__name__ for s in app.screen_stack] == ["Screen", "InfoScreen"], choose
                 await pilot.press("escape")
                 await wait_for(pilot, lambda: len(app.screen_stack) == 1)
+
+
+async def test_a_search_typed_as_the_palette_closes_searches_nothing(tmp_path, monkeypatch):
+    """A letter its input took as the palette closed (esc read first: in a burst, an esc typed for the main screen
+    came back up to the app as the palette opened) started a search on the closed palette, whose batch of rows
+    found the list gone and ended the app (a fuzz of bursts found it; the search must outlast the close)."""
+    searched_closed = []
+    gather = Palette._gather_commands
+
+    def searching(palette, value: str):
+        searched_closed.append(not palette.is_active)
+        return gather(palette, value)
+    monkeypatch.setattr(Palette, "_gather_commands", searching)
+    with server([]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("ctrl+p")
+            await wait_for(pilot, lambda: isinstance(app.screen, Palette) and app.screen.is_mounted)
+            palette = app.screen
+            await app.run_action("escape", palette)
+            # the change its input posted for a letter it took before the close, read by the palette after it
+            palette.post_message(Input.Changed(palette.query_one(CommandInput), "h"))
+            await wait_for(pilot, lambda: not palette.is_running)
+            assert searched_closed == [False] and app._exception is None      # the search it opened with only

@@ -213,13 +213,55 @@ def preview_screen() -> CompactionPreviewScreen:
     (lambda tmp: PermissionsScreen(rule_book(tmp)), "a", "#rules-new"),
     (lambda tmp: preview_screen(), "tab", "#preview-summary"),
 ], ids=["permission note", "resume title", "new rule", "compaction summary"])
-async def test_the_key_read_as_its_dialog_opens_opens_the_box_once_the_dialog_is_there(tmp_path, dialog, key, box):
-    """Read as the app takes it, the key comes before the dialog's widgets: its action waits for them (it looked
-    for the box and ended the app), and the dialog's first focus does not take the box's back."""
-    app = App[None]()
+async def test_the_key_read_as_its_dialog_opens_opens_the_box_with_what_is_typed_after_it(tmp_path, dialog, key, box):
+    """Read as the app takes it, the key came before the dialog's widgets (it looked for the box and ended the
+    app): it waits for the dialog with the letters typed after it (tui/opening_keys.py), and the dialog's first
+    focus does not take the box's back."""
+    (tmp_path / "app").mkdir()
+    with server([]) as srv:
+        app = ContextualApp(make_host(tmp_path / "app", srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = dialog(tmp_path)
+            app.push_screen(screen)
+            burst(app, key, *"pwd")
+            await wait_for(pilot, lambda: screen.is_mounted and "pwd" in typed(screen.query_one(box))
+                           or app._exception)
+            assert app._exception is None and screen.query_one(box).has_focus
+
+
+def typed(box) -> str:
+    return box.text if isinstance(box, TextArea) else box.value
+
+
+@pytest.mark.parametrize("closing", ["enter", "escape"])
+async def test_keys_typed_after_the_key_that_closes_the_title_filter_the_list(tmp_path, closing):
+    """enter (saves) or esc (cancels) closes the title as the box reads it: the letters typed after it in the same
+    burst, handed to the box before it closed, were typed into the hidden box and lost; they are the list's."""
+    remembered = Remembered(tmp_path / "home", tmp_path)
+    listed = sessions(tmp_path)
+    picker = SessionPicker(listed, remembered)
+    app = Host(picker)
     async with app.run_test(size=SIZE) as pilot:
-        screen = dialog(tmp_path)
-        app.push_screen(screen)
-        burst(app, key)
-        await wait_for(pilot, lambda: screen.is_mounted and screen.query_one(box).has_focus or app._exception)
-        assert app._exception is None and screen.query_one(box).display
+        await opened(pilot, picker)
+        title = picker.query_one("#picker-title", Input)
+        burst(app, "ctrl+t", *"the cart", closing, *"task 2")
+        await wait_for(pilot, lambda: picker.filter == "task 2" or title.value.endswith("2"))
+        await pilot.pause()
+        assert picker.filter == "task 2" and not title.display and picker.query_one(DataTable).has_focus
+        saved = {listed[0].id: "the cart"} if closing == "enter" else {}
+        assert remembered.titles() == saved
+
+
+@pytest.mark.parametrize("closing", ["enter", "escape"])
+async def test_a_key_typed_after_the_key_that_closes_the_new_rule_is_the_screens(tmp_path, closing):
+    """q after the rule's enter or esc, in one burst: the screen's close, not a letter in the hidden box."""
+    screen = PermissionsScreen(rule_book(tmp_path))
+    app = Host(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot, screen)
+        entry = screen.query_one("#rules-new", Input)
+        burst(app, "a", *"Bash(ls:*)", closing, "q")
+        await wait_for(pilot, lambda: app.screen is not screen or entry.value.endswith("q"))
+        assert app.screen is not screen and app.results == [None]
+        local = tmp_path / "proj" / ".contextual" / "config.local.toml"
+        assert ("Bash(ls:*)" in local.read_text()) == (closing == "enter")

@@ -37,6 +37,7 @@ from contextual.tui.hangup import quit_on_signals
 from contextual.tui.input_died import panicked
 from contextual.tui.host import Host, Opened
 from contextual.tui.interrupt_keys import InterruptKeys
+from contextual.tui.opening_keys import OpeningKeys
 from contextual.tui.palette import Palette, SlashCommands
 from contextual.tui.panes import Panes
 from contextual.tui.readouts import Readouts
@@ -122,6 +123,7 @@ class ContextualApp(App[object]):
         self.panes = Panes(self)
         self.turns = TurnRunner(self, self.shown_engine, self.startup, self.readouts, self.panes)
         self.interrupt_keys = InterruptKeys(self, self.turns)
+        self.opening_keys = OpeningKeys(self, super().on_event)
         self.animated = animate       # not `animate`: that is Textual's own method
         self._router: EventRouter | None = None
         self.remembered = Remembered(self.config.home, self.config.project_root, on_problem=self.not_remembered)
@@ -255,6 +257,12 @@ class ContextualApp(App[object]):
 
     def action_resize_side(self) -> None:
         self.panes.resize_side()
+
+    async def on_event(self, event: events.Event) -> None:
+        # a key taken while the screen on top is still opening waits for it (its priority keys' actions ended the
+        # app): tui/opening_keys.py
+        if not self.opening_keys.held(event):
+            await super().on_event(event)
 
     def on_key(self, event: events.Key) -> None:
         self.panes.stray_key(event)

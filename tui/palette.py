@@ -92,9 +92,12 @@ class Palette(CommandPalette):
     # A double click (or a second enter) is handed to the palette twice before the first closes it: the second ran
     # the command chosen again (two /help screens) and said the palette closed again. Once closed (the close itself
     # happens once: tui/dismiss_once.py), these are not the palette's: Textual's own handlers, after these, skipped.
+    # A search typed as it closed (an esc typed before ctrl+p came back up to the app as the palette opened) started
+    # a search whose batch found the list gone and ended the app.
     @on(OptionList.OptionSelected)
     @on(Input.Submitted)
-    def _closed_already(self, event: OptionList.OptionSelected | Input.Submitted) -> None:
+    @on(Input.Changed)
+    def _closed_already(self, event: OptionList.OptionSelected | Input.Submitted | Input.Changed) -> None:
         if not self.is_active:
             event.prevent_default()
             event.stop()

@@ -192,8 +192,8 @@ class CompactionModal(ModalScreen[None]):
         self._paint()
 
     def _paint(self) -> None:
-        if not self.is_mounted:
-            return
+        if not self.is_mounted or self not in self.app.screen_stack:
+            return                  # a tick after its close: its widgets are going
         stage_w = self.query_one("#compaction-stage", Static)
         figures = self.query_one("#compaction-figures", Static)
         hint = self.query_one("#compaction-hint", Static)

@@ -18,7 +18,6 @@ from contextual.core.plural import plural
 from contextual.tui.format import tokens
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.screens.loss_ledger import LossLedgerScreen
-from contextual.tui.text_box import composed
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -49,7 +48,7 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
                 Binding("escape", "cancel", "cancel", priority=True),
                 # The title says "tab" edits the summary: from the instructions the focus chain wrapped to the
                 # archived rounds' pane first, and what was typed next went nowhere. Priority, and the focus moves
-                # at once: what is typed with the tab is the summary's, not the instructions' (tui/text_box.py)
+                # at once: what is typed with the tab is the summary's, not the instructions' (tui/widgets/text_box.py)
                 Binding("tab", "tab_from_instructions", show=False, priority=True)]
 
     def __init__(self, review: CompactionReview) -> None:
@@ -93,8 +92,6 @@ class CompactionPreviewScreen(ModalScreen[ReviewDecision]):
         self.set_focus(self.query_one("#preview-instructions", Input))
 
     def action_tab_from_instructions(self) -> None:
-        if not composed(self, self.action_tab_from_instructions):
-            return
         if self.focused is self.query_one("#preview-instructions", Input):
             self.set_focus(self.query_one(TextArea))
         else:

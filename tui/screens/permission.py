@@ -11,7 +11,7 @@ from contextual.core.mcp.describe import shown_name
 from contextual.core.shell.written import commands_as_written
 from contextual.tui.css import stylesheet
 from contextual.tui.format import args_label
-from contextual.tui.text_box import composed, show_box
+from contextual.tui.widgets.text_box import TextBox
 from rich.syntax import Syntax
 from rich.text import Text
 from textual import events
@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Static
+from textual.widgets import Button, Footer, Static
 
 
 
@@ -96,8 +96,8 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
 
     CSS_PATH = stylesheet(__name__)
     BINDINGS = [
-        # priority: t opens the note, and what is typed with it is the note's (tui/text_box.py); the other answers
-        # too, so a burst's keys are read in the order typed (`n t` denies, the t after it is no note)
+        # priority: t opens the note, and what is typed with it is the note's (tui/widgets/text_box.py); the other
+        # answers too, so a burst's keys are read in the order typed (`n t` denies, the t after it is no note)
         Binding("y,1", "decide('allow_once')", "allow once", priority=True),
         Binding("a,2", "decide('allow_always')", "always", priority=True),
         Binding("n,3", "decide('deny')", "deny", priority=True),
@@ -149,8 +149,8 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
                     yield Button(Text("Always [a]"), id="allow_always", variant="primary", compact=True)
                 yield Button(Text("Deny [n]"), id="deny", variant="error", compact=True)
                 yield Button(Text("Deny + tell [t]"), id="deny_tell", variant="warning", compact=True)
-            yield Input(placeholder="what the agent should do instead (enter sends, esc stops the turn)",
-                        id="permission-note")
+            yield TextBox("what the agent should do instead (enter sends, esc stops the turn)", "permission-note",
+                          self.noted, self.action_stop)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -234,8 +234,6 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         return self.clock() - self._opened_at < self.GRACE_S
 
     def action_decide(self, decision: str) -> None:
-        if not composed(self, self.action_decide, decision):
-            return
         if self.query_one("#permission-note").display:     # typing the note: letters are text, not keys
             return
         if self.too_soon():
@@ -243,7 +241,7 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
             return
         if decision == "deny_tell":
             self.query_one("#permission-rule").display = False     # what "always" would add: moot once denying
-            show_box(self.query_one("#permission-note", Input))
+            self.query_one("#permission-note", TextBox).open()
             self.call_after_refresh(self._fit_preview)
         elif decision == "allow_once":
             self.dismiss(PermissionAnswer("allow_once"))
@@ -256,10 +254,8 @@ class PermissionModal(ModalScreen[PermissionAnswer | None]):
         else:
             self.dismiss(PermissionAnswer("deny"))
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        note = event.value.strip()
-        self.dismiss(PermissionAnswer("deny", note))
+    def noted(self, note: str) -> None:
+        self.dismiss(PermissionAnswer("deny", note.strip()))
 
     def action_stop(self) -> None:
         self.dismiss(None)

@@ -13,7 +13,7 @@ from contextual.tui.css import stylesheet
 from contextual.tui.format import mode_line, one_line, project_path
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.screens.confirm import ConfirmModal
-from contextual.tui.text_box import composed, hide_box, show_box
+from contextual.tui.widgets.text_box import TextBox
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -21,7 +21,7 @@ from textual.containers import Vertical
 from textual.geometry import Size
 from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Footer, Static
 
 if TYPE_CHECKING:
     from contextual.core.permission_list import RuleBook
@@ -48,7 +48,7 @@ def lines_needed(widget: Widget, width: int, viewport: Size) -> int:
 
 class PermissionsScreen(ModalScreen[None]):
     CSS_PATH = stylesheet(__name__)
-    # priority for a: what is typed with it is the new rule's (tui/text_box.py)
+    # priority for a: what is typed with it is the new rule's (tui/widgets/text_box.py)
     BINDINGS = [Binding("escape,q", "close", "close"), Binding("a", "add", "add a rule", priority=True),
                 Binding("d,delete", "remove", "remove")]
 
@@ -63,7 +63,8 @@ class PermissionsScreen(ModalScreen[None]):
             yield DataTable(id="rules", cursor_type="row", zebra_stripes=True)
             yield Static(id="rules-detail")
             yield Static(id="rules-said")
-            yield Input(placeholder="Bash(npm test:*) · deny Read(.env) · enter adds, esc cancels", id="rules-new")
+            yield TextBox("Bash(npm test:*) · deny Read(.env) · enter adds, esc cancels", "rules-new", self.entered,
+                          self.action_close)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -86,7 +87,7 @@ class PermissionsScreen(ModalScreen[None]):
                              ("\nread-only here (edit them yourself): ", "dim"),
                              screen_text(" · ".join(self.shown_path(p) for p in listing.read_only)))
         self.query_one("#rules-mode", Static).update(mode)
-        self.query_one("#rules-new", Input).border_title = f"adds to {self.shown_path(listing.local)}"
+        self.query_one("#rules-new", TextBox).border_title = f"adds to {self.shown_path(listing.local)}"
         table = self.query_one(DataTable)
         table.clear()
         width = max(12, self.app.size.width - FIXED_COLUMNS)
@@ -117,8 +118,8 @@ class PermissionsScreen(ModalScreen[None]):
         the table takes what the rest leaves, and scrolls. Where even the table's least leaves too little, the
         detail gives up its last lines; else the box cut its own last line, the entry's bottom border at 80x24
         (a long detail, an error under it)."""
-        if not self.is_mounted:
-            return                                  # closed before the frame came
+        if not self.is_mounted or self not in self.app.screen_stack:
+            return                                  # closed before the frame came (its widgets going, or gone)
         box, table = self.query_one("#rules-box"), self.query_one(DataTable)
         detail = self.query_one("#rules-detail", Static)
         detail.styles.max_height = None             # the stylesheet's bound again, before it is measured
@@ -198,28 +199,26 @@ class PermissionsScreen(ModalScreen[None]):
         self.app.push_screen(ConfirmModal("Remove a permission rule", question, yes="Remove"), answered)
 
     def action_add(self) -> None:
-        if not composed(self, self.action_add):
-            return
-        show_box(self.query_one("#rules-new", Input))
+        self.query_one("#rules-new", TextBox).open()
         self.refit()
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
+    def entered(self, rule: str) -> None:
         try:
-            added = self.book.add(event.value)
+            added = self.book.add(rule)
         except (RuleError, ValueError) as exc:
             self.say(str(exc), error=True)            # not written; the text stays to correct
             return
-        event.input.value = ""
-        hide_box(event.input, self.query_one(DataTable))
+        entry = self.query_one("#rules-new", TextBox)
+        entry.value = ""
+        entry.close(self.query_one(DataTable))
         self.say(f"added {added.kind} {added.text} to {added.path}"
                  + ("" if added.in_force else f" · inert: {added.why_inert}"))
         self.show_rules(keep=added)
 
     def action_close(self) -> None:
-        entry = self.query_one("#rules-new", Input)
+        entry = self.query_one("#rules-new", TextBox)
         if entry.display:
-            hide_box(entry, self.query_one(DataTable))
+            entry.close(self.query_one(DataTable))
             self.refit()
             return
         self.dismiss(None)

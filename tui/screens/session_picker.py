@@ -13,15 +13,15 @@ from contextual.core.textsafe import strip_control
 from contextual.tui.css import stylesheet
 from contextual.tui.format import one_line, short_id, tokens
 from contextual.tui.remembered import Remembered
-from contextual.tui.text_box import composed, hide_box, show_box
 from contextual.tui.widgets.table_fit import fit_columns
+from contextual.tui.widgets.text_box import TextBox
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Footer, Static
 
 
 FAILED_MARK = "✗"
@@ -45,7 +45,7 @@ class SessionPicker(ModalScreen[str | None]):
 
     CSS_PATH = stylesheet(__name__)
     # priority: the table's own enter (its select, not shown) hid this one from the footer
-    # ctrl+t too: what is typed with it is the title's (tui/text_box.py)
+    # ctrl+t too: what is typed with it is the title's (tui/widgets/text_box.py)
     BINDINGS = [Binding("enter", "pick", "resume", priority=True), Binding("escape", "close", "close"),
                 Binding("ctrl+t", "rename", "rename", priority=True),
                 Binding("backspace", "unfilter", "edit filter", show=False)]
@@ -66,7 +66,7 @@ class SessionPicker(ModalScreen[str | None]):
             yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
             yield Static(Text.assemble((FAILED_MARK, "bold red"), " last turn failed: resume the session to read why"),
                          id="picker-legend")
-            yield Input(placeholder="title (enter saves, esc cancels)", id="picker-title")
+            yield TextBox("title (enter saves, esc cancels)", "picker-title", self.titled, self.action_close)
         yield Footer()
 
     def title_of(self, info: Any) -> str:
@@ -112,7 +112,7 @@ class SessionPicker(ModalScreen[str | None]):
         line.update(Text.assemble("filter: ", (text, "bold"), f"▏ {found} · backspace edits · esc clears"))
         self._rows()
         self._fit()
-        title = self.query_one("#picker-title", Input)
+        title = self.query_one("#picker-title", TextBox)
         if title.display and title.value == self.offered:
             # letters typed before ctrl+t, read after it (one burst): the rename is the highlighted row's, and its
             # title, untouched yet, follows it, selected as on opening (typing replaces it)
@@ -160,30 +160,29 @@ class SessionPicker(ModalScreen[str | None]):
         self.dismiss(event.row_key.value)
 
     def action_rename(self) -> None:
-        if not composed(self, self.action_rename) or not self.shown or self.remembered is None:
+        if not self.shown or self.remembered is None:
             return
         self._offer_title()
-        show_box(self.query_one("#picker-title", Input))
+        self.query_one("#picker-title", TextBox).open()
 
     def _offer_title(self) -> None:
         """The rename box holds the highlighted row's title, to edit."""
         info = self.shown[self.query_one(DataTable).cursor_row] if self.shown else None
-        self.offered = self.query_one("#picker-title", Input).value = self.title_of(info) if info else ""
+        self.offered = self.query_one("#picker-title", TextBox).value = self.title_of(info) if info else ""
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
+    def titled(self, title: str) -> None:
         table = self.query_one(DataTable)
         if self.shown:          # none when letters typed before ctrl+t, read after it, filtered every row away
             assert self.remembered is not None
-            self.remembered.set_title(str(self.shown[table.cursor_row].id), event.value)
+            self.remembered.set_title(str(self.shown[table.cursor_row].id), title)
             self.titles = self.remembered.titles()
             self._fit()
-        hide_box(event.input, table)
+        self.query_one("#picker-title", TextBox).close(table)
 
     def action_close(self) -> None:
-        title = self.query_one("#picker-title", Input)
+        title = self.query_one("#picker-title", TextBox)
         if title.display:
-            hide_box(title, self.query_one(DataTable))
+            title.close(self.query_one(DataTable))
             return
         if self.filter:           # esc clears the filter first, then closes
             self.set_filter("")
