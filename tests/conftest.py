@@ -19,6 +19,7 @@ from filelock import FileLock
 
 from contextual.core import tokens
 from contextual.core.tools.base import ToolContext
+from tests import pilot_settle
 from tests.wheel_helpers import Installed, build_and_install
 
 WIRES = ["openai", "anthropic"]
@@ -66,6 +67,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # and larger batches), and what collection loaded (modules, the app's classes, Hypothesis, the SDK) is frozen out of
 # them: it lives as long as the process. CLI children keep the defaults (tests/cli_zygote.py).
 gc.set_threshold(10_000, 10, 10)
+
+
+pilot_settle.install()        # Pilot's waits in 5 ms steps, over once no frame is due (tests/pilot_settle.py)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -126,6 +126,30 @@ async def test_keys_sent_together_walk_the_rows_one_row_each(tmp_path):
             assert app.focused is chat
 
 
+async def test_a_row_focused_while_the_view_is_on_its_way_elsewhere_is_in_view_where_it_lands(tmp_path):
+    """tab then ↑ sent together: tab's row (the newest) scrolled the chat toward its end, and Textual judged the row
+    ↑ reached by the frame on screen, mid-way, where it showed whole: the view landed at the end with that row one
+    line above it. Here the scroll under way is slow, so that the row is focused while a frame shows it."""
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        app = app_with_history(tmp_path, srv.base_url, long_session(30))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await app.workers.wait_for_complete()
+            chat = app.query_one(ChatLog)
+            await wait_for(pilot, lambda: chat.max_scroll_y > 0 and chat.scroll_y == chat.max_scroll_y)
+            end, view = chat.max_scroll_y, chat.scrollable_content_region
+            top = {row: row.region.y - view.y + end for row in chat.query(TrailTitle)}
+            row = max((r for r in top if top[r] < end), key=top.get)           # the newest row not shown at the end
+            assert top[row] > end - view.height
+            chat.scroll_to(y=top[row] - view.height // 2, animate=False, immediate=True)
+            chat.scroll_to(y=end, duration=600, easing="linear", immediate=True)   # the row shows till its last line
+            await wait_for(pilot, lambda: chat.can_view_entire(row))
+            app.screen.set_focus(row)                                       # as ↑ on a row does
+            await wait_for(pilot, lambda: chat.scroll_target_y <= top[row] < chat.scroll_target_y + view.height)
+            await wait_for(pilot, lambda: not app.animator.is_being_animated(chat, "scroll_y"))
+            await pilot.pause()
+            assert app.focused is row and chat.scrollable_content_region.contains_region(row.region)
+
+
 async def test_a_message_sent_moves_the_focus_from_a_row_of_the_chat_to_the_input(tmp_path):
     """tab and ↑ to a row while a queued message waits: its turn stays in the chat, but the view goes to the message
     sent, the row off screen (↑ jumped the view back up, enter toggled a row out of sight). The focus goes to the

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.geometry import Offset, Size
@@ -153,6 +154,33 @@ class ChatLog(VerticalScroll):
         if after:
             # at once (focus() waits for the app's queue): a key sent with the tab is the next pane's
             self.screen.set_focus(after[0])
+
+    # ----- a row given the focus is in view where the view comes to rest
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Textual scrolls to a focused widget only when the frame on screen does not show it whole, and a scroll
+        already under way goes on: tab then ↑ sent together, tab's newest row scrolled the chat toward its end, the
+        row ↑ reached showed in a frame mid-way, and the view ended at the end with that row one line above it.
+        After the refresh, behind every scroll asked for before this focus, the chat judges by where its view is
+        going."""
+        self.call_after_refresh(self._show_focused, event.widget)
+
+    def _show_focused(self, row: Widget) -> None:
+        if self.screen.focused is not row or not row.is_attached:
+            return              # the focus moved on: that row is judged in its turn
+        child = next((node for node in row.ancestors_with_self if isinstance(node, Widget) and node.parent is self),
+                     None)
+        if child is None:
+            return
+        # where the row is in the chat's whole height: both regions are the same frame's, whatever its scroll
+        top, rows = child.virtual_region.y + row.region.y - child.region.y, row.region.height
+        height = self.scrollable_content_region.height
+        going = self.scroll_target_y
+        if not height or going <= top and top + rows <= going + height:
+            return              # not laid out yet (nothing to scroll), or in view where the view comes to rest
+        # centred, as Textual's own focus scroll does; at once when a scroll is under way (it lands first, and its
+        # end was never what the reader asked to see)
+        flying = self.app.animator.is_being_animated(self, "scroll_y")
+        self.scroll_to(y=top - (height - rows) // 2, animate=not flying, immediate=True)
 
     # ----- where the view is: at the end, kept there by Textual's anchor, until the reader scrolls up
     def on_mount(self) -> None:
