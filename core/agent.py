@@ -195,6 +195,10 @@ class Engine:
         if command.inert:
             yield ErrorEvent(f"{command.name} does nothing: {command.inert}", "config")
             return
+        from contextual.core.custom_commands import held_model_line
+        held = held_model_line(command, self.config.project_root)
+        if held is not None and not self.gate.interactive:     # the app said it when its trust question was answered
+            yield Notice(held, "warning")       # its turn runs on the session's model: said, never silently
         text = command.expand(arguments)
         if command.shell_lines:
             from contextual.core.command_shell import inline_shell
@@ -203,7 +207,7 @@ class Engine:
             text, ran = await inline_shell(text, self.config, granted)
             for one in ran:
                 yield Notice(one.note, "info" if one.note.startswith("ran ") else "warning")
-        async with aclosing(self.turn.run(text, grants=command.allowed_tools, model=command.model,
+        async with aclosing(self.turn.run(text, grants=command.allowed_tools, model=command.turn_model,
                                           as_typed=command.as_typed(arguments))) as events:
             async for ev in events:
                 yield ev

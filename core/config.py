@@ -122,8 +122,11 @@ class Config:
     def missing_model_message(self) -> str | None:
         """One line naming exactly what to set, or None when a model is configured."""
         if not self.model:
+            # the project's own model, skipped for want of approval, is named: else its model seems ignored
+            skipped = [item.skipped(self.project_root) for item in self.unapproved if item.kind == "model"]
             return (f"no model configured: set CONTEXTUAL_MODEL (or pass --model, or put model = \"...\" in "
-                    f"{self.home / 'config.toml'} or .contextual/config.toml)")
+                    f"{self.home / 'config.toml'} or .contextual/config.toml)"
+                    + "".join(f"; {line}" for line in skipped))
         if not self.base_url:
             # the project's own endpoint, skipped for want of approval, is named: else its base_url seems ignored
             skipped = [item.skipped(self.project_root) for item in self.unapproved if item.kind == "endpoint"]
@@ -178,7 +181,9 @@ def load_config(project_root: Path, flags: Mapping[str, Any] | None = None,
     flags = {k: v for k, v in (flags or {}).items() if v is not None}
     root = Path(project_root).resolve()
     home = default_home(env)
-    files, models, unapproved = project_files(root, home, env, honour_all=False)
+    # the user's own model choice (flag, environment) wins over a project's: that one is moot, not skipped aloud
+    given = frozenset(k for k in ("model", "summary_model") if flags.get(k) or env.get(ENV_NAMES[k]))
+    files, models, unapproved = project_files(root, home, env, honour_all=False, given=given)
     provider = str(flags.get("provider") or env.get("CONTEXTUAL_PROVIDER") or files.get("provider") or "openai")
     from_env = _from_env(env, provider)
     merged = {**files, **from_env}

@@ -1,8 +1,8 @@
 """The config files: the user's (`$CONTEXTUAL_HOME/config.toml`), the project's committed one and its local one
 (`.contextual/config.toml`, `config.local.toml`). The keys a file may hold and their values, one file read and
 checked, and the three merged as load_config (core/config.py) puts them in force: what a project file would widen
-(allow rules, permission_mode, the endpoint, hooks) held back until the user approves it (core/trust.py). Also the
-rules and hooks in force as /permissions and /hooks read them again."""
+(allow rules, permission_mode, the endpoint, the model, hooks) held back until the user approves it (core/trust.py).
+Also the rules and hooks in force as /permissions and /hooks read them again."""
 
 from __future__ import annotations
 
@@ -171,6 +171,23 @@ def _endpoint_item(data: dict[str, Any], path: Path) -> trust.Item | None:
                       (*details, "(takes effect at the next start)"))
 
 
+CHOICE_KEYS = ("model", "summary_model")
+
+
+def _model_item(data: dict[str, Any], path: Path) -> trust.Item | None:
+    """The model a project file would run the requests on, with the user's key: a piece the user approves, as a
+    checkout could otherwise move every call (or every summary) to the priciest model the key reaches."""
+    said = {k: data[k] for k in CHOICE_KEYS if k in data}
+    if not said:
+        return None
+    details = ([f"run every request on the model {said['model']}, billed to your key"] if "model" in said else [])
+    if "summary_model" in said:
+        details.append(f"write summaries with the model {said['summary_model']}, billed to your key")
+    shown = ", ".join(f"{k} = {_toml_value(v)}" for k, v in said.items())
+    return trust.Item("model", json.dumps(said, sort_keys=True), f"{shown} in {path}",
+                      (*details, "(takes effect at the next start)"))
+
+
 RuleSource = Literal["user", "project", "local"]
 
 
@@ -235,10 +252,11 @@ def hooks_in_force(project_root: Path, home: Path, env: Mapping[str, str] | None
     return hooks
 
 
-def project_files(root: Path, home: Path, env: Mapping[str, str], honour_all: bool
-                   ) -> tuple[dict[str, Any], dict[str, Any], list[trust.Item]]:
+def project_files(root: Path, home: Path, env: Mapping[str, str], honour_all: bool,
+                  given: frozenset[str] = frozenset()) -> tuple[dict[str, Any], dict[str, Any], list[trust.Item]]:
     """The settings of the three files merged (user, project, local), the models' tables, and the project's
-    widening pieces left out for want of approval (kept in when `honour_all`)."""
+    widening pieces left out for want of approval (kept in when `honour_all`). `given`: the settings the user set
+    by flag or environment, which win anyway: a project's model choice they all override is not said as skipped."""
     files: dict[str, Any] = {}
     models: dict[str, Any] = {}
     rules: list[PermissionRules] = []
@@ -259,6 +277,12 @@ def project_files(root: Path, home: Path, env: Mapping[str, str], honour_all: bo
         if endpoint is not None and not honour_all and not trust.gate(home, root, endpoint, env):
             unapproved.append(endpoint)
             for key in ENDPOINT_KEYS:
+                data.pop(key, None)
+        choice = _model_item(data, path) if path in gated else None
+        if choice is not None and not honour_all and not trust.gate(home, root, choice, env):
+            if not set(CHOICE_KEYS).intersection(data) <= given:
+                unapproved.append(choice)
+            for key in CHOICE_KEYS:
                 data.pop(key, None)
         if "hooks" in data:
             if path in gated:

@@ -1,15 +1,18 @@
 """Custom slash commands (issue 30.3): Markdown files that become `/name` prompts.
 
-Read from `.contextual/commands/` and `.claude/commands/` in the project (for users who have Claude Code's) and
-`$CONTEXTUAL_HOME/commands/`; a file `review.md` is `/review`, `git/commit.md` is `/git:commit`. The first one found
-wins in that order; a built-in command's name is never taken. The file's text is the prompt, `$ARGUMENTS` replaced
+Read from `$CONTEXTUAL_HOME/commands/` and, in the project, `.contextual/commands/` and `.claude/commands/` (for
+users who have Claude Code's); a file `review.md` is `/review`, `git/commit.md` is `/git:commit`. The first one found
+wins in that order: the user's own command is never shadowed by a checkout's of the same name (Claude Code's docs
+call such a conflict unsupported), and the one it hides is named in its /help row; a built-in command's name is
+never taken. The file's text is the prompt, `$ARGUMENTS` replaced
 by what follows the command (`$1`…`$9` by its words); an optional front matter block gives `description` (shown in
 the / completion and the palette), `argument-hint`, `model` (for the command's one turn), and `allowed-tools`: permission rules granted without
 asking for the one turn the command starts. A line's `` !`cmd` `` runs before the prompt is sent and its output
 takes its place (core/command_shell.py).
 
 A project's command that grants tools or runs shell lines is inert until the user approves that file as it reads
-(core/trust.py, one Item per file keyed by its content), or the project is trusted; the user's own commands need no
+(core/trust.py, one Item per file keyed by its content), or the project is trusted; one that only names a `model`
+runs, on the session's model, until then (the model is billed to the user's key). The user's own commands need no
 approval. Bounded: 200 files per folder, 64 KB each; a project's folder that links outside it is not read.
 """
 
@@ -46,14 +49,26 @@ class CustomCommand:
     allowed_tools: tuple[str, ...] = ()    # permission rules granted for the command's one turn
     model: str = ""                        # the model its one turn uses (front matter), "" for the session's
     text: str = ""                         # the whole file, as an approval is bound to it
+    model_held: bool = False               # a project's `model` not approved yet: its turn runs on the session's
+    hides: tuple[Path, ...] = ()           # the project's files of its name this (user's) command hides, relative
+
+    @property
+    def turn_model(self) -> str:
+        """The model its turn runs on ("" for the session's)."""
+        return "" if self.model_held else self.model
 
     @property
     def shell_lines(self) -> list[str]:
         return SHELL_LINE.findall(self.body)
 
     @property
-    def needs_approval(self) -> bool:
+    def runs_anything(self) -> bool:
+        """It grants tools or runs shell lines: a project's is inert until approved."""
         return bool(self.allowed_tools or self.shell_lines)
+
+    @property
+    def needs_approval(self) -> bool:
+        return self.runs_anything or bool(self.model)
 
     def as_typed(self, arguments: str) -> str:
         """What the user typed to run it (`/review a.py`): what the chat shows and the record keeps as `raw`."""
@@ -70,8 +85,9 @@ class CustomCommand:
 
 
 def folders(project_root: Path, home: Path) -> list[tuple[Path, Scope]]:
-    return [(project_root / ".contextual" / "commands", "project"), (project_root / ".claude" / "commands", "project"),
-            (home / "commands", "user")]
+    """Where commands are read, the first found of a name winning: the user's own first."""
+    return [(home / "commands", "user"), (project_root / ".contextual" / "commands", "project"),
+            (project_root / ".claude" / "commands", "project")]
 
 
 def front_matter(text: str) -> tuple[dict[str, str], str]:
@@ -120,7 +136,12 @@ def approval_item(command: CustomCommand, project_root: Path) -> trust.Item:
     details = [f"grants without asking, for its turn: {', '.join(command.allowed_tools)}"] if command.allowed_tools \
         else []
     details += [f"runs before sending: {line}" for line in command.shell_lines]
-    return trust.Item("commands", command.text, f"the command {command.name} in {where}", tuple(details), str(where))
+    if command.model:
+        details.append(f"runs its turn on the model {command.model}, billed to your key")
+    # a command that runs nothing is used unapproved, only not its model: the line says which is left out
+    what = (f"the command {command.name}" if command.runs_anything
+            else f"the model {command.model} of the command {command.name}")
+    return trust.Item("commands", command.text, f"{what} in {where}", tuple(details), str(where))
 
 
 def _read(path: Path, folder: Path, scope: Scope) -> CustomCommand | None:
@@ -146,22 +167,34 @@ def _read(path: Path, folder: Path, scope: Scope) -> CustomCommand | None:
 
 
 def _gated(command: CustomCommand, project_root: Path, home: Path) -> tuple[CustomCommand, trust.Item | None]:
-    """A project command that grants tools or runs shell lines, unapproved: inert, with what approving it means."""
+    """A project command that grants tools or runs shell lines, unapproved: inert; one that only names a model:
+    run on the session's model. With what approving it means."""
     if command.scope != "project" or command.inert or not command.needs_approval:
         return command, None
     item = approval_item(command, project_root)
     if trust.gate(home, project_root, item):
         return command, None
+    held = replace(command, model_held=bool(command.model))
+    if not command.runs_anything:
+        return held, item
     why = (f"{command.source.name} grants tools or runs shell lines: a project's command that does is inert until "
            "you approve it (at launch, or with --trust-project)")
-    return replace(command, inert=why), item
+    return replace(held, inert=why), item
+
+
+def held_model_line(command: CustomCommand, project_root: Path) -> str | None:
+    """The one line said when a project command's turn runs without its unapproved model (None: nothing held)."""
+    if not command.model_held:
+        return None
+    return approval_item(command, Path(project_root).resolve()).skipped(Path(project_root))
 
 
 def approved(command: CustomCommand, items: Sequence[trust.Item], project_root: Path) -> CustomCommand:
-    """The command as it is once the user approved `items` (its own file as read among them: no longer inert)."""
-    if command.inert and command.scope == "project" and command.needs_approval:
+    """The command as it is once the user approved `items` (its own file as read among them: no longer inert, its
+    model used)."""
+    if (command.inert or command.model_held) and command.scope == "project" and command.needs_approval:
         if approval_item(command, Path(project_root).resolve()) in items:
-            return replace(command, inert=None)
+            return replace(command, inert=None, model_held=False)
     return command
 
 
@@ -175,6 +208,7 @@ def load_gated(project_root: Path, home: Path, taken: Sequence[str] = ()
     """Every custom command with, for one left inert for want of approval, the trust Item approving it."""
     project_root = Path(project_root).resolve()
     found: dict[str, CustomCommand] = {}
+    hidden: dict[str, list[Path]] = {}
     for folder, scope in folders(project_root, home):
         if not folder.is_dir():
             continue
@@ -184,8 +218,13 @@ def load_gated(project_root: Path, home: Path, taken: Sequence[str] = ()
             # a checkout's link (its commands folder or one file) to a file outside it must not be read and sent
             outside = scope == "project" and project_root not in path.resolve().parents
             command = _read(path, folder, scope) if path.is_file() and not outside else None
-            if command is not None and command.name not in taken and command.name not in found:
+            if command is None or command.name in taken:
+                continue
+            if command.name not in found:
                 found[command.name] = command
+            elif found[command.name].scope == "user":
+                hidden.setdefault(command.name, []).append(path.relative_to(project_root))
+    found |= {name: replace(found[name], hides=tuple(paths)) for name, paths in hidden.items()}
     return [_gated(c, project_root, home) for c in sorted(found.values(), key=lambda c: c.name)]
 
 

@@ -4,9 +4,9 @@ until the user approves it once (issue 26, item 11).
 A checkout is someone else's text: its `.mcp.json` names commands that would start at launch, and its
 `.contextual/config.toml` could say `permission_mode = "bypass"` or `[permissions] allow = ["Bash"]`. Each such
 piece is a `kind` ("mcp_servers", "permissions", "hooks", "commands", "endpoint": where the requests and the key
-go) with its `content` (the exact text that would take effect). An approval is kept in the user-level folder,
-`$CONTEXTUAL_HOME/trust.json`, keyed by the project's path and the content's hash: a changed file needs approving
-again. Deny rules need no approval.
+go, "model": which model the requests, and so the bill, run on with the user's key) with its `content` (the exact
+text that would take effect). An approval is kept in the user-level folder, `$CONTEXTUAL_HOME/trust.json`, keyed by
+the project's path and the content's hash: a changed file needs approving again. Deny rules need no approval.
 
 A project is trusted as a whole — every kind taking effect unasked — with `--trust-project` (trust_this_run),
 CONTEXTUAL_TRUST_PROJECT=1, or its path in `trusted_projects` of `$CONTEXTUAL_HOME/config.toml`: the ways a CI job
@@ -25,7 +25,7 @@ from typing import Any, Iterable, Mapping
 from contextual.core.atomic import atomic_write
 from contextual.core.config_text import parse_json, parse_toml, read_config_text
 
-KINDS = ("mcp_servers", "permissions", "local_permissions", "hooks", "commands", "endpoint")
+KINDS = ("mcp_servers", "permissions", "local_permissions", "hooks", "commands", "endpoint", "model")
 TRUST_ENV = "CONTEXTUAL_TRUST_PROJECT"
 _trusted_for_this_run = False
 
@@ -135,6 +135,6 @@ def gate(home: Path, project: Path, item: Item, env: Mapping[str, str] | None = 
 
 def skipped_line(what: str, project: Path) -> str:
     """The one line -p, `context` and the app say for a piece left inert."""
-    return (f"not approved, so not used: {what} (a project's own files cannot run commands or widen permissions "
-            f"until you approve them: run `contextual` in {project} and approve, or pass --trust-project / "
-            f"{TRUST_ENV}=1)")
+    return (f"not approved, so not used: {what} (a project's own files cannot run commands, widen permissions or "
+            f"pick the model on your key until you approve them: run `contextual` in {project} and approve, or pass "
+            f"--trust-project / {TRUST_ENV}=1)")

@@ -21,10 +21,24 @@ def _files(tmp_path: Path, user: str = "", project: str = "") -> tuple[Path, Pat
 def test_precedence_flags_env_project_user_defaults(tmp_path: Path):
     home, root = _files(tmp_path, user='model = "u"\nkeep_rounds = 3\nmax_steps = 7\ncontext_window = 1000',
                         project='model = "p"\nkeep_rounds = 4')
-    env = {"CONTEXTUAL_HOME": str(home), "CONTEXTUAL_KEEP_ROUNDS": "5"}
+    env = {"CONTEXTUAL_HOME": str(home), "CONTEXTUAL_KEEP_ROUNDS": "5", "CONTEXTUAL_TRUST_PROJECT": "1"}
     cfg = load_config(root, {"max_steps": 9}, env)
     assert (cfg.model, cfg.keep_rounds, cfg.max_steps, cfg.context_window) == ("p", 5, 9, 1000)
     assert cfg.summary_timeout == 120 and cfg.permission_mode == "default"      # defaults
+
+
+def test_an_untrusted_projects_model_choice_waits_and_the_users_own_wins_unsaid(tmp_path: Path):
+    """A checkout's `model`/`summary_model` pick what the user's key pays for: the user's own file's model until
+    the project is trusted; with the user's own choice by flag or environment it is moot, so not said."""
+    home, root = _files(tmp_path, user='model = "u"', project='model = "p"\nsummary_model = "ps"')
+    env = {"CONTEXTUAL_HOME": str(home)}
+    cfg = load_config(root, {}, env)
+    assert (cfg.model, cfg.effective_summary_model) == ("u", "u")
+    assert [item.kind for item in cfg.unapproved] == ["model"]
+    assert 'model = "p", summary_model = "ps" in' in cfg.trust_notices[0]
+    assert load_config(root, {"model": "f"}, env).trust_notices != ()          # its summary_model still waits
+    both = load_config(root, {"model": "f"}, {**env, "CONTEXTUAL_SUMMARY_MODEL": "s"})
+    assert (both.model, both.summary_model, both.unapproved) == ("f", "s", ())
 
 
 def test_ecosystem_keys_follow_the_provider_in_force(tmp_path: Path):

@@ -232,8 +232,9 @@ async def test_a_checkouts_config_and_a_servers_model_names_reach_the_terminal_w
         tmp_path, monkeypatch):
     """Shown outside the events the router cleans, a cloned repository's .mcp.json set the terminal's title from the
     trust modal — before anything was approved — and SGR 8 hid part of the command it would run; its config.toml's
-    model name did the same from the top bar and the welcome line, its command's description from /help, the
-    server's model names from /model, and the "not approved" lines from the chat (helper77)."""
+    model name did the same from the top bar and the welcome line (now from the trust modal: a checkout's model
+    waits for approval, so the top bar's is the user's file's, the same name), its command's description from
+    /help, the server's model names from /model, and the "not approved" lines from the chat (helper77)."""
     import json
     from contextual.core.config import load_config
     from contextual.tui.host import RealHost
@@ -246,6 +247,8 @@ async def test_a_checkouts_config_and_a_servers_model_names_reach_the_terminal_w
     servers = {f"s{TERMINAL}": {"command": f"echo{TERMINAL} rm -rf ~"}}
     (root / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
     (root / ".contextual" / "config.toml").write_text(f"model = {json.dumps('m' + TERMINAL)}\n")
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "config.toml").write_text(f"model = {json.dumps('m' + TERMINAL)}\n")
     (root / ".contextual" / "commands" / "odd.md").write_text(f"---\ndescription: d{TERMINAL}\n---\nhi\n")
     flavor = Flavor("vllm", n_ctx=32_768, others=((f"other{TERMINAL}", 65_536),))
     with FakeLLMServer(kind="openai", script=[finish("ok")], flavor=flavor) as srv:
@@ -256,6 +259,7 @@ async def test_a_checkouts_config_and_a_servers_model_names_reach_the_terminal_w
             await wait_for(pilot, lambda: isinstance(app.screen, TrustModal))
             shown = str(app.screen.query_one("#trust-question").render())
             assert "echohidden rm -rf ~" in shown                # what would run, whole, as the terminal shows it
+            assert "mhidden" in shown                            # the checkout's model, asked about
             assert not control_lines(app)
             await pilot.press("n")
             await wait_for(pilot, lambda: any("not approved" in str(n.render()) for n in app.query(".notice")))

@@ -93,7 +93,8 @@ class CommandTable:
     def use_custom(self, found: "Sequence[CustomCommand]") -> None:
         # A project's command file describes itself: shown in /help, the palette and the input's completion alike
         self.custom = tuple(Command(c.name, screen_text(c.argument_hint),
-                                    ("(inert) " if c.inert else "") + screen_text(c.description), CustomPrompt(c))
+                                    ("(inert) " if c.inert else "") + screen_text(c.description) + _hidden(c),
+                                    CustomPrompt(c))
                             for c in found)
 
     def load_custom(self, project_root: Path, home: Path) -> list[Item]:
@@ -143,6 +144,13 @@ class CommandTable:
         found = self.complete(prefix)
         width = max((len(c.with_usage) for c in found), default=0)
         return [(c.name, completion_label(c, width)) for c in found]
+
+
+def _hidden(command: "CustomCommand") -> str:
+    """Your own command wins its name over a project's (core/custom_commands.py): the row says which file it hid."""
+    if not command.hides:
+        return ""
+    return f" (yours; the project's {', '.join(screen_text(str(p)) for p in command.hides)} is hidden)"
 
 
 def completion_label(command: Command, name_width: int) -> str:
