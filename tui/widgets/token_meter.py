@@ -17,6 +17,7 @@ from textual.widget import Widget
 from contextual.core.context.compaction_words import ESTIMATE, against_trigger
 from contextual.core.prompt import said_cost
 from contextual.tui.format import tokens
+from contextual.tui.laid_out import laid_out_size
 from contextual.tui.meter_words import figures_explained
 from contextual.tui.prompt_view import Shown
 
@@ -181,14 +182,15 @@ class TokenMeter(Widget):
         self.tooltip = "\n".join(figures_explained(shown)) if shown is not None else None
 
     def render(self) -> Text:
-        one_line = self.size.height == 1        # under 30 rows (app.tcss)
+        size = laid_out_size(self)
+        one_line = size.height == 1             # under 30 rows (app.tcss)
         if self.shown is None:       # the first second of a launch: the tokenizer loads after the first frame
-            return Text.assemble((estimate_label(self.size.width), "bold"), ("counting…", "dim"),
+            return Text.assemble((estimate_label(size.width), "bold"), ("counting…", "dim"),
                                  " " if one_line else "\n", (NEXT_PROMPT, "bold"),
                                  ("counting… (loading the tokenizer)", "dim"), no_wrap=True, overflow="ellipsis")
         if one_line:
-            return meter_line(self.shown, self.size.width)
-        return meter_text(self.shown, self.size.width)
+            return meter_line(self.shown, size.width)
+        return meter_text(self.shown, size.width)
 
     @property
     def level(self) -> str:

@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from contextual.tui.format import tokens
+from contextual.tui.laid_out import laid_out_size
 from contextual.tui.screen_safe import screen_text
 
 # The app's own bindings (tui/app.py, the input's enter, the palette): what a new user needs before anything else.
@@ -44,5 +45,5 @@ class Welcome(Static):
 
     def render(self) -> Text:
         model, window, source, unreached = self._facts
-        return welcome_text(model, window, source, width=max(1, self.content_region.width or 200),
-                            unreached=unreached)
+        width = laid_out_size(self).width
+        return welcome_text(model, window, source, width=width or 200, unreached=unreached)
