@@ -13,8 +13,15 @@ a tool whose input schema nests N levels.
 
 from __future__ import annotations
 
-import json
 import os
+
+if __name__ == "__main__" and os.environ.get("FAKE_MCP_PIDFILE"):
+    # lets a test kill the server between calls; first, before the SDK's imports (a second or more on a loaded
+    # machine): a server given up on while it imports has its pid known too
+    with open(os.environ["FAKE_MCP_PIDFILE"], "w") as _pidfile:
+        _pidfile.write(str(os.getpid()))
+
+import json
 import socket
 import sys
 import threading
@@ -133,9 +140,6 @@ class HttpMCPServer:
 
 
 if __name__ == "__main__":
-    if os.environ.get("FAKE_MCP_PIDFILE"):        # lets a test kill the server between calls
-        with open(os.environ["FAKE_MCP_PIDFILE"], "w") as pidfile:
-            pidfile.write(str(os.getpid()))
     _hostile_start()
     built = build_server()
     if os.environ.get("FAKE_MCP_DEEP"):
