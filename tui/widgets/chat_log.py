@@ -13,7 +13,6 @@ from textual.containers import VerticalScroll
 from textual.geometry import Offset, Size
 from textual.layout import DockArrangeResult
 from textual.message import Message as TextualMessage
-from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
@@ -23,6 +22,7 @@ from contextual.tui.format import tokens, unparsed
 from contextual.tui.screen_safe import screen_text
 from contextual.tui.shell_output import JOINS, ShellShown, ran_line
 from contextual.tui.widgets.chat_pane import restyle_alone
+from contextual.tui.widgets.chat_view import ChatView
 from contextual.tui.widgets.hanging_text import HangingStatic
 from contextual.tui.widgets.prompt_input import PromptInput
 from contextual.tui.widgets.resumed_turns import Turn, resumed_turns
@@ -130,7 +130,7 @@ class ChatLog(VerticalScroll):
         self._recent: list[Turn] = []                    # the restored turns mounted
         self._hidden = 0                                  # turns of this session the chat no longer holds
         self._hidden_notice: Static | None = None         # the line above the oldest turn held, saying so
-        self._read: tuple[Widget, int] | None = None      # scrolled up: the first widget in view, and where it was
+        self._view = ChatView(self)                       # where its view stands: the anchor, the reader's place
 
     # ----- its keys, when it has the focus (at once, not animated: the next key reads where it is)
     def action_line(self, by: int) -> None:
@@ -143,6 +143,10 @@ class ChatLog(VerticalScroll):
         """Now, not after the next refresh: Textual's deferred scroll read the same position for every key of a held
         pageup until the screen was drawn (40 presses moved the chat three pages)."""
         self.scroll_to(y=self.scroll_y + by, animate=False, immediate=True)
+        if self.is_vertical_scroll_end:
+            # at the end still (pagedown or ↓ there): following again now, not after the refresh, when an answer
+            # streaming meanwhile had grown the chat and the view no longer read as at its end
+            self.anchor()
 
     def action_edge(self, end: int) -> None:
         (self.scroll_end if end else self.scroll_home)(animate=False)
@@ -155,71 +159,21 @@ class ChatLog(VerticalScroll):
             # at once (focus() waits for the app's queue): a key sent with the tab is the next pane's
             self.screen.set_focus(after[0])
 
-    # ----- a row given the focus is in view where the view comes to rest
+    # ----- where the view stands (chat_view.py), from the calls Textual makes by name
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        """Textual scrolls to a focused widget only when the frame on screen does not show it whole, and a scroll
-        already under way goes on: tab then ↑ sent together, tab's newest row scrolled the chat toward its end, the
-        row ↑ reached showed in a frame mid-way, and the view ended at the end with that row one line above it.
-        After the refresh, behind every scroll asked for before this focus, the chat judges by where its view is
-        going."""
-        self.call_after_refresh(self._show_focused, event.widget)
+        """A row given the focus is in view where the view comes to rest: judged after the refresh, behind every
+        scroll asked for before this focus (ChatView.show_focused)."""
+        self.call_after_refresh(self._view.show_focused, event.widget)
 
-    def _show_focused(self, row: Widget) -> None:
-        if self.screen.focused is not row or not row.is_attached:
-            return              # the focus moved on: that row is judged in its turn
-        child = next((node for node in row.ancestors_with_self if isinstance(node, Widget) and node.parent is self),
-                     None)
-        if child is None:
-            return
-        # where the row is in the chat's whole height: both regions are the same frame's, whatever its scroll
-        top, rows = child.virtual_region.y + row.region.y - child.region.y, row.region.height
-        height = self.scrollable_content_region.height
-        going = self.scroll_target_y
-        if not height or going <= top and top + rows <= going + height:
-            return              # not laid out yet (nothing to scroll), or in view where the view comes to rest
-        # centred, as Textual's own focus scroll does; at once when a scroll is under way (it lands first, and its
-        # end was never what the reader asked to see)
-        flying = self.app.animator.is_being_animated(self, "scroll_y")
-        self.scroll_to(y=top - (height - rows) // 2, animate=not flying, immediate=True)
-
-    # ----- where the view is: at the end, kept there by Textual's anchor, until the reader scrolls up
     def on_mount(self) -> None:
-        self.anchor()
+        self.anchor()           # at the end, kept there by Textual's anchor, until the reader scrolls up
 
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
-        """Each layout of the chat: at the end, the end at the bottom of the view as laid out now; scrolled up, what
-        is read where it was."""
+        """Each layout of the chat keeps where its view stands (ChatView.laid_out)."""
         arranged = super().arrange(size, optimal)
-        if optimal:
-            return arranged
-        if self._anchor_released:
-            self._hold_what_is_read(arranged)
-        else:
-            # Textual's anchor puts the end at the bottom of the view as the last layout left it (a widget's
-            # container size is set after the layout): the layout that made the chat shorter (the completion list
-            # opening above the input, a taller input) drew its last rows below the view, one that made it taller
-            # blank rows past its end, until the next layout. The height laid out now is the one the anchor reads.
-            self._container_size = self._container_size.with_height(size.height + self.scrollbar_size_horizontal)
-            self._read = None
+        if not optimal:
+            self._view.laid_out(size, arranged)
         return arranged
-
-    def _hold_what_is_read(self, arranged: DockArrangeResult) -> None:
-        """Scrolled up, the view moves with what changes above it, in the layout that changes it: the earlier turns
-        of a resumed chat mounted above the recent ones (and their answers laid out after) moved what the reader had
-        scrolled to."""
-        y = self.scroll_y
-        if self._read is not None:
-            widget, was = self._read
-            now = next((p.region.y for p in arranged.placements if p.widget is widget), was)
-            if now != was:
-                y = max(0, y + now - was)
-                # as Textual's anchor sets them: not clamped to the height before this layout, nothing redrawn
-                # while it is laid out
-                self.set_reactive(ChatLog.scroll_y, y)
-                self.set_reactive(ChatLog.scroll_target_y, y)
-                self.vertical_scrollbar.set_reactive(ScrollBar.position, y)
-        top = next((p for p in arranged.placements if p.region.bottom > y), None)
-        self._read = (top.widget, top.region.y) if top is not None else None
 
     @property
     def scroll_offset(self) -> Offset:
@@ -234,14 +188,7 @@ class ChatLog(VerticalScroll):
         pagedown or ↓ at the end, or a row's scroll_visible that did not move, left the view there but no longer
         following what comes. Once the scroll is done, a view still at the end holds the end again."""
         super().release_anchor()
-        self.call_after_refresh(self._anchor_at_end)
-
-    def _anchor_at_end(self) -> None:
-        # An animated scroll (to a row given the focus) has only begun after the refresh: taken for one that stayed
-        # at the end, it was stopped there, and ↑ walked the rows off screen with the view left at the end
-        if self.is_vertical_scroll_end and self.scroll_target_y >= self.max_scroll_y \
-                and not self.is_vertical_scrollbar_grabbed:
-            self.anchor()
+        self.call_after_refresh(self._view.anchor_at_end)
 
     def follow_end(self) -> None:
         """What you send, and what answers it, is what you read next: at once, and again once a scroll asked for
