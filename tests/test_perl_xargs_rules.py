@@ -61,6 +61,23 @@ def test_a_file_perl_only_reads_is_not_written(tmp_path: Path, line: str):
     assert EDIT.denies("Bash", {"command": line}, str(folder)) is None, line
 
 
+@needs_perl
+@pytest.mark.parametrize("line, edits", [
+    ("perl e.pl secrets/k", True), ("./e.pl secrets/k", True), ("perl -w e.pl secrets/k", True),
+    ("perl -x e.pl secrets/k", True), ("perl s.pl secrets/k", False), ("./s.pl secrets/k", False),
+])
+def test_the_switches_of_a_scripts_first_line_are_perls_too(tmp_path: Path, line: str, edits: bool):
+    """perl reads `#!/usr/bin/perl -pi` as its own -p -i: a script so begun edits the files named after it."""
+    folder = _folder(tmp_path)
+    (folder / "e.pl").write_text("#!/usr/bin/perl -pi\ns/a/b/;\n")
+    for script in ("e.pl", "s.pl"):
+        (folder / script).chmod(0o755)
+    (folder / "s.pl").write_text("#!/usr/bin/perl\ns/a/b/;\n")
+    _run(line, folder)
+    assert ((folder / "secrets" / "k").read_text() == "b\n") is edits, line
+    assert (EDIT.denies("Bash", {"command": line}, str(folder)) is not None) is edits, line
+
+
 def test_xargs_hands_sh_its_words_as_arguments_and_sh_reads_its_text_as_bash_does(tmp_path: Path):
     folder = _folder(tmp_path)
     line = "echo victim | xargs -I{} sh -c 'rm -f \"$1\"' _ {}"

@@ -30,6 +30,7 @@ from contextual.core.bash_files.git_submodules import foreach_script
 from contextual.core.bash_files.git_tree import under, work_tree
 from contextual.core.bash_files.git_env import GitEnv, line_env
 from contextual.core.bash_files.git_writes import git_writes, state_holds
+from contextual.core.bash_files.perl_switches import with_script_switches
 from contextual.core.bash_files.reads import (DEFAULT, PIECES, expand_words, in_folders, line_folders, named_paths,
                                              xargs_words)
 from contextual.core.bash_files.write_programs import (WRITTEN_INTO_VARIABLES, WRITTEN_VARIABLE_PREFIXES,
@@ -155,7 +156,8 @@ def _written_by(words: tuple[Word, ...], given: Input, folders: list[str], env: 
         return Found()
     if given.xargs:
         return _fed(words, given, folders, env)
-    program = command_name(words[0])
+    words = with_script_switches(words, folders)
+    program = command_name(words[0]) if isinstance(words[0], str) else ""
     if program == "dd":
         return Found([w[3:] for w in words[1:] if isinstance(w, str) and w.startswith("of=")])
     if program == "git":
