@@ -182,7 +182,21 @@ class PromptInput(TextArea):
             self._stop(event)
             self.walk_history(1)
             return
+        if await self._run_own_binding(event):
+            return
         await super()._on_key(event)
+
+    async def _run_own_binding(self, event: events.Key) -> bool:
+        """The input's own editing keys (backspace, ←, ctrl+k …) run here, in the order typed: Textual runs a
+        widget's binding once its key has come back up to the app, while a character is typed at once, so in a
+        burst (keys piled up while the app was busy, a fast typist, tmux send-keys) `b a ⌫ c` gave `ba`, the
+        backspace landing after the c (textual#6605). The same binding Textual would pick: priority ones were read
+        before the key came here, and this widget is the first in the chain of the rest."""
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                self._stop(event)
+                return True
+        return False
 
     async def _on_paste(self, event: events.Paste) -> None:
         # Textual calls TextArea's own handler after this one (it walks the classes) unless the default is prevented
