@@ -124,6 +124,35 @@ async def test_a_servers_own_minus_32000_over_streamable_http_is_that_calls_erro
                 await conn.close()
 
 
+@pytest.mark.parametrize("form, status, error_id, code", [
+    ("json", 500, "null", -32000), ("json", 400, "other", -32000), ("json", 200, "null", -32000),
+    ("json", 200, "null", -32602), ("sse", 200, "null", -32000)])
+async def test_an_error_a_post_answers_with_is_that_calls_whatever_its_status_or_id(
+        tmp_path: Path, form: str, status: int, error_id: str, code: int):
+    """The answer to a POST is the answer to the one request it carried. A "-32000: busy" at HTTP 500 with id null
+    (a server that failed before it read the id), or naming another id, read as a closed connection: the server was
+    marked stopped and its tools left L1. An error with id null in a 200 JSON body answered no call at all: the
+    call waited out its timeout and was said not to have answered."""
+    from contextual.core.mcp.config import ServerSpec
+    from contextual.core.mcp.connection import CallFailed, ServerConnection
+    from tests.fakes.hostile_http import HostileHTTP
+    with HostileHTTP("http", form=form, error=code, status=status, error_id=error_id) as srv:
+        spec = ServerSpec("hostile", "http", tmp_path / "mcp.json", url=srv.url, tool_timeout=5)
+        conn = ServerConnection(spec, lambda c: None)
+        conn.start()
+        try:
+            await conn.wait_ready()
+            assert conn.status == "ready", conn.error
+            for _ in range(2):                          # still serving: the next call reaches it too
+                with pytest.raises(CallFailed) as failed:
+                    await conn.call("t", {})
+                assert failed.value.code == "mcp_error" and "busy: try again later" in str(failed.value), \
+                    str(failed.value)
+            assert conn.status == "ready" and [t.name for t in conn.tools] == ["t"] and srv.calls == 2
+        finally:
+            await conn.close()
+
+
 async def test_a_10_mb_description_costs_no_copy_of_each_of_its_words(tmp_path: Path):
     """A description of 10 MB of two-letter words was split whole, 3.3 million strings, wherever it was put on one
     line (the L1 entry, the /mcp row) and read whole by every ToolSearch: 50 MB took `-p` to 1.45 GB. What the

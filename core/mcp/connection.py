@@ -93,7 +93,7 @@ class ServerConnection:
         """An async context manager yielding the SDK's (read, write) streams."""
         if self.spec.transport in ("http", "sse"):
             from contextual.core.mcp.http_messages import ServerClosedCodes
-            closed = ServerClosedCodes()
+            closed = ServerClosedCodes(streamable=self.spec.transport == "http")
             if self.spec.transport == "http":
                 return _watched(_http_streams(self.spec.url, self.spec.headers, closed), each=self._checker(closed))
             from mcp.client.sse import sse_client
@@ -108,8 +108,9 @@ class ServerConnection:
 
     def _checker(self, closed: ServerClosedCodes) -> Callable[[Any], None]:
         """Over HTTP the SDK parses the messages itself: a tools/list answer loses its malformed tools here, as a
-        stdio server's do in our transport (one inputSchema that was a string failed the whole server), and an
-        error -32000 the server itself sent (`closed`) is its error, not the SDK's word for a cut stream."""
+        stdio server's do in our transport (one inputSchema that was a string failed the whole server), an error
+        -32000 the server itself sent (`closed`) is its error, not the SDK's word for a cut stream, and an error
+        naming id null answers the call whose POST it answered."""
         from mcp import types
 
         from contextual.core.mcp.stdio import without_bad_tools
@@ -119,9 +120,11 @@ class ServerConnection:
             message = getattr(item, "message", None)
             if isinstance(message, types.JSONRPCResponse):
                 without_bad_tools(message.result, self.rejected, log)
-            elif isinstance(message, types.JSONRPCError) and message.error.code == types.CONNECTION_CLOSED and \
-                    closed.taken(message.id):
-                message.error.code = types.INTERNAL_ERROR
+            elif isinstance(message, types.JSONRPCError):
+                if message.id is None:          # the answer to a POST names no id: it is still that POST's call's
+                    message.id = closed.null_answered()
+                if message.error.code == types.CONNECTION_CLOSED and closed.taken(message.id):
+                    message.error.code = types.INTERNAL_ERROR
         return check
 
     def _stream_ended(self) -> None:

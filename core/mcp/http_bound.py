@@ -14,7 +14,7 @@ from typing import Any, AsyncIterator
 
 import httpx2
 
-from contextual.core.mcp.http_messages import Messages, ServerClosedCodes
+from contextual.core.mcp.http_messages import Answering, Messages, ServerClosedCodes
 from contextual.core.mcp.stdio import MAX_LINE_BYTES
 
 MAX_RESPONSE_BYTES = MAX_LINE_BYTES     # one answer, as on stdio; the result cap (max_output_tokens) cuts far below
@@ -32,12 +32,12 @@ class EventRefused(httpx2.SSEError):
 
 class _Counted(httpx2.AsyncByteStream):
     def __init__(self, inner: httpx2.AsyncByteStream, limit: int | None, events: bool,
-                 closed: ServerClosedCodes | None) -> None:
-        self.inner, self.limit, self.events, self.closed = inner, limit, events, closed
+                 closed: ServerClosedCodes | None, answering: Answering) -> None:
+        self.inner, self.limit, self.events, self.closed, self.answering = inner, limit, events, closed, answering
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         seen = 0
-        messages = Messages(self.events, self.closed)
+        messages = Messages(self.events, self.closed, self.answering)
         async for chunk in self.inner:
             seen += len(chunk)
             if self.limit is not None and seen > self.limit:
@@ -69,11 +69,28 @@ class BoundedTransport(httpx2.AsyncBaseTransport):
         events = response.headers.get("content-type", "").split(";")[0].strip().lower() == "text/event-stream"
         stream: Any = response.stream
         # the long-lived notification stream (GET) is not bounded as a whole: the SDK bounds each of its events
-        response.stream = _Counted(stream, None if request.method == "GET" else self.limit, events, self.closed)
+        get = request.method == "GET"
+        response.stream = _Counted(stream, None if get else self.limit, events, self._noting(request, response, events),
+                                   Answering() if get else Answering(_body(request), events or response.is_error))
         return response
+
+    def _noting(self, request: httpx2.Request, response: httpx2.Response, events: bool) -> ServerClosedCodes | None:
+        """`closed` where the SDK reads this response's messages: the GET stream; over streamable HTTP a POST's
+        answer, but for 202 Accepted and a redirect (it reads neither); over the older SSE transport no POST's."""
+        if request.method == "GET" or self.closed is None:
+            return self.closed
+        status = response.status_code
+        return self.closed if self.closed.streamable and status != 202 and not 300 <= status < 400 else None
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def _body(request: httpx2.Request) -> bytes | None:
+    try:
+        return request.content          # the SDK POSTs each message as one JSON body, read already
+    except httpx2.RequestNotRead:
+        return None
 
 
 def bounded_client(headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None,

@@ -6,8 +6,9 @@ connection under the server's write, and `cut` is set.
 HostileHTTP("http", blocks=N, form=...): streamable HTTP, whose answer to `tools/call` is N one-letter text blocks,
 as a JSON body (form "json") or as one event of an event stream, a `data:` line per block, lines ending in CR LF
 (form "sse"). `malformed=True` lists, beside tool `t`, a tool whose inputSchema is a string. `error=CODE` answers
-each `tools/call` with JSON-RPC error CODE ("busy: try again later") instead, in the form asked; `cut=True` answers
-it with an event stream that ends before any message (the SDK's own -32000).
+each `tools/call` with JSON-RPC error CODE ("busy: try again later") instead, in the form asked, at HTTP status
+`status`, naming as its id the call's own (`error_id="own"`), null ("null") or another request's ("other");
+`cut=True` answers it with an event stream that ends before any message (the SDK's own -32000).
 
     with HostileHTTP("http", blocks=150_000, form="sse") as srv:     # srv.url
         ...
@@ -26,9 +27,11 @@ CHUNK = 65536
 
 class HostileHTTP:
     def __init__(self, transport: str, *, post_body: int = 0, blocks: int = 0, form: str = "json",
-                 malformed: bool = False, error: int | None = None, cut: bool = False) -> None:
+                 malformed: bool = False, error: int | None = None, cut: bool = False, status: int = 200,
+                 error_id: str = "own") -> None:
         self.transport, self.post_body, self.blocks, self.form = transport, post_body, blocks, form
         self.malformed, self.error, self.cut_calls = malformed, error, cut
+        self.status, self.error_id = status, error_id
         self.calls = 0
         self.cut = threading.Event()
         self._events: queue.Queue[str | None] = queue.Queue()
@@ -92,22 +95,25 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         message = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
         answer = json.dumps({"jsonrpc": "2.0", "id": message.get("id"), "result": self.fake.result(message)})
+        status = 200
         if message.get("method") == "tools/call":
             self.fake.calls += 1
             if self.fake.cut_calls:
                 return self._send(200, b": nothing follows\r\n\r\n", "text/event-stream")
             if self.fake.error is not None:
-                answer = json.dumps({"jsonrpc": "2.0", "id": message.get("id"),
+                named = {"own": message.get("id"), "null": None, "other": 424242}[self.fake.error_id]
+                answer = json.dumps({"jsonrpc": "2.0", "id": named,
                                      "error": {"code": self.fake.error, "message": "busy: try again later"}})
+                status = self.fake.status
         if self.fake.transport == "sse":
             return self._post_sse(message, answer)
         if "id" not in message:
             return self._send(202)
         if self.fake.form == "sse":
             lines = answer.replace("}, {", "},\n{").split("\n")
-            return self._send(200, "".join(f"data: {line}\r\n" for line in lines).encode() + b"\r\n",
+            return self._send(status, "".join(f"data: {line}\r\n" for line in lines).encode() + b"\r\n",
                               "text/event-stream")
-        self._send(200, answer.encode())
+        self._send(status, answer.encode())
 
     def _post_sse(self, message: dict[str, Any], answer: str) -> None:
         size = self.fake.post_body if message.get("method") == "tools/call" else 0
