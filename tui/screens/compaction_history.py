@@ -11,6 +11,7 @@ from contextual.core.plural import plural
 from contextual.core.session.schema import CompactionRecord
 from contextual.tui.css import stylesheet
 from contextual.tui.format import tokens
+from contextual.tui.row_keys import after_moves
 from contextual.tui.screens.loss_ledger import LossLedgerScreen
 from contextual.tui.widgets.table_fit import fit_columns
 from rich.text import Text
@@ -94,6 +95,9 @@ class CompactionHistoryScreen(ModalScreen[Any]):
         self.action_card()
 
     def action_card(self) -> None:
+        after_moves(self.query_one(DataTable), self._card)
+
+    def _card(self) -> None:
         from contextual.tui.screens.compaction import CompactionModal
         row = self.query_one(DataTable).cursor_row
         if 0 <= row < len(self.compactions):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from contextual.core.context.ledger import Ledger, LostFact
 from contextual.core.plural import plural
 from contextual.tui.css import stylesheet
+from contextual.tui.row_keys import after_moves
 from contextual.tui.widgets.table_fit import fit_columns
 from rich.text import Text
 from textual.app import ComposeResult
@@ -88,6 +89,9 @@ class LossLedgerScreen(ModalScreen[LostFact | None]):
             self.query_one("#ledger-line", Static).update(f"from {fact.source.label} · line: {fact.line}")
 
     def action_choose(self) -> None:
+        after_moves(self.query_one(DataTable), self._choose)
+
+    def _choose(self) -> None:
         row = self.query_one(DataTable).cursor_row
         if 0 <= row < len(self.ledger.facts):
             self.dismiss(self.ledger.facts[row])

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from contextual.core.config import Config
 from contextual.tui.css import stylesheet
 from contextual.tui.format import tokens
+from contextual.tui.row_keys import after_moves
 from contextual.tui.screen_safe import screen_text
 from rich.text import Text
 from textual.app import ComposeResult
@@ -74,7 +75,8 @@ class ModelPicker(ModalScreen[str | None]):
         return bool(self.names) if action == "switch" else True
 
     def action_switch(self) -> None:
-        self.query_one(OptionList).action_select()
+        models = self.query_one(OptionList)
+        after_moves(models, models.action_select)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -17,6 +17,7 @@ from contextual.core.replay.session_policies import compare_policies
 from contextual.tui.css import stylesheet
 from contextual.core.plural import plural
 from contextual.tui.format import tokens
+from contextual.tui.row_keys import after_moves
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -98,6 +99,9 @@ class PoliciesScreen(ModalScreen[str | None]):
         self.query_one("#policies-status", Static).update(message)
 
     def action_choose(self) -> None:
+        after_moves(self.query_one(DataTable), self._choose)
+
+    def _choose(self) -> None:
         table = self.query_one(DataTable)
         if table.row_count:
             key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value

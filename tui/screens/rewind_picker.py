@@ -9,6 +9,7 @@ from typing import Any
 
 from contextual.tui.css import stylesheet
 from contextual.tui.format import one_line
+from contextual.tui.row_keys import after_moves
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -81,7 +82,8 @@ class RewindPicker(ModalScreen[tuple[str, bool] | None]):
         return True
 
     def action_pick(self) -> None:
-        self.query_one(OptionList).action_select()
+        messages = self.query_one(OptionList)
+        after_moves(messages, messages.action_select)
 
     def action_pick_fork(self) -> None:
         self.action_pick()

@@ -13,6 +13,7 @@ from contextual.core.textsafe import strip_control
 from contextual.tui.css import stylesheet
 from contextual.tui.format import one_line, short_id, tokens
 from contextual.tui.remembered import Remembered
+from contextual.tui.row_keys import after_moves
 from contextual.tui.widgets.table_fit import fit_columns
 from contextual.tui.widgets.text_box import TextBox
 from rich.text import Text
@@ -197,4 +198,5 @@ class SessionPicker(ModalScreen[str | None]):
         return True
 
     def action_pick(self) -> None:
-        self.query_one(DataTable).action_select_cursor()
+        table = self.query_one(DataTable)
+        after_moves(table, table.action_select_cursor)
