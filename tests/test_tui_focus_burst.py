@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from textual import events
 from textual.keys import _character_to_key
+from textual.command import CommandInput, CommandPalette
 from textual.widgets import Collapsible
 
 from contextual.tui.app import ContextualApp
@@ -16,7 +17,8 @@ from contextual.tui.widgets.history_view import HistoryView
 from contextual.tui.widgets.prompt_input import PromptInput
 from contextual.tui.widgets.scratchpad import ScratchpadView
 from contextual.tui.widgets.tool_trail import TrailTitle
-from tests.tui_helpers import READ_CART, finish, make_host, run_turn, server, wait_for
+from tests.fakes.llm_server import FakeLLMServer
+from tests.tui_helpers import READ_CART, SIZE, finish, make_host, run_turn, server, wait_for
 
 WIDE, NARROW = (160, 40), (80, 24)
 
@@ -92,3 +94,22 @@ async def test_a_key_sent_with_the_inputs_tab_is_the_rows(tmp_path):
             await wait_for(pilot, lambda: not trail.collapsed or prompt.text != "not yet" or app.turns.running)
             assert app.focused is row and not trail.collapsed
             assert prompt.text == "not yet" and len(srv.requests) == requests
+
+
+async def test_a_palette_opened_by_a_key_sent_with_the_inputs_tab_keeps_its_focus_and_esc_closes_it(tmp_path):
+    """tab then ctrl+p in one burst: ctrl+p (a priority key) opened the palette before the input read its tab,
+    whose focus move then went to the palette's screen: the palette stayed open, esc doing nothing. The tab's
+    move is the chat's screen's, found there once the palette closes."""
+    with FakeLLMServer(kind="openai", script=[]) as srv:
+        app = ContextualApp(make_host(tmp_path, srv.base_url), animate=False)
+        async with app.run_test(size=SIZE) as pilot:
+            prompt = app.query_one(PromptInput)
+            await wait_for(pilot, lambda: app.focused is prompt)
+            for key in ("tab", "ctrl+p"):
+                app.post_message(events.Key(key, None))
+            await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette) and app.screen.is_mounted)
+            await pilot.pause()
+            assert isinstance(app.focused, CommandInput)
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, CommandPalette))
+            assert app.focused is app.query_one(ChatLog)

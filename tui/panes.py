@@ -124,8 +124,10 @@ class Panes:
             return False
         chat = self.app.query_one(ChatLog)
         rows = chat.query(TrailTitle)
-        # at once (focus() waits for the app's queue): a ↑ sent with the tab walks the rows, not past inputs
-        self.app.screen.set_focus(rows.last() if rows else chat)
+        # at once (focus() waits for the app's queue): a ↑ sent with the tab walks the rows, not past inputs. On the
+        # chat's own screen: a ctrl+p typed after the tab (a priority key, read first) has the palette on top, whose
+        # focus this took, and esc no longer closed it
+        chat.screen.set_focus(rows.last() if rows else chat)
         return True
 
     def stray_key(self, event: events.Key) -> None:
