@@ -6,14 +6,17 @@ by the real program in a scratch folder."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
 
 from contextual.core.permission_rules import PermissionRules
 from contextual.core.shell.parse import parse_command
+from tests.waits import HANG_GUARD
 
 EDIT = PermissionRules.from_tables({"deny": ["Edit(secrets/**)"]})
 DENY_RM = PermissionRules.from_tables({"deny": ["Bash(rm:*)"]})
@@ -76,6 +79,19 @@ def test_the_switches_of_a_scripts_first_line_are_perls_too(tmp_path: Path, line
     _run(line, folder)
     assert ((folder / "secrets" / "k").read_text() == "b\n") is edits, line
     assert (EDIT.denies("Bash", {"command": line}, str(folder)) is not None) is edits, line
+
+
+def test_a_fifo_named_as_the_script_is_not_waited_on(tmp_path: Path):
+    """Its first line is read as core/regular_file.py reads what outside put there: opening a FIFO blocked the
+    check for good (the writer never comes)."""
+    folder = _folder(tmp_path)
+    os.mkfifo(folder / "p.pl")
+    verdicts: list[object] = []
+    check = threading.Thread(daemon=True, target=lambda: verdicts.extend(
+        EDIT.denies("Bash", {"command": line}, str(folder)) for line in ("perl p.pl secrets/k", "./p.pl secrets/k")))
+    check.start()
+    check.join(HANG_GUARD)
+    assert not check.is_alive() and verdicts == [None, None]
 
 
 def test_xargs_hands_sh_its_words_as_arguments_and_sh_reads_its_text_as_bash_does(tmp_path: Path):

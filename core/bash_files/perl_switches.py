@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+from contextual.core import regular_file
 from contextual.core.bash_files.reads import in_folders
 from contextual.core.bash_files.write_programs import PROGRAMS
 from contextual.core.bash_files.write_words import read_options
@@ -36,9 +37,8 @@ def with_script_switches(words: tuple[Word, ...], folders: list[str]) -> tuple[W
 def _switches(script: str, folders: list[str]) -> list[str]:
     found: list[str] = []
     for path in in_folders(script, folders):
-        try:
-            with open(path, "rb") as file:
-                line = file.read(FIRST_LINE).split(b"\n", 1)[0].decode("utf-8", "replace")
+        try:        # a FIFO named as the script would block the check for good: core/regular_file.py
+            line = regular_file.read_regular(path, FIRST_LINE).split(b"\n", 1)[0].decode("utf-8", "replace")
         except OSError:
             continue
         words = line[2:].split() if line.startswith("#!") else []
